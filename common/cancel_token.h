@@ -1,0 +1,48 @@
+// CancelToken: a one-shot cancellation signal passed down explicitly.
+//
+// Thread-safe. Cancel() may be called from any thread, any number of times;
+// only the first call has an effect. Code that blocks in poll(2) includes
+// fd() in its poll set: it becomes readable once the token is cancelled, so
+// waiting never needs a sleep loop. Callbacks registered with OnCancel run
+// exactly once, on the cancelling thread (or immediately, if the token is
+// already cancelled); they must be quick and must not call back into the
+// token.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+
+namespace raw {
+
+class CancelToken {
+ public:
+  CancelToken();
+  ~CancelToken();
+  CancelToken(const CancelToken&) = delete;
+  CancelToken& operator=(const CancelToken&) = delete;
+
+  void Cancel(std::string reason = "cancelled");
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  std::string reason() const;
+
+  // Readable (never written to by the reader) once cancelled.
+  int fd() const { return pipe_[0]; }
+
+  // Registers `fn`; returns an id for RemoveCallback.
+  int OnCancel(std::function<void()> fn);
+  void RemoveCallback(int id);
+
+ private:
+  std::atomic<bool> cancelled_{false};
+  int pipe_[2] = {-1, -1};
+  mutable absl::Mutex mu_;
+  std::string reason_ ABSL_GUARDED_BY(mu_);
+  int next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  std::vector<std::pair<int, std::function<void()>>> callbacks_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace raw

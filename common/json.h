@@ -1,0 +1,27 @@
+// JSON helpers. nlohmann::json throws; Raw code never lets an exception cross
+// its own functions, so every parse goes through here.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace raw {
+
+using Json = nlohmann::json;
+// Keeps object keys in insertion order: used where bytes must be stable and
+// readable in the order Raw wrote them (request bodies, stored payloads).
+using OrderedJson = nlohmann::ordered_json;
+
+// Parses `text`. Comments (// and /* */) are accepted only when
+// `allow_comments` is set. The error message names line and column.
+absl::StatusOr<Json> ParseJson(std::string_view text, bool allow_comments = false);
+absl::StatusOr<OrderedJson> ParseOrderedJson(std::string_view text);
+
+// Serializes without throwing: invalid UTF-8 is replaced, never an error.
+std::string DumpJson(const Json& value, int indent = -1);
+std::string DumpJson(const OrderedJson& value, int indent = -1);
+
+}  // namespace raw

@@ -1,0 +1,83 @@
+#include "common/logging.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+
+namespace raw {
+namespace {
+
+struct Sink {
+  absl::Mutex mu;
+  FILE* file = nullptr;
+  bool also_stderr = true;
+  LogLevel min_level = LogLevel::kInfo;
+};
+
+Sink& GetSink() {
+  static Sink* sink = new Sink();
+  return *sink;
+}
+
+const char* LevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "D";
+    case LogLevel::kInfo: return "I";
+    case LogLevel::kWarning: return "W";
+    case LogLevel::kError: return "E";
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool SetLogFile(const std::string& path, bool also_stderr) {
+  Sink& s = GetSink();
+  FILE* f = std::fopen(path.c_str(), "ae");
+  absl::MutexLock lock(&s.mu);
+  if (f == nullptr) {
+    s.also_stderr = true;
+    return false;
+  }
+  if (s.file != nullptr) std::fclose(s.file);
+  s.file = f;
+  s.also_stderr = also_stderr;
+  return true;
+}
+
+void SetMinLogLevel(LogLevel level) {
+  Sink& s = GetSink();
+  absl::MutexLock lock(&s.mu);
+  s.min_level = level;
+}
+
+void LogMessage(LogLevel level, const char* file, int line, const std::string& text) {
+  Sink& s = GetSink();
+  auto now = std::chrono::system_clock::now();
+  auto secs = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  struct tm tm_buf;
+  gmtime_r(&secs, &tm_buf);
+  const char* base = file;
+  for (const char* p = file; *p; ++p) {
+    if (*p == '/') base = p + 1;
+  }
+  std::string msg = absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ %s %d %s:%d] %s\n",
+                                    tm_buf.tm_year + 1900, tm_buf.tm_mon + 1, tm_buf.tm_mday,
+                                    tm_buf.tm_hour, tm_buf.tm_min, tm_buf.tm_sec, static_cast<int>(ms),
+                                    LevelName(level), getpid(), base, line, text);
+  absl::MutexLock lock(&s.mu);
+  if (level < s.min_level) return;
+  if (s.file != nullptr) {
+    std::fputs(msg.c_str(), s.file);
+    std::fflush(s.file);
+  }
+  if (s.file == nullptr || s.also_stderr) std::fputs(msg.c_str(), stderr);
+}
+
+}  // namespace raw

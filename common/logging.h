@@ -1,0 +1,40 @@
+// Logging. The daemon installs one sink at start-up (a file in the state
+// directory, plus stderr with --foreground); until then, and in clients and
+// tests, messages go to stderr. The sink is the one process-wide object in
+// Raw: log calls come from every layer and threading a logger through every
+// constructor would buy nothing. Thread-safe.
+#pragma once
+
+#include <sstream>
+#include <string>
+
+namespace raw {
+
+enum class LogLevel { kDebug, kInfo, kWarning, kError };
+
+// Opens `path` for appending (and mirrors to stderr when `also_stderr`).
+// Returns false, and keeps logging to stderr, when the file cannot be opened.
+bool SetLogFile(const std::string& path, bool also_stderr);
+void SetMinLogLevel(LogLevel level);
+void LogMessage(LogLevel level, const char* file, int line, const std::string& text);
+
+class LogLine {
+ public:
+  LogLine(LogLevel level, const char* file, int line) : level_(level), file_(file), line_(line) {}
+  ~LogLine() { LogMessage(level_, file_, line_, out_.str()); }
+  template <typename T>
+  LogLine& operator<<(const T& v) {
+    out_ << v;
+    return *this;
+  }
+
+ private:
+  LogLevel level_;
+  const char* file_;
+  int line_;
+  std::ostringstream out_;
+};
+
+}  // namespace raw
+
+#define RAW_LOG(level) ::raw::LogLine(::raw::LogLevel::k##level, __FILE__, __LINE__)

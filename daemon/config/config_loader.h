@@ -1,0 +1,63 @@
+// Loading, validating and resolving config.
+//
+// Validation collects every problem, each naming its JSON path and what was
+// expected, for example:
+//   agents.coder.model: "flsh" is not a defined model (defined: flash)
+// Unknown keys are errors. `//` and `/* */` comments are accepted.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/paths.h"
+#include "daemon/config/config.h"
+
+namespace raw::config {
+
+struct ConfigProblem {
+  std::string path;     // "agents.coder.model"; "" for the document itself
+  std::string message;  // what is wrong and what was expected
+  std::string ToString() const;  // "<path>: <message>"
+};
+
+// Parses and validates `text`. On failure returns kInvalidArgument whose
+// message lists the problems one per line, and fills `problems` if given.
+absl::StatusOr<Config> ParseConfig(std::string_view text,
+                                   std::vector<ConfigProblem>* problems = nullptr);
+
+// Reads `path`. A missing file yields BuiltinDefaults(); an unreadable or
+// invalid one is an error naming the file.
+absl::StatusOr<Config> LoadConfigFile(const std::string& path,
+                                      std::vector<ConfigProblem>* problems = nullptr);
+
+// One model per supported API keyed to the usual environment variables
+// (OPENAI_API_KEY, DEEPSEEK_API_KEY, ...) plus an OpenAI-compatible local
+// server at Ollama's default address, and agent "default" with no fixed
+// model (resolved by ResolveAgent).
+Config BuiltinDefaults();
+
+// BuiltinDefaults() written out as a commented JSON starting file that
+// ParseConfig accepts.
+std::string ConfigTemplate();
+
+struct ResolvedAgent {
+  AgentConfig agent;
+  ModelConfig model;
+};
+
+// Returns true when an OpenAI-compatible server answers at `base_url`; used
+// to pick the local server for the default agent. Injected so the config
+// layer does no I/O of its own.
+using ServerProbe = std::function<bool(const std::string& base_url)>;
+
+// Resolves `agent_name` ("" = default agent). An agent without a model takes
+// the first model whose api_key_env is set (models in declaration order of
+// BuiltinDefaults, then the rest by name), else a keyless local model whose
+// server answers `probe`. Errors say exactly what to set or define.
+absl::StatusOr<ResolvedAgent> ResolveAgent(const Config& config, const std::string& agent_name,
+                                           const EnvLookup& env, const ServerProbe& probe);
+
+}  // namespace raw::config

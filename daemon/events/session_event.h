@@ -1,0 +1,124 @@
+// SessionEvent: the domain form of everything that happens in a session.
+//
+// The loop produces these; SessionLog (store/) assigns `seq` and persists the
+// durable ones; the EventBus fans them out; daemon/api converts them to
+// raw.v1.Event. The payload alternatives mirror proto/raw/v1/event.proto one
+// for one. Events are plain values: every subscriber gets its own copy, so no
+// renderer can change what was authorized.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "daemon/events/usage.h"
+
+namespace raw::events {
+
+struct TurnStarted {
+  std::string user_text;
+  bool operator==(const TurnStarted&) const = default;
+};
+struct UserMessage {
+  std::string text;
+  bool operator==(const UserMessage&) const = default;
+};
+struct TextDelta {
+  std::string text;
+  bool operator==(const TextDelta&) const = default;
+};
+struct ReasoningDelta {
+  std::string text;
+  bool operator==(const ReasoningDelta&) const = default;
+};
+struct StreamReset {
+  std::string reason;
+  bool operator==(const StreamReset&) const = default;
+};
+struct AssistantMessage {
+  std::string text;
+  std::string reasoning;
+  int step = 0;
+  bool operator==(const AssistantMessage&) const = default;
+};
+struct ToolCallInfo {
+  std::string call_id;
+  std::string name;       // as the model named it
+  std::string tool;       // registry name; empty for an unknown tool
+  std::string arguments;  // verbatim JSON text
+  bool operator==(const ToolCallInfo&) const = default;
+};
+struct ToolCallBatch {
+  std::vector<ToolCallInfo> calls;
+  bool operator==(const ToolCallBatch&) const = default;
+};
+struct ToolStarted {
+  std::string call_id;
+  std::string name;
+  std::string tool;
+  bool operator==(const ToolStarted&) const = default;
+};
+
+enum class ToolStatus { kOk, kError, kCancelled, kDenied, kSkipped };
+
+struct ToolResult {
+  std::string call_id;
+  std::string name;
+  std::string tool;
+  ToolStatus status = ToolStatus::kOk;
+  std::string content;
+  int64_t duration_ms = 0;
+  bool operator==(const ToolResult&) const = default;
+};
+struct UsageReport {
+  Usage usage;
+  int step = 0;
+  bool operator==(const UsageReport&) const = default;
+};
+
+enum class NoticeLevel { kInfo, kWarning, kError };
+
+struct Notice {
+  NoticeLevel level = NoticeLevel::kInfo;
+  std::string text;
+  bool operator==(const Notice&) const = default;
+};
+
+enum class TurnEndReason { kCompleted, kMaxSteps, kCancelled, kError };
+
+struct TurnEnded {
+  TurnEndReason reason = TurnEndReason::kCompleted;
+  std::string message;
+  int steps = 0;
+  bool operator==(const TurnEnded&) const = default;
+};
+// Only ever sent to one lagging subscriber; never stored.
+struct Resync {
+  uint64_t last_delivered_seq = 0;
+  bool operator==(const Resync&) const = default;
+};
+
+using EventPayload =
+    std::variant<TurnStarted, UserMessage, TextDelta, ReasoningDelta, AssistantMessage,
+                 ToolCallBatch, ToolStarted, ToolResult, UsageReport, Notice, TurnEnded,
+                 StreamReset, Resync>;
+
+struct SessionEvent {
+  std::string session_id;
+  uint64_t seq = 0;  // assigned by SessionLog; 0 until then
+  std::string turn_id;
+  int64_t time_unix_ms = 0;
+  EventPayload payload;
+  bool operator==(const SessionEvent&) const = default;
+};
+
+// Deltas, stream resets and resyncs are live only; everything else is stored
+// in the display history and replayed.
+bool IsDurable(const EventPayload& payload);
+
+// A short stable name for the payload kind ("turn_started", "text_delta", ...),
+// used as the stored `kind` column and in logs.
+const char* KindName(const EventPayload& payload);
+
+}  // namespace raw::events

@@ -1,0 +1,74 @@
+// HttpClient: the one seam through which the daemon speaks HTTP (providers,
+// later MCP over HTTP, web_fetch and Raven). The real implementation is
+// CurlHttpClient; tests use it against servers on 127.0.0.1.
+//
+// Contract for every implementation (fakes included):
+// - Send() blocks the calling thread until the transfer ends, and may be
+//   called from several threads at once.
+// - The handler's callbacks run on the calling thread, in order: OnStatus
+//   once (after all response headers), then OnBody zero or more times with
+//   the bytes as they arrive (never decoded, split anywhere).
+// - Returning false from OnBody aborts the transfer; Send then returns
+//   kAborted.
+// - Cancelling `cancel` aborts the transfer promptly (no waiting for the
+//   next byte); Send returns kCancelled.
+// - When no byte arrives for `idle_timeout_ms` (0 = no limit), Send returns
+//   kDeadlineExceeded. Connection failures return kUnavailable with the
+//   reason; a transfer cut off mid-body returns kUnavailable too, after the
+//   bytes that did arrive were delivered.
+// - OK means the server completed the response; the status code (including
+//   4xx/5xx) was passed to OnStatus.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/cancel_token.h"
+
+namespace raw::http {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// Case-insensitive lookup; returns "" when absent.
+std::string FindHeader(const Headers& headers, std::string_view name);
+
+struct HttpRequest {
+  std::string method = "POST";
+  std::string url;
+  Headers headers;
+  std::string body;
+  int64_t connect_timeout_ms = 15000;
+  int64_t idle_timeout_ms = 0;
+  // Overall limit; 0 = none (streams may legitimately run for a long time).
+  int64_t total_timeout_ms = 0;
+};
+
+class HttpResponseHandler {
+ public:
+  virtual ~HttpResponseHandler() = default;
+  virtual void OnStatus(int status, const Headers& headers) = 0;
+  virtual bool OnBody(std::string_view bytes) = 0;
+};
+
+class HttpClient {
+ public:
+  virtual ~HttpClient() = default;
+  virtual absl::Status Send(const HttpRequest& request, HttpResponseHandler& handler,
+                            const CancelToken& cancel) = 0;
+};
+
+// Convenience for small non-streaming requests: collects status, headers and
+// body.
+struct HttpResponse {
+  int status = 0;
+  Headers headers;
+  std::string body;
+};
+absl::Status SendAndCollect(HttpClient& client, const HttpRequest& request,
+                            const CancelToken& cancel, HttpResponse* response);
+
+}  // namespace raw::http

@@ -1,0 +1,55 @@
+// Provider: one model API behind the neutral event stream.
+//
+// Contract: Stream() blocks until the response ends, delivering events to
+// `sink` on the calling thread in stream order, ending with exactly one
+// FinishEvent or ErrorEvent (see provider_event.h). It returns OK after a
+// FinishEvent and a non-OK status (matching the ErrorEvent) otherwise.
+// Cancelling `cancel` aborts the transfer at once and ends the stream with an
+// ErrorEvent of kind kCancelled (status kCancelled). Implementations are
+// thread-compatible: one Stream() at a time per instance; the loop creates
+// one provider per turn.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/cancel_token.h"
+#include "common/json.h"
+#include "daemon/events/conversation.h"
+#include "daemon/providers/provider_event.h"
+
+namespace raw::providers {
+
+// A tool as the model sees it.
+struct ToolDefinition {
+  std::string name;  // model-facing name, ^[a-zA-Z0-9_-]{1,64}$
+  std::string description;
+  OrderedJson parameters;  // JSON Schema of the arguments
+};
+
+// Everything the model receives: nothing else goes into a request body
+// except the model settings below.
+struct ModelRequest {
+  std::string system_prompt;
+  std::vector<ToolDefinition> tools;
+  std::vector<events::ContextItem> messages;
+};
+
+class ProviderEventSink {
+ public:
+  virtual ~ProviderEventSink() = default;
+  virtual void OnEvent(const ProviderEvent& event) = 0;
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual absl::Status Stream(const ModelRequest& request, ProviderEventSink& sink,
+                              const CancelToken& cancel) = 0;
+};
+
+}  // namespace raw::providers
