@@ -1,1 +1,44 @@
-int main(int, char**) { return 0; }
+// rawd: argv -> DaemonOptions -> Daemon::Run.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/paths.h"
+#include "common/version.h"
+#include "daemon/app/daemon.h"
+#include "daemon/app/daemon_options.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto options = raw::app::ParseDaemonOptions(args);
+  if (!options.ok()) {
+    std::fprintf(stderr, "rawd: %s\nTry 'rawd --help'.\n",
+                 std::string(options.status().message()).c_str());
+    return 2;
+  }
+  if (options->help) {
+    std::fputs(raw::app::DaemonUsage().c_str(), stdout);
+    return 0;
+  }
+  if (options->version) {
+    std::printf("rawd %s (protocol %d)\n", raw::kVersion, raw::kProtocolVersion);
+    return 0;
+  }
+
+  // Before any thread exists, so that every thread inherits the mask: the
+  // stop signals are then delivered only through the main thread's
+  // signalfd. A client that disconnects mid-write must not kill the daemon.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  raw::app::Daemon daemon(*options, raw::ProcessEnv());
+  return daemon.Run();
+}

@@ -3,7 +3,9 @@
 //
 // Field names follow the product spec: models.<name>.{provider, method,
 // model_id, base_url, api_key_env, context_window_tokens} and
-// agents.<name>.{model, tools.use}. docs/config.md documents every field.
+// agents.<name>.{model, tools.use, compact.*}. docs/config.md documents every
+// field. Thread-safety: plain values, safe to copy and to read from any
+// thread once built.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,12 @@
 
 namespace raw::config {
 
+// Wire APIs. Only kMethodOpenAiChat is built today; the loader rejects the
+// others with a message saying so.
 inline constexpr char kMethodOpenAiChat[] = "openai-chat-completions";
+inline constexpr char kMethodOpenAiResponses[] = "openai-responses";
+inline constexpr char kMethodAnthropicMessages[] = "anthropic-messages";
+inline constexpr char kMethodGoogleGenerateContent[] = "google-generate-content";
 
 struct ModelConfig {
   std::string name;         // the key under "models"
@@ -33,6 +40,19 @@ struct ModelConfig {
   // Longest silence between stream events before the request fails.
   int64_t idle_timeout_ms = 300000;
   int64_t connect_timeout_ms = 15000;
+
+  bool operator==(const ModelConfig&) const = default;
+};
+
+// agents.<name>.compact: when and how the model context is summarized.
+struct CompactSettings {
+  // Estimated input size that starts automatic compaction; unset = manual
+  // (/compact) only. The loader checks it fits the model's window.
+  std::optional<int64_t> trigger_tokens;
+  int keep_recent_turns = 2;        // most recent complete turns kept verbatim
+  int64_t max_output_tokens = 512;  // cap on the summary response
+
+  bool operator==(const CompactSettings&) const = default;
 };
 
 struct AgentConfig {
@@ -42,20 +62,29 @@ struct AgentConfig {
   int max_steps = 50;
   // Exact qualified tool names or globs ("builtin/*").
   std::vector<std::string> tools_use;
+  CompactSettings compact;
+
+  bool operator==(const AgentConfig&) const = default;
 };
 
 struct BashSettings {
   int64_t timeout_ms = 120000;
   int64_t max_output_bytes = 30000;
+
+  bool operator==(const BashSettings&) const = default;
 };
 
 struct FileSettings {
   int64_t max_read_bytes = 256 * 1024;
+
+  bool operator==(const FileSettings&) const = default;
 };
 
 struct ToolSettings {
   BashSettings bash;
   FileSettings files;
+
+  bool operator==(const ToolSettings&) const = default;
 };
 
 struct Config {
@@ -65,6 +94,12 @@ struct Config {
   ToolSettings tools;
   // True when no config file existed and the built-in defaults apply.
   bool builtin_defaults = false;
+  // The file this config came from (set by LoadConfigFile, also when the
+  // file was missing); empty for ParseConfig and BuiltinDefaults. Used in
+  // messages that tell the user where to change something.
+  std::string source_path;
+
+  bool operator==(const Config&) const = default;
 };
 
 }  // namespace raw::config

@@ -4,6 +4,12 @@
 // expected, for example:
 //   agents.coder.model: "flsh" is not a defined model (defined: flash)
 // Unknown keys are errors. `//` and `/* */` comments are accepted.
+// docs/config.md documents the format; docs/config.schema.json describes it
+// for editors.
+//
+// Thread-safety: every function here may be called from any thread. None
+// does I/O of its own except LoadConfigFile, which reads its file;
+// ResolveAgent calls only the lookups it is given.
 #pragma once
 
 #include <functional>
@@ -20,7 +26,8 @@ namespace raw::config {
 struct ConfigProblem {
   std::string path;     // "agents.coder.model"; "" for the document itself
   std::string message;  // what is wrong and what was expected
-  std::string ToString() const;  // "<path>: <message>"
+  // "<path>: <message>", or just the message when the path is "".
+  std::string ToString() const;
 };
 
 // Parses and validates `text`. On failure returns kInvalidArgument whose
@@ -55,8 +62,12 @@ using ServerProbe = std::function<bool(const std::string& base_url)>;
 
 // Resolves `agent_name` ("" = default agent). An agent without a model takes
 // the first model whose api_key_env is set (models in declaration order of
-// BuiltinDefaults, then the rest by name), else a keyless local model whose
-// server answers `probe`. Errors say exactly what to set or define.
+// BuiltinDefaults, then the rest by name), else a keyless local model (its
+// base_url is a loopback address) whose server answers `probe`. Errors say
+// exactly what to set or define: an unknown agent is kNotFound listing the
+// defined agents; no usable model is kFailedPrecondition. An agent naming a
+// model is returned as is: whether its key variable is set is checked by
+// whoever builds the provider.
 absl::StatusOr<ResolvedAgent> ResolveAgent(const Config& config, const std::string& agent_name,
                                            const EnvLookup& env, const ServerProbe& probe);
 

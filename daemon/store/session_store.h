@@ -35,6 +35,30 @@ class Database;  // store/sqlite/db.h
 // older unsupported file is left untouched beside the new one.
 const char* DatabaseFileName();
 
+// Page and limit sanity for ListSessions, ReadEvents and GetHistory: a
+// non-positive size means kDefaultPageSize; larger sizes are capped.
+inline constexpr int kDefaultPageSize = 100;
+inline constexpr int kMaxPageSize = 1000;
+
+// For each Usage field, how many committed usage reports knew it.
+struct UsageCoverage {
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
+  int64_t reasoning_tokens = 0;
+  bool operator==(const UsageCoverage&) const = default;
+};
+
+// Input and cache-read sums over only the requests that reported both: the
+// cache-read ratio is cache_read_tokens / input_tokens of this basis.
+struct CacheRatioBasis {
+  int64_t requests = 0;
+  int64_t input_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  bool operator==(const CacheRatioBasis&) const = default;
+};
+
 struct SessionRecord {
   std::string id;
   std::string agent;
@@ -44,9 +68,14 @@ struct SessionRecord {
   std::string title;
   uint64_t last_seq = 0;
   // Cumulative usage: each field sums the requests that reported it, and
-  // has its own count of reporting requests.
+  // has its own count of reporting requests (usage_coverage). A field no
+  // request reported is std::nullopt, never 0.
   events::Usage usage;
-  int64_t usage_requests = 0;  // requests that reported any usage
+  // Requests whose usage was committed (CommitBatch::usage set), including
+  // reports where every field was unknown: the denominator of the coverage.
+  int64_t usage_requests = 0;
+  UsageCoverage usage_coverage;
+  CacheRatioBasis cache_ratio;
 };
 
 struct SessionPage {
@@ -73,6 +102,10 @@ struct CommitBatch {
   bool conversation_activity = false;
   // Sets the title if the session has none yet.
   std::string title;
+  // When set, replaces the whole model context before context_appends are
+  // appended (compaction writes the summary here; /clear an empty list). The
+  // display history is never rewritten.
+  std::optional<std::vector<events::ContextItem>> replace_context;
 };
 
 class SessionStore {
@@ -81,21 +114,34 @@ class SessionStore {
   static absl::StatusOr<std::unique_ptr<SessionStore>> Open(const std::string& path);
   ~SessionStore();
 
+  // Stores a new session from the id, agent, cwd, times and title of
+  // `record`; last_seq and usage start at zero whatever `record` holds. An
+  // empty id is kInvalidArgument, an existing one kAlreadyExists. A zero
+  // last activity time starts at the creation time.
   absl::Status CreateSession(const SessionRecord& record);
+  // Removes the session with its history and context; kNotFound when absent.
+  absl::Status DeleteSession(const std::string& id);
   // kNotFound with the id when absent.
   absl::StatusOr<SessionRecord> GetSession(const std::string& id);
   // Most recently active first. `page_token` is opaque ("" = first page);
   // a malformed token is kInvalidArgument.
   absl::StatusOr<SessionPage> ListSessions(int page_size, const std::string& page_token);
 
+  // Writes `batch` in one transaction, or nothing: events must be durable,
+  // belong to the session (or name none) and carry seq last_seq+1, +2, ...
+  // (otherwise kInternal). last_activity moves to the newest event time of
+  // the batch (the current time when no event carries one) and never back.
   absl::Status Commit(const std::string& session_id, const CommitBatch& batch);
 
   // Stored events with seq > after_seq, oldest first, at most `limit`.
+  // A stored row that does not decode is kDataLoss naming session and seq.
   absl::StatusOr<std::vector<events::SessionEvent>> ReadEvents(const std::string& session_id,
                                                                uint64_t after_seq, int limit);
 
   // One page of display history; cursors are opaque and stay valid while
   // new events are appended. A malformed cursor is kInvalidArgument.
+  // kForward: seq ascending after the cursor (from the start when empty);
+  // kBackward: seq descending before the cursor (from the newest when empty).
   absl::StatusOr<HistoryPage> GetHistory(const std::string& session_id, const std::string& cursor,
                                          int limit, HistoryDirection direction);
 
@@ -103,6 +149,19 @@ class SessionStore {
 
  private:
   explicit SessionStore(std::unique_ptr<Database> db);
+  absl::Status CommitLocked(const std::string& session_id, const CommitBatch& batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // kNotFound unless the session exists.
+  absl::Status CheckSessionLocked(const std::string& session_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  struct EventRows {
+    std::vector<events::SessionEvent> events;
+    bool more = false;  // rows beyond `limit` exist
+  };
+  absl::StatusOr<EventRows> QueryEventsLocked(const std::string& session_id, const char* sql,
+                                              uint64_t seq, int limit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   absl::Mutex mu_;
   std::unique_ptr<Database> db_ ABSL_GUARDED_BY(mu_);
 };

@@ -1,0 +1,26 @@
+// `raw config check|init`: validate the config file through the daemon, or
+// write the daemon's starting template. See docs/cli.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "clients/cli/cli_context.h"
+
+namespace raw::cli {
+
+extern const char kConfigUsage[];
+
+// Runs the command; returns the exit code.
+int ConfigCommand(const std::vector<std::string>& args, CliContext& ctx);
+
+enum class Overwrite { kRefuse, kReplace };
+
+// Writes `text` to `path`, creating its directory. kRefuse fails with
+// kAlreadyExists when the file exists; kReplace swaps the new file in
+// atomically (a temporary file renamed over it). The file is private (0600).
+absl::Status WriteConfigFile(const std::string& path, const std::string& text,
+                             Overwrite overwrite);
+
+}  // namespace raw::cli

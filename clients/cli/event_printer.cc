@@ -1,0 +1,185 @@
+#include "clients/cli/event_printer.h"
+
+#include "absl/strings/str_cat.h"
+#include "clients/cli/json_line.h"
+#include "clients/cli/text_util.h"
+#include "common/json.h"
+
+namespace raw::cli {
+namespace {
+
+constexpr size_t kMaxKeyArgumentChars = 80;
+constexpr size_t kMaxErrorLineChars = 160;
+
+}  // namespace
+
+std::string ToolStatusName(v1::ToolResultStatus status) {
+  switch (status) {
+    case v1::TOOL_RESULT_STATUS_OK:
+      return "ok";
+    case v1::TOOL_RESULT_STATUS_ERROR:
+      return "error";
+    case v1::TOOL_RESULT_STATUS_CANCELLED:
+      return "cancelled";
+    case v1::TOOL_RESULT_STATUS_DENIED:
+      return "denied";
+    case v1::TOOL_RESULT_STATUS_SKIPPED:
+      return "skipped";
+    default:
+      return "unknown";
+  }
+}
+
+std::string NoticeLevelName(v1::NoticeLevel level) {
+  switch (level) {
+    case v1::NOTICE_LEVEL_WARNING:
+      return "warning";
+    case v1::NOTICE_LEVEL_ERROR:
+      return "error";
+    default:
+      return "info";
+  }
+}
+
+std::string KeyArgument(const std::string& arguments_json) {
+  auto parsed = ParseJson(arguments_json);
+  if (!parsed.ok() || !parsed->is_object()) return "";
+  static const char* const kKeys[] = {"path", "file_path", "command", "cmd",  "pattern",
+                                      "query", "url",      "file",    "name", "task"};
+  const Json* chosen = nullptr;
+  for (const char* key : kKeys) {
+    auto it = parsed->find(key);
+    if (it != parsed->end() && it->is_string()) {
+      chosen = &*it;
+      break;
+    }
+  }
+  if (chosen == nullptr) {
+    for (const auto& item : parsed->items()) {
+      if (item.value().is_string()) {
+        chosen = &item.value();
+        break;
+      }
+    }
+  }
+  if (chosen == nullptr) return "";
+  return Truncate(OneLine(chosen->get<std::string>()), kMaxKeyArgumentChars);
+}
+
+EventPrinter::EventPrinter(OutputFormat format, std::ostream& out, std::ostream& err)
+    : format_(format), out_(out), err_(err) {}
+
+void EventPrinter::Print(const v1::Event& event) {
+  if (format_ == OutputFormat::kJson) {
+    PrintJson(event);
+    return;
+  }
+  switch (event.payload_case()) {
+    case v1::Event::kTextDelta:
+      if (!event.text_delta().text().empty()) {
+        WriteText(event.text_delta().text());
+        step_streamed_ = true;
+      }
+      break;
+    case v1::Event::kAssistantMessage: {
+      const std::string& text = event.assistant_message().text();
+      if ((!step_streamed_ || missed_deltas_) && !text.empty()) {
+        EndText();
+        WriteText(text);
+      }
+      EndText();
+      step_streamed_ = false;
+      missed_deltas_ = false;
+      break;
+    }
+    case v1::Event::kStreamReset:
+      EndText();
+      err_ << "[the response restarted";
+      if (!event.stream_reset().reason().empty()) err_ << " (" << event.stream_reset().reason() << ")";
+      err_ << "; the partial text above is discarded]\n";
+      err_.flush();
+      step_streamed_ = false;
+      break;
+    case v1::Event::kToolCallBatch:
+      for (const auto& call : event.tool_call_batch().calls()) {
+        call_arguments_[call.call_id()] = call.arguments();
+      }
+      break;
+    case v1::Event::kToolStarted:
+      PrintToolStarted(event.tool_started());
+      break;
+    case v1::Event::kToolResult:
+      PrintToolResult(event.tool_result());
+      break;
+    case v1::Event::kNotice:
+      EndText();
+      err_ << "[" << NoticeLevelName(event.notice().level()) << "] " << event.notice().text()
+           << "\n";
+      err_.flush();
+      break;
+    case v1::Event::kResync:
+      EndText();
+      err_ << "[the output fell behind; some streamed text was skipped]\n";
+      err_.flush();
+      missed_deltas_ = true;
+      break;
+    case v1::Event::kTurnEnded:
+      EndText();
+      break;
+    default:
+      // Turn start, the user's own message, reasoning and usage are not
+      // part of the text output.
+      break;
+  }
+}
+
+void EventPrinter::EndText() {
+  if (format_ == OutputFormat::kText && line_open_) {
+    out_ << "\n";
+    out_.flush();
+    line_open_ = false;
+  }
+}
+
+void EventPrinter::PrintJson(const v1::Event& event) {
+  auto line = ToJsonLine(event);
+  if (!line.ok()) {
+    err_ << "raw: " << line.status().message() << "\n";
+    return;
+  }
+  out_ << *line << "\n";
+  out_.flush();
+}
+
+void EventPrinter::WriteText(const std::string& text) {
+  out_ << text;
+  out_.flush();
+  line_open_ = text.back() != '\n';
+}
+
+void EventPrinter::PrintToolStarted(const v1::ToolStarted& started) {
+  EndText();
+  err_ << "-> " << started.name();
+  auto it = call_arguments_.find(started.call_id());
+  if (it != call_arguments_.end()) {
+    std::string key = KeyArgument(it->second);
+    if (!key.empty()) err_ << " " << key;
+  }
+  err_ << "\n";
+  err_.flush();
+}
+
+void EventPrinter::PrintToolResult(const v1::ToolResult& result) {
+  EndText();
+  err_ << "<- " << result.name() << " " << ToolStatusName(result.status()) << " ("
+       << FormatDurationMs(result.duration_ms()) << ")";
+  if (result.status() != v1::TOOL_RESULT_STATUS_OK) {
+    std::string first = Truncate(FirstLine(result.content()), kMaxErrorLineChars);
+    if (!first.empty()) err_ << ": " << first;
+  }
+  err_ << "\n";
+  err_.flush();
+  call_arguments_.erase(result.call_id());
+}
+
+}  // namespace raw::cli

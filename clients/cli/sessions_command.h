@@ -1,0 +1,21 @@
+// `raw sessions list|show`: the daemon's sessions and their transcripts.
+// See docs/cli.md for the output formats.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clients/cli/cli_context.h"
+#include "raw/v1/session.pb.h"
+
+namespace raw::cli {
+
+extern const char kSessionsUsage[];
+
+// Runs the command; returns the exit code.
+int SessionsCommand(const std::vector<std::string>& args, CliContext& ctx);
+
+// Prints the `raw sessions list` table (text format) for `sessions`.
+void PrintSessionTable(const std::vector<v1::Session>& sessions, std::ostream& out);
+
+}  // namespace raw::cli

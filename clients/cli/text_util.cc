@@ -1,0 +1,68 @@
+#include "clients/cli/text_util.h"
+
+#include <time.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace raw::cli {
+
+std::string Truncate(const std::string& text, size_t max_chars) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    // Count lead bytes only; continuation bytes are 10xxxxxx.
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (chars == max_chars) return absl::StrCat(text.substr(0, i), "...");
+    ++chars;
+  }
+  return text;
+}
+
+std::string FirstLine(const std::string& text) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line(absl::StripAsciiWhitespace(text.substr(pos, end - pos)));
+    if (!line.empty()) {
+      bool more = !absl::StripAsciiWhitespace(absl::string_view(text).substr(end)).empty();
+      return more ? absl::StrCat(line, " ...") : line;
+    }
+    pos = end + 1;
+  }
+  return "";
+}
+
+std::string OneLine(const std::string& text) {
+  std::string out;
+  bool blank = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      blank = true;
+      continue;
+    }
+    if (blank && !out.empty()) out.push_back(' ');
+    blank = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string FormatLocalTime(int64_t unix_ms) {
+  if (unix_ms <= 0) return "-";
+  time_t seconds = static_cast<time_t>(unix_ms / 1000);
+  struct tm local;
+  if (localtime_r(&seconds, &local) == nullptr) return "-";
+  char buf[32];
+  size_t n = strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &local);
+  return std::string(buf, n);
+}
+
+std::string FormatDurationMs(int64_t ms) {
+  if (ms < 1000) return absl::StrCat(ms, " ms");
+  if (ms < 60 * 1000) return absl::StrFormat("%.1f s", static_cast<double>(ms) / 1000.0);
+  return absl::StrCat(ms / 60000, " min ", (ms % 60000) / 1000, " s");
+}
+
+}  // namespace raw::cli

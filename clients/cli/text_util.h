@@ -1,0 +1,28 @@
+// Small text helpers for terminal output of the `raw` command line: UTF-8
+// aware shortening, first lines, local times and durations. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace raw::cli {
+
+// At most `max_chars` code points of `text`, with "..." replacing the rest.
+// Never splits a UTF-8 sequence.
+std::string Truncate(const std::string& text, size_t max_chars);
+
+// The first non-blank line of `text`, without surrounding whitespace; the
+// result is marked with " ..." when more lines follow.
+std::string FirstLine(const std::string& text);
+
+// `text` on one line: newlines and tabs become spaces, runs of blanks
+// collapse to one.
+std::string OneLine(const std::string& text);
+
+// "2024-05-01 14:03" in the local time zone; "-" for 0.
+std::string FormatLocalTime(int64_t unix_ms);
+
+// "850 ms", "2.4 s", "3 min 5 s".
+std::string FormatDurationMs(int64_t ms);
+
+}  // namespace raw::cli

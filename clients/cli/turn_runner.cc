@@ -1,0 +1,167 @@
+#include "clients/cli/turn_runner.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "clients/cli/exit_codes.h"
+
+namespace raw::cli {
+
+TurnRunner::TurnRunner(client::RawClient& client, EventPrinter& printer, std::ostream& err)
+    : client_(client), printer_(printer), err_(err) {}
+
+int TurnRunner::Run(const TurnRequest& request) {
+  v1::Session session;
+  if (!request.session_id.empty()) {
+    v1::GetSessionRequest get;
+    get.set_session_id(request.session_id);
+    auto response = client_.GetSession(get);
+    if (!response.ok()) {
+      err_ << "raw run: " << response.status().message() << "\n";
+      return ExitCodeFor(response.status());
+    }
+    session = response->session();
+  } else {
+    v1::CreateSessionRequest create;
+    create.set_agent(request.agent);
+    create.set_cwd(request.cwd);
+    auto response = client_.CreateSession(create);
+    if (!response.ok()) {
+      err_ << "raw run: cannot create a session: " << response.status().message() << "\n";
+      return ExitCodeFor(response.status());
+    }
+    session = response->session();
+  }
+  session_id_ = session.id();
+  prompt_ = request.prompt;
+  after_seq_ = session.last_seq();
+  if (printer_.format() == OutputFormat::kText) {
+    err_ << "session " << session.id() << " (agent " << session.agent() << ")\n";
+    err_.flush();
+  }
+
+  for (;;) {
+    absl::Status status = client_.Subscribe(session_id_, after_seq_, *this);
+    if (ended_) return Finish(*ended_);
+    if (cancelled_before_start_) {
+      err_ << "raw run: interrupted before the turn started\n";
+      return kExitCancelled;
+    }
+    if (!start_error_.ok()) {
+      err_ << "raw run: cannot start the turn: " << start_error_.message() << "\n";
+      return ExitCodeFor(start_error_);
+    }
+    if (resync_after_) {
+      // The stream fell behind; continue from the last event it delivered.
+      after_seq_ = *resync_after_;
+      resync_after_.reset();
+      continue;
+    }
+    printer_.EndText();
+    if (!status.ok()) {
+      err_ << "raw run: the event stream failed before the turn ended: " << status.message()
+           << "\n";
+    } else {
+      err_ << "raw run: the daemon ended the event stream before the turn ended\n";
+    }
+    return kExitError;
+  }
+}
+
+client::EventHandler::Next TurnRunner::OnOpen() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!turn_id_.empty()) return Next::kContinue;  // re-subscribed after a resync
+    if (interrupt_requested_) {
+      cancelled_before_start_ = true;
+      return Next::kStop;
+    }
+  }
+  v1::StartTurnRequest start;
+  start.set_session_id(session_id_);
+  start.set_text(prompt_);
+  auto response = client_.StartTurn(start);
+  if (!response.ok()) {
+    start_error_ = response.status();
+    return Next::kStop;
+  }
+  bool interrupt_now;
+  {
+    absl::MutexLock lock(&mu_);
+    turn_id_ = response->turn_id();
+    // An interrupt that came while StartTurn was in flight is sent now.
+    interrupt_now = interrupt_requested_;
+  }
+  if (interrupt_now) SendInterrupt();
+  return Next::kContinue;
+}
+
+client::EventHandler::Next TurnRunner::OnEvent(const v1::Event& event) {
+  if (event.has_resync()) {
+    printer_.Print(event);
+    resync_after_ = event.resync().last_delivered_seq();
+    return Next::kStop;
+  }
+  after_seq_ = std::max(after_seq_, event.seq());
+  std::string turn_id;
+  {
+    absl::MutexLock lock(&mu_);
+    turn_id = turn_id_;
+  }
+  // Events of other turns (one that ended before ours started) are skipped.
+  if (!event.turn_id().empty() && event.turn_id() != turn_id) return Next::kContinue;
+  printer_.Print(event);
+  if (event.has_turn_ended() && event.turn_id() == turn_id) {
+    ended_ = event.turn_ended();
+    return Next::kStop;
+  }
+  return Next::kContinue;
+}
+
+void TurnRunner::Interrupt() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (interrupt_requested_) return;
+    interrupt_requested_ = true;
+    if (turn_id_.empty()) return;  // OnOpen sees the request
+  }
+  SendInterrupt();
+}
+
+void TurnRunner::SendInterrupt() {
+  v1::InterruptTurnRequest request;
+  request.set_session_id(session_id_);
+  auto response = client_.InterruptTurn(request);
+  absl::MutexLock lock(&mu_);
+  if (!response.ok()) interrupt_error_ = response.status();
+}
+
+int TurnRunner::Finish(const v1::TurnEnded& ended) {
+  printer_.EndText();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!interrupt_error_.ok()) {
+      err_ << "raw run: could not interrupt the turn: " << interrupt_error_.message() << "\n";
+    }
+  }
+  std::string detail = ended.message().empty() ? "" : absl::StrCat(": ", ended.message());
+  switch (ended.reason()) {
+    case v1::TURN_END_REASON_COMPLETED:
+      return kExitOk;
+    case v1::TURN_END_REASON_MAX_STEPS:
+      err_ << "raw run: the turn stopped after " << ended.steps()
+           << " steps, the agent's max_steps" << detail << "\n";
+      return kExitMaxSteps;
+    case v1::TURN_END_REASON_CANCELLED:
+      err_ << "raw run: the turn was cancelled" << detail << "\n";
+      return kExitCancelled;
+    case v1::TURN_END_REASON_ERROR:
+      err_ << "raw run: the turn failed" << (detail.empty() ? "" : detail) << "\n";
+      return kExitError;
+    default:
+      err_ << "raw run: the turn ended for an unknown reason" << detail << "\n";
+      return kExitError;
+  }
+}
+
+}  // namespace raw::cli

@@ -1,0 +1,76 @@
+// TurnRunner: runs one turn for `raw run` and turns its outcome into an
+// exit code.
+//
+// Run() creates a session (or continues one), opens the event stream from
+// the session's last seq, starts the turn only once the stream is open (so
+// none of its events, not even the first text deltas, is missed), prints the
+// turn's events through an EventPrinter, and returns when the turn's
+// TurnEnded arrives. A Resync from a lagging stream re-subscribes from the
+// last delivered event without starting the turn again.
+//
+// Threading: Run() and the EventHandler callbacks run on the calling thread.
+// Interrupt() may be called from any other thread (the Ctrl-C watcher); it
+// asks the daemon to interrupt the turn, or, when the turn has not started
+// yet, makes Run() return kExitCancelled without starting it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "clients/cli/event_printer.h"
+#include "clients/lib/raw_client.h"
+
+namespace raw::cli {
+
+struct TurnRequest {
+  // Continue this session; empty creates a new one with `agent` and `cwd`.
+  std::string session_id;
+  std::string agent;  // empty: the daemon's default agent
+  std::string cwd;    // absolute
+  std::string prompt;
+};
+
+class TurnRunner : public client::EventHandler {
+ public:
+  // `client`, `printer` and `err` must outlive the runner.
+  TurnRunner(client::RawClient& client, EventPrinter& printer, std::ostream& err);
+
+  // Returns the exit code (see exit_codes.h).
+  int Run(const TurnRequest& request);
+
+  // Thread-safe; only the first call has an effect.
+  void Interrupt();
+
+  Next OnOpen() override;
+  Next OnEvent(const v1::Event& event) override;
+
+ private:
+  int Finish(const v1::TurnEnded& ended);
+  void SendInterrupt();
+
+  client::RawClient& client_;
+  EventPrinter& printer_;
+  std::ostream& err_;
+
+  // Set before the stream opens; read on the stream thread.
+  std::string session_id_;
+  std::string prompt_;
+  uint64_t after_seq_ = 0;
+
+  // Stream-thread state.
+  std::optional<v1::TurnEnded> ended_;
+  std::optional<uint64_t> resync_after_;
+  absl::Status start_error_;
+  bool cancelled_before_start_ = false;
+
+  absl::Mutex mu_;
+  std::string turn_id_ ABSL_GUARDED_BY(mu_);
+  bool interrupt_requested_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status interrupt_error_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace raw::cli

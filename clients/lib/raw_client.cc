@@ -1,0 +1,322 @@
+#include "clients/lib/raw_client.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "clients/lib/daemon_launcher.h"
+#include "clients/lib/lock_file.h"
+#include "common/status_macros.h"
+#include "common/version.h"
+#include "grpcpp/grpcpp.h"
+#include "raw/v1/raw_service.grpc.pb.h"
+
+namespace raw::client {
+
+struct RawClient::Impl {
+  std::string socket_path;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::Raw::Stub> stub;
+  v1::GetDaemonInfoResponse info;
+  bool started_daemon = false;
+  absl::Duration call_timeout;
+};
+
+namespace {
+
+// The daemon is local and trusted; history pages with long tool results may
+// exceed gRPC's 4 MiB default.
+constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
+
+absl::Status ToAbsl(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  // grpc::StatusCode and absl::StatusCode share their numbering.
+  auto code = static_cast<absl::StatusCode>(status.error_code());
+  std::string message = status.error_message();
+  if (message.empty()) message = absl::StatusCodeToString(code);
+  return absl::Status(code, message);
+}
+
+template <typename Request, typename Response>
+using UnaryMethod = grpc::Status (v1::Raw::Stub::*)(grpc::ClientContext*, const Request&,
+                                                    Response*);
+
+template <typename Request, typename Response>
+absl::StatusOr<Response> Call(RawClient::Impl& impl, UnaryMethod<Request, Response> method,
+                              const Request& request) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + impl.call_timeout));
+  Response response;
+  grpc::Status status = ((*impl.stub).*method)(&context, request, &response);
+  if (!status.ok()) return ToAbsl(status);
+  return response;
+}
+
+// Connects a plain Unix socket to see whether anything listens at `path`:
+// immediate, and with errno-precise messages, where a gRPC channel would
+// retry with backoff. kUnavailable means "no daemon there".
+absl::Status ProbeSocket(const std::string& path) {
+  sockaddr_un addr;
+  if (path.size() >= sizeof addr.sun_path) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "socket path %s is %d bytes long; Unix sockets allow at most %d. Choose a shorter path",
+        path, path.size(), sizeof addr.sun_path - 1));
+  }
+  std::memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  int err = 0;
+  for (;;) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
+    int rc = connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+    err = rc == 0 ? 0 : errno;
+    close(fd);
+    if (err != EINTR) break;
+  }
+  switch (err) {
+    case 0:
+    case EAGAIN:  // listening, with a full backlog
+      return absl::OkStatus();
+    case ENOENT:
+    case ECONNREFUSED:
+      return absl::UnavailableError(absl::StrCat("no daemon is running at ", path));
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot connect to ", path, ": permission denied"));
+    default:
+      return absl::UnavailableError(
+          absl::StrCat("cannot connect to ", path, ": ", std::strerror(err)));
+  }
+}
+
+// A socket in a directory that other users can write to (such as /tmp) can
+// be replaced by them; autostart refuses to put one there.
+absl::Status CheckSocketDir(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0022) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot start the daemon with its socket in ", dir,
+        ": other users can write to that directory. Use a socket path in a private "
+        "directory (mode 0700), or leave --socket and RAW_SOCKET unset"));
+  }
+  return EnsurePrivateDir(dir);
+}
+
+// Under the autostart lock: connect again or start rawd. Returns whether
+// this call started it.
+absl::StatusOr<bool> StartDaemonIfAbsent(const ConnectOptions& options,
+                                         const std::string& socket) {
+  RETURN_IF_ERROR(CheckSocketDir(Dirname(socket)));
+  ASSIGN_OR_RETURN(LockFile lock, LockFile::Acquire(socket + ".lock"));
+  // Another client may have started the daemon while this one waited.
+  absl::Status probe = ProbeSocket(socket);
+  if (probe.ok()) return false;
+  if (!absl::IsUnavailable(probe)) return probe;
+  std::string self = options.self_exe.empty() ? SelfExecutable() : options.self_exe;
+  ASSIGN_OR_RETURN(std::string daemon, FindDaemonBinary(options.env, self));
+  DaemonLaunch launch;
+  launch.daemon_path = daemon;
+  launch.socket_path = socket;
+  launch.extra_args = options.daemon_args;
+  launch.ready_timeout = options.ready_timeout;
+  RETURN_IF_ERROR(LaunchDaemon(launch));
+  return true;
+}
+
+}  // namespace
+
+std::string SocketPathFor(const ConnectOptions& options) {
+  std::string path =
+      options.socket_path.empty() ? ResolveSocketPath(options.env) : options.socket_path;
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return AbsolutePath(path, ec ? "/" : cwd.string());
+}
+
+bool AutostartEnabled(const ConnectOptions& options) {
+  if (options.autostart == Autostart::kNever) return false;
+  if (options.autostart == Autostart::kRequested) return true;
+  auto off = options.env("RAW_NO_AUTOSTART");
+  return !off || *off == "0";
+}
+
+absl::StatusOr<RawClient> Connect(const ConnectOptions& options) {
+  const std::string socket = SocketPathFor(options);
+  bool started = false;
+  absl::Status probe = ProbeSocket(socket);
+  if (!probe.ok()) {
+    if (!absl::IsUnavailable(probe)) return probe;
+    if (!AutostartEnabled(options)) {
+      return absl::UnavailableError(absl::StrCat(
+          probe.message(), options.autostart == Autostart::kNever
+                               ? ""
+                               : " (not started automatically: RAW_NO_AUTOSTART is set)"));
+    }
+    ASSIGN_OR_RETURN(started, StartDaemonIfAbsent(options, socket));
+  }
+
+  auto impl = std::make_unique<RawClient::Impl>();
+  impl->socket_path = socket;
+  impl->started_daemon = started;
+  impl->call_timeout = options.call_timeout;
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  impl->channel = grpc::CreateCustomChannel(absl::StrCat("unix:", socket),
+                                            grpc::InsecureChannelCredentials(), args);
+  impl->stub = v1::Raw::NewStub(impl->channel);
+  RawClient client(std::move(impl));
+
+  auto info = client.GetDaemonInfo(v1::GetDaemonInfoRequest());
+  if (!info.ok()) {
+    return absl::Status(info.status().code(),
+                        absl::StrCat("the daemon at ", socket,
+                                     " did not answer: ", info.status().message()));
+  }
+  if (options.version_check == VersionCheck::kRequireMatch &&
+      info->protocol_version() != kProtocolVersion) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the daemon at %s speaks protocol version %d (rawd %s), but this client speaks "
+        "version %d (%s); stop that daemon (raw daemon stop) so that a matching one starts",
+        socket, info->protocol_version(), info->version(), kProtocolVersion, kVersion));
+  }
+  client.impl_->info = *std::move(info);
+  return client;
+}
+
+RawClient::RawClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RawClient::RawClient(RawClient&&) noexcept = default;
+RawClient& RawClient::operator=(RawClient&&) noexcept = default;
+RawClient::~RawClient() = default;
+
+const std::string& RawClient::socket_path() const { return impl_->socket_path; }
+const v1::GetDaemonInfoResponse& RawClient::daemon_info() const { return impl_->info; }
+bool RawClient::started_daemon() const { return impl_->started_daemon; }
+
+absl::StatusOr<v1::GetDaemonInfoResponse> RawClient::GetDaemonInfo(
+    const v1::GetDaemonInfoRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::GetDaemonInfo, request);
+}
+absl::StatusOr<v1::CreateSessionResponse> RawClient::CreateSession(
+    const v1::CreateSessionRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::CreateSession, request);
+}
+absl::StatusOr<v1::GetSessionResponse> RawClient::GetSession(
+    const v1::GetSessionRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::GetSession, request);
+}
+absl::StatusOr<v1::ListSessionsResponse> RawClient::ListSessions(
+    const v1::ListSessionsRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::ListSessions, request);
+}
+absl::StatusOr<v1::StartTurnResponse> RawClient::StartTurn(const v1::StartTurnRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::StartTurn, request);
+}
+absl::StatusOr<v1::InterruptTurnResponse> RawClient::InterruptTurn(
+    const v1::InterruptTurnRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::InterruptTurn, request);
+}
+absl::StatusOr<v1::GetHistoryResponse> RawClient::GetHistory(
+    const v1::GetHistoryRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::GetHistory, request);
+}
+absl::StatusOr<v1::CheckConfigResponse> RawClient::CheckConfig(
+    const v1::CheckConfigRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::CheckConfig, request);
+}
+absl::StatusOr<v1::GetConfigTemplateResponse> RawClient::GetConfigTemplate(
+    const v1::GetConfigTemplateRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::GetConfigTemplate, request);
+}
+absl::StatusOr<v1::ShutdownResponse> RawClient::Shutdown(const v1::ShutdownRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::Shutdown, request);
+}
+
+absl::Status RawClient::Subscribe(const std::string& session_id, uint64_t after_seq,
+                                  EventHandler& handler) {
+  return DoSubscribe(session_id, after_seq, handler, nullptr);
+}
+
+absl::Status RawClient::Subscribe(const std::string& session_id, uint64_t after_seq,
+                                  EventHandler& handler, StreamCanceller& canceller) {
+  return DoSubscribe(session_id, after_seq, handler, &canceller);
+}
+
+absl::Status RawClient::DoSubscribe(const std::string& session_id, uint64_t after_seq,
+                                    EventHandler& handler, StreamCanceller* canceller) {
+  grpc::ClientContext context;
+  if (canceller != nullptr && !canceller->Attach(&context)) {
+    return absl::CancelledError("subscription cancelled");
+  }
+  v1::SubscribeRequest request;
+  request.set_session_id(session_id);
+  request.set_after_seq(after_seq);
+  std::unique_ptr<grpc::ClientReader<v1::Event>> reader =
+      impl_->stub->Subscribe(&context, request);
+  bool stopped = handler.OnOpen() == EventHandler::Next::kStop;
+  v1::Event event;
+  while (!stopped && reader->Read(&event)) {
+    stopped = handler.OnEvent(event) == EventHandler::Next::kStop;
+  }
+  if (stopped) context.TryCancel();
+  grpc::Status status = reader->Finish();
+  bool cancelled = false;
+  if (canceller != nullptr) {
+    cancelled = canceller->cancelled();
+    canceller->Detach();
+  }
+  if (stopped) return absl::OkStatus();
+  if (cancelled) return absl::CancelledError("subscription cancelled");
+  return ToAbsl(status);
+}
+
+absl::Status RawClient::WaitUntilUnreachable(absl::Duration timeout) {
+  const auto deadline = absl::ToChronoTime(absl::Now() + timeout);
+  for (;;) {
+    // Asking to connect turns IDLE (the daemon closed the connection) into
+    // CONNECTING, which fails at once when nothing listens any more.
+    grpc_connectivity_state state = impl_->channel->GetState(/*try_to_connect=*/true);
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
+      return absl::OkStatus();
+    }
+    if (!impl_->channel->WaitForStateChange(state, deadline)) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("the daemon at ", impl_->socket_path, " still accepts connections after ",
+                       absl::FormatDuration(timeout)));
+    }
+  }
+}
+
+void StreamCanceller::Cancel() {
+  absl::MutexLock lock(&mu_);
+  cancelled_ = true;
+  if (context_ != nullptr) context_->TryCancel();
+}
+
+bool StreamCanceller::cancelled() const {
+  absl::MutexLock lock(&mu_);
+  return cancelled_;
+}
+
+bool StreamCanceller::Attach(grpc::ClientContext* context) {
+  absl::MutexLock lock(&mu_);
+  if (cancelled_) return false;
+  context_ = context;
+  return true;
+}
+
+void StreamCanceller::Detach() {
+  absl::MutexLock lock(&mu_);
+  context_ = nullptr;
+}
+
+}  // namespace raw::client

@@ -1,0 +1,122 @@
+#include "daemon/api/convert/event_to_proto.h"
+
+#include <variant>
+
+#include "daemon/api/convert/session_to_proto.h"
+
+namespace raw::api::convert {
+
+raw::v1::ToolResultStatus ToProto(events::ToolStatus status) {
+  switch (status) {
+    case events::ToolStatus::kOk: return raw::v1::TOOL_RESULT_STATUS_OK;
+    case events::ToolStatus::kError: return raw::v1::TOOL_RESULT_STATUS_ERROR;
+    case events::ToolStatus::kCancelled: return raw::v1::TOOL_RESULT_STATUS_CANCELLED;
+    case events::ToolStatus::kDenied: return raw::v1::TOOL_RESULT_STATUS_DENIED;
+    case events::ToolStatus::kSkipped: return raw::v1::TOOL_RESULT_STATUS_SKIPPED;
+  }
+  return raw::v1::TOOL_RESULT_STATUS_UNSPECIFIED;
+}
+
+raw::v1::NoticeLevel ToProto(events::NoticeLevel level) {
+  switch (level) {
+    case events::NoticeLevel::kInfo: return raw::v1::NOTICE_LEVEL_INFO;
+    case events::NoticeLevel::kWarning: return raw::v1::NOTICE_LEVEL_WARNING;
+    case events::NoticeLevel::kError: return raw::v1::NOTICE_LEVEL_ERROR;
+  }
+  return raw::v1::NOTICE_LEVEL_UNSPECIFIED;
+}
+
+raw::v1::TurnEndReason ToProto(events::TurnEndReason reason) {
+  switch (reason) {
+    case events::TurnEndReason::kCompleted: return raw::v1::TURN_END_REASON_COMPLETED;
+    case events::TurnEndReason::kMaxSteps: return raw::v1::TURN_END_REASON_MAX_STEPS;
+    case events::TurnEndReason::kCancelled: return raw::v1::TURN_END_REASON_CANCELLED;
+    case events::TurnEndReason::kError: return raw::v1::TURN_END_REASON_ERROR;
+  }
+  return raw::v1::TURN_END_REASON_UNSPECIFIED;
+}
+
+namespace {
+
+// Fills the oneof of `out` from one payload alternative. One overload per
+// alternative: adding an alternative to EventPayload without a converter
+// here fails to compile.
+void Fill(const events::TurnStarted& p, raw::v1::Event& out) {
+  out.mutable_turn_started()->set_user_text(p.user_text);
+}
+void Fill(const events::UserMessage& p, raw::v1::Event& out) {
+  out.mutable_user_message()->set_text(p.text);
+}
+void Fill(const events::TextDelta& p, raw::v1::Event& out) {
+  out.mutable_text_delta()->set_text(p.text);
+}
+void Fill(const events::ReasoningDelta& p, raw::v1::Event& out) {
+  out.mutable_reasoning_delta()->set_text(p.text);
+}
+void Fill(const events::AssistantMessage& p, raw::v1::Event& out) {
+  auto* m = out.mutable_assistant_message();
+  m->set_text(p.text);
+  m->set_reasoning(p.reasoning);
+  m->set_step(p.step);
+}
+void Fill(const events::ToolCallBatch& p, raw::v1::Event& out) {
+  auto* m = out.mutable_tool_call_batch();
+  for (const events::ToolCallInfo& c : p.calls) {
+    auto* call = m->add_calls();
+    call->set_call_id(c.call_id);
+    call->set_name(c.name);
+    call->set_tool(c.tool);
+    call->set_arguments(c.arguments);
+  }
+}
+void Fill(const events::ToolStarted& p, raw::v1::Event& out) {
+  auto* m = out.mutable_tool_started();
+  m->set_call_id(p.call_id);
+  m->set_name(p.name);
+  m->set_tool(p.tool);
+}
+void Fill(const events::ToolResult& p, raw::v1::Event& out) {
+  auto* m = out.mutable_tool_result();
+  m->set_call_id(p.call_id);
+  m->set_name(p.name);
+  m->set_tool(p.tool);
+  m->set_status(ToProto(p.status));
+  m->set_content(p.content);
+  m->set_duration_ms(p.duration_ms);
+}
+void Fill(const events::UsageReport& p, raw::v1::Event& out) {
+  auto* m = out.mutable_usage();
+  *m->mutable_usage() = ToProto(p.usage);
+  m->set_step(p.step);
+}
+void Fill(const events::Notice& p, raw::v1::Event& out) {
+  auto* m = out.mutable_notice();
+  m->set_level(ToProto(p.level));
+  m->set_text(p.text);
+}
+void Fill(const events::TurnEnded& p, raw::v1::Event& out) {
+  auto* m = out.mutable_turn_ended();
+  m->set_reason(ToProto(p.reason));
+  m->set_message(p.message);
+  m->set_steps(p.steps);
+}
+void Fill(const events::StreamReset& p, raw::v1::Event& out) {
+  out.mutable_stream_reset()->set_reason(p.reason);
+}
+void Fill(const events::Resync& p, raw::v1::Event& out) {
+  out.mutable_resync()->set_last_delivered_seq(p.last_delivered_seq);
+}
+
+}  // namespace
+
+raw::v1::Event ToProto(const events::SessionEvent& event) {
+  raw::v1::Event out;
+  out.set_session_id(event.session_id);
+  out.set_seq(event.seq);
+  out.set_turn_id(event.turn_id);
+  out.set_time_unix_ms(event.time_unix_ms);
+  std::visit([&out](const auto& payload) { Fill(payload, out); }, event.payload);
+  return out;
+}
+
+}  // namespace raw::api::convert

@@ -1,0 +1,80 @@
+#include "daemon/api/raw_service.h"
+
+#include <utility>
+
+#include "daemon/api/rpc/handlers.h"
+
+namespace raw::api {
+
+RawService::RawService(loop::SessionManager& sessions, DaemonInfo info,
+                       std::function<void()> request_shutdown)
+    : sessions_(sessions), info_(std::move(info)), request_shutdown_(std::move(request_shutdown)) {}
+
+void RawService::DrainStreams() { streams_.DrainAll(); }
+
+grpc::ServerUnaryReactor* RawService::GetDaemonInfo(grpc::CallbackServerContext* ctx,
+                                                    const raw::v1::GetDaemonInfoRequest* request,
+                                                    raw::v1::GetDaemonInfoResponse* response) {
+  return rpc::GetDaemonInfo(ctx, info_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::CreateSession(grpc::CallbackServerContext* ctx,
+                                                    const raw::v1::CreateSessionRequest* request,
+                                                    raw::v1::CreateSessionResponse* response) {
+  return rpc::CreateSession(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::GetSession(grpc::CallbackServerContext* ctx,
+                                                 const raw::v1::GetSessionRequest* request,
+                                                 raw::v1::GetSessionResponse* response) {
+  return rpc::GetSession(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::ListSessions(grpc::CallbackServerContext* ctx,
+                                                   const raw::v1::ListSessionsRequest* request,
+                                                   raw::v1::ListSessionsResponse* response) {
+  return rpc::ListSessions(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::StartTurn(grpc::CallbackServerContext* ctx,
+                                                const raw::v1::StartTurnRequest* request,
+                                                raw::v1::StartTurnResponse* response) {
+  return rpc::StartTurn(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::InterruptTurn(grpc::CallbackServerContext* ctx,
+                                                    const raw::v1::InterruptTurnRequest* request,
+                                                    raw::v1::InterruptTurnResponse* response) {
+  return rpc::InterruptTurn(ctx, sessions_, *request, response);
+}
+
+grpc::ServerWriteReactor<raw::v1::Event>* RawService::Subscribe(
+    grpc::CallbackServerContext* ctx, const raw::v1::SubscribeRequest* request) {
+  return rpc::Subscribe(ctx, sessions_, streams_, *request);
+}
+
+grpc::ServerUnaryReactor* RawService::GetHistory(grpc::CallbackServerContext* ctx,
+                                                 const raw::v1::GetHistoryRequest* request,
+                                                 raw::v1::GetHistoryResponse* response) {
+  return rpc::GetHistory(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::CheckConfig(grpc::CallbackServerContext* ctx,
+                                                  const raw::v1::CheckConfigRequest* request,
+                                                  raw::v1::CheckConfigResponse* response) {
+  return rpc::CheckConfig(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::GetConfigTemplate(
+    grpc::CallbackServerContext* ctx, const raw::v1::GetConfigTemplateRequest* request,
+    raw::v1::GetConfigTemplateResponse* response) {
+  return rpc::GetConfigTemplate(ctx, info_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::Shutdown(grpc::CallbackServerContext* ctx,
+                                               const raw::v1::ShutdownRequest* request,
+                                               raw::v1::ShutdownResponse* response) {
+  return rpc::Shutdown(ctx, request_shutdown_, *request, response);
+}
+
+}  // namespace raw::api

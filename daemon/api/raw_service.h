@@ -1,0 +1,75 @@
+// RawService: the gRPC service raw.v1.Raw. It only forwards each generated
+// method to its handler in rpc/ (one file per RPC) together with the
+// collaborators that handler needs; it holds no logic of its own.
+//
+// Ownership: borrows the SessionManager, which must outlive the server this
+// service is registered with; owns the DaemonInfo, the shutdown callback and
+// the registry of open Subscribe streams.
+//
+// Thread-safety: every method is called on gRPC callback threads, any
+// number at once.
+#pragma once
+
+#include <functional>
+
+#include "daemon/api/daemon_info.h"
+#include "daemon/api/rpc/active_streams.h"
+#include "daemon/loop/session_manager.h"
+#include "raw/v1/raw_service.grpc.pb.h"
+
+namespace raw::api {
+
+class RawService final : public raw::v1::Raw::CallbackService {
+ public:
+  // `request_shutdown` is called (on a gRPC thread) after a Shutdown RPC was
+  // answered; it must not block.
+  RawService(loop::SessionManager& sessions, DaemonInfo info,
+             std::function<void()> request_shutdown);
+
+  // Lets every open Subscribe stream deliver what is ready and then end with
+  // UNAVAILABLE; streams opened afterwards end at once. Called during
+  // shutdown, before the server is shut down, so that it need not wait for
+  // its deadline.
+  void DrainStreams();
+
+  grpc::ServerUnaryReactor* GetDaemonInfo(grpc::CallbackServerContext* ctx,
+                                          const raw::v1::GetDaemonInfoRequest* request,
+                                          raw::v1::GetDaemonInfoResponse* response) override;
+  grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* ctx,
+                                          const raw::v1::CreateSessionRequest* request,
+                                          raw::v1::CreateSessionResponse* response) override;
+  grpc::ServerUnaryReactor* GetSession(grpc::CallbackServerContext* ctx,
+                                       const raw::v1::GetSessionRequest* request,
+                                       raw::v1::GetSessionResponse* response) override;
+  grpc::ServerUnaryReactor* ListSessions(grpc::CallbackServerContext* ctx,
+                                         const raw::v1::ListSessionsRequest* request,
+                                         raw::v1::ListSessionsResponse* response) override;
+  grpc::ServerUnaryReactor* StartTurn(grpc::CallbackServerContext* ctx,
+                                      const raw::v1::StartTurnRequest* request,
+                                      raw::v1::StartTurnResponse* response) override;
+  grpc::ServerUnaryReactor* InterruptTurn(grpc::CallbackServerContext* ctx,
+                                          const raw::v1::InterruptTurnRequest* request,
+                                          raw::v1::InterruptTurnResponse* response) override;
+  grpc::ServerWriteReactor<raw::v1::Event>* Subscribe(
+      grpc::CallbackServerContext* ctx, const raw::v1::SubscribeRequest* request) override;
+  grpc::ServerUnaryReactor* GetHistory(grpc::CallbackServerContext* ctx,
+                                       const raw::v1::GetHistoryRequest* request,
+                                       raw::v1::GetHistoryResponse* response) override;
+  grpc::ServerUnaryReactor* CheckConfig(grpc::CallbackServerContext* ctx,
+                                        const raw::v1::CheckConfigRequest* request,
+                                        raw::v1::CheckConfigResponse* response) override;
+  grpc::ServerUnaryReactor* GetConfigTemplate(grpc::CallbackServerContext* ctx,
+                                              const raw::v1::GetConfigTemplateRequest* request,
+                                              raw::v1::GetConfigTemplateResponse* response) override;
+  grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
+                                     const raw::v1::ShutdownRequest* request,
+                                     raw::v1::ShutdownResponse* response) override;
+
+ private:
+  loop::SessionManager& sessions_;
+  const DaemonInfo info_;
+  const std::function<void()> request_shutdown_;
+  rpc::ActiveStreams streams_;
+};
+
+}  // namespace raw::api

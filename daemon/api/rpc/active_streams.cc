@@ -1,0 +1,28 @@
+#include "daemon/api/rpc/active_streams.h"
+
+namespace raw::api::rpc {
+
+bool ActiveStreams::Add(DrainableStream* stream) {
+  absl::MutexLock lock(&mu_);
+  if (draining_) return false;
+  streams_.insert(stream);
+  return true;
+}
+
+void ActiveStreams::Remove(DrainableStream* stream) {
+  absl::MutexLock lock(&mu_);
+  streams_.erase(stream);
+}
+
+void ActiveStreams::DrainAll() {
+  absl::MutexLock lock(&mu_);
+  draining_ = true;
+  for (DrainableStream* s : streams_) s->Drain();
+}
+
+int ActiveStreams::size() {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(streams_.size());
+}
+
+}  // namespace raw::api::rpc

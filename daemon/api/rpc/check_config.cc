@@ -1,0 +1,21 @@
+#include <string>
+
+#include "daemon/api/rpc/handlers.h"
+#include "daemon/api/rpc/request_checks.h"
+
+namespace raw::api::rpc {
+
+UnaryReactor* CheckConfig(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                          const raw::v1::CheckConfigRequest& request,
+                          raw::v1::CheckConfigResponse* response) {
+  // An empty path checks the file the daemon itself reads.
+  std::string path = request.path().empty() ? sessions.config_path() : request.path();
+  if (absl::Status s = RequireAbsolutePath(path, "path"); !s.ok()) return ReturnStatus(ctx, s);
+  loop::ConfigCheck check = sessions.CheckConfig(path);
+  response->set_path(check.path);
+  response->set_exists(check.exists);
+  for (const std::string& error : check.errors) response->add_errors(error);
+  return ReturnStatus(ctx, absl::OkStatus());
+}
+
+}  // namespace raw::api::rpc

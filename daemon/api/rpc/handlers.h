@@ -1,0 +1,84 @@
+// The RPC handlers of raw.v1.Raw, one per file in this directory.
+//
+// Each unary handler validates its request, calls the domain facade
+// (loop::SessionManager), converts the result and finishes the call through
+// ReturnStatus, the one exit that maps absl::Status to grpc::Status. The
+// handlers hold no state of their own; RawService owns their collaborators
+// and forwards each generated method here.
+//
+// Threading: handlers run on gRPC's callback threads and never wait for a
+// turn; SessionManager calls are short (store reads and writes, at most a
+// brief probe of a local model server when an agent is resolved).
+#pragma once
+
+#include <grpcpp/support/server_callback.h>
+#include <grpcpp/server_context.h>
+
+#include <functional>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "daemon/api/daemon_info.h"
+#include "daemon/api/rpc/active_streams.h"
+#include "daemon/loop/session_manager.h"
+#include "daemon/loop/subscription.h"
+#include "raw/v1/raw_service.pb.h"
+
+namespace raw::api::rpc {
+
+using UnaryReactor = grpc::ServerUnaryReactor;
+using EventStream = grpc::ServerWriteReactor<raw::v1::Event>;
+
+// Finishes a unary call with `status` (OK or an error) via
+// convert::ToGrpcStatus. Every unary handler returns through it.
+UnaryReactor* ReturnStatus(grpc::CallbackServerContext* ctx, const absl::Status& status);
+
+UnaryReactor* GetDaemonInfo(grpc::CallbackServerContext* ctx, const DaemonInfo& info,
+                            const raw::v1::GetDaemonInfoRequest& request,
+                            raw::v1::GetDaemonInfoResponse* response);
+UnaryReactor* CreateSession(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                            const raw::v1::CreateSessionRequest& request,
+                            raw::v1::CreateSessionResponse* response);
+UnaryReactor* GetSession(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                         const raw::v1::GetSessionRequest& request,
+                         raw::v1::GetSessionResponse* response);
+UnaryReactor* ListSessions(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                           const raw::v1::ListSessionsRequest& request,
+                           raw::v1::ListSessionsResponse* response);
+UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                        const raw::v1::StartTurnRequest& request,
+                        raw::v1::StartTurnResponse* response);
+UnaryReactor* InterruptTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                            const raw::v1::InterruptTurnRequest& request,
+                            raw::v1::InterruptTurnResponse* response);
+UnaryReactor* GetHistory(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                         const raw::v1::GetHistoryRequest& request,
+                         raw::v1::GetHistoryResponse* response);
+UnaryReactor* CheckConfig(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                          const raw::v1::CheckConfigRequest& request,
+                          raw::v1::CheckConfigResponse* response);
+UnaryReactor* GetConfigTemplate(grpc::CallbackServerContext* ctx, const DaemonInfo& info,
+                                const raw::v1::GetConfigTemplateRequest& request,
+                                raw::v1::GetConfigTemplateResponse* response);
+// Replies, and once the reply is done calls `request_shutdown` (which must
+// not block: it only tells the daemon's main thread to begin stopping).
+UnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
+                       const std::function<void()>& request_shutdown,
+                       const raw::v1::ShutdownRequest& request,
+                       raw::v1::ShutdownResponse* response);
+
+EventStream* Subscribe(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                       ActiveStreams& streams, const raw::v1::SubscribeRequest& request);
+
+// The Subscribe stream itself: writes every event `subscription` yields, one
+// write in flight at a time, until the client cancels, the subscription
+// fails (the stream ends with the mapped status) or `streams` is drained
+// (the stream delivers what is ready, then ends with UNAVAILABLE). Takes
+// ownership of the subscription. Exposed so tests can drive it with a fake.
+EventStream* StreamSubscription(std::unique_ptr<loop::Subscription> subscription,
+                                ActiveStreams& streams);
+
+// A stream that ends at once with `status` (which must not be OK).
+EventStream* FailedStream(const absl::Status& status);
+
+}  // namespace raw::api::rpc

@@ -1,0 +1,35 @@
+#include "daemon/api/rpc/request_checks.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace raw::api::rpc {
+
+absl::Status RequireSessionId(const std::string& session_id) {
+  if (session_id.empty()) {
+    return absl::InvalidArgumentError("session_id is required (see ListSessions or CreateSession)");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> ResolvePageSize(int requested, int default_size, int max_size,
+                                    const char* field) {
+  if (requested < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " must not be negative (got ", requested, "); use 0 for the default of ",
+        default_size));
+  }
+  if (requested == 0) return default_size;
+  return requested > max_size ? max_size : requested;
+}
+
+absl::Status RequireAbsolutePath(const std::string& path, const char* field) {
+  if (path.empty()) return absl::InvalidArgumentError(absl::StrCat(field, " is required"));
+  if (path[0] != '/') {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " must be an absolute path (got \"", path,
+        "\"); the daemon does not share the client's working directory"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace raw::api::rpc

@@ -1,0 +1,24 @@
+// Request validation shared by the RPC handlers. Each check returns
+// kInvalidArgument with a message naming the field and what it must be.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace raw::api::rpc {
+
+absl::Status RequireSessionId(const std::string& session_id);
+
+// A page size as requested by a client: 0 means `default_size`, values above
+// `max_size` are lowered to it, negative values are an error naming `field`.
+absl::StatusOr<int> ResolvePageSize(int requested, int default_size, int max_size,
+                                    const char* field);
+
+// The daemon does not share the client's working directory, so every path a
+// client sends must be absolute.
+absl::Status RequireAbsolutePath(const std::string& path, const char* field);
+
+}  // namespace raw::api::rpc

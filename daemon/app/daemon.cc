@@ -1,0 +1,260 @@
+#include "daemon/app/daemon.h"
+
+#include <fcntl.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/cancel_token.h"
+#include "common/logging.h"
+#include "common/time.h"
+#include "common/version.h"
+#include "daemon/api/raw_service.h"
+#include "daemon/api/uds_listener.h"
+#include "daemon/app/state_lock.h"
+#include "daemon/http/curl_http_client.h"
+#include "daemon/loop/session_manager.h"
+#include "daemon/store/session_store.h"
+#include "daemon/tools/registry.h"
+
+namespace raw::app {
+namespace {
+
+// How long in-flight calls get to finish once the daemon stops; after that
+// they are cancelled.
+constexpr auto kServerShutdownGrace = std::chrono::seconds(2);
+
+// Tells whether an OpenAI-compatible server answers at `base_url`: a GET of
+// {base_url}/models that must return 200 within one second.
+config::ServerProbe MakeServerProbe(http::HttpClient& http) {
+  return [&http](const std::string& base_url) {
+    http::HttpRequest request;
+    request.method = "GET";
+    request.url = base_url;
+    while (!request.url.empty() && request.url.back() == '/') request.url.pop_back();
+    request.url += "/models";
+    request.connect_timeout_ms = 1000;
+    request.total_timeout_ms = 1000;
+    CancelToken never_cancelled;
+    http::HttpResponse response;
+    absl::Status status = http::SendAndCollect(http, request, never_cancelled, &response);
+    return status.ok() && response.status == 200;
+  };
+}
+
+std::string CurrentDir() {
+  std::error_code ec;
+  std::filesystem::path cwd = std::filesystem::current_path(ec);
+  return ec ? std::string("/") : cwd.string();
+}
+
+}  // namespace
+
+Daemon::Daemon(DaemonOptions options, EnvLookup env)
+    : options_(std::move(options)), env_(std::move(env)) {}
+
+Daemon::~Daemon() { Stop(); }
+
+int Daemon::Run() {
+  if (absl::Status status = Start(); !status.ok()) {
+    ReportStartupFailure(status);
+    Stop();
+    return 1;
+  }
+  WaitForStop();
+  Stop();
+  return 0;
+}
+
+void Daemon::RequestShutdown() {
+  uint64_t one = 1;
+  if (write(stop_fd_, &one, sizeof(one)) < 0) {
+    // Only fails when the counter is saturated: a stop is pending anyway.
+  }
+}
+
+absl::Status Daemon::Start() {
+  if (absl::Status s = CheckReadyFd(); !s.ok()) return s;
+  absl::StatusOr<DaemonPaths> paths = ResolveDaemonPaths(options_, env_, CurrentDir());
+  if (!paths.ok()) return paths.status();
+  paths_ = *paths;
+
+  if (absl::Status s = EnsureDir(paths_.state_dir); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<StateLock>> lock =
+      StateLock::Acquire(paths_.lock_path, paths_.state_dir);
+  if (!lock.ok()) return lock.status();
+  lock_ = std::move(*lock);
+
+  log_file_open_ = SetLogFile(paths_.log_path, options_.foreground);
+  if (!log_file_open_) {
+    RAW_LOG(Warning) << "cannot open the log file " << paths_.log_path << "; logging to stderr";
+  }
+  RAW_LOG(Info) << "rawd " << kVersion << " starting: pid " << getpid() << ", socket "
+                << paths_.socket_path << ", config " << paths_.config_path << ", state "
+                << paths_.state_dir;
+
+  if (absl::Status s = EnsurePrivateDir(Dirname(paths_.socket_path)); !s.ok()) return s;
+
+  absl::StatusOr<std::unique_ptr<store::SessionStore>> store =
+      store::SessionStore::Open(paths_.database_path);
+  if (!store.ok()) return store.status();
+  store_ = std::move(*store);
+
+  http_ = std::make_unique<http::CurlHttpClient>(
+      http::CurlHttpClient::Options{absl::StrCat("rawd/", kVersion)});
+  tools_ = std::make_unique<tools::ToolRegistry>();
+  if (absl::Status s = tools::RegisterBuiltinTools(*tools_); !s.ok()) return s;
+  clock_ = std::make_unique<SystemClock>();
+  sessions_ = std::make_unique<loop::SessionManager>(loop::SessionManagerDeps{
+      .store = *store_,
+      .http = *http_,
+      .tools = *tools_,
+      .clock = *clock_,
+      .env = env_,
+      .config_path = paths_.config_path,
+      .probe = MakeServerProbe(*http_),
+  });
+
+  stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (stop_fd_ < 0) return absl::InternalError(absl::StrCat("eventfd: ", std::strerror(errno)));
+  api::DaemonInfo info{
+      .version = kVersion,
+      .protocol_version = kProtocolVersion,
+      .pid = getpid(),
+      .config_path = paths_.config_path,
+      .state_dir = paths_.state_dir,
+      .socket_path = paths_.socket_path,
+      .database_path = paths_.database_path,
+      .log_path = paths_.log_path,
+      .started_at_unix_ms = clock_->NowUnixMs(),
+  };
+  service_ = std::make_unique<api::RawService>(*sessions_, std::move(info),
+                                               [this] { RequestShutdown(); });
+
+  // No listening ports: connections come from the listener below, which
+  // checks each peer's uid first.
+  grpc::ServerBuilder builder;
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr) return absl::InternalError("the gRPC server failed to start");
+
+  listener_ = std::make_unique<api::UdsListener>(paths_.socket_path, getuid());
+  if (absl::Status s = listener_->Listen(); !s.ok()) return s;
+  listener_->Start(*server_);
+
+  SignalReady();
+  RAW_LOG(Info) << "rawd ready: listening on " << paths_.socket_path << " (database "
+                << paths_.database_path << ")";
+  return absl::OkStatus();
+}
+
+void Daemon::WaitForStop() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
+  if (signal_fd < 0) {
+    RAW_LOG(Error) << "signalfd: " << std::strerror(errno) << "; only Shutdown can stop rawd";
+  }
+  pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+  for (;;) {
+    if (poll(fds, signal_fd < 0 ? 1 : 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      RAW_LOG(Error) << "poll: " << std::strerror(errno) << "; stopping";
+      break;
+    }
+    if (fds[0].revents != 0) {
+      RAW_LOG(Info) << "stopping: Shutdown was called";
+      break;
+    }
+    signalfd_siginfo si;
+    if (fds[1].revents == 0 || read(signal_fd, &si, sizeof(si)) != sizeof(si)) continue;
+    if (si.ssi_signo == SIGHUP) {
+      // For log rotation: reopen the file under its name.
+      if (log_file_open_) log_file_open_ = SetLogFile(paths_.log_path, options_.foreground);
+      RAW_LOG(Info) << "SIGHUP: log file reopened";
+      continue;
+    }
+    RAW_LOG(Info) << "stopping: received " << strsignal(static_cast<int>(si.ssi_signo))
+                  << " from pid " << si.ssi_pid;
+    break;
+  }
+  if (signal_fd >= 0) close(signal_fd);
+}
+
+void Daemon::Stop() {
+  bool started = lock_ != nullptr;
+  // Stop accepting; connections already open stay until the server stops.
+  if (listener_) listener_->Stop();
+  // Running turns end now and record a cancelled end.
+  if (sessions_) sessions_->Shutdown();
+  // Subscribe streams deliver those last events, then end.
+  if (service_) service_->DrainStreams();
+  if (server_) {
+    server_->Shutdown(std::chrono::system_clock::now() + kServerShutdownGrace);
+    server_->Wait();
+  }
+  listener_.reset();
+  server_.reset();
+  service_.reset();
+  sessions_.reset();
+  clock_.reset();
+  tools_.reset();
+  http_.reset();
+  store_.reset();
+  if (stop_fd_ >= 0) close(stop_fd_);
+  stop_fd_ = -1;
+  if (started) RAW_LOG(Info) << "rawd stopped (pid " << getpid() << ")";
+  lock_.reset();
+}
+
+absl::Status Daemon::CheckReadyFd() {
+  if (options_.ready_fd < 0) return absl::OkStatus();
+  int flags = fcntl(options_.ready_fd, F_GETFD);
+  if (flags < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ready-fd ", options_.ready_fd, " is not an open file descriptor"));
+  }
+  // Tool processes must not inherit it (they would keep the reader waiting).
+  fcntl(options_.ready_fd, F_SETFD, flags | FD_CLOEXEC);
+  return absl::OkStatus();
+}
+
+void Daemon::SignalReady() {
+  if (options_.ready_fd < 0) return;
+  char ready = 'R';
+  ssize_t n;
+  do {
+    n = write(options_.ready_fd, &ready, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n != 1) {
+    RAW_LOG(Warning) << "cannot signal readiness on fd " << options_.ready_fd << ": "
+                     << std::strerror(errno);
+  }
+  close(options_.ready_fd);
+}
+
+void Daemon::ReportStartupFailure(const absl::Status& status) {
+  std::string message(status.message());
+  if (log_file_open_) RAW_LOG(Error) << "rawd cannot start: " << message;
+  // Whoever started rawd reads stderr; the log line got there already only
+  // with --foreground.
+  if (!(log_file_open_ && options_.foreground)) std::fprintf(stderr, "rawd: %s\n", message.c_str());
+  // The ready fd closes with the process: a reader waiting on it sees EOF.
+}
+
+}  // namespace raw::app

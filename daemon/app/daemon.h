@@ -1,0 +1,95 @@
+// Daemon: rawd's composition root. Owns every long-lived object of the
+// daemon, builds them in dependency order, runs until asked to stop and
+// tears them down in reverse:
+//
+//   state lock -> log file -> store -> HTTP client -> tool registry -> clock
+//   -> SessionManager -> RawService -> gRPC server -> Unix-socket listener
+//
+// Everything else gets its collaborators by constructor from here.
+//
+// Threading: Run() is called once, on the main thread, with SIGTERM, SIGINT
+// and SIGHUP blocked (main() blocks them before any thread exists, so every
+// thread inherits the mask); the main thread then waits for those signals
+// with a signalfd. RequestShutdown() may be called from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "common/paths.h"
+#include "daemon/app/daemon_options.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace raw {
+class SystemClock;
+namespace store {
+class SessionStore;
+}
+namespace http {
+class HttpClient;
+}
+namespace tools {
+class ToolRegistry;
+}
+namespace loop {
+class SessionManager;
+}
+namespace api {
+class RawService;
+class UdsListener;
+}  // namespace api
+}  // namespace raw
+
+namespace raw::app {
+
+class StateLock;
+
+class Daemon {
+ public:
+  // `env` supplies the XDG variables, RAW_SOCKET and the model API keys.
+  Daemon(DaemonOptions options, EnvLookup env);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Starts, serves until SIGTERM/SIGINT or a Shutdown call, stops. Returns
+  // the process exit code: 0 after a clean stop, 1 when start-up failed
+  // (the reason is logged and printed to stderr).
+  // REQUIRES: SIGTERM, SIGINT and SIGHUP are blocked in every thread.
+  int Run();
+
+  // Asks Run() to stop. Non-blocking; any thread.
+  void RequestShutdown();
+
+ private:
+  absl::Status Start();
+  // Blocks until a stop signal or RequestShutdown().
+  void WaitForStop();
+  void Stop();
+  absl::Status CheckReadyFd();
+  void SignalReady();
+  void ReportStartupFailure(const absl::Status& status);
+
+  const DaemonOptions options_;
+  const EnvLookup env_;
+  DaemonPaths paths_;
+  bool log_file_open_ = false;
+  int stop_fd_ = -1;  // eventfd written by RequestShutdown
+
+  // In construction order; destroyed in reverse by Stop().
+  std::unique_ptr<StateLock> lock_;
+  std::unique_ptr<store::SessionStore> store_;
+  std::unique_ptr<http::HttpClient> http_;
+  std::unique_ptr<tools::ToolRegistry> tools_;
+  std::unique_ptr<SystemClock> clock_;
+  std::unique_ptr<loop::SessionManager> sessions_;
+  std::unique_ptr<api::RawService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<api::UdsListener> listener_;
+};
+
+}  // namespace raw::app

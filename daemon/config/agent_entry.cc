@@ -1,0 +1,134 @@
+#include "daemon/config/agent_entry.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "daemon/config/builtin_defaults.h"
+#include "daemon/config/config_keys.h"
+#include "daemon/config/field_reader.h"
+#include "daemon/config/model_entry.h"
+
+namespace raw::config {
+namespace {
+
+constexpr char kPatternExamples[] =
+    "a qualified tool name or glob such as \"builtin/read_file\", \"builtin/*\" or "
+    "\"mcp/<server>/*\"";
+
+bool IsPatternChar(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
+         c == '*';
+}
+
+void ReadToolsUse(FieldReader& agent, AgentConfig& a, std::vector<ConfigProblem>& problems) {
+  const Json* tools = agent.Find("tools");
+  if (tools == nullptr) return;
+  FieldReader r(*tools, agent.PathOf("tools"), problems);
+  r.RejectUnknownKeys(kAgentToolsKeys);
+  const Json* use = r.Find("use");
+  if (use == nullptr) return;
+  if (!use->is_array()) {
+    r.Report("use",
+             absl::StrCat("expected an array of tool names or globs, got ", DescribeValue(*use)));
+    return;
+  }
+  a.tools_use.clear();
+  std::set<std::string> seen;
+  for (size_t i = 0; i < use->size(); ++i) {
+    const Json& entry = (*use)[i];
+    std::string path = IndexPath(r.PathOf("use"), i);
+    if (!entry.is_string()) {
+      problems.push_back(
+          {path, absl::StrCat("expected ", kPatternExamples, ", got ", DescribeValue(entry))});
+      continue;
+    }
+    const std::string& pattern = entry.get_ref<const std::string&>();
+    if (auto error = CheckToolPattern(pattern)) {
+      problems.push_back({path, *error});
+    } else if (!seen.insert(pattern).second) {
+      problems.push_back({path, absl::StrCat("\"", pattern, "\" is listed twice")});
+    } else {
+      a.tools_use.push_back(pattern);
+    }
+  }
+}
+
+void ReadCompact(FieldReader& agent, AgentConfig& a, std::vector<ConfigProblem>& problems) {
+  const Json* compact = agent.Find("compact");
+  if (compact == nullptr) return;
+  FieldReader r(*compact, agent.PathOf("compact"), problems);
+  r.RejectUnknownKeys(kAgentCompactKeys);
+  a.compact.trigger_tokens = r.Integer("trigger_tokens", 1, kMaxTokenCount);
+  if (auto n = r.Integer("keep_recent_turns", 0, kMaxKeepRecentTurns)) {
+    a.compact.keep_recent_turns = static_cast<int>(*n);
+  }
+  if (auto n = r.Integer("max_output_tokens", 1, kMaxTokenCount)) {
+    a.compact.max_output_tokens = *n;
+  }
+}
+
+}  // namespace
+
+AgentConfig ParseAgentEntry(const std::string& name, const Json& value, const std::string& path,
+                            std::vector<ConfigProblem>& problems) {
+  AgentConfig a;
+  a.name = name;
+  a.system_prompt = DefaultSystemPrompt();
+  a.tools_use = DefaultToolsUse();
+  FieldReader r(value, path, problems);
+  if (!r.is_object()) return a;
+  r.RejectUnknownKeys(kAgentKeys);
+
+  if (auto model = r.String("model")) a.model = *model;
+  if (auto prompt = r.String("system_prompt")) a.system_prompt = *prompt;
+  if (auto steps = r.Integer("max_steps", 1, kMaxSteps)) a.max_steps = static_cast<int>(*steps);
+  ReadToolsUse(r, a, problems);
+  ReadCompact(r, a, problems);
+  return a;
+}
+
+std::optional<std::string> CheckToolPattern(absl::string_view pattern) {
+  auto quoted = [&] { return DescribeValue(Json(std::string(pattern))); };
+  if (absl::StripAsciiWhitespace(pattern).empty()) {
+    return absl::StrCat("expected ", kPatternExamples, ", got ", quoted());
+  }
+  size_t slash = pattern.find('/');
+  absl::string_view ns = pattern.substr(0, slash);
+  if (slash == absl::string_view::npos ||
+      std::find(kToolNamespaces.begin(), kToolNamespaces.end(), ns) == kToolNamespaces.end()) {
+    return absl::StrCat(quoted(), " does not start with builtin/, mcp/ or pkg/ (expected ",
+                        kPatternExamples, ")");
+  }
+  for (absl::string_view segment : absl::StrSplit(pattern.substr(slash + 1), '/')) {
+    if (segment.empty() || !std::all_of(segment.begin(), segment.end(), IsPatternChar)) {
+      return absl::StrCat(quoted(), " is not a valid tool name or glob (expected ",
+                          kPatternExamples,
+                          "; each part after the first '/' uses letters, digits, '_', '.', "
+                          "'-' or '*')");
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> CheckCompactFits(const AgentConfig& agent, const ModelConfig& model) {
+  if (!agent.compact.trigger_tokens) return std::nullopt;
+  int64_t trigger = *agent.compact.trigger_tokens;
+  if (!model.context_window_tokens) {
+    return absl::StrCat("automatic compaction needs the model's window: set models.", model.name,
+                        ".context_window_tokens");
+  }
+  int64_t window = *model.context_window_tokens;
+  int64_t reserve = model.max_output_tokens.value_or(0);
+  if (trigger + reserve >= window) {
+    std::string reserve_text =
+        reserve > 0 ? absl::StrCat(" minus its max_output_tokens (", reserve, ")") : "";
+    return absl::StrCat("must be below the context window of model \"", model.name, "\" (", window,
+                        ")", reserve_text, ", got ", trigger);
+  }
+  return std::nullopt;
+}
+
+}  // namespace raw::config

@@ -1,0 +1,39 @@
+// AgentEntry: validation of one agents.<name> object of config.json into an
+// AgentConfig, filling the defaults of what it leaves out, plus the checks
+// that relate an agent to its model. Pure; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "common/json.h"
+#include "daemon/config/config.h"
+#include "daemon/config/config_loader.h"
+
+namespace raw::config {
+
+inline constexpr int kMaxSteps = 1000;
+inline constexpr int kMaxKeepRecentTurns = 1000;
+
+// Reads `value` found at `path` (e.g. "agents.coder"). Records every problem
+// in `problems` and returns what could be read; the result is meaningful only
+// when no problem was added. Does not check that the model exists (the
+// caller knows the models).
+AgentConfig ParseAgentEntry(const std::string& name, const Json& value, const std::string& path,
+                            std::vector<ConfigProblem>& problems);
+
+// Checks the shape of one tools.use entry: a qualified tool name or glob
+// under builtin/, mcp/ or pkg/ ("builtin/read_file", "builtin/*",
+// "mcp/github/*"). Whether a tool matches is the registry's business.
+// Returns what is wrong, or nullopt.
+std::optional<std::string> CheckToolPattern(absl::string_view pattern);
+
+// Checks that the agent's compact.trigger_tokens (if set) fits the model:
+// the model must set context_window_tokens, and the threshold plus the
+// model's max_output_tokens must stay below it. Returns the message for
+// agents.<name>.compact.trigger_tokens, or nullopt.
+std::optional<std::string> CheckCompactFits(const AgentConfig& agent, const ModelConfig& model);
+
+}  // namespace raw::config

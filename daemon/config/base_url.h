@@ -1,0 +1,36 @@
+// BaseUrl: the rules for models.<name>.base_url, the API root a provider
+// adapter appends its path to ("/chat/completions"). Pure functions of the
+// text; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace raw::config {
+
+struct BaseUrlParts {
+  std::string scheme;       // "http" or "https", lowercased
+  std::string host;         // lowercased; an IPv6 literal without brackets
+  std::optional<int> port;  // when written in the URL
+  std::string path;         // "" or starting with '/', trailing '/' removed
+};
+
+// Splits an http(s) URL with a host, an optional port and an optional path.
+// Anything else is kInvalidArgument whose message says what is wrong, ready
+// for "<path>: <message>": another scheme, no host, a bad port, whitespace,
+// credentials, a query or a fragment.
+absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url);
+
+// `url` with trailing '/' removed ("http://h:1/v1/" -> "http://h:1/v1").
+std::string TrimBaseUrl(absl::string_view url);
+
+// True when the host is this machine: localhost, 127.0.0.0/8 or ::1.
+bool IsLoopbackHost(absl::string_view host);
+
+// True when `url` parses and its host is a loopback host.
+bool IsLoopbackBaseUrl(absl::string_view url);
+
+}  // namespace raw::config

@@ -1,0 +1,58 @@
+// ConfigKeys: the keys each object of config.json may hold, and the allowed
+// values of its enumerated fields. The loader rejects any other key with a
+// message listing these; docs/config.schema.json must list the same ones (a
+// test compares them). Constants only; thread-safe.
+#pragma once
+
+#include <array>
+
+#include "absl/strings/string_view.h"
+
+namespace raw::config {
+
+// Top level. "$schema" is accepted and ignored so editors can point at
+// docs/config.schema.json.
+inline constexpr std::array<absl::string_view, 5> kTopLevelKeys = {"$schema", "default_agent",
+                                                                   "models", "agents", "tools"};
+
+// models.<name>
+inline constexpr std::array<absl::string_view, 11> kModelKeys = {"provider",
+                                                                 "method",
+                                                                 "model_id",
+                                                                 "base_url",
+                                                                 "api_key_env",
+                                                                 "context_window_tokens",
+                                                                 "max_output_tokens",
+                                                                 "system_role",
+                                                                 "max_tokens_field",
+                                                                 "idle_timeout_seconds",
+                                                                 "connect_timeout_seconds"};
+inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method", "model_id",
+                                                                        "base_url"};
+
+// agents.<name>, agents.<name>.tools, agents.<name>.compact
+inline constexpr std::array<absl::string_view, 5> kAgentKeys = {"model", "system_prompt",
+                                                                "max_steps", "tools", "compact"};
+inline constexpr std::array<absl::string_view, 1> kAgentToolsKeys = {"use"};
+inline constexpr std::array<absl::string_view, 3> kAgentCompactKeys = {
+    "trigger_tokens", "keep_recent_turns", "max_output_tokens"};
+
+// tools, tools.bash, tools.files
+inline constexpr std::array<absl::string_view, 2> kToolsKeys = {"bash", "files"};
+inline constexpr std::array<absl::string_view, 2> kToolsBashKeys = {"timeout_seconds",
+                                                                    "max_output_bytes"};
+inline constexpr std::array<absl::string_view, 1> kToolsFilesKeys = {"max_read_bytes"};
+
+// Methods this build implements, and the ones it knows of but does not yet.
+inline constexpr std::array<absl::string_view, 1> kSupportedMethods = {"openai-chat-completions"};
+inline constexpr std::array<absl::string_view, 3> kPlannedMethods = {
+    "openai-responses", "anthropic-messages", "google-generate-content"};
+
+inline constexpr std::array<absl::string_view, 2> kSystemRoles = {"system", "developer"};
+inline constexpr std::array<absl::string_view, 2> kMaxTokensFields = {"max_tokens",
+                                                                      "max_completion_tokens"};
+
+// Namespaces of qualified tool names accepted in agents.<name>.tools.use.
+inline constexpr std::array<absl::string_view, 3> kToolNamespaces = {"builtin", "mcp", "pkg"};
+
+}  // namespace raw::config

@@ -1,0 +1,256 @@
+// ParseConfig and LoadConfigFile: the document level of config.json (its
+// sections, the references between them) and reading the file. The entries
+// themselves are read by model_entry.cc and agent_entry.cc.
+#include "daemon/config/config_loader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <set>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/json.h"
+#include "common/status_macros.h"
+#include "daemon/config/agent_entry.h"
+#include "daemon/config/builtin_defaults.h"
+#include "daemon/config/config_keys.h"
+#include "daemon/config/duplicate_keys.h"
+#include "daemon/config/field_reader.h"
+#include "daemon/config/model_entry.h"
+
+namespace raw::config {
+namespace {
+
+// Largest byte count accepted for tools.* limits (1 GiB).
+constexpr int64_t kMaxByteLimit = int64_t{1} << 30;
+// Largest config file read (a real one is a few KiB).
+constexpr off_t kMaxConfigFileBytes = 4 << 20;
+
+constexpr char kNameRule[] = "use letters, digits, '_', '.' and '-'";
+
+std::vector<std::string> Names(const auto& map) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : map) names.push_back(name);
+  return names;
+}
+
+// Reads models (or the built-in ones when the section is absent). Names of
+// entries that had problems go to `broken`, so that checks relating agents
+// to models do not repeat them.
+void ReadModels(FieldReader& doc, Config& config, std::set<std::string>& broken,
+                std::vector<ConfigProblem>& problems) {
+  const Json* models = doc.Find("models");
+  if (models == nullptr) {
+    config.models = BuiltinDefaults().models;
+    return;
+  }
+  FieldReader section(*models, "models", problems);
+  if (!section.is_object()) return;
+  if (models->empty()) {
+    section.Report("",
+                   "at least one model is required (leave \"models\" out to use the built-in "
+                   "ones)");
+  }
+  for (const auto& [name, value] : models->items()) {
+    std::string path = JoinPath("models", name);
+    size_t before = problems.size();
+    if (!IsValidName(name)) {
+      problems.push_back({path, absl::StrCat("invalid model name (", kNameRule, ")")});
+    }
+    ModelConfig model = ParseModelEntry(name, value, path, problems);
+    if (problems.size() != before) broken.insert(name);
+    if (IsValidName(name)) config.models[name] = std::move(model);
+  }
+}
+
+void ReadAgents(FieldReader& doc, Config& config, std::vector<ConfigProblem>& problems) {
+  const Json* agents = doc.Find("agents");
+  if (agents == nullptr) {
+    config.agents = BuiltinDefaults().agents;
+    return;
+  }
+  FieldReader section(*agents, "agents", problems);
+  if (!section.is_object()) return;
+  if (agents->empty()) {
+    section.Report("",
+                   "at least one agent is required (leave \"agents\" out to use the built-in "
+                   "\"default\" agent)");
+  }
+  for (const auto& [name, value] : agents->items()) {
+    std::string path = JoinPath("agents", name);
+    if (!IsValidName(name)) {
+      problems.push_back({path, absl::StrCat("invalid agent name (", kNameRule, ")")});
+    }
+    AgentConfig agent = ParseAgentEntry(name, value, path, problems);
+    if (IsValidName(name)) config.agents[name] = std::move(agent);
+  }
+}
+
+void ReadToolSettings(FieldReader& doc, ToolSettings& tools, std::vector<ConfigProblem>& problems) {
+  const Json* section = doc.Find("tools");
+  if (section == nullptr) return;
+  FieldReader r(*section, "tools", problems);
+  r.RejectUnknownKeys(kToolsKeys);
+  if (const Json* bash = r.Find("bash")) {
+    FieldReader b(*bash, "tools.bash", problems);
+    b.RejectUnknownKeys(kToolsBashKeys);
+    if (auto ms = b.SecondsAsMillis("timeout_seconds", kMaxTimeoutSeconds)) {
+      tools.bash.timeout_ms = *ms;
+    }
+    if (auto n = b.Integer("max_output_bytes", 1, kMaxByteLimit)) tools.bash.max_output_bytes = *n;
+  }
+  if (const Json* files = r.Find("files")) {
+    FieldReader f(*files, "tools.files", problems);
+    f.RejectUnknownKeys(kToolsFilesKeys);
+    if (auto n = f.Integer("max_read_bytes", 1, kMaxByteLimit)) tools.files.max_read_bytes = *n;
+  }
+}
+
+// Every agents.<name>.model names a defined model, and a compaction
+// threshold fits that model.
+void CheckAgentModels(const Config& config, const std::set<std::string>& broken_models,
+                      std::vector<ConfigProblem>& problems) {
+  for (const auto& [name, agent] : config.agents) {
+    if (agent.model.empty()) continue;
+    std::string path = JoinPath(JoinPath("agents", name), "model");
+    auto it = config.models.find(agent.model);
+    if (it == config.models.end()) {
+      if (broken_models.contains(agent.model)) continue;
+      problems.push_back({path, absl::StrCat(DescribeValue(Json(agent.model)),
+                                             " is not a defined model (defined: ",
+                                             JoinNames(Names(config.models)), ")")});
+      continue;
+    }
+    if (broken_models.contains(agent.model)) continue;
+    if (auto error = CheckCompactFits(agent, it->second)) {
+      problems.push_back(
+          {JoinPath(JoinPath(JoinPath("agents", name), "compact"), "trigger_tokens"), *error});
+    }
+  }
+}
+
+void ReadDefaultAgent(FieldReader& doc, Config& config) {
+  if (doc.Find("default_agent") == nullptr) {
+    if (config.agents.contains(kDefaultAgentName) || config.agents.empty()) {
+      config.default_agent = kDefaultAgentName;
+    } else {
+      config.default_agent = config.agents.begin()->first;  // the first by name
+    }
+    return;
+  }
+  std::optional<std::string> name = doc.String("default_agent");
+  if (!name) return;
+  if (!config.agents.contains(*name)) {
+    doc.Report("default_agent",
+               absl::StrCat(DescribeValue(Json(*name)), " is not a defined agent (defined: ",
+                            JoinNames(Names(config.agents)), ")"));
+    return;
+  }
+  config.default_agent = *name;
+}
+
+Config ReadDocument(const Json& json, std::vector<ConfigProblem>& problems) {
+  Config config;
+  if (!json.is_object()) {
+    problems.push_back(
+        {"", absl::StrCat("expected a JSON object at the top level, got ", DescribeValue(json))});
+    return config;
+  }
+  FieldReader doc(json, "", problems);
+  doc.RejectUnknownKeys(kTopLevelKeys);
+  doc.String("$schema");  // accepted for editors; its value is not used
+  std::set<std::string> broken_models;
+  ReadModels(doc, config, broken_models, problems);
+  ReadAgents(doc, config, problems);
+  ReadToolSettings(doc, config.tools, problems);
+  ReadDefaultAgent(doc, config);
+  CheckAgentModels(config, broken_models, problems);
+  return config;
+}
+
+std::string JoinProblems(const std::vector<ConfigProblem>& problems) {
+  std::vector<std::string> lines;
+  for (const ConfigProblem& p : problems) lines.push_back(p.ToString());
+  return absl::StrJoin(lines, "\n");
+}
+
+}  // namespace
+
+std::string ConfigProblem::ToString() const {
+  return path.empty() ? message : absl::StrCat(path, ": ", message);
+}
+
+absl::StatusOr<Config> ParseConfig(std::string_view text, std::vector<ConfigProblem>* problems) {
+  std::vector<ConfigProblem> found;
+  Config config;
+  if (absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())).empty()) {
+    found.push_back({"",
+                     "the document is empty (expected a JSON object; `raw config init` writes a "
+                     "starting file)"});
+  } else if (absl::StatusOr<Json> json = ParseJson(text, /*allow_comments=*/true); !json.ok()) {
+    found.push_back({"", std::string(json.status().message())});
+  } else {
+    found = FindDuplicateKeys(text);
+    config = ReadDocument(*json, found);
+  }
+  if (problems != nullptr) *problems = found;
+  if (!found.empty()) return absl::InvalidArgumentError(JoinProblems(found));
+  return config;
+}
+
+absl::StatusOr<Config> LoadConfigFile(const std::string& path,
+                                      std::vector<ConfigProblem>* problems) {
+  if (problems != nullptr) problems->clear();
+  // O_NONBLOCK: a FIFO at `path` must not hang the open; it is refused below.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      Config config = BuiltinDefaults();
+      config.source_path = path;
+      return config;
+    }
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot read config file ", path));
+  }
+  std::string text;
+  absl::Status status;
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot read config file ", path));
+  } else if (!S_ISREG(st.st_mode)) {
+    status = absl::FailedPreconditionError(
+        absl::StrCat("cannot read config file ", path, ": not a regular file"));
+  } else if (st.st_size > kMaxConfigFileBytes) {
+    status = absl::FailedPreconditionError(absl::StrCat(
+        "cannot read config file ", path, ": larger than ", kMaxConfigFileBytes, " bytes"));
+  } else {
+    char buf[16384];
+    for (;;) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        status = absl::ErrnoToStatus(errno, absl::StrCat("cannot read config file ", path));
+        break;
+      }
+      if (n == 0) break;
+      text.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  RETURN_IF_ERROR(status);
+
+  absl::StatusOr<Config> config = ParseConfig(text, problems);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config file ", path, " is invalid:\n", config.status().message()));
+  }
+  config->source_path = path;
+  return config;
+}
+
+}  // namespace raw::config

@@ -1,0 +1,142 @@
+#include "daemon/config/model_entry.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "daemon/config/base_url.h"
+#include "daemon/config/builtin_defaults.h"
+#include "daemon/config/config_keys.h"
+#include "daemon/config/field_reader.h"
+
+namespace raw::config {
+namespace {
+
+bool Contains(std::span<const absl::string_view> list, absl::string_view s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// ^[a-z0-9_.-]+$: labels are compared as written, so one spelling only.
+bool IsProviderLabel(absl::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return absl::ascii_islower(static_cast<unsigned char>(c)) ||
+           absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+// ^[A-Za-z_][A-Za-z0-9_]*$
+bool IsEnvVarName(absl::string_view s) {
+  if (s.empty() || absl::ascii_isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+void ReadMethod(FieldReader& r, ModelConfig& m) {
+  r.Require("method", absl::StrCat("\"", kMethodOpenAiChat, "\""));
+  const Json* v = r.Find("method");
+  if (v == nullptr) return;
+  std::string supported = JoinNames(kSupportedMethods);
+  if (!v->is_string()) {
+    r.Report("method",
+             absl::StrCat("expected a string (one of: ", supported, "), got ", DescribeValue(*v)));
+    return;
+  }
+  const std::string& method = v->get_ref<const std::string&>();
+  if (Contains(kSupportedMethods, method)) {
+    m.method = method;
+  } else if (Contains(kPlannedMethods, method)) {
+    r.Report("method",
+             absl::StrCat("\"", method,
+                          "\" is not supported by this build yet (supported: ", supported, ")"));
+  } else {
+    r.Report("method", absl::StrCat("unknown method ", DescribeValue(*v),
+                                    " (expected one of: ", supported, ")"));
+  }
+}
+
+void ReadBaseUrl(FieldReader& r, ModelConfig& m) {
+  r.Require("base_url", "an http(s) URL such as \"https://api.openai.com/v1\"");
+  std::optional<std::string> url = r.String("base_url");
+  if (!url) return;
+  auto parts = ParseBaseUrl(*url);
+  if (!parts.ok()) {
+    // A URL with '@' may carry a password, so it is not echoed.
+    std::string shown = url->find('@') == std::string::npos ? DescribeValue(Json(*url)) : "the URL";
+    r.Report("base_url", absl::StrCat(shown, " ", parts.status().message()));
+    return;
+  }
+  m.base_url = TrimBaseUrl(*url);
+}
+
+void ReadProvider(FieldReader& r, ModelConfig& m) {
+  if (std::optional<std::string> provider = r.String("provider")) {
+    if (IsProviderLabel(*provider)) {
+      m.provider = *provider;
+    } else {
+      r.Report("provider", absl::StrCat("expected a lowercase label such as \"openai\", "
+                                        "\"deepseek\" or \"ollama\", got ",
+                                        DescribeValue(Json(*provider))));
+    }
+  } else if (r.Find("provider") == nullptr && !m.base_url.empty()) {
+    m.provider = DeriveProviderLabel(m.base_url);
+  }
+}
+
+void ReadApiKeyEnv(FieldReader& r, ModelConfig& m) {
+  const Json* v = r.Find("api_key_env");
+  if (v == nullptr) return;
+  if (v->is_string() && IsEnvVarName(v->get_ref<const std::string&>())) {
+    m.api_key_env = v->get<std::string>();
+    return;
+  }
+  // The value is not echoed: a misplaced key is the usual cause.
+  r.Report("api_key_env",
+           "expected the name of an environment variable such as \"OPENAI_API_KEY\" (letters, "
+           "digits and '_'), not the key itself; leave it out for a server that needs no key");
+}
+
+void ReadTokenLimits(FieldReader& r, ModelConfig& m) {
+  m.context_window_tokens = r.Integer("context_window_tokens", 1, kMaxTokenCount);
+  m.max_output_tokens = r.Integer("max_output_tokens", 1, kMaxTokenCount);
+  if (m.context_window_tokens && m.max_output_tokens &&
+      *m.max_output_tokens >= *m.context_window_tokens) {
+    r.Report("max_output_tokens",
+             absl::StrCat("must be less than context_window_tokens (", *m.context_window_tokens,
+                          "), got ", *m.max_output_tokens));
+  }
+}
+
+}  // namespace
+
+ModelConfig ParseModelEntry(const std::string& name, const Json& value, const std::string& path,
+                            std::vector<ConfigProblem>& problems) {
+  ModelConfig m;
+  m.name = name;
+  FieldReader r(value, path, problems);
+  if (!r.is_object()) return m;
+  r.RejectUnknownKeys(kModelKeys);
+
+  ReadMethod(r, m);
+  r.Require("model_id", "the provider's model name, such as \"gpt-5.1\"");
+  if (auto id = r.NonEmptyString("model_id", "the provider's model name, such as \"gpt-5.1\"")) {
+    m.model_id = *id;
+  }
+  ReadBaseUrl(r, m);
+  ReadProvider(r, m);
+  ReadApiKeyEnv(r, m);
+  ReadTokenLimits(r, m);
+
+  m.system_role = r.OneOf("system_role", kSystemRoles).value_or(DefaultSystemRole(m.provider));
+  m.max_tokens_field =
+      r.OneOf("max_tokens_field", kMaxTokensFields).value_or(DefaultMaxTokensField(m.provider));
+  if (auto ms = r.SecondsAsMillis("idle_timeout_seconds", kMaxTimeoutSeconds)) {
+    m.idle_timeout_ms = *ms;
+  }
+  if (auto ms = r.SecondsAsMillis("connect_timeout_seconds", kMaxTimeoutSeconds)) {
+    m.connect_timeout_ms = *ms;
+  }
+  return m;
+}
+
+}  // namespace raw::config

@@ -1,0 +1,318 @@
+// The stored JSON of events and context items. Every object starts with
+// "kind", then the fields in declaration order (ordered_json keeps insertion
+// order, so the bytes are stable). Enums are written as lower_snake names,
+// never as numbers. Usage writes only the counts that are known. Text that is
+// not valid UTF-8 is stored with U+FFFD replacements (JSON cannot carry it).
+//
+// Compatibility rule: every field written by this version is required when
+// decoding; a field added later must be read as optional with a default, so
+// rows written now keep decoding. Unknown fields are ignored.
+#include "daemon/events/event_codec.h"
+
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "common/json.h"
+#include "common/status_macros.h"
+#include "daemon/events/json_fields.h"
+
+namespace raw::events {
+namespace {
+
+constexpr EnumName<ToolStatus> kToolStatusNames[] = {
+    {ToolStatus::kOk, "ok"},           {ToolStatus::kError, "error"},
+    {ToolStatus::kCancelled, "cancelled"}, {ToolStatus::kDenied, "denied"},
+    {ToolStatus::kSkipped, "skipped"},
+};
+constexpr EnumName<NoticeLevel> kNoticeLevelNames[] = {
+    {NoticeLevel::kInfo, "info"},
+    {NoticeLevel::kWarning, "warning"},
+    {NoticeLevel::kError, "error"},
+};
+constexpr EnumName<TurnEndReason> kTurnEndReasonNames[] = {
+    {TurnEndReason::kCompleted, "completed"},
+    {TurnEndReason::kMaxSteps, "max_steps"},
+    {TurnEndReason::kCancelled, "cancelled"},
+    {TurnEndReason::kError, "error"},
+};
+
+template <typename E, size_t N>
+const char* NameOf(E value, const EnumName<E> (&names)[N]) {
+  for (const auto& n : names) {
+    if (n.value == value) return n.name;
+  }
+  return "invalid";  // decodes as an error: only a corrupted enum value gets here
+}
+
+constexpr std::pair<const char*, std::optional<int64_t> Usage::*> kUsageFields[] = {
+    {"input_tokens", &Usage::input_tokens},
+    {"output_tokens", &Usage::output_tokens},
+    {"cache_read_tokens", &Usage::cache_read_tokens},
+    {"cache_write_tokens", &Usage::cache_write_tokens},
+    {"reasoning_tokens", &Usage::reasoning_tokens},
+};
+
+// --- event payloads: one Write/Read pair per alternative -------------------
+
+void Write(OrderedJson& j, const TurnStarted& p) { j["user_text"] = p.user_text; }
+void Read(JsonFields& r, TurnStarted& p) { p.user_text = r.String("user_text"); }
+
+void Write(OrderedJson& j, const UserMessage& p) { j["text"] = p.text; }
+void Read(JsonFields& r, UserMessage& p) { p.text = r.String("text"); }
+
+void Write(OrderedJson& j, const TextDelta& p) { j["text"] = p.text; }
+void Read(JsonFields& r, TextDelta& p) { p.text = r.String("text"); }
+
+void Write(OrderedJson& j, const ReasoningDelta& p) { j["text"] = p.text; }
+void Read(JsonFields& r, ReasoningDelta& p) { p.text = r.String("text"); }
+
+void Write(OrderedJson& j, const AssistantMessage& p) {
+  j["text"] = p.text;
+  j["reasoning"] = p.reasoning;
+  j["step"] = p.step;
+}
+void Read(JsonFields& r, AssistantMessage& p) {
+  p.text = r.String("text");
+  p.reasoning = r.String("reasoning");
+  p.step = r.Int("step");
+}
+
+void Write(OrderedJson& j, const ToolCallBatch& p) {
+  OrderedJson calls = OrderedJson::array();
+  for (const ToolCallInfo& c : p.calls) {
+    OrderedJson call;
+    call["call_id"] = c.call_id;
+    call["name"] = c.name;
+    call["tool"] = c.tool;
+    call["arguments"] = c.arguments;
+    calls.push_back(std::move(call));
+  }
+  j["calls"] = std::move(calls);
+}
+void Read(JsonFields& r, ToolCallBatch& p) {
+  r.ForEach("calls", [&p](JsonFields& c) {
+    ToolCallInfo call;
+    call.call_id = c.String("call_id");
+    call.name = c.String("name");
+    call.tool = c.String("tool");
+    call.arguments = c.String("arguments");
+    p.calls.push_back(std::move(call));
+  });
+}
+
+void Write(OrderedJson& j, const ToolStarted& p) {
+  j["call_id"] = p.call_id;
+  j["name"] = p.name;
+  j["tool"] = p.tool;
+}
+void Read(JsonFields& r, ToolStarted& p) {
+  p.call_id = r.String("call_id");
+  p.name = r.String("name");
+  p.tool = r.String("tool");
+}
+
+void Write(OrderedJson& j, const ToolResult& p) {
+  j["call_id"] = p.call_id;
+  j["name"] = p.name;
+  j["tool"] = p.tool;
+  j["status"] = NameOf(p.status, kToolStatusNames);
+  j["content"] = p.content;
+  j["duration_ms"] = p.duration_ms;
+}
+void Read(JsonFields& r, ToolResult& p) {
+  p.call_id = r.String("call_id");
+  p.name = r.String("name");
+  p.tool = r.String("tool");
+  p.status = r.Enum("status", kToolStatusNames);
+  p.content = r.String("content");
+  p.duration_ms = r.Int64("duration_ms");
+}
+
+void Write(OrderedJson& j, const UsageReport& p) {
+  OrderedJson usage = OrderedJson::object();
+  for (const auto& [name, field] : kUsageFields) {
+    if (p.usage.*field) usage[name] = *(p.usage.*field);
+  }
+  j["usage"] = std::move(usage);
+  j["step"] = p.step;
+}
+void Read(JsonFields& r, UsageReport& p) {
+  r.Nested("usage", [&p](JsonFields& u) {
+    for (const auto& [name, field] : kUsageFields) p.usage.*field = u.OptionalCount(name);
+  });
+  p.step = r.Int("step");
+}
+
+void Write(OrderedJson& j, const Notice& p) {
+  j["level"] = NameOf(p.level, kNoticeLevelNames);
+  j["text"] = p.text;
+}
+void Read(JsonFields& r, Notice& p) {
+  p.level = r.Enum("level", kNoticeLevelNames);
+  p.text = r.String("text");
+}
+
+void Write(OrderedJson& j, const TurnEnded& p) {
+  j["reason"] = NameOf(p.reason, kTurnEndReasonNames);
+  j["message"] = p.message;
+  j["steps"] = p.steps;
+}
+void Read(JsonFields& r, TurnEnded& p) {
+  p.reason = r.Enum("reason", kTurnEndReasonNames);
+  p.message = r.String("message");
+  p.steps = r.Int("steps");
+}
+
+void Write(OrderedJson& j, const StreamReset& p) { j["reason"] = p.reason; }
+void Read(JsonFields& r, StreamReset& p) { p.reason = r.String("reason"); }
+
+void Write(OrderedJson& j, const Resync& p) { j["last_delivered_seq"] = p.last_delivered_seq; }
+void Read(JsonFields& r, Resync& p) { p.last_delivered_seq = r.Uint64("last_delivered_seq"); }
+
+// --- context items -----------------------------------------------------------
+
+struct ContextKindNamer {
+  const char* operator()(const UserText&) const { return "user_text"; }
+  const char* operator()(const AssistantTurn&) const { return "assistant_turn"; }
+  const char* operator()(const ToolOutcome&) const { return "tool_outcome"; }
+};
+const char* ContextKindName(const ContextItem& item) {
+  return std::visit(ContextKindNamer{}, item);
+}
+
+void Write(OrderedJson& j, const UserText& p) { j["text"] = p.text; }
+void Read(JsonFields& r, UserText& p) { p.text = r.String("text"); }
+
+void Write(OrderedJson& j, const AssistantTurn& p) {
+  j["text"] = p.text;
+  j["reasoning"] = p.reasoning;
+  OrderedJson calls = OrderedJson::array();
+  for (const ToolCallRequest& c : p.tool_calls) {
+    OrderedJson call;
+    call["call_id"] = c.call_id;
+    call["name"] = c.name;
+    call["arguments"] = c.arguments;
+    calls.push_back(std::move(call));
+  }
+  j["tool_calls"] = std::move(calls);
+  OrderedJson opaque = OrderedJson::array();
+  for (const OpaqueBlob& b : p.opaque) {
+    OrderedJson blob;
+    blob["provider"] = b.provider;
+    blob["kind"] = b.kind;
+    blob["id"] = b.id;
+    blob["data"] = b.data;
+    opaque.push_back(std::move(blob));
+  }
+  j["opaque"] = std::move(opaque);
+}
+void Read(JsonFields& r, AssistantTurn& p) {
+  p.text = r.String("text");
+  p.reasoning = r.String("reasoning");
+  r.ForEach("tool_calls", [&p](JsonFields& c) {
+    ToolCallRequest call;
+    call.call_id = c.String("call_id");
+    call.name = c.String("name");
+    call.arguments = c.String("arguments");
+    p.tool_calls.push_back(std::move(call));
+  });
+  r.ForEach("opaque", [&p](JsonFields& b) {
+    OpaqueBlob blob;
+    blob.provider = b.String("provider");
+    blob.kind = b.String("kind");
+    blob.id = b.String("id");
+    blob.data = b.String("data");
+    p.opaque.push_back(std::move(blob));
+  });
+}
+
+void Write(OrderedJson& j, const ToolOutcome& p) {
+  j["call_id"] = p.call_id;
+  j["name"] = p.name;
+  j["content"] = p.content;
+  j["is_error"] = p.is_error;
+}
+void Read(JsonFields& r, ToolOutcome& p) {
+  p.call_id = r.String("call_id");
+  p.name = r.String("name");
+  p.content = r.String("content");
+  p.is_error = r.Bool("is_error");
+}
+
+// --- shared machinery ----------------------------------------------------------
+
+template <typename Variant, typename Namer>
+std::string Encode(const Variant& value, Namer name_of) {
+  OrderedJson j;
+  j["kind"] = name_of(value);
+  std::visit([&j](const auto& alternative) { Write(j, alternative); }, value);
+  return DumpJson(j);
+}
+
+// Finds the alternative of `Variant` whose kind name is `kind` and reads it.
+template <typename Variant, size_t I = 0, typename Namer>
+absl::StatusOr<Variant> DecodeKind(const std::string& kind, const Json& object, Namer name_of,
+                                   const char* what) {
+  if constexpr (I == std::variant_size_v<Variant>) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown ", what, " kind \"", kind, "\""));
+  } else {
+    if (kind != name_of(Variant(std::in_place_index<I>))) {
+      return DecodeKind<Variant, I + 1>(kind, object, name_of, what);
+    }
+    std::variant_alternative_t<I, Variant> value;
+    JsonFields fields(object, kind);
+    Read(fields, value);
+    RETURN_IF_ERROR(fields.status());
+    return Variant(std::move(value));
+  }
+}
+
+absl::StatusOr<Json> ParseObject(const std::string& text, const std::string& what) {
+  absl::StatusOr<Json> parsed = ParseJson(text);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", parsed.status().message()));
+  }
+  if (!parsed->is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": expected a JSON object, got ", parsed->type_name()));
+  }
+  return parsed;
+}
+
+}  // namespace
+
+std::string EncodePayload(const EventPayload& payload) { return Encode(payload, KindName); }
+
+absl::StatusOr<EventPayload> DecodePayload(const std::string& kind, const std::string& json) {
+  ASSIGN_OR_RETURN(Json object, ParseObject(json, absl::StrCat("event payload of kind \"", kind,
+                                                               "\"")));
+  // The stored text repeats its kind; a disagreement with the kind column
+  // means the row was tampered with or mixed up.
+  auto stored = object.find("kind");
+  if (stored != object.end() && (!stored->is_string() || *stored != kind)) {
+    return absl::InvalidArgumentError(absl::StrCat("event payload of kind \"", kind,
+                                                   "\" says its kind is ", DumpJson(*stored)));
+  }
+  return DecodeKind<EventPayload>(kind, object, KindName, "event");
+}
+
+std::string EncodeContextItem(const ContextItem& item) {
+  return Encode(item, ContextKindName);
+}
+
+absl::StatusOr<ContextItem> DecodeContextItem(const std::string& json) {
+  ASSIGN_OR_RETURN(Json object, ParseObject(json, "context item"));
+  auto kind = object.find("kind");
+  if (kind == object.end()) {
+    return absl::InvalidArgumentError("context item: missing field \"kind\"");
+  }
+  if (!kind->is_string()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("context item.kind: expected a string, got ", kind->type_name()));
+  }
+  return DecodeKind<ContextItem>(kind->get<std::string>(), object, ContextKindName,
+                                 "context item");
+}
+
+}  // namespace raw::events

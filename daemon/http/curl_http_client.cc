@@ -1,0 +1,358 @@
+#include "daemon/http/curl_http_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <memory>
+#include <mutex>  // std::call_once
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/status_macros.h"
+#include "common/version.h"
+#include "daemon/http/curl_request.h"
+
+namespace raw::http {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+absl::Status GlobalInit() {
+  static std::once_flag once;
+  static CURLcode result = CURLE_OK;
+  std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  if (result != CURLE_OK) {
+    return absl::InternalError(
+        absl::StrCat("libcurl initialisation failed: ", curl_easy_strerror(result)));
+  }
+  return absl::OkStatus();
+}
+
+struct EasyDeleter {
+  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+};
+struct MultiDeleter {
+  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
+};
+using EasyPtr = std::unique_ptr<CURL, EasyDeleter>;
+using MultiPtr = std::unique_ptr<CURLM, MultiDeleter>;
+
+// Per-transfer state shared with the libcurl callbacks (all of which run on
+// the thread inside Send()).
+struct Transfer {
+  HttpResponseHandler* handler = nullptr;
+  CURL* easy = nullptr;
+  Headers headers;
+  bool status_reported = false;
+  bool handler_stopped = false;
+  bool connected = false;
+  int64_t body_bytes = 0;
+  curl_off_t uploaded = 0;
+  SteadyClock::time_point last_activity = SteadyClock::now();
+
+  void Touch() { last_activity = SteadyClock::now(); }
+
+  void ReportStatus() {
+    long code = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+    status_reported = true;
+    handler->OnStatus(static_cast<int>(code), headers);
+  }
+};
+
+size_t OnHeaderLine(char* data, size_t size, size_t count, void* user) {
+  auto* transfer = static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  transfer->Touch();
+  if (transfer->status_reported) return n;  // trailers
+  absl::string_view line(data, n);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.empty()) {
+    // End of one header block. Interim (1xx) blocks are dropped; the final
+    // block is reported before any body byte, even when there is no body.
+    long code = 0;
+    curl_easy_getinfo(transfer->easy, CURLINFO_RESPONSE_CODE, &code);
+    if (code >= 200) {
+      transfer->ReportStatus();
+    } else {
+      transfer->headers.clear();
+    }
+    return n;
+  }
+  if (absl::StartsWith(line, "HTTP/")) {
+    transfer->headers.clear();
+    return n;
+  }
+  if ((line.front() == ' ' || line.front() == '\t') && !transfer->headers.empty()) {
+    // Obsolete line folding: continue the previous value.
+    absl::StrAppend(&transfer->headers.back().second, " ", absl::StripAsciiWhitespace(line));
+    return n;
+  }
+  size_t colon = line.find(':');
+  if (colon == absl::string_view::npos) return n;
+  transfer->headers.emplace_back(std::string(absl::StripAsciiWhitespace(line.substr(0, colon))),
+                                 std::string(absl::StripAsciiWhitespace(line.substr(colon + 1))));
+  return n;
+}
+
+size_t OnBodyBytes(char* data, size_t size, size_t count, void* user) {
+  auto* transfer = static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  transfer->Touch();
+  if (!transfer->status_reported) transfer->ReportStatus();
+  transfer->body_bytes += static_cast<int64_t>(n);
+  if (!transfer->handler->OnBody(std::string_view(data, n))) {
+    transfer->handler_stopped = true;
+    return 0;  // makes libcurl fail the transfer with CURLE_WRITE_ERROR
+  }
+  return n;
+}
+
+int OnProgress(void* user, curl_off_t /*dltotal*/, curl_off_t /*dlnow*/, curl_off_t /*ultotal*/,
+               curl_off_t ulnow) {
+  auto* transfer = static_cast<Transfer*>(user);
+  if (ulnow != transfer->uploaded) {
+    transfer->uploaded = ulnow;
+    transfer->Touch();
+  }
+  return 0;
+}
+
+// Called once the connection (TLS included) is up, just before the request
+// is sent: from here on the idle timeout applies.
+int OnConnected(void* user, char* /*remote_ip*/, char* /*local_ip*/, int /*remote_port*/,
+                int /*local_port*/) {
+  auto* transfer = static_cast<Transfer*>(user);
+  transfer->connected = true;
+  transfer->Touch();
+  return CURL_PREREQFUNC_OK;
+}
+
+// Collects the first curl_easy_setopt failure instead of checking each call.
+class OptionSetter {
+ public:
+  explicit OptionSetter(CURL* easy) : easy_(easy) {}
+  template <typename T>
+  void operator()(CURLoption option, T value) {
+    if (result_ != CURLE_OK) return;
+    result_ = curl_easy_setopt(easy_, option, value);
+  }
+  absl::Status status() const {
+    if (result_ == CURLE_OK) return absl::OkStatus();
+    return absl::InternalError(
+        absl::StrCat("cannot configure the HTTP request: ", curl_easy_strerror(result_)));
+  }
+
+ private:
+  CURL* easy_;
+  CURLcode result_ = CURLE_OK;
+};
+
+absl::Status Configure(CURL* easy, const HttpRequest& request, const RequestTarget& target,
+                       curl_slist* header_list, const std::string& user_agent, CURLSH* share,
+                       Transfer* transfer, char* error_buffer) {
+  OptionSetter set(easy);
+  set(CURLOPT_URL, request.url.c_str());
+  set(CURLOPT_PROTOCOLS_STR, "http,https");
+  set(CURLOPT_NOSIGNAL, 1L);
+  set(CURLOPT_FOLLOWLOCATION, 0L);
+  set(CURLOPT_TCP_KEEPALIVE, 1L);
+  set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+  set(CURLOPT_ERRORBUFFER, error_buffer);
+  set(CURLOPT_USERAGENT, user_agent.c_str());
+  set(CURLOPT_HTTPHEADER, header_list);
+  if (target.loopback) set(CURLOPT_PROXY, "");  // never send loopback traffic to a proxy
+  if (share != nullptr) set(CURLOPT_SHARE, share);
+  if (request.connect_timeout_ms > 0) {
+    set(CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout_ms));
+  }
+  if (request.total_timeout_ms > 0) {
+    set(CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout_ms));
+  }
+  if (request.method == "GET") {
+    set(CURLOPT_HTTPGET, 1L);
+  } else if (request.method == "HEAD") {
+    set(CURLOPT_NOBODY, 1L);
+  } else {
+    if (request.method != "POST") set(CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    if (SendsBody(request)) {
+      set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      set(CURLOPT_POSTFIELDS, request.body.data());
+    }
+  }
+  set(CURLOPT_HEADERFUNCTION, &OnHeaderLine);
+  set(CURLOPT_HEADERDATA, transfer);
+  set(CURLOPT_WRITEFUNCTION, &OnBodyBytes);
+  set(CURLOPT_WRITEDATA, transfer);
+  set(CURLOPT_NOPROGRESS, 0L);
+  set(CURLOPT_XFERINFOFUNCTION, &OnProgress);
+  set(CURLOPT_XFERINFODATA, transfer);
+  set(CURLOPT_PREREQFUNCTION, &OnConnected);
+  set(CURLOPT_PREREQDATA, transfer);
+  return set.status();
+}
+
+// Drives the transfer until libcurl is done with it, the token is cancelled
+// or the idle timeout fires; waits only in curl_multi_poll.
+absl::Status RunTransfer(CURLM* multi, const Transfer& transfer, const HttpRequest& request,
+                         const RequestTarget& target, const CancelToken& cancel) {
+  curl_waitfd cancel_wait{};
+  cancel_wait.fd = cancel.fd();
+  cancel_wait.events = CURL_WAIT_POLLIN;
+  const auto idle_limit = std::chrono::milliseconds(request.idle_timeout_ms);
+  for (;;) {
+    if (cancel.cancelled()) return absl::CancelledError(cancel.reason());
+    int running = 0;
+    if (CURLMcode rc = curl_multi_perform(multi, &running); rc != CURLM_OK) {
+      return absl::InternalError(absl::StrCat("HTTP transfer failed: ", curl_multi_strerror(rc)));
+    }
+    if (running == 0) return absl::OkStatus();
+    // libcurl wakes earlier on its own timers (connect and total timeouts).
+    int wait_ms = INT_MAX;
+    if (request.idle_timeout_ms > 0 && transfer.connected) {
+      auto idle = SteadyClock::now() - transfer.last_activity;
+      if (idle >= idle_limit) {
+        return absl::DeadlineExceededError(absl::StrCat("no data from ", target.host_port, " for ",
+                                                        request.idle_timeout_ms,
+                                                        " ms (idle timeout)"));
+      }
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(idle_limit - idle);
+      wait_ms = static_cast<int>(std::min<int64_t>(left.count(), INT_MAX));
+    }
+    cancel_wait.revents = 0;
+    if (CURLMcode rc = curl_multi_poll(multi, &cancel_wait, 1, wait_ms, nullptr); rc != CURLM_OK) {
+      return absl::InternalError(
+          absl::StrCat("waiting for the HTTP transfer failed: ", curl_multi_strerror(rc)));
+    }
+  }
+}
+
+absl::Status TransferError(CURLcode result, const char* error_buffer, const Transfer& transfer,
+                           const HttpRequest& request, const RequestTarget& target) {
+  std::string reason = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(result);
+  if (result == CURLE_OPERATION_TIMEDOUT) {
+    if (!transfer.connected) {
+      return absl::DeadlineExceededError(absl::StrCat("connecting to ", target.host_port,
+                                                      " timed out after ",
+                                                      request.connect_timeout_ms, " ms: ", reason));
+    }
+    return absl::DeadlineExceededError(absl::StrCat("request to ", target.host_port,
+                                                    " exceeded its total timeout of ",
+                                                    request.total_timeout_ms, " ms"));
+  }
+  if (result == CURLE_URL_MALFORMAT || result == CURLE_UNSUPPORTED_PROTOCOL) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid request URL: ", reason));
+  }
+  if (!transfer.connected) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot connect to ", target.host_port, ": ", reason));
+  }
+  return absl::UnavailableError(absl::StrCat("connection to ", target.host_port, " broke after ",
+                                             transfer.body_bytes,
+                                             " response body bytes: ", reason));
+}
+
+}  // namespace
+
+// DNS cache and TLS sessions shared by all transfers of one client.
+class CurlHttpClient::Share {
+ public:
+  Share() : handle_(curl_share_init()) {
+    if (handle_ == nullptr) return;
+    curl_share_setopt(handle_, CURLSHOPT_LOCKFUNC, &Share::Lock);
+    curl_share_setopt(handle_, CURLSHOPT_UNLOCKFUNC, &Share::Unlock);
+    curl_share_setopt(handle_, CURLSHOPT_USERDATA, this);
+    curl_share_setopt(handle_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_share_setopt(handle_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  }
+  ~Share() {
+    if (handle_ != nullptr) curl_share_cleanup(handle_);
+  }
+  Share(const Share&) = delete;
+  Share& operator=(const Share&) = delete;
+
+  CURLSH* handle() const { return handle_; }
+
+ private:
+  static void Lock(CURL* /*easy*/, curl_lock_data data, curl_lock_access /*access*/, void* user) {
+    static_cast<Share*>(user)->mutexes_[static_cast<size_t>(data)].Lock();
+  }
+  static void Unlock(CURL* /*easy*/, curl_lock_data data, void* user) {
+    static_cast<Share*>(user)->mutexes_[static_cast<size_t>(data)].Unlock();
+  }
+
+  CURLSH* handle_;
+  // One lock per kind of shared data, as libcurl asks for.
+  std::array<absl::Mutex, CURL_LOCK_DATA_LAST> mutexes_;
+};
+
+CurlHttpClient::CurlHttpClient() : CurlHttpClient(Options{}) {}
+
+CurlHttpClient::CurlHttpClient(Options options) : options_(std::move(options)) {
+  if (options_.user_agent.empty()) options_.user_agent = absl::StrCat("raw/", kVersion);
+  if (GlobalInit().ok()) share_ = std::make_unique<Share>();
+}
+
+CurlHttpClient::~CurlHttpClient() = default;
+
+absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandler& handler,
+                                  const CancelToken& cancel) {
+  RETURN_IF_ERROR(GlobalInit());
+  ASSIGN_OR_RETURN(RequestTarget target, ParseRequestTarget(request.url));
+  RETURN_IF_ERROR(ValidateMethod(request));
+  if (cancel.fd() < 0) {
+    return absl::ResourceExhaustedError(
+        "cancel token has no wait descriptor (out of file descriptors?)");
+  }
+  if (cancel.cancelled()) return absl::CancelledError(cancel.reason());
+
+  ASSIGN_OR_RETURN(CurlHeaderList header_list, BuildCurlHeaderList(request));
+
+  EasyPtr easy(curl_easy_init());
+  MultiPtr multi(curl_multi_init());
+  if (easy == nullptr || multi == nullptr) {
+    return absl::ResourceExhaustedError("cannot allocate libcurl handles");
+  }
+  Transfer transfer;
+  transfer.handler = &handler;
+  transfer.easy = easy.get();
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+
+  RETURN_IF_ERROR(Configure(easy.get(), request, target, header_list.get(), options_.user_agent,
+                            share_ != nullptr ? share_->handle() : nullptr, &transfer,
+                            error_buffer));
+
+  if (CURLMcode rc = curl_multi_add_handle(multi.get(), easy.get()); rc != CURLM_OK) {
+    return absl::InternalError(
+        absl::StrCat("cannot start the HTTP transfer: ", curl_multi_strerror(rc)));
+  }
+  // Detaches the easy handle before either handle is freed, on every path.
+  struct Detach {
+    CURLM* multi;
+    CURL* easy;
+    ~Detach() { curl_multi_remove_handle(multi, easy); }
+  } detach{multi.get(), easy.get()};
+
+  RETURN_IF_ERROR(RunTransfer(multi.get(), transfer, request, target, cancel));
+
+  CURLcode result = CURLE_OK;
+  int pending = 0;
+  while (CURLMsg* message = curl_multi_info_read(multi.get(), &pending)) {
+    if (message->msg == CURLMSG_DONE) result = message->data.result;
+  }
+  if (transfer.handler_stopped) {
+    return absl::AbortedError(
+        absl::StrCat("the response handler stopped the transfer from ", target.host_port));
+  }
+  if (result != CURLE_OK) return TransferError(result, error_buffer, transfer, request, target);
+  if (!transfer.status_reported) transfer.ReportStatus();
+  return absl::OkStatus();
+}
+
+}  // namespace raw::http

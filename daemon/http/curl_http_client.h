@@ -1,0 +1,54 @@
+// CurlHttpClient: the HttpClient of the daemon, built on libcurl.
+//
+// Each Send() runs its own curl multi handle on the calling thread and waits
+// in curl_multi_poll() with the CancelToken's fd as an extra descriptor, so a
+// cancel wakes the transfer at once and nothing ever sleeps. The client keeps
+// a share handle (DNS cache and TLS sessions) across calls; connections are
+// not reused between Send() calls.
+//
+// Behaviour beyond the HttpClient contract:
+// - Redirects are never followed: a 3xx reaches OnStatus like any status,
+//   with its Location header, and the caller decides about the next hop.
+// - Only http and https URLs are accepted. Proxies come from libcurl's usual
+//   environment variables, except for loopback hosts, which are always
+//   reached directly.
+// - The idle timeout starts once the connection is established (before that
+//   the connect timeout applies); any byte sent or received resets it.
+// - Error messages name the host and port, never the full URL (query strings
+//   may carry credentials).
+//
+// Thread-safety: Send() may be called from any number of threads at once.
+// The client must outlive every Send() in progress.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "daemon/http/http_client.h"
+
+namespace raw::http {
+
+class CurlHttpClient : public HttpClient {
+ public:
+  struct Options {
+    // Sent as User-Agent unless the request carries its own.
+    std::string user_agent;
+  };
+
+  CurlHttpClient();
+  explicit CurlHttpClient(Options options);
+  ~CurlHttpClient() override;
+  CurlHttpClient(const CurlHttpClient&) = delete;
+  CurlHttpClient& operator=(const CurlHttpClient&) = delete;
+
+  absl::Status Send(const HttpRequest& request, HttpResponseHandler& handler,
+                    const CancelToken& cancel) override;
+
+ private:
+  class Share;
+
+  Options options_;
+  std::unique_ptr<Share> share_;
+};
+
+}  // namespace raw::http

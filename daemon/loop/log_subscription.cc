@@ -1,0 +1,140 @@
+#include "daemon/loop/log_subscription.h"
+
+namespace raw::loop {
+namespace {
+constexpr int kStorePageSize = 256;
+}  // namespace
+
+bool SubscriberQueue::Push(const events::SessionEvent& event) {
+  absl::MutexLock lock(&mu);
+  if (closed || overflowed) return false;
+  if (events.size() >= SessionLog::kMaxQueuedEvents) {
+    // The consumer is too slow: drop what is queued and let it catch up
+    // from the store (durable events are all there).
+    events.clear();
+    overflowed = true;
+  } else {
+    events.push_back(event);
+  }
+  if (!want_wakeup) return false;
+  want_wakeup = false;
+  return true;
+}
+
+void SubscriberQueue::Wake() {
+  std::function<void()> fn;
+  {
+    absl::MutexLock lock(&mu);
+    if (closed) return;
+    fn = wakeup;
+  }
+  if (fn) fn();
+}
+
+LogSubscription::LogSubscription(std::shared_ptr<SessionLog> log, store::SessionStore& store,
+                                 uint64_t after_seq)
+    : log_(std::move(log)),
+      store_(store),
+      queue_(std::make_shared<SubscriberQueue>()),
+      last_delivered_(after_seq) {
+  Restart();
+}
+
+LogSubscription::~LogSubscription() { Close(); }
+
+void LogSubscription::Restart() {
+  SessionLog::Snapshot snap = log_->Attach(queue_);
+  replay_head_ = snap.durable_head;
+  page_.clear();
+  transient_.assign(snap.transient.begin(), snap.transient.end());
+  phase_ = Phase::kStore;
+}
+
+void LogSubscription::SetWakeup(std::function<void()> wakeup) {
+  absl::MutexLock lock(&queue_->mu);
+  queue_->wakeup = std::move(wakeup);
+}
+
+void LogSubscription::Close() {
+  {
+    absl::MutexLock lock(&queue_->mu);
+    if (queue_->closed) return;
+    queue_->closed = true;
+    queue_->wakeup = nullptr;
+  }
+  closed_ = true;
+  log_->Detach(queue_);
+}
+
+absl::StatusOr<std::optional<events::SessionEvent>> LogSubscription::NextFromStore() {
+  while (true) {
+    while (!page_.empty() && page_.front().seq <= last_delivered_) page_.pop_front();
+    if (!page_.empty()) {
+      if (page_.front().seq > replay_head_) {
+        page_.clear();
+        return std::nullopt;
+      }
+      events::SessionEvent e = std::move(page_.front());
+      page_.pop_front();
+      return e;
+    }
+    if (last_delivered_ >= replay_head_) return std::nullopt;
+    auto rows = store_.ReadEvents(log_->session_id(), last_delivered_, kStorePageSize);
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return std::nullopt;
+    page_.assign(std::make_move_iterator(rows->begin()), std::make_move_iterator(rows->end()));
+  }
+}
+
+absl::StatusOr<std::optional<events::SessionEvent>> LogSubscription::TryNext() {
+  if (closed_) return std::nullopt;
+  bool overflowed = false;
+  {
+    absl::MutexLock lock(&queue_->mu);
+    overflowed = queue_->overflowed;
+  }
+  if (overflowed) {
+    // Tell the consumer that live-only events were lost, then catch up.
+    Restart();
+    events::SessionEvent resync;
+    resync.session_id = log_->session_id();
+    resync.payload = events::Resync{last_delivered_};
+    return resync;
+  }
+  if (phase_ == Phase::kStore) {
+    auto next = NextFromStore();
+    if (!next.ok()) return next.status();
+    if (next->has_value()) {
+      last_delivered_ = (*next)->seq;
+      return next;
+    }
+    phase_ = Phase::kTransient;
+  }
+  if (phase_ == Phase::kTransient) {
+    while (!transient_.empty()) {
+      events::SessionEvent e = std::move(transient_.front());
+      transient_.pop_front();
+      if (e.seq <= last_delivered_) continue;
+      last_delivered_ = e.seq;
+      return e;
+    }
+    phase_ = Phase::kLive;
+  }
+  {
+    absl::MutexLock lock(&queue_->mu);
+    while (!queue_->events.empty()) {
+      events::SessionEvent e = std::move(queue_->events.front());
+      queue_->events.pop_front();
+      if (e.seq <= last_delivered_) continue;
+      last_delivered_ = e.seq;
+      return e;
+    }
+    if (!queue_->overflowed) {
+      queue_->want_wakeup = true;
+      return std::nullopt;
+    }
+  }
+  return TryNext();  // overflowed since the check above: resync now
+}
+
+}  // namespace raw::loop

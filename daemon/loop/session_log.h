@@ -1,0 +1,100 @@
+// SessionLog: the single place where a session's events get their seq.
+//
+// Durable events are written to the store (together with the model-context
+// and usage changes they imply, in one transaction) before anyone sees them;
+// live-only events (deltas, stream resets) are only fanned out. Every event
+// gets the next seq, so stored seqs may have holes where deltas were; they
+// never repeat and always increase.
+//
+// The log also remembers the live-only events published since the last
+// durable commit, so a subscriber that joins in the middle of a streamed
+// answer still sees all of it.
+//
+// Thread-safety: all methods are thread-safe. Subscriptions are woken after
+// the log's lock is released, so a wakeup may call back into the log.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "common/time.h"
+#include "daemon/events/session_event.h"
+#include "daemon/loop/subscription.h"
+#include "daemon/store/session_store.h"
+
+namespace raw::loop {
+
+struct SubscriberQueue;
+
+// What a durable commit changes besides the display history.
+struct CommitExtras {
+  std::vector<events::ContextItem> context_appends;
+  std::optional<events::Usage> usage;
+  bool conversation_activity = false;
+  std::string title;
+};
+
+class SessionLog : public std::enable_shared_from_this<SessionLog> {
+ public:
+  SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
+             const Clock& clock);
+  ~SessionLog();
+
+  const std::string& session_id() const { return session_id_; }
+
+  // Stores `payloads` (all durable) as consecutive events of `turn_id` plus
+  // `extras`, in one transaction, then publishes them. On error nothing was
+  // stored or published and no seq was used.
+  absl::Status Commit(const std::string& turn_id, std::vector<events::EventPayload> payloads,
+                      CommitExtras extras = {});
+
+  // Publishes a live-only event (a delta or a stream reset).
+  void PublishLive(const std::string& turn_id, events::EventPayload payload);
+
+  // Publishes a durable-kind event without storing it; only for the case
+  // where storing failed and clients must still learn that a turn ended.
+  void PublishUnstored(const std::string& turn_id, events::EventPayload payload);
+
+  std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
+
+  // Live events a subscriber may have queued before it counts as lagging.
+  static constexpr size_t kMaxQueuedEvents = 8192;
+
+  uint64_t last_seq() const;
+
+ private:
+  friend class LogSubscription;
+
+  // The state a subscription replays from, taken under the lock together
+  // with (re)attaching its live queue, so nothing falls between the two.
+  struct Snapshot {
+    uint64_t durable_head = 0;
+    std::vector<events::SessionEvent> transient;
+  };
+  Snapshot Attach(const std::shared_ptr<SubscriberQueue>& queue);
+  void Detach(const std::shared_ptr<SubscriberQueue>& queue);
+  events::SessionEvent Stamp(const std::string& turn_id, events::EventPayload payload)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues `events` for every subscriber; returns those to wake once the
+  // lock is released.
+  std::vector<std::shared_ptr<SubscriberQueue>> FanOutLocked(
+      const std::vector<events::SessionEvent>& events) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static void Wake(const std::vector<std::shared_ptr<SubscriberQueue>>& queues);
+
+  const std::string session_id_;
+  store::SessionStore& store_;
+  const Clock& clock_;
+
+  mutable absl::Mutex mu_;
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_);
+  uint64_t durable_head_ ABSL_GUARDED_BY(mu_);
+  std::vector<events::SessionEvent> transient_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<SubscriberQueue>> subscribers_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace raw::loop

@@ -1,0 +1,204 @@
+#include "daemon/loop/session_manager.h"
+
+#include <sys/stat.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/ids.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "daemon/loop/session_runner.h"
+#include "daemon/providers/provider_factory.h"
+
+namespace raw::loop {
+namespace {
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+SessionManager::SessionManager(SessionManagerDeps deps) : deps_(std::move(deps)) {}
+
+SessionManager::~SessionManager() { Shutdown(); }
+
+absl::StatusOr<config::Config> SessionManager::LoadConfig() {
+  return config::LoadConfigFile(deps_.config_path);
+}
+
+SessionInfo SessionManager::Describe(const store::SessionRecord& record,
+                                     const SessionRunner* runner) {
+  SessionInfo info;
+  info.record = record;
+  info.running = runner != nullptr && runner->running();
+  // Describing never probes the network: an agent that would need the
+  // local-server probe to resolve shows no model until a turn resolves it.
+  if (auto cfg = LoadConfig(); cfg.ok()) {
+    auto resolved = config::ResolveAgent(*cfg, record.agent, deps_.env,
+                                         [](const std::string&) { return false; });
+    if (resolved.ok()) {
+      info.model = resolved->model.name;
+      info.model_id = resolved->model.model_id;
+    }
+  }
+  return info;
+}
+
+absl::StatusOr<SessionInfo> SessionManager::CreateSession(const std::string& agent,
+                                                          const std::string& cwd) {
+  if (cwd.empty() || cwd[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cwd must be an absolute directory path, got \"", cwd, "\""));
+  }
+  if (!IsDirectory(cwd)) {
+    return absl::InvalidArgumentError(absl::StrCat("cwd ", cwd, " is not an existing directory"));
+  }
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  ASSIGN_OR_RETURN(config::ResolvedAgent resolved,
+                   config::ResolveAgent(cfg, agent, deps_.env, deps_.probe));
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
+  }
+  store::SessionRecord record;
+  record.id = NewId();
+  record.agent = resolved.agent.name;
+  record.cwd = cwd;
+  record.created_at_unix_ms = deps_.clock.NowUnixMs();
+  record.last_activity_unix_ms = record.created_at_unix_ms;
+  RETURN_IF_ERROR(deps_.store.CreateSession(record));
+  RAW_LOG(Info) << "session " << record.id << " created (agent " << record.agent << ", cwd "
+                << cwd << ")";
+  SessionInfo info;
+  info.record = record;
+  info.model = resolved.model.name;
+  info.model_id = resolved.model.model_id;
+  return info;
+}
+
+absl::StatusOr<SessionRunner*> SessionManager::Runner(const std::string& session_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = runners_.find(session_id); it != runners_.end()) return it->second.get();
+  }
+  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
+  absl::MutexLock lock(&mu_);
+  auto& slot = runners_[session_id];
+  if (!slot) slot = std::make_unique<SessionRunner>(record, deps_.store, deps_.clock);
+  return slot.get();
+}
+
+absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
+  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(id));
+  const SessionRunner* runner = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = runners_.find(id); it != runners_.end()) runner = it->second.get();
+  }
+  return Describe(record, runner);
+}
+
+absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
+    int page_size, const std::string& page_token, std::string* next_page_token) {
+  ASSIGN_OR_RETURN(store::SessionPage page, deps_.store.ListSessions(page_size, page_token));
+  std::vector<SessionInfo> out;
+  for (const auto& record : page.sessions) {
+    const SessionRunner* runner = nullptr;
+    {
+      absl::MutexLock lock(&mu_);
+      if (auto it = runners_.find(record.id); it != runners_.end()) runner = it->second.get();
+    }
+    out.push_back(Describe(record, runner));
+  }
+  if (next_page_token != nullptr) *next_page_token = page.next_page_token;
+  return out;
+}
+
+absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session_id,
+                                                      const std::string& text) {
+  if (text.empty()) return absl::InvalidArgumentError("the user message is empty");
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
+  }
+  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  if (runner->running()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "session ", session_id, " already has a running turn; interrupt it or wait for it to end"));
+  }
+  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+
+  TurnPlan plan;
+  plan.turn_id = NewId("turn_");
+  plan.user_text = text;
+  plan.cwd = record.cwd;
+  plan.tool_settings = cfg.tools;
+  ASSIGN_OR_RETURN(plan.agent, config::ResolveAgent(cfg, record.agent, deps_.env, deps_.probe));
+  ASSIGN_OR_RETURN(plan.provider, providers::MakeProvider(plan.agent.model, deps_.http, deps_.env));
+  ASSIGN_OR_RETURN(std::vector<const tools::ToolSpec*> selected,
+                   deps_.tools.Select(plan.agent.agent.tools_use));
+  for (const tools::ToolSpec* spec : selected) {
+    plan.tools[spec->model_name] = spec;
+    plan.tool_definitions.push_back({spec->model_name, spec->description, spec->input_schema});
+  }
+  std::string turn_id = plan.turn_id;
+  RETURN_IF_ERROR(runner->StartTurn(std::move(plan)));
+  return turn_id;
+}
+
+absl::StatusOr<bool> SessionManager::InterruptTurn(const std::string& session_id) {
+  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  return runner->Interrupt();
+}
+
+absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(
+    const std::string& session_id, uint64_t after_seq) {
+  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  return runner->Subscribe(after_seq);
+}
+
+absl::StatusOr<store::HistoryPage> SessionManager::GetHistory(const std::string& session_id,
+                                                              const std::string& cursor, int limit,
+                                                              store::HistoryDirection direction) {
+  RETURN_IF_ERROR(deps_.store.GetSession(session_id).status());
+  return deps_.store.GetHistory(session_id, cursor, limit, direction);
+}
+
+ConfigCheck SessionManager::CheckConfig(const std::string& path) {
+  ConfigCheck check;
+  check.path = path.empty() ? deps_.config_path : path;
+  struct stat st;
+  check.exists = stat(check.path.c_str(), &st) == 0;
+  std::vector<config::ConfigProblem> problems;
+  auto cfg = config::LoadConfigFile(check.path, &problems);
+  if (!cfg.ok()) {
+    if (problems.empty()) {
+      check.errors.push_back(std::string(cfg.status().message()));
+    } else {
+      for (const auto& p : problems) check.errors.push_back(p.ToString());
+    }
+    return check;
+  }
+  // Tool selections are checked against the registry as well.
+  for (const auto& [name, agent] : cfg->agents) {
+    auto selected = deps_.tools.Select(agent.tools_use);
+    if (!selected.ok()) {
+      check.errors.push_back(absl::StrCat("agents.", name, ".", selected.status().message()));
+    }
+  }
+  return check;
+}
+
+void SessionManager::Shutdown() {
+  std::vector<SessionRunner*> runners;
+  {
+    absl::MutexLock lock(&mu_);
+    shutting_down_ = true;
+    for (auto& [id, r] : runners_) runners.push_back(r.get());
+  }
+  for (SessionRunner* r : runners) r->Shutdown();
+}
+
+}  // namespace raw::loop

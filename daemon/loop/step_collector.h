@@ -1,0 +1,47 @@
+// StepCollector: consumes one inference request's ProviderEvents, streams
+// the deltas to the session's subscribers, and assembles what the step
+// produced (text, reasoning, tool calls, usage, finish or error). Runs on
+// the turn thread; not thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/events/conversation.h"
+#include "daemon/loop/session_log.h"
+#include "daemon/providers/provider.h"
+
+namespace raw::loop {
+
+struct CollectedCall {
+  events::ToolCallRequest request;
+  bool complete = false;
+};
+
+struct StepResult {
+  std::string text;
+  std::string reasoning;
+  std::vector<events::OpaqueBlob> opaque;
+  std::vector<CollectedCall> calls;
+  std::optional<events::Usage> usage;
+  std::optional<providers::FinishEvent> finish;
+  std::optional<providers::ErrorEvent> error;
+  bool any_output = false;  // some delta was published
+};
+
+class StepCollector : public providers::ProviderEventSink {
+ public:
+  StepCollector(SessionLog& log, std::string turn_id) : log_(log), turn_id_(std::move(turn_id)) {}
+
+  void OnEvent(const providers::ProviderEvent& event) override;
+
+  StepResult& result() { return result_; }
+
+ private:
+  SessionLog& log_;
+  std::string turn_id_;
+  StepResult result_;
+};
+
+}  // namespace raw::loop

@@ -1,0 +1,231 @@
+#include "daemon/loop/turn.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+
+namespace raw::loop {
+namespace {
+
+int64_t MonotonicMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Title(const std::string& text) {
+  std::string t = text.substr(0, text.find('\n'));
+  if (t.size() > 80) {
+    size_t cut = 77;
+    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
+    t = t.substr(0, cut) + "...";
+  }
+  return t;
+}
+
+std::string ProviderErrorMessage(const StepResult& result, const absl::Status& status) {
+  if (result.error && !result.error->message.empty()) {
+    std::string kind = providers::ErrorKindName(result.error->kind);
+    return absl::StrCat("model request failed (", kind, "): ", result.error->message);
+  }
+  return absl::StrCat("model request failed: ", status.message());
+}
+
+}  // namespace
+
+Turn::Turn(TurnPlan plan, SessionLog& log, std::vector<events::ContextItem>& context,
+           const CancelToken& cancel)
+    : plan_(std::move(plan)), log_(log), context_(context), cancel_(cancel) {}
+
+events::TurnEnded Turn::End(events::TurnEndReason reason, std::string message) {
+  events::TurnEnded end;
+  end.reason = reason;
+  end.message = std::move(message);
+  end.steps = steps_;
+  return end;
+}
+
+std::string Turn::ToolFor(const std::string& model_name) const {
+  auto it = plan_.tools.find(model_name);
+  return it == plan_.tools.end() ? "" : it->second->qualified_name;
+}
+
+absl::Status Turn::Notice(events::NoticeLevel level, std::string text) {
+  return log_.Commit(plan_.turn_id, {events::Notice{level, std::move(text)}});
+}
+
+events::TurnEnded Turn::Run() {
+  CommitExtras extras;
+  extras.context_appends.push_back(events::UserText{plan_.user_text});
+  extras.conversation_activity = true;
+  extras.title = Title(plan_.user_text);
+  absl::Status s = log_.Commit(
+      plan_.turn_id,
+      {events::TurnStarted{plan_.user_text}, events::UserMessage{plan_.user_text}}, extras);
+  if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
+  context_.push_back(events::UserText{plan_.user_text});
+
+  const int max_steps = plan_.agent.agent.max_steps;
+  for (int step = 1; step <= max_steps; ++step) {
+    if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, "interrupted");
+    events::TurnEnded end;
+    if (RunStep(step, &end) == StepOutcome::kDone) return end;
+  }
+  // Only reached when the last permitted step ran tools; RunStep ends the
+  // turn itself when that step asks for tools, so this is defensive.
+  return End(events::TurnEndReason::kMaxSteps,
+             absl::StrCat("reached the limit of ", max_steps, " model requests"));
+}
+
+Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
+  steps_ = step;
+  providers::ModelRequest request;
+  request.system_prompt = plan_.agent.agent.system_prompt;
+  request.tools = plan_.tool_definitions;
+  request.messages = context_;
+
+  StepCollector collector(log_, plan_.turn_id);
+  absl::Status status = plan_.provider->Stream(request, collector, cancel_);
+  StepResult& result = collector.result();
+
+  if (!status.ok() || !result.finish) {
+    if (cancel_.cancelled() || status.code() == absl::StatusCode::kCancelled) {
+      // Keep what the user already saw; a partial tool call never runs.
+      if (!result.text.empty() || !result.reasoning.empty()) {
+        StepResult partial;
+        partial.text = result.text;
+        partial.reasoning = result.reasoning;
+        partial.usage = result.usage;
+        if (auto c = CommitAssistant(step, partial); !c.ok()) {
+          *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
+          return StepOutcome::kDone;
+        }
+      }
+      *end = End(events::TurnEndReason::kCancelled, "interrupted");
+      return StepOutcome::kDone;
+    }
+    if (result.any_output) {
+      log_.PublishLive(plan_.turn_id, events::StreamReset{"the model request failed"});
+    }
+    *end = End(events::TurnEndReason::kError, ProviderErrorMessage(result, status));
+    return StepOutcome::kDone;
+  }
+
+  if (auto c = CommitAssistant(step, result); !c.ok()) {
+    *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
+    return StepOutcome::kDone;
+  }
+  const auto reason = result.finish->reason;
+  if (result.calls.empty()) {
+    if (reason == providers::FinishReason::kLength) {
+      (void)Notice(events::NoticeLevel::kWarning,
+                   "The answer was cut off at the model's output limit.");
+    } else if (reason == providers::FinishReason::kContentFilter) {
+      (void)Notice(events::NoticeLevel::kWarning,
+                   "The provider's content filter stopped the answer.");
+    }
+    *end = End(events::TurnEndReason::kCompleted, "");
+    return StepOutcome::kDone;
+  }
+
+  const bool last_step = step >= plan_.agent.agent.max_steps;
+  if (auto c = RunCalls(result, last_step); !c.ok()) {
+    *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
+    return StepOutcome::kDone;
+  }
+  if (cancel_.cancelled()) {
+    *end = End(events::TurnEndReason::kCancelled, "interrupted");
+    return StepOutcome::kDone;
+  }
+  if (last_step) {
+    *end = End(events::TurnEndReason::kMaxSteps,
+               absl::StrCat("reached the limit of ", plan_.agent.agent.max_steps,
+                            " model requests; the last request asked for tools, which were "
+                            "not run"));
+    return StepOutcome::kDone;
+  }
+  return StepOutcome::kContinue;
+}
+
+absl::Status Turn::CommitAssistant(int step, const StepResult& result) {
+  std::vector<events::EventPayload> payloads;
+  events::AssistantTurn item;
+  item.text = result.text;
+  item.reasoning = result.reasoning;
+  item.opaque = result.opaque;
+  if (!result.text.empty() || !result.reasoning.empty() || result.calls.empty()) {
+    payloads.push_back(events::AssistantMessage{result.text, result.reasoning, step});
+  }
+  if (!result.calls.empty()) {
+    events::ToolCallBatch batch;
+    for (const auto& c : result.calls) {
+      batch.calls.push_back(
+          {c.request.call_id, c.request.name, ToolFor(c.request.name), c.request.arguments});
+      item.tool_calls.push_back(c.request);
+    }
+    payloads.push_back(std::move(batch));
+  }
+  CommitExtras extras;
+  if (result.usage) {
+    payloads.push_back(events::UsageReport{*result.usage, step});
+    extras.usage = result.usage;
+  }
+  extras.context_appends.push_back(item);
+  extras.conversation_activity = true;
+  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, std::move(payloads), std::move(extras)));
+  context_.push_back(std::move(item));
+  return absl::OkStatus();
+}
+
+absl::Status Turn::CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
+                                int64_t duration_ms) {
+  events::ToolResult r;
+  r.call_id = call.request.call_id;
+  r.name = call.request.name;
+  r.tool = ToolFor(call.request.name);
+  r.status = output.status;
+  r.content = output.content;
+  r.duration_ms = duration_ms;
+  events::ToolOutcome outcome{call.request.call_id, call.request.name, output.content,
+                              output.status != events::ToolStatus::kOk};
+  CommitExtras extras;
+  extras.context_appends.push_back(outcome);
+  extras.conversation_activity = true;
+  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {std::move(r)}, std::move(extras)));
+  context_.push_back(std::move(outcome));
+  return absl::OkStatus();
+}
+
+absl::Status Turn::RunCalls(const StepResult& result, bool skip_all) {
+  tools::ToolContext ctx{plan_.cwd, plan_.tool_settings, cancel_};
+  for (const auto& call : result.calls) {
+    if (skip_all) {
+      RETURN_IF_ERROR(CommitResult(
+          call,
+          {events::ToolStatus::kSkipped,
+           absl::StrCat("Not run: the turn reached its limit of ", plan_.agent.agent.max_steps,
+                        " model requests (max_steps) before this call could run.")},
+          0));
+      continue;
+    }
+    if (cancel_.cancelled()) {
+      RETURN_IF_ERROR(CommitResult(
+          call, tools::ToolOutput::Cancelled("Cancelled: the turn was interrupted before this "
+                                             "call ran."),
+          0));
+      continue;
+    }
+    RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {events::ToolStarted{call.request.call_id,
+                                                                     call.request.name,
+                                                                     ToolFor(call.request.name)}}));
+    const int64_t start = MonotonicMs();
+    tools::ToolOutput output =
+        DispatchToolCall(DispatchInput{call.request, call.complete}, plan_.tools, ctx);
+    RETURN_IF_ERROR(CommitResult(call, output, MonotonicMs() - start));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace raw::loop

@@ -1,0 +1,41 @@
+// RequestBuilder: the body of a streaming Chat Completions request, built
+// from the neutral ModelRequest and the model's settings.
+//
+// The bytes are deterministic: the same input gives the same body, and a
+// history item is serialized the same way in every request, so that a
+// request whose history grew by appended items starts with the previous
+// request's messages byte for byte (provider prompt caches match on that
+// prefix). To keep that property visible in the bytes, "messages" is the
+// last key of the body.
+//
+// Mapping: the system prompt is the first message (role from
+// ModelConfig::system_role; left out when empty); user text -> "user";
+// an assistant turn -> "assistant" with "content" (null when it only calls
+// tools) and "tool_calls" carrying the model's exact arguments strings;
+// each tool outcome -> "tool" with its tool_call_id, failures marked in the
+// content (the API has no error flag). Reasoning and opaque provider state
+// are not sent back.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/json.h"
+#include "daemon/config/config.h"
+#include "daemon/events/conversation.h"
+#include "daemon/providers/provider.h"
+
+namespace raw::providers::openai_chat {
+
+// The JSON body. `prompt_cache_key` is sent as "prompt_cache_key" when set;
+// whether a service gets one is the caller's decision.
+std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
+                             const std::optional<std::string>& prompt_cache_key);
+
+// One history item as its Chat Completions message (every item maps to
+// exactly one). Exposed for prefix-stability tests.
+OrderedJson ContextItemToMessage(const events::ContextItem& item);
+
+}  // namespace raw::providers::openai_chat

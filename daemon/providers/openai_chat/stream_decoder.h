@@ -1,0 +1,117 @@
+// StreamDecoder: the pure per-frame decoder of an OpenAI Chat Completions
+// stream (and of the compatible servers: DeepSeek, Ollama, llama-server).
+// SSE frame in, zero or more neutral ProviderEvents out; no I/O, no clock.
+//
+// What it implements (see the provider reference, sections 2 and 6):
+// - Start before any other event except a lone Error.
+// - Text from delta.content and delta.refusal; reasoning from
+//   delta.reasoning_content or delta.reasoning. Text and reasoning share one
+//   part ordinal that advances whenever the stream switches between them; a
+//   reasoning part ends with ReasoningEnd, carrying the full text as an
+//   OpaqueBlob of kind "reasoning_content" when it came in that field.
+// - Tool calls accumulated in slots keyed by tool_calls[].index, else by id,
+//   else the most recent slot; call ids missing from the wire are
+//   synthesised. Calls are closed at the end of the stream: ToolCallEnd,
+//   then Usage (the last non-null usage object), then Finish.
+// - Finish mapping: stop with a complete call -> kToolCalls; length ->
+//   kLength with every call incomplete; DeepSeek's
+//   insufficient_system_resource is a retryable server error.
+// - Errors: a chunk with a top-level "error", or an SSE "error" event, ends
+//   the stream with ErrorEvent; nothing after a terminal event is decoded.
+// - Finish(): EOF after a finish_reason completes the stream; EOF without
+//   one is a retryable kPrematureEof with no ToolCallEnd for open calls.
+// - DecodeNonStreamed(): a whole chat.completion JSON document (a server
+//   that ignored stream:true) gives the same events.
+//
+// Thread-compatible: one decoder per response.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json.h"
+#include "daemon/events/usage.h"
+#include "daemon/providers/provider_event.h"
+#include "daemon/providers/sse/sse_decoder.h"
+
+namespace raw::providers::openai_chat {
+
+class StreamDecoder {
+ public:
+  // `provider` labels the OpaqueBlobs this decoder produces ("deepseek").
+  explicit StreamDecoder(std::string provider);
+
+  // Decodes one SSE frame, appending the resulting events to `out`.
+  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out);
+
+  // The body ended cleanly (EOF). Appends the terminal events if none was
+  // produced yet: Finish when a finish_reason was seen, else kPrematureEof.
+  void Finish(std::vector<ProviderEvent>* out);
+
+  // Ends the stream with an error decided by the caller (transport failure,
+  // cancellation); after_output is filled in here. No-op once done().
+  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out);
+
+  // Decodes a complete non-streamed response body into the full event
+  // sequence, terminal event included.
+  void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out);
+
+  // A terminal event (Finish or Error) has been produced.
+  bool done() const { return done_; }
+  // A finish_reason arrived (the content of the answer is complete).
+  bool finish_seen() const { return finish_reason_.has_value(); }
+  // Some text, reasoning or tool-call event has been produced.
+  bool after_output() const { return after_output_; }
+
+ private:
+  struct CallSlot {
+    int call_index = 0;
+    std::string id;
+    std::string name;
+    std::string arguments;
+    bool started = false;  // ToolCallStart emitted
+  };
+
+  void DecodeChunk(const Json& chunk, std::vector<ProviderEvent>* out);
+  void DecodeDelta(const Json& delta, std::vector<ProviderEvent>* out);
+  void DecodeToolCall(const Json& fragment, std::vector<ProviderEvent>* out);
+  void EmitText(std::string_view text, std::vector<ProviderEvent>* out);
+  void EmitReasoning(std::string_view text, bool passback, std::vector<ProviderEvent>* out);
+  void EndReasoningPart(std::vector<ProviderEvent>* out);
+  void StartCall(CallSlot& slot, std::vector<ProviderEvent>* out);
+  void EnsureStarted(std::vector<ProviderEvent>* out);
+  void CompleteStream(std::vector<ProviderEvent>* out);
+  void EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out);
+  CallSlot& SlotFor(const Json& fragment);
+
+  std::string provider_;
+  bool started_ = false;
+  bool done_ = false;
+  bool after_output_ = false;
+  std::string response_id_;
+  std::string model_;
+
+  enum class PartKind { kNone, kText, kReasoning };
+  PartKind part_kind_ = PartKind::kNone;
+  int part_index_ = -1;
+  std::string reasoning_text_;      // of the open reasoning part
+  bool reasoning_passback_ = false;  // it came in reasoning_content
+  bool refusal_seen_ = false;
+
+  std::vector<CallSlot> calls_;          // in order of first appearance
+  std::map<int64_t, size_t> by_index_;   // wire index -> calls_ position
+  std::map<std::string, size_t> by_id_;  // wire id -> calls_ position
+
+  std::optional<std::string> finish_reason_;
+  std::optional<events::Usage> usage_;
+};
+
+// Normalises a Chat Completions "usage" object (OpenAI, DeepSeek, Ollama,
+// llama-server variants). A field the server did not send stays unknown.
+events::Usage NormalizeChatUsage(const Json& usage);
+
+}  // namespace raw::providers::openai_chat

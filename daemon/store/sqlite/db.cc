@@ -1,0 +1,137 @@
+#include "daemon/store/sqlite/db.h"
+
+#include <sqlite3.h>
+
+#include <cctype>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace raw::store {
+
+absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path,
+                                                         const DatabaseOptions& options) {
+  sqlite3* handle = nullptr;
+  int code = sqlite3_open_v2(path.c_str(), &handle,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             nullptr);
+  if (handle == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat("sqlite: cannot allocate a connection for ",
+                                                     path));
+  }
+  std::unique_ptr<Database> db(new Database(handle, path));
+  if (code != SQLITE_OK) return db->Error(code, absl::StrCat("opening ", path));
+  sqlite3_extended_result_codes(handle, 1);
+  RETURN_IF_ERROR(db->Configure(options));
+  return db;
+}
+
+absl::Status Database::Configure(const DatabaseOptions& options) {
+  sqlite3_busy_timeout(db_, options.busy_timeout_ms);
+  // Reading the header writes nothing; it must come before the WAL switch,
+  // which rewrites the header of a database in rollback-journal mode.
+  if (options.max_user_version) {
+    ASSIGN_OR_RETURN(int64_t version, QueryInt64("PRAGMA user_version"));
+    if (version > *options.max_user_version) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path_, " has schema version ", version, " but this build knows versions up to ",
+          *options.max_user_version, "; it was written by a newer Raw and is left untouched"));
+    }
+  }
+  ASSIGN_OR_RETURN(Statement journal, Prepare("PRAGMA journal_mode=WAL"));
+  ASSIGN_OR_RETURN(bool has_row, journal.Step());
+  std::string mode = has_row ? absl::AsciiStrToLower(journal.ColumnString(0)) : "";
+  // In-memory and temporary databases report "memory"; they have no file to
+  // journal.
+  if (mode != "wal" && mode != "memory") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("sqlite: cannot use WAL journal mode for ", path_, " (got \"", mode, "\")"));
+  }
+  return Exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+}
+
+Database::~Database() {
+  for (auto& [sql, cached] : cache_) sqlite3_finalize(cached.stmt);
+  sqlite3_close_v2(db_);
+}
+
+absl::Status Database::Exec(absl::string_view sql) {
+  std::string text(sql);
+  // On failure sqlite3_errmsg() holds the message, which Error() reports.
+  int code = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
+  if (code == SQLITE_OK) return absl::OkStatus();
+  return Error(code, absl::StrCat("running: ", text));
+}
+
+absl::StatusOr<Statement> Database::Prepare(absl::string_view sql) {
+  std::string key(sql);
+  auto it = cache_.find(key);
+  if (it != cache_.end() && !it->second.in_use) {
+    it->second.in_use = true;
+    return Statement(this, it->second.stmt, &it->second.in_use);
+  }
+  const bool cache = it == cache_.end();
+  sqlite3_stmt* stmt = nullptr;
+  const char* tail = nullptr;
+  int code = sqlite3_prepare_v3(db_, key.data(), static_cast<int>(key.size()),
+                                cache ? SQLITE_PREPARE_PERSISTENT : 0, &stmt, &tail);
+  if (code != SQLITE_OK) return Error(code, absl::StrCat("preparing: ", key));
+  if (stmt == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("sqlite: no statement in: ", key));
+  }
+  for (const char* p = tail; p != nullptr && *p != '\0'; ++p) {
+    if (!std::isspace(static_cast<unsigned char>(*p)) && *p != ';') {
+      sqlite3_finalize(stmt);
+      return absl::InvalidArgumentError(
+          absl::StrCat("sqlite: Prepare takes one statement; extra text after it: ", p));
+    }
+  }
+  if (!cache) return Statement(this, stmt, nullptr);
+  CachedStatement& slot = cache_[key];
+  slot.stmt = stmt;
+  slot.in_use = true;
+  return Statement(this, stmt, &slot.in_use);
+}
+
+absl::StatusOr<int64_t> Database::QueryInt64(absl::string_view sql) {
+  ASSIGN_OR_RETURN(Statement statement, Prepare(sql));
+  ASSIGN_OR_RETURN(bool has_row, statement.Step());
+  if (!has_row) {
+    return absl::InternalError(absl::StrCat("sqlite: no row from: ", std::string(sql)));
+  }
+  return statement.ColumnInt64(0);
+}
+
+int64_t Database::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+
+int64_t Database::ChangedRows() const { return sqlite3_changes64(db_); }
+
+bool Database::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
+
+absl::Status Database::Error(int code, absl::string_view context) const {
+  std::string message = absl::StrCat("sqlite: ", sqlite3_errmsg(db_));
+  if (!context.empty()) absl::StrAppend(&message, " (", context, ")");
+  switch (code & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return absl::UnavailableError(message);
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return absl::DataLossError(message);
+    case SQLITE_CONSTRAINT:
+      if (code == SQLITE_CONSTRAINT_PRIMARYKEY || code == SQLITE_CONSTRAINT_UNIQUE) {
+        return absl::AlreadyExistsError(message);
+      }
+      return absl::FailedPreconditionError(message);
+    case SQLITE_FULL:
+      return absl::ResourceExhaustedError(message);
+    case SQLITE_CANTOPEN:
+      return absl::FailedPreconditionError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+}  // namespace raw::store

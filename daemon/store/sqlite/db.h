@@ -1,0 +1,96 @@
+// Database: one SQLite connection, the small RAII wrapper the store is built
+// on. Every failure is an absl::Status carrying SQLite's own message.
+//
+// Open() configures the connection the way every Raw database is used: WAL
+// journal, synchronous=NORMAL (a committed transaction survives a crash of
+// the process; only an OS crash or power loss may drop the last ones),
+// foreign_keys=ON and a busy timeout.
+//
+// Prepare() hands out Statements whose compiled form is cached per
+// connection (SQLITE_PREPARE_PERSISTENT), keyed by the SQL text.
+//
+// Ownership: the Database owns the connection and its statement cache; every
+// Statement and Transaction made from it must be destroyed before it.
+// Thread-safety: none. A Database and its statements are used by one thread
+// at a time; callers that share one serialize access themselves.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "daemon/store/sqlite/statement.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace raw::store {
+
+struct DatabaseOptions {
+  int busy_timeout_ms = 5000;
+  // When set, a file whose PRAGMA user_version is greater is refused with
+  // kFailedPrecondition before anything is written to it (not even the switch
+  // to WAL), so a database from a newer schema stays byte-for-byte untouched.
+  std::optional<int64_t> max_user_version;
+};
+
+class Database {
+ public:
+  // Opens or creates the database at `path` (":memory:" for a private
+  // in-memory database).
+  static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path,
+                                                        const DatabaseOptions& options = {});
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Runs one or more statements that return no rows of interest.
+  absl::Status Exec(absl::string_view sql);
+
+  // Returns a statement for exactly one SQL statement, reset and with no
+  // bindings. The compiled form is cached: preparing the same text again
+  // reuses it. If the cached statement is still in use (a nested use of the
+  // same SQL), a separate uncached one is returned.
+  absl::StatusOr<Statement> Prepare(absl::string_view sql);
+
+  // The single integer a query such as "PRAGMA user_version" returns.
+  absl::StatusOr<int64_t> QueryInt64(absl::string_view sql);
+
+  int64_t LastInsertRowId() const;
+  // Rows changed by the most recent INSERT, UPDATE or DELETE.
+  int64_t ChangedRows() const;
+  // True while a transaction is open on this connection.
+  bool InTransaction() const;
+  // Number of statements held in the cache.
+  size_t CachedStatementCount() const { return cache_.size(); }
+  const std::string& path() const { return path_; }
+
+  // An error status for SQLite result code `code` on this connection,
+  // carrying sqlite3_errmsg() and `context`. The status code follows the
+  // kind of failure: busy/locked -> kUnavailable, corrupt or not a database
+  // -> kDataLoss, constraint -> kAlreadyExists for unique keys and
+  // kFailedPrecondition otherwise, disk full -> kResourceExhausted, cannot
+  // open -> kFailedPrecondition, anything else -> kInternal.
+  absl::Status Error(int code, absl::string_view context) const;
+
+ private:
+  struct CachedStatement {
+    sqlite3_stmt* stmt = nullptr;
+    bool in_use = false;
+  };
+
+  Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  absl::Status Configure(const DatabaseOptions& options);
+
+  sqlite3* db_;
+  std::string path_;
+  // Node-based on purpose: a cached Statement points at its slot's in_use
+  // flag, which must not move when the map grows.
+  std::unordered_map<std::string, CachedStatement> cache_;
+};
+
+}  // namespace raw::store

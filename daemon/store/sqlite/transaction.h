@@ -1,0 +1,43 @@
+// Transaction: a scoped SQLite transaction. Begin() opens it; Commit() ends
+// it; if Commit() has not succeeded by the time the object is destroyed
+// (an early return on error, a failed COMMIT), the destructor rolls back.
+//
+//   Transaction txn(db);
+//   RETURN_IF_ERROR(txn.Begin());
+//   ... writes, returning on the first error ...
+//   return txn.Commit();
+//
+// Transactions do not nest: Begin() while the connection is already in one
+// is an error. Begin() takes the write lock at once (BEGIN IMMEDIATE), so a
+// transaction never fails half-way because another connection wrote first.
+//
+// Ownership: borrows the Database, which must outlive it. Thread-safety:
+// that of its Database (none).
+#pragma once
+
+#include "absl/status/status.h"
+
+namespace raw::store {
+
+class Database;
+
+class Transaction {
+ public:
+  explicit Transaction(Database& db) : db_(db) {}
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();
+
+  absl::Status Begin();
+  absl::Status Commit();
+  // Rolls back now; the destructor then has nothing to do.
+  void Rollback();
+
+  bool is_open() const { return open_; }
+
+ private:
+  Database& db_;
+  bool open_ = false;
+};
+
+}  // namespace raw::store

@@ -1,0 +1,38 @@
+// BashOutput: a command's combined output, bounded to a byte cap by keeping
+// its beginning and its end.
+//
+// Memory stays within about twice the cap however much the command writes.
+// When more than the cap arrives, Render() shows the first half and the last
+// half with a marker in between that says how many bytes were left out and
+// which setting sets the cap, so the model knows the output is incomplete.
+// Cuts never split a UTF-8 sequence. Not thread-safe: owned by one call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace raw::tools::builtin {
+
+class BashOutput {
+ public:
+  explicit BashOutput(size_t cap);
+
+  void Append(const char* data, size_t size);
+
+  // The output, or its head and tail around an omission marker.
+  std::string Render() const;
+
+  uint64_t total_bytes() const { return total_; }
+  bool truncated() const { return total_ > cap_; }
+
+ private:
+  size_t cap_;
+  size_t head_cap_;
+  size_t tail_cap_;
+  std::string head_;
+  std::string tail_;  // the latest bytes; trimmed to tail_cap_ in batches
+  uint64_t total_ = 0;
+};
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,159 @@
+// builtin/write_file: replaces a file's whole content atomically.
+//
+// The content goes to a temporary file in the target's directory, which is
+// flushed and then renamed over the target, so readers see either the old
+// file or the new one and a failure never leaves a half-written file. A
+// symlink is followed (its target is replaced, the link stays); an existing
+// file keeps its permission bits; a new one gets 0666 minus the umask.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/tool_args.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The process umask, read without changing it (umask(2) would race with
+// other threads creating files). Falls back to the common 022.
+mode_t CurrentUmask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0) {
+      return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8)) & 0777;
+    }
+  }
+  return 022;
+}
+
+std::string Errno(const std::string& what, const std::string& path, int err) {
+  return absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(err));
+}
+
+bool WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+ToolOutput WriteFile(const Json& args, const ToolContext& ctx) {
+  if (absl::Status s = CheckArgumentObject(args, {"path", "content"}); !s.ok()) {
+    return ToolOutput::Error(std::string(s.message()));
+  }
+  absl::StatusOr<std::string> raw_path = RequiredString(args, "path");
+  if (!raw_path.ok()) return ToolOutput::Error(std::string(raw_path.status().message()));
+  absl::StatusOr<std::string> content = RequiredString(args, "content");
+  if (!content.ok()) return ToolOutput::Error(std::string(content.status().message()));
+  absl::StatusOr<std::string> resolved = ResolvePath(ctx.cwd, *raw_path);
+  if (!resolved.ok()) return ToolOutput::Error(std::string(resolved.status().message()));
+  if (!raw_path->empty() && raw_path->back() == '/') {
+    return ToolOutput::Error(absl::StrCat("path \"", *raw_path, "\" names a directory, not a file"));
+  }
+
+  // Write through a symlink to its target, so the link survives.
+  std::string target = *resolved;
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    fs::path real = fs::weakly_canonical(target, ec);
+    if (ec) return ToolOutput::Error(Errno("resolve the symlink", target, ec.value()));
+    target = real.string();
+  }
+
+  bool existed = false;
+  mode_t mode = 0666 & ~CurrentUmask();
+  struct stat st;
+  if (stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      return ToolOutput::Error(absl::StrCat(target, " is a directory; write_file writes files"));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return ToolOutput::Error(absl::StrCat(
+          target, " is not a regular file (device, FIFO or socket); write_file writes files"));
+    }
+    existed = true;
+    mode = st.st_mode & 07777;
+  } else if (errno != ENOENT) {
+    return ToolOutput::Error(Errno("write", target, errno));
+  }
+
+  fs::path parent = fs::path(target).parent_path();
+  fs::create_directories(parent, ec);
+  if (ec) return ToolOutput::Error(Errno("create directory", parent.string(), ec.value()));
+
+  std::string tmp = (parent / absl::StrCat(".", fs::path(target).filename().string(),
+                                           ".raw-tmp-XXXXXX"))
+                        .string();
+  int fd = mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) return ToolOutput::Error(Errno("create a temporary file in", parent.string(), errno));
+  auto fail = [&](const std::string& what, int err) {
+    close(fd);
+    unlink(tmp.c_str());
+    return ToolOutput::Error(Errno(what, target, err));
+  };
+  if (!WriteAll(fd, *content)) return fail("write", errno);
+  if (fchmod(fd, mode) != 0) return fail("set the mode of", errno);
+  if (fsync(fd) != 0) return fail("flush", errno);
+  if (close(fd) != 0) {
+    int err = errno;
+    unlink(tmp.c_str());
+    return ToolOutput::Error(Errno("write", target, err));
+  }
+  if (rename(tmp.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    unlink(tmp.c_str());
+    return ToolOutput::Error(Errno("replace", target, err));
+  }
+  return ToolOutput::Ok(absl::StrCat(existed ? "Overwrote " : "Created ", target, " (",
+                                     content->size(), " bytes written)"));
+}
+
+}  // namespace
+
+ToolSpec MakeWriteFileTool() {
+  ToolSpec spec;
+  spec.qualified_name = "builtin/write_file";
+  spec.model_name = "write_file";
+  spec.description =
+      "Write a file, replacing all of its content. Creates missing parent directories. The write "
+      "is atomic: the file is either fully replaced or left unchanged. Relative paths are "
+      "resolved against the session's working directory; absolute paths are allowed. Reports "
+      "whether the file was created or overwritten and how many bytes were written.";
+  spec.input_schema = OrderedJson{
+      {"type", "object"},
+      {"properties",
+       {{"path",
+         {{"type", "string"},
+          {"description",
+           "The file to write: absolute, or relative to the working directory."}}},
+        {"content",
+         {{"type", "string"}, {"description", "The complete new content of the file."}}}}},
+      {"required", {"path", "content"}},
+      {"additionalProperties", false}};
+  spec.read_only = false;
+  spec.handler = WriteFile;
+  return spec;
+}
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs Raw's build and test dependencies on Debian 12 and builds Raw
+# into ./build. Idempotent: packages already installed are not touched
+# (apt is skipped entirely when nothing is missing) and the build is
+# incremental.
+#
+# usage: scripts/setup.sh [TARGET...]
+#   Builds the given CMake targets (default: everything).
+# environment:
+#   RAW_JOBS   parallel build jobs (default: the number of CPUs)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo_root="$(pwd)"
+
+say() { printf 'setup: %s\n' "$*"; }
+
+# The Debian packages Raw needs to build and test.
+packages=(
+  cmake ninja-build g++ pkg-config ccache
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
+  libsqlite3-dev libcurl4-openssl-dev libncurses-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  libboost-dev
+  tmux procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  say "all ${#packages[@]} Debian packages are installed"
+else
+  say "installing ${#missing[@]} Debian packages: ${missing[*]}"
+  if ((EUID == 0)); then
+    sudo=()
+  elif command -v sudo >/dev/null; then
+    sudo=(sudo)
+  else
+    say "error: not root and sudo is not available; install as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# ccache: key the cache on paths relative to the checkout, so that another
+# checkout of the same sources (a CI clone elsewhere) hits it too.
+export CCACHE_BASEDIR="$repo_root"
+export CCACHE_NOHASHDIR=1
+
+say "configuring $repo_root/build (Ninja, RelWithDebInfo, ccache)"
+cmake -S "$repo_root" -B "$repo_root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DRAW_CCACHE=ON >/dev/null
+
+jobs="${RAW_JOBS:-$(nproc)}"
+if (($# > 0)); then
+  say "building $* with $jobs jobs"
+  cmake --build "$repo_root/build" -j "$jobs" --target "$@"
+else
+  say "building everything with $jobs jobs"
+  cmake --build "$repo_root/build" -j "$jobs"
+fi
+say "done: $repo_root/build/bin/raw"

@@ -1,0 +1,184 @@
+#include "clients/cli/event_printer.h"
+
+#include <sstream>
+
+#include "absl/strings/str_split.h"
+#include "common/json.h"
+#include "gtest/gtest.h"
+
+namespace raw::cli {
+namespace {
+
+v1::Event Ev(uint64_t seq) {
+  v1::Event e;
+  e.set_session_id("s1");
+  e.set_turn_id("t1");
+  e.set_seq(seq);
+  return e;
+}
+
+// One turn: text streamed over two deltas, a tool call that succeeds, one
+// that fails, a notice, a second step's text, the end.
+std::vector<v1::Event> TurnEvents() {
+  std::vector<v1::Event> events;
+  v1::Event e = Ev(1);
+  e.mutable_turn_started()->set_user_text("fix it");
+  events.push_back(e);
+  e = Ev(2);
+  e.mutable_text_delta()->set_text("Let me ");
+  events.push_back(e);
+  e = Ev(3);
+  e.mutable_text_delta()->set_text("look.");
+  events.push_back(e);
+  e = Ev(4);
+  e.mutable_assistant_message()->set_text("Let me look.");
+  e.mutable_assistant_message()->set_step(1);
+  events.push_back(e);
+  e = Ev(5);
+  auto* call = e.mutable_tool_call_batch()->add_calls();
+  call->set_call_id("c1");
+  call->set_name("read_file");
+  call->set_arguments(R"({"limit":10,"path":"src/main.cc"})");
+  call = e.mutable_tool_call_batch()->add_calls();
+  call->set_call_id("c2");
+  call->set_name("bash");
+  call->set_arguments(R"({"command":"make\ntest"})");
+  events.push_back(e);
+  e = Ev(6);
+  e.mutable_tool_started()->set_call_id("c1");
+  e.mutable_tool_started()->set_name("read_file");
+  events.push_back(e);
+  e = Ev(7);
+  e.mutable_tool_result()->set_call_id("c1");
+  e.mutable_tool_result()->set_name("read_file");
+  e.mutable_tool_result()->set_status(v1::TOOL_RESULT_STATUS_OK);
+  e.mutable_tool_result()->set_content("int main() {}");
+  e.mutable_tool_result()->set_duration_ms(12);
+  events.push_back(e);
+  e = Ev(8);
+  e.mutable_tool_started()->set_call_id("c2");
+  e.mutable_tool_started()->set_name("bash");
+  events.push_back(e);
+  e = Ev(9);
+  e.mutable_tool_result()->set_call_id("c2");
+  e.mutable_tool_result()->set_name("bash");
+  e.mutable_tool_result()->set_status(v1::TOOL_RESULT_STATUS_ERROR);
+  e.mutable_tool_result()->set_content("\nmake: *** No rule to make target\nmore output");
+  e.mutable_tool_result()->set_duration_ms(1500);
+  events.push_back(e);
+  e = Ev(10);
+  e.mutable_usage()->mutable_usage()->set_input_tokens(100);
+  events.push_back(e);
+  e = Ev(11);
+  e.mutable_notice()->set_level(v1::NOTICE_LEVEL_WARNING);
+  e.mutable_notice()->set_text("context is 90% full");
+  events.push_back(e);
+  e = Ev(12);
+  e.mutable_text_delta()->set_text("Done.\n");
+  events.push_back(e);
+  e = Ev(13);
+  e.mutable_assistant_message()->set_text("Done.\n");
+  events.push_back(e);
+  e = Ev(14);
+  e.mutable_turn_ended()->set_reason(v1::TURN_END_REASON_COMPLETED);
+  events.push_back(e);
+  return events;
+}
+
+TEST(EventPrinterTest, TextSeparatesTheAnswerFromToolActivity) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err);
+  for (const auto& e : TurnEvents()) printer.Print(e);
+  EXPECT_EQ(out.str(), "Let me look.\nDone.\n");
+  EXPECT_EQ(err.str(),
+            "-> read_file src/main.cc\n"
+            "<- read_file ok (12 ms)\n"
+            "-> bash make test\n"
+            "<- bash error (1.5 s): make: *** No rule to make target ...\n"
+            "[warning] context is 90% full\n");
+}
+
+TEST(EventPrinterTest, CommittedMessageIsPrintedWhenNothingStreamed) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err);
+  v1::Event e = Ev(1);
+  e.mutable_assistant_message()->set_text("whole answer");
+  printer.Print(e);
+  EXPECT_EQ(out.str(), "whole answer\n");
+}
+
+TEST(EventPrinterTest, StreamResetIsAnnouncedAndTheRetryPrinted) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err);
+  v1::Event e = Ev(1);
+  e.mutable_text_delta()->set_text("Partial");
+  printer.Print(e);
+  e = Ev(2);
+  e.mutable_stream_reset()->set_reason("connection reset");
+  printer.Print(e);
+  e = Ev(3);
+  e.mutable_text_delta()->set_text("Full answer");
+  printer.Print(e);
+  e = Ev(4);
+  e.mutable_assistant_message()->set_text("Full answer");
+  printer.Print(e);
+  EXPECT_EQ(out.str(), "Partial\nFull answer\n");
+  EXPECT_EQ(err.str(),
+            "[the response restarted (connection reset); the partial text above is discarded]\n");
+}
+
+TEST(EventPrinterTest, AfterAResyncTheCommittedMessageIsPrintedWhole) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err);
+  v1::Event e = Ev(1);
+  e.mutable_text_delta()->set_text("The ans");
+  printer.Print(e);
+  v1::Event resync;
+  resync.mutable_resync()->set_last_delivered_seq(1);
+  printer.Print(resync);
+  e = Ev(2);
+  e.mutable_assistant_message()->set_text("The answer.");
+  printer.Print(e);
+  EXPECT_EQ(out.str(), "The ans\nThe answer.\n");
+  EXPECT_NE(err.str().find("fell behind"), std::string::npos);
+}
+
+TEST(EventPrinterTest, JsonPrintsEveryEventAsOneLineAndNothingElse) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kJson, out, err);
+  auto events = TurnEvents();
+  for (const auto& e : events) printer.Print(e);
+  printer.EndText();
+  EXPECT_EQ(err.str(), "");
+  std::vector<std::string> lines = absl::StrSplit(out.str(), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), events.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto json = ParseJson(lines[i]);
+    ASSERT_TRUE(json.ok()) << lines[i];
+    EXPECT_EQ((*json)["session_id"], "s1");
+    EXPECT_EQ((*json)["seq"], std::to_string(i + 1)) << "uint64 is a string in proto JSON";
+  }
+  auto delta = ParseJson(lines[1]);
+  EXPECT_EQ((*delta)["text_delta"]["text"], "Let me ");
+  auto batch = ParseJson(lines[4]);
+  EXPECT_EQ((*batch)["tool_call_batch"]["calls"][0]["call_id"], "c1");
+  auto result = ParseJson(lines[8]);
+  EXPECT_EQ((*result)["tool_result"]["status"], "TOOL_RESULT_STATUS_ERROR");
+  EXPECT_EQ((*result)["tool_result"]["duration_ms"], "1500");
+  auto ended = ParseJson(lines.back());
+  EXPECT_EQ((*ended)["turn_ended"]["reason"], "TURN_END_REASON_COMPLETED");
+}
+
+TEST(KeyArgumentTest, PicksTheIdentifyingField) {
+  EXPECT_EQ(KeyArgument(R"({"limit":5,"path":"a/b.cc"})"), "a/b.cc");
+  EXPECT_EQ(KeyArgument(R"({"timeout":5,"command":"ls -la"})"), "ls -la");
+  EXPECT_EQ(KeyArgument(R"({"n":1,"whatever":"first string"})"), "first string");
+  EXPECT_EQ(KeyArgument(R"({"n":1})"), "");
+  EXPECT_EQ(KeyArgument("not json"), "");
+  EXPECT_EQ(KeyArgument(R"(["path"])"), "");
+  std::string long_command(200, 'x');
+  EXPECT_EQ(KeyArgument(R"({"command":")" + long_command + "\"}"), std::string(80, 'x') + "...");
+}
+
+}  // namespace
+}  // namespace raw::cli

@@ -1,0 +1,406 @@
+// Test support for the client tests: a temporary directory, and an
+// in-process fake of the daemon's gRPC service on a Unix socket.
+//
+// FakeRawService answers every RPC from scripted state and records the
+// calls. Its event log behaves like the daemon's: Subscribe replays stored
+// events with seq > after_seq and then streams new ones as they are
+// appended; text deltas are live only (never replayed), so a client that
+// subscribes after starting a turn misses them. StartTurn waits (bounded)
+// until a subscriber is attached before it appends the turn's events, and
+// records whether one was.
+//
+// Thread-safety: the service is called on gRPC's threads; tests configure
+// it before the client connects and read it through the accessors, which
+// lock.
+#pragma once
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/version.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "raw/v1/raw_service.grpc.pb.h"
+
+namespace raw::testing {
+
+// A private (0700) temporary directory, removed with its contents.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "raw-cli-XXXXXX").string();
+    char* made = mkdtemp(pattern.data());
+    EXPECT_NE(made, nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline void WriteFile(const std::string& path, const std::string& text, mode_t mode = 0644) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  chmod(path.c_str(), mode);
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline v1::Event MakeEvent(const std::string& turn_id) {
+  v1::Event e;
+  e.set_turn_id(turn_id);
+  return e;
+}
+
+class FakeRawService final : public v1::Raw::Service {
+ public:
+  using Script = std::function<std::vector<v1::Event>(const std::string& turn_id)>;
+
+  FakeRawService() {
+    info_.set_version("9.9.9");
+    info_.set_protocol_version(kProtocolVersion);
+    info_.set_pid(0);
+    info_.set_config_path("/fake/config.json");
+    info_.set_state_dir("/fake/state");
+  }
+
+  // --- configuration (before the client connects) ---
+  void SetInfo(const v1::GetDaemonInfoResponse& info) {
+    absl::MutexLock l(&mu_);
+    info_ = info;
+  }
+  void AddSession(const v1::Session& s) {
+    absl::MutexLock l(&mu_);
+    sessions_.push_back(s);
+  }
+  void SetListPageSize(int n) {
+    absl::MutexLock l(&mu_);
+    list_page_size_ = n;
+  }
+  // Events StartTurn appends (their turn ids and seqs are filled in).
+  void OnStartTurn(Script script) {
+    absl::MutexLock l(&mu_);
+    start_script_ = std::move(script);
+  }
+  // Events InterruptTurn appends.
+  void OnInterrupt(Script script) {
+    absl::MutexLock l(&mu_);
+    interrupt_script_ = std::move(script);
+  }
+  // After StartTurn appended its events, every stream ends (as when the
+  // daemon goes away mid-turn).
+  void CloseAfterStartTurn() {
+    absl::MutexLock l(&mu_);
+    close_after_start_ = true;
+  }
+  void FailStartTurn(grpc::Status status) {
+    absl::MutexLock l(&mu_);
+    start_error_ = std::move(status);
+  }
+  void SetHistory(std::vector<v1::Event> events, int page_size) {
+    absl::MutexLock l(&mu_);
+    history_ = std::move(events);
+    history_page_size_ = page_size;
+  }
+  void SetConfigCheck(v1::CheckConfigResponse response) {
+    absl::MutexLock l(&mu_);
+    check_ = std::move(response);
+  }
+  void SetTemplate(v1::GetConfigTemplateResponse response) {
+    absl::MutexLock l(&mu_);
+    template_ = std::move(response);
+  }
+  void SetOnShutdown(std::function<void()> fn) {
+    absl::MutexLock l(&mu_);
+    on_shutdown_ = std::move(fn);
+  }
+  // Appends `event` to the session log (seq assigned) and wakes subscribers.
+  void Append(v1::Event event) {
+    absl::MutexLock l(&mu_);
+    AppendLocked(std::move(event));
+  }
+  // Ends every Subscribe stream (OK) and refuses new waits.
+  void Close() {
+    absl::MutexLock l(&mu_);
+    closed_ = true;
+  }
+
+  // --- observations ---
+  std::vector<std::string> calls() {
+    absl::MutexLock l(&mu_);
+    return calls_;
+  }
+  bool subscriber_attached_at_start() {
+    absl::MutexLock l(&mu_);
+    return subscriber_attached_at_start_;
+  }
+  std::vector<uint64_t> subscribe_after_seqs() {
+    absl::MutexLock l(&mu_);
+    return subscribe_after_;
+  }
+  std::string last_check_path() {
+    absl::MutexLock l(&mu_);
+    return last_check_path_;
+  }
+  v1::CreateSessionRequest last_create() {
+    absl::MutexLock l(&mu_);
+    return last_create_;
+  }
+
+  // --- the service ---
+  grpc::Status GetDaemonInfo(grpc::ServerContext*, const v1::GetDaemonInfoRequest*,
+                             v1::GetDaemonInfoResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("GetDaemonInfo");
+    *response = info_;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status CreateSession(grpc::ServerContext*, const v1::CreateSessionRequest* request,
+                             v1::CreateSessionResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("CreateSession");
+    last_create_ = *request;
+    if (request->agent() == "missing") {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown agent \"missing\"");
+    }
+    v1::Session s;
+    s.set_id("sess_new");
+    s.set_agent(request->agent().empty() ? "coder" : request->agent());
+    s.set_cwd(request->cwd());
+    s.set_last_seq(next_seq_ - 1);
+    sessions_.push_back(s);
+    *response->mutable_session() = s;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetSession(grpc::ServerContext*, const v1::GetSessionRequest* request,
+                          v1::GetSessionResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("GetSession");
+    for (const auto& s : sessions_) {
+      if (s.id() == request->session_id()) {
+        *response->mutable_session() = s;
+        response->mutable_session()->set_last_seq(next_seq_ - 1);
+        return grpc::Status::OK;
+      }
+    }
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        "no session with id \"" + request->session_id() + "\"");
+  }
+
+  grpc::Status ListSessions(grpc::ServerContext*, const v1::ListSessionsRequest* request,
+                            v1::ListSessionsResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("ListSessions:" + request->page_token());
+    size_t start = request->page_token().empty() ? 0 : std::stoul(request->page_token());
+    size_t end = std::min(sessions_.size(), start + static_cast<size_t>(list_page_size_));
+    for (size_t i = start; i < end; ++i) *response->add_sessions() = sessions_[i];
+    if (end < sessions_.size()) response->set_next_page_token(std::to_string(end));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status StartTurn(grpc::ServerContext*, const v1::StartTurnRequest* request,
+                         v1::StartTurnResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("StartTurn:" + request->text());
+    if (!start_error_.ok()) return start_error_;
+    // The client subscribes before it starts the turn; its Subscribe call
+    // may still be on the way to a handler thread.
+    auto attached = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return subscribers_ > 0; };
+    subscriber_attached_at_start_ =
+        mu_.AwaitWithTimeout(absl::Condition(&attached), absl::Seconds(10));
+    std::string turn_id = "turn_" + std::to_string(++turns_);
+    current_turn_ = turn_id;
+    response->set_turn_id(turn_id);
+    if (start_script_) {
+      for (auto& e : start_script_(turn_id)) AppendLocked(std::move(e));
+    }
+    if (close_after_start_) closed_ = true;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status InterruptTurn(grpc::ServerContext*, const v1::InterruptTurnRequest*,
+                             v1::InterruptTurnResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("InterruptTurn");
+    response->set_interrupted(!current_turn_.empty());
+    if (interrupt_script_ && !current_turn_.empty()) {
+      for (auto& e : interrupt_script_(current_turn_)) AppendLocked(std::move(e));
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Subscribe(grpc::ServerContext*, const v1::SubscribeRequest* request,
+                         grpc::ServerWriter<v1::Event>* writer) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("Subscribe");
+    subscribe_after_.push_back(request->after_seq());
+    ++subscribers_;
+    size_t next = 0;
+    // Replay: stored events only.
+    for (; next < log_.size(); ++next) {
+      v1::Event e = log_[next];  // a copy: the log may grow while unlocked
+      // Deltas and resyncs are live only.
+      if (e.seq() <= request->after_seq() || e.has_text_delta() || e.has_resync()) continue;
+      if (!WriteUnlocked(writer, e)) return Detach();
+    }
+    for (;;) {
+      auto ready = [this, next]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return closed_ || log_.size() > next;
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (log_.size() > next) {
+        v1::Event e = log_[next++];
+        if (!e.has_resync() && e.seq() <= request->after_seq()) continue;
+        if (!WriteUnlocked(writer, e)) return Detach();
+        continue;
+      }
+      Detach();
+      return grpc::Status::OK;
+    }
+  }
+
+  grpc::Status GetHistory(grpc::ServerContext*, const v1::GetHistoryRequest* request,
+                          v1::GetHistoryResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("GetHistory:" + request->cursor());
+    size_t start = request->cursor().empty() ? 0 : std::stoul(request->cursor());
+    size_t end = std::min(history_.size(), start + static_cast<size_t>(history_page_size_));
+    for (size_t i = start; i < end; ++i) *response->add_events() = history_[i];
+    if (end < history_.size()) response->set_next_cursor(std::to_string(end));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status CheckConfig(grpc::ServerContext*, const v1::CheckConfigRequest* request,
+                           v1::CheckConfigResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("CheckConfig");
+    last_check_path_ = request->path();
+    *response = check_;
+    if (!request->path().empty()) response->set_path(request->path());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetConfigTemplate(grpc::ServerContext*, const v1::GetConfigTemplateRequest*,
+                                 v1::GetConfigTemplateResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("GetConfigTemplate");
+    *response = template_;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Shutdown(grpc::ServerContext*, const v1::ShutdownRequest*,
+                        v1::ShutdownResponse*) override {
+    std::function<void()> fn;
+    {
+      absl::MutexLock l(&mu_);
+      calls_.push_back("Shutdown");
+      fn = on_shutdown_;
+    }
+    if (fn) fn();
+    return grpc::Status::OK;
+  }
+
+ private:
+  void AppendLocked(v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!event.has_resync()) event.set_seq(next_seq_++);
+    if (event.session_id().empty()) event.set_session_id("sess_new");
+    log_.push_back(std::move(event));
+  }
+
+  // Writes without holding the lock, so a slow reader never blocks the
+  // service's other methods.
+  bool WriteUnlocked(grpc::ServerWriter<v1::Event>* writer, const v1::Event& e)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    mu_.Unlock();
+    bool ok = writer->Write(e);
+    mu_.Lock();
+    return ok;
+  }
+
+  grpc::Status Detach() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    --subscribers_;
+    return grpc::Status::OK;
+  }
+
+  absl::Mutex mu_;
+  v1::GetDaemonInfoResponse info_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::Session> sessions_ ABSL_GUARDED_BY(mu_);
+  int list_page_size_ ABSL_GUARDED_BY(mu_) = 100;
+  Script start_script_ ABSL_GUARDED_BY(mu_);
+  Script interrupt_script_ ABSL_GUARDED_BY(mu_);
+  grpc::Status start_error_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::Event> history_ ABSL_GUARDED_BY(mu_);
+  int history_page_size_ ABSL_GUARDED_BY(mu_) = 100;
+  v1::CheckConfigResponse check_ ABSL_GUARDED_BY(mu_);
+  v1::GetConfigTemplateResponse template_ ABSL_GUARDED_BY(mu_);
+  std::function<void()> on_shutdown_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::Event> log_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool close_after_start_ ABSL_GUARDED_BY(mu_) = false;
+  int subscribers_ ABSL_GUARDED_BY(mu_) = 0;
+  int turns_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string current_turn_ ABSL_GUARDED_BY(mu_);
+  bool subscriber_attached_at_start_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
+  std::vector<uint64_t> subscribe_after_ ABSL_GUARDED_BY(mu_);
+  std::string last_check_path_ ABSL_GUARDED_BY(mu_);
+  v1::CreateSessionRequest last_create_ ABSL_GUARDED_BY(mu_);
+};
+
+// FakeRawService served on `socket_path` until destroyed (or Stop()).
+class FakeDaemon {
+ public:
+  explicit FakeDaemon(const std::string& socket_path) : socket_path_(socket_path) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("unix:" + socket_path, grpc::InsecureServerCredentials());
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    EXPECT_NE(server_, nullptr) << "cannot serve on " << socket_path;
+  }
+  ~FakeDaemon() {
+    if (stopper_.joinable()) stopper_.join();
+    Stop();
+  }
+  FakeRawService& service() { return service_; }
+  const std::string& socket_path() const { return socket_path_; }
+
+  // Ends the streams and shuts the server down (it unlinks the socket).
+  void Stop() {
+    service_.Close();
+    if (server_) server_->Shutdown(std::chrono::system_clock::now());
+  }
+  // Stop() from another thread, for calls made inside a handler.
+  void StopSoon() {
+    stopper_ = std::thread([this] { Stop(); });
+  }
+
+ private:
+  std::string socket_path_;
+  FakeRawService service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::thread stopper_;
+};
+
+}  // namespace raw::testing

@@ -1,0 +1,86 @@
+#include "clients/cli/history_printer.h"
+
+#include <sstream>
+
+#include "gtest/gtest.h"
+
+namespace raw::cli {
+namespace {
+
+v1::Event Ev(const std::string& turn) {
+  v1::Event e;
+  e.set_turn_id(turn);
+  return e;
+}
+
+TEST(HistoryPrinterTest, PrintsATranscript) {
+  std::vector<v1::Event> events;
+  v1::Event e = Ev("t1");
+  e.mutable_turn_started()->set_user_text("fix the test");
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_user_message()->set_text("fix the test");  // same text: not repeated
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_assistant_message()->set_text("Looking.\n\n");
+  events.push_back(e);
+  e = Ev("t1");
+  auto* call = e.mutable_tool_call_batch()->add_calls();
+  call->set_name("read_file");
+  call->set_arguments("{\"path\":\n\"a.cc\"}");
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_tool_result()->set_name("read_file");
+  e.mutable_tool_result()->set_status(v1::TOOL_RESULT_STATUS_OK);
+  e.mutable_tool_result()->set_duration_ms(3);
+  e.mutable_tool_result()->set_content("l1\nl2\nl3\nl4\nl5\nl6\n");
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_text_delta()->set_text("never stored, never shown");
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_notice()->set_level(v1::NOTICE_LEVEL_ERROR);
+  e.mutable_notice()->set_text("provider said no");
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_turn_ended()->set_reason(v1::TURN_END_REASON_ERROR);
+  e.mutable_turn_ended()->set_steps(2);
+  e.mutable_turn_ended()->set_message("HTTP 500\nbody");
+  events.push_back(e);
+  e = Ev("t2");
+  e.mutable_turn_started()->set_user_text("again");
+  events.push_back(e);
+  e = Ev("t2");
+  e.mutable_turn_ended()->set_reason(v1::TURN_END_REASON_COMPLETED);
+  e.mutable_turn_ended()->set_steps(1);
+  events.push_back(e);
+
+  std::ostringstream out;
+  HistoryPrinter printer(out);
+  for (const auto& ev : events) printer.Print(ev);
+  EXPECT_EQ(out.str(),
+            "[-] you: fix the test\n"
+            "Looking.\n"
+            "  -> read_file {\"path\": \"a.cc\"}\n"
+            "  <- read_file ok (3 ms)\n"
+            "     l1\n"
+            "     l2\n"
+            "     l3\n"
+            "     l4\n"
+            "     ...\n"
+            "  [error] provider said no\n"
+            "-- turn failed (2 steps): HTTP 500 body\n"
+            "\n"
+            "[-] you: again\n"
+            "-- turn completed (1 step)\n");
+}
+
+TEST(ExcerptTest, ShortensLinesAndCountsThem) {
+  EXPECT_EQ(Excerpt("a\nb", 4, 10), "a\nb");
+  EXPECT_EQ(Excerpt("a\nb\nc", 2, 10), "a\nb\n...");
+  EXPECT_EQ(Excerpt("abcdef", 2, 3), "abc...");
+  EXPECT_EQ(Excerpt("", 2, 3), "");
+}
+
+}  // namespace
+}  // namespace raw::cli

@@ -1,0 +1,43 @@
+#include "clients/cli/text_util.h"
+
+#include "gtest/gtest.h"
+
+namespace raw::cli {
+namespace {
+
+TEST(TextUtilTest, TruncateCountsCodePoints) {
+  EXPECT_EQ(Truncate("hello", 5), "hello");
+  EXPECT_EQ(Truncate("hello", 4), "hell...");
+  // "é" is two bytes; it is never split.
+  EXPECT_EQ(Truncate("\xc3\xa9\xc3\xa9\xc3\xa9", 2), "\xc3\xa9\xc3\xa9...");
+  EXPECT_EQ(Truncate("", 3), "");
+}
+
+TEST(TextUtilTest, FirstLineSkipsBlankLinesAndMarksMore) {
+  EXPECT_EQ(FirstLine("\n  \n  error: boom  \n"), "error: boom");
+  EXPECT_EQ(FirstLine("one\ntwo"), "one ...");
+  EXPECT_EQ(FirstLine("   "), "");
+}
+
+TEST(TextUtilTest, OneLineCollapsesWhitespace) {
+  EXPECT_EQ(OneLine("  a\n\tb   c \n"), "a b c");
+}
+
+TEST(TextUtilTest, Durations) {
+  EXPECT_EQ(FormatDurationMs(0), "0 ms");
+  EXPECT_EQ(FormatDurationMs(999), "999 ms");
+  EXPECT_EQ(FormatDurationMs(2400), "2.4 s");
+  EXPECT_EQ(FormatDurationMs(185000), "3 min 5 s");
+}
+
+TEST(TextUtilTest, LocalTimeHasAFixedShape) {
+  EXPECT_EQ(FormatLocalTime(0), "-");
+  std::string t = FormatLocalTime(1714572180000);
+  ASSERT_EQ(t.size(), 16u) << t;
+  EXPECT_EQ(t.substr(0, 5), "2024-");
+  EXPECT_EQ(t[10], ' ');
+  EXPECT_EQ(t[13], ':');
+}
+
+}  // namespace
+}  // namespace raw::cli

@@ -1,0 +1,256 @@
+#include "clients/cli/turn_runner.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "clients/cli/exit_codes.h"
+#include "gtest/gtest.h"
+#include "tests/clients/fake_raw_daemon.h"
+
+namespace raw::cli {
+namespace {
+
+using ::raw::testing::FakeDaemon;
+using ::raw::testing::MakeEvent;
+using ::raw::testing::TempDir;
+
+v1::Event Delta(const std::string& turn, const std::string& text) {
+  v1::Event e = MakeEvent(turn);
+  e.mutable_text_delta()->set_text(text);
+  return e;
+}
+
+v1::Event Ended(const std::string& turn, v1::TurnEndReason reason, const std::string& message = "",
+                int steps = 1) {
+  v1::Event e = MakeEvent(turn);
+  e.mutable_turn_ended()->set_reason(reason);
+  e.mutable_turn_ended()->set_message(message);
+  e.mutable_turn_ended()->set_steps(steps);
+  return e;
+}
+
+class TurnRunnerTest : public ::testing::Test {
+ protected:
+  TurnRunnerTest() : daemon_(dir_.File("rawd.sock")) {}
+
+  client::RawClient Client() {
+    client::ConnectOptions options;
+    options.socket_path = daemon_.socket_path();
+    options.autostart = client::Autostart::kNever;
+    options.env = [](const std::string&) { return std::nullopt; };
+    auto client = client::Connect(options);
+    EXPECT_TRUE(client.ok()) << client.status();
+    return *std::move(client);
+  }
+
+  // Makes every turn stream `text` in two deltas and end with `reason`.
+  void ScriptTurn(v1::TurnEndReason reason, const std::string& message = "") {
+    daemon_.service().OnStartTurn([reason, message](const std::string& turn) {
+      v1::Event started = MakeEvent(turn);
+      started.mutable_turn_started()->set_user_text("prompt");
+      v1::Event committed = MakeEvent(turn);
+      committed.mutable_assistant_message()->set_text("Hello world");
+      return std::vector<v1::Event>{started, Delta(turn, "Hello "), Delta(turn, "world"),
+                                    committed, Ended(turn, reason, message, 4)};
+    });
+  }
+
+  int Run(const TurnRequest& request, OutputFormat format = OutputFormat::kText) {
+    auto client = Client();
+    EventPrinter printer(format, out_, err_);
+    TurnRunner runner(client, printer, err_);
+    return runner.Run(request);
+  }
+
+  static TurnRequest NewSession(const std::string& prompt) {
+    TurnRequest request;
+    request.agent = "coder";
+    request.cwd = "/project";
+    request.prompt = prompt;
+    return request;
+  }
+
+  TempDir dir_;
+  FakeDaemon daemon_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(TurnRunnerTest, CompletedTurnStreamsTheAnswerAndExitsZero) {
+  ScriptTurn(v1::TURN_END_REASON_COMPLETED);
+  EXPECT_EQ(Run(NewSession("say hello")), kExitOk);
+  EXPECT_EQ(out_.str(), "Hello world\n");
+  EXPECT_EQ(err_.str(), "session sess_new (agent coder)\n");
+  EXPECT_EQ(daemon_.service().last_create().agent(), "coder");
+  EXPECT_EQ(daemon_.service().last_create().cwd(), "/project");
+  // The stream was open before the turn started: the live-only deltas
+  // arrived (the committed message alone would not reprint them).
+  EXPECT_TRUE(daemon_.service().subscriber_attached_at_start());
+}
+
+TEST_F(TurnRunnerTest, ContinuingASessionSubscribesFromItsLastSeq) {
+  v1::Session existing;
+  existing.set_id("sess_old");
+  existing.set_agent("writer");
+  daemon_.service().AddSession(existing);
+  // Two earlier events of another turn, already stored.
+  daemon_.service().Append(Ended("turn_0", v1::TURN_END_REASON_COMPLETED));
+  daemon_.service().Append(Ended("turn_0", v1::TURN_END_REASON_ERROR));
+  ScriptTurn(v1::TURN_END_REASON_COMPLETED);
+  TurnRequest request;
+  request.session_id = "sess_old";
+  request.prompt = "continue";
+  EXPECT_EQ(Run(request), kExitOk);
+  EXPECT_EQ(daemon_.service().subscribe_after_seqs(), (std::vector<uint64_t>{2}));
+  EXPECT_EQ(err_.str(), "session sess_old (agent writer)\n");
+}
+
+TEST_F(TurnRunnerTest, ExitCodesFollowTheTurnEnd) {
+  struct Case {
+    v1::TurnEndReason reason;
+    int code;
+    std::string message;
+  };
+  for (const Case& c : {Case{v1::TURN_END_REASON_MAX_STEPS, kExitMaxSteps, "stopped after 4 steps"},
+                        Case{v1::TURN_END_REASON_ERROR, kExitError, "the turn failed: HTTP 401"},
+                        Case{v1::TURN_END_REASON_CANCELLED, kExitCancelled, "cancelled"}}) {
+    TempDir dir;
+    FakeDaemon daemon(dir.File("rawd.sock"));
+    daemon.service().OnStartTurn([&c](const std::string& turn) {
+      std::string message = c.reason == v1::TURN_END_REASON_ERROR ? "HTTP 401" : "";
+      return std::vector<v1::Event>{Ended(turn, c.reason, message, 4)};
+    });
+    client::ConnectOptions options;
+    options.socket_path = daemon.socket_path();
+    options.autostart = client::Autostart::kNever;
+    options.env = [](const std::string&) { return std::nullopt; };
+    auto client = client::Connect(options);
+    ASSERT_TRUE(client.ok());
+    std::ostringstream out, err;
+    EventPrinter printer(OutputFormat::kText, out, err);
+    TurnRunner runner(*client, printer, err);
+    EXPECT_EQ(runner.Run(NewSession("p")), c.code) << c.reason;
+    EXPECT_NE(err.str().find(c.message), std::string::npos) << err.str();
+  }
+}
+
+TEST_F(TurnRunnerTest, RefusedRequestsExitWithTwo) {
+  TurnRequest request = NewSession("p");
+  request.agent = "missing";
+  EXPECT_EQ(Run(request), kExitUsage);
+  EXPECT_NE(err_.str().find("unknown agent \"missing\""), std::string::npos) << err_.str();
+
+  TurnRequest unknown;
+  unknown.session_id = "nope";
+  unknown.prompt = "p";
+  err_.str("");
+  EXPECT_EQ(Run(unknown), kExitUsage);
+  EXPECT_NE(err_.str().find("no session with id \"nope\""), std::string::npos) << err_.str();
+}
+
+TEST_F(TurnRunnerTest, BusySessionIsReported) {
+  daemon_.service().FailStartTurn(
+      grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "a turn is already running"));
+  EXPECT_EQ(Run(NewSession("p")), kExitUsage);
+  EXPECT_NE(err_.str().find("cannot start the turn: a turn is already running"),
+            std::string::npos)
+      << err_.str();
+}
+
+TEST_F(TurnRunnerTest, StreamEndingBeforeTheTurnEndsIsAnError) {
+  daemon_.service().OnStartTurn([](const std::string& turn) {
+    return std::vector<v1::Event>{Delta(turn, "partial")};
+  });
+  daemon_.service().CloseAfterStartTurn();
+  EXPECT_EQ(Run(NewSession("p")), kExitError);
+  EXPECT_NE(err_.str().find("before the turn ended"), std::string::npos) << err_.str();
+}
+
+TEST_F(TurnRunnerTest, JsonModePrintsOnlyEventsOnStdout) {
+  ScriptTurn(v1::TURN_END_REASON_COMPLETED);
+  EXPECT_EQ(Run(NewSession("p"), OutputFormat::kJson), kExitOk);
+  EXPECT_EQ(err_.str(), "");
+  std::string out = out_.str();
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 5);
+  EXPECT_NE(out.find(R"("text_delta":{"text":"Hello "})"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("reason":"TURN_END_REASON_COMPLETED")"), std::string::npos) << out;
+}
+
+// Interrupts as soon as the first text arrives, like a user pressing Ctrl-C
+// while the answer streams.
+class InterruptingRunner : public TurnRunner {
+ public:
+  using TurnRunner::TurnRunner;
+  Next OnEvent(const v1::Event& event) override {
+    Next next = TurnRunner::OnEvent(event);
+    if (event.has_text_delta()) Interrupt();
+    return next;
+  }
+};
+
+TEST_F(TurnRunnerTest, InterruptKeepsStreamingUntilTheTurnEnds) {
+  daemon_.service().OnStartTurn([](const std::string& turn) {
+    return std::vector<v1::Event>{Delta(turn, "Work")};
+  });
+  daemon_.service().OnInterrupt([](const std::string& turn) {
+    return std::vector<v1::Event>{Delta(turn, "ing"),
+                                  Ended(turn, v1::TURN_END_REASON_CANCELLED, "interrupted")};
+  });
+  auto client = Client();
+  EventPrinter printer(OutputFormat::kText, out_, err_);
+  InterruptingRunner runner(client, printer, err_);
+  EXPECT_EQ(runner.Run(NewSession("p")), kExitCancelled);
+  EXPECT_EQ(out_.str(), "Working\n");
+  EXPECT_NE(err_.str().find("the turn was cancelled: interrupted"), std::string::npos)
+      << err_.str();
+  auto calls = daemon_.service().calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "InterruptTurn"), 1);
+}
+
+TEST_F(TurnRunnerTest, InterruptWhileStartingIsSentOnceTheTurnExists) {
+  std::unique_ptr<client::RawClient> client;
+  std::unique_ptr<TurnRunner> runner;
+  daemon_.service().OnStartTurn([&runner](const std::string& turn) {
+    runner->Interrupt();  // arrives while StartTurn is in flight
+    return std::vector<v1::Event>{Delta(turn, "x")};
+  });
+  daemon_.service().OnInterrupt([](const std::string& turn) {
+    return std::vector<v1::Event>{Ended(turn, v1::TURN_END_REASON_CANCELLED)};
+  });
+  client = std::make_unique<client::RawClient>(Client());
+  EventPrinter printer(OutputFormat::kText, out_, err_);
+  runner = std::make_unique<TurnRunner>(*client, printer, err_);
+  EXPECT_EQ(runner->Run(NewSession("p")), kExitCancelled);
+  auto calls = daemon_.service().calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "InterruptTurn"), 1);
+}
+
+TEST_F(TurnRunnerTest, InterruptBeforeTheTurnStartsNeverStartsIt) {
+  auto client = Client();
+  EventPrinter printer(OutputFormat::kText, out_, err_);
+  TurnRunner runner(client, printer, err_);
+  runner.Interrupt();
+  EXPECT_EQ(runner.Run(NewSession("p")), kExitCancelled);
+  auto calls = daemon_.service().calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "StartTurn:p"), 0);
+}
+
+TEST_F(TurnRunnerTest, ResyncResubscribesFromTheLastDeliveredEvent) {
+  daemon_.service().OnStartTurn([](const std::string& turn) {
+    v1::Event resync;
+    resync.mutable_resync()->set_last_delivered_seq(1);
+    v1::Event committed = MakeEvent(turn);
+    committed.mutable_assistant_message()->set_text("All of it");
+    return std::vector<v1::Event>{Delta(turn, "All"), resync, committed,
+                                  Ended(turn, v1::TURN_END_REASON_COMPLETED)};
+  });
+  EXPECT_EQ(Run(NewSession("p")), kExitOk);
+  // seq 1 was the delta; the second subscription starts after it, and the
+  // turn is not started twice.
+  EXPECT_EQ(daemon_.service().subscribe_after_seqs(), (std::vector<uint64_t>{0, 1}));
+  auto calls = daemon_.service().calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "StartTurn:p"), 1);
+  EXPECT_EQ(out_.str(), "All\nAll of it\n");
+}
+
+}  // namespace
+}  // namespace raw::cli

@@ -1,0 +1,394 @@
+// RawService and its handlers against a real SessionManager (SQLite store
+// in a temp dir, scripted HTTP), over real gRPC on a Unix socket.
+#include "daemon/api/raw_service.h"
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "common/time.h"
+#include "daemon/config/config_loader.h"
+#include "daemon/loop/session_manager.h"
+#include "daemon/store/session_store.h"
+#include "daemon/tools/registry.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/api/api_test_support.h"
+#include "tests/fakes/fake_http_client.h"
+#include "tests/fakes/sse_builders.h"
+
+namespace raw::api {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TestDir;
+using testing::TestServer;
+
+constexpr char kConfig[] = R"({
+  "default_agent": "coder",
+  "models": {
+    "fake": {
+      "provider": "openai",
+      "method": "openai-chat-completions",
+      "model_id": "gpt-test",
+      "base_url": "http://127.0.0.1:9/v1",
+      "api_key_env": "RAW_TEST_KEY"
+    }
+  },
+  "agents": {
+    "coder": { "model": "fake", "max_steps": 4, "tools": { "use": ["builtin/*"] } }
+  }
+})";
+
+std::chrono::system_clock::time_point Deadline() {
+  return std::chrono::system_clock::now() + std::chrono::seconds(30);
+}
+
+class RawServiceTest : public ::testing::Test {
+ protected:
+  RawServiceTest() {
+    std::ofstream(dir_.File("config.json")) << kConfig;
+    store_ = *store::SessionStore::Open(dir_.File("sessions.sqlite3"));
+    EXPECT_TRUE(tools::RegisterBuiltinTools(tools_).ok());
+    sessions_ = std::make_unique<loop::SessionManager>(loop::SessionManagerDeps{
+        .store = *store_,
+        .http = http_,
+        .tools = tools_,
+        .clock = clock_,
+        .env = [](const std::string& name) -> std::optional<std::string> {
+          if (name == "RAW_TEST_KEY") return "sk-test";
+          return std::nullopt;
+        },
+        .config_path = dir_.File("config.json"),
+        .probe = [](const std::string&) { return false; },
+    });
+    info_.version = "9.9.9";
+    info_.protocol_version = 7;
+    info_.pid = 31337;
+    info_.config_path = dir_.File("config.json");
+    info_.state_dir = dir_.path();
+    info_.socket_path = dir_.File("rawd.sock");
+    info_.database_path = dir_.File("sessions.sqlite3");
+    info_.log_path = dir_.File("rawd.log");
+    info_.started_at_unix_ms = 1234;
+    service_ = std::make_unique<RawService>(*sessions_, info_, [this] {
+      absl::MutexLock lock(&mu_);
+      shutdown_requests_++;
+    });
+    server_ = std::make_unique<TestServer>(service_.get(), info_.socket_path, getuid());
+    EXPECT_TRUE(server_->status().ok()) << server_->status();
+    stub_ = server_->NewStub();
+  }
+
+  ~RawServiceTest() override {
+    sessions_->Shutdown();
+    service_->DrainStreams();
+    server_.reset();
+  }
+
+  raw::v1::Session CreateSession() {
+    grpc::ClientContext ctx;
+    raw::v1::CreateSessionRequest request;
+    request.set_cwd(dir_.path());
+    raw::v1::CreateSessionResponse response;
+    grpc::Status s = stub_->CreateSession(&ctx, request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response.session();
+  }
+
+  TestDir dir_;
+  raw::testing::FakeHttpClient http_;
+  tools::ToolRegistry tools_;
+  SystemClock clock_;
+  std::unique_ptr<store::SessionStore> store_;
+  std::unique_ptr<loop::SessionManager> sessions_;
+  DaemonInfo info_;
+  absl::Mutex mu_;
+  int shutdown_requests_ ABSL_GUARDED_BY(mu_) = 0;
+  std::unique_ptr<RawService> service_;
+  std::unique_ptr<TestServer> server_;
+  std::unique_ptr<raw::v1::Raw::Stub> stub_;
+};
+
+TEST_F(RawServiceTest, GetDaemonInfoReportsTheDaemon) {
+  grpc::ClientContext ctx;
+  raw::v1::GetDaemonInfoResponse r;
+  ASSERT_TRUE(stub_->GetDaemonInfo(&ctx, {}, &r).ok());
+  EXPECT_EQ(r.version(), "9.9.9");
+  EXPECT_EQ(r.protocol_version(), 7);
+  EXPECT_EQ(r.pid(), 31337);
+  EXPECT_EQ(r.config_path(), info_.config_path);
+  EXPECT_EQ(r.state_dir(), info_.state_dir);
+  EXPECT_EQ(r.socket_path(), info_.socket_path);
+  EXPECT_EQ(r.database_path(), info_.database_path);
+  EXPECT_EQ(r.log_path(), info_.log_path);
+  EXPECT_EQ(r.started_at_unix_ms(), 1234);
+}
+
+TEST_F(RawServiceTest, CreateSessionNeedsAnAbsoluteCwd) {
+  for (const char* cwd : {"", "relative/dir"}) {
+    grpc::ClientContext ctx;
+    raw::v1::CreateSessionRequest request;
+    request.set_cwd(cwd);
+    raw::v1::CreateSessionResponse response;
+    grpc::Status s = stub_->CreateSession(&ctx, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << cwd;
+    EXPECT_THAT(s.error_message(), HasSubstr("cwd")) << cwd;
+  }
+}
+
+TEST_F(RawServiceTest, CreatedSessionsCanBeFetchedAndListed) {
+  raw::v1::Session created = CreateSession();
+  EXPECT_FALSE(created.id().empty());
+  EXPECT_EQ(created.agent(), "coder");
+  EXPECT_EQ(created.cwd(), dir_.path());
+  EXPECT_EQ(created.model(), "fake");
+  EXPECT_EQ(created.model_id(), "gpt-test");
+  EXPECT_EQ(created.turn_state(), raw::v1::TURN_STATE_IDLE);
+
+  grpc::ClientContext get_ctx;
+  raw::v1::GetSessionRequest get;
+  get.set_session_id(created.id());
+  raw::v1::GetSessionResponse got;
+  ASSERT_TRUE(stub_->GetSession(&get_ctx, get, &got).ok());
+  EXPECT_EQ(got.session().id(), created.id());
+
+  CreateSession();
+  grpc::ClientContext list_ctx;
+  raw::v1::ListSessionsRequest list;
+  list.set_page_size(1);
+  raw::v1::ListSessionsResponse page;
+  ASSERT_TRUE(stub_->ListSessions(&list_ctx, list, &page).ok());
+  EXPECT_EQ(page.sessions_size(), 1);
+  EXPECT_FALSE(page.next_page_token().empty());
+}
+
+TEST_F(RawServiceTest, NegativePageSizesAreRefused) {
+  grpc::ClientContext ctx;
+  raw::v1::ListSessionsRequest list;
+  list.set_page_size(-1);
+  raw::v1::ListSessionsResponse page;
+  grpc::Status s = stub_->ListSessions(&ctx, list, &page);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("page_size"));
+
+  grpc::ClientContext hctx;
+  raw::v1::GetHistoryRequest history;
+  history.set_session_id(CreateSession().id());
+  history.set_limit(-5);
+  raw::v1::GetHistoryResponse hr;
+  s = stub_->GetHistory(&hctx, history, &hr);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("limit"));
+}
+
+TEST_F(RawServiceTest, EveryRpcOnASessionNeedsItsId) {
+  std::vector<grpc::Status> results;
+  {
+    grpc::ClientContext ctx;
+    raw::v1::GetSessionResponse r;
+    results.push_back(stub_->GetSession(&ctx, {}, &r));
+  }
+  {
+    grpc::ClientContext ctx;
+    raw::v1::StartTurnRequest req;
+    req.set_text("hi");
+    raw::v1::StartTurnResponse r;
+    results.push_back(stub_->StartTurn(&ctx, req, &r));
+  }
+  {
+    grpc::ClientContext ctx;
+    raw::v1::InterruptTurnResponse r;
+    results.push_back(stub_->InterruptTurn(&ctx, {}, &r));
+  }
+  {
+    grpc::ClientContext ctx;
+    raw::v1::GetHistoryResponse r;
+    results.push_back(stub_->GetHistory(&ctx, {}, &r));
+  }
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(Deadline());
+    auto reader = stub_->Subscribe(&ctx, {});
+    raw::v1::Event e;
+    EXPECT_FALSE(reader->Read(&e));
+    results.push_back(reader->Finish());
+  }
+  for (const grpc::Status& s : results) {
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(s.error_message(), HasSubstr("session_id is required"));
+  }
+}
+
+TEST_F(RawServiceTest, UnknownSessionIsNotFound) {
+  grpc::ClientContext ctx;
+  raw::v1::GetSessionRequest get;
+  get.set_session_id("no-such-session");
+  raw::v1::GetSessionResponse got;
+  EXPECT_EQ(stub_->GetSession(&ctx, get, &got).error_code(), grpc::StatusCode::NOT_FOUND);
+
+  grpc::ClientContext sctx;
+  sctx.set_deadline(Deadline());
+  raw::v1::SubscribeRequest sub;
+  sub.set_session_id("no-such-session");
+  auto reader = stub_->Subscribe(&sctx, sub);
+  raw::v1::Event e;
+  EXPECT_FALSE(reader->Read(&e));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(RawServiceTest, StartTurnNeedsText) {
+  grpc::ClientContext ctx;
+  raw::v1::StartTurnRequest req;
+  req.set_session_id(CreateSession().id());
+  req.set_text("  \n");
+  raw::v1::StartTurnResponse r;
+  grpc::Status s = stub_->StartTurn(&ctx, req, &r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("text"));
+}
+
+TEST_F(RawServiceTest, InterruptingAnIdleSessionSaysSo) {
+  grpc::ClientContext ctx;
+  raw::v1::InterruptTurnRequest req;
+  req.set_session_id(CreateSession().id());
+  raw::v1::InterruptTurnResponse r;
+  ASSERT_TRUE(stub_->InterruptTurn(&ctx, req, &r).ok());
+  EXPECT_FALSE(r.interrupted());
+}
+
+TEST_F(RawServiceTest, ATurnStreamsToASubscriberAndLandsInHistory) {
+  namespace chat = raw::testing::chat;
+  http_.Enqueue({.chunks = {chat::RoleChunk(), chat::TextChunk("Hello"), chat::FinishChunk("stop"),
+                            chat::UsageChunk(12, 4), chat::Done()}});
+  std::string session_id = CreateSession().id();
+
+  grpc::ClientContext sctx;
+  sctx.set_deadline(Deadline());
+  raw::v1::SubscribeRequest sub;
+  sub.set_session_id(session_id);
+  auto reader = stub_->Subscribe(&sctx, sub);
+
+  grpc::ClientContext tctx;
+  raw::v1::StartTurnRequest start;
+  start.set_session_id(session_id);
+  start.set_text("say hello");
+  raw::v1::StartTurnResponse started;
+  grpc::Status s = stub_->StartTurn(&tctx, start, &started);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+
+  std::vector<raw::v1::Event> events;
+  raw::v1::Event e;
+  while (reader->Read(&e)) {
+    events.push_back(e);
+    if (e.has_turn_ended()) break;
+  }
+  ASSERT_FALSE(events.empty());
+  EXPECT_TRUE(events.front().has_turn_started());
+  EXPECT_EQ(events.front().turn_started().user_text(), "say hello");
+  ASSERT_TRUE(events.back().has_turn_ended());
+  EXPECT_EQ(events.back().turn_id(), started.turn_id());
+  EXPECT_EQ(events.back().turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
+  bool saw_answer = false;
+  for (const auto& ev : events) {
+    EXPECT_EQ(ev.session_id(), session_id);
+    if (ev.has_assistant_message()) saw_answer = ev.assistant_message().text() == "Hello";
+  }
+  EXPECT_TRUE(saw_answer);
+
+  // The daemon ends the stream on shutdown with UNAVAILABLE.
+  service_->DrainStreams();
+  while (reader->Read(&e)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+
+  // History holds the durable events, oldest first or newest first.
+  for (auto direction : {raw::v1::HISTORY_DIRECTION_FORWARD, raw::v1::HISTORY_DIRECTION_BACKWARD}) {
+    grpc::ClientContext hctx;
+    raw::v1::GetHistoryRequest history;
+    history.set_session_id(session_id);
+    history.set_direction(direction);
+    raw::v1::GetHistoryResponse page;
+    ASSERT_TRUE(stub_->GetHistory(&hctx, history, &page).ok());
+    ASSERT_GE(page.events_size(), 2);
+    const auto& first = page.events(0);
+    const auto& last = page.events(page.events_size() - 1);
+    if (direction == raw::v1::HISTORY_DIRECTION_FORWARD) {
+      EXPECT_TRUE(first.has_turn_started());
+      EXPECT_TRUE(last.has_turn_ended());
+    } else {
+      EXPECT_TRUE(first.has_turn_ended());
+      EXPECT_TRUE(last.has_turn_started());
+    }
+    for (const auto& ev : page.events()) EXPECT_FALSE(ev.has_text_delta()) << "deltas are live only";
+  }
+}
+
+TEST_F(RawServiceTest, UnknownHistoryDirectionIsRefused) {
+  grpc::ClientContext ctx;
+  raw::v1::GetHistoryRequest history;
+  history.set_session_id(CreateSession().id());
+  history.set_direction(static_cast<raw::v1::HistoryDirection>(9));
+  raw::v1::GetHistoryResponse page;
+  grpc::Status s = stub_->GetHistory(&ctx, history, &page);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("direction 9"));
+}
+
+TEST_F(RawServiceTest, CheckConfigDefaultsToTheDaemonsFile) {
+  grpc::ClientContext ctx;
+  raw::v1::CheckConfigResponse r;
+  ASSERT_TRUE(stub_->CheckConfig(&ctx, {}, &r).ok());
+  EXPECT_EQ(r.path(), info_.config_path);
+  EXPECT_TRUE(r.exists());
+  EXPECT_THAT(r.errors(), ::testing::IsEmpty());
+}
+
+TEST_F(RawServiceTest, CheckConfigReportsProblemsOfAnotherFile) {
+  std::ofstream(dir_.File("bad.json")) << R"({"agents": {"x": {"model": "nope"}}})";
+  grpc::ClientContext ctx;
+  raw::v1::CheckConfigRequest req;
+  req.set_path(dir_.File("bad.json"));
+  raw::v1::CheckConfigResponse r;
+  ASSERT_TRUE(stub_->CheckConfig(&ctx, req, &r).ok());
+  EXPECT_EQ(r.path(), dir_.File("bad.json"));
+  EXPECT_TRUE(r.exists());
+  EXPECT_THAT(r.errors(), ::testing::Contains(HasSubstr("agents.x.model")));
+}
+
+TEST_F(RawServiceTest, CheckConfigNeedsAnAbsolutePath) {
+  grpc::ClientContext ctx;
+  raw::v1::CheckConfigRequest req;
+  req.set_path("config.json");
+  raw::v1::CheckConfigResponse r;
+  grpc::Status s = stub_->CheckConfig(&ctx, req, &r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("absolute"));
+}
+
+TEST_F(RawServiceTest, ConfigTemplateComesWithTheDaemonsConfigPath) {
+  grpc::ClientContext ctx;
+  raw::v1::GetConfigTemplateResponse r;
+  ASSERT_TRUE(stub_->GetConfigTemplate(&ctx, {}, &r).ok());
+  EXPECT_EQ(r.text(), config::ConfigTemplate());
+  EXPECT_TRUE(config::ParseConfig(r.text()).ok());
+  EXPECT_EQ(r.default_path(), info_.config_path);
+}
+
+TEST_F(RawServiceTest, ShutdownAnswersThenAsksTheDaemonToStop) {
+  grpc::ClientContext ctx;
+  raw::v1::ShutdownResponse r;
+  ASSERT_TRUE(stub_->Shutdown(&ctx, {}, &r).ok());
+  absl::MutexLock lock(&mu_);
+  auto requested = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return shutdown_requests_ > 0; };
+  EXPECT_TRUE(mu_.AwaitWithTimeout(absl::Condition(&requested), absl::Seconds(10)));
+  EXPECT_EQ(shutdown_requests_, 1);
+}
+
+}  // namespace
+}  // namespace raw::api

@@ -1,0 +1,155 @@
+// docs/config.md and docs/config.schema.json agree with the loader: every
+// example in the docs parses, the documented error output is what the loader
+// prints, and the schema lists exactly the keys and values the loader takes.
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "common/json.h"
+#include "daemon/config/agent_entry.h"
+#include "daemon/config/config_keys.h"
+#include "daemon/config/config_loader.h"
+#include "daemon/config/model_entry.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/config/config_test_util.h"
+
+namespace raw::config {
+namespace {
+
+using ::testing::SizeIs;
+
+std::string ReadSourceFile(const std::string& relative) {
+  std::ifstream in(std::string(RAW_SOURCE_DIR) + "/" + relative);
+  EXPECT_TRUE(in.good()) << "cannot open " << relative;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct FencedBlock {
+  std::string info;  // the text after ``` on the opening line
+  std::string body;
+};
+
+std::vector<FencedBlock> FencedBlocks(const std::string& markdown) {
+  std::vector<FencedBlock> blocks;
+  FencedBlock* open = nullptr;
+  for (absl::string_view line : absl::StrSplit(markdown, '\n')) {
+    if (line.substr(0, 3) == "```") {
+      if (open == nullptr) {
+        blocks.push_back({std::string(line.substr(3)), ""});
+        open = &blocks.back();
+      } else {
+        open = nullptr;
+      }
+    } else if (open != nullptr) {
+      open->body += std::string(line) + "\n";
+    }
+  }
+  EXPECT_EQ(open, nullptr) << "unterminated code block";
+  return blocks;
+}
+
+TEST(ConfigDocsTest, EveryExampleParses) {
+  std::vector<FencedBlock> blocks = FencedBlocks(ReadSourceFile("docs/config.md"));
+  int examples = 0;
+  for (const FencedBlock& block : blocks) {
+    if (block.info != "jsonc") continue;
+    ++examples;
+    absl::StatusOr<Config> config = ParseConfig(block.body);
+    EXPECT_TRUE(config.ok()) << config.status() << "\n" << block.body;
+  }
+  EXPECT_GE(examples, 2);
+}
+
+TEST(ConfigDocsTest, DocumentedErrorsAreTheLoadersOutput) {
+  std::vector<FencedBlock> blocks = FencedBlocks(ReadSourceFile("docs/config.md"));
+  int checked = 0;
+  for (size_t i = 0; i + 1 < blocks.size(); ++i) {
+    if (blocks[i].info != "jsonc broken") continue;
+    ASSERT_EQ(blocks[i + 1].info, "text") << "a broken example is followed by its errors";
+    std::vector<std::string> expected = absl::StrSplit(blocks[i + 1].body, '\n');
+    expected.pop_back();  // the body ends with a newline
+    EXPECT_EQ(testing::ProblemLines(blocks[i].body), expected);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1);
+}
+
+// The property names of a schema object.
+std::set<std::string> PropertyNames(const Json& object_schema) {
+  std::set<std::string> names;
+  for (const auto& [key, value] : object_schema.at("properties").items()) names.insert(key);
+  return names;
+}
+
+template <typename List>
+std::set<std::string> AsSet(const List& list) {
+  std::set<std::string> out;
+  for (const auto& s : list) out.insert(std::string(s));
+  return out;
+}
+
+// Every object schema with "properties" refuses other keys, as the loader does.
+void ExpectClosedObjects(const Json& schema, const std::string& where) {
+  if (schema.is_object()) {
+    if (schema.contains("properties")) {
+      EXPECT_EQ(schema.value("additionalProperties", Json(true)), Json(false)) << where;
+    }
+    for (const auto& [key, value] : schema.items()) ExpectClosedObjects(value, where + "/" + key);
+  } else if (schema.is_array()) {
+    for (const Json& item : schema) ExpectClosedObjects(item, where);
+  }
+}
+
+class ConfigSchemaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<Json> parsed = ParseJson(ReadSourceFile("docs/config.schema.json"));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    schema_ = *parsed;
+  }
+  const Json& Def(const char* name) { return schema_.at("definitions").at(name); }
+
+  Json schema_;
+};
+
+TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersKeys) {
+  EXPECT_EQ(PropertyNames(schema_), AsSet(kTopLevelKeys));
+  EXPECT_EQ(PropertyNames(Def("model")), AsSet(kModelKeys));
+  EXPECT_EQ(AsSet(Def("model").at("required").get<std::vector<std::string>>()),
+            AsSet(kModelRequiredKeys));
+  const Json& agent = Def("agent");
+  EXPECT_EQ(PropertyNames(agent), AsSet(kAgentKeys));
+  EXPECT_EQ(PropertyNames(agent.at("properties").at("tools")), AsSet(kAgentToolsKeys));
+  EXPECT_EQ(PropertyNames(agent.at("properties").at("compact")), AsSet(kAgentCompactKeys));
+  const Json& tools = schema_.at("properties").at("tools");
+  EXPECT_EQ(PropertyNames(tools), AsSet(kToolsKeys));
+  EXPECT_EQ(PropertyNames(tools.at("properties").at("bash")), AsSet(kToolsBashKeys));
+  EXPECT_EQ(PropertyNames(tools.at("properties").at("files")), AsSet(kToolsFilesKeys));
+  ExpectClosedObjects(schema_, "");
+}
+
+TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersValues) {
+  const Json& model = Def("model").at("properties");
+  EXPECT_EQ(AsSet(model.at("method").at("enum").get<std::vector<std::string>>()),
+            AsSet(kSupportedMethods));
+  EXPECT_EQ(AsSet(model.at("system_role").at("enum").get<std::vector<std::string>>()),
+            AsSet(kSystemRoles));
+  EXPECT_EQ(AsSet(model.at("max_tokens_field").at("enum").get<std::vector<std::string>>()),
+            AsSet(kMaxTokensFields));
+  EXPECT_EQ(model.at("context_window_tokens").at("maximum"), kMaxTokenCount);
+  EXPECT_EQ(model.at("idle_timeout_seconds").at("maximum"), kMaxTimeoutSeconds);
+  const Json& agent = Def("agent").at("properties");
+  EXPECT_EQ(agent.at("max_steps").at("minimum"), 1);
+  EXPECT_EQ(agent.at("max_steps").at("maximum"), kMaxSteps);
+  EXPECT_EQ(agent.at("compact").at("properties").at("keep_recent_turns").at("maximum"),
+            kMaxKeepRecentTurns);
+}
+
+}  // namespace
+}  // namespace raw::config

@@ -1,0 +1,381 @@
+// The turn rules, through SessionRunner with a scripted provider, a real
+// SQLite store in a temp dir and test tools.
+#include "daemon/loop/session_runner.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/ids.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/loop/scripted_provider.h"
+
+namespace raw::loop {
+namespace {
+
+using testing::CallSpec;
+using testing::ScriptBook;
+using testing::ScriptedProvider;
+using testing::TextAnswer;
+using testing::ToolCalls;
+
+// Pulls a Subscription on its own thread, waking on the subscription's
+// wakeup (no polling).
+class Collector {
+ public:
+  explicit Collector(std::unique_ptr<Subscription> sub) : sub_(std::move(sub)) {
+    sub_->SetWakeup([this] {
+      std::lock_guard<std::mutex> lock(mu_);
+      ready_ = true;
+      cv_.notify_all();
+    });
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~Collector() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    thread_.join();
+    sub_->Close();
+  }
+  // Waits until an event satisfies `pred`; returns all events so far.
+  std::vector<events::SessionEvent> WaitFor(
+      const std::function<bool(const events::SessionEvent&)>& pred) {
+    std::unique_lock<std::mutex> lock(mu_);
+    bool ok = cv_.wait_for(lock, std::chrono::seconds(20), [&] {
+      for (const auto& e : events_) {
+        if (pred(e)) return true;
+      }
+      return false;
+    });
+    EXPECT_TRUE(ok) << "event not seen";
+    return events_;
+  }
+  std::vector<events::SessionEvent> WaitForTurnEnd(int count = 1) {
+    return WaitForCount(
+        [](const events::SessionEvent& e) {
+          return std::holds_alternative<events::TurnEnded>(e.payload);
+        },
+        count);
+  }
+  std::vector<events::SessionEvent> WaitForCount(
+      const std::function<bool(const events::SessionEvent&)>& pred, int count) {
+    std::unique_lock<std::mutex> lock(mu_);
+    bool ok = cv_.wait_for(lock, std::chrono::seconds(20), [&] {
+      int n = 0;
+      for (const auto& e : events_) n += pred(e) ? 1 : 0;
+      return n >= count;
+    });
+    EXPECT_TRUE(ok) << "events not seen";
+    return events_;
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      lock.unlock();
+      auto next = sub_->TryNext();
+      lock.lock();
+      if (!next.ok()) return;
+      if (next->has_value()) {
+        events_.push_back(**next);
+        cv_.notify_all();
+        continue;
+      }
+      cv_.wait(lock, [&] { return ready_ || stop_; });
+      ready_ = false;
+    }
+  }
+  std::unique_ptr<Subscription> sub_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<events::SessionEvent> events_;
+  bool ready_ = false;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+template <typename T>
+std::vector<T> Payloads(const std::vector<events::SessionEvent>& evs) {
+  std::vector<T> out;
+  for (const auto& e : evs) {
+    if (const T* p = std::get_if<T>(&e.payload)) out.push_back(*p);
+  }
+  return out;
+}
+
+std::vector<std::string> Kinds(const std::vector<events::SessionEvent>& evs) {
+  std::vector<std::string> out;
+  for (const auto& e : evs) out.push_back(events::KindName(e.payload));
+  return out;
+}
+
+class SessionRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/rawloop.XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    auto store = store::SessionStore::Open(dir_ + "/s.sqlite3");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    record_.id = NewId();
+    record_.agent = "a";
+    record_.cwd = dir_;
+    ASSERT_TRUE(store_->CreateSession(record_).ok());
+    book_ = std::make_shared<ScriptBook>();
+
+    echo_.qualified_name = "test/echo";
+    echo_.model_name = "echo";
+    echo_.description = "echo";
+    echo_.input_schema = OrderedJson::parse(R"({"type":"object"})");
+    echo_.handler = [this](const Json& args, const tools::ToolContext&) {
+      ++echo_calls_;
+      return tools::ToolOutput::Ok(args.value("text", std::string("?")));
+    };
+    wait_.qualified_name = "test/wait";
+    wait_.model_name = "wait";
+    wait_.handler = [this](const Json&, const tools::ToolContext& ctx) {
+      {
+        std::lock_guard<std::mutex> lock(wait_mu_);
+        wait_started_ = true;
+        wait_cv_.notify_all();
+      }
+      struct pollfd pfd = {ctx.cancel.fd(), POLLIN, 0};
+      while (poll(&pfd, 1, -1) < 0) {
+      }
+      return tools::ToolOutput::Cancelled("Cancelled while waiting.");
+    };
+    runner_ = std::make_unique<SessionRunner>(record_, *store_, clock_);
+  }
+  void TearDown() override {
+    runner_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  TurnPlan Plan(const std::string& text, int max_steps = 5) {
+    TurnPlan plan;
+    plan.turn_id = NewId("turn_");
+    plan.user_text = text;
+    plan.cwd = dir_;
+    plan.agent.agent.name = "a";
+    plan.agent.agent.system_prompt = "sys";
+    plan.agent.agent.max_steps = max_steps;
+    plan.provider = std::make_unique<ScriptedProvider>(book_);
+    plan.tools["echo"] = &echo_;
+    plan.tools["wait"] = &wait_;
+    plan.tool_definitions.push_back({"echo", "echo", echo_.input_schema});
+    return plan;
+  }
+  void WaitForWaitTool() {
+    std::unique_lock<std::mutex> lock(wait_mu_);
+    ASSERT_TRUE(wait_cv_.wait_for(lock, std::chrono::seconds(20), [&] { return wait_started_; }));
+  }
+
+  std::string dir_;
+  SystemClock clock_;
+  std::unique_ptr<store::SessionStore> store_;
+  store::SessionRecord record_;
+  std::shared_ptr<ScriptBook> book_;
+  tools::ToolSpec echo_, wait_;
+  std::atomic<int> echo_calls_{0};
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
+  bool wait_started_ = false;
+  std::unique_ptr<SessionRunner> runner_;
+};
+
+TEST_F(SessionRunnerTest, TextAnswerStreamsThenCommits) {
+  book_->scripts.push_back(TextAnswer("Hello there"));
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(runner_->StartTurn(Plan("hi")).ok());
+  auto evs = c.WaitForTurnEnd();
+  EXPECT_THAT(Kinds(evs), ::testing::ElementsAre("turn_started", "user_message", "text_delta",
+                                                 "text_delta", "assistant_message", "usage_report",
+                                                 "turn_ended"));
+  for (size_t i = 1; i < evs.size(); ++i) EXPECT_EQ(evs[i].seq, evs[i - 1].seq + 1);
+  EXPECT_EQ(Payloads<events::AssistantMessage>(evs)[0].text, "Hello there");
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kCompleted);
+  auto ctx = store_->LoadContext(record_.id);
+  ASSERT_TRUE(ctx.ok());
+  ASSERT_EQ(ctx->size(), 2u);
+  EXPECT_EQ(std::get<events::UserText>((*ctx)[0]).text, "hi");
+  EXPECT_EQ(std::get<events::AssistantTurn>((*ctx)[1]).text, "Hello there");
+  // The request held the system prompt, the tool schemas and the context.
+  ASSERT_EQ(book_->requests.size(), 1u);
+  EXPECT_EQ(book_->requests[0].system_prompt, "sys");
+  EXPECT_EQ(book_->requests[0].tools.size(), 1u);
+  EXPECT_EQ(book_->requests[0].messages.size(), 1u);
+}
+
+TEST_F(SessionRunnerTest, ToolBatchCommittedFirstThenRunInOrderWithAResultEach) {
+  book_->scripts.push_back(ToolCalls({{"c1", "echo", R"({"text":"one"})"},
+                                      {"c2", "nosuch", "{}"},
+                                      {"c3", "echo", R"({"text":)"},
+                                      {"c4", "echo", R"({"text":"cut)", false},
+                                      {"c5", "echo", R"({"text":"five"})"}}));
+  book_->scripts.push_back(TextAnswer("done"));
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(runner_->StartTurn(Plan("go")).ok());
+  auto evs = c.WaitForTurnEnd();
+  auto kinds = Kinds(evs);
+  auto batch_at = std::find(kinds.begin(), kinds.end(), "tool_call_batch") - kinds.begin();
+  auto first_start = std::find(kinds.begin(), kinds.end(), "tool_started") - kinds.begin();
+  EXPECT_LT(batch_at, first_start);
+  auto results = Payloads<events::ToolResult>(evs);
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[0].call_id, "c1");
+  EXPECT_EQ(results[0].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[0].content, "one");
+  EXPECT_EQ(results[1].status, events::ToolStatus::kError);
+  EXPECT_THAT(results[1].content, ::testing::HasSubstr("unknown tool \"nosuch\""));
+  EXPECT_THAT(results[2].content, ::testing::HasSubstr("not valid JSON"));
+  EXPECT_THAT(results[3].content, ::testing::HasSubstr("cut off"));
+  EXPECT_EQ(results[4].content, "five");
+  EXPECT_EQ(echo_calls_.load(), 2);
+  // The second request saw all five results after the assistant turn.
+  ASSERT_EQ(book_->requests.size(), 2u);
+  const auto& msgs = book_->requests[1].messages;
+  ASSERT_EQ(msgs.size(), 7u);
+  EXPECT_TRUE(std::holds_alternative<events::AssistantTurn>(msgs[1]));
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(std::get<events::ToolOutcome>(msgs[2 + i]).call_id, absl::StrCat("c", i + 1));
+  }
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kCompleted);
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].steps, 2);
+}
+
+TEST_F(SessionRunnerTest, LastPermittedRequestAskingForToolsEndsWithMaxSteps) {
+  book_->scripts.push_back(ToolCalls({{"c1", "echo", R"({"text":"a"})"}}));
+  book_->scripts.push_back(ToolCalls({{"c2", "echo", R"({"text":"b"})"}}));
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(runner_->StartTurn(Plan("go", /*max_steps=*/2)).ok());
+  auto evs = c.WaitForTurnEnd();
+  auto results = Payloads<events::ToolResult>(evs);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[1].status, events::ToolStatus::kSkipped);
+  EXPECT_EQ(echo_calls_.load(), 1);
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kMaxSteps);
+  EXPECT_EQ(book_->requests.size(), 2u);
+}
+
+TEST_F(SessionRunnerTest, CancelDuringToolRecordsCancelledResultsForUnfinishedCalls) {
+  book_->scripts.push_back(ToolCalls({{"c1", "echo", R"({"text":"a"})"},
+                                      {"c2", "wait", "{}"},
+                                      {"c3", "echo", R"({"text":"c"})"}}));
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(runner_->StartTurn(Plan("go")).ok());
+  WaitForWaitTool();
+  EXPECT_TRUE(runner_->Interrupt());
+  auto evs = c.WaitForTurnEnd();
+  auto results = Payloads<events::ToolResult>(evs);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[1].status, events::ToolStatus::kCancelled);
+  EXPECT_EQ(results[2].status, events::ToolStatus::kCancelled);
+  EXPECT_EQ(echo_calls_.load(), 1);
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kCancelled);
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs).size(), 1u);
+}
+
+TEST_F(SessionRunnerTest, CancelDuringStreamEndsTurnOnceAndKeepsPartialText) {
+  testing::Script s;
+  s.events.push_back(providers::StartEvent{});
+  s.events.push_back(providers::TextDeltaEvent{0, "partial"});
+  s.park_until_cancelled = true;
+  book_->scripts.push_back(s);
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(runner_->StartTurn(Plan("go")).ok());
+  c.WaitFor([](const events::SessionEvent& e) {
+    return std::holds_alternative<events::TextDelta>(e.payload);
+  });
+  EXPECT_TRUE(runner_->Interrupt());
+  auto evs = c.WaitForTurnEnd();
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kCancelled);
+  EXPECT_EQ(Payloads<events::AssistantMessage>(evs)[0].text, "partial");
+  EXPECT_FALSE(runner_->running());
+}
+
+TEST_F(SessionRunnerTest, SecondTurnWhileRunningIsRefused) {
+  testing::Script s;
+  s.park_until_cancelled = true;
+  book_->scripts.push_back(s);
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(runner_->StartTurn(Plan("one")).ok());
+  absl::Status second = runner_->StartTurn(Plan("two"));
+  EXPECT_EQ(second.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(second.message()), ::testing::HasSubstr("already has a running turn"));
+  runner_->Interrupt();
+  c.WaitForTurnEnd();
+  // Right after TurnEnded a new turn is accepted.
+  book_->scripts.push_back(TextAnswer("ok"));
+  EXPECT_TRUE(runner_->StartTurn(Plan("three")).ok());
+  c.WaitForTurnEnd(2);
+}
+
+TEST_F(SessionRunnerTest, ProviderErrorAfterOutputResetsStreamAndEndsWithError) {
+  testing::Script s;
+  s.events.push_back(providers::StartEvent{});
+  s.events.push_back(providers::TextDeltaEvent{0, "Partial"});
+  providers::ErrorEvent err;
+  err.kind = providers::ErrorKind::kServer;
+  err.retryable = true;
+  err.after_output = true;
+  err.message = "The server had an error";
+  s.events.push_back(err);
+  book_->scripts.push_back(s);
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(runner_->StartTurn(Plan("go")).ok());
+  auto evs = c.WaitForTurnEnd();
+  EXPECT_EQ(Payloads<events::StreamReset>(evs).size(), 1u);
+  EXPECT_TRUE(Payloads<events::AssistantMessage>(evs).empty());
+  auto end = Payloads<events::TurnEnded>(evs)[0];
+  EXPECT_EQ(end.reason, events::TurnEndReason::kError);
+  EXPECT_THAT(end.message, ::testing::HasSubstr("The server had an error"));
+  // Nothing from the failed step reached the model context.
+  auto ctx = store_->LoadContext(record_.id);
+  ASSERT_TRUE(ctx.ok());
+  EXPECT_EQ(ctx->size(), 1u);
+}
+
+TEST_F(SessionRunnerTest, ReplayAfterSeqHasNoGapAndNoDuplicate) {
+  book_->scripts.push_back(TextAnswer("first answer"));
+  {
+    Collector c(runner_->Subscribe(0));
+    ASSERT_TRUE(runner_->StartTurn(Plan("one")).ok());
+    c.WaitForTurnEnd();
+  }
+  // Stored events of turn one: replay from the middle.
+  auto all = store_->ReadEvents(record_.id, 0, 1000);
+  ASSERT_TRUE(all.ok());
+  ASSERT_GE(all->size(), 4u);
+  uint64_t mid = (*all)[1].seq;
+  book_->scripts.push_back(TextAnswer("second answer"));
+  Collector c(runner_->Subscribe(mid));
+  ASSERT_TRUE(runner_->StartTurn(Plan("two")).ok());
+  auto evs = c.WaitForTurnEnd(2);
+  EXPECT_GT(evs.front().seq, mid);
+  for (size_t i = 1; i < evs.size(); ++i) EXPECT_GT(evs[i].seq, evs[i - 1].seq);
+  // Every stored event after `mid` was delivered exactly once.
+  auto stored = store_->ReadEvents(record_.id, mid, 1000);
+  ASSERT_TRUE(stored.ok());
+  for (const auto& s : *stored) {
+    int n = 0;
+    for (const auto& e : evs) n += e.seq == s.seq ? 1 : 0;
+    EXPECT_EQ(n, 1) << "seq " << s.seq;
+  }
+}
+
+}  // namespace
+}  // namespace raw::loop

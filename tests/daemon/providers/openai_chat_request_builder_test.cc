@@ -1,0 +1,167 @@
+#include "daemon/providers/openai_chat/request_builder.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::providers::openai_chat {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+config::ModelConfig Model() {
+  config::ModelConfig model;
+  model.name = "gpt";
+  model.provider = "openai";
+  model.method = config::kMethodOpenAiChat;
+  model.model_id = "gpt-test";
+  model.base_url = "https://api.openai.com/v1";
+  return model;
+}
+
+ToolDefinition ReadFileTool() {
+  ToolDefinition tool;
+  tool.name = "read_file";
+  tool.description = "Read a file.";
+  tool.parameters = *ParseOrderedJson(
+      R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]})");
+  return tool;
+}
+
+events::AssistantTurn CallsTwoFiles() {
+  events::AssistantTurn turn;
+  turn.reasoning = "not sent back";
+  turn.tool_calls = {{"call_A", "read_file", R"({"path":"a.txt"})"},
+                     {"call_B", "read_file", "{\"path\": \"b.txt\" , \"n\":1e2}"}};
+  return turn;
+}
+
+ModelRequest Conversation() {
+  ModelRequest request;
+  request.system_prompt = "You are a coding agent.";
+  request.tools = {ReadFileTool()};
+  request.messages = {
+      events::UserText{"Compare a.txt and b.txt"},
+      CallsTwoFiles(),
+      events::ToolOutcome{"call_A", "read_file", "alpha\n", false},
+      events::ToolOutcome{"call_B", "read_file", "b.txt: no such file", true},
+      events::AssistantTurn{"They differ: b.txt is missing.", "", {}, {}},
+  };
+  return request;
+}
+
+TEST(OpenAiChatRequestBuilderTest, BuildsTheDocumentedBody) {
+  config::ModelConfig model = Model();
+  model.max_output_tokens = 8192;
+  model.max_tokens_field = "max_completion_tokens";
+  model.system_role = "developer";
+  std::string body = BuildRequestBody(Conversation(), model, "session-key");
+  EXPECT_EQ(
+      body,
+      R"({"model":"gpt-test","stream":true,"stream_options":{"include_usage":true},)"
+      R"("max_completion_tokens":8192,"prompt_cache_key":"session-key",)"
+      R"("tools":[{"type":"function","function":{"name":"read_file","description":"Read a file.",)"
+      R"("parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}],)"
+      R"("messages":[{"role":"developer","content":"You are a coding agent."},)"
+      R"({"role":"user","content":"Compare a.txt and b.txt"},)"
+      R"({"role":"assistant","content":null,"tool_calls":[)"
+      R"({"id":"call_A","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}},)"
+      R"({"id":"call_B","type":"function","function":{"name":"read_file","arguments":"{\"path\": \"b.txt\" , \"n\":1e2}"}}]},)"
+      R"({"role":"tool","tool_call_id":"call_A","content":"alpha\n"},)"
+      R"({"role":"tool","tool_call_id":"call_B","content":"Error: b.txt: no such file"},)"
+      R"({"role":"assistant","content":"They differ: b.txt is missing."}]})");
+}
+
+TEST(OpenAiChatRequestBuilderTest, SameInputGivesTheSameBytes) {
+  EXPECT_EQ(BuildRequestBody(Conversation(), Model(), std::nullopt),
+            BuildRequestBody(Conversation(), Model(), std::nullopt));
+}
+
+TEST(OpenAiChatRequestBuilderTest, AppendedHistoryKeepsThePreviousMessagesAsPrefix) {
+  ModelRequest request = Conversation();
+  request.messages.resize(1);
+  std::vector<std::string> bodies;
+  bodies.push_back(BuildRequestBody(request, Model(), "k"));
+  const std::vector<events::ContextItem> all = Conversation().messages;
+  for (size_t i = 1; i < all.size(); ++i) {
+    const events::ContextItem& item = all[i];
+    request.messages.push_back(item);
+    bodies.push_back(BuildRequestBody(request, Model(), "k"));
+  }
+  for (size_t i = 1; i < bodies.size(); ++i) {
+    // "messages" is the last key: the previous body minus its closing "]}"
+    // starts the next one, byte for byte.
+    std::string previous = bodies[i - 1].substr(0, bodies[i - 1].size() - 2);
+    EXPECT_THAT(bodies[i], StartsWith(previous)) << "request " << i;
+    EXPECT_GT(bodies[i].size(), bodies[i - 1].size());
+  }
+}
+
+TEST(OpenAiChatRequestBuilderTest, EachItemSerializesTheSameWayEveryTime) {
+  for (const events::ContextItem& item : Conversation().messages) {
+    EXPECT_EQ(DumpJson(ContextItemToMessage(item)), DumpJson(ContextItemToMessage(item)));
+  }
+  EXPECT_EQ(DumpJson(ContextItemToMessage(events::UserText{"h\xC3\xA9 \"q\""})),
+            "{\"role\":\"user\",\"content\":\"h\xC3\xA9 \\\"q\\\"\"}");
+}
+
+TEST(OpenAiChatRequestBuilderTest, OptionalPartsAreLeftOut) {
+  ModelRequest request;
+  request.messages = {events::UserText{"hi"}};
+  std::string body = BuildRequestBody(request, Model(), std::nullopt);
+  EXPECT_EQ(body,
+            R"({"model":"gpt-test","stream":true,"stream_options":{"include_usage":true},)"
+            R"("messages":[{"role":"user","content":"hi"}]})");
+  EXPECT_THAT(body, Not(HasSubstr("tools")));
+  EXPECT_THAT(body, Not(HasSubstr("max_tokens")));
+  EXPECT_THAT(BuildRequestBody(request, Model(), ""), Not(HasSubstr("prompt_cache_key")));
+}
+
+TEST(OpenAiChatRequestBuilderTest, OutputCapUsesTheConfiguredField) {
+  ModelRequest request;
+  request.messages = {events::UserText{"hi"}};
+  config::ModelConfig model = Model();
+  model.max_output_tokens = 100;
+  EXPECT_THAT(BuildRequestBody(request, model, std::nullopt), HasSubstr(R"("max_tokens":100)"));
+  model.max_tokens_field = "max_completion_tokens";
+  std::string body = BuildRequestBody(request, model, std::nullopt);
+  EXPECT_THAT(body, HasSubstr(R"("max_completion_tokens":100)"));
+  EXPECT_THAT(body, Not(HasSubstr(R"("max_tokens")")));
+}
+
+TEST(OpenAiChatRequestBuilderTest, SystemRoleAndEmptySystemPrompt) {
+  ModelRequest request;
+  request.system_prompt = "be brief";
+  request.messages = {events::UserText{"hi"}};
+  EXPECT_THAT(BuildRequestBody(request, Model(), std::nullopt),
+              HasSubstr(R"("messages":[{"role":"system","content":"be brief"},)"));
+  request.system_prompt.clear();
+  EXPECT_THAT(BuildRequestBody(request, Model(), std::nullopt),
+              HasSubstr(R"("messages":[{"role":"user","content":"hi"}])"));
+}
+
+TEST(OpenAiChatRequestBuilderTest, ToolWithoutSchemaGetsAnEmptyObjectSchema) {
+  ModelRequest request;
+  ToolDefinition tool;
+  tool.name = "now";
+  tool.description = "Current time.";
+  request.tools = {tool};
+  request.messages = {events::UserText{"time?"}};
+  EXPECT_THAT(BuildRequestBody(request, Model(), std::nullopt),
+              HasSubstr(R"("parameters":{"type":"object","properties":{}})"));
+}
+
+TEST(OpenAiChatRequestBuilderTest, AssistantTextWithCallsKeepsBoth) {
+  events::AssistantTurn turn = CallsTwoFiles();
+  turn.text = "Reading both.";
+  std::string message = DumpJson(ContextItemToMessage(turn));
+  EXPECT_THAT(message, StartsWith(R"({"role":"assistant","content":"Reading both.","tool_calls":[)"));
+  EXPECT_THAT(message, Not(HasSubstr("not sent back")));
+}
+
+}  // namespace
+}  // namespace raw::providers::openai_chat

@@ -1,0 +1,167 @@
+#include "daemon/store/sqlite/db.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/store/temp_dir.h"
+
+namespace raw::store {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ReadFileBytes;
+using testing::TempDir;
+
+std::string Text(Database& db, const std::string& sql) {
+  absl::StatusOr<Statement> statement = db.Prepare(sql);
+  EXPECT_TRUE(statement.ok()) << statement.status();
+  if (!statement.ok()) return "";
+  absl::StatusOr<bool> row = statement->Step();
+  EXPECT_TRUE(row.ok() && *row) << sql;
+  return statement->ColumnString(0);
+}
+
+TEST(DatabaseTest, OpenConfiguresWalSynchronousForeignKeysAndBusyTimeout) {
+  TempDir dir;
+  DatabaseOptions options;
+  options.busy_timeout_ms = 1234;
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(dir.File("a.db"), options);
+  ASSERT_TRUE(db.ok()) << db.status();
+  EXPECT_EQ(Text(**db, "PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(*(*db)->QueryInt64("PRAGMA synchronous"), 1);  // NORMAL
+  EXPECT_EQ(*(*db)->QueryInt64("PRAGMA foreign_keys"), 1);
+  EXPECT_EQ(*(*db)->QueryInt64("PRAGMA busy_timeout"), 1234);
+  EXPECT_EQ((*db)->path(), dir.File("a.db"));
+}
+
+TEST(DatabaseTest, InMemoryDatabaseOpens) {
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(":memory:");
+  ASSERT_TRUE(db.ok()) << db.status();
+  EXPECT_TRUE((*db)->Exec("CREATE TABLE t (a INTEGER)").ok());
+  EXPECT_EQ(*(*db)->QueryInt64("PRAGMA foreign_keys"), 1);
+}
+
+TEST(DatabaseTest, OpenInMissingDirectoryFailsWithSqliteMessage) {
+  TempDir dir;
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(dir.File("no/such/dir/a.db"));
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr("unable to open database file"));
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr("no/such/dir/a.db"));
+}
+
+TEST(DatabaseTest, FileThatIsNotADatabaseIsDataLoss) {
+  TempDir dir;
+  std::ofstream(dir.File("junk.db")) << std::string(4096, 'x');
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(dir.File("junk.db"));
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr("file is not a database"));
+  EXPECT_EQ(ReadFileBytes(dir.File("junk.db")), std::string(4096, 'x'));
+}
+
+TEST(DatabaseTest, ExecErrorCarriesSqliteMessageAndSql) {
+  auto db = *Database::Open(":memory:");
+  absl::Status status = db->Exec("CREATE TABLE t (a INTEGER); INSERT INTO nowhere VALUES (1)");
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()), HasSubstr("no such table: nowhere"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("INSERT INTO nowhere"));
+}
+
+TEST(DatabaseTest, PrepareErrorsCarrySqliteMessage) {
+  auto db = *Database::Open(":memory:");
+  absl::StatusOr<Statement> bad = db->Prepare("SELEC 1");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("syntax error"));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("SELEC 1"));
+
+  absl::StatusOr<Statement> two = db->Prepare("SELECT 1; SELECT 2");
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(two.status().message()), HasSubstr("one statement"));
+  // A trailing semicolon is still one statement.
+  EXPECT_TRUE(db->Prepare("SELECT 1;  ").ok());
+}
+
+TEST(DatabaseTest, PrepareReusesCachedStatements) {
+  auto db = *Database::Open(":memory:");
+  ASSERT_TRUE(db->Exec("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2), (3)").ok());
+  const std::string sql = "SELECT a FROM t WHERE a >= ?1 ORDER BY a";
+  const size_t cached_before = db->CachedStatementCount();
+  for (int round = 0; round < 3; ++round) {
+    absl::StatusOr<Statement> select = db->Prepare(sql);
+    ASSERT_TRUE(select.ok()) << select.status();
+    select->BindInt(0, 2);
+    ASSERT_TRUE(*select->Step());
+    EXPECT_EQ(select->ColumnInt(0), 2);
+    // Destroyed mid-iteration: the next Prepare gets it back reset and unbound.
+  }
+  EXPECT_EQ(db->CachedStatementCount(), cached_before + 1);
+
+  // A handle given out again has no bindings left: an unbound ?1 is NULL,
+  // and a >= NULL matches no row.
+  absl::StatusOr<Statement> again = db->Prepare(sql);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again->Step());
+  again->Reset();
+  again->BindInt(0, 3);
+  ASSERT_TRUE(*again->Step());
+  EXPECT_EQ(again->ColumnInt(0), 3);
+}
+
+TEST(DatabaseTest, NestedUseOfTheSameSqlGetsASeparateStatement) {
+  auto db = *Database::Open(":memory:");
+  ASSERT_TRUE(db->Exec("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2)").ok());
+  const std::string sql = "SELECT a FROM t ORDER BY a";
+  const size_t cached_before = db->CachedStatementCount();
+  absl::StatusOr<Statement> outer = db->Prepare(sql);
+  ASSERT_TRUE(outer.ok());
+  ASSERT_TRUE(*outer->Step());
+  EXPECT_EQ(outer->ColumnInt(0), 1);
+  {
+    absl::StatusOr<Statement> inner = db->Prepare(sql);
+    ASSERT_TRUE(inner.ok());
+    ASSERT_TRUE(*inner->Step());
+    EXPECT_EQ(inner->ColumnInt(0), 1);
+    ASSERT_TRUE(*inner->Step());
+    EXPECT_EQ(inner->ColumnInt(0), 2);
+  }
+  // The outer statement kept its own position.
+  ASSERT_TRUE(*outer->Step());
+  EXPECT_EQ(outer->ColumnInt(0), 2);
+  EXPECT_FALSE(*outer->Step());
+  EXPECT_EQ(db->CachedStatementCount(), cached_before + 1);
+}
+
+TEST(DatabaseTest, NewerUserVersionIsRefusedBeforeAnythingIsWritten) {
+  TempDir dir;
+  const std::string path = dir.File("future.db");
+  {
+    // A database in rollback-journal mode: switching it to WAL would rewrite
+    // its header, so the refusal must come first.
+    auto db = *Database::Open(path);
+    ASSERT_TRUE(db->Exec("PRAGMA journal_mode=DELETE; CREATE TABLE t (a INTEGER); "
+                         "PRAGMA user_version = 9")
+                    .ok());
+  }
+  const std::string before = ReadFileBytes(path);
+  ASSERT_FALSE(before.empty());
+  DatabaseOptions options;
+  options.max_user_version = 3;
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path, options);
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr("schema version 9"));
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr("up to 3"));
+  EXPECT_EQ(ReadFileBytes(path), before);
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+
+  options.max_user_version = 9;
+  EXPECT_TRUE(Database::Open(path, options).ok());
+}
+
+}  // namespace
+}  // namespace raw::store

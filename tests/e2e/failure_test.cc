@@ -1,0 +1,192 @@
+// Cancellation, provider failures and durability, end to end.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gmock/gmock.h"
+#include "tests/e2e/e2e_fixture.h"
+
+namespace raw::e2e {
+namespace {
+
+namespace chat = testing::chat;
+using ::testing::HasSubstr;
+
+std::vector<raw::v1::ToolResult> Results(const EventStream& s, const std::string& turn) {
+  std::vector<raw::v1::ToolResult> out;
+  for (const auto& e : s.TurnEvents(turn)) {
+    if (e.has_tool_result()) out.push_back(e.tool_result());
+  }
+  return out;
+}
+
+raw::v1::GetHistoryResponse History(raw::v1::Raw::Stub& stub, const std::string& session) {
+  grpc::ClientContext ctx;
+  raw::v1::GetHistoryRequest req;
+  req.set_session_id(session);
+  req.set_limit(1000);
+  raw::v1::GetHistoryResponse resp;
+  grpc::Status s = stub.GetHistory(&ctx, req, &resp);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return resp;
+}
+
+bool InterruptTurn(raw::v1::Raw::Stub& stub, const std::string& session) {
+  grpc::ClientContext ctx;
+  raw::v1::InterruptTurnRequest req;
+  req.set_session_id(session);
+  raw::v1::InterruptTurnResponse resp;
+  grpc::Status s = stub.InterruptTurn(&ctx, req, &resp);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return resp.interrupted();
+}
+
+TEST_F(E2eTest, CancelDuringStream) {
+  std::string session = daemon_->CreateSession();
+  auto slow = chat::Stream({chat::RoleChunk(), chat::TextChunk("Partial "),
+                            chat::TextChunk("never sent"), chat::FinishChunk("stop"), chat::Done()});
+  slow.gate_before_chunk = 2;
+  fake_.Enqueue(slow);
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "go");
+  ASSERT_TRUE(stream.WaitFor([](const raw::v1::Event& e) { return e.has_text_delta(); }));
+  ASSERT_TRUE(fake_.WaitForGate());
+  EXPECT_TRUE(InterruptTurn(stub(), session));
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  fake_.ReleaseGate();
+  // Exactly one terminal event, and the session takes the next turn.
+  int ends = 0;
+  for (const auto& e : stream.TurnEvents(turn)) ends += e.has_turn_ended() ? 1 : 0;
+  EXPECT_EQ(ends, 1);
+  fake_.Enqueue(chat::TextAnswer("again"));
+  std::string turn2 = StartTurn(stub(), session, "again");
+  auto end2 = stream.WaitForTurnEnd(turn2);
+  ASSERT_TRUE(end2.has_value());
+  EXPECT_EQ(end2->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
+}
+
+TEST_F(E2eTest, CancelDuringBashKillsTheWholeProcessGroup) {
+  std::string session = daemon_->CreateSession();
+  std::string fifo = daemon_->workdir() + "/ready";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // The command reports its pid through the fifo, starts a grandchild and
+  // waits; the test interrupts once it has the pid.
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"c1", "bash", R"({"command":"sleep 300 & echo $$ > ready; wait"})"},
+       {"c2", "write_file", R"({"path":"after.txt","content":"x"})"}}));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "run it");
+  int fd = open(fifo.c_str(), O_RDONLY);  // blocks until the shell opens it
+  ASSERT_GE(fd, 0);
+  char buf[32] = {};
+  ASSERT_GT(read(fd, buf, sizeof buf - 1), 0);
+  close(fd);
+  pid_t shell = static_cast<pid_t>(std::stol(buf));
+  ASSERT_GT(shell, 0);
+  EXPECT_TRUE(InterruptTurn(stub(), session));
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  auto results = Results(stream, turn);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_CANCELLED);
+  EXPECT_EQ(results[1].status(), raw::v1::TOOL_RESULT_STATUS_CANCELLED);
+  EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/after.txt"));
+  // The shell was a process-group leader; the group, grandchild included, is gone.
+  EXPECT_EQ(kill(-shell, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+}
+
+TEST_F(E2eTest, Provider500EndsTheTurnWithTheProvidersMessage) {
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ErrorResponse(500, "The server had an error while processing your request.",
+                                    "server_error", ""));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "go");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
+  EXPECT_THAT(end->turn_ended().message(), HasSubstr("The server had an error"));
+  EXPECT_THAT(end->turn_ended().message(), HasSubstr("500"));
+}
+
+TEST_F(E2eTest, TruncatedStreamIsAnErrorAndItsToolCallsNeverRun) {
+  std::string session = daemon_->CreateSession();
+  std::vector<std::string> events = {chat::RoleChunk(), chat::TextChunk("Let me ")};
+  for (auto& c : chat::ToolCallChunks(0, "call_Z", "write_file",
+                                      R"({"path":"cut.txt","content":"x"})", 2)) {
+    events.push_back(c);
+  }
+  auto cut = chat::Stream(events);  // no finish, no [DONE]
+  cut.end = testing::ScriptedResponse::End::kCut;
+  fake_.Enqueue(cut);
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "go");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
+  EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/cut.txt"));
+  EXPECT_TRUE(Results(stream, turn).empty());
+  bool reset = false;
+  for (const auto& e : stream.TurnEvents(turn)) reset = reset || e.has_stream_reset();
+  EXPECT_TRUE(reset) << "clients must be told to discard the partial text";
+  // Nothing of the broken step reached the model context: the next request
+  // holds only the two user messages.
+  fake_.Enqueue(chat::TextAnswer("ok"));
+  ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(stub(), session, "again")).has_value());
+  auto body = fake_.requests().back().BodyJson();
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["messages"].size(), 3u);
+}
+
+TEST_F(E2eTest, CommittedMessagesSurviveKill9) {
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo kept"})"}}));
+  auto parked = chat::TextAnswer("never finished");
+  parked.gate_before_chunk = 1;
+  fake_.Enqueue(parked);
+  std::string turn;
+  {
+    EventStream stream(stub(), session);
+    turn = StartTurn(stub(), session, "durable");
+    ASSERT_TRUE(stream.WaitFor([](const raw::v1::Event& e) { return e.has_tool_result(); }));
+    ASSERT_TRUE(fake_.WaitForGate());
+  }
+  EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);
+  fake_.ReleaseGate();
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  auto history = History(stub(), session);
+  std::vector<std::string> kinds = Kinds({history.events().begin(), history.events().end()});
+  EXPECT_THAT(kinds, ::testing::ElementsAre("turn_started", "user_message", "tool_call_batch",
+                                            "usage", "tool_started", "tool_result"));
+  EXPECT_THAT(history.events(5).tool_result().content(), HasSubstr("kept"));
+}
+
+TEST_F(E2eTest, SigtermInterruptsRunningTurnsRecordsCancelledResultsAndExitsZero) {
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"sleep 300"})"}}));
+  {
+    EventStream stream(stub(), session);
+    StartTurn(stub(), session, "long");
+    ASSERT_TRUE(stream.WaitFor([](const raw::v1::Event& e) { return e.has_tool_started(); }));
+  }
+  EXPECT_EQ(daemon_->Stop(SIGTERM), 0);
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  auto history = History(stub(), session);
+  ASSERT_GE(history.events_size(), 2);
+  const auto& last = history.events(history.events_size() - 1);
+  ASSERT_TRUE(last.has_turn_ended());
+  EXPECT_EQ(last.turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  const auto& result = history.events(history.events_size() - 2);
+  ASSERT_TRUE(result.has_tool_result());
+  EXPECT_EQ(result.tool_result().status(), raw::v1::TOOL_RESULT_STATUS_CANCELLED);
+}
+
+}  // namespace
+}  // namespace raw::e2e

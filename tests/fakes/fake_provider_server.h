@@ -1,0 +1,131 @@
+// FakeProviderServer: an HTTP/1.1 server on 127.0.0.1 that answers every
+// request, whatever its path, with the next scripted response, and records
+// each request for later assertions. Tests point the HTTP client, a provider
+// adapter or a whole daemon at base_url().
+//
+// It is written on plain sockets rather than an HTTP library because tests
+// need control that libraries hide: each body chunk flushed on its own, a
+// stream cut off without its terminating chunk, and a stream parked at a
+// gate until the test lets it go (to exercise interrupts and idle timeouts).
+//
+// Every response uses chunked transfer encoding and "Connection: close": one
+// request per connection. When the script has run out the server answers 500
+// with an OpenAI-style JSON error and counts the request in
+// unscripted_requests().
+//
+// Ownership and threads: the server owns an accept thread and one thread per
+// connection; Stop() (or the destructor) releases parked gates, unblocks and
+// joins all of them. Every public method is thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/json.h"
+
+namespace raw::testing {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+struct ScriptedResponse {
+  enum class End {
+    kComplete,  // terminating chunk, then close
+    kCut,       // close right after the last chunk, without the terminator
+  };
+
+  int status = 200;
+  // Sent as given. Without a Content-Type among them the server adds
+  // text/event-stream for status 200 and application/json otherwise.
+  HeaderList headers;
+  // Each written as one chunk and flushed separately; empty ones are skipped.
+  std::vector<std::string> chunks;
+  End end = End::kComplete;
+  // The server parks before writing chunks[*gate_before_chunk] (or, when it
+  // equals chunks.size(), before ending the response) until ReleaseGate().
+  // The status line and headers are always sent before the gate.
+  std::optional<size_t> gate_before_chunk;
+};
+
+struct RecordedRequest {
+  std::string method;
+  std::string path;  // the request target, query included
+  HeaderList headers;
+  std::string body;
+
+  // Case-insensitive; "" when absent.
+  std::string Header(std::string_view name) const;
+  absl::StatusOr<Json> BodyJson() const;
+};
+
+class FakeProviderServer {
+ public:
+  // Binds 127.0.0.1:0 and starts serving; check status().
+  FakeProviderServer();
+  ~FakeProviderServer();
+  FakeProviderServer(const FakeProviderServer&) = delete;
+  FakeProviderServer& operator=(const FakeProviderServer&) = delete;
+
+  // Why the server could not start, or OK.
+  absl::Status status() const { return status_; }
+  int port() const { return port_; }
+  // "http://127.0.0.1:<port>/v1"
+  std::string base_url() const;
+
+  void Enqueue(ScriptedResponse response);
+  size_t pending_responses() const;
+
+  std::vector<RecordedRequest> requests() const;
+  // The only request so far; adds a test failure unless there was exactly one.
+  RecordedRequest single_request() const;
+  // Requests answered with the "script ran out" error.
+  size_t unscripted_requests() const;
+  // True once at least `count` requests were recorded, false on timeout.
+  bool WaitForRequestCount(size_t count, absl::Duration timeout = absl::Seconds(10));
+
+  // True once a response is parked at its gate (and not yet released).
+  bool WaitForGate(absl::Duration timeout = absl::Seconds(10));
+  // Releases the longest-parked response; when none is parked, the next gate
+  // reached passes without stopping.
+  void ReleaseGate();
+
+  // Closes every connection (parked ones included) and joins all threads.
+  // Idempotent.
+  void Stop();
+
+ private:
+  void AcceptLoop();
+  void Serve(int fd);
+  bool ParkAtGate();  // false when the server is stopping
+  ScriptedResponse NextResponse(const RecordedRequest& request);
+  void CloseConnection(int fd);
+
+  absl::Status status_;
+  int listen_fd_ = -1;
+  int wake_pipe_[2] = {-1, -1};
+  int port_ = 0;
+  std::thread accept_thread_;
+
+  mutable absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<ScriptedResponse> script_ ABSL_GUARDED_BY(mu_);
+  std::vector<RecordedRequest> requests_ ABSL_GUARDED_BY(mu_);
+  size_t unscripted_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<int> open_fds_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> connection_threads_ ABSL_GUARDED_BY(mu_);
+  // Gates: parked responses hold tickets [released_tickets_, next_ticket_).
+  size_t next_ticket_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t released_tickets_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t release_credits_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace raw::testing
