@@ -152,6 +152,7 @@ void EventPrinter::PrintJson(const v1::Event& event) {
 }
 
 void EventPrinter::WriteText(const std::string& text) {
+  if (text.empty()) return;
   out_ << text;
   out_.flush();
   line_open_ = text.back() != '\n';

@@ -189,7 +189,7 @@ void Daemon::WaitForStop() {
       RAW_LOG(Info) << "SIGHUP: log file reopened";
       continue;
     }
-    RAW_LOG(Info) << "stopping: received " << strsignal(static_cast<int>(si.ssi_signo))
+    RAW_LOG(Info) << "stopping: received SIG" << sigabbrev_np(static_cast<int>(si.ssi_signo))
                   << " from pid " << si.ssi_pid;
     break;
   }

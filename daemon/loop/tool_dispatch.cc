@@ -18,26 +18,26 @@ tools::ToolOutput DispatchToolCall(const DispatchInput& input, const ToolTable& 
   const auto& call = input.call;
   auto it = table.find(call.name);
   if (it == table.end()) {
-    return tools::ToolOutput::Error(absl::StrCat("Error: unknown tool \"", call.name,
+    return tools::ToolOutput::Error(absl::StrCat("unknown tool \"", call.name,
                                                  "\". Available tools: ", ListToolNames(table),
                                                  "."));
   }
   if (!input.arguments_complete) {
     return tools::ToolOutput::Error(
-        "Error: the tool call was cut off before its arguments were complete, so it was not "
+        "the tool call was cut off before its arguments were complete, so it was not "
         "run. Call the tool again with complete arguments.");
   }
   std::string text = call.arguments.empty() ? "{}" : call.arguments;
   auto args = ParseJson(text);
   if (!args.ok()) {
-    return tools::ToolOutput::Error(absl::StrCat("Error: the arguments are not valid JSON (",
+    return tools::ToolOutput::Error(absl::StrCat("the arguments are not valid JSON (",
                                                  args.status().message(),
                                                  "). Send one JSON object that matches the "
                                                  "tool's parameter schema."));
   }
   if (!args->is_object()) {
     return tools::ToolOutput::Error(
-        "Error: the arguments must be a JSON object that matches the tool's parameter schema.");
+        "the arguments must be a JSON object that matches the tool's parameter schema.");
   }
   if (ctx.cancel.cancelled()) {
     return tools::ToolOutput::Cancelled("Cancelled: the turn was interrupted before this call ran.");

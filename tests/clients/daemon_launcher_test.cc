@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/temp_dir.h"
 
 namespace raw::client {
 namespace {

@@ -1,5 +1,5 @@
-// Test support for the client tests: a temporary directory, and an
-// in-process fake of the daemon's gRPC service on a Unix socket.
+// Test support for the client tests: an in-process fake of the daemon's
+// gRPC service on a Unix socket.
 //
 // FakeRawService answers every RPC from scripted state and records the
 // calls. Its event log behaves like the daemon's: Subscribe replays stored
@@ -14,12 +14,7 @@
 // lock.
 #pragma once
 
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,38 +27,9 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "raw/v1/raw_service.grpc.pb.h"
+#include "tests/clients/temp_dir.h"
 
 namespace raw::testing {
-
-// A private (0700) temporary directory, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "raw-cli-XXXXXX").string();
-    char* made = mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-inline void WriteFile(const std::string& path, const std::string& text, mode_t mode = 0644) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-  chmod(path.c_str(), mode);
-}
-
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 inline v1::Event MakeEvent(const std::string& turn_id) {
   v1::Event e;

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
-#include "tests/e2e/test_daemon.h"
+#include "tests/support/test_daemon.h"
 #include "tests/fakes/fake_provider_server.h"
 #include "tests/fakes/sse_builders.h"
 

@@ -2,7 +2,7 @@
 // stream (and of the compatible servers: DeepSeek, Ollama, llama-server).
 // SSE frame in, zero or more neutral ProviderEvents out; no I/O, no clock.
 //
-// What it implements (see the provider reference, sections 2 and 6):
+// What it implements:
 // - Start before any other event except a lone Error.
 // - Text from delta.content and delta.refusal; reasoning from
 //   delta.reasoning_content or delta.reasoning. Text and reasoning share one
@@ -13,9 +13,16 @@
 //   else the most recent slot; call ids missing from the wire are
 //   synthesised. Calls are closed at the end of the stream: ToolCallEnd,
 //   then Usage (the last non-null usage object), then Finish.
-// - Finish mapping: stop with a complete call -> kToolCalls; length ->
-//   kLength with every call incomplete; DeepSeek's
-//   insufficient_system_resource is a retryable server error.
+// - A call is complete only when its arguments parse as a JSON object and
+//   the finish_reason is stop, tool_calls or function_call (or absent before
+//   [DONE]); any other reason (length, content_filter, ...) leaves every
+//   call incomplete, so an incomplete call is never executed.
+// - Finish mapping: stop/tool_calls with a complete call -> kToolCalls, with
+//   only incomplete calls -> kMalformedToolCall, after refusal text ->
+//   kContentFilter, else kStop; length -> kLength; content_filter ->
+//   kContentFilter; anything else -> kUnknown (raw_reason keeps the wire
+//   value). DeepSeek's insufficient_system_resource is a retryable server
+//   error, not a finish.
 // - Errors: a chunk with a top-level "error", or an SSE "error" event, ends
 //   the stream with ErrorEvent; nothing after a terminal event is decoded.
 // - Finish(): EOF after a finish_reason completes the stream; EOF without

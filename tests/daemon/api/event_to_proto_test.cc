@@ -116,7 +116,9 @@ TEST(EventToProtoTest, TheTableCoversEveryPayloadAlternative) {
 TEST(EventToProtoTest, UnknownUsageFieldsStayAbsentNotZero) {
   events::Usage usage;
   usage.output_tokens = 0;
-  raw::v1::Event out = ToProto(events::SessionEvent{.payload = events::UsageReport{usage, 1}});
+  events::SessionEvent event;
+  event.payload = events::UsageReport{usage, 1};
+  raw::v1::Event out = ToProto(event);
   const raw::v1::Usage& u = out.usage().usage();
   EXPECT_FALSE(u.has_input_tokens());
   EXPECT_TRUE(u.has_output_tokens());
@@ -127,8 +129,10 @@ TEST(EventToProtoTest, UnknownUsageFieldsStayAbsentNotZero) {
 }
 
 TEST(EventToProtoTest, EventsOutsideATurnHaveNoTurnId) {
-  raw::v1::Event out = ToProto(events::SessionEvent{
-      .session_id = "s1", .seq = 0, .payload = events::Resync{3}});
+  events::SessionEvent event;
+  event.session_id = "s1";
+  event.payload = events::Resync{3};
+  raw::v1::Event out = ToProto(event);
   EXPECT_EQ(out.turn_id(), "");
   EXPECT_EQ(out.seq(), 0u);
   EXPECT_EQ(out.payload_case(), raw::v1::Event::kResync);

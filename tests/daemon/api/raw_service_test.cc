@@ -264,8 +264,10 @@ TEST_F(RawServiceTest, InterruptingAnIdleSessionSaysSo) {
 
 TEST_F(RawServiceTest, ATurnStreamsToASubscriberAndLandsInHistory) {
   namespace chat = raw::testing::chat;
-  http_.Enqueue({.chunks = {chat::RoleChunk(), chat::TextChunk("Hello"), chat::FinishChunk("stop"),
-                            chat::UsageChunk(12, 4), chat::Done()}});
+  raw::testing::FakeHttpResponse answer;
+  answer.chunks = {chat::RoleChunk(), chat::TextChunk("Hello"), chat::FinishChunk("stop"),
+                   chat::UsageChunk(12, 4), chat::Done()};
+  http_.Enqueue(answer);
   std::string session_id = CreateSession().id();
 
   grpc::ClientContext sctx;

@@ -75,7 +75,11 @@ class Collector {
       for (const auto& e : events_) n += pred(e) ? 1 : 0;
       return n >= count;
     });
-    EXPECT_TRUE(ok) << "events not seen";
+    if (!ok) {
+      std::string kinds;
+      for (const auto& e : events_) kinds += std::string(events::KindName(e.payload)) + " ";
+      ADD_FAILURE() << "events not seen; got: " << kinds;
+    }
     return events_;
   }
 
@@ -309,10 +313,16 @@ TEST_F(SessionRunnerTest, CancelDuringStreamEndsTurnOnceAndKeepsPartialText) {
 
 TEST_F(SessionRunnerTest, SecondTurnWhileRunningIsRefused) {
   testing::Script s;
+  s.events.push_back(providers::TextDeltaEvent{0, "thinking"});
   s.park_until_cancelled = true;
   book_->scripts.push_back(s);
   Collector c(runner_->Subscribe(0));
   ASSERT_TRUE(runner_->StartTurn(Plan("one")).ok());
+  // Wait until the provider holds the request, so the interrupt below
+  // cancels a parked stream.
+  c.WaitFor([](const events::SessionEvent& e) {
+    return std::holds_alternative<events::TextDelta>(e.payload);
+  });
   absl::Status second = runner_->StartTurn(Plan("two"));
   EXPECT_EQ(second.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(second.message()), ::testing::HasSubstr("already has a running turn"));

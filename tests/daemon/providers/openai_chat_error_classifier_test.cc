@@ -18,7 +18,8 @@ ErrorEvent Classify(int status, http::Headers headers, const std::string& body) 
   return ClassifyHttpError(status, headers, body, Now());
 }
 
-// The http/* rows of the provider reference's fixture table.
+// The canonical HTTP error responses (rate limit with retry-after, quota,
+// overload, context overflow, array-wrapped body, proxy HTML, x-should-retry).
 TEST(OpenAiChatErrorClassifierTest, RateLimitWithRetryAfter) {
   ErrorEvent e = Classify(
       429, {{"retry-after", "2"}, {"content-type", "application/json"}},

@@ -1,4 +1,4 @@
-#include "tests/e2e/test_daemon.h"
+#include "tests/support/test_daemon.h"
 
 #include <fcntl.h>
 #include <poll.h>
