@@ -1,6 +1,7 @@
 // rawd: argv -> DaemonOptions -> Daemon::Run.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 
 #include <cstdio>
 #include <string>
@@ -38,6 +39,11 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // Orphaned descendants of tool commands (for example `sleep 300 &` in a
+  // bash call) are re-parented to rawd rather than to init, so the bash
+  // tool can reap every process of a group it killed. Nothing in rawd calls
+  // waitpid(-1): each tool reaps only its own process group.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
 
   raw::app::Daemon daemon(*options, raw::ProcessEnv());
   return daemon.Run();

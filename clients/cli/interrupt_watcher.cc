@@ -14,12 +14,20 @@
 namespace raw::cli {
 namespace {
 
-// Write end of the self-pipe, read by the signal handler.
+// Write end of the self-pipe, used by the signal handler.
 std::atomic<int> g_signal_write{-1};
+// Exit status for a second SIGINT, or -1.
+std::atomic<int> g_exit_on_second{-1};
+std::atomic<int> g_signals{0};
 struct sigaction g_previous_action;
 
 void OnSigint(int) {
   int saved = errno;
+  int exit_status = g_exit_on_second.load(std::memory_order_relaxed);
+  if (g_signals.fetch_add(1, std::memory_order_relaxed) >= 1 && exit_status >= 0) {
+    [[maybe_unused]] ssize_t n = write(STDERR_FILENO, "\n", 1);
+    _exit(exit_status);
+  }
   int fd = g_signal_write.load(std::memory_order_relaxed);
   if (fd >= 0) {
     char byte = 'i';
@@ -31,7 +39,8 @@ void OnSigint(int) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<InterruptWatcher>> InterruptWatcher::Start(Callback on_interrupt) {
+absl::StatusOr<std::unique_ptr<InterruptWatcher>> InterruptWatcher::Start(
+    Callback on_interrupt, std::optional<int> exit_on_second) {
   int signal_pipe[2];
   int stop_pipe[2];
   if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -48,6 +57,8 @@ absl::StatusOr<std::unique_ptr<InterruptWatcher>> InterruptWatcher::Start(Callba
     for (int fd : {signal_pipe[0], signal_pipe[1], stop_pipe[0], stop_pipe[1]}) close(fd);
     return absl::FailedPreconditionError("an interrupt watcher is already active");
   }
+  g_signals = 0;
+  g_exit_on_second = exit_on_second.value_or(-1);
   struct sigaction action;
   std::memset(&action, 0, sizeof action);
   action.sa_handler = OnSigint;
@@ -68,6 +79,7 @@ InterruptWatcher::InterruptWatcher(Callback on_interrupt, int signal_read, int s
 
 InterruptWatcher::~InterruptWatcher() {
   sigaction(SIGINT, &g_previous_action, nullptr);
+  g_exit_on_second = -1;
   int signal_write = g_signal_write.exchange(-1);
   char byte = 's';
   [[maybe_unused]] ssize_t n = write(stop_write_, &byte, 1);

@@ -8,12 +8,17 @@
 // run in signal context. The destructor restores the previous SIGINT action
 // and joins the thread.
 //
+// With `exit_on_second` set, a second SIGINT ends the process at once with
+// that status from inside the signal handler (_exit is async-signal-safe),
+// whatever the callback is doing at the time, for example waiting on an RPC.
+//
 // At most one watcher exists per process at a time (the signal handler is
 // process-wide); Start fails with kFailedPrecondition otherwise.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "absl/status/statusor.h"
@@ -24,7 +29,8 @@ class InterruptWatcher {
  public:
   using Callback = std::function<void(int count)>;
 
-  static absl::StatusOr<std::unique_ptr<InterruptWatcher>> Start(Callback on_interrupt);
+  static absl::StatusOr<std::unique_ptr<InterruptWatcher>> Start(
+      Callback on_interrupt, std::optional<int> exit_on_second = std::nullopt);
 
   InterruptWatcher(const InterruptWatcher&) = delete;
   InterruptWatcher& operator=(const InterruptWatcher&) = delete;

@@ -1,7 +1,5 @@
 #include "clients/cli/run_command.h"
 
-#include <unistd.h>
-
 #include <iostream>
 #include <iterator>
 
@@ -112,16 +110,15 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
 
   EventPrinter printer(options->format, ctx.out, ctx.err);
   TurnRunner runner(*client, printer, ctx.err);
-  auto watcher = InterruptWatcher::Start([&runner](int count) {
-    if (count == 1) {
-      WriteStderr("\nraw run: interrupting the turn (press Ctrl-C again to quit now)\n");
-      runner.Interrupt();
-      return;
-    }
-    WriteStderr("\n");
-    std::cout.flush();
-    _exit(kExitCancelled);
-  });
+  // The second Ctrl-C ends the process inside the signal handler, even
+  // while the first one's InterruptTurn call is still waiting.
+  auto watcher = InterruptWatcher::Start(
+      [&runner](int count) {
+        if (count != 1) return;
+        WriteStderr("\nraw run: interrupting the turn (press Ctrl-C again to quit now)\n");
+        runner.Interrupt();
+      },
+      kExitCancelled);
   if (!watcher.ok()) {
     ctx.err << "raw run: " << watcher.status().message() << "\n";
     return kExitError;

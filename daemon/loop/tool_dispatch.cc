@@ -22,18 +22,19 @@ tools::ToolOutput DispatchToolCall(const DispatchInput& input, const ToolTable& 
                                                  "\". Available tools: ", ListToolNames(table),
                                                  "."));
   }
-  if (!input.arguments_complete) {
-    return tools::ToolOutput::Error(
-        "the tool call was cut off before its arguments were complete, so it was not "
-        "run. Call the tool again with complete arguments.");
-  }
   std::string text = call.arguments.empty() ? "{}" : call.arguments;
   auto args = ParseJson(text);
   if (!args.ok()) {
-    return tools::ToolOutput::Error(absl::StrCat("the arguments are not valid JSON (",
-                                                 args.status().message(),
-                                                 "). Send one JSON object that matches the "
-                                                 "tool's parameter schema."));
+    return tools::ToolOutput::Error(absl::StrCat(
+        "the arguments are not valid JSON (", args.status().message(),
+        "). Send one JSON object that matches the tool's parameter schema."));
+  }
+  // A call from a stream that was cut off never runs, even when what
+  // arrived happens to parse.
+  if (!input.arguments_complete) {
+    return tools::ToolOutput::Error(
+        "the tool call was cut off before its arguments were complete, so it was not run. "
+        "Call the tool again with complete arguments.");
   }
   if (!args->is_object()) {
     return tools::ToolOutput::Error(

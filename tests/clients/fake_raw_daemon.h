@@ -78,6 +78,12 @@ class FakeRawService final : public v1::Raw::Service {
     absl::MutexLock l(&mu_);
     close_after_start_ = true;
   }
+  // InterruptTurn does not answer until Close(): a daemon that is slow to
+  // react.
+  void HoldInterrupts() {
+    absl::MutexLock l(&mu_);
+    hold_interrupts_ = true;
+  }
   void FailStartTurn(grpc::Status status) {
     absl::MutexLock l(&mu_);
     start_error_ = std::move(status);
@@ -111,6 +117,15 @@ class FakeRawService final : public v1::Raw::Service {
   }
 
   // --- observations ---
+  // Blocks until a call whose record starts with `prefix` has been made.
+  void WaitForCall(const std::string& prefix) {
+    absl::MutexLock l(&mu_);
+    auto seen = [this, &prefix]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return std::any_of(calls_.begin(), calls_.end(),
+                         [&](const std::string& c) { return c.rfind(prefix, 0) == 0; });
+    };
+    mu_.Await(absl::Condition(&seen));
+  }
   std::vector<std::string> calls() {
     absl::MutexLock l(&mu_);
     return calls_;
@@ -209,6 +224,10 @@ class FakeRawService final : public v1::Raw::Service {
                              v1::InterruptTurnResponse* response) override {
     absl::MutexLock l(&mu_);
     calls_.push_back("InterruptTurn");
+    if (hold_interrupts_) {
+      auto closed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_; };
+      mu_.Await(absl::Condition(&closed));
+    }
     response->set_interrupted(!current_turn_.empty());
     if (interrupt_script_ && !current_turn_.empty()) {
       for (auto& e : interrupt_script_(current_turn_)) AppendLocked(std::move(e));
@@ -325,6 +344,7 @@ class FakeRawService final : public v1::Raw::Service {
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   bool close_after_start_ ABSL_GUARDED_BY(mu_) = false;
+  bool hold_interrupts_ ABSL_GUARDED_BY(mu_) = false;
   int subscribers_ ABSL_GUARDED_BY(mu_) = 0;
   int turns_ ABSL_GUARDED_BY(mu_) = 0;
   std::string current_turn_ ABSL_GUARDED_BY(mu_);

@@ -6,6 +6,7 @@
 // event (condition variable; the timeout only bounds a failing test).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>

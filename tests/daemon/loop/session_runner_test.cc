@@ -226,7 +226,7 @@ TEST_F(SessionRunnerTest, ToolBatchCommittedFirstThenRunInOrderWithAResultEach) 
   book_->scripts.push_back(ToolCalls({{"c1", "echo", R"({"text":"one"})"},
                                       {"c2", "nosuch", "{}"},
                                       {"c3", "echo", R"({"text":)"},
-                                      {"c4", "echo", R"({"text":"cut)", false},
+                                      {"c4", "echo", R"({"text":"cut"})", false},
                                       {"c5", "echo", R"({"text":"five"})"}}));
   book_->scripts.push_back(TextAnswer("done"));
   Collector c(runner_->Subscribe(0));

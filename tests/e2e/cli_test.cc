@@ -1,0 +1,130 @@
+// The `raw` command line against a real rawd: what a user sees on stdout
+// and stderr, exit codes, JSON Lines, and race-free autostart.
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/str_split.h"
+#include "common/json.h"
+#include "gmock/gmock.h"
+#include "tests/e2e/e2e_fixture.h"
+
+namespace raw::e2e {
+namespace {
+
+namespace chat = testing::chat;
+using ::testing::HasSubstr;
+
+TEST_F(E2eTest, RawRunStreamsTextToStdoutAndToolActivityToStderr) {
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo from-bash"})"}}));
+  fake_.Enqueue(chat::TextAnswer("All done."));
+  auto r = daemon_->RunRaw({"run", "--cwd", daemon_->workdir(), "please", "run", "it"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("All done."));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("from-bash")));
+  EXPECT_THAT(r.err, HasSubstr("bash"));
+  auto body = fake_.requests()[0].BodyJson();
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["messages"][1]["content"], "please run it");
+}
+
+TEST_F(E2eTest, RawRunJsonPrintsOneEventPerLine) {
+  fake_.Enqueue(chat::TextAnswer("Hello JSON."));
+  auto r = daemon_->RunRaw({"run", "--json", "--cwd", daemon_->workdir(), "hi"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_GE(lines.size(), 4u);
+  bool saw_end = false;
+  std::string text;
+  for (const auto& line : lines) {
+    auto j = ParseJson(line);
+    ASSERT_TRUE(j.ok()) << line;
+    EXPECT_TRUE(j->contains("seq")) << line;
+    EXPECT_TRUE(j->contains("session_id")) << line;
+    if (j->contains("text_delta")) text += (*j)["text_delta"]["text"].get<std::string>();
+    if (j->contains("turn_ended")) saw_end = true;
+  }
+  EXPECT_TRUE(saw_end);
+  EXPECT_EQ(text, "Hello JSON.");
+}
+
+TEST_F(E2eTest, RawRunExitsNonZeroWithTheProviderError) {
+  fake_.Enqueue(chat::ErrorResponse(401, "Incorrect API key provided", "invalid_request_error",
+                                    "invalid_api_key"));
+  auto r = daemon_->RunRaw({"run", "--cwd", daemon_->workdir(), "hi"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("Incorrect API key provided"));
+}
+
+TEST_F(E2eTest, RawRunContinuesASessionAndSessionsCommandsShowIt) {
+  fake_.Enqueue(chat::TextAnswer("First answer."));
+  fake_.Enqueue(chat::TextAnswer("Second answer."));
+  std::string session = daemon_->CreateSession();
+  auto r1 = daemon_->RunRaw({"run", "--session", session, "first question"});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  auto r2 = daemon_->RunRaw({"run", "--session", session, "second question"});
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_THAT(r2.out, HasSubstr("Second answer."));
+  auto body = fake_.requests()[1].BodyJson();
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["messages"].size(), 4u) << "the second turn sees the first";
+
+  auto list = daemon_->RunRaw({"sessions", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr(session));
+  auto show = daemon_->RunRaw({"sessions", "show", session});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("first question"));
+  EXPECT_THAT(show.out, HasSubstr("Second answer."));
+  auto show_json = daemon_->RunRaw({"sessions", "show", "--json", session});
+  EXPECT_EQ(show_json.exit_code, 0) << show_json.err;
+  for (const auto& line : absl::StrSplit(show_json.out, '\n', absl::SkipEmpty())) {
+    EXPECT_TRUE(ParseJson(std::string(line)).ok()) << line;
+  }
+}
+
+TEST_F(E2eTest, ConfigCheckAndDaemonStatusAndStop) {
+  auto check = daemon_->RunRaw({"config", "check"});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("ok"));
+
+  std::string bad = daemon_->root() + "/bad.json";
+  { std::ofstream(bad) << R"({"agents": {"coder": {"model": "flsh"}}, "models": {"flash": {"method": "openai-chat-completions", "model_id": "m", "base_url": "https://example.invalid/v1"}}})"; }
+  auto bad_check = daemon_->RunRaw({"config", "check", "--config", bad});
+  EXPECT_NE(bad_check.exit_code, 0);
+  EXPECT_THAT(bad_check.out + bad_check.err,
+              HasSubstr("agents.coder.model: \"flsh\" is not a defined model (defined: flash)"));
+
+  auto status = daemon_->RunRaw({"daemon", "status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_THAT(status.out, HasSubstr(std::to_string(daemon_->pid())));
+  auto stop = daemon_->RunRaw({"daemon", "stop"});
+  EXPECT_EQ(stop.exit_code, 0) << stop.err;
+  EXPECT_EQ(daemon_->Stop(0), 0) << "rawd exits 0 after Shutdown";
+  auto after = daemon_->RunRaw({"daemon", "status"});
+  EXPECT_EQ(after.exit_code, 3) << after.out << after.err;
+}
+
+TEST(CliAutostartTest, TwoClientsRacingStartOneDaemon) {
+  testing::FakeProviderServer fake;
+  ASSERT_TRUE(fake.status().ok());
+  TestDaemon daemon(TestConfig(fake.base_url()));  // config and dirs only; not started
+  fake.Enqueue(chat::TextAnswer("one"));
+  fake.Enqueue(chat::TextAnswer("two"));
+  CommandResult a, b;
+  std::thread ta([&] { a = daemon.RunRaw({"run", "--cwd", daemon.workdir(), "first"}); });
+  std::thread tb([&] { b = daemon.RunRaw({"run", "--cwd", daemon.workdir(), "second"}); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  auto status = daemon.RunRaw({"daemon", "status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  auto list = daemon.RunRaw({"sessions", "list", "--json"});
+  EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 2) << list.out;
+  EXPECT_EQ(daemon.RunRaw({"daemon", "stop"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace raw::e2e
