@@ -32,9 +32,12 @@
 namespace raw::app {
 namespace {
 
-// How long in-flight calls get to finish once the daemon stops; after that
-// they are cancelled.
-constexpr auto kServerShutdownGrace = std::chrono::seconds(2);
+// How long the server's graceful shutdown may take before the remaining
+// calls are cancelled and connections closed. By then every Subscribe stream
+// has been drained and unary calls take milliseconds; what a longer grace
+// would mostly wait for is idle client processes acknowledging the final
+// GOAWAY ping, which they may only notice seconds later.
+constexpr auto kServerShutdownGrace = std::chrono::milliseconds(500);
 
 // Tells whether an OpenAI-compatible server answers at `base_url`: a GET of
 // {base_url}/models that must return 200 within one second.
@@ -246,6 +249,18 @@ void Daemon::SignalReady() {
                      << std::strerror(errno);
   }
   close(options_.ready_fd);
+  // Whoever started us stops reading our output once we are ready; from now
+  // on the log file is the only channel (unless --foreground), and children
+  // (tool commands) must not inherit the starter's pipes.
+  if (!options_.foreground && log_file_open_) {
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd >= 0) {
+      dup2(null_fd, STDIN_FILENO);
+      dup2(null_fd, STDOUT_FILENO);
+      dup2(null_fd, STDERR_FILENO);
+      close(null_fd);
+    }
+  }
 }
 
 void Daemon::ReportStartupFailure(const absl::Status& status) {

@@ -3,6 +3,7 @@
 // events come from. Internal to the loop.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -59,7 +60,8 @@ class LogSubscription : public Subscription {
   uint64_t replay_head_ = 0;
   std::deque<events::SessionEvent> page_;
   std::deque<events::SessionEvent> transient_;
-  bool closed_ = false;
+  // Close() may run on any thread while the consumer is in TryNext().
+  std::atomic<bool> closed_{false};
 };
 
 }  // namespace raw::loop

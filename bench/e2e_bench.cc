@@ -1,0 +1,106 @@
+// End-to-end harness: a real rawd against the fake provider with zero
+// scripted latency, driven by the real `raw run`. Reports
+// - per-step orchestration overhead inside the daemon: (TurnEnded time -
+//   TurnStarted time - time spent in tools) / steps, from event timestamps;
+// - wall time of a whole `raw run` (process start, connect, turn, exit);
+// - rawd's resident memory when idle, after start-up and after the runs.
+//
+// usage: e2e_bench [RUNS] [TOOL_STEPS]   (defaults 20 and 3)
+// Figures and the command line are recorded in docs/performance.md.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "tests/fakes/fake_provider_server.h"
+#include "tests/fakes/sse_builders.h"
+#include "tests/support/test_daemon.h"
+
+namespace {
+
+namespace chat = raw::testing::chat;
+
+constexpr char kConfig[] = R"({
+  "default_agent": "bench",
+  "models": {"fake": {"provider": "openai", "method": "openai-chat-completions",
+    "model_id": "bench", "base_url": "${BASE_URL}", "api_key_env": "RAW_TEST_KEY"}},
+  "agents": {"bench": {"model": "fake", "max_steps": 50,
+    "tools": {"use": ["builtin/read_file"]}}}
+})";
+
+long RssKb(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int tool_steps = argc > 2 ? std::atoi(argv[2]) : 3;
+  raw::testing::FakeProviderServer fake;
+  if (!fake.status().ok()) {
+    std::fprintf(stderr, "fake provider: %s\n", std::string(fake.status().message()).c_str());
+    return 1;
+  }
+  raw::e2e::TestDaemon daemon(absl::StrReplaceAll(kConfig, {{"${BASE_URL}", fake.base_url()}}));
+  if (auto s = daemon.Start(); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  { std::ofstream(daemon.workdir() + "/small.txt") << "hello\n"; }
+  const long rss_start = RssKb(daemon.pid());
+
+  std::vector<double> wall_ms, step_overhead_ms;
+  for (int i = 0; i < runs; ++i) {
+    for (int s = 0; s < tool_steps; ++s) {
+      fake.Enqueue(chat::ToolCallsAnswer(
+          {{absl::StrCat("c", s), "read_file", R"({"path":"small.txt"})"}}));
+    }
+    fake.Enqueue(chat::TextAnswer("done"));
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = daemon.RunRaw({"run", "--json", "--cwd", daemon.workdir(), "go"});
+    auto t1 = std::chrono::steady_clock::now();
+    if (r.exit_code != 0) {
+      std::fprintf(stderr, "raw run failed (%d): %s\n", r.exit_code, r.err.c_str());
+      return 1;
+    }
+    wall_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    // Event timestamps (ms) from the JSON Lines output.
+    int64_t started = 0, ended = 0, tools_ms = 0;
+    for (size_t at = 0; at < r.out.size();) {
+      size_t nl = r.out.find('\n', at);
+      std::string line = r.out.substr(at, nl - at);
+      at = nl == std::string::npos ? r.out.size() : nl + 1;
+      auto time_at = line.find("\"time_unix_ms\":\"");
+      int64_t t = time_at == std::string::npos ? 0 : std::stoll(line.substr(time_at + 16));
+      if (line.find("\"turn_started\"") != std::string::npos) started = t;
+      if (line.find("\"turn_ended\"") != std::string::npos) ended = t;
+      auto d = line.find("\"duration_ms\":\"");
+      if (d != std::string::npos) tools_ms += std::stoll(line.substr(d + 15));
+    }
+    step_overhead_ms.push_back(static_cast<double>(ended - started - tools_ms) /
+                               (tool_steps + 1));
+  }
+  const long rss_end = RssKb(daemon.pid());
+  std::printf("runs=%d steps_per_turn=%d (zero provider latency)\n", runs, tool_steps + 1);
+  std::printf("orchestration overhead per step (median): %.2f ms\n", Median(step_overhead_ms));
+  std::printf("raw run wall time per turn (median): %.1f ms\n", Median(wall_ms));
+  std::printf("rawd idle RSS after start: %ld KiB, after %d turns: %ld KiB\n", rss_start, runs,
+              rss_end);
+  return 0;
+}
