@@ -28,13 +28,13 @@ absl::StatusOr<config::Config> SessionManager::LoadConfig() {
 }
 
 SessionInfo SessionManager::Describe(const store::SessionRecord& record,
-                                     const SessionRunner* runner) {
+                                     const SessionRunner* runner, const config::Config* cfg) {
   SessionInfo info;
   info.record = record;
   info.running = runner != nullptr && runner->running();
   // Describing never probes the network: an agent that would need the
   // local-server probe to resolve shows no model until a turn resolves it.
-  if (auto cfg = LoadConfig(); cfg.ok()) {
+  if (cfg != nullptr) {
     auto resolved = config::ResolveAgent(*cfg, record.agent, deps_.env,
                                          [](const std::string&) { return false; });
     if (resolved.ok()) {
@@ -84,9 +84,13 @@ absl::StatusOr<SessionRunner*> SessionManager::Runner(const std::string& session
   }
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   absl::MutexLock lock(&mu_);
-  auto& slot = runners_[session_id];
-  if (!slot) slot = std::make_unique<SessionRunner>(record, deps_.store, deps_.clock);
-  return slot.get();
+  if (auto it = runners_.find(session_id); it != runners_.end()) return it->second.get();
+  auto runner = std::make_unique<SessionRunner>(record, deps_.store, deps_.clock);
+  // Under mu_, so no one uses the runner before its history is repaired.
+  RETURN_IF_ERROR(runner->RecoverUnfinishedTurn());
+  SessionRunner* raw_runner = runner.get();
+  runners_.emplace(session_id, std::move(runner));
+  return raw_runner;
 }
 
 absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
@@ -96,12 +100,14 @@ absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
     absl::MutexLock lock(&mu_);
     if (auto it = runners_.find(id); it != runners_.end()) runner = it->second.get();
   }
-  return Describe(record, runner);
+  auto cfg = LoadConfig();
+  return Describe(record, runner, cfg.ok() ? &*cfg : nullptr);
 }
 
 absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
     int page_size, const std::string& page_token, std::string* next_page_token) {
   ASSIGN_OR_RETURN(store::SessionPage page, deps_.store.ListSessions(page_size, page_token));
+  auto cfg = LoadConfig();  // once per page, not per session
   std::vector<SessionInfo> out;
   for (const auto& record : page.sessions) {
     const SessionRunner* runner = nullptr;
@@ -109,7 +115,7 @@ absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
       absl::MutexLock lock(&mu_);
       if (auto it = runners_.find(record.id); it != runners_.end()) runner = it->second.get();
     }
-    out.push_back(Describe(record, runner));
+    out.push_back(Describe(record, runner, cfg.ok() ? &*cfg : nullptr));
   }
   if (next_page_token != nullptr) *next_page_token = page.next_page_token;
   return out;
@@ -162,7 +168,8 @@ absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(
 absl::StatusOr<store::HistoryPage> SessionManager::GetHistory(const std::string& session_id,
                                                               const std::string& cursor, int limit,
                                                               store::HistoryDirection direction) {
-  RETURN_IF_ERROR(deps_.store.GetSession(session_id).status());
+  // Through the runner, so a turn left unfinished by a crash is closed first.
+  RETURN_IF_ERROR(Runner(session_id).status());
   return deps_.store.GetHistory(session_id, cursor, limit, direction);
 }
 

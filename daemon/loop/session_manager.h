@@ -84,7 +84,9 @@ class SessionManager {
  private:
   absl::StatusOr<SessionRunner*> Runner(const std::string& session_id);
   absl::StatusOr<config::Config> LoadConfig();
-  SessionInfo Describe(const store::SessionRecord& record, const SessionRunner* runner);
+  // `cfg` may be null (unreadable config): the model is then left empty.
+  SessionInfo Describe(const store::SessionRecord& record, const SessionRunner* runner,
+                       const config::Config* cfg);
 
   SessionManagerDeps deps_;
   absl::Mutex mu_;

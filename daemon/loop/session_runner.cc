@@ -1,7 +1,10 @@
 #include "daemon/loop/session_runner.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
 
 namespace raw::loop {
 
@@ -78,6 +81,56 @@ void SessionRunner::Shutdown() {
     t = std::move(thread_);
   }
   if (t.joinable()) t.join();
+}
+
+absl::Status SessionRunner::RecoverUnfinishedTurn() {
+  // Walk back from the newest event to the latest turn boundary.
+  std::vector<events::SessionEvent> newer;  // newest first
+  std::string cursor;
+  const events::SessionEvent* started = nullptr;
+  while (started == nullptr) {
+    ASSIGN_OR_RETURN(store::HistoryPage page,
+                     store_.GetHistory(session_id_, cursor, 256, store::HistoryDirection::kBackward));
+    for (auto& e : page.events) {
+      if (std::holds_alternative<events::TurnEnded>(e.payload)) return absl::OkStatus();
+      newer.push_back(std::move(e));
+      if (std::holds_alternative<events::TurnStarted>(newer.back().payload)) {
+        started = &newer.back();
+        break;
+      }
+    }
+    if (page.next_cursor.empty()) break;
+    cursor = page.next_cursor;
+  }
+  if (started == nullptr) return absl::OkStatus();  // no turn yet
+  const std::string turn_id = started->turn_id;
+
+  std::set<std::string> answered;
+  std::vector<events::ToolCallInfo> calls;
+  for (auto it = newer.rbegin(); it != newer.rend(); ++it) {
+    if (const auto* batch = std::get_if<events::ToolCallBatch>(&it->payload)) {
+      calls.insert(calls.end(), batch->calls.begin(), batch->calls.end());
+    } else if (const auto* result = std::get_if<events::ToolResult>(&it->payload)) {
+      answered.insert(result->call_id);
+    }
+  }
+  std::vector<events::EventPayload> payloads;
+  CommitExtras extras;
+  for (const auto& call : calls) {
+    if (answered.count(call.call_id) > 0) continue;
+    std::string text =
+        "Cancelled: the daemon stopped while this call was pending, so it did not complete.";
+    payloads.push_back(events::ToolResult{call.call_id, call.name, call.tool,
+                                          events::ToolStatus::kCancelled, text, 0});
+    extras.context_appends.push_back(events::ToolOutcome{call.call_id, call.name, text, true});
+  }
+  events::TurnEnded end;
+  end.reason = events::TurnEndReason::kError;
+  end.message = "rawd stopped during this turn without finishing it (it was not shut down cleanly)";
+  payloads.push_back(end);
+  RAW_LOG(Warning) << "session " << session_id_ << ": turn " << turn_id
+                   << " was left unfinished by a previous daemon; recording its end";
+  return log_->Commit(turn_id, std::move(payloads), std::move(extras));
 }
 
 }  // namespace raw::loop

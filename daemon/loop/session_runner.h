@@ -40,6 +40,14 @@ class SessionRunner {
   // Cancels a running turn and waits until its TurnEnded is recorded.
   void Shutdown();
 
+  // If the daemon stopped in the middle of a turn (a crash, kill -9), the
+  // stored history has a turn without an end, and maybe tool calls without
+  // results, which no provider accepts in a later request. Records a
+  // cancelled result for each such call and the turn's end (reason error),
+  // so the transcript and the model context are valid again. Called once,
+  // right after construction, before anything else uses the runner.
+  absl::Status RecoverUnfinishedTurn();
+
  private:
   void RunThread(TurnPlan plan, std::shared_ptr<CancelToken> cancel);
 

@@ -163,9 +163,50 @@ TEST_F(E2eTest, CommittedMessagesSurviveKill9) {
   ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
   auto history = History(stub(), session);
   std::vector<std::string> kinds = Kinds({history.events().begin(), history.events().end()});
+  // What was committed before the kill is all there; the turn the kill cut
+  // short is closed once, so the next request is valid again.
   EXPECT_THAT(kinds, ::testing::ElementsAre("turn_started", "user_message", "tool_call_batch",
-                                            "usage", "tool_started", "tool_result"));
+                                            "usage", "tool_started", "tool_result",
+                                            "turn_ended"));
   EXPECT_THAT(history.events(5).tool_result().content(), HasSubstr("kept"));
+  EXPECT_EQ(history.events(6).turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
+  EXPECT_EQ(history.events(6).turn_id(), turn);
+}
+
+TEST_F(E2eTest, ToolCallLeftPendingByKill9GetsACancelledResultAfterRestart) {
+  std::string session = daemon_->CreateSession();
+  std::string fifo = daemon_->workdir() + "/ready";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"c1", "bash", R"({"command":"echo $$ > ready; sleep 300"})"},
+       {"c2", "read_file", R"({"path":"x"})"}}));
+  StartTurn(stub(), session, "long");
+  int fd = open(fifo.c_str(), O_RDONLY);  // the call is running once this opens
+  ASSERT_GE(fd, 0);
+  char buf[32] = {};
+  ASSERT_GT(read(fd, buf, sizeof buf - 1), 0);
+  close(fd);
+  const pid_t orphan_group = static_cast<pid_t>(std::stol(buf));
+  EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);
+  kill(-orphan_group, SIGKILL);  // a killed daemon cannot clean up its tool's processes
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  fake_.Enqueue(chat::TextAnswer("recovered"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "again");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
+  // The request after the restart answers both calls of the cut turn.
+  auto body = fake_.requests().back().BodyJson();
+  ASSERT_TRUE(body.ok());
+  std::vector<std::string> answered;
+  for (const auto& m : (*body)["messages"]) {
+    if (m["role"] == "tool") answered.push_back(m["tool_call_id"]);
+  }
+  EXPECT_THAT(answered, ::testing::ElementsAre("c1", "c2"));
+  int ends = 0;
+  for (const auto& e : stream.events()) ends += e.has_turn_ended() ? 1 : 0;
+  EXPECT_EQ(ends, 2) << "the cut turn ends exactly once, then the new one";
 }
 
 TEST_F(E2eTest, SigtermInterruptsRunningTurnsRecordsCancelledResultsAndExitsZero) {

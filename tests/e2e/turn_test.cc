@@ -211,3 +211,36 @@ TEST_F(E2eTest, SubscribeAfterSeqReplaysStoredThenContinuesLive) {
 
 }  // namespace
 }  // namespace raw::e2e
+
+namespace raw::e2e {
+namespace {
+
+TEST(E2eToolSelectionTest, OnlyTheAgentsSelectedToolsAreExposedAndRunnable) {
+  testing::FakeProviderServer fake;
+  ASSERT_TRUE(fake.status().ok());
+  std::string config = TestConfig(fake.base_url());
+  config = absl::StrReplaceAll(config, {{R"(["builtin/*"])", R"(["builtin/read_file"])"}});
+  TestDaemon daemon(config);
+  ASSERT_TRUE(daemon.Start().ok()) << daemon.ReadStderr();
+  std::string session = daemon.CreateSession();
+  fake.Enqueue(testing::chat::ToolCallsAnswer(
+      {{"c1", "bash", R"({"command":"touch should-not-exist"})"}}));
+  fake.Enqueue(testing::chat::TextAnswer("ok"));
+  EventStream stream(daemon.stub(), session);
+  ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(daemon.stub(), session, "try bash")).has_value());
+  auto body = fake.requests()[0].BodyJson();
+  ASSERT_TRUE(body.ok());
+  ASSERT_EQ((*body)["tools"].size(), 1u);
+  EXPECT_EQ((*body)["tools"][0]["function"]["name"], "read_file");
+  EXPECT_FALSE(std::filesystem::exists(daemon.workdir() + "/should-not-exist"));
+  bool unknown = false;
+  for (const auto& e : stream.events()) {
+    if (e.has_tool_result()) {
+      unknown = e.tool_result().content().find("unknown tool \"bash\"") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(unknown);
+}
+
+}  // namespace
+}  // namespace raw::e2e
