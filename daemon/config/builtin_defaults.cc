@@ -23,14 +23,14 @@ bool HostIs(absl::string_view host, absl::string_view domain) {
   return host == domain || absl::EndsWith(host, absl::StrCat(".", domain));
 }
 
-ModelConfig BuiltinModel(std::string name, std::string provider, std::string model_id,
-                         std::string base_url, std::string api_key_env) {
+ModelConfig BuiltinModel(std::string name, std::string provider, std::string method,
+                         std::string model_id, std::string base_url, std::string api_key_env) {
   ModelConfig m;
   m.name = std::move(name);
   m.system_role = DefaultSystemRole(provider);
   m.max_tokens_field = DefaultMaxTokensField(provider);
   m.provider = std::move(provider);
-  m.method = kMethodOpenAiChat;
+  m.method = std::move(method);
   m.model_id = std::move(model_id);
   m.base_url = std::move(base_url);
   m.api_key_env = std::move(api_key_env);
@@ -76,20 +76,32 @@ std::string ProviderDisplayName(absl::string_view provider) {
 
 Config BuiltinDefaults() {
   Config config;
-  // Keep these in kBuiltinModelOrder. Models for the "anthropic-messages"
-  // (ANTHROPIC_API_KEY) and "google-generate-content" (GEMINI_API_KEY)
-  // methods join this list, and that order, once those methods are built.
-  ModelConfig openai =
-      BuiltinModel("openai", "openai", "gpt-5.1", "https://api.openai.com/v1", "OPENAI_API_KEY");
+  // Keep these in kBuiltinModelOrder.
+  ModelConfig openai = BuiltinModel("openai", "openai", kMethodOpenAiChat, "gpt-5.1",
+                                    "https://api.openai.com/v1", "OPENAI_API_KEY");
   openai.context_window_tokens = 400000;
-  ModelConfig deepseek = BuiltinModel("deepseek", "deepseek", "deepseek-chat",
+  ModelConfig anthropic =
+      BuiltinModel("anthropic", "anthropic", kMethodAnthropicMessages, "claude-sonnet-4-5",
+                   "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY");
+  anthropic.context_window_tokens = 200000;
+  // The Messages API requires an output cap on every request.
+  anthropic.max_output_tokens = 8192;
+  ModelConfig gemini =
+      BuiltinModel("gemini", "google", kMethodGoogleGenerateContent, "gemini-2.5-pro",
+                   "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY");
+  gemini.context_window_tokens = 1048576;
+  // deepseek-chat is not a thinking-mode model, so reasoning_content stays
+  // "omit" (send_reasoning_content = false).
+  ModelConfig deepseek = BuiltinModel("deepseek", "deepseek", kMethodOpenAiChat, "deepseek-chat",
                                       "https://api.deepseek.com", "DEEPSEEK_API_KEY");
   deepseek.context_window_tokens = 128000;
   // Ollama's context size depends on how the server was started, so no
   // window is claimed for it.
-  ModelConfig ollama =
-      BuiltinModel("ollama", "ollama", "llama3.2", "http://127.0.0.1:11434/v1", "");
-  for (const ModelConfig* m : {&openai, &deepseek, &ollama}) config.models[m->name] = *m;
+  ModelConfig ollama = BuiltinModel("ollama", "ollama", kMethodOpenAiChat, "llama3.2",
+                                    "http://127.0.0.1:11434/v1", "");
+  for (const ModelConfig* m : {&openai, &anthropic, &gemini, &deepseek, &ollama}) {
+    config.models[m->name] = *m;
+  }
 
   AgentConfig agent;
   agent.name = kDefaultAgentName;

@@ -16,8 +16,8 @@ inline constexpr char kDefaultAgentName[] = "default";
 
 // Names of the built-in models in the order automatic model choice tries
 // them (see ResolveAgent).
-inline constexpr std::array<absl::string_view, 3> kBuiltinModelOrder = {"openai", "deepseek",
-                                                                        "ollama"};
+inline constexpr std::array<absl::string_view, 5> kBuiltinModelOrder = {
+    "openai", "anthropic", "gemini", "deepseek", "ollama"};
 
 // The system prompt of an agent that sets none.
 std::string DefaultSystemPrompt();

@@ -2,7 +2,7 @@
 // (config_loader.h) builds them and nothing else mutates them.
 //
 // Field names follow the product spec: models.<name>.{provider, method,
-// model_id, base_url, api_key_env, context_window_tokens} and
+// model_id, base_url, api_key_env, context_window_tokens, cache.*} and
 // agents.<name>.{model, tools.use, compact.*}. docs/config.md documents every
 // field. Thread-safety: plain values, safe to copy and to read from any
 // thread once built.
@@ -16,8 +16,7 @@
 
 namespace raw::config {
 
-// Wire APIs. Only kMethodOpenAiChat is built today; the loader rejects the
-// others with a message saying so.
+// Wire APIs; the loader accepts each of these (see kSupportedMethods).
 inline constexpr char kMethodOpenAiChat[] = "openai-chat-completions";
 inline constexpr char kMethodOpenAiResponses[] = "openai-responses";
 inline constexpr char kMethodAnthropicMessages[] = "anthropic-messages";
@@ -40,6 +39,19 @@ struct ModelConfig {
   // Longest silence between stream events before the request fails.
   int64_t idle_timeout_ms = 300000;
   int64_t connect_timeout_ms = 15000;
+  // cache.key: an explicit prompt-cache key, sent instead of the key Raw
+  // derives for the session (the OpenAI methods send it as
+  // "prompt_cache_key"). Unset = the derived key.
+  std::optional<std::string> cache_key;
+  // cache.retention: lifetime of Anthropic's cache_control marker, "5m" or
+  // "1h". Only anthropic-messages models may set it; others keep "5m".
+  std::string cache_retention = "5m";
+  // How many times a retryable error before any output is retried (0..10).
+  int max_retries = 4;
+  // openai-chat-completions only (reasoning_content: "send"): pass the
+  // reasoning text back as "reasoning_content" on assistant messages that
+  // made tool calls, as DeepSeek's thinking-mode models require.
+  bool send_reasoning_content = false;
 
   bool operator==(const ModelConfig&) const = default;
 };

@@ -16,7 +16,7 @@ inline constexpr std::array<absl::string_view, 5> kTopLevelKeys = {"$schema", "d
                                                                    "models", "agents", "tools"};
 
 // models.<name>
-inline constexpr std::array<absl::string_view, 11> kModelKeys = {"provider",
+inline constexpr std::array<absl::string_view, 14> kModelKeys = {"provider",
                                                                  "method",
                                                                  "model_id",
                                                                  "base_url",
@@ -26,9 +26,14 @@ inline constexpr std::array<absl::string_view, 11> kModelKeys = {"provider",
                                                                  "system_role",
                                                                  "max_tokens_field",
                                                                  "idle_timeout_seconds",
-                                                                 "connect_timeout_seconds"};
+                                                                 "connect_timeout_seconds",
+                                                                 "cache",
+                                                                 "max_retries",
+                                                                 "reasoning_content"};
 inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method", "model_id",
                                                                         "base_url"};
+// models.<name>.cache
+inline constexpr std::array<absl::string_view, 2> kModelCacheKeys = {"key", "retention"};
 
 // agents.<name>, agents.<name>.tools, agents.<name>.compact
 inline constexpr std::array<absl::string_view, 5> kAgentKeys = {"model", "system_prompt",
@@ -43,14 +48,19 @@ inline constexpr std::array<absl::string_view, 2> kToolsBashKeys = {"timeout_sec
                                                                     "max_output_bytes"};
 inline constexpr std::array<absl::string_view, 1> kToolsFilesKeys = {"max_read_bytes"};
 
-// Methods this build implements, and the ones it knows of but does not yet.
-inline constexpr std::array<absl::string_view, 1> kSupportedMethods = {"openai-chat-completions"};
-inline constexpr std::array<absl::string_view, 3> kPlannedMethods = {
-    "openai-responses", "anthropic-messages", "google-generate-content"};
+// Methods this build implements (the kMethod* constants of config.h).
+inline constexpr std::array<absl::string_view, 4> kSupportedMethods = {
+    "openai-chat-completions", "openai-responses", "anthropic-messages",
+    "google-generate-content"};
 
 inline constexpr std::array<absl::string_view, 2> kSystemRoles = {"system", "developer"};
 inline constexpr std::array<absl::string_view, 2> kMaxTokensFields = {"max_tokens",
                                                                       "max_completion_tokens"};
+// models.<name>.cache.retention (Anthropic's cache_control ttl); the first
+// is the default.
+inline constexpr std::array<absl::string_view, 2> kCacheRetentions = {"5m", "1h"};
+// models.<name>.reasoning_content; "omit" is the default.
+inline constexpr std::array<absl::string_view, 2> kReasoningContentModes = {"omit", "send"};
 
 // Namespaces of qualified tool names accepted in agents.<name>.tools.use.
 inline constexpr std::array<absl::string_view, 3> kToolNamespaces = {"builtin", "mcp", "pkg"};

@@ -64,18 +64,59 @@ std::string Render(const std::vector<Entry>& entries, int indent) {
   return out;
 }
 
+// The request path under base_url for `method`.
+std::string RequestPath(absl::string_view method) {
+  if (method == kMethodOpenAiResponses) return "/responses";
+  if (method == kMethodAnthropicMessages) return "/messages";
+  if (method == kMethodGoogleGenerateContent) return "/models/<model_id>:streamGenerateContent";
+  return "/chat/completions";
+}
+
+// The model's cache settings: an explicit cache entry when it differs from
+// the default, else a commented-out example for the methods that take one.
+// The OpenAI comment comes with the explained model; the Anthropic one
+// always, as the only model that shows a retention.
+void AddCacheEntry(const ModelConfig& m, bool explain, std::vector<Entry>& e) {
+  if (m.method == kMethodAnthropicMessages) {
+    std::string comment =
+        "Prompt caching: Raw marks the prompt with cache_control; retention is\n"
+        "how long the provider keeps it, \"5m\" (default) or \"1h\".";
+    if (m.cache_retention != "5m") {
+      e.push_back({comment, "cache",
+                   absl::StrCat(R"({"retention": )", Quote(m.cache_retention), "}")});
+    } else {
+      e.push_back({comment, "cache", R"({"retention": "1h"})", /*commented_out=*/true});
+    }
+  } else if (m.method == kMethodOpenAiChat || m.method == kMethodOpenAiResponses) {
+    std::string comment =
+        explain ? "Prompt caching: to OpenAI, Raw sends a stable cache key per session;\n"
+                  "cache.key sets your own key instead."
+                : "";
+    if (m.cache_key) {
+      e.push_back({comment, "cache", absl::StrCat(R"({"key": )", Quote(*m.cache_key), "}")});
+    } else {
+      e.push_back({comment, "cache", R"({"key": "my-project"})", /*commented_out=*/true});
+    }
+  }
+}
+
 std::string RenderModel(const ModelConfig& m, bool explain) {
   auto c = [&](const char* text) { return explain ? std::string(text) : std::string(); };
+  const bool chat = m.method == kMethodOpenAiChat;
   std::vector<Entry> e;
   e.push_back({c("A label for the service; it picks the defaults of system_role and\n"
                  "max_tokens_field. Left out, it is derived from base_url."),
                "provider", Quote(m.provider)});
-  e.push_back({c("Wire API. This build supports \"openai-chat-completions\", which also\n"
-                 "serves OpenAI-compatible servers (DeepSeek, Ollama, llama-server, ...)."),
+  e.push_back({c("Wire API: \"openai-chat-completions\" (also OpenAI-compatible servers\n"
+                 "such as DeepSeek, Ollama and llama-server), \"openai-responses\",\n"
+                 "\"anthropic-messages\" or \"google-generate-content\"."),
                "method", Quote(m.method)});
   e.push_back({c("The provider's name for the model."), "model_id", Quote(m.model_id)});
-  e.push_back(
-      {c("API root; requests go to <base_url>/chat/completions."), "base_url", Quote(m.base_url)});
+  // The path differs by method, so models of other methods repeat it.
+  e.push_back({explain || !chat ? absl::StrCat("API root; requests go to <base_url>",
+                                               RequestPath(m.method), ".")
+                                : "",
+               "base_url", Quote(m.base_url)});
   if (!m.api_key_env.empty()) {
     e.push_back({c("Environment variable holding the API key (the key itself never goes\n"
                    "in this file). Leave it out for a server that needs no key."),
@@ -95,11 +136,22 @@ std::string RenderModel(const ModelConfig& m, bool explain) {
   } else {
     e.push_back({cap_comment, "max_output_tokens", "8192", /*commented_out=*/true});
   }
-  e.push_back({c("Role of the system prompt: \"developer\" (OpenAI) or \"system\"."), "system_role",
-               Quote(m.system_role)});
-  e.push_back({c("Name of the output cap field: \"max_completion_tokens\" (OpenAI)\n"
-                 "or \"max_tokens\"."),
-               "max_tokens_field", Quote(m.max_tokens_field)});
+  // The chat-completions-only fields; other methods leave them at their
+  // defaults.
+  if (chat) {
+    e.push_back({c("Role of the system prompt: \"developer\" (OpenAI) or \"system\"."),
+                 "system_role", Quote(m.system_role)});
+    e.push_back({c("Name of the output cap field: \"max_completion_tokens\" (OpenAI)\n"
+                   "or \"max_tokens\"."),
+                 "max_tokens_field", Quote(m.max_tokens_field)});
+    e.push_back({c("\"send\" passes reasoning back on assistant messages that made tool\n"
+                   "calls, as DeepSeek's thinking-mode models require; else \"omit\"."),
+                 "reasoning_content", Quote(m.send_reasoning_content ? "send" : "omit")});
+  }
+  AddCacheEntry(m, explain, e);
+  e.push_back({c("Retries of a failed request that may succeed again (rate limits,\n"
+                 "overloaded or unreachable servers), 0 to 10."),
+               "max_retries", absl::StrCat(m.max_retries)});
   e.push_back({c("Longest silence between stream events before a request fails, in seconds."),
                "idle_timeout_seconds", Seconds(m.idle_timeout_ms)});
   e.push_back({c("Longest wait to connect, in seconds."), "connect_timeout_seconds",
@@ -122,8 +174,8 @@ std::string RenderAgent(const AgentConfig& a) {
   std::vector<Entry> e;
   e.push_back(
       {"Name of an entry in \"models\". Empty: the first built-in model whose key\n"
-       "variable is set (openai, deepseek, then the others by name), else a local\n"
-       "keyless server that answers.",
+       "variable is set (openai, anthropic, gemini, deepseek, then the others by\n"
+       "name), else a local keyless server that answers.",
        "model", Quote(a.model)});
   e.push_back({"The one system prompt every request starts with.", "system_prompt",
                Quote(a.system_prompt)});
@@ -162,10 +214,6 @@ std::string ConfigTemplate() {
     models.push_back({ModelHeading(m), m.name, RenderModel(m, first)});
     first = false;
   }
-  models.push_back(
-      {"Models for the \"anthropic-messages\" and \"google-generate-content\" methods\n"
-       "come here once this build supports them.",
-       "", ""});
 
   std::vector<Entry> agents;
   for (const auto& [name, agent] : defaults.agents)

@@ -33,10 +33,10 @@ bool IsEnvVarName(absl::string_view s) {
 }
 
 void ReadMethod(FieldReader& r, ModelConfig& m) {
-  r.Require("method", absl::StrCat("\"", kMethodOpenAiChat, "\""));
+  std::string supported = JoinNames(kSupportedMethods);
+  r.Require("method", absl::StrCat("one of: ", supported));
   const Json* v = r.Find("method");
   if (v == nullptr) return;
-  std::string supported = JoinNames(kSupportedMethods);
   if (!v->is_string()) {
     r.Report("method",
              absl::StrCat("expected a string (one of: ", supported, "), got ", DescribeValue(*v)));
@@ -45,10 +45,6 @@ void ReadMethod(FieldReader& r, ModelConfig& m) {
   const std::string& method = v->get_ref<const std::string&>();
   if (Contains(kSupportedMethods, method)) {
     m.method = method;
-  } else if (Contains(kPlannedMethods, method)) {
-    r.Report("method",
-             absl::StrCat("\"", method,
-                          "\" is not supported by this build yet (supported: ", supported, ")"));
   } else {
     r.Report("method", absl::StrCat("unknown method ", DescribeValue(*v),
                                     " (expected one of: ", supported, ")"));
@@ -107,6 +103,51 @@ void ReadTokenLimits(FieldReader& r, ModelConfig& m) {
   }
 }
 
+// models.<name>.cache. Runs after ReadMethod; the method checks are skipped
+// when the method itself is invalid (that is reported already).
+void ReadCache(FieldReader& r, ModelConfig& m, std::vector<ConfigProblem>& problems) {
+  const Json* v = r.Find("cache");
+  if (v == nullptr) return;
+  FieldReader cache(*v, r.PathOf("cache"), problems);
+  if (!cache.is_object()) return;
+  cache.RejectUnknownKeys(kModelCacheKeys);
+  if (auto key = cache.NonEmptyString("key", "a non-empty string")) {
+    if (m.method == kMethodOpenAiChat || m.method == kMethodOpenAiResponses) {
+      m.cache_key = *key;
+    } else if (!m.method.empty()) {
+      cache.Report("key", absl::StrCat("only methods \"", kMethodOpenAiChat, "\" and \"",
+                                       kMethodOpenAiResponses,
+                                       "\" send a prompt-cache key; this model uses \"",
+                                       m.method, "\""));
+    }
+  }
+  if (auto retention = cache.OneOf("retention", kCacheRetentions)) {
+    if (m.method == kMethodAnthropicMessages) {
+      m.cache_retention = *retention;
+    } else if (!m.method.empty()) {
+      cache.Report("retention",
+                   absl::StrCat("only method \"", kMethodAnthropicMessages,
+                                "\" takes a retention (the lifetime of its cache_control "
+                                "marker); this model uses \"",
+                                m.method, "\""));
+    }
+  }
+}
+
+void ReadReasoningContent(FieldReader& r, ModelConfig& m) {
+  std::optional<std::string> mode = r.OneOf("reasoning_content", kReasoningContentModes);
+  if (!mode) return;
+  if (!m.method.empty() && m.method != kMethodOpenAiChat) {
+    r.Report("reasoning_content",
+             absl::StrCat("only method \"", kMethodOpenAiChat,
+                          "\" takes it (whether reasoning_content goes back on assistant "
+                          "messages that made tool calls); this model uses \"",
+                          m.method, "\""));
+    return;
+  }
+  m.send_reasoning_content = *mode == "send";
+}
+
 }  // namespace
 
 ModelConfig ParseModelEntry(const std::string& name, const Json& value, const std::string& path,
@@ -136,6 +177,11 @@ ModelConfig ParseModelEntry(const std::string& name, const Json& value, const st
   if (auto ms = r.SecondsAsMillis("connect_timeout_seconds", kMaxTimeoutSeconds)) {
     m.connect_timeout_ms = *ms;
   }
+  ReadCache(r, m, problems);
+  if (auto retries = r.Integer("max_retries", 0, kMaxModelRetries)) {
+    m.max_retries = static_cast<int>(*retries);
+  }
+  ReadReasoningContent(r, m);
   return m;
 }
 

@@ -18,6 +18,8 @@ namespace raw::config {
 inline constexpr int64_t kMaxTokenCount = 100'000'000;
 // Upper bound of every timeout in the file, in seconds (one day).
 inline constexpr int64_t kMaxTimeoutSeconds = 86'400;
+// Upper bound of models.<name>.max_retries.
+inline constexpr int64_t kMaxModelRetries = 10;
 
 // Reads `value` found at `path` (e.g. "models.flash"). Records every problem
 // in `problems` and returns what could be read; the result is meaningful only

@@ -2,12 +2,15 @@
 
 #include <sys/stat.h>
 
+#include <random>
+
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/providers/provider_factory.h"
+#include "daemon/providers/retrying_provider.h"
 
 namespace raw::loop {
 namespace {
@@ -142,7 +145,15 @@ absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session
   plan.cwd = record.cwd;
   plan.tool_settings = cfg.tools;
   ASSIGN_OR_RETURN(plan.agent, config::ResolveAgent(cfg, record.agent, deps_.env, deps_.probe));
-  ASSIGN_OR_RETURN(plan.provider, providers::MakeProvider(plan.agent.model, deps_.http, deps_.env));
+  ASSIGN_OR_RETURN(std::unique_ptr<providers::Provider> provider,
+                   providers::MakeProvider(plan.agent.model, deps_.http, deps_.env));
+  providers::RetryPolicy retry;
+  retry.max_retries = plan.agent.model.max_retries;
+  plan.provider = std::make_unique<providers::RetryingProvider>(
+      std::move(provider), retry, providers::RealBackoffWaiter(), [] {
+        static thread_local std::mt19937_64 engine{std::random_device{}()};
+        return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+      });
   ASSIGN_OR_RETURN(std::vector<const tools::ToolSpec*> selected,
                    deps_.tools.Select(plan.agent.agent.tools_use));
   for (const tools::ToolSpec* spec : selected) {

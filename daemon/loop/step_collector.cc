@@ -2,6 +2,9 @@
 
 #include <type_traits>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
 namespace raw::loop {
 
 void StepCollector::OnEvent(const providers::ProviderEvent& event) {
@@ -35,9 +38,28 @@ void StepCollector::OnEvent(const providers::ProviderEvent& event) {
           result_.finish = e;
         } else if constexpr (std::is_same_v<T, providers::ErrorEvent>) {
           result_.error = e;
+        } else if constexpr (std::is_same_v<T, providers::RetryEvent>) {
+          OnRetry(e);
         }
       },
       event);
+}
+
+void StepCollector::OnRetry(const providers::RetryEvent& retry) {
+  // Nothing of the failed attempt was committed; clients drop what they
+  // were shown of it.
+  if (result_.any_output) {
+    log_.PublishLive(turn_id_, events::StreamReset{"the model request is being retried"});
+  }
+  result_ = StepResult{};
+  std::string what = retry.error.message.empty() ? providers::ErrorKindName(retry.error.kind)
+                                                 : retry.error.message;
+  std::string text = absl::StrFormat(
+      "Model request failed (%s): %s. Retrying in %.1f s (attempt %d of %d).",
+      providers::ErrorKindName(retry.error.kind), what,
+      static_cast<double>(retry.delay_ms) / 1000.0, retry.attempt + 1, retry.max_attempts);
+  // A notice that cannot be stored is not worth failing the turn over.
+  (void)log_.Commit(turn_id_, {events::Notice{events::NoticeLevel::kWarning, std::move(text)}});
 }
 
 }  // namespace raw::loop

@@ -39,6 +39,8 @@ class StepCollector : public providers::ProviderEventSink {
   StepResult& result() { return result_; }
 
  private:
+  void OnRetry(const providers::RetryEvent& retry);
+
   SessionLog& log_;
   std::string turn_id_;
   StepResult result_;

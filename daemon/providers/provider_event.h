@@ -104,10 +104,21 @@ struct ErrorEvent {
   std::string request_id;
 };
 
+// Emitted by RetryingProvider between attempts: the attempt that just failed
+// ended with `error` (never delivered as an ErrorEvent), and a new request
+// follows after `delay_ms`. Everything streamed since the attempt's Start is
+// void: consumers discard it (nothing of it may have been committed).
+struct RetryEvent {
+  int attempt = 0;       // the attempt that failed, from 1
+  int max_attempts = 0;  // retries + 1
+  int64_t delay_ms = 0;
+  ErrorEvent error;
+};
+
 using ProviderEvent =
     std::variant<StartEvent, TextDeltaEvent, ReasoningDeltaEvent, ReasoningEndEvent,
                  ToolCallStartEvent, ToolCallDeltaEvent, ToolCallEndEvent, UsageEvent,
-                 FinishEvent, ErrorEvent>;
+                 FinishEvent, ErrorEvent, RetryEvent>;
 
 const char* ErrorKindName(ErrorKind kind);
 const char* FinishReasonName(FinishReason reason);

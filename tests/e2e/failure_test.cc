@@ -105,8 +105,11 @@ TEST_F(E2eTest, CancelDuringBashKillsTheWholeProcessGroup) {
 
 TEST_F(E2eTest, Provider500EndsTheTurnWithTheProvidersMessage) {
   std::string session = daemon_->CreateSession();
-  fake_.Enqueue(chat::ErrorResponse(500, "The server had an error while processing your request.",
-                                    "server_error", ""));
+  // x-should-retry: false makes this 500 final (the header wins over the status).
+  auto error = chat::ErrorResponse(500, "The server had an error while processing your request.",
+                                   "server_error", "");
+  error.headers.push_back({"x-should-retry", "false"});
+  fake_.Enqueue(error);
   EventStream stream(stub(), session);
   std::string turn = StartTurn(stub(), session, "go");
   auto end = stream.WaitForTurnEnd(turn);
@@ -114,6 +117,39 @@ TEST_F(E2eTest, Provider500EndsTheTurnWithTheProvidersMessage) {
   EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
   EXPECT_THAT(end->turn_ended().message(), HasSubstr("The server had an error"));
   EXPECT_THAT(end->turn_ended().message(), HasSubstr("500"));
+}
+
+TEST_F(E2eTest, RetryableErrorsAreRetriedVisiblyAndPartialTextIsDiscarded) {
+  std::string session = daemon_->CreateSession();
+  auto overloaded = chat::ErrorResponse(503, "The engine is overloaded", "server_error", "");
+  overloaded.headers.push_back({"retry-after-ms", "20"});
+  fake_.Enqueue(overloaded);
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("Half an ans"),
+                              chat::ErrorChunk("The server had an error")}));
+  fake_.Enqueue(chat::TextAnswer("Whole answer."));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "go");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
+  EXPECT_EQ(fake_.requests().size(), 3u);
+  int notices = 0, resets = 0;
+  std::string committed;
+  for (const auto& e : stream.TurnEvents(turn)) {
+    if (e.has_notice()) {
+      ++notices;
+      EXPECT_THAT(e.notice().text(), HasSubstr("Retrying"));
+    }
+    if (e.has_stream_reset()) ++resets;
+    if (e.has_assistant_message()) committed += e.assistant_message().text();
+  }
+  EXPECT_EQ(notices, 2) << "each retry is visible";
+  EXPECT_EQ(resets, 1) << "only the attempt that streamed text is reset";
+  EXPECT_EQ(committed, "Whole answer.");
+  // Every attempt sent the same bytes.
+  auto reqs = fake_.requests();
+  EXPECT_EQ(reqs[0].body, reqs[1].body);
+  EXPECT_EQ(reqs[1].body, reqs[2].body);
 }
 
 TEST_F(E2eTest, TruncatedStreamIsAnErrorAndItsToolCallsNeverRun) {
@@ -126,23 +162,27 @@ TEST_F(E2eTest, TruncatedStreamIsAnErrorAndItsToolCallsNeverRun) {
   auto cut = chat::Stream(events);  // no finish, no [DONE]
   cut.end = testing::ScriptedResponse::End::kCut;
   fake_.Enqueue(cut);
+  fake_.Enqueue(chat::TextAnswer("Done differently."));
   EventStream stream(stub(), session);
   std::string turn = StartTurn(stub(), session, "go");
   auto end = stream.WaitForTurnEnd(turn);
   ASSERT_TRUE(end.has_value());
-  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
+  // The cut stream was an error (retried), never a finish: its call never ran.
   EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/cut.txt"));
   EXPECT_TRUE(Results(stream, turn).empty());
-  bool reset = false;
-  for (const auto& e : stream.TurnEvents(turn)) reset = reset || e.has_stream_reset();
+  bool reset = false, notice = false;
+  for (const auto& e : stream.TurnEvents(turn)) {
+    reset = reset || e.has_stream_reset();
+    if (e.has_notice()) notice = e.notice().text().find("premature_eof") != std::string::npos;
+    EXPECT_FALSE(e.has_tool_call_batch());
+  }
   EXPECT_TRUE(reset) << "clients must be told to discard the partial text";
-  // Nothing of the broken step reached the model context: the next request
-  // holds only the two user messages.
-  fake_.Enqueue(chat::TextAnswer("ok"));
-  ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(stub(), session, "again")).has_value());
+  EXPECT_TRUE(notice) << "the retry says why";
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
+  // Nothing of the broken attempt reached the model context.
   auto body = fake_.requests().back().BodyJson();
   ASSERT_TRUE(body.ok());
-  EXPECT_EQ((*body)["messages"].size(), 3u);
+  EXPECT_EQ((*body)["messages"].size(), 2u);
 }
 
 TEST_F(E2eTest, CommittedMessagesSurviveKill9) {

@@ -62,6 +62,36 @@ TEST(ResolveAgentTest, BuiltinOrderDecidesWhenSeveralKeysAreSet) {
   EXPECT_EQ(resolved->model.name, "deepseek");
 }
 
+TEST(ResolveAgentTest, BuiltinOrderIsOpenAiAnthropicGeminiDeepSeek) {
+  FakeProbe probe;
+  std::map<std::string, std::string> keys = {{"OPENAI_API_KEY", "a"},
+                                             {"ANTHROPIC_API_KEY", "b"},
+                                             {"GEMINI_API_KEY", "c"},
+                                             {"DEEPSEEK_API_KEY", "d"}};
+  // Remove the chosen model's key each time: the next one in order follows.
+  for (const char* expected : {"openai", "anthropic", "gemini", "deepseek"}) {
+    auto resolved = ResolveAgent(Defaults(), "", FakeEnv(keys), probe.AsProbe());
+    ASSERT_TRUE(resolved.ok()) << resolved.status();
+    EXPECT_EQ(resolved->model.name, expected);
+    keys.erase(resolved->model.api_key_env);
+  }
+  EXPECT_THAT(probe.asked, IsEmpty());
+}
+
+TEST(ResolveAgentTest, AnthropicAndGeminiKeysSelectTheirModels) {
+  FakeProbe probe;
+  auto resolved =
+      ResolveAgent(Defaults(), "", FakeEnv({{"ANTHROPIC_API_KEY", "k"}}), probe.AsProbe());
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->model.name, "anthropic");
+  EXPECT_EQ(resolved->model.method, kMethodAnthropicMessages);
+
+  resolved = ResolveAgent(Defaults(), "", FakeEnv({{"GEMINI_API_KEY", "k"}}), probe.AsProbe());
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->model.name, "gemini");
+  EXPECT_EQ(resolved->model.method, kMethodGoogleGenerateContent);
+}
+
 TEST(ResolveAgentTest, EmptyKeyValueCountsAsUnset) {
   FakeProbe probe;
   auto resolved =
@@ -86,9 +116,10 @@ TEST(ResolveAgentTest, NothingUsableSaysExactlyWhatToDo) {
   ASSERT_FALSE(resolved.ok());
   EXPECT_EQ(resolved.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(resolved.status().message(),
-            "no usable model for agent \"default\": set OPENAI_API_KEY or DEEPSEEK_API_KEY, start "
-            "a local OpenAI-compatible server at http://127.0.0.1:11434/v1 (Ollama), or define a "
-            "model in the config file (raw config init writes a starting file)");
+            "no usable model for agent \"default\": set OPENAI_API_KEY, ANTHROPIC_API_KEY, "
+            "GEMINI_API_KEY or DEEPSEEK_API_KEY, start a local OpenAI-compatible server at "
+            "http://127.0.0.1:11434/v1 (Ollama), or define a model in the config file (raw "
+            "config init writes a starting file)");
   EXPECT_THAT(probe.asked, ElementsAre("http://127.0.0.1:11434/v1"));
 }
 
@@ -187,8 +218,8 @@ TEST(ResolveAgentTest, HandBuiltConfigWithUndefinedModelIsAnError) {
   ASSERT_FALSE(resolved.ok());
   EXPECT_EQ(resolved.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(resolved.status().message(),
-            "agents.default.model: \"missing\" is not a defined model (defined: deepseek, ollama, "
-            "openai)");
+            "agents.default.model: \"missing\" is not a defined model (defined: anthropic, "
+            "deepseek, gemini, ollama, openai)");
 }
 
 TEST(ResolveAgentTest, AutomaticModelMustFitTheCompactionThreshold) {

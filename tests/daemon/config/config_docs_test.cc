@@ -123,6 +123,7 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersKeys) {
   EXPECT_EQ(PropertyNames(Def("model")), AsSet(kModelKeys));
   EXPECT_EQ(AsSet(Def("model").at("required").get<std::vector<std::string>>()),
             AsSet(kModelRequiredKeys));
+  EXPECT_EQ(PropertyNames(Def("model").at("properties").at("cache")), AsSet(kModelCacheKeys));
   const Json& agent = Def("agent");
   EXPECT_EQ(PropertyNames(agent), AsSet(kAgentKeys));
   EXPECT_EQ(PropertyNames(agent.at("properties").at("tools")), AsSet(kAgentToolsKeys));
@@ -144,6 +145,17 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersValues) {
             AsSet(kMaxTokensFields));
   EXPECT_EQ(model.at("context_window_tokens").at("maximum"), kMaxTokenCount);
   EXPECT_EQ(model.at("idle_timeout_seconds").at("maximum"), kMaxTimeoutSeconds);
+  const Json& cache = model.at("cache").at("properties");
+  EXPECT_EQ(AsSet(cache.at("retention").at("enum").get<std::vector<std::string>>()),
+            AsSet(kCacheRetentions));
+  EXPECT_EQ(cache.at("retention").at("default"), std::string(kCacheRetentions[0]));
+  EXPECT_EQ(cache.at("key").at("minLength"), 1);
+  EXPECT_EQ(AsSet(model.at("reasoning_content").at("enum").get<std::vector<std::string>>()),
+            AsSet(kReasoningContentModes));
+  EXPECT_EQ(model.at("reasoning_content").at("default"), "omit");
+  EXPECT_EQ(model.at("max_retries").at("minimum"), 0);
+  EXPECT_EQ(model.at("max_retries").at("maximum"), kMaxModelRetries);
+  EXPECT_EQ(model.at("max_retries").at("default"), ModelConfig().max_retries);
   const Json& agent = Def("agent").at("properties");
   EXPECT_EQ(agent.at("max_steps").at("minimum"), 1);
   EXPECT_EQ(agent.at("max_steps").at("maximum"), kMaxSteps);

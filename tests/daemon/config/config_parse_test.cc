@@ -172,7 +172,7 @@ TEST(ConfigParseTest, CollectsEveryProblemInOneRun) {
   const std::string doc = R"({
     "default_agent": "nobody",
     "models": {
-      "flash": {"method": "anthropic-messages", "modle_id": "x", "base_url": "ftp://x"}
+      "flash": {"method": "anthropic", "modle_id": "x", "base_url": "ftp://x"}
     },
     "agents": {
       "coder": {"model": "flsh", "max_steps": "ten", "tools": {"use": ["bash"]}}
@@ -190,7 +190,7 @@ TEST(ConfigParseTest, CollectsEveryProblemInOneRun) {
       ElementsAre(
           "extra: unknown key (expected one of: $schema, default_agent, models, agents, tools)",
           HasSubstr("models.flash.modle_id: unknown key"),
-          HasSubstr("models.flash.method: \"anthropic-messages\" is not supported"),
+          HasSubstr("models.flash.method: unknown method \"anthropic\""),
           HasSubstr("models.flash.model_id: required key is missing"),
           HasSubstr("models.flash.base_url: \"ftp://x\" has scheme \"ftp\""),
           R"(agents.coder.max_steps: expected a positive integer, got "ten")",

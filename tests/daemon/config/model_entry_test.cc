@@ -33,7 +33,8 @@ TEST(ModelEntryTest, ReadsEveryField) {
       "base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY",
       "context_window_tokens": 400000, "max_output_tokens": 8192,
       "system_role": "system", "max_tokens_field": "max_tokens",
-      "idle_timeout_seconds": 90, "connect_timeout_seconds": 2.5})");
+      "idle_timeout_seconds": 90, "connect_timeout_seconds": 2.5,
+      "cache": {"key": "proj-1"}, "max_retries": 2, "reasoning_content": "send"})");
   EXPECT_EQ(m.name, "m");
   EXPECT_EQ(m.provider, "openai");
   EXPECT_EQ(m.method, kMethodOpenAiChat);
@@ -46,6 +47,10 @@ TEST(ModelEntryTest, ReadsEveryField) {
   EXPECT_EQ(m.max_tokens_field, "max_tokens");
   EXPECT_EQ(m.idle_timeout_ms, 90000);
   EXPECT_EQ(m.connect_timeout_ms, 2500);
+  EXPECT_EQ(m.cache_key, "proj-1");
+  EXPECT_EQ(m.cache_retention, "5m");
+  EXPECT_EQ(m.max_retries, 2);
+  EXPECT_TRUE(m.send_reasoning_content);
 }
 
 TEST(ModelEntryTest, DefaultsOfOptionalFields) {
@@ -58,6 +63,10 @@ TEST(ModelEntryTest, DefaultsOfOptionalFields) {
   EXPECT_EQ(m.max_tokens_field, "max_tokens");
   EXPECT_EQ(m.idle_timeout_ms, 300000);
   EXPECT_EQ(m.connect_timeout_ms, 15000);
+  EXPECT_EQ(m.cache_key, std::nullopt);
+  EXPECT_EQ(m.cache_retention, "5m");
+  EXPECT_EQ(m.max_retries, 4);
+  EXPECT_FALSE(m.send_reasoning_content);
 }
 
 TEST(ModelEntryTest, OpenAiProviderDefaultsToDeveloperRoleAndCompletionTokens) {
@@ -99,38 +108,41 @@ TEST(ModelEntryTest, UnknownKeyNamesPathAndKnownKeys) {
               ElementsAre("models.flash.modle_id: unknown key (expected one of: provider, method, "
                           "model_id, base_url, api_key_env, context_window_tokens, "
                           "max_output_tokens, system_role, max_tokens_field, "
-                          "idle_timeout_seconds, connect_timeout_seconds)"));
+                          "idle_timeout_seconds, connect_timeout_seconds, cache, max_retries, "
+                          "reasoning_content)"));
 }
 
 TEST(ModelEntryTest, RequiredFieldsAreReportedEachWithItsPath) {
   EXPECT_THAT(
       ProblemLines(DocWithModel("{}")),
       ElementsAre(
-          R"(models.m.method: required key is missing (expected "openai-chat-completions"))",
+          "models.m.method: required key is missing (expected one of: openai-chat-completions, "
+          "openai-responses, anthropic-messages, google-generate-content)",
           R"(models.m.model_id: required key is missing (expected the provider's model name, such as "gpt-5.1"))",
           R"(models.m.base_url: required key is missing (expected an http(s) URL such as "https://api.openai.com/v1"))"));
 }
 
-TEST(ModelEntryTest, PlannedMethodsAreNotSupportedYet) {
-  for (const char* method : {"openai-responses", "anthropic-messages", "google-generate-content"}) {
-    std::string doc = DocWithModel(std::string(R"({"method": ")") + method +
-                                   R"(", "model_id": "x", "base_url": "https://h.example"})");
-    EXPECT_THAT(ProblemLines(doc), ElementsAre(std::string("models.m.method: \"") + method +
-                                               "\" is not supported by this build yet (supported: "
-                                               "openai-chat-completions)"));
+TEST(ModelEntryTest, EveryMethodIsSupported) {
+  for (const char* method : {kMethodOpenAiChat, kMethodOpenAiResponses, kMethodAnthropicMessages,
+                             kMethodGoogleGenerateContent}) {
+    ModelConfig m = ParseModel(std::string(R"({"method": ")") + method +
+                               R"(", "model_id": "x", "base_url": "https://h.example"})");
+    EXPECT_EQ(m.method, method);
   }
 }
 
 TEST(ModelEntryTest, UnknownMethodAndWrongType) {
+  const std::string methods =
+      "openai-chat-completions, openai-responses, anthropic-messages, google-generate-content";
   EXPECT_THAT(
       ProblemLines(DocWithModel(
           R"({"method": "openai-chat", "model_id": "x", "base_url": "https://h.example"})")),
-      ElementsAre(
-          R"(models.m.method: unknown method "openai-chat" (expected one of: openai-chat-completions))"));
+      ElementsAre(R"(models.m.method: unknown method "openai-chat" (expected one of: )" + methods +
+                  ")"));
   EXPECT_THAT(
       ProblemLines(
           DocWithModel(R"({"method": 1, "model_id": "x", "base_url": "https://h.example"})")),
-      ElementsAre("models.m.method: expected a string (one of: openai-chat-completions), got 1"));
+      ElementsAre("models.m.method: expected a string (one of: " + methods + "), got 1"));
 }
 
 TEST(ModelEntryTest, ModelIdMustBeNonEmptyString) {

@@ -68,6 +68,10 @@ inline std::string EventText(const ProviderEvent& event) {
                           " code=", e.provider_code, " retry_after=",
                           CountText(e.retry_after_ms));
     }
+    std::string operator()(const RetryEvent& e) const {
+      return absl::StrCat("retry ", e.attempt, "/", e.max_attempts, " after ", e.delay_ms,
+                          " ms: ", (*this)(e.error));
+    }
   };
   return std::visit(Visitor{}, event);
 }
