@@ -8,6 +8,7 @@
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "daemon/context/cache_key.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/providers/provider_factory.h"
 #include "daemon/providers/retrying_provider.h"
@@ -145,8 +146,17 @@ absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session
   plan.cwd = record.cwd;
   plan.tool_settings = cfg.tools;
   ASSIGN_OR_RETURN(plan.agent, config::ResolveAgent(cfg, record.agent, deps_.env, deps_.probe));
+  ASSIGN_OR_RETURN(std::vector<const tools::ToolSpec*> selected,
+                   deps_.tools.Select(plan.agent.agent.tools_use));
+  for (const tools::ToolSpec* spec : selected) {
+    plan.tools[spec->model_name] = spec;
+    plan.tool_definitions.push_back({spec->model_name, spec->description, spec->input_schema});
+  }
+  providers::ProviderOptions options;
+  options.prompt_cache_key = context::PromptCacheKeyFor(
+      plan.agent.model, session_id, plan.agent.agent.system_prompt, plan.tool_definitions);
   ASSIGN_OR_RETURN(std::unique_ptr<providers::Provider> provider,
-                   providers::MakeProvider(plan.agent.model, deps_.http, deps_.env));
+                   providers::MakeProvider(plan.agent.model, deps_.http, deps_.env, options));
   providers::RetryPolicy retry;
   retry.max_retries = plan.agent.model.max_retries;
   plan.provider = std::make_unique<providers::RetryingProvider>(
@@ -154,12 +164,6 @@ absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session
         static thread_local std::mt19937_64 engine{std::random_device{}()};
         return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
       });
-  ASSIGN_OR_RETURN(std::vector<const tools::ToolSpec*> selected,
-                   deps_.tools.Select(plan.agent.agent.tools_use));
-  for (const tools::ToolSpec* spec : selected) {
-    plan.tools[spec->model_name] = spec;
-    plan.tool_definitions.push_back({spec->model_name, spec->description, spec->input_schema});
-  }
   std::string turn_id = plan.turn_id;
   RETURN_IF_ERROR(runner->StartTurn(std::move(plan)));
   return turn_id;

@@ -3,25 +3,45 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/providers/anthropic/anthropic_provider.h"
+#include "daemon/providers/google/google_provider.h"
 #include "daemon/providers/openai_chat/openai_chat_provider.h"
+#include "daemon/providers/openai_responses/openai_responses_provider.h"
 
 namespace raw::providers {
 namespace {
 
-// Methods the config accepts; only the first has an adapter so far.
-constexpr const char* kKnownMethods[] = {
-    config::kMethodOpenAiChat,
-    "openai-responses",
-    "anthropic-messages",
-    "google-generate-content",
+// One row per wire method, like tmux's command table.
+struct MethodEntry {
+  const char* method;
+  const char* example_base_url;
+  std::unique_ptr<Provider> (*make)(const config::ModelConfig&, http::HttpClient&,
+                                    std::optional<std::string> api_key, const ProviderOptions&);
 };
 
-bool IsKnownMethod(std::string_view method) {
-  for (std::string_view known : kKnownMethods) {
-    if (method == known) return true;
-  }
-  return false;
-}
+const MethodEntry kMethods[] = {
+    {config::kMethodOpenAiChat, "https://api.openai.com/v1",
+     [](const config::ModelConfig& m, http::HttpClient& http, std::optional<std::string> key,
+        const ProviderOptions& o) -> std::unique_ptr<Provider> {
+       return std::make_unique<openai_chat::OpenAiChatProvider>(m, http, std::move(key),
+                                                                o.prompt_cache_key);
+     }},
+    {config::kMethodOpenAiResponses, "https://api.openai.com/v1",
+     [](const config::ModelConfig& m, http::HttpClient& http, std::optional<std::string> key,
+        const ProviderOptions& o) {
+       return MakeOpenAiResponsesProvider(m, http, key.value_or(""), o);
+     }},
+    {config::kMethodAnthropicMessages, "https://api.anthropic.com/v1",
+     [](const config::ModelConfig& m, http::HttpClient& http, std::optional<std::string> key,
+        const ProviderOptions& o) {
+       return anthropic::MakeAnthropicProvider(m, http, key.value_or(""), o, m.cache_retention);
+     }},
+    {config::kMethodGoogleGenerateContent, "https://generativelanguage.googleapis.com/v1beta",
+     [](const config::ModelConfig& m, http::HttpClient& http, std::optional<std::string> key,
+        const ProviderOptions& o) {
+       return google::MakeGoogleProvider(m, http, key.value_or(""), o);
+     }},
+};
 
 }  // namespace
 
@@ -29,21 +49,20 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const config::ModelConfig
                                                        http::HttpClient& http,
                                                        const EnvLookup& env,
                                                        const ProviderOptions& options) {
-  if (model.method != config::kMethodOpenAiChat) {
-    if (IsKnownMethod(model.method)) {
-      return absl::UnimplementedError(
-          absl::StrCat("model ", model.name, ": method \"", model.method,
-                       "\" is not available yet (available: ", config::kMethodOpenAiChat, ")"));
-    }
+  const MethodEntry* entry = nullptr;
+  for (const auto& e : kMethods) {
+    if (model.method == e.method) entry = &e;
+  }
+  if (entry == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model ", model.name, ": unknown method \"", model.method, "\" (expected one of: ",
-        kKnownMethods[0], ", ", kKnownMethods[1], ", ", kKnownMethods[2], ", ",
-        kKnownMethods[3], ")"));
+        kMethods[0].method, ", ", kMethods[1].method, ", ", kMethods[2].method, ", ",
+        kMethods[3].method, ")"));
   }
   if (model.base_url.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model ", model.name, ": base_url is empty (for example \"",
-                     "https://api.openai.com/v1\")"));
+    return absl::InvalidArgumentError(absl::StrCat("model ", model.name,
+                                                   ": base_url is empty (for example \"",
+                                                   entry->example_base_url, "\")"));
   }
   std::optional<std::string> api_key;
   if (!model.api_key_env.empty()) {
@@ -55,8 +74,7 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const config::ModelConfig
                        " is not set (it holds the API key for ", owner, ")"));
     }
   }
-  return std::make_unique<openai_chat::OpenAiChatProvider>(model, http, std::move(api_key),
-                                                           options.prompt_cache_key);
+  return entry->make(model, http, std::move(api_key), options);
 }
 
 }  // namespace raw::providers

@@ -244,3 +244,35 @@ TEST(E2eToolSelectionTest, OnlyTheAgentsSelectedToolsAreExposedAndRunnable) {
 
 }  // namespace
 }  // namespace raw::e2e
+
+namespace raw::e2e {
+namespace {
+
+TEST_F(E2eTest, OpenAiRequestsCarryAStablePromptCacheKeyPerSession) {
+  std::string first = daemon_->CreateSession();
+  std::string second = daemon_->CreateSession();
+  fake_.Enqueue(testing::chat::TextAnswer("a"));
+  fake_.Enqueue(testing::chat::TextAnswer("b"));
+  fake_.Enqueue(testing::chat::TextAnswer("c"));
+  {
+    EventStream stream(stub(), first);
+    ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(stub(), first, "one")).has_value());
+    ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(stub(), first, "two")).has_value());
+  }
+  EventStream stream(stub(), second);
+  ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(stub(), second, "three")).has_value());
+  auto reqs = fake_.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  std::vector<std::string> keys;
+  for (const auto& r : reqs) {
+    auto body = r.BodyJson();
+    ASSERT_TRUE(body.ok());
+    ASSERT_TRUE(body->contains("prompt_cache_key")) << r.body;
+    keys.push_back((*body)["prompt_cache_key"]);
+  }
+  EXPECT_EQ(keys[0], keys[1]) << "stable within a session";
+  EXPECT_NE(keys[0], keys[2]) << "per session";
+}
+
+}  // namespace
+}  // namespace raw::e2e

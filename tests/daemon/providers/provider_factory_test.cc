@@ -77,13 +77,16 @@ TEST(ProviderFactoryTest, KeylessModelNeedsNoVariable) {
   EXPECT_TRUE(MakeProvider(local, http, Env({})).ok());
 }
 
-TEST(ProviderFactoryTest, UnsupportedAndUnknownMethods) {
+TEST(ProviderFactoryTest, EveryMethodHasAnAdapterAndUnknownOnesAreNamed) {
   FakeHttpClient http;
   config::ModelConfig model = OpenAi();
-  model.method = "anthropic-messages";
-  auto unsupported = MakeProvider(model, http, Env({{"OPENAI_API_KEY", "k"}}));
-  EXPECT_EQ(unsupported.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(unsupported.status().message(), HasSubstr("model gpt: method \"anthropic-messages\""));
+  for (const char* method : {config::kMethodOpenAiChat, config::kMethodOpenAiResponses,
+                             config::kMethodAnthropicMessages,
+                             config::kMethodGoogleGenerateContent}) {
+    model.method = method;
+    auto provider = MakeProvider(model, http, Env({{"OPENAI_API_KEY", "k"}}));
+    EXPECT_TRUE(provider.ok()) << method << ": " << provider.status();
+  }
 
   model.method = "openai-chat";
   auto unknown = MakeProvider(model, http, Env({{"OPENAI_API_KEY", "k"}}));

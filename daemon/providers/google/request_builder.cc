@@ -1,0 +1,185 @@
+#include "daemon/providers/google/request_builder.h"
+
+#include <map>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "daemon/providers/google/call_id.h"
+#include "daemon/providers/google/schema_converter.h"
+#include "daemon/providers/google/thought_signature.h"
+
+namespace raw::providers::google {
+namespace {
+
+OrderedJson TextPart(const std::string& text) { return OrderedJson{{"text", text}}; }
+
+OrderedJson UserContent(OrderedJson parts) {
+  OrderedJson content = OrderedJson::object();
+  content["role"] = "user";
+  content["parts"] = std::move(parts);
+  return content;
+}
+
+// The stored arguments text as the object Gemini wants.
+OrderedJson ArgsObject(const std::string& arguments) {
+  absl::StatusOr<OrderedJson> parsed = ParseOrderedJson(arguments);
+  if (parsed.ok() && parsed->is_object()) return *std::move(parsed);
+  return OrderedJson::object();
+}
+
+OrderedJson ModelContent(const events::AssistantTurn& turn) {
+  std::vector<const std::string*> thought_signatures;
+  std::vector<const std::string*> text_signatures;
+  std::map<std::string_view, const std::string*> call_signatures;
+  for (const events::OpaqueBlob& blob : turn.opaque) {
+    if (blob.provider != kOpaqueProvider || blob.kind != kThoughtSignatureKind) continue;
+    if (blob.id == kThoughtAnchor) {
+      thought_signatures.push_back(&blob.data);
+    } else if (blob.id == kTextAnchor) {
+      text_signatures.push_back(&blob.data);
+    } else if (absl::StartsWith(blob.id, kCallAnchorPrefix)) {
+      std::string_view call_id(blob.id);
+      call_id.remove_prefix(sizeof(kCallAnchorPrefix) - 1);
+      call_signatures.emplace(call_id, &blob.data);  // the first one wins
+    }
+  }
+  OrderedJson parts = OrderedJson::array();
+  for (size_t i = 0; i < thought_signatures.size(); ++i) {
+    OrderedJson part = TextPart(i == 0 ? turn.reasoning : std::string());
+    part["thought"] = true;
+    part["thoughtSignature"] = *thought_signatures[i];
+    parts.push_back(std::move(part));
+  }
+  size_t next_text_signature = 0;
+  if (!turn.text.empty()) {
+    OrderedJson part = TextPart(turn.text);
+    if (!text_signatures.empty()) part["thoughtSignature"] = *text_signatures[next_text_signature++];
+    parts.push_back(std::move(part));
+  }
+  for (const events::ToolCallRequest& call : turn.tool_calls) {
+    OrderedJson function_call = OrderedJson::object();
+    if (!call.call_id.empty() && !IsSyntheticCallId(call.call_id)) function_call["id"] = call.call_id;
+    function_call["name"] = call.name;
+    function_call["args"] = ArgsObject(call.arguments);
+    OrderedJson part = OrderedJson::object();
+    part["functionCall"] = std::move(function_call);
+    auto signature = call_signatures.find(call.call_id);
+    if (signature != call_signatures.end()) part["thoughtSignature"] = *signature->second;
+    parts.push_back(std::move(part));
+  }
+  for (; next_text_signature < text_signatures.size(); ++next_text_signature) {
+    OrderedJson part = TextPart("");
+    part["thoughtSignature"] = *text_signatures[next_text_signature];
+    parts.push_back(std::move(part));
+  }
+  // Gemini rejects a content without parts; an empty answer is empty text.
+  if (parts.empty()) parts.push_back(TextPart(""));
+  OrderedJson content = OrderedJson::object();
+  content["role"] = "model";
+  content["parts"] = std::move(parts);
+  return content;
+}
+
+OrderedJson FunctionResponsePart(const events::ToolOutcome& outcome,
+                                 const events::ToolCallRequest* call) {
+  OrderedJson response = OrderedJson::object();
+  if (!outcome.call_id.empty() && !IsSyntheticCallId(outcome.call_id)) {
+    response["id"] = outcome.call_id;
+  }
+  response["name"] = !outcome.name.empty() || call == nullptr ? outcome.name : call->name;
+  response["response"] = OrderedJson{{outcome.is_error ? "error" : "output", outcome.content}};
+  OrderedJson part = OrderedJson::object();
+  part["functionResponse"] = std::move(response);
+  return part;
+}
+
+// One user content for a run of tool outcomes, in the order of the calls of
+// `turn` (outcomes of calls it does not list keep their order, after those).
+OrderedJson ToolResultsContent(const std::vector<const events::ToolOutcome*>& outcomes,
+                               const events::AssistantTurn* turn) {
+  std::vector<std::pair<size_t, size_t>> order;  // (call position, outcome position)
+  order.reserve(outcomes.size());
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    size_t position = SIZE_MAX;
+    if (turn != nullptr) {
+      for (size_t c = 0; c < turn->tool_calls.size(); ++c) {
+        if (turn->tool_calls[c].call_id == outcomes[i]->call_id) {
+          position = c;
+          break;
+        }
+      }
+    }
+    order.emplace_back(position, i);
+  }
+  std::stable_sort(order.begin(), order.end());
+  OrderedJson parts = OrderedJson::array();
+  for (const auto& [position, index] : order) {
+    const events::ToolCallRequest* call =
+        position == SIZE_MAX ? nullptr : &turn->tool_calls[position];
+    parts.push_back(FunctionResponsePart(*outcomes[index], call));
+  }
+  return UserContent(std::move(parts));
+}
+
+}  // namespace
+
+OrderedJson ToolToDeclaration(const ToolDefinition& tool) {
+  OrderedJson declaration = OrderedJson::object();
+  declaration["name"] = tool.name;
+  declaration["description"] = tool.description;
+  if (std::optional<OrderedJson> parameters = ToGeminiParameters(tool.parameters)) {
+    declaration["parameters"] = *std::move(parameters);
+  }
+  return declaration;
+}
+
+OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages) {
+  OrderedJson contents = OrderedJson::array();
+  const events::AssistantTurn* last_turn = nullptr;
+  std::vector<const events::ToolOutcome*> pending;
+  auto flush = [&] {
+    if (pending.empty()) return;
+    contents.push_back(ToolResultsContent(pending, last_turn));
+    pending.clear();
+  };
+  for (const events::ContextItem& item : messages) {
+    if (const auto* outcome = std::get_if<events::ToolOutcome>(&item)) {
+      pending.push_back(outcome);
+      continue;
+    }
+    flush();
+    if (const auto* user = std::get_if<events::UserText>(&item)) {
+      contents.push_back(UserContent(OrderedJson::array({TextPart(user->text)})));
+    } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
+      contents.push_back(ModelContent(*turn));
+      last_turn = turn;
+    }
+  }
+  flush();
+  return contents;
+}
+
+std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model) {
+  OrderedJson body = OrderedJson::object();
+  if (!request.system_prompt.empty()) {
+    body["systemInstruction"] =
+        OrderedJson{{"parts", OrderedJson::array({TextPart(request.system_prompt)})}};
+  }
+  if (!request.tools.empty()) {
+    OrderedJson declarations = OrderedJson::array();
+    for (const ToolDefinition& tool : request.tools) declarations.push_back(ToolToDeclaration(tool));
+    body["tools"] = OrderedJson::array({OrderedJson{{"functionDeclarations", declarations}}});
+  }
+  OrderedJson generation = OrderedJson::object();
+  if (model.max_output_tokens.has_value()) generation["maxOutputTokens"] = *model.max_output_tokens;
+  generation["thinkingConfig"] = OrderedJson{{"includeThoughts", true}};
+  body["generationConfig"] = std::move(generation);
+  body["contents"] = HistoryToContents(request.messages);
+  return DumpJson(body);
+}
+
+}  // namespace raw::providers::google

@@ -1,0 +1,55 @@
+// RequestBuilder: the body of a streaming OpenAI Responses request in the
+// stateless form (store:false, the whole history on every request,
+// include:["reasoning.encrypted_content"]), built from the neutral
+// ModelRequest and the model's settings.
+//
+// The bytes are deterministic: the same input gives the same body, and a
+// history item is serialized the same way in every request, so that a
+// request whose history grew by appended items starts with the previous
+// request's input items byte for byte (provider prompt caches match on that
+// prefix). To keep that property visible in the bytes, "input" is the last
+// key of the body.
+//
+// Mapping: the system prompt goes in "instructions" (left out when empty);
+// tools are flat {"type":"function",name,description,parameters,strict:false}
+// (Raw's schemas are not guaranteed to meet the strict subset); user text ->
+// a "user" message of one input_text part; an assistant turn -> first its
+// reasoning items (OpaqueBlobs of provider "openai-responses", kind
+// "reasoning_item", replayed as {"type":"reasoning","summary":[],
+// "encrypted_content"}: like every replayed item it carries no server item
+// id, which a store:false request must not refer to), then its text as an
+// "assistant" message of one
+// output_text part, then one "function_call" item per call (call_id, never
+// the item id, and the model's exact arguments string); each tool outcome ->
+// "function_call_output" with the same call_id, failures marked in the text
+// (the API has no error flag). Blobs of other providers are not sent. A
+// reasoning item is only valid with the item that followed it, so a turn
+// with neither text nor calls sends nothing.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/json.h"
+#include "daemon/config/config.h"
+#include "daemon/events/conversation.h"
+#include "daemon/providers/provider.h"
+
+namespace raw::providers::openai_responses {
+
+// OpaqueBlob labels of the provider state this adapter keeps and replays.
+inline constexpr char kOpaqueProvider[] = "openai-responses";
+inline constexpr char kReasoningItemKind[] = "reasoning_item";
+
+// The JSON body. `prompt_cache_key` is sent as "prompt_cache_key" when set;
+// whether a service gets one is the caller's decision.
+std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
+                             const std::optional<std::string>& prompt_cache_key);
+
+// One history item as its input items (an assistant turn may give several,
+// or none). Exposed for prefix-stability tests.
+OrderedJson ContextItemToInputItems(const events::ContextItem& item);
+
+}  // namespace raw::providers::openai_responses

@@ -1,0 +1,172 @@
+// The Responses request body: the exact bytes for a conversation with user
+// text, reasoning replay, parallel calls and their outputs (one failed),
+// determinism and prefix stability as the history grows.
+#include "daemon/providers/openai_responses/request_builder.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::providers::openai_responses {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+config::ModelConfig Model() {
+  config::ModelConfig model;
+  model.name = "gpt";
+  model.provider = "openai";
+  model.method = config::kMethodOpenAiResponses;
+  model.model_id = "gpt-test";
+  model.base_url = "https://api.openai.com/v1";
+  return model;
+}
+
+ToolDefinition ReadFileTool() {
+  ToolDefinition tool;
+  tool.name = "read_file";
+  tool.description = "Read a file.";
+  tool.parameters = *ParseOrderedJson(
+      R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]})");
+  return tool;
+}
+
+events::AssistantTurn CallsTwoFiles() {
+  events::AssistantTurn turn;
+  turn.text = "Reading both.";
+  turn.reasoning = "summary text, display only";
+  turn.tool_calls = {{"call_A", "read_file", R"({"path":"a.txt"})"},
+                     {"call_B", "read_file", "{\"path\": \"b.txt\" , \"n\":1e2}"}};
+  turn.opaque = {
+      events::OpaqueBlob{"openai-responses", "reasoning_item", "rs_01", "gAAAAB-enc"},
+      // State of other providers is never sent here.
+      events::OpaqueBlob{"deepseek", "reasoning_content", "", "not sent"},
+      events::OpaqueBlob{"anthropic", "reasoning_item", "", "not sent either"},
+  };
+  return turn;
+}
+
+ModelRequest Conversation() {
+  ModelRequest request;
+  request.system_prompt = "You are a coding agent.";
+  request.tools = {ReadFileTool()};
+  request.messages = {
+      events::UserText{"Compare a.txt and b.txt"},
+      CallsTwoFiles(),
+      events::ToolOutcome{"call_A", "read_file", "alpha\n", false},
+      events::ToolOutcome{"call_B", "read_file", "b.txt: no such file", true},
+      events::AssistantTurn{"They differ: b.txt is missing.", "", {}, {}},
+      events::UserText{"Create b.txt"},
+  };
+  return request;
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, BuildsTheDocumentedBody) {
+  config::ModelConfig model = Model();
+  model.max_output_tokens = 16000;
+  std::string body = BuildRequestBody(Conversation(), model, "session-key");
+  EXPECT_EQ(
+      body,
+      R"({"model":"gpt-test","stream":true,"store":false,"include":["reasoning.encrypted_content"],)"
+      R"("instructions":"You are a coding agent.","max_output_tokens":16000,)"
+      R"("prompt_cache_key":"session-key",)"
+      R"("tools":[{"type":"function","name":"read_file","description":"Read a file.",)"
+      R"("parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},)"
+      R"("strict":false}],)"
+      R"("input":[)"
+      R"({"type":"message","role":"user","content":[{"type":"input_text","text":"Compare a.txt and b.txt"}]},)"
+      R"({"type":"reasoning","summary":[],"encrypted_content":"gAAAAB-enc"},)"
+      R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"Reading both."}]},)"
+      R"({"type":"function_call","call_id":"call_A","name":"read_file","arguments":"{\"path\":\"a.txt\"}"},)"
+      R"({"type":"function_call","call_id":"call_B","name":"read_file","arguments":"{\"path\": \"b.txt\" , \"n\":1e2}"},)"
+      R"({"type":"function_call_output","call_id":"call_A","output":"alpha\n"},)"
+      R"({"type":"function_call_output","call_id":"call_B","output":"Error: b.txt: no such file"},)"
+      R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"They differ: b.txt is missing."}]},)"
+      R"({"type":"message","role":"user","content":[{"type":"input_text","text":"Create b.txt"}]}]})");
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, SameInputGivesTheSameBytes) {
+  EXPECT_EQ(BuildRequestBody(Conversation(), Model(), "k"),
+            BuildRequestBody(Conversation(), Model(), "k"));
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, AppendedHistoryKeepsThePreviousInputAsPrefix) {
+  ModelRequest request = Conversation();
+  request.messages.resize(1);
+  std::vector<std::string> bodies;
+  bodies.push_back(BuildRequestBody(request, Model(), "k"));
+  const std::vector<events::ContextItem> all = Conversation().messages;
+  for (size_t i = 1; i < all.size(); ++i) {
+    request.messages.push_back(all[i]);
+    bodies.push_back(BuildRequestBody(request, Model(), "k"));
+  }
+  for (size_t i = 1; i < bodies.size(); ++i) {
+    // "input" is the last key: the previous body minus its closing "]}"
+    // starts the next one, byte for byte.
+    std::string previous = bodies[i - 1].substr(0, bodies[i - 1].size() - 2);
+    EXPECT_THAT(bodies[i], StartsWith(previous)) << "request " << i;
+    EXPECT_GT(bodies[i].size(), bodies[i - 1].size());
+  }
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, EachItemSerializesTheSameWayEveryTime) {
+  for (const events::ContextItem& item : Conversation().messages) {
+    EXPECT_EQ(DumpJson(ContextItemToInputItems(item)), DumpJson(ContextItemToInputItems(item)));
+  }
+  EXPECT_EQ(DumpJson(ContextItemToInputItems(events::UserText{"h\xC3\xA9 \"q\""})),
+            "[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\","
+            "\"text\":\"h\xC3\xA9 \\\"q\\\"\"}]}]");
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, OptionalPartsAreLeftOut) {
+  ModelRequest request;
+  request.messages = {events::UserText{"hi"}};
+  std::string body = BuildRequestBody(request, Model(), std::nullopt);
+  EXPECT_EQ(body,
+            R"({"model":"gpt-test","stream":true,"store":false,"include":["reasoning.encrypted_content"],)"
+            R"("input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]})");
+  EXPECT_THAT(BuildRequestBody(request, Model(), ""), Not(HasSubstr("prompt_cache_key")));
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, CallsOnlyTurnHasNoAssistantMessage) {
+  events::AssistantTurn turn = CallsTwoFiles();
+  turn.text.clear();
+  std::string items = DumpJson(ContextItemToInputItems(turn));
+  EXPECT_THAT(items, StartsWith(R"([{"type":"reasoning","summary":[],"encrypted_content":"gAAAAB-enc"},)"));
+  EXPECT_THAT(items, Not(HasSubstr(R"("role":"assistant")")));
+  EXPECT_THAT(items, Not(HasSubstr("display only")));
+  EXPECT_THAT(items, Not(HasSubstr("not sent")));
+  EXPECT_THAT(items, Not(HasSubstr("rs_01")));  // no server item ids under store:false
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, ReasoningIsNotReplayedWithoutAFollowingItem) {
+  events::AssistantTurn turn;
+  turn.opaque = {events::OpaqueBlob{"openai-responses", "reasoning_item", "rs_1", "enc"}};
+  EXPECT_EQ(DumpJson(ContextItemToInputItems(turn)), "[]");
+  turn.text = "ok";
+  EXPECT_EQ(DumpJson(ContextItemToInputItems(turn)),
+            R"([{"type":"reasoning","summary":[],"encrypted_content":"enc"},)"
+            R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}])");
+  // Without encrypted content there is nothing the stateless API can use.
+  turn.opaque[0].data.clear();
+  EXPECT_THAT(DumpJson(ContextItemToInputItems(turn)), Not(HasSubstr("reasoning")));
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, ToolWithoutSchemaGetsAnEmptyObjectSchema) {
+  ModelRequest request;
+  ToolDefinition tool;
+  tool.name = "now";
+  tool.description = "Current time.";
+  request.tools = {tool};
+  request.messages = {events::UserText{"time?"}};
+  EXPECT_THAT(BuildRequestBody(request, Model(), std::nullopt),
+              HasSubstr(R"({"type":"function","name":"now","description":"Current time.",)"
+                        R"("parameters":{"type":"object","properties":{}},"strict":false})"));
+}
+
+}  // namespace
+}  // namespace raw::providers::openai_responses
