@@ -31,13 +31,17 @@ OrderedJson UserMessage(const events::UserText& user) {
   return message;
 }
 
-OrderedJson AssistantMessage(const events::AssistantTurn& turn) {
+OrderedJson AssistantMessage(const events::AssistantTurn& turn, bool send_reasoning_content) {
   OrderedJson message = OrderedJson::object();
   message["role"] = "assistant";
   if (turn.text.empty() && !turn.tool_calls.empty()) {
     message["content"] = nullptr;
   } else {
     message["content"] = turn.text;
+  }
+  if (send_reasoning_content && !turn.tool_calls.empty()) {
+    // Required even when empty by the models that take it back.
+    message["reasoning_content"] = turn.reasoning;
   }
   if (!turn.tool_calls.empty()) {
     OrderedJson calls = OrderedJson::array();
@@ -67,14 +71,14 @@ OrderedJson ToolMessage(const events::ToolOutcome& outcome) {
 
 }  // namespace
 
-OrderedJson ContextItemToMessage(const events::ContextItem& item) {
+OrderedJson ContextItemToMessage(const events::ContextItem& item, bool send_reasoning_content) {
   return std::visit(
-      [](const auto& value) -> OrderedJson {
+      [send_reasoning_content](const auto& value) -> OrderedJson {
         using T = std::decay_t<decltype(value)>;
         if constexpr (std::is_same_v<T, events::UserText>) {
           return UserMessage(value);
         } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
-          return AssistantMessage(value);
+          return AssistantMessage(value, send_reasoning_content);
         } else {
           return ToolMessage(value);
         }
@@ -108,7 +112,7 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
     messages.push_back(std::move(system));
   }
   for (const events::ContextItem& item : request.messages) {
-    messages.push_back(ContextItemToMessage(item));
+    messages.push_back(ContextItemToMessage(item, model.send_reasoning_content));
   }
   body["messages"] = std::move(messages);
   return DumpJson(body);

@@ -13,8 +13,14 @@
 // an assistant turn -> "assistant" with "content" (null when it only calls
 // tools) and "tool_calls" carrying the model's exact arguments strings;
 // each tool outcome -> "tool" with its tool_call_id, failures marked in the
-// content (the API has no error flag). Reasoning and opaque provider state
-// are not sent back.
+// content (the API has no error flag). Opaque provider state is not sent
+// back. Reasoning is sent back only when ModelConfig::send_reasoning_content
+// is set (DeepSeek thinking mode): then every assistant message that made
+// tool calls carries "reasoning_content" with that turn's reasoning text,
+// "" when it had none (those models reject a tool-calling message without
+// the field). Assistant messages without tool calls never carry it: the
+// server ignores reasoning from earlier answers, and leaving it out keeps
+// the history the same whatever the setting was when it was recorded.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -35,7 +41,9 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
                              const std::optional<std::string>& prompt_cache_key);
 
 // One history item as its Chat Completions message (every item maps to
-// exactly one). Exposed for prefix-stability tests.
-OrderedJson ContextItemToMessage(const events::ContextItem& item);
+// exactly one). `send_reasoning_content` is the model's setting of that
+// name. Exposed for prefix-stability tests.
+OrderedJson ContextItemToMessage(const events::ContextItem& item,
+                                 bool send_reasoning_content = false);
 
 }  // namespace raw::providers::openai_chat
