@@ -2,6 +2,7 @@
 // real rawd, real libcurl, the fake provider replaying the recorded-shape
 // fixtures of tests/fixtures/sse. Asserts what goes over the wire.
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "gmock/gmock.h"
@@ -39,7 +40,62 @@ struct ApiCase {
   std::string history_key;  // where the conversation goes in the body
   std::string auth_header;
   std::string auth_value;
+  std::string provider;  // the config's provider label
+  // Checks the second request: the tool results' shape and the cache fields.
+  std::function<void(const Json& body)> check_second;
 };
+
+// The last element of `history` whose `key` equals `value`.
+const Json* Last(const Json& history, const std::string& key, const std::string& value) {
+  const Json* found = nullptr;
+  for (const auto& item : history) {
+    if (item.is_object() && item.value(key, "") == value) found = &item;
+  }
+  return found;
+}
+
+void CheckChat(const Json& body) {
+  EXPECT_TRUE(body.contains("prompt_cache_key"));
+  const Json& msgs = body["messages"];
+  EXPECT_EQ(msgs[0]["role"], "developer");
+  const Json* tool = Last(msgs, "role", "tool");
+  ASSERT_NE(tool, nullptr);
+  EXPECT_EQ((*tool)["tool_call_id"], "call_B");
+  EXPECT_EQ(msgs[msgs.size() - 2]["tool_call_id"], "call_A");
+}
+
+void CheckResponses(const Json& body) {
+  EXPECT_TRUE(body.contains("prompt_cache_key"));
+  EXPECT_EQ(body["store"], false);
+  const Json* out = Last(body["input"], "type", "function_call_output");
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ((*out)["call_id"], "call_B");
+  const Json* call = Last(body["input"], "type", "function_call");
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ((*call)["name"], "read_file");
+}
+
+void CheckAnthropic(const Json& body) {
+  EXPECT_FALSE(body.contains("prompt_cache_key"));
+  ASSERT_TRUE(body.contains("cache_control"));
+  EXPECT_EQ(body["cache_control"]["type"], "ephemeral");
+  EXPECT_EQ(body["system"], "You are a test agent.");
+  const Json& last = body["messages"].back();
+  EXPECT_EQ(last["role"], "user");
+  ASSERT_GE(last["content"].size(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(last["content"][i]["type"], "tool_result");
+  EXPECT_EQ(last["content"][2]["is_error"], true) << "list_dir is not available";
+}
+
+void CheckGoogle(const Json& body) {
+  EXPECT_FALSE(body.contains("prompt_cache_key"));
+  EXPECT_FALSE(body.contains("cachedContent"));
+  const Json& last = body["contents"].back();
+  EXPECT_EQ(last["role"], "user");
+  ASSERT_EQ(last["parts"].size(), 2u) << "all results of a step in one content, in call order";
+  EXPECT_EQ(last["parts"][0]["functionResponse"]["name"], "read_file");
+  EXPECT_EQ(body["contents"][body["contents"].size() - 2]["role"], "model");
+}
 
 class ProviderApiTest : public ::testing::TestWithParam<ApiCase> {};
 
@@ -49,7 +105,8 @@ TEST_P(ProviderApiTest, ToolCallingTurn) {
   ASSERT_TRUE(fake.status().ok());
   std::string config = absl::StrReplaceAll(TestConfig(fake.base_url()),
                                            {{"openai-chat-completions", api.method},
-                                            {R"("provider": "openai")", R"("provider": "test")"}});
+                                            {R"("provider": "openai")",
+                                             absl::StrCat(R"("provider": ")", api.provider, "\"")}});
   TestDaemon daemon(config);
   ASSERT_TRUE(daemon.Start().ok()) << daemon.ReadStderr();
   { std::ofstream(daemon.workdir() + "/a.txt") << "alpha\n"; }
@@ -90,6 +147,7 @@ TEST_P(ProviderApiTest, ToolCallingTurn) {
   std::string history = (*second)[api.history_key].dump();
   EXPECT_THAT(history, HasSubstr("alpha"));
   EXPECT_THAT(history, HasSubstr("beta"));
+  api.check_second(*second);
   // Everything but the conversation is the same bytes on both requests.
   Json a = *first, b = *second;
   a.erase(api.history_key);
@@ -106,11 +164,13 @@ INSTANTIATE_TEST_SUITE_P(
     AllApis, ProviderApiTest,
     ::testing::Values(
         ApiCase{"openai-chat-completions", "chat", "messages", "authorization",
-                "Bearer sk-test-key"},
-        ApiCase{"openai-responses", "responses", "input", "authorization", "Bearer sk-test-key"},
-        ApiCase{"anthropic-messages", "anthropic", "messages", "x-api-key", "sk-test-key"},
+                "Bearer sk-test-key", "openai", CheckChat},
+        ApiCase{"openai-responses", "responses", "input", "authorization", "Bearer sk-test-key",
+                "openai", CheckResponses},
+        ApiCase{"anthropic-messages", "anthropic", "messages", "x-api-key", "sk-test-key",
+                "anthropic", CheckAnthropic},
         ApiCase{"google-generate-content", "gemini", "contents", "x-goog-api-key",
-                "sk-test-key"}),
+                "sk-test-key", "google", CheckGoogle}),
     [](const ::testing::TestParamInfo<ApiCase>& param) {
       std::string name = param.param.fixture_dir;
       return name;
