@@ -102,6 +102,29 @@ TEST(OpenAiChatProviderTest, SendsTheRequestAndStreamsEvents) {
   EXPECT_EQ(sink.events.size(), 11u);
 }
 
+TEST(OpenAiChatProviderTest, ModelSettingSendsReasoningBack) {
+  ModelRequest request = Request();
+  request.messages.push_back(
+      events::AssistantTurn{"", "look first", {{"call_1", "ls", "{}"}}, {}});
+  request.messages.push_back(events::ToolOutcome{"call_1", "ls", "a.txt", false});
+  for (bool send : {true, false}) {
+    config::ModelConfig model = Model();
+    model.send_reasoning_content = send;
+    FakeHttpClient http;
+    http.Enqueue(Sse({ReadFixture("01-text")}));
+    OpenAiChatProvider provider(model, http, std::nullopt);
+    RecordingSink sink;
+    CancelToken cancel;
+    ASSERT_TRUE(provider.Stream(request, sink, cancel).ok());
+    const std::string body = http.single_request().body;
+    if (send) {
+      EXPECT_THAT(body, HasSubstr(R"("content":null,"reasoning_content":"look first","tool_calls")"));
+    } else {
+      EXPECT_THAT(body, Not(HasSubstr("reasoning_content")));
+    }
+  }
+}
+
 TEST(OpenAiChatProviderTest, NoAuthorizationHeaderWithoutKey) {
   FakeHttpClient http;
   http.Enqueue(Sse({ReadFixture("01-text")}));

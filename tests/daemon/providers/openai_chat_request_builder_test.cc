@@ -163,5 +163,72 @@ TEST(OpenAiChatRequestBuilderTest, AssistantTextWithCallsKeepsBoth) {
   EXPECT_THAT(message, Not(HasSubstr("not sent back")));
 }
 
+// DeepSeek-style history: a reasoned tool call, a tool call with no
+// reasoning, then a reasoned final answer.
+ModelRequest ThinkingConversation() {
+  ModelRequest request;
+  request.messages = {
+      events::UserText{"Compare a.txt and b.txt"},
+      events::AssistantTurn{"", "Read a first.", {{"call_A", "read_file", R"({"path":"a.txt"})"}}, {}},
+      events::ToolOutcome{"call_A", "read_file", "alpha\n", false},
+      events::AssistantTurn{"Now b.", "", {{"call_B", "read_file", R"({"path":"b.txt"})"}}, {}},
+      events::ToolOutcome{"call_B", "read_file", "beta\n", false},
+      events::AssistantTurn{"They differ.", "alpha vs beta", {}, {}},
+  };
+  return request;
+}
+
+config::ModelConfig SendsReasoning() {
+  config::ModelConfig model = Model();
+  model.model_id = "deepseek-v4";
+  model.send_reasoning_content = true;
+  return model;
+}
+
+TEST(OpenAiChatRequestBuilderTest, SendsReasoningContentOnEveryToolCallingMessageWhenSet) {
+  EXPECT_EQ(
+      BuildRequestBody(ThinkingConversation(), SendsReasoning(), std::nullopt),
+      R"({"model":"deepseek-v4","stream":true,"stream_options":{"include_usage":true},)"
+      R"("messages":[{"role":"user","content":"Compare a.txt and b.txt"},)"
+      R"({"role":"assistant","content":null,"reasoning_content":"Read a first.","tool_calls":[)"
+      R"({"id":"call_A","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}}]},)"
+      R"({"role":"tool","tool_call_id":"call_A","content":"alpha\n"},)"
+      // No reasoning in that turn: the field is still there, empty.
+      R"({"role":"assistant","content":"Now b.","reasoning_content":"","tool_calls":[)"
+      R"({"id":"call_B","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.txt\"}"}}]},)"
+      R"({"role":"tool","tool_call_id":"call_B","content":"beta\n"},)"
+      // A message without tool calls never carries reasoning.
+      R"({"role":"assistant","content":"They differ."}]})");
+}
+
+TEST(OpenAiChatRequestBuilderTest, NeverSendsReasoningWhenNotSet) {
+  std::string body = BuildRequestBody(ThinkingConversation(), Model(), std::nullopt);
+  EXPECT_THAT(body, Not(HasSubstr("reasoning")));
+  EXPECT_THAT(body, Not(HasSubstr("Read a first.")));
+  EXPECT_THAT(body, Not(HasSubstr("alpha vs beta")));
+  EXPECT_THAT(body, HasSubstr(R"({"role":"assistant","content":"Now b.","tool_calls":[)"));
+  for (const events::ContextItem& item : ThinkingConversation().messages) {
+    EXPECT_THAT(DumpJson(ContextItemToMessage(item)), Not(HasSubstr("reasoning")));
+  }
+}
+
+TEST(OpenAiChatRequestBuilderTest, ReasoningContentKeepsTheHistoryPrefixStable) {
+  const config::ModelConfig model = SendsReasoning();
+  const std::vector<events::ContextItem> all = ThinkingConversation().messages;
+  ModelRequest request;
+  std::string previous;
+  for (const events::ContextItem& item : all) {
+    request.messages.push_back(item);
+    std::string body = BuildRequestBody(request, model, "k");
+    EXPECT_EQ(body, BuildRequestBody(request, model, "k"));
+    if (!previous.empty()) {
+      EXPECT_THAT(body, StartsWith(previous.substr(0, previous.size() - 2)));
+    }
+    EXPECT_EQ(DumpJson(ContextItemToMessage(item, true)),
+              DumpJson(ContextItemToMessage(item, true)));
+    previous = std::move(body);
+  }
+}
+
 }  // namespace
 }  // namespace raw::providers::openai_chat
