@@ -37,7 +37,7 @@ std::string CancelToken::reason() const {
   return reason_;
 }
 
-int CancelToken::OnCancel(std::function<void()> fn) {
+int CancelToken::OnCancel(std::function<void()> fn) const {
   {
     absl::MutexLock lock(&mu_);
     if (!cancelled_.load(std::memory_order_relaxed)) {
@@ -50,7 +50,7 @@ int CancelToken::OnCancel(std::function<void()> fn) {
   return 0;
 }
 
-void CancelToken::RemoveCallback(int id) {
+void CancelToken::RemoveCallback(int id) const {
   absl::MutexLock lock(&mu_);
   for (auto it = callbacks_.begin(); it != callbacks_.end(); ++it) {
     if (it->first == id) {

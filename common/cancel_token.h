@@ -32,17 +32,18 @@ class CancelToken {
   // Readable (never written to by the reader) once cancelled.
   int fd() const { return pipe_[0]; }
 
-  // Registers `fn`; returns an id for RemoveCallback.
-  int OnCancel(std::function<void()> fn);
-  void RemoveCallback(int id);
+  // Registers `fn`; returns an id for RemoveCallback. Const: observing a
+  // token (as a holder of `const CancelToken&` does) does not cancel it.
+  int OnCancel(std::function<void()> fn) const;
+  void RemoveCallback(int id) const;
 
  private:
   std::atomic<bool> cancelled_{false};
   int pipe_[2] = {-1, -1};
   mutable absl::Mutex mu_;
   std::string reason_ ABSL_GUARDED_BY(mu_);
-  int next_id_ ABSL_GUARDED_BY(mu_) = 1;
-  std::vector<std::pair<int, std::function<void()>>> callbacks_ ABSL_GUARDED_BY(mu_);
+  mutable int next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  mutable std::vector<std::pair<int, std::function<void()>>> callbacks_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace raw

@@ -21,9 +21,15 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libsqlite3-dev libcurl4-openssl-dev libncurses-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-  libboost-dev
+  libboost-dev libre2-dev libgumbo-dev
   tmux procps
+  clang libclang-rt-14-dev
 )
+
+# Header-only or data-only packages whose Debian dependencies are far
+# heavier than what Raw uses (libvalijson-dev depends on every adapter's
+# library): downloaded and unpacked into third_party/debs, never installed.
+unpacked=(libvalijson-dev json-schema-test-suite)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -48,6 +54,22 @@ else
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+
+# apt-get download needs the package lists, which a fresh machine may lack.
+debs_dir="$repo_root/third_party/debs"
+for p in "${unpacked[@]}"; do
+  if [[ -f "$debs_dir/.$p.unpacked" ]]; then continue; fi
+  say "unpacking $p into third_party/debs"
+  tmp="$(mktemp -d)"
+  if ! (cd "$tmp" && apt-get download "$p" >/dev/null 2>&1); then
+    if ((EUID == 0)); then apt-get update >/dev/null; else sudo apt-get update >/dev/null; fi
+    (cd "$tmp" && apt-get download "$p" >/dev/null)
+  fi
+  mkdir -p "$debs_dir"
+  dpkg -x "$tmp"/"$p"_*.deb "$debs_dir"
+  rm -rf "$tmp"
+  touch "$debs_dir/.$p.unpacked"
+done
 
 # ccache: key the cache on paths relative to the checkout, so that another
 # checkout of the same sources (a CI clone elsewhere) hits it too.

@@ -1,6 +1,7 @@
 #include "clients/cli/event_printer.h"
 
 #include "absl/strings/str_cat.h"
+#include "clients/cli/approval_prompter.h"
 #include "clients/cli/json_line.h"
 #include "clients/cli/text_util.h"
 #include "common/json.h"
@@ -117,6 +118,15 @@ void EventPrinter::Print(const v1::Event& event) {
            << "\n";
       err_.flush();
       break;
+    case v1::Event::kApprovalRequested:
+      EndText();
+      err_ << DescribeApprovalRequest(event.approval_requested());
+      err_.flush();
+      break;
+    case v1::Event::kApprovalResolved:
+      err_ << "[approval] " << DescribeApprovalResolved(event.approval_resolved()) << "\n";
+      err_.flush();
+      break;
     case v1::Event::kResync:
       EndText();
       err_ << "[the output fell behind; some streamed text was skipped]\n";
@@ -177,6 +187,11 @@ void EventPrinter::PrintToolResult(const v1::ToolResult& result) {
   if (result.status() != v1::TOOL_RESULT_STATUS_OK) {
     std::string first = Truncate(FirstLine(result.content()), kMaxErrorLineChars);
     if (!first.empty()) err_ << ": " << first;
+  }
+  if (!result.display().empty()) {
+    EndText();
+    err_ << "\n" << result.display();
+    if (result.display().back() != '\n') err_ << "\n";
   }
   err_ << "\n";
   err_.flush();

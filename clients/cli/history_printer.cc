@@ -3,6 +3,8 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
+#include "clients/cli/approval_prompter.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -101,6 +103,15 @@ void HistoryPrinter::Print(const v1::Event& event) {
       }
       break;
     }
+    case v1::Event::kApprovalRequested:
+      for (absl::string_view line :
+           absl::StrSplit(DescribeApprovalRequest(event.approval_requested()), '\n', absl::SkipEmpty())) {
+        out_ << "  [approval] " << line << "\n";
+      }
+      break;
+    case v1::Event::kApprovalResolved:
+      out_ << "  [approval] " << DescribeApprovalResolved(event.approval_resolved()) << "\n";
+      break;
     case v1::Event::kNotice:
       out_ << "  [" << NoticeLevelName(event.notice().level()) << "] " << event.notice().text()
            << "\n";

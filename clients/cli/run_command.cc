@@ -1,5 +1,7 @@
 #include "clients/cli/run_command.h"
 
+#include <unistd.h>
+
 #include <iostream>
 #include <iterator>
 
@@ -20,6 +22,7 @@ const std::vector<OptionSpec>& RunSpecs() {
       {"--session", OptionSpec::Kind::kValue, ""},
       {"--socket", OptionSpec::Kind::kValue, ""},
       {"--json", OptionSpec::Kind::kFlag, ""},
+      {"--yes", OptionSpec::Kind::kFlag, "-y"},
       {"--help", OptionSpec::Kind::kFlag, "-h"},
   };
   return specs;
@@ -45,6 +48,9 @@ const char kRunUsage[] =
     "  --cwd DIR       working directory of a new session (default: the current one)\n"
     "  --session ID    continue session ID instead of creating one\n"
     "  --json          print every event as one JSON object per line\n"
+    "  --yes, -y       approve every tool call that asks (deny rules still deny);\n"
+    "                  without it, calls that ask are put to you on a terminal\n"
+    "                  and denied when there is none\n"
     "  --socket PATH   daemon socket\n"
     "\n"
     "exit status: 0 completed, 1 error, 2 usage or configuration problem,\n"
@@ -62,6 +68,7 @@ absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args,
   options.session_id = parsed->Value("--session").value_or("");
   options.socket = parsed->Value("--socket").value_or("");
   options.format = parsed->Has("--json") ? OutputFormat::kJson : OutputFormat::kText;
+  options.yes = parsed->Has("--yes");
   auto dir = parsed->Value("--cwd");
   if (!options.session_id.empty() && parsed->Value("--agent")) {
     return absl::InvalidArgumentError(
@@ -93,6 +100,7 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
     return kExitOk;
   }
   if (options->prompt == "-") {
+    options->prompt_from_stdin = true;
     options->prompt.assign(std::istreambuf_iterator<char>(std::cin),
                            std::istreambuf_iterator<char>());
     if (absl::StripAsciiWhitespace(options->prompt).empty()) {
@@ -109,7 +117,10 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
   }
 
   EventPrinter printer(options->format, ctx.out, ctx.err);
-  TurnRunner runner(*client, printer, ctx.err);
+  // A prompt read from stdin ("-") leaves no terminal input to ask with.
+  std::unique_ptr<ApprovalPrompter> approvals = MakeApprovalPrompter(
+      options->yes, options->prompt_from_stdin ? -1 : STDIN_FILENO, ctx.err);
+  TurnRunner runner(*client, printer, *approvals, ctx.err);
   // The second Ctrl-C ends the process inside the signal handler, even
   // while the first one's InterruptTurn call is still waiting.
   auto watcher = InterruptWatcher::Start(

@@ -19,6 +19,8 @@ struct RunOptions {
   OutputFormat format = OutputFormat::kText;
   std::string prompt;      // the positionals joined by spaces; "-" reads stdin
   bool help = false;
+  bool yes = false;                // --yes: approve every call that asks
+  bool prompt_from_stdin = false;  // set by RunCommand for prompt "-"
 };
 
 extern const char kRunUsage[];

@@ -7,8 +7,9 @@
 
 namespace raw::cli {
 
-TurnRunner::TurnRunner(client::RawClient& client, EventPrinter& printer, std::ostream& err)
-    : client_(client), printer_(printer), err_(err) {}
+TurnRunner::TurnRunner(client::RawClient& client, EventPrinter& printer,
+                       ApprovalPrompter& approvals, std::ostream& err)
+    : client_(client), printer_(printer), approvals_(approvals), err_(err) {}
 
 int TurnRunner::Run(const TurnRequest& request) {
   v1::Session session;
@@ -111,6 +112,7 @@ client::EventHandler::Next TurnRunner::OnEvent(const v1::Event& event) {
   // Events of other turns (one that ended before ours started) are skipped.
   if (!event.turn_id().empty() && event.turn_id() != turn_id) return Next::kContinue;
   printer_.Print(event);
+  if (event.has_approval_requested()) Answer(event.approval_requested());
   if (event.has_turn_ended() && event.turn_id() == turn_id) {
     ended_ = event.turn_ended();
     return Next::kStop;
@@ -118,7 +120,30 @@ client::EventHandler::Next TurnRunner::OnEvent(const v1::Event& event) {
   return Next::kContinue;
 }
 
+void TurnRunner::Answer(const v1::ApprovalRequested& request) {
+  bool pending = false;
+  for (const v1::ApprovalCall& call : request.calls()) {
+    pending = pending || call.state() == v1::APPROVAL_STATE_PENDING;
+  }
+  if (!pending) return;
+  printer_.EndText();
+  ApprovalChoice choice = approvals_.Decide(request, interrupted_);
+  v1::RespondToApprovalRequest respond;
+  respond.set_session_id(session_id_);
+  respond.set_request_id(request.request_id());
+  respond.set_all(choice.decision);
+  respond.set_all_message(choice.message);
+  auto response = client_.RespondToApproval(respond);
+  // NotFound: the request was already resolved (another client answered,
+  // it timed out, or the turn was interrupted); the events say which.
+  if (!response.ok() && response.status().code() != absl::StatusCode::kNotFound) {
+    err_ << "raw run: could not answer the approval request: " << response.status().message()
+         << "\n";
+  }
+}
+
 void TurnRunner::Interrupt() {
+  interrupted_.Cancel("interrupted");
   {
     absl::MutexLock lock(&mu_);
     if (interrupt_requested_) return;

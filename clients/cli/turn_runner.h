@@ -4,7 +4,8 @@
 // Run() creates a session (or continues one), opens the event stream from
 // the session's last seq, starts the turn only once the stream is open (so
 // none of its events, not even the first text deltas, is missed), prints the
-// turn's events through an EventPrinter, and returns when the turn's
+// turn's events through an EventPrinter, answers the turn's approval
+// requests through an ApprovalPrompter, and returns when the turn's
 // TurnEnded arrives. A Resync from a lagging stream re-subscribes from the
 // last delivered event without starting the turn again.
 //
@@ -21,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "clients/cli/approval_prompter.h"
 #include "clients/cli/event_printer.h"
 #include "clients/lib/raw_client.h"
 
@@ -36,8 +38,9 @@ struct TurnRequest {
 
 class TurnRunner : public client::EventHandler {
  public:
-  // `client`, `printer` and `err` must outlive the runner.
-  TurnRunner(client::RawClient& client, EventPrinter& printer, std::ostream& err);
+  // `client`, `printer`, `approvals` and `err` must outlive the runner.
+  TurnRunner(client::RawClient& client, EventPrinter& printer, ApprovalPrompter& approvals,
+             std::ostream& err);
 
   // Returns the exit code (see exit_codes.h).
   int Run(const TurnRequest& request);
@@ -51,10 +54,13 @@ class TurnRunner : public client::EventHandler {
  private:
   int Finish(const v1::TurnEnded& ended);
   void SendInterrupt();
+  void Answer(const v1::ApprovalRequested& request);
 
   client::RawClient& client_;
   EventPrinter& printer_;
+  ApprovalPrompter& approvals_;
   std::ostream& err_;
+  CancelToken interrupted_;  // cancelled by Interrupt(); stops a prompt
 
   // Set before the stream opens; read on the stream thread.
   std::string session_id_;

@@ -225,6 +225,11 @@ absl::StatusOr<v1::InterruptTurnResponse> RawClient::InterruptTurn(
     const v1::InterruptTurnRequest& request) {
   return Call(*impl_, &v1::Raw::Stub::InterruptTurn, request);
 }
+
+absl::StatusOr<v1::RespondToApprovalResponse> RawClient::RespondToApproval(
+    const v1::RespondToApprovalRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::RespondToApproval, request);
+}
 absl::StatusOr<v1::GetHistoryResponse> RawClient::GetHistory(
     const v1::GetHistoryRequest& request) {
   return Call(*impl_, &v1::Raw::Stub::GetHistory, request);

@@ -124,6 +124,8 @@ class RawClient {
   absl::StatusOr<v1::ListSessionsResponse> ListSessions(const v1::ListSessionsRequest& request);
   absl::StatusOr<v1::StartTurnResponse> StartTurn(const v1::StartTurnRequest& request);
   absl::StatusOr<v1::InterruptTurnResponse> InterruptTurn(const v1::InterruptTurnRequest& request);
+  absl::StatusOr<v1::RespondToApprovalResponse> RespondToApproval(
+      const v1::RespondToApprovalRequest& request);
   absl::StatusOr<v1::GetHistoryResponse> GetHistory(const v1::GetHistoryRequest& request);
   absl::StatusOr<v1::CheckConfigResponse> CheckConfig(const v1::CheckConfigRequest& request);
   absl::StatusOr<v1::GetConfigTemplateResponse> GetConfigTemplate(

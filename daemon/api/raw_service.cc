@@ -48,6 +48,12 @@ grpc::ServerUnaryReactor* RawService::InterruptTurn(grpc::CallbackServerContext*
   return rpc::InterruptTurn(ctx, sessions_, *request, response);
 }
 
+grpc::ServerUnaryReactor* RawService::RespondToApproval(
+    grpc::CallbackServerContext* ctx, const raw::v1::RespondToApprovalRequest* request,
+    raw::v1::RespondToApprovalResponse* response) {
+  return rpc::RespondToApproval(ctx, sessions_, *request, response);
+}
+
 grpc::ServerWriteReactor<raw::v1::Event>* RawService::Subscribe(
     grpc::CallbackServerContext* ctx, const raw::v1::SubscribeRequest* request) {
   return rpc::Subscribe(ctx, sessions_, streams_, *request);

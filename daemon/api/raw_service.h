@@ -50,6 +50,9 @@ class RawService final : public raw::v1::Raw::CallbackService {
   grpc::ServerUnaryReactor* InterruptTurn(grpc::CallbackServerContext* ctx,
                                           const raw::v1::InterruptTurnRequest* request,
                                           raw::v1::InterruptTurnResponse* response) override;
+  grpc::ServerUnaryReactor* RespondToApproval(
+      grpc::CallbackServerContext* ctx, const raw::v1::RespondToApprovalRequest* request,
+      raw::v1::RespondToApprovalResponse* response) override;
   grpc::ServerWriteReactor<raw::v1::Event>* Subscribe(
       grpc::CallbackServerContext* ctx, const raw::v1::SubscribeRequest* request) override;
   grpc::ServerUnaryReactor* GetHistory(grpc::CallbackServerContext* ctx,

@@ -10,6 +10,7 @@
 #include "daemon/config/config_keys.h"
 #include "daemon/config/field_reader.h"
 #include "daemon/config/model_entry.h"
+#include "daemon/config/policy_entry.h"
 
 namespace raw::config {
 namespace {
@@ -87,6 +88,7 @@ AgentConfig ParseAgentEntry(const std::string& name, const Json& value, const st
   if (auto steps = r.Integer("max_steps", 1, kMaxSteps)) a.max_steps = static_cast<int>(*steps);
   ReadToolsUse(r, a, problems);
   ReadCompact(r, a, problems);
+  ReadAgentPolicy(r, a, problems);
   return a;
 }
 

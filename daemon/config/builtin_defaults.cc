@@ -42,7 +42,7 @@ ModelConfig BuiltinModel(std::string name, std::string provider, std::string met
 std::string DefaultSystemPrompt() { return kSystemPrompt; }
 
 std::vector<std::string> DefaultToolsUse() {
-  return {"builtin/read_file", "builtin/write_file", "builtin/bash"};
+  return {"builtin/*"};
 }
 
 std::string DefaultSystemRole(absl::string_view provider) {

@@ -52,6 +52,10 @@ struct ModelConfig {
   // reasoning text back as "reasoning_content" on assistant messages that
   // made tool calls, as DeepSeek's thinking-mode models require.
   bool send_reasoning_content = false;
+  // reasoning.effort ("minimal", "low", "medium", "high"): openai-responses
+  // sends reasoning {effort, summary: "auto"} so reasoning models stream
+  // summaries; unset = no reasoning settings are sent.
+  std::optional<std::string> reasoning_effort;
 
   bool operator==(const ModelConfig&) const = default;
 };
@@ -67,6 +71,63 @@ struct CompactSettings {
   bool operator==(const CompactSettings&) const = default;
 };
 
+// One entry of agents.<name>.rules: what to do with the calls it matches.
+// Rules are checked in order; the first whose tool pattern and argument
+// pattern both match decides. Patterns are globs (`*` any run except '/',
+// `**` any run, `?` one character) or, with a "re:" prefix, RE2 regular
+// expressions matched against the whole subject. See docs/tools.md.
+enum class RuleAction { kAllow, kAsk, kDeny };
+
+struct RuleConfig {
+  RuleAction action = RuleAction::kAsk;
+  std::string tool;  // qualified-name glob, e.g. "builtin/bash" or "mcp/*"
+  // builtin/bash (and any tool whose rule subject is a command): matched
+  // against every simple command of a compound command. Unset = any.
+  std::optional<std::string> command;
+  // File tools: matched against the resolved absolute path; a relative
+  // pattern is taken relative to the session's working directory.
+  std::optional<std::string> path;
+
+  bool operator==(const RuleConfig&) const = default;
+};
+
+// What happens to a call that no rule matched.
+enum class ApprovalMode {
+  kDefault,   // each tool's default: read-only tools allow, others ask
+  kAskAll,    // ask for every call, read-only ones too
+  kAllowAll,  // allow; explicit ask and deny rules still apply
+  kDenyAll,   // deny (unattended agents); explicit allow rules still apply
+};
+
+// hooks.<name>: a command run at one event. See docs/hooks.md.
+enum class HookEvent {
+  kSessionStart,
+  kUserPromptSubmit,
+  kPreToolUse,
+  kPostToolUse,
+  kPreCompact,
+  kTurnEnd,
+  kNotification,
+};
+
+// What a hook that times out, crashes or prints malformed output means.
+enum class HookFailurePolicy {
+  kIgnore,  // a warning notice; the action goes on
+  kBlock,   // the action is blocked (pre_tool_use: the call is denied)
+};
+
+struct HookConfig {
+  std::string name;  // the key under "hooks"
+  HookEvent event = HookEvent::kPreToolUse;
+  std::vector<std::string> command;  // argv; argv[0] found on PATH
+  // pre_tool_use / post_tool_use: qualified tool-name glob; empty = all.
+  std::string matcher;
+  int64_t timeout_ms = 30000;
+  HookFailurePolicy on_failure = HookFailurePolicy::kIgnore;
+
+  bool operator==(const HookConfig&) const = default;
+};
+
 struct AgentConfig {
   std::string name;   // the key under "agents"
   std::string model;  // a key of Config::models; empty = pick automatically
@@ -75,6 +136,13 @@ struct AgentConfig {
   // Exact qualified tool names or globs ("builtin/*").
   std::vector<std::string> tools_use;
   CompactSettings compact;
+  std::vector<RuleConfig> rules;
+  ApprovalMode approval_mode = ApprovalMode::kDefault;
+  // How long an `ask` waits for a client's answer before the call is denied.
+  int64_t approval_timeout_ms = 300000;
+  // Keys of Config::hooks this agent runs, and skill-name globs it uses.
+  std::vector<std::string> hooks;
+  std::vector<std::string> skills;
 
   bool operator==(const AgentConfig&) const = default;
 };
@@ -88,13 +156,25 @@ struct BashSettings {
 
 struct FileSettings {
   int64_t max_read_bytes = 256 * 1024;
+  // builtin/glob, builtin/grep, builtin/list_dir: most entries or matching
+  // lines returned before the output says it was cut.
+  int64_t max_results = 500;
 
   bool operator==(const FileSettings&) const = default;
+};
+
+struct WebFetchSettings {
+  int64_t timeout_ms = 30000;
+  int64_t max_bytes = 2 * 1024 * 1024;  // of the response body
+  int64_t max_output_bytes = 100000;    // of the text returned to the model
+
+  bool operator==(const WebFetchSettings&) const = default;
 };
 
 struct ToolSettings {
   BashSettings bash;
   FileSettings files;
+  WebFetchSettings web_fetch;
 
   bool operator==(const ToolSettings&) const = default;
 };
@@ -102,6 +182,10 @@ struct ToolSettings {
 struct Config {
   std::map<std::string, ModelConfig> models;
   std::map<std::string, AgentConfig> agents;
+  std::map<std::string, HookConfig> hooks;
+  // skill_dirs: folders holding a SKILL.md, or holding skill folders; a
+  // relative entry is relative to the config file's directory.
+  std::vector<std::string> skill_dirs;
   std::string default_agent;
   ToolSettings tools;
   // True when no config file existed and the built-in defaults apply.

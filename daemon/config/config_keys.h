@@ -12,11 +12,11 @@ namespace raw::config {
 
 // Top level. "$schema" is accepted and ignored so editors can point at
 // docs/config.schema.json.
-inline constexpr std::array<absl::string_view, 5> kTopLevelKeys = {"$schema", "default_agent",
-                                                                   "models", "agents", "tools"};
+inline constexpr std::array<absl::string_view, 7> kTopLevelKeys = {
+    "$schema", "default_agent", "models", "agents", "tools", "hooks", "skill_dirs"};
 
 // models.<name>
-inline constexpr std::array<absl::string_view, 14> kModelKeys = {"provider",
+inline constexpr std::array<absl::string_view, 15> kModelKeys = {"provider",
                                                                  "method",
                                                                  "model_id",
                                                                  "base_url",
@@ -29,24 +29,42 @@ inline constexpr std::array<absl::string_view, 14> kModelKeys = {"provider",
                                                                  "connect_timeout_seconds",
                                                                  "cache",
                                                                  "max_retries",
-                                                                 "reasoning_content"};
+                                                                 "reasoning_content",
+                                                                 "reasoning_effort"};
 inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method", "model_id",
                                                                         "base_url"};
 // models.<name>.cache
 inline constexpr std::array<absl::string_view, 2> kModelCacheKeys = {"key", "retention"};
 
 // agents.<name>, agents.<name>.tools, agents.<name>.compact
-inline constexpr std::array<absl::string_view, 5> kAgentKeys = {"model", "system_prompt",
-                                                                "max_steps", "tools", "compact"};
+inline constexpr std::array<absl::string_view, 10> kAgentKeys = {
+    "model", "system_prompt", "max_steps", "tools", "compact", "rules", "approval_mode",
+    "approval_timeout_seconds", "hooks", "skills"};
+// agents.<name>.rules[i]: exactly one action key, plus optional subjects.
+inline constexpr std::array<absl::string_view, 5> kRuleKeys = {"allow", "ask", "deny", "command",
+                                                               "path"};
+// agents.<name>.approval_mode; the first is the default.
+inline constexpr std::array<absl::string_view, 4> kApprovalModes = {"default", "ask_all",
+                                                                    "allow_all", "deny_all"};
+// hooks.<name>
+inline constexpr std::array<absl::string_view, 5> kHookKeys = {"event", "command", "matcher",
+                                                               "timeout_seconds", "on_failure"};
+inline constexpr std::array<absl::string_view, 7> kHookEvents = {
+    "session_start", "user_prompt_submit", "pre_tool_use", "post_tool_use",
+    "pre_compact",   "turn_end",           "notification"};
+inline constexpr std::array<absl::string_view, 2> kHookFailurePolicies = {"ignore", "block"};
 inline constexpr std::array<absl::string_view, 1> kAgentToolsKeys = {"use"};
 inline constexpr std::array<absl::string_view, 3> kAgentCompactKeys = {
     "trigger_tokens", "keep_recent_turns", "max_output_tokens"};
 
 // tools, tools.bash, tools.files
-inline constexpr std::array<absl::string_view, 2> kToolsKeys = {"bash", "files"};
+inline constexpr std::array<absl::string_view, 3> kToolsKeys = {"bash", "files", "web_fetch"};
 inline constexpr std::array<absl::string_view, 2> kToolsBashKeys = {"timeout_seconds",
                                                                     "max_output_bytes"};
-inline constexpr std::array<absl::string_view, 1> kToolsFilesKeys = {"max_read_bytes"};
+inline constexpr std::array<absl::string_view, 2> kToolsFilesKeys = {"max_read_bytes",
+                                                                     "max_results"};
+inline constexpr std::array<absl::string_view, 3> kToolsWebFetchKeys = {
+    "timeout_seconds", "max_bytes", "max_output_bytes"};
 
 // Methods this build implements (the kMethod* constants of config.h).
 inline constexpr std::array<absl::string_view, 4> kSupportedMethods = {

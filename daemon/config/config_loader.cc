@@ -23,12 +23,15 @@
 #include "daemon/config/duplicate_keys.h"
 #include "daemon/config/field_reader.h"
 #include "daemon/config/model_entry.h"
+#include "daemon/config/policy_entry.h"
 
 namespace raw::config {
 namespace {
 
 // Largest byte count accepted for tools.* limits (1 GiB).
 constexpr int64_t kMaxByteLimit = int64_t{1} << 30;
+// Largest tools.files.max_results.
+constexpr int64_t kMaxResults = 100000;
 // Largest config file read (a real one is a few KiB).
 constexpr off_t kMaxConfigFileBytes = 4 << 20;
 
@@ -109,6 +112,18 @@ void ReadToolSettings(FieldReader& doc, ToolSettings& tools, std::vector<ConfigP
     FieldReader f(*files, "tools.files", problems);
     f.RejectUnknownKeys(kToolsFilesKeys);
     if (auto n = f.Integer("max_read_bytes", 1, kMaxByteLimit)) tools.files.max_read_bytes = *n;
+    if (auto n = f.Integer("max_results", 1, kMaxResults)) tools.files.max_results = *n;
+  }
+  if (const Json* web = r.Find("web_fetch")) {
+    FieldReader w(*web, "tools.web_fetch", problems);
+    w.RejectUnknownKeys(kToolsWebFetchKeys);
+    if (auto ms = w.SecondsAsMillis("timeout_seconds", kMaxTimeoutSeconds)) {
+      tools.web_fetch.timeout_ms = *ms;
+    }
+    if (auto n = w.Integer("max_bytes", 1, kMaxByteLimit)) tools.web_fetch.max_bytes = *n;
+    if (auto n = w.Integer("max_output_bytes", 1, kMaxByteLimit)) {
+      tools.web_fetch.max_output_bytes = *n;
+    }
   }
 }
 
@@ -169,8 +184,10 @@ Config ReadDocument(const Json& json, std::vector<ConfigProblem>& problems) {
   ReadModels(doc, config, broken_models, problems);
   ReadAgents(doc, config, problems);
   ReadToolSettings(doc, config.tools, problems);
+  ReadHooksAndSkillDirs(doc, config, problems);
   ReadDefaultAgent(doc, config);
   CheckAgentModels(config, broken_models, problems);
+  CheckAgentHooks(config, problems);
   return config;
 }
 

@@ -1,6 +1,9 @@
 #include "daemon/config/model_entry.h"
 
 #include <algorithm>
+#include <optional>
+#include <span>
+#include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -134,18 +137,28 @@ void ReadCache(FieldReader& r, ModelConfig& m, std::vector<ConfigProblem>& probl
   }
 }
 
-void ReadReasoningContent(FieldReader& r, ModelConfig& m) {
-  std::optional<std::string> mode = r.OneOf("reasoning_content", kReasoningContentModes);
-  if (!mode) return;
-  if (!m.method.empty() && m.method != kMethodOpenAiChat) {
-    r.Report("reasoning_content",
-             absl::StrCat("only method \"", kMethodOpenAiChat,
-                          "\" takes it (whether reasoning_content goes back on assistant "
-                          "messages that made tool calls); this model uses \"",
-                          m.method, "\""));
-    return;
+// `key`, one of `allowed`, which only `method` takes (`what` says what it
+// does). Reported and nullopt on another method; the method checks are
+// skipped when the method itself is invalid (that is reported already).
+std::optional<std::string> MethodOption(FieldReader& r, const ModelConfig& m, absl::string_view key,
+                                        std::span<const absl::string_view> allowed,
+                                        absl::string_view method, absl::string_view what) {
+  std::optional<std::string> value = r.OneOf(key, allowed);
+  if (!value || m.method.empty() || m.method == method) return value;
+  r.Report(key, absl::StrCat("only method \"", method, "\" takes it (", what,
+                             "); this model uses \"", m.method, "\""));
+  return std::nullopt;
+}
+
+void ReadReasoningOptions(FieldReader& r, ModelConfig& m) {
+  if (auto mode = MethodOption(r, m, "reasoning_content", kReasoningContentModes, kMethodOpenAiChat,
+                               "whether reasoning_content goes back on assistant messages that "
+                               "made tool calls")) {
+    m.send_reasoning_content = *mode == "send";
   }
-  m.send_reasoning_content = *mode == "send";
+  m.reasoning_effort =
+      MethodOption(r, m, "reasoning_effort", kReasoningEfforts, kMethodOpenAiResponses,
+                   "sent as reasoning.effort, with reasoning summaries");
 }
 
 }  // namespace
@@ -181,7 +194,7 @@ ModelConfig ParseModelEntry(const std::string& name, const Json& value, const st
   if (auto retries = r.Integer("max_retries", 0, kMaxModelRetries)) {
     m.max_retries = static_cast<int>(*retries);
   }
-  ReadReasoningContent(r, m);
+  ReadReasoningOptions(r, m);
   return m;
 }
 

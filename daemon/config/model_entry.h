@@ -2,10 +2,12 @@
 // ModelConfig, filling the defaults of what it leaves out. Pure; thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "common/json.h"
 #include "daemon/config/config.h"
 #include "daemon/config/config_loader.h"
@@ -20,6 +22,9 @@ inline constexpr int64_t kMaxTokenCount = 100'000'000;
 inline constexpr int64_t kMaxTimeoutSeconds = 86'400;
 // Upper bound of models.<name>.max_retries.
 inline constexpr int64_t kMaxModelRetries = 10;
+// models.<name>.reasoning_effort (openai-responses only; unset by default).
+inline constexpr std::array<absl::string_view, 4> kReasoningEfforts = {"minimal", "low", "medium",
+                                                                       "high"};
 
 // Reads `value` found at `path` (e.g. "models.flash"). Records every problem
 // in `problems` and returns what could be read; the result is meaningful only

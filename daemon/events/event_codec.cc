@@ -37,6 +37,23 @@ constexpr EnumName<TurnEndReason> kTurnEndReasonNames[] = {
     {TurnEndReason::kError, "error"},
 };
 
+constexpr EnumName<ApprovalState> kApprovalStateNames[] = {
+    {ApprovalState::kPending, "pending"},
+    {ApprovalState::kAllowed, "allowed"},
+    {ApprovalState::kDenied, "denied"},
+    {ApprovalState::kNotApplicable, "not_applicable"},
+};
+constexpr EnumName<ApprovalDecision> kApprovalDecisionNames[] = {
+    {ApprovalDecision::kAllowOnce, "allow_once"},
+    {ApprovalDecision::kAllowSession, "allow_session"},
+    {ApprovalDecision::kDeny, "deny"},
+};
+constexpr EnumName<ApprovalResolution> kApprovalResolutionNames[] = {
+    {ApprovalResolution::kAnswered, "answered"},
+    {ApprovalResolution::kTimedOut, "timed_out"},
+    {ApprovalResolution::kCancelled, "cancelled"},
+};
+
 template <typename E, size_t N>
 const char* NameOf(E value, const EnumName<E> (&names)[N]) {
   for (const auto& n : names) {
@@ -119,6 +136,7 @@ void Write(OrderedJson& j, const ToolResult& p) {
   j["status"] = NameOf(p.status, kToolStatusNames);
   j["content"] = p.content;
   j["duration_ms"] = p.duration_ms;
+  if (!p.display.empty()) j["display"] = p.display;
 }
 void Read(JsonFields& r, ToolResult& p) {
   p.call_id = r.String("call_id");
@@ -127,6 +145,63 @@ void Read(JsonFields& r, ToolResult& p) {
   p.status = r.Enum("status", kToolStatusNames);
   p.content = r.String("content");
   p.duration_ms = r.Int64("duration_ms");
+  p.display = r.OptionalString("display");
+}
+
+void Write(OrderedJson& j, const ApprovalRequested& p) {
+  j["request_id"] = p.request_id;
+  OrderedJson calls = OrderedJson::array();
+  for (const ApprovalCall& c : p.calls) {
+    OrderedJson call;
+    call["call_id"] = c.call_id;
+    call["name"] = c.name;
+    call["tool"] = c.tool;
+    call["arguments"] = c.arguments;
+    call["state"] = NameOf(c.state, kApprovalStateNames);
+    call["reason"] = c.reason;
+    calls.push_back(std::move(call));
+  }
+  j["calls"] = std::move(calls);
+  j["timeout_ms"] = p.timeout_ms;
+}
+void Read(JsonFields& r, ApprovalRequested& p) {
+  p.request_id = r.String("request_id");
+  r.ForEach("calls", [&p](JsonFields& c) {
+    ApprovalCall call;
+    call.call_id = c.String("call_id");
+    call.name = c.String("name");
+    call.tool = c.String("tool");
+    call.arguments = c.String("arguments");
+    call.state = c.Enum("state", kApprovalStateNames);
+    call.reason = c.String("reason");
+    p.calls.push_back(std::move(call));
+  });
+  p.timeout_ms = r.Int64("timeout_ms");
+}
+
+void Write(OrderedJson& j, const ApprovalResolved& p) {
+  j["request_id"] = p.request_id;
+  OrderedJson answers = OrderedJson::array();
+  for (const ApprovalAnswer& a : p.answers) {
+    OrderedJson answer;
+    answer["call_id"] = a.call_id;
+    answer["decision"] = NameOf(a.decision, kApprovalDecisionNames);
+    answer["message"] = a.message;
+    answers.push_back(std::move(answer));
+  }
+  j["answers"] = std::move(answers);
+  j["resolution"] = NameOf(p.resolution, kApprovalResolutionNames);
+}
+void Read(JsonFields& r, ApprovalResolved& p) {
+  p.request_id = r.String("request_id");
+  r.ForEach("answers", [&p](JsonFields& a) {
+    ApprovalAnswer answer;
+    answer.call_id = a.String("call_id");
+    answer.decision = a.Enum("decision", kApprovalDecisionNames);
+    answer.message = a.String("message");
+    p.answers.push_back(std::move(answer));
+  });
+  p.resolution = r.Enum("resolution", kApprovalResolutionNames);
 }
 
 void Write(OrderedJson& j, const UsageReport& p) {

@@ -44,6 +44,11 @@ std::string JsonFields::String(const char* key) {
   return v->get_ref<const std::string&>();
 }
 
+std::string JsonFields::OptionalString(const char* key) {
+  if (!object_.is_object() || !object_.contains(key)) return {};
+  return String(key);
+}
+
 bool JsonFields::Bool(const char* key) {
   const Json* v = Find(key);
   if (v == nullptr) return false;

@@ -34,6 +34,8 @@ class JsonFields {
 
   // Required fields: absent, null or of another type is an error.
   std::string String(const char* key);
+  // For fields added after rows were first written: "" when absent.
+  std::string OptionalString(const char* key);
   bool Bool(const char* key);
   int Int(const char* key);
   int64_t Int64(const char* key);

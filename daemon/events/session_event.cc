@@ -21,6 +21,8 @@ struct KindNamer {
   const char* operator()(const TurnEnded&) const { return "turn_ended"; }
   const char* operator()(const StreamReset&) const { return "stream_reset"; }
   const char* operator()(const Resync&) const { return "resync"; }
+  const char* operator()(const ApprovalRequested&) const { return "approval_requested"; }
+  const char* operator()(const ApprovalResolved&) const { return "approval_resolved"; }
 };
 
 }  // namespace

@@ -69,7 +69,45 @@ struct ToolResult {
   ToolStatus status = ToolStatus::kOk;
   std::string content;
   int64_t duration_ms = 0;
+  std::string display;  // shown by clients instead of content when set
   bool operator==(const ToolResult&) const = default;
+};
+
+enum class ApprovalState { kPending, kAllowed, kDenied, kNotApplicable };
+
+struct ApprovalCall {
+  std::string call_id;
+  std::string name;
+  std::string tool;
+  std::string arguments;
+  ApprovalState state = ApprovalState::kPending;
+  std::string reason;
+  bool operator==(const ApprovalCall&) const = default;
+};
+// The whole committed batch, when at least one call needs an answer.
+struct ApprovalRequested {
+  std::string request_id;
+  std::vector<ApprovalCall> calls;
+  int64_t timeout_ms = 0;
+  bool operator==(const ApprovalRequested&) const = default;
+};
+
+enum class ApprovalDecision { kAllowOnce, kAllowSession, kDeny };
+
+struct ApprovalAnswer {
+  std::string call_id;
+  ApprovalDecision decision = ApprovalDecision::kDeny;
+  std::string message;
+  bool operator==(const ApprovalAnswer&) const = default;
+};
+
+enum class ApprovalResolution { kAnswered, kTimedOut, kCancelled };
+
+struct ApprovalResolved {
+  std::string request_id;
+  std::vector<ApprovalAnswer> answers;  // one per pending call
+  ApprovalResolution resolution = ApprovalResolution::kAnswered;
+  bool operator==(const ApprovalResolved&) const = default;
 };
 struct UsageReport {
   Usage usage;
@@ -102,7 +140,7 @@ struct Resync {
 using EventPayload =
     std::variant<TurnStarted, UserMessage, TextDelta, ReasoningDelta, AssistantMessage,
                  ToolCallBatch, ToolStarted, ToolResult, UsageReport, Notice, TurnEnded,
-                 StreamReset, Resync>;
+                 StreamReset, Resync, ApprovalRequested, ApprovalResolved>;
 
 struct SessionEvent {
   std::string session_id;

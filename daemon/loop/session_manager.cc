@@ -2,16 +2,12 @@
 
 #include <sys/stat.h>
 
-#include <random>
-
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "daemon/context/cache_key.h"
 #include "daemon/loop/session_runner.h"
-#include "daemon/providers/provider_factory.h"
-#include "daemon/providers/retrying_provider.h"
+#include "daemon/loop/turn_planner.h"
 
 namespace raw::loop {
 namespace {
@@ -140,30 +136,9 @@ absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
 
-  TurnPlan plan;
-  plan.turn_id = NewId("turn_");
-  plan.user_text = text;
-  plan.cwd = record.cwd;
-  plan.tool_settings = cfg.tools;
-  ASSIGN_OR_RETURN(plan.agent, config::ResolveAgent(cfg, record.agent, deps_.env, deps_.probe));
-  ASSIGN_OR_RETURN(std::vector<const tools::ToolSpec*> selected,
-                   deps_.tools.Select(plan.agent.agent.tools_use));
-  for (const tools::ToolSpec* spec : selected) {
-    plan.tools[spec->model_name] = spec;
-    plan.tool_definitions.push_back({spec->model_name, spec->description, spec->input_schema});
-  }
-  providers::ProviderOptions options;
-  options.prompt_cache_key = context::PromptCacheKeyFor(
-      plan.agent.model, session_id, plan.agent.agent.system_prompt, plan.tool_definitions);
-  ASSIGN_OR_RETURN(std::unique_ptr<providers::Provider> provider,
-                   providers::MakeProvider(plan.agent.model, deps_.http, deps_.env, options));
-  providers::RetryPolicy retry;
-  retry.max_retries = plan.agent.model.max_retries;
-  plan.provider = std::make_unique<providers::RetryingProvider>(
-      std::move(provider), retry, providers::RealBackoffWaiter(), [] {
-        static thread_local std::mt19937_64 engine{std::random_device{}()};
-        return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
-      });
+  ASSIGN_OR_RETURN(TurnPlan plan,
+                   BuildTurnPlan({cfg, record, text, deps_.tools, deps_.http, deps_.env,
+                                  deps_.probe}));
   std::string turn_id = plan.turn_id;
   RETURN_IF_ERROR(runner->StartTurn(std::move(plan)));
   return turn_id;
@@ -172,6 +147,14 @@ absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session
 absl::StatusOr<bool> SessionManager::InterruptTurn(const std::string& session_id) {
   ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
   return runner->Interrupt();
+}
+
+absl::Status SessionManager::RespondToApproval(
+    const std::string& session_id, const std::string& request_id,
+    const std::vector<events::ApprovalAnswer>& answers,
+    const std::optional<events::ApprovalAnswer>& all) {
+  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  return runner->RespondToApproval(request_id, answers, all);
 }
 
 absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(

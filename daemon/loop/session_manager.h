@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "common/time.h"
 #include "daemon/config/config_loader.h"
 #include "daemon/http/http_client.h"
+#include "daemon/events/session_event.h"
 #include "daemon/loop/subscription.h"
 #include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
@@ -68,6 +70,11 @@ class SessionManager {
   absl::StatusOr<std::string> StartTurn(const std::string& session_id, const std::string& text);
   // Returns false when no turn was running.
   absl::StatusOr<bool> InterruptTurn(const std::string& session_id);
+
+  // Answers the session's pending approval request (see ApprovalBroker).
+  absl::Status RespondToApproval(const std::string& session_id, const std::string& request_id,
+                                 const std::vector<events::ApprovalAnswer>& answers,
+                                 const std::optional<events::ApprovalAnswer>& all);
 
   absl::StatusOr<std::unique_ptr<Subscription>> Subscribe(const std::string& session_id,
                                                           uint64_t after_seq);

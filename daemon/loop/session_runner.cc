@@ -35,6 +35,7 @@ absl::Status SessionRunner::StartTurn(TurnPlan plan) {
     running_ = true;
     current_turn_ = plan.turn_id;
     cancel_ = std::make_shared<CancelToken>();
+    plan.session = state_;
     // The previous turn's thread has recorded its end and is returning; it
     // no longer touches context_.
     if (finished.joinable()) finished.join();
@@ -62,6 +63,12 @@ bool SessionRunner::Interrupt() {
   if (!running_ || !cancel_) return false;
   cancel_->Cancel("interrupted");
   return true;
+}
+
+absl::Status SessionRunner::RespondToApproval(
+    const std::string& request_id, const std::vector<events::ApprovalAnswer>& answers,
+    const std::optional<events::ApprovalAnswer>& all) {
+  return state_->approvals().Respond(request_id, answers, all);
 }
 
 bool SessionRunner::running() const {
@@ -121,7 +128,7 @@ absl::Status SessionRunner::RecoverUnfinishedTurn() {
     std::string text =
         "Cancelled: the daemon stopped while this call was pending, so it did not complete.";
     payloads.push_back(events::ToolResult{call.call_id, call.name, call.tool,
-                                          events::ToolStatus::kCancelled, text, 0});
+                                          events::ToolStatus::kCancelled, text, 0, {}});
     extras.context_appends.push_back(events::ToolOutcome{call.call_id, call.name, text, true});
   }
   events::TurnEnded end;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "common/cancel_token.h"
 #include "common/time.h"
 #include "daemon/loop/session_log.h"
+#include "daemon/loop/session_state.h"
 #include "daemon/loop/turn.h"
 #include "daemon/store/session_store.h"
 
@@ -35,6 +37,9 @@ class SessionRunner {
   // Returns false when no turn was running.
   bool Interrupt();
   bool running() const;
+  absl::Status RespondToApproval(const std::string& request_id,
+                                 const std::vector<events::ApprovalAnswer>& answers,
+                                 const std::optional<events::ApprovalAnswer>& all);
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
 
   // Cancels a running turn and waits until its TurnEnded is recorded.
@@ -54,6 +59,7 @@ class SessionRunner {
   const std::string session_id_;
   store::SessionStore& store_;
   std::shared_ptr<SessionLog> log_;
+  const std::shared_ptr<SessionState> state_ = std::make_shared<SessionState>();
 
   mutable absl::Mutex mu_;
   bool running_ ABSL_GUARDED_BY(mu_) = false;

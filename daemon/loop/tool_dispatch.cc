@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
+#include "daemon/tools/schema_validator.h"
 
 namespace raw::loop {
 
@@ -13,37 +14,66 @@ std::string ListToolNames(const ToolTable& table) {
   return absl::StrJoin(names, ", ");
 }
 
-tools::ToolOutput DispatchToolCall(const DispatchInput& input, const ToolTable& table,
-                                   const tools::ToolContext& ctx) {
+PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table) {
+  PreparedCall prepared;
   const auto& call = input.call;
   auto it = table.find(call.name);
   if (it == table.end()) {
-    return tools::ToolOutput::Error(absl::StrCat("unknown tool \"", call.name,
-                                                 "\". Available tools: ", ListToolNames(table),
-                                                 "."));
+    prepared.error = tools::ToolOutput::Error(absl::StrCat(
+        "unknown tool \"", call.name, "\". Available tools: ", ListToolNames(table), "."));
+    return prepared;
+  }
+  prepared.spec = it->second;
+  if (call.arguments.size() > kMaxToolArgumentBytes) {
+    prepared.error = tools::ToolOutput::Error(absl::StrCat(
+        "the arguments are ", call.arguments.size(), " bytes, more than the limit of ",
+        kMaxToolArgumentBytes, " bytes, so the call was not run."));
+    return prepared;
   }
   std::string text = call.arguments.empty() ? "{}" : call.arguments;
   auto args = ParseJson(text);
   if (!args.ok()) {
-    return tools::ToolOutput::Error(absl::StrCat(
+    prepared.error = tools::ToolOutput::Error(absl::StrCat(
         "the arguments are not valid JSON (", args.status().message(),
         "). Send one JSON object that matches the tool's parameter schema."));
+    return prepared;
   }
   // A call from a stream that was cut off never runs, even when what
   // arrived happens to parse.
   if (!input.arguments_complete) {
-    return tools::ToolOutput::Error(
+    prepared.error = tools::ToolOutput::Error(
         "the tool call was cut off before its arguments were complete, so it was not run. "
         "Call the tool again with complete arguments.");
+    return prepared;
   }
   if (!args->is_object()) {
-    return tools::ToolOutput::Error(
+    prepared.error = tools::ToolOutput::Error(
         "the arguments must be a JSON object that matches the tool's parameter schema.");
+    return prepared;
   }
+  if (prepared.spec->validator) {
+    absl::Status valid = prepared.spec->validator->Validate(*args, call.name);
+    if (!valid.ok()) {
+      prepared.error = tools::ToolOutput::Error(std::string(valid.message()));
+      return prepared;
+    }
+  }
+  prepared.arguments = std::move(*args);
+  return prepared;
+}
+
+tools::ToolOutput RunPreparedCall(const PreparedCall& prepared, const tools::ToolContext& ctx) {
   if (ctx.cancel.cancelled()) {
     return tools::ToolOutput::Cancelled("Cancelled: the turn was interrupted before this call ran.");
   }
-  return it->second->handler(*args, ctx);
+  return prepared.spec->handler(prepared.arguments, ctx);
+}
+
+tools::ToolOutput DispatchToolCall(const DispatchInput& input, const ToolTable& table,
+                                   const tools::ToolContext& ctx) {
+  PreparedCall prepared = PrepareToolCall(input, table);
+  if (prepared.error) return *prepared.error;
+  return RunPreparedCall(prepared, ctx);
 }
 
 }  // namespace raw::loop

@@ -1,12 +1,18 @@
-// Runs one committed tool call and turns every outcome into a ToolOutput:
-// an unknown tool, arguments that are cut off, not JSON or not an object,
-// a handler error and a cancellation each become a result the model can
-// read. Never throws; never runs a call whose arguments were incomplete.
+// Tool dispatch in two halves. PrepareToolCall turns one committed call into
+// either a runnable call (the tool's spec and its parsed, schema-valid
+// arguments) or the error result the model gets instead: an unknown tool,
+// arguments that were cut off, too large, not JSON, not an object or not
+// matching the tool's schema (the message names the failing path and what
+// was expected). RunPreparedCall runs the handler. Never throws; never runs
+// a call whose arguments were incomplete or invalid.
 #pragma once
 
+#include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 
+#include "common/json.h"
 #include "daemon/events/conversation.h"
 #include "daemon/tools/tool.h"
 
@@ -15,11 +21,26 @@ namespace raw::loop {
 // The agent's selected tools by model-facing name.
 using ToolTable = std::map<std::string, const tools::ToolSpec*>;
 
+// Arguments larger than this are refused unparsed.
+inline constexpr size_t kMaxToolArgumentBytes = 4 << 20;
+
 struct DispatchInput {
   const events::ToolCallRequest& call;
   bool arguments_complete = true;
 };
 
+struct PreparedCall {
+  const tools::ToolSpec* spec = nullptr;  // null for an unknown tool
+  Json arguments;                         // an object when `error` is unset
+  std::optional<tools::ToolOutput> error;
+};
+
+PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table);
+
+// REQUIRES: !prepared.error.
+tools::ToolOutput RunPreparedCall(const PreparedCall& prepared, const tools::ToolContext& ctx);
+
+// Both halves; for callers that need no approval step.
 tools::ToolOutput DispatchToolCall(const DispatchInput& input, const ToolTable& table,
                                    const tools::ToolContext& ctx);
 

@@ -5,15 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "daemon/hooks/hook_fields.h"
+#include "daemon/loop/tool_batch.h"
 
 namespace raw::loop {
 namespace {
-
-int64_t MonotonicMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string Title(const std::string& text) {
   std::string t = text.substr(0, text.find('\n'));
@@ -37,7 +33,11 @@ std::string ProviderErrorMessage(const StepResult& result, const absl::Status& s
 
 Turn::Turn(TurnPlan plan, SessionLog& log, std::vector<events::ContextItem>& context,
            const CancelToken& cancel)
-    : plan_(std::move(plan)), log_(log), context_(context), cancel_(cancel) {}
+    : plan_(std::move(plan)),
+      log_(log),
+      context_(context),
+      cancel_(cancel),
+      hooks_(plan_.hooks, plan_.session_id, plan_.cwd, plan_.turn_id, log, cancel) {}
 
 events::TurnEnded Turn::End(events::TurnEndReason reason, std::string message) {
   events::TurnEnded end;
@@ -53,19 +53,70 @@ std::string Turn::ToolFor(const std::string& model_name) const {
 }
 
 absl::Status Turn::Notice(events::NoticeLevel level, std::string text) {
-  return log_.Commit(plan_.turn_id, {events::Notice{level, std::move(text)}});
+  absl::Status s = log_.Commit(plan_.turn_id, {events::Notice{level, text}});
+  // Warnings about the answer reach notification hooks (never the hooks'
+  // own warnings, which would loop).
+  if (level != events::NoticeLevel::kInfo) {
+    hooks_.Fire(config::HookEvent::kNotification, "", hooks::NotificationFields(level, text));
+  }
+  return s;
 }
 
 events::TurnEnded Turn::Run() {
+  events::TurnEnded end = RunTurn();
+  hooks_.Fire(config::HookEvent::kTurnEnd, "", hooks::TurnEndFields(end.reason, end.message));
+  return end;
+}
+
+std::string Turn::SkillChangeNotices() {
+  if (!plan_.session) return "";
+  std::string notices;
+  for (const auto& [name, hash] : plan_.session->loaded_skills()) {
+    absl::StatusOr<skills::Skill> now = plan_.skills.Reload(name);
+    if (!now.ok() || now->text_hash == hash) continue;
+    absl::StrAppend(&notices, "\n\n[Raw notice] The skill \"", name,
+                    "\" has changed since you loaded it. Load it again with load_skill before "
+                    "relying on it.");
+    // Ask once per change: the next notice comes only if it changes again.
+    plan_.session->SetLoadedSkill(name, now->text_hash);
+  }
+  return notices;
+}
+
+std::optional<std::string> Turn::UserContextText(std::string* blocked) {
+  hooks::HookOutcome submit = hooks_.Fire(config::HookEvent::kUserPromptSubmit, "",
+                                          hooks::UserPromptSubmitFields(plan_.user_text));
+  if (submit.decision == hooks::HookDecision::kDeny) {
+    *blocked = submit.reason;
+    return std::nullopt;
+  }
+  std::string text = plan_.user_text;
+  if (!submit.additional_context.empty()) {
+    absl::StrAppend(&text, "\n\n[Context added by a hook]\n", submit.additional_context);
+  }
+  absl::StrAppend(&text, SkillChangeNotices());
+  return text;
+}
+
+events::TurnEnded Turn::RunTurn() {
+  if (plan_.session && plan_.session->MarkSessionStarted()) {
+    hooks_.Fire(config::HookEvent::kSessionStart, "", hooks::SessionStartFields());
+  }
+  std::string blocked;
+  std::optional<std::string> user_item = UserContextText(&blocked);
   CommitExtras extras;
-  extras.context_appends.push_back(events::UserText{plan_.user_text});
+  if (user_item) extras.context_appends.push_back(events::UserText{*user_item});
   extras.conversation_activity = true;
   extras.title = Title(plan_.user_text);
   absl::Status s = log_.Commit(
       plan_.turn_id,
       {events::TurnStarted{plan_.user_text}, events::UserMessage{plan_.user_text}}, extras);
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
-  context_.push_back(events::UserText{plan_.user_text});
+  if (!user_item) {
+    return End(events::TurnEndReason::kError,
+               absl::StrCat("the prompt was blocked by a hook: ", blocked));
+  }
+  context_.push_back(events::UserText{*user_item});
 
   const int max_steps = plan_.agent.agent.max_steps;
   for (int step = 1; step <= max_steps; ++step) {
@@ -179,53 +230,15 @@ absl::Status Turn::CommitAssistant(int step, const StepResult& result) {
   return absl::OkStatus();
 }
 
-absl::Status Turn::CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
-                                int64_t duration_ms) {
-  events::ToolResult r;
-  r.call_id = call.request.call_id;
-  r.name = call.request.name;
-  r.tool = ToolFor(call.request.name);
-  r.status = output.status;
-  r.content = output.content;
-  r.duration_ms = duration_ms;
-  events::ToolOutcome outcome{call.request.call_id, call.request.name, output.content,
-                              output.status != events::ToolStatus::kOk};
-  CommitExtras extras;
-  extras.context_appends.push_back(outcome);
-  extras.conversation_activity = true;
-  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {std::move(r)}, std::move(extras)));
-  context_.push_back(std::move(outcome));
-  return absl::OkStatus();
-}
-
 absl::Status Turn::RunCalls(const StepResult& result, bool skip_all) {
-  tools::ToolContext ctx{plan_.cwd, plan_.tool_settings, cancel_};
-  for (const auto& call : result.calls) {
-    if (skip_all) {
-      RETURN_IF_ERROR(CommitResult(
-          call,
-          {events::ToolStatus::kSkipped,
-           absl::StrCat("Not run: the turn reached its limit of ", plan_.agent.agent.max_steps,
-                        " model requests (max_steps) before this call could run.")},
-          0));
-      continue;
-    }
-    if (cancel_.cancelled()) {
-      RETURN_IF_ERROR(CommitResult(
-          call, tools::ToolOutput::Cancelled("Cancelled: the turn was interrupted before this "
-                                             "call ran."),
-          0));
-      continue;
-    }
-    RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {events::ToolStarted{call.request.call_id,
-                                                                     call.request.name,
-                                                                     ToolFor(call.request.name)}}));
-    const int64_t start = MonotonicMs();
-    tools::ToolOutput output =
-        DispatchToolCall(DispatchInput{call.request, call.complete}, plan_.tools, ctx);
-    RETURN_IF_ERROR(CommitResult(call, output, MonotonicMs() - start));
+  ToolBatch batch(plan_, log_, context_, hooks_, cancel_);
+  if (skip_all) {
+    return batch.Skip(result.calls,
+                      absl::StrCat("Not run: the turn reached its limit of ",
+                                   plan_.agent.agent.max_steps,
+                                   " model requests (max_steps) before this call could run."));
   }
-  return absl::OkStatus();
+  return batch.Run(result.calls);
 }
 
 }  // namespace raw::loop

@@ -13,7 +13,12 @@
 //   as not run), on an error, or on cancellation (completed results stay,
 //   every unfinished call gets a cancelled result);
 // - the request contains only the system prompt, the selected tools'
-//   schemas and the model context.
+//   schemas and the model context;
+// - tool calls go through the tool contract (ToolBatch: validation, hooks,
+//   rules, approval); hooks run at session_start, user_prompt_submit and
+//   turn_end (see docs/hooks.md); a skill the model loaded whose text changed
+//   since gets a notice in the next user message's context item, and
+//   nothing committed is rewritten.
 // Run() does not record TurnEnded itself: it returns it, and the runner
 // commits it (see SessionRunner), so that a turn ends exactly once.
 //
@@ -22,6 +27,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,13 +36,18 @@
 #include "daemon/events/session_event.h"
 #include "daemon/loop/session_log.h"
 #include "daemon/loop/step_collector.h"
+#include "daemon/loop/session_state.h"
 #include "daemon/loop/tool_dispatch.h"
+#include "daemon/loop/turn_hooks.h"
+#include "daemon/skills/skill_set.h"
+#include "daemon/tools/policy/rule_set.h"
 #include "daemon/providers/provider.h"
 
 namespace raw::loop {
 
 // Everything a turn needs, resolved before it starts.
 struct TurnPlan {
+  std::string session_id;
   std::string turn_id;
   std::string user_text;
   std::string cwd;
@@ -45,6 +56,11 @@ struct TurnPlan {
   std::unique_ptr<providers::Provider> provider;
   std::vector<providers::ToolDefinition> tool_definitions;  // sorted, stable
   ToolTable tools;
+  tools::policy::RuleSet rules;            // the agent's rules, compiled
+  std::vector<config::HookConfig> hooks;   // the agent's hooks, in its order
+  skills::SkillSet skills;                 // the agent's skills
+  http::HttpClient* http = nullptr;        // for tools that fetch URLs
+  std::shared_ptr<SessionState> session;   // set by the runner
 };
 
 class Turn {
@@ -56,6 +72,12 @@ class Turn {
   events::TurnEnded Run();
 
  private:
+  events::TurnEnded RunTurn();
+  // The user's context item: the prompt, plus hook context and notices
+  // about changed skills. nullopt when a user_prompt_submit hook blocked it
+  // (`*blocked` then holds the reason).
+  std::optional<std::string> UserContextText(std::string* blocked);
+  std::string SkillChangeNotices();
   enum class StepOutcome { kContinue, kDone };
 
   StepOutcome RunStep(int step, events::TurnEnded* end);
@@ -63,8 +85,6 @@ class Turn {
   absl::Status CommitAssistant(int step, const StepResult& result);
   // Runs (or, at the step limit, skips) the committed calls.
   absl::Status RunCalls(const StepResult& result, bool skip_all);
-  absl::Status CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
-                            int64_t duration_ms);
   absl::Status Notice(events::NoticeLevel level, std::string text);
   std::string ToolFor(const std::string& model_name) const;
   events::TurnEnded End(events::TurnEndReason reason, std::string message);
@@ -73,6 +93,7 @@ class Turn {
   SessionLog& log_;
   std::vector<events::ContextItem>& context_;
   const CancelToken& cancel_;
+  TurnHooks hooks_;
   int steps_ = 0;
 };
 

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "daemon/events/conversation.h"
 #include "daemon/events/usage.h"
 
@@ -122,5 +123,10 @@ using ProviderEvent =
 
 const char* ErrorKindName(ErrorKind kind);
 const char* FinishReasonName(FinishReason reason);
+
+// The absl::Status a Provider returns together with `error`: the code
+// follows the kind (kAuth -> kUnauthenticated, kRateLimited ->
+// kResourceExhausted, ...), the message is the error's.
+absl::Status ErrorEventToStatus(const ErrorEvent& error);
 
 }  // namespace raw::providers

@@ -5,6 +5,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/tools/schema_validator.h"
 
 namespace raw::tools {
 namespace {
@@ -60,6 +61,13 @@ absl::Status ToolRegistry::Register(ToolSpec spec) {
                                                    "\" is already used by ", name));
     }
   }
+  // The map type differs (ordered keys) but the values are the same.
+  auto validator = SchemaValidator::Compile(Json(spec.input_schema));
+  if (!validator.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tool ", spec.qualified_name, ": input_schema is ", validator.status().message()));
+  }
+  spec.validator = *std::move(validator);
   std::string key = spec.qualified_name;
   tools_.emplace(std::move(key), std::move(spec));
   return absl::OkStatus();
@@ -87,9 +95,9 @@ absl::StatusOr<std::vector<const ToolSpec*>> ToolRegistry::Select(
       std::vector<std::string> available;
       available.reserve(tools_.size());
       for (const auto& [name, spec] : tools_) available.push_back(name);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tools.use: \"", pattern, "\" matches no tool (available: ",
-          available.empty() ? "none" : absl::StrJoin(available, ", "), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tools.use: \"", pattern, "\" matches no tool (available: ",
+                       available.empty() ? "none" : absl::StrJoin(available, ", "), ")"));
     }
   }
   std::vector<const ToolSpec*> result;

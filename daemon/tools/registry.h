@@ -14,8 +14,9 @@ namespace raw::tools {
 
 class ToolRegistry {
  public:
-  // Fails on a duplicate qualified or model-facing name or an invalid
-  // model-facing name.
+  // Fails on a duplicate qualified or model-facing name, an invalid
+  // model-facing name, or an input_schema that is not a valid Draft 7 JSON
+  // Schema (the message names the tool). Sets spec.validator.
   absl::Status Register(ToolSpec spec);
 
   const ToolSpec* FindQualified(const std::string& qualified_name) const;
@@ -35,7 +36,7 @@ class ToolRegistry {
 // True when `name` matches glob `pattern` (`*` matches any run, including `/`).
 bool GlobMatch(const std::string& pattern, const std::string& name);
 
-// Registers builtin/read_file, builtin/write_file and builtin/bash.
+// Registers every built-in tool (daemon/tools/builtin/builtin_tools.cc).
 absl::Status RegisterBuiltinTools(ToolRegistry& registry);
 
 }  // namespace raw::tools

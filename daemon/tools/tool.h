@@ -6,11 +6,13 @@
 //
 // Handler contract: runs on the session's turn thread; may block; must
 // return promptly once `ctx.cancel` is cancelled (killing whatever it
-// started), reporting ToolOutput{status = kCancelled}. It never throws.
+// started), reporting ToolOutput{status = kCancelled}. It never throws. The
+// arguments it gets were already validated against `input_schema`.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "common/cancel_token.h"
@@ -18,37 +20,68 @@
 #include "daemon/config/config.h"
 #include "daemon/events/session_event.h"
 
+namespace raw::http {
+class HttpClient;
+}
+namespace raw::skills {
+class SkillSet;
+}
+
 namespace raw::tools {
+
+class SchemaValidator;
 
 struct ToolContext {
   std::string cwd;  // the session's working directory (absolute)
   const config::ToolSettings& settings;
   const CancelToken& cancel;
+  // For tools that fetch URLs (builtin/web_fetch); null = none available.
+  http::HttpClient* http = nullptr;
+  // The agent's selected skills (builtin/load_skill); null = none.
+  const skills::SkillSet* skills = nullptr;
 };
 
 struct ToolOutput {
   events::ToolStatus status = events::ToolStatus::kOk;
   std::string content;  // what the model receives
+  // What clients show instead of `content` when set (for example the unified
+  // diff of builtin/edit_file); never sent to the model.
+  std::string display;
 
-  static ToolOutput Ok(std::string content) { return {events::ToolStatus::kOk, std::move(content)}; }
+  static ToolOutput Ok(std::string content) {
+    return {events::ToolStatus::kOk, std::move(content), {}};
+  }
   static ToolOutput Error(std::string content) {
-    return {events::ToolStatus::kError, std::move(content)};
+    return {events::ToolStatus::kError, std::move(content), {}};
   }
   static ToolOutput Cancelled(std::string content) {
-    return {events::ToolStatus::kCancelled, std::move(content)};
+    return {events::ToolStatus::kCancelled, std::move(content), {}};
   }
 };
 
 using ToolHandler = std::function<ToolOutput(const Json& arguments, const ToolContext& ctx)>;
+
+// Which argument the `command` and `path` patterns of rules are matched
+// against (see daemon/tools/policy).
+enum class RuleSubject {
+  kNone,     // rules match on the tool name only
+  kCommand,  // a shell command line, split into its simple commands
+  kPath,     // a file path, resolved against the session's cwd
+};
 
 struct ToolSpec {
   std::string qualified_name;
   std::string model_name;
   std::string description;
   OrderedJson input_schema;
-  // Conservative: true only for tools that cannot change anything.
+  // Conservative: true only for tools that cannot change anything. Read-only
+  // tools are allowed by default; the others ask.
   bool read_only = false;
+  RuleSubject rule_subject = RuleSubject::kNone;
+  std::string rule_argument;  // the string argument rules see, e.g. "command"
   ToolHandler handler;
+  // Compiled from input_schema by ToolRegistry::Register.
+  std::shared_ptr<const SchemaValidator> validator;
 };
 
 }  // namespace raw::tools

@@ -33,6 +33,7 @@ class TurnRunnerTest : public ::testing::Test {
  protected:
   TurnRunnerTest() : daemon_(dir_.File("rawd.sock")) {}
 
+
   client::RawClient Client() {
     client::ConnectOptions options;
     options.socket_path = daemon_.socket_path();
@@ -58,7 +59,7 @@ class TurnRunnerTest : public ::testing::Test {
   int Run(const TurnRequest& request, OutputFormat format = OutputFormat::kText) {
     auto client = Client();
     EventPrinter printer(format, out_, err_);
-    TurnRunner runner(client, printer, err_);
+    TurnRunner runner(client, printer, *approvals_, err_);
     return runner.Run(request);
   }
 
@@ -73,6 +74,9 @@ class TurnRunnerTest : public ::testing::Test {
   TempDir dir_;
   FakeDaemon daemon_;
   std::ostringstream out_, err_;
+  // No terminal here: approval requests (none in these scripts) are denied.
+  std::unique_ptr<ApprovalPrompter> approvals_ =
+      MakeApprovalPrompter(/*yes=*/false, /*input_fd=*/-1, err_);
 };
 
 TEST_F(TurnRunnerTest, CompletedTurnStreamsTheAnswerAndExitsZero) {
@@ -127,7 +131,7 @@ TEST_F(TurnRunnerTest, ExitCodesFollowTheTurnEnd) {
     ASSERT_TRUE(client.ok());
     std::ostringstream out, err;
     EventPrinter printer(OutputFormat::kText, out, err);
-    TurnRunner runner(*client, printer, err);
+    TurnRunner runner(*client, printer, *approvals_, err);
     EXPECT_EQ(runner.Run(NewSession("p")), c.code) << c.reason;
     EXPECT_NE(err.str().find(c.message), std::string::npos) << err.str();
   }
@@ -197,7 +201,7 @@ TEST_F(TurnRunnerTest, InterruptKeepsStreamingUntilTheTurnEnds) {
   });
   auto client = Client();
   EventPrinter printer(OutputFormat::kText, out_, err_);
-  InterruptingRunner runner(client, printer, err_);
+  InterruptingRunner runner(client, printer, *approvals_, err_);
   EXPECT_EQ(runner.Run(NewSession("p")), kExitCancelled);
   EXPECT_EQ(out_.str(), "Working\n");
   EXPECT_NE(err_.str().find("the turn was cancelled: interrupted"), std::string::npos)
@@ -218,7 +222,7 @@ TEST_F(TurnRunnerTest, InterruptWhileStartingIsSentOnceTheTurnExists) {
   });
   client = std::make_unique<client::RawClient>(Client());
   EventPrinter printer(OutputFormat::kText, out_, err_);
-  runner = std::make_unique<TurnRunner>(*client, printer, err_);
+  runner = std::make_unique<TurnRunner>(*client, printer, *approvals_, err_);
   EXPECT_EQ(runner->Run(NewSession("p")), kExitCancelled);
   auto calls = daemon_.service().calls();
   EXPECT_EQ(std::count(calls.begin(), calls.end(), "InterruptTurn"), 1);
@@ -227,7 +231,7 @@ TEST_F(TurnRunnerTest, InterruptWhileStartingIsSentOnceTheTurnExists) {
 TEST_F(TurnRunnerTest, InterruptBeforeTheTurnStartsNeverStartsIt) {
   auto client = Client();
   EventPrinter printer(OutputFormat::kText, out_, err_);
-  TurnRunner runner(client, printer, err_);
+  TurnRunner runner(client, printer, *approvals_, err_);
   runner.Interrupt();
   EXPECT_EQ(runner.Run(NewSession("p")), kExitCancelled);
   auto calls = daemon_.service().calls();

@@ -32,7 +32,9 @@ inline constexpr char kConfigTemplate[] = R"({
       "model": "fake",
       "system_prompt": "You are a test agent.",
       "max_steps": ${MAX_STEPS},
-      "tools": { "use": ["builtin/*"] }
+      "tools": { "use": ["builtin/*"] },
+      // The loop tests are not about approval (tool_contract_test.cc is).
+      "approval_mode": "allow_all"
     }
   },
   "tools": { "bash": { "timeout_seconds": 30 } }

@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 namespace raw::testing {
@@ -273,7 +274,7 @@ void FakeProviderServer::ReleaseGate() {
   }
 }
 
-bool FakeProviderServer::ParkAtGate() {
+bool FakeProviderServer::ParkAtGate(int fd) {
   absl::MutexLock lock(&mu_);
   if (stopping_) return false;
   if (release_credits_ > 0) {
@@ -281,11 +282,38 @@ bool FakeProviderServer::ParkAtGate() {
     return true;
   }
   const size_t ticket = next_ticket_++;
+  parked_fds_[ticket] = fd;
   auto released = [this, ticket]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return stopping_ || released_tickets_ > ticket;
   };
   mu_.Await(absl::Condition(&released));
+  parked_fds_.erase(ticket);
   return !stopping_;
+}
+
+bool FakeProviderServer::WaitForClientCloseAtGate(absl::Duration timeout) {
+  int watched = -1;
+  {
+    absl::MutexLock lock(&mu_);
+    auto parked = parked_fds_.lower_bound(released_tickets_);
+    if (stopping_ || parked == parked_fds_.end()) return false;
+    // A duplicate keeps the socket open (and the descriptor number unused)
+    // even if the connection thread closes its descriptor meanwhile.
+    watched = fcntl(parked->second, F_DUPFD_CLOEXEC, 0);
+  }
+  if (watched < 0) return false;
+  const absl::Time deadline = absl::Now() + timeout;
+  bool closed = false;
+  for (;;) {
+    pollfd pfd{watched, POLLRDHUP, 0};
+    int64_t left_ms = absl::ToInt64Milliseconds(deadline - absl::Now());
+    int n = poll(&pfd, 1, static_cast<int>(std::max<int64_t>(left_ms, 0)));
+    if (n < 0 && errno == EINTR) continue;
+    closed = n > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+    break;
+  }
+  close(watched);
+  return closed;
 }
 
 void FakeProviderServer::Stop() {
@@ -393,7 +421,7 @@ void FakeProviderServer::Serve(int fd) {
   absl::StrAppend(&head, "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
   bool alive = SendAll(fd, head);
   for (size_t i = 0; alive && i <= response.chunks.size(); ++i) {
-    if (response.gate_before_chunk == i) alive = ParkAtGate();
+    if (response.gate_before_chunk == i) alive = ParkAtGate(fd);
     if (!alive || i == response.chunks.size()) break;
     const std::string& chunk = response.chunks[i];
     if (chunk.empty()) continue;  // an empty chunk would end the body

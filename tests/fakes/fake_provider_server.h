@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,6 +98,12 @@ class FakeProviderServer {
   // Releases the longest-parked response; when none is parked, the next gate
   // reached passes without stopping.
   void ReleaseGate();
+  // True once the client closed (or reset) the connection of the
+  // longest-parked response while it was parked: how a test sees that an
+  // interrupted client aborted its transfer rather than waiting it out.
+  // False when nothing is parked, or after `timeout`. Waits on the socket
+  // (poll), not by sleeping.
+  bool WaitForClientCloseAtGate(absl::Duration timeout = absl::Seconds(10));
 
   // Closes every connection (parked ones included) and joins all threads.
   // Idempotent.
@@ -105,7 +112,7 @@ class FakeProviderServer {
  private:
   void AcceptLoop();
   void Serve(int fd);
-  bool ParkAtGate();  // false when the server is stopping
+  bool ParkAtGate(int fd);  // false when the server is stopping
   ScriptedResponse NextResponse(const RecordedRequest& request);
   void CloseConnection(int fd);
 
@@ -126,6 +133,8 @@ class FakeProviderServer {
   size_t next_ticket_ ABSL_GUARDED_BY(mu_) = 0;
   size_t released_tickets_ ABSL_GUARDED_BY(mu_) = 0;
   size_t release_credits_ ABSL_GUARDED_BY(mu_) = 0;
+  // The connection of each parked response, by ticket.
+  std::map<size_t, int> parked_fds_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace raw::testing

@@ -36,6 +36,46 @@ raw::v1::TurnEndReason ToProto(events::TurnEndReason reason) {
   return raw::v1::TURN_END_REASON_UNSPECIFIED;
 }
 
+raw::v1::ApprovalState ToProto(events::ApprovalState state) {
+  switch (state) {
+    case events::ApprovalState::kPending: return raw::v1::APPROVAL_STATE_PENDING;
+    case events::ApprovalState::kAllowed: return raw::v1::APPROVAL_STATE_ALLOWED;
+    case events::ApprovalState::kDenied: return raw::v1::APPROVAL_STATE_DENIED;
+    case events::ApprovalState::kNotApplicable: return raw::v1::APPROVAL_STATE_NOT_APPLICABLE;
+  }
+  return raw::v1::APPROVAL_STATE_UNSPECIFIED;
+}
+
+raw::v1::ApprovalDecision ToProto(events::ApprovalDecision decision) {
+  switch (decision) {
+    case events::ApprovalDecision::kAllowOnce: return raw::v1::APPROVAL_DECISION_ALLOW_ONCE;
+    case events::ApprovalDecision::kAllowSession: return raw::v1::APPROVAL_DECISION_ALLOW_SESSION;
+    case events::ApprovalDecision::kDeny: return raw::v1::APPROVAL_DECISION_DENY;
+  }
+  return raw::v1::APPROVAL_DECISION_UNSPECIFIED;
+}
+
+absl::StatusOr<events::ApprovalDecision> FromProto(raw::v1::ApprovalDecision decision) {
+  switch (decision) {
+    case raw::v1::APPROVAL_DECISION_ALLOW_ONCE: return events::ApprovalDecision::kAllowOnce;
+    case raw::v1::APPROVAL_DECISION_ALLOW_SESSION: return events::ApprovalDecision::kAllowSession;
+    case raw::v1::APPROVAL_DECISION_DENY: return events::ApprovalDecision::kDeny;
+    default: break;
+  }
+  return absl::InvalidArgumentError(
+      "decision must be APPROVAL_DECISION_ALLOW_ONCE, APPROVAL_DECISION_ALLOW_SESSION or "
+      "APPROVAL_DECISION_DENY");
+}
+
+raw::v1::ApprovalResolution ToProto(events::ApprovalResolution resolution) {
+  switch (resolution) {
+    case events::ApprovalResolution::kAnswered: return raw::v1::APPROVAL_RESOLUTION_ANSWERED;
+    case events::ApprovalResolution::kTimedOut: return raw::v1::APPROVAL_RESOLUTION_TIMED_OUT;
+    case events::ApprovalResolution::kCancelled: return raw::v1::APPROVAL_RESOLUTION_CANCELLED;
+  }
+  return raw::v1::APPROVAL_RESOLUTION_UNSPECIFIED;
+}
+
 namespace {
 
 // Fills the oneof of `out` from one payload alternative. One overload per
@@ -83,6 +123,32 @@ void Fill(const events::ToolResult& p, raw::v1::Event& out) {
   m->set_status(ToProto(p.status));
   m->set_content(p.content);
   m->set_duration_ms(p.duration_ms);
+  m->set_display(p.display);
+}
+void Fill(const events::ApprovalRequested& p, raw::v1::Event& out) {
+  auto* m = out.mutable_approval_requested();
+  m->set_request_id(p.request_id);
+  m->set_timeout_ms(p.timeout_ms);
+  for (const events::ApprovalCall& c : p.calls) {
+    auto* call = m->add_calls();
+    call->set_call_id(c.call_id);
+    call->set_name(c.name);
+    call->set_tool(c.tool);
+    call->set_arguments(c.arguments);
+    call->set_state(ToProto(c.state));
+    call->set_reason(c.reason);
+  }
+}
+void Fill(const events::ApprovalResolved& p, raw::v1::Event& out) {
+  auto* m = out.mutable_approval_resolved();
+  m->set_request_id(p.request_id);
+  m->set_resolution(ToProto(p.resolution));
+  for (const events::ApprovalAnswer& a : p.answers) {
+    auto* answer = m->add_answers();
+    answer->set_call_id(a.call_id);
+    answer->set_decision(ToProto(a.decision));
+    answer->set_message(a.message);
+  }
 }
 void Fill(const events::UsageReport& p, raw::v1::Event& out) {
   auto* m = out.mutable_usage();

@@ -51,6 +51,9 @@ UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& 
 UnaryReactor* InterruptTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                             const raw::v1::InterruptTurnRequest& request,
                             raw::v1::InterruptTurnResponse* response);
+UnaryReactor* RespondToApproval(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                                const raw::v1::RespondToApprovalRequest& request,
+                                raw::v1::RespondToApprovalResponse* response);
 UnaryReactor* GetHistory(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                          const raw::v1::GetHistoryRequest& request,
                          raw::v1::GetHistoryResponse* response);

@@ -1,219 +1,42 @@
 #include "daemon/providers/google/google_provider.h"
 
 #include <utility>
-#include <variant>
-#include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "absl/time/clock.h"
 #include "daemon/providers/google/error_classifier.h"
 #include "daemon/providers/google/request_builder.h"
 #include "daemon/providers/google/stream_decoder.h"
-#include "daemon/providers/openai_chat/error_classifier.h"
-#include "daemon/providers/sse/sse_decoder.h"
 
 namespace raw::providers::google {
 namespace {
 
-// Error bodies are small; a proxy's HTML page is cut here.
-constexpr size_t kMaxErrorBodyBytes = 64 * 1024;
-// A non-streamed answer is one JSON document; this bounds its memory.
-constexpr size_t kMaxJsonBodyBytes = 32 * 1024 * 1024;
-
-ErrorEvent MakeError(ErrorKind kind, bool retryable, std::string message) {
-  ErrorEvent error;
-  error.kind = kind;
-  error.retryable = retryable;
-  error.message = std::move(message);
-  return error;
+StreamingApi GenerateContentApi(const config::ModelConfig& model, const std::string& api_key) {
+  absl::string_view model_id = model.model_id;
+  while (absl::ConsumePrefix(&model_id, "/")) {
+  }
+  StreamingApi api;
+  // "gemini-2.5-pro" is short for the resource "models/gemini-2.5-pro".
+  api.path = absl::StrCat(absl::StrContains(model_id, '/') ? "" : "models/", model_id,
+                          ":streamGenerateContent?alt=sse");
+  if (!api_key.empty()) api.headers.emplace_back("x-goog-api-key", api_key);
+  api.headers.emplace_back("Content-Type", "application/json");
+  api.headers.emplace_back("Accept", "text/event-stream");
+  api.request_id_header = "x-request-id";
+  api.classify_http_error = &ClassifyHttpError;
+  api.build_body = [model](const ModelRequest& request) {
+    return BuildRequestBody(request, model);
+  };
+  api.new_decoder = [] { return std::make_unique<StreamDecoder>(); };
+  return api;
 }
-
-// Receives the HTTP response on the calling thread of Send() and turns it
-// into events for the sink as the bytes arrive.
-class ResponseHandler : public http::HttpResponseHandler {
- public:
-  ResponseHandler(std::string url, ProviderEventSink& sink) : url_(std::move(url)), sink_(sink) {}
-
-  void OnStatus(int status, const http::Headers& headers) override {
-    status_ = status;
-    headers_ = headers;
-    request_id_ = http::FindHeader(headers, "x-request-id");
-    std::string type = absl::AsciiStrToLower(http::FindHeader(headers, "content-type"));
-    if (status < 200 || status >= 300) {
-      mode_ = Mode::kHttpError;
-    } else if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(type), "application/json")) {
-      mode_ = Mode::kJson;
-    } else {
-      mode_ = Mode::kSse;
-    }
-  }
-
-  bool OnBody(std::string_view bytes) override {
-    if (!bytes.empty()) body_seen_ = true;
-    switch (mode_) {
-      case Mode::kHttpError:
-        body_.append(bytes.substr(0, kMaxErrorBodyBytes - body_.size()));
-        return body_.size() < kMaxErrorBodyBytes;
-      case Mode::kJson:
-        if (body_.size() + bytes.size() > kMaxJsonBodyBytes) {
-          json_too_large_ = true;
-          return false;
-        }
-        body_.append(bytes);
-        return true;
-      case Mode::kSse:
-        sse_.Feed(bytes, [this](const sse::SseFrame& frame) { decoder_.Decode(frame, &events_); });
-        if (sse_.overflowed()) {
-          decoder_.Fail(MakeError(ErrorKind::kUnknown, false,
-                                  absl::StrCat("an event in the stream from ", url_, " exceeds ",
-                                               sse::SseDecoder::kDefaultMaxEventBytes, " bytes")),
-                        &events_);
-        }
-        Deliver();
-        return !decoder_.done();  // nothing after the terminal event matters
-      case Mode::kNone:
-        break;
-    }
-    return false;
-  }
-
-  // Ends the stream after Send() returned `sent`, delivering whatever
-  // terminal event is still due. Returns Stream()'s result.
-  absl::Status Complete(const absl::Status& sent, const CancelToken& cancel,
-                        int64_t idle_timeout_ms) {
-    if (!decoder_.done()) {
-      if (sent.code() == absl::StatusCode::kCancelled || cancel.cancelled()) {
-        decoder_.Fail(MakeError(ErrorKind::kCancelled, false,
-                                absl::StrCat("request cancelled: ", cancel.reason())),
-                      &events_);
-      } else if (mode_ == Mode::kNone) {
-        decoder_.Fail(ConnectionError(sent, idle_timeout_ms), &events_);
-      } else if (mode_ == Mode::kHttpError) {
-        decoder_.Fail(ClassifyHttpError(status_, headers_, body_, absl::Now()), &events_);
-      } else if (mode_ == Mode::kJson) {
-        if (json_too_large_) {
-          decoder_.Fail(MakeError(ErrorKind::kUnknown, false,
-                                  absl::StrCat("the response body of ", url_, " exceeds ",
-                                               kMaxJsonBodyBytes, " bytes")),
-                        &events_);
-        } else if (sent.ok()) {
-          decoder_.DecodeNonStreamed(body_, &events_);
-        } else {
-          decoder_.Fail(CutOffError(sent, idle_timeout_ms), &events_);
-        }
-      } else {
-        sse_.Finish();  // a half-read event is dropped either way
-        // Gemini sends nothing after the finishReason chunk, so the answer
-        // is whole even if the connection then failed.
-        if (sent.ok() || decoder_.finish_seen()) {
-          decoder_.Finish(&events_);
-        } else {
-          decoder_.Fail(CutOffError(sent, idle_timeout_ms), &events_);
-        }
-      }
-    }
-    Deliver();
-    return result_;
-  }
-
- private:
-  enum class Mode { kNone, kHttpError, kJson, kSse };
-
-  ErrorEvent ConnectionError(const absl::Status& sent, int64_t idle_timeout_ms) const {
-    switch (sent.code()) {
-      case absl::StatusCode::kDeadlineExceeded:
-        return TimeoutError(idle_timeout_ms);
-      case absl::StatusCode::kInvalidArgument:
-      case absl::StatusCode::kFailedPrecondition:
-      case absl::StatusCode::kUnimplemented:
-        return MakeError(ErrorKind::kInvalidRequest, false,
-                         absl::StrCat("request to ", url_, " failed: ", sent.message()));
-      default:
-        return MakeError(ErrorKind::kNetwork, true,
-                         absl::StrCat("request to ", url_, " failed: ", sent.message()));
-    }
-  }
-
-  ErrorEvent CutOffError(const absl::Status& sent, int64_t idle_timeout_ms) const {
-    if (sent.code() == absl::StatusCode::kDeadlineExceeded) return TimeoutError(idle_timeout_ms);
-    ErrorKind kind = body_seen_ ? ErrorKind::kPrematureEof : ErrorKind::kNetwork;
-    return MakeError(kind, true,
-                     absl::StrCat("the response from ", url_, " was cut off: ", sent.message()));
-  }
-
-  ErrorEvent TimeoutError(int64_t idle_timeout_ms) const {
-    return MakeError(ErrorKind::kTimeout, true,
-                     absl::StrCat("no data from ", url_, " for ", idle_timeout_ms, " ms"));
-  }
-
-  void Deliver() {
-    for (ProviderEvent& event : events_) {
-      if (auto* error = std::get_if<ErrorEvent>(&event)) {
-        if (error->request_id.empty()) error->request_id = request_id_;
-        result_ = openai_chat::ErrorEventToStatus(*error);
-      } else if (std::holds_alternative<FinishEvent>(event)) {
-        result_ = absl::OkStatus();
-      }
-      sink_.OnEvent(event);
-    }
-    events_.clear();
-  }
-
-  std::string url_;
-  sse::SseDecoder sse_;
-  StreamDecoder decoder_;
-  ProviderEventSink& sink_;
-  std::vector<ProviderEvent> events_;
-  absl::Status result_ = absl::UnknownError("the stream produced no terminal event");
-
-  Mode mode_ = Mode::kNone;
-  int status_ = 0;
-  http::Headers headers_;
-  std::string request_id_;
-  std::string body_;  // kHttpError and kJson only
-  bool body_seen_ = false;
-  bool json_too_large_ = false;
-};
 
 }  // namespace
 
 GoogleProvider::GoogleProvider(config::ModelConfig model, http::HttpClient& http,
                                std::string api_key)
-    : model_(std::move(model)), http_(http), api_key_(std::move(api_key)) {}
-
-std::string GoogleProvider::endpoint() const {
-  absl::string_view base = model_.base_url;
-  while (absl::ConsumeSuffix(&base, "/")) {
-  }
-  absl::string_view model_id = model_.model_id;
-  while (absl::ConsumePrefix(&model_id, "/")) {
-  }
-  // "gemini-2.5-pro" is short for the resource "models/gemini-2.5-pro".
-  std::string resource = absl::StrContains(model_id, '/') ? std::string(model_id)
-                                                          : absl::StrCat("models/", model_id);
-  return absl::StrCat(base, "/", resource, ":streamGenerateContent?alt=sse");
-}
-
-absl::Status GoogleProvider::Stream(const ModelRequest& request, ProviderEventSink& sink,
-                                    const CancelToken& cancel) {
-  http::HttpRequest http_request;
-  http_request.method = "POST";
-  http_request.url = endpoint();
-  if (!api_key_.empty()) http_request.headers.emplace_back("x-goog-api-key", api_key_);
-  http_request.headers.emplace_back("Content-Type", "application/json");
-  http_request.headers.emplace_back("Accept", "text/event-stream");
-  http_request.body = BuildRequestBody(request, model_);
-  http_request.connect_timeout_ms = model_.connect_timeout_ms;
-  http_request.idle_timeout_ms = model_.idle_timeout_ms;
-
-  ResponseHandler handler(http_request.url, sink);
-  absl::Status sent = cancel.cancelled() ? absl::CancelledError(cancel.reason())
-                                         : http_.Send(http_request, handler, cancel);
-  return handler.Complete(sent, cancel, model_.idle_timeout_ms);
-}
+    : StreamingProvider(model, http, GenerateContentApi(model, api_key)) {}
 
 std::unique_ptr<Provider> MakeGoogleProvider(const config::ModelConfig& model,
                                              http::HttpClient& http, std::string api_key,

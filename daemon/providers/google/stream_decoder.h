@@ -51,30 +51,25 @@
 #include "daemon/events/usage.h"
 #include "daemon/providers/provider_event.h"
 #include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/providers/vendor_decoder.h"
 
 namespace raw::providers::google {
 
-class StreamDecoder {
+class StreamDecoder : public VendorDecoder {
  public:
   StreamDecoder() = default;
 
-  // Decodes one SSE frame, appending the resulting events to `out`.
-  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out);
+  // VendorDecoder. Gemini sends no terminator: Finish() completes the answer
+  // when a finishReason was seen, else it ends with kPrematureEof.
+  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
+  void Finish(std::vector<ProviderEvent>* out) override;
+  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) override;
+  void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
+  bool done() const override { return done_; }
 
-  // The body ended cleanly (EOF). Appends the terminal events if none was
-  // produced yet: Finish when a finishReason was seen, else kPrematureEof.
-  void Finish(std::vector<ProviderEvent>* out);
-
-  // Ends the stream with an error decided by the caller (transport failure,
-  // cancellation); after_output is filled in here. No-op once done().
-  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out);
-
-  // Decodes a complete non-streamed body, terminal event included.
-  void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out);
-
-  bool done() const { return done_; }
   // A finishReason (or blockReason) arrived: the answer is complete.
   bool finish_seen() const { return finish_reason_.has_value(); }
+  bool answer_complete() const override { return finish_seen(); }
   bool after_output() const { return after_output_; }
 
  private:

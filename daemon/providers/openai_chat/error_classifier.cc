@@ -310,37 +310,4 @@ ErrorEvent ClassifyStreamError(const Json& error) {
   return event;
 }
 
-absl::Status ErrorEventToStatus(const ErrorEvent& error) {
-  const std::string& m = error.message;
-  switch (error.kind) {
-    case ErrorKind::kCancelled:
-      return absl::CancelledError(m);
-    case ErrorKind::kTimeout:
-      return absl::DeadlineExceededError(m);
-    case ErrorKind::kRateLimited:
-    case ErrorKind::kBilling:
-      return absl::ResourceExhaustedError(m);
-    case ErrorKind::kAuth:
-      return absl::UnauthenticatedError(m);
-    case ErrorKind::kPermission:
-      return absl::PermissionDeniedError(m);
-    case ErrorKind::kNotFound:
-      return absl::NotFoundError(m);
-    case ErrorKind::kInvalidRequest:
-      return absl::InvalidArgumentError(m);
-    case ErrorKind::kContextOverflow:
-      return absl::OutOfRangeError(m);
-    case ErrorKind::kContentPolicy:
-      return absl::FailedPreconditionError(m);
-    case ErrorKind::kOverloaded:
-    case ErrorKind::kServer:
-    case ErrorKind::kNetwork:
-    case ErrorKind::kPrematureEof:
-      return absl::UnavailableError(m);
-    case ErrorKind::kUnknown:
-      break;
-  }
-  return absl::UnknownError(m);
-}
-
 }  // namespace raw::providers::openai_chat

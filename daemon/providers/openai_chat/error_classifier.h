@@ -42,7 +42,8 @@ ErrorEvent ClassifyStreamError(const Json& error);
 // ignored; long ones are kept (the retry policy decides what to do).
 std::optional<int64_t> RetryAfterMs(const http::Headers& headers, absl::Time now);
 
-// The absl::Status a Provider returns together with `error`.
-absl::Status ErrorEventToStatus(const ErrorEvent& error);
+// The absl::Status a Provider returns together with `error` (shared by all
+// adapters; declared in provider_event.h).
+using ::raw::providers::ErrorEventToStatus;
 
 }  // namespace raw::providers::openai_chat

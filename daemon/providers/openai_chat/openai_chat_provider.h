@@ -1,14 +1,12 @@
 // OpenAiChatProvider: the Provider for the openai-chat-completions method
 // (OpenAI and the compatible servers: DeepSeek, Ollama, llama-server).
 //
-// One Stream() call is one HTTP request, POST {base_url}/chat/completions,
-// with no retries (the retry policy lives above providers). The body bytes go
-// through SseDecoder and StreamDecoder and every event reaches the sink as
-// soon as its bytes arrive. A status outside 2xx is collected and classified
-// (error_classifier.h); a 200 application/json body (a server that ignored
-// stream:true) is decoded whole. Transport outcomes of HttpClient become
-// ErrorEvents: cancellation -> kCancelled, idle deadline -> kTimeout, a
-// connection that failed -> kNetwork, a body cut off -> kPrematureEof.
+// Each request is POST {base_url}/chat/completions with "Authorization:
+// Bearer <key>" when a key is set; the body comes from request_builder.h,
+// errors are classified by error_classifier.h and the request id is read
+// from "x-request-id". Streaming, transport outcomes and cancellation are
+// StreamingProvider's (streaming_provider.h). An answer whose finish_reason
+// arrived is complete even if the connection then fails before [DONE].
 //
 // Ownership: borrows the HttpClient, which must outlive the provider.
 // Thread-compatible: one Stream() at a time (see provider.h).
@@ -17,33 +15,25 @@
 #include <optional>
 #include <string>
 
-#include "absl/status/status.h"
-#include "common/cancel_token.h"
 #include "daemon/config/config.h"
 #include "daemon/http/http_client.h"
-#include "daemon/providers/provider.h"
+#include "daemon/providers/streaming_provider.h"
 
 namespace raw::providers::openai_chat {
 
-class OpenAiChatProvider : public Provider {
+// The headers of a streaming request to OpenAI's APIs (Chat Completions and
+// Responses): "Authorization: Bearer <key>" when `api_key` is set and not
+// empty, JSON in, an event stream out.
+http::Headers OpenAiRequestHeaders(const std::optional<std::string>& api_key);
+
+class OpenAiChatProvider : public StreamingProvider {
  public:
   // `api_key` is sent as "Authorization: Bearer <key>" when set;
-  // `prompt_cache_key` as the body's "prompt_cache_key" when set.
+  // `prompt_cache_key` as the body's "prompt_cache_key" when set. The
+  // endpoint is "{base_url}/chat/completions".
   OpenAiChatProvider(config::ModelConfig model, http::HttpClient& http,
                      std::optional<std::string> api_key,
                      std::optional<std::string> prompt_cache_key = std::nullopt);
-
-  absl::Status Stream(const ModelRequest& request, ProviderEventSink& sink,
-                      const CancelToken& cancel) override;
-
-  // "{base_url}/chat/completions" (one slash between the parts).
-  std::string endpoint() const;
-
- private:
-  config::ModelConfig model_;
-  http::HttpClient& http_;
-  std::optional<std::string> api_key_;
-  std::optional<std::string> prompt_cache_key_;
 };
 
 }  // namespace raw::providers::openai_chat

@@ -44,31 +44,24 @@
 #include "daemon/events/usage.h"
 #include "daemon/providers/provider_event.h"
 #include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/providers/vendor_decoder.h"
 
 namespace raw::providers::openai_chat {
 
-class StreamDecoder {
+class StreamDecoder : public VendorDecoder {
  public:
   // `provider` labels the OpaqueBlobs this decoder produces ("deepseek").
   explicit StreamDecoder(std::string provider);
 
-  // Decodes one SSE frame, appending the resulting events to `out`.
-  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out);
+  // VendorDecoder. Finish() completes the answer when a finish_reason was
+  // seen, else it ends with kPrematureEof.
+  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
+  void Finish(std::vector<ProviderEvent>* out) override;
+  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) override;
+  void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
+  bool done() const override { return done_; }
+  bool answer_complete() const override { return finish_seen(); }
 
-  // The body ended cleanly (EOF). Appends the terminal events if none was
-  // produced yet: Finish when a finish_reason was seen, else kPrematureEof.
-  void Finish(std::vector<ProviderEvent>* out);
-
-  // Ends the stream with an error decided by the caller (transport failure,
-  // cancellation); after_output is filled in here. No-op once done().
-  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out);
-
-  // Decodes a complete non-streamed response body into the full event
-  // sequence, terminal event included.
-  void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out);
-
-  // A terminal event (Finish or Error) has been produced.
-  bool done() const { return done_; }
   // A finish_reason arrived (the content of the answer is complete).
   bool finish_seen() const { return finish_reason_.has_value(); }
   // Some text, reasoning or tool-call event has been produced.

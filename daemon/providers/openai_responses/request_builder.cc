@@ -98,6 +98,13 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   body["store"] = false;
   body["include"] = OrderedJson::array({"reasoning.encrypted_content"});
   if (!request.system_prompt.empty()) body["instructions"] = request.system_prompt;
+  if (model.reasoning_effort.has_value()) {
+    // Summaries are what a reasoning model streams as reasoning text.
+    OrderedJson reasoning = OrderedJson::object();
+    reasoning["effort"] = *model.reasoning_effort;
+    reasoning["summary"] = "auto";
+    body["reasoning"] = std::move(reasoning);
+  }
   if (model.max_output_tokens.has_value()) body["max_output_tokens"] = *model.max_output_tokens;
   if (prompt_cache_key.has_value() && !prompt_cache_key->empty()) {
     body["prompt_cache_key"] = *prompt_cache_key;

@@ -10,6 +10,11 @@
 // prefix). To keep that property visible in the bytes, "input" is the last
 // key of the body.
 //
+// Settings: model.reasoning_effort, when set, is sent as "reasoning":
+// {"effort": <it>, "summary": "auto"} (reasoning models then stream
+// summaries); unset sends no reasoning settings. max_output_tokens goes in
+// "max_output_tokens".
+//
 // Mapping: the system prompt goes in "instructions" (left out when empty);
 // tools are flat {"type":"function",name,description,parameters,strict:false}
 // (Raw's schemas are not guaranteed to meet the strict subset); user text ->

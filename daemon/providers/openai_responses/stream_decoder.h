@@ -56,30 +56,23 @@
 #include "daemon/events/usage.h"
 #include "daemon/providers/provider_event.h"
 #include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/providers/vendor_decoder.h"
 
 namespace raw::providers::openai_responses {
 
-class StreamDecoder {
+class StreamDecoder : public VendorDecoder {
  public:
   StreamDecoder() = default;
 
-  // Decodes one SSE frame, appending the resulting events to `out`.
-  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out);
+  // VendorDecoder. Only a terminal event (response.completed, .incomplete,
+  // .failed, error) completes the stream; Finish() before one appends
+  // kPrematureEof.
+  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
+  void Finish(std::vector<ProviderEvent>* out) override;
+  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) override;
+  void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
+  bool done() const override { return done_; }
 
-  // The body ended (EOF). Appends kPrematureEof unless a terminal event was
-  // decoded.
-  void Finish(std::vector<ProviderEvent>* out);
-
-  // Ends the stream with an error decided by the caller (transport failure,
-  // cancellation); after_output is filled in here. No-op once done().
-  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out);
-
-  // Decodes a complete non-streamed response object into the full event
-  // sequence, terminal event included.
-  void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out);
-
-  // A terminal event (Finish or Error) has been produced.
-  bool done() const { return done_; }
   // Some text, reasoning or tool-call event has been produced.
   bool after_output() const { return after_output_; }
 

@@ -245,7 +245,7 @@ ToolOutput Finish(events::ToolStatus status, const BashOutput& output, const std
   if (text.empty()) text = "(no output)";
   if (text.back() != '\n') text += '\n';
   absl::StrAppend(&text, "[", note, "]");
-  return {status, std::move(text)};
+  return {status, std::move(text), {}};
 }
 
 ToolOutput RunBash(const Json& args, const ToolContext& ctx) {
@@ -343,6 +343,8 @@ ToolSpec MakeBashTool() {
       {"required", {"command"}},
       {"additionalProperties", false}};
   spec.read_only = false;
+  spec.rule_subject = RuleSubject::kCommand;
+  spec.rule_argument = "command";
   spec.handler = RunBash;
   return spec;
 }

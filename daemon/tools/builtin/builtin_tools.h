@@ -20,4 +20,21 @@ ToolSpec MakeWriteFileTool();
 // builtin/bash: runs a command with /bin/bash in its own process group.
 ToolSpec MakeBashTool();
 
+// builtin/edit_file: replaces an exact string in a text file (once, or
+// everywhere), atomically; the display carries a unified diff.
+ToolSpec MakeEditFileTool();
+
+// builtin/glob: files whose paths match a glob, newest first.
+ToolSpec MakeGlobTool();
+
+// builtin/grep: lines matching an RE2 regular expression in a file or tree.
+ToolSpec MakeGrepTool();
+
+// builtin/list_dir: a directory's entries, optionally a few levels deep.
+ToolSpec MakeListDirTool();
+
+// builtin/web_fetch: an http(s) URL fetched through ToolContext::http and
+// returned as text.
+ToolSpec MakeWebFetchTool();
+
 }  // namespace raw::tools::builtin

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/tool_args.h"
+#include "daemon/tools/builtin/utf8.h"
 
 namespace raw::tools::builtin {
 namespace {
@@ -26,35 +27,6 @@ constexpr size_t kChunkBytes = 64 * 1024;
 // grep use).
 constexpr size_t kBinarySniffBytes = 8 * 1024;
 constexpr int64_t kDefaultMaxReadBytes = 256 * 1024;
-
-// Length of the longest prefix of `s` that is well-formed UTF-8; s.size()
-// when all of it is.
-size_t ValidUtf8Prefix(const std::string& s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return i;
-    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
-    for (size_t k = 1; k < len; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-                    (len == 4 && cp < 0x10000);
-    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-    i += len;
-  }
-  return i;
-}
-
-// `n` or less, so that s[0, result) does not end inside a UTF-8 sequence.
-size_t Utf8Floor(const std::string& s, size_t n) {
-  if (n >= s.size()) return s.size();
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;
-  return n;
-}
 
 int64_t LineOfByte(const std::string& s, size_t pos, int64_t first_line) {
   int64_t line = first_line;
@@ -92,7 +64,7 @@ ToolOutput ReadFile(const Json& args, const ToolContext& ctx) {
   if (stat(path.c_str(), &st) != 0) return ToolOutput::Error(Describe(path, errno));
   if (S_ISDIR(st.st_mode)) {
     return ToolOutput::Error(absl::StrCat(
-        path, " is a directory; read_file reads files (list directories with a shell command)"));
+        path, " is a directory; read_file reads files (list directories with list_dir)"));
   }
   if (!S_ISREG(st.st_mode)) {
     return ToolOutput::Error(absl::StrCat(
@@ -226,6 +198,8 @@ ToolSpec MakeReadFileTool() {
       {"required", {"path"}},
       {"additionalProperties", false}};
   spec.read_only = true;
+  spec.rule_subject = RuleSubject::kPath;
+  spec.rule_argument = "path";
   spec.handler = ReadFile;
   return spec;
 }

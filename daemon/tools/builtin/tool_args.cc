@@ -67,6 +67,27 @@ absl::StatusOr<std::optional<int64_t>> OptionalInteger(const Json& args, const s
   return std::optional<int64_t>(value);
 }
 
+absl::StatusOr<bool> OptionalBool(const Json& args, const std::string& key, bool fallback) {
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument \"", key, "\" must be a boolean, got ", it->type_name()));
+  }
+  return it->get<bool>();
+}
+
+absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args,
+                                                          const std::string& key) {
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_string()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument \"", key, "\" must be a string, got ", it->type_name()));
+  }
+  return std::optional<std::string>(it->get<std::string>());
+}
+
 absl::StatusOr<std::string> ResolvePath(const std::string& cwd, const std::string& path) {
   if (path.empty()) return absl::InvalidArgumentError("argument \"path\" is empty");
   if (path.find('\0') != std::string::npos) {
@@ -82,6 +103,16 @@ absl::StatusOr<std::string> ResolvePath(const std::string& cwd, const std::strin
   // "dir/" normalizes to "dir/"; drop the trailing separator for messages.
   if (resolved.size() > 1 && resolved.back() == '/') resolved.pop_back();
   return resolved;
+}
+
+std::string DisplayPath(const std::string& cwd, const std::string& path) {
+  if (path == cwd) return ".";
+  std::string base = cwd;
+  if (base.empty() || base.back() != '/') base += '/';
+  if (path.size() > base.size() && path.compare(0, base.size(), base) == 0) {
+    return path.substr(base.size());
+  }
+  return path;
 }
 
 }  // namespace raw::tools::builtin

@@ -31,9 +31,22 @@ absl::StatusOr<std::string> RequiredString(const Json& args, const std::string& 
 absl::StatusOr<std::optional<int64_t>> OptionalInteger(const Json& args, const std::string& key,
                                                        int64_t min);
 
+// The boolean at `key`; `fallback` when absent or null, an error when it is
+// not a boolean.
+absl::StatusOr<bool> OptionalBool(const Json& args, const std::string& key, bool fallback);
+
+// The string at `key`, nullopt when absent or null; an error when it is not
+// a string.
+absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args,
+                                                          const std::string& key);
+
 // `path` made absolute against `cwd` and lexically normalized. Absolute
 // paths are kept as they are: the working directory is not a boundary. A
 // leading '~' is refused rather than silently taken as a directory name.
 absl::StatusOr<std::string> ResolvePath(const std::string& cwd, const std::string& path);
+
+// `path` (absolute, normalized) as results show it: relative to `cwd` when
+// it lies inside it ("src/a.cc"; "." for cwd itself), absolute otherwise.
+std::string DisplayPath(const std::string& cwd, const std::string& path);
 
 }  // namespace raw::tools::builtin

@@ -6,20 +6,16 @@
 // symlink is followed (its target is replaced, the link stays); an existing
 // file keeps its permission bits; a new one gets 0666 minus the umask.
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/tools/builtin/atomic_write.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/tool_args.h"
 
@@ -28,34 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The process umask, read without changing it (umask(2) would race with
-// other threads creating files). Falls back to the common 022.
-mode_t CurrentUmask() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Umask:", 0) == 0) {
-      return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8)) & 0777;
-    }
-  }
-  return 022;
-}
-
 std::string Errno(const std::string& what, const std::string& path, int err) {
   return absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(err));
-}
-
-bool WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 ToolOutput WriteFile(const Json& args, const ToolContext& ctx) {
@@ -82,7 +52,7 @@ ToolOutput WriteFile(const Json& args, const ToolContext& ctx) {
   }
 
   bool existed = false;
-  mode_t mode = 0666 & ~CurrentUmask();
+  mode_t mode = NewFileMode();
   struct stat st;
   if (stat(target.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
@@ -102,28 +72,8 @@ ToolOutput WriteFile(const Json& args, const ToolContext& ctx) {
   fs::create_directories(parent, ec);
   if (ec) return ToolOutput::Error(Errno("create directory", parent.string(), ec.value()));
 
-  std::string tmp = (parent / absl::StrCat(".", fs::path(target).filename().string(),
-                                           ".raw-tmp-XXXXXX"))
-                        .string();
-  int fd = mkostemp(tmp.data(), O_CLOEXEC);
-  if (fd < 0) return ToolOutput::Error(Errno("create a temporary file in", parent.string(), errno));
-  auto fail = [&](const std::string& what, int err) {
-    close(fd);
-    unlink(tmp.c_str());
-    return ToolOutput::Error(Errno(what, target, err));
-  };
-  if (!WriteAll(fd, *content)) return fail("write", errno);
-  if (fchmod(fd, mode) != 0) return fail("set the mode of", errno);
-  if (fsync(fd) != 0) return fail("flush", errno);
-  if (close(fd) != 0) {
-    int err = errno;
-    unlink(tmp.c_str());
-    return ToolOutput::Error(Errno("write", target, err));
-  }
-  if (rename(tmp.c_str(), target.c_str()) != 0) {
-    int err = errno;
-    unlink(tmp.c_str());
-    return ToolOutput::Error(Errno("replace", target, err));
+  if (absl::Status s = ReplaceFileAtomically(target, *content, mode); !s.ok()) {
+    return ToolOutput::Error(std::string(s.message()));
   }
   return ToolOutput::Ok(absl::StrCat(existed ? "Overwrote " : "Created ", target, " (",
                                      content->size(), " bytes written)"));
@@ -152,6 +102,8 @@ ToolSpec MakeWriteFileTool() {
       {"required", {"path", "content"}},
       {"additionalProperties", false}};
   spec.read_only = false;
+  spec.rule_subject = RuleSubject::kPath;
+  spec.rule_argument = "path";
   spec.handler = WriteFile;
   return spec;
 }

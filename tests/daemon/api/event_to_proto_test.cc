@@ -48,21 +48,21 @@ std::vector<EventCase> Cases() {
       {"tool_started", events::ToolStarted{"call_1", "bash", "builtin/bash"},
        R"(tool_started { call_id: "call_1" name: "bash" tool: "builtin/bash" })"},
       {"tool_result_ok",
-       events::ToolResult{"call_1", "bash", "builtin/bash", events::ToolStatus::kOk, "out", 12},
+       events::ToolResult{"call_1", "bash", "builtin/bash", events::ToolStatus::kOk, "out", 12, {}},
        R"(tool_result { call_id: "call_1" name: "bash" tool: "builtin/bash"
                         status: TOOL_RESULT_STATUS_OK content: "out" duration_ms: 12 })"},
       {"tool_result_error",
-       events::ToolResult{"c", "x", "", events::ToolStatus::kError, "unknown tool", 0},
+       events::ToolResult{"c", "x", "", events::ToolStatus::kError, "unknown tool", 0, {}},
        R"(tool_result { call_id: "c" name: "x" status: TOOL_RESULT_STATUS_ERROR
                         content: "unknown tool" })"},
       {"tool_result_cancelled",
-       events::ToolResult{"c", "x", "t", events::ToolStatus::kCancelled, "", 0},
+       events::ToolResult{"c", "x", "t", events::ToolStatus::kCancelled, "", 0, {}},
        R"(tool_result { call_id: "c" name: "x" tool: "t" status: TOOL_RESULT_STATUS_CANCELLED })"},
       {"tool_result_denied",
-       events::ToolResult{"c", "x", "t", events::ToolStatus::kDenied, "", 0},
+       events::ToolResult{"c", "x", "t", events::ToolStatus::kDenied, "", 0, {}},
        R"(tool_result { call_id: "c" name: "x" tool: "t" status: TOOL_RESULT_STATUS_DENIED })"},
       {"tool_result_skipped",
-       events::ToolResult{"c", "x", "t", events::ToolStatus::kSkipped, "", 0},
+       events::ToolResult{"c", "x", "t", events::ToolStatus::kSkipped, "", 0, {}},
        R"(tool_result { call_id: "c" name: "x" tool: "t" status: TOOL_RESULT_STATUS_SKIPPED })"},
       {"usage_partial", events::UsageReport{partial, 2},
        R"(usage { usage { input_tokens: 1200 output_tokens: 80 cache_read_tokens: 0 } step: 2 })"},
@@ -87,6 +87,36 @@ std::vector<EventCase> Cases() {
       {"stream_reset", events::StreamReset{"retrying after 503"},
        R"(stream_reset { reason: "retrying after 503" })"},
       {"resync", events::Resync{41}, R"(resync { last_delivered_seq: 41 })"},
+      {"tool_result_display",
+       events::ToolResult{"c", "e", "t", events::ToolStatus::kOk, "ok", 1, "+x"},
+       R"(tool_result { call_id: "c" name: "e" tool: "t" status: TOOL_RESULT_STATUS_OK
+                        content: "ok" duration_ms: 1 display: "+x" })"},
+      {"approval_requested",
+       events::ApprovalRequested{"apr_1",
+                                 {{"c1", "bash", "builtin/bash", "{}",
+                                   events::ApprovalState::kPending, "asks"},
+                                  {"c2", "x", "", "{", events::ApprovalState::kNotApplicable, ""},
+                                  {"c3", "y", "t", "{}", events::ApprovalState::kDenied, "rule"},
+                                  {"c4", "z", "t", "{}", events::ApprovalState::kAllowed, ""}},
+                                 5000},
+       R"(approval_requested { request_id: "apr_1" timeout_ms: 5000
+            calls { call_id: "c1" name: "bash" tool: "builtin/bash" arguments: "{}"
+                    state: APPROVAL_STATE_PENDING reason: "asks" }
+            calls { call_id: "c2" name: "x" arguments: "{" state: APPROVAL_STATE_NOT_APPLICABLE }
+            calls { call_id: "c3" name: "y" tool: "t" arguments: "{}"
+                    state: APPROVAL_STATE_DENIED reason: "rule" }
+            calls { call_id: "c4" name: "z" tool: "t" arguments: "{}"
+                    state: APPROVAL_STATE_ALLOWED } })"},
+      {"approval_resolved",
+       events::ApprovalResolved{"apr_1",
+                                {{"c1", events::ApprovalDecision::kAllowOnce, ""},
+                                 {"c2", events::ApprovalDecision::kAllowSession, ""},
+                                 {"c3", events::ApprovalDecision::kDeny, "no"}},
+                                events::ApprovalResolution::kAnswered},
+       R"(approval_resolved { request_id: "apr_1" resolution: APPROVAL_RESOLUTION_ANSWERED
+            answers { call_id: "c1" decision: APPROVAL_DECISION_ALLOW_ONCE }
+            answers { call_id: "c2" decision: APPROVAL_DECISION_ALLOW_SESSION }
+            answers { call_id: "c3" decision: APPROVAL_DECISION_DENY message: "no" } })"},
   };
 }
 

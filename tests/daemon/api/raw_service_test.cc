@@ -41,7 +41,8 @@ constexpr char kConfig[] = R"({
     }
   },
   "agents": {
-    "coder": { "model": "fake", "max_steps": 4, "tools": { "use": ["builtin/*"] } }
+    "coder": { "model": "fake", "max_steps": 4, "tools": { "use": ["builtin/*"] },
+                "approval_mode": "allow_all" }
   }
 })";
 

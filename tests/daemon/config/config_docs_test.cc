@@ -132,6 +132,9 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersKeys) {
   EXPECT_EQ(PropertyNames(tools), AsSet(kToolsKeys));
   EXPECT_EQ(PropertyNames(tools.at("properties").at("bash")), AsSet(kToolsBashKeys));
   EXPECT_EQ(PropertyNames(tools.at("properties").at("files")), AsSet(kToolsFilesKeys));
+  EXPECT_EQ(PropertyNames(tools.at("properties").at("web_fetch")), AsSet(kToolsWebFetchKeys));
+  EXPECT_EQ(PropertyNames(Def("rule")), AsSet(kRuleKeys));
+  EXPECT_EQ(PropertyNames(Def("hook")), AsSet(kHookKeys));
   ExpectClosedObjects(schema_, "");
 }
 
@@ -157,6 +160,13 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersValues) {
   EXPECT_EQ(model.at("max_retries").at("maximum"), kMaxModelRetries);
   EXPECT_EQ(model.at("max_retries").at("default"), ModelConfig().max_retries);
   const Json& agent = Def("agent").at("properties");
+  EXPECT_EQ(AsSet(agent.at("approval_mode").at("enum").get<std::vector<std::string>>()),
+            AsSet(kApprovalModes));
+  const Json& hook = Def("hook").at("properties");
+  EXPECT_EQ(AsSet(hook.at("event").at("enum").get<std::vector<std::string>>()),
+            AsSet(kHookEvents));
+  EXPECT_EQ(AsSet(hook.at("on_failure").at("enum").get<std::vector<std::string>>()),
+            AsSet(kHookFailurePolicies));
   EXPECT_EQ(agent.at("max_steps").at("minimum"), 1);
   EXPECT_EQ(agent.at("max_steps").at("maximum"), kMaxSteps);
   EXPECT_EQ(agent.at("compact").at("properties").at("keep_recent_turns").at("maximum"),

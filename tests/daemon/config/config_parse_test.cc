@@ -104,7 +104,7 @@ TEST(ConfigParseTest, ToolSettings) {
           R"({"tools": {"bash": {"timeout_seconds": "2m", "max_output_bytes": 0, "shell": "zsh"},
                                   "files": {"max_read_bytes": 2147483648}, "web": {}}})"),
       ElementsAre(
-          "tools.web: unknown key (expected one of: bash, files)",
+          "tools.web: unknown key (expected one of: bash, files, web_fetch)",
           "tools.bash.shell: unknown key (expected one of: timeout_seconds, max_output_bytes)",
           R"(tools.bash.timeout_seconds: expected a positive number of seconds, got "2m")",
           "tools.bash.max_output_bytes: expected a positive integer, got 0",
@@ -116,7 +116,7 @@ TEST(ConfigParseTest, ToolSettings) {
 TEST(ConfigParseTest, UnknownTopLevelKeyAndSchemaKey) {
   EXPECT_THAT(ProblemLines(R"({"model": {}})"),
               ElementsAre("model: unknown key (expected one of: $schema, default_agent, models, "
-                          "agents, tools)"));
+                          "agents, tools, hooks, skill_dirs)"));
   EXPECT_THAT(ProblemLines(R"({"$schema": "./config.schema.json"})"), IsEmpty());
   EXPECT_THAT(ProblemLines(R"({"$schema": 1})"), ElementsAre("$schema: expected a string, got 1"));
 }
@@ -188,7 +188,7 @@ TEST(ConfigParseTest, CollectsEveryProblemInOneRun) {
   EXPECT_THAT(
       lines,
       ElementsAre(
-          "extra: unknown key (expected one of: $schema, default_agent, models, agents, tools)",
+          "extra: unknown key (expected one of: $schema, default_agent, models, agents, tools, hooks, skill_dirs)",
           HasSubstr("models.flash.modle_id: unknown key"),
           HasSubstr("models.flash.method: unknown method \"anthropic\""),
           HasSubstr("models.flash.model_id: required key is missing"),

@@ -85,8 +85,8 @@ TEST(BuiltinDefaultsTest, DefaultAgent) {
   EXPECT_EQ(agent.model, "");  // chosen by ResolveAgent
   EXPECT_EQ(agent.system_prompt, DefaultSystemPrompt());
   EXPECT_THAT(agent.system_prompt, HasSubstr("coding agent"));
-  EXPECT_THAT(agent.tools_use,
-              ElementsAre("builtin/read_file", "builtin/write_file", "builtin/bash"));
+  EXPECT_THAT(agent.tools_use, ElementsAre("builtin/*"));
+  EXPECT_EQ(agent.approval_mode, ApprovalMode::kDefault);
   EXPECT_EQ(agent.max_steps, 50);
   EXPECT_EQ(agent.compact.trigger_tokens, std::nullopt);
 }

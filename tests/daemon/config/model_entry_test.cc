@@ -109,7 +109,7 @@ TEST(ModelEntryTest, UnknownKeyNamesPathAndKnownKeys) {
                           "model_id, base_url, api_key_env, context_window_tokens, "
                           "max_output_tokens, system_role, max_tokens_field, "
                           "idle_timeout_seconds, connect_timeout_seconds, cache, max_retries, "
-                          "reasoning_content)"));
+                          "reasoning_content, reasoning_effort)"));
 }
 
 TEST(ModelEntryTest, RequiredFieldsAreReportedEachWithItsPath) {

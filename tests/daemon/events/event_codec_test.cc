@@ -28,8 +28,8 @@ std::vector<EventPayload> SamplePayloads() {
                      {"call_2", "nope", "", "{}"}}},
       ToolCallBatch{},
       ToolStarted{"call_1", "read_file", "builtin/read_file"},
-      ToolResult{"call_1", "read_file", "builtin/read_file", ToolStatus::kDenied, "denied", 42},
-      ToolResult{"c", "n", "t", ToolStatus::kSkipped, "", -1},
+      ToolResult{"call_1", "read_file", "builtin/read_file", ToolStatus::kDenied, "denied", 42, {}},
+      ToolResult{"c", "n", "t", ToolStatus::kSkipped, "", -1, {}},
       UsageReport{partial, 2},
       UsageReport{full, 1},
       UsageReport{Usage{}, 7},
@@ -37,6 +37,22 @@ std::vector<EventPayload> SamplePayloads() {
       TurnEnded{TurnEndReason::kMaxSteps, "limit", 8},
       StreamReset{"retry after 429"},
       Resync{18446744073709551615ull},
+      ToolResult{"c", "edit_file", "builtin/edit_file", ToolStatus::kOk, "Replaced", 3,
+                 "--- a\n+++ b\n"},
+      ApprovalRequested{"apr_1",
+                        {{"c1", "bash", "builtin/bash", R"({"command":"ls"})",
+                          ApprovalState::kAllowed, "rule 0"},
+                         {"c2", "write_file", "builtin/write_file", "{}", ApprovalState::kPending,
+                          "asks"},
+                         {"c3", "x", "", "{", ApprovalState::kNotApplicable, "invalid"},
+                         {"c4", "y", "t", "{}", ApprovalState::kDenied, "deny rule"}},
+                        300000},
+      ApprovalResolved{"apr_1",
+                       {{"c2", ApprovalDecision::kAllowSession, ""},
+                        {"c3", ApprovalDecision::kDeny, "no"},
+                        {"c4", ApprovalDecision::kAllowOnce, ""}},
+                       ApprovalResolution::kTimedOut},
+      ApprovalResolved{"apr_2", {}, ApprovalResolution::kCancelled},
   };
 }
 
@@ -57,7 +73,7 @@ TEST(EventCodecTest, EveryPayloadAlternativeRoundTrips) {
 TEST(EventCodecTest, EncodingIsStable) {
   EXPECT_EQ(EncodePayload(AssistantMessage{"hi", "r", 2}),
             R"({"kind":"assistant_message","text":"hi","reasoning":"r","step":2})");
-  EXPECT_EQ(EncodePayload(ToolResult{"c1", "ls", "builtin/ls", ToolStatus::kError, "boom", 9}),
+  EXPECT_EQ(EncodePayload(ToolResult{"c1", "ls", "builtin/ls", ToolStatus::kError, "boom", 9, {}}),
             R"({"kind":"tool_result","call_id":"c1","name":"ls","tool":"builtin/ls",)"
             R"("status":"error","content":"boom","duration_ms":9})");
   EXPECT_EQ(EncodePayload(TurnEnded{TurnEndReason::kCancelled, "", 1}),

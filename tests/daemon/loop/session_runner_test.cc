@@ -175,6 +175,7 @@ class SessionRunnerTest : public ::testing::Test {
     plan.agent.agent.name = "a";
     plan.agent.agent.system_prompt = "sys";
     plan.agent.agent.max_steps = max_steps;
+    plan.agent.agent.approval_mode = config::ApprovalMode::kAllowAll;
     plan.provider = std::make_unique<ScriptedProvider>(book_);
     plan.tools["echo"] = &echo_;
     plan.tools["wait"] = &wait_;

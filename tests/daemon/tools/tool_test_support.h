@@ -55,10 +55,12 @@ inline std::string ReadText(const std::string& path) {
   return ss.str();
 }
 
-// Runs `spec`'s handler with `arguments` in `cwd`.
+// Runs `spec`'s handler with `arguments` in `cwd`; `http` is what
+// ToolContext::http gets (null: no client).
 inline ToolOutput Call(const ToolSpec& spec, const Json& arguments, const std::string& cwd,
-                       const config::ToolSettings& settings, const CancelToken& cancel) {
-  ToolContext ctx{cwd, settings, cancel};
+                       const config::ToolSettings& settings, const CancelToken& cancel,
+                       http::HttpClient* http = nullptr) {
+  ToolContext ctx{cwd, settings, cancel, http};
   return spec.handler(arguments, ctx);
 }
 

@@ -2,7 +2,6 @@
 // tests/fixtures/sse/anthropic/, each fed whole, split at every byte
 // boundary, byte by byte and in random chunks, with "\n", "\r\n" and "\r"
 // line ends; every way gives the same events.
-#include <random>
 #include <string>
 #include <vector>
 
@@ -18,29 +17,11 @@ namespace {
 using ::raw::providers::anthropic::testing::DecodeBody;
 using ::raw::providers::anthropic::testing::DecodeChunks;
 using ::raw::providers::anthropic::testing::ReadFixture;
-using ::raw::providers::testing::EventTexts;
 using ::raw::providers::testing::ExpectStreamInvariants;
 
 void ExpectSplitInvariant(const std::string& body, const std::vector<std::string>& expected) {
-  EXPECT_EQ(EventTexts(DecodeBody(body)), expected) << "whole body";
-  for (size_t cut = 0; cut <= body.size(); ++cut) {
-    ASSERT_EQ(EventTexts(DecodeChunks({body.substr(0, cut), body.substr(cut)})), expected)
-        << "cut at byte " << cut;
-  }
-  std::vector<std::string> bytes;
-  for (char c : body) bytes.emplace_back(1, c);
-  EXPECT_EQ(EventTexts(DecodeChunks(bytes)), expected) << "byte by byte";
-  for (unsigned seed = 1; seed <= 20; ++seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<size_t> size(1, 64);
-    std::vector<std::string> chunks;
-    for (size_t pos = 0; pos < body.size();) {
-      size_t n = size(rng);
-      chunks.push_back(body.substr(pos, n));
-      pos += n;
-    }
-    ASSERT_EQ(EventTexts(DecodeChunks(chunks)), expected) << "random chunks, seed " << seed;
-  }
+  ::raw::providers::testing::ExpectSplitInvariant(
+      [](const auto& chunks) { return DecodeChunks(chunks); }, body, expected);
 }
 
 void ExpectFixture(const std::string& name, const std::vector<std::string>& expected) {

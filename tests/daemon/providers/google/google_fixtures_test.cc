@@ -2,68 +2,35 @@
 // each fed whole, split at every byte boundary, byte by byte and in random
 // chunks, with "\n", "\r\n" and "\r" line ends; and every truncation of each
 // fixture, which must end in kPrematureEof without a completed call.
-#include <fstream>
-#include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_replace.h"
 #include "daemon/providers/google/stream_decoder.h"
-#include "daemon/providers/sse/sse_decoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/providers/decode_harness.h"
 #include "tests/daemon/providers/event_text.h"
+#include "tests/fakes/sse_fixture.h"
 
 namespace raw::providers::google {
 namespace {
 
-using ::raw::providers::testing::EventTexts;
 using ::raw::providers::testing::ExpectStreamInvariants;
 
 std::string ReadFixture(const std::string& name) {
-  std::string path = std::string(RAW_SOURCE_DIR) + "/tests/fixtures/sse/gemini/" + name + ".sse";
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot read " << path;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return ::raw::testing::ReadSseFixture("gemini", name);
 }
 
 // Decodes `chunks` as one response body that then ended (EOF).
 std::vector<ProviderEvent> Decode(const std::vector<std::string>& chunks) {
-  sse::SseDecoder sse;
   StreamDecoder decoder;
-  std::vector<ProviderEvent> events;
-  for (const std::string& chunk : chunks) {
-    sse.Feed(chunk, [&](const sse::SseFrame& frame) { decoder.Decode(frame, &events); });
-  }
-  sse.Finish();
-  decoder.Finish(&events);
-  return events;
+  return testing::DecodeSse(decoder, chunks);
 }
 
 // Checks that every way of cutting `body` gives the events of the whole.
 void ExpectSplitInvariant(const std::string& body, const std::vector<std::string>& expected) {
-  EXPECT_EQ(EventTexts(Decode({body})), expected) << "whole body";
-  for (size_t cut = 0; cut <= body.size(); ++cut) {
-    ASSERT_EQ(EventTexts(Decode({body.substr(0, cut), body.substr(cut)})), expected)
-        << "cut at byte " << cut;
-  }
-  std::vector<std::string> bytes;
-  for (char c : body) bytes.emplace_back(1, c);
-  EXPECT_EQ(EventTexts(Decode(bytes)), expected) << "byte by byte";
-  for (unsigned seed = 1; seed <= 20; ++seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<size_t> size(1, 64);
-    std::vector<std::string> chunks;
-    for (size_t pos = 0; pos < body.size();) {
-      size_t n = size(rng);
-      chunks.push_back(body.substr(pos, n));
-      pos += n;
-    }
-    ASSERT_EQ(EventTexts(Decode(chunks)), expected) << "random chunks, seed " << seed;
-  }
+  testing::ExpectSplitInvariant(Decode, body, expected);
 }
 
 // A body cut anywhere before `complete_size` bytes never finishes and never

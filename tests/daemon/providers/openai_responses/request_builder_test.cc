@@ -168,5 +168,34 @@ TEST(OpenAiResponsesRequestBuilderTest, ToolWithoutSchemaGetsAnEmptyObjectSchema
                         R"("parameters":{"type":"object","properties":{}},"strict":false})"));
 }
 
+TEST(OpenAiResponsesRequestBuilderTest, ReasoningEffortSendsEffortAndSummaries) {
+  ModelRequest request;
+  request.system_prompt = "sys";
+  request.messages = {events::UserText{"think"}};
+  for (const char* effort : {"minimal", "low", "medium", "high"}) {
+    config::ModelConfig model = Model();
+    model.reasoning_effort = effort;
+    model.max_output_tokens = 100;
+    EXPECT_EQ(BuildRequestBody(request, model, std::nullopt),
+              std::string(R"({"model":"gpt-test","stream":true,"store":false,)"
+                          R"("include":["reasoning.encrypted_content"],"instructions":"sys",)"
+                          R"("reasoning":{"effort":")") +
+                  effort +
+                  R"(","summary":"auto"},"max_output_tokens":100,)"
+                  R"("input":[{"type":"message","role":"user",)"
+                  R"("content":[{"type":"input_text","text":"think"}]}]})")
+        << effort;
+  }
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, NoReasoningSettingsWithoutAnEffort) {
+  ModelRequest request;
+  request.messages = {events::UserText{"hi"}};
+  std::string body = BuildRequestBody(request, Model(), std::nullopt);
+  EXPECT_THAT(body, Not(HasSubstr(R"("reasoning")")));
+  // Encrypted reasoning is requested either way: replay needs it.
+  EXPECT_THAT(body, HasSubstr(R"("include":["reasoning.encrypted_content"])"));
+}
+
 }  // namespace
 }  // namespace raw::providers::openai_responses

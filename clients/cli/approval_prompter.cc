@@ -1,0 +1,135 @@
+#include "clients/cli/approval_prompter.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <optional>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace raw::cli {
+namespace {
+
+constexpr size_t kMaxArgumentsShown = 400;
+
+const char* StateLabel(v1::ApprovalState state) {
+  switch (state) {
+    case v1::APPROVAL_STATE_PENDING: return "needs approval";
+    case v1::APPROVAL_STATE_ALLOWED: return "allowed";
+    case v1::APPROVAL_STATE_DENIED: return "denied";
+    case v1::APPROVAL_STATE_NOT_APPLICABLE: return "invalid";
+    default: return "unknown";
+  }
+}
+
+class AutoApprove : public ApprovalPrompter {
+ public:
+  ApprovalChoice Decide(const v1::ApprovalRequested&, const CancelToken&) override {
+    return {v1::APPROVAL_DECISION_ALLOW_ONCE, ""};
+  }
+};
+
+class NoTerminal : public ApprovalPrompter {
+ public:
+  ApprovalChoice Decide(const v1::ApprovalRequested&, const CancelToken&) override {
+    return {v1::APPROVAL_DECISION_DENY,
+            "raw run had no terminal to ask the user and was not given --yes"};
+  }
+};
+
+class TerminalPrompt : public ApprovalPrompter {
+ public:
+  TerminalPrompt(int fd, std::ostream& err) : fd_(fd), err_(err) {}
+
+  ApprovalChoice Decide(const v1::ApprovalRequested& request, const CancelToken& cancel) override {
+    (void)request;  // the EventPrinter has shown the batch
+    for (;;) {
+      err_ << "Allow? [y] once  [a] for this session  [n] deny  [m] deny with a message: ";
+      err_.flush();
+      std::optional<std::string> line = ReadLine(cancel);
+      if (!line) return {v1::APPROVAL_DECISION_DENY, "interrupted by the user"};
+      std::string answer = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*line));
+      if (answer == "y" || answer == "yes") return {v1::APPROVAL_DECISION_ALLOW_ONCE, ""};
+      if (answer == "a") return {v1::APPROVAL_DECISION_ALLOW_SESSION, ""};
+      if (answer == "n" || answer == "no") return {v1::APPROVAL_DECISION_DENY, ""};
+      if (answer == "m") {
+        err_ << "Message for the model: ";
+        err_.flush();
+        std::optional<std::string> message = ReadLine(cancel);
+        if (!message) return {v1::APPROVAL_DECISION_DENY, "interrupted by the user"};
+        return {v1::APPROVAL_DECISION_DENY, std::string(absl::StripAsciiWhitespace(*message))};
+      }
+    }
+  }
+
+ private:
+  // One line from fd_, or nullopt on end of input or cancellation.
+  std::optional<std::string> ReadLine(const CancelToken& cancel) {
+    std::string line;
+    for (;;) {
+      size_t nl = pending_.find('\n');
+      if (nl != std::string::npos) {
+        line = pending_.substr(0, nl);
+        pending_.erase(0, nl + 1);
+        return line;
+      }
+      pollfd fds[2] = {{fd_, POLLIN, 0}, {cancel.fd(), POLLIN, 0}};
+      int n = poll(fds, 2, -1);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 || (fds[1].revents & POLLIN) != 0) return std::nullopt;
+      char buf[256];
+      ssize_t got = read(fd_, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return std::nullopt;
+      pending_.append(buf, static_cast<size_t>(got));
+    }
+  }
+
+  int fd_;
+  std::ostream& err_;
+  std::string pending_;
+};
+
+}  // namespace
+
+std::string DescribeApprovalRequest(const v1::ApprovalRequested& request) {
+  std::string text = absl::StrCat("The agent wants to run ", request.calls_size(),
+                                  request.calls_size() == 1 ? " tool call:\n" : " tool calls:\n");
+  for (const v1::ApprovalCall& call : request.calls()) {
+    std::string args = call.arguments();
+    if (args.size() > kMaxArgumentsShown) args = args.substr(0, kMaxArgumentsShown) + "...";
+    absl::StrAppend(&text, "  - ", call.tool().empty() ? call.name() : call.tool(), " ", args,
+                    "\n    ", StateLabel(call.state()),
+                    call.reason().empty() ? "" : absl::StrCat(": ", call.reason()), "\n");
+  }
+  return text;
+}
+
+std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved) {
+  std::string text;
+  switch (resolved.resolution()) {
+    case v1::APPROVAL_RESOLUTION_TIMED_OUT: text = "timed out"; break;
+    case v1::APPROVAL_RESOLUTION_CANCELLED: text = "cancelled"; break;
+    default: text = "answered"; break;
+  }
+  for (const v1::ApprovalAnswer& a : resolved.answers()) {
+    const char* decision = a.decision() == v1::APPROVAL_DECISION_ALLOW_ONCE      ? "allowed once"
+                           : a.decision() == v1::APPROVAL_DECISION_ALLOW_SESSION ? "allowed for the session"
+                                                                                 : "denied";
+    absl::StrAppend(&text, "; ", a.call_id(), ": ", decision,
+                    a.message().empty() ? "" : absl::StrCat(" (", a.message(), ")"));
+  }
+  return text;
+}
+
+std::unique_ptr<ApprovalPrompter> MakeApprovalPrompter(bool yes, int input_fd, std::ostream& err) {
+  if (yes) return std::make_unique<AutoApprove>();
+  if (isatty(input_fd) == 1 && isatty(STDERR_FILENO) == 1) {
+    return std::make_unique<TerminalPrompt>(input_fd, err);
+  }
+  return std::make_unique<NoTerminal>();
+}
+
+}  // namespace raw::cli

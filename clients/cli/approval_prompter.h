@@ -1,0 +1,44 @@
+// ApprovalPrompter: how `raw run` answers an approval request of its turn.
+//
+// - With --yes: every pending call is allowed once (deny rules were already
+//   applied by the daemon, so they still deny).
+// - On a terminal (stdin and stderr are terminals): the batch is shown on
+//   stderr, each call with its tool, arguments and why it asks, and one
+//   answer read from stdin covers the whole batch: y (allow once), a (allow
+//   for this session), n (deny), m (deny with a message, read next).
+// - Otherwise: every pending call is denied with a message saying that
+//   there was no terminal to ask and that --yes approves.
+// Threading: Decide runs on the event-stream thread and returns early (as
+// a denial) when `cancel` is cancelled (Ctrl-C).
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "common/cancel_token.h"
+#include "raw/v1/event.pb.h"
+
+namespace raw::cli {
+
+struct ApprovalChoice {
+  v1::ApprovalDecision decision = v1::APPROVAL_DECISION_DENY;
+  std::string message;
+};
+
+class ApprovalPrompter {
+ public:
+  virtual ~ApprovalPrompter() = default;
+  virtual ApprovalChoice Decide(const v1::ApprovalRequested& request,
+                                const CancelToken& cancel) = 0;
+};
+
+// `input_fd` is read on a terminal; `err` receives the prompt.
+std::unique_ptr<ApprovalPrompter> MakeApprovalPrompter(bool yes, int input_fd, std::ostream& err);
+
+// The text shown for one request: a line per call with its state.
+std::string DescribeApprovalRequest(const v1::ApprovalRequested& request);
+// One line: "allowed once", "denied: <message>", "timed out: ...".
+std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved);
+
+}  // namespace raw::cli

@@ -1,0 +1,140 @@
+#include "common/pattern.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "re2/re2.h"
+
+namespace raw {
+namespace {
+
+constexpr std::string_view kRegexPrefix = "re:";
+
+// At most this many bytes of a pattern are quoted in an error message.
+constexpr size_t kQuoteLimit = 200;
+
+std::string Quote(std::string_view text) {
+  if (text.size() <= kQuoteLimit) return absl::StrCat("\"", std::string(text), "\"");
+  return absl::StrCat("\"", std::string(text.substr(0, kQuoteLimit)), "…\" (", text.size(),
+                      " bytes)");
+}
+
+// absl::string_view is not std::string_view in this Abseil build.
+bool HasRegexPrefix(std::string_view text) {
+  return text.substr(0, kRegexPrefix.size()) == kRegexPrefix;
+}
+
+// Translates a glob into an (unanchored) RE2 expression; Matches anchors it.
+absl::StatusOr<std::string> GlobToRegex(std::string_view glob, Pattern::Style style) {
+  // Globs compile in Latin-1 mode so that any byte string (paths need not
+  // be UTF-8) can match; `?` still takes a whole UTF-8 sequence.
+  const bool path = style == Pattern::Style::kPath;
+  const std::string any_run = path ? "[^/]*" : "(?s:.*)";
+  const std::string any_char =
+      path ? R"((?:[\x00-\x2e\x30-\x7f]|[\xc0-\xff][\x80-\xbf]*|[\x80-\xbf]))"
+           : R"((?:[\x00-\x7f]|[\xc0-\xff][\x80-\xbf]*|[\x80-\xbf]))";
+  std::string regex;
+  std::string literal;  // pending literal characters, quoted when flushed
+  auto flush = [&] {
+    regex += RE2::QuoteMeta(literal);
+    literal.clear();
+  };
+  for (size_t i = 0; i < glob.size(); ++i) {
+    char c = glob[i];
+    if (c == '\\') {
+      if (i + 1 == glob.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("pattern ", Quote(glob), " ends with a backslash (escape nothing)"));
+      }
+      literal += glob[++i];
+      continue;
+    }
+    if (c == '?') {
+      flush();
+      regex += any_char;
+      continue;
+    }
+    if (c != '*') {
+      literal += c;
+      continue;
+    }
+    size_t end = i;
+    while (end < glob.size() && glob[end] == '*') ++end;
+    flush();
+    if (end - i == 1) {
+      regex += any_run;
+    } else if (!path) {
+      regex += any_run;
+    } else {
+      // `**` as a whole path component may also stand for no directory at
+      // all: "a/**/b" matches "a/b" and "**/x" matches "x".
+      bool starts_component = i == 0 || glob[i - 1] == '/';
+      bool followed_by_slash = end < glob.size() && glob[end] == '/';
+      if (starts_component && followed_by_slash) {
+        regex += "(?s:.*/)?";
+        ++end;  // the '/' is part of the optional group
+      } else {
+        regex += "(?s:.*)";
+      }
+    }
+    i = end - 1;
+  }
+  flush();
+  return regex;
+}
+
+}  // namespace
+
+absl::StatusOr<Pattern> Pattern::Compile(std::string_view text, Style style) {
+  if (text.empty()) return absl::InvalidArgumentError("pattern is empty");
+  Pattern pattern;
+  pattern.text_ = std::string(text);
+  pattern.style_ = style;
+  std::string regex;
+  if (HasRegexPrefix(text)) {
+    regex = std::string(text.substr(kRegexPrefix.size()));
+    if (regex.empty()) {
+      return absl::InvalidArgumentError("regular expression after \"re:\" is empty");
+    }
+    pattern.is_regex_ = true;
+  } else {
+    auto translated = GlobToRegex(text, style);
+    if (!translated.ok()) return translated.status();
+    regex = *std::move(translated);
+  }
+  RE2::Options options;
+  options.set_log_errors(false);
+  // Regexes keep RE2's defaults (UTF-8; "(?s)" lets `.` match a newline).
+  if (!pattern.is_regex_) options.set_encoding(RE2::Options::EncodingLatin1);
+  auto compiled = std::make_shared<const RE2>(regex, options);
+  if (!compiled->ok()) {
+    if (pattern.is_regex_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid regular expression ", Quote(regex), ": ", compiled->error()));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("pattern ", Quote(text), " cannot be compiled: ", compiled->error()));
+  }
+  pattern.regex_ = std::move(compiled);
+  return pattern;
+}
+
+bool Pattern::Matches(std::string_view subject) const {
+  return regex_ != nullptr &&
+         RE2::FullMatch(re2::StringPiece(subject.data(), subject.size()), *regex_);
+}
+
+std::string EscapeGlob(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 4);
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '\\') out += '\\';
+    out += c;
+  }
+  // "re:x" would select the regex syntax; "\re:x" is the literal text.
+  if (HasRegexPrefix(out)) out.insert(0, 1, '\\');
+  return out;
+}
+
+}  // namespace raw

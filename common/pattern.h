@@ -1,0 +1,54 @@
+// Pattern: the one pattern syntax of rules (and anywhere else a user writes a
+// name or path pattern): a glob, or with a "re:" prefix an RE2 regular
+// expression that must match the whole subject.
+//
+// Glob syntax: `?` one character, `*` any run, `**` any run, `\x` a literal
+// x. In kPath style `*` and `?` do not match '/', `**` does (and "a/**/b"
+// also matches "a/b"; "**/x" also matches "x"; "a/**" matches everything
+// below a, not a itself); in kText style (tool names, commands) `*` matches
+// '/' too, so "git diff *" matches "git diff src/a.cc". Every other
+// character (including '[' and '{') stands for itself.
+//
+// Both styles compile to an RE2 program, so matching takes time linear in
+// the subject whatever the pattern ("*a*a*a*b" cannot backtrack).
+// Thread-safety: immutable after Compile; copyable; Matches is const.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace raw {
+
+class Pattern {
+ public:
+  enum class Style { kText, kPath };
+
+  // Fails with a message saying what is wrong (empty pattern, an invalid
+  // regular expression with RE2's reason, a trailing backslash).
+  static absl::StatusOr<Pattern> Compile(std::string_view text, Style style);
+
+  bool Matches(std::string_view subject) const;
+  const std::string& text() const { return text_; }
+  Style style() const { return style_; }
+  bool is_regex() const { return is_regex_; }
+
+ private:
+  Pattern() = default;
+  std::string text_;
+  Style style_ = Style::kText;
+  bool is_regex_ = false;
+  std::shared_ptr<const re2::RE2> regex_;  // the compiled glob or "re:" pattern
+};
+
+// `text` as a glob that matches exactly `text`: `*`, `?` and `\` escaped.
+// A result starting with "re:" is escaped too, so it is never a regex.
+std::string EscapeGlob(std::string_view text);
+
+}  // namespace raw

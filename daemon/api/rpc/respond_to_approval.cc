@@ -1,0 +1,51 @@
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/api/convert/event_to_proto.h"
+#include "daemon/api/rpc/handlers.h"
+#include "daemon/api/rpc/request_checks.h"
+
+namespace raw::api::rpc {
+
+UnaryReactor* RespondToApproval(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                                const raw::v1::RespondToApprovalRequest& request,
+                                raw::v1::RespondToApprovalResponse* /*response*/) {
+  if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
+    return ReturnStatus(ctx, s);
+  }
+  if (request.request_id().empty()) {
+    return ReturnStatus(ctx, absl::InvalidArgumentError("request_id is required"));
+  }
+  std::vector<events::ApprovalAnswer> answers;
+  for (int i = 0; i < request.answers_size(); ++i) {
+    const raw::v1::ApprovalAnswer& a = request.answers(i);
+    absl::StatusOr<events::ApprovalDecision> decision = convert::FromProto(a.decision());
+    if (!decision.ok()) {
+      return ReturnStatus(ctx, absl::InvalidArgumentError(
+                                   absl::StrCat("answers[", i, "].", decision.status().message())));
+    }
+    if (a.call_id().empty()) {
+      return ReturnStatus(
+          ctx, absl::InvalidArgumentError(absl::StrCat("answers[", i, "].call_id is required")));
+    }
+    answers.push_back({a.call_id(), *decision, a.message()});
+  }
+  std::optional<events::ApprovalAnswer> all;
+  if (request.all() != raw::v1::APPROVAL_DECISION_UNSPECIFIED) {
+    absl::StatusOr<events::ApprovalDecision> decision = convert::FromProto(request.all());
+    if (!decision.ok()) {
+      return ReturnStatus(ctx, absl::InvalidArgumentError(
+                                   absl::StrCat("all: ", decision.status().message())));
+    }
+    all = events::ApprovalAnswer{"", *decision, request.all_message()};
+  }
+  if (answers.empty() && !all) {
+    return ReturnStatus(ctx, absl::InvalidArgumentError(
+                                 "give answers for the pending calls, or `all` for every one"));
+  }
+  return ReturnStatus(ctx, sessions.RespondToApproval(request.session_id(), request.request_id(),
+                                                      answers, all));
+}
+
+}  // namespace raw::api::rpc

@@ -1,0 +1,202 @@
+#include "daemon/config/policy_entry.h"
+
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/pattern.h"
+#include "daemon/config/agent_entry.h"
+#include "daemon/config/config_keys.h"
+
+namespace raw::config {
+namespace {
+
+constexpr std::array<absl::string_view, 3> kRuleActions = {"allow", "ask", "deny"};
+
+// Checks a pattern's syntax; records the problem at `path`.
+void CheckPattern(const std::string& text, Pattern::Style style, const std::string& path,
+                  std::vector<ConfigProblem>& problems) {
+  absl::StatusOr<Pattern> p = Pattern::Compile(text, style);
+  if (!p.ok()) problems.push_back({path, std::string(p.status().message())});
+}
+
+// A list of non-empty strings at `key`; nullopt when absent or invalid.
+std::optional<std::vector<std::string>> StringList(FieldReader& r, absl::string_view key,
+                                                   absl::string_view what,
+                                                   std::vector<ConfigProblem>& problems) {
+  const Json* list = r.Find(key);
+  if (list == nullptr) return std::nullopt;
+  if (!list->is_array()) {
+    r.Report(key, absl::StrCat("expected an array of ", what, ", got ", DescribeValue(*list)));
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  bool ok = true;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const Json& entry = (*list)[i];
+    std::string path = IndexPath(r.PathOf(key), i);
+    if (!entry.is_string() || entry.get_ref<const std::string&>().empty()) {
+      problems.push_back({path, absl::StrCat("expected ", what, ", got ", DescribeValue(entry))});
+      ok = false;
+    } else if (!seen.insert(entry.get<std::string>()).second) {
+      problems.push_back({path, absl::StrCat(DescribeValue(entry), " is listed twice")});
+      ok = false;
+    } else {
+      out.push_back(entry.get<std::string>());
+    }
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::optional<RuleConfig> ReadRule(const Json& value, const std::string& path,
+                                   std::vector<ConfigProblem>& problems) {
+  FieldReader r(value, path, problems);
+  if (!r.is_object()) return std::nullopt;
+  size_t before = problems.size();
+  r.RejectUnknownKeys(kRuleKeys);
+  RuleConfig rule;
+  int actions = 0;
+  for (size_t i = 0; i < kRuleActions.size(); ++i) {
+    if (r.Find(kRuleActions[i]) == nullptr) continue;
+    ++actions;
+    rule.action = static_cast<RuleAction>(i);
+    if (auto tool = r.NonEmptyString(kRuleActions[i], "a tool name or glob such as \"builtin/*\"")) {
+      rule.tool = *tool;
+      CheckPattern(*tool, Pattern::Style::kText, r.PathOf(kRuleActions[i]), problems);
+    }
+  }
+  if (actions != 1) {
+    r.Report("", absl::StrCat("a rule needs exactly one of \"allow\", \"ask\" or \"deny\" "
+                              "(naming the tools it applies to), found ",
+                              actions));
+  }
+  if (auto command = r.NonEmptyString("command", "a command pattern such as \"git status*\"")) {
+    rule.command = *command;
+    CheckPattern(*command, Pattern::Style::kText, r.PathOf("command"), problems);
+  }
+  if (auto p = r.NonEmptyString("path", "a path pattern such as \"src/**\"")) {
+    rule.path = *p;
+    CheckPattern(*p, Pattern::Style::kPath, r.PathOf("path"), problems);
+  }
+  if (rule.command && rule.path) {
+    r.Report("", "a rule may match a \"command\" or a \"path\", not both");
+  }
+  if (problems.size() != before) return std::nullopt;
+  return rule;
+}
+
+void ReadRules(FieldReader& r, AgentConfig& agent, std::vector<ConfigProblem>& problems) {
+  const Json* rules = r.Find("rules");
+  if (rules == nullptr) return;
+  if (!rules->is_array()) {
+    r.Report("rules", absl::StrCat("expected an array of rules such as "
+                                   "{\"allow\": \"builtin/bash\", \"command\": \"git status\"}, got ",
+                                   DescribeValue(*rules)));
+    return;
+  }
+  for (size_t i = 0; i < rules->size(); ++i) {
+    if (auto rule = ReadRule((*rules)[i], IndexPath(r.PathOf("rules"), i), problems)) {
+      agent.rules.push_back(std::move(*rule));
+    }
+  }
+}
+
+HookConfig ReadHook(const std::string& name, const Json& value, const std::string& path,
+                    std::vector<ConfigProblem>& problems) {
+  HookConfig hook;
+  hook.name = name;
+  FieldReader r(value, path, problems);
+  if (!r.is_object()) return hook;
+  r.RejectUnknownKeys(kHookKeys);
+  r.Require("event", "one of the hook events");
+  r.Require("command", "the command to run, as an array such as [\"./check.sh\", \"--fast\"]");
+  if (auto event = r.OneOf("event", kHookEvents)) {
+    for (size_t i = 0; i < kHookEvents.size(); ++i) {
+      if (kHookEvents[i] == *event) hook.event = static_cast<HookEvent>(i);
+    }
+  }
+  if (auto argv = StringList(r, "command", "a non-empty string (one argv entry)", problems)) {
+    if (argv->empty()) {
+      r.Report("command", "expected at least the program to run");
+    } else {
+      hook.command = std::move(*argv);
+    }
+  }
+  if (auto matcher = r.NonEmptyString("matcher", "a tool name or glob such as \"builtin/bash\"")) {
+    hook.matcher = *matcher;
+    CheckPattern(*matcher, Pattern::Style::kText, r.PathOf("matcher"), problems);
+    if (hook.event != HookEvent::kPreToolUse && hook.event != HookEvent::kPostToolUse) {
+      r.Report("matcher", "only pre_tool_use and post_tool_use hooks have a tool to match");
+    }
+  }
+  if (auto ms = r.SecondsAsMillis("timeout_seconds", kMaxHookTimeoutSeconds)) {
+    hook.timeout_ms = *ms;
+  }
+  if (auto policy = r.OneOf("on_failure", kHookFailurePolicies)) {
+    hook.on_failure = *policy == "block" ? HookFailurePolicy::kBlock : HookFailurePolicy::kIgnore;
+  }
+  return hook;
+}
+
+}  // namespace
+
+void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProblem>& problems) {
+  ReadRules(r, agent, problems);
+  if (auto mode = r.OneOf("approval_mode", kApprovalModes)) {
+    for (size_t i = 0; i < kApprovalModes.size(); ++i) {
+      if (kApprovalModes[i] == *mode) agent.approval_mode = static_cast<ApprovalMode>(i);
+    }
+  }
+  if (auto ms = r.SecondsAsMillis("approval_timeout_seconds", kMaxApprovalTimeoutSeconds)) {
+    agent.approval_timeout_ms = *ms;
+  }
+  if (auto hooks = StringList(r, "hooks", "the name of a hook defined under \"hooks\"", problems)) {
+    agent.hooks = std::move(*hooks);
+  }
+  if (auto skills = StringList(r, "skills", "a skill name or glob such as \"review\" or \"*\"",
+                               problems)) {
+    for (size_t i = 0; i < skills->size(); ++i) {
+      CheckPattern((*skills)[i], Pattern::Style::kText, IndexPath(r.PathOf("skills"), i),
+                   problems);
+    }
+    agent.skills = std::move(*skills);
+  }
+}
+
+void ReadHooksAndSkillDirs(FieldReader& doc, Config& config,
+                           std::vector<ConfigProblem>& problems) {
+  if (const Json* hooks = doc.Find("hooks")) {
+    FieldReader section(*hooks, "hooks", problems);
+    if (section.is_object()) {
+      for (const auto& [name, value] : hooks->items()) {
+        std::string path = JoinPath("hooks", name);
+        if (!IsValidName(name)) {
+          problems.push_back({path, "invalid hook name (letters, digits, '_', '.' and '-')"});
+          continue;
+        }
+        config.hooks[name] = ReadHook(name, value, path, problems);
+      }
+    }
+  }
+  if (auto dirs = StringList(doc, "skill_dirs", "a directory path", problems)) {
+    config.skill_dirs = std::move(*dirs);
+  }
+}
+
+void CheckAgentHooks(const Config& config, std::vector<ConfigProblem>& problems) {
+  for (const auto& [name, agent] : config.agents) {
+    for (size_t i = 0; i < agent.hooks.size(); ++i) {
+      if (config.hooks.contains(agent.hooks[i])) continue;
+      std::vector<std::string> defined;
+      for (const auto& [hook_name, hook] : config.hooks) defined.push_back(hook_name);
+      problems.push_back({IndexPath(JoinPath(JoinPath("agents", name), "hooks"), i),
+                          absl::StrCat(DescribeValue(Json(agent.hooks[i])),
+                                       " is not a defined hook (defined: ",
+                                       defined.empty() ? "none" : JoinNames(defined), ")")});
+    }
+  }
+}
+
+}  // namespace raw::config

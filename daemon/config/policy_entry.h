@@ -1,0 +1,32 @@
+// PolicyEntry: validation of the tool-contract parts of config.json:
+// agents.<name>.{rules, approval_mode, approval_timeout_seconds, hooks,
+// skills}, the top-level "hooks" map and "skill_dirs". Problems are recorded
+// with their exact paths ("agents.coder.rules[2].command: invalid regular
+// expression: ..."). Pure; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "daemon/config/config.h"
+#include "daemon/config/config_loader.h"
+#include "daemon/config/field_reader.h"
+
+namespace raw::config {
+
+inline constexpr int64_t kMaxApprovalTimeoutSeconds = 24 * 3600;
+inline constexpr int64_t kMaxHookTimeoutSeconds = 3600;
+
+// Reads the agent's rules, approval_mode, approval_timeout_seconds, hooks
+// and skills into `agent`.
+void ReadAgentPolicy(FieldReader& agent_reader, AgentConfig& agent,
+                     std::vector<ConfigProblem>& problems);
+
+// Reads the top-level "hooks" map and "skill_dirs" list.
+void ReadHooksAndSkillDirs(FieldReader& doc, Config& config, std::vector<ConfigProblem>& problems);
+
+// Every agents.<name>.hooks entry names a defined hook.
+void CheckAgentHooks(const Config& config, std::vector<ConfigProblem>& problems);
+
+}  // namespace raw::config

@@ -1,0 +1,98 @@
+#include "daemon/hooks/hook_invocation.h"
+
+#include <string.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/subprocess.h"
+
+namespace raw::hooks {
+namespace {
+
+constexpr int64_t kMaxStdoutBytes = 1 << 20;
+// Longest stderr line quoted in a failure, and longest block reason.
+constexpr size_t kStderrLineBytes = 200;
+constexpr size_t kBlockReasonBytes = 4000;
+constexpr int kBlockExitCode = 2;
+
+std::string Seconds(int64_t ms) { return absl::StrCat(static_cast<double>(ms) / 1000.0, " s"); }
+
+// The first non-blank line of `text`, trimmed and capped.
+std::string FirstLine(const std::string& text) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) continue;
+    if (line.size() > kStderrLineBytes) return absl::StrCat(line.substr(0, kStderrLineBytes), "...");
+    return std::string(line);
+  }
+  return "";
+}
+
+std::string SignalName(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? absl::StrCat("SIG", abbrev) : absl::StrCat("signal ", sig);
+}
+
+HookInvocation Failed(std::string failure) {
+  HookInvocation inv;
+  inv.ending = HookInvocation::Ending::kFailed;
+  inv.failure = std::move(failure);
+  return inv;
+}
+
+}  // namespace
+
+HookInvocation InvokeHook(const config::HookConfig& hook, const std::string& input_json,
+                          const HookContext& context, const CancelToken& cancel) {
+  SubprocessOptions options;
+  options.argv = hook.command;
+  options.cwd = context.cwd;
+  options.stdin_data = input_json;
+  options.env = {{"RAW_HOOK_NAME", hook.name},
+                 {"RAW_HOOK_EVENT", HookEventName(hook.event)},
+                 {"RAW_SESSION_ID", context.session_id}};
+  options.timeout_ms = hook.timeout_ms;
+  options.max_output_bytes = kMaxStdoutBytes;
+  absl::StatusOr<SubprocessResult> run = RunSubprocess(options, cancel);
+  if (!run.ok()) return Failed(absl::StrCat("could not start: ", run.status().message()));
+
+  HookInvocation inv;
+  if (run->cancelled) {
+    inv.ending = HookInvocation::Ending::kCancelled;
+    return inv;
+  }
+  if (run->timed_out) {
+    return Failed(absl::StrCat("timed out after ", Seconds(hook.timeout_ms),
+                               " and was killed with its process group"));
+  }
+  if (run->term_signal.has_value()) {
+    std::string line = FirstLine(run->stderr_data);
+    return Failed(absl::StrCat("was killed by ", SignalName(*run->term_signal),
+                               line.empty() ? "" : absl::StrCat(" (stderr: ", line, ")")));
+  }
+  const int code = run->exit_code.value_or(-1);
+  if (code == kBlockExitCode) {
+    inv.ending = HookInvocation::Ending::kBlocked;
+    absl::string_view reason = absl::StripAsciiWhitespace(run->stderr_data);
+    inv.block_reason = reason.size() > kBlockReasonBytes
+                           ? absl::StrCat(reason.substr(0, kBlockReasonBytes), "...")
+                           : std::string(reason);
+    return inv;
+  }
+  if (code != 0) {
+    std::string line = FirstLine(run->stderr_data);
+    return Failed(absl::StrCat("exited with code ", code,
+                               line.empty() ? " (nothing on stderr)" : absl::StrCat(": ", line)));
+  }
+  if (run->stdout_truncated) {
+    return Failed(absl::StrCat("printed malformed output: stdout is longer than ",
+                               kMaxStdoutBytes, " bytes"));
+  }
+  absl::StatusOr<HookReply> reply = ParseHookReply(run->stdout_data);
+  if (!reply.ok()) return Failed(absl::StrCat("printed malformed output: ", reply.status().message()));
+  inv.reply = std::move(*reply);
+  return inv;
+}
+
+}  // namespace raw::hooks

@@ -1,0 +1,103 @@
+#include "daemon/loop/approval_broker.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+
+namespace raw::loop {
+
+void ApprovalBroker::Open(const std::string& request_id,
+                          const std::vector<std::string>& pending_call_ids) {
+  absl::MutexLock lock(&mu_);
+  request_id_ = request_id;
+  order_ = pending_call_ids;
+  answers_.clear();
+  for (const std::string& id : pending_call_ids) answers_[id] = std::nullopt;
+  cancelled_ = false;
+}
+
+bool ApprovalBroker::Done() const {
+  if (cancelled_) return true;
+  for (const auto& [id, answer] : answers_) {
+    if (!answer) return false;
+  }
+  return true;
+}
+
+ApprovalOutcome ApprovalBroker::Wait(absl::Duration timeout, const CancelToken& cancel) {
+  int callback = cancel.OnCancel([this] {
+    absl::MutexLock lock(&mu_);
+    cancelled_ = true;
+  });
+  ApprovalOutcome outcome;
+  {
+    absl::MutexLock lock(&mu_);
+    bool finished = mu_.AwaitWithTimeout(absl::Condition(this, &ApprovalBroker::Done), timeout);
+    if (cancelled_) {
+      outcome.resolution = events::ApprovalResolution::kCancelled;
+    } else if (!finished) {
+      outcome.resolution = events::ApprovalResolution::kTimedOut;
+    }
+    for (const std::string& id : order_) {
+      // Answers that came in before a timeout or cancellation are kept as
+      // given; the rest are denied with the reason.
+      const auto& answer = answers_[id];
+      if (answer) {
+        outcome.answers.push_back(*answer);
+        continue;
+      }
+      outcome.unanswered.insert(id);
+      std::string why = outcome.resolution == events::ApprovalResolution::kCancelled
+                            ? "the turn was interrupted while the call waited for approval"
+                            : absl::StrCat("no answer to the approval request within ",
+                                           absl::FormatDuration(timeout));
+      outcome.answers.push_back({id, events::ApprovalDecision::kDeny, why});
+    }
+    request_id_.clear();
+    order_.clear();
+    answers_.clear();
+  }
+  cancel.RemoveCallback(callback);
+  return outcome;
+}
+
+absl::Status ApprovalBroker::Respond(const std::string& request_id,
+                                     const std::vector<events::ApprovalAnswer>& answers,
+                                     const std::optional<events::ApprovalAnswer>& all) {
+  absl::MutexLock lock(&mu_);
+  if (request_id_.empty() || request_id != request_id_) {
+    return absl::NotFoundError(
+        request_id_.empty()
+            ? absl::StrCat("approval request ", request_id, " is not pending (nothing is)")
+            : absl::StrCat("approval request ", request_id, " is not pending (", request_id_,
+                           " is)"));
+  }
+  std::set<std::string> seen;
+  for (const events::ApprovalAnswer& a : answers) {
+    auto it = answers_.find(a.call_id);
+    if (it == answers_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "call ", a.call_id, " is not part of approval request ", request_id));
+    }
+    if (it->second || !seen.insert(a.call_id).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("call ", a.call_id, " has already been answered"));
+    }
+  }
+  for (const events::ApprovalAnswer& a : answers) answers_[a.call_id] = a;
+  if (all) {
+    for (auto& [id, answer] : answers_) {
+      if (answer) continue;
+      answer = *all;
+      answer->call_id = id;
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string ApprovalBroker::open_request() const {
+  absl::MutexLock lock(&mu_);
+  return request_id_;
+}
+
+}  // namespace raw::loop

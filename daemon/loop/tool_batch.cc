@@ -1,0 +1,223 @@
+#include "daemon/loop/tool_batch.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/ids.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "daemon/hooks/hook_fields.h"
+#include "daemon/loop/turn.h"
+#include "daemon/skills/skill_set.h"
+
+namespace raw::loop {
+namespace {
+
+constexpr char kLoadSkillTool[] = "builtin/load_skill";
+
+int64_t MonotonicMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string DeniedContent(const std::string& reason, const std::string& message) {
+  std::string text = absl::StrCat("Denied: this call was not run (", reason, ").");
+  if (!message.empty()) absl::StrAppend(&text, " Message from the user: ", message);
+  return text;
+}
+
+}  // namespace
+
+ToolBatch::ToolBatch(const TurnPlan& plan, SessionLog& log,
+                     std::vector<events::ContextItem>& context, TurnHooks& hooks,
+                     const CancelToken& cancel)
+    : plan_(plan), log_(log), context_(context), hooks_(hooks), cancel_(cancel), rules_(plan.rules) {
+  if (plan_.session) {
+    absl::Status s = rules_.AddSessionRules(plan_.session->session_rules());
+    if (!s.ok()) RAW_LOG(Warning) << "session rules: " << s.message();
+  }
+}
+
+std::string ToolBatch::QualifiedName(const CollectedCall& call) const {
+  auto it = plan_.tools.find(call.request.name);
+  return it == plan_.tools.end() ? "" : it->second->qualified_name;
+}
+
+absl::Status ToolBatch::Skip(const std::vector<CollectedCall>& calls, const std::string& why) {
+  for (const CollectedCall& call : calls) {
+    RETURN_IF_ERROR(CommitResult(call, {events::ToolStatus::kSkipped, why, {}}, 0));
+  }
+  return absl::OkStatus();
+}
+
+ToolBatch::Entry ToolBatch::Gate(const CollectedCall& call) {
+  Entry e;
+  e.call = &call;
+  e.prepared = PrepareToolCall(DispatchInput{call.request, call.complete}, plan_.tools);
+  if (e.prepared.error) {
+    e.state = events::ApprovalState::kNotApplicable;
+    e.reason = "the call is invalid";
+    return e;
+  }
+  const tools::ToolSpec& spec = *e.prepared.spec;
+  hooks::HookOutcome hook = hooks_.Fire(
+      config::HookEvent::kPreToolUse, spec.qualified_name,
+      hooks::PreToolUseFields(spec.qualified_name, e.prepared.arguments, call.request.call_id));
+  tools::policy::Decision rule =
+      rules_.Evaluate(spec, e.prepared.arguments, plan_.cwd, plan_.agent.agent.approval_mode);
+  if (rule.action == config::RuleAction::kDeny) {
+    e.state = events::ApprovalState::kDenied;
+    e.reason = rule.reason;
+  } else if (hook.decision == hooks::HookDecision::kDeny) {
+    e.state = events::ApprovalState::kDenied;
+    e.reason = hook.reason;
+  } else if (hook.decision == hooks::HookDecision::kAsk) {
+    e.state = events::ApprovalState::kPending;
+    e.reason = hook.reason;
+  } else if (hook.decision == hooks::HookDecision::kAllow) {
+    e.state = events::ApprovalState::kAllowed;
+    e.reason = hook.reason;
+  } else if (rule.action == config::RuleAction::kAsk) {
+    e.state = events::ApprovalState::kPending;
+    e.reason = rule.reason;
+  } else {
+    e.state = events::ApprovalState::kAllowed;
+    e.reason = rule.reason;
+  }
+  return e;
+}
+
+absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
+  events::ApprovalRequested request;
+  request.request_id = NewId("apr_");
+  request.timeout_ms = plan_.agent.agent.approval_timeout_ms;
+  std::vector<std::string> pending;
+  for (const Entry& e : entries) {
+    const auto& r = e.call->request;
+    request.calls.push_back({r.call_id, r.name, QualifiedName(*e.call), r.arguments, e.state,
+                             e.reason});
+    if (e.state == events::ApprovalState::kPending) pending.push_back(r.call_id);
+  }
+  ApprovalBroker& broker = plan_.session->approvals();
+  broker.Open(request.request_id, pending);
+  const std::string request_id = request.request_id;
+  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {std::move(request)}));
+  hooks_.Fire(config::HookEvent::kNotification, "",
+              hooks::NotificationFields(
+                  events::NoticeLevel::kInfo,
+                  absl::StrCat("Raw is waiting for approval of ", pending.size(),
+                               pending.size() == 1 ? " tool call" : " tool calls")));
+
+  ApprovalOutcome outcome =
+      broker.Wait(absl::Milliseconds(plan_.agent.agent.approval_timeout_ms), cancel_);
+  events::ApprovalResolved resolved{request_id, outcome.answers, outcome.resolution};
+  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {resolved}));
+
+  std::map<std::string, const events::ApprovalAnswer*> by_call;
+  for (const auto& a : outcome.answers) by_call[a.call_id] = &a;
+  for (Entry& e : entries) {
+    if (e.state != events::ApprovalState::kPending) continue;
+    const events::ApprovalAnswer& a = *by_call.at(e.call->request.call_id);
+    switch (a.decision) {
+      case events::ApprovalDecision::kAllowSession:
+        if (plan_.session) {
+          plan_.session->AddSessionRules(tools::policy::RuleSet::SessionRulesFor(
+              *e.prepared.spec, e.prepared.arguments, plan_.cwd));
+        }
+        [[fallthrough]];
+      case events::ApprovalDecision::kAllowOnce:
+        e.state = events::ApprovalState::kAllowed;
+        e.reason = "approved";
+        break;
+      case events::ApprovalDecision::kDeny:
+        e.state = events::ApprovalState::kDenied;
+        if (outcome.unanswered.contains(a.call_id)) {
+          e.reason = a.message;  // why nobody answered: the timeout or cancellation
+        } else {
+          e.reason = "denied by the user";
+          e.deny_message = a.message;
+        }
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ToolBatch::Run(const std::vector<CollectedCall>& calls) {
+  std::vector<Entry> entries;
+  entries.reserve(calls.size());
+  bool ask = false;
+  for (const CollectedCall& call : calls) {
+    if (cancel_.cancelled()) break;
+    entries.push_back(Gate(call));
+    ask = ask || entries.back().state == events::ApprovalState::kPending;
+  }
+  if (ask && !cancel_.cancelled()) {
+    if (!plan_.session) return absl::InternalError("approval requested without a session");
+    RETURN_IF_ERROR(AskForApproval(entries));
+  }
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (cancel_.cancelled() || i >= entries.size()) {
+      RETURN_IF_ERROR(CommitResult(
+          calls[i],
+          tools::ToolOutput::Cancelled("Cancelled: the turn was interrupted before this call ran."),
+          0));
+      continue;
+    }
+    RETURN_IF_ERROR(RunEntry(entries[i]));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ToolBatch::RunEntry(const Entry& e) {
+  const CollectedCall& call = *e.call;
+  if (e.prepared.error) return CommitResult(call, *e.prepared.error, 0);
+  if (e.state == events::ApprovalState::kDenied) {
+    return CommitResult(call,
+                        {events::ToolStatus::kDenied, DeniedContent(e.reason, e.deny_message), {}},
+                        0);
+  }
+  const std::string tool = e.prepared.spec->qualified_name;
+  RETURN_IF_ERROR(log_.Commit(plan_.turn_id,
+                              {events::ToolStarted{call.request.call_id, call.request.name, tool}}));
+  tools::ToolContext ctx{plan_.cwd, plan_.tool_settings, cancel_, plan_.http, &plan_.skills};
+  const int64_t start = MonotonicMs();
+  tools::ToolOutput output = RunPreparedCall(e.prepared, ctx);
+  const int64_t duration = MonotonicMs() - start;
+
+  if (tool == kLoadSkillTool && output.status == events::ToolStatus::kOk && plan_.session &&
+      !e.prepared.arguments.contains("file") && e.prepared.arguments.contains("name") &&
+      e.prepared.arguments["name"].is_string()) {
+    if (auto skill = plan_.skills.Reload(e.prepared.arguments["name"].get<std::string>());
+        skill.ok()) {
+      plan_.session->SetLoadedSkill(skill->name, skill->text_hash);
+    }
+  }
+  hooks_.Fire(config::HookEvent::kPostToolUse, tool,
+              hooks::PostToolUseFields(tool, e.prepared.arguments, output.status, output.content));
+  return CommitResult(call, output, duration);
+}
+
+absl::Status ToolBatch::CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
+                                     int64_t duration_ms) {
+  events::ToolResult r;
+  r.call_id = call.request.call_id;
+  r.name = call.request.name;
+  r.tool = QualifiedName(call);
+  r.status = output.status;
+  r.content = output.content;
+  r.display = output.display;
+  r.duration_ms = duration_ms;
+  events::ToolOutcome outcome{call.request.call_id, call.request.name, output.content,
+                              output.status != events::ToolStatus::kOk};
+  CommitExtras extras;
+  extras.context_appends.push_back(outcome);
+  extras.conversation_activity = true;
+  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {std::move(r)}, std::move(extras)));
+  context_.push_back(std::move(outcome));
+  return absl::OkStatus();
+}
+
+}  // namespace raw::loop

@@ -1,0 +1,67 @@
+// ToolBatch: runs one committed batch of tool calls under the tool
+// contract, in this order:
+//   1. every call is prepared (tool lookup, argument parsing and schema
+//      validation; a bad call gets an error result and is never asked about);
+//   2. pre_tool_use hooks and the rules (agent rules, then the session's)
+//      decide allow, ask or deny for each remaining call; a deny from either
+//      wins, a hook's allow skips an ask, a hook's ask forces one;
+//   3. when any call asks, one ApprovalRequested lists the whole batch and
+//      the turn waits for the answers (RespondToApproval), the timeout or
+//      cancellation, then records ApprovalResolved;
+//   4. the calls run in the model's order; denied ones get a kDenied result
+//      saying why; post_tool_use hooks see each result.
+// Every call gets exactly one result, committed before the next call runs;
+// on cancellation completed results stay and every unfinished call (also
+// one waiting for approval) gets a cancelled result.
+// Thread-safety: used by the turn thread only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/cancel_token.h"
+#include "daemon/loop/session_log.h"
+#include "daemon/loop/step_collector.h"
+#include "daemon/loop/tool_dispatch.h"
+#include "daemon/loop/turn_hooks.h"
+#include "daemon/tools/policy/rule_set.h"
+
+namespace raw::loop {
+
+struct TurnPlan;
+
+class ToolBatch {
+ public:
+  ToolBatch(const TurnPlan& plan, SessionLog& log, std::vector<events::ContextItem>& context,
+            TurnHooks& hooks, const CancelToken& cancel);
+
+  absl::Status Run(const std::vector<CollectedCall>& calls);
+  // Records a kSkipped result with `why` for every call.
+  absl::Status Skip(const std::vector<CollectedCall>& calls, const std::string& why);
+
+ private:
+  struct Entry {
+    const CollectedCall* call = nullptr;
+    PreparedCall prepared;
+    events::ApprovalState state = events::ApprovalState::kAllowed;
+    std::string reason;        // who decided, in words
+    std::string deny_message;  // a user's message for the model
+  };
+
+  Entry Gate(const CollectedCall& call);
+  absl::Status AskForApproval(std::vector<Entry>& entries);
+  absl::Status RunEntry(const Entry& entry);
+  absl::Status CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
+                            int64_t duration_ms);
+  std::string QualifiedName(const CollectedCall& call) const;
+
+  const TurnPlan& plan_;
+  SessionLog& log_;
+  std::vector<events::ContextItem>& context_;
+  TurnHooks& hooks_;
+  const CancelToken& cancel_;
+  tools::policy::RuleSet rules_;  // the agent's, then the session's
+};
+
+}  // namespace raw::loop

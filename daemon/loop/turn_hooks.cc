@@ -1,0 +1,32 @@
+#include "daemon/loop/turn_hooks.h"
+
+#include <utility>
+
+#include "common/logging.h"
+
+namespace raw::loop {
+
+TurnHooks::TurnHooks(const std::vector<config::HookConfig>& hooks, std::string session_id,
+                     std::string cwd, std::string turn_id, SessionLog& log,
+                     const CancelToken& cancel)
+    : hooks_(hooks),
+      context_{std::move(session_id), std::move(cwd)},
+      turn_id_(std::move(turn_id)),
+      log_(log),
+      cancel_(cancel) {}
+
+hooks::HookOutcome TurnHooks::Fire(config::HookEvent event, const std::string& tool,
+                                   const Json& fields) {
+  bool any = false;
+  for (const config::HookConfig& h : hooks_) any = any || h.event == event;
+  if (!any) return {};
+  hooks::HookOutcome outcome = hooks::RunHooks(hooks_, event, tool, context_, fields, cancel_);
+  for (const std::string& warning : outcome.warnings) {
+    absl::Status s =
+        log_.Commit(turn_id_, {events::Notice{events::NoticeLevel::kWarning, warning}});
+    if (!s.ok()) RAW_LOG(Warning) << "could not store a hook warning: " << s.message();
+  }
+  return outcome;
+}
+
+}  // namespace raw::loop

@@ -1,0 +1,39 @@
+// TurnHooks: runs the agent's selected hooks for one turn (see
+// daemon/hooks/hook_runner.h and docs/hooks.md) and records what went wrong
+// with them as warning notices in the display history. Hooks never write to
+// the model context or the transcript themselves; callers act on the
+// returned outcome.
+// Thread-safety: used by the turn thread only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/cancel_token.h"
+#include "common/json.h"
+#include "daemon/config/config.h"
+#include "daemon/hooks/hook_runner.h"
+#include "daemon/loop/session_log.h"
+
+namespace raw::loop {
+
+class TurnHooks {
+ public:
+  TurnHooks(const std::vector<config::HookConfig>& hooks, std::string session_id,
+            std::string cwd, std::string turn_id, SessionLog& log, const CancelToken& cancel);
+
+  // Runs the hooks for `event` (for tool events, those whose matcher fits
+  // `tool`). Without hooks for the event this is free.
+  hooks::HookOutcome Fire(config::HookEvent event, const std::string& tool, const Json& fields);
+
+  bool empty() const { return hooks_.empty(); }
+
+ private:
+  const std::vector<config::HookConfig>& hooks_;
+  hooks::HookContext context_;
+  std::string turn_id_;
+  SessionLog& log_;
+  const CancelToken& cancel_;
+};
+
+}  // namespace raw::loop

@@ -1,0 +1,48 @@
+// VendorDecoder: the vendor half of a streaming adapter, turning one API's
+// response body into the neutral events of provider_event.h. Each adapter's
+// StreamDecoder implements it; StreamingProvider drives it.
+//
+// Contract: the calls append to `out` in stream order, and the stream ends
+// with exactly one terminal event (Finish or Error), after which done() is
+// true and every further call is a no-op. A decoder is used for one
+// response. Pure (no I/O); thread-compatible.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "daemon/providers/provider_event.h"
+#include "daemon/providers/sse/sse_decoder.h"
+
+namespace raw::providers {
+
+class VendorDecoder {
+ public:
+  virtual ~VendorDecoder() = default;
+
+  // Decodes one SSE frame.
+  virtual void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) = 0;
+
+  // The body ended cleanly (EOF). Appends the terminal events if none was
+  // produced yet: Finish when the answer is complete, else kPrematureEof.
+  virtual void Finish(std::vector<ProviderEvent>* out) = 0;
+
+  // Ends the stream with an error decided by the caller (transport failure,
+  // cancellation); after_output is filled in here. No-op once done().
+  virtual void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) = 0;
+
+  // Decodes a complete non-streamed response body (a server that ignored
+  // stream:true) into the full event sequence, terminal event included.
+  virtual void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) = 0;
+
+  // A terminal event (Finish or Error) has been produced.
+  virtual bool done() const = 0;
+
+  // The answer is already whole although its stream has not ended, so a
+  // transfer that fails now still finishes normally (Chat Completions after
+  // finish_reason, Gemini after finishReason). False where only an explicit
+  // terminator completes the answer.
+  virtual bool answer_complete() const { return false; }
+};
+
+}  // namespace raw::providers

@@ -1,0 +1,111 @@
+#include "daemon/tools/builtin/file_walker.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "daemon/tools/builtin/gitignore.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+class Walker {
+ public:
+  Walker(const WalkOptions& options, const CancelToken& cancel,
+         const std::function<WalkStep(const WalkEntry&)>& visit)
+      : options_(options), cancel_(cancel), visit_(visit) {}
+
+  WalkSummary Run(const std::string& root) {
+    if (options_.respect_gitignore) ignores_.LoadParents(root);
+    Walk(root, "", 1);
+    return summary_;
+  }
+
+ private:
+  bool Done() const { return summary_.stopped || summary_.cancelled || summary_.hit_entry_limit; }
+
+  // The entries of `dir`, sorted by name; the directory is closed again
+  // before the walk goes deeper, so open descriptors do not grow with depth.
+  bool ReadDirectory(const std::string& dir, const std::string& rel_dir,
+                     std::vector<WalkEntry>& entries) {
+    int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* stream = fd >= 0 ? fdopendir(fd) : nullptr;
+    if (stream == nullptr) {
+      if (fd >= 0) close(fd);
+      return false;
+    }
+    std::vector<std::string> names;
+    while (dirent* entry = readdir(stream)) {
+      std::string_view name(entry->d_name);
+      if (name == "." || name == ".." || name == ".git") continue;
+      names.emplace_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    const std::string prefix = dir == "/" ? "/" : dir + "/";
+    for (std::string& name : names) {
+      WalkEntry entry;
+      if (fstatat(dirfd(stream), name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      entry.type = S_ISREG(entry.st.st_mode)   ? WalkEntry::Type::kFile
+                   : S_ISDIR(entry.st.st_mode) ? WalkEntry::Type::kDirectory
+                   : S_ISLNK(entry.st.st_mode) ? WalkEntry::Type::kSymlink
+                                               : WalkEntry::Type::kOther;
+      entry.path = prefix + name;
+      entry.rel = rel_dir.empty() ? std::move(name) : rel_dir + "/" + name;
+      entries.push_back(std::move(entry));
+    }
+    closedir(stream);
+    return true;
+  }
+
+  void Walk(const std::string& dir, const std::string& rel_dir, int depth) {
+    std::vector<WalkEntry> entries;
+    if (!ReadDirectory(dir, rel_dir, entries)) {
+      ++summary_.unreadable_directories;
+      return;
+    }
+    if (options_.respect_gitignore) ignores_.Push(dir);
+    for (const WalkEntry& entry : entries) {
+      if (cancel_.cancelled()) {
+        summary_.cancelled = true;
+        break;
+      }
+      if (summary_.visited >= options_.max_entries) {
+        summary_.hit_entry_limit = true;
+        break;
+      }
+      const bool is_dir = entry.type == WalkEntry::Type::kDirectory;
+      if (options_.respect_gitignore && ignores_.IsIgnored(entry.path, is_dir)) continue;
+      ++summary_.visited;
+      WalkStep step = visit_(entry);
+      if (step == WalkStep::kStop) {
+        summary_.stopped = true;
+        break;
+      }
+      if (is_dir && step == WalkStep::kContinue &&
+          (options_.max_depth <= 0 || depth < options_.max_depth)) {
+        Walk(entry.path, entry.rel, depth + 1);
+        if (Done()) break;
+      }
+    }
+    if (options_.respect_gitignore) ignores_.Pop();
+  }
+
+  const WalkOptions& options_;
+  const CancelToken& cancel_;
+  const std::function<WalkStep(const WalkEntry&)>& visit_;
+  GitignoreStack ignores_;
+  WalkSummary summary_;
+};
+
+}  // namespace
+
+WalkSummary WalkTree(const std::string& root, const WalkOptions& options,
+                     const CancelToken& cancel,
+                     const std::function<WalkStep(const WalkEntry&)>& visit) {
+  return Walker(options, cancel, visit).Run(root);
+}
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,144 @@
+#include "daemon/tools/builtin/gitignore.h"
+
+#include <fnmatch.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/tools/builtin/path_glob.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+// A .gitignore larger than this is not read (no real one comes close).
+constexpr std::streamsize kMaxGitignoreBytes = 1 << 20;
+
+std::string ReadSmallFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::string text(static_cast<size_t>(kMaxGitignoreBytes), '\0');
+  in.read(text.data(), kMaxGitignoreBytes);
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+std::string_view BaseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+GitignoreRules GitignoreRules::Parse(std::string_view text) {
+  GitignoreRules result;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(start, nl - start);
+    start = nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line[0] == '#') continue;
+    // Trailing spaces go unless escaped with a backslash.
+    size_t end = line.size();
+    while (end > 0 && line[end - 1] == ' ' && !(end >= 2 && line[end - 2] == '\\')) --end;
+    line = line.substr(0, end);
+
+    Rule rule;
+    if (!line.empty() && line[0] == '!') {
+      rule.negate = true;
+      line.remove_prefix(1);
+    }
+    if (!line.empty() && line.back() == '/') {
+      rule.dir_only = true;
+      while (!line.empty() && line.back() == '/') line.remove_suffix(1);
+    }
+    if (line.empty()) continue;
+    rule.anchored = line.find('/') != std::string_view::npos;
+    for (std::string_view segment : SplitPath(line)) rule.segments.emplace_back(segment);
+    if (rule.segments.empty()) continue;
+    result.rules_.push_back(std::move(rule));
+  }
+  return result;
+}
+
+GitignoreRules::Verdict GitignoreRules::Match(std::string_view path, bool is_dir) const {
+  std::vector<std::string_view> parts;
+  bool split = false;
+  std::string name;
+  for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
+    const Rule& rule = *it;
+    if (rule.dir_only && !is_dir) continue;
+    bool matched = false;
+    if (rule.anchored) {
+      if (!split) {
+        parts = SplitPath(path);
+        split = true;
+      }
+      matched = MatchSegments(rule.segments, parts, /*prefix=*/false);
+    } else {
+      if (name.empty()) name = std::string(BaseName(path));
+      matched = fnmatch(rule.segments[0].c_str(), name.c_str(), 0) == 0;
+    }
+    if (matched) return rule.negate ? Verdict::kIncluded : Verdict::kIgnored;
+  }
+  return Verdict::kNone;
+}
+
+void GitignoreStack::LoadParents(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> parents;
+  std::error_code ec;
+  bool in_git = false;
+  for (fs::path dir = fs::path(root); ; dir = dir.parent_path()) {
+    if (fs::exists(dir / ".git", ec)) {
+      in_git = true;
+      if (dir.string() != root) parents.push_back(dir.string());
+      break;
+    }
+    if (dir.string() != root) parents.push_back(dir.string());
+    if (!dir.has_relative_path()) break;  // reached "/"
+  }
+  if (!in_git) return;
+  for (auto it = parents.rbegin(); it != parents.rend(); ++it) Push(*it);
+}
+
+void GitignoreStack::Push(const std::string& dir) {
+  Level level;
+  level.dir = dir;
+  std::string file = dir == "/" ? "/.gitignore" : dir + "/.gitignore";
+  struct stat st;
+  if (stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    level.rules = GitignoreRules::Parse(ReadSmallFile(file));
+  }
+  levels_.push_back(std::move(level));
+}
+
+void GitignoreStack::Pop() {
+  if (!levels_.empty()) levels_.pop_back();
+}
+
+bool GitignoreStack::IsIgnored(std::string_view path, bool is_dir) const {
+  for (auto it = levels_.rbegin(); it != levels_.rend(); ++it) {
+    if (it->rules.empty()) continue;
+    const std::string& dir = it->dir;
+    std::string_view rel;
+    if (dir == "/") {
+      rel = path.substr(1);
+    } else if (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+               path[dir.size()] == '/') {
+      rel = path.substr(dir.size() + 1);
+    } else {
+      continue;
+    }
+    GitignoreRules::Verdict verdict = it->rules.Match(rel, is_dir);
+    if (verdict != GitignoreRules::Verdict::kNone) {
+      return verdict == GitignoreRules::Verdict::kIgnored;
+    }
+  }
+  return false;
+}
+
+}  // namespace raw::tools::builtin

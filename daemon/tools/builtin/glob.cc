@@ -1,0 +1,170 @@
+// builtin/glob: the files under a directory whose relative paths match a
+// glob pattern (path_glob.h), newest first.
+//
+// Leading literal segments of the pattern ("src/lib" in "src/lib/**/*.h")
+// become the starting directory, so only that part of the tree is walked,
+// and the walk skips directories the pattern cannot reach. .git and what
+// .gitignore files exclude are left out (file_walker.h); symlinks to files
+// are listed, symlinks to directories are neither followed nor listed.
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/file_walker.h"
+#include "daemon/tools/builtin/path_glob.h"
+#include "daemon/tools/builtin/tool_args.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+struct Match {
+  std::string shown;
+  struct timespec mtime;
+};
+
+bool NewerFirst(const Match& a, const Match& b) {
+  if (a.mtime.tv_sec != b.mtime.tv_sec) return a.mtime.tv_sec > b.mtime.tv_sec;
+  if (a.mtime.tv_nsec != b.mtime.tv_nsec) return a.mtime.tv_nsec > b.mtime.tv_nsec;
+  return a.shown < b.shown;
+}
+
+ToolOutput Glob(const Json& args, const ToolContext& ctx) {
+  if (absl::Status s = CheckArgumentObject(args, {"pattern", "path"}); !s.ok()) {
+    return ToolOutput::Error(std::string(s.message()));
+  }
+  absl::StatusOr<std::string> pattern = RequiredString(args, "pattern");
+  if (!pattern.ok()) return ToolOutput::Error(std::string(pattern.status().message()));
+  absl::StatusOr<std::optional<std::string>> path_arg = OptionalString(args, "path");
+  if (!path_arg.ok()) return ToolOutput::Error(std::string(path_arg.status().message()));
+  if (pattern->empty()) return ToolOutput::Error("argument \"pattern\" is empty");
+
+  absl::StatusOr<std::string> base = ResolvePath(ctx.cwd, path_arg->value_or(ctx.cwd));
+  if (!base.ok()) return ToolOutput::Error(std::string(base.status().message()));
+  const std::string shown_base = DisplayPath(ctx.cwd, *base);
+  struct stat st;
+  if (stat(base->c_str(), &st) != 0) {
+    return ToolOutput::Error(absl::StrCat("directory not found: ", shown_base));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return ToolOutput::Error(absl::StrCat(shown_base, " is not a directory; path names the "
+                                          "directory to search from"));
+  }
+
+  // An absolute pattern is searched from "/" and its results stay absolute.
+  const bool absolute = (*pattern)[0] == '/';
+  std::string root = absolute ? "/" : *base;
+  std::string shown_prefix = absolute ? "/" : "";
+  std::vector<std::string> segments;
+  for (std::string_view part : SplitPath(*pattern)) segments.emplace_back(part);
+  if (segments.empty()) {
+    return ToolOutput::Error(absl::StrCat("pattern \"", *pattern, "\" names no files"));
+  }
+  size_t literal = 0;
+  while (literal + 1 < segments.size() && !HasGlobMeta(segments[literal]) &&
+         segments[literal] != "**") {
+    ++literal;
+  }
+  if (literal > 0) {
+    std::vector<std::string> head(segments.begin(), segments.begin() + literal);
+    std::string joined = absl::StrJoin(head, "/");
+    root = std::filesystem::path(root + "/" + joined).lexically_normal().string();
+    if (root.size() > 1 && root.back() == '/') root.pop_back();
+    absl::StrAppend(&shown_prefix, joined, "/");
+  }
+  std::vector<std::string> rest(segments.begin() + literal, segments.end());
+  absl::StatusOr<PathGlob> glob = PathGlob::Compile(absl::StrJoin(rest, "/"));
+  if (!glob.ok()) {
+    return ToolOutput::Error(absl::StrCat("invalid pattern: ", glob.status().message()));
+  }
+
+  const std::string no_match =
+      absl::StrCat("No files found matching \"", *pattern, "\" in ", shown_base);
+  if (stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return ToolOutput::Ok(no_match);
+
+  std::vector<Match> matches;
+  WalkSummary summary = WalkTree(root, WalkOptions{}, ctx.cancel, [&](const WalkEntry& entry) {
+    switch (entry.type) {
+      case WalkEntry::Type::kDirectory:
+        return glob->CouldMatchInside(entry.rel) ? WalkStep::kContinue
+                                                 : WalkStep::kSkipDirectory;
+      case WalkEntry::Type::kFile:
+        if (glob->Matches(entry.rel)) {
+          matches.push_back({shown_prefix + entry.rel, entry.st.st_mtim});
+        }
+        break;
+      case WalkEntry::Type::kSymlink: {
+        struct stat target;
+        if (glob->Matches(entry.rel) && stat(entry.path.c_str(), &target) == 0 &&
+            S_ISREG(target.st_mode)) {
+          matches.push_back({shown_prefix + entry.rel, target.st_mtim});
+        }
+        break;
+      }
+      case WalkEntry::Type::kOther:
+        break;
+    }
+    return WalkStep::kContinue;
+  });
+  if (summary.cancelled) return ToolOutput::Cancelled("glob was cancelled");
+  if (matches.empty() && !summary.hit_entry_limit) return ToolOutput::Ok(no_match);
+
+  std::sort(matches.begin(), matches.end(), NewerFirst);
+  const int64_t configured = ctx.settings.files.max_results;
+  const size_t cap = static_cast<size_t>(configured > 0 ? configured : 500);
+  std::string out;
+  for (size_t i = 0; i < matches.size() && i < cap; ++i) absl::StrAppend(&out, matches[i].shown, "\n");
+  if (matches.size() > cap) {
+    absl::StrAppend(&out, "[", matches.size() - cap, " more matching files not shown: the "
+                    "list stops at ", cap, " (tools.files.max_results); narrow the pattern or "
+                    "path to see them]\n");
+  }
+  if (summary.hit_entry_limit) {
+    absl::StrAppend(&out, "[the search stopped after visiting ", summary.visited,
+                    " entries, so matches may be missing; narrow the pattern or path]\n");
+  }
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  return ToolOutput::Ok(std::move(out));
+}
+
+}  // namespace
+
+ToolSpec MakeGlobTool() {
+  ToolSpec spec;
+  spec.qualified_name = "builtin/glob";
+  spec.model_name = "glob";
+  spec.description =
+      "Find files by name pattern. Returns the paths of matching files relative to the search "
+      "directory, one per line, sorted by modification time, most recently modified first "
+      "(ties by name). Patterns: `*` matches any run of characters within one path segment, "
+      "`?` one character, `[abc]` a character class, `{a,b}` alternatives, and `**` any number "
+      "of directories, e.g. \"**/*.py\", \"src/**/*.{h,cc}\", \"*.md\" (top level only). Skips "
+      ".git and files excluded by .gitignore; does not follow symlinked directories. The list "
+      "is capped at the configured number of results and says how many more matched.";
+  spec.input_schema = OrderedJson{
+      {"type", "object"},
+      {"properties",
+       {{"pattern",
+         {{"type", "string"},
+          {"description", "Glob pattern matched against paths relative to the search "
+                          "directory, e.g. \"src/**/*.cc\"."}}},
+        {"path",
+         {{"type", "string"},
+          {"description", "Directory to search from: absolute, or relative to the working "
+                          "directory. Default: the working directory."}}}}},
+      {"required", {"pattern"}},
+      {"additionalProperties", false}};
+  spec.read_only = true;
+  spec.rule_subject = RuleSubject::kPath;
+  spec.rule_argument = "path";
+  spec.handler = Glob;
+  return spec;
+}
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,29 @@
+// HtmlScan: a linear, forgiving pass over HTML that builds no tree. It
+// guards the HTML parser and stands in for it when the page is hostile.
+//
+// libgumbo spends time proportional to the depth of the open-element stack
+// on each tag, so a page of 2 MiB of unclosed <div>s takes minutes to parse
+// (and its tree is deep enough to strain the stack when it is freed).
+// ExceedsNestingDepth estimates the depth the parser would reach (elements
+// that HTML closes implicitly, like <p> and <li>, and void elements do not
+// count; end tags close only what is open); HtmlToText strips such pages
+// with StripTags instead of parsing them. Both run in linear time
+// (ExceedsNestingDepth: times the limit). Stateless; safe from any thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace raw::tools::builtin {
+
+// True when elements in `html` nest deeper than `limit`, by the estimate
+// above.
+bool ExceedsNestingDepth(std::string_view html, size_t limit);
+
+// The text of `html` without markup: comments, scripts and styles dropped,
+// block-level tags turned into line breaks, common entities decoded,
+// whitespace collapsed.
+std::string StripTags(std::string_view html);
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,65 @@
+#include "daemon/tools/builtin/utf8.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace raw::tools::builtin {
+namespace {
+
+// Length of the well-formed sequence starting at s[i], or 0.
+size_t SequenceLength(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+  for (size_t k = 1; k < len; ++k) {
+    unsigned char cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3f);
+  }
+  bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+                  (len == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return len;
+}
+
+}  // namespace
+
+size_t ValidUtf8Prefix(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t len = SequenceLength(s, i);
+    if (len == 0) return i;
+    i += len;
+  }
+  return i;
+}
+
+size_t Utf8Floor(std::string_view s, size_t n) {
+  if (n >= s.size()) return s.size();
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;
+  return n;
+}
+
+std::string SanitizeUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t len = SequenceLength(s, i);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.data() + i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
+bool LooksBinary(std::string_view s, size_t sniff_bytes) {
+  return s.substr(0, std::min(s.size(), sniff_bytes)).find('\0') != std::string_view::npos;
+}
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,28 @@
+// UTF-8 helpers for the built-in tools: validating text a tool returns or
+// edits, and cutting text without splitting a character.
+//
+// Stateless functions; safe from any thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace raw::tools::builtin {
+
+// Length of the longest prefix of `s` that is well-formed UTF-8 (no
+// overlong forms, surrogates or code points above U+10FFFF); s.size() when
+// all of it is.
+size_t ValidUtf8Prefix(std::string_view s);
+
+// `n` or less, so that s[0, result) does not end inside a UTF-8 sequence.
+size_t Utf8Floor(std::string_view s, size_t n);
+
+// `s` with every ill-formed byte replaced by U+FFFD.
+std::string SanitizeUtf8(std::string_view s);
+
+// True when the first `sniff_bytes` of `s` hold a NUL byte: the heuristic
+// git and grep use to call a file binary.
+bool LooksBinary(std::string_view s, size_t sniff_bytes = 8 * 1024);
+
+}  // namespace raw::tools::builtin

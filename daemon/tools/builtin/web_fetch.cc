@@ -1,0 +1,245 @@
+// builtin/web_fetch: GETs an http(s) URL through the daemon's HttpClient and
+// returns the page as text (web_content.h).
+//
+// Bounded on every side: the transfer has a total and an idle timeout
+// (tools.web_fetch.timeout_ms), the body is cut at tools.web_fetch.max_bytes
+// (the transfer is aborted there), and the text at max_output_bytes. Redirects
+// are not followed: the result names the target so the model can decide to
+// fetch it. URLs with credentials and schemes other than http(s) are refused.
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "daemon/http/http_client.h"
+#include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/string_view_bridge.h"
+#include "daemon/tools/builtin/tool_args.h"
+#include "daemon/tools/builtin/utf8.h"
+#include "daemon/tools/builtin/web_content.h"
+#include "daemon/tools/builtin/web_url.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+constexpr int64_t kDefaultTimeoutMs = 30000;
+constexpr int64_t kDefaultMaxBytes = 2 * 1024 * 1024;
+constexpr int64_t kDefaultMaxOutputBytes = 100000;
+constexpr int64_t kMaxConnectTimeoutMs = 15000;
+// How much of an error page's text is quoted.
+constexpr size_t kErrorExcerptBytes = 2000;
+
+// Collects the status, headers and at most `limit` body bytes.
+class BoundedCollector : public http::HttpResponseHandler {
+ public:
+  explicit BoundedCollector(size_t limit) : limit_(limit) {}
+
+  void OnStatus(int status, const http::Headers& headers) override {
+    status_ = status;
+    headers_ = headers;
+  }
+
+  bool OnBody(std::string_view bytes) override {
+    if (status_ >= 300 && status_ < 400) {
+      stopped_ = true;  // the body of a redirect is of no use
+      return false;
+    }
+    size_t room = limit_ - body_.size();
+    if (bytes.size() > room) {
+      body_.append(bytes.substr(0, room));
+      cut_ = stopped_ = true;
+      return false;
+    }
+    body_.append(bytes);
+    return true;
+  }
+
+  int status() const { return status_; }
+  const http::Headers& headers() const { return headers_; }
+  const std::string& body() const { return body_; }
+  bool cut() const { return cut_; }
+  bool stopped() const { return stopped_; }
+
+ private:
+  const size_t limit_;
+  int status_ = 0;
+  http::Headers headers_;
+  std::string body_;
+  bool cut_ = false;
+  bool stopped_ = false;
+};
+
+// True when `href` carries a scheme of its own ("mailto:", "data:"), which
+// is not resolved against the page.
+bool HasOwnScheme(std::string_view href) {
+  for (size_t i = 0; i < href.size(); ++i) {
+    char c = href[i];
+    if (c == ':') return i > 0;
+    if (!(absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' ||
+          c == '.')) {
+      return false;
+    }
+  }
+  return false;
+}
+
+std::string CutText(std::string text, size_t limit) {
+  if (text.size() <= limit) return text;
+  text.resize(Utf8Floor(text, limit));
+  return text;
+}
+
+ToolOutput WebFetch(const Json& args, const ToolContext& ctx) {
+  if (absl::Status s = CheckArgumentObject(args, {"url", "max_bytes"}); !s.ok()) {
+    return ToolOutput::Error(std::string(s.message()));
+  }
+  absl::StatusOr<std::string> url_arg = RequiredString(args, "url");
+  if (!url_arg.ok()) return ToolOutput::Error(std::string(url_arg.status().message()));
+  absl::StatusOr<std::optional<int64_t>> max_bytes_arg = OptionalInteger(args, "max_bytes", 1);
+  if (!max_bytes_arg.ok()) return ToolOutput::Error(std::string(max_bytes_arg.status().message()));
+  absl::StatusOr<std::string> url = CheckFetchUrl(*url_arg);
+  if (!url.ok()) return ToolOutput::Error(std::string(url.status().message()));
+  if (ctx.http == nullptr) {
+    return ToolOutput::Error("web_fetch is not available: this daemon has no HTTP client");
+  }
+
+  const config::WebFetchSettings& settings = ctx.settings.web_fetch;
+  const int64_t timeout_ms = settings.timeout_ms > 0 ? settings.timeout_ms : kDefaultTimeoutMs;
+  const size_t max_body =
+      static_cast<size_t>(settings.max_bytes > 0 ? settings.max_bytes : kDefaultMaxBytes);
+  const int64_t configured_output =
+      settings.max_output_bytes > 0 ? settings.max_output_bytes : kDefaultMaxOutputBytes;
+  const size_t max_output =
+      static_cast<size_t>(std::min(configured_output, max_bytes_arg->value_or(configured_output)));
+
+  http::HttpRequest request;
+  request.method = "GET";
+  request.url = *url;
+  request.headers = {{"Accept",
+                      "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,"
+                      "*/*;q=0.5"}};
+  request.connect_timeout_ms = std::min(timeout_ms, kMaxConnectTimeoutMs);
+  request.idle_timeout_ms = timeout_ms;
+  request.total_timeout_ms = timeout_ms;
+  BoundedCollector response(max_body);
+  absl::Status sent = ctx.http->Send(request, response, ctx.cancel);
+  if (ctx.cancel.cancelled() || absl::IsCancelled(sent)) {
+    return ToolOutput::Cancelled("web_fetch was cancelled");
+  }
+  if (!sent.ok() && !(absl::IsAborted(sent) && response.stopped())) {
+    if (absl::IsDeadlineExceeded(sent)) {
+      return ToolOutput::Error(
+          absl::StrCat("fetching ", *url, " timed out: ", sent.message()));
+    }
+    return ToolOutput::Error(absl::StrCat("fetching ", *url, " failed: ", sent.message()));
+  }
+
+  const int status = response.status();
+  const std::string content_type = http::FindHeader(response.headers(), "Content-Type");
+  if (status >= 300 && status < 400) {
+    std::string location(absl::StripAsciiWhitespace(
+        http::FindHeader(response.headers(), "Location")));
+    if (location.empty()) {
+      return ToolOutput::Error(absl::StrCat("HTTP ", status, " from ", *url,
+                                            " without a Location header; nothing to fetch"));
+    }
+    absl::StatusOr<std::string> target = ResolveUrl(*url, location);
+    if (!target.ok()) {
+      return ToolOutput::Error(absl::StrCat("HTTP ", status, " redirect from ", *url,
+                                            " to an invalid location \"", location, "\""));
+    }
+    std::string scheme = UrlScheme(*target);
+    if (scheme != "http" && scheme != "https") {
+      return ToolOutput::Error(absl::StrCat("HTTP ", status, " redirect from ", *url, " to ",
+                                            *target, ", which is not an http(s) URL; "
+                                            "web_fetch cannot follow it"));
+    }
+    return ToolOutput::Error(absl::StrCat("HTTP ", status, " redirect from ", *url, " to ",
+                                          *target, ". web_fetch does not follow redirects: "
+                                          "call it again with that URL to fetch the target."));
+  }
+
+  HtmlTextOptions html_options;
+  html_options.link_target = [&](std::string_view href) -> std::string {
+    if (HasOwnScheme(href)) {
+      return absl::StartsWithIgnoreCase(ToAbsl(href), "data:") ? "" : std::string(href);
+    }
+    absl::StatusOr<std::string> resolved = ResolveUrl(*url, href);
+    return resolved.ok() ? *resolved : std::string(href);
+  };
+
+  if (status >= 400 || status < 200) {
+    absl::StatusOr<WebText> text = BodyToText(content_type, response.body(), html_options);
+    std::string excerpt = text.ok() ? text->text : std::string();
+    std::string message = absl::StrCat("HTTP ", status, " from ", *url);
+    if (!excerpt.empty()) {
+      bool longer = excerpt.size() > kErrorExcerptBytes;
+      absl::StrAppend(&message, "; the response says:\n",
+                      CutText(std::move(excerpt), kErrorExcerptBytes), longer ? "\n[...]" : "");
+    }
+    return ToolOutput::Error(std::move(message));
+  }
+
+  absl::StatusOr<WebText> text = BodyToText(content_type, response.body(), html_options);
+  if (!text.ok()) {
+    return ToolOutput::Error(absl::StrCat("cannot use ", *url, ": ", text.status().message()));
+  }
+  std::string out = absl::StrCat("HTTP ", status, " ", *url);
+  if (!text->media_type.empty()) absl::StrAppend(&out, " (", text->media_type, ")");
+  out += "\n\n";
+  const size_t full_size = text->text.size();
+  if (full_size == 0) out += "(the page has no text)";
+  absl::StrAppend(&out, CutText(std::move(text->text), max_output));
+  if (response.cut()) {
+    absl::StrAppend(&out, "\n\n[the response was longer than ", max_body,
+                    " bytes (tools.web_fetch.max_bytes); the transfer was stopped there and "
+                    "only its first part is shown]");
+  }
+  if (full_size > max_output) {
+    absl::StrAppend(&out, "\n\n[text cut at ", max_output, " of ", full_size, " bytes",
+                    max_output < static_cast<size_t>(configured_output)
+                        ? " (max_bytes)"
+                        : " (tools.web_fetch.max_output_bytes)",
+                    "]");
+  }
+  return ToolOutput::Ok(std::move(out));
+}
+
+}  // namespace
+
+ToolSpec MakeWebFetchTool() {
+  ToolSpec spec;
+  spec.qualified_name = "builtin/web_fetch";
+  spec.model_name = "web_fetch";
+  spec.description =
+      "Fetch a web page or file over HTTP(S) with a GET request and return it as text. HTML is "
+      "reduced to readable text (headings marked with '#', list items with '- ', links as "
+      "`text (url)`); plain text, JSON and other text formats are returned as they are; "
+      "binary content (images, PDFs, archives) is refused. The result starts with the HTTP "
+      "status and the URL. Redirects are not followed: the error names the target URL, which "
+      "you may fetch next. HTTP errors (4xx, 5xx) are errors quoting the start of the "
+      "response. Long pages are cut at the configured size limits and say so. URLs with "
+      "credentials (user:password@) are refused.";
+  spec.input_schema = OrderedJson{
+      {"type", "object"},
+      {"properties",
+       {{"url",
+         {{"type", "string"},
+          {"description", "Absolute http:// or https:// URL to fetch."}}},
+        {"max_bytes",
+         {{"type", "integer"},
+          {"minimum", 1},
+          {"description", "Most bytes of text to return; lower than the configured limit to "
+                          "keep the result short. Default: the configured limit."}}}}},
+      {"required", {"url"}},
+      {"additionalProperties", false}};
+  spec.read_only = true;
+  spec.rule_subject = RuleSubject::kNone;
+  spec.handler = WebFetch;
+  return spec;
+}
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,88 @@
+#include "daemon/tools/builtin/web_url.h"
+
+#include <curl/curl.h>
+
+#include <memory>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "daemon/tools/builtin/string_view_bridge.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+struct UrlDeleter {
+  void operator()(CURLU* url) const { curl_url_cleanup(url); }
+};
+using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
+
+// A part of `url`, or "" when absent.
+std::string Part(CURLU* url, CURLUPart part) {
+  char* value = nullptr;
+  if (curl_url_get(url, part, &value, 0) != CURLUE_OK || value == nullptr) return "";
+  std::string result(value);
+  curl_free(value);
+  return result;
+}
+
+}  // namespace
+
+std::string UrlScheme(std::string_view url) {
+  size_t colon = url.find("://");
+  if (colon == std::string_view::npos || colon == 0) return "";
+  return absl::AsciiStrToLower(ToAbsl(url.substr(0, colon)));
+}
+
+absl::StatusOr<std::string> CheckFetchUrl(std::string_view text) {
+  std::string url(absl::StripAsciiWhitespace(ToAbsl(text)));
+  if (url.empty()) return absl::InvalidArgumentError("argument \"url\" is empty");
+  std::string scheme = UrlScheme(url);
+  if (scheme.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", url, "\" is not an absolute URL; give one starting with https:// or http://"));
+  }
+  if (scheme != "http" && scheme != "https") {
+    return absl::InvalidArgumentError(absl::StrCat("unsupported URL scheme \"", scheme,
+                                                   "\": web_fetch fetches http and https URLs "
+                                                   "only"));
+  }
+  UrlPtr handle(curl_url());
+  if (!handle) return absl::ResourceExhaustedError("out of memory parsing the URL");
+  CURLUcode rc = curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0);
+  if (rc != CURLUE_OK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid URL: ", curl_url_strerror(rc)));
+  }
+  if (!Part(handle.get(), CURLUPART_USER).empty() ||
+      !Part(handle.get(), CURLUPART_PASSWORD).empty()) {
+    return absl::InvalidArgumentError(
+        "the URL contains credentials (user:password@ before the host); web_fetch refuses "
+        "URLs with credentials: remove them");
+  }
+  if (Part(handle.get(), CURLUPART_HOST).empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("the URL \"", url, "\" has no host"));
+  }
+  // The fragment is never sent; drop it from what is fetched and reported.
+  curl_url_set(handle.get(), CURLUPART_FRAGMENT, nullptr, 0);
+  return Part(handle.get(), CURLUPART_URL);
+}
+
+absl::StatusOr<std::string> ResolveUrl(std::string_view base, std::string_view reference) {
+  UrlPtr handle(curl_url());
+  if (!handle) return absl::ResourceExhaustedError("out of memory parsing the URL");
+  std::string base_text(base);
+  std::string ref_text(absl::StripAsciiWhitespace(ToAbsl(reference)));
+  CURLUcode rc = curl_url_set(handle.get(), CURLUPART_URL, base_text.c_str(), 0);
+  if (rc == CURLUE_OK) {
+    // Relative to what is set; absolute references replace it. Schemes
+    // libcurl does not speak (mailto:, data:) are kept as written.
+    rc = curl_url_set(handle.get(), CURLUPART_URL, ref_text.c_str(), CURLU_NON_SUPPORT_SCHEME);
+  }
+  if (rc != CURLUE_OK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot resolve \"", ref_text, "\": ", curl_url_strerror(rc)));
+  }
+  return Part(handle.get(), CURLUPART_URL);
+}
+
+}  // namespace raw::tools::builtin

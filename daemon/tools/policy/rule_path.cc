@@ -1,0 +1,86 @@
+#include "daemon/tools/policy/rule_path.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <deque>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/pattern.h"
+
+namespace raw::tools::policy {
+namespace {
+
+// Like the kernel's limit on links followed while resolving one path.
+constexpr int kMaxSymlinks = 40;
+
+std::deque<std::string> Components(const std::string& path) {
+  std::deque<std::string> out;
+  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+    out.emplace_back(part.data(), part.size());
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& components) {
+  return "/" + absl::StrJoin(components, "/");
+}
+
+bool HasGlobCharacter(const std::string& component) {
+  return component.find_first_of("*?\\") != std::string::npos;
+}
+
+}  // namespace
+
+std::string ResolveRulePath(const std::string& cwd, const std::string& path) {
+  std::string full = !path.empty() && path[0] == '/' ? path : cwd + "/" + path;
+  std::deque<std::string> todo = Components(full);
+  std::vector<std::string> resolved;  // components of a path free of symlinks
+  int links = 0;
+  while (!todo.empty()) {
+    std::string component = std::move(todo.front());
+    todo.pop_front();
+    if (component == ".") continue;
+    if (component == "..") {
+      // `resolved` has no symlinks, so its parent is the real parent.
+      if (!resolved.empty()) resolved.pop_back();
+      continue;
+    }
+    resolved.push_back(std::move(component));
+    if (links >= kMaxSymlinks) continue;  // a loop: leave the rest as written
+    std::string current = Join(resolved);
+    struct stat info;
+    if (lstat(current.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) continue;
+    std::vector<char> buffer(info.st_size > 0 ? static_cast<size_t>(info.st_size) + 1 : 4096);
+    ssize_t length = readlink(current.c_str(), buffer.data(), buffer.size());
+    if (length < 0 || static_cast<size_t>(length) >= buffer.size()) continue;
+    ++links;
+    std::string target(buffer.data(), static_cast<size_t>(length));
+    resolved.pop_back();
+    if (!target.empty() && target[0] == '/') resolved.clear();
+    std::deque<std::string> target_components = Components(target);
+    todo.insert(todo.begin(), target_components.begin(), target_components.end());
+  }
+  return Join(resolved);
+}
+
+std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern) {
+  if (pattern.rfind("re:", 0) == 0) return pattern;
+  std::string full = !pattern.empty() && pattern[0] == '/'
+                         ? pattern
+                         : EscapeGlob(ResolveRulePath("/", cwd)) + "/" + pattern;
+  // Split into the literal leading directories and the rest (from the first
+  // component holding a glob character or an escape).
+  std::vector<std::string> parts = absl::StrSplit(full.substr(1), '/');
+  size_t literal = 0;
+  while (literal < parts.size() && !HasGlobCharacter(parts[literal])) ++literal;
+  std::vector<std::string> prefix(parts.begin(), parts.begin() + literal);
+  std::vector<std::string> rest(parts.begin() + literal, parts.end());
+  std::string anchored = EscapeGlob(ResolveRulePath("/", Join(prefix)));
+  if (rest.empty()) return anchored;
+  return (anchored == "/" ? "" : anchored) + "/" + absl::StrJoin(rest, "/");
+}
+
+}  // namespace raw::tools::policy

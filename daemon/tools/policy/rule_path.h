@@ -1,0 +1,23 @@
+// Rule paths: the file path a path rule sees, and the path pattern it is
+// compared with, both made absolute and free of symlinks in the same way so
+// that "../", "./" and links can neither hide a target nor break a match.
+// Reads the file system (lstat, readlink); never fails; thread-safe.
+#pragma once
+
+#include <string>
+
+namespace raw::tools::policy {
+
+// `path` made absolute against `cwd`, normalized, with symlinks in its
+// longest existing prefix resolved (a dangling link at the end is resolved
+// too: writing through it creates its target). Never fails: a path that
+// cannot be resolved further is returned normalized.
+std::string ResolveRulePath(const std::string& cwd, const std::string& path);
+
+// The kPath glob `pattern` anchored for matching resolved paths: a relative
+// pattern is put under `cwd`, and the leading components without glob
+// characters are resolved like ResolveRulePath. "re:" patterns are returned
+// unchanged (they always see the absolute resolved path).
+std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern);
+
+}  // namespace raw::tools::policy

@@ -1,0 +1,211 @@
+#include "daemon/tools/policy/rule_set.h"
+
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/tools/policy/command_splitter.h"
+
+namespace raw::tools::policy {
+namespace {
+
+using config::ApprovalMode;
+using config::RuleAction;
+
+const char* ActionName(RuleAction action) {
+  switch (action) {
+    case RuleAction::kAllow:
+      return "allow";
+    case RuleAction::kAsk:
+      return "ask";
+    case RuleAction::kDeny:
+      return "deny";
+  }
+  return "ask";
+}
+
+bool IsRequired(const ToolSpec& spec, const std::string& argument) {
+  auto required = spec.input_schema.find("required");
+  if (required == spec.input_schema.end() || !required->is_array()) return false;
+  for (const auto& name : *required) {
+    if (name == argument) return true;
+  }
+  return false;
+}
+
+// The call's subject: the string argument the tool's rules see. A path tool
+// whose path is optional (glob, grep, list_dir) works in the session's cwd
+// when the argument is absent, so that is its subject then.
+std::optional<std::string> SubjectOf(const ToolSpec& spec, const Json& arguments) {
+  if (spec.rule_subject == RuleSubject::kNone || !arguments.is_object()) return std::nullopt;
+  auto it = arguments.find(spec.rule_argument);
+  if (it == arguments.end() && spec.rule_subject == RuleSubject::kPath &&
+      !IsRequired(spec, spec.rule_argument)) {
+    return std::string(".");
+  }
+  if (it == arguments.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+// What the approval mode says about a call (or part) no rule matched.
+Decision Unmatched(const ToolSpec& spec, ApprovalMode mode) {
+  switch (mode) {
+    case ApprovalMode::kAskAll:
+      return {RuleAction::kAsk, "approval_mode is ask_all; no rule matched"};
+    case ApprovalMode::kAllowAll:
+      return {RuleAction::kAllow, "approval_mode is allow_all; no rule matched"};
+    case ApprovalMode::kDenyAll:
+      return {RuleAction::kDeny, "approval_mode is deny_all; no rule matched"};
+    case ApprovalMode::kDefault:
+      break;
+  }
+  if (spec.read_only) {
+    return {RuleAction::kAllow, spec.qualified_name + " is read-only; no rule matched"};
+  }
+  return {RuleAction::kAsk, spec.qualified_name + " is not read-only; no rule matched"};
+}
+
+// deny > ask > allow.
+int Severity(RuleAction action) {
+  return action == RuleAction::kDeny ? 2 : action == RuleAction::kAsk ? 1 : 0;
+}
+
+}  // namespace
+
+absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& rules,
+                                         const std::string& where) {
+  RuleSet set;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const config::RuleConfig& rule = rules[i];
+    std::string at = absl::StrCat(where, "[", i, "]");
+    if (rule.command && rule.path) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": a rule has a command or a path pattern, not both"));
+    }
+    auto tool = Pattern::Compile(rule.tool, Pattern::Style::kText);
+    if (!tool.ok())
+      return absl::InvalidArgumentError(absl::StrCat(at, ".tool: ", tool.status().message()));
+    Compiled compiled{rule, *std::move(tool), {}, at};
+    if (rule.command || rule.path) {
+      auto subject = Pattern::Compile(rule.command ? *rule.command : *rule.path,
+                                      rule.command ? Pattern::Style::kText : Pattern::Style::kPath);
+      if (!subject.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(at, rule.command ? ".command: " : ".path: ", subject.status().message()));
+      }
+      compiled.subject.push_back(*std::move(subject));
+    }
+    set.rules_.push_back(std::move(compiled));
+  }
+  return set;
+}
+
+absl::Status RuleSet::AddSessionRules(const std::vector<config::RuleConfig>& rules) {
+  auto compiled = Compile(rules, "session rules");
+  if (!compiled.ok()) return compiled.status();
+  for (Compiled& rule : compiled->rules_) {
+    rule.label = "session rule";
+    rules_.push_back(std::move(rule));
+  }
+  return absl::OkStatus();
+}
+
+Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const std::string& cwd,
+                           config::ApprovalMode mode) const {
+  auto describe = [](const Compiled& rule) {
+    const config::RuleConfig& c = rule.config;
+    std::string subject = c.command ? absl::StrCat(" command \"", *c.command, "\"")
+                          : c.path  ? absl::StrCat(" path \"", *c.path, "\"")
+                                    : "";
+    return absl::StrCat(rule.label, " (", ActionName(c.action), " ", c.tool, subject, ")");
+  };
+  // The first rule that applies to the call with `part` as its subject
+  // (null `part`: a command that could not be split, with `whole` its text).
+  auto first_rule = [&](const std::string* part, const std::string* whole,
+                        const std::string* path) -> const Compiled* {
+    for (const Compiled& rule : rules_) {
+      if (!rule.tool.Matches(spec.qualified_name)) continue;
+      if (rule.subject.empty()) return &rule;
+      if (rule.config.command && spec.rule_subject == RuleSubject::kCommand) {
+        if (part != nullptr && rule.subject[0].Matches(*part)) return &rule;
+        // An unsplittable command: only patterns that restrict are tried.
+        if (part == nullptr && whole != nullptr && rule.config.action != RuleAction::kAllow &&
+            rule.subject[0].Matches(*whole)) {
+          return &rule;
+        }
+      } else if (rule.config.path && spec.rule_subject == RuleSubject::kPath && path != nullptr) {
+        auto anchored =
+            Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
+        if (anchored.ok() && anchored->Matches(*path)) return &rule;
+      }
+    }
+    return nullptr;
+  };
+  auto decide = [&](const Compiled* rule) {
+    return rule != nullptr ? Decision{rule->config.action, describe(*rule)} : Unmatched(spec, mode);
+  };
+
+  std::optional<std::string> subject = SubjectOf(spec, arguments);
+  if (spec.rule_subject == RuleSubject::kPath) {
+    if (!subject) return decide(first_rule(nullptr, nullptr, nullptr));
+    std::string resolved = ResolveRulePath(cwd, *subject);
+    Decision decision = decide(first_rule(nullptr, nullptr, &resolved));
+    decision.reason = absl::StrCat(decision.reason, " for ", resolved);
+    return decision;
+  }
+  if (spec.rule_subject != RuleSubject::kCommand)
+    return decide(first_rule(nullptr, nullptr, nullptr));
+
+  absl::StatusOr<std::vector<std::string>> parts =
+      subject ? SplitShellCommand(*subject)
+              : absl::InvalidArgumentError("the call has no \"" + spec.rule_argument + "\" string");
+  if (parts.ok() && parts->empty()) parts = absl::InvalidArgumentError("the command is empty");
+  if (!parts.ok()) {
+    Decision decision = decide(first_rule(nullptr, subject ? &*subject : nullptr, nullptr));
+    decision.reason = absl::StrCat("command patterns do not apply (", parts.status().message(),
+                                   "); ", decision.reason);
+    return decision;
+  }
+  // Each simple command on its own; the most severe answer wins, and its
+  // reason names the command that caused it.
+  Decision overall{RuleAction::kAllow, ""};
+  std::vector<std::string> allowed;
+  for (const std::string& part : *parts) {
+    Decision decision = decide(first_rule(&part, nullptr, nullptr));
+    std::string reason = absl::StrCat("\"", part, "\": ", decision.reason);
+    if (decision.action == RuleAction::kAllow) allowed.push_back(reason);
+    if (Severity(decision.action) > Severity(overall.action)) overall = {decision.action, reason};
+  }
+  if (overall.action == RuleAction::kAllow) overall.reason = absl::StrJoin(allowed, "; ");
+  return overall;
+}
+
+std::vector<config::RuleConfig> RuleSet::SessionRulesFor(const ToolSpec& spec,
+                                                         const Json& arguments,
+                                                         const std::string& cwd) {
+  config::RuleConfig whole_tool;
+  whole_tool.action = RuleAction::kAllow;
+  whole_tool.tool = EscapeGlob(spec.qualified_name);
+  std::optional<std::string> subject = SubjectOf(spec, arguments);
+  if (spec.rule_subject == RuleSubject::kNone) return {whole_tool};
+  if (!subject) return {};
+  if (spec.rule_subject == RuleSubject::kPath) {
+    whole_tool.path = EscapeGlob(ResolveRulePath(cwd, *subject));
+    return {whole_tool};
+  }
+  auto parts = SplitShellCommand(*subject);
+  if (!parts.ok()) return {};
+  std::vector<config::RuleConfig> rules;
+  std::set<std::string> seen;
+  for (const std::string& part : *parts) {
+    if (!seen.insert(part).second) continue;
+    config::RuleConfig rule = whole_tool;
+    rule.command = EscapeGlob(part);
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+}  // namespace raw::tools::policy

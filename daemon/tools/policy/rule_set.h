@@ -1,0 +1,86 @@
+// RuleSet: an agent's ordered allow/ask/deny rules (config::RuleConfig),
+// compiled, plus the rules a user adds for the session ("allow for this
+// session"), deciding what happens to one tool call.
+//
+// Evaluation of one call:
+// - Rules are tried in order (session rules after the agent's); a rule
+//   applies when its tool pattern matches the qualified name and its
+//   command/path pattern (if any) matches the call's subject.
+// - The subject is the string argument named by spec.rule_argument; a
+//   command or path pattern never matches a call without one, nor a tool
+//   whose rule_subject is of the other kind (or kNone).
+// - kCommand tools: the command is split into simple commands
+//   (command_splitter.h) and each part is decided on its own by the first
+//   rule that matches it; the call is denied if any part is denied, asks if
+//   any part asks, and is allowed only when every part is. A part no rule
+//   matches gets the approval mode's answer (kDefault: ask, as a command
+//   tool is not read-only). A command that cannot be split, or has no
+//   simple command at all, is never allowed by a command pattern (deny and
+//   ask patterns are still tried on the whole text).
+// - kPath tools: the subject is the path argument resolved against the
+//   session cwd (rule_path.h: normalized, symlinks resolved, so "../" and
+//   links cannot hide the real target); a relative glob is anchored at the
+//   cwd ("src/**" is <cwd>/src/**), "re:" patterns see the absolute path.
+// - No rule matched: the approval mode decides (config::ApprovalMode);
+//   kDefault allows read-only tools and asks for the others.
+// Reasons name the rule as "agents.coder.rules[2] (deny builtin/bash
+// command \"rm *\")" (the index as in the config) or "session rule (…)".
+// Thread-safety: immutable after Compile except AddSessionRules, which needs
+// external synchronization against Evaluate.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/json.h"
+#include "common/pattern.h"
+#include "daemon/config/config.h"
+#include "daemon/tools/policy/rule_path.h"  // ResolveRulePath
+#include "daemon/tools/tool.h"
+
+namespace raw::tools::policy {
+
+struct Decision {
+  config::RuleAction action = config::RuleAction::kAsk;
+  // Why, for the approval request and for denial results, e.g.
+  // "\"rm -rf x\": agents.coder.rules[2] (deny builtin/bash command
+  // \"rm *\")" or "builtin/write_file is not read-only; no rule matched
+  // /home/u/p/a.txt".
+  std::string reason;
+};
+
+class RuleSet {
+ public:
+  RuleSet() = default;
+
+  // `where` names the rules in errors ("agents.coder.rules"); an invalid
+  // pattern fails naming the rule index and field:
+  // "agents.coder.rules[2].command: invalid regular expression: ...".
+  static absl::StatusOr<RuleSet> Compile(const std::vector<config::RuleConfig>& rules,
+                                         const std::string& where);
+
+  Decision Evaluate(const ToolSpec& spec, const Json& arguments, const std::string& cwd,
+                    config::ApprovalMode mode) const;
+
+  // The session rule that "allow for this session" adds for this call: for
+  // kCommand tools one exact (escaped glob) rule per distinct simple
+  // command, for kPath tools the exact resolved path, otherwise the whole
+  // tool. Empty when nothing exact can be allowed (no subject argument, or a
+  // command that cannot be split).
+  static std::vector<config::RuleConfig> SessionRulesFor(const ToolSpec& spec,
+                                                         const Json& arguments,
+                                                         const std::string& cwd);
+  absl::Status AddSessionRules(const std::vector<config::RuleConfig>& rules);
+
+ private:
+  struct Compiled {
+    config::RuleConfig config;
+    Pattern tool;
+    std::vector<Pattern> subject;  // empty or one
+    std::string label;             // "agents.coder.rules[2]" or "session rule"
+  };
+  std::vector<Compiled> rules_;
+};
+
+}  // namespace raw::tools::policy

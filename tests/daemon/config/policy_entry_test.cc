@@ -1,0 +1,120 @@
+// agents.<name>.{rules, approval_mode, approval_timeout_seconds, hooks,
+// skills}, the top-level hooks map and skill_dirs: every field and every
+// validation rule, with the exact path of each problem.
+#include "daemon/config/policy_entry.h"
+
+#include <string>
+
+#include "daemon/config/config_loader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/config/config_test_util.h"
+
+namespace raw::config {
+namespace {
+
+using ::raw::config::testing::DocWith;
+using ::raw::config::testing::ModelJson;
+using ::raw::config::testing::ProblemLines;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A document with agent "coder" (agent_extra) and top-level members.
+std::string Doc(const std::string& agent_extra, const std::string& top_extra = "") {
+  std::string doc = DocWith("", agent_extra);
+  if (top_extra.empty()) return doc;
+  doc.pop_back();  // the closing brace
+  return doc + ", " + top_extra + "}";
+}
+
+TEST(PolicyEntryTest, ReadsRulesModesHooksAndSkills) {
+  auto config = ParseConfig(Doc(
+      R"("rules": [{"allow": "builtin/bash", "command": "git status"},
+                   {"deny": "builtin/*", "path": "/etc/**"},
+                   {"ask": "builtin/web_fetch"}],
+         "approval_mode": "ask_all", "approval_timeout_seconds": 1.5,
+         "hooks": ["lint"], "skills": ["review", "dep*"])",
+      R"("hooks": {"lint": {"event": "pre_tool_use", "command": ["./lint.sh", "-q"],
+                            "matcher": "builtin/bash", "timeout_seconds": 5,
+                            "on_failure": "block"}},
+         "skill_dirs": ["skills", "/opt/skills"])"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const AgentConfig& a = config->agents.at("coder");
+  ASSERT_EQ(a.rules.size(), 3u);
+  EXPECT_EQ(a.rules[0].action, RuleAction::kAllow);
+  EXPECT_EQ(a.rules[0].tool, "builtin/bash");
+  EXPECT_EQ(a.rules[0].command, "git status");
+  EXPECT_EQ(a.rules[1].action, RuleAction::kDeny);
+  EXPECT_EQ(a.rules[1].path, "/etc/**");
+  EXPECT_EQ(a.rules[2].action, RuleAction::kAsk);
+  EXPECT_FALSE(a.rules[2].command.has_value());
+  EXPECT_EQ(a.approval_mode, ApprovalMode::kAskAll);
+  EXPECT_EQ(a.approval_timeout_ms, 1500);
+  EXPECT_THAT(a.hooks, ElementsAre("lint"));
+  EXPECT_THAT(a.skills, ElementsAre("review", "dep*"));
+  const HookConfig& h = config->hooks.at("lint");
+  EXPECT_EQ(h.event, HookEvent::kPreToolUse);
+  EXPECT_THAT(h.command, ElementsAre("./lint.sh", "-q"));
+  EXPECT_EQ(h.matcher, "builtin/bash");
+  EXPECT_EQ(h.timeout_ms, 5000);
+  EXPECT_EQ(h.on_failure, HookFailurePolicy::kBlock);
+  EXPECT_THAT(config->skill_dirs, ElementsAre("skills", "/opt/skills"));
+}
+
+TEST(PolicyEntryTest, Defaults) {
+  auto config = ParseConfig(Doc(""));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const AgentConfig& a = config->agents.at("coder");
+  EXPECT_TRUE(a.rules.empty());
+  EXPECT_EQ(a.approval_mode, ApprovalMode::kDefault);
+  EXPECT_EQ(a.approval_timeout_ms, 300000);
+  EXPECT_TRUE(a.hooks.empty());
+  EXPECT_TRUE(a.skills.empty());
+}
+
+TEST(PolicyEntryTest, BadRulesNameTheirPath) {
+  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/bash", "command": "re:^(git"}])")),
+              ElementsAre(HasSubstr("agents.coder.rules[0].command: ")));
+  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"command": "ls"}])")),
+              ElementsAre(HasSubstr("agents.coder.rules[0]: a rule needs exactly one of")));
+  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "a", "deny": "b"}])")),
+              ElementsAre(HasSubstr("found 2")));
+  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/x", "colour": 1}])")),
+              ElementsAre(HasSubstr("agents.coder.rules[0].colour: unknown key")));
+  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/x", "path": "a", "command": "b"}])")),
+              ElementsAre(HasSubstr("not both")));
+  EXPECT_THAT(ProblemLines(Doc(R"("rules": {"allow": "x"})")),
+              ElementsAre(HasSubstr("agents.coder.rules: expected an array of rules")));
+  EXPECT_THAT(ProblemLines(Doc(R"("approval_mode": "yolo")")),
+              ElementsAre(HasSubstr("agents.coder.approval_mode")));
+}
+
+TEST(PolicyEntryTest, BadHooksNameTheirPath) {
+  EXPECT_THAT(ProblemLines(Doc(R"("hooks": ["missing"])")),
+              ElementsAre(HasSubstr("agents.coder.hooks[0]: \"missing\" is not a defined hook")));
+  EXPECT_THAT(ProblemLines(Doc("", R"("hooks": {"h": {"event": "on_save", "command": ["x"]}})")),
+              ElementsAre(HasSubstr("hooks.h.event")));
+  EXPECT_THAT(ProblemLines(Doc("", R"("hooks": {"h": {"event": "turn_end"}})")),
+              ElementsAre(HasSubstr("hooks.h.command: required key is missing")));
+  EXPECT_THAT(ProblemLines(Doc("", R"("hooks": {"h": {"event": "turn_end", "command": []}})")),
+              ElementsAre(HasSubstr("hooks.h.command: expected at least the program")));
+  EXPECT_THAT(
+      ProblemLines(Doc("", R"("hooks": {"h": {"event": "turn_end", "command": ["x"],
+                                                "matcher": "builtin/*"}})")),
+      ElementsAre(HasSubstr("hooks.h.matcher: only pre_tool_use and post_tool_use")));
+  EXPECT_THAT(ProblemLines(Doc("", R"("hooks": {"h": {"event": "turn_end", "command": ["x"],
+                                                        "on_failure": "retry"}})")),
+              ElementsAre(HasSubstr("hooks.h.on_failure")));
+}
+
+TEST(PolicyEntryTest, BadSkillsAndDirs) {
+  EXPECT_THAT(ProblemLines(Doc(R"("skills": "review")")),
+              ElementsAre(HasSubstr("agents.coder.skills: expected an array")));
+  EXPECT_THAT(ProblemLines(Doc(R"("skills": ["a", "a"])")),
+              ElementsAre(HasSubstr("agents.coder.skills[1]: \"a\" is listed twice")));
+  EXPECT_THAT(ProblemLines(Doc("", R"("skill_dirs": [3])")),
+              ElementsAre(HasSubstr("skill_dirs[0]: expected a directory path")));
+}
+
+}  // namespace
+}  // namespace raw::config

@@ -1,0 +1,101 @@
+#include "daemon/tools/builtin/html_text.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+TEST(HtmlTextTest, KeepsTheTitleAndDropsTheRestOfTheHead) {
+  EXPECT_EQ(HtmlToText("<html><head><title> The  Page </title><meta charset=utf-8>"
+                       "<style>body{color:red}</style><script>var x=1;</script></head>"
+                       "<body><p>Hello</p></body></html>"),
+            "Title: The Page\n\nHello");
+}
+
+TEST(HtmlTextTest, DropsScriptsStylesAndTemplates) {
+  EXPECT_EQ(HtmlToText("<body>a<script>alert(1)</script>b<style>p{}</style>c"
+                       "<noscript>enable JS</noscript>d<template><p>t</p></template>e"
+                       "<svg><text>drawn</text></svg>f</body>"),
+            "abcdef");
+}
+
+TEST(HtmlTextTest, BlocksBecomeLinesAndParagraphsAreSetOff) {
+  EXPECT_EQ(HtmlToText("<div>one</div><div>two</div><p>three</p><p>four<br>five</p>"),
+            "one\ntwo\n\nthree\n\nfour\nfive");
+}
+
+TEST(HtmlTextTest, HeadingsGetHashes) {
+  EXPECT_EQ(HtmlToText("<h1>Top</h1><p>text</p><h3>Deep <em>part</em></h3>"),
+            "# Top\n\ntext\n\n### Deep part");
+}
+
+TEST(HtmlTextTest, ListItemsGetDashesAndNestedListsIndent) {
+  EXPECT_EQ(HtmlToText("<p>Before</p><ul><li>one</li><li>two<ul><li>two.a</li></ul></li>"
+                       "</ul><ol><li>first</li></ol><p>After</p>"),
+            "Before\n\n- one\n- two\n  - two.a\n\n- first\n\nAfter");
+}
+
+TEST(HtmlTextTest, LinksShowTheirTarget) {
+  EXPECT_EQ(HtmlToText("<p>See <a href=\"https://example.com/doc\">the docs</a>.</p>"),
+            "See the docs (https://example.com/doc).");
+  // Fragment-only and javascript: links, links whose text is the URL, and
+  // links without text show no target.
+  EXPECT_EQ(HtmlToText("<p><a href=\"#top\">up</a> <a href=\"javascript:go()\">go</a> "
+                       "<a href=\"https://x.org/\">https://x.org/</a> <a href=\"/y\"></a></p>"),
+            "up go https://x.org/");
+}
+
+TEST(HtmlTextTest, LinkTargetsGoThroughTheResolver) {
+  HtmlTextOptions options;
+  options.link_target = [](std::string_view href) {
+    return "https://site.test/base/" + std::string(href);
+  };
+  EXPECT_EQ(HtmlToText("<a href=\"page.html\">next</a>", options),
+            "next (https://site.test/base/page.html)");
+}
+
+TEST(HtmlTextTest, CollapsesWhitespaceButKeepsPre) {
+  EXPECT_EQ(HtmlToText("<p>  lots   of\n\n  space&nbsp;&nbsp;here  </p>"
+                       "<pre>  keep\n    this</pre>"),
+            "lots of space here\n\n  keep\n    this");
+}
+
+TEST(HtmlTextTest, DecodesEntitiesAndShowsImageAltText) {
+  EXPECT_EQ(HtmlToText("<p>a &lt; b &amp;&amp; c &gt; d &eacute;</p><img src=x.png alt=\"a cat\">"),
+            "a < b && c > d \xC3\xA9\n\n[image: a cat]");
+}
+
+TEST(HtmlTextTest, TableCellsAreSeparated) {
+  EXPECT_EQ(HtmlToText("<table><tr><th>Name</th><th>Size</th></tr>"
+                       "<tr><td>a.cc</td><td>10</td></tr></table>"),
+            "Name | Size\na.cc | 10");
+}
+
+TEST(HtmlTextTest, ToleratesBrokenMarkupAndEmptyInput) {
+  EXPECT_EQ(HtmlToText(""), "");
+  EXPECT_EQ(HtmlToText("<p>unclosed <b>bold <i>both</p>after"), "unclosed bold both\n\nafter");
+  EXPECT_EQ(HtmlToText("<<<>>> </div></div> text"), "<<<>>> text");
+}
+
+TEST(HtmlTextTest, DeepNestingUnderTheLimitIsParsed) {
+  std::string html;
+  for (int i = 0; i < 900; ++i) html += "<div>";
+  html += "<p>deep <b>text</b></p>";
+  EXPECT_EQ(HtmlToText(html), "deep text");
+}
+
+TEST(HtmlTextTest, HostileNestingIsStrippedInsteadOfParsed) {
+  // Two MiB of unclosed <div>s: the parser would need minutes; the fallback
+  // takes one linear pass.
+  std::string html;
+  for (int i = 0; i < 400000; ++i) html += "<div>";
+  html += "<h1>still</h1> readable &amp; complete";
+  EXPECT_EQ(HtmlToText(html),
+            "[the page nests elements more than 1000 deep, so it was not parsed; this is its "
+            "text with the markup stripped]\n\nstill\nreadable & complete");
+}
+
+}  // namespace
+}  // namespace raw::tools::builtin

