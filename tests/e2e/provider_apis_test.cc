@@ -3,6 +3,7 @@
 // fixtures of tests/fixtures/sse. Asserts what goes over the wire.
 #include <fstream>
 #include <functional>
+#include <ostream>
 #include <sstream>
 
 #include "gmock/gmock.h"
@@ -44,6 +45,9 @@ struct ApiCase {
   // Checks the second request: the tool results' shape and the cache fields.
   std::function<void(const Json& body)> check_second;
 };
+// Test names and failure messages show the method, not the struct's bytes.
+void PrintTo(const ApiCase& c, std::ostream* os) { *os << c.method; }
+
 
 // The last element of `history` whose `key` equals `value`.
 const Json* Last(const Json& history, const std::string& key, const std::string& value) {

@@ -4,6 +4,7 @@
 // interrupt mid-stream aborts the transfer and keeps the text shown so far;
 // a 503 is retried once, visibly; a 401 ends the turn at once with the
 // provider's message.
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct FaultCase {
   std::string auth_body;        // the API's body for a 401
   std::string auth_message;     // the provider's message in auth_body
 };
+// Test names and failure messages show the method, not the struct's bytes.
+void PrintTo(const FaultCase& c, std::ostream* os) { *os << c.method; }
+
 
 // OpenAI's bodies, the same on Chat Completions and Responses.
 constexpr char kOpenAiOverloaded[] =

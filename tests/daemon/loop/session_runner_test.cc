@@ -390,3 +390,49 @@ TEST_F(SessionRunnerTest, ReplayAfterSeqHasNoGapAndNoDuplicate) {
 
 }  // namespace
 }  // namespace raw::loop
+
+namespace raw::loop {
+namespace {
+
+// Subscribers receive detached copies: a client that changes what it
+// received (here: rewrites the arguments shown for approval) changes neither
+// what runs nor what another subscriber or the store sees.
+TEST_F(SessionRunnerTest, SubscribersGetDetachedCopiesOfAuthorizedArguments) {
+  book_->scripts.push_back(ToolCalls({{"c1", "echo", R"({"text":"original"})"}}));
+  book_->scripts.push_back(TextAnswer("done"));
+  Collector tamperer(runner_->Subscribe(0));
+  Collector witness(runner_->Subscribe(0));
+  TurnPlan plan = Plan("go");
+  plan.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
+  ASSERT_TRUE(runner_->StartTurn(std::move(plan)).ok());
+  auto is_request = [](const events::SessionEvent& e) {
+    return std::holds_alternative<events::ApprovalRequested>(e.payload);
+  };
+  std::vector<events::SessionEvent> seen = tamperer.WaitFor(is_request);
+  std::string request_id;
+  for (auto& e : seen) {
+    if (auto* r = std::get_if<events::ApprovalRequested>(&e.payload)) {
+      request_id = r->request_id;
+      r->calls[0].arguments = R"({"text":"tampered"})";
+    }
+    if (auto* b = std::get_if<events::ToolCallBatch>(&e.payload)) {
+      b->calls[0].arguments = R"({"text":"tampered"})";
+    }
+  }
+  ASSERT_FALSE(request_id.empty());
+  ASSERT_TRUE(runner_
+                  ->RespondToApproval(request_id, {},
+                                      events::ApprovalAnswer{"", events::ApprovalDecision::kAllowOnce,
+                                                             ""})
+                  .ok());
+  auto evs = witness.WaitForTurnEnd();
+  auto results = Payloads<events::ToolResult>(evs);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].content, "original");
+  EXPECT_EQ(Payloads<events::ToolCallBatch>(evs)[0].calls[0].arguments, R"({"text":"original"})");
+  EXPECT_EQ(Payloads<events::ApprovalRequested>(evs)[0].calls[0].arguments,
+            R"({"text":"original"})");
+}
+
+}  // namespace
+}  // namespace raw::loop

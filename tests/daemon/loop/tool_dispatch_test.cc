@@ -1,0 +1,89 @@
+// PrepareToolCall: every way a committed call can be unfit to run becomes
+// an error result the model can act on, before any handler runs.
+#include "daemon/loop/tool_dispatch.h"
+
+#include <string>
+
+#include "daemon/tools/schema_validator.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::loop {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ToolDispatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    spec_.qualified_name = "builtin/echo";
+    spec_.model_name = "echo";
+    Json schema = {{"type", "object"},
+                   {"properties", {{"text", {{"type", "string"}}}, {"n", {{"type", "integer"}}}}},
+                   {"required", {"text"}},
+                   {"additionalProperties", false}};
+    spec_.input_schema = OrderedJson::parse(schema.dump());
+    auto validator = tools::SchemaValidator::Compile(schema);
+    ASSERT_TRUE(validator.ok()) << validator.status();
+    spec_.validator = *validator;
+    spec_.handler = [this](const Json& args, const tools::ToolContext&) {
+      ++runs_;
+      return tools::ToolOutput::Ok(args.at("text").get<std::string>());
+    };
+    table_["echo"] = &spec_;
+  }
+
+  PreparedCall Prepare(const std::string& name, const std::string& arguments,
+                       bool complete = true) {
+    events::ToolCallRequest call{"c1", name, arguments};
+    return PrepareToolCall(DispatchInput{call, complete}, table_);
+  }
+
+  tools::ToolSpec spec_;
+  ToolTable table_;
+  int runs_ = 0;
+};
+
+TEST_F(ToolDispatchTest, ValidCallIsPreparedAndRuns) {
+  PreparedCall p = Prepare("echo", R"({"text": "hi", "n": 2})");
+  ASSERT_FALSE(p.error) << p.error->content;
+  EXPECT_EQ(p.spec, &spec_);
+  config::ToolSettings settings;
+  CancelToken cancel;
+  tools::ToolOutput out = RunPreparedCall(p, {"/", settings, cancel});
+  EXPECT_EQ(out.content, "hi");
+  EXPECT_EQ(runs_, 1);
+}
+
+TEST_F(ToolDispatchTest, EveryUnfitCallGetsASpecificError) {
+  auto error = [&](const std::string& name, const std::string& args, bool complete = true) {
+    PreparedCall p = Prepare(name, args, complete);
+    EXPECT_TRUE(p.error.has_value()) << args;
+    return p.error ? p.error->content : std::string();
+  };
+  EXPECT_THAT(error("rocket", "{}"), HasSubstr("unknown tool \"rocket\". Available tools: echo"));
+  EXPECT_THAT(error("echo", R"({"text": )"), HasSubstr("not valid JSON"));
+  EXPECT_THAT(error("echo", R"({"text": "x"})", /*complete=*/false), HasSubstr("cut off"));
+  EXPECT_THAT(error("echo", R"(["text"])"), HasSubstr("must be a JSON object"));
+  EXPECT_THAT(error("echo", R"({"text": 5})"), HasSubstr("/text"));
+  EXPECT_THAT(error("echo", R"({})"), HasSubstr("text"));
+  EXPECT_THAT(error("echo", R"({"text": "x", "colour": 1})"), HasSubstr("colour"));
+  EXPECT_THAT(error("echo", R"({"text": "x", "n": "2"})"), HasSubstr("integer"));
+  std::string huge = R"({"text": ")" + std::string(kMaxToolArgumentBytes, 'a') + R"("})";
+  EXPECT_THAT(error("echo", huge), HasSubstr("more than the limit"));
+  EXPECT_EQ(runs_, 0);
+}
+
+TEST_F(ToolDispatchTest, CancelledTurnDoesNotRunAPreparedCall) {
+  PreparedCall p = Prepare("echo", R"({"text": "hi"})");
+  ASSERT_FALSE(p.error);
+  config::ToolSettings settings;
+  CancelToken cancel;
+  cancel.Cancel();
+  tools::ToolOutput out = RunPreparedCall(p, {"/", settings, cancel});
+  EXPECT_EQ(out.status, events::ToolStatus::kCancelled);
+  EXPECT_EQ(runs_, 0);
+}
+
+}  // namespace
+}  // namespace raw::loop
