@@ -212,5 +212,24 @@ TEST_F(ContractTest, RawRunDeniesWithoutTerminalAndYesApprovesButDenyRulesStillD
   EXPECT_THAT(yes.err, HasSubstr("denied"));
 }
 
+// On a terminal, raw run puts the batch to the user: here a real pseudo-
+// terminal from script(1), answering "m" (deny with a message) and the message.
+TEST_F(ContractTest, RawRunOnATerminalAsksAndSendsTheUsersAnswer) {
+  StartDaemon("");
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "write_file", R"({"path":"t.txt","content":"1"})"}}));
+  fake_.Enqueue(chat::TextAnswer("understood"));
+  std::string command = absl::StrCat(BinaryPath("raw"), " run --cwd ", daemon_->workdir(),
+                                     " 'write it'");
+  CommandResult result = RunCommand({"/usr/bin/script", "-qec", command, "/dev/null"}, daemon_->env(),
+                                    "m\nplease use a temp dir\n");
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_THAT(result.out, HasSubstr("Allow? [y] once"));
+  EXPECT_THAT(result.out, HasSubstr("Message for the model"));
+  EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/t.txt"));
+  auto body = fake_.requests().back().BodyJson();
+  ASSERT_TRUE(body.ok());
+  EXPECT_THAT(body->dump(), HasSubstr("please use a temp dir"));
+}
+
 }  // namespace
 }  // namespace raw::e2e
