@@ -114,15 +114,32 @@ absl::Status SessionRunner::RecoverUnfinishedTurn() {
 
   std::set<std::string> answered;
   std::vector<events::ToolCallInfo> calls;
+  std::optional<events::ApprovalRequested> open_request;
   for (auto it = newer.rbegin(); it != newer.rend(); ++it) {
     if (const auto* batch = std::get_if<events::ToolCallBatch>(&it->payload)) {
       calls.insert(calls.end(), batch->calls.begin(), batch->calls.end());
     } else if (const auto* result = std::get_if<events::ToolResult>(&it->payload)) {
       answered.insert(result->call_id);
+    } else if (const auto* request = std::get_if<events::ApprovalRequested>(&it->payload)) {
+      open_request = *request;
+    } else if (std::holds_alternative<events::ApprovalResolved>(it->payload)) {
+      open_request.reset();
     }
   }
   std::vector<events::EventPayload> payloads;
   CommitExtras extras;
+  // An approval request the crash left open is closed, so that no client
+  // offers to answer it.
+  if (open_request) {
+    events::ApprovalResolved resolved{open_request->request_id, {},
+                                      events::ApprovalResolution::kCancelled};
+    for (const auto& call : open_request->calls) {
+      if (call.state != events::ApprovalState::kPending) continue;
+      resolved.answers.push_back({call.call_id, events::ApprovalDecision::kDeny,
+                                  "the daemon stopped while the call waited for approval"});
+    }
+    payloads.push_back(std::move(resolved));
+  }
   for (const auto& call : calls) {
     if (answered.count(call.call_id) > 0) continue;
     std::string text =

@@ -1,6 +1,9 @@
 // Rules and approval end to end: a real rawd decides each call of a batch by
 // the agent's rules and approval mode, asks clients over RespondToApproval,
 // and records every decision as events and tool results.
+#include <signal.h>
+
+#include <algorithm>
 #include <filesystem>
 
 #include "gmock/gmock.h"
@@ -210,6 +213,37 @@ TEST_F(ContractTest, RawRunDeniesWithoutTerminalAndYesApprovesButDenyRulesStillD
   EXPECT_EQ(yes.exit_code, 0) << yes.err;
   EXPECT_TRUE(std::filesystem::exists(daemon_->workdir() + "/n.txt")) << yes.err;
   EXPECT_THAT(yes.err, HasSubstr("denied"));
+}
+
+// kill -9 while a batch waits for approval: after the restart the request is
+// closed (so no client offers to answer it) and the calls are cancelled.
+TEST_F(ContractTest, ApprovalLeftOpenByKill9IsClosedAfterRestart) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "write_file", R"({"path":"k.txt","content":"1"})"}}));
+  {
+    EventStream stream(stub(), session);
+    StartTurn(stub(), session, "write");
+    ASSERT_TRUE(stream.WaitFor(IsApprovalRequest).has_value());
+  }
+  EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  grpc::ClientContext ctx;
+  raw::v1::GetHistoryRequest req;
+  req.set_session_id(session);
+  req.set_limit(100);
+  raw::v1::GetHistoryResponse history;
+  ASSERT_TRUE(stub().GetHistory(&ctx, req, &history).ok());
+  std::vector<raw::v1::Event> events(history.events().begin(), history.events().end());
+  auto resolved = std::find_if(events.begin(), events.end(),
+                               [](const raw::v1::Event& e) { return e.has_approval_resolved(); });
+  ASSERT_NE(resolved, events.end());
+  EXPECT_EQ(resolved->approval_resolved().resolution(), raw::v1::APPROVAL_RESOLUTION_CANCELLED);
+  auto results = Results(events);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_CANCELLED);
+  EXPECT_TRUE(events.back().has_turn_ended());
+  EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/k.txt"));
 }
 
 // On a terminal, raw run puts the batch to the user: here a real pseudo-
