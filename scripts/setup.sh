@@ -22,6 +22,8 @@ packages=(
   libsqlite3-dev libcurl4-openssl-dev libncurses-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libboost-dev libre2-dev libgumbo-dev
+  libcmark-gfm-dev libcmark-gfm-extensions-dev libutf8proc-dev
+  nodejs
   tmux procps
   clang libclang-rt-14-dev
 )
@@ -37,6 +39,12 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# Debian's nodejs ships npm separately; other nodejs builds bundle it (and
+# conflict with Debian's npm), so npm is installed only when it is absent.
+if ! command -v npm >/dev/null && ! dpkg-query -W -f='${Status}' npm 2>/dev/null |
+    grep -q 'install ok installed'; then
+  missing+=(npm)
+fi
 
 if ((${#missing[@]} == 0)); then
   say "all ${#packages[@]} Debian packages are installed"
@@ -70,6 +78,13 @@ for p in "${unpacked[@]}"; do
   rm -rf "$tmp"
   touch "$debs_dir/.$p.unpacked"
 done
+
+# The official MCP reference servers the MCP tests run (pinned by
+# tests/mcp-servers/package-lock.json).
+if [[ ! -d "$repo_root/tests/mcp-servers/node_modules" ]]; then
+  say "installing the MCP reference servers for the tests (npm ci)"
+  (cd "$repo_root/tests/mcp-servers" && npm ci --no-audit --no-fund)
+fi
 
 # ccache: key the cache on paths relative to the checkout, so that another
 # checkout of the same sources (a CI clone elsewhere) hits it too.

@@ -246,6 +246,32 @@ absl::StatusOr<v1::ShutdownResponse> RawClient::Shutdown(const v1::ShutdownReque
   return Call(*impl_, &v1::Raw::Stub::Shutdown, request);
 }
 
+absl::StatusOr<v1::CompactResponse> RawClient::Compact(const v1::CompactRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::Compact, request);
+}
+absl::StatusOr<v1::ClearContextResponse> RawClient::ClearContext(
+    const v1::ClearContextRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::ClearContext, request);
+}
+absl::StatusOr<v1::GetStatsResponse> RawClient::GetStats(const v1::GetStatsRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::GetStats, request);
+}
+
+absl::Status RawClient::AcquireLease(const v1::AcquireLeaseRequest& request,
+                                     LeaseHandler& handler, StreamCanceller& canceller) {
+  grpc::ClientContext context;
+  if (!canceller.Attach(&context)) return absl::CancelledError("lease stream cancelled");
+  std::unique_ptr<grpc::ClientReader<v1::LeaseEvent>> reader =
+      impl_->stub->AcquireLease(&context, request);
+  v1::LeaseEvent event;
+  while (reader->Read(&event)) handler.OnLeaseEvent(event);
+  grpc::Status status = reader->Finish();
+  bool cancelled = canceller.cancelled();
+  canceller.Detach();
+  if (cancelled) return absl::CancelledError("lease stream cancelled");
+  return ToAbsl(status);
+}
+
 absl::Status RawClient::Subscribe(const std::string& session_id, uint64_t after_seq,
                                   EventHandler& handler) {
   return DoSubscribe(session_id, after_seq, handler, nullptr);

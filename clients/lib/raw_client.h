@@ -86,6 +86,15 @@ class EventHandler {
   virtual Next OnEvent(const v1::Event& event) = 0;
 };
 
+// Receives the messages of an AcquireLease stream, on the thread that
+// called RawClient::AcquireLease: first `granted` (with the lease id that
+// writes carry), later possibly `lost` (another client took the lease over).
+class LeaseHandler {
+ public:
+  virtual ~LeaseHandler() = default;
+  virtual void OnLeaseEvent(const v1::LeaseEvent& event) = 0;
+};
+
 // Ends a running Subscribe from another thread. Cancel() may come before,
 // during or after the subscription; once called, the subscription ends (or
 // never starts) and Subscribe returns kCancelled. One canceller serves one
@@ -131,6 +140,19 @@ class RawClient {
   absl::StatusOr<v1::GetConfigTemplateResponse> GetConfigTemplate(
       const v1::GetConfigTemplateRequest& request);
   absl::StatusOr<v1::ShutdownResponse> Shutdown(const v1::ShutdownRequest& request);
+  absl::StatusOr<v1::CompactResponse> Compact(const v1::CompactRequest& request);
+  absl::StatusOr<v1::ClearContextResponse> ClearContext(const v1::ClearContextRequest& request);
+  absl::StatusOr<v1::GetStatsResponse> GetStats(const v1::GetStatsRequest& request);
+
+  // Holds the session's write lease while the stream stays open: delivers
+  // its messages to `handler` on the calling thread and returns when the
+  // stream ends: OK when the daemon ended it (the lease was lost or the
+  // session went away), kCancelled when `canceller` ended it (the lease is
+  // released), kFailedPrecondition naming the holder when another client
+  // holds the lease and take_over is false, and the stream's error
+  // otherwise.
+  absl::Status AcquireLease(const v1::AcquireLeaseRequest& request, LeaseHandler& handler,
+                            StreamCanceller& canceller);
 
   // Subscribes to `session_id` after `after_seq` and delivers each event to
   // `handler` on the calling thread until the handler returns kStop or the

@@ -83,4 +83,27 @@ grpc::ServerUnaryReactor* RawService::Shutdown(grpc::CallbackServerContext* ctx,
   return rpc::Shutdown(ctx, request_shutdown_, *request, response);
 }
 
+grpc::ServerWriteReactor<raw::v1::LeaseEvent>* RawService::AcquireLease(
+    grpc::CallbackServerContext* ctx, const raw::v1::AcquireLeaseRequest* request) {
+  return rpc::AcquireLease(ctx, sessions_, streams_, *request);
+}
+
+grpc::ServerUnaryReactor* RawService::Compact(grpc::CallbackServerContext* ctx,
+                                              const raw::v1::CompactRequest* request,
+                                              raw::v1::CompactResponse* response) {
+  return rpc::Compact(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::ClearContext(grpc::CallbackServerContext* ctx,
+                                                   const raw::v1::ClearContextRequest* request,
+                                                   raw::v1::ClearContextResponse* response) {
+  return rpc::ClearContext(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::GetStats(grpc::CallbackServerContext* ctx,
+                                               const raw::v1::GetStatsRequest* request,
+                                               raw::v1::GetStatsResponse* response) {
+  return rpc::GetStats(ctx, sessions_, *request, response);
+}
+
 }  // namespace raw::api

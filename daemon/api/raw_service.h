@@ -67,6 +67,17 @@ class RawService final : public raw::v1::Raw::CallbackService {
   grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
                                      const raw::v1::ShutdownRequest* request,
                                      raw::v1::ShutdownResponse* response) override;
+  grpc::ServerWriteReactor<raw::v1::LeaseEvent>* AcquireLease(
+      grpc::CallbackServerContext* ctx, const raw::v1::AcquireLeaseRequest* request) override;
+  grpc::ServerUnaryReactor* Compact(grpc::CallbackServerContext* ctx,
+                                    const raw::v1::CompactRequest* request,
+                                    raw::v1::CompactResponse* response) override;
+  grpc::ServerUnaryReactor* ClearContext(grpc::CallbackServerContext* ctx,
+                                         const raw::v1::ClearContextRequest* request,
+                                         raw::v1::ClearContextResponse* response) override;
+  grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext* ctx,
+                                     const raw::v1::GetStatsRequest* request,
+                                     raw::v1::GetStatsResponse* response) override;
 
  private:
   loop::SessionManager& sessions_;

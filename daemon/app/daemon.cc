@@ -26,6 +26,8 @@
 #include "daemon/app/state_lock.h"
 #include "daemon/http/curl_http_client.h"
 #include "daemon/loop/session_manager.h"
+#include "daemon/mcp/mcp_manager.h"
+#include "daemon/vars/variable_store.h"
 #include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
 
@@ -120,6 +122,11 @@ absl::Status Daemon::Start() {
   tools_ = std::make_unique<tools::ToolRegistry>();
   if (absl::Status s = tools::RegisterBuiltinTools(*tools_); !s.ok()) return s;
   clock_ = std::make_unique<SystemClock>();
+  variables_ = std::make_unique<vars::VariableStore>(env_);
+  mcp::McpManagerOptions mcp_options;
+  mcp_options.http = http_.get();
+  mcp_options.env = env_;
+  mcp_ = std::make_unique<mcp::McpManager>(std::move(mcp_options));
   sessions_ = std::make_unique<loop::SessionManager>(loop::SessionManagerDeps{
       .store = *store_,
       .http = *http_,
@@ -128,7 +135,12 @@ absl::Status Daemon::Start() {
       .env = env_,
       .config_path = paths_.config_path,
       .probe = MakeServerProbe(*http_),
+      .variables = variables_.get(),
+      .mcp = mcp_.get(),
   });
+
+  NoteOldDatabases();
+  PurgeExpiredSessions();
 
   stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (stop_fd_ < 0) return absl::InternalError(absl::StrCat("eventfd: ", std::strerror(errno)));
@@ -175,10 +187,15 @@ void Daemon::WaitForStop() {
   }
   pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {signal_fd, POLLIN, 0}};
   for (;;) {
-    if (poll(fds, signal_fd < 0 ? 1 : 2, -1) < 0) {
+    int ready = poll(fds, signal_fd < 0 ? 1 : 2, kExpiryCheckIntervalMs);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       RAW_LOG(Error) << "poll: " << std::strerror(errno) << "; stopping";
       break;
+    }
+    if (ready == 0) {
+      PurgeExpiredSessions();
+      continue;
     }
     if (fds[0].revents != 0) {
       RAW_LOG(Info) << "stopping: Shutdown was called";
@@ -199,6 +216,24 @@ void Daemon::WaitForStop() {
   if (signal_fd >= 0) close(signal_fd);
 }
 
+void Daemon::NoteOldDatabases() {
+  for (const std::string& path : store::FindOldDatabases(paths_.state_dir)) {
+    absl::StatusOr<bool> first = store_->NoteOnce(absl::StrCat("old_database:", path));
+    if (!first.ok() || !*first) continue;
+    RAW_LOG(Warning) << "found " << path
+                     << ", a session database of an older, unsupported version: it is left "
+                        "untouched and not converted; new sessions are stored in "
+                     << paths_.database_path;
+  }
+}
+
+void Daemon::PurgeExpiredSessions() {
+  absl::StatusOr<size_t> removed = sessions_->PurgeExpired();
+  if (!removed.ok()) {
+    RAW_LOG(Warning) << "could not remove expired sessions: " << removed.status().message();
+  }
+}
+
 void Daemon::Stop() {
   bool started = lock_ != nullptr;
   // Stop accepting; connections already open stay until the server stops.
@@ -215,6 +250,10 @@ void Daemon::Stop() {
   server_.reset();
   service_.reset();
   sessions_.reset();
+  // MCP servers stop before the HTTP client they may use goes away.
+  if (mcp_) mcp_->Shutdown();
+  mcp_.reset();
+  variables_.reset();
   clock_.reset();
   tools_.reset();
   http_.reset();

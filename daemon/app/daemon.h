@@ -3,7 +3,8 @@
 // tears them down in reverse:
 //
 //   state lock -> log file -> store -> HTTP client -> tool registry -> clock
-//   -> SessionManager -> RawService -> gRPC server -> Unix-socket listener
+//   -> variables -> MCP manager -> SessionManager -> RawService -> gRPC
+//   server -> Unix-socket listener
 //
 // Everything else gets its collaborators by constructor from here.
 //
@@ -37,6 +38,12 @@ class ToolRegistry;
 }
 namespace loop {
 class SessionManager;
+}
+namespace vars {
+class VariableStore;
+}
+namespace mcp {
+class McpManager;
 }
 namespace api {
 class RawService;
@@ -73,6 +80,13 @@ class Daemon {
   absl::Status CheckReadyFd();
   void SignalReady();
   void ReportStartupFailure(const absl::Status& status);
+  // Logs, once per file for the life of the database, each older session
+  // database found beside the current one (never opened or converted).
+  void NoteOldDatabases();
+  // Removes sessions past sessions.expire_after_days: at start-up and then
+  // every kExpiryCheckIntervalMs while running.
+  void PurgeExpiredSessions();
+  static constexpr int kExpiryCheckIntervalMs = 60 * 60 * 1000;
 
   const DaemonOptions options_;
   const EnvLookup env_;
@@ -86,6 +100,8 @@ class Daemon {
   std::unique_ptr<http::HttpClient> http_;
   std::unique_ptr<tools::ToolRegistry> tools_;
   std::unique_ptr<SystemClock> clock_;
+  std::unique_ptr<vars::VariableStore> variables_;
+  std::unique_ptr<mcp::McpManager> mcp_;
   std::unique_ptr<loop::SessionManager> sessions_;
   std::unique_ptr<api::RawService> service_;
   std::unique_ptr<grpc::Server> server_;

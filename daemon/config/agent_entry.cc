@@ -123,14 +123,26 @@ std::optional<std::string> CheckCompactFits(const AgentConfig& agent, const Mode
                         ".context_window_tokens");
   }
   int64_t window = *model.context_window_tokens;
-  int64_t reserve = model.max_output_tokens.value_or(0);
-  if (trigger + reserve >= window) {
-    std::string reserve_text =
-        reserve > 0 ? absl::StrCat(" minus its max_output_tokens (", reserve, ")") : "";
-    return absl::StrCat("must be below the context window of model \"", model.name, "\" (", window,
-                        ")", reserve_text, ", got ", trigger);
-  }
-  return std::nullopt;
+  int64_t reserve = CompactOutputReserve(model);
+  int64_t margin = CompactSafetyMargin(window);
+  if (trigger + reserve + margin <= window) return std::nullopt;
+  std::string reserve_source =
+      model.max_output_tokens
+          ? "the model's max_output_tokens"
+          : absl::StrCat(kDefaultOutputReserve, " when max_output_tokens is unset");
+  int64_t room = std::max<int64_t>(0, window - reserve - margin);
+  return absl::StrCat(trigger, " plus the output reserve (", reserve, ", ", reserve_source,
+                      ") and a safety margin (", margin, ", ", kCompactMarginPercent,
+                      "% of the window) exceeds the context window of model \"", model.name,
+                      "\" (", window, "); at most ", room, " fits");
+}
+
+int64_t CompactOutputReserve(const ModelConfig& model) {
+  return model.max_output_tokens.value_or(kDefaultOutputReserve);
+}
+
+int64_t CompactSafetyMargin(int64_t window) {
+  return (window * kCompactMarginPercent + 99) / 100;
 }
 
 }  // namespace raw::config

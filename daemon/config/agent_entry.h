@@ -3,6 +3,7 @@
 // that relate an agent to its model. Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,10 +31,19 @@ AgentConfig ParseAgentEntry(const std::string& name, const Json& value, const st
 // Returns what is wrong, or nullopt.
 std::optional<std::string> CheckToolPattern(absl::string_view pattern);
 
+// Room compact.trigger_tokens must leave in the window: the output reserve
+// (the model's max_output_tokens, else kDefaultOutputReserve) and a safety
+// margin of kCompactMarginPercent of the window, rounded up, since the
+// estimate is not a tokenizer count.
+inline constexpr int64_t kDefaultOutputReserve = 4096;
+inline constexpr int64_t kCompactMarginPercent = 5;
+int64_t CompactOutputReserve(const ModelConfig& model);
+int64_t CompactSafetyMargin(int64_t window);
+
 // Checks that the agent's compact.trigger_tokens (if set) fits the model:
-// the model must set context_window_tokens, and the threshold plus the
-// model's max_output_tokens must stay below it. Returns the message for
-// agents.<name>.compact.trigger_tokens, or nullopt.
+// the model must set context_window_tokens, and trigger + output reserve +
+// safety margin <= window. Returns the message for
+// agents.<name>.compact.trigger_tokens (naming the numbers), or nullopt.
 std::optional<std::string> CheckCompactFits(const AgentConfig& agent, const ModelConfig& model);
 
 }  // namespace raw::config

@@ -32,8 +32,10 @@ std::vector<const ModelConfig*> CandidateOrder(const Config& config) {
   return order;
 }
 
+// A model whose key comes from `api_key` is not keyless; automatic choice
+// never reads variables, so such a model is used only when an agent names it.
 bool IsLocalKeyless(const ModelConfig& model) {
-  return model.api_key_env.empty() && IsLoopbackBaseUrl(model.base_url);
+  return model.api_key_env.empty() && model.api_key.empty() && IsLoopbackBaseUrl(model.base_url);
 }
 
 // "a", "a or b", "a, b or c".

@@ -10,10 +10,9 @@
 namespace raw::config {
 namespace {
 
-constexpr char kExample[] = "(expected an http(s) URL such as \"https://api.openai.com/v1\")";
-
-absl::Status Invalid(absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(what, " ", kExample));
+absl::Status InvalidUrl(absl::string_view what, const UrlHints& hints) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " (expected an http(s) URL such as \"", hints.example, "\")"));
 }
 
 bool IsHostNameChar(char c) {
@@ -26,21 +25,22 @@ bool IsIpv6Char(char c) {
 
 }  // namespace
 
-absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url) {
-  if (url.empty()) return Invalid("is empty");
+absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url, const UrlHints& hints) {
+  auto invalid = [&hints](absl::string_view what) { return InvalidUrl(what, hints); };
+  if (url.empty()) return invalid("is empty");
   if (std::any_of(url.begin(), url.end(),
                   [](char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); })) {
-    return Invalid("contains whitespace");
+    return invalid("contains whitespace");
   }
   BaseUrlParts parts;
   size_t sep = url.find("://");
-  if (sep == absl::string_view::npos) return Invalid("has no scheme");
+  if (sep == absl::string_view::npos) return invalid("has no scheme");
   parts.scheme = absl::AsciiStrToLower(url.substr(0, sep));
   if (parts.scheme != "http" && parts.scheme != "https") {
-    return Invalid(absl::StrCat("has scheme \"", url.substr(0, sep), "\""));
+    return invalid(absl::StrCat("has scheme \"", url.substr(0, sep), "\""));
   }
   if (url.find_first_of("?#") != absl::string_view::npos) {
-    return Invalid("must not contain a query (?) or fragment (#)");
+    return invalid("must not contain a query (?) or fragment (#)");
   }
   absl::string_view rest = url.substr(sep + 3);
   size_t slash = rest.find('/');
@@ -51,36 +51,35 @@ absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url) {
     parts.path = std::string(path);
   }
   if (authority.find('@') != absl::string_view::npos) {
-    return absl::InvalidArgumentError(
-        "must not contain credentials (user@ or user:password@); name the variable holding the "
-        "key in api_key_env instead");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "must not contain credentials (user@ or user:password@); ", hints.credentials));
   }
 
   absl::string_view host;
   absl::string_view port;
   if (absl::StartsWith(authority, "[")) {
     size_t close = authority.find(']');
-    if (close == absl::string_view::npos) return Invalid("has an unterminated [IPv6] host");
+    if (close == absl::string_view::npos) return invalid("has an unterminated [IPv6] host");
     host = authority.substr(1, close - 1);
     absl::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
-      if (after[0] != ':') return Invalid("has text after its [IPv6] host");
+      if (after[0] != ':') return invalid("has text after its [IPv6] host");
       port = after.substr(1);
-      if (port.empty()) return Invalid("has an empty port");
+      if (port.empty()) return invalid("has an empty port");
     }
     if (host.empty() || !std::all_of(host.begin(), host.end(), IsIpv6Char)) {
-      return Invalid("has an invalid IPv6 host");
+      return invalid("has an invalid IPv6 host");
     }
   } else {
     size_t colon = authority.find(':');
     host = authority.substr(0, colon);
     if (colon != absl::string_view::npos) {
       port = authority.substr(colon + 1);
-      if (port.empty()) return Invalid("has an empty port");
+      if (port.empty()) return invalid("has an empty port");
     }
-    if (host.empty()) return Invalid("has no host");
+    if (host.empty()) return invalid("has no host");
     if (!std::all_of(host.begin(), host.end(), IsHostNameChar)) {
-      return Invalid(absl::StrCat("has an invalid host \"", host, "\""));
+      return invalid(absl::StrCat("has an invalid host \"", host, "\""));
     }
   }
   parts.host = absl::AsciiStrToLower(host);
@@ -90,7 +89,7 @@ absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url) {
       return absl::ascii_isdigit(static_cast<unsigned char>(c));
     });
     if (!digits || port.size() > 5 || !absl::SimpleAtoi(port, &n) || n < 1 || n > 65535) {
-      return Invalid(absl::StrCat("has an invalid port \"", port, "\" (expected 1 to 65535)"));
+      return invalid(absl::StrCat("has an invalid port \"", port, "\" (expected 1 to 65535)"));
     }
     parts.port = n;
   }

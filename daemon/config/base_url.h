@@ -18,11 +18,18 @@ struct BaseUrlParts {
   std::string path;         // "" or starting with '/', trailing '/' removed
 };
 
+// What messages about a URL suggest: an example of a valid one, and where
+// credentials go instead of the URL.
+struct UrlHints {
+  absl::string_view example = "https://api.openai.com/v1";
+  absl::string_view credentials = "name the variable holding the key in api_key_env instead";
+};
+
 // Splits an http(s) URL with a host, an optional port and an optional path.
 // Anything else is kInvalidArgument whose message says what is wrong, ready
 // for "<path>: <message>": another scheme, no host, a bad port, whitespace,
 // credentials, a query or a fragment.
-absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url);
+absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url, const UrlHints& hints = {});
 
 // `url` with trailing '/' removed ("http://h:1/v1/" -> "http://h:1/v1").
 std::string TrimBaseUrl(absl::string_view url);

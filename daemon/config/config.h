@@ -56,6 +56,12 @@ struct ModelConfig {
   // sends reasoning {effort, summary: "auto"} so reasoning models stream
   // summaries; unset = no reasoning settings are sent.
   std::optional<std::string> reasoning_effort;
+  // api_key: the key itself, normally a variable reference ("${OPENAI_KEY}",
+  // see Config::variables); used instead of api_key_env, and never both.
+  std::string api_key{};
+  // headers: extra HTTP headers sent with every request; values may hold
+  // variable references.
+  std::map<std::string, std::string> headers{};
 
   bool operator==(const ModelConfig&) const = default;
 };
@@ -179,10 +185,61 @@ struct ToolSettings {
   bool operator==(const ToolSettings&) const = default;
 };
 
+// variables.<NAME>: where a value comes from. Values are read when first
+// needed and cached in memory for the daemon's lifetime (daemon/vars); they
+// are referenced as ${NAME} in models.<n>.api_key, models.<n>.headers and
+// mcp_servers.<n>.{env, headers}, and never stored.
+enum class VariableSource { kEnv, kFile, kCommand };
+
+struct VariableConfig {
+  std::string name;  // the key under "variables"
+  VariableSource source = VariableSource::kEnv;
+  std::string env{};                   // kEnv: the environment variable
+  std::string file{};                  // kFile: absolute path (resolved by the loader)
+  std::vector<std::string> command{};  // kCommand: argv; stdout is the value
+  int64_t timeout_ms = 10000;        // kCommand
+  // Secret values are redacted from stored tool output.
+  bool secret = true;
+
+  bool operator==(const VariableConfig&) const = default;
+};
+
+// sessions: storage policy.
+struct SessionSettings {
+  // Days without committed conversation activity after which a session is
+  // removed; 0 = never.
+  int64_t expire_after_days = 30;
+
+  bool operator==(const SessionSettings&) const = default;
+};
+
+// mcp_servers.<name>: one MCP server, either stdio (`command`) or Streamable
+// HTTP (`url`). See docs/mcp.md.
+struct McpServerConfig {
+  std::string name;  // the key under "mcp_servers"
+  // stdio: argv (argv[0] found on PATH), extra environment (values may hold
+  // variable references) and working directory (empty = the daemon's).
+  std::vector<std::string> command;
+  std::map<std::string, std::string> env{};
+  std::string cwd{};
+  // Streamable HTTP: the endpoint and extra headers (values may hold
+  // variable references).
+  std::string url{};
+  std::map<std::string, std::string> headers{};
+  int64_t startup_timeout_ms = 30000;   // initialize + first tools/list
+  int64_t call_timeout_ms = 120000;     // one tools/call
+  int64_t idle_timeout_ms = 600000;     // stop after this long unused
+
+  bool operator==(const McpServerConfig&) const = default;
+};
+
 struct Config {
   std::map<std::string, ModelConfig> models;
   std::map<std::string, AgentConfig> agents;
   std::map<std::string, HookConfig> hooks;
+  std::map<std::string, VariableConfig> variables{};
+  std::map<std::string, McpServerConfig> mcp_servers{};
+  SessionSettings sessions{};
   // skill_dirs: folders holding a SKILL.md, or holding skill folders; a
   // relative entry is relative to the config file's directory.
   std::vector<std::string> skill_dirs;

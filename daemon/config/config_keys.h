@@ -12,15 +12,18 @@ namespace raw::config {
 
 // Top level. "$schema" is accepted and ignored so editors can point at
 // docs/config.schema.json.
-inline constexpr std::array<absl::string_view, 7> kTopLevelKeys = {
-    "$schema", "default_agent", "models", "agents", "tools", "hooks", "skill_dirs"};
+inline constexpr std::array<absl::string_view, 10> kTopLevelKeys = {
+    "$schema", "default_agent", "models",    "agents",      "tools",
+    "hooks",   "skill_dirs",    "variables", "mcp_servers", "sessions"};
 
 // models.<name>
-inline constexpr std::array<absl::string_view, 15> kModelKeys = {"provider",
+inline constexpr std::array<absl::string_view, 17> kModelKeys = {"provider",
                                                                  "method",
                                                                  "model_id",
                                                                  "base_url",
                                                                  "api_key_env",
+                                                                 "api_key",
+                                                                 "headers",
                                                                  "context_window_tokens",
                                                                  "max_output_tokens",
                                                                  "system_role",
@@ -65,6 +68,20 @@ inline constexpr std::array<absl::string_view, 2> kToolsFilesKeys = {"max_read_b
                                                                      "max_results"};
 inline constexpr std::array<absl::string_view, 3> kToolsWebFetchKeys = {
     "timeout_seconds", "max_bytes", "max_output_bytes"};
+
+// variables.<NAME>: exactly one source key, plus options.
+inline constexpr std::array<absl::string_view, 5> kVariableKeys = {"env", "file", "command",
+                                                                   "timeout_seconds", "secret"};
+// The source keys, in the order of VariableSource.
+inline constexpr std::array<absl::string_view, 3> kVariableSources = {"env", "file", "command"};
+
+// mcp_servers.<name>: exactly one of "command" (stdio) or "url" (HTTP).
+inline constexpr std::array<absl::string_view, 8> kMcpServerKeys = {
+    "command", "url", "env", "cwd", "headers", "startup_timeout_seconds", "call_timeout_seconds",
+    "idle_timeout_seconds"};
+
+// sessions
+inline constexpr std::array<absl::string_view, 1> kSessionsKeys = {"expire_after_days"};
 
 // Methods this build implements (the kMethod* constants of config.h).
 inline constexpr std::array<absl::string_view, 4> kSupportedMethods = {

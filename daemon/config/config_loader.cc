@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <set>
+#include <system_error>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -22,8 +24,10 @@
 #include "daemon/config/config_keys.h"
 #include "daemon/config/duplicate_keys.h"
 #include "daemon/config/field_reader.h"
+#include "daemon/config/mcp_server_entry.h"
 #include "daemon/config/model_entry.h"
 #include "daemon/config/policy_entry.h"
+#include "daemon/config/variable_entry.h"
 
 namespace raw::config {
 namespace {
@@ -34,6 +38,8 @@ constexpr int64_t kMaxByteLimit = int64_t{1} << 30;
 constexpr int64_t kMaxResults = 100000;
 // Largest config file read (a real one is a few KiB).
 constexpr off_t kMaxConfigFileBytes = 4 << 20;
+// Largest sessions.expire_after_days (about a hundred years).
+constexpr int64_t kMaxExpireAfterDays = 36500;
 
 constexpr char kNameRule[] = "use letters, digits, '_', '.' and '-'";
 
@@ -127,6 +133,17 @@ void ReadToolSettings(FieldReader& doc, ToolSettings& tools, std::vector<ConfigP
   }
 }
 
+void ReadSessions(FieldReader& doc, SessionSettings& sessions,
+                  std::vector<ConfigProblem>& problems) {
+  const Json* section = doc.Find("sessions");
+  if (section == nullptr) return;
+  FieldReader r(*section, "sessions", problems);
+  r.RejectUnknownKeys(kSessionsKeys);
+  if (auto days = r.Integer("expire_after_days", 0, kMaxExpireAfterDays)) {
+    sessions.expire_after_days = *days;
+  }
+}
+
 // Every agents.<name>.model names a defined model, and a compaction
 // threshold fits that model.
 void CheckAgentModels(const Config& config, const std::set<std::string>& broken_models,
@@ -170,7 +187,8 @@ void ReadDefaultAgent(FieldReader& doc, Config& config) {
   config.default_agent = *name;
 }
 
-Config ReadDocument(const Json& json, std::vector<ConfigProblem>& problems) {
+Config ReadDocument(const Json& json, const ParseContext& context,
+                    std::vector<ConfigProblem>& problems) {
   Config config;
   if (!json.is_object()) {
     problems.push_back(
@@ -185,9 +203,15 @@ Config ReadDocument(const Json& json, std::vector<ConfigProblem>& problems) {
   ReadAgents(doc, config, problems);
   ReadToolSettings(doc, config.tools, problems);
   ReadHooksAndSkillDirs(doc, config, problems);
+  std::set<std::string> broken_variables;
+  ReadVariables(doc, context, config, broken_variables, problems);
+  ReadMcpServers(doc, context, config, problems);
+  ReadSessions(doc, config.sessions, problems);
   ReadDefaultAgent(doc, config);
   CheckAgentModels(config, broken_models, problems);
   CheckAgentHooks(config, problems);
+  CheckAgentMcpTools(config, problems);
+  CheckVariableReferences(config, broken_variables, problems);
   return config;
 }
 
@@ -203,7 +227,21 @@ std::string ConfigProblem::ToString() const {
   return path.empty() ? message : absl::StrCat(path, ": ", message);
 }
 
+ParseContext DefaultParseContext() {
+  ParseContext context;
+  std::error_code error;
+  std::filesystem::path cwd = std::filesystem::current_path(error);
+  context.config_dir = error ? "/" : cwd.string();
+  context.home_dir = ProcessEnv()("HOME").value_or("");
+  return context;
+}
+
 absl::StatusOr<Config> ParseConfig(std::string_view text, std::vector<ConfigProblem>* problems) {
+  return ParseConfig(text, DefaultParseContext(), problems);
+}
+
+absl::StatusOr<Config> ParseConfig(std::string_view text, const ParseContext& context,
+                                   std::vector<ConfigProblem>* problems) {
   std::vector<ConfigProblem> found;
   Config config;
   if (absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())).empty()) {
@@ -214,7 +252,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view text, std::vector<ConfigProb
     found.push_back({"", std::string(json.status().message())});
   } else {
     found = FindDuplicateKeys(text);
-    config = ReadDocument(*json, found);
+    config = ReadDocument(*json, context, found);
   }
   if (problems != nullptr) *problems = found;
   if (!found.empty()) return absl::InvalidArgumentError(JoinProblems(found));
@@ -261,7 +299,9 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path,
   close(fd);
   RETURN_IF_ERROR(status);
 
-  absl::StatusOr<Config> config = ParseConfig(text, problems);
+  ParseContext context = DefaultParseContext();
+  context.config_dir = Dirname(AbsolutePath(path, context.config_dir));
+  absl::StatusOr<Config> config = ParseConfig(text, context, problems);
   if (!config.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("config file ", path, " is invalid:\n", config.status().message()));

@@ -30,13 +30,30 @@ struct ConfigProblem {
   std::string ToString() const;
 };
 
+// How the file's paths are resolved: variables.<n>.file, a program path
+// (one with a '/') in variables.<n>.command[0], and mcp_servers.<n>.cwd. A
+// leading "~/" is the home directory; another relative path is relative to
+// the config file's directory. The Config holds them absolute.
+struct ParseContext {
+  std::string config_dir;  // absolute
+  std::string home_dir;    // "" = "~/" is an error
+};
+
+// The context of text that is not read from a file: the current directory
+// and $HOME.
+ParseContext DefaultParseContext();
+
 // Parses and validates `text`. On failure returns kInvalidArgument whose
 // message lists the problems one per line, and fills `problems` if given.
+// The first form uses DefaultParseContext().
 absl::StatusOr<Config> ParseConfig(std::string_view text,
+                                   std::vector<ConfigProblem>* problems = nullptr);
+absl::StatusOr<Config> ParseConfig(std::string_view text, const ParseContext& context,
                                    std::vector<ConfigProblem>* problems = nullptr);
 
 // Reads `path`. A missing file yields BuiltinDefaults(); an unreadable or
-// invalid one is an error naming the file.
+// invalid one is an error naming the file. Relative paths in the file are
+// relative to its directory; "~/" is $HOME.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path,
                                       std::vector<ConfigProblem>* problems = nullptr);
 

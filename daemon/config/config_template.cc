@@ -227,6 +227,22 @@ std::string ConfigTemplate() {
       {"Agents, by name. This section replaces the built-in \"default\" agent as a\n"
        "whole; delete it to get it back.",
        "agents", Render(agents, 4)},
+      {"Variables: where values such as API keys come from (\"env\", \"file\" or\n"
+       "\"command\"). They are read when first needed, kept only in memory, and\n"
+       "used as ${NAME} in models.<n>.api_key, models.<n>.headers and\n"
+       "mcp_servers.<n>.env / headers.",
+       "variables", R"({"GITHUB_TOKEN": {"command": ["gh", "auth", "token"]}})",
+       /*commented_out=*/true},
+      {"MCP servers, by name: a \"command\" (stdio) or a \"url\" (Streamable HTTP).\n"
+       "An agent selects their tools as \"mcp/<server>/<tool>\" in tools.use.",
+       "mcp_servers",
+       absl::StrCat(R"({"github": {"url": "https://api.githubcopilot.com/mcp", )",
+                    R"("headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}})"),
+       /*commented_out=*/true},
+      {"Days without conversation activity after which a session is removed\n"
+       "(0 = never).",
+       "sessions", absl::StrCat(R"({"expire_after_days": )", defaults.sessions.expire_after_days,
+                                "}")},
       {"Limits of the built-in tools.", "tools", RenderTools(defaults.tools)}};
 
   return absl::StrCat(

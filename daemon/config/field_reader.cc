@@ -158,6 +158,16 @@ std::optional<int64_t> FieldReader::Integer(absl::string_view key, int64_t min, 
   return std::nullopt;
 }
 
+std::optional<bool> FieldReader::Boolean(absl::string_view key) {
+  const Json* v = Find(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_boolean()) {
+    Report(key, absl::StrCat("expected true or false, got ", DescribeValue(*v)));
+    return std::nullopt;
+  }
+  return v->get<bool>();
+}
+
 std::optional<int64_t> FieldReader::SecondsAsMillis(absl::string_view key, int64_t max_seconds) {
   const Json* v = Find(key);
   if (v == nullptr) return std::nullopt;

@@ -72,6 +72,8 @@ class FieldReader {
                                    std::span<const absl::string_view> allowed);
   // An integer in [min, max] (min >= 0). Floats such as 10.0 are refused.
   std::optional<int64_t> Integer(absl::string_view key, int64_t min, int64_t max);
+  // true or false.
+  std::optional<bool> Boolean(absl::string_view key);
   // A number of seconds in (0, max_seconds], returned in milliseconds (at
   // least 1).
   std::optional<int64_t> SecondsAsMillis(absl::string_view key, int64_t max_seconds);

@@ -11,6 +11,7 @@
 #include "daemon/config/builtin_defaults.h"
 #include "daemon/config/config_keys.h"
 #include "daemon/config/field_reader.h"
+#include "daemon/config/string_map_entry.h"
 
 namespace raw::config {
 namespace {
@@ -93,6 +94,60 @@ void ReadApiKeyEnv(FieldReader& r, ModelConfig& m) {
   r.Report("api_key_env",
            "expected the name of an environment variable such as \"OPENAI_API_KEY\" (letters, "
            "digits and '_'), not the key itself; leave it out for a server that needs no key");
+}
+
+// models.<name>.api_key: the key itself, normally a variable reference.
+// Never echoed.
+void ReadApiKey(FieldReader& r, ModelConfig& m) {
+  const Json* v = r.Find("api_key");
+  if (v == nullptr) return;
+  if (!v->is_string() || v->get_ref<const std::string&>().empty()) {
+    r.Report("api_key",
+             "expected the API key, normally a variable reference such as \"${OPENAI_KEY}\" "
+             "(see \"variables\")");
+    return;
+  }
+  if (r.Find("api_key_env") != nullptr) {
+    r.Report("api_key", "set either api_key or api_key_env, not both");
+    return;
+  }
+  m.api_key = v->get<std::string>();
+}
+
+// The header that carries the API key for `method`, lowercased; "" for an
+// unknown method.
+absl::string_view KeyHeader(absl::string_view method) {
+  if (method == kMethodOpenAiChat || method == kMethodOpenAiResponses) return "authorization";
+  if (method == kMethodAnthropicMessages) return "x-api-key";
+  if (method == kMethodGoogleGenerateContent) return "x-goog-api-key";
+  return "";
+}
+
+// models.<name>.headers. A header Raw already sends on this model's requests
+// would go out twice, and one libcurl derives from the URL and body must
+// match them, so both kinds are refused.
+void ReadModelHeaders(FieldReader& r, ModelConfig& m, std::vector<ConfigProblem>& problems) {
+  const bool has_key = !m.api_key.empty() || !m.api_key_env.empty();
+  HeaderRefusal refuse = [&m, has_key](absl::string_view name) -> std::optional<std::string> {
+    if (name == "content-type" || name == "accept") {
+      return "Raw sends this header on every request; a second one is refused";
+    }
+    if (name == "host" || name == "content-length" || name == "transfer-encoding") {
+      return "derived from base_url and the request body; it cannot be set";
+    }
+    if (name == "anthropic-version" && m.method == kMethodAnthropicMessages) {
+      return "Raw sends this header on every request of method \"anthropic-messages\"; a "
+             "second one is refused";
+    }
+    if (has_key && name == KeyHeader(m.method)) {
+      return absl::StrCat("Raw sends the API key (api_key or api_key_env) in this header for "
+                          "method \"",
+                          m.method,
+                          "\"; leave the key fields out to send this header yourself");
+    }
+    return std::nullopt;
+  };
+  m.headers = ReadHeaders(r, "headers", refuse, problems);
 }
 
 void ReadTokenLimits(FieldReader& r, ModelConfig& m) {
@@ -179,6 +234,8 @@ ModelConfig ParseModelEntry(const std::string& name, const Json& value, const st
   ReadBaseUrl(r, m);
   ReadProvider(r, m);
   ReadApiKeyEnv(r, m);
+  ReadApiKey(r, m);
+  ReadModelHeaders(r, m, problems);
   ReadTokenLimits(r, m);
 
   m.system_role = r.OneOf("system_role", kSystemRoles).value_or(DefaultSystemRole(m.provider));

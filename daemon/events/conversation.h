@@ -10,8 +10,22 @@
 
 namespace raw::events {
 
+// A user message of the model context. kPrompt items start a turn (the
+// first one in the context is the session's original task); a kSummary item
+// holds a compaction summary of older turns and is sent as a user message.
+// `turn_id` names the display-history turn a prompt started (empty for
+// summaries and for items stored before it was recorded); it never reaches
+// a provider.
+enum class UserTextKind { kPrompt, kSummary };
+
 struct UserText {
+  UserText() = default;
+  UserText(std::string text_in, UserTextKind kind_in = UserTextKind::kPrompt,
+           std::string turn_id_in = "")
+      : text(std::move(text_in)), kind(kind_in), turn_id(std::move(turn_id_in)) {}
   std::string text;
+  UserTextKind kind = UserTextKind::kPrompt;
+  std::string turn_id;
   bool operator==(const UserText&) const = default;
 };
 

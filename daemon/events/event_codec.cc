@@ -54,6 +54,18 @@ constexpr EnumName<ApprovalResolution> kApprovalResolutionNames[] = {
     {ApprovalResolution::kCancelled, "cancelled"},
 };
 
+constexpr EnumName<CompactionTrigger> kCompactionTriggerNames[] = {
+    {CompactionTrigger::kManual, "manual"},
+    {CompactionTrigger::kAutomatic, "automatic"},
+};
+constexpr EnumName<CompactionOutcome> kCompactionOutcomeNames[] = {
+    {CompactionOutcome::kAccepted, "accepted"},
+    {CompactionOutcome::kRejected, "rejected"},
+    {CompactionOutcome::kFailed, "failed"},
+    {CompactionOutcome::kCancelled, "cancelled"},
+    {CompactionOutcome::kNothingToCompact, "nothing_to_compact"},
+};
+
 template <typename E, size_t N>
 const char* NameOf(E value, const EnumName<E> (&names)[N]) {
   for (const auto& n : names) {
@@ -245,6 +257,80 @@ void Read(JsonFields& r, StreamReset& p) { p.reason = r.String("reason"); }
 void Write(OrderedJson& j, const Resync& p) { j["last_delivered_seq"] = p.last_delivered_seq; }
 void Read(JsonFields& r, Resync& p) { p.last_delivered_seq = r.Uint64("last_delivered_seq"); }
 
+void Write(OrderedJson& j, const CompactionStarted& p) {
+  j["trigger"] = NameOf(p.trigger, kCompactionTriggerNames);
+  j["tokens_before"] = p.tokens_before;
+  j["chunks"] = p.chunks;
+}
+void Read(JsonFields& r, CompactionStarted& p) {
+  p.trigger = r.Enum("trigger", kCompactionTriggerNames);
+  p.tokens_before = r.Int64("tokens_before");
+  p.chunks = r.Int("chunks");
+}
+
+void Write(OrderedJson& j, const CompactionProgress& p) {
+  j["chunk"] = p.chunk;
+  j["chunks"] = p.chunks;
+}
+void Read(JsonFields& r, CompactionProgress& p) {
+  p.chunk = r.Int("chunk");
+  p.chunks = r.Int("chunks");
+}
+
+void Write(OrderedJson& j, const CompactionEnded& p) {
+  j["trigger"] = NameOf(p.trigger, kCompactionTriggerNames);
+  j["outcome"] = NameOf(p.outcome, kCompactionOutcomeNames);
+  j["message"] = p.message;
+  j["tokens_before"] = p.tokens_before;
+  j["tokens_after"] = p.tokens_after;
+  j["first_summarized_seq"] = p.first_summarized_seq;
+  j["last_summarized_seq"] = p.last_summarized_seq;
+  j["summary"] = p.summary;
+}
+void Read(JsonFields& r, CompactionEnded& p) {
+  p.trigger = r.Enum("trigger", kCompactionTriggerNames);
+  p.outcome = r.Enum("outcome", kCompactionOutcomeNames);
+  p.message = r.String("message");
+  p.tokens_before = r.Int64("tokens_before");
+  p.tokens_after = r.Int64("tokens_after");
+  p.first_summarized_seq = r.Uint64("first_summarized_seq");
+  p.last_summarized_seq = r.Uint64("last_summarized_seq");
+  p.summary = r.String("summary");
+}
+
+void Write(OrderedJson& j, const ContextCleared& p) {
+  j["tokens_before"] = p.tokens_before;
+  j["tokens_after"] = p.tokens_after;
+}
+void Read(JsonFields& r, ContextCleared& p) {
+  p.tokens_before = r.Int64("tokens_before");
+  p.tokens_after = r.Int64("tokens_after");
+}
+
+void Write(OrderedJson& j, const ContextEstimate& p) {
+  j["tokens"] = p.tokens;
+  if (p.window_tokens) j["window_tokens"] = *p.window_tokens;
+  j["reported_baseline"] = p.reported_baseline;
+}
+void Read(JsonFields& r, ContextEstimate& p) {
+  p.tokens = r.Int64("tokens");
+  p.window_tokens = r.OptionalCount("window_tokens");
+  p.reported_baseline = r.Bool("reported_baseline");
+}
+
+void Write(OrderedJson& j, const ToolProgress& p) {
+  j["call_id"] = p.call_id;
+  j["progress"] = p.progress;
+  if (p.total) j["total"] = *p.total;
+  j["message"] = p.message;
+}
+void Read(JsonFields& r, ToolProgress& p) {
+  p.call_id = r.String("call_id");
+  p.progress = r.Double("progress");
+  p.total = r.OptionalDouble("total");
+  p.message = r.String("message");
+}
+
 // --- context items -----------------------------------------------------------
 
 struct ContextKindNamer {
@@ -256,8 +342,19 @@ const char* ContextKindName(const ContextItem& item) {
   return std::visit(ContextKindNamer{}, item);
 }
 
-void Write(OrderedJson& j, const UserText& p) { j["text"] = p.text; }
-void Read(JsonFields& r, UserText& p) { p.text = r.String("text"); }
+// "role" and "turn_id" came later: written only when they say something, so
+// a plain prompt keeps its original bytes, and read as optional.
+void Write(OrderedJson& j, const UserText& p) {
+  j["text"] = p.text;
+  if (p.kind == UserTextKind::kSummary) j["role"] = "summary";
+  if (!p.turn_id.empty()) j["turn_id"] = p.turn_id;
+}
+void Read(JsonFields& r, UserText& p) {
+  p.text = r.String("text");
+  std::string role = r.OptionalString("role");
+  p.kind = role == "summary" ? UserTextKind::kSummary : UserTextKind::kPrompt;
+  p.turn_id = r.OptionalString("turn_id");
+}
 
 void Write(OrderedJson& j, const AssistantTurn& p) {
   j["text"] = p.text;

@@ -112,6 +112,23 @@ std::optional<int64_t> JsonFields::OptionalCount(const char* key) {
   return Integer(key, 0, std::numeric_limits<int64_t>::max());
 }
 
+double JsonFields::Double(const char* key) {
+  const Json* v = Find(key);
+  if (v == nullptr) return 0;
+  if (!v->is_number()) {
+    TypeError(key, "a number", *v);
+    return 0;
+  }
+  return v->get<double>();
+}
+
+std::optional<double> JsonFields::OptionalDouble(const char* key) {
+  if (!status_.ok()) return std::nullopt;
+  auto it = object_.find(key);
+  if (it == object_.end() || it->is_null()) return std::nullopt;
+  return Double(key);
+}
+
 void JsonFields::ForEach(const char* key, const std::function<void(JsonFields&)>& read) {
   const Json* v = Find(key);
   if (v == nullptr) return;

@@ -42,6 +42,9 @@ class JsonFields {
   uint64_t Uint64(const char* key);
   // An optional non-negative count: absent or null is std::nullopt.
   std::optional<int64_t> OptionalCount(const char* key);
+  // A required number, and an optional one (absent or null: nullopt).
+  double Double(const char* key);
+  std::optional<double> OptionalDouble(const char* key);
 
   // A required string that must be one of `names`.
   template <typename E, size_t N>

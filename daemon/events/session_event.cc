@@ -23,6 +23,12 @@ struct KindNamer {
   const char* operator()(const Resync&) const { return "resync"; }
   const char* operator()(const ApprovalRequested&) const { return "approval_requested"; }
   const char* operator()(const ApprovalResolved&) const { return "approval_resolved"; }
+  const char* operator()(const CompactionStarted&) const { return "compaction_started"; }
+  const char* operator()(const CompactionProgress&) const { return "compaction_progress"; }
+  const char* operator()(const CompactionEnded&) const { return "compaction_ended"; }
+  const char* operator()(const ContextCleared&) const { return "context_cleared"; }
+  const char* operator()(const ContextEstimate&) const { return "context_estimate"; }
+  const char* operator()(const ToolProgress&) const { return "tool_progress"; }
 };
 
 }  // namespace
@@ -30,7 +36,10 @@ struct KindNamer {
 bool IsDurable(const EventPayload& payload) {
   return !(std::holds_alternative<TextDelta>(payload) ||
            std::holds_alternative<ReasoningDelta>(payload) ||
-           std::holds_alternative<StreamReset>(payload) || std::holds_alternative<Resync>(payload));
+           std::holds_alternative<StreamReset>(payload) || std::holds_alternative<Resync>(payload) ||
+           std::holds_alternative<CompactionProgress>(payload) ||
+           std::holds_alternative<ContextEstimate>(payload) ||
+           std::holds_alternative<ToolProgress>(payload));
 }
 
 const char* KindName(const EventPayload& payload) { return std::visit(KindNamer{}, payload); }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -58,6 +59,15 @@ struct ToolStarted {
   std::string name;
   std::string tool;
   bool operator==(const ToolStarted&) const = default;
+};
+
+// Live only: a running call reported progress (MCP progress notifications).
+struct ToolProgress {
+  std::string call_id;
+  double progress = 0;
+  std::optional<double> total;
+  std::string message;
+  bool operator==(const ToolProgress&) const = default;
 };
 
 enum class ToolStatus { kOk, kError, kCancelled, kDenied, kSkipped };
@@ -131,6 +141,52 @@ struct TurnEnded {
   int steps = 0;
   bool operator==(const TurnEnded&) const = default;
 };
+enum class CompactionTrigger { kManual, kAutomatic };
+
+struct CompactionStarted {
+  CompactionTrigger trigger = CompactionTrigger::kManual;
+  int64_t tokens_before = 0;
+  int chunks = 0;
+  bool operator==(const CompactionStarted&) const = default;
+};
+// Live only.
+struct CompactionProgress {
+  int chunk = 0;  // from 1
+  int chunks = 0;
+  bool operator==(const CompactionProgress&) const = default;
+};
+
+enum class CompactionOutcome { kAccepted, kRejected, kFailed, kCancelled, kNothingToCompact };
+
+// When accepted, display items first_summarized_seq..last_summarized_seq are
+// what the summary replaced in the model context.
+struct CompactionEnded {
+  CompactionTrigger trigger = CompactionTrigger::kManual;
+  CompactionOutcome outcome = CompactionOutcome::kAccepted;
+  std::string message;
+  int64_t tokens_before = 0;
+  int64_t tokens_after = 0;
+  uint64_t first_summarized_seq = 0;
+  uint64_t last_summarized_seq = 0;
+  std::string summary;
+  bool operator==(const CompactionEnded&) const = default;
+};
+
+struct ContextCleared {
+  int64_t tokens_before = 0;
+  int64_t tokens_after = 0;
+  bool operator==(const ContextCleared&) const = default;
+};
+
+// Live only: the size of what the model will receive next (see
+// daemon/context/context_meter.h).
+struct ContextEstimate {
+  int64_t tokens = 0;
+  std::optional<int64_t> window_tokens;
+  bool reported_baseline = false;
+  bool operator==(const ContextEstimate&) const = default;
+};
+
 // Only ever sent to one lagging subscriber; never stored.
 struct Resync {
   uint64_t last_delivered_seq = 0;
@@ -140,7 +196,9 @@ struct Resync {
 using EventPayload =
     std::variant<TurnStarted, UserMessage, TextDelta, ReasoningDelta, AssistantMessage,
                  ToolCallBatch, ToolStarted, ToolResult, UsageReport, Notice, TurnEnded,
-                 StreamReset, Resync, ApprovalRequested, ApprovalResolved>;
+                 StreamReset, Resync, ApprovalRequested, ApprovalResolved, CompactionStarted,
+                 CompactionProgress, CompactionEnded, ContextCleared, ContextEstimate,
+                 ToolProgress>;
 
 struct SessionEvent {
   std::string session_id;
@@ -151,7 +209,8 @@ struct SessionEvent {
   bool operator==(const SessionEvent&) const = default;
 };
 
-// Deltas, stream resets and resyncs are live only; everything else is stored
+// Deltas, stream resets, resyncs, tool and compaction progress and context
+// estimates are live only; everything else is stored
 // in the display history and replayed.
 bool IsDurable(const EventPayload& payload);
 

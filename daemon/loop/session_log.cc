@@ -8,14 +8,30 @@
 namespace raw::loop {
 
 SessionLog::SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
-                       const Clock& clock)
+                       const Clock& clock, Redactor redact)
     : session_id_(std::move(session_id)),
       store_(store),
       clock_(clock),
+      redact_(std::move(redact)),
       next_seq_(last_seq + 1),
       durable_head_(last_seq) {}
 
 SessionLog::~SessionLog() = default;
+
+void SessionLog::RedactLocked(store::CommitBatch& batch) const {
+  if (!redact_) return;
+  for (auto& e : batch.events) {
+    if (auto* result = std::get_if<events::ToolResult>(&e.payload)) {
+      result->content = redact_(result->content);
+      result->display = redact_(result->display);
+    }
+  }
+  for (auto& item : batch.context_appends) {
+    if (auto* outcome = std::get_if<events::ToolOutcome>(&item)) {
+      outcome->content = redact_(outcome->content);
+    }
+  }
+}
 
 events::SessionEvent SessionLog::Stamp(const std::string& turn_id, events::EventPayload payload) {
   events::SessionEvent e;
@@ -39,11 +55,19 @@ absl::Status SessionLog::Commit(const std::string& turn_id,
     batch.usage = std::move(extras.usage);
     batch.conversation_activity = extras.conversation_activity;
     batch.title = std::move(extras.title);
+    batch.replace_context = std::move(extras.replace_context);
+    batch.context_meter = std::move(extras.context_meter);
+    batch.runtime_hash = std::move(extras.runtime_hash);
+    batch.compaction_accepted = extras.compaction_accepted;
+    RedactLocked(batch);
     absl::Status status = store_.Commit(session_id_, batch);
     if (!status.ok()) {
       next_seq_ = first_seq;  // nothing was stored or published
       return status;
     }
+    // A commit without events (only context or meter changes) ends no
+    // streamed step: the live events since the last durable one stay.
+    if (batch.events.empty()) return absl::OkStatus();
     durable_head_ = next_seq_ - 1;
     transient_.clear();
     to_wake = FanOutLocked(batch.events);

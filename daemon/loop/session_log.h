@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,21 +38,38 @@ struct CommitExtras {
   std::optional<events::Usage> usage;
   bool conversation_activity = false;
   std::string title;
+  // Replaces the whole model context before context_appends (compaction,
+  // /clear); see store::CommitBatch.
+  std::optional<std::vector<events::ContextItem>> replace_context{};
+  // The context meter's state and the runtime record, stored with the
+  // session (see store::CommitBatch).
+  std::optional<std::string> context_meter{};
+  std::optional<std::string> runtime_hash{};
+  bool compaction_accepted = false;
 };
 
 class SessionLog : public std::enable_shared_from_this<SessionLog> {
  public:
+  // Applied to tool output (results, their display text and the model
+  // context's tool outcomes) before it is stored or published, so that
+  // known secret values never reach the database or a client.
+  using Redactor = std::function<std::string(const std::string&)>;
+
   SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
-             const Clock& clock);
+             const Clock& clock, Redactor redact = nullptr);
   ~SessionLog();
 
   const std::string& session_id() const { return session_id_; }
 
   // Stores `payloads` (all durable) as consecutive events of `turn_id` plus
   // `extras`, in one transaction, then publishes them. On error nothing was
-  // stored or published and no seq was used.
+  // stored or published and no seq was used. `payloads` may be empty (a
+  // commit of context or meter changes only).
   absl::Status Commit(const std::string& turn_id, std::vector<events::EventPayload> payloads,
                       CommitExtras extras = {});
+
+  // `text` with known secret values removed (unchanged without a redactor).
+  std::string Redact(const std::string& text) const { return redact_ ? redact_(text) : text; }
 
   // Publishes a live-only event (a delta or a stream reset).
   void PublishLive(const std::string& turn_id, events::EventPayload payload);
@@ -86,9 +104,12 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
       const std::vector<events::SessionEvent>& events) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void Wake(const std::vector<std::shared_ptr<SubscriberQueue>>& queues);
 
+  void RedactLocked(store::CommitBatch& batch) const;
+
   const std::string session_id_;
   store::SessionStore& store_;
   const Clock& clock_;
+  const Redactor redact_;
 
   mutable absl::Mutex mu_;
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_);

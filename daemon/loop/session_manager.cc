@@ -8,6 +8,7 @@
 #include "common/status_macros.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/loop/turn_planner.h"
+#include "daemon/vars/redact.h"
 
 namespace raw::loop {
 namespace {
@@ -32,6 +33,11 @@ SessionInfo SessionManager::Describe(const store::SessionRecord& record,
   SessionInfo info;
   info.record = record;
   info.running = runner != nullptr && runner->running();
+  info.compacting = runner != nullptr && runner->compacting();
+  info.writer = leases_.Holder(record.id);
+  if (cfg != nullptr) {
+    info.expires_at_unix_ms = store::ExpiresAt(record, cfg->sessions.expire_after_days);
+  }
   // Describing never probes the network: an agent that would need the
   // local-server probe to resolve shows no model until a turn resolves it.
   if (cfg != nullptr) {
@@ -85,7 +91,13 @@ absl::StatusOr<SessionRunner*> SessionManager::Runner(const std::string& session
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   absl::MutexLock lock(&mu_);
   if (auto it = runners_.find(session_id); it != runners_.end()) return it->second.get();
-  auto runner = std::make_unique<SessionRunner>(record, deps_.store, deps_.clock);
+  SessionLog::Redactor redact;
+  if (deps_.variables != nullptr) {
+    redact = [variables = deps_.variables](const std::string& text) {
+      return vars::Redact(text, variables->SecretValues());
+    };
+  }
+  auto runner = std::make_unique<SessionRunner>(record, deps_.store, deps_.clock, redact);
   // Under mu_, so no one uses the runner before its history is repaired.
   RETURN_IF_ERROR(runner->RecoverUnfinishedTurn());
   SessionRunner* raw_runner = runner.get();
@@ -101,7 +113,38 @@ absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
     if (auto it = runners_.find(id); it != runners_.end()) runner = it->second.get();
   }
   auto cfg = LoadConfig();
-  return Describe(record, runner, cfg.ok() ? &*cfg : nullptr);
+  SessionInfo info = Describe(record, runner, cfg.ok() ? &*cfg : nullptr);
+  info.context = EstimateFor(record, nullptr);
+  return info;
+}
+
+absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& record,
+                                                 bool with_providers) {
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  // Without providers nothing is sent, so nothing may probe the network.
+  const config::ServerProbe no_probe = [](const std::string&) { return false; };
+  TurnPlanInputs inputs{cfg,       record,      "", deps_.tools, deps_.http, deps_.env,
+                        with_providers ? deps_.probe : no_probe};
+  inputs.with_providers = with_providers;
+  inputs.variables = deps_.variables;
+  // Without providers nothing runs: MCP tools are listed only when their
+  // servers already run (no server is started to estimate a context).
+  inputs.mcp = with_providers ? deps_.mcp : nullptr;
+  return BuildTurnPlan(inputs);
+}
+
+std::optional<events::ContextEstimate> SessionManager::EstimateFor(
+    const store::SessionRecord& record, SessionRunner* runner) {
+  if (runner == nullptr) {
+    absl::StatusOr<SessionRunner*> loaded = Runner(record.id);
+    if (!loaded.ok()) return std::nullopt;
+    runner = *loaded;
+  }
+  absl::StatusOr<TurnPlan> plan = PlanFor(record, /*with_providers=*/false);
+  if (!plan.ok()) return std::nullopt;
+  absl::StatusOr<events::ContextEstimate> estimate = runner->Estimate(*plan);
+  if (!estimate.ok()) return std::nullopt;
+  return *estimate;
 }
 
 absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
@@ -122,39 +165,106 @@ absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
 }
 
 absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session_id,
-                                                      const std::string& text) {
+                                                      const std::string& text,
+                                                      const std::string& lease_id) {
   if (text.empty()) return absl::InvalidArgumentError("the user message is empty");
+  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
   {
     absl::MutexLock lock(&mu_);
     if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
   }
   ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
-  if (runner->running()) {
+  // Refused early, before the plan is built; a compaction is left to the
+  // runner, which waits for one that is just ending.
+  if (runner->running() && !runner->compacting()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "session ", session_id, " already has a running turn; interrupt it or wait for it to end"));
   }
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
 
-  ASSIGN_OR_RETURN(TurnPlan plan,
-                   BuildTurnPlan({cfg, record, text, deps_.tools, deps_.http, deps_.env,
-                                  deps_.probe}));
+  TurnPlanInputs inputs{cfg, record, text, deps_.tools, deps_.http, deps_.env, deps_.probe};
+  inputs.variables = deps_.variables;
+  inputs.mcp = deps_.mcp;
+  ASSIGN_OR_RETURN(TurnPlan plan, BuildTurnPlan(inputs));
   std::string turn_id = plan.turn_id;
   RETURN_IF_ERROR(runner->StartTurn(std::move(plan)));
   return turn_id;
 }
 
-absl::StatusOr<bool> SessionManager::InterruptTurn(const std::string& session_id) {
+absl::StatusOr<bool> SessionManager::InterruptTurn(const std::string& session_id,
+                                                   const std::string& lease_id) {
   ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
   return runner->Interrupt();
 }
 
 absl::Status SessionManager::RespondToApproval(
     const std::string& session_id, const std::string& request_id,
     const std::vector<events::ApprovalAnswer>& answers,
-    const std::optional<events::ApprovalAnswer>& all) {
+    const std::optional<events::ApprovalAnswer>& all, const std::string& lease_id) {
   ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
   return runner->RespondToApproval(request_id, answers, all);
+}
+
+absl::StatusOr<std::string> SessionManager::AcquireLease(const std::string& session_id,
+                                                         const std::string& client_name,
+                                                         bool take_over,
+                                                         WriteLeases::LostCallback on_lost) {
+  RETURN_IF_ERROR(Runner(session_id).status());
+  return leases_.Acquire(session_id, client_name, take_over, std::move(on_lost));
+}
+
+void SessionManager::ReleaseLease(const std::string& session_id, const std::string& lease_id) {
+  leases_.Release(session_id, lease_id);
+}
+
+absl::StatusOr<std::string> SessionManager::Compact(const std::string& session_id,
+                                                    const std::string& lease_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
+  }
+  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
+  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
+  ASSIGN_OR_RETURN(TurnPlan plan, PlanFor(record, /*with_providers=*/true));
+  plan.turn_id = NewId("compact_");
+  std::string id = plan.turn_id;
+  RETURN_IF_ERROR(runner->StartCompaction(std::move(plan)));
+  return id;
+}
+
+absl::StatusOr<events::ContextEstimate> SessionManager::ClearContext(
+    const std::string& session_id, const std::string& lease_id) {
+  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
+  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
+  ASSIGN_OR_RETURN(TurnPlan plan, PlanFor(record, /*with_providers=*/false));
+  plan.turn_id = NewId("clear_");
+  RETURN_IF_ERROR(runner->Clear(plan).status());
+  return runner->Estimate(plan);
+}
+
+absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_id) {
+  return GetSession(session_id);
+}
+
+absl::StatusOr<size_t> SessionManager::PurgeExpired() {
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  const int64_t days = cfg.sessions.expire_after_days;
+  if (days <= 0) return 0;
+  const int64_t cutoff = deps_.clock.NowUnixMs() - days * 24 * 60 * 60 * 1000;
+  // A session idle that long has no running turn; a runner that was loaded
+  // for reading stays (other threads may hold it) and fails cleanly on use,
+  // since its rows are gone.
+  ASSIGN_OR_RETURN(std::vector<std::string> removed, deps_.store.PurgeExpired(cutoff));
+  for (const auto& id : removed) {
+    RAW_LOG(Info) << "session " << id << " expired after " << days
+                  << " days without conversation activity; removed";
+  }
+  return removed.size();
 }
 
 absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(
@@ -188,7 +298,8 @@ ConfigCheck SessionManager::CheckConfig(const std::string& path) {
   }
   // Tool selections are checked against the registry as well.
   for (const auto& [name, agent] : cfg->agents) {
-    auto selected = deps_.tools.Select(agent.tools_use);
+    // mcp/ entries are checked by the loader against mcp_servers.
+    auto selected = deps_.tools.Select(NonMcpPatterns(agent.tools_use));
     if (!selected.ok()) {
       check.errors.push_back(absl::StrCat("agents.", name, ".", selected.status().message()));
     }

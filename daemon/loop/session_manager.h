@@ -19,6 +19,10 @@
 #include "daemon/http/http_client.h"
 #include "daemon/events/session_event.h"
 #include "daemon/loop/subscription.h"
+#include "daemon/loop/turn.h"
+#include "daemon/loop/write_leases.h"
+#include "daemon/mcp/mcp_manager.h"
+#include "daemon/vars/variable_store.h"
 #include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
 
@@ -30,7 +34,13 @@ struct SessionInfo {
   store::SessionRecord record;
   std::string model;     // model entry the agent resolves to now ("" if it does not resolve)
   std::string model_id;  // provider model id
-  bool running = false;  // a turn is in progress
+  bool running = false;  // a turn or a compaction is in progress
+  bool compacting = false;
+  std::string writer;    // client holding the write lease; "" = none
+  int64_t expires_at_unix_ms = 0;  // 0 = never
+  // Only for a single session (GetSession, GetStats): listing never loads
+  // a session's context.
+  std::optional<events::ContextEstimate> context;
 };
 
 struct ConfigCheck {
@@ -48,6 +58,11 @@ struct SessionManagerDeps {
   std::string config_path;
   // Used to find the local server for the default agent.
   config::ServerProbe probe;
+  // Config variables (API keys, headers, MCP environments) and secret
+  // redaction of stored tool output; null = no variables can be used.
+  vars::VariableStore* variables = nullptr;
+  // The daemon's MCP connections; null = agents get no MCP tools.
+  mcp::McpManager* mcp = nullptr;
 };
 
 class SessionManager {
@@ -63,18 +78,43 @@ class SessionManager {
                                                         const std::string& page_token,
                                                         std::string* next_page_token);
 
+  // The write lease (write_leases.h). Acquire checks that the session
+  // exists; `on_lost` runs when another client takes the lease over.
+  absl::StatusOr<std::string> AcquireLease(const std::string& session_id,
+                                           const std::string& client_name, bool take_over,
+                                           WriteLeases::LostCallback on_lost);
+  void ReleaseLease(const std::string& session_id, const std::string& lease_id);
+
+  // Every write below takes the caller's lease id and is refused, naming
+  // the holder, when another client holds the session's write lease.
+
   // Starts a turn in the background and returns its id. kFailedPrecondition
   // while another turn of the session runs; config problems (the agent no
   // longer resolves, a missing key variable) are reported here, before any
   // event is recorded.
-  absl::StatusOr<std::string> StartTurn(const std::string& session_id, const std::string& text);
-  // Returns false when no turn was running.
-  absl::StatusOr<bool> InterruptTurn(const std::string& session_id);
+  absl::StatusOr<std::string> StartTurn(const std::string& session_id, const std::string& text,
+                                        const std::string& lease_id = "");
+  // Interrupts the running turn or compaction; false when none was running.
+  absl::StatusOr<bool> InterruptTurn(const std::string& session_id,
+                                     const std::string& lease_id = "");
 
   // Answers the session's pending approval request (see ApprovalBroker).
   absl::Status RespondToApproval(const std::string& session_id, const std::string& request_id,
                                  const std::vector<events::ApprovalAnswer>& answers,
-                                 const std::optional<events::ApprovalAnswer>& all);
+                                 const std::optional<events::ApprovalAnswer>& all,
+                                 const std::string& lease_id = "");
+
+  // Starts a manual compaction in the background; returns its operation id.
+  absl::StatusOr<std::string> Compact(const std::string& session_id,
+                                      const std::string& lease_id = "");
+  // Clears the model context; returns the estimate after.
+  absl::StatusOr<events::ContextEstimate> ClearContext(const std::string& session_id,
+                                                       const std::string& lease_id = "");
+  // The session with its usage totals and coverage and the context estimate.
+  absl::StatusOr<SessionInfo> GetStats(const std::string& session_id);
+
+  // Removes sessions past sessions.expire_after_days; returns how many.
+  absl::StatusOr<size_t> PurgeExpired();
 
   absl::StatusOr<std::unique_ptr<Subscription>> Subscribe(const std::string& session_id,
                                                           uint64_t after_seq);
@@ -90,12 +130,18 @@ class SessionManager {
 
  private:
   absl::StatusOr<SessionRunner*> Runner(const std::string& session_id);
+  // The plan of the session's agent as configured now (for compaction,
+  // /clear and the estimate).
+  absl::StatusOr<TurnPlan> PlanFor(const store::SessionRecord& record, bool with_providers);
+  std::optional<events::ContextEstimate> EstimateFor(const store::SessionRecord& record,
+                                                     SessionRunner* runner);
   absl::StatusOr<config::Config> LoadConfig();
   // `cfg` may be null (unreadable config): the model is then left empty.
   SessionInfo Describe(const store::SessionRecord& record, const SessionRunner* runner,
                        const config::Config* cfg);
 
   SessionManagerDeps deps_;
+  WriteLeases leases_{deps_.clock};
   absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<SessionRunner>> runners_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

@@ -5,57 +5,168 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "daemon/loop/compaction_step.h"
+#include "daemon/loop/runtime_record.h"
 
 namespace raw::loop {
 
 SessionRunner::SessionRunner(const store::SessionRecord& record, store::SessionStore& store,
-                             const Clock& clock)
+                             const Clock& clock, SessionLog::Redactor redact)
     : session_id_(record.id),
       store_(store),
-      log_(std::make_shared<SessionLog>(record.id, record.last_seq, store, clock)) {}
+      log_(std::make_shared<SessionLog>(record.id, record.last_seq, store, clock,
+                                        std::move(redact))),
+      saved_meter_(record.context_meter) {
+  state_->SetRuntime(ParseRuntime(record.runtime_hash));
+}
 
 SessionRunner::~SessionRunner() { Shutdown(); }
 
+absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
+  if (!context_loaded_) {
+    ASSIGN_OR_RETURN(std::vector<events::ContextItem> items, store_.LoadContext(session_id_));
+    ctx_.items = std::move(items);
+    ctx_.runtime_tokens = plan.runtime_tokens;
+    ctx_.meter.Restore(saved_meter_, plan.runtime_tokens, ctx_.items);
+    saved_meter_.clear();
+    context_loaded_ = true;
+  }
+  ctx_.SetRuntime(plan.runtime_tokens);
+  return absl::OkStatus();
+}
+
 absl::Status SessionRunner::StartTurn(TurnPlan plan) {
+  return Start(Operation::kTurn, std::move(plan));
+}
+
+absl::Status SessionRunner::StartCompaction(TurnPlan plan) {
+  return Start(Operation::kCompaction, std::move(plan));
+}
+
+absl::Status SessionRunner::Start(Operation op, TurnPlan plan) {
   std::thread finished;
   {
     absl::MutexLock lock(&mu_);
+    WaitForEndingLocked();
     if (running_) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("session ", session_id_, " already has a running turn (", current_turn_,
-                       "); interrupt it or wait for it to end"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "session ", session_id_, " is busy: ",
+          operation_ == Operation::kTurn ? "a turn is running" : "a compaction is running", " (",
+          current_turn_, "); interrupt it or wait for it to end"));
     }
-    if (!context_loaded_) {
-      auto items = store_.LoadContext(session_id_);
-      if (!items.ok()) return items.status();
-      context_ = std::move(*items);
-      context_loaded_ = true;
-    }
+    RETURN_IF_ERROR(LoadContextLocked(plan));
     finished = std::move(thread_);
     running_ = true;
+    operation_ = op;
     current_turn_ = plan.turn_id;
     cancel_ = std::make_shared<CancelToken>();
     plan.session = state_;
-    // The previous turn's thread has recorded its end and is returning; it
-    // no longer touches context_.
+    plan.first_seq_of_turn = [this](const std::string& turn_id) -> uint64_t {
+      absl::StatusOr<uint64_t> seq = store_.FirstSeqOfTurn(session_id_, turn_id);
+      return seq.ok() ? *seq : 0;
+    };
+    // The previous operation's thread has recorded its end and is
+    // returning; it no longer touches ctx_.
     if (finished.joinable()) finished.join();
-    thread_ = std::thread(&SessionRunner::RunThread, this, std::move(plan), cancel_);
+    thread_ = std::thread(&SessionRunner::RunThread, this, op, std::move(plan), cancel_);
   }
   return absl::OkStatus();
 }
 
-void SessionRunner::RunThread(TurnPlan plan, std::shared_ptr<CancelToken> cancel) {
+CommitExtras SessionRunner::EndExtras() {
+  CommitExtras extras;
+  extras.runtime_hash = SerializeRuntime(state_->runtime());
+  return extras;
+}
+
+void SessionRunner::RunThread(Operation op, TurnPlan plan, std::shared_ptr<CancelToken> cancel) {
   const std::string turn_id = plan.turn_id;
-  Turn turn(std::move(plan), *log_, context_, *cancel);
+  if (op == Operation::kCompaction) {
+    TurnHooks hooks(plan.hooks, plan.session_id, plan.cwd, turn_id, *log_, *cancel);
+    CompactSession(events::CompactionTrigger::kManual, /*last_turn_running=*/false, plan, ctx_,
+                   *log_, hooks, *cancel, [this] {
+                     absl::MutexLock lock(&mu_);
+                     ending_ = true;
+                   });
+    absl::MutexLock lock(&mu_);
+    running_ = false;
+    ending_ = false;
+    return;
+  }
+  Turn turn(std::move(plan), *log_, ctx_, *cancel);
   events::TurnEnded end = turn.Run();
+  // The meter as the turn leaves it (tool results included), stored with
+  // the end so that a restarted daemon keeps the reported baseline.
+  ctx_.SyncMeter();
   absl::MutexLock lock(&mu_);
   running_ = false;
-  absl::Status s = log_->Commit(turn_id, {end}, CommitExtras{{}, std::nullopt, true, ""});
+  CommitExtras extras = EndExtras();
+  extras.conversation_activity = true;
+  extras.context_meter = ctx_.meter.Serialize();
+  absl::Status s = log_->Commit(turn_id, {end}, std::move(extras));
   if (!s.ok()) {
     RAW_LOG(Error) << "session " << session_id_ << ": could not store the end of turn " << turn_id
                    << ": " << s.message();
     log_->PublishUnstored(turn_id, end);
   }
+}
+
+void SessionRunner::WaitForEndingLocked() {
+  // A compaction whose end clients may already have seen finishes in
+  // moments (a few commits); a client acting on that end must not be told
+  // the session is busy.
+  if (!running_ || !ending_) return;
+  mu_.AwaitWithTimeout(absl::Condition(
+                           +[](bool* running) { return !*running; }, &running_),
+                       absl::Seconds(10));
+}
+
+absl::StatusOr<events::ContextCleared> SessionRunner::Clear(const TurnPlan& plan) {
+  absl::MutexLock lock(&mu_);
+  WaitForEndingLocked();
+  if (running_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "session ", session_id_, " is busy (", current_turn_,
+        "); /clear waits until the running turn or compaction ends"));
+  }
+  RETURN_IF_ERROR(LoadContextLocked(plan));
+  ctx_.SyncMeter();
+  events::ContextCleared cleared;
+  cleared.tokens_before = ctx_.meter.tokens();
+  SessionContext after;
+  after.runtime_tokens = ctx_.runtime_tokens;
+  after.Rewrite({});
+  cleared.tokens_after = after.meter.tokens();
+  // The model no longer has any skill text it loaded.
+  RuntimeRecord runtime = state_->runtime();
+  runtime.loaded_skills.clear();
+  CommitExtras extras;
+  extras.replace_context = std::vector<events::ContextItem>{};
+  extras.context_meter = after.meter.Serialize();
+  extras.runtime_hash = SerializeRuntime(runtime);
+  RETURN_IF_ERROR(log_->Commit(plan.turn_id, {cleared}, std::move(extras)));
+  ctx_ = std::move(after);
+  state_->ForgetLoadedSkills();
+  events::ContextEstimate estimate = ctx_.meter.Estimate(plan.agent.model.context_window_tokens);
+  state_->SetEstimate(estimate);
+  log_->PublishLive(plan.turn_id, estimate);
+  return cleared;
+}
+
+absl::StatusOr<events::ContextEstimate> SessionRunner::Estimate(const TurnPlan& plan) {
+  absl::MutexLock lock(&mu_);
+  if (running_) {
+    if (std::optional<events::ContextEstimate> latest = state_->estimate()) return *latest;
+    return absl::UnavailableError("the context estimate is not known yet");
+  }
+  RETURN_IF_ERROR(LoadContextLocked(plan));
+  ctx_.SyncMeter();
+  return ctx_.meter.Estimate(plan.agent.model.context_window_tokens);
+}
+
+bool SessionRunner::compacting() const {
+  absl::MutexLock lock(&mu_);
+  return running_ && operation_ == Operation::kCompaction;
 }
 
 bool SessionRunner::Interrupt() {

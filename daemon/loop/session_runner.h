@@ -1,10 +1,13 @@
 // SessionRunner: one session's live state in the daemon: its SessionLog,
-// its in-memory model context and at most one running Turn.
+// its in-memory model context with the context meter, and at most one
+// running operation — a Turn or a manual compaction. /clear is a short
+// operation of its own, refused while another runs.
 //
-// Thread-safety: all methods are thread-safe. A turn runs on its own
-// thread; StartTurn refuses while one runs. The TurnEnded of a turn is
-// recorded under the runner's lock together with clearing the running flag,
-// so a client that sees TurnEnded can start the next turn at once.
+// Thread-safety: all methods are thread-safe. An operation runs on its own
+// thread; starting another while one runs is refused. The TurnEnded of a
+// turn (and the CompactionEnded of a compaction) is recorded under the
+// runner's lock together with clearing the running flag, so a client that
+// sees it can start the next operation at once.
 #pragma once
 
 #include <memory>
@@ -17,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/cancel_token.h"
 #include "common/time.h"
+#include "daemon/loop/session_context.h"
 #include "daemon/loop/session_log.h"
 #include "daemon/loop/session_state.h"
 #include "daemon/loop/turn.h"
@@ -26,17 +30,30 @@ namespace raw::loop {
 
 class SessionRunner {
  public:
+  // `redact` (may be empty) removes known secret values from stored tool
+  // output (see SessionLog).
   SessionRunner(const store::SessionRecord& record, store::SessionStore& store,
-                const Clock& clock);
+                const Clock& clock, SessionLog::Redactor redact = nullptr);
   ~SessionRunner();
 
   const std::string& session_id() const { return session_id_; }
 
-  // Starts `plan` on a new thread. kFailedPrecondition while a turn runs.
+  // Starts `plan` on a new thread. kFailedPrecondition while an operation
+  // runs.
   absl::Status StartTurn(TurnPlan plan);
-  // Returns false when no turn was running.
+  // Starts a manual compaction with the agent's settings in `plan` (its
+  // user text is unused; its turn id is the operation id).
+  absl::Status StartCompaction(TurnPlan plan);
+  // Removes the conversation from the model context (the display history,
+  // usage and agent stay) and records ContextCleared.
+  absl::StatusOr<events::ContextCleared> Clear(const TurnPlan& plan);
+  // Returns false when nothing was running.
   bool Interrupt();
   bool running() const;
+  bool compacting() const;
+  // The context estimate for `plan`'s runtime: the running operation's
+  // latest one, or computed from the stored context (loaded once).
+  absl::StatusOr<events::ContextEstimate> Estimate(const TurnPlan& plan);
   absl::Status RespondToApproval(const std::string& request_id,
                                  const std::vector<events::ApprovalAnswer>& answers,
                                  const std::optional<events::ApprovalAnswer>& all);
@@ -54,7 +71,15 @@ class SessionRunner {
   absl::Status RecoverUnfinishedTurn();
 
  private:
-  void RunThread(TurnPlan plan, std::shared_ptr<CancelToken> cancel);
+  enum class Operation { kTurn, kCompaction };
+  absl::Status Start(Operation op, TurnPlan plan);
+  void RunThread(Operation op, TurnPlan plan, std::shared_ptr<CancelToken> cancel);
+  // Loads the stored context and meter state once; sets the runtime.
+  absl::Status LoadContextLocked(const TurnPlan& plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What a finished operation commits together with its end.
+  CommitExtras EndExtras();
+  // Waits (briefly) for a compaction that has recorded its end to finish.
+  void WaitForEndingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string session_id_;
   store::SessionStore& store_;
@@ -63,12 +88,17 @@ class SessionRunner {
 
   mutable absl::Mutex mu_;
   bool running_ ABSL_GUARDED_BY(mu_) = false;
+  Operation operation_ ABSL_GUARDED_BY(mu_) = Operation::kTurn;
+  // The running compaction is recording (or has recorded) its end.
+  bool ending_ ABSL_GUARDED_BY(mu_) = false;
   bool context_loaded_ ABSL_GUARDED_BY(mu_) = false;
+  std::string saved_meter_;  // the stored meter state, until the context is loaded
   std::string current_turn_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<CancelToken> cancel_ ABSL_GUARDED_BY(mu_);
   std::thread thread_ ABSL_GUARDED_BY(mu_);
-  // Only the running turn touches it; loaded before the first turn starts.
-  std::vector<events::ContextItem> context_;
+  // Only the running operation touches it (or a caller holding mu_ while
+  // nothing runs); loaded before the first operation starts.
+  SessionContext ctx_;
 };
 
 }  // namespace raw::loop

@@ -1,20 +1,27 @@
 // SessionState: what a session remembers between its turns while the daemon
 // runs, beyond the stored history: the approval meeting point, the rules a
-// user added with "allow for this session", the skills the model loaded
-// (and the text hash it saw), and whether session_start hooks ran.
+// user added with "allow for this session", the runtime it last used (tool
+// definitions, and the skills the model loaded with the text hash it saw;
+// see runtime_record.h), the latest context estimate, and whether
+// session_start hooks ran.
 //
-// Lifetime: owned by the SessionRunner, shared with each of its turns. Not
-// persisted: a daemon restart forgets session rules and loaded skills (the
-// docs say so). Thread-safety: all members are safe from any thread.
+// Lifetime: owned by the SessionRunner, shared with each of its turns. The
+// runtime record is stored with the session after every turn and restored
+// when the session is next loaded; session rules are not persisted (a
+// daemon restart forgets them; the docs say so). Thread-safety: all members
+// are safe from any thread.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "daemon/config/config.h"
+#include "daemon/events/session_event.h"
 #include "daemon/loop/approval_broker.h"
+#include "daemon/loop/runtime_record.h"
 
 namespace raw::loop {
 
@@ -34,11 +41,44 @@ class SessionState {
   // skill name -> text hash the model last loaded.
   std::map<std::string, std::string> loaded_skills() const {
     absl::MutexLock lock(&mu_);
-    return loaded_skills_;
+    return runtime_.loaded_skills;
   }
   void SetLoadedSkill(const std::string& name, const std::string& hash) {
     absl::MutexLock lock(&mu_);
-    loaded_skills_[name] = hash;
+    runtime_.loaded_skills[name] = hash;
+  }
+  // After /clear the model has seen no skill text any more.
+  void ForgetLoadedSkills() {
+    absl::MutexLock lock(&mu_);
+    runtime_.loaded_skills.clear();
+  }
+
+  RuntimeRecord runtime() const {
+    absl::MutexLock lock(&mu_);
+    return runtime_;
+  }
+  void SetRuntime(RuntimeRecord record) {
+    absl::MutexLock lock(&mu_);
+    runtime_ = std::move(record);
+  }
+  // Records the tool definitions now in use; returns what was recorded
+  // before.
+  RuntimeRecord SwapTools(const std::string& tools_hash, std::vector<std::string> tools) {
+    absl::MutexLock lock(&mu_);
+    RuntimeRecord before = runtime_;
+    runtime_.tools_hash = tools_hash;
+    runtime_.tools = std::move(tools);
+    return before;
+  }
+
+  // The latest context estimate (nullopt until the context was loaded).
+  std::optional<events::ContextEstimate> estimate() const {
+    absl::MutexLock lock(&mu_);
+    return estimate_;
+  }
+  void SetEstimate(const events::ContextEstimate& estimate) {
+    absl::MutexLock lock(&mu_);
+    estimate_ = estimate;
   }
 
   // True the first time only.
@@ -53,7 +93,8 @@ class SessionState {
   ApprovalBroker approvals_;
   mutable absl::Mutex mu_;
   std::vector<config::RuleConfig> session_rules_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::string> loaded_skills_ ABSL_GUARDED_BY(mu_);
+  RuntimeRecord runtime_ ABSL_GUARDED_BY(mu_);
+  std::optional<events::ContextEstimate> estimate_ ABSL_GUARDED_BY(mu_);
   bool started_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -183,6 +183,10 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id,
                               {events::ToolStarted{call.request.call_id, call.request.name, tool}}));
   tools::ToolContext ctx{plan_.cwd, plan_.tool_settings, cancel_, plan_.http, &plan_.skills};
+  ctx.on_progress = [this, &call](const tools::ToolProgress& p) {
+    log_.PublishLive(plan_.turn_id,
+                     events::ToolProgress{call.request.call_id, p.progress, p.total, p.message});
+  };
   const int64_t start = MonotonicMs();
   tools::ToolOutput output = RunPreparedCall(e.prepared, ctx);
   const int64_t duration = MonotonicMs() - start;
@@ -207,10 +211,11 @@ absl::Status ToolBatch::CommitResult(const CollectedCall& call, const tools::Too
   r.name = call.request.name;
   r.tool = QualifiedName(call);
   r.status = output.status;
-  r.content = output.content;
-  r.display = output.display;
+  // Known secret values never reach the store, a client or the model.
+  r.content = log_.Redact(output.content);
+  r.display = log_.Redact(output.display);
   r.duration_ms = duration_ms;
-  events::ToolOutcome outcome{call.request.call_id, call.request.name, output.content,
+  events::ToolOutcome outcome{call.request.call_id, call.request.name, r.content,
                               output.status != events::ToolStatus::kOk};
   CommitExtras extras;
   extras.context_appends.push_back(outcome);

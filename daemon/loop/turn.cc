@@ -6,6 +6,8 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "daemon/hooks/hook_fields.h"
+#include "daemon/loop/compaction_step.h"
+#include "daemon/loop/runtime_record.h"
 #include "daemon/loop/tool_batch.h"
 
 namespace raw::loop {
@@ -31,11 +33,11 @@ std::string ProviderErrorMessage(const StepResult& result, const absl::Status& s
 
 }  // namespace
 
-Turn::Turn(TurnPlan plan, SessionLog& log, std::vector<events::ContextItem>& context,
-           const CancelToken& cancel)
+Turn::Turn(TurnPlan plan, SessionLog& log, SessionContext& context, const CancelToken& cancel)
     : plan_(std::move(plan)),
       log_(log),
-      context_(context),
+      ctx_(context),
+      context_(context.items),
       cancel_(cancel),
       hooks_(plan_.hooks, plan_.session_id, plan_.cwd, plan_.turn_id, log, cancel) {}
 
@@ -98,6 +100,42 @@ std::optional<std::string> Turn::UserContextText(std::string* blocked) {
   return text;
 }
 
+void Turn::NoticeToolChanges() {
+  if (!plan_.session) return;
+  RuntimeRecord before = plan_.session->SwapTools(plan_.tools_hash, plan_.tool_names);
+  std::string notice = ToolChangeNotice(before, plan_.tools_hash, plan_.tool_names);
+  if (notice.empty()) return;
+  (void)log_.Commit(plan_.turn_id, {events::Notice{events::NoticeLevel::kInfo, notice}});
+}
+
+std::optional<events::TurnEnded> Turn::BeforeRequest() {
+  ctx_.SyncMeter();
+  const std::optional<int64_t> trigger = plan_.agent.agent.compact.trigger_tokens;
+  if (!trigger || ctx_.meter.tokens() <= *trigger) {
+    PublishEstimate(plan_, ctx_, log_);
+    return std::nullopt;
+  }
+  std::string why = "automatic compaction already ran in this turn";
+  if (!compacted_) {
+    compacted_ = true;
+    events::CompactionEnded ended =
+        CompactSession(events::CompactionTrigger::kAutomatic, /*last_turn_running=*/true, plan_,
+                       ctx_, log_, hooks_, cancel_);
+    if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, "interrupted");
+    if (ctx_.meter.tokens() <= *trigger) return std::nullopt;
+    why = ended.outcome == events::CompactionOutcome::kAccepted
+              ? "even after compacting"
+              : absl::StrCat("and compaction did not shrink the context (", ended.message, ")");
+  } else {
+    PublishEstimate(plan_, ctx_, log_);
+  }
+  return End(events::TurnEndReason::kError,
+             absl::StrCat("the next model request (~", ctx_.meter.tokens(),
+                          " tokens estimated) would exceed compact.trigger_tokens (", *trigger,
+                          ") ", why, ", so it was not sent; use /clear, start a new session, or "
+                          "raise the trigger"));
+}
+
 events::TurnEnded Turn::RunTurn() {
   if (plan_.session && plan_.session->MarkSessionStarted()) {
     hooks_.Fire(config::HookEvent::kSessionStart, "", hooks::SessionStartFields());
@@ -105,18 +143,25 @@ events::TurnEnded Turn::RunTurn() {
   std::string blocked;
   std::optional<std::string> user_item = UserContextText(&blocked);
   CommitExtras extras;
-  if (user_item) extras.context_appends.push_back(events::UserText{*user_item});
+  if (user_item) {
+    extras.context_appends.push_back(
+        events::UserText{*user_item, events::UserTextKind::kPrompt, plan_.turn_id});
+  }
   extras.conversation_activity = true;
   extras.title = Title(plan_.user_text);
   absl::Status s = log_.Commit(
       plan_.turn_id,
       {events::TurnStarted{plan_.user_text}, events::UserMessage{plan_.user_text}}, extras);
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
+  NoticeToolChanges();
+  for (const std::string& notice : plan_.notices) {
+    (void)Notice(events::NoticeLevel::kWarning, notice);
+  }
   if (!user_item) {
     return End(events::TurnEndReason::kError,
                absl::StrCat("the prompt was blocked by a hook: ", blocked));
   }
-  context_.push_back(events::UserText{*user_item});
+  context_.push_back(events::UserText{*user_item, events::UserTextKind::kPrompt, plan_.turn_id});
 
   const int max_steps = plan_.agent.agent.max_steps;
   for (int step = 1; step <= max_steps; ++step) {
@@ -132,6 +177,10 @@ events::TurnEnded Turn::RunTurn() {
 
 Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   steps_ = step;
+  if (std::optional<events::TurnEnded> refused = BeforeRequest()) {
+    *end = *refused;
+    return StepOutcome::kDone;
+  }
   providers::ModelRequest request;
   request.system_prompt = plan_.agent.agent.system_prompt;
   request.tools = plan_.tool_definitions;
@@ -225,8 +274,17 @@ absl::Status Turn::CommitAssistant(int step, const StepResult& result) {
   }
   extras.context_appends.push_back(item);
   extras.conversation_activity = true;
+  // The meter as it will be once the item is in, with the request's
+  // reported usage as its new baseline; stored in the same transaction.
+  ctx_.SyncMeter();
+  context::ContextMeter meter = ctx_.meter;
+  meter.Append(item);
+  if (result.usage) meter.RecordReported(*result.usage);
+  extras.context_meter = meter.Serialize();
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id, std::move(payloads), std::move(extras)));
   context_.push_back(std::move(item));
+  ctx_.meter = std::move(meter);
+  PublishEstimate(plan_, ctx_, log_);
   return absl::OkStatus();
 }
 

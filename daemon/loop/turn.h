@@ -18,14 +18,23 @@
 //   rules, approval); hooks run at session_start, user_prompt_submit and
 //   turn_end (see docs/hooks.md); a skill the model loaded whose text changed
 //   since gets a notice in the next user message's context item, and
-//   nothing committed is rewritten.
+//   nothing committed is rewritten;
+// - tool definitions that changed since the session's last turn get an
+//   info notice (runtime_record.h);
+// - before every request the context estimate is brought up to date (at
+//   O(new items)) and published; with compact.trigger_tokens set, a request
+//   that would exceed it is preceded by one automatic compaction per turn,
+//   and if it still exceeds it the turn ends with an error instead of
+//   sending it.
 // Run() does not record TurnEnded itself: it returns it, and the runner
 // commits it (see SessionRunner), so that a turn ends exactly once.
 //
-// Runs on its own thread; the context vector is owned by the runner and only
+// Runs on its own thread; the SessionContext is owned by the runner and only
 // touched by the running turn.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +43,7 @@
 #include "common/cancel_token.h"
 #include "daemon/config/config_loader.h"
 #include "daemon/events/session_event.h"
+#include "daemon/loop/session_context.h"
 #include "daemon/loop/session_log.h"
 #include "daemon/loop/step_collector.h"
 #include "daemon/loop/session_state.h"
@@ -56,17 +66,32 @@ struct TurnPlan {
   std::unique_ptr<providers::Provider> provider;
   std::vector<providers::ToolDefinition> tool_definitions;  // sorted, stable
   ToolTable tools;
+  // Specs made for this turn (MCP tools); `tools` points into them.
+  std::vector<std::unique_ptr<tools::ToolSpec>> owned_tools;
+  // Told to the user at the start of the turn (for example an MCP server
+  // that could not start).
+  std::vector<std::string> notices;
   tools::policy::RuleSet rules;            // the agent's rules, compiled
   std::vector<config::HookConfig> hooks;   // the agent's hooks, in its order
   skills::SkillSet skills;                 // the agent's skills
   http::HttpClient* http = nullptr;        // for tools that fetch URLs
   std::shared_ptr<SessionState> session;   // set by the runner
+  // The agent's model with its output capped at compact.max_output_tokens,
+  // for summary requests (compaction_step.h).
+  std::unique_ptr<providers::Provider> summarizer;
+  // Estimate of the system prompt and tool definitions (token_estimate.h).
+  int64_t runtime_tokens = 0;
+  // ToolsHash of tool_definitions and their names, sorted.
+  std::string tools_hash;
+  std::vector<std::string> tool_names;
+  // Where a turn starts in the display history (set by the runner; 0 when
+  // unknown), for the compaction marker.
+  std::function<uint64_t(const std::string& turn_id)> first_seq_of_turn;
 };
 
 class Turn {
  public:
-  Turn(TurnPlan plan, SessionLog& log, std::vector<events::ContextItem>& context,
-       const CancelToken& cancel);
+  Turn(TurnPlan plan, SessionLog& log, SessionContext& context, const CancelToken& cancel);
 
   // Returns the TurnEnded to record. Never throws.
   events::TurnEnded Run();
@@ -81,6 +106,10 @@ class Turn {
   enum class StepOutcome { kContinue, kDone };
 
   StepOutcome RunStep(int step, events::TurnEnded* end);
+  // Brings the estimate up to date and compacts when the request would
+  // exceed the trigger; an end when the request must not be sent.
+  std::optional<events::TurnEnded> BeforeRequest();
+  void NoticeToolChanges();
   // Commits the step's assistant message, tool-call batch and usage.
   absl::Status CommitAssistant(int step, const StepResult& result);
   // Runs (or, at the step limit, skips) the committed calls.
@@ -91,10 +120,12 @@ class Turn {
 
   TurnPlan plan_;
   SessionLog& log_;
-  std::vector<events::ContextItem>& context_;
+  SessionContext& ctx_;
+  std::vector<events::ContextItem>& context_;  // ctx_.items
   const CancelToken& cancel_;
   TurnHooks hooks_;
   int steps_ = 0;
+  bool compacted_ = false;  // automatic compaction ran in this turn
 };
 
 }  // namespace raw::loop

@@ -1,5 +1,6 @@
 #include "daemon/loop/turn_planner.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -7,6 +8,9 @@
 #include "common/ids.h"
 #include "common/status_macros.h"
 #include "daemon/context/cache_key.h"
+#include "daemon/context/token_estimate.h"
+#include "daemon/loop/runtime_record.h"
+#include "daemon/vars/resolve_secrets.h"
 #include "daemon/providers/provider_factory.h"
 #include "daemon/providers/retrying_provider.h"
 
@@ -35,7 +39,29 @@ absl::StatusOr<std::vector<config::HookConfig>> SelectedHooks(const config::Conf
   return hooks;
 }
 
+absl::StatusOr<std::unique_ptr<providers::Provider>> MakeRetrying(
+    const config::ModelConfig& model, const TurnPlanInputs& in,
+    const providers::ProviderOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<providers::Provider> provider,
+                   providers::MakeProvider(model, in.http, in.env, options));
+  providers::RetryPolicy retry;
+  retry.max_retries = model.max_retries;
+  return std::unique_ptr<providers::Provider>(std::make_unique<providers::RetryingProvider>(
+      std::move(provider), retry, providers::RealBackoffWaiter(), [] {
+        static thread_local std::mt19937_64 engine{std::random_device{}()};
+        return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+      }));
+}
+
 }  // namespace
+
+std::vector<std::string> NonMcpPatterns(const std::vector<std::string>& patterns) {
+  std::vector<std::string> out;
+  for (const auto& p : patterns) {
+    if (p.rfind("mcp/", 0) != 0) out.push_back(p);
+  }
+  return out;
+}
 
 absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   TurnPlan plan;
@@ -48,7 +74,23 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   ASSIGN_OR_RETURN(plan.agent,
                    config::ResolveAgent(in.config, in.session.agent, in.env, in.probe));
   const config::AgentConfig& agent = plan.agent.agent;
-  ASSIGN_OR_RETURN(std::vector<const tools::ToolSpec*> selected, in.tools.Select(agent.tools_use));
+  std::vector<std::string> registry_patterns = NonMcpPatterns(agent.tools_use);
+  std::vector<const tools::ToolSpec*> selected;
+  if (!registry_patterns.empty()) {
+    ASSIGN_OR_RETURN(selected, in.tools.Select(registry_patterns));
+  }
+  if (in.mcp != nullptr && registry_patterns.size() < agent.tools_use.size()) {
+    mcp::McpSelection mcp = in.mcp->Select(
+        agent.tools_use, in.config.mcp_servers, [&in](const std::string& text) {
+          if (in.variables == nullptr) return absl::StatusOr<std::string>(text);
+          return in.variables->Expand(text, in.config.variables);
+        });
+    for (auto& spec : mcp.tools) {
+      plan.owned_tools.push_back(std::make_unique<tools::ToolSpec>(std::move(spec)));
+      selected.push_back(plan.owned_tools.back().get());
+    }
+    plan.notices = std::move(mcp.notices);
+  }
   for (const tools::ToolSpec* spec : selected) {
     // Without skills, load_skill has nothing to load: the model never sees it.
     if (spec->qualified_name == kLoadSkillTool && agent.skills.empty()) continue;
@@ -69,18 +111,27 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
     plan.agent.agent.system_prompt += plan.skills.PromptSection();
   }
 
+  plan.runtime_tokens =
+      context::EstimateRuntimeTokens(plan.agent.agent.system_prompt, plan.tool_definitions);
+  plan.tools_hash = ToolsHash(plan.tool_definitions);
+  for (const auto& def : plan.tool_definitions) plan.tool_names.push_back(def.name);
+  std::sort(plan.tool_names.begin(), plan.tool_names.end());
+
+  if (!in.with_providers) return plan;
   providers::ProviderOptions options;
+  if (in.variables != nullptr) {
+    ASSIGN_OR_RETURN(vars::ResolvedSecrets secrets,
+                     vars::ResolveModelSecrets(plan.agent.model, in.config, *in.variables, in.env));
+    options.api_key = std::move(secrets.api_key);
+    options.headers = std::move(secrets.headers);
+  }
   options.prompt_cache_key = context::PromptCacheKeyFor(
       plan.agent.model, in.session.id, plan.agent.agent.system_prompt, plan.tool_definitions);
-  ASSIGN_OR_RETURN(std::unique_ptr<providers::Provider> provider,
-                   providers::MakeProvider(plan.agent.model, in.http, in.env, options));
-  providers::RetryPolicy retry;
-  retry.max_retries = plan.agent.model.max_retries;
-  plan.provider = std::make_unique<providers::RetryingProvider>(
-      std::move(provider), retry, providers::RealBackoffWaiter(), [] {
-        static thread_local std::mt19937_64 engine{std::random_device{}()};
-        return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
-      });
+  ASSIGN_OR_RETURN(plan.provider, MakeRetrying(plan.agent.model, in, options));
+  // Summaries get their own output cap; the request has no tools.
+  config::ModelConfig summary_model = plan.agent.model;
+  summary_model.max_output_tokens = agent.compact.max_output_tokens;
+  ASSIGN_OR_RETURN(plan.summarizer, MakeRetrying(summary_model, in, options));
   return plan;
 }
 

@@ -1,7 +1,10 @@
 // BuildTurnPlan: resolves everything a turn needs from the config as it is
-// now (the agent, its model and provider, the selected tools, rules, hooks
-// and skills), so that a config problem is reported when the turn is
-// requested, before anything is recorded. The system prompt is the agent's
+// now (the agent, its model and provider with its resolved key and headers,
+// the selected tools — built-in ones from the registry, `mcp/...` ones from
+// the MCP manager, which starts their servers if needed —, rules, hooks and
+// skills), so that a config problem is reported when the turn is requested,
+// before anything is recorded. MCP servers that cannot start become notices
+// of the turn, not errors. The system prompt is the agent's
 // plus the selected skills' listing; the prompt-cache key derives from the
 // result (see daemon/context/cache_key.h). Pure apart from reading skill
 // files; thread-safe.
@@ -15,7 +18,9 @@
 #include "daemon/http/http_client.h"
 #include "daemon/loop/turn.h"
 #include "daemon/store/session_store.h"
+#include "daemon/mcp/mcp_manager.h"
 #include "daemon/tools/registry.h"
+#include "daemon/vars/variable_store.h"
 
 namespace raw::loop {
 
@@ -27,7 +32,18 @@ struct TurnPlanInputs {
   http::HttpClient& http;
   const EnvLookup& env;
   const config::ServerProbe& probe;
+  // False: resolve only what the model would see (prompt, tools, skills,
+  // estimate); no providers are made, so no key is needed (/clear, the
+  // context estimate of GetSession).
+  bool with_providers = true;
+  // Variables for API keys and headers (null = none can be used), and the
+  // MCP connections for `mcp/...` entries of tools.use (null = none).
+  vars::VariableStore* variables = nullptr;
+  mcp::McpManager* mcp = nullptr;
 };
+
+// The entries of tools.use that name registry tools (not `mcp/...`).
+std::vector<std::string> NonMcpPatterns(const std::vector<std::string>& patterns);
 
 absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in);
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/providers/anthropic/anthropic_provider.h"
+#include "daemon/providers/extra_headers.h"
 #include "daemon/providers/google/google_provider.h"
 #include "daemon/providers/openai_chat/openai_chat_provider.h"
 #include "daemon/providers/openai_responses/openai_responses_provider.h"
@@ -64,8 +65,19 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const config::ModelConfig
                                                    ": base_url is empty (for example \"",
                                                    entry->example_base_url, "\")"));
   }
+  if (!model.headers.empty() && options.headers.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "model ", model.name, ": its headers were not resolved (their variables are expanded "
+        "before the provider is made)"));
+  }
   std::optional<std::string> api_key;
-  if (!model.api_key_env.empty()) {
+  if (options.api_key.has_value()) {
+    if (!options.api_key->empty()) api_key = options.api_key;
+  } else if (!model.api_key.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "model ", model.name, ": its api_key was not resolved (its variables are expanded "
+        "before the provider is made)"));
+  } else if (!model.api_key_env.empty()) {
     api_key = env ? env(model.api_key_env) : std::nullopt;
     if (!api_key.has_value() || api_key->empty()) {
       std::string owner = model.provider.empty() ? model.base_url : model.provider;
@@ -74,7 +86,9 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const config::ModelConfig
                        " is not set (it holds the API key for ", owner, ")"));
     }
   }
-  return entry->make(model, http, std::move(api_key), options);
+  return WithExtraHeaders(http, options.headers, [&](http::HttpClient& client) {
+    return entry->make(model, client, api_key, options);
+  });
 }
 
 }  // namespace raw::providers

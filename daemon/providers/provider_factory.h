@@ -1,5 +1,13 @@
 // MakeProvider: the one place that turns a model's config into the Provider
-// for its wire method, reading its API key from the environment.
+// for its wire method, with its API key and extra headers.
+//
+// The key comes from ProviderOptions::api_key when set, else from the
+// environment variable models.<n>.api_key_env. A model that sets api_key or
+// headers (which may reference variables) needs them resolved by the caller,
+// normally with vars::ResolveModelSecrets, into ProviderOptions::api_key and
+// ::headers; MakeProvider refuses such a model when they were not passed, so
+// that an unexpanded "${NAME}" is never sent. Keys and header values are
+// never logged.
 //
 // Errors name the model and say what to fix: a key variable that is not set,
 // an unknown method, a method this daemon cannot speak, a missing base_url.
@@ -9,6 +17,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/paths.h"
@@ -22,6 +32,12 @@ struct ProviderOptions {
   // Sent to services that take a prompt-cache routing key; the caller
   // decides which ones get it (see the context module's cache key).
   std::optional<std::string> prompt_cache_key;
+  // The API key, used instead of reading models.<n>.api_key_env; "" sends
+  // no key. Unset: api_key_env as described above.
+  std::optional<std::string> api_key;
+  // Sent on every request, after the API's own headers (models.<n>.headers
+  // with their variables expanded).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // The returned provider borrows `http`, which must outlive it.

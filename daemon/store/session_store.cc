@@ -8,16 +8,16 @@
 #include "common/status_macros.h"
 #include "common/time.h"
 #include "daemon/events/event_codec.h"
+#include "daemon/store/event_queries.h"
 #include "daemon/store/migrator.h"
 #include "daemon/store/page_token.h"
+#include "daemon/store/session_row.h"
 #include "daemon/store/sqlite/db.h"
 #include "daemon/store/sqlite/statement.h"
 #include "daemon/store/sqlite/transaction.h"
 
 namespace raw::store {
 namespace {
-
-using events::Usage;
 
 int ClampLimit(int limit) {
   if (limit <= 0) return kDefaultPageSize;
@@ -31,88 +31,7 @@ int64_t SeqToSql(uint64_t seq) {
       std::min<uint64_t>(seq, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
 }
 
-// The order of these entries is the order of the usage columns in
-// kSelectSession and of the parameters of kAddUsage.
-struct UsageColumn {
-  std::optional<int64_t> Usage::*field;
-  int64_t UsageCoverage::*coverage;
-};
-constexpr UsageColumn kUsageColumns[] = {
-    {&Usage::input_tokens, &UsageCoverage::input_tokens},
-    {&Usage::output_tokens, &UsageCoverage::output_tokens},
-    {&Usage::cache_read_tokens, &UsageCoverage::cache_read_tokens},
-    {&Usage::cache_write_tokens, &UsageCoverage::cache_write_tokens},
-    {&Usage::reasoning_tokens, &UsageCoverage::reasoning_tokens},
-};
-
-constexpr char kSelectSession[] =
-    "SELECT id, agent, cwd, created_at, last_activity_at, title, last_seq, usage_requests, "
-    "input_tokens, input_tokens_requests, output_tokens, output_tokens_requests, "
-    "cache_read_tokens, cache_read_tokens_requests, cache_write_tokens, "
-    "cache_write_tokens_requests, reasoning_tokens, reasoning_tokens_requests, "
-    "cache_ratio_requests, cache_ratio_input_tokens, cache_ratio_read_tokens FROM sessions ";
-
-SessionRecord ReadSession(const Statement& row) {
-  SessionRecord record;
-  record.id = row.ColumnString(0);
-  record.agent = row.ColumnString(1);
-  record.cwd = row.ColumnString(2);
-  record.created_at_unix_ms = row.ColumnInt64(3);
-  record.last_activity_unix_ms = row.ColumnInt64(4);
-  record.title = row.ColumnString(5);
-  record.last_seq = static_cast<uint64_t>(row.ColumnInt64(6));
-  record.usage_requests = row.ColumnInt64(7);
-  int column = 8;
-  for (const UsageColumn& c : kUsageColumns) {
-    int64_t sum = row.ColumnInt64(column++);
-    int64_t count = row.ColumnInt64(column++);
-    record.usage_coverage.*c.coverage = count;
-    if (count > 0) record.usage.*c.field = sum;  // no report: unknown, not 0
-  }
-  record.cache_ratio.requests = row.ColumnInt64(column++);
-  record.cache_ratio.input_tokens = row.ColumnInt64(column++);
-  record.cache_ratio.cache_read_tokens = row.ColumnInt64(column++);
-  return record;
-}
-
-constexpr char kAddUsage[] =
-    "UPDATE sessions SET usage_requests = usage_requests + 1, "
-    "input_tokens = input_tokens + ?1, input_tokens_requests = input_tokens_requests + ?2, "
-    "output_tokens = output_tokens + ?3, output_tokens_requests = output_tokens_requests + ?4, "
-    "cache_read_tokens = cache_read_tokens + ?5, "
-    "cache_read_tokens_requests = cache_read_tokens_requests + ?6, "
-    "cache_write_tokens = cache_write_tokens + ?7, "
-    "cache_write_tokens_requests = cache_write_tokens_requests + ?8, "
-    "reasoning_tokens = reasoning_tokens + ?9, "
-    "reasoning_tokens_requests = reasoning_tokens_requests + ?10, "
-    "cache_ratio_requests = cache_ratio_requests + ?11, "
-    "cache_ratio_input_tokens = cache_ratio_input_tokens + ?12, "
-    "cache_ratio_read_tokens = cache_ratio_read_tokens + ?13 "
-    "WHERE id = ?14";
-
-void BindUsage(Statement& update, const Usage& usage) {
-  int param = 0;
-  for (const UsageColumn& c : kUsageColumns) {
-    const std::optional<int64_t>& value = usage.*c.field;
-    update.BindInt64(param++, value.value_or(0));
-    update.BindInt(param++, value.has_value() ? 1 : 0);
-  }
-  const bool both = usage.input_tokens.has_value() && usage.cache_read_tokens.has_value();
-  update.BindInt(param++, both ? 1 : 0);
-  update.BindInt64(param++, both ? *usage.input_tokens : 0);
-  update.BindInt64(param++, both ? *usage.cache_read_tokens : 0);
-}
-
-constexpr char kEventsAfter[] =
-    "SELECT seq, turn_id, kind, payload, created_at FROM events "
-    "WHERE session_id = ?1 AND seq > ?2 ORDER BY seq ASC LIMIT ?3";
-constexpr char kEventsBefore[] =
-    "SELECT seq, turn_id, kind, payload, created_at FROM events "
-    "WHERE session_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
-
 }  // namespace
-
-const char* DatabaseFileName() { return "sessions-v1.sqlite3"; }
 
 absl::StatusOr<std::unique_ptr<SessionStore>> SessionStore::Open(const std::string& path) {
   DatabaseOptions options;
@@ -151,17 +70,20 @@ absl::Status SessionStore::DeleteSession(const std::string& id) {
   ASSIGN_OR_RETURN(Statement remove, db_->Prepare("DELETE FROM sessions WHERE id = ?1"));
   remove.BindString(0, id);
   RETURN_IF_ERROR(remove.Run());
-  if (db_->ChangedRows() == 0) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
+  if (db_->ChangedRows() == 0) {
+    return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
+  }
   return absl::OkStatus();
 }
 
 absl::StatusOr<SessionRecord> SessionStore::GetSession(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  ASSIGN_OR_RETURN(Statement select, db_->Prepare(absl::StrCat(kSelectSession, "WHERE id = ?1")));
+  ASSIGN_OR_RETURN(Statement select,
+                   db_->Prepare(absl::StrCat(kSelectSessionRow, "WHERE id = ?1")));
   select.BindString(0, id);
   ASSIGN_OR_RETURN(bool found, select.Step());
   if (!found) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
-  return ReadSession(select);
+  return ReadSessionRow(select);
 }
 
 absl::StatusOr<SessionPage> SessionStore::ListSessions(int page_size,
@@ -178,9 +100,9 @@ absl::StatusOr<SessionPage> SessionStore::ListSessions(int page_size,
   constexpr char kOrder[] = "ORDER BY last_activity_at DESC, id DESC LIMIT ?3";
   ASSIGN_OR_RETURN(
       Statement select,
-      db_->Prepare(after ? absl::StrCat(kSelectSession, "WHERE (last_activity_at, id) < (?1, ?2) ",
-                                        kOrder)
-                         : absl::StrCat(kSelectSession, kOrder)));
+      db_->Prepare(after ? absl::StrCat(kSelectSessionRow,
+                                        "WHERE (last_activity_at, id) < (?1, ?2) ", kOrder)
+                         : absl::StrCat(kSelectSessionRow, kOrder)));
   if (after) {
     select.BindInt64(0, after->last_activity_unix_ms);
     select.BindString(1, after->id);
@@ -195,7 +117,7 @@ absl::StatusOr<SessionPage> SessionStore::ListSessions(int page_size,
       page.next_page_token = EncodeSessionPageToken({last.last_activity_unix_ms, last.id});
       break;
     }
-    page.sessions.push_back(ReadSession(select));
+    page.sessions.push_back(ReadSessionRow(select));
   }
   return page;
 }
@@ -238,9 +160,7 @@ absl::Status SessionStore::CommitLocked(const std::string& session_id, const Com
           " was expected (last stored seq ", last_seq, ")"));
     }
     expected = event.seq;
-    ASSIGN_OR_RETURN(Statement insert,
-                     db_->Prepare("INSERT INTO events (session_id, seq, turn_id, kind, payload, "
-                                  "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+    ASSIGN_OR_RETURN(Statement insert, db_->Prepare(kInsertEventSql));
     insert.BindString(0, session_id);
     insert.BindInt64(1, SeqToSql(event.seq));
     insert.BindString(2, event.turn_id);
@@ -287,9 +207,29 @@ absl::Status SessionStore::CommitLocked(const std::string& session_id, const Com
   }
 
   if (batch.usage) {
-    ASSIGN_OR_RETURN(Statement update, db_->Prepare(kAddUsage));
-    BindUsage(update, *batch.usage);
-    update.BindString(13, session_id);
+    ASSIGN_OR_RETURN(Statement update, db_->Prepare(kAddUsageSql));
+    BindAddUsage(update, session_id, *batch.usage);
+    RETURN_IF_ERROR(update.Run());
+  }
+  if (batch.context_meter || batch.runtime_hash || batch.compaction_accepted) {
+    // A NULL parameter keeps the stored value.
+    ASSIGN_OR_RETURN(Statement update,
+                     db_->Prepare("UPDATE sessions SET "
+                                  "context_meter = COALESCE(?1, context_meter), "
+                                  "runtime_hash = COALESCE(?2, runtime_hash), "
+                                  "compactions = compactions + ?3 WHERE id = ?4"));
+    if (batch.context_meter) {
+      update.BindString(0, *batch.context_meter);
+    } else {
+      update.BindNull(0);
+    }
+    if (batch.runtime_hash) {
+      update.BindString(1, *batch.runtime_hash);
+    } else {
+      update.BindNull(1);
+    }
+    update.BindInt(2, batch.compaction_accepted ? 1 : 0);
+    update.BindString(3, session_id);
     RETURN_IF_ERROR(update.Run());
   }
   if (batch.conversation_activity) {
@@ -355,7 +295,7 @@ absl::StatusOr<std::vector<events::SessionEvent>> SessionStore::ReadEvents(
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckSessionLocked(session_id));
   ASSIGN_OR_RETURN(EventRows rows,
-                   QueryEventsLocked(session_id, kEventsAfter, after_seq, ClampLimit(limit)));
+                   QueryEventsLocked(session_id, kEventsAfterSql, after_seq, ClampLimit(limit)));
   return std::move(rows.events);
 }
 
@@ -370,7 +310,7 @@ absl::StatusOr<HistoryPage> SessionStore::GetHistory(const std::string& session_
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckSessionLocked(session_id));
   ASSIGN_OR_RETURN(EventRows rows,
-                   QueryEventsLocked(session_id, forward ? kEventsAfter : kEventsBefore,
+                   QueryEventsLocked(session_id, forward ? kEventsAfterSql : kEventsBeforeSql,
                                      position, ClampLimit(limit)));
   HistoryPage page;
   page.events = std::move(rows.events);
@@ -399,6 +339,60 @@ absl::StatusOr<std::vector<events::ContextItem>> SessionStore::LoadContext(
     items.push_back(*std::move(item));
   }
   return items;
+}
+
+absl::StatusOr<uint64_t> SessionStore::FirstSeqOfTurn(const std::string& session_id,
+                                                      const std::string& turn_id) {
+  absl::MutexLock lock(&mu_);
+  ASSIGN_OR_RETURN(Statement select, db_->Prepare(kFirstSeqOfTurnSql));
+  select.BindString(0, session_id);
+  select.BindString(1, turn_id);
+  ASSIGN_OR_RETURN(bool found, select.Step());
+  if (!found) {
+    return absl::NotFoundError(absl::StrCat("session ", session_id, " has no stored event of turn ",
+                                            turn_id));
+  }
+  return static_cast<uint64_t>(select.ColumnInt64(0));
+}
+
+absl::StatusOr<std::vector<std::string>> SessionStore::PurgeExpired(int64_t cutoff_unix_ms) {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> removed;
+  {
+    Transaction txn(*db_);
+    RETURN_IF_ERROR(txn.Begin());
+    ASSIGN_OR_RETURN(Statement select,
+                     db_->Prepare("SELECT id FROM sessions WHERE last_activity_at < ?1 "
+                                  "ORDER BY last_activity_at ASC, id ASC"));
+    select.BindInt64(0, cutoff_unix_ms);
+    while (true) {
+      ASSIGN_OR_RETURN(bool has_row, select.Step());
+      if (!has_row) break;
+      removed.push_back(select.ColumnString(0));
+    }
+    if (removed.empty()) return removed;
+    // History and context go with each session (ON DELETE CASCADE).
+    ASSIGN_OR_RETURN(Statement remove,
+                     db_->Prepare("DELETE FROM sessions WHERE last_activity_at < ?1"));
+    remove.BindInt64(0, cutoff_unix_ms);
+    RETURN_IF_ERROR(remove.Run());
+    RETURN_IF_ERROR(txn.Commit());
+  }
+  RETURN_IF_ERROR(db_->ReclaimSpace());
+  return removed;
+}
+
+absl::StatusOr<bool> SessionStore::NoteOnce(const std::string& key) {
+  if (key.empty()) return absl::InvalidArgumentError("NoteOnce: the key is empty");
+  absl::MutexLock lock(&mu_);
+  // The value records when the key was first noted (Unix ms).
+  ASSIGN_OR_RETURN(Statement insert,
+                   db_->Prepare("INSERT INTO meta (key, value) VALUES (?1, ?2) "
+                                "ON CONFLICT (key) DO NOTHING"));
+  insert.BindString(0, key);
+  insert.BindString(1, absl::StrCat(SystemClock().NowUnixMs()));
+  RETURN_IF_ERROR(insert.Run());
+  return db_->ChangedRows() == 1;
 }
 
 }  // namespace raw::store

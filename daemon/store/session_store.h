@@ -3,12 +3,18 @@
 // One database file per schema generation (see DatabaseFileName) under the
 // state directory, opened in WAL mode with synchronous=NORMAL, foreign keys
 // and a busy timeout; numbered migrations tracked with PRAGMA user_version.
+// A file the store creates is private (mode 0600) and uses incremental
+// auto-vacuum, so PurgeExpired can give the space of removed sessions back.
 // Every Commit() is one transaction: once it returns OK the rows survive a
-// kill -9 of the process at any later moment.
+// kill -9 of the process at any later moment. Reading (records, listings,
+// history, context) never changes a session's last activity.
 //
 // Two records per session:
 // - display history: the durable SessionEvents in seq order (append-only);
 // - model context: the ContextItems the next request includes, in order.
+//
+// SessionRecord and ExpiresAt (session_record.h), DatabaseFileName and
+// FindOldDatabases (database_files.h) come with this header.
 //
 // Thread-safety: all methods may be called from any thread; the store
 // serializes access to its connection internally.
@@ -26,57 +32,17 @@
 #include "daemon/events/conversation.h"
 #include "daemon/events/session_event.h"
 #include "daemon/events/usage.h"
+#include "daemon/store/database_files.h"
+#include "daemon/store/session_record.h"
 
 namespace raw::store {
 
 class Database;  // store/sqlite/db.h
 
-// "sessions-v1.sqlite3": the file name carries the schema generation, so an
-// older unsupported file is left untouched beside the new one.
-const char* DatabaseFileName();
-
 // Page and limit sanity for ListSessions, ReadEvents and GetHistory: a
 // non-positive size means kDefaultPageSize; larger sizes are capped.
 inline constexpr int kDefaultPageSize = 100;
 inline constexpr int kMaxPageSize = 1000;
-
-// For each Usage field, how many committed usage reports knew it.
-struct UsageCoverage {
-  int64_t input_tokens = 0;
-  int64_t output_tokens = 0;
-  int64_t cache_read_tokens = 0;
-  int64_t cache_write_tokens = 0;
-  int64_t reasoning_tokens = 0;
-  bool operator==(const UsageCoverage&) const = default;
-};
-
-// Input and cache-read sums over only the requests that reported both: the
-// cache-read ratio is cache_read_tokens / input_tokens of this basis.
-struct CacheRatioBasis {
-  int64_t requests = 0;
-  int64_t input_tokens = 0;
-  int64_t cache_read_tokens = 0;
-  bool operator==(const CacheRatioBasis&) const = default;
-};
-
-struct SessionRecord {
-  std::string id;
-  std::string agent;
-  std::string cwd;
-  int64_t created_at_unix_ms = 0;
-  int64_t last_activity_unix_ms = 0;
-  std::string title;
-  uint64_t last_seq = 0;
-  // Cumulative usage: each field sums the requests that reported it, and
-  // has its own count of reporting requests (usage_coverage). A field no
-  // request reported is std::nullopt, never 0.
-  events::Usage usage;
-  // Requests whose usage was committed (CommitBatch::usage set), including
-  // reports where every field was unknown: the denominator of the coverage.
-  int64_t usage_requests = 0;
-  UsageCoverage usage_coverage;
-  CacheRatioBasis cache_ratio;
-};
 
 struct SessionPage {
   std::vector<SessionRecord> sessions;
@@ -106,6 +72,11 @@ struct CommitBatch {
   // appended (compaction writes the summary here; /clear an empty list). The
   // display history is never rewritten.
   std::optional<std::vector<events::ContextItem>> replace_context;
+  // When set, replaces the saved context-estimate state / runtime hash.
+  std::optional<std::string> context_meter{};
+  std::optional<std::string> runtime_hash{};
+  // Counts one accepted compaction.
+  bool compaction_accepted = false;
 };
 
 class SessionStore {
@@ -115,7 +86,8 @@ class SessionStore {
   ~SessionStore();
 
   // Stores a new session from the id, agent, cwd, times and title of
-  // `record`; last_seq and usage start at zero whatever `record` holds. An
+  // `record`; last_seq, usage, context_meter, runtime_hash and compactions
+  // start empty or at zero whatever `record` holds. An
   // empty id is kInvalidArgument, an existing one kAlreadyExists. A zero
   // last activity time starts at the creation time.
   absl::Status CreateSession(const SessionRecord& record);
@@ -129,8 +101,10 @@ class SessionStore {
 
   // Writes `batch` in one transaction, or nothing: events must be durable,
   // belong to the session (or name none) and carry seq last_seq+1, +2, ...
-  // (otherwise kInternal). last_activity moves to the newest event time of
-  // the batch (the current time when no event carries one) and never back.
+  // (otherwise kInternal). A batch without events (context, usage, meter or
+  // hash only) is fine. Only a batch with conversation_activity moves
+  // last_activity: to the newest event time of the batch (the current time
+  // when no event carries one), and never back.
   absl::Status Commit(const std::string& session_id, const CommitBatch& batch);
 
   // Stored events with seq > after_seq, oldest first, at most `limit`.
@@ -146,6 +120,24 @@ class SessionStore {
                                          int limit, HistoryDirection direction);
 
   absl::StatusOr<std::vector<events::ContextItem>> LoadContext(const std::string& session_id);
+
+  // The smallest stored seq of turn `turn_id` of the session, found through
+  // an index (the cost does not grow with the session's history). kNotFound
+  // naming both ids when the session has no stored event of that turn.
+  absl::StatusOr<uint64_t> FirstSeqOfTurn(const std::string& session_id,
+                                          const std::string& turn_id);
+
+  // Removes every session whose last activity is before `cutoff_unix_ms`,
+  // with its history and context, and gives the space back to the file
+  // system (see Database::ReclaimSpace: cheap on a file this store created,
+  // a rewrite of the whole file on one without auto-vacuum). Returns the
+  // removed ids, least recently active first. Other calls wait meanwhile.
+  absl::StatusOr<std::vector<std::string>> PurgeExpired(int64_t cutoff_unix_ms);
+
+  // True the first time `key` is noted in this database file, false every
+  // later time, also from another SessionStore on the same file. An empty
+  // key is kInvalidArgument.
+  absl::StatusOr<bool> NoteOnce(const std::string& key);
 
  private:
   explicit SessionStore(std::unique_ptr<Database> db);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/cancel_token.h"
@@ -31,6 +32,13 @@ namespace raw::tools {
 
 class SchemaValidator;
 
+// A progress report of a running call (MCP progress notifications).
+struct ToolProgress {
+  double progress = 0;
+  std::optional<double> total;
+  std::string message;
+};
+
 struct ToolContext {
   std::string cwd;  // the session's working directory (absolute)
   const config::ToolSettings& settings;
@@ -39,6 +47,8 @@ struct ToolContext {
   http::HttpClient* http = nullptr;
   // The agent's selected skills (builtin/load_skill); null = none.
   const skills::SkillSet* skills = nullptr;
+  // Receives progress reports while the call runs; null = not reported.
+  std::function<void(const ToolProgress&)> on_progress = nullptr;
 };
 
 struct ToolOutput {

@@ -35,23 +35,36 @@ class ContractTest : public ::testing::Test {
     std::filesystem::remove_all(scratch_, ec);
   }
 
-  // `agent_extra` and `top_extra` are JSON members (without a leading
-  // comma) added to agents.coder and to the top level.
+  // `agent_extra`, `top_extra` and `model_extra` are JSON members (without
+  // a leading comma) added to agents.coder, the top level and models.fake.
   void StartDaemon(const std::string& agent_extra, const std::string& top_extra = "",
-                   const std::string& tools_use = R"(["builtin/*"])") {
+                   const std::string& tools_use = R"(["builtin/*"])",
+                   const std::string& model_extra = "") {
+    config_ = Config(agent_extra, top_extra, tools_use, model_extra);
+    daemon_ = std::make_unique<TestDaemon>(config_);
+    absl::Status s = daemon_->Start();
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+  static std::string Config(const std::string& agent_extra, const std::string& top_extra,
+                            const std::string& tools_use, const std::string& model_extra,
+                            const std::string& base_url) {
     std::string config = absl::StrCat(R"({
       "default_agent": "coder",
       "models": { "fake": { "provider": "openai", "method": "openai-chat-completions",
                             "model_id": "gpt-test", "base_url": ")",
-                                      fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY" } },
+                                      base_url, R"(", "api_key_env": "RAW_TEST_KEY")",
+                                      model_extra.empty() ? "" : ", ", model_extra, R"( } },
       "agents": { "coder": { "model": "fake", "system_prompt": "You are a test agent.",
                              "max_steps": 6, "tools": { "use": )",
                                       tools_use, R"( })",
                                       agent_extra.empty() ? "" : ", ", agent_extra, R"( } })",
                                       top_extra.empty() ? "" : ", ", top_extra, "}");
-    daemon_ = std::make_unique<TestDaemon>(config);
-    absl::Status s = daemon_->Start();
-    ASSERT_TRUE(s.ok()) << s;
+    return config;
+  }
+  std::string Config(const std::string& agent_extra, const std::string& top_extra,
+                     const std::string& tools_use, const std::string& model_extra) const {
+    return Config(agent_extra, top_extra, tools_use, model_extra, fake_.base_url());
   }
 
   // Writes an executable /bin/sh script into the scratch dir; returns its path.
@@ -106,6 +119,7 @@ class ContractTest : public ::testing::Test {
   testing::FakeProviderServer fake_;
   std::unique_ptr<TestDaemon> daemon_;
   std::string scratch_;
+  std::string config_;  // the config text of the last StartDaemon
 };
 
 }  // namespace raw::e2e

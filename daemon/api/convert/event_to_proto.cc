@@ -173,6 +173,64 @@ void Fill(const events::Resync& p, raw::v1::Event& out) {
   out.mutable_resync()->set_last_delivered_seq(p.last_delivered_seq);
 }
 
+raw::v1::CompactionTrigger ToProto(events::CompactionTrigger trigger) {
+  switch (trigger) {
+    case events::CompactionTrigger::kManual: return raw::v1::COMPACTION_TRIGGER_MANUAL;
+    case events::CompactionTrigger::kAutomatic: return raw::v1::COMPACTION_TRIGGER_AUTOMATIC;
+  }
+  return raw::v1::COMPACTION_TRIGGER_UNSPECIFIED;
+}
+
+raw::v1::CompactionOutcome ToProto(events::CompactionOutcome outcome) {
+  switch (outcome) {
+    case events::CompactionOutcome::kAccepted: return raw::v1::COMPACTION_OUTCOME_ACCEPTED;
+    case events::CompactionOutcome::kRejected: return raw::v1::COMPACTION_OUTCOME_REJECTED;
+    case events::CompactionOutcome::kFailed: return raw::v1::COMPACTION_OUTCOME_FAILED;
+    case events::CompactionOutcome::kCancelled: return raw::v1::COMPACTION_OUTCOME_CANCELLED;
+    case events::CompactionOutcome::kNothingToCompact:
+      return raw::v1::COMPACTION_OUTCOME_NOTHING_TO_COMPACT;
+  }
+  return raw::v1::COMPACTION_OUTCOME_UNSPECIFIED;
+}
+
+void Fill(const events::CompactionStarted& p, raw::v1::Event& out) {
+  auto* m = out.mutable_compaction_started();
+  m->set_trigger(ToProto(p.trigger));
+  m->set_tokens_before(p.tokens_before);
+  m->set_chunks(p.chunks);
+}
+void Fill(const events::CompactionProgress& p, raw::v1::Event& out) {
+  auto* m = out.mutable_compaction_progress();
+  m->set_chunk(p.chunk);
+  m->set_chunks(p.chunks);
+}
+void Fill(const events::CompactionEnded& p, raw::v1::Event& out) {
+  auto* m = out.mutable_compaction_ended();
+  m->set_trigger(ToProto(p.trigger));
+  m->set_outcome(ToProto(p.outcome));
+  m->set_message(p.message);
+  m->set_tokens_before(p.tokens_before);
+  m->set_tokens_after(p.tokens_after);
+  m->set_first_summarized_seq(p.first_summarized_seq);
+  m->set_last_summarized_seq(p.last_summarized_seq);
+  m->set_summary(p.summary);
+}
+void Fill(const events::ContextCleared& p, raw::v1::Event& out) {
+  auto* m = out.mutable_context_cleared();
+  m->set_tokens_before(p.tokens_before);
+  m->set_tokens_after(p.tokens_after);
+}
+void Fill(const events::ToolProgress& p, raw::v1::Event& out) {
+  auto* m = out.mutable_tool_progress();
+  m->set_call_id(p.call_id);
+  m->set_progress(p.progress);
+  if (p.total) m->set_total(*p.total);
+  m->set_message(p.message);
+}
+void Fill(const events::ContextEstimate& p, raw::v1::Event& out) {
+  *out.mutable_context_estimate() = raw::api::convert::ToProto(p);
+}
+
 }  // namespace
 
 raw::v1::Event ToProto(const events::SessionEvent& event) {

@@ -12,6 +12,18 @@ raw::v1::Usage ToProto(const events::Usage& usage) {
   return out;
 }
 
+raw::v1::ContextEstimate ToProto(const events::ContextEstimate& estimate) {
+  raw::v1::ContextEstimate out;
+  out.set_tokens(estimate.tokens);
+  out.set_reported_baseline(estimate.reported_baseline);
+  if (estimate.window_tokens && *estimate.window_tokens > 0) {
+    out.set_window_tokens(*estimate.window_tokens);
+    out.set_percent(100.0 * static_cast<double>(estimate.tokens) /
+                    static_cast<double>(*estimate.window_tokens));
+  }
+  return out;
+}
+
 raw::v1::Session ToProto(const loop::SessionInfo& info) {
   const store::SessionRecord& r = info.record;
   raw::v1::Session out;
@@ -22,11 +34,52 @@ raw::v1::Session ToProto(const loop::SessionInfo& info) {
   out.set_model_id(info.model_id);
   out.set_created_at_unix_ms(r.created_at_unix_ms);
   out.set_last_activity_unix_ms(r.last_activity_unix_ms);
-  out.set_turn_state(info.running ? raw::v1::TURN_STATE_RUNNING : raw::v1::TURN_STATE_IDLE);
+  out.set_turn_state(info.compacting ? raw::v1::TURN_STATE_COMPACTING
+                     : info.running  ? raw::v1::TURN_STATE_RUNNING
+                                     : raw::v1::TURN_STATE_IDLE);
   out.set_last_seq(r.last_seq);
   out.set_title(r.title);
   *out.mutable_usage() = ToProto(r.usage);
   out.set_requests(r.usage_requests);
+  out.set_writer(info.writer);
+  out.set_expires_at_unix_ms(info.expires_at_unix_ms);
+  if (info.context) *out.mutable_context() = ToProto(*info.context);
+  return out;
+}
+
+namespace {
+
+raw::v1::UsageFieldStats FieldStats(const std::optional<int64_t>& total, int64_t reported) {
+  raw::v1::UsageFieldStats out;
+  // Unknown stays absent: a field no request reported has no total.
+  if (total && reported > 0) out.set_total(*total);
+  out.set_requests_reported(reported);
+  return out;
+}
+
+}  // namespace
+
+raw::v1::GetStatsResponse ToStatsProto(const loop::SessionInfo& info) {
+  const store::SessionRecord& r = info.record;
+  raw::v1::GetStatsResponse out;
+  out.set_requests(r.usage_requests);
+  *out.mutable_input_tokens() = FieldStats(r.usage.input_tokens, r.usage_coverage.input_tokens);
+  *out.mutable_output_tokens() =
+      FieldStats(r.usage.output_tokens, r.usage_coverage.output_tokens);
+  *out.mutable_cache_read_tokens() =
+      FieldStats(r.usage.cache_read_tokens, r.usage_coverage.cache_read_tokens);
+  *out.mutable_cache_write_tokens() =
+      FieldStats(r.usage.cache_write_tokens, r.usage_coverage.cache_write_tokens);
+  *out.mutable_reasoning_tokens() =
+      FieldStats(r.usage.reasoning_tokens, r.usage_coverage.reasoning_tokens);
+  // Only over requests that reported both, and only with input to divide by.
+  if (r.cache_ratio.requests > 0 && r.cache_ratio.input_tokens > 0) {
+    out.set_cache_read_ratio(static_cast<double>(r.cache_ratio.cache_read_tokens) /
+                             static_cast<double>(r.cache_ratio.input_tokens));
+  }
+  out.set_cache_ratio_requests(r.cache_ratio.requests);
+  if (info.context) *out.mutable_context() = ToProto(*info.context);
+  out.set_compactions(r.compactions);
   return out;
 }
 

@@ -1,5 +1,6 @@
-// ActiveStreams: the open Subscribe streams of one service, so that shutdown
-// can end them cleanly instead of waiting for the server's deadline.
+// ActiveStreams: the open server streams of one service (Subscribe and
+// AcquireLease), so that shutdown can end them cleanly instead of waiting
+// for the server's deadline.
 //
 // A stream registers itself when it starts and removes itself in OnDone.
 // DrainAll() asks every stream to deliver what is already queued and then

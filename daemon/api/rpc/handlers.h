@@ -28,6 +28,7 @@ namespace raw::api::rpc {
 
 using UnaryReactor = grpc::ServerUnaryReactor;
 using EventStream = grpc::ServerWriteReactor<raw::v1::Event>;
+using LeaseStream = grpc::ServerWriteReactor<raw::v1::LeaseEvent>;
 
 // Finishes a unary call with `status` (OK or an error) via
 // convert::ToGrpcStatus. Every unary handler returns through it.
@@ -69,6 +70,20 @@ UnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
                        const std::function<void()>& request_shutdown,
                        const raw::v1::ShutdownRequest& request,
                        raw::v1::ShutdownResponse* response);
+
+UnaryReactor* Compact(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                      const raw::v1::CompactRequest& request, raw::v1::CompactResponse* response);
+UnaryReactor* ClearContext(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                           const raw::v1::ClearContextRequest& request,
+                           raw::v1::ClearContextResponse* response);
+UnaryReactor* GetStats(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                       const raw::v1::GetStatsRequest& request,
+                       raw::v1::GetStatsResponse* response);
+
+// Holds the session's write lease while the stream is open (see
+// acquire_lease.cc); registered with `streams` so shutdown ends it.
+LeaseStream* AcquireLease(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                          ActiveStreams& streams, const raw::v1::AcquireLeaseRequest& request);
 
 EventStream* Subscribe(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                        ActiveStreams& streams, const raw::v1::SubscribeRequest& request);

@@ -9,7 +9,7 @@ UnaryReactor* InterruptTurn(grpc::CallbackServerContext* ctx, loop::SessionManag
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return ReturnStatus(ctx, s);
   }
-  absl::StatusOr<bool> interrupted = sessions.InterruptTurn(request.session_id());
+  absl::StatusOr<bool> interrupted = sessions.InterruptTurn(request.session_id(), request.lease_id());
   if (!interrupted.ok()) return ReturnStatus(ctx, interrupted.status());
   response->set_interrupted(*interrupted);
   return ReturnStatus(ctx, absl::OkStatus());

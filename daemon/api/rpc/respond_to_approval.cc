@@ -45,7 +45,7 @@ UnaryReactor* RespondToApproval(grpc::CallbackServerContext* ctx, loop::SessionM
                                  "give answers for the pending calls, or `all` for every one"));
   }
   return ReturnStatus(ctx, sessions.RespondToApproval(request.session_id(), request.request_id(),
-                                                      answers, all));
+                                                      answers, all, request.lease_id()));
 }
 
 }  // namespace raw::api::rpc

@@ -16,7 +16,8 @@ UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& 
     return ReturnStatus(ctx, absl::InvalidArgumentError(
                                  "text is required: a turn starts with a non-empty user message"));
   }
-  absl::StatusOr<std::string> turn_id = sessions.StartTurn(request.session_id(), request.text());
+  absl::StatusOr<std::string> turn_id = sessions.StartTurn(request.session_id(), request.text(),
+                                                           request.lease_id());
   if (!turn_id.ok()) return ReturnStatus(ctx, turn_id.status());
   response->set_turn_id(*turn_id);
   return ReturnStatus(ctx, absl::OkStatus());

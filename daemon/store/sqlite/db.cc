@@ -1,6 +1,8 @@
 #include "daemon/store/sqlite/db.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <utility>
@@ -10,9 +12,23 @@
 #include "common/status_macros.h"
 
 namespace raw::store {
+namespace {
+
+// SQLite creates a database file with mode 0644 (minus the umask). Creating
+// it first with 0600 keeps it, and the -wal and -shm files SQLite derives
+// from it, private from the start. Failures are left to sqlite3_open_v2,
+// which reports them with its own message.
+void CreatePrivateFile(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) return;
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) close(fd);
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path,
                                                          const DatabaseOptions& options) {
+  CreatePrivateFile(path);
   sqlite3* handle = nullptr;
   int code = sqlite3_open_v2(path.c_str(), &handle,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -39,6 +55,12 @@ absl::Status Database::Configure(const DatabaseOptions& options) {
           path_, " has schema version ", version, " but this build knows versions up to ",
           *options.max_user_version, "; it was written by a newer Raw and is left untouched"));
     }
+  }
+  // Only a database with no pages can still choose its auto-vacuum mode.
+  ASSIGN_OR_RETURN(int64_t pages, QueryInt64("PRAGMA page_count"));
+  if (pages == 0) {
+    RETURN_IF_ERROR(Exec(absl::StrCat("PRAGMA auto_vacuum = ",
+                                      static_cast<int>(options.new_auto_vacuum))));
   }
   ASSIGN_OR_RETURN(Statement journal, Prepare("PRAGMA journal_mode=WAL"));
   ASSIGN_OR_RETURN(bool has_row, journal.Step());
@@ -102,6 +124,42 @@ absl::StatusOr<int64_t> Database::QueryInt64(absl::string_view sql) {
     return absl::InternalError(absl::StrCat("sqlite: no row from: ", std::string(sql)));
   }
   return statement.ColumnInt64(0);
+}
+
+absl::StatusOr<AutoVacuum> Database::GetAutoVacuum() {
+  ASSIGN_OR_RETURN(int64_t mode, QueryInt64("PRAGMA auto_vacuum"));
+  switch (mode) {
+    case 0:
+      return AutoVacuum::kNone;
+    case 1:
+      return AutoVacuum::kFull;
+    case 2:
+      return AutoVacuum::kIncremental;
+    default:
+      return absl::DataLossError(
+          absl::StrCat("sqlite: ", path_, " reports an unknown auto_vacuum mode ", mode));
+  }
+}
+
+absl::Status Database::ReclaimSpace() {
+  if (InTransaction()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("sqlite: cannot reclaim space in ", path_, " inside a transaction"));
+  }
+  ASSIGN_OR_RETURN(AutoVacuum mode, GetAutoVacuum());
+  switch (mode) {
+    case AutoVacuum::kIncremental:
+      RETURN_IF_ERROR(Exec("PRAGMA incremental_vacuum"));
+      break;
+    case AutoVacuum::kNone:
+      RETURN_IF_ERROR(Exec("VACUUM"));
+      break;
+    case AutoVacuum::kFull:
+      break;  // every commit already gave free pages back
+  }
+  // One row (busy, WAL frames, frames checkpointed); a busy checkpoint is
+  // not an error, only a deferred shrink.
+  return Exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 int64_t Database::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }

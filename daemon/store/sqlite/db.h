@@ -4,7 +4,10 @@
 // Open() configures the connection the way every Raw database is used: WAL
 // journal, synchronous=NORMAL (a committed transaction survives a crash of
 // the process; only an OS crash or power loss may drop the last ones),
-// foreign_keys=ON and a busy timeout.
+// foreign_keys=ON and a busy timeout. A file Open() creates is private: mode
+// 0600 (SQLite gives its -wal and -shm files the mode of the database file),
+// and, while still empty, it gets incremental auto-vacuum so that
+// ReclaimSpace() can shrink it cheaply.
 //
 // Prepare() hands out Statements whose compiled form is cached per
 // connection (SQLITE_PREPARE_PERSISTENT), keyed by the SQL text.
@@ -30,12 +33,19 @@ struct sqlite3_stmt;
 
 namespace raw::store {
 
+// PRAGMA auto_vacuum modes; the values are SQLite's.
+enum class AutoVacuum { kNone = 0, kFull = 1, kIncremental = 2 };
+
 struct DatabaseOptions {
   int busy_timeout_ms = 5000;
   // When set, a file whose PRAGMA user_version is greater is refused with
   // kFailedPrecondition before anything is written to it (not even the switch
   // to WAL), so a database from a newer schema stays byte-for-byte untouched.
   std::optional<int64_t> max_user_version;
+  // The auto-vacuum mode of a database that has no pages yet (a new file);
+  // SQLite fixes it when the first table is created. An existing database
+  // keeps its own.
+  AutoVacuum new_auto_vacuum = AutoVacuum::kIncremental;
 };
 
 class Database {
@@ -59,6 +69,19 @@ class Database {
 
   // The single integer a query such as "PRAGMA user_version" returns.
   absl::StatusOr<int64_t> QueryInt64(absl::string_view sql);
+
+  // The file's auto-vacuum mode.
+  absl::StatusOr<AutoVacuum> GetAutoVacuum();
+
+  // Gives the pages freed by deletions back to the file system: PRAGMA
+  // incremental_vacuum under incremental auto-vacuum; VACUUM (which rewrites
+  // the whole file and needs as much free disk space) when the file has no
+  // auto-vacuum; nothing more under full auto-vacuum. Then checkpoints the
+  // WAL with TRUNCATE, so the database file shrinks on disk and the WAL goes
+  // back to empty. If another connection is reading, that checkpoint stops
+  // short; the file then shrinks at a later checkpoint.
+  // REQUIRES: no transaction is open on this connection.
+  absl::Status ReclaimSpace();
 
   int64_t LastInsertRowId() const;
   // Rows changed by the most recent INSERT, UPDATE or DELETE.

@@ -117,6 +117,33 @@ std::vector<EventCase> Cases() {
             answers { call_id: "c1" decision: APPROVAL_DECISION_ALLOW_ONCE }
             answers { call_id: "c2" decision: APPROVAL_DECISION_ALLOW_SESSION }
             answers { call_id: "c3" decision: APPROVAL_DECISION_DENY message: "no" } })"},
+      {"compaction_started",
+       events::CompactionStarted{events::CompactionTrigger::kAutomatic, 9000, 2},
+       R"(compaction_started { trigger: COMPACTION_TRIGGER_AUTOMATIC tokens_before: 9000
+                               chunks: 2 })"},
+      {"compaction_progress", events::CompactionProgress{1, 2},
+       R"(compaction_progress { chunk: 1 chunks: 2 })"},
+      {"compaction_ended",
+       events::CompactionEnded{events::CompactionTrigger::kManual,
+                               events::CompactionOutcome::kAccepted, "m", 9000, 800, 1, 40, "S"},
+       R"(compaction_ended { trigger: COMPACTION_TRIGGER_MANUAL
+            outcome: COMPACTION_OUTCOME_ACCEPTED message: "m" tokens_before: 9000
+            tokens_after: 800 first_summarized_seq: 1 last_summarized_seq: 40 summary: "S" })"},
+      {"compaction_rejected",
+       events::CompactionEnded{events::CompactionTrigger::kManual,
+                               events::CompactionOutcome::kRejected, "r", 5, 5, 0, 0, ""},
+       R"(compaction_ended { trigger: COMPACTION_TRIGGER_MANUAL
+            outcome: COMPACTION_OUTCOME_REJECTED message: "r" tokens_before: 5
+            tokens_after: 5 })"},
+      {"context_cleared", events::ContextCleared{700, 90},
+       R"(context_cleared { tokens_before: 700 tokens_after: 90 })"},
+      {"context_estimate_window", events::ContextEstimate{500, 1000, true},
+       R"(context_estimate { tokens: 500 window_tokens: 1000 percent: 50
+                             reported_baseline: true })"},
+      {"context_estimate_no_window", events::ContextEstimate{500, std::nullopt, false},
+       R"(context_estimate { tokens: 500 })"},
+      {"tool_progress", events::ToolProgress{"c1", 3, 10.0, "copying"},
+       R"(tool_progress { call_id: "c1" progress: 3 total: 10 message: "copying" })"},
   };
 }
 

@@ -18,8 +18,16 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
+// DocWith(model_extra, agent_extra) plus MCP server "github", so that
+// "mcp/github/..." entries name a defined server.
+std::string DocWithServer(const std::string& model_extra, const std::string& agent_extra) {
+  std::string doc = DocWith(model_extra, agent_extra);
+  doc.pop_back();
+  return doc + R"(, "mcp_servers": {"github": {"command": ["github-mcp-server", "stdio"]}}})";
+}
+
 AgentConfig ParseAgent(const std::string& agent_extra, const std::string& model_extra = "") {
-  absl::StatusOr<Config> config = ParseConfig(DocWith(model_extra, agent_extra));
+  absl::StatusOr<Config> config = ParseConfig(DocWithServer(model_extra, agent_extra));
   EXPECT_TRUE(config.ok()) << config.status();
   if (!config.ok()) return {};
   return config->agents.at("coder");
@@ -165,20 +173,48 @@ TEST(AgentEntryTest, CompactTriggerNeedsTheModelWindow) {
                           "model's window: set models.flash.context_window_tokens"));
 }
 
-TEST(AgentEntryTest, CompactTriggerMustLeaveRoomForOutput) {
+TEST(AgentEntryTest, CompactTriggerMustLeaveRoomForOutputAndAMargin) {
+  // 128000 - 8000 (max_output_tokens) - 6400 (5% of the window) = 113600.
   EXPECT_THAT(
       ProblemLines(DocWith(R"("context_window_tokens": 128000, "max_output_tokens": 8000)",
-                           R"("compact": {"trigger_tokens": 120000})")),
+                           R"("compact": {"trigger_tokens": 113601})")),
       ElementsAre(
-          R"(agents.coder.compact.trigger_tokens: must be below the context window of model "flash" (128000) minus its max_output_tokens (8000), got 120000)"));
-  EXPECT_THAT(ProblemLines(DocWith(R"("context_window_tokens": 128000)",
-                                   R"("compact": {"trigger_tokens": 128000})")),
-              ElementsAre(HasSubstr("must be below the context window of model \"flash\" (128000), "
-                                    "got 128000")));
-  EXPECT_EQ(ParseAgent(R"("compact": {"trigger_tokens": 119999})",
+          "agents.coder.compact.trigger_tokens: 113601 plus the output reserve (8000, the "
+          "model's max_output_tokens) and a safety margin (6400, 5% of the window) exceeds the "
+          "context window of model \"flash\" (128000); at most 113600 fits"));
+  EXPECT_EQ(ParseAgent(R"("compact": {"trigger_tokens": 113600})",
                        R"("context_window_tokens": 128000, "max_output_tokens": 8000)")
                 .compact.trigger_tokens,
-            119999);
+            113600);
+  // Without max_output_tokens the reserve is 4096: 128000 - 4096 - 6400.
+  EXPECT_THAT(ProblemLines(DocWith(R"("context_window_tokens": 128000)",
+                                   R"("compact": {"trigger_tokens": 117505})")),
+              ElementsAre(HasSubstr("117505 plus the output reserve (4096, 4096 when "
+                                    "max_output_tokens is unset) and a safety margin (6400, 5% "
+                                    "of the window) exceeds the context window of model "
+                                    "\"flash\" (128000); at most 117504 fits")));
+  EXPECT_EQ(ParseAgent(R"("compact": {"trigger_tokens": 117504})",
+                       R"("context_window_tokens": 128000)")
+                .compact.trigger_tokens,
+            117504);
+  // The margin is rounded up: 5% of 1001 is 50.05, so 51.
+  EXPECT_THAT(ProblemLines(DocWith(R"("context_window_tokens": 1001, "max_output_tokens": 100)",
+                                   R"("compact": {"trigger_tokens": 851})")),
+              ElementsAre(HasSubstr("a safety margin (51, 5% of the window)")));
+  EXPECT_EQ(ParseAgent(R"("compact": {"trigger_tokens": 850})",
+                       R"("context_window_tokens": 1001, "max_output_tokens": 100)")
+                .compact.trigger_tokens,
+            850);
+}
+
+TEST(AgentEntryTest, CompactRoomHelpers) {
+  ModelConfig model;
+  EXPECT_EQ(CompactOutputReserve(model), 4096);
+  model.max_output_tokens = 100;
+  EXPECT_EQ(CompactOutputReserve(model), 100);
+  EXPECT_EQ(CompactSafetyMargin(128000), 6400);
+  EXPECT_EQ(CompactSafetyMargin(1001), 51);
+  EXPECT_EQ(CompactSafetyMargin(1), 1);
 }
 
 }  // namespace

@@ -110,6 +110,23 @@ TEST(ResolveAgentTest, LocalServerIsUsedWhenNoKeyIsSetAndItAnswers) {
   EXPECT_THAT(probe.asked, ElementsAre("http://127.0.0.1:11434/v1"));
 }
 
+TEST(ResolveAgentTest, LocalModelWithAVariableKeyIsNotChosenAutomatically) {
+  // Automatic choice reads no variables: a model whose key is `api_key` is
+  // used only when an agent names it.
+  Config config = Defaults();
+  config.models["ollama"].api_key = "${LOCAL_KEY}";
+  FakeProbe probe(/*up_answer=*/true);
+  auto resolved = ResolveAgent(config, "", FakeEnv({}), probe.AsProbe());
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_THAT(probe.asked, IsEmpty());
+  EXPECT_THAT(std::string(resolved.status().message()),
+              HasSubstr("set agents.default.model to \"ollama\""));
+  config.agents["default"].model = "ollama";
+  resolved = ResolveAgent(config, "", FakeEnv({}), probe.AsProbe());
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->model.api_key, "${LOCAL_KEY}");
+}
+
 TEST(ResolveAgentTest, NothingUsableSaysExactlyWhatToDo) {
   FakeProbe probe(/*up_answer=*/false);
   auto resolved = ResolveAgent(Defaults(), "", FakeEnv({}), probe.AsProbe());

@@ -13,6 +13,7 @@
 #include "daemon/config/config_keys.h"
 #include "daemon/config/config_loader.h"
 #include "daemon/config/model_entry.h"
+#include "daemon/config/variable_entry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/config/config_test_util.h"
@@ -54,30 +55,48 @@ std::vector<FencedBlock> FencedBlocks(const std::string& markdown) {
   return blocks;
 }
 
-TEST(ConfigDocsTest, EveryExampleParses) {
-  std::vector<FencedBlock> blocks = FencedBlocks(ReadSourceFile("docs/config.md"));
+// Paths in the examples ("~/...", relative ones) resolve against these, so
+// the examples parse whatever the environment.
+const ParseContext kDocsContext{"/etc/raw", "/home/me"};
+
+int ExpectExamplesParse(const std::string& doc) {
   int examples = 0;
-  for (const FencedBlock& block : blocks) {
+  for (const FencedBlock& block : FencedBlocks(ReadSourceFile(doc))) {
     if (block.info != "jsonc") continue;
     ++examples;
-    absl::StatusOr<Config> config = ParseConfig(block.body);
-    EXPECT_TRUE(config.ok()) << config.status() << "\n" << block.body;
+    absl::StatusOr<Config> config = ParseConfig(block.body, kDocsContext);
+    EXPECT_TRUE(config.ok()) << doc << ": " << config.status() << "\n" << block.body;
   }
-  EXPECT_GE(examples, 2);
+  return examples;
 }
 
-TEST(ConfigDocsTest, DocumentedErrorsAreTheLoadersOutput) {
-  std::vector<FencedBlock> blocks = FencedBlocks(ReadSourceFile("docs/config.md"));
+TEST(ConfigDocsTest, EveryExampleParses) {
+  EXPECT_GE(ExpectExamplesParse("docs/config.md"), 4);
+  EXPECT_GE(ExpectExamplesParse("docs/variables.md"), 3);
+}
+
+// Checks every "jsonc broken" block of `doc` against the "text" block after
+// it; returns how many there were.
+int ExpectDocumentedErrors(const std::string& doc) {
+  std::vector<FencedBlock> blocks = FencedBlocks(ReadSourceFile(doc));
   int checked = 0;
   for (size_t i = 0; i + 1 < blocks.size(); ++i) {
     if (blocks[i].info != "jsonc broken") continue;
-    ASSERT_EQ(blocks[i + 1].info, "text") << "a broken example is followed by its errors";
+    if (blocks[i + 1].info != "text") {
+      ADD_FAILURE() << doc << ": a broken example is followed by its errors";
+      continue;
+    }
     std::vector<std::string> expected = absl::StrSplit(blocks[i + 1].body, '\n');
     expected.pop_back();  // the body ends with a newline
-    EXPECT_EQ(testing::ProblemLines(blocks[i].body), expected);
+    EXPECT_EQ(testing::ProblemLines(blocks[i].body), expected) << doc;
     ++checked;
   }
-  EXPECT_EQ(checked, 1);
+  return checked;
+}
+
+TEST(ConfigDocsTest, DocumentedErrorsAreTheLoadersOutput) {
+  EXPECT_EQ(ExpectDocumentedErrors("docs/config.md"), 1);
+  EXPECT_EQ(ExpectDocumentedErrors("docs/variables.md"), 1);
 }
 
 // The property names of a schema object.
@@ -135,6 +154,9 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersKeys) {
   EXPECT_EQ(PropertyNames(tools.at("properties").at("web_fetch")), AsSet(kToolsWebFetchKeys));
   EXPECT_EQ(PropertyNames(Def("rule")), AsSet(kRuleKeys));
   EXPECT_EQ(PropertyNames(Def("hook")), AsSet(kHookKeys));
+  EXPECT_EQ(PropertyNames(Def("variable")), AsSet(kVariableKeys));
+  EXPECT_EQ(PropertyNames(Def("mcp_server")), AsSet(kMcpServerKeys));
+  EXPECT_EQ(PropertyNames(schema_.at("properties").at("sessions")), AsSet(kSessionsKeys));
   ExpectClosedObjects(schema_, "");
 }
 
@@ -171,6 +193,32 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersValues) {
   EXPECT_EQ(agent.at("max_steps").at("maximum"), kMaxSteps);
   EXPECT_EQ(agent.at("compact").at("properties").at("keep_recent_turns").at("maximum"),
             kMaxKeepRecentTurns);
+}
+
+TEST_F(ConfigSchemaTest, VariablesServersAndSessionsMatchTheLoader) {
+  const Json& variable = Def("variable").at("properties");
+  std::set<std::string> sources;
+  for (const Json& choice : Def("variable").at("oneOf")) {
+    for (const Json& key : choice.at("required")) sources.insert(key.get<std::string>());
+  }
+  EXPECT_EQ(sources, AsSet(kVariableSources));
+  EXPECT_EQ(variable.at("timeout_seconds").at("maximum"), kMaxVariableTimeoutSeconds);
+  EXPECT_EQ(variable.at("timeout_seconds").at("default"), VariableConfig().timeout_ms / 1000);
+  EXPECT_EQ(variable.at("secret").at("default"), VariableConfig().secret);
+
+  const Json& server = Def("mcp_server").at("properties");
+  McpServerConfig defaults;
+  EXPECT_EQ(server.at("startup_timeout_seconds").at("default"), defaults.startup_timeout_ms / 1000);
+  EXPECT_EQ(server.at("call_timeout_seconds").at("default"), defaults.call_timeout_ms / 1000);
+  EXPECT_EQ(server.at("idle_timeout_seconds").at("default"), defaults.idle_timeout_ms / 1000);
+
+  const Json& days = schema_.at("properties").at("sessions").at("properties").at(
+      "expire_after_days");
+  EXPECT_EQ(days.at("default"), SessionSettings().expire_after_days);
+  EXPECT_EQ(days.at("minimum"), 0);
+
+  const Json& model = Def("model");
+  EXPECT_EQ(model.at("not").at("required"), Json::array({"api_key", "api_key_env"}));
 }
 
 }  // namespace

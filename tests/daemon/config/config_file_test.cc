@@ -67,6 +67,19 @@ TEST_F(ConfigFileTest, ReadsAValidFile) {
   EXPECT_EQ(config->agents.at("coder").max_steps, 9);
 }
 
+TEST_F(ConfigFileTest, RelativePathsAreRelativeToTheFile) {
+  std::string path = Write("config.json", R"({
+    "variables": {"K": {"file": "keys/openai"}, "C": {"command": ["bin/get-key", "x"]}},
+    "mcp_servers": {"fs": {"command": ["fs-server"], "cwd": "../work"}}
+  })");
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::string parent = std::filesystem::path(dir_).parent_path().string();
+  EXPECT_EQ(config->variables.at("K").file, dir_ + "/keys/openai");
+  EXPECT_EQ(config->variables.at("C").command, (std::vector<std::string>{dir_ + "/bin/get-key", "x"}));
+  EXPECT_EQ(config->mcp_servers.at("fs").cwd, parent + "/work");
+}
+
 TEST_F(ConfigFileTest, InvalidFileNamesTheFileAndEveryProblem) {
   std::string path = Write("config.json", testing::DocWith(R"("modle": 1)", R"("max_steps": 0)"));
   std::vector<ConfigProblem> problems;
@@ -77,9 +90,10 @@ TEST_F(ConfigFileTest, InvalidFileNamesTheFileAndEveryProblem) {
             "config file " + path +
                 " is invalid:\n"
                 "models.flash.modle: unknown key (expected one of: provider, method, model_id, "
-                "base_url, api_key_env, context_window_tokens, max_output_tokens, system_role, "
-                "max_tokens_field, idle_timeout_seconds, connect_timeout_seconds, cache, "
-                "max_retries, reasoning_content, reasoning_effort)\n"
+                "base_url, api_key_env, api_key, headers, context_window_tokens, "
+                "max_output_tokens, system_role, max_tokens_field, idle_timeout_seconds, "
+                "connect_timeout_seconds, cache, max_retries, reasoning_content, "
+                "reasoning_effort)\n"
                 "agents.coder.max_steps: expected a positive integer, got 0");
   ASSERT_THAT(problems, SizeIs(2));
   EXPECT_EQ(problems[0].path, "models.flash.modle");  // paths stay relative to the document

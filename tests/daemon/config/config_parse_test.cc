@@ -116,7 +116,7 @@ TEST(ConfigParseTest, ToolSettings) {
 TEST(ConfigParseTest, UnknownTopLevelKeyAndSchemaKey) {
   EXPECT_THAT(ProblemLines(R"({"model": {}})"),
               ElementsAre("model: unknown key (expected one of: $schema, default_agent, models, "
-                          "agents, tools, hooks, skill_dirs)"));
+                          "agents, tools, hooks, skill_dirs, variables, mcp_servers, sessions)"));
   EXPECT_THAT(ProblemLines(R"({"$schema": "./config.schema.json"})"), IsEmpty());
   EXPECT_THAT(ProblemLines(R"({"$schema": 1})"), ElementsAre("$schema: expected a string, got 1"));
 }
@@ -188,7 +188,7 @@ TEST(ConfigParseTest, CollectsEveryProblemInOneRun) {
   EXPECT_THAT(
       lines,
       ElementsAre(
-          "extra: unknown key (expected one of: $schema, default_agent, models, agents, tools, hooks, skill_dirs)",
+          "extra: unknown key (expected one of: $schema, default_agent, models, agents, tools, hooks, skill_dirs, variables, mcp_servers, sessions)",
           HasSubstr("models.flash.modle_id: unknown key"),
           HasSubstr("models.flash.method: unknown method \"anthropic\""),
           HasSubstr("models.flash.model_id: required key is missing"),
@@ -243,6 +243,28 @@ TEST(ConfigParseTest, SpecExamplesParse) {
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->agents.at("deepseek").compact.trigger_tokens, 800000);
   EXPECT_EQ(config->models.at("flash").context_window_tokens, 1048576);
+}
+
+TEST(ConfigParseTest, SessionExpiry) {
+  absl::StatusOr<Config> defaults = ParseConfig("{}");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->sessions.expire_after_days, 30);
+  absl::StatusOr<Config> never = ParseConfig(R"({"sessions": {"expire_after_days": 0}})");
+  ASSERT_TRUE(never.ok()) << never.status();
+  EXPECT_EQ(never->sessions.expire_after_days, 0);
+  absl::StatusOr<Config> week = ParseConfig(R"({"sessions": {"expire_after_days": 7}})");
+  ASSERT_TRUE(week.ok()) << week.status();
+  EXPECT_EQ(week->sessions.expire_after_days, 7);
+  EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": -1, "keep": 1}})"),
+              ElementsAre("sessions.keep: unknown key (expected one of: expire_after_days)",
+                          "sessions.expire_after_days: expected a non-negative integer, got -1"));
+  EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": 1.5}})"),
+              ElementsAre("sessions.expire_after_days: expected a non-negative integer, got 1.5"));
+  EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": 99999999}})"),
+              ElementsAre("sessions.expire_after_days: expected an integer from 0 to 36500, got "
+                          "99999999"));
+  EXPECT_THAT(ProblemLines(R"({"sessions": 30})"),
+              ElementsAre("sessions: expected an object, got 30"));
 }
 
 TEST(ConfigParseTest, HostileInputNeverCrashes) {

@@ -53,6 +53,17 @@ std::vector<EventPayload> SamplePayloads() {
                         {"c4", ApprovalDecision::kAllowOnce, ""}},
                        ApprovalResolution::kTimedOut},
       ApprovalResolved{"apr_2", {}, ApprovalResolution::kCancelled},
+      CompactionStarted{CompactionTrigger::kAutomatic, 812000, 3},
+      CompactionProgress{2, 3},
+      CompactionEnded{CompactionTrigger::kManual, CompactionOutcome::kAccepted, "ok", 900, 120,
+                      4, 77, "summary text"},
+      CompactionEnded{CompactionTrigger::kAutomatic, CompactionOutcome::kNothingToCompact,
+                      "nothing older", 5, 5, 0, 0, ""},
+      ContextCleared{4000, 300},
+      ContextEstimate{12345, 200000, true},
+      ContextEstimate{10, std::nullopt, false},
+      ToolProgress{"c1", 2.5, 10.0, "halfway"},
+      ToolProgress{"c2", 1, std::nullopt, ""},
   };
 }
 
@@ -119,6 +130,22 @@ TEST(EventCodecTest, EveryContextItemAlternativeRoundTrips) {
     EXPECT_EQ(*decoded, item) << json;
   }
   EXPECT_EQ(covered.size(), std::variant_size_v<ContextItem>);
+}
+
+TEST(EventCodecTest, SummaryAndTurnIdOfUserTextRoundTripAndOldRowsStillDecode) {
+  for (const UserText& item : {UserText{"task", UserTextKind::kPrompt, "turn_1"},
+                               UserText{"summary", UserTextKind::kSummary, ""}}) {
+    std::string json = EncodeContextItem(item);
+    absl::StatusOr<ContextItem> decoded = DecodeContextItem(json);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(*decoded, ContextItem(item)) << json;
+  }
+  // A plain prompt keeps the bytes it was stored with before.
+  EXPECT_EQ(EncodeContextItem(UserText{"hi"}), R"({"kind":"user_text","text":"hi"})");
+  absl::StatusOr<ContextItem> old = DecodeContextItem(R"({"kind":"user_text","text":"hi"})");
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(std::get<UserText>(*old).kind, UserTextKind::kPrompt);
+  EXPECT_EQ(std::get<UserText>(*old).turn_id, "");
 }
 
 TEST(EventCodecTest, FieldsAddedLaterAreIgnored) {

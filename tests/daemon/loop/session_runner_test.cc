@@ -205,9 +205,12 @@ TEST_F(SessionRunnerTest, TextAnswerStreamsThenCommits) {
   Collector c(runner_->Subscribe(0));
   ASSERT_TRUE(runner_->StartTurn(Plan("hi")).ok());
   auto evs = c.WaitForTurnEnd();
-  EXPECT_THAT(Kinds(evs), ::testing::ElementsAre("turn_started", "user_message", "text_delta",
-                                                 "text_delta", "assistant_message", "usage_report",
-                                                 "turn_ended"));
+  // The context estimate is published before the request and after the
+  // answer is committed.
+  EXPECT_THAT(Kinds(evs), ::testing::ElementsAre("turn_started", "user_message",
+                                                 "context_estimate", "text_delta", "text_delta",
+                                                 "assistant_message", "usage_report",
+                                                 "context_estimate", "turn_ended"));
   for (size_t i = 1; i < evs.size(); ++i) EXPECT_EQ(evs[i].seq, evs[i - 1].seq + 1);
   EXPECT_EQ(Payloads<events::AssistantMessage>(evs)[0].text, "Hello there");
   EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kCompleted);
@@ -326,7 +329,7 @@ TEST_F(SessionRunnerTest, SecondTurnWhileRunningIsRefused) {
   });
   absl::Status second = runner_->StartTurn(Plan("two"));
   EXPECT_EQ(second.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(second.message()), ::testing::HasSubstr("already has a running turn"));
+  EXPECT_THAT(std::string(second.message()), ::testing::HasSubstr("a turn is running"));
   runner_->Interrupt();
   c.WaitForTurnEnd();
   // Right after TurnEnded a new turn is accepted.

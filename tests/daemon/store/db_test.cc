@@ -1,5 +1,9 @@
 #include "daemon/store/sqlite/db.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -161,6 +165,96 @@ TEST(DatabaseTest, NewerUserVersionIsRefusedBeforeAnythingIsWritten) {
 
   options.max_user_version = 9;
   EXPECT_TRUE(Database::Open(path, options).ok());
+}
+
+
+mode_t PermissionBits(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+TEST(DatabaseTest, NewFileAndItsWalAndShmArePrivate) {
+  TempDir dir;
+  const std::string path = dir.File("a.db");
+  auto db = *Database::Open(path);
+  ASSERT_TRUE(db->Exec("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1)").ok());
+  EXPECT_EQ(PermissionBits(path), 0600u);
+  ASSERT_TRUE(std::filesystem::exists(path + "-wal"));
+  EXPECT_EQ(PermissionBits(path + "-wal"), 0600u);
+  EXPECT_EQ(PermissionBits(path + "-shm"), 0600u);
+}
+
+TEST(DatabaseTest, ExistingFileKeepsItsMode) {
+  TempDir dir;
+  const std::string path = dir.File("a.db");
+  int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(fchmod(fd, 0640), 0);
+  close(fd);
+  auto db = *Database::Open(path);
+  ASSERT_TRUE(db->Exec("CREATE TABLE t (a INTEGER)").ok());
+  EXPECT_EQ(PermissionBits(path), 0640u);
+}
+
+TEST(DatabaseTest, NewFileGetsIncrementalAutoVacuumExistingOneKeepsItsMode) {
+  TempDir dir;
+  {
+    auto db = *Database::Open(dir.File("new.db"));
+    ASSERT_TRUE(db->Exec("CREATE TABLE t (a INTEGER)").ok());
+    EXPECT_EQ(*db->GetAutoVacuum(), AutoVacuum::kIncremental);
+  }
+  {
+    DatabaseOptions options;
+    options.new_auto_vacuum = AutoVacuum::kNone;  // as an earlier build made them
+    auto db = *Database::Open(dir.File("old.db"), options);
+    ASSERT_TRUE(db->Exec("CREATE TABLE t (a INTEGER)").ok());
+    EXPECT_EQ(*db->GetAutoVacuum(), AutoVacuum::kNone);
+  }
+  auto reopened = *Database::Open(dir.File("old.db"));
+  EXPECT_EQ(*reopened->GetAutoVacuum(), AutoVacuum::kNone);
+  EXPECT_EQ(*Database::Open(dir.File("new.db")).value()->GetAutoVacuum(),
+            AutoVacuum::kIncremental);
+}
+
+int64_t FileSize(const std::string& path) {
+  std::error_code error;
+  auto size = std::filesystem::file_size(path, error);
+  return error ? 0 : static_cast<int64_t>(size);
+}
+
+// Writes about 8 MB, deletes it, reclaims: the file and its WAL shrink.
+TEST(DatabaseTest, ReclaimSpaceShrinksTheFileWithOrWithoutAutoVacuum) {
+  for (AutoVacuum mode : {AutoVacuum::kIncremental, AutoVacuum::kNone}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    TempDir dir;
+    const std::string path = dir.File("a.db");
+    DatabaseOptions options;
+    options.new_auto_vacuum = mode;
+    auto db = *Database::Open(path, options);
+    ASSERT_TRUE(db->Exec("CREATE TABLE keep (a TEXT); INSERT INTO keep VALUES ('kept');"
+                         "CREATE TABLE big (a BLOB);"
+                         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+                         "WHERE i < 2000) INSERT INTO big SELECT randomblob(4000) FROM n;"
+                         "PRAGMA wal_checkpoint(TRUNCATE)")
+                    .ok());
+    const int64_t full = FileSize(path);
+    ASSERT_GT(full, 8'000'000);
+    ASSERT_TRUE(db->Exec("DELETE FROM big").ok());
+    ASSERT_TRUE(db->ReclaimSpace().ok());
+    EXPECT_LT(FileSize(path), full / 10);
+    EXPECT_EQ(FileSize(path + "-wal"), 0);
+    EXPECT_EQ(*db->QueryInt64("PRAGMA freelist_count"), 0);
+    EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM keep"), 1);
+  }
+}
+
+TEST(DatabaseTest, ReclaimSpaceInsideATransactionIsRefused) {
+  auto db = *Database::Open(":memory:");
+  ASSERT_TRUE(db->Exec("BEGIN").ok());
+  absl::Status status = db->ReclaimSpace();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("inside a transaction"));
 }
 
 }  // namespace

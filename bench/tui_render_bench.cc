@@ -1,0 +1,90 @@
+// Render cost of the terminal client per streamed delta: apply one text
+// delta to the transcript model, compose the visible rows (re-rendering the
+// growing Markdown message) and diff them against the previous frame, the
+// work `raw` does per delta. At 1,000 deltas per second the budget is 1 ms
+// per delta on one core; the figure printed is the share of that budget.
+//
+//   ninja -C build tui_render_bench && build/bin/tui_render_bench
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "clients/tui/screen.h"
+#include "clients/tui/transcript.h"
+#include "clients/tui/transcript_view.h"
+
+namespace raw::tui {
+namespace {
+
+class NullCanvas : public Canvas {
+ public:
+  void WriteRow(int, const StyledLine& line) override { bytes += line.spans.size(); }
+  void Commit(const std::optional<CursorPos>&) override {}
+  size_t bytes = 0;
+};
+
+// A Markdown answer as a model streams it, in pieces of ~24 bytes.
+const char kAnswer[] =
+    "## Findings\n\nThe parser fails on **nested** lists because `ParseItem` resets the "
+    "indent. A fix:\n\n```cpp\nint ParseItem(Parser& p, int indent) {\n  return "
+    "p.Next(indent + 2);\n}\n```\n\n- keep the indent per level\n- add a test for three "
+    "levels\n- run `make check`\n\n| file | change |\n|---|---|\n| parser.cc | indent |\n\n";
+
+v1::Event Delta(uint64_t seq, std::string text) {
+  v1::Event e;
+  e.set_seq(seq);
+  e.set_turn_id("t");
+  e.mutable_text_delta()->set_text(std::move(text));
+  return e;
+}
+
+// `state.range(0)`: deltas per message before a new turn starts (the
+// message length the per-delta cost is averaged over).
+void BM_StreamDelta(benchmark::State& state) {
+  const int per_message = static_cast<int>(state.range(0));
+  const std::string answer(kAnswer);
+  Transcript transcript;
+  TranscriptView view(Glyphs::Unicode());
+  NullCanvas canvas;
+  Screen screen(canvas);
+  screen.Resize(40, 100);
+  uint64_t seq = 0;
+  int in_message = 0;
+  size_t offset = 0;
+  for (auto _ : state) {
+    if (in_message == 0) {
+      v1::Event start;
+      start.set_seq(++seq);
+      start.set_turn_id("t");
+      start.mutable_turn_started()->set_user_text("why does the parser fail?");
+      transcript.Apply(start);
+      offset = 0;  // each answer starts at the beginning of the text
+    }
+    // The answer repeated: pieces run on across its end.
+    std::string piece;
+    for (size_t i = 0; i < 24; ++i) piece += answer[(offset + i) % answer.size()];
+    offset += 24;
+    transcript.Apply(Delta(++seq, piece));
+    TranscriptView::Frame frame = view.Compose(transcript, 100, 38, 0);
+    screen.Present(frame.rows, std::nullopt);
+    if (++in_message == per_message) {
+      v1::Event end;
+      end.set_seq(++seq);
+      end.set_turn_id("t");
+      end.mutable_turn_ended()->set_reason(v1::TURN_END_REASON_COMPLETED);
+      transcript.Apply(end);
+      in_message = 0;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  // Time per delta is the benchmark's time per iteration. CPU share of one core at 1,000 deltas per second.
+  state.counters["core_at_1000_per_s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) / 1000.0,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_StreamDelta)->Arg(50)->Arg(200)->Arg(1000);
+
+}  // namespace
+}  // namespace raw::tui
+
+BENCHMARK_MAIN();

@@ -1,0 +1,166 @@
+// TuiApp: the terminal client's event loop and state.
+//
+// One thread (the UI thread) runs Run(): it polls the terminal, the
+// UiQueue's wake fd (fed by the subscription, lease and worker threads) and
+// the signal pipe, applies what arrived to the models (transcript, editor,
+// panels), and presents one frame after each batch (only changed rows reach
+// the terminal). It never busy-waits: poll's timeout is the next deadline
+// (an Escape to resolve, a running tool's clock, a reconnection attempt).
+//
+// The daemon is reached only through the Worker (unary calls), the
+// Subscription (events) and the LeaseHolder (write lease). The app holds no
+// business logic: it shows events and sends the user's requests.
+//
+// Implementation is spread over app*.cc by concern: the loop and frames
+// (app.cc), the session and its connection (app_session.cc), the write
+// lease (app_lease.cc), keys (app_input.cc) and slash commands
+// (app_commands.cc).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "clients/lib/raw_client.h"
+#include "clients/tui/approval_panel.h"
+#include "clients/tui/curses_canvas.h"
+#include "clients/tui/input_decoder.h"
+#include "clients/tui/input_editor.h"
+#include "clients/tui/lease_holder.h"
+#include "clients/tui/palette.h"
+#include "clients/tui/screen.h"
+#include "clients/tui/session_picker.h"
+#include "clients/tui/slash_commands.h"
+#include "clients/tui/subscription.h"
+#include "clients/tui/terminal.h"
+#include "clients/tui/transcript.h"
+#include "clients/tui/transcript_view.h"
+#include "clients/tui/tui_options.h"
+#include "clients/tui/ui_queue.h"
+#include "clients/tui/worker.h"
+
+namespace raw::tui {
+
+class TuiApp {
+ public:
+  TuiApp(TuiOptions options, Terminal& terminal);
+  ~TuiApp();
+
+  // Returns the exit code once the user quits (or a signal ends it).
+  int Run();
+
+  // The open session (empty when none); what to print on exit.
+  const std::string& session_id() const { return session_.id(); }
+  // A message for stderr after the terminal is restored (a fatal error).
+  const std::string& exit_message() const { return exit_message_; }
+
+ private:
+  enum class Write {
+    kNone,       // not asked yet
+    kAcquiring,
+    kHeld,       // this client holds the lease
+    kReadOnly,   // another client holds it
+    kNoLeases,   // the daemon has no leases: writes go without one
+  };
+
+  // app.cc: loop, frames, timers.
+  void Draw();
+  int NextTimeoutMs() const;
+  void HandleSignal(int sig);
+  void ReadInput();
+  void OnTick();
+  void SetStatus(const std::string& text, absl::Duration for_how_long = absl::Seconds(4));
+  StyledLine StatusLine(int width) const;
+
+  // app_session.cc and app_lease.cc: connection, session, history, lease.
+  void StartConnect();
+  void OnConnected(absl::StatusOr<client::RawClient> client);
+  void OpenInitial();
+  void CreateSession(const std::string& agent, const std::string& cwd);
+  void LoadSession(const std::string& id);
+  void OpenSession(const v1::Session& session, bool created);
+  void OnInitialHistory(const v1::GetHistoryResponse& page);
+  void LoadOlderHistory();
+  void StartSubscription(uint64_t after_seq);
+  void OnEvent(const v1::Event& event);
+  void OnStreamEnd(const absl::Status& status);
+  void OnDisconnected(const std::string& why);
+  void StartLease(bool take_over);
+  void RefreshSession();
+  void Fail(const absl::Status& status);
+  bool CanWrite() const;
+  void AddError(const std::string& what, const absl::Status& status);
+
+  // app_input.cc: keys, mouse, paste.
+  void HandleInput(const InputEvent& event);
+  void HandleEditorKey(const InputEvent& event);
+  bool HandleScrollKey(const InputEvent& event);
+  void Submit();
+  void Interrupt();
+  void TakeOver();
+  void AnswerApproval(const ApprovalPanel::Answer& answer);
+
+  // app_commands.cc: slash commands.
+  void RunCommand(const ParsedCommand& command);
+  void ShowPicker();
+  void ShowSessions();
+  void ShowStats();
+  void ShowHelp();
+  void Compact();
+  void ClearContext();
+
+  TuiOptions options_;
+  Terminal& terminal_;
+  const Glyphs& glyphs_;
+  Palette palette_;
+  CursesCanvas canvas_;
+  Screen screen_;
+
+  UiQueue ui_;
+  std::shared_ptr<client::RawClient> client_;
+  // Declared after ui_: destroyed first, so nothing posts to a dead queue.
+  Worker worker_;
+  std::unique_ptr<Subscription> subscription_;
+  std::unique_ptr<LeaseHolder> lease_;
+
+  Transcript transcript_;
+  TranscriptView view_;
+  InputDecoder decoder_;
+  InputEditor editor_;
+  ApprovalPanel approval_;
+  SessionPicker picker_;
+  std::vector<uint64_t> row_cells_;  // cell of each transcript row on screen
+  int transcript_rows_ = 0;
+
+  v1::Session session_;
+  std::optional<double> cache_ratio_;
+  Write write_ = Write::kNone;
+  bool want_write_ = true;
+  std::string lease_id_;
+  std::string holder_;
+  std::string answered_request_;  // sent; hidden until its resolution arrives
+
+  std::string older_cursor_;
+  bool history_loading_ = false;
+  bool history_done_ = true;
+
+  bool connected_ = false;
+  bool reconnecting_ = false;
+  int reconnect_attempts_ = 0;
+  bool check_turn_ = false;  // after reconnecting: is the open turn still running?
+  std::optional<absl::Time> reconnect_at_;
+
+  bool quit_ = false;
+  int exit_code_ = 0;
+  std::string exit_message_;
+  std::optional<absl::Time> esc_deadline_;
+  std::optional<absl::Time> ctrl_c_at_;
+  std::string status_;
+  absl::Time status_until_;
+  int64_t turn_started_ms_ = 0;
+};
+
+}  // namespace raw::tui

@@ -1,0 +1,251 @@
+// TuiApp: keys, mouse and paste.
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "clients/tui/app.h"
+
+namespace raw::tui {
+
+void TuiApp::HandleInput(const InputEvent& e) {
+  if (picker_.open()) {
+    switch (picker_.HandleKey(e, std::max(1, screen_.rows() - 5))) {
+      case SessionPicker::Outcome::kChosen:
+        if (const v1::Session* chosen = picker_.chosen()) {
+          picker_.Close();
+          LoadSession(chosen->id());
+        }
+        break;
+      case SessionPicker::Outcome::kCancelled:
+        picker_.Close();
+        if (session_.id().empty()) quit_ = true;
+        break;
+      case SessionPicker::Outcome::kNone:
+        break;
+    }
+    return;
+  }
+  if (HandleScrollKey(e)) return;
+  if (e.key == Key::kClick) {
+    int row = e.row;
+    if (row >= 0 && row < static_cast<int>(row_cells_.size()) && row_cells_[row] != 0) {
+      transcript_.ToggleExpanded(row_cells_[row]);
+    }
+    return;
+  }
+  if (e.key == Key::kCtrl) {
+    switch (e.ctrl) {
+      case 'c':
+        if (transcript_.turn_running() || transcript_.compacting()) {
+          Interrupt();
+        } else if (!editor_.empty()) {
+          editor_.SetText("");
+        } else if (ctrl_c_at_) {
+          quit_ = true;
+        } else {
+          ctrl_c_at_ = absl::Now();
+          SetStatus("Press Ctrl-C again to quit", absl::Seconds(3));
+        }
+        return;
+      case 'd':
+        if (editor_.empty()) quit_ = true;
+        else editor_.Delete();
+        return;
+      case 'o': {
+        bool any_collapsed = false;
+        for (const Cell& cell : transcript_.cells()) {
+          if ((cell.kind == CellKind::kTool || cell.kind == CellKind::kReasoning) && !cell.expanded) {
+            any_collapsed = true;
+            break;
+          }
+        }
+        transcript_.SetAllExpanded(any_collapsed);
+        return;
+      }
+      case 't':
+        TakeOver();
+        return;
+      case 'l':
+        screen_.Invalidate();
+        return;
+      case 'z':
+        terminal_.Suspend();
+        terminal_.Resume();
+        screen_.Resize(screen_.rows(), screen_.cols());
+        return;
+      default:
+        break;
+    }
+  }
+  if (approval_.visible() && write_ != Write::kReadOnly) {
+    bool handled = false;
+    std::optional<ApprovalPanel::Answer> answer = approval_.HandleKey(e, &handled);
+    if (answer) AnswerApproval(*answer);
+    if (handled) return;
+  }
+  if (e.key == Key::kEscape) {
+    if (transcript_.turn_running() || transcript_.compacting()) Interrupt();
+    return;
+  }
+  if (approval_.visible()) return;  // the editor is hidden behind the panel
+  HandleEditorKey(e);
+}
+
+bool TuiApp::HandleScrollKey(const InputEvent& e) {
+  const int page = std::max(1, transcript_rows_ - 2);
+  switch (e.key) {
+    case Key::kPageUp: view_.ScrollBy(-page); return true;
+    case Key::kPageDown: view_.ScrollBy(page); return true;
+    case Key::kWheelUp: view_.ScrollBy(-3); return true;
+    case Key::kWheelDown: view_.ScrollBy(3); return true;
+    case Key::kUp:
+    case Key::kDown:
+      if (!e.ctrl_mod && !e.alt) return false;
+      view_.ScrollBy(e.key == Key::kUp ? -1 : 1);
+      return true;
+    case Key::kHome:
+    case Key::kEnd:
+      if (!e.ctrl_mod && !e.alt) return false;
+      if (e.key == Key::kHome) {
+        view_.ScrollToTop();
+      } else {
+        view_.ScrollToBottom();
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+void TuiApp::HandleEditorKey(const InputEvent& e) {
+  switch (e.key) {
+    case Key::kChar:
+      if (e.alt) {
+        if (e.text == "b") editor_.WordLeft();
+        if (e.text == "f") editor_.WordRight();
+        return;
+      }
+      editor_.Insert(e.text);
+      return;
+    case Key::kPaste: editor_.Insert(e.text); return;
+    case Key::kEnter: Submit(); return;
+    case Key::kNewline: editor_.InsertNewline(); return;
+    case Key::kBackspace: editor_.Backspace(); return;
+    case Key::kDelete: editor_.Delete(); return;
+    case Key::kLeft: e.ctrl_mod || e.alt ? editor_.WordLeft() : editor_.Left(); return;
+    case Key::kRight: e.ctrl_mod || e.alt ? editor_.WordRight() : editor_.Right(); return;
+    case Key::kHome: editor_.Home(); return;
+    case Key::kEnd: editor_.End(); return;
+    case Key::kUp: editor_.Up(); return;
+    case Key::kDown: editor_.Down(); return;
+    case Key::kTab:
+      if (auto completed = CompleteCommand(editor_.text())) editor_.SetText(*completed);
+      return;
+    case Key::kCtrl:
+      switch (e.ctrl) {
+        case 'a': editor_.Home(); return;
+        case 'e': editor_.End(); return;
+        case 'b': editor_.Left(); return;
+        case 'f': editor_.Right(); return;
+        case 'u': editor_.KillToStart(); return;
+        case 'k': editor_.KillToEnd(); return;
+        case 'w': editor_.DeleteWordBack(); return;
+        case 'p': editor_.Up(); return;
+        case 'n': editor_.Down(); return;
+        default: return;
+      }
+    default:
+      return;
+  }
+}
+
+void TuiApp::Submit() {
+  std::string text = editor_.text();
+  if (absl::StripAsciiWhitespace(text).empty()) return;
+  CommandParse parse = ParseCommand(text);
+  if (parse.command || !parse.error.empty()) {
+    editor_.Take();
+    if (!parse.error.empty()) {
+      transcript_.AddInfoText(parse.error, Level::kError);
+    } else {
+      RunCommand(*parse.command);
+    }
+    view_.ScrollToBottom();
+    return;
+  }
+  if (text.rfind("//", 0) == 0) text = text.substr(1);
+  if (session_.id().empty() || !connected_) {
+    SetStatus("Not connected to the daemon yet; the message is kept");
+    return;
+  }
+  if (write_ == Write::kReadOnly) {
+    SetStatus("Read-only: Ctrl-T takes this session over; the message is kept");
+    return;
+  }
+  if (!CanWrite()) {
+    SetStatus("Waiting for the write lease; the message is kept");
+    return;
+  }
+  if (transcript_.turn_running() || transcript_.compacting()) {
+    SetStatus("The agent is still working: wait, or press Esc to interrupt; the message is kept");
+    return;
+  }
+  editor_.Take();
+  view_.ScrollToBottom();
+  v1::StartTurnRequest request;
+  request.set_session_id(session_.id());
+  request.set_text(text);
+  request.set_lease_id(lease_id_);
+  worker_.Run([this, client = client_, request] {
+    auto response = client->StartTurn(request);
+    if (response.ok()) return;
+    ui_.Post([this, status = response.status(), text = request.text()] {
+      AddError("The message was not sent", status);
+      if (editor_.empty()) editor_.SetText(text);
+    });
+  });
+}
+
+void TuiApp::Interrupt() {
+  if (!CanWrite()) {
+    SetStatus("Read-only: only the client holding the session can interrupt");
+    return;
+  }
+  SetStatus("Interrupting" + glyphs_.ellipsis, absl::Seconds(2));
+  v1::InterruptTurnRequest request;
+  request.set_session_id(session_.id());
+  request.set_lease_id(lease_id_);
+  worker_.Run([this, client = client_, request] {
+    auto response = client->InterruptTurn(request);
+    if (response.ok()) return;
+    ui_.Post([this, status = response.status()] { AddError("Cannot interrupt", status); });
+  });
+}
+
+void TuiApp::TakeOver() {
+  if (write_ != Write::kReadOnly || !connected_) return;
+  transcript_.AddInfoText(absl::StrCat("Taking this session over from ",
+                                       holder_.empty() ? "the other client" : holder_,
+                                       glyphs_.ellipsis));
+  StartLease(/*take_over=*/true);
+}
+
+void TuiApp::AnswerApproval(const ApprovalPanel::Answer& answer) {
+  v1::RespondToApprovalRequest request;
+  request.set_session_id(session_.id());
+  request.set_request_id(approval_.request_id());
+  request.set_all(answer.decision);
+  request.set_all_message(answer.message);
+  request.set_lease_id(lease_id_);
+  answered_request_ = approval_.request_id();
+  approval_.Hide();
+  worker_.Run([this, client = client_, request] {
+    auto response = client->RespondToApproval(request);
+    if (response.ok() || absl::IsNotFound(response.status())) return;
+    ui_.Post([this, status = response.status()] {
+      AddError("The approval answer was not accepted", status);
+      answered_request_.clear();
+      if (const auto& pending = transcript_.pending_approval()) approval_.Show(*pending);
+    });
+  });
+}
+
+}  // namespace raw::tui

@@ -1,0 +1,256 @@
+#include "clients/tui/markdown_renderer.h"
+
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "clients/tui/markdown_table.h"
+#include "clients/tui/text_width.h"
+
+namespace raw::tui {
+namespace {
+
+struct ParserDeleter {
+  void operator()(cmark_parser* p) const { cmark_parser_free(p); }
+};
+struct NodeDeleter {
+  void operator()(cmark_node* n) const { cmark_node_free(n); }
+};
+
+bool IsType(cmark_node* node, const char* name) {
+  const char* type = cmark_node_get_type_string(node);
+  return type != nullptr && std::strcmp(type, name) == 0;
+}
+
+std::string Literal(cmark_node* node) {
+  const char* text = cmark_node_get_literal(node);
+  return text == nullptr ? std::string() : SanitizeForTerminal(text);
+}
+
+class Renderer {
+ public:
+  Renderer(int width, const Glyphs& glyphs) : width_(std::max(width, 8)), glyphs_(glyphs) {}
+
+  Lines Render(cmark_node* document) {
+    Blocks(document, StyledLine(), StyledLine(), /*tight=*/false);
+    return std::move(out_);
+  }
+
+ private:
+  void Blocks(cmark_node* parent, const StyledLine& first, const StyledLine& rest, bool tight) {
+    bool first_block = true;
+    for (cmark_node* child = cmark_node_first_child(parent); child != nullptr;
+         child = cmark_node_next(child)) {
+      if (!first_block && !tight) out_.push_back(rest);
+      Block(child, first_block ? first : rest, rest);
+      first_block = false;
+    }
+    // An empty list item (streaming text may end at its marker).
+    if (first_block && !(first == rest)) out_.push_back(first);
+  }
+
+  void Block(cmark_node* node, const StyledLine& first, const StyledLine& rest) {
+    Style dim{Role::kDim};
+    switch (cmark_node_get_type(node)) {
+      case CMARK_NODE_PARAGRAPH:
+        Emit(WrapSpans(Inlines(node, Style{}), width_, first, rest));
+        return;
+      case CMARK_NODE_HEADING: {
+        Style style{Role::kAccent, kAttrBold};
+        if (cmark_node_get_heading_level(node) == 1) style = style.With(kAttrUnderline);
+        Emit(WrapSpans(Inlines(node, style), width_, first, rest));
+        return;
+      }
+      case CMARK_NODE_BLOCK_QUOTE: {
+        StyledLine bar(glyphs_.quote_bar + " ", Style{Role::kQuote});
+        StyledLine qfirst = first;
+        qfirst.Append(bar);
+        StyledLine qrest = rest;
+        qrest.Append(bar);
+        Blocks(node, qfirst, qrest, /*tight=*/false);
+        return;
+      }
+      case CMARK_NODE_LIST:
+        List(node, first, rest);
+        return;
+      case CMARK_NODE_CODE_BLOCK:
+        CodeBlock(node, first, rest);
+        return;
+      case CMARK_NODE_THEMATIC_BREAK: {
+        StyledLine line = first;
+        int room = std::max(3, width_ - first.Width());
+        std::string rule;
+        for (int i = 0; i < room; ++i) rule += glyphs_.rule;
+        line.Add(rule, Style{Role::kBorder});
+        out_.push_back(std::move(line));
+        return;
+      }
+      case CMARK_NODE_HTML_BLOCK: {
+        std::string text = Literal(node);
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        Emit(HardWrap(StyledLine(text, dim), width_, first, rest));
+        return;
+      }
+      default:
+        break;
+    }
+    if (IsType(node, "table")) {
+      Emit(RenderTable(node, width_, glyphs_, first, rest,
+                       [this](cmark_node* cell) { return Inlines(cell, Style{}); }));
+      return;
+    }
+    Blocks(node, first, rest, /*tight=*/false);
+  }
+
+  void List(cmark_node* list, const StyledLine& first, const StyledLine& rest) {
+    bool ordered = cmark_node_get_list_type(list) == CMARK_ORDERED_LIST;
+    bool tight = cmark_node_get_list_tight(list) != 0;
+    int number = cmark_node_get_list_start(list);
+    ++depth_;
+    const std::string& bullet = depth_ % 2 == 1 ? glyphs_.bullet : glyphs_.bullet2;
+    bool first_item = true;
+    for (cmark_node* item = cmark_node_first_child(list); item != nullptr;
+         item = cmark_node_next(item)) {
+      if (!first_item && !tight) out_.push_back(rest);
+      std::string marker = ordered ? std::to_string(number++) + "." : bullet;
+      Style marker_style{ordered ? Role::kDefault : Role::kAccent};
+      StyledLine ifirst = first_item ? first : rest;
+      ifirst.Add(marker + " ", marker_style);
+      if (IsType(item, "tasklist")) {
+        ifirst.Add(cmark_gfm_extensions_get_tasklist_item_checked(item) ? "[x] " : "[ ] ",
+                   Style{Role::kAccent});
+      }
+      StyledLine irest = rest;
+      irest.Add(std::string(static_cast<size_t>(DisplayWidth(marker) + 1), ' '));
+      Blocks(item, ifirst, irest, tight);
+      first_item = false;
+    }
+    --depth_;
+  }
+
+  void CodeBlock(cmark_node* node, const StyledLine& first, const StyledLine& rest) {
+    std::string code = Literal(node);
+    if (!code.empty() && code.back() == '\n') code.pop_back();
+    const char* info = cmark_node_get_fence_info(node);
+    Style bar_style{Role::kBorder};
+    StyledLine cfirst = first;
+    StyledLine crest = rest;
+    crest.Add(glyphs_.code_bar + " ", bar_style);
+    if (info != nullptr && *info != '\0') {
+      StyledLine label = first;
+      label.Add(glyphs_.code_bar + " ", bar_style)
+          .Add(SanitizeForTerminal(info), Style{Role::kDim, kAttrItalic});
+      out_.push_back(std::move(label));
+      cfirst = crest;
+    } else {
+      cfirst.Add(glyphs_.code_bar + " ", bar_style);
+    }
+    size_t start = 0;
+    bool first_line = true;
+    for (;;) {
+      size_t nl = code.find('\n', start);
+      std::string line = code.substr(start, nl == std::string::npos ? nl : nl - start);
+      Emit(HardWrap(StyledLine(line, Style{Role::kCode}), width_, first_line ? cfirst : crest,
+                    crest));
+      first_line = false;
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+  }
+
+  StyledLine Inlines(cmark_node* parent, Style style) {
+    StyledLine line;
+    AppendInlines(parent, style, line);
+    return line;
+  }
+
+  void AppendInlines(cmark_node* parent, Style style, StyledLine& line) {
+    for (cmark_node* node = cmark_node_first_child(parent); node != nullptr;
+         node = cmark_node_next(node)) {
+      switch (cmark_node_get_type(node)) {
+        case CMARK_NODE_TEXT:
+          line.Add(Literal(node), style);
+          break;
+        case CMARK_NODE_SOFTBREAK:
+          line.Add(" ", style);
+          break;
+        case CMARK_NODE_LINEBREAK:
+          line.Add("\n", style);
+          break;
+        case CMARK_NODE_CODE:
+          line.Add(Literal(node), style.As(Role::kCode));
+          break;
+        case CMARK_NODE_HTML_INLINE:
+          line.Add(Literal(node), style.As(Role::kDim));
+          break;
+        case CMARK_NODE_EMPH:
+          AppendInlines(node, style.With(kAttrItalic), line);
+          break;
+        case CMARK_NODE_STRONG:
+          AppendInlines(node, style.With(kAttrBold), line);
+          break;
+        case CMARK_NODE_LINK:
+        case CMARK_NODE_IMAGE: {
+          bool image = cmark_node_get_type(node) == CMARK_NODE_IMAGE;
+          std::string url = cmark_node_get_url(node) ? SanitizeForTerminal(cmark_node_get_url(node)) : "";
+          StyledLine text;
+          AppendInlines(node, style.As(Role::kLink).With(kAttrUnderline), text);
+          if (image) line.Add("[image: ", style.As(Role::kDim));
+          line.Append(text);
+          if (image) line.Add("]", style.As(Role::kDim));
+          if (!url.empty() && url != text.PlainText() && "mailto:" + text.PlainText() != url) {
+            line.Add(" (" + url + ")", Style{Role::kDim});
+          }
+          break;
+        }
+        default:
+          if (IsType(node, "strikethrough")) {
+            AppendInlines(node, style.With(kAttrStrike), line);
+          } else {
+            AppendInlines(node, style, line);
+          }
+          break;
+      }
+    }
+  }
+
+  void Emit(Lines lines) {
+    for (auto& line : lines) out_.push_back(std::move(line));
+  }
+
+  int width_;
+  const Glyphs& glyphs_;
+  int depth_ = 0;
+  Lines out_;
+};
+
+void RegisterExtensions() {
+  static const bool registered = [] {
+    cmark_gfm_core_extensions_ensure_registered();
+    return true;
+  }();
+  (void)registered;
+}
+
+}  // namespace
+
+Lines RenderMarkdown(std::string_view markdown, int width, const Glyphs& glyphs) {
+  RegisterExtensions();
+  std::unique_ptr<cmark_parser, ParserDeleter> parser(cmark_parser_new(CMARK_OPT_DEFAULT));
+  for (const char* name : {"table", "strikethrough", "autolink", "tasklist"}) {
+    if (cmark_syntax_extension* ext = cmark_find_syntax_extension(name)) {
+      cmark_parser_attach_syntax_extension(parser.get(), ext);
+    }
+  }
+  cmark_parser_feed(parser.get(), markdown.data(), markdown.size());
+  std::unique_ptr<cmark_node, NodeDeleter> document(cmark_parser_finish(parser.get()));
+  Lines lines = Renderer(width, glyphs).Render(document.get());
+  while (!lines.empty() && lines.back().Width() == 0) lines.pop_back();
+  return lines;
+}
+
+}  // namespace raw::tui

@@ -1,0 +1,56 @@
+// Slash commands of the terminal client: the table, parsing a submitted
+// line, and Tab completion.
+//
+// Pure functions over a static table; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace raw::tui {
+
+enum class Command {
+  kCompact,
+  kClear,
+  kStats,
+  kSessions,
+  kResume,
+  kNew,
+  kAgent,
+  kHelp,
+  kQuit,
+};
+
+struct CommandInfo {
+  Command command;
+  const char* name;  // "/compact"
+  const char* args;  // "[ID]", "" when none
+  const char* help;
+};
+
+const std::vector<CommandInfo>& Commands();
+
+struct ParsedCommand {
+  Command command;
+  std::string argument;  // trimmed; empty when none
+};
+
+// nullopt when `line` is not a slash command (does not start with "/", or
+// starts with "//", which sends the text with one slash less). An unknown
+// command is an error naming it.
+struct CommandParse {
+  std::optional<ParsedCommand> command;
+  std::string error;
+};
+CommandParse ParseCommand(const std::string& line);
+
+// The commands whose name starts with `prefix` (which starts with "/").
+std::vector<const CommandInfo*> MatchCommands(const std::string& prefix);
+
+// Tab on `text`: the completed text, or nullopt when nothing completes. A
+// unique match gets a trailing space; several extend to their common
+// prefix.
+std::optional<std::string> CompleteCommand(const std::string& text);
+
+}  // namespace raw::tui

@@ -1,0 +1,300 @@
+#include "clients/tui/text_width.h"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace raw::tui {
+namespace {
+
+constexpr utf8proc_int32_t kVariationSelector16 = 0xFE0F;
+
+bool IsRegionalIndicator(utf8proc_int32_t cp) { return cp >= 0x1F1E6 && cp <= 0x1F1FF; }
+
+int CodepointWidth(utf8proc_int32_t cp) {
+  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
+  return utf8proc_charwidth(cp);
+}
+
+// A grapheme being built.
+struct Cluster {
+  size_t begin = 0;
+  size_t end = 0;
+  int width = 0;
+  bool open = false;
+};
+
+}  // namespace
+
+void ForEachGrapheme(std::string_view text,
+                     const std::function<void(std::string_view, int)>& fn) {
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  const auto size = static_cast<utf8proc_ssize_t>(text.size());
+  utf8proc_ssize_t pos = 0;
+  utf8proc_int32_t previous = -1;
+  utf8proc_int32_t state = 0;
+  Cluster cluster;
+  auto flush = [&]() {
+    if (cluster.open) {
+      fn(text.substr(cluster.begin, cluster.end - cluster.begin), cluster.width);
+    }
+    cluster = Cluster();
+  };
+  while (pos < size) {
+    utf8proc_int32_t cp = -1;
+    utf8proc_ssize_t n = utf8proc_iterate(bytes + pos, size - pos, &cp);
+    if (n <= 0) {
+      // An invalid byte: a cluster of its own.
+      flush();
+      fn(text.substr(static_cast<size_t>(pos), 1), 1);
+      ++pos;
+      previous = -1;
+      state = 0;
+      continue;
+    }
+    bool breaks = previous < 0 || utf8proc_grapheme_break_stateful(previous, cp, &state);
+    if (breaks) {
+      flush();
+      cluster.open = true;
+      cluster.begin = static_cast<size_t>(pos);
+      cluster.width = CodepointWidth(cp);
+    } else if ((cp == kVariationSelector16 && cluster.width == 1) || IsRegionalIndicator(cp)) {
+      // Emoji presentation of a text-default character, or a flag (a pair
+      // of regional indicators).
+      cluster.width = 2;
+    }
+    cluster.end = static_cast<size_t>(pos + n);
+    previous = cp;
+    pos += n;
+  }
+  flush();
+}
+
+int DisplayWidth(std::string_view text) {
+  int width = 0;
+  bool ascii = true;
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    for (char c : text) width += (c >= 0x20 && c != 0x7f) ? 1 : 0;
+    return width;
+  }
+  ForEachGrapheme(text, [&width](std::string_view, int w) { width += w; });
+  return width;
+}
+
+std::string SanitizeForTerminal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  const auto size = static_cast<utf8proc_ssize_t>(text.size());
+  utf8proc_ssize_t pos = 0;
+  int column = 0;  // for tab stops, counted in code points since the last newline
+  while (pos < size) {
+    unsigned char c = bytes[pos];
+    if (c < 0x80) {
+      if (c == '\n') {
+        out.push_back('\n');
+        column = 0;
+      } else if (c == '\t') {
+        int spaces = 4 - column % 4;
+        out.append(static_cast<size_t>(spaces), ' ');
+        column += spaces;
+      } else if (c == '\r') {
+        // Dropped: a lone CR would move the cursor.
+      } else if (c < 0x20 || c == 0x7f) {
+        out.append("\xEF\xBF\xBD");
+        ++column;
+      } else {
+        out.push_back(static_cast<char>(c));
+        ++column;
+      }
+      ++pos;
+      continue;
+    }
+    utf8proc_int32_t cp = -1;
+    utf8proc_ssize_t n = utf8proc_iterate(bytes + pos, size - pos, &cp);
+    if (n <= 0 || (cp >= 0x80 && cp < 0xa0)) {
+      out.append("\xEF\xBF\xBD");
+      pos += n <= 0 ? 1 : n;
+    } else {
+      out.append(text.substr(static_cast<size_t>(pos), static_cast<size_t>(n)));
+      pos += n;
+    }
+    ++column;
+  }
+  return out;
+}
+
+std::string TruncateToWidth(std::string_view text, int width, std::string_view ellipsis) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  int budget = std::max(0, width - DisplayWidth(ellipsis));
+  std::string out;
+  int used = 0;
+  bool full = false;
+  ForEachGrapheme(text, [&](std::string_view cluster, int w) {
+    if (full || used + w > budget) {
+      full = true;
+      return;
+    }
+    out.append(cluster);
+    used += w;
+  });
+  if (width >= DisplayWidth(ellipsis)) out.append(ellipsis);
+  return out;
+}
+
+StyledLine FitToWidth(const StyledLine& line, int width, Style pad) {
+  StyledLine out;
+  int used = 0;
+  bool full = false;
+  for (const Span& span : line.spans) {
+    if (full) break;
+    if (used + DisplayWidth(span.text) <= width) {
+      out.Add(span.text, span.style);
+      used += DisplayWidth(span.text);
+      continue;
+    }
+    std::string part;
+    ForEachGrapheme(span.text, [&](std::string_view cluster, int w) {
+      if (full || used + w > width) {
+        full = true;
+        return;
+      }
+      part.append(cluster);
+      used += w;
+    });
+    out.Add(part, span.style);
+  }
+  if (used < width) out.Add(std::string(static_cast<size_t>(width - used), ' '), pad);
+  return out;
+}
+
+namespace {
+
+// One grapheme with its style, the unit of wrapping.
+struct Glyph {
+  std::string_view text;
+  Style style;
+  int width;
+};
+
+std::vector<Glyph> Explode(const StyledLine& line) {
+  std::vector<Glyph> glyphs;
+  for (const Span& span : line.spans) {
+    ForEachGrapheme(span.text, [&](std::string_view cluster, int w) {
+      glyphs.push_back(Glyph{cluster, span.style, w});
+    });
+  }
+  return glyphs;
+}
+
+class LineBuilder {
+ public:
+  LineBuilder(int width, const StyledLine& first, const StyledLine& rest)
+      : width_(width), rest_(rest) {
+    Start(first);
+  }
+
+  int room() const { return width_ - used_; }
+  bool at_start() const { return used_ == indent_; }
+
+  void Add(const Glyph& g) {
+    line_.Add(g.text, g.style);
+    used_ += g.width;
+  }
+
+  void Break() {
+    lines_.push_back(std::move(line_));
+    Start(rest_);
+  }
+
+  Lines Finish() {
+    lines_.push_back(std::move(line_));
+    return std::move(lines_);
+  }
+
+ private:
+  void Start(const StyledLine& prefix) {
+    line_ = prefix;
+    indent_ = used_ = prefix.Width();
+    // A prefix wider than the line leaves one column at least.
+    if (width_ - used_ < 1) width_ = used_ + 1;
+  }
+
+  int width_;
+  StyledLine rest_;
+  StyledLine line_;
+  int used_ = 0;
+  int indent_ = 0;
+  Lines lines_;
+};
+
+}  // namespace
+
+Lines WrapSpans(const StyledLine& text, int width, const StyledLine& first,
+                const StyledLine& rest) {
+  std::vector<Glyph> glyphs = Explode(text);
+  LineBuilder builder(std::max(width, 1), first, rest);
+  size_t i = 0;
+  while (i < glyphs.size()) {
+    const Glyph& g = glyphs[i];
+    if (g.text == "\n") {
+      builder.Break();
+      ++i;
+      continue;
+    }
+    if (g.text == " ") {
+      // Spaces: kept when the next word fits after them on this line.
+      size_t j = i;
+      int spaces = 0;
+      while (j < glyphs.size() && glyphs[j].text == " ") spaces += glyphs[j++].width;
+      size_t k = j;
+      int word = 0;
+      while (k < glyphs.size() && glyphs[k].text != " " && glyphs[k].text != "\n") {
+        word += glyphs[k++].width;
+      }
+      if (!builder.at_start() && spaces + word > builder.room() && k > j) {
+        builder.Break();
+      } else if (spaces <= builder.room()) {
+        for (size_t s = i; s < j; ++s) builder.Add(glyphs[s]);
+      }
+      i = j;
+      continue;
+    }
+    // A word: moved to the next line when it does not fit but would there.
+    size_t k = i;
+    int word = 0;
+    while (k < glyphs.size() && glyphs[k].text != " " && glyphs[k].text != "\n") {
+      word += glyphs[k++].width;
+    }
+    if (word > builder.room() && !builder.at_start()) builder.Break();
+    for (size_t s = i; s < k; ++s) {
+      if (glyphs[s].width > builder.room() && !builder.at_start()) builder.Break();
+      builder.Add(glyphs[s]);
+    }
+    i = k;
+  }
+  return builder.Finish();
+}
+
+Lines HardWrap(const StyledLine& text, int width, const StyledLine& first,
+               const StyledLine& rest) {
+  LineBuilder builder(std::max(width, 1), first, rest);
+  for (const Glyph& g : Explode(text)) {
+    if (g.text == "\n") {
+      builder.Break();
+      continue;
+    }
+    if (g.width > builder.room() && !builder.at_start()) builder.Break();
+    builder.Add(g);
+  }
+  return builder.Finish();
+}
+
+}  // namespace raw::tui

@@ -1,0 +1,51 @@
+// Display widths of UTF-8 text, measured per grapheme cluster with utf8proc
+// (East Asian wide characters and emoji take two columns, combining marks
+// none), and the word wrapping built on them.
+//
+// Text that reaches the terminal first goes through SanitizeForTerminal, so
+// that nothing a model or a tool printed can emit control sequences.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "clients/tui/styled_line.h"
+
+namespace raw::tui {
+
+// Calls `fn(cluster, width)` for each grapheme cluster of `text`. Invalid
+// UTF-8 bytes are clusters of their own of width 1.
+void ForEachGrapheme(std::string_view text,
+                     const std::function<void(std::string_view cluster, int width)>& fn);
+
+// Columns `text` takes on a terminal.
+int DisplayWidth(std::string_view text);
+
+// Replaces control characters (C0 except newline, DEL, C1, and invalid
+// UTF-8) with U+FFFD or, for tabs, spaces to the next multiple of 4.
+std::string SanitizeForTerminal(std::string_view text);
+
+// The longest prefix of `text` that fits in `width` columns, with
+// `ellipsis` replacing the rest when it does not all fit.
+std::string TruncateToWidth(std::string_view text, int width, std::string_view ellipsis);
+
+// Cuts `line` to `width` columns (no ellipsis) and pads it with spaces in
+// `pad` style to exactly `width`.
+StyledLine FitToWidth(const StyledLine& line, int width, Style pad = {});
+
+// Word-wraps `text` (spans, which may contain '\n' as a forced break) into
+// lines of at most `width` columns. The first line starts with `first`,
+// later ones with `rest`. Words longer than a line are broken between
+// grapheme clusters. Runs of spaces at a break are dropped.
+Lines WrapSpans(const StyledLine& text, int width, const StyledLine& first = {},
+                const StyledLine& rest = {});
+
+// Breaks `text` into lines of exactly `width` columns (the last may be
+// shorter), without looking for word boundaries: for code and diffs.
+Lines HardWrap(const StyledLine& text, int width, const StyledLine& first = {},
+               const StyledLine& rest = {});
+
+}  // namespace raw::tui

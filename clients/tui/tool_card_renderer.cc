@@ -1,0 +1,162 @@
+#include "clients/tui/tool_card_renderer.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "clients/cli/event_printer.h"
+#include "clients/cli/text_util.h"
+#include "clients/tui/diff_renderer.h"
+#include "clients/tui/text_width.h"
+#include "common/json.h"
+
+namespace raw::tui {
+namespace {
+
+struct Look {
+  const std::string* glyph;
+  Role role;
+};
+
+Look LookOf(ToolStatus status, const Glyphs& g) {
+  switch (status) {
+    case ToolStatus::kPending: return {&g.tool_running, Role::kDim};
+    case ToolStatus::kWaitingApproval: return {&g.tool_waiting, Role::kWaiting};
+    case ToolStatus::kRunning: return {&g.tool_running, Role::kRunning};
+    case ToolStatus::kDone: return {&g.tool_ok, Role::kOk};
+    case ToolStatus::kError: return {&g.tool_error, Role::kError};
+    case ToolStatus::kDenied: return {&g.tool_denied, Role::kError};
+    case ToolStatus::kCancelled: return {&g.tool_denied, Role::kWarning};
+    case ToolStatus::kSkipped: return {&g.tool_denied, Role::kDim};
+  }
+  return {&g.tool_running, Role::kDim};
+}
+
+}  // namespace
+
+std::vector<std::string> ArgumentLines(const std::string& arguments) {
+  std::vector<std::string> lines;
+  auto parsed = ParseJson(arguments);
+  if (!parsed.ok() || !parsed->is_object()) {
+    if (!arguments.empty() && arguments != "{}") lines.push_back(arguments);
+    return lines;
+  }
+  for (const auto& item : parsed->items()) {
+    std::string value =
+        item.value().is_string() ? item.value().get<std::string>() : item.value().dump();
+    lines.push_back(absl::StrCat(item.key(), ": ", value));
+  }
+  return lines;
+}
+
+const char* ToolStatusWords(ToolStatus status) {
+  switch (status) {
+    case ToolStatus::kPending: return "queued";
+    case ToolStatus::kWaitingApproval: return "waiting for approval";
+    case ToolStatus::kRunning: return "running";
+    case ToolStatus::kDone: return "done";
+    case ToolStatus::kError: return "error";
+    case ToolStatus::kDenied: return "denied";
+    case ToolStatus::kCancelled: return "cancelled";
+    case ToolStatus::kSkipped: return "skipped";
+  }
+  return "";
+}
+
+Lines RenderToolCard(const Cell& cell, const RenderContext& ctx) {
+  const ToolCall& call = cell.call;
+  const Glyphs& g = *ctx.glyphs;
+  Look look = LookOf(call.status, g);
+
+  std::string status = ToolStatusWords(call.status);
+  if (call.status == ToolStatus::kRunning && call.started_unix_ms > 0 && ctx.now_unix_ms > 0) {
+    int64_t elapsed = std::max<int64_t>(0, ctx.now_unix_ms - call.started_unix_ms);
+    absl::StrAppend(&status, " ", cli::FormatDurationMs(elapsed / 1000 * 1000));
+  } else if (call.duration_ms >= 0) {
+    absl::StrAppend(&status, " · ", cli::FormatDurationMs(call.duration_ms));
+  }
+  if (g.rule == "-") status = absl::StrReplaceAll(status, {{"·", "-"}});
+
+  StyledLine left;
+  left.Add(*look.glyph + " ", Style{look.role, kAttrBold});
+  left.Add(SanitizeForTerminal(call.name.empty() ? call.tool : call.name), Style{Role::kDefault, kAttrBold});
+  std::string key = SanitizeForTerminal(cli::KeyArgument(call.arguments));
+  int room = ctx.width - left.Width() - DisplayWidth(status) - 4;
+  if (!key.empty() && room > 4) {
+    left.Add("  ");
+    left.Add(TruncateToWidth(key, room, g.ellipsis), Style{Role::kDim});
+  }
+  StyledLine header = left;
+  int gap = ctx.width - left.Width() - DisplayWidth(status);
+  header.Add(std::string(static_cast<size_t>(std::max(2, gap)), ' '));
+  header.Add(status, Style{look.role});
+
+  Lines out;
+  out.push_back(std::move(header));
+  StyledLine branch("  " + g.branch + " ", Style{Role::kDim});
+  StyledLine indent("    ");
+  Style dim{Role::kDim};
+
+  if (!call.approval_note.empty()) {
+    Role role = call.approval_note.rfind("allowed", 0) == 0 ? Role::kOk : Role::kWarning;
+    for (auto& l : WrapSpans(StyledLine(SanitizeForTerminal(call.approval_note), Style{role}),
+                             ctx.width, branch, indent)) {
+      out.push_back(std::move(l));
+    }
+  }
+  const std::string& result = call.display.empty() ? call.content : call.display;
+  bool finished = call.duration_ms >= 0 || !result.empty();
+  if (!cell.expanded) {
+    if (!finished) return out;
+    std::string text = SanitizeForTerminal(result);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    size_t lines = text.empty() ? 0 : static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    std::string summary;
+    if (LooksLikeDiff(result)) {
+      int added = 0, removed = 0;
+      for (absl::string_view l : absl::StrSplit(text, '\n')) {
+        if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0) continue;
+        if (!l.empty() && l[0] == '+') ++added;
+        if (!l.empty() && l[0] == '-') ++removed;
+      }
+      summary = absl::StrCat("diff: +", added, " -", removed);
+    } else if (lines == 0) {
+      summary = "(no output)";
+    } else {
+      for (absl::string_view l : absl::StrSplit(text, '\n')) {
+        l = absl::StripAsciiWhitespace(l);
+        if (!l.empty()) {
+          summary = std::string(l);
+          break;
+        }
+      }
+      if (lines > 1) absl::StrAppend(&summary, " ", g.ellipsis, " (", lines, " lines)");
+    }
+    StyledLine line = branch;
+    line.Add(TruncateToWidth(summary, std::max(8, ctx.width - branch.Width()), g.ellipsis), dim);
+    out.push_back(std::move(line));
+    return out;
+  }
+
+  for (const std::string& arg : ArgumentLines(call.arguments)) {
+    for (auto& l : HardWrap(StyledLine(SanitizeForTerminal(arg), dim), ctx.width, indent, indent)) {
+      out.push_back(std::move(l));
+    }
+  }
+  if (!finished) return out;
+  StyledLine bar("  " + g.quote_bar + " ", Style{Role::kBorder});
+  if (LooksLikeDiff(result)) {
+    for (auto& l : RenderDiff(result, ctx.width, bar)) out.push_back(std::move(l));
+    return out;
+  }
+  std::string text = SanitizeForTerminal(result);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  if (text.empty()) text = "(no output)";
+  for (auto& l : HardWrap(StyledLine(text), ctx.width, bar, bar)) out.push_back(std::move(l));
+  return out;
+}
+
+}  // namespace raw::tui

@@ -1,0 +1,31 @@
+// RenderToolCard: a tool call as a compact card.
+//
+//   ✓ read_file  src/main.cc                                  done · 12 ms
+//     └ 42 lines
+//
+// The header holds the status glyph, the name the model used, the call's key
+// argument and, on the right, the status in words with the elapsed time
+// (live while it runs). Collapsed, the result is summarized on one line;
+// expanded, it is shown whole (a diff coloured), with the arguments.
+//
+// Pure function; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clients/tui/cell.h"
+#include "clients/tui/cell_renderer.h"
+
+namespace raw::tui {
+
+Lines RenderToolCard(const Cell& cell, const RenderContext& context);
+
+// A call's JSON arguments as "key: value" lines (the text itself when it is
+// not a JSON object).
+std::vector<std::string> ArgumentLines(const std::string& arguments);
+
+// "waiting for approval", "running", "done", "error", "denied", ...
+const char* ToolStatusWords(ToolStatus status);
+
+}  // namespace raw::tui

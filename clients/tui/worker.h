@@ -1,0 +1,37 @@
+// Worker: one background thread that runs blocking calls (unary RPCs,
+// connecting, starting the daemon) in the order they were queued, so that
+// the UI thread never waits on the daemon. A task reports back by posting to
+// the UiQueue.
+//
+// Thread-safe: Run from any thread. The destructor finishes the task in
+// progress, drops the rest and joins.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <thread>
+
+#include "absl/synchronization/mutex.h"
+
+namespace raw::tui {
+
+class Worker {
+ public:
+  Worker();
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void Run(std::function<void()> task);
+
+ private:
+  void Loop();
+  bool Ready() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  absl::Mutex mu_;
+  std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace raw::tui

@@ -1,0 +1,181 @@
+#include "daemon/config/mcp_server_entry.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "daemon/config/base_url.h"
+#include "daemon/config/config_keys.h"
+#include "daemon/config/config_path.h"
+#include "daemon/config/model_entry.h"
+#include "daemon/config/string_map_entry.h"
+
+namespace raw::config {
+namespace {
+
+constexpr size_t kMaxServerNameChars = 32;
+constexpr char kToolForm[] = "mcp/<server>/<tool>, or a glob such as mcp/<server>/*";
+
+// Headers of the Streamable HTTP transport that the MCP client sets itself.
+std::optional<std::string> RefuseMcpHeader(absl::string_view name) {
+  if (name == "content-type" || name == "accept" || name == "mcp-session-id" ||
+      name == "mcp-protocol-version") {
+    return "the MCP client sends this header on every request; a second one is refused";
+  }
+  if (name == "host" || name == "content-length" || name == "transfer-encoding") {
+    return "derived from the URL and the request body; it cannot be set";
+  }
+  return std::nullopt;
+}
+
+void ReadCommand(FieldReader& r, McpServerConfig& s, std::vector<ConfigProblem>& problems) {
+  const Json* command = r.Find("command");
+  if (command == nullptr) return;
+  if (!command->is_array() || command->empty()) {
+    r.Report("command",
+             absl::StrCat("expected the server's command as an array such as "
+                          "[\"npx\", \"-y\", \"@modelcontextprotocol/server-everything\"]"
+                          ", got ",
+                          DescribeValue(*command)));
+    return;
+  }
+  std::vector<std::string> argv;
+  for (size_t i = 0; i < command->size(); ++i) {
+    const Json& arg = (*command)[i];
+    if (!arg.is_string() || (i == 0 && arg.get_ref<const std::string&>().empty())) {
+      problems.push_back({IndexPath(r.PathOf("command"), i),
+                          absl::StrCat("expected ", i == 0 ? "a program name or path" : "a string",
+                                       ", got ", DescribeValue(arg))});
+      return;
+    }
+    argv.push_back(arg.get<std::string>());
+  }
+  s.command = std::move(argv);
+}
+
+void ReadUrl(FieldReader& r, McpServerConfig& s) {
+  std::optional<std::string> url = r.String("url");
+  if (!url) return;
+  UrlHints hints;
+  hints.example = "https://mcp.example.com/mcp";
+  hints.credentials = "send them in \"headers\", with a variable reference";
+  absl::StatusOr<BaseUrlParts> parts = ParseBaseUrl(*url, hints);
+  if (!parts.ok()) {
+    std::string shown = url->find('@') == std::string::npos ? DescribeValue(Json(*url)) : "the URL";
+    r.Report("url", absl::StrCat(shown, " ", parts.status().message()));
+    return;
+  }
+  s.url = *url;
+}
+
+// `key` is set although it belongs to the other transport.
+void RefuseOtherTransport(FieldReader& r, absl::string_view key, bool stdio) {
+  if (r.Find(key) == nullptr) return;
+  r.Report(key, stdio ? absl::StrCat("only a server with a \"url\" (HTTP) takes ", key,
+                                     "; this one has a \"command\"")
+                      : absl::StrCat("only a server with a \"command\" (stdio) takes ", key,
+                                     "; this one has a \"url\""));
+}
+
+void ReadTimeouts(FieldReader& r, McpServerConfig& s) {
+  auto read = [&r](absl::string_view key, int64_t& ms) {
+    if (auto seconds = r.Integer(key, 1, kMaxTimeoutSeconds)) ms = *seconds * 1000;
+  };
+  read("startup_timeout_seconds", s.startup_timeout_ms);
+  read("call_timeout_seconds", s.call_timeout_ms);
+  read("idle_timeout_seconds", s.idle_timeout_ms);
+}
+
+McpServerConfig ReadServer(const std::string& name, const Json& value, const std::string& path,
+                           const ParseContext& context, std::vector<ConfigProblem>& problems) {
+  McpServerConfig s;
+  s.name = name;
+  FieldReader r(value, path, problems);
+  if (!r.is_object()) return s;
+  r.RejectUnknownKeys(kMcpServerKeys);
+  bool has_command = r.Find("command") != nullptr;
+  bool has_url = r.Find("url") != nullptr;
+  if (has_command == has_url) {
+    r.Report("", has_command ? "set either \"command\" (stdio) or \"url\" (HTTP), not both"
+                             : "expected \"command\" (a stdio server's argv) or \"url\" (a "
+                               "Streamable HTTP endpoint)");
+  }
+  ReadCommand(r, s, problems);
+  ReadUrl(r, s);
+  if (has_command && !has_url) {
+    RefuseOtherTransport(r, "headers", /*stdio=*/true);
+  } else if (has_url && !has_command) {
+    RefuseOtherTransport(r, "env", /*stdio=*/false);
+    RefuseOtherTransport(r, "cwd", /*stdio=*/false);
+  }
+  if (!has_url) s.env = ReadEnvironment(r, "env", problems);
+  if (!has_url) {
+    if (auto cwd = r.NonEmptyString("cwd", "a directory path")) {
+      absl::StatusOr<std::string> dir = ResolveConfigPath(*cwd, context);
+      if (dir.ok()) {
+        s.cwd = *dir;
+      } else {
+        r.Report("cwd", std::string(dir.status().message()));
+      }
+    }
+  }
+  if (!has_command) s.headers = ReadHeaders(r, "headers", RefuseMcpHeader, problems);
+  ReadTimeouts(r, s);
+  return s;
+}
+
+}  // namespace
+
+bool IsMcpServerName(absl::string_view name) {
+  return !name.empty() && name.size() <= kMaxServerNameChars &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+         });
+}
+
+void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& config,
+                    std::vector<ConfigProblem>& problems) {
+  const Json* servers = doc.Find("mcp_servers");
+  if (servers == nullptr) return;
+  FieldReader section(*servers, "mcp_servers", problems);
+  if (!section.is_object()) return;
+  for (const auto& [name, value] : servers->items()) {
+    std::string path = JoinPath("mcp_servers", name);
+    if (!IsMcpServerName(name)) {
+      problems.push_back({path, "invalid server name (1 to 32 letters, digits, '_' and '-')"});
+      continue;
+    }
+    config.mcp_servers[name] = ReadServer(name, value, path, context, problems);
+  }
+}
+
+void CheckAgentMcpTools(const Config& config, std::vector<ConfigProblem>& problems) {
+  std::vector<std::string> defined;
+  for (const auto& [name, server] : config.mcp_servers) defined.push_back(name);
+  for (const auto& [agent_name, agent] : config.agents) {
+    std::string use_path = JoinPath(JoinPath(JoinPath("agents", agent_name), "tools"), "use");
+    for (size_t i = 0; i < agent.tools_use.size(); ++i) {
+      absl::string_view entry = agent.tools_use[i];
+      if (!absl::ConsumePrefix(&entry, "mcp/")) continue;
+      std::string quoted = DescribeValue(Json(agent.tools_use[i]));
+      size_t slash = entry.find('/');
+      absl::string_view server = entry.substr(0, slash);
+      if (slash == absl::string_view::npos || !IsMcpServerName(server)) {
+        problems.push_back(
+            {IndexPath(use_path, i), absl::StrCat(quoted, " must name one server: ", kToolForm,
+                                                  " (defined servers: ", JoinNames(defined), ")")});
+      } else if (!config.mcp_servers.contains(std::string(server))) {
+        problems.push_back(
+            {IndexPath(use_path, i),
+             absl::StrCat(quoted, " names MCP server \"", server,
+                          "\", which is not defined under \"mcp_servers\" (defined: ",
+                          JoinNames(defined), ")")});
+      }
+    }
+  }
+}
+
+}  // namespace raw::config

@@ -1,0 +1,28 @@
+// McpServerEntry: validation of the top-level "mcp_servers" map of
+// config.json into McpServerConfig values, and the check that every
+// agents.<a>.tools.use entry under mcp/ names a defined server. Pure;
+// thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "daemon/config/config.h"
+#include "daemon/config/config_loader.h"
+#include "daemon/config/field_reader.h"
+
+namespace raw::config {
+
+// ^[a-zA-Z0-9_-]{1,32}$: the <server> of mcp/<server>/<tool>.
+bool IsMcpServerName(absl::string_view name);
+
+// Reads "mcp_servers" into config.mcp_servers.
+void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& config,
+                    std::vector<ConfigProblem>& problems);
+
+// Every tools.use entry "mcp/<server>/<tool or glob>" names one defined
+// server.
+void CheckAgentMcpTools(const Config& config, std::vector<ConfigProblem>& problems);
+
+}  // namespace raw::config

@@ -1,0 +1,112 @@
+#include "daemon/context/context_meter.h"
+
+#include <algorithm>
+
+#include "common/json.h"
+#include "daemon/context/token_estimate.h"
+
+namespace raw::context {
+namespace {
+
+constexpr int kFormatVersion = 1;
+// Larger than any real context; guards against a corrupted row.
+constexpr int64_t kMaxPlausibleTokens = int64_t{1} << 50;
+
+// The non-negative integer at `key`, if `j` has one.
+std::optional<int64_t> IntField(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  const auto value = it->get<int64_t>();
+  if (value < 0 || value > kMaxPlausibleTokens) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+void ContextMeter::Reset(int64_t runtime_tokens, const std::vector<events::ContextItem>& items) {
+  runtime_tokens_ = runtime_tokens;
+  items_ = items.size();
+  items_tokens_ = EstimateItemsTokens(items);
+  last_item_tokens_ = items.empty() ? 0 : EstimateItemTokens(items.back());
+  baseline_.reset();
+  since_baseline_tokens_ = 0;
+}
+
+void ContextMeter::SetRuntime(int64_t runtime_tokens) { runtime_tokens_ = runtime_tokens; }
+
+void ContextMeter::Append(const events::ContextItem& item) {
+  const int64_t t = EstimateItemTokens(item);
+  ++items_;
+  items_tokens_ += t;
+  last_item_tokens_ = t;
+  since_baseline_tokens_ += t;
+}
+
+void ContextMeter::RecordReported(const events::Usage& usage) {
+  if (!usage.input_tokens) return;
+  Baseline b;
+  b.tokens = *usage.input_tokens + usage.output_tokens.value_or(last_item_tokens_);
+  b.runtime_tokens = runtime_tokens_;
+  b.items = items_;
+  baseline_ = b;
+  since_baseline_tokens_ = 0;
+}
+
+int64_t ContextMeter::tokens() const {
+  if (!baseline_) return runtime_tokens_ + items_tokens_;
+  const int64_t t = baseline_->tokens + since_baseline_tokens_ +
+                    (runtime_tokens_ - baseline_->runtime_tokens);
+  return std::max<int64_t>(t, 0);
+}
+
+std::string ContextMeter::Serialize() const {
+  Json j = Json::object();
+  j["v"] = kFormatVersion;
+  j["items"] = static_cast<int64_t>(items_);
+  if (baseline_) {
+    j["baseline"] = baseline_->tokens;
+    j["baseline_runtime"] = baseline_->runtime_tokens;
+    j["baseline_items"] = static_cast<int64_t>(baseline_->items);
+  }
+  return DumpJson(j);
+}
+
+void ContextMeter::Restore(const std::string& saved, int64_t runtime_tokens,
+                           const std::vector<events::ContextItem>& items) {
+  Reset(runtime_tokens, items);
+  if (saved.empty()) return;
+  auto parsed = ParseJson(saved);
+  if (!parsed.ok() || !parsed->is_object()) return;
+  const Json& j = *parsed;
+  auto version = j.find("v");
+  if (version == j.end() || !version->is_number_integer() ||
+      version->get<int64_t>() != kFormatVersion) {
+    return;
+  }
+  auto count = IntField(j, "items");
+  if (!count || static_cast<size_t>(*count) != items.size()) return;
+  if (!j.contains("baseline")) return;  // a whole estimate: Reset did it
+  auto tokens = IntField(j, "baseline");
+  auto runtime = IntField(j, "baseline_runtime");
+  auto covered = IntField(j, "baseline_items");
+  if (!tokens || !runtime || !covered || static_cast<size_t>(*covered) > items.size()) return;
+  Baseline b;
+  b.tokens = *tokens;
+  b.runtime_tokens = *runtime;
+  b.items = static_cast<size_t>(*covered);
+  baseline_ = b;
+  since_baseline_tokens_ = 0;
+  for (size_t i = b.items; i < items.size(); ++i) {
+    since_baseline_tokens_ += EstimateItemTokens(items[i]);
+  }
+}
+
+events::ContextEstimate ContextMeter::Estimate(std::optional<int64_t> window_tokens) const {
+  events::ContextEstimate e;
+  e.tokens = tokens();
+  e.window_tokens = window_tokens;
+  e.reported_baseline = reported_baseline();
+  return e;
+}
+
+}  // namespace raw::context

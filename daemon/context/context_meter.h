@@ -1,0 +1,85 @@
+// ContextMeter: the running estimate of what the model will receive next:
+// the runtime (system prompt and selected tool definitions) plus every item
+// of the model context.
+//
+// Two modes:
+// - estimated: runtime + the sum of EstimateItemTokens over the items;
+// - reported baseline: after a request whose usage reported input_tokens,
+//   the provider's count covers the runtime and every item up to the
+//   assistant item that request produced; later changes are estimated on
+//   top of it (items appended since, and the runtime's change since).
+// Every step's update is O(size of the change), never O(history): Append
+// and RecordReported touch only the new item, tokens() is O(1). Reset and
+// Restore walk all items once (on load, and after compaction or /clear
+// rewrote the context).
+//
+// The state survives daemon restarts through Serialize/Restore (the session
+// row keeps the string).
+//
+// Thread-safety: not thread-safe; owned by one session runner, which calls
+// it only from the thread that changes the context.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/events/conversation.h"
+#include "daemon/events/session_event.h"
+#include "daemon/events/usage.h"
+
+namespace raw::context {
+
+class ContextMeter {
+ public:
+  ContextMeter() = default;
+
+  // Whole estimate of `items` under `runtime_tokens`; drops any baseline.
+  void Reset(int64_t runtime_tokens, const std::vector<events::ContextItem>& items);
+
+  // The system prompt or the tools changed. O(1).
+  void SetRuntime(int64_t runtime_tokens);
+
+  // One item was added to the context. O(size of item).
+  void Append(const events::ContextItem& item);
+
+  // The usage of the request that produced the item just Append()ed. With
+  // input_tokens known, the baseline becomes input_tokens + output_tokens
+  // (or, when output is unknown, the estimate of that last item). Unknown
+  // input keeps the previous state.
+  void RecordReported(const events::Usage& usage);
+
+  int64_t tokens() const;
+  bool reported_baseline() const { return baseline_.has_value(); }
+  size_t items() const { return items_; }
+
+  // A compact text form of the state (JSON), for the session row.
+  std::string Serialize() const;
+  // Restores a Serialize()d state for `items` under `runtime_tokens` (the
+  // runtime now; a change since the baseline is accounted). Falls back to
+  // Reset(runtime_tokens, items) when `saved` is empty, malformed, or was
+  // taken for a different number of items.
+  void Restore(const std::string& saved, int64_t runtime_tokens,
+               const std::vector<events::ContextItem>& items);
+
+  // tokens() with the model's window (when it sets context_window_tokens).
+  events::ContextEstimate Estimate(std::optional<int64_t> window_tokens) const;
+
+ private:
+  struct Baseline {
+    int64_t tokens = 0;          // reported count covering items [0, items)
+    int64_t runtime_tokens = 0;  // runtime estimate when it was reported
+    size_t items = 0;
+  };
+
+  int64_t runtime_tokens_ = 0;
+  size_t items_ = 0;
+  int64_t items_tokens_ = 0;      // estimate of every item
+  int64_t last_item_tokens_ = 0;  // estimate of the last appended item
+  std::optional<Baseline> baseline_;
+  int64_t since_baseline_tokens_ = 0;  // estimate of items appended since
+};
+
+}  // namespace raw::context

@@ -1,0 +1,82 @@
+#include "daemon/context/summary.h"
+
+#include <limits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "daemon/context/token_estimate.h"
+#include "daemon/context/transcript.h"
+
+namespace raw::context {
+namespace {
+
+constexpr char kSystemPrompt[] =
+    "You summarize part of a conversation between a user and a coding assistant. Your summary "
+    "replaces these turns in the assistant's context, so the assistant must be able to continue "
+    "the work from it.\n"
+    "Keep:\n"
+    "- what the user asked for, and the constraints and preferences they stated;\n"
+    "- decisions made, with their reasons;\n"
+    "- files created, changed or deleted (paths) and what changed in them;\n"
+    "- commands and results that still matter;\n"
+    "- open problems, errors not yet fixed, unfinished work and the next step.\n"
+    "Fold any earlier summary in the transcript into yours. Leave out greetings, repetition and "
+    "tool output that no longer matters. Be terse: short bullet points, no introduction. Write "
+    "only the summary.";
+
+constexpr char kTranscriptIntro[] = "Transcript to summarize:\n\n";
+
+}  // namespace
+
+providers::ModelRequest SummaryRequest(const std::string& rendered_chunk, int chunk, int chunks) {
+  providers::ModelRequest request;
+  request.system_prompt = kSystemPrompt;
+  if (chunks > 1) {
+    absl::StrAppend(&request.system_prompt, "\nThis transcript is part ", chunk, " of ", chunks,
+                    " of the older conversation, in chronological order; summarize only this "
+                    "part.");
+  }
+  request.messages.push_back(events::UserText(absl::StrCat(kTranscriptIntro, rendered_chunk)));
+  return request;
+}
+
+int64_t SummaryRequestOverheadTokens() {
+  constexpr int kMost = std::numeric_limits<int>::max();
+  providers::ModelRequest r = SummaryRequest("", kMost, kMost);
+  return EstimateRuntimeTokens(r.system_prompt, r.tools) + EstimateItemsTokens(r.messages);
+}
+
+SummaryVerdict CheckSummary(const std::string& text, providers::FinishReason reason,
+                            int64_t replaced_tokens) {
+  SummaryVerdict v;
+  if (absl::StripAsciiWhitespace(text).empty()) {
+    v.reason = "the summary was empty";
+  } else if (reason == providers::FinishReason::kLength) {
+    v.reason =
+        "the summary was cut off at its output cap (compact.max_output_tokens); raise it or "
+        "keep fewer turns";
+  } else if (const int64_t tokens = EstimateTextTokens(text); tokens >= replaced_tokens) {
+    v.reason = absl::StrCat("the summary (~", tokens,
+                            " tokens) is not shorter than what it would replace (~",
+                            replaced_tokens, " tokens)");
+  } else {
+    v.accepted = true;
+  }
+  return v;
+}
+
+std::string JoinChunkSummaries(const std::vector<std::string>& chunk_summaries) {
+  std::string out = kSummaryPreamble;
+  if (chunk_summaries.size() == 1) {
+    absl::StrAppend(&out, absl::StripAsciiWhitespace(chunk_summaries[0]));
+    return out;
+  }
+  for (size_t i = 0; i < chunk_summaries.size(); ++i) {
+    if (i > 0) out.append("\n\n");
+    absl::StrAppend(&out, "Part ", i + 1, " of ", chunk_summaries.size(), ":\n",
+                    absl::StripAsciiWhitespace(chunk_summaries[i]));
+  }
+  return out;
+}
+
+}  // namespace raw::context

@@ -1,0 +1,43 @@
+// Summary: the request compaction sends to the summarizer for one chunk of
+// older turns, the verdict on the summary that comes back, and the text the
+// accepted summaries become in the model context.
+//
+// Pure functions; safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "daemon/providers/provider.h"
+#include "daemon/providers/provider_event.h"
+
+namespace raw::context {
+
+// The request for chunk `chunk` (from 1) of `chunks`: a summarizer system
+// prompt (keep what the user asked, decisions, changed files, open problems;
+// terse), no tools, and `rendered_chunk` (see RenderTranscript) as the one
+// user message.
+providers::ModelRequest SummaryRequest(const std::string& rendered_chunk, int chunk, int chunks);
+
+// The estimated size of SummaryRequest("", n, n) for any n: what a summary
+// request costs besides its transcript.
+int64_t SummaryRequestOverheadTokens();
+
+struct SummaryVerdict {
+  bool accepted = false;
+  std::string reason;  // why not, when not accepted
+};
+
+// Accepts `text` only when it is non-empty after trimming, complete (the
+// stream did not end at the output cap, kLength), and shorter than
+// `replaced_tokens`: EstimateTextTokens(text) < replaced_tokens.
+SummaryVerdict CheckSummary(const std::string& text, providers::FinishReason reason,
+                            int64_t replaced_tokens);
+
+// The summary as the model sees it: kSummaryPreamble, then the chunk
+// summaries (trimmed) in order; with several, each under a short heading
+// ("Part 2 of 3").
+std::string JoinChunkSummaries(const std::vector<std::string>& chunk_summaries);
+
+}  // namespace raw::context

@@ -1,0 +1,54 @@
+#include "daemon/context/token_estimate.h"
+
+#include <type_traits>
+
+#include "common/json.h"
+
+namespace raw::context {
+
+int64_t EstimateTextTokens(std::string_view text) {
+  const auto bytes = static_cast<int64_t>(text.size());
+  return (bytes + kBytesPerToken - 1) / kBytesPerToken;
+}
+
+int64_t EstimateItemTokens(const events::ContextItem& item) {
+  return std::visit(
+      [](const auto& v) -> int64_t {
+        using T = std::decay_t<decltype(v)>;
+        int64_t tokens = kMessageOverheadTokens;
+        if constexpr (std::is_same_v<T, events::UserText>) {
+          tokens += EstimateTextTokens(v.text);
+        } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
+          tokens += EstimateTextTokens(v.text) + EstimateTextTokens(v.reasoning);
+          for (const auto& call : v.tool_calls) {
+            tokens += kToolCallOverheadTokens + EstimateTextTokens(call.name) +
+                      EstimateTextTokens(call.arguments);
+          }
+        } else {
+          static_assert(std::is_same_v<T, events::ToolOutcome>);
+          tokens += EstimateTextTokens(v.name) + EstimateTextTokens(v.content);
+        }
+        return tokens;
+      },
+      item);
+}
+
+int64_t EstimateItemsTokens(const std::vector<events::ContextItem>& items) {
+  int64_t tokens = 0;
+  for (const auto& item : items) tokens += EstimateItemTokens(item);
+  return tokens;
+}
+
+int64_t EstimateRuntimeTokens(const std::string& system_prompt,
+                              const std::vector<providers::ToolDefinition>& tools) {
+  int64_t tokens = 0;
+  if (!system_prompt.empty()) tokens += kMessageOverheadTokens + EstimateTextTokens(system_prompt);
+  for (const auto& tool : tools) {
+    tokens += kToolDefinitionOverheadTokens + EstimateTextTokens(tool.name) +
+              EstimateTextTokens(tool.description) +
+              EstimateTextTokens(DumpJson(tool.parameters));
+  }
+  return tokens;
+}
+
+}  // namespace raw::context

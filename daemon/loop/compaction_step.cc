@@ -1,0 +1,51 @@
+#include "daemon/loop/compaction_step.h"
+
+#include "common/logging.h"
+#include "daemon/hooks/hook_fields.h"
+#include "daemon/loop/compactor.h"
+
+namespace raw::loop {
+
+void PublishEstimate(const TurnPlan& plan, const SessionContext& ctx, SessionLog& log) {
+  events::ContextEstimate estimate = ctx.meter.Estimate(plan.agent.model.context_window_tokens);
+  if (plan.session) plan.session->SetEstimate(estimate);
+  log.PublishLive(plan.turn_id, estimate);
+}
+
+events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool last_turn_running,
+                                       const TurnPlan& plan, SessionContext& ctx, SessionLog& log,
+                                       TurnHooks& hooks, const CancelToken& cancel,
+                                       std::function<void()> before_end) {
+  ctx.SyncMeter();
+  hooks.Fire(config::HookEvent::kPreCompact, "",
+             hooks::PreCompactFields(trigger == events::CompactionTrigger::kManual
+                                         ? hooks::CompactTrigger::kManual
+                                         : hooks::CompactTrigger::kAuto));
+  CompactionRequest request;
+  request.trigger = trigger;
+  request.settings = plan.agent.agent.compact;
+  request.window_tokens = plan.agent.model.context_window_tokens;
+  request.runtime_tokens = ctx.runtime_tokens;
+  request.tokens_before = ctx.meter.tokens();
+  request.turn_id = plan.turn_id;
+  request.last_turn_running = last_turn_running;
+  request.before_end = std::move(before_end);
+  CompactionResult result = RunCompaction(request, ctx.items, *plan.summarizer, log, cancel,
+                                          plan.first_seq_of_turn);
+  // Summary requests are model requests: their usage counts in the
+  // session's totals like any other.
+  for (const events::Usage& usage : result.usage) {
+    CommitExtras extras;
+    extras.usage = usage;
+    if (absl::Status s = log.Commit(plan.turn_id, {events::UsageReport{usage, 0}}, extras);
+        !s.ok()) {
+      RAW_LOG(Warning) << "session " << plan.session_id
+                       << ": could not store the usage of a summary request: " << s.message();
+    }
+  }
+  if (result.context) ctx.Rewrite(std::move(*result.context));
+  PublishEstimate(plan, ctx, log);
+  return result.ended;
+}
+
+}  // namespace raw::loop

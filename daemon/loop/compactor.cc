@@ -1,0 +1,190 @@
+#include "daemon/loop/compactor.h"
+
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/context/compaction_plan.h"
+#include "daemon/context/context_meter.h"
+#include "daemon/context/token_estimate.h"
+
+namespace raw::loop {
+namespace {
+
+using events::CompactionOutcome;
+
+// Collects one summary response: its text and how it ended. Reasoning and
+// tool calls are ignored; a retry discards what the failed attempt sent.
+class SummarySink : public providers::ProviderEventSink {
+ public:
+  void OnEvent(const providers::ProviderEvent& event) override {
+    if (const auto* delta = std::get_if<providers::TextDeltaEvent>(&event)) {
+      text_ += delta->text;
+    } else if (const auto* finish = std::get_if<providers::FinishEvent>(&event)) {
+      finish_ = finish->reason;
+    } else if (const auto* usage = std::get_if<providers::UsageEvent>(&event)) {
+      usage_ = usage->usage;
+    } else if (const auto* error = std::get_if<providers::ErrorEvent>(&event)) {
+      error_ = *error;
+    } else if (std::holds_alternative<providers::RetryEvent>(event)) {
+      text_.clear();
+      finish_.reset();
+      usage_ = {};
+    }
+  }
+  const std::string& text() const { return text_; }
+  const std::optional<providers::FinishReason>& finish() const { return finish_; }
+  const std::optional<providers::ErrorEvent>& error() const { return error_; }
+  const events::Usage& usage() const { return usage_; }
+
+ private:
+  std::string text_;
+  std::optional<providers::FinishReason> finish_;
+  std::optional<providers::ErrorEvent> error_;
+  events::Usage usage_;
+};
+
+std::string NotRecorded(const absl::Status& status) {
+  return absl::StrCat("The compaction could not be recorded (", status.message(),
+                      "); the context is unchanged.");
+}
+
+// Why a summary request failed: the provider's message when it sent one.
+std::string FailureReason(const absl::Status& status, const SummarySink& sink) {
+  if (sink.error() && !sink.error()->message.empty()) return sink.error()->message;
+  if (!status.ok()) return std::string(status.message());
+  return "the response ended without finishing";
+}
+
+// Commits `ended` (with `extras`); when the store refuses, publishes it
+// unstored as a failure so clients still learn the compaction ended.
+bool Record(SessionLog& log, const std::string& turn_id, events::CompactionEnded& ended,
+            CommitExtras extras = {}) {
+  absl::Status status = log.Commit(turn_id, {ended}, std::move(extras));
+  if (status.ok()) return true;
+  ended.outcome = CompactionOutcome::kFailed;
+  ended.message = NotRecorded(status);
+  ended.tokens_after = ended.tokens_before;
+  ended.first_summarized_seq = 0;
+  ended.last_summarized_seq = 0;
+  ended.summary.clear();
+  log.PublishUnstored(turn_id, ended);
+  return false;
+}
+
+}  // namespace
+
+CompactionResult RunCompaction(
+    const CompactionRequest& request, const std::vector<events::ContextItem>& context,
+    providers::Provider& summarizer, SessionLog& log, const CancelToken& cancel,
+    const std::function<uint64_t(const std::string& turn_id)>& first_seq_of_turn) {
+  CompactionResult result;
+  events::CompactionEnded& ended = result.ended;
+  ended.trigger = request.trigger;
+  ended.tokens_before = request.tokens_before;
+  ended.tokens_after = request.tokens_before;
+  const std::string& turn_id = request.turn_id;
+  auto unchanged = [&](CompactionOutcome outcome, std::string message) {
+    ended.outcome = outcome;
+    ended.message = std::move(message);
+    if (request.before_end) request.before_end();
+    Record(log, turn_id, ended);
+    return result;
+  };
+  // Before anything of this compaction is recorded: the display history the
+  // summary covers when nothing is kept.
+  const uint64_t seq_before = log.last_seq();
+
+  context::CompactionPlan plan = context::PlanCompaction(
+      context, request.settings, request.window_tokens, request.last_turn_running);
+  if (plan.chunks.empty()) {
+    return unchanged(CompactionOutcome::kNothingToCompact,
+                     absl::StrCat("Nothing to compact: the context holds only the original "
+                                  "task, earlier summaries and the recent turns kept as they "
+                                  "are (compact.keep_recent_turns = ",
+                                  request.settings.keep_recent_turns, ")."));
+  }
+  const int chunks = static_cast<int>(plan.chunks.size());
+  absl::Status started = log.Commit(
+      turn_id, {events::CompactionStarted{request.trigger, request.tokens_before, chunks}});
+  if (!started.ok()) {
+    ended.outcome = CompactionOutcome::kFailed;
+    ended.message = NotRecorded(started);
+    if (request.before_end) request.before_end();
+    log.PublishUnstored(turn_id, ended);
+    return result;
+  }
+
+  const std::string kCancelled = "Compaction was cancelled; the context is unchanged.";
+  std::vector<std::string> summaries;
+  for (int i = 0; i < chunks; ++i) {
+    if (cancel.cancelled()) return unchanged(CompactionOutcome::kCancelled, kCancelled);
+    log.PublishLive(turn_id, events::CompactionProgress{i + 1, chunks});
+    const providers::ModelRequest summary_request =
+        context::SummaryRequest(context::RenderTranscript(plan.chunks[static_cast<size_t>(i)]),
+                                i + 1, chunks);
+    SummarySink sink;
+    absl::Status status = summarizer.Stream(summary_request, sink, cancel);
+    result.usage.push_back(sink.usage());
+    const bool cancelled = cancel.cancelled() || status.code() == absl::StatusCode::kCancelled ||
+                           (sink.error() && sink.error()->kind == providers::ErrorKind::kCancelled);
+    if (cancelled) return unchanged(CompactionOutcome::kCancelled, kCancelled);
+    if (!status.ok() || sink.error() || !sink.finish()) {
+      return unchanged(CompactionOutcome::kFailed,
+                       absl::StrCat("The summary request failed: ", FailureReason(status, sink),
+                                    ". The context is unchanged."));
+    }
+    // Whether the context shrinks is judged on the whole summary below.
+    context::SummaryVerdict verdict = context::CheckSummary(
+        sink.text(), *sink.finish(), std::numeric_limits<int64_t>::max());
+    if (!verdict.accepted) {
+      std::string part = chunks > 1 ? absl::StrCat(" (part ", i + 1, " of ", chunks, ")") : "";
+      return unchanged(CompactionOutcome::kRejected,
+                       absl::StrCat("The summary was rejected", part, ": ", verdict.reason,
+                                    ". The context is unchanged."));
+    }
+    summaries.push_back(sink.text());
+  }
+  if (cancel.cancelled()) return unchanged(CompactionOutcome::kCancelled, kCancelled);
+
+  std::string summary = context::JoinChunkSummaries(summaries);
+  context::SummaryVerdict verdict =
+      context::CheckSummary(summary, providers::FinishReason::kStop, plan.replaced_tokens);
+  if (!verdict.accepted) {
+    return unchanged(CompactionOutcome::kRejected,
+                     absl::StrCat("The summary was rejected: ", verdict.reason,
+                                  ". The context is unchanged."));
+  }
+
+  std::vector<events::ContextItem> compacted = context::AssembleCompacted(plan, summary);
+  auto seq_of = [&](const std::string& id) -> uint64_t {
+    return id.empty() || !first_seq_of_turn ? 0 : first_seq_of_turn(id);
+  };
+  const uint64_t first = seq_of(plan.first_summarized_turn_id);
+  ended.first_summarized_seq = first > 0 ? first : 1;
+  if (plan.kept.empty()) {
+    ended.last_summarized_seq = seq_before;
+  } else {
+    const uint64_t kept = seq_of(plan.first_kept_turn_id);
+    ended.last_summarized_seq = kept > 0 ? kept - 1 : 0;
+  }
+  ended.outcome = CompactionOutcome::kAccepted;
+  ended.tokens_after = request.runtime_tokens + context::EstimateItemsTokens(compacted);
+  ended.summary = std::move(summary);
+  ended.message = absl::StrCat("Older turns were replaced by a summary: ~", ended.tokens_before,
+                               " tokens before, ~", ended.tokens_after, " after.");
+  // The new context's estimate state goes with it, so a restart finds the
+  // two consistent.
+  context::ContextMeter meter;
+  meter.Reset(request.runtime_tokens, compacted);
+  CommitExtras extras;
+  extras.replace_context = compacted;
+  extras.context_meter = meter.Serialize();
+  extras.compaction_accepted = true;
+  extras.conversation_activity = false;
+  if (request.before_end) request.before_end();
+  if (Record(log, turn_id, ended, std::move(extras))) result.context = std::move(compacted);
+  return result;
+}
+
+}  // namespace raw::loop

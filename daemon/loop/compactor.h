@@ -1,0 +1,83 @@
+// Compactor: one compaction of a session's model context, from the plan to
+// the committed result.
+//
+// RunCompaction plans (context/compaction_plan.h), records
+// CompactionStarted, asks `summarizer` for one summary per chunk (publishing
+// a live CompactionProgress before each), checks the summaries, and records
+// CompactionEnded. Only an accepted compaction changes the model context,
+// and it does so in the same commit as its CompactionEnded
+// (CommitExtras::replace_context, together with the new context's
+// ContextMeter state and the session's compaction count), so the store
+// never holds a partial context. A failed, cancelled or rejected compaction
+// leaves the context as it was.
+//
+// Thread-safety: RunCompaction blocks on the summarizer. The caller runs it
+// on the thread of the operation that owns the session's context (a turn,
+// for automatic compaction, or a manual compaction), with nothing else
+// changing the context meanwhile. It reads `context` and never modifies it;
+// the caller adopts CompactionResult::context.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/cancel_token.h"
+#include "daemon/config/config.h"
+#include "daemon/events/conversation.h"
+#include "daemon/events/session_event.h"
+#include "daemon/loop/session_log.h"
+#include "daemon/providers/provider.h"
+
+namespace raw::loop {
+
+struct CompactionRequest {
+  events::CompactionTrigger trigger = events::CompactionTrigger::kManual;
+  config::CompactSettings settings;
+  std::optional<int64_t> window_tokens;
+  int64_t runtime_tokens = 0;  // EstimateRuntimeTokens of the agent's prompt + tools
+  int64_t tokens_before = 0;   // the meter's current estimate
+  std::string turn_id;         // turn id the events carry
+  bool last_turn_running = false;  // automatic compaction inside a running turn
+  // Called once, right before the final CompactionEnded is recorded or
+  // published (whatever the outcome), on the compacting thread. The session
+  // runner uses it to know that clients may see the end from now on.
+  std::function<void()> before_end = nullptr;
+};
+
+struct CompactionResult {
+  events::CompactionEnded ended;  // as committed
+  // The new model context, set only when the compaction was accepted and
+  // committed; the caller replaces its context with it and resets its
+  // ContextMeter (Reset(runtime_tokens, *context)).
+  std::optional<std::vector<events::ContextItem>> context;
+  // The usage each summary request made reported (all fields unknown when
+  // it reported none), in order, whatever the outcome. Not committed here:
+  // the caller adds it to the session's totals if it counts summary
+  // requests there.
+  std::vector<events::Usage> usage;
+};
+
+// Runs one compaction of `context` (see the file comment). `summarizer` is
+// the agent's model, already configured with settings.max_output_tokens as
+// its output cap; it receives SummaryRequest()s only (no tools). `cancel`
+// is checked between chunks and passed to each request.
+// `first_seq_of_turn` maps a display-history turn id to the seq of its first
+// stored event (0 when unknown); it fills the summarized seq range of an
+// accepted CompactionEnded: first = first_seq_of_turn(first summarized
+// turn) or 1 when unknown; last = first_seq_of_turn(first kept turn) - 1,
+// or log.last_seq() when nothing is kept, or 0 when the kept turn is
+// unknown.
+//
+// Outcomes: kNothingToCompact (only CompactionEnded is committed),
+// kAccepted, kRejected (empty, cut at the output cap, or not shorter),
+// kFailed (a summary request failed; or the store refused a commit, in which
+// case the CompactionEnded is published unstored), kCancelled. Never throws.
+CompactionResult RunCompaction(
+    const CompactionRequest& request, const std::vector<events::ContextItem>& context,
+    providers::Provider& summarizer, SessionLog& log, const CancelToken& cancel,
+    const std::function<uint64_t(const std::string& turn_id)>& first_seq_of_turn);
+
+}  // namespace raw::loop

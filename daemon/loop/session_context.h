@@ -1,0 +1,43 @@
+// SessionContext: a loaded session's model context and its size meter.
+//
+// Owned by the SessionRunner and touched only by the operation that runs
+// (a turn, a compaction, a clear), one at a time. Whoever appends items
+// does not have to tell the meter: SyncMeter() catches up with what was
+// appended since it last looked, at O(new items) — never O(history).
+// Rewrites (compaction, /clear) call Rewrite(), which re-estimates once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "daemon/context/context_meter.h"
+#include "daemon/events/conversation.h"
+#include "daemon/events/session_event.h"
+
+namespace raw::loop {
+
+struct SessionContext {
+  std::vector<events::ContextItem> items;
+  context::ContextMeter meter;
+
+  void SyncMeter() {
+    if (meter.items() > items.size()) {
+      meter.Reset(runtime_tokens, items);
+      return;
+    }
+    for (size_t i = meter.items(); i < items.size(); ++i) meter.Append(items[i]);
+  }
+  void SetRuntime(int64_t tokens) {
+    runtime_tokens = tokens;
+    meter.SetRuntime(tokens);
+  }
+  void Rewrite(std::vector<events::ContextItem> new_items) {
+    items = std::move(new_items);
+    meter.Reset(runtime_tokens, items);
+  }
+
+  int64_t runtime_tokens = 0;  // system prompt + tool definitions, estimated
+};
+
+}  // namespace raw::loop

@@ -1,0 +1,363 @@
+#include "daemon/mcp/managed_server.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "daemon/mcp/http_transport.h"
+#include "daemon/mcp/mcp_tool_spec.h"
+#include "daemon/mcp/stdio_transport.h"
+
+namespace raw::mcp {
+namespace {
+
+// What a stdio server inherits from the daemon's environment (as the
+// reference client does): enough to run, never the daemon's secrets.
+constexpr const char* kInheritedEnv[] = {"HOME", "LOGNAME", "PATH",     "SHELL",  "TERM", "USER",
+                                         "LANG", "LC_ALL",  "LC_CTYPE", "TMPDIR", "TZ"};
+constexpr int64_t kHangPingTimeoutMs = 5000;
+
+}  // namespace
+
+const char* ServerStateName(ServerState state) {
+  switch (state) {
+    case ServerState::kStopped:
+      return "stopped";
+    case ServerState::kStarting:
+      return "starting";
+    case ServerState::kReady:
+      return "ready";
+    case ServerState::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+ManagedServer::ManagedServer(config::McpServerConfig config, ManagedServerOptions options)
+    : config_(std::move(config)), options_(std::move(options)) {}
+
+ManagedServer::~ManagedServer() { Shutdown(); }
+
+void ManagedServer::Changed() const {
+  if (options_.on_change) options_.on_change();
+}
+
+absl::Status ManagedServer::Prepare(const ExpandFn& expand) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (prepared_) return absl::OkStatus();
+  }
+  // Expansion may run a command; it happens without the lock.
+  std::map<std::string, std::string> env;
+  http::Headers headers;
+  auto resolve = [&](const std::string& field, const std::string& key,
+                     const std::string& value) -> absl::StatusOr<std::string> {
+    if (!expand) return value;
+    absl::StatusOr<std::string> expanded = expand(value);
+    if (!expanded.ok()) {
+      return absl::Status(expanded.status().code(),
+                          absl::StrCat("mcp_servers.", config_.name, ".", field, ".", key, ": ",
+                                       expanded.status().message()));
+    }
+    return expanded;
+  };
+  for (const auto& [key, value] : config_.env) {
+    ASSIGN_OR_RETURN(env[key], resolve("env", key, value));
+  }
+  for (const auto& [key, value] : config_.headers) {
+    ASSIGN_OR_RETURN(std::string expanded, resolve("headers", key, value));
+    headers.emplace_back(key, std::move(expanded));
+  }
+  absl::MutexLock lock(&mu_);
+  env_ = std::move(env);
+  headers_ = std::move(headers);
+  prepared_ = true;
+  return absl::OkStatus();
+}
+
+std::unique_ptr<McpTransport> ManagedServer::MakeTransport() const {
+  absl::MutexLock lock(&mu_);
+  if (!config_.command.empty()) {
+    StdioTransportOptions stdio;
+    stdio.server_name = config_.name;
+    stdio.process.argv = config_.command;
+    stdio.process.cwd = config_.cwd;
+    if (options_.env) {
+      for (const char* name : kInheritedEnv) {
+        if (std::optional<std::string> value = options_.env(name)) stdio.process.env[name] = *value;
+      }
+    }
+    for (const auto& [key, value] : env_) stdio.process.env[key] = value;
+    stdio.stdin_close_grace_ms = options_.stdin_close_grace_ms;
+    stdio.term_grace_ms = options_.term_grace_ms;
+    return std::make_unique<StdioTransport>(std::move(stdio));
+  }
+  HttpTransportOptions http;
+  http.server_name = config_.name;
+  http.url = config_.url;
+  http.headers = headers_;
+  http.client = options_.http;
+  return std::make_unique<HttpTransport>(std::move(http));
+}
+
+void ManagedServer::RecordFailure(std::string error) {
+  state_ = ServerState::kFailed;
+  last_error_ = std::move(error);
+  ++failures_;
+  // The first use after a failure retries at once; further attempts back
+  // off exponentially.
+  int64_t wait = 0;
+  if (failures_ >= 2) {
+    int shift = std::min(failures_ - 2, 20);
+    wait = std::min(options_.initial_backoff_ms << shift, options_.max_backoff_ms);
+  }
+  next_attempt_ms_ = options_.clock->NowUnixMs() + wait;
+}
+
+absl::Status ManagedServer::EnsureReady() {
+  std::shared_ptr<McpClient> stale;
+  uint64_t epoch;
+  {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(
+        +[](ServerState* state) { return *state != ServerState::kStarting; }, &state_));
+    if (shut_down_) return absl::CancelledError("the daemon is shutting down");
+    if (state_ == ServerState::kReady) return absl::OkStatus();
+    if (!prepared_) return absl::FailedPreconditionError("the server's settings were not resolved");
+    const int64_t now = options_.clock->NowUnixMs();
+    if (state_ == ServerState::kFailed && now < next_attempt_ms_) {
+      return absl::UnavailableError(
+          absl::StrCat(last_error_, " (next attempt in ", next_attempt_ms_ - now, " ms)"));
+    }
+    state_ = ServerState::kStarting;
+    stale = std::move(client_);
+    epoch = ++epoch_;
+  }
+  Changed();
+  stale.reset();  // closes a dead connection (unless a call still holds it)
+
+  McpClientOptions client_options;
+  client_options.server_name = config_.name;
+  client_options.request_timeout_ms = config_.startup_timeout_ms;
+  client_options.on_tools_changed = [this, epoch] {
+    {
+      absl::MutexLock lock(&mu_);
+      if (epoch != epoch_ || client_ == nullptr) return;
+      tools_ = client_->tools();
+      ++tools_generation_;
+    }
+    Changed();
+  };
+  client_options.on_closed = [this, epoch](const absl::Status& reason) { OnClosed(epoch, reason); };
+  auto client = std::make_shared<McpClient>(MakeTransport(), std::move(client_options));
+  absl::Status status = client->Connect();
+
+  bool kept = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!status.ok()) {
+      RecordFailure(absl::StrCat("failed to start: ", status.message()));
+    } else if (shut_down_ || epoch != epoch_) {
+      state_ = ServerState::kStopped;
+    } else {
+      kept = true;
+      state_ = ServerState::kReady;
+      client_ = client;
+      last_error_.clear();
+      protocol_version_ = client->server_info().protocol_version;
+      tools_ = client->tools();
+      ++tools_generation_;
+      listed_ = true;
+      last_used_ms_ = options_.clock->NowUnixMs();
+    }
+  }
+  if (status.ok() && !kept) client->Close();
+  Changed();
+  if (!status.ok()) {
+    RAW_LOG(Warning) << "mcp server " << config_.name << " failed to start: " << status.message();
+    return absl::UnavailableError(absl::StrCat("failed to start: ", status.message()));
+  }
+  if (!kept) return absl::CancelledError("the daemon is shutting down");
+  RAW_LOG(Info) << "mcp server " << config_.name << " is ready (" << client->transport().Describe()
+                << ", MCP " << client->server_info().protocol_version << ", "
+                << client->tools().size() << " tools)";
+  return absl::OkStatus();
+}
+
+void ManagedServer::OnClosed(uint64_t epoch, const absl::Status& reason) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (epoch != epoch_ || state_ != ServerState::kReady) return;
+    RecordFailure(absl::StrCat("stopped unexpectedly: ", reason.message()));
+    notice_ = absl::StrCat("MCP server \"", config_.name, "\" ", last_error_,
+                           "; it restarts when next used");
+    // The dead client is closed later by a caller's thread: this one is its
+    // reader thread.
+  }
+  Changed();
+}
+
+absl::StatusOr<CallToolResult> ManagedServer::Call(
+    const std::string& tool, const Json& arguments, const CancelToken& cancel,
+    std::function<void(const ProgressUpdate&)> on_progress) {
+  std::shared_ptr<McpClient> client;
+  uint64_t epoch = 0;
+  // A second round covers an idle stop racing the start of the call.
+  for (int attempt = 0; attempt < 2 && client == nullptr; ++attempt) {
+    RETURN_IF_ERROR(EnsureReady());
+    absl::MutexLock lock(&mu_);
+    if (state_ == ServerState::kReady && client_ != nullptr) {
+      client = client_;
+      epoch = epoch_;
+      ++inflight_;
+      last_used_ms_ = options_.clock->NowUnixMs();
+    }
+  }
+  if (client == nullptr) return absl::UnavailableError("the server stopped before the call began");
+  CallOptions call;
+  call.timeout_ms = config_.call_timeout_ms;
+  call.cancel = &cancel;
+  call.on_progress = std::move(on_progress);
+  absl::StatusOr<CallToolResult> result = client->CallTool(tool, arguments, call);
+  {
+    absl::MutexLock lock(&mu_);
+    --inflight_;
+    last_used_ms_ = options_.clock->NowUnixMs();
+    if (result.ok() && epoch == epoch_) failures_ = 0;
+  }
+  if (!result.ok() && !cancel.cancelled()) HandleCallFailure(client, epoch, result.status());
+  if (absl::IsDeadlineExceeded(result.status())) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("no answer within ", config_.call_timeout_ms, " ms; the call was cancelled"));
+  }
+  return result;
+}
+
+void ManagedServer::HandleCallFailure(const std::shared_ptr<McpClient>& client, uint64_t epoch,
+                                      const absl::Status& status) {
+  std::string failure;
+  if (absl::IsDeadlineExceeded(status)) {
+    // A slow tool is not a dead server: only one that ignores a ping too.
+    int64_t ping_ms = std::clamp<int64_t>(config_.call_timeout_ms, 100, kHangPingTimeoutMs);
+    if (client->Ping(ping_ms).ok()) return;
+    failure = absl::StrCat("stopped responding (no answer to a call within ",
+                           config_.call_timeout_ms, " ms, nor to a ping) and was stopped");
+  } else if (absl::IsUnavailable(status) && !IsSessionExpired(status)) {
+    failure = absl::StrCat("stopped unexpectedly: ", status.message());
+  } else {
+    return;
+  }
+  std::shared_ptr<McpClient> stale;
+  {
+    absl::MutexLock lock(&mu_);
+    if (epoch != epoch_ || state_ != ServerState::kReady) return;
+    RecordFailure(failure);
+    notice_ =
+        absl::StrCat("MCP server \"", config_.name, "\" ", failure, "; it restarts when next used");
+    stale = std::move(client_);
+  }
+  RAW_LOG(Warning) << "mcp server " << config_.name << " " << failure;
+  Changed();
+  if (stale != nullptr) stale->Close();
+}
+
+std::vector<tools::ToolSpec> ManagedServer::ToolSpecs() {
+  std::shared_ptr<ManagedServer> self = shared_from_this();
+  absl::MutexLock lock(&mu_);
+  if (specs_generation_ != tools_generation_) {
+    specs_.clear();
+    for (const McpTool& tool : tools_) specs_.push_back(MakeToolSpec(self, tool));
+    specs_generation_ = tools_generation_;
+  }
+  return specs_;
+}
+
+bool ManagedServer::has_listed() const {
+  absl::MutexLock lock(&mu_);
+  return listed_;
+}
+
+uint64_t ManagedServer::tools_generation() const {
+  absl::MutexLock lock(&mu_);
+  return tools_generation_;
+}
+
+bool ManagedServer::WaitForToolsGeneration(uint64_t generation, int64_t timeout_ms) const {
+  absl::MutexLock lock(&mu_);
+  auto reached = [this, generation]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return tools_generation_ >= generation; };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Milliseconds(timeout_ms));
+}
+
+bool ManagedServer::StopIfIdle() {
+  std::shared_ptr<McpClient> stale;
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != ServerState::kReady || inflight_ > 0 || config_.idle_timeout_ms <= 0) {
+      return false;
+    }
+    if (options_.clock->NowUnixMs() - last_used_ms_ < config_.idle_timeout_ms) return false;
+    state_ = ServerState::kStopped;
+    stale = std::move(client_);
+    ++epoch_;
+    failures_ = 0;
+  }
+  RAW_LOG(Info) << "mcp server " << config_.name << " stopped after " << config_.idle_timeout_ms
+                << " ms unused";
+  if (stale != nullptr) stale->Close();
+  Changed();
+  return true;
+}
+
+std::optional<int64_t> ManagedServer::NextIdleCheckMs() const {
+  absl::MutexLock lock(&mu_);
+  if (state_ != ServerState::kReady || config_.idle_timeout_ms <= 0) return std::nullopt;
+  if (inflight_ > 0) return options_.clock->NowUnixMs() + config_.idle_timeout_ms;
+  return last_used_ms_ + config_.idle_timeout_ms;
+}
+
+void ManagedServer::Shutdown() {
+  std::shared_ptr<McpClient> stale;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+    stale = std::move(client_);
+    if (state_ != ServerState::kStarting) state_ = ServerState::kStopped;
+    ++epoch_;
+  }
+  if (stale != nullptr) stale->Close();
+}
+
+McpServerStatus ManagedServer::Status() const {
+  McpServerStatus status;
+  status.name = config_.name;
+  status.transport = config_.command.empty() ? "http" : "stdio";
+  status.endpoint = config_.command.empty() ? PublicEndpoint(config_.url) : config_.command[0];
+  absl::MutexLock lock(&mu_);
+  status.state = state_;
+  status.last_error = last_error_;
+  status.protocol_version = protocol_version_;
+  status.consecutive_failures = failures_;
+  for (const McpTool& tool : tools_) status.tools.push_back(tool.name);
+  return status;
+}
+
+std::optional<std::string> ManagedServer::TakeNotice() {
+  absl::MutexLock lock(&mu_);
+  std::optional<std::string> notice = std::move(notice_);
+  notice_.reset();
+  return notice;
+}
+
+int ManagedServer::pid() const {
+  absl::MutexLock lock(&mu_);
+  if (client_ == nullptr || state_ != ServerState::kReady) return 0;
+  auto* stdio = dynamic_cast<StdioTransport*>(&client_->transport());
+  return stdio != nullptr ? stdio->pid() : 0;
+}
+
+}  // namespace raw::mcp

@@ -1,0 +1,159 @@
+// ManagedServer: the daemon's handle on one MCP server definition: its
+// connection (an McpClient, started lazily), its state, restarts with
+// backoff, the idle stop, and the tools it listed last.
+//
+// States: stopped (never started, or stopped when idle) → starting → ready;
+// a failed start, a crash or a hang → failed. The next use of a failed
+// server starts it again: at once after the first failure, then with
+// exponential backoff (initial_backoff_ms, doubling up to max_backoff_ms)
+// between consecutive failed attempts; a call that succeeds resets the
+// count. A call that gets no answer within call_timeout_ms is cancelled; if
+// the server then does not answer a ping either, it is stopped as hung.
+//
+// The tool list survives stops and failures, so a selection stays the same
+// bytes while the server restarts; calls made meanwhile get errors.
+// Expanded header and environment values live only in memory here.
+//
+// Ownership: owned through shared_ptr by McpManager (a call in progress
+// holds it too; the ToolSpec handlers hold it weakly). Shares the clock; the
+// HTTP client in Options must outlive every call.
+// Thread-safety: thread-safe. Callbacks from the client run on its threads
+// and only update state; clients are closed on callers' threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/cancel_token.h"
+#include "common/paths.h"
+#include "common/time.h"
+#include "daemon/config/config.h"
+#include "daemon/http/http_client.h"
+#include "daemon/mcp/mcp_client.h"
+#include "daemon/tools/tool.h"
+
+namespace raw::mcp {
+
+using ExpandFn = std::function<absl::StatusOr<std::string>(const std::string&)>;
+
+enum class ServerState { kStopped, kStarting, kReady, kFailed };
+const char* ServerStateName(ServerState state);
+
+struct McpServerStatus {
+  std::string name;
+  std::string transport;  // "stdio" or "http"
+  std::string endpoint;   // the command's program, or the URL without query
+  ServerState state = ServerState::kStopped;
+  std::string last_error;
+  std::string protocol_version;
+  std::vector<std::string> tools;  // as last listed
+  int consecutive_failures = 0;
+};
+
+struct ManagedServerOptions {
+  http::HttpClient* http = nullptr;
+  std::shared_ptr<const Clock> clock;  // required
+  // The daemon's environment: stdio servers get HOME, LOGNAME, PATH, SHELL,
+  // TERM, USER, LANG, LC_ALL, LC_CTYPE, TMPDIR and TZ from it, plus their
+  // configured env.
+  EnvLookup env;
+  int64_t initial_backoff_ms = 1000;
+  int64_t max_backoff_ms = 60000;
+  int64_t stdin_close_grace_ms = 2000;
+  int64_t term_grace_ms = 2000;
+  // Runs (on any thread, without locks held) after a state change.
+  std::function<void()> on_change;
+};
+
+class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
+ public:
+  ManagedServer(config::McpServerConfig config, ManagedServerOptions options);
+  ~ManagedServer();
+  ManagedServer(const ManagedServer&) = delete;
+  ManagedServer& operator=(const ManagedServer&) = delete;
+
+  const std::string& name() const { return config_.name; }
+  const config::McpServerConfig& config() const { return config_; }
+
+  // Resolves the variable references of env and headers once; the error
+  // names the field. Later calls return at once.
+  absl::Status Prepare(const ExpandFn& expand);
+
+  // Returns once the server is ready: starts it, or waits for a start in
+  // progress. Fails with the start's error, or at once while backing off.
+  absl::Status EnsureReady();
+
+  // Calls a tool, starting the server if needed. Statuses: Cancelled when
+  // `cancel` fired; DeadlineExceeded after call_timeout_ms; Unavailable for
+  // a server that is down. A tool's own failure is a result with is_error.
+  absl::StatusOr<CallToolResult> Call(const std::string& tool, const Json& arguments,
+                                      const CancelToken& cancel,
+                                      std::function<void(const ProgressUpdate&)> on_progress);
+
+  // The model-ready tools as last listed, built once per listing; empty
+  // before the first successful start (see has_listed).
+  std::vector<tools::ToolSpec> ToolSpecs();
+  bool has_listed() const;
+  // +1 for every listing (first start, restarts, list_changed refreshes).
+  uint64_t tools_generation() const;
+  // Waits until tools_generation() >= `generation`; false on timeout.
+  bool WaitForToolsGeneration(uint64_t generation, int64_t timeout_ms) const;
+
+  // Stops a ready server with no call in flight that was unused for
+  // idle_timeout_ms; true when it did.
+  bool StopIfIdle();
+  // When StopIfIdle should next look (clock ms), or nullopt when not ready.
+  std::optional<int64_t> NextIdleCheckMs() const;
+  // Stops the server for good (daemon shutdown): later uses fail.
+  void Shutdown();
+
+  McpServerStatus Status() const;
+  // A notice about a crash or hang not reported yet; cleared by the call.
+  std::optional<std::string> TakeNotice();
+  // The pid of a running stdio server (0 otherwise); for tests.
+  int pid() const;
+
+ private:
+  std::unique_ptr<McpTransport> MakeTransport() const;
+  void OnClosed(uint64_t epoch, const absl::Status& reason);
+  // REQUIRES: mu_ held. Records a failure and when to try again.
+  void RecordFailure(std::string error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void HandleCallFailure(const std::shared_ptr<McpClient>& client, uint64_t epoch,
+                         const absl::Status& status);
+  void Changed() const;
+
+  const config::McpServerConfig config_;
+  const ManagedServerOptions options_;
+
+  mutable absl::Mutex mu_;
+  ServerState state_ ABSL_GUARDED_BY(mu_) = ServerState::kStopped;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool prepared_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::string, std::string> env_ ABSL_GUARDED_BY(mu_);
+  http::Headers headers_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<McpClient> client_ ABSL_GUARDED_BY(mu_);
+  // Bumped for every connection, so callbacks of an old one are ignored.
+  uint64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string last_error_ ABSL_GUARDED_BY(mu_);
+  std::string protocol_version_ ABSL_GUARDED_BY(mu_);
+  int failures_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t next_attempt_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  int inflight_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t last_used_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  std::optional<std::string> notice_ ABSL_GUARDED_BY(mu_);
+  bool listed_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<McpTool> tools_ ABSL_GUARDED_BY(mu_);
+  uint64_t tools_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<tools::ToolSpec> specs_ ABSL_GUARDED_BY(mu_);
+  uint64_t specs_generation_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace raw::mcp

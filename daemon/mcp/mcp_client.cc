@@ -1,0 +1,342 @@
+#include "daemon/mcp/mcp_client.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "common/version.h"
+
+namespace raw::mcp {
+namespace {
+
+// A server that keeps returning cursors is broken; stop well before memory
+// becomes a concern.
+constexpr int kMaxToolPages = 1000;
+
+bool IsSupportedVersion(const std::string& version) {
+  for (const char* supported : kSupportedProtocolVersions) {
+    if (version == supported) return true;
+  }
+  return false;
+}
+
+std::string SupportedVersionList() {
+  std::vector<std::string> versions(std::begin(kSupportedProtocolVersions),
+                                    std::end(kSupportedProtocolVersions));
+  return absl::StrJoin(versions, ", ");
+}
+
+ProgressUpdate ParseProgress(const Json& params) {
+  ProgressUpdate update;
+  if (auto it = params.find("progress"); it != params.end() && it->is_number()) {
+    update.progress = it->get<double>();
+  }
+  if (auto it = params.find("total"); it != params.end() && it->is_number()) {
+    update.total = it->get<double>();
+  }
+  if (auto it = params.find("message"); it != params.end() && it->is_string()) {
+    update.message = it->get<std::string>();
+  }
+  return update;
+}
+
+std::string Clip(const std::string& text, size_t max) {
+  return text.size() <= max ? text : absl::StrCat(text.substr(0, max), "…");
+}
+
+}  // namespace
+
+McpClient::McpClient(std::unique_ptr<McpTransport> transport, McpClientOptions options)
+    : options_(std::move(options)),
+      transport_(std::move(transport)),
+      peer_(options_.server_name, *transport_,
+            [this](const Message& notification) { OnNotification(notification); }) {
+  if (options_.client_version.empty()) options_.client_version = kVersion;
+}
+
+McpClient::~McpClient() { Close(); }
+
+absl::Status McpClient::Connect(const CancelToken* cancel) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (started_) return absl::FailedPreconditionError("the client was already connected");
+    started_ = true;
+  }
+  absl::Status started = transport_->Start(peer_.Callbacks([this](const absl::Status& reason) {
+    {
+      absl::MutexLock lock(&mu_);
+      alive_ = false;
+    }
+    if (options_.on_closed) options_.on_closed(reason);
+  }));
+  if (!started.ok()) {
+    Close();
+    return started;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    alive_ = true;
+  }
+  absl::Status handshake;
+  {
+    absl::MutexLock lock(&session_mu_);
+    handshake = Initialize(cancel);
+    if (handshake.ok()) session_ = 1;
+  }
+  absl::StatusOr<std::vector<McpTool>> tools = std::vector<McpTool>();
+  if (handshake.ok() && server_info().has_tools) tools = ListTools();
+  if (!handshake.ok() || !tools.ok()) {
+    Close();
+    return handshake.ok()
+               ? absl::Status(tools.status().code(),
+                              absl::StrCat("tools/list failed: ", tools.status().message()))
+               : handshake;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    tools_ = *std::move(tools);
+    tools_generation_ = 1;
+  }
+  refresher_ = std::thread([this] { RefresherLoop(); });
+  return absl::OkStatus();
+}
+
+absl::Status McpClient::Initialize(const CancelToken* cancel) {
+  RequestOptions request;
+  request.timeout_ms = options_.request_timeout_ms;
+  request.cancel = cancel;
+  request.send_cancel_notification = false;  // never for initialize
+  std::string wanted = kSupportedProtocolVersions[0];
+  absl::StatusOr<Json> result;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Json params = {
+        {"protocolVersion", wanted},
+        {"capabilities", Json::object()},
+        {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
+    result = peer_.Call("initialize", std::move(params), request);
+    if (result.ok() || attempt == 1) break;
+    // A server may refuse the version with -32602 and list what it speaks.
+    std::optional<Json> error = RpcErrorOf(result.status());
+    if (!error.has_value() || (*error)["code"] != kInvalidParams) break;
+    const Json& supported = error->value("data", Json::object()).value("supported", Json::array());
+    std::string choice;
+    for (const char* ours : kSupportedProtocolVersions) {
+      for (const Json& theirs : supported) {
+        if (choice.empty() && theirs == ours) choice = ours;
+      }
+    }
+    if (choice.empty()) break;
+    wanted = choice;
+  }
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat("initialize failed: ", result.status().message()));
+  }
+  if (!result->is_object() || !(*result)["protocolVersion"].is_string()) {
+    return absl::FailedPreconditionError("initialize failed: the answer has no protocolVersion");
+  }
+  std::string version = (*result)["protocolVersion"].get<std::string>();
+  if (!IsSupportedVersion(version)) {
+    return absl::FailedPreconditionError(absl::StrCat("the server speaks MCP revision ", version,
+                                                      ", which Raw does not support (Raw speaks ",
+                                                      SupportedVersionList(), ")"));
+  }
+  ServerInfo info;
+  info.protocol_version = version;
+  const Json server = result->value("serverInfo", Json::object());
+  if (server.is_object()) {
+    info.name = server.value("name", "");
+    info.version = server.value("version", "");
+  }
+  if (auto it = result->find("instructions"); it != result->end() && it->is_string()) {
+    info.instructions = it->get<std::string>();
+  }
+  const Json capabilities = result->value("capabilities", Json::object());
+  info.has_tools = capabilities.is_object() && capabilities.contains("tools");
+  {
+    absl::MutexLock lock(&mu_);
+    info_ = info;
+  }
+  transport_->SetProtocolVersion(version);
+  RETURN_IF_ERROR(peer_.Notify("notifications/initialized", nullptr));
+  transport_->OnInitialized();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<McpTool>> McpClient::ListTools() {
+  std::vector<McpTool> tools;
+  std::set<std::string> names;
+  std::set<std::string> cursors;
+  std::string cursor;
+  RequestOptions request;
+  request.timeout_ms = options_.request_timeout_ms;
+  for (int page = 0; page < kMaxToolPages; ++page) {
+    Json params = Json::object();
+    if (!cursor.empty()) params["cursor"] = cursor;
+    ASSIGN_OR_RETURN(Json result, peer_.Call("tools/list", std::move(params), request));
+    if (!result.is_object() || !result["tools"].is_array()) {
+      return absl::FailedPreconditionError("the tools/list answer has no tools array");
+    }
+    for (const Json& entry : result["tools"]) {
+      absl::StatusOr<McpTool> tool = ParseTool(entry);
+      if (!tool.ok()) {
+        RAW_LOG(Warning) << "mcp server " << options_.server_name
+                         << ": ignoring a tool: " << tool.status().message();
+        continue;
+      }
+      if (tool->task_required || !names.insert(tool->name).second) continue;
+      tools.push_back(*std::move(tool));
+    }
+    auto next = result.find("nextCursor");
+    if (next == result.end() || !next->is_string() || next->get<std::string>().empty()) {
+      std::sort(tools.begin(), tools.end(),
+                [](const McpTool& a, const McpTool& b) { return a.name < b.name; });
+      return tools;
+    }
+    cursor = next->get<std::string>();
+    if (!cursors.insert(cursor).second) {
+      return absl::FailedPreconditionError("tools/list returned the same cursor twice");
+    }
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("tools/list did not end after ", kMaxToolPages, " pages"));
+}
+
+void McpClient::OnNotification(const Message& notification) {
+  if (notification.method == "notifications/tools/list_changed") {
+    absl::MutexLock lock(&mu_);
+    refresh_requested_ = true;
+    return;
+  }
+  if (notification.method == "notifications/message" && notification.params.is_object()) {
+    const Json& params = notification.params;
+    const Json data = params.value("data", Json());
+    RAW_LOG(Info) << "mcp server " << options_.server_name << " [" << params.value("level", "info")
+                  << "]: "
+                  << Clip(data.is_string() ? data.get<std::string>() : DumpJson(data), 2000);
+  }
+  // Other notifications (resources, prompts, cancelled) concern features
+  // Raw does not use.
+}
+
+void McpClient::RefresherLoop() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](McpClient* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+            return self->refresh_requested_ || self->stopping_;
+          },
+          this));
+      if (stopping_) return;
+      refresh_requested_ = false;
+    }
+    absl::StatusOr<std::vector<McpTool>> tools = ListTools();
+    if (!tools.ok()) {
+      RAW_LOG(Warning) << "mcp server " << options_.server_name
+                       << ": refreshing the tool list failed: " << tools.status().message();
+      continue;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      tools_ = *std::move(tools);
+      ++tools_generation_;
+    }
+    if (options_.on_tools_changed) options_.on_tools_changed();
+  }
+}
+
+absl::Status McpClient::Reinitialize(uint64_t seen_session) {
+  absl::MutexLock lock(&session_mu_);
+  if (session_ != seen_session) return absl::OkStatus();  // another caller did it
+  RAW_LOG(Info) << "mcp server " << options_.server_name
+                << ": the server no longer knows the session; starting a new one";
+  transport_->ResetSession();
+  RETURN_IF_ERROR(Initialize(nullptr));
+  ++session_;
+  absl::MutexLock state_lock(&mu_);
+  refresh_requested_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CallToolResult> McpClient::CallTool(const std::string& name, const Json& arguments,
+                                                   const CallOptions& options) {
+  uint64_t seen_session;
+  {
+    absl::MutexLock lock(&session_mu_);
+    seen_session = session_;
+  }
+  RequestOptions request;
+  request.timeout_ms = options.timeout_ms;
+  request.cancel = options.cancel;
+  if (options.on_progress) {
+    request.on_progress = [&options](const Json& params) {
+      options.on_progress(ParseProgress(params));
+    };
+  }
+  for (int attempt = 0;; ++attempt) {
+    Json params = {{"name", name}, {"arguments", arguments.is_null() ? Json::object() : arguments}};
+    absl::StatusOr<Json> result = peer_.Call("tools/call", std::move(params), request);
+    if (!result.ok() && IsSessionExpired(result.status()) && attempt == 0) {
+      RETURN_IF_ERROR(Reinitialize(seen_session));
+      continue;
+    }
+    if (!result.ok()) return result.status();
+    return ParseCallToolResult(*result);
+  }
+}
+
+absl::Status McpClient::Ping(int64_t timeout_ms) {
+  RequestOptions request;
+  request.timeout_ms = timeout_ms;
+  return peer_.Call("ping", Json::object(), request).status();
+}
+
+std::vector<McpTool> McpClient::tools() const {
+  absl::MutexLock lock(&mu_);
+  return tools_;
+}
+
+uint64_t McpClient::tools_generation() const {
+  absl::MutexLock lock(&mu_);
+  return tools_generation_;
+}
+
+bool McpClient::WaitForToolsGeneration(uint64_t generation, int64_t timeout_ms) const {
+  absl::MutexLock lock(&mu_);
+  auto reached = [this, generation]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return tools_generation_ >= generation; };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Milliseconds(timeout_ms));
+}
+
+ServerInfo McpClient::server_info() const {
+  absl::MutexLock lock(&mu_);
+  return info_;
+}
+
+bool McpClient::alive() const {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!alive_ || stopping_) return false;
+  }
+  return !peer_.shut_down();
+}
+
+void McpClient::Close() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    alive_ = false;
+  }
+  peer_.Shutdown(absl::CancelledError("the connection was closed"));
+  if (refresher_.joinable()) refresher_.join();
+  transport_->Close();
+}
+
+}  // namespace raw::mcp

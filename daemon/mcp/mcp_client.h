@@ -1,0 +1,132 @@
+// McpClient: one MCP connection: the initialize handshake with version
+// negotiation, the tool table (tools/list with pagination, refreshed on
+// notifications/tools/list_changed), tools/call with progress and
+// cancellation, and ping.
+//
+// Protocol revisions: asks for 2025-11-25 and accepts a server that answers
+// 2025-06-18 or 2025-03-26; any other answer fails Connect. Raw advertises
+// no client capabilities. Tools whose execution requires tasks are left out
+// of the table (Raw does not implement tasks).
+//
+// When the transport reports that the server forgot the session (HTTP), the
+// client starts a new session (initialize again) and retries the request
+// once.
+//
+// Ownership: owns its transport. Threads: a refresher thread re-lists the
+// tools after list_changed (the transport threads only flag it).
+// Thread-safety: every method may be called from any thread after Connect;
+// Close (also run by the destructor) must not be called from a callback.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/cancel_token.h"
+#include "common/json.h"
+#include "daemon/mcp/json_rpc_peer.h"
+#include "daemon/mcp/mcp_tool.h"
+#include "daemon/mcp/transport.h"
+
+namespace raw::mcp {
+
+// Newest first.
+inline constexpr const char* kSupportedProtocolVersions[] = {"2025-11-25", "2025-06-18",
+                                                             "2025-03-26"};
+
+struct McpClientOptions {
+  std::string server_name;  // for logs and errors
+  std::string client_name = "raw";
+  std::string client_version;  // default: Raw's version
+  // Limit for initialize, each tools/list page and ping.
+  int64_t request_timeout_ms = 30000;
+  // Runs on the refresher thread after the tool table changed.
+  std::function<void()> on_tools_changed;
+  // Runs on a transport thread when the connection ends without Close().
+  std::function<void(const absl::Status&)> on_closed;
+};
+
+struct ServerInfo {
+  std::string protocol_version;
+  std::string name;
+  std::string version;
+  std::string instructions;
+  bool has_tools = false;
+};
+
+struct ProgressUpdate {
+  double progress = 0;
+  std::optional<double> total;
+  std::string message;
+};
+
+struct CallOptions {
+  int64_t timeout_ms = 120000;  // 0 = no limit
+  const CancelToken* cancel = nullptr;
+  std::function<void(const ProgressUpdate&)> on_progress;  // on the calling thread
+};
+
+class McpClient {
+ public:
+  McpClient(std::unique_ptr<McpTransport> transport, McpClientOptions options);
+  ~McpClient();
+  McpClient(const McpClient&) = delete;
+  McpClient& operator=(const McpClient&) = delete;
+
+  // Starts the transport, performs the handshake and lists the tools. On
+  // failure the transport is closed again.
+  absl::Status Connect(const CancelToken* cancel = nullptr);
+
+  // A protocol error or transport failure is an error status; a tool that
+  // failed is a result with is_error.
+  absl::StatusOr<CallToolResult> CallTool(const std::string& name, const Json& arguments,
+                                          const CallOptions& options);
+  absl::Status Ping(int64_t timeout_ms);
+
+  std::vector<McpTool> tools() const;
+  // 1 after Connect, +1 for every refresh of the table.
+  uint64_t tools_generation() const;
+  // Waits until tools_generation() >= `generation`; false on timeout.
+  bool WaitForToolsGeneration(uint64_t generation, int64_t timeout_ms) const;
+
+  ServerInfo server_info() const;
+  // False once the connection ended (crash, Close).
+  bool alive() const;
+  McpTransport& transport() { return *transport_; }
+
+  void Close();
+
+ private:
+  absl::Status Initialize(const CancelToken* cancel);
+  absl::StatusOr<std::vector<McpTool>> ListTools();
+  void OnNotification(const Message& notification);
+  void RefresherLoop();
+  // Starts a new session unless one was started since `seen_session`.
+  absl::Status Reinitialize(uint64_t seen_session);
+
+  McpClientOptions options_;
+  std::unique_ptr<McpTransport> transport_;
+  JsonRpcPeer peer_;
+  std::thread refresher_;
+
+  // Serializes handshakes (Connect, Reinitialize).
+  absl::Mutex session_mu_;
+  uint64_t session_ ABSL_GUARDED_BY(session_mu_) = 0;
+
+  mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(session_mu_);
+  ServerInfo info_ ABSL_GUARDED_BY(mu_);
+  std::vector<McpTool> tools_ ABSL_GUARDED_BY(mu_);
+  uint64_t tools_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  bool refresh_requested_ ABSL_GUARDED_BY(mu_) = false;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool alive_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace raw::mcp

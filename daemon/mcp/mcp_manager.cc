@@ -1,0 +1,247 @@
+#include "daemon/mcp/mcp_manager.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "daemon/mcp/tool_naming.h"
+#include "daemon/tools/registry.h"
+
+namespace raw::mcp {
+namespace {
+
+// The idle thread looks again at least this often (a call ending moves a
+// server's idle deadline without waking it).
+constexpr int64_t kMaxIdleWaitMs = 60000;
+
+// Every field of the definition: equal keys share a connection.
+std::string DefinitionKey(const config::McpServerConfig& config) {
+  Json key = {{"name", config.name},
+              {"command", config.command},
+              {"env", config.env},
+              {"cwd", config.cwd},
+              {"url", config.url},
+              {"headers", config.headers},
+              {"startup_timeout_ms", config.startup_timeout_ms},
+              {"call_timeout_ms", config.call_timeout_ms},
+              {"idle_timeout_ms", config.idle_timeout_ms}};
+  return DumpJson(key);
+}
+
+bool AnyMatches(const std::vector<std::string>& patterns, const std::string& name) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return tools::GlobMatch(p, name); });
+}
+
+}  // namespace
+
+McpManager::McpManager(McpManagerOptions options) : options_(std::move(options)) {
+  if (options_.clock == nullptr) {
+    clock_ = std::make_shared<SystemClock>();
+  } else {
+    clock_ = std::shared_ptr<const Clock>(options_.clock, [](const Clock*) {});  // not owned
+  }
+  if (!options_.env) options_.env = ProcessEnv();
+  if (options_.stop_idle_servers) idle_thread_ = std::thread([this] { IdleLoop(); });
+}
+
+McpManager::~McpManager() { Shutdown(); }
+
+std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerConfig& config) {
+  std::string key = DefinitionKey(config);
+  absl::MutexLock lock(&mu_);
+  if (shut_down_) return nullptr;
+  current_[config.name] = key;
+  auto it = servers_.find(key);
+  if (it != servers_.end()) return it->second;
+  ManagedServerOptions server_options;
+  server_options.http = options_.http;
+  server_options.clock = clock_;
+  server_options.env = options_.env;
+  server_options.initial_backoff_ms = options_.initial_backoff_ms;
+  server_options.max_backoff_ms = options_.max_backoff_ms;
+  server_options.stdin_close_grace_ms = options_.stdin_close_grace_ms;
+  server_options.term_grace_ms = options_.term_grace_ms;
+  server_options.on_change = [this] { OnServerChanged(); };
+  auto server = std::make_shared<ManagedServer>(config, std::move(server_options));
+  servers_.emplace(std::move(key), server);
+  return server;
+}
+
+McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
+                                const std::map<std::string, config::McpServerConfig>& servers,
+                                const ExpandFn& expand) {
+  McpSelection selection;
+  std::vector<std::shared_ptr<ManagedServer>> needed;
+  for (const auto& [name, config] : servers) {
+    const std::string prefix = QualifiedToolName(name, "");
+    bool covered = std::any_of(tools_use.begin(), tools_use.end(), [&](const std::string& p) {
+      return PatternMayMatchPrefix(p, prefix);
+    });
+    if (!covered) continue;
+    config::McpServerConfig named = config;
+    named.name = name;
+    std::shared_ptr<ManagedServer> server = GetOrCreate(named);
+    if (server == nullptr) return selection;  // shutting down
+    needed.push_back(std::move(server));
+  }
+
+  // Resolve settings here (expand runs on this thread only), then start the
+  // servers never listed, in parallel.
+  std::vector<absl::Status> results(needed.size());
+  std::vector<std::thread> starters;
+  for (size_t i = 0; i < needed.size(); ++i) {
+    results[i] = needed[i]->Prepare(expand);
+    if (results[i].ok() && !needed[i]->has_listed()) {
+      starters.emplace_back([&results, &needed, i] { results[i] = needed[i]->EnsureReady(); });
+    }
+  }
+  for (std::thread& starter : starters) starter.join();
+
+  std::set<std::string> unavailable;
+  std::set<std::string> model_names;
+  for (size_t i = 0; i < needed.size(); ++i) {
+    ManagedServer& server = *needed[i];
+    if (std::optional<std::string> notice = server.TakeNotice()) {
+      selection.notices.push_back(*std::move(notice));
+    }
+    if (!results[i].ok() && !server.has_listed()) {
+      unavailable.insert(server.name());
+      selection.notices.push_back(absl::StrCat("MCP server \"", server.name(),
+                                               "\" is unavailable: ", results[i].message(),
+                                               "; its tools are left out"));
+      continue;
+    }
+    for (tools::ToolSpec& spec : server.ToolSpecs()) {
+      if (!AnyMatches(tools_use, spec.qualified_name)) continue;
+      if (!model_names.insert(spec.model_name).second) {
+        selection.notices.push_back(absl::StrCat("MCP tool ", spec.qualified_name,
+                                                 " is left out: its model-facing name ",
+                                                 spec.model_name, " is taken"));
+        continue;
+      }
+      selection.tools.push_back(std::move(spec));
+    }
+  }
+  std::sort(selection.tools.begin(), selection.tools.end(),
+            [](const tools::ToolSpec& a, const tools::ToolSpec& b) {
+              return a.qualified_name < b.qualified_name;
+            });
+
+  for (const std::string& pattern : tools_use) {
+    if (!absl::StartsWith(pattern, "mcp/")) continue;
+    bool matched = std::any_of(
+        selection.tools.begin(), selection.tools.end(),
+        [&](const tools::ToolSpec& t) { return tools::GlobMatch(pattern, t.qualified_name); });
+    bool excused = std::any_of(unavailable.begin(), unavailable.end(), [&](const std::string& n) {
+      return PatternMayMatchPrefix(pattern, QualifiedToolName(n, ""));
+    });
+    if (!matched && !excused) {
+      selection.notices.push_back(absl::StrCat("tools.use: \"", pattern, "\" matches no MCP tool"));
+    }
+  }
+  return selection;
+}
+
+std::vector<McpServerStatus> McpManager::Status() const {
+  std::vector<std::shared_ptr<ManagedServer>> servers;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, server] : servers_) servers.push_back(server);
+  }
+  std::vector<McpServerStatus> statuses;
+  for (const auto& server : servers) statuses.push_back(server->Status());
+  std::stable_sort(
+      statuses.begin(), statuses.end(),
+      [](const McpServerStatus& a, const McpServerStatus& b) { return a.name < b.name; });
+  return statuses;
+}
+
+std::shared_ptr<ManagedServer> McpManager::FindServer(const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  auto current = current_.find(name);
+  if (current == current_.end()) return nullptr;
+  auto it = servers_.find(current->second);
+  return it == servers_.end() ? nullptr : it->second;
+}
+
+int McpManager::StopIdleServers() {
+  std::vector<std::shared_ptr<ManagedServer>> servers;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, server] : servers_) servers.push_back(server);
+  }
+  int stopped = 0;
+  for (const auto& server : servers) stopped += server->StopIfIdle() ? 1 : 0;
+  // Definitions replaced by newer ones go once they no longer run.
+  absl::MutexLock lock(&mu_);
+  for (auto it = servers_.begin(); it != servers_.end();) {
+    auto current = current_.find(it->second->name());
+    McpServerStatus status = it->second->Status();
+    bool superseded = current != current_.end() && current->second != it->first;
+    if (superseded && status.state != ServerState::kReady &&
+        status.state != ServerState::kStarting) {
+      it = servers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return stopped;
+}
+
+void McpManager::OnServerChanged() {
+  {
+    absl::MutexLock lock(&mu_);
+    wake_ = true;
+  }
+  if (options_.on_status_change) options_.on_status_change();
+}
+
+void McpManager::IdleLoop() {
+  while (true) {
+    std::vector<std::shared_ptr<ManagedServer>> servers;
+    {
+      absl::MutexLock lock(&mu_);
+      if (shut_down_) return;
+      for (const auto& [key, server] : servers_) servers.push_back(server);
+    }
+    int64_t next = std::numeric_limits<int64_t>::max();
+    for (const auto& server : servers) {
+      if (std::optional<int64_t> at = server->NextIdleCheckMs()) next = std::min(next, *at);
+    }
+    servers.clear();
+    const int64_t now = clock_->NowUnixMs();
+    const int64_t wait_ms = std::clamp<int64_t>(
+        next == std::numeric_limits<int64_t>::max() ? kMaxIdleWaitMs : next - now, 0,
+        kMaxIdleWaitMs);
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(
+                               +[](McpManager* self) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                 return self->wake_ || self->shut_down_;
+                               },
+                               this),
+                           absl::Milliseconds(wait_ms));
+      if (shut_down_) return;
+      wake_ = false;
+    }
+    StopIdleServers();
+  }
+}
+
+void McpManager::Shutdown() {
+  std::map<std::string, std::shared_ptr<ManagedServer>> servers;
+  {
+    absl::MutexLock lock(&mu_);
+    shut_down_ = true;
+    servers = servers_;
+  }
+  if (idle_thread_.joinable()) idle_thread_.join();
+  for (auto& [key, server] : servers) server->Shutdown();
+}
+
+}  // namespace raw::mcp

@@ -1,0 +1,109 @@
+// McpManager: the daemon's MCP servers. Daemon-lifetime; created by the
+// composition root and shared by every session.
+//
+// Select() turns an agent's `tools.use` patterns into ready-to-use tool
+// specs: it finds the configured servers the `mcp/<server>/<tool>` patterns
+// may cover, starts those not started yet (in parallel, each bounded by its
+// startup_timeout_ms), and returns the matching tools plus notices about
+// servers that could not be started, crashed or hung. Servers no pattern
+// covers are never started; tools no pattern matches never appear.
+//
+// One connection per server definition: sessions whose `mcp_servers.<name>`
+// entries are identical share it. A changed definition gets a new
+// connection; the old one ends once idle. Lifecycle per server (start,
+// restart with backoff, idle stop after idle_timeout_ms, hang detection):
+// see ManagedServer. An idle thread stops unused servers.
+//
+// Ownership: owns the ManagedServers. The HTTP client and clock in Options
+// must outlive it and every call in progress; ToolSpecs it returned may
+// outlive it (their handlers then report that the server is gone).
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "common/paths.h"
+#include "common/time.h"
+#include "daemon/config/config.h"
+#include "daemon/http/http_client.h"
+#include "daemon/mcp/managed_server.h"
+#include "daemon/tools/tool.h"
+
+namespace raw::mcp {
+
+struct McpSelection {
+  // Ordered by qualified name, so the definitions are the same bytes on
+  // every request.
+  std::vector<tools::ToolSpec> tools;
+  // For the session (one line each), e.g.
+  //   MCP server "github" is unavailable: failed to start: ...
+  std::vector<std::string> notices;
+};
+
+struct McpManagerOptions {
+  http::HttpClient* http = nullptr;  // needed for servers with a url
+  const Clock* clock = nullptr;      // null: the system clock
+  EnvLookup env;                     // null: the process environment
+  int64_t initial_backoff_ms = 1000;
+  int64_t max_backoff_ms = 60000;
+  int64_t stdin_close_grace_ms = 2000;
+  int64_t term_grace_ms = 2000;
+  // Run a thread that stops servers unused for their idle_timeout_ms
+  // (tests call StopIdleServers themselves).
+  bool stop_idle_servers = true;
+  // Runs after any server's state changed (no lock held, any thread).
+  std::function<void()> on_status_change;
+};
+
+class McpManager {
+ public:
+  explicit McpManager(McpManagerOptions options);
+  ~McpManager();
+  McpManager(const McpManager&) = delete;
+  McpManager& operator=(const McpManager&) = delete;
+
+  // `expand` resolves variable references ("${NAME}") in env and header
+  // values; it is called on this thread only, for the servers started.
+  McpSelection Select(const std::vector<std::string>& tools_use,
+                      const std::map<std::string, config::McpServerConfig>& servers,
+                      const ExpandFn& expand);
+
+  // Every known server, by name.
+  std::vector<McpServerStatus> Status() const;
+
+  // Stops the servers idle for their idle_timeout_ms; returns how many.
+  int StopIdleServers();
+
+  // Stops every server; later Selects return nothing. Idempotent.
+  void Shutdown();
+
+  // The server currently defined under `name`, or null.
+  std::shared_ptr<ManagedServer> FindServer(const std::string& name) const;
+
+ private:
+  std::shared_ptr<ManagedServer> GetOrCreate(const config::McpServerConfig& config);
+  void OnServerChanged();
+  void IdleLoop();
+
+  McpManagerOptions options_;
+  std::shared_ptr<const Clock> clock_;
+
+  mutable absl::Mutex mu_;
+  // By definition (all fields of the config).
+  std::map<std::string, std::shared_ptr<ManagedServer>> servers_ ABSL_GUARDED_BY(mu_);
+  // Name -> key of its latest definition.
+  std::map<std::string, std::string> current_ ABSL_GUARDED_BY(mu_);
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool wake_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread idle_thread_;
+};
+
+}  // namespace raw::mcp

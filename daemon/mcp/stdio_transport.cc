@@ -1,0 +1,300 @@
+#include "daemon/mcp/stdio_transport.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "common/logging.h"
+
+namespace raw::mcp {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr size_t kChunkBytes = 64 * 1024;
+constexpr int kReadsPerWake = 16;
+constexpr size_t kMaxLoggedLine = 2000;
+constexpr size_t kStderrTailLines = 3;
+constexpr size_t kStderrTailLineBytes = 300;
+// Lines that are not JSON are logged up to this many times per server.
+constexpr int64_t kMaxLoggedSkips = 20;
+// How long Send waits for the exit of a child that closed its stdin.
+constexpr int64_t kExitWaitMs = 2000;
+
+enum class Phase { kRunning, kWaitExit, kTerminated, kKilled };
+
+int MillisUntil(SteadyClock::time_point deadline) {
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
+  return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
+}
+
+// Reads what `fd` holds now (at most `max_reads` chunks) into `sink`.
+// Returns false at end-of-file or on an error.
+bool ReadSome(int fd, std::string& sink, int max_reads) {
+  char buf[kChunkBytes];
+  for (int i = 0; i < max_reads; ++i) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      sink.append(buf, static_cast<size_t>(n));
+    } else if (n == 0) {
+      return false;
+    } else if (errno == EAGAIN) {
+      return true;
+    } else if (errno != EINTR) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Clip(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  return std::string(text.substr(0, max)) + "…";
+}
+
+}  // namespace
+
+StdioTransport::StdioTransport(StdioTransportOptions options) : options_(std::move(options)) {}
+
+StdioTransport::~StdioTransport() {
+  Close();
+  for (int& fd : wake_) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+}
+
+absl::Status StdioTransport::Start(TransportCallbacks callbacks) {
+  callbacks_ = std::move(callbacks);
+  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    return absl::InternalError("cannot create a pipe for the MCP reader thread");
+  }
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Spawn(options_.process);
+  if (!child.ok()) return child.status();
+  child_ = *std::move(child);
+  pid_ = child_->pid();
+  reader_ = std::thread([this] { ReaderLoop(); });
+  return absl::OkStatus();
+}
+
+absl::Status StdioTransport::Send(const Json& message) {
+  std::string line = DumpJson(message);
+  line.push_back('\n');
+  absl::Status written;
+  {
+    absl::MutexLock lock(&write_mu_);
+    if (child_ == nullptr) return absl::FailedPreconditionError("the server was not started");
+    written = child_->WriteStdin(line, options_.write_timeout_ms);
+  }
+  if (written.ok() || !absl::IsUnavailable(written)) return written;
+  if (std::this_thread::get_id() == reader_.get_id()) return written;  // it reports the exit
+  // A closed stdin usually means the child is exiting: report how it ended,
+  // which says more than the broken pipe.
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&exit_message_set_), absl::Milliseconds(kExitWaitMs));
+  return exit_message_set_ ? absl::UnavailableError(exit_message_) : written;
+}
+
+void StdioTransport::Close() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return;
+    closed_ = true;
+    closing_ = true;
+  }
+  if (child_ != nullptr) {
+    absl::MutexLock lock(&write_mu_);
+    child_->CloseStdin();
+  }
+  Wake();
+  if (reader_.joinable()) reader_.join();
+}
+
+std::string StdioTransport::Describe() const { return absl::StrCat("pid ", pid_); }
+
+int StdioTransport::pid() const { return pid_; }
+
+void StdioTransport::Wake() {
+  if (wake_[1] >= 0) {
+    char byte = 1;
+    ssize_t ignored = write(wake_[1], &byte, 1);
+    (void)ignored;
+  }
+}
+
+bool StdioTransport::DispatchLines() {
+  size_t start = 0;
+  size_t search_from = scanned_;
+  while (true) {
+    size_t end = stdout_buffer_.find('\n', search_from);
+    if (end == std::string::npos) break;
+    std::string_view line(stdout_buffer_.data() + start, end - start);
+    start = end + 1;
+    search_from = start;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    absl::StatusOr<Json> parsed = ParseJson(line);
+    if (!parsed.ok() || !(parsed->is_object() || parsed->is_array())) {
+      if (++skipped_lines_ <= kMaxLoggedSkips) {
+        RAW_LOG(Warning) << "mcp server " << options_.server_name
+                         << ": skipping a stdout line that is not JSON-RPC: " << Clip(line, 200);
+      }
+      continue;
+    }
+    if (parsed->is_array()) {
+      for (const Json& element : *parsed) callbacks_.on_message(element);
+    } else {
+      callbacks_.on_message(*parsed);
+    }
+  }
+  stdout_buffer_.erase(0, start);
+  // The rest holds no newline: the next search starts after it.
+  scanned_ = stdout_buffer_.size();
+  return stdout_buffer_.size() <= options_.max_message_bytes;
+}
+
+void StdioTransport::LogStderrLines(bool flush) {
+  size_t start = 0;
+  auto emit = [this](std::string_view line) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) return;
+    RAW_LOG(Info) << "mcp server " << options_.server_name << ": " << Clip(line, kMaxLoggedLine);
+    stderr_tail_.push_back(Clip(line, kStderrTailLineBytes));
+    if (stderr_tail_.size() > kStderrTailLines) stderr_tail_.pop_front();
+  };
+  while (true) {
+    size_t end = stderr_buffer_.find('\n', start);
+    if (end == std::string::npos) break;
+    emit(std::string_view(stderr_buffer_.data() + start, end - start));
+    start = end + 1;
+  }
+  stderr_buffer_.erase(0, start);
+  // An endless line is logged in pieces rather than held.
+  if (flush || stderr_buffer_.size() > kMaxLoggedLine) {
+    emit(stderr_buffer_);
+    stderr_buffer_.clear();
+  }
+}
+
+std::string StdioTransport::StderrTail() const {
+  if (stderr_tail_.empty()) return "";
+  return absl::StrCat("; its last output on stderr: ", absl::StrJoin(stderr_tail_, " | "));
+}
+
+void StdioTransport::ReaderLoop() {
+  Phase phase = Phase::kRunning;
+  SteadyClock::time_point deadline;
+  bool exited = false;
+  std::string failure;  // why the transport ended the child itself
+  bool closed_stdout = false;
+  auto enter = [&](Phase next, int signal, int64_t wait_ms) {
+    if (signal != 0) child_->SignalGroup(signal);
+    phase = next;
+    deadline = SteadyClock::now() + std::chrono::milliseconds(wait_ms);
+  };
+  while (!exited) {
+    bool closing;
+    {
+      absl::MutexLock lock(&mu_);
+      closing = closing_;
+    }
+    if (closing && phase == Phase::kRunning) {
+      enter(Phase::kWaitExit, 0, options_.stdin_close_grace_ms);
+    }
+    int timeout = -1;
+    if (phase == Phase::kWaitExit || phase == Phase::kTerminated) {
+      timeout = MillisUntil(deadline);
+      if (timeout == 0) {
+        if (phase == Phase::kWaitExit) {
+          if (closed_stdout && failure.empty()) {
+            failure = "closed its standard output and was stopped";
+          }
+          enter(Phase::kTerminated, SIGTERM, options_.term_grace_ms);
+        } else {
+          enter(Phase::kKilled, SIGKILL, 0);
+        }
+        continue;
+      }
+    }
+    pollfd fds[4] = {{child_->stdout_fd(), POLLIN, 0},
+                     {child_->stderr_fd(), POLLIN, 0},
+                     {wake_[0], POLLIN, 0},
+                     {child_->pidfd(), POLLIN, 0}};
+    int rc = poll(fds, 4, timeout);
+    if (rc < 0 && errno != EINTR) {
+      failure = "could not be watched (poll failed)";
+      enter(Phase::kKilled, SIGKILL, 0);
+      break;
+    }
+    if (rc <= 0) continue;
+    if (fds[0].revents != 0) {
+      if (!ReadSome(child_->stdout_fd(), stdout_buffer_, kReadsPerWake)) child_->CloseStdout();
+      if (!DispatchLines()) {
+        failure = absl::StrCat("sent a message longer than ", options_.max_message_bytes,
+                               " bytes and was stopped");
+        stdout_buffer_.clear();
+        scanned_ = 0;
+        child_->CloseStdout();
+        enter(Phase::kKilled, SIGKILL, 0);
+      }
+    }
+    if (fds[1].revents != 0) {
+      if (!ReadSome(child_->stderr_fd(), stderr_buffer_, kReadsPerWake)) child_->CloseStderr();
+      LogStderrLines(/*flush=*/false);
+    }
+    if (fds[2].revents != 0) {
+      char drain[64];
+      while (read(wake_[0], drain, sizeof drain) > 0) {
+      }
+    }
+    if (fds[3].revents != 0) exited = true;
+    if (child_->pidfd() < 0 && child_->stdout_fd() < 0 && child_->stderr_fd() < 0) {
+      // Without a pidfd, the end of both outputs stands for the exit.
+      if (phase == Phase::kRunning) enter(Phase::kKilled, SIGKILL, 0);
+      exited = true;
+    }
+    if (!exited && phase == Phase::kRunning && child_->stdout_fd() < 0) {
+      // Usually the child is exiting; it gets the same grace as on Close.
+      closed_stdout = true;
+      enter(Phase::kWaitExit, 0, options_.stdin_close_grace_ms);
+    }
+  }
+  // Take what the child wrote before it exited.
+  if (child_->stdout_fd() >= 0) {
+    ReadSome(child_->stdout_fd(), stdout_buffer_, 64);
+    if (!DispatchLines()) stdout_buffer_.clear();
+  }
+  if (child_->stderr_fd() >= 0) ReadSome(child_->stderr_fd(), stderr_buffer_, 64);
+  LogStderrLines(/*flush=*/true);
+  // Whatever the server started in its group goes with it.
+  child_->SignalGroup(SIGKILL);
+  std::string how = child_->Reap();
+  std::string message = failure.empty()
+                            ? absl::StrCat("the server process ", how, StderrTail())
+                            : absl::StrCat("the server process ", failure, StderrTail());
+  bool closing;
+  {
+    absl::MutexLock lock(&mu_);
+    closing = closing_;
+    exit_message_ = message;
+    exit_message_set_ = true;
+  }
+  if (closing) {
+    RAW_LOG(Info) << "mcp server " << options_.server_name << " (pid " << pid_ << ") " << how;
+    return;
+  }
+  RAW_LOG(Warning) << "mcp server " << options_.server_name << ": " << message;
+  if (callbacks_.on_closed) callbacks_.on_closed(absl::UnavailableError(message));
+}
+
+}  // namespace raw::mcp

@@ -1,0 +1,61 @@
+#include "daemon/mcp/tool_naming.h"
+
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "daemon/tools/registry.h"
+
+namespace raw::mcp {
+namespace {
+
+constexpr size_t kMaxModelNameLength = 64;
+constexpr size_t kHashSuffixLength = 9;  // "_" + 8 hex digits
+
+bool IsModelNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
+// 32-bit FNV-1a: small, and the same on every platform and run.
+uint32_t Fnv1a(const std::string& text) {
+  uint32_t hash = 2166136261u;
+  for (char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+}  // namespace
+
+std::string QualifiedToolName(const std::string& server, const std::string& tool) {
+  return absl::StrCat("mcp/", server, "/", tool);
+}
+
+std::string ModelFacingToolName(const std::string& server, const std::string& tool) {
+  std::string name = absl::StrCat("mcp__", server, "__", tool);
+  bool changed = false;
+  for (char& c : name) {
+    if (!IsModelNameChar(c)) {
+      c = '_';
+      changed = true;
+    }
+  }
+  if (!changed && name.size() <= kMaxModelNameLength) return name;
+  name.resize(std::min(name.size(), kMaxModelNameLength - kHashSuffixLength));
+  return absl::StrCat(name, absl::StrFormat("_%08x", Fnv1a(QualifiedToolName(server, tool))));
+}
+
+bool PatternMayMatchPrefix(const std::string& pattern, const std::string& prefix) {
+  // Some string prefix+X matches the pattern iff a leading part of the
+  // pattern matches the prefix exactly (the rest can always match some X),
+  // or a leading part ending in '*' does (the star spans the boundary, which
+  // the same test covers since '*' also matches the empty string).
+  for (size_t k = 0; k <= pattern.size(); ++k) {
+    if (tools::GlobMatch(pattern.substr(0, k), prefix)) return true;
+  }
+  return false;
+}
+
+}  // namespace raw::mcp

@@ -1,0 +1,25 @@
+// Names of MCP tools inside Raw.
+//
+// Qualified name: "mcp/<server>/<tool>", what agents' tools.use patterns
+// match. Model-facing name: "mcp__<server>__<tool>" when that already
+// matches ^[a-zA-Z0-9_-]{1,64}$; otherwise every other character becomes
+// '_', the name is cut to leave room, and "_" plus 8 hex digits of a hash
+// of the qualified name is appended, so different tools whose names
+// sanitize alike still differ, and a name is the same on every run.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+
+namespace raw::mcp {
+
+std::string QualifiedToolName(const std::string& server, const std::string& tool);
+std::string ModelFacingToolName(const std::string& server, const std::string& tool);
+
+// True when `pattern` (a glob, see tools::GlobMatch) matches some qualified
+// name that starts with `prefix`: whether a tools.use entry may select tools
+// of a server ("mcp/<server>/").
+bool PatternMayMatchPrefix(const std::string& pattern, const std::string& prefix);
+
+}  // namespace raw::mcp

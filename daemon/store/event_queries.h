@@ -1,0 +1,26 @@
+// The SQL the session store runs on the events table, in one place so that
+// tests can check each query's plan against the schema: every lookup is a
+// search of an index, never a scan of a session's history.
+//
+// Constants only; thread-safe.
+#pragma once
+
+namespace raw::store {
+
+// ?1 session id, ?2 seq, ?3 row limit.
+inline constexpr char kEventsAfterSql[] =
+    "SELECT seq, turn_id, kind, payload, created_at FROM events "
+    "WHERE session_id = ?1 AND seq > ?2 ORDER BY seq ASC LIMIT ?3";
+inline constexpr char kEventsBeforeSql[] =
+    "SELECT seq, turn_id, kind, payload, created_at FROM events "
+    "WHERE session_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
+
+// ?1 session id, ?2 turn id: the turn's first stored seq (index events_by_turn).
+inline constexpr char kFirstSeqOfTurnSql[] =
+    "SELECT seq FROM events WHERE session_id = ?1 AND turn_id = ?2 ORDER BY seq ASC LIMIT 1";
+
+inline constexpr char kInsertEventSql[] =
+    "INSERT INTO events (session_id, seq, turn_id, kind, payload, created_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
+}  // namespace raw::store

@@ -1,0 +1,181 @@
+#include "daemon/context/context_meter.h"
+
+#include <string>
+#include <vector>
+
+#include "daemon/context/token_estimate.h"
+#include "gtest/gtest.h"
+
+namespace raw::context {
+namespace {
+
+std::vector<events::ContextItem> SomeItems() {
+  events::AssistantTurn turn;
+  turn.text = std::string(80, 'a');
+  turn.tool_calls.push_back({"c1", "read_file", R"({"path":"a.txt"})"});
+  return {events::UserText(std::string(40, 'u')), turn,
+          events::ToolOutcome{"c1", "read_file", std::string(400, 'o'), false}};
+}
+
+events::Usage Reported(std::optional<int64_t> input, std::optional<int64_t> output) {
+  events::Usage u;
+  u.input_tokens = input;
+  u.output_tokens = output;
+  return u;
+}
+
+TEST(ContextMeterTest, ResetEstimatesRuntimeAndEveryItem) {
+  ContextMeter meter;
+  auto items = SomeItems();
+  meter.Reset(100, items);
+  EXPECT_EQ(meter.tokens(), 100 + EstimateItemsTokens(items));
+  EXPECT_FALSE(meter.reported_baseline());
+  EXPECT_EQ(meter.items(), 3u);
+  meter.Reset(7, {});
+  EXPECT_EQ(meter.tokens(), 7);
+  EXPECT_EQ(meter.items(), 0u);
+}
+
+TEST(ContextMeterTest, AppendAndSetRuntimeUpdateTheWholeEstimate) {
+  ContextMeter meter;
+  meter.Reset(100, {});
+  auto items = SomeItems();
+  for (const auto& item : items) meter.Append(item);
+  EXPECT_EQ(meter.tokens(), 100 + EstimateItemsTokens(items));
+  EXPECT_EQ(meter.items(), 3u);
+  meter.SetRuntime(150);
+  EXPECT_EQ(meter.tokens(), 150 + EstimateItemsTokens(items));
+}
+
+TEST(ContextMeterTest, ReportedInputAndOutputBecomeTheBaseline) {
+  ContextMeter meter;
+  auto items = SomeItems();
+  meter.Reset(100, {items[0]});
+  meter.Append(items[1]);
+  meter.RecordReported(Reported(5000, 60));
+  EXPECT_TRUE(meter.reported_baseline());
+  EXPECT_EQ(meter.tokens(), 5060);
+  // Items appended since are estimated on top of the baseline.
+  meter.Append(items[2]);
+  EXPECT_EQ(meter.tokens(), 5060 + EstimateItemTokens(items[2]));
+  // So is a runtime change since the baseline.
+  meter.SetRuntime(90);
+  EXPECT_EQ(meter.tokens(), 5060 + EstimateItemTokens(items[2]) - 10);
+  // The next report replaces the baseline.
+  meter.Append(events::AssistantTurn{"done", "", {}, {}});
+  meter.RecordReported(Reported(6000, 3));
+  EXPECT_EQ(meter.tokens(), 6003);
+  EXPECT_EQ(meter.items(), 4u);
+}
+
+TEST(ContextMeterTest, UnknownOutputUsesTheEstimateOfTheLastItem) {
+  ContextMeter meter;
+  auto items = SomeItems();
+  meter.Reset(0, {items[0]});
+  meter.Append(items[1]);
+  meter.RecordReported(Reported(5000, std::nullopt));
+  EXPECT_EQ(meter.tokens(), 5000 + EstimateItemTokens(items[1]));
+  EXPECT_TRUE(meter.reported_baseline());
+}
+
+TEST(ContextMeterTest, UnknownInputKeepsThePreviousState) {
+  ContextMeter meter;
+  auto items = SomeItems();
+  meter.Reset(100, {items[0]});
+  meter.Append(items[1]);
+  meter.RecordReported(Reported(std::nullopt, 40));
+  EXPECT_FALSE(meter.reported_baseline());
+  EXPECT_EQ(meter.tokens(), 100 + EstimateItemTokens(items[0]) + EstimateItemTokens(items[1]));
+
+  meter.RecordReported(Reported(5000, 60));
+  meter.Append(items[2]);
+  meter.RecordReported(Reported(std::nullopt, std::nullopt));
+  EXPECT_TRUE(meter.reported_baseline());
+  EXPECT_EQ(meter.tokens(), 5060 + EstimateItemTokens(items[2]));
+}
+
+TEST(ContextMeterTest, ResetDropsTheBaseline) {
+  ContextMeter meter;
+  meter.Reset(0, {});
+  meter.Append(events::UserText("hi"));
+  meter.RecordReported(Reported(9000, 10));
+  auto items = SomeItems();
+  meter.Reset(20, items);
+  EXPECT_FALSE(meter.reported_baseline());
+  EXPECT_EQ(meter.tokens(), 20 + EstimateItemsTokens(items));
+}
+
+TEST(ContextMeterTest, SerializeAndRestoreKeepTheBaselineAcrossRestarts) {
+  auto items = SomeItems();
+  ContextMeter meter;
+  meter.Reset(100, {items[0]});
+  meter.Append(items[1]);
+  meter.RecordReported(Reported(5000, 60));
+  meter.Append(items[2]);
+  const std::string saved = meter.Serialize();
+
+  ContextMeter restored;
+  restored.Restore(saved, 100, items);
+  EXPECT_TRUE(restored.reported_baseline());
+  EXPECT_EQ(restored.tokens(), meter.tokens());
+  EXPECT_EQ(restored.items(), 3u);
+  // The runtime now may differ from the runtime at the baseline.
+  restored.Restore(saved, 130, items);
+  EXPECT_EQ(restored.tokens(), meter.tokens() + 30);
+  // And the restored meter keeps working.
+  restored.Append(events::UserText("next"));
+  EXPECT_EQ(restored.tokens(), meter.tokens() + 30 + EstimateItemTokens(events::UserText("next")));
+}
+
+TEST(ContextMeterTest, RestoreOfAWholeEstimateEstimatesAgain) {
+  auto items = SomeItems();
+  ContextMeter meter;
+  meter.Reset(100, items);
+  ContextMeter restored;
+  restored.Restore(meter.Serialize(), 120, items);
+  EXPECT_FALSE(restored.reported_baseline());
+  EXPECT_EQ(restored.tokens(), 120 + EstimateItemsTokens(items));
+}
+
+TEST(ContextMeterTest, RestoreFallsBackToResetOnEmptyMalformedOrMismatchedState) {
+  auto items = SomeItems();
+  ContextMeter meter;
+  meter.Reset(0, {items[0], items[1]});
+  meter.RecordReported(Reported(5000, 60));
+  const std::string two_items = meter.Serialize();
+  const int64_t whole = 100 + EstimateItemsTokens(items);
+  for (const std::string& saved :
+       {std::string(), std::string("not json"), std::string("[1,2]"), std::string("{}"),
+        std::string(R"({"v":2,"items":3,"baseline":5000,"baseline_runtime":0,"baseline_items":3})"),
+        std::string(R"({"v":1,"items":3,"baseline":-5,"baseline_runtime":0,"baseline_items":3})"),
+        std::string(R"({"v":1,"items":3,"baseline":5000,"baseline_runtime":0,"baseline_items":4})"),
+        std::string(R"({"v":1,"items":3,"baseline":"5000","baseline_runtime":0,"baseline_items":3})"),
+        std::string(R"({"v":1,"items":3,"baseline":5000})"),
+        two_items}) {
+    ContextMeter restored;
+    restored.Append(events::UserText("stale state"));
+    restored.RecordReported(Reported(1, 1));
+    restored.Restore(saved, 100, items);
+    EXPECT_FALSE(restored.reported_baseline()) << saved;
+    EXPECT_EQ(restored.tokens(), whole) << saved;
+    EXPECT_EQ(restored.items(), 3u) << saved;
+  }
+}
+
+TEST(ContextMeterTest, EstimateCarriesTheWindowOnlyWhenKnown) {
+  ContextMeter meter;
+  meter.Reset(100, {});
+  events::ContextEstimate e = meter.Estimate(std::nullopt);
+  EXPECT_EQ(e.tokens, 100);
+  EXPECT_FALSE(e.window_tokens.has_value());
+  EXPECT_FALSE(e.reported_baseline);
+  meter.Append(events::UserText("hi"));
+  meter.RecordReported(Reported(400, 20));
+  e = meter.Estimate(1000);
+  EXPECT_EQ(e.tokens, 420);
+  EXPECT_EQ(e.window_tokens, 1000);
+  EXPECT_TRUE(e.reported_baseline);
+}
+
+}  // namespace
+}  // namespace raw::context

@@ -1,0 +1,66 @@
+#include "daemon/context/summary.h"
+
+#include <string>
+
+#include "daemon/context/token_estimate.h"
+#include "daemon/context/transcript.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::context {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using providers::FinishReason;
+
+TEST(SummaryTest, RequestHasASummarizerPromptNoToolsAndTheChunkAsOneUserMessage) {
+  providers::ModelRequest r = SummaryRequest("[user]\nFix it", 1, 1);
+  EXPECT_TRUE(r.tools.empty());
+  EXPECT_THAT(r.system_prompt, HasSubstr("decisions"));
+  EXPECT_THAT(r.system_prompt, HasSubstr("files"));
+  EXPECT_THAT(r.system_prompt, HasSubstr("open problems"));
+  EXPECT_THAT(r.system_prompt, HasSubstr("what the user asked"));
+  EXPECT_THAT(r.system_prompt, HasSubstr("terse"));
+  EXPECT_THAT(r.system_prompt, Not(HasSubstr("part 1 of 1")));
+  ASSERT_EQ(r.messages.size(), 1u);
+  const auto& message = std::get<events::UserText>(r.messages[0]);
+  EXPECT_EQ(message.kind, events::UserTextKind::kPrompt);
+  EXPECT_THAT(message.text, HasSubstr("[user]\nFix it"));
+
+  EXPECT_THAT(SummaryRequest("x", 2, 3).system_prompt, HasSubstr("part 2 of 3"));
+}
+
+TEST(SummaryTest, OverheadCoversTheRequestWithoutItsTranscript) {
+  providers::ModelRequest r = SummaryRequest("", 12, 12);
+  EXPECT_GE(SummaryRequestOverheadTokens(),
+            EstimateRuntimeTokens(r.system_prompt, r.tools) + EstimateItemsTokens(r.messages));
+  EXPECT_LT(SummaryRequestOverheadTokens(), 1000);
+}
+
+TEST(SummaryTest, VerdictAcceptsOnlyNonEmptyCompleteAndShorter) {
+  EXPECT_TRUE(CheckSummary("- fixed a.cc", FinishReason::kStop, 100).accepted);
+
+  SummaryVerdict empty = CheckSummary(" \n\t ", FinishReason::kStop, 100);
+  EXPECT_FALSE(empty.accepted);
+  EXPECT_THAT(empty.reason, HasSubstr("empty"));
+
+  SummaryVerdict cut = CheckSummary("- fixed a.cc and", FinishReason::kLength, 100);
+  EXPECT_FALSE(cut.accepted);
+  EXPECT_THAT(cut.reason, HasSubstr("output cap"));
+
+  const std::string text(400, 's');  // ~100 tokens
+  SummaryVerdict longer = CheckSummary(text, FinishReason::kStop, 100);
+  EXPECT_FALSE(longer.accepted);
+  EXPECT_THAT(longer.reason, HasSubstr("not shorter"));
+  EXPECT_TRUE(CheckSummary(text, FinishReason::kStop, 101).accepted);
+}
+
+TEST(SummaryTest, JoinKeepsChunkOrderUnderHeadings) {
+  EXPECT_EQ(JoinChunkSummaries({" - one\n"}), std::string(kSummaryPreamble) + "- one");
+  EXPECT_EQ(JoinChunkSummaries({"- one", "- two"}),
+            std::string(kSummaryPreamble) + "Part 1 of 2:\n- one\n\nPart 2 of 2:\n- two");
+}
+
+}  // namespace
+}  // namespace raw::context

@@ -1,0 +1,69 @@
+#include "daemon/context/token_estimate.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace raw::context {
+namespace {
+
+TEST(TokenEstimateTest, TextIsFourBytesPerTokenRoundedUp) {
+  EXPECT_EQ(EstimateTextTokens(""), 0);
+  EXPECT_EQ(EstimateTextTokens("a"), 1);
+  EXPECT_EQ(EstimateTextTokens("abcd"), 1);
+  EXPECT_EQ(EstimateTextTokens("abcde"), 2);
+  EXPECT_EQ(EstimateTextTokens(std::string(4000, 'x')), 1000);
+  // Bytes, not characters: "é" is two bytes.
+  EXPECT_EQ(EstimateTextTokens("\xc3\xa9\xc3\xa9\xc3\xa9"), 2);
+}
+
+TEST(TokenEstimateTest, UserTextIsItsTextPlusTheMessageOverhead) {
+  events::ContextItem item = events::UserText(std::string(40, 'u'));
+  EXPECT_EQ(EstimateItemTokens(item), kMessageOverheadTokens + 10);
+  events::ContextItem summary =
+      events::UserText(std::string(8, 's'), events::UserTextKind::kSummary);
+  EXPECT_EQ(EstimateItemTokens(summary), kMessageOverheadTokens + 2);
+}
+
+TEST(TokenEstimateTest, AssistantTurnCountsTextReasoningAndEveryToolCall) {
+  events::AssistantTurn turn;
+  turn.text = std::string(8, 't');        // 2
+  turn.reasoning = std::string(12, 'r');  // 3
+  turn.tool_calls.push_back({"c1", "read_file", R"({"path":"a.txt"})"});  // 3 + 4
+  turn.tool_calls.push_back({"c2", "bash", std::string(40, 'x')});        // 1 + 10
+  // Replayed provider state is not counted.
+  turn.opaque.push_back({"anthropic", "thinking", "", std::string(4000, 'o')});
+  EXPECT_EQ(EstimateItemTokens(turn),
+            kMessageOverheadTokens + 2 + 3 + (kToolCallOverheadTokens + 3 + 4) +
+                (kToolCallOverheadTokens + 1 + 10));
+}
+
+TEST(TokenEstimateTest, ToolOutcomeCountsNameAndOutput) {
+  events::ToolOutcome outcome{"c1", "bash", std::string(400, 'o'), false};
+  EXPECT_EQ(EstimateItemTokens(outcome), kMessageOverheadTokens + 1 + 100);
+}
+
+TEST(TokenEstimateTest, ItemsSumTheirEstimates) {
+  std::vector<events::ContextItem> items = {events::UserText("abcd"),
+                                            events::ToolOutcome{"c", "x", "12345678", false}};
+  EXPECT_EQ(EstimateItemsTokens(items), EstimateItemTokens(items[0]) + EstimateItemTokens(items[1]));
+  EXPECT_EQ(EstimateItemsTokens({}), 0);
+}
+
+TEST(TokenEstimateTest, RuntimeCountsSystemPromptAndSerializedTools) {
+  EXPECT_EQ(EstimateRuntimeTokens("", {}), 0);
+  EXPECT_EQ(EstimateRuntimeTokens(std::string(400, 's'), {}), kMessageOverheadTokens + 100);
+  providers::ToolDefinition tool{"read_file", std::string(40, 'd'),
+                                 OrderedJson::parse(R"({"type":"object"})")};
+  // name 9 bytes -> 3, description 10, {"type":"object"} 17 bytes -> 5.
+  EXPECT_EQ(EstimateRuntimeTokens("", {tool}), kToolDefinitionOverheadTokens + 3 + 10 + 5);
+  // A larger schema costs more.
+  providers::ToolDefinition bigger = tool;
+  bigger.parameters = OrderedJson::parse(
+      R"({"type":"object","properties":{"path":{"type":"string","description":"File to read."}}})");
+  EXPECT_GT(EstimateRuntimeTokens("", {bigger}), EstimateRuntimeTokens("", {tool}));
+  EXPECT_EQ(EstimateRuntimeTokens("", {tool, tool}), 2 * EstimateRuntimeTokens("", {tool}));
+}
+
+}  // namespace
+}  // namespace raw::context

@@ -1,0 +1,136 @@
+#include "daemon/context/transcript.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::context {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// 400 base64 characters = 300 bytes of data.
+const std::string kPng = "data:image/png;base64," + std::string(400, 'Q');
+
+TEST(TranscriptTest, DataPayloadIsDescribedByTypeSizeAndPathNeverByItsData) {
+  std::string out = DescribeDataPayloads("before " + kPng + " after", "shots/a.png");
+  EXPECT_EQ(out, "before [image image/png, 300 bytes, path shots/a.png; data left out] after");
+  out = DescribeDataPayloads("x\"" + kPng + "\" y " + kPng);
+  EXPECT_EQ(out,
+            "x\"[image image/png, 300 bytes; data left out]\" y [image image/png, 300 bytes; data "
+            "left out]");
+  // Back to back: the second payload is found too, never copied.
+  out = DescribeDataPayloads(kPng + kPng);
+  EXPECT_EQ(out, "[image image/png, 300 bytes; data left out][image image/png, 300 bytes; data "
+                 "left out]");
+}
+
+TEST(TranscriptTest, DataPayloadSizesAndOtherTypes) {
+  // Padding is not data; sizes above a kilobyte are shown in KB.
+  EXPECT_EQ(DescribeDataPayloads("data:image/jpeg;base64,QUJD" + std::string("QQ==")),
+            "[image image/jpeg, 4 bytes; data left out]");
+  EXPECT_EQ(DescribeDataPayloads("data:application/pdf;base64," + std::string(4096, 'A')),
+            "[data application/pdf, 3.0 KB; data left out]");
+  EXPECT_EQ(DescribeDataPayloads("data:image/svg+xml;charset=utf-8;base64,QUJD"),
+            "[image image/svg+xml, 3 bytes; data left out]");
+  EXPECT_EQ(DescribeDataPayloads("data:;base64,QUJD"),
+            "[data of unknown type, 3 bytes; data left out]");
+}
+
+TEST(TranscriptTest, TextThatIsNotABase64DataUrlIsKept) {
+  for (const std::string text : {"metadata: yes", "data:text/plain,hello", "data:image/png;base64,",
+                                 "data:image/png;charset=x"}) {
+    EXPECT_EQ(DescribeDataPayloads(text), text);
+  }
+}
+
+TEST(TranscriptTest, ToolOutputPayloadTakesThePathItsCallNamed) {
+  events::AssistantTurn turn;
+  turn.tool_calls.push_back({"c1", "read_file", R"({"path":"img/logo.png"})"});
+  turn.tool_calls.push_back({"c2", "screenshot", R"({})"});
+  std::vector<events::ContextItem> items = {
+      events::UserText("look"), turn, events::ToolOutcome{"c1", "read_file", kPng, false},
+      events::ToolOutcome{"c2", "screenshot", kPng, false}};
+  auto out = WithoutDataPayloads(items);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(std::get<events::ToolOutcome>(out[2]).content,
+            "[image image/png, 300 bytes, path img/logo.png; data left out]");
+  EXPECT_EQ(std::get<events::ToolOutcome>(out[3]).content,
+            "[image image/png, 300 bytes; data left out]");
+  EXPECT_EQ(out[1], items[1]);
+}
+
+TEST(TranscriptTest, ShortenTextKeepsHeadAndTailAndSaysWhatWasLeftOut) {
+  std::string text = std::string(1000, 'h') + std::string(1000, 'm') + std::string(1000, 't');
+  std::string out = ShortenText(text, 500);
+  EXPECT_LE(out.size(), 500u);
+  EXPECT_EQ(out.substr(0, 100), std::string(100, 'h'));
+  EXPECT_EQ(out.substr(out.size() - 100), std::string(100, 't'));
+  EXPECT_THAT(out, HasSubstr("bytes left out"));
+  EXPECT_THAT(out, Not(HasSubstr("mmm")));
+  EXPECT_EQ(ShortenText("short", 500), "short");
+}
+
+TEST(TranscriptTest, ShortenTextNeverSplitsAUtf8Sequence) {
+  std::string text;
+  for (int i = 0; i < 500; ++i) text += "\xc3\xa9";  // é
+  for (size_t max : {101u, 150u, 333u}) {
+    std::string out = ShortenText(text, max);
+    EXPECT_LE(out.size(), max);
+    size_t marker = out.find("\n[...");
+    ASSERT_NE(marker, std::string::npos);
+    EXPECT_EQ(marker % 2, 0u) << max;
+    size_t tail = out.find("...]\n") + 5;
+    EXPECT_EQ((out.size() - tail) % 2, 0u) << max;
+    EXPECT_NE(static_cast<unsigned char>(out[tail]) & 0xC0, 0x80u) << max;
+  }
+}
+
+TEST(TranscriptTest, ShortenItemCutsTheLargestFieldsFirst) {
+  events::AssistantTurn turn;
+  turn.text = std::string(300, 'a');
+  turn.tool_calls.push_back({"c1", "write_file", std::string(20000, 'w')});
+  auto shortened = std::get<events::AssistantTurn>(ShortenItem(turn, 4000));
+  EXPECT_EQ(shortened.text, turn.text);
+  EXPECT_LE(shortened.tool_calls[0].arguments.size(), 3700u);
+  EXPECT_THAT(shortened.tool_calls[0].arguments, HasSubstr("bytes left out"));
+  EXPECT_LE(TextBytes(shortened), 4000u);
+  events::ToolOutcome outcome{"c", "bash", std::string(100000, 'o'), false};
+  EXPECT_LE(TextBytes(ShortenItem(outcome, 1000)), 1000u);
+  EXPECT_EQ(ShortenItem(outcome, 200000), events::ContextItem(outcome));
+}
+
+TEST(TranscriptTest, RenderShowsRolesTextToolCallsAndOutputsButNoReasoning) {
+  events::AssistantTurn turn;
+  turn.text = "I will read it.";
+  turn.reasoning = "secret chain of thought";
+  turn.tool_calls.push_back({"c1", "read_file", R"({"path":"a.txt"})"});
+  std::vector<events::ContextItem> items = {
+      events::UserText(std::string(kSummaryPreamble) + "- earlier work",
+                       events::UserTextKind::kSummary),
+      events::UserText("Fix the bug in a.txt"), turn,
+      events::ToolOutcome{"c1", "read_file", "hello", false},
+      events::ToolOutcome{"c2", "bash", "exit 1", true}};
+  EXPECT_EQ(RenderTranscript(items),
+            "[summary of earlier turns]\n- earlier work\n\n"
+            "[user]\nFix the bug in a.txt\n\n"
+            "[assistant]\nI will read it.\n[tool call read_file #c1] {\"path\":\"a.txt\"}\n\n"
+            "[tool result read_file #c1]\nhello\n\n"
+            "[tool error bash #c2]\nexit 1");
+}
+
+TEST(TranscriptTest, RenderNeverCopiesPayloads) {
+  events::AssistantTurn turn;
+  turn.tool_calls.push_back({"c1", "read_file", R"({"path":"p.png"})"});
+  std::vector<events::ContextItem> items = {events::UserText("see " + kPng), turn,
+                                            events::ToolOutcome{"c1", "read_file", kPng, false}};
+  std::string out = RenderTranscript(items);
+  EXPECT_THAT(out, Not(HasSubstr("QQQQ")));
+  EXPECT_THAT(out, HasSubstr("[user]\nsee [image image/png, 300 bytes; data left out]"));
+  EXPECT_THAT(out, HasSubstr("[image image/png, 300 bytes, path p.png; data left out]"));
+}
+
+}  // namespace
+}  // namespace raw::context

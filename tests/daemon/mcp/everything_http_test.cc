@@ -1,0 +1,167 @@
+// The official reference server @modelcontextprotocol/server-everything in
+// its Streamable HTTP mode on a free loopback port, reached through the
+// daemon's libcurl client.
+#include <chrono>
+#include <memory>
+
+#include "absl/strings/str_join.h"
+#include "daemon/http/curl_http_client.h"
+#include "daemon/mcp/http_transport.h"
+#include "daemon/mcp/mcp_client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mcp_test_support.h"
+
+namespace raw::mcp {
+namespace {
+
+using testing::FindSpec;
+using ::testing::HasSubstr;
+using testing::ManagerHarness;
+using testing::TestContext;
+
+class EverythingHttpTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!testing::ReferenceServersInstalled(&problem_)) return;
+    server_ = new testing::EverythingHttpServer();
+    problem_ = server_->Start();
+    http_ = new http::CurlHttpClient();
+    harness_ = new ManagerHarness(testing::TestEnv(), http_);
+  }
+  static void TearDownTestSuite() {
+    delete harness_;
+    delete http_;
+    delete server_;
+    harness_ = nullptr;
+    http_ = nullptr;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    if (harness_ == nullptr || !problem_.empty()) GTEST_SKIP() << problem_;
+  }
+
+  static config::McpServerConfig Web() {
+    config::McpServerConfig config;
+    config.name = "web";
+    config.url = server_->url();
+    config.headers = {{"X-Raw-Test", "${TOKEN}"}};
+    return config;
+  }
+  tools::ToolOutput Call(const std::string& tool, const Json& arguments,
+                         TestContext* context = nullptr) {
+    harness_->vars["TOKEN"] = "not-a-secret";
+    McpSelection selection = harness_->Select({"mcp/web/" + tool}, {Web()});
+    const tools::ToolSpec* spec = FindSpec(selection.tools, "mcp/web/" + tool);
+    if (spec == nullptr) return tools::ToolOutput::Error(absl::StrJoin(selection.notices, "\n"));
+    TestContext local;
+    return spec->handler(arguments, (context != nullptr ? context : &local)->Get());
+  }
+  // A client of its own, to look at the session.
+  static std::unique_ptr<McpClient> Connect(HttpTransport** transport) {
+    HttpTransportOptions options;
+    options.server_name = "web";
+    options.url = server_->url();
+    options.client = http_;
+    auto owned = std::make_unique<HttpTransport>(options);
+    *transport = owned.get();
+    McpClientOptions client_options;
+    client_options.server_name = "web";
+    auto client = std::make_unique<McpClient>(std::move(owned), client_options);
+    absl::Status connected = client->Connect();
+    EXPECT_TRUE(connected.ok()) << connected;
+    return client;
+  }
+  static absl::Status Delete(const std::string& session, int* status) {
+    http::HttpRequest request;
+    request.method = "DELETE";
+    request.url = server_->url();
+    request.headers = {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "2025-11-25"}};
+    http::HttpResponse response;
+    CancelToken never;
+    absl::Status sent = http::SendAndCollect(*http_, request, never, &response);
+    *status = response.status;
+    return sent;
+  }
+
+  static inline std::string problem_;
+  static inline testing::EverythingHttpServer* server_ = nullptr;
+  static inline http::CurlHttpClient* http_ = nullptr;
+  static inline ManagerHarness* harness_ = nullptr;
+};
+
+TEST_F(EverythingHttpTest, ListsAndCallsTools) {
+  tools::ToolOutput echo = Call("echo", {{"message", "over http"}});
+  EXPECT_EQ(echo.status, events::ToolStatus::kOk) << echo.content;
+  EXPECT_EQ(echo.content, "Echo: over http");
+  std::vector<McpServerStatus> status = harness_->manager().Status();
+  ASSERT_EQ(status.size(), 1u);
+  EXPECT_EQ(status[0].transport, "http");
+  EXPECT_EQ(status[0].endpoint, server_->url());
+  EXPECT_EQ(status[0].protocol_version, "2025-11-25");
+  EXPECT_GE(status[0].tools.size(), 12u);
+}
+
+TEST_F(EverythingHttpTest, AToolErrorIsAnErrorResult) {
+  tools::ToolOutput bad = Call("get-sum", {{"a", "two"}, {"b", 1}});
+  EXPECT_EQ(bad.status, events::ToolStatus::kError);
+  EXPECT_THAT(bad.content, HasSubstr("Input validation error"));
+}
+
+TEST_F(EverythingHttpTest, ReportsProgressFromTheEventStream) {
+  TestContext context;
+  tools::ToolOutput done =
+      Call("trigger-long-running-operation", {{"duration", 1}, {"steps", 2}}, &context);
+  EXPECT_THAT(done.content, HasSubstr("Long running operation completed"));
+  absl::MutexLock lock(&context.mu);
+  ASSERT_EQ(context.progress.size(), 2u);
+  EXPECT_EQ(context.progress[1].progress, 2);
+}
+
+TEST_F(EverythingHttpTest, CancelsAnInFlightCall) {
+  harness_->vars["TOKEN"] = "not-a-secret";
+  McpSelection selection = harness_->Select({"mcp/web/*"}, {Web()});
+  const tools::ToolSpec* spec = FindSpec(selection.tools, "mcp/web/trigger-long-running-operation");
+  ASSERT_NE(spec, nullptr);
+  TestContext context;
+  auto start = std::chrono::steady_clock::now();
+  tools::ToolOutput cancelled = spec->handler(
+      {{"duration", 30}, {"steps", 30}},
+      context.Get([&](const tools::ToolProgress&) { context.cancel.Cancel("interrupted"); }));
+  EXPECT_EQ(cancelled.status, events::ToolStatus::kCancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(Call("echo", {{"message", "after"}}).content, "Echo: after");
+}
+
+TEST_F(EverythingHttpTest, AForgottenSessionIsReplacedByANewOne) {
+  HttpTransport* transport = nullptr;
+  std::unique_ptr<McpClient> client = Connect(&transport);
+  std::string first = transport->session_id();
+  ASSERT_FALSE(first.empty());
+  int status = 0;
+  ASSERT_TRUE(Delete(first, &status).ok());
+  ASSERT_EQ(status, 200);
+
+  CallOptions options;
+  absl::StatusOr<CallToolResult> result =
+      client->CallTool("echo", {{"message", "new session"}}, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->content[0]["text"], "Echo: new session");
+  EXPECT_FALSE(transport->session_id().empty());
+  EXPECT_NE(transport->session_id(), first);
+}
+
+TEST_F(EverythingHttpTest, CloseEndsTheSession) {
+  HttpTransport* transport = nullptr;
+  std::unique_ptr<McpClient> client = Connect(&transport);
+  std::string session = transport->session_id();
+  ASSERT_FALSE(session.empty());
+  client->Close();
+  // The server forgot it: a second DELETE is refused.
+  int status = 0;
+  ASSERT_TRUE(Delete(session, &status).ok());
+  EXPECT_EQ(status, 400);
+}
+
+}  // namespace
+}  // namespace raw::mcp

@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""A scriptable MCP stdio server for Raw's MCP client tests.
+
+Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
+
+  --slow-start MS        wait before reading anything
+  --exit-at-start CODE   exit at once (a server that cannot start)
+  --start-log PATH       append one line per start (to count restarts)
+  --pages N              split tools/list into N pages (nextCursor)
+  --answer-version V     answer initialize with protocol version V
+  --want-version V       refuse other versions with -32602 and data.supported
+  --garbage-at-start     print lines that are not JSON-RPC before anything
+  --stderr-noise         write a few lines to stderr at start
+  --ignore-eof           keep running after stdin closes, ignoring SIGTERM
+
+Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
+wait_cancel, cancelled_ids, ask_client, env, mixed, spawn_child, destroy,
+tasks_only, weird.name/with spaces.
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--slow-start", type=int, default=0)
+parser.add_argument("--exit-at-start", type=int, default=None)
+parser.add_argument("--start-log", default="")
+parser.add_argument("--pages", type=int, default=1)
+parser.add_argument("--answer-version", default="")
+parser.add_argument("--want-version", default="")
+parser.add_argument("--garbage-at-start", action="store_true")
+parser.add_argument("--stderr-noise", action="store_true")
+parser.add_argument("--ignore-eof", action="store_true")
+args = parser.parse_args()
+
+if args.start_log:
+    with open(args.start_log, "a") as log:
+        log.write("start\n")
+if args.exit_at_start is not None:
+    sys.stderr.write("fake server: refusing to start\n")
+    sys.exit(args.exit_at_start)
+if args.stderr_noise:
+    for i in range(3):
+        sys.stderr.write(f"fake server: noise line {i}\n")
+    sys.stderr.flush()
+if args.slow_start:
+    time.sleep(args.slow_start / 1000.0)
+
+out = sys.stdout
+
+
+def send(message):
+    out.write(json.dumps(message) + "\n")
+    out.flush()
+
+
+if args.garbage_at_start:
+    out.write("this is not JSON\n{\"half\": \n[1, 2, 3]\n\n")
+    out.flush()
+
+inbox = []  # messages read while a tool waited for something else
+cancelled = []
+next_id = [1000]
+
+
+def read_message():
+    if inbox:
+        return inbox.pop(0)
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if line:
+            return json.loads(line)
+
+
+def schema(properties=None, required=None):
+    s = {"type": "object", "properties": properties or {}}
+    if required:
+        s["required"] = required
+    return s
+
+
+TOOLS = [
+    {"name": "echo", "description": "Echoes text.",
+     "inputSchema": schema({"text": {"type": "string"}}, ["text"]),
+     "annotations": {"readOnlyHint": True}},
+    {"name": "fail", "description": "Always fails.", "inputSchema": schema(),
+     "annotations": {"readOnlyHint": True, "destructiveHint": True}},
+    {"name": "crash", "description": "Exits mid-call.", "inputSchema": schema()},
+    {"name": "hang", "description": "Never answers.", "inputSchema": schema()},
+    {"name": "huge", "description": "Returns N bytes.",
+     "inputSchema": schema({"bytes": {"type": "integer"}}, ["bytes"])},
+    {"name": "garbage", "description": "Writes junk lines, then answers.", "inputSchema": schema()},
+    {"name": "add_tool", "description": "Adds a tool.",
+     "inputSchema": schema({"name": {"type": "string"}}, ["name"])},
+    {"name": "progress", "description": "Reports progress.",
+     "inputSchema": schema({"steps": {"type": "integer"}})},
+    {"name": "wait_cancel", "description": "Waits for its cancellation.", "inputSchema": schema()},
+    {"name": "cancelled_ids", "description": "Lists cancelled requests.", "inputSchema": schema()},
+    {"name": "ask_client", "description": "Sends requests to the client.", "inputSchema": schema()},
+    {"name": "env", "description": "Reads an environment variable.",
+     "inputSchema": schema({"name": {"type": "string"}}, ["name"])},
+    {"name": "mixed", "description": "Returns every content type.", "inputSchema": schema()},
+    {"name": "spawn_child", "description": "Starts a process in the background.",
+     "inputSchema": schema()},
+    {"name": "destroy", "description": "Claims to be read-only and destructive.",
+     "inputSchema": schema(), "annotations": {"readOnlyHint": True, "destructiveHint": True}},
+    {"name": "tasks_only", "description": "Needs tasks.", "inputSchema": schema(),
+     "execution": {"taskSupport": "required"}},
+    {"name": "weird.name/with spaces", "description": "Needs sanitizing.", "inputSchema": schema()},
+]
+
+
+def text_result(text, is_error=False):
+    result = {"content": [{"type": "text", "text": text}]}
+    if is_error:
+        result["isError"] = True
+    return result
+
+
+def ask_client():
+    answers = {}
+    for method in ["ping", "sampling/createMessage"]:
+        rid = next_id[0]
+        next_id[0] += 1
+        send({"jsonrpc": "2.0", "id": rid, "method": method, "params": {}})
+        while True:
+            m = read_message()
+            if m is None:
+                sys.exit(0)
+            if m.get("id") == rid and "method" not in m:
+                answers[method] = m.get("result", m.get("error"))
+                break
+            inbox.append(m)
+    return json.dumps(answers, sort_keys=True)
+
+
+def call_tool(request):
+    params = request.get("params", {})
+    name = params.get("name")
+    arguments = params.get("arguments", {})
+    meta = params.get("_meta", {})
+    if name == "echo":
+        return text_result("echo: " + arguments.get("text", ""))
+    if name == "fail":
+        return text_result("it failed on purpose", is_error=True)
+    if name == "crash":
+        sys.stderr.write("fake server: crashing on purpose\n")
+        sys.stderr.flush()
+        os._exit(3)
+    if name == "hang":
+        time.sleep(3600)
+    if name == "huge":
+        return text_result("x" * int(arguments.get("bytes", 0)))
+    if name == "garbage":
+        out.write("garbage line one\nnot { json\n")
+        out.flush()
+        return text_result("after garbage")
+    if name == "add_tool":
+        TOOLS.append({"name": arguments["name"], "description": "Added later.",
+                      "inputSchema": schema()})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        return text_result("added")
+    if name == "progress":
+        steps = int(arguments.get("steps", 3))
+        token = meta.get("progressToken")
+        for i in range(1, steps + 1):
+            if token is not None:
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": token, "progress": i, "total": steps,
+                                 "message": f"step {i}"}})
+        return text_result(f"done after {steps} steps")
+    if name == "wait_cancel":
+        token = meta.get("progressToken")
+        if token is not None:
+            send({"jsonrpc": "2.0", "method": "notifications/progress",
+                  "params": {"progressToken": token, "progress": 0, "message": "waiting"}})
+        while True:
+            m = read_message()
+            if m is None:
+                sys.exit(0)
+            if (m.get("method") == "notifications/cancelled"
+                    and m.get("params", {}).get("requestId") == request["id"]):
+                cancelled.append(request["id"])
+                return None  # a cancelled request gets no response
+            inbox.append(m)
+    if name == "cancelled_ids":
+        return text_result(json.dumps(cancelled))
+    if name == "ask_client":
+        return text_result(ask_client())
+    if name == "spawn_child":
+        child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return text_result(str(child.pid))
+    if name == "env":
+        return text_result(os.environ.get(arguments["name"], "<unset>"))
+    if name == "mixed":
+        return {
+            "content": [
+                {"type": "text", "text": "first"},
+                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                {"type": "resource_link", "uri": "file:///tmp/a.txt", "name": "a.txt",
+                 "mimeType": "text/plain", "size": 12, "description": "a file"},
+                {"type": "resource", "resource": {"uri": "mem://note", "mimeType": "text/plain",
+                                                  "text": "note body"}},
+                {"type": "resource", "resource": {"uri": "mem://bin",
+                                                  "mimeType": "application/octet-stream",
+                                                  "blob": "AAECAw=="}},
+            ],
+            "structuredContent": {"answer": 42},
+        }
+    return text_result(f"MCP error -32602: Tool {name} not found", is_error=True)
+
+
+def handle(request):
+    method = request.get("method")
+    rid = request.get("id")
+    if rid is None:
+        return  # notifications
+    if method == "initialize":
+        requested = request["params"]["protocolVersion"]
+        if args.want_version and requested != args.want_version:
+            send({"jsonrpc": "2.0", "id": rid,
+                  "error": {"code": -32602, "message": "Unsupported protocol version",
+                            "data": {"supported": [args.want_version], "requested": requested}}})
+            return
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "protocolVersion": args.answer_version or requested,
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "fake", "version": "1.0"}}})
+        return
+    if method == "ping":
+        send({"jsonrpc": "2.0", "id": rid, "result": {}})
+        return
+    if method == "tools/list":
+        cursor = request.get("params", {}).get("cursor")
+        page = int(cursor.split("-")[1]) if cursor else 0
+        per_page = (len(TOOLS) + args.pages - 1) // args.pages
+        chunk = TOOLS[page * per_page:(page + 1) * per_page]
+        result = {"tools": chunk}
+        if page + 1 < args.pages:
+            result["nextCursor"] = f"page-{page + 1}"
+        send({"jsonrpc": "2.0", "id": rid, "result": result})
+        return
+    if method == "tools/call":
+        result = call_tool(request)
+        if result is not None:
+            send({"jsonrpc": "2.0", "id": rid, "result": result})
+        return
+    send({"jsonrpc": "2.0", "id": rid,
+          "error": {"code": -32601, "message": f"Method not found: {method}"}})
+
+
+def main():
+    if args.ignore_eof:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        m = read_message()
+        if m is None:
+            break
+        handle(m)
+    if args.ignore_eof:
+        while True:
+            time.sleep(3600)
+
+
+main()

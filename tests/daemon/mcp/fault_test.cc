@@ -1,0 +1,163 @@
+// Faults of a stdio server (the fake server of tests/daemon/mcp): a crash
+// mid-call, a hang past the call timeout, garbage on stdout, a huge result,
+// slow starts, an exit at start with backoff, a server that ignores EOF.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "daemon/mcp/tool_result.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mcp_test_support.h"
+
+namespace raw::mcp {
+namespace {
+
+using testing::CountLines;
+using testing::FakeServer;
+using ::testing::HasSubstr;
+using testing::ManagerHarness;
+using testing::TempDir;
+
+std::string Notices(const McpSelection& selection) {
+  return absl::StrJoin(selection.notices, "\n");
+}
+
+TEST(FaultTest, CrashMidCallIsAnErrorAndTheNextUseRestarts) {
+  TempDir dir;
+  ManagerHarness harness;
+  auto server = FakeServer("fake", {"--start-log", dir.Join("starts")});
+
+  tools::ToolOutput crashed = harness.Call(server, "crash", Json::object());
+  EXPECT_EQ(crashed.status, events::ToolStatus::kError);
+  EXPECT_THAT(crashed.content, HasSubstr("MCP server \"fake\""));
+  EXPECT_THAT(crashed.content, HasSubstr("exited with code 3"));
+  EXPECT_THAT(crashed.content, HasSubstr("crashing on purpose"));  // its stderr
+
+  McpSelection after = harness.Select({"mcp/fake/echo"}, {server});
+  EXPECT_THAT(Notices(after), HasSubstr("MCP server \"fake\" stopped unexpectedly"));
+  ASSERT_EQ(after.tools.size(), 1u) << "the listed tools stay while it restarts";
+  EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kFailed);
+
+  tools::ToolOutput echoed = harness.Call(server, "echo", {{"text", "again"}});
+  EXPECT_EQ(echoed.status, events::ToolStatus::kOk) << echoed.content;
+  EXPECT_EQ(echoed.content, "echo: again");
+  EXPECT_EQ(CountLines(dir.Join("starts")), 2);
+  // The notice is given once.
+  EXPECT_TRUE(harness.Select({"mcp/fake/echo"}, {server}).notices.empty());
+}
+
+TEST(FaultTest, HangPastTheTimeoutIsCancelledAndTheServerReplaced) {
+  TempDir dir;
+  ManagerHarness harness;
+  auto server = FakeServer("fake", {"--start-log", dir.Join("starts")});
+  server.call_timeout_ms = 300;
+
+  auto start = std::chrono::steady_clock::now();
+  tools::ToolOutput hung = harness.Call(server, "hang", Json::object());
+  EXPECT_EQ(hung.status, events::ToolStatus::kError);
+  EXPECT_THAT(hung.content, HasSubstr("no answer within 300 ms; the call was cancelled"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+
+  std::vector<McpServerStatus> status = harness.manager().Status();
+  ASSERT_EQ(status.size(), 1u);
+  EXPECT_EQ(status[0].state, ServerState::kFailed);
+  EXPECT_THAT(status[0].last_error, HasSubstr("stopped responding"));
+  EXPECT_THAT(Notices(harness.Select({"mcp/fake/*"}, {server})), HasSubstr("stopped responding"));
+
+  tools::ToolOutput echoed = harness.Call(server, "echo", {{"text", "x"}});
+  EXPECT_EQ(echoed.status, events::ToolStatus::kOk) << echoed.content;
+  EXPECT_EQ(CountLines(dir.Join("starts")), 2);
+}
+
+TEST(FaultTest, GarbageOnStdoutIsSkipped) {
+  ManagerHarness harness;
+  auto server = FakeServer("fake", {"--garbage-at-start", "--stderr-noise"});
+  EXPECT_EQ(harness.Call(server, "echo", {{"text", "a"}}).content, "echo: a");
+  tools::ToolOutput garbage = harness.Call(server, "garbage", Json::object());
+  EXPECT_EQ(garbage.status, events::ToolStatus::kOk);
+  EXPECT_EQ(garbage.content, "after garbage");
+  EXPECT_EQ(harness.Call(server, "echo", {{"text", "b"}}).content, "echo: b");
+  EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kReady);
+}
+
+TEST(FaultTest, HugeResultIsCutToTheBound) {
+  ManagerHarness harness;
+  auto server = FakeServer("fake");
+  tools::ToolOutput huge = harness.Call(server, "huge", {{"bytes", 1000000}});
+  EXPECT_EQ(huge.status, events::ToolStatus::kOk);
+  EXPECT_LE(huge.content.size(), kMaxToolResultBytes + 100);
+  EXPECT_THAT(huge.content, HasSubstr("[output truncated: 897600 of 1000000 bytes left out]"));
+}
+
+TEST(FaultTest, SlowStartPastTheStartupTimeoutIsANotice) {
+  ManagerHarness harness;
+  auto server = FakeServer("slow", {"--slow-start", "5000"});
+  server.startup_timeout_ms = 300;
+  auto start = std::chrono::steady_clock::now();
+  McpSelection selection = harness.Select({"mcp/slow/*"}, {server});
+  EXPECT_TRUE(selection.tools.empty());
+  EXPECT_THAT(Notices(selection), HasSubstr("MCP server \"slow\" is unavailable: failed to start"));
+  EXPECT_THAT(Notices(selection), HasSubstr("within 300 ms"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST(FaultTest, SlowStartWithinTheStartupTimeoutWorks) {
+  ManagerHarness harness;
+  auto server = FakeServer("slow", {"--slow-start", "300"});
+  EXPECT_EQ(harness.Call(server, "echo", {{"text", "late"}}).content, "echo: late");
+}
+
+TEST(FaultTest, FailedStartsBackOffExponentially) {
+  TempDir dir;
+  ManagerHarness harness;
+  auto server = FakeServer("bad", {"--start-log", dir.Join("starts"), "--exit-at-start", "1"});
+
+  McpSelection first = harness.Select({"mcp/bad/*"}, {server});
+  EXPECT_THAT(Notices(first), HasSubstr("exited with code 1"));
+  EXPECT_THAT(Notices(first), HasSubstr("refusing to start"));
+  EXPECT_EQ(CountLines(dir.Join("starts")), 1);
+
+  // The next use after a failure retries at once...
+  harness.Select({"mcp/bad/*"}, {server});
+  EXPECT_EQ(CountLines(dir.Join("starts")), 2);
+  // ...then attempts wait 1 s, 2 s, ...
+  McpSelection waiting = harness.Select({"mcp/bad/*"}, {server});
+  EXPECT_EQ(CountLines(dir.Join("starts")), 2);
+  EXPECT_THAT(Notices(waiting), HasSubstr("next attempt in 1000 ms"));
+  harness.clock().Advance(1000);
+  harness.Select({"mcp/bad/*"}, {server});
+  EXPECT_EQ(CountLines(dir.Join("starts")), 3);
+  harness.clock().Advance(1999);
+  EXPECT_THAT(Notices(harness.Select({"mcp/bad/*"}, {server})), HasSubstr("next attempt in 1 ms"));
+  harness.clock().Advance(1);
+  harness.Select({"mcp/bad/*"}, {server});
+  EXPECT_EQ(CountLines(dir.Join("starts")), 4);
+  EXPECT_EQ(harness.manager().Status()[0].consecutive_failures, 4);
+}
+
+TEST(FaultTest, ShutdownKillsAServerThatIgnoresEofAndItsProcessGroup) {
+  ManagerHarness harness;
+  auto server = FakeServer("stubborn", {"--ignore-eof"});
+  tools::ToolOutput spawned = harness.Call(server, "spawn_child", Json::object());
+  ASSERT_EQ(spawned.status, events::ToolStatus::kOk) << spawned.content;
+  int server_pid = harness.manager().FindServer("stubborn")->pid();
+  ASSERT_GT(server_pid, 0);
+  int grandchild = std::stoi(spawned.content);
+  int grandchild_fd = static_cast<int>(syscall(SYS_pidfd_open, grandchild, 0));
+  ASSERT_GE(grandchild_fd, 0);
+
+  auto start = std::chrono::steady_clock::now();
+  harness.manager().Shutdown();
+  // EOF, then SIGTERM (ignored), then SIGKILL: 200 ms + 200 ms here.
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(400));
+  EXPECT_EQ(kill(server_pid, 0), -1) << "the server was reaped";
+  EXPECT_TRUE(testing::WaitReadable(grandchild_fd, 10000)) << "its process group was killed";
+  close(grandchild_fd);
+}
+
+}  // namespace
+}  // namespace raw::mcp

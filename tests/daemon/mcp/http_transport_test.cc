@@ -1,0 +1,294 @@
+// HttpTransport and McpClient against a scripted HttpClient: what each
+// request carries, JSON and SSE replies, resumption with Last-Event-ID,
+// session expiry, authorization failures and the session's end.
+#include "daemon/mcp/http_transport.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "daemon/mcp/mcp_client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::mcp {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Answers each request with a function of it, and records them all.
+class ScriptedHttpClient : public http::HttpClient {
+ public:
+  using Script = std::function<absl::Status(const http::HttpRequest&, const Json& body,
+                                            http::HttpResponseHandler&, const CancelToken&)>;
+  explicit ScriptedHttpClient(Script script) : script_(std::move(script)) {}
+
+  absl::Status Send(const http::HttpRequest& request, http::HttpResponseHandler& handler,
+                    const CancelToken& cancel) override {
+    {
+      absl::MutexLock lock(&mu_);
+      requests_.push_back(request);
+    }
+    Json body = request.body.empty() ? Json() : ParseJson(request.body).value_or(Json());
+    return script_(request, body, handler, cancel);
+  }
+  // Waits until a request with this HTTP method was made.
+  bool WaitForHttpMethod(const std::string& method) const {
+    absl::MutexLock lock(&mu_);
+    auto seen = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const http::HttpRequest& request : requests_) {
+        if (request.method == method) return true;
+      }
+      return false;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&seen), absl::Seconds(10));
+  }
+  std::vector<http::HttpRequest> requests() const {
+    absl::MutexLock lock(&mu_);
+    return requests_;
+  }
+  // The requests whose JSON-RPC method is `method` (or, for GET and
+  // DELETE, whose HTTP method is).
+  std::vector<http::HttpRequest> Find(const std::string& method) const {
+    std::vector<http::HttpRequest> found;
+    for (const http::HttpRequest& request : requests()) {
+      if (request.method == method) found.push_back(request);
+      if (request.method != "POST") continue;
+      Json body = ParseJson(request.body).value_or(Json());
+      if (body.is_object() && body.value("method", "") == method) found.push_back(request);
+    }
+    return found;
+  }
+
+ private:
+  Script script_;
+  mutable absl::Mutex mu_;
+  std::vector<http::HttpRequest> requests_ ABSL_GUARDED_BY(mu_);
+};
+
+absl::Status Reply(http::HttpResponseHandler& handler, int status, http::Headers headers,
+                   const std::string& body) {
+  handler.OnStatus(status, headers);
+  if (!body.empty()) handler.OnBody(body);
+  return absl::OkStatus();
+}
+
+absl::Status ReplyJson(http::HttpResponseHandler& handler, const Json& message,
+                       const std::string& session = "") {
+  http::Headers headers = {{"Content-Type", "application/json"}};
+  if (!session.empty()) headers.emplace_back("Mcp-Session-Id", session);
+  return Reply(handler, 200, headers, DumpJson(message));
+}
+
+std::string Event(const std::string& id, const Json& message) {
+  return "event: message\nid: " + id + "\ndata: " + DumpJson(message) + "\n\n";
+}
+
+Json Result(const Json& request, Json result) {
+  return {{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", std::move(result)}};
+}
+
+Json InitializeResult(const Json& request) {
+  return Result(request, {{"protocolVersion", "2025-06-18"},
+                          {"capabilities", {{"tools", Json::object()}}},
+                          {"serverInfo", {{"name", "scripted"}, {"version", "1"}}}});
+}
+
+Json ToolsResult(const Json& request) {
+  return Result(request, {{"tools", {{{"name", "echo"}, {"inputSchema", {{"type", "object"}}}}}}});
+}
+
+Json TextResult(const Json& request, const std::string& text) {
+  return Result(request, {{"content", {{{"type", "text"}, {"text", text}}}}});
+}
+
+// The answers every test shares; `call` answers tools/call.
+ScriptedHttpClient::Script Server(
+    std::function<absl::Status(const Json&, http::HttpResponseHandler&)> call,
+    std::string* session) {
+  return [call, session](const http::HttpRequest& request, const Json& body,
+                         http::HttpResponseHandler& handler, const CancelToken&) {
+    if (request.method == "GET") return Reply(handler, 405, {}, "");
+    if (request.method == "DELETE") return Reply(handler, 200, {}, "");
+    std::string method = body.value("method", "");
+    if (method == "initialize") {
+      *session = *session == "s1" ? "s2" : "s1";
+      return ReplyJson(handler, InitializeResult(body), *session);
+    }
+    if (!body.contains("id")) return Reply(handler, 202, {}, "");
+    if (method == "tools/list") return ReplyJson(handler, ToolsResult(body));
+    return call(body, handler);
+  };
+}
+
+std::unique_ptr<McpClient> Connect(ScriptedHttpClient& http) {
+  HttpTransportOptions options;
+  options.server_name = "scripted";
+  options.url = "http://127.0.0.1:9/mcp?token=never-shown";
+  options.headers = {{"X-Api-Key", "secret-value"}};
+  options.client = &http;
+  options.default_retry_ms = 1;
+  McpClientOptions client_options;
+  client_options.server_name = "scripted";
+  client_options.request_timeout_ms = 5000;
+  auto client =
+      std::make_unique<McpClient>(std::make_unique<HttpTransport>(options), client_options);
+  absl::Status connected = client->Connect();
+  EXPECT_TRUE(connected.ok()) << connected;
+  return client;
+}
+
+TEST(HttpTransportTest, SendsTheProtocolHeadersAndReadsJsonReplies) {
+  std::string session;
+  ScriptedHttpClient http(Server(
+      [](const Json& body, http::HttpResponseHandler& handler) {
+        return ReplyJson(handler, TextResult(body, "json reply"));
+      },
+      &session));
+  std::unique_ptr<McpClient> client = Connect(http);
+  EXPECT_EQ(client->server_info().protocol_version, "2025-06-18");
+  absl::StatusOr<CallToolResult> result = client->CallTool("echo", Json::object(), CallOptions());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->content[0]["text"], "json reply");
+  ASSERT_TRUE(http.WaitForHttpMethod("GET")) << "the listening stream is opened";
+  client->Close();
+
+  http::HttpRequest initialize = http.Find("initialize").at(0);
+  EXPECT_EQ(http::FindHeader(initialize.headers, "Accept"), "application/json, text/event-stream");
+  EXPECT_EQ(http::FindHeader(initialize.headers, "Content-Type"), "application/json");
+  EXPECT_EQ(http::FindHeader(initialize.headers, "Mcp-Session-Id"), "");
+  EXPECT_EQ(http::FindHeader(initialize.headers, "X-Api-Key"), "secret-value");
+  for (const char* later :
+       {"notifications/initialized", "tools/list", "tools/call", "GET", "DELETE"}) {
+    ASSERT_FALSE(http.Find(later).empty()) << later;
+    http::HttpRequest request = http.Find(later).at(0);
+    EXPECT_EQ(http::FindHeader(request.headers, "Mcp-Session-Id"), "s1") << later;
+    EXPECT_EQ(http::FindHeader(request.headers, "MCP-Protocol-Version"), "2025-06-18") << later;
+    EXPECT_EQ(http::FindHeader(request.headers, "X-Api-Key"), "secret-value") << later;
+  }
+  EXPECT_EQ(http::FindHeader(http.Find("GET").at(0).headers, "Accept"), "text/event-stream");
+  EXPECT_EQ(http.Find("GET").size(), 1u) << "405: the server has no listening stream";
+}
+
+TEST(HttpTransportTest, ResumesABrokenStreamWithLastEventId) {
+  std::string session;
+  Json call;
+  ScriptedHttpClient http([&](const http::HttpRequest& request, const Json& body,
+                              http::HttpResponseHandler& handler, const CancelToken& cancel) {
+    if (request.method == "POST" && body.value("method", "") == "tools/call") {
+      call = body;
+      Json progress = {
+          {"jsonrpc", "2.0"},
+          {"method", "notifications/progress"},
+          {"params",
+           {{"progressToken", body["params"]["_meta"]["progressToken"]}, {"progress", 1}}}};
+      // Priming event, one progress event, then the connection drops.
+      Reply(handler, 200, {{"Content-Type", "text/event-stream"}},
+            "id: e0\nretry: 5\ndata: \n\n" + Event("e1", progress))
+          .IgnoreError();
+      return absl::UnavailableError("connection reset");
+    }
+    if (request.method == "GET" && !http::FindHeader(request.headers, "Last-Event-ID").empty()) {
+      return Reply(handler, 200, {{"Content-Type", "text/event-stream"}},
+                   Event("e2", TextResult(call, "resumed")));
+    }
+    return Server(nullptr, &session)(request, body, handler, cancel);
+  });
+  std::unique_ptr<McpClient> client = Connect(http);
+  int progress = 0;
+  CallOptions options;
+  options.on_progress = [&](const ProgressUpdate& update) {
+    progress += static_cast<int>(update.progress);
+  };
+  absl::StatusOr<CallToolResult> result = client->CallTool("echo", Json::object(), options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->content[0]["text"], "resumed");
+  EXPECT_EQ(progress, 1);
+  std::vector<http::HttpRequest> gets = http.Find("GET");
+  bool resumed = false;
+  for (const http::HttpRequest& get : gets) {
+    if (http::FindHeader(get.headers, "Last-Event-ID") == "e1") resumed = true;
+  }
+  EXPECT_TRUE(resumed);
+}
+
+TEST(HttpTransportTest, AStreamThatEndsWithoutAnEventIdFailsTheCall) {
+  std::string session;
+  ScriptedHttpClient http(Server(
+      [](const Json&, http::HttpResponseHandler& handler) {
+        return Reply(handler, 200, {{"Content-Type", "text/event-stream"}}, ": comment\n\n");
+      },
+      &session));
+  std::unique_ptr<McpClient> client = Connect(http);
+  absl::StatusOr<CallToolResult> result = client->CallTool("echo", Json::object(), CallOptions());
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::IsUnavailable(result.status())) << result.status();
+  EXPECT_THAT(result.status().message(), HasSubstr("ended before the response"));
+}
+
+TEST(HttpTransportTest, AnUnknownSessionStartsANewOne) {
+  std::string session;
+  ScriptedHttpClient http(Server(
+      [&](const Json& body, http::HttpResponseHandler& handler) {
+        if (session == "s1") {
+          return Reply(
+              handler, 404, {{"Content-Type", "application/json"}},
+              R"({"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"}})");
+        }
+        return ReplyJson(handler, TextResult(body, "in " + session));
+      },
+      &session));
+  std::unique_ptr<McpClient> client = Connect(http);
+  absl::StatusOr<CallToolResult> result = client->CallTool("echo", Json::object(), CallOptions());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->content[0]["text"], "in s2");
+  std::vector<http::HttpRequest> initializes = http.Find("initialize");
+  ASSERT_EQ(initializes.size(), 2u);
+  EXPECT_EQ(http::FindHeader(initializes[1].headers, "Mcp-Session-Id"), "")
+      << "a new session starts without the old id";
+  EXPECT_EQ(http::FindHeader(http.Find("tools/call").back().headers, "Mcp-Session-Id"), "s2");
+}
+
+TEST(HttpTransportTest, RefusedCredentialsAreAClearError) {
+  std::string session;
+  ScriptedHttpClient http(Server(
+      [](const Json&, http::HttpResponseHandler& handler) { return Reply(handler, 401, {}, ""); },
+      &session));
+  std::unique_ptr<McpClient> client = Connect(http);
+  absl::StatusOr<CallToolResult> result = client->CallTool("echo", Json::object(), CallOptions());
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::IsPermissionDenied(result.status()));
+  EXPECT_THAT(result.status().message(), HasSubstr("HTTP 401"));
+  EXPECT_THAT(result.status().message(), ::testing::Not(HasSubstr("secret-value")));
+}
+
+TEST(HttpTransportTest, AnUnreachableServerFailsToConnectWithoutShowingTheQuery) {
+  ScriptedHttpClient http(
+      [](const http::HttpRequest&, const Json&, http::HttpResponseHandler&, const CancelToken&) {
+        return absl::UnavailableError("connection refused");
+      });
+  HttpTransportOptions options;
+  options.server_name = "down";
+  options.url = "http://127.0.0.1:9/mcp?token=never-shown";
+  options.client = &http;
+  McpClientOptions client_options;
+  client_options.server_name = "down";
+  McpClient client(std::make_unique<HttpTransport>(options), client_options);
+  absl::Status connected = client.Connect();
+  ASSERT_FALSE(connected.ok());
+  EXPECT_THAT(connected.message(),
+              HasSubstr("cannot reach http://127.0.0.1:9/mcp: connection refused"));
+  EXPECT_THAT(connected.message(), ::testing::Not(HasSubstr("never-shown")));
+}
+
+TEST(HttpTransportTest, PublicEndpointDropsCredentialsAndQuery) {
+  EXPECT_EQ(PublicEndpoint("https://user:pw@example.test:8443/mcp?key=1#x"),
+            "https://example.test:8443/mcp");
+  EXPECT_EQ(PublicEndpoint("http://127.0.0.1:3001/mcp"), "http://127.0.0.1:3001/mcp");
+}
+
+}  // namespace
+}  // namespace raw::mcp

@@ -1,0 +1,88 @@
+// McpClient over StdioTransport with the fake server, without the manager:
+// the handshake, the tool table, message size limits and a polite close.
+#include <chrono>
+#include <memory>
+
+#include "daemon/mcp/mcp_client.h"
+#include "daemon/mcp/stdio_transport.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mcp_test_support.h"
+
+namespace raw::mcp {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::unique_ptr<McpClient> MakeClient(std::vector<std::string> flags, size_t max_message_bytes) {
+  StdioTransportOptions options;
+  options.server_name = "fake";
+  options.process.argv = testing::FakeServer("fake", std::move(flags)).command;
+  EnvLookup env = testing::TestEnv();
+  options.process.env["PATH"] = *env("PATH");
+  options.max_message_bytes = max_message_bytes;
+  McpClientOptions client_options;
+  client_options.server_name = "fake";
+  return std::make_unique<McpClient>(std::make_unique<StdioTransport>(std::move(options)),
+                                     client_options);
+}
+
+TEST(StdioClientTest, ConnectsAndDescribesTheServer) {
+  std::unique_ptr<McpClient> client = MakeClient({"--pages", "2"}, 1 << 20);
+  ASSERT_TRUE(client->Connect().ok());
+  EXPECT_TRUE(client->alive());
+  ServerInfo info = client->server_info();
+  EXPECT_EQ(info.name, "fake");
+  EXPECT_EQ(info.version, "1.0");
+  EXPECT_EQ(info.protocol_version, "2025-11-25");
+  EXPECT_TRUE(info.has_tools);
+  EXPECT_EQ(client->tools().size(), 16u);
+  EXPECT_EQ(client->tools_generation(), 1u);
+  EXPECT_TRUE(client->Ping(5000).ok());
+  auto start = std::chrono::steady_clock::now();
+  client->Close();
+  // The fake exits on EOF: no signal, no grace period spent.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
+  EXPECT_FALSE(client->alive());
+  EXPECT_FALSE(client->CallTool("echo", {{"text", "x"}}, CallOptions()).ok());
+}
+
+TEST(StdioClientTest, AMessageOverTheLimitEndsTheConnection) {
+  std::unique_ptr<McpClient> client = MakeClient({}, 64 * 1024);
+  ASSERT_TRUE(client->Connect().ok());
+  absl::StatusOr<CallToolResult> small = client->CallTool("huge", {{"bytes", 1000}}, CallOptions());
+  ASSERT_TRUE(small.ok()) << small.status();
+  absl::StatusOr<CallToolResult> big = client->CallTool("huge", {{"bytes", 200000}}, CallOptions());
+  ASSERT_FALSE(big.ok());
+  EXPECT_TRUE(absl::IsUnavailable(big.status())) << big.status();
+  EXPECT_THAT(big.status().message(), HasSubstr("longer than 65536 bytes"));
+  EXPECT_FALSE(client->alive());
+}
+
+TEST(StdioClientTest, AProgramThatDoesNotExistFailsClearly) {
+  StdioTransportOptions options;
+  options.server_name = "missing";
+  options.process.argv = {"raw-no-such-mcp-server"};
+  options.process.env["PATH"] = *testing::TestEnv()("PATH");
+  McpClient client(std::make_unique<StdioTransport>(std::move(options)), McpClientOptions());
+  absl::Status connected = client.Connect();
+  EXPECT_TRUE(absl::IsNotFound(connected)) << connected;
+  EXPECT_THAT(connected.message(), HasSubstr("raw-no-such-mcp-server"));
+}
+
+TEST(StdioClientTest, ACallTimesOutAndIsCancelled) {
+  std::unique_ptr<McpClient> client = MakeClient({}, 1 << 20);
+  ASSERT_TRUE(client->Connect().ok());
+  CallOptions options;
+  options.timeout_ms = 200;
+  absl::StatusOr<CallToolResult> hung = client->CallTool("wait_cancel", Json::object(), options);
+  EXPECT_TRUE(absl::IsDeadlineExceeded(hung.status())) << hung.status();
+  // The server got notifications/cancelled for it.
+  absl::StatusOr<CallToolResult> ids =
+      client->CallTool("cancelled_ids", Json::object(), CallOptions());
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_NE(ids->content[0]["text"], "[]");
+}
+
+}  // namespace
+}  // namespace raw::mcp

@@ -1,0 +1,95 @@
+#include "daemon/mcp/tool_result.h"
+
+#include "gtest/gtest.h"
+
+namespace raw::mcp {
+namespace {
+
+CallToolResult Parse(const char* json) {
+  absl::StatusOr<Json> value = ParseJson(json);
+  EXPECT_TRUE(value.ok());
+  absl::StatusOr<CallToolResult> result = ParseCallToolResult(*value);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return *result;
+}
+
+TEST(ToolResultTest, JoinsTextParts) {
+  CallToolResult result =
+      Parse(R"({"content":[{"type":"text","text":"one"},{"type":"text","text":"two"}]})");
+  EXPECT_EQ(RenderToolResult(result), "one\ntwo");
+  EXPECT_FALSE(result.is_error);
+}
+
+TEST(ToolResultTest, DescribesMediaInsteadOfInliningIt) {
+  // 12 base64 characters = 9 bytes; 8 with one '=' = 5 bytes.
+  CallToolResult result = Parse(R"({"content":[
+      {"type":"image","data":"iVBORw0KGgoA","mimeType":"image/png"},
+      {"type":"audio","data":"UklGRgA=","mimeType":"audio/wav"}]})");
+  std::string text = RenderToolResult(result);
+  EXPECT_EQ(text, "[image (image/png, 9 bytes) not shown]\n[audio (audio/wav, 5 bytes) not shown]");
+  EXPECT_EQ(text.find("iVBOR"), std::string::npos);
+}
+
+TEST(ToolResultTest, SummarizesResources) {
+  CallToolResult result = Parse(R"({"content":[
+      {"type":"resource_link","uri":"file:///a.txt","name":"a.txt","mimeType":"text/plain",
+       "size":12,"description":"a file"},
+      {"type":"resource","resource":{"uri":"mem://t","mimeType":"text/plain","text":"hello"}},
+      {"type":"resource","resource":{"uri":"mem://b","mimeType":"text/plain","blob":"aGk="}},
+      {"type":"resource","resource":{"uri":"mem://z","mimeType":"application/zip","blob":"AAECAw=="}},
+      {"type":"widget"}]})");
+  EXPECT_EQ(RenderToolResult(result),
+            "[resource link: a.txt <file:///a.txt> (text/plain, 12 bytes)] a file\n"
+            "[resource mem://t (text/plain)]\nhello\n"
+            "[resource mem://b (text/plain)]\nhi\n"
+            "[resource mem://z (application/zip, 4 bytes of binary data, not shown)]\n"
+            "[widget content not shown]");
+}
+
+TEST(ToolResultTest, StructuredContentOnlyWhenNoTextSaysTheSame) {
+  // The same JSON as text: shown once.
+  CallToolResult same =
+      Parse(R"({"content":[{"type":"text","text":"{\"t\": 33, \"c\": \"Cloudy\"}"}],
+                                 "structuredContent":{"c":"Cloudy","t":33}})");
+  EXPECT_EQ(RenderToolResult(same), "{\"t\": 33, \"c\": \"Cloudy\"}");
+  // The text holds every value (server-filesystem's shape): shown once.
+  CallToolResult values = Parse(R"({"content":[{"type":"text","text":"line 1\nline 2"}],
+                                   "structuredContent":{"content":"line 1\nline 2"}})");
+  EXPECT_EQ(RenderToolResult(values), "line 1\nline 2");
+  // Different: appended.
+  CallToolResult differ = Parse(R"({"content":[{"type":"text","text":"see data"}],
+                                   "structuredContent":{"answer":42}})");
+  EXPECT_EQ(RenderToolResult(differ), "see data\n{\"answer\":42}");
+  // No content at all.
+  CallToolResult only = Parse(R"({"content":[],"structuredContent":{"answer":42}})");
+  EXPECT_EQ(RenderToolResult(only), "{\"answer\":42}");
+}
+
+TEST(ToolResultTest, KeepsTheErrorFlagAndSaysWhenEmpty) {
+  CallToolResult result = Parse(R"({"content":[],"isError":true})");
+  EXPECT_TRUE(result.is_error);
+  EXPECT_EQ(RenderToolResult(result), "(the tool returned no content)");
+  EXPECT_FALSE(ParseCallToolResult(Json::array()).ok());
+  EXPECT_FALSE(ParseCallToolResult(Json{{"content", "text"}}).ok());
+}
+
+TEST(ToolResultTest, CutsHugeResultsAndSaysHowMuch) {
+  CallToolResult result;
+  result.content = Json::array({{{"type", "text"}, {"text", std::string(250000, 'x')}}});
+  std::string text = RenderToolResult(result);
+  EXPECT_LE(text.size(), kMaxToolResultBytes + 100);
+  EXPECT_NE(text.find("[output truncated: 147600 of 250000 bytes left out]"), std::string::npos)
+      << text.substr(text.size() - 80);
+}
+
+TEST(ToolResultTest, NeverCutsInsideACharacter) {
+  std::string text = "ab";
+  for (int i = 0; i < 10; ++i) text += "\xc3\xa9";  // é
+  std::string cut = TruncateForModel(text, 5);
+  EXPECT_EQ(cut.substr(0, 4), "ab\xc3\xa9");
+  EXPECT_EQ(cut[4], '\n');
+  EXPECT_EQ(TruncateForModel("short", 10), "short");
+}
+
+}  // namespace
+}  // namespace raw::mcp

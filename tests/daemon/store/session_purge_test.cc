@@ -1,0 +1,181 @@
+// SessionStore::PurgeExpired: which sessions go, what goes with them, the
+// space given back on disk, and reads that never renew a session.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "daemon/store/migrator.h"
+#include "daemon/store/session_store.h"
+#include "daemon/store/sqlite/db.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/store/temp_dir.h"
+
+namespace raw::store {
+namespace {
+
+using events::SessionEvent;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::TempDir;
+
+int64_t FileSize(const std::string& path) {
+  std::error_code error;
+  auto size = std::filesystem::file_size(path, error);
+  return error ? 0 : static_cast<int64_t>(size);
+}
+
+// The database file and its WAL: what the data takes on disk.
+int64_t DiskSize(const std::string& path) { return FileSize(path) + FileSize(path + "-wal"); }
+
+SessionRecord Session(const std::string& id, int64_t activity_ms) {
+  SessionRecord record;
+  record.id = id;
+  record.agent = "coder";
+  record.cwd = "/";
+  record.created_at_unix_ms = 1;
+  record.last_activity_unix_ms = activity_ms;
+  return record;
+}
+
+// `count` events of about `bytes` each, plus as many context items, in
+// commits that do not count as conversation activity.
+void Fill(SessionStore& store, const std::string& id, int count, size_t bytes) {
+  const std::string text(bytes, 'x');
+  constexpr int kPerCommit = 500;
+  for (int first = 1; first <= count; first += kPerCommit) {
+    CommitBatch batch;
+    for (int seq = first; seq < first + kPerCommit && seq <= count; ++seq) {
+      SessionEvent event;
+      event.seq = static_cast<uint64_t>(seq);
+      event.turn_id = "t" + std::to_string(seq / 10);
+      event.time_unix_ms = 1;
+      event.payload = events::AssistantMessage{text, "", 1};
+      batch.events.push_back(std::move(event));
+      batch.context_appends.push_back(events::UserText{text});
+    }
+    ASSERT_TRUE(store.Commit(id, batch).ok());
+  }
+}
+
+std::unique_ptr<SessionStore> OpenStore(const std::string& path) {
+  auto opened = SessionStore::Open(path);
+  EXPECT_TRUE(opened.ok()) << opened.status();
+  return opened.ok() ? std::move(opened).value() : nullptr;
+}
+
+int64_t RowsOf(const std::string& path, const std::string& table, const std::string& id) {
+  auto db = *Database::Open(path);
+  auto select = *db->Prepare("SELECT count(*) FROM " + table + " WHERE session_id = ?1");
+  select.BindString(0, id);
+  EXPECT_TRUE(*select.Step());
+  return select.ColumnInt64(0);
+}
+
+// Purges a large session from `store` at `path` and checks what is left.
+void PurgeLargeSessionAndCheck(SessionStore& store, const std::string& path) {
+  ASSERT_TRUE(store.CreateSession(Session("old_big", 1000)).ok());
+  ASSERT_TRUE(store.CreateSession(Session("old_small", 500)).ok());
+  ASSERT_TRUE(store.CreateSession(Session("at_cutoff", 3000)).ok());
+  ASSERT_TRUE(store.CreateSession(Session("recent", 5000)).ok());
+  Fill(store, "old_big", 2000, 2000);  // about 8 MB of history and context
+  Fill(store, "old_small", 5, 10);
+  Fill(store, "recent", 30, 100);
+  const int64_t full = DiskSize(path);
+  ASSERT_GT(full, 8'000'000);
+
+  auto removed = store.PurgeExpired(3000);
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_THAT(*removed, ElementsAre("old_small", "old_big"));  // least recently active first
+
+  EXPECT_LT(FileSize(path), full / 4);
+  EXPECT_EQ(FileSize(path + "-wal"), 0);
+  for (const char* id : {"old_big", "old_small"}) {
+    EXPECT_EQ(store.GetSession(id).status().code(), absl::StatusCode::kNotFound);
+    EXPECT_EQ(RowsOf(path, "events", id), 0);
+    EXPECT_EQ(RowsOf(path, "context_items", id), 0);
+  }
+  // Sessions active at or after the cutoff stay whole.
+  EXPECT_TRUE(store.GetSession("at_cutoff").ok());
+  auto recent = store.GetSession("recent");
+  ASSERT_TRUE(recent.ok());
+  EXPECT_EQ(recent->last_seq, 30u);
+  EXPECT_EQ(store.ReadEvents("recent", 0, 100)->size(), 30u);
+  EXPECT_EQ(store.LoadContext("recent")->size(), 30u);
+  EXPECT_EQ(*store.FirstSeqOfTurn("recent", "t2"), 20u);
+}
+
+TEST(SessionPurgeTest, RemovesExpiredSessionsAndShrinksTheFile) {
+  TempDir dir;
+  const std::string path = dir.File(DatabaseFileName());
+  auto store = OpenStore(path);
+  ASSERT_NE(store, nullptr);
+  PurgeLargeSessionAndCheck(*store, path);
+}
+
+// A file made by an earlier build has no auto-vacuum: the purge rewrites it.
+TEST(SessionPurgeTest, FileWithoutAutoVacuumIsVacuumed) {
+  TempDir dir;
+  const std::string path = dir.File(DatabaseFileName());
+  {
+    DatabaseOptions options;
+    options.new_auto_vacuum = AutoVacuum::kNone;
+    auto db = *Database::Open(path, options);
+    ASSERT_TRUE(Migrate(*db).ok());
+  }
+  auto store = OpenStore(path);
+  ASSERT_NE(store, nullptr);
+  PurgeLargeSessionAndCheck(*store, path);
+  store.reset();
+  EXPECT_EQ(*Database::Open(path).value()->GetAutoVacuum(), AutoVacuum::kNone);
+}
+
+TEST(SessionPurgeTest, NothingExpiredRemovesNothing) {
+  TempDir dir;
+  auto store = OpenStore(dir.File(DatabaseFileName()));
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(*store->PurgeExpired(1'000'000), IsEmpty());
+  ASSERT_TRUE(store->CreateSession(Session("s1", 2000)).ok());
+  EXPECT_THAT(*store->PurgeExpired(2000), IsEmpty());
+  EXPECT_TRUE(store->GetSession("s1").ok());
+  EXPECT_THAT(*store->PurgeExpired(2001), ElementsAre("s1"));
+}
+
+// Reading a session in every way leaves its last activity where it was, so
+// a session that is only looked at still expires.
+TEST(SessionPurgeTest, ReadingNeverRenewsASession) {
+  TempDir dir;
+  auto store = OpenStore(dir.File(DatabaseFileName()));
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateSession(Session("s1", 1000)).ok());
+  CommitBatch batch;
+  for (uint64_t seq = 1; seq <= 5; ++seq) {
+    SessionEvent event;
+    event.seq = seq;
+    event.turn_id = "t1";
+    event.time_unix_ms = 4000;
+    event.payload = events::UserMessage{"hello"};
+    batch.events.push_back(event);
+  }
+  batch.context_appends = {events::UserText{"hello"}};
+  batch.conversation_activity = true;
+  ASSERT_TRUE(store->Commit("s1", batch).ok());
+  ASSERT_EQ(store->GetSession("s1")->last_activity_unix_ms, 4000);
+
+  ASSERT_TRUE(store->GetSession("s1").ok());
+  ASSERT_EQ(store->ListSessions(10, "")->sessions.size(), 1u);
+  auto forward = store->GetHistory("s1", "", 2, HistoryDirection::kForward);
+  ASSERT_TRUE(forward.ok());
+  ASSERT_TRUE(store->GetHistory("s1", forward->next_cursor, 2, HistoryDirection::kForward).ok());
+  ASSERT_TRUE(store->GetHistory("s1", "", 2, HistoryDirection::kBackward).ok());
+  ASSERT_EQ(store->ReadEvents("s1", 0, 100)->size(), 5u);
+  ASSERT_EQ(store->LoadContext("s1")->size(), 1u);
+  ASSERT_TRUE(store->FirstSeqOfTurn("s1", "t1").ok());
+
+  EXPECT_EQ(store->GetSession("s1")->last_activity_unix_ms, 4000);
+  EXPECT_EQ(store->ListSessions(10, "")->sessions[0].last_activity_unix_ms, 4000);
+  EXPECT_THAT(*store->PurgeExpired(4001), ElementsAre("s1"));
+}
+
+}  // namespace
+}  // namespace raw::store

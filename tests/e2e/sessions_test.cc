@@ -1,0 +1,413 @@
+// Sessions end to end: one writer per session, history paging, expiry, old
+// databases, the context estimate, stats and runtime changes, through a
+// real rawd over gRPC.
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "common/json.h"
+#include "tests/e2e/contract_fixture.h"
+
+namespace raw::e2e {
+namespace {
+
+namespace chat = testing::chat;
+using ::testing::HasSubstr;
+
+class SessionsTest : public ContractTest {
+ protected:
+  void Turn(const std::string& session, const std::string& text,
+            testing::ScriptedResponse answer) {
+    fake_.Enqueue(std::move(answer));
+    EventStream stream(stub(), session);
+    std::string turn = StartTurn(stub(), session, text);
+    auto end = stream.WaitForTurnEnd(turn);
+    ASSERT_TRUE(end.has_value());
+    ASSERT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
+        << end->turn_ended().message();
+  }
+
+  raw::v1::Session GetSession(const std::string& session) {
+    raw::v1::GetSessionRequest req;
+    req.set_session_id(session);
+    raw::v1::GetSessionResponse resp;
+    grpc::ClientContext ctx;
+    grpc::Status s = stub().GetSession(&ctx, req, &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return resp.session();
+  }
+
+  grpc::Status Start(const std::string& session, const std::string& text,
+                     const std::string& lease) {
+    raw::v1::StartTurnRequest req;
+    req.set_session_id(session);
+    req.set_text(text);
+    req.set_lease_id(lease);
+    raw::v1::StartTurnResponse resp;
+    grpc::ClientContext ctx;
+    return stub().StartTurn(&ctx, req, &resp);
+  }
+
+  // Polls `done` until it holds: a bounded wait for a state another thread
+  // or process changes, not a sleep standing in for an event.
+  static bool Eventually(const std::function<bool()>& done) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done()) return true;
+      std::this_thread::yield();
+    }
+    return done();
+  }
+
+  std::string DatabasePath() const { return daemon_->state_dir() + "/sessions-v1.sqlite3"; }
+};
+
+// A client holding a session's write lease: the first LeaseEvent has been
+// read; later ones (LeaseLost) are read by Next().
+class LeaseHolder {
+ public:
+  LeaseHolder(raw::v1::Raw::Stub& stub, const std::string& session, const std::string& name,
+              bool take_over = false) {
+    raw::v1::AcquireLeaseRequest req;
+    req.set_session_id(session);
+    req.set_client_name(name);
+    req.set_take_over(take_over);
+    reader_ = stub.AcquireLease(&ctx_, req);
+    raw::v1::LeaseEvent first;
+    if (reader_->Read(&first) && first.has_granted()) lease_id_ = first.granted().lease_id();
+  }
+  ~LeaseHolder() { Close(); }
+
+  const std::string& lease_id() const { return lease_id_; }
+  // The next event; false when the stream ended.
+  bool Next(raw::v1::LeaseEvent* event) { return reader_->Read(event); }
+  grpc::Status Close() {
+    if (closed_) return status_;
+    closed_ = true;
+    ctx_.TryCancel();
+    raw::v1::LeaseEvent ignored;
+    while (reader_->Read(&ignored)) {
+    }
+    status_ = reader_->Finish();
+    return status_;
+  }
+
+ private:
+  grpc::ClientContext ctx_;
+  std::unique_ptr<grpc::ClientReader<raw::v1::LeaseEvent>> reader_;
+  std::string lease_id_;
+  bool closed_ = false;
+  grpc::Status status_;
+};
+
+TEST_F(SessionsTest, OneWriterPerSessionOthersReadAndWatch) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  LeaseHolder editor(stub(), session, "editor (pid 1)");
+  ASSERT_FALSE(editor.lease_id().empty());
+  EXPECT_EQ(GetSession(session).writer(), "editor (pid 1)");
+
+  // Another client's writes are refused with the holder's name...
+  grpc::Status refused = Start(session, "hi", "");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(refused.error_message(), HasSubstr("editor (pid 1)"));
+  {
+    raw::v1::CompactRequest req;
+    req.set_session_id(session);
+    raw::v1::CompactResponse resp;
+    grpc::ClientContext ctx;
+    EXPECT_THAT(stub().Compact(&ctx, req, &resp).error_message(), HasSubstr("editor (pid 1)"));
+  }
+  {
+    raw::v1::ClearContextRequest req;
+    req.set_session_id(session);
+    raw::v1::ClearContextResponse resp;
+    grpc::ClientContext ctx;
+    EXPECT_THAT(stub().ClearContext(&ctx, req, &resp).error_message(),
+                HasSubstr("editor (pid 1)"));
+  }
+  EXPECT_THAT(Respond(session, "req_x", raw::v1::APPROVAL_DECISION_ALLOW_ONCE).error_message(),
+              HasSubstr("editor (pid 1)"));
+  LeaseHolder second(stub(), session, "browser");
+  EXPECT_TRUE(second.lease_id().empty());
+  EXPECT_THAT(second.Close().error_message(), HasSubstr("editor (pid 1)"));
+
+  // ...while it can still watch the holder's turn live and read history.
+  EventStream watcher(stub(), session);
+  fake_.Enqueue(chat::TextAnswer("hello"));
+  raw::v1::StartTurnRequest req;
+  req.set_session_id(session);
+  req.set_text("from the editor");
+  req.set_lease_id(editor.lease_id());
+  raw::v1::StartTurnResponse resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub().StartTurn(&ctx, req, &resp).ok());
+  ASSERT_TRUE(watcher.WaitForTurnEnd(resp.turn_id()).has_value());
+
+  // Disconnecting releases the lease; then a one-shot write goes through.
+  editor.Close();
+  ASSERT_TRUE(Eventually([&] { return GetSession(session).writer().empty(); }));
+  Turn(session, "now me", chat::TextAnswer("ok"));
+}
+
+TEST_F(SessionsTest, TakingOverTellsTheOldHolderAndRefusesItsWrites) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  LeaseHolder terminal(stub(), session, "raw (pid 7)");
+  ASSERT_FALSE(terminal.lease_id().empty());
+  LeaseHolder browser(stub(), session, "dashboard", /*take_over=*/true);
+  ASSERT_FALSE(browser.lease_id().empty());
+
+  raw::v1::LeaseEvent lost;
+  ASSERT_TRUE(terminal.Next(&lost));
+  ASSERT_TRUE(lost.has_lost());
+  EXPECT_EQ(lost.lost().taken_by(), "dashboard");
+  EXPECT_TRUE(terminal.Close().ok());
+  EXPECT_EQ(GetSession(session).writer(), "dashboard");
+
+  grpc::Status refused = Start(session, "hi", terminal.lease_id());
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(refused.error_message(), HasSubstr("taken over by \"dashboard\""));
+  fake_.Enqueue(chat::TextAnswer("ok"));
+  EXPECT_TRUE(Start(session, "hi", browser.lease_id()).ok());
+}
+
+TEST_F(SessionsTest, HistoryPagesInBothDirectionsWithCursorsThatSurviveAppends) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  for (int i = 0; i < 3; ++i) Turn(session, absl::StrCat("turn ", i), chat::TextAnswer("a"));
+  auto page = [&](const std::string& cursor, raw::v1::HistoryDirection dir) {
+    raw::v1::GetHistoryRequest req;
+    req.set_session_id(session);
+    req.set_cursor(cursor);
+    req.set_limit(4);
+    req.set_direction(dir);
+    raw::v1::GetHistoryResponse resp;
+    grpc::ClientContext ctx;
+    EXPECT_TRUE(stub().GetHistory(&ctx, req, &resp).ok());
+    return resp;
+  };
+  std::vector<uint64_t> forward;
+  raw::v1::GetHistoryResponse first = page("", raw::v1::HISTORY_DIRECTION_FORWARD);
+  for (const auto& e : first.events()) forward.push_back(e.seq());
+  // New items arrive between pages; the cursor still continues in place.
+  Turn(session, "appended", chat::TextAnswer("b"));
+  std::string cursor = first.next_cursor();
+  while (!cursor.empty()) {
+    raw::v1::GetHistoryResponse next = page(cursor, raw::v1::HISTORY_DIRECTION_FORWARD);
+    for (const auto& e : next.events()) forward.push_back(e.seq());
+    cursor = next.next_cursor();
+  }
+  std::vector<uint64_t> backward;
+  cursor = "";
+  do {
+    raw::v1::GetHistoryResponse prev = page(cursor, raw::v1::HISTORY_DIRECTION_BACKWARD);
+    for (const auto& e : prev.events()) backward.push_back(e.seq());
+    cursor = prev.next_cursor();
+  } while (!cursor.empty());
+  ASSERT_GT(forward.size(), 8u);
+  EXPECT_TRUE(std::is_sorted(forward.begin(), forward.end()));
+  EXPECT_EQ(std::adjacent_find(forward.begin(), forward.end()), forward.end());
+  std::reverse(backward.begin(), backward.end());
+  EXPECT_EQ(forward, backward);
+}
+
+TEST_F(SessionsTest, ExpiredSessionsAreRemovedReadingNeverRenewsAndSpaceIsReclaimed) {
+  StartDaemon("", R"("sessions": {"expire_after_days": 30})");
+  std::string old_session = daemon_->CreateSession();
+  std::string big;
+  for (int i = 0; i < 20000; ++i) big += "bulk text ";
+  Turn(old_session, "old", chat::TextAnswer(big));
+  std::string kept = daemon_->CreateSession();
+  Turn(kept, "recent", chat::TextAnswer("a"));
+
+  raw::v1::Session before = GetSession(old_session);
+  EXPECT_EQ(before.expires_at_unix_ms(),
+            before.last_activity_unix_ms() + int64_t{30} * 24 * 3600 * 1000);
+  // Reading and listing do not renew.
+  {
+    raw::v1::ListSessionsRequest req;
+    raw::v1::ListSessionsResponse resp;
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub().ListSessions(&ctx, req, &resp).ok());
+    for (const auto& s : resp.sessions()) EXPECT_GT(s.expires_at_unix_ms(), 0);
+  }
+  EXPECT_EQ(GetSession(old_session).last_activity_unix_ms(), before.last_activity_unix_ms());
+  ASSERT_EQ(daemon_->Stop(), 0);
+
+  // Forty days of silence for one session.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(DatabasePath().c_str(), &db), SQLITE_OK);
+  std::string sql = absl::StrCat(
+      "UPDATE sessions SET last_activity_at = last_activity_at - ",
+      int64_t{40} * 24 * 3600 * 1000, " WHERE id = '", old_session, "'");
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  struct stat st_before;
+  ASSERT_EQ(stat(DatabasePath().c_str(), &st_before), 0);
+
+  ASSERT_TRUE(daemon_->Start().ok());
+  raw::v1::GetSessionRequest req;
+  req.set_session_id(old_session);
+  raw::v1::GetSessionResponse resp;
+  grpc::ClientContext ctx;
+  EXPECT_EQ(stub().GetSession(&ctx, req, &resp).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(GetSession(kept).id(), kept);
+  struct stat st_after;
+  ASSERT_EQ(stat(DatabasePath().c_str(), &st_after), 0);
+  EXPECT_LT(st_after.st_size, st_before.st_size - 100000);
+  EXPECT_THAT(daemon_->ReadLog(), HasSubstr("expired"));
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(SessionsTest, AnOlderDatabaseIsLeftByteForByteAndReportedOnce) {
+  StartDaemon("");
+  ASSERT_EQ(daemon_->Stop(), 0);
+  // An older generation's file, a real SQLite database.
+  std::string old_path = daemon_->state_dir() + "/sessions.sqlite3";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(old_path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE conversations (id TEXT, body TEXT);"
+                             "INSERT INTO conversations VALUES ('a', 'old data');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const std::string bytes = FileBytes(old_path);
+  struct stat st_old;
+  ASSERT_EQ(stat(old_path.c_str(), &st_old), 0);
+
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE(daemon_->Start().ok());
+    std::string session = daemon_->CreateSession();
+    Turn(session, "hello", chat::TextAnswer("hi"));
+    ASSERT_EQ(daemon_->Stop(), 0);
+  }
+  EXPECT_EQ(FileBytes(old_path), bytes);
+  struct stat st_now;
+  ASSERT_EQ(stat(old_path.c_str(), &st_now), 0);
+  EXPECT_EQ(st_now.st_mtim.tv_sec, st_old.st_mtim.tv_sec);
+  EXPECT_EQ(st_now.st_mtim.tv_nsec, st_old.st_mtim.tv_nsec);
+  std::string log = daemon_->ReadLog();
+  size_t first = log.find(old_path);
+  ASSERT_NE(first, std::string::npos) << log;
+  EXPECT_EQ(log.find(old_path, first + 1), std::string::npos) << "said more than once";
+}
+
+TEST_F(SessionsTest, TheEstimateUsesTheReportedBaselineAndAPercentOnlyWithAWindow) {
+  StartDaemon("", "", R"(["builtin/*"])", R"("context_window_tokens": 10000)");
+  std::string session = daemon_->CreateSession();
+  raw::v1::Session fresh = GetSession(session);
+  ASSERT_TRUE(fresh.has_context());
+  EXPECT_GT(fresh.context().tokens(), 0);  // system prompt and tools, estimated
+  EXPECT_FALSE(fresh.context().reported_baseline());
+
+  fake_.Enqueue(chat::TextAnswer("four", {1200, 300, std::nullopt}));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "hi");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  raw::v1::Session after = GetSession(session);
+  EXPECT_EQ(after.context().tokens(), 1500);
+  EXPECT_TRUE(after.context().reported_baseline());
+  EXPECT_EQ(after.context().window_tokens(), 10000);
+  EXPECT_DOUBLE_EQ(after.context().percent(), 15.0);
+  // The live event carried the same estimate.
+  bool seen = false;
+  for (const auto& e : stream.TurnEvents(turn)) {
+    if (e.has_context_estimate() && e.context_estimate().tokens() == 1500) seen = true;
+  }
+  EXPECT_TRUE(seen);
+  // The baseline survives a daemon restart.
+  ASSERT_EQ(daemon_->Stop(), 0);
+  ASSERT_TRUE(daemon_->Start().ok());
+  EXPECT_EQ(GetSession(session).context().tokens(), 1500);
+}
+
+TEST_F(SessionsTest, NoPercentWithoutAWindow) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  Turn(session, "hi", chat::TextAnswer("a", {100, 10, std::nullopt}));
+  raw::v1::Session s = GetSession(session);
+  EXPECT_EQ(s.context().tokens(), 110);
+  EXPECT_FALSE(s.context().has_window_tokens());
+  EXPECT_FALSE(s.context().has_percent());
+}
+
+TEST_F(SessionsTest, StatsCountCoveragePerFieldAndNeverShowZeroForUnknown) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  Turn(session, "one", chat::TextAnswer("a", {100, 10, std::nullopt}));
+  auto stats = [&] {
+    raw::v1::GetStatsRequest req;
+    req.set_session_id(session);
+    raw::v1::GetStatsResponse resp;
+    grpc::ClientContext ctx;
+    EXPECT_TRUE(stub().GetStats(&ctx, req, &resp).ok());
+    return resp;
+  };
+  raw::v1::GetStatsResponse first = stats();
+  EXPECT_EQ(first.requests(), 1);
+  EXPECT_EQ(first.input_tokens().total(), 100);
+  EXPECT_EQ(first.input_tokens().requests_reported(), 1);
+  EXPECT_FALSE(first.cache_read_tokens().has_total());  // unknown, not zero
+  EXPECT_EQ(first.cache_read_tokens().requests_reported(), 0);
+  EXPECT_FALSE(first.has_cache_read_ratio());
+
+  Turn(session, "two", chat::TextAnswer("b", {200, 10, 150}));
+  raw::v1::GetStatsResponse second = stats();
+  EXPECT_EQ(second.requests(), 2);
+  EXPECT_EQ(second.input_tokens().total(), 300);
+  EXPECT_EQ(second.cache_read_tokens().total(), 150);
+  EXPECT_EQ(second.cache_read_tokens().requests_reported(), 1);
+  // Only the request that reported both counts: 150 / 200.
+  EXPECT_DOUBLE_EQ(second.cache_read_ratio(), 0.75);
+  EXPECT_EQ(second.cache_ratio_requests(), 1);
+}
+
+TEST_F(SessionsTest, ChangedToolsChangeTheCacheKeyOnceAndTheConversationGoesOn) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  Turn(session, "one", chat::TextAnswer("a"));
+  Turn(session, "two", chat::TextAnswer("b"));
+  // The user narrows the agent's tools.
+  std::ofstream(daemon_->config_path())
+      << Config("", "", R"(["builtin/read_file", "builtin/list_dir"])", "");
+  EventStream stream(stub(), session);
+  fake_.Enqueue(chat::TextAnswer("c"));
+  std::string turn = StartTurn(stub(), session, "three");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  Turn(session, "four", chat::TextAnswer("d"));
+
+  std::vector<std::string> keys;
+  for (const auto& r : fake_.requests()) keys.push_back((*r.BodyJson())["prompt_cache_key"]);
+  ASSERT_EQ(keys.size(), 4u);
+  EXPECT_EQ(keys[0], keys[1]);
+  EXPECT_NE(keys[1], keys[2]);
+  EXPECT_EQ(keys[2], keys[3]);
+  // The history before the change is untouched and the request continues it.
+  Json third = *fake_.requests()[2].BodyJson();
+  EXPECT_EQ(third["tools"].size(), 2u);
+  EXPECT_EQ(third["messages"][1]["content"], "one");
+  std::string notice;
+  for (const auto& e : stream.TurnEvents(turn)) {
+    if (e.has_notice()) notice = e.notice().text();
+  }
+  EXPECT_THAT(notice, HasSubstr("tools available to the model changed"));
+  EXPECT_THAT(notice, HasSubstr("removed: "));
+  EXPECT_THAT(notice, HasSubstr("bash"));
+}
+
+}  // namespace
+}  // namespace raw::e2e

@@ -1,0 +1,113 @@
+#include "clients/tui/cell_renderer.h"
+
+#include "gtest/gtest.h"
+
+namespace raw::tui {
+namespace {
+
+std::string Text(const Lines& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l.PlainText() + "\n";
+  return out;
+}
+
+Cell Card(ToolStatus status) {
+  Cell cell;
+  cell.id = 1;
+  cell.kind = CellKind::kTool;
+  cell.call.call_id = "c1";
+  cell.call.name = "read_file";
+  cell.call.tool = "builtin/read_file";
+  cell.call.arguments = R"({"path":"src/main.cc","limit":10})";
+  cell.call.status = status;
+  return cell;
+}
+
+RenderContext Ctx(int width = 60) {
+  RenderContext ctx;
+  ctx.width = width;
+  ctx.now_unix_ms = 10000;
+  return ctx;
+}
+
+TEST(CellRendererTest, ACardShowsNameKeyArgumentAndStatus) {
+  Lines lines = RenderCell(Card(ToolStatus::kWaitingApproval), Ctx());
+  ASSERT_EQ(lines.size(), 1u);
+  std::string header = lines[0].PlainText();
+  EXPECT_EQ(header.rfind("? read_file  src/main.cc", 0), 0u) << header;
+  EXPECT_NE(header.find("waiting for approval"), std::string::npos);
+  EXPECT_EQ(lines[0].Width(), 60);  // status right-aligned
+}
+
+TEST(CellRendererTest, ARunningCardCountsSeconds) {
+  Cell cell = Card(ToolStatus::kRunning);
+  cell.call.started_unix_ms = 7000;
+  EXPECT_NE(RenderCell(cell, Ctx()).at(0).PlainText().find("running 3.0 s"), std::string::npos);
+}
+
+TEST(CellRendererTest, ResultsAreCollapsedUntilExpanded) {
+  Cell cell = Card(ToolStatus::kDone);
+  cell.call.duration_ms = 12;
+  cell.call.content = "line one\nline two\nline three\n";
+  Lines collapsed = RenderCell(cell, Ctx());
+  EXPECT_EQ(Text(collapsed).find("line two"), std::string::npos);
+  EXPECT_NE(Text(collapsed).find("└ line one … (3 lines)"), std::string::npos) << Text(collapsed);
+  EXPECT_NE(collapsed[0].PlainText().find("done · 12 ms"), std::string::npos);
+  cell.expanded = true;
+  std::string expanded = Text(RenderCell(cell, Ctx()));
+  EXPECT_NE(expanded.find("path: src/main.cc"), std::string::npos) << expanded;
+  EXPECT_NE(expanded.find("│ line two"), std::string::npos) << expanded;
+}
+
+TEST(CellRendererTest, DiffsAreColoured) {
+  Cell cell = Card(ToolStatus::kDone);
+  cell.call.name = "edit_file";
+  cell.call.duration_ms = 3;
+  cell.call.content = "edited";
+  cell.call.display = "--- a/x.cc\n+++ b/x.cc\n@@ -1,2 +1,2 @@\n-old line\n+new line\n same\n";
+  EXPECT_NE(Text(RenderCell(cell, Ctx())).find("diff: +1 -1"), std::string::npos);
+  cell.expanded = true;
+  Lines lines = RenderCell(cell, Ctx());
+  auto role_of = [&](const std::string& needle) {
+    for (const auto& l : lines) {
+      for (const auto& s : l.spans) {
+        if (s.text.find(needle) != std::string::npos) return s.style.role;
+      }
+    }
+    return Role::kCount;
+  };
+  EXPECT_EQ(role_of("+new line"), Role::kDiffAdd);
+  EXPECT_EQ(role_of("-old line"), Role::kDiffDel);
+  EXPECT_EQ(role_of("@@ -1,2"), Role::kDiffHunk);
+}
+
+TEST(CellRendererTest, ReasoningIsDimAndCollapsible) {
+  Cell cell;
+  cell.id = 2;
+  cell.kind = CellKind::kReasoning;
+  cell.text = "first I will look at the files\nthen decide";
+  Lines collapsed = RenderCell(cell, Ctx());
+  ASSERT_EQ(collapsed.size(), 1u);
+  EXPECT_EQ(collapsed[0].PlainText(), "▸ Thought (9 words)");
+  cell.expanded = true;
+  Lines expanded = RenderCell(cell, Ctx());
+  ASSERT_EQ(expanded.size(), 3u);
+  EXPECT_EQ(expanded[1].spans.back().style.role, Role::kDim);
+}
+
+TEST(CellRendererTest, UserMessagesWrapUnderThePrompt) {
+  Cell cell;
+  cell.kind = CellKind::kUser;
+  cell.text = "please fix the failing parser test";
+  EXPECT_EQ(Text(RenderCell(cell, Ctx(20))), "› please fix the\n  failing parser\n  test\n");
+}
+
+TEST(CellRendererTest, TokenCounts) {
+  EXPECT_EQ(FormatTokens(850), "~850");
+  EXPECT_EQ(FormatTokens(12345), "~12.3k");
+  EXPECT_EQ(FormatTokens(123456), "~123k");
+  EXPECT_EQ(FormatTokens(1048576), "~1.05M");
+}
+
+}  // namespace
+}  // namespace raw::tui

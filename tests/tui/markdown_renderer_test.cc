@@ -1,0 +1,103 @@
+#include "clients/tui/markdown_renderer.h"
+
+#include "gtest/gtest.h"
+
+namespace raw::tui {
+namespace {
+
+std::string Text(const Lines& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l.PlainText() + "\n";
+  return out;
+}
+
+// The style of the first span whose text contains `needle`.
+std::optional<Style> StyleOf(const Lines& lines, const std::string& needle) {
+  for (const auto& l : lines) {
+    for (const auto& s : l.spans) {
+      if (s.text.find(needle) != std::string::npos) return s.style;
+    }
+  }
+  return std::nullopt;
+}
+
+const Glyphs& G() { return Glyphs::Unicode(); }
+
+TEST(MarkdownRendererTest, HeadingsAndEmphasis) {
+  Lines lines = RenderMarkdown("# Title\n\nSome *soft* and **strong** text.", 40, G());
+  EXPECT_EQ(Text(lines), "Title\n\nSome soft and strong text.\n");
+  EXPECT_EQ(StyleOf(lines, "Title")->role, Role::kAccent);
+  EXPECT_TRUE(StyleOf(lines, "Title")->attrs & kAttrBold);
+  EXPECT_TRUE(StyleOf(lines, "soft")->attrs & kAttrItalic);
+  EXPECT_TRUE(StyleOf(lines, "strong")->attrs & kAttrBold);
+}
+
+TEST(MarkdownRendererTest, NestedListsAreIndented) {
+  Lines lines = RenderMarkdown("- one\n- two\n  - inner\n\n1. first\n2. second", 40, G());
+  EXPECT_EQ(Text(lines), "• one\n• two\n  ◦ inner\n\n1. first\n2. second\n");
+  Lines ascii = RenderMarkdown("- one", 40, Glyphs::Ascii());
+  EXPECT_EQ(Text(ascii), "* one\n");
+}
+
+TEST(MarkdownRendererTest, WrappedListItemsHangUnderTheirText) {
+  Lines lines = RenderMarkdown("- a list item that is long enough to wrap", 20, G());
+  EXPECT_EQ(Text(lines), "• a list item that\n  is long enough to\n  wrap\n");
+}
+
+TEST(MarkdownRendererTest, InlineAndFencedCodeUseTheCodeStyle) {
+  Lines lines = RenderMarkdown("Call `f()` now.\n\n```cpp\nint x = 1;\n```", 40, G());
+  EXPECT_EQ(StyleOf(lines, "f()")->role, Role::kCode);
+  EXPECT_EQ(StyleOf(lines, "int x = 1;")->role, Role::kCode);
+  EXPECT_EQ(StyleOf(lines, "cpp")->role, Role::kDim);  // the language label
+  EXPECT_EQ(Text(lines), "Call f() now.\n\n▎ cpp\n▎ int x = 1;\n");
+}
+
+TEST(MarkdownRendererTest, AnUnclosedFenceWhileStreamingIsStillCode) {
+  Lines lines = RenderMarkdown("```\nfor (;;) {", 40, G());
+  EXPECT_EQ(StyleOf(lines, "for (;;) {")->role, Role::kCode);
+}
+
+TEST(MarkdownRendererTest, TablesGetBordersAndAlignment) {
+  Lines lines = RenderMarkdown("| name | n |\n|------|--:|\n| a | 1 |\n| bb | 22 |", 40, G());
+  EXPECT_EQ(Text(lines),
+            "│ name │  n │\n"
+            "├──────┼────┤\n"
+            "│ a    │  1 │\n"
+            "│ bb   │ 22 │\n");
+  EXPECT_TRUE(StyleOf(lines, "name")->attrs & kAttrBold);
+}
+
+TEST(MarkdownRendererTest, WideTablesShrinkToTheWidth) {
+  Lines lines = RenderMarkdown(
+      "| a | b |\n|---|---|\n| a very long cell that cannot fit | x |", 24, G());
+  for (const auto& l : lines) EXPECT_LE(l.Width(), 24) << l.PlainText();
+}
+
+TEST(MarkdownRendererTest, LinksShowTheirTarget) {
+  Lines lines = RenderMarkdown("See [the docs](https://example.com/docs).", 60, G());
+  EXPECT_EQ(Text(lines), "See the docs (https://example.com/docs).\n");
+  EXPECT_EQ(StyleOf(lines, "the docs")->role, Role::kLink);
+  Lines autolink = RenderMarkdown("<https://example.com>", 60, G());
+  EXPECT_EQ(Text(autolink), "https://example.com\n");
+}
+
+TEST(MarkdownRendererTest, QuotesRulesAndStrikethrough) {
+  Lines lines = RenderMarkdown("> quoted\n\n---\n\n~~gone~~", 10, G());
+  EXPECT_EQ(Text(lines), "│ quoted\n\n──────────\n\ngone\n");
+  EXPECT_TRUE(StyleOf(lines, "gone")->attrs & kAttrStrike);
+}
+
+TEST(MarkdownRendererTest, EveryLineFitsTheWidthAndEscapesAreNeutralized) {
+  Lines lines = RenderMarkdown(
+      "# A heading that is rather long\n\nText with 日本語 and 😀 emoji "
+      "\x1b[2J and a `long_inline_code_identifier_here` too.\n\n"
+      "```\nsome code line that is much longer than the width\n```",
+      20, G());
+  for (const auto& l : lines) {
+    EXPECT_LE(l.Width(), 20) << l.PlainText();
+    EXPECT_EQ(l.PlainText().find('\x1b'), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace raw::tui

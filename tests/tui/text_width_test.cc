@@ -1,0 +1,80 @@
+#include "clients/tui/text_width.h"
+
+#include "gtest/gtest.h"
+
+namespace raw::tui {
+namespace {
+
+std::vector<std::string> Plain(const Lines& lines) {
+  std::vector<std::string> out;
+  for (const auto& l : lines) out.push_back(l.PlainText());
+  return out;
+}
+
+TEST(TextWidthTest, MeasuresGraphemeClusters) {
+  EXPECT_EQ(DisplayWidth("hello"), 5);
+  EXPECT_EQ(DisplayWidth("日本語"), 6);                  // wide
+  EXPECT_EQ(DisplayWidth("😀"), 2);                      // emoji
+  EXPECT_EQ(DisplayWidth("e\xCC\x81"), 1);              // e + combining acute
+  EXPECT_EQ(DisplayWidth("👩‍👩‍👧"), 2);                      // ZWJ sequence: one cluster
+  EXPECT_EQ(DisplayWidth("🇫🇷"), 2);                      // a flag: two regional indicators
+  EXPECT_EQ(DisplayWidth("\xE2\x9D\xA4\xEF\xB8\x8F"), 2);  // heart + VS16
+  EXPECT_EQ(DisplayWidth("a\x1b[31mb"), 6);             // ESC itself takes no column
+}
+
+TEST(TextWidthTest, SanitizeRemovesControlSequences) {
+  EXPECT_EQ(SanitizeForTerminal("a\x1b[2Jb"), "a\xEF\xBF\xBD[2Jb");
+  EXPECT_EQ(SanitizeForTerminal("x\ty"), "x   y");
+  EXPECT_EQ(SanitizeForTerminal("line\r\nnext"), "line\nnext");
+  EXPECT_EQ(SanitizeForTerminal("bad \xFF byte"), "bad \xEF\xBF\xBD byte");
+  EXPECT_EQ(SanitizeForTerminal("c1 \xC2\x9B" "31m"), "c1 \xEF\xBF\xBD" "31m");
+}
+
+TEST(TextWidthTest, TruncatesToColumnsNotBytes) {
+  EXPECT_EQ(TruncateToWidth("abcdef", 4, "…"), "abc…");
+  EXPECT_EQ(TruncateToWidth("日本語テキスト", 7, "…"), "日本語…");
+  EXPECT_EQ(TruncateToWidth("short", 10, "…"), "short");
+}
+
+TEST(TextWidthTest, WrapsWordsWithPrefixes) {
+  Lines lines = WrapSpans(StyledLine("the quick brown fox jumps over the lazy dog"), 16,
+                          StyledLine("> "), StyledLine("  "));
+  EXPECT_EQ(Plain(lines), (std::vector<std::string>{"> the quick", "  brown fox", "  jumps over the",
+                                                     "  lazy dog"}));
+  for (const auto& l : lines) EXPECT_LE(l.Width(), 16);
+}
+
+TEST(TextWidthTest, BreaksLongWordsAndNeverSplitsWideCharacters) {
+  Lines lines = WrapSpans(StyledLine("abcdefghijkl"), 5);
+  EXPECT_EQ(Plain(lines), (std::vector<std::string>{"abcde", "fghij", "kl"}));
+  Lines wide = WrapSpans(StyledLine("日本語日本語"), 5);
+  EXPECT_EQ(Plain(wide), (std::vector<std::string>{"日本", "語日", "本語"}));
+  for (const auto& l : wide) EXPECT_LE(l.Width(), 5);
+  Lines emoji = WrapSpans(StyledLine("ok 😀😀😀 done"), 6);
+  for (const auto& l : emoji) EXPECT_LE(l.Width(), 6) << l.PlainText();
+}
+
+TEST(TextWidthTest, KeepsStylesAcrossWrappedWords) {
+  StyledLine text;
+  text.Add("plain ").Add("bold words here", Style{Role::kDefault, kAttrBold});
+  Lines lines = WrapSpans(text, 11);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].PlainText(), "plain bold");
+  EXPECT_EQ(lines[0].spans.back().style.attrs, kAttrBold);
+  EXPECT_EQ(lines[1].PlainText(), "words here");
+}
+
+TEST(TextWidthTest, ForcedBreaksAndHardWrap) {
+  EXPECT_EQ(Plain(WrapSpans(StyledLine("one\ntwo"), 20)),
+            (std::vector<std::string>{"one", "two"}));
+  EXPECT_EQ(Plain(HardWrap(StyledLine("int main() { return 0; }"), 10)),
+            (std::vector<std::string>{"int main()", " { return ", "0; }"}));
+}
+
+TEST(TextWidthTest, FitToWidthPadsAndCuts) {
+  EXPECT_EQ(FitToWidth(StyledLine("abc"), 5).PlainText(), "abc  ");
+  EXPECT_EQ(FitToWidth(StyledLine("日本語"), 5).PlainText(), "日本 ");
+}
+
+}  // namespace
+}  // namespace raw::tui

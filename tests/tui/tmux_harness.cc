@@ -1,0 +1,171 @@
+#include "tests/tui/tmux_harness.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "tests/support/test_daemon.h"
+
+namespace raw::tui::testing {
+namespace {
+
+constexpr char kTmux[] = "/usr/bin/tmux";
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// An exact session name: a bare name could also match another session by
+// prefix or pattern.
+std::string Target(const std::string& name) { return "=" + name + ":"; }
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+bool TmuxHarness::Available() { return access(kTmux, X_OK) == 0; }
+
+TmuxHarness::TmuxHarness() {
+  char tmpl[] = "/tmp/rawtui.XXXXXX";
+  dir_ = mkdtemp(tmpl);
+  socket_ = dir_ + "/tmux.sock";
+  config_ = dir_ + "/tmux.conf";
+  std::ofstream(config_) << "set -g remain-on-exit on\n"
+                            "set -g status off\n"
+                            "set -g escape-time 0\n"
+                            "set -g history-limit 0\n";
+  inotify_fd_ = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+}
+
+TmuxHarness::~TmuxHarness() {
+  Tmux({"kill-server"});
+  if (inotify_fd_ >= 0) close(inotify_fd_);
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+std::string TmuxHarness::Tmux(const std::vector<std::string>& args, int* exit_code) {
+  std::vector<std::string> argv = {kTmux, "-S", socket_, "-f", config_, "-u"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  e2e::CommandResult result =
+      e2e::RunCommand(argv, {{"PATH", "/usr/bin:/bin"}, {"LANG", "C.UTF-8"}, {"HOME", dir_}});
+  if (exit_code != nullptr) *exit_code = result.exit_code;
+  return result.out;
+}
+
+absl::Status TmuxHarness::Start(const std::string& name, const std::vector<std::string>& argv,
+                                const std::map<std::string, std::string>& env, int cols, int rows) {
+  std::vector<std::string> words = {"exec", "env", "-i"};
+  for (const auto& [k, v] : env) words.push_back(ShellQuote(absl::StrCat(k, "=", v)));
+  for (const auto& a : argv) words.push_back(ShellQuote(a));
+  std::string command = absl::StrJoin(words, " ");
+  std::ofstream(LogPath(name)).flush();  // exists before the watch
+  int wd = inotify_add_watch(inotify_fd_, LogPath(name).c_str(), IN_MODIFY);
+  if (wd < 0) return absl::InternalError("inotify_add_watch failed");
+  watches_[name] = wd;
+  int code = 0;
+  Tmux({"new-session", "-d", "-s", name, "-x", absl::StrCat(cols), "-y", absl::StrCat(rows),
+        command},
+       &code);
+  if (code != 0) return absl::InternalError(absl::StrCat("tmux new-session failed: ", code));
+  Tmux({"pipe-pane", "-O", "-t", Target(name), absl::StrCat("cat >> ", ShellQuote(LogPath(name)))}, &code);
+  if (code != 0) return absl::InternalError("tmux pipe-pane failed");
+  return absl::OkStatus();
+}
+
+std::string TmuxHarness::Capture(const std::string& name, bool escapes) {
+  std::vector<std::string> args = {"capture-pane", "-p", "-t", Target(name)};
+  if (escapes) args.push_back("-e");
+  return Tmux(args);
+}
+
+bool TmuxHarness::WaitForOutput(absl::Time deadline) {
+  // Re-check at least every half second: output may have come before the
+  // log was attached.
+  absl::Duration left = std::min(deadline - absl::Now(), absl::Milliseconds(500));
+  if (left <= absl::ZeroDuration()) return false;
+  pollfd fd = {inotify_fd_, POLLIN, 0};
+  int n = poll(&fd, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
+  if (n > 0) {
+    char buffer[4096];
+    while (read(inotify_fd_, buffer, sizeof buffer) > 0) {
+    }
+  }
+  return absl::Now() < deadline;
+}
+
+std::string TmuxHarness::WaitFor(const std::string& name,
+                                 const std::function<bool(const std::string&)>& pred,
+                                 absl::Duration timeout) {
+  absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    std::string screen = Capture(name);
+    if (pred(screen)) return screen;
+    if (!WaitForOutput(deadline)) return Capture(name);
+  }
+}
+
+bool TmuxHarness::WaitForText(const std::string& name, const std::string& text,
+                              absl::Duration timeout) {
+  std::string screen = WaitFor(
+      name, [&text](const std::string& s) { return s.find(text) != std::string::npos; }, timeout);
+  return screen.find(text) != std::string::npos;
+}
+
+int TmuxHarness::WaitForExit(const std::string& name, absl::Duration timeout) {
+  absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    std::string state = Tmux({"display-message", "-p", "-t", Target(name),
+                              "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"});
+    // "1 STATUS SIGNAL"; the status or signal shows up a moment after the
+    // pane is marked dead. Killed by a signal: 128 + its number.
+    std::vector<std::string> f = absl::StrSplit(state, absl::ByAnyChar(" \n"));
+    if (f.size() >= 3 && f[0] == "1" && (!f[1].empty() || !f[2].empty())) {
+      return f[1].empty() ? 128 + atoi(f[2].c_str()) : atoi(f[1].c_str());
+    }
+    if (!WaitForOutput(deadline)) return -1;
+  }
+}
+
+int TmuxHarness::PanePid(const std::string& name) {
+  return atoi(Tmux({"display-message", "-p", "-t", Target(name), "#{pane_pid}"}).c_str());
+}
+
+void TmuxHarness::SendKeys(const std::string& name, const std::vector<std::string>& keys) {
+  std::vector<std::string> args = {"send-keys", "-t", Target(name)};
+  args.insert(args.end(), keys.begin(), keys.end());
+  Tmux(args);
+}
+
+void TmuxHarness::SendText(const std::string& name, const std::string& text) {
+  Tmux({"send-keys", "-t", Target(name), "-l", text});
+}
+
+void TmuxHarness::Resize(const std::string& name, int cols, int rows) {
+  Tmux({"resize-window", "-t", Target(name), "-x", absl::StrCat(cols), "-y", absl::StrCat(rows)});
+}
+
+std::string TmuxHarness::Output(const std::string& name) const { return ReadAll(LogPath(name)); }
+
+}  // namespace raw::tui::testing

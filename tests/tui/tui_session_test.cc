@@ -1,0 +1,144 @@
+// The terminal client end to end: the real `raw` in tmux against a real
+// rawd and the fake provider. What the user sees is read with capture-pane.
+#include <signal.h>
+
+#include "tests/tui/tui_e2e_fixture.h"
+
+namespace raw::tui::testing {
+namespace {
+
+namespace chat = raw::testing::chat;
+
+TEST_F(TuiE2eTest, StreamsMarkdownWithoutClearingTheScreen) {
+  StartDaemon();
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("# Plan\n\nUse `make` "),
+                              chat::TextChunk("and then:\n\n- **build** it\n- test it\n\n"),
+                              chat::TextChunk("| step | time |\n|---|---|\n| build | 1s |\n"),
+                              chat::FinishChunk("stop"), chat::UsageChunk(12, 4), chat::Done()}));
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  size_t startup = tmux_.Output("a").size();
+  Send("a", "make a plan");
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("│ build │ 1s   │") != std::string::npos && s.find("in 12 out 4") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("› make a plan"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("Plan"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("# Plan"), std::string::npos) << "headings are rendered, not shown raw";
+  EXPECT_NE(screen.find("Use make and then:"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("• build it"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("in 12 out 4"), std::string::npos) << screen;
+  // Inline code has its own colour (256-colour terminal).
+  std::string styled = tmux_.Capture("a", /*escapes=*/true);
+  EXPECT_NE(styled.find("38;5;180"), std::string::npos) << styled;
+  // After start-up, nothing ever cleared the whole screen.
+  std::string after = tmux_.Output("a").substr(startup);
+  EXPECT_GT(after.size(), 0u);
+  EXPECT_EQ(Count(after, "\x1b[2J"), 0u);
+  EXPECT_EQ(Count(after, "\x1b[H\x1b[J"), 0u);
+  EXPECT_EQ(Count(after, "\x1b[1;1H\x1b[J"), 0u);
+}
+
+TEST_F(TuiE2eTest, ApprovesABatchWithOneAnswer) {
+  StartDaemon("ask_all");
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo first-call"})"},
+                                       {"c2", "bash", R"({"command":"echo second-call"})"}}));
+  fake_.Enqueue(chat::TextAnswer("Both ran."));
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  Send("a", "run two commands");
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("[y] Allow once") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("Approval needed"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("The agent wants to run 2 tool calls:"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("command: echo first-call"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("command: echo second-call"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("waiting for approval"), std::string::npos) << screen;
+  tmux_.SendText("a", "y");
+  screen = tmux_.WaitFor("a", [](const std::string& s) { return s.find("Both ran.") != std::string::npos; });
+  EXPECT_NE(screen.find("✓ bash  echo first-call"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("✓ bash  echo second-call"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("allowed once"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("[y] Allow once"), std::string::npos) << screen;
+}
+
+TEST_F(TuiE2eTest, EscapeInterruptsAStreamingAnswer) {
+  StartDaemon();
+  raw::testing::ScriptedResponse parked =
+      chat::Stream({chat::RoleChunk(), chat::TextChunk("Working on it"), chat::TextChunk(" more"),
+                    chat::FinishChunk("stop"), chat::Done()});
+  parked.gate_before_chunk = 2;
+  fake_.Enqueue(parked);
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  Send("a", "long task");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Working on it")) << tmux_.Capture("a");
+  EXPECT_TRUE(tmux_.WaitForText("a", "Esc to interrupt")) << tmux_.Capture("a");
+  tmux_.SendKeys("a", {"Escape"});
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("Turn cancelled") != std::string::npos && s.find("· idle") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("Turn cancelled"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("· idle"), std::string::npos) << screen;
+  fake_.ReleaseGate();
+}
+
+TEST_F(TuiE2eTest, StatsShowUnknownValues) {
+  StartDaemon();
+  // Usage without cached tokens: cache reads are unknown, not zero.
+  fake_.Enqueue(chat::TextAnswer("Done.", {.prompt_tokens = 120, .completion_tokens = 7, .cached_tokens = std::nullopt}));
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  Send("a", "hello");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Done.")) << tmux_.Capture("a");
+  tmux_.SendText("a", "/sta");
+  tmux_.SendKeys("a", {"Tab"});
+  ASSERT_TRUE(tmux_.WaitForText("a", "› /stats")) << tmux_.Capture("a");
+  tmux_.SendKeys("a", {"Enter"});
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("cache-read ratio") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("Usage this session (1 model request)"), std::string::npos) << screen;
+  auto line_with = [&screen](const std::string& label) {
+    size_t at = screen.find(label);
+    if (at == std::string::npos) return std::string();
+    return screen.substr(at, screen.find('\n', at) - at);
+  };
+  EXPECT_NE(line_with("input tokens").find("120   reported by 1 of 1 request"), std::string::npos)
+      << screen;
+  EXPECT_NE(line_with("cache read tokens").find("unknown   reported by 0 of 1 request"),
+            std::string::npos)
+      << screen;
+  EXPECT_NE(line_with("cache-read ratio").find("unknown"), std::string::npos) << screen;
+  // The footer says unknown too, never 0, for what was not reported.
+  EXPECT_EQ(screen.find("cache 0%"), std::string::npos) << screen;
+}
+
+TEST_F(TuiE2eTest, QuitsCleanlyOnCtrlCTwiceAndOnSigterm) {
+  StartDaemon();
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  tmux_.SendKeys("a", {"C-c"});
+  ASSERT_TRUE(tmux_.WaitForText("a", "Press Ctrl-C again to quit"));
+  tmux_.SendKeys("a", {"C-c"});
+  EXPECT_EQ(tmux_.WaitForExit("a"), 0);
+  std::string output = tmux_.Output("a");
+  EXPECT_NE(output.find("\x1b[?2004l"), std::string::npos) << "bracketed paste left on";
+  EXPECT_NE(output.find("\x1b[?1000l"), std::string::npos) << "mouse reporting left on";
+  EXPECT_NE(tmux_.Capture("a").find("resume it with: raw resume"), std::string::npos)
+      << tmux_.Capture("a");
+
+  StartRaw("b", {"--cwd", daemon_->workdir(), "--plain"});
+  std::string styled = tmux_.Capture("b", /*escapes=*/true);
+  EXPECT_EQ(styled.find("38;5;"), std::string::npos) << "--plain has no colours";
+  EXPECT_NE(tmux_.Capture("b").find("> Type a message"), std::string::npos) << tmux_.Capture("b");
+  tmux_.SendKeys("b", {"C-d"});
+  EXPECT_EQ(tmux_.WaitForExit("b"), 0);
+
+  StartRaw("c", {"--cwd", daemon_->workdir()});
+  size_t before = tmux_.Output("c").size();
+  ASSERT_EQ(kill(tmux_.PanePid("c"), SIGTERM), 0);
+  EXPECT_EQ(tmux_.WaitForExit("c"), 128 + SIGTERM);
+  std::string ending = tmux_.Output("c").substr(before);
+  EXPECT_NE(ending.find("\x1b[?2004l"), std::string::npos);
+  EXPECT_NE(ending.find("\x1b[?1049l"), std::string::npos) << "the alternate screen was left";
+}
+
+}  // namespace
+}  // namespace raw::tui::testing

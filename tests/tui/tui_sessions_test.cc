@@ -1,0 +1,124 @@
+// The terminal client end to end across sessions and clients: resuming,
+// paging the history back, resizing, following a session another client
+// holds, and reconnecting after the daemon died.
+#include <signal.h>
+
+#include "absl/strings/str_split.h"
+#include "tests/tui/tui_e2e_fixture.h"
+
+namespace raw::tui::testing {
+namespace {
+
+namespace chat = raw::testing::chat;
+
+TEST_F(TuiE2eTest, ResumePicksASessionAndShowsItsHistory) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::TextAnswer("The answer is **42**."));
+  RunTurn(session, "what is the answer");
+  StartRaw("a", {"resume"}, 100, 30, "Resume a session");
+  ASSERT_TRUE(tmux_.WaitForText("a", "what is the answer")) << tmux_.Capture("a");
+  tmux_.SendKeys("a", {"Enter"});
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("The answer is 42.") != std::string::npos && s.find("· idle") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("› what is the answer"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("The answer is 42."), std::string::npos) << screen;
+  // Up recalls the session's earlier prompt.
+  tmux_.SendKeys("a", {"Up"});
+  screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return Count(s, "› what is the answer") == 2;  // the transcript and the prompt
+  });
+  EXPECT_EQ(Count(screen, "› what is the answer"), 2u) << screen;
+}
+
+TEST_F(TuiE2eTest, ScrollsBackThroughPagedHistoryAndReflowsOnResize) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  // More stored events than one history page (200).
+  constexpr int kTurns = 45;
+  for (int i = 0; i < kTurns; ++i) {
+    fake_.Enqueue(chat::TextAnswer(absl::StrCat("answer number ", i)));
+    RunTurn(session, absl::StrCat("question number ", i));
+  }
+  StartRaw("a", {"resume", session});
+  ASSERT_TRUE(tmux_.WaitForText("a", "answer number 44")) << tmux_.Capture("a");
+  EXPECT_EQ(tmux_.Capture("a").find("question number 0\n"), std::string::npos);
+  // The wheel scrolls up.
+  for (int i = 0; i < 3; ++i) tmux_.SendText("a", "\x1b[<64;10;10M");
+  ASSERT_TRUE(tmux_.WaitForText("a", "more lines below")) << tmux_.Capture("a");
+  // Ctrl-Home goes to the top; older pages load on the way.
+  bool found = false;
+  for (int i = 0; i < 10 && !found; ++i) {
+    tmux_.SendKeys("a", {"C-Home"});
+    found = tmux_.WaitForText("a", "› question number 0\n", absl::Seconds(2));
+  }
+  EXPECT_TRUE(found) << tmux_.Capture("a");
+  // Resizing reflows, and Ctrl-End follows the end again.
+  tmux_.Resize("a", 40, 16);
+  tmux_.SendKeys("a", {"C-End"});
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("answer number 44") != std::string::npos && s.find("more lines below") == std::string::npos;
+  });
+  EXPECT_NE(screen.find("answer number 44"), std::string::npos) << screen;
+  std::vector<std::string> lines = absl::StrSplit(screen, '\n');
+  for (const std::string& line : lines) {
+    EXPECT_LE(line.size(), 40u * 3) << line;  // bytes; the pane is 40 columns
+  }
+}
+
+TEST_F(TuiE2eTest, ASecondClientFollowsReadOnlyAndCanTakeOver) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  StartRaw("a", {"resume", session});
+  StartRaw("b", {"resume", session});
+  std::string b = tmux_.WaitFor("b", [](const std::string& s) { return s.find("read-only") != std::string::npos; });
+  EXPECT_NE(b.find("Read-only: raw (pid"), std::string::npos) << b;
+  fake_.Enqueue(chat::TextAnswer("Reply for the writer."));
+  Send("a", "from the first client");
+  // The follower sees the turn live.
+  ASSERT_TRUE(tmux_.WaitForText("b", "Reply for the writer.")) << tmux_.Capture("b");
+  EXPECT_NE(tmux_.Capture("b").find("› from the first client"), std::string::npos);
+  // Typing in the follower does not send.
+  Send("b", "from the follower");
+  ASSERT_TRUE(tmux_.WaitForText("b", "Ctrl-T takes this session over")) << tmux_.Capture("b");
+  // Take over: the first client becomes the follower and says who took it.
+  tmux_.SendKeys("b", {"C-t"});
+  ASSERT_TRUE(tmux_.WaitForText("b", "You hold this session now")) << tmux_.Capture("b");
+  std::string a = tmux_.WaitFor("a", [](const std::string& s) { return s.find("took over this session") != std::string::npos; });
+  EXPECT_NE(a.find("raw (pid"), std::string::npos) << a;
+  EXPECT_NE(a.find("read-only"), std::string::npos) << a;
+  fake_.Enqueue(chat::TextAnswer("Reply for the new writer."));
+  tmux_.SendKeys("b", {"Enter"});  // the kept message
+  EXPECT_TRUE(tmux_.WaitForText("a", "Reply for the new writer.")) << tmux_.Capture("a");
+}
+
+TEST_F(TuiE2eTest, ReconnectsAndResubscribesAfterTheDaemonDies) {
+  StartDaemon();
+  fake_.Enqueue(chat::TextAnswer("Before the crash."));
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  Send("a", "first");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Before the crash.")) << tmux_.Capture("a");
+  daemon_->Stop(SIGKILL);
+  // raw says so, starts a new daemon (autostart) and resubscribes.
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("Reconnected to the daemon") != std::string::npos && s.find("· idle") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("Lost the connection to the daemon"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("Reconnected to the daemon"), std::string::npos) << screen;
+  fake_.Enqueue(chat::TextAnswer("After the restart."));
+  Send("a", "second");
+  EXPECT_TRUE(tmux_.WaitForText("a", "After the restart.")) << tmux_.Capture("a");
+  // Leave, then stop the daemon raw started.
+  tmux_.SendKeys("a", {"C-d"});
+  EXPECT_EQ(tmux_.WaitForExit("a"), 0) << tmux_.Capture("a");
+  auto channel = grpc::CreateChannel(absl::StrCat("unix:", daemon_->socket_path()),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = raw::v1::Raw::NewStub(channel);
+  grpc::ClientContext ctx;
+  raw::v1::ShutdownResponse response;
+  EXPECT_TRUE(stub->Shutdown(&ctx, raw::v1::ShutdownRequest(), &response).ok());
+}
+
+}  // namespace
+}  // namespace raw::tui::testing
