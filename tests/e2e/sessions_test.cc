@@ -81,17 +81,27 @@ class LeaseHolder {
     req.set_take_over(take_over);
     reader_ = stub.AcquireLease(&ctx_, req);
     raw::v1::LeaseEvent first;
-    if (reader_->Read(&first) && first.has_granted()) lease_id_ = first.granted().lease_id();
+    if (reader_->Read(&first) && first.has_granted()) {
+      lease_id_ = first.granted().lease_id();
+    } else {
+      ended_ = true;  // refused: the stream is over
+    }
   }
   ~LeaseHolder() { Close(); }
 
   const std::string& lease_id() const { return lease_id_; }
   // The next event; false when the stream ended.
-  bool Next(raw::v1::LeaseEvent* event) { return reader_->Read(event); }
+  bool Next(raw::v1::LeaseEvent* event) {
+    if (ended_) return false;
+    ended_ = !reader_->Read(event);
+    return !ended_;
+  }
+  // Lets go of the lease (cancels the stream) unless the server already
+  // ended it; returns the stream's status.
   grpc::Status Close() {
     if (closed_) return status_;
     closed_ = true;
-    ctx_.TryCancel();
+    if (!ended_) ctx_.TryCancel();
     raw::v1::LeaseEvent ignored;
     while (reader_->Read(&ignored)) {
     }
@@ -103,6 +113,7 @@ class LeaseHolder {
   grpc::ClientContext ctx_;
   std::unique_ptr<grpc::ClientReader<raw::v1::LeaseEvent>> reader_;
   std::string lease_id_;
+  bool ended_ = false;
   bool closed_ = false;
   grpc::Status status_;
 };
@@ -169,6 +180,8 @@ TEST_F(SessionsTest, TakingOverTellsTheOldHolderAndRefusesItsWrites) {
   ASSERT_TRUE(terminal.Next(&lost));
   ASSERT_TRUE(lost.has_lost());
   EXPECT_EQ(lost.lost().taken_by(), "dashboard");
+  raw::v1::LeaseEvent none;
+  EXPECT_FALSE(terminal.Next(&none));  // the stream ends after LeaseLost
   EXPECT_TRUE(terminal.Close().ok());
   EXPECT_EQ(GetSession(session).writer(), "dashboard");
 

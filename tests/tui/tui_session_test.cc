@@ -117,14 +117,14 @@ TEST_F(TuiE2eTest, QuitsCleanlyOnCtrlCTwiceAndOnSigterm) {
   tmux_.SendKeys("a", {"C-c"});
   ASSERT_TRUE(tmux_.WaitForText("a", "Press Ctrl-C again to quit"));
   tmux_.SendKeys("a", {"C-c"});
-  EXPECT_EQ(tmux_.WaitForExit("a"), 0);
+  EXPECT_EQ(tmux_.WaitForExit("a"), 0) << tmux_.Capture("a");
   std::string output = tmux_.Output("a");
   EXPECT_NE(output.find("\x1b[?2004l"), std::string::npos) << "bracketed paste left on";
   EXPECT_NE(output.find("\x1b[?1000l"), std::string::npos) << "mouse reporting left on";
   EXPECT_NE(tmux_.Capture("a").find("resume it with: raw resume"), std::string::npos)
       << tmux_.Capture("a");
 
-  StartRaw("b", {"--cwd", daemon_->workdir(), "--plain"});
+  StartRaw("b", {"--cwd", daemon_->workdir(), "--plain"}, 100, 30, "| idle");
   std::string styled = tmux_.Capture("b", /*escapes=*/true);
   EXPECT_EQ(styled.find("38;5;"), std::string::npos) << "--plain has no colours";
   EXPECT_NE(tmux_.Capture("b").find("> Type a message"), std::string::npos) << tmux_.Capture("b");
