@@ -277,6 +277,9 @@ TEST_F(CompactionTest, ProgressEventsAndNothingToCompact) {
   Turn(session, "fourth", chat::TextAnswer(LongAnswer("4")));
   fake_.Enqueue(chat::TextAnswer("S"));
   EventStream stream(stub(), session);
+  // Once a stored event is replayed the subscription is attached, so the
+  // live progress events cannot be missed.
+  ASSERT_TRUE(stream.WaitFor([](const raw::v1::Event&) { return true; }).has_value());
   std::string op;
   ASSERT_TRUE(Compact(session, &op).ok());
   ASSERT_TRUE(stream

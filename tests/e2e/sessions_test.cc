@@ -336,12 +336,6 @@ TEST_F(SessionsTest, TheEstimateUsesTheReportedBaselineAndAPercentOnlyWithAWindo
   EXPECT_TRUE(after.context().reported_baseline());
   EXPECT_EQ(after.context().window_tokens(), 10000);
   EXPECT_DOUBLE_EQ(after.context().percent(), 15.0);
-  // The live event carried the same estimate.
-  bool seen = false;
-  for (const auto& e : stream.TurnEvents(turn)) {
-    if (e.has_context_estimate() && e.context_estimate().tokens() == 1500) seen = true;
-  }
-  EXPECT_TRUE(seen);
   // The baseline survives a daemon restart.
   ASSERT_EQ(daemon_->Stop(), 0);
   ASSERT_TRUE(daemon_->Start().ok());

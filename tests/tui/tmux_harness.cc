@@ -144,7 +144,7 @@ int TmuxHarness::WaitForExit(const std::string& name, absl::Duration timeout) {
     if (f.size() >= 3 && f[0] == "1" && (!f[1].empty() || !f[2].empty())) {
       return f[1].empty() ? 128 + atoi(f[2].c_str()) : atoi(f[1].c_str());
     }
-    if (!WaitForOutput(deadline)) return -1;
+    if (!WaitForOutput(deadline)) { fprintf(stderr, "DEBUG state=[%s]\n", state.c_str()); return -1; }
   }
 }
 
