@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "common/json.h"
 #include "tests/e2e/contract_fixture.h"
@@ -414,6 +415,53 @@ TEST_F(SessionsTest, ChangedToolsChangeTheCacheKeyOnceAndTheConversationGoesOn) 
   EXPECT_THAT(notice, HasSubstr("tools available to the model changed"));
   EXPECT_THAT(notice, HasSubstr("removed: "));
   EXPECT_THAT(notice, HasSubstr("bash"));
+}
+
+}  // namespace
+}  // namespace raw::e2e
+
+namespace raw::e2e {
+namespace {
+
+TEST_F(SessionsTest, ASecretVariableNeverReachesTheDatabaseOrTheLog) {
+  const std::string secret = "sk-test-0123456789abcdef";
+  std::string key_file = scratch_ + "/key.txt";
+  WriteFile(key_file, secret + "\n");
+  // The key comes from a file variable; a tool prints it.
+  std::string config = absl::StrReplaceAll(
+      Config(R"("approval_mode": "allow_all")",
+             absl::StrCat(R"("variables": {"KEY": {"file": ")", key_file, R"("}})"),
+             R"(["builtin/bash"])", R"("api_key": "${KEY}", "headers": {"X-Team": "t-${KEY}"})"),
+      {{R"("api_key_env": "RAW_TEST_KEY", )", ""}});
+  daemon_ = std::make_unique<TestDaemon>(config);
+  ASSERT_TRUE(daemon_->Start().ok());
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"c1", "bash", absl::StrCat(R"({"command":"cat )", key_file, R"("})")}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "show me the key");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  ASSERT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
+      << end->turn_ended().message();
+
+  // The key was used where it belongs: the provider's headers.
+  testing::RecordedRequest first = fake_.requests()[0];
+  EXPECT_EQ(first.Header("Authorization"), "Bearer " + secret);
+  EXPECT_EQ(first.Header("X-Team"), "t-" + secret);
+  // The tool's output was redacted before it was stored or sent on.
+  std::vector<raw::v1::ToolResult> results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_THAT(results[0].content(), HasSubstr("[redacted]"));
+  EXPECT_THAT(fake_.requests()[1].body, ::testing::Not(HasSubstr(secret)));
+
+  ASSERT_EQ(daemon_->Stop(), 0);
+  for (const std::string& path :
+       {DatabasePath(), DatabasePath() + "-wal", daemon_->state_dir() + "/rawd.log"}) {
+    std::string bytes = FileBytes(path);
+    EXPECT_EQ(bytes.find(secret), std::string::npos) << path;
+  }
 }
 
 }  // namespace

@@ -76,10 +76,13 @@ std::string TmuxHarness::Tmux(const std::vector<std::string>& args, int* exit_co
 
 absl::Status TmuxHarness::Start(const std::string& name, const std::vector<std::string>& argv,
                                 const std::map<std::string, std::string>& env, int cols, int rows) {
-  std::vector<std::string> words = {"exec", "env", "-i"};
+  // A shell runs the program and records its exit status (tmux does not
+  // always report the status of a pane's process).
+  std::vector<std::string> words = {"env", "-i"};
   for (const auto& [k, v] : env) words.push_back(ShellQuote(absl::StrCat(k, "=", v)));
   for (const auto& a : argv) words.push_back(ShellQuote(a));
-  std::string command = absl::StrJoin(words, " ");
+  std::string command = absl::StrCat(absl::StrJoin(words, " "), "; echo $? > ",
+                                     ShellQuote(StatusPath(name)));
   std::ofstream(LogPath(name)).flush();  // exists before the watch
   int wd = inotify_add_watch(inotify_fd_, LogPath(name).c_str(), IN_MODIFY);
   if (wd < 0) return absl::InternalError("inotify_add_watch failed");
@@ -136,20 +139,20 @@ bool TmuxHarness::WaitForText(const std::string& name, const std::string& text,
 int TmuxHarness::WaitForExit(const std::string& name, absl::Duration timeout) {
   absl::Time deadline = absl::Now() + timeout;
   for (;;) {
-    std::string state = Tmux({"display-message", "-p", "-t", Target(name),
-                              "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"});
-    // "1 STATUS SIGNAL"; the status or signal shows up a moment after the
-    // pane is marked dead. Killed by a signal: 128 + its number.
-    std::vector<std::string> f = absl::StrSplit(state, absl::ByAnyChar(" \n"));
-    if (f.size() >= 3 && f[0] == "1" && (!f[1].empty() || !f[2].empty())) {
-      return f[1].empty() ? 128 + atoi(f[2].c_str()) : atoi(f[1].c_str());
+    std::string state = Tmux({"display-message", "-p", "-t", Target(name), "#{pane_dead}"});
+    if (state.rfind("1", 0) == 0) {
+      std::string status = ReadAll(StatusPath(name));
+      if (!status.empty()) return atoi(status.c_str());
     }
-    if (!WaitForOutput(deadline)) { fprintf(stderr, "DEBUG state=[%s]\n", state.c_str()); return -1; }
+    if (!WaitForOutput(deadline)) return -1;
   }
 }
 
 int TmuxHarness::PanePid(const std::string& name) {
-  return atoi(Tmux({"display-message", "-p", "-t", Target(name), "#{pane_pid}"}).c_str());
+  // The pane runs a shell; the program is its child.
+  std::string shell = Tmux({"display-message", "-p", "-t", Target(name), "#{pane_pid}"});
+  shell = shell.substr(0, shell.find('\n'));
+  return atoi(ReadAll(absl::StrCat("/proc/", shell, "/task/", shell, "/children")).c_str());
 }
 
 void TmuxHarness::SendKeys(const std::string& name, const std::vector<std::string>& keys) {

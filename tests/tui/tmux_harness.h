@@ -46,7 +46,8 @@ class TmuxHarness {
   bool WaitForText(const std::string& name, const std::string& text,
                    absl::Duration timeout = absl::Seconds(20));
   // Waits until the program has exited (remain-on-exit keeps the pane);
-  // returns its exit status, or -1 on timeout.
+  // returns its exit status (128 + N when signal N killed it), or -1 on
+  // timeout.
   int WaitForExit(const std::string& name, absl::Duration timeout = absl::Seconds(20));
 
   // The pid of the program (tmux runs it as the pane's process).
@@ -65,6 +66,7 @@ class TmuxHarness {
  private:
   std::string Tmux(const std::vector<std::string>& args, int* exit_code = nullptr);
   std::string LogPath(const std::string& name) const { return dir_ + "/" + name + ".out"; }
+  std::string StatusPath(const std::string& name) const { return dir_ + "/" + name + ".status"; }
   // Blocks until a log file grows or `deadline`; returns false at the deadline.
   bool WaitForOutput(absl::Time deadline);
 
