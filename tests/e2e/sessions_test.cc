@@ -466,3 +466,36 @@ TEST_F(SessionsTest, ASecretVariableNeverReachesTheDatabaseOrTheLog) {
 
 }  // namespace
 }  // namespace raw::e2e
+
+namespace raw::e2e {
+namespace {
+
+TEST_F(SessionsTest, ASkillChangedWhileTheDaemonWasDownGetsAReloadNoticeAndKeepsTheKey) {
+  std::string skills = scratch_ + "/skills";
+  WriteFile(skills + "/review/SKILL.md",
+            "---\nname: review\ndescription: How to review\n---\nStep 1: read the diff.\n");
+  StartDaemon(R"("skills": ["review"], "approval_mode": "allow_all")",
+              absl::StrCat(R"("skill_dirs": [")", skills, R"("])"));
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "load_skill", R"({"name":"review"})"}}));
+  fake_.Enqueue(chat::TextAnswer("loaded"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "review my change");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+
+  // The daemon stops; the skill's text changes meanwhile.
+  ASSERT_EQ(daemon_->Stop(), 0);
+  WriteFile(skills + "/review/SKILL.md",
+            "---\nname: review\ndescription: How to review\n---\nStep 1: run the tests.\n");
+  ASSERT_TRUE(daemon_->Start().ok());
+  Turn(session, "next", chat::TextAnswer("ok"));
+  Json first = *fake_.requests()[0].BodyJson();
+  Json last = *fake_.requests().back().BodyJson();
+  std::string user = last["messages"].back()["content"];
+  EXPECT_THAT(user, HasSubstr("\"review\" has changed"));
+  EXPECT_EQ(last["prompt_cache_key"], first["prompt_cache_key"]);
+  EXPECT_EQ(last["messages"][1], first["messages"][1]);  // history not rewritten
+}
+
+}  // namespace
+}  // namespace raw::e2e
