@@ -52,8 +52,8 @@ int TuiApp::Run() {
       if (fds[2].revents & POLLIN) {
         while (int sig = terminal_.ReadSignal()) HandleSignal(sig);
       }
-      if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) ReadInput();
-      if (fds[1].revents & POLLIN) ui_.RunPending();
+      if (!quit_ && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) ReadInput();
+      if (!quit_ && (fds[1].revents & POLLIN)) ui_.RunPending();
     }
     OnTick();
     if (!quit_) Draw();

@@ -37,6 +37,7 @@ void TuiApp::Fail(const absl::Status& status) {
 }
 
 void TuiApp::StartConnect() {
+  if (quit_) return;  // leaving: never start a daemon on the way out
   worker_.Run([this, options = options_.connect] {
     auto client = std::make_shared<absl::StatusOr<client::RawClient>>(client::Connect(options));
     ui_.Post([this, client] { OnConnected(std::move(*client)); });
@@ -287,7 +288,7 @@ void TuiApp::OnStreamEnd(const absl::Status& status) {
 }
 
 void TuiApp::OnDisconnected(const std::string& why) {
-  if (!connected_) return;
+  if (!connected_ || quit_) return;
   connected_ = false;
   reconnecting_ = true;
   subscription_.reset();

@@ -1,6 +1,7 @@
 #include "tests/tui/tmux_harness.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -59,6 +60,13 @@ TmuxHarness::TmuxHarness() {
 }
 
 TmuxHarness::~TmuxHarness() {
+  // Programs end before the server (and before whatever the test tears down
+  // next, such as their daemon): SIGTERM, then wait for their exit status.
+  for (const auto& [name, wd] : watches_) {
+    (void)wd;
+    int pid = PanePid(name);
+    if (pid > 0 && kill(pid, SIGTERM) == 0) WaitForExit(name, absl::Seconds(10));
+  }
   Tmux({"kill-server"});
   if (inotify_fd_ >= 0) close(inotify_fd_);
   std::error_code ec;
@@ -167,6 +175,15 @@ void TmuxHarness::SendText(const std::string& name, const std::string& text) {
 
 void TmuxHarness::Resize(const std::string& name, int cols, int rows) {
   Tmux({"resize-window", "-t", Target(name), "-x", absl::StrCat(cols), "-y", absl::StrCat(rows)});
+}
+
+bool TmuxHarness::WaitForOutputText(const std::string& name, const std::string& text,
+                                    absl::Duration timeout) {
+  absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    if (Output(name).find(text) != std::string::npos) return true;
+    if (!WaitForOutput(deadline)) return Output(name).find(text) != std::string::npos;
+  }
 }
 
 std::string TmuxHarness::Output(const std::string& name) const { return ReadAll(LogPath(name)); }

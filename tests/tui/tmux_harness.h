@@ -58,6 +58,9 @@ class TmuxHarness {
   void SendText(const std::string& name, const std::string& text);
   void Resize(const std::string& name, int cols, int rows);
 
+  // Waits until the program's output (Output) contains `text`.
+  bool WaitForOutputText(const std::string& name, const std::string& text,
+                         absl::Duration timeout = absl::Seconds(20));
   // Everything the program wrote to the terminal since Start (from the
   // moment tmux attached the log).
   std::string Output(const std::string& name) const;

@@ -118,11 +118,14 @@ TEST_F(TuiE2eTest, QuitsCleanlyOnCtrlCTwiceAndOnSigterm) {
   ASSERT_TRUE(tmux_.WaitForText("a", "Press Ctrl-C again to quit"));
   tmux_.SendKeys("a", {"C-c"});
   EXPECT_EQ(tmux_.WaitForExit("a"), 0) << tmux_.Capture("a");
+  // The terminal is restored: mouse reporting and bracketed paste off, the
+  // normal screen back, and the way to resume the session printed there.
+  EXPECT_TRUE(tmux_.WaitForOutputText("a", "resume it with: raw resume"));
   std::string output = tmux_.Output("a");
-  EXPECT_NE(output.find("\x1b[?2004l"), std::string::npos) << "bracketed paste left on";
-  EXPECT_NE(output.find("\x1b[?1000l"), std::string::npos) << "mouse reporting left on";
-  EXPECT_NE(tmux_.Capture("a").find("resume it with: raw resume"), std::string::npos)
-      << tmux_.Capture("a");
+  size_t restore = output.rfind("\x1b[?2004l");
+  ASSERT_NE(restore, std::string::npos) << "bracketed paste left on";
+  EXPECT_NE(output.find("\x1b[?1000l", restore - 20), std::string::npos) << "mouse reporting left on";
+  EXPECT_LT(restore, output.rfind("resume it with"));
 
   StartRaw("b", {"--cwd", daemon_->workdir(), "--plain"}, 100, 30, "| idle");
   std::string styled = tmux_.Capture("b", /*escapes=*/true);
@@ -135,6 +138,7 @@ TEST_F(TuiE2eTest, QuitsCleanlyOnCtrlCTwiceAndOnSigterm) {
   size_t before = tmux_.Output("c").size();
   ASSERT_EQ(kill(tmux_.PanePid("c"), SIGTERM), 0);
   EXPECT_EQ(tmux_.WaitForExit("c"), 128 + SIGTERM);
+  EXPECT_TRUE(tmux_.WaitForOutputText("c", "resume it with"));
   std::string ending = tmux_.Output("c").substr(before);
   EXPECT_NE(ending.find("\x1b[?2004l"), std::string::npos);
   EXPECT_NE(ending.find("\x1b[?1049l"), std::string::npos) << "the alternate screen was left";

@@ -23,14 +23,19 @@ TEST_F(TuiE2eTest, DISABLED_CaptureScreenshot) {
   StartDaemon();
   std::ofstream(daemon_->workdir() + "/parser.cc")
       << "int ParseItem(Parser& p, int indent) {\n  return p.Next(0);\n}\n";
-  fake_.Enqueue(chat::Stream({chat::RoleChunk(),
-                              chat::ReasoningChunk("The test fails on nested lists; the indent "
-                                                   "is probably reset. Read the parser first."),
-                              chat::TextChunk("Let me look at the parser."),
-                              chat::ToolCallChunks(0, "c1", "read_file", R"({"path":"parser.cc"})")[0],
-                              chat::ToolCallChunks(0, "c1", "read_file", R"({"path":"parser.cc"})")[1],
-                              chat::FinishChunk("tool_calls"), chat::UsageChunk(2400, 60, 1800),
-                              chat::Done()}));
+  std::vector<std::string> first = {
+      chat::RoleChunk(),
+      chat::ReasoningChunk("The test fails on nested lists; the indent is probably reset. "
+                           "Read the parser first."),
+      chat::TextChunk("Let me look at the parser.")};
+  for (std::string& chunk : chat::ToolCallChunks(0, "c1", "read_file", R"({"path":"parser.cc"})")) {
+    first.push_back(std::move(chunk));
+  }
+  for (const std::string& chunk : {chat::FinishChunk("tool_calls"), chat::UsageChunk(2400, 60, 1800),
+                                   chat::Done()}) {
+    first.push_back(chunk);
+  }
+  fake_.Enqueue(chat::Stream(first));
   fake_.Enqueue(chat::ToolCallsAnswer(
       {{"c2", "edit_file",
         R"json({"path":"parser.cc","old_string":"p.Next(0)","new_string":"p.Next(indent + 2)"})json"}},
@@ -54,8 +59,8 @@ TEST_F(TuiE2eTest, DISABLED_CaptureScreenshot) {
   }
   tmux_.SendText("a", absl::StrCat("\x1b[<0;5;", row + 1, "M"));
   ASSERT_TRUE(tmux_.WaitForText("a", "+  return p.Next(indent + 2);")) << tmux_.Capture("a");
-  tmux_.SendText("a", "/st");
-  ASSERT_TRUE(tmux_.WaitForText("a", "token usage of this session")) << tmux_.Capture("a");
+  tmux_.SendText("a", "Thanks. Now run the whole test suite");
+  ASSERT_TRUE(tmux_.WaitForText("a", "whole test suite")) << tmux_.Capture("a");
   std::ofstream(std::string(RAW_BINARY_DIR) + "/terminal.ansi") << tmux_.Capture("a", true);
   std::cout << "wrote " << RAW_BINARY_DIR << "/terminal.ansi\n";
 }
