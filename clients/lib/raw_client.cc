@@ -171,6 +171,10 @@ absl::StatusOr<RawClient> Connect(const ConnectOptions& options) {
   impl->call_timeout = options.call_timeout;
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  // A connection of this channel's own: the process-wide subchannel pool
+  // could hand a reconnecting client the broken connection to a daemon that
+  // has just been restarted, failing its first call with "Broken pipe".
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   impl->channel = grpc::CreateCustomChannel(absl::StrCat("unix:", socket),
                                             grpc::InsecureChannelCredentials(), args);
   impl->stub = v1::Raw::NewStub(impl->channel);

@@ -142,6 +142,9 @@ bool StdioTransport::DispatchLines() {
     start = end + 1;
     search_from = start;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // A whole line can arrive in one read: the limit holds for complete
+    // messages too, not only for the unfinished rest of the buffer.
+    if (line.size() > options_.max_message_bytes) return false;
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     absl::StatusOr<Json> parsed = ParseJson(line);
     if (!parsed.ok() || !(parsed->is_object() || parsed->is_array())) {

@@ -60,7 +60,8 @@ class StdioTransport : public McpTransport {
  private:
   void ReaderLoop();
   // Splits complete lines out of stdout_buffer_ and dispatches them.
-  // Returns false when the buffer outgrew max_message_bytes.
+  // Returns false when a line or the unfinished rest of the buffer is longer
+  // than max_message_bytes.
   bool DispatchLines();
   void LogStderrLines(bool flush);
   void Wake();

@@ -30,7 +30,8 @@ class SessionsTest : public ContractTest {
     EventStream stream(stub(), session);
     std::string turn = StartTurn(stub(), session, text);
     auto end = stream.WaitForTurnEnd(turn);
-    ASSERT_TRUE(end.has_value());
+    ASSERT_TRUE(end.has_value()) << "stream ended: " << stream.status().error_code() << " "
+                                 << stream.status().error_message();
     ASSERT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
         << end->turn_ended().message();
   }

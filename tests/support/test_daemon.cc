@@ -47,6 +47,15 @@ std::string ReadFile(const std::string& path) {
 
 }  // namespace
 
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& socket_path) {
+  // Its own subchannel pool, as in RawClient: after a restart the global pool
+  // can still hold the connection to the stopped daemon.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(absl::StrCat("unix:", socket_path),
+                                   grpc::InsecureChannelCredentials(), args);
+}
+
 std::string BinaryPath(const std::string& name) { return absl::StrCat(RAW_BINARY_DIR, "/bin/", name); }
 
 CommandResult RunCommand(const std::vector<std::string>& argv_in,
@@ -184,8 +193,7 @@ absl::Status TestDaemon::Start(const std::vector<std::string>& extra_args) {
     return absl::UnavailableError(absl::StrCat("rawd did not start (exit ", ExitCode(status),
                                                "): ", ReadStderr()));
   }
-  channel_ = grpc::CreateChannel(absl::StrCat("unix:", socket_path_),
-                                 grpc::InsecureChannelCredentials());
+  channel_ = MakeChannel(socket_path_);
   stub_ = raw::v1::Raw::NewStub(channel_);
   return absl::OkStatus();
 }

@@ -41,6 +41,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 
 std::string BinaryPath(const std::string& name);  // <build>/bin/<name>
 
+// A channel to the daemon at `socket_path` that never shares connections
+// with other channels (so none left over from a stopped daemon).
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& socket_path);
+
 class TestDaemon {
  public:
   // `config_json` is written to the config file as is.

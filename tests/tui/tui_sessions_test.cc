@@ -116,8 +116,7 @@ TEST_F(TuiE2eTest, ReconnectsAndResubscribesAfterTheDaemonDies) {
   tmux_.SendKeys("a", {"C-d"});
   EXPECT_EQ(tmux_.WaitForExit("a"), 0) << tmux_.Capture("a");
   // Stop the daemon raw started, and wait until it is gone.
-  auto channel = grpc::CreateChannel(absl::StrCat("unix:", daemon_->socket_path()),
-                                     grpc::InsecureChannelCredentials());
+  auto channel = raw::e2e::MakeChannel(daemon_->socket_path());
   auto stub = raw::v1::Raw::NewStub(channel);
   raw::v1::GetDaemonInfoResponse info;
   {
