@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "clients/cli/args.h"
+#include "clients/cli/catalog_command.h"
 #include "clients/cli/cli_context.h"
 #include "clients/cli/config_command.h"
 #include "clients/cli/daemon_command.h"
@@ -81,6 +82,8 @@ Command FindCommand(const std::string& name) {
   if (name == "sessions") return SessionsCommand;
   if (name == "daemon") return DaemonCommand;
   if (name == "config") return ConfigCommand;
+  if (name == "agents") return AgentsCommand;
+  if (name == "mcp") return McpCommand;
   return nullptr;
 }
 
@@ -100,6 +103,8 @@ const char kMainUsage[] =
     "  run [options] PROMPT...         send a prompt to an agent, print the answer\n"
     "  sessions list                   list sessions, most recently active first\n"
     "  sessions show ID                print the history of a session\n"
+    "  agents                          list the configured agents\n"
+    "  mcp                             list the MCP servers, their state and tools\n"
     "  daemon start|status|stop        manage rawd\n"
     "  config check [--config PATH]    validate a config file\n"
     "  config init [--force]           write a starting config file\n"

@@ -260,6 +260,13 @@ absl::StatusOr<v1::ClearContextResponse> RawClient::ClearContext(
 absl::StatusOr<v1::GetStatsResponse> RawClient::GetStats(const v1::GetStatsRequest& request) {
   return Call(*impl_, &v1::Raw::Stub::GetStats, request);
 }
+absl::StatusOr<v1::ListAgentsResponse> RawClient::ListAgents(const v1::ListAgentsRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::ListAgents, request);
+}
+absl::StatusOr<v1::ListMcpServersResponse> RawClient::ListMcpServers(
+    const v1::ListMcpServersRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::ListMcpServers, request);
+}
 
 absl::Status RawClient::AcquireLease(const v1::AcquireLeaseRequest& request,
                                      LeaseHandler& handler, StreamCanceller& canceller) {

@@ -143,6 +143,9 @@ class RawClient {
   absl::StatusOr<v1::CompactResponse> Compact(const v1::CompactRequest& request);
   absl::StatusOr<v1::ClearContextResponse> ClearContext(const v1::ClearContextRequest& request);
   absl::StatusOr<v1::GetStatsResponse> GetStats(const v1::GetStatsRequest& request);
+  absl::StatusOr<v1::ListAgentsResponse> ListAgents(const v1::ListAgentsRequest& request);
+  absl::StatusOr<v1::ListMcpServersResponse> ListMcpServers(
+      const v1::ListMcpServersRequest& request);
 
   // Holds the session's write lease while the stream stays open: delivers
   // its messages to `handler` on the calling thread and returns when the

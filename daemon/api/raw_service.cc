@@ -106,4 +106,16 @@ grpc::ServerUnaryReactor* RawService::GetStats(grpc::CallbackServerContext* ctx,
   return rpc::GetStats(ctx, sessions_, *request, response);
 }
 
+grpc::ServerUnaryReactor* RawService::ListAgents(grpc::CallbackServerContext* ctx,
+                                                 const raw::v1::ListAgentsRequest* request,
+                                                 raw::v1::ListAgentsResponse* response) {
+  return rpc::ListAgents(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::ListMcpServers(
+    grpc::CallbackServerContext* ctx, const raw::v1::ListMcpServersRequest* request,
+    raw::v1::ListMcpServersResponse* response) {
+  return rpc::ListMcpServers(ctx, sessions_, *request, response);
+}
+
 }  // namespace raw::api

@@ -78,6 +78,12 @@ class RawService final : public raw::v1::Raw::CallbackService {
   grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext* ctx,
                                      const raw::v1::GetStatsRequest* request,
                                      raw::v1::GetStatsResponse* response) override;
+  grpc::ServerUnaryReactor* ListAgents(grpc::CallbackServerContext* ctx,
+                                       const raw::v1::ListAgentsRequest* request,
+                                       raw::v1::ListAgentsResponse* response) override;
+  grpc::ServerUnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx,
+                                           const raw::v1::ListMcpServersRequest* request,
+                                           raw::v1::ListMcpServersResponse* response) override;
 
  private:
   loop::SessionManager& sessions_;

@@ -6,6 +6,7 @@
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "daemon/config/builtin_defaults.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/loop/turn_planner.h"
 #include "daemon/vars/redact.h"
@@ -116,6 +117,28 @@ absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
   SessionInfo info = Describe(record, runner, cfg.ok() ? &*cfg : nullptr);
   info.context = EstimateFor(record, nullptr);
   return info;
+}
+
+absl::StatusOr<AgentCatalog> SessionManager::ListAgents() {
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  AgentCatalog catalog;
+  for (const auto& [name, agent] : cfg.agents) catalog.agents.push_back(agent);
+  catalog.default_agent = cfg.default_agent.empty() ? config::kDefaultAgentName : cfg.default_agent;
+  return catalog;
+}
+
+absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers() {
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  if (deps_.mcp == nullptr) {
+    std::vector<mcp::McpServerStatus> statuses;
+    for (const auto& [name, server] : cfg.mcp_servers) {
+      config::McpServerConfig named = server;
+      named.name = name;
+      statuses.push_back(mcp::StoppedStatus(named));
+    }
+    return statuses;
+  }
+  return deps_.mcp->StatusOf(cfg.mcp_servers);
 }
 
 absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& record,

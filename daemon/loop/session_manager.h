@@ -43,6 +43,12 @@ struct SessionInfo {
   std::optional<events::ContextEstimate> context;
 };
 
+// The configured agents (by name) and the one an empty agent name selects.
+struct AgentCatalog {
+  std::vector<config::AgentConfig> agents;
+  std::string default_agent;
+};
+
 struct ConfigCheck {
   std::string path;
   bool exists = false;
@@ -121,6 +127,12 @@ class SessionManager {
   absl::StatusOr<store::HistoryPage> GetHistory(const std::string& session_id,
                                                 const std::string& cursor, int limit,
                                                 store::HistoryDirection direction);
+
+  // From the config file as it is now; an unusable file is an error.
+  absl::StatusOr<AgentCatalog> ListAgents();
+  // Every server under mcp_servers, as configured now, with the state of its
+  // connection (stopped when there is none). Never starts a server.
+  absl::StatusOr<std::vector<mcp::McpServerStatus>> ListMcpServers();
 
   ConfigCheck CheckConfig(const std::string& path);
   const std::string& config_path() const { return deps_.config_path; }

@@ -332,11 +332,16 @@ void ManagedServer::Shutdown() {
   if (stale != nullptr) stale->Close();
 }
 
-McpServerStatus ManagedServer::Status() const {
+McpServerStatus StoppedStatus(const config::McpServerConfig& config) {
   McpServerStatus status;
-  status.name = config_.name;
-  status.transport = config_.command.empty() ? "http" : "stdio";
-  status.endpoint = config_.command.empty() ? PublicEndpoint(config_.url) : config_.command[0];
+  status.name = config.name;
+  status.transport = config.command.empty() ? "http" : "stdio";
+  status.endpoint = config.command.empty() ? PublicEndpoint(config.url) : config.command[0];
+  return status;
+}
+
+McpServerStatus ManagedServer::Status() const {
+  McpServerStatus status = StoppedStatus(config_);
   absl::MutexLock lock(&mu_);
   status.state = state_;
   status.last_error = last_error_;

@@ -58,6 +58,9 @@ struct McpServerStatus {
   int consecutive_failures = 0;
 };
 
+// The status of a configured server that has no connection (state stopped).
+McpServerStatus StoppedStatus(const config::McpServerConfig& config);
+
 struct ManagedServerOptions {
   http::HttpClient* http = nullptr;
   std::shared_ptr<const Clock> clock;  // required

@@ -161,6 +161,23 @@ std::vector<McpServerStatus> McpManager::Status() const {
   return statuses;
 }
 
+std::vector<McpServerStatus> McpManager::StatusOf(
+    const std::map<std::string, config::McpServerConfig>& configured) const {
+  std::vector<McpServerStatus> statuses;
+  for (const auto& [name, config] : configured) {
+    config::McpServerConfig named = config;
+    named.name = name;
+    std::shared_ptr<ManagedServer> server;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = servers_.find(DefinitionKey(named));
+      if (it != servers_.end()) server = it->second;
+    }
+    statuses.push_back(server != nullptr ? server->Status() : StoppedStatus(named));
+  }
+  return statuses;  // std::map order: by name
+}
+
 std::shared_ptr<ManagedServer> McpManager::FindServer(const std::string& name) const {
   absl::MutexLock lock(&mu_);
   auto current = current_.find(name);

@@ -78,6 +78,11 @@ class McpManager {
 
   // Every known server, by name.
   std::vector<McpServerStatus> Status() const;
+  // Each server of `configured` (config key -> definition), by name: the
+  // status of the connection made for exactly that definition, or stopped
+  // when there is none. Never starts anything.
+  std::vector<McpServerStatus> StatusOf(
+      const std::map<std::string, config::McpServerConfig>& configured) const;
 
   // Stops the servers idle for their idle_timeout_ms; returns how many.
   int StopIdleServers();

@@ -234,7 +234,7 @@ INSTANTIATE_TEST_SUITE_P(
                                                 "invalid_request_error", "");
                    },
                    raw::v1::COMPACTION_OUTCOME_FAILED}),
-    [](const ::testing::TestParamInfo<BadSummary>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<BadSummary>& param_info) { return param_info.param.name; });
 
 TEST_F(CompactionTest, AnInterruptedCompactionKeepsTheContext) {
   StartDaemon(kKeepOne);

@@ -114,7 +114,9 @@ TEST_F(ContractTest, SkillsAreListedLoadedAndAChangedSkillGetsANotice) {
   EXPECT_EQ(msgs[1], (*first)["messages"][1]);
   // Display history shows the user's own words only.
   for (const auto& e : stream.TurnEvents(turn2)) {
-    if (e.has_user_message()) EXPECT_EQ(e.user_message().text(), "next");
+    if (e.has_user_message()) {
+      EXPECT_EQ(e.user_message().text(), "next");
+    }
   }
 }
 

@@ -79,6 +79,12 @@ UnaryReactor* ClearContext(grpc::CallbackServerContext* ctx, loop::SessionManage
 UnaryReactor* GetStats(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                        const raw::v1::GetStatsRequest& request,
                        raw::v1::GetStatsResponse* response);
+UnaryReactor* ListAgents(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                         const raw::v1::ListAgentsRequest& request,
+                         raw::v1::ListAgentsResponse* response);
+UnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                             const raw::v1::ListMcpServersRequest& request,
+                             raw::v1::ListMcpServersResponse* response);
 
 // Holds the session's write lease while the stream is open (see
 // acquire_lease.cc); registered with `streams` so shutdown ends it.

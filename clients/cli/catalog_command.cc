@@ -1,0 +1,176 @@
+#include "clients/cli/catalog_command.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "clients/cli/args.h"
+#include "clients/cli/exit_codes.h"
+#include "clients/cli/json_line.h"
+
+namespace raw::cli {
+namespace {
+
+const std::vector<OptionSpec>& CatalogSpecs() {
+  static const std::vector<OptionSpec> specs = {
+      {"--json", OptionSpec::Kind::kFlag, ""},
+      {"--socket", OptionSpec::Kind::kValue, ""},
+      {"--help", OptionSpec::Kind::kFlag, "-h"},
+  };
+  return specs;
+}
+
+// Parses the shared options and connects. nullopt with `*exit_code` set
+// when the command ends here (usage, --help, no daemon).
+std::optional<client::RawClient> Prepare(const std::vector<std::string>& args,
+                                         const std::string& name, const char* usage,
+                                         const std::vector<std::string>& allowed, bool* json,
+                                         CliContext& ctx, int* exit_code) {
+  auto parsed = ParseArgs(args, CatalogSpecs(), OptionOrder::kAnywhere);
+  if (!parsed.ok()) {
+    ctx.err << "raw " << name << ": " << parsed.status().message() << "\n"
+            << "Run 'raw " << name << " --help' for usage.\n";
+    *exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  if (parsed->Has("--help")) {
+    ctx.out << usage;
+    *exit_code = kExitOk;
+    return std::nullopt;
+  }
+  const auto& pos = parsed->positionals;
+  if (pos.size() > 1 || (pos.size() == 1 && std::find(allowed.begin(), allowed.end(), pos[0]) ==
+                                                 allowed.end())) {
+    ctx.err << "raw " << name << ": unexpected argument '" << pos.back() << "'\n"
+            << "Run 'raw " << name << " --help' for usage.\n";
+    *exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  *json = parsed->Has("--json");
+  client::ConnectOptions connect = ctx.connect;
+  if (auto socket = parsed->Value("--socket")) connect.socket_path = *socket;
+  auto client = client::Connect(connect);
+  if (!client.ok()) {
+    ctx.err << "raw " << name << ": " << client.status().message() << "\n";
+    *exit_code = ExitCodeFor(client.status());
+    return std::nullopt;
+  }
+  return std::move(*client);
+}
+
+bool PrintJson(const google::protobuf::Message& message, const std::string& name,
+               CliContext& ctx) {
+  auto line = ToJsonLine(message);
+  if (!line.ok()) {
+    ctx.err << "raw " << name << ": " << line.status().message() << "\n";
+    return false;
+  }
+  ctx.out << *line << "\n";
+  return true;
+}
+
+std::string StateName(v1::McpServerState state) {
+  switch (state) {
+    case v1::MCP_SERVER_STATE_STOPPED:
+      return "stopped";
+    case v1::MCP_SERVER_STATE_STARTING:
+      return "starting";
+    case v1::MCP_SERVER_STATE_READY:
+      return "ready";
+    case v1::MCP_SERVER_STATE_FAILED:
+      return "failed";
+    default:
+      return "unknown";
+  }
+}
+
+}  // namespace
+
+const char kAgentsUsage[] =
+    "usage: raw agents [--json]\n"
+    "\n"
+    "The agents of the daemon's config: name (* = the default), model, tools and\n"
+    "skills.\n"
+    "\n"
+    "options:\n"
+    "  --json          one JSON object per agent, one per line\n"
+    "  --socket PATH   daemon socket\n";
+
+const char kMcpUsage[] =
+    "usage: raw mcp [list] [--json]\n"
+    "\n"
+    "The MCP servers of the daemon's config: state (stopped, starting, ready,\n"
+    "failed), transport and endpoint, the last error, and the tools each server\n"
+    "last listed. Servers start when a session first needs them; this never\n"
+    "starts one.\n"
+    "\n"
+    "options:\n"
+    "  --json          one JSON object per server, one per line\n"
+    "  --socket PATH   daemon socket\n";
+
+int AgentsCommand(const std::vector<std::string>& args, CliContext& ctx) {
+  bool json = false;
+  int exit_code = kExitOk;
+  auto client = Prepare(args, "agents", kAgentsUsage, {}, &json, ctx, &exit_code);
+  if (!client) return exit_code;
+  auto agents = client->ListAgents(v1::ListAgentsRequest());
+  if (!agents.ok()) {
+    ctx.err << "raw agents: " << agents.status().message() << "\n";
+    return ExitCodeFor(agents.status());
+  }
+  for (const v1::AgentInfo& agent : agents->agents()) {
+    if (json) {
+      if (!PrintJson(agent, "agents", ctx)) return kExitError;
+      continue;
+    }
+    ctx.out << (agent.is_default() ? "* " : "  ") << agent.name() << "  model "
+            << (agent.model().empty() ? "(automatic)" : agent.model()) << "\n";
+    if (agent.tools_size() > 0) {
+      ctx.out << "    tools: " << absl::StrJoin(agent.tools(), ", ") << "\n";
+    }
+    if (agent.skills_size() > 0) {
+      ctx.out << "    skills: " << absl::StrJoin(agent.skills(), ", ") << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+int McpCommand(const std::vector<std::string>& args, CliContext& ctx) {
+  bool json = false;
+  int exit_code = kExitOk;
+  auto client = Prepare(args, "mcp", kMcpUsage, {"list"}, &json, ctx, &exit_code);
+  if (!client) return exit_code;
+  auto servers = client->ListMcpServers(v1::ListMcpServersRequest());
+  if (!servers.ok()) {
+    ctx.err << "raw mcp: " << servers.status().message() << "\n";
+    return ExitCodeFor(servers.status());
+  }
+  if (!json && servers->servers_size() == 0) {
+    ctx.out << "no MCP servers configured (mcp_servers in the config)\n";
+    return kExitOk;
+  }
+  for (const v1::McpServerInfo& server : servers->servers()) {
+    if (json) {
+      if (!PrintJson(server, "mcp", ctx)) return kExitError;
+      continue;
+    }
+    ctx.out << server.name() << "  " << StateName(server.state()) << "  " << server.transport()
+            << " " << server.endpoint();
+    if (!server.protocol_version().empty()) ctx.out << "  protocol " << server.protocol_version();
+    ctx.out << "\n";
+    if (!server.last_error().empty()) {
+      ctx.out << "    last error: " << server.last_error();
+      if (server.consecutive_failures() > 1) {
+        ctx.out << " (" << server.consecutive_failures() << " failures in a row)";
+      }
+      ctx.out << "\n";
+    }
+    if (server.tools_size() > 0) {
+      ctx.out << "    tools: " << absl::StrJoin(server.tools(), ", ") << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace raw::cli

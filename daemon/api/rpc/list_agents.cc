@@ -1,0 +1,21 @@
+#include "daemon/api/rpc/handlers.h"
+
+namespace raw::api::rpc {
+
+UnaryReactor* ListAgents(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                         const raw::v1::ListAgentsRequest& /*request*/,
+                         raw::v1::ListAgentsResponse* response) {
+  absl::StatusOr<loop::AgentCatalog> catalog = sessions.ListAgents();
+  if (!catalog.ok()) return ReturnStatus(ctx, catalog.status());
+  for (const config::AgentConfig& agent : catalog->agents) {
+    raw::v1::AgentInfo* info = response->add_agents();
+    info->set_name(agent.name);
+    info->set_model(agent.model);
+    info->set_is_default(agent.name == catalog->default_agent);
+    for (const std::string& tool : agent.tools_use) info->add_tools(tool);
+    for (const std::string& skill : agent.skills) info->add_skills(skill);
+  }
+  return ReturnStatus(ctx, absl::OkStatus());
+}
+
+}  // namespace raw::api::rpc
