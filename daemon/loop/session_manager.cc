@@ -209,6 +209,7 @@ absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session
   TurnPlanInputs inputs{cfg, record, text, deps_.tools, deps_.http, deps_.env, deps_.probe};
   inputs.variables = deps_.variables;
   inputs.mcp = deps_.mcp;
+  inputs.defer_mcp = true;  // the reply does not wait for MCP servers to start
   ASSIGN_OR_RETURN(TurnPlan plan, BuildTurnPlan(inputs));
   std::string turn_id = plan.turn_id;
   RETURN_IF_ERROR(runner->StartTurn(std::move(plan)));

@@ -153,6 +153,15 @@ events::TurnEnded Turn::RunTurn() {
       plan_.turn_id,
       {events::TurnStarted{plan_.user_text}, events::UserMessage{plan_.user_text}}, extras);
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
+  if (plan_.attach_mcp) {
+    // Servers may start here; clients already see the turn running.
+    absl::Status attached = plan_.attach_mcp(plan_);
+    if (!attached.ok()) {
+      return End(events::TurnEndReason::kError,
+                 absl::StrCat("MCP tools could not be added: ", attached.message()));
+    }
+    ctx_.SetRuntime(plan_.runtime_tokens);
+  }
   NoticeToolChanges();
   for (const std::string& notice : plan_.notices) {
     (void)Notice(events::NoticeLevel::kWarning, notice);

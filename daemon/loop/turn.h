@@ -87,6 +87,12 @@ struct TurnPlan {
   // Where a turn starts in the display history (set by the runner; 0 when
   // unknown), for the compaction marker.
   std::function<uint64_t(const std::string& turn_id)> first_seq_of_turn;
+  // Set when the agent selects MCP tools and they were left for the turn's
+  // own thread (starting a server can take seconds; the StartTurn call does
+  // not wait for it). The turn runs it once, after recording its start: it
+  // adds the selected MCP tools and their notices, recomputes the tool
+  // summary above and remakes the providers for the final tool definitions.
+  std::function<absl::Status(TurnPlan&)> attach_mcp;
 };
 
 class Turn {

@@ -53,6 +53,54 @@ absl::StatusOr<std::unique_ptr<providers::Provider>> MakeRetrying(
       }));
 }
 
+// Adds `spec` (owned by the registry or by plan.owned_tools) to the tools
+// the model sees.
+void AddTool(TurnPlan& plan, const tools::ToolSpec* spec) {
+  plan.tools[spec->model_name] = spec;
+  plan.tool_definitions.push_back({spec->model_name, spec->description, spec->input_schema});
+}
+
+// runtime_tokens, tools_hash and tool_names from the prompt and definitions.
+void SummarizeTools(TurnPlan& plan) {
+  plan.runtime_tokens =
+      context::EstimateRuntimeTokens(plan.agent.agent.system_prompt, plan.tool_definitions);
+  plan.tools_hash = ToolsHash(plan.tool_definitions);
+  plan.tool_names.clear();
+  for (const auto& def : plan.tool_definitions) plan.tool_names.push_back(def.name);
+  std::sort(plan.tool_names.begin(), plan.tool_names.end());
+}
+
+// The agent's provider and its summarizer, keyed for the plan's prompt and
+// tool definitions.
+absl::Status MakeProviders(TurnPlan& plan, const TurnPlanInputs& in,
+                           providers::ProviderOptions options) {
+  options.prompt_cache_key = context::PromptCacheKeyFor(
+      plan.agent.model, plan.session_id, plan.agent.agent.system_prompt, plan.tool_definitions);
+  ASSIGN_OR_RETURN(plan.provider, MakeRetrying(plan.agent.model, in, options));
+  // Summaries get their own output cap; the request has no tools.
+  config::ModelConfig summary_model = plan.agent.model;
+  summary_model.max_output_tokens = plan.agent.agent.compact.max_output_tokens;
+  ASSIGN_OR_RETURN(plan.summarizer, MakeRetrying(summary_model, in, options));
+  return absl::OkStatus();
+}
+
+// Selects the MCP tools of `tools_use` (starting servers as needed) and
+// adds them to the plan with the selection's notices.
+void AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
+                 const std::vector<std::string>& tools_use, const config::Config& cfg,
+                 vars::VariableStore* variables) {
+  mcp::McpSelection mcp =
+      manager.Select(tools_use, cfg.mcp_servers, [&](const std::string& text) {
+        if (variables == nullptr) return absl::StatusOr<std::string>(text);
+        return variables->Expand(text, cfg.variables);
+      });
+  for (auto& spec : mcp.tools) {
+    plan.owned_tools.push_back(std::make_unique<tools::ToolSpec>(std::move(spec)));
+    AddTool(plan, plan.owned_tools.back().get());
+  }
+  for (std::string& notice : mcp.notices) plan.notices.push_back(std::move(notice));
+}
+
 }  // namespace
 
 std::vector<std::string> NonMcpPatterns(const std::vector<std::string>& patterns) {
@@ -79,23 +127,15 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   if (!registry_patterns.empty()) {
     ASSIGN_OR_RETURN(selected, in.tools.Select(registry_patterns));
   }
-  if (in.mcp != nullptr && registry_patterns.size() < agent.tools_use.size()) {
-    mcp::McpSelection mcp = in.mcp->Select(
-        agent.tools_use, in.config.mcp_servers, [&in](const std::string& text) {
-          if (in.variables == nullptr) return absl::StatusOr<std::string>(text);
-          return in.variables->Expand(text, in.config.variables);
-        });
-    for (auto& spec : mcp.tools) {
-      plan.owned_tools.push_back(std::make_unique<tools::ToolSpec>(std::move(spec)));
-      selected.push_back(plan.owned_tools.back().get());
-    }
-    plan.notices = std::move(mcp.notices);
-  }
   for (const tools::ToolSpec* spec : selected) {
     // Without skills, load_skill has nothing to load: the model never sees it.
     if (spec->qualified_name == kLoadSkillTool && agent.skills.empty()) continue;
-    plan.tools[spec->model_name] = spec;
-    plan.tool_definitions.push_back({spec->model_name, spec->description, spec->input_schema});
+    AddTool(plan, spec);
+  }
+  const bool selects_mcp = in.mcp != nullptr && registry_patterns.size() < agent.tools_use.size();
+  const bool defer_mcp = selects_mcp && in.defer_mcp && in.with_providers;
+  if (selects_mcp && !defer_mcp) {
+    AddMcpTools(plan, *in.mcp, agent.tools_use, in.config, in.variables);
   }
   ASSIGN_OR_RETURN(plan.rules, tools::policy::RuleSet::Compile(
                                    agent.rules, absl::StrCat("agents.", agent.name, ".rules")));
@@ -111,11 +151,7 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
     plan.agent.agent.system_prompt += plan.skills.PromptSection();
   }
 
-  plan.runtime_tokens =
-      context::EstimateRuntimeTokens(plan.agent.agent.system_prompt, plan.tool_definitions);
-  plan.tools_hash = ToolsHash(plan.tool_definitions);
-  for (const auto& def : plan.tool_definitions) plan.tool_names.push_back(def.name);
-  std::sort(plan.tool_names.begin(), plan.tool_names.end());
+  SummarizeTools(plan);
 
   if (!in.with_providers) return plan;
   providers::ProviderOptions options;
@@ -125,13 +161,19 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
     options.api_key = std::move(secrets.api_key);
     options.headers = std::move(secrets.headers);
   }
-  options.prompt_cache_key = context::PromptCacheKeyFor(
-      plan.agent.model, in.session.id, plan.agent.agent.system_prompt, plan.tool_definitions);
-  ASSIGN_OR_RETURN(plan.provider, MakeRetrying(plan.agent.model, in, options));
-  // Summaries get their own output cap; the request has no tools.
-  config::ModelConfig summary_model = plan.agent.model;
-  summary_model.max_output_tokens = agent.compact.max_output_tokens;
-  ASSIGN_OR_RETURN(plan.summarizer, MakeRetrying(summary_model, in, options));
+  // Made now even when MCP tools follow, so that an unusable model fails
+  // the StartTurn call rather than the turn.
+  RETURN_IF_ERROR(MakeProviders(plan, in, options));
+  if (defer_mcp) {
+    plan.attach_mcp = [manager = in.mcp, cfg = in.config, session = in.session, tools = &in.tools,
+                       http = &in.http, env = in.env, probe = in.probe, variables = in.variables,
+                       options](TurnPlan& p) -> absl::Status {
+      AddMcpTools(p, *manager, p.agent.agent.tools_use, cfg, variables);
+      SummarizeTools(p);
+      TurnPlanInputs again{cfg, session, p.user_text, *tools, *http, env, probe};
+      return MakeProviders(p, again, options);
+    };
+  }
   return plan;
 }
 

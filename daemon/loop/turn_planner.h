@@ -40,6 +40,9 @@ struct TurnPlanInputs {
   // MCP connections for `mcp/...` entries of tools.use (null = none).
   vars::VariableStore* variables = nullptr;
   mcp::McpManager* mcp = nullptr;
+  // With providers: leave MCP tools to TurnPlan::attach_mcp instead of
+  // selecting (and perhaps starting servers) here.
+  bool defer_mcp = false;
 };
 
 // The entries of tools.use that name registry tools (not `mcp/...`).

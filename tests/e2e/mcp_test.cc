@@ -257,6 +257,27 @@ TEST_F(McpTest, TheOfficialEverythingServerAnswersAModelsCall) {
   EXPECT_GT(status.servers(0).tools_size(), 1);  // it lists more than the one selected
 }
 
+TEST_F(McpTest, StartTurnDoesNotWaitForAServerToStart) {
+  StartDaemon(R"("approval_mode": "allow_all")",
+              absl::StrCat(R"("mcp_servers": {"slow": {"command": ["python3", ")",
+                           FakeServerScript(), R"(", "--slow-start", "4000"]}})"),
+              R"(["mcp/slow/echo"])");
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "mcp__slow__echo", R"({"text":"late"})"}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "go");
+  // The reply came while the server was still starting (it takes 4 s).
+  EXPECT_NE(Servers().servers(0).state(), raw::v1::MCP_SERVER_STATE_READY);
+  ASSERT_TRUE(stream.WaitFor([&](const raw::v1::Event& e) { return e.has_turn_started(); }));
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  std::vector<raw::v1::ToolResult> results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].content(), "echo: late");
+  // The request was made after the server had listed its tools.
+  EXPECT_THAT(ToolNames(*fake_.requests()[0].BodyJson()), ElementsAre("mcp__slow__echo"));
+}
+
 TEST_F(McpTest, RawMcpAndRawAgentsPrintWhatTheDaemonSees) {
   StartDaemon(R"("approval_mode": "allow_all")", FakeServers(), R"(["mcp/fake/echo"])");
   CommandResult mcp = daemon_->RunRaw({"mcp"});
