@@ -68,9 +68,21 @@ void TuiApp::HandleSignal(int sig) {
     screen_.Resize(size.rows, size.cols);
     return;
   }
+  if (sig == SIGTSTP) {
+    SuspendToShell();
+    return;
+  }
   // SIGTERM, SIGHUP, SIGINT, SIGQUIT: leave cleanly.
   quit_ = true;
   exit_code_ = 128 + sig;
+}
+
+void TuiApp::SuspendToShell() {
+  terminal_.Suspend();  // returns once continued (`fg`)
+  terminal_.Resume();
+  // The size may have changed meanwhile; every row is drawn again.
+  Terminal::Size size = terminal_.UpdateSize();
+  screen_.Resize(size.rows, size.cols);
 }
 
 void TuiApp::ReadInput() {
@@ -199,8 +211,9 @@ void TuiApp::Draw() {
 
   Lines frame;
   std::optional<CursorPos> cursor;
-  if (picker_.open()) {
-    frame = picker_.Render(cols, rows - 1, glyphs_);
+  if (picker_.open() || agent_picker_.open()) {
+    frame = picker_.open() ? picker_.Render(cols, rows - 1, glyphs_)
+                           : agent_picker_.Render(cols, rows - 1, glyphs_);
     frame.resize(static_cast<size_t>(rows - 1));
     frame.push_back(std::move(footer_line));
     row_cells_.clear();
@@ -235,9 +248,9 @@ void TuiApp::Draw() {
     bottom_cursor_col = edit.cursor_col;
   }
 
-  // Completion popup for a slash command being typed.
-  Lines popup;
+  // Completion popup for a slash command (or /agent's argument) being typed.
   const std::string& text = editor_.text();
+  Lines popup = approval_.visible() ? Lines() : AgentPopup(text);
   if (!approval_.visible() && !text.empty() && text[0] == '/' &&
       text.find_first_of(" \n") == std::string::npos) {
     for (const CommandInfo* info : MatchCommands(text)) {

@@ -13,8 +13,8 @@
 //
 // Implementation is spread over app*.cc by concern: the loop and frames
 // (app.cc), the session and its connection (app_session.cc), the write
-// lease (app_lease.cc), keys (app_input.cc) and slash commands
-// (app_commands.cc).
+// lease (app_lease.cc), keys (app_input.cc), slash commands
+// (app_commands.cc) and the agents of /agent (app_agents.cc).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "clients/lib/raw_client.h"
+#include "clients/tui/agent_picker.h"
 #include "clients/tui/approval_panel.h"
 #include "clients/tui/curses_canvas.h"
 #include "clients/tui/input_decoder.h"
@@ -70,6 +71,8 @@ class TuiApp {
   void Draw();
   int NextTimeoutMs() const;
   void HandleSignal(int sig);
+  // Ctrl-Z or SIGTSTP: the terminal goes back to the shell until `fg`.
+  void SuspendToShell();
   void ReadInput();
   void OnTick();
   void SetStatus(const std::string& text, absl::Duration for_how_long = absl::Seconds(4));
@@ -112,6 +115,14 @@ class TuiApp {
   void Compact();
   void ClearContext();
 
+  // app_agents.cc: the agents of the daemon's config, for /agent.
+  // Asks the daemon for its agents; with `pick`, opens the picker on them.
+  void LoadAgents(bool pick);
+  void HandleAgentPickerKey(const InputEvent& event);
+  // The completion list under "/agent PREFIX": the matching agents.
+  Lines AgentPopup(const std::string& text) const;
+  std::vector<std::string> AgentNames() const;
+
   TuiOptions options_;
   Terminal& terminal_;
   const Glyphs& glyphs_;
@@ -132,6 +143,8 @@ class TuiApp {
   InputEditor editor_;
   ApprovalPanel approval_;
   SessionPicker picker_;
+  AgentPicker agent_picker_;
+  std::vector<v1::AgentInfo> agents_;  // as last listed; for completion
   std::vector<uint64_t> row_cells_;  // cell of each transcript row on screen
   int transcript_rows_ = 0;
 

@@ -33,8 +33,7 @@ void TuiApp::RunCommand(const ParsedCommand& command) {
       return;
     case Command::kAgent:
       if (command.argument.empty()) {
-        transcript_.AddInfoText(absl::StrCat("This session's agent is ", session_.agent(),
-                                             ". /agent NAME starts a new session with agent NAME."));
+        LoadAgents(/*pick=*/true);
         return;
       }
       CreateSession(command.argument, session_.cwd().empty() ? options_.cwd : session_.cwd());

@@ -23,6 +23,10 @@ void TuiApp::HandleInput(const InputEvent& e) {
     }
     return;
   }
+  if (agent_picker_.open()) {
+    HandleAgentPickerKey(e);
+    return;
+  }
   if (HandleScrollKey(e)) return;
   if (e.key == Key::kClick) {
     int row = e.row;
@@ -67,9 +71,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
         screen_.Invalidate();
         return;
       case 'z':
-        terminal_.Suspend();
-        terminal_.Resume();
-        screen_.Resize(screen_.rows(), screen_.cols());
+        SuspendToShell();
         return;
       default:
         break;
@@ -137,7 +139,9 @@ void TuiApp::HandleEditorKey(const InputEvent& e) {
     case Key::kUp: editor_.Up(); return;
     case Key::kDown: editor_.Down(); return;
     case Key::kTab:
-      if (auto completed = CompleteCommand(editor_.text())) editor_.SetText(*completed);
+      if (auto completed = CompleteCommand(editor_.text(), AgentNames())) {
+        editor_.SetText(*completed);
+      }
       return;
     case Key::kCtrl:
       switch (e.ctrl) {

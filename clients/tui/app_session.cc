@@ -58,6 +58,7 @@ void TuiApp::OnConnected(absl::StatusOr<client::RawClient> client) {
   }
   client_ = std::make_shared<client::RawClient>(std::move(*client));
   connected_ = true;
+  LoadAgents(/*pick=*/false);  // for completing /agent NAME
   if (!reconnecting_) {
     OpenInitial();
     return;
@@ -131,6 +132,7 @@ void TuiApp::OpenSession(const v1::Session& session, bool created) {
   subscription_.reset();
   lease_.reset();
   picker_.Close();
+  agent_picker_.Close();
   approval_.Hide();
   transcript_.Clear();
   view_.ScrollToBottom();

@@ -14,7 +14,7 @@ const std::vector<CommandInfo>& Commands() {
       {Command::kSessions, "/sessions", "", "list sessions"},
       {Command::kResume, "/resume", "[ID]", "open another session (a picker without ID)"},
       {Command::kNew, "/new", "", "start a new session with the same agent"},
-      {Command::kAgent, "/agent", "[NAME]", "start a new session with agent NAME"},
+      {Command::kAgent, "/agent", "[NAME]", "start a new session with agent NAME (a list without NAME)"},
       {Command::kHelp, "/help", "", "keys and commands"},
       {Command::kQuit, "/quit", "", "leave raw (the session stays)"},
   };
@@ -48,21 +48,58 @@ std::vector<const CommandInfo*> MatchCommands(const std::string& prefix) {
   return matches;
 }
 
+namespace {
+
+constexpr char kAgentCommand[] = "/agent ";
+
+// A unique candidate, with a trailing space; several, their common prefix
+// when it is longer than `typed`.
+std::optional<std::string> Complete(const std::string& typed,
+                                    const std::vector<std::string>& candidates) {
+  if (candidates.empty()) return std::nullopt;
+  if (candidates.size() == 1) return candidates[0] + " ";
+  std::string common = candidates[0];
+  for (const std::string& c : candidates) {
+    size_t i = 0;
+    while (i < common.size() && i < c.size() && c[i] == common[i]) ++i;
+    common.resize(i);
+  }
+  if (common.size() <= typed.size()) return std::nullopt;
+  return common;
+}
+
+}  // namespace
+
 std::optional<std::string> CompleteCommand(const std::string& text) {
+  return CompleteCommand(text, {});
+}
+
+std::optional<std::string> CompleteCommand(const std::string& text,
+                                           const std::vector<std::string>& agents) {
+  if (std::optional<std::vector<std::string>> names = MatchAgentArgument(text, agents)) {
+    std::string prefix = text.substr(sizeof kAgentCommand - 1);
+    std::optional<std::string> completed = Complete(prefix, *names);
+    if (!completed) return std::nullopt;
+    return kAgentCommand + *completed;
+  }
   if (!absl::StartsWith(text, "/") || text.find_first_of(" \t\n") != std::string::npos) {
     return std::nullopt;
   }
-  std::vector<const CommandInfo*> matches = MatchCommands(text);
-  if (matches.empty()) return std::nullopt;
-  if (matches.size() == 1) return std::string(matches[0]->name) + " ";
-  std::string common = matches[0]->name;
-  for (const CommandInfo* m : matches) {
-    size_t i = 0;
-    while (i < common.size() && m->name[i] == common[i]) ++i;
-    common.resize(i);
+  std::vector<std::string> names;
+  for (const CommandInfo* m : MatchCommands(text)) names.push_back(m->name);
+  return Complete(text, names);
+}
+
+std::optional<std::vector<std::string>> MatchAgentArgument(const std::string& text,
+                                                           const std::vector<std::string>& agents) {
+  if (!absl::StartsWith(text, kAgentCommand)) return std::nullopt;
+  std::string prefix = text.substr(sizeof kAgentCommand - 1);
+  if (prefix.find_first_of(" \t\n") != std::string::npos) return std::nullopt;
+  std::vector<std::string> matches;
+  for (const std::string& name : agents) {
+    if (absl::StartsWith(name, prefix)) matches.push_back(name);
   }
-  if (common.size() <= text.size()) return std::nullopt;
-  return common;
+  return matches;
 }
 
 }  // namespace raw::tui

@@ -1,5 +1,5 @@
 // Slash commands of the terminal client: the table, parsing a submitted
-// line, and Tab completion.
+// line, and Tab completion of command names and of /agent's agent names.
 //
 // Pure functions over a static table; thread-safe.
 #pragma once
@@ -52,5 +52,15 @@ std::vector<const CommandInfo*> MatchCommands(const std::string& prefix);
 // unique match gets a trailing space; several extend to their common
 // prefix.
 std::optional<std::string> CompleteCommand(const std::string& text);
+
+// The same, and on "/agent PREFIX" the names in `agents` (those the daemon
+// listed) that start with PREFIX complete the same way.
+std::optional<std::string> CompleteCommand(const std::string& text,
+                                           const std::vector<std::string>& agents);
+
+// While "/agent PREFIX" is typed (one line): the names in `agents` that
+// start with PREFIX, in their order; nullopt when `text` has another form.
+std::optional<std::vector<std::string>> MatchAgentArgument(const std::string& text,
+                                                           const std::vector<std::string>& agents);
 
 }  // namespace raw::tui

@@ -36,7 +36,7 @@ constexpr char kModesOff[] = "\x1b[?1006l\x1b[?1000l\x1b[?2004l";
 constexpr char kCrashRestore[] =
     "\x1b[?1006l\x1b[?1000l\x1b[?2004l\x1b[0m\x1b[?25h\x1b[?1049l\r\n";
 
-constexpr int kForwarded[] = {SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT};
+constexpr int kForwarded[] = {SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP};
 constexpr int kFatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
 void WriteAll(int fd, const char* data, size_t size) {
@@ -168,6 +168,7 @@ void Terminal::Suspend() {
   endwin();
   signal(SIGTSTP, SIG_DFL);
   raise(SIGTSTP);  // stops here until SIGCONT
+  Install(SIGTSTP, ForwardSignal);
 }
 
 void Terminal::Resume() {

@@ -3,15 +3,18 @@
 // Open() saves the terminal modes, starts curses on stdin/stdout (alternate
 // screen, raw input, no echo), turns on bracketed paste and mouse reports
 // (wheel and clicks, SGR encoding), and installs signal handlers:
-//  - SIGWINCH, SIGTERM, SIGHUP, SIGINT and SIGQUIT only write the signal
-//    number to a pipe (signal_fd()) that the app's poll loop reads, so
-//    resizing and termination are handled on the UI thread;
+//  - SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT and SIGTSTP only write the
+//    signal number to a pipe (signal_fd()) that the app's poll loop reads,
+//    so resizing, termination and suspension are handled on the UI thread;
 //  - SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT restore the terminal from
 //    inside the handler (async-signal-safe writes and tcsetattr only) and
 //    then die with the original signal, so a crash never leaves the user's
 //    terminal raw.
 // Close() (also run by the destructor) turns the modes off, ends curses and
-// restores the saved modes. Suspend() and Resume() bracket Ctrl-Z.
+// restores the saved modes. Suspend() gives the terminal back to the shell
+// as it was before Open (normal screen, modes off) and stops the process
+// until it is continued (`fg`); Resume() takes the terminal again. Together
+// they are Ctrl-Z.
 //
 // One Terminal per process at a time (signal handlers are process-wide).
 // Used on the UI thread only.

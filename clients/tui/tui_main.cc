@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "clients/cli/exit_codes.h"
 #include "clients/tui/app.h"
@@ -19,7 +22,9 @@ int RunInteractive(const cli::InteractiveRequest& request, cli::CliContext& ctx)
   options.session_id = request.session_id;
   options.pick_session = request.pick_session;
   options.plain = request.plain;
-  options.no_color = ctx.connect.env("NO_COLOR").has_value();
+  // https://no-color.org: present and not empty.
+  std::optional<std::string> no_color = ctx.connect.env("NO_COLOR");
+  options.no_color = no_color.has_value() && !no_color->empty();
   options.client_name = absl::StrCat("raw (pid ", getpid(), ")");
 
   auto terminal = Terminal::Open(options.plain, options.no_color);

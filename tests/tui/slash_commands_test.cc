@@ -27,5 +27,23 @@ TEST(SlashCommandsTest, TabCompletes) {
   EXPECT_EQ(MatchCommands("/").size(), Commands().size());
 }
 
+TEST(SlashCommandsTest, TabCompletesAgentNames) {
+  const std::vector<std::string> agents = {"coder", "coder-fast", "reviewer"};
+  EXPECT_EQ(CompleteCommand("/ag", agents), "/agent ");
+  EXPECT_EQ(CompleteCommand("/agent r", agents), "/agent reviewer ");
+  EXPECT_EQ(CompleteCommand("/agent c", agents), "/agent coder");  // the common prefix
+  EXPECT_EQ(CompleteCommand("/agent coder", agents), std::nullopt);  // coder, coder-fast
+  EXPECT_EQ(CompleteCommand("/agent x", agents), std::nullopt);
+  EXPECT_EQ(CompleteCommand("/agent r", {}), std::nullopt);  // agents not known (yet)
+  EXPECT_EQ(CompleteCommand("/resume r", agents), std::nullopt);
+
+  EXPECT_EQ(MatchAgentArgument("/agent ", agents), agents);
+  EXPECT_EQ(MatchAgentArgument("/agent co", agents),
+            (std::vector<std::string>{"coder", "coder-fast"}));
+  EXPECT_EQ(MatchAgentArgument("/agent reviewer now", agents), std::nullopt);
+  EXPECT_EQ(MatchAgentArgument("/agent", agents), std::nullopt);  // still the command name
+  EXPECT_EQ(MatchAgentArgument("/stats ", agents), std::nullopt);
+}
+
 }  // namespace
 }  // namespace raw::tui

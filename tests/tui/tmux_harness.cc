@@ -173,6 +173,28 @@ void TmuxHarness::SendText(const std::string& name, const std::string& text) {
   Tmux({"send-keys", "-t", Target(name), "-l", text});
 }
 
+void TmuxHarness::Paste(const std::string& name, const std::string& text) {
+  // Through a file: a command line could not carry a large text.
+  std::string path = dir_ + "/paste.txt";
+  std::ofstream(path, std::ios::binary) << text;
+  Tmux({"load-buffer", "-b", "rawtest", path});
+  Tmux({"paste-buffer", "-p", "-d", "-b", "rawtest", "-t", Target(name)});
+}
+
+std::string TmuxHarness::PaneFormat(const std::string& name, const std::string& format) {
+  std::string value = Tmux({"display-message", "-p", "-t", Target(name), format});
+  return value.substr(0, value.find('\n'));
+}
+
+std::string TmuxHarness::WaitForFormat(const std::string& name, const std::string& format,
+                                       const std::string& value, absl::Duration timeout) {
+  absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    std::string now = PaneFormat(name, format);
+    if (now == value || !WaitForOutput(deadline)) return now;
+  }
+}
+
 void TmuxHarness::Resize(const std::string& name, int cols, int rows) {
   Tmux({"resize-window", "-t", Target(name), "-x", absl::StrCat(cols), "-y", absl::StrCat(rows)});
 }

@@ -52,10 +52,19 @@ class TmuxHarness {
 
   // The pid of the program (tmux runs it as the pane's process).
   int PanePid(const std::string& name);
+  // A tmux format evaluated for the pane, such as "#{alternate_on}" (1 while
+  // the program is on the alternate screen) or "#{mouse_any_flag}".
+  std::string PaneFormat(const std::string& name, const std::string& format);
+  // Waits until PaneFormat gives `value`; returns the last value.
+  std::string WaitForFormat(const std::string& name, const std::string& format,
+                            const std::string& value, absl::Duration timeout = absl::Seconds(20));
 
   // tmux key names ("Enter", "C-c", "Escape", "PPage") and literal text.
   void SendKeys(const std::string& name, const std::vector<std::string>& keys);
   void SendText(const std::string& name, const std::string& text);
+  // Pastes `text` as a terminal does: inside bracketed-paste markers when
+  // the program turned that mode on.
+  void Paste(const std::string& name, const std::string& text);
   void Resize(const std::string& name, int cols, int rows);
 
   // Waits until the program's output (Output) contains `text`.

@@ -1,6 +1,7 @@
 // Shared fixture for the end-to-end tests of the terminal client: a real
-// rawd (TestDaemon) with its agent pointed at a FakeProviderServer, and the
-// real `raw` binary running in a private tmux server.
+// rawd (TestDaemon) with its agents pointed at a FakeProviderServer, and the
+// real `raw` binary running in a private tmux server. The config has two
+// agents: "coder" (the default, every builtin tool) and "reviewer".
 #pragma once
 
 #include <memory>
@@ -34,7 +35,14 @@ inline constexpr char kTuiConfig[] = R"({
       "system_prompt": "You are a test agent.",
       "max_steps": 6,
       "tools": { "use": ["builtin/*"] },
+      "compact": { "keep_recent_turns": 1 },
       "approval_mode": "${APPROVAL}"
+    },
+    "reviewer": {
+      "model": "fake",
+      "system_prompt": "You are the reviewer.",
+      "max_steps": 2,
+      "tools": { "use": ["builtin/read_file"] }
     }
   }
 })";
@@ -53,18 +61,23 @@ class TuiE2eTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s;
   }
 
-  std::map<std::string, std::string> RawEnv() const {
+  // The environment of `raw`: the daemon's, a 256-colour terminal, UTF-8,
+  // and `extra` on top.
+  std::map<std::string, std::string> RawEnv(
+      const std::map<std::string, std::string>& extra = {}) const {
     auto env = daemon_->env();
     env["TERM"] = "tmux-256color";
     env["LANG"] = "C.UTF-8";
+    for (const auto& [k, v] : extra) env[k] = v;
     return env;
   }
 
   // Starts `raw args...` in tmux session `name` and waits for its prompt.
   void StartRaw(const std::string& name, std::vector<std::string> args, int cols = 100,
-                int rows = 30, const std::string& ready_text = "· idle") {
+                int rows = 30, const std::string& ready_text = "· idle",
+                const std::map<std::string, std::string>& extra_env = {}) {
     args.insert(args.begin(), e2e::BinaryPath("raw"));
-    absl::Status s = tmux_.Start(name, args, RawEnv(), cols, rows);
+    absl::Status s = tmux_.Start(name, args, RawEnv(extra_env), cols, rows);
     ASSERT_TRUE(s.ok()) << s;
     ASSERT_TRUE(tmux_.WaitForText(name, ready_text)) << tmux_.Capture(name);
   }

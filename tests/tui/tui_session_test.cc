@@ -2,6 +2,8 @@
 // rawd and the fake provider. What the user sees is read with capture-pane.
 #include <signal.h>
 
+#include "absl/strings/str_split.h"
+#include "clients/tui/text_width.h"
 #include "tests/tui/tui_e2e_fixture.h"
 
 namespace raw::tui::testing {
@@ -13,13 +15,14 @@ TEST_F(TuiE2eTest, StreamsMarkdownWithoutClearingTheScreen) {
   StartDaemon();
   fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("# Plan\n\nUse `make` "),
                               chat::TextChunk("and then:\n\n- **build** it\n- test it\n\n"),
-                              chat::TextChunk("| step | time |\n|---|---|\n| build | 1s |\n"),
+                              chat::TextChunk("| step | time |\n|---|---|\n| build | 1s |\n"
+                                              "| 日本語 🚀 | 2s |\n"),
                               chat::FinishChunk("stop"), chat::UsageChunk(12, 4), chat::Done()}));
   StartRaw("a", {"--cwd", daemon_->workdir()});
   size_t startup = tmux_.Output("a").size();
   Send("a", "make a plan");
   std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("│ build │ 1s   │") != std::string::npos && s.find("in 12 out 4") != std::string::npos;
+    return s.find("日本語 🚀") != std::string::npos && s.find("in 12 out 4") != std::string::npos;
   });
   EXPECT_NE(screen.find("› make a plan"), std::string::npos) << screen;
   EXPECT_NE(screen.find("Plan"), std::string::npos) << screen;
@@ -27,6 +30,20 @@ TEST_F(TuiE2eTest, StreamsMarkdownWithoutClearingTheScreen) {
   EXPECT_NE(screen.find("Use make and then:"), std::string::npos) << screen;
   EXPECT_NE(screen.find("• build it"), std::string::npos) << screen;
   EXPECT_NE(screen.find("in 12 out 4"), std::string::npos) << screen;
+  // Wide characters take two columns: the table's borders line up.
+  std::string build_row, wide_row;
+  for (absl::string_view line : absl::StrSplit(screen, '\n')) {
+    if (line.find("│ build") != absl::string_view::npos) build_row = std::string(line);
+    if (line.find("日本語") != absl::string_view::npos) wide_row = std::string(line);
+  }
+  ASSERT_FALSE(wide_row.empty()) << screen;
+  ASSERT_FALSE(build_row.empty()) << screen;
+  EXPECT_EQ(DisplayWidth(wide_row.substr(0, wide_row.rfind("│"))),
+            DisplayWidth(build_row.substr(0, build_row.rfind("│"))))
+      << build_row << "\n" << wide_row;
+  EXPECT_EQ(DisplayWidth(wide_row.substr(0, wide_row.find("│ 2s"))),
+            DisplayWidth(build_row.substr(0, build_row.find("│ 1s"))))
+      << build_row << "\n" << wide_row;
   // Inline code has its own colour (256-colour terminal).
   std::string styled = tmux_.Capture("a", /*escapes=*/true);
   EXPECT_NE(styled.find("38;5;180"), std::string::npos) << styled;
@@ -59,6 +76,23 @@ TEST_F(TuiE2eTest, ApprovesABatchWithOneAnswer) {
   EXPECT_NE(screen.find("✓ bash  echo second-call"), std::string::npos) << screen;
   EXPECT_NE(screen.find("allowed once"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("[y] Allow once"), std::string::npos) << screen;
+
+  // Deny with a message: the model gets the message as the call's result.
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c3", "bash", R"({"command":"echo third-call"})"}}));
+  fake_.Enqueue(chat::TextAnswer("Understood, not running it."));
+  Send("a", "run a third command");
+  ASSERT_TRUE(tmux_.WaitForText("a", "command: echo third-call")) << tmux_.Capture("a");
+  tmux_.SendText("a", "m");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Message for the model:")) << tmux_.Capture("a");
+  tmux_.SendText("a", "use ls instead");
+  tmux_.SendKeys("a", {"Enter"});
+  screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("Understood, not running it.") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("denied: use ls instead"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("⊘ bash  echo third-call"), std::string::npos) << screen;
+  ASSERT_EQ(fake_.requests().size(), 4u);
+  EXPECT_NE(fake_.requests()[3].body.find("use ls instead"), std::string::npos);
 }
 
 TEST_F(TuiE2eTest, EscapeInterruptsAStreamingAnswer) {
@@ -78,6 +112,22 @@ TEST_F(TuiE2eTest, EscapeInterruptsAStreamingAnswer) {
   });
   EXPECT_NE(screen.find("Turn cancelled"), std::string::npos) << screen;
   EXPECT_NE(screen.find("· idle"), std::string::npos) << screen;
+  fake_.ReleaseGate();
+
+  // Ctrl-C interrupts as well, and does not quit while a turn runs.
+  raw::testing::ScriptedResponse second =
+      chat::Stream({chat::RoleChunk(), chat::TextChunk("Second attempt"), chat::TextChunk(" more"),
+                    chat::FinishChunk("stop"), chat::Done()});
+  second.gate_before_chunk = 2;
+  fake_.Enqueue(second);
+  Send("a", "another long task");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Second attempt")) << tmux_.Capture("a");
+  tmux_.SendKeys("a", {"C-c"});
+  screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return Count(s, "Turn cancelled") == 2 && s.find("· idle") != std::string::npos;
+  });
+  EXPECT_EQ(Count(screen, "Turn cancelled"), 2u) << screen;
+  EXPECT_EQ(screen.find("Press Ctrl-C again"), std::string::npos) << screen;
   fake_.ReleaseGate();
 }
 

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "tests/tui/tui_e2e_fixture.h"
 
@@ -40,12 +41,14 @@ TEST_F(TuiE2eTest, ScrollsBackThroughPagedHistoryAndReflowsOnResize) {
   std::string session = daemon_->CreateSession();
   // More stored events than one history page (200).
   constexpr int kTurns = 45;
+  // The last answer fits one row of 100 columns, not of 40.
+  const std::string last = "answer number 44: the quick brown fox jumps over the lazy dog and runs away";
   for (int i = 0; i < kTurns; ++i) {
-    fake_.Enqueue(chat::TextAnswer(absl::StrCat("answer number ", i)));
+    fake_.Enqueue(chat::TextAnswer(i == kTurns - 1 ? last : absl::StrCat("answer number ", i)));
     RunTurn(session, absl::StrCat("question number ", i));
   }
   StartRaw("a", {"resume", session});
-  ASSERT_TRUE(tmux_.WaitForText("a", "answer number 44")) << tmux_.Capture("a");
+  ASSERT_TRUE(tmux_.WaitForText("a", last)) << tmux_.Capture("a");
   EXPECT_EQ(tmux_.Capture("a").find("question number 0\n"), std::string::npos);
   // The wheel scrolls up.
   for (int i = 0; i < 3; ++i) tmux_.SendText("a", "\x1b[<64;10;10M");
@@ -64,10 +67,20 @@ TEST_F(TuiE2eTest, ScrollsBackThroughPagedHistoryAndReflowsOnResize) {
     return s.find("answer number 44") != std::string::npos && s.find("more lines below") == std::string::npos;
   });
   EXPECT_NE(screen.find("answer number 44"), std::string::npos) << screen;
+  // The answer was wrapped again for 40 columns, at spaces, losing nothing.
+  EXPECT_EQ(screen.find(last), std::string::npos) << screen;
   std::vector<std::string> lines = absl::StrSplit(screen, '\n');
-  for (const std::string& line : lines) {
-    EXPECT_LE(line.size(), 40u * 3) << line;  // bytes; the pane is 40 columns
+  std::string joined;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("answer number 44:") == std::string::npos) continue;
+    for (size_t j = i; j < lines.size() && joined.size() < last.size(); ++j) {
+      std::string part(absl::StripAsciiWhitespace(lines[j]));
+      EXPECT_LE(lines[j].size(), 40u) << lines[j];
+      joined += joined.empty() ? part : " " + part;
+    }
+    break;
   }
+  EXPECT_EQ(joined, last) << screen;
 }
 
 TEST_F(TuiE2eTest, ASecondClientFollowsReadOnlyAndCanTakeOver) {

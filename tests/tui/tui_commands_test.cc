@@ -1,0 +1,99 @@
+// The terminal client's session commands end to end: /new, /sessions,
+// /resume (with the picker and with an id), /help and /quit.
+#include <vector>
+
+#include "clients/tui/footer.h"
+#include "tests/tui/tui_e2e_fixture.h"
+
+namespace raw::tui::testing {
+namespace {
+
+namespace chat = raw::testing::chat;
+
+TEST_F(TuiE2eTest, SessionCommandsCreateListAndSwitchSessions) {
+  StartDaemon();
+  fake_.Enqueue(chat::TextAnswer("Hello from the first session."));
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  Send("a", "first session message");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Hello from the first session.")) << tmux_.Capture("a");
+
+  // /new: an empty session with the same agent.
+  Send("a", "/new");
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("new session") != std::string::npos &&
+           s.find("Hello from the first session.") == std::string::npos &&
+           s.find("· idle") != std::string::npos;
+  });
+  EXPECT_EQ(screen.find("Hello from the first session."), std::string::npos) << screen;
+  EXPECT_NE(screen.find("agent coder"), std::string::npos) << screen;
+
+  // The sessions in the order the picker lists them; the first has a title.
+  std::vector<std::string> ids;
+  std::string first, second;
+  int first_index = 0;
+  {
+    grpc::ClientContext ctx;
+    raw::v1::ListSessionsResponse response;
+    ASSERT_TRUE(daemon_->stub().ListSessions(&ctx, raw::v1::ListSessionsRequest(), &response).ok());
+    for (const auto& s : response.sessions()) {
+      if (s.title().empty()) {
+        second = s.id();
+      } else {
+        first = s.id();
+        first_index = static_cast<int>(ids.size());
+      }
+      ids.push_back(s.id());
+    }
+  }
+  ASSERT_EQ(ids.size(), 2u);
+  ASSERT_FALSE(first.empty());
+  ASSERT_FALSE(second.empty());
+  EXPECT_NE(screen.find(second), std::string::npos) << screen;
+
+  // /sessions lists both.
+  Send("a", "/sessions");
+  screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("Sessions, most recently active first") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("  " + first + "  coder"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("  " + second + "  coder"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("first session message"), std::string::npos) << "its title\n" << screen;
+
+  // /resume without an id: the picker.
+  Send("a", "/resume");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Resume a session")) << tmux_.Capture("a");
+  for (int i = 0; i < first_index; ++i) tmux_.SendKeys("a", {"Down"});
+  ASSERT_TRUE(tmux_.WaitForText("a", "› " + ShortSessionId(first))) << tmux_.Capture("a");
+  tmux_.SendKeys("a", {"Enter"});
+  screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("Hello from the first session.") != std::string::npos &&
+           s.find("· idle") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("› first session message"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("session " + first), std::string::npos) << screen;
+
+  // /resume ID opens that session directly.
+  Send("a", "/resume " + second);
+  screen = tmux_.WaitFor("a", [&second](const std::string& s) {
+    return s.find("session " + second) != std::string::npos &&
+           s.find("Hello from the first session.") == std::string::npos;
+  });
+  EXPECT_NE(screen.find("session " + second), std::string::npos) << screen;
+
+  // /help lists keys and commands.
+  Send("a", "/help");
+  screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("/agent [NAME]") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("Ctrl-T"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("/agent [NAME]"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("/quit"), std::string::npos) << screen;
+
+  // /quit leaves, naming the open session.
+  Send("a", "/quit");
+  EXPECT_EQ(tmux_.WaitForExit("a"), 0) << tmux_.Capture("a");
+  EXPECT_TRUE(tmux_.WaitForOutputText("a", "resume it with: raw resume " + second));
+}
+
+}  // namespace
+}  // namespace raw::tui::testing
