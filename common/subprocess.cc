@@ -96,29 +96,6 @@ void ReadAvailable(OutputPipe& pipe, int max_reads) {
   }
 }
 
-// write(2) to a pipe without a process-wide SIGPIPE: the signal is blocked in
-// this thread for the call, and one the call raised is consumed (a write to a
-// pipe raises SIGPIPE in the writing thread). The failure is then EPIPE.
-ssize_t WriteWithoutSigpipe(int fd, const char* data, size_t size) {
-  sigset_t pipe_only;
-  sigset_t old_mask;
-  sigemptyset(&pipe_only);
-  sigaddset(&pipe_only, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
-  sigset_t pending;
-  sigpending(&pending);
-  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
-  ssize_t n = write(fd, data, size);
-  const int saved_errno = errno;
-  if (n < 0 && saved_errno == EPIPE && !was_pending) {
-    timespec no_wait{0, 0};
-    while (sigtimedwait(&pipe_only, nullptr, &no_wait) < 0 && errno == EINTR) {
-    }
-  }
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  errno = saved_errno;
-  return n;
-}
 
 int MillisUntil(Clock::time_point deadline) {
   auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -329,6 +306,27 @@ int Reap(pid_t pid, bool all_of_group) {
 }
 
 }  // namespace
+
+ssize_t WriteWithoutSigpipe(int fd, const char* data, size_t size) {
+  sigset_t pipe_only;
+  sigset_t old_mask;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
+  sigset_t pending;
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  ssize_t n = write(fd, data, size);
+  const int saved_errno = errno;
+  if (n < 0 && saved_errno == EPIPE && !was_pending) {
+    timespec no_wait{0, 0};
+    while (sigtimedwait(&pipe_only, nullptr, &no_wait) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  errno = saved_errno;
+  return n;
+}
 
 absl::StatusOr<std::string> FindProgram(const std::string& program, const std::string& path_env,
                                         const std::string& cwd) {

@@ -9,6 +9,8 @@
 // Thread-safety: any number of calls may run concurrently.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -65,5 +67,11 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options,
 // executable.
 absl::StatusOr<std::string> FindProgram(const std::string& program, const std::string& path_env,
                                         const std::string& cwd);
+
+// write(2) to a pipe without a process-wide SIGPIPE: the signal is blocked in
+// the calling thread for the call, and one the call raised is consumed (a
+// write to a pipe raises SIGPIPE in the writing thread). The failure is then
+// EPIPE. Thread-safe.
+ssize_t WriteWithoutSigpipe(int fd, const char* data, size_t size);
 
 }  // namespace raw

@@ -34,29 +34,6 @@ void CloseFd(int& fd) {
 
 void SetNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-// write(2) without a process-wide SIGPIPE: the signal is blocked in this
-// thread for the call and one the call raised is consumed; the failure is
-// then EPIPE. (The daemon may not ignore SIGPIPE, and tests surely do not.)
-ssize_t WriteWithoutSigpipe(int fd, const char* data, size_t size) {
-  sigset_t pipe_only;
-  sigset_t old_mask;
-  sigemptyset(&pipe_only);
-  sigaddset(&pipe_only, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
-  sigset_t pending;
-  sigpending(&pending);
-  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
-  ssize_t n = write(fd, data, size);
-  const int saved_errno = errno;
-  if (n < 0 && saved_errno == EPIPE && !was_pending) {
-    timespec no_wait{0, 0};
-    while (sigtimedwait(&pipe_only, nullptr, &no_wait) < 0 && errno == EINTR) {
-    }
-  }
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  errno = saved_errno;
-  return n;
-}
 
 }  // namespace
 
