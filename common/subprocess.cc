@@ -96,7 +96,6 @@ void ReadAvailable(OutputPipe& pipe, int max_reads) {
   }
 }
 
-
 int MillisUntil(Clock::time_point deadline) {
   auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
