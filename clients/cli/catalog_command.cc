@@ -158,6 +158,7 @@ int McpCommand(const std::vector<std::string>& args, CliContext& ctx) {
     ctx.out << server.name() << "  " << StateName(server.state()) << "  " << server.transport()
             << " " << server.endpoint();
     if (!server.protocol_version().empty()) ctx.out << "  protocol " << server.protocol_version();
+    if (!server.root().empty()) ctx.out << "  root " << server.root();
     ctx.out << "\n";
     if (!server.last_error().empty()) {
       ctx.out << "    last error: " << server.last_error();

@@ -229,6 +229,9 @@ struct McpServerConfig {
   int64_t startup_timeout_ms = 30000;   // initialize + first tools/list
   int64_t call_timeout_ms = 120000;     // one tools/call
   int64_t idle_timeout_ms = 600000;     // stop after this long unused
+  // Offer the server the session's working directory as its one root
+  // (the MCP `roots` capability); connections are then per directory.
+  bool roots = false;
 
   bool operator==(const McpServerConfig&) const = default;
 };

@@ -76,9 +76,9 @@ inline constexpr std::array<absl::string_view, 5> kVariableKeys = {"env", "file"
 inline constexpr std::array<absl::string_view, 3> kVariableSources = {"env", "file", "command"};
 
 // mcp_servers.<name>: exactly one of "command" (stdio) or "url" (HTTP).
-inline constexpr std::array<absl::string_view, 8> kMcpServerKeys = {
+inline constexpr std::array<absl::string_view, 9> kMcpServerKeys = {
     "command", "url", "env", "cwd", "headers", "startup_timeout_seconds", "call_timeout_seconds",
-    "idle_timeout_seconds"};
+    "idle_timeout_seconds", "roots"};
 
 // sessions
 inline constexpr std::array<absl::string_view, 1> kSessionsKeys = {"expire_after_days"};

@@ -124,6 +124,7 @@ McpServerConfig ReadServer(const std::string& name, const Json& value, const std
   }
   if (!has_command) s.headers = ReadHeaders(r, "headers", RefuseMcpHeader, problems);
   ReadTimeouts(r, s);
+  if (auto roots = r.Boolean("roots")) s.roots = *roots;
   return s;
 }
 

@@ -85,15 +85,19 @@ absl::Status MakeProviders(TurnPlan& plan, const TurnPlanInputs& in,
 }
 
 // Selects the MCP tools of `tools_use` (starting servers as needed) and
-// adds them to the plan with the selection's notices.
+// adds them to the plan with the selection's notices. Servers with `roots`
+// get the session's working directory as their root.
 void AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
                  const std::vector<std::string>& tools_use, const config::Config& cfg,
                  vars::VariableStore* variables) {
   mcp::McpSelection mcp =
-      manager.Select(tools_use, cfg.mcp_servers, [&](const std::string& text) {
-        if (variables == nullptr) return absl::StatusOr<std::string>(text);
-        return variables->Expand(text, cfg.variables);
-      });
+      manager.Select(
+          tools_use, cfg.mcp_servers,
+          [&](const std::string& text) {
+            if (variables == nullptr) return absl::StatusOr<std::string>(text);
+            return variables->Expand(text, cfg.variables);
+          },
+          plan.cwd);
   for (auto& spec : mcp.tools) {
     plan.owned_tools.push_back(std::make_unique<tools::ToolSpec>(std::move(spec)));
     AddTool(plan, plan.owned_tools.back().get());

@@ -35,10 +35,11 @@ std::optional<Json> RpcErrorOf(const absl::Status& status) {
 }
 
 JsonRpcPeer::JsonRpcPeer(std::string server_name, McpTransport& transport,
-                         NotificationHandler on_notification)
+                         NotificationHandler on_notification, RequestHandler on_request)
     : server_name_(std::move(server_name)),
       transport_(transport),
-      on_notification_(std::move(on_notification)) {}
+      on_notification_(std::move(on_notification)),
+      on_request_(std::move(on_request)) {}
 
 TransportCallbacks JsonRpcPeer::Callbacks(std::function<void(const absl::Status&)> on_closed) {
   TransportCallbacks callbacks;
@@ -190,8 +191,14 @@ void JsonRpcPeer::OnMessage(const Json& value) {
       }
       return;
     case MessageKind::kRequest: {
-      Json reply = message->method == "ping"
-                       ? MakeResult(message->id, Json::object())
+      std::optional<Json> result;
+      if (message->method == "ping") {
+        result = Json::object();
+      } else if (on_request_) {
+        result = on_request_(message->method, message->params);
+      }
+      Json reply = result.has_value()
+                       ? MakeResult(message->id, *std::move(result))
                        : MakeError(message->id, kMethodNotFound,
                                    absl::StrCat("Method not found: ", message->method));
       if (absl::Status sent = transport_.Send(reply); !sent.ok()) {

@@ -3,9 +3,10 @@
 // routes progress notifications to the request that asked for them, answers
 // the server's requests, and cancels what the caller gave up on.
 //
-// Server requests: `ping` is answered with {}; every other method gets
-// -32601 (Raw advertises no client capabilities, so the server has no reason
-// to ask for roots, sampling or elicitation). Responses to unknown ids (late
+// Server requests: `ping` is answered with {}; others go to the request
+// handler (McpClient answers `roots/list` when it offers roots); a method it
+// does not answer gets -32601 (Raw offers no sampling or elicitation).
+// Responses to unknown ids (late
 // replies to cancelled requests) and progress for unknown tokens are dropped.
 //
 // Ownership: does not own the transport; the owner wires Callbacks() into it
@@ -46,9 +47,13 @@ struct RequestOptions {
 class JsonRpcPeer {
  public:
   using NotificationHandler = std::function<void(const Message& notification)>;
+  // The result for a server request, or nullopt for "method not found".
+  // Runs on a transport thread; must not block.
+  using RequestHandler =
+      std::function<std::optional<Json>(const std::string& method, const Json& params)>;
 
   JsonRpcPeer(std::string server_name, McpTransport& transport,
-              NotificationHandler on_notification);
+              NotificationHandler on_notification, RequestHandler on_request = nullptr);
   JsonRpcPeer(const JsonRpcPeer&) = delete;
   JsonRpcPeer& operator=(const JsonRpcPeer&) = delete;
 
@@ -83,6 +88,7 @@ class JsonRpcPeer {
   const std::string server_name_;
   McpTransport& transport_;
   NotificationHandler on_notification_;
+  RequestHandler on_request_;
 
   mutable absl::Mutex mu_;
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;

@@ -142,6 +142,7 @@ absl::Status ManagedServer::EnsureReady() {
   McpClientOptions client_options;
   client_options.server_name = config_.name;
   client_options.request_timeout_ms = config_.startup_timeout_ms;
+  client_options.root_dir = options_.root_dir;
   client_options.on_tools_changed = [this, epoch] {
     {
       absl::MutexLock lock(&mu_);
@@ -342,6 +343,7 @@ McpServerStatus StoppedStatus(const config::McpServerConfig& config) {
 
 McpServerStatus ManagedServer::Status() const {
   McpServerStatus status = StoppedStatus(config_);
+  status.root_dir = options_.root_dir;
   absl::MutexLock lock(&mu_);
   status.state = state_;
   status.last_error = last_error_;

@@ -55,6 +55,7 @@ struct McpServerStatus {
   std::string last_error;
   std::string protocol_version;
   std::vector<std::string> tools;  // as last listed
+  std::string root_dir;            // the root offered to it; empty = none
   int consecutive_failures = 0;
 };
 
@@ -74,6 +75,9 @@ struct ManagedServerOptions {
   int64_t term_grace_ms = 2000;
   // Runs (on any thread, without locks held) after a state change.
   std::function<void()> on_change;
+  // The root offered to a server configured with `roots` (the session's
+  // working directory); empty otherwise.
+  std::string root_dir;
 };
 
 class ManagedServer : public std::enable_shared_from_this<ManagedServer> {

@@ -1,10 +1,13 @@
 #include "daemon/mcp/mcp_client.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/logging.h"
@@ -51,11 +54,34 @@ std::string Clip(const std::string& text, size_t max) {
 
 }  // namespace
 
+std::string FileUri(const std::string& path) {
+  std::string uri = "file://";
+  for (unsigned char c : path) {
+    if (absl::ascii_isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      absl::StrAppend(&uri, absl::StrFormat("%%%02X", c));
+    }
+  }
+  return uri;
+}
+
+Json RootsList(const std::string& dir) {
+  std::string name = std::filesystem::path(dir).filename().string();
+  Json root = {{"uri", FileUri(dir)}};
+  if (!name.empty()) root["name"] = name;
+  return Json{{"roots", Json::array({root})}};
+}
+
 McpClient::McpClient(std::unique_ptr<McpTransport> transport, McpClientOptions options)
     : options_(std::move(options)),
       transport_(std::move(transport)),
       peer_(options_.server_name, *transport_,
-            [this](const Message& notification) { OnNotification(notification); }) {
+            [this](const Message& notification) { OnNotification(notification); },
+            [this](const std::string& method, const Json&) -> std::optional<Json> {
+              if (method != "roots/list" || options_.root_dir.empty()) return std::nullopt;
+              return RootsList(options_.root_dir);
+            }) {
   if (options_.client_version.empty()) options_.client_version = kVersion;
 }
 
@@ -116,7 +142,8 @@ absl::Status McpClient::Initialize(const CancelToken* cancel) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     Json params = {
         {"protocolVersion", wanted},
-        {"capabilities", Json::object()},
+        {"capabilities",
+         options_.root_dir.empty() ? Json::object() : Json{{"roots", Json::object()}}},
         {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
     result = peer_.Call("initialize", std::move(params), request);
     if (result.ok() || attempt == 1) break;

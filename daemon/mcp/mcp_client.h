@@ -5,7 +5,8 @@
 //
 // Protocol revisions: asks for 2025-11-25 and accepts a server that answers
 // 2025-06-18 or 2025-03-26; any other answer fails Connect. Raw advertises
-// no client capabilities. Tools whose execution requires tasks are left out
+// no client capabilities except `roots` when McpClientOptions::root_dir is
+// set. Tools whose execution requires tasks are left out
 // of the table (Raw does not implement tasks).
 //
 // When the transport reports that the server forgot the session (HTTP), the
@@ -50,7 +51,16 @@ struct McpClientOptions {
   std::function<void()> on_tools_changed;
   // Runs on a transport thread when the connection ends without Close().
   std::function<void(const absl::Status&)> on_closed;
+  // An absolute directory: the client offers the `roots` capability and
+  // answers roots/list with this one root (it never changes for the life
+  // of the connection). Empty: no roots capability.
+  std::string root_dir;
 };
+
+// "file://" and the percent-encoded absolute `path` (RFC 8089).
+std::string FileUri(const std::string& path);
+// The result of roots/list for the one root `dir`.
+Json RootsList(const std::string& dir);
 
 struct ServerInfo {
   std::string protocol_version;

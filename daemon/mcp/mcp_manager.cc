@@ -32,6 +32,12 @@ std::string DefinitionKey(const config::McpServerConfig& config) {
   return DumpJson(key);
 }
 
+// The connection key: the definition, then the root after a newline (which
+// the JSON of the definition never contains).
+std::string ConnectionKey(const config::McpServerConfig& config, const std::string& root_dir) {
+  return absl::StrCat(DefinitionKey(config), "\n", config.roots ? root_dir : "");
+}
+
 bool AnyMatches(const std::vector<std::string>& patterns, const std::string& name) {
   return std::any_of(patterns.begin(), patterns.end(),
                      [&](const std::string& p) { return tools::GlobMatch(p, name); });
@@ -51,8 +57,9 @@ McpManager::McpManager(McpManagerOptions options) : options_(std::move(options))
 
 McpManager::~McpManager() { Shutdown(); }
 
-std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerConfig& config) {
-  std::string key = DefinitionKey(config);
+std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerConfig& config,
+                                                       const std::string& root_dir) {
+  std::string key = ConnectionKey(config, root_dir);
   absl::MutexLock lock(&mu_);
   if (shut_down_) return nullptr;
   current_[config.name] = key;
@@ -67,6 +74,7 @@ std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerCo
   server_options.stdin_close_grace_ms = options_.stdin_close_grace_ms;
   server_options.term_grace_ms = options_.term_grace_ms;
   server_options.on_change = [this] { OnServerChanged(); };
+  if (config.roots) server_options.root_dir = root_dir;
   auto server = std::make_shared<ManagedServer>(config, std::move(server_options));
   servers_.emplace(std::move(key), server);
   return server;
@@ -74,7 +82,7 @@ std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerCo
 
 McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
                                 const std::map<std::string, config::McpServerConfig>& servers,
-                                const ExpandFn& expand) {
+                                const ExpandFn& expand, const std::string& root_dir) {
   McpSelection selection;
   std::vector<std::shared_ptr<ManagedServer>> needed;
   for (const auto& [name, config] : servers) {
@@ -85,7 +93,7 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
     if (!covered) continue;
     config::McpServerConfig named = config;
     named.name = name;
-    std::shared_ptr<ManagedServer> server = GetOrCreate(named);
+    std::shared_ptr<ManagedServer> server = GetOrCreate(named, root_dir);
     if (server == nullptr) return selection;  // shutting down
     needed.push_back(std::move(server));
   }
@@ -167,15 +175,20 @@ std::vector<McpServerStatus> McpManager::StatusOf(
   for (const auto& [name, config] : configured) {
     config::McpServerConfig named = config;
     named.name = name;
-    std::shared_ptr<ManagedServer> server;
+    const std::string prefix = absl::StrCat(DefinitionKey(named), "\n");
+    std::vector<std::shared_ptr<ManagedServer>> servers;
     {
       absl::MutexLock lock(&mu_);
-      auto it = servers_.find(DefinitionKey(named));
-      if (it != servers_.end()) server = it->second;
+      // Keys sort by definition, then root: one run per definition.
+      for (auto it = servers_.lower_bound(prefix);
+           it != servers_.end() && absl::StartsWith(it->first, prefix); ++it) {
+        servers.push_back(it->second);
+      }
     }
-    statuses.push_back(server != nullptr ? server->Status() : StoppedStatus(named));
+    if (servers.empty()) statuses.push_back(StoppedStatus(named));
+    for (const auto& server : servers) statuses.push_back(server->Status());
   }
-  return statuses;  // std::map order: by name
+  return statuses;  // by name, then root
 }
 
 std::shared_ptr<ManagedServer> McpManager::FindServer(const std::string& name) const {

@@ -9,8 +9,9 @@
 // covers are never started; tools no pattern matches never appear.
 //
 // One connection per server definition: sessions whose `mcp_servers.<name>`
-// entries are identical share it. A changed definition gets a new
-// connection; the old one ends once idle. Lifecycle per server (start,
+// entries are identical share it (and, for servers with `roots`, whose
+// working directories, the root offered, are the same). A changed
+// definition gets a new connection; the old one ends once idle. Lifecycle per server (start,
 // restart with backoff, idle stop after idle_timeout_ms, hang detection):
 // see ManagedServer. An idle thread stops unused servers.
 //
@@ -72,15 +73,18 @@ class McpManager {
 
   // `expand` resolves variable references ("${NAME}") in env and header
   // values; it is called on this thread only, for the servers started.
+  // `root_dir` (absolute) is offered as the root of servers configured with
+  // `roots`.
   McpSelection Select(const std::vector<std::string>& tools_use,
                       const std::map<std::string, config::McpServerConfig>& servers,
-                      const ExpandFn& expand);
+                      const ExpandFn& expand, const std::string& root_dir = "");
 
   // Every known server, by name.
   std::vector<McpServerStatus> Status() const;
   // Each server of `configured` (config key -> definition), by name: the
-  // status of the connection made for exactly that definition, or stopped
-  // when there is none. Never starts anything.
+  // status of each connection made for exactly that definition (one per
+  // root for servers with `roots`, by root), or stopped when there is none.
+  // Never starts anything.
   std::vector<McpServerStatus> StatusOf(
       const std::map<std::string, config::McpServerConfig>& configured) const;
 
@@ -94,7 +98,8 @@ class McpManager {
   std::shared_ptr<ManagedServer> FindServer(const std::string& name) const;
 
  private:
-  std::shared_ptr<ManagedServer> GetOrCreate(const config::McpServerConfig& config);
+  std::shared_ptr<ManagedServer> GetOrCreate(const config::McpServerConfig& config,
+                                             const std::string& root_dir);
   void OnServerChanged();
   void IdleLoop();
 

@@ -257,6 +257,24 @@ TEST_F(McpTest, TheOfficialEverythingServerAnswersAModelsCall) {
   EXPECT_GT(status.servers(0).tools_size(), 1);  // it lists more than the one selected
 }
 
+TEST_F(McpTest, AServerWithRootsIsGivenTheSessionsDirectory) {
+  if (!std::filesystem::exists(EverythingScript())) {
+    GTEST_SKIP() << "server-everything is not installed: run `npm ci` in tests/mcp-servers";
+  }
+  StartDaemon(R"("approval_mode": "allow_all")",
+              absl::StrCat(R"("mcp_servers": {"everything": {"command": ["node", ")",
+                           EverythingScript(), R"(", "stdio"], "roots": true}})"),
+              R"(["mcp/everything/get-roots-list"])");
+  std::string session = daemon_->CreateSession();
+  auto events = TurnWithCalls(session, {{"c1", "mcp__everything__get-roots-list", "{}"}});
+  std::vector<raw::v1::ToolResult> results = Results(events);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_THAT(results[0].content(), HasSubstr(absl::StrCat("file://", daemon_->workdir())));
+  raw::v1::ListMcpServersResponse status = Servers();
+  ASSERT_EQ(status.servers_size(), 1);
+  EXPECT_EQ(status.servers(0).root(), daemon_->workdir());
+}
+
 TEST_F(McpTest, StartTurnDoesNotWaitForAServerToStart) {
   StartDaemon(R"("approval_mode": "allow_all")",
               absl::StrCat(R"("mcp_servers": {"slow": {"command": ["python3", ")",

@@ -34,6 +34,7 @@ UnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx, loop::SessionMana
     info->set_protocol_version(status.protocol_version);
     for (const std::string& tool : status.tools) info->add_tools(tool);
     info->set_consecutive_failures(status.consecutive_failures);
+    info->set_root(status.root_dir);
   }
   return ReturnStatus(ctx, absl::OkStatus());
 }

@@ -44,7 +44,7 @@ TEST(McpServerEntryTest, ReadsStdioAndHttpServers) {
         "fs": {"command": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "."],
                "env": {"GITHUB_TOKEN": "${TOKEN}", "DEBUG": "1"}, "cwd": "work",
                "startup_timeout_seconds": 5, "call_timeout_seconds": 60,
-               "idle_timeout_seconds": 3600},
+               "idle_timeout_seconds": 3600, "roots": true},
         "gh": {"url": "https://mcp.example.com/mcp",
                "headers": {"Authorization": "Bearer ${TOKEN}"}}
       })",
@@ -61,6 +61,7 @@ TEST(McpServerEntryTest, ReadsStdioAndHttpServers) {
   EXPECT_EQ(fs.startup_timeout_ms, 5000);
   EXPECT_EQ(fs.call_timeout_ms, 60000);
   EXPECT_EQ(fs.idle_timeout_ms, 3600000);
+  EXPECT_TRUE(fs.roots);
 
   const McpServerConfig& gh = config->mcp_servers.at("gh");
   EXPECT_THAT(gh.command, IsEmpty());
@@ -69,6 +70,7 @@ TEST(McpServerEntryTest, ReadsStdioAndHttpServers) {
   EXPECT_EQ(gh.startup_timeout_ms, McpServerConfig().startup_timeout_ms);
   EXPECT_EQ(gh.call_timeout_ms, 120000);
   EXPECT_EQ(gh.idle_timeout_ms, 600000);
+  EXPECT_FALSE(gh.roots);
 }
 
 TEST(McpServerEntryTest, ExactlyOneTransport) {
@@ -105,6 +107,7 @@ TEST(McpServerEntryTest, BadValuesNameTheirPath) {
         "t": {"command": ["x"], "startup_timeout_seconds": 0, "call_timeout_seconds": 1.5},
         "u1": {"url": "ftp://h/mcp"},
         "u2": {"url": "https://user:pw@h/mcp"},
+        "r": {"command": ["x"], "roots": "yes"},
         "x": {"command": ["x"], "tools": []},
         "way-too-long-name-for-a-server-xyz": {"command": ["x"]}
       })")),
@@ -116,6 +119,7 @@ TEST(McpServerEntryTest, BadValuesNameTheirPath) {
           "not starting with a digit)",
           "mcp_servers.e.env.B: expected a string, got 2",
           HasSubstr("mcp_servers.k.cwd: only \"~/\" (the home directory) is expanded"),
+          "mcp_servers.r.roots: expected true or false, got \"yes\"",
           "mcp_servers.t.startup_timeout_seconds: expected a positive integer, got 0",
           "mcp_servers.t.call_timeout_seconds: expected a positive integer, got 1.5",
           "mcp_servers.u1.url: \"ftp://h/mcp\" has scheme \"ftp\" (expected an http(s) URL such "
@@ -125,7 +129,7 @@ TEST(McpServerEntryTest, BadValuesNameTheirPath) {
           "mcp_servers.way-too-long-name-for-a-server-xyz: invalid server name (1 to 32 letters, "
           "digits, '_' and '-')",
           "mcp_servers.x.tools: unknown key (expected one of: command, url, env, cwd, headers, "
-          "startup_timeout_seconds, call_timeout_seconds, idle_timeout_seconds)"));
+          "startup_timeout_seconds, call_timeout_seconds, idle_timeout_seconds, roots)"));
 }
 
 TEST(McpServerEntryTest, TransportHeadersAreRefused) {

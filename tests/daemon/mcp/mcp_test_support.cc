@@ -211,11 +211,13 @@ ManagerHarness::ManagerHarness(EnvLookup env, http::HttpClient* http) {
 ManagerHarness::~ManagerHarness() { manager_->Shutdown(); }
 
 McpSelection ManagerHarness::Select(const std::vector<std::string>& patterns,
-                                    const std::vector<config::McpServerConfig>& servers) {
+                                    const std::vector<config::McpServerConfig>& servers,
+                                    const std::string& root_dir) {
   std::map<std::string, config::McpServerConfig> by_name;
   for (const config::McpServerConfig& server : servers) by_name[server.name] = server;
-  return manager_->Select(patterns, by_name,
-                          [this](const std::string& value) { return ExpandVars(vars, value); });
+  return manager_->Select(
+      patterns, by_name, [this](const std::string& value) { return ExpandVars(vars, value); },
+      root_dir);
 }
 
 tools::ToolOutput ManagerHarness::Call(const config::McpServerConfig& server,

@@ -103,9 +103,11 @@ class ManagerHarness {
   McpManager& manager() { return *manager_; }
   FakeClock& clock() { return clock_; }
 
-  // Selects `patterns` among `servers`, expanding "${NAME}" from `vars`.
+  // Selects `patterns` among `servers`, expanding "${NAME}" from `vars`;
+  // `root_dir` is the root offered to servers with `roots`.
   McpSelection Select(const std::vector<std::string>& patterns,
-                      const std::vector<config::McpServerConfig>& servers);
+                      const std::vector<config::McpServerConfig>& servers,
+                      const std::string& root_dir = "");
   // Selects mcp/<server>/<tool> and calls it.
   tools::ToolOutput Call(const config::McpServerConfig& server, const std::string& tool,
                          const Json& arguments, TestContext* context = nullptr);
