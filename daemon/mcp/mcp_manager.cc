@@ -28,7 +28,8 @@ std::string DefinitionKey(const config::McpServerConfig& config) {
               {"headers", config.headers},
               {"startup_timeout_ms", config.startup_timeout_ms},
               {"call_timeout_ms", config.call_timeout_ms},
-              {"idle_timeout_ms", config.idle_timeout_ms}};
+              {"idle_timeout_ms", config.idle_timeout_ms},
+              {"roots", config.roots}};
   return DumpJson(key);
 }
 
