@@ -48,6 +48,7 @@ struct ToolCall {
   std::string content;          // the result the model received
   std::string display;          // what to show instead, when set (diffs)
   std::string approval_note;    // "allowed once", "denied: ...", "timed out"
+  std::string progress;         // the last progress report while running ("2/3 step 2")
 };
 
 struct Compaction {

@@ -100,6 +100,12 @@ Lines RenderToolCard(const Cell& cell, const RenderContext& ctx) {
   StyledLine indent("    ");
   Style dim{Role::kDim};
 
+  if (call.status == ToolStatus::kRunning && !call.progress.empty()) {
+    for (auto& l : WrapSpans(StyledLine(SanitizeForTerminal(call.progress), dim), ctx.width,
+                             branch, indent)) {
+      out.push_back(std::move(l));
+    }
+  }
   if (!call.approval_note.empty()) {
     Role role = call.approval_note.rfind("allowed", 0) == 0 ? Role::kOk : Role::kWarning;
     for (auto& l : WrapSpans(StyledLine(SanitizeForTerminal(call.approval_note), Style{role}),

@@ -154,6 +154,9 @@ void Transcript::Apply(const v1::Event& event) {
     case v1::Event::kToolResult:
       ApplyToolResult(event);
       break;
+    case v1::Event::kToolProgress:
+      ApplyToolProgress(event.tool_progress());
+      break;
     case v1::Event::kApprovalRequested:
       ApplyApprovalRequested(event.approval_requested());
       break;

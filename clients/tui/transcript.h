@@ -66,6 +66,7 @@ class Transcript {
   Cell* StreamingCell(CellKind kind);
   Cell* CardFor(const std::string& call_id);
   void ApplyToolResult(const v1::Event& event);
+  void ApplyToolProgress(const v1::ToolProgress& progress);
   void ApplyApprovalRequested(const v1::ApprovalRequested& request);
   void ApplyApprovalResolved(const v1::ApprovalResolved& resolved);
   void ApplyCompaction(const v1::Event& event);

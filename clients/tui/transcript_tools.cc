@@ -49,6 +49,17 @@ void Transcript::ApplyToolResult(const v1::Event& event) {
   cell->Touch();
 }
 
+void Transcript::ApplyToolProgress(const v1::ToolProgress& progress) {
+  Cell* cell = CardFor(progress.call_id());
+  if (cell == nullptr || cell->call.status != ToolStatus::kRunning) return;
+  // Numbers as the tool gave them: 3 rather than 3.000000, 0.5 as 0.5.
+  std::string text = absl::StrCat(progress.progress());
+  if (progress.has_total()) absl::StrAppend(&text, "/", progress.total());
+  if (!progress.message().empty()) absl::StrAppend(&text, " ", progress.message());
+  cell->call.progress = std::move(text);
+  cell->Touch();
+}
+
 void Transcript::ApplyApprovalRequested(const v1::ApprovalRequested& request) {
   bool any_pending = false;
   for (const v1::ApprovalCall& call : request.calls()) {

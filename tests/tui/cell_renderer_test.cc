@@ -45,6 +45,17 @@ TEST(CellRendererTest, ARunningCardCountsSeconds) {
   EXPECT_NE(RenderCell(cell, Ctx()).at(0).PlainText().find("running 3.0 s"), std::string::npos);
 }
 
+TEST(CellRendererTest, ARunningCardShowsItsLastProgressUntilItEnds) {
+  Cell cell = Card(ToolStatus::kRunning);
+  cell.call.progress = "2/3 step 2";
+  Lines running = RenderCell(cell, Ctx());
+  ASSERT_EQ(running.size(), 2u);
+  EXPECT_EQ(running[1].PlainText(), "  └ 2/3 step 2");
+  cell.call.status = ToolStatus::kDone;
+  cell.call.duration_ms = 5;
+  EXPECT_EQ(Text(RenderCell(cell, Ctx())).find("step 2"), std::string::npos);
+}
+
 TEST(CellRendererTest, ResultsAreCollapsedUntilExpanded) {
   Cell cell = Card(ToolStatus::kDone);
   cell.call.duration_ms = 12;

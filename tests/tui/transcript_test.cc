@@ -91,6 +91,18 @@ TEST(TranscriptTest, ToolCardsFollowTheirCallThroughApproval) {
   t.Apply(Started(5, "c1", "bash"));
   EXPECT_EQ(t.cells()[1].call.status, ToolStatus::kRunning);
   EXPECT_TRUE(t.HasRunningTools());
+  v1::Event progress = Ev(0);  // live: no seq
+  progress.mutable_tool_progress()->set_call_id("c1");
+  progress.mutable_tool_progress()->set_progress(2);
+  progress.mutable_tool_progress()->set_total(3);
+  progress.mutable_tool_progress()->set_message("step 2");
+  t.Apply(progress);
+  EXPECT_EQ(t.cells()[1].call.progress, "2/3 step 2");
+  progress.mutable_tool_progress()->clear_total();
+  progress.mutable_tool_progress()->set_progress(0.5);
+  progress.mutable_tool_progress()->clear_message();
+  t.Apply(progress);
+  EXPECT_EQ(t.cells()[1].call.progress, "0.5");
   t.Apply(Result(6, "c1", "bash", v1::TOOL_RESULT_STATUS_OK, "a\nb\n"));
   EXPECT_EQ(t.cells()[1].call.status, ToolStatus::kDone);
   EXPECT_EQ(t.cells()[1].call.content, "a\nb\n");
