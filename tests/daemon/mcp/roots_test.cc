@@ -3,8 +3,10 @@
 // checked against server-everything (which adds get-roots-list for clients
 // that offer roots) and server-filesystem (whose allowed directories become
 // the client's roots).
+#include <chrono>
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "daemon/mcp/mcp_client.h"
 #include "gmock/gmock.h"
@@ -98,7 +100,14 @@ TEST_F(RootsServersTest, TheFilesystemServerIsConfinedToTheSessionDirectory) {
   fs.roots = true;
   McpSelection selection = harness.Select({"mcp/fs/*"}, {fs}, two_.Join("other"));
   ASSERT_FALSE(selection.tools.empty()) << absl::StrJoin(selection.notices, "\n");
-  tools::ToolOutput listed = CallIn(selection, "mcp/fs/list_allowed_directories");
+  // The server applies the roots asynchronously after it asked for them:
+  // ask again until it has (each call is a round trip; bounded).
+  tools::ToolOutput listed;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  do {
+    listed = CallIn(selection, "mcp/fs/list_allowed_directories");
+  } while (!absl::StrContains(listed.content, two_.Join("other")) &&
+           std::chrono::steady_clock::now() < deadline);
   EXPECT_THAT(listed.content, HasSubstr(two_.Join("other")));
   EXPECT_THAT(listed.content, Not(HasSubstr(one_.path())));
 }
