@@ -150,9 +150,9 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
                         with_providers ? deps_.probe : no_probe};
   inputs.with_providers = with_providers;
   inputs.variables = deps_.variables;
-  // Without providers nothing runs: MCP tools are listed only when their
-  // servers already run (no server is started to estimate a context).
-  inputs.mcp = with_providers ? deps_.mcp : nullptr;
+  // Without providers nothing runs: MCP tools count only when their servers
+  // have listed them (no server is started to estimate a context).
+  inputs.mcp = deps_.mcp;
   return BuildTurnPlan(inputs);
 }
 

@@ -85,11 +85,13 @@ absl::Status MakeProviders(TurnPlan& plan, const TurnPlanInputs& in,
 }
 
 // Selects the MCP tools of `tools_use` (starting servers as needed) and
-// adds them to the plan with the selection's notices. Servers with `roots`
+// adds them to the plan with the selection's notices (with `start` false:
+// only the tools of servers already listed, nothing started, no notices; see
+// McpManager::Select). Servers with `roots`
 // get the session's working directory as their root.
 void AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
                  const std::vector<std::string>& tools_use, const config::Config& cfg,
-                 vars::VariableStore* variables) {
+                 vars::VariableStore* variables, bool start) {
   mcp::McpSelection mcp =
       manager.Select(
           tools_use, cfg.mcp_servers,
@@ -97,7 +99,7 @@ void AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
             if (variables == nullptr) return absl::StatusOr<std::string>(text);
             return variables->Expand(text, cfg.variables);
           },
-          plan.cwd);
+          plan.cwd, start);
   for (auto& spec : mcp.tools) {
     plan.owned_tools.push_back(std::make_unique<tools::ToolSpec>(std::move(spec)));
     AddTool(plan, plan.owned_tools.back().get());
@@ -139,7 +141,8 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   const bool selects_mcp = in.mcp != nullptr && registry_patterns.size() < agent.tools_use.size();
   const bool defer_mcp = selects_mcp && in.defer_mcp && in.with_providers;
   if (selects_mcp && !defer_mcp) {
-    AddMcpTools(plan, *in.mcp, agent.tools_use, in.config, in.variables);
+    // Without providers nothing runs: only servers already listed count.
+    AddMcpTools(plan, *in.mcp, agent.tools_use, in.config, in.variables, in.with_providers);
   }
   ASSIGN_OR_RETURN(plan.rules, tools::policy::RuleSet::Compile(
                                    agent.rules, absl::StrCat("agents.", agent.name, ".rules")));
@@ -172,7 +175,7 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
     plan.attach_mcp = [manager = in.mcp, cfg = in.config, session = in.session, tools = &in.tools,
                        http = &in.http, env = in.env, probe = in.probe, variables = in.variables,
                        options](TurnPlan& p) -> absl::Status {
-      AddMcpTools(p, *manager, p.agent.agent.tools_use, cfg, variables);
+      AddMcpTools(p, *manager, p.agent.agent.tools_use, cfg, variables, /*start=*/true);
       SummarizeTools(p);
       TurnPlanInputs again{cfg, session, p.user_text, *tools, *http, env, probe};
       return MakeProviders(p, again, options);

@@ -83,7 +83,8 @@ std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerCo
 
 McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
                                 const std::map<std::string, config::McpServerConfig>& servers,
-                                const ExpandFn& expand, const std::string& root_dir) {
+                                const ExpandFn& expand, const std::string& root_dir,
+                                bool start) {
   McpSelection selection;
   std::vector<std::shared_ptr<ManagedServer>> needed;
   for (const auto& [name, config] : servers) {
@@ -94,6 +95,13 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
     if (!covered) continue;
     config::McpServerConfig named = config;
     named.name = name;
+    if (!start) {
+      // Only what is already known: no connection is made, no notice taken.
+      absl::MutexLock lock(&mu_);
+      auto it = servers_.find(ConnectionKey(named, root_dir));
+      if (it != servers_.end() && it->second->has_listed()) needed.push_back(it->second);
+      continue;
+    }
     std::shared_ptr<ManagedServer> server = GetOrCreate(named, root_dir);
     if (server == nullptr) return selection;  // shutting down
     needed.push_back(std::move(server));
@@ -103,7 +111,7 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
   // servers never listed, in parallel.
   std::vector<absl::Status> results(needed.size());
   std::vector<std::thread> starters;
-  for (size_t i = 0; i < needed.size(); ++i) {
+  for (size_t i = 0; start && i < needed.size(); ++i) {
     results[i] = needed[i]->Prepare(expand);
     if (results[i].ok() && !needed[i]->has_listed()) {
       starters.emplace_back([&results, &needed, i] { results[i] = needed[i]->EnsureReady(); });
@@ -115,6 +123,15 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
   std::set<std::string> model_names;
   for (size_t i = 0; i < needed.size(); ++i) {
     ManagedServer& server = *needed[i];
+    if (!start) {
+      for (tools::ToolSpec& spec : server.ToolSpecs()) {
+        if (AnyMatches(tools_use, spec.qualified_name) &&
+            model_names.insert(spec.model_name).second) {
+          selection.tools.push_back(std::move(spec));
+        }
+      }
+      continue;
+    }
     if (std::optional<std::string> notice = server.TakeNotice()) {
       selection.notices.push_back(*std::move(notice));
     }
@@ -140,6 +157,7 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
             [](const tools::ToolSpec& a, const tools::ToolSpec& b) {
               return a.qualified_name < b.qualified_name;
             });
+  if (!start) return selection;
 
   for (const std::string& pattern : tools_use) {
     if (!absl::StartsWith(pattern, "mcp/")) continue;

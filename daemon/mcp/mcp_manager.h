@@ -74,10 +74,13 @@ class McpManager {
   // `expand` resolves variable references ("${NAME}") in env and header
   // values; it is called on this thread only, for the servers started.
   // `root_dir` (absolute) is offered as the root of servers configured with
-  // `roots`.
+  // `roots`. With `start` false nothing is started or connected and no
+  // notice is taken: only the tools of servers that have listed them are
+  // returned (what a context estimate needs without side effects).
   McpSelection Select(const std::vector<std::string>& tools_use,
                       const std::map<std::string, config::McpServerConfig>& servers,
-                      const ExpandFn& expand, const std::string& root_dir = "");
+                      const ExpandFn& expand, const std::string& root_dir = "",
+                      bool start = true);
 
   // Every known server, by name.
   std::vector<McpServerStatus> Status() const;

@@ -117,6 +117,35 @@ TEST_F(McpTest, AModelCallsMcpToolsAndOnlyTheSelectedOnesAreSent) {
   EXPECT_EQ(after.servers(1).state(), raw::v1::MCP_SERVER_STATE_STOPPED);
 }
 
+TEST_F(McpTest, TheSessionsEstimateKeepsCountingMcpToolDefinitions) {
+  StartDaemon(R"("approval_mode": "allow_all")", FakeServers(), R"(["mcp/fake/*"])");
+  std::string session = daemon_->CreateSession();
+  testing::ScriptedResponse call = chat::ToolCallsAnswer({{"c1", "mcp__fake__echo", R"({"text":"a"})"}});
+  call.gate_before_chunk = 0;
+  fake_.Enqueue(call);
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "go");
+  ASSERT_TRUE(fake_.WaitForGate());
+  ASSERT_TRUE(stream.WaitFor([&](const raw::v1::Event& e) { return e.has_turn_started(); }));
+  fake_.ReleaseGate();
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  int64_t last_request = 0;
+  for (const auto& e : stream.TurnEvents(turn)) {
+    if (e.has_context_estimate()) last_request = e.context_estimate().tokens();
+  }
+  ASSERT_GT(last_request, 0);
+  // Nothing left the context after the last request (its answer came in),
+  // so the estimate GetSession makes must not drop the 15 tool definitions.
+  raw::v1::GetSessionRequest req;
+  req.set_session_id(session);
+  raw::v1::GetSessionResponse resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub().GetSession(&ctx, req, &resp).ok());
+  EXPECT_GE(resp.session().context().tokens(), last_request)
+      << resp.session().context().DebugString();
+}
+
 TEST_F(McpTest, ProgressArrivesAsLiveToolProgressEvents) {
   StartDaemon(R"("approval_mode": "allow_all")", FakeServers(), R"(["mcp/fake/progress"])");
   std::string session = daemon_->CreateSession();

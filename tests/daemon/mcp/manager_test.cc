@@ -52,6 +52,27 @@ TEST(ManagerTest, ServersNoPatternCoversAreNeverStarted) {
   EXPECT_EQ(CountLines(dir.Join("starts")), 0);
 }
 
+TEST(ManagerTest, ASelectionWithoutStartingUsesOnlyServersThatListedTheirTools) {
+  TempDir dir;
+  ManagerHarness harness;
+  auto server = FakeServer("fake", {"--start-log", dir.Join("starts")});
+  std::map<std::string, config::McpServerConfig> servers = {{"fake", server}};
+  auto expand = [](const std::string& text) { return absl::StatusOr<std::string>(text); };
+  McpSelection before = harness.manager().Select({"mcp/fake/echo"}, servers, expand, "",
+                                                 /*start=*/false);
+  EXPECT_TRUE(before.tools.empty());
+  EXPECT_TRUE(before.notices.empty());
+  EXPECT_EQ(CountLines(dir.Join("starts")), 0);
+  EXPECT_EQ(harness.manager().StatusOf(servers)[0].state, ServerState::kStopped);
+
+  ASSERT_EQ(harness.Select({"mcp/fake/echo"}, {server}).tools.size(), 1u);
+  McpSelection after = harness.manager().Select({"mcp/fake/echo"}, servers, expand, "",
+                                                /*start=*/false);
+  ASSERT_EQ(after.tools.size(), 1u);
+  EXPECT_EQ(after.tools[0].qualified_name, "mcp/fake/echo");
+  EXPECT_EQ(CountLines(dir.Join("starts")), 1);
+}
+
 TEST(ManagerTest, BuildsModelReadyToolSpecs) {
   ManagerHarness harness;
   McpSelection selection = harness.Select({"mcp/fake/*"}, {FakeServer("fake")});
