@@ -368,6 +368,9 @@ class FakeDaemon {
   ~FakeDaemon() {
     if (stopper_.joinable()) stopper_.join();
     Stop();
+    // The server's threads must all have returned before it is destroyed
+    // (gRPC aborts otherwise).
+    if (server_) server_->Wait();
   }
   FakeRawService& service() { return service_; }
   const std::string& socket_path() const { return socket_path_; }
