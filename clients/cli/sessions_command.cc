@@ -8,6 +8,7 @@
 #include "clients/cli/history_printer.h"
 #include "clients/cli/json_line.h"
 #include "clients/cli/text_util.h"
+#include "common/time.h"
 
 namespace raw::cli {
 namespace {
@@ -55,7 +56,7 @@ int List(client::RawClient& client, bool json, CliContext& ctx) {
     if (page->next_page_token().empty()) break;
     request.set_page_token(page->next_page_token());
   }
-  if (!json) PrintSessionTable(sessions, ctx.out);
+  if (!json) PrintSessionTable(sessions, SystemClock().NowUnixMs(), ctx.out);
   return kExitOk;
 }
 
@@ -103,14 +104,16 @@ const char kSessionsUsage[] =
     "usage: raw sessions list [--json]\n"
     "       raw sessions show ID [--json]\n"
     "\n"
-    "list  every session, most recently active first: id, agent, last activity, title\n"
+    "list  every session, most recently active first: id, agent, last activity,\n"
+    "      when it expires, title\n"
     "show  the history of session ID: messages, tool calls and results, notices\n"
     "\n"
     "options:\n"
     "  --json          one JSON object per line (sessions, or history events)\n"
     "  --socket PATH   daemon socket\n";
 
-void PrintSessionTable(const std::vector<v1::Session>& sessions, std::ostream& out) {
+void PrintSessionTable(const std::vector<v1::Session>& sessions, int64_t now_unix_ms,
+                       std::ostream& out) {
   if (sessions.empty()) {
     out << "no sessions\n";
     return;
@@ -125,11 +128,12 @@ void PrintSessionTable(const std::vector<v1::Session>& sessions, std::ostream& o
     return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
   };
   out << pad("ID", id_width) << "  " << pad("AGENT", agent_width) << "  "
-      << pad("LAST ACTIVITY", 16) << "  TITLE\n";
+      << pad("LAST ACTIVITY", 16) << "  " << pad("EXPIRES", 11) << "  TITLE\n";
   for (const auto& s : sessions) {
     std::string title = s.title().empty() ? "-" : Truncate(OneLine(s.title()), kTitleChars);
     out << pad(s.id(), id_width) << "  " << pad(s.agent(), agent_width) << "  "
-        << pad(FormatLocalTime(s.last_activity_unix_ms()), 16) << "  " << title << "\n";
+        << pad(FormatLocalTime(s.last_activity_unix_ms()), 16) << "  "
+        << pad(FormatExpiry(s.expires_at_unix_ms(), now_unix_ms), 11) << "  " << title << "\n";
   }
 }
 

@@ -2,6 +2,7 @@
 // See docs/cli.md for the output formats.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,9 @@ extern const char kSessionsUsage[];
 // Runs the command; returns the exit code.
 int SessionsCommand(const std::vector<std::string>& args, CliContext& ctx);
 
-// Prints the `raw sessions list` table (text format) for `sessions`.
-void PrintSessionTable(const std::vector<v1::Session>& sessions, std::ostream& out);
+// Prints the `raw sessions list` table (text format) for `sessions`; the
+// EXPIRES column is relative to `now_unix_ms`.
+void PrintSessionTable(const std::vector<v1::Session>& sessions, int64_t now_unix_ms,
+                       std::ostream& out);
 
 }  // namespace raw::cli

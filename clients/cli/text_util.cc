@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -57,6 +59,18 @@ std::string FormatLocalTime(int64_t unix_ms) {
   char buf[32];
   size_t n = strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &local);
   return std::string(buf, n);
+}
+
+std::string FormatExpiry(int64_t expires_at_unix_ms, int64_t now_unix_ms) {
+  constexpr int64_t kMinute = 60 * 1000;
+  constexpr int64_t kHour = 60 * kMinute;
+  constexpr int64_t kDay = 24 * kHour;
+  if (expires_at_unix_ms <= 0) return "never";
+  int64_t left = expires_at_unix_ms - now_unix_ms;
+  if (left <= 0) return "due";
+  if (left < kHour) return absl::StrCat("in ", std::max<int64_t>(1, left / kMinute), " min");
+  if (left < 2 * kDay) return absl::StrCat("in ", left / kHour, " h");
+  return absl::StrCat("in ", left / kDay, " days");
 }
 
 std::string FormatDurationMs(int64_t ms) {

@@ -22,6 +22,12 @@ std::string OneLine(const std::string& text);
 // "2024-05-01 14:03" in the local time zone; "-" for 0.
 std::string FormatLocalTime(int64_t unix_ms);
 
+// When a session expiring at `expires_at_unix_ms` goes, seen at `now_unix_ms`:
+// "never" for 0 (expiry off), "due" once the time has passed (the daemon
+// removes it at its next purge), else "in 40 min", "in 5 h", "in 12 days"
+// (whole units, rounded down).
+std::string FormatExpiry(int64_t expires_at_unix_ms, int64_t now_unix_ms);
+
 // "850 ms", "2.4 s", "3 min 5 s".
 std::string FormatDurationMs(int64_t ms);
 

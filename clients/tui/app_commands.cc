@@ -4,6 +4,7 @@
 #include "clients/cli/text_util.h"
 #include "clients/tui/app.h"
 #include "clients/tui/footer.h"
+#include "common/time.h"
 
 namespace raw::tui {
 
@@ -62,7 +63,8 @@ void TuiApp::ShowPicker() {
         }
         return;
       }
-      picker_.Open({response->sessions().begin(), response->sessions().end()});
+      picker_.Open({response->sessions().begin(), response->sessions().end()},
+                   raw::SystemClock().NowUnixMs());
     });
   });
 }

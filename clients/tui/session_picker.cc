@@ -9,9 +9,21 @@
 #include "clients/tui/text_width.h"
 
 namespace raw::tui {
+namespace {
 
-void SessionPicker::Open(std::vector<v1::Session> sessions) {
+// "expires in 29 days", "expires now" (removed at the next purge), "no expiry".
+std::string ExpiryLabel(int64_t expires_at_unix_ms, int64_t now_unix_ms) {
+  std::string when = cli::FormatExpiry(expires_at_unix_ms, now_unix_ms);
+  if (when == "never") return "no expiry";
+  if (when == "due") return "expires now";
+  return absl::StrCat("expires ", when);
+}
+
+}  // namespace
+
+void SessionPicker::Open(std::vector<v1::Session> sessions, int64_t now_unix_ms) {
   sessions_ = std::move(sessions);
+  now_unix_ms_ = now_unix_ms;
   selected_ = 0;
   open_ = true;
 }
@@ -60,9 +72,10 @@ Lines SessionPicker::Render(int width, int rows, const Glyphs& g) const {
     const v1::Session& s = sessions_[static_cast<size_t>(i)];
     bool selected = i == selected_;
     std::string title = s.title().empty() ? "(no messages yet)" : cli::OneLine(s.title());
-    std::string text = absl::StrFormat("%s %-8s  %-12s  %-16s  ", selected ? g.prompt : " ",
-                                       ShortSessionId(s.id()), s.agent(),
-                                       cli::FormatLocalTime(s.last_activity_unix_ms()));
+    std::string text = absl::StrFormat(
+        "%s %-8s  %-12s  %-16s  %-18s  ", selected ? g.prompt : " ", ShortSessionId(s.id()),
+        s.agent(), cli::FormatLocalTime(s.last_activity_unix_ms()),
+        ExpiryLabel(s.expires_at_unix_ms(), now_unix_ms_));
     StyledLine line;
     Style style = selected ? Style{Role::kSelected, kAttrBold} : Style{};
     line.Add(SanitizeForTerminal(text), style);

@@ -1,12 +1,13 @@
 // SessionPicker: the list from which `raw resume` (without an id) and
-// /resume choose a session: id, agent, last activity and title, most
-// recently active first. Up/Down/PageUp/PageDown move, Enter opens, Esc
+// /resume choose a session: id, agent, last activity, when it expires and
+// title, most recently active first. Up/Down/PageUp/PageDown move, Enter opens, Esc
 // cancels.
 //
 // Single-threaded; no I/O: the app loads the sessions and acts on the
 // choice.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,8 @@ class SessionPicker {
  public:
   enum class Outcome { kNone, kChosen, kCancelled };
 
-  void Open(std::vector<v1::Session> sessions);
+  // Expiry times are shown relative to `now_unix_ms`.
+  void Open(std::vector<v1::Session> sessions, int64_t now_unix_ms);
   void Close() { open_ = false; }
   bool open() const { return open_; }
   const std::vector<v1::Session>& sessions() const { return sessions_; }
@@ -36,6 +38,7 @@ class SessionPicker {
   bool open_ = false;
   std::vector<v1::Session> sessions_;
   int selected_ = 0;
+  int64_t now_unix_ms_ = 0;
 };
 
 }  // namespace raw::tui

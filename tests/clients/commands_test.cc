@@ -122,7 +122,10 @@ TEST_F(CommandsTest, SocketOptionOverridesRawSocket) {
 TEST_F(CommandsTest, SessionsListPagesThroughEverySession) {
   daemon_.service().SetListPageSize(2);
   for (int i = 0; i < 5; ++i) {
-    daemon_.service().AddSession(Session("s" + std::to_string(i), "title\n" + std::to_string(i)));
+    v1::Session s = Session("s" + std::to_string(i), "title\n" + std::to_string(i));
+    // s0 never expires; the others are due: expiry times in the past.
+    if (i > 0) s.set_expires_at_unix_ms(1714572180000);
+    daemon_.service().AddSession(s);
   }
   Result list = Raw({"sessions", "list"});
   EXPECT_EQ(list.code, kExitOk) << list.err;
@@ -132,10 +135,12 @@ TEST_F(CommandsTest, SessionsListPagesThroughEverySession) {
   EXPECT_EQ(header.substr(0, 2), "ID");
   EXPECT_NE(header.find("AGENT"), std::string::npos);
   EXPECT_NE(header.find("LAST ACTIVITY"), std::string::npos);
+  EXPECT_NE(header.find("EXPIRES"), std::string::npos);
   EXPECT_NE(header.find("TITLE"), std::string::npos);
   int rows = 0;
   for (std::string line; std::getline(lines, line); ++rows) {
     EXPECT_EQ(line.substr(0, 2), "s" + std::to_string(rows));
+    EXPECT_EQ(line.substr(header.find("EXPIRES"), 5), rows == 0 ? "never" : "due  ") << line;
     EXPECT_NE(line.find("title " + std::to_string(rows)), std::string::npos) << line;
   }
   EXPECT_EQ(rows, 5);

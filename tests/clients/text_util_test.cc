@@ -30,6 +30,19 @@ TEST(TextUtilTest, Durations) {
   EXPECT_EQ(FormatDurationMs(185000), "3 min 5 s");
 }
 
+TEST(TextUtilTest, ExpiryIsRelativeToNow) {
+  constexpr int64_t kNow = 1714572180000;
+  constexpr int64_t kMinute = 60 * 1000;
+  EXPECT_EQ(FormatExpiry(0, kNow), "never");
+  EXPECT_EQ(FormatExpiry(kNow, kNow), "due");
+  EXPECT_EQ(FormatExpiry(kNow - kMinute, kNow), "due");
+  EXPECT_EQ(FormatExpiry(kNow + 10 * 1000, kNow), "in 1 min");
+  EXPECT_EQ(FormatExpiry(kNow + 40 * kMinute, kNow), "in 40 min");
+  EXPECT_EQ(FormatExpiry(kNow + 5 * 60 * kMinute + kMinute, kNow), "in 5 h");
+  EXPECT_EQ(FormatExpiry(kNow + 47 * 60 * kMinute, kNow), "in 47 h");
+  EXPECT_EQ(FormatExpiry(kNow + 30LL * 24 * 60 * kMinute - kMinute, kNow), "in 29 days");
+}
+
 TEST(TextUtilTest, LocalTimeHasAFixedShape) {
   EXPECT_EQ(FormatLocalTime(0), "-");
   std::string t = FormatLocalTime(1714572180000);
