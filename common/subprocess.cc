@@ -1,9 +1,7 @@
 // RunSubprocess: posix_spawn into a new session, three pipes, one poll(2)
 // loop.
 //
-// The child is started with posix_spawn, which is safe in a multithreaded
-// process: between clone and exec the child only makes the async-signal-safe
-// calls of its setup (setsid, dup2, close, chdir, sigaction). It leads a new
+// The child is started by SpawnInNewSession (spawn.h): it leads a new
 // session, hence a new process group whose id is its pid, so a timeout or a
 // cancel reaches everything it started. The poll set holds the stdin pipe
 // (while there is data left to write), the stdout and stderr pipes, the
@@ -16,10 +14,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +28,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/spawn.h"
 #include "common/status_macros.h"
 
 extern char** environ;
@@ -161,55 +158,18 @@ absl::Status Spawn(const SubprocessOptions& options, const std::string& program,
   RETURN_IF_ERROR(MakePipe(child.out.fd, out_write));
   RETURN_IF_ERROR(MakePipe(child.err.fd, err_write));
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_read.get(), 0);
-  posix_spawn_file_actions_adddup2(&actions, out_write.get(), 1);
-  posix_spawn_file_actions_adddup2(&actions, err_write.get(), 2);
-  // Descriptors the process opened without O_CLOEXEC stay out of the child.
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
-
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // A new session makes the child a process-group leader without a
-  // controlling terminal. Signals this process ignores or blocks (SIGPIPE,
-  // the daemon's stop signals) are reset so the child behaves as it would
-  // when started from a shell.
-  sigset_t all;
-  sigset_t none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
-
-  std::vector<std::string> args = options.argv;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    std::string where = options.cwd.empty() ? "" : absl::StrCat(" in ", options.cwd);
-    std::string message =
-        absl::StrCat("cannot start \"", options.argv[0], "\" (", program, ")", where, ": ",
-                     strerror(rc));
-    if (rc == ENOENT) return absl::NotFoundError(message);
-    if (rc == EACCES) return absl::PermissionDeniedError(message);
-    return absl::InternalError(message);
-  }
+  SpawnRequest request;
+  request.program = program;
+  request.argv = options.argv;
+  request.env = std::move(env);
+  request.cwd = options.cwd;
+  request.stdin_fd = in_read.get();
+  request.stdout_fd = out_write.get();
+  request.stderr_fd = err_write.get();
+  ASSIGN_OR_RETURN(pid_t pid, SpawnInNewSession(request));
   child.pid = pid;
-  // Through syscall(2): glibc 2.36's <sys/pidfd.h> lacks C linkage for C++.
   // Without a pidfd (kernel before 5.3) exit is inferred from end-of-output.
-  child.pidfd.Reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  child.pidfd.Reset(OpenPidfd(pid));
   SetNonBlocking(child.in.get());
   SetNonBlocking(child.out.fd.get());
   SetNonBlocking(child.err.fd.get());

@@ -4,10 +4,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +15,7 @@
 #include <climits>
 
 #include "absl/strings/str_cat.h"
+#include "common/spawn.h"
 #include "common/status_macros.h"
 #include "common/subprocess.h"
 
@@ -83,56 +82,29 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(
     return absl::InternalError(absl::StrCat("cannot create a pipe: ", strerror(errno)));
   }
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // A new session: the child leads its own process group and has no
-  // controlling terminal. Signals the daemon ignores or blocks are reset.
-  sigset_t all;
-  sigset_t none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-  std::vector<std::string> args = options.argv;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  SpawnRequest request;
+  request.program = program;
+  request.argv = options.argv;
+  request.env = std::move(env);
+  request.cwd = options.cwd;
+  request.stdin_fd = in[0];
+  request.stdout_fd = out[1];
+  request.stderr_fd = err[1];
+  absl::StatusOr<pid_t> spawned = SpawnInNewSession(request);
   close(in[0]);
   close(out[1]);
   close(err[1]);
-  if (rc != 0) {
+  if (!spawned.ok()) {
     for (int fd : {in[1], out[0], err[0]}) close(fd);
-    std::string message =
-        absl::StrCat("cannot start \"", options.argv[0], "\" (", program, "): ", strerror(rc));
-    if (rc == ENOENT) return absl::NotFoundError(message);
-    if (rc == EACCES) return absl::PermissionDeniedError(message);
-    return absl::InternalError(message);
+    return spawned.status();
   }
+  pid_t pid = *spawned;
   std::unique_ptr<ChildProcess> child(new ChildProcess());
   child->pid_ = pid;
   child->stdin_fd_ = in[1];
   child->stdout_fd_ = out[0];
   child->stderr_fd_ = err[0];
-  // Through syscall(2): glibc 2.36's <sys/pidfd.h> lacks C linkage for C++.
-  child->pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  child->pidfd_ = OpenPidfd(pid);
   SetNonBlocking(child->stdin_fd_);
   SetNonBlocking(child->stdout_fd_);
   SetNonBlocking(child->stderr_fd_);

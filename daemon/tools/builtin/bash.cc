@@ -1,10 +1,8 @@
 // builtin/bash: runs `/bin/bash -c <command>` and returns its output.
 //
-// Process model: the command is started with posix_spawn, which is safe in a
-// multithreaded daemon (between clone and exec the child only makes the
-// async-signal-safe system calls of its setup: setsid, open, dup2, chdir,
-// close, sigaction). The shell leads a new session, hence a new process group
-// whose id is its pid. stdin is /dev/null; stdout and stderr share one pipe.
+// Process model: the command is started by SpawnInNewSession (spawn.h), so
+// the shell leads a new session, hence a new process group whose id is its
+// pid. stdin is /dev/null; stdout and stderr share one pipe.
 // One poll(2) loop waits on that pipe, the cancel token's fd and a pidfd for
 // the shell, and on nothing else: no sleeps, no busy loops.
 //
@@ -22,10 +20,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,11 +34,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/spawn.h"
+#include "common/status_macros.h"
 #include "daemon/tools/builtin/bash_output.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/tool_args.h"
-
-extern char** environ;
 
 namespace raw::tools::builtin {
 namespace {
@@ -98,49 +94,22 @@ absl::Status Spawn(const std::string& command, const std::string& cwd, Child& ch
   ScopedFd read_end(fds[0]);
   ScopedFd write_end(fds[1]);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
-  posix_spawn_file_actions_adddup2(&actions, write_end.get(), 2);
-  // Descriptors the daemon opened without O_CLOEXEC stay out of the command.
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // A new session makes the shell a process-group leader without a
-  // controlling terminal. Signals the daemon ignores or blocks (SIGPIPE, ...)
-  // are reset so the command behaves as it would in a terminal.
-  sigset_t all;
-  sigset_t none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
-
-  std::string arg0 = "bash";
-  std::string arg1 = "-c";
-  std::string arg2 = command;
-  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, kShell, &actions, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    return absl::InternalError(
-        absl::StrCat("cannot start ", kShell, " in ", cwd, ": ", strerror(rc)));
-  }
+  // stdin is /dev/null; stdout and stderr share one pipe, so the output
+  // keeps the order in which the command wrote it.
+  SpawnRequest request;
+  request.program = kShell;
+  request.argv = {"bash", "-c", command};
+  request.cwd = cwd;
+  request.stdout_fd = write_end.get();
+  request.stderr_fd = write_end.get();
+  ASSIGN_OR_RETURN(pid_t pid, SpawnInNewSession(request));
   write_end.Reset();
   fcntl(read_end.get(), F_SETFL, fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
 
   child.pid = pid;
   child.out.Reset(read_end.Release());
-  // Through syscall(2): glibc 2.36's <sys/pidfd.h> lacks C linkage for C++.
   // No pidfd (kernel before 5.3): exit is then inferred from end-of-output.
-  child.pidfd.Reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  child.pidfd.Reset(OpenPidfd(pid));
   return absl::OkStatus();
 }
 
