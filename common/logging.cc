@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <ctime>
 
@@ -17,6 +18,7 @@ struct Sink {
   FILE* file = nullptr;
   bool also_stderr = true;
   LogLevel min_level = LogLevel::kInfo;
+  std::unique_ptr<const LogFilter> filter;
 };
 
 Sink& GetSink() {
@@ -56,6 +58,13 @@ void SetMinLogLevel(LogLevel level) {
   s.min_level = level;
 }
 
+void SetLogFilter(LogFilter filter) {
+  Sink& s = GetSink();
+  auto owned = filter ? std::make_unique<const LogFilter>(std::move(filter)) : nullptr;
+  absl::MutexLock lock(&s.mu);
+  s.filter = std::move(owned);
+}
+
 void LogMessage(LogLevel level, const char* file, int line, const std::string& text) {
   Sink& s = GetSink();
   auto now = std::chrono::system_clock::now();
@@ -67,12 +76,16 @@ void LogMessage(LogLevel level, const char* file, int line, const std::string& t
   for (const char* p = file; *p; ++p) {
     if (*p == '/') base = p + 1;
   }
+  absl::MutexLock lock(&s.mu);
+  if (level < s.min_level) return;
+  // Under the lock: SetLogFilter returns only once no message is being
+  // filtered with the old filter, so the owner can then destroy its state.
+  const std::string filtered = s.filter ? (*s.filter)(text) : std::string();
   std::string msg = absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ %s %d %s:%d] %s\n",
                                     tm_buf.tm_year + 1900, tm_buf.tm_mon + 1, tm_buf.tm_mday,
                                     tm_buf.tm_hour, tm_buf.tm_min, tm_buf.tm_sec, static_cast<int>(ms),
-                                    LevelName(level), getpid(), base, line, text);
-  absl::MutexLock lock(&s.mu);
-  if (level < s.min_level) return;
+                                    LevelName(level), getpid(), base, line,
+                                    s.filter ? filtered : text);
   if (s.file != nullptr) {
     std::fputs(msg.c_str(), s.file);
     std::fflush(s.file);

@@ -5,6 +5,7 @@
 // constructor would buy nothing. Thread-safe.
 #pragma once
 
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -16,6 +17,12 @@ enum class LogLevel { kDebug, kInfo, kWarning, kError };
 // Returns false, and keeps logging to stderr, when the file cannot be opened.
 bool SetLogFile(const std::string& path, bool also_stderr);
 void SetMinLogLevel(LogLevel level);
+// Applied to the text of every message before it is written, e.g. to hide
+// known secret values; an empty filter removes it. The filter runs under the
+// sink's lock, so it must not log; once SetLogFilter returns, the previous
+// filter is no longer running and what it refers to may be destroyed.
+using LogFilter = std::function<std::string(const std::string&)>;
+void SetLogFilter(LogFilter filter);
 void LogMessage(LogLevel level, const char* file, int line, const std::string& text);
 
 class LogLine {

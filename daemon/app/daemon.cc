@@ -27,6 +27,7 @@
 #include "daemon/http/curl_http_client.h"
 #include "daemon/loop/session_manager.h"
 #include "daemon/mcp/mcp_manager.h"
+#include "daemon/vars/redact.h"
 #include "daemon/vars/variable_store.h"
 #include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
@@ -123,6 +124,11 @@ absl::Status Daemon::Start() {
   if (absl::Status s = tools::RegisterBuiltinTools(*tools_); !s.ok()) return s;
   clock_ = std::make_unique<SystemClock>();
   variables_ = std::make_unique<vars::VariableStore>(env_);
+  // Known secret values never reach the log, whichever layer logs them (an
+  // MCP server's stderr, a provider's error message).
+  SetLogFilter([variables = variables_.get()](const std::string& text) {
+    return vars::Redact(text, variables->SecretValues());
+  });
   mcp::McpManagerOptions mcp_options;
   mcp_options.http = http_.get();
   mcp_options.env = env_;
@@ -253,6 +259,7 @@ void Daemon::Stop() {
   // MCP servers stop before the HTTP client they may use goes away.
   if (mcp_) mcp_->Shutdown();
   mcp_.reset();
+  SetLogFilter(nullptr);
   variables_.reset();
   clock_.reset();
   tools_.reset();

@@ -18,14 +18,27 @@ SessionLog::SessionLog(std::string session_id, uint64_t last_seq, store::Session
 
 SessionLog::~SessionLog() = default;
 
+void SessionLog::RedactPayload(events::EventPayload& payload) const {
+  if (!redact_) return;
+  if (auto* result = std::get_if<events::ToolResult>(&payload)) {
+    result->content = redact_(result->content);
+    result->display = redact_(result->display);
+  } else if (auto* progress = std::get_if<events::ToolProgress>(&payload)) {
+    progress->message = redact_(progress->message);
+  } else if (auto* notice = std::get_if<events::Notice>(&payload)) {
+    notice->text = redact_(notice->text);
+  } else if (auto* ended = std::get_if<events::TurnEnded>(&payload)) {
+    ended->message = redact_(ended->message);
+  } else if (auto* compacted = std::get_if<events::CompactionEnded>(&payload)) {
+    compacted->message = redact_(compacted->message);
+  } else if (auto* reset = std::get_if<events::StreamReset>(&payload)) {
+    reset->reason = redact_(reset->reason);
+  }
+}
+
 void SessionLog::RedactLocked(store::CommitBatch& batch) const {
   if (!redact_) return;
-  for (auto& e : batch.events) {
-    if (auto* result = std::get_if<events::ToolResult>(&e.payload)) {
-      result->content = redact_(result->content);
-      result->display = redact_(result->display);
-    }
-  }
+  for (auto& e : batch.events) RedactPayload(e.payload);
   for (auto& item : batch.context_appends) {
     if (auto* outcome = std::get_if<events::ToolOutcome>(&item)) {
       outcome->content = redact_(outcome->content);
@@ -78,6 +91,7 @@ absl::Status SessionLog::Commit(const std::string& turn_id,
 
 void SessionLog::PublishLive(const std::string& turn_id, events::EventPayload payload) {
   std::vector<std::shared_ptr<SubscriberQueue>> to_wake;
+  RedactPayload(payload);
   {
     absl::MutexLock lock(&mu_);
     events::SessionEvent e = Stamp(turn_id, std::move(payload));

@@ -50,9 +50,12 @@ struct CommitExtras {
 
 class SessionLog : public std::enable_shared_from_this<SessionLog> {
  public:
-  // Applied to tool output (results, their display text and the model
-  // context's tool outcomes) before it is stored or published, so that
-  // known secret values never reach the database or a client.
+  // Applied before anything is stored or published to the text that comes
+  // from outside Raw: tool output (results, their display text, progress
+  // messages and the model context's tool outcomes), notices (hook output,
+  // MCP server errors, provider messages), and the messages of turn,
+  // compaction and stream-reset endings; so that known secret values never
+  // reach the database or a client. What the user typed is left as it is.
   using Redactor = std::function<std::string(const std::string&)>;
 
   SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
@@ -105,6 +108,7 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   static void Wake(const std::vector<std::shared_ptr<SubscriberQueue>>& queues);
 
   void RedactLocked(store::CommitBatch& batch) const;
+  void RedactPayload(events::EventPayload& payload) const;
 
   const std::string session_id_;
   store::SessionStore& store_;

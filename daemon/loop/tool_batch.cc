@@ -190,6 +190,10 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   const int64_t start = MonotonicMs();
   tools::ToolOutput output = RunPreparedCall(e.prepared, ctx);
   const int64_t duration = MonotonicMs() - start;
+  // Known secret values reach neither a post_tool_use hook nor, later, the
+  // store, a client or the model.
+  output.content = log_.Redact(output.content);
+  output.display = log_.Redact(output.display);
 
   if (tool == kLoadSkillTool && output.status == events::ToolStatus::kOk && plan_.session &&
       !e.prepared.arguments.contains("file") && e.prepared.arguments.contains("name") &&

@@ -94,7 +94,9 @@ std::optional<std::string> Turn::UserContextText(std::string* blocked) {
   }
   std::string text = plan_.user_text;
   if (!submit.additional_context.empty()) {
-    absl::StrAppend(&text, "\n\n[Context added by a hook]\n", submit.additional_context);
+    // A hook's output is outside text: known secrets are kept out of it.
+    absl::StrAppend(&text, "\n\n[Context added by a hook]\n",
+                    log_.Redact(submit.additional_context));
   }
   absl::StrAppend(&text, SkillChangeNotices());
   return text;

@@ -163,6 +163,8 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   if (!in.with_providers) return plan;
   providers::ProviderOptions options;
   if (in.variables != nullptr) {
+    // Any model's key, not only this agent's, is kept out of what is stored.
+    vars::NoteModelKeys(in.config, *in.variables, in.env);
     ASSIGN_OR_RETURN(vars::ResolvedSecrets secrets,
                      vars::ResolveModelSecrets(plan.agent.model, in.config, *in.variables, in.env));
     options.api_key = std::move(secrets.api_key);

@@ -42,6 +42,7 @@ absl::StatusOr<ResolvedSecrets> ResolveModelSecrets(const config::ModelConfig& m
     if (key->empty()) {
       return absl::FailedPreconditionError(absl::StrCat(prefix, ": api_key is empty"));
     }
+    store.NoteSecret(*key);
     resolved.api_key = *std::move(key);
   } else if (!model.api_key_env.empty()) {
     std::optional<std::string> key = env ? env(model.api_key_env) : std::nullopt;
@@ -51,6 +52,7 @@ absl::StatusOr<ResolvedSecrets> ResolveModelSecrets(const config::ModelConfig& m
           absl::StrCat(prefix, ": environment variable ", model.api_key_env,
                        " is not set (it holds the API key for ", owner, ")"));
     }
+    store.NoteSecret(*key);
     resolved.api_key = *std::move(key);
   }
   for (const auto& [name, text] : model.headers) {
@@ -60,6 +62,19 @@ absl::StatusOr<ResolvedSecrets> ResolveModelSecrets(const config::ModelConfig& m
     resolved.headers.emplace_back(name, *std::move(value));
   }
   return resolved;
+}
+
+void NoteModelKeys(const config::Config& config, VariableStore& store, const EnvLookup& env) {
+  for (const auto& [name, model] : config.models) {
+    if (!model.api_key.empty()) {
+      // A key with variable references is recorded when it is expanded.
+      if (model.api_key.find("${") == std::string::npos) store.NoteSecret(model.api_key);
+    } else if (!model.api_key_env.empty() && env) {
+      if (std::optional<std::string> key = env(model.api_key_env); key.has_value()) {
+        store.NoteSecret(*key);
+      }
+    }
+  }
 }
 
 absl::StatusOr<ResolvedMcpSecrets> ResolveMcpServerSecrets(const config::McpServerConfig& server,

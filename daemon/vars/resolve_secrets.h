@@ -3,7 +3,8 @@
 // providers::ProviderOptions), an MCP server's environment and headers.
 //
 // Errors name the model or server and the field, and the variable when one
-// could not be read; never a value. Values are read through the store, so
+// could not be read; never a value. A resolved API key is recorded as a
+// secret (VariableStore::NoteSecret) for redaction. Values are read through the store, so
 // each is read once per daemon lifetime (see variable_store.h).
 // Thread-safety: as VariableStore; `env` is called on the calling thread.
 #pragma once
@@ -36,6 +37,12 @@ struct ResolvedSecrets {
 absl::StatusOr<ResolvedSecrets> ResolveModelSecrets(const config::ModelConfig& model,
                                                     const config::Config& config,
                                                     VariableStore& store, const EnvLookup& env);
+
+// Records with store.NoteSecret the API key of every configured model that
+// takes it from the environment (api_key_env, when set) or writes it in
+// the config without variables, so that a tool that prints one (`env`, a
+// config file) never gets it stored. Reads no variable.
+void NoteModelKeys(const config::Config& config, VariableStore& store, const EnvLookup& env);
 
 struct ResolvedMcpSecrets {
   std::map<std::string, std::string> env;                    // mcp_servers.<n>.env expanded

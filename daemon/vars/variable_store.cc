@@ -102,7 +102,16 @@ std::vector<std::string> VariableStore::SecretValues() const {
       values.push_back(*entry.value);
     }
   }
+  for (const std::string& value : noted_) {
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
   return values;
+}
+
+void VariableStore::NoteSecret(const std::string& value) {
+  if (value.size() < kMinRedactedSecretBytes) return;
+  absl::MutexLock lock(&mu_);
+  noted_.insert(value);
 }
 
 }  // namespace raw::vars

@@ -16,6 +16,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,9 +52,16 @@ class VariableStore {
   absl::StatusOr<std::string> Expand(const std::string& text,
                                      const std::map<std::string, config::VariableConfig>& defs);
 
-  // Every value read so far of a variable marked secret, at least
-  // kMinRedactedSecretBytes long, each once. For Redact().
+  // Every value read so far of a variable marked secret, and every value
+  // given to NoteSecret, at least kMinRedactedSecretBytes long, each once.
+  // For Redact().
   std::vector<std::string> SecretValues() const;
+
+  // Records a secret that did not come from a variable (an API key read
+  // from the environment through api_key_env, or written in the config), so
+  // that it is redacted like a variable's. Kept in memory only, for the
+  // daemon's lifetime.
+  void NoteSecret(const std::string& value);
 
  private:
   struct Read;   // one read in progress, shared with the callers waiting for it
@@ -63,6 +71,7 @@ class VariableStore {
   mutable absl::Mutex mu_;
   // Keyed by CacheKey(definition).
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> noted_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace raw::vars

@@ -65,6 +65,8 @@ TEST(ResolveModelSecretsTest, ApiKeyEnvAsBefore) {
   ASSERT_TRUE(resolved.ok()) << resolved.status();
   EXPECT_EQ(resolved->api_key, "sk-env");
   EXPECT_THAT(resolved->headers, IsEmpty());
+  // A key from the environment is a known secret from now on.
+  EXPECT_THAT(store.SecretValues(), ElementsAre("sk-env"));
 
   EXPECT_EQ(ResolveModelSecrets(model, {}, store, FakeEnv({})).status(),
             absl::FailedPreconditionError("model gpt: environment variable OPENAI_API_KEY is not "
@@ -125,6 +127,30 @@ TEST(ResolveModelSecretsTest, ALiteralKeyNeedsNoVariable) {
   absl::StatusOr<ResolvedSecrets> resolved = ResolveModelSecrets(model, {}, store, {});
   ASSERT_TRUE(resolved.ok()) << resolved.status();
   EXPECT_EQ(resolved->api_key, "sk-literal-${x}");
+  EXPECT_THAT(store.SecretValues(), ElementsAre("sk-literal-${x}"));
+}
+
+TEST(NoteModelKeysTest, EveryModelsKeyFromTheEnvironmentOrTheConfigIsASecret) {
+  config::Config config;
+  config::ModelConfig from_env = Model();
+  from_env.api_key_env = "OPENAI_API_KEY";
+  config::ModelConfig unset = Model();
+  unset.api_key_env = "UNSET_KEY";
+  config::ModelConfig literal = Model();
+  literal.api_key = "sk-written-in-config";
+  config::ModelConfig with_variable = Model();
+  with_variable.api_key = "${KEY}";
+  config::ModelConfig short_key = Model();
+  short_key.api_key = "abc";
+  config.models = {{"a", from_env}, {"b", unset}, {"c", literal}, {"d", with_variable},
+                   {"e", short_key}};
+  config.variables["KEY"] = EnvVar("KEY", "KEY_ENV");
+  EnvLookup env = FakeEnv({{"OPENAI_API_KEY", "sk-from-env"}, {"KEY_ENV", "sk-not-read-yet"}});
+  VariableStore store(env);
+  NoteModelKeys(config, store, env);
+  // The variable is not read just for this; too-short values are not kept.
+  EXPECT_THAT(store.SecretValues(),
+              ::testing::UnorderedElementsAre("sk-from-env", "sk-written-in-config"));
 }
 
 TEST(ResolveMcpServerSecretsTest, EnvAndHeadersAreExpanded) {
