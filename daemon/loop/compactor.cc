@@ -29,19 +29,21 @@ class SummarySink : public providers::ProviderEventSink {
     } else if (std::holds_alternative<providers::RetryEvent>(event)) {
       text_.clear();
       finish_.reset();
-      usage_ = {};
+      usage_.reset();
     }
   }
   const std::string& text() const { return text_; }
   const std::optional<providers::FinishReason>& finish() const { return finish_; }
   const std::optional<providers::ErrorEvent>& error() const { return error_; }
-  const events::Usage& usage() const { return usage_; }
+  // Unset when the provider reported no usage for the request, which then
+  // counts in no total (as for a turn's request).
+  const std::optional<events::Usage>& usage() const { return usage_; }
 
  private:
   std::string text_;
   std::optional<providers::FinishReason> finish_;
   std::optional<providers::ErrorEvent> error_;
-  events::Usage usage_;
+  std::optional<events::Usage> usage_;
 };
 
 std::string NotRecorded(const absl::Status& status) {
@@ -125,7 +127,7 @@ CompactionResult RunCompaction(
                                 i + 1, chunks);
     SummarySink sink;
     absl::Status status = summarizer.Stream(summary_request, sink, cancel);
-    result.usage.push_back(sink.usage());
+    if (sink.usage()) result.usage.push_back(*sink.usage());
     const bool cancelled = cancel.cancelled() || status.code() == absl::StatusCode::kCancelled ||
                            (sink.error() && sink.error()->kind == providers::ErrorKind::kCancelled);
     if (cancelled) return unchanged(CompactionOutcome::kCancelled, kCancelled);

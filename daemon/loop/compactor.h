@@ -53,8 +53,9 @@ struct CompactionResult {
   // committed; the caller replaces its context with it and resets its
   // ContextMeter (Reset(runtime_tokens, *context)).
   std::optional<std::vector<events::ContextItem>> context;
-  // The usage each summary request made reported (all fields unknown when
-  // it reported none), in order, whatever the outcome. Not committed here:
+  // The usage of each summary request that reported one, in order,
+  // whatever the outcome; a request that reported none has no entry, so it
+  // counts in no total, as for a turn's request. Not committed here:
   // the caller adds it to the session's totals if it counts summary
   // requests there.
   std::vector<events::Usage> usage;

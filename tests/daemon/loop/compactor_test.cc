@@ -291,6 +291,20 @@ TEST_F(CompactorTest, EmptySummaryIsRejected) {
   EXPECT_THAT(result.ended.message, HasSubstr("empty"));
 }
 
+TEST_F(CompactorTest, ASummaryRequestThatReportsNoUsageCountsInNoTotal) {
+  for (int n = 1; n <= 3; ++n) AddTurn(n);
+  Script summary = Summary("- short");
+  std::erase_if(summary.events, [](const providers::ProviderEvent& e) {
+    return std::holds_alternative<providers::UsageEvent>(e);
+  });
+  book_->scripts.push_back(summary);
+  auto result = Run(Request());
+  EXPECT_EQ(result.ended.outcome, CompactionOutcome::kAccepted) << result.ended.message;
+  // Nothing for the session's totals: not even an entry with every field
+  // unknown, which would count the request as one that reported usage.
+  EXPECT_TRUE(result.usage.empty());
+}
+
 TEST_F(CompactorTest, SummaryCutByTheOutputCapIsRejected) {
   for (int n = 1; n <= 3; ++n) AddTurn(n);
   const auto before = Context();
