@@ -407,6 +407,54 @@ TEST_F(CompactionTest, StillTooLargeAfterCompactingEndsTheTurnWithoutSendingIt) 
   EXPECT_EQ(fake_.requests().size(), 2u);
 }
 
+TEST_F(CompactionTest, AnAcceptedSummaryThatStillLeavesTooMuchEndsTheTurnWithoutSendingIt) {
+  StartDaemon(R"("compact": {"keep_recent_turns": 0, "trigger_tokens": 1000})", "",
+              kSmallTools, R"("context_window_tokens": 20000)");
+  std::string session = daemon_->CreateSession();
+  Turn(session, "task one", chat::TextAnswer(LongAnswer("1"), {900, 700, std::nullopt}));
+  // The older turn is summarized and the summary accepted, but the new
+  // message alone is over the trigger.
+  fake_.Enqueue(chat::TextAnswer("- the user asked for task one"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, LongAnswer("huge", 600));
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
+  EXPECT_THAT(end->turn_ended().message(), HasSubstr("even after compacting"));
+  EXPECT_THAT(end->turn_ended().message(), HasSubstr("compact.trigger_tokens (1000)"));
+  bool accepted = false;
+  for (const auto& e : stream.TurnEvents(turn)) {
+    if (e.has_compaction_ended()) {
+      accepted = e.compaction_ended().outcome() == raw::v1::COMPACTION_OUTCOME_ACCEPTED;
+    }
+  }
+  EXPECT_TRUE(accepted);
+  // The first turn's request and the summary request; nothing oversized.
+  EXPECT_EQ(fake_.requests().size(), 2u);
+}
+
+TEST_F(CompactionTest, TriggerSettingsThatCannotWorkAreConfigErrorsWithTheNumbers) {
+  auto check = [&](const std::string& model_extra) {
+    StartDaemon(R"("compact": {"trigger_tokens": 9000})", "", kSmallTools, model_extra);
+    raw::v1::CheckConfigRequest req;
+    raw::v1::CheckConfigResponse resp;
+    grpc::ClientContext ctx;
+    EXPECT_TRUE(stub().CheckConfig(&ctx, req, &resp).ok());
+    std::string errors;
+    for (const auto& e : resp.errors()) absl::StrAppend(&errors, e, "\n");
+    daemon_.reset();
+    return errors;
+  };
+  std::string no_window = check("");
+  EXPECT_THAT(no_window, HasSubstr("agents.coder.compact.trigger_tokens"));
+  EXPECT_THAT(no_window, HasSubstr("set models.fake.context_window_tokens"));
+  // 9000 + 4096 (no max_output_tokens) + 500 (5 %) > 10000.
+  std::string too_close = check(R"("context_window_tokens": 10000)");
+  EXPECT_THAT(too_close, HasSubstr("agents.coder.compact.trigger_tokens"));
+  EXPECT_THAT(too_close, HasSubstr("at most 5404 fits"));
+  EXPECT_EQ(check(R"("context_window_tokens": 20000)"), "");
+}
+
 TEST_F(CompactionTest, AutomaticCompactionRunsAtMostOncePerTurn) {
   StartDaemon(R"("compact": {"keep_recent_turns": 0, "trigger_tokens": 1000})", "",
               kSmallTools, R"("context_window_tokens": 20000)");
