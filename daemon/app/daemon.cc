@@ -227,7 +227,7 @@ void Daemon::NoteOldDatabases() {
     absl::StatusOr<bool> first = store_->NoteOnce(absl::StrCat("old_database:", path));
     if (!first.ok() || !*first) continue;
     RAW_LOG(Warning) << "found " << path
-                     << ", a session database of an older, unsupported version: it is left "
+                     << ", a session database of another, unsupported version: it is left "
                         "untouched and not converted; new sessions are stored in "
                      << paths_.database_path;
   }

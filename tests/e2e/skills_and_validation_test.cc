@@ -72,7 +72,10 @@ TEST_F(ContractTest, SkillsAreListedLoadedAndAChangedSkillGetsANotice) {
   WriteFile(skills + "/review/checklist.md", "- tests\n- docs\n");
   WriteFile(skills + "/deploy/SKILL.md",
             "---\nname: deploy\ndescription: How to deploy\n---\nNever on Fridays.\n");
-  StartDaemon(R"("skills": ["review"], "approval_mode": "allow_all")",
+  // Selected but never loaded by the model: a change to it needs no notice.
+  WriteFile(skills + "/lint/SKILL.md",
+            "---\nname: lint\ndescription: How to lint\n---\nRun the linter.\n");
+  StartDaemon(R"("skills": ["review", "lint"], "approval_mode": "allow_all")",
               absl::StrCat(R"("skill_dirs": [")", skills, R"("])"));
   std::string session = daemon_->CreateSession();
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "load_skill", R"({"name":"review"})"},
@@ -99,6 +102,8 @@ TEST_F(ContractTest, SkillsAreListedLoadedAndAChangedSkillGetsANotice) {
   // the cache key and the earlier history stay the same.
   WriteFile(skills + "/review/SKILL.md",
             "---\nname: review\ndescription: How to review a change\n---\nStep 1: run the tests.\n");
+  WriteFile(skills + "/lint/SKILL.md",
+            "---\nname: lint\ndescription: How to lint\n---\nRun the linter twice.\n");
   fake_.Enqueue(chat::TextAnswer("ok"));
   std::string turn2 = StartTurn(stub(), session, "next");
   ASSERT_TRUE(stream.WaitForTurnEnd(turn2).has_value());
@@ -109,6 +114,7 @@ TEST_F(ContractTest, SkillsAreListedLoadedAndAChangedSkillGetsANotice) {
   std::string user = msgs.back()["content"];
   EXPECT_THAT(user, HasSubstr("next"));
   EXPECT_THAT(user, HasSubstr("\"review\" has changed"));
+  EXPECT_THAT(user, ::testing::Not(HasSubstr("\"lint\"")));
   EXPECT_EQ((*last)["prompt_cache_key"], (*first)["prompt_cache_key"]);
   EXPECT_EQ(msgs[0], (*first)["messages"][0]);
   EXPECT_EQ(msgs[1], (*first)["messages"][1]);
