@@ -225,3 +225,41 @@ TEST_F(TuiE2eTest, ALargePasteArrivesWholeAndWaitsForEnter) {
 
 }  // namespace
 }  // namespace raw::tui::testing
+
+namespace raw::tui::testing {
+namespace {
+
+// Terminal appearance (plain mode, NO_COLOR, colour depth, width) belongs to
+// the client: a session continued from a differently set-up terminal sends
+// the same prompt-cache key and the same request prefix.
+TEST_F(TuiE2eTest, TerminalAppearanceNeverChangesTheCacheKeyOrThePrefix) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::TextAnswer("First answer."));
+  StartRaw("plain", {"--plain", "resume", session}, 60, 20, "idle",
+           {{"NO_COLOR", "1"}, {"TERM", "tmux"}});
+  Send("plain", "first");
+  ASSERT_TRUE(tmux_.WaitForText("plain", "First answer.")) << tmux_.Capture("plain");
+  Send("plain", "/quit");
+  EXPECT_EQ(tmux_.WaitForExit("plain"), 0) << tmux_.Capture("plain");
+
+  fake_.Enqueue(chat::TextAnswer("Second answer."));
+  StartRaw("rich", {"resume", session}, 140, 40, "· idle", {{"TERM", "tmux-256color"}});
+  Send("rich", "second");
+  ASSERT_TRUE(tmux_.WaitForText("rich", "Second answer.")) << tmux_.Capture("rich");
+
+  auto requests = fake_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  auto first = requests[0].BodyJson();
+  auto second = requests[1].BodyJson();
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ((*first)["prompt_cache_key"], (*second)["prompt_cache_key"]);
+  EXPECT_EQ((*first)["tools"], (*second)["tools"]);
+  const auto& before = (*first)["messages"];
+  const auto& after = (*second)["messages"];
+  ASSERT_GT(after.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i], after[i]) << i;
+}
+
+}  // namespace
+}  // namespace raw::tui::testing
