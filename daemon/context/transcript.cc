@@ -35,6 +35,26 @@ std::string HumanSize(int64_t bytes) {
   return absl::StrFormat("%.1f MB", bytes / (1024.0 * 1024.0));
 }
 
+// Encoders such as base64(1) wrap their output at 76 (or 64) characters.
+// At text[at], after a line of `line` base64 characters: where the payload
+// goes on when the line was a full-width wrapped one and a line break
+// follows, then a line made only of base64 characters (up to the next break
+// or the end); otherwise `at`, so text after a payload is never taken in.
+size_t WrappedPayloadLine(std::string_view text, size_t at, size_t stop, size_t line) {
+  constexpr size_t kMinWrappedLine = 60;
+  if (line < kMinWrappedLine || at >= stop) return at;
+  size_t next = at;
+  if (text[next] == '\r') ++next;
+  if (next >= stop || text[next] != '\n') return at;
+  ++next;
+  size_t end = next;
+  while (end < stop && IsBase64Char(text[end])) ++end;
+  if (end == next) return at;
+  // A line that goes on with anything else is prose, not a wrapped payload.
+  const bool whole_line = end == stop || text[end] == '\n' || text[end] == '\r';
+  return whole_line ? next : at;
+}
+
 // A data URL starting at text[start] ("data:" already matched): the length
 // of the whole URL and its mime type and payload length, if it is one.
 // The payload ends where base64 characters end, or at `limit` (the next
@@ -60,9 +80,18 @@ std::optional<DataUrl> ParseDataUrl(std::string_view text, size_t start, size_t 
     if (absl::StartsWithIgnoreCase(ToAbsl(text.substr(i)), ";base64,")) {
       i += 8;
       size_t end = i;
-      while (end < text.size() && end < limit && IsBase64Char(text[end])) ++end;
-      if (end == i) return std::nullopt;
-      url.payload = end - i;
+      size_t payload = 0;
+      size_t line = 0;  // base64 characters since the last line break
+      const size_t stop = std::min(limit, text.size());
+      for (;;) {
+        while (end < stop && IsBase64Char(text[end])) ++end, ++payload, ++line;
+        size_t next = WrappedPayloadLine(text, end, stop, line);
+        if (next == end) break;
+        end = next;
+        line = 0;
+      }
+      if (payload == 0) return std::nullopt;
+      url.payload = payload;
       for (size_t p = end; p > i && text[p - 1] == '='; --p) ++url.padding;
       url.length = end - start;
       return url;

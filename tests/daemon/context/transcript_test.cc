@@ -39,6 +39,24 @@ TEST(TranscriptTest, DataPayloadSizesAndOtherTypes) {
             "[data of unknown type, 3 bytes; data left out]");
 }
 
+TEST(TranscriptTest, APayloadWrappedOverLinesIsDescribedWhole) {
+  // base64(1) wraps at 76 characters: 3 full lines and a short last one.
+  std::string wrapped = "data:image/png;base64,";
+  for (int i = 0; i < 3; ++i) wrapped += std::string(76, 'Q') + "\n";
+  wrapped += std::string(20, 'Q') + "==";
+  EXPECT_EQ(DescribeDataPayloads(wrapped + "\nsaved to a.png"),
+            "[image image/png, 184 bytes; data left out]\nsaved to a.png");
+  // CRLF line breaks too.
+  std::string crlf = "data:image/gif;base64," + std::string(64, 'A') + "\r\n" + std::string(8, 'A');
+  EXPECT_EQ(DescribeDataPayloads(crlf), "[image image/gif, 54 bytes; data left out]");
+  // After a short line, or before a line of prose, the payload has ended.
+  EXPECT_EQ(DescribeDataPayloads("data:image/png;base64,QUJD\nDone"),
+            "[image image/png, 3 bytes; data left out]\nDone");
+  EXPECT_EQ(DescribeDataPayloads("data:image/png;base64," + std::string(76, 'Q') +
+                                 "\nThe file was saved"),
+            "[image image/png, 57 bytes; data left out]\nThe file was saved");
+}
+
 TEST(TranscriptTest, TextThatIsNotABase64DataUrlIsKept) {
   for (const std::string text : {"metadata: yes", "data:text/plain,hello", "data:image/png;base64,",
                                  "data:image/png;charset=x"}) {
