@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/logging.h"
+#include "common/utf8.h"
 #include "daemon/loop/log_subscription.h"
 
 namespace raw::loop {
@@ -18,30 +19,33 @@ SessionLog::SessionLog(std::string session_id, uint64_t last_seq, store::Session
 
 SessionLog::~SessionLog() = default;
 
+std::string SessionLog::Redact(const std::string& text) const {
+  std::string valid = SanitizeUtf8(text);
+  return redact_ ? redact_(valid) : valid;
+}
+
 void SessionLog::RedactPayload(events::EventPayload& payload) const {
-  if (!redact_) return;
   if (auto* result = std::get_if<events::ToolResult>(&payload)) {
-    result->content = redact_(result->content);
-    result->display = redact_(result->display);
+    result->content = Redact(result->content);
+    result->display = Redact(result->display);
   } else if (auto* progress = std::get_if<events::ToolProgress>(&payload)) {
-    progress->message = redact_(progress->message);
+    progress->message = Redact(progress->message);
   } else if (auto* notice = std::get_if<events::Notice>(&payload)) {
-    notice->text = redact_(notice->text);
+    notice->text = Redact(notice->text);
   } else if (auto* ended = std::get_if<events::TurnEnded>(&payload)) {
-    ended->message = redact_(ended->message);
+    ended->message = Redact(ended->message);
   } else if (auto* compacted = std::get_if<events::CompactionEnded>(&payload)) {
-    compacted->message = redact_(compacted->message);
+    compacted->message = Redact(compacted->message);
   } else if (auto* reset = std::get_if<events::StreamReset>(&payload)) {
-    reset->reason = redact_(reset->reason);
+    reset->reason = Redact(reset->reason);
   }
 }
 
 void SessionLog::RedactLocked(store::CommitBatch& batch) const {
-  if (!redact_) return;
   for (auto& e : batch.events) RedactPayload(e.payload);
   for (auto& item : batch.context_appends) {
     if (auto* outcome = std::get_if<events::ToolOutcome>(&item)) {
-      outcome->content = redact_(outcome->content);
+      outcome->content = Redact(outcome->content);
     }
   }
 }

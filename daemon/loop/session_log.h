@@ -55,7 +55,9 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   // messages and the model context's tool outcomes), notices (hook output,
   // MCP server errors, provider messages), and the messages of turn,
   // compaction and stream-reset endings; so that known secret values never
-  // reach the database or a client. What the user typed is left as it is.
+  // reach the database or a client. The same texts are made valid UTF-8
+  // first, so that no tool or hook can send a client a string it cannot
+  // decode. What the user typed is left as it is.
   using Redactor = std::function<std::string(const std::string&)>;
 
   SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
@@ -71,8 +73,10 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   absl::Status Commit(const std::string& turn_id, std::vector<events::EventPayload> payloads,
                       CommitExtras extras = {});
 
-  // `text` with known secret values removed (unchanged without a redactor).
-  std::string Redact(const std::string& text) const { return redact_ ? redact_(text) : text; }
+  // `text` made valid UTF-8 (ill-formed bytes become U+FFFD: the API's
+  // string fields and the store's JSON take nothing else) and with known
+  // secret values removed.
+  std::string Redact(const std::string& text) const;
 
   // Publishes a live-only event (a delta or a stream reset).
   void PublishLive(const std::string& turn_id, events::EventPayload payload);

@@ -85,25 +85,34 @@ absl::StatusOr<SessionInfo> SessionManager::CreateSession(const std::string& age
 }
 
 absl::StatusOr<SessionRunner*> SessionManager::Runner(const std::string& session_id) {
+  SessionRunner* runner = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (auto it = runners_.find(session_id); it != runners_.end()) return it->second.get();
+    if (auto it = runners_.find(session_id); it != runners_.end()) runner = it->second.get();
   }
-  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
-  absl::MutexLock lock(&mu_);
-  if (auto it = runners_.find(session_id); it != runners_.end()) return it->second.get();
-  SessionLog::Redactor redact;
-  if (deps_.variables != nullptr) {
-    redact = [variables = deps_.variables](const std::string& text) {
-      return vars::Redact(text, variables->SecretValues());
-    };
+  if (runner == nullptr) {
+    ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
+    absl::MutexLock lock(&mu_);
+    auto it = runners_.find(session_id);
+    if (it == runners_.end()) {
+      SessionLog::Redactor redact;
+      if (deps_.variables != nullptr) {
+        redact = [variables = deps_.variables](const std::string& text) {
+          return vars::Redact(text, variables->SecretValues());
+        };
+      }
+      auto created = std::make_unique<SessionRunner>(record, deps_.store, deps_.clock, redact);
+      it = runners_.emplace(session_id, std::move(created)).first;
+    }
+    runner = it->second.get();
   }
-  auto runner = std::make_unique<SessionRunner>(record, deps_.store, deps_.clock, redact);
-  // Under mu_, so no one uses the runner before its history is repaired.
-  RETURN_IF_ERROR(runner->RecoverUnfinishedTurn());
-  SessionRunner* raw_runner = runner.get();
-  runners_.emplace(session_id, std::move(runner));
-  return raw_runner;
+  // Every caller comes through here, and the runner serializes the attempts:
+  // no one reads or writes before a turn left unfinished by a crash is
+  // closed, whenever that succeeds. Until it does, reads go on (each call
+  // retries, cheaply: one page of the newest history) and writes are
+  // refused by the runner (CheckWritable).
+  runner->RecoverUnfinishedTurn().IgnoreError();
+  return runner;
 }
 
 absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
@@ -199,6 +208,7 @@ absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session
   ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
   // Refused early, before the plan is built; a compaction is left to the
   // runner, which waits for one that is just ending.
+  RETURN_IF_ERROR(runner->CheckWritable());
   if (runner->running() && !runner->compacting()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "session ", session_id, " already has a running turn; interrupt it or wait for it to end"));
@@ -236,6 +246,7 @@ absl::StatusOr<std::string> SessionManager::AcquireLease(const std::string& sess
                                                          const std::string& client_name,
                                                          bool take_over,
                                                          WriteLeases::LostCallback on_lost) {
+  // Granted also while the session cannot be written (see the header).
   RETURN_IF_ERROR(Runner(session_id).status());
   return leases_.Acquire(session_id, client_name, take_over, std::move(on_lost));
 }
@@ -252,6 +263,7 @@ absl::StatusOr<std::string> SessionManager::Compact(const std::string& session_i
   }
   ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
   RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
+  RETURN_IF_ERROR(runner->CheckWritable());
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   ASSIGN_OR_RETURN(TurnPlan plan, PlanFor(record, /*with_providers=*/true));
   plan.turn_id = NewId("compact_");
@@ -264,6 +276,7 @@ absl::StatusOr<events::ContextEstimate> SessionManager::ClearContext(
     const std::string& session_id, const std::string& lease_id) {
   ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
   RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
+  RETURN_IF_ERROR(runner->CheckWritable());
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   ASSIGN_OR_RETURN(TurnPlan plan, PlanFor(record, /*with_providers=*/false));
   plan.turn_id = NewId("clear_");
@@ -300,7 +313,9 @@ absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(
 absl::StatusOr<store::HistoryPage> SessionManager::GetHistory(const std::string& session_id,
                                                               const std::string& cursor, int limit,
                                                               store::HistoryDirection direction) {
-  // Through the runner, so a turn left unfinished by a crash is closed first.
+  // Through the runner, so a turn left unfinished by a crash is closed first
+  // (when the history reads; a page is then read as it is, and only a page
+  // holding a damaged row fails, naming it).
   RETURN_IF_ERROR(Runner(session_id).status());
   return deps_.store.GetHistory(session_id, cursor, limit, direction);
 }

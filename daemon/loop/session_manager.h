@@ -2,6 +2,22 @@
 // sessions (one SessionRunner each, created on first use) and routes every
 // operation to them. Thread-safe: every method may be called from any
 // thread (gRPC callback threads).
+//
+// A session whose stored rows do not all decode (a damaged event or model
+// context item) stays readable: GetSession, ListSessions, GetStats,
+// Subscribe and GetHistory work, except that a history page (or a replay)
+// that includes a damaged row fails with kDataLoss naming the session and
+// the row, and GetSession/GetStats omit the context estimate when the model
+// context does not read. The writes (StartTurn, Compact, ClearContext,
+// RespondToApproval) are refused while the session's newest history (back to
+// the last turn boundary, see SessionRunner::RecoverUnfinishedTurn) or its
+// model context does not read, with the cause's code (kDataLoss for a
+// damaged row) and a message naming the session and the row:
+//   session S cannot be written: its history could not be read: session S,
+//   event seq N: stored payload does not decode: ...
+// Each write retries first, so a transient failure or a repaired row lets
+// writes resume without a restart. Nothing stored is changed or removed
+// because of a damaged row.
 #pragma once
 
 #include <cstdint>
@@ -85,14 +101,21 @@ class SessionManager {
                                                         std::string* next_page_token);
 
   // The write lease (write_leases.h). Acquire checks that the session
-  // exists; `on_lost` runs when another client takes the lease over.
+  // exists; `on_lost` runs when another client takes the lease over. It is
+  // granted also while the session cannot be written (see above): the lease
+  // itself stores nothing; the holder's writes are refused with the specific
+  // error (each retrying the read first), which a client shows where the
+  // user wrote, and they resume once the row reads without the lease being
+  // asked for again.
   absl::StatusOr<std::string> AcquireLease(const std::string& session_id,
                                            const std::string& client_name, bool take_over,
                                            WriteLeases::LostCallback on_lost);
   void ReleaseLease(const std::string& session_id, const std::string& lease_id);
 
   // Every write below takes the caller's lease id and is refused, naming
-  // the holder, when another client holds the session's write lease.
+  // the holder, when another client holds the session's write lease; and,
+  // naming the damaged row, while the session cannot be written (see above).
+  // InterruptTurn writes nothing itself and is never refused for that.
 
   // Starts a turn in the background and returns its id. kFailedPrecondition
   // while another turn of the session runs; config problems (the agent no
@@ -141,6 +164,10 @@ class SessionManager {
   void Shutdown();
 
  private:
+  // The session's runner, created on first use; kNotFound when the session
+  // does not exist. Each call first lets the runner close a turn left
+  // unfinished by a crash (RecoverUnfinishedTurn; a failure there does not
+  // fail this call, the runner refuses writes instead).
   absl::StatusOr<SessionRunner*> Runner(const std::string& session_id);
   // The plan of the session's agent as configured now (for compaction,
   // /clear and the estimate).

@@ -35,6 +35,15 @@ absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
   return absl::OkStatus();
 }
 
+absl::Status SessionRunner::LoadContextForWriteLocked(const TurnPlan& plan) {
+  absl::Status loaded = LoadContextLocked(plan);
+  if (loaded.ok()) return loaded;
+  return absl::Status(loaded.code(),
+                      absl::StrCat("session ", session_id_,
+                                   " cannot be written: its model context could not be read: ",
+                                   loaded.message()));
+}
+
 absl::Status SessionRunner::StartTurn(TurnPlan plan) {
   return Start(Operation::kTurn, std::move(plan));
 }
@@ -44,6 +53,7 @@ absl::Status SessionRunner::StartCompaction(TurnPlan plan) {
 }
 
 absl::Status SessionRunner::Start(Operation op, TurnPlan plan) {
+  RETURN_IF_ERROR(CheckWritable());
   std::thread finished;
   {
     absl::MutexLock lock(&mu_);
@@ -54,7 +64,7 @@ absl::Status SessionRunner::Start(Operation op, TurnPlan plan) {
           operation_ == Operation::kTurn ? "a turn is running" : "a compaction is running", " (",
           current_turn_, "); interrupt it or wait for it to end"));
     }
-    RETURN_IF_ERROR(LoadContextLocked(plan));
+    RETURN_IF_ERROR(LoadContextForWriteLocked(plan));
     finished = std::move(thread_);
     running_ = true;
     operation_ = op;
@@ -122,6 +132,7 @@ void SessionRunner::WaitForEndingLocked() {
 }
 
 absl::StatusOr<events::ContextCleared> SessionRunner::Clear(const TurnPlan& plan) {
+  RETURN_IF_ERROR(CheckWritable());
   absl::MutexLock lock(&mu_);
   WaitForEndingLocked();
   if (running_) {
@@ -129,7 +140,9 @@ absl::StatusOr<events::ContextCleared> SessionRunner::Clear(const TurnPlan& plan
         "session ", session_id_, " is busy (", current_turn_,
         "); /clear waits until the running turn or compaction ends"));
   }
-  RETURN_IF_ERROR(LoadContextLocked(plan));
+  // /clear would drop the context anyway, but its meter and the estimate it
+  // reports come from the loaded one.
+  RETURN_IF_ERROR(LoadContextForWriteLocked(plan));
   ctx_.SyncMeter();
   events::ContextCleared cleared;
   cleared.tokens_before = ctx_.meter.tokens();
@@ -179,6 +192,7 @@ bool SessionRunner::Interrupt() {
 absl::Status SessionRunner::RespondToApproval(
     const std::string& request_id, const std::vector<events::ApprovalAnswer>& answers,
     const std::optional<events::ApprovalAnswer>& all) {
+  RETURN_IF_ERROR(CheckWritable());
   return state_->approvals().Respond(request_id, answers, all);
 }
 
@@ -202,6 +216,37 @@ void SessionRunner::Shutdown() {
 }
 
 absl::Status SessionRunner::RecoverUnfinishedTurn() {
+  absl::MutexLock lock(&recovery_mu_);
+  if (recovered_) return absl::OkStatus();
+  absl::Status s = RecoverLocked();
+  if (s.ok()) {
+    recovered_ = true;
+    if (!recovery_error_.ok()) {
+      RAW_LOG(Info) << "session " << session_id_ << ": its history reads again; writes resume";
+    }
+  } else if (s != recovery_error_) {
+    RAW_LOG(Warning) << "session " << session_id_
+                     << " cannot be written until its history reads; it can still be read: "
+                     << s.message();
+  }
+  recovery_error_ = s;
+  return s;
+}
+
+bool SessionRunner::recovered() const {
+  absl::MutexLock lock(&recovery_mu_);
+  return recovered_;
+}
+
+absl::Status SessionRunner::CheckWritable() {
+  absl::Status s = RecoverUnfinishedTurn();
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat("session ", session_id_,
+                                             " cannot be written: its history could not be read: ",
+                                             s.message()));
+}
+
+absl::Status SessionRunner::RecoverLocked() {
   // Walk back from the newest event to the latest turn boundary.
   std::vector<events::SessionEvent> newer;  // newest first
   std::string cursor;
@@ -265,7 +310,16 @@ absl::Status SessionRunner::RecoverUnfinishedTurn() {
   payloads.push_back(end);
   RAW_LOG(Warning) << "session " << session_id_ << ": turn " << turn_id
                    << " was left unfinished by a previous daemon; recording its end";
-  return log_->Commit(turn_id, std::move(payloads), std::move(extras));
+  // A read (Estimate) may have loaded the context while recovery still
+  // failed: what is appended to the store goes to the loaded copy as well,
+  // under the same lock, so that the two never differ.
+  std::vector<events::ContextItem> appended = extras.context_appends;
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(log_->Commit(turn_id, std::move(payloads), std::move(extras)));
+  if (context_loaded_) {
+    ctx_.items.insert(ctx_.items.end(), appended.begin(), appended.end());
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace raw::loop

@@ -20,7 +20,7 @@
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/tool_args.h"
 #include "daemon/tools/builtin/unified_diff.h"
-#include "daemon/tools/builtin/utf8.h"
+#include "common/utf8.h"
 
 namespace raw::tools::builtin {
 namespace {

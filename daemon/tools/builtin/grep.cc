@@ -20,7 +20,7 @@
 #include "daemon/tools/builtin/path_glob.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
 #include "daemon/tools/builtin/tool_args.h"
-#include "daemon/tools/builtin/utf8.h"
+#include "common/utf8.h"
 #include "re2/re2.h"
 
 namespace raw::tools::builtin {

@@ -20,7 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/skills/skill_set.h"
 #include "daemon/tools/builtin/tool_args.h"
-#include "daemon/tools/builtin/utf8.h"
+#include "common/utf8.h"
 
 namespace raw::tools::builtin {
 namespace {

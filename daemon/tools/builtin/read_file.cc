@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/tool_args.h"
-#include "daemon/tools/builtin/utf8.h"
+#include "common/utf8.h"
 
 namespace raw::tools::builtin {
 namespace {

@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
-#include "daemon/tools/builtin/utf8.h"
+#include "common/utf8.h"
 
 namespace raw::tools::builtin {
 namespace {

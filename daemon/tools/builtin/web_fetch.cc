@@ -18,7 +18,7 @@
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
 #include "daemon/tools/builtin/tool_args.h"
-#include "daemon/tools/builtin/utf8.h"
+#include "common/utf8.h"
 #include "daemon/tools/builtin/web_content.h"
 #include "daemon/tools/builtin/web_url.h"
 

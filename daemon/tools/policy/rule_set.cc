@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "daemon/tools/policy/command_splitter.h"
+#include "daemon/tools/policy/command_subjects.h"
 
 namespace raw::tools::policy {
 namespace {
@@ -121,18 +121,17 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
                                     : "";
     return absl::StrCat(rule.label, " (", ActionName(c.action), " ", c.tool, subject, ")");
   };
-  // The first rule that applies to the call with `part` as its subject
-  // (null `part`: a command that could not be split, with `whole` its text).
-  auto first_rule = [&](const std::string* part, const std::string* whole,
-                        const std::string* path) -> const Compiled* {
+  // The first rule that applies to the call with `command` or `path` as its
+  // subject (neither: the call has none). Without `allow_patterns`, allow
+  // rules with a command pattern are skipped (a line they must not decide).
+  auto first_rule = [&](const std::string* command, const std::string* path,
+                        bool allow_patterns) -> const Compiled* {
     for (const Compiled& rule : rules_) {
       if (!rule.tool.Matches(spec.qualified_name)) continue;
       if (rule.subject.empty()) return &rule;
       if (rule.config.command && spec.rule_subject == RuleSubject::kCommand) {
-        if (part != nullptr && rule.subject[0].Matches(*part)) return &rule;
-        // An unsplittable command: only patterns that restrict are tried.
-        if (part == nullptr && whole != nullptr && rule.config.action != RuleAction::kAllow &&
-            rule.subject[0].Matches(*whole)) {
+        if (command != nullptr && (allow_patterns || rule.config.action != RuleAction::kAllow) &&
+            rule.subject[0].Matches(*command)) {
           return &rule;
         }
       } else if (rule.config.path && spec.rule_subject == RuleSubject::kPath && path != nullptr) {
@@ -149,36 +148,47 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
 
   std::optional<std::string> subject = SubjectOf(spec, arguments);
   if (spec.rule_subject == RuleSubject::kPath) {
-    if (!subject) return decide(first_rule(nullptr, nullptr, nullptr));
+    if (!subject) return decide(first_rule(nullptr, nullptr, true));
     std::string resolved = ResolveRulePath(cwd, *subject);
-    Decision decision = decide(first_rule(nullptr, nullptr, &resolved));
+    Decision decision = decide(first_rule(nullptr, &resolved, true));
     decision.reason = absl::StrCat(decision.reason, " for ", resolved);
     return decision;
   }
-  if (spec.rule_subject != RuleSubject::kCommand)
-    return decide(first_rule(nullptr, nullptr, nullptr));
+  if (spec.rule_subject != RuleSubject::kCommand) return decide(first_rule(nullptr, nullptr, true));
 
-  absl::StatusOr<std::vector<std::string>> parts =
-      subject ? SplitShellCommand(*subject)
+  absl::StatusOr<CommandSubjects> analysis =
+      subject ? AnalyzeShellCommand(*subject)
               : absl::InvalidArgumentError("the call has no \"" + spec.rule_argument + "\" string");
-  if (parts.ok() && parts->empty()) parts = absl::InvalidArgumentError("the command is empty");
-  if (!parts.ok()) {
-    Decision decision = decide(first_rule(nullptr, subject ? &*subject : nullptr, nullptr));
-    decision.reason = absl::StrCat("command patterns do not apply (", parts.status().message(),
+  if (analysis.ok() && analysis->subjects.empty()) {
+    analysis = absl::InvalidArgumentError("the command is empty");
+  }
+  if (!analysis.ok()) {
+    // Deny and ask patterns are still tried on the whole text.
+    Decision decision = decide(first_rule(subject ? &*subject : nullptr, nullptr, false));
+    decision.reason = absl::StrCat("command patterns do not apply (", analysis.status().message(),
                                    "); ", decision.reason);
     return decision;
   }
-  // Each simple command on its own; the most severe answer wins, and its
-  // reason names the command that caused it.
+  // Each subject on its own; the most severe answer wins, and its reason
+  // names the command that caused it. A canonical form only restricts.
+  const std::string& opaque = analysis->opaque_reason;
   Decision overall{RuleAction::kAllow, ""};
   std::vector<std::string> allowed;
-  for (const std::string& part : *parts) {
-    Decision decision = decide(first_rule(&part, nullptr, nullptr));
-    std::string reason = absl::StrCat("\"", part, "\": ", decision.reason);
+  for (const CommandSubject& part : analysis->subjects) {
+    const Compiled* rule = first_rule(&part.text, nullptr, opaque.empty());
+    if (part.kind == CommandSubject::Kind::kCanonical &&
+        (rule == nullptr || rule->config.action == RuleAction::kAllow)) {
+      continue;
+    }
+    Decision decision = decide(rule);
+    std::string reason = absl::StrCat("\"", part.text, "\": ", decision.reason);
     if (decision.action == RuleAction::kAllow) allowed.push_back(reason);
     if (Severity(decision.action) > Severity(overall.action)) overall = {decision.action, reason};
   }
   if (overall.action == RuleAction::kAllow) overall.reason = absl::StrJoin(allowed, "; ");
+  if (!opaque.empty()) {
+    overall.reason = absl::StrCat("allow patterns do not apply (", opaque, "); ", overall.reason);
+  }
   return overall;
 }
 
@@ -195,14 +205,14 @@ std::vector<config::RuleConfig> RuleSet::SessionRulesFor(const ToolSpec& spec,
     whole_tool.path = EscapeGlob(ResolveRulePath(cwd, *subject));
     return {whole_tool};
   }
-  auto parts = SplitShellCommand(*subject);
-  if (!parts.ok()) return {};
+  auto analysis = AnalyzeShellCommand(*subject);
+  if (!analysis.ok() || !analysis->opaque_reason.empty()) return {};
   std::vector<config::RuleConfig> rules;
   std::set<std::string> seen;
-  for (const std::string& part : *parts) {
-    if (!seen.insert(part).second) continue;
+  for (const CommandSubject& part : analysis->subjects) {
+    if (part.kind != CommandSubject::Kind::kCommand || !seen.insert(part.text).second) continue;
     config::RuleConfig rule = whole_tool;
-    rule.command = EscapeGlob(part);
+    rule.command = EscapeGlob(part.text);
     rules.push_back(std::move(rule));
   }
   return rules;

@@ -9,14 +9,21 @@
 // - The subject is the string argument named by spec.rule_argument; a
 //   command or path pattern never matches a call without one, nor a tool
 //   whose rule_subject is of the other kind (or kNone).
-// - kCommand tools: the command is split into simple commands
-//   (command_splitter.h) and each part is decided on its own by the first
-//   rule that matches it; the call is denied if any part is denied, asks if
-//   any part asks, and is allowed only when every part is. A part no rule
-//   matches gets the approval mode's answer (kDefault: ask, as a command
-//   tool is not read-only). A command that cannot be split, or has no
-//   simple command at all, is never allowed by a command pattern (deny and
-//   ask patterns are still tried on the whole text).
+// - kCommand tools: the command line gives its subjects (command_subjects.h:
+//   each simple command as written, the form bash runs it in, what
+//   prefixes, bash -c and eval run) and each is decided on its own by the
+//   first rule that matches it; the call is denied if any is denied, asks if
+//   any asks, and is allowed only when every command is (a canonical form
+//   only restricts: its allow or no-match answer does not count). A command
+//   no rule matches gets the approval mode's answer (kDefault: ask, as a
+//   command tool is not read-only). A command that cannot be split, or has
+//   no simple command at all, is never allowed by a command pattern (deny
+//   and ask patterns are still tried on the whole text); nor is an opaque
+//   line, where bash may run commands no static reading sees (its subjects
+//   still meet the deny and ask patterns), and the reason says why:
+//   "allow patterns do not apply (the command line hides a command in quotes
+//   that bash may evaluate); \"echo …\": builtin/bash is not read-only; no
+//   rule matched".
 // - kPath tools: the subject is the path argument resolved against the
 //   session cwd (rule_path.h: normalized, symlinks resolved, so "../" and
 //   links cannot hide the real target); a relative glob is anchored at the
@@ -64,10 +71,10 @@ class RuleSet {
                     config::ApprovalMode mode) const;
 
   // The session rule that "allow for this session" adds for this call: for
-  // kCommand tools one exact (escaped glob) rule per distinct simple
-  // command, for kPath tools the exact resolved path, otherwise the whole
-  // tool. Empty when nothing exact can be allowed (no subject argument, or a
-  // command that cannot be split).
+  // kCommand tools one exact (escaped glob) rule per distinct command
+  // subject (canonical forms aside), for kPath tools the exact resolved
+  // path, otherwise the whole tool. Empty when nothing exact can be allowed
+  // (no subject argument, a command that cannot be split or an opaque one).
   static std::vector<config::RuleConfig> SessionRulesFor(const ToolSpec& spec,
                                                          const Json& arguments,
                                                          const std::string& cwd);

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/tools/policy/shell_words.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -17,6 +18,12 @@ std::vector<std::string> Split(const std::string& command) {
   auto parts = SplitShellCommand(command);
   EXPECT_TRUE(parts.ok()) << command << ": " << parts.status();
   return parts.ok() ? *parts : std::vector<std::string>{"<error>"};
+}
+
+ShellLine Parse(const std::string& command) {
+  auto line = ParseShellLine(command);
+  EXPECT_TRUE(line.ok()) << command << ": " << line.status();
+  return line.ok() ? *std::move(line) : ShellLine{};
 }
 
 std::string Error(const std::string& command) {
@@ -53,6 +60,73 @@ TEST(CommandSplitterTest, RedirectionsStayWithTheirCommand) {
   EXPECT_THAT(Split("echo x >&2"), ElementsAre("echo x >&2"));
   EXPECT_THAT(Split("echo x >| f | cat"), ElementsAre("echo x >| f", "cat"));
   EXPECT_THAT(Split("cat <<< 'a && b'"), ElementsAre("cat <<< 'a && b'"));
+}
+
+TEST(CommandSplitterTest, ARedirectionOperatorStartsAWord) {
+  // As in bash: "rm>/dev/null f" runs rm with the argument f.
+  EXPECT_THAT(Split("rm>/dev/null f"), ElementsAre("rm >/dev/null f"));
+  EXPECT_THAT(Split("echo a>b c"), ElementsAre("echo a >b c"));
+  EXPECT_THAT(Split("cat<in>>out 2>&1"), ElementsAre("cat <in >>out 2>&1"));
+  EXPECT_THAT(Split("make&>log"), ElementsAre("make &>log"));
+  EXPECT_THAT(Split("cat<<<x"), ElementsAre("cat <<<x"));
+  EXPECT_THAT(Split("diff a<(ls)"), ElementsAre("ls", "diff a<(ls)"));
+  EXPECT_THAT(Split("echo 'a>b' a\\>b"), ElementsAre("echo 'a>b' a\\>b"));
+}
+
+TEST(CommandSplitterTest, ATestIsOneCommand) {
+  EXPECT_THAT(Split("[[ -f x && ( -d y || -z $z ) ]] && ls"),
+              ElementsAre("[[ -f x && ( -d y || -z $z ) ]]", "ls"));
+  EXPECT_THAT(Split("if [[ a < b ]]; then ls; fi"), ElementsAre("[[ a < b ]]", "ls"));
+  EXPECT_THAT(Split("[[ $(rm x) ]] || y"), ElementsAre("rm x", "[[ $(rm x) ]]", "y"));
+}
+
+TEST(CommandSplitterTest, WordsAreAlsoGivenAfterQuoteRemoval) {
+  ShellLine line =
+      Parse("FOO=1 \\rm 'a b' \"c $d\" $'\\x41\\n' r''m *.o {a,b} -I{} a[1] $(ls) ~/x");
+  ASSERT_EQ(line.commands.size(), 2u);
+  const std::vector<ShellWord>& w = line.commands[1].words;
+  ASSERT_EQ(w.size(), 12u);
+  EXPECT_EQ(w[0], (ShellWord{"FOO=1", "FOO=1", true}));
+  EXPECT_EQ(w[1], (ShellWord{"\\rm", "rm", true}));
+  EXPECT_EQ(w[2], (ShellWord{"'a b'", "a b", true}));
+  EXPECT_EQ(w[3], (ShellWord{"\"c $d\"", "c $d", false}));
+  EXPECT_EQ(w[4], (ShellWord{"$'\\x41\\n'", "A\n", true}));
+  EXPECT_EQ(w[5], (ShellWord{"r''m", "rm", true}));
+  EXPECT_EQ(w[6], (ShellWord{"*.o", "*.o", false}));      // a glob
+  EXPECT_EQ(w[7], (ShellWord{"{a,b}", "{a,b}", false}));  // brace expansion
+  EXPECT_EQ(w[8], (ShellWord{"-I{}", "-I{}", true}));
+  EXPECT_EQ(w[9], (ShellWord{"a[1]", "a[1]", false}));
+  EXPECT_EQ(w[10], (ShellWord{"$(ls)", "$(ls)", false}));
+  EXPECT_EQ(w[11], (ShellWord{"~/x", "~/x", true}));
+  EXPECT_EQ(line.commands[1].Text(), Split("FOO=1 \\rm 'a b' \"c $d\" $'\\x41\\n' r''m *.o "
+                                           "{a,b} -I{} a[1] $(ls) ~/x")[1]);
+  // Inside double quotes only \$ \` \" \\ and a newline are escaped.
+  EXPECT_EQ(Parse("echo \"a\\$b\\x\"").commands[0].words[1].value, "a$b\\x");
+  EXPECT_EQ(Parse("echo $'\\u00e9\\101\\cA\\q'").commands[0].words[1].value, "\u00e9A\x01\\q");
+}
+
+// Bash evaluates array subscripts in arithmetic and in variable names given
+// as text: echo $(( ${y:-'a[$(cmd)]'} )) runs cmd.
+TEST(CommandSplitterTest, TextBashMayEvaluateLaterIsNoted) {
+  for (const char* command :
+       {"echo '$(date)'", "echo 'a[`id`]'", "echo \"\\$(id)\"", "echo \\${x}", "x='$''(id)'",
+        "echo $'\\x24(id)'", "echo $'\\u0060id\\u0060'", "echo ${y:-'a[$(id)]'}"}) {
+    EXPECT_THAT(Parse(command).hidden, ElementsAre(kHiddenInQuotes)) << command;
+  }
+  for (const char* command : {"echo $((x))", "echo $(( $n + 1 ))", "(( i++ ))", "echo $[1]",
+                              "echo ${s:x}", "echo ${a[i]}", "echo ${#a[$i]}"}) {
+    EXPECT_THAT(Parse(command).hidden, ElementsAre(kHiddenInArithmetic)) << command;
+  }
+  EXPECT_THAT(Parse("echo ${!x}").hidden, ElementsAre(kHiddenInName));
+  EXPECT_THAT(Parse("echo \"${x@P}\"").hidden, ElementsAre(kHiddenInPrompt));
+  EXPECT_THAT(Parse("echo $(( ${y:-'a[$(id)]'} ))").hidden,
+              ElementsAre(kHiddenInQuotes, kHiddenInArithmetic));
+  for (const char* command :
+       {"echo \"a b\"", "awk '{print $1}' f", "grep 'x$' f", "echo 'a$' \"$\" $", "echo $$ $? $#",
+        "echo $((1 + (2 * 3)))", "echo ${a[0]} ${a[@]} ${#a[*]}",
+        "echo ${x:-y} ${x: -1:2} ${x:+'z'}", "echo $((ls x) | cat)", "git commit -m 'fix: x'"}) {
+    EXPECT_THAT(Parse(command).hidden, IsEmpty()) << command;
+  }
 }
 
 TEST(CommandSplitterTest, QuotedOperatorsDoNotSplit) {

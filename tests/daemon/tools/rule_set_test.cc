@@ -119,6 +119,91 @@ TEST(RuleSetTest, ACommandThatCannotBeSplitIsNeverAllowedByACommandPattern) {
   EXPECT_EQ(Bash(whole, "echo 'oops").action, RuleAction::kAllow);
 }
 
+// Each simple command is matched as written and as bash runs it: without
+// leading assignments, with the name unquoted, through transparent prefixes,
+// shells given a command string, and eval (command_subjects.h).
+TEST(RuleSetTest, DenyRulesSeeTheCommandBashRuns) {
+  RuleSet rules = Rules({Command(RuleAction::kDeny, "rm *"), Command(RuleAction::kAllow, "*")});
+  auto expect_denied = [&](const char* command) {
+    Decision decision = Bash(rules, command);
+    EXPECT_EQ(decision.action, RuleAction::kDeny) << command << ": " << decision.reason;
+    EXPECT_THAT(decision.reason, HasSubstr("(deny builtin/bash command \"rm *\")")) << command;
+  };
+  for (const char* command :
+       {"FOO=1 rm f1", "\\rm f4", "FOO=1 BAR=\"x y\" rm f", "'rm' f", "\"rm\" f", "r''m f",
+        "/bin/rm f", "rm>/dev/null f", "2>/dev/null rm f"}) {
+    expect_denied(command);
+  }
+  for (const char* command :
+       {"command rm f9", "echo f3 | xargs rm", "builtin rm f", "exec rm f",
+        "env -i -u HOME A=1 rm f", "nohup rm f", "nice -n 5 rm f", "time -p rm f",
+        "timeout -s KILL 5 rm f", "sudo -u root rm f", "find . | xargs -0 -n 1 -I {} rm {}",
+        "stdbuf -oL rm f", "setsid -f rm f", "doas rm f", "nice nohup \\rm f"}) {
+    expect_denied(command);
+  }
+  for (const char* command :
+       {"bash -c \"rm f2\"", "sh -ec 'rm f'", "bash -o pipefail -c 'ls && rm f'", "dash -c 'rm f'",
+        "zsh -c 'rm f'", "ksh -c 'rm f'", "eval rm f", "eval 'rm f'", "bash -c \"sh -c 'rm f'\"",
+        "trap 'rm f' EXIT", "env -S 'rm f'", "bash -c \"rm $HOME/f\"", "eval \"rm $f\""}) {
+    expect_denied(command);
+  }
+  // The reason names the form that was denied; xargs's input is "…".
+  EXPECT_THAT(Bash(rules, "FOO=1 rm f1").reason, StartsWith("\"rm f1\": agents.coder.rules[0]"));
+  EXPECT_THAT(Bash(rules, "echo f3 | xargs rm").reason, StartsWith("\"rm \u2026\": "));
+  // The prefix stays a subject of its own.
+  EXPECT_EQ(Bash(Rules({Command(RuleAction::kDeny, "xargs *")}), "xargs rm").action,
+            RuleAction::kDeny);
+}
+
+TEST(RuleSetTest, OrdinaryCommandsAreStillAllowed) {
+  RuleSet rules = Rules({Command(RuleAction::kDeny, "rm *"), Command(RuleAction::kAllow, "*")});
+  for (const char* command :
+       {"echo \"a b\"", "git commit -m 'fix: x'", "FOO=1 make", "env", "env FOO=1 make",
+        "echo rm x", "command -v rm", "time make", "bash script.sh", "grep -rn 'foo$' src",
+        "awk '{print $1}' f", "export FOO=\"$HOME/x\"", "while read -r l; do echo \"$l\"; done < f",
+        "[[ -f x && $# -gt 0 ]] && ls", "echo $((1 + 2))", "printf -v out '%s' x"}) {
+    EXPECT_EQ(Bash(rules, command).action, RuleAction::kAllow) << Bash(rules, command).reason;
+  }
+  RuleSet git = Rules({Command(RuleAction::kAllow, "git *")});
+  EXPECT_EQ(Bash(git, "git commit -m 'fix: x'").action, RuleAction::kAllow);
+  // Assignments can change what a command does (PATH=, LD_PRELOAD=,
+  // GIT_SSH_COMMAND=): an allow pattern must cover them as written.
+  EXPECT_EQ(Bash(git, "GIT_SSH_COMMAND=x git fetch").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(Rules({Command(RuleAction::kAllow, "FOO=1 make")}), "FOO=1 make").action,
+            RuleAction::kAllow);
+  // A wrapped command must be allowed too; the canonical form only restricts.
+  EXPECT_EQ(Bash(Rules({Command(RuleAction::kAllow, "xargs *")}), "xargs rm").action,
+            RuleAction::kAsk);
+  EXPECT_EQ(Bash(Rules({Command(RuleAction::kAllow, "rm f")}), "\\rm f").action, RuleAction::kAsk);
+}
+
+// Bash evaluates array subscripts in arithmetic and in variable names given
+// as text, so a command can hide in quotes: such a line is never allowed by
+// an allow pattern (hidden_evaluation.h lists the cases).
+TEST(RuleSetTest, HiddenCommandsAreNeverAllowedByAPattern) {
+  RuleSet rules =
+      Rules({Command(RuleAction::kAllow, "echo *"), Command(RuleAction::kAllow, "*=*"),
+             Command(RuleAction::kAllow, "printf *"), Command(RuleAction::kAllow, "[[ *"),
+             Command(RuleAction::kAllow, "test *"), Command(RuleAction::kAllow, "bash *")});
+  for (const char* command :
+       {"echo $(( ${y:-'a[$(touch pwned)]'} ))", "x='a[$(touch p)]'; echo $((x))",
+        "test -v 'a[$(touch p)]'", "[[ -v 'a[$(touch p)]' ]]", "printf -v 'a[$(touch p)]' 1",
+        "printf -v x 'a[\\x24(touch p)]'; echo $((x))", "x='$''(touch p)'", "echo ${!x}",
+        "bash -c \"$CMD\"", "$CMD x", "echo rm f | bash"}) {
+    Decision decision = Bash(rules, command);
+    EXPECT_EQ(decision.action, RuleAction::kAsk) << command << ": " << decision.reason;
+    EXPECT_THAT(decision.reason, StartsWith("allow patterns do not apply (")) << command;
+  }
+  EXPECT_EQ(Bash(rules, "echo '$(date)'").reason,
+            "allow patterns do not apply (the command line hides a command in quotes that bash "
+            "may evaluate); \"echo '$(date)'\": builtin/bash is not read-only; no rule matched");
+  // Deny rules still apply, and so does a rule on the whole tool.
+  RuleSet deny = Rules({Command(RuleAction::kDeny, "rm *"), Command(RuleAction::kAllow, "*")});
+  EXPECT_EQ(Bash(deny, "bash -c \"rm $x\"").action, RuleAction::kDeny);
+  EXPECT_EQ(Bash(Rules({Whole(RuleAction::kAllow, "builtin/bash")}), "echo $((x))").action,
+            RuleAction::kAllow);
+}
+
 TEST(RuleSetTest, MissingOrNonStringSubjectMatchesNoCommandPattern) {
   RuleSet rules = Rules({Command(RuleAction::kAllow, "*"), Whole(RuleAction::kDeny, "builtin/*")});
   for (const Json& arguments : {Json::object(), Json{{"command", 5}}, Json{{"cmd", "ls"}}}) {
@@ -290,6 +375,13 @@ TEST(RuleSetTest, SessionRulesForPathsAndOtherTools) {
   EXPECT_THAT(RuleSet::SessionRulesFor(kMcp, Json::object(), "/"),
               ::testing::ElementsAre(Whole(RuleAction::kAllow, "mcp/files/delete")));
   EXPECT_THAT(RuleSet::SessionRulesFor(kBash, Json{{"command", "echo 'oops"}}, "/"), IsEmpty());
+  // Wrapped commands are allowed too; canonical forms need no rule; an
+  // opaque line cannot be allowed exactly.
+  EXPECT_THAT(RuleSet::SessionRulesFor(kBash, Json{{"command", "\\rm f | xargs rm"}}, "/"),
+              ::testing::ElementsAre(Command(RuleAction::kAllow, "\\\\rm f"),
+                                     Command(RuleAction::kAllow, "xargs rm"),
+                                     Command(RuleAction::kAllow, "rm \u2026")));
+  EXPECT_THAT(RuleSet::SessionRulesFor(kBash, Json{{"command", "echo $((x))"}}, "/"), IsEmpty());
   EXPECT_THAT(RuleSet::SessionRulesFor(kBash, Json::object(), "/"), IsEmpty());
   // A required path that is missing: nothing to allow.
   ToolSpec write_required = kWrite;

@@ -1,9 +1,9 @@
-#include "daemon/tools/builtin/utf8.h"
+#include "common/utf8.h"
 
 #include <algorithm>
 #include <cstdint>
 
-namespace raw::tools::builtin {
+namespace raw {
 namespace {
 
 // Length of the well-formed sequence starting at s[i], or 0.
@@ -62,4 +62,4 @@ bool LooksBinary(std::string_view s, size_t sniff_bytes) {
   return s.substr(0, std::min(s.size(), sniff_bytes)).find('\0') != std::string_view::npos;
 }
 
-}  // namespace raw::tools::builtin
+}  // namespace raw

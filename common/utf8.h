@@ -1,5 +1,6 @@
-// UTF-8 helpers for the built-in tools: validating text a tool returns or
-// edits, and cutting text without splitting a character.
+// UTF-8 helpers: validating text that comes from outside (a tool's output, a
+// hook's or a server's stderr) before it goes where only UTF-8 may go (the
+// API's string fields, JSON), and cutting text without splitting a character.
 //
 // Stateless functions; safe from any thread.
 #pragma once
@@ -8,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace raw::tools::builtin {
+namespace raw {
 
 // Length of the longest prefix of `s` that is well-formed UTF-8 (no
 // overlong forms, surrogates or code points above U+10FFFF); s.size() when
@@ -25,4 +26,4 @@ std::string SanitizeUtf8(std::string_view s);
 // git and grep use to call a file binary.
 bool LooksBinary(std::string_view s, size_t sniff_bytes = 8 * 1024);
 
-}  // namespace raw::tools::builtin
+}  // namespace raw

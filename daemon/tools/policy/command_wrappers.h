@@ -1,0 +1,38 @@
+// UnwrapCommand: the command a simple command runs in its turn, as far as
+// its words tell. Knows the transparent prefixes command, builtin, exec,
+// env, nohup, nice, time, timeout, xargs, sudo, stdbuf, setsid, doas,
+// coproc and busybox (with their options), the shells bash, sh, dash, zsh,
+// ksh, mksh, ash and rbash given a command string (-c, options before it),
+// eval, trap and env -S.
+// Pure; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daemon/tools/policy/command_splitter.h"
+
+namespace raw::tools::policy {
+
+struct Wrapped {
+  enum class Kind {
+    kNone,     // runs no other command ("ls", "command -v rm", "env", "bash script.sh")
+    kCommand,  // runs `command`
+    kLine,     // runs `line`, a command line bash parses (bash -c, eval, trap)
+    kUnknown,  // runs a command its words do not tell: `reason` says why
+  };
+  Kind kind = Kind::kNone;
+  std::vector<ShellWord> command;  // kCommand: the command and its arguments
+  bool appends_input = false;      // kCommand: xargs adds arguments read from its input
+  // kLine: the command line, its words' values with expansions as written.
+  std::string line;
+  // kUnknown, and kLine when `line` is built from text only known when the
+  // line runs (so it is only an approximation): why the command is unknown.
+  std::string reason;
+};
+
+// `words` is a simple command from its name on (no leading assignments or
+// redirections), words[0].value its name without directories.
+Wrapped UnwrapCommand(const std::vector<ShellWord>& words);
+
+}  // namespace raw::tools::policy

@@ -1,0 +1,127 @@
+#include "daemon/tools/policy/hidden_evaluation.h"
+
+#include <string_view>
+
+#include "absl/strings/ascii.h"
+#include "daemon/tools/policy/shell_words.h"
+
+namespace raw::tools::policy {
+namespace {
+
+constexpr char kCallback[] = "\"mapfile -C\" runs text as a command";
+
+// A variable name bash takes as is: written plainly, without quotes,
+// expansions or a subscript.
+bool IsPlainName(const ShellWord& word) { return word.literal && IsVariableName(word.text); }
+
+// `NAME` or `NAME=…` / `NAME+=…` with a plain name (the value may be anything).
+bool IsPlainDeclaration(const ShellWord& word) {
+  std::string_view text = word.text;
+  size_t eq = text.find('=');
+  std::string_view name = text.substr(0, eq);
+  if (eq != std::string_view::npos && name.ends_with("+")) name.remove_suffix(1);
+  return IsVariableName(name) && (eq != std::string_view::npos || word.literal);
+}
+
+// An operand of an arithmetic comparison whose value is surely an integer.
+bool IsInteger(const ShellWord& word) {
+  std::string_view v = word.value;
+  if (word.literal) {
+    if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
+    if (v.empty()) return false;
+    for (char c : v) {
+      if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+    }
+    return true;
+  }
+  for (std::string_view special : {"$#", "$?", "$$", "$!"}) {
+    if (v == special) return true;
+  }
+  return false;
+}
+
+bool IsOption(const ShellWord& word) {
+  return word.value.size() > 1 && (word.value[0] == '-' || word.value[0] == '+');
+}
+
+// Options of a builtin, then the names it sets: `valued` options take a
+// value (attached or the next word), `naming` ones take a variable name.
+// Returns why a name may hide commands, or null.
+const char* CheckNames(const std::vector<ShellWord>& words, std::string_view valued,
+                       std::string_view naming, bool operands_are_names) {
+  size_t i = 1;
+  for (; i < words.size() && IsOption(words[i]) && words[i].value != "--"; ++i) {
+    std::string_view v = words[i].value;
+    for (size_t j = 1; j < v.size(); ++j) {
+      bool names = naming.find(v[j]) != std::string_view::npos;
+      if (!names && valued.find(v[j]) == std::string_view::npos) continue;
+      if (j + 1 == v.size() && ++i < words.size() && names && !IsPlainName(words[i])) {
+        return kHiddenInName;
+      }
+      if (j + 1 < v.size() && names && !IsVariableName(v.substr(j + 1))) return kHiddenInName;
+      break;
+    }
+  }
+  if (i < words.size() && words[i].value == "--") ++i;
+  for (; operands_are_names && i < words.size(); ++i) {
+    if (!IsPlainName(words[i])) return kHiddenInName;
+  }
+  return nullptr;
+}
+
+const char* CheckTest(const std::vector<ShellWord>& words, bool double_bracket) {
+  for (size_t i = 1; i < words.size(); ++i) {
+    std::string_view v = words[i].value;
+    if ((v == "-v" || v == "-R") && i + 1 < words.size() && !IsPlainName(words[i + 1])) {
+      return kHiddenInName;
+    }
+    bool arithmetic =
+        v == "-eq" || v == "-ne" || v == "-lt" || v == "-le" || v == "-gt" || v == "-ge";
+    if (double_bracket && arithmetic &&
+        !(IsInteger(words[i - 1]) && i + 1 < words.size() && IsInteger(words[i + 1]))) {
+      return kHiddenInArithmetic;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const char* HiddenEvaluation(const std::vector<ShellWord>& words) {
+  if (words.empty() || !words[0].literal) return nullptr;
+  std::string_view name = words[0].value;
+  if (name == "let") return kHiddenInArithmetic;
+  if (name == "declare" || name == "typeset" || name == "local" || name == "readonly" ||
+      name == "export") {
+    for (size_t i = 1; i < words.size(); ++i) {
+      const ShellWord& word = words[i];
+      if (IsOption(word) && word.value != "--") {
+        // -i evaluates every later value as arithmetic; -n makes a reference.
+        if (word.value.find_first_of("in") != std::string::npos) return kHiddenInName;
+        continue;
+      }
+      if (word.value == "--") continue;
+      if (!IsPlainDeclaration(word)) return kHiddenInName;
+      if (const char* why = HiddenInAssignment(word.text)) return why;
+    }
+    return nullptr;
+  }
+  if (name == "read") return CheckNames(words, "dinNptu", "a", true);
+  if (name == "unset") return CheckNames(words, "", "", true);
+  if (name == "printf") return CheckNames(words, "", "v", false);
+  if (name == "wait") return CheckNames(words, "", "p", false);
+  if (name == "mapfile" || name == "readarray") {
+    for (const ShellWord& word : words) {
+      if (IsOption(word) && word.value.find('C') != std::string::npos) return kCallback;
+    }
+    return CheckNames(words, "dnOsuc", "", true);
+  }
+  if (name == "getopts") {
+    return words.size() > 2 && !IsPlainName(words[2]) ? kHiddenInName : nullptr;
+  }
+  if (name == "test" || name == "[") return CheckTest(words, false);
+  if (name == "[[") return CheckTest(words, true);
+  return nullptr;
+}
+
+}  // namespace raw::tools::policy

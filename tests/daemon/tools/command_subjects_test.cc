@@ -1,0 +1,212 @@
+#include "daemon/tools/policy/command_subjects.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "daemon/tools/policy/shell_words.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::tools::policy {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+CommandSubject C(std::string text) { return {CommandSubject::Kind::kCommand, std::move(text)}; }
+CommandSubject K(std::string text) { return {CommandSubject::Kind::kCanonical, std::move(text)}; }
+
+CommandSubjects Analyze(const std::string& command) {
+  auto subjects = AnalyzeShellCommand(command);
+  EXPECT_TRUE(subjects.ok()) << command << ": " << subjects.status();
+  return subjects.ok() ? *std::move(subjects) : CommandSubjects{};
+}
+
+std::vector<CommandSubject> Subjects(const std::string& command) {
+  CommandSubjects subjects = Analyze(command);
+  EXPECT_EQ(subjects.opaque_reason, "") << command;
+  return subjects.subjects;
+}
+
+TEST(CommandSubjectsTest, EachSimpleCommandIsASubjectAsWritten) {
+  EXPECT_THAT(Subjects("git status && make -j2 | tee log"),
+              ElementsAre(C("git status"), C("make -j2"), C("tee log")));
+  EXPECT_THAT(Subjects("echo $(ls -l)"), ElementsAre(C("ls -l"), C("echo $(ls -l)")));
+  EXPECT_THAT(Subjects("   # only a comment"), IsEmpty());
+}
+
+TEST(CommandSubjectsTest, TheCanonicalFormIsTheCommandAsBashRunsIt) {
+  EXPECT_THAT(Subjects("FOO=1 BAR=\"x y\" rm f"),
+              ElementsAre(C("FOO=1 BAR=\"x y\" rm f"), K("rm f")));
+  EXPECT_THAT(Subjects("\\rm f"), ElementsAre(C("\\rm f"), K("rm f")));
+  EXPECT_THAT(Subjects("'rm' \"-rf\" x"), ElementsAre(C("'rm' \"-rf\" x"), K("rm -rf x")));
+  EXPECT_THAT(Subjects("r''m f"), ElementsAre(C("r''m f"), K("rm f")));
+  EXPECT_THAT(Subjects("$'\\x72m' f"), ElementsAre(C("$'\\x72m' f"), K("rm f")));
+  EXPECT_THAT(Subjects("/usr/bin/rm f"), ElementsAre(C("/usr/bin/rm f"), K("rm f")));
+  EXPECT_THAT(Subjects("2>/dev/null rm f > out"),
+              ElementsAre(C("2>/dev/null rm f > out"), K("rm f")));
+  EXPECT_THAT(Subjects("rm>/dev/null f"), ElementsAre(C("rm >/dev/null f"), K("rm f")));
+  EXPECT_THAT(Subjects("git commit -m \"$MSG\""),
+              ElementsAre(C("git commit -m \"$MSG\""), K("git commit -m $MSG")));
+  // A command that is already canonical is one subject; assignments and
+  // redirections alone stay a command of their own.
+  EXPECT_THAT(Subjects("make -j2"), ElementsAre(C("make -j2")));
+  EXPECT_THAT(Subjects("FOO=1"), ElementsAre(C("FOO=1")));
+  EXPECT_THAT(Subjects("FOO=1 > f"), ElementsAre(C("FOO=1 > f")));
+  // A quoted name is not an assignment: bash runs a command named "FOO=1".
+  EXPECT_THAT(Subjects("'FOO=1' x"), ElementsAre(C("'FOO=1' x"), K("FOO=1 x")));
+}
+
+TEST(CommandSubjectsTest, TransparentPrefixesAreUnwrapped) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"command rm f", "rm f"},
+      {"command -p rm f", "rm f"},
+      {"builtin rm f", "rm f"},
+      {"exec -a name rm f", "rm f"},
+      {"env -i -u HOME A=1 rm f", "rm f"},
+      {"env --chdir=/ -- rm f", "rm f"},
+      {"env - rm f", "rm f"},
+      {"nohup rm f", "rm f"},
+      {"nice -n 5 rm f", "rm f"},
+      {"nice -5 rm f", "rm f"},
+      {"nice --adjustment 5 rm f", "rm f"},
+      {"time -p rm f", "rm f"},
+      {"timeout 5 rm f", "rm f"},
+      {"timeout -k 1 --signal=KILL 5 rm f", "rm f"},
+      {"xargs -0 -n 1 -I {} rm {}", "rm {}"},
+      {"xargs -r -L1 rm", "rm \u2026"},
+      {"sudo -u root FOO=1 rm f", "rm f"},
+      {"sudo --preserve-env -- rm f", "rm f"},
+      {"stdbuf -oL -e 0 rm f", "rm f"},
+      {"setsid -f rm f", "rm f"},
+      {"doas -u root rm f", "rm f"},
+      {"coproc rm f", "rm f"},
+      {"busybox rm f", "rm f"},
+      {"/usr/bin/env rm f", "rm f"},
+  };
+  for (const auto& [command, wrapped] : cases) {
+    std::vector<CommandSubject> subjects = Subjects(command);
+    EXPECT_THAT(subjects, Contains(C(command))) << command;
+    EXPECT_THAT(subjects, Contains(C(wrapped))) << command;
+  }
+  // Prefixes nest; the wrapped command has its canonical form too.
+  EXPECT_THAT(Subjects("nice nohup \\rm f"),
+              ElementsAre(C("nice nohup \\rm f"), K("nice nohup rm f"), C("nohup \\rm f"),
+                          K("nohup rm f"), C("\\rm f"), K("rm f")));
+  // xargs appends what it reads; with no command it runs echo.
+  EXPECT_THAT(Subjects("echo f | xargs rm"),
+              ElementsAre(C("echo f"), C("xargs rm"), C("rm \u2026")));
+  EXPECT_THAT(Subjects("xargs"), ElementsAre(C("xargs"), C("echo \u2026")));
+  // These run no other command.
+  for (const char* command : {"command -v rm", "env", "env A=1", "nice", "time", "sudo -l rm",
+                              "doas -C /etc/doas.conf rm", "exec > log 2>&1", "bash script.sh"}) {
+    EXPECT_THAT(Subjects(command), Not(Contains(C("rm")))) << command;
+    EXPECT_EQ(Subjects(command)[0], C(command));
+  }
+}
+
+TEST(CommandSubjectsTest, CommandStringsAreParsedInTurn) {
+  EXPECT_THAT(Subjects("bash -c \"rm f\""),
+              ElementsAre(C("bash -c \"rm f\""), K("bash -c rm f"), C("rm f")));
+  EXPECT_THAT(Subjects("sh -ec 'a; b' name arg"), ::testing::IsSupersetOf({C("a"), C("b")}));
+  EXPECT_THAT(Subjects("/bin/bash -o pipefail --norc -lc 'ls | rm f'"),
+              ::testing::IsSupersetOf({C("ls"), C("rm f")}));
+  EXPECT_THAT(Subjects("bash -c \"sh -c 'rm f'\""), Contains(C("rm f")));
+  EXPECT_THAT(Subjects("eval 'rm f' '&& ls'"), ::testing::IsSupersetOf({C("rm f"), C("ls")}));
+  EXPECT_THAT(Subjects("trap 'rm f' EXIT"), Contains(C("rm f")));
+  EXPECT_THAT(Subjects("env -S 'rm -f' x"), Contains(C("rm -f x")));
+  for (const char* command : {"dash -c 'rm f'", "zsh -c 'rm f'", "ksh -c 'rm f'"}) {
+    EXPECT_THAT(Subjects(command), Contains(C("rm f"))) << command;
+  }
+  EXPECT_THAT(Subjects("trap - EXIT"), ElementsAre(C("trap - EXIT")));
+  EXPECT_THAT(Subjects("trap -p"), ElementsAre(C("trap -p")));
+}
+
+TEST(CommandSubjectsTest, WhatCannotBeKnownMakesTheLineOpaque) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"$cmd x", "the command name $cmd is only known when the line runs"},
+      {"\"$HOME/bin/x\"", "the command name \"$HOME/bin/x\" is only known when the line runs"},
+      {"bash -c \"rm $f\"", "the command line \"bash -c\" runs is only known when it runs"},
+      {"eval \"$x\"", "the command line \"eval\" runs is only known when it runs"},
+      {"echo rm x | bash", "\"bash\" reads the commands it runs from its input"},
+      {"sh -s < f", "\"sh\" reads the commands it runs from its input"},
+      {"bash <(curl x)",
+       "cannot tell what \"bash\" runs (\"<(curl x)\" is only known when the line "
+       "runs)"},
+      {"sudo -s", "\"sudo\" starts a shell that reads the commands it runs from its input"},
+      {"sudo --frobnicate rm",
+       "cannot tell which command \"sudo\" runs (option \"--frobnicate\" "
+       "is not understood)"},
+      {"nice -q rm", "cannot tell which command \"nice\" runs (option \"-q\" is not understood)"},
+      {"timeout $t rm",
+       "cannot tell which command \"timeout\" runs (\"$t\" is only known when the "
+       "line runs)"},
+      {"bash -c 'rm \"x'",
+       "the command line bash runs cannot be split (unterminated double quote "
+       "(opened at offset 3))"},
+  };
+  for (const auto& [command, reason] : cases) {
+    EXPECT_EQ(Analyze(command).opaque_reason, reason) << command;
+  }
+  // Deny rules still see what can be seen.
+  EXPECT_THAT(Analyze("bash -c \"rm $f\"").subjects, Contains(C("rm $f")));
+}
+
+TEST(CommandSubjectsTest, HiddenEvaluationMakesTheLineOpaque) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"echo $(( ${y:-'a[$(touch p)]'} ))", kHiddenInQuotes},
+      {"echo $((x))", kHiddenInArithmetic},
+      {"a[i]=1", kHiddenInArithmetic},
+      {"let x=1", kHiddenInArithmetic},
+      {"[[ $n -gt 1 ]]", kHiddenInArithmetic},
+      {"[[ x -eq 1 ]]", kHiddenInArithmetic},
+      {"PS4=$x bash -x s", kHiddenInPrompt},
+      {"declare -i n=1", kHiddenInName},
+      {"local -n r=x", kHiddenInName},
+      {"export \"$v\"=1", kHiddenInName},
+      {"read -r \"$v\"", kHiddenInName},
+      {"read -a \"$v\"", kHiddenInName},
+      {"printf -v \"$v\" x", kHiddenInName},
+      {"printf -v'a[0]' x", kHiddenInName},
+      {"unset \"$v\"", kHiddenInName},
+      {"mapfile -t \"$v\" < f", kHiddenInName},
+      {"mapfile -C cb -c 1 arr < f", "\"mapfile -C\" runs text as a command"},
+      {"getopts ab \"$v\"", kHiddenInName},
+      {"wait -p \"$v\"", kHiddenInName},
+      {"test -v \"$v\"", kHiddenInName},
+      {"[ -v \"$v\" ]", kHiddenInName},
+      {"[[ -v $v ]]", kHiddenInName},
+      {"sudo read \"$v\"", kHiddenInName},
+      {"bash -c '[[ x -eq 1 ]]'", kHiddenInArithmetic},
+  };
+  for (const auto& [command, reason] : cases) {
+    EXPECT_EQ(Analyze(command).opaque_reason, reason) << command;
+  }
+  for (const char* command :
+       {"read -r line", "read -p 'name: ' -a arr", "printf -v out '%s' x", "export A=1 B=\"$HOME\"",
+        "declare -a arr", "unset -v x", "test -v x", "[ -v x ]", "[[ $# -gt 0 && 1 -le 2 ]]",
+        "mapfile -t lines < f", "getopts ab opt", "[ \"$n\" -gt 1 ]", "a[0]=1"}) {
+    EXPECT_EQ(Analyze(command).opaque_reason, "") << command;
+  }
+}
+
+TEST(CommandSubjectsTest, NestingIsBounded) {
+  std::string prefixes;
+  for (int i = 0; i < 100; ++i) prefixes += "nice ";
+  auto deep = AnalyzeShellCommand(prefixes + "rm x");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_THAT(std::string(deep.status().message()), HasSubstr("levels deep"));
+  std::string evals;
+  for (int i = 0; i < 100; ++i) evals += "eval ";
+  CommandSubjects strings = Analyze(evals + "rm x");
+  EXPECT_THAT(strings.opaque_reason, HasSubstr("levels deep"));
+  // A line that cannot be split fails as the splitter does.
+  EXPECT_FALSE(AnalyzeShellCommand("echo 'oops").ok());
+}
+
+}  // namespace
+}  // namespace raw::tools::policy
