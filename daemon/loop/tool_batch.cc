@@ -14,8 +14,6 @@
 namespace raw::loop {
 namespace {
 
-constexpr char kLoadSkillTool[] = "builtin/load_skill";
-
 int64_t MonotonicMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -62,6 +60,7 @@ ToolBatch::Entry ToolBatch::Gate(const CollectedCall& call) {
     return e;
   }
   const tools::ToolSpec& spec = *e.prepared.spec;
+  e.judged_path = tools::policy::RuleSet::ResolvedPath(spec, e.prepared.arguments, plan_.cwd);
   hooks::HookOutcome hook = hooks_.Fire(
       config::HookEvent::kPreToolUse, spec.qualified_name,
       hooks::PreToolUseFields(spec.qualified_name, e.prepared.arguments, call.request.call_id));
@@ -130,6 +129,7 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
       case events::ApprovalDecision::kAllowOnce:
         e.state = events::ApprovalState::kAllowed;
         e.reason = "approved";
+        e.approved_by_user = true;
         break;
       case events::ApprovalDecision::kDeny:
         e.state = events::ApprovalState::kDenied;
@@ -171,6 +171,20 @@ absl::Status ToolBatch::Run(const std::vector<CollectedCall>& calls) {
   return absl::OkStatus();
 }
 
+std::optional<std::string> ToolBatch::PathChanged(const Entry& e) const {
+  if (!e.judged_path) return std::nullopt;
+  const tools::ToolSpec& spec = *e.prepared.spec;
+  std::optional<std::string> now =
+      tools::policy::RuleSet::ResolvedPath(spec, e.prepared.arguments, plan_.cwd);
+  if (!now || *now == *e.judged_path) return std::nullopt;
+  tools::policy::Decision again =
+      rules_.Evaluate(spec, e.prepared.arguments, plan_.cwd, plan_.agent.agent.approval_mode);
+  if (again.action == config::RuleAction::kAllow) return std::nullopt;
+  return absl::StrCat("the path resolved to ", *e.judged_path, " when the call was judged and "
+                      "now resolves to ", *now, ", which the rules do not allow without asking: ",
+                      again.reason);
+}
+
 absl::Status ToolBatch::RunEntry(const Entry& e) {
   const CollectedCall& call = *e.call;
   if (e.prepared.error) return CommitResult(call, *e.prepared.error, 0);
@@ -179,13 +193,21 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
                         {events::ToolStatus::kDenied, DeniedContent(e.reason, e.deny_message), {}},
                         0);
   }
-  const std::string tool = e.prepared.spec->qualified_name;
+  const tools::ToolSpec& spec = *e.prepared.spec;
+  const std::string tool = spec.qualified_name;
+  if (std::optional<std::string> reason = PathChanged(e)) {
+    return CommitResult(call, {events::ToolStatus::kDenied, DeniedContent(*reason, ""), {}}, 0);
+  }
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id,
                               {events::ToolStarted{call.request.call_id, call.request.name, tool}}));
   tools::ToolContext ctx{plan_.cwd, plan_.tool_settings, cancel_, plan_.http, &plan_.skills};
   ctx.on_progress = [this, &call](const tools::ToolProgress& p) {
     log_.PublishLive(plan_.turn_id,
                      events::ToolProgress{call.request.call_id, p.progress, p.total, p.message});
+  };
+  ctx.withheld = rules_.WalkFilterFor(spec, plan_.cwd, e.approved_by_user);
+  ctx.on_skill_loaded = [this](const std::string& name, const std::string& text_hash) {
+    if (plan_.session) plan_.session->SetLoadedSkill(name, text_hash);
   };
   const int64_t start = MonotonicMs();
   tools::ToolOutput output = RunPreparedCall(e.prepared, ctx);
@@ -195,14 +217,6 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   output.content = log_.Redact(output.content);
   output.display = log_.Redact(output.display);
 
-  if (tool == kLoadSkillTool && output.status == events::ToolStatus::kOk && plan_.session &&
-      !e.prepared.arguments.contains("file") && e.prepared.arguments.contains("name") &&
-      e.prepared.arguments["name"].is_string()) {
-    if (auto skill = plan_.skills.Reload(e.prepared.arguments["name"].get<std::string>());
-        skill.ok()) {
-      plan_.session->SetLoadedSkill(skill->name, skill->text_hash);
-    }
-  }
   hooks_.Fire(config::HookEvent::kPostToolUse, tool,
               hooks::PostToolUseFields(tool, e.prepared.arguments, output.status, output.content));
   return CommitResult(call, output, duration);

@@ -9,13 +9,18 @@
 //      the turn waits for the answers (RespondToApproval), the timeout or
 //      cancellation, then records ApprovalResolved;
 //   4. the calls run in the model's order; denied ones get a kDenied result
-//      saying why; post_tool_use hooks see each result.
+//      saying why; a path call whose path now resolves elsewhere than when
+//      it was judged is judged again by the rules and runs only if they
+//      allow it outright; a walk (grep, glob, list_dir) skips the entries
+//      the rules withhold (policy/walk_filter.h); post_tool_use hooks see
+//      each result.
 // Every call gets exactly one result, committed before the next call runs;
 // on cancellation completed results stay and every unfinished call (also
 // one waiting for approval) gets a cancelled result.
 // Thread-safety: used by the turn thread only.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,11 +52,20 @@ class ToolBatch {
     events::ApprovalState state = events::ApprovalState::kAllowed;
     std::string reason;        // who decided, in words
     std::string deny_message;  // a user's message for the model
+    bool approved_by_user = false;
+    // For a path tool: the resolved path the rules judged
+    // (RuleSet::ResolvedPath). Resolved again right before the call runs:
+    // an earlier call of the batch may have changed what it names (a new
+    // symlink), and a call judged on one file must not run on another.
+    std::optional<std::string> judged_path;
   };
 
   Entry Gate(const CollectedCall& call);
   absl::Status AskForApproval(std::vector<Entry>& entries);
   absl::Status RunEntry(const Entry& entry);
+  // Why `entry` may no longer run: its path resolves elsewhere now and the
+  // rules do not allow the new target outright; nullopt = it may run.
+  std::optional<std::string> PathChanged(const Entry& entry) const;
   absl::Status CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
                             int64_t duration_ms);
   std::string QualifiedName(const CollectedCall& call) const;

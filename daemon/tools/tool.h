@@ -49,6 +49,16 @@ struct ToolContext {
   const skills::SkillSet* skills = nullptr;
   // Receives progress reports while the call runs; null = not reported.
   std::function<void(const ToolProgress&)> on_progress = nullptr;
+  // For tools that walk a tree below their path (grep, glob, list_dir):
+  // whether the agent's rules withhold the entry at this absolute path from
+  // the call (policy/walk_filter.h); a withheld directory is not entered.
+  // Null = nothing is withheld.
+  std::function<bool(const std::string& path)> withheld = nullptr;
+  // builtin/load_skill reports here the skill whose SKILL.md text it
+  // returned, with the hash of exactly that text (skills::SkillTextHash), so
+  // a later change notice compares against what the model saw. Null = none.
+  std::function<void(const std::string& name, const std::string& text_hash)> on_skill_loaded =
+      nullptr;
 };
 
 struct ToolOutput {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/gitignore.h"
 
 namespace raw::tools::builtin {
@@ -78,6 +79,10 @@ class Walker {
       }
       const bool is_dir = entry.type == WalkEntry::Type::kDirectory;
       if (options_.respect_gitignore && ignores_.IsIgnored(entry.path, is_dir)) continue;
+      if (options_.withheld && options_.withheld(entry.path)) {
+        ++summary_.withheld;
+        continue;
+      }
       ++summary_.visited;
       WalkStep step = visit_(entry);
       if (step == WalkStep::kStop) {
@@ -101,6 +106,12 @@ class Walker {
 };
 
 }  // namespace
+
+std::string WithheldNote(const WalkSummary& summary) {
+  if (summary.withheld == 0) return "";
+  return absl::StrCat("[", summary.withheld, summary.withheld == 1 ? " entry" : " entries",
+                      " withheld by the agent's rules]\n");
+}
 
 WalkSummary WalkTree(const std::string& root, const WalkOptions& options,
                      const CancelToken& cancel,

@@ -42,15 +42,23 @@ struct WalkOptions {
   // 0 = no limit.
   int max_depth = 0;
   int64_t max_entries = 200000;
+  // Entries (by absolute path) the walk must neither visit nor enter, such
+  // as what the agent's rules withhold (ToolContext::withheld); null = none.
+  std::function<bool(const std::string& path)> withheld = nullptr;
 };
 
 struct WalkSummary {
   int64_t visited = 0;
   int64_t unreadable_directories = 0;
+  int64_t withheld = 0;  // entries options.withheld kept out
   bool hit_entry_limit = false;
   bool stopped = false;  // by the visitor
   bool cancelled = false;
 };
+
+// "[N entries withheld by the agent's rules]\n" when the walk withheld any,
+// else empty: the note a tool appends to its output so the model knows.
+std::string WithheldNote(const WalkSummary& summary);
 
 // Walks the directory `root` (absolute, normalized; the root itself is not
 // visited). The visitor's verdict on a directory decides whether the walk

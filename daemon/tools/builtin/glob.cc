@@ -89,7 +89,9 @@ ToolOutput Glob(const Json& args, const ToolContext& ctx) {
   if (stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return ToolOutput::Ok(no_match);
 
   std::vector<Match> matches;
-  WalkSummary summary = WalkTree(root, WalkOptions{}, ctx.cancel, [&](const WalkEntry& entry) {
+  WalkOptions options;
+  options.withheld = ctx.withheld;
+  WalkSummary summary = WalkTree(root, options, ctx.cancel, [&](const WalkEntry& entry) {
     switch (entry.type) {
       case WalkEntry::Type::kDirectory:
         return glob->CouldMatchInside(entry.rel) ? WalkStep::kContinue
@@ -113,7 +115,10 @@ ToolOutput Glob(const Json& args, const ToolContext& ctx) {
     return WalkStep::kContinue;
   });
   if (summary.cancelled) return ToolOutput::Cancelled("glob was cancelled");
-  if (matches.empty() && !summary.hit_entry_limit) return ToolOutput::Ok(no_match);
+  if (matches.empty() && !summary.hit_entry_limit) {
+    std::string note = WithheldNote(summary);
+    return ToolOutput::Ok(note.empty() ? no_match : absl::StrCat(no_match, "\n", note));
+  }
 
   std::sort(matches.begin(), matches.end(), NewerFirst);
   const int64_t configured = ctx.settings.files.max_results;
@@ -129,6 +134,7 @@ ToolOutput Glob(const Json& args, const ToolContext& ctx) {
     absl::StrAppend(&out, "[the search stopped after visiting ", summary.visited,
                     " entries, so matches may be missing; narrow the pattern or path]\n");
   }
+  absl::StrAppend(&out, WithheldNote(summary));
   if (!out.empty() && out.back() == '\n') out.pop_back();
   return ToolOutput::Ok(std::move(out));
 }

@@ -223,7 +223,9 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
     }
     search.File(shown_root, text);
   } else if (S_ISDIR(st.st_mode)) {
-    summary = WalkTree(*root, WalkOptions{}, ctx.cancel, [&](const WalkEntry& entry) {
+    WalkOptions walk;
+    walk.withheld = ctx.withheld;
+    summary = WalkTree(*root, walk, ctx.cancel, [&](const WalkEntry& entry) {
       if (entry.type != WalkEntry::Type::kFile) return WalkStep::kContinue;
       if (filter && !filter->Matches(filter_on_path ? std::string_view(entry.rel)
                                                     : BaseName(entry.rel))) {
@@ -262,6 +264,7 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
     absl::StrAppend(&out, "[the search stopped after visiting ", summary.visited,
                     " entries, so results may be missing; narrow the path]\n");
   }
+  absl::StrAppend(&out, WithheldNote(summary));
   if (!out.empty() && out.back() == '\n') out.pop_back();
   return ToolOutput::Ok(std::move(out));
 }

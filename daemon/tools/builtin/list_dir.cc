@@ -75,6 +75,7 @@ ToolOutput ListDir(const Json& args, const ToolContext& ctx) {
   WalkOptions options;
   options.respect_gitignore = false;
   options.max_depth = static_cast<int>(depth);
+  options.withheld = ctx.withheld;
   WalkSummary summary = WalkTree(*dir, options, ctx.cancel, [&](const WalkEntry& entry) {
     if (listed >= cap) {
       capped = true;
@@ -121,6 +122,7 @@ ToolOutput ListDir(const Json& args, const ToolContext& ctx) {
                     summary.unreadable_directories == 1 ? "y" : "ies",
                     " could not be read]\n");
   }
+  absl::StrAppend(&out, WithheldNote(summary));
   out.pop_back();
   return ToolOutput::Ok(std::move(out));
 }

@@ -141,6 +141,7 @@ ToolOutput LoadSkill(const Json& args, const ToolContext& ctx) {
     return ToolOutput::Error(absl::StrCat("cannot load skill \"", *name,
                                           "\": ", current.status().message()));
   }
+  if (ctx.on_skill_loaded) ctx.on_skill_loaded(current->name, current->text_hash);
   return ToolOutput::Ok(absl::StrCat("Skill \"", current->name, "\" (folder ", current->dir,
                                      "):\n\n", current->text));
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <deque>
+#include <filesystem>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -36,7 +37,11 @@ bool HasGlobCharacter(const std::string& component) {
 
 std::string ResolveRulePath(const std::string& cwd, const std::string& path) {
   std::string full = !path.empty() && path[0] == '/' ? path : cwd + "/" + path;
-  std::deque<std::string> todo = Components(full);
+  // Lexically first, as the file tools open it (tool_args.h ResolvePath):
+  // "link/../x" is <cwd>/x for them, so it must be for the rules too. Only
+  // the ".." that symlink targets bring in are taken physically below.
+  std::deque<std::string> todo =
+      Components(std::filesystem::path(full).lexically_normal().string());
   std::vector<std::string> resolved;  // components of a path free of symlinks
   int links = 0;
   while (!todo.empty()) {

@@ -1,6 +1,7 @@
 // Rule paths: the file path a path rule sees, and the path pattern it is
 // compared with, both made absolute and free of symlinks in the same way so
-// that "../", "./" and links can neither hide a target nor break a match.
+// that "../", "./" and links can neither hide a target nor break a match:
+// the path a rule sees is the file the tool actually opens.
 // Reads the file system (lstat, readlink); never fails; thread-safe.
 #pragma once
 
@@ -8,10 +9,12 @@
 
 namespace raw::tools::policy {
 
-// `path` made absolute against `cwd`, normalized, with symlinks in its
-// longest existing prefix resolved (a dangling link at the end is resolved
-// too: writing through it creates its target). Never fails: a path that
-// cannot be resolved further is returned normalized.
+// `path` made absolute against `cwd`, lexically normalized (so "a/link/../b"
+// is "a/b", exactly the file the file tools open: tool_args.h ResolvePath),
+// then with symlinks in its longest existing prefix resolved (a dangling
+// link at the end is resolved too: writing through it creates its target;
+// ".." inside a link's target is taken physically, as the kernel does).
+// Never fails: a path that cannot be resolved further is returned normalized.
 std::string ResolveRulePath(const std::string& cwd, const std::string& path);
 
 // The kPath glob `pattern` anchored for matching resolved paths: a relative

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/tools/policy/command_subjects.h"
+#include "daemon/tools/policy/walk_filter.h"
 
 namespace raw::tools::policy {
 namespace {
@@ -216,6 +217,33 @@ std::vector<config::RuleConfig> RuleSet::SessionRulesFor(const ToolSpec& spec,
     rules.push_back(std::move(rule));
   }
   return rules;
+}
+
+std::optional<std::string> RuleSet::ResolvedPath(const ToolSpec& spec, const Json& arguments,
+                                                 const std::string& cwd) {
+  if (spec.rule_subject != RuleSubject::kPath) return std::nullopt;
+  std::optional<std::string> subject = SubjectOf(spec, arguments);
+  if (!subject) return std::nullopt;
+  return ResolveRulePath(cwd, *subject);
+}
+
+std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& spec,
+                                                               const std::string& cwd,
+                                                               bool user_approved) const {
+  if (spec.rule_subject != RuleSubject::kPath) return nullptr;
+  std::vector<WalkFilter::Rule> rules;
+  for (const Compiled& rule : rules_) {
+    if (!rule.tool.Matches(spec.qualified_name)) continue;
+    if (rule.subject.empty()) {
+      rules.push_back({rule.config.action, std::nullopt});
+      continue;
+    }
+    if (!rule.config.path) continue;  // a command pattern never matches a path tool
+    auto anchored =
+        Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
+    if (anchored.ok()) rules.push_back({rule.config.action, std::move(*anchored)});
+  }
+  return WalkFilter::Callback(std::move(rules), user_approved);
 }
 
 }  // namespace raw::tools::policy

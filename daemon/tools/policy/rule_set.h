@@ -36,6 +36,8 @@
 // external synchronization against Evaluate.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,19 @@ class RuleSet {
                                                          const Json& arguments,
                                                          const std::string& cwd);
   absl::Status AddSessionRules(const std::vector<config::RuleConfig>& rules);
+
+  // The path a kPath call's rules see (ResolveRulePath of its subject);
+  // nullopt for other tools and for a call without a path string. A call
+  // judged on one path must not run on another: see loop/tool_batch.h.
+  static std::optional<std::string> ResolvedPath(const ToolSpec& spec, const Json& arguments,
+                                                 const std::string& cwd);
+
+  // For a kPath call that walks a tree below its path (grep, glob,
+  // list_dir): the rules each entry of the walk meets (walk_filter.h), as a
+  // ToolContext::withheld callback; null when no rule can withhold anything.
+  std::function<bool(const std::string&)> WalkFilterFor(const ToolSpec& spec,
+                                                         const std::string& cwd,
+                                                         bool user_approved) const;
 
  private:
   struct Compiled {

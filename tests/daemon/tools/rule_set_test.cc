@@ -296,11 +296,15 @@ TEST_F(PathRulesTest, SymlinksAreMatchedByTheirTarget) {
   EXPECT_EQ(through_link.action, RuleAction::kDeny);
   EXPECT_THAT(through_link.reason, HasSubstr("for " + outside_.Join("f.txt")));
   EXPECT_EQ(Write(rules, "src/dangling").action, RuleAction::kDeny);
-  // As for the kernel, ".." after a link leads to the parent of its target.
+  // ".." as written is taken lexically, as the file tools take it: they open
+  // <cwd>/src/sub/x for "src/link/../sub/x", so that is what rules see.
   Decision parent = Write(rules, "src/link/../sub/x");
-  EXPECT_EQ(parent.action, RuleAction::kAsk);
-  EXPECT_THAT(parent.reason,
-              HasSubstr(std::filesystem::path(outside_.path()).parent_path().string() + "/sub/x"));
+  EXPECT_EQ(parent.action, RuleAction::kAllow);
+  EXPECT_THAT(parent.reason, HasSubstr("for " + project_.Join("src/sub/x")));
+  // And a ".." cannot lead a deny rule astray: "src/link/../../secret" is
+  // the project's own secret for the tools, and for the rules.
+  RuleSet deny_secret = Rules({Path(RuleAction::kDeny, "secret/**")});
+  EXPECT_EQ(Write(deny_secret, "src/link/../../secret/a.txt").action, RuleAction::kDeny);
   RuleSet allow_only = Rules({Path(RuleAction::kAllow, "src/**")});
   EXPECT_EQ(Write(allow_only, "src/link/f.txt").action, RuleAction::kAsk);
   EXPECT_EQ(Write(allow_only, "src/sub/f.txt").action, RuleAction::kAllow);
@@ -328,6 +332,11 @@ TEST_F(PathRulesTest, ResolveRulePathNormalizesAndFollowsLinks) {
   EXPECT_EQ(ResolveRulePath(p, "src/link"), outside_.path());
   EXPECT_EQ(ResolveRulePath(p, "src/dangling"), outside_.Join("new.txt"));
   EXPECT_EQ(ResolveRulePath(p, "missing/../src/link/a"), outside_.Join("a"));
+  EXPECT_EQ(ResolveRulePath(p, "src/link/../sub"), p + "/src/sub");
+  // ".." inside a link's target is physical, as for the kernel.
+  std::filesystem::create_symlink("link/../up", project_.Join("src/via"));
+  EXPECT_EQ(ResolveRulePath(p, "src/via"),
+            std::filesystem::path(outside_.path()).parent_path().string() + "/up");
   std::filesystem::create_symlink("loop2", project_.Join("loop1"));
   std::filesystem::create_symlink("loop1", project_.Join("loop2"));
   EXPECT_THAT(ResolveRulePath(p, "loop1/x"), StartsWith(p + "/loop"));
