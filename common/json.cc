@@ -5,8 +5,42 @@
 namespace raw {
 namespace {
 
+// The byte offset where `text` first nests deeper than kMaxJsonDepth
+// arrays and objects, or npos. A linear scan that skips strings (and
+// comments when they are allowed); it never judges validity, which is the
+// parser's job.
+size_t TooDeepAt(std::string_view text, bool allow_comments) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    } else if (allow_comments && c == '/' && i + 1 < text.size()) {
+      if (text[i + 1] == '/') {
+        size_t end = text.find('\n', i);
+        i = end == std::string_view::npos ? text.size() : end;
+      } else if (text[i + 1] == '*') {
+        size_t end = text.find("*/", i + 2);
+        i = end == std::string_view::npos ? text.size() : end + 1;
+      }
+    }
+  }
+  return std::string_view::npos;
+}
+
 template <typename J>
 absl::StatusOr<J> ParseAs(std::string_view text, bool allow_comments) {
+  if (size_t at = TooDeepAt(text, allow_comments); at != std::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: nested more than ",
+                                                   kMaxJsonDepth, " levels deep (at byte ", at,
+                                                   ")"));
+  }
   try {
     return J::parse(text.begin(), text.end(), /*cb=*/nullptr,
                     /*allow_exceptions=*/true, allow_comments);

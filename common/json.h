@@ -15,8 +15,15 @@ using Json = nlohmann::json;
 // readable in the order Raw wrote them (request bodies, stored payloads).
 using OrderedJson = nlohmann::ordered_json;
 
+// Deeper nesting than this is refused by ParseJson: nlohmann's dump and
+// comparison, schema validation and every other walk over a value recurse,
+// so a hostile document (a provider stream, an MCP message, tool arguments)
+// of 200 000 '[' must fail as invalid input, not overflow the stack.
+inline constexpr int kMaxJsonDepth = 512;
+
 // Parses `text`. Comments (// and /* */) are accepted only when
-// `allow_comments` is set. The error message names line and column.
+// `allow_comments` is set. The error message names line and column, or says
+// that the document nests deeper than kMaxJsonDepth.
 absl::StatusOr<Json> ParseJson(std::string_view text, bool allow_comments = false);
 absl::StatusOr<OrderedJson> ParseOrderedJson(std::string_view text);
 

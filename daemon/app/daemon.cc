@@ -132,6 +132,10 @@ absl::Status Daemon::Start() {
   mcp::McpManagerOptions mcp_options;
   mcp_options.http = http_.get();
   mcp_options.env = env_;
+  // An MCP server's stderr (in last_error and notices) may echo a secret.
+  mcp_options.redact = [variables = variables_.get()](const std::string& text) {
+    return vars::Redact(text, variables->SecretValues());
+  };
   mcp_ = std::make_unique<mcp::McpManager>(std::move(mcp_options));
   sessions_ = std::make_unique<loop::SessionManager>(loop::SessionManagerDeps{
       .store = *store_,

@@ -130,6 +130,22 @@ McpServerConfig ReadServer(const std::string& name, const Json& value, const std
 
 }  // namespace
 
+std::optional<std::string> AmbiguousServerName(absl::string_view name) {
+  // The model sees "mcp__<server>__<tool>"; the server part ends at the
+  // first "__" after "mcp__" only if the name holds none and does not end
+  // in '_' (server "a_" + tool "_b" and server "a" + tool "__b" would both
+  // read "mcp__a____b").
+  if (absl::StrContains(name, "__")) {
+    return "a server name may not contain \"__\" (it separates the server from the tool in "
+           "model-facing names, mcp__<server>__<tool>)";
+  }
+  if (absl::EndsWith(name, "_")) {
+    return "a server name may not end with \"_\" (the \"__\" after it in model-facing "
+           "names, mcp__<server>__<tool>, would become ambiguous)";
+  }
+  return std::nullopt;
+}
+
 bool IsMcpServerName(absl::string_view name) {
   return !name.empty() && name.size() <= kMaxServerNameChars &&
          std::all_of(name.begin(), name.end(), [](char c) {
@@ -147,6 +163,10 @@ void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& confi
     std::string path = JoinPath("mcp_servers", name);
     if (!IsMcpServerName(name)) {
       problems.push_back({path, "invalid server name (1 to 32 letters, digits, '_' and '-')"});
+      continue;
+    }
+    if (std::optional<std::string> why = AmbiguousServerName(name)) {
+      problems.push_back({path, *why});
       continue;
     }
     config.mcp_servers[name] = ReadServer(name, value, path, context, problems);

@@ -4,6 +4,7 @@
 // thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,12 @@ namespace raw::config {
 
 // ^[a-zA-Z0-9_-]{1,32}$: the <server> of mcp/<server>/<tool>.
 bool IsMcpServerName(absl::string_view name);
+
+// Why `name` (an IsMcpServerName) cannot be a server's name although its
+// characters are fine, or nullopt when it can: it holds "__" or ends with
+// '_', either of which would let two different (server, tool) pairs share
+// the model-facing name mcp__<server>__<tool> (see mcp/tool_naming.h).
+std::optional<std::string> AmbiguousServerName(absl::string_view name);
 
 // Reads "mcp_servers" into config.mcp_servers.
 void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& config,

@@ -7,6 +7,7 @@
 #include "absl/time/time.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 #include "daemon/mcp/http_transport.h"
 #include "daemon/mcp/mcp_tool_spec.h"
 #include "daemon/mcp/stdio_transport.h"
@@ -43,6 +44,16 @@ ManagedServer::~ManagedServer() { Shutdown(); }
 
 void ManagedServer::Changed() const {
   if (options_.on_change) options_.on_change();
+}
+
+std::string ManagedServer::Clean(const std::string& text) const {
+  std::string clean = SanitizeUtf8(text);
+  return options_.redact ? options_.redact(clean) : clean;
+}
+
+absl::Status ManagedServer::Clean(const absl::Status& status) const {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), Clean(std::string(status.message())));
 }
 
 absl::Status ManagedServer::Prepare(const ExpandFn& expand) {
@@ -119,7 +130,8 @@ void ManagedServer::RecordFailure(std::string error) {
 
 absl::Status ManagedServer::EnsureReady() {
   std::shared_ptr<McpClient> stale;
-  uint64_t epoch;
+  uint64_t epoch = 0;
+  std::optional<std::string> backing_off;  // the error while waiting to retry
   {
     absl::MutexLock lock(&mu_);
     mu_.Await(absl::Condition(
@@ -129,13 +141,15 @@ absl::Status ManagedServer::EnsureReady() {
     if (!prepared_) return absl::FailedPreconditionError("the server's settings were not resolved");
     const int64_t now = options_.clock->NowUnixMs();
     if (state_ == ServerState::kFailed && now < next_attempt_ms_) {
-      return absl::UnavailableError(
-          absl::StrCat(last_error_, " (next attempt in ", next_attempt_ms_ - now, " ms)"));
+      backing_off =
+          absl::StrCat(last_error_, " (next attempt in ", next_attempt_ms_ - now, " ms)");
+    } else {
+      state_ = ServerState::kStarting;
+      stale = std::move(client_);
+      epoch = ++epoch_;
     }
-    state_ = ServerState::kStarting;
-    stale = std::move(client_);
-    epoch = ++epoch_;
   }
+  if (backing_off) return absl::UnavailableError(Clean(*backing_off));
   Changed();
   stale.reset();  // closes a dead connection (unless a call still holds it)
 
@@ -179,7 +193,7 @@ absl::Status ManagedServer::EnsureReady() {
   Changed();
   if (!status.ok()) {
     RAW_LOG(Warning) << "mcp server " << config_.name << " failed to start: " << status.message();
-    return absl::UnavailableError(absl::StrCat("failed to start: ", status.message()));
+    return absl::UnavailableError(Clean(absl::StrCat("failed to start: ", status.message())));
   }
   if (!kept) return absl::CancelledError("the daemon is shutting down");
   RAW_LOG(Info) << "mcp server " << config_.name << " is ready (" << client->transport().Describe()
@@ -234,6 +248,7 @@ absl::StatusOr<CallToolResult> ManagedServer::Call(
     return absl::DeadlineExceededError(
         absl::StrCat("no answer within ", config_.call_timeout_ms, " ms; the call was cancelled"));
   }
+  if (!result.ok()) return Clean(result.status());
   return result;
 }
 
@@ -344,19 +359,27 @@ McpServerStatus StoppedStatus(const config::McpServerConfig& config) {
 McpServerStatus ManagedServer::Status() const {
   McpServerStatus status = StoppedStatus(config_);
   status.root_dir = options_.root_dir;
-  absl::MutexLock lock(&mu_);
-  status.state = state_;
-  status.last_error = last_error_;
-  status.protocol_version = protocol_version_;
-  status.consecutive_failures = failures_;
-  for (const McpTool& tool : tools_) status.tools.push_back(tool.name);
+  {
+    absl::MutexLock lock(&mu_);
+    status.state = state_;
+    status.last_error = last_error_;
+    status.protocol_version = protocol_version_;
+    status.consecutive_failures = failures_;
+    for (const McpTool& tool : tools_) status.tools.push_back(tool.name);
+  }
+  // Cleaned when read, so secrets learnt since the failure are hidden too.
+  if (!status.last_error.empty()) status.last_error = Clean(status.last_error);
   return status;
 }
 
 std::optional<std::string> ManagedServer::TakeNotice() {
-  absl::MutexLock lock(&mu_);
-  std::optional<std::string> notice = std::move(notice_);
-  notice_.reset();
+  std::optional<std::string> notice;
+  {
+    absl::MutexLock lock(&mu_);
+    notice = std::move(notice_);
+    notice_.reset();
+  }
+  if (notice) notice = Clean(*notice);
   return notice;
 }
 

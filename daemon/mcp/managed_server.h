@@ -14,6 +14,11 @@
 // bytes while the server restarts; calls made meanwhile get errors.
 // Expanded header and environment values live only in memory here.
 //
+// Text that may quote the server (its stderr, its error messages) leaves
+// only cleaned: last_error in Status(), notices, and the errors of
+// EnsureReady and Call are valid UTF-8 (ill-formed bytes become U+FFFD)
+// and pass through Options::redact, which hides known secret values.
+//
 // Ownership: owned through shared_ptr by McpManager (a call in progress
 // holds it too; the ToolSpec handlers hold it weakly). Shares the clock; the
 // HTTP client in Options must outlive every call.
@@ -43,6 +48,11 @@
 namespace raw::mcp {
 
 using ExpandFn = std::function<absl::StatusOr<std::string>(const std::string&)>;
+// Returns its argument with known secret values hidden (vars::Redact).
+// Called on any thread, never under a ManagedServer's lock but possibly
+// under McpManager's: it must be thread-safe and must not call back into
+// the MCP layer.
+using RedactFn = std::function<std::string(const std::string&)>;
 
 enum class ServerState { kStopped, kStarting, kReady, kFailed };
 const char* ServerStateName(ServerState state);
@@ -78,6 +88,9 @@ struct ManagedServerOptions {
   // The root offered to a server configured with `roots` (the session's
   // working directory); empty otherwise.
   std::string root_dir;
+  // Applied to every text that may quote the server; null = none (the text
+  // is still made valid UTF-8).
+  RedactFn redact;
 };
 
 class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
@@ -136,6 +149,9 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   void HandleCallFailure(const std::shared_ptr<McpClient>& client, uint64_t epoch,
                          const absl::Status& status);
   void Changed() const;
+  // `text` as valid UTF-8 with known secrets hidden. REQUIRES: mu_ not held.
+  std::string Clean(const std::string& text) const;
+  absl::Status Clean(const absl::Status& status) const;
 
   const config::McpServerConfig config_;
   const ManagedServerOptions options_;

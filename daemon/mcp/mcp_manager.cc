@@ -75,6 +75,7 @@ std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerCo
   server_options.stdin_close_grace_ms = options_.stdin_close_grace_ms;
   server_options.term_grace_ms = options_.term_grace_ms;
   server_options.on_change = [this] { OnServerChanged(); };
+  server_options.redact = options_.redact;
   if (config.roots) server_options.root_dir = root_dir;
   auto server = std::make_shared<ManagedServer>(config, std::move(server_options));
   servers_.emplace(std::move(key), server);

@@ -62,6 +62,9 @@ struct McpManagerOptions {
   bool stop_idle_servers = true;
   // Runs after any server's state changed (no lock held, any thread).
   std::function<void()> on_status_change;
+  // Hides known secret values in what servers' errors and notices quote
+  // (see ManagedServerOptions::redact); null = nothing is hidden.
+  RedactFn redact;
 };
 
 class McpManager {

@@ -1,5 +1,6 @@
 #include "daemon/mcp/tool_naming.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
@@ -27,6 +28,14 @@ uint32_t Fnv1a(const std::string& text) {
   return hash;
 }
 
+// True when "mcp__<server>__" can be read back unambiguously: the server
+// part ends at the first "__" after "mcp__". Config allows only such names
+// (config::AmbiguousServerName); others are hashed as a defence.
+bool IsPlainServerPart(const std::string& server) {
+  return !server.empty() && server.find("__") == std::string::npos && server.back() != '_' &&
+         std::all_of(server.begin(), server.end(), IsModelNameChar);
+}
+
 }  // namespace
 
 std::string QualifiedToolName(const std::string& server, const std::string& tool) {
@@ -35,7 +44,7 @@ std::string QualifiedToolName(const std::string& server, const std::string& tool
 
 std::string ModelFacingToolName(const std::string& server, const std::string& tool) {
   std::string name = absl::StrCat("mcp__", server, "__", tool);
-  bool changed = false;
+  bool changed = !IsPlainServerPart(server);
   for (char& c : name) {
     if (!IsModelNameChar(c)) {
       c = '_';

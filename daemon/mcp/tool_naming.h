@@ -7,6 +7,17 @@
 // of the qualified name is appended, so different tools whose names
 // sanitize alike still differ, and a name is the same on every run.
 //
+// Uniqueness: config admits only server names of at most 32 of
+// [a-zA-Z0-9_-] without "__" and not ending in '_'
+// (config::AmbiguousServerName). The server part of a model-facing name
+// then ends at the first "__" after "mcp__", and the cut never reaches it,
+// so tools of different servers never share a model-facing name. A server
+// name outside that rule (not accepted by config) is always hashed. What
+// remains is within one server: a tool literally named like another's
+// sanitized form ("issues_list_152d6992" next to "issues.list"), or two
+// hashes that agree; McpManager leaves the second such tool out with a
+// notice.
+//
 // Thread-safety: pure functions.
 #pragma once
 

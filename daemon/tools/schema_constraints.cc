@@ -83,6 +83,16 @@ Json AdapterToJson(const Adapter& value) {
   return out;
 }
 
+// JsonTypeName of `value` without copying it (a 4 MiB array stays where it is).
+std::string AdapterTypeName(const Adapter& value) {
+  if (value.isNull()) return "null";
+  if (value.isBool()) return "boolean";
+  if (value.isString()) return "string";
+  if (value.isInteger()) return "integer";
+  if (value.isDouble()) return "number";
+  return value.isArray() ? "array" : "object";
+}
+
 // The constraints of the private keywords (valijson's PolyConstraint).
 template <typename Derived>
 class RawConstraint : public valijson::constraints::PolyConstraint {
@@ -110,7 +120,7 @@ class TypeConstraint : public RawConstraint<TypeConstraint> {
     }
     return Fail(context, results,
                 absl::StrCat("expected type ", absl::StrJoin(types_, " or "), ", got ",
-                             JsonTypeName(AdapterToJson(target))));
+                             AdapterTypeName(target)));
   }
 
  private:

@@ -79,6 +79,14 @@ TEST_F(ContractTest, KeysAndSecretVariablesNeverReachTheDatabaseTheLogHooksOrThe
     }
   }
   EXPECT_TRUE(noticed);
+  // And so is the server's last error that ListMcpServers reports.
+  raw::v1::ListMcpServersResponse servers;
+  grpc::ClientContext list_context;
+  ASSERT_TRUE(
+      stub().ListMcpServers(&list_context, raw::v1::ListMcpServersRequest(), &servers).ok());
+  ASSERT_EQ(servers.servers_size(), 1);
+  EXPECT_THAT(servers.servers(0).last_error(), HasSubstr("token is [redacted]"));
+  EXPECT_THAT(servers.servers(0).last_error(), Not(HasSubstr(kToken)));
 
   ASSERT_EQ(daemon_->Stop(), 0);
   const std::string log = daemon_->ReadLog();

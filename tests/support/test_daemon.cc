@@ -52,6 +52,9 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& socket_path) {
   // can still hold the connection to the stopped daemon.
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  // As the clients do (raw_client.cc): a model may send one call's
+  // arguments larger than gRPC's default 4 MiB, and its events must arrive.
+  args.SetMaxReceiveMessageSize(64 * 1024 * 1024);
   return grpc::CreateCustomChannel(absl::StrCat("unix:", socket_path),
                                    grpc::InsecureChannelCredentials(), args);
 }

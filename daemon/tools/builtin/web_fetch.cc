@@ -5,7 +5,8 @@
 // (tools.web_fetch.timeout_ms), the body is cut at tools.web_fetch.max_bytes
 // (the transfer is aborted there), and the text at max_output_bytes. Redirects
 // are not followed: the result names the target so the model can decide to
-// fetch it. URLs with credentials and schemes other than http(s) are refused.
+// fetch it, with any user name and password removed (they are never
+// repeated). URLs with credentials and schemes other than http(s) are refused.
 
 #include <algorithm>
 #include <optional>
@@ -92,6 +93,26 @@ std::string CutText(std::string text, size_t limit) {
   return text;
 }
 
+// What the model learns of a redirect to `target` (resolved): the target
+// without credentials, which are never repeated.
+std::string RedirectMessage(int status, const std::string& url, const std::string& target) {
+  ShownUrl shown = WithoutCredentials(target);
+  std::string message = absl::StrCat("HTTP ", status, " redirect from ", url, " to ",
+                                     shown.shown.empty() ? "a URL" : shown.shown);
+  if (shown.had_credentials) {
+    absl::StrAppend(&message, " (the redirect carried credentials, user:password@ before the "
+                              "host; they were dropped and web_fetch never sends them)");
+  }
+  std::string scheme = UrlScheme(target);
+  if (scheme != "http" && scheme != "https") {
+    absl::StrAppend(&message, ", which is not an http(s) URL; web_fetch cannot follow it");
+    return message;
+  }
+  absl::StrAppend(&message, ". web_fetch does not follow redirects: call it again with that "
+                            "URL to fetch the target.");
+  return message;
+}
+
 ToolOutput WebFetch(const Json& args, const ToolContext& ctx) {
   if (absl::Status s = CheckArgumentObject(args, {"url", "max_bytes"}); !s.ok()) {
     return ToolOutput::Error(std::string(s.message()));
@@ -148,18 +169,15 @@ ToolOutput WebFetch(const Json& args, const ToolContext& ctx) {
     }
     absl::StatusOr<std::string> target = ResolveUrl(*url, location);
     if (!target.ok()) {
-      return ToolOutput::Error(absl::StrCat("HTTP ", status, " redirect from ", *url,
-                                            " to an invalid location \"", location, "\""));
+      ShownUrl shown = WithoutCredentials(location);
+      return ToolOutput::Error(absl::StrCat(
+          "HTTP ", status, " redirect from ", *url, " to an invalid location",
+          shown.shown.empty() ? " (not shown: it may hold credentials)"
+                              : absl::StrCat(" \"", shown.shown, "\"",
+                                             shown.had_credentials ? " (credentials removed)"
+                                                                   : "")));
     }
-    std::string scheme = UrlScheme(*target);
-    if (scheme != "http" && scheme != "https") {
-      return ToolOutput::Error(absl::StrCat("HTTP ", status, " redirect from ", *url, " to ",
-                                            *target, ", which is not an http(s) URL; "
-                                            "web_fetch cannot follow it"));
-    }
-    return ToolOutput::Error(absl::StrCat("HTTP ", status, " redirect from ", *url, " to ",
-                                          *target, ". web_fetch does not follow redirects: "
-                                          "call it again with that URL to fetch the target."));
+    return ToolOutput::Error(RedirectMessage(status, *url, *target));
   }
 
   HtmlTextOptions html_options;

@@ -67,6 +67,27 @@ absl::StatusOr<std::string> CheckFetchUrl(std::string_view text) {
   return Part(handle.get(), CURLUPART_URL);
 }
 
+ShownUrl WithoutCredentials(std::string_view url) {
+  std::string text(url);
+  UrlPtr handle(curl_url());
+  bool parsed = handle != nullptr &&
+                curl_url_set(handle.get(), CURLUPART_URL, text.c_str(),
+                             CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK;
+  const std::string before = parsed ? Part(handle.get(), CURLUPART_URL) : "";
+  if (before.empty()) {
+    if (text.find('@') != std::string::npos) return {"", true};
+    return {std::move(text), false};
+  }
+  // Cleared even when empty: "http://:pw@host" has an empty user name.
+  for (CURLUPart part : {CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_OPTIONS}) {
+    curl_url_set(handle.get(), part, nullptr, 0);
+  }
+  std::string after = Part(handle.get(), CURLUPART_URL);
+  if (after == before) return {std::move(text), false};
+  if (after.empty()) return {"", true};
+  return {std::move(after), true};
+}
+
 absl::StatusOr<std::string> ResolveUrl(std::string_view base, std::string_view reference) {
   UrlPtr handle(curl_url());
   if (!handle) return absl::ResourceExhaustedError("out of memory parsing the URL");

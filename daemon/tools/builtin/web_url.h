@@ -24,4 +24,14 @@ absl::StatusOr<std::string> ResolveUrl(std::string_view base, std::string_view r
 // The scheme of an absolute URL in lower case ("https"), "" when unknown.
 std::string UrlScheme(std::string_view url);
 
+// An absolute URL as it may be shown: without the user name, password and
+// login options libcurl finds before the host. `had_credentials` says
+// whether any were removed. A URL libcurl cannot parse is never shown when
+// it holds an '@' (it may hide credentials): `shown` is then empty.
+struct ShownUrl {
+  std::string shown;
+  bool had_credentials = false;
+};
+ShownUrl WithoutCredentials(std::string_view url);
+
 }  // namespace raw::tools::builtin

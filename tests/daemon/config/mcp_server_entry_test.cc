@@ -152,6 +152,25 @@ TEST(McpServerEntryTest, ServerNameRule) {
   EXPECT_FALSE(IsMcpServerName("*"));
 }
 
+TEST(McpServerEntryTest, NamesThatWouldMakeModelFacingNamesAmbiguousAreRefused) {
+  // "mcp__a__b__c" would be server "a__b" with tool "c" and server "a" with
+  // tool "b__c"; "mcp__a____b" server "a_" with "_b" and "a" with "__b".
+  EXPECT_THAT(
+      Problems(Doc(R"({"a__b": {"command": ["x"]}, "a_": {"command": ["x"]},
+                       "__": {"command": ["x"]}, "a": {"command": ["x"]},
+                       "_a-b_c": {"command": ["x"]}})")),
+      ElementsAre("mcp_servers.__: a server name may not contain \"__\" (it separates the "
+                  "server from the tool in model-facing names, mcp__<server>__<tool>)",
+                  "mcp_servers.a_: a server name may not end with \"_\" (the \"__\" after it "
+                  "in model-facing names, mcp__<server>__<tool>, would become ambiguous)",
+                  "mcp_servers.a__b: a server name may not contain \"__\" (it separates the "
+                  "server from the tool in model-facing names, mcp__<server>__<tool>)"));
+  EXPECT_EQ(AmbiguousServerName("github"), std::nullopt);
+  EXPECT_EQ(AmbiguousServerName("my_server-2"), std::nullopt);
+  EXPECT_NE(AmbiguousServerName("my__server"), std::nullopt);
+  EXPECT_NE(AmbiguousServerName("server_"), std::nullopt);
+}
+
 TEST(McpServerEntryTest, ToolsUseMustNameADefinedServer) {
   EXPECT_THAT(
       Problems(Doc(R"({"gh": {"url": "https://mcp.example.com/mcp"}})",

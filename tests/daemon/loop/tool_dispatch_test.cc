@@ -71,6 +71,9 @@ TEST_F(ToolDispatchTest, EveryUnfitCallGetsASpecificError) {
   EXPECT_THAT(error("echo", R"({"text": "x", "n": "2"})"), HasSubstr("integer"));
   std::string huge = R"({"text": ")" + std::string(kMaxToolArgumentBytes, 'a') + R"("})";
   EXPECT_THAT(error("echo", huge), HasSubstr("more than the limit"));
+  // Absurd nesting is an error too, never a crash.
+  std::string nested = R"({"text": )" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  EXPECT_THAT(error("echo", nested), HasSubstr("nested more than 512 levels"));
   EXPECT_EQ(runs_, 0);
 }
 

@@ -11,6 +11,8 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
   --want-version V       refuse other versions with -32602 and data.supported
   --garbage-at-start     print lines that are not JSON-RPC before anything
   --stderr-noise         write a few lines to stderr at start
+  --stderr-hex HEX       write the bytes HEX (any bytes, not only UTF-8) and a
+                         newline to stderr at start
   --ignore-eof           keep running after stdin closes, ignoring SIGTERM
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
@@ -36,11 +38,15 @@ parser.add_argument("--want-version", default="")
 parser.add_argument("--garbage-at-start", action="store_true")
 parser.add_argument("--stderr-noise", action="store_true")
 parser.add_argument("--ignore-eof", action="store_true")
+parser.add_argument("--stderr-hex", default="")
 args = parser.parse_args()
 
 if args.start_log:
     with open(args.start_log, "a") as log:
         log.write("start\n")
+if args.stderr_hex:
+    sys.stderr.buffer.write(bytes.fromhex(args.stderr_hex) + b"\n")
+    sys.stderr.buffer.flush()
 if args.exit_at_start is not None:
     sys.stderr.write("fake server: refusing to start\n")
     sys.exit(args.exit_at_start)

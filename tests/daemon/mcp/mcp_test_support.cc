@@ -197,8 +197,9 @@ absl::StatusOr<std::string> ExpandVars(const std::map<std::string, std::string>&
   return out + value.substr(pos);
 }
 
-ManagerHarness::ManagerHarness(EnvLookup env, http::HttpClient* http) {
+ManagerHarness::ManagerHarness(EnvLookup env, http::HttpClient* http, RedactFn redact) {
   McpManagerOptions options;
+  options.redact = std::move(redact);
   options.http = http;
   options.clock = &clock_;
   options.env = std::move(env);

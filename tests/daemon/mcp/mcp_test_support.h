@@ -97,7 +97,8 @@ class EverythingHttpServer {
 // way to select and call fake-server tools in one line.
 class ManagerHarness {
  public:
-  explicit ManagerHarness(EnvLookup env = TestEnv(), http::HttpClient* http = nullptr);
+  explicit ManagerHarness(EnvLookup env = TestEnv(), http::HttpClient* http = nullptr,
+                          RedactFn redact = nullptr);
   ~ManagerHarness();
 
   McpManager& manager() { return *manager_; }

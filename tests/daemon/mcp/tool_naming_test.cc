@@ -1,7 +1,12 @@
 #include "daemon/mcp/tool_naming.h"
 
+#include <map>
 #include <regex>
+#include <string>
+#include <vector>
 
+#include "daemon/config/mcp_server_entry.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace raw::mcp {
@@ -36,6 +41,52 @@ TEST(ToolNamingTest, ShortensLongNames) {
   EXPECT_EQ(name.size(), 64u);
   EXPECT_TRUE(IsValidModelName(name));
   EXPECT_NE(name, ModelFacingToolName("server", tool + "b"));
+}
+
+// Every string of length 1..max_length over `alphabet`.
+std::vector<std::string> AllStrings(const std::string& alphabet, size_t max_length) {
+  std::vector<std::string> out;
+  std::vector<std::string> last = {""};
+  for (size_t length = 1; length <= max_length; ++length) {
+    std::vector<std::string> next;
+    for (const std::string& prefix : last) {
+      for (char c : alphabet) next.push_back(prefix + c);
+    }
+    out.insert(out.end(), next.begin(), next.end());
+    last = std::move(next);
+  }
+  return out;
+}
+
+TEST(ToolNamingTest, ServerNamesWithDoubleUnderscoresAreHashedApart) {
+  // "mcp__a__b__c" would be both (a__b, c) and (a, b__c); config refuses
+  // such server names, and the naming hashes them should one get through.
+  EXPECT_EQ(ModelFacingToolName("a", "b__c"), "mcp__a__b__c");
+  std::string odd = ModelFacingToolName("a__b", "c");
+  EXPECT_NE(odd, "mcp__a__b__c");
+  EXPECT_TRUE(IsValidModelName(odd)) << odd;
+  EXPECT_NE(ModelFacingToolName("a_", "_b"), ModelFacingToolName("a", "__b"));
+}
+
+TEST(ToolNamingTest, DifferentPairsNeverShareAName) {
+  // Every server name config accepts and every tool name over a small
+  // alphabet that keeps names unhashed: the pair is always recoverable.
+  std::vector<std::string> servers;
+  for (const std::string& s : AllStrings("a_-", 4)) {
+    if (config::IsMcpServerName(s) && !config::AmbiguousServerName(s)) servers.push_back(s);
+  }
+  ASSERT_THAT(servers, ::testing::Contains("a_a"));
+  ASSERT_THAT(servers, ::testing::Not(::testing::Contains("a__a")));
+  ASSERT_THAT(servers, ::testing::Not(::testing::Contains("a_")));
+  std::map<std::string, std::string> seen;  // model-facing name -> qualified
+  for (const std::string& server : servers) {
+    for (const std::string& tool : AllStrings("a_-", 4)) {
+      std::string name = ModelFacingToolName(server, tool);
+      auto [it, inserted] = seen.emplace(name, QualifiedToolName(server, tool));
+      EXPECT_TRUE(inserted) << name << " is both " << it->second << " and "
+                            << QualifiedToolName(server, tool);
+    }
+  }
 }
 
 TEST(ToolNamingTest, PatternMayMatchPrefix) {

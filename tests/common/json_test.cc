@@ -1,0 +1,52 @@
+// ParseJson: errors instead of exceptions, and a depth limit so that no
+// later walk over a parsed value can overflow the stack.
+#include "common/json.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Nested(int depth, char open = '[', char close = ']') {
+  return std::string(depth, open) + std::string(depth, close);
+}
+
+TEST(ParseJsonTest, NestingUpToTheLimitParsesAndBeyondIsASpecificError) {
+  auto ok = ParseJson(Nested(kMaxJsonDepth));
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(DumpJson(*ok).size(), static_cast<size_t>(2 * kMaxJsonDepth));
+
+  auto deep = ParseJson(Nested(200000));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_THAT(deep.status().message(),
+              HasSubstr("nested more than 512 levels deep (at byte 512)"));
+  std::string objects;
+  for (int i = 0; i <= kMaxJsonDepth; ++i) objects += R"({"a":)";
+  objects += "1" + std::string(kMaxJsonDepth + 1, '}');
+  EXPECT_FALSE(ParseJson(objects).ok());
+  EXPECT_FALSE(ParseOrderedJson(Nested(kMaxJsonDepth + 1)).ok());
+}
+
+TEST(ParseJsonTest, BracketsInStringsAndCommentsDoNotCount) {
+  std::string in_string = R"({"s": ")" + std::string(10000, '[') + R"(\"[[["})";
+  auto parsed = ParseJson(in_string);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ((*parsed)["s"].get<std::string>().size(), 10004u);
+  std::string commented = "// " + std::string(1000, '{') + "\n/* " + std::string(1000, '[') +
+                          " */ {\"a\": 1}";
+  EXPECT_TRUE(ParseJson(commented, /*allow_comments=*/true).ok());
+}
+
+TEST(ParseJsonTest, InvalidJsonNamesWhere) {
+  auto bad = ParseJson("{\n  \"a\": }");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("line 2"));
+}
+
+}  // namespace
+}  // namespace raw
