@@ -1,22 +1,42 @@
 #include "common/json.h"
 
+#include <string.h>
+
 #include "absl/strings/str_cat.h"
 
 namespace raw {
 namespace {
 
+// The index of the quote that closes the string opened at `open`, or npos.
+// memchr finds each candidate quote; one preceded by an odd run of
+// backslashes is escaped.
+size_t StringEnd(std::string_view text, size_t open) {
+  size_t from = open + 1;
+  while (from < text.size()) {
+    const void* hit = memchr(text.data() + from, '"', text.size() - from);
+    if (hit == nullptr) return std::string_view::npos;
+    size_t quote = static_cast<const char*>(hit) - text.data();
+    size_t backslashes = 0;
+    while (quote - backslashes > open + 1 && text[quote - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return quote;
+    from = quote + 1;
+  }
+  return std::string_view::npos;
+}
+
 // The byte offset where `text` first nests deeper than kMaxJsonDepth
 // arrays and objects, or npos. A linear scan that skips strings (and
 // comments when they are allowed); it never judges validity, which is the
-// parser's job.
+// parser's job. Every level takes at least one byte, so a text of at most
+// kMaxJsonDepth bytes (a typical stream event) needs no scan.
 size_t TooDeepAt(std::string_view text, bool allow_comments) {
+  if (text.size() <= static_cast<size_t>(kMaxJsonDepth)) return std::string_view::npos;
   int depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\\') ++i;
-      }
+      i = StringEnd(text, i);
+      if (i == std::string_view::npos) return i;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth) return i;
     } else if (c == ']' || c == '}') {

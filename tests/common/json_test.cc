@@ -42,6 +42,17 @@ TEST(ParseJsonTest, BracketsInStringsAndCommentsDoNotCount) {
   EXPECT_TRUE(ParseJson(commented, /*allow_comments=*/true).ok());
 }
 
+TEST(ParseJsonTest, AStringEndingInAnEscapedBackslashDoesNotHideTheNesting) {
+  // "x\\" closes after the escaped backslash; the brackets after it count.
+  std::string deep = R"([["x\\", )" + Nested(kMaxJsonDepth) + "]]";
+  auto parsed = ParseJson(deep);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.status().message(), HasSubstr("nested more than 512 levels deep"));
+  // "x\"..." does not close at the escaped quote: those brackets are text.
+  std::string text = R"([["x\")" + Nested(kMaxJsonDepth) + R"("]])";
+  EXPECT_TRUE(ParseJson(text).ok()) << ParseJson(text).status();
+}
+
 TEST(ParseJsonTest, InvalidJsonNamesWhere) {
   auto bad = ParseJson("{\n  \"a\": }");
   ASSERT_FALSE(bad.ok());
