@@ -5,21 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/wire_fields.h"
 
 namespace raw::providers::anthropic {
 namespace {
-
-const Json* Find(const Json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-std::string_view StringOf(const Json* value) {
-  if (value == nullptr || !value->is_string()) return {};
-  return value->get_ref<const std::string&>();
-}
 
 // Stop reasons after which the calls of the answer may run.
 bool CallsMayComplete(std::string_view reason) {
@@ -57,7 +46,7 @@ ErrorEvent MalformedError(std::string message) {
 }  // namespace
 
 void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
   std::string_view data(stripped.data(), stripped.size());
   absl::StatusOr<Json> event = ParseJson(data);
@@ -73,7 +62,7 @@ void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent
         out);
     return;
   }
-  std::string_view type = StringOf(Find(*event, "type"));
+  std::string_view type = StringOf(FindField(*event, "type"));
   if (type.empty()) type = frame.event;
   DecodeEvent(*event, type, out);
 }
@@ -99,33 +88,29 @@ void StreamDecoder::DecodeEvent(const Json& event, std::string_view type,
 }
 
 void StreamDecoder::OnMessageStart(const Json& event, std::vector<ProviderEvent>* out) {
-  if (started_) return;
-  const Json* message = Find(event, "message");
-  started_ = true;
-  StartEvent start;
-  if (message != nullptr) {
-    start.response_id = StringOf(Find(*message, "id"));
-    start.model = StringOf(Find(*message, "model"));
-    if (const Json* usage = Find(*message, "usage")) usage_.ApplyStart(*usage);
+  if (started()) return;
+  if (const Json* message = FindField(event, "message")) {
+    NoteIdentity(StringOf(FindField(*message, "id")), StringOf(FindField(*message, "model")));
+    if (const Json* usage = FindField(*message, "usage")) usage_.ApplyStart(*usage);
   }
-  out->push_back(std::move(start));
+  EnsureStarted(out);
 }
 
 void StreamDecoder::OnBlockStart(const Json& event, std::vector<ProviderEvent>* out) {
-  const Json* content = Find(event, "content_block");
-  std::optional<int64_t> index = TokenCount(event, "index");
+  const Json* content = FindField(event, "content_block");
+  std::optional<int64_t> index = CountField(event, "index");
   if (content == nullptr || !index.has_value()) return;
   EnsureStarted(out);
-  std::string_view kind = StringOf(Find(*content, "type"));
+  std::string_view kind = StringOf(FindField(*content, "type"));
   Block block;
   if (kind == "text") {
     block.kind = BlockKind::kText;
   } else if (kind == "thinking") {
     block.kind = BlockKind::kThinking;
-    block.signature = StringOf(Find(*content, "signature"));
+    block.signature = StringOf(FindField(*content, "signature"));
   } else if (kind == "redacted_thinking") {
     block.kind = BlockKind::kRedactedThinking;
-    block.redacted_data = StringOf(Find(*content, "data"));
+    block.redacted_data = StringOf(FindField(*content, "data"));
   } else if (kind == "tool_use") {
     block.kind = BlockKind::kToolUse;
   }
@@ -134,45 +119,45 @@ void StreamDecoder::OnBlockStart(const Json& event, std::vector<ProviderEvent>* 
   }
   if (block.kind == BlockKind::kToolUse) {
     Call call;
-    call.id = StringOf(Find(*content, "id"));
-    call.name = StringOf(Find(*content, "name"));
+    call.id = StringOf(FindField(*content, "id"));
+    call.name = StringOf(FindField(*content, "name"));
     // The "input":{} of the start event is a placeholder; the arguments
     // are the input_json_delta fragments.
     block.call = static_cast<int>(calls_.size());
     if (call.id.empty()) call.id = absl::StrCat("toolu_missing_", block.call);
     calls_.push_back(std::move(call));
-    after_output_ = true;
+    MarkOutput();
     out->push_back(ToolCallStartEvent{block.call, calls_.back().id, calls_.back().name});
   }
   Block& stored = blocks_[*index] = std::move(block);
   if (stored.kind == BlockKind::kText) {
-    std::string_view text = StringOf(Find(*content, "text"));
+    std::string_view text = StringOf(FindField(*content, "text"));
     if (!text.empty()) EmitText(stored, text, out);
   } else if (stored.kind == BlockKind::kThinking) {
-    std::string_view text = StringOf(Find(*content, "thinking"));
+    std::string_view text = StringOf(FindField(*content, "thinking"));
     if (!text.empty()) EmitReasoning(stored, text, out);
   }
 }
 
 void StreamDecoder::OnBlockDelta(const Json& event, std::vector<ProviderEvent>* out) {
-  std::optional<int64_t> index = TokenCount(event, "index");
-  const Json* delta = Find(event, "delta");
+  std::optional<int64_t> index = CountField(event, "index");
+  const Json* delta = FindField(event, "delta");
   if (!index.has_value() || delta == nullptr) return;
   auto it = blocks_.find(*index);
   if (it == blocks_.end()) return;
   Block& block = it->second;
-  std::string_view kind = StringOf(Find(*delta, "type"));
+  std::string_view kind = StringOf(FindField(*delta, "type"));
   if (kind == "text_delta" && block.kind == BlockKind::kText) {
-    std::string_view text = StringOf(Find(*delta, "text"));
+    std::string_view text = StringOf(FindField(*delta, "text"));
     if (!text.empty()) EmitText(block, text, out);
   } else if (kind == "thinking_delta" && block.kind == BlockKind::kThinking) {
-    std::string_view text = StringOf(Find(*delta, "thinking"));
+    std::string_view text = StringOf(FindField(*delta, "thinking"));
     if (!text.empty()) EmitReasoning(block, text, out);
   } else if (kind == "signature_delta" && block.kind == BlockKind::kThinking) {
     // As the SDK does: the delta carries the whole signature.
-    block.signature = StringOf(Find(*delta, "signature"));
+    block.signature = StringOf(FindField(*delta, "signature"));
   } else if (kind == "input_json_delta" && block.kind == BlockKind::kToolUse) {
-    std::string_view piece = StringOf(Find(*delta, "partial_json"));
+    std::string_view piece = StringOf(FindField(*delta, "partial_json"));
     if (piece.empty()) return;
     Call& call = calls_[static_cast<size_t>(block.call)];
     if (call.closed) return;
@@ -183,7 +168,7 @@ void StreamDecoder::OnBlockDelta(const Json& event, std::vector<ProviderEvent>* 
 }
 
 void StreamDecoder::OnBlockStop(const Json& event, std::vector<ProviderEvent>* out) {
-  std::optional<int64_t> index = TokenCount(event, "index");
+  std::optional<int64_t> index = CountField(event, "index");
   if (!index.has_value()) return;
   auto it = blocks_.find(*index);
   if (it == blocks_.end()) return;
@@ -228,34 +213,28 @@ void StreamDecoder::OnBlockStop(const Json& event, std::vector<ProviderEvent>* o
 }
 
 void StreamDecoder::OnMessageDelta(const Json& event) {
-  if (const Json* delta = Find(event, "delta")) {
-    std::string_view reason = StringOf(Find(*delta, "stop_reason"));
+  if (const Json* delta = FindField(event, "delta")) {
+    std::string_view reason = StringOf(FindField(*delta, "stop_reason"));
     if (!reason.empty()) stop_reason_ = std::string(reason);
   }
-  if (const Json* usage = Find(event, "usage")) usage_.ApplyDelta(*usage);
+  if (const Json* usage = FindField(event, "usage")) usage_.ApplyDelta(*usage);
 }
 
 void StreamDecoder::EmitText(Block& block, std::string_view text, std::vector<ProviderEvent>* out) {
   if (block.part_index < 0) block.part_index = next_part_++;
-  after_output_ = true;
+  MarkOutput();
   out->push_back(TextDeltaEvent{block.part_index, std::string(text)});
 }
 
 void StreamDecoder::EmitReasoning(Block& block, std::string_view text,
                                   std::vector<ProviderEvent>* out) {
   block.thinking.append(text);
-  after_output_ = true;
+  MarkOutput();
   out->push_back(ReasoningDeltaEvent{block.part_index, std::string(text)});
 }
 
-void StreamDecoder::EnsureStarted(std::vector<ProviderEvent>* out) {
-  if (started_) return;
-  started_ = true;
-  out->push_back(StartEvent{});
-}
-
 void StreamDecoder::CompleteStream(std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   EnsureStarted(out);
   std::string reason = stop_reason_.value_or("");
   bool may_complete = CallsMayComplete(reason);
@@ -278,47 +257,28 @@ void StreamDecoder::CompleteStream(std::vector<ProviderEvent>* out) {
   finish.reason = MapFinish(reason, !calls_.empty(), any_complete);
   finish.raw_reason = std::move(reason);
   out->push_back(std::move(finish));
-  done_ = true;
+  MarkDone();
 }
 
 void StreamDecoder::Finish(std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  ErrorEvent error;
-  error.kind = ErrorKind::kPrematureEof;
-  error.retryable = true;
-  error.message = "the stream ended before the model finished its answer (no message_stop)";
-  EndWithError(std::move(error), out);
+  if (done()) return;
+  EndPrematurely("the stream ended before the model finished its answer (no message_stop)", out);
 }
 
-void StreamDecoder::Fail(ErrorEvent error, std::vector<ProviderEvent>* out) {
-  EndWithError(std::move(error), out);
-}
-
-void StreamDecoder::EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  error.after_output = after_output_;
-  if (usage_.final()) out->push_back(UsageEvent{usage_.ToUsage()});
-  out->push_back(std::move(error));
-  done_ = true;
+std::optional<events::Usage> StreamDecoder::FinalUsageSoFar() const {
+  if (!usage_.final()) return std::nullopt;
+  return usage_.ToUsage();
 }
 
 void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  absl::StatusOr<Json> doc = ParseJson(body);
-  if (!doc.ok() || !doc->is_object()) {
-    ErrorEvent error;
-    error.kind = ErrorKind::kUnknown;
-    error.message =
-        doc.ok() ? "the response body is not a JSON object"
-                 : absl::StrCat("the response body is not valid JSON: ", doc.status().message());
-    EndWithError(std::move(error), out);
-    return;
-  }
-  if (StringOf(Find(*doc, "type")) == "error" || Find(*doc, "error") != nullptr) {
+  if (done()) return;
+  std::optional<Json> doc = ParseBodyObject(body, out);
+  if (!doc) return;
+  if (StringOf(FindField(*doc, "type")) == "error" || FindField(*doc, "error") != nullptr) {
     EndWithError(openai_chat::ClassifyStreamError(*doc), out);
     return;
   }
-  const Json* content = Find(*doc, "content");
+  const Json* content = FindField(*doc, "content");
   if (content == nullptr || !content->is_array()) {
     ErrorEvent error;
     error.kind = ErrorKind::kUnknown;
@@ -329,14 +289,14 @@ void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<Provide
   // Replay the document as the stream that would have carried it.
   Json message = Json::object();
   for (const char* key : {"id", "model", "usage"}) {
-    if (const Json* value = Find(*doc, key)) message[key] = *value;
+    if (const Json* value = FindField(*doc, key)) message[key] = *value;
   }
   DecodeEvent(Json{{"message", message}}, "message_start", out);
   for (size_t i = 0; i < content->size(); ++i) {
     const Json& block = (*content)[i];
     DecodeEvent(Json{{"index", i}, {"content_block", block}}, "content_block_start", out);
-    if (StringOf(Find(block, "type")) == "tool_use") {
-      const Json* input = Find(block, "input");
+    if (StringOf(FindField(block, "type")) == "tool_use") {
+      const Json* input = FindField(block, "input");
       std::string arguments = input != nullptr ? DumpJson(*input) : "{}";
       Json delta = {{"type", "input_json_delta"}, {"partial_json", arguments}};
       DecodeEvent(Json{{"index", i}, {"delta", delta}}, "content_block_delta", out);
@@ -344,8 +304,8 @@ void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<Provide
     DecodeEvent(Json{{"index", i}}, "content_block_stop", out);
   }
   Json delta_event = Json::object();
-  delta_event["delta"] = Json{{"stop_reason", StringOf(Find(*doc, "stop_reason"))}};
-  if (const Json* usage = Find(*doc, "usage")) delta_event["usage"] = *usage;
+  delta_event["delta"] = Json{{"stop_reason", StringOf(FindField(*doc, "stop_reason"))}};
+  if (const Json* usage = FindField(*doc, "usage")) delta_event["usage"] = *usage;
   DecodeEvent(delta_event, "message_delta", out);
   CompleteStream(out);  // a whole document is complete
 }

@@ -52,9 +52,9 @@
 
 #include "common/json.h"
 #include "daemon/providers/anthropic/usage_overlay.h"
+#include "daemon/providers/decoder_base.h"
 #include "daemon/providers/provider_event.h"
 #include "daemon/providers/sse/sse_decoder.h"
-#include "daemon/providers/vendor_decoder.h"
 
 namespace raw::providers::anthropic {
 
@@ -63,7 +63,7 @@ inline constexpr char kOpaqueProvider[] = "anthropic";
 inline constexpr char kThinkingSignatureKind[] = "thinking_signature";
 inline constexpr char kRedactedThinkingKind[] = "redacted_thinking";
 
-class StreamDecoder : public VendorDecoder {
+class StreamDecoder : public DecoderBase {
  public:
   StreamDecoder() = default;
 
@@ -72,12 +72,7 @@ class StreamDecoder : public VendorDecoder {
   // takes a whole Message object.
   void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
   void Finish(std::vector<ProviderEvent>* out) override;
-  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) override;
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
-  bool done() const override { return done_; }
-
-  // Some text, reasoning or tool-call event has been produced.
-  bool after_output() const { return after_output_; }
 
  private:
   enum class BlockKind { kText, kThinking, kRedactedThinking, kToolUse, kOther };
@@ -104,13 +99,10 @@ class StreamDecoder : public VendorDecoder {
   void OnMessageDelta(const Json& event);
   void EmitText(Block& block, std::string_view text, std::vector<ProviderEvent>* out);
   void EmitReasoning(Block& block, std::string_view text, std::vector<ProviderEvent>* out);
-  void EnsureStarted(std::vector<ProviderEvent>* out);
   void CompleteStream(std::vector<ProviderEvent>* out);
-  void EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out);
+  // Only counts message_delta has made final (UsageOverlay::final).
+  std::optional<events::Usage> FinalUsageSoFar() const override;
 
-  bool started_ = false;
-  bool done_ = false;
-  bool after_output_ = false;
   int next_part_ = 0;
   std::map<int64_t, Block> blocks_;  // by wire index
   std::vector<Call> calls_;          // by call_index

@@ -1,40 +1,18 @@
 #include "daemon/providers/anthropic/usage_overlay.h"
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
+#include "daemon/providers/wire_fields.h"
 
 namespace raw::providers::anthropic {
-
-std::optional<int64_t> TokenCount(const Json& object, const char* key) {
-  if (!object.is_object()) return std::nullopt;
-  auto it = object.find(key);
-  if (it == object.end()) return std::nullopt;
-  if (it->is_number_unsigned()) {
-    uint64_t n = it->get<uint64_t>();
-    if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
-    return static_cast<int64_t>(n);
-  }
-  if (it->is_number_integer()) {
-    int64_t n = it->get<int64_t>();
-    return n >= 0 ? std::optional<int64_t>(n) : std::nullopt;
-  }
-  if (it->is_number_float()) {
-    double d = it->get<double>();
-    if (d >= 0 && d < 9e18 && std::floor(d) == d) return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
-}
 
 void UsageOverlay::ApplyStart(const Json& usage) {
   if (!usage.is_object()) return;
   seen_ = true;
   // output_tokens here is a placeholder, deliberately not taken.
-  input_ = TokenCount(usage, "input_tokens");
-  cache_creation_ = TokenCount(usage, "cache_creation_input_tokens");
-  cache_read_ = TokenCount(usage, "cache_read_input_tokens");
+  input_ = CountField(usage, "input_tokens");
+  cache_creation_ = CountField(usage, "cache_creation_input_tokens");
+  cache_read_ = CountField(usage, "cache_read_input_tokens");
   auto details = usage.find("output_tokens_details");
-  if (details != usage.end()) thinking_ = TokenCount(*details, "thinking_tokens");
+  if (details != usage.end()) thinking_ = CountField(*details, "thinking_tokens");
 }
 
 void UsageOverlay::ApplyDelta(const Json& usage) {
@@ -46,7 +24,7 @@ void UsageOverlay::ApplyDelta(const Json& usage) {
 
 void UsageOverlay::Overlay(const Json& usage) {
   auto overwrite = [&usage](const char* key, std::optional<int64_t>* field) {
-    std::optional<int64_t> value = TokenCount(usage, key);
+    std::optional<int64_t> value = CountField(usage, key);
     if (value.has_value()) *field = value;
   };
   overwrite("input_tokens", &input_);
@@ -55,7 +33,7 @@ void UsageOverlay::Overlay(const Json& usage) {
   overwrite("output_tokens", &output_);
   auto details = usage.find("output_tokens_details");
   if (details != usage.end()) {
-    std::optional<int64_t> thinking = TokenCount(*details, "thinking_tokens");
+    std::optional<int64_t> thinking = CountField(*details, "thinking_tokens");
     if (thinking.has_value()) thinking_ = thinking;
   }
 }

@@ -53,8 +53,4 @@ class UsageOverlay {
   std::optional<int64_t> thinking_;
 };
 
-// A token count under `key` of `object`: a non-negative whole number, else
-// std::nullopt.
-std::optional<int64_t> TokenCount(const Json& object, const char* key);
-
 }  // namespace raw::providers::anthropic

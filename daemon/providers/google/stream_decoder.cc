@@ -1,6 +1,5 @@
 #include "daemon/providers/google/stream_decoder.h"
 
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -9,37 +8,10 @@
 #include "daemon/providers/google/call_id.h"
 #include "daemon/providers/google/error_classifier.h"
 #include "daemon/providers/google/thought_signature.h"
+#include "daemon/providers/wire_fields.h"
 
 namespace raw::providers::google {
 namespace {
-
-const OrderedJson* Find(const OrderedJson& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-std::string StringOf(const OrderedJson* value) {
-  if (value == nullptr || !value->is_string()) return "";
-  return value->get<std::string>();
-}
-
-// A token count: a non-negative whole number (proto3 JSON may quote int64).
-std::optional<int64_t> Count(const OrderedJson& object, const char* key) {
-  const OrderedJson* value = Find(object, key);
-  if (value == nullptr) return std::nullopt;
-  if (value->is_number_unsigned()) return static_cast<int64_t>(value->get<uint64_t>());
-  if (value->is_number_integer()) {
-    int64_t n = value->get<int64_t>();
-    return n >= 0 ? std::optional<int64_t>(n) : std::nullopt;
-  }
-  if (value->is_number_float()) {
-    double d = value->get<double>();
-    if (d >= 0 && d < 9e18 && std::floor(d) == d) return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
-}
 
 bool IsContentFilter(std::string_view raw) {
   return raw == "SAFETY" || raw == "RECITATION" || raw == "LANGUAGE" || raw == "BLOCKLIST" ||
@@ -67,23 +39,23 @@ FinishReason MapFinish(std::string_view raw, bool blocked, size_t calls, size_t 
 events::Usage NormalizeGeminiUsage(const OrderedJson& usage) {
   events::Usage out;
   if (!usage.is_object()) return out;
-  out.input_tokens = Count(usage, "promptTokenCount");
+  out.input_tokens = CountField(usage, "promptTokenCount");
   // Zero counts are omitted on the wire; a record with its prompt count is
   // complete enough to read an omission as 0.
   std::optional<int64_t> omitted_zero;
   if (out.input_tokens.has_value()) omitted_zero = 0;
-  out.cache_read_tokens = Count(usage, "cachedContentTokenCount");
+  out.cache_read_tokens = CountField(usage, "cachedContentTokenCount");
   if (!out.cache_read_tokens) out.cache_read_tokens = omitted_zero;
-  out.reasoning_tokens = Count(usage, "thoughtsTokenCount");
+  out.reasoning_tokens = CountField(usage, "thoughtsTokenCount");
   if (!out.reasoning_tokens) out.reasoning_tokens = omitted_zero;
-  std::optional<int64_t> candidates = Count(usage, "candidatesTokenCount");
+  std::optional<int64_t> candidates = CountField(usage, "candidatesTokenCount");
   if (!candidates) candidates = omitted_zero;
   if (candidates && out.reasoning_tokens) out.output_tokens = *candidates + *out.reasoning_tokens;
   return out;
 }
 
 void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
   std::string_view data(stripped.data(), stripped.size());
   if (data.empty()) return;
@@ -100,7 +72,7 @@ void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent
 void StreamDecoder::DecodeDocument(const OrderedJson& doc, std::vector<ProviderEvent>* out) {
   if (doc.is_array()) {
     for (const OrderedJson& chunk : doc) {
-      if (done_) return;
+      if (done()) return;
       DecodeChunk(chunk, out);
     }
     return;
@@ -119,51 +91,50 @@ void StreamDecoder::MalformedChunk(std::string_view detail, std::vector<Provider
 
 void StreamDecoder::DecodeChunk(const OrderedJson& chunk, std::vector<ProviderEvent>* out) {
   if (!chunk.is_object()) return;
-  if (const OrderedJson* error = Find(chunk, "error")) {
+  if (const OrderedJson* error = FindField(chunk, "error")) {
     absl::StatusOr<Json> plain = ParseJson(DumpJson(*error));
     EndWithError(ClassifyStreamError(plain.ok() ? *plain : Json()), out);
     return;
   }
-  if (response_id_.empty()) response_id_ = StringOf(Find(chunk, "responseId"));
-  if (model_.empty()) model_ = StringOf(Find(chunk, "modelVersion"));
+  NoteIdentity(StringOf(FindField(chunk, "responseId")), StringOf(FindField(chunk, "modelVersion")));
   EnsureStarted(out);
-  if (const OrderedJson* usage = Find(chunk, "usageMetadata"); usage && usage->is_object()) {
+  if (const OrderedJson* usage = FindField(chunk, "usageMetadata"); usage && usage->is_object()) {
     usage_ = *usage;
   }
-  if (const OrderedJson* feedback = Find(chunk, "promptFeedback")) {
-    std::string block = StringOf(Find(*feedback, "blockReason"));
+  if (const OrderedJson* feedback = FindField(chunk, "promptFeedback")) {
+    std::string block(StringOf(FindField(*feedback, "blockReason")));
     if (!block.empty()) {
       prompt_blocked_ = true;
       finish_reason_ = block;
     }
   }
-  const OrderedJson* candidates = Find(chunk, "candidates");
+  const OrderedJson* candidates = FindField(chunk, "candidates");
   if (candidates == nullptr || !candidates->is_array()) return;
   for (const OrderedJson& candidate : *candidates) {
-    std::optional<int64_t> index = Count(candidate, "index");
+    std::optional<int64_t> index = CountField(candidate, "index");
     if (index.has_value() && *index != 0) continue;  // one candidate is asked for
-    if (const OrderedJson* content = Find(candidate, "content")) {
-      const OrderedJson* parts = Find(*content, "parts");
+    if (const OrderedJson* content = FindField(candidate, "content")) {
+      const OrderedJson* parts = FindField(*content, "parts");
       if (parts != nullptr && parts->is_array()) {
         for (const OrderedJson& part : *parts) DecodePart(part, out);
       }
     }
-    std::string reason = StringOf(Find(candidate, "finishReason"));
+    std::string reason(StringOf(FindField(candidate, "finishReason")));
     if (!reason.empty() && !prompt_blocked_) finish_reason_ = std::move(reason);
   }
 }
 
 void StreamDecoder::DecodePart(const OrderedJson& part, std::vector<ProviderEvent>* out) {
   if (!part.is_object()) return;
-  std::string signature = StringOf(Find(part, "thoughtSignature"));
-  if (const OrderedJson* call = Find(part, "functionCall")) {
+  std::string signature(StringOf(FindField(part, "thoughtSignature")));
+  if (const OrderedJson* call = FindField(part, "functionCall")) {
     DecodeCall(*call, signature, out);
     return;
   }
-  const OrderedJson* text = Find(part, "text");
+  const OrderedJson* text = FindField(part, "text");
   if (text == nullptr || !text->is_string()) return;  // inlineData, executableCode, ...
   const std::string& value = text->get_ref<const std::string&>();
-  const OrderedJson* thought = Find(part, "thought");
+  const OrderedJson* thought = FindField(part, "thought");
   if (thought != nullptr && thought->is_boolean() && thought->get<bool>()) {
     if (!value.empty()) EmitReasoning(value, out);
     if (!signature.empty()) EmitSignature(kThoughtAnchor, signature, out);
@@ -178,10 +149,10 @@ void StreamDecoder::DecodeCall(const OrderedJson& function_call, const std::stri
   EndReasoningPart(out);
   Call call;
   call.call_index = static_cast<int>(calls_.size());
-  call.id = StringOf(Find(function_call, "id"));
-  if (call.id.empty()) call.id = SyntheticCallId(response_id_, call.call_index);
-  call.name = StringOf(Find(function_call, "name"));
-  const OrderedJson* args = Find(function_call, "args");
+  call.id = StringOf(FindField(function_call, "id"));
+  if (call.id.empty()) call.id = SyntheticCallId(response_id(), call.call_index);
+  call.name = StringOf(FindField(function_call, "name"));
+  const OrderedJson* args = FindField(function_call, "args");
   if (args == nullptr) {
     call.arguments = "{}";
     call.well_formed = !call.name.empty();
@@ -190,7 +161,7 @@ void StreamDecoder::DecodeCall(const OrderedJson& function_call, const std::stri
     call.well_formed = !call.name.empty() && args->is_object();
   }
   if (!signature.empty()) EmitSignature(CallAnchor(call.id), signature, out);
-  after_output_ = true;
+  MarkOutput();
   out->push_back(ToolCallStartEvent{call.call_index, call.id, call.name});
   out->push_back(ToolCallDeltaEvent{call.call_index, call.arguments});
   calls_.push_back(std::move(call));
@@ -202,7 +173,7 @@ void StreamDecoder::EmitText(std::string_view text, std::vector<ProviderEvent>* 
     ++part_index_;
     part_kind_ = PartKind::kText;
   }
-  after_output_ = true;
+  MarkOutput();
   out->push_back(TextDeltaEvent{part_index_, std::string(text)});
 }
 
@@ -212,7 +183,7 @@ void StreamDecoder::EmitReasoning(std::string_view text, std::vector<ProviderEve
     part_kind_ = PartKind::kReasoning;
     reasoning_opaque_.reset();
   }
-  after_output_ = true;
+  MarkOutput();
   out->push_back(ReasoningDeltaEvent{part_index_, std::string(text)});
 }
 
@@ -236,14 +207,8 @@ void StreamDecoder::EndReasoningPart(std::vector<ProviderEvent>* out) {
   part_kind_ = PartKind::kNone;
 }
 
-void StreamDecoder::EnsureStarted(std::vector<ProviderEvent>* out) {
-  if (started_) return;
-  started_ = true;
-  out->push_back(StartEvent{response_id_, model_});
-}
-
 void StreamDecoder::CompleteStream(std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   EnsureStarted(out);
   EndReasoningPart(out);
   std::string raw = finish_reason_.value_or("");
@@ -264,41 +229,29 @@ void StreamDecoder::CompleteStream(std::vector<ProviderEvent>* out) {
   finish.reason = MapFinish(raw, prompt_blocked_, calls_.size(), complete_calls);
   finish.raw_reason = std::move(raw);
   out->push_back(std::move(finish));
-  done_ = true;
+  MarkDone();
 }
 
 void StreamDecoder::Finish(std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   if (finish_seen()) {
     CompleteStream(out);
     return;
   }
-  ErrorEvent error;
-  error.kind = ErrorKind::kPrematureEof;
-  error.retryable = true;
-  error.message = "the stream ended before the model finished its answer (no finishReason)";
-  EndWithError(std::move(error), out);
+  EndPrematurely("the stream ended before the model finished its answer (no finishReason)", out);
 }
 
-void StreamDecoder::Fail(ErrorEvent error, std::vector<ProviderEvent>* out) {
-  EndWithError(std::move(error), out);
-}
-
-void StreamDecoder::EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  error.after_output = after_output_;
-  if (usage_) {
-    // Only the prompt count of an unfinished response is final.
-    events::Usage usage;
-    usage.input_tokens = Count(*usage_, "promptTokenCount");
-    if (usage.input_tokens) out->push_back(UsageEvent{usage});
-  }
-  out->push_back(std::move(error));
-  done_ = true;
+std::optional<events::Usage> StreamDecoder::FinalUsageSoFar() const {
+  // Only the prompt count of an unfinished response is final.
+  if (!usage_) return std::nullopt;
+  events::Usage usage;
+  usage.input_tokens = CountField(*usage_, "promptTokenCount");
+  if (!usage.input_tokens) return std::nullopt;
+  return usage;
 }
 
 void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   absl::StatusOr<OrderedJson> doc = ParseOrderedJson(body);
   if (!doc.ok() || !(doc->is_object() || doc->is_array())) {
     ErrorEvent error;

@@ -49,13 +49,13 @@
 
 #include "common/json.h"
 #include "daemon/events/usage.h"
+#include "daemon/providers/decoder_base.h"
 #include "daemon/providers/provider_event.h"
 #include "daemon/providers/sse/sse_decoder.h"
-#include "daemon/providers/vendor_decoder.h"
 
 namespace raw::providers::google {
 
-class StreamDecoder : public VendorDecoder {
+class StreamDecoder : public DecoderBase {
  public:
   StreamDecoder() = default;
 
@@ -63,14 +63,11 @@ class StreamDecoder : public VendorDecoder {
   // when a finishReason was seen, else it ends with kPrematureEof.
   void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
   void Finish(std::vector<ProviderEvent>* out) override;
-  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) override;
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
-  bool done() const override { return done_; }
 
   // A finishReason (or blockReason) arrived: the answer is complete.
   bool finish_seen() const { return finish_reason_.has_value(); }
   bool answer_complete() const override { return finish_seen(); }
-  bool after_output() const { return after_output_; }
 
  private:
   struct Call {
@@ -91,16 +88,10 @@ class StreamDecoder : public VendorDecoder {
   void EmitSignature(std::string anchor, const std::string& signature,
                      std::vector<ProviderEvent>* out);
   void EndReasoningPart(std::vector<ProviderEvent>* out);
-  void EnsureStarted(std::vector<ProviderEvent>* out);
   void CompleteStream(std::vector<ProviderEvent>* out);
-  void EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out);
   void MalformedChunk(std::string_view detail, std::vector<ProviderEvent>* out);
-
-  bool started_ = false;
-  bool done_ = false;
-  bool after_output_ = false;
-  std::string response_id_;
-  std::string model_;
+  // Only the prompt count of an unfinished response is final.
+  std::optional<events::Usage> FinalUsageSoFar() const override;
 
   enum class PartKind { kNone, kText, kReasoning };
   PartKind part_kind_ = PartKind::kNone;

@@ -1,42 +1,14 @@
 #include "daemon/providers/openai_chat/stream_decoder.h"
 
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/wire_fields.h"
 
 namespace raw::providers::openai_chat {
 namespace {
-
-const Json* Find(const Json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-std::string_view StringOf(const Json* value) {
-  if (value == nullptr || !value->is_string()) return {};
-  return value->get_ref<const std::string&>();
-}
-
-// A token count: a non-negative whole number. Anything else is unknown.
-std::optional<int64_t> Count(const Json& object, const char* key) {
-  const Json* value = Find(object, key);
-  if (value == nullptr) return std::nullopt;
-  if (value->is_number_unsigned()) return static_cast<int64_t>(value->get<uint64_t>());
-  if (value->is_number_integer()) {
-    int64_t n = value->get<int64_t>();
-    return n >= 0 ? std::optional<int64_t>(n) : std::nullopt;
-  }
-  if (value->is_number_float()) {
-    double d = value->get<double>();
-    if (d >= 0 && d < 9e18 && std::floor(d) == d) return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
-}
 
 // Message content: a string, or an array of {"type":"text","text":...}.
 std::string ContentText(const Json* content) {
@@ -44,7 +16,7 @@ std::string ContentText(const Json* content) {
   if (content->is_string()) return content->get<std::string>();
   std::string text;
   if (content->is_array()) {
-    for (const Json& part : *content) text += StringOf(Find(part, "text"));
+    for (const Json& part : *content) text += StringOf(FindField(part, "text"));
   }
   return text;
 }
@@ -71,21 +43,21 @@ bool IsJsonObject(std::string_view text) {
 events::Usage NormalizeChatUsage(const Json& usage) {
   events::Usage out;
   if (!usage.is_object()) return out;
-  out.input_tokens = Count(usage, "prompt_tokens");
-  out.output_tokens = Count(usage, "completion_tokens");
-  const Json* prompt_details = Find(usage, "prompt_tokens_details");
-  const Json* completion_details = Find(usage, "completion_tokens_details");
+  out.input_tokens = CountField(usage, "prompt_tokens");
+  out.output_tokens = CountField(usage, "completion_tokens");
+  const Json* prompt_details = FindField(usage, "prompt_tokens_details");
+  const Json* completion_details = FindField(usage, "completion_tokens_details");
   // DeepSeek's own hit count is the billing figure; cached_tokens mirrors it.
-  out.cache_read_tokens = Count(usage, "prompt_cache_hit_tokens");
+  out.cache_read_tokens = CountField(usage, "prompt_cache_hit_tokens");
   if (!out.cache_read_tokens && prompt_details != nullptr) {
-    out.cache_read_tokens = Count(*prompt_details, "cached_tokens");
+    out.cache_read_tokens = CountField(*prompt_details, "cached_tokens");
   }
   if (prompt_details != nullptr) {
-    out.cache_write_tokens = Count(*prompt_details, "cache_write_tokens");
+    out.cache_write_tokens = CountField(*prompt_details, "cache_write_tokens");
   }
-  if (!out.cache_write_tokens) out.cache_write_tokens = Count(usage, "cache_write_tokens");
+  if (!out.cache_write_tokens) out.cache_write_tokens = CountField(usage, "cache_write_tokens");
   if (completion_details != nullptr) {
-    out.reasoning_tokens = Count(*completion_details, "reasoning_tokens");
+    out.reasoning_tokens = CountField(*completion_details, "reasoning_tokens");
   }
   return out;
 }
@@ -93,7 +65,7 @@ events::Usage NormalizeChatUsage(const Json& usage) {
 StreamDecoder::StreamDecoder(std::string provider) : provider_(std::move(provider)) {}
 
 void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
   std::string_view data(stripped.data(), stripped.size());
   if (frame.event == "error") {
@@ -116,9 +88,9 @@ void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent
     return;
   }
   if (!chunk->is_object()) return;
-  if (const Json* error = Find(*chunk, "error")) {
+  if (const Json* error = FindField(*chunk, "error")) {
     ErrorEvent event = ClassifyStreamError(*error);
-    if (event.request_id.empty()) event.request_id = StringOf(Find(*chunk, "request_id"));
+    if (event.request_id.empty()) event.request_id = StringOf(FindField(*chunk, "request_id"));
     EndWithError(std::move(event), out);
     return;
   }
@@ -126,10 +98,9 @@ void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent
 }
 
 void StreamDecoder::DecodeChunk(const Json& chunk, std::vector<ProviderEvent>* out) {
-  if (response_id_.empty()) response_id_ = StringOf(Find(chunk, "id"));
-  if (model_.empty()) model_ = StringOf(Find(chunk, "model"));
-  const Json* choices = Find(chunk, "choices");
-  const Json* usage = Find(chunk, "usage");
+  NoteIdentity(StringOf(FindField(chunk, "id")), StringOf(FindField(chunk, "model")));
+  const Json* choices = FindField(chunk, "choices");
+  const Json* usage = FindField(chunk, "usage");
   bool has_choices = choices != nullptr && choices->is_array() && !choices->empty();
   // Chunks with neither choices nor usage (content-filter preambles) are
   // skipped; any other chunk opens the stream.
@@ -138,10 +109,10 @@ void StreamDecoder::DecodeChunk(const Json& chunk, std::vector<ProviderEvent>* o
   if (usage != nullptr && usage->is_object()) usage_ = NormalizeChatUsage(*usage);
   if (!has_choices) return;
   for (const Json& choice : *choices) {
-    std::optional<int64_t> index = Count(choice, "index");
+    std::optional<int64_t> index = CountField(choice, "index");
     if (index.has_value() && *index != 0) continue;  // n is always 1
-    if (const Json* delta = Find(choice, "delta")) DecodeDelta(*delta, out);
-    std::string_view reason = StringOf(Find(choice, "finish_reason"));
+    if (const Json* delta = FindField(choice, "delta")) DecodeDelta(*delta, out);
+    std::string_view reason = StringOf(FindField(choice, "finish_reason"));
     if (reason.empty()) continue;
     if (reason == "insufficient_system_resource") {
       ErrorEvent error;
@@ -158,21 +129,21 @@ void StreamDecoder::DecodeChunk(const Json& chunk, std::vector<ProviderEvent>* o
 
 void StreamDecoder::DecodeDelta(const Json& delta, std::vector<ProviderEvent>* out) {
   if (!delta.is_object()) return;
-  std::string_view reasoning = StringOf(Find(delta, "reasoning_content"));
+  std::string_view reasoning = StringOf(FindField(delta, "reasoning_content"));
   if (!reasoning.empty()) {
     EmitReasoning(reasoning, /*passback=*/true, out);
   } else {
-    reasoning = StringOf(Find(delta, "reasoning"));
+    reasoning = StringOf(FindField(delta, "reasoning"));
     if (!reasoning.empty()) EmitReasoning(reasoning, /*passback=*/false, out);
   }
-  std::string content = ContentText(Find(delta, "content"));
+  std::string content = ContentText(FindField(delta, "content"));
   if (!content.empty()) EmitText(content, out);
-  std::string_view refusal = StringOf(Find(delta, "refusal"));
+  std::string_view refusal = StringOf(FindField(delta, "refusal"));
   if (!refusal.empty()) {
     refusal_seen_ = true;
     EmitText(refusal, out);
   }
-  const Json* tool_calls = Find(delta, "tool_calls");
+  const Json* tool_calls = FindField(delta, "tool_calls");
   if (tool_calls != nullptr && tool_calls->is_array()) {
     for (const Json& fragment : *tool_calls) DecodeToolCall(fragment, out);
   }
@@ -185,7 +156,7 @@ void StreamDecoder::EmitText(std::string_view text, std::vector<ProviderEvent>* 
     ++part_index_;
     part_kind_ = PartKind::kText;
   }
-  after_output_ = true;
+  MarkOutput();
   out->push_back(TextDeltaEvent{part_index_, std::string(text)});
 }
 
@@ -199,7 +170,7 @@ void StreamDecoder::EmitReasoning(std::string_view text, bool passback,
     reasoning_passback_ = passback;
   }
   reasoning_text_.append(text);
-  after_output_ = true;
+  MarkOutput();
   out->push_back(ReasoningDeltaEvent{part_index_, std::string(text)});
 }
 
@@ -216,8 +187,8 @@ void StreamDecoder::EndReasoningPart(std::vector<ProviderEvent>* out) {
 }
 
 StreamDecoder::CallSlot& StreamDecoder::SlotFor(const Json& fragment) {
-  std::optional<int64_t> index = Count(fragment, "index");
-  std::string_view id = StringOf(Find(fragment, "id"));
+  std::optional<int64_t> index = CountField(fragment, "index");
+  std::string_view id = StringOf(FindField(fragment, "id"));
   auto make_slot = [this](std::optional<int64_t> wire_index) -> CallSlot& {
     CallSlot slot;
     slot.call_index = static_cast<int>(calls_.size());
@@ -247,16 +218,16 @@ void StreamDecoder::DecodeToolCall(const Json& fragment, std::vector<ProviderEve
   if (!fragment.is_object()) return;
   EndReasoningPart(out);
   CallSlot& slot = SlotFor(fragment);
-  std::string_view id = StringOf(Find(fragment, "id"));
+  std::string_view id = StringOf(FindField(fragment, "id"));
   if (slot.id.empty() && !id.empty()) {
     slot.id = std::string(id);
     by_id_[slot.id] = static_cast<size_t>(slot.call_index);
   }
   std::string piece;
-  if (const Json* function = Find(fragment, "function")) {
-    std::string_view name = StringOf(Find(*function, "name"));
+  if (const Json* function = FindField(fragment, "function")) {
+    std::string_view name = StringOf(FindField(*function, "name"));
     if (slot.name.empty() && !name.empty()) slot.name = std::string(name);
-    if (const Json* args = Find(*function, "arguments")) {
+    if (const Json* args = FindField(*function, "arguments")) {
       piece = args->is_string() ? args->get<std::string>() : DumpJson(*args);
     }
   }
@@ -272,25 +243,19 @@ void StreamDecoder::DecodeToolCall(const Json& fragment, std::vector<ProviderEve
 void StreamDecoder::StartCall(CallSlot& slot, std::vector<ProviderEvent>* out) {
   EnsureStarted(out);
   if (slot.id.empty()) {
-    slot.id = response_id_.empty() ? absl::StrCat("call_", slot.call_index)
-                                   : absl::StrCat("call_", response_id_, "_", slot.call_index);
+    slot.id = response_id().empty() ? absl::StrCat("call_", slot.call_index)
+                                    : absl::StrCat("call_", response_id(), "_", slot.call_index);
   }
   slot.started = true;
-  after_output_ = true;
+  MarkOutput();
   out->push_back(ToolCallStartEvent{slot.call_index, slot.id, slot.name});
   if (!slot.arguments.empty()) {
     out->push_back(ToolCallDeltaEvent{slot.call_index, slot.arguments});
   }
 }
 
-void StreamDecoder::EnsureStarted(std::vector<ProviderEvent>* out) {
-  if (started_) return;
-  started_ = true;
-  out->push_back(StartEvent{response_id_, model_});
-}
-
 void StreamDecoder::CompleteStream(std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   EnsureStarted(out);
   EndReasoningPart(out);
   std::string raw = finish_reason_.value_or("");
@@ -316,51 +281,27 @@ void StreamDecoder::CompleteStream(std::vector<ProviderEvent>* out) {
   finish.reason = MapFinish(raw, calls_.size(), complete_calls, refusal_seen_);
   finish.raw_reason = std::move(raw);
   out->push_back(std::move(finish));
-  done_ = true;
+  MarkDone();
 }
 
 void StreamDecoder::Finish(std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   if (finish_seen()) {
     CompleteStream(out);
     return;
   }
-  ErrorEvent error;
-  error.kind = ErrorKind::kPrematureEof;
-  error.retryable = true;
-  error.message = "the stream ended before the model finished its answer";
-  EndWithError(std::move(error), out);
-}
-
-void StreamDecoder::Fail(ErrorEvent error, std::vector<ProviderEvent>* out) {
-  EndWithError(std::move(error), out);
-}
-
-void StreamDecoder::EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  error.after_output = after_output_;
-  if (usage_) out->push_back(UsageEvent{*usage_});
-  out->push_back(std::move(error));
-  done_ = true;
+  EndPrematurely("the stream ended before the model finished its answer", out);
 }
 
 void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  absl::StatusOr<Json> doc = ParseJson(body);
-  if (!doc.ok() || !doc->is_object()) {
-    ErrorEvent error;
-    error.kind = ErrorKind::kUnknown;
-    error.message = doc.ok() ? "the response body is not a JSON object"
-                             : absl::StrCat("the response body is not valid JSON: ",
-                                            doc.status().message());
-    EndWithError(std::move(error), out);
-    return;
-  }
-  if (const Json* error = Find(*doc, "error")) {
+  if (done()) return;
+  std::optional<Json> doc = ParseBodyObject(body, out);
+  if (!doc) return;
+  if (const Json* error = FindField(*doc, "error")) {
     EndWithError(ClassifyStreamError(*error), out);
     return;
   }
-  const Json* choices = Find(*doc, "choices");
+  const Json* choices = FindField(*doc, "choices");
   if (choices == nullptr || !choices->is_array()) {
     ErrorEvent error;
     error.kind = ErrorKind::kUnknown;
@@ -371,14 +312,14 @@ void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<Provide
   // Rewrite the document as one chunk whose delta is the whole message.
   Json chunk = Json::object();
   for (const char* key : {"id", "model", "usage"}) {
-    if (const Json* value = Find(*doc, key)) chunk[key] = *value;
+    if (const Json* value = FindField(*doc, key)) chunk[key] = *value;
   }
   chunk["choices"] = Json::array();
   for (const Json& choice : *choices) {
     Json synthetic = Json::object();
-    if (const Json* index = Find(choice, "index")) synthetic["index"] = *index;
-    if (const Json* reason = Find(choice, "finish_reason")) synthetic["finish_reason"] = *reason;
-    if (const Json* message = Find(choice, "message")) {
+    if (const Json* index = FindField(choice, "index")) synthetic["index"] = *index;
+    if (const Json* reason = FindField(choice, "finish_reason")) synthetic["finish_reason"] = *reason;
+    if (const Json* message = FindField(choice, "message")) {
       Json delta = *message;
       auto calls = delta.is_object() ? delta.find("tool_calls") : delta.end();
       if (calls != delta.end() && calls->is_array()) {

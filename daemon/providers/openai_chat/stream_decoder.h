@@ -42,13 +42,13 @@
 
 #include "common/json.h"
 #include "daemon/events/usage.h"
+#include "daemon/providers/decoder_base.h"
 #include "daemon/providers/provider_event.h"
 #include "daemon/providers/sse/sse_decoder.h"
-#include "daemon/providers/vendor_decoder.h"
 
 namespace raw::providers::openai_chat {
 
-class StreamDecoder : public VendorDecoder {
+class StreamDecoder : public DecoderBase {
  public:
   // `provider` labels the OpaqueBlobs this decoder produces ("deepseek").
   explicit StreamDecoder(std::string provider);
@@ -57,15 +57,11 @@ class StreamDecoder : public VendorDecoder {
   // seen, else it ends with kPrematureEof.
   void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
   void Finish(std::vector<ProviderEvent>* out) override;
-  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) override;
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
-  bool done() const override { return done_; }
   bool answer_complete() const override { return finish_seen(); }
 
   // A finish_reason arrived (the content of the answer is complete).
   bool finish_seen() const { return finish_reason_.has_value(); }
-  // Some text, reasoning or tool-call event has been produced.
-  bool after_output() const { return after_output_; }
 
  private:
   struct CallSlot {
@@ -83,17 +79,12 @@ class StreamDecoder : public VendorDecoder {
   void EmitReasoning(std::string_view text, bool passback, std::vector<ProviderEvent>* out);
   void EndReasoningPart(std::vector<ProviderEvent>* out);
   void StartCall(CallSlot& slot, std::vector<ProviderEvent>* out);
-  void EnsureStarted(std::vector<ProviderEvent>* out);
   void CompleteStream(std::vector<ProviderEvent>* out);
-  void EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out);
   CallSlot& SlotFor(const Json& fragment);
+  // Chat Completions reports usage once, in the final chunk: whatever came is final.
+  std::optional<events::Usage> FinalUsageSoFar() const override { return usage_; }
 
   std::string provider_;
-  bool started_ = false;
-  bool done_ = false;
-  bool after_output_ = false;
-  std::string response_id_;
-  std::string model_;
 
   enum class PartKind { kNone, kText, kReasoning };
   PartKind part_kind_ = PartKind::kNone;

@@ -8,7 +8,7 @@
 #include "daemon/providers/openai_responses/error_classifier.h"
 #include "daemon/providers/openai_responses/request_builder.h"
 #include "daemon/providers/openai_responses/usage.h"
-#include "daemon/providers/openai_responses/wire_fields.h"
+#include "daemon/providers/wire_fields.h"
 
 namespace raw::providers::openai_responses {
 namespace {
@@ -42,7 +42,7 @@ bool IsJsonObject(std::string_view text) {
 }  // namespace
 
 void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
   std::string_view data(stripped.data(), stripped.size());
   if (data.empty() || data == "[DONE]") return;  // the terminal event decides, not [DONE]
@@ -187,7 +187,7 @@ void StreamDecoder::OnItemDone(const std::string& key, const Json& item,
 
 void StreamDecoder::OnTerminal(std::string_view type, const Json& response,
                                std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   ReadResponseIdentity(response);
   std::string status(StringOf(FindField(response, "status")));
   if (status.empty()) status = type == "response.incomplete" ? "incomplete" : "completed";
@@ -258,11 +258,11 @@ void StreamDecoder::OnTerminal(std::string_view type, const Json& response,
   }
   if (usage_) out->push_back(UsageEvent{*usage_});
   out->push_back(std::move(finish));
-  done_ = true;
+  MarkDone();
 }
 
 void StreamDecoder::OnFailed(const Json& response, std::vector<ProviderEvent>* out) {
-  if (done_) return;
+  if (done()) return;
   if (const Json* usage = FindField(response, "usage"); usage && usage->is_object()) {
     usage_ = NormalizeResponsesUsage(*usage);
   }
@@ -275,7 +275,7 @@ void StreamDecoder::EmitText(const std::string& key, std::string_view text,
   auto [it, inserted] = text_parts_.try_emplace(key);
   if (inserted) it->second.part_index = next_part_index_++;
   it->second.text.append(text);
-  after_output_ = true;
+  MarkOutput();
   out->push_back(TextDeltaEvent{it->second.part_index, std::string(text)});
 }
 
@@ -300,7 +300,7 @@ void StreamDecoder::EmitReasoning(const std::string& item_key, int64_t sub_index
   EnsureStarted(out);
   ReasoningPart& part = ReasoningPartFor(item_key);
   if (part.ended) return;  // late deltas of a finished item
-  after_output_ = true;
+  MarkOutput();
   if (part.has_text && sub_index != part.sub_index) {
     out->push_back(ReasoningDeltaEvent{part.part_index, "\n\n"});
   }
@@ -322,11 +322,12 @@ StreamDecoder::CallSlot& StreamDecoder::CallFor(const std::string& item_key) {
 void StreamDecoder::StartCall(CallSlot& slot, std::vector<ProviderEvent>* out) {
   EnsureStarted(out);
   if (slot.call_id.empty()) {
-    slot.call_id = response_id_.empty() ? absl::StrCat("call_", slot.call_index)
-                                         : absl::StrCat("call_", response_id_, "_", slot.call_index);
+    slot.call_id = response_id().empty()
+                       ? absl::StrCat("call_", slot.call_index)
+                       : absl::StrCat("call_", response_id(), "_", slot.call_index);
   }
   slot.started = true;
-  after_output_ = true;
+  MarkOutput();
   out->push_back(ToolCallStartEvent{slot.call_index, slot.call_id, slot.name});
   if (!slot.arguments.empty()) out->push_back(ToolCallDeltaEvent{slot.call_index, slot.arguments});
 }
@@ -354,49 +355,18 @@ void StreamDecoder::SetFinalArguments(CallSlot& slot, std::string_view arguments
 }
 
 void StreamDecoder::ReadResponseIdentity(const Json& response) {
-  if (response_id_.empty()) response_id_ = std::string(StringOf(FindField(response, "id")));
-  if (model_.empty()) model_ = std::string(StringOf(FindField(response, "model")));
-}
-
-void StreamDecoder::EnsureStarted(std::vector<ProviderEvent>* out) {
-  if (started_) return;
-  started_ = true;
-  out->push_back(StartEvent{response_id_, model_});
+  NoteIdentity(StringOf(FindField(response, "id")), StringOf(FindField(response, "model")));
 }
 
 void StreamDecoder::Finish(std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  ErrorEvent error;
-  error.kind = ErrorKind::kPrematureEof;
-  error.retryable = true;
-  error.message = "the stream ended before the response was complete";
-  EndWithError(std::move(error), out);
-}
-
-void StreamDecoder::Fail(ErrorEvent error, std::vector<ProviderEvent>* out) {
-  EndWithError(std::move(error), out);
-}
-
-void StreamDecoder::EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  error.after_output = after_output_;
-  if (usage_) out->push_back(UsageEvent{*usage_});
-  out->push_back(std::move(error));
-  done_ = true;
+  if (done()) return;
+  EndPrematurely("the stream ended before the response was complete", out);
 }
 
 void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) {
-  if (done_) return;
-  absl::StatusOr<Json> doc = ParseJson(body);
-  if (!doc.ok() || !doc->is_object()) {
-    ErrorEvent error;
-    error.kind = ErrorKind::kUnknown;
-    error.message = doc.ok() ? "the response body is not a JSON object"
-                             : absl::StrCat("the response body is not valid JSON: ",
-                                            doc.status().message());
-    EndWithError(std::move(error), out);
-    return;
-  }
+  if (done()) return;
+  std::optional<Json> doc = ParseBodyObject(body, out);
+  if (!doc) return;
   if (FindField(*doc, "output") == nullptr) {
     if (FindField(*doc, "error") != nullptr) {
       EndWithError(ClassifyErrorEvent(*doc), out);

@@ -54,13 +54,13 @@
 
 #include "common/json.h"
 #include "daemon/events/usage.h"
+#include "daemon/providers/decoder_base.h"
 #include "daemon/providers/provider_event.h"
 #include "daemon/providers/sse/sse_decoder.h"
-#include "daemon/providers/vendor_decoder.h"
 
 namespace raw::providers::openai_responses {
 
-class StreamDecoder : public VendorDecoder {
+class StreamDecoder : public DecoderBase {
  public:
   StreamDecoder() = default;
 
@@ -69,12 +69,7 @@ class StreamDecoder : public VendorDecoder {
   // kPrematureEof.
   void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
   void Finish(std::vector<ProviderEvent>* out) override;
-  void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) override;
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
-  bool done() const override { return done_; }
-
-  // Some text, reasoning or tool-call event has been produced.
-  bool after_output() const { return after_output_; }
 
  private:
   struct CallSlot {
@@ -113,15 +108,10 @@ class StreamDecoder : public VendorDecoder {
   void SetFinalArguments(CallSlot& slot, std::string_view arguments,
                          std::vector<ProviderEvent>* out);
   void ReadResponseIdentity(const Json& response);
-  void EnsureStarted(std::vector<ProviderEvent>* out);
-  void EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out);
+  // Usage comes with the terminal response (completed or failed): final.
+  std::optional<events::Usage> FinalUsageSoFar() const override { return usage_; }
 
-  bool started_ = false;
-  bool done_ = false;
-  bool after_output_ = false;
   bool refusal_seen_ = false;
-  std::string response_id_;
-  std::string model_;
   int next_part_index_ = 0;
 
   std::map<std::string, TextPart> text_parts_;            // "<item>/<content_index>"

@@ -1,6 +1,6 @@
 #include "daemon/providers/openai_responses/usage.h"
 
-#include "daemon/providers/openai_responses/wire_fields.h"
+#include "daemon/providers/wire_fields.h"
 
 namespace raw::providers::openai_responses {
 
