@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "daemon/providers/http_status_verdict.h"
 #include "daemon/providers/openai_chat/error_classifier.h"
 
 namespace raw::providers::google {
@@ -99,50 +100,26 @@ bool IsContextOverflow(const std::string& message) {
          absl::StrContains(m, "context window") || absl::StrContains(m, "context length");
 }
 
-struct Verdict {
-  ErrorKind kind;
-  bool retryable;
-};
-
 Verdict Classify(int code, const RpcStatus& s) {
   if (code == 0) code = CodeOfStatus(s.status);
   if (s.reason == "API_KEY_INVALID") return {ErrorKind::kAuth, false};
-  switch (code) {
-    case 400:
-    case 413:
-    case 422:
-      if (IsContextOverflow(s.message)) return {ErrorKind::kContextOverflow, false};
-      if (s.status == "FAILED_PRECONDITION" &&
-          absl::StrContains(absl::AsciiStrToLower(s.message), "billing")) {
-        return {ErrorKind::kBilling, false};
-      }
-      return {ErrorKind::kInvalidRequest, false};
-    case 401:
-      return {ErrorKind::kAuth, false};
-    case 402:
+  if (code == 400 || code == 413 || code == 422) {
+    if (IsContextOverflow(s.message)) return {ErrorKind::kContextOverflow, false};
+    if (s.status == "FAILED_PRECONDITION" &&
+        absl::StrContains(absl::AsciiStrToLower(s.message), "billing")) {
       return {ErrorKind::kBilling, false};
-    case 403:
-      return {ErrorKind::kPermission, false};
-    case 404:
-      return {ErrorKind::kNotFound, false};
-    case 408:
-    case 504:
-      return {ErrorKind::kTimeout, true};
-    case 409:
-      return {ErrorKind::kServer, true};
-    case 429:
-      return {ErrorKind::kRateLimited, !s.per_day_quota};
-    case 503:
-    case 529:
-      return {ErrorKind::kOverloaded, true};
-    default:
-      break;
+    }
   }
-  if (code >= 500 || code == 0) {
-    if (s.status == "UNAVAILABLE") return {ErrorKind::kOverloaded, true};
-    return {ErrorKind::kServer, true};
+  // A per-day quota does not clear by retrying within the turn.
+  if (code == 429) return {ErrorKind::kRateLimited, !s.per_day_quota};
+  // No code and no known status: the server failed without saying how.
+  if (code == 0) return {ErrorKind::kServer, true};
+  Verdict verdict = VerdictForStatus(code);
+  if (verdict.kind == ErrorKind::kServer && code >= 500 && s.status == "UNAVAILABLE") {
+    return {ErrorKind::kOverloaded, true};
   }
-  return {ErrorKind::kInvalidRequest, false};
+  if (verdict.kind == ErrorKind::kUnknown) return {ErrorKind::kInvalidRequest, false};
+  return verdict;
 }
 
 ErrorEvent FromStatus(int code, const RpcStatus& s) {
@@ -189,10 +166,7 @@ ErrorEvent ClassifyHttpError(int status, const http::Headers& headers, std::stri
   event.request_id = http::FindHeader(headers, "x-request-id");
   std::string detail = !rpc->message.empty() ? rpc->message : rpc->status;
   event.message = absl::StrCat("HTTP ", status, ": ", detail);
-  std::string should_retry = absl::AsciiStrToLower(
-      absl::StripAsciiWhitespace(http::FindHeader(headers, "x-should-retry")));
-  if (should_retry == "true") event.retryable = true;
-  if (should_retry == "false") event.retryable = false;
+  ApplyShouldRetry(headers, &event);
   return event;
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "daemon/providers/http_status_verdict.h"
 
 namespace raw::providers::openai_chat {
 namespace {
@@ -94,46 +95,17 @@ bool IsOverloaded(const ErrorFields& f) {
                    "UNAVAILABLE"});
 }
 
-struct Verdict {
-  ErrorKind kind;
-  bool retryable;
-};
-
 Verdict ClassifyStatus(int status, const ErrorFields& f) {
-  if (IsBilling(f) || status == 402) return {ErrorKind::kBilling, false};
-  switch (status) {
-    case 400:
-    case 413:
-    case 422:
-      if (IsContextOverflow(f)) return {ErrorKind::kContextOverflow, false};
-      if (IsContentPolicy(f)) return {ErrorKind::kContentPolicy, false};
-      return {ErrorKind::kInvalidRequest, false};
-    case 401:
-      return {ErrorKind::kAuth, false};
-    case 403:
-      return {ErrorKind::kPermission, false};
-    case 404:
-      return {ErrorKind::kNotFound, false};
-    case 408:
-      return {ErrorKind::kTimeout, true};
-    case 409:
-      return {ErrorKind::kServer, true};
-    case 429:
-      return {ErrorKind::kRateLimited, true};
-    case 503:
-    case 529:
-      return {ErrorKind::kOverloaded, true};
-    case 504:
-      return {ErrorKind::kTimeout, true};
-    default:
-      break;
+  if (IsBilling(f)) return {ErrorKind::kBilling, false};
+  if (status == 400 || status == 413 || status == 422) {
+    if (IsContextOverflow(f)) return {ErrorKind::kContextOverflow, false};
+    if (IsContentPolicy(f)) return {ErrorKind::kContentPolicy, false};
   }
-  if (status >= 500) {
-    if (IsOverloaded(f)) return {ErrorKind::kOverloaded, true};
-    return {ErrorKind::kServer, true};
+  Verdict verdict = VerdictForStatus(status);
+  if (verdict.kind == ErrorKind::kServer && status >= 500 && IsOverloaded(f)) {
+    return {ErrorKind::kOverloaded, true};
   }
-  if (status >= 400) return {ErrorKind::kInvalidRequest, false};
-  return {ErrorKind::kUnknown, false};
+  return verdict;
 }
 
 Verdict ClassifyInStream(const ErrorFields& f) {
@@ -283,10 +255,7 @@ ErrorEvent ClassifyHttpError(int status, const http::Headers& headers, std::stri
   if (detail.empty()) detail = ReasonPhrase(status);
   event.message = absl::StrCat("HTTP ", status, ": ", detail);
 
-  std::string should_retry = absl::AsciiStrToLower(
-      absl::StripAsciiWhitespace(http::FindHeader(headers, "x-should-retry")));
-  if (should_retry == "true") event.retryable = true;
-  if (should_retry == "false") event.retryable = false;
+  ApplyShouldRetry(headers, &event);
   return event;
 }
 
