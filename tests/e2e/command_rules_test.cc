@@ -1,6 +1,7 @@
 // Command rules end to end: a real rawd matches bash calls by the commands
-// bash runs (through assignments, quoting, prefixes and bash -c), and never
-// lets an allow pattern pass a command hidden where bash evaluates it later.
+// bash runs (through assignments, quoting, prefixes, find actions and
+// bash -c), and never lets an allow pattern pass a command hidden where bash
+// evaluates it later.
 #include <filesystem>
 #include <string>
 
@@ -22,13 +23,16 @@ bool IsApprovalRequest(const raw::v1::Event& e) { return e.has_approval_requeste
 TEST_F(ContractTest, CommandRulesDenyRmHoweverItIsWritten) {
   StartDaemon(R"("rules": [{"deny": "builtin/bash", "command": "rm *"},
                            {"allow": "builtin/bash", "command": "*"}])");
-  for (const char* name : {"f1", "f2", "f3", "f4"}) WriteFile(daemon_->workdir() + "/" + name, "x");
+  const char* files[] = {"f1", "f2", "f3", "f4", "f5"};
+  for (const char* name : files) WriteFile(daemon_->workdir() + "/" + name, "x");
   std::string session = daemon_->CreateSession();
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"FOO=1 rm f1"})"},
                                        {"c2", "bash", R"({"command":"\\rm f2"})"},
                                        {"c3", "bash", R"({"command":"bash -c \"rm f3\""})"},
                                        {"c4", "bash", R"({"command":"echo f4 | xargs rm"})"},
-                                       {"c5", "bash", R"({"command":"echo kept"})"}}));
+                                       {"c5", "bash",
+                                        R"({"command":"find . -name f5 -exec rm {} \\;"})"},
+                                       {"c6", "bash", R"({"command":"echo kept"})"}}));
   fake_.Enqueue(chat::TextAnswer("done"));
   EventStream stream(stub(), session);
   std::string turn = StartTurn(stub(), session, "remove the files");
@@ -36,15 +40,15 @@ TEST_F(ContractTest, CommandRulesDenyRmHoweverItIsWritten) {
   auto events = stream.TurnEvents(turn);
   EXPECT_FALSE(Has(events, raw::v1::Event::kApprovalRequested));  // denied without asking
   auto results = Results(events);
-  ASSERT_EQ(results.size(), 5u);
-  for (int i = 0; i < 4; ++i) {
+  ASSERT_EQ(results.size(), 6u);
+  for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(results[i].status(), raw::v1::TOOL_RESULT_STATUS_DENIED) << i;
     EXPECT_THAT(results[i].content(), HasSubstr("deny builtin/bash command \"rm *\"")) << i;
   }
   EXPECT_THAT(results[0].content(), HasSubstr("\"rm f1\""));
-  EXPECT_EQ(results[4].status(), raw::v1::TOOL_RESULT_STATUS_OK);
-  EXPECT_THAT(results[4].content(), HasSubstr("kept"));
-  for (const char* name : {"f1", "f2", "f3", "f4"}) {
+  EXPECT_EQ(results[5].status(), raw::v1::TOOL_RESULT_STATUS_OK);
+  EXPECT_THAT(results[5].content(), HasSubstr("kept"));
+  for (const char* name : files) {
     EXPECT_TRUE(std::filesystem::exists(daemon_->workdir() + "/" + name)) << name;
   }
 }

@@ -100,8 +100,11 @@ absl::Status Analyzer::Command(const std::vector<ShellWord>& words, const std::s
       Opaque(wrapped.reason);
       return absl::OkStatus();
     case Wrapped::Kind::kCommand:
-      return Command(wrapped.command, JoinTexts(wrapped.command),
-                     wrapped.appends_input ? kInputArguments : suffix, depth + 1);
+      for (const std::vector<ShellWord>& command : wrapped.commands) {
+        RETURN_IF_ERROR(Command(command, JoinTexts(command),
+                                wrapped.appends_input ? kInputArguments : suffix, depth + 1));
+      }
+      return absl::OkStatus();
     case Wrapped::Kind::kLine: {
       if (!wrapped.reason.empty()) Opaque(wrapped.reason);
       // What a command string runs is seen as far as it splits; if it does

@@ -167,10 +167,10 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
   Wrapped w;
   if (i < words.size()) {
     w.kind = Wrapped::Kind::kCommand;
-    w.command.assign(words.begin() + static_cast<long>(i), words.end());
+    w.commands.emplace_back(words.begin() + static_cast<long>(i), words.end());
   } else if (name == "xargs") {
     w.kind = Wrapped::Kind::kCommand;  // xargs runs echo by default
-    w.command.push_back(ShellWord{"echo", "echo", true});
+    w.commands.push_back({ShellWord{"echo", "echo", true}});
   } else if (shell) {
     return Unknown(absl::StrCat("\"", name,
                                 "\" starts a shell that reads the commands it runs "
@@ -228,6 +228,34 @@ Wrapped UnwrapTrap(const std::vector<ShellWord>& words) {
   return Line("trap", action, 0);
 }
 
+// find's actions -exec, -execdir, -ok and -okdir run the words after them
+// up to ";" or "{} +" (to the end when unterminated, the stricter reading).
+// A word whose value is only known when the line runs could be such an
+// action or end one ("x=-exec; find . $x rm {} ;"), so it makes the line
+// unknown.
+Wrapped UnwrapFind(const std::vector<ShellWord>& words) {
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (!words[i].literal) {
+      return Unknown(absl::StrCat("cannot tell what \"find\" runs (\"", words[i].text,
+                                  "\" is only known when the line runs)"));
+    }
+  }
+  Wrapped w;
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string& v = words[i].value;
+    if (v != "-exec" && v != "-execdir" && v != "-ok" && v != "-okdir") continue;
+    std::vector<ShellWord> command;
+    for (++i; i < words.size(); ++i) {
+      if (words[i].value == ";") break;
+      if (words[i].value == "+" && !command.empty() && command.back().value == "{}") break;
+      command.push_back(words[i]);
+    }
+    if (!command.empty()) w.commands.push_back(std::move(command));
+  }
+  if (!w.commands.empty()) w.kind = Wrapped::Kind::kCommand;
+  return w;
+}
+
 }  // namespace
 
 Wrapped UnwrapCommand(const std::vector<ShellWord>& words) {
@@ -241,6 +269,7 @@ Wrapped UnwrapCommand(const std::vector<ShellWord>& words) {
     return first < words.size() ? Line("eval", words, first) : Wrapped{};
   }
   if (name == "trap") return UnwrapTrap(words);
+  if (name == "find") return UnwrapFind(words);
   for (const PrefixSpec& spec : kPrefixes) {
     if (name == spec.name) return UnwrapPrefix(spec, words);
   }

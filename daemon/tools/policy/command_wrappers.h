@@ -1,9 +1,10 @@
 // UnwrapCommand: the command a simple command runs in its turn, as far as
 // its words tell. Knows the transparent prefixes command, builtin, exec,
 // env, nohup, nice, time, timeout, xargs, sudo, stdbuf, setsid, doas,
-// coproc and busybox (with their options), the shells bash, sh, dash, zsh,
-// ksh, mksh, ash and rbash given a command string (-c, options before it),
-// eval, trap and env -S.
+// coproc and busybox (with their options), the commands of find's -exec,
+// -execdir, -ok and -okdir, the shells bash, sh, dash, zsh, ksh, mksh, ash
+// and rbash given a command string (-c, options before it), eval, trap and
+// env -S.
 // Pure; thread-safe.
 #pragma once
 
@@ -17,13 +18,14 @@ namespace raw::tools::policy {
 struct Wrapped {
   enum class Kind {
     kNone,     // runs no other command ("ls", "command -v rm", "env", "bash script.sh")
-    kCommand,  // runs `command`
+    kCommand,  // runs each of `commands`
     kLine,     // runs `line`, a command line bash parses (bash -c, eval, trap)
     kUnknown,  // runs a command its words do not tell: `reason` says why
   };
   Kind kind = Kind::kNone;
-  std::vector<ShellWord> command;  // kCommand: the command and its arguments
-  bool appends_input = false;      // kCommand: xargs adds arguments read from its input
+  // kCommand: each command and its arguments, in the order they appear.
+  std::vector<std::vector<ShellWord>> commands;
+  bool appends_input = false;  // kCommand: xargs adds arguments read from its input
   // kLine: the command line, its words' values with expansions as written.
   std::string line;
   // kUnknown, and kLine when `line` is built from text only known when the

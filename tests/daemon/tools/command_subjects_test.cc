@@ -126,6 +126,27 @@ TEST(CommandSubjectsTest, CommandStringsAreParsedInTurn) {
   EXPECT_THAT(Subjects("trap -p"), ElementsAre(C("trap -p")));
 }
 
+TEST(CommandSubjectsTest, FindActionsRunTheirCommands) {
+  EXPECT_THAT(Subjects("find . -name '*.o' -exec rm {} \\;"),
+              ElementsAre(C("find . -name '*.o' -exec rm {} \\;"),
+                          K("find . -name *.o -exec rm {} ;"), C("rm {}")));
+  EXPECT_THAT(Subjects("find . -execdir rm -f {} + -ok shred {} ';' -print"),
+              ::testing::IsSupersetOf({C("rm -f {}"), C("shred {}")}));
+  // "+" ends an action only right after "{}".
+  EXPECT_THAT(Subjects("find . -exec echo + {} +"), Contains(C("echo + {}")));
+  // Unterminated: find refuses it, the rules read it to the end.
+  EXPECT_THAT(Subjects("find . -okdir rm x"), Contains(C("rm x")));
+  // The command of an action is unwrapped like any other.
+  EXPECT_THAT(Subjects("find . -exec sudo rm {} \\;"), Contains(C("rm {}")));
+  EXPECT_THAT(Subjects("find . -name x -delete"), ElementsAre(C("find . -name x -delete")));
+  for (const char* command : {"find \"$dir\" -name x", "x=-exec; find . $x rm {} \\;",
+                              "find . -exec echo \"$s\" -exec rm {} \\;"}) {
+    EXPECT_THAT(Analyze(command).opaque_reason,
+                ::testing::StartsWith("cannot tell what \"find\" runs"))
+        << command;
+  }
+}
+
 TEST(CommandSubjectsTest, WhatCannotBeKnownMakesTheLineOpaque) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"$cmd x", "the command name $cmd is only known when the line runs"},

@@ -87,6 +87,16 @@ TEST(RuleSetTest, AnAllowedCommandDoesNotAllowWhatIsChainedToIt) {
   EXPECT_EQ(Bash(rules, "(git status) > /etc/passwd").action, RuleAction::kAsk);
 }
 
+TEST(RuleSetTest, AllowingFindDoesNotAllowTheCommandsItsActionsRun) {
+  RuleSet rules =
+      Rules({Command(RuleAction::kAllow, "find *"), Command(RuleAction::kDeny, "rm *")});
+  EXPECT_EQ(Bash(rules, "find . -name '*.cc' -print").action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(rules, "find . -exec grep -l TODO {} +").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(rules, "find . -name '*.o' -exec rm {} \\;").action, RuleAction::kDeny);
+  EXPECT_EQ(Bash(rules, "x=-exec; find . $x rm {} \\;").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(rules, "find \"$d\" -name x").action, RuleAction::kAsk);
+}
+
 TEST(RuleSetTest, ADeniedPartDeniesTheWholeCommand) {
   RuleSet rules = Rules({Command(RuleAction::kAllow, "git *"), Command(RuleAction::kDeny, "rm *")});
   EXPECT_EQ(Bash(rules, "git add . && git commit -m 'x'").action, RuleAction::kAllow);
