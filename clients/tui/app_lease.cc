@@ -25,7 +25,7 @@ void TuiApp::StartLease(bool take_over) {
   v1::AcquireLeaseRequest request;
   request.set_session_id(session_.id());
   request.set_client_name(options_.client_name);
-  request.set_take_over(take_over);
+  request.set_request_handover(take_over);
   write_ = Write::kAcquiring;
   LeaseHolder::Callbacks callbacks;
   callbacks.granted = [this, take_over](const std::string& id) {

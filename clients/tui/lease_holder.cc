@@ -14,10 +14,6 @@ class Forwarder : public client::LeaseHandler {
       ui_.Post([alive = alive_, fn = callbacks_.granted, id = event.granted().lease_id()] {
         if (*alive) fn(id);
       });
-    } else if (event.has_lost()) {
-      ui_.Post([alive = alive_, fn = callbacks_.lost, by = event.lost().taken_by()] {
-        if (*alive) fn(by);
-      });
     }
   }
 

@@ -80,7 +80,7 @@ class LeaseHolder {
     raw::v1::AcquireLeaseRequest req;
     req.set_session_id(session);
     req.set_client_name(name);
-    req.set_take_over(take_over);
+    req.set_request_handover(take_over);
     reader_ = stub.AcquireLease(&ctx_, req);
     raw::v1::LeaseEvent first;
     if (reader_->Read(&first) && first.has_granted()) {
@@ -180,8 +180,8 @@ TEST_F(SessionsTest, TakingOverTellsTheOldHolderAndRefusesItsWrites) {
 
   raw::v1::LeaseEvent lost;
   ASSERT_TRUE(terminal.Next(&lost));
-  ASSERT_TRUE(lost.has_lost());
-  EXPECT_EQ(lost.lost().taken_by(), "dashboard");
+  ASSERT_TRUE(lost.has_handover_requested());
+  EXPECT_EQ(lost.handover_requested().requester().client_name(), "dashboard");
   raw::v1::LeaseEvent none;
   EXPECT_FALSE(terminal.Next(&none));  // the stream ends after LeaseLost
   EXPECT_TRUE(terminal.Close().ok());

@@ -78,7 +78,7 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
     }
     if (send_lost) {
       message_.Clear();
-      message_.mutable_lost()->set_taken_by(taken_by_);
+      message_.mutable_handover_requested()->mutable_requester()->set_client_name(taken_by_);
       StartWrite(&message_);
       return;
     }
@@ -151,7 +151,7 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
     }
     if (!write_now) return;
     message_.Clear();
-    message_.mutable_lost()->set_taken_by(taken_by);
+    message_.mutable_handover_requested()->mutable_requester()->set_client_name(taken_by);
     StartWrite(&message_);
   }
 
@@ -205,7 +205,7 @@ LeaseStream* AcquireLease(grpc::CallbackServerContext* /*ctx*/, loop::SessionMan
     return new FailedLeaseReactor(s);
   }
   auto* reactor = new LeaseReactor(sessions, streams, request.session_id());
-  reactor->Start(request.client_name(), request.take_over());
+  reactor->Start(request.client_name(), /*take_over=*/false);
   return reactor;
 }
 
