@@ -58,14 +58,28 @@ TEST_F(ConcurrencyTest, ReadsFromOtherClientsAreAnsweredWhileOneSessionWaitsOnSl
                                                               var_fifo, " >/dev/null\necho v"));
   std::string server = Script("slow-server", absl::StrCat("echo up > ", mcp_started, "\ncat ",
                                                           mcp_fifo, " >/dev/null\nexit 1"));
-  StartDaemon("",
-              absl::StrCat(R"("variables": {"SLOW": {"command": [")", variable,
-                           R"("], "timeout_seconds": 120}},)",
-                           R"("mcp_servers": {"slow": {"command": [")", server,
-                           R"("], "startup_timeout_seconds": 120}})"),
-              R"(["builtin/read_file", "mcp/slow/*"])", R"("headers": {"X-Slow": "${SLOW}"})");
+  // Agent "coder" needs the slow variable (a header of its model) and the
+  // slow MCP server; agent "plain" needs neither.
+  config_ = absl::StrCat(R"({
+    "default_agent": "coder",
+    "variables": {"SLOW": {"command": [")", variable, R"("], "timeout_seconds": 120}},
+    "mcp_servers": {"slow": {"command": [")", server, R"("], "startup_timeout_seconds": 120}},
+    "models": {
+      "slow": {"provider": "openai", "method": "openai-chat-completions", "model_id": "gpt-test",
+               "base_url": ")", fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY",
+               "headers": {"X-Slow": "${SLOW}"}},
+      "plain": {"provider": "openai", "method": "openai-chat-completions", "model_id": "gpt-test",
+                "base_url": ")", fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY"}
+    },
+    "agents": {
+      "coder": {"model": "slow", "tools": {"use": ["builtin/read_file", "mcp/slow/*"]}},
+      "plain": {"model": "plain", "tools": {"use": ["builtin/read_file"]}}
+    }
+  })");
+  daemon_ = std::make_unique<TestDaemon>(config_);
+  ASSERT_TRUE(daemon_->Start().ok());
   const std::string slow_session = daemon_->CreateSession();
-  const std::string other_session = daemon_->CreateSession();
+  const std::string other_session = daemon_->CreateSession("plain");
   fake_.Enqueue(chat::TextAnswer("done"));
 
   // The slow session's StartTurn is in flight on its own channel.

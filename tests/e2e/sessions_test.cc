@@ -151,8 +151,16 @@ TEST_F(SessionsTest, OneWriterPerSessionOthersReadAndWatch) {
     EXPECT_THAT(stub().ClearContext(&ctx, req, &resp).error_message(),
                 HasSubstr("editor (pid 1)"));
   }
-  EXPECT_THAT(Respond(session, "req_x", raw::v1::APPROVAL_DECISION_ALLOW_ONCE).error_message(),
-              HasSubstr("editor (pid 1)"));
+  {
+    raw::v1::RespondToApprovalRequest req;
+    req.set_session_id(session);
+    req.set_request_id("req_x");
+    req.set_all(raw::v1::APPROVAL_DECISION_ALLOW_ONCE);
+    raw::v1::RespondToApprovalResponse resp;
+    grpc::ClientContext ctx;
+    EXPECT_THAT(stub().RespondToApproval(&ctx, req, &resp).error_message(),
+                HasSubstr("editor (pid 1)"));
+  }
   LeaseHolder second(stub(), session, "browser");
   EXPECT_TRUE(second.lease_id().empty());
   EXPECT_THAT(second.Close().error_message(), HasSubstr("editor (pid 1)"));
