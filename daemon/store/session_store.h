@@ -4,7 +4,9 @@
 // state directory, opened in WAL mode with synchronous=NORMAL, foreign keys
 // and a busy timeout; numbered migrations tracked with PRAGMA user_version.
 // A file the store creates is private (mode 0600) and uses incremental
-// auto-vacuum, so PurgeExpired can give the space of removed sessions back.
+// auto-vacuum, so PurgeExpired can give the space of removed sessions back a
+// few pages at a time; a file from a build that made it without auto-vacuum
+// is converted once, by one VACUUM when Open() finds it (see Open).
 // Every Commit() is one transaction: once it returns OK the rows survive a
 // kill -9 of the process at any later moment. Reading (records, listings,
 // history, context) never changes a session's last activity.
@@ -13,14 +15,34 @@
 // - display history: the durable SessionEvents in seq order (append-only);
 // - model context: the ContextItems the next request includes, in order.
 //
-// SessionRecord and ExpiresAt (session_record.h), DatabaseFileName and
-// FindOldDatabases (database_files.h) come with this header.
+// Connections. One writer connection does every write, one transaction at a
+// time (writes are serialized by a mutex). Reads go to a small pool of
+// read-only connections (StoreOptions::read_connections): under WAL a read
+// sees the last committed state and never waits for the writer, so reading
+// one session never waits for another session's commit, and reads wait for
+// each other only when the whole pool is lent out. Each read runs in one
+// read transaction (one snapshot), and rows are decoded after its
+// connection has gone back to the pool. Writes encode their JSON before they
+// take the writer. Removing a session (DeleteSession, PurgeExpired) first
+// marks it removed in one short transaction, which hides it from every read
+// and write at once, then deletes its rows in batches of
+// StoreOptions::removal_batch_rows, one short transaction each, so other
+// sessions commit between two batches.
+// An in-memory database (":memory:") is private to one connection, so there
+// the store runs on the writer alone and reads take the writer's mutex: a
+// shared-cache in-memory database would let readers fail with
+// SQLITE_LOCKED while a write is open, which is worse than waiting, and only
+// tests use in-memory stores.
 //
-// Thread-safety: all methods may be called from any thread; the store
-// serializes access to its connection internally.
+// SessionRecord and ExpiresAt (session_record.h), DatabaseFileName and
+// FindOldDatabases (database_files.h) come with this header. The removal of
+// sessions is implemented in session_removal.cc.
+//
+// Thread-safety: all methods may be called from any thread.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +60,7 @@
 namespace raw::store {
 
 class Database;  // store/sqlite/db.h
+class ReadPool;  // store/read_pool.h
 
 // Page and limit sanity for ListSessions, ReadEvents and GetHistory: a
 // non-positive size means kDefaultPageSize; larger sizes are capped.
@@ -79,10 +102,44 @@ struct CommitBatch {
   bool compaction_accepted = false;
 };
 
+// The points at which StoreOptions::test_hook is called.
+enum class StoreStep {
+  // The writer is held and a write transaction of Commit is open on it.
+  kCommitWriting,
+  // The writer is held and a removal batch's transaction is open on it.
+  kRemovalWriting,
+  // A removal batch of the session was committed and the writer released.
+  kRemovalBatchDone,
+  // A read connection is held and its read transaction has its snapshot.
+  kReading,
+};
+
+struct StoreOptions {
+  // Read-only connections beside the writer (at least 1); ignored for an
+  // in-memory database.
+  int read_connections = 4;
+  // Rows of a removed session's history, and as many of its context, deleted
+  // per transaction.
+  int removal_batch_rows = 1000;
+  // Free pages given back to the file system per transaction after a purge.
+  int vacuum_step_pages = 256;
+  // For tests: called at each StoreStep with the session concerned ("" when
+  // none), on the calling thread, so a test can hold the store at that point.
+  std::function<void(StoreStep, const std::string& session_id)> test_hook;
+};
+
 class SessionStore {
  public:
-  // Opens (creating if needed) the database at `path` and migrates it.
+  // Opens (creating if needed) the database at `path` and migrates it. A
+  // file without auto-vacuum (made by an earlier build) is switched to
+  // incremental auto-vacuum here by one VACUUM, a rewrite of the whole file
+  // that needs as much free disk space and happens before the store serves
+  // anything, once per file; after that no purge ever rewrites the file. If
+  // that VACUUM fails (a full disk, say) the file stays as it was, which is
+  // logged, and purges then leave freed pages inside it for later writes.
   static absl::StatusOr<std::unique_ptr<SessionStore>> Open(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<SessionStore>> Open(const std::string& path,
+                                                            StoreOptions options);
   ~SessionStore();
 
   // Stores a new session from the id, agent, cwd, times and title of
@@ -92,6 +149,8 @@ class SessionStore {
   // last activity time starts at the creation time.
   absl::Status CreateSession(const SessionRecord& record);
   // Removes the session with its history and context; kNotFound when absent.
+  // The session disappears for every other call at once; its rows then go
+  // in batches.
   absl::Status DeleteSession(const std::string& id);
   // kNotFound with the id when absent.
   absl::StatusOr<SessionRecord> GetSession(const std::string& id);
@@ -129,9 +188,14 @@ class SessionStore {
 
   // Removes every session whose last activity is before `cutoff_unix_ms`,
   // with its history and context, and gives the space back to the file
-  // system (see Database::ReclaimSpace: cheap on a file this store created,
-  // a rewrite of the whole file on one without auto-vacuum). Returns the
-  // removed ids, least recently active first. Other calls wait meanwhile.
+  // system. Returns the removed ids, least recently active first (with any
+  // removal a crash cut short, which is finished here). The expired
+  // sessions disappear together in one short transaction; then their rows
+  // go in batches and the free pages in steps (PRAGMA incremental_vacuum),
+  // each its own short transaction, so reads never wait for the purge and
+  // other sessions' commits wait at most for one batch or step. A last WAL
+  // checkpoint shrinks the files unless a reader is active, in which case a
+  // later checkpoint does.
   absl::StatusOr<std::vector<std::string>> PurgeExpired(int64_t cutoff_unix_ms);
 
   // True the first time `key` is noted in this database file, false every
@@ -140,22 +204,35 @@ class SessionStore {
   absl::StatusOr<bool> NoteOnce(const std::string& key);
 
  private:
-  explicit SessionStore(std::unique_ptr<Database> db);
-  absl::Status CommitLocked(const std::string& session_id, const CommitBatch& batch)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // kNotFound unless the session exists.
-  absl::Status CheckSessionLocked(const std::string& session_id)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  struct EventRows {
-    std::vector<events::SessionEvent> events;
-    bool more = false;  // rows beyond `limit` exist
-  };
-  absl::StatusOr<EventRows> QueryEventsLocked(const std::string& session_id, const char* sql,
-                                              uint64_t seq, int limit)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  SessionStore(StoreOptions options, std::unique_ptr<Database> writer,
+               std::unique_ptr<ReadPool> readers, bool incremental_vacuum);
 
-  absl::Mutex mu_;
-  std::unique_ptr<Database> db_ ABSL_GUARDED_BY(mu_);
+  // Runs `body` in one write transaction on the writer, calling the test
+  // hook with `step` once the transaction is open.
+  absl::Status Write(StoreStep step, const std::string& session_id,
+                     const std::function<absl::Status(Database&)>& body)
+      ABSL_LOCKS_EXCLUDED(write_mu_);
+  // Runs `body` in one read transaction on a pooled read connection (the
+  // writer in single-connection mode).
+  absl::Status Read(const std::string& session_id,
+                    const std::function<absl::Status(Database&)>& body)
+      ABSL_LOCKS_EXCLUDED(write_mu_);
+  void Hook(StoreStep step, const std::string& session_id) const;
+
+  // Deletes the rows of a session already marked removed, batch by batch,
+  // the session row last.
+  absl::Status RemoveMarked(const std::string& session_id) ABSL_LOCKS_EXCLUDED(write_mu_);
+  // Gives free pages back in steps, then checkpoints the WAL without
+  // waiting for readers.
+  absl::Status ReclaimSpaceInSteps() ABSL_LOCKS_EXCLUDED(write_mu_);
+
+  const StoreOptions options_;
+  // The file uses incremental auto-vacuum (PurgeExpired gives pages back).
+  const bool incremental_vacuum_;
+  absl::Mutex write_mu_;
+  std::unique_ptr<Database> writer_ ABSL_GUARDED_BY(write_mu_);
+  // Null in single-connection mode (an in-memory database).
+  const std::unique_ptr<ReadPool> readers_;
 };
 
 }  // namespace raw::store

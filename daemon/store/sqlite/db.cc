@@ -28,11 +28,12 @@ void CreatePrivateFile(const std::string& path) {
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path,
                                                          const DatabaseOptions& options) {
-  CreatePrivateFile(path);
+  const bool read_only = options.mode == OpenMode::kReadOnly;
+  if (!read_only) CreatePrivateFile(path);
   sqlite3* handle = nullptr;
-  int code = sqlite3_open_v2(path.c_str(), &handle,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             nullptr);
+  const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                    SQLITE_OPEN_NOMUTEX;
+  int code = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
   if (handle == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat("sqlite: cannot allocate a connection for ",
                                                      path));
@@ -44,8 +45,13 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
   return db;
 }
 
+void Database::SetBusyTimeout(int ms) {
+  sqlite3_busy_timeout(db_, ms);
+  busy_timeout_ms_ = ms;
+}
+
 absl::Status Database::Configure(const DatabaseOptions& options) {
-  sqlite3_busy_timeout(db_, options.busy_timeout_ms);
+  SetBusyTimeout(options.busy_timeout_ms);
   // Reading the header writes nothing; it must come before the WAL switch,
   // which rewrites the header of a database in rollback-journal mode.
   if (options.max_user_version) {
@@ -55,6 +61,15 @@ absl::Status Database::Configure(const DatabaseOptions& options) {
           path_, " has schema version ", version, " but this build knows versions up to ",
           *options.max_user_version, "; it was written by a newer Raw and is left untouched"));
     }
+  }
+  if (options.mode == OpenMode::kReadOnly) {
+    ASSIGN_OR_RETURN(Statement journal, Prepare("PRAGMA journal_mode"));
+    ASSIGN_OR_RETURN(bool has_row, journal.Step());
+    if (!has_row || absl::AsciiStrToLower(journal.ColumnString(0)) != "wal") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("sqlite: ", path_, " is not in WAL mode; it cannot be read beside a writer"));
+    }
+    return absl::OkStatus();
   }
   // Only a database with no pages can still choose its auto-vacuum mode.
   ASSIGN_OR_RETURN(int64_t pages, QueryInt64("PRAGMA page_count"));

@@ -12,6 +12,11 @@
 // Prepare() hands out Statements whose compiled form is cached per
 // connection (SQLITE_PREPARE_PERSISTENT), keyed by the SQL text.
 //
+// A read-only connection (DatabaseOptions::mode) opens an existing database
+// that already uses WAL and changes nothing about it: no auto-vacuum choice,
+// no journal switch. It can never write, so a reader lent out by the store
+// cannot take the write lock by mistake.
+//
 // Ownership: the Database owns the connection and its statement cache; every
 // Statement and Transaction made from it must be destroyed before it.
 // Thread-safety: none. A Database and its statements are used by one thread
@@ -36,15 +41,20 @@ namespace raw::store {
 // PRAGMA auto_vacuum modes; the values are SQLite's.
 enum class AutoVacuum { kNone = 0, kFull = 1, kIncremental = 2 };
 
+enum class OpenMode { kReadWrite, kReadOnly };
+
 struct DatabaseOptions {
   int busy_timeout_ms = 5000;
+  // kReadOnly: the file must exist and already be in WAL mode (otherwise
+  // kFailedPrecondition).
+  OpenMode mode = OpenMode::kReadWrite;
   // When set, a file whose PRAGMA user_version is greater is refused with
   // kFailedPrecondition before anything is written to it (not even the switch
   // to WAL), so a database from a newer schema stays byte-for-byte untouched.
   std::optional<int64_t> max_user_version;
   // The auto-vacuum mode of a database that has no pages yet (a new file);
   // SQLite fixes it when the first table is created. An existing database
-  // keeps its own.
+  // keeps its own (a VACUUM can change it; see SessionStore::Open).
   AutoVacuum new_auto_vacuum = AutoVacuum::kIncremental;
 };
 
@@ -91,6 +101,9 @@ class Database {
   // Number of statements held in the cache.
   size_t CachedStatementCount() const { return cache_.size(); }
   const std::string& path() const { return path_; }
+  int busy_timeout_ms() const { return busy_timeout_ms_; }
+  // Sets the time a statement waits for a lock held by another connection.
+  void SetBusyTimeout(int ms);
 
   // An error status for SQLite result code `code` on this connection,
   // carrying sqlite3_errmsg() and `context`. The status code follows the
@@ -111,6 +124,7 @@ class Database {
 
   sqlite3* db_;
   std::string path_;
+  int busy_timeout_ms_ = 0;
   // Node-based on purpose: a cached Statement points at its slot's in_use
   // flag, which must not move when the map grows.
   std::unordered_map<std::string, CachedStatement> cache_;

@@ -8,7 +8,7 @@ Transaction::~Transaction() { Rollback(); }
 
 absl::Status Transaction::Begin() {
   if (open_) return absl::FailedPreconditionError("sqlite: transaction already begun");
-  absl::Status status = db_.Exec("BEGIN IMMEDIATE");
+  absl::Status status = db_.Exec(mode_ == TransactionMode::kWrite ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
   open_ = status.ok();
   return status;
 }

@@ -8,8 +8,11 @@
 //   return txn.Commit();
 //
 // Transactions do not nest: Begin() while the connection is already in one
-// is an error. Begin() takes the write lock at once (BEGIN IMMEDIATE), so a
-// transaction never fails half-way because another connection wrote first.
+// is an error. A kWrite transaction takes the write lock at once (BEGIN
+// IMMEDIATE), so it never fails half-way because another connection wrote
+// first. A kRead transaction (BEGIN DEFERRED) takes no lock until its first
+// read, and then holds one snapshot: under WAL every statement in it sees
+// the database as it was at that read, whatever writers commit meanwhile.
 //
 // Ownership: borrows the Database, which must outlive it. Thread-safety:
 // that of its Database (none).
@@ -21,9 +24,12 @@ namespace raw::store {
 
 class Database;
 
+enum class TransactionMode { kWrite, kRead };
+
 class Transaction {
  public:
-  explicit Transaction(Database& db) : db_(db) {}
+  explicit Transaction(Database& db, TransactionMode mode = TransactionMode::kWrite)
+      : db_(db), mode_(mode) {}
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction();
@@ -37,6 +43,7 @@ class Transaction {
 
  private:
   Database& db_;
+  TransactionMode mode_;
   bool open_ = false;
 };
 

@@ -1,0 +1,77 @@
+#include "daemon/store/stored_rows.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "daemon/events/event_codec.h"
+#include "daemon/store/sqlite/statement.h"
+
+namespace raw::store {
+
+int64_t SeqToSql(uint64_t seq) {
+  return static_cast<int64_t>(
+      std::min<uint64_t>(seq, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
+}
+
+absl::StatusOr<StoredEventRows> QueryEventRows(Database& db, const std::string& session_id,
+                                               const char* sql, uint64_t seq, int limit) {
+  ASSIGN_OR_RETURN(Statement select, db.Prepare(sql));
+  select.BindString(0, session_id);
+  select.BindInt64(1, SeqToSql(seq));
+  select.BindInt(2, limit + 1);  // one row more says whether more follow
+  StoredEventRows result;
+  while (true) {
+    ASSIGN_OR_RETURN(bool has_row, select.Step());
+    if (!has_row) break;
+    if (static_cast<int>(result.rows.size()) == limit) {
+      result.more = true;  // not read: a corrupt row there belongs to the next page
+      break;
+    }
+    result.rows.push_back({static_cast<uint64_t>(select.ColumnInt64(0)), select.ColumnString(1),
+                           select.ColumnString(2), select.ColumnString(3), select.ColumnInt64(4)});
+  }
+  return result;
+}
+
+absl::StatusOr<std::vector<events::SessionEvent>> DecodeEventRows(
+    const std::string& session_id, std::vector<StoredEventRow> rows) {
+  std::vector<events::SessionEvent> decoded;
+  decoded.reserve(rows.size());
+  for (StoredEventRow& row : rows) {
+    events::SessionEvent event;
+    event.session_id = session_id;
+    event.seq = row.seq;
+    event.turn_id = std::move(row.turn_id);
+    absl::StatusOr<events::EventPayload> payload = events::DecodePayload(row.kind, row.payload);
+    if (!payload.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("session ", session_id, ", event seq ", event.seq,
+                       ": stored payload does not decode: ", payload.status().message()));
+    }
+    event.payload = *std::move(payload);
+    event.time_unix_ms = row.time_unix_ms;
+    decoded.push_back(std::move(event));
+  }
+  return decoded;
+}
+
+absl::StatusOr<std::vector<events::ContextItem>> DecodeContextRows(
+    const std::string& session_id, const std::vector<StoredContextRow>& rows) {
+  std::vector<events::ContextItem> items;
+  items.reserve(rows.size());
+  for (const StoredContextRow& row : rows) {
+    absl::StatusOr<events::ContextItem> item = events::DecodeContextItem(row.payload);
+    if (!item.ok()) {
+      return absl::DataLossError(absl::StrCat("session ", session_id, ", context item at position ",
+                                              row.position,
+                                              " does not decode: ", item.status().message()));
+    }
+    items.push_back(*std::move(item));
+  }
+  return items;
+}
+
+}  // namespace raw::store

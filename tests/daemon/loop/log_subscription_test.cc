@@ -1,0 +1,195 @@
+// LogSubscription: stored events first (read from the store page by page),
+// then the step in progress, then live events, with no gap and no
+// duplicate; a subscriber that falls behind gets Resync and catches up from
+// the store, losing only live-only events. Real SQLite in a temp dir.
+#include "daemon/loop/log_subscription.h"
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/loop/temp_store.h"
+
+namespace raw::loop {
+namespace {
+
+using testing::Drain;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::KindsOf;
+using testing::SeqsOf;
+using testing::TempStore;
+
+events::Notice Note(int n) {
+  return events::Notice{events::NoticeLevel::kInfo, "note " + std::to_string(n)};
+}
+
+class LogSubscriptionTest : public ::testing::Test {
+ protected:
+  // Commits `count` durable notices, `per_commit` per transaction.
+  void CommitNotes(int count, int per_commit = 100) {
+    for (int done = 0; done < count;) {
+      std::vector<events::EventPayload> payloads;
+      for (int i = 0; i < per_commit && done < count; ++i, ++done) payloads.push_back(Note(done));
+      ASSERT_TRUE(log_->Commit("t", std::move(payloads)).ok());
+    }
+  }
+  void PublishDeltas(size_t count) {
+    for (size_t i = 0; i < count; ++i) log_->PublishLive("t", events::TextDelta{"d"});
+  }
+
+  TempStore temp_;
+  SystemClock clock_;
+  std::shared_ptr<SessionLog> log_ =
+      std::make_shared<SessionLog>(temp_.session_id(), 0, temp_.store(), clock_);
+};
+
+std::vector<uint64_t> Range(uint64_t first, uint64_t last) {
+  std::vector<uint64_t> seqs;
+  for (uint64_t s = first; s <= last; ++s) seqs.push_back(s);
+  return seqs;
+}
+
+// A history longer than one store page replays in full after after_seq,
+// then live events follow.
+TEST_F(LogSubscriptionTest, ReplaysTheStoreInPagesThenContinuesLive) {
+  CommitNotes(600);
+  LogSubscription sub(log_, temp_.store(), 100);
+  EXPECT_EQ(SeqsOf(Drain(sub)), Range(101, 600));
+  CommitNotes(2);
+  log_->PublishLive("t", events::TextDelta{"live"});
+  EXPECT_EQ(SeqsOf(Drain(sub)), Range(601, 603));
+}
+
+TEST_F(LogSubscriptionTest, AfterSeqAtOrBeyondTheHeadWaitsForNewEvents) {
+  CommitNotes(3);
+  LogSubscription at_head(log_, temp_.store(), 3);
+  EXPECT_THAT(Drain(at_head), IsEmpty());
+  LogSubscription beyond(log_, temp_.store(), 10);
+  EXPECT_THAT(Drain(beyond), IsEmpty());
+  CommitNotes(1);
+  EXPECT_THAT(SeqsOf(Drain(at_head)), ElementsAre(4));
+}
+
+// The wakeup fires once after TryNext found nothing, not once per event.
+TEST_F(LogSubscriptionTest, WakeupFiresOnceAfterNothingWasReady) {
+  LogSubscription sub(log_, temp_.store(), 0);
+  int wakeups = 0;
+  sub.SetWakeup([&] { ++wakeups; });
+  CommitNotes(1);  // TryNext has not returned nullopt yet: no wakeup owed
+  EXPECT_EQ(wakeups, 0);
+  EXPECT_THAT(SeqsOf(Drain(sub)), ElementsAre(1));
+  PublishDeltas(3);
+  CommitNotes(1);
+  EXPECT_EQ(wakeups, 1);
+  EXPECT_THAT(SeqsOf(Drain(sub)), ElementsAre(2, 3, 4, 5));
+  PublishDeltas(1);
+  EXPECT_EQ(wakeups, 2);
+}
+
+// A consumer that lets its queue overflow gets Resync (seq 0, naming the
+// last event it got), then every durable event from the store, then the
+// step in progress, then live events again: nothing durable is lost and
+// nothing is repeated.
+TEST_F(LogSubscriptionTest, OverflowResyncsAndCatchesUpFromTheStore) {
+  ASSERT_TRUE(log_->Commit("t", {events::TurnStarted{"q"}}).ok());
+  LogSubscription sub(log_, temp_.store(), 0);
+  EXPECT_THAT(SeqsOf(Drain(sub)), ElementsAre(1));
+
+  // While the consumer does not pull: deltas, a durable approval request in
+  // the middle, more deltas than the queue holds, a durable message, and
+  // the start of the next step.
+  PublishDeltas(100);
+  ASSERT_TRUE(log_->Commit("t", {events::ApprovalRequested{"apr_1", {}, 1000}}).ok());
+  PublishDeltas(SessionLog::kMaxQueuedEvents);
+  ASSERT_TRUE(log_->Commit("t", {events::AssistantMessage{"done", "", 1}}).ok());
+  PublishDeltas(5);
+  const uint64_t head = log_->last_seq();
+
+  std::vector<events::SessionEvent> got = Drain(sub);
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ(got[0].seq, 0u);
+  EXPECT_EQ(got[0].session_id, temp_.session_id());
+  EXPECT_EQ(std::get<events::Resync>(got[0].payload).last_delivered_seq, 1u);
+  got.erase(got.begin());
+  EXPECT_THAT(KindsOf(got), ElementsAre("approval_requested", "assistant_message", "text_delta",
+                                        "text_delta", "text_delta", "text_delta", "text_delta"));
+  EXPECT_EQ(got.back().seq, head);
+  for (size_t i = 1; i < got.size(); ++i) EXPECT_LT(got[i - 1].seq, got[i].seq);
+
+  // Live delivery resumes.
+  log_->PublishLive("t", events::TextDelta{"again"});
+  CommitNotes(1);
+  EXPECT_THAT(SeqsOf(Drain(sub)), ElementsAre(head + 1, head + 2));
+}
+
+// An overflow while the subscription is still replaying the store restarts
+// the replay from the last event delivered.
+TEST_F(LogSubscriptionTest, OverflowDuringReplayRestartsFromTheLastDelivered) {
+  CommitNotes(300);
+  LogSubscription sub(log_, temp_.store(), 0);
+  for (uint64_t want = 1; want <= 10; ++want) {
+    auto next = sub.TryNext();
+    ASSERT_TRUE(next.ok() && next->has_value());
+    EXPECT_EQ((*next)->seq, want);
+  }
+  PublishDeltas(SessionLog::kMaxQueuedEvents + 1);
+  std::vector<events::SessionEvent> got = Drain(sub);
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ(std::get<events::Resync>(got[0].payload).last_delivered_seq, 10u);
+  got.erase(got.begin());
+  // The rest of the history, then every delta of the step in progress
+  // (they are the live events since the last durable one).
+  ASSERT_EQ(got.size(), 290 + SessionLog::kMaxQueuedEvents + 1);
+  EXPECT_EQ(SeqsOf(got), Range(11, log_->last_seq()));
+}
+
+// Two subscribers are independent: one overflowing does not disturb the
+// other.
+TEST_F(LogSubscriptionTest, OneLaggingSubscriberDoesNotAffectAnother) {
+  LogSubscription lagging(log_, temp_.store(), 0);
+  LogSubscription keeping_up(log_, temp_.store(), 0);
+  std::vector<events::SessionEvent> kept;
+  for (size_t i = 0; i < SessionLog::kMaxQueuedEvents + 10; ++i) {
+    log_->PublishLive("t", events::TextDelta{"d"});
+    if (i % 1000 == 0) {
+      auto some = Drain(keeping_up);
+      kept.insert(kept.end(), some.begin(), some.end());
+    }
+  }
+  auto rest = Drain(keeping_up);
+  kept.insert(kept.end(), rest.begin(), rest.end());
+  EXPECT_EQ(SeqsOf(kept), Range(1, SessionLog::kMaxQueuedEvents + 10));
+  auto lagged = Drain(lagging);
+  ASSERT_FALSE(lagged.empty());
+  EXPECT_TRUE(std::holds_alternative<events::Resync>(lagged[0].payload));
+}
+
+TEST_F(LogSubscriptionTest, CloseStopsDeliveryAndWakeups) {
+  LogSubscription sub(log_, temp_.store(), 0);
+  int wakeups = 0;
+  sub.SetWakeup([&] { ++wakeups; });
+  EXPECT_THAT(Drain(sub), IsEmpty());
+  sub.Close();
+  sub.Close();  // more than once is fine
+  CommitNotes(2);
+  EXPECT_EQ(wakeups, 0);
+  auto next = sub.TryNext();
+  ASSERT_TRUE(next.ok());
+  EXPECT_FALSE(next->has_value());
+}
+
+// A store that cannot be read ends the subscription with the error.
+TEST_F(LogSubscriptionTest, StoreErrorEndsTheSubscription) {
+  CommitNotes(3);
+  LogSubscription sub(log_, temp_.store(), 0);
+  ASSERT_TRUE(temp_.store().DeleteSession(temp_.session_id()).ok());
+  auto next = sub.TryNext();
+  EXPECT_EQ(next.status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace raw::loop

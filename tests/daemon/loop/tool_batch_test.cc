@@ -1,0 +1,252 @@
+// ToolBatch: one committed batch of tool calls under the tool contract —
+// preparation, rules, one approval request per batch, the calls in the
+// model's order, exactly one result each, cancellation. Real SQLite in a
+// temp dir; the approval is answered from the subscription's wakeup, which
+// runs right after the request is stored.
+#include "daemon/loop/tool_batch.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/loop/session_state.h"
+#include "daemon/loop/turn.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/loop/temp_store.h"
+
+namespace raw::loop {
+namespace {
+
+using testing::Drain;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::KindsOf;
+using testing::TempStore;
+
+CollectedCall Call(const std::string& id, const std::string& name, const std::string& args,
+                   bool complete = true) {
+  return CollectedCall{events::ToolCallRequest{id, name, args}, complete};
+}
+
+template <typename T>
+std::vector<T> PayloadsOf(const std::vector<events::SessionEvent>& evs) {
+  std::vector<T> out;
+  for (const auto& e : evs) {
+    if (const T* p = std::get_if<T>(&e.payload)) out.push_back(*p);
+  }
+  return out;
+}
+
+class ToolBatchTest : public ::testing::Test {
+ protected:
+  ToolBatchTest() {
+    echo_.qualified_name = "test/echo";
+    echo_.model_name = "echo";
+    echo_.input_schema = OrderedJson::parse(R"({"type":"object"})");
+    echo_.handler = [this](const Json& args, const tools::ToolContext&) {
+      ran_.push_back(args.value("text", std::string("?")));
+      if (cancel_during_ == ran_.back()) cancel_.Cancel("interrupted");
+      return tools::ToolOutput::Ok("echo: " + ran_.back());
+    };
+    plan_.session_id = temp_.session_id();
+    plan_.turn_id = "turn_1";
+    plan_.cwd = temp_.dir();
+    plan_.agent.agent.approval_mode = config::ApprovalMode::kAllowAll;
+    plan_.tools["echo"] = &echo_;
+    plan_.session = std::make_shared<SessionState>();
+  }
+
+  absl::Status Run(const std::vector<CollectedCall>& calls) {
+    TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.turn_id, *log_, cancel_);
+    ToolBatch batch(plan_, *log_, context_, hooks, cancel_);
+    return batch.Run(calls);
+  }
+
+  // Answers the batch's approval request with `answers` as soon as it is
+  // stored (the wakeup runs on the turn thread right after the commit;
+  // the broker already knows the request).
+  void AnswerWith(std::vector<events::ApprovalAnswer> answers) {
+    watcher_ = log_->Subscribe(0);
+    Drain(*watcher_);
+    watcher_->SetWakeup([this, answers] {
+      ApprovalBroker& broker = plan_.session->approvals();
+      const std::string request = broker.open_request();
+      if (!request.empty()) {
+        EXPECT_TRUE(broker.Respond(request, answers, std::nullopt).ok());
+      }
+    });
+  }
+
+  TempStore temp_;
+  SystemClock clock_;
+  std::shared_ptr<SessionLog> log_ =
+      std::make_shared<SessionLog>(temp_.session_id(), 0, temp_.store(), clock_);
+  tools::ToolSpec echo_;
+  TurnPlan plan_;
+  std::vector<events::ContextItem> context_;
+  CancelToken cancel_;
+  std::vector<std::string> ran_;
+  std::string cancel_during_;
+  std::unique_ptr<Subscription> watcher_;
+};
+
+// Calls run in the model's order; each gets one stored result, and its
+// outcome is appended to the model context in the same order. Invalid
+// calls get an error result and never run, including a call whose stream
+// was cut off even though its arguments happen to parse.
+TEST_F(ToolBatchTest, EveryCallGetsOneResultInTheModelsOrder) {
+  ASSERT_TRUE(Run({Call("c1", "echo", R"({"text":"a"})"), Call("c2", "nope", "{}"),
+                   Call("c3", "echo", R"({"text":"b"})"), Call("c4", "echo", R"({"text":"d"})", false),
+                   Call("c5", "echo", "not json")})
+                  .ok());
+  EXPECT_THAT(ran_, ElementsAre("a", "b"));
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  EXPECT_THAT(KindsOf(stored),
+              ElementsAre("tool_started", "tool_result", "tool_result", "tool_started",
+                          "tool_result", "tool_result", "tool_result"));
+  auto results = PayloadsOf<events::ToolResult>(stored);
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[0].content, "echo: a");
+  EXPECT_EQ(results[0].tool, "test/echo");
+  EXPECT_EQ(results[1].status, events::ToolStatus::kError);
+  EXPECT_THAT(results[1].content, HasSubstr("unknown tool \"nope\""));
+  EXPECT_EQ(results[2].content, "echo: b");
+  EXPECT_EQ(results[3].status, events::ToolStatus::kError);
+  EXPECT_THAT(results[3].content, HasSubstr("cut off"));
+  EXPECT_EQ(results[4].status, events::ToolStatus::kError);
+
+  ASSERT_EQ(context_.size(), 5u);
+  std::vector<std::string> ids;
+  for (const auto& item : context_) ids.push_back(std::get<events::ToolOutcome>(item).call_id);
+  EXPECT_THAT(ids, ElementsAre("c1", "c2", "c3", "c4", "c5"));
+  EXPECT_FALSE(std::get<events::ToolOutcome>(context_[0]).is_error);
+  EXPECT_TRUE(std::get<events::ToolOutcome>(context_[1]).is_error);
+  // What the model sees is what the store holds.
+  EXPECT_EQ(*temp_.store().LoadContext(temp_.session_id()), context_);
+}
+
+TEST_F(ToolBatchTest, ACallTheRulesDenyNeverRuns) {
+  auto rules = tools::policy::RuleSet::Compile(
+      {config::RuleConfig{config::RuleAction::kDeny, "test/echo", std::nullopt, std::nullopt}},
+      "agents.a.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  plan_.rules = *std::move(rules);
+  ASSERT_TRUE(Run({Call("c1", "echo", R"({"text":"a"})")}).ok());
+  EXPECT_TRUE(ran_.empty());
+  auto results = PayloadsOf<events::ToolResult>(temp_.Stored());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kDenied);
+  EXPECT_THAT(results[0].content, HasSubstr("Denied: this call was not run"));
+  EXPECT_TRUE(std::get<events::ToolOutcome>(context_[0]).is_error);
+}
+
+// One request lists the whole batch; each answer applies to its call, and
+// a user's denial message reaches the model.
+TEST_F(ToolBatchTest, OneApprovalRequestForTheWholeBatch) {
+  plan_.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
+  AnswerWith({{"c1", events::ApprovalDecision::kAllowOnce, ""},
+              {"c2", events::ApprovalDecision::kDeny, "not that one"}});
+  ASSERT_TRUE(Run({Call("c1", "echo", R"({"text":"a"})"), Call("c2", "echo", R"({"text":"b"})"),
+                   Call("c3", "nope", "{}")})
+                  .ok());
+  EXPECT_THAT(ran_, ElementsAre("a"));
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  EXPECT_THAT(KindsOf(stored),
+              ElementsAre("approval_requested", "approval_resolved", "tool_started", "tool_result",
+                          "tool_result", "tool_result"));
+  auto request = PayloadsOf<events::ApprovalRequested>(stored).at(0);
+  ASSERT_EQ(request.calls.size(), 3u);
+  EXPECT_EQ(request.calls[0].state, events::ApprovalState::kPending);
+  EXPECT_EQ(request.calls[1].state, events::ApprovalState::kPending);
+  EXPECT_EQ(request.calls[2].state, events::ApprovalState::kNotApplicable);
+  auto resolved = PayloadsOf<events::ApprovalResolved>(stored).at(0);
+  EXPECT_EQ(resolved.request_id, request.request_id);
+  EXPECT_EQ(resolved.resolution, events::ApprovalResolution::kAnswered);
+  auto results = PayloadsOf<events::ToolResult>(stored);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[1].status, events::ToolStatus::kDenied);
+  EXPECT_THAT(results[1].content, HasSubstr("Message from the user: not that one"));
+  EXPECT_EQ(results[2].status, events::ToolStatus::kError);
+}
+
+// "Allow for this session" adds a session rule: the next batch does not ask.
+TEST_F(ToolBatchTest, AllowForTheSessionIsRemembered) {
+  plan_.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
+  AnswerWith({{"c1", events::ApprovalDecision::kAllowSession, ""}});
+  ASSERT_TRUE(Run({Call("c1", "echo", R"({"text":"a"})")}).ok());
+  ASSERT_TRUE(Run({Call("c2", "echo", R"({"text":"b"})")}).ok());
+  EXPECT_THAT(ran_, ElementsAre("a", "b"));
+  EXPECT_EQ(PayloadsOf<events::ApprovalRequested>(temp_.Stored()).size(), 1u);
+}
+
+TEST_F(ToolBatchTest, UnansweredApprovalTimesOutAsADenial) {
+  plan_.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
+  plan_.agent.agent.approval_timeout_ms = 1;  // nobody answers
+  ASSERT_TRUE(Run({Call("c1", "echo", R"({"text":"a"})")}).ok());
+  EXPECT_TRUE(ran_.empty());
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  EXPECT_EQ(PayloadsOf<events::ApprovalResolved>(stored).at(0).resolution,
+            events::ApprovalResolution::kTimedOut);
+  EXPECT_EQ(PayloadsOf<events::ToolResult>(stored).at(0).status, events::ToolStatus::kDenied);
+}
+
+// Cancelled while waiting for approval: the request resolves as cancelled
+// and every call gets a cancelled result.
+TEST_F(ToolBatchTest, CancelWhileWaitingForApproval) {
+  plan_.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
+  watcher_ = log_->Subscribe(0);
+  Drain(*watcher_);
+  watcher_->SetWakeup([this] { cancel_.Cancel("interrupted"); });
+  ASSERT_TRUE(Run({Call("c1", "echo", R"({"text":"a"})"), Call("c2", "echo", "{}")}).ok());
+  EXPECT_TRUE(ran_.empty());
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  EXPECT_EQ(PayloadsOf<events::ApprovalResolved>(stored).at(0).resolution,
+            events::ApprovalResolution::kCancelled);
+  auto results = PayloadsOf<events::ToolResult>(stored);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kCancelled);
+  EXPECT_EQ(results[1].status, events::ToolStatus::kCancelled);
+}
+
+// A cancel during a call keeps that call's result; the calls after it get
+// cancelled results without running.
+TEST_F(ToolBatchTest, CancelDuringACallKeepsCompletedResults) {
+  cancel_during_ = "b";
+  ASSERT_TRUE(Run({Call("c1", "echo", R"({"text":"a"})"), Call("c2", "echo", R"({"text":"b"})"),
+                   Call("c3", "echo", R"({"text":"c"})")})
+                  .ok());
+  EXPECT_THAT(ran_, ElementsAre("a", "b"));
+  auto results = PayloadsOf<events::ToolResult>(temp_.Stored());
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[1].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[2].status, events::ToolStatus::kCancelled);
+  EXPECT_EQ(context_.size(), 3u);
+}
+
+TEST_F(ToolBatchTest, SkipRecordsASkippedResultForEveryCall) {
+  TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.turn_id, *log_, cancel_);
+  ToolBatch batch(plan_, *log_, context_, hooks, cancel_);
+  ASSERT_TRUE(batch.Skip({Call("c1", "echo", "{}"), Call("c2", "nope", "{}")}, "step limit").ok());
+  EXPECT_TRUE(ran_.empty());
+  auto results = PayloadsOf<events::ToolResult>(temp_.Stored());
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, events::ToolStatus::kSkipped);
+    EXPECT_EQ(r.content, "step limit");
+  }
+  EXPECT_EQ(context_.size(), 2u);
+}
+
+// A result that cannot be stored stops the batch with the store's error.
+TEST_F(ToolBatchTest, StoreFailureStopsTheBatch) {
+  ASSERT_TRUE(temp_.store().DeleteSession(temp_.session_id()).ok());
+  absl::Status status = Run({Call("c1", "echo", R"({"text":"a"})")});
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(context_.empty());
+}
+
+}  // namespace
+}  // namespace raw::loop

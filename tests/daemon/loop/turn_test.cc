@@ -1,0 +1,229 @@
+// Turn: one run of the agent loop driven directly (without a runner) with a
+// scripted provider and a real SQLite store in a temp dir: what is stored
+// and in what order, what each request contains, and how the turn ends.
+// Run() returns the TurnEnded; storing it is the runner's job.
+#include "daemon/loop/turn.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/loop/session_state.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/loop/scripted_provider.h"
+#include "tests/daemon/loop/temp_store.h"
+
+namespace raw::loop {
+namespace {
+
+using testing::CallSpec;
+using testing::Drain;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::KindsOf;
+using testing::Script;
+using testing::ScriptBook;
+using testing::ScriptedProvider;
+using testing::TempStore;
+using testing::TextAnswer;
+using testing::ToolCalls;
+
+class TurnTest : public ::testing::Test {
+ protected:
+  TurnTest() {
+    echo_.qualified_name = "test/echo";
+    echo_.model_name = "echo";
+    echo_.input_schema = OrderedJson::parse(R"({"type":"object"})");
+    echo_.handler = [this](const Json& args, const tools::ToolContext&) {
+      ++echo_calls_;
+      return tools::ToolOutput::Ok(args.value("text", std::string("?")));
+    };
+  }
+
+  TurnPlan Plan(const std::string& text, int max_steps = 5) {
+    TurnPlan plan;
+    plan.session_id = temp_.session_id();
+    plan.turn_id = "turn_1";
+    plan.user_text = text;
+    plan.cwd = temp_.dir();
+    plan.agent.agent.name = "a";
+    plan.agent.agent.system_prompt = "sys";
+    plan.agent.agent.max_steps = max_steps;
+    plan.agent.agent.approval_mode = config::ApprovalMode::kAllowAll;
+    plan.provider = std::make_unique<ScriptedProvider>(book_);
+    plan.tools["echo"] = &echo_;
+    plan.tool_definitions.push_back({"echo", "echo", echo_.input_schema});
+    plan.session = state_;
+    return plan;
+  }
+  void Queue(Script script) { book_->scripts.push_back(std::move(script)); }
+  events::TurnEnded RunTurn(TurnPlan plan) {
+    Turn turn(std::move(plan), *log_, ctx_, cancel_);
+    return turn.Run();
+  }
+
+  TempStore temp_;
+  SystemClock clock_;
+  std::shared_ptr<SessionLog> log_ =
+      std::make_shared<SessionLog>(temp_.session_id(), 0, temp_.store(), clock_);
+  std::shared_ptr<ScriptBook> book_ = std::make_shared<ScriptBook>();
+  std::shared_ptr<SessionState> state_ = std::make_shared<SessionState>();
+  SessionContext ctx_;
+  CancelToken cancel_;
+  tools::ToolSpec echo_;
+  int echo_calls_ = 0;
+};
+
+TEST_F(TurnTest, TextAnswerCompletesInOneStep) {
+  Queue(TextAnswer("Hello there"));
+  auto sub = log_->Subscribe(0);
+  events::TurnEnded end = RunTurn(Plan("Say hi\nplease"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kCompleted);
+  EXPECT_EQ(end.steps, 1);
+
+  // The turn does not store its own end.
+  EXPECT_THAT(KindsOf(temp_.Stored()),
+              ElementsAre("turn_started", "user_message", "assistant_message", "usage_report"));
+  // The answer streamed before it was committed.
+  std::vector<std::string> live = KindsOf(Drain(*sub));
+  auto first_delta = std::find(live.begin(), live.end(), "text_delta");
+  auto message = std::find(live.begin(), live.end(), "assistant_message");
+  EXPECT_LT(first_delta, message);
+
+  const auto& request = book_->requests.at(0);
+  EXPECT_EQ(request.system_prompt, "sys");
+  ASSERT_EQ(request.tools.size(), 1u);
+  EXPECT_THAT(request.messages, ElementsAre(events::ContextItem{events::UserText{
+                                    "Say hi\nplease", events::UserTextKind::kPrompt, "turn_1"}}));
+  // The model context in memory and in the store agree.
+  ASSERT_EQ(ctx_.items.size(), 2u);
+  EXPECT_EQ(std::get<events::AssistantTurn>(ctx_.items[1]).text, "Hello there");
+  EXPECT_EQ(*temp_.store().LoadContext(temp_.session_id()), ctx_.items);
+  store::SessionRecord record = *temp_.store().GetSession(temp_.session_id());
+  EXPECT_EQ(record.title, "Say hi");  // the first line
+  EXPECT_EQ(record.usage.input_tokens, 10);
+}
+
+// The batch is committed before its calls run; each result is committed
+// before the next request, which carries the call and its outcome.
+TEST_F(TurnTest, ToolCallsRunBetweenRequests) {
+  Queue(ToolCalls({{"c1", "echo", R"({"text":"one"})"}, {"c2", "echo", R"({"text":"two"})"}}));
+  Queue(TextAnswer("done"));
+  events::TurnEnded end = RunTurn(Plan("go"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kCompleted);
+  EXPECT_EQ(end.steps, 2);
+  EXPECT_EQ(echo_calls_, 2);
+  EXPECT_THAT(
+      KindsOf(temp_.Stored()),
+      ElementsAre("turn_started", "user_message", "tool_call_batch", "tool_started", "tool_result",
+                  "tool_started", "tool_result", "assistant_message", "usage_report"));
+  ASSERT_EQ(book_->requests.size(), 2u);
+  const auto& second = book_->requests[1].messages;
+  ASSERT_EQ(second.size(), 4u);
+  EXPECT_THAT(std::get<events::AssistantTurn>(second[1]).tool_calls,
+              ElementsAre(events::ToolCallRequest{"c1", "echo", R"({"text":"one"})"},
+                          events::ToolCallRequest{"c2", "echo", R"({"text":"two"})"}));
+  EXPECT_EQ(std::get<events::ToolOutcome>(second[2]),
+            (events::ToolOutcome{"c1", "echo", "one", false}));
+  EXPECT_EQ(std::get<events::ToolOutcome>(second[3]).call_id, "c2");
+}
+
+// If the last permitted request asks for tools, the turn ends at the limit
+// and the calls are recorded as not run.
+TEST_F(TurnTest, LastPermittedRequestAskingForToolsEndsAtTheLimit) {
+  Queue(ToolCalls({{"c1", "echo", R"({"text":"a"})"}}));
+  Queue(ToolCalls({{"c2", "echo", R"({"text":"b"})"}}));
+  events::TurnEnded end = RunTurn(Plan("go", /*max_steps=*/2));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kMaxSteps);
+  EXPECT_EQ(end.steps, 2);
+  EXPECT_EQ(echo_calls_, 1);
+  std::vector<events::ToolResult> results;
+  for (const auto& e : temp_.Stored()) {
+    if (auto* r = std::get_if<events::ToolResult>(&e.payload)) results.push_back(*r);
+  }
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[1].status, events::ToolStatus::kSkipped);
+  EXPECT_THAT(results[1].content, HasSubstr("max_steps"));
+  EXPECT_EQ(book_->requests.size(), 2u);
+}
+
+// A stream that ends before its finish is an error: nothing of it is
+// committed and its tool call never runs.
+TEST_F(TurnTest, BrokenStreamNeverRunsItsCalls) {
+  Script broken = ToolCalls({{"c1", "echo", R"({"text":"a"})"}});
+  broken.events.pop_back();  // no finish
+  Queue(broken);
+  auto sub = log_->Subscribe(0);
+  events::TurnEnded end = RunTurn(Plan("go"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kError);
+  EXPECT_EQ(echo_calls_, 0);
+  EXPECT_THAT(KindsOf(temp_.Stored()), ElementsAre("turn_started", "user_message"));
+  EXPECT_EQ(ctx_.items.size(), 1u);  // the user's message only
+}
+
+TEST_F(TurnTest, ProviderErrorEndsTheTurnWithItsMessage) {
+  Script failing;
+  failing.events.push_back(providers::StartEvent{"resp", "m"});
+  failing.events.push_back(providers::TextDeltaEvent{0, "partial"});
+  providers::ErrorEvent error;
+  error.kind = providers::ErrorKind::kInvalidRequest;
+  error.message = "bad request";
+  failing.events.push_back(error);
+  Queue(failing);
+  auto sub = log_->Subscribe(0);
+  events::TurnEnded end = RunTurn(Plan("go"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kError);
+  EXPECT_THAT(end.message, HasSubstr("bad request"));
+  // Clients are told to discard the text they saw; nothing of it is stored.
+  std::vector<std::string> live = KindsOf(Drain(*sub));
+  EXPECT_NE(std::find(live.begin(), live.end(), "stream_reset"), live.end());
+  EXPECT_THAT(KindsOf(temp_.Stored()), ElementsAre("turn_started", "user_message"));
+}
+
+TEST_F(TurnTest, CancelledBeforeTheFirstRequestSendsNothing) {
+  cancel_.Cancel("interrupted");
+  events::TurnEnded end = RunTurn(Plan("go"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kCancelled);
+  EXPECT_THAT(book_->requests, IsEmpty());
+  EXPECT_THAT(KindsOf(temp_.Stored()), ElementsAre("turn_started", "user_message"));
+}
+
+// Cancelled while the answer streams: the text the user already saw is
+// kept as the assistant message.
+TEST_F(TurnTest, CancelledMidStreamKeepsTheTextSoFar) {
+  Script parked;
+  parked.events.push_back(providers::StartEvent{"resp", "m"});
+  parked.events.push_back(providers::TextDeltaEvent{0, "half an ans"});
+  parked.park_until_cancelled = true;
+  Queue(parked);
+  // Cancel as soon as the delta is published. The wakeup runs on the turn
+  // thread right after each publish, and this test has no other consumer,
+  // so it pulls there (which also asks for the next wakeup).
+  auto sub = log_->Subscribe(0);
+  Drain(*sub);
+  sub->SetWakeup([&] {
+    for (const auto& e : Drain(*sub)) {
+      if (std::holds_alternative<events::TextDelta>(e.payload)) cancel_.Cancel("interrupted");
+    }
+  });
+  events::TurnEnded end = RunTurn(Plan("go"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kCancelled);
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  EXPECT_THAT(KindsOf(stored), ElementsAre("turn_started", "user_message", "assistant_message"));
+  EXPECT_EQ(std::get<events::AssistantMessage>(stored[2].payload).text, "half an ans");
+}
+
+// A storage failure ends the turn with an error naming storage.
+TEST_F(TurnTest, StorageFailureEndsTheTurn) {
+  ASSERT_TRUE(temp_.store().DeleteSession(temp_.session_id()).ok());
+  events::TurnEnded end = RunTurn(Plan("go"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kError);
+  EXPECT_THAT(end.message, HasSubstr("storage"));
+  EXPECT_THAT(book_->requests, IsEmpty());
+}
+
+}  // namespace
+}  // namespace raw::loop
