@@ -1,7 +1,10 @@
 // Sessions end to end: one writer per session, history paging, expiry, old
 // databases, the context estimate, stats and runtime changes, through a
 // real rawd over gRPC.
+#include <signal.h>
+#include <spawn.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -259,6 +262,55 @@ TEST_F(SessionsTest, AHolderThatDeclinesKeepsTheLeaseAndTheAskerIsTold) {
   EXPECT_EQ(GetSession(session).writer(), "raw (pid 7)");
   fake_.Enqueue(chat::TextAnswer("mine"));
   EXPECT_TRUE(Start(session, "hi", terminal.lease_id()).ok());
+}
+
+TEST_F(SessionsTest, AKilledHoldersLeaseEndsAtOnceAndAnotherClientGetsIt) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  // `raw run` holds the lease for its whole run; its answer is held back.
+  testing::ScriptedResponse held = chat::TextAnswer("never seen");
+  held.gate_before_chunk = 0;
+  fake_.Enqueue(held);
+  EventStream stream(stub(), session);
+  std::vector<std::string> argv = {BinaryPath("raw"), "run", "--session", session, "wait"};
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  std::vector<std::string> env_text;
+  for (const auto& [k, v] : daemon_->env()) env_text.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t raw_run = -1;
+  ASSERT_EQ(posix_spawn(&raw_run, args[0], nullptr, nullptr, args.data(), envp.data()), 0);
+  ASSERT_TRUE(stream.WaitFor([](const raw::v1::Event& e) { return e.has_turn_started(); }));
+  ASSERT_TRUE(fake_.WaitForGate());
+  EXPECT_THAT(GetSession(session).writer_holder().client_kind(), HasSubstr("raw run"));
+
+  kill(raw_run, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(raw_run, &status, 0), raw_run);
+  // Asking for the lease now: granted as soon as the daemon has seen the
+  // killed client's connection close, well within a second.
+  const auto asked = std::chrono::steady_clock::now();
+  LeaseHolder next(stub(), session, "next client", /*request_handover=*/true);
+  raw::v1::LeaseEvent granted = next.first();
+  if (granted.has_waiting()) ASSERT_TRUE(next.Next(&granted));
+  ASSERT_TRUE(granted.has_granted());
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  std::printf("lease granted %lld ms after the holder was killed\n",
+              static_cast<long long>(
+                  std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()));
+  EXPECT_LT(waited, std::chrono::seconds(1));
+  // The new holder can interrupt the orphaned turn.
+  raw::v1::InterruptTurnRequest req;
+  req.set_session_id(session);
+  req.set_lease_id(next.lease_id().empty() ? granted.granted().lease_id() : next.lease_id());
+  raw::v1::InterruptTurnResponse resp;
+  grpc::ClientContext ctx;
+  EXPECT_TRUE(stub().InterruptTurn(&ctx, req, &resp).ok());
+  fake_.ReleaseGate();
+  EXPECT_TRUE(stream.WaitFor([](const raw::v1::Event& e) { return e.has_turn_ended(); }));
 }
 
 TEST_F(SessionsTest, HistoryPagesInBothDirectionsWithCursorsThatSurviveAppends) {

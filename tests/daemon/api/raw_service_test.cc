@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -314,6 +315,47 @@ TEST_F(RawServiceTest, WritesNeedTheCallersLeaseAndNameTheHolder) {
   grpc::Status s = stub_->InterruptTurn(&ctx, req, &r);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(s.error_message(), HasSubstr("is open for writing in \"test\""));
+}
+
+// Two clients racing for a free lease, one of them asking for a handover:
+// whoever is granted hears of the other's request only after its grant,
+// however the two calls interleave (the reactor is the lease's target
+// before the grant exists).
+TEST_F(RawServiceTest, AHandoverRequestRacingTheGrantArrivesAfterIt) {
+  for (int round = 0; round < 30; ++round) {
+    std::string session_id = CreateSession().id();
+    auto open = [&](bool request_handover, grpc::ClientContext* ctx) {
+      raw::v1::AcquireLeaseRequest request;
+      request.set_session_id(session_id);
+      request.set_client_name(request_handover ? "asker" : "first");
+      request.set_request_handover(request_handover);
+      return stub_->AcquireLease(ctx, request);
+    };
+    grpc::ClientContext ctx_a, ctx_b;
+    auto a = std::async(std::launch::async, [&] { return open(true, &ctx_a); });
+    auto b = std::async(std::launch::async, [&] { return open(true, &ctx_b); });
+    auto reader_a = a.get();
+    auto reader_b = b.get();
+    raw::v1::LeaseEvent first_a, first_b;
+    ASSERT_TRUE(reader_a->Read(&first_a));
+    ASSERT_TRUE(reader_b->Read(&first_b));
+    // One is granted, the other waits; neither starts with a request.
+    EXPECT_NE(first_a.has_granted(), first_b.has_granted());
+    EXPECT_NE(first_a.has_waiting(), first_b.has_waiting());
+    auto& holder = first_a.has_granted() ? reader_a : reader_b;
+    raw::v1::LeaseEvent asked;
+    ASSERT_TRUE(holder->Read(&asked));
+    EXPECT_TRUE(asked.has_handover_requested());
+    ctx_a.TryCancel();
+    ctx_b.TryCancel();
+    raw::v1::LeaseEvent ignored;
+    while (reader_a->Read(&ignored)) {
+    }
+    while (reader_b->Read(&ignored)) {
+    }
+    reader_a->Finish().IgnoreError();
+    reader_b->Finish().IgnoreError();
+  }
 }
 
 TEST_F(RawServiceTest, ATurnStreamsToASubscriberAndLandsInHistory) {
