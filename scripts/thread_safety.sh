@@ -46,5 +46,9 @@ fi
 
 say "compiling common/, daemon/ and clients/ with -Werror=thread-safety"
 start=$SECONDS
-cmake --build "$build" --target rawd raw -j "${RAW_JOBS:-2}"
+# With Ninja, keep going after a file with findings, so that one run lists them
+# all.
+keep_going=()
+if grep -q "^CMAKE_GENERATOR:INTERNAL=Ninja$" "$build/CMakeCache.txt"; then keep_going=(-- -k 0); fi
+cmake --build "$build" --target rawd raw -j "${RAW_JOBS:-2}" "${keep_going[@]}"
 say "no thread-safety findings ($((SECONDS - start)) s)"

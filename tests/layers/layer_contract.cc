@@ -156,7 +156,7 @@ std::vector<Include> IncludesOf(std::string_view text) {
     if (close == '\0') continue;
     const size_t end = line.find(close, 1);
     if (end == std::string_view::npos) continue;
-    includes.push_back(Include{number, std::string(line.substr(1, end - 1))});
+    includes.push_back(Include{number, std::string(line.substr(1, end - 1)), close == '>'});
   }
   return includes;
 }
@@ -178,7 +178,9 @@ std::vector<Violation> CheckFile(const Contract& contract, std::string_view file
   const std::set<std::string>& sees = contract.sees.at(*from);
   for (const Include& include : IncludesOf(text)) {
     const std::optional<std::string> to = ModuleOf(contract, include.target);
-    const std::string edge = absl::StrCat("#include \"", include.target, "\": ");
+    const std::string edge = include.angled
+                                 ? absl::StrCat("#include <", include.target, ">: ")
+                                 : absl::StrCat("#include \"", include.target, "\": ");
     if (!to.has_value()) {
       for (std::string_view root : kProjectRoots) {
         if (absl::StartsWith(include.target, ToAbsl(root))) {

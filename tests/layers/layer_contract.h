@@ -48,6 +48,7 @@ std::optional<std::string> ModuleOf(const Contract& contract, std::string_view p
 struct Include {
   int line = 0;          // 1-based
   std::string target;    // the path between the quotes or angle brackets
+  bool angled = false;   // <target> rather than "target"
 };
 
 // Every #include line of a source file's text.

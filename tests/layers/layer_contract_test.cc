@@ -96,6 +96,8 @@ TEST(IncludesOfTest, FindsQuotedAndAngledIncludesWithTheirLines) {
   EXPECT_EQ(includes[0].target, "a/b.h");
   EXPECT_EQ(includes[1].line, 3);
   EXPECT_EQ(includes[1].target, "vector");
+  EXPECT_FALSE(includes[0].angled);
+  EXPECT_TRUE(includes[1].angled);
 }
 
 TEST(CheckFileTest, AllowsOwnFilesWhatTheModuleSeesAndThirdPartyHeaders) {
@@ -130,7 +132,7 @@ TEST(CheckFileTest, NamesGrpcAndGeneratedProtoIncludesOutsideTheModulesAllowedTh
   EXPECT_THAT(
       Messages(CheckFile(Parsed(), "mid/left/x.h",
                          "#include <grpcpp/server.h>\n#include \"raw/v1/event.pb.h\"\n")),
-      ElementsAre("mid/left/x.h:1: #include \"grpcpp/server.h\": mid/left -> grpc reaches gRPC "
+      ElementsAre("mid/left/x.h:1: #include <grpcpp/server.h>: mid/left -> grpc reaches gRPC "
                   "or generated protobuf code, which mid/left may not see",
                   "mid/left/x.h:2: #include \"raw/v1/event.pb.h\": mid/left -> proto reaches "
                   "gRPC or generated protobuf code, which mid/left may not see"));
