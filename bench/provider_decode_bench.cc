@@ -28,7 +28,7 @@
 #include "daemon/providers/openai_responses/request_builder.h"
 #include "daemon/providers/openai_responses/stream_decoder.h"
 #include "daemon/providers/provider.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers {
 namespace {
@@ -77,12 +77,13 @@ void BM_Decode(benchmark::State& state, std::string_view api, MakeDecoder make_d
   std::vector<ProviderEvent> out;
   for (auto _ : state) {
     for (const std::string& response : responses) {
-      sse::SseDecoder sse;
+      http::SseDecoder sse;
       auto decoder = make_decoder();
       std::string_view rest = response;
       while (!rest.empty()) {
         const size_t n = std::min(rest.size(), kReadSize);
-        sse.Feed(rest.substr(0, n), [&](const sse::SseFrame& frame) { decoder.Decode(frame, &out); });
+        sse.Feed(rest.substr(0, n),
+                 [&](const http::SseFrame& frame) { decoder.Decode(frame, &out); });
         rest.remove_prefix(n);
       }
       sse.Finish();

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "daemon/providers/openai_chat/stream_decoder.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers {
 namespace {
@@ -73,9 +73,9 @@ void BM_SseDecoder(benchmark::State& state) {
   std::vector<std::string> chunks = Split(Stream(), static_cast<size_t>(state.range(0)));
   int64_t frames = 0;
   for (auto _ : state) {
-    sse::SseDecoder decoder;
+    http::SseDecoder decoder;
     for (const std::string& chunk : chunks) {
-      decoder.Feed(chunk, [&frames](const sse::SseFrame& frame) {
+      decoder.Feed(chunk, [&frames](const http::SseFrame& frame) {
         benchmark::DoNotOptimize(frame.data.data());
         ++frames;
       });
@@ -92,10 +92,10 @@ void BM_SseAndChatDecoder(benchmark::State& state) {
   int64_t events = 0;
   std::vector<ProviderEvent> out;
   for (auto _ : state) {
-    sse::SseDecoder sse;
+    http::SseDecoder sse;
     openai_chat::StreamDecoder decoder("openai");
     for (const std::string& chunk : chunks) {
-      sse.Feed(chunk, [&](const sse::SseFrame& frame) { decoder.Decode(frame, &out); });
+      sse.Feed(chunk, [&](const http::SseFrame& frame) { decoder.Decode(frame, &out); });
       events += static_cast<int64_t>(out.size());
       out.clear();  // a sink would consume them here
     }

@@ -1,10 +1,13 @@
 // SessionEvent: the domain form of everything that happens in a session.
 //
-// The loop produces these; SessionLog (store/) assigns `seq` and persists the
-// durable ones; the EventBus fans them out; daemon/api converts them to
-// raw.v1.Event. The payload alternatives mirror proto/raw/v1/event.proto one
-// for one. Events are plain values: every subscriber gets its own copy, so no
-// renderer can change what was authorized.
+// The loop produces these; SessionLog (daemon/loop/session_log.h) assigns
+// `seq`, has the store persist the durable ones and fans every one out to the
+// session's Subscriptions; daemon/api converts them to raw.v1.Event. This
+// header sits at the bottom of the daemon's layers (events sees only
+// common/), so it names no type of the modules above it. The payload
+// alternatives mirror proto/raw/v1/event.proto one for one. Events are plain
+// values: every subscriber gets its own copy, so no renderer can change what
+// was authorized.
 #pragma once
 
 #include <cstdint>

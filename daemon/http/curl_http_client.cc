@@ -10,6 +10,7 @@
 #include <mutex>  // std::call_once
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -280,10 +281,14 @@ class CurlHttpClient::Share {
   CURLSH* handle() const { return handle_; }
 
  private:
-  static void Lock(CURL* /*easy*/, curl_lock_data data, curl_lock_access /*access*/, void* user) {
+  // libcurl takes a lock in one callback and releases it in the other, a
+  // pairing the lock analysis cannot follow; libcurl keeps the pairs.
+  static void Lock(CURL* /*easy*/, curl_lock_data data, curl_lock_access /*access*/, void* user)
+      ABSL_NO_THREAD_SAFETY_ANALYSIS {
     static_cast<Share*>(user)->mutexes_[static_cast<size_t>(data)].Lock();
   }
-  static void Unlock(CURL* /*easy*/, curl_lock_data data, void* user) {
+  static void Unlock(CURL* /*easy*/, curl_lock_data data, void* user)
+      ABSL_NO_THREAD_SAFETY_ANALYSIS {
     static_cast<Share*>(user)->mutexes_[static_cast<size_t>(data)].Unlock();
   }
 

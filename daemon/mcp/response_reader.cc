@@ -43,7 +43,7 @@ bool ResponseReader::OnBody(std::string_view bytes) {
     body_.append(bytes);
     return true;
   }
-  decoder_.Feed(bytes, [this](const providers::sse::SseFrame& frame) {
+  decoder_.Feed(bytes, [this](const http::SseFrame& frame) {
     if (!frame.id.empty()) last_event_id_ = frame.id;
     if (frame.retry.has_value()) retry_ms_ = frame.retry;
     ++events_;

@@ -2,7 +2,7 @@
 // either a JSON body or an SSE stream, and hands each JSON-RPC message in it
 // to a sink as it arrives.
 //
-// SSE: frames are decoded with providers::sse::SseDecoder; the last event id
+// SSE: frames are decoded with http::SseDecoder; the last event id
 // and `retry` value are remembered for resumption; events with empty data
 // (the priming event of 2025-11-25 servers) are not dispatched. JSON: the
 // body is collected and dispatched by Finish(). Either way, a response
@@ -21,7 +21,7 @@
 
 #include "common/json.h"
 #include "daemon/http/http_client.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::mcp {
 
@@ -60,7 +60,7 @@ class ResponseReader : public http::HttpResponseHandler {
   const size_t max_bytes_;
   Sink sink_;
   StatusObserver on_status_;
-  providers::sse::SseDecoder decoder_;
+  http::SseDecoder decoder_;
   int status_ = 0;
   bool sse_ = false;
   bool got_awaited_ = false;

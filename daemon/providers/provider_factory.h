@@ -15,30 +15,15 @@
 #pragma once
 
 #include <memory>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/paths.h"
 #include "daemon/config/config.h"
 #include "daemon/http/http_client.h"
 #include "daemon/providers/provider.h"
+#include "daemon/providers/provider_options.h"
 
 namespace raw::providers {
-
-struct ProviderOptions {
-  // Sent to services that take a prompt-cache routing key; the caller
-  // decides which ones get it (see the context module's cache key).
-  std::optional<std::string> prompt_cache_key;
-  // The API key, used instead of reading models.<n>.api_key_env; "" sends
-  // no key. Unset: api_key_env as described above.
-  std::optional<std::string> api_key;
-  // Sent on every request, after the API's own headers (models.<n>.headers
-  // with their variables expanded).
-  std::vector<std::pair<std::string, std::string>> headers;
-};
 
 // The returned provider borrows `http`, which must outlive it.
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const config::ModelConfig& model,

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers {
 namespace {
@@ -67,11 +67,11 @@ class ResponseHandler : public http::HttpResponseHandler {
         body_.append(bytes);
         return true;
       case Mode::kSse:
-        sse_.Feed(bytes, [this](const sse::SseFrame& frame) { decoder_.Decode(frame, &events_); });
+        sse_.Feed(bytes, [this](const http::SseFrame& frame) { decoder_.Decode(frame, &events_); });
         if (sse_.overflowed()) {
           decoder_.Fail(MakeError(ErrorKind::kUnknown, false,
                                   absl::StrCat("an event in the stream from ", url_, " exceeds ",
-                                               sse::SseDecoder::kDefaultMaxEventBytes, " bytes")),
+                                               http::SseDecoder::kDefaultMaxEventBytes, " bytes")),
                         &events_);
         }
         Deliver();
@@ -166,7 +166,7 @@ class ResponseHandler : public http::HttpResponseHandler {
   std::string url_;
   std::string_view request_id_header_;
   HttpErrorClassifier classify_;
-  sse::SseDecoder sse_;
+  http::SseDecoder sse_;
   VendorDecoder& decoder_;
   ProviderEventSink& sink_;
   std::vector<ProviderEvent> events_;

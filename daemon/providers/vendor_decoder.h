@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "daemon/providers/provider_event.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers {
 
@@ -21,7 +21,7 @@ class VendorDecoder {
   virtual ~VendorDecoder() = default;
 
   // Decodes one SSE frame.
-  virtual void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) = 0;
+  virtual void Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) = 0;
 
   // The body ended cleanly (EOF). Appends the terminal events if none was
   // produced yet: Finish when the answer is complete, else kPrematureEof.

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "daemon/providers/provider_event.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers::fuzz {
 
@@ -53,8 +53,8 @@ void FuzzStreamDecoder(const uint8_t* data, size_t size, MakeDecoder make_decode
 
   auto streamed = make_decoder();
   std::vector<ProviderEvent> events;
-  sse::SseDecoder sse;
-  auto sink = [&](const sse::SseFrame& frame) { streamed.Decode(frame, &events); };
+  http::SseDecoder sse;
+  auto sink = [&](const http::SseFrame& frame) { streamed.Decode(frame, &events); };
   sse.Feed(bytes.substr(0, split), sink);
   sse.Feed(bytes.substr(split), sink);
   sse.Finish();

@@ -12,13 +12,13 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 #include "tests/fuzz/provider_fuzz_driver.h"
 
 namespace {
 
-using raw::providers::sse::SseDecoder;
-using raw::providers::sse::SseFrame;
+using raw::http::SseDecoder;
+using raw::http::SseFrame;
 
 struct Result {
   std::vector<SseFrame> frames;

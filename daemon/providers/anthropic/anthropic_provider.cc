@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "daemon/providers/anthropic/stream_decoder.h"
-#include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/error_body.h"
 
 namespace raw::providers::anthropic {
 namespace {
@@ -19,7 +19,7 @@ StreamingApi MessagesApi(const config::ModelConfig& model, const std::string& ap
   api.headers.emplace_back("accept", "text/event-stream");
   api.request_id_header = "request-id";
   // The shared classifier reads Anthropic's error bodies too.
-  api.classify_http_error = &openai_chat::ClassifyHttpError;
+  api.classify_http_error = &error_body::ClassifyHttpError;
   api.build_body = [model, cache_retention](const ModelRequest& request) {
     return BuildRequestBody(request, model, cache_retention);
   };

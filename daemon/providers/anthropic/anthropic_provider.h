@@ -3,7 +3,7 @@
 // Each request is POST {base_url}/messages carrying "x-api-key" (when a key
 // is set) and "anthropic-version: 2023-06-01"; the body comes from
 // request_builder.h. HTTP errors go through the shared classifier
-// (openai_chat/error_classifier.h, which reads Anthropic's
+// (../error_body.h, which reads Anthropic's
 // {"type":"error","error":{...},"request_id"} bodies); the request id is
 // read from "request-id". Streaming, transport outcomes and cancellation are
 // StreamingProvider's (streaming_provider.h); only message_stop completes an
@@ -19,7 +19,7 @@
 #include "daemon/config/config.h"
 #include "daemon/http/http_client.h"
 #include "daemon/providers/anthropic/request_builder.h"
-#include "daemon/providers/provider_factory.h"
+#include "daemon/providers/provider_options.h"
 #include "daemon/providers/streaming_provider.h"
 
 namespace raw::providers::anthropic {

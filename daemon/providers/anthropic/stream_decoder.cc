@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/error_body.h"
 #include "daemon/providers/wire_fields.h"
 
 namespace raw::providers::anthropic {
@@ -45,7 +45,7 @@ ErrorEvent MalformedError(std::string message) {
 
 }  // namespace
 
-void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) {
+void StreamDecoder::Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) {
   if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
   std::string_view data(stripped.data(), stripped.size());
@@ -53,7 +53,7 @@ void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent
   if (!event.ok()) {
     if (frame.event == "error") {
       // An error event whose payload is not JSON: keep its text.
-      EndWithError(openai_chat::ClassifyStreamError(Json(std::string(data))), out);
+      EndWithError(error_body::ClassifyStreamError(Json(std::string(data))), out);
       return;
     }
     if (frame.event == "ping" || data.empty()) return;
@@ -82,7 +82,7 @@ void StreamDecoder::DecodeEvent(const Json& event, std::string_view type,
   } else if (type == "message_stop") {
     CompleteStream(out);
   } else if (type == "error") {
-    EndWithError(openai_chat::ClassifyStreamError(event), out);
+    EndWithError(error_body::ClassifyStreamError(event), out);
   }
   // ping and event types added later are ignored.
 }
@@ -275,7 +275,7 @@ void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<Provide
   std::optional<Json> doc = ParseBodyObject(body, out);
   if (!doc) return;
   if (StringOf(FindField(*doc, "type")) == "error" || FindField(*doc, "error") != nullptr) {
-    EndWithError(openai_chat::ClassifyStreamError(*doc), out);
+    EndWithError(error_body::ClassifyStreamError(*doc), out);
     return;
   }
   const Json* content = FindField(*doc, "content");

@@ -54,7 +54,7 @@
 #include "daemon/providers/anthropic/usage_overlay.h"
 #include "daemon/providers/decoder_base.h"
 #include "daemon/providers/provider_event.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers::anthropic {
 
@@ -70,7 +70,7 @@ class StreamDecoder : public DecoderBase {
   // VendorDecoder. Only message_stop (or an error event) completes the
   // stream; Finish() before it appends kPrematureEof. DecodeNonStreamed()
   // takes a whole Message object.
-  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
+  void Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) override;
   void Finish(std::vector<ProviderEvent>* out) override;
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
 

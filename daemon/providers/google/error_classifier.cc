@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "daemon/providers/http_status_verdict.h"
-#include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/error_body.h"
 
 namespace raw::providers::google {
 namespace {
@@ -156,11 +156,11 @@ ErrorEvent ClassifyHttpError(int status, const http::Headers& headers, std::stri
   // Only a google.rpc.Status (it has "status" or a numeric code) is read
   // here; any other shape goes to the generic classifier.
   if (!rpc.has_value() || (rpc->status.empty() && rpc->code == 0)) {
-    return openai_chat::ClassifyHttpError(status, headers, body, now);
+    return error_body::ClassifyHttpError(status, headers, body, now);
   }
   ErrorEvent event = FromStatus(status, *rpc);
   event.http_status = status;
-  if (std::optional<int64_t> header_hint = openai_chat::RetryAfterMs(headers, now)) {
+  if (std::optional<int64_t> header_hint = error_body::RetryAfterMs(headers, now)) {
     event.retry_after_ms = header_hint;
   }
   event.request_id = http::FindHeader(headers, "x-request-id");

@@ -22,7 +22,7 @@
 
 #include "daemon/config/config.h"
 #include "daemon/http/http_client.h"
-#include "daemon/providers/provider_factory.h"
+#include "daemon/providers/provider_options.h"
 #include "daemon/providers/streaming_provider.h"
 
 namespace raw::providers::google {

@@ -54,7 +54,7 @@ events::Usage NormalizeGeminiUsage(const OrderedJson& usage) {
   return out;
 }
 
-void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) {
+void StreamDecoder::Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) {
   if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
   std::string_view data(stripped.data(), stripped.size());

@@ -51,7 +51,7 @@
 #include "daemon/events/usage.h"
 #include "daemon/providers/decoder_base.h"
 #include "daemon/providers/provider_event.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers::google {
 
@@ -61,7 +61,7 @@ class StreamDecoder : public DecoderBase {
 
   // VendorDecoder. Gemini sends no terminator: Finish() completes the answer
   // when a finishReason was seen, else it ends with kPrematureEof.
-  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
+  void Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) override;
   void Finish(std::vector<ProviderEvent>* out) override;
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
 

@@ -3,10 +3,10 @@
 #include <memory>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
-#include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/error_body.h"
 #include "daemon/providers/openai_chat/request_builder.h"
 #include "daemon/providers/openai_chat/stream_decoder.h"
+#include "daemon/providers/openai_headers.h"
 
 namespace raw::providers::openai_chat {
 namespace {
@@ -17,7 +17,7 @@ StreamingApi ChatApi(const config::ModelConfig& model, const std::optional<std::
   api.path = "chat/completions";
   api.headers = OpenAiRequestHeaders(api_key);
   api.request_id_header = "x-request-id";
-  api.classify_http_error = &ClassifyHttpError;
+  api.classify_http_error = &error_body::ClassifyHttpError;
   api.build_body = [model,
                     prompt_cache_key = std::move(prompt_cache_key)](const ModelRequest& request) {
     return BuildRequestBody(request, model, prompt_cache_key);
@@ -29,16 +29,6 @@ StreamingApi ChatApi(const config::ModelConfig& model, const std::optional<std::
 }
 
 }  // namespace
-
-http::Headers OpenAiRequestHeaders(const std::optional<std::string>& api_key) {
-  http::Headers headers;
-  if (api_key.has_value() && !api_key->empty()) {
-    headers.emplace_back("Authorization", absl::StrCat("Bearer ", *api_key));
-  }
-  headers.emplace_back("Content-Type", "application/json");
-  headers.emplace_back("Accept", "text/event-stream");
-  return headers;
-}
 
 OpenAiChatProvider::OpenAiChatProvider(config::ModelConfig model, http::HttpClient& http,
                                        std::optional<std::string> api_key,

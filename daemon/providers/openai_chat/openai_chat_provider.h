@@ -2,11 +2,12 @@
 // (OpenAI and the compatible servers: DeepSeek, Ollama, llama-server).
 //
 // Each request is POST {base_url}/chat/completions with "Authorization:
-// Bearer <key>" when a key is set; the body comes from request_builder.h,
-// errors are classified by error_classifier.h and the request id is read
-// from "x-request-id". Streaming, transport outcomes and cancellation are
-// StreamingProvider's (streaming_provider.h). An answer whose finish_reason
-// arrived is complete even if the connection then fails before [DONE].
+// Bearer <key>" when a key is set (../openai_headers.h); the body comes from
+// request_builder.h, errors are classified by the shared ../error_body.h and
+// the request id is read from "x-request-id". Streaming, transport outcomes
+// and cancellation are StreamingProvider's (streaming_provider.h). An answer
+// whose finish_reason arrived is complete even if the connection then fails
+// before [DONE].
 //
 // Ownership: borrows the HttpClient, which must outlive the provider.
 // Thread-compatible: one Stream() at a time (see provider.h).
@@ -20,11 +21,6 @@
 #include "daemon/providers/streaming_provider.h"
 
 namespace raw::providers::openai_chat {
-
-// The headers of a streaming request to OpenAI's APIs (Chat Completions and
-// Responses): "Authorization: Bearer <key>" when `api_key` is set and not
-// empty, JSON in, an event stream out.
-http::Headers OpenAiRequestHeaders(const std::optional<std::string>& api_key);
 
 class OpenAiChatProvider : public StreamingProvider {
  public:

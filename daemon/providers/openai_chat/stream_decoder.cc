@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/error_body.h"
 #include "daemon/providers/wire_fields.h"
 
 namespace raw::providers::openai_chat {
@@ -64,13 +64,14 @@ events::Usage NormalizeChatUsage(const Json& usage) {
 
 StreamDecoder::StreamDecoder(std::string provider) : provider_(std::move(provider)) {}
 
-void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) {
+void StreamDecoder::Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) {
   if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
   std::string_view data(stripped.data(), stripped.size());
   if (frame.event == "error") {
     absl::StatusOr<Json> parsed = ParseJson(data);
-    EndWithError(ClassifyStreamError(parsed.ok() ? *parsed : Json(std::string(data))), out);
+    EndWithError(
+        error_body::ClassifyStreamError(parsed.ok() ? *parsed : Json(std::string(data))), out);
     return;
   }
   if (data.empty()) return;
@@ -89,7 +90,7 @@ void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent
   }
   if (!chunk->is_object()) return;
   if (const Json* error = FindField(*chunk, "error")) {
-    ErrorEvent event = ClassifyStreamError(*error);
+    ErrorEvent event = error_body::ClassifyStreamError(*error);
     if (event.request_id.empty()) event.request_id = StringOf(FindField(*chunk, "request_id"));
     EndWithError(std::move(event), out);
     return;
@@ -298,7 +299,7 @@ void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<Provide
   std::optional<Json> doc = ParseBodyObject(body, out);
   if (!doc) return;
   if (const Json* error = FindField(*doc, "error")) {
-    EndWithError(ClassifyStreamError(*error), out);
+    EndWithError(error_body::ClassifyStreamError(*error), out);
     return;
   }
   const Json* choices = FindField(*doc, "choices");

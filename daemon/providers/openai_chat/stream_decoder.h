@@ -44,7 +44,7 @@
 #include "daemon/events/usage.h"
 #include "daemon/providers/decoder_base.h"
 #include "daemon/providers/provider_event.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers::openai_chat {
 
@@ -55,7 +55,7 @@ class StreamDecoder : public DecoderBase {
 
   // VendorDecoder. Finish() completes the answer when a finish_reason was
   // seen, else it ends with kPrematureEof.
-  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
+  void Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) override;
   void Finish(std::vector<ProviderEvent>* out) override;
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
   bool answer_complete() const override { return finish_seen(); }

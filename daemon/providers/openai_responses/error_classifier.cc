@@ -1,6 +1,6 @@
 #include "daemon/providers/openai_responses/error_classifier.h"
 
-#include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/error_body.h"
 
 namespace raw::providers::openai_responses {
 
@@ -8,7 +8,7 @@ ErrorEvent ClassifyErrorEvent(const Json& event) {
   // The shared classifier reads a document holding the error object under
   // "error" (the nested shape) and otherwise the document itself (the flat
   // shape, whose "type":"error" it skips as non-informative).
-  return openai_chat::ClassifyStreamError(event);
+  return error_body::ClassifyStreamError(event);
 }
 
 ErrorEvent ClassifyFailedResponse(const Json& response) {
@@ -16,7 +16,7 @@ ErrorEvent ClassifyFailedResponse(const Json& response) {
     auto error = response.find("error");
     if (error != response.end() &&
         ((error->is_object() && !error->empty()) || error->is_string())) {
-      return openai_chat::ClassifyStreamError(*error);
+      return error_body::ClassifyStreamError(*error);
     }
   }
   ErrorEvent event;

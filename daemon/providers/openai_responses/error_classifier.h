@@ -1,6 +1,6 @@
 // Error classification for the OpenAI Responses API. HTTP error responses
 // share Chat Completions' body shape and statuses, so they go through
-// openai_chat::ClassifyHttpError; this file covers what is particular to
+// error_body::ClassifyHttpError; this file covers what is particular to
 // Responses streams: the "error" event, whose payload is nested
 // ({"type":"error","error":{type,code,message}}, as recorded from the API)
 // or flat ({"type":"error","code","message"}, as the SDK types say), and the

@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "daemon/providers/openai_chat/error_classifier.h"
-#include "daemon/providers/openai_chat/openai_chat_provider.h"
+#include "daemon/providers/error_body.h"
+#include "daemon/providers/openai_headers.h"
 #include "daemon/providers/openai_responses/request_builder.h"
 #include "daemon/providers/openai_responses/stream_decoder.h"
 
@@ -15,10 +15,10 @@ StreamingApi ResponsesApi(const config::ModelConfig& model,
                           std::optional<std::string> prompt_cache_key) {
   StreamingApi api;
   api.path = "responses";
-  api.headers = openai_chat::OpenAiRequestHeaders(api_key);
+  api.headers = OpenAiRequestHeaders(api_key);
   api.request_id_header = "x-request-id";
   // Error bodies are OpenAI's, as on Chat Completions.
-  api.classify_http_error = &openai_chat::ClassifyHttpError;
+  api.classify_http_error = &error_body::ClassifyHttpError;
   api.build_body = [model,
                     prompt_cache_key = std::move(prompt_cache_key)](const ModelRequest& request) {
     return BuildRequestBody(request, model, prompt_cache_key);

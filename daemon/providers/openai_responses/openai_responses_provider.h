@@ -4,11 +4,12 @@
 // Each request is POST {base_url}/responses in the stateless form
 // (store:false, the whole history each time, encrypted reasoning included
 // and replayed; see request_builder.h), with the headers of
-// OpenAiRequestHeaders. Error bodies are OpenAI's, so HTTP errors go through
-// the Chat Completions classifier; the request id is read from
-// "x-request-id". Streaming, transport outcomes and cancellation are
-// StreamingProvider's (streaming_provider.h); only a terminal event
-// (response.completed, .incomplete, .failed) completes an answer.
+// OpenAiRequestHeaders (../openai_headers.h). Error bodies are OpenAI's, so
+// HTTP errors go through the shared classifier (../error_body.h); the request
+// id is read from "x-request-id". Streaming, transport outcomes and
+// cancellation are StreamingProvider's (streaming_provider.h); only a
+// terminal event (response.completed, .incomplete, .failed) completes an
+// answer.
 //
 // Ownership: borrows the HttpClient, which must outlive the provider.
 // Thread-compatible: one Stream() at a time (see provider.h).
@@ -20,7 +21,7 @@
 
 #include "daemon/config/config.h"
 #include "daemon/http/http_client.h"
-#include "daemon/providers/provider_factory.h"
+#include "daemon/providers/provider_options.h"
 #include "daemon/providers/streaming_provider.h"
 
 namespace raw::providers::openai_responses {

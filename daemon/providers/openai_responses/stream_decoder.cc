@@ -41,7 +41,7 @@ bool IsJsonObject(std::string_view text) {
 
 }  // namespace
 
-void StreamDecoder::Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) {
+void StreamDecoder::Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) {
   if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
   std::string_view data(stripped.data(), stripped.size());

@@ -56,7 +56,7 @@
 #include "daemon/events/usage.h"
 #include "daemon/providers/decoder_base.h"
 #include "daemon/providers/provider_event.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 namespace raw::providers::openai_responses {
 
@@ -67,7 +67,7 @@ class StreamDecoder : public DecoderBase {
   // VendorDecoder. Only a terminal event (response.completed, .incomplete,
   // .failed, error) completes the stream; Finish() before one appends
   // kPrematureEof.
-  void Decode(const sse::SseFrame& frame, std::vector<ProviderEvent>* out) override;
+  void Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) override;
   void Finish(std::vector<ProviderEvent>* out) override;
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "daemon/providers/provider_event.h"
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 #include "daemon/providers/vendor_decoder.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/providers/event_text.h"
@@ -26,10 +26,10 @@ namespace raw::providers::testing {
 inline std::vector<ProviderEvent> DecodeSse(VendorDecoder& decoder,
                                             const std::vector<std::string>& chunks,
                                             bool* sse_pending = nullptr) {
-  sse::SseDecoder sse;
+  http::SseDecoder sse;
   std::vector<ProviderEvent> events;
   for (const std::string& chunk : chunks) {
-    sse.Feed(chunk, [&](const sse::SseFrame& frame) { decoder.Decode(frame, &events); });
+    sse.Feed(chunk, [&](const http::SseFrame& frame) { decoder.Decode(frame, &events); });
   }
   bool pending = sse.Finish();
   if (sse_pending != nullptr) *sse_pending = pending;

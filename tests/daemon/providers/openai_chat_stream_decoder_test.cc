@@ -28,8 +28,8 @@ std::string Chunk(const std::string& delta, const std::string& finish = "null",
                       R"(,"finish_reason":)", finish, R"(}],"usage":)", usage, "}");
 }
 
-sse::SseFrame Frame(std::string data, std::string event = "") {
-  sse::SseFrame frame;
+http::SseFrame Frame(std::string data, std::string event = "") {
+  http::SseFrame frame;
   frame.data = std::move(data);
   frame.event = std::move(event);
   return frame;

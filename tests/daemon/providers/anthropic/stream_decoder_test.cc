@@ -250,9 +250,9 @@ TEST(AnthropicStreamDecoderTest, ErrorEventWithoutJsonKeepsItsText) {
 TEST(AnthropicStreamDecoderTest, FailAfterOutputMarksIt) {
   StreamDecoder decoder;
   std::vector<ProviderEvent> events;
-  sse::SseDecoder sse;
+  http::SseDecoder sse;
   sse.Feed(MessageStart() + BlockStart(0, R"({"type":"text","text":"Hi"})"),
-           [&](const sse::SseFrame& frame) { decoder.Decode(frame, &events); });
+           [&](const http::SseFrame& frame) { decoder.Decode(frame, &events); });
   ErrorEvent cancelled;
   cancelled.kind = ErrorKind::kCancelled;
   decoder.Fail(cancelled, &events);

@@ -21,7 +21,7 @@ using ::testing::ElementsAre;
 std::vector<ProviderEvent> DecodeFrames(const std::vector<std::string>& frames) {
   StreamDecoder decoder;
   std::vector<ProviderEvent> events;
-  for (const std::string& data : frames) decoder.Decode(sse::SseFrame{"", data, "", {}}, &events);
+  for (const std::string& data : frames) decoder.Decode(http::SseFrame{"", data, "", {}}, &events);
   decoder.Finish(&events);
   ExpectStreamInvariants(events);
   return events;

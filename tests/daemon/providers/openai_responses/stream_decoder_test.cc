@@ -272,9 +272,9 @@ TEST(OpenAiResponsesStreamDecoderTest, MalformedEventIsARetryableServerError) {
 TEST(OpenAiResponsesStreamDecoderTest, FailAfterOutputMarksAfterOutput) {
   StreamDecoder decoder;
   std::vector<ProviderEvent> events;
-  sse::SseDecoder sse;
+  http::SseDecoder sse;
   sse.Feed(Created() + TextDelta("m", "a"),
-           [&](const sse::SseFrame& frame) { decoder.Decode(frame, &events); });
+           [&](const http::SseFrame& frame) { decoder.Decode(frame, &events); });
   ErrorEvent cancelled;
   cancelled.kind = ErrorKind::kCancelled;
   decoder.Fail(cancelled, &events);

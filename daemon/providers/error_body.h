@@ -1,7 +1,10 @@
-// Error classification for OpenAI Chat Completions and compatible servers
-// (DeepSeek, Ollama, llama-server, gateways in front of them): turns an HTTP
-// error response, or an error object that arrived inside a stream, into the
-// neutral ErrorEvent with its kind and retryable bit decided here, once.
+// The shared error-body classifier: turns an HTTP error response, or an
+// error object that arrived inside a stream, into the neutral ErrorEvent with
+// its kind and retryable bit decided here, once. OpenAI Chat Completions and
+// the compatible servers (DeepSeek, Ollama, llama-server, gateways in front of
+// them) use it as it is; the other adapters call it for what their own
+// classifiers do not special-case. It lives beside the adapters, not in one of
+// their folders, because adapter folders never include each other.
 //
 // Accepted body shapes: {"error":{"message","type","code",...}} (OpenAI and
 // the compatible servers), {"type":"error","error":{...},"request_id"}
@@ -23,7 +26,7 @@
 #include "daemon/http/http_client.h"
 #include "daemon/providers/provider_event.h"
 
-namespace raw::providers::openai_chat {
+namespace raw::providers::error_body {
 
 // An HTTP response with status >= 400 (or any non-2xx status). `now` is used
 // only to turn a "retry-after" HTTP date into a delay. after_output is false.
@@ -42,8 +45,4 @@ ErrorEvent ClassifyStreamError(const Json& error);
 // ignored; long ones are kept (the retry policy decides what to do).
 std::optional<int64_t> RetryAfterMs(const http::Headers& headers, absl::Time now);
 
-// The absl::Status a Provider returns together with `error` (shared by all
-// adapters; declared in provider_event.h).
-using ::raw::providers::ErrorEventToStatus;
-
-}  // namespace raw::providers::openai_chat
+}  // namespace raw::providers::error_body

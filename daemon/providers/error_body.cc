@@ -1,4 +1,4 @@
-#include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/error_body.h"
 
 #include <cmath>
 #include <string>
@@ -10,7 +10,7 @@
 #include "absl/strings/strip.h"
 #include "daemon/providers/http_status_verdict.h"
 
-namespace raw::providers::openai_chat {
+namespace raw::providers::error_body {
 namespace {
 
 constexpr size_t kMaxBodyTextInMessage = 300;
@@ -279,4 +279,4 @@ ErrorEvent ClassifyStreamError(const Json& error) {
   return event;
 }
 
-}  // namespace raw::providers::openai_chat
+}  // namespace raw::providers::error_body

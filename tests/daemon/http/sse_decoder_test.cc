@@ -1,4 +1,4 @@
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 #include <string>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace raw::providers::sse {
+namespace raw::http {
 namespace {
 
 using ::testing::ElementsAre;
@@ -178,4 +178,4 @@ TEST(SseDecoderTest, EverySplitGivesTheSameFrames) {
 }
 
 }  // namespace
-}  // namespace raw::providers::sse
+}  // namespace raw::http

@@ -24,7 +24,7 @@
 
 #include "absl/functional/function_ref.h"
 
-namespace raw::providers::sse {
+namespace raw::http {
 
 struct SseFrame {
   std::string event;  // the "event" field; "" when the event had none
@@ -79,4 +79,4 @@ class SseDecoder {
   std::string last_event_id_;
 };
 
-}  // namespace raw::providers::sse
+}  // namespace raw::http

@@ -1,4 +1,4 @@
-#include "daemon/providers/openai_chat/error_classifier.h"
+#include "daemon/providers/error_body.h"
 
 #include <string>
 
@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace raw::providers::openai_chat {
+namespace raw::providers::error_body {
 namespace {
 
 using ::testing::HasSubstr;
@@ -215,4 +215,4 @@ TEST(OpenAiChatErrorClassifierTest, StatusOfAnErrorEvent) {
 }
 
 }  // namespace
-}  // namespace raw::providers::openai_chat
+}  // namespace raw::providers::error_body

@@ -1,7 +1,7 @@
-#include "daemon/providers/sse/sse_decoder.h"
+#include "daemon/http/sse_decoder.h"
 
 
-namespace raw::providers::sse {
+namespace raw::http {
 namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
@@ -140,4 +140,4 @@ void SseDecoder::Dispatch(FrameSink sink) {
   pending_fields_ = false;
 }
 
-}  // namespace raw::providers::sse
+}  // namespace raw::http
