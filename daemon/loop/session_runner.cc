@@ -47,10 +47,12 @@ absl::Status SessionRunner::CheckWriteCommand(const std::string& lease_id, bool 
 }
 
 std::string SessionRunner::BusyMessage() const {
-  return absl::StrCat("session ", session_id_, " is busy: ",
-                      op_state_ == State::kCompaction ? "a compaction is running"
-                                                   : "a turn is running",
-                      current_op_.empty() ? "" : absl::StrCat(" (", current_op_, ")"),
+  const std::string op = current_op_.empty() ? "" : absl::StrCat(" (", current_op_, ")");
+  if (op_state_ == State::kCompaction) {
+    return absl::StrCat("session ", session_id_, " is busy: a compaction is running", op,
+                        "; interrupt it or wait for it to end");
+  }
+  return absl::StrCat("session ", session_id_, " already has a running turn", op,
                       "; interrupt it or wait for it to end");
 }
 

@@ -336,7 +336,7 @@ TEST_F(SessionRunnerTest, SecondTurnWhileRunningIsRefused) {
   });
   absl::Status second = harness_->StartTurn(*runner_, Plan("two"));
   EXPECT_EQ(second.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(second.message()), ::testing::HasSubstr("a turn is running"));
+  EXPECT_THAT(std::string(second.message()), ::testing::HasSubstr("already has a running turn"));
   harness_->Interrupt(*runner_);
   c.WaitForTurnEnd();
   // Right after TurnEnded a new turn is accepted.
