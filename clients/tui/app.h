@@ -24,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "clients/lib/handover_gate.h"
 #include "clients/lib/raw_client.h"
 #include "clients/tui/agent_picker.h"
 #include "clients/tui/approval_panel.h"
@@ -50,8 +51,8 @@ class TuiApp {
   TuiApp(TuiOptions options, Terminal& terminal);
   ~TuiApp();
 
-  // Returns the exit code once the user quits (or a signal ends it).
-  int Run();
+  // Runs until the user quits (or a signal ends it); says how it ended.
+  TuiExit Run();
 
   // The open session (empty when none); what to print on exit.
   const std::string& session_id() const { return session_.id(); }
@@ -64,7 +65,7 @@ class TuiApp {
     kAcquiring,
     kHeld,       // this client holds the lease
     kReadOnly,   // another client holds it
-    kNoLeases,   // the daemon has no leases: writes go without one
+    kRequesting, // asked the holder for a handover; waiting
   };
 
   // app.cc: loop, frames, timers.
@@ -91,10 +92,22 @@ class TuiApp {
   void OnEvent(const v1::Event& event);
   void OnStreamEnd(const absl::Status& status);
   void OnDisconnected(const std::string& why);
-  void StartLease(bool take_over);
+  // app_lease.cc: the write lease and its handover.
+  void StartLease(bool request_handover);
+  // Ctrl-T while following: ask the holder to hand the session over.
+  void RequestHandover();
+  // Releases the lease when the handover rule says so.
+  void TickHandover(absl::Time now);
+  // Every key goes here first; true when it kept the lease (a key during
+  // the handover countdown) and must do nothing else.
+  bool KeepLeaseOnKey(absl::Time now);
+  // The status line's text about a handover; empty when none is pending.
+  std::string HandoverStatus(absl::Time now) const;
   void RefreshSession();
   void Fail(const absl::Status& status);
   bool CanWrite() const;
+  // Another client writes; this one shows the session read-only.
+  bool Following() const { return write_ == Write::kReadOnly || write_ == Write::kRequesting; }
   void AddError(const std::string& what, const absl::Status& status);
 
   // app_input.cc: keys, mouse, paste.
@@ -103,7 +116,6 @@ class TuiApp {
   bool HandleScrollKey(const InputEvent& event);
   void Submit();
   void Interrupt();
-  void TakeOver();
   void AnswerApproval(const ApprovalPanel::Answer& answer);
 
   // app_commands.cc: slash commands.
@@ -154,6 +166,7 @@ class TuiApp {
   bool want_write_ = true;
   std::string lease_id_;
   std::string holder_;
+  client::HandoverGate handover_;
   std::string answered_request_;  // sent; hidden until its resolution arrives
 
   std::string older_cursor_;
@@ -167,7 +180,7 @@ class TuiApp {
   std::optional<absl::Time> reconnect_at_;
 
   bool quit_ = false;
-  int exit_code_ = 0;
+  TuiExit exit_;
   std::string exit_message_;
   std::optional<absl::Time> esc_deadline_;
   std::optional<absl::Time> ctrl_c_at_;

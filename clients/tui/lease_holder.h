@@ -1,35 +1,29 @@
-// LeaseHolder: holds a session's write lease (AcquireLease) on its own
-// thread for as long as it lives.
+// LeaseHolder: the terminal client's write lease (a client::WriteLease)
+// with its messages delivered on the UI thread.
 //
-// The outcome reaches the UI thread through the callbacks: granted (with
-// the lease id), lost (who took it over), or ended (the stream's status:
-// kFailedPrecondition naming the holder when another client has it,
-// kUnimplemented from a daemon without leases, an error when the daemon
-// went away). Destroying it releases the lease and, as for Subscription, no
-// callback runs afterwards.
+// The callbacks run on the UI thread, posted through the UiQueue: granted
+// (with the lease id), waiting (a handover was requested; who holds the
+// lease), handover_requested (another client asks this one for the lease),
+// and ended (the stream's status: kFailedPrecondition naming the holder
+// when another client has it or declined the handover, an error when the
+// daemon went away). Destroying it releases the lease and, as for
+// Subscription, no callback runs afterwards.
 //
 // Create and destroy on the UI thread; the callbacks run there.
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <memory>
-#include <string>
-#include <thread>
 
-#include "absl/status/status.h"
 #include "clients/lib/raw_client.h"
+#include "clients/lib/write_lease.h"
 #include "clients/tui/ui_queue.h"
 
 namespace raw::tui {
 
 class LeaseHolder {
  public:
-  struct Callbacks {
-    std::function<void(const std::string& lease_id)> granted;
-    std::function<void(const std::string& taken_by)> lost;
-    std::function<void(const absl::Status& status)> ended;
-  };
+  using Callbacks = client::WriteLease::Callbacks;
 
   LeaseHolder(std::shared_ptr<client::RawClient> client, UiQueue& ui,
               const v1::AcquireLeaseRequest& request, Callbacks callbacks);
@@ -39,8 +33,9 @@ class LeaseHolder {
 
  private:
   std::shared_ptr<std::atomic<bool>> alive_;
-  client::StreamCanceller canceller_;
-  std::thread thread_;
+  // Declared before lease_: the lease's thread uses it until joined.
+  std::shared_ptr<client::RawClient> client_;
+  std::unique_ptr<client::WriteLease> lease_;
 };
 
 }  // namespace raw::tui
