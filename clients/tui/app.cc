@@ -29,13 +29,15 @@ TuiApp::TuiApp(TuiOptions options, Terminal& terminal)
       palette_(terminal.depth()),
       canvas_(palette_),
       screen_(canvas_),
-      view_(glyphs_),
-      handover_(options_.handover) {}
+      lease_({options_.client_name, "raw", options_.client_pid}, options_.handover,
+             [this](std::function<void()> task) { ui_.Post(std::move(task)); },
+             [this](std::function<void()> task) { worker_.Run(std::move(task)); }, *this),
+      view_(glyphs_) {}
 
 TuiApp::~TuiApp() {
   // The streams end (the lease is released) before the queue goes.
   subscription_.reset();
-  lease_.reset();
+  lease_.Release();
 }
 
 TuiExit TuiApp::Run() {
@@ -115,11 +117,12 @@ int TuiApp::NextTimeoutMs() const {
   if (esc_deadline_) consider(*esc_deadline_);
   if (reconnect_at_) consider(*reconnect_at_);
   if (!status_.empty()) consider(status_until_);
-  if (std::optional<absl::Time> handover = handover_.NextDeadline()) {
+  const client::HandoverGate& gate = lease_.gate();
+  if (std::optional<absl::Time> handover = gate.NextDeadline()) {
     consider(*handover);
     // The countdown is shown in whole seconds.
-    if (handover_.phase() == client::HandoverGate::Phase::kCountdown) {
-      consider(handover_.release_at() - absl::Seconds(handover_.SecondsLeft(now) - 1));
+    if (gate.phase() == client::HandoverGate::Phase::kCountdown) {
+      consider(gate.release_at() - absl::Seconds(gate.SecondsLeft(now) - 1));
     }
   }
   if (transcript_.turn_running() || transcript_.compacting() || transcript_.HasRunningTools()) {
@@ -142,7 +145,7 @@ void TuiApp::OnTick() {
     StartConnect();
   }
   if (!status_.empty() && now >= status_until_) status_.clear();
-  TickHandover(now);
+  lease_.Tick(transcript_.turn_running() || transcript_.compacting(), now);
   if (ctrl_c_at_ && now - *ctrl_c_at_ > absl::Seconds(3)) ctrl_c_at_.reset();
 }
 
@@ -176,8 +179,8 @@ StyledLine TuiApp::StatusLine(int width) const {
                         elapsed >= 1000 ? " " + present::FormatDurationMs(elapsed / 1000 * 1000) : "",
                         "  Esc to interrupt");
     role = approval_.visible() ? Role::kWaiting : Role::kRunning;
-  } else if (write_ == Write::kReadOnly) {
-    text = absl::StrCat("Read-only: ", holder_.empty() ? "another client" : holder_,
+  } else if (Following()) {
+    text = absl::StrCat("Read-only: ", HolderName(),
                         " holds this session. Ctrl-T asks for it");
     role = Role::kWarning;
   }
@@ -213,7 +216,9 @@ void TuiApp::Draw() {
   footer.turn_state = transcript_.compacting()      ? "compacting"
                       : transcript_.turn_running() ? "working"
                       : session_.id().empty()      ? ""
-                      : (write_ == Write::kNone || write_ == Write::kAcquiring) ? "opening"
+                      : (lease_.state() == client::SessionLease::State::kNone ||
+                         lease_.state() == client::SessionLease::State::kAcquiring)
+                          ? "opening"
                                                    : "idle";
   footer.read_only = Following();
   if (session_.has_context()) footer.context = session_.context();

@@ -123,7 +123,7 @@ void TuiApp::Compact() {
   }
   v1::CompactRequest request;
   request.set_session_id(session_.id());
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   worker_.Run([this, client = client_, request] {
     auto response = client->Compact(request);
     if (response.ok()) return;
@@ -138,7 +138,7 @@ void TuiApp::ClearContext() {
   }
   v1::ClearContextRequest request;
   request.set_session_id(session_.id());
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   worker_.Run([this, client = client_, request] {
     auto response = client->ClearContext(request);
     ui_.Post([this, response] {

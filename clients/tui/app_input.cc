@@ -27,7 +27,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
     HandleAgentPickerKey(e);
     return;
   }
-  if (KeepLeaseOnKey(absl::Now())) return;
+  if (lease_.KeyPressed(absl::Now())) return;
   if (HandleScrollKey(e)) return;
   if (e.key == Key::kClick) {
     int row = e.row;
@@ -198,7 +198,7 @@ void TuiApp::Submit() {
   v1::StartTurnRequest request;
   request.set_session_id(session_.id());
   request.set_text(text);
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   worker_.Run([this, client = client_, request] {
     auto response = client->StartTurn(request);
     if (response.ok()) return;
@@ -217,7 +217,7 @@ void TuiApp::Interrupt() {
   SetStatus("Interrupting" + glyphs_.ellipsis, absl::Seconds(2));
   v1::InterruptTurnRequest request;
   request.set_session_id(session_.id());
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   worker_.Run([this, client = client_, request] {
     auto response = client->InterruptTurn(request);
     if (response.ok()) return;
@@ -231,7 +231,7 @@ void TuiApp::AnswerApproval(const ApprovalPanel::Answer& answer) {
   request.set_request_id(approval_.request_id());
   request.set_all(answer.decision);
   request.set_all_message(answer.message);
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   answered_request_ = approval_.request_id();
   approval_.Hide();
   worker_.Run([this, client = client_, request] {
