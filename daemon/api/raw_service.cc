@@ -15,7 +15,7 @@ void RawService::DrainStreams() { streams_.DrainAll(); }
 grpc::ServerUnaryReactor* RawService::GetDaemonInfo(grpc::CallbackServerContext* ctx,
                                                     const raw::v1::GetDaemonInfoRequest* request,
                                                     raw::v1::GetDaemonInfoResponse* response) {
-  return rpc::GetDaemonInfo(ctx, info_, *request, response);
+  return rpc::GetDaemonInfo(ctx, info_, sessions_, *request, response);
 }
 
 grpc::ServerUnaryReactor* RawService::CreateSession(grpc::CallbackServerContext* ctx,
@@ -86,6 +86,12 @@ grpc::ServerUnaryReactor* RawService::Shutdown(grpc::CallbackServerContext* ctx,
 grpc::ServerWriteReactor<raw::v1::LeaseEvent>* RawService::AcquireLease(
     grpc::CallbackServerContext* ctx, const raw::v1::AcquireLeaseRequest* request) {
   return rpc::AcquireLease(ctx, sessions_, streams_, *request);
+}
+
+grpc::ServerUnaryReactor* RawService::DeclineHandover(
+    grpc::CallbackServerContext* ctx, const raw::v1::DeclineHandoverRequest* request,
+    raw::v1::DeclineHandoverResponse* response) {
+  return rpc::DeclineHandover(ctx, sessions_, *request, response);
 }
 
 grpc::ServerUnaryReactor* RawService::Compact(grpc::CallbackServerContext* ctx,

@@ -69,6 +69,9 @@ class RawService final : public raw::v1::Raw::CallbackService {
                                      raw::v1::ShutdownResponse* response) override;
   grpc::ServerWriteReactor<raw::v1::LeaseEvent>* AcquireLease(
       grpc::CallbackServerContext* ctx, const raw::v1::AcquireLeaseRequest* request) override;
+  grpc::ServerUnaryReactor* DeclineHandover(grpc::CallbackServerContext* ctx,
+                                            const raw::v1::DeclineHandoverRequest* request,
+                                            raw::v1::DeclineHandoverResponse* response) override;
   grpc::ServerUnaryReactor* Compact(grpc::CallbackServerContext* ctx,
                                     const raw::v1::CompactRequest* request,
                                     raw::v1::CompactResponse* response) override;

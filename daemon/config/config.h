@@ -209,6 +209,10 @@ struct SessionSettings {
   // Days without committed conversation activity after which a session is
   // removed; 0 = never.
   int64_t expire_after_days = 30;
+  // Seconds a loaded session stays in the daemon's memory with no turn
+  // running, no subscriber and no write lease; it is then unloaded (and
+  // reloaded from the store when next used).
+  int64_t idle_unload_seconds = 300;
 
   bool operator==(const SessionSettings&) const = default;
 };

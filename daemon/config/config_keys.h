@@ -81,7 +81,8 @@ inline constexpr std::array<absl::string_view, 9> kMcpServerKeys = {
     "idle_timeout_seconds", "roots"};
 
 // sessions
-inline constexpr std::array<absl::string_view, 1> kSessionsKeys = {"expire_after_days"};
+inline constexpr std::array<absl::string_view, 2> kSessionsKeys = {"expire_after_days",
+                                                                   "idle_unload_seconds"};
 
 // Methods this build implements (the kMethod* constants of config.h).
 inline constexpr std::array<absl::string_view, 4> kSupportedMethods = {

@@ -38,6 +38,8 @@ constexpr int64_t kMaxByteLimit = int64_t{1} << 30;
 constexpr int64_t kMaxResults = 100000;
 // Largest config file read (a real one is a few KiB).
 constexpr off_t kMaxConfigFileBytes = 4 << 20;
+// Largest sessions.idle_unload_seconds (a day).
+constexpr int64_t kMaxIdleUnloadSeconds = 86400;
 // Largest sessions.expire_after_days (about a hundred years).
 constexpr int64_t kMaxExpireAfterDays = 36500;
 
@@ -141,6 +143,9 @@ void ReadSessions(FieldReader& doc, SessionSettings& sessions,
   r.RejectUnknownKeys(kSessionsKeys);
   if (auto days = r.Integer("expire_after_days", 0, kMaxExpireAfterDays)) {
     sessions.expire_after_days = *days;
+  }
+  if (auto seconds = r.Integer("idle_unload_seconds", 1, kMaxIdleUnloadSeconds)) {
+    sessions.idle_unload_seconds = *seconds;
   }
 }
 

@@ -1,5 +1,7 @@
 #include "daemon/loop/session_manager.h"
 
+#include <malloc.h>
+#include <algorithm>
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
@@ -21,7 +23,9 @@ bool IsDirectory(const std::string& path) {
 
 }  // namespace
 
-SessionManager::SessionManager(SessionManagerDeps deps) : deps_(std::move(deps)) {}
+SessionManager::SessionManager(SessionManagerDeps deps) : deps_(std::move(deps)) {
+  sweeper_ = std::thread(&SessionManager::SweepLoop, this);
+}
 
 SessionManager::~SessionManager() { Shutdown(); }
 
@@ -52,8 +56,15 @@ SessionInfo SessionManager::Describe(const store::SessionRecord& record,
   return info;
 }
 
-absl::StatusOr<SessionInfo> SessionManager::CreateSession(const std::string& agent,
-                                                          const std::string& cwd) {
+void SessionManager::CreateSession(std::string agent, std::string cwd, Reply<SessionInfo> reply) {
+  bool scheduled = pool_.Schedule([this, agent = std::move(agent), cwd = std::move(cwd), reply] {
+    reply(CreateSessionNow(agent, cwd));
+  });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
+}
+
+absl::StatusOr<SessionInfo> SessionManager::CreateSessionNow(const std::string& agent,
+                                                             const std::string& cwd) {
   if (cwd.empty() || cwd[0] != '/') {
     return absl::InvalidArgumentError(
         absl::StrCat("cwd must be an absolute directory path, got \"", cwd, "\""));
@@ -84,27 +95,39 @@ absl::StatusOr<SessionInfo> SessionManager::CreateSession(const std::string& age
   return info;
 }
 
-absl::StatusOr<SessionRunner*> SessionManager::Runner(const std::string& session_id) {
-  SessionRunner* runner = nullptr;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto it = runners_.find(session_id); it != runners_.end()) runner = it->second.get();
-  }
+std::shared_ptr<SessionRunner> SessionManager::LoadedRunner(const std::string& session_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = runners_.find(session_id);
+  if (it == runners_.end()) return nullptr;
+  it->second.last_used_unix_ms = deps_.clock.NowUnixMs();
+  return it->second.runner;
+}
+
+absl::StatusOr<std::shared_ptr<SessionRunner>> SessionManager::Runner(
+    const std::string& session_id) {
+  std::shared_ptr<SessionRunner> runner = LoadedRunner(session_id);
   if (runner == nullptr) {
     ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
     absl::MutexLock lock(&mu_);
+    if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
     auto it = runners_.find(session_id);
     if (it == runners_.end()) {
-      SessionLog::Redactor redact;
+      SessionRunnerDeps runner_deps{deps_.store, deps_.clock, pool_, leases_,
+                                    [this, session_id](PlanPurpose purpose,
+                                                       const std::string& text) {
+                                      return PlanFor(session_id, purpose, text);
+                                    },
+                                    nullptr};
       if (deps_.variables != nullptr) {
-        redact = [variables = deps_.variables](const std::string& text) {
+        runner_deps.redact = [variables = deps_.variables](const std::string& text) {
           return vars::Redact(text, variables->SecretValues());
         };
       }
-      auto created = std::make_unique<SessionRunner>(record, deps_.store, deps_.clock, redact);
-      it = runners_.emplace(session_id, std::move(created)).first;
+      it = runners_.emplace(session_id, Loaded{SessionRunner::Create(record, runner_deps), 0})
+               .first;
     }
-    runner = it->second.get();
+    it->second.last_used_unix_ms = deps_.clock.NowUnixMs();
+    runner = it->second.runner;
   }
   // Every caller comes through here, and the runner serializes the attempts:
   // no one reads or writes before a turn left unfinished by a crash is
@@ -117,14 +140,10 @@ absl::StatusOr<SessionRunner*> SessionManager::Runner(const std::string& session
 
 absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(id));
-  const SessionRunner* runner = nullptr;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto it = runners_.find(id); it != runners_.end()) runner = it->second.get();
-  }
+  std::shared_ptr<SessionRunner> runner = LoadedRunner(id);
   auto cfg = LoadConfig();
-  SessionInfo info = Describe(record, runner, cfg.ok() ? &*cfg : nullptr);
-  info.context = EstimateFor(record, nullptr);
+  SessionInfo info = Describe(record, runner.get(), cfg.ok() ? &*cfg : nullptr);
+  info.context = EstimateFor(record);
   return info;
 }
 
@@ -150,31 +169,34 @@ absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers
   return deps_.mcp->StatusOf(cfg.mcp_servers);
 }
 
-absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& record,
-                                                 bool with_providers) {
+absl::StatusOr<TurnPlan> SessionManager::PlanFor(const std::string& session_id,
+                                                 PlanPurpose purpose,
+                                                 const std::string& user_text) {
+  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  const bool with_providers = purpose != PlanPurpose::kContextOnly;
   // Without providers nothing is sent, so nothing may probe the network.
   const config::ServerProbe no_probe = [](const std::string&) { return false; };
-  TurnPlanInputs inputs{cfg,       record,      "", deps_.tools, deps_.http, deps_.env,
+  TurnPlanInputs inputs{cfg,       record,      user_text, deps_.tools, deps_.http, deps_.env,
                         with_providers ? deps_.probe : no_probe};
   inputs.with_providers = with_providers;
   inputs.variables = deps_.variables;
   // Without providers nothing runs: MCP tools count only when their servers
   // have listed them (no server is started to estimate a context).
   inputs.mcp = deps_.mcp;
+  // A turn does not wait for MCP servers to start before it records its
+  // start; it attaches their tools on its own thread.
+  inputs.defer_mcp = purpose == PlanPurpose::kTurn;
   return BuildTurnPlan(inputs);
 }
 
 std::optional<events::ContextEstimate> SessionManager::EstimateFor(
-    const store::SessionRecord& record, SessionRunner* runner) {
-  if (runner == nullptr) {
-    absl::StatusOr<SessionRunner*> loaded = Runner(record.id);
-    if (!loaded.ok()) return std::nullopt;
-    runner = *loaded;
-  }
-  absl::StatusOr<TurnPlan> plan = PlanFor(record, /*with_providers=*/false);
+    const store::SessionRecord& record) {
+  absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(record.id);
+  if (!runner.ok()) return std::nullopt;
+  absl::StatusOr<TurnPlan> plan = PlanFor(record.id, PlanPurpose::kContextOnly, "");
   if (!plan.ok()) return std::nullopt;
-  absl::StatusOr<events::ContextEstimate> estimate = runner->Estimate(*plan);
+  absl::StatusOr<events::ContextEstimate> estimate = (*runner)->Estimate(*plan);
   if (!estimate.ok()) return std::nullopt;
   return *estimate;
 }
@@ -185,103 +207,80 @@ absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
   auto cfg = LoadConfig();  // once per page, not per session
   std::vector<SessionInfo> out;
   for (const auto& record : page.sessions) {
-    const SessionRunner* runner = nullptr;
+    std::shared_ptr<SessionRunner> runner;
     {
       absl::MutexLock lock(&mu_);
-      if (auto it = runners_.find(record.id); it != runners_.end()) runner = it->second.get();
+      if (auto it = runners_.find(record.id); it != runners_.end()) runner = it->second.runner;
     }
-    out.push_back(Describe(record, runner, cfg.ok() ? &*cfg : nullptr));
+    out.push_back(Describe(record, runner.get(), cfg.ok() ? &*cfg : nullptr));
   }
   if (next_page_token != nullptr) *next_page_token = page.next_page_token;
   return out;
 }
 
-absl::StatusOr<std::string> SessionManager::StartTurn(const std::string& session_id,
-                                                      const std::string& text,
-                                                      const std::string& lease_id) {
-  if (text.empty()) return absl::InvalidArgumentError("the user message is empty");
-  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
-  {
-    absl::MutexLock lock(&mu_);
-    if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
-  }
-  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
-  // Refused early, before the plan is built; a compaction is left to the
-  // runner, which waits for one that is just ending.
-  RETURN_IF_ERROR(runner->CheckWritable());
-  if (runner->running() && !runner->compacting()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "session ", session_id, " already has a running turn; interrupt it or wait for it to end"));
-  }
-  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
-  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
-
-  TurnPlanInputs inputs{cfg, record, text, deps_.tools, deps_.http, deps_.env, deps_.probe};
-  inputs.variables = deps_.variables;
-  inputs.mcp = deps_.mcp;
-  inputs.defer_mcp = true;  // the reply does not wait for MCP servers to start
-  ASSIGN_OR_RETURN(TurnPlan plan, BuildTurnPlan(inputs));
-  std::string turn_id = plan.turn_id;
-  RETURN_IF_ERROR(runner->StartTurn(std::move(plan)));
-  return turn_id;
+template <typename R>
+void SessionManager::WithRunner(const std::string& session_id, const R& reply,
+                                const std::function<void(SessionRunner&)>& fn) {
+  absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(session_id);
+  if (!runner.ok()) return reply(runner.status());
+  fn(**runner);
 }
 
-absl::StatusOr<bool> SessionManager::InterruptTurn(const std::string& session_id,
-                                                   const std::string& lease_id) {
-  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
-  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
-  return runner->Interrupt();
+void SessionManager::StartTurn(const std::string& session_id, std::string text,
+                               std::string lease_id, Reply<std::string> reply) {
+  if (text.empty()) return reply(absl::InvalidArgumentError("the user message is empty"));
+  WithRunner(session_id, reply, [&](SessionRunner& r) {
+    r.StartTurn(std::move(text), std::move(lease_id), reply);
+  });
 }
 
-absl::Status SessionManager::RespondToApproval(
-    const std::string& session_id, const std::string& request_id,
-    const std::vector<events::ApprovalAnswer>& answers,
-    const std::optional<events::ApprovalAnswer>& all, const std::string& lease_id) {
-  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
-  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
-  return runner->RespondToApproval(request_id, answers, all);
+void SessionManager::InterruptTurn(const std::string& session_id, std::string lease_id,
+                                   Reply<bool> reply) {
+  WithRunner(session_id, reply,
+             [&](SessionRunner& r) { r.Interrupt(std::move(lease_id), reply); });
 }
 
-absl::StatusOr<std::string> SessionManager::AcquireLease(const std::string& session_id,
-                                                         const std::string& client_name,
-                                                         bool take_over,
-                                                         WriteLeases::LostCallback on_lost) {
+void SessionManager::RespondToApproval(const std::string& session_id, std::string request_id,
+                                       std::vector<events::ApprovalAnswer> answers,
+                                       std::optional<events::ApprovalAnswer> all,
+                                       std::string lease_id, StatusReply reply) {
+  WithRunner(session_id, reply, [&](SessionRunner& r) {
+    r.RespondToApproval(std::move(lease_id), std::move(request_id), std::move(answers),
+                        std::move(all), reply);
+  });
+}
+
+void SessionManager::Compact(const std::string& session_id, std::string lease_id,
+                             Reply<std::string> reply) {
+  WithRunner(session_id, reply,
+             [&](SessionRunner& r) { r.StartCompaction(std::move(lease_id), reply); });
+}
+
+void SessionManager::ClearContext(const std::string& session_id, std::string lease_id,
+                                  Reply<events::ContextEstimate> reply) {
+  WithRunner(session_id, reply, [&](SessionRunner& r) { r.Clear(std::move(lease_id), reply); });
+}
+
+absl::StatusOr<WriteLeases::Acquired> SessionManager::AcquireLease(const std::string& session_id,
+                                                                   const LeaseClient& client,
+                                                                   WhenHeld when_held,
+                                                                   LeaseCallbacks callbacks) {
   // Granted also while the session cannot be written (see the header).
   RETURN_IF_ERROR(Runner(session_id).status());
-  return leases_.Acquire(session_id, client_name, take_over, std::move(on_lost));
+  return leases_.Acquire(session_id, client, when_held, std::move(callbacks));
 }
 
 void SessionManager::ReleaseLease(const std::string& session_id, const std::string& lease_id) {
   leases_.Release(session_id, lease_id);
 }
 
-absl::StatusOr<std::string> SessionManager::Compact(const std::string& session_id,
-                                                    const std::string& lease_id) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
-  }
-  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
-  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
-  RETURN_IF_ERROR(runner->CheckWritable());
-  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
-  ASSIGN_OR_RETURN(TurnPlan plan, PlanFor(record, /*with_providers=*/true));
-  plan.turn_id = NewId("compact_");
-  std::string id = plan.turn_id;
-  RETURN_IF_ERROR(runner->StartCompaction(std::move(plan)));
-  return id;
+void SessionManager::CancelLeaseWait(const std::string& session_id, const std::string& wait_id) {
+  leases_.CancelWait(session_id, wait_id);
 }
 
-absl::StatusOr<events::ContextEstimate> SessionManager::ClearContext(
-    const std::string& session_id, const std::string& lease_id) {
-  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
-  RETURN_IF_ERROR(leases_.CheckWrite(session_id, lease_id));
-  RETURN_IF_ERROR(runner->CheckWritable());
-  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
-  ASSIGN_OR_RETURN(TurnPlan plan, PlanFor(record, /*with_providers=*/false));
-  plan.turn_id = NewId("clear_");
-  RETURN_IF_ERROR(runner->Clear(plan).status());
-  return runner->Estimate(plan);
+absl::StatusOr<int> SessionManager::DeclineHandover(const std::string& session_id,
+                                                    const std::string& lease_id) {
+  return leases_.Decline(session_id, lease_id);
 }
 
 absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_id) {
@@ -306,7 +305,7 @@ absl::StatusOr<size_t> SessionManager::PurgeExpired() {
 
 absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(
     const std::string& session_id, uint64_t after_seq) {
-  ASSIGN_OR_RETURN(SessionRunner * runner, Runner(session_id));
+  ASSIGN_OR_RETURN(std::shared_ptr<SessionRunner> runner, Runner(session_id));
   return runner->Subscribe(after_seq);
 }
 
@@ -346,14 +345,71 @@ ConfigCheck SessionManager::CheckConfig(const std::string& path) {
   return check;
 }
 
+size_t SessionManager::loaded_sessions() {
+  absl::MutexLock lock(&mu_);
+  return runners_.size();
+}
+
+size_t SessionManager::UnloadIdle(absl::Duration idle) {
+  const int64_t cutoff = deps_.clock.NowUnixMs() - absl::ToInt64Milliseconds(idle);
+  std::vector<std::shared_ptr<SessionRunner>> unloaded;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = runners_.begin(); it != runners_.end();) {
+      Loaded& loaded = it->second;
+      // use_count 1: nobody but this table holds the runner, and nobody can
+      // take it while mu_ is held.
+      if (loaded.last_used_unix_ms <= cutoff && loaded.runner.use_count() == 1 &&
+          loaded.runner->Idle() && !leases_.InUse(it->first)) {
+        unloaded.push_back(std::move(loaded.runner));
+        it = runners_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (unloaded.empty()) return 0;
+  const size_t count = unloaded.size();
+  unloaded.clear();  // outside the lock: destroying a context may take a while
+  // Give the freed contexts back to the system, not only to malloc.
+  malloc_trim(0);
+  RAW_LOG(Info) << "unloaded " << count << " idle session(s) from memory";
+  return count;
+}
+
+void SessionManager::SweepLoop() {
+  absl::MutexLock lock(&mu_);
+  while (!shutting_down_) {
+    int64_t idle_seconds = config::SessionSettings().idle_unload_seconds;
+    mu_.Unlock();
+    if (auto cfg = LoadConfig(); cfg.ok()) idle_seconds = cfg->sessions.idle_unload_seconds;
+    mu_.Lock();
+    // Look a few times per interval, so a session leaves within about 1.25
+    // times it; never more often than every 250 ms.
+    absl::Duration period =
+        std::max(absl::Milliseconds(250), absl::Seconds(idle_seconds) / 4);
+    period = std::min(period, absl::Seconds(60));
+    sweep_wake_.WaitWithTimeout(&mu_, period);
+    if (shutting_down_) break;
+    mu_.Unlock();
+    UnloadIdle(absl::Seconds(idle_seconds));
+    mu_.Lock();
+  }
+}
+
 void SessionManager::Shutdown() {
-  std::vector<SessionRunner*> runners;
+  std::vector<std::shared_ptr<SessionRunner>> runners;
   {
     absl::MutexLock lock(&mu_);
     shutting_down_ = true;
-    for (auto& [id, r] : runners_) runners.push_back(r.get());
+    sweep_wake_.SignalAll();
+    for (auto& [id, loaded] : runners_) runners.push_back(loaded.runner);
   }
-  for (SessionRunner* r : runners) r->Shutdown();
+  if (sweeper_.joinable()) sweeper_.join();
+  for (const auto& r : runners) r->Shutdown();
+  // Every session is idle: what is left in the pool (replies, a plan being
+  // built) finishes now.
+  pool_.Shutdown();
 }
 
 }  // namespace raw::loop

@@ -25,15 +25,19 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/paths.h"
+#include "absl/time/time.h"
 #include "common/time.h"
+#include "common/worker_pool.h"
 #include "daemon/config/config_loader.h"
 #include "daemon/http/http_client.h"
 #include "daemon/events/session_event.h"
+#include "daemon/loop/session_runner.h"
 #include "daemon/loop/subscription.h"
 #include "daemon/loop/turn.h"
 #include "daemon/loop/write_leases.h"
@@ -44,15 +48,13 @@
 
 namespace raw::loop {
 
-class SessionRunner;
-
 struct SessionInfo {
   store::SessionRecord record;
   std::string model;     // model entry the agent resolves to now ("" if it does not resolve)
   std::string model_id;  // provider model id
   bool running = false;  // a turn or a compaction is in progress
   bool compacting = false;
-  std::string writer;    // client holding the write lease; "" = none
+  std::optional<LeaseHolderInfo> writer;  // the write lease holder, if any
   int64_t expires_at_unix_ms = 0;  // 0 = never
   // Only for a single session (GetSession, GetStats): listing never loads
   // a session's context.
@@ -92,53 +94,55 @@ class SessionManager {
   explicit SessionManager(SessionManagerDeps deps);
   ~SessionManager();
 
-  // Resolves the agent now (unknown agent or unusable model is an error, and
-  // no session is created); `cwd` must be an absolute existing directory.
-  absl::StatusOr<SessionInfo> CreateSession(const std::string& agent, const std::string& cwd);
+  // Resolves the agent (unknown agent or unusable model is an error, and no
+  // session is created); `cwd` must be an absolute existing directory.
+  // Resolving may probe a local server or run a variable's command: it runs
+  // on the worker pool and replies when done.
+  void CreateSession(std::string agent, std::string cwd, Reply<SessionInfo> reply);
   absl::StatusOr<SessionInfo> GetSession(const std::string& id);
   absl::StatusOr<std::vector<SessionInfo>> ListSessions(int page_size,
                                                         const std::string& page_token,
                                                         std::string* next_page_token);
 
   // The write lease (write_leases.h). Acquire checks that the session
-  // exists; `on_lost` runs when another client takes the lease over. It is
-  // granted also while the session cannot be written (see above): the lease
-  // itself stores nothing; the holder's writes are refused with the specific
-  // error (each retrying the read first), which a client shows where the
-  // user wrote, and they resume once the row reads without the lease being
-  // asked for again.
-  absl::StatusOr<std::string> AcquireLease(const std::string& session_id,
-                                           const std::string& client_name, bool take_over,
-                                           WriteLeases::LostCallback on_lost);
+  // exists. It is granted also while the session cannot be written (see
+  // above): the lease itself stores nothing; the holder's writes are
+  // refused with the specific error (each retrying the read first), which a
+  // client shows where the user wrote, and they resume once the row reads
+  // without the lease being asked for again.
+  absl::StatusOr<WriteLeases::Acquired> AcquireLease(const std::string& session_id,
+                                                     const LeaseClient& client, WhenHeld when_held,
+                                                     LeaseCallbacks callbacks);
   void ReleaseLease(const std::string& session_id, const std::string& lease_id);
+  void CancelLeaseWait(const std::string& session_id, const std::string& wait_id);
+  absl::StatusOr<int> DeclineHandover(const std::string& session_id, const std::string& lease_id);
 
-  // Every write below takes the caller's lease id and is refused, naming
-  // the holder, when another client holds the session's write lease; and,
-  // naming the damaged row, while the session cannot be written (see above).
-  // InterruptTurn writes nothing itself and is never refused for that.
+  // The writes: each is a command on the session's queue (SessionRunner)
+  // and replies when it has run. Each is refused with kFailedPrecondition
+  // unless `lease_id` holds the session's write lease (the message names
+  // the holder), and, naming the damaged row, while the session cannot be
+  // written (see above); InterruptTurn writes nothing itself and is never
+  // refused for that.
 
-  // Starts a turn in the background and returns its id. kFailedPrecondition
+  // Replies with the turn id once the turn started. kFailedPrecondition
   // while another turn of the session runs; config problems (the agent no
   // longer resolves, a missing key variable) are reported here, before any
   // event is recorded.
-  absl::StatusOr<std::string> StartTurn(const std::string& session_id, const std::string& text,
-                                        const std::string& lease_id = "");
+  void StartTurn(const std::string& session_id, std::string text, std::string lease_id,
+                 Reply<std::string> reply);
   // Interrupts the running turn or compaction; false when none was running.
-  absl::StatusOr<bool> InterruptTurn(const std::string& session_id,
-                                     const std::string& lease_id = "");
-
+  void InterruptTurn(const std::string& session_id, std::string lease_id, Reply<bool> reply);
   // Answers the session's pending approval request (see ApprovalBroker).
-  absl::Status RespondToApproval(const std::string& session_id, const std::string& request_id,
-                                 const std::vector<events::ApprovalAnswer>& answers,
-                                 const std::optional<events::ApprovalAnswer>& all,
-                                 const std::string& lease_id = "");
-
-  // Starts a manual compaction in the background; returns its operation id.
-  absl::StatusOr<std::string> Compact(const std::string& session_id,
-                                      const std::string& lease_id = "");
-  // Clears the model context; returns the estimate after.
-  absl::StatusOr<events::ContextEstimate> ClearContext(const std::string& session_id,
-                                                       const std::string& lease_id = "");
+  void RespondToApproval(const std::string& session_id, std::string request_id,
+                         std::vector<events::ApprovalAnswer> answers,
+                         std::optional<events::ApprovalAnswer> all, std::string lease_id,
+                         StatusReply reply);
+  // Starts a manual compaction in the background; replies with its
+  // operation id.
+  void Compact(const std::string& session_id, std::string lease_id, Reply<std::string> reply);
+  // Clears the model context; replies with the estimate after.
+  void ClearContext(const std::string& session_id, std::string lease_id,
+                    Reply<events::ContextEstimate> reply);
   // The session with its usage totals and coverage and the context estimate.
   absl::StatusOr<SessionInfo> GetStats(const std::string& session_id);
 
@@ -160,30 +164,56 @@ class SessionManager {
   ConfigCheck CheckConfig(const std::string& path);
   const std::string& config_path() const { return deps_.config_path; }
 
+  // Sessions loaded in memory now.
+  size_t loaded_sessions();
+  // Unloads every session idle for at least `idle` (no operation, no queued
+  // command, no subscriber, no lease, no caller holding it); returns how
+  // many. The manager's own sweeper calls it with
+  // sessions.idle_unload_seconds; exposed for tests.
+  size_t UnloadIdle(absl::Duration idle);
+
   // Interrupts every running turn and waits until each has recorded its end.
   void Shutdown();
 
  private:
-  // The session's runner, created on first use; kNotFound when the session
+  struct Loaded {
+    std::shared_ptr<SessionRunner> runner;
+    int64_t last_used_unix_ms = 0;
+  };
+
+  // The session's runner, loaded on first use; kNotFound when the session
   // does not exist. Each call first lets the runner close a turn left
   // unfinished by a crash (RecoverUnfinishedTurn; a failure there does not
   // fail this call, the runner refuses writes instead).
-  absl::StatusOr<SessionRunner*> Runner(const std::string& session_id);
-  // The plan of the session's agent as configured now (for compaction,
-  // /clear and the estimate).
-  absl::StatusOr<TurnPlan> PlanFor(const store::SessionRecord& record, bool with_providers);
-  std::optional<events::ContextEstimate> EstimateFor(const store::SessionRecord& record,
-                                                     SessionRunner* runner);
+  absl::StatusOr<std::shared_ptr<SessionRunner>> Runner(const std::string& session_id);
+  // The loaded runner, if any (never loads).
+  std::shared_ptr<SessionRunner> LoadedRunner(const std::string& session_id);
+  // The plan of the session's agent as configured now.
+  absl::StatusOr<TurnPlan> PlanFor(const std::string& session_id, PlanPurpose purpose,
+                                   const std::string& user_text);
+  std::optional<events::ContextEstimate> EstimateFor(const store::SessionRecord& record);
   absl::StatusOr<config::Config> LoadConfig();
+  absl::StatusOr<SessionInfo> CreateSessionNow(const std::string& agent, const std::string& cwd);
   // `cfg` may be null (unreadable config): the model is then left empty.
   SessionInfo Describe(const store::SessionRecord& record, const SessionRunner* runner,
                        const config::Config* cfg);
+  // Runs `fn` with the session's runner, or replies its lookup error.
+  template <typename R>
+  void WithRunner(const std::string& session_id, const R& reply,
+                  const std::function<void(SessionRunner&)>& fn);
+  // Unloads idle sessions every so often until Shutdown.
+  void SweepLoop();
 
   SessionManagerDeps deps_;
   WriteLeases leases_{deps_.clock};
+  // Declared after what its tasks use and before the runners: destroyed
+  // (joined) before the manager's other members.
+  WorkerPool pool_;
   absl::Mutex mu_;
-  std::map<std::string, std::unique_ptr<SessionRunner>> runners_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Loaded> runners_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  absl::CondVar sweep_wake_;
+  std::thread sweeper_;
 };
 
 }  // namespace raw::loop

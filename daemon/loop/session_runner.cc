@@ -1,8 +1,9 @@
 #include "daemon/loop/session_runner.h"
 
-#include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "daemon/loop/compaction_step.h"
@@ -10,106 +11,141 @@
 
 namespace raw::loop {
 
-SessionRunner::SessionRunner(const store::SessionRecord& record, store::SessionStore& store,
-                             const Clock& clock, SessionLog::Redactor redact)
+std::shared_ptr<SessionRunner> SessionRunner::Create(const store::SessionRecord& record,
+                                                     SessionRunnerDeps deps) {
+  return std::shared_ptr<SessionRunner>(new SessionRunner(record, std::move(deps)));
+}
+
+SessionRunner::SessionRunner(const store::SessionRecord& record, SessionRunnerDeps deps)
     : session_id_(record.id),
-      store_(store),
-      log_(std::make_shared<SessionLog>(record.id, record.last_seq, store, clock,
-                                        std::move(redact))),
+      deps_(std::move(deps)),
+      log_(std::make_shared<SessionLog>(record.id, record.last_seq, deps_.store, deps_.clock,
+                                        deps_.redact)),
+      queue_(SerialQueue::Create(deps_.pool)),
       saved_meter_(record.context_meter) {
   state_->SetRuntime(ParseRuntime(record.runtime_hash));
 }
 
-SessionRunner::~SessionRunner() { Shutdown(); }
+// Every task in flight holds a shared_ptr to the runner, so by now nothing
+// runs.
+SessionRunner::~SessionRunner() = default;
 
-absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
-  if (!context_loaded_) {
-    ASSIGN_OR_RETURN(std::vector<events::ContextItem> items, store_.LoadContext(session_id_));
-    ctx_.items = std::move(items);
-    ctx_.runtime_tokens = plan.runtime_tokens;
-    ctx_.meter.Restore(saved_meter_, plan.runtime_tokens, ctx_.items);
-    saved_meter_.clear();
-    context_loaded_ = true;
+void SessionRunner::Post(std::function<void()> command, const StatusReply& on_refused) {
+  if (!queue_->Post(std::move(command))) {
+    on_refused(absl::UnavailableError("the daemon is shutting down"));
   }
-  ctx_.SetRuntime(plan.runtime_tokens);
-  return absl::OkStatus();
 }
 
-absl::Status SessionRunner::LoadContextForWriteLocked(const TurnPlan& plan) {
-  absl::Status loaded = LoadContextLocked(plan);
-  if (loaded.ok()) return loaded;
-  return absl::Status(loaded.code(),
-                      absl::StrCat("session ", session_id_,
-                                   " cannot be written: its model context could not be read: ",
-                                   loaded.message()));
-}
-
-absl::Status SessionRunner::StartTurn(TurnPlan plan) {
-  return Start(Operation::kTurn, std::move(plan));
-}
-
-absl::Status SessionRunner::StartCompaction(TurnPlan plan) {
-  return Start(Operation::kCompaction, std::move(plan));
-}
-
-absl::Status SessionRunner::Start(Operation op, TurnPlan plan) {
-  RETURN_IF_ERROR(CheckWritable());
-  std::thread finished;
+absl::Status SessionRunner::CheckWriteCommand(const std::string& lease_id, bool needs_history) {
+  RETURN_IF_ERROR(deps_.leases.CheckWrite(session_id_, lease_id));
   {
     absl::MutexLock lock(&mu_);
-    WaitForEndingLocked();
-    if (running_) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "session ", session_id_, " is busy: ",
-          operation_ == Operation::kTurn ? "a turn is running" : "a compaction is running", " (",
-          current_turn_, "); interrupt it or wait for it to end"));
-    }
-    RETURN_IF_ERROR(LoadContextForWriteLocked(plan));
-    finished = std::move(thread_);
-    running_ = true;
-    operation_ = op;
-    current_turn_ = plan.turn_id;
-    cancel_ = std::make_shared<CancelToken>();
-    plan.session = state_;
-    plan.first_seq_of_turn = [this](const std::string& turn_id) -> uint64_t {
-      absl::StatusOr<uint64_t> seq = store_.FirstSeqOfTurn(session_id_, turn_id);
-      return seq.ok() ? *seq : 0;
-    };
-    // The previous operation's thread has recorded its end and is
-    // returning; it no longer touches ctx_.
-    if (finished.joinable()) finished.join();
-    thread_ = std::thread(&SessionRunner::RunThread, this, op, std::move(plan), cancel_);
+    if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
   }
+  if (needs_history) RETURN_IF_ERROR(CheckWritable());
   return absl::OkStatus();
 }
 
-CommitExtras SessionRunner::EndExtras() {
-  CommitExtras extras;
-  extras.runtime_hash = SerializeRuntime(state_->runtime());
-  return extras;
+std::string SessionRunner::BusyMessage() const {
+  return absl::StrCat("session ", session_id_, " is busy: ",
+                      op_state_ == State::kCompaction ? "a compaction is running"
+                                                   : "a turn is running",
+                      current_op_.empty() ? "" : absl::StrCat(" (", current_op_, ")"),
+                      "; interrupt it or wait for it to end");
 }
 
-void SessionRunner::RunThread(Operation op, TurnPlan plan, std::shared_ptr<CancelToken> cancel) {
-  const std::string turn_id = plan.turn_id;
-  if (op == Operation::kCompaction) {
-    TurnHooks hooks(plan.hooks, plan.session_id, plan.cwd, turn_id, *log_, *cancel);
-    CompactSession(events::CompactionTrigger::kManual, /*last_turn_running=*/false, plan, ctx_,
-                   *log_, hooks, *cancel, [this] {
-                     absl::MutexLock lock(&mu_);
-                     ending_ = true;
-                   });
-    absl::MutexLock lock(&mu_);
-    running_ = false;
-    ending_ = false;
-    return;
+bool SessionRunner::ReadyOrDefer(std::function<void()> retry, const StatusReply& busy) {
+  if (op_state_ == State::kIdle) return true;
+  if (ending_) {
+    // Clients may already have seen the compaction's end: this command
+    // runs as soon as the compaction is finished, instead of failing.
+    deferred_.push_back(std::move(retry));
+    return false;
   }
-  Turn turn(std::move(plan), *log_, ctx_, *cancel);
-  events::TurnEnded end = turn.Run();
-  // The meter as the turn leaves it (tool results included), stored with
-  // the end so that a restarted daemon keeps the reported baseline.
-  ctx_.SyncMeter();
+  busy(absl::FailedPreconditionError(BusyMessage()));
+  return false;
+}
+
+void SessionRunner::StartTurn(std::string text, std::string lease_id, Reply<std::string> reply) {
+  auto self = shared_from_this();
+  Post([self, text = std::move(text), lease_id = std::move(lease_id),
+        reply] { self->DoStartTurn(text, lease_id, reply); },
+       [reply](absl::Status s) { reply(s); });
+}
+
+void SessionRunner::DoStartTurn(const std::string& text, const std::string& lease_id,
+                                const Reply<std::string>& reply) {
+  if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
+  auto self = shared_from_this();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!ReadyOrDefer([self, text, lease_id, reply] { self->DoStartTurn(text, lease_id, reply); },
+                      [&](absl::Status s) { reply(s); })) {
+      return;
+    }
+    op_state_ = State::kPreparing;
+    current_op_.clear();
+    cancel_ = std::make_shared<CancelToken>();
+  }
+  // The plan may take seconds (MCP servers, secret variables, a probe):
+  // built off the queue, so an interrupt is not held up behind it.
+  bool scheduled = deps_.pool.Schedule([self, text, reply] {
+    auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(
+        self->deps_.planner(PlanPurpose::kTurn, text));
+    self->Post([self, plan, reply] { self->BeginTurn(std::move(*plan), reply); },
+               [reply](absl::Status s) { reply(s); });
+  });
+  if (!scheduled) {
+    absl::MutexLock lock(&mu_);
+    BecomeIdleLocked();
+    reply(absl::UnavailableError("the daemon is shutting down"));
+  }
+}
+
+void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply) {
+  auto self = shared_from_this();
   absl::MutexLock lock(&mu_);
-  running_ = false;
+  absl::Status refused = plan.status();
+  if (refused.ok() && cancel_->cancelled()) {
+    refused = absl::CancelledError(
+        absl::StrCat("the turn was interrupted before it started (", cancel_->reason(), ")"));
+  }
+  if (refused.ok()) refused = LoadContextForWriteLocked(*plan);
+  if (!refused.ok()) {
+    BecomeIdleLocked();
+    return reply(refused);
+  }
+  plan->session = state_;
+  plan->first_seq_of_turn = [self](const std::string& turn_id) -> uint64_t {
+    absl::StatusOr<uint64_t> seq = self->deps_.store.FirstSeqOfTurn(self->session_id_, turn_id);
+    return seq.ok() ? *seq : 0;
+  };
+  const std::string turn_id = plan->turn_id;
+  op_state_ = State::kTurn;
+  current_op_ = turn_id;
+  auto cancel = cancel_;
+  auto shared_plan = std::make_shared<TurnPlan>(std::move(*plan));
+  bool scheduled = deps_.pool.Schedule([self, shared_plan, cancel, turn_id] {
+    events::TurnEnded end;
+    {
+      Turn turn(std::move(*shared_plan), *self->log_, self->ctx_, *cancel);
+      end = turn.Run();
+      // The meter as the turn leaves it (tool results included), stored
+      // with the end so that a restarted daemon keeps the baseline.
+      self->ctx_.SyncMeter();
+    }
+    self->Post([self, turn_id, end] { self->FinishTurn(turn_id, end); },
+               [self, turn_id, end](absl::Status) { self->FinishTurn(turn_id, end); });
+  });
+  if (!scheduled) {
+    BecomeIdleLocked();
+    return reply(absl::UnavailableError("the daemon is shutting down"));
+  }
+  reply(turn_id);
+}
+
+void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnded& end) {
+  absl::MutexLock lock(&mu_);
   CommitExtras extras = EndExtras();
   extras.conversation_activity = true;
   extras.context_meter = ctx_.meter.Serialize();
@@ -119,27 +155,130 @@ void SessionRunner::RunThread(Operation op, TurnPlan plan, std::shared_ptr<Cance
                    << ": " << s.message();
     log_->PublishUnstored(turn_id, end);
   }
+  BecomeIdleLocked();
 }
 
-void SessionRunner::WaitForEndingLocked() {
-  // A compaction whose end clients may already have seen finishes in
-  // moments (a few commits); a client acting on that end must not be told
-  // the session is busy.
-  if (!running_ || !ending_) return;
-  mu_.AwaitWithTimeout(absl::Condition(
-                           +[](bool* running) { return !*running; }, &running_),
-                       absl::Seconds(10));
+void SessionRunner::StartCompaction(std::string lease_id, Reply<std::string> reply) {
+  auto self = shared_from_this();
+  Post([self, lease_id = std::move(lease_id), reply] { self->DoStartCompaction(lease_id, reply); },
+       [reply](absl::Status s) { reply(s); });
 }
 
-absl::StatusOr<events::ContextCleared> SessionRunner::Clear(const TurnPlan& plan) {
-  RETURN_IF_ERROR(CheckWritable());
-  absl::MutexLock lock(&mu_);
-  WaitForEndingLocked();
-  if (running_) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "session ", session_id_, " is busy (", current_turn_,
-        "); /clear waits until the running turn or compaction ends"));
+void SessionRunner::DoStartCompaction(const std::string& lease_id,
+                                      const Reply<std::string>& reply) {
+  if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
+  auto self = shared_from_this();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!ReadyOrDefer([self, lease_id, reply] { self->DoStartCompaction(lease_id, reply); },
+                      [&](absl::Status s) { reply(s); })) {
+      return;
+    }
+    op_state_ = State::kPreparing;
+    current_op_.clear();
+    cancel_ = std::make_shared<CancelToken>();
   }
+  bool scheduled = deps_.pool.Schedule([self, reply] {
+    auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(
+        self->deps_.planner(PlanPurpose::kCompaction, ""));
+    self->Post([self, plan, reply] { self->BeginCompaction(std::move(*plan), reply); },
+               [reply](absl::Status s) { reply(s); });
+  });
+  if (!scheduled) {
+    absl::MutexLock lock(&mu_);
+    BecomeIdleLocked();
+    reply(absl::UnavailableError("the daemon is shutting down"));
+  }
+}
+
+void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
+                                    const Reply<std::string>& reply) {
+  auto self = shared_from_this();
+  absl::MutexLock lock(&mu_);
+  absl::Status refused = plan.status();
+  if (refused.ok() && cancel_->cancelled()) {
+    refused = absl::CancelledError(absl::StrCat(
+        "the compaction was interrupted before it started (", cancel_->reason(), ")"));
+  }
+  if (refused.ok()) refused = LoadContextForWriteLocked(*plan);
+  if (!refused.ok()) {
+    BecomeIdleLocked();
+    return reply(refused);
+  }
+  plan->turn_id = NewId("compact_");
+  plan->session = state_;
+  plan->first_seq_of_turn = [self](const std::string& turn_id) -> uint64_t {
+    absl::StatusOr<uint64_t> seq = self->deps_.store.FirstSeqOfTurn(self->session_id_, turn_id);
+    return seq.ok() ? *seq : 0;
+  };
+  const std::string op_id = plan->turn_id;
+  op_state_ = State::kCompaction;
+  current_op_ = op_id;
+  auto cancel = cancel_;
+  auto shared_plan = std::make_shared<TurnPlan>(std::move(*plan));
+  bool scheduled = deps_.pool.Schedule([self, shared_plan, cancel, op_id] {
+    const TurnPlan& p = *shared_plan;
+    TurnHooks hooks(p.hooks, p.session_id, p.cwd, op_id, *self->log_, *cancel);
+    CompactSession(events::CompactionTrigger::kManual, /*last_turn_running=*/false, p,
+                   self->ctx_, *self->log_, hooks, *cancel, [self] {
+                     absl::MutexLock lock(&self->mu_);
+                     self->ending_ = true;
+                   });
+    auto finish = [self] {
+      absl::MutexLock lock(&self->mu_);
+      self->BecomeIdleLocked();
+    };
+    self->Post(finish, [finish](absl::Status) { finish(); });
+  });
+  if (!scheduled) {
+    BecomeIdleLocked();
+    return reply(absl::UnavailableError("the daemon is shutting down"));
+  }
+  reply(op_id);
+}
+
+void SessionRunner::BecomeIdleLocked() {
+  op_state_ = State::kIdle;
+  ending_ = false;
+  current_op_.clear();
+  cancel_.reset();
+  std::vector<std::function<void()>> deferred;
+  deferred.swap(deferred_);
+  for (auto& command : deferred) {
+    if (!queue_->Post(command)) break;  // shutting down: the pool is gone
+  }
+}
+
+void SessionRunner::Clear(std::string lease_id, Reply<events::ContextEstimate> reply) {
+  auto self = shared_from_this();
+  Post([self, lease_id = std::move(lease_id), reply] { self->DoClear(lease_id, reply); },
+       [reply](absl::Status s) { reply(s); });
+}
+
+void SessionRunner::DoClear(const std::string& lease_id,
+                            const Reply<events::ContextEstimate>& reply) {
+  if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
+  auto self = shared_from_this();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!ReadyOrDefer([self, lease_id, reply] { self->DoClear(lease_id, reply); },
+                      [&](absl::Status s) { reply(s); })) {
+      return;
+    }
+  }
+  // Only what the model sees: no providers, nothing started; quick. Nothing
+  // else changes the session meanwhile: this is the queue.
+  absl::StatusOr<TurnPlan> plan = deps_.planner(PlanPurpose::kContextOnly, "");
+  if (!plan.ok()) return reply(plan.status());
+  plan->turn_id = NewId("clear_");
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<events::ContextCleared> cleared = ClearLocked(*plan);
+  if (!cleared.ok()) return reply(cleared.status());
+  ctx_.SyncMeter();
+  reply(ctx_.meter.Estimate(plan->agent.model.context_window_tokens));
+}
+
+absl::StatusOr<events::ContextCleared> SessionRunner::ClearLocked(const TurnPlan& plan) {
   // /clear would drop the context anyway, but its meter and the estimate it
   // reports come from the loaded one.
   RETURN_IF_ERROR(LoadContextForWriteLocked(plan));
@@ -166,9 +305,64 @@ absl::StatusOr<events::ContextCleared> SessionRunner::Clear(const TurnPlan& plan
   return cleared;
 }
 
+void SessionRunner::Interrupt(std::string lease_id, Reply<bool> reply) {
+  auto self = shared_from_this();
+  Post(
+      [self, lease_id = std::move(lease_id), reply] {
+        if (absl::Status s = self->CheckWriteCommand(lease_id, false); !s.ok()) return reply(s);
+        absl::MutexLock lock(&self->mu_);
+        if (self->op_state_ == State::kIdle || !self->cancel_) return reply(false);
+        self->cancel_->Cancel("interrupted");
+        reply(true);
+      },
+      [reply](absl::Status s) { reply(s); });
+}
+
+void SessionRunner::RespondToApproval(std::string lease_id, std::string request_id,
+                                      std::vector<events::ApprovalAnswer> answers,
+                                      std::optional<events::ApprovalAnswer> all,
+                                      StatusReply reply) {
+  auto self = shared_from_this();
+  Post(
+      [self, lease_id = std::move(lease_id), request_id = std::move(request_id),
+       answers = std::move(answers), all = std::move(all), reply] {
+        if (absl::Status s = self->CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
+        reply(self->state_->approvals().Respond(request_id, answers, all));
+      },
+      reply);
+}
+
+CommitExtras SessionRunner::EndExtras() {
+  CommitExtras extras;
+  extras.runtime_hash = SerializeRuntime(state_->runtime());
+  return extras;
+}
+
+absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
+  if (!context_loaded_) {
+    ASSIGN_OR_RETURN(std::vector<events::ContextItem> items, deps_.store.LoadContext(session_id_));
+    ctx_.items = std::move(items);
+    ctx_.runtime_tokens = plan.runtime_tokens;
+    ctx_.meter.Restore(saved_meter_, plan.runtime_tokens, ctx_.items);
+    saved_meter_.clear();
+    context_loaded_ = true;
+  }
+  ctx_.SetRuntime(plan.runtime_tokens);
+  return absl::OkStatus();
+}
+
+absl::Status SessionRunner::LoadContextForWriteLocked(const TurnPlan& plan) {
+  absl::Status loaded = LoadContextLocked(plan);
+  if (loaded.ok()) return loaded;
+  return absl::Status(loaded.code(),
+                      absl::StrCat("session ", session_id_,
+                                   " cannot be written: its model context could not be read: ",
+                                   loaded.message()));
+}
+
 absl::StatusOr<events::ContextEstimate> SessionRunner::Estimate(const TurnPlan& plan) {
   absl::MutexLock lock(&mu_);
-  if (running_) {
+  if (op_state_ == State::kTurn || op_state_ == State::kCompaction) {
     if (std::optional<events::ContextEstimate> latest = state_->estimate()) return *latest;
     return absl::UnavailableError("the context estimate is not known yet");
   }
@@ -177,28 +371,24 @@ absl::StatusOr<events::ContextEstimate> SessionRunner::Estimate(const TurnPlan& 
   return ctx_.meter.Estimate(plan.agent.model.context_window_tokens);
 }
 
-bool SessionRunner::compacting() const {
-  absl::MutexLock lock(&mu_);
-  return running_ && operation_ == Operation::kCompaction;
-}
-
-bool SessionRunner::Interrupt() {
-  absl::MutexLock lock(&mu_);
-  if (!running_ || !cancel_) return false;
-  cancel_->Cancel("interrupted");
-  return true;
-}
-
-absl::Status SessionRunner::RespondToApproval(
-    const std::string& request_id, const std::vector<events::ApprovalAnswer>& answers,
-    const std::optional<events::ApprovalAnswer>& all) {
-  RETURN_IF_ERROR(CheckWritable());
-  return state_->approvals().Respond(request_id, answers, all);
-}
-
 bool SessionRunner::running() const {
   absl::MutexLock lock(&mu_);
-  return running_;
+  return op_state_ != State::kIdle;
+}
+
+bool SessionRunner::compacting() const {
+  absl::MutexLock lock(&mu_);
+  return op_state_ == State::kCompaction;
+}
+
+bool SessionRunner::Idle() const {
+  {
+    absl::MutexLock lock(&mu_);
+    if (op_state_ != State::kIdle || !deferred_.empty()) return false;
+  }
+  // Every subscription holds the log; so do running turns. Only the runner
+  // holding it means nobody watches.
+  return queue_->pending() == 0 && log_.use_count() == 1;
 }
 
 std::unique_ptr<Subscription> SessionRunner::Subscribe(uint64_t after_seq) {
@@ -206,120 +396,11 @@ std::unique_ptr<Subscription> SessionRunner::Subscribe(uint64_t after_seq) {
 }
 
 void SessionRunner::Shutdown() {
-  std::thread t;
-  {
-    absl::MutexLock lock(&mu_);
-    if (running_ && cancel_) cancel_->Cancel("the daemon is shutting down");
-    t = std::move(thread_);
-  }
-  if (t.joinable()) t.join();
-}
-
-absl::Status SessionRunner::RecoverUnfinishedTurn() {
-  absl::MutexLock lock(&recovery_mu_);
-  if (recovered_) return absl::OkStatus();
-  absl::Status s = RecoverLocked();
-  if (s.ok()) {
-    recovered_ = true;
-    if (!recovery_error_.ok()) {
-      RAW_LOG(Info) << "session " << session_id_ << ": its history reads again; writes resume";
-    }
-  } else if (s != recovery_error_) {
-    RAW_LOG(Warning) << "session " << session_id_
-                     << " cannot be written until its history reads; it can still be read: "
-                     << s.message();
-  }
-  recovery_error_ = s;
-  return s;
-}
-
-bool SessionRunner::recovered() const {
-  absl::MutexLock lock(&recovery_mu_);
-  return recovered_;
-}
-
-absl::Status SessionRunner::CheckWritable() {
-  absl::Status s = RecoverUnfinishedTurn();
-  if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat("session ", session_id_,
-                                             " cannot be written: its history could not be read: ",
-                                             s.message()));
-}
-
-absl::Status SessionRunner::RecoverLocked() {
-  // Walk back from the newest event to the latest turn boundary.
-  std::vector<events::SessionEvent> newer;  // newest first
-  std::string cursor;
-  const events::SessionEvent* started = nullptr;
-  while (started == nullptr) {
-    ASSIGN_OR_RETURN(store::HistoryPage page,
-                     store_.GetHistory(session_id_, cursor, 256, store::HistoryDirection::kBackward));
-    for (auto& e : page.events) {
-      if (std::holds_alternative<events::TurnEnded>(e.payload)) return absl::OkStatus();
-      newer.push_back(std::move(e));
-      if (std::holds_alternative<events::TurnStarted>(newer.back().payload)) {
-        started = &newer.back();
-        break;
-      }
-    }
-    if (page.next_cursor.empty()) break;
-    cursor = page.next_cursor;
-  }
-  if (started == nullptr) return absl::OkStatus();  // no turn yet
-  const std::string turn_id = started->turn_id;
-
-  std::set<std::string> answered;
-  std::vector<events::ToolCallInfo> calls;
-  std::optional<events::ApprovalRequested> open_request;
-  for (auto it = newer.rbegin(); it != newer.rend(); ++it) {
-    if (const auto* batch = std::get_if<events::ToolCallBatch>(&it->payload)) {
-      calls.insert(calls.end(), batch->calls.begin(), batch->calls.end());
-    } else if (const auto* result = std::get_if<events::ToolResult>(&it->payload)) {
-      answered.insert(result->call_id);
-    } else if (const auto* request = std::get_if<events::ApprovalRequested>(&it->payload)) {
-      open_request = *request;
-    } else if (std::holds_alternative<events::ApprovalResolved>(it->payload)) {
-      open_request.reset();
-    }
-  }
-  std::vector<events::EventPayload> payloads;
-  CommitExtras extras;
-  // An approval request the crash left open is closed, so that no client
-  // offers to answer it.
-  if (open_request) {
-    events::ApprovalResolved resolved{open_request->request_id, {},
-                                      events::ApprovalResolution::kCancelled};
-    for (const auto& call : open_request->calls) {
-      if (call.state != events::ApprovalState::kPending) continue;
-      resolved.answers.push_back({call.call_id, events::ApprovalDecision::kDeny,
-                                  "the daemon stopped while the call waited for approval"});
-    }
-    payloads.push_back(std::move(resolved));
-  }
-  for (const auto& call : calls) {
-    if (answered.count(call.call_id) > 0) continue;
-    std::string text =
-        "Cancelled: the daemon stopped while this call was pending, so it did not complete.";
-    payloads.push_back(events::ToolResult{call.call_id, call.name, call.tool,
-                                          events::ToolStatus::kCancelled, text, 0, {}});
-    extras.context_appends.push_back(events::ToolOutcome{call.call_id, call.name, text, true});
-  }
-  events::TurnEnded end;
-  end.reason = events::TurnEndReason::kError;
-  end.message = "rawd stopped during this turn without finishing it (it was not shut down cleanly)";
-  payloads.push_back(end);
-  RAW_LOG(Warning) << "session " << session_id_ << ": turn " << turn_id
-                   << " was left unfinished by a previous daemon; recording its end";
-  // A read (Estimate) may have loaded the context while recovery still
-  // failed: what is appended to the store goes to the loaded copy as well,
-  // under the same lock, so that the two never differ.
-  std::vector<events::ContextItem> appended = extras.context_appends;
   absl::MutexLock lock(&mu_);
-  RETURN_IF_ERROR(log_->Commit(turn_id, std::move(payloads), std::move(extras)));
-  if (context_loaded_) {
-    ctx_.items.insert(ctx_.items.end(), appended.begin(), appended.end());
-  }
-  return absl::OkStatus();
+  shutting_down_ = true;
+  if (cancel_) cancel_->Cancel("the daemon is shutting down");
+  mu_.Await(absl::Condition(
+      +[](State* state) { return *state == State::kIdle; }, &op_state_));
 }
 
 }  // namespace raw::loop

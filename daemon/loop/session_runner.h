@@ -1,76 +1,122 @@
 // SessionRunner: one session's live state in the daemon: its SessionLog,
-// its in-memory model context with the context meter, and at most one
-// running operation — a Turn or a manual compaction. /clear is a short
-// operation of its own, refused while another runs.
+// its in-memory model context with the context meter, its serial queue, and
+// at most one running operation — a turn or a manual compaction.
 //
-// Thread-safety: all methods are thread-safe. An operation runs on its own
-// thread; starting another while one runs is refused. The TurnEnded of a
-// turn (and the CompactionEnded of a compaction) is recorded under the
-// runner's lock together with clearing the running flag, so a client that
-// sees it can start the next operation at once.
+// Every change to the session is a command on the session's SerialQueue
+// (common/serial_queue.h): start a turn, interrupt, answer an approval,
+// compact, clear. Commands run one at a time in the order they were posted,
+// on the daemon's WorkerPool, and each finishes its caller's request through
+// a reply callback; no caller ever waits. A command first checks the
+// caller's write lease (write_leases.h). Commands are short: the slow parts
+// (building the turn's plan, which may start MCP servers, resolve secret
+// variables or probe a local server; the turn; the compaction) run as
+// separate pool tasks and post their outcome back to the queue. The running
+// operation's end is recorded by a queue command together with the state
+// going back to idle, so a client that sees TurnEnded can start the next
+// turn at once; a command that arrives while a compaction is recording its
+// end waits for it instead of being refused.
 //
 // Writing needs a readable history. Before the first write the runner reads
 // the newest history back to the last turn boundary (RecoverUnfinishedTurn),
 // and it builds requests from the stored model context. A stored row that
 // does not decode (a damaged event or context item) does not make the runner
 // unusable: reading (Subscribe, Estimate while the context reads) goes on,
-// and each write (StartTurn, StartCompaction, Clear, RespondToApproval)
-// first retries what failed and is refused, naming the session and the row,
-// while it still fails. Nothing stored is changed or removed because of
-// such a row.
+// and each write first retries what failed and is refused, naming the
+// session and the row, while it still fails. Nothing stored is changed or
+// removed because of such a row.
+//
+// Thread-safety: all methods are thread-safe. Replies run on pool threads.
+// Owned by shared_ptr (SessionManager's table and every task in flight hold
+// one), so unloading a session never leaves a dangling runner.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/cancel_token.h"
+#include "common/serial_queue.h"
 #include "common/time.h"
+#include "common/worker_pool.h"
 #include "daemon/loop/session_context.h"
 #include "daemon/loop/session_log.h"
 #include "daemon/loop/session_state.h"
 #include "daemon/loop/turn.h"
+#include "daemon/loop/write_leases.h"
 #include "daemon/store/session_store.h"
 
 namespace raw::loop {
 
-class SessionRunner {
+template <typename T>
+using Reply = std::function<void(absl::StatusOr<T>)>;
+using StatusReply = std::function<void(absl::Status)>;
+
+// What a plan is for: a turn (with providers, MCP tools left to the turn),
+// a compaction (with providers), or only what the model would see (the
+// estimate and /clear: no providers, no key, nothing started).
+enum class PlanPurpose { kTurn, kCompaction, kContextOnly };
+using Planner =
+    std::function<absl::StatusOr<TurnPlan>(PlanPurpose purpose, const std::string& user_text)>;
+
+struct SessionRunnerDeps {
+  store::SessionStore& store;
+  const Clock& clock;
+  WorkerPool& pool;
+  const WriteLeases& leases;
+  // Builds the session's plan from the config of the moment; may be slow
+  // (runs on a pool task, never on the queue).
+  Planner planner;
+  // Removes known secret values from stored tool output (see SessionLog);
+  // may be empty.
+  SessionLog::Redactor redact;
+};
+
+class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
  public:
-  // `redact` (may be empty) removes known secret values from stored tool
-  // output (see SessionLog).
-  SessionRunner(const store::SessionRecord& record, store::SessionStore& store,
-                const Clock& clock, SessionLog::Redactor redact = nullptr);
+  static std::shared_ptr<SessionRunner> Create(const store::SessionRecord& record,
+                                               SessionRunnerDeps deps);
   ~SessionRunner();
 
   const std::string& session_id() const { return session_id_; }
 
-  // Starts `plan` on a new thread. kFailedPrecondition while an operation
-  // runs; see CheckWritable and the header comment for a history or a
-  // model context that cannot be read.
-  absl::Status StartTurn(TurnPlan plan);
-  // Starts a manual compaction with the agent's settings in `plan` (its
-  // user text is unused; its turn id is the operation id).
-  absl::Status StartCompaction(TurnPlan plan);
+  // The writes. Each is refused with kFailedPrecondition unless `lease_id`
+  // holds the session's write lease, and (but Interrupt) while the session
+  // cannot be written.
+
+  // Replies with the turn id once the turn has started, or with the error
+  // that kept it from starting (busy, a config problem, a missing key
+  // variable; kCancelled when interrupted while it was being prepared).
+  void StartTurn(std::string text, std::string lease_id, Reply<std::string> reply);
+  // Replies with the compaction's operation id once it has started.
+  void StartCompaction(std::string lease_id, Reply<std::string> reply);
   // Removes the conversation from the model context (the display history,
-  // usage and agent stay) and records ContextCleared.
-  absl::StatusOr<events::ContextCleared> Clear(const TurnPlan& plan);
-  // Returns false when nothing was running.
-  bool Interrupt();
+  // usage and agent stay), records ContextCleared, replies with the
+  // estimate after.
+  void Clear(std::string lease_id, Reply<events::ContextEstimate> reply);
+  // Replies false when nothing was running.
+  void Interrupt(std::string lease_id, Reply<bool> reply);
+  void RespondToApproval(std::string lease_id, std::string request_id,
+                         std::vector<events::ApprovalAnswer> answers,
+                         std::optional<events::ApprovalAnswer> all, StatusReply reply);
+
   bool running() const;
   bool compacting() const;
+  // True when the session may be unloaded: nothing runs or is queued and
+  // nobody subscribes. (The manager checks the lease itself, and that no
+  // caller holds the runner.)
+  bool Idle() const;
   // The context estimate for `plan`'s runtime: the running operation's
   // latest one, or computed from the stored context (loaded once).
   absl::StatusOr<events::ContextEstimate> Estimate(const TurnPlan& plan);
-  absl::Status RespondToApproval(const std::string& request_id,
-                                 const std::vector<events::ApprovalAnswer>& answers,
-                                 const std::optional<events::ApprovalAnswer>& all);
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
 
-  // Cancels a running turn and waits until its TurnEnded is recorded.
+  // Cancels the running operation (and one being prepared) and waits until
+  // the session is idle; later writes are refused with kUnavailable.
+  // Called from outside the pool (the daemon's shutdown).
   void Shutdown();
 
   // If the daemon stopped in the middle of a turn (a crash, kill -9), the
@@ -86,7 +132,6 @@ class SessionRunner {
   // error unchanged, for example kDataLoss "session S, event seq N: stored
   // payload does not decode: ...". A failed attempt stores nothing.
   absl::Status RecoverUnfinishedTurn();
-  // True once RecoverUnfinishedTurn has succeeded.
   bool recovered() const;
   // OK when the session can be written: RecoverUnfinishedTurn succeeds (it
   // is retried when it has not yet). Otherwise the error every write
@@ -95,27 +140,54 @@ class SessionRunner {
   absl::Status CheckWritable();
 
  private:
-  enum class Operation { kTurn, kCompaction };
-  absl::Status Start(Operation op, TurnPlan plan);
-  void RunThread(Operation op, TurnPlan plan, std::shared_ptr<CancelToken> cancel);
+  enum class State { kIdle, kPreparing, kTurn, kCompaction };
+
+  SessionRunner(const store::SessionRecord& record, SessionRunnerDeps deps);
+
+  // Posts `command` to the queue, or replies kUnavailable when the daemon
+  // stops taking work.
+  void Post(std::function<void()> command, const StatusReply& on_refused);
+  // The checks every write command makes first, on the queue: the lease,
+  // shutdown and (when `needs_history`) a readable history.
+  absl::Status CheckWriteCommand(const std::string& lease_id, bool needs_history);
+  // For a command that must wait for the idle state: true when it may run
+  // now; otherwise it was deferred (a compaction is recording its end) or
+  // refused (busy) through `busy`.
+  bool ReadyOrDefer(std::function<void()> retry, const StatusReply& busy)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // The queue commands of the writes above.
+  void DoStartTurn(const std::string& text, const std::string& lease_id,
+                   const Reply<std::string>& reply);
+  void DoStartCompaction(const std::string& lease_id, const Reply<std::string>& reply);
+  void DoClear(const std::string& lease_id, const Reply<events::ContextEstimate>& reply);
+  // Queue commands that continue an operation.
+  void BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply);
+  void BeginCompaction(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply);
+  void FinishTurn(const std::string& turn_id, const events::TurnEnded& end);
+  // Back to idle: wakes Shutdown and reposts deferred commands.
+  void BecomeIdleLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // Loads the stored context and meter state once; sets the runtime. A
   // failed load is retried by the next call.
   absl::Status LoadContextLocked(const TurnPlan& plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // LoadContextLocked for a write: its error says the session cannot be
   // written (the cause, naming the row, is kept, and so is its code).
   absl::Status LoadContextForWriteLocked(const TurnPlan& plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<events::ContextCleared> ClearLocked(const TurnPlan& plan)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One recovery attempt: walks the history back and closes an unfinished
   // turn.
   absl::Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(recovery_mu_);
   // What a finished operation commits together with its end.
   CommitExtras EndExtras();
-  // Waits (briefly) for a compaction that has recorded its end to finish.
-  void WaitForEndingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string BusyMessage() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string session_id_;
-  store::SessionStore& store_;
+  SessionRunnerDeps deps_;
   std::shared_ptr<SessionLog> log_;
   const std::shared_ptr<SessionState> state_ = std::make_shared<SessionState>();
+  const std::shared_ptr<SerialQueue> queue_;
 
   // Serializes recovery attempts; taken before mu_, never after it.
   mutable absl::Mutex recovery_mu_ ABSL_ACQUIRED_BEFORE(mu_);
@@ -125,17 +197,18 @@ class SessionRunner {
   absl::Status recovery_error_ ABSL_GUARDED_BY(recovery_mu_);
 
   mutable absl::Mutex mu_;
-  bool running_ ABSL_GUARDED_BY(mu_) = false;
-  Operation operation_ ABSL_GUARDED_BY(mu_) = Operation::kTurn;
+  State op_state_ ABSL_GUARDED_BY(mu_) = State::kIdle;
   // The running compaction is recording (or has recorded) its end.
   bool ending_ ABSL_GUARDED_BY(mu_) = false;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // Commands that arrived while a compaction recorded its end.
+  std::vector<std::function<void()>> deferred_ ABSL_GUARDED_BY(mu_);
   bool context_loaded_ ABSL_GUARDED_BY(mu_) = false;
   std::string saved_meter_;  // the stored meter state, until the context is loaded
-  std::string current_turn_ ABSL_GUARDED_BY(mu_);
+  std::string current_op_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<CancelToken> cancel_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_ ABSL_GUARDED_BY(mu_);
-  // Only the running operation touches it (or a caller holding mu_ while
-  // nothing runs); loaded before the first operation starts.
+  // Only the running operation touches it (or a holder of mu_ while the
+  // state is idle); loaded before the first operation starts.
   SessionContext ctx_;
 };
 

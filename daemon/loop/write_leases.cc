@@ -2,6 +2,7 @@
 
 #include <ctime>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
@@ -9,84 +10,159 @@
 namespace raw::loop {
 namespace {
 
-constexpr size_t kMaxRememberedTakeovers = 256;
-
 std::string ClockTime(int64_t unix_ms) {
   std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
   std::tm tm{};
   localtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%H:%M:%S", &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
   return buf;
+}
+
+LeaseClient Named(LeaseClient client) {
+  if (client.name.empty()) client.name = "an unnamed client";
+  return client;
 }
 
 }  // namespace
 
-std::string WriteLeases::Describe(const std::string& session_id, const Lease& lease) {
-  return absl::StrCat("session ", session_id, " is open for writing in \"", lease.client_name,
-                      "\" (since ", ClockTime(lease.since_unix_ms),
-                      "); only that client can write to it until it lets go, or take the write "
-                      "lease over");
+std::string WriteLeases::DescribeHolder(const std::string& session_id,
+                                        const LeaseHolderInfo& holder) {
+  std::string details;
+  if (!holder.client.kind.empty()) details = holder.client.kind;
+  if (holder.client.pid > 0) {
+    absl::StrAppend(&details, details.empty() ? "" : ", ", "pid ", holder.client.pid);
+  }
+  absl::StrAppend(&details, details.empty() ? "" : ", ", "since ",
+                  ClockTime(holder.since_unix_ms));
+  return absl::StrCat("session ", session_id, " is open for writing in \"", holder.client.name,
+                      "\" (", details, "); only that client can write to it until it lets go");
 }
 
-absl::StatusOr<std::string> WriteLeases::Acquire(const std::string& session_id,
-                                                 const std::string& client_name, bool take_over,
-                                                 LostCallback on_lost) {
-  LostCallback previous_lost;
-  std::string id = NewId("lease_");
+absl::StatusOr<WriteLeases::Acquired> WriteLeases::Acquire(const std::string& session_id,
+                                                           const LeaseClient& client,
+                                                           WhenHeld when_held,
+                                                           LeaseCallbacks callbacks) {
+  Acquired acquired;
+  std::function<void(const LeaseHolderInfo&)> tell_holder;
+  LeaseHolderInfo asking{Named(client), clock_.NowUnixMs()};
   {
     absl::MutexLock lock(&mu_);
     auto it = leases_.find(session_id);
-    if (it != leases_.end()) {
-      if (!take_over) return absl::FailedPreconditionError(Describe(session_id, it->second));
-      previous_lost = std::move(it->second.on_lost);
-      if (taken_over_.size() >= kMaxRememberedTakeovers) taken_over_.erase(taken_over_.begin());
-      taken_over_[it->second.id] = client_name;
-      leases_.erase(it);
+    if (it == leases_.end()) {
+      acquired.lease_id = NewId("lease_");
+      leases_[session_id] = Lease{acquired.lease_id, asking, std::move(callbacks), {}};
+      return acquired;
     }
-    leases_[session_id] = Lease{id, client_name.empty() ? "an unnamed client" : client_name,
-                                clock_.NowUnixMs(), std::move(on_lost)};
+    if (when_held == WhenHeld::kRefuse) {
+      return absl::FailedPreconditionError(DescribeHolder(session_id, it->second.holder));
+    }
+    acquired.wait_id = NewId("wait_");
+    acquired.holder = it->second.holder;
+    it->second.waiters.push_back(Waiter{acquired.wait_id, asking, std::move(callbacks)});
+    tell_holder = it->second.callbacks.handover_requested;
   }
-  if (previous_lost) previous_lost(client_name);
-  return id;
+  if (tell_holder) tell_holder(asking);
+  return acquired;
 }
 
 void WriteLeases::Release(const std::string& session_id, const std::string& lease_id) {
+  std::function<void(const std::string&)> grant;
+  std::string granted_id;
+  std::function<void(const LeaseHolderInfo&)> tell_new_holder;
+  std::vector<LeaseHolderInfo> still_waiting;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = leases_.find(session_id);
+    if (it == leases_.end() || it->second.id != lease_id) return;
+    Lease& lease = it->second;
+    if (lease.waiters.empty()) {
+      leases_.erase(it);
+      return;
+    }
+    Waiter next = std::move(lease.waiters.front());
+    lease.waiters.pop_front();
+    granted_id = NewId("lease_");
+    lease.id = granted_id;
+    lease.holder = next.info;
+    lease.holder.since_unix_ms = clock_.NowUnixMs();
+    lease.callbacks = std::move(next.callbacks);
+    grant = lease.callbacks.granted;
+    // The new holder hears of the requests still waiting, after its grant.
+    tell_new_holder = lease.callbacks.handover_requested;
+    for (const Waiter& w : lease.waiters) still_waiting.push_back(w.info);
+  }
+  if (grant) grant(granted_id);
+  if (tell_new_holder) {
+    for (const LeaseHolderInfo& w : still_waiting) tell_new_holder(w);
+  }
+}
+
+void WriteLeases::CancelWait(const std::string& session_id, const std::string& wait_id) {
   absl::MutexLock lock(&mu_);
   auto it = leases_.find(session_id);
-  if (it != leases_.end() && it->second.id == lease_id) leases_.erase(it);
+  if (it == leases_.end()) return;
+  auto& waiters = it->second.waiters;
+  for (auto w = waiters.begin(); w != waiters.end(); ++w) {
+    if (w->id == wait_id) {
+      waiters.erase(w);
+      return;
+    }
+  }
+}
+
+absl::StatusOr<int> WriteLeases::Decline(const std::string& session_id,
+                                         const std::string& lease_id) {
+  std::deque<Waiter> declined;
+  LeaseHolderInfo holder;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = leases_.find(session_id);
+    if (it == leases_.end() || it->second.id != lease_id) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the write lease ", lease_id.empty() ? "(none)" : lease_id, " does not hold session ",
+          session_id, "; only the holder can decline a handover"));
+    }
+    declined.swap(it->second.waiters);
+    holder = it->second.holder;
+  }
+  const absl::Status why = absl::FailedPreconditionError(
+      absl::StrCat(DescribeHolder(session_id, holder), "; it kept the lease"));
+  for (Waiter& w : declined) {
+    if (w.callbacks.declined) w.callbacks.declined(why);
+  }
+  return static_cast<int>(declined.size());
 }
 
 absl::Status WriteLeases::CheckWrite(const std::string& session_id,
                                      const std::string& lease_id) const {
   absl::MutexLock lock(&mu_);
   auto it = leases_.find(session_id);
-  if (it == leases_.end()) {
-    if (lease_id.empty()) return absl::OkStatus();
-    auto taken = taken_over_.find(lease_id);
-    if (taken != taken_over_.end()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("this client's write lease on session ", session_id,
-                       " was taken over by \"", taken->second, "\""));
-    }
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the write lease ", lease_id, " does not hold session ", session_id,
-        " (it ended); acquire the lease again"));
+  if (it != leases_.end()) {
+    if (!lease_id.empty() && it->second.id == lease_id) return absl::OkStatus();
+    return absl::FailedPreconditionError(DescribeHolder(session_id, it->second.holder));
   }
-  if (it->second.id == lease_id) return absl::OkStatus();
-  auto taken = taken_over_.find(lease_id);
-  if (taken != taken_over_.end()) {
+  if (lease_id.empty()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("this client's write lease on session ", session_id,
-                     " was taken over by \"", taken->second, "\""));
+        absl::StrCat("session ", session_id,
+                     " is not open for writing: a write needs the session's write lease "
+                     "(AcquireLease)"));
   }
-  return absl::FailedPreconditionError(Describe(session_id, it->second));
+  return absl::FailedPreconditionError(absl::StrCat("the write lease ", lease_id,
+                                                    " does not hold session ", session_id,
+                                                    " (it ended); acquire the lease again"));
 }
 
-std::string WriteLeases::Holder(const std::string& session_id) const {
+std::optional<LeaseHolderInfo> WriteLeases::Holder(const std::string& session_id) const {
   absl::MutexLock lock(&mu_);
   auto it = leases_.find(session_id);
-  return it == leases_.end() ? "" : it->second.client_name;
+  if (it == leases_.end()) return std::nullopt;
+  return it->second.holder;
+}
+
+bool WriteLeases::InUse(const std::string& session_id) const {
+  absl::MutexLock lock(&mu_);
+  return leases_.count(session_id) > 0;
 }
 
 }  // namespace raw::loop

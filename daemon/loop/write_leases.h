@@ -1,23 +1,31 @@
 // WriteLeases: which client may write to each session.
 //
-// One writer per session: a client acquires the session's write lease and
-// names itself; while it holds the lease, writes (StartTurn, InterruptTurn,
-// RespondToApproval, Compact, ClearContext) from anyone else are refused
-// with an error naming the holder. Reading and watching need no lease. The
-// holder releases it (disconnecting does that: the API ties a lease to an
-// open stream) or another client takes it over explicitly, and the old
-// holder is told who took it. While no client holds a session's lease, a
-// write without a lease is accepted on its own (one-shot clients such as
-// `raw run`).
+// One writer per session, as the spec says: "A session can be open in one
+// writer at a time. Another process can read it but cannot write to it
+// until the writer releases it." A client acquires the session's write
+// lease; every write (StartTurn, InterruptTurn, RespondToApproval, Compact,
+// ClearContext) must carry the lease id of its holder and is refused
+// otherwise, naming the holder. Reading and watching need no lease.
+//
+// A lease ends only when its holder releases it (the API ties a lease to an
+// open stream, so a client's exit, crash or kill -9 releases it as soon as
+// the daemon sees the stream end). Nobody takes a live holder's lease: a
+// client may instead request a handover. The holder is told who asks
+// (`handover_requested`) and either releases, which grants the lease to the
+// oldest waiting requester (`granted`), or declines, which ends every
+// waiting request (`declined`).
 //
 // Leases live in memory only: a daemon restart ends every client's stream,
-// so no lease can outlive it. Thread-safe; `on_lost` callbacks run on the
-// thread that took the lease over, after the table's lock is released.
+// so no lease can outlive it. Thread-safe. Callbacks run after the table's
+// lock is released, on the thread of the call that caused them; they must
+// not block and must not call back into this table.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -27,46 +35,85 @@
 
 namespace raw::loop {
 
+// Who holds or asks for a lease, as the client describes itself.
+struct LeaseClient {
+  std::string name;  // e.g. "raw (pid 4242)"
+  std::string kind;  // "raw", "raw run", "raw-dashboard", "raw-acp"
+  int64_t pid = 0;
+};
+
+struct LeaseHolderInfo {
+  LeaseClient client;
+  int64_t since_unix_ms = 0;  // granted at (or, for a requester, asked at)
+};
+
+struct LeaseCallbacks {
+  // A waiting request was granted: the lease id its writes carry.
+  std::function<void(const std::string& lease_id)> granted;
+  // To the holder: `requester` asks for the lease.
+  std::function<void(const LeaseHolderInfo& requester)> handover_requested;
+  // A waiting request ends without the lease (the holder declined).
+  std::function<void(const absl::Status& why)> declined;
+};
+
+enum class WhenHeld {
+  kRefuse,           // fail at once, naming the holder
+  kRequestHandover,  // ask the holder and wait
+};
+
 class WriteLeases {
  public:
-  using LostCallback = std::function<void(const std::string& taken_by)>;
+  struct Acquired {
+    std::string lease_id;  // set when granted at once
+    std::string wait_id;   // set when waiting for a handover
+    LeaseHolderInfo holder;  // who holds it, when waiting
+  };
 
   explicit WriteLeases(const Clock& clock) : clock_(clock) {}
 
-  // Grants the lease of `session_id` to `client_name` and returns its id.
-  // When another client holds it: kFailedPrecondition naming the holder,
-  // unless `take_over`, in which case the holder's `on_lost` is called.
-  // `on_lost` must not block or call back into this table.
-  absl::StatusOr<std::string> Acquire(const std::string& session_id,
-                                      const std::string& client_name, bool take_over,
-                                      LostCallback on_lost);
+  // Grants the lease of `session_id` when nobody holds it. When another
+  // client holds it: kFailedPrecondition naming the holder (kRefuse), or a
+  // waiting request (kRequestHandover): the holder's handover_requested
+  // runs, and later this request's granted or declined.
+  absl::StatusOr<Acquired> Acquire(const std::string& session_id, const LeaseClient& client,
+                                   WhenHeld when_held, LeaseCallbacks callbacks);
 
-  // Ends the lease if `lease_id` still holds it; otherwise does nothing.
+  // Ends the lease if `lease_id` still holds it; the oldest waiting request,
+  // if any, is granted it. Otherwise does nothing.
   void Release(const std::string& session_id, const std::string& lease_id);
+  // Withdraws a waiting request (its client went away). No callback runs.
+  void CancelWait(const std::string& session_id, const std::string& wait_id);
+  // The holder keeps its lease: every waiting request is declined. Returns
+  // how many; kFailedPrecondition when `lease_id` does not hold the lease.
+  absl::StatusOr<int> Decline(const std::string& session_id, const std::string& lease_id);
 
-  // OK when `lease_id` holds the session's lease, or when nobody holds it
-  // and `lease_id` is empty. Otherwise kFailedPrecondition naming the
-  // holder (or saying that this client's lease was taken over or ended).
+  // OK only when `lease_id` holds the session's lease. Otherwise
+  // kFailedPrecondition naming the holder, or saying that nobody holds it.
   absl::Status CheckWrite(const std::string& session_id, const std::string& lease_id) const;
 
-  // The holder's client name; empty when nobody holds the lease.
-  std::string Holder(const std::string& session_id) const;
+  std::optional<LeaseHolderInfo> Holder(const std::string& session_id) const;
+  // True while a client holds the session's lease or waits for it.
+  bool InUse(const std::string& session_id) const;
+
+  // "session S is open for writing in "NAME" (KIND, pid P, since T)".
+  static std::string DescribeHolder(const std::string& session_id, const LeaseHolderInfo& holder);
 
  private:
+  struct Waiter {
+    std::string id;
+    LeaseHolderInfo info;
+    LeaseCallbacks callbacks;
+  };
   struct Lease {
     std::string id;
-    std::string client_name;
-    int64_t since_unix_ms = 0;
-    LostCallback on_lost;
+    LeaseHolderInfo holder;
+    LeaseCallbacks callbacks;
+    std::deque<Waiter> waiters;
   };
-  static std::string Describe(const std::string& session_id, const Lease& lease);
 
   const Clock& clock_;
   mutable absl::Mutex mu_;
   std::map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);  // by session id
-  // Lease ids that were taken over, with who took them, so a writer that
-  // lost its lease gets a precise message. Bounded: the oldest are dropped.
-  std::map<std::string, std::string> taken_over_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace raw::loop

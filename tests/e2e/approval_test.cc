@@ -182,6 +182,7 @@ TEST_F(ContractTest, InterruptWhileWaitingForApprovalCancelsEveryUnfinishedCall)
   ASSERT_TRUE(stream.WaitFor(IsApprovalRequest).has_value());
   raw::v1::InterruptTurnRequest req;
   req.set_session_id(session);
+  req.set_lease_id(LeaseFor(stub(), session));
   raw::v1::InterruptTurnResponse resp;
   grpc::ClientContext ctx;
   ASSERT_TRUE(stub().InterruptTurn(&ctx, req, &resp).ok());

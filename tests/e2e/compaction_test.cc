@@ -68,7 +68,7 @@ class CompactionTest : public ContractTest {
                        const std::string& lease = "") {
     raw::v1::CompactRequest req;
     req.set_session_id(session);
-    req.set_lease_id(lease);
+    req.set_lease_id(lease.empty() ? LeaseFor(stub(), session) : lease);
     raw::v1::CompactResponse resp;
     grpc::ClientContext ctx;
     grpc::Status s = stub().Compact(&ctx, req, &resp);
@@ -250,6 +250,7 @@ TEST_F(CompactionTest, AnInterruptedCompactionKeepsTheContext) {
   EXPECT_EQ(GetSession(session).turn_state(), raw::v1::TURN_STATE_COMPACTING);
   raw::v1::InterruptTurnRequest req;
   req.set_session_id(session);
+  req.set_lease_id(LeaseFor(stub(), session));
   raw::v1::InterruptTurnResponse resp;
   grpc::ClientContext ctx;
   ASSERT_TRUE(stub().InterruptTurn(&ctx, req, &resp).ok());
@@ -487,6 +488,7 @@ TEST_F(CompactionTest, ClearEmptiesTheModelContextButKeepsHistoryAndUsage) {
 
   raw::v1::ClearContextRequest req;
   req.set_session_id(session);
+  req.set_lease_id(LeaseFor(stub(), session));
   raw::v1::ClearContextResponse resp;
   grpc::ClientContext ctx;
   ASSERT_TRUE(stub().ClearContext(&ctx, req, &resp).ok());

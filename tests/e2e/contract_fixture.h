@@ -96,6 +96,7 @@ class ContractTest : public ::testing::Test {
     req.set_all(all);
     req.set_all_message(message);
     for (const auto& a : answers) *req.add_answers() = a;
+    req.set_lease_id(LeaseFor(stub(), session));
     raw::v1::RespondToApprovalResponse resp;
     grpc::ClientContext ctx;
     return stub().RespondToApproval(&ctx, req, &resp);

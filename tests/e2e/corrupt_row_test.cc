@@ -103,6 +103,7 @@ class CorruptRowTest : public E2eTest {
     raw::v1::StartTurnRequest req;
     req.set_session_id(session);
     req.set_text(text);
+    req.set_lease_id(LeaseFor(stub(), session));
     raw::v1::StartTurnResponse resp;
     grpc::ClientContext ctx;
     return stub().StartTurn(&ctx, req, &resp);

@@ -39,6 +39,7 @@ bool InterruptTurn(raw::v1::Raw::Stub& stub, const std::string& session) {
   grpc::ClientContext ctx;
   raw::v1::InterruptTurnRequest req;
   req.set_session_id(session);
+  req.set_lease_id(LeaseFor(stub, session));
   raw::v1::InterruptTurnResponse resp;
   grpc::Status s = stub.InterruptTurn(&ctx, req, &resp);
   EXPECT_TRUE(s.ok()) << s.error_message();

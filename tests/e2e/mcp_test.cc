@@ -188,6 +188,7 @@ TEST_F(McpTest, InterruptingTheTurnCancelsTheServersCall) {
   ASSERT_TRUE(stream.WaitFor([](const raw::v1::Event& e) { return e.has_tool_progress(); }));
   raw::v1::InterruptTurnRequest req;
   req.set_session_id(session);
+  req.set_lease_id(LeaseFor(stub(), session));
   raw::v1::InterruptTurnResponse resp;
   grpc::ClientContext ctx;
   ASSERT_TRUE(stub().InterruptTurn(&ctx, req, &resp).ok());

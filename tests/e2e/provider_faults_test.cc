@@ -93,6 +93,7 @@ class ProviderFaultTest : public ::testing::TestWithParam<FaultCase> {
   bool Interrupt() {
     raw::v1::InterruptTurnRequest request;
     request.set_session_id(session_);
+    request.set_lease_id(LeaseFor(stub(), session_));
     raw::v1::InterruptTurnResponse response;
     grpc::ClientContext context;
     return stub().InterruptTurn(&context, request, &response).ok() && response.interrupted();

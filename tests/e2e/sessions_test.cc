@@ -20,6 +20,7 @@ namespace raw::e2e {
 namespace {
 
 namespace chat = testing::chat;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 class SessionsTest : public ContractTest {
@@ -71,24 +72,27 @@ class SessionsTest : public ContractTest {
   std::string DatabasePath() const { return daemon_->state_dir() + "/sessions-v1.sqlite3"; }
 };
 
-// A client holding a session's write lease: the first LeaseEvent has been
-// read; later ones (LeaseLost) are read by Next().
+// A client asking for a session's write lease: the first LeaseEvent has been
+// read (`granted`, or `waiting` when it asked for a handover); later ones
+// are read by Next().
 class LeaseHolder {
  public:
   LeaseHolder(raw::v1::Raw::Stub& stub, const std::string& session, const std::string& name,
-              bool take_over = false) {
+              bool request_handover = false) {
     raw::v1::AcquireLeaseRequest req;
     req.set_session_id(session);
     req.set_client_name(name);
-    req.set_request_handover(take_over);
+    req.set_client_kind("test client");
+    req.set_client_pid(4242);
+    req.set_request_handover(request_handover);
     reader_ = stub.AcquireLease(&ctx_, req);
-    raw::v1::LeaseEvent first;
-    if (reader_->Read(&first) && first.has_granted()) {
-      lease_id_ = first.granted().lease_id();
+    if (reader_->Read(&first_)) {
+      if (first_.has_granted()) lease_id_ = first_.granted().lease_id();
     } else {
       ended_ = true;  // refused: the stream is over
     }
   }
+  const raw::v1::LeaseEvent& first() const { return first_; }
   ~LeaseHolder() { Close(); }
 
   const std::string& lease_id() const { return lease_id_; }
@@ -114,6 +118,7 @@ class LeaseHolder {
  private:
   grpc::ClientContext ctx_;
   std::unique_ptr<grpc::ClientReader<raw::v1::LeaseEvent>> reader_;
+  raw::v1::LeaseEvent first_;
   std::string lease_id_;
   bool ended_ = false;
   bool closed_ = false;
@@ -170,28 +175,82 @@ TEST_F(SessionsTest, OneWriterPerSessionOthersReadAndWatch) {
   Turn(session, "now me", chat::TextAnswer("ok"));
 }
 
-TEST_F(SessionsTest, TakingOverTellsTheOldHolderAndRefusesItsWrites) {
+TEST_F(SessionsTest, AHandoverIsAskedForAndGrantedOnlyWhenTheHolderLetsGo) {
   StartDaemon("");
   std::string session = daemon_->CreateSession();
   LeaseHolder terminal(stub(), session, "raw (pid 7)");
   ASSERT_FALSE(terminal.lease_id().empty());
-  LeaseHolder browser(stub(), session, "dashboard", /*take_over=*/true);
-  ASSERT_FALSE(browser.lease_id().empty());
+  raw::v1::Session held = GetSession(session);
+  EXPECT_EQ(held.writer_holder().client_name(), "raw (pid 7)");
+  EXPECT_EQ(held.writer_holder().client_kind(), "test client");
+  EXPECT_EQ(held.writer_holder().client_pid(), 4242);
+  EXPECT_GT(held.writer_holder().since_unix_ms(), 0);
 
-  raw::v1::LeaseEvent lost;
-  ASSERT_TRUE(terminal.Next(&lost));
-  ASSERT_TRUE(lost.has_handover_requested());
-  EXPECT_EQ(lost.handover_requested().requester().client_name(), "dashboard");
-  raw::v1::LeaseEvent none;
-  EXPECT_FALSE(terminal.Next(&none));  // the stream ends after LeaseLost
-  EXPECT_TRUE(terminal.Close().ok());
+  // Without asking for a handover the refusal names the holder in full.
+  LeaseHolder refused(stub(), session, "dashboard");
+  EXPECT_TRUE(refused.lease_id().empty());
+  EXPECT_THAT(refused.Close().error_message(),
+              AllOf(HasSubstr("\"raw (pid 7)\""), HasSubstr("test client"), HasSubstr("pid 4242"),
+                    HasSubstr("since ")));
+
+  // Asking: the asker waits, the holder is told, nothing is taken.
+  LeaseHolder browser(stub(), session, "dashboard", /*request_handover=*/true);
+  ASSERT_TRUE(browser.first().has_waiting());
+  EXPECT_EQ(browser.first().waiting().holder().client_name(), "raw (pid 7)");
+  raw::v1::LeaseEvent asked;
+  ASSERT_TRUE(terminal.Next(&asked));
+  ASSERT_TRUE(asked.has_handover_requested());
+  EXPECT_EQ(asked.handover_requested().requester().client_name(), "dashboard");
+  EXPECT_EQ(GetSession(session).writer(), "raw (pid 7)");
+  fake_.Enqueue(chat::TextAnswer("still mine"));
+  ASSERT_TRUE(Start(session, "hi", terminal.lease_id()).ok());
+
+  // The holder lets go: the asker is granted the lease, the old id is dead.
+  EXPECT_TRUE(terminal.Close().ok() || terminal.Close().error_code() == grpc::CANCELLED);
+  raw::v1::LeaseEvent granted;
+  ASSERT_TRUE(browser.Next(&granted));
+  ASSERT_TRUE(granted.has_granted());
   EXPECT_EQ(GetSession(session).writer(), "dashboard");
+  grpc::Status stale = Start(session, "hi", terminal.lease_id());
+  EXPECT_EQ(stale.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(stale.error_message(), HasSubstr("\"dashboard\""));
+}
 
-  grpc::Status refused = Start(session, "hi", terminal.lease_id());
-  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_THAT(refused.error_message(), HasSubstr("taken over by \"dashboard\""));
-  fake_.Enqueue(chat::TextAnswer("ok"));
-  EXPECT_TRUE(Start(session, "hi", browser.lease_id()).ok());
+TEST_F(SessionsTest, AHolderThatDeclinesKeepsTheLeaseAndTheAskerIsTold) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  LeaseHolder terminal(stub(), session, "raw (pid 7)");
+  ASSERT_FALSE(terminal.lease_id().empty());
+  LeaseHolder browser(stub(), session, "dashboard", /*request_handover=*/true);
+  ASSERT_TRUE(browser.first().has_waiting());
+  raw::v1::LeaseEvent asked;
+  ASSERT_TRUE(terminal.Next(&asked));
+
+  // Only the holder can decline.
+  {
+    raw::v1::DeclineHandoverRequest req;
+    req.set_session_id(session);
+    req.set_lease_id("lease_of_someone_else");
+    raw::v1::DeclineHandoverResponse resp;
+    grpc::ClientContext ctx;
+    EXPECT_EQ(stub().DeclineHandover(&ctx, req, &resp).error_code(),
+              grpc::StatusCode::FAILED_PRECONDITION);
+  }
+  raw::v1::DeclineHandoverRequest req;
+  req.set_session_id(session);
+  req.set_lease_id(terminal.lease_id());
+  raw::v1::DeclineHandoverResponse resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub().DeclineHandover(&ctx, req, &resp).ok());
+  EXPECT_EQ(resp.declined(), 1);
+  raw::v1::LeaseEvent none;
+  EXPECT_FALSE(browser.Next(&none));
+  grpc::Status ended = browser.Close();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(ended.error_message(), HasSubstr("kept the lease"));
+  EXPECT_EQ(GetSession(session).writer(), "raw (pid 7)");
+  fake_.Enqueue(chat::TextAnswer("mine"));
+  EXPECT_TRUE(Start(session, "hi", terminal.lease_id()).ok());
 }
 
 TEST_F(SessionsTest, HistoryPagesInBothDirectionsWithCursorsThatSurviveAppends) {

@@ -1,4 +1,5 @@
 #include "tests/support/test_daemon.h"
+#include "tests/support/test_leases.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -314,6 +315,7 @@ std::string StartTurn(raw::v1::Raw::Stub& stub, const std::string& session_id,
   raw::v1::StartTurnRequest req;
   req.set_session_id(session_id);
   req.set_text(text);
+  req.set_lease_id(LeaseFor(stub, session_id));
   raw::v1::StartTurnResponse resp;
   grpc::Status s = stub.StartTurn(&ctx, req, &resp);
   if (status != nullptr) {

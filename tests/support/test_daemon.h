@@ -24,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "raw/v1/raw_service.grpc.pb.h"
+#include "tests/support/test_leases.h"
 
 namespace raw::e2e {
 
@@ -119,7 +120,8 @@ class EventStream {
   std::thread thread_;
 };
 
-// Starts a turn and returns its id (fails the test on error).
+// Starts a turn under the test's write lease of the session (LeaseFor,
+// test_leases.h) and returns its id (fails the test on error).
 std::string StartTurn(raw::v1::Raw::Stub& stub, const std::string& session_id,
                       const std::string& text, grpc::Status* status = nullptr);
 

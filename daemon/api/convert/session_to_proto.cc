@@ -41,7 +41,14 @@ raw::v1::Session ToProto(const loop::SessionInfo& info) {
   out.set_title(r.title);
   *out.mutable_usage() = ToProto(r.usage);
   out.set_requests(r.usage_requests);
-  out.set_writer(info.writer);
+  if (info.writer) {
+    out.set_writer(info.writer->client.name);
+    raw::v1::LeaseHolder* holder = out.mutable_writer_holder();
+    holder->set_client_name(info.writer->client.name);
+    holder->set_client_kind(info.writer->client.kind);
+    holder->set_client_pid(info.writer->client.pid);
+    holder->set_since_unix_ms(info.writer->since_unix_ms);
+  }
   out.set_expires_at_unix_ms(info.expires_at_unix_ms);
   if (info.context) *out.mutable_context() = ToProto(*info.context);
   return out;

@@ -1,15 +1,23 @@
 // AcquireLease: a server stream that holds a session's write lease for as
-// long as it stays open.
+// long as it stays open (see loop/write_leases.h).
 //
-// The first message grants the lease (with the id writes carry). The lease
-// ends when the client closes the stream or disconnects (OnCancel), when
-// the daemon drains its streams at shutdown, or when another client takes
-// it over: the loop calls on_lost on the taking client's thread, which only
-// records the taker and, when no write is in flight, starts the LeaseLost
-// write; the stream then finishes OK. One write is in flight at a time;
-// Finish is called once, by whoever ends the stream, never under mu_.
+// Messages, in order: `granted` (at once when the lease is free; after
+// `waiting` when this client asked for a handover and the holder released),
+// and, to the holder, one `handover_requested` per client that asks. The
+// lease ends when the client closes the stream or its connection ends
+// (OnCancel: exit, crash, kill -9), or when the daemon drains its streams at
+// shutdown. A handover request that the holder declines ends the stream
+// with FAILED_PRECONDITION.
+//
+// The reactor is the callbacks' target from its construction, before the
+// lease table can call it, so no message can be lost between the grant and
+// the reactor's registration; the grant is queued while the reactor's lock
+// is held, so it is always written before any later message. One write is
+// in flight at a time; Finish is called once, after the queued messages,
+// never under mu_. Lock order: Gate::mu, then mu_.
 #include <grpcpp/alarm.h>
 
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -21,82 +29,86 @@
 namespace raw::api::rpc {
 namespace {
 
+void ToProto(const loop::LeaseHolderInfo& info, raw::v1::LeaseHolder* out) {
+  out->set_client_name(info.client.name);
+  out->set_client_kind(info.client.kind);
+  out->set_client_pid(info.client.pid);
+  out->set_since_unix_ms(info.since_unix_ms);
+}
+
 class LeaseReactor final : public LeaseStream, public DrainableStream {
  public:
   LeaseReactor(loop::SessionManager& sessions, ActiveStreams& streams, std::string session_id)
-      : sessions_(sessions), streams_(streams), session_id_(std::move(session_id)) {}
+      : sessions_(sessions), streams_(streams), session_id_(std::move(session_id)) {
+    absl::MutexLock lock(&gate_->mu);
+    gate_->target = this;
+  }
 
-  void Start(const std::string& client_name, bool take_over) {
+  void Start(const raw::v1::AcquireLeaseRequest& request) {
     if (!streams_.Add(this)) {
-      FinishOnce(absl::UnavailableError("rawd is shutting down"));
+      End(absl::UnavailableError("rawd is shutting down"));
       return;
     }
     registered_ = true;
-    std::weak_ptr<Gate> gate = gate_;
-    absl::StatusOr<std::string> lease = sessions_.AcquireLease(
-        session_id_, client_name, take_over, [gate](const std::string& taken_by) {
-          if (auto g = gate.lock()) {
-            absl::MutexLock lock(&g->mu);
-            if (g->target != nullptr) g->target->OnLost(taken_by);
-          }
-        });
-    if (!lease.ok()) {
-      FinishOnce(lease.status());
-      return;
-    }
+    loop::LeaseClient client{request.client_name(), request.client_kind(), request.client_pid()};
+    std::weak_ptr<Gate> weak = gate_;
+    loop::LeaseCallbacks callbacks;
+    callbacks.granted = [weak](const std::string& lease_id) {
+      WithTarget(weak, [&](LeaseReactor& r) { r.OnGranted(lease_id); });
+    };
+    callbacks.handover_requested = [weak](const loop::LeaseHolderInfo& requester) {
+      WithTarget(weak, [&](LeaseReactor& r) {
+        raw::v1::LeaseEvent event;
+        ToProto(requester, event.mutable_handover_requested()->mutable_requester());
+        r.Queue(std::move(event));
+      });
+    };
+    callbacks.declined = [weak](const absl::Status& why) {
+      WithTarget(weak, [&](LeaseReactor& r) {
+        {
+          absl::MutexLock lock(&r.mu_);
+          r.wait_id_.clear();  // the request is over
+        }
+        r.End(why);
+      });
+    };
+    absl::Status refused;
     {
       absl::MutexLock lock(&mu_);
-      lease_id_ = *lease;
-      writing_ = true;
+      absl::StatusOr<loop::WriteLeases::Acquired> acquired = sessions_.AcquireLease(
+          session_id_, client,
+          request.request_handover() ? loop::WhenHeld::kRequestHandover : loop::WhenHeld::kRefuse,
+          std::move(callbacks));
+      if (!acquired.ok()) {
+        refused = acquired.status();
+      } else if (!acquired->lease_id.empty()) {
+        lease_id_ = acquired->lease_id;
+        pending_.emplace_back().mutable_granted()->set_lease_id(lease_id_);
+      } else {
+        wait_id_ = acquired->wait_id;
+        ToProto(acquired->holder, pending_.emplace_back().mutable_waiting()->mutable_holder());
+      }
     }
-    {
-      absl::MutexLock lock(&gate_->mu);
-      gate_->target = this;
+    if (!refused.ok()) {
+      End(refused);
+      return;
     }
-    message_.mutable_granted()->set_lease_id(*lease);
-    StartWrite(&message_);
+    Pump();
   }
 
   void OnWriteDone(bool ok) override {
-    bool send_lost = false;
-    bool finish = false;
-    absl::Status status = absl::OkStatus();
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
-      if (!ok) {
-        finish = true;
-        status = absl::CancelledError("the stream was closed");
-      } else if (lost_sent_ || draining_) {
-        finish = true;
-        if (draining_ && !lost_sent_) status = absl::UnavailableError("rawd is shutting down");
-      } else if (lost_) {
-        send_lost = true;
-        lost_sent_ = true;
-        writing_ = true;
-      }
+      if (!ok && end_.ok()) end_ = absl::CancelledError("the stream was closed");
     }
-    if (send_lost) {
-      message_.Clear();
-      message_.mutable_handover_requested()->mutable_requester()->set_client_name(taken_by_);
-      StartWrite(&message_);
-      return;
-    }
-    if (finish) {
-      Release();
-      FinishOnce(status);
-    }
+    if (!ok) LetGo();
+    Pump();
   }
 
   void OnCancel() override {
-    Release();
-    bool finish;
-    {
-      absl::MutexLock lock(&mu_);
-      cancelled_ = true;
-      finish = !writing_;
-    }
-    if (finish) FinishOnce(absl::CancelledError("cancelled by the client"));
+    LetGo();
+    End(absl::CancelledError("cancelled by the client"));
   }
 
   void OnDone() override {
@@ -104,27 +116,29 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
       absl::MutexLock lock(&gate_->mu);
       gate_->target = nullptr;
     }
-    Release();
+    LetGo();
     if (registered_) streams_.Remove(this);
     delete this;
   }
 
   // Called by ActiveStreams with its lock held: quick, no callbacks into it.
   void Drain() override {
-    bool finish;
     {
       absl::MutexLock lock(&mu_);
-      draining_ = true;
-      finish = !writing_;
+      if (end_.ok()) end_ = absl::UnavailableError("rawd is shutting down");
+      if (writing_ || finished_) return;  // OnWriteDone finishes
     }
-    if (!finish) return;
     // Not inline: finishing may end in OnDone, which takes the registry's
-    // lock that the caller holds.
+    // lock that the caller holds. Through the gate: the stream may be gone
+    // by the time the alarm fires.
     auto* alarm = new grpc::Alarm();
-    alarm->Set(gpr_now(GPR_CLOCK_MONOTONIC), [this, alarm](bool /*fired*/) {
+    std::weak_ptr<Gate> weak = gate_;
+    alarm->Set(gpr_now(GPR_CLOCK_MONOTONIC), [weak, alarm](bool /*fired*/) {
       delete alarm;
-      Release();
-      FinishOnce(absl::UnavailableError("rawd is shutting down"));
+      WithTarget(weak, [](LeaseReactor& r) {
+        r.LetGo();
+        r.Pump();
+      });
     });
   }
 
@@ -134,60 +148,99 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
     LeaseReactor* target ABSL_GUARDED_BY(mu) = nullptr;
   };
 
-  // On the thread of the client that took the lease over.
-  void OnLost(const std::string& taken_by) {
-    bool write_now;
+  template <typename Fn>
+  static void WithTarget(const std::weak_ptr<Gate>& weak, const Fn& fn) {
+    std::shared_ptr<Gate> gate = weak.lock();
+    if (gate == nullptr) return;
+    absl::MutexLock lock(&gate->mu);
+    if (gate->target != nullptr) fn(*gate->target);
+  }
+
+  void OnGranted(const std::string& lease_id) {
+    bool keep;
     {
       absl::MutexLock lock(&mu_);
-      if (lost_ || finished_) return;
-      lost_ = true;
-      taken_by_ = taken_by;
-      lease_id_.clear();  // the lease is already someone else's
-      write_now = !writing_ && !cancelled_ && !draining_;
-      if (write_now) {
-        writing_ = true;
-        lost_sent_ = true;
+      wait_id_.clear();
+      keep = end_.ok() && !finished_;
+      if (keep) {
+        lease_id_ = lease_id;
+        pending_.emplace_back().mutable_granted()->set_lease_id(lease_id);
       }
     }
-    if (!write_now) return;
-    message_.Clear();
-    message_.mutable_handover_requested()->mutable_requester()->set_client_name(taken_by);
+    // Granted to a stream that is ending: pass it on at once.
+    if (!keep) sessions_.ReleaseLease(session_id_, lease_id);
+    Pump();
+  }
+
+  void Queue(raw::v1::LeaseEvent event) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!end_.ok() || finished_) return;
+      pending_.push_back(std::move(event));
+    }
+    Pump();
+  }
+
+  // Ends the stream with `status` once the queued messages are written.
+  void End(const absl::Status& status) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (end_.ok()) end_ = status.ok() ? absl::CancelledError("ended") : status;
+    }
+    Pump();
+  }
+
+  // Writes the next queued message, or finishes when the stream is ending
+  // and nothing is left to write.
+  void Pump() {
+    absl::Status finish;
+    {
+      absl::MutexLock lock(&mu_);
+      if (writing_ || finished_) return;
+      if (!pending_.empty() && (end_.ok() || !absl::IsCancelled(end_))) {
+        message_ = std::move(pending_.front());
+        pending_.pop_front();
+        writing_ = true;
+      } else if (!end_.ok()) {
+        finished_ = true;
+        finish = end_;
+      } else {
+        return;
+      }
+    }
+    if (!finish.ok()) {
+      LetGo();
+      Finish(convert::ToGrpcStatus(finish));
+      return;
+    }
     StartWrite(&message_);
   }
 
-  void Release() {
-    std::string id;
+  // Releases the lease, or withdraws the waiting request.
+  void LetGo() {
+    std::string lease_id, wait_id;
     {
       absl::MutexLock lock(&mu_);
-      id.swap(lease_id_);
+      lease_id.swap(lease_id_);
+      wait_id.swap(wait_id_);
     }
-    if (!id.empty()) sessions_.ReleaseLease(session_id_, id);
-  }
-
-  void FinishOnce(const absl::Status& status) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (finished_) return;
-      finished_ = true;
-    }
-    Finish(convert::ToGrpcStatus(status));
+    if (!lease_id.empty()) sessions_.ReleaseLease(session_id_, lease_id);
+    if (!wait_id.empty()) sessions_.CancelLeaseWait(session_id_, wait_id);
   }
 
   loop::SessionManager& sessions_;
   ActiveStreams& streams_;
   const std::string session_id_;
   bool registered_ = false;
-  std::shared_ptr<Gate> gate_ = std::make_shared<Gate>();
+  const std::shared_ptr<Gate> gate_ = std::make_shared<Gate>();
   raw::v1::LeaseEvent message_;  // of the write in flight
 
   absl::Mutex mu_;
   std::string lease_id_ ABSL_GUARDED_BY(mu_);
-  std::string taken_by_;  // written before lost_ is set, read after
+  std::string wait_id_ ABSL_GUARDED_BY(mu_);
+  std::deque<raw::v1::LeaseEvent> pending_ ABSL_GUARDED_BY(mu_);
+  absl::Status end_ ABSL_GUARDED_BY(mu_);  // not OK once the stream is ending
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool lost_ ABSL_GUARDED_BY(mu_) = false;
-  bool lost_sent_ ABSL_GUARDED_BY(mu_) = false;
-  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
-  bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
 };
 
@@ -205,7 +258,7 @@ LeaseStream* AcquireLease(grpc::CallbackServerContext* /*ctx*/, loop::SessionMan
     return new FailedLeaseReactor(s);
   }
   auto* reactor = new LeaseReactor(sessions, streams, request.session_id());
-  reactor->Start(request.client_name(), /*take_over=*/false);
+  reactor->Start(request);
   return reactor;
 }
 

@@ -10,11 +10,13 @@ UnaryReactor* ClearContext(grpc::CallbackServerContext* ctx, loop::SessionManage
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return ReturnStatus(ctx, s);
   }
-  absl::StatusOr<events::ContextEstimate> estimate =
-      sessions.ClearContext(request.session_id(), request.lease_id());
-  if (!estimate.ok()) return ReturnStatus(ctx, estimate.status());
-  *response->mutable_context() = convert::ToProto(*estimate);
-  return ReturnStatus(ctx, absl::OkStatus());
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.ClearContext(request.session_id(), request.lease_id(),
+                        [reactor, response](absl::StatusOr<events::ContextEstimate> estimate) {
+                          if (estimate.ok()) *response->mutable_context() = convert::ToProto(*estimate);
+                          FinishWith(reactor, estimate.status());
+                        });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

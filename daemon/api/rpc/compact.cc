@@ -8,10 +8,13 @@ UnaryReactor* Compact(grpc::CallbackServerContext* ctx, loop::SessionManager& se
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return ReturnStatus(ctx, s);
   }
-  absl::StatusOr<std::string> id = sessions.Compact(request.session_id(), request.lease_id());
-  if (!id.ok()) return ReturnStatus(ctx, id.status());
-  response->set_operation_id(*id);
-  return ReturnStatus(ctx, absl::OkStatus());
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.Compact(request.session_id(), request.lease_id(),
+                   [reactor, response](absl::StatusOr<std::string> id) {
+                     if (id.ok()) response->set_operation_id(*id);
+                     FinishWith(reactor, id.status());
+                   });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

@@ -11,10 +11,13 @@ UnaryReactor* CreateSession(grpc::CallbackServerContext* ctx, loop::SessionManag
     return ReturnStatus(ctx, s);
   }
   // An empty agent name selects the configured default agent.
-  absl::StatusOr<loop::SessionInfo> info = sessions.CreateSession(request.agent(), request.cwd());
-  if (!info.ok()) return ReturnStatus(ctx, info.status());
-  *response->mutable_session() = convert::ToProto(*info);
-  return ReturnStatus(ctx, absl::OkStatus());
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.CreateSession(request.agent(), request.cwd(),
+                         [reactor, response](absl::StatusOr<loop::SessionInfo> info) {
+                           if (info.ok()) *response->mutable_session() = convert::ToProto(*info);
+                           FinishWith(reactor, info.status());
+                         });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

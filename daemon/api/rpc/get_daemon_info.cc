@@ -3,6 +3,7 @@
 namespace raw::api::rpc {
 
 UnaryReactor* GetDaemonInfo(grpc::CallbackServerContext* ctx, const DaemonInfo& info,
+                            loop::SessionManager& sessions,
                             const raw::v1::GetDaemonInfoRequest& /*request*/,
                             raw::v1::GetDaemonInfoResponse* response) {
   response->set_version(info.version);
@@ -14,6 +15,7 @@ UnaryReactor* GetDaemonInfo(grpc::CallbackServerContext* ctx, const DaemonInfo& 
   response->set_database_path(info.database_path);
   response->set_log_path(info.log_path);
   response->set_started_at_unix_ms(info.started_at_unix_ms);
+  response->set_loaded_sessions(static_cast<int64_t>(sessions.loaded_sessions()));
   return ReturnStatus(ctx, absl::OkStatus());
 }
 

@@ -6,9 +6,12 @@
 // handlers hold no state of their own; RawService owns their collaborators
 // and forwards each generated method here.
 //
-// Threading: handlers run on gRPC's callback threads and never wait for a
-// turn; SessionManager calls are short (store reads and writes, at most a
-// brief probe of a local model server when an agent is resolved).
+// Threading: handlers run on gRPC's callback threads and never wait on slow
+// work. Reads (GetSession, ListSessions, GetHistory, ...) are short store
+// reads; every write and CreateSession is posted to the daemon's worker pool
+// or the session's serial queue, and the call finishes from there when the
+// command has run (FinishWith), so no handler waits on a provider, an MCP
+// server, a subprocess, a variable command, a probe or another session.
 #pragma once
 
 #include <grpcpp/support/server_callback.h>
@@ -31,10 +34,16 @@ using EventStream = grpc::ServerWriteReactor<raw::v1::Event>;
 using LeaseStream = grpc::ServerWriteReactor<raw::v1::LeaseEvent>;
 
 // Finishes a unary call with `status` (OK or an error) via
-// convert::ToGrpcStatus. Every unary handler returns through it.
+// convert::ToGrpcStatus. Every unary handler that answers at once returns
+// through it.
 UnaryReactor* ReturnStatus(grpc::CallbackServerContext* ctx, const absl::Status& status);
+// For a handler that answers later: it returns ctx->DefaultReactor() at once
+// and the domain's reply callback (on whatever thread it runs) fills the
+// response and finishes the call through this, exactly once.
+void FinishWith(UnaryReactor* reactor, const absl::Status& status);
 
 UnaryReactor* GetDaemonInfo(grpc::CallbackServerContext* ctx, const DaemonInfo& info,
+                            loop::SessionManager& sessions,
                             const raw::v1::GetDaemonInfoRequest& request,
                             raw::v1::GetDaemonInfoResponse* response);
 UnaryReactor* CreateSession(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
@@ -85,6 +94,10 @@ UnaryReactor* ListAgents(grpc::CallbackServerContext* ctx, loop::SessionManager&
 UnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                              const raw::v1::ListMcpServersRequest& request,
                              raw::v1::ListMcpServersResponse* response);
+
+UnaryReactor* DeclineHandover(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                              const raw::v1::DeclineHandoverRequest& request,
+                              raw::v1::DeclineHandoverResponse* response);
 
 // Holds the session's write lease while the stream is open (see
 // acquire_lease.cc); registered with `streams` so shutdown ends it.

@@ -9,10 +9,13 @@ UnaryReactor* InterruptTurn(grpc::CallbackServerContext* ctx, loop::SessionManag
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return ReturnStatus(ctx, s);
   }
-  absl::StatusOr<bool> interrupted = sessions.InterruptTurn(request.session_id(), request.lease_id());
-  if (!interrupted.ok()) return ReturnStatus(ctx, interrupted.status());
-  response->set_interrupted(*interrupted);
-  return ReturnStatus(ctx, absl::OkStatus());
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.InterruptTurn(request.session_id(), request.lease_id(),
+                         [reactor, response](absl::StatusOr<bool> interrupted) {
+                           if (interrupted.ok()) response->set_interrupted(*interrupted);
+                           FinishWith(reactor, interrupted.status());
+                         });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

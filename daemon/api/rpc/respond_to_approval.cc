@@ -44,8 +44,11 @@ UnaryReactor* RespondToApproval(grpc::CallbackServerContext* ctx, loop::SessionM
     return ReturnStatus(ctx, absl::InvalidArgumentError(
                                  "give answers for the pending calls, or `all` for every one"));
   }
-  return ReturnStatus(ctx, sessions.RespondToApproval(request.session_id(), request.request_id(),
-                                                      answers, all, request.lease_id()));
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.RespondToApproval(request.session_id(), request.request_id(), std::move(answers),
+                             std::move(all), request.lease_id(),
+                             [reactor](absl::Status s) { FinishWith(reactor, s); });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

@@ -9,4 +9,8 @@ UnaryReactor* ReturnStatus(grpc::CallbackServerContext* ctx, const absl::Status&
   return reactor;
 }
 
+void FinishWith(UnaryReactor* reactor, const absl::Status& status) {
+  reactor->Finish(convert::ToGrpcStatus(status));
+}
+
 }  // namespace raw::api::rpc

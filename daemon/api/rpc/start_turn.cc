@@ -16,11 +16,13 @@ UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& 
     return ReturnStatus(ctx, absl::InvalidArgumentError(
                                  "text is required: a turn starts with a non-empty user message"));
   }
-  absl::StatusOr<std::string> turn_id = sessions.StartTurn(request.session_id(), request.text(),
-                                                           request.lease_id());
-  if (!turn_id.ok()) return ReturnStatus(ctx, turn_id.status());
-  response->set_turn_id(*turn_id);
-  return ReturnStatus(ctx, absl::OkStatus());
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.StartTurn(request.session_id(), request.text(), request.lease_id(),
+                     [reactor, response](absl::StatusOr<std::string> turn_id) {
+                       if (turn_id.ok()) response->set_turn_id(*turn_id);
+                       FinishWith(reactor, turn_id.status());
+                     });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

@@ -87,9 +87,25 @@ class RawServiceTest : public ::testing::Test {
   }
 
   ~RawServiceTest() override {
+    leases_.clear();
     sessions_->Shutdown();
     service_->DrainStreams();
     server_.reset();
+  }
+
+  // Opens an AcquireLease stream that holds the session's write lease until
+  // the test ends; returns the lease id ("" when refused).
+  std::string HoldLease(const std::string& session_id) {
+    auto held = std::make_unique<HeldLease>();
+    raw::v1::AcquireLeaseRequest request;
+    request.set_session_id(session_id);
+    request.set_client_name("test");
+    held->reader = stub_->AcquireLease(&held->ctx, request);
+    raw::v1::LeaseEvent first;
+    if (!held->reader->Read(&first) || !first.has_granted()) return "";
+    std::string id = first.granted().lease_id();
+    leases_.push_back(std::move(held));
+    return id;
   }
 
   raw::v1::Session CreateSession() {
@@ -101,6 +117,18 @@ class RawServiceTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.error_message();
     return response.session();
   }
+
+  struct HeldLease {
+    grpc::ClientContext ctx;
+    std::unique_ptr<grpc::ClientReader<raw::v1::LeaseEvent>> reader;
+    ~HeldLease() {
+      ctx.TryCancel();
+      raw::v1::LeaseEvent ignored;
+      while (reader->Read(&ignored)) {
+      }
+      reader->Finish().IgnoreError();
+    }
+  };
 
   TestDir dir_;
   raw::testing::FakeHttpClient http_;
@@ -114,6 +142,7 @@ class RawServiceTest : public ::testing::Test {
   std::unique_ptr<RawService> service_;
   std::unique_ptr<TestServer> server_;
   std::unique_ptr<raw::v1::Raw::Stub> stub_;
+  std::vector<std::unique_ptr<HeldLease>> leases_;
 };
 
 TEST_F(RawServiceTest, GetDaemonInfoReportsTheDaemon) {
@@ -258,9 +287,33 @@ TEST_F(RawServiceTest, InterruptingAnIdleSessionSaysSo) {
   grpc::ClientContext ctx;
   raw::v1::InterruptTurnRequest req;
   req.set_session_id(CreateSession().id());
+  req.set_lease_id(HoldLease(req.session_id()));
   raw::v1::InterruptTurnResponse r;
   ASSERT_TRUE(stub_->InterruptTurn(&ctx, req, &r).ok());
   EXPECT_FALSE(r.interrupted());
+}
+
+TEST_F(RawServiceTest, WritesNeedTheCallersLeaseAndNameTheHolder) {
+  std::string session_id = CreateSession().id();
+  {
+    grpc::ClientContext ctx;
+    raw::v1::StartTurnRequest req;
+    req.set_session_id(session_id);
+    req.set_text("hi");
+    raw::v1::StartTurnResponse r;
+    grpc::Status s = stub_->StartTurn(&ctx, req, &r);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_THAT(s.error_message(), HasSubstr("needs the session's write lease"));
+  }
+  ASSERT_FALSE(HoldLease(session_id).empty());
+  grpc::ClientContext ctx;
+  raw::v1::InterruptTurnRequest req;
+  req.set_session_id(session_id);
+  req.set_lease_id("lease_not_mine");
+  raw::v1::InterruptTurnResponse r;
+  grpc::Status s = stub_->InterruptTurn(&ctx, req, &r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(s.error_message(), HasSubstr("is open for writing in \"test\""));
 }
 
 TEST_F(RawServiceTest, ATurnStreamsToASubscriberAndLandsInHistory) {
@@ -281,6 +334,7 @@ TEST_F(RawServiceTest, ATurnStreamsToASubscriberAndLandsInHistory) {
   raw::v1::StartTurnRequest start;
   start.set_session_id(session_id);
   start.set_text("say hello");
+  start.set_lease_id(HoldLease(session_id));
   raw::v1::StartTurnResponse started;
   grpc::Status s = stub_->StartTurn(&tctx, start, &started);
   ASSERT_TRUE(s.ok()) << s.error_message();

@@ -13,6 +13,7 @@
 #include "daemon/loop/session_manager.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/loop/runner_harness.h"
 #include "tests/daemon/loop/stored_rows.h"
 #include "tests/fakes/fake_http_client.h"
 #include "tests/fakes/sse_builders.h"
@@ -56,6 +57,7 @@ class DamagedRowManagerTest : public ::testing::Test {
   void Restart() {
     if (manager_ != nullptr) manager_->Shutdown();
     manager_.reset();
+    leases_.clear();
     manager_ = std::make_unique<SessionManager>(SessionManagerDeps{
         .store = *store_,
         .http = http_,
@@ -70,8 +72,25 @@ class DamagedRowManagerTest : public ::testing::Test {
     });
   }
 
+  // The session's write lease, acquired once per manager.
+  std::string LeaseFor(const std::string& session) {
+    auto it = leases_.find(session);
+    if (it != leases_.end()) return it->second;
+    auto acquired =
+        manager_->AcquireLease(session, LeaseClient{"test", "test", 0}, WhenHeld::kRefuse, {});
+    EXPECT_TRUE(acquired.ok()) << acquired.status();
+    if (!acquired.ok()) return "";
+    return leases_[session] = acquired->lease_id;
+  }
+  absl::StatusOr<std::string> StartTurn(const std::string& session, const std::string& text) {
+    const std::string lease = LeaseFor(session);
+    return testing::Await<std::string>(
+        [&](Reply<std::string> reply) { manager_->StartTurn(session, text, lease, reply); });
+  }
+
   std::string NewSession() {
-    auto info = manager_->CreateSession("", dir_);
+    auto info = testing::Await<SessionInfo>(
+        [&](Reply<SessionInfo> reply) { manager_->CreateSession("", dir_, reply); });
     EXPECT_TRUE(info.ok()) << info.status();
     return info.ok() ? info->record.id : "";
   }
@@ -84,7 +103,7 @@ class DamagedRowManagerTest : public ::testing::Test {
     http_.Enqueue(response);
     auto sub = manager_->Subscribe(session, store_->GetSession(session)->last_seq);
     ASSERT_TRUE(sub.ok()) << sub.status();
-    auto turn = manager_->StartTurn(session, text);
+    auto turn = StartTurn(session, text);
     ASSERT_TRUE(turn.ok()) << turn.status();
     auto events = testing::ReadUntilTurnEnds(**sub, *turn);
     ASSERT_TRUE(events.ok()) << events.status();
@@ -119,6 +138,7 @@ class DamagedRowManagerTest : public ::testing::Test {
   SystemClock clock_;
   std::unique_ptr<store::SessionStore> store_;
   std::unique_ptr<SessionManager> manager_;
+  std::map<std::string, std::string> leases_;  // by session, for manager_
 };
 
 TEST_F(DamagedRowManagerTest, ADamagedEventLeavesTheSessionReadableAndRefusesItsWrites) {
@@ -165,17 +185,25 @@ TEST_F(DamagedRowManagerTest, ADamagedEventLeavesTheSessionReadableAndRefusesIts
   EXPECT_FALSE(live->empty());
 
   // The lease is granted; every write is refused, naming the row.
-  auto lease = manager_->AcquireLease(damaged, "test", false, [](const std::string&) {});
-  ASSERT_TRUE(lease.ok()) << lease.status();
+  const std::string lease = LeaseFor(damaged);
+  ASSERT_FALSE(lease.empty());
   const size_t requests = http_.requests().size();
   const std::string refusal =
       absl::StrCat("session ", damaged, " cannot be written: its history could not be read: ", row);
   std::vector<absl::Status> writes = {
-      manager_->StartTurn(damaged, "three", *lease).status(),
-      manager_->Compact(damaged, *lease).status(), manager_->ClearContext(damaged, *lease).status(),
-      manager_->RespondToApproval(
-          damaged, "approval_1", {},
-          events::ApprovalAnswer{"", events::ApprovalDecision::kAllowOnce, ""}, *lease)};
+      StartTurn(damaged, "three").status(),
+      testing::Await<std::string>([&](Reply<std::string> reply) {
+        manager_->Compact(damaged, lease, reply);
+      }).status(),
+      testing::Await<events::ContextEstimate>([&](Reply<events::ContextEstimate> reply) {
+        manager_->ClearContext(damaged, lease, reply);
+      }).status(),
+      testing::Await<bool>([&](Reply<bool> reply) {
+        manager_->RespondToApproval(
+            damaged, "approval_1", {},
+            events::ApprovalAnswer{"", events::ApprovalDecision::kAllowOnce, ""}, lease,
+            [reply](absl::Status s) { s.ok() ? reply(true) : reply(s); });
+      }).status()};
   for (const absl::Status& s : writes) {
     EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
     EXPECT_THAT(std::string(s.message()), HasSubstr(refusal));
@@ -198,7 +226,6 @@ TEST_F(DamagedRowManagerTest, ADamagedEventLeavesTheSessionReadableAndRefusesIts
     return out;
   };
   EXPECT_EQ(of_damaged(*after), of_damaged(*before));
-  manager_->ReleaseLease(damaged, *lease);
   Turn(damaged, "three", "third answer");
 }
 
@@ -216,7 +243,7 @@ TEST_F(DamagedRowManagerTest, ADamagedContextItemOnlyHidesTheEstimateAndRefusesW
   ASSERT_TRUE(history.ok()) << history.status();
   EXPECT_TRUE(std::holds_alternative<events::TurnEnded>(history->events.back().payload));
 
-  auto turn = manager_->StartTurn(session, "two");
+  auto turn = StartTurn(session, "two");
   EXPECT_EQ(turn.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(turn.status().message()),
               HasSubstr(absl::StrCat("session ", session,

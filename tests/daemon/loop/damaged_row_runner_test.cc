@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
 #include "daemon/loop/session_runner.h"
+#include "tests/daemon/loop/runner_harness.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/loop/scripted_provider.h"
@@ -43,15 +44,17 @@ class DamagedRowRunnerTest : public ::testing::Test {
     book_ = std::make_shared<ScriptBook>();
   }
   void TearDown() override {
+    harness_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
 
   // A runner as a (re)started daemon makes it: from the stored record.
-  std::unique_ptr<SessionRunner> NewRunner() {
+  std::shared_ptr<SessionRunner> NewRunner() {
     auto record = store_->GetSession(id_);
     EXPECT_TRUE(record.ok()) << record.status();
-    return std::make_unique<SessionRunner>(*record, *store_, clock_);
+    if (harness_ == nullptr) harness_ = std::make_unique<testing::RunnerHarness>(*store_, clock_);
+    return harness_->Make(*record);
   }
 
   TurnPlan Plan(const std::string& text) {
@@ -73,7 +76,7 @@ class DamagedRowRunnerTest : public ::testing::Test {
     auto sub = runner.Subscribe(store_->GetSession(id_)->last_seq);
     TurnPlan plan = Plan(text);
     const std::string turn_id = plan.turn_id;
-    absl::Status started = runner.StartTurn(std::move(plan));
+    absl::Status started = harness_->StartTurn(runner, std::move(plan));
     ASSERT_TRUE(started.ok()) << started;
     auto events = testing::ReadUntilTurnEnds(*sub, turn_id);
     ASSERT_TRUE(events.ok()) << events.status();
@@ -99,10 +102,11 @@ class DamagedRowRunnerTest : public ::testing::Test {
 
   // Every write a runner offers, with the status each returned.
   std::vector<absl::Status> TryEveryWrite(SessionRunner& runner) {
-    return {runner.StartTurn(Plan("three")), runner.StartCompaction(Plan("")),
-            runner.Clear(Plan("")).status(),
-            runner.RespondToApproval(
-                "approval_1", {},
+    return {harness_->StartTurn(runner, Plan("three")),
+            harness_->StartCompaction(runner, Plan("")),
+            harness_->Clear(runner, Plan("")).status(),
+            harness_->RespondToApproval(
+                runner, "approval_1", {},
                 events::ApprovalAnswer{"", events::ApprovalDecision::kAllowOnce, ""})};
   }
 
@@ -111,6 +115,7 @@ class DamagedRowRunnerTest : public ::testing::Test {
   SystemClock clock_;
   std::unique_ptr<store::SessionStore> store_;
   std::shared_ptr<ScriptBook> book_;
+  std::unique_ptr<testing::RunnerHarness> harness_;
 };
 
 TEST_F(DamagedRowRunnerTest, ADamagedEventRefusesWritesNamingItUntilItReadsAgain) {
@@ -197,7 +202,7 @@ TEST_F(DamagedRowRunnerTest, AnUnfinishedTurnIsClosedOnlyOnceItsHistoryReads) {
   auto runner = NewRunner();
   EXPECT_EQ(runner->RecoverUnfinishedTurn().code(), absl::StatusCode::kDataLoss);
   ASSERT_TRUE(runner->Estimate(Plan("")).ok());  // loads the context
-  EXPECT_EQ(runner->StartTurn(Plan("next")).code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(harness_->StartTurn(*runner, Plan("next")).code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(store_->GetSession(id_)->last_seq, 4u);
 
   ASSERT_TRUE(testing::ReplaceEventPayload(path_, id_, 3, *original).ok());
@@ -240,9 +245,9 @@ TEST_F(DamagedRowRunnerTest, ADamagedContextItemRefusesWritesNamingItAndHistoryS
 
   const std::string refusal = absl::StrCat(
       "session ", id_, " cannot be written: its model context could not be read: ", row);
-  std::vector<absl::Status> writes = {runner->StartTurn(Plan("two")),
-                                      runner->StartCompaction(Plan("")),
-                                      runner->Clear(Plan("")).status()};
+  std::vector<absl::Status> writes = {harness_->StartTurn(*runner, Plan("two")),
+                                      harness_->StartCompaction(*runner, Plan("")),
+                                      harness_->Clear(*runner, Plan("")).status()};
   for (const absl::Status& s : writes) {
     EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
     EXPECT_THAT(std::string(s.message()), HasSubstr(refusal));

@@ -9,12 +9,16 @@
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <future>
 #include <thread>
+
+#include "absl/synchronization/notification.h"
 
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/loop/runner_harness.h"
 #include "tests/daemon/loop/scripted_provider.h"
 
 namespace raw::loop {
@@ -159,9 +163,11 @@ class SessionRunnerTest : public ::testing::Test {
       }
       return tools::ToolOutput::Cancelled("Cancelled while waiting.");
     };
-    runner_ = std::make_unique<SessionRunner>(record_, *store_, clock_);
+    harness_ = std::make_unique<testing::RunnerHarness>(*store_, clock_);
+    runner_ = harness_->Make(record_);
   }
   void TearDown() override {
+    harness_.reset();
     runner_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
@@ -197,13 +203,14 @@ class SessionRunnerTest : public ::testing::Test {
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
   bool wait_started_ = false;
-  std::unique_ptr<SessionRunner> runner_;
+  std::unique_ptr<testing::RunnerHarness> harness_;
+  std::shared_ptr<SessionRunner> runner_;
 };
 
 TEST_F(SessionRunnerTest, TextAnswerStreamsThenCommits) {
   book_->scripts.push_back(TextAnswer("Hello there"));
   Collector c(runner_->Subscribe(0));
-  ASSERT_TRUE(runner_->StartTurn(Plan("hi")).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("hi")).ok());
   auto evs = c.WaitForTurnEnd();
   // The context estimate is published before the request and after the
   // answer is committed.
@@ -234,7 +241,7 @@ TEST_F(SessionRunnerTest, ToolBatchCommittedFirstThenRunInOrderWithAResultEach) 
                                       {"c5", "echo", R"({"text":"five"})"}}));
   book_->scripts.push_back(TextAnswer("done"));
   Collector c(runner_->Subscribe(0));
-  ASSERT_TRUE(runner_->StartTurn(Plan("go")).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("go")).ok());
   auto evs = c.WaitForTurnEnd();
   auto kinds = Kinds(evs);
   auto batch_at = std::find(kinds.begin(), kinds.end(), "tool_call_batch") - kinds.begin();
@@ -267,7 +274,7 @@ TEST_F(SessionRunnerTest, LastPermittedRequestAskingForToolsEndsWithMaxSteps) {
   book_->scripts.push_back(ToolCalls({{"c1", "echo", R"({"text":"a"})"}}));
   book_->scripts.push_back(ToolCalls({{"c2", "echo", R"({"text":"b"})"}}));
   Collector c(runner_->Subscribe(0));
-  ASSERT_TRUE(runner_->StartTurn(Plan("go", /*max_steps=*/2)).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("go", /*max_steps=*/2)).ok());
   auto evs = c.WaitForTurnEnd();
   auto results = Payloads<events::ToolResult>(evs);
   ASSERT_EQ(results.size(), 2u);
@@ -283,9 +290,9 @@ TEST_F(SessionRunnerTest, CancelDuringToolRecordsCancelledResultsForUnfinishedCa
                                       {"c2", "wait", "{}"},
                                       {"c3", "echo", R"({"text":"c"})"}}));
   Collector c(runner_->Subscribe(0));
-  ASSERT_TRUE(runner_->StartTurn(Plan("go")).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("go")).ok());
   WaitForWaitTool();
-  EXPECT_TRUE(runner_->Interrupt());
+  EXPECT_TRUE(harness_->Interrupt(*runner_));
   auto evs = c.WaitForTurnEnd();
   auto results = Payloads<events::ToolResult>(evs);
   ASSERT_EQ(results.size(), 3u);
@@ -304,11 +311,11 @@ TEST_F(SessionRunnerTest, CancelDuringStreamEndsTurnOnceAndKeepsPartialText) {
   s.park_until_cancelled = true;
   book_->scripts.push_back(s);
   Collector c(runner_->Subscribe(0));
-  ASSERT_TRUE(runner_->StartTurn(Plan("go")).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("go")).ok());
   c.WaitFor([](const events::SessionEvent& e) {
     return std::holds_alternative<events::TextDelta>(e.payload);
   });
-  EXPECT_TRUE(runner_->Interrupt());
+  EXPECT_TRUE(harness_->Interrupt(*runner_));
   auto evs = c.WaitForTurnEnd();
   EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kCancelled);
   EXPECT_EQ(Payloads<events::AssistantMessage>(evs)[0].text, "partial");
@@ -321,21 +328,93 @@ TEST_F(SessionRunnerTest, SecondTurnWhileRunningIsRefused) {
   s.park_until_cancelled = true;
   book_->scripts.push_back(s);
   Collector c(runner_->Subscribe(0));
-  ASSERT_TRUE(runner_->StartTurn(Plan("one")).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("one")).ok());
   // Wait until the provider holds the request, so the interrupt below
   // cancels a parked stream.
   c.WaitFor([](const events::SessionEvent& e) {
     return std::holds_alternative<events::TextDelta>(e.payload);
   });
-  absl::Status second = runner_->StartTurn(Plan("two"));
+  absl::Status second = harness_->StartTurn(*runner_, Plan("two"));
   EXPECT_EQ(second.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(second.message()), ::testing::HasSubstr("a turn is running"));
-  runner_->Interrupt();
+  harness_->Interrupt(*runner_);
   c.WaitForTurnEnd();
   // Right after TurnEnded a new turn is accepted.
   book_->scripts.push_back(TextAnswer("ok"));
-  EXPECT_TRUE(runner_->StartTurn(Plan("three")).ok());
+  EXPECT_TRUE(harness_->StartTurn(*runner_, Plan("three")).ok());
   c.WaitForTurnEnd(2);
+}
+
+TEST_F(SessionRunnerTest, AnInterruptWhileTheTurnIsPreparedCancelsItBeforeItStarts) {
+  absl::Notification preparing, release;
+  harness_->SetBeforePlan([&] {
+    preparing.Notify();
+    release.WaitForNotification();
+  });
+  harness_->QueuePlan(Plan("slow to prepare"));
+  auto started = std::make_shared<std::promise<absl::StatusOr<std::string>>>();
+  auto reply = started->get_future();
+  runner_->StartTurn("slow to prepare", harness_->lease(*runner_),
+                     [started](absl::StatusOr<std::string> r) { started->set_value(r); });
+  ASSERT_TRUE(preparing.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  // The queue is free while the plan is built: the interrupt is answered.
+  EXPECT_TRUE(harness_->Interrupt(*runner_));
+  release.Notify();
+  ASSERT_EQ(reply.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  absl::StatusOr<std::string> result = reply.get();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(std::string(result.status().message()),
+              ::testing::HasSubstr("interrupted before it started"));
+  EXPECT_FALSE(runner_->running());
+  EXPECT_TRUE(book_->requests.empty());
+  auto stored = store_->ReadEvents(record_.id, 0, 100);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_TRUE(stored->empty());
+}
+
+TEST_F(SessionRunnerTest, ASlowPreparationInOneSessionNeverDelaysAnother) {
+  store::SessionRecord other = record_;
+  other.id = NewId();
+  ASSERT_TRUE(store_->CreateSession(other).ok());
+  auto second = harness_->Make(other);
+  absl::Notification preparing, release;
+  std::atomic<bool> held{false};
+  harness_->SetBeforePlan([&] {
+    if (held.exchange(true)) return;  // only the first preparation is slow
+    preparing.Notify();
+    release.WaitForNotification();
+  });
+  harness_->QueuePlan(Plan("slow"));
+  auto slow = std::make_shared<std::promise<absl::StatusOr<std::string>>>();
+  auto slow_reply = slow->get_future();
+  runner_->StartTurn("slow", harness_->lease(*runner_),
+                     [slow](absl::StatusOr<std::string> r) { slow->set_value(r); });
+  ASSERT_TRUE(preparing.WaitForNotificationWithTimeout(absl::Seconds(20)));
+
+  // The other session runs a whole turn meanwhile.
+  book_->scripts.push_back(TextAnswer("quick"));
+  Collector c(second->Subscribe(0));
+  TurnPlan quick = Plan("quick");
+  quick.session_id = other.id;
+  ASSERT_TRUE(harness_->StartTurn(*second, std::move(quick)).ok());
+  c.WaitForTurnEnd();
+  EXPECT_EQ(slow_reply.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+
+  release.Notify();
+  ASSERT_EQ(slow_reply.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  EXPECT_TRUE(harness_->Interrupt(*runner_) || !runner_->running());
+}
+
+TEST_F(SessionRunnerTest, WritesWithoutTheLeaseAreRefusedAndNothingRuns) {
+  auto refused = testing::Await<std::string>([&](Reply<std::string> reply) {
+    runner_->StartTurn("hi", "lease_of_nobody", std::move(reply));
+  });
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()), ::testing::HasSubstr("\"test\""));
+  auto interrupted = testing::Await<bool>(
+      [&](Reply<bool> reply) { runner_->Interrupt("", std::move(reply)); });
+  EXPECT_EQ(interrupted.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(book_->requests.empty());
 }
 
 TEST_F(SessionRunnerTest, ProviderErrorAfterOutputResetsStreamAndEndsWithError) {
@@ -350,7 +429,7 @@ TEST_F(SessionRunnerTest, ProviderErrorAfterOutputResetsStreamAndEndsWithError) 
   s.events.push_back(err);
   book_->scripts.push_back(s);
   Collector c(runner_->Subscribe(0));
-  ASSERT_TRUE(runner_->StartTurn(Plan("go")).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("go")).ok());
   auto evs = c.WaitForTurnEnd();
   EXPECT_EQ(Payloads<events::StreamReset>(evs).size(), 1u);
   EXPECT_TRUE(Payloads<events::AssistantMessage>(evs).empty());
@@ -367,7 +446,7 @@ TEST_F(SessionRunnerTest, ReplayAfterSeqHasNoGapAndNoDuplicate) {
   book_->scripts.push_back(TextAnswer("first answer"));
   {
     Collector c(runner_->Subscribe(0));
-    ASSERT_TRUE(runner_->StartTurn(Plan("one")).ok());
+    ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("one")).ok());
     c.WaitForTurnEnd();
   }
   // Stored events of turn one: replay from the middle.
@@ -377,7 +456,7 @@ TEST_F(SessionRunnerTest, ReplayAfterSeqHasNoGapAndNoDuplicate) {
   uint64_t mid = (*all)[1].seq;
   book_->scripts.push_back(TextAnswer("second answer"));
   Collector c(runner_->Subscribe(mid));
-  ASSERT_TRUE(runner_->StartTurn(Plan("two")).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("two")).ok());
   auto evs = c.WaitForTurnEnd(2);
   EXPECT_GT(evs.front().seq, mid);
   for (size_t i = 1; i < evs.size(); ++i) EXPECT_GT(evs[i].seq, evs[i - 1].seq);
@@ -407,7 +486,7 @@ TEST_F(SessionRunnerTest, SubscribersGetDetachedCopiesOfAuthorizedArguments) {
   Collector witness(runner_->Subscribe(0));
   TurnPlan plan = Plan("go");
   plan.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
-  ASSERT_TRUE(runner_->StartTurn(std::move(plan)).ok());
+  ASSERT_TRUE(harness_->StartTurn(*runner_, std::move(plan)).ok());
   auto is_request = [](const events::SessionEvent& e) {
     return std::holds_alternative<events::ApprovalRequested>(e.payload);
   };
@@ -423,8 +502,8 @@ TEST_F(SessionRunnerTest, SubscribersGetDetachedCopiesOfAuthorizedArguments) {
     }
   }
   ASSERT_FALSE(request_id.empty());
-  ASSERT_TRUE(runner_
-                  ->RespondToApproval(request_id, {},
+  ASSERT_TRUE(harness_
+                  ->RespondToApproval(*runner_, request_id, {},
                                       events::ApprovalAnswer{"", events::ApprovalDecision::kAllowOnce,
                                                              ""})
                   .ok());

@@ -1,0 +1,88 @@
+#include "common/worker_pool.h"
+
+#include <utility>
+
+namespace raw {
+
+WorkerPool::WorkerPool(absl::Duration idle_exit) : idle_exit_(idle_exit) {}
+
+WorkerPool::~WorkerPool() { Shutdown(); }
+
+bool WorkerPool::Schedule(Task task) {
+  std::list<Worker> reaped;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return false;
+    ReapLocked(&reaped);
+    tasks_.push_back(std::move(task));
+    wake_.Signal();
+    // Every queued task has an idle worker to take it, or gets a new one.
+    if (tasks_.size() > idle_) {
+      workers_.emplace_back();
+      auto self = std::prev(workers_.end());
+      ++idle_;  // counted idle until it takes its first task
+      self->thread = std::thread(&WorkerPool::Run, this, self);
+    }
+  }
+  for (Worker& w : reaped) w.thread.join();
+  return true;
+}
+
+void WorkerPool::Run(std::list<Worker>::iterator self) {
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    const absl::Time deadline = absl::Now() + idle_exit_;
+    while (tasks_.empty() && !stopping_) {
+      if (wake_.WaitWithDeadline(&mu_, deadline) && tasks_.empty() && !stopping_) {
+        // Idle too long: leave; Schedule or Shutdown joins the thread.
+        --idle_;
+        self->exited = true;
+        return;
+      }
+    }
+    if (tasks_.empty()) {  // stopping, nothing left to do
+      --idle_;
+      self->exited = true;
+      return;
+    }
+    Task task = std::move(tasks_.front());
+    tasks_.pop_front();
+    --idle_;
+    mu_.Unlock();
+    task();
+    task = nullptr;  // destroy captures outside the lock
+    mu_.Lock();
+    ++idle_;
+  }
+}
+
+void WorkerPool::ReapLocked(std::list<Worker>* reaped) {
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    auto next = std::next(it);
+    if (it->exited) reaped->splice(reaped->end(), workers_, it);
+    it = next;
+  }
+}
+
+void WorkerPool::Shutdown() {
+  std::list<Worker> all;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    wake_.SignalAll();
+    // Workers finish the queued tasks, then see stopping_ and exit.
+    all.splice(all.end(), workers_);
+  }
+  for (Worker& w : all) {
+    if (w.thread.joinable()) w.thread.join();
+  }
+}
+
+size_t WorkerPool::threads() const {
+  absl::MutexLock lock(&mu_);
+  size_t alive = 0;
+  for (const Worker& w : workers_) alive += w.exited ? 0 : 1;
+  return alive;
+}
+
+}  // namespace raw

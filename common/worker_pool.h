@@ -1,0 +1,58 @@
+// WorkerPool: runs tasks on threads of its own, so that whoever schedules a
+// task never waits for it. Elastic: a task starts at once on an idle worker,
+// or on a new one when every worker is busy (so a slow task never delays an
+// unrelated one); a worker idle for `idle_exit` exits. Used for the daemon's
+// slow work: turns, compactions, turn preparation (MCP start, secret
+// variables, probes) and the per-session serial queues (serial_queue.h).
+//
+// Thread-safe. Shutdown() refuses new tasks, lets running and queued tasks
+// finish and joins every worker; the destructor calls it. A task must not
+// call Shutdown().
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <thread>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace raw {
+
+class WorkerPool {
+ public:
+  using Task = std::function<void()>;
+
+  explicit WorkerPool(absl::Duration idle_exit = absl::Seconds(30));
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // Runs `task` on a worker. Returns false (and drops the task) after
+  // Shutdown() began.
+  bool Schedule(Task task);
+  void Shutdown();
+
+  // Workers alive now (busy or idle).
+  size_t threads() const;
+
+ private:
+  struct Worker {
+    std::thread thread;
+    bool exited = false;
+  };
+  void Run(std::list<Worker>::iterator self);
+  // Joins workers that have exited.
+  void ReapLocked(std::list<Worker>* reaped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const absl::Duration idle_exit_;
+  mutable absl::Mutex mu_;
+  absl::CondVar wake_;
+  std::list<Task> tasks_ ABSL_GUARDED_BY(mu_);
+  std::list<Worker> workers_ ABSL_GUARDED_BY(mu_);
+  size_t idle_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace raw

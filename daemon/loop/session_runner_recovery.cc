@@ -1,0 +1,119 @@
+// SessionRunner: closing a turn that a previous daemon left unfinished
+// (see RecoverUnfinishedTurn in session_runner.h).
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "daemon/loop/session_runner.h"
+
+namespace raw::loop {
+
+absl::Status SessionRunner::RecoverUnfinishedTurn() {
+  absl::MutexLock lock(&recovery_mu_);
+  if (recovered_) return absl::OkStatus();
+  absl::Status s = RecoverLocked();
+  if (s.ok()) {
+    recovered_ = true;
+    if (!recovery_error_.ok()) {
+      RAW_LOG(Info) << "session " << session_id_ << ": its history reads again; writes resume";
+    }
+  } else if (s != recovery_error_) {
+    RAW_LOG(Warning) << "session " << session_id_
+                     << " cannot be written until its history reads; it can still be read: "
+                     << s.message();
+  }
+  recovery_error_ = s;
+  return s;
+}
+
+bool SessionRunner::recovered() const {
+  absl::MutexLock lock(&recovery_mu_);
+  return recovered_;
+}
+
+absl::Status SessionRunner::CheckWritable() {
+  absl::Status s = RecoverUnfinishedTurn();
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat("session ", session_id_,
+                                             " cannot be written: its history could not be read: ",
+                                             s.message()));
+}
+
+absl::Status SessionRunner::RecoverLocked() {
+  // Walk back from the newest event to the latest turn boundary.
+  std::vector<events::SessionEvent> newer;  // newest first
+  std::string cursor;
+  const events::SessionEvent* started = nullptr;
+  while (started == nullptr) {
+    ASSIGN_OR_RETURN(store::HistoryPage page,
+                     deps_.store.GetHistory(session_id_, cursor, 256, store::HistoryDirection::kBackward));
+    for (auto& e : page.events) {
+      if (std::holds_alternative<events::TurnEnded>(e.payload)) return absl::OkStatus();
+      newer.push_back(std::move(e));
+      if (std::holds_alternative<events::TurnStarted>(newer.back().payload)) {
+        started = &newer.back();
+        break;
+      }
+    }
+    if (page.next_cursor.empty()) break;
+    cursor = page.next_cursor;
+  }
+  if (started == nullptr) return absl::OkStatus();  // no turn yet
+  const std::string turn_id = started->turn_id;
+
+  std::set<std::string> answered;
+  std::vector<events::ToolCallInfo> calls;
+  std::optional<events::ApprovalRequested> open_request;
+  for (auto it = newer.rbegin(); it != newer.rend(); ++it) {
+    if (const auto* batch = std::get_if<events::ToolCallBatch>(&it->payload)) {
+      calls.insert(calls.end(), batch->calls.begin(), batch->calls.end());
+    } else if (const auto* result = std::get_if<events::ToolResult>(&it->payload)) {
+      answered.insert(result->call_id);
+    } else if (const auto* request = std::get_if<events::ApprovalRequested>(&it->payload)) {
+      open_request = *request;
+    } else if (std::holds_alternative<events::ApprovalResolved>(it->payload)) {
+      open_request.reset();
+    }
+  }
+  std::vector<events::EventPayload> payloads;
+  CommitExtras extras;
+  // An approval request the crash left open is closed, so that no client
+  // offers to answer it.
+  if (open_request) {
+    events::ApprovalResolved resolved{open_request->request_id, {},
+                                      events::ApprovalResolution::kCancelled};
+    for (const auto& call : open_request->calls) {
+      if (call.state != events::ApprovalState::kPending) continue;
+      resolved.answers.push_back({call.call_id, events::ApprovalDecision::kDeny,
+                                  "the daemon stopped while the call waited for approval"});
+    }
+    payloads.push_back(std::move(resolved));
+  }
+  for (const auto& call : calls) {
+    if (answered.count(call.call_id) > 0) continue;
+    std::string text =
+        "Cancelled: the daemon stopped while this call was pending, so it did not complete.";
+    payloads.push_back(events::ToolResult{call.call_id, call.name, call.tool,
+                                          events::ToolStatus::kCancelled, text, 0, {}});
+    extras.context_appends.push_back(events::ToolOutcome{call.call_id, call.name, text, true});
+  }
+  events::TurnEnded end;
+  end.reason = events::TurnEndReason::kError;
+  end.message = "rawd stopped during this turn without finishing it (it was not shut down cleanly)";
+  payloads.push_back(end);
+  RAW_LOG(Warning) << "session " << session_id_ << ": turn " << turn_id
+                   << " was left unfinished by a previous daemon; recording its end";
+  // A read (Estimate) may have loaded the context while recovery still
+  // failed: what is appended to the store goes to the loaded copy as well,
+  // under the same lock, so that the two never differ.
+  std::vector<events::ContextItem> appended = extras.context_appends;
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(log_->Commit(turn_id, std::move(payloads), std::move(extras)));
+  if (context_loaded_) {
+    ctx_.items.insert(ctx_.items.end(), appended.begin(), appended.end());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace raw::loop

@@ -1,0 +1,134 @@
+#include "daemon/loop/write_leases.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::loop {
+namespace {
+
+using ::testing::HasSubstr;
+
+class FixedClock : public Clock {
+ public:
+  int64_t NowUnixMs() const override { return 1'700'000'000'000; }
+};
+
+// What one client's callbacks saw.
+struct Seen {
+  std::vector<std::string> granted;
+  std::vector<std::string> asked_by;
+  std::vector<absl::Status> declined;
+  LeaseCallbacks Callbacks() {
+    return {[this](const std::string& id) { granted.push_back(id); },
+            [this](const LeaseHolderInfo& who) { asked_by.push_back(who.client.name); },
+            [this](const absl::Status& why) { declined.push_back(why); }};
+  }
+};
+
+class WriteLeasesTest : public ::testing::Test {
+ protected:
+  FixedClock clock_;
+  WriteLeases leases_{clock_};
+  const LeaseClient terminal_{"raw (pid 7)", "raw", 7};
+  const LeaseClient browser_{"dashboard", "raw-dashboard", 9};
+};
+
+TEST_F(WriteLeasesTest, OnlyTheHolderWritesAndEveryRefusalNamesItInFull) {
+  Seen seen;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, seen.Callbacks());
+  ASSERT_TRUE(held.ok());
+  ASSERT_FALSE(held->lease_id.empty());
+  EXPECT_TRUE(leases_.CheckWrite("s1", held->lease_id).ok());
+
+  for (const std::string& other : {std::string(), std::string("lease_other")}) {
+    absl::Status refused = leases_.CheckWrite("s1", other);
+    EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(refused.message(), HasSubstr("\"raw (pid 7)\" (raw, pid 7, since "));
+  }
+  auto second = leases_.Acquire("s1", browser_, WhenHeld::kRefuse, {});
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(second.status().message(), HasSubstr("raw (pid 7)"));
+  // Another session is free.
+  EXPECT_TRUE(leases_.Acquire("s2", browser_, WhenHeld::kRefuse, {}).ok());
+}
+
+TEST_F(WriteLeasesTest, AWriteWithoutAnyLeaseIsRefusedEvenWhenNobodyHoldsIt) {
+  absl::Status refused = leases_.CheckWrite("s1", "");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("needs the session's write lease"));
+  EXPECT_EQ(leases_.CheckWrite("s1", "lease_gone").code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(WriteLeasesTest, AHandoverRequestWaitsUntilTheHolderReleases) {
+  Seen holder, asker;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());
+  ASSERT_TRUE(held.ok());
+  auto waiting = leases_.Acquire("s1", browser_, WhenHeld::kRequestHandover, asker.Callbacks());
+  ASSERT_TRUE(waiting.ok());
+  EXPECT_TRUE(waiting->lease_id.empty());
+  EXPECT_EQ(waiting->holder.client.name, "raw (pid 7)");
+  EXPECT_THAT(holder.asked_by, ::testing::ElementsAre("dashboard"));
+  // Nothing is taken: the holder still writes, the asker cannot.
+  EXPECT_TRUE(leases_.CheckWrite("s1", held->lease_id).ok());
+  EXPECT_TRUE(asker.granted.empty());
+
+  leases_.Release("s1", held->lease_id);
+  ASSERT_EQ(asker.granted.size(), 1u);
+  EXPECT_TRUE(leases_.CheckWrite("s1", asker.granted[0]).ok());
+  EXPECT_FALSE(leases_.CheckWrite("s1", held->lease_id).ok());
+  EXPECT_EQ(leases_.Holder("s1")->client.name, "dashboard");
+}
+
+TEST_F(WriteLeasesTest, DecliningEndsEveryWaitingRequestAndKeepsTheLease) {
+  Seen holder, first, second;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());
+  ASSERT_TRUE(leases_.Acquire("s1", browser_, WhenHeld::kRequestHandover, first.Callbacks()).ok());
+  ASSERT_TRUE(leases_.Acquire("s1", {"acp", "raw-acp", 11}, WhenHeld::kRequestHandover,
+                              second.Callbacks())
+                  .ok());
+  EXPECT_EQ(leases_.Decline("s1", "lease_not_the_holder").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  auto declined = leases_.Decline("s1", held->lease_id);
+  ASSERT_TRUE(declined.ok());
+  EXPECT_EQ(*declined, 2);
+  ASSERT_EQ(first.declined.size(), 1u);
+  EXPECT_THAT(first.declined[0].message(), HasSubstr("kept the lease"));
+  ASSERT_EQ(second.declined.size(), 1u);
+  // Releasing now frees the session: nobody waits any more.
+  leases_.Release("s1", held->lease_id);
+  EXPECT_TRUE(first.granted.empty());
+  EXPECT_FALSE(leases_.InUse("s1"));
+}
+
+TEST_F(WriteLeasesTest, AWithdrawnRequestIsNeverGrantedAndTheNextWaiterIs) {
+  Seen holder, gone, next;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());
+  auto w1 = leases_.Acquire("s1", browser_, WhenHeld::kRequestHandover, gone.Callbacks());
+  auto w2 = leases_.Acquire("s1", {"acp", "raw-acp", 11}, WhenHeld::kRequestHandover,
+                            next.Callbacks());
+  ASSERT_TRUE(w1.ok() && w2.ok());
+  leases_.CancelWait("s1", w1->wait_id);
+  leases_.Release("s1", held->lease_id);
+  EXPECT_TRUE(gone.granted.empty());
+  ASSERT_EQ(next.granted.size(), 1u);
+  EXPECT_EQ(leases_.Holder("s1")->client.name, "acp");
+}
+
+TEST_F(WriteLeasesTest, TheNewHolderHearsOfTheRequestsStillWaiting) {
+  Seen holder, first, second;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());
+  ASSERT_TRUE(leases_.Acquire("s1", browser_, WhenHeld::kRequestHandover, first.Callbacks()).ok());
+  ASSERT_TRUE(leases_.Acquire("s1", {"acp", "raw-acp", 11}, WhenHeld::kRequestHandover,
+                              second.Callbacks())
+                  .ok());
+  leases_.Release("s1", held->lease_id);
+  ASSERT_EQ(first.granted.size(), 1u);
+  EXPECT_THAT(first.asked_by, ::testing::ElementsAre("acp"));
+}
+
+}  // namespace
+}  // namespace raw::loop

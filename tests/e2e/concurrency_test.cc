@@ -1,0 +1,139 @@
+// Many clients on one daemon: while one session's turn waits on slow work
+// (a secret variable whose command has not answered, an MCP server that has
+// not started), calls from other clients about other things are answered.
+// The slow parts block on FIFOs the test controls, so the test proves the
+// order of events rather than timing them: every read completes while the
+// slow work is still blocked.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tests/e2e/contract_fixture.h"
+
+namespace raw::e2e {
+namespace {
+
+namespace chat = raw::testing::chat;
+
+class ConcurrencyTest : public ContractTest {
+ protected:
+  // A FIFO in the scratch dir; a command reading it blocks until Release().
+  std::string Fifo(const std::string& name) {
+    std::string path = scratch_ + "/" + name;
+    EXPECT_EQ(mkfifo(path.c_str(), 0600), 0);
+    return path;
+  }
+  // Unblocks the reader of `fifo` (opening for writing waits for it).
+  static void Release(const std::string& fifo) { std::ofstream(fifo) << "x\n"; }
+  // A FIFO the test reads: a script writes a line to it when it starts.
+  // Opened before the script can run, so the script's write never blocks.
+  int StartedSignal(const std::string& name, std::string* path) {
+    *path = Fifo(name);
+    return open(path->c_str(), O_RDONLY | O_NONBLOCK);
+  }
+  // Waits for the line (the timeout only bounds a failing test).
+  static bool WaitForSignal(int fd) {
+    struct pollfd pfd = {fd, POLLIN, 0};
+    return poll(&pfd, 1, 60'000) == 1 && (pfd.revents & POLLIN) != 0;
+  }
+};
+
+TEST_F(ConcurrencyTest, ReadsFromOtherClientsAreAnsweredWhileOneSessionWaitsOnSlowWork) {
+  const std::string var_fifo = Fifo("variable");
+  std::string var_started;
+  const int var_signal = StartedSignal("variable-started", &var_started);
+  const std::string mcp_fifo = Fifo("mcp");
+  std::string mcp_started;
+  const int mcp_signal = StartedSignal("mcp-started", &mcp_started);
+  std::string variable = Script("slow-variable", absl::StrCat("echo up > ", var_started, "\ncat ",
+                                                              var_fifo, " >/dev/null\necho v"));
+  std::string server = Script("slow-server", absl::StrCat("echo up > ", mcp_started, "\ncat ",
+                                                          mcp_fifo, " >/dev/null\nexit 1"));
+  StartDaemon("",
+              absl::StrCat(R"("variables": {"SLOW": {"command": [")", variable,
+                           R"("], "timeout_seconds": 120}},)",
+                           R"("mcp_servers": {"slow": {"command": [")", server,
+                           R"("], "startup_timeout_seconds": 120}})"),
+              R"(["builtin/read_file", "mcp/slow/*"])", R"("headers": {"X-Slow": "${SLOW}"})");
+  const std::string slow_session = daemon_->CreateSession();
+  const std::string other_session = daemon_->CreateSession();
+  fake_.Enqueue(chat::TextAnswer("done"));
+
+  // The slow session's StartTurn is in flight on its own channel.
+  auto slow_channel = MakeChannel(daemon_->socket_path());
+  auto slow_stub = raw::v1::Raw::NewStub(slow_channel);
+  const std::string lease = LeaseFor(*slow_stub, slow_session);
+  auto started = std::async(std::launch::async, [&] {
+    grpc::ClientContext ctx;
+    raw::v1::StartTurnRequest req;
+    req.set_session_id(slow_session);
+    req.set_text("go");
+    req.set_lease_id(lease);
+    raw::v1::StartTurnResponse resp;
+    return slow_stub->StartTurn(&ctx, req, &resp);
+  });
+  ASSERT_TRUE(WaitForSignal(var_signal)) << "the variable's command never ran";
+
+  // 50 concurrent reads from other clients, each on its own connection.
+  auto reads = [&](int i) {
+    auto stub = raw::v1::Raw::NewStub(MakeChannel(daemon_->socket_path()));
+    auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(20);
+    auto begin = std::chrono::steady_clock::now();
+    grpc::Status s;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(deadline);
+    if (i % 3 == 0) {
+      raw::v1::GetDaemonInfoResponse r;
+      s = stub->GetDaemonInfo(&ctx, {}, &r);
+    } else if (i % 3 == 1) {
+      raw::v1::ListSessionsResponse r;
+      s = stub->ListSessions(&ctx, {}, &r);
+    } else {
+      raw::v1::GetHistoryRequest req;
+      req.set_session_id(i % 2 == 0 ? other_session : slow_session);
+      raw::v1::GetHistoryResponse r;
+      s = stub->GetHistory(&ctx, req, &r);
+    }
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now() - begin)
+        .count();
+  };
+  std::vector<std::future<int64_t>> calls;
+  for (int i = 0; i < 50; ++i) calls.push_back(std::async(std::launch::async, reads, i));
+  int64_t slowest = 0;
+  for (auto& c : calls) slowest = std::max<int64_t>(slowest, c.get());
+  // All answered while the variable's command is still blocked.
+  EXPECT_EQ(started.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  std::printf("50 reads during a blocked turn preparation: slowest %lld ms\n",
+              static_cast<long long>(slowest));
+
+  // The other session can even start its own turn meanwhile.
+  fake_.Enqueue(chat::TextAnswer("other"));
+  EventStream other(stub(), other_session);
+  std::string other_turn = StartTurn(stub(), other_session, "hi");
+  EXPECT_TRUE(other.WaitForTurnEnd(other_turn).has_value());
+
+  // Now the turn starts; its MCP server blocks the turn, not the API.
+  Release(var_fifo);
+  ASSERT_EQ(started.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  ASSERT_TRUE(started.get().ok());
+  ASSERT_TRUE(WaitForSignal(mcp_signal)) << "the MCP server never started";
+  for (int i = 0; i < 50; ++i) calls[i] = std::async(std::launch::async, reads, i);
+  for (auto& c : calls) c.get();
+  Release(mcp_fifo);
+  close(var_signal);
+  close(mcp_signal);
+}
+
+}  // namespace
+}  // namespace raw::e2e
