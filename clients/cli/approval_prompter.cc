@@ -12,18 +12,6 @@
 namespace raw::cli {
 namespace {
 
-constexpr size_t kMaxArgumentsShown = 400;
-
-const char* StateLabel(v1::ApprovalState state) {
-  switch (state) {
-    case v1::APPROVAL_STATE_PENDING: return "needs approval";
-    case v1::APPROVAL_STATE_ALLOWED: return "allowed";
-    case v1::APPROVAL_STATE_DENIED: return "denied";
-    case v1::APPROVAL_STATE_NOT_APPLICABLE: return "invalid";
-    default: return "unknown";
-  }
-}
-
 class AutoApprove : public ApprovalPrompter {
  public:
   ApprovalChoice Decide(const v1::ApprovalRequested&, const CancelToken&) override {
@@ -93,36 +81,6 @@ class TerminalPrompt : public ApprovalPrompter {
 };
 
 }  // namespace
-
-std::string DescribeApprovalRequest(const v1::ApprovalRequested& request) {
-  std::string text = absl::StrCat("The agent wants to run ", request.calls_size(),
-                                  request.calls_size() == 1 ? " tool call:\n" : " tool calls:\n");
-  for (const v1::ApprovalCall& call : request.calls()) {
-    std::string args = call.arguments();
-    if (args.size() > kMaxArgumentsShown) args = args.substr(0, kMaxArgumentsShown) + "...";
-    absl::StrAppend(&text, "  - ", call.tool().empty() ? call.name() : call.tool(), " ", args,
-                    "\n    ", StateLabel(call.state()),
-                    call.reason().empty() ? "" : absl::StrCat(": ", call.reason()), "\n");
-  }
-  return text;
-}
-
-std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved) {
-  std::string text;
-  switch (resolved.resolution()) {
-    case v1::APPROVAL_RESOLUTION_TIMED_OUT: text = "timed out"; break;
-    case v1::APPROVAL_RESOLUTION_CANCELLED: text = "cancelled"; break;
-    default: text = "answered"; break;
-  }
-  for (const v1::ApprovalAnswer& a : resolved.answers()) {
-    const char* decision = a.decision() == v1::APPROVAL_DECISION_ALLOW_ONCE      ? "allowed once"
-                           : a.decision() == v1::APPROVAL_DECISION_ALLOW_SESSION ? "allowed for the session"
-                                                                                 : "denied";
-    absl::StrAppend(&text, "; ", a.call_id(), ": ", decision,
-                    a.message().empty() ? "" : absl::StrCat(" (", a.message(), ")"));
-  }
-  return text;
-}
 
 std::unique_ptr<ApprovalPrompter> MakeApprovalPrompter(bool yes, int input_fd, std::ostream& err) {
   if (yes) return std::make_unique<AutoApprove>();

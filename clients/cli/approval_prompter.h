@@ -36,9 +36,4 @@ class ApprovalPrompter {
 // `input_fd` is read on a terminal; `err` receives the prompt.
 std::unique_ptr<ApprovalPrompter> MakeApprovalPrompter(bool yes, int input_fd, std::ostream& err);
 
-// The text shown for one request: a line per call with its state.
-std::string DescribeApprovalRequest(const v1::ApprovalRequested& request);
-// One line: "allowed once", "denied: <message>", "timed out: ...".
-std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved);
-
 }  // namespace raw::cli

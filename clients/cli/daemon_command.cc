@@ -11,7 +11,7 @@
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
 #include "clients/cli/json_line.h"
-#include "clients/cli/text_util.h"
+#include "clients/present/text.h"
 #include "common/version.h"
 
 namespace raw::cli {
@@ -95,7 +95,7 @@ int Status(const client::ConnectOptions& connect, bool json, CliContext& ctx) {
     ctx.out << "; this raw speaks protocol " << kProtocolVersion << ": stop and restart it";
   }
   ctx.out << ")\n";
-  ctx.out << "  started    " << FormatLocalTime(info.started_at_unix_ms()) << "\n";
+  ctx.out << "  started    " << present::FormatLocalTime(info.started_at_unix_ms()) << "\n";
   ctx.out << "  socket     " << client->socket_path() << "\n";
   ctx.out << "  config     " << info.config_path() << "\n";
   ctx.out << "  state dir  " << info.state_dir() << "\n";

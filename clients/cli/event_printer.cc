@@ -1,71 +1,17 @@
 #include "clients/cli/event_printer.h"
 
 #include "absl/strings/str_cat.h"
-#include "clients/cli/approval_prompter.h"
 #include "clients/cli/json_line.h"
-#include "clients/cli/text_util.h"
-#include "common/json.h"
+#include "clients/present/approval_text.h"
+#include "clients/present/text.h"
+#include "clients/present/tool_text.h"
 
 namespace raw::cli {
 namespace {
 
-constexpr size_t kMaxKeyArgumentChars = 80;
 constexpr size_t kMaxErrorLineChars = 160;
 
 }  // namespace
-
-std::string ToolStatusName(v1::ToolResultStatus status) {
-  switch (status) {
-    case v1::TOOL_RESULT_STATUS_OK:
-      return "ok";
-    case v1::TOOL_RESULT_STATUS_ERROR:
-      return "error";
-    case v1::TOOL_RESULT_STATUS_CANCELLED:
-      return "cancelled";
-    case v1::TOOL_RESULT_STATUS_DENIED:
-      return "denied";
-    case v1::TOOL_RESULT_STATUS_SKIPPED:
-      return "skipped";
-    default:
-      return "unknown";
-  }
-}
-
-std::string NoticeLevelName(v1::NoticeLevel level) {
-  switch (level) {
-    case v1::NOTICE_LEVEL_WARNING:
-      return "warning";
-    case v1::NOTICE_LEVEL_ERROR:
-      return "error";
-    default:
-      return "info";
-  }
-}
-
-std::string KeyArgument(const std::string& arguments_json) {
-  auto parsed = ParseJson(arguments_json);
-  if (!parsed.ok() || !parsed->is_object()) return "";
-  static const char* const kKeys[] = {"path", "file_path", "command", "cmd",  "pattern",
-                                      "query", "url",      "file",    "name", "task"};
-  const Json* chosen = nullptr;
-  for (const char* key : kKeys) {
-    auto it = parsed->find(key);
-    if (it != parsed->end() && it->is_string()) {
-      chosen = &*it;
-      break;
-    }
-  }
-  if (chosen == nullptr) {
-    for (const auto& item : parsed->items()) {
-      if (item.value().is_string()) {
-        chosen = &item.value();
-        break;
-      }
-    }
-  }
-  if (chosen == nullptr) return "";
-  return Truncate(OneLine(chosen->get<std::string>()), kMaxKeyArgumentChars);
-}
 
 EventPrinter::EventPrinter(OutputFormat format, std::ostream& out, std::ostream& err)
     : format_(format), out_(out), err_(err) {}
@@ -114,17 +60,17 @@ void EventPrinter::Print(const v1::Event& event) {
       break;
     case v1::Event::kNotice:
       EndText();
-      err_ << "[" << NoticeLevelName(event.notice().level()) << "] " << event.notice().text()
+      err_ << "[" << present::NoticeLevelName(event.notice().level()) << "] " << event.notice().text()
            << "\n";
       err_.flush();
       break;
     case v1::Event::kApprovalRequested:
       EndText();
-      err_ << DescribeApprovalRequest(event.approval_requested());
+      err_ << present::DescribeApprovalRequest(event.approval_requested());
       err_.flush();
       break;
     case v1::Event::kApprovalResolved:
-      err_ << "[approval] " << DescribeApprovalResolved(event.approval_resolved()) << "\n";
+      err_ << "[approval] " << present::DescribeApprovalResolved(event.approval_resolved()) << "\n";
       err_.flush();
       break;
     case v1::Event::kResync:
@@ -173,7 +119,7 @@ void EventPrinter::PrintToolStarted(const v1::ToolStarted& started) {
   err_ << "-> " << started.name();
   auto it = call_arguments_.find(started.call_id());
   if (it != call_arguments_.end()) {
-    std::string key = KeyArgument(it->second);
+    std::string key = present::KeyArgument(it->second);
     if (!key.empty()) err_ << " " << key;
   }
   err_ << "\n";
@@ -182,10 +128,10 @@ void EventPrinter::PrintToolStarted(const v1::ToolStarted& started) {
 
 void EventPrinter::PrintToolResult(const v1::ToolResult& result) {
   EndText();
-  err_ << "<- " << result.name() << " " << ToolStatusName(result.status()) << " ("
-       << FormatDurationMs(result.duration_ms()) << ")";
+  err_ << "<- " << result.name() << " " << present::ToolStatusName(result.status()) << " ("
+       << present::FormatDurationMs(result.duration_ms()) << ")";
   if (result.status() != v1::TOOL_RESULT_STATUS_OK) {
-    std::string first = Truncate(FirstLine(result.content()), kMaxErrorLineChars);
+    std::string first = present::Truncate(present::FirstLine(result.content()), kMaxErrorLineChars);
     if (!first.empty()) err_ << ": " << first;
   }
   if (!result.display().empty()) {

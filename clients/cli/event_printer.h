@@ -55,15 +55,4 @@ class EventPrinter {
   bool missed_deltas_ = false;
 };
 
-// The argument that best identifies a tool call for a one-line summary
-// (path, command, pattern, query, url, ...), shortened to one line; "" when
-// the arguments are not a JSON object with a string field.
-std::string KeyArgument(const std::string& arguments_json);
-
-// "ok", "error", "cancelled", "denied", "skipped".
-std::string ToolStatusName(v1::ToolResultStatus status);
-
-// "info", "warning", "error".
-std::string NoticeLevelName(v1::NoticeLevel level);
-
 }  // namespace raw::cli

@@ -15,6 +15,9 @@ inline constexpr int kExitUsage = 2;
 // daemon is running.
 inline constexpr int kExitMaxSteps = 3;
 inline constexpr int kExitNotRunning = 3;
+// `raw run`: the session is held by another writer (another client holds
+// its write lease).
+inline constexpr int kExitHeld = 4;
 // The turn was cancelled (Ctrl-C), as a shell reports SIGINT.
 inline constexpr int kExitCancelled = 130;
 

@@ -37,8 +37,4 @@ class HistoryPrinter {
   bool first_turn_ = true;
 };
 
-// Up to `max_lines` lines of `text`, each shortened, with a final "..."
-// line when something was left out.
-std::string Excerpt(const std::string& text, int max_lines, size_t max_line_chars);
-
 }  // namespace raw::cli

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
@@ -54,7 +55,8 @@ const char kRunUsage[] =
     "  --socket PATH   daemon socket\n"
     "\n"
     "exit status: 0 completed, 1 error, 2 usage or configuration problem,\n"
-    "3 stopped at max_steps, 130 cancelled.\n"
+    "3 stopped at max_steps, 4 the session is held by another writer,\n"
+    "130 cancelled.\n"
     "Ctrl-C interrupts the turn; a second Ctrl-C exits at once.\n";
 
 absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args,
@@ -139,6 +141,8 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
   request.agent = options->agent;
   request.cwd = options->cwd;
   request.prompt = options->prompt;
+  request.client_name = absl::StrCat("raw run (pid ", getpid(), ")");
+  request.client_pid = getpid();
   return runner.Run(request);
 }
 

@@ -7,7 +7,7 @@
 #include "clients/cli/exit_codes.h"
 #include "clients/cli/history_printer.h"
 #include "clients/cli/json_line.h"
-#include "clients/cli/text_util.h"
+#include "clients/present/text.h"
 #include "common/time.h"
 
 namespace raw::cli {
@@ -130,10 +130,10 @@ void PrintSessionTable(const std::vector<v1::Session>& sessions, int64_t now_uni
   out << pad("ID", id_width) << "  " << pad("AGENT", agent_width) << "  "
       << pad("LAST ACTIVITY", 16) << "  " << pad("EXPIRES", 11) << "  TITLE\n";
   for (const auto& s : sessions) {
-    std::string title = s.title().empty() ? "-" : Truncate(OneLine(s.title()), kTitleChars);
+    std::string title = s.title().empty() ? "-" : present::Truncate(present::OneLine(s.title()), kTitleChars);
     out << pad(s.id(), id_width) << "  " << pad(s.agent(), agent_width) << "  "
-        << pad(FormatLocalTime(s.last_activity_unix_ms()), 16) << "  "
-        << pad(FormatExpiry(s.expires_at_unix_ms(), now_unix_ms), 11) << "  " << title << "\n";
+        << pad(present::FormatLocalTime(s.last_activity_unix_ms()), 16) << "  "
+        << pad(present::FormatExpiry(s.expires_at_unix_ms(), now_unix_ms), 11) << "  " << title << "\n";
   }
 }
 

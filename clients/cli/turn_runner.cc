@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "clients/cli/exit_codes.h"
+#include "clients/present/turn_end.h"
 
 namespace raw::cli {
 
@@ -35,6 +36,7 @@ int TurnRunner::Run(const TurnRequest& request) {
   }
   session_id_ = session.id();
   prompt_ = request.prompt;
+  if (int code = TakeLease(request); code != kExitOk) return code;
   after_seq_ = session.last_seq();
   if (printer_.format() == OutputFormat::kText) {
     err_ << "session " << session.id() << " (agent " << session.agent() << ")\n";
@@ -69,6 +71,26 @@ int TurnRunner::Run(const TurnRequest& request) {
   }
 }
 
+int TurnRunner::TakeLease(const TurnRequest& request) {
+  v1::AcquireLeaseRequest acquire;
+  acquire.set_session_id(session_id_);
+  acquire.set_client_name(request.client_name);
+  acquire.set_client_kind("raw run");
+  acquire.set_client_pid(request.client_pid);
+  acquire.set_request_handover(false);
+  lease_ = std::make_unique<client::WriteLease>(client_, acquire);
+  absl::StatusOr<std::string> id = lease_->WaitGranted();
+  if (id.ok()) {
+    lease_id_ = *id;
+    return kExitOk;
+  }
+  lease_.reset();
+  err_ << "raw run: " << id.status().message() << "\n";
+  // FAILED_PRECONDITION is the daemon naming the client that holds the
+  // session.
+  return absl::IsFailedPrecondition(id.status()) ? kExitHeld : ExitCodeFor(id.status());
+}
+
 client::EventHandler::Next TurnRunner::OnOpen() {
   {
     absl::MutexLock lock(&mu_);
@@ -81,6 +103,7 @@ client::EventHandler::Next TurnRunner::OnOpen() {
   v1::StartTurnRequest start;
   start.set_session_id(session_id_);
   start.set_text(prompt_);
+  start.set_lease_id(lease_id_);
   auto response = client_.StartTurn(start);
   if (!response.ok()) {
     start_error_ = response.status();
@@ -133,6 +156,7 @@ void TurnRunner::Answer(const v1::ApprovalRequested& request) {
   respond.set_request_id(request.request_id());
   respond.set_all(choice.decision);
   respond.set_all_message(choice.message);
+  respond.set_lease_id(lease_id_);
   auto response = client_.RespondToApproval(respond);
   // NotFound: the request was already resolved (another client answered,
   // it timed out, or the turn was interrupted); the events say which.
@@ -156,6 +180,7 @@ void TurnRunner::Interrupt() {
 void TurnRunner::SendInterrupt() {
   v1::InterruptTurnRequest request;
   request.set_session_id(session_id_);
+  request.set_lease_id(lease_id_);
   auto response = client_.InterruptTurn(request);
   absl::MutexLock lock(&mu_);
   if (!response.ok()) interrupt_error_ = response.status();
@@ -169,22 +194,17 @@ int TurnRunner::Finish(const v1::TurnEnded& ended) {
       err_ << "raw run: could not interrupt the turn: " << interrupt_error_.message() << "\n";
     }
   }
-  std::string detail = ended.message().empty() ? "" : absl::StrCat(": ", ended.message());
+  if (ended.reason() != v1::TURN_END_REASON_COMPLETED) {
+    err_ << "raw run: " << present::TurnEndText(ended) << "\n";
+  }
   switch (ended.reason()) {
     case v1::TURN_END_REASON_COMPLETED:
       return kExitOk;
     case v1::TURN_END_REASON_MAX_STEPS:
-      err_ << "raw run: the turn stopped after " << ended.steps()
-           << " steps, the agent's max_steps" << detail << "\n";
       return kExitMaxSteps;
     case v1::TURN_END_REASON_CANCELLED:
-      err_ << "raw run: the turn was cancelled" << detail << "\n";
       return kExitCancelled;
-    case v1::TURN_END_REASON_ERROR:
-      err_ << "raw run: the turn failed" << (detail.empty() ? "" : detail) << "\n";
-      return kExitError;
     default:
-      err_ << "raw run: the turn ended for an unknown reason" << detail << "\n";
       return kExitError;
   }
 }

@@ -1,7 +1,10 @@
 // TurnRunner: runs one turn for `raw run` and turns its outcome into an
 // exit code.
 //
-// Run() creates a session (or continues one), opens the event stream from
+// Run() creates a session (or continues one), takes the session's write
+// lease for the whole run (failing at once with kExitHeld, naming the
+// holder, when another client writes in the session; every write carries
+// the lease id; destroying the runner releases it), opens the event stream from
 // the session's last seq, starts the turn only once the stream is open (so
 // none of its events, not even the first text deltas, is missed), prints the
 // turn's events through an EventPrinter, answers the turn's approval
@@ -16,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -25,6 +29,7 @@
 #include "clients/cli/approval_prompter.h"
 #include "clients/cli/event_printer.h"
 #include "clients/lib/raw_client.h"
+#include "clients/lib/write_lease.h"
 
 namespace raw::cli {
 
@@ -34,6 +39,9 @@ struct TurnRequest {
   std::string agent;  // empty: the daemon's default agent
   std::string cwd;    // absolute
   std::string prompt;
+  // Who writes, as other clients see the lease holder.
+  std::string client_name = "raw run";
+  int64_t client_pid = 0;
 };
 
 class TurnRunner : public client::EventHandler {
@@ -52,6 +60,8 @@ class TurnRunner : public client::EventHandler {
   Next OnEvent(const v1::Event& event) override;
 
  private:
+  // Returns kExitOk once the lease is held, else the exit code.
+  int TakeLease(const TurnRequest& request);
   int Finish(const v1::TurnEnded& ended);
   void SendInterrupt();
   void Answer(const v1::ApprovalRequested& request);
@@ -66,6 +76,8 @@ class TurnRunner : public client::EventHandler {
   std::string session_id_;
   std::string prompt_;
   uint64_t after_seq_ = 0;
+  std::unique_ptr<client::WriteLease> lease_;
+  std::string lease_id_;
 
   // Stream-thread state.
   std::optional<v1::TurnEnded> ended_;

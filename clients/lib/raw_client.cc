@@ -268,6 +268,11 @@ absl::StatusOr<v1::ListMcpServersResponse> RawClient::ListMcpServers(
   return Call(*impl_, &v1::Raw::Stub::ListMcpServers, request);
 }
 
+absl::StatusOr<v1::DeclineHandoverResponse> RawClient::DeclineHandover(
+    const v1::DeclineHandoverRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::DeclineHandover, request);
+}
+
 absl::Status RawClient::AcquireLease(const v1::AcquireLeaseRequest& request,
                                      LeaseHandler& handler, StreamCanceller& canceller) {
   grpc::ClientContext context;

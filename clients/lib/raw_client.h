@@ -87,8 +87,10 @@ class EventHandler {
 };
 
 // Receives the messages of an AcquireLease stream, on the thread that
-// called RawClient::AcquireLease: first `granted` (with the lease id that
-// writes carry), later possibly `lost` (another client took the lease over).
+// called RawClient::AcquireLease: `granted` (with the lease id that writes
+// carry), or first `waiting` (a handover was requested from the holder)
+// and `granted` once the holder releases; while holding, possibly
+// `handover_requested` (another client asks for the lease).
 class LeaseHandler {
  public:
   virtual ~LeaseHandler() = default;
@@ -146,14 +148,16 @@ class RawClient {
   absl::StatusOr<v1::ListAgentsResponse> ListAgents(const v1::ListAgentsRequest& request);
   absl::StatusOr<v1::ListMcpServersResponse> ListMcpServers(
       const v1::ListMcpServersRequest& request);
+  absl::StatusOr<v1::DeclineHandoverResponse> DeclineHandover(
+      const v1::DeclineHandoverRequest& request);
 
   // Holds the session's write lease while the stream stays open: delivers
   // its messages to `handler` on the calling thread and returns when the
-  // stream ends: OK when the daemon ended it (the lease was lost or the
-  // session went away), kCancelled when `canceller` ended it (the lease is
+  // stream ends: kCancelled when `canceller` ended it (the lease is
   // released), kFailedPrecondition naming the holder when another client
-  // holds the lease and take_over is false, and the stream's error
-  // otherwise.
+  // holds the lease and request_handover is false or the holder declined
+  // the handover, OK when the daemon ended it (the session went away), and
+  // the stream's error otherwise.
   absl::Status AcquireLease(const v1::AcquireLeaseRequest& request, LeaseHandler& handler,
                             StreamCanceller& canceller);
 

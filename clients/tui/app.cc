@@ -8,7 +8,7 @@
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
-#include "clients/cli/text_util.h"
+#include "clients/present/text.h"
 #include "clients/tui/footer.h"
 #include "clients/tui/text_width.h"
 
@@ -29,15 +29,18 @@ TuiApp::TuiApp(TuiOptions options, Terminal& terminal)
       palette_(terminal.depth()),
       canvas_(palette_),
       screen_(canvas_),
+      lease_({options_.client_name, "raw", options_.client_pid}, options_.handover,
+             [this](std::function<void()> task) { ui_.Post(std::move(task)); },
+             [this](std::function<void()> task) { worker_.Run(std::move(task)); }, *this),
       view_(glyphs_) {}
 
 TuiApp::~TuiApp() {
   // The streams end (the lease is released) before the queue goes.
   subscription_.reset();
-  lease_.reset();
+  lease_.Release();
 }
 
-int TuiApp::Run() {
+TuiExit TuiApp::Run() {
   Terminal::Size size = terminal_.UpdateSize();
   screen_.Resize(size.rows, size.cols);
   StartConnect();
@@ -59,7 +62,7 @@ int TuiApp::Run() {
     if (!quit_) Draw();
   }
   ui_.Close();
-  return exit_code_;
+  return exit_;
 }
 
 void TuiApp::HandleSignal(int sig) {
@@ -74,7 +77,7 @@ void TuiApp::HandleSignal(int sig) {
   }
   // SIGTERM, SIGHUP, SIGINT, SIGQUIT: leave cleanly.
   quit_ = true;
-  exit_code_ = 128 + sig;
+  exit_.signal = sig;
 }
 
 void TuiApp::SuspendToShell() {
@@ -92,7 +95,7 @@ void TuiApp::ReadInput() {
   if (n <= 0) {
     // The terminal went away.
     quit_ = true;
-    exit_code_ = 1;
+    exit_.status = absl::UnavailableError("the terminal closed");
     return;
   }
   for (const InputEvent& event : decoder_.Feed(std::string_view(buffer, static_cast<size_t>(n)))) {
@@ -114,6 +117,14 @@ int TuiApp::NextTimeoutMs() const {
   if (esc_deadline_) consider(*esc_deadline_);
   if (reconnect_at_) consider(*reconnect_at_);
   if (!status_.empty()) consider(status_until_);
+  const client::HandoverGate& gate = lease_.gate();
+  if (std::optional<absl::Time> handover = gate.NextDeadline()) {
+    consider(*handover);
+    // The countdown is shown in whole seconds.
+    if (gate.phase() == client::HandoverGate::Phase::kCountdown) {
+      consider(gate.release_at() - absl::Seconds(gate.SecondsLeft(now) - 1));
+    }
+  }
   if (transcript_.turn_running() || transcript_.compacting() || transcript_.HasRunningTools()) {
     // The next whole second, for the elapsed-time displays.
     int64_t ms = NowMs();
@@ -134,6 +145,7 @@ void TuiApp::OnTick() {
     StartConnect();
   }
   if (!status_.empty() && now >= status_until_) status_.clear();
+  lease_.Tick(transcript_.turn_running() || transcript_.compacting(), now);
   if (ctrl_c_at_ && now - *ctrl_c_at_ > absl::Seconds(3)) ctrl_c_at_.reset();
 }
 
@@ -145,9 +157,13 @@ void TuiApp::SetStatus(const std::string& text, absl::Duration for_how_long) {
 StyledLine TuiApp::StatusLine(int width) const {
   std::string text;
   Role role = Role::kDim;
+  std::string handover = HandoverStatus(absl::Now());
   if (!status_.empty()) {
     text = status_;
     role = Role::kWarning;
+  } else if (!handover.empty()) {
+    text = handover;
+    role = Role::kWaiting;
   } else if (!connected_ && reconnecting_) {
     text = reconnect_at_ ? absl::StrCat("Daemon unreachable; retrying (attempt ", reconnect_attempts_ + 1, ")")
                          : "Reconnecting to the daemon" + glyphs_.ellipsis;
@@ -160,12 +176,12 @@ StyledLine TuiApp::StatusLine(int width) const {
   } else if (transcript_.turn_running()) {
     int64_t elapsed = turn_started_ms_ > 0 ? std::max<int64_t>(0, NowMs() - turn_started_ms_) : 0;
     text = absl::StrCat(approval_.visible() ? "Waiting for approval" : "Working",
-                        elapsed >= 1000 ? " " + cli::FormatDurationMs(elapsed / 1000 * 1000) : "",
+                        elapsed >= 1000 ? " " + present::FormatDurationMs(elapsed / 1000 * 1000) : "",
                         "  Esc to interrupt");
     role = approval_.visible() ? Role::kWaiting : Role::kRunning;
-  } else if (write_ == Write::kReadOnly) {
-    text = absl::StrCat("Read-only: ", holder_.empty() ? "another client" : holder_,
-                        " holds this session. Ctrl-T takes over");
+  } else if (Following()) {
+    text = absl::StrCat("Read-only: ", HolderName(),
+                        " holds this session. Ctrl-T asks for it");
     role = Role::kWarning;
   }
   if (view_.rows_below() > 0) {
@@ -200,9 +216,11 @@ void TuiApp::Draw() {
   footer.turn_state = transcript_.compacting()      ? "compacting"
                       : transcript_.turn_running() ? "working"
                       : session_.id().empty()      ? ""
-                      : (write_ == Write::kNone || write_ == Write::kAcquiring) ? "opening"
+                      : (lease_.state() == client::SessionLease::State::kNone ||
+                         lease_.state() == client::SessionLease::State::kAcquiring)
+                          ? "opening"
                                                    : "idle";
-  footer.read_only = write_ == Write::kReadOnly;
+  footer.read_only = Following();
   if (session_.has_context()) footer.context = session_.context();
   footer.usage = session_.usage();
   footer.requests = session_.requests();
@@ -225,7 +243,7 @@ void TuiApp::Draw() {
   Lines bottom;
   int bottom_cursor_row = -1;
   int bottom_cursor_col = 0;
-  bool read_only = write_ == Write::kReadOnly;
+  bool read_only = Following();
   if (approval_.visible()) {
     ApprovalPanel::View panel = approval_.Render(cols, std::max(4, rows / 2), glyphs_, read_only);
     bottom = std::move(panel.lines);
@@ -238,7 +256,7 @@ void TuiApp::Draw() {
     int max_rows = std::clamp(rows / 3, 1, kMaxEditorRows);
     InputEditor::View edit = editor_.Render(cols, prompt, max_rows);
     if (editor_.empty()) {
-      std::string hint = read_only ? "Read-only: Ctrl-T takes over this session"
+      std::string hint = read_only ? "Read-only: Ctrl-T asks for this session"
                                    : "Type a message; Enter sends, Ctrl-J adds a line, /help";
       edit.lines[0].Add(TruncateToWidth(hint, std::max(0, cols - prompt.Width()), glyphs_.ellipsis),
                         Style{Role::kDim});

@@ -8,12 +8,14 @@
 // (an Escape to resolve, a running tool's clock, a reconnection attempt).
 //
 // The daemon is reached only through the Worker (unary calls), the
-// Subscription (events) and the LeaseHolder (write lease). The app holds no
-// business logic: it shows events and sends the user's requests.
+// Subscription (events) and the curses-free client::SessionLease (the
+// write lease and its handover rule, shared with other front ends). The
+// app holds no business logic: it shows events and sends the user's
+// requests.
 //
 // Implementation is spread over app*.cc by concern: the loop and frames
-// (app.cc), the session and its connection (app_session.cc), the write
-// lease (app_lease.cc), keys (app_input.cc), slash commands
+// (app.cc), the session and its connection (app_session.cc), how the write
+// lease's changes are shown (app_lease.cc), keys (app_input.cc), slash commands
 // (app_commands.cc) and the agents of /agent (app_agents.cc).
 #pragma once
 
@@ -24,13 +26,13 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "clients/lib/session_lease.h"
 #include "clients/lib/raw_client.h"
 #include "clients/tui/agent_picker.h"
 #include "clients/tui/approval_panel.h"
 #include "clients/tui/curses_canvas.h"
 #include "clients/tui/input_decoder.h"
 #include "clients/tui/input_editor.h"
-#include "clients/tui/lease_holder.h"
 #include "clients/tui/palette.h"
 #include "clients/tui/screen.h"
 #include "clients/tui/session_picker.h"
@@ -45,13 +47,13 @@
 
 namespace raw::tui {
 
-class TuiApp {
+class TuiApp : private client::SessionLease::Listener {
  public:
   TuiApp(TuiOptions options, Terminal& terminal);
   ~TuiApp();
 
-  // Returns the exit code once the user quits (or a signal ends it).
-  int Run();
+  // Runs until the user quits (or a signal ends it); says how it ended.
+  TuiExit Run();
 
   // The open session (empty when none); what to print on exit.
   const std::string& session_id() const { return session_.id(); }
@@ -59,14 +61,6 @@ class TuiApp {
   const std::string& exit_message() const { return exit_message_; }
 
  private:
-  enum class Write {
-    kNone,       // not asked yet
-    kAcquiring,
-    kHeld,       // this client holds the lease
-    kReadOnly,   // another client holds it
-    kNoLeases,   // the daemon has no leases: writes go without one
-  };
-
   // app.cc: loop, frames, timers.
   void Draw();
   int NextTimeoutMs() const;
@@ -91,10 +85,21 @@ class TuiApp {
   void OnEvent(const v1::Event& event);
   void OnStreamEnd(const absl::Status& status);
   void OnDisconnected(const std::string& why);
-  void StartLease(bool take_over);
+  // app_lease.cc: what the write lease's changes (client::SessionLease)
+  // look like here.
+  void OnLeaseChange(client::SessionLease::Change change,
+                     client::SessionLease::State before) override;
+  // Ctrl-T while following: ask the holder to hand the session over.
+  void RequestHandover();
+  // The status line's text about a handover; empty when none is pending.
+  std::string HandoverStatus(absl::Time now) const;
+  // The writer's name for messages.
+  std::string HolderName() const;
   void RefreshSession();
   void Fail(const absl::Status& status);
   bool CanWrite() const;
+  // Another client writes; this one shows the session read-only.
+  bool Following() const { return lease_.following(); }
   void AddError(const std::string& what, const absl::Status& status);
 
   // app_input.cc: keys, mouse, paste.
@@ -103,7 +108,6 @@ class TuiApp {
   bool HandleScrollKey(const InputEvent& event);
   void Submit();
   void Interrupt();
-  void TakeOver();
   void AnswerApproval(const ApprovalPanel::Answer& answer);
 
   // app_commands.cc: slash commands.
@@ -135,7 +139,9 @@ class TuiApp {
   // Declared after ui_: destroyed first, so nothing posts to a dead queue.
   Worker worker_;
   std::unique_ptr<Subscription> subscription_;
-  std::unique_ptr<LeaseHolder> lease_;
+  // The write lease and its handover; declared after ui_ and worker_,
+  // which it posts to.
+  client::SessionLease lease_;
 
   Transcript transcript_;
   TranscriptView view_;
@@ -150,10 +156,6 @@ class TuiApp {
 
   v1::Session session_;
   std::optional<double> cache_ratio_;
-  Write write_ = Write::kNone;
-  bool want_write_ = true;
-  std::string lease_id_;
-  std::string holder_;
   std::string answered_request_;  // sent; hidden until its resolution arrives
 
   std::string older_cursor_;
@@ -167,7 +169,7 @@ class TuiApp {
   std::optional<absl::Time> reconnect_at_;
 
   bool quit_ = false;
-  int exit_code_ = 0;
+  TuiExit exit_;
   std::string exit_message_;
   std::optional<absl::Time> esc_deadline_;
   std::optional<absl::Time> ctrl_c_at_;

@@ -1,7 +1,7 @@
 // TuiApp: slash commands.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "clients/cli/text_util.h"
+#include "clients/present/text.h"
 #include "clients/tui/app.h"
 #include "clients/tui/footer.h"
 #include "common/time.h"
@@ -85,9 +85,9 @@ void TuiApp::ShowSessions() {
       for (const v1::Session& s : response->sessions()) {
         StyledLine line;
         line.Add(absl::StrFormat("  %s  %-12s  %-16s  ", s.id(), s.agent(),
-                                 cli::FormatLocalTime(s.last_activity_unix_ms())),
+                                 present::FormatLocalTime(s.last_activity_unix_ms())),
                  s.id() == session_.id() ? Style{Role::kAccent} : Style{});
-        line.Add(s.title().empty() ? "-" : cli::Truncate(cli::OneLine(s.title()), 60),
+        line.Add(s.title().empty() ? "-" : present::Truncate(present::OneLine(s.title()), 60),
                  Style{Role::kDim});
         lines.push_back(std::move(line));
       }
@@ -123,7 +123,7 @@ void TuiApp::Compact() {
   }
   v1::CompactRequest request;
   request.set_session_id(session_.id());
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   worker_.Run([this, client = client_, request] {
     auto response = client->Compact(request);
     if (response.ok()) return;
@@ -138,7 +138,7 @@ void TuiApp::ClearContext() {
   }
   v1::ClearContextRequest request;
   request.set_session_id(session_.id());
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   worker_.Run([this, client = client_, request] {
     auto response = client->ClearContext(request);
     ui_.Post([this, response] {
@@ -171,7 +171,7 @@ void TuiApp::ShowHelp() {
   row("Ctrl-Up, Ctrl-Down", "scroll by a line");
   row("Ctrl-Home, Ctrl-End", "top of the history, back to the end");
   row("Ctrl-O, click", "expand or collapse tool results and reasoning");
-  row("Ctrl-T", "take over a session another client holds");
+  row("Ctrl-T", "ask the client holding this session to hand it over");
   row("Ctrl-L", "redraw");
   row("Tab", "complete a command");
   lines.emplace_back("Commands", head);

@@ -27,6 +27,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
     HandleAgentPickerKey(e);
     return;
   }
+  if (lease_.KeyPressed(absl::Now())) return;
   if (HandleScrollKey(e)) return;
   if (e.key == Key::kClick) {
     int row = e.row;
@@ -65,7 +66,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
         return;
       }
       case 't':
-        TakeOver();
+        RequestHandover();
         return;
       case 'l':
         screen_.Invalidate();
@@ -77,7 +78,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
         break;
     }
   }
-  if (approval_.visible() && write_ != Write::kReadOnly) {
+  if (approval_.visible() && !Following()) {
     bool handled = false;
     std::optional<ApprovalPanel::Answer> answer = approval_.HandleKey(e, &handled);
     if (answer) AnswerApproval(*answer);
@@ -180,8 +181,8 @@ void TuiApp::Submit() {
     SetStatus("Not connected to the daemon yet; the message is kept");
     return;
   }
-  if (write_ == Write::kReadOnly) {
-    SetStatus("Read-only: Ctrl-T takes this session over; the message is kept");
+  if (Following()) {
+    SetStatus("Read-only: Ctrl-T asks for this session; the message is kept");
     return;
   }
   if (!CanWrite()) {
@@ -197,7 +198,7 @@ void TuiApp::Submit() {
   v1::StartTurnRequest request;
   request.set_session_id(session_.id());
   request.set_text(text);
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   worker_.Run([this, client = client_, request] {
     auto response = client->StartTurn(request);
     if (response.ok()) return;
@@ -216,20 +217,12 @@ void TuiApp::Interrupt() {
   SetStatus("Interrupting" + glyphs_.ellipsis, absl::Seconds(2));
   v1::InterruptTurnRequest request;
   request.set_session_id(session_.id());
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   worker_.Run([this, client = client_, request] {
     auto response = client->InterruptTurn(request);
     if (response.ok()) return;
     ui_.Post([this, status = response.status()] { AddError("Cannot interrupt", status); });
   });
-}
-
-void TuiApp::TakeOver() {
-  if (write_ != Write::kReadOnly || !connected_) return;
-  transcript_.AddInfoText(absl::StrCat("Taking this session over from ",
-                                       holder_.empty() ? "the other client" : holder_,
-                                       glyphs_.ellipsis));
-  StartLease(/*take_over=*/true);
 }
 
 void TuiApp::AnswerApproval(const ApprovalPanel::Answer& answer) {
@@ -238,7 +231,7 @@ void TuiApp::AnswerApproval(const ApprovalPanel::Answer& answer) {
   request.set_request_id(approval_.request_id());
   request.set_all(answer.decision);
   request.set_all_message(answer.message);
-  request.set_lease_id(lease_id_);
+  request.set_lease_id(lease_.lease_id());
   answered_request_ = approval_.request_id();
   approval_.Hide();
   worker_.Run([this, client = client_, request] {

@@ -1,79 +1,102 @@
-// TuiApp: the session's write lease (one writer per session; followers
-// read only and may take over).
+// TuiApp: how the session's write lease looks in the terminal. The lease
+// itself, its handover rule and the calls are client::SessionLease's; this
+// file turns its changes into transcript lines and the status line.
 #include "absl/strings/str_cat.h"
 #include "clients/tui/app.h"
 
 namespace raw::tui {
 namespace {
 
-// The holder named in the daemon's refusal: 'session S is open for writing
-// in "NAME" (since ...)'; empty when the message has another form.
-std::string HolderFrom(absl::string_view message) {
-  constexpr absl::string_view kIn = "in \"";
-  size_t start = message.find(kIn);
-  if (start == absl::string_view::npos) return "";
-  start += kIn.size();
-  size_t end = message.find('"', start);
-  if (end == absl::string_view::npos) return "";
-  return std::string(message.substr(start, end - start));
+using Change = client::SessionLease::Change;
+using State = client::SessionLease::State;
+
+std::string NameOf(const v1::LeaseHolder& holder) {
+  return holder.client_name().empty() ? "another client" : holder.client_name();
 }
 
 }  // namespace
 
-void TuiApp::StartLease(bool take_over) {
-  lease_.reset();
-  v1::AcquireLeaseRequest request;
-  request.set_session_id(session_.id());
-  request.set_client_name(options_.client_name);
-  request.set_request_handover(take_over);
-  write_ = Write::kAcquiring;
-  LeaseHolder::Callbacks callbacks;
-  callbacks.granted = [this, take_over](const std::string& id) {
-    bool was_read_only = write_ == Write::kReadOnly || take_over;
-    write_ = Write::kHeld;
-    want_write_ = true;
-    lease_id_ = id;
-    holder_.clear();
-    if (was_read_only) transcript_.AddInfoText("You hold this session now: your messages go to the agent.");
-  };
-  callbacks.lost = [this](const std::string& by) {
-    write_ = Write::kReadOnly;
-    want_write_ = false;
-    lease_id_.clear();
-    holder_ = by;
-    transcript_.AddInfoText(
-        absl::StrCat(by.empty() ? "Another client" : by,
-                     " took over this session; following it read-only (Ctrl-T takes it back)."),
-        Level::kWarning);
-  };
-  callbacks.ended = [this](const absl::Status& status) {
-    if (status.ok() || absl::IsCancelled(status)) {
-      if (write_ == Write::kHeld) write_ = Write::kReadOnly;
+std::string TuiApp::HolderName() const {
+  return lease_.holder().empty() ? "another client" : lease_.holder();
+}
+
+void TuiApp::OnLeaseChange(Change change, State before) {
+  switch (change) {
+    case Change::kGranted:
+      if (before == State::kFollowing || before == State::kRequesting) {
+        transcript_.AddInfoText("You hold this session now: your messages go to the agent.");
+      }
       return;
-    }
-    if (absl::IsUnimplemented(status)) {
-      // A daemon without leases accepts writes without one.
-      write_ = Write::kNoLeases;
-      return;
-    }
-    if (absl::IsFailedPrecondition(status)) {
-      write_ = Write::kReadOnly;
-      want_write_ = false;
-      holder_ = HolderFrom(status.message());
-      if (holder_.empty()) holder_ = session_.writer();
+    case Change::kFollowing:
+      if (lease_.holder().empty()) lease_.set_holder(session_.writer());
       transcript_.AddInfoText(
-          holder_.empty()
-              ? absl::StrCat(status.message(), ". Following it read-only; Ctrl-T takes it over.")
-              : absl::StrCat("This session is open for writing in ", holder_,
-                             ". Following it read-only; Ctrl-T takes it over."),
+          lease_.holder().empty()
+              ? absl::StrCat(lease_.status().message(), ". Following it read-only; Ctrl-T asks for it.")
+              : absl::StrCat("This session is open for writing in ", lease_.holder(),
+                             ". Following it read-only; Ctrl-T asks for it."),
           Level::kWarning);
       RefreshSession();
       return;
+    case Change::kWaiting:
+      transcript_.AddInfoText(absl::StrCat("Asked ", HolderName(),
+                                           " for this session; waiting for it to hand it over",
+                                           glyphs_.ellipsis));
+      return;
+    case Change::kDeclined:
+      transcript_.AddInfoText(
+          absl::StrCat(HolderName(), " keeps this session; following it read-only (Ctrl-T asks again)."),
+          Level::kWarning);
+      return;
+    case Change::kHandoverRequested: {
+      bool running = transcript_.turn_running() || transcript_.compacting();
+      transcript_.AddInfoText(
+          absl::StrCat(NameOf(lease_.requester()), " asks for this session. It is handed over ",
+                       running ? "when the turn ends and " : "", "once you pause typing, after a ",
+                       absl::FormatDuration(options_.handover.countdown),
+                       " countdown; press any key during the countdown to keep it."),
+          Level::kWarning);
+      return;
     }
-    // Otherwise the daemon went away: the event stream reports it, and the
-    // lease is asked for again after reconnecting (want_write_).
-  };
-  lease_ = std::make_unique<LeaseHolder>(client_, ui_, request, std::move(callbacks));
+    case Change::kHandedOver:
+      transcript_.AddInfoText(absl::StrCat("Handed this session over to ", HolderName(),
+                                           "; following it read-only (Ctrl-T asks for it back)."));
+      return;
+    case Change::kKept:
+      transcript_.AddInfoText(
+          absl::StrCat("You keep this session; ", NameOf(lease_.requester()), " was told so."));
+      return;
+    case Change::kLost:
+      // The daemon went away: the event stream reports it, and the lease is
+      // asked for again after reconnecting.
+      return;
+  }
+}
+
+void TuiApp::RequestHandover() {
+  if (lease_.state() != State::kFollowing || !connected_) return;
+  transcript_.AddInfoText(absl::StrCat("Asking ", HolderName(), " to hand this session over",
+                                       glyphs_.ellipsis));
+  lease_.RequestHandover();
+}
+
+std::string TuiApp::HandoverStatus(absl::Time now) const {
+  if (lease_.state() == State::kRequesting) {
+    return absl::StrCat("Waiting for ", HolderName(), " to hand this session over");
+  }
+  if (lease_.state() != State::kHeld) return "";
+  std::string requester = NameOf(lease_.requester());
+  switch (lease_.gate().phase()) {
+    case client::HandoverGate::Phase::kAfterTurn:
+      return absl::StrCat(requester, " asks for this session: handed over after this turn");
+    case client::HandoverGate::Phase::kUntilIdle:
+      return absl::StrCat(requester, " asks for this session: handed over once you pause");
+    case client::HandoverGate::Phase::kCountdown:
+      return absl::StrCat("Handing this session over to ", requester, " in ",
+                          lease_.gate().SecondsLeft(now), " s: press any key to keep it");
+    case client::HandoverGate::Phase::kNone:
+      break;
+  }
+  return "";
 }
 
 }  // namespace raw::tui

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "clients/cli/exit_codes.h"
 #include "clients/tui/app.h"
 #include "clients/tui/footer.h"
 #include "common/version.h"
@@ -23,7 +22,7 @@ std::vector<v1::Event> Oldest(const v1::GetHistoryResponse& page) {
 }  // namespace
 
 bool TuiApp::CanWrite() const {
-  return connected_ && (write_ == Write::kHeld || write_ == Write::kNoLeases);
+  return connected_ && lease_.state() == client::SessionLease::State::kHeld;
 }
 
 void TuiApp::AddError(const std::string& what, const absl::Status& status) {
@@ -32,7 +31,7 @@ void TuiApp::AddError(const std::string& what, const absl::Status& status) {
 
 void TuiApp::Fail(const absl::Status& status) {
   exit_message_ = std::string(status.message());
-  exit_code_ = cli::ExitCodeFor(status);
+  exit_.status = status;
   quit_ = true;
 }
 
@@ -73,7 +72,7 @@ void TuiApp::OnConnected(absl::StatusOr<client::RawClient> client) {
   if (session_.id().empty()) return;
   // Resubscribe from the last event seen, then take the lease back.
   StartSubscription(transcript_.last_seq());
-  if (want_write_) StartLease(/*take_over=*/false);
+  lease_.Acquire(client_, session_.id());
   check_turn_ = true;
   RefreshSession();
 }
@@ -130,7 +129,8 @@ void TuiApp::LoadSession(const std::string& id) {
 
 void TuiApp::OpenSession(const v1::Session& session, bool created) {
   subscription_.reset();
-  lease_.reset();
+  lease_.Release();
+  lease_.set_holder("");
   picker_.Close();
   agent_picker_.Close();
   approval_.Hide();
@@ -138,10 +138,6 @@ void TuiApp::OpenSession(const v1::Session& session, bool created) {
   view_.ScrollToBottom();
   session_ = session;
   cache_ratio_.reset();
-  write_ = Write::kNone;
-  want_write_ = true;
-  lease_id_.clear();
-  holder_.clear();
   older_cursor_.clear();
   history_done_ = true;
   turn_started_ms_ = 0;
@@ -163,7 +159,7 @@ void TuiApp::OpenSession(const v1::Session& session, bool created) {
                         dim);
     transcript_.AddInfo(std::move(header));
     StartSubscription(session.last_seq());
-    StartLease(/*take_over=*/false);
+    lease_.Acquire(client_, session_.id());
     RefreshSession();
     return;
   }
@@ -180,7 +176,7 @@ void TuiApp::OpenSession(const v1::Session& session, bool created) {
       if (!page.ok()) {
         AddError("Cannot load the history", page.status());
         StartSubscription(session_.last_seq());
-        StartLease(false);
+        lease_.Acquire(client_, session_.id());
         return;
       }
       OnInitialHistory(*page);
@@ -198,7 +194,7 @@ void TuiApp::OnInitialHistory(const v1::GetHistoryResponse& page) {
   if (const auto& pending = transcript_.pending_approval()) approval_.Show(*pending);
   uint64_t after = std::max<uint64_t>(transcript_.last_seq(), page.events_size() == 0 ? session_.last_seq() : 0);
   StartSubscription(after);
-  StartLease(/*take_over=*/false);
+  lease_.Acquire(client_, session_.id());
   RefreshSession();
 }
 
@@ -281,8 +277,7 @@ void TuiApp::OnStreamEnd(const absl::Status& status) {
   if (absl::IsNotFound(status)) {
     // The session is gone (deleted or expired): nothing to reconnect to.
     subscription_.reset();
-    lease_.reset();
-    write_ = Write::kNone;
+    lease_.Release();
     AddError("The event stream ended", status);
     return;
   }
@@ -294,9 +289,7 @@ void TuiApp::OnDisconnected(const std::string& why) {
   connected_ = false;
   reconnecting_ = true;
   subscription_.reset();
-  lease_.reset();
-  lease_id_.clear();
-  if (write_ != Write::kReadOnly) write_ = Write::kNone;
+  lease_.Release();
   transcript_.AddInfoText(absl::StrCat("Lost the connection to the daemon (", why, "); reconnecting", glyphs_.ellipsis),
                           Level::kWarning);
   StartConnect();
@@ -315,7 +308,12 @@ void TuiApp::RefreshSession() {
       if (id != session_.id()) return;
       if (session.ok()) {
         session_ = session->session();
-        if (write_ == Write::kReadOnly && !session_.writer().empty()) holder_ = session_.writer();
+        if (Following()) {
+          const std::string& writer = session_.has_writer_holder()
+                                          ? session_.writer_holder().client_name()
+                                          : session_.writer();
+          if (!writer.empty()) lease_.set_holder(writer);
+        }
         if (check_turn_ && session_.turn_state() == v1::TURN_STATE_IDLE &&
             transcript_.turn_running()) {
           // The daemon restarted during the turn and has no record of it

@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "clients/present/tool_text.h"
 #include "clients/tui/text_width.h"
 #include "clients/tui/tool_card_renderer.h"
 
@@ -130,7 +131,7 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
     head.Add(StateWords(call.state()), Style{role});
     if (!call.reason().empty()) head.Add(": " + SanitizeForTerminal(call.reason()), dim);
     for (auto& l : WrapSpans(head, width, StyledLine(), StyledLine("      "))) body.push_back(std::move(l));
-    std::vector<std::string> args = ArgumentLines(call.arguments());
+    std::vector<std::string> args = present::ArgumentLines(call.arguments());
     int shown = 0;
     for (const std::string& arg : args) {
       if (shown == kMaxArgumentLines) {

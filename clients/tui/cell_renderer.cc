@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "clients/present/usage_text.h"
 #include "clients/tui/markdown_renderer.h"
 #include "clients/tui/text_width.h"
 #include "clients/tui/tool_card_renderer.h"
@@ -99,17 +100,17 @@ Lines RenderCompaction(const Cell& cell, const RenderContext& ctx) {
   Role role = Role::kDim;
   if (c.running) {
     text = absl::StrCat(c.automatic ? "Compacting the context automatically" : "Compacting the context",
-                        " (", FormatTokens(c.tokens_before), " tokens)");
+                        " (", present::FormatTokens(c.tokens_before), " tokens)");
     if (c.chunks > 0) absl::StrAppend(&text, ": summary ", std::max(c.chunk, 1), " of ", c.chunks);
     text += ctx.glyphs->ellipsis;
     role = Role::kRunning;
   } else if (c.outcome == "cleared") {
-    text = absl::StrCat("Context cleared: ", FormatTokens(c.tokens_before), " ", "→ ",
-                        FormatTokens(c.tokens_after), " tokens");
+    text = absl::StrCat("Context cleared: ", present::FormatTokens(c.tokens_before), " ", "→ ",
+                        present::FormatTokens(c.tokens_after), " tokens");
     role = Role::kOk;
   } else if (c.accepted) {
-    text = absl::StrCat("Context compacted: ", FormatTokens(c.tokens_before), " → ",
-                        FormatTokens(c.tokens_after), " tokens");
+    text = absl::StrCat("Context compacted: ", present::FormatTokens(c.tokens_before), " → ",
+                        present::FormatTokens(c.tokens_after), " tokens");
     role = Role::kOk;
   } else {
     text = absl::StrCat("Compaction ", c.outcome);
@@ -122,14 +123,6 @@ Lines RenderCompaction(const Cell& cell, const RenderContext& ctx) {
 }
 
 }  // namespace
-
-std::string FormatTokens(int64_t tokens) {
-  double t = static_cast<double>(tokens);
-  if (tokens < 1000) return absl::StrCat("~", tokens);
-  if (tokens < 100000) return absl::StrFormat("~%.1fk", t / 1000.0);
-  if (tokens < 1000000) return absl::StrFormat("~%.0fk", t / 1000.0);
-  return absl::StrFormat("~%.2fM", t / 1000000.0);
-}
 
 Lines RenderCell(const Cell& cell, const RenderContext& ctx) {
   switch (cell.kind) {

@@ -27,7 +27,5 @@ struct RenderContext {
 
 Lines RenderCell(const Cell& cell, const RenderContext& context);
 
-// "~850", "~12.3k", "~123k", "~1.05M": token counts as the footer shows them.
-std::string FormatTokens(int64_t tokens);
 
 }  // namespace raw::tui

@@ -8,14 +8,6 @@
 
 namespace raw::tui {
 
-bool LooksLikeDiff(std::string_view text) {
-  auto starts = [text](std::string_view p) { return text.substr(0, p.size()) == p; };
-  auto contains = [text](std::string_view p) { return text.find(p) != std::string_view::npos; };
-  if (starts("diff ")) return true;
-  bool headers = starts("--- ") || contains("\n--- ");
-  return headers && (starts("@@ ") || contains("\n@@ "));
-}
-
 Lines RenderDiff(std::string_view diff, int width, const StyledLine& indent) {
   Lines out;
   std::string text = SanitizeForTerminal(diff);

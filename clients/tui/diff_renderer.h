@@ -1,5 +1,5 @@
 // Unified diffs (the display of builtin/edit_file results) as coloured
-// lines: additions, deletions, hunk headers and file headers each in their
+// lines (present::LooksLikeDiff recognizes one): additions, deletions, hunk headers and file headers each in their
 // own role; long lines are hard-wrapped, never cut.
 //
 // Pure functions; thread-safe.
@@ -10,10 +10,6 @@
 #include "clients/tui/styled_line.h"
 
 namespace raw::tui {
-
-// True when `text` looks like a unified diff (a "@@ " hunk header after
-// "--- "/"+++ " file headers, or starting with "diff ").
-bool LooksLikeDiff(std::string_view text);
 
 // Renders every line of `diff` with `indent` before it.
 Lines RenderDiff(std::string_view diff, int width, const StyledLine& indent);

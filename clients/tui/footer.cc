@@ -5,54 +5,19 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "clients/present/usage_text.h"
 #include "clients/tui/cell_renderer.h"
 #include "clients/tui/text_width.h"
 
 namespace raw::tui {
 namespace {
 
-std::string Count(const std::optional<int64_t>& value) {
-  if (!value) return "unknown";
-  int64_t v = *value;
-  if (v < 1000) return absl::StrCat(v);
-  if (v < 1000000) return absl::StrFormat("%.1fk", static_cast<double>(v) / 1000.0);
-  return absl::StrFormat("%.2fM", static_cast<double>(v) / 1000000.0);
-}
-
 std::optional<int64_t> Field(bool has, int64_t value) {
   if (!has) return std::nullopt;
   return value;
 }
 
-std::string Grouped(int64_t v) {
-  std::string digits = absl::StrCat(v < 0 ? -v : v);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
-
 }  // namespace
-
-std::string ShortSessionId(const std::string& id) {
-  std::string s = id;
-  if (absl::StartsWith(s, "sess_")) s = s.substr(5);
-  return s.substr(0, 8);
-}
-
-std::string FormatContext(const v1::ContextEstimate& estimate) {
-  std::string text = FormatTokens(estimate.tokens());
-  if (estimate.has_window_tokens() && estimate.window_tokens() > 0) {
-    double percent = estimate.has_percent()
-                         ? estimate.percent()
-                         : 100.0 * static_cast<double>(estimate.tokens()) /
-                               static_cast<double>(estimate.window_tokens());
-    absl::StrAppend(&text, absl::StrFormat(" (%.*f%%)", percent < 10 ? 1 : 0, percent));
-  }
-  return text;
-}
 
 StyledLine RenderFooter(const FooterState& s, int width, const Glyphs& glyphs) {
   Style base{Role::kFooter};
@@ -66,18 +31,18 @@ StyledLine RenderFooter(const FooterState& s, int width, const Glyphs& glyphs) {
   std::vector<Part> parts;
   parts.push_back({s.agent.empty() ? "raw" : s.agent, base.With(kAttrBold), 0});
   if (!s.model.empty()) parts.push_back({s.model, base, 3});
-  if (!s.session_id.empty()) parts.push_back({ShortSessionId(s.session_id), base, 4});
+  if (!s.session_id.empty()) parts.push_back({present::ShortSessionId(s.session_id), base, 4});
   if (!s.connected) {
     parts.push_back({"disconnected", Style{Role::kError, kAttrBold | kAttrReverse}, 0});
   } else if (!s.turn_state.empty()) {
     parts.push_back({s.turn_state, base.With(kAttrBold), 1});
   }
   if (s.read_only) parts.push_back({"read-only", base.With(kAttrBold), 0});
-  if (s.context) parts.push_back({"context " + FormatContext(*s.context), base, 2});
+  if (s.context) parts.push_back({"context " + present::FormatContext(*s.context), base, 2});
   if (s.requests > 0) {
     const v1::Usage& u = s.usage;
-    parts.push_back({absl::StrCat("in ", Count(Field(u.has_input_tokens(), u.input_tokens())),
-                                  " out ", Count(Field(u.has_output_tokens(), u.output_tokens()))),
+    parts.push_back({absl::StrCat("in ", present::FormatCount(Field(u.has_input_tokens(), u.input_tokens())),
+                                  " out ", present::FormatCount(Field(u.has_output_tokens(), u.output_tokens()))),
                      base, 5});
     if (s.cache_read_ratio) {
       parts.push_back({absl::StrFormat("cache %.0f%%", *s.cache_read_ratio * 100.0), base, 6});
@@ -115,7 +80,7 @@ Lines RenderStats(const v1::GetStatsResponse& stats) {
   auto row = [&](const char* name, const v1::UsageFieldStats& f) {
     StyledLine line;
     line.Add(absl::StrFormat("  %-20s", name));
-    std::string value = f.has_total() ? Grouped(f.total()) : "unknown";
+    std::string value = f.has_total() ? present::GroupDigits(f.total()) : "unknown";
     line.Add(absl::StrFormat("%12s", value),
              f.has_total() ? Style{} : Style{Role::kWarning});
     line.Add(absl::StrCat("   reported by ", f.requests_reported(), " of ", stats.requests(),
@@ -144,11 +109,11 @@ Lines RenderStats(const v1::GetStatsResponse& stats) {
   if (stats.has_context()) {
     StyledLine ctx;
     ctx.Add(absl::StrFormat("  %-20s", "context estimate"));
-    ctx.Add(absl::StrFormat("%12s", FormatContext(stats.context())));
+    ctx.Add(absl::StrFormat("%12s", present::FormatContext(stats.context())));
     if (!stats.context().has_window_tokens()) {
       ctx.Add("   no context_window_tokens set for the model", dim);
     } else {
-      ctx.Add(absl::StrCat("   of ", Grouped(stats.context().window_tokens()), " tokens"), dim);
+      ctx.Add(absl::StrCat("   of ", present::GroupDigits(stats.context().window_tokens()), " tokens"), dim);
     }
     out.push_back(std::move(ctx));
   }

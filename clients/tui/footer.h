@@ -33,14 +33,7 @@ struct FooterState {
 
 StyledLine RenderFooter(const FooterState& state, int width, const Glyphs& glyphs);
 
-// "~12.3k" or "~12.3k (9.6%)".
-std::string FormatContext(const v1::ContextEstimate& estimate);
-
 // The /stats report.
 Lines RenderStats(const v1::GetStatsResponse& stats);
-
-// "01hx3k7q": the first 8 characters of a session id (after a "sess_"
-// prefix, if any).
-std::string ShortSessionId(const std::string& id);
 
 }  // namespace raw::tui

@@ -4,7 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "clients/cli/text_util.h"
+#include "clients/present/text.h"
+#include "clients/present/usage_text.h"
 #include "clients/tui/footer.h"
 #include "clients/tui/text_width.h"
 
@@ -13,7 +14,7 @@ namespace {
 
 // "expires in 29 days", "expires now" (removed at the next purge), "no expiry".
 std::string ExpiryLabel(int64_t expires_at_unix_ms, int64_t now_unix_ms) {
-  std::string when = cli::FormatExpiry(expires_at_unix_ms, now_unix_ms);
+  std::string when = present::FormatExpiry(expires_at_unix_ms, now_unix_ms);
   if (when == "never") return "no expiry";
   if (when == "due") return "expires now";
   return absl::StrCat("expires ", when);
@@ -71,10 +72,10 @@ Lines SessionPicker::Render(int width, int rows, const Glyphs& g) const {
   for (int i = first; i < static_cast<int>(sessions_.size()) && i < first + list_rows; ++i) {
     const v1::Session& s = sessions_[static_cast<size_t>(i)];
     bool selected = i == selected_;
-    std::string title = s.title().empty() ? "(no messages yet)" : cli::OneLine(s.title());
+    std::string title = s.title().empty() ? "(no messages yet)" : present::OneLine(s.title());
     std::string text = absl::StrFormat(
-        "%s %-8s  %-12s  %-16s  %-18s  ", selected ? g.prompt : " ", ShortSessionId(s.id()),
-        s.agent(), cli::FormatLocalTime(s.last_activity_unix_ms()),
+        "%s %-8s  %-12s  %-16s  %-18s  ", selected ? g.prompt : " ", present::ShortSessionId(s.id()),
+        s.agent(), present::FormatLocalTime(s.last_activity_unix_ms()),
         ExpiryLabel(s.expires_at_unix_ms(), now_unix_ms_));
     StyledLine line;
     Style style = selected ? Style{Role::kSelected, kAttrBold} : Style{};

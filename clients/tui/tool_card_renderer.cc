@@ -7,11 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "clients/cli/event_printer.h"
-#include "clients/cli/text_util.h"
+#include "clients/present/diff_text.h"
+#include "clients/present/text.h"
+#include "clients/present/tool_text.h"
 #include "clients/tui/diff_renderer.h"
 #include "clients/tui/text_width.h"
-#include "common/json.h"
 
 namespace raw::tui {
 namespace {
@@ -37,21 +37,6 @@ Look LookOf(ToolStatus status, const Glyphs& g) {
 
 }  // namespace
 
-std::vector<std::string> ArgumentLines(const std::string& arguments) {
-  std::vector<std::string> lines;
-  auto parsed = ParseJson(arguments);
-  if (!parsed.ok() || !parsed->is_object()) {
-    if (!arguments.empty() && arguments != "{}") lines.push_back(arguments);
-    return lines;
-  }
-  for (const auto& item : parsed->items()) {
-    std::string value =
-        item.value().is_string() ? item.value().get<std::string>() : item.value().dump();
-    lines.push_back(absl::StrCat(item.key(), ": ", value));
-  }
-  return lines;
-}
-
 const char* ToolStatusWords(ToolStatus status) {
   switch (status) {
     case ToolStatus::kPending: return "queued";
@@ -74,16 +59,16 @@ Lines RenderToolCard(const Cell& cell, const RenderContext& ctx) {
   std::string status = ToolStatusWords(call.status);
   if (call.status == ToolStatus::kRunning && call.started_unix_ms > 0 && ctx.now_unix_ms > 0) {
     int64_t elapsed = std::max<int64_t>(0, ctx.now_unix_ms - call.started_unix_ms);
-    absl::StrAppend(&status, " ", cli::FormatDurationMs(elapsed / 1000 * 1000));
+    absl::StrAppend(&status, " ", present::FormatDurationMs(elapsed / 1000 * 1000));
   } else if (call.duration_ms >= 0) {
-    absl::StrAppend(&status, " · ", cli::FormatDurationMs(call.duration_ms));
+    absl::StrAppend(&status, " · ", present::FormatDurationMs(call.duration_ms));
   }
   if (g.rule == "-") status = absl::StrReplaceAll(status, {{"·", "-"}});
 
   StyledLine left;
   left.Add(*look.glyph + " ", Style{look.role, kAttrBold});
   left.Add(SanitizeForTerminal(call.name.empty() ? call.tool : call.name), Style{Role::kDefault, kAttrBold});
-  std::string key = SanitizeForTerminal(cli::KeyArgument(call.arguments));
+  std::string key = SanitizeForTerminal(present::KeyArgument(call.arguments));
   int room = ctx.width - left.Width() - DisplayWidth(status) - 4;
   if (!key.empty() && room > 4) {
     left.Add("  ");
@@ -117,44 +102,22 @@ Lines RenderToolCard(const Cell& cell, const RenderContext& ctx) {
   bool finished = call.duration_ms >= 0 || !result.empty();
   if (!cell.expanded) {
     if (!finished) return out;
-    std::string text = SanitizeForTerminal(result);
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    size_t lines = text.empty() ? 0 : static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-    std::string summary;
-    if (LooksLikeDiff(result)) {
-      int added = 0, removed = 0;
-      for (absl::string_view l : absl::StrSplit(text, '\n')) {
-        if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0) continue;
-        if (!l.empty() && l[0] == '+') ++added;
-        if (!l.empty() && l[0] == '-') ++removed;
-      }
-      summary = absl::StrCat("diff: +", added, " -", removed);
-    } else if (lines == 0) {
-      summary = "(no output)";
-    } else {
-      for (absl::string_view l : absl::StrSplit(text, '\n')) {
-        l = absl::StripAsciiWhitespace(l);
-        if (!l.empty()) {
-          summary = std::string(l);
-          break;
-        }
-      }
-      if (lines > 1) absl::StrAppend(&summary, " ", g.ellipsis, " (", lines, " lines)");
-    }
+    std::string summary = SanitizeForTerminal(
+        present::ResultSummary(call.tool.empty() ? call.name : call.tool, result, g.ellipsis));
     StyledLine line = branch;
     line.Add(TruncateToWidth(summary, std::max(8, ctx.width - branch.Width()), g.ellipsis), dim);
     out.push_back(std::move(line));
     return out;
   }
 
-  for (const std::string& arg : ArgumentLines(call.arguments)) {
+  for (const std::string& arg : present::ArgumentLines(call.arguments)) {
     for (auto& l : HardWrap(StyledLine(SanitizeForTerminal(arg), dim), ctx.width, indent, indent)) {
       out.push_back(std::move(l));
     }
   }
   if (!finished) return out;
   StyledLine bar("  " + g.quote_bar + " ", Style{Role::kBorder});
-  if (LooksLikeDiff(result)) {
+  if (present::LooksLikeDiff(result)) {
     for (auto& l : RenderDiff(result, ctx.width, bar)) out.push_back(std::move(l));
     return out;
   }

@@ -21,10 +21,6 @@ namespace raw::tui {
 
 Lines RenderToolCard(const Cell& cell, const RenderContext& context);
 
-// A call's JSON arguments as "key: value" lines (the text itself when it is
-// not a JSON object).
-std::vector<std::string> ArgumentLines(const std::string& arguments);
-
 // "waiting for approval", "running", "done", "error", "denied", ...
 const char* ToolStatusWords(ToolStatus status);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "clients/present/turn_end.h"
 
 namespace raw::tui {
 namespace {
@@ -11,6 +12,14 @@ Level FromNotice(v1::NoticeLevel level) {
   switch (level) {
     case v1::NOTICE_LEVEL_WARNING: return Level::kWarning;
     case v1::NOTICE_LEVEL_ERROR: return Level::kError;
+    default: return Level::kInfo;
+  }
+}
+
+Level FromSeverity(present::Severity severity) {
+  switch (severity) {
+    case present::Severity::kWarning: return Level::kWarning;
+    case present::Severity::kError: return Level::kError;
     default: return Level::kInfo;
   }
 }
@@ -176,21 +185,8 @@ void Transcript::Apply(const v1::Event& event) {
       const v1::TurnEnded& ended = event.turn_ended();
       if (ended.reason() == v1::TURN_END_REASON_COMPLETED) break;
       Cell& cell = Push(CellKind::kTurnEnd, event);
-      switch (ended.reason()) {
-        case v1::TURN_END_REASON_CANCELLED:
-          cell.text = "Turn cancelled";
-          cell.level = Level::kWarning;
-          break;
-        case v1::TURN_END_REASON_MAX_STEPS:
-          cell.text = absl::StrCat("Stopped after ", ended.steps(), " steps (the agent's max_steps)");
-          cell.level = Level::kWarning;
-          break;
-        default:
-          cell.text = "Turn failed";
-          cell.level = Level::kError;
-          break;
-      }
-      if (!ended.message().empty()) absl::StrAppend(&cell.text, ": ", ended.message());
+      cell.text = present::Capitalized(present::TurnEndText(ended));
+      cell.level = FromSeverity(present::TurnEndSeverity(ended));
       break;
     }
     case v1::Event::kCompactionStarted:

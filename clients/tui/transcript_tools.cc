@@ -1,5 +1,6 @@
 // Transcript: tool call cards, their results and approvals.
 #include "absl/strings/str_cat.h"
+#include "clients/present/approval_text.h"
 #include "clients/tui/transcript.h"
 
 namespace raw::tui {
@@ -12,15 +13,6 @@ ToolStatus FromResult(v1::ToolResultStatus status) {
     case v1::TOOL_RESULT_STATUS_DENIED: return ToolStatus::kDenied;
     case v1::TOOL_RESULT_STATUS_SKIPPED: return ToolStatus::kSkipped;
     default: return ToolStatus::kError;
-  }
-}
-
-std::string DecisionNote(const v1::ApprovalAnswer& answer) {
-  switch (answer.decision()) {
-    case v1::APPROVAL_DECISION_ALLOW_ONCE: return "allowed once";
-    case v1::APPROVAL_DECISION_ALLOW_SESSION: return "allowed for this session";
-    default:
-      return answer.message().empty() ? "denied" : absl::StrCat("denied: ", answer.message());
   }
 }
 
@@ -82,10 +74,7 @@ void Transcript::ApplyApprovalResolved(const v1::ApprovalResolved& resolved) {
   for (const v1::ApprovalAnswer& answer : resolved.answers()) {
     Cell* cell = CardFor(answer.call_id());
     if (cell == nullptr) continue;
-    std::string note = DecisionNote(answer);
-    if (resolved.resolution() == v1::APPROVAL_RESOLUTION_TIMED_OUT) note = "timed out: " + note;
-    if (resolved.resolution() == v1::APPROVAL_RESOLUTION_CANCELLED) note = "cancelled";
-    cell->call.approval_note = note;
+    cell->call.approval_note = present::DecisionNote(answer, resolved.resolution());
     if (cell->call.status == ToolStatus::kWaitingApproval) cell->call.status = ToolStatus::kPending;
     cell->Touch();
   }

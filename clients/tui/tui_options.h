@@ -1,8 +1,12 @@
 // TuiOptions: what the terminal client is asked to open, and how.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
+
+#include "clients/lib/handover_gate.h"
 #include "clients/lib/raw_client.h"
 
 namespace raw::tui {
@@ -16,6 +20,19 @@ struct TuiOptions {
   bool plain = false;         // no colours, ASCII glyphs
   bool no_color = false;      // NO_COLOR was set
   std::string client_name;    // shown to other clients, "raw (pid N)"
+  int64_t client_pid = 0;
+  // When this client, holding the session, hands it over to one that asks
+  // (see client::HandoverGate); 10 s each unless RAW_TUI_HANDOVER_IDLE_MS
+  // and RAW_TUI_HANDOVER_COUNTDOWN_MS say otherwise.
+  client::HandoverGate::Timing handover;
+};
+
+// How the terminal client ended.
+struct TuiExit {
+  // OK when the user quit; otherwise why the client could not go on (its
+  // code says whether the request was refused as given).
+  absl::Status status;
+  int signal = 0;  // the signal that ended it (SIGTERM, SIGHUP, ...), or 0
 };
 
 }  // namespace raw::tui

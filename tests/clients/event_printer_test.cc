@@ -169,16 +169,6 @@ TEST(EventPrinterTest, JsonPrintsEveryEventAsOneLineAndNothingElse) {
   EXPECT_EQ((*ended)["turn_ended"]["reason"], "TURN_END_REASON_COMPLETED");
 }
 
-TEST(KeyArgumentTest, PicksTheIdentifyingField) {
-  EXPECT_EQ(KeyArgument(R"({"limit":5,"path":"a/b.cc"})"), "a/b.cc");
-  EXPECT_EQ(KeyArgument(R"({"timeout":5,"command":"ls -la"})"), "ls -la");
-  EXPECT_EQ(KeyArgument(R"({"n":1,"whatever":"first string"})"), "first string");
-  EXPECT_EQ(KeyArgument(R"({"n":1})"), "");
-  EXPECT_EQ(KeyArgument("not json"), "");
-  EXPECT_EQ(KeyArgument(R"(["path"])"), "");
-  std::string long_command(200, 'x');
-  EXPECT_EQ(KeyArgument(R"({"command":")" + long_command + "\"}"), std::string(80, 'x') + "...");
-}
 
 }  // namespace
 }  // namespace raw::cli

@@ -7,7 +7,12 @@
 // appended; text deltas are live only (never replayed), so a client that
 // subscribes after starting a turn misses them. StartTurn waits (bounded)
 // until a subscriber is attached before it appends the turn's events, and
-// records whether one was.
+// records whether one was. Write leases behave as the daemon's do (see
+// proto/raw/v1/raw_service.proto): AcquireLease grants a free lease, refuses
+// a held one with FAILED_PRECONDITION naming the holder, or, with
+// request_handover, says it waits, tells the holder, and grants once the
+// holder's stream ends (or fails when the holder declines). StartTurn and
+// InterruptTurn are refused without the holder's lease id.
 //
 // Thread-safety: the service is called on gRPC's threads; tests configure
 // it before the client connects and read it through the accessors, which
@@ -16,11 +21,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/version.h"
@@ -109,6 +116,29 @@ class FakeRawService final : public v1::Raw::Service {
   void Append(v1::Event event) {
     absl::MutexLock l(&mu_);
     AppendLocked(std::move(event));
+  }
+  // Another client (not on any stream) holds the write lease of `session`.
+  void HoldLease(const std::string& session, const std::string& client_name,
+                 const std::string& client_kind, int64_t pid) {
+    absl::MutexLock l(&mu_);
+    LeaseSlot& slot = leases_[session];
+    slot.lease_id = "lease_external";
+    slot.holder.set_client_name(client_name);
+    slot.holder.set_client_kind(client_kind);
+    slot.holder.set_client_pid(pid);
+  }
+  // The lease id that each write carried: "StartTurn=lease_1", ...
+  std::vector<std::string> write_leases() {
+    absl::MutexLock l(&mu_);
+    return write_leases_;
+  }
+  // Blocks until `session`'s lease is free (its holder released it).
+  void WaitForLeaseFree(const std::string& session) {
+    absl::MutexLock l(&mu_);
+    auto free = [this, &session]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return leases_[session].lease_id.empty();
+    };
+    mu_.Await(absl::Condition(&free));
   }
   // Ends every Subscribe stream (OK) and refuses new waits.
   void Close() {
@@ -204,6 +234,8 @@ class FakeRawService final : public v1::Raw::Service {
                          v1::StartTurnResponse* response) override {
     absl::MutexLock l(&mu_);
     calls_.push_back("StartTurn:" + request->text());
+    write_leases_.push_back("StartTurn=" + request->lease_id());
+    if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
     if (!start_error_.ok()) return start_error_;
     // The client subscribes before it starts the turn; its Subscribe call
     // may still be on the way to a handler thread.
@@ -220,10 +252,12 @@ class FakeRawService final : public v1::Raw::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status InterruptTurn(grpc::ServerContext*, const v1::InterruptTurnRequest*,
+  grpc::Status InterruptTurn(grpc::ServerContext*, const v1::InterruptTurnRequest* request,
                              v1::InterruptTurnResponse* response) override {
     absl::MutexLock l(&mu_);
     calls_.push_back("InterruptTurn");
+    write_leases_.push_back("InterruptTurn=" + request->lease_id());
+    if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
     if (hold_interrupts_) {
       auto closed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_; };
       mu_.Await(absl::Condition(&closed));
@@ -306,7 +340,105 @@ class FakeRawService final : public v1::Raw::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status AcquireLease(grpc::ServerContext* ctx, const v1::AcquireLeaseRequest* request,
+                            grpc::ServerWriter<v1::LeaseEvent>* writer) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back(absl::StrCat("AcquireLease:", request->client_kind(),
+                                  request->request_handover() ? ":handover" : ""));
+    LeaseSlot& slot = leases_[request->session_id()];
+    v1::LeaseHolder me;
+    me.set_client_name(request->client_name());
+    me.set_client_kind(request->client_kind());
+    me.set_client_pid(request->client_pid());
+    if (!slot.lease_id.empty()) {
+      if (!request->request_handover()) {
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            HolderMessage(request->session_id(), slot.holder));
+      }
+      v1::LeaseEvent waiting;
+      *waiting.mutable_waiting()->mutable_holder() = slot.holder;
+      v1::LeaseHolder holder = slot.holder;
+      slot.requests.push_back(me);
+      int declines = slot.declines;
+      if (!WriteUnlocked(writer, waiting)) return grpc::Status::CANCELLED;
+      auto decided = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return slot.lease_id.empty() || slot.declines != declines || closed_;
+      };
+      while (!mu_.AwaitWithTimeout(absl::Condition(&decided), absl::Milliseconds(10))) {
+        if (ctx->IsCancelled()) return grpc::Status::CANCELLED;
+      }
+      if (closed_) return grpc::Status::OK;
+      if (slot.declines != declines) {
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            absl::StrCat("\"", holder.client_name(), "\" keeps session ",
+                                         request->session_id()));
+      }
+    }
+    const std::string id = absl::StrCat("lease_", ++lease_count_);
+    slot.lease_id = id;
+    slot.holder = me;
+    size_t delivered = slot.requests.size();
+    v1::LeaseEvent granted;
+    granted.mutable_granted()->set_lease_id(id);
+    bool open = WriteUnlocked(writer, granted);
+    while (open) {
+      auto news = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return closed_ || slot.requests.size() > delivered;
+      };
+      if (!mu_.AwaitWithTimeout(absl::Condition(&news), absl::Milliseconds(10))) {
+        open = !ctx->IsCancelled();
+        continue;
+      }
+      if (closed_) break;
+      v1::LeaseEvent asked;
+      *asked.mutable_handover_requested()->mutable_requester() = slot.requests[delivered++];
+      open = WriteUnlocked(writer, asked);
+    }
+    // The stream ended: the lease is released.
+    if (slot.lease_id == id) slot.lease_id.clear();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status DeclineHandover(grpc::ServerContext*, const v1::DeclineHandoverRequest* request,
+                               v1::DeclineHandoverResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("DeclineHandover");
+    LeaseSlot& slot = leases_[request->session_id()];
+    if (slot.lease_id.empty() || slot.lease_id != request->lease_id()) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "not the lease holder");
+    }
+    ++slot.declines;
+    response->set_declined(1);
+    return grpc::Status::OK;
+  }
+
  private:
+  struct LeaseSlot {
+    std::string lease_id;  // empty: free
+    v1::LeaseHolder holder;
+    std::vector<v1::LeaseHolder> requests;  // every handover request, in order
+    int declines = 0;
+  };
+
+  static std::string HolderMessage(const std::string& session, const v1::LeaseHolder& holder) {
+    return absl::StrCat("session ", session, " is open for writing in \"", holder.client_name(),
+                        "\" (", holder.client_kind(), ", pid ", holder.client_pid(),
+                        ", since 12:00:00)");
+  }
+
+  grpc::Status CheckLease(const std::string& session, const std::string& lease_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const LeaseSlot& slot = leases_[session];
+    if (slot.lease_id.empty()) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          absl::StrCat("nobody holds the write lease of session ", session));
+    }
+    if (lease_id != slot.lease_id) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, HolderMessage(session, slot.holder));
+    }
+    return grpc::Status::OK;
+  }
+
   void AppendLocked(v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (!event.has_resync()) event.set_seq(next_seq_++);
     if (event.session_id().empty()) event.set_session_id("sess_new");
@@ -315,7 +447,8 @@ class FakeRawService final : public v1::Raw::Service {
 
   // Writes without holding the lock, so a slow reader never blocks the
   // service's other methods.
-  bool WriteUnlocked(grpc::ServerWriter<v1::Event>* writer, const v1::Event& e)
+  template <typename Message>
+  bool WriteUnlocked(grpc::ServerWriter<Message>* writer, const Message& e)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     mu_.Unlock();
     bool ok = writer->Write(e);
@@ -353,6 +486,9 @@ class FakeRawService final : public v1::Raw::Service {
   std::vector<uint64_t> subscribe_after_ ABSL_GUARDED_BY(mu_);
   std::string last_check_path_ ABSL_GUARDED_BY(mu_);
   v1::CreateSessionRequest last_create_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, LeaseSlot> leases_ ABSL_GUARDED_BY(mu_);
+  int lease_count_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> write_leases_ ABSL_GUARDED_BY(mu_);
 };
 
 // FakeRawService served on `socket_path` until destroyed (or Stop()).

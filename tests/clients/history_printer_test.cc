@@ -75,12 +75,5 @@ TEST(HistoryPrinterTest, PrintsATranscript) {
             "-- turn completed (1 step)\n");
 }
 
-TEST(ExcerptTest, ShortensLinesAndCountsThem) {
-  EXPECT_EQ(Excerpt("a\nb", 4, 10), "a\nb");
-  EXPECT_EQ(Excerpt("a\nb\nc", 2, 10), "a\nb\n...");
-  EXPECT_EQ(Excerpt("abcdef", 2, 3), "abc...");
-  EXPECT_EQ(Excerpt("", 2, 3), "");
-}
-
 }  // namespace
 }  // namespace raw::cli

@@ -82,7 +82,7 @@ TEST_F(RawBinaryTest, FirstCtrlCInterruptsAndTheCancelledTurnExits130) {
   EXPECT_EQ(ReadFile(dir_.File("out")), "working\n");
   std::string err = ReadFile(dir_.File("err"));
   EXPECT_NE(err.find("interrupting the turn"), std::string::npos) << err;
-  EXPECT_NE(err.find("the turn was cancelled"), std::string::npos) << err;
+  EXPECT_NE(err.find("raw run: turn cancelled"), std::string::npos) << err;
 }
 
 TEST_F(RawBinaryTest, SecondCtrlCExitsAtOnce) {
@@ -96,6 +96,22 @@ TEST_F(RawBinaryTest, SecondCtrlCExitsAtOnce) {
   ASSERT_EQ(kill(pid, SIGINT), 0);
   EXPECT_EQ(ExitStatus(pid), kExitCancelled);
   EXPECT_EQ(ReadFile(dir_.File("out")), "") << "--json keeps stdout for events";
+}
+
+TEST_F(RawBinaryTest, ASessionHeldByAnotherWriterExitsFourNamingTheHolder) {
+  FakeDaemon daemon(sock_dir_.File("rawd.sock"));
+  v1::Session held;
+  held.set_id("sess_held");
+  held.set_agent("coder");
+  daemon.service().AddSession(held);
+  daemon.service().HoldLease("sess_held", "raw (pid 7)", "raw", 7);
+  pid_t pid = SpawnRaw(dir_, daemon.socket_path(), {"run", "--session", "sess_held", "hello"});
+  EXPECT_EQ(ExitStatus(pid), kExitHeld);
+  EXPECT_EQ(ReadFile(dir_.File("out")), "");
+  std::string err = ReadFile(dir_.File("err"));
+  EXPECT_NE(err.find("raw run: session sess_held is open for writing in \"raw (pid 7)\""),
+            std::string::npos)
+      << err;
 }
 
 TEST_F(RawBinaryTest, UsageErrorExitsTwoWithTheMessageOnStderr) {

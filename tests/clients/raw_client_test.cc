@@ -1,4 +1,5 @@
 #include "clients/lib/raw_client.h"
+#include "clients/lib/write_lease.h"
 
 #include <sys/stat.h>
 
@@ -265,18 +266,25 @@ TEST(SubscribeTest, OnOpenRunsBeforeEventsAndSeesLiveOnes) {
   FakeDaemon daemon(dir.File("rawd.sock"));
   auto client = Connect(Options(daemon.socket_path()));
   ASSERT_TRUE(client.ok());
+  v1::AcquireLeaseRequest acquire;
+  acquire.set_session_id("sess_new");
+  WriteLease lease(*client, acquire);
+  absl::StatusOr<std::string> lease_id = lease.WaitGranted();
+  ASSERT_TRUE(lease_id.ok()) << lease_id.status();
   struct Starter : Collector {
-    Starter(RawClient& c) : Collector(2), client(c) {}
+    Starter(RawClient& c, std::string lease) : Collector(2), client(c), lease_id(std::move(lease)) {}
     Next OnOpen() override {
       opened_before_events = events.empty();
       v1::StartTurnRequest start;
       start.set_session_id("sess_new");
       start.set_text("hi");
+      start.set_lease_id(lease_id);
       return client.StartTurn(start).ok() ? Next::kContinue : Next::kStop;
     }
     RawClient& client;
+    std::string lease_id;
     bool opened_before_events = false;
-  } starter(*client);
+  } starter(*client, *lease_id);
   daemon.service().OnStartTurn([](const std::string& turn) {
     std::vector<v1::Event> events;
     for (const char* t : {"Hel", "lo"}) {

@@ -91,6 +91,43 @@ TEST_F(TurnRunnerTest, CompletedTurnStreamsTheAnswerAndExitsZero) {
   EXPECT_TRUE(daemon_.service().subscriber_attached_at_start());
 }
 
+TEST_F(TurnRunnerTest, HoldsTheWriteLeaseForTheRunAndEveryWriteCarriesIt) {
+  ScriptTurn(v1::TURN_END_REASON_COMPLETED);
+  TurnRequest request = NewSession("say hello");
+  request.client_name = "raw run (pid 42)";
+  request.client_pid = 42;
+  {
+    auto client = Client();
+    EventPrinter printer(OutputFormat::kText, out_, err_);
+    TurnRunner runner(client, printer, *approvals_, err_);
+    EXPECT_EQ(runner.Run(request), kExitOk);
+    auto calls = daemon_.service().calls();
+    EXPECT_NE(std::find(calls.begin(), calls.end(), "AcquireLease:raw run"), calls.end());
+    EXPECT_EQ(daemon_.service().write_leases(), (std::vector<std::string>{"StartTurn=lease_1"}));
+  }
+  // The runner is gone: so is its lease.
+  daemon_.service().WaitForLeaseFree("sess_new");
+}
+
+TEST_F(TurnRunnerTest, ASessionHeldByAnotherWriterFailsAtOnceNamingIt) {
+  v1::Session existing;
+  existing.set_id("sess_held");
+  existing.set_agent("coder");
+  daemon_.service().AddSession(existing);
+  daemon_.service().HoldLease("sess_held", "raw (pid 7)", "raw", 7);
+  TurnRequest request;
+  request.session_id = "sess_held";
+  request.prompt = "hello";
+  EXPECT_EQ(Run(request), kExitHeld);
+  EXPECT_NE(err_.str().find("raw run: session sess_held is open for writing in \"raw (pid 7)\" "
+                            "(raw, pid 7, since"),
+            std::string::npos)
+      << err_.str();
+  auto calls = daemon_.service().calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "Subscribe"), 0);
+  EXPECT_TRUE(daemon_.service().write_leases().empty());
+}
+
 TEST_F(TurnRunnerTest, ContinuingASessionSubscribesFromItsLastSeq) {
   v1::Session existing;
   existing.set_id("sess_old");
@@ -114,9 +151,12 @@ TEST_F(TurnRunnerTest, ExitCodesFollowTheTurnEnd) {
     int code;
     std::string message;
   };
-  for (const Case& c : {Case{v1::TURN_END_REASON_MAX_STEPS, kExitMaxSteps, "stopped after 4 steps"},
-                        Case{v1::TURN_END_REASON_ERROR, kExitError, "the turn failed: HTTP 401"},
-                        Case{v1::TURN_END_REASON_CANCELLED, kExitCancelled, "cancelled"}}) {
+  for (const Case& c : {Case{v1::TURN_END_REASON_MAX_STEPS, kExitMaxSteps,
+                             "raw run: turn stopped at the agent's max_steps (4 steps)\n"},
+                        Case{v1::TURN_END_REASON_ERROR, kExitError,
+                             "raw run: turn failed (4 steps): HTTP 401\n"},
+                        Case{v1::TURN_END_REASON_CANCELLED, kExitCancelled,
+                             "raw run: turn cancelled (4 steps)\n"}}) {
     TempDir dir;
     FakeDaemon daemon(dir.File("rawd.sock"));
     daemon.service().OnStartTurn([&c](const std::string& turn) {
@@ -204,7 +244,7 @@ TEST_F(TurnRunnerTest, InterruptKeepsStreamingUntilTheTurnEnds) {
   InterruptingRunner runner(client, printer, *approvals_, err_);
   EXPECT_EQ(runner.Run(NewSession("p")), kExitCancelled);
   EXPECT_EQ(out_.str(), "Working\n");
-  EXPECT_NE(err_.str().find("the turn was cancelled: interrupted"), std::string::npos)
+  EXPECT_NE(err_.str().find("raw run: turn cancelled (1 step): interrupted"), std::string::npos)
       << err_.str();
   auto calls = daemon_.service().calls();
   EXPECT_EQ(std::count(calls.begin(), calls.end(), "InterruptTurn"), 1);

@@ -113,12 +113,5 @@ TEST(CellRendererTest, UserMessagesWrapUnderThePrompt) {
   EXPECT_EQ(Text(RenderCell(cell, Ctx(20))), "› please fix the\n  failing parser\n  test\n");
 }
 
-TEST(CellRendererTest, TokenCounts) {
-  EXPECT_EQ(FormatTokens(850), "~850");
-  EXPECT_EQ(FormatTokens(12345), "~12.3k");
-  EXPECT_EQ(FormatTokens(123456), "~123k");
-  EXPECT_EQ(FormatTokens(1048576), "~1.05M");
-}
-
 }  // namespace
 }  // namespace raw::tui

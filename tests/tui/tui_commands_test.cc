@@ -2,7 +2,7 @@
 // /resume (with the picker and with an id), /help and /quit.
 #include <vector>
 
-#include "clients/tui/footer.h"
+#include "clients/present/usage_text.h"
 #include "tests/tui/tui_e2e_fixture.h"
 
 namespace raw::tui::testing {
@@ -63,7 +63,7 @@ TEST_F(TuiE2eTest, SessionCommandsCreateListAndSwitchSessions) {
   Send("a", "/resume");
   ASSERT_TRUE(tmux_.WaitForText("a", "Resume a session")) << tmux_.Capture("a");
   for (int i = 0; i < first_index; ++i) tmux_.SendKeys("a", {"Down"});
-  ASSERT_TRUE(tmux_.WaitForText("a", "› " + ShortSessionId(first))) << tmux_.Capture("a");
+  ASSERT_TRUE(tmux_.WaitForText("a", "› " + present::ShortSessionId(first))) << tmux_.Capture("a");
   tmux_.SendKeys("a", {"Enter"});
   screen = tmux_.WaitFor("a", [](const std::string& s) {
     return s.find("Hello from the first session.") != std::string::npos &&

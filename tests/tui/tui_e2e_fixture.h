@@ -87,11 +87,13 @@ class TuiE2eTest : public ::testing::Test {
     tmux_.SendKeys(name, {"Enter"});
   }
 
-  // Runs one turn over gRPC and waits for its end.
+  // Runs one turn over gRPC (under the test's write lease) and waits for
+  // its end; then lets go of the lease, so that `raw` can write.
   void RunTurn(const std::string& session, const std::string& text) {
     e2e::EventStream stream(daemon_->stub(), session, LastSeq(session));
     std::string turn = e2e::StartTurn(daemon_->stub(), session, text);
     ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+    e2e::ReleaseLease(daemon_->stub(), session);
   }
 
   uint64_t LastSeq(const std::string& session) {

@@ -83,32 +83,6 @@ TEST_F(TuiE2eTest, ScrollsBackThroughPagedHistoryAndReflowsOnResize) {
   EXPECT_EQ(joined, last) << screen;
 }
 
-TEST_F(TuiE2eTest, ASecondClientFollowsReadOnlyAndCanTakeOver) {
-  StartDaemon();
-  std::string session = daemon_->CreateSession();
-  StartRaw("a", {"resume", session});
-  StartRaw("b", {"resume", session});
-  std::string b = tmux_.WaitFor("b", [](const std::string& s) { return s.find("read-only") != std::string::npos; });
-  EXPECT_NE(b.find("Read-only: raw (pid"), std::string::npos) << b;
-  fake_.Enqueue(chat::TextAnswer("Reply for the writer."));
-  Send("a", "from the first client");
-  // The follower sees the turn live.
-  ASSERT_TRUE(tmux_.WaitForText("b", "Reply for the writer.")) << tmux_.Capture("b");
-  EXPECT_NE(tmux_.Capture("b").find("› from the first client"), std::string::npos);
-  // Typing in the follower does not send.
-  Send("b", "from the follower");
-  ASSERT_TRUE(tmux_.WaitForText("b", "Ctrl-T takes this session over")) << tmux_.Capture("b");
-  // Take over: the first client becomes the follower and says who took it.
-  tmux_.SendKeys("b", {"C-t"});
-  ASSERT_TRUE(tmux_.WaitForText("b", "You hold this session now")) << tmux_.Capture("b");
-  std::string a = tmux_.WaitFor("a", [](const std::string& s) { return s.find("took over this session") != std::string::npos; });
-  EXPECT_NE(a.find("raw (pid"), std::string::npos) << a;
-  EXPECT_NE(a.find("read-only"), std::string::npos) << a;
-  fake_.Enqueue(chat::TextAnswer("Reply for the new writer."));
-  tmux_.SendKeys("b", {"Enter"});  // the kept message
-  EXPECT_TRUE(tmux_.WaitForText("a", "Reply for the new writer.")) << tmux_.Capture("a");
-}
-
 TEST_F(TuiE2eTest, ReconnectsAndResubscribesAfterTheDaemonDies) {
   StartDaemon();
   fake_.Enqueue(chat::TextAnswer("Before the crash."));

@@ -1,14 +1,17 @@
-#include "clients/cli/text_util.h"
+#include "clients/present/text.h"
 
 #include <time.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
-namespace raw::cli {
+namespace raw::present {
 
 std::string Truncate(const std::string& text, size_t max_chars) {
   size_t chars = 0;
@@ -34,6 +37,20 @@ std::string FirstLine(const std::string& text) {
     pos = end + 1;
   }
   return "";
+}
+
+std::string Excerpt(const std::string& text, int max_lines, size_t max_line_chars) {
+  std::vector<std::string> lines;
+  std::vector<absl::string_view> all =
+      absl::StrSplit(absl::StripTrailingAsciiWhitespace(text), '\n');
+  for (absl::string_view line : all) {
+    if (static_cast<int>(lines.size()) == max_lines) {
+      lines.push_back("...");
+      break;
+    }
+    lines.push_back(Truncate(std::string(absl::StripTrailingAsciiWhitespace(line)), max_line_chars));
+  }
+  return absl::StrJoin(lines, "\n");
 }
 
 std::string OneLine(const std::string& text) {
@@ -79,4 +96,4 @@ std::string FormatDurationMs(int64_t ms) {
   return absl::StrCat(ms / 60000, " min ", (ms % 60000) / 1000, " s");
 }
 
-}  // namespace raw::cli
+}  // namespace raw::present

@@ -1,11 +1,12 @@
-// Small text helpers for terminal output of the `raw` command line: UTF-8
-// aware shortening, first lines, local times and durations. Pure functions.
+// Plain-text helpers shared by every client surface: UTF-8 aware
+// shortening, first lines, excerpts, local times, expiry and durations.
+// Pure functions; thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-namespace raw::cli {
+namespace raw::present {
 
 // At most `max_chars` code points of `text`, with "..." replacing the rest.
 // Never splits a UTF-8 sequence.
@@ -14,6 +15,10 @@ std::string Truncate(const std::string& text, size_t max_chars);
 // The first non-blank line of `text`, without surrounding whitespace; the
 // result is marked with " ..." when more lines follow.
 std::string FirstLine(const std::string& text);
+
+// Up to `max_lines` lines of `text`, each shortened to `max_line_chars`,
+// with a final "..." line when something was left out.
+std::string Excerpt(const std::string& text, int max_lines, size_t max_line_chars);
 
 // `text` on one line: newlines and tabs become spaces, runs of blanks
 // collapse to one.
@@ -31,4 +36,4 @@ std::string FormatExpiry(int64_t expires_at_unix_ms, int64_t now_unix_ms);
 // "850 ms", "2.4 s", "3 min 5 s".
 std::string FormatDurationMs(int64_t ms);
 
-}  // namespace raw::cli
+}  // namespace raw::present

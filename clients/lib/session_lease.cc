@@ -1,0 +1,154 @@
+#include "clients/lib/session_lease.h"
+
+#include <utility>
+
+namespace raw::client {
+
+std::string HolderFromRefusal(const std::string& message) {
+  constexpr char kIn[] = "in \"";
+  size_t start = message.find(kIn);
+  if (start == std::string::npos) return "";
+  start += sizeof kIn - 1;
+  size_t end = message.find('"', start);
+  if (end == std::string::npos) return "";
+  return message.substr(start, end - start);
+}
+
+SessionLease::SessionLease(Identity identity, HandoverGate::Timing timing, Executor post,
+                           Executor run, Listener& listener)
+    : identity_(std::move(identity)),
+      post_(std::move(post)),
+      run_(std::move(run)),
+      listener_(listener),
+      gate_(timing) {}
+
+SessionLease::~SessionLease() { Release(); }
+
+void SessionLease::Acquire(std::shared_ptr<RawClient> client, const std::string& session_id) {
+  Release();
+  client_ = std::move(client);
+  session_id_ = session_id;
+  Start(/*request_handover=*/false);
+}
+
+void SessionLease::RequestHandover() {
+  if (state_ != State::kFollowing || !client_) return;
+  Start(/*request_handover=*/true);
+}
+
+void SessionLease::Release() {
+  if (alive_) *alive_ = false;
+  lease_.reset();  // ends the stream and joins its thread
+  alive_.reset();
+  gate_.Reset();
+  lease_id_.clear();
+  state_ = State::kNone;
+}
+
+void SessionLease::Start(bool request_handover) {
+  if (alive_) *alive_ = false;
+  lease_.reset();
+  gate_.Reset();
+  lease_id_.clear();
+  status_ = absl::OkStatus();
+  v1::AcquireLeaseRequest request;
+  request.set_session_id(session_id_);
+  request.set_client_name(identity_.name);
+  request.set_client_kind(identity_.kind);
+  request.set_client_pid(identity_.pid);
+  request.set_request_handover(request_handover);
+  if (!request_handover) state_ = State::kAcquiring;
+  alive_ = std::make_shared<std::atomic<bool>>(true);
+  // Each message becomes a task on the owner's thread, dropped once this
+  // stream is no longer the current one.
+  auto on_owner = [this, alive = alive_](std::function<void()> fn) {
+    post_([alive, fn = std::move(fn)] {
+      if (*alive) fn();
+    });
+  };
+  WriteLease::Callbacks callbacks;
+  callbacks.granted = [this, on_owner](const std::string& id) {
+    on_owner([this, id] { OnGranted(id); });
+  };
+  callbacks.waiting = [this, on_owner](const v1::LeaseHolder& holder) {
+    on_owner([this, holder] { OnWaiting(holder); });
+  };
+  callbacks.handover_requested = [this, on_owner](const v1::LeaseHolder& requester) {
+    on_owner([this, requester] { OnHandoverRequested(requester); });
+  };
+  callbacks.ended = [this, on_owner](const absl::Status& status) {
+    on_owner([this, status] { OnEnded(status); });
+  };
+  lease_ = std::make_unique<WriteLease>(*client_, request, std::move(callbacks));
+}
+
+void SessionLease::Apply(Change change, State next) {
+  State before = state_;
+  state_ = next;
+  listener_.OnLeaseChange(change, before);
+}
+
+void SessionLease::OnGranted(const std::string& lease_id) {
+  lease_id_ = lease_id;
+  holder_.clear();
+  Apply(Change::kGranted, State::kHeld);
+}
+
+void SessionLease::OnWaiting(const v1::LeaseHolder& holder) {
+  if (!holder.client_name().empty()) holder_ = holder.client_name();
+  Apply(Change::kWaiting, State::kRequesting);
+}
+
+void SessionLease::OnHandoverRequested(const v1::LeaseHolder& requester) {
+  if (state_ != State::kHeld) return;
+  requester_ = requester;
+  gate_.Requested(requester, turn_running_);
+  Apply(Change::kHandoverRequested, State::kHeld);
+}
+
+void SessionLease::OnEnded(const absl::Status& status) {
+  status_ = status;
+  lease_id_.clear();
+  gate_.Reset();
+  if (absl::IsFailedPrecondition(status)) {
+    if (state_ == State::kRequesting) {
+      Apply(Change::kDeclined, State::kFollowing);
+      return;
+    }
+    std::string named = HolderFromRefusal(std::string(status.message()));
+    if (!named.empty()) holder_ = named;
+    Apply(Change::kFollowing, State::kFollowing);
+    return;
+  }
+  if (state_ == State::kRequesting) {
+    Apply(Change::kLost, State::kFollowing);
+    return;
+  }
+  Apply(Change::kLost, State::kNone);
+}
+
+bool SessionLease::KeyPressed(absl::Time now) {
+  if (!gate_.KeyPressed(now)) return false;
+  // The gate was counting down: the key keeps the lease.
+  v1::DeclineHandoverRequest request;
+  request.set_session_id(session_id_);
+  request.set_lease_id(lease_id_);
+  run_([client = client_, request] { (void)client->DeclineHandover(request); });
+  Apply(Change::kKept, State::kHeld);
+  return true;
+}
+
+void SessionLease::Tick(bool turn_running, absl::Time now) {
+  turn_running_ = turn_running;
+  if (state_ != State::kHeld) return;
+  if (!gate_.Tick(turn_running, now)) return;
+  // Handed over: the stream ends, the requester is granted.
+  *alive_ = false;
+  lease_.reset();
+  alive_.reset();
+  lease_id_.clear();
+  holder_ = requester_.client_name();
+  Apply(Change::kHandedOver, State::kFollowing);
+}
+
+}  // namespace raw::client

@@ -1,0 +1,66 @@
+#include "clients/present/approval_text.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace raw::present {
+namespace {
+
+constexpr size_t kMaxArgumentsShown = 400;
+
+const char* StateLabel(v1::ApprovalState state) {
+  switch (state) {
+    case v1::APPROVAL_STATE_PENDING: return "needs approval";
+    case v1::APPROVAL_STATE_ALLOWED: return "allowed";
+    case v1::APPROVAL_STATE_DENIED: return "denied";
+    case v1::APPROVAL_STATE_NOT_APPLICABLE: return "invalid";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
+std::string DescribeApprovalRequest(const v1::ApprovalRequested& request) {
+  std::string text = absl::StrCat("The agent wants to run ", request.calls_size(),
+                                  request.calls_size() == 1 ? " tool call:\n" : " tool calls:\n");
+  for (const v1::ApprovalCall& call : request.calls()) {
+    std::string args = call.arguments();
+    if (args.size() > kMaxArgumentsShown) args = args.substr(0, kMaxArgumentsShown) + "...";
+    absl::StrAppend(&text, "  - ", call.tool().empty() ? call.name() : call.tool(), " ", args,
+                    "\n    ", StateLabel(call.state()),
+                    call.reason().empty() ? "" : absl::StrCat(": ", call.reason()), "\n");
+  }
+  return text;
+}
+
+std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved) {
+  std::string text;
+  switch (resolved.resolution()) {
+    case v1::APPROVAL_RESOLUTION_TIMED_OUT: text = "timed out"; break;
+    case v1::APPROVAL_RESOLUTION_CANCELLED: text = "cancelled"; break;
+    default: text = "answered"; break;
+  }
+  for (const v1::ApprovalAnswer& a : resolved.answers()) {
+    const char* decision = a.decision() == v1::APPROVAL_DECISION_ALLOW_ONCE      ? "allowed once"
+                           : a.decision() == v1::APPROVAL_DECISION_ALLOW_SESSION ? "allowed for the session"
+                                                                                 : "denied";
+    absl::StrAppend(&text, "; ", a.call_id(), ": ", decision,
+                    a.message().empty() ? "" : absl::StrCat(" (", a.message(), ")"));
+  }
+  return text;
+}
+
+std::string DecisionNote(const v1::ApprovalAnswer& answer, v1::ApprovalResolution resolution) {
+  if (resolution == v1::APPROVAL_RESOLUTION_CANCELLED) return "cancelled";
+  std::string note;
+  switch (answer.decision()) {
+    case v1::APPROVAL_DECISION_ALLOW_ONCE: note = "allowed once"; break;
+    case v1::APPROVAL_DECISION_ALLOW_SESSION: note = "allowed for this session"; break;
+    default:
+      note = answer.message().empty() ? "denied" : absl::StrCat("denied: ", answer.message());
+      break;
+  }
+  if (resolution == v1::APPROVAL_RESOLUTION_TIMED_OUT) note = "timed out: " + note;
+  return note;
+}
+
+}  // namespace raw::present

@@ -1,0 +1,32 @@
+#include "clients/present/usage_text.h"
+
+#include "gtest/gtest.h"
+
+namespace raw::present {
+namespace {
+
+TEST(UsageTextTest, TokensAreEstimates) {
+  EXPECT_EQ(FormatTokens(850), "~850");
+  EXPECT_EQ(FormatTokens(12345), "~12.3k");
+  EXPECT_EQ(FormatTokens(123456), "~123k");
+  EXPECT_EQ(FormatTokens(1048576), "~1.05M");
+}
+
+TEST(UsageTextTest, ContextShowsAPercentageOnlyWithAWindow) {
+  v1::ContextEstimate estimate;
+  estimate.set_tokens(12300);
+  EXPECT_EQ(FormatContext(estimate), "~12.3k");
+  estimate.set_window_tokens(128000);
+  EXPECT_EQ(FormatContext(estimate), "~12.3k (9.6%)");
+}
+
+TEST(UsageTextTest, UnreportedCountsAreUnknown) {
+  EXPECT_EQ(FormatCount(std::nullopt), "unknown");
+  EXPECT_EQ(FormatCount(0), "0");
+  EXPECT_EQ(FormatCount(48200), "48.2k");
+  EXPECT_EQ(GroupDigits(1234567), "1,234,567");
+  EXPECT_EQ(ShortSessionId("sess_01hx3k7q2m9v"), "01hx3k7q");
+}
+
+}  // namespace
+}  // namespace raw::present

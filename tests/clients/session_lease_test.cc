@@ -1,0 +1,157 @@
+#include "clients/lib/session_lease.h"
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "gtest/gtest.h"
+#include "tests/clients/fake_raw_daemon.h"
+
+namespace raw::client {
+namespace {
+
+using ::raw::testing::FakeDaemon;
+using ::raw::testing::TempDir;
+using Change = SessionLease::Change;
+using State = SessionLease::State;
+
+// The owner's thread: tasks posted from other threads run when the test
+// calls RunUntil, on the test's thread.
+class OwnerQueue {
+ public:
+  void Post(std::function<void()> task) {
+    absl::MutexLock l(&mu_);
+    tasks_.push_back(std::move(task));
+  }
+  // Runs posted tasks until `done` holds (checked after each task).
+  void RunUntil(const std::function<bool()>& done) {
+    while (!done()) {
+      std::function<void()> task;
+      {
+        absl::MutexLock l(&mu_);
+        auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !tasks_.empty(); };
+        mu_.Await(absl::Condition(&ready));
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
+};
+
+class Recorder : public SessionLease::Listener {
+ public:
+  void OnLeaseChange(Change change, State) override { changes.push_back(change); }
+  bool Saw(Change change) const {
+    return std::find(changes.begin(), changes.end(), change) != changes.end();
+  }
+  std::vector<Change> changes;
+};
+
+std::shared_ptr<RawClient> ConnectTo(FakeDaemon& daemon) {
+  ConnectOptions options;
+  options.socket_path = daemon.socket_path();
+  options.autostart = Autostart::kNever;
+  options.env = [](const std::string&) { return std::nullopt; };
+  auto client = Connect(options);
+  EXPECT_TRUE(client.ok()) << client.status();
+  return std::make_shared<RawClient>(*std::move(client));
+}
+
+// One client: its queue, listener and lease.
+struct Client {
+  Client(const std::string& name, HandoverGate::Timing timing)
+      : lease({name, "raw", 1}, timing, [this](std::function<void()> t) { queue.Post(std::move(t)); },
+              // DeclineHandover runs at once: the fake answers without waiting.
+              [](std::function<void()> t) { t(); }, listener) {}
+  void RunUntil(Change change) {
+    queue.RunUntil([this, change] { return listener.Saw(change); });
+  }
+  OwnerQueue queue;
+  Recorder listener;
+  SessionLease lease;
+};
+
+const absl::Time kT0 = absl::FromUnixSeconds(1000);
+const HandoverGate::Timing kTiming{absl::Seconds(10), absl::Seconds(10)};
+
+TEST(SessionLeaseTest, TheFirstClientWritesTheSecondFollowsNamingIt) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  auto rpc = ConnectTo(daemon);
+  Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
+  a.lease.Acquire(rpc, "s1");
+  a.RunUntil(Change::kGranted);
+  EXPECT_EQ(a.lease.state(), State::kHeld);
+  EXPECT_EQ(a.lease.lease_id(), "lease_1");
+  b.lease.Acquire(rpc, "s1");
+  b.RunUntil(Change::kFollowing);
+  EXPECT_TRUE(b.lease.following());
+  EXPECT_EQ(b.lease.holder(), "raw (pid 1)");
+  EXPECT_TRUE(b.lease.lease_id().empty());
+}
+
+TEST(SessionLeaseTest, AnIdleHolderHandsOverAtTheEndOfTheCountdown) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  auto rpc = ConnectTo(daemon);
+  Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
+  a.lease.Acquire(rpc, "s1");
+  a.RunUntil(Change::kGranted);
+  b.lease.Acquire(rpc, "s1");
+  b.RunUntil(Change::kFollowing);
+  b.lease.RequestHandover();
+  b.RunUntil(Change::kWaiting);
+  EXPECT_EQ(b.lease.state(), State::kRequesting);
+  a.RunUntil(Change::kHandoverRequested);
+  EXPECT_EQ(a.lease.requester().client_name(), "raw (pid 2)");
+  a.lease.Tick(/*turn_running=*/false, kT0);
+  EXPECT_EQ(a.lease.gate().phase(), HandoverGate::Phase::kCountdown);
+  a.lease.Tick(false, kT0 + absl::Seconds(9));
+  EXPECT_EQ(a.lease.state(), State::kHeld);
+  a.lease.Tick(false, kT0 + absl::Seconds(10));
+  EXPECT_EQ(a.listener.changes.back(), Change::kHandedOver);
+  EXPECT_EQ(a.lease.state(), State::kFollowing);
+  EXPECT_EQ(a.lease.holder(), "raw (pid 2)");
+  b.queue.RunUntil([&b] { return b.lease.state() == State::kHeld; });
+  EXPECT_EQ(b.lease.lease_id(), "lease_2");
+}
+
+TEST(SessionLeaseTest, ARunningTurnDelaysTheHandoverAndAKeyKeepsTheLease) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  auto rpc = ConnectTo(daemon);
+  Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
+  a.lease.Acquire(rpc, "s1");
+  a.RunUntil(Change::kGranted);
+  a.lease.Tick(/*turn_running=*/true, kT0);
+  b.lease.Acquire(rpc, "s1");
+  b.RunUntil(Change::kFollowing);
+  b.lease.RequestHandover();
+  a.RunUntil(Change::kHandoverRequested);
+  a.lease.Tick(true, kT0 + absl::Minutes(5));
+  EXPECT_EQ(a.lease.gate().phase(), HandoverGate::Phase::kAfterTurn);
+  a.lease.Tick(false, kT0 + absl::Minutes(6));  // the turn ended
+  EXPECT_EQ(a.lease.gate().phase(), HandoverGate::Phase::kCountdown);
+  EXPECT_TRUE(a.lease.KeyPressed(kT0 + absl::Minutes(6) + absl::Seconds(2)));
+  EXPECT_EQ(a.listener.changes.back(), Change::kKept);
+  EXPECT_EQ(a.lease.state(), State::kHeld);
+  b.RunUntil(Change::kDeclined);
+  EXPECT_EQ(b.lease.state(), State::kFollowing);
+  EXPECT_FALSE(a.lease.KeyPressed(kT0 + absl::Minutes(7)));  // nothing pending any more
+}
+
+TEST(SessionLeaseTest, HolderFromRefusal) {
+  EXPECT_EQ(HolderFromRefusal("session s is open for writing in \"raw (pid 4)\" (raw, pid 4, since x)"),
+            "raw (pid 4)");
+  EXPECT_EQ(HolderFromRefusal("something else"), "");
+}
+
+}  // namespace
+}  // namespace raw::client

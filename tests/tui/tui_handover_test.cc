@@ -1,0 +1,97 @@
+// Two terminal clients on one session: the second follows read-only and
+// asks for the session (Ctrl-T); the first hands it over by the handover
+// rule (after its turn, once idle, after a countdown a key can stop).
+// Short waits are set through RAW_TUI_HANDOVER_*_MS so that the tests run
+// fast; every wait is for something on a screen.
+#include <string>
+
+#include "tests/tui/tui_e2e_fixture.h"
+
+namespace raw::tui::testing {
+namespace {
+
+namespace chat = raw::testing::chat;
+
+std::map<std::string, std::string> Handover(const std::string& idle_ms,
+                                            const std::string& countdown_ms) {
+  return {{"RAW_TUI_HANDOVER_IDLE_MS", idle_ms}, {"RAW_TUI_HANDOVER_COUNTDOWN_MS", countdown_ms}};
+}
+
+class TuiHandoverTest : public TuiE2eTest {
+ protected:
+  // "a" holds `session`, "b" follows it read-only.
+  void OpenTwo(const std::string& session, const std::string& countdown_ms) {
+    StartRaw("a", {"resume", session}, 100, 30, "· idle", Handover("0", countdown_ms));
+    StartRaw("b", {"resume", session}, 100, 30, "read-only");
+    std::string b = tmux_.Capture("b");
+    EXPECT_NE(b.find("Read-only: raw (pid"), std::string::npos) << b;
+  }
+};
+
+TEST_F(TuiHandoverTest, AnIdleWriterHandsTheSessionOverAfterACountdown) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  OpenTwo(session, "1000");
+  // Typing in the follower does not send; the message is kept.
+  Send("b", "from the second client");
+  ASSERT_TRUE(tmux_.WaitForText("b", "Ctrl-T asks for this session")) << tmux_.Capture("b");
+  tmux_.SendKeys("b", {"C-t"});
+  ASSERT_TRUE(tmux_.WaitForText("b", "to hand this session over")) << tmux_.Capture("b");
+  // The writer shows the request and its countdown, then hands over.
+  ASSERT_TRUE(tmux_.WaitForText("a", "asks for this session")) << tmux_.Capture("a");
+  EXPECT_TRUE(tmux_.WaitForOutputText("a", "press any key to keep it")) << tmux_.Capture("a");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Handed this session over to raw (pid")) << tmux_.Capture("a");
+  ASSERT_TRUE(tmux_.WaitForText("b", "You hold this session now")) << tmux_.Capture("b");
+  EXPECT_NE(tmux_.Capture("a").find("read-only"), std::string::npos) << tmux_.Capture("a");
+  // The new writer sends its kept message; the old one follows it live.
+  fake_.Enqueue(chat::TextAnswer("Reply for the new writer."));
+  tmux_.SendKeys("b", {"Enter"});
+  EXPECT_TRUE(tmux_.WaitForText("a", "Reply for the new writer.")) << tmux_.Capture("a");
+  EXPECT_TRUE(tmux_.WaitForText("b", "Reply for the new writer.")) << tmux_.Capture("b");
+}
+
+TEST_F(TuiHandoverTest, ARequestDuringATurnWaitsForTheTurnToEnd) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  OpenTwo(session, "200");
+  raw::testing::ScriptedResponse parked =
+      chat::Stream({chat::RoleChunk(), chat::TextChunk("Working on it"), chat::TextChunk(" to the end"),
+                    chat::FinishChunk("stop"), chat::Done()});
+  parked.gate_before_chunk = 2;
+  fake_.Enqueue(parked);
+  Send("a", "long task");
+  ASSERT_TRUE(tmux_.WaitForText("b", "Working on it")) << tmux_.Capture("b");
+  tmux_.SendKeys("b", {"C-t"});
+  ASSERT_TRUE(tmux_.WaitForText("a", "handed over after this turn")) << tmux_.Capture("a");
+  ASSERT_TRUE(tmux_.WaitForText("b", "to hand this session over")) << tmux_.Capture("b");
+  // While the turn runs, the session stays with its writer.
+  EXPECT_EQ(tmux_.Capture("b").find("You hold this session now"), std::string::npos);
+  fake_.ReleaseGate();
+  ASSERT_TRUE(tmux_.WaitForText("a", "Handed this session over")) << tmux_.Capture("a");
+  std::string b = tmux_.WaitFor("b", [](const std::string& s) {
+    return s.find("You hold this session now") != std::string::npos;
+  });
+  size_t answer = b.find("Working on it to the end");
+  size_t granted = b.find("You hold this session now");
+  ASSERT_NE(answer, std::string::npos) << b;
+  ASSERT_NE(granted, std::string::npos) << b;
+  EXPECT_LT(answer, granted) << b;
+}
+
+TEST_F(TuiHandoverTest, AKeyDuringTheCountdownKeepsTheSession) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  OpenTwo(session, "600000");
+  tmux_.SendKeys("b", {"C-t"});
+  ASSERT_TRUE(tmux_.WaitForText("a", "press any key to keep it")) << tmux_.Capture("a");
+  tmux_.SendKeys("a", {"Space"});
+  ASSERT_TRUE(tmux_.WaitForText("a", "You keep this session")) << tmux_.Capture("a");
+  ASSERT_TRUE(tmux_.WaitForText("b", "keeps this session")) << tmux_.Capture("b");
+  // The writer still writes.
+  fake_.Enqueue(chat::TextAnswer("Still mine."));
+  Send("a", "go on");
+  EXPECT_TRUE(tmux_.WaitForText("b", "Still mine.")) << tmux_.Capture("b");
+}
+
+}  // namespace
+}  // namespace raw::tui::testing
