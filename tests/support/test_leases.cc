@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -108,6 +109,21 @@ void ReleaseLease(raw::v1::Raw::Stub& stub, const std::string& session_id) {
     released = std::move(it->second);
     registry.held.erase(it);
   }
+  const std::string name = released->name();
+  released.reset();  // cancels the stream
+  // The daemon lets go when it sees the stream end, which is asynchronous:
+  // wait until it no longer names this process, so that the next client
+  // (this test's next LeaseFor, a raw run) finds the lease free. Bounded.
+  for (int i = 0; i < 2000; ++i) {
+    grpc::ClientContext ctx;
+    raw::v1::GetSessionRequest request;
+    request.set_session_id(session_id);
+    raw::v1::GetSessionResponse response;
+    if (!stub.GetSession(&ctx, request, &response).ok()) return;
+    if (response.session().writer() != name) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ADD_FAILURE() << "the daemon still names " << name << " as the writer of " << session_id;
 }
 
 }  // namespace raw::e2e

@@ -13,7 +13,8 @@ namespace raw::e2e {
 
 // The lease id; "" (and a test failure) when the daemon refused it.
 std::string LeaseFor(raw::v1::Raw::Stub& stub, const std::string& session_id);
-// Lets go of the session's lease if this process holds it.
+// Lets go of the session's lease if this process holds it, and returns once
+// the daemon has released it.
 void ReleaseLease(raw::v1::Raw::Stub& stub, const std::string& session_id);
 
 }  // namespace raw::e2e

@@ -256,8 +256,14 @@ TEST(ConfigParseTest, SessionExpiry) {
   ASSERT_TRUE(week.ok()) << week.status();
   EXPECT_EQ(week->sessions.expire_after_days, 7);
   EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": -1, "keep": 1}})"),
-              ElementsAre("sessions.keep: unknown key (expected one of: expire_after_days)",
+              ElementsAre("sessions.keep: unknown key (expected one of: expire_after_days, "
+                          "idle_unload_seconds)",
                           "sessions.expire_after_days: expected a non-negative integer, got -1"));
+  EXPECT_EQ(defaults->sessions.idle_unload_seconds, 300);
+  absl::StatusOr<Config> quick = ParseConfig(R"({"sessions": {"idle_unload_seconds": 2}})");
+  ASSERT_TRUE(quick.ok()) << quick.status();
+  EXPECT_EQ(quick->sessions.idle_unload_seconds, 2);
+  EXPECT_EQ(ProblemLines(R"({"sessions": {"idle_unload_seconds": 0}})").size(), 1u);
   EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": 1.5}})"),
               ElementsAre("sessions.expire_after_days: expected a non-negative integer, got 1.5"));
   EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": 99999999}})"),
