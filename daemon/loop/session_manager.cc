@@ -114,8 +114,12 @@ absl::StatusOr<std::shared_ptr<SessionRunner>> SessionManager::Runner(
     if (it == runners_.end()) {
       SessionRunnerDeps runner_deps{deps_.store, deps_.clock, pool_, leases_,
                                     [this, session_id](PlanPurpose purpose,
-                                                       const std::string& text) {
-                                      return PlanFor(session_id, purpose, text);
+                                                       const std::string& text)
+                                        -> absl::StatusOr<TurnPlan> {
+                                      // The record as it is now (its agent, its cwd).
+                                      ASSIGN_OR_RETURN(store::SessionRecord now,
+                                                       deps_.store.GetSession(session_id));
+                                      return PlanFor(now, purpose, text);
                                     },
                                     nullptr};
       if (deps_.variables != nullptr) {
@@ -169,10 +173,9 @@ absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers
   return deps_.mcp->StatusOf(cfg.mcp_servers);
 }
 
-absl::StatusOr<TurnPlan> SessionManager::PlanFor(const std::string& session_id,
+absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& record,
                                                  PlanPurpose purpose,
                                                  const std::string& user_text) {
-  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
   const bool with_providers = purpose != PlanPurpose::kContextOnly;
   // Without providers nothing is sent, so nothing may probe the network.
@@ -194,7 +197,7 @@ std::optional<events::ContextEstimate> SessionManager::EstimateFor(
     const store::SessionRecord& record) {
   absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(record.id);
   if (!runner.ok()) return std::nullopt;
-  absl::StatusOr<TurnPlan> plan = PlanFor(record.id, PlanPurpose::kContextOnly, "");
+  absl::StatusOr<TurnPlan> plan = PlanFor(record, PlanPurpose::kContextOnly, "");
   if (!plan.ok()) return std::nullopt;
   absl::StatusOr<events::ContextEstimate> estimate = (*runner)->Estimate(*plan);
   if (!estimate.ok()) return std::nullopt;

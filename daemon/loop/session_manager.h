@@ -189,7 +189,7 @@ class SessionManager {
   // The loaded runner, if any (never loads).
   std::shared_ptr<SessionRunner> LoadedRunner(const std::string& session_id);
   // The plan of the session's agent as configured now.
-  absl::StatusOr<TurnPlan> PlanFor(const std::string& session_id, PlanPurpose purpose,
+  absl::StatusOr<TurnPlan> PlanFor(const store::SessionRecord& record, PlanPurpose purpose,
                                    const std::string& user_text);
   std::optional<events::ContextEstimate> EstimateFor(const store::SessionRecord& record);
   absl::StatusOr<config::Config> LoadConfig();
