@@ -3,8 +3,10 @@
 #include "absl/strings/str_cat.h"
 #include "clients/cli/json_line.h"
 #include "clients/present/approval_text.h"
+#include "clients/present/compaction_text.h"
 #include "clients/present/text.h"
 #include "clients/present/tool_text.h"
+#include "clients/present/turn_end.h"
 
 namespace raw::cli {
 namespace {
@@ -35,6 +37,10 @@ void EventPrinter::Print(const v1::Event& event) {
         WriteText(text);
       }
       EndText();
+      if (event.assistant_message().interrupted()) {
+        err_ << "[" << present::kInterruptedNote << "]\n";
+        err_.flush();
+      }
       step_streamed_ = false;
       missed_deltas_ = false;
       break;
@@ -79,6 +85,15 @@ void EventPrinter::Print(const v1::Event& event) {
       err_.flush();
       missed_deltas_ = true;
       break;
+    case v1::Event::kCompactionStarted:
+      PrintStatus(present::CompactionStartedText(event.compaction_started()));
+      break;
+    case v1::Event::kCompactionProgress:
+      PrintStatus(present::CompactionProgressText(event.compaction_progress()));
+      break;
+    case v1::Event::kCompactionEnded:
+      PrintStatus(present::CompactionEndedText(event.compaction_ended()));
+      break;
     case v1::Event::kTurnEnded:
       EndText();
       break;
@@ -87,6 +102,12 @@ void EventPrinter::Print(const v1::Event& event) {
       // part of the text output.
       break;
   }
+}
+
+void EventPrinter::PrintStatus(const std::string& text) {
+  EndText();
+  err_ << "[" << text << "]\n";
+  err_.flush();
 }
 
 void EventPrinter::EndText() {

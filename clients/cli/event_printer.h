@@ -40,6 +40,8 @@ class EventPrinter {
   void WriteText(const std::string& text);
   void PrintToolStarted(const v1::ToolStarted& started);
   void PrintToolResult(const v1::ToolResult& result);
+  // "[text]" on its own line of `err`, after any open line of text.
+  void PrintStatus(const std::string& text);
 
   OutputFormat format_;
   std::ostream& out_;

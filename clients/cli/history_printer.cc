@@ -40,6 +40,7 @@ void HistoryPrinter::Print(const v1::Event& event) {
     case v1::Event::kAssistantMessage: {
       std::string text(absl::StripTrailingAsciiWhitespace(event.assistant_message().text()));
       if (!text.empty()) out_ << text << "\n";
+      if (event.assistant_message().interrupted()) out_ << "[" << present::kInterruptedNote << "]\n";
       break;
     }
     case v1::Event::kToolCallBatch:

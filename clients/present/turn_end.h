@@ -24,6 +24,12 @@ std::string TurnEndText(const v1::TurnEnded& ended);
 // for a failure.
 Severity TurnEndSeverity(const v1::TurnEnded& ended);
 
+// Shown after the text of an assistant message whose stream was
+// interrupted: the user saw it, the model will not.
+inline constexpr const char* kInterruptedNote =
+    "interrupted: this partial answer is kept in the history but is not part of the model's "
+    "context";
+
 // `text` with its first letter upper-case (ASCII).
 std::string Capitalized(std::string text);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "clients/present/compaction_text.h"
 #include "clients/present/turn_end.h"
 
 namespace raw::tui {
@@ -136,6 +137,7 @@ void Transcript::Apply(const v1::Event& event) {
         }
       }
       streaming_text_ = streaming_reasoning_ = 0;
+      if (message.interrupted()) AddInfoText(present::Capitalized(present::kInterruptedNote), Level::kWarning);
       break;
     }
     case v1::Event::kToolCallBatch:
@@ -239,17 +241,7 @@ void Transcript::ApplyCompaction(const v1::Event& event) {
     c.tokens_before = ended.tokens_before();
     c.tokens_after = ended.tokens_after();
     c.accepted = ended.outcome() == v1::COMPACTION_OUTCOME_ACCEPTED;
-    switch (ended.outcome()) {
-      case v1::COMPACTION_OUTCOME_ACCEPTED: c.outcome = "compacted"; break;
-      case v1::COMPACTION_OUTCOME_REJECTED: c.outcome = "summary rejected; context unchanged"; break;
-      case v1::COMPACTION_OUTCOME_FAILED: c.outcome = "failed; context unchanged"; break;
-      case v1::COMPACTION_OUTCOME_CANCELLED: c.outcome = "cancelled; context unchanged"; break;
-      case v1::COMPACTION_OUTCOME_NOTHING_TO_COMPACT:
-        c.outcome = "nothing to compact yet";
-        break;
-      default: c.outcome = "ended"; break;
-    }
-    if (!ended.message().empty()) absl::StrAppend(&c.outcome, " (", ended.message(), ")");
+    c.outcome = present::CompactionOutcomeText(ended);
   }
   cell->Touch();
 }

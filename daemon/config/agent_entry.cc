@@ -99,9 +99,14 @@ std::optional<std::string> CheckToolPattern(absl::string_view pattern) {
   }
   size_t slash = pattern.find('/');
   absl::string_view ns = pattern.substr(0, slash);
+  if (ns == "pkg") {
+    // Reported here rather than as "matches no tool" at every session start.
+    return absl::StrCat(quoted(), ": this version of Raw has no package tools (expected ",
+                        kPatternExamples, ")");
+  }
   if (slash == absl::string_view::npos ||
       std::find(kToolNamespaces.begin(), kToolNamespaces.end(), ns) == kToolNamespaces.end()) {
-    return absl::StrCat(quoted(), " does not start with builtin/, mcp/ or pkg/ (expected ",
+    return absl::StrCat(quoted(), " does not start with builtin/ or mcp/ (expected ",
                         kPatternExamples, ")");
   }
   for (absl::string_view segment : absl::StrSplit(pattern.substr(slash + 1), '/')) {

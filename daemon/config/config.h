@@ -39,6 +39,11 @@ struct ModelConfig {
   // Longest silence between stream events before the request fails.
   int64_t idle_timeout_ms = 300000;
   int64_t connect_timeout_ms = 15000;
+  // Bounds on one response, against a broken or hostile endpoint: the bytes
+  // of text, reasoning and tool-call arguments it may stream, and how long
+  // the whole stream may take. Past either the request fails (not retried).
+  int64_t max_response_bytes = 16 * 1024 * 1024;
+  int64_t max_stream_ms = 3600 * 1000;
   // cache.key: an explicit prompt-cache key, sent instead of the key Raw
   // derives for the session (the OpenAI methods send it as
   // "prompt_cache_key"). Unset = the derived key.
@@ -213,6 +218,10 @@ struct SessionSettings {
   // running, no subscriber and no write lease; it is then unloaded (and
   // reloaded from the store when next used).
   int64_t idle_unload_seconds = 300;
+  // Bytes of live (not yet committed) events a session keeps for clients
+  // that join mid-step, and that one client's queue may hold; past it the
+  // oldest are dropped and clients resynchronize from the store.
+  int64_t max_live_bytes = 8 * 1024 * 1024;
 
   bool operator==(const SessionSettings&) const = default;
 };
@@ -233,6 +242,8 @@ struct McpServerConfig {
   int64_t startup_timeout_ms = 30000;   // initialize + first tools/list
   int64_t call_timeout_ms = 120000;     // one tools/call
   int64_t idle_timeout_ms = 600000;     // stop after this long unused
+  // Longest progress message of a call kept (longer ones are cut).
+  int64_t max_progress_bytes = 1024;
   // Offer the server the session's working directory as its one root
   // (the MCP `roots` capability); connections are then per directory.
   bool roots = false;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 
 #include "absl/strings/string_view.h"
 
@@ -17,7 +18,7 @@ inline constexpr std::array<absl::string_view, 10> kTopLevelKeys = {
     "hooks",   "skill_dirs",    "variables", "mcp_servers", "sessions"};
 
 // models.<name>
-inline constexpr std::array<absl::string_view, 17> kModelKeys = {"provider",
+inline constexpr std::array<absl::string_view, 19> kModelKeys = {"provider",
                                                                  "method",
                                                                  "model_id",
                                                                  "base_url",
@@ -33,7 +34,9 @@ inline constexpr std::array<absl::string_view, 17> kModelKeys = {"provider",
                                                                  "cache",
                                                                  "max_retries",
                                                                  "reasoning_content",
-                                                                 "reasoning_effort"};
+                                                                 "reasoning_effort",
+                                                                 "max_response_bytes",
+                                                                 "max_stream_seconds"};
 inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method", "model_id",
                                                                         "base_url"};
 // models.<name>.cache
@@ -76,13 +79,18 @@ inline constexpr std::array<absl::string_view, 5> kVariableKeys = {"env", "file"
 inline constexpr std::array<absl::string_view, 3> kVariableSources = {"env", "file", "command"};
 
 // mcp_servers.<name>: exactly one of "command" (stdio) or "url" (HTTP).
-inline constexpr std::array<absl::string_view, 9> kMcpServerKeys = {
+inline constexpr std::array<absl::string_view, 10> kMcpServerKeys = {
     "command", "url", "env", "cwd", "headers", "startup_timeout_seconds", "call_timeout_seconds",
-    "idle_timeout_seconds", "roots"};
+    "idle_timeout_seconds", "roots", "max_progress_bytes"};
 
 // sessions
-inline constexpr std::array<absl::string_view, 2> kSessionsKeys = {"expire_after_days",
-                                                                   "idle_unload_seconds"};
+// Bounds of sessions.max_live_bytes (64 KiB to 1 GiB).
+inline constexpr int64_t kMinLiveBytes = 64 * 1024;
+inline constexpr int64_t kMaxLiveBytes = int64_t{1} << 30;
+// Upper bound of mcp_servers.<name>.max_progress_bytes (1 MiB).
+inline constexpr int64_t kMaxProgressBytes = 1024 * 1024;
+inline constexpr std::array<absl::string_view, 3> kSessionsKeys = {
+    "expire_after_days", "idle_unload_seconds", "max_live_bytes"};
 
 // Methods this build implements (the kMethod* constants of config.h).
 inline constexpr std::array<absl::string_view, 4> kSupportedMethods = {
@@ -99,6 +107,6 @@ inline constexpr std::array<absl::string_view, 2> kCacheRetentions = {"5m", "1h"
 inline constexpr std::array<absl::string_view, 2> kReasoningContentModes = {"omit", "send"};
 
 // Namespaces of qualified tool names accepted in agents.<name>.tools.use.
-inline constexpr std::array<absl::string_view, 3> kToolNamespaces = {"builtin", "mcp", "pkg"};
+inline constexpr std::array<absl::string_view, 2> kToolNamespaces = {"builtin", "mcp"};
 
 }  // namespace raw::config

@@ -147,6 +147,9 @@ void ReadSessions(FieldReader& doc, SessionSettings& sessions,
   if (auto seconds = r.Integer("idle_unload_seconds", 1, kMaxIdleUnloadSeconds)) {
     sessions.idle_unload_seconds = *seconds;
   }
+  if (auto bytes = r.Integer("max_live_bytes", kMinLiveBytes, kMaxLiveBytes)) {
+    sessions.max_live_bytes = *bytes;
+  }
 }
 
 // Every agents.<name>.model names a defined model, and a compaction

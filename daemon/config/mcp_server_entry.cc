@@ -87,6 +87,9 @@ void ReadTimeouts(FieldReader& r, McpServerConfig& s) {
   read("startup_timeout_seconds", s.startup_timeout_ms);
   read("call_timeout_seconds", s.call_timeout_ms);
   read("idle_timeout_seconds", s.idle_timeout_ms);
+  if (auto bytes = r.Integer("max_progress_bytes", 16, kMaxProgressBytes)) {
+    s.max_progress_bytes = *bytes;
+  }
 }
 
 McpServerConfig ReadServer(const std::string& name, const Json& value, const std::string& path,

@@ -247,6 +247,12 @@ ModelConfig ParseModelEntry(const std::string& name, const Json& value, const st
   if (auto ms = r.SecondsAsMillis("connect_timeout_seconds", kMaxTimeoutSeconds)) {
     m.connect_timeout_ms = *ms;
   }
+  if (auto bytes = r.Integer("max_response_bytes", kMinResponseBytes, kMaxResponseBytes)) {
+    m.max_response_bytes = *bytes;
+  }
+  if (auto ms = r.SecondsAsMillis("max_stream_seconds", kMaxTimeoutSeconds)) {
+    m.max_stream_ms = *ms;
+  }
   ReadCache(r, m, problems);
   if (auto retries = r.Integer("max_retries", 0, kMaxModelRetries)) {
     m.max_retries = static_cast<int>(*retries);

@@ -20,6 +20,9 @@ namespace raw::config {
 inline constexpr int64_t kMaxTokenCount = 100'000'000;
 // Upper bound of every timeout in the file, in seconds (one day).
 inline constexpr int64_t kMaxTimeoutSeconds = 86'400;
+// Bounds of models.<name>.max_response_bytes (1 KiB to 1 GiB).
+inline constexpr int64_t kMinResponseBytes = 1024;
+inline constexpr int64_t kMaxResponseBytes = int64_t{1} << 30;
 // Upper bound of models.<name>.max_retries.
 inline constexpr int64_t kMaxModelRetries = 10;
 // models.<name>.reasoning_effort (openai-responses only; unset by default).

@@ -55,6 +55,17 @@ SummaryVerdict CheckSummary(const std::string& text, providers::FinishReason rea
     v.reason =
         "the summary was cut off at its output cap (compact.max_output_tokens); raise it or "
         "keep fewer turns";
+  } else if (reason == providers::FinishReason::kContentFilter) {
+    v.reason = "the provider's content filter stopped the summary before it was complete";
+  } else if (reason == providers::FinishReason::kContextWindow) {
+    v.reason = "the summary request did not fit the model's context window";
+  } else if (reason != providers::FinishReason::kStop) {
+    // Only a normal stop says the summary is whole; a pause, a tool call
+    // (no tools are offered) or a reason the adapter did not know may all
+    // leave it unfinished, and an unfinished summary would lose context.
+    v.reason = absl::StrCat("the summary request ended with finish reason \"",
+                            providers::FinishReasonName(reason),
+                            "\" instead of a normal stop, so it may be incomplete");
   } else if (const int64_t tokens = EstimateTextTokens(text); tokens >= replaced_tokens) {
     v.reason = absl::StrCat("the summary (~", tokens,
                             " tokens) is not shorter than what it would replace (~",

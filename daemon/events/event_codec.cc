@@ -100,11 +100,13 @@ void Write(OrderedJson& j, const AssistantMessage& p) {
   j["text"] = p.text;
   j["reasoning"] = p.reasoning;
   j["step"] = p.step;
+  if (p.interrupted) j["interrupted"] = true;  // absent in rows stored before the field
 }
 void Read(JsonFields& r, AssistantMessage& p) {
   p.text = r.String("text");
   p.reasoning = r.String("reasoning");
   p.step = r.Int("step");
+  p.interrupted = r.OptionalBool("interrupted");
 }
 
 void Write(OrderedJson& j, const ToolCallBatch& p) {

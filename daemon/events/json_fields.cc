@@ -49,6 +49,11 @@ std::string JsonFields::OptionalString(const char* key) {
   return String(key);
 }
 
+bool JsonFields::OptionalBool(const char* key) {
+  if (!object_.is_object() || !object_.contains(key)) return false;
+  return Bool(key);
+}
+
 bool JsonFields::Bool(const char* key) {
   const Json* v = Find(key);
   if (v == nullptr) return false;

@@ -37,6 +37,8 @@ class JsonFields {
   // For fields added after rows were first written: "" when absent.
   std::string OptionalString(const char* key);
   bool Bool(const char* key);
+  // For flags added after rows were first written: false when absent.
+  bool OptionalBool(const char* key);
   int Int(const char* key);
   int64_t Int64(const char* key);
   uint64_t Uint64(const char* key);

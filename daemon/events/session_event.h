@@ -44,6 +44,10 @@ struct AssistantMessage {
   std::string text;
   std::string reasoning;
   int step = 0;
+  // The stream was interrupted before it finished: the text is what the
+  // user saw, kept in the display history only; it never enters the model
+  // context (a message is committed to the context only when complete).
+  bool interrupted = false;
   bool operator==(const AssistantMessage&) const = default;
 };
 struct ToolCallInfo {

@@ -32,13 +32,14 @@ events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool l
   request.before_end = std::move(before_end);
   CompactionResult result = RunCompaction(request, ctx.items, *plan.summarizer, log, cancel,
                                           plan.first_seq_of_turn);
-  // Summary requests are model requests: their usage counts in the
-  // session's totals like any other.
-  for (const events::Usage& usage : result.usage) {
+  // Summary requests are model requests: they count in the session's
+  // totals like any other, also when they reported no usage.
+  for (const std::optional<events::Usage>& usage : result.usage) {
     CommitExtras extras;
-    extras.usage = usage;
-    if (absl::Status s = log.Commit(plan.turn_id, {events::UsageReport{usage, 0}}, extras);
-        !s.ok()) {
+    extras.usage = usage.value_or(events::Usage{});
+    std::vector<events::EventPayload> payloads;
+    if (usage) payloads.push_back(events::UsageReport{*usage, 0});
+    if (absl::Status s = log.Commit(plan.turn_id, std::move(payloads), extras); !s.ok()) {
       RAW_LOG(Warning) << "session " << plan.session_id
                        << ": could not store the usage of a summary request: " << s.message();
     }

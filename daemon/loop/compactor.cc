@@ -127,7 +127,7 @@ CompactionResult RunCompaction(
                                 i + 1, chunks);
     SummarySink sink;
     absl::Status status = summarizer.Stream(summary_request, sink, cancel);
-    if (sink.usage()) result.usage.push_back(*sink.usage());
+    result.usage.push_back(sink.usage());
     const bool cancelled = cancel.cancelled() || status.code() == absl::StatusCode::kCancelled ||
                            (sink.error() && sink.error()->kind == providers::ErrorKind::kCancelled);
     if (cancelled) return unchanged(CompactionOutcome::kCancelled, kCancelled);

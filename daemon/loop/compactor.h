@@ -53,12 +53,11 @@ struct CompactionResult {
   // committed; the caller replaces its context with it and resets its
   // ContextMeter (Reset(runtime_tokens, *context)).
   std::optional<std::vector<events::ContextItem>> context;
-  // The usage of each summary request that reported one, in order,
-  // whatever the outcome; a request that reported none has no entry, so it
-  // counts in no total, as for a turn's request. Not committed here:
-  // the caller adds it to the session's totals if it counts summary
-  // requests there.
-  std::vector<events::Usage> usage;
+  // One entry per summary request sent, in order, whatever the outcome:
+  // its usage, or nullopt when it reported none (it still counts as a
+  // request, as a turn's request does). Not committed here: the caller adds
+  // it to the session's totals.
+  std::vector<std::optional<events::Usage>> usage;
 };
 
 // Runs one compaction of `context` (see the file comment). `summarizer` is

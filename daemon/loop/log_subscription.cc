@@ -1,5 +1,7 @@
 #include "daemon/loop/log_subscription.h"
 
+#include <algorithm>
+
 namespace raw::loop {
 namespace {
 constexpr int kStorePageSize = 256;
@@ -8,13 +10,16 @@ constexpr int kStorePageSize = 256;
 bool SubscriberQueue::Push(const events::SessionEvent& event) {
   absl::MutexLock lock(&mu);
   if (closed || overflowed) return false;
-  if (events.size() >= SessionLog::kMaxQueuedEvents) {
+  const size_t event_bytes = SessionLog::LiveBytes(event);
+  if (events.size() >= SessionLog::kMaxQueuedEvents || bytes + event_bytes > max_bytes) {
     // The consumer is too slow: drop what is queued and let it catch up
     // from the store (durable events are all there).
     events.clear();
+    bytes = 0;
     overflowed = true;
   } else {
     events.push_back(event);
+    bytes += event_bytes;
   }
   if (!want_wakeup) return false;
   want_wakeup = false;
@@ -47,6 +52,7 @@ void LogSubscription::Restart() {
   replay_head_ = snap.durable_head;
   page_.clear();
   transient_.assign(snap.transient.begin(), snap.transient.end());
+  transient_dropped_through_ = snap.dropped_through;
   phase_ = Phase::kStore;
 }
 
@@ -111,6 +117,15 @@ absl::StatusOr<std::optional<events::SessionEvent>> LogSubscription::TryNext() {
     phase_ = Phase::kTransient;
   }
   if (phase_ == Phase::kTransient) {
+    if (transient_dropped_through_ > last_delivered_) {
+      // Live events this subscriber never saw were dropped (the session's
+      // live bound): say so, as after a lagging queue, then go on.
+      events::SessionEvent resync;
+      resync.session_id = log_->session_id();
+      resync.payload = events::Resync{last_delivered_};
+      last_delivered_ = transient_dropped_through_;
+      return resync;
+    }
     while (!transient_.empty()) {
       events::SessionEvent e = std::move(transient_.front());
       transient_.pop_front();
@@ -125,6 +140,7 @@ absl::StatusOr<std::optional<events::SessionEvent>> LogSubscription::TryNext() {
     while (!queue_->events.empty()) {
       events::SessionEvent e = std::move(queue_->events.front());
       queue_->events.pop_front();
+      queue_->bytes -= std::min(queue_->bytes, SessionLog::LiveBytes(e));
       if (e.seq <= last_delivered_) continue;
       last_delivered_ = e.seq;
       return e;

@@ -22,6 +22,9 @@ namespace raw::loop {
 struct SubscriberQueue {
   absl::Mutex mu;
   std::deque<events::SessionEvent> events ABSL_GUARDED_BY(mu);
+  // SessionLog::LiveBytes of `events`, and its bound.
+  size_t bytes ABSL_GUARDED_BY(mu) = 0;
+  size_t max_bytes ABSL_GUARDED_BY(mu) = 8 * 1024 * 1024;
   bool overflowed ABSL_GUARDED_BY(mu) = false;
   bool closed ABSL_GUARDED_BY(mu) = false;
   bool want_wakeup ABSL_GUARDED_BY(mu) = false;
@@ -60,6 +63,8 @@ class LogSubscription : public Subscription {
   uint64_t replay_head_ = 0;
   std::deque<events::SessionEvent> page_;
   std::deque<events::SessionEvent> transient_;
+  // The log dropped live events up to this seq before the snapshot.
+  uint64_t transient_dropped_through_ = 0;
   // Close() may run on any thread while the consumer is in TryNext().
   std::atomic<bool> closed_{false};
 };

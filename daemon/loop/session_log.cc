@@ -87,6 +87,8 @@ absl::Status SessionLog::Commit(const std::string& turn_id,
     if (batch.events.empty()) return absl::OkStatus();
     durable_head_ = next_seq_ - 1;
     transient_.clear();
+    transient_bytes_ = 0;
+    transient_dropped_through_ = 0;
     to_wake = FanOutLocked(batch.events);
   }
   Wake(to_wake);
@@ -99,10 +101,58 @@ void SessionLog::PublishLive(const std::string& turn_id, events::EventPayload pa
   {
     absl::MutexLock lock(&mu_);
     events::SessionEvent e = Stamp(turn_id, std::move(payload));
-    transient_.push_back(e);
+    RetainLocked(e);
     to_wake = FanOutLocked({e});
   }
   Wake(to_wake);
+}
+
+void SessionLog::set_max_live_bytes(int64_t bytes) {
+  absl::MutexLock lock(&mu_);
+  max_live_bytes_ = static_cast<size_t>(std::max<int64_t>(bytes, 1));
+}
+
+size_t SessionLog::LiveBytes(const events::SessionEvent& event) {
+  constexpr size_t kFields = 64;
+  if (const auto* text = std::get_if<events::TextDelta>(&event.payload)) {
+    return kFields + text->text.size();
+  }
+  if (const auto* reasoning = std::get_if<events::ReasoningDelta>(&event.payload)) {
+    return kFields + reasoning->text.size();
+  }
+  if (const auto* progress = std::get_if<events::ToolProgress>(&event.payload)) {
+    return kFields + progress->call_id.size() + progress->message.size();
+  }
+  if (const auto* reset = std::get_if<events::StreamReset>(&event.payload)) {
+    return kFields + reset->reason.size();
+  }
+  return kFields;
+}
+
+void SessionLog::RetainLocked(const events::SessionEvent& e) {
+  if (const auto* progress = std::get_if<events::ToolProgress>(&e.payload)) {
+    // A late subscriber needs only the latest progress of a call.
+    auto same_call = [&](const events::SessionEvent& kept) {
+      const auto* earlier = std::get_if<events::ToolProgress>(&kept.payload);
+      return earlier != nullptr && earlier->call_id == progress->call_id;
+    };
+    auto it = std::find_if(transient_.begin(), transient_.end(), same_call);
+    if (it != transient_.end()) {
+      transient_bytes_ -= LiveBytes(*it);
+      transient_.erase(it);
+    }
+  }
+  transient_.push_back(e);
+  transient_bytes_ += LiveBytes(e);
+  if (transient_bytes_ <= max_live_bytes_) return;
+  // Drop the oldest down to half the bound, so that trimming is amortized.
+  size_t drop = 0;
+  while (drop + 1 < transient_.size() && transient_bytes_ > max_live_bytes_ / 2) {
+    transient_bytes_ -= LiveBytes(transient_[drop]);
+    transient_dropped_through_ = transient_[drop].seq;
+    ++drop;
+  }
+  transient_.erase(transient_.begin(), transient_.begin() + static_cast<std::ptrdiff_t>(drop));
 }
 
 void SessionLog::PublishUnstored(const std::string& turn_id, events::EventPayload payload) {
@@ -129,12 +179,14 @@ SessionLog::Snapshot SessionLog::Attach(const std::shared_ptr<SubscriberQueue>& 
   {
     absl::MutexLock qlock(&queue->mu);
     queue->events.clear();
+    queue->bytes = 0;
+    queue->max_bytes = max_live_bytes_;
     queue->overflowed = false;
   }
   if (std::find(subscribers_.begin(), subscribers_.end(), queue) == subscribers_.end()) {
     subscribers_.push_back(queue);
   }
-  return Snapshot{durable_head_, transient_};
+  return Snapshot{durable_head_, transient_, transient_dropped_through_};
 }
 
 void SessionLog::Detach(const std::shared_ptr<SubscriberQueue>& queue) {

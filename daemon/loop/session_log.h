@@ -8,7 +8,11 @@
 //
 // The log also remembers the live-only events published since the last
 // durable commit, so a subscriber that joins in the middle of a streamed
-// answer still sees all of it.
+// answer still sees all of it. What it remembers is bounded
+// (set_max_live_bytes, sessions.max_live_bytes): only the latest progress
+// of each call is kept, and past the bound the oldest live events are
+// dropped; a subscriber that joins after a drop first gets a Resync and
+// then the rest (the committed message carries the whole text).
 //
 // Thread-safety: all methods are thread-safe. Subscriptions are woken after
 // the log's lock is released, so a wakeup may call back into the log.
@@ -90,6 +94,13 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   // Live events a subscriber may have queued before it counts as lagging.
   static constexpr size_t kMaxQueuedEvents = 8192;
 
+  // Bytes of live events kept for late subscribers, and queued for any one
+  // subscriber before it counts as lagging (sessions.max_live_bytes).
+  void set_max_live_bytes(int64_t bytes);
+  // The bytes an event counts for against that bound: its text, plus a
+  // fixed amount for its fields.
+  static size_t LiveBytes(const events::SessionEvent& event);
+
   uint64_t last_seq() const;
 
  private:
@@ -100,6 +111,8 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   struct Snapshot {
     uint64_t durable_head = 0;
     std::vector<events::SessionEvent> transient;
+    // Live events up to this seq were dropped from `transient` (0 = none).
+    uint64_t dropped_through = 0;
   };
   Snapshot Attach(const std::shared_ptr<SubscriberQueue>& queue);
   void Detach(const std::shared_ptr<SubscriberQueue>& queue);
@@ -110,6 +123,9 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   std::vector<std::shared_ptr<SubscriberQueue>> FanOutLocked(
       const std::vector<events::SessionEvent>& events) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void Wake(const std::vector<std::shared_ptr<SubscriberQueue>>& queues);
+
+  // Keeps `e` for late subscribers within the bound (see the file comment).
+  void RetainLocked(const events::SessionEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void RedactLocked(store::CommitBatch& batch) const;
   void RedactPayload(events::EventPayload& payload) const;
@@ -123,6 +139,9 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_);
   uint64_t durable_head_ ABSL_GUARDED_BY(mu_);
   std::vector<events::SessionEvent> transient_ ABSL_GUARDED_BY(mu_);
+  size_t transient_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t transient_dropped_through_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t max_live_bytes_ ABSL_GUARDED_BY(mu_) = 8 * 1024 * 1024;
   std::vector<std::shared_ptr<SubscriberQueue>> subscribers_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -24,6 +24,7 @@ bool IsDirectory(const std::string& path) {
 }  // namespace
 
 SessionManager::SessionManager(SessionManagerDeps deps) : deps_(std::move(deps)) {
+  if (auto cfg = LoadConfig(); cfg.ok()) max_live_bytes_ = cfg->sessions.max_live_bytes;
   sweeper_ = std::thread(&SessionManager::SweepLoop, this);
 }
 
@@ -122,6 +123,7 @@ absl::StatusOr<std::shared_ptr<SessionRunner>> SessionManager::Runner(
                                       return PlanFor(now, purpose, text);
                                     },
                                     nullptr};
+      runner_deps.max_live_bytes = max_live_bytes_.load();
       if (deps_.variables != nullptr) {
         runner_deps.redact = [variables = deps_.variables](const std::string& text) {
           return vars::Redact(text, variables->SecretValues());
@@ -385,7 +387,10 @@ void SessionManager::SweepLoop() {
   while (!shutting_down_) {
     int64_t idle_seconds = config::SessionSettings().idle_unload_seconds;
     mu_.Unlock();
-    if (auto cfg = LoadConfig(); cfg.ok()) idle_seconds = cfg->sessions.idle_unload_seconds;
+    if (auto cfg = LoadConfig(); cfg.ok()) {
+      idle_seconds = cfg->sessions.idle_unload_seconds;
+      max_live_bytes_ = cfg->sessions.max_live_bytes;
+    }
     mu_.Lock();
     // Look a few times per interval, so a session leaves within about 1.25
     // times it; never more often than every 250 ms.

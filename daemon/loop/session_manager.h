@@ -20,6 +20,7 @@
 // because of a damaged row.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -212,6 +213,9 @@ class SessionManager {
   absl::Mutex mu_;
   std::map<std::string, Loaded> runners_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // sessions.max_live_bytes as last read (at start, then by the sweeper),
+  // for the runners loaded next.
+  std::atomic<int64_t> max_live_bytes_{config::SessionSettings{}.max_live_bytes};
   absl::CondVar sweep_wake_;
   std::thread sweeper_;
 };

@@ -23,6 +23,7 @@ SessionRunner::SessionRunner(const store::SessionRecord& record, SessionRunnerDe
                                         deps_.redact)),
       queue_(SerialQueue::Create(deps_.pool)),
       saved_meter_(record.context_meter) {
+  log_->set_max_live_bytes(deps_.max_live_bytes);
   state_->SetRuntime(ParseRuntime(record.runtime_hash));
 }
 
@@ -79,34 +80,38 @@ void SessionRunner::DoStartTurn(const std::string& text, const std::string& leas
                                 const Reply<std::string>& reply) {
   if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
   auto self = shared_from_this();
+  const Reply<std::string> once = ReplyOnce(reply);
+  uint64_t prep = 0;
   {
     absl::MutexLock lock(&mu_);
     if (!ReadyOrDefer([self, text, lease_id, reply] { self->DoStartTurn(text, lease_id, reply); },
                       [&](absl::Status s) { reply(s); })) {
       return;
     }
-    op_state_ = State::kPreparing;
-    current_op_.clear();
-    cancel_ = std::make_shared<CancelToken>();
+    prep = BeginPreparingLocked([once](absl::Status s) { once(s); },
+                                "the turn was interrupted before it started");
   }
   // The plan may take seconds (MCP servers, secret variables, a probe):
-  // built off the queue, so an interrupt is not held up behind it.
-  bool scheduled = deps_.pool.Schedule([self, text, reply] {
+  // built off the queue, so an interrupt is not held up behind it, and an
+  // interrupt abandons it at once (Interrupt).
+  bool scheduled = deps_.pool.Schedule([self, text, once, prep] {
     auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(
         self->deps_.planner(PlanPurpose::kTurn, text));
-    self->Post([self, plan, reply] { self->BeginTurn(std::move(*plan), reply); },
-               [reply](absl::Status s) { reply(s); });
+    self->Post([self, plan, once, prep] { self->BeginTurn(std::move(*plan), once, prep); },
+               [once](absl::Status s) { once(s); });
   });
   if (!scheduled) {
     absl::MutexLock lock(&mu_);
-    BecomeIdleLocked();
-    reply(absl::UnavailableError("the daemon is shutting down"));
+    if (EndPreparingLocked(prep)) BecomeIdleLocked();
+    once(absl::UnavailableError("the daemon is shutting down"));
   }
 }
 
-void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply) {
+void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply,
+                              uint64_t prep) {
   auto self = shared_from_this();
   absl::MutexLock lock(&mu_);
+  if (!EndPreparingLocked(prep)) return;  // abandoned: the caller has its answer
   absl::Status refused = plan.status();
   if (refused.ok() && cancel_->cancelled()) {
     refused = absl::CancelledError(
@@ -170,33 +175,35 @@ void SessionRunner::DoStartCompaction(const std::string& lease_id,
                                       const Reply<std::string>& reply) {
   if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
   auto self = shared_from_this();
+  const Reply<std::string> once = ReplyOnce(reply);
+  uint64_t prep = 0;
   {
     absl::MutexLock lock(&mu_);
     if (!ReadyOrDefer([self, lease_id, reply] { self->DoStartCompaction(lease_id, reply); },
                       [&](absl::Status s) { reply(s); })) {
       return;
     }
-    op_state_ = State::kPreparing;
-    current_op_.clear();
-    cancel_ = std::make_shared<CancelToken>();
+    prep = BeginPreparingLocked([once](absl::Status s) { once(s); },
+                                "the compaction was interrupted before it started");
   }
-  bool scheduled = deps_.pool.Schedule([self, reply] {
+  bool scheduled = deps_.pool.Schedule([self, once, prep] {
     auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(
         self->deps_.planner(PlanPurpose::kCompaction, ""));
-    self->Post([self, plan, reply] { self->BeginCompaction(std::move(*plan), reply); },
-               [reply](absl::Status s) { reply(s); });
+    self->Post([self, plan, once, prep] { self->BeginCompaction(std::move(*plan), once, prep); },
+               [once](absl::Status s) { once(s); });
   });
   if (!scheduled) {
     absl::MutexLock lock(&mu_);
-    BecomeIdleLocked();
-    reply(absl::UnavailableError("the daemon is shutting down"));
+    if (EndPreparingLocked(prep)) BecomeIdleLocked();
+    once(absl::UnavailableError("the daemon is shutting down"));
   }
 }
 
 void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
-                                    const Reply<std::string>& reply) {
+                                    const Reply<std::string>& reply, uint64_t prep) {
   auto self = shared_from_this();
   absl::MutexLock lock(&mu_);
+  if (!EndPreparingLocked(prep)) return;  // abandoned: the caller has its answer
   absl::Status refused = plan.status();
   if (refused.ok() && cancel_->cancelled()) {
     refused = absl::CancelledError(absl::StrCat(
@@ -237,6 +244,34 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
     return reply(absl::UnavailableError("the daemon is shutting down"));
   }
   reply(op_id);
+}
+
+uint64_t SessionRunner::BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message) {
+  op_state_ = State::kPreparing;
+  current_op_.clear();
+  cancel_ = std::make_shared<CancelToken>();
+  prep_abandon_ = [on_abandon = std::move(on_abandon),
+                   message = std::move(abandon_message)](const std::string& reason) {
+    on_abandon(absl::CancelledError(absl::StrCat(message, " (", reason, ")")));
+  };
+  return ++prep_id_;
+}
+
+bool SessionRunner::EndPreparingLocked(uint64_t prep) {
+  if (prep != prep_id_ || op_state_ != State::kPreparing) return false;
+  prep_abandon_ = nullptr;
+  return true;
+}
+
+void SessionRunner::AbandonPreparationLocked(const std::string& reason) {
+  cancel_->Cancel(reason);
+  // The plan's pool task runs on until its slow step returns (a variable
+  // command's result is still cached for later); its outcome is dropped.
+  auto abandon = std::move(prep_abandon_);
+  prep_abandon_ = nullptr;
+  ++prep_id_;
+  BecomeIdleLocked();
+  if (abandon) abandon(reason);
 }
 
 void SessionRunner::BecomeIdleLocked() {
@@ -314,6 +349,12 @@ void SessionRunner::Interrupt(std::string lease_id, Reply<bool> reply) {
         if (absl::Status s = self->CheckWriteCommand(lease_id, false); !s.ok()) return reply(s);
         absl::MutexLock lock(&self->mu_);
         if (self->op_state_ == State::kIdle || !self->cancel_) return reply(false);
+        if (self->op_state_ == State::kPreparing) {
+          // Nothing has started: the operation ends now, not when its slow
+          // preparation (an MCP server, a variable command) returns.
+          self->AbandonPreparationLocked("interrupted");
+          return reply(true);
+        }
         self->cancel_->Cancel("interrupted");
         reply(true);
       },
@@ -400,7 +441,11 @@ std::unique_ptr<Subscription> SessionRunner::Subscribe(uint64_t after_seq) {
 void SessionRunner::Shutdown() {
   absl::MutexLock lock(&mu_);
   shutting_down_ = true;
-  if (cancel_) cancel_->Cancel("the daemon is shutting down");
+  if (op_state_ == State::kPreparing) {
+    AbandonPreparationLocked("the daemon is shutting down");
+  } else if (cancel_) {
+    cancel_->Cancel("the daemon is shutting down");
+  }
   mu_.Await(absl::Condition(
       +[](State* state) { return *state == State::kIdle; }, &op_state_));
 }

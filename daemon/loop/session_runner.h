@@ -30,6 +30,7 @@
 // one), so unloading a session never leaves a dangling runner.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -55,6 +56,15 @@ template <typename T>
 using Reply = std::function<void(absl::StatusOr<T>)>;
 using StatusReply = std::function<void(absl::Status)>;
 
+// `reply` made safe to call more than once: only the first call passes.
+template <typename T>
+Reply<T> ReplyOnce(Reply<T> reply) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  return [reply = std::move(reply), done](absl::StatusOr<T> result) {
+    if (!done->exchange(true)) reply(std::move(result));
+  };
+}
+
 // What a plan is for: a turn (with providers, MCP tools left to the turn),
 // a compaction (with providers), or only what the model would see (the
 // estimate and /clear: no providers, no key, nothing started).
@@ -73,6 +83,8 @@ struct SessionRunnerDeps {
   // Removes known secret values from stored tool output (see SessionLog);
   // may be empty.
   SessionLog::Redactor redact;
+  // sessions.max_live_bytes (see SessionLog::set_max_live_bytes).
+  int64_t max_live_bytes = config::SessionSettings{}.max_live_bytes;
 };
 
 class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
@@ -162,8 +174,21 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   void DoStartCompaction(const std::string& lease_id, const Reply<std::string>& reply);
   void DoClear(const std::string& lease_id, const Reply<events::ContextEstimate>& reply);
   // Queue commands that continue an operation.
-  void BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply);
-  void BeginCompaction(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply);
+  // `prep` is the preparation's number (BeginPreparingLocked); a plan of an
+  // abandoned preparation is dropped without a reply.
+  void BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply, uint64_t prep);
+  void BeginCompaction(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply,
+                       uint64_t prep);
+  // Enters kPreparing with a fresh cancel token; returns the preparation's
+  // number. `on_abandon` answers the caller if the preparation is abandoned
+  // (with kCancelled: `abandon_message` and the reason).
+  uint64_t BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // True when preparation `prep` is still the current one (then it ends).
+  bool EndPreparingLocked(uint64_t prep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends the current preparation now: cancels it, answers its caller and
+  // goes idle; its plan is dropped when it arrives.
+  void AbandonPreparationLocked(const std::string& reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishTurn(const std::string& turn_id, const events::TurnEnded& end);
   // Back to idle: wakes Shutdown and reposts deferred commands.
   void BecomeIdleLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -207,6 +232,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   std::string saved_meter_;  // the stored meter state, until the context is loaded
   std::string current_op_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<CancelToken> cancel_ ABSL_GUARDED_BY(mu_);
+  // The current preparation's number and how to answer its caller if it is
+  // abandoned (kPreparing only).
+  uint64_t prep_id_ ABSL_GUARDED_BY(mu_) = 0;
+  std::function<void(const std::string& reason)> prep_abandon_ ABSL_GUARDED_BY(mu_);
   // Only the running operation touches it (or a holder of mu_ while the
   // state is idle); loaded before the first operation starts.
   SessionContext ctx_;

@@ -157,7 +157,10 @@ events::TurnEnded Turn::RunTurn() {
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
   if (plan_.attach_mcp) {
     // Servers may start here; clients already see the turn running.
-    absl::Status attached = plan_.attach_mcp(plan_);
+    absl::Status attached = plan_.attach_mcp(plan_, cancel_);
+    if (absl::IsCancelled(attached) || cancel_.cancelled()) {
+      return End(events::TurnEndReason::kCancelled, "interrupted");
+    }
     if (!attached.ok()) {
       return End(events::TurnEndReason::kError,
                  absl::StrCat("MCP tools could not be added: ", attached.message()));
@@ -203,16 +206,12 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
 
   if (!status.ok() || !result.finish) {
     if (cancel_.cancelled() || status.code() == absl::StatusCode::kCancelled) {
-      // Keep what the user already saw; a partial tool call never runs.
-      if (!result.text.empty() || !result.reasoning.empty()) {
-        StepResult partial;
-        partial.text = result.text;
-        partial.reasoning = result.reasoning;
-        partial.usage = result.usage;
-        if (auto c = CommitAssistant(step, partial); !c.ok()) {
-          *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
-          return StepOutcome::kDone;
-        }
+      // Keep what the user already saw in the display history, marked as
+      // interrupted; it is not a finished message, so the model context
+      // does not get it. A partial tool call never runs.
+      if (auto c = CommitInterrupted(step, result); !c.ok()) {
+        *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
+        return StepOutcome::kDone;
       }
       *end = End(events::TurnEndReason::kCancelled, "interrupted");
       return StepOutcome::kDone;
@@ -220,6 +219,7 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
     if (result.any_output) {
       log_.PublishLive(plan_.turn_id, events::StreamReset{"the model request failed"});
     }
+    CountFailedRequest(result);
     *end = End(events::TurnEndReason::kError, ProviderErrorMessage(result, status));
     return StepOutcome::kDone;
   }
@@ -279,10 +279,7 @@ absl::Status Turn::CommitAssistant(int step, const StepResult& result) {
     payloads.push_back(std::move(batch));
   }
   CommitExtras extras;
-  if (result.usage) {
-    payloads.push_back(events::UsageReport{*result.usage, step});
-    extras.usage = result.usage;
-  }
+  AddUsage(step, result, payloads, extras);
   extras.context_appends.push_back(item);
   extras.conversation_activity = true;
   // The meter as it will be once the item is in, with the request's
@@ -297,6 +294,39 @@ absl::Status Turn::CommitAssistant(int step, const StepResult& result) {
   ctx_.meter = std::move(meter);
   PublishEstimate(plan_, ctx_, log_);
   return absl::OkStatus();
+}
+
+void Turn::AddUsage(int step, const StepResult& result,
+                    std::vector<events::EventPayload>& payloads, CommitExtras& extras) {
+  // Every request counts in the session's request total, also one that
+  // reported no usage at all: "N of M requests reported X" needs the true M.
+  extras.usage = result.usage.value_or(events::Usage{});
+  if (result.usage) payloads.push_back(events::UsageReport{*result.usage, step});
+}
+
+absl::Status Turn::CommitInterrupted(int step, const StepResult& result) {
+  std::vector<events::EventPayload> payloads;
+  if (!result.text.empty() || !result.reasoning.empty()) {
+    events::AssistantMessage message{result.text, result.reasoning, step};
+    message.interrupted = true;
+    payloads.push_back(std::move(message));
+  }
+  CommitExtras extras;
+  AddUsage(step, result, payloads, extras);
+  // The context and its meter stay as they were: nothing of this request
+  // enters the model context.
+  return log_.Commit(plan_.turn_id, std::move(payloads), std::move(extras));
+}
+
+void Turn::CountFailedRequest(const StepResult& result) {
+  std::vector<events::EventPayload> payloads;
+  CommitExtras extras;
+  AddUsage(steps_, result, payloads, extras);
+  if (absl::Status s = log_.Commit(plan_.turn_id, std::move(payloads), std::move(extras));
+      !s.ok()) {
+    RAW_LOG(Warning) << "session " << plan_.session_id
+                     << ": could not count a failed request: " << s.message();
+  }
 }
 
 absl::Status Turn::RunCalls(const StepResult& result, bool skip_all) {

@@ -4,7 +4,8 @@
 // - at most max_steps inference requests;
 // - text is streamed as it arrives; the assistant message is committed only
 //   after its stream finished; a stream that breaks is an error and its tool
-//   calls never run;
+//   calls never run; text streamed before an interrupt stays in the display
+//   history marked as interrupted and never enters the model context;
 // - a batch of tool calls is committed first, then the calls run in the
 //   order the model listed them, and every call gets a result that is
 //   committed before the next request;
@@ -92,7 +93,8 @@ struct TurnPlan {
   // not wait for it). The turn runs it once, after recording its start: it
   // adds the selected MCP tools and their notices, recomputes the tool
   // summary above and remakes the providers for the final tool definitions.
-  std::function<absl::Status(TurnPlan&)> attach_mcp;
+  // Returns kCancelled when the token ended the wait for servers.
+  std::function<absl::Status(TurnPlan&, const CancelToken&)> attach_mcp;
 };
 
 class Turn {
@@ -118,6 +120,13 @@ class Turn {
   void NoticeToolChanges();
   // Commits the step's assistant message, tool-call batch and usage.
   absl::Status CommitAssistant(int step, const StepResult& result);
+  // Commits what an interrupted stream showed (display history only) and
+  // its usage; the model context is unchanged.
+  absl::Status CommitInterrupted(int step, const StepResult& result);
+  // Counts a request that failed in the session's usage totals.
+  void CountFailedRequest(const StepResult& result);
+  static void AddUsage(int step, const StepResult& result,
+                       std::vector<events::EventPayload>& payloads, CommitExtras& extras);
   // Runs (or, at the step limit, skips) the committed calls.
   absl::Status RunCalls(const StepResult& result, bool skip_all);
   absl::Status Notice(events::NoticeLevel level, std::string text);

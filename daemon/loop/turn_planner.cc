@@ -89,9 +89,11 @@ absl::Status MakeProviders(TurnPlan& plan, const TurnPlanInputs& in,
 // only the tools of servers already listed, nothing started, no notices; see
 // McpManager::Select). Servers with `roots`
 // get the session's working directory as their root.
-void AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
-                 const std::vector<std::string>& tools_use, const config::Config& cfg,
-                 vars::VariableStore* variables, bool start) {
+// kCancelled when `cancel` ended the wait for servers to start.
+absl::Status AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
+                         const std::vector<std::string>& tools_use, const config::Config& cfg,
+                         vars::VariableStore* variables, bool start,
+                         const CancelToken* cancel = nullptr) {
   mcp::McpSelection mcp =
       manager.Select(
           tools_use, cfg.mcp_servers,
@@ -99,12 +101,17 @@ void AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
             if (variables == nullptr) return absl::StatusOr<std::string>(text);
             return variables->Expand(text, cfg.variables);
           },
-          plan.cwd, start);
+          plan.cwd, start, cancel);
+  if (mcp.cancelled) {
+    return absl::CancelledError(
+        absl::StrCat("interrupted while MCP servers were starting (", cancel->reason(), ")"));
+  }
   for (auto& spec : mcp.tools) {
     plan.owned_tools.push_back(std::make_unique<tools::ToolSpec>(std::move(spec)));
     AddTool(plan, plan.owned_tools.back().get());
   }
   for (std::string& notice : mcp.notices) plan.notices.push_back(std::move(notice));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -142,7 +149,8 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   const bool defer_mcp = selects_mcp && in.defer_mcp && in.with_providers;
   if (selects_mcp && !defer_mcp) {
     // Without providers nothing runs: only servers already listed count.
-    AddMcpTools(plan, *in.mcp, agent.tools_use, in.config, in.variables, in.with_providers);
+    RETURN_IF_ERROR(
+        AddMcpTools(plan, *in.mcp, agent.tools_use, in.config, in.variables, in.with_providers));
   }
   ASSIGN_OR_RETURN(plan.rules, tools::policy::RuleSet::Compile(
                                    agent.rules, absl::StrCat("agents.", agent.name, ".rules")));
@@ -176,8 +184,9 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   if (defer_mcp) {
     plan.attach_mcp = [manager = in.mcp, cfg = in.config, session = in.session, tools = &in.tools,
                        http = &in.http, env = in.env, probe = in.probe, variables = in.variables,
-                       options](TurnPlan& p) -> absl::Status {
-      AddMcpTools(p, *manager, p.agent.agent.tools_use, cfg, variables, /*start=*/true);
+                       options](TurnPlan& p, const CancelToken& cancel) -> absl::Status {
+      RETURN_IF_ERROR(AddMcpTools(p, *manager, p.agent.agent.tools_use, cfg, variables,
+                                  /*start=*/true, &cancel));
       SummarizeTools(p);
       TurnPlanInputs again{cfg, session, p.user_text, *tools, *http, env, probe};
       return MakeProviders(p, again, options);

@@ -168,11 +168,18 @@ absl::Status ManagedServer::EnsureReady() {
   };
   client_options.on_closed = [this, epoch](const absl::Status& reason) { OnClosed(epoch, reason); };
   auto client = std::make_shared<McpClient>(MakeTransport(), std::move(client_options));
-  absl::Status status = client->Connect();
+  auto start_cancel = std::make_shared<CancelToken>();
+  {
+    absl::MutexLock lock(&mu_);
+    start_cancel_ = start_cancel;
+    if (shut_down_) start_cancel->Cancel("the daemon is shutting down");
+  }
+  absl::Status status = client->Connect(start_cancel.get());
 
   bool kept = false;
   {
     absl::MutexLock lock(&mu_);
+    start_cancel_.reset();
     if (!status.ok()) {
       RecordFailure(absl::StrCat("failed to start: ", status.message()));
     } else if (shut_down_ || epoch != epoch_) {
@@ -343,6 +350,7 @@ void ManagedServer::Shutdown() {
     shut_down_ = true;
     stale = std::move(client_);
     if (state_ != ServerState::kStarting) state_ = ServerState::kStopped;
+    if (start_cancel_) start_cancel_->Cancel("the daemon is shutting down");
     ++epoch_;
   }
   if (stale != nullptr) stale->Close();

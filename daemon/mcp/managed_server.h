@@ -159,6 +159,9 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   mutable absl::Mutex mu_;
   ServerState state_ ABSL_GUARDED_BY(mu_) = ServerState::kStopped;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  // Cancels the start in progress (set while kStarting), so that Shutdown
+  // need not wait for a server that does not answer.
+  std::shared_ptr<CancelToken> start_cancel_ ABSL_GUARDED_BY(mu_);
   bool prepared_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, std::string> env_ ABSL_GUARDED_BY(mu_);
   http::Headers headers_ ABSL_GUARDED_BY(mu_);

@@ -85,7 +85,7 @@ std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerCo
 McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
                                 const std::map<std::string, config::McpServerConfig>& servers,
                                 const ExpandFn& expand, const std::string& root_dir,
-                                bool start) {
+                                bool start, const CancelToken* cancel) {
   McpSelection selection;
   std::vector<std::shared_ptr<ManagedServer>> needed;
   for (const auto& [name, config] : servers) {
@@ -109,16 +109,67 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
   }
 
   // Resolve settings here (expand runs on this thread only), then start the
-  // servers never listed, in parallel.
+  // servers never listed, in parallel. The starters share their results
+  // with this wait, which a cancellation may leave early: they run on
+  // detached and hold what they use.
+  struct Starts {
+    absl::Mutex mu;
+    std::vector<absl::Status> results ABSL_GUARDED_BY(mu);
+    size_t pending ABSL_GUARDED_BY(mu) = 0;
+    bool cancelled ABSL_GUARDED_BY(mu) = false;
+  };
+  auto starts = std::make_shared<Starts>();
   std::vector<absl::Status> results(needed.size());
-  std::vector<std::thread> starters;
+  {
+    absl::MutexLock lock(&starts->mu);
+    starts->results.resize(needed.size());
+  }
   for (size_t i = 0; start && i < needed.size(); ++i) {
     results[i] = needed[i]->Prepare(expand);
-    if (results[i].ok() && !needed[i]->has_listed()) {
-      starters.emplace_back([&results, &needed, i] { results[i] = needed[i]->EnsureReady(); });
+    if (!results[i].ok() || needed[i]->has_listed()) continue;
+    {
+      absl::MutexLock lock(&starts->mu);
+      ++starts->pending;
+    }
+    {
+      absl::MutexLock lock(&running_starts_->mu);
+      ++running_starts_->count;
+    }
+    std::thread([starts, running = running_starts_, server = needed[i], i] {
+      absl::Status ready = server->EnsureReady();
+      {
+        absl::MutexLock lock(&starts->mu);
+        starts->results[i] = std::move(ready);
+        --starts->pending;
+      }
+      absl::MutexLock lock(&running->mu);
+      --running->count;
+    }).detach();
+  }
+  int callback = 0;
+  if (cancel != nullptr) {
+    callback = cancel->OnCancel([starts] {
+      absl::MutexLock lock(&starts->mu);
+      starts->cancelled = true;
+    });
+  }
+  {
+    absl::MutexLock lock(&starts->mu);
+    starts->mu.Await(absl::Condition(
+        +[](Starts* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+          return s->pending == 0 || s->cancelled;
+        },
+        starts.get()));
+    if (starts->pending > 0) {
+      selection.cancelled = true;
+    } else {
+      for (size_t i = 0; i < needed.size(); ++i) {
+        if (results[i].ok() && !starts->results[i].ok()) results[i] = starts->results[i];
+      }
     }
   }
-  for (std::thread& starter : starters) starter.join();
+  if (cancel != nullptr) cancel->RemoveCallback(callback);
+  if (selection.cancelled) return selection;
 
   std::set<std::string> unavailable;
   std::set<std::string> model_names;
@@ -292,6 +343,11 @@ void McpManager::Shutdown() {
   }
   if (idle_thread_.joinable()) idle_thread_.join();
   for (auto& [key, server] : servers) server->Shutdown();
+  // A stopped server's start returns at once.
+  absl::MutexLock lock(&running_starts_->mu);
+  running_starts_->mu.Await(absl::Condition(
+      +[](RunningStarts* r) ABSL_NO_THREAD_SAFETY_ANALYSIS { return r->count == 0; },
+      running_starts_.get()));
 }
 
 }  // namespace raw::mcp

@@ -31,6 +31,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/cancel_token.h"
 #include "common/paths.h"
 #include "common/time.h"
 #include "daemon/config/config.h"
@@ -47,6 +48,9 @@ struct McpSelection {
   // For the session (one line each), e.g.
   //   MCP server "github" is unavailable: failed to start: ...
   std::vector<std::string> notices;
+  // The wait for servers to start was cut short by the cancel token; the
+  // servers go on starting (for later calls), and `tools` is empty.
+  bool cancelled = false;
 };
 
 struct McpManagerOptions {
@@ -80,10 +84,12 @@ class McpManager {
   // `roots`. With `start` false nothing is started or connected and no
   // notice is taken: only the tools of servers that have listed them are
   // returned (what a context estimate needs without side effects).
+  // A cancelled `cancel` (may be null) ends the wait for starting servers
+  // at once (McpSelection::cancelled).
   McpSelection Select(const std::vector<std::string>& tools_use,
                       const std::map<std::string, config::McpServerConfig>& servers,
                       const ExpandFn& expand, const std::string& root_dir = "",
-                      bool start = true);
+                      bool start = true, const CancelToken* cancel = nullptr);
 
   // Every known server, by name.
   std::vector<McpServerStatus> Status() const;
@@ -120,6 +126,14 @@ class McpManager {
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   std::thread idle_thread_;
+  // Server starts that run on detached threads (Select), counted so that
+  // Shutdown waits for them; shared so that a finishing thread never
+  // touches a destroyed manager.
+  struct RunningStarts {
+    absl::Mutex mu;
+    int count ABSL_GUARDED_BY(mu) = 0;
+  };
+  const std::shared_ptr<RunningStarts> running_starts_ = std::make_shared<RunningStarts>();
 };
 
 }  // namespace raw::mcp

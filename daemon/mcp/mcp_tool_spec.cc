@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/utf8.h"
 #include "daemon/mcp/tool_naming.h"
 #include "daemon/mcp/tool_result.h"
 #include "daemon/tools/schema_validator.h"
@@ -25,8 +26,16 @@ tools::ToolOutput Run(ManagedServer& server, const std::string& tool, const Json
                       const tools::ToolContext& ctx) {
   std::function<void(const ProgressUpdate&)> progress;
   if (ctx.on_progress) {
-    progress = [&ctx](const ProgressUpdate& update) {
-      ctx.on_progress(tools::ToolProgress{update.progress, update.total, update.message});
+    const size_t max_message = static_cast<size_t>(server.config().max_progress_bytes);
+    progress = [&ctx, max_message](const ProgressUpdate& update) {
+      // A server may send any number of long progress messages; only a
+      // short line of each is worth showing (mcp_servers.<name>.max_progress_bytes).
+      std::string message = update.message;
+      if (message.size() > max_message) {
+        message.resize(Utf8Floor(message, max_message > 3 ? max_message - 3 : 0));
+        message += "...";
+      }
+      ctx.on_progress(tools::ToolProgress{update.progress, update.total, std::move(message)});
     };
   }
   absl::StatusOr<CallToolResult> result = server.Call(tool, arguments, ctx.cancel, progress);

@@ -32,12 +32,13 @@ ErrorEvent MakeError(ErrorKind kind, bool retryable, std::string message) {
 class ResponseHandler : public http::HttpResponseHandler {
  public:
   ResponseHandler(std::string url, std::string_view request_id_header, HttpErrorClassifier classify,
-                  VendorDecoder& decoder, ProviderEventSink& sink)
+                  VendorDecoder& decoder, ProviderEventSink& sink, const config::ModelConfig& model)
       : url_(std::move(url)),
         request_id_header_(request_id_header),
         classify_(classify),
         decoder_(decoder),
-        sink_(sink) {}
+        sink_(sink),
+        model_(model) {}
 
   void OnStatus(int status, const http::Headers& headers) override {
     status_ = status;
@@ -74,6 +75,7 @@ class ResponseHandler : public http::HttpResponseHandler {
                                                http::SseDecoder::kDefaultMaxEventBytes, " bytes")),
                         &events_);
         }
+        EnforceResponseCap();
         Deliver();
         // Nothing after the terminal event matters; stop reading.
         return !decoder_.done();
@@ -87,6 +89,16 @@ class ResponseHandler : public http::HttpResponseHandler {
   // terminal event is still due. Returns Stream()'s result.
   absl::Status Complete(const absl::Status& sent, const CancelToken& cancel,
                         int64_t idle_timeout_ms) {
+    if (!decoder_.done() && sent.code() == absl::StatusCode::kDeadlineExceeded &&
+        absl::StrContains(sent.message(), "total timeout")) {
+      // The stream outlived models.<name>.max_stream_seconds: a slow drip
+      // that never finishes. Retrying would only repeat it.
+      decoder_.Fail(MakeError(ErrorKind::kTimeout, false,
+                              absl::StrCat("the response from ", url_, " took longer than ",
+                                           model_.max_stream_ms / 1000, " s (models.", model_.name,
+                                           ".max_stream_seconds)")),
+                    &events_);
+    }
     if (!decoder_.done()) {
       if (sent.code() == absl::StatusCode::kCancelled || cancel.cancelled()) {
         decoder_.Fail(MakeError(ErrorKind::kCancelled, false,
@@ -104,6 +116,7 @@ class ResponseHandler : public http::HttpResponseHandler {
                         &events_);
         } else if (sent.ok()) {
           decoder_.DecodeNonStreamed(body_, &events_);
+          EnforceResponseCap();
         } else {
           decoder_.Fail(CutOffError(sent, idle_timeout_ms), &events_);
         }
@@ -150,6 +163,38 @@ class ResponseHandler : public http::HttpResponseHandler {
                      absl::StrCat("no data from ", url_, " for ", idle_timeout_ms, " ms"));
   }
 
+  // Counts the text, reasoning and tool-call argument bytes of the events
+  // about to be delivered against models.<name>.max_response_bytes; at the
+  // first event past it, drops the rest and fails the stream, so a hostile
+  // endpoint cannot grow the daemon's memory without bound.
+  void EnforceResponseCap() {
+    for (size_t i = 0; i < events_.size(); ++i) {
+      const ProviderEvent& event = events_[i];
+      size_t bytes = 0;
+      if (const auto* text = std::get_if<TextDeltaEvent>(&event)) bytes = text->text.size();
+      if (const auto* reasoning = std::get_if<ReasoningDeltaEvent>(&event)) {
+        bytes = reasoning->text.size();
+      }
+      if (const auto* call = std::get_if<ToolCallDeltaEvent>(&event)) bytes = call->fragment.size();
+      if (const auto* end = std::get_if<ToolCallEndEvent>(&event)) {
+        // Adapters that send arguments whole (no deltas) count here.
+        if (!saw_argument_deltas_) bytes = end->arguments.size();
+      }
+      if (std::holds_alternative<ToolCallDeltaEvent>(event)) saw_argument_deltas_ = true;
+      response_bytes_ += static_cast<int64_t>(bytes);
+      if (response_bytes_ <= model_.max_response_bytes) continue;
+      events_.resize(i);
+      decoder_.Fail(MakeError(ErrorKind::kUnknown, false,
+                              absl::StrCat("the response from ", url_, " exceeded ",
+                                           model_.max_response_bytes,
+                                           " bytes of text, reasoning and tool-call arguments "
+                                           "(models.",
+                                           model_.name, ".max_response_bytes)")),
+                    &events_);
+      return;
+    }
+  }
+
   void Deliver() {
     for (ProviderEvent& event : events_) {
       if (auto* error = std::get_if<ErrorEvent>(&event)) {
@@ -169,7 +214,10 @@ class ResponseHandler : public http::HttpResponseHandler {
   http::SseDecoder sse_;
   VendorDecoder& decoder_;
   ProviderEventSink& sink_;
+  const config::ModelConfig& model_;
   std::vector<ProviderEvent> events_;
+  int64_t response_bytes_ = 0;
+  bool saw_argument_deltas_ = false;
   absl::Status result_ = absl::UnknownError("the stream produced no terminal event");
 
   Mode mode_ = Mode::kNone;
@@ -201,9 +249,11 @@ absl::Status StreamingProvider::Stream(const ModelRequest& request, ProviderEven
   http_request.body = api_.build_body(request);
   http_request.connect_timeout_ms = model_.connect_timeout_ms;
   http_request.idle_timeout_ms = model_.idle_timeout_ms;
+  http_request.total_timeout_ms = model_.max_stream_ms;
 
   std::unique_ptr<VendorDecoder> decoder = api_.new_decoder();
-  ResponseHandler handler(url_, api_.request_id_header, api_.classify_http_error, *decoder, sink);
+  ResponseHandler handler(url_, api_.request_id_header, api_.classify_http_error, *decoder, sink,
+                          model_);
   absl::Status sent = cancel.cancelled() ? absl::CancelledError(cancel.reason())
                                          : http_.Send(http_request, handler, cancel);
   return handler.Complete(sent, cancel, model_.idle_timeout_ms);

@@ -143,6 +143,58 @@ TEST(EventPrinterTest, AfterAResyncTheCommittedMessageIsPrintedWhole) {
   EXPECT_NE(err.str().find("fell behind"), std::string::npos);
 }
 
+TEST(EventPrinterTest, AnInterruptedMessageIsMarkedAsOutsideTheModelContext) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err);
+  v1::Event e = Ev(1);
+  e.mutable_text_delta()->set_text("Half an ans");
+  printer.Print(e);
+  e = Ev(2);
+  e.mutable_assistant_message()->set_text("Half an ans");
+  e.mutable_assistant_message()->set_interrupted(true);
+  printer.Print(e);
+  EXPECT_EQ(out.str(), "Half an ans\n");
+  EXPECT_EQ(err.str(),
+            "[interrupted: this partial answer is kept in the history but is not part of the "
+            "model's context]\n");
+}
+
+TEST(EventPrinterTest, TextShowsCompactionStartChunksAndResult) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err);
+  v1::Event e = Ev(1);
+  e.mutable_text_delta()->set_text("Working");
+  printer.Print(e);
+  e = Ev(2);
+  e.mutable_compaction_started()->set_trigger(v1::COMPACTION_TRIGGER_AUTOMATIC);
+  e.mutable_compaction_started()->set_tokens_before(48200);
+  e.mutable_compaction_started()->set_chunks(2);
+  printer.Print(e);
+  for (int chunk = 1; chunk <= 2; ++chunk) {
+    e = Ev(2 + chunk);
+    e.mutable_compaction_progress()->set_chunk(chunk);
+    e.mutable_compaction_progress()->set_chunks(2);
+    printer.Print(e);
+  }
+  e = Ev(5);
+  e.mutable_compaction_ended()->set_outcome(v1::COMPACTION_OUTCOME_ACCEPTED);
+  e.mutable_compaction_ended()->set_tokens_before(48200);
+  e.mutable_compaction_ended()->set_tokens_after(6100);
+  printer.Print(e);
+  e = Ev(6);
+  e.mutable_compaction_ended()->set_outcome(v1::COMPACTION_OUTCOME_REJECTED);
+  e.mutable_compaction_ended()->set_message("the summary was empty");
+  printer.Print(e);
+  // The open line of text is ended first, so progress never splits it.
+  EXPECT_EQ(out.str(), "Working\n");
+  EXPECT_EQ(err.str(),
+            "[compacting the context automatically (~48.2k tokens, 2 summaries)]\n"
+            "[compacting: summary 1 of 2]\n"
+            "[compacting: summary 2 of 2]\n"
+            "[context compacted: ~48.2k → ~6.1k tokens]\n"
+            "[compaction summary rejected; context unchanged (the summary was empty)]\n");
+}
+
 TEST(EventPrinterTest, JsonPrintsEveryEventAsOneLineAndNothingElse) {
   std::ostringstream out, err;
   EventPrinter printer(OutputFormat::kJson, out, err);

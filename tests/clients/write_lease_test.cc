@@ -105,6 +105,8 @@ TEST(WriteLeaseTest, AHandoverWaitsForTheHolderToRelease) {
   holder.reset();  // the holder releases
   auto id = waiter.WaitGranted();
   ASSERT_TRUE(id.ok()) << id.status();
+  // The callback may run just after WaitGranted returns.
+  waiter_events.WaitFor("granted");
   EXPECT_EQ(waiter_events.seen(), (std::vector<std::string>{"waiting:holder", "granted"}));
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
 
 namespace raw::e2e {
@@ -45,25 +46,44 @@ class ConcurrencyTest : public ContractTest {
     struct pollfd pfd = {fd, POLLIN, 0};
     return poll(&pfd, 1, 60'000) == 1 && (pfd.revents & POLLIN) != 0;
   }
-};
 
-TEST_F(ConcurrencyTest, ReadsFromOtherClientsAreAnsweredWhileOneSessionWaitsOnSlowWork) {
-  const std::string var_fifo = Fifo("variable");
-  std::string var_started;
-  const int var_signal = StartedSignal("variable-started", &var_started);
-  const std::string mcp_fifo = Fifo("mcp");
-  std::string mcp_started;
-  const int mcp_signal = StartedSignal("mcp-started", &mcp_started);
-  std::string variable = Script("slow-variable", absl::StrCat("echo up > ", var_started, "\ncat ",
-                                                              var_fifo, " >/dev/null\necho v"));
-  std::string server = Script("slow-server", absl::StrCat("echo up > ", mcp_started, "\ncat ",
-                                                          mcp_fifo, " >/dev/null\nexit 1"));
-  // Agent "coder" needs the slow variable (a header of its model) and the
-  // slow MCP server; agent "plain" needs neither.
-  config_ = absl::StrCat(R"({
-    "default_agent": "coder",
-    "variables": {"SLOW": {"command": [")", variable, R"("], "timeout_seconds": 120}},
-    "mcp_servers": {"slow": {"command": [")", server, R"("], "startup_timeout_seconds": 120}},
+  // A command variable SLOW and an MCP server "slow" that each signal when
+  // they start and then block until released.
+  struct SlowWork {
+    std::string var_fifo, mcp_fifo;
+    int var_signal = -1, mcp_signal = -1;
+    // "variables" and "mcp_servers" members for the config.
+    std::string config;
+  };
+  SlowWork MakeSlowWork() {
+    SlowWork w;
+    w.var_fifo = Fifo("variable");
+    std::string var_started;
+    w.var_signal = StartedSignal("variable-started", &var_started);
+    w.mcp_fifo = Fifo("mcp");
+    std::string mcp_started;
+    w.mcp_signal = StartedSignal("mcp-started", &mcp_started);
+    std::string variable = Script("slow-variable", absl::StrCat("echo up > ", var_started,
+                                                                "\ncat ", w.var_fifo,
+                                                                " >/dev/null\necho v"));
+    std::string server = Script("slow-server", absl::StrCat("echo up > ", mcp_started, "\ncat ",
+                                                            w.mcp_fifo, " >/dev/null\nexit 1"));
+    w.config = absl::StrCat(
+        R"("variables": {"SLOW": {"command": [")", variable, R"("], "timeout_seconds": 120}},
+           "mcp_servers": {"slow": {"command": [")", server,
+        R"("], "startup_timeout_seconds": 120}},)");
+    return w;
+  }
+  static void CloseSignals(const SlowWork& w) {
+    close(w.var_signal);
+    close(w.mcp_signal);
+  }
+
+  // Models "slow" (needs SLOW for a header) and "plain"; `agents` is the
+  // "agents" object.
+  std::string SlowConfig(const SlowWork& w, const std::string& default_agent,
+                         const std::string& agents) const {
+    return absl::StrCat(R"({"default_agent": ")", default_agent, R"(", )", w.config, R"(
     "models": {
       "slow": {"provider": "openai", "method": "openai-chat-completions", "model_id": "gpt-test",
                "base_url": ")", fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY",
@@ -71,11 +91,44 @@ TEST_F(ConcurrencyTest, ReadsFromOtherClientsAreAnsweredWhileOneSessionWaitsOnSl
       "plain": {"provider": "openai", "method": "openai-chat-completions", "model_id": "gpt-test",
                 "base_url": ")", fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY"}
     },
-    "agents": {
+    "agents": )", agents, "}");
+  }
+
+  // Starts a turn on its own connection; the future holds the call's status.
+  std::future<grpc::Status> StartTurnAsync(const std::string& session, const std::string& lease,
+                                           std::unique_ptr<raw::v1::Raw::Stub>& stub) {
+    stub = raw::v1::Raw::NewStub(MakeChannel(daemon_->socket_path()));
+    return std::async(std::launch::async, [&stub, session, lease] {
+      grpc::ClientContext ctx;
+      raw::v1::StartTurnRequest req;
+      req.set_session_id(session);
+      req.set_text("go");
+      req.set_lease_id(lease);
+      raw::v1::StartTurnResponse resp;
+      return stub->StartTurn(&ctx, req, &resp);
+    });
+  }
+
+  static bool Interrupt(raw::v1::Raw::Stub& stub, const std::string& session,
+                        const std::string& lease) {
+    grpc::ClientContext ctx;
+    raw::v1::InterruptTurnRequest req;
+    req.set_session_id(session);
+    req.set_lease_id(lease);
+    raw::v1::InterruptTurnResponse resp;
+    grpc::Status s = stub.InterruptTurn(&ctx, req, &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return resp.interrupted();
+  }
+};
+
+TEST_F(ConcurrencyTest, ReadsFromOtherClientsAreAnsweredWhileOneSessionWaitsOnSlowWork) {
+  const SlowWork slow = MakeSlowWork();
+  // Agent "coder" needs the slow variable (a header of its model) and the
+  // slow MCP server; agent "plain" needs neither.
+  config_ = SlowConfig(slow, "coder", R"({
       "coder": {"model": "slow", "tools": {"use": ["builtin/read_file", "mcp/slow/*"]}},
-      "plain": {"model": "plain", "tools": {"use": ["builtin/read_file"]}}
-    }
-  })");
+      "plain": {"model": "plain", "tools": {"use": ["builtin/read_file"]}}})");
   daemon_ = std::make_unique<TestDaemon>(config_);
   ASSERT_TRUE(daemon_->Start().ok());
   const std::string slow_session = daemon_->CreateSession();
@@ -83,19 +136,10 @@ TEST_F(ConcurrencyTest, ReadsFromOtherClientsAreAnsweredWhileOneSessionWaitsOnSl
   fake_.Enqueue(chat::TextAnswer("done"));
 
   // The slow session's StartTurn is in flight on its own channel.
-  auto slow_channel = MakeChannel(daemon_->socket_path());
-  auto slow_stub = raw::v1::Raw::NewStub(slow_channel);
-  const std::string lease = LeaseFor(*slow_stub, slow_session);
-  auto started = std::async(std::launch::async, [&] {
-    grpc::ClientContext ctx;
-    raw::v1::StartTurnRequest req;
-    req.set_session_id(slow_session);
-    req.set_text("go");
-    req.set_lease_id(lease);
-    raw::v1::StartTurnResponse resp;
-    return slow_stub->StartTurn(&ctx, req, &resp);
-  });
-  ASSERT_TRUE(WaitForSignal(var_signal)) << "the variable's command never ran";
+  const std::string lease = LeaseFor(stub(), slow_session);
+  std::unique_ptr<raw::v1::Raw::Stub> slow_stub;
+  auto started = StartTurnAsync(slow_session, lease, slow_stub);
+  ASSERT_TRUE(WaitForSignal(slow.var_signal)) << "the variable's command never ran";
 
   // 50 concurrent reads from other clients, each on its own connection,
   // the slow session's own record and history among them.
@@ -146,15 +190,55 @@ TEST_F(ConcurrencyTest, ReadsFromOtherClientsAreAnsweredWhileOneSessionWaitsOnSl
   EXPECT_TRUE(other.WaitForTurnEnd(other_turn).has_value());
 
   // Now the turn starts; its MCP server blocks the turn, not the API.
-  Release(var_fifo);
+  Release(slow.var_fifo);
   ASSERT_EQ(started.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   ASSERT_TRUE(started.get().ok());
-  ASSERT_TRUE(WaitForSignal(mcp_signal)) << "the MCP server never started";
+  ASSERT_TRUE(WaitForSignal(slow.mcp_signal)) << "the MCP server never started";
   for (int i = 0; i < 50; ++i) calls[i] = std::async(std::launch::async, reads, i);
   for (auto& c : calls) c.get();
-  Release(mcp_fifo);
-  close(var_signal);
-  close(mcp_signal);
+  Release(slow.mcp_fifo);
+  CloseSignals(slow);
+}
+
+// An interrupt ends an operation that waits on slow preparation at once:
+// the StartTurn call is answered CANCELLED while the variable's command is
+// still blocked, and a turn waiting for an MCP server to start ends
+// CANCELLED while the server is still starting.
+TEST_F(ConcurrencyTest, AnInterruptEndsATurnWhileItsSlowPreparationIsStillBlocked) {
+  const SlowWork slow = MakeSlowWork();
+  config_ = SlowConfig(slow, "slowvar", R"({
+      "slowvar": {"model": "slow", "tools": {"use": ["builtin/read_file"]}},
+      "slowmcp": {"model": "plain", "tools": {"use": ["builtin/read_file", "mcp/slow/*"]}}})");
+  daemon_ = std::make_unique<TestDaemon>(config_);
+  ASSERT_TRUE(daemon_->Start().ok());
+
+  // The variable: StartTurn waits on the plan; the interrupt answers it.
+  const std::string var_session = daemon_->CreateSession("slowvar");
+  const std::string lease = LeaseFor(stub(), var_session);
+  std::unique_ptr<raw::v1::Raw::Stub> var_stub;
+  auto started = StartTurnAsync(var_session, lease, var_stub);
+  ASSERT_TRUE(WaitForSignal(slow.var_signal)) << "the variable's command never ran";
+  EXPECT_TRUE(Interrupt(stub(), var_session, lease));
+  ASSERT_EQ(started.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  grpc::Status status = started.get();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("interrupted before it started"));
+
+  // The MCP server: the turn has started and waits for the server.
+  const std::string mcp_session = daemon_->CreateSession("slowmcp");
+  EventStream stream(stub(), mcp_session);
+  std::string turn = StartTurn(stub(), mcp_session, "go");
+  ASSERT_TRUE(WaitForSignal(slow.mcp_signal)) << "the MCP server never started";
+  EXPECT_TRUE(Interrupt(stub(), mcp_session, LeaseFor(stub(), mcp_session)));
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  EXPECT_TRUE(fake_.requests().empty());
+
+  // Both slow steps were still blocked all along; let them go.
+  Release(slow.var_fifo);
+  Release(slow.mcp_fifo);
+  CloseSignals(slow);
 }
 
 }  // namespace

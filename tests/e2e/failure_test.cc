@@ -65,11 +65,29 @@ TEST_F(E2eTest, CancelDuringStream) {
   int ends = 0;
   for (const auto& e : stream.TurnEvents(turn)) ends += e.has_turn_ended() ? 1 : 0;
   EXPECT_EQ(ends, 1);
+  // The text the user saw is in the history, marked as interrupted.
+  int interrupted = 0;
+  const raw::v1::GetHistoryResponse history = History(stub(), session);
+  for (const auto& e : history.events()) {
+    if (!e.has_assistant_message()) continue;
+    EXPECT_EQ(e.assistant_message().text(), "Partial ");
+    EXPECT_TRUE(e.assistant_message().interrupted());
+    ++interrupted;
+  }
+  EXPECT_EQ(interrupted, 1);
   fake_.Enqueue(chat::TextAnswer("again"));
   std::string turn2 = StartTurn(stub(), session, "again");
   auto end2 = stream.WaitForTurnEnd(turn2);
   ASSERT_TRUE(end2.has_value());
   EXPECT_EQ(end2->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
+  // The next request carries no cut-off assistant message: an assistant
+  // message enters the model context only after its stream finished.
+  auto body = fake_.requests().back().BodyJson();
+  ASSERT_TRUE(body.ok()) << body.status();
+  for (const auto& message : (*body)["messages"]) {
+    EXPECT_NE(message["role"], "assistant") << message.dump();
+  }
+  EXPECT_EQ(body->dump().find("Partial"), std::string::npos) << body->dump();
 }
 
 TEST_F(E2eTest, CancelDuringBashKillsTheWholeProcessGroup) {

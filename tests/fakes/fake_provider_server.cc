@@ -425,7 +425,9 @@ void FakeProviderServer::Serve(int fd) {
     if (!alive || i == response.chunks.size()) break;
     const std::string& chunk = response.chunks[i];
     if (chunk.empty()) continue;  // an empty chunk would end the body
-    alive = SendAll(fd, absl::StrCat(absl::Hex(chunk.size()), "\r\n", chunk, "\r\n"));
+    const std::string framed = absl::StrCat(absl::Hex(chunk.size()), "\r\n", chunk, "\r\n");
+    const size_t times = i == response.repeat_chunk ? std::max<size_t>(response.repeat_times, 1) : 1;
+    for (size_t n = 0; alive && n < times; ++n) alive = SendAll(fd, framed);
   }
   if (alive && response.end == ScriptedResponse::End::kComplete) SendAll(fd, "0\r\n\r\n");
   CloseConnection(fd);

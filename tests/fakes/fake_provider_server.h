@@ -55,6 +55,11 @@ struct ScriptedResponse {
   // equals chunks.size(), before ending the response) until ReleaseGate().
   // The status line and headers are always sent before the gate.
   std::optional<size_t> gate_before_chunk;
+  // Writes chunks[repeat_chunk] this many times in all (0 or 1 = once): a
+  // huge stream without holding it in memory. Stops early when the client
+  // closes the connection.
+  size_t repeat_chunk = 0;
+  size_t repeat_times = 0;
 };
 
 struct RecordedRequest {

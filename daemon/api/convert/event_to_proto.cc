@@ -98,6 +98,7 @@ void Fill(const events::AssistantMessage& p, raw::v1::Event& out) {
   m->set_text(p.text);
   m->set_reasoning(p.reasoning);
   m->set_step(p.step);
+  m->set_interrupted(p.interrupted);
 }
 void Fill(const events::ToolCallBatch& p, raw::v1::Event& out) {
   auto* m = out.mutable_tool_call_batch();

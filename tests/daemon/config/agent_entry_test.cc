@@ -36,14 +36,14 @@ AgentConfig ParseAgent(const std::string& agent_extra, const std::string& model_
 TEST(AgentEntryTest, ReadsEveryField) {
   AgentConfig a = ParseAgent(
       R"("system_prompt": "Be brief.", "max_steps": 7,
-         "tools": {"use": ["builtin/read_file", "mcp/github/*", "pkg/lint/check"]},
+         "tools": {"use": ["builtin/read_file", "mcp/github/*"]},
          "compact": {"trigger_tokens": 100000, "keep_recent_turns": 0, "max_output_tokens": 900})",
       R"("context_window_tokens": 128000)");
   EXPECT_EQ(a.name, "coder");
   EXPECT_EQ(a.model, "flash");
   EXPECT_EQ(a.system_prompt, "Be brief.");
   EXPECT_EQ(a.max_steps, 7);
-  EXPECT_THAT(a.tools_use, ElementsAre("builtin/read_file", "mcp/github/*", "pkg/lint/check"));
+  EXPECT_THAT(a.tools_use, ElementsAre("builtin/read_file", "mcp/github/*"));
   EXPECT_EQ(a.compact.trigger_tokens, 100000);
   EXPECT_EQ(a.compact.keep_recent_turns, 0);
   EXPECT_EQ(a.compact.max_output_tokens, 900);
@@ -108,7 +108,7 @@ TEST(AgentEntryTest, ToolsUseEntriesAreCheckedForShapeWithTheirIndex) {
           "",
           R"("tools": {"use": ["builtin/*", "bash", "", 3, "builtin//x", "builtin/a b", "builtin/*"]})")),
       ElementsAre(
-          R"(agents.coder.tools.use[1]: "bash" does not start with builtin/, mcp/ or pkg/ (expected a qualified tool name or glob such as "builtin/read_file", "builtin/*" or "mcp/<server>/*"))",
+          R"(agents.coder.tools.use[1]: "bash" does not start with builtin/ or mcp/ (expected a qualified tool name or glob such as "builtin/read_file", "builtin/*" or "mcp/<server>/*"))",
           R"(agents.coder.tools.use[2]: expected a qualified tool name or glob such as "builtin/read_file", "builtin/*" or "mcp/<server>/*", got "")",
           R"(agents.coder.tools.use[3]: expected a qualified tool name or glob such as "builtin/read_file", "builtin/*" or "mcp/<server>/*", got 3)",
           HasSubstr(R"(agents.coder.tools.use[4]: "builtin//x" is not a valid tool name or glob)"),
@@ -127,9 +127,16 @@ TEST(AgentEntryTest, ToolsObjectShape) {
               ElementsAre("agents.coder.tools.allow: unknown key (expected one of: use)"));
 }
 
+TEST(AgentEntryTest, PackageToolsAreAConfigErrorNotAStartFailure) {
+  EXPECT_THAT(ProblemLines(DocWith("", R"("tools": {"use": ["builtin/*", "pkg/lint/check"]})")),
+              ElementsAre(HasSubstr(
+                  R"(agents.coder.tools.use[1]: "pkg/lint/check": this version of Raw has no package tools)")));
+  EXPECT_NE(CheckToolPattern("pkg/lint.v2/check"), std::nullopt);
+}
+
 TEST(AgentEntryTest, ToolPatternShapes) {
   for (const char* ok : {"builtin/read_file", "builtin/*", "mcp/github/create_issue", "mcp/*",
-                         "mcp/git-hub/*_issue", "pkg/lint.v2/check"}) {
+                         "mcp/git-hub/*_issue"}) {
     EXPECT_EQ(CheckToolPattern(ok), std::nullopt) << ok;
   }
   for (const char* bad : {"*", "read_file", "builtin", "builtin/", "Builtin/x", "tools/x",

@@ -181,6 +181,11 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersValues) {
   EXPECT_EQ(model.at("max_retries").at("minimum"), 0);
   EXPECT_EQ(model.at("max_retries").at("maximum"), kMaxModelRetries);
   EXPECT_EQ(model.at("max_retries").at("default"), ModelConfig().max_retries);
+  EXPECT_EQ(model.at("max_response_bytes").at("default"), ModelConfig().max_response_bytes);
+  EXPECT_EQ(model.at("max_response_bytes").at("minimum"), kMinResponseBytes);
+  EXPECT_EQ(model.at("max_response_bytes").at("maximum"), kMaxResponseBytes);
+  EXPECT_EQ(model.at("max_stream_seconds").at("default"), ModelConfig().max_stream_ms / 1000);
+  EXPECT_EQ(model.at("max_stream_seconds").at("maximum"), kMaxTimeoutSeconds);
   const Json& agent = Def("agent").at("properties");
   EXPECT_EQ(AsSet(agent.at("approval_mode").at("enum").get<std::vector<std::string>>()),
             AsSet(kApprovalModes));
@@ -211,6 +216,13 @@ TEST_F(ConfigSchemaTest, VariablesServersAndSessionsMatchTheLoader) {
   EXPECT_EQ(server.at("startup_timeout_seconds").at("default"), defaults.startup_timeout_ms / 1000);
   EXPECT_EQ(server.at("call_timeout_seconds").at("default"), defaults.call_timeout_ms / 1000);
   EXPECT_EQ(server.at("idle_timeout_seconds").at("default"), defaults.idle_timeout_ms / 1000);
+  EXPECT_EQ(server.at("max_progress_bytes").at("default"), defaults.max_progress_bytes);
+  EXPECT_EQ(server.at("max_progress_bytes").at("maximum"), kMaxProgressBytes);
+  const Json& live =
+      schema_.at("properties").at("sessions").at("properties").at("max_live_bytes");
+  EXPECT_EQ(live.at("default"), SessionSettings().max_live_bytes);
+  EXPECT_EQ(live.at("minimum"), kMinLiveBytes);
+  EXPECT_EQ(live.at("maximum"), kMaxLiveBytes);
 
   const Json& days = schema_.at("properties").at("sessions").at("properties").at(
       "expire_after_days");

@@ -257,13 +257,20 @@ TEST(ConfigParseTest, SessionExpiry) {
   EXPECT_EQ(week->sessions.expire_after_days, 7);
   EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": -1, "keep": 1}})"),
               ElementsAre("sessions.keep: unknown key (expected one of: expire_after_days, "
-                          "idle_unload_seconds)",
+                          "idle_unload_seconds, max_live_bytes)",
                           "sessions.expire_after_days: expected a non-negative integer, got -1"));
   EXPECT_EQ(defaults->sessions.idle_unload_seconds, 300);
   absl::StatusOr<Config> quick = ParseConfig(R"({"sessions": {"idle_unload_seconds": 2}})");
   ASSERT_TRUE(quick.ok()) << quick.status();
   EXPECT_EQ(quick->sessions.idle_unload_seconds, 2);
   EXPECT_EQ(ProblemLines(R"({"sessions": {"idle_unload_seconds": 0}})").size(), 1u);
+  EXPECT_EQ(defaults->sessions.max_live_bytes, 8 * 1024 * 1024);
+  absl::StatusOr<Config> live = ParseConfig(R"({"sessions": {"max_live_bytes": 65536}})");
+  ASSERT_TRUE(live.ok()) << live.status();
+  EXPECT_EQ(live->sessions.max_live_bytes, 65536);
+  EXPECT_THAT(ProblemLines(R"({"sessions": {"max_live_bytes": 1000}})"),
+              ElementsAre("sessions.max_live_bytes: expected an integer of at least 65536, got "
+                          "1000"));
   EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": 1.5}})"),
               ElementsAre("sessions.expire_after_days: expected a non-negative integer, got 1.5"));
   EXPECT_THAT(ProblemLines(R"({"sessions": {"expire_after_days": 99999999}})"),

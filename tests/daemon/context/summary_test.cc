@@ -49,6 +49,17 @@ TEST(SummaryTest, VerdictAcceptsOnlyNonEmptyCompleteAndShorter) {
   EXPECT_FALSE(cut.accepted);
   EXPECT_THAT(cut.reason, HasSubstr("output cap"));
 
+  for (FinishReason reason :
+       {FinishReason::kContentFilter, FinishReason::kContextWindow, FinishReason::kPauseTurn,
+        FinishReason::kToolCalls, FinishReason::kMalformedToolCall, FinishReason::kUnknown}) {
+    SummaryVerdict incomplete = CheckSummary("- fixed a.cc", reason, 100);
+    EXPECT_FALSE(incomplete.accepted) << providers::FinishReasonName(reason);
+    EXPECT_FALSE(incomplete.reason.empty());
+  }
+  EXPECT_THAT(CheckSummary("- a", FinishReason::kPauseTurn, 100).reason, HasSubstr("pause_turn"));
+  EXPECT_THAT(CheckSummary("- a", FinishReason::kContentFilter, 100).reason,
+              HasSubstr("content filter"));
+
   const std::string text(400, 's');  // ~100 tokens
   SummaryVerdict longer = CheckSummary(text, FinishReason::kStop, 100);
   EXPECT_FALSE(longer.accepted);

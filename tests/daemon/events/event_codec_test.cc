@@ -24,6 +24,7 @@ std::vector<EventPayload> SamplePayloads() {
       TextDelta{"partial"},
       ReasoningDelta{"thinking…"},
       AssistantMessage{"answer", "because", 3},
+      AssistantMessage{"half an ans", "", 1, /*interrupted=*/true},
       ToolCallBatch{{{"call_1", "read_file", "builtin/read_file", R"({"path":"a.txt"})"},
                      {"call_2", "nope", "", "{}"}}},
       ToolCallBatch{},
@@ -84,6 +85,10 @@ TEST(EventCodecTest, EveryPayloadAlternativeRoundTrips) {
 TEST(EventCodecTest, EncodingIsStable) {
   EXPECT_EQ(EncodePayload(AssistantMessage{"hi", "r", 2}),
             R"({"kind":"assistant_message","text":"hi","reasoning":"r","step":2})");
+  // The flag is written only when set, so rows stored before it existed and
+  // rows without it read the same.
+  EXPECT_EQ(EncodePayload(AssistantMessage{"h", "", 1, true}),
+            R"({"kind":"assistant_message","text":"h","reasoning":"","step":1,"interrupted":true})");
   EXPECT_EQ(EncodePayload(ToolResult{"c1", "ls", "builtin/ls", ToolStatus::kError, "boom", 9, {}}),
             R"({"kind":"tool_result","call_id":"c1","name":"ls","tool":"builtin/ls",)"
             R"("status":"error","content":"boom","duration_ms":9})");

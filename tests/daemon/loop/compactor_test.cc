@@ -254,8 +254,9 @@ TEST_F(CompactorTest, AcceptedSummaryReplacesOlderTurnsInOneCommit) {
 
   // The summarizer's usage is handed back for the session's totals.
   ASSERT_EQ(result.usage.size(), 1u);
-  EXPECT_EQ(result.usage[0].input_tokens, 900);
-  EXPECT_EQ(result.usage[0].output_tokens, 20);
+  ASSERT_TRUE(result.usage[0].has_value());
+  EXPECT_EQ(result.usage[0]->input_tokens, 900);
+  EXPECT_EQ(result.usage[0]->output_tokens, 20);
 
   // The summary request: no tools, the transcript of turns 1 (after the
   // task) and 2.
@@ -291,7 +292,7 @@ TEST_F(CompactorTest, EmptySummaryIsRejected) {
   EXPECT_THAT(result.ended.message, HasSubstr("empty"));
 }
 
-TEST_F(CompactorTest, ASummaryRequestThatReportsNoUsageCountsInNoTotal) {
+TEST_F(CompactorTest, ASummaryRequestThatReportsNoUsageStillCountsAsARequest) {
   for (int n = 1; n <= 3; ++n) AddTurn(n);
   Script summary = Summary("- short");
   std::erase_if(summary.events, [](const providers::ProviderEvent& e) {
@@ -300,9 +301,9 @@ TEST_F(CompactorTest, ASummaryRequestThatReportsNoUsageCountsInNoTotal) {
   book_->scripts.push_back(summary);
   auto result = Run(Request());
   EXPECT_EQ(result.ended.outcome, CompactionOutcome::kAccepted) << result.ended.message;
-  // Nothing for the session's totals: not even an entry with every field
-  // unknown, which would count the request as one that reported usage.
-  EXPECT_TRUE(result.usage.empty());
+  // One request was sent: it counts in the request total, with no usage.
+  ASSERT_EQ(result.usage.size(), 1u);
+  EXPECT_FALSE(result.usage[0].has_value());
 }
 
 TEST_F(CompactorTest, SummaryCutByTheOutputCapIsRejected) {

@@ -191,5 +191,57 @@ TEST_F(LogSubscriptionTest, StoreErrorEndsTheSubscription) {
   EXPECT_EQ(next.status().code(), absl::StatusCode::kNotFound);
 }
 
+// sessions.max_live_bytes: a subscriber whose queue would hold more bytes
+// than the bound resyncs, like one whose queue holds too many events.
+TEST_F(LogSubscriptionTest, AQueueOverItsByteBoundResyncs) {
+  log_->set_max_live_bytes(64 * 1024);
+  LogSubscription sub(log_, temp_.store(), 0);
+  EXPECT_THAT(Drain(sub), IsEmpty());
+  // Eight deltas of 16 KiB: far fewer than kMaxQueuedEvents, but 128 KiB.
+  for (int i = 0; i < 8; ++i) log_->PublishLive("t", events::TextDelta{std::string(16384, 'x')});
+  std::vector<events::SessionEvent> got = Drain(sub);
+  ASSERT_FALSE(got.empty());
+  EXPECT_TRUE(std::holds_alternative<events::Resync>(got[0].payload));
+}
+
+// The live events kept for late subscribers stay within the bound: only the
+// latest progress of a call is kept, and past the bound the oldest deltas
+// are dropped; a late subscriber is told (Resync) and gets the rest.
+TEST_F(LogSubscriptionTest, LateSubscribersGetBoundedLiveEventsAndAResyncAfterADrop) {
+  log_->set_max_live_bytes(64 * 1024);
+  ASSERT_TRUE(log_->Commit("t", {events::TurnStarted{"q"}}).ok());
+  for (int i = 1; i <= 1000; ++i) {
+    log_->PublishLive("t", events::ToolProgress{"c1", double(i), 1000.0, "step"});
+  }
+  {
+    LogSubscription late(log_, temp_.store(), 1);
+    std::vector<events::SessionEvent> got = Drain(late);
+    ASSERT_EQ(got.size(), 1u);  // one progress event, the latest
+    EXPECT_EQ(std::get<events::ToolProgress>(got[0].payload).progress, 1000.0);
+  }
+  // 40 deltas of 4 KiB: 160 KiB, more than the bound of 64 KiB.
+  for (int i = 0; i < 40; ++i) {
+    log_->PublishLive("t", events::TextDelta{std::string(4096, char('a' + i % 26))});
+  }
+  LogSubscription late(log_, temp_.store(), 1);
+  std::vector<events::SessionEvent> got = Drain(late);
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_TRUE(std::holds_alternative<events::Resync>(got[0].payload));
+  EXPECT_EQ(std::get<events::Resync>(got[0].payload).last_delivered_seq, 1u);
+  size_t bytes = 0;
+  for (size_t i = 1; i < got.size(); ++i) bytes += SessionLog::LiveBytes(got[i]);
+  EXPECT_LE(bytes, 64u * 1024);
+  // What is kept is the newest: the last delta published is there.
+  EXPECT_EQ(got.back().seq, log_->last_seq());
+  for (size_t i = 2; i < got.size(); ++i) EXPECT_GT(got[i].seq, got[i - 1].seq);
+
+  // A commit ends the step: nothing live is kept, nothing was dropped.
+  ASSERT_TRUE(log_->Commit("t", {events::AssistantMessage{"whole", "", 1}}).ok());
+  LogSubscription after(log_, temp_.store(), 1);
+  std::vector<events::SessionEvent> stored = Drain(after);
+  for (const auto& e : stored) EXPECT_FALSE(std::holds_alternative<events::Resync>(e.payload));
+  EXPECT_EQ(KindsOf(stored).back(), "assistant_message");
+}
+
 }  // namespace
 }  // namespace raw::loop

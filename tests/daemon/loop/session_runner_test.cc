@@ -304,7 +304,7 @@ TEST_F(SessionRunnerTest, CancelDuringToolRecordsCancelledResultsForUnfinishedCa
   EXPECT_EQ(Payloads<events::TurnEnded>(evs).size(), 1u);
 }
 
-TEST_F(SessionRunnerTest, CancelDuringStreamEndsTurnOnceAndKeepsPartialText) {
+TEST_F(SessionRunnerTest, CancelDuringStreamEndsTurnOnceAndKeepsPartialTextOutOfTheContext) {
   testing::Script s;
   s.events.push_back(providers::StartEvent{});
   s.events.push_back(providers::TextDeltaEvent{0, "partial"});
@@ -317,9 +317,50 @@ TEST_F(SessionRunnerTest, CancelDuringStreamEndsTurnOnceAndKeepsPartialText) {
   });
   EXPECT_TRUE(harness_->Interrupt(*runner_));
   auto evs = c.WaitForTurnEnd();
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs).size(), 1u);
   EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kCancelled);
+  // What the user saw stays in the display history, marked as interrupted.
+  ASSERT_EQ(Payloads<events::AssistantMessage>(evs).size(), 1u);
   EXPECT_EQ(Payloads<events::AssistantMessage>(evs)[0].text, "partial");
+  EXPECT_TRUE(Payloads<events::AssistantMessage>(evs)[0].interrupted);
   EXPECT_FALSE(runner_->running());
+  // It is not a finished message: the model context holds only the prompt.
+  auto ctx = store_->LoadContext(record_.id);
+  ASSERT_TRUE(ctx.ok());
+  ASSERT_EQ(ctx->size(), 1u);
+  EXPECT_EQ(std::get<events::UserText>((*ctx)[0]).text, "go");
+  // The interrupted request still counts as a request in the totals.
+  auto record = store_->GetSession(record_.id);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->usage_requests, 1);
+
+  // The next request carries no cut-off assistant message.
+  book_->scripts.push_back(TextAnswer("ok"));
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("again")).ok());
+  c.WaitForTurnEnd(2);
+  ASSERT_EQ(book_->requests.size(), 2u);
+  for (const auto& item : book_->requests[1].messages) {
+    EXPECT_FALSE(std::holds_alternative<events::AssistantTurn>(item));
+  }
+  ASSERT_EQ(book_->requests[1].messages.size(), 2u);
+  EXPECT_EQ(std::get<events::UserText>(book_->requests[1].messages[1]).text, "again");
+}
+
+TEST_F(SessionRunnerTest, ARequestThatReportsNoUsageStillCountsAsARequest) {
+  testing::Script s;
+  s.events.push_back(providers::StartEvent{});
+  s.events.push_back(providers::TextDeltaEvent{0, "answer"});
+  s.events.push_back(providers::FinishEvent{providers::FinishReason::kStop});
+  book_->scripts.push_back(s);
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("hi")).ok());
+  auto evs = c.WaitForTurnEnd();
+  EXPECT_TRUE(Payloads<events::UsageReport>(evs).empty());
+  auto record = store_->GetSession(record_.id);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->usage_requests, 1);
+  EXPECT_EQ(record->usage_coverage.input_tokens, 0);
+  EXPECT_EQ(record->usage.input_tokens, std::nullopt);
 }
 
 TEST_F(SessionRunnerTest, SecondTurnWhileRunningIsRefused) {
@@ -347,29 +388,58 @@ TEST_F(SessionRunnerTest, SecondTurnWhileRunningIsRefused) {
 
 TEST_F(SessionRunnerTest, AnInterruptWhileTheTurnIsPreparedCancelsItBeforeItStarts) {
   absl::Notification preparing, release;
+  std::atomic<bool> held{false};
   harness_->SetBeforePlan([&] {
+    if (held.exchange(true)) return;  // only the first preparation is slow
     preparing.Notify();
     release.WaitForNotification();
   });
-  harness_->QueuePlan(Plan("slow to prepare"));
   auto started = std::make_shared<std::promise<absl::StatusOr<std::string>>>();
   auto reply = started->get_future();
   runner_->StartTurn("slow to prepare", harness_->lease(*runner_),
                      [started](absl::StatusOr<std::string> r) { started->set_value(r); });
   ASSERT_TRUE(preparing.WaitForNotificationWithTimeout(absl::Seconds(20)));
-  // The queue is free while the plan is built: the interrupt is answered.
+  // The queue is free while the plan is built: the interrupt is answered,
+  // and it ends the turn at once, while the slow step is still running.
   EXPECT_TRUE(harness_->Interrupt(*runner_));
-  release.Notify();
   ASSERT_EQ(reply.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   absl::StatusOr<std::string> result = reply.get();
   EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
   EXPECT_THAT(std::string(result.status().message()),
               ::testing::HasSubstr("interrupted before it started"));
   EXPECT_FALSE(runner_->running());
-  EXPECT_TRUE(book_->requests.empty());
   auto stored = store_->ReadEvents(record_.id, 0, 100);
   ASSERT_TRUE(stored.ok());
   EXPECT_TRUE(stored->empty());
+
+  // The session takes the next turn before the abandoned step returns.
+  book_->scripts.push_back(TextAnswer("ok"));
+  Collector c(runner_->Subscribe(0));
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("next")).ok());
+  auto evs = c.WaitForTurnEnd();
+  EXPECT_EQ(Payloads<events::TurnEnded>(evs)[0].reason, events::TurnEndReason::kCompleted);
+
+  // When the abandoned step returns, the plan it built is dropped unused:
+  // its destruction is the event to wait for.
+  auto dropped = std::make_shared<absl::Notification>();
+  auto used = std::make_shared<std::atomic<bool>>(false);
+  struct NotifyOnDestruction {
+    std::shared_ptr<absl::Notification> n;
+    ~NotifyOnDestruction() { n->Notify(); }
+  };
+  TurnPlan late = Plan("late");
+  auto guard = std::make_shared<NotifyOnDestruction>();
+  guard->n = dropped;
+  late.attach_mcp = [guard = std::move(guard), used](TurnPlan&, const CancelToken&) {
+    used->store(true);
+    return absl::OkStatus();
+  };
+  harness_->QueuePlan(std::move(late));
+  release.Notify();
+  ASSERT_TRUE(dropped->WaitForNotificationWithTimeout(absl::Seconds(20)));
+  EXPECT_FALSE(used->load());
+  EXPECT_EQ(book_->requests.size(), 1u);
+  EXPECT_FALSE(runner_->running());
 }
 
 TEST_F(SessionRunnerTest, ASlowPreparationInOneSessionNeverDelaysAnother) {

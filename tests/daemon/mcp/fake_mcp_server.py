@@ -107,7 +107,8 @@ TOOLS = [
     {"name": "add_tool", "description": "Adds a tool.",
      "inputSchema": schema({"name": {"type": "string"}}, ["name"])},
     {"name": "progress", "description": "Reports progress.",
-     "inputSchema": schema({"steps": {"type": "integer"}})},
+     "inputSchema": schema({"steps": {"type": "integer"},
+                            "message_bytes": {"type": "integer"}})},
     {"name": "wait_cancel", "description": "Waits for its cancellation.", "inputSchema": schema()},
     {"name": "cancelled_ids", "description": "Lists cancelled requests.", "inputSchema": schema()},
     {"name": "ask_client", "description": "Sends requests to the client.", "inputSchema": schema()},
@@ -176,12 +177,17 @@ def call_tool(request):
         return text_result("added")
     if name == "progress":
         steps = int(arguments.get("steps", 3))
+        # message_bytes: a hostile server's long messages ("step N" then x's).
+        pad = int(arguments.get("message_bytes", 0))
         token = meta.get("progressToken")
         for i in range(1, steps + 1):
             if token is not None:
+                message = f"step {i}"
+                if pad > len(message):
+                    message += "x" * (pad - len(message))
                 send({"jsonrpc": "2.0", "method": "notifications/progress",
                       "params": {"progressToken": token, "progress": i, "total": steps,
-                                 "message": f"step {i}"}})
+                                 "message": message}})
         return text_result(f"done after {steps} steps")
     if name == "wait_cancel":
         token = meta.get("progressToken")

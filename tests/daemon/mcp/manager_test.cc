@@ -73,6 +73,26 @@ TEST(ManagerTest, ASelectionWithoutStartingUsesOnlyServersThatListedTheirTools) 
   EXPECT_EQ(CountLines(dir.Join("starts")), 1);
 }
 
+// A turn interrupted while a server starts stops waiting at once; the start
+// goes on, and Shutdown cuts it short instead of waiting for a server that
+// never answers (this one sleeps ten minutes before reading anything).
+TEST(ManagerTest, ACancelledWaitReturnsAtOnceAndShutdownEndsTheStart) {
+  ManagerHarness harness;
+  config::McpServerConfig server = FakeServer("slow", {"--slow-start", "600000"});
+  server.startup_timeout_ms = 600000;
+  std::map<std::string, config::McpServerConfig> servers = {{"slow", server}};
+  auto expand = [](const std::string& text) { return absl::StatusOr<std::string>(text); };
+  CancelToken cancel;
+  cancel.Cancel("interrupted");
+  McpSelection selection =
+      harness.manager().Select({"mcp/slow/*"}, servers, expand, "", /*start=*/true, &cancel);
+  EXPECT_TRUE(selection.cancelled);
+  EXPECT_TRUE(selection.tools.empty());
+  ASSERT_EQ(harness.manager().Status().size(), 1u);
+  harness.manager().Shutdown();  // returns: the start was cancelled
+  EXPECT_NE(harness.manager().Status()[0].state, ServerState::kReady);
+}
+
 TEST(ManagerTest, BuildsModelReadyToolSpecs) {
   ManagerHarness harness;
   McpSelection selection = harness.Select({"mcp/fake/*"}, {FakeServer("fake")});

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/providers/provider_test_harness.h"
+#include "tests/fakes/sse_builders.h"
 
 namespace raw::providers::openai_chat {
 namespace {
@@ -161,6 +162,56 @@ TEST(OpenAiChatProviderTest, TransportOutcomes) {
                    harness::Sse({finished}, absl::UnavailableError("reset")),
                    "finish stop raw=stop", absl::StatusCode::kOk});
   harness::ExpectTransportOutcomes(Make, cases);
+}
+
+// models.<name>.max_response_bytes: past it the stream fails (not to be
+// retried), nothing after the event that crossed it is delivered, and the
+// provider stops reading.
+TEST(OpenAiChatProviderTest, AResponsePastItsByteCapFailsAndStopsReading) {
+  config::ModelConfig model = Model();
+  model.max_response_bytes = 1024;
+  const std::string piece(300, 'x');
+  std::vector<std::string> chunks = {::raw::testing::chat::RoleChunk()};
+  for (int i = 0; i < 20; ++i) chunks.push_back(::raw::testing::chat::TextChunk(piece));
+  chunks.push_back(::raw::testing::chat::FinishChunk("stop"));
+  chunks.push_back(::raw::testing::chat::Done());
+  harness::FakeHttpClient http;
+  http.Enqueue(harness::Sse(chunks));
+  OpenAiChatProvider provider(model, http, "k");
+  harness::RecordingSink sink;
+  CancelToken cancel;
+  absl::Status status = provider.Stream(Request(), sink, cancel);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()), HasSubstr("exceeded 1024 bytes"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("models.gpt.max_response_bytes"));
+  size_t text = 0;
+  for (const auto& event : sink.events) {
+    if (const auto* delta = std::get_if<TextDeltaEvent>(&event)) text += delta->text.size();
+  }
+  EXPECT_EQ(text, 900u);  // three pieces fit; the fourth crossed the cap
+  const auto* error = std::get_if<ErrorEvent>(&sink.events.back());
+  ASSERT_NE(error, nullptr);
+  EXPECT_FALSE(error->retryable);
+  EXPECT_EQ(http.single_request().total_timeout_ms, model.max_stream_ms);
+}
+
+// models.<name>.max_stream_seconds: the transfer's total timeout names the
+// setting and is not retried.
+TEST(OpenAiChatProviderTest, AStreamPastItsTimeLimitNamesTheSetting) {
+  harness::RecordingSink sink;
+  absl::Status status = harness::StreamOnce(
+      Make,
+      harness::Sse({::raw::testing::chat::RoleChunk(), ::raw::testing::chat::TextChunk("slow")},
+                   absl::DeadlineExceededError(
+                       "request to 127.0.0.1:9 exceeded its total timeout of 3600000 ms")),
+      sink);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()), HasSubstr("longer than 3600 s"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("models.gpt.max_stream_seconds"));
+  const auto* error = std::get_if<ErrorEvent>(&sink.events.back());
+  ASSERT_NE(error, nullptr);
+  EXPECT_FALSE(error->retryable);
+  EXPECT_EQ(error->kind, ErrorKind::kTimeout);
 }
 
 TEST(OpenAiChatProviderTest, StopsReadingAfterDone) {
