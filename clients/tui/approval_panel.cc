@@ -172,10 +172,10 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
     }
     if (call.state() != v1::APPROVAL_STATE_PENDING || read_only) continue;
     for (int i = 0; i < call.session_rules_size() && i < 2; ++i) {
-      for (const std::string& rule : call.session_rules(i).rules()) {
+      for (const std::string& added : call.session_rules(i).rules()) {
         StyledLine line;
         line.Add(absl::StrCat("[", present::SessionOptionKey(i), "] for this session adds: "), dim);
-        line.Add(SanitizeForTerminal(rule), dim);
+        line.Add(SanitizeForTerminal(added), dim);
         for (auto& l : WrapSpans(line, width, indent, StyledLine("          "))) body.push_back(std::move(l));
       }
     }

@@ -96,7 +96,7 @@ struct RuleConfig {
   // Command tools: matched against the resolved absolute path of each file
   // a redirection of the command line writes to (">f", ">>f", "2>f"); a
   // relative pattern is taken relative to the session's working directory.
-  std::optional<std::string> redirect;
+  std::optional<std::string> redirect = std::nullopt;
 
   bool operator==(const RuleConfig&) const = default;
 };

@@ -104,7 +104,7 @@ struct ApprovalCall {
   std::string reason;
   // Pending calls: the choices of "allow for this session", the exact
   // rules first; empty when the call cannot be allowed for the session.
-  std::vector<SessionRuleOption> session_rules;
+  std::vector<SessionRuleOption> session_rules = {};
   bool operator==(const ApprovalCall&) const = default;
 };
 // The whole committed batch, when at least one call needs an answer.
