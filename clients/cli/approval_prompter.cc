@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "clients/present/approval_text.h"
 
 namespace raw::cli {
 namespace {
@@ -32,15 +33,19 @@ class TerminalPrompt : public ApprovalPrompter {
   TerminalPrompt(int fd, std::ostream& err) : fd_(fd), err_(err) {}
 
   ApprovalChoice Decide(const v1::ApprovalRequested& request, const CancelToken& cancel) override {
-    (void)request;  // the EventPrinter has shown the batch
+    // The EventPrinter has shown the batch and the session rules.
+    bool wider = present::SessionOptionCount(request) > 1;
     for (;;) {
-      err_ << "Allow? [y] once  [a] for this session  [n] deny  [m] deny with a message: ";
+      err_ << "Allow? [y] once  [a] for this session"
+           << (wider ? " (exact)  [p] for this session (program patterns)" : "")
+           << "  [n] deny  [m] deny with a message: ";
       err_.flush();
       std::optional<std::string> line = ReadLine(cancel);
       if (!line) return {v1::APPROVAL_DECISION_DENY, "interrupted by the user"};
       std::string answer = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*line));
       if (answer == "y" || answer == "yes") return {v1::APPROVAL_DECISION_ALLOW_ONCE, ""};
-      if (answer == "a") return {v1::APPROVAL_DECISION_ALLOW_SESSION, ""};
+      if (answer == "a") return {v1::APPROVAL_DECISION_ALLOW_SESSION, "", 0};
+      if (answer == "p" && wider) return {v1::APPROVAL_DECISION_ALLOW_SESSION, "", 1};
       if (answer == "n" || answer == "no") return {v1::APPROVAL_DECISION_DENY, ""};
       if (answer == "m") {
         err_ << "Message for the model: ";

@@ -3,9 +3,12 @@
 // - With --yes: every pending call is allowed once (deny rules were already
 //   applied by the daemon, so they still deny).
 // - On a terminal (stdin and stderr are terminals): the batch is shown on
-//   stderr, each call with its tool, arguments and why it asks, and one
-//   answer read from stdin covers the whole batch: y (allow once), a (allow
-//   for this session), n (deny), m (deny with a message, read next).
+//   stderr, each call with its tool, every argument in full, why it asks and
+//   the rules "allow for this session" would add, and one answer read from
+//   stdin covers the whole batch: y (allow once), a (allow for this session:
+//   the exact rules), p (allow for this session: the program patterns; only
+//   offered when a call has them), n (deny), m (deny with a message, read
+//   next).
 // - Otherwise: every pending call is denied with a message saying that
 //   there was no terminal to ask and that --yes approves.
 // Threading: Decide runs on the event-stream thread and returns early (as
@@ -24,6 +27,7 @@ namespace raw::cli {
 struct ApprovalChoice {
   v1::ApprovalDecision decision = v1::APPROVAL_DECISION_DENY;
   std::string message;
+  int session_rule = 0;  // with ALLOW_SESSION: which session_rules option
 };
 
 class ApprovalPrompter {

@@ -4,6 +4,7 @@
 #include "clients/cli/json_line.h"
 #include "clients/present/approval_text.h"
 #include "clients/present/compaction_text.h"
+#include "clients/present/terminal_text.h"
 #include "clients/present/text.h"
 #include "clients/present/tool_text.h"
 #include "clients/present/turn_end.h"
@@ -48,7 +49,9 @@ void EventPrinter::Print(const v1::Event& event) {
     case v1::Event::kStreamReset:
       EndText();
       err_ << "[the response restarted";
-      if (!event.stream_reset().reason().empty()) err_ << " (" << event.stream_reset().reason() << ")";
+      if (!event.stream_reset().reason().empty()) {
+        err_ << " (" << present::SanitizeForStream(event.stream_reset().reason()) << ")";
+      }
       err_ << "; the partial text above is discarded]\n";
       err_.flush();
       step_streamed_ = false;
@@ -66,17 +69,21 @@ void EventPrinter::Print(const v1::Event& event) {
       break;
     case v1::Event::kNotice:
       EndText();
-      err_ << "[" << present::NoticeLevelName(event.notice().level()) << "] " << event.notice().text()
-           << "\n";
+      err_ << "[" << present::NoticeLevelName(event.notice().level()) << "] "
+           << present::SanitizeForStream(event.notice().text()) << "\n";
       err_.flush();
       break;
     case v1::Event::kApprovalRequested:
       EndText();
-      err_ << present::DescribeApprovalRequest(event.approval_requested());
+      err_ << present::SanitizeForStream(
+          present::DescribeApprovalRequest(event.approval_requested()));
       err_.flush();
       break;
     case v1::Event::kApprovalResolved:
-      err_ << "[approval] " << present::DescribeApprovalResolved(event.approval_resolved()) << "\n";
+      err_ << "[approval] "
+           << present::SanitizeForStream(
+                  present::DescribeApprovalResolved(event.approval_resolved()))
+           << "\n";
       err_.flush();
       break;
     case v1::Event::kResync:
@@ -106,11 +113,17 @@ void EventPrinter::Print(const v1::Event& event) {
 
 void EventPrinter::PrintStatus(const std::string& text) {
   EndText();
-  err_ << "[" << text << "]\n";
+  err_ << "[" << present::SanitizeForStream(text) << "]\n";
   err_.flush();
 }
 
 void EventPrinter::EndText() {
+  if (format_ == OutputFormat::kText && !held_utf8_.empty()) {
+    std::string held = std::move(held_utf8_);
+    held_utf8_.clear();
+    out_ << present::SanitizeForStream(held);  // a character that never completed
+    line_open_ = true;
+  }
   if (format_ == OutputFormat::kText && line_open_) {
     out_ << "\n";
     out_.flush();
@@ -130,18 +143,23 @@ void EventPrinter::PrintJson(const v1::Event& event) {
 
 void EventPrinter::WriteText(const std::string& text) {
   if (text.empty()) return;
-  out_ << text;
+  std::string whole = held_utf8_ + text;
+  size_t tail = present::IncompleteUtf8Tail(whole);
+  held_utf8_ = whole.substr(whole.size() - tail);
+  whole.resize(whole.size() - tail);
+  if (whole.empty()) return;
+  out_ << present::SanitizeForStream(whole);
   out_.flush();
-  line_open_ = text.back() != '\n';
+  line_open_ = whole.back() != '\n';
 }
 
 void EventPrinter::PrintToolStarted(const v1::ToolStarted& started) {
   EndText();
-  err_ << "-> " << started.name();
+  err_ << "-> " << present::SanitizeForStream(started.name());
   auto it = call_arguments_.find(started.call_id());
   if (it != call_arguments_.end()) {
     std::string key = present::KeyArgument(it->second);
-    if (!key.empty()) err_ << " " << key;
+    if (!key.empty()) err_ << " " << present::SanitizeForStream(key);
   }
   err_ << "\n";
   err_.flush();
@@ -149,15 +167,16 @@ void EventPrinter::PrintToolStarted(const v1::ToolStarted& started) {
 
 void EventPrinter::PrintToolResult(const v1::ToolResult& result) {
   EndText();
-  err_ << "<- " << result.name() << " " << present::ToolStatusName(result.status()) << " ("
+  err_ << "<- " << present::SanitizeForStream(result.name()) << " "
+       << present::ToolStatusName(result.status()) << " ("
        << present::FormatDurationMs(result.duration_ms()) << ")";
   if (result.status() != v1::TOOL_RESULT_STATUS_OK) {
     std::string first = present::Truncate(present::FirstLine(result.content()), kMaxErrorLineChars);
-    if (!first.empty()) err_ << ": " << first;
+    if (!first.empty()) err_ << ": " << present::SanitizeForStream(first);
   }
   if (!result.display().empty()) {
     EndText();
-    err_ << "\n" << result.display();
+    err_ << "\n" << present::SanitizeForStream(result.display());
     if (result.display().back() != '\n') err_ << "\n";
   }
   err_ << "\n";

@@ -7,6 +7,9 @@
 //   <- read_file ok (12 ms)                   (its result)
 //   <- bash error (1.2 s): command not found  (first line of a failure)
 //   [warning] ...                             (a notice)
+// Everything from the model, a tool, a hook or an MCP server passes through
+// present::SanitizeForTerminal (tabs kept): no escape sequence or control
+// character in it reaches the terminal.
 // JSON format: every event is one JSON object on its own line of `out`
 // (JSON Lines, proto field names) and nothing else is written to `out`.
 //
@@ -53,6 +56,8 @@ class EventPrinter {
   bool step_streamed_ = false;
   // The last character written to `out` was not a newline.
   bool line_open_ = false;
+  // The start of a UTF-8 character whose last bytes are in the next delta.
+  std::string held_utf8_;
   // Deltas may have been missed (resync): print committed messages whole.
   bool missed_deltas_ = false;
 };

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "clients/cli/exit_codes.h"
+#include "clients/present/terminal_text.h"
 #include "clients/present/turn_end.h"
 
 namespace raw::cli {
@@ -19,7 +20,7 @@ int TurnRunner::Run(const TurnRequest& request) {
     get.set_session_id(request.session_id);
     auto response = client_.GetSession(get);
     if (!response.ok()) {
-      err_ << "raw run: " << response.status().message() << "\n";
+      err_ << "raw run: " << present::SanitizeForStream(response.status().message()) << "\n";
       return ExitCodeFor(response.status());
     }
     session = response->session();
@@ -29,7 +30,8 @@ int TurnRunner::Run(const TurnRequest& request) {
     create.set_cwd(request.cwd);
     auto response = client_.CreateSession(create);
     if (!response.ok()) {
-      err_ << "raw run: cannot create a session: " << response.status().message() << "\n";
+      err_ << "raw run: cannot create a session: "
+           << present::SanitizeForStream(response.status().message()) << "\n";
       return ExitCodeFor(response.status());
     }
     session = response->session();
@@ -51,7 +53,8 @@ int TurnRunner::Run(const TurnRequest& request) {
       return kExitCancelled;
     }
     if (!start_error_.ok()) {
-      err_ << "raw run: cannot start the turn: " << start_error_.message() << "\n";
+      err_ << "raw run: cannot start the turn: "
+           << present::SanitizeForStream(start_error_.message()) << "\n";
       return ExitCodeFor(start_error_);
     }
     if (resync_after_) {
@@ -62,10 +65,11 @@ int TurnRunner::Run(const TurnRequest& request) {
     }
     printer_.EndText();
     if (!status.ok()) {
-      err_ << "raw run: the event stream failed before the turn ended: " << status.message()
-           << "\n";
+      err_ << "raw run: the event stream failed before the turn ended: "
+           << present::SanitizeForStream(status.message()) << "\n";
     } else {
-      err_ << "raw run: the daemon ended the event stream before the turn ended\n";
+      err_ << "raw run: the daemon ended the event stream before the turn "
+              "ended\n";
     }
     return kExitError;
   }
@@ -85,7 +89,7 @@ int TurnRunner::TakeLease(const TurnRequest& request) {
     return kExitOk;
   }
   lease_.reset();
-  err_ << "raw run: " << id.status().message() << "\n";
+  err_ << "raw run: " << present::SanitizeForStream(id.status().message()) << "\n";
   // FAILED_PRECONDITION is the daemon naming the client that holds the
   // session.
   return absl::IsFailedPrecondition(id.status()) ? kExitHeld : ExitCodeFor(id.status());
@@ -156,13 +160,14 @@ void TurnRunner::Answer(const v1::ApprovalRequested& request) {
   respond.set_request_id(request.request_id());
   respond.set_all(choice.decision);
   respond.set_all_message(choice.message);
+  respond.set_all_session_rule(choice.session_rule);
   respond.set_lease_id(lease_id_);
   auto response = client_.RespondToApproval(respond);
   // NotFound: the request was already resolved (another client answered,
   // it timed out, or the turn was interrupted); the events say which.
   if (!response.ok() && response.status().code() != absl::StatusCode::kNotFound) {
-    err_ << "raw run: could not answer the approval request: " << response.status().message()
-         << "\n";
+    err_ << "raw run: could not answer the approval request: "
+         << present::SanitizeForStream(response.status().message()) << "\n";
   }
 }
 
@@ -191,11 +196,12 @@ int TurnRunner::Finish(const v1::TurnEnded& ended) {
   {
     absl::MutexLock lock(&mu_);
     if (!interrupt_error_.ok()) {
-      err_ << "raw run: could not interrupt the turn: " << interrupt_error_.message() << "\n";
+      err_ << "raw run: could not interrupt the turn: "
+           << present::SanitizeForStream(interrupt_error_.message()) << "\n";
     }
   }
   if (ended.reason() != v1::TURN_END_REASON_COMPLETED) {
-    err_ << "raw run: " << present::TurnEndText(ended) << "\n";
+    err_ << "raw run: " << present::SanitizeForStream(present::TurnEndText(ended)) << "\n";
   }
   switch (ended.reason()) {
     case v1::TURN_END_REASON_COMPLETED:

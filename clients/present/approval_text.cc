@@ -1,11 +1,13 @@
 #include "clients/present/approval_text.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "clients/present/tool_text.h"
 
 namespace raw::present {
 namespace {
-
-constexpr size_t kMaxArgumentsShown = 400;
 
 const char* StateLabel(v1::ApprovalState state) {
   switch (state) {
@@ -19,15 +21,36 @@ const char* StateLabel(v1::ApprovalState state) {
 
 }  // namespace
 
+std::string SessionOptionKey(int index) {
+  return index == 0 ? "a" : index == 1 ? "p" : "";
+}
+
+int SessionOptionCount(const v1::ApprovalRequested& request) {
+  int most = 0;
+  for (const v1::ApprovalCall& call : request.calls()) {
+    if (call.state() == v1::APPROVAL_STATE_PENDING) most = std::max(most, call.session_rules_size());
+  }
+  return std::min(most, 2);
+}
+
 std::string DescribeApprovalRequest(const v1::ApprovalRequested& request) {
   std::string text = absl::StrCat("The agent wants to run ", request.calls_size(),
                                   request.calls_size() == 1 ? " tool call:\n" : " tool calls:\n");
   for (const v1::ApprovalCall& call : request.calls()) {
-    std::string args = call.arguments();
-    if (args.size() > kMaxArgumentsShown) args = args.substr(0, kMaxArgumentsShown) + "...";
-    absl::StrAppend(&text, "  - ", call.tool().empty() ? call.name() : call.tool(), " ", args,
-                    "\n    ", StateLabel(call.state()),
+    absl::StrAppend(&text, "  - ", call.tool().empty() ? call.name() : call.tool(), "\n");
+    for (const std::string& argument : ArgumentLines(call.arguments())) {
+      absl::StrAppend(&text, "      ", absl::StrReplaceAll(argument, {{"\n", "\n        "}}),
+                      "\n");
+    }
+    absl::StrAppend(&text, "    ", StateLabel(call.state()),
                     call.reason().empty() ? "" : absl::StrCat(": ", call.reason()), "\n");
+    if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
+    for (int i = 0; i < call.session_rules_size() && i < 2; ++i) {
+      absl::StrAppend(&text, "    [", SessionOptionKey(i), "] allow for this session adds:\n");
+      for (const std::string& rule : call.session_rules(i).rules()) {
+        absl::StrAppend(&text, "        ", rule, "\n");
+      }
+    }
   }
   return text;
 }

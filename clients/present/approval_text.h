@@ -9,9 +9,21 @@
 
 namespace raw::present {
 
-// The text shown for one request: a line per call with its tool,
-// arguments, state and why it asks.
+// The text shown for one request: each call with its tool, every argument
+// in full (one "name: value" line each, every line of a multi-line value
+// indented under it; nothing is cut), its state and why it asks, and for a
+// pending call the rules each "allow for this session" choice adds
+// (SessionOptionKey names the keys).
 std::string DescribeApprovalRequest(const v1::ApprovalRequested& request);
+
+// The key that picks a call's "allow for this session" option `index` on
+// every surface: "a" for the exact rules (0), "p" for the program patterns
+// (1); "" for others.
+std::string SessionOptionKey(int index);
+
+// The most "allow for this session" options any pending call of `request`
+// offers (0 to 2).
+int SessionOptionCount(const v1::ApprovalRequested& request);
 
 // One line for a resolution: "answered; c1: allowed once", "timed out; ...".
 std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved);

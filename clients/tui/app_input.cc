@@ -231,6 +231,7 @@ void TuiApp::AnswerApproval(const ApprovalPanel::Answer& answer) {
   request.set_request_id(approval_.request_id());
   request.set_all(answer.decision);
   request.set_all_message(answer.message);
+  request.set_all_session_rule(answer.session_rule);
   request.set_lease_id(lease_.lease_id());
   answered_request_ = approval_.request_id();
   approval_.Hide();

@@ -4,6 +4,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "clients/present/approval_text.h"
 #include "clients/present/tool_text.h"
 #include "clients/tui/text_width.h"
 #include "clients/tui/tool_card_renderer.h"
@@ -11,20 +13,8 @@
 namespace raw::tui {
 namespace {
 
-struct Option {
-  const char* key;
-  const char* label;
-  v1::ApprovalDecision decision;
-};
-
-constexpr Option kOptions[] = {
-    {"y", "Allow once", v1::APPROVAL_DECISION_ALLOW_ONCE},
-    {"a", "Allow for this session", v1::APPROVAL_DECISION_ALLOW_SESSION},
-    {"n", "Deny", v1::APPROVAL_DECISION_DENY},
-    {"m", "Deny with a message", v1::APPROVAL_DECISION_DENY},
-};
-constexpr int kOptionCount = 4;
-constexpr int kMaxArgumentLines = 6;
+// Rows the body always gets (the fold marker, when nothing else fits).
+constexpr int kMinBodyRows = 1;
 
 const char* StateWords(v1::ApprovalState state) {
   switch (state) {
@@ -49,6 +39,24 @@ void ApprovalPanel::Show(const v1::ApprovalRequested& request) {
   selected_ = 0;
   entering_message_ = false;
   message_.SetText("");
+  viewing_all_ = false;
+  scroll_ = 0;
+}
+
+std::vector<ApprovalPanel::Option> ApprovalPanel::Options() const {
+  std::vector<Option> options;
+  options.push_back({"y", "Allow once", v1::APPROVAL_DECISION_ALLOW_ONCE, 0});
+  int session = request_ ? present::SessionOptionCount(*request_) : 0;
+  if (session > 1) {
+    options.push_back({"a", "Allow exactly for this session", v1::APPROVAL_DECISION_ALLOW_SESSION, 0});
+    options.push_back(
+        {"p", "Allow the programs for this session", v1::APPROVAL_DECISION_ALLOW_SESSION, 1});
+  } else {
+    options.push_back({"a", "Allow for this session", v1::APPROVAL_DECISION_ALLOW_SESSION, 0});
+  }
+  options.push_back({"n", "Deny", v1::APPROVAL_DECISION_DENY, 0});
+  options.push_back({"m", "Deny with a message", v1::APPROVAL_DECISION_DENY, 0});
+  return options;
 }
 
 std::optional<ApprovalPanel::Answer> ApprovalPanel::HandleKey(const InputEvent& e, bool* handled) {
@@ -72,34 +80,50 @@ std::optional<ApprovalPanel::Answer> ApprovalPanel::HandleKey(const InputEvent& 
       default: *handled = false; return std::nullopt;
     }
   }
+  const std::vector<Option> options = Options();
+  const int count = static_cast<int>(options.size());
   auto choose = [&](int option) -> std::optional<Answer> {
     selected_ = option;
-    if (option == 3) {
+    if (options[static_cast<size_t>(option)].key == "m") {
       entering_message_ = true;
       return std::nullopt;
     }
-    return Answer{kOptions[option].decision, ""};
+    const Option& chosen = options[static_cast<size_t>(option)];
+    return Answer{chosen.decision, "", chosen.session_rule};
   };
   if (e.key == Key::kChar && !e.alt) {
-    for (int i = 0; i < kOptionCount; ++i) {
-      if (e.text == kOptions[i].key || e.text == absl::AsciiStrToUpper(kOptions[i].key)) {
-        return choose(i);
-      }
+    if (e.text == "v" || e.text == "V") {
+      viewing_all_ = !viewing_all_;
+      scroll_ = 0;
+      return std::nullopt;
+    }
+    for (int i = 0; i < count; ++i) {
+      const std::string& key = options[static_cast<size_t>(i)].key;
+      if (e.text == key || e.text == absl::AsciiStrToUpper(key)) return choose(i);
     }
   }
   switch (e.key) {
+    case Key::kUp:
+      if (!viewing_all_) break;
+      scroll_ = std::max(0, scroll_ - 1);
+      return std::nullopt;
+    case Key::kDown:
+      if (!viewing_all_) break;
+      ++scroll_;  // Render stops at the end
+      return std::nullopt;
     case Key::kLeft: case Key::kBackTab:
-      selected_ = (selected_ + kOptionCount - 1) % kOptionCount;
+      selected_ = (selected_ + count - 1) % count;
       return std::nullopt;
     case Key::kRight: case Key::kTab:
-      selected_ = (selected_ + 1) % kOptionCount;
+      selected_ = (selected_ + 1) % count;
       return std::nullopt;
     case Key::kEnter:
-      return choose(selected_);
+      return choose(std::min(selected_, count - 1));
     default:
-      *handled = false;
-      return std::nullopt;
+      break;
   }
+  *handled = false;
+  return std::nullopt;
 }
 
 ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs& g,
@@ -120,6 +144,7 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
   int n = request_->calls_size();
   body.emplace_back(absl::StrCat("The agent wants to run ", n, n == 1 ? " tool call:" : " tool calls:"));
   int index = 1;
+  const StyledLine indent("      ");
   for (const v1::ApprovalCall& call : request_->calls()) {
     StyledLine head;
     head.Add(absl::StrCat(" ", index++, ". "));
@@ -131,20 +156,28 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
     head.Add(StateWords(call.state()), Style{role});
     if (!call.reason().empty()) head.Add(": " + SanitizeForTerminal(call.reason()), dim);
     for (auto& l : WrapSpans(head, width, StyledLine(), StyledLine("      "))) body.push_back(std::move(l));
-    std::vector<std::string> args = present::ArgumentLines(call.arguments());
-    int shown = 0;
-    for (const std::string& arg : args) {
-      if (shown == kMaxArgumentLines) {
-        body.emplace_back(absl::StrCat("      ", g.ellipsis, " ", args.size() - kMaxArgumentLines,
-                                       " more"), dim);
-        break;
-      }
+    // Every argument in full: each line of a value on a row of its own, long
+    // ones broken at the width (exact text: no spaces dropped).
+    for (const std::string& arg : present::ArgumentLines(call.arguments())) {
       std::string text = SanitizeForTerminal(arg);
-      // Multi-line values (scripts, file contents) show their first lines.
-      size_t nl = text.find('\n');
-      if (nl != std::string::npos) text = text.substr(0, nl) + " " + g.ellipsis;
-      body.emplace_back(TruncateToWidth("      " + text, width, g.ellipsis), Style{Role::kCode});
-      ++shown;
+      bool first = true;
+      for (absl::string_view line : absl::StrSplit(text, '\n')) {
+        StyledLine styled(std::string(line), Style{Role::kCode});
+        for (auto& l : HardWrap(styled, width, first ? indent : StyledLine("        "),
+                                first ? indent : StyledLine("        "))) {
+          body.push_back(std::move(l));
+        }
+        first = false;
+      }
+    }
+    if (call.state() != v1::APPROVAL_STATE_PENDING || read_only) continue;
+    for (int i = 0; i < call.session_rules_size() && i < 2; ++i) {
+      for (const std::string& added : call.session_rules(i).rules()) {
+        StyledLine line;
+        line.Add(absl::StrCat("[", present::SessionOptionKey(i), "] for this session adds: "), dim);
+        line.Add(SanitizeForTerminal(added), dim);
+        for (auto& l : WrapSpans(line, width, indent, StyledLine("          "))) body.push_back(std::move(l));
+      }
     }
   }
 
@@ -157,20 +190,37 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
     options = edit.lines.empty() ? prompt : edit.lines[0];
     view.cursor = CursorPos{0, edit.cursor_col};  // row fixed below
   } else {
-    for (int i = 0; i < kOptionCount; ++i) {
+    const std::vector<Option> offered = Options();
+    for (int i = 0; i < static_cast<int>(offered.size()); ++i) {
       Style style = i == selected_ ? Style{Role::kSelected, kAttrBold} : Style{};
-      options.Add(absl::StrCat("[", kOptions[i].key, "] ", kOptions[i].label), style);
+      const Option& option = offered[static_cast<size_t>(i)];
+      options.Add(absl::StrCat("[", option.key, "] ", option.label), style);
       options.Add("  ");
     }
   }
   Lines option_lines = WrapSpans(options, width);
 
-  // Title, as much of the body as fits, the options.
-  int room = std::max(1, max_rows - 1 - static_cast<int>(option_lines.size()));
+  // Title, as much of the body as fits, the options. What does not fit is
+  // folded behind a marker row that is always shown.
+  int room = std::max(kMinBodyRows, max_rows - 1 - static_cast<int>(option_lines.size()));
   view.lines.push_back(std::move(title));
-  if (static_cast<int>(body.size()) > room) {
-    body.resize(static_cast<size_t>(std::max(0, room - 1)));
-    body.emplace_back(absl::StrCat("  ", g.ellipsis, " (Ctrl-O in the transcript shows every call)"), dim);
+  const int total = static_cast<int>(body.size());
+  if (total > room) {
+    int rows = std::max(0, room - 1);  // the marker takes one
+    int first = viewing_all_ ? std::clamp(scroll_, 0, total - rows) : 0;
+    size_t hidden_bytes = 0;
+    for (int i = 0; i < total; ++i) {
+      if (i < first || i >= first + rows) hidden_bytes += body[static_cast<size_t>(i)].PlainText().size();
+    }
+    Lines shown(body.begin() + first, body.begin() + first + rows);
+    body = std::move(shown);
+    std::string marker =
+        viewing_all_
+            ? absl::StrCat("lines ", first + 1, "-", first + rows, " of ", total,
+                           " (Up/Down scroll, v folds)")
+            : absl::StrCat(g.ellipsis, " ", total - rows, " more lines (", hidden_bytes,
+                           " bytes) - press v to view all");
+    body.emplace_back(TruncateToWidth(marker, width, g.ellipsis), Style{Role::kWaiting, kAttrBold});
   }
   for (auto& l : body) view.lines.push_back(std::move(l));
   if (view.cursor) view.cursor->row = static_cast<int>(view.lines.size());

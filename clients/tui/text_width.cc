@@ -88,49 +88,6 @@ int DisplayWidth(std::string_view text) {
   return width;
 }
 
-std::string SanitizeForTerminal(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-  const auto size = static_cast<utf8proc_ssize_t>(text.size());
-  utf8proc_ssize_t pos = 0;
-  int column = 0;  // for tab stops, counted in code points since the last newline
-  while (pos < size) {
-    unsigned char c = bytes[pos];
-    if (c < 0x80) {
-      if (c == '\n') {
-        out.push_back('\n');
-        column = 0;
-      } else if (c == '\t') {
-        int spaces = 4 - column % 4;
-        out.append(static_cast<size_t>(spaces), ' ');
-        column += spaces;
-      } else if (c == '\r') {
-        // Dropped: a lone CR would move the cursor.
-      } else if (c < 0x20 || c == 0x7f) {
-        out.append("\xEF\xBF\xBD");
-        ++column;
-      } else {
-        out.push_back(static_cast<char>(c));
-        ++column;
-      }
-      ++pos;
-      continue;
-    }
-    utf8proc_int32_t cp = -1;
-    utf8proc_ssize_t n = utf8proc_iterate(bytes + pos, size - pos, &cp);
-    if (n <= 0 || (cp >= 0x80 && cp < 0xa0)) {
-      out.append("\xEF\xBF\xBD");
-      pos += n <= 0 ? 1 : n;
-    } else {
-      out.append(text.substr(static_cast<size_t>(pos), static_cast<size_t>(n)));
-      pos += n;
-    }
-    ++column;
-  }
-  return out;
-}
-
 std::string TruncateToWidth(std::string_view text, int width, std::string_view ellipsis) {
   if (DisplayWidth(text) <= width) return std::string(text);
   int budget = std::max(0, width - DisplayWidth(ellipsis));

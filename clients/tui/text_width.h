@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "clients/present/terminal_text.h"
 #include "clients/tui/styled_line.h"
 
 namespace raw::tui {
@@ -25,8 +26,9 @@ void ForEachGrapheme(std::string_view text,
 int DisplayWidth(std::string_view text);
 
 // Replaces control characters (C0 except newline, DEL, C1, and invalid
-// UTF-8) with U+FFFD or, for tabs, spaces to the next multiple of 4.
-std::string SanitizeForTerminal(std::string_view text);
+// UTF-8) with U+FFFD or, for tabs, spaces to the next multiple of 4
+// (present/terminal_text.h, shared with `raw run`).
+using present::SanitizeForTerminal;
 
 // The longest prefix of `text` that fits in `width` columns, with
 // `ellipsis` replacing the rest when it does not all fit.

@@ -98,6 +98,10 @@ struct RuleConfig {
   // File tools: matched against the resolved absolute path; a relative
   // pattern is taken relative to the session's working directory.
   std::optional<std::string> path;
+  // Command tools: matched against the resolved absolute path of each file
+  // a redirection of the command line writes to (">f", ">>f", "2>f"); a
+  // relative pattern is taken relative to the session's working directory.
+  std::optional<std::string> redirect = std::nullopt;
 
   bool operator==(const RuleConfig&) const = default;
 };

@@ -47,8 +47,8 @@ inline constexpr std::array<absl::string_view, 10> kAgentKeys = {
     "model", "system_prompt", "max_steps", "tools", "compact", "rules", "approval_mode",
     "approval_timeout_seconds", "hooks", "skills"};
 // agents.<name>.rules[i]: exactly one action key, plus optional subjects.
-inline constexpr std::array<absl::string_view, 5> kRuleKeys = {"allow", "ask", "deny", "command",
-                                                               "path"};
+inline constexpr std::array<absl::string_view, 6> kRuleKeys = {"allow", "ask",  "deny",
+                                                               "command", "path", "redirect"};
 // agents.<name>.approval_mode; the first is the default.
 inline constexpr std::array<absl::string_view, 4> kApprovalModes = {"default", "ask_all",
                                                                     "allow_all", "deny_all"};

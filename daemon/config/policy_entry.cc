@@ -80,8 +80,12 @@ std::optional<RuleConfig> ReadRule(const Json& value, const std::string& path,
     rule.path = *p;
     CheckPattern(*p, Pattern::Style::kPath, r.PathOf("path"), problems);
   }
-  if (rule.command && rule.path) {
-    r.Report("", "a rule may match a \"command\" or a \"path\", not both");
+  if (auto p = r.NonEmptyString("redirect", "a path pattern such as \"/tmp/**\"")) {
+    rule.redirect = *p;
+    CheckPattern(*p, Pattern::Style::kPath, r.PathOf("redirect"), problems);
+  }
+  if ((rule.command ? 1 : 0) + (rule.path ? 1 : 0) + (rule.redirect ? 1 : 0) > 1) {
+    r.Report("", "a rule may match one of \"command\", \"path\" or \"redirect\", not several");
   }
   if (problems.size() != before) return std::nullopt;
   return rule;

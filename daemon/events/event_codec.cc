@@ -173,6 +173,15 @@ void Write(OrderedJson& j, const ApprovalRequested& p) {
     call["arguments"] = c.arguments;
     call["state"] = NameOf(c.state, kApprovalStateNames);
     call["reason"] = c.reason;
+    if (!c.session_rules.empty()) {
+      OrderedJson options = OrderedJson::array();
+      for (const SessionRuleOption& option : c.session_rules) {
+        OrderedJson rules = OrderedJson::array();
+        for (const std::string& rule : option.rules) rules.push_back(OrderedJson{{"rule", rule}});
+        options.push_back(OrderedJson{{"rules", std::move(rules)}});
+      }
+      call["session_rules"] = std::move(options);
+    }
     calls.push_back(std::move(call));
   }
   j["calls"] = std::move(calls);
@@ -188,6 +197,11 @@ void Read(JsonFields& r, ApprovalRequested& p) {
     call.arguments = c.String("arguments");
     call.state = c.Enum("state", kApprovalStateNames);
     call.reason = c.String("reason");
+    c.OptionalForEach("session_rules", [&call](JsonFields& o) {
+      SessionRuleOption option;
+      o.ForEach("rules", [&option](JsonFields& rule) { option.rules.push_back(rule.String("rule")); });
+      call.session_rules.push_back(std::move(option));
+    });
     p.calls.push_back(std::move(call));
   });
   p.timeout_ms = r.Int64("timeout_ms");
@@ -201,6 +215,7 @@ void Write(OrderedJson& j, const ApprovalResolved& p) {
     answer["call_id"] = a.call_id;
     answer["decision"] = NameOf(a.decision, kApprovalDecisionNames);
     answer["message"] = a.message;
+    if (a.session_rule != 0) answer["session_rule"] = a.session_rule;
     answers.push_back(std::move(answer));
   }
   j["answers"] = std::move(answers);
@@ -213,6 +228,7 @@ void Read(JsonFields& r, ApprovalResolved& p) {
     answer.call_id = a.String("call_id");
     answer.decision = a.Enum("decision", kApprovalDecisionNames);
     answer.message = a.String("message");
+    answer.session_rule = static_cast<int>(a.OptionalCount("session_rule").value_or(0));
     p.answers.push_back(std::move(answer));
   });
   p.resolution = r.Enum("resolution", kApprovalResolutionNames);

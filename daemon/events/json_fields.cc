@@ -148,6 +148,14 @@ void JsonFields::ForEach(const char* key, const std::function<void(JsonFields&)>
   }
 }
 
+void JsonFields::OptionalForEach(const char* key,
+                                 const std::function<void(JsonFields&)>& read) {
+  if (!status_.ok() || !object_.is_object()) return;
+  auto it = object_.find(key);
+  if (it == object_.end() || it->is_null()) return;
+  ForEach(key, read);
+}
+
 void JsonFields::Nested(const char* key, const std::function<void(JsonFields&)>& read) {
   const Json* v = Find(key);
   if (v == nullptr) return;

@@ -65,6 +65,9 @@ class JsonFields {
   // Calls `read` with a reader for each element of the required array `key`
   // (elements must be objects), and for the required object `key`.
   void ForEach(const char* key, const std::function<void(JsonFields&)>& read);
+  // ForEach for arrays added after rows were first written: absent (or
+  // null) reads nothing.
+  void OptionalForEach(const char* key, const std::function<void(JsonFields&)>& read);
   void Nested(const char* key, const std::function<void(JsonFields&)>& read);
 
   // Records a problem with field `key` unless one is recorded already.

@@ -92,6 +92,13 @@ struct ToolResult {
 
 enum class ApprovalState { kPending, kAllowed, kDenied, kNotApplicable };
 
+// One choice "allow for this session" offers for a call: the rules it
+// adds, each in words ("allow builtin/bash command \"git status *\"").
+struct SessionRuleOption {
+  std::vector<std::string> rules;
+  bool operator==(const SessionRuleOption&) const = default;
+};
+
 struct ApprovalCall {
   std::string call_id;
   std::string name;
@@ -99,6 +106,9 @@ struct ApprovalCall {
   std::string arguments;
   ApprovalState state = ApprovalState::kPending;
   std::string reason;
+  // Pending calls: the choices of "allow for this session", the exact
+  // rules first; empty when the call cannot be allowed for the session.
+  std::vector<SessionRuleOption> session_rules = {};
   bool operator==(const ApprovalCall&) const = default;
 };
 // The whole committed batch, when at least one call needs an answer.
@@ -115,6 +125,8 @@ struct ApprovalAnswer {
   std::string call_id;
   ApprovalDecision decision = ApprovalDecision::kDeny;
   std::string message;
+  // kAllowSession: which of the call's session_rules (0, the exact rules).
+  int session_rule = 0;
   bool operator==(const ApprovalAnswer&) const = default;
 };
 

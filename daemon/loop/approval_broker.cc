@@ -7,9 +7,11 @@
 namespace raw::loop {
 
 void ApprovalBroker::Open(const std::string& request_id,
-                          const std::vector<std::string>& pending_call_ids) {
+                          const std::vector<std::string>& pending_call_ids,
+                          const std::map<std::string, int>& session_options) {
   absl::MutexLock lock(&mu_);
   request_id_ = request_id;
+  session_options_ = session_options;
   order_ = pending_call_ids;
   answers_.clear();
   for (const std::string& id : pending_call_ids) answers_[id] = std::nullopt;
@@ -55,6 +57,7 @@ ApprovalOutcome ApprovalBroker::Wait(absl::Duration timeout, const CancelToken& 
     }
     request_id_.clear();
     order_.clear();
+    session_options_.clear();
     answers_.clear();
   }
   cancel.RemoveCallback(callback);
@@ -83,6 +86,13 @@ absl::Status ApprovalBroker::Respond(const std::string& request_id,
       return absl::InvalidArgumentError(
           absl::StrCat("call ", a.call_id, " has already been answered"));
     }
+    int offered = session_options_.contains(a.call_id) ? session_options_.at(a.call_id) : 0;
+    if (a.decision == events::ApprovalDecision::kAllowSession && a.session_rule != 0 &&
+        (a.session_rule < 0 || a.session_rule >= offered)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "call ", a.call_id, " offers ", offered, " session rule option",
+          offered == 1 ? "" : "s", "; session_rule ", a.session_rule, " is not one of them"));
+    }
   }
   for (const events::ApprovalAnswer& a : answers) answers_[a.call_id] = a;
   if (all) {
@@ -90,6 +100,10 @@ absl::Status ApprovalBroker::Respond(const std::string& request_id,
       if (answer) continue;
       answer = *all;
       answer->call_id = id;
+      auto offered = session_options_.find(id);
+      if (answer->session_rule >= (offered == session_options_.end() ? 0 : offered->second)) {
+        answer->session_rule = 0;
+      }
     }
   }
   return absl::OkStatus();

@@ -35,13 +35,19 @@ struct ApprovalOutcome {
 
 class ApprovalBroker {
  public:
-  void Open(const std::string& request_id, const std::vector<std::string>& pending_call_ids);
+  // `session_options` gives, per pending call id, how many "allow for this
+  // session" options the call offers (absent: none).
+  void Open(const std::string& request_id, const std::vector<std::string>& pending_call_ids,
+            const std::map<std::string, int>& session_options = {});
 
   ApprovalOutcome Wait(absl::Duration timeout, const CancelToken& cancel);
 
   // kNotFound when `request_id` is not the open request; kInvalidArgument
   // for a call id that is not pending in it or answered twice in one
-  // response. `all` answers every pending call not listed in `answers`.
+  // response, or an allow-for-session answer choosing an option its call
+  // does not offer. `all` answers every pending call not listed in
+  // `answers`; a call offering fewer options than its session_rule gets
+  // option 0.
   absl::Status Respond(const std::string& request_id,
                        const std::vector<events::ApprovalAnswer>& answers,
                        const std::optional<events::ApprovalAnswer>& all);
@@ -56,6 +62,7 @@ class ApprovalBroker {
   std::string request_id_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> order_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::optional<events::ApprovalAnswer>> answers_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> session_options_ ABSL_GUARDED_BY(mu_);
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -93,14 +93,28 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
   request.request_id = NewId("apr_");
   request.timeout_ms = plan_.agent.agent.approval_timeout_ms;
   std::vector<std::string> pending;
-  for (const Entry& e : entries) {
+  std::map<std::string, int> session_options;
+  for (Entry& e : entries) {
     const auto& r = e.call->request;
-    request.calls.push_back({r.call_id, r.name, QualifiedName(*e.call), r.arguments, e.state,
-                             e.reason});
-    if (e.state == events::ApprovalState::kPending) pending.push_back(r.call_id);
+    events::ApprovalCall call{r.call_id, r.name, QualifiedName(*e.call), r.arguments, e.state,
+                              e.reason, {}};
+    if (e.state == events::ApprovalState::kPending) {
+      pending.push_back(r.call_id);
+      e.session_options = tools::policy::RuleSet::SessionRuleOptions(
+          *e.prepared.spec, e.prepared.arguments, plan_.cwd);
+      session_options[r.call_id] = static_cast<int>(e.session_options.size());
+      for (const auto& option : e.session_options) {
+        events::SessionRuleOption offered;
+        for (const config::RuleConfig& rule : option) {
+          offered.rules.push_back(tools::policy::DescribeRule(rule));
+        }
+        call.session_rules.push_back(std::move(offered));
+      }
+    }
+    request.calls.push_back(std::move(call));
   }
   ApprovalBroker& broker = plan_.session->approvals();
-  broker.Open(request.request_id, pending);
+  broker.Open(request.request_id, pending, session_options);
   const std::string request_id = request.request_id;
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {std::move(request)}));
   hooks_.Fire(config::HookEvent::kNotification, "",
@@ -121,9 +135,10 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
     const events::ApprovalAnswer& a = *by_call.at(e.call->request.call_id);
     switch (a.decision) {
       case events::ApprovalDecision::kAllowSession:
-        if (plan_.session) {
-          plan_.session->AddSessionRules(tools::policy::RuleSet::SessionRulesFor(
-              *e.prepared.spec, e.prepared.arguments, plan_.cwd));
+        if (plan_.session && !e.session_options.empty()) {
+          size_t chosen = static_cast<size_t>(a.session_rule);
+          plan_.session->AddSessionRules(
+              e.session_options[chosen < e.session_options.size() ? chosen : 0]);
         }
         [[fallthrough]];
       case events::ApprovalDecision::kAllowOnce:

@@ -58,6 +58,9 @@ class ToolBatch {
     // an earlier call of the batch may have changed what it names (a new
     // symlink), and a call judged on one file must not run on another.
     std::optional<std::string> judged_path;
+    // A pending call: what "allow for this session" may add
+    // (RuleSet::SessionRuleOptions), computed when it was judged.
+    std::vector<std::vector<config::RuleConfig>> session_options;
   };
 
   Entry Gate(const CollectedCall& call);

@@ -222,5 +222,44 @@ TEST(EventPrinterTest, JsonPrintsEveryEventAsOneLineAndNothingElse) {
 }
 
 
+// Nothing from the model, a tool, a hook or an MCP server reaches the
+// terminal as an escape sequence; a character split between two deltas is
+// kept whole.
+TEST(EventPrinterTest, TextStripsControlSequencesFromEverythingItPrints) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err);
+  const std::string esc = "\x1b[1A\x1b[2K";
+  const std::string replaced = "\xEF\xBF\xBD[1A\xEF\xBF\xBD[2K";
+  v1::Event e = Ev(1);
+  e.mutable_text_delta()->set_text("caf\xC3");  // "café" split inside the é
+  printer.Print(e);
+  e = Ev(2);
+  e.mutable_text_delta()->set_text("\xA9 " + esc + "\tend");
+  printer.Print(e);
+  e = Ev(3);
+  e.mutable_tool_result()->set_name("bash" + esc);
+  e.mutable_tool_result()->set_status(v1::TOOL_RESULT_STATUS_ERROR);
+  e.mutable_tool_result()->set_content("boom" + esc + "\n");
+  printer.Print(e);
+  e = Ev(4);
+  e.mutable_notice()->set_text("hook says " + esc);
+  printer.Print(e);
+  e = Ev(5);
+  auto* call = e.mutable_approval_requested()->add_calls();
+  call->set_tool("mcp/x/y");
+  call->set_arguments(R"({"a":"\u001b[1A"})");
+  call->set_state(v1::APPROVAL_STATE_PENDING);
+  call->set_reason("because " + esc);
+  printer.Print(e);
+  printer.EndText();
+  EXPECT_EQ(out.str(), "caf\xC3\xA9 " + replaced + "\tend\n");
+  EXPECT_EQ(err.str().find('\x1b'), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("bash" + replaced), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("boom" + replaced), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("hook says " + replaced), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("because " + replaced), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("a: \xEF\xBF\xBD[1A"), std::string::npos) << err.str();
+}
+
 }  // namespace
 }  // namespace raw::cli

@@ -138,6 +138,10 @@ void Fill(const events::ApprovalRequested& p, raw::v1::Event& out) {
     call->set_arguments(c.arguments);
     call->set_state(ToProto(c.state));
     call->set_reason(c.reason);
+    for (const events::SessionRuleOption& option : c.session_rules) {
+      auto* offered = call->add_session_rules();
+      for (const std::string& rule : option.rules) offered->add_rules(rule);
+    }
   }
 }
 void Fill(const events::ApprovalResolved& p, raw::v1::Event& out) {
@@ -149,6 +153,7 @@ void Fill(const events::ApprovalResolved& p, raw::v1::Event& out) {
     answer->set_call_id(a.call_id);
     answer->set_decision(ToProto(a.decision));
     answer->set_message(a.message);
+    answer->set_session_rule(a.session_rule);
   }
 }
 void Fill(const events::UsageReport& p, raw::v1::Event& out) {

@@ -29,7 +29,11 @@ UnaryReactor* RespondToApproval(grpc::CallbackServerContext* ctx, loop::SessionM
       return ReturnStatus(
           ctx, absl::InvalidArgumentError(absl::StrCat("answers[", i, "].call_id is required")));
     }
-    answers.push_back({a.call_id(), *decision, a.message()});
+    if (a.session_rule() < 0) {
+      return ReturnStatus(ctx, absl::InvalidArgumentError(absl::StrCat(
+                                   "answers[", i, "].session_rule must not be negative")));
+    }
+    answers.push_back({a.call_id(), *decision, a.message(), a.session_rule()});
   }
   std::optional<events::ApprovalAnswer> all;
   if (request.all() != raw::v1::APPROVAL_DECISION_UNSPECIFIED) {
@@ -38,7 +42,11 @@ UnaryReactor* RespondToApproval(grpc::CallbackServerContext* ctx, loop::SessionM
       return ReturnStatus(ctx, absl::InvalidArgumentError(
                                    absl::StrCat("all: ", decision.status().message())));
     }
-    all = events::ApprovalAnswer{"", *decision, request.all_message()};
+    if (request.all_session_rule() < 0) {
+      return ReturnStatus(ctx,
+                          absl::InvalidArgumentError("all_session_rule must not be negative"));
+    }
+    all = events::ApprovalAnswer{"", *decision, request.all_message(), request.all_session_rule()};
   }
   if (answers.empty() && !all) {
     return ReturnStatus(ctx, absl::InvalidArgumentError(

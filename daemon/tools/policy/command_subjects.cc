@@ -1,5 +1,7 @@
 #include "daemon/tools/policy/command_subjects.h"
 
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -8,6 +10,7 @@
 #include "common/status_macros.h"
 #include "daemon/tools/policy/command_splitter.h"
 #include "daemon/tools/policy/command_wrappers.h"
+#include "daemon/tools/policy/environment_names.h"
 #include "daemon/tools/policy/hidden_evaluation.h"
 #include "daemon/tools/policy/shell_words.h"
 
@@ -48,9 +51,46 @@ class Analyzer {
   void Opaque(std::string reason) {
     if (out_.opaque_reason.empty()) out_.opaque_reason = std::move(reason);
   }
+  // `text` sets or exports a variable ("NAME=…", "NAME+=…", "NAME").
+  void Sets(std::string_view text);
+  // The redirection made of `redirection` (operator and target as written
+  // together, or the operator word) and, for an operator alone, `target`.
+  void Redirect(const ShellWord& redirection, const ShellWord* target);
 
   CommandSubjects& out_;
 };
+
+void Analyzer::Sets(std::string_view text) {
+  std::string_view name = text.substr(0, text.find_first_of("+=["));
+  if (!IsVariableName(name) || !ChangesWhatRuns(name)) return;
+  for (const std::string& known : out_.environment) {
+    if (known == name) return;
+  }
+  out_.environment.emplace_back(name);
+}
+
+void Analyzer::Redirect(const ShellWord& redirection, const ShellWord* target) {
+  std::string written = redirection.value;
+  bool known = redirection.literal;
+  if (target != nullptr) {
+    written += target->value;
+    known = target->literal;
+  }
+  std::optional<std::string_view> file = WrittenFile(written);
+  if (!file) return;
+  if (file->empty()) known = false;  // bash refuses it; nothing to allow
+  // The target as written, for tilde expansion: only an unquoted leading
+  // "~" followed by "/" or nothing is the user's home.
+  std::string_view as_written = target != nullptr
+                                    ? std::string_view(target->text)
+                                    : WrittenFile(redirection.text).value_or(std::string_view());
+  if (as_written.starts_with("~") && !(as_written == "~" || as_written.starts_with("~/"))) {
+    known = false;  // ~user
+  }
+  std::string path(*file);
+  if (path.starts_with("~") && !as_written.starts_with("~")) path = "./" + path;  // quoted: a name
+  out_.subjects.push_back({CommandSubject::Kind::kRedirect, std::move(path), known});
+}
 
 absl::Status Analyzer::Line(std::string_view line, int depth) {
   ASSIGN_OR_RETURN(ShellLine parsed, ParseShellLine(line, depth));
@@ -68,24 +108,38 @@ absl::Status Analyzer::Command(const std::vector<ShellWord>& words, const std::s
         absl::StrCat("command nests more than ", kMaxShellNesting, " levels deep"));
   }
   out_.subjects.push_back({CommandSubject::Kind::kCommand, written + suffix});
+  size_t command_at = out_.subjects.size() - 1;
   // The name and arguments bash runs.
   std::vector<ShellWord> run;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& text = words[i].text;
     Redirection redirection = ClassifyRedirection(text);
     if (redirection == Redirection::kOperator) {
+      Redirect(words[i], i + 1 < words.size() ? &words[i + 1] : nullptr);
       ++i;  // and its target
-    } else if (redirection == Redirection::kNone && run.empty() && IsAssignment(text)) {
+    } else if (redirection == Redirection::kComplete) {
+      Redirect(words[i], nullptr);
+    } else if (run.empty() && IsAssignment(text)) {
       if (const char* why = HiddenInAssignment(text)) Opaque(why);
-    } else if (redirection == Redirection::kNone) {
+      Sets(text);
+    } else {
       run.push_back(words[i]);
     }
   }
   if (run.empty()) return absl::OkStatus();  // only assignments or redirections
+  const std::string& name = run[0].value;
+  if (run[0].literal && (name == "export" || name == "declare" || name == "typeset" ||
+                         name == "readonly" || name == "local")) {
+    for (size_t i = 1; i < run.size(); ++i) {
+      if (!run[i].value.starts_with("-")) Sets(run[i].value);
+    }
+  }
   run[0].value = WithoutDirectories(run[0].value);
   std::string canonical = JoinValues(run) + suffix;
-  if (canonical != out_.subjects.back().text) {
-    out_.subjects.push_back({CommandSubject::Kind::kCanonical, canonical});
+  if (canonical != out_.subjects[command_at].text) {
+    // Right after its command, before the command's redirect subjects.
+    out_.subjects.insert(out_.subjects.begin() + static_cast<long>(command_at) + 1,
+                         {CommandSubject::Kind::kCanonical, canonical});
   }
   if (!run[0].literal) {
     Opaque(absl::StrCat("the command name ", run[0].text, " is only known when the line runs"));

@@ -11,6 +11,9 @@
 //   from its input as " …": "xargs rm" -> "rm …");
 // - the commands of a command string (bash -c "…", sh -c, eval, trap, env
 //   -S), parsed in turn, to the same nesting limit as the splitter.
+// Every file a redirection writes to (">f", ">>f", "&>f", "2>f", "<>f",
+// ">|f"; not "2>&1", not input) is a kRedirect subject: `allow "echo *"`
+// covers the command, not `echo x >> ~/.bashrc`.
 // A command form is decided like any command: every rule applies and an
 // allowed call needs it allowed. A canonical form only restricts: a deny or
 // ask rule matching it counts, an allow rule or no rule does not. So
@@ -28,6 +31,10 @@
 // reading commands from its input ("… | bash"), or a command string that
 // cannot be split.
 // Fails like the splitter when the line itself cannot be split.
+// Names of variables set before a command, after env or sudo (which keep
+// them part of the command they run: "env GIT_PAGER=x git log" is the
+// subject "GIT_PAGER=x git log", not "git log"), or exported, that change
+// what commands run (LD_PRELOAD, GIT_*, PATH, …) are listed in `environment`.
 // Pure; thread-safe.
 #pragma once
 
@@ -43,17 +50,29 @@ struct CommandSubject {
   enum class Kind {
     kCommand,    // a command the line runs: every rule applies
     kCanonical,  // a form of the command before it: only deny and ask rules count
+    kRedirect,   // a file a redirection writes to: only redirect rules apply
   };
   Kind kind = Kind::kCommand;
+  // kRedirect: the target after quote removal, as written otherwise
+  // ("~/.bashrc", "$LOG").
   std::string text;
+  // kRedirect: false when the target is only known when the line runs (an
+  // expansion, a glob, "~user"); no allow pattern can match it then.
+  bool known = true;
 
   bool operator==(const CommandSubject&) const = default;
 };
 
 struct CommandSubjects {
-  std::vector<CommandSubject> subjects;  // empty for a line that runs no command
+  // Empty for a line that runs no command. Redirect subjects follow the
+  // command they belong to.
+  std::vector<CommandSubject> subjects;
   // Why allow patterns must not decide the line; empty when they may.
   std::string opaque_reason;
+  // Variables the line sets (before a command, after env or sudo, or with
+  // export, declare, typeset, readonly or local) that change what commands
+  // run (environment_names.h), each once, in order.
+  std::vector<std::string> environment;
 };
 
 absl::StatusOr<CommandSubjects> AnalyzeShellCommand(std::string_view command);

@@ -23,7 +23,10 @@ struct PrefixSpec {
   std::string_view runs_nothing;  // short options after which no command runs
   std::string_view long_options;  // space separated, see above
   int operands = 0;               // words before the command (timeout's duration)
-  bool assignments = false;       // NAME=VALUE words before the command
+  // NAME=VALUE words may come before the command; they stay part of it (the
+  // command rules see is "NAME=VALUE cmd …", as if written without the
+  // prefix), because they change what it does.
+  bool assignments = false;
   bool numeric = false;           // "-N" is an option (nice -5)
 };
 
@@ -60,6 +63,32 @@ constexpr PrefixSpec kPrefixes[] = {
 };
 
 constexpr std::string_view kShells[] = {"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash"};
+
+// Shells whose command language is not bash's: what they run is not read.
+constexpr std::string_view kOtherShells[] = {"fish", "csh",  "tcsh", "nu",
+                                             "elvish", "xonsh", "pwsh", "powershell"};
+
+// Programs that run commands this analysis does not read: their options are
+// not modelled, they read the commands from their input or a file, or what
+// they run is not the command a rule would see (chroot runs another root's
+// programs, ssh another machine's, su and runuser another user's shell).
+constexpr std::string_view kUnreadRunners[] = {
+    "flock",    "ionice",     "chroot",      "su",       "runuser",     "script",
+    "watch",    "ssh",        "parallel",    "pkexec",   "strace",      "ltrace",
+    "unshare",  "nsenter",    "firejail",    "systemd-run", "taskset", "chrt",
+    "numactl",  "cgexec",     "unbuffer",    "expect",   "sg",          "newgrp",
+    "runcon",   "setpriv",    "proot",       "fakeroot", "faketime",    "torsocks",
+    "proxychains", "proxychains4", "catchsegv", "valgrind", "xvfb-run", "dbus-launch",
+    "dbus-run-session", "tmux", "screen",    "at",       "batch",       "entr",
+    "rlwrap",   "nix-shell",  "bwrap",       "sshpass",  "chpst",       "daemonize",
+};
+
+// A script operand that is really the line's input or a command's output
+// (/dev/stdin, "<(curl …)"): the script is what some command produces.
+bool ReadsGeneratedScript(const ShellWord& word) {
+  return word.text.starts_with("<(") || word.value == "/dev/stdin" ||
+         word.value.starts_with("/dev/fd/") || word.value.starts_with("/proc/self/fd/");
+}
 
 Wrapped Unknown(std::string reason) {
   Wrapped w;
@@ -162,10 +191,14 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
     line.insert(line.end(), words.begin() + static_cast<long>(i), words.end());
     return Line("env -S", line, 0);
   }
-  while (spec.assignments && i < words.size() && IsAssignment(words[i].text)) ++i;
   i += static_cast<size_t>(spec.operands);
+  size_t command_name = i;  // past the assignments, which stay part of the command
+  while (spec.assignments && command_name < words.size() &&
+         IsAssignment(words[command_name].text)) {
+    ++command_name;
+  }
   Wrapped w;
-  if (i < words.size()) {
+  if (command_name < words.size()) {
     w.kind = Wrapped::Kind::kCommand;
     w.commands.emplace_back(words.begin() + static_cast<long>(i), words.end());
   } else if (name == "xargs") {
@@ -211,7 +244,7 @@ Wrapped UnwrapShell(const std::vector<ShellWord>& words) {
     return Line(absl::StrCat(name, " -c"), string, 0);
   }
   if (command) return {};  // bash reports the missing string
-  if (input || i >= words.size()) {
+  if (input || i >= words.size() || ReadsGeneratedScript(words[i])) {
     return Unknown(absl::StrCat("\"", name, "\" reads the commands it runs from its input"));
   }
   return {};  // a script file: what it runs is not seen
@@ -269,6 +302,21 @@ Wrapped UnwrapCommand(const std::vector<ShellWord>& words) {
     return first < words.size() ? Line("eval", words, first) : Wrapped{};
   }
   if (name == "trap") return UnwrapTrap(words);
+  if ((name == "source" || name == ".") && words.size() > 1 && ReadsGeneratedScript(words[1])) {
+    return Unknown(absl::StrCat("\"", name, "\" reads the commands it runs from its input"));
+  }
+  for (std::string_view shell : kOtherShells) {
+    if (name == shell) {
+      return Unknown(absl::StrCat("cannot tell what \"", name,
+                                  "\" runs (its command language is not read)"));
+    }
+  }
+  for (std::string_view runner : kUnreadRunners) {
+    if (name == runner) {
+      return Unknown(absl::StrCat("cannot tell what \"", name,
+                                  "\" runs (the commands it runs are not read)"));
+    }
+  }
   if (name == "find") return UnwrapFind(words);
   for (const PrefixSpec& spec : kPrefixes) {
     if (name == spec.name) return UnwrapPrefix(spec, words);

@@ -1,12 +1,16 @@
 #include "daemon/tools/policy/rule_set.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/tools/policy/command_splitter.h"
 #include "daemon/tools/policy/command_subjects.h"
+#include "daemon/tools/policy/program_pattern.h"
+#include "daemon/tools/policy/redirect_target.h"
 #include "daemon/tools/policy/walk_filter.h"
 
 namespace raw::tools::policy {
@@ -51,11 +55,19 @@ std::optional<std::string> SubjectOf(const ToolSpec& spec, const Json& arguments
 }
 
 // What the approval mode says about a call (or part) no rule matched.
-Decision Unmatched(const ToolSpec& spec, ApprovalMode mode) {
+// `unreadable` is set when the command line cannot be read fully (it cannot
+// be split, hides commands, sets variables that change what runs, or writes
+// where only running it tells): allow_all asks for it rather than fail open.
+Decision Unmatched(const ToolSpec& spec, ApprovalMode mode, bool unreadable = false) {
   switch (mode) {
     case ApprovalMode::kAskAll:
       return {RuleAction::kAsk, "approval_mode is ask_all; no rule matched"};
     case ApprovalMode::kAllowAll:
+      if (unreadable) {
+        return {RuleAction::kAsk,
+                "approval_mode allow_all does not cover a command line that cannot be read "
+                "fully; no rule matched"};
+      }
       return {RuleAction::kAllow, "approval_mode is allow_all; no rule matched"};
     case ApprovalMode::kDenyAll:
       return {RuleAction::kDeny, "approval_mode is deny_all; no rule matched"};
@@ -75,26 +87,36 @@ int Severity(RuleAction action) {
 
 }  // namespace
 
+std::string DescribeRule(const config::RuleConfig& rule) {
+  std::string subject = rule.command    ? absl::StrCat(" command \"", *rule.command, "\"")
+                        : rule.path     ? absl::StrCat(" path \"", *rule.path, "\"")
+                        : rule.redirect ? absl::StrCat(" redirect \"", *rule.redirect, "\"")
+                                        : "";
+  return absl::StrCat(ActionName(rule.action), " ", rule.tool, subject);
+}
+
 absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& rules,
                                          const std::string& where) {
   RuleSet set;
   for (size_t i = 0; i < rules.size(); ++i) {
     const config::RuleConfig& rule = rules[i];
     std::string at = absl::StrCat(where, "[", i, "]");
-    if (rule.command && rule.path) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(at, ": a rule has a command or a path pattern, not both"));
+    if ((rule.command ? 1 : 0) + (rule.path ? 1 : 0) + (rule.redirect ? 1 : 0) > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, ": a rule has one of a command, a path or a redirect pattern, not several"));
     }
     auto tool = Pattern::Compile(rule.tool, Pattern::Style::kText);
     if (!tool.ok())
       return absl::InvalidArgumentError(absl::StrCat(at, ".tool: ", tool.status().message()));
     Compiled compiled{rule, *std::move(tool), {}, at};
-    if (rule.command || rule.path) {
-      auto subject = Pattern::Compile(rule.command ? *rule.command : *rule.path,
+    const std::optional<std::string>& pattern =
+        rule.command ? rule.command : rule.path ? rule.path : rule.redirect;
+    if (pattern) {
+      auto subject = Pattern::Compile(*pattern,
                                       rule.command ? Pattern::Style::kText : Pattern::Style::kPath);
       if (!subject.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(at, rule.command ? ".command: " : ".path: ", subject.status().message()));
+        const char* field = rule.command ? ".command: " : rule.path ? ".path: " : ".redirect: ";
+        return absl::InvalidArgumentError(absl::StrCat(at, field, subject.status().message()));
       }
       compiled.subject.push_back(*std::move(subject));
     }
@@ -116,46 +138,49 @@ absl::Status RuleSet::AddSessionRules(const std::vector<config::RuleConfig>& rul
 Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const std::string& cwd,
                            config::ApprovalMode mode) const {
   auto describe = [](const Compiled& rule) {
-    const config::RuleConfig& c = rule.config;
-    std::string subject = c.command ? absl::StrCat(" command \"", *c.command, "\"")
-                          : c.path  ? absl::StrCat(" path \"", *c.path, "\"")
-                                    : "";
-    return absl::StrCat(rule.label, " (", ActionName(c.action), " ", c.tool, subject, ")");
+    return absl::StrCat(rule.label, " (", DescribeRule(rule.config), ")");
   };
-  // The first rule that applies to the call with `command` or `path` as its
-  // subject (neither: the call has none). Without `allow_patterns`, allow
-  // rules with a command pattern are skipped (a line they must not decide).
+  auto path_matches = [&](const Compiled& rule, const std::string& path) {
+    auto anchored =
+        Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
+    return anchored.ok() && anchored->Matches(path);
+  };
+  // The first rule that applies to the call with `command`, `path` or
+  // `redirect` (a redirection's resolved target) as its subject (none: the
+  // call has none). Without `allow_patterns`, allow rules with a command or
+  // redirect pattern are skipped (a line they must not decide).
   auto first_rule = [&](const std::string* command, const std::string* path,
-                        bool allow_patterns) -> const Compiled* {
+                        const std::string* redirect, bool allow_patterns) -> const Compiled* {
     for (const Compiled& rule : rules_) {
       if (!rule.tool.Matches(spec.qualified_name)) continue;
       if (rule.subject.empty()) return &rule;
+      bool may_allow = allow_patterns || rule.config.action != RuleAction::kAllow;
       if (rule.config.command && spec.rule_subject == RuleSubject::kCommand) {
-        if (command != nullptr && (allow_patterns || rule.config.action != RuleAction::kAllow) &&
-            rule.subject[0].Matches(*command)) {
-          return &rule;
-        }
+        if (command != nullptr && may_allow && rule.subject[0].Matches(*command)) return &rule;
+      } else if (rule.config.redirect && spec.rule_subject == RuleSubject::kCommand) {
+        if (redirect != nullptr && may_allow && path_matches(rule, *redirect)) return &rule;
       } else if (rule.config.path && spec.rule_subject == RuleSubject::kPath && path != nullptr) {
-        auto anchored =
-            Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
-        if (anchored.ok() && anchored->Matches(*path)) return &rule;
+        if (path_matches(rule, *path)) return &rule;
       }
     }
     return nullptr;
   };
-  auto decide = [&](const Compiled* rule) {
-    return rule != nullptr ? Decision{rule->config.action, describe(*rule)} : Unmatched(spec, mode);
+  auto decide = [&](const Compiled* rule, bool unreadable = false) {
+    return rule != nullptr ? Decision{rule->config.action, describe(*rule)}
+                           : Unmatched(spec, mode, unreadable);
   };
 
   std::optional<std::string> subject = SubjectOf(spec, arguments);
   if (spec.rule_subject == RuleSubject::kPath) {
-    if (!subject) return decide(first_rule(nullptr, nullptr, true));
+    if (!subject) return decide(first_rule(nullptr, nullptr, nullptr, true));
     std::string resolved = ResolveRulePath(cwd, *subject);
-    Decision decision = decide(first_rule(nullptr, &resolved, true));
+    Decision decision = decide(first_rule(nullptr, &resolved, nullptr, true));
     decision.reason = absl::StrCat(decision.reason, " for ", resolved);
     return decision;
   }
-  if (spec.rule_subject != RuleSubject::kCommand) return decide(first_rule(nullptr, nullptr, true));
+  if (spec.rule_subject != RuleSubject::kCommand) {
+    return decide(first_rule(nullptr, nullptr, nullptr, true));
+  }
 
   absl::StatusOr<CommandSubjects> analysis =
       subject ? AnalyzeShellCommand(*subject)
@@ -165,58 +190,148 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
   }
   if (!analysis.ok()) {
     // Deny and ask patterns are still tried on the whole text.
-    Decision decision = decide(first_rule(subject ? &*subject : nullptr, nullptr, false));
+    Decision decision =
+        decide(first_rule(subject ? &*subject : nullptr, nullptr, nullptr, false), true);
     decision.reason = absl::StrCat("command patterns do not apply (", analysis.status().message(),
                                    "); ", decision.reason);
     return decision;
   }
-  // Each subject on its own; the most severe answer wins, and its reason
-  // names the command that caused it. A canonical form only restricts.
+  // Each subject on its own; the most severe answer wins, and the reason
+  // names every part that got it. A canonical form only restricts.
   const std::string& opaque = analysis->opaque_reason;
-  Decision overall{RuleAction::kAllow, ""};
-  std::vector<std::string> allowed;
+  const std::vector<std::string>& environment = analysis->environment;
+  bool unreadable = !opaque.empty() || !environment.empty();
+  std::vector<std::string> reasons[3];  // by Severity
+  auto add = [&](RuleAction action, std::string reason) {
+    std::vector<std::string>& list = reasons[Severity(action)];
+    if (std::find(list.begin(), list.end(), reason) == list.end()) list.push_back(std::move(reason));
+  };
   for (const CommandSubject& part : analysis->subjects) {
-    const Compiled* rule = first_rule(&part.text, nullptr, opaque.empty());
+    if (part.kind == CommandSubject::Kind::kRedirect) {
+      std::string resolved = ResolveRedirectTarget(cwd, part.text);
+      const Compiled* rule = first_rule(nullptr, nullptr, part.known ? &resolved : nullptr,
+                                        opaque.empty() && part.known);
+      Decision decision =
+          rule != nullptr || !part.known || !IsHarmlessRedirectTarget(part.text)
+              ? decide(rule, unreadable || !part.known)
+              : Decision{RuleAction::kAllow, "writes no file"};
+      add(decision.action,
+          absl::StrCat("\"redirect to ",
+                       part.known ? resolved : part.text + "\" (only known when the line runs)",
+                       part.known ? "\": " : ": ", decision.reason));
+      continue;
+    }
+    const Compiled* rule = first_rule(&part.text, nullptr, nullptr, opaque.empty());
     if (part.kind == CommandSubject::Kind::kCanonical &&
         (rule == nullptr || rule->config.action == RuleAction::kAllow)) {
       continue;
     }
-    Decision decision = decide(rule);
-    std::string reason = absl::StrCat("\"", part.text, "\": ", decision.reason);
-    if (decision.action == RuleAction::kAllow) allowed.push_back(reason);
-    if (Severity(decision.action) > Severity(overall.action)) overall = {decision.action, reason};
+    Decision decision = decide(rule, unreadable);
+    add(decision.action, absl::StrCat("\"", part.text, "\": ", decision.reason));
   }
-  if (overall.action == RuleAction::kAllow) overall.reason = absl::StrJoin(allowed, "; ");
+  Decision overall{RuleAction::kAllow, ""};
+  for (RuleAction action : {RuleAction::kDeny, RuleAction::kAsk, RuleAction::kAllow}) {
+    if (reasons[Severity(action)].empty()) continue;
+    overall = {action, absl::StrJoin(reasons[Severity(action)], "; ")};
+    break;
+  }
+  if (!environment.empty()) {
+    overall.reason = absl::StrCat("the command line sets ", absl::StrJoin(environment, ", "),
+                                  ", which can change what commands run; ", overall.reason);
+  }
   if (!opaque.empty()) {
     overall.reason = absl::StrCat("allow patterns do not apply (", opaque, "); ", overall.reason);
   }
   return overall;
 }
 
-std::vector<config::RuleConfig> RuleSet::SessionRulesFor(const ToolSpec& spec,
-                                                         const Json& arguments,
-                                                         const std::string& cwd) {
+namespace {
+
+// The exact session rule for each distinct subject of a command line, with
+// the program pattern its command may be widened to ("git status *");
+// nullopt when nothing can be allowed exactly (the line cannot be split, is
+// opaque, or writes where only running it tells).
+struct OfferedRule {
+  config::RuleConfig exact;
+  std::string text;                    // the command as written
+  std::optional<std::string> program;  // command rules only
+};
+std::optional<std::vector<OfferedRule>> CommandSessionRules(const config::RuleConfig& whole_tool,
+                                                            const std::string& command,
+                                                            const std::string& cwd) {
+  auto analysis = AnalyzeShellCommand(command);
+  if (!analysis.ok() || !analysis->opaque_reason.empty()) return std::nullopt;
+  std::set<std::string> written;  // the line's own simple commands
+  if (auto line = ParseShellLine(command); line.ok()) {
+    for (const SimpleCommand& simple : line->commands) written.insert(simple.Text());
+  }
+  std::vector<OfferedRule> offered;
+  std::set<std::string> seen;
+  for (const CommandSubject& part : analysis->subjects) {
+    if (part.kind == CommandSubject::Kind::kCanonical) continue;
+    OfferedRule rule{whole_tool, part.text, std::nullopt};
+    if (part.kind == CommandSubject::Kind::kRedirect) {
+      if (!part.known) return std::nullopt;
+      if (IsHarmlessRedirectTarget(part.text)) continue;
+      rule.exact.redirect = EscapeGlob(ResolveRedirectTarget(cwd, part.text));
+    } else {
+      rule.exact.command = EscapeGlob(part.text);
+      // A line that sets what changes commands is allowed exactly only, and
+      // so is a command that another runs (bash -c, xargs, find -exec, …):
+      // only the line's own simple commands are widened.
+      if (analysis->environment.empty() && written.contains(part.text)) {
+        rule.program = ProgramPattern(part.text);
+      }
+    }
+    if (seen.insert(DescribeRule(rule.exact)).second) offered.push_back(std::move(rule));
+  }
+  return offered;
+}
+
+}  // namespace
+
+std::vector<std::vector<config::RuleConfig>> RuleSet::SessionRuleOptions(const ToolSpec& spec,
+                                                                         const Json& arguments,
+                                                                         const std::string& cwd) {
   config::RuleConfig whole_tool;
   whole_tool.action = RuleAction::kAllow;
   whole_tool.tool = EscapeGlob(spec.qualified_name);
   std::optional<std::string> subject = SubjectOf(spec, arguments);
-  if (spec.rule_subject == RuleSubject::kNone) return {whole_tool};
+  if (spec.rule_subject == RuleSubject::kNone) return {{whole_tool}};
   if (!subject) return {};
   if (spec.rule_subject == RuleSubject::kPath) {
     whole_tool.path = EscapeGlob(ResolveRulePath(cwd, *subject));
-    return {whole_tool};
+    return {{whole_tool}};
   }
-  auto analysis = AnalyzeShellCommand(*subject);
-  if (!analysis.ok() || !analysis->opaque_reason.empty()) return {};
-  std::vector<config::RuleConfig> rules;
+  std::optional<std::vector<OfferedRule>> offered = CommandSessionRules(whole_tool, *subject, cwd);
+  if (!offered || offered->empty()) return {};
+  std::vector<config::RuleConfig> exact, widened;
   std::set<std::string> seen;
-  for (const CommandSubject& part : analysis->subjects) {
-    if (part.kind != CommandSubject::Kind::kCommand || !seen.insert(part.text).second) continue;
-    config::RuleConfig rule = whole_tool;
-    rule.command = EscapeGlob(part.text);
-    rules.push_back(std::move(rule));
+  bool wider = false;
+  for (const OfferedRule& rule : *offered) {
+    exact.push_back(rule.exact);
+    config::RuleConfig wide = rule.exact;
+    if (rule.program) {
+      wide.command = *rule.program;
+      wider = true;
+      // "ls *" does not match "ls" itself: the exact rule stays then.
+      auto pattern = Pattern::Compile(*rule.program, Pattern::Style::kText);
+      if (!pattern.ok() || !pattern->Matches(rule.text)) {
+        if (seen.insert(DescribeRule(rule.exact)).second) widened.push_back(rule.exact);
+      }
+    }
+    if (seen.insert(DescribeRule(wide)).second) widened.push_back(std::move(wide));
   }
-  return rules;
+  std::vector<std::vector<config::RuleConfig>> options{std::move(exact)};
+  if (wider) options.push_back(std::move(widened));
+  return options;
+}
+
+std::vector<config::RuleConfig> RuleSet::SessionRulesFor(const ToolSpec& spec,
+                                                         const Json& arguments,
+                                                         const std::string& cwd) {
+  std::vector<std::vector<config::RuleConfig>> options = SessionRuleOptions(spec, arguments, cwd);
+  return options.empty() ? std::vector<config::RuleConfig>{} : options[0];
 }
 
 std::optional<std::string> RuleSet::ResolvedPath(const ToolSpec& spec, const Json& arguments,

@@ -23,7 +23,18 @@
 //   still meet the deny and ask patterns), and the reason says why:
 //   "allow patterns do not apply (the command line hides a command in quotes
 //   that bash may evaluate); \"echo …\": builtin/bash is not read-only; no
-//   rule matched".
+//   rule matched". The reason names every part that got the call's answer.
+// - Redirections of a command line: each file written through one is a
+//   subject that only rules with a redirect pattern (matched like a path
+//   pattern against the resolved target, "~/" expanded) and rules on the
+//   whole tool decide; /dev/null, /dev/stdout and /dev/stderr are allowed
+//   without a rule; a target only running tells ("> $f") is never allowed
+//   by a pattern.
+// - approval_mode allow_all does not allow what the analysis cannot read
+//   fully: a line that cannot be split, an opaque one, one that sets
+//   variables that change what commands run (LD_PRELOAD, GIT_*, PATH, …,
+//   environment_names.h; the reason names them in any mode) or writes where
+//   only running it tells asks instead, unless a rule decides it.
 // - kPath tools: the subject is the path argument resolved against the
 //   session cwd (rule_path.h: normalized, symlinks resolved, so "../" and
 //   links cannot hide the real target); a relative glob is anchored at the
@@ -59,6 +70,10 @@ struct Decision {
   std::string reason;
 };
 
+// A rule in words, as reasons and approval prompts name it:
+// "allow builtin/bash command \"git status *\"".
+std::string DescribeRule(const config::RuleConfig& rule);
+
 class RuleSet {
  public:
   RuleSet() = default;
@@ -72,14 +87,27 @@ class RuleSet {
   Decision Evaluate(const ToolSpec& spec, const Json& arguments, const std::string& cwd,
                     config::ApprovalMode mode) const;
 
-  // The session rule that "allow for this session" adds for this call: for
+  // The session rules that "allow for this session" adds for this call: for
   // kCommand tools one exact (escaped glob) rule per distinct command
-  // subject (canonical forms aside), for kPath tools the exact resolved
-  // path, otherwise the whole tool. Empty when nothing exact can be allowed
-  // (no subject argument, a command that cannot be split or an opaque one).
+  // subject (canonical forms aside) and one exact redirect rule per file a
+  // redirection writes to (but /dev/null and the like), for kPath tools the
+  // exact resolved path, otherwise the whole tool. Empty when nothing exact
+  // can be allowed (no subject argument, a command that cannot be split or
+  // an opaque one, a redirection whose target only running tells).
   static std::vector<config::RuleConfig> SessionRulesFor(const ToolSpec& spec,
                                                          const Json& arguments,
                                                          const std::string& cwd);
+  // The choices "allow for this session" offers, each the rules it adds:
+  // first SessionRulesFor; then, for a kCommand tool, the same with each
+  // command widened to its program pattern where that is safe
+  // (program_pattern.h: "echo *", "git status *"; the exact rule stays when
+  // the pattern does not match the command itself; only the line's own
+  // simple commands widen, not those another command runs: bash -c, xargs,
+  // find -exec), absent when no command widens or the line sets variables
+  // that change what runs. Empty when
+  // SessionRulesFor is.
+  static std::vector<std::vector<config::RuleConfig>> SessionRuleOptions(
+      const ToolSpec& spec, const Json& arguments, const std::string& cwd);
   absl::Status AddSessionRules(const std::vector<config::RuleConfig>& rules);
 
   // The path a kPath call's rules see (ResolveRulePath of its subject);

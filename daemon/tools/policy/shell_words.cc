@@ -172,6 +172,31 @@ Redirection ClassifyRedirection(std::string_view text) {
   return Redirection::kNone;
 }
 
+std::optional<std::string_view> WrittenFile(std::string_view redirection) {
+  size_t i = 0;
+  while (i < redirection.size() && absl::ascii_isdigit(static_cast<unsigned char>(redirection[i]))) {
+    ++i;
+  }
+  if (i == 0 && redirection.starts_with("{")) {  // {varname}>file
+    size_t close = redirection.find('}');
+    if (close != std::string_view::npos) i = close + 1;
+  }
+  std::string_view rest = redirection.substr(i);
+  for (std::string_view op : {"&>>", ">>", ">|", "<>", "&>", ">&", ">"}) {
+    if (!rest.starts_with(op)) continue;
+    std::string_view target = rest.substr(op.size());
+    if (op == ">&") {  // ">&2", ">&-", ">&2-": duplicating or closing a descriptor
+      std::string_view digits = target;
+      if (digits.ends_with("-")) digits.remove_suffix(1);
+      bool descriptor = true;
+      for (char c : digits) descriptor = descriptor && absl::ascii_isdigit(static_cast<unsigned char>(c));
+      if (descriptor) return std::nullopt;
+    }
+    return target;
+  }
+  return std::nullopt;
+}
+
 bool IsRedirectionPrefix(std::string_view text) {
   if (text.empty()) return false;
   for (char c : text) {

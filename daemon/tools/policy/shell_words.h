@@ -5,6 +5,7 @@
 // Pure functions over strings; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +43,14 @@ enum class Redirection {
 };
 // How the word written as `text` redirects.
 Redirection ClassifyRedirection(std::string_view text);
+
+// The file a redirection writes to, given the operator and target of one
+// redirection (its whole word for an operator and target written together,
+// or the operator word and then the target word's value): ">f", ">>f", ">|f",
+// "<>f", "&>f", "&>>f", ">&f" and with a file descriptor number or {name}
+// before them write `f`. Nullopt for redirections that write no file:
+// input ("<f", "<<<w"), duplication and closing (">&2", "2>&1", ">&-").
+std::optional<std::string_view> WrittenFile(std::string_view redirection);
 
 // True when `text` (as written) could still grow into a redirection
 // operator: digits followed by < > & | only ("2", "2>", ">>").

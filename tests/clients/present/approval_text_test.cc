@@ -24,8 +24,38 @@ TEST(ApprovalTextTest, RequestListsEveryCall) {
   call->set_state(v1::APPROVAL_STATE_PENDING);
   call->set_reason("ask rule");
   EXPECT_EQ(DescribeApprovalRequest(request),
-            "The agent wants to run 1 tool call:\n  - builtin/bash {\"command\":\"ls\"}\n"
+            "The agent wants to run 1 tool call:\n  - builtin/bash\n      command: ls\n"
             "    needs approval: ask rule\n");
+  EXPECT_EQ(SessionOptionCount(request), 0);
+}
+
+// Nothing is cut: every line of every argument, and the rules each "allow
+// for this session" choice adds.
+TEST(ApprovalTextTest, RequestShowsEveryArgumentInFullAndTheSessionRules) {
+  v1::ApprovalRequested request;
+  v1::ApprovalCall* call = request.add_calls();
+  call->set_tool("builtin/bash");
+  std::string long_line(5000, 'x');
+  call->set_arguments(R"({"command":"git status -s\necho )" + long_line +
+                      R"(\nrm -rf ~","timeout_seconds":5})");
+  call->set_state(v1::APPROVAL_STATE_PENDING);
+  call->set_reason("no rule matched");
+  v1::SessionRuleOption* exact = call->add_session_rules();
+  exact->add_rules("allow builtin/bash command \"git status -s\"");
+  v1::SessionRuleOption* wide = call->add_session_rules();
+  wide->add_rules("allow builtin/bash command \"git status *\"");
+  wide->add_rules("allow builtin/bash command \"echo *\"");
+  EXPECT_EQ(DescribeApprovalRequest(request),
+            "The agent wants to run 1 tool call:\n  - builtin/bash\n"
+            "      command: git status -s\n        echo " + long_line + "\n        rm -rf ~\n"
+            "      timeout_seconds: 5\n"
+            "    needs approval: no rule matched\n"
+            "    [a] allow for this session adds:\n"
+            "        allow builtin/bash command \"git status -s\"\n"
+            "    [p] allow for this session adds:\n"
+            "        allow builtin/bash command \"git status *\"\n"
+            "        allow builtin/bash command \"echo *\"\n");
+  EXPECT_EQ(SessionOptionCount(request), 2);
 }
 
 }  // namespace

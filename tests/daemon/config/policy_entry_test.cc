@@ -82,7 +82,13 @@ TEST(PolicyEntryTest, BadRulesNameTheirPath) {
   EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/x", "colour": 1}])")),
               ElementsAre(HasSubstr("agents.coder.rules[0].colour: unknown key")));
   EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/x", "path": "a", "command": "b"}])")),
-              ElementsAre(HasSubstr("not both")));
+              ElementsAre(HasSubstr("not several")));
+  EXPECT_THAT(
+      ProblemLines(Doc(R"("rules": [{"allow": "builtin/bash", "redirect": "", "command": "b"}])")),
+      ElementsAre(HasSubstr("agents.coder.rules[0].redirect: ")));
+  EXPECT_THAT(ProblemLines(
+                  Doc(R"("rules": [{"allow": "builtin/bash", "redirect": "/tmp/*", "command": "b"}])")),
+              ElementsAre(HasSubstr("not several")));
   EXPECT_THAT(ProblemLines(Doc(R"("rules": {"allow": "x"})")),
               ElementsAre(HasSubstr("agents.coder.rules: expected an array of rules")));
   EXPECT_THAT(ProblemLines(Doc(R"("approval_mode": "yolo")")),

@@ -19,6 +19,9 @@ using ::testing::Not;
 
 CommandSubject C(std::string text) { return {CommandSubject::Kind::kCommand, std::move(text)}; }
 CommandSubject K(std::string text) { return {CommandSubject::Kind::kCanonical, std::move(text)}; }
+CommandSubject R(std::string target, bool known = true) {
+  return {CommandSubject::Kind::kRedirect, std::move(target), known};
+}
 
 CommandSubjects Analyze(const std::string& command) {
   auto subjects = AnalyzeShellCommand(command);
@@ -48,15 +51,16 @@ TEST(CommandSubjectsTest, TheCanonicalFormIsTheCommandAsBashRunsIt) {
   EXPECT_THAT(Subjects("$'\\x72m' f"), ElementsAre(C("$'\\x72m' f"), K("rm f")));
   EXPECT_THAT(Subjects("/usr/bin/rm f"), ElementsAre(C("/usr/bin/rm f"), K("rm f")));
   EXPECT_THAT(Subjects("2>/dev/null rm f > out"),
-              ElementsAre(C("2>/dev/null rm f > out"), K("rm f")));
-  EXPECT_THAT(Subjects("rm>/dev/null f"), ElementsAre(C("rm >/dev/null f"), K("rm f")));
+              ElementsAre(C("2>/dev/null rm f > out"), K("rm f"), R("/dev/null"), R("out")));
+  EXPECT_THAT(Subjects("rm>/dev/null f"),
+              ElementsAre(C("rm >/dev/null f"), K("rm f"), R("/dev/null")));
   EXPECT_THAT(Subjects("git commit -m \"$MSG\""),
               ElementsAre(C("git commit -m \"$MSG\""), K("git commit -m $MSG")));
   // A command that is already canonical is one subject; assignments and
   // redirections alone stay a command of their own.
   EXPECT_THAT(Subjects("make -j2"), ElementsAre(C("make -j2")));
   EXPECT_THAT(Subjects("FOO=1"), ElementsAre(C("FOO=1")));
-  EXPECT_THAT(Subjects("FOO=1 > f"), ElementsAre(C("FOO=1 > f")));
+  EXPECT_THAT(Subjects("FOO=1 > f"), ElementsAre(C("FOO=1 > f"), R("f")));
   // A quoted name is not an assignment: bash runs a command named "FOO=1".
   EXPECT_THAT(Subjects("'FOO=1' x"), ElementsAre(C("'FOO=1' x"), K("FOO=1 x")));
 }
@@ -67,7 +71,7 @@ TEST(CommandSubjectsTest, TransparentPrefixesAreUnwrapped) {
       {"command -p rm f", "rm f"},
       {"builtin rm f", "rm f"},
       {"exec -a name rm f", "rm f"},
-      {"env -i -u HOME A=1 rm f", "rm f"},
+      {"env -i -u HOME A=1 rm f", "A=1 rm f"},
       {"env --chdir=/ -- rm f", "rm f"},
       {"env - rm f", "rm f"},
       {"nohup rm f", "rm f"},
@@ -79,7 +83,7 @@ TEST(CommandSubjectsTest, TransparentPrefixesAreUnwrapped) {
       {"timeout -k 1 --signal=KILL 5 rm f", "rm f"},
       {"xargs -0 -n 1 -I {} rm {}", "rm {}"},
       {"xargs -r -L1 rm", "rm \u2026"},
-      {"sudo -u root FOO=1 rm f", "rm f"},
+      {"sudo -u root FOO=1 rm f", "FOO=1 rm f"},
       {"sudo --preserve-env -- rm f", "rm f"},
       {"stdbuf -oL -e 0 rm f", "rm f"},
       {"setsid -f rm f", "rm f"},
@@ -107,6 +111,68 @@ TEST(CommandSubjectsTest, TransparentPrefixesAreUnwrapped) {
     EXPECT_THAT(Subjects(command), Not(Contains(C("rm")))) << command;
     EXPECT_EQ(Subjects(command)[0], C(command));
   }
+}
+
+// "env A=1 cmd" runs cmd with A set, exactly as "A=1 cmd": the assignments
+// stay part of the command rules see, and its canonical form drops them.
+TEST(CommandSubjectsTest, AssignmentsAfterAPrefixStayPartOfTheCommand) {
+  EXPECT_THAT(
+      Subjects("env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git status"),
+      ElementsAre(
+          C("env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git status"),
+          C("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git status"),
+          K("git status")));
+  EXPECT_THAT(Subjects("sudo LD_PRELOAD=/tmp/x.so ls"),
+              ElementsAre(C("sudo LD_PRELOAD=/tmp/x.so ls"), C("LD_PRELOAD=/tmp/x.so ls"),
+                          K("ls")));
+  EXPECT_THAT(Subjects("nice env PATH=/tmp/bin make"),
+              ::testing::IsSupersetOf({C("env PATH=/tmp/bin make"), C("PATH=/tmp/bin make")}));
+  EXPECT_THAT(Subjects("env A=1"), ElementsAre(C("env A=1")));
+}
+
+TEST(CommandSubjectsTest, VariablesThatChangeWhatRunsAreListed) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"LD_PRELOAD=/tmp/x.so ls", {"LD_PRELOAD"}},
+      {"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git status",
+       {"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"}},
+      {"sudo -E LD_LIBRARY_PATH=. make", {"LD_LIBRARY_PATH"}},
+      {"timeout 5 env BASH_ENV=x bash s.sh", {"BASH_ENV"}},
+      {"PATH=/tmp:$PATH make; ENV=x sh s", {"PATH", "ENV"}},
+      {"export PROMPT_COMMAND='rm x'; KUBECONFIG=k kubectl get", {"PROMPT_COMMAND", "KUBECONFIG"}},
+      {"NPM_CONFIG_USERCONFIG=x npm i", {"NPM_CONFIG_USERCONFIG"}},
+      {"declare -x NODE_OPTIONS=--require=x", {"NODE_OPTIONS"}},
+      {"HOME=/tmp/h git log", {"HOME"}},
+  };
+  for (const auto& [command, names] : cases) {
+    EXPECT_EQ(Analyze(command).environment, names) << command;
+  }
+  for (const char* command : {"FOO=1 make", "env CC=clang make", "export A=1", "LANG=C sort"}) {
+    EXPECT_THAT(Analyze(command).environment, IsEmpty()) << command;
+  }
+}
+
+TEST(CommandSubjectsTest, FilesWrittenByRedirectionsAreSubjects) {
+  EXPECT_THAT(Subjects("echo x >> ~/.bashrc"),
+              ElementsAre(C("echo x >> ~/.bashrc"), K("echo x"), R("~/.bashrc")));
+  EXPECT_THAT(Subjects("make >build.log 2>&1"),
+              ElementsAre(C("make >build.log 2>&1"), K("make"), R("build.log")));
+  EXPECT_THAT(Subjects("a &>'o u t' 2>>e 3<>rw >|f {fd}>g >&h"),
+              ::testing::IsSupersetOf({R("o u t"), R("e"), R("rw"), R("f"), R("g"), R("h")}));
+  // Reading, here-strings and descriptor duplication write no file.
+  for (const char* command : {"sort < in", "cat <<< w", "x 2>&1 >&2 3>&- 1>&3-", "x <&3"}) {
+    for (const CommandSubject& s : Subjects(command)) {
+      EXPECT_NE(s.kind, CommandSubject::Kind::kRedirect) << command << ": " << s.text;
+    }
+  }
+  // A target only running tells is unknown; a quoted "~" is a name.
+  EXPECT_THAT(Subjects("echo x > \"$f\""), Contains(R("$f", false)));
+  EXPECT_THAT(Subjects("echo x > *.txt"), Contains(R("*.txt", false)));
+  EXPECT_THAT(Subjects("echo x > ~root/f"), Contains(R("~root/f", false)));
+  EXPECT_THAT(Subjects("echo x > '~/f'"), Contains(R("./~/f")));
+  // Redirections after a group, inside command strings and substitutions.
+  EXPECT_THAT(Subjects("{ a; b; } > f"), Contains(R("f")));
+  EXPECT_THAT(Subjects("bash -c 'echo x > f'"), Contains(R("f")));
+  EXPECT_THAT(Subjects("echo $(cat x > f)"), Contains(R("f")));
 }
 
 TEST(CommandSubjectsTest, CommandStringsAreParsedInTurn) {
@@ -169,12 +235,29 @@ TEST(CommandSubjectsTest, WhatCannotBeKnownMakesTheLineOpaque) {
       {"bash -c 'rm \"x'",
        "the command line bash runs cannot be split (unterminated double quote "
        "(opened at offset 3))"},
+      {"fish -c 'rm x'", "cannot tell what \"fish\" runs (its command language is not read)"},
+      {"source <(curl x)", "\"source\" reads the commands it runs from its input"},
+      {". /dev/stdin", "\".\" reads the commands it runs from its input"},
+      {"bash /dev/stdin", "\"bash\" reads the commands it runs from its input"},
   };
   for (const auto& [command, reason] : cases) {
     EXPECT_EQ(Analyze(command).opaque_reason, reason) << command;
   }
   // Deny rules still see what can be seen.
   EXPECT_THAT(Analyze("bash -c \"rm $f\"").subjects, Contains(C("rm $f")));
+  // Programs that run commands this analysis does not read.
+  for (const char* command :
+       {"flock /tmp/l rm x", "ionice -c3 rm x", "chroot /srv ls", "su -c 'rm x'", "su",
+        "script -qc 'rm x' /dev/null", "watch rm x", "ssh host rm x", "parallel rm ::: a b",
+        "strace -f rm x", "unshare -r rm x", "systemd-run rm x", "nice flock l rm x"}) {
+    std::string program = std::string(command).starts_with("nice ") ? "flock"
+                          : std::string(command).substr(0, std::string(command).find(' '));
+    EXPECT_EQ(Analyze(command).opaque_reason,
+              "cannot tell what \"" + program + "\" runs (the commands it runs are not read)")
+        << command;
+  }
+  EXPECT_EQ(Analyze("zsh -c 'rm x'").opaque_reason, "");  // a bash-like command string
+  EXPECT_EQ(Analyze("source .venv/bin/activate").opaque_reason, "");
 }
 
 TEST(CommandSubjectsTest, HiddenEvaluationMakesTheLineOpaque) {

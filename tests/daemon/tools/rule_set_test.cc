@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -45,6 +47,9 @@ RuleConfig Path(RuleAction action, std::string path, std::string tool = "builtin
 }
 RuleConfig Whole(RuleAction action, std::string tool) {
   return RuleConfig{action, std::move(tool), std::nullopt, std::nullopt};
+}
+RuleConfig Redirect(RuleAction action, std::string target, std::string tool = "builtin/bash") {
+  return RuleConfig{action, std::move(tool), std::nullopt, std::nullopt, std::move(target)};
 }
 
 RuleSet Rules(const std::vector<RuleConfig>& rules) {
@@ -212,6 +217,163 @@ TEST(RuleSetTest, HiddenCommandsAreNeverAllowedByAPattern) {
   EXPECT_EQ(Bash(deny, "bash -c \"rm $x\"").action, RuleAction::kDeny);
   EXPECT_EQ(Bash(Rules({Whole(RuleAction::kAllow, "builtin/bash")}), "echo $((x))").action,
             RuleAction::kAllow);
+}
+
+// "env A=1 git status" runs git status with A set: allowing "git status"
+// does not allow it, and variables that change what runs are named.
+TEST(RuleSetTest, AssignmentsAfterAPrefixAreNotAllowedByTheInnerCommand) {
+  const std::string command =
+      "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=x git status";
+  for (const std::string pattern : {"git status", "git status *", "git status*"}) {
+    RuleSet rules = Rules({Command(RuleAction::kAllow, pattern), Command(RuleAction::kAllow, "env *")});
+    Decision decision = Bash(rules, command);
+    EXPECT_EQ(decision.action, RuleAction::kAsk) << pattern << ": " << decision.reason;
+    EXPECT_THAT(decision.reason,
+                StartsWith("the command line sets GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0, "
+                           "GIT_CONFIG_VALUE_0, which can change what commands run; "
+                           "\"GIT_CONFIG_COUNT=1 "));
+    // Without the assignments the rule does allow it.
+    std::string plain = pattern.ends_with(" *") ? "env git status -s" : "env git status";
+    EXPECT_EQ(Bash(rules, plain).action, RuleAction::kAllow) << pattern;
+  }
+  RuleSet rules = Rules({Command(RuleAction::kAllow, "ls *"), Command(RuleAction::kAllow, "sudo *"),
+                         Command(RuleAction::kAllow, "nice *")});
+  for (const char* line : {"LD_PRELOAD=/tmp/x.so ls -l", "sudo LD_PRELOAD=/tmp/x.so ls -l",
+                           "nice -n 5 LD_PRELOAD=/tmp/x.so ls -l"}) {
+    Decision decision = Bash(rules, line);
+    EXPECT_EQ(decision.action, RuleAction::kAsk) << line;
+    EXPECT_THAT(decision.reason, HasSubstr("sets LD_PRELOAD, which can change")) << line;
+  }
+  // Deny rules still see the command without its assignments.
+  EXPECT_EQ(Bash(Rules({Command(RuleAction::kDeny, "rm *")}), "sudo FOO=1 rm x").action,
+            RuleAction::kDeny);
+}
+
+// allow_all allows what no rule matched, but not what the analysis cannot
+// read: deny rules could not see what such a line runs.
+TEST(RuleSetTest, AllowAllAsksForWhatCannotBeRead) {
+  RuleSet rules = Rules({Command(RuleAction::kDeny, "rm *")});
+  for (const char* command :
+       {"x=rm; $x -rf ~", "bash <<EOF\nrm -rf ~\nEOF", "f() { rm -rf ~; }; f",
+        "flock /tmp/l rm -rf ~", "ionice -c3 rm -rf ~", "chroot / rm -rf ~", "su -c 'rm -rf ~'",
+        "script -qc 'rm -rf ~' /dev/null", "watch rm -rf ~", "ssh host rm -rf ~",
+        "parallel rm ::: ~", "fish -c 'rm -rf ~'", "zsh -c \"$x\"", "eval \"$x\"",
+        "sh -c \"$x\"", "echo rm -rf ~ | sh", "source <(echo rm -rf ~)",
+        "LD_PRELOAD=/tmp/x.so ls", "env GIT_CONFIG_COUNT=1 git status", "echo x > \"$f\""}) {
+    Decision decision = Bash(rules, command, ApprovalMode::kAllowAll);
+    EXPECT_EQ(decision.action, RuleAction::kAsk) << command << ": " << decision.reason;
+    EXPECT_THAT(decision.reason,
+                HasSubstr("approval_mode allow_all does not cover a command line that cannot be "
+                          "read fully"))
+        << command;
+  }
+  for (const char* command : {"make && ls", "zsh -c 'ls'", "FOO=1 make", "echo x > out.txt",
+                              "bash script.sh", "source .venv/bin/activate"}) {
+    EXPECT_EQ(Bash(rules, command, ApprovalMode::kAllowAll).action, RuleAction::kAllow) << command;
+  }
+  EXPECT_EQ(Bash(rules, "flock /tmp/l rm x", ApprovalMode::kAllowAll).action, RuleAction::kAsk);
+  // A rule on the whole tool still decides.
+  EXPECT_EQ(Bash(Rules({Whole(RuleAction::kAllow, "builtin/bash")}), "x=rm; $x -rf ~",
+                 ApprovalMode::kAllowAll)
+                .action,
+            RuleAction::kAllow);
+}
+
+TEST(RuleSetTest, RedirectionsAreSubjects) {
+  const char* home = std::getenv("HOME");
+  ASSERT_NE(home, nullptr);
+  std::string bashrc = ResolveRulePath("/", std::string(home) + "/.bashrc");
+  RuleSet echo = Rules({Command(RuleAction::kAllow, "echo *")});
+  Decision decision = Bash(echo, "echo x >> ~/.bashrc");
+  EXPECT_EQ(decision.action, RuleAction::kAsk);
+  EXPECT_EQ(decision.reason, "\"redirect to " + bashrc +
+                                 "\": builtin/bash is not read-only; no rule matched");
+  EXPECT_EQ(Bash(echo, "echo x").action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(echo, "echo x > /dev/null 2>&1").action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(echo, "echo x 2>/dev/stderr").action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(echo, "echo x > \"$f\"").action, RuleAction::kAsk);
+
+  TempDir dir;
+  RuleSet redirects = Rules({Command(RuleAction::kAllow, "echo *"),
+                             Redirect(RuleAction::kDeny, "/**/.bashrc"),
+                             Redirect(RuleAction::kAllow, "out/*"),
+                             Redirect(RuleAction::kAllow, "/tmp/*")});
+  auto run = [&](const std::string& command, ApprovalMode mode = ApprovalMode::kDefault) {
+    return redirects.Evaluate(kBash, Json{{"command", command}}, dir.path(), mode);
+  };
+  EXPECT_EQ(run("echo x > out/a.txt").action, RuleAction::kAllow);
+  EXPECT_EQ(run("echo x >> /tmp/a").action, RuleAction::kAllow);
+  EXPECT_EQ(run("echo x > out/sub/a.txt").action, RuleAction::kAsk);
+  EXPECT_EQ(run("echo x > out/../a.txt").action, RuleAction::kAsk);
+  EXPECT_EQ(run("echo x > ~/.bashrc", ApprovalMode::kAllowAll).action, RuleAction::kDeny);
+  EXPECT_EQ(run("echo x > elsewhere.txt", ApprovalMode::kAllowAll).action, RuleAction::kAllow);
+  // A pattern never allows a target only running tells, nor a line that
+  // hides commands; a command pattern never matches a redirection.
+  EXPECT_EQ(run("echo x > out/$n").action, RuleAction::kAsk);
+  EXPECT_EQ(run("echo $((x)) > out/a").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(Rules({Command(RuleAction::kAllow, "*")}), "echo x > /etc/passwd").action,
+            RuleAction::kAsk);
+  EXPECT_EQ(Bash(Rules({Whole(RuleAction::kAllow, "builtin/bash")}), "echo x > /etc/f").action,
+            RuleAction::kAllow);
+  // A redirect pattern never applies to a file tool.
+  EXPECT_EQ(Rules({Redirect(RuleAction::kDeny, "/**", "*")})
+                .Evaluate(kWrite, Json{{"path", "/tmp/x"}}, "/", ApprovalMode::kAllowAll)
+                .action,
+            RuleAction::kAllow);
+}
+
+TEST(RuleSetTest, TheReasonNamesEveryPartThatAsks) {
+  RuleSet rules = Rules({Command(RuleAction::kAllow, "git *"), Command(RuleAction::kDeny, "rm *"),
+                         Command(RuleAction::kDeny, "shred *")});
+  EXPECT_EQ(Bash(rules, "git a && make && npm test | tee log").reason,
+            "\"make\": builtin/bash is not read-only; no rule matched; \"npm test\": "
+            "builtin/bash is not read-only; no rule matched; \"tee log\": builtin/bash is not "
+            "read-only; no rule matched");
+  EXPECT_EQ(Bash(rules, "make; rm a; shred b").reason,
+            "\"rm a\": agents.coder.rules[1] (deny builtin/bash command \"rm *\"); \"shred b\": "
+            "agents.coder.rules[2] (deny builtin/bash command \"shred *\")");
+}
+
+TEST(RuleSetTest, SessionRuleOptionsOfferTheProgramPatternWhereSafe) {
+  auto options = [](const std::string& command) {
+    return RuleSet::SessionRuleOptions(kBash, Json{{"command", command}}, "/");
+  };
+  auto o = options("git status -s && echo hi > /tmp/o.txt");
+  ASSERT_EQ(o.size(), 2u);
+  EXPECT_THAT(o[0], ::testing::ElementsAre(Command(RuleAction::kAllow, "git status -s"),
+                                           Command(RuleAction::kAllow, "echo hi > /tmp/o.txt"),
+                                           Redirect(RuleAction::kAllow, "/tmp/o.txt")));
+  EXPECT_THAT(o[1], ::testing::ElementsAre(Command(RuleAction::kAllow, "git status *"),
+                                           Command(RuleAction::kAllow, "echo *"),
+                                           Redirect(RuleAction::kAllow, "/tmp/o.txt")));
+  EXPECT_EQ(DescribeRule(o[1][0]), "allow builtin/bash command \"git status *\"");
+  // A command the pattern does not match itself keeps its exact rule.
+  EXPECT_THAT(options("ls")[1], ::testing::ElementsAre(Command(RuleAction::kAllow, "ls"),
+                                                       Command(RuleAction::kAllow, "ls *")));
+  // Never wider than the program and its subcommand; never for shells,
+  // interpreters, prefixes, command runners, hidden evaluation, assignments.
+  for (const char* command :
+       {"git", "git -c core.pager=x log", "bash -c 'rm x'", "python3 -c 'print(1)'",
+        "node -e 1", "perl -e 1", "sed -n 1p f", "awk 1 f", "env FOO=1 make", "FOO=1 make",
+        "sudo make", "xargs rm", "find . -name x", "eval ls", "source x", "printf x",
+        "read -r x", "./build.sh", "/usr/bin/ls", "'ls' x", "npx cowsay", "ssh host ls",
+        "LD_PRELOAD=x ls", "\"$x\" y"}) {
+    EXPECT_LE(options(command).size(), 1u) << command;
+  }
+  // What xargs runs stays exact: its arguments are not what the user saw.
+  EXPECT_THAT(options("echo f | xargs rm")[1],
+              ::testing::ElementsAre(Command(RuleAction::kAllow, "echo *"),
+                                     Command(RuleAction::kAllow, "xargs rm"),
+                                     Command(RuleAction::kAllow, "rm \u2026")));
+  EXPECT_THAT(options("npm run build")[1],
+              ::testing::ElementsAre(Command(RuleAction::kAllow, "npm run *")));
+  EXPECT_THAT(options("make -j2")[1], ::testing::ElementsAre(Command(RuleAction::kAllow, "make *")));
+  // The widened rules allow the next such command, and no more.
+  RuleSet rules;
+  ASSERT_TRUE(rules.AddSessionRules(options("git status -s")[1]).ok());
+  EXPECT_EQ(Bash(rules, "git status --short").action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(rules, "git push").action, RuleAction::kAsk);
+  EXPECT_EQ(Bash(rules, "git status; rm x").action, RuleAction::kAsk);
 }
 
 TEST(RuleSetTest, MissingOrNonStringSubjectMatchesNoCommandPattern) {
@@ -432,7 +594,11 @@ TEST(RuleSetTest, InvalidPatternsNameTheRuleAndField) {
       RuleSet::Compile({RuleConfig{RuleAction::kAllow, "*", "ls", "/tmp"}}, "agents.x.rules");
   ASSERT_FALSE(both.ok());
   EXPECT_THAT(std::string(both.status().message()),
-              HasSubstr("agents.x.rules[0]: a rule has a command or a path"));
+              HasSubstr("agents.x.rules[0]: a rule has one of a command, a path or a redirect"));
+  auto bad_redirect = RuleSet::Compile({Redirect(RuleAction::kAllow, "/tmp/\\")}, "agents.x.rules");
+  ASSERT_FALSE(bad_redirect.ok());
+  EXPECT_THAT(std::string(bad_redirect.status().message()),
+              StartsWith("agents.x.rules[0].redirect: "));
   RuleSet set;
   absl::Status session = set.AddSessionRules({Command(RuleAction::kAllow, "re:(")});
   EXPECT_THAT(std::string(session.message()), StartsWith("session rules[0].command: "));

@@ -1,0 +1,41 @@
+// Text for a terminal from sources Raw does not control (the model, tools,
+// hooks, MCP servers, the daemon's messages): every surface that writes
+// such text to a terminal passes it through SanitizeForTerminal first, so
+// that no escape sequence or control character it holds can move the
+// cursor, erase lines, retitle the window or otherwise act on the terminal.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/string_view.h"
+
+namespace raw::present {
+
+enum class Tabs {
+  kExpand,  // to spaces up to the next multiple of 4 code points (a screen)
+  kKeep,    // as they are (a terminal stream: the terminal expands them)
+};
+
+// Replaces control characters (C0 except newline and tab, DEL, C1, and
+// invalid UTF-8) with U+FFFD, drops carriage returns (a lone CR would move
+// the cursor), and expands or keeps tabs. An ESC therefore never reaches
+// the terminal: "\e[1A" becomes "\uFFFD[1A".
+std::string SanitizeForTerminal(std::string_view text, Tabs tabs = Tabs::kExpand);
+
+// SanitizeForTerminal keeping tabs: for text written to a terminal stream
+// (`raw run`), where the terminal expands tabs itself.
+// (absl::string_view: also takes absl::Status messages.)
+inline std::string SanitizeForStream(absl::string_view text) {
+  return SanitizeForTerminal(std::string_view(text.data(), text.size()), Tabs::kKeep);
+}
+
+// How many bytes at the end of `text` are the start of a UTF-8 sequence
+// whose remaining bytes have not arrived yet (0 to 3): a stream of pieces
+// holds them back until the next piece, so that a character split between
+// two pieces is not replaced.
+size_t IncompleteUtf8Tail(std::string_view text);
+
+}  // namespace raw::present
