@@ -103,6 +103,13 @@ absl::Status CheckPrivateDir(const std::string& dir) {
         "RAW_SOCKET to a path in a directory you own",
         dir, st.st_uid, getuid(), dir));
   }
+  if ((st.st_mode & 0022) != 0) {
+    return absl::PermissionDeniedError(absl::StrFormat(
+        "other users can write to socket directory %s (mode %04o), so they could replace a "
+        "socket there; use a socket path in a private directory (mode 0700), or leave "
+        "--socket and RAW_SOCKET unset",
+        dir, st.st_mode & 07777));
+  }
   if ((st.st_mode & 077) != 0) {
     return absl::PermissionDeniedError(absl::StrFormat(
         "socket directory %s has mode %04o; it must be 0700 (only you may enter it). "

@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "clients/cli/config_command.h"
 #include "clients/cli/dispatch.h"
 #include "clients/cli/exit_codes.h"
 #include "common/version.h"

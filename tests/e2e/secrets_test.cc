@@ -120,7 +120,7 @@ TEST_F(ContractTest, AKeyTheModelEchoesIsHiddenFromStorageTheLogAndEveryEvent) {
   // The model echoes the key in its reasoning, its text and a tool call's
   // arguments; the call itself asks whether bash has the key.
   const std::string args = absl::StrCat(
-      R"({"command":"printenv RAW_TEST_KEY; echo "exit=$?" # )", kEnvKey, R"("})");
+      R"({"command":"printenv RAW_TEST_KEY; echo exit=$? # )", kEnvKey, R"("})");
   // Text and reasoning spell it out over two deltas each, as a model
   // streaming tokens does.
   const std::string key(kEnvKey);
