@@ -167,7 +167,7 @@ TEST_F(ContractTest, AKeyTheModelEchoesIsHiddenFromStorageTheLogAndEveryEvent) {
     if (e.has_reasoning_delta()) streamed_reasoning += e.reasoning_delta().text();
     EXPECT_EQ(e.SerializeAsString().find(kEnvKey), std::string::npos) << e.DebugString();
   }
-  EXPECT_EQ(streamed_text, "the key is [redacted] ok");
+  EXPECT_EQ(streamed_text, "the key is [redacted] okdone with [redacted]");
   EXPECT_EQ(streamed_reasoning, "think [redacted]");
   // Nor does the history a client reads back.
   raw::v1::GetHistoryRequest history_request;
