@@ -81,20 +81,34 @@ absl::Status EnsurePrivateDir(const std::string& dir) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot create socket directory ", dir, ": ", std::strerror(errno)));
   }
+  return CheckPrivateDir(dir);
+}
+
+absl::Status CheckPrivateDir(const std::string& dir) {
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::NotFoundError(absl::StrCat(dir, " does not exist"));
     return absl::PermissionDeniedError(
         absl::StrCat("cannot inspect socket directory ", dir, ": ", std::strerror(errno)));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("socket directory ", dir, " is not a directory (symlinks are refused)"));
+    return absl::PermissionDeniedError(absl::StrCat(
+        "socket directory ", dir, " is not a directory (symlinks are refused); remove it (",
+        "rm ", dir, ") or set RAW_SOCKET to a path in a private directory you own"));
   }
   if (st.st_uid != getuid()) {
     return absl::PermissionDeniedError(absl::StrFormat(
         "socket directory %s is owned by uid %d, not by you (uid %d); refusing to use it. "
-        "Remove it or set RAW_SOCKET to a path in a directory you own",
-        dir, st.st_uid, getuid()));
+        "Remove it (another user may have prepared it: rm -r %s as its owner or root) or set "
+        "RAW_SOCKET to a path in a directory you own",
+        dir, st.st_uid, getuid(), dir));
+  }
+  if ((st.st_mode & 0022) != 0) {
+    return absl::PermissionDeniedError(absl::StrFormat(
+        "other users can write to socket directory %s (mode %04o), so they could replace a "
+        "socket there; use a socket path in a private directory (mode 0700), or leave "
+        "--socket and RAW_SOCKET unset",
+        dir, st.st_mode & 07777));
   }
   if ((st.st_mode & 077) != 0) {
     return absl::PermissionDeniedError(absl::StrFormat(

@@ -40,6 +40,13 @@ std::string ResolveSocketPath(const EnvLookup& env);
 // chmod-ed silently, since another user could have prepared it.
 absl::Status EnsurePrivateDir(const std::string& dir);
 
+// The checks of EnsurePrivateDir on an existing `dir`, without creating or
+// changing anything: lstat(2) shows a directory (not a symlink), owned by
+// the current user, with no group or other permission bits. kNotFound when
+// it does not exist; kPermissionDenied, saying what to remove or change,
+// otherwise.
+absl::Status CheckPrivateDir(const std::string& dir);
+
 // Creates `dir` and its parents (mode 0700 for created ones) without
 // checking ownership; for config/state/data directories.
 absl::Status EnsureDir(const std::string& dir);

@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
+#include "common/owned_children.h"
 
 extern char** environ;
 
@@ -86,8 +87,13 @@ absl::StatusOr<pid_t> SpawnInNewSession(const SpawnRequest& request) {
     envp = PointersTo(env_copy);
   }
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, request.program.c_str(), settings.actions(), settings.attr(),
-                       argv.data(), request.env.has_value() ? envp.data() : environ);
+  int rc = 0;
+  // Recorded as owned before any orphan reaper can see it exit.
+  StartOwnedChild([&] {
+    rc = posix_spawn(&pid, request.program.c_str(), settings.actions(), settings.attr(),
+                     argv.data(), request.env.has_value() ? envp.data() : environ);
+    return rc == 0 ? pid : -1;
+  });
   if (rc == 0) return pid;
   std::string where = request.cwd.empty() ? "" : absl::StrCat(" in ", request.cwd);
   std::string message = absl::StrCat("cannot start \"", request.argv[0], "\" (", request.program,

@@ -28,10 +28,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/child_env.h"
+#include "common/owned_children.h"
 #include "common/spawn.h"
 #include "common/status_macros.h"
-
-extern char** environ;
 
 namespace raw {
 namespace {
@@ -96,29 +96,6 @@ void ReadAvailable(OutputPipe& pipe, int max_reads) {
 int MillisUntil(Clock::time_point deadline) {
   auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
-}
-
-// The daemon's environment with `overrides` added or replacing entries.
-absl::StatusOr<std::vector<std::string>> BuildEnvironment(
-    const std::map<std::string, std::string>& overrides) {
-  for (const auto& [key, value] : overrides) {
-    if (key.empty() || key.find('=') != std::string::npos || key.find('\0') != std::string::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid environment variable name \"", key, "\""));
-    }
-    if (value.find('\0') != std::string::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("environment variable ", key, " contains a NUL byte"));
-    }
-  }
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    std::string_view key = entry.substr(0, entry.find('='));
-    if (overrides.find(std::string(key)) == overrides.end()) env.emplace_back(entry);
-  }
-  for (const auto& [key, value] : overrides) env.push_back(absl::StrCat(key, "=", value));
-  return env;
 }
 
 std::string PathValue(const SubprocessOptions& options) {
@@ -252,9 +229,7 @@ void KillGroup(Child& child, int64_t grace_ms) {
 // `all_of_group`, also waits for every other child of this process in the
 // group (all were sent SIGKILL); otherwise only collects those already dead.
 int Reap(pid_t pid, bool all_of_group) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  int status = WaitOwnedChild(pid);
   int ignored;
   while (true) {
     pid_t r = waitpid(-pid, &ignored, all_of_group ? 0 : WNOHANG);
@@ -354,7 +329,8 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options,
           absl::StrCat("working directory ", options.cwd, " is not a directory"));
     }
   }
-  ASSIGN_OR_RETURN(std::vector<std::string> env, BuildEnvironment(options.env));
+  ASSIGN_OR_RETURN(std::vector<std::string> env,
+                   ChildEnvironment(options.withheld_env, options.env));
   ASSIGN_OR_RETURN(std::string program,
                    FindProgram(options.argv[0], PathValue(options), options.cwd));
 

@@ -5,7 +5,8 @@
 // daemon; waits with poll(2) on the pipes, a pidfd and the cancel fd: no
 // sleeps.
 //
-// REQUIRES: nothing else in the process reaps arbitrary children.
+// The child is an owned child (owned_children.h): an orphan reaper never
+// takes its exit status.
 // Thread-safety: any number of calls may run concurrently.
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,9 @@ struct SubprocessOptions {
   std::string stdin_data;         // written, then stdin is closed
   // Extra environment entries (added to / overriding the daemon's).
   std::map<std::string, std::string> env;
+  // Names of the daemon's environment left out of the child's (secrets;
+  // see child_env.h).
+  std::set<std::string> withheld_env;
   int64_t timeout_ms = 30000;  // 0 = none
   int64_t max_output_bytes = 1 << 20;  // per stream; the rest is dropped
   // Time between SIGTERM and SIGKILL to the group on timeout or cancel.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/orphan_reaper.h"
 #include "common/paths.h"
 #include "common/version.h"
 #include "daemon/app/daemon.h"
@@ -37,13 +38,22 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGHUP);
+  // SIGCHLD reaches only the orphan reaper's signalfd (below).
+  sigaddset(&stop_signals, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
   // Orphaned descendants of tool commands (for example `sleep 300 &` in a
   // bash call) are re-parented to rawd rather than to init, so the bash
-  // tool can reap every process of a group it killed. Nothing in rawd calls
-  // waitpid(-1): each tool reaps only its own process group.
+  // tool can reap every process of a group it killed. Those that outlive
+  // their call are reaped by the OrphanReaper when they exit; the children
+  // Raw started itself are owned (common/owned_children.h) and reaped only
+  // by their starters.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  auto reaper = raw::OrphanReaper::Start();
+  if (!reaper.ok()) {
+    std::fprintf(stderr, "rawd: %s\n", std::string(reaper.status().message()).c_str());
+    return 1;
+  }
 
   raw::app::Daemon daemon(*options, raw::ProcessEnv());
   return daemon.Run();

@@ -10,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
+#include "common/json.h"
 #include "common/paths.h"
+#include "common/utf8.h"
 
 namespace raw::cli {
 namespace {
@@ -75,14 +77,23 @@ int Init(client::RawClient& client, const std::optional<std::string>& path, Over
     ctx.err << "raw config init: " << tmpl.status().message() << "\n";
     return ExitCodeFor(tmpl.status());
   }
-  std::string target = path.value_or(tmpl->default_path());
-  if (target.empty()) {
+  // The file goes to the client's own config path: a path the daemon names
+  // is never written to.
+  std::string target;
+  if (path) {
+    target = *path;
+  } else {
     auto paths = ResolvePaths(ctx.connect.env);
     if (!paths.ok()) {
       ctx.err << "raw config init: " << paths.status().message() << "\n";
       return kExitUsage;
     }
     target = paths->config_file;
+  }
+  if (absl::Status valid = ValidateConfigTemplate(tmpl->text()); !valid.ok()) {
+    ctx.err << "raw config init: the daemon's starting config was not written: "
+            << valid.message() << "\n";
+    return ExitCodeFor(valid);
   }
   absl::Status written = WriteConfigFile(target, tmpl->text(), overwrite);
   if (absl::IsAlreadyExists(written)) {
@@ -113,6 +124,31 @@ const char kConfigUsage[] =
     "  --config PATH   the config file to check or write\n"
     "  --force         (init) replace an existing file\n"
     "  --socket PATH   daemon socket\n";
+
+absl::Status ValidateConfigTemplate(const std::string& text) {
+  if (text.size() > kMaxConfigTemplateBytes) {
+    return absl::DataLossError(absl::StrCat("it is ", text.size(), " bytes long; at most ",
+                                            kMaxConfigTemplateBytes, " are accepted"));
+  }
+  if (size_t valid = ValidUtf8Prefix(text); valid != text.size()) {
+    return absl::DataLossError(absl::StrCat("it is not valid UTF-8 (at byte ", valid, ")"));
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      return absl::DataLossError(
+          absl::StrCat("it holds the control character 0x", absl::Hex(c), " at byte ", i));
+    }
+  }
+  absl::StatusOr<Json> parsed = ParseJson(text, /*allow_comments=*/true);
+  if (!parsed.ok()) {
+    return absl::DataLossError(absl::StrCat("it is not JSON: ", parsed.status().message()));
+  }
+  if (!parsed->is_object()) {
+    return absl::DataLossError("it is not a JSON object");
+  }
+  return absl::OkStatus();
+}
 
 absl::Status WriteConfigFile(const std::string& path, const std::string& text,
                              Overwrite overwrite) {

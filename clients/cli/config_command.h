@@ -2,6 +2,7 @@
 // write the daemon's starting template. See docs/cli.md.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,15 @@ extern const char kConfigUsage[];
 int ConfigCommand(const std::vector<std::string>& args, CliContext& ctx);
 
 enum class Overwrite { kRefuse, kReplace };
+
+// Largest starting config `raw config init` accepts from the daemon.
+inline constexpr size_t kMaxConfigTemplateBytes = 1 << 20;
+
+// Checks the starting config the daemon sent before `raw config init`
+// writes it: at most kMaxConfigTemplateBytes, valid UTF-8, no control
+// characters but newline and tab (no terminal escapes), and a JSON object
+// (comments allowed). kDataLoss says what is wrong.
+absl::Status ValidateConfigTemplate(const std::string& text);
 
 // Writes `text` to `path`, creating its directory. kRefuse fails with
 // kAlreadyExists when the file exists; kReplace swaps the new file in

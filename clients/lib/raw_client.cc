@@ -1,18 +1,15 @@
 #include "clients/lib/raw_client.h"
 
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "clients/lib/daemon_launcher.h"
+#include "clients/lib/daemon_socket.h"
 #include "clients/lib/lock_file.h"
 #include "common/status_macros.h"
 #include "common/version.h"
@@ -35,6 +32,8 @@ namespace {
 // The daemon is local and trusted; history pages with long tool results may
 // exceed gRPC's 4 MiB default.
 constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
+// Deadline of the version check made by Connect (see there).
+constexpr absl::Duration kVersionCheckTimeout = absl::Seconds(10);
 
 absl::Status ToAbsl(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
@@ -60,45 +59,6 @@ absl::StatusOr<Response> Call(RawClient::Impl& impl, UnaryMethod<Request, Respon
   return response;
 }
 
-// Connects a plain Unix socket to see whether anything listens at `path`:
-// immediate, and with errno-precise messages, where a gRPC channel would
-// retry with backoff. kUnavailable means "no daemon there".
-absl::Status ProbeSocket(const std::string& path) {
-  sockaddr_un addr;
-  if (path.size() >= sizeof addr.sun_path) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "socket path %s is %d bytes long; Unix sockets allow at most %d. Choose a shorter path",
-        path, path.size(), sizeof addr.sun_path - 1));
-  }
-  std::memset(&addr, 0, sizeof addr);
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  int err = 0;
-  for (;;) {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
-    int rc = connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
-    err = rc == 0 ? 0 : errno;
-    close(fd);
-    if (err != EINTR) break;
-  }
-  switch (err) {
-    case 0:
-    case EAGAIN:  // listening, with a full backlog
-      return absl::OkStatus();
-    case ENOENT:
-    case ECONNREFUSED:
-      return absl::UnavailableError(absl::StrCat("no daemon is running at ", path));
-    case EACCES:
-    case EPERM:
-      return absl::PermissionDeniedError(
-          absl::StrCat("cannot connect to ", path, ": permission denied"));
-    default:
-      return absl::UnavailableError(
-          absl::StrCat("cannot connect to ", path, ": ", std::strerror(err)));
-  }
-}
-
 // A socket in a directory that other users can write to (such as /tmp) can
 // be replaced by them; autostart refuses to put one there.
 absl::Status CheckSocketDir(const std::string& dir) {
@@ -119,7 +79,7 @@ absl::StatusOr<bool> StartDaemonIfAbsent(const ConnectOptions& options,
   RETURN_IF_ERROR(CheckSocketDir(Dirname(socket)));
   ASSIGN_OR_RETURN(LockFile lock, LockFile::Acquire(socket + ".lock"));
   // Another client may have started the daemon while this one waited.
-  absl::Status probe = ProbeSocket(socket);
+  absl::Status probe = CheckDaemonSocket(socket, options.handshake_timeout);
   if (probe.ok()) return false;
   if (!absl::IsUnavailable(probe)) return probe;
   std::string self = options.self_exe.empty() ? SelfExecutable() : options.self_exe;
@@ -130,6 +90,8 @@ absl::StatusOr<bool> StartDaemonIfAbsent(const ConnectOptions& options,
   launch.extra_args = options.daemon_args;
   launch.ready_timeout = options.ready_timeout;
   RETURN_IF_ERROR(LaunchDaemon(launch));
+  // What listens now is checked like any daemon found running.
+  RETURN_IF_ERROR(CheckDaemonSocket(socket, options.handshake_timeout));
   return true;
 }
 
@@ -153,7 +115,7 @@ bool AutostartEnabled(const ConnectOptions& options) {
 absl::StatusOr<RawClient> Connect(const ConnectOptions& options) {
   const std::string socket = SocketPathFor(options);
   bool started = false;
-  absl::Status probe = ProbeSocket(socket);
+  absl::Status probe = CheckDaemonSocket(socket, options.handshake_timeout);
   if (!probe.ok()) {
     if (!absl::IsUnavailable(probe)) return probe;
     if (!AutostartEnabled(options)) {
@@ -180,7 +142,11 @@ absl::StatusOr<RawClient> Connect(const ConnectOptions& options) {
   impl->stub = v1::Raw::NewStub(impl->channel);
   RawClient client(std::move(impl));
 
+  // The version check is the first call: bounded more tightly than others,
+  // so that a gRPC server that is not rawd cannot hold the client for long.
+  client.impl_->call_timeout = std::min(options.call_timeout, kVersionCheckTimeout);
   auto info = client.GetDaemonInfo(v1::GetDaemonInfoRequest());
+  client.impl_->call_timeout = options.call_timeout;
   if (!info.ok()) {
     return absl::Status(info.status().code(),
                         absl::StrCat("the daemon at ", socket,

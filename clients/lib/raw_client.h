@@ -1,9 +1,11 @@
 // RawClient: a connection to the daemon `rawd` and typed calls on it.
 //
 // Connect() finds the socket (an explicit path, else $RAW_SOCKET, else the
-// default from common/paths.h), starts rawd when nothing listens there
-// (autostart, see below), checks that the daemon speaks this client's
-// protocol version, and returns a RawClient. Every RPC of raw.v1.Raw has a
+// default from common/paths.h), checks that it belongs to the user's own
+// daemon (daemon_socket.h: a private directory, the listener's uid, a gRPC
+// handshake within ConnectOptions::handshake_timeout), starts rawd when
+// nothing listens there (autostart, see below), checks that the daemon
+// speaks this client's protocol version, and returns a RawClient. Every RPC of raw.v1.Raw has a
 // wrapper that returns absl::Status(Or); a failed call keeps the daemon's
 // status code and message.
 //
@@ -66,6 +68,9 @@ struct ConnectOptions {
   // Extra arguments for an autostarted rawd (for example --config PATH).
   std::vector<std::string> daemon_args;
   absl::Duration ready_timeout = absl::Seconds(30);
+  // How long the listener at the socket has to answer the gRPC (HTTP/2)
+  // handshake before the client gives up on it (see daemon_socket.h).
+  absl::Duration handshake_timeout = absl::Seconds(2);
   // Deadline of each unary call (and of the version check at connect).
   absl::Duration call_timeout = absl::Seconds(60);
 };
@@ -196,9 +201,11 @@ std::string SocketPathFor(const ConnectOptions& options);
 bool AutostartEnabled(const ConnectOptions& options);
 
 // Connects as described at the top of this file. Fails with kUnavailable
-// when no daemon listens and autostart is off, with kFailedPrecondition when
-// the daemon speaks another protocol version or could not be started (the
-// message then includes what rawd printed).
+// when no daemon listens and autostart is off, with kPermissionDenied when
+// the socket's directory or listener belongs to another user, with
+// kFailedPrecondition when the listener is not a Raw daemon, when the daemon
+// speaks another protocol version or could not be started (the message then
+// includes what rawd printed).
 absl::StatusOr<RawClient> Connect(const ConnectOptions& options);
 
 }  // namespace raw::client

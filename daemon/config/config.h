@@ -158,6 +158,9 @@ struct AgentConfig {
   // Keys of Config::hooks this agent runs, and skill-name globs it uses.
   std::vector<std::string> hooks;
   std::vector<std::string> skills;
+  // Withheld environment variables (config/withheld_env.h) that this
+  // agent's commands (bash, hooks) still get.
+  std::vector<std::string> pass_secret_env;
 
   bool operator==(const AgentConfig&) const = default;
 };

@@ -43,9 +43,9 @@ inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method"
 inline constexpr std::array<absl::string_view, 2> kModelCacheKeys = {"key", "retention"};
 
 // agents.<name>, agents.<name>.tools, agents.<name>.compact
-inline constexpr std::array<absl::string_view, 10> kAgentKeys = {
+inline constexpr std::array<absl::string_view, 11> kAgentKeys = {
     "model", "system_prompt", "max_steps", "tools", "compact", "rules", "approval_mode",
-    "approval_timeout_seconds", "hooks", "skills"};
+    "approval_timeout_seconds", "hooks", "skills", "pass_secret_env"};
 // agents.<name>.rules[i]: exactly one action key, plus optional subjects.
 inline constexpr std::array<absl::string_view, 6> kRuleKeys = {"allow", "ask",  "deny",
                                                                "command", "path", "redirect"};

@@ -28,6 +28,7 @@
 #include "daemon/config/model_entry.h"
 #include "daemon/config/policy_entry.h"
 #include "daemon/config/variable_entry.h"
+#include "daemon/config/withheld_env.h"
 
 namespace raw::config {
 namespace {
@@ -218,6 +219,7 @@ Config ReadDocument(const Json& json, const ParseContext& context,
   ReadDefaultAgent(doc, config);
   CheckAgentModels(config, broken_models, problems);
   CheckAgentHooks(config, problems);
+  CheckPassSecretEnv(config, problems);
   CheckAgentMcpTools(config, problems);
   CheckVariableReferences(config, broken_variables, problems);
   return config;

@@ -7,6 +7,7 @@
 #include "common/pattern.h"
 #include "daemon/config/agent_entry.h"
 #include "daemon/config/config_keys.h"
+#include "daemon/config/variable_refs.h"
 
 namespace raw::config {
 namespace {
@@ -166,6 +167,18 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
                    problems);
     }
     agent.skills = std::move(*skills);
+  }
+  if (auto passed = StringList(r, "pass_secret_env",
+                               "the name of an environment variable such as \"GH_TOKEN\"",
+                               problems)) {
+    for (size_t i = 0; i < passed->size(); ++i) {
+      if (!IsVariableName((*passed)[i])) {
+        problems.push_back({IndexPath(r.PathOf("pass_secret_env"), i),
+                            "expected the name of an environment variable (letters, digits and "
+                            "'_', not starting with a digit)"});
+      }
+    }
+    agent.pass_secret_env = std::move(*passed);
   }
 }
 

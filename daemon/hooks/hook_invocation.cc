@@ -52,6 +52,7 @@ HookInvocation InvokeHook(const config::HookConfig& hook, const std::string& inp
   options.env = {{"RAW_HOOK_NAME", hook.name},
                  {"RAW_HOOK_EVENT", HookEventName(hook.event)},
                  {"RAW_SESSION_ID", context.session_id}};
+  options.withheld_env = context.withheld_env;
   options.timeout_ms = hook.timeout_ms;
   options.max_output_bytes = kMaxStdoutBytes;
   absl::StatusOr<SubprocessResult> run = RunSubprocess(options, cancel);

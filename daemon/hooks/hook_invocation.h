@@ -6,7 +6,8 @@
 //
 // The command runs through RunSubprocess in the session's working directory
 // with the JSON document on stdin and RAW_HOOK_NAME, RAW_HOOK_EVENT and
-// RAW_SESSION_ID added to the daemon's environment.
+// RAW_SESSION_ID added to the daemon's environment, less the names in
+// HookContext::withheld_env.
 // Thread-safety: stateless; blocks the calling thread until the hook ends.
 #pragma once
 

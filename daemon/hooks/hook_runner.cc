@@ -5,6 +5,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/json_strings.h"
 #include "common/pattern.h"
 #include "daemon/hooks/hook_invocation.h"
 
@@ -161,6 +162,7 @@ HookOutcome RunHooks(const std::vector<HookConfig>& hooks, HookEvent event,
   input["event"] = HookEventName(event);
   input["session_id"] = context.session_id;
   input["cwd"] = context.cwd;
+  if (context.redact) MapJsonStrings(input, context.redact);
   for (const HookConfig& hook : hooks) {
     std::string matcher_error;
     if (!Selected(hook, event, tool_name, matcher_error)) continue;

@@ -23,7 +23,9 @@
 // Thread-safety: stateless; runs on the calling (turn) thread.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +54,12 @@ struct HookOutcome {
 struct HookContext {
   std::string session_id;
   std::string cwd;
+  // Environment names the hook's command does not get (API keys and secret
+  // variables; config/withheld_env.h).
+  std::set<std::string> withheld_env{};
+  // Applied to every string of the input document (keys too) before a hook
+  // reads it, so known secret values never reach one; null = none hidden.
+  std::function<std::string(const std::string&)> redact = nullptr;
 };
 
 // "pre_tool_use", ...; and the reverse (nullopt for an unknown name).

@@ -4,16 +4,18 @@
 
 #include "common/logging.h"
 #include "common/utf8.h"
+#include "daemon/events/payload_strings.h"
 #include "daemon/loop/log_subscription.h"
+#include "daemon/vars/redact.h"
 
 namespace raw::loop {
 
 SessionLog::SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
-                       const Clock& clock, Redactor redact)
+                       const Clock& clock, SecretSource secrets)
     : session_id_(std::move(session_id)),
       store_(store),
       clock_(clock),
-      redact_(std::move(redact)),
+      secrets_(std::move(secrets)),
       next_seq_(last_seq + 1),
       durable_head_(last_seq) {}
 
@@ -21,33 +23,29 @@ SessionLog::~SessionLog() = default;
 
 std::string SessionLog::Redact(const std::string& text) const {
   std::string valid = SanitizeUtf8(text);
-  return redact_ ? redact_(valid) : valid;
+  return secrets_ ? vars::Redact(valid, secrets_()) : valid;
+}
+
+std::vector<std::string> SessionLog::SecretValues() const {
+  return secrets_ ? secrets_() : std::vector<std::string>{};
 }
 
 void SessionLog::RedactPayload(events::EventPayload& payload) const {
-  if (auto* result = std::get_if<events::ToolResult>(&payload)) {
-    result->content = Redact(result->content);
-    result->display = Redact(result->display);
-  } else if (auto* progress = std::get_if<events::ToolProgress>(&payload)) {
-    progress->message = Redact(progress->message);
-  } else if (auto* notice = std::get_if<events::Notice>(&payload)) {
-    notice->text = Redact(notice->text);
-  } else if (auto* ended = std::get_if<events::TurnEnded>(&payload)) {
-    ended->message = Redact(ended->message);
-  } else if (auto* compacted = std::get_if<events::CompactionEnded>(&payload)) {
-    compacted->message = Redact(compacted->message);
-  } else if (auto* reset = std::get_if<events::StreamReset>(&payload)) {
-    reset->reason = Redact(reset->reason);
-  }
+  const std::vector<std::string> secrets = SecretValues();
+  events::ForEachString(payload, [&secrets](std::string& text) {
+    text = vars::Redact(SanitizeUtf8(text), secrets);
+  });
 }
 
 void SessionLog::RedactLocked(store::CommitBatch& batch) const {
-  for (auto& e : batch.events) RedactPayload(e.payload);
-  for (auto& item : batch.context_appends) {
-    if (auto* outcome = std::get_if<events::ToolOutcome>(&item)) {
-      outcome->content = Redact(outcome->content);
-    }
+  const std::vector<std::string> secrets = SecretValues();
+  auto redact = [&secrets](std::string& text) { text = vars::Redact(SanitizeUtf8(text), secrets); };
+  for (auto& e : batch.events) events::ForEachString(e.payload, redact);
+  for (auto& item : batch.context_appends) events::ForEachString(item, redact);
+  if (batch.replace_context.has_value()) {
+    for (auto& item : *batch.replace_context) events::ForEachString(item, redact);
   }
+  redact(batch.title);
 }
 
 events::SessionEvent SessionLog::Stamp(const std::string& turn_id, events::EventPayload payload) {
@@ -89,20 +87,69 @@ absl::Status SessionLog::Commit(const std::string& turn_id,
     transient_.clear();
     transient_bytes_ = 0;
     transient_dropped_through_ = 0;
+    pending_text_.clear();
+    pending_reasoning_.clear();
     to_wake = FanOutLocked(batch.events);
   }
   Wake(to_wake);
   return absl::OkStatus();
 }
 
+namespace {
+
+// The part of `pending` (streamed text not yet shown) that may be shown now,
+// redacted, removed from it; all of it when `flush`. What was taken before
+// ended at a safe cut, so no secret spans the start of `pending`.
+std::string TakeShowable(std::string& pending, bool flush,
+                         const std::vector<std::string>& secrets) {
+  size_t cut = pending.size();
+  if (!flush) cut = Utf8Floor(pending, vars::SafeRedactionCut(pending, secrets));
+  std::string shown = vars::Redact(SanitizeUtf8(std::string_view(pending).substr(0, cut)), secrets);
+  pending.erase(0, cut);
+  return shown;
+}
+
+}  // namespace
+
+void SessionLog::PublishLocked(const std::string& turn_id, events::EventPayload payload,
+                               std::vector<std::shared_ptr<SubscriberQueue>>& to_wake) {
+  events::SessionEvent e = Stamp(turn_id, std::move(payload));
+  RetainLocked(e);
+  for (auto& q : FanOutLocked({e})) to_wake.push_back(std::move(q));
+}
+
 void SessionLog::PublishLive(const std::string& turn_id, events::EventPayload payload) {
   std::vector<std::shared_ptr<SubscriberQueue>> to_wake;
-  RedactPayload(payload);
+  auto* text = std::get_if<events::TextDelta>(&payload);
+  auto* reasoning = std::get_if<events::ReasoningDelta>(&payload);
+  if (text == nullptr && reasoning == nullptr) RedactPayload(payload);
+  const std::vector<std::string> secrets = SecretValues();
   {
     absl::MutexLock lock(&mu_);
-    events::SessionEvent e = Stamp(turn_id, std::move(payload));
-    RetainLocked(e);
-    to_wake = FanOutLocked({e});
+    if (text != nullptr || reasoning != nullptr) {
+      std::string& pending = text != nullptr ? pending_text_ : pending_reasoning_;
+      std::string& piece = text != nullptr ? text->text : reasoning->text;
+      pending += piece;
+      piece = TakeShowable(pending, /*flush=*/false, secrets);
+      if (piece.empty()) return;
+    } else if (std::holds_alternative<events::StreamReset>(payload)) {
+      pending_text_.clear();
+      pending_reasoning_.clear();
+    }
+    PublishLocked(turn_id, std::move(payload), to_wake);
+  }
+  Wake(to_wake);
+}
+
+void SessionLog::FlushLive(const std::string& turn_id) {
+  std::vector<std::shared_ptr<SubscriberQueue>> to_wake;
+  const std::vector<std::string> secrets = SecretValues();
+  {
+    absl::MutexLock lock(&mu_);
+    std::string reasoning = TakeShowable(pending_reasoning_, /*flush=*/true, secrets);
+    if (!reasoning.empty()) PublishLocked(turn_id, events::ReasoningDelta{reasoning}, to_wake);
+    std::string text = TakeShowable(pending_text_, /*flush=*/true, secrets);
+    if (!text.empty()) PublishLocked(turn_id, events::TextDelta{text}, to_wake);
   }
   Wake(to_wake);
 }

@@ -54,18 +54,20 @@ struct CommitExtras {
 
 class SessionLog : public std::enable_shared_from_this<SessionLog> {
  public:
-  // Applied before anything is stored or published to the text that comes
-  // from outside Raw: tool output (results, their display text, progress
-  // messages and the model context's tool outcomes), notices (hook output,
-  // MCP server errors, provider messages), and the messages of turn,
-  // compaction and stream-reset endings; so that known secret values never
-  // reach the database or a client. The same texts are made valid UTF-8
-  // first, so that no tool or hook can send a client a string it cannot
-  // decode. What the user typed is left as it is.
-  using Redactor = std::function<std::string(const std::string&)>;
+  // Applied before anything is stored or published to every string of
+  // every event payload and model-context item (events/payload_strings.h:
+  // assistant text and reasoning, tool-call arguments, tool output,
+  // approval requests, compaction summaries, notices, what the user typed,
+  // ...) and to the session title, so that known secret values never reach
+  // the database or a client, whichever way a model, tool or hook echoes
+  // them. The same strings are made valid UTF-8 first, so that nothing can
+  // send a client a string it cannot decode. The running turn keeps its
+  // own unredacted copies (the provider already has them).
+  // The known secret values of the moment (VariableStore::SecretValues).
+  using SecretSource = std::function<std::vector<std::string>()>;
 
   SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
-             const Clock& clock, Redactor redact = nullptr);
+             const Clock& clock, SecretSource secrets = nullptr);
   ~SessionLog();
 
   const std::string& session_id() const { return session_id_; }
@@ -82,8 +84,23 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   // secret values removed.
   std::string Redact(const std::string& text) const;
 
+  // The secret values Redact hides now (empty without a SecretSource).
+  std::vector<std::string> SecretValues() const;
+
   // Publishes a live-only event (a delta or a stream reset).
+  //
+  // Text and reasoning deltas are streamed pieces of one text, and a secret
+  // may arrive split over several of them; so the end of the text so far
+  // that could be the start of a secret is held back (vars::
+  // SafeRedactionCut) and shown, redacted, with a later delta once it is
+  // known not to be one, or by FlushLive. A delta with nothing safe to show
+  // yet publishes nothing. A durable commit or a stream reset discards what
+  // is held (the committed message carries the whole text, redacted).
   void PublishLive(const std::string& turn_id, events::EventPayload payload);
+
+  // Publishes, redacted, what text and reasoning deltas still hold back;
+  // called when a model's stream has ended.
+  void FlushLive(const std::string& turn_id);
 
   // Publishes a durable-kind event without storing it; only for the case
   // where storing failed and clients must still learn that a turn ended.
@@ -126,6 +143,9 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
 
   // Keeps `e` for late subscribers within the bound (see the file comment).
   void RetainLocked(const events::SessionEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PublishLocked(const std::string& turn_id, events::EventPayload payload,
+                     std::vector<std::shared_ptr<SubscriberQueue>>& to_wake)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void RedactLocked(store::CommitBatch& batch) const;
   void RedactPayload(events::EventPayload& payload) const;
@@ -133,7 +153,7 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   const std::string session_id_;
   store::SessionStore& store_;
   const Clock& clock_;
-  const Redactor redact_;
+  const SecretSource secrets_;
 
   mutable absl::Mutex mu_;
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_);
@@ -143,6 +163,9 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   uint64_t transient_dropped_through_ ABSL_GUARDED_BY(mu_) = 0;
   size_t max_live_bytes_ ABSL_GUARDED_BY(mu_) = 8 * 1024 * 1024;
   std::vector<std::shared_ptr<SubscriberQueue>> subscribers_ ABSL_GUARDED_BY(mu_);
+  // Streamed text and reasoning not yet shown (see PublishLive).
+  std::string pending_text_ ABSL_GUARDED_BY(mu_);
+  std::string pending_reasoning_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace raw::loop

@@ -9,9 +9,9 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "daemon/config/builtin_defaults.h"
+#include "daemon/config/withheld_env.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/loop/turn_planner.h"
-#include "daemon/vars/redact.h"
 
 namespace raw::loop {
 namespace {
@@ -31,7 +31,13 @@ SessionManager::SessionManager(SessionManagerDeps deps) : deps_(std::move(deps))
 SessionManager::~SessionManager() { Shutdown(); }
 
 absl::StatusOr<config::Config> SessionManager::LoadConfig() {
-  return config::LoadConfigFile(deps_.config_path);
+  absl::StatusOr<config::Config> cfg = config::LoadConfigFile(deps_.config_path);
+  // Every config the daemon acts on passes here, so command variables read
+  // under it never see what it withholds.
+  if (cfg.ok() && deps_.variables != nullptr) {
+    deps_.variables->SetWithheldEnv(config::WithheldEnvNames(*cfg));
+  }
+  return cfg;
 }
 
 SessionInfo SessionManager::Describe(const store::SessionRecord& record,
@@ -125,8 +131,8 @@ absl::StatusOr<std::shared_ptr<SessionRunner>> SessionManager::Runner(
                                     nullptr};
       runner_deps.max_live_bytes = max_live_bytes_.load();
       if (deps_.variables != nullptr) {
-        runner_deps.redact = [variables = deps_.variables](const std::string& text) {
-          return vars::Redact(text, variables->SecretValues());
+        runner_deps.secrets = [variables = deps_.variables] {
+          return variables->SecretValues();
         };
       }
       it = runners_.emplace(session_id, Loaded{SessionRunner::Create(record, runner_deps), 0})

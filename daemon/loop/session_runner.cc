@@ -20,7 +20,7 @@ SessionRunner::SessionRunner(const store::SessionRecord& record, SessionRunnerDe
     : session_id_(record.id),
       deps_(std::move(deps)),
       log_(std::make_shared<SessionLog>(record.id, record.last_seq, deps_.store, deps_.clock,
-                                        deps_.redact)),
+                                        deps_.secrets)),
       queue_(SerialQueue::Create(deps_.pool)),
       saved_meter_(record.context_meter) {
   log_->set_max_live_bytes(deps_.max_live_bytes);
@@ -227,7 +227,7 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
   auto shared_plan = std::make_shared<TurnPlan>(std::move(*plan));
   bool scheduled = deps_.pool.Schedule([self, shared_plan, cancel, op_id] {
     const TurnPlan& p = *shared_plan;
-    TurnHooks hooks(p.hooks, p.session_id, p.cwd, op_id, *self->log_, *cancel);
+    TurnHooks hooks(p.hooks, p.session_id, p.cwd, p.withheld_env, op_id, *self->log_, *cancel);
     CompactSession(events::CompactionTrigger::kManual, /*last_turn_running=*/false, p,
                    self->ctx_, *self->log_, hooks, *cancel, [self] {
                      absl::MutexLock lock(&self->mu_);

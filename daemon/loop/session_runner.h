@@ -80,9 +80,9 @@ struct SessionRunnerDeps {
   // Builds the session's plan from the config of the moment; may be slow
   // (runs on a pool task, never on the queue).
   Planner planner;
-  // Removes known secret values from stored tool output (see SessionLog);
-  // may be empty.
-  SessionLog::Redactor redact;
+  // The known secret values, which SessionLog hides in everything it
+  // stores or publishes; may be empty.
+  SessionLog::SecretSource secrets;
   // sessions.max_live_bytes (see SessionLog::set_max_live_bytes).
   int64_t max_live_bytes = config::SessionSettings{}.max_live_bytes;
 };

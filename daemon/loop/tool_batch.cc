@@ -221,6 +221,7 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
                      events::ToolProgress{call.request.call_id, p.progress, p.total, p.message});
   };
   ctx.withheld = rules_.WalkFilterFor(spec, plan_.cwd, e.approved_by_user);
+  ctx.withheld_env = plan_.withheld_env;
   ctx.on_skill_loaded = [this](const std::string& name, const std::string& text_hash) {
     if (plan_.session) plan_.session->SetLoadedSkill(name, text_hash);
   };

@@ -39,7 +39,8 @@ Turn::Turn(TurnPlan plan, SessionLog& log, SessionContext& context, const Cancel
       ctx_(context),
       context_(context.items),
       cancel_(cancel),
-      hooks_(plan_.hooks, plan_.session_id, plan_.cwd, plan_.turn_id, log, cancel) {}
+      hooks_(plan_.hooks, plan_.session_id, plan_.cwd, plan_.withheld_env, plan_.turn_id, log,
+             cancel) {}
 
 events::TurnEnded Turn::End(events::TurnEndReason reason, std::string message) {
   events::TurnEnded end;
@@ -202,6 +203,9 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
 
   StepCollector collector(log_, plan_.turn_id);
   absl::Status status = plan_.provider->Stream(request, collector, cancel_);
+  // The stream has ended: what the log held back of its text (a possible
+  // start of a secret) is shown now.
+  log_.FlushLive(plan_.turn_id);
   StepResult& result = collector.result();
 
   if (!status.ok() || !result.finish) {

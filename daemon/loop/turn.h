@@ -38,6 +38,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,9 @@ struct TurnPlan {
   std::vector<std::string> notices;
   tools::policy::RuleSet rules;            // the agent's rules, compiled
   std::vector<config::HookConfig> hooks;   // the agent's hooks, in its order
+  // Environment names the agent's commands (bash, hooks) do not get
+  // (config::WithheldEnvFor).
+  std::set<std::string> withheld_env;
   skills::SkillSet skills;                 // the agent's skills
   http::HttpClient* http = nullptr;        // for tools that fetch URLs
   std::shared_ptr<SessionState> session;   // set by the runner

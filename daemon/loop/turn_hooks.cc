@@ -7,10 +7,11 @@
 namespace raw::loop {
 
 TurnHooks::TurnHooks(const std::vector<config::HookConfig>& hooks, std::string session_id,
-                     std::string cwd, std::string turn_id, SessionLog& log,
-                     const CancelToken& cancel)
+                     std::string cwd, std::set<std::string> withheld_env, std::string turn_id,
+                     SessionLog& log, const CancelToken& cancel)
     : hooks_(hooks),
-      context_{std::move(session_id), std::move(cwd)},
+      context_{std::move(session_id), std::move(cwd), std::move(withheld_env),
+               [&log](const std::string& text) { return log.Redact(text); }},
       turn_id_(std::move(turn_id)),
       log_(log),
       cancel_(cancel) {}

@@ -6,6 +6,7 @@
 // Thread-safety: used by the turn thread only.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,11 @@ namespace raw::loop {
 
 class TurnHooks {
  public:
+  // The hooks' commands run without the `withheld_env` names in their
+  // environment; their input passes through log.Redact().
   TurnHooks(const std::vector<config::HookConfig>& hooks, std::string session_id,
-            std::string cwd, std::string turn_id, SessionLog& log, const CancelToken& cancel);
+            std::string cwd, std::set<std::string> withheld_env, std::string turn_id,
+            SessionLog& log, const CancelToken& cancel);
 
   // Runs the hooks for `event` (for tool events, those whose matcher fits
   // `tool`). Without hooks for the event this is free.

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
 #include "common/status_macros.h"
+#include "daemon/config/withheld_env.h"
 #include "daemon/context/cache_key.h"
 #include "daemon/context/token_estimate.h"
 #include "daemon/loop/runtime_record.h"
@@ -155,6 +156,7 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   ASSIGN_OR_RETURN(plan.rules, tools::policy::RuleSet::Compile(
                                    agent.rules, absl::StrCat("agents.", agent.name, ".rules")));
   ASSIGN_OR_RETURN(plan.hooks, SelectedHooks(in.config, agent));
+  plan.withheld_env = config::WithheldEnvFor(in.config, agent);
   if (!agent.skills.empty()) {
     absl::StatusOr<skills::SkillSet> skills =
         skills::SkillSet::Load(in.config.skill_dirs, ConfigDir(in.config), agent.skills);

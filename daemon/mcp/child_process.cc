@@ -15,6 +15,7 @@
 #include <climits>
 
 #include "absl/strings/str_cat.h"
+#include "common/owned_children.h"
 #include "common/spawn.h"
 #include "common/status_macros.h"
 #include "common/subprocess.h"
@@ -159,9 +160,7 @@ void ChildProcess::SignalGroup(int signal) {
 
 std::string ChildProcess::Reap() {
   if (reaped_) return exit_description_;
-  int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  int status = WaitOwnedChild(pid_);
   reaped_ = true;
   if (WIFEXITED(status)) {
     exit_description_ = absl::StrCat("exited with code ", WEXITSTATUS(status));

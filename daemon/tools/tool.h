@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "common/cancel_token.h"
@@ -59,6 +60,10 @@ struct ToolContext {
   // a later change notice compares against what the model saw. Null = none.
   std::function<void(const std::string& name, const std::string& text_hash)> on_skill_loaded =
       nullptr;
+  // Names of the daemon's environment that commands the tool starts
+  // (builtin/bash) must not get: API keys and secret variables
+  // (config/withheld_env.h), less what the agent passes back.
+  std::set<std::string> withheld_env{};
 };
 
 struct ToolOutput {

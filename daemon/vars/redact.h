@@ -4,6 +4,7 @@
 // Pure; thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,5 +19,13 @@ inline constexpr char kRedactedMarker[] = "[redacted]";
 // hidden whole. Empty secrets are ignored. Typically called with
 // VariableStore::SecretValues().
 std::string Redact(std::string_view text, const std::vector<std::string>& secrets);
+
+// For text that arrives in pieces (streamed model output): the largest
+// length c <= text.size() such that no secret occurs across position c,
+// counting an occurrence that `text` ends in the middle of (a prefix of a
+// secret at its end, which the next piece may complete). Redact(text[0, c))
+// can then be shown at once: nothing shown later can turn it into part of
+// a secret, and Redact of a longer text agrees with it up to c.
+size_t SafeRedactionCut(std::string_view text, const std::vector<std::string>& secrets);
 
 }  // namespace raw::vars

@@ -98,13 +98,15 @@ std::string StderrExcerpt(absl::string_view err) {
   return absl::StrCat(": ", last);
 }
 
-absl::StatusOr<std::string> ReadCommand(const config::VariableConfig& d) {
+absl::StatusOr<std::string> ReadCommand(const config::VariableConfig& d,
+                                        const std::set<std::string>& withheld_env) {
   if (d.command.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(Prefix(d), "the command is empty"));
   }
   const std::string& program = d.command[0];
   SubprocessOptions options;
   options.argv = d.command;
+  options.withheld_env = withheld_env;
   options.timeout_ms = d.timeout_ms;
   options.max_output_bytes = static_cast<int64_t>(kMaxValueBytes) + 1;
   CancelToken never_cancelled;
@@ -142,14 +144,15 @@ absl::StatusOr<std::string> ReadCommand(const config::VariableConfig& d) {
 }  // namespace
 
 absl::StatusOr<std::string> ReadVariable(const config::VariableConfig& definition,
-                                         const EnvLookup& env) {
+                                         const EnvLookup& env,
+                                         const std::set<std::string>& withheld_env) {
   switch (definition.source) {
     case config::VariableSource::kEnv:
       return ReadEnv(definition, env);
     case config::VariableSource::kFile:
       return ReadFile(definition);
     case config::VariableSource::kCommand:
-      return ReadCommand(definition);
+      return ReadCommand(definition, withheld_env);
   }
   return absl::InvalidArgumentError(absl::StrCat(Prefix(definition), "unknown source"));
 }

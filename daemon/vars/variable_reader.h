@@ -22,6 +22,8 @@
 #include <cstddef>
 #include <string>
 
+#include <set>
+
 #include "absl/status/statusor.h"
 #include "common/paths.h"
 #include "daemon/config/config.h"
@@ -31,7 +33,10 @@ namespace raw::vars {
 // Largest value read from a file or a command's output (1 MiB).
 inline constexpr size_t kMaxValueBytes = 1 << 20;
 
+// A command variable's command runs without the `withheld_env` names in its
+// environment (config/withheld_env.h).
 absl::StatusOr<std::string> ReadVariable(const config::VariableConfig& definition,
-                                         const EnvLookup& env);
+                                         const EnvLookup& env,
+                                         const std::set<std::string>& withheld_env = {});
 
 }  // namespace raw::vars

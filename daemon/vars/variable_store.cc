@@ -42,8 +42,10 @@ VariableStore::~VariableStore() = default;
 absl::StatusOr<std::string> VariableStore::Value(const config::VariableConfig& definition) {
   const std::string key = CacheKey(definition);
   std::shared_ptr<Read> read;
+  std::set<std::string> withheld_env;
   {
     absl::MutexLock lock(&mu_);
+    withheld_env = withheld_env_;
     auto it = entries_.find(key);
     if (it != entries_.end()) {
       if (it->second.value.has_value()) return *it->second.value;
@@ -56,7 +58,7 @@ absl::StatusOr<std::string> VariableStore::Value(const config::VariableConfig& d
     entries_[key] = Entry{definition.secret, std::nullopt, read};
   }
   // Read without the lock: a command may take seconds.
-  absl::StatusOr<std::string> result = ReadVariable(definition, env_);
+  absl::StatusOr<std::string> result = ReadVariable(definition, env_, withheld_env);
   absl::MutexLock lock(&mu_);
   read->result = result;
   read->done = true;
@@ -68,6 +70,11 @@ absl::StatusOr<std::string> VariableStore::Value(const config::VariableConfig& d
     entries_.erase(key);  // not cached: the next call reads again
   }
   return result;
+}
+
+void VariableStore::SetWithheldEnv(std::set<std::string> names) {
+  absl::MutexLock lock(&mu_);
+  withheld_env_ = std::move(names);
 }
 
 absl::StatusOr<std::string> VariableStore::Expand(

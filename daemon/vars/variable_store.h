@@ -63,6 +63,10 @@ class VariableStore {
   // daemon's lifetime.
   void NoteSecret(const std::string& value);
 
+  // The environment names a command variable's command does not get
+  // (config::WithheldEnvNames of the config last loaded); empty until set.
+  void SetWithheldEnv(std::set<std::string> names);
+
  private:
   struct Read;   // one read in progress, shared with the callers waiting for it
   struct Entry;  // one definition: its value, or the read producing it
@@ -72,6 +76,7 @@ class VariableStore {
   // Keyed by CacheKey(definition).
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> noted_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> withheld_env_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace raw::vars

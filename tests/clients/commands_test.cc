@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "clients/cli/config_command.h"
 #include "clients/cli/dispatch.h"
 #include "clients/cli/exit_codes.h"
 #include "common/version.h"
@@ -314,6 +315,39 @@ TEST_F(CommandsTest, ConfigInitWritesRefusesAndForces) {
   Result elsewhere = Raw({"config", "init", "--config", dir_.File("other/x.json")});
   EXPECT_EQ(elsewhere.code, kExitOk) << elsewhere.err;
   EXPECT_EQ(ReadFile(dir_.File("other/x.json")), tmpl.text());
+}
+
+TEST_F(CommandsTest, ConfigInitWritesOnlyToItsOwnPathAndOnlyValidText) {
+  // A daemon that names another file gets its template written to the
+  // client's own config path, never to the file it named.
+  v1::GetConfigTemplateResponse tmpl;
+  tmpl.set_text("{ // template\n}\n");
+  tmpl.set_default_path(dir_.File("victim/.bashrc"));
+  daemon_.service().SetTemplate(tmpl);
+  Result own = Raw({"config", "init"});
+  EXPECT_EQ(own.code, kExitOk) << own.err;
+  EXPECT_EQ(own.out, "wrote " + dir_.File("config/raw/config.json") + "\n");
+  struct stat st;
+  EXPECT_NE(stat(dir_.File("victim/.bashrc").c_str(), &st), 0);
+
+  // Text that is not a config is refused and nothing is written.
+  const std::pair<std::string, std::string> bad[] = {
+      {"echo pwned\n", "it is not JSON"},
+      {"[1, 2]", "it is not a JSON object"},
+      {"{ \"a\": \"\x1b[2J\" }", "control character 0x1b"},
+      {std::string(kMaxConfigTemplateBytes + 1, ' '), "bytes long"},
+  };
+  for (const auto& [text, why] : bad) {
+    tmpl.set_text(text);
+    daemon_.service().SetTemplate(tmpl);
+    const std::string target = dir_.File("fresh/config.json");
+    Result refused = Raw({"config", "init", "--config", target});
+    EXPECT_NE(refused.code, kExitOk);
+    EXPECT_NE(refused.err.find("the daemon's starting config was not written"), std::string::npos)
+        << refused.err;
+    EXPECT_NE(refused.err.find(why), std::string::npos) << refused.err;
+    EXPECT_NE(stat(target.c_str(), &st), 0) << why;
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "common/json_strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -57,6 +58,16 @@ TEST(ParseJsonTest, InvalidJsonNamesWhere) {
   auto bad = ParseJson("{\n  \"a\": }");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("line 2"));
+}
+
+TEST(JsonTest, MapJsonStringsReachesEveryStringAndKey) {
+  Json doc = Json::parse(R"({"a": "x-s", "s-k": ["s", 1, {"b": "s"}], "n": null})");
+  MapJsonStrings(doc, [](const std::string& s) {
+    std::string out = s;
+    for (size_t at; (at = out.find('s')) != std::string::npos;) out.replace(at, 1, "S");
+    return out;
+  });
+  EXPECT_EQ(doc, Json::parse(R"({"a": "x-S", "S-k": ["S", 1, {"b": "S"}], "n": null})"));
 }
 
 }  // namespace

@@ -12,10 +12,10 @@
 // the whole process group (children and grandchildren) gets SIGTERM, then
 // SIGKILL after a short grace, and every group member that is our child is
 // reaped before the tool returns. Members whose parent died were re-parented
-// to init (or the nearest subreaper), which reaps them.
+// to init (or the nearest subreaper: rawd, whose OrphanReaper reaps them).
 //
-// REQUIRES: nothing else in the process waits for arbitrary children
-// (waitpid(-1, ...)), which could reap the shell before this tool does.
+// The shell is an owned child (common/owned_children.h): no orphan reaper
+// takes it, so its exit status is this tool's to collect.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -29,11 +29,14 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <set>
 #include <string>
 #include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/child_env.h"
+#include "common/owned_children.h"
 #include "common/spawn.h"
 #include "common/status_macros.h"
 #include "daemon/tools/builtin/bash_output.h"
@@ -86,7 +89,8 @@ struct Child {
   bool exited = false;
 };
 
-absl::Status Spawn(const std::string& command, const std::string& cwd, Child& child) {
+absl::Status Spawn(const std::string& command, const std::string& cwd,
+                   const std::set<std::string>& withheld_env, Child& child) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("cannot create a pipe: ", strerror(errno)));
@@ -99,6 +103,8 @@ absl::Status Spawn(const std::string& command, const std::string& cwd, Child& ch
   SpawnRequest request;
   request.program = kShell;
   request.argv = {"bash", "-c", command};
+  // The daemon's environment without API keys and secret variables.
+  ASSIGN_OR_RETURN(request.env, ChildEnvironment(withheld_env, {}));
   request.cwd = cwd;
   request.stdout_fd = write_end.get();
   request.stderr_fd = write_end.get();
@@ -185,9 +191,7 @@ void KillGroup(Child& child, BashOutput& output) {
 // also waits for every other child of ours in the group (all of them were
 // sent SIGKILL); otherwise only collects those already dead.
 int Reap(pid_t pid, bool all_of_group) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  int status = WaitOwnedChild(pid);
   int ignored;
   while (true) {
     pid_t r = waitpid(-pid, &ignored, all_of_group ? 0 : WNOHANG);
@@ -255,7 +259,7 @@ ToolOutput RunBash(const Json& args, const ToolContext& ctx) {
 
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   Child child;
-  if (absl::Status s = Spawn(*command, ctx.cwd, child); !s.ok()) {
+  if (absl::Status s = Spawn(*command, ctx.cwd, ctx.withheld_env, child); !s.ok()) {
     return ToolOutput::Error(std::string(s.message()));
   }
   BashOutput output(static_cast<size_t>(cap));

@@ -3,9 +3,11 @@
 // validation rule, with the exact path of each problem.
 #include "daemon/config/policy_entry.h"
 
+#include <set>
 #include <string>
 
 #include "daemon/config/config_loader.h"
+#include "daemon/config/withheld_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/config/config_test_util.h"
@@ -120,6 +122,27 @@ TEST(PolicyEntryTest, BadSkillsAndDirs) {
               ElementsAre(HasSubstr("agents.coder.skills[1]: \"a\" is listed twice")));
   EXPECT_THAT(ProblemLines(Doc("", R"("skill_dirs": [3])")),
               ElementsAre(HasSubstr("skill_dirs[0]: expected a directory path")));
+}
+
+TEST(PolicyEntryTest, PassSecretEnvNamesOnlyWithheldVariables) {
+  // The model's api_key_env and a secret env variable are withheld from
+  // commands; the agent passes both back.
+  auto config = ParseConfig(
+      Doc(R"("pass_secret_env": ["DEEPSEEK_API_KEY", "GH_TOKEN"])",
+          R"("variables": {"GH": {"env": "GH_TOKEN"}, "ORG": {"env": "ORG_ID", "secret": false}})"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(WithheldEnvNames(*config), (std::set<std::string>{"DEEPSEEK_API_KEY", "GH_TOKEN"}));
+  EXPECT_TRUE(WithheldEnvFor(*config, config->agents.at("coder")).empty());
+
+  EXPECT_THAT(
+      ProblemLines(Doc(R"("pass_secret_env": ["ORG_ID"])",
+                       R"("variables": {"ORG": {"env": "ORG_ID", "secret": false}})")),
+      ElementsAre(HasSubstr("agents.coder.pass_secret_env[0]: \"ORG_ID\" is not withheld")));
+  EXPECT_THAT(ProblemLines(Doc(R"("pass_secret_env": ["NOT-A-NAME"])")),
+              ElementsAre(HasSubstr("agents.coder.pass_secret_env[0]: expected the name of an "
+                                    "environment variable"),
+                          HasSubstr("agents.coder.pass_secret_env[0]: \"NOT-A-NAME\" is not "
+                                    "withheld")));
 }
 
 }  // namespace

@@ -58,7 +58,8 @@ class ToolBatchTest : public ::testing::Test {
   }
 
   absl::Status Run(const std::vector<CollectedCall>& calls) {
-    TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.turn_id, *log_, cancel_);
+    TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.withheld_env, plan_.turn_id,
+                    *log_, cancel_);
     ToolBatch batch(plan_, *log_, context_, hooks, cancel_);
     return batch.Run(calls);
   }
@@ -227,7 +228,8 @@ TEST_F(ToolBatchTest, CancelDuringACallKeepsCompletedResults) {
 }
 
 TEST_F(ToolBatchTest, SkipRecordsASkippedResultForEveryCall) {
-  TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.turn_id, *log_, cancel_);
+  TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.withheld_env, plan_.turn_id,
+                  *log_, cancel_);
   ToolBatch batch(plan_, *log_, context_, hooks, cancel_);
   ASSERT_TRUE(batch.Skip({Call("c1", "echo", "{}"), Call("c2", "nope", "{}")}, "step limit").ok());
   EXPECT_TRUE(ran_.empty());

@@ -34,5 +34,38 @@ TEST(RedactTest, NothingToHide) {
   EXPECT_EQ(Redact(binary, {"secret"}), std::string("a\0[redacted]\0b", 14));
 }
 
+TEST(RedactTest, SafeCutHoldsBackWhatMayBecomeASecret) {
+  const std::vector<std::string> secrets = {"sk-12345"};
+  // Nothing of a secret at the end: all of it may be shown.
+  EXPECT_EQ(SafeRedactionCut("plain text", secrets), 10u);
+  // A complete secret does not span the end either.
+  EXPECT_EQ(SafeRedactionCut("key sk-12345", secrets), 12u);
+  // The start of a secret at the end is held back.
+  EXPECT_EQ(SafeRedactionCut("key sk-12", secrets), 4u);
+  EXPECT_EQ(SafeRedactionCut("key s", secrets), 4u);
+  EXPECT_EQ(SafeRedactionCut("", secrets), 0u);
+  // Holding back one secret's start must not cut through another secret.
+  EXPECT_EQ(SafeRedactionCut("x abcdef", {"abcdef", "defgh"}), 2u);
+  // Without secrets nothing is held back.
+  EXPECT_EQ(SafeRedactionCut("sk-12", {}), 5u);
+}
+
+TEST(RedactTest, PiecesShownAtTheirSafeCutsNeverShowASecret) {
+  const std::vector<std::string> secrets = {"sk-12345", "45-tail"};
+  const std::string whole = "a sk-12345 b sk-1234 c sk-12345-tail d";
+  std::string shown;  // what a client assembled from the pieces
+  std::string published;
+  for (size_t n = 1; n <= whole.size(); ++n) {
+    std::string text = whole.substr(0, n);
+    std::string safe = Redact(text.substr(0, SafeRedactionCut(text, secrets)), secrets);
+    ASSERT_EQ(safe.compare(0, published.size(), published), 0) << "at " << n;
+    shown += safe.substr(published.size());
+    published = safe;
+    EXPECT_EQ(shown.find("sk-12345"), std::string::npos) << shown;
+  }
+  shown += Redact(whole, secrets).substr(published.size());
+  EXPECT_EQ(shown, Redact(whole, secrets));
+}
+
 }  // namespace
 }  // namespace raw::vars
