@@ -93,6 +93,9 @@ struct RuleConfig {
   // File tools: matched against the resolved absolute path; a relative
   // pattern is taken relative to the session's working directory.
   std::optional<std::string> path;
+  // builtin/web_fetch (tools whose rule subject is a URL): matched against
+  // the normalized URL as fetched, e.g. "https://docs.python.org/*".
+  std::optional<std::string> url;
 
   bool operator==(const RuleConfig&) const = default;
 };
@@ -149,6 +152,13 @@ struct AgentConfig {
   // Keys of Config::hooks this agent runs, and skill-name globs it uses.
   std::vector<std::string> hooks;
   std::vector<std::string> skills;
+  // builtin/web_fetch may reach loopback, private and link-local addresses
+  // (a local dev server, an intranet); off by default.
+  bool allow_private_addresses = false;
+  // Names of built-in protected paths (tools/policy/protected_paths.h:
+  // "~/.ssh", "raw-state", ...) this agent's file tools may reach; the
+  // others stay denied whatever its rules say.
+  std::vector<std::string> allow_protected_paths;
 
   bool operator==(const AgentConfig&) const = default;
 };
@@ -173,6 +183,10 @@ struct WebFetchSettings {
   int64_t timeout_ms = 30000;
   int64_t max_bytes = 2 * 1024 * 1024;  // of the response body
   int64_t max_output_bytes = 100000;    // of the text returned to the model
+  // Whether web_fetch may connect to loopback, private, link-local and
+  // other non-public addresses; set per turn from
+  // AgentConfig::allow_private_addresses (it is not a tools.web_fetch key).
+  bool allow_private_addresses = false;
 
   bool operator==(const WebFetchSettings&) const = default;
 };

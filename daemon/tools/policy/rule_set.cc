@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/tools/policy/command_subjects.h"
+#include "daemon/tools/policy/rule_url.h"
 #include "daemon/tools/policy/walk_filter.h"
 
 namespace raw::tools::policy {
@@ -81,20 +82,22 @@ absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& 
   for (size_t i = 0; i < rules.size(); ++i) {
     const config::RuleConfig& rule = rules[i];
     std::string at = absl::StrCat(where, "[", i, "]");
-    if (rule.command && rule.path) {
+    if (int(rule.command.has_value()) + int(rule.path.has_value()) + int(rule.url.has_value()) >
+        1) {
       return absl::InvalidArgumentError(
-          absl::StrCat(at, ": a rule has a command or a path pattern, not both"));
+          absl::StrCat(at, ": a rule has one command, path or url pattern, not several"));
     }
     auto tool = Pattern::Compile(rule.tool, Pattern::Style::kText);
     if (!tool.ok())
       return absl::InvalidArgumentError(absl::StrCat(at, ".tool: ", tool.status().message()));
     Compiled compiled{rule, *std::move(tool), {}, at};
-    if (rule.command || rule.path) {
-      auto subject = Pattern::Compile(rule.command ? *rule.command : *rule.path,
-                                      rule.command ? Pattern::Style::kText : Pattern::Style::kPath);
+    if (rule.command || rule.path || rule.url) {
+      const char* field = rule.command ? ".command: " : rule.path ? ".path: " : ".url: ";
+      const std::string& text = rule.command ? *rule.command : rule.path ? *rule.path : *rule.url;
+      auto subject =
+          Pattern::Compile(text, rule.path ? Pattern::Style::kPath : Pattern::Style::kText);
       if (!subject.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(at, rule.command ? ".command: " : ".path: ", subject.status().message()));
+        return absl::InvalidArgumentError(absl::StrCat(at, field, subject.status().message()));
       }
       compiled.subject.push_back(*std::move(subject));
     }
@@ -113,12 +116,25 @@ absl::Status RuleSet::AddSessionRules(const std::vector<config::RuleConfig>& rul
   return absl::OkStatus();
 }
 
+absl::Status RuleSet::PrependRules(
+    const std::vector<std::pair<config::RuleConfig, std::string>>& rules) {
+  std::vector<config::RuleConfig> configs;
+  for (const auto& [rule, label] : rules) configs.push_back(rule);
+  auto compiled = Compile(configs, "built-in rules");
+  if (!compiled.ok()) return compiled.status();
+  for (size_t i = 0; i < rules.size(); ++i) compiled->rules_[i].label = rules[i].second;
+  for (Compiled& rule : rules_) compiled->rules_.push_back(std::move(rule));
+  rules_ = std::move(compiled->rules_);
+  return absl::OkStatus();
+}
+
 Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const std::string& cwd,
                            config::ApprovalMode mode) const {
   auto describe = [](const Compiled& rule) {
     const config::RuleConfig& c = rule.config;
     std::string subject = c.command ? absl::StrCat(" command \"", *c.command, "\"")
                           : c.path  ? absl::StrCat(" path \"", *c.path, "\"")
+                          : c.url   ? absl::StrCat(" url \"", *c.url, "\"")
                                     : "";
     return absl::StrCat(rule.label, " (", ActionName(c.action), " ", c.tool, subject, ")");
   };
@@ -139,6 +155,8 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
         auto anchored =
             Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
         if (anchored.ok() && anchored->Matches(*path)) return &rule;
+      } else if (rule.config.url && spec.rule_subject == RuleSubject::kUrl && path != nullptr) {
+        if (rule.subject[0].Matches(*path)) return &rule;  // `path` holds the URL here
       }
     }
     return nullptr;
@@ -153,6 +171,13 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
     std::string resolved = ResolveRulePath(cwd, *subject);
     Decision decision = decide(first_rule(nullptr, &resolved, true));
     decision.reason = absl::StrCat(decision.reason, " for ", resolved);
+    return decision;
+  }
+  if (spec.rule_subject == RuleSubject::kUrl) {
+    if (!subject) return decide(first_rule(nullptr, nullptr, true));
+    std::string url = RuleUrl(*subject);
+    Decision decision = decide(first_rule(nullptr, &url, true));
+    decision.reason = absl::StrCat(decision.reason, " for ", url);
     return decision;
   }
   if (spec.rule_subject != RuleSubject::kCommand) return decide(first_rule(nullptr, nullptr, true));
@@ -206,6 +231,10 @@ std::vector<config::RuleConfig> RuleSet::SessionRulesFor(const ToolSpec& spec,
     whole_tool.path = EscapeGlob(ResolveRulePath(cwd, *subject));
     return {whole_tool};
   }
+  if (spec.rule_subject == RuleSubject::kUrl) {
+    whole_tool.url = EscapeGlob(RuleUrl(*subject));
+    return {whole_tool};
+  }
   auto analysis = AnalyzeShellCommand(*subject);
   if (!analysis.ok() || !analysis->opaque_reason.empty()) return {};
   std::vector<config::RuleConfig> rules;
@@ -238,7 +267,7 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
       rules.push_back({rule.config.action, std::nullopt});
       continue;
     }
-    if (!rule.config.path) continue;  // a command pattern never matches a path tool
+    if (!rule.config.path) continue;  // a command or url pattern never matches a path tool
     auto anchored =
         Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
     if (anchored.ok()) rules.push_back({rule.config.action, std::move(*anchored)});

@@ -432,7 +432,7 @@ TEST(RuleSetTest, InvalidPatternsNameTheRuleAndField) {
       RuleSet::Compile({RuleConfig{RuleAction::kAllow, "*", "ls", "/tmp"}}, "agents.x.rules");
   ASSERT_FALSE(both.ok());
   EXPECT_THAT(std::string(both.status().message()),
-              HasSubstr("agents.x.rules[0]: a rule has a command or a path"));
+              HasSubstr("agents.x.rules[0]: a rule has one command, path or url pattern"));
   RuleSet set;
   absl::Status session = set.AddSessionRules({Command(RuleAction::kAllow, "re:(")});
   EXPECT_THAT(std::string(session.message()), StartsWith("session rules[0].command: "));
