@@ -102,8 +102,9 @@ TEST(IpAddressTest, RefusesOtherFamiliesAndShortAddresses) {
   sockaddr_in6 v6{};
   v6.sin6_family = AF_INET6;
   EXPECT_TRUE(
-      NonPublicAddressReason(reinterpret_cast<const sockaddr*>(&v6), sizeof(sockaddr_in)));
-  EXPECT_TRUE(NonPublicAddressReason(nullptr, 0));
+      NonPublicAddressReason(reinterpret_cast<const sockaddr*>(&v6), sizeof(sockaddr_in))
+          .has_value());
+  EXPECT_TRUE(NonPublicAddressReason(nullptr, 0).has_value());
 }
 
 TEST(IpAddressTest, ShowsAddressesAsNumbers) {
