@@ -43,9 +43,8 @@ absl::StatusOr<OpenedFile> OpenChecked(const std::string& path, int flags,
   if (lstat(path.c_str(), &before) != 0) return OpenError(path, errno);
   if (S_ISLNK(before.st_mode)) return OpenError(path, ELOOP);
   if (want_directory ? !S_ISDIR(before.st_mode) : !S_ISREG(before.st_mode)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, " is ", KindOf(before.st_mode), "; ", tool,
-        want_directory ? "" : " reads and writes regular files only"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is ", KindOf(before.st_mode), tool.empty() ? "" : "; ", tool));
   }
   OpenedFile opened;
   opened.handle = FileHandle(OpenWithoutSymlinks(path, flags));

@@ -45,8 +45,8 @@ struct OpenedFile {
 };
 
 // `path` opened read-only if it is a regular file reached without any
-// symlink. `tool` names the caller in messages ("read_file reads regular
-// files").
+// symlink. `tool` ends messages about what the path is instead
+// ("<path> is a FIFO (named pipe); read_file reads regular files").
 absl::StatusOr<OpenedFile> OpenRegularFile(const std::string& path, const std::string& tool);
 
 // The directory `path` opened (O_PATH) without following any symlink on

@@ -38,13 +38,13 @@ const ToolSpec kFetch = Tool("builtin/web_fetch", RuleSubject::kNone, "", true);
 const ToolSpec kMcp = Tool("mcp/files/delete", RuleSubject::kNone, "", false);
 
 RuleConfig Command(RuleAction action, std::string command, std::string tool = "builtin/bash") {
-  return RuleConfig{action, std::move(tool), std::move(command), std::nullopt};
+  return RuleConfig{action, std::move(tool), std::move(command), std::nullopt, std::nullopt};
 }
 RuleConfig Path(RuleAction action, std::string path, std::string tool = "builtin/*_file") {
-  return RuleConfig{action, std::move(tool), std::nullopt, std::move(path)};
+  return RuleConfig{action, std::move(tool), std::nullopt, std::move(path), std::nullopt};
 }
 RuleConfig Whole(RuleAction action, std::string tool) {
-  return RuleConfig{action, std::move(tool), std::nullopt, std::nullopt};
+  return RuleConfig{action, std::move(tool), std::nullopt, std::nullopt, std::nullopt};
 }
 
 RuleSet Rules(const std::vector<RuleConfig>& rules) {
@@ -429,7 +429,8 @@ TEST(RuleSetTest, InvalidPatternsNameTheRuleAndField) {
   ASSERT_FALSE(bad_tool.ok());
   EXPECT_EQ(bad_tool.status().message(), "agents.x.rules[0].tool: pattern is empty");
   auto both =
-      RuleSet::Compile({RuleConfig{RuleAction::kAllow, "*", "ls", "/tmp"}}, "agents.x.rules");
+      RuleSet::Compile({RuleConfig{RuleAction::kAllow, "*", "ls", "/tmp", std::nullopt}},
+                       "agents.x.rules");
   ASSERT_FALSE(both.ok());
   EXPECT_THAT(std::string(both.status().message()),
               HasSubstr("agents.x.rules[0]: a rule has one command, path or url pattern"));

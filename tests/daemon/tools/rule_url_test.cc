@@ -85,7 +85,7 @@ TEST_F(RuleUrlTest, AllowForTheSessionAddsTheExactUrl) {
   std::vector<RuleConfig> added =
       RuleSet::SessionRulesFor(spec_, Json{{"url", "https://example.com/a?q=*"}}, "/");
   ASSERT_EQ(added.size(), 1u);
-  EXPECT_EQ(added[0].url, "https://example.com/a?q=\\*");
+  EXPECT_EQ(added[0].url, "https://example.com/a\\?q=\\*");
   RuleSet rules;
   ASSERT_TRUE(rules.AddSessionRules(added).ok());
   EXPECT_EQ(Fetch(rules, "https://example.com/a?q=*").action, RuleAction::kAllow);
