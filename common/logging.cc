@@ -1,5 +1,7 @@
 #include "common/logging.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -38,9 +40,31 @@ const char* LevelName(LogLevel level) {
 
 }  // namespace
 
+namespace {
+
+// The log file opened for appending: created 0600 (whatever the umask
+// allows: never more), never through a symlink, and only when it is a
+// regular file owned by this user (a FIFO planted there must not block the
+// daemon, nor another user's file receive its log).
+FILE* OpenLogFile(const std::string& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                0600);
+  if (fd < 0) return nullptr;
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != geteuid()) {
+    close(fd);
+    return nullptr;
+  }
+  FILE* f = fdopen(fd, "a");
+  if (f == nullptr) close(fd);
+  return f;
+}
+
+}  // namespace
+
 bool SetLogFile(const std::string& path, bool also_stderr) {
   Sink& s = GetSink();
-  FILE* f = std::fopen(path.c_str(), "ae");
+  FILE* f = OpenLogFile(path);
   absl::MutexLock lock(&s.mu);
   if (f == nullptr) {
     s.also_stderr = true;

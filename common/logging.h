@@ -14,6 +14,8 @@ namespace raw {
 enum class LogLevel { kDebug, kInfo, kWarning, kError };
 
 // Opens `path` for appending (and mirrors to stderr when `also_stderr`).
+// Appends to the file at `path`, creating it with mode 0600; never opens it
+// through a symlink, nor anything but a regular file owned by this user.
 // Returns false, and keeps logging to stderr, when the file cannot be opened.
 bool SetLogFile(const std::string& path, bool also_stderr);
 void SetMinLogLevel(LogLevel level);

@@ -101,6 +101,7 @@ int Status(const client::ConnectOptions& connect, bool json, CliContext& ctx) {
   ctx.out << "  state dir  " << info.state_dir() << "\n";
   if (!info.database_path().empty()) ctx.out << "  database   " << info.database_path() << "\n";
   if (!info.log_path().empty()) ctx.out << "  log        " << info.log_path() << "\n";
+  for (const std::string& warning : info.warnings()) ctx.out << "  warning    " << warning << "\n";
   return kExitOk;
 }
 

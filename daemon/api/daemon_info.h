@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace raw::api {
 
@@ -18,6 +19,8 @@ struct DaemonInfo {
   std::string database_path;
   std::string log_path;
   int64_t started_at_unix_ms = 0;
+  // Start-up problems for `raw daemon status` (app/dir_permissions.h).
+  std::vector<std::string> warnings;
 };
 
 }  // namespace raw::api

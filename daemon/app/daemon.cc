@@ -1,5 +1,6 @@
 #include "daemon/app/daemon.h"
 
+#include "daemon/app/dir_permissions.h"
 #include <fcntl.h>
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
@@ -23,6 +24,7 @@
 #include "common/version.h"
 #include "daemon/api/raw_service.h"
 #include "daemon/api/uds_listener.h"
+#include "daemon/app/dir_permissions.h"
 #include "daemon/app/state_lock.h"
 #include "daemon/http/curl_http_client.h"
 #include "daemon/loop/session_manager.h"
@@ -110,6 +112,9 @@ absl::Status Daemon::Start() {
   RAW_LOG(Info) << "rawd " << kVersion << " starting: pid " << getpid() << ", socket "
                 << paths_.socket_path << ", config " << paths_.config_path << ", state "
                 << paths_.state_dir;
+  dir_warnings_ = DirPermissionWarnings(
+      {{"state directory", paths_.state_dir}, {"config directory", Dirname(paths_.config_path)}});
+  for (const std::string& warning : dir_warnings_) RAW_LOG(Warning) << warning;
 
   if (absl::Status s = EnsurePrivateDir(Dirname(paths_.socket_path)); !s.ok()) return s;
 
@@ -164,6 +169,7 @@ absl::Status Daemon::Start() {
       .database_path = paths_.database_path,
       .log_path = paths_.log_path,
       .started_at_unix_ms = clock_->NowUnixMs(),
+      .warnings = dir_warnings_,
   };
   service_ = std::make_unique<api::RawService>(*sessions_, std::move(info),
                                                [this] { RequestShutdown(); });

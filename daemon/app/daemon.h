@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "common/paths.h"
@@ -92,6 +93,7 @@ class Daemon {
   const EnvLookup env_;
   DaemonPaths paths_;
   bool log_file_open_ = false;
+  std::vector<std::string> dir_warnings_;  // DirPermissionWarnings at start
   int stop_fd_ = -1;  // eventfd written by RequestShutdown
 
   // In construction order; destroyed in reverse by Stop().

@@ -102,6 +102,9 @@ struct RuleConfig {
   // a redirection of the command line writes to (">f", ">>f", "2>f"); a
   // relative pattern is taken relative to the session's working directory.
   std::optional<std::string> redirect = std::nullopt;
+  // builtin/web_fetch (tools whose rule subject is a URL): matched against
+  // the normalized URL as fetched, e.g. "https://docs.python.org/*".
+  std::optional<std::string> url = std::nullopt;
 
   bool operator==(const RuleConfig&) const = default;
 };
@@ -161,6 +164,13 @@ struct AgentConfig {
   // Withheld environment variables (config/withheld_env.h) that this
   // agent's commands (bash, hooks) still get.
   std::vector<std::string> pass_secret_env;
+  // builtin/web_fetch may reach loopback, private and link-local addresses
+  // (a local dev server, an intranet); off by default.
+  bool allow_private_addresses = false;
+  // Names of built-in protected paths (tools/policy/protected_paths.h:
+  // "~/.ssh", "raw-state", ...) this agent's file tools may reach; the
+  // others stay denied whatever its rules say.
+  std::vector<std::string> allow_protected_paths;
 
   bool operator==(const AgentConfig&) const = default;
 };
@@ -185,6 +195,10 @@ struct WebFetchSettings {
   int64_t timeout_ms = 30000;
   int64_t max_bytes = 2 * 1024 * 1024;  // of the response body
   int64_t max_output_bytes = 100000;    // of the text returned to the model
+  // Whether web_fetch may connect to loopback, private, link-local and
+  // other non-public addresses; set per turn from
+  // AgentConfig::allow_private_addresses (it is not a tools.web_fetch key).
+  bool allow_private_addresses = false;
 
   bool operator==(const WebFetchSettings&) const = default;
 };

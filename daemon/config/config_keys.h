@@ -43,12 +43,20 @@ inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method"
 inline constexpr std::array<absl::string_view, 2> kModelCacheKeys = {"key", "retention"};
 
 // agents.<name>, agents.<name>.tools, agents.<name>.compact
-inline constexpr std::array<absl::string_view, 11> kAgentKeys = {
-    "model", "system_prompt", "max_steps", "tools", "compact", "rules", "approval_mode",
-    "approval_timeout_seconds", "hooks", "skills", "pass_secret_env"};
+inline constexpr std::array<absl::string_view, 13> kAgentKeys = {
+    "model",         "system_prompt",            "max_steps", "tools",
+    "compact",       "rules",                    "approval_mode",
+    "approval_timeout_seconds", "hooks",         "skills",
+    "pass_secret_env", "allow_private_addresses",  "allow_protected_paths"};
+// agents.<name>.allow_protected_paths entries: the built-in protected paths
+// (daemon/tools/policy/protected_paths.h says what each covers).
+inline constexpr std::array<absl::string_view, 11> kProtectedPathNames = {
+    "~/.ssh",        "~/.aws",         "~/.gnupg",   "~/.config/gcloud",
+    "~/.netrc",      "~/.docker/config.json",        "~/.kube/config",
+    "raw-config",    "raw-state",      "raw-data",   "raw-variables"};
 // agents.<name>.rules[i]: exactly one action key, plus optional subjects.
-inline constexpr std::array<absl::string_view, 6> kRuleKeys = {"allow", "ask",  "deny",
-                                                               "command", "path", "redirect"};
+inline constexpr std::array<absl::string_view, 7> kRuleKeys = {
+    "allow", "ask", "deny", "command", "path", "redirect", "url"};
 // agents.<name>.approval_mode; the first is the default.
 inline constexpr std::array<absl::string_view, 4> kApprovalModes = {"default", "ask_all",
                                                                     "allow_all", "deny_all"};

@@ -1,5 +1,6 @@
 #include "daemon/config/policy_entry.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -85,8 +86,14 @@ std::optional<RuleConfig> ReadRule(const Json& value, const std::string& path,
     rule.redirect = *p;
     CheckPattern(*p, Pattern::Style::kPath, r.PathOf("redirect"), problems);
   }
-  if ((rule.command ? 1 : 0) + (rule.path ? 1 : 0) + (rule.redirect ? 1 : 0) > 1) {
-    r.Report("", "a rule may match one of \"command\", \"path\" or \"redirect\", not several");
+  if (auto url = r.NonEmptyString("url", "a URL pattern such as \"https://docs.python.org/*\"")) {
+    rule.url = *url;
+    CheckPattern(*url, Pattern::Style::kText, r.PathOf("url"), problems);
+  }
+  if (int(rule.command.has_value()) + int(rule.path.has_value()) + int(rule.redirect.has_value()) +
+          int(rule.url.has_value()) >
+      1) {
+    r.Report("", "a rule may match one of \"command\", \"path\", \"redirect\" or \"url\", not several");
   }
   if (problems.size() != before) return std::nullopt;
   return rule;
@@ -179,6 +186,22 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
       }
     }
     agent.pass_secret_env = std::move(*passed);
+  }
+  if (auto allow = r.Boolean("allow_private_addresses")) agent.allow_private_addresses = *allow;
+  if (auto names = StringList(r, "allow_protected_paths",
+                              absl::StrCat("the name of a protected path (one of: ",
+                                           JoinNames(kProtectedPathNames), ")"),
+                              problems)) {
+    for (size_t i = 0; i < names->size(); ++i) {
+      if (std::find(kProtectedPathNames.begin(), kProtectedPathNames.end(), (*names)[i]) ==
+          kProtectedPathNames.end()) {
+        problems.push_back({IndexPath(r.PathOf("allow_protected_paths"), i),
+                            absl::StrCat(DescribeValue(Json((*names)[i])),
+                                         " is not a protected path (one of: ",
+                                         JoinNames(kProtectedPathNames), ")")});
+      }
+    }
+    agent.allow_protected_paths = std::move(*names);
   }
 }
 

@@ -1,6 +1,7 @@
 // PolicyEntry: validation of the tool-contract parts of config.json:
 // agents.<name>.{rules, approval_mode, approval_timeout_seconds, hooks,
-// skills}, the top-level "hooks" map and "skill_dirs". Problems are recorded
+// skills, allow_private_addresses, allow_protected_paths}, the top-level
+// "hooks" map and "skill_dirs". Problems are recorded
 // with their exact paths ("agents.coder.rules[2].command: invalid regular
 // expression: ..."). Pure; thread-safe.
 #pragma once
@@ -19,7 +20,7 @@ inline constexpr int64_t kMaxApprovalTimeoutSeconds = 24 * 3600;
 inline constexpr int64_t kMaxHookTimeoutSeconds = 3600;
 
 // Reads the agent's rules, approval_mode, approval_timeout_seconds, hooks
-// and skills into `agent`.
+// skills, allow_private_addresses and allow_protected_paths into `agent`.
 void ReadAgentPolicy(FieldReader& agent_reader, AgentConfig& agent,
                      std::vector<ConfigProblem>& problems);
 

@@ -1,6 +1,7 @@
 #include "daemon/http/curl_http_client.h"
 
 #include <curl/curl.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <array>
@@ -8,16 +9,20 @@
 #include <climits>
 #include <memory>
 #include <mutex>  // std::call_once
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 #include "common/version.h"
 #include "daemon/http/curl_request.h"
+#include "daemon/http/ip_address.h"
 
 namespace raw::http {
 namespace {
@@ -53,6 +58,10 @@ struct Transfer {
   bool status_reported = false;
   bool handler_stopped = false;
   bool connected = false;
+  // public_addresses_only: the addresses refused, "127.0.0.1 (a loopback
+  // address (127.0.0.0/8))", in the order they were tried.
+  bool public_only = false;
+  std::vector<std::string> refused;
   int64_t body_bytes = 0;
   curl_off_t uploaded = 0;
   SteadyClock::time_point last_activity = SteadyClock::now();
@@ -135,6 +144,25 @@ int OnConnected(void* user, char* /*remote_ip*/, char* /*local_ip*/, int /*remot
   return CURL_PREREQFUNC_OK;
 }
 
+// Opens the socket for each connection attempt, after name resolution: the
+// one place that sees the very address connected to, so a name that
+// resolves (or re-resolves) to a non-public address cannot slip through.
+curl_socket_t OnOpenSocket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+  auto* transfer = static_cast<Transfer*>(user);
+  if (transfer->public_only) {
+    const sockaddr* target = &address->addr;
+    std::optional<std::string> reason = NonPublicAddressReason(target, address->addrlen);
+    if (purpose != CURLSOCKTYPE_IPCXN) reason = "not a direct connection";
+    if (reason) {
+      transfer->refused.push_back(
+          absl::StrCat(AddressText(target, address->addrlen), " (", *reason, ")"));
+      return CURL_SOCKET_BAD;
+    }
+  }
+  int fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
 // Collects the first curl_easy_setopt failure instead of checking each call.
 class OptionSetter {
  public:
@@ -168,7 +196,9 @@ absl::Status Configure(CURL* easy, const HttpRequest& request, const RequestTarg
   set(CURLOPT_ERRORBUFFER, error_buffer);
   set(CURLOPT_USERAGENT, user_agent.c_str());
   set(CURLOPT_HTTPHEADER, header_list);
-  if (target.loopback) set(CURLOPT_PROXY, "");  // never send loopback traffic to a proxy
+  // Never send loopback traffic to a proxy; nor a request whose connected
+  // address is checked (behind a proxy it would be the proxy's).
+  if (target.loopback || request.public_addresses_only) set(CURLOPT_PROXY, "");
   if (share != nullptr) set(CURLOPT_SHARE, share);
   if (request.connect_timeout_ms > 0) {
     set(CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout_ms));
@@ -196,6 +226,8 @@ absl::Status Configure(CURL* easy, const HttpRequest& request, const RequestTarg
   set(CURLOPT_XFERINFODATA, transfer);
   set(CURLOPT_PREREQFUNCTION, &OnConnected);
   set(CURLOPT_PREREQDATA, transfer);
+  set(CURLOPT_OPENSOCKETFUNCTION, &OnOpenSocket);
+  set(CURLOPT_OPENSOCKETDATA, transfer);
   return set.status();
 }
 
@@ -249,6 +281,11 @@ absl::Status TransferError(CURLcode result, const char* error_buffer, const Tran
   }
   if (result == CURLE_URL_MALFORMAT || result == CURLE_UNSUPPORTED_PROTOCOL) {
     return absl::InvalidArgumentError(absl::StrCat("invalid request URL: ", reason));
+  }
+  if (!transfer.connected && !transfer.refused.empty()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "refused to connect to ", target.host_port, " at ", absl::StrJoin(transfer.refused, ", "),
+        ": only public addresses may be reached by this request"));
   }
   if (!transfer.connected) {
     return absl::UnavailableError(
@@ -327,6 +364,7 @@ absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandle
   Transfer transfer;
   transfer.handler = &handler;
   transfer.easy = easy.get();
+  transfer.public_only = request.public_addresses_only;
   char error_buffer[CURL_ERROR_SIZE] = {0};
 
   RETURN_IF_ERROR(Configure(easy.get(), request, target, header_list.get(), options_.user_agent,

@@ -16,6 +16,8 @@
 //   kDeadlineExceeded. Connection failures return kUnavailable with the
 //   reason; a transfer cut off mid-body returns kUnavailable too, after the
 //   bytes that did arrive were delivered.
+// - A request with public_addresses_only never opens a connection to a
+//   non-public address; Send returns kPermissionDenied naming it.
 // - OK means the server completed the response; the status code (including
 //   4xx/5xx) was passed to OnStatus.
 #pragma once
@@ -45,6 +47,12 @@ struct HttpRequest {
   int64_t idle_timeout_ms = 0;
   // Overall limit; 0 = none (streams may legitimately run for a long time).
   int64_t total_timeout_ms = 0;
+  // Connect only to public addresses (ip_address.h): every address the
+  // client is about to connect to, after name resolution and on every
+  // attempt, is checked, and a non-public one is never connected to; Send
+  // then fails with kPermissionDenied naming the address and why. No proxy
+  // is used for such a request, so the address checked is the server's own.
+  bool public_addresses_only = false;
 };
 
 class HttpResponseHandler {

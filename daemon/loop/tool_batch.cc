@@ -186,11 +186,13 @@ absl::Status ToolBatch::Run(const std::vector<CollectedCall>& calls) {
   return absl::OkStatus();
 }
 
-std::optional<std::string> ToolBatch::PathChanged(const Entry& e) const {
+std::optional<std::string> ToolBatch::PathChanged(const Entry& e,
+                                                  std::optional<std::string>& run_path) const {
   if (!e.judged_path) return std::nullopt;
   const tools::ToolSpec& spec = *e.prepared.spec;
   std::optional<std::string> now =
       tools::policy::RuleSet::ResolvedPath(spec, e.prepared.arguments, plan_.cwd);
+  run_path = now;
   if (!now || *now == *e.judged_path) return std::nullopt;
   tools::policy::Decision again =
       rules_.Evaluate(spec, e.prepared.arguments, plan_.cwd, plan_.agent.agent.approval_mode);
@@ -210,7 +212,8 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   }
   const tools::ToolSpec& spec = *e.prepared.spec;
   const std::string tool = spec.qualified_name;
-  if (std::optional<std::string> reason = PathChanged(e)) {
+  std::optional<std::string> run_path;
+  if (std::optional<std::string> reason = PathChanged(e, run_path)) {
     return CommitResult(call, {events::ToolStatus::kDenied, DeniedContent(*reason, ""), {}}, 0);
   }
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id,
@@ -222,6 +225,7 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   };
   ctx.withheld = rules_.WalkFilterFor(spec, plan_.cwd, e.approved_by_user);
   ctx.withheld_env = plan_.withheld_env;
+  ctx.judged_path = std::move(run_path);
   ctx.on_skill_loaded = [this](const std::string& name, const std::string& text_hash) {
     if (plan_.session) plan_.session->SetLoadedSkill(name, text_hash);
   };

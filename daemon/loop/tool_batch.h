@@ -67,8 +67,11 @@ class ToolBatch {
   absl::Status AskForApproval(std::vector<Entry>& entries);
   absl::Status RunEntry(const Entry& entry);
   // Why `entry` may no longer run: its path resolves elsewhere now and the
-  // rules do not allow the new target outright; nullopt = it may run.
-  std::optional<std::string> PathChanged(const Entry& entry) const;
+  // rules do not allow the new target outright; nullopt = it may run, on
+  // `run_path` (the path judged last, which the tool opens without
+  // following any link that appears later: ToolContext::judged_path).
+  std::optional<std::string> PathChanged(const Entry& entry,
+                                         std::optional<std::string>& run_path) const;
   absl::Status CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
                             int64_t duration_ms);
   std::string QualifiedName(const CollectedCall& call) const;

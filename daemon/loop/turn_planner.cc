@@ -14,6 +14,7 @@
 #include "daemon/vars/resolve_secrets.h"
 #include "daemon/providers/provider_factory.h"
 #include "daemon/providers/retrying_provider.h"
+#include "daemon/tools/policy/protected_paths.h"
 
 namespace raw::loop {
 namespace {
@@ -155,6 +156,9 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   }
   ASSIGN_OR_RETURN(plan.rules, tools::policy::RuleSet::Compile(
                                    agent.rules, absl::StrCat("agents.", agent.name, ".rules")));
+  RETURN_IF_ERROR(plan.rules.PrependRules(tools::policy::ProtectedPathRules(
+      tools::policy::ProtectedPaths(in.config, in.env), agent)));
+  plan.tool_settings.web_fetch.allow_private_addresses = agent.allow_private_addresses;
   ASSIGN_OR_RETURN(plan.hooks, SelectedHooks(in.config, agent));
   plan.withheld_env = config::WithheldEnvFor(in.config, agent);
   if (!agent.skills.empty()) {

@@ -81,11 +81,18 @@ McpClient::McpClient(std::unique_ptr<McpTransport> transport, McpClientOptions o
             [this](const std::string& method, const Json&) -> std::optional<Json> {
               if (method != "roots/list" || options_.root_dir.empty()) return std::nullopt;
               return RootsList(options_.root_dir);
-            }) {
+            }),
+      message_log_limit_(absl::StrCat("log messages (notifications/message) of mcp server ",
+                                      options_.server_name)) {
   if (options_.client_version.empty()) options_.client_version = kVersion;
 }
 
-McpClient::~McpClient() { Close(); }
+McpClient::~McpClient() {
+  Close();
+  if (std::string summary = message_log_limit_.TakeSummary(); !summary.empty()) {
+    RAW_LOG(Warning) << summary;
+  }
+}
 
 absl::Status McpClient::Connect(const CancelToken* cancel) {
   {
@@ -243,6 +250,9 @@ void McpClient::OnNotification(const Message& notification) {
   if (notification.method == "notifications/message" && notification.params.is_object()) {
     const Json& params = notification.params;
     const Json data = params.value("data", Json());
+    LogRateLimiter::Verdict verdict = message_log_limit_.Admit();
+    if (!verdict.summary.empty()) RAW_LOG(Warning) << verdict.summary;
+    if (!verdict.log) return;
     RAW_LOG(Info) << "mcp server " << options_.server_name << " [" << params.value("level", "info")
                   << "]: "
                   << Clip(data.is_string() ? data.get<std::string>() : DumpJson(data), 2000);

@@ -32,6 +32,7 @@
 #include "common/cancel_token.h"
 #include "common/json.h"
 #include "daemon/mcp/json_rpc_peer.h"
+#include "daemon/mcp/log_rate_limiter.h"
 #include "daemon/mcp/mcp_tool.h"
 #include "daemon/mcp/transport.h"
 
@@ -124,6 +125,8 @@ class McpClient {
   std::unique_ptr<McpTransport> transport_;
   JsonRpcPeer peer_;
   std::thread refresher_;
+  // Keeps the server's notifications/message from flooding the log.
+  LogRateLimiter message_log_limit_;
 
   // Serializes handshakes (Connect, Reinitialize).
   absl::Mutex session_mu_;

@@ -64,7 +64,9 @@ std::string Clip(std::string_view text, size_t max) {
 
 }  // namespace
 
-StdioTransport::StdioTransport(StdioTransportOptions options) : options_(std::move(options)) {}
+StdioTransport::StdioTransport(StdioTransportOptions options)
+    : options_(std::move(options)),
+      stderr_log_limit_(absl::StrCat("stderr lines of mcp server ", options_.server_name)) {}
 
 StdioTransport::~StdioTransport() {
   Close();
@@ -171,7 +173,11 @@ void StdioTransport::LogStderrLines(bool flush) {
   auto emit = [this](std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) return;
-    RAW_LOG(Info) << "mcp server " << options_.server_name << ": " << Clip(line, kMaxLoggedLine);
+    LogRateLimiter::Verdict verdict = stderr_log_limit_.Admit();
+    if (!verdict.summary.empty()) RAW_LOG(Warning) << verdict.summary;
+    if (verdict.log) {
+      RAW_LOG(Info) << "mcp server " << options_.server_name << ": " << Clip(line, kMaxLoggedLine);
+    }
     stderr_tail_.push_back(Clip(line, kStderrTailLineBytes));
     if (stderr_tail_.size() > kStderrTailLines) stderr_tail_.pop_front();
   };
@@ -186,6 +192,11 @@ void StdioTransport::LogStderrLines(bool flush) {
   if (flush || stderr_buffer_.size() > kMaxLoggedLine) {
     emit(stderr_buffer_);
     stderr_buffer_.clear();
+  }
+  if (flush) {
+    if (std::string summary = stderr_log_limit_.TakeSummary(); !summary.empty()) {
+      RAW_LOG(Warning) << summary;
+    }
   }
 }
 

@@ -28,6 +28,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/mcp/child_process.h"
+#include "daemon/mcp/log_rate_limiter.h"
 #include "daemon/mcp/transport.h"
 
 namespace raw::mcp {
@@ -80,6 +81,9 @@ class StdioTransport : public McpTransport {
   std::string stderr_buffer_;
   std::deque<std::string> stderr_tail_;
   int64_t skipped_lines_ = 0;
+  // Keeps a chatty server's stderr from flooding the log (the tail above
+  // still sees every line).
+  LogRateLimiter stderr_log_limit_;
 
   mutable absl::Mutex mu_;
   bool closing_ ABSL_GUARDED_BY(mu_) = false;

@@ -55,6 +55,11 @@ struct ToolContext {
   // the call (policy/walk_filter.h); a withheld directory is not entered.
   // Null = nothing is withheld.
   std::function<bool(const std::string& path)> withheld = nullptr;
+  // For a path tool: the path its rules judged (policy::ResolveRulePath of
+  // the path argument: absolute, free of symlinks). The file tools open
+  // exactly this path and refuse symlinks on the way (builtin/
+  // checked_open.h); nullopt = the tool resolves the argument the same way.
+  std::optional<std::string> judged_path = std::nullopt;
   // builtin/load_skill reports here the skill whose SKILL.md text it
   // returned, with the hash of exactly that text (skills::SkillTextHash), so
   // a later change notice compares against what the model saw. Null = none.
@@ -86,12 +91,13 @@ struct ToolOutput {
 
 using ToolHandler = std::function<ToolOutput(const Json& arguments, const ToolContext& ctx)>;
 
-// Which argument the `command` and `path` patterns of rules are matched
+// Which argument the `command`, `path` and `url` patterns of rules are matched
 // against (see daemon/tools/policy).
 enum class RuleSubject {
   kNone,     // rules match on the tool name only
   kCommand,  // a shell command line, split into its simple commands
   kPath,     // a file path, resolved against the session's cwd
+  kUrl,      // a URL, normalized as it is fetched (builtin/web_fetch)
 };
 
 struct ToolSpec {

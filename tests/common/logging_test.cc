@@ -1,6 +1,7 @@
 #include "common/logging.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -39,6 +40,37 @@ TEST(LoggingTest, AFilterSeesEveryMessageBeforeItIsWrittenUntilItIsRemoved) {
   // Back to stderr for the rest of the test binary.
   ASSERT_FALSE(SetLogFile("/nonexistent-dir/raw.log", true));
   unlink(path.c_str());
+}
+
+TEST(LoggingTest, TheLogIsCreatedPrivateAndNeverThroughASymlinkOrIntoAFifo) {
+  char dir_template[] = "/tmp/raw-logging-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::string log = dir + "/rawd.log";
+  mode_t old_mask = umask(0);
+  bool opened = SetLogFile(log, /*also_stderr=*/false);
+  umask(old_mask);
+  ASSERT_TRUE(opened);
+  struct stat info;
+  ASSERT_EQ(stat(log.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u);
+
+  // A symlink at the log's path is refused: the target stays untouched.
+  const std::string target = dir + "/elsewhere";
+  { std::ofstream(target) << "precious\n"; }
+  const std::string link = dir + "/linked.log";
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  EXPECT_FALSE(SetLogFile(link, /*also_stderr=*/true));
+  RAW_LOG(Warning) << "must not reach the symlink's target";
+  EXPECT_EQ(ReadAll(target), "precious\n");
+
+  // A FIFO is refused at once instead of blocking the daemon.
+  const std::string fifo = dir + "/fifo.log";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(SetLogFile(fifo, /*also_stderr=*/true));
+
+  for (const std::string& path : {log, target, link, fifo}) unlink(path.c_str());
+  rmdir(dir.c_str());
 }
 
 }  // namespace

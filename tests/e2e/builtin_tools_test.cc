@@ -16,20 +16,7 @@ using ::testing::Not;
 constexpr auto kOk = raw::v1::TOOL_RESULT_STATUS_OK;
 constexpr auto kError = raw::v1::TOOL_RESULT_STATUS_ERROR;
 
-class BuiltinToolsTest : public ContractTest {
- protected:
-  // Runs one turn in which the model calls `calls` as one batch, then
-  // answers "done"; returns the results in call order.
-  std::vector<raw::v1::ToolResult> RunBatch(const std::vector<chat::ToolCall>& calls) {
-    std::string session = daemon_->CreateSession();
-    fake_.Enqueue(chat::ToolCallsAnswer(calls));
-    fake_.Enqueue(chat::TextAnswer("done"));
-    EventStream stream(stub(), session);
-    std::string turn = StartTurn(stub(), session, "use the tools");
-    EXPECT_TRUE(stream.WaitForTurnEnd(turn).has_value());
-    return Results(stream.TurnEvents(turn));
-  }
-};
+class BuiltinToolsTest : public ContractTest {};
 
 TEST_F(BuiltinToolsTest, FileToolsSucceedAndFailWithResultsTheModelCanActOn) {
   StartDaemon(R"("approval_mode": "allow_all")");
@@ -101,7 +88,7 @@ TEST_F(BuiltinToolsTest, FileToolsSucceedAndFailWithResultsTheModelCanActOn) {
 }
 
 TEST_F(BuiltinToolsTest, WebFetchReducesHtmlToTextAndRefusesWhatItMustNotFetch) {
-  StartDaemon(R"("approval_mode": "allow_all")");
+  StartDaemon(R"("approval_mode": "allow_all", "allow_private_addresses": true)");
   testing::FakeProviderServer site;
   ASSERT_TRUE(site.status().ok()) << site.status();
   testing::ScriptedResponse page;

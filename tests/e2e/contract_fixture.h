@@ -110,6 +110,18 @@ class ContractTest : public ::testing::Test {
     return out;
   }
 
+  // Runs one turn in a new session in which the model calls `calls` as one
+  // batch, then answers "done"; returns the results in call order.
+  std::vector<raw::v1::ToolResult> RunBatch(const std::vector<testing::chat::ToolCall>& calls) {
+    std::string session = daemon_->CreateSession();
+    fake_.Enqueue(testing::chat::ToolCallsAnswer(calls));
+    fake_.Enqueue(testing::chat::TextAnswer("done"));
+    EventStream stream(stub(), session);
+    std::string turn = StartTurn(stub(), session, "use the tools");
+    EXPECT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+    return Results(stream.TurnEvents(turn));
+  }
+
   static bool Has(const std::vector<raw::v1::Event>& events, raw::v1::Event::PayloadCase kind) {
     for (const auto& e : events) {
       if (e.payload_case() == kind) return true;

@@ -24,17 +24,6 @@ class PathRulesE2eTest : public ContractTest {
     WriteFile(daemon_->workdir() + "/src/a.txt", "TOKEN in src\n");
   }
 
-  std::vector<raw::v1::ToolResult> RunBatch(
-      const std::vector<chat::ToolCall>& calls) {
-    std::string session = daemon_->CreateSession();
-    fake_.Enqueue(chat::ToolCallsAnswer(calls));
-    fake_.Enqueue(chat::TextAnswer("done"));
-    EventStream stream(stub(), session);
-    std::string turn = StartTurn(stub(), session, "go");
-    EXPECT_TRUE(stream.WaitForTurnEnd(turn).has_value());
-    return Results(stream.TurnEvents(turn));
-  }
-
   // What the model was sent after the batch: no denied file's text.
   std::string LastRequest() { return fake_.requests().back().body; }
 };

@@ -14,7 +14,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST_F(ContractTest, WebFetchRedirectDropsTheTargetsCredentials) {
-  StartDaemon(R"("approval_mode": "allow_all")");
+  StartDaemon(R"("approval_mode": "allow_all", "allow_private_addresses": true)");
   testing::FakeProviderServer site;
   ASSERT_TRUE(site.status().ok()) << site.status();
   const std::string base = "http://127.0.0.1:" + std::to_string(site.port());

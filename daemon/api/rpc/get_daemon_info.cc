@@ -14,6 +14,7 @@ UnaryReactor* GetDaemonInfo(grpc::CallbackServerContext* ctx, const DaemonInfo& 
   response->set_socket_path(info.socket_path);
   response->set_database_path(info.database_path);
   response->set_log_path(info.log_path);
+  for (const std::string& warning : info.warnings) response->add_warnings(warning);
   response->set_started_at_unix_ms(info.started_at_unix_ms);
   response->set_loaded_sessions(static_cast<int64_t>(sessions.loaded_sessions()));
   return ReturnStatus(ctx, absl::OkStatus());

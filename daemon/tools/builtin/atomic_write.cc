@@ -11,6 +11,8 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/ids.h"
+#include "daemon/tools/builtin/checked_open.h"
 
 namespace raw::tools::builtin {
 namespace {
@@ -50,15 +52,26 @@ mode_t NewFileMode() {
 absl::Status ReplaceFileAtomically(const std::string& target, std::string_view content,
                                    mode_t mode) {
   namespace fs = std::filesystem;
-  fs::path parent = fs::path(target).parent_path();
-  std::string tmp =
-      (parent / absl::StrCat(".", fs::path(target).filename().string(), ".raw-tmp-XXXXXX"))
-          .string();
-  int fd = mkostemp(tmp.data(), O_CLOEXEC);
-  if (fd < 0) return Errno("create a temporary file in", parent.string(), errno);
+  const std::string parent = fs::path(target).parent_path().string();
+  const std::string name = fs::path(target).filename().string();
+  // Every step below is relative to this one directory, opened without
+  // following a symlink: a link swapped into the path meanwhile cannot
+  // send the write elsewhere, and a link at `target` itself is replaced,
+  // never written through.
+  absl::StatusOr<OpenedFile> dir = OpenDirectory(parent);
+  if (!dir.ok()) return dir.status();
+  const int dir_fd = dir->handle.get();
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 8; ++attempt) {
+    tmp = absl::StrCat(".", name, ".raw-tmp-", NewId());
+    fd = openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) return Errno("create a temporary file in", parent, errno);
   auto fail = [&](const std::string& what, int err) {
     close(fd);
-    unlink(tmp.c_str());
+    unlinkat(dir_fd, tmp.c_str(), 0);
     return Errno(what, target, err);
   };
   if (!WriteAll(fd, content)) return fail("write", errno);
@@ -66,12 +79,12 @@ absl::Status ReplaceFileAtomically(const std::string& target, std::string_view c
   if (fsync(fd) != 0) return fail("flush", errno);
   if (close(fd) != 0) {
     int err = errno;
-    unlink(tmp.c_str());
+    unlinkat(dir_fd, tmp.c_str(), 0);
     return Errno("write", target, err);
   }
-  if (rename(tmp.c_str(), target.c_str()) != 0) {
+  if (renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
     int err = errno;
-    unlink(tmp.c_str());
+    unlinkat(dir_fd, tmp.c_str(), 0);
     return Errno("replace", target, err);
   }
   return absl::OkStatus();

@@ -2,7 +2,9 @@
 // edit_file).
 //
 // The content goes to a temporary file in the target's directory, which is
-// given the requested mode, flushed, and renamed over the target, so readers
+// given the requested mode, flushed, and renamed over the target (both
+// relative to the directory opened once without following any symlink,
+// checked_open.h), so readers
 // see either the old file or the new one, and a failure never leaves a
 // half-written file (nor the temporary one) behind. Stateless; safe from any
 // thread (two concurrent writers of one file each replace it whole; the last
@@ -18,8 +20,9 @@
 
 namespace raw::tools::builtin {
 
-// Replaces `target` (a path whose parent directory exists; a symlink at
-// `target` itself would be replaced by a file, so resolve links first) with
+// Replaces `target` (a path whose parent directory exists and is reached
+// without symlinks; a symlink at `target` itself would be replaced by a
+// file, so resolve links first) with
 // `content` and permission bits `mode`. Errors read "cannot <what> <target>:
 // <reason>".
 absl::Status ReplaceFileAtomically(const std::string& target, std::string_view content,

@@ -3,29 +3,27 @@
 // old_string must occur exactly once (or replace_all is set), so an edit
 // never lands somewhere the model did not mean. The file is rewritten
 // atomically (atomic_write.h) keeping its permission bits; a symlink is
-// followed and survives. The model gets a one-line confirmation; clients get
+// followed as the rules resolved it and survives (one that appears later is
+// refused, checked_open.h). The model gets a one-line confirmation; clients get
 // a unified diff of the change in ToolOutput::display.
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/atomic_write.h"
 #include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/tool_args.h"
 #include "daemon/tools/builtin/unified_diff.h"
 #include "common/utf8.h"
 
 namespace raw::tools::builtin {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Files larger than this are not edited in memory.
 constexpr int64_t kMaxEditBytes = 16 * 1024 * 1024;
@@ -71,7 +69,7 @@ ToolOutput EditFile(const Json& args, const ToolContext& ctx) {
   if (!new_string.ok()) return ToolOutput::Error(std::string(new_string.status().message()));
   absl::StatusOr<bool> replace_all = OptionalBool(args, "replace_all", false);
   if (!replace_all.ok()) return ToolOutput::Error(std::string(replace_all.status().message()));
-  absl::StatusOr<std::string> resolved = ResolvePath(ctx.cwd, *raw_path);
+  absl::StatusOr<std::string> resolved = TargetPath(ctx.cwd, *raw_path, ctx.judged_path);
   if (!resolved.ok()) return ToolOutput::Error(std::string(resolved.status().message()));
 
   if (old_string->empty()) {
@@ -84,17 +82,9 @@ ToolOutput EditFile(const Json& args, const ToolContext& ctx) {
                              "nothing");
   }
 
-  // Edit through a symlink: its target changes, the link stays.
-  std::string target = *resolved;
-  std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(target, ec))) {
-    fs::path real = fs::weakly_canonical(target, ec);
-    if (ec) {
-      return ToolOutput::Error(
-          absl::StrCat("cannot resolve the symlink ", target, ": ", ec.message()));
-    }
-    target = real.string();
-  }
+  // The path the rules judged, with symlinks resolved: editing through a
+  // link changes its target and the link stays.
+  const std::string& target = *resolved;
   const std::string shown = DisplayPath(ctx.cwd, target);
 
   struct stat st;
@@ -120,12 +110,22 @@ ToolOutput EditFile(const Json& args, const ToolContext& ctx) {
 
   std::string text;
   {
-    std::ifstream in(target, std::ios::binary);
-    if (!in) {
-      return ToolOutput::Error(absl::StrCat("cannot read ", shown, ": ", std::strerror(errno)));
+    absl::StatusOr<OpenedFile> opened = OpenRegularFile(target, "edit_file edits regular files");
+    if (!opened.ok()) return ToolOutput::Error(std::string(opened.status().message()));
+    char buffer[64 * 1024];
+    for (;;) {
+      ssize_t n = read(opened->handle.get(), buffer, sizeof(buffer));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        return ToolOutput::Error(absl::StrCat("cannot read ", shown, ": ", std::strerror(errno)));
+      }
+      if (n == 0) break;
+      text.append(buffer, static_cast<size_t>(n));
+      if (text.size() > static_cast<size_t>(kMaxEditBytes)) {
+        return ToolOutput::Error(absl::StrCat(shown, " is too large to edit (the limit is ",
+                                              kMaxEditBytes, " bytes)"));
+      }
     }
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) return ToolOutput::Error(absl::StrCat("cannot read ", shown));
   }
   if (text.find('\0') != std::string::npos) {
     return ToolOutput::Error(absl::StrCat(

@@ -2,7 +2,9 @@
 //
 // The file is streamed in chunks, so a huge file costs only the bytes that
 // are returned. Output is capped at tools.files.max_read_bytes; the cut
-// falls on a line boundary and the result says where to continue.
+// falls on a line boundary and the result says where to continue. The file
+// is opened at the path the rules judged, refusing symlinks on the way and
+// anything but a regular file (checked_open.h).
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/tool_args.h"
 #include "common/utf8.h"
 
@@ -49,7 +52,7 @@ ToolOutput ReadFile(const Json& args, const ToolContext& ctx) {
   if (!offset_arg.ok()) return ToolOutput::Error(std::string(offset_arg.status().message()));
   absl::StatusOr<std::optional<int64_t>> limit_arg = OptionalInteger(args, "limit", 1);
   if (!limit_arg.ok()) return ToolOutput::Error(std::string(limit_arg.status().message()));
-  absl::StatusOr<std::string> resolved = ResolvePath(ctx.cwd, *raw_path);
+  absl::StatusOr<std::string> resolved = TargetPath(ctx.cwd, *raw_path, ctx.judged_path);
   if (!resolved.ok()) return ToolOutput::Error(std::string(resolved.status().message()));
   const std::string& path = *resolved;
 
@@ -70,8 +73,9 @@ ToolOutput ReadFile(const Json& args, const ToolContext& ctx) {
     return ToolOutput::Error(absl::StrCat(
         path, " is not a regular file (device, FIFO or socket); read_file reads regular files"));
   }
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ToolOutput::Error(Describe(path, errno));
+  absl::StatusOr<OpenedFile> opened = OpenRegularFile(path, "read_file reads regular files");
+  if (!opened.ok()) return ToolOutput::Error(std::string(opened.status().message()));
+  const int fd = opened->handle.get();
 
   std::string out;
   std::string buf(kChunkBytes, '\0');
@@ -92,7 +96,6 @@ ToolOutput ReadFile(const Json& args, const ToolContext& ctx) {
     if (n == 0) break;
     const size_t got = static_cast<size_t>(n);
     if (first_chunk && std::memchr(buf.data(), '\0', std::min(got, kBinarySniffBytes))) {
-      close(fd);
       return ToolOutput::Error(absl::StrCat(
           path, " looks like a binary file (it contains NUL bytes); read_file reads UTF-8 text"));
     }
@@ -122,7 +125,6 @@ ToolOutput ReadFile(const Json& args, const ToolContext& ctx) {
       i = end;
     }
   }
-  close(fd);
   if (read_errno != 0) return ToolOutput::Error(Describe(path, read_errno));
 
   std::string footer;

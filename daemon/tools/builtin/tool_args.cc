@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/tools/policy/rule_path.h"
 
 namespace raw::tools::builtin {
 
@@ -103,6 +104,14 @@ absl::StatusOr<std::string> ResolvePath(const std::string& cwd, const std::strin
   // "dir/" normalizes to "dir/"; drop the trailing separator for messages.
   if (resolved.size() > 1 && resolved.back() == '/') resolved.pop_back();
   return resolved;
+}
+
+absl::StatusOr<std::string> TargetPath(const std::string& cwd, const std::string& raw_path,
+                                       const std::optional<std::string>& judged_path) {
+  absl::StatusOr<std::string> resolved = ResolvePath(cwd, raw_path);
+  if (!resolved.ok()) return resolved.status();
+  if (judged_path) return *judged_path;
+  return policy::ResolveRulePath(cwd, *resolved);
 }
 
 std::string DisplayPath(const std::string& cwd, const std::string& path) {

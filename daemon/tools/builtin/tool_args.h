@@ -45,6 +45,12 @@ absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args,
 // leading '~' is refused rather than silently taken as a directory name.
 absl::StatusOr<std::string> ResolvePath(const std::string& cwd, const std::string& path);
 
+// The path a file tool opens for its `path` argument `raw_path`:
+// `ctx.judged_path` when the rules judged one, else ResolvePath's result
+// with symlinks resolved as the rules resolve them (policy/rule_path.h).
+absl::StatusOr<std::string> TargetPath(const std::string& cwd, const std::string& raw_path,
+                                       const std::optional<std::string>& judged_path);
+
 // `path` (absolute, normalized) as results show it: relative to `cwd` when
 // it lies inside it ("src/a.cc"; "." for cwd itself), absolute otherwise.
 std::string DisplayPath(const std::string& cwd, const std::string& path);

@@ -7,6 +7,10 @@
 // are not followed: the result names the target so the model can decide to
 // fetch it, with any user name and password removed (they are never
 // repeated). URLs with credentials and schemes other than http(s) are refused.
+// Only public addresses are connected to (http::HttpRequest::
+// public_addresses_only: loopback, private, link-local and the like are
+// refused on the address actually connected to) unless the agent sets
+// allow_private_addresses (config::WebFetchSettings).
 
 #include <algorithm>
 #include <optional>
@@ -145,12 +149,19 @@ ToolOutput WebFetch(const Json& args, const ToolContext& ctx) {
   request.connect_timeout_ms = std::min(timeout_ms, kMaxConnectTimeoutMs);
   request.idle_timeout_ms = timeout_ms;
   request.total_timeout_ms = timeout_ms;
+  request.public_addresses_only = !settings.allow_private_addresses;
   BoundedCollector response(max_body);
   absl::Status sent = ctx.http->Send(request, response, ctx.cancel);
   if (ctx.cancel.cancelled() || absl::IsCancelled(sent)) {
     return ToolOutput::Cancelled("web_fetch was cancelled");
   }
   if (!sent.ok() && !(absl::IsAborted(sent) && response.stopped())) {
+    if (absl::IsPermissionDenied(sent)) {
+      return ToolOutput::Error(absl::StrCat(
+          "fetching ", *url, " was refused: ", sent.message(),
+          ". web_fetch reaches only public internet addresses, never this machine or its "
+          "private networks, unless the agent's config sets \"allow_private_addresses\": true"));
+    }
     if (absl::IsDeadlineExceeded(sent)) {
       return ToolOutput::Error(
           absl::StrCat("fetching ", *url, " timed out: ", sent.message()));
@@ -254,8 +265,11 @@ ToolSpec MakeWebFetchTool() {
                           "keep the result short. Default: the configured limit."}}}}},
       {"required", {"url"}},
       {"additionalProperties", false}};
-  spec.read_only = true;
-  spec.rule_subject = RuleSubject::kNone;
+  // Not read-only in the rules' sense: the URL itself carries data out of
+  // the machine, so a fetch asks unless a url rule allows it.
+  spec.read_only = false;
+  spec.rule_subject = RuleSubject::kUrl;
+  spec.rule_argument = "url";
   spec.handler = WebFetch;
   return spec;
 }

@@ -64,6 +64,9 @@ absl::StatusOr<std::string> CheckFetchUrl(std::string_view text) {
   }
   // The fragment is never sent; drop it from what is fetched and reported.
   curl_url_set(handle.get(), CURLUPART_FRAGMENT, nullptr, 0);
+  // Host names are case-insensitive: one spelling, so url rules see one.
+  std::string host = absl::AsciiStrToLower(Part(handle.get(), CURLUPART_HOST));
+  curl_url_set(handle.get(), CURLUPART_HOST, host.c_str(), 0);
   return Part(handle.get(), CURLUPART_URL);
 }
 

@@ -12,9 +12,10 @@
 
 namespace raw::tools::builtin {
 
-// `url` normalized, when it is an absolute http or https URL without
-// credentials. Errors say what is wrong (not a URL, another scheme,
-// user:password@ in it) without repeating any credentials.
+// `url` normalized (scheme and host in lower case, no fragment), when it
+// is an absolute http or https URL without credentials. Errors say what is
+// wrong (not a URL, another scheme, user:password@ in it) without repeating
+// any credentials.
 absl::StatusOr<std::string> CheckFetchUrl(std::string_view url);
 
 // `reference` (absolute, or relative like "../a.html" or "/x") resolved

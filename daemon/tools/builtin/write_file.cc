@@ -3,7 +3,8 @@
 // The content goes to a temporary file in the target's directory, which is
 // flushed and then renamed over the target, so readers see either the old
 // file or the new one and a failure never leaves a half-written file. A
-// symlink is followed (its target is replaced, the link stays); an existing
+// symlink is followed as the rules resolved it (its target is replaced, the
+// link stays; a link that appears later is refused, atomic_write.h); an existing
 // file keeps its permission bits; a new one gets 0666 minus the umask.
 
 #include <sys/stat.h>
@@ -36,20 +37,16 @@ ToolOutput WriteFile(const Json& args, const ToolContext& ctx) {
   if (!raw_path.ok()) return ToolOutput::Error(std::string(raw_path.status().message()));
   absl::StatusOr<std::string> content = RequiredString(args, "content");
   if (!content.ok()) return ToolOutput::Error(std::string(content.status().message()));
-  absl::StatusOr<std::string> resolved = ResolvePath(ctx.cwd, *raw_path);
+  absl::StatusOr<std::string> resolved = TargetPath(ctx.cwd, *raw_path, ctx.judged_path);
   if (!resolved.ok()) return ToolOutput::Error(std::string(resolved.status().message()));
   if (!raw_path->empty() && raw_path->back() == '/') {
     return ToolOutput::Error(absl::StrCat("path \"", *raw_path, "\" names a directory, not a file"));
   }
 
-  // Write through a symlink to its target, so the link survives.
-  std::string target = *resolved;
+  // The path the rules judged, with symlinks resolved: writing through a
+  // link replaces its target and the link survives.
+  const std::string& target = *resolved;
   std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(target, ec))) {
-    fs::path real = fs::weakly_canonical(target, ec);
-    if (ec) return ToolOutput::Error(Errno("resolve the symlink", target, ec.value()));
-    target = real.string();
-  }
 
   bool existed = false;
   mode_t mode = NewFileMode();

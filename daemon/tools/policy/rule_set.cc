@@ -11,6 +11,7 @@
 #include "daemon/tools/policy/command_subjects.h"
 #include "daemon/tools/policy/program_pattern.h"
 #include "daemon/tools/policy/redirect_target.h"
+#include "daemon/tools/policy/rule_url.h"
 #include "daemon/tools/policy/walk_filter.h"
 
 namespace raw::tools::policy {
@@ -91,6 +92,7 @@ std::string DescribeRule(const config::RuleConfig& rule) {
   std::string subject = rule.command    ? absl::StrCat(" command \"", *rule.command, "\"")
                         : rule.path     ? absl::StrCat(" path \"", *rule.path, "\"")
                         : rule.redirect ? absl::StrCat(" redirect \"", *rule.redirect, "\"")
+                        : rule.url      ? absl::StrCat(" url \"", *rule.url, "\"")
                                         : "";
   return absl::StrCat(ActionName(rule.action), " ", rule.tool, subject);
 }
@@ -101,21 +103,29 @@ absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& 
   for (size_t i = 0; i < rules.size(); ++i) {
     const config::RuleConfig& rule = rules[i];
     std::string at = absl::StrCat(where, "[", i, "]");
-    if ((rule.command ? 1 : 0) + (rule.path ? 1 : 0) + (rule.redirect ? 1 : 0) > 1) {
+    if (int(rule.command.has_value()) + int(rule.path.has_value()) +
+            int(rule.redirect.has_value()) + int(rule.url.has_value()) >
+        1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          at, ": a rule has one of a command, a path or a redirect pattern, not several"));
+          at, ": a rule has one of a command, a path, a redirect or a url pattern, not several"));
     }
     auto tool = Pattern::Compile(rule.tool, Pattern::Style::kText);
     if (!tool.ok())
       return absl::InvalidArgumentError(absl::StrCat(at, ".tool: ", tool.status().message()));
     Compiled compiled{rule, *std::move(tool), {}, at};
-    const std::optional<std::string>& pattern =
-        rule.command ? rule.command : rule.path ? rule.path : rule.redirect;
+    const std::optional<std::string>& pattern = rule.command ? rule.command
+                                                : rule.path    ? rule.path
+                                                : rule.redirect ? rule.redirect
+                                                                : rule.url;
     if (pattern) {
-      auto subject = Pattern::Compile(*pattern,
-                                      rule.command ? Pattern::Style::kText : Pattern::Style::kPath);
+      // Paths and redirect targets are path patterns; commands and URLs text.
+      auto subject = Pattern::Compile(*pattern, rule.path || rule.redirect ? Pattern::Style::kPath
+                                                                           : Pattern::Style::kText);
       if (!subject.ok()) {
-        const char* field = rule.command ? ".command: " : rule.path ? ".path: " : ".redirect: ";
+        const char* field = rule.command    ? ".command: "
+                            : rule.path     ? ".path: "
+                            : rule.redirect ? ".redirect: "
+                                            : ".url: ";
         return absl::InvalidArgumentError(absl::StrCat(at, field, subject.status().message()));
       }
       compiled.subject.push_back(*std::move(subject));
@@ -132,6 +142,18 @@ absl::Status RuleSet::AddSessionRules(const std::vector<config::RuleConfig>& rul
     rule.label = "session rule";
     rules_.push_back(std::move(rule));
   }
+  return absl::OkStatus();
+}
+
+absl::Status RuleSet::PrependRules(
+    const std::vector<std::pair<config::RuleConfig, std::string>>& rules) {
+  std::vector<config::RuleConfig> configs;
+  for (const auto& [rule, label] : rules) configs.push_back(rule);
+  auto compiled = Compile(configs, "built-in rules");
+  if (!compiled.ok()) return compiled.status();
+  for (size_t i = 0; i < rules.size(); ++i) compiled->rules_[i].label = rules[i].second;
+  for (Compiled& rule : rules_) compiled->rules_.push_back(std::move(rule));
+  rules_ = std::move(compiled->rules_);
   return absl::OkStatus();
 }
 
@@ -161,6 +183,8 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
         if (redirect != nullptr && may_allow && path_matches(rule, *redirect)) return &rule;
       } else if (rule.config.path && spec.rule_subject == RuleSubject::kPath && path != nullptr) {
         if (path_matches(rule, *path)) return &rule;
+      } else if (rule.config.url && spec.rule_subject == RuleSubject::kUrl && path != nullptr) {
+        if (rule.subject[0].Matches(*path)) return &rule;  // `path` holds the URL here
       }
     }
     return nullptr;
@@ -176,6 +200,13 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
     std::string resolved = ResolveRulePath(cwd, *subject);
     Decision decision = decide(first_rule(nullptr, &resolved, nullptr, true));
     decision.reason = absl::StrCat(decision.reason, " for ", resolved);
+    return decision;
+  }
+  if (spec.rule_subject == RuleSubject::kUrl) {
+    if (!subject) return decide(first_rule(nullptr, nullptr, nullptr, true));
+    std::string url = RuleUrl(*subject);
+    Decision decision = decide(first_rule(nullptr, &url, nullptr, true));
+    decision.reason = absl::StrCat(decision.reason, " for ", url);
     return decision;
   }
   if (spec.rule_subject != RuleSubject::kCommand) {
@@ -303,6 +334,10 @@ std::vector<std::vector<config::RuleConfig>> RuleSet::SessionRuleOptions(const T
     whole_tool.path = EscapeGlob(ResolveRulePath(cwd, *subject));
     return {{whole_tool}};
   }
+  if (spec.rule_subject == RuleSubject::kUrl) {
+    whole_tool.url = EscapeGlob(RuleUrl(*subject));
+    return {{whole_tool}};
+  }
   std::optional<std::vector<OfferedRule>> offered = CommandSessionRules(whole_tool, *subject, cwd);
   if (!offered || offered->empty()) return {};
   std::vector<config::RuleConfig> exact, widened;
@@ -353,7 +388,7 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
       rules.push_back({rule.config.action, std::nullopt});
       continue;
     }
-    if (!rule.config.path) continue;  // a command pattern never matches a path tool
+    if (!rule.config.path) continue;  // a command or url pattern never matches a path tool
     auto anchored =
         Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
     if (anchored.ok()) rules.push_back({rule.config.action, std::move(*anchored)});

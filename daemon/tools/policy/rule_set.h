@@ -3,12 +3,13 @@
 // session"), deciding what happens to one tool call.
 //
 // Evaluation of one call:
-// - Rules are tried in order (session rules after the agent's); a rule
-//   applies when its tool pattern matches the qualified name and its
-//   command/path pattern (if any) matches the call's subject.
+// - Rules are tried in order (built-in rules first, PrependRules; session
+//   rules after the agent's); a rule applies when its tool pattern matches
+//   the qualified name and its command/path/url pattern (if any) matches the
+//   call's subject.
 // - The subject is the string argument named by spec.rule_argument; a
-//   command or path pattern never matches a call without one, nor a tool
-//   whose rule_subject is of the other kind (or kNone).
+//   command, path or url pattern never matches a call without one, nor a
+//   tool whose rule_subject is of another kind (or kNone).
 // - kCommand tools: the command line gives its subjects (command_subjects.h:
 //   each simple command as written, the form bash runs it in, what
 //   prefixes, bash -c and eval run) and each is decided on its own by the
@@ -39,6 +40,9 @@
 //   session cwd (rule_path.h: normalized, symlinks resolved, so "../" and
 //   links cannot hide the real target); a relative glob is anchored at the
 //   cwd ("src/**" is <cwd>/src/**), "re:" patterns see the absolute path.
+// - kUrl tools (builtin/web_fetch): the subject is the URL normalized as it
+//   is fetched (rule_url.h); url patterns are kText globs, so
+//   "https://docs.python.org/*" matches every page below that origin.
 // - No rule matched: the approval mode decides (config::ApprovalMode);
 //   kDefault allows read-only tools and asks for the others.
 // Reasons name the rule as "agents.coder.rules[2] (deny builtin/bash
@@ -50,6 +54,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -91,9 +96,10 @@ class RuleSet {
   // kCommand tools one exact (escaped glob) rule per distinct command
   // subject (canonical forms aside) and one exact redirect rule per file a
   // redirection writes to (but /dev/null and the like), for kPath tools the
-  // exact resolved path, otherwise the whole tool. Empty when nothing exact
-  // can be allowed (no subject argument, a command that cannot be split or
-  // an opaque one, a redirection whose target only running tells).
+  // exact resolved path, for kUrl tools the exact URL, otherwise the whole
+  // tool. Empty when nothing exact can be allowed (no subject argument, a
+  // command that cannot be split or an opaque one, a redirection whose
+  // target only running tells).
   static std::vector<config::RuleConfig> SessionRulesFor(const ToolSpec& spec,
                                                          const Json& arguments,
                                                          const std::string& cwd);
@@ -109,6 +115,11 @@ class RuleSet {
   static std::vector<std::vector<config::RuleConfig>> SessionRuleOptions(
       const ToolSpec& spec, const Json& arguments, const std::string& cwd);
   absl::Status AddSessionRules(const std::vector<config::RuleConfig>& rules);
+
+  // Puts `rules` before all others, each named in reasons by its label
+  // (built-in rules such as protected_paths.h's, which the agent's own
+  // rules must not override).
+  absl::Status PrependRules(const std::vector<std::pair<config::RuleConfig, std::string>>& rules);
 
   // The path a kPath call's rules see (ResolveRulePath of its subject);
   // nullopt for other tools and for a call without a path string. A call

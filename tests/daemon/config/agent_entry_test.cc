@@ -149,7 +149,8 @@ TEST(AgentEntryTest, UnknownAgentKeyAndAgentShape) {
   EXPECT_THAT(ProblemLines(DocWith("", R"("maxsteps": 3)")),
               ElementsAre("agents.coder.maxsteps: unknown key (expected one of: model, "
                           "system_prompt, max_steps, tools, compact, rules, approval_mode, "
-                          "approval_timeout_seconds, hooks, skills, pass_secret_env)"));
+                          "approval_timeout_seconds, hooks, skills, pass_secret_env, "
+                          "allow_private_addresses, allow_protected_paths)"));
   EXPECT_THAT(
       ProblemLines(R"({"agents": {"my agent": {}, "x": "coder"}})"),
       ElementsAre(

@@ -147,6 +147,12 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersKeys) {
   EXPECT_EQ(PropertyNames(agent), AsSet(kAgentKeys));
   EXPECT_EQ(PropertyNames(agent.at("properties").at("tools")), AsSet(kAgentToolsKeys));
   EXPECT_EQ(PropertyNames(agent.at("properties").at("compact")), AsSet(kAgentCompactKeys));
+  EXPECT_EQ(AsSet(agent.at("properties")
+                      .at("allow_protected_paths")
+                      .at("items")
+                      .at("enum")
+                      .get<std::vector<std::string>>()),
+            AsSet(kProtectedPathNames));
   const Json& tools = schema_.at("properties").at("tools");
   EXPECT_EQ(PropertyNames(tools), AsSet(kToolsKeys));
   EXPECT_EQ(PropertyNames(tools.at("properties").at("bash")), AsSet(kToolsBashKeys));

@@ -74,6 +74,36 @@ TEST(PolicyEntryTest, Defaults) {
   EXPECT_TRUE(a.skills.empty());
 }
 
+TEST(PolicyEntryTest, ReadsUrlRulesAndTheExplicitLifts) {
+  auto config = ParseConfig(Doc(
+      R"("rules": [{"allow": "builtin/web_fetch", "url": "https://docs.python.org/*"}],
+         "allow_private_addresses": true,
+         "allow_protected_paths": ["~/.kube/config", "raw-state"])"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const AgentConfig& a = config->agents.at("coder");
+  ASSERT_EQ(a.rules.size(), 1u);
+  EXPECT_EQ(a.rules[0].url, "https://docs.python.org/*");
+  EXPECT_TRUE(a.allow_private_addresses);
+  EXPECT_THAT(a.allow_protected_paths, ElementsAre("~/.kube/config", "raw-state"));
+  auto defaults = ParseConfig(Doc(""));
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_FALSE(defaults->agents.at("coder").allow_private_addresses);
+  EXPECT_TRUE(defaults->agents.at("coder").allow_protected_paths.empty());
+}
+
+TEST(PolicyEntryTest, BadLiftsAndUrlRulesNameTheirPath) {
+  EXPECT_THAT(ProblemLines(Doc(R"("allow_protected_paths": ["~/.ssh/id_rsa"])")),
+              ElementsAre(HasSubstr("agents.coder.allow_protected_paths[0]: \"~/.ssh/id_rsa\" is "
+                                    "not a protected path (one of: ~/.ssh, ~/.aws")));
+  EXPECT_THAT(ProblemLines(Doc(R"("allow_private_addresses": "yes")")),
+              ElementsAre(HasSubstr("agents.coder.allow_private_addresses")));
+  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/web_fetch", "url": "re:("}])")),
+              ElementsAre(HasSubstr("agents.coder.rules[0].url: ")));
+  EXPECT_THAT(
+      ProblemLines(Doc(R"("rules": [{"allow": "builtin/x", "url": "https://a/*", "path": "b"}])")),
+      ElementsAre(HasSubstr("not several")));
+}
+
 TEST(PolicyEntryTest, BadRulesNameTheirPath) {
   EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/bash", "command": "re:^(git"}])")),
               ElementsAre(HasSubstr("agents.coder.rules[0].command: ")));

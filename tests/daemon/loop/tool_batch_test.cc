@@ -130,7 +130,8 @@ TEST_F(ToolBatchTest, EveryCallGetsOneResultInTheModelsOrder) {
 
 TEST_F(ToolBatchTest, ACallTheRulesDenyNeverRuns) {
   auto rules = tools::policy::RuleSet::Compile(
-      {config::RuleConfig{config::RuleAction::kDeny, "test/echo", std::nullopt, std::nullopt}},
+      {config::RuleConfig{config::RuleAction::kDeny, "test/echo", std::nullopt, std::nullopt,
+                          std::nullopt}},
       "agents.a.rules");
   ASSERT_TRUE(rules.ok()) << rules.status();
   plan_.rules = *std::move(rules);

@@ -13,6 +13,7 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
   --stderr-noise         write a few lines to stderr at start
   --stderr-hex HEX       write the bytes HEX (any bytes, not only UTF-8) and a
                          newline to stderr at start
+  --stderr-flood N       write N lines to stderr at start
   --ignore-eof           keep running after stdin closes, ignoring SIGTERM
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
@@ -39,6 +40,7 @@ parser.add_argument("--garbage-at-start", action="store_true")
 parser.add_argument("--stderr-noise", action="store_true")
 parser.add_argument("--ignore-eof", action="store_true")
 parser.add_argument("--stderr-hex", default="")
+parser.add_argument("--stderr-flood", type=int, default=0)
 args = parser.parse_args()
 
 if args.start_log:
@@ -53,6 +55,9 @@ if args.exit_at_start is not None:
 if args.stderr_noise:
     for i in range(3):
         sys.stderr.write(f"fake server: noise line {i}\n")
+    sys.stderr.flush()
+if args.stderr_flood:
+    sys.stderr.write("".join(f"fake server: flood line {i}\n" for i in range(args.stderr_flood)))
     sys.stderr.flush()
 if args.slow_start:
     time.sleep(args.slow_start / 1000.0)

@@ -1,8 +1,14 @@
 // McpClient over StdioTransport with the fake server, without the manager:
 // the handshake, the tool table, message size limits and a polite close.
-#include <chrono>
-#include <memory>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "common/logging.h"
 #include "daemon/mcp/mcp_client.h"
 #include "daemon/mcp/stdio_transport.h"
 #include "gmock/gmock.h"
@@ -57,6 +63,35 @@ TEST(StdioClientTest, AMessageOverTheLimitEndsTheConnection) {
   EXPECT_TRUE(absl::IsUnavailable(big.status())) << big.status();
   EXPECT_THAT(big.status().message(), HasSubstr("longer than 65536 bytes"));
   EXPECT_FALSE(client->alive());
+}
+
+TEST(StdioClientTest, AFloodOfStderrLinesIsRateLimitedInTheLog) {
+  char log_template[] = "/tmp/raw-mcp-log-XXXXXX";
+  int fd = mkstemp(log_template);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  const std::string log_path = log_template;
+  ASSERT_TRUE(SetLogFile(log_path, /*also_stderr=*/false));
+  std::unique_ptr<McpClient> client = MakeClient({"--stderr-flood", "20000"}, 1 << 20);
+  ASSERT_TRUE(client->Connect().ok());
+  client->Close();  // the transport reads stderr to the end and reports what it dropped
+  client.reset();
+  SetLogFile("/nonexistent-dir/raw.log", true);  // back to stderr
+  std::ifstream in(log_path);
+  std::string line;
+  int logged = 0;
+  std::string summary;
+  while (std::getline(in, line)) {
+    if (line.find("fake server: flood line") != std::string::npos) ++logged;
+    if (line.find("suppressed") != std::string::npos) summary = line;
+  }
+  unlink(log_path.c_str());
+  // The burst (200) and 20 a second for however long the test ran; never
+  // the whole flood.
+  EXPECT_GE(logged, 200);
+  EXPECT_LT(logged, 20000);
+  EXPECT_THAT(summary, HasSubstr("stderr lines of mcp server fake suppressed (more than 20 a "
+                                 "second)"));
 }
 
 TEST(StdioClientTest, AProgramThatDoesNotExistFailsClearly) {

@@ -40,13 +40,13 @@ const ToolSpec kFetch = Tool("builtin/web_fetch", RuleSubject::kNone, "", true);
 const ToolSpec kMcp = Tool("mcp/files/delete", RuleSubject::kNone, "", false);
 
 RuleConfig Command(RuleAction action, std::string command, std::string tool = "builtin/bash") {
-  return RuleConfig{action, std::move(tool), std::move(command), std::nullopt};
+  return RuleConfig{action, std::move(tool), std::move(command), std::nullopt, std::nullopt};
 }
 RuleConfig Path(RuleAction action, std::string path, std::string tool = "builtin/*_file") {
-  return RuleConfig{action, std::move(tool), std::nullopt, std::move(path)};
+  return RuleConfig{action, std::move(tool), std::nullopt, std::move(path), std::nullopt};
 }
 RuleConfig Whole(RuleAction action, std::string tool) {
-  return RuleConfig{action, std::move(tool), std::nullopt, std::nullopt};
+  return RuleConfig{action, std::move(tool), std::nullopt, std::nullopt, std::nullopt};
 }
 RuleConfig Redirect(RuleAction action, std::string target, std::string tool = "builtin/bash") {
   return RuleConfig{action, std::move(tool), std::nullopt, std::nullopt, std::move(target)};
@@ -591,10 +591,11 @@ TEST(RuleSetTest, InvalidPatternsNameTheRuleAndField) {
   ASSERT_FALSE(bad_tool.ok());
   EXPECT_EQ(bad_tool.status().message(), "agents.x.rules[0].tool: pattern is empty");
   auto both =
-      RuleSet::Compile({RuleConfig{RuleAction::kAllow, "*", "ls", "/tmp"}}, "agents.x.rules");
+      RuleSet::Compile({RuleConfig{RuleAction::kAllow, "*", "ls", "/tmp", std::nullopt}},
+                       "agents.x.rules");
   ASSERT_FALSE(both.ok());
   EXPECT_THAT(std::string(both.status().message()),
-              HasSubstr("agents.x.rules[0]: a rule has one of a command, a path or a redirect"));
+              HasSubstr("agents.x.rules[0]: a rule has one of a command, a path, a redirect or a url"));
   auto bad_redirect = RuleSet::Compile({Redirect(RuleAction::kAllow, "/tmp/\\")}, "agents.x.rules");
   ASSERT_FALSE(bad_redirect.ok());
   EXPECT_THAT(std::string(bad_redirect.status().message()),

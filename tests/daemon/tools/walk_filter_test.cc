@@ -23,7 +23,7 @@ using tools::testing::TempDir;
 using tools::testing::WriteText;
 
 RuleConfig PathRule(RuleAction action, std::string path, std::string tool = "builtin/*") {
-  return RuleConfig{action, std::move(tool), std::nullopt, std::move(path)};
+  return RuleConfig{action, std::move(tool), std::nullopt, std::move(path), std::nullopt};
 }
 
 class WalkFilterTest : public ::testing::Test {

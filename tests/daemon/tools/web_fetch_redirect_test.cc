@@ -23,7 +23,10 @@ using testing::Call;
 
 class WebFetchRedirectTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(server_.status().ok()) << server_.status(); }
+  void SetUp() override {
+    ASSERT_TRUE(server_.status().ok()) << server_.status();
+    settings_.web_fetch.allow_private_addresses = true;  // the fake site is on 127.0.0.1
+  }
 
   // Fetches /from, which answers `status` with `location`.
   ToolOutput Redirected(int status, const std::string& location) {

@@ -31,7 +31,11 @@ ScriptedResponse Respond(int status, std::string content_type, std::vector<std::
 
 class WebFetchTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(server_.status().ok()) << server_.status(); }
+  void SetUp() override {
+    ASSERT_TRUE(server_.status().ok()) << server_.status();
+    // The fake site is on 127.0.0.1.
+    settings_.web_fetch.allow_private_addresses = true;
+  }
 
   ToolOutput Fetch(const Json& args) {
     CancelToken cancel;
@@ -46,11 +50,24 @@ class WebFetchTest : public ::testing::Test {
   ToolSpec spec_ = builtin::MakeWebFetchTool();
 };
 
-TEST_F(WebFetchTest, SpecIsReadOnlyWithoutARuleSubject) {
+TEST_F(WebFetchTest, SpecAsksByDefaultAndRulesSeeTheUrl) {
   EXPECT_EQ(spec_.model_name, "web_fetch");
-  EXPECT_TRUE(spec_.read_only);
-  EXPECT_EQ(spec_.rule_subject, RuleSubject::kNone);
+  EXPECT_FALSE(spec_.read_only);
+  EXPECT_EQ(spec_.rule_subject, RuleSubject::kUrl);
+  EXPECT_EQ(spec_.rule_argument, "url");
   EXPECT_EQ(spec_.input_schema["required"], OrderedJson({"url"}));
+}
+
+TEST_F(WebFetchTest, RefusesThisMachineUnlessPrivateAddressesAreAllowed) {
+  settings_.web_fetch.allow_private_addresses = false;
+  ToolOutput out = Fetch({{"url", Origin() + "/page"}});
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_THAT(out.content,
+              StartsWith("fetching " + Origin() + "/page was refused: refused to connect to "
+                         "127.0.0.1:" + std::to_string(server_.port()) +
+                         " at 127.0.0.1 (a loopback address (127.0.0.0/8))"));
+  EXPECT_THAT(out.content, HasSubstr("\"allow_private_addresses\": true"));
+  EXPECT_TRUE(server_.requests().empty());
 }
 
 TEST_F(WebFetchTest, HtmlBecomesReadableText) {

@@ -1,0 +1,95 @@
+#include "daemon/tools/builtin/checked_open.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+const char* KindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symlink";
+  return "not a regular file";
+}
+
+absl::Status OpenError(const std::string& path, int err) {
+  if (err == ENOENT || err == ENOTDIR) {
+    return absl::NotFoundError(absl::StrCat("file not found: ", path));
+  }
+  if (err == ELOOP || err == EXDEV) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "refused to open ", path,
+        ": a symlink is now on its path (it was not there when the call was judged); the file "
+        "tools never follow a link that appeared after the rules saw the path"));
+  }
+  return absl::UnknownError(absl::StrCat("cannot open ", path, ": ", std::strerror(err)));
+}
+
+// lstat, then open, then fstat: the file opened is the one examined.
+absl::StatusOr<OpenedFile> OpenChecked(const std::string& path, int flags,
+                                       bool want_directory, const std::string& tool) {
+  struct stat before;
+  if (lstat(path.c_str(), &before) != 0) return OpenError(path, errno);
+  if (S_ISLNK(before.st_mode)) return OpenError(path, ELOOP);
+  if (want_directory ? !S_ISDIR(before.st_mode) : !S_ISREG(before.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is ", KindOf(before.st_mode), tool.empty() ? "" : "; ", tool));
+  }
+  OpenedFile opened;
+  opened.handle = FileHandle(OpenWithoutSymlinks(path, flags));
+  if (opened.handle.get() < 0) return OpenError(path, errno);
+  if (fstat(opened.handle.get(), &opened.info) != 0) return OpenError(path, errno);
+  if (opened.info.st_dev != before.st_dev || opened.info.st_ino != before.st_ino) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "refused to open ", path, ": it was replaced by another file while being opened"));
+  }
+  return opened;
+}
+
+}  // namespace
+
+FileHandle::~FileHandle() {
+  if (fd_ >= 0) close(fd_);
+}
+
+FileHandle& FileHandle::operator=(FileHandle&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+int OpenWithoutSymlinks(const std::string& path, int flags) {
+  // openat2 refuses O_PATH with any flag but these (open(2) ignores them).
+  flags |= (flags & O_PATH) != 0 ? O_CLOEXEC | O_NOFOLLOW : O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW;
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags);
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  long fd = syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof(how));
+  if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return static_cast<int>(fd);
+  // Kernels before 5.6 (or a seccomp filter): the last component at least.
+  return open(path.c_str(), flags);
+}
+
+absl::StatusOr<OpenedFile> OpenRegularFile(const std::string& path, const std::string& tool) {
+  return OpenChecked(path, O_RDONLY, /*want_directory=*/false, tool);
+}
+
+absl::StatusOr<OpenedFile> OpenDirectory(const std::string& path) {
+  return OpenChecked(path, O_PATH | O_DIRECTORY, /*want_directory=*/true, "");
+}
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,61 @@
+// Checked opens for the file tools: a file is opened exactly at the path
+// the rules judged (an absolute path free of symlinks, policy/rule_path.h),
+// so nothing swapped in after the judgement can redirect the call:
+// - no symlink is followed anywhere on the path (openat2 with
+//   RESOLVE_NO_SYMLINKS; on kernels without it, O_NOFOLLOW on the last
+//   component), so a link planted in between is refused, not followed;
+// - the opened file must be the one lstat saw just before (same device and
+//   inode, compared with fstat), or the call is refused;
+// - only regular files (and directories, for the parent of a write) are
+//   opened, and never in a way that blocks: a FIFO or a device is refused
+//   after lstat, and the open itself is O_NONBLOCK.
+// Errors are absl::Status with messages naming the path: kNotFound (no such
+// file), kFailedPrecondition (a directory, a FIFO, a device: what it is),
+// kPermissionDenied (a symlink or a swapped file in the way), others with
+// strerror. Stateless; thread-safe.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace raw::tools::builtin {
+
+// Owns a file descriptor; closes it on destruction.
+class FileHandle {
+ public:
+  FileHandle() = default;
+  explicit FileHandle(int fd) : fd_(fd) {}
+  ~FileHandle();
+  FileHandle(FileHandle&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  FileHandle& operator=(FileHandle&& other) noexcept;
+  FileHandle(const FileHandle&) = delete;
+  FileHandle& operator=(const FileHandle&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+struct OpenedFile {
+  FileHandle handle;
+  struct stat info {};  // fstat of the opened file
+};
+
+// `path` opened read-only if it is a regular file reached without any
+// symlink. `tool` ends messages about what the path is instead
+// ("<path> is a FIFO (named pipe); read_file reads regular files").
+absl::StatusOr<OpenedFile> OpenRegularFile(const std::string& path, const std::string& tool);
+
+// The directory `path` opened (O_PATH) without following any symlink on
+// the way, for creating and renaming files inside it (atomic_write.h).
+absl::StatusOr<OpenedFile> OpenDirectory(const std::string& path);
+
+// A descriptor of `path` opened with `flags` (plus O_CLOEXEC, O_NOFOLLOW
+// and, without O_PATH, O_NONBLOCK) and no symlink followed on the way. Low level: no identity
+// or type check; sets errno and returns -1 on failure.
+int OpenWithoutSymlinks(const std::string& path, int flags);
+
+}  // namespace raw::tools::builtin

@@ -1,0 +1,142 @@
+// Checked opens and the file tools that use them: a file is opened at the
+// path the rules judged, never through a symlink that appeared later, and a
+// FIFO or device is refused at once instead of blocking the call.
+
+#include "daemon/tools/builtin/checked_open.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "absl/status/status.h"
+#include "daemon/tools/builtin/atomic_write.h"
+#include "daemon/tools/builtin/builtin_tools.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/tools/tool_test_support.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ReadText;
+using testing::TempDir;
+using testing::WriteText;
+
+TEST(CheckedOpenTest, OpensARegularFileAndReportsWhatItOpened) {
+  TempDir dir;
+  WriteText(dir.Join("a.txt"), "text");
+  absl::StatusOr<OpenedFile> opened = OpenRegularFile(dir.Join("a.txt"), "t reads files");
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_GE(opened->handle.get(), 0);
+  EXPECT_TRUE(S_ISREG(opened->info.st_mode));
+  EXPECT_EQ(opened->info.st_size, 4);
+}
+
+TEST(CheckedOpenTest, RefusesAFifoAndADeviceWithoutBlocking) {
+  TempDir dir;
+  ASSERT_EQ(mkfifo(dir.Join("pipe").c_str(), 0600), 0);
+  absl::StatusOr<OpenedFile> fifo = OpenRegularFile(dir.Join("pipe"), "t reads regular files");
+  EXPECT_TRUE(absl::IsFailedPrecondition(fifo.status())) << fifo.status();
+  EXPECT_EQ(fifo.status().message(),
+            dir.Join("pipe") + " is a FIFO (named pipe); t reads regular files");
+  absl::StatusOr<OpenedFile> device = OpenRegularFile("/dev/null", "t reads regular files");
+  EXPECT_THAT(std::string(device.status().message()), HasSubstr("is a character device"));
+  // Even opened directly, a FIFO without a writer does not block.
+  int fd = OpenWithoutSymlinks(dir.Join("pipe"), O_RDONLY);
+  EXPECT_GE(fd, 0);
+  if (fd >= 0) close(fd);
+}
+
+TEST(CheckedOpenTest, RefusesASymlinkAtTheEndOrOnTheWay) {
+  TempDir dir;
+  TempDir outside;
+  WriteText(outside.Join("secret"), "secret");
+  ASSERT_EQ(symlink(outside.Join("secret").c_str(), dir.Join("link").c_str()), 0);
+  absl::StatusOr<OpenedFile> last = OpenRegularFile(dir.Join("link"), "t");
+  EXPECT_TRUE(absl::IsPermissionDenied(last.status())) << last.status();
+  EXPECT_THAT(std::string(last.status().message()), HasSubstr("a symlink is now on its path"));
+  ASSERT_EQ(symlink(outside.path().c_str(), dir.Join("sub").c_str()), 0);
+  absl::StatusOr<OpenedFile> middle = OpenRegularFile(dir.Join("sub/secret"), "t");
+  EXPECT_TRUE(absl::IsPermissionDenied(middle.status())) << middle.status();
+  EXPECT_EQ(OpenWithoutSymlinks(dir.Join("sub/secret"), O_RDONLY), -1);
+}
+
+TEST(CheckedOpenTest, MissingFilesAreNotFound) {
+  TempDir dir;
+  absl::StatusOr<OpenedFile> missing = OpenRegularFile(dir.Join("none"), "t");
+  EXPECT_TRUE(absl::IsNotFound(missing.status())) << missing.status();
+  EXPECT_EQ(missing.status().message(), "file not found: " + dir.Join("none"));
+}
+
+// The tools, run on a path judged before a symlink was swapped in (what a
+// concurrent process could do between the rules' judgement and the open).
+class SwappedPathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteText(outside_.Join("secret.txt"), "outside secret\n");
+    WriteText(dir_.Join("sub/a.txt"), "inside\n");
+  }
+  ToolOutput Run(const ToolSpec& spec, Json args, const std::string& judged) {
+    CancelToken cancel;
+    config::ToolSettings settings;
+    ToolContext ctx{dir_.path(), settings, cancel};
+    ctx.judged_path = judged;
+    return spec.handler(args, ctx);
+  }
+  // Replaces <dir>/sub/a.txt with a link to the outside file.
+  void SwapFile() {
+    std::filesystem::remove(dir_.Join("sub/a.txt"));
+    ASSERT_EQ(symlink(outside_.Join("secret.txt").c_str(), dir_.Join("sub/a.txt").c_str()), 0);
+  }
+  // Replaces <dir>/sub with a link to the outside directory.
+  void SwapDirectory() {
+    std::filesystem::rename(dir_.Join("sub"), dir_.Join("old"));
+    ASSERT_EQ(symlink(outside_.path().c_str(), dir_.Join("sub").c_str()), 0);
+    std::filesystem::rename(outside_.Join("secret.txt"), outside_.Join("a.txt"));
+  }
+
+  TempDir dir_;
+  TempDir outside_;
+};
+
+TEST_F(SwappedPathTest, ReadFileRefusesALinkSwappedInAfterTheJudgement) {
+  SwapFile();
+  ToolOutput out = Run(MakeReadFileTool(), {{"path", "sub/a.txt"}}, dir_.Join("sub/a.txt"));
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_THAT(out.content, HasSubstr("a symlink is now on its path"));
+  EXPECT_THAT(out.content, ::testing::Not(HasSubstr("outside secret")));
+}
+
+TEST_F(SwappedPathTest, EditFileRefusesALinkSwappedInAfterTheJudgement) {
+  SwapFile();
+  ToolOutput out = Run(MakeEditFileTool(),
+                       {{"path", "sub/a.txt"}, {"old_string", "outside"}, {"new_string", "x"}},
+                       dir_.Join("sub/a.txt"));
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_EQ(ReadText(outside_.Join("secret.txt")), "outside secret\n");
+}
+
+TEST_F(SwappedPathTest, WriteFileRefusesADirectoryLinkSwappedInAfterTheJudgement) {
+  SwapDirectory();
+  ToolOutput out = Run(MakeWriteFileTool(), {{"path", "sub/a.txt"}, {"content", "overwritten"}},
+                       dir_.Join("sub/a.txt"));
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_THAT(out.content, HasSubstr("a symlink is now on its path"));
+  EXPECT_EQ(ReadText(outside_.Join("a.txt")), "outside secret\n");
+}
+
+TEST_F(SwappedPathTest, WriteFileReplacesALinkAtTheJudgedPathInsteadOfWritingThroughIt) {
+  SwapFile();
+  // The file at the judged path was a regular file when judged; the link
+  // now there is replaced by the new file, never followed.
+  ASSERT_TRUE(ReplaceFileAtomically(dir_.Join("sub/a.txt"), "new", 0600).ok());
+  EXPECT_EQ(ReadText(outside_.Join("secret.txt")), "outside secret\n");
+  EXPECT_EQ(ReadText(dir_.Join("sub/a.txt")), "new");
+}
+
+}  // namespace
+}  // namespace raw::tools::builtin

@@ -1,0 +1,126 @@
+// Protected paths: the built-in deny rules for where secrets live, put
+// before the agent's own rules, and lifted only by name.
+
+#include "daemon/tools/policy/protected_paths.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/policy/rule_set.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/tools/tool_test_support.h"
+
+namespace raw::tools::policy {
+namespace {
+
+using config::ApprovalMode;
+using config::RuleAction;
+using ::testing::HasSubstr;
+using tools::testing::TempDir;
+
+class ProtectedPathsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = {{"HOME", home_.path()}};
+    config_.source_path = home_.Join("project/raw.json");
+    config::VariableConfig key;
+    key.name = "KEY";
+    key.source = config::VariableSource::kFile;
+    key.file = home_.Join("keys/openai");
+    config_.variables["KEY"] = key;
+    agent_.name = "coder";
+  }
+  EnvLookup Env() {
+    return [this](const std::string& name) -> std::optional<std::string> {
+      auto it = env_.find(name);
+      if (it == env_.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+  RuleSet Rules(std::vector<config::RuleConfig> agent_rules = {}) {
+    agent_.rules = std::move(agent_rules);
+    auto set = RuleSet::Compile(agent_.rules, "agents.coder.rules");
+    EXPECT_TRUE(set.ok()) << set.status();
+    EXPECT_TRUE(set->PrependRules(ProtectedPathRules(ProtectedPaths(config_, Env()), agent_)).ok());
+    return *std::move(set);
+  }
+  Decision Read(const RuleSet& rules, const std::string& path,
+                ApprovalMode mode = ApprovalMode::kDefault) {
+    return rules.Evaluate(read_, Json{{"path", path}}, home_.path(), mode);
+  }
+
+  TempDir home_;
+  std::map<std::string, std::string> env_;
+  config::Config config_;
+  config::AgentConfig agent_;
+  ToolSpec read_ = builtin::MakeReadFileTool();
+};
+
+TEST_F(ProtectedPathsTest, EverySecretStoreIsDeniedToEveryFileTool) {
+  RuleSet rules = Rules();
+  for (const std::string& path :
+       {home_.Join(".ssh"), home_.Join(".ssh/id_ed25519"), home_.Join(".aws/credentials"),
+        home_.Join(".gnupg/private-keys-v1.d/x.key"), home_.Join(".config/gcloud/credentials.db"),
+        home_.Join(".netrc"), home_.Join(".docker/config.json"), home_.Join(".kube/config"),
+        home_.Join(".config/raw/config.json"), home_.Join(".local/state/raw/sessions.sqlite3"),
+        home_.Join(".local/share/raw/x"), home_.Join("keys/openai"),
+        home_.Join("project/raw.json")}) {
+    Decision d = Read(rules, path, ApprovalMode::kAllowAll);
+    EXPECT_EQ(d.action, RuleAction::kDeny) << path << ": " << d.reason;
+  }
+  for (ToolSpec spec : {builtin::MakeWriteFileTool(), builtin::MakeEditFileTool(),
+                        builtin::MakeListDirTool(), builtin::MakeGlobTool(),
+                        builtin::MakeGrepTool()}) {
+    EXPECT_EQ(rules
+                  .Evaluate(spec, Json{{"path", home_.Join(".ssh")}}, home_.path(),
+                            ApprovalMode::kAllowAll)
+                  .action,
+              RuleAction::kDeny)
+        << spec.qualified_name;
+  }
+  Decision d = Read(rules, ".ssh/id_rsa");
+  EXPECT_THAT(d.reason, HasSubstr("protected path ~/.ssh; an agent lifts it with "
+                                  "\"allow_protected_paths\": [\"~/.ssh\"] in agents.coder"));
+  // Neighbours are not protected.
+  EXPECT_EQ(Read(rules, home_.Join(".sshrc")).action, RuleAction::kAllow);
+  EXPECT_EQ(Read(rules, home_.Join(".kube/cache/x")).action, RuleAction::kAllow);
+  EXPECT_EQ(Read(rules, home_.Join("project/main.cc")).action, RuleAction::kAllow);
+}
+
+TEST_F(ProtectedPathsTest, TheAgentsOwnAllowRulesDoNotLiftThem) {
+  config::RuleConfig allow_all;
+  allow_all.action = RuleAction::kAllow;
+  allow_all.tool = "builtin/*";
+  RuleSet rules = Rules({allow_all});
+  EXPECT_EQ(Read(rules, home_.Join(".aws/credentials")).action, RuleAction::kDeny);
+}
+
+TEST_F(ProtectedPathsTest, ALinkIntoAProtectedPathIsDeniedToo) {
+  std::filesystem::create_directories(home_.Join(".ssh"));
+  ASSERT_EQ(symlink(home_.Join(".ssh").c_str(), home_.Join("innocent").c_str()), 0);
+  EXPECT_EQ(Read(Rules(), "innocent/id_rsa").action, RuleAction::kDeny);
+}
+
+TEST_F(ProtectedPathsTest, NamingOneInAllowProtectedPathsLiftsOnlyThatOne) {
+  agent_.allow_protected_paths = {"~/.kube/config", "raw-state"};
+  RuleSet rules = Rules();
+  EXPECT_EQ(Read(rules, home_.Join(".kube/config")).action, RuleAction::kAllow);
+  EXPECT_EQ(Read(rules, home_.Join(".local/state/raw/rawd.log")).action, RuleAction::kAllow);
+  EXPECT_EQ(Read(rules, home_.Join(".ssh/id_rsa")).action, RuleAction::kDeny);
+}
+
+TEST_F(ProtectedPathsTest, XdgDirectoriesAreFollowed) {
+  env_["XDG_STATE_HOME"] = home_.Join("state");
+  env_["XDG_CONFIG_HOME"] = home_.Join("conf");
+  RuleSet rules = Rules();
+  EXPECT_EQ(Read(rules, home_.Join("state/raw/rawd.log")).action, RuleAction::kDeny);
+  EXPECT_EQ(Read(rules, home_.Join("conf/raw/config.json")).action, RuleAction::kDeny);
+}
+
+}  // namespace
+}  // namespace raw::tools::policy
