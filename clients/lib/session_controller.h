@@ -168,7 +168,8 @@ class SessionController : private SessionLease::Listener {
   absl::Status StartTurn(const std::string& text, Done done);
   absl::Status Interrupt(Done done);
   // Answers every call of the pending approval `request_id` alike.
-  absl::Status AnswerApproval(const std::string& request_id, v1::ApprovalDecision decision,
+  // (By value: the listener's OnApprovalChanged may drop the caller's copy.)
+  absl::Status AnswerApproval(std::string request_id, v1::ApprovalDecision decision,
                               const std::string& message, Done done);
   absl::Status Compact(Done done);
   absl::Status ClearContext(Done done);

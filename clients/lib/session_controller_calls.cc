@@ -46,7 +46,7 @@ absl::Status SessionController::Interrupt(Done done) {
   return absl::OkStatus();
 }
 
-absl::Status SessionController::AnswerApproval(const std::string& request_id,
+absl::Status SessionController::AnswerApproval(std::string request_id,
                                                v1::ApprovalDecision decision,
                                                const std::string& message, Done done) {
   if (absl::Status s = CheckWrite(); !s.ok()) return s;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,13 @@ class Recorder : public SessionController::Listener {
     if (initial) ++initial_pages;
   }
   void OnEvent(const v1::Event& event) override { events.push_back(event.seq()); }
-  void OnApprovalChanged() override { ++approval_changes; }
+  // Like a front end's panel: holds the request shown, dropped when hidden.
+  SessionController* controller = nullptr;
+  void OnApprovalChanged() override {
+    ++approval_changes;
+    std::optional<v1::ApprovalRequested> pending = controller->pending_approval();
+    shown_request = pending ? pending->request_id() : "";
+  }
   void OnLeaseChange(Change change, SessionLease::State) override { lease_changes.push_back(change); }
 
   bool Saw(Change change) const {
@@ -63,6 +70,7 @@ class Recorder : public SessionController::Listener {
   int initial_pages = 0;
   std::vector<uint64_t> events;
   int approval_changes = 0;
+  std::string shown_request;
   std::vector<Change> lease_changes;
 };
 
@@ -78,6 +86,7 @@ struct Frontend {
     options.history_page = 2;
     controller = std::make_unique<SessionController>(
         options, [this](std::function<void()> t) { queue.Post(std::move(t)); }, listener);
+    listener.controller = controller.get();
   }
   ~Frontend() { controller.reset(); }
   void RunUntil(const std::function<bool()>& done) { queue.RunUntil(done); }
@@ -205,12 +214,14 @@ TEST(SessionControllerTest, AnApprovalIsPendingUntilAnsweredUnderTheLease) {
   daemon.service().Append(asked);
   ui.RunUntil([&] { return ui.controller->pending_approval().has_value(); });
   EXPECT_EQ(ui.controller->pending_approval()->request_id(), "req_1");
+  EXPECT_EQ(ui.listener.shown_request, "req_1");
   EXPECT_TRUE(absl::IsNotFound(ui.controller->AnswerApproval(
       "req_0", v1::APPROVAL_DECISION_ALLOW_ONCE, "", nullptr)));
 
   bool answered = false;
   ASSERT_TRUE(ui.controller
-                  ->AnswerApproval("req_1", v1::APPROVAL_DECISION_DENY, "not now",
+                  // The front end answers what it shows, which the answer hides.
+                  ->AnswerApproval(ui.listener.shown_request, v1::APPROVAL_DECISION_DENY, "not now",
                                    [&](const absl::Status& s) {
                                      EXPECT_TRUE(s.ok()) << s;
                                      answered = true;
@@ -218,6 +229,7 @@ TEST(SessionControllerTest, AnApprovalIsPendingUntilAnsweredUnderTheLease) {
                   .ok());
   // Hidden at once, while the answer is on its way.
   EXPECT_FALSE(ui.controller->pending_approval().has_value());
+  EXPECT_EQ(ui.listener.shown_request, "");
   ui.RunUntil([&] { return answered && !ui.controller->activity().pending_approval(); });
   EXPECT_FALSE(ui.controller->pending_approval().has_value());
   std::vector<std::string> calls = daemon.service().calls();
