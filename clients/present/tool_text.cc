@@ -29,6 +29,20 @@ std::string SplitBashNote(std::string& text) {
   return note;
 }
 
+// What the bash tool writes in place of output when the command printed
+// nothing (then its exit note follows on the next line).
+constexpr absl::string_view kBashNoOutput = "(no output)";
+
+// "(no output, exit 0)" for the note "exit code 0"; other notes ("killed by
+// signal 9 (SIGKILL)") as they are.
+std::string NoOutputSummary(absl::string_view note) {
+  constexpr absl::string_view kExitCode = "exit code ";
+  if (absl::StartsWith(note, kExitCode)) {
+    return absl::StrCat("(no output, exit ", note.substr(kExitCode.size()), ")");
+  }
+  return absl::StrCat("(no output, ", note, ")");
+}
+
 }  // namespace
 
 std::string ToolStatusName(v1::ToolResultStatus status) {
@@ -106,9 +120,9 @@ std::string ResultSummary(const std::string& tool, const std::string& result,
     return absl::StrCat("diff: +", counts.added, " -", counts.removed);
   }
   std::string text(absl::StripTrailingAsciiWhitespace(result));
-  std::string note = IsBash(tool) ? SplitBashNote(text) : "";
+  std::string note = IsBash(tool) || absl::StartsWith(text, kBashNoOutput) ? SplitBashNote(text) : "";
   text = std::string(absl::StripTrailingAsciiWhitespace(text));
-  if (!note.empty() && (text.empty() || text == "(no output)")) return note;
+  if (!note.empty() && (text.empty() || text == kBashNoOutput)) return NoOutputSummary(note);
   std::string summary;
   size_t lines = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {

@@ -30,7 +30,7 @@ std::string NoticeLevelName(v1::NoticeLevel level);
 // A finished call's result on one line, `ellipsis` marking what is left out:
 //   "diff: +3 -1"                       a unified diff (edit_file)
 //   "first line … (12 lines)"           several lines
-//   "exit code 0"                       a bash run that printed nothing
+//   "(no output, exit 0)"               a bash run that printed nothing
 //   "make: error … (3 lines) · exit code 2"  bash output and a failed exit
 //   "(no output)"                       an empty result
 // `tool` is the registry name ("builtin/bash") or the name the model used.

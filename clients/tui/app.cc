@@ -29,21 +29,20 @@ TuiApp::TuiApp(TuiOptions options, Terminal& terminal)
       palette_(terminal.depth()),
       canvas_(palette_),
       screen_(canvas_),
-      lease_({options_.client_name, "raw", options_.client_pid}, options_.handover,
-             [this](std::function<void()> task) { ui_.Post(std::move(task)); },
-             [this](std::function<void()> task) { worker_.Run(std::move(task)); }, *this),
+      controller_({options_.connect,
+                   {options_.client_name, "raw", options_.client_pid},
+                   options_.handover},
+                  [this](std::function<void()> task) { ui_.Post(std::move(task)); }, *this),
       view_(glyphs_) {}
 
-TuiApp::~TuiApp() {
-  // The streams end (the lease is released) before the queue goes.
-  subscription_.reset();
-  lease_.Release();
-}
+// The controller (declared after the queue) ends its streams and releases
+// the lease before the queue goes.
+TuiApp::~TuiApp() = default;
 
 TuiExit TuiApp::Run() {
   Terminal::Size size = terminal_.UpdateSize();
   screen_.Resize(size.rows, size.cols);
-  StartConnect();
+  controller_.Start();
   Draw();
   while (!quit_) {
     pollfd fds[3] = {{terminal_.input_fd(), POLLIN, 0},
@@ -115,17 +114,14 @@ int TuiApp::NextTimeoutMs() const {
     if (!next || t < *next) next = t;
   };
   if (esc_deadline_) consider(*esc_deadline_);
-  if (reconnect_at_) consider(*reconnect_at_);
   if (!status_.empty()) consider(status_until_);
-  const client::HandoverGate& gate = lease_.gate();
-  if (std::optional<absl::Time> handover = gate.NextDeadline()) {
-    consider(*handover);
-    // The countdown is shown in whole seconds.
-    if (gate.phase() == client::HandoverGate::Phase::kCountdown) {
-      consider(gate.release_at() - absl::Seconds(gate.SecondsLeft(now) - 1));
-    }
+  if (std::optional<absl::Time> session = controller_.NextDeadline()) consider(*session);
+  // A handover countdown is shown in whole seconds.
+  const client::HandoverGate& gate = controller_.lease().gate();
+  if (gate.phase() == client::HandoverGate::Phase::kCountdown) {
+    consider(gate.release_at() - absl::Seconds(gate.SecondsLeft(now) - 1));
   }
-  if (transcript_.turn_running() || transcript_.compacting() || transcript_.HasRunningTools()) {
+  if (Busy() || transcript_.HasRunningTools()) {
     // The next whole second, for the elapsed-time displays.
     int64_t ms = NowMs();
     consider(absl::FromUnixMillis((ms / 1000 + 1) * 1000));
@@ -140,12 +136,8 @@ void TuiApp::OnTick() {
     esc_deadline_.reset();
     for (const InputEvent& event : decoder_.Flush()) HandleInput(event);
   }
-  if (reconnect_at_ && now >= *reconnect_at_) {
-    reconnect_at_.reset();
-    StartConnect();
-  }
   if (!status_.empty() && now >= status_until_) status_.clear();
-  lease_.Tick(transcript_.turn_running() || transcript_.compacting(), now);
+  controller_.Tick(now);
   if (ctrl_c_at_ && now - *ctrl_c_at_ > absl::Seconds(3)) ctrl_c_at_.reset();
 }
 
@@ -164,16 +156,18 @@ StyledLine TuiApp::StatusLine(int width) const {
   } else if (!handover.empty()) {
     text = handover;
     role = Role::kWaiting;
-  } else if (!connected_ && reconnecting_) {
-    text = reconnect_at_ ? absl::StrCat("Daemon unreachable; retrying (attempt ", reconnect_attempts_ + 1, ")")
-                         : "Reconnecting to the daemon" + glyphs_.ellipsis;
+  } else if (!controller_.connected() && controller_.reconnecting()) {
+    text = controller_.reconnect_at()
+               ? absl::StrCat("Daemon unreachable; retrying (attempt ",
+                              controller_.reconnect_attempts() + 1, ")")
+               : "Reconnecting to the daemon" + glyphs_.ellipsis;
     role = Role::kError;
-  } else if (!connected_) {
+  } else if (!controller_.connected()) {
     text = "Connecting to the daemon" + glyphs_.ellipsis;
-  } else if (transcript_.compacting()) {
+  } else if (controller_.activity().compacting()) {
     text = "Compacting the context" + glyphs_.ellipsis + "  Esc to interrupt";
     role = Role::kRunning;
-  } else if (transcript_.turn_running()) {
+  } else if (controller_.activity().turn_running()) {
     int64_t elapsed = turn_started_ms_ > 0 ? std::max<int64_t>(0, NowMs() - turn_started_ms_) : 0;
     text = absl::StrCat(approval_.visible() ? "Waiting for approval" : "Working",
                         elapsed >= 1000 ? " " + present::FormatDurationMs(elapsed / 1000 * 1000) : "",
@@ -187,7 +181,7 @@ StyledLine TuiApp::StatusLine(int width) const {
   if (view_.rows_below() > 0) {
     std::string more = absl::StrCat(view_.rows_below(), " more lines below (PgDn, Ctrl-End)");
     text = text.empty() ? more : absl::StrCat(text, "  ", more);
-  } else if (history_loading_) {
+  } else if (controller_.history_loading()) {
     text = text.empty() ? "Loading older history" + glyphs_.ellipsis : text;
   }
   StyledLine line;
@@ -208,23 +202,25 @@ void TuiApp::Draw() {
   const int rows = screen_.rows();
   const int cols = screen_.cols();
   if (rows <= 0 || cols <= 0) return;
+  const v1::Session& session = controller_.session();
   FooterState footer;
-  footer.agent = session_.agent();
-  footer.model = session_.model_id().empty() ? session_.model() : session_.model_id();
-  footer.session_id = session_.id();
-  footer.connected = connected_ || !reconnecting_;
-  footer.turn_state = transcript_.compacting()      ? "compacting"
-                      : transcript_.turn_running() ? "working"
-                      : session_.id().empty()      ? ""
-                      : (lease_.state() == client::SessionLease::State::kNone ||
-                         lease_.state() == client::SessionLease::State::kAcquiring)
+  footer.agent = session.agent();
+  footer.model = session.model_id().empty() ? session.model() : session.model_id();
+  footer.session_id = session.id();
+  footer.connected = controller_.connected() || !controller_.reconnecting();
+  client::SessionLease::State lease = controller_.lease().state();
+  footer.turn_state = controller_.activity().compacting()     ? "compacting"
+                      : controller_.activity().turn_running() ? "working"
+                      : session.id().empty()                  ? ""
+                      : (lease == client::SessionLease::State::kNone ||
+                         lease == client::SessionLease::State::kAcquiring)
                           ? "opening"
-                                                   : "idle";
+                          : "idle";
   footer.read_only = Following();
-  if (session_.has_context()) footer.context = session_.context();
-  footer.usage = session_.usage();
-  footer.requests = session_.requests();
-  footer.cache_read_ratio = cache_ratio_;
+  if (session.has_context()) footer.context = session.context();
+  footer.usage = session.usage();
+  footer.requests = session.requests();
+  footer.cache_read_ratio = controller_.cache_read_ratio();
   StyledLine footer_line = RenderFooter(footer, cols, glyphs_);
 
   Lines frame;
@@ -297,12 +293,12 @@ void TuiApp::Draw() {
   int bottom_top = static_cast<int>(frame.size());
   for (auto& line : bottom) frame.push_back(std::move(line));
   frame.push_back(std::move(footer_line));
-  if (bottom_cursor_row >= 0 && connected_) {
+  if (bottom_cursor_row >= 0 && controller_.connected()) {
     cursor = CursorPos{bottom_top + bottom_cursor_row, std::min(bottom_cursor_col, cols - 1)};
   }
   screen_.Present(frame, cursor);
 
-  if (view_.near_top() && !history_done_ && !history_loading_ && connected_) LoadOlderHistory();
+  if (view_.near_top()) controller_.LoadOlderHistory();
 }
 
 }  // namespace raw::tui

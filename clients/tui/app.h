@@ -1,20 +1,21 @@
-// TuiApp: the terminal client's event loop and state.
+// TuiApp: the terminal client's event loop and view.
 //
 // One thread (the UI thread) runs Run(): it polls the terminal, the
-// UiQueue's wake fd (fed by the subscription, lease and worker threads) and
-// the signal pipe, applies what arrived to the models (transcript, editor,
+// UiQueue's wake fd (fed by the session controller's threads) and the
+// signal pipe, applies what arrived to the models (transcript, editor,
 // panels), and presents one frame after each batch (only changed rows reach
 // the terminal). It never busy-waits: poll's timeout is the next deadline
-// (an Escape to resolve, a running tool's clock, a reconnection attempt).
+// (an Escape to resolve, a running tool's clock, a reconnection attempt, a
+// handover step).
 //
-// The daemon is reached only through the Worker (unary calls), the
-// Subscription (events) and the curses-free client::SessionLease (the
-// write lease and its handover rule, shared with other front ends). The
-// app holds no business logic: it shows events and sends the user's
-// requests.
+// The session itself (the daemon connection and its recovery, history,
+// events, the write lease and its handover, approvals, writes) is the
+// curses-free client::SessionController's, shared with other front ends;
+// the app is a view over it: it shows what the controller reports and
+// turns keys into its requests.
 //
 // Implementation is spread over app*.cc by concern: the loop and frames
-// (app.cc), the session and its connection (app_session.cc), how the write
+// (app.cc), what the controller reports (app_session.cc), how the write
 // lease's changes are shown (app_lease.cc), keys (app_input.cc), slash commands
 // (app_commands.cc) and the agents of /agent (app_agents.cc).
 #pragma once
@@ -26,8 +27,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "clients/lib/session_lease.h"
-#include "clients/lib/raw_client.h"
+#include "clients/lib/session_controller.h"
 #include "clients/tui/agent_picker.h"
 #include "clients/tui/approval_panel.h"
 #include "clients/tui/curses_canvas.h"
@@ -37,17 +37,15 @@
 #include "clients/tui/screen.h"
 #include "clients/tui/session_picker.h"
 #include "clients/tui/slash_commands.h"
-#include "clients/tui/subscription.h"
 #include "clients/tui/terminal.h"
 #include "clients/tui/transcript.h"
 #include "clients/tui/transcript_view.h"
 #include "clients/tui/tui_options.h"
 #include "clients/tui/ui_queue.h"
-#include "clients/tui/worker.h"
 
 namespace raw::tui {
 
-class TuiApp : private client::SessionLease::Listener {
+class TuiApp : private client::SessionController::Listener {
  public:
   TuiApp(TuiOptions options, Terminal& terminal);
   ~TuiApp();
@@ -56,7 +54,7 @@ class TuiApp : private client::SessionLease::Listener {
   TuiExit Run();
 
   // The open session (empty when none); what to print on exit.
-  const std::string& session_id() const { return session_.id(); }
+  const std::string& session_id() const { return controller_.session().id(); }
   // A message for stderr after the terminal is restored (a fatal error).
   const std::string& exit_message() const { return exit_message_; }
 
@@ -72,21 +70,32 @@ class TuiApp : private client::SessionLease::Listener {
   void SetStatus(const std::string& text, absl::Duration for_how_long = absl::Seconds(4));
   StyledLine StatusLine(int width) const;
 
-  // app_session.cc and app_lease.cc: connection, session, history, lease.
-  void StartConnect();
-  void OnConnected(absl::StatusOr<client::RawClient> client);
-  void OpenInitial();
-  void CreateSession(const std::string& agent, const std::string& cwd);
-  void LoadSession(const std::string& id);
-  void OpenSession(const v1::Session& session, bool created);
-  void OnInitialHistory(const v1::GetHistoryResponse& page);
-  void LoadOlderHistory();
-  void StartSubscription(uint64_t after_seq);
-  void OnEvent(const v1::Event& event);
-  void OnStreamEnd(const absl::Status& status);
-  void OnDisconnected(const std::string& why);
-  // app_lease.cc: what the write lease's changes (client::SessionLease)
-  // look like here.
+  // app_session.cc: what the controller reports, and opening sessions.
+  void OnConnected() override;
+  void OnConnectFailed(const absl::Status& status) override;
+  void OnDisconnected(const std::string& why) override;
+  void OnReconnectFailed(const absl::Status& status) override;
+  void OnReconnected(const v1::GetDaemonInfoResponse& info, bool restarted,
+                     uint64_t resumed_after) override;
+  void OnSessionOpened(const v1::Session& session, bool created) override;
+  void OnSessionOpenFailed(const absl::Status& status, bool creating) override;
+  void OnHistory(const absl::Status& status, const std::vector<v1::Event>& events,
+                 bool initial) override;
+  void OnEvent(const v1::Event& event) override;
+  void OnApprovalChanged() override;
+  void OnTurnAbandoned() override;
+  void OnSessionGone(const absl::Status& status) override;
+  // A new session in the open one's directory (else the client's).
+  std::string SessionCwd() const;
+  void Fail(const absl::Status& status);
+  void AddError(const std::string& what, const absl::Status& status);
+  // Reports a write the controller refused at once or the daemon refused.
+  client::SessionController::Done ReportError(const std::string& what);
+  bool Busy() const { return controller_.activity().busy(); }
+  // Another client writes; this one shows the session read-only.
+  bool Following() const { return controller_.following(); }
+
+  // app_lease.cc: what the write lease's changes look like here.
   void OnLeaseChange(client::SessionLease::Change change,
                      client::SessionLease::State before) override;
   // Ctrl-T while following: ask the holder to hand the session over.
@@ -95,12 +104,6 @@ class TuiApp : private client::SessionLease::Listener {
   std::string HandoverStatus(absl::Time now) const;
   // The writer's name for messages.
   std::string HolderName() const;
-  void RefreshSession();
-  void Fail(const absl::Status& status);
-  bool CanWrite() const;
-  // Another client writes; this one shows the session read-only.
-  bool Following() const { return lease_.following(); }
-  void AddError(const std::string& what, const absl::Status& status);
 
   // app_input.cc: keys, mouse, paste.
   void HandleInput(const InputEvent& event);
@@ -135,13 +138,8 @@ class TuiApp : private client::SessionLease::Listener {
   Screen screen_;
 
   UiQueue ui_;
-  std::shared_ptr<client::RawClient> client_;
-  // Declared after ui_: destroyed first, so nothing posts to a dead queue.
-  Worker worker_;
-  std::unique_ptr<Subscription> subscription_;
-  // The write lease and its handover; declared after ui_ and worker_,
-  // which it posts to.
-  client::SessionLease lease_;
+  // Declared after ui_, which it posts to: destroyed first.
+  client::SessionController controller_;
 
   Transcript transcript_;
   TranscriptView view_;
@@ -150,23 +148,11 @@ class TuiApp : private client::SessionLease::Listener {
   ApprovalPanel approval_;
   SessionPicker picker_;
   AgentPicker agent_picker_;
-  std::vector<v1::AgentInfo> agents_;  // as last listed; for completion
   std::vector<uint64_t> row_cells_;  // cell of each transcript row on screen
   int transcript_rows_ = 0;
 
-  v1::Session session_;
-  std::optional<double> cache_ratio_;
-  std::string answered_request_;  // sent; hidden until its resolution arrives
-
-  std::string older_cursor_;
-  bool history_loading_ = false;
-  bool history_done_ = true;
-
-  bool connected_ = false;
-  bool reconnecting_ = false;
-  int reconnect_attempts_ = 0;
-  bool check_turn_ = false;  // after reconnecting: is the open turn still running?
-  std::optional<absl::Time> reconnect_at_;
+  // An opened session's header, shown once its history is in.
+  Lines header_;
 
   bool quit_ = false;
   TuiExit exit_;

@@ -7,20 +7,15 @@
 namespace raw::tui {
 
 void TuiApp::LoadAgents(bool pick) {
-  if (!client_) return;
-  worker_.Run([this, client = client_, pick] {
-    auto response = client->ListAgents(v1::ListAgentsRequest());
-    ui_.Post([this, response, pick] {
-      if (!response.ok()) {
-        if (!pick) return;  // completion just stays without agent names
-        AddError("Cannot list the agents", response.status());
-        transcript_.AddInfoText(absl::StrCat("This session's agent is ", session_.agent(),
-                                             ". /agent NAME starts a new session with agent NAME."));
-        return;
-      }
-      agents_.assign(response->agents().begin(), response->agents().end());
-      if (pick) agent_picker_.Open(agents_, session_.agent());
-    });
+  controller_.ListAgents([this, pick](const absl::StatusOr<v1::ListAgentsResponse>& response) {
+    if (!response.ok()) {
+      if (!pick) return;  // completion just stays without agent names
+      AddError("Cannot list the agents", response.status());
+      transcript_.AddInfoText(absl::StrCat("This session's agent is ", controller_.session().agent(),
+                                           ". /agent NAME starts a new session with agent NAME."));
+      return;
+    }
+    if (pick) agent_picker_.Open(controller_.agents(), controller_.session().agent());
   });
 }
 
@@ -30,7 +25,7 @@ void TuiApp::HandleAgentPickerKey(const InputEvent& e) {
       if (const v1::AgentInfo* chosen = agent_picker_.chosen()) {
         std::string name = chosen->name();
         agent_picker_.Close();
-        CreateSession(name, session_.cwd().empty() ? options_.cwd : session_.cwd());
+        controller_.ChangeAgent(name, options_.cwd);
       }
       return;
     case AgentPicker::Outcome::kCancelled:
@@ -43,7 +38,7 @@ void TuiApp::HandleAgentPickerKey(const InputEvent& e) {
 
 std::vector<std::string> TuiApp::AgentNames() const {
   std::vector<std::string> names;
-  for (const v1::AgentInfo& agent : agents_) names.push_back(agent.name());
+  for (const v1::AgentInfo& agent : controller_.agents()) names.push_back(agent.name());
   return names;
 }
 
@@ -53,13 +48,13 @@ Lines TuiApp::AgentPopup(const std::string& text) const {
   if (!names) return popup;
   const std::string sep = glyphs_.rule == "-" ? ", " : " · ";
   for (const std::string& name : *names) {
-    for (const v1::AgentInfo& agent : agents_) {
+    for (const v1::AgentInfo& agent : controller_.agents()) {
       if (agent.name() != name) continue;
       StyledLine line("  ");
       line.Add(SanitizeForTerminal(name), Style{Role::kAccent, kAttrBold});
       line.Add(absl::StrCat("  model ", agent.model().empty() ? "(automatic)" : agent.model()),
                Style{Role::kDim});
-      std::string marks = AgentMarks(agent, session_.agent(), sep);
+      std::string marks = AgentMarks(agent, controller_.session().agent(), sep);
       if (!marks.empty()) line.Add("  " + marks, Style{Role::kAccent});
       popup.push_back(std::move(line));
     }

@@ -26,18 +26,18 @@ void TuiApp::RunCommand(const ParsedCommand& command) {
       if (command.argument.empty()) {
         ShowPicker();
       } else {
-        LoadSession(command.argument);
+        controller_.OpenSession(command.argument);
       }
       return;
     case Command::kNew:
-      CreateSession(session_.agent(), session_.cwd().empty() ? options_.cwd : session_.cwd());
+      controller_.CreateSession(controller_.session().agent(), SessionCwd());
       return;
     case Command::kAgent:
       if (command.argument.empty()) {
         LoadAgents(/*pick=*/true);
         return;
       }
-      CreateSession(command.argument, session_.cwd().empty() ? options_.cwd : session_.cwd());
+      controller_.ChangeAgent(command.argument, options_.cwd);
       return;
     case Command::kHelp:
       ShowHelp();
@@ -49,106 +49,75 @@ void TuiApp::RunCommand(const ParsedCommand& command) {
 }
 
 void TuiApp::ShowPicker() {
-  if (!client_) return;
-  worker_.Run([this, client = client_] {
-    v1::ListSessionsRequest request;
-    request.set_page_size(200);
-    auto response = client->ListSessions(request);
-    ui_.Post([this, response] {
-      if (!response.ok()) {
-        if (session_.id().empty()) {
-          Fail(response.status());
-        } else {
-          AddError("Cannot list the sessions", response.status());
-        }
-        return;
+  controller_.ListSessions(200, [this](const absl::StatusOr<v1::ListSessionsResponse>& response) {
+    if (!response.ok()) {
+      if (!controller_.has_session()) {
+        Fail(response.status());
+      } else {
+        AddError("Cannot list the sessions", response.status());
       }
-      picker_.Open({response->sessions().begin(), response->sessions().end()},
-                   raw::SystemClock().NowUnixMs());
-    });
+      return;
+    }
+    picker_.Open({response->sessions().begin(), response->sessions().end()},
+                 raw::SystemClock().NowUnixMs());
   });
 }
 
 void TuiApp::ShowSessions() {
-  worker_.Run([this, client = client_] {
-    v1::ListSessionsRequest request;
-    request.set_page_size(50);
-    auto response = client->ListSessions(request);
-    ui_.Post([this, response] {
-      if (!response.ok()) {
-        AddError("Cannot list the sessions", response.status());
-        return;
-      }
-      Lines lines;
-      lines.emplace_back("Sessions, most recently active first (/resume ID opens one)",
-                         Style{Role::kAccent, kAttrBold});
-      for (const v1::Session& s : response->sessions()) {
-        StyledLine line;
-        line.Add(absl::StrFormat("  %s  %-12s  %-16s  ", s.id(), s.agent(),
-                                 present::FormatLocalTime(s.last_activity_unix_ms())),
-                 s.id() == session_.id() ? Style{Role::kAccent} : Style{});
-        line.Add(s.title().empty() ? "-" : present::Truncate(present::OneLine(s.title()), 60),
-                 Style{Role::kDim});
-        lines.push_back(std::move(line));
-      }
-      if (response->sessions().empty()) lines.emplace_back("  no sessions", Style{Role::kDim});
-      transcript_.AddInfo(std::move(lines));
-    });
+  controller_.ListSessions(50, [this](const absl::StatusOr<v1::ListSessionsResponse>& response) {
+    if (!response.ok()) {
+      AddError("Cannot list the sessions", response.status());
+      return;
+    }
+    Lines lines;
+    lines.emplace_back("Sessions, most recently active first (/resume ID opens one)",
+                       Style{Role::kAccent, kAttrBold});
+    for (const v1::Session& s : response->sessions()) {
+      StyledLine line;
+      line.Add(absl::StrFormat("  %s  %-12s  %-16s  ", s.id(), s.agent(),
+                               present::FormatLocalTime(s.last_activity_unix_ms())),
+               s.id() == controller_.session().id() ? Style{Role::kAccent} : Style{});
+      line.Add(s.title().empty() ? "-" : present::Truncate(present::OneLine(s.title()), 60),
+               Style{Role::kDim});
+      lines.push_back(std::move(line));
+    }
+    if (response->sessions().empty()) lines.emplace_back("  no sessions", Style{Role::kDim});
+    transcript_.AddInfo(std::move(lines));
   });
 }
 
 void TuiApp::ShowStats() {
-  v1::GetStatsRequest request;
-  request.set_session_id(session_.id());
-  worker_.Run([this, client = client_, request] {
-    auto response = client->GetStats(request);
-    ui_.Post([this, response] {
-      if (!response.ok()) {
-        AddError("Cannot get the statistics", response.status());
-        return;
-      }
-      transcript_.AddInfo(RenderStats(*response));
-    });
+  controller_.GetStats([this](const absl::StatusOr<v1::GetStatsResponse>& response) {
+    if (!response.ok()) {
+      AddError("Cannot get the statistics", response.status());
+      return;
+    }
+    transcript_.AddInfo(RenderStats(*response));
   });
 }
 
 void TuiApp::Compact() {
-  if (!CanWrite()) {
+  if (!controller_.can_write()) {
     SetStatus("Read-only: only the client holding the session can compact it");
     return;
   }
-  if (transcript_.turn_running() || transcript_.compacting()) {
+  if (Busy()) {
     SetStatus("Wait for the agent to finish before compacting");
     return;
   }
-  v1::CompactRequest request;
-  request.set_session_id(session_.id());
-  request.set_lease_id(lease_.lease_id());
-  worker_.Run([this, client = client_, request] {
-    auto response = client->Compact(request);
-    if (response.ok()) return;
-    ui_.Post([this, status = response.status()] { AddError("Cannot compact", status); });
-  });
+  if (absl::Status s = controller_.Compact(ReportError("Cannot compact")); !s.ok()) {
+    AddError("Cannot compact", s);
+  }
 }
 
 void TuiApp::ClearContext() {
-  if (!CanWrite()) {
+  if (!controller_.can_write()) {
     SetStatus("Read-only: only the client holding the session can clear it");
     return;
   }
-  v1::ClearContextRequest request;
-  request.set_session_id(session_.id());
-  request.set_lease_id(lease_.lease_id());
-  worker_.Run([this, client = client_, request] {
-    auto response = client->ClearContext(request);
-    ui_.Post([this, response] {
-      if (!response.ok()) {
-        AddError("Cannot clear the context", response.status());
-        return;
-      }
-      if (response->has_context()) *session_.mutable_context() = response->context();
-    });
-  });
+  if (absl::Status s = controller_.ClearContext(ReportError("Cannot clear the context")); !s.ok()) {
+    AddError("Cannot clear the context", s);
+  }
 }
 
 void TuiApp::ShowHelp() {

@@ -10,13 +10,14 @@ void TuiApp::HandleInput(const InputEvent& e) {
     switch (picker_.HandleKey(e, std::max(1, screen_.rows() - 5))) {
       case SessionPicker::Outcome::kChosen:
         if (const v1::Session* chosen = picker_.chosen()) {
+          std::string id = chosen->id();
           picker_.Close();
-          LoadSession(chosen->id());
+          controller_.OpenSession(id);
         }
         break;
       case SessionPicker::Outcome::kCancelled:
         picker_.Close();
-        if (session_.id().empty()) quit_ = true;
+        if (!controller_.has_session()) quit_ = true;
         break;
       case SessionPicker::Outcome::kNone:
         break;
@@ -27,7 +28,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
     HandleAgentPickerKey(e);
     return;
   }
-  if (lease_.KeyPressed(absl::Now())) return;
+  if (controller_.KeyPressed(absl::Now())) return;
   if (HandleScrollKey(e)) return;
   if (e.key == Key::kClick) {
     int row = e.row;
@@ -39,7 +40,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
   if (e.key == Key::kCtrl) {
     switch (e.ctrl) {
       case 'c':
-        if (transcript_.turn_running() || transcript_.compacting()) {
+        if (Busy()) {
           Interrupt();
         } else if (!editor_.empty()) {
           editor_.SetText("");
@@ -85,7 +86,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
     if (handled) return;
   }
   if (e.key == Key::kEscape) {
-    if (transcript_.turn_running() || transcript_.compacting()) Interrupt();
+    if (Busy()) Interrupt();
     return;
   }
   if (approval_.visible()) return;  // the editor is hidden behind the panel
@@ -177,7 +178,7 @@ void TuiApp::Submit() {
     return;
   }
   if (text.rfind("//", 0) == 0) text = text.substr(1);
-  if (session_.id().empty() || !connected_) {
+  if (!controller_.has_session() || !controller_.connected()) {
     SetStatus("Not connected to the daemon yet; the message is kept");
     return;
   }
@@ -185,65 +186,50 @@ void TuiApp::Submit() {
     SetStatus("Read-only: Ctrl-T asks for this session; the message is kept");
     return;
   }
-  if (!CanWrite()) {
+  if (!controller_.can_write()) {
     SetStatus("Waiting for the write lease; the message is kept");
     return;
   }
-  if (transcript_.turn_running() || transcript_.compacting()) {
+  if (Busy()) {
     SetStatus("The agent is still working: wait, or press Esc to interrupt; the message is kept");
     return;
   }
   editor_.Take();
   view_.ScrollToBottom();
-  v1::StartTurnRequest request;
-  request.set_session_id(session_.id());
-  request.set_text(text);
-  request.set_lease_id(lease_.lease_id());
-  worker_.Run([this, client = client_, request] {
-    auto response = client->StartTurn(request);
-    if (response.ok()) return;
-    ui_.Post([this, status = response.status(), text = request.text()] {
-      AddError("The message was not sent", status);
-      if (editor_.empty()) editor_.SetText(text);
-    });
+  absl::Status sent = controller_.StartTurn(text, [this, text](const absl::Status& status) {
+    if (status.ok()) return;
+    AddError("The message was not sent", status);
+    if (editor_.empty()) editor_.SetText(text);
   });
+  if (!sent.ok()) {
+    AddError("The message was not sent", sent);
+    editor_.SetText(text);
+  }
 }
 
 void TuiApp::Interrupt() {
-  if (!CanWrite()) {
+  if (!controller_.can_write()) {
     SetStatus("Read-only: only the client holding the session can interrupt");
     return;
   }
   SetStatus("Interrupting" + glyphs_.ellipsis, absl::Seconds(2));
-  v1::InterruptTurnRequest request;
-  request.set_session_id(session_.id());
-  request.set_lease_id(lease_.lease_id());
-  worker_.Run([this, client = client_, request] {
-    auto response = client->InterruptTurn(request);
-    if (response.ok()) return;
-    ui_.Post([this, status = response.status()] { AddError("Cannot interrupt", status); });
-  });
+  if (absl::Status s = controller_.Interrupt(ReportError("Cannot interrupt")); !s.ok()) {
+    AddError("Cannot interrupt", s);
+  }
 }
 
 void TuiApp::AnswerApproval(const ApprovalPanel::Answer& answer) {
-  v1::RespondToApprovalRequest request;
-  request.set_session_id(session_.id());
-  request.set_request_id(approval_.request_id());
-  request.set_all(answer.decision);
-  request.set_all_message(answer.message);
-  request.set_all_session_rule(answer.session_rule);
-  request.set_lease_id(lease_.lease_id());
-  answered_request_ = approval_.request_id();
-  approval_.Hide();
-  worker_.Run([this, client = client_, request] {
-    auto response = client->RespondToApproval(request);
-    if (response.ok() || absl::IsNotFound(response.status())) return;
-    ui_.Post([this, status = response.status()] {
-      AddError("The approval answer was not accepted", status);
-      answered_request_.clear();
-      if (const auto& pending = transcript_.pending_approval()) approval_.Show(*pending);
-    });
-  });
+  // The panel hides when the controller reports the answer on its way
+  // (OnApprovalChanged), and shows again if the daemon refuses it.
+  absl::Status s = controller_.AnswerApproval(
+      approval_.request_id(), answer.decision, answer.message, [this](const absl::Status& status) {
+        // NOT_FOUND: resolved meanwhile (a timeout); its resolution shows it.
+        if (!status.ok() && !absl::IsNotFound(status)) {
+          AddError("The approval answer was not accepted", status);
+        }
+      },
+      answer.session_rule);
+  if (!s.ok()) AddError("The approval answer was not accepted", s);
 }
 
 }  // namespace raw::tui

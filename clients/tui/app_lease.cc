@@ -1,6 +1,7 @@
 // TuiApp: how the session's write lease looks in the terminal. The lease
-// itself, its handover rule and the calls are client::SessionLease's; this
-// file turns its changes into transcript lines and the status line.
+// itself, its handover rule and the calls are the session controller's
+// (client::SessionLease); this file turns its changes into transcript lines
+// and the status line.
 #include "absl/strings/str_cat.h"
 #include "clients/tui/app.h"
 
@@ -17,10 +18,12 @@ std::string NameOf(const v1::LeaseHolder& holder) {
 }  // namespace
 
 std::string TuiApp::HolderName() const {
-  return lease_.holder().empty() ? "another client" : lease_.holder();
+  const client::SessionLease& lease = controller_.lease();
+  return lease.holder().empty() ? "another client" : lease.holder();
 }
 
 void TuiApp::OnLeaseChange(Change change, State before) {
+  const client::SessionLease& lease = controller_.lease();
   switch (change) {
     case Change::kGranted:
       if (before == State::kFollowing || before == State::kRequesting) {
@@ -28,14 +31,12 @@ void TuiApp::OnLeaseChange(Change change, State before) {
       }
       return;
     case Change::kFollowing:
-      if (lease_.holder().empty()) lease_.set_holder(session_.writer());
       transcript_.AddInfoText(
-          lease_.holder().empty()
-              ? absl::StrCat(lease_.status().message(), ". Following it read-only; Ctrl-T asks for it.")
-              : absl::StrCat("This session is open for writing in ", lease_.holder(),
+          lease.holder().empty()
+              ? absl::StrCat(lease.status().message(), ". Following it read-only; Ctrl-T asks for it.")
+              : absl::StrCat("This session is open for writing in ", lease.holder(),
                              ". Following it read-only; Ctrl-T asks for it."),
           Level::kWarning);
-      RefreshSession();
       return;
     case Change::kWaiting:
       transcript_.AddInfoText(absl::StrCat("Asked ", HolderName(),
@@ -48,9 +49,9 @@ void TuiApp::OnLeaseChange(Change change, State before) {
           Level::kWarning);
       return;
     case Change::kHandoverRequested: {
-      bool running = transcript_.turn_running() || transcript_.compacting();
+      bool running = Busy();
       transcript_.AddInfoText(
-          absl::StrCat(NameOf(lease_.requester()), " asks for this session. It is handed over ",
+          absl::StrCat(NameOf(lease.requester()), " asks for this session. It is handed over ",
                        running ? "when the turn ends and " : "", "once you pause typing, after a ",
                        absl::FormatDuration(options_.handover.countdown),
                        " countdown; press any key during the countdown to keep it."),
@@ -63,7 +64,7 @@ void TuiApp::OnLeaseChange(Change change, State before) {
       return;
     case Change::kKept:
       transcript_.AddInfoText(
-          absl::StrCat("You keep this session; ", NameOf(lease_.requester()), " was told so."));
+          absl::StrCat("You keep this session; ", NameOf(lease.requester()), " was told so."));
       return;
     case Change::kLost:
       // The daemon went away: the event stream reports it, and the lease is
@@ -73,26 +74,28 @@ void TuiApp::OnLeaseChange(Change change, State before) {
 }
 
 void TuiApp::RequestHandover() {
-  if (lease_.state() != State::kFollowing || !connected_) return;
+  const client::SessionLease& lease = controller_.lease();
+  if (lease.state() != State::kFollowing || !controller_.connected()) return;
   transcript_.AddInfoText(absl::StrCat("Asking ", HolderName(), " to hand this session over",
                                        glyphs_.ellipsis));
-  lease_.RequestHandover();
+  controller_.RequestHandover();
 }
 
 std::string TuiApp::HandoverStatus(absl::Time now) const {
-  if (lease_.state() == State::kRequesting) {
+  const client::SessionLease& lease = controller_.lease();
+  if (lease.state() == State::kRequesting) {
     return absl::StrCat("Waiting for ", HolderName(), " to hand this session over");
   }
-  if (lease_.state() != State::kHeld) return "";
-  std::string requester = NameOf(lease_.requester());
-  switch (lease_.gate().phase()) {
+  if (lease.state() != State::kHeld) return "";
+  std::string requester = NameOf(lease.requester());
+  switch (lease.gate().phase()) {
     case client::HandoverGate::Phase::kAfterTurn:
       return absl::StrCat(requester, " asks for this session: handed over after this turn");
     case client::HandoverGate::Phase::kUntilIdle:
       return absl::StrCat(requester, " asks for this session: handed over once you pause");
     case client::HandoverGate::Phase::kCountdown:
       return absl::StrCat("Handing this session over to ", requester, " in ",
-                          lease_.gate().SecondsLeft(now), " s: press any key to keep it");
+                          lease.gate().SecondsLeft(now), " s: press any key to keep it");
     case client::HandoverGate::Phase::kNone:
       break;
   }

@@ -117,6 +117,11 @@ class FakeRawService final : public v1::Raw::Service {
     absl::MutexLock l(&mu_);
     AppendLocked(std::move(event));
   }
+  // The session log as appended so far (seqs filled in).
+  std::vector<v1::Event> log() {
+    absl::MutexLock l(&mu_);
+    return log_;
+  }
   // Another client (not on any stream) holds the write lease of `session`.
   void HoldLease(const std::string& session, const std::string& client_name,
                  const std::string& client_kind, int64_t pid) {
@@ -303,10 +308,44 @@ class FakeRawService final : public v1::Raw::Service {
                           v1::GetHistoryResponse* response) override {
     absl::MutexLock l(&mu_);
     calls_.push_back("GetHistory:" + request->cursor());
+    size_t page = static_cast<size_t>(history_page_size_);
+    if (request->limit() > 0) page = std::min(page, static_cast<size_t>(request->limit()));
+    if (request->direction() == v1::HISTORY_DIRECTION_BACKWARD) {
+      // Newest first; the cursor is the index after the oldest not yet read.
+      size_t end = request->cursor().empty() ? history_.size() : std::stoul(request->cursor());
+      size_t start = end > page ? end - page : 0;
+      for (size_t i = end; i > start; --i) *response->add_events() = history_[i - 1];
+      if (start > 0) response->set_next_cursor(std::to_string(start));
+      return grpc::Status::OK;
+    }
     size_t start = request->cursor().empty() ? 0 : std::stoul(request->cursor());
-    size_t end = std::min(history_.size(), start + static_cast<size_t>(history_page_size_));
+    size_t end = std::min(history_.size(), start + page);
     for (size_t i = start; i < end; ++i) *response->add_events() = history_[i];
     if (end < history_.size()) response->set_next_cursor(std::to_string(end));
+    return grpc::Status::OK;
+  }
+
+  // Records "RespondToApproval:REQUEST:DECISION" and resolves the request
+  // with an ApprovalResolved event.
+  grpc::Status RespondToApproval(grpc::ServerContext*, const v1::RespondToApprovalRequest* request,
+                                 v1::RespondToApprovalResponse*) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back(absl::StrCat("RespondToApproval:", request->request_id(), ":",
+                                  v1::ApprovalDecision_Name(request->all())));
+    write_leases_.push_back("RespondToApproval=" + request->lease_id());
+    if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
+    v1::Event resolved;
+    resolved.set_session_id(request->session_id());
+    resolved.mutable_approval_resolved()->set_request_id(request->request_id());
+    AppendLocked(std::move(resolved));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListAgents(grpc::ServerContext*, const v1::ListAgentsRequest*,
+                          v1::ListAgentsResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("ListAgents");
+    for (const char* name : {"coder", "reviewer"}) response->add_agents()->set_name(name);
     return grpc::Status::OK;
   }
 

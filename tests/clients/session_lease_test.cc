@@ -1,6 +1,5 @@
 #include "clients/lib/session_lease.h"
 
-#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -8,42 +7,16 @@
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/owner_queue.h"
 
 namespace raw::client {
 namespace {
 
 using ::raw::testing::FakeDaemon;
+using ::raw::testing::OwnerQueue;
 using ::raw::testing::TempDir;
 using Change = SessionLease::Change;
 using State = SessionLease::State;
-
-// The owner's thread: tasks posted from other threads run when the test
-// calls RunUntil, on the test's thread.
-class OwnerQueue {
- public:
-  void Post(std::function<void()> task) {
-    absl::MutexLock l(&mu_);
-    tasks_.push_back(std::move(task));
-  }
-  // Runs posted tasks until `done` holds (checked after each task).
-  void RunUntil(const std::function<bool()>& done) {
-    while (!done()) {
-      std::function<void()> task;
-      {
-        absl::MutexLock l(&mu_);
-        auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !tasks_.empty(); };
-        mu_.Await(absl::Condition(&ready));
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      task();
-    }
-  }
-
- private:
-  absl::Mutex mu_;
-  std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
-};
 
 class Recorder : public SessionLease::Listener {
  public:

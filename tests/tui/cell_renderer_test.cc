@@ -70,6 +70,18 @@ TEST(CellRendererTest, ResultsAreCollapsedUntilExpanded) {
   EXPECT_NE(expanded.find("│ line two"), std::string::npos) << expanded;
 }
 
+TEST(CellRendererTest, ABashCardWithoutOutputShowsTheExitStatus) {
+  Cell cell = Card(ToolStatus::kDone);
+  cell.call.name = "bash";
+  cell.call.tool = "builtin/bash";
+  cell.call.arguments = R"({"command":"true"})";
+  cell.call.duration_ms = 5;
+  cell.call.content = "(no output)\n[exit code 0]";
+  std::string collapsed = Text(RenderCell(cell, Ctx()));
+  EXPECT_NE(collapsed.find("└ (no output, exit 0)"), std::string::npos) << collapsed;
+  EXPECT_EQ(collapsed.find("lines)"), std::string::npos) << collapsed;
+}
+
 TEST(CellRendererTest, DiffsAreColoured) {
   Cell cell = Card(ToolStatus::kDone);
   cell.call.name = "edit_file";

@@ -35,8 +35,13 @@ TEST(ResultSummaryTest, FirstLineAndLineCount) {
 }
 
 TEST(ResultSummaryTest, ABashRunWithoutOutputShowsItsExitStatus) {
-  EXPECT_EQ(ResultSummary("builtin/bash", "(no output)\n[exit code 0]", "…"), "exit code 0");
-  EXPECT_EQ(ResultSummary("bash", "(no output)\n[exit code 3]", "…"), "exit code 3");
+  EXPECT_EQ(ResultSummary("builtin/bash", "(no output)\n[exit code 0]", "…"), "(no output, exit 0)");
+  EXPECT_EQ(ResultSummary("bash", "(no output)\n[exit code 3]\n", "…"), "(no output, exit 3)");
+  EXPECT_EQ(ResultSummary("builtin/bash", "(no output)\n[killed by signal 9 (SIGKILL)]", "…"),
+            "(no output, killed by signal 9 (SIGKILL))");
+  // The bash tool's shape under another name (an alias the model was given)
+  // is read the same way, never as two lines.
+  EXPECT_EQ(ResultSummary("shell", "(no output)\n[exit code 0]", "…"), "(no output, exit 0)");
   // Output and a successful exit: the output only.
   EXPECT_EQ(ResultSummary("builtin/bash", "hello\n[exit code 0]", "…"), "hello");
   // A failed exit is shown after the output.

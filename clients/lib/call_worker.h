@@ -1,7 +1,7 @@
-// Worker: one background thread that runs blocking calls (unary RPCs,
+// CallWorker: one background thread that runs blocking calls (unary RPCs,
 // connecting, starting the daemon) in the order they were queued, so that
-// the UI thread never waits on the daemon. A task reports back by posting to
-// the UiQueue.
+// a front end's own thread never waits on the daemon. A task reports back
+// by posting to that thread.
 //
 // Thread-safe: Run from any thread. The destructor finishes the task in
 // progress, drops the rest and joins.
@@ -13,14 +13,14 @@
 
 #include "absl/synchronization/mutex.h"
 
-namespace raw::tui {
+namespace raw::client {
 
-class Worker {
+class CallWorker {
  public:
-  Worker();
-  ~Worker();
-  Worker(const Worker&) = delete;
-  Worker& operator=(const Worker&) = delete;
+  CallWorker();
+  ~CallWorker();
+  CallWorker(const CallWorker&) = delete;
+  CallWorker& operator=(const CallWorker&) = delete;
 
   void Run(std::function<void()> task);
 
@@ -34,4 +34,4 @@ class Worker {
   std::thread thread_;
 };
 
-}  // namespace raw::tui
+}  // namespace raw::client

@@ -1,10 +1,10 @@
-#include "clients/tui/worker.h"
+#include "clients/lib/call_worker.h"
 
-namespace raw::tui {
+namespace raw::client {
 
-Worker::Worker() : thread_([this] { Loop(); }) {}
+CallWorker::CallWorker() : thread_([this] { Loop(); }) {}
 
-Worker::~Worker() {
+CallWorker::~CallWorker() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -13,19 +13,19 @@ Worker::~Worker() {
   thread_.join();
 }
 
-void Worker::Run(std::function<void()> task) {
+void CallWorker::Run(std::function<void()> task) {
   absl::MutexLock lock(&mu_);
   if (!stopping_) tasks_.push_back(std::move(task));
 }
 
-bool Worker::Ready() const { return stopping_ || !tasks_.empty(); }
+bool CallWorker::Ready() const { return stopping_ || !tasks_.empty(); }
 
-void Worker::Loop() {
+void CallWorker::Loop() {
   for (;;) {
     std::function<void()> task;
     {
       absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &Worker::Ready));
+      mu_.Await(absl::Condition(this, &CallWorker::Ready));
       if (stopping_) return;
       task = std::move(tasks_.front());
       tasks_.pop_front();
@@ -34,4 +34,4 @@ void Worker::Loop() {
   }
 }
 
-}  // namespace raw::tui
+}  // namespace raw::client

@@ -1,0 +1,48 @@
+#include "clients/lib/event_stream.h"
+
+namespace raw::client {
+namespace {
+
+class Forwarder : public EventHandler {
+ public:
+  Forwarder(EventStream::Executor post, std::shared_ptr<std::atomic<bool>> alive,
+            EventStream::OnEvent on_event)
+      : post_(std::move(post)), alive_(std::move(alive)), on_event_(std::move(on_event)) {}
+
+  Next OnEvent(const v1::Event& event) override {
+    post_([alive = alive_, fn = on_event_, event] {
+      if (*alive) fn(event);
+    });
+    return Next::kContinue;
+  }
+
+ private:
+  EventStream::Executor post_;
+  std::shared_ptr<std::atomic<bool>> alive_;
+  EventStream::OnEvent on_event_;
+};
+
+}  // namespace
+
+EventStream::EventStream(std::shared_ptr<RawClient> client, Executor post, std::string session_id,
+                         uint64_t after_seq, OnEvent on_event, OnEnd on_end)
+    : alive_(std::make_shared<std::atomic<bool>>(true)) {
+  thread_ = std::thread([this, client = std::move(client), post = std::move(post),
+                         session_id = std::move(session_id), after_seq,
+                         on_event = std::move(on_event), on_end = std::move(on_end),
+                         alive = alive_] {
+    Forwarder forwarder(post, alive, on_event);
+    absl::Status status = client->Subscribe(session_id, after_seq, forwarder, canceller_);
+    post([alive, on_end, status] {
+      if (*alive) on_end(status);
+    });
+  });
+}
+
+EventStream::~EventStream() {
+  *alive_ = false;
+  canceller_.Cancel();
+  thread_.join();
+}
+
+}  // namespace raw::client

@@ -1,0 +1,250 @@
+// SessionController: everything a front end needs about one live session,
+// free of any presentation: the connection to rawd and its recovery, the
+// open session and its record, its history in pages, its live events, the
+// write lease and its handover, the approval waiting for an answer, and the
+// writes (start a turn, interrupt, answer, compact, clear). The terminal
+// client is a view over it; other front ends (the dashboard gateway, the
+// ACP bridge) can be too.
+//
+// Connection. Start() connects (starting rawd when allowed). When the
+// daemon goes away (its event stream ends), the lease is released and the
+// controller reconnects: at once, then after 1, 2, ... 5 s between
+// attempts (Tick drives the timer). Once back, it subscribes again after
+// the last event it delivered (`after_seq`), so that no event is missed or
+// delivered twice across a daemon restart, asks for the lease again and
+// checks whether the turn it saw running still runs.
+//
+// Events. Each stored event reaches Listener::OnEvent once, in log order
+// (a replay overlap is dropped by seq; a Resync restarts the stream after
+// the last event delivered). History pages reach OnHistory oldest first.
+//
+// Writes need the lease (can_write()); without it a write is refused at
+// once with FAILED_PRECONDITION. A write's outcome (the daemon's answer)
+// reaches its `done` callback.
+//
+// Threading: owned by one thread (a front end's UI thread). Blocking calls
+// run on a worker thread, the streams on threads of their own; all their
+// results reach the owner through `post`, which must run each task later
+// on the owner's thread. Every method, and every Listener call and
+// callback, is on the owner's thread. Nothing of the controller runs after
+// its destructor (posted tasks that are still queued do nothing).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "clients/lib/call_worker.h"
+#include "clients/lib/event_stream.h"
+#include "clients/lib/raw_client.h"
+#include "clients/lib/session_activity.h"
+#include "clients/lib/session_lease.h"
+
+namespace raw::client {
+
+class SessionController : private SessionLease::Listener {
+ public:
+  struct Options {
+    ConnectOptions connect;
+    // How this client is named to others (lease holder, handover requester).
+    SessionLease::Identity identity;
+    // When a held lease is handed over to a client that asks for it.
+    HandoverGate::Timing handover;
+    // Events per history page.
+    int history_page = 200;
+  };
+
+  // What the front end is told; every method has a default that does
+  // nothing. Called on the owner's thread.
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    // The first connection: open or create a session now.
+    virtual void OnConnected() {}
+    // The first connection failed: there is no daemon to work with.
+    virtual void OnConnectFailed(const absl::Status&) {}
+    // The daemon went away (`why`); reconnecting.
+    virtual void OnDisconnected(const std::string& /*why*/) {}
+    // A reconnection attempt failed; the next one is at reconnect_at().
+    virtual void OnReconnectFailed(const absl::Status&) {}
+    // Connected again (`info` is the daemon's; `restarted` when this client
+    // started it); events continue after `resumed_after`.
+    virtual void OnReconnected(const v1::GetDaemonInfoResponse& /*info*/, bool /*restarted*/,
+                               uint64_t /*resumed_after*/) {}
+    // A session was opened (`created`: by CreateSession or ChangeAgent).
+    // An existing session's history follows (OnHistory, initial).
+    virtual void OnSessionOpened(const v1::Session&, bool /*created*/) {}
+    // Opening (or creating) a session failed.
+    virtual void OnSessionOpenFailed(const absl::Status&, bool /*creating*/) {}
+    // A page of history, oldest first: `initial` is the newest page, read
+    // when the session opened (live events follow it); otherwise it is
+    // older than everything delivered so far. `status` is not OK when the
+    // page could not be read.
+    virtual void OnHistory(const absl::Status& /*status*/, const std::vector<v1::Event>& /*events*/,
+                           bool /*initial*/) {}
+    // A live event, after the controller's own state took it in.
+    virtual void OnEvent(const v1::Event&) {}
+    // session(), its usage or context, or cache_read_ratio() changed.
+    virtual void OnSessionUpdated() {}
+    // pending_approval() changed.
+    virtual void OnApprovalChanged() {}
+    // After reconnecting: the daemon no longer runs the turn that was
+    // running (it restarted during it).
+    virtual void OnTurnAbandoned() {}
+    // The session is gone (deleted or expired): its stream ended with
+    // NOT_FOUND; nothing is reconnected.
+    virtual void OnSessionGone(const absl::Status&) {}
+    // The write lease changed (see SessionLease::Change).
+    virtual void OnLeaseChange(SessionLease::Change, SessionLease::State /*before*/) {}
+  };
+
+  using Executor = std::function<void(std::function<void()>)>;
+  using Done = std::function<void(const absl::Status&)>;
+  template <typename T>
+  using Reply = std::function<void(const absl::StatusOr<T>&)>;
+
+  SessionController(Options options, Executor post, Listener& listener);
+  ~SessionController() override;
+  SessionController(const SessionController&) = delete;
+  SessionController& operator=(const SessionController&) = delete;
+
+  // --- connection ---
+  // Connects (once); OnConnected or OnConnectFailed follows.
+  void Start();
+  // Advances the reconnection timer and the lease's handover rule.
+  void Tick(absl::Time now);
+  // When Tick next has something to do (a reconnection, a handover step).
+  std::optional<absl::Time> NextDeadline() const;
+  bool connected() const { return connected_; }
+  bool reconnecting() const { return reconnecting_; }
+  // Failed reconnection attempts since the daemon went away.
+  int reconnect_attempts() const { return reconnect_attempts_; }
+  // When the next reconnection attempt is made (none while one runs).
+  const std::optional<absl::Time>& reconnect_at() const { return reconnect_at_; }
+
+  // --- the session ---
+  // Opens `session_id` (its newest history page, then live events).
+  void OpenSession(const std::string& session_id);
+  // Creates a session with `agent` (empty: the default) in `cwd`.
+  void CreateSession(const std::string& agent, const std::string& cwd);
+  // A new session with agent `agent` in the open session's directory
+  // (else `fallback_cwd`): an agent is chosen when a session starts.
+  void ChangeAgent(const std::string& agent, const std::string& fallback_cwd);
+  // Reads the next older page of history, if any (OnHistory follows).
+  void LoadOlderHistory();
+  // Asks the daemon for the session's record and statistics again.
+  void RefreshSession();
+
+  const v1::Session& session() const { return session_; }
+  bool has_session() const { return !session_.id().empty(); }
+  const SessionActivity& activity() const { return activity_; }
+  bool history_loading() const { return history_loading_; }
+  // No older history is left to read.
+  bool history_complete() const { return history_done_; }
+  std::optional<double> cache_read_ratio() const { return cache_ratio_; }
+  // The approval waiting for this client's answer: none while an answer is
+  // on its way.
+  std::optional<v1::ApprovalRequested> pending_approval() const;
+
+  // --- the write lease ---
+  const SessionLease& lease() const { return lease_; }
+  bool can_write() const {
+    return connected_ && lease_.state() == SessionLease::State::kHeld;
+  }
+  bool following() const { return lease_.following(); }
+  // While following: asks the holder to hand the session over.
+  void RequestHandover();
+  // Every key the user presses: true when it kept the lease during a
+  // handover countdown (the front end does nothing else with it).
+  bool KeyPressed(absl::Time now) { return lease_.KeyPressed(now); }
+
+  // --- writes (FAILED_PRECONDITION at once without the lease) ---
+  absl::Status StartTurn(const std::string& text, Done done);
+  absl::Status Interrupt(Done done);
+  // Answers every call of the pending approval `request_id` alike; with
+  // ALLOW_SESSION, `session_rule` picks which of each call's session_rules
+  // options is added (0: the exact rules).
+  // (By value: the listener's OnApprovalChanged may drop the caller's copy.)
+  absl::Status AnswerApproval(std::string request_id, v1::ApprovalDecision decision,
+                              const std::string& message, Done done, int session_rule = 0);
+  absl::Status Compact(Done done);
+  absl::Status ClearContext(Done done);
+
+  // --- reads ---
+  void ListSessions(int page_size, Reply<v1::ListSessionsResponse> reply);
+  // Also kept as agents() (for completing agent names).
+  void ListAgents(Reply<v1::ListAgentsResponse> reply);
+  void GetStats(Reply<v1::GetStatsResponse> reply);
+  const std::vector<v1::AgentInfo>& agents() const { return agents_; }
+
+ private:
+  // Runs `fn` on the owner's thread unless the controller is gone.
+  void Post(std::function<void()> fn);
+  // Runs `call` on the worker and hands its result to `reply` on the
+  // owner's thread.
+  template <typename T>
+  void Call(std::function<absl::StatusOr<T>(RawClient&)> call, Reply<T> reply);
+  void Write(std::function<absl::Status(RawClient&)> call, Done done);
+  absl::Status CheckWrite() const;
+
+  void Connect();
+  void OnConnectResult(absl::StatusOr<RawClient> client);
+  void Opened(const v1::Session& session, bool created);
+  void OnInitialHistory(const absl::Status& status, std::vector<v1::Event> events);
+  // Subscribes after `after_seq`, takes the lease and refreshes the record.
+  void Follow(uint64_t after_seq);
+  void Subscribe(uint64_t after_seq);
+  void OnStreamEvent(const v1::Event& event);
+  void OnStreamEnd(const absl::Status& status);
+  void OnDisconnected(const std::string& why);
+  void AddUsage(const v1::Usage& add);
+  void OnLeaseChange(SessionLease::Change change, SessionLease::State before) override;
+
+  Options options_;
+  Executor post_;
+  Listener& listener_;
+  // Shared with every posted task: false once the controller is gone.
+  std::shared_ptr<bool> alive_;
+  std::shared_ptr<RawClient> client_;
+  // After alive_: destroyed first, so nothing posts for a dead controller.
+  CallWorker worker_;
+  std::unique_ptr<EventStream> stream_;
+  SessionLease lease_;
+
+  v1::Session session_;
+  SessionActivity activity_;
+  std::optional<double> cache_ratio_;
+  std::string answered_request_;  // answered; hidden until resolved
+  std::vector<v1::AgentInfo> agents_;
+
+  std::string older_cursor_;
+  bool history_loading_ = false;
+  bool history_done_ = true;
+
+  bool started_ = false;
+  bool connected_ = false;
+  bool reconnecting_ = false;
+  int reconnect_attempts_ = 0;
+  bool check_turn_ = false;  // after reconnecting: is the open turn still running?
+  std::optional<absl::Time> reconnect_at_;
+};
+
+template <typename T>
+inline void SessionController::Call(std::function<absl::StatusOr<T>(RawClient&)> call, Reply<T> reply) {
+  if (!client_) {
+    reply(absl::UnavailableError("not connected to the daemon"));
+    return;
+  }
+  worker_.Run([this, client = client_, call = std::move(call), reply = std::move(reply)] {
+    auto result = std::make_shared<absl::StatusOr<T>>(call(*client));
+    Post([result, reply] { reply(*result); });
+  });
+}
+
+}  // namespace raw::client

@@ -1,0 +1,131 @@
+// SessionController: the writes (under the lease) and the reads that are
+// not about the open session's events.
+#include <utility>
+
+#include "clients/lib/session_controller.h"
+
+namespace raw::client {
+
+void SessionController::Write(std::function<absl::Status(RawClient&)> call, Done done) {
+  worker_.Run([this, client = client_, call = std::move(call), done = std::move(done)] {
+    absl::Status status = call(*client);
+    Post([status, done] {
+      if (done) done(status);
+    });
+  });
+}
+
+absl::Status SessionController::CheckWrite() const {
+  if (!has_session()) return absl::FailedPreconditionError("no session is open");
+  if (!connected_) return absl::UnavailableError("not connected to the daemon");
+  if (lease_.state() != SessionLease::State::kHeld) {
+    return absl::FailedPreconditionError(
+        lease_.holder().empty() ? "this client does not hold the session's write lease"
+                                : "the session is held by " + lease_.holder());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SessionController::StartTurn(const std::string& text, Done done) {
+  if (absl::Status s = CheckWrite(); !s.ok()) return s;
+  if (activity_.busy()) return absl::FailedPreconditionError("the agent is still working");
+  v1::StartTurnRequest request;
+  request.set_session_id(session_.id());
+  request.set_text(text);
+  request.set_lease_id(lease_.lease_id());
+  Write([request](RawClient& c) { return c.StartTurn(request).status(); }, std::move(done));
+  return absl::OkStatus();
+}
+
+absl::Status SessionController::Interrupt(Done done) {
+  if (absl::Status s = CheckWrite(); !s.ok()) return s;
+  v1::InterruptTurnRequest request;
+  request.set_session_id(session_.id());
+  request.set_lease_id(lease_.lease_id());
+  Write([request](RawClient& c) { return c.InterruptTurn(request).status(); }, std::move(done));
+  return absl::OkStatus();
+}
+
+absl::Status SessionController::AnswerApproval(std::string request_id,
+                                               v1::ApprovalDecision decision,
+                                               const std::string& message, Done done,
+                                               int session_rule) {
+  if (absl::Status s = CheckWrite(); !s.ok()) return s;
+  const std::optional<v1::ApprovalRequested>& pending = activity_.pending_approval();
+  if (!pending || pending->request_id() != request_id) {
+    return absl::NotFoundError("no approval \"" + request_id + "\" is waiting for an answer");
+  }
+  v1::RespondToApprovalRequest request;
+  request.set_session_id(session_.id());
+  request.set_request_id(request_id);
+  request.set_all(decision);
+  request.set_all_message(message);
+  request.set_all_session_rule(session_rule);
+  request.set_lease_id(lease_.lease_id());
+  // Hidden until the daemon resolves it (or refuses the answer).
+  answered_request_ = request_id;
+  listener_.OnApprovalChanged();
+  Write([request](RawClient& c) { return c.RespondToApproval(request).status(); },
+        [this, request_id, done = std::move(done)](const absl::Status& status) {
+          // NOT_FOUND: the request was resolved meanwhile (a timeout).
+          if (!status.ok() && !absl::IsNotFound(status) && answered_request_ == request_id) {
+            answered_request_.clear();
+            listener_.OnApprovalChanged();
+          }
+          if (done) done(status);
+        });
+  return absl::OkStatus();
+}
+
+absl::Status SessionController::Compact(Done done) {
+  if (absl::Status s = CheckWrite(); !s.ok()) return s;
+  if (activity_.busy()) return absl::FailedPreconditionError("the agent is still working");
+  v1::CompactRequest request;
+  request.set_session_id(session_.id());
+  request.set_lease_id(lease_.lease_id());
+  Write([request](RawClient& c) { return c.Compact(request).status(); }, std::move(done));
+  return absl::OkStatus();
+}
+
+absl::Status SessionController::ClearContext(Done done) {
+  if (absl::Status s = CheckWrite(); !s.ok()) return s;
+  v1::ClearContextRequest request;
+  request.set_session_id(session_.id());
+  request.set_lease_id(lease_.lease_id());
+  Call<v1::ClearContextResponse>(
+      [request](RawClient& c) { return c.ClearContext(request); },
+      [this, id = session_.id(), done = std::move(done)](
+          const absl::StatusOr<v1::ClearContextResponse>& response) {
+        if (response.ok() && response->has_context() && id == session_.id()) {
+          *session_.mutable_context() = response->context();
+          listener_.OnSessionUpdated();
+        }
+        if (done) done(response.status());
+      });
+  return absl::OkStatus();
+}
+
+void SessionController::ListSessions(int page_size, Reply<v1::ListSessionsResponse> reply) {
+  v1::ListSessionsRequest request;
+  request.set_page_size(page_size);
+  Call<v1::ListSessionsResponse>([request](RawClient& c) { return c.ListSessions(request); },
+                                 std::move(reply));
+}
+
+void SessionController::ListAgents(Reply<v1::ListAgentsResponse> reply) {
+  Call<v1::ListAgentsResponse>(
+      [](RawClient& c) { return c.ListAgents(v1::ListAgentsRequest()); },
+      [this, reply = std::move(reply)](const absl::StatusOr<v1::ListAgentsResponse>& response) {
+        if (response.ok()) agents_.assign(response->agents().begin(), response->agents().end());
+        reply(response);
+      });
+}
+
+void SessionController::GetStats(Reply<v1::GetStatsResponse> reply) {
+  v1::GetStatsRequest request;
+  request.set_session_id(session_.id());
+  Call<v1::GetStatsResponse>([request](RawClient& c) { return c.GetStats(request); },
+                             std::move(reply));
+}
+
+}  // namespace raw::client
