@@ -4,8 +4,11 @@
 # (apt is skipped entirely when nothing is missing) and the build is
 # incremental.
 #
-# usage: scripts/setup.sh [TARGET...]
-#   Builds the given CMake targets (default: everything).
+# usage: scripts/setup.sh [--tests] [TARGET...]
+#   Builds the given CMake targets (default: `programs`, the programs a user
+#   runs). --tests also installs what the tests need beyond the build (the
+#   npm packages the tests drive); scripts/test.sh passes it and builds
+#   `all`.
 # environment:
 #   RAW_JOBS   parallel build jobs (default: the number of CPUs)
 set -euo pipefail
@@ -14,6 +17,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo_root="$(pwd)"
 
 say() { printf 'setup: %s\n' "$*"; }
+
+with_tests=0
+if [[ "${1:-}" == "--tests" ]]; then
+  with_tests=1
+  shift
+fi
 
 # The Debian packages Raw needs to build and test.
 packages=(
@@ -81,7 +90,7 @@ done
 
 # The official MCP reference servers the MCP tests run (pinned by
 # tests/mcp-servers/package-lock.json).
-if [[ ! -d "$repo_root/tests/mcp-servers/node_modules" ]]; then
+if ((with_tests)) && [[ ! -d "$repo_root/tests/mcp-servers/node_modules" ]]; then
   say "installing the MCP reference servers for the tests (npm ci)"
   (cd "$repo_root/tests/mcp-servers" && npm ci --no-audit --no-fund)
 fi
@@ -96,11 +105,12 @@ cmake -S "$repo_root" -B "$repo_root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithD
   -DRAW_CCACHE=ON >/dev/null
 
 jobs="${RAW_JOBS:-$(nproc)}"
-if (($# > 0)); then
-  say "building $* with $jobs jobs"
-  cmake --build "$repo_root/build" -j "$jobs" --target "$@"
+targets=("$@")
+((${#targets[@]} > 0)) || targets=(programs)
+if [[ "${targets[*]}" == programs ]]; then
+  say "building the programs (raw, rawd) with $jobs jobs; the tests are built by scripts/test.sh"
 else
-  say "building everything with $jobs jobs"
-  cmake --build "$repo_root/build" -j "$jobs"
+  say "building ${targets[*]} with $jobs jobs"
 fi
+cmake --build "$repo_root/build" -j "$jobs" --target "${targets[@]}"
 say "done: $repo_root/build/bin/raw"

@@ -31,6 +31,8 @@ class RawService final : public raw::v1::Raw::CallbackService {
   // shutdown, before the server is shut down, so that it need not wait for
   // its deadline.
   void DrainStreams();
+  // Subscribe and AcquireLease streams open now.
+  int open_streams() { return streams_.size(); }
 
   grpc::ServerUnaryReactor* GetDaemonInfo(grpc::CallbackServerContext* ctx,
                                           const raw::v1::GetDaemonInfoRequest* request,
