@@ -95,3 +95,27 @@ TEST_F(ServiceInstallTest, WithoutASystemdUserManagerTheUnitsAreWrittenAndTheFai
 
 }  // namespace
 }  // namespace raw::e2e
+
+namespace raw::e2e {
+namespace {
+
+TEST(ConfigSchemaTest, ConfigInitPointsEditorsAtTheSchemaInstalledWithRawAndTheDaemonAcceptsIt) {
+  TestDaemon daemon("{}");
+  ASSERT_TRUE(daemon.Start().ok());
+  const std::string path = daemon.root() + "/written.json";
+  CommandResult init = daemon.RunRaw({"config", "init", "--config", path});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  const std::string text = ReadFile(path);
+  // build/bin/raw finds build/share/raw/, as <prefix>/bin/raw finds
+  // <prefix>/share/raw/.
+  const std::string schema = BinaryPath("raw").substr(0, BinaryPath("raw").rfind("/bin/")) +
+                             "/share/raw/config.schema.json";
+  EXPECT_NE(text.find(absl::StrCat("\"$schema\": \"file://", schema, "\"")), std::string::npos)
+      << text;
+  EXPECT_EQ(ReadFile(schema), ReadFile(RAW_SOURCE_DIR "/docs/config.schema.json"));
+  CommandResult check = daemon.RunRaw({"config", "check", "--config", path});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+}  // namespace
+}  // namespace raw::e2e
