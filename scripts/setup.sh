@@ -32,6 +32,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libboost-dev libre2-dev libgumbo-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libutf8proc-dev
+  scdoc dpkg-dev
   nodejs
   tmux procps
   clang libclang-rt-14-dev
@@ -41,6 +42,12 @@ packages=(
 # heavier than what Raw uses (libvalijson-dev depends on every adapter's
 # library): downloaded and unpacked into third_party/debs, never installed.
 unpacked=(libvalijson-dev json-schema-test-suite)
+
+# What only the tests use: the .deb's lintian check, rendering the man
+# pages, systemd's unit checker and socket activator.
+if ((with_tests)); then
+  packages+=(lintian man-db systemd)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -174,4 +174,6 @@ int McpCommand(const std::vector<std::string>& args, CliContext& ctx) {
   return kExitOk;
 }
 
+const std::vector<OptionSpec>& CatalogOptionSpecs() { return CatalogSpecs(); }
+
 }  // namespace raw::cli

@@ -256,4 +256,6 @@ int ConfigCommand(const std::vector<std::string>& args, CliContext& ctx) {
               parsed->Has("--force") ? Overwrite::kReplace : Overwrite::kRefuse, ctx);
 }
 
+const std::vector<OptionSpec>& ConfigOptionSpecs() { return ConfigSpecs(); }
+
 }  // namespace raw::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "clients/cli/args.h"
 #include "clients/cli/cli_context.h"
 
 namespace raw::cli {
@@ -38,5 +39,8 @@ std::string WithSchemaReference(const std::string& text, const std::string& sche
 // atomically (a temporary file renamed over it). The file is private (0600).
 absl::Status WriteConfigFile(const std::string& path, const std::string& text,
                              Overwrite overwrite);
+
+// The options the command takes (for help and shell completion).
+const std::vector<OptionSpec>& ConfigOptionSpecs();
 
 }  // namespace raw::cli

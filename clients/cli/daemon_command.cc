@@ -236,4 +236,6 @@ int DaemonCommand(const std::vector<std::string>& args, CliContext& ctx) {
   return Stop(connect, ctx);
 }
 
+const std::vector<OptionSpec>& DaemonOptionSpecs() { return DaemonSpecs(); }
+
 }  // namespace raw::cli
