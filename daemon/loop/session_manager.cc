@@ -233,7 +233,10 @@ template <typename R>
 void SessionManager::WithRunner(const std::string& session_id, const R& reply,
                                 const std::function<void(SessionRunner&)>& fn) {
   absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(session_id);
-  if (!runner.ok()) return reply(runner.status());
+  if (!runner.ok()) {
+    reply(runner.status());
+    return;
+  }
   fn(**runner);
 }
 
@@ -272,26 +275,31 @@ void SessionManager::ClearContext(const std::string& session_id, std::string lea
   WithRunner(session_id, reply, [&](SessionRunner& r) { r.Clear(std::move(lease_id), reply); });
 }
 
-absl::StatusOr<WriteLeases::Acquired> SessionManager::AcquireLease(const std::string& session_id,
-                                                                   const LeaseClient& client,
-                                                                   WhenHeld when_held,
-                                                                   LeaseCallbacks callbacks) {
+void SessionManager::AcquireLease(const std::string& session_id, LeaseClient client,
+                                  WhenHeld when_held, LeaseCallbacks callbacks,
+                                  SessionRunner::LeaseReply reply) {
   // Granted also while the session cannot be written (see the header).
-  RETURN_IF_ERROR(Runner(session_id).status());
-  return leases_.Acquire(session_id, client, when_held, std::move(callbacks));
+  WithRunner(session_id, reply, [&](SessionRunner& r) {
+    r.AcquireLease(std::move(client), when_held, std::move(callbacks), reply);
+  });
 }
 
-void SessionManager::ReleaseLease(const std::string& session_id, const std::string& lease_id) {
-  leases_.Release(session_id, lease_id);
+void SessionManager::ReleaseLease(const std::string& session_id, std::string lease_id) {
+  // A session with a lease is never unloaded, so this finds its runner;
+  // a lookup error means there is nothing to release.
+  WithRunner(session_id, [](const absl::Status&) {},
+             [&](SessionRunner& r) { r.ReleaseLease(std::move(lease_id)); });
 }
 
-void SessionManager::CancelLeaseWait(const std::string& session_id, const std::string& wait_id) {
-  leases_.CancelWait(session_id, wait_id);
+void SessionManager::CancelLeaseWait(const std::string& session_id, std::string wait_id) {
+  WithRunner(session_id, [](const absl::Status&) {},
+             [&](SessionRunner& r) { r.CancelLeaseWait(std::move(wait_id)); });
 }
 
-absl::StatusOr<int> SessionManager::DeclineHandover(const std::string& session_id,
-                                                    const std::string& lease_id) {
-  return leases_.Decline(session_id, lease_id);
+void SessionManager::DeclineHandover(const std::string& session_id, std::string lease_id,
+                                     Reply<int> reply) {
+  WithRunner(session_id, reply,
+             [&](SessionRunner& r) { r.DeclineHandover(std::move(lease_id), reply); });
 }
 
 absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_id) {
@@ -369,7 +377,9 @@ size_t SessionManager::UnloadIdle(absl::Duration idle) {
     for (auto it = runners_.begin(); it != runners_.end();) {
       Loaded& loaded = it->second;
       // use_count 1: nobody but this table holds the runner, and nobody can
-      // take it while mu_ is held.
+      // take it while mu_ is held. A lease changes only by a command on the
+      // runner's queue, which Idle() counts until it has run, so the lease
+      // check cannot miss one that is on its way.
       if (loaded.last_used_unix_ms <= cutoff && loaded.runner.use_count() == 1 &&
           loaded.runner->Idle() && !leases_.InUse(it->first)) {
         unloaded.push_back(std::move(loaded.runner));

@@ -105,18 +105,23 @@ class SessionManager {
                                                         const std::string& page_token,
                                                         std::string* next_page_token);
 
-  // The write lease (write_leases.h). Acquire checks that the session
-  // exists. It is granted also while the session cannot be written (see
-  // above): the lease itself stores nothing; the holder's writes are
-  // refused with the specific error (each retrying the read first), which a
-  // client shows where the user wrote, and they resume once the row reads
-  // without the lease being asked for again.
-  absl::StatusOr<WriteLeases::Acquired> AcquireLease(const std::string& session_id,
-                                                     const LeaseClient& client, WhenHeld when_held,
-                                                     LeaseCallbacks callbacks);
-  void ReleaseLease(const std::string& session_id, const std::string& lease_id);
-  void CancelLeaseWait(const std::string& session_id, const std::string& wait_id);
-  absl::StatusOr<int> DeclineHandover(const std::string& session_id, const std::string& lease_id);
+  // The write lease (write_leases.h). Every lease change is a command on
+  // the session's queue (SessionRunner::AcquireLease and the others), in
+  // order with the session's writes; the answer, and the lease's callbacks,
+  // come from there, so no caller waits. Acquire loads the session (its
+  // lookup error, kNotFound, is the answer). It is granted also while the
+  // session cannot be written (see above): the lease itself stores nothing;
+  // the holder's writes are refused with the specific error (each retrying
+  // the read first), which a client shows where the user wrote, and they
+  // resume once the row reads without the lease being asked for again.
+  // Release and CancelLeaseWait answer nobody: they run even after the
+  // caller is gone (the runner's queue holds what they need).
+  void AcquireLease(const std::string& session_id, LeaseClient client, WhenHeld when_held,
+                    LeaseCallbacks callbacks, SessionRunner::LeaseReply reply);
+  void ReleaseLease(const std::string& session_id, std::string lease_id);
+  void CancelLeaseWait(const std::string& session_id, std::string wait_id);
+  // Replies with how many waiting requests were declined.
+  void DeclineHandover(const std::string& session_id, std::string lease_id, Reply<int> reply);
 
   // The writes: each is a command on the session's queue (SessionRunner)
   // and replies when it has run. Each is refused with kFailedPrecondition
@@ -168,8 +173,8 @@ class SessionManager {
   // Sessions loaded in memory now.
   size_t loaded_sessions();
   // Unloads every session idle for at least `idle` (no operation, no queued
-  // command, no subscriber, no lease, no caller holding it); returns how
-  // many. The manager's own sweeper calls it with
+  // command (a lease command included), no subscriber, no lease held or
+  // awaited, no caller holding it); returns how many. The manager's own sweeper calls it with
   // sessions.idle_unload_seconds; exposed for tests.
   size_t UnloadIdle(absl::Duration idle);
 
