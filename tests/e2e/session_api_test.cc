@@ -354,6 +354,30 @@ TEST_F(SessionApiTest, AfterARestartTheSessionsServersAreGoneAndItsModelStays) {
   EXPECT_THAT(ToolNames(body), Not(Contains("mcp__editor__echo")));
 }
 
+// While a turn runs, the model and agent stay (ConfigureSession is refused);
+// new servers are taken and apply from the next turn.
+TEST_F(SessionApiTest, WhileATurnRunsServersChangeForTheNextTurnAndTheModelCannot) {
+  std::string session = daemon_->CreateSession();
+  testing::ScriptedResponse held = chat::TextAnswer("first");
+  held.gate_before_chunk = 0;
+  fake_.Enqueue(held);
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "go");
+  ASSERT_TRUE(fake_.WaitForGate());
+
+  grpc::Status s = Configure(session, std::nullopt, "big", nullptr);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(s.error_message(), HasSubstr("already has a running turn"));
+  ASSERT_TRUE(SetServers(session, LeaseFor(stub(), session), {EverythingServer("editor")}).ok());
+  fake_.ReleaseGate();
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  EXPECT_THAT(ToolNames(*fake_.requests().back().BodyJson()), Not(Contains("mcp__editor__echo")));
+  EXPECT_EQ((*fake_.requests().back().BodyJson())["model"], "gpt-test");
+
+  Turn(session, {});
+  EXPECT_THAT(ToolNames(*fake_.requests().back().BodyJson()), Contains("mcp__editor__echo"));
+}
+
 // A stored model name the config no longer defines (or a damaged one) is
 // shown as stored and refused, by name, when a turn needs it.
 TEST_F(SessionApiTest, AStoredModelThatIsNotDefinedIsAClearError) {
