@@ -38,7 +38,8 @@ std::string DefinitionKey(const config::McpServerConfig& config) {
 // The name a definition replaces earlier ones under: a session's own
 // server only replaces that session's server of the same name.
 std::string ScopedName(const config::McpServerConfig& config) {
-  return config.session_id.empty() ? config.name : absl::StrCat(config.session_id, "\n", config.name);
+  return config.session_id.empty() ? config.name
+                                    : absl::StrCat(config.session_id, "\n", config.name);
 }
 
 // A tools.use entry whose server part is a glob (mcp/*/...): it matching no

@@ -104,10 +104,11 @@ class McpManager {
   // their session too, so no other session ever shares their connection.
   // Select starts them like configured ones, but their env and header
   // values are used as given (no variable references are expanded).
-  // This stops and forgets every server of session `session_id` whose
-  // definition is not among `keep` (by name; empty: all of them), so that
-  // a replaced or unloaded session leaves nothing running. A call in
-  // progress on a stopped server fails with an error result.
+  // This forgets every server of session `session_id` whose definition is
+  // not one of `keep` (empty: all of them), so that a replaced or unloaded
+  // session leaves nothing running, and stops them on a thread of its own:
+  // it returns at once (Shutdown waits for the stops). A call in progress
+  // on a stopped server fails with an error result.
   void DropSessionServers(const std::string& session_id,
                           const std::map<std::string, config::McpServerConfig>& keep = {});
 
@@ -138,8 +139,8 @@ class McpManager {
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   std::thread idle_thread_;
   // Server starts (Select) and stops (DropSessionServers) that run on
-  // detached threads, counted so that Shutdown waits for them; shared so that a finishing thread never
-  // touches a destroyed manager.
+  // detached threads, counted so that Shutdown waits for them; shared so
+  // that a finishing thread never touches a destroyed manager.
   struct RunningStarts {
     absl::Mutex mu;
     int count ABSL_GUARDED_BY(mu) = 0;

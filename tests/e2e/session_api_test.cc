@@ -199,7 +199,8 @@ TEST_F(SessionApiTest, ASessionsOwnServerIsOfferedToItsAgentAndToNoOtherSession)
   Turn(other, {});
   requests = fake_.requests();
   ASSERT_EQ(requests.size(), 3u);
-  EXPECT_THAT(ToolNames(*requests[2].BodyJson()), ElementsAre("read_file", "mcp__configured__echo"));
+  EXPECT_THAT(ToolNames(*requests[2].BodyJson()),
+              ElementsAre("read_file", "mcp__configured__echo"));
   EXPECT_TRUE(ServersOf(other).empty());
 
   // The same name in another session is another process.
@@ -235,7 +236,8 @@ TEST_F(SessionApiTest, SetSessionMcpServersNeedsTheLeaseAndValidEntries) {
   both.set_url("https://mcp.example.com/mcp");
   s = SetServers(session, lease, {both});
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("servers[0]: set either \"command\" (stdio) or \"url\""));
+  EXPECT_THAT(s.error_message(),
+              HasSubstr("servers[0]: set either \"command\" (stdio) or \"url\""));
 
   s = SetServers(session, lease, {EverythingServer("configured")});
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);

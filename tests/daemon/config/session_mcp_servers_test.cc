@@ -73,7 +73,8 @@ TEST(SessionMcpServersTest, NoServersIsAnEmptySet) {
 }
 
 TEST(SessionMcpServersTest, NamesFollowTheConfigsRules) {
-  EXPECT_THAT(Error({Stdio("a b")}), HasSubstr("servers[0].name: \"a b\" is not a valid server name"));
+  EXPECT_THAT(Error({Stdio("a b")}),
+              HasSubstr("servers[0].name: \"a b\" is not a valid server name"));
   EXPECT_THAT(Error({Stdio("")}), HasSubstr("servers[0].name: \"\" is not a valid server name"));
   EXPECT_THAT(Error({Stdio("a__b")}), HasSubstr("servers[0].name: \"a__b\": a server name may not "
                                                "contain \"__\""));
@@ -134,9 +135,9 @@ TEST(SessionMcpServersTest, EveryProblemIsListed) {
 TEST(SessionMcpServersTest, ToolsUseMaySelectServersByAGlob) {
   EXPECT_THAT(testing::ProblemLines(testing::DocWith("", R"("tools": {"use": ["mcp/*"]})")),
               IsEmpty());
-  EXPECT_THAT(
-      testing::ProblemLines(testing::DocWith("", R"("tools": {"use": ["mcp/*/read_*", "mcp/ed*/*"]})")),
-      IsEmpty());
+  EXPECT_THAT(testing::ProblemLines(
+                  testing::DocWith("", R"("tools": {"use": ["mcp/*/read_*", "mcp/ed*/*"]})")),
+              IsEmpty());
   EXPECT_THAT(testing::ProblemLines(testing::DocWith("", R"("tools": {"use": ["mcp/fs/*"]})")),
               ElementsAre(HasSubstr("names MCP server \"fs\", which is not defined")));
 }

@@ -71,9 +71,10 @@ TEST(SessionServersTest, DroppingStopsOnlyThatSessionsServersNotKeptOnes) {
   // A call in flight on s1's server ends because the server is stopped
   // (nothing cancels it): dropped once the server reports it waits.
   TestContext context;
-  tools::ToolOutput ended = wait->handler(Json::object(), context.Get([&](const tools::ToolProgress&) {
-    harness.manager().DropSessionServers("s1");
-  }));
+  tools::ToolOutput ended =
+      wait->handler(Json::object(), context.Get([&](const tools::ToolProgress&) {
+        harness.manager().DropSessionServers("s1");
+      }));
   EXPECT_NE(ended.status, events::ToolStatus::kOk) << ended.content;
   EXPECT_FALSE(context.cancel.cancelled());
   EXPECT_EQ(harness.manager().StatusOf({{"fake", s1}})[0].state, ServerState::kStopped);
