@@ -10,8 +10,8 @@
 #include "absl/synchronization/notification.h"
 #include "clients/web/access_token.h"
 #include "gtest/gtest.h"
-#include "tests/clients/web/raw_http_client.h"
-#include "tests/clients/web/ws_test_client.h"
+#include "tests/clients/web/support/raw_http_client.h"
+#include "tests/clients/web/support/ws_test_client.h"
 
 namespace raw::web {
 namespace {

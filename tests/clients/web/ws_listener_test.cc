@@ -10,7 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "tests/clients/web/ws_test_client.h"
+#include "tests/clients/web/support/ws_test_client.h"
 
 namespace raw::acp {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/clients/web/raw_http_client.h"
+#include "tests/clients/web/support/raw_http_client.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,4 +1,4 @@
-#include "tests/clients/web/ws_test_client.h"
+#include "tests/clients/web/support/ws_test_client.h"
 
 #include <utility>
 
