@@ -124,6 +124,8 @@ TEST_F(AcpTest, PromptStreamsTextAndAnEditWithItsDiff) {
   EXPECT_LT(at("tool_call"), at("agent_message_chunk"));
   ExpectUpdatesBeforeAnswer(r["wire"]);
   EXPECT_EQ(ReadFile(file), "hello new world\n");
+  // A client that sent clientInfo gets the context use (the model has a window).
+  EXPECT_FALSE(OfKind(r["updates"], "usage_update").empty());
 
   // The provider got the edit's result in the second request.
   ASSERT_EQ(fake_.requests().size(), 2u);
@@ -340,6 +342,49 @@ TEST_F(AcpTest, ResourcesBecomeLinksAndEmbeddedText) {
   EXPECT_EQ(user, absl::StrCat("look at [a.txt](file://", dir, "/a.txt) and [b.md](file://", dir,
                                "/b.md)\n\nContents of file://", dir,
                                "/b.md:\n````\nB body ``` here\n````"));
+}
+
+TEST_F(AcpTest, ProtocolErrorsAreAnsweredAndTheBridgeKeepsGoing) {
+  Json r = Drive("raw_lines.mjs", "");
+  EXPECT_EQ(r["beforeInit"]["error"]["code"], -32600);
+  EXPECT_EQ(r["beforeInit"]["id"], 1);
+  EXPECT_THAT(r["beforeInit"]["error"]["message"].get<std::string>(), HasSubstr("initialize"));
+  EXPECT_EQ(r["malformed"]["error"]["code"], -32700);
+  EXPECT_TRUE(r["malformed"]["id"].is_null());
+  EXPECT_EQ(r["batch"]["error"]["code"], -32600);
+  EXPECT_EQ(r["noVersion"]["error"]["code"], -32600);
+  EXPECT_EQ(r["badVersion"]["error"]["code"], -32602);
+  EXPECT_EQ(r["oversized"]["error"]["code"], -32600);
+  EXPECT_THAT(r["oversized"]["error"]["message"].get<std::string>(), HasSubstr("4096"));
+  EXPECT_EQ(r["init"]["result"]["protocolVersion"], 1);
+  EXPECT_EQ(r["again"]["error"]["code"], -32600);
+  EXPECT_EQ(r["unknownMethod"]["error"]["code"], -32601);
+  EXPECT_EQ(r["unknownMethod"]["id"], 7);
+  EXPECT_EQ(r["relativeCwd"]["error"]["code"], -32602);
+  EXPECT_EQ(r["unknownSession"]["error"]["code"], -32002);
+  EXPECT_EQ(r["cancelled"]["error"]["code"], -32800);
+  EXPECT_EQ(r["cancelled"]["id"], 10);
+  EXPECT_EQ(r["afterCancel"]["id"], 11);
+  EXPECT_EQ(r["exit"], 0);
+}
+
+TEST_F(AcpTest, OlderSdkClientSideConnection) {
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("Hello "), chat::TextChunk("there."),
+                              chat::FinishChunk("stop"), chat::UsageChunk(10, 2), chat::Done()}));
+  Json r = Drive("v1_driver.mjs", "");
+  EXPECT_EQ(r["protocolVersion"], 1);
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  EXPECT_EQ(r["text"], "Hello there.");
+  // Without clientInfo the client may predate usage_update: none is sent.
+  EXPECT_EQ(r["usageUpdates"], 0);
+  EXPECT_EQ(r["exit"]["code"], 0);
+}
+
+TEST_F(AcpTest, AnswerCutAtTheOutputLimitIsMaxTokens) {
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("It goes on and"),
+                              chat::FinishChunk("length"), chat::UsageChunk(10, 2), chat::Done()}));
+  Json r = Drive(kDriver, "prompt");
+  EXPECT_EQ(r["stopReason"], "max_tokens");
 }
 
 }  // namespace
