@@ -155,6 +155,8 @@ class RawClient {
       const v1::ListMcpServersRequest& request);
   absl::StatusOr<v1::DeclineHandoverResponse> DeclineHandover(
       const v1::DeclineHandoverRequest& request);
+  // A session's own MCP servers, its agent and model, and the model list
+  // (see docs/api.md); the first two need the session's lease.
   absl::StatusOr<v1::SetSessionMcpServersResponse> SetSessionMcpServers(
       const v1::SetSessionMcpServersRequest& request);
   absl::StatusOr<v1::ConfigureSessionResponse> ConfigureSession(

@@ -268,6 +268,10 @@ struct McpServerConfig {
   // Offer the server the session's working directory as its one root
   // (the MCP `roots` capability); connections are then per directory.
   bool roots = false;
+  // Set for a session's own server (session_mcp_servers.h): the session it
+  // belongs to, whose connection no other session shares. Empty for a
+  // server under "mcp_servers".
+  std::string session_id{};
 
   bool operator==(const McpServerConfig&) const = default;
 };

@@ -36,6 +36,7 @@
 #include "common/time.h"
 #include "common/worker_pool.h"
 #include "daemon/config/config_loader.h"
+#include "daemon/config/session_mcp_servers.h"
 #include "daemon/http/http_client.h"
 #include "daemon/events/session_event.h"
 #include "daemon/loop/session_runner.h"
@@ -99,7 +100,15 @@ class SessionManager {
   // session is created); `cwd` must be an absolute existing directory.
   // Resolving may probe a local server or run a variable's command: it runs
   // on the worker pool and replies when done.
-  void CreateSession(std::string agent, std::string cwd, Reply<SessionInfo> reply);
+  //
+  // `model` ("" = the agent's own) must be a defined model entry
+  // (kInvalidArgument otherwise); it is stored as the session's model (see
+  // ConfigureSession). `mcp_servers` become the session's own servers (see
+  // SetSessionMcpServers; kInvalidArgument naming the entry "mcp_servers[i]"
+  // when one is invalid, and then no session is created).
+  void CreateSession(std::string agent, std::string cwd, std::string model,
+                     std::vector<config::SessionMcpServerSpec> mcp_servers,
+                     Reply<SessionInfo> reply);
   absl::StatusOr<SessionInfo> GetSession(const std::string& id);
   absl::StatusOr<std::vector<SessionInfo>> ListSessions(int page_size,
                                                         const std::string& page_token,
@@ -144,6 +153,29 @@ class SessionManager {
   // Clears the model context; replies with the estimate after.
   void ClearContext(const std::string& session_id, std::string lease_id,
                     Reply<events::ContextEstimate> reply);
+  // Replaces the session's own MCP servers. They are checked against the
+  // config of the moment (config::CheckSessionMcpServers: kInvalidArgument
+  // naming the entry "servers[i]") before the lease. They live in memory
+  // only (never stored: their env and headers may hold secrets), are
+  // selected by the agent's tools.use like configured servers, and apply
+  // from the next turn (or compaction, or estimate); a running turn keeps
+  // the tools it started with. Servers no longer in the set (or changed)
+  // are stopped at once; unchanged ones keep running. They all stop when
+  // the session is unloaded (UnloadIdle) or the daemon stops.
+  void SetSessionMcpServers(const std::string& session_id, std::string lease_id,
+                            std::vector<config::SessionMcpServerSpec> servers,
+                            StatusReply reply);
+  // Changes the session's agent and/or its model (nullopt: unchanged) and
+  // replies with the session as it is then. Refused (kFailedPrecondition)
+  // while a turn or compaction runs, and for a different agent once the
+  // session has history (its first message is recorded). `agent` ("" = the
+  // default agent) must be a defined agent (kNotFound, as CreateSession);
+  // `model` a defined model entry (kInvalidArgument), or "" for the agent's
+  // own model. The model is stored with the session and used from the next
+  // request on; the agent's model is not changed.
+  void ConfigureSession(const std::string& session_id, std::string lease_id,
+                        std::optional<std::string> agent, std::optional<std::string> model,
+                        Reply<SessionInfo> reply);
   // The session with its usage totals and coverage and the context estimate.
   absl::StatusOr<SessionInfo> GetStats(const std::string& session_id);
 
@@ -159,8 +191,12 @@ class SessionManager {
   // From the config file as it is now; an unusable file is an error.
   absl::StatusOr<AgentCatalog> ListAgents();
   // Every server under mcp_servers, as configured now, with the state of its
-  // connection (stopped when there is none). Never starts a server.
+  // connection (stopped when there is none), then the own servers of each
+  // loaded session (by session id, then name; McpServerStatus::session_id
+  // set). Never starts a server.
   absl::StatusOr<std::vector<mcp::McpServerStatus>> ListMcpServers();
+  // The model entries of the config file as it is now, by name.
+  absl::StatusOr<std::vector<config::ModelConfig>> ListModels();
 
   ConfigCheck CheckConfig(const std::string& path);
   const std::string& config_path() const { return deps_.config_path; }
@@ -190,11 +226,19 @@ class SessionManager {
   // The loaded runner, if any (never loads).
   std::shared_ptr<SessionRunner> LoadedRunner(const std::string& session_id);
   // The plan of the session's agent as configured now.
-  absl::StatusOr<TurnPlan> PlanFor(const store::SessionRecord& record, PlanPurpose purpose,
+  // `session_servers`: the session's own MCP servers.
+  absl::StatusOr<TurnPlan> PlanFor(const store::SessionRecord& record,
+                                   const McpServerMap& session_servers, PlanPurpose purpose,
                                    const std::string& user_text);
   std::optional<events::ContextEstimate> EstimateFor(const store::SessionRecord& record);
   absl::StatusOr<config::Config> LoadConfig();
-  absl::StatusOr<SessionInfo> CreateSessionNow(const std::string& agent, const std::string& cwd);
+  absl::StatusOr<SessionInfo> CreateSessionNow(
+      const std::string& agent, const std::string& cwd, const std::string& model,
+      const std::vector<config::SessionMcpServerSpec>& mcp_servers);
+  // Applies a ConfigureSession change (on the session's queue, idle).
+  absl::Status ApplyConfiguration(const std::string& session_id,
+                                  const std::optional<std::string>& agent,
+                                  const std::optional<std::string>& model);
   // `cfg` may be null (unreadable config): the model is then left empty.
   SessionInfo Describe(const store::SessionRecord& record, const SessionRunner* runner,
                        const config::Config* cfg);

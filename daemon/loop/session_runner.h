@@ -32,6 +32,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,9 @@ namespace raw::loop {
 
 template <typename T>
 using Reply = std::function<void(absl::StatusOr<T>)>;
+// A session's own MCP servers by name (config::McpServerConfig::session_id
+// set).
+using McpServerMap = std::map<std::string, config::McpServerConfig>;
 using StatusReply = std::function<void(absl::Status)>;
 
 // `reply` made safe to call more than once: only the first call passes.
@@ -115,6 +119,23 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
                          std::vector<events::ApprovalAnswer> answers,
                          std::optional<events::ApprovalAnswer> all, StatusReply reply);
 
+  // Replaces the session's own MCP servers (in memory only; see
+  // SessionManager::SetSessionMcpServers). Not refused while an operation
+  // runs: the next plan uses them. `reply` runs on the queue, so replies of
+  // successive calls come in order.
+  void SetMcpServers(std::string lease_id, McpServerMap servers, StatusReply reply);
+  // Sets them without a lease: only while nobody else knows the session
+  // (CreateSession, before its reply).
+  void InitMcpServers(McpServerMap servers);
+  // The session's own MCP servers as last set (empty: none).
+  McpServerMap mcp_servers() const;
+  // Runs `change` as a write command once the session is idle: refused
+  // (kFailedPrecondition) while a turn or compaction runs, deferred while a
+  // compaction records its end. `change` runs on the queue, so nothing else
+  // changes the session meanwhile; its status is the reply.
+  void ChangeWhileIdle(std::string lease_id, std::function<absl::Status()> change,
+                       StatusReply reply);
+
   bool running() const;
   bool compacting() const;
   // True when the session may be unloaded: nothing runs or is queued and
@@ -173,6 +194,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
                    const Reply<std::string>& reply);
   void DoStartCompaction(const std::string& lease_id, const Reply<std::string>& reply);
   void DoClear(const std::string& lease_id, const Reply<events::ContextEstimate>& reply);
+  void DoChangeWhileIdle(const std::string& lease_id, const std::function<absl::Status()>& change,
+                         const StatusReply& reply);
   // Queue commands that continue an operation.
   // `prep` is the preparation's number (BeginPreparingLocked); a plan of an
   // abandoned preparation is dropped without a reply.
@@ -236,6 +259,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // abandoned (kPreparing only).
   uint64_t prep_id_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void(const std::string& reason)> prep_abandon_ ABSL_GUARDED_BY(mu_);
+  // The session's own MCP servers (never stored).
+  McpServerMap mcp_servers_ ABSL_GUARDED_BY(mu_);
   // Only the running operation touches it (or a holder of mu_ while the
   // state is idle); loaded before the first operation starts.
   SessionContext ctx_;

@@ -90,7 +90,7 @@ class DamagedRowManagerTest : public ::testing::Test {
 
   std::string NewSession() {
     auto info = testing::Await<SessionInfo>(
-        [&](Reply<SessionInfo> reply) { manager_->CreateSession("", dir_, reply); });
+        [&](Reply<SessionInfo> reply) { manager_->CreateSession("", dir_, "", {}, reply); });
     EXPECT_TRUE(info.ok()) << info.status();
     return info.ok() ? info->record.id : "";
   }
