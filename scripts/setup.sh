@@ -86,6 +86,13 @@ if [[ ! -d "$repo_root/tests/mcp-servers/node_modules" ]]; then
   (cd "$repo_root/tests/mcp-servers" && npm ci --no-audit --no-fund)
 fi
 
+# The ACP client SDKs the raw-acp tests drive it with (pinned by
+# tests/acp/package-lock.json).
+if [[ ! -d "$repo_root/tests/acp/node_modules" ]]; then
+  say "installing the ACP SDKs for the tests (npm ci)"
+  (cd "$repo_root/tests/acp" && npm ci --no-audit --no-fund)
+fi
+
 # ccache: key the cache on paths relative to the checkout, so that another
 # checkout of the same sources (a CI clone elsewhere) hits it too.
 export CCACHE_BASEDIR="$repo_root"

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "clients/cli/acp_command.h"
 #include "clients/cli/args.h"
 #include "clients/cli/catalog_command.h"
 #include "clients/cli/cli_context.h"
@@ -84,6 +85,7 @@ Command FindCommand(const std::string& name) {
   if (name == "config") return ConfigCommand;
   if (name == "agents") return AgentsCommand;
   if (name == "mcp") return McpCommand;
+  if (name == "acp") return AcpCommand;
   return nullptr;
 }
 
@@ -106,6 +108,7 @@ const char kMainUsage[] =
     "  agents                          list the configured agents\n"
     "  mcp                             list the MCP servers, their state and tools\n"
     "  daemon start|status|stop        manage rawd\n"
+    "  acp [ARGS...]                   serve sessions to an ACP client (raw-acp; docs/acp.md)\n"
     "  config check [--config PATH]    validate a config file\n"
     "  config init [--force]           write a starting config file\n"
     "\n"

@@ -217,10 +217,10 @@ const scenarios = {
     return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
       const sessionId = session.sessionId;
       const initial = session.newSessionResponse.configOptions;
-      const model = await agent.request(acp.methods.agent.session.setConfigOption,
-        { sessionId, configId: "model", value: process.env.MODEL });
       const agentChange = await agent.request(acp.methods.agent.session.setConfigOption,
         { sessionId, configId: "agent", value: process.env.AGENT });
+      const model = await agent.request(acp.methods.agent.session.setConfigOption,
+        { sessionId, configId: "model", value: process.env.MODEL });
       let bad;
       try {
         await agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "nope" });

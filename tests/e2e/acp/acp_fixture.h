@@ -33,7 +33,9 @@ inline constexpr char kAcpConfig[] = R"({
     "coder": {"model": "fake", "system_prompt": "You are a test agent.", "max_steps": 6,
               "tools": {"use": ["builtin/*"]}, "approval_mode": "allow_all"},
     "asker": {"model": "fake", "system_prompt": "You ask first.", "max_steps": 6,
-              "tools": {"use": ["builtin/*"]}, "approval_mode": "default"}
+              "tools": {"use": ["builtin/*"]}, "approval_mode": "default"},
+    "editor": {"model": "fake", "system_prompt": "You use the editor's tools.", "max_steps": 6,
+               "tools": {"use": ["builtin/*", "mcp/*"]}, "approval_mode": "allow_all"}
   },
   "tools": {"bash": {"timeout_seconds": 30}}
 })";

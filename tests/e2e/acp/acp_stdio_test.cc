@@ -380,6 +380,15 @@ TEST_F(AcpTest, OlderSdkClientSideConnection) {
   EXPECT_EQ(r["exit"]["code"], 0);
 }
 
+TEST_F(AcpTest, RawAcpRunsTheBridgeBesideRaw) {
+  CommandResult r = daemon_->RunRaw({"acp", "--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, absl::StrCat("raw-acp ", kVersion, "\n"));
+  CommandResult bad = daemon_->RunRaw({"acp", "--bogus"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("unknown argument '--bogus'"));
+}
+
 TEST_F(AcpTest, AnswerCutAtTheOutputLimitIsMaxTokens) {
   fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("It goes on and"),
                               chat::FinishChunk("length"), chat::UsageChunk(10, 2), chat::Done()}));
