@@ -5,6 +5,8 @@
 // and print what they saw as one JSON line.
 #pragma once
 
+#include <unistd.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -60,6 +62,15 @@ class AcpTest : public ::testing::Test {
 
   static std::string AcpDir() { return absl::StrCat(RAW_SOURCE_DIR, "/tests/acp"); }
 
+  // `node` on the test environment's PATH (RunCommand does not search it).
+  static std::string Node(const std::string& path) {
+    for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty())) {
+      std::string candidate = absl::StrCat(dir, "/node");
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return "node";
+  }
+
   // Runs `node tests/acp/<driver> <scenario>` with the daemon's environment,
   // RAW_ACP_BIN and WORKDIR, plus `env`.
   DriverResult RunDriver(const std::string& driver, const std::string& scenario,
@@ -70,7 +81,8 @@ class AcpTest : public ::testing::Test {
     full["WORKDIR"] = daemon_->workdir();
     if (!acp_args.empty()) full["RAW_ACP_ARGS"] = DumpJson(Json(acp_args));
     for (const auto& [k, v] : env) full[k] = v;
-    CommandResult r = RunCommand({"node", absl::StrCat(AcpDir(), "/", driver), scenario}, full);
+    CommandResult r =
+        RunCommand({Node(full["PATH"]), absl::StrCat(AcpDir(), "/", driver), scenario}, full);
     DriverResult out;
     out.exit_code = r.exit_code;
     out.err = r.err;

@@ -59,7 +59,9 @@ TEST_F(AcpTest, McpServerFromSessionNewIsUsedByTheModel) {
   EXPECT_EQ(r["stopReason"], "end_turn");
   const Json* done = nullptr;
   for (const Json& u : r["updates"]) {
-    if (u["sessionUpdate"] == "tool_call") EXPECT_EQ(u["kind"], "other");
+    if (u["sessionUpdate"] == "tool_call") {
+      EXPECT_EQ(u["kind"], "other");
+    }
     if (u["sessionUpdate"] == "tool_call_update" && u["status"] == "completed") done = &u;
   }
   ASSERT_NE(done, nullptr) << r["updates"].dump();
