@@ -181,20 +181,17 @@ const scenarios = {
     fail("the prompt succeeded while another client held the lease");
   },
 
-  // Closes stdin in the middle of a streamed answer.
+  // Goes away in the middle of a streamed answer: the connection closes
+  // (and raw-acp's stdin with it) once this returns.
   async disconnect(agent) {
     await initialize(agent);
-    const sessionId = await agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
-      session.prompt("stream slowly").catch(() => {});
-      for (;;) {
-        const m = await session.nextUpdate();
-        if (m.kind !== "stop" && m.update.sessionUpdate === "agent_message_chunk") break;
-      }
-      return session.sessionId;
-    });
-    child.stdin.end();
-    const exit = await exited;
-    return { sessionId, exit };
+    const session = await agent.buildSession({ cwd, mcpServers: [] }).start();
+    session.prompt("stream slowly").catch(() => {});
+    for (;;) {
+      const m = await session.nextUpdate();
+      if (m.kind !== "stop" && m.update.sessionUpdate === "agent_message_chunk") break;
+    }
+    return { sessionId: session.sessionId };
   },
 
   // Prompt content: a resource link and an embedded resource.
@@ -259,8 +256,6 @@ const result = await app.connectWith(stream, async (agent) => {
   agentRef = agent;
   return run(agent);
 });
-if (scenario !== "disconnect") {
-  child.stdin.end();
-  result.exit = await exited;
-}
+child.stdin.end();
+result.exit = await exited;
 done(result);

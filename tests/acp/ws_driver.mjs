@@ -13,13 +13,19 @@ let stdout = "";
 child.stdout.on("data", (d) => { stdout += d; });
 const exited = new Promise((r) => child.on("exit", (code, signal) => r({ code, signal })));
 const stderr = createInterface({ input: child.stderr });
+let listening = false;
 const url = await new Promise((resolve) => {
   stderr.on("line", (line) => {
     process.stderr.write(`raw-acp: ${line}\n`);
     const m = line.match(/listening on (ws:\/\/\S+)/);
-    if (m) resolve(m[1]);
+    if (m) {
+      listening = true;
+      resolve(m[1]);
+    }
   });
-  child.on("exit", () => fail("raw-acp exited before listening"));
+  child.on("exit", () => {
+    if (!listening) fail("raw-acp exited before listening");
+  });
 });
 const parsed = new URL(url);
 const token = parsed.searchParams.get("token");
