@@ -102,6 +102,13 @@ if ((with_tests)) && [[ ! -d "$repo_root/tests/mcp-servers/node_modules" ]]; the
   (cd "$repo_root/tests/mcp-servers" && npm ci --no-audit --no-fund)
 fi
 
+# The ACP client SDKs the raw-acp tests drive it with (pinned by
+# tests/acp/package-lock.json).
+if ((with_tests)) && [[ ! -d "$repo_root/tests/acp/node_modules" ]]; then
+  say "installing the ACP SDKs for the tests (npm ci)"
+  (cd "$repo_root/tests/acp" && npm ci --no-audit --no-fund)
+fi
+
 # ccache: key the cache on paths relative to the checkout, so that another
 # checkout of the same sources (a CI clone elsewhere) hits it too.
 export CCACHE_BASEDIR="$repo_root"
@@ -117,7 +124,7 @@ targets=("$@")
 if [[ "${targets[*]}" == programs ]]; then
   # Measured: about 23 CPU-minutes from scratch (RelWithDebInfo, g++ 12);
   # ccache makes a rebuild of unchanged sources take seconds.
-  say "building the programs with $jobs jobs: about $((23 / jobs + 1)) minutes from scratch," \
+  say "building the programs (raw, rawd, raw-acp) with $jobs jobs: about $((23 / jobs + 1)) minutes from scratch," \
     "seconds when ccache has them; the tests are built by scripts/test.sh"
 else
   say "building ${targets[*]} with $jobs jobs"

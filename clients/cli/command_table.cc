@@ -1,6 +1,7 @@
 #include "clients/cli/command_table.h"
 
 #include "absl/strings/str_cat.h"
+#include "clients/cli/acp_command.h"
 #include "clients/cli/catalog_command.h"
 #include "clients/cli/completion_command.h"
 #include "clients/cli/config_command.h"
@@ -31,27 +32,42 @@ const std::vector<OptionSpec>& ResumeOptionSpecs() {
   return specs;
 }
 
+// raw-acp's own options, which `raw acp` passes on.
+const std::vector<OptionSpec>& AcpOptionSpecs() {
+  static const std::vector<OptionSpec> specs = {
+      {"--agent", OptionSpec::Kind::kValue, ""},
+      {"--listen", OptionSpec::Kind::kValue, ""},
+      {"--socket", OptionSpec::Kind::kValue, ""},
+      {"--max-message-bytes", OptionSpec::Kind::kValue, ""},
+      {"--version", OptionSpec::Kind::kFlag, ""},
+      {"--help", OptionSpec::Kind::kFlag, "-h"},
+  };
+  return specs;
+}
+
 const std::vector<CommandEntry>& CommandTable() {
   static const std::vector<CommandEntry> table = {
-      {"resume", nullptr, {}, ResumeOptionSpecs,
+      {"resume", nullptr, {}, ResumeOptionSpecs, false,
        {{"resume [ID]", "reopen a session (a list to choose from without ID)"}}},
-      {"run", RunCommand, {}, RunOptionSpecs,
+      {"run", RunCommand, {}, RunOptionSpecs, false,
        {{"run [options] PROMPT...", "send a prompt to an agent, print the answer"}}},
-      {"sessions", SessionsCommand, {"list", "show"}, SessionsOptionSpecs,
+      {"sessions", SessionsCommand, {"list", "show"}, SessionsOptionSpecs, false,
        {{"sessions list", "list sessions, most recently active first"},
         {"sessions show ID", "print the history of a session"}}},
-      {"agents", AgentsCommand, {}, CatalogOptionSpecs,
+      {"agents", AgentsCommand, {}, CatalogOptionSpecs, false,
        {{"agents", "list the configured agents"}}},
-      {"mcp", McpCommand, {}, CatalogOptionSpecs,
+      {"mcp", McpCommand, {}, CatalogOptionSpecs, false,
        {{"mcp", "list the MCP servers, their state and tools"}}},
       {"daemon", DaemonCommand, {"start", "status", "stop", "install-service", "uninstall-service"},
-       DaemonOptionSpecs,
+       DaemonOptionSpecs, false,
        {{"daemon start|status|stop", "manage rawd"},
         {"daemon install-service", "run rawd as a systemd user service"}}},
-      {"config", ConfigCommand, {"check", "init"}, ConfigOptionSpecs,
+      {"config", ConfigCommand, {"check", "init"}, ConfigOptionSpecs, false,
        {{"config check [--config PATH]", "validate a config file"},
         {"config init [--force]", "write a starting config file"}}},
-      {"completion", CompletionCommand, {"bash", "zsh", "fish"}, CompletionOptionSpecs,
+      {"acp", AcpCommand, {}, AcpOptionSpecs, true,
+       {{"acp [ARGS...]", "serve sessions to an ACP client (raw-acp; docs/acp.md)"}}},
+      {"completion", CompletionCommand, {"bash", "zsh", "fish"}, CompletionOptionSpecs, false,
        {{"completion bash|zsh|fish", "print a shell completion script"}}},
   };
   return table;

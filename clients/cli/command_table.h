@@ -23,6 +23,9 @@ struct CommandEntry {
   // the command takes none.
   std::vector<std::string> actions;
   const std::vector<OptionSpec>& (*options)() = nullptr;
+  // The command runs another program in place of `raw` (so `--help` is
+  // that program's).
+  bool replaces_process = false;
   // Lines of the main help: {usage, what it does}.
   std::vector<std::pair<std::string, std::string>> help;
 };

@@ -98,9 +98,11 @@ TEST_F(DebPackageTest, LintianFindsNothing) {
 }
 
 TEST_F(DebPackageTest, TheInstalledProgramsRunATurnWithTheirOwnDaemon) {
-  CommandResult version = RunCommand({Installed("bin/raw"), "--version"}, kPlainEnv);
-  EXPECT_EQ(version.exit_code, 0) << version.err;
-  EXPECT_THAT(version.out, ::testing::StartsWith("raw 0.1.0"));
+  for (const char* program : {"bin/raw", "bin/rawd", "bin/raw-acp"}) {
+    CommandResult version = RunCommand({Installed(program), "--version"}, kPlainEnv);
+    EXPECT_EQ(version.exit_code, 0) << program << version.err;
+    EXPECT_THAT(version.out, HasSubstr("0.1.0")) << program;
+  }
 
   testing::FakeProviderServer fake;
   ASSERT_TRUE(fake.status().ok());
@@ -137,7 +139,8 @@ TEST_F(DebPackageTest, TheInstalledProgramsRunATurnWithTheirOwnDaemon) {
 }
 
 TEST_F(DebPackageTest, ManPagesRenderAndTheBashCompletionLoads) {
-  for (const char* page : {"man1/raw.1.gz", "man1/rawd.1.gz", "man5/raw-config.5.gz"}) {
+  for (const char* page :
+       {"man1/raw.1.gz", "man1/rawd.1.gz", "man1/raw-acp.1.gz", "man5/raw-config.5.gz"}) {
     CommandResult man =
         Shell(absl::StrCat("MANWIDTH=80 man -l ", Installed(absl::StrCat("share/man/", page))));
     EXPECT_EQ(man.exit_code, 0) << page << man.err;
