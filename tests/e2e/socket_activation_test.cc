@@ -47,16 +47,12 @@ int ListenAt(const std::string& path, mode_t mode) {
   return high;
 }
 
-// Starts `argv` with `env` and `listen_fd` as descriptor 3, and with
-// LISTEN_PID set to its own pid: the shell's $$ stays the pid once it
-// execs the program.
-pid_t SpawnActivated(const std::vector<std::string>& argv,
-                     const std::map<std::string, std::string>& env, int listen_fd,
-                     const std::string& stderr_path) {
-  std::vector<std::string> words = {"/bin/sh", "-c",
-                                    "LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=rawd.socket "
-                                    "exec \"$0\" \"$@\""};
-  words.insert(words.end(), argv.begin(), argv.end());
+// Starts /bin/sh with `words` as its arguments and `env` as its whole
+// environment, stderr to `stderr_path`, and `listen_fd` (when >= 0) as
+// descriptor 3.
+pid_t SpawnShell(std::vector<std::string> words, const std::map<std::string, std::string>& env,
+                 int listen_fd, const std::string& stderr_path) {
+  words.insert(words.begin(), "/bin/sh");
   std::vector<std::string> env_words;
   for (const auto& [k, v] : env) env_words.push_back(absl::StrCat(k, "=", v));
   std::vector<char*> cargv, cenv;
@@ -66,13 +62,26 @@ pid_t SpawnActivated(const std::vector<std::string>& argv,
   cenv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, listen_fd, 3);
+  if (listen_fd >= 0) posix_spawn_file_actions_adddup2(&actions, listen_fd, 3);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
   pid_t pid = -1;
   if (posix_spawn(&pid, "/bin/sh", &actions, nullptr, cargv.data(), cenv.data()) != 0) pid = -1;
   posix_spawn_file_actions_destroy(&actions);
   return pid;
+}
+
+// Starts `argv` with `env` and `listen_fd` as descriptor 3, and with
+// LISTEN_PID set to its own pid: the shell's $$ stays the pid once it
+// execs the program.
+pid_t SpawnActivated(const std::vector<std::string>& argv,
+                     const std::map<std::string, std::string>& env, int listen_fd,
+                     const std::string& stderr_path) {
+  std::vector<std::string> words = {"-c",
+                                    "LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=rawd.socket "
+                                    "exec \"$0\" \"$@\""};
+  words.insert(words.end(), argv.begin(), argv.end());
+  return SpawnShell(std::move(words), env, listen_fd, stderr_path);
 }
 
 // Waits for `pid` to exit (a pidfd, no polling loop); its exit code, or
@@ -227,29 +236,17 @@ TEST_F(SocketActivationTest, SystemdSocketActivateStartsRawdOnTheFirstConnection
   // connect: that takes write permission) in the private directory, and
   // passes on only the variables given with -E (as systemd passes only the
   // unit's environment).
-  std::vector<std::string> argv = {"/bin/sh", "-c",
-                                   "exec systemd-socket-activate \"$@\"", "sh",
-                                   "-l", daemon_.socket_path()};
-  std::map<std::string, std::string> env = daemon_.env();
-  std::vector<std::string> env_words;
-  for (const auto& [k, v] : env) {
-    env_words.push_back(absl::StrCat(k, "=", v));
-    argv.push_back(absl::StrCat("-E", k, "=", v));
+  std::vector<std::string> words = {"-c", "exec systemd-socket-activate \"$@\"", "sh", "-l",
+                                    daemon_.socket_path()};
+  const std::map<std::string, std::string> env = daemon_.env();
+  for (const auto& [k, v] : env) words.push_back(absl::StrCat("-E", k, "=", v));
+  for (const std::string& word :
+       {BinaryPath("rawd"), std::string("--foreground"), std::string("--idle-exit"),
+        std::string("1")}) {
+    words.push_back(word);
   }
-  for (const char* word : {"--foreground", "--idle-exit", "1"}) argv.push_back(word);
-  argv.insert(argv.end() - 3, BinaryPath("rawd"));
-  std::vector<char*> cargv, cenv;
-  for (auto& w : argv) cargv.push_back(w.data());
-  cargv.push_back(nullptr);
-  for (auto& w : env_words) cenv.push_back(w.data());
-  cenv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, StderrPath().c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, "/bin/sh", &actions, nullptr, cargv.data(), cenv.data()), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = SpawnShell(std::move(words), env, -1, StderrPath());
+  ASSERT_GT(pid, 0);
 
   raw::v1::GetDaemonInfoResponse info;
   grpc::Status status = Info(daemon_.socket_path(), &info);
