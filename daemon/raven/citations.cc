@@ -102,7 +102,14 @@ std::vector<std::string> RawUrls(std::string_view prose) {
       ++end;
     }
     std::string url(prose.substr(at, end - at));
-    while (!url.empty() && std::string_view("),.;!?").find(url.back()) != std::string_view::npos) {
+    // Trailing punctuation ends the sentence, not the URL; a ')' does only
+    // when it closes nothing inside the URL.
+    for (;;) {
+      if (url.empty()) break;
+      char last = url.back();
+      bool unbalanced = last == ')' && std::count(url.begin(), url.end(), ')') >
+                                           std::count(url.begin(), url.end(), '(');
+      if (std::string_view(",.;!?").find(last) == std::string_view::npos && !unbalanced) break;
       url.pop_back();
     }
     out.push_back(url);

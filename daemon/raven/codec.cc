@@ -169,6 +169,17 @@ absl::StatusOr<Limitation> DecodeLimitation(const Json& j, const std::string& wh
   return l;
 }
 
+absl::StatusOr<SteeringRevision> DecodeSteering(const Json& j, const std::string& where) {
+  ObjectReader r(j, where);
+  RETURN_IF_ERROR(r.Keys({"revision", "correction", "createdAt"}));
+  SteeringRevision v;
+  ASSIGN_OR_RETURN(int64_t rev, r.Int("revision", 1));
+  v.revision = static_cast<int>(rev);
+  ASSIGN_OR_RETURN(v.correction, r.Text("correction", Limits::kCorrectionChars));
+  ASSIGN_OR_RETURN(v.created_at, r.Int("createdAt", 0));
+  return v;
+}
+
 absl::StatusOr<Checkpoint> DecodeCheckpoint(const Json& j, const std::string& where) {
   ObjectReader r(j, where);
   RETURN_IF_ERROR(r.Keys({"checkpointId", "ordinal", "stage", "summary", "artifactSha256",
@@ -427,19 +438,8 @@ absl::StatusOr<TaskState> DecodeState(const Json& j) {
   s.revision = static_cast<int>(revision);
   ASSIGN_OR_RETURN(int64_t steering, r.Int("steeringRevision", 0));
   s.steering_revision = static_cast<int>(steering);
-  RETURN_IF_ERROR(DecodeList<SteeringRevision>(
-      r, "steering", Limits::kSteeringRevisions,
-      [](const Json& e, const std::string& where) -> absl::StatusOr<SteeringRevision> {
-        ObjectReader er(e, where);
-        RETURN_IF_ERROR(er.Keys({"revision", "correction", "createdAt"}));
-        SteeringRevision v;
-        ASSIGN_OR_RETURN(int64_t rev, er.Int("revision", 1));
-        v.revision = static_cast<int>(rev);
-        ASSIGN_OR_RETURN(v.correction, er.Text("correction", Limits::kCorrectionChars));
-        ASSIGN_OR_RETURN(v.created_at, er.Int("createdAt", 0));
-        return v;
-      },
-      s.steering));
+  RETURN_IF_ERROR(
+      DecodeList<SteeringRevision>(r, "steering", Limits::kSteeringRevisions, DecodeSteering, s.steering));
   RETURN_IF_ERROR(
       DecodeList<Checkpoint>(r, "checkpoints", Limits::kCheckpoints, DecodeCheckpoint, s.checkpoints));
   RETURN_IF_ERROR(DecodeList<Source>(r, "sources", Limits::kSources, DecodeSource, s.sources));

@@ -300,9 +300,11 @@ std::optional<size_t> ListOpener(std::string_view line) {
     }
     ++m;
   }
+  // A marker alone on its line is an (empty) item too, so that the line
+  // reads the same once text has been joined after it.
   size_t spaces = m;
   while (spaces < line.size() && line[spaces] == ' ') ++spaces;
-  if (spaces == m || spaces == line.size()) return std::nullopt;
+  if (spaces == m && m != line.size()) return std::nullopt;
   return spaces;
 }
 

@@ -82,7 +82,9 @@ TaskState Base() {
 void ExpectRefused(const Json& j, const std::string& what) {
   absl::StatusOr<TaskState> r = DecodeState(j);
   EXPECT_FALSE(r.ok()) << what;
-  if (!r.ok()) EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr(what));
+  if (!r.ok()) {
+    EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr(what));
+  }
 }
 
 TEST(CodecTest, RefusesUnknownVersionAndUnknownFields) {

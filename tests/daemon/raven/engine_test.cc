@@ -400,7 +400,7 @@ TEST_F(EngineTest, DiscoverReturnsLeadsAndRecordsFailedQueries) {
   auto r = s.Call({{"action", "discover"}, {"taskId", id}, {"queries", {"alpha", "beta", "gamma", "alpha"}}});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(r->extra, HasSubstr("uninspected candidates, not Sources"));
-  EXPECT_THAT(r->extra, HasSubstr("queries: alpha \\| beta"));
+  EXPECT_THAT(r->extra, HasSubstr("queries: beta \\| alpha"));
   EXPECT_TRUE(r->mutated);
   ASSERT_EQ(r->state.limitations.size(), 1u);
   EXPECT_THAT(r->state.limitations[0].detail, HasSubstr("\"gamma\" failed"));

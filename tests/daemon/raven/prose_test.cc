@@ -47,14 +47,16 @@ TEST(ProseLayoutTest, CopiesStructureVerbatim) {
 }
 
 TEST(ProseLayoutTest, ListAndQuoteContinuations) {
-  EXPECT_EQ(LayoutProse("- a. B."), "- a.\n  B.");
-  EXPECT_EQ(LayoutProse("10. a. B."), "10. a.\n    B.");
+  EXPECT_EQ(LayoutProse("- First one. Second one."), "- First one.\n  Second one.");
+  EXPECT_EQ(LayoutProse("10. First. Second."), "10. First.\n    Second.");
+  // A sentence that would read back as a list item stays on its line.
+  EXPECT_EQ(LayoutProse("Intro. - Not a list."), "Intro. - Not a list.");
   EXPECT_EQ(LayoutProse("> One. Two."), "> One.\n> Two.");
 }
 
 TEST(ProseLayoutTest, HardBreaksAndCrlf) {
   EXPECT_EQ(LayoutProse("Line one.  \nLine. Two"), "Line one.  \nLine.\nTwo");
-  EXPECT_EQ(LayoutProse("A.\r\nB. C\rD"), "A. B.\nC D");
+  EXPECT_EQ(LayoutProse("One.\r\nTwo. Three\rFour"), "One.\nTwo.\nThree Four");
 }
 
 TEST(ProseLayoutTest, NormalizesToNfcAndRepairsBadUtf8) {
