@@ -96,10 +96,11 @@ bool IsAbbreviation(std::string_view token) {
   return false;
 }
 
-// Whether the '.' at s[dot] ends an abbreviation or an initial.
-bool DotIsNotTerminator(std::string_view s, size_t dot) {
+// Whether the '.' at s[dot] ends an abbreviation or an initial. The token
+// starts after white space or at the start of the sentence.
+bool DotIsNotTerminator(std::string_view s, size_t dot, size_t sentence_start) {
   size_t start = dot;
-  while (start > 0 && !IsSpace(static_cast<unsigned char>(s[start - 1]))) --start;
+  while (start > sentence_start && !IsSpace(static_cast<unsigned char>(s[start - 1]))) --start;
   std::string token;
   for (char c : s.substr(start, dot - start)) {
     char l = absl::ascii_tolower(c);
@@ -122,6 +123,15 @@ size_t MarkerEnd(std::string_view s, size_t i) {
   }
   if (j == body || j >= s.size() || s[j] != ']') return i;
   return j + 1;
+}
+
+// Whether joining `before` and `after` (two lines of a paragraph, or two
+// sentences kept on one line) needs a space: not between two wide
+// characters, unless the first ends a sentence or closes a quote — without
+// the space, a terminator after it would be absorbed into its sentence when
+// the text is laid out again.
+bool JoinNeedsSpace(char32_t before, char32_t after) {
+  return !(IsWide(before) && IsWide(after) && !IsWideTerminator(before) && !IsCloser(before));
 }
 
 std::string_view TrimView(std::string_view s) {
@@ -177,7 +187,7 @@ std::vector<std::string> SplitSentences(std::string_view s) {
     bool wide = IsWideTerminator(c);
     bool narrow = IsNarrowTerminator(c);
     if ((!wide && !narrow) || square > 0 || round > 0 ||
-        (c == '.' && DotIsNotTerminator(s, i))) {
+        (c == '.' && DotIsNotTerminator(s, i, start))) {
       i += len;
       continue;
     }
@@ -437,7 +447,7 @@ class Layout {
       if (t.empty()) continue;
       if (!joined.empty()) {
         size_t len = 0;
-        if (!(IsWide(DecodeBefore(joined, joined.size())) && IsWide(DecodeAt(t, 0, len)))) {
+        if (JoinNeedsSpace(DecodeBefore(joined, joined.size()), DecodeAt(t, 0, len))) {
           joined.push_back(' ');
         }
       }
@@ -448,7 +458,7 @@ class Layout {
       if (!sentences.empty() && !ContinuesParagraph(continuation_ + s)) {
         size_t len = 0;
         std::string& prev = sentences.back();
-        if (!(IsWide(DecodeBefore(prev, prev.size())) && IsWide(DecodeAt(s, 0, len)))) {
+        if (JoinNeedsSpace(DecodeBefore(prev, prev.size()), DecodeAt(s, 0, len))) {
           prev.push_back(' ');
         }
         prev += s;
@@ -456,7 +466,12 @@ class Layout {
         sentences.push_back(std::move(s));
       }
     }
-    if (sentences.empty()) out_.emplace_back(TrimView(opener_));
+    if (sentences.empty()) {
+      // An empty item: its marker with its indentation, no trailing space.
+      std::string bare = opener_;
+      while (!bare.empty() && bare.back() == ' ') bare.pop_back();
+      out_.push_back(std::move(bare));
+    }
     for (size_t k = 0; k < sentences.size(); ++k) {
       out_.push_back((k == 0 ? opener_ : continuation_) + sentences[k]);
     }

@@ -32,7 +32,7 @@ class RavenSession {
     return ReplayBook(records).tasks.at(task_id);
   }
 
-  int64_t now_ms = 1796184000000;  // 2026-12-01T00:00:00Z
+  int64_t now_ms = 1796184000000;  // 2026-12-02T04:00:00Z
   DeterministicSourceVerifier verifier;
   DeterministicSourceSearcher searcher;
   DeterministicDraftGenerator drafter{{}};
