@@ -551,7 +551,10 @@ class Engine {
       }
     }
     // Contradiction links, after the whole batch.
-    for (const auto& [id, index] : batch) {
+    for (const auto& entry : batch) {
+      // A named reference: Clang 14 cannot capture a structured binding.
+      const std::string& id = entry.first;
+      const auto& index = entry.second;
       const Claim& c = *std::find_if(merged.begin(), merged.end(),
                                      [&](const Claim& o) { return o.claim_id == id; });
       for (const std::string& other : c.contradicts) {
