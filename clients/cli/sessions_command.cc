@@ -7,6 +7,7 @@
 #include "clients/cli/exit_codes.h"
 #include "clients/cli/history_printer.h"
 #include "clients/cli/json_line.h"
+#include "clients/present/terminal_text.h"
 #include "clients/present/text.h"
 #include "common/time.h"
 
@@ -20,6 +21,7 @@ constexpr size_t kTitleChars = 60;
 const std::vector<OptionSpec>& SessionsSpecs() {
   static const std::vector<OptionSpec> specs = {
       {"--json", OptionSpec::Kind::kFlag, ""},
+      {"--full", OptionSpec::Kind::kFlag, ""},
       {"--socket", OptionSpec::Kind::kValue, ""},
       {"--help", OptionSpec::Kind::kFlag, "-h"},
   };
@@ -60,7 +62,7 @@ int List(client::RawClient& client, bool json, CliContext& ctx) {
   return kExitOk;
 }
 
-int Show(client::RawClient& client, const std::string& id, bool json, CliContext& ctx) {
+int Show(client::RawClient& client, const std::string& id, bool json, bool full, CliContext& ctx) {
   // GetSession first: an unknown id gets the daemon's clear "not found".
   v1::GetSessionRequest get;
   get.set_session_id(id);
@@ -69,7 +71,7 @@ int Show(client::RawClient& client, const std::string& id, bool json, CliContext
     ctx.err << "raw sessions show: " << session.status().message() << "\n";
     return ExitCodeFor(session.status());
   }
-  HistoryPrinter printer(ctx.out);
+  HistoryPrinter printer(ctx.out, full);
   if (!json) {
     ctx.out << "session " << session->session().id() << " (agent " << session->session().agent()
             << ", " << session->session().cwd() << ")\n\n";
@@ -102,13 +104,14 @@ int Show(client::RawClient& client, const std::string& id, bool json, CliContext
 
 const char kSessionsUsage[] =
     "usage: raw sessions list [--json]\n"
-    "       raw sessions show ID [--json]\n"
+    "       raw sessions show ID [--full] [--json]\n"
     "\n"
     "list  every session, most recently active first: id, agent, last activity,\n"
     "      when it expires, title\n"
     "show  the history of session ID: messages, tool calls and results, notices\n"
     "\n"
     "options:\n"
+    "  --full          show: every tool result whole (a Raven result's Artifact)\n"
     "  --json          one JSON object per line (sessions, or history events)\n"
     "  --socket PATH   daemon socket\n";
 
@@ -130,7 +133,9 @@ void PrintSessionTable(const std::vector<v1::Session>& sessions, int64_t now_uni
   out << pad("ID", id_width) << "  " << pad("AGENT", agent_width) << "  "
       << pad("LAST ACTIVITY", 16) << "  " << pad("EXPIRES", 11) << "  TITLE\n";
   for (const auto& s : sessions) {
-    std::string title = s.title().empty() ? "-" : present::Truncate(present::OneLine(s.title()), kTitleChars);
+    std::string title = s.title().empty() ? "-"
+                                           : present::SanitizeForStream(present::Truncate(
+                                                 present::OneLine(s.title()), kTitleChars));
     out << pad(s.id(), id_width) << "  " << pad(s.agent(), agent_width) << "  "
         << pad(present::FormatLocalTime(s.last_activity_unix_ms()), 16) << "  "
         << pad(present::FormatExpiry(s.expires_at_unix_ms(), now_unix_ms), 11) << "  " << title << "\n";
@@ -175,7 +180,8 @@ int SessionsCommand(const std::vector<std::string>& args, CliContext& ctx) {
     return ExitCodeFor(client.status());
   }
   bool json = parsed->Has("--json");
-  return action == "list" ? List(*client, json, ctx) : Show(*client, pos[1], json, ctx);
+  return action == "list" ? List(*client, json, ctx)
+                           : Show(*client, pos[1], json, parsed->Has("--full"), ctx);
 }
 
 const std::vector<OptionSpec>& SessionsOptionSpecs() { return SessionsSpecs(); }

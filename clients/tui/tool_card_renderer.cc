@@ -100,6 +100,26 @@ Lines RenderToolCard(const Cell& cell, const RenderContext& ctx) {
   }
   const std::string& result = call.display.empty() ? call.content : call.display;
   bool finished = call.duration_ms >= 0 || !result.empty();
+  // A display that is not a diff is a card (raven_task): compact by
+  // contract, so it is shown whole even collapsed; expanding adds the full
+  // result the model received (the whole Artifact).
+  bool card = !call.display.empty() && !present::LooksLikeDiff(call.display);
+  StyledLine bar("  " + g.quote_bar + " ", Style{Role::kBorder});
+  // Result text as lines: code-like text is broken hard, a card by words.
+  auto add_text = [&](const std::string& raw, const StyledLine& first, const StyledLine& rest,
+                      Style style, bool words) {
+    std::string text = SanitizeForTerminal(raw);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    if (text.empty()) text = "(no output)";
+    StyledLine styled(text, style);
+    Lines lines = words ? WrapSpans(styled, ctx.width, first, rest)
+                        : HardWrap(styled, ctx.width, first, rest);
+    for (auto& l : lines) out.push_back(std::move(l));
+  };
+  if (card && finished && !cell.expanded) {
+    add_text(call.display, branch, indent, dim, true);
+    return out;
+  }
   if (!cell.expanded) {
     if (!finished) return out;
     std::string summary = SanitizeForTerminal(
@@ -116,15 +136,16 @@ Lines RenderToolCard(const Cell& cell, const RenderContext& ctx) {
     }
   }
   if (!finished) return out;
-  StyledLine bar("  " + g.quote_bar + " ", Style{Role::kBorder});
+  if (card) {
+    add_text(call.display, branch, indent, dim, true);
+    add_text(call.content, bar, bar, Style{}, false);
+    return out;
+  }
   if (present::LooksLikeDiff(result)) {
     for (auto& l : RenderDiff(result, ctx.width, bar)) out.push_back(std::move(l));
     return out;
   }
-  std::string text = SanitizeForTerminal(result);
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  if (text.empty()) text = "(no output)";
-  for (auto& l : HardWrap(StyledLine(text), ctx.width, bar, bar)) out.push_back(std::move(l));
+  add_text(result, bar, bar, Style{}, false);
   return out;
 }
 

@@ -75,5 +75,67 @@ TEST(HistoryPrinterTest, PrintsATranscript) {
             "-- turn completed (1 step)\n");
 }
 
+v1::Event RavenResult() {
+  v1::Event e = Ev("t1");
+  auto* r = e.mutable_tool_result();
+  r->set_name("raven_task");
+  r->set_status(v1::TOOL_RESULT_STATUS_OK);
+  r->set_duration_ms(2);
+  r->set_display("Raven rvn-0123456789ab-1 · active\nSources 3 · Claims 2 · Limitations 1\n");
+  r->set_content("# Artifact\nl1\nl2\nl3\nl4\nl5\nthe last line of the artifact\n");
+  return e;
+}
+
+TEST(HistoryPrinterTest, AResultWithACardShowsTheCard) {
+  std::ostringstream out;
+  HistoryPrinter printer(out);
+  printer.Print(RavenResult());
+  EXPECT_EQ(out.str(),
+            "  <- raven_task ok (2 ms)\n"
+            "     Raven rvn-0123456789ab-1 · active\n"
+            "     Sources 3 · Claims 2 · Limitations 1\n");
+}
+
+TEST(HistoryPrinterTest, FullPrintsTheCardThenTheWholeResult) {
+  std::ostringstream out;
+  HistoryPrinter printer(out, /*full_results=*/true);
+  printer.Print(RavenResult());
+  std::string text = out.str();
+  EXPECT_NE(text.find("     Sources 3 · Claims 2 · Limitations 1\n     --\n     # Artifact\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("     the last line of the artifact\n"), std::string::npos) << text;
+}
+
+TEST(HistoryPrinterTest, TextFromTheDaemonCannotDriveTheTerminal) {
+  std::vector<v1::Event> events;
+  v1::Event e = Ev("t1");
+  e.mutable_turn_started()->set_user_text("hi \x1b[31m");
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_assistant_message()->set_text("answer \x1b]52;c;aGk=\x07");
+  events.push_back(e);
+  e = Ev("t1");
+  auto* call = e.mutable_tool_call_batch()->add_calls();
+  call->set_name("bash\x1b[2J");
+  call->set_arguments("{\"command\":\"\x1b[1A\"}");
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_tool_result()->set_name("bash");
+  e.mutable_tool_result()->set_content("out \x1b[2J\n");
+  events.push_back(e);
+  e = Ev("t1");
+  e.mutable_notice()->set_text("notice \x1b[H");
+  events.push_back(e);
+  for (bool full : {false, true}) {
+    std::ostringstream out;
+    HistoryPrinter printer(out, full);
+    for (const auto& ev : events) printer.Print(ev);
+    EXPECT_EQ(out.str().find('\x1b'), std::string::npos) << out.str();
+    EXPECT_EQ(out.str().find('\x07'), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("answer "), std::string::npos) << out.str();
+  }
+}
+
 }  // namespace
 }  // namespace raw::cli

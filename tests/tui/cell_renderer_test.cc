@@ -104,6 +104,35 @@ TEST(CellRendererTest, DiffsAreColoured) {
   EXPECT_EQ(role_of("@@ -1,2"), Role::kDiffHunk);
 }
 
+TEST(CellRendererTest, ACardShowsWholeAndExpandsToTheFullResult) {
+  Cell cell = Card(ToolStatus::kDone);
+  cell.call.name = "raven_task";
+  cell.call.duration_ms = 4;
+  cell.call.display = "Raven rvn-0123456789ab-1 · active · phase discover\n"
+                      "Sources 3 (1 verified) · Claims 2 · Limitations 1";
+  cell.call.content = "# Artifact\nThe whole rendered artifact body.";
+  std::string collapsed = Text(RenderCell(cell, Ctx()));
+  EXPECT_NE(collapsed.find("└ Raven rvn-0123456789ab-1"), std::string::npos) << collapsed;
+  EXPECT_NE(collapsed.find("Sources 3 (1 verified)"), std::string::npos) << collapsed;
+  EXPECT_EQ(collapsed.find("whole rendered artifact"), std::string::npos) << collapsed;
+  cell.expanded = true;
+  std::string expanded = Text(RenderCell(cell, Ctx()));
+  EXPECT_NE(expanded.find("Limitations 1"), std::string::npos) << expanded;
+  EXPECT_NE(expanded.find("The whole rendered artifact body."), std::string::npos) << expanded;
+  EXPECT_LT(expanded.find("Limitations 1"), expanded.find("# Artifact")) << expanded;
+}
+
+TEST(CellRendererTest, ACardCannotDriveTheTerminal) {
+  Cell cell = Card(ToolStatus::kDone);
+  cell.call.duration_ms = 1;
+  cell.call.display = "card \x1b[2Jline";
+  cell.call.content = "body \x1b]52;c;aGk=\x07";
+  cell.expanded = true;
+  std::string expanded = Text(RenderCell(cell, Ctx()));
+  EXPECT_EQ(expanded.find('\x1b'), std::string::npos) << expanded;
+  EXPECT_EQ(expanded.find('\x07'), std::string::npos) << expanded;
+}
+
 TEST(CellRendererTest, ReasoningIsDimAndCollapsible) {
   Cell cell;
   cell.id = 2;
