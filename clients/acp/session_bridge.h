@@ -96,7 +96,6 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
     bool compaction = false;
     bool cancel_requested = false;
     bool interrupted = false;  // Interrupt was sent
-    std::vector<v1::Notice> notices;
     std::optional<Approval> approval;
   };
 
@@ -119,6 +118,8 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   void FailOpen(const absl::Status& status);
   void Handle(const v1::Event& event);
   void Update(Json update);
+  // Logs that lost_turn_ has ended and forgets it.
+  void LostTurnEnded();
   void AskPermissions(const v1::ApprovalRequested& request);
   void OnPermission(const std::string& request_id, const v1::ApprovalCall& call,
                     const RpcResponse& response);
@@ -140,6 +141,9 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   bool history_done_ = false;
   bool lease_settled_ = false;
   bool answered_open_ = false;
+  // The turn whose prompt ended because rawd went away, until the daemon
+  // (restarted) records its end or no longer runs it.
+  std::string lost_turn_;
   std::vector<v1::Event> history_;   // kLoad: read so far, oldest first
   std::vector<v1::Event> held_;      // live events waiting for the replay
   std::optional<Turn> turn_;

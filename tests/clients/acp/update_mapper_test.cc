@@ -137,20 +137,33 @@ TEST(PermissionsTest, OptionsMapBackOntoDecisions) {
 TEST(StopReasonTest, TurnEndsMapOntoStopReasons) {
   v1::TurnEnded ended;
   ended.set_reason(v1::TURN_END_REASON_COMPLETED);
-  EXPECT_EQ(*StopReason(ended, {}, false), "end_turn");
+  ended.set_stop_reason(v1::STOP_REASON_END_TURN);
+  EXPECT_EQ(*StopReason(ended, false), "end_turn");
+  ended.set_stop_reason(v1::STOP_REASON_MAX_TOKENS);
+  EXPECT_EQ(*StopReason(ended, false), "max_tokens");
+  ended.set_stop_reason(v1::STOP_REASON_REFUSAL);
+  EXPECT_EQ(*StopReason(ended, false), "refusal");
   ended.set_reason(v1::TURN_END_REASON_MAX_STEPS);
-  EXPECT_EQ(*StopReason(ended, {}, false), "max_turn_requests");
+  ended.set_stop_reason(v1::STOP_REASON_MAX_STEPS);
+  EXPECT_EQ(*StopReason(ended, false), "max_turn_requests");
   ended.set_reason(v1::TURN_END_REASON_CANCELLED);
-  EXPECT_EQ(*StopReason(ended, {}, false), "cancelled");
+  ended.set_stop_reason(v1::STOP_REASON_CANCELLED);
+  EXPECT_EQ(*StopReason(ended, false), "cancelled");
   ended.set_reason(v1::TURN_END_REASON_ERROR);
+  ended.set_stop_reason(v1::STOP_REASON_ERROR);
   ended.set_message("HTTP 500");
-  EXPECT_FALSE(StopReason(ended, {}, false).ok());
-  EXPECT_EQ(*StopReason(ended, {}, true), "cancelled");
-  v1::Notice filtered;
-  filtered.set_level(v1::NOTICE_LEVEL_WARNING);
-  filtered.set_text("The provider's content filter stopped the answer.");
+  EXPECT_FALSE(StopReason(ended, false).ok());
+  EXPECT_EQ(*StopReason(ended, true), "cancelled");
+}
+
+TEST(StopReasonTest, WithoutAStopReasonTheTurnEndReasonDecides) {
+  v1::TurnEnded ended;
   ended.set_reason(v1::TURN_END_REASON_COMPLETED);
-  EXPECT_EQ(*StopReason(ended, {filtered}, false), "refusal");
+  EXPECT_EQ(*StopReason(ended, false), "end_turn");
+  ended.set_reason(v1::TURN_END_REASON_MAX_STEPS);
+  EXPECT_EQ(*StopReason(ended, false), "max_turn_requests");
+  ended.set_reason(v1::TURN_END_REASON_ERROR);
+  EXPECT_FALSE(StopReason(ended, false).ok());
 }
 
 TEST(PromptTextTest, BlocksBecomeOneMessage) {

@@ -395,11 +395,37 @@ TEST_F(AcpTest, RawAcpRunsTheBridgeBesideRaw) {
   EXPECT_THAT(bad.err, HasSubstr("unknown argument '--bogus'"));
 }
 
+// rawd is killed under a live bridge while an answer streams: the prompt in
+// flight answers with an error at once (no hang), raw-acp reconnects (its
+// client library starts a new rawd), takes the session back, and the next
+// prompt in the same session streams as usual.
+TEST_F(AcpTest, RawdRestartingUnderTheBridgeFailsThePromptInFlightAndResumes) {
+  fake_.Enqueue(ParkedStream());
+  fake_.Enqueue(chat::TextAnswer("After the restart."));
+  Json r = Drive(kDriver, "restart", {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
+  EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);  // reaps the killed daemon
+  ASSERT_TRUE(r["first"].contains("error")) << r.dump();
+  EXPECT_EQ(r["first"]["error"]["code"], -32603);
+  EXPECT_THAT(r["first"]["error"]["message"].get<std::string>(),
+              HasSubstr("rawd went away during this turn"));
+  EXPECT_EQ(r["second"]["stopReason"], "end_turn");
+  EXPECT_EQ(r["second"]["text"], "After the restart.");
+  ShutdownDaemonAt(daemon_->socket_path());
+}
+
 TEST_F(AcpTest, AnswerCutAtTheOutputLimitIsMaxTokens) {
   fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("It goes on and"),
                               chat::FinishChunk("length"), chat::UsageChunk(10, 2), chat::Done()}));
   Json r = Drive(kDriver, "prompt");
   EXPECT_EQ(r["stopReason"], "max_tokens");
+}
+
+TEST_F(AcpTest, AnswerStoppedByTheContentFilterIsRefusal) {
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("I can"),
+                              chat::FinishChunk("content_filter"), chat::UsageChunk(10, 2),
+                              chat::Done()}));
+  Json r = Drive(kDriver, "prompt");
+  EXPECT_EQ(r["stopReason"], "refusal");
 }
 
 }  // namespace
