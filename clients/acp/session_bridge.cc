@@ -98,8 +98,26 @@ void SessionBridge::OnLeaseChange(SessionLease::Change change, SessionLease::Sta
   }
   if (change == SessionLease::Change::kGranted && answered_open_) {
     RAW_LOG(Info) << "session " << id_ << ": this bridge writes again";
+    if (!approval_mode_.empty()) ChooseModeAgain();
   }
   MaybeOpened();
+}
+
+void SessionBridge::ChooseModeAgain() {
+  v1::ConfigureSessionRequest request;
+  request.set_session_id(id_);
+  request.set_lease_id(controller_->lease().lease_id());
+  request.set_approval_mode(approval_mode_);
+  // On failure the turns of this lease run with the agent's own mode (rawd
+  // never applies a mode it refused); the log says so.
+  ctx_.calls->Call<v1::ConfigureSessionResponse>(
+      [request](client::RawClient& c) { return c.ConfigureSession(request); },
+      [id = id_](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+        if (!r.ok()) {
+          RAW_LOG(Warning) << "session " << id
+                           << ": choosing the approval mode again: " << r.status();
+        }
+      });
 }
 
 void SessionBridge::MaybeOpened() {
