@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "clients/acp/config_options.h"
+#include "clients/acp/session_modes.h"
 #include "clients/acp/mcp_servers.h"
 #include "common/logging.h"
 #include "common/version.h"
@@ -75,6 +76,8 @@ void AgentConnection::OnRequest(const Json& id, const std::string& method, const
     if (SessionBridge* bridge = FindSession(id, params)) bridge->Prompt(id, params);
   } else if (method == "session/set_config_option") {
     SetConfigOption(id, params);
+  } else if (method == "session/set_mode") {
+    SetMode(id, params);
   } else {
     rpc_.ReplyError(id, {rpc_code::kMethodNotFound,
                          absl::StrCat("raw-acp has no method \"", method, "\""), nullptr});
@@ -221,14 +224,16 @@ void AgentConnection::StartBridge(const Json& id, const std::string& session_id,
       return;
     }
     SessionBridge& bridge = *it->second;
-    WithConfigOptions(bridge.session(), [this, id, session_id, answer](Json options) {
+    WithConfigOptions(bridge.session(), [this, id, session_id, answer](Json) {
       auto open = sessions_.find(session_id);
       if (open == sessions_.end()) {
         rpc_.ReplyError(id, ErrorFromStatus(absl::CancelledError("the session was closed")));
         return;
       }
       Json result = answer(*open->second);
-      result["configOptions"] = std::move(options);
+      const std::string mode = CurrentMode(*open->second);
+      result["modes"] = SessionModes(mode);
+      result["configOptions"] = ConfigOptions(open->second->session(), agents_, models_, mode);
       rpc_.Reply(id, std::move(result));
       SendCommands(session_id);
     });
@@ -269,7 +274,7 @@ void AgentConnection::WithConfigOptions(const v1::Session& session,
             [](client::RawClient& c) { return c.ListModels(v1::ListModelsRequest()); },
             [this, session, then](const absl::StatusOr<v1::ListModelsResponse>& models) {
               if (models.ok()) models_.assign(models->models().begin(), models->models().end());
-              then(ConfigOptions(session, agents_, models_));
+              then(ConfigOptions(session, agents_, models_, AgentMode(agents_, session.agent())));
             });
       });
 }
@@ -352,6 +357,13 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
     }
     request->set_session_id(session_id);
     request->set_lease_id(it->second->lease_id());
+    if (request->has_approval_mode()) {
+      ConfigureMode(id, session_id, *request, [this, id](const v1::ConfigureSessionResponse& r) {
+        rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r.session(), agents_, models_,
+                                                            r.approval_mode())}});
+      });
+      return;
+    }
     calls_.Call<v1::ConfigureSessionResponse>(
         [request = *request](client::RawClient& c) { return c.ConfigureSession(request); },
         [this, id, session_id](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
@@ -360,10 +372,62 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
             return;
           }
           auto open = sessions_.find(session_id);
-          if (open != sessions_.end()) open->second->Refresh();
-          rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r->session(), agents_, models_)}});
+          // The answer's session, not the bridge's copy (refreshed later):
+          // an agent change also changes the agent's own mode.
+          std::string mode = AgentMode(agents_, r->session().agent());
+          if (open != sessions_.end()) {
+            open->second->Refresh();
+            if (!open->second->approval_mode().empty()) mode = open->second->approval_mode();
+          }
+          rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r->session(), agents_, models_, mode)}});
         });
   });
+}
+
+void AgentConnection::SetMode(const Json& id, const Json& params) {
+  SessionBridge* bridge = FindSession(id, params);
+  if (!bridge) return;
+  absl::StatusOr<std::string> mode =
+      CheckModeId(params.contains("modeId") ? params["modeId"] : Json());
+  if (!mode.ok()) {
+    rpc_.ReplyError(id, ErrorFromStatus(mode.status()));
+    return;
+  }
+  if (absl::Status s = bridge->CheckWrite(); !s.ok()) {
+    rpc_.ReplyError(id, ErrorFromStatus(s));
+    return;
+  }
+  v1::ConfigureSessionRequest request;
+  request.set_session_id(bridge->id());
+  request.set_lease_id(bridge->lease_id());
+  request.set_approval_mode(*mode);
+  ConfigureMode(id, bridge->id(), std::move(request),
+                [this, id](const v1::ConfigureSessionResponse&) { rpc_.Reply(id, Json::object()); });
+}
+
+void AgentConnection::ConfigureMode(const Json& id, const std::string& session_id,
+                                    v1::ConfigureSessionRequest request,
+                                    std::function<void(const v1::ConfigureSessionResponse&)> then) {
+  calls_.Call<v1::ConfigureSessionResponse>(
+      [request](client::RawClient& c) { return c.ConfigureSession(request); },
+      [this, id, session_id, then](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+        if (!r.ok()) {
+          rpc_.ReplyError(id, ErrorFromStatus(r.status()));
+          return;
+        }
+        auto open = sessions_.find(session_id);
+        if (open != sessions_.end()) open->second->set_approval_mode(r->approval_mode());
+        then(*r);
+        rpc_.Notify("session/update",
+                    Json{{"sessionId", session_id},
+                         {"update", {{"sessionUpdate", "current_mode_update"},
+                                     {"currentModeId", r->approval_mode()}}}});
+      });
+}
+
+std::string AgentConnection::CurrentMode(const SessionBridge& bridge) const {
+  if (!bridge.approval_mode().empty()) return bridge.approval_mode();
+  return AgentMode(agents_, bridge.session().agent());
 }
 
 void AgentConnection::Close(std::function<void()> done) {

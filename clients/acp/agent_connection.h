@@ -53,6 +53,17 @@ class AgentConnection : public JsonRpc::Handler {
   void ListSessions(const Json& id, const Json& params);
   void CloseSession(const Json& id, const Json& params);
   void SetConfigOption(const Json& id, const Json& params);
+  // session/set_mode: the approval mode through ConfigureSession.
+  void SetMode(const Json& id, const Json& params);
+  // Sends `request` (approval_mode set) for the open session `session_id`;
+  // on success records the mode on its bridge, announces it
+  // (current_mode_update) and calls `then` with the response.
+  void ConfigureMode(const Json& id, const std::string& session_id,
+                     v1::ConfigureSessionRequest request,
+                     std::function<void(const v1::ConfigureSessionResponse&)> then);
+  // The session's approval mode as the client sees it: the one this
+  // connection chose, else the agent's configured one.
+  std::string CurrentMode(const SessionBridge& bridge) const;
   // The bridge of params.sessionId; answers -32002 (or -32602) and returns
   // null when there is none.
   SessionBridge* FindSession(const Json& id, const Json& params);

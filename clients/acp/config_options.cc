@@ -4,11 +4,12 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "clients/acp/session_modes.h"
 
 namespace raw::acp {
 
 Json ConfigOptions(const v1::Session& session, const std::vector<v1::AgentInfo>& agents,
-                   const std::vector<v1::ModelInfo>& models) {
+                   const std::vector<v1::ModelInfo>& models, const std::string& mode) {
   Json options = Json::array();
   Json agent_values = Json::array();
   for (const v1::AgentInfo& agent : agents) {
@@ -34,6 +35,7 @@ Json ConfigOptions(const v1::Session& session, const std::vector<v1::AgentInfo>&
                      {"type", "select"},
                      {"currentValue", session.model()},
                      {"options", std::move(model_values)}});
+  options.push_back(ModeConfigOption(mode));
   return options;
 }
 
@@ -60,9 +62,13 @@ absl::StatusOr<v1::ConfigureSessionRequest> ConfigureRequest(
       return absl::InvalidArgumentError(absl::StrCat("no model entry is named \"", value, "\""));
     }
     request.set_model(value);
+  } else if (id == "mode") {
+    absl::StatusOr<std::string> mode = CheckModeId(params["value"]);
+    if (!mode.ok()) return mode.status();
+    request.set_approval_mode(*mode);
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown config option \"", id, "\" (raw-acp offers agent and model)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown config option \"", id, "\" (raw-acp offers agent, model and mode)"));
   }
   return request;
 }

@@ -4,10 +4,13 @@
 //   agent   select   the configured agents; changing it is refused by
 //                    rawd once the session has a conversation
 //   model   select   category "model": the configured model entries
+//   mode    select   category "mode": the approval mode (session_modes.h),
+//                    the same choice as session/set_mode
 //
 // Pure functions; thread-safe.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -16,8 +19,9 @@
 
 namespace raw::acp {
 
+// `mode`: the session's current approval mode.
 Json ConfigOptions(const v1::Session& session, const std::vector<v1::AgentInfo>& agents,
-                   const std::vector<v1::ModelInfo>& models);
+                   const std::vector<v1::ModelInfo>& models, const std::string& mode);
 
 // The ConfigureSession request for session/set_config_option's params
 // (configId and value); INVALID_ARGUMENT for an unknown option or a value

@@ -98,8 +98,26 @@ void SessionBridge::OnLeaseChange(SessionLease::Change change, SessionLease::Sta
   }
   if (change == SessionLease::Change::kGranted && answered_open_) {
     RAW_LOG(Info) << "session " << id_ << ": this bridge writes again";
+    if (!approval_mode_.empty()) ChooseModeAgain();
   }
   MaybeOpened();
+}
+
+void SessionBridge::ChooseModeAgain() {
+  v1::ConfigureSessionRequest request;
+  request.set_session_id(id_);
+  request.set_lease_id(controller_->lease().lease_id());
+  request.set_approval_mode(approval_mode_);
+  // On failure the turns of this lease run with the agent's own mode (rawd
+  // never applies a mode it refused); the log says so.
+  ctx_.calls->Call<v1::ConfigureSessionResponse>(
+      [request](client::RawClient& c) { return c.ConfigureSession(request); },
+      [id = id_](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+        if (!r.ok()) {
+          RAW_LOG(Warning) << "session " << id
+                           << ": choosing the approval mode again: " << r.status();
+        }
+      });
 }
 
 void SessionBridge::MaybeOpened() {
@@ -136,6 +154,9 @@ void SessionBridge::Handle(const v1::Event& event) {
     turn_->turn_id = event.turn_id();
   }
   const bool own = turn_ && !turn_->turn_id.empty() && event.turn_id() == turn_->turn_id;
+  if (event.has_turn_ended() && !lost_turn_.empty() && event.turn_id() == lost_turn_) {
+    LostTurnEnded();  // the restarted daemon recorded its end
+  }
   for (Json& update : mapper_->Live(event, /*foreign_turn=*/!own)) Update(std::move(update));
 
   if (event.has_context_estimate() && ctx_.newer_updates &&
@@ -149,9 +170,6 @@ void SessionBridge::Handle(const v1::Event& event) {
   }
   if (!own) return;
   switch (event.payload_case()) {
-    case v1::Event::kNotice:
-      turn_->notices.push_back(event.notice());
-      break;
     case v1::Event::kApprovalRequested:
       AskPermissions(event.approval_requested());
       break;
@@ -164,7 +182,7 @@ void SessionBridge::Handle(const v1::Event& event) {
       }
       break;
     case v1::Event::kTurnEnded:
-      EndTurn(StopReason(event.turn_ended(), turn_->notices, turn_->cancel_requested));
+      EndTurn(StopReason(event.turn_ended(), turn_->cancel_requested));
       break;
     case v1::Event::kCompactionEnded:
       if (turn_->compaction) {
@@ -347,6 +365,7 @@ void SessionBridge::OnDisconnected(const std::string& why) {
   if (!turn_) return;
   // The turn's end cannot be known until rawd is back, and a daemon that
   // stopped during a turn does not finish it: the prompt ends now.
+  lost_turn_ = turn_->turn_id;
   if (turn_->cancel_requested) {
     EndTurn(std::string("cancelled"));
     return;
@@ -357,7 +376,15 @@ void SessionBridge::OnDisconnected(const std::string& why) {
 }
 
 void SessionBridge::OnTurnAbandoned() {
+  LostTurnEnded();
   if (turn_) EndTurn(absl::UnavailableError("rawd restarted during this turn; it did not finish"));
+}
+
+void SessionBridge::LostTurnEnded() {
+  if (lost_turn_.empty()) return;
+  // Tests wait for this line: from here on the session takes prompts again.
+  RAW_LOG(Info) << "session " << id_ << ": the turn cut off when rawd went away has ended";
+  lost_turn_.clear();
 }
 
 void SessionBridge::OnSessionGone(const absl::Status& status) {

@@ -66,6 +66,12 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   void Refresh() { controller_->RefreshSession(); }
   // The lease id writes carry; empty without the lease.
   std::string lease_id() const;
+  // The approval mode this connection chose for the session ("" = none:
+  // the agent's own). rawd keeps a chosen mode only while the lease that
+  // chose it holds the session, so the bridge chooses it again when it
+  // takes the lease back (a reconnection, a handover back).
+  const std::string& approval_mode() const { return approval_mode_; }
+  void set_approval_mode(std::string mode) { approval_mode_ = std::move(mode); }
   // Why a write cannot be made now (OK when it can); asks for a handover
   // when another client holds the lease.
   absl::Status CheckWrite();
@@ -96,7 +102,6 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
     bool compaction = false;
     bool cancel_requested = false;
     bool interrupted = false;  // Interrupt was sent
-    std::vector<v1::Notice> notices;
     std::optional<Approval> approval;
   };
 
@@ -119,6 +124,10 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   void FailOpen(const absl::Status& status);
   void Handle(const v1::Event& event);
   void Update(Json update);
+  // ConfigureSession with approval_mode_ under the lease just granted.
+  void ChooseModeAgain();
+  // Logs that lost_turn_ has ended and forgets it.
+  void LostTurnEnded();
   void AskPermissions(const v1::ApprovalRequested& request);
   void OnPermission(const std::string& request_id, const v1::ApprovalCall& call,
                     const RpcResponse& response);
@@ -140,6 +149,10 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   bool history_done_ = false;
   bool lease_settled_ = false;
   bool answered_open_ = false;
+  std::string approval_mode_;
+  // The turn whose prompt ended because rawd went away, until the daemon
+  // (restarted) records its end or no longer runs it.
+  std::string lost_turn_;
   std::vector<v1::Event> history_;   // kLoad: read so far, oldest first
   std::vector<v1::Event> held_;      // live events waiting for the replay
   std::optional<Turn> turn_;

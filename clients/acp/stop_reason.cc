@@ -1,33 +1,30 @@
 #include "clients/acp/stop_reason.h"
 
-#include "absl/strings/match.h"
 #include "clients/present/turn_end.h"
 
 namespace raw::acp {
 namespace {
 
-// The daemon's notices for a completed turn whose answer did not end
-// normally (daemon/loop/turn.cc); the e2e tests pin them.
-constexpr char kCutOffNotice[] = "cut off at the model's output limit";
-constexpr char kContentFilterNotice[] = "content filter stopped the answer";
+v1::StopReason FromTurnEndReason(v1::TurnEndReason reason) {
+  switch (reason) {
+    case v1::TURN_END_REASON_COMPLETED: return v1::STOP_REASON_END_TURN;
+    case v1::TURN_END_REASON_MAX_STEPS: return v1::STOP_REASON_MAX_STEPS;
+    case v1::TURN_END_REASON_CANCELLED: return v1::STOP_REASON_CANCELLED;
+    default: return v1::STOP_REASON_ERROR;
+  }
+}
 
 }  // namespace
 
-absl::StatusOr<std::string> StopReason(const v1::TurnEnded& ended,
-                                       const std::vector<v1::Notice>& turn_notices,
-                                       bool cancel_requested) {
-  switch (ended.reason()) {
-    case v1::TURN_END_REASON_COMPLETED:
-      for (auto it = turn_notices.rbegin(); it != turn_notices.rend(); ++it) {
-        if (it->level() != v1::NOTICE_LEVEL_WARNING) continue;
-        if (absl::StrContains(it->text(), kCutOffNotice)) return std::string("max_tokens");
-        if (absl::StrContains(it->text(), kContentFilterNotice)) return std::string("refusal");
-      }
-      return std::string("end_turn");
-    case v1::TURN_END_REASON_MAX_STEPS:
-      return std::string("max_turn_requests");
-    case v1::TURN_END_REASON_CANCELLED:
-      return std::string("cancelled");
+absl::StatusOr<std::string> StopReason(const v1::TurnEnded& ended, bool cancel_requested) {
+  v1::StopReason reason = ended.stop_reason();
+  if (reason == v1::STOP_REASON_UNSPECIFIED) reason = FromTurnEndReason(ended.reason());
+  switch (reason) {
+    case v1::STOP_REASON_END_TURN: return std::string("end_turn");
+    case v1::STOP_REASON_MAX_TOKENS: return std::string("max_tokens");
+    case v1::STOP_REASON_REFUSAL: return std::string("refusal");
+    case v1::STOP_REASON_MAX_STEPS: return std::string("max_turn_requests");
+    case v1::STOP_REASON_CANCELLED: return std::string("cancelled");
     default:
       if (cancel_requested) return std::string("cancelled");
       return absl::InternalError(present::TurnEndText(ended));

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/pattern.h"
 #include "daemon/config/agent_entry.h"
+#include "daemon/config/approval_mode_names.h"
 #include "daemon/config/config_keys.h"
 #include "daemon/config/variable_refs.h"
 
@@ -157,9 +158,7 @@ HookConfig ReadHook(const std::string& name, const Json& value, const std::strin
 void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProblem>& problems) {
   ReadRules(r, agent, problems);
   if (auto mode = r.OneOf("approval_mode", kApprovalModes)) {
-    for (size_t i = 0; i < kApprovalModes.size(); ++i) {
-      if (kApprovalModes[i] == *mode) agent.approval_mode = static_cast<ApprovalMode>(i);
-    }
+    if (auto named = ApprovalModeNamed(*mode)) agent.approval_mode = *named;
   }
   if (auto ms = r.SecondsAsMillis("approval_timeout_seconds", kMaxApprovalTimeoutSeconds)) {
     agent.approval_timeout_ms = *ms;

@@ -37,6 +37,12 @@ constexpr EnumName<TurnEndReason> kTurnEndReasonNames[] = {
     {TurnEndReason::kError, "error"},
 };
 
+constexpr EnumName<StopReason> kStopReasonNames[] = {
+    {StopReason::kEndTurn, "end_turn"},   {StopReason::kMaxTokens, "max_tokens"},
+    {StopReason::kRefusal, "refusal"},    {StopReason::kMaxSteps, "max_steps"},
+    {StopReason::kCancelled, "cancelled"}, {StopReason::kError, "error"},
+};
+
 constexpr EnumName<ApprovalState> kApprovalStateNames[] = {
     {ApprovalState::kPending, "pending"},
     {ApprovalState::kAllowed, "allowed"},
@@ -264,11 +270,15 @@ void Write(OrderedJson& j, const TurnEnded& p) {
   j["reason"] = NameOf(p.reason, kTurnEndReasonNames);
   j["message"] = p.message;
   j["steps"] = p.steps;
+  // Written only when set, so rows stored before it existed and rows
+  // without it read the same.
+  if (p.stop_reason) j["stop_reason"] = NameOf(*p.stop_reason, kStopReasonNames);
 }
 void Read(JsonFields& r, TurnEnded& p) {
   p.reason = r.Enum("reason", kTurnEndReasonNames);
   p.message = r.String("message");
   p.steps = r.Int("steps");
+  if (r.Has("stop_reason")) p.stop_reason = r.Enum("stop_reason", kStopReasonNames);
 }
 
 void Write(OrderedJson& j, const StreamReset& p) { j["reason"] = p.reason; }

@@ -62,6 +62,10 @@ class JsonFields {
     return names[0].value;
   }
 
+  // Whether the object has the field `key` (for fields added after rows
+  // were first written).
+  bool Has(const char* key) const { return object_.is_object() && object_.contains(key); }
+
   // Calls `read` with a reader for each element of the required array `key`
   // (elements must be objects), and for the required object `key`.
   void ForEach(const char* key, const std::function<void(JsonFields&)>& read);

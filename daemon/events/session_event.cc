@@ -33,6 +33,20 @@ struct KindNamer {
 
 }  // namespace
 
+StopReason DefaultStopReason(TurnEndReason reason) {
+  switch (reason) {
+    case TurnEndReason::kCompleted: return StopReason::kEndTurn;
+    case TurnEndReason::kMaxSteps: return StopReason::kMaxSteps;
+    case TurnEndReason::kCancelled: return StopReason::kCancelled;
+    case TurnEndReason::kError: return StopReason::kError;
+  }
+  return StopReason::kError;
+}
+
+StopReason StopReasonOf(const TurnEnded& end) {
+  return end.stop_reason.value_or(DefaultStopReason(end.reason));
+}
+
 bool IsDurable(const EventPayload& payload) {
   return !(std::holds_alternative<TextDelta>(payload) ||
            std::holds_alternative<ReasoningDelta>(payload) ||

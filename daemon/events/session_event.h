@@ -157,12 +157,25 @@ struct Notice {
 
 enum class TurnEndReason { kCompleted, kMaxSteps, kCancelled, kError };
 
+// Why the turn stopped, with the model's own finish told apart: a completed
+// turn whose last answer was cut at the output limit is kMaxTokens, one the
+// provider's content filter (or the model's refusal) stopped is kRefusal.
+enum class StopReason { kEndTurn, kMaxTokens, kRefusal, kMaxSteps, kCancelled, kError };
+
+// The stop reason a turn that ended with `reason` has unless the model's
+// finish says more (kCompleted -> kEndTurn, the others one to one).
+StopReason DefaultStopReason(TurnEndReason reason);
+
 struct TurnEnded {
   TurnEndReason reason = TurnEndReason::kCompleted;
   std::string message;
   int steps = 0;
+  // Set when the model's finish says more than `reason` (kMaxTokens,
+  // kRefusal); nullopt: DefaultStopReason(reason). See StopReasonOf.
+  std::optional<StopReason> stop_reason;
   bool operator==(const TurnEnded&) const = default;
 };
+StopReason StopReasonOf(const TurnEnded& end);
 enum class CompactionTrigger { kManual, kAutomatic };
 
 struct CompactionStarted {

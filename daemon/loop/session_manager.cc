@@ -9,7 +9,9 @@
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "daemon/config/approval_mode_names.h"
 #include "daemon/config/builtin_defaults.h"
+#include "daemon/config/config_keys.h"
 #include "daemon/config/withheld_env.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/loop/turn_planner.h"
@@ -357,15 +359,70 @@ void SessionManager::SetSessionMcpServers(const std::string& session_id, std::st
 void SessionManager::ConfigureSession(const std::string& session_id, std::string lease_id,
                                       std::optional<std::string> agent,
                                       std::optional<std::string> model,
-                                      Reply<SessionInfo> reply) {
+                                      std::optional<std::string> approval_mode,
+                                      Reply<ConfiguredSession> reply) {
+  // An approval mode alone does not wait for the session to be idle; any
+  // other request (an empty one too) is a write checked while idle, as before.
+  if (!agent.has_value() && !model.has_value() && approval_mode.has_value()) {
+    return ChooseApprovalMode(session_id, std::move(lease_id), std::move(approval_mode), reply);
+  }
   WithRunner(session_id, reply, [&](SessionRunner& r) {
     r.ChangeWhileIdle(
-        std::move(lease_id),
+        lease_id,
         [this, session_id, agent, model] { return ApplyConfiguration(session_id, agent, model); },
-        [this, session_id, reply](absl::Status s) {
+        [this, session_id, lease_id, approval_mode, reply](absl::Status s) {
           if (!s.ok()) return reply(s);
-          reply(GetSession(session_id));
+          ChooseApprovalMode(session_id, lease_id, approval_mode, reply);
         });
+  });
+}
+
+absl::StatusOr<config::ApprovalMode> SessionManager::AgentApprovalMode(
+    const std::string& session_id) {
+  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  auto it = cfg.agents.find(record.agent);
+  if (it == cfg.agents.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the agent of session ", session_id, " (\"", record.agent, "\") is no longer defined"));
+  }
+  return it->second.approval_mode;
+}
+
+void SessionManager::ChooseApprovalMode(const std::string& session_id, std::string lease_id,
+                                        std::optional<std::string> approval_mode,
+                                        Reply<ConfiguredSession> reply) {
+  absl::StatusOr<config::ApprovalMode> agent_mode = AgentApprovalMode(session_id);
+  if (!agent_mode.ok()) return reply(agent_mode.status());
+  std::optional<config::ApprovalMode> chosen;
+  const bool change = approval_mode.has_value();
+  if (change && !approval_mode->empty()) {
+    chosen = config::ApprovalModeNamed(*approval_mode);
+    if (!chosen) {
+      return reply(absl::InvalidArgumentError(
+          absl::StrCat("unknown approval mode \"", *approval_mode, "\" (modes: ",
+                       absl::StrJoin(config::kApprovalModes, ", "), ")")));
+    }
+    // deny_all is for unattended agents: no client may loosen it.
+    if (*agent_mode == config::ApprovalMode::kDenyAll && *chosen != *agent_mode) {
+      return reply(absl::FailedPreconditionError(absl::StrCat(
+          "session ", session_id, "'s agent is configured with approval_mode deny_all, which a "
+          "session cannot leave")));
+    }
+  }
+  const config::ApprovalMode configured = *agent_mode;
+  WithRunner(session_id, reply, [&](SessionRunner& r) {
+    auto runner = r.shared_from_this();
+    auto answer = [this, session_id, lease_id, configured, runner, reply](absl::Status s) {
+      if (!s.ok()) return reply(s);
+      absl::StatusOr<SessionInfo> info = GetSession(session_id);
+      if (!info.ok()) return reply(info.status());
+      reply(ConfiguredSession{*std::move(info),
+                              std::string(config::ApprovalModeName(
+                                  runner->EffectiveApprovalMode(configured, lease_id)))});
+    };
+    if (!change) return answer(absl::OkStatus());
+    r.ChooseApprovalMode(lease_id, chosen, answer);
   });
 }
 

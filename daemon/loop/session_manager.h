@@ -69,6 +69,13 @@ struct AgentCatalog {
   std::string default_agent;
 };
 
+// A ConfigureSession answer: the session, and the approval mode of the
+// turns the configuring lease starts.
+struct ConfiguredSession {
+  SessionInfo session;
+  std::string approval_mode;
+};
+
 struct ConfigCheck {
   std::string path;
   bool exists = false;
@@ -178,9 +185,15 @@ class SessionManager {
   // `model` a defined model entry (kInvalidArgument), or "" for the agent's
   // own model. The model is stored with the session and used from the next
   // request on; the agent's model is not changed.
+  // `approval_mode` (a config approval_mode name; "" = the agent's own) is
+  // the mode of the turns `lease_id` starts from then on (SessionRunner::
+  // ChooseApprovalMode): kInvalidArgument for an unknown name,
+  // kFailedPrecondition for any other mode when the agent is configured
+  // deny_all. Alone, it does not wait for (nor is refused by) a running turn.
   void ConfigureSession(const std::string& session_id, std::string lease_id,
                         std::optional<std::string> agent, std::optional<std::string> model,
-                        Reply<SessionInfo> reply);
+                        std::optional<std::string> approval_mode,
+                        Reply<ConfiguredSession> reply);
   // The session with its usage totals and coverage and the context estimate.
   absl::StatusOr<SessionInfo> GetStats(const std::string& session_id);
 
@@ -240,6 +253,12 @@ class SessionManager {
   absl::StatusOr<SessionInfo> CreateSessionNow(
       const std::string& agent, const std::string& cwd, const std::string& model,
       const std::vector<config::SessionMcpServerSpec>& mcp_servers);
+  // The approval_mode of the session's agent as configured now.
+  absl::StatusOr<config::ApprovalMode> AgentApprovalMode(const std::string& session_id);
+  // ConfigureSession's approval_mode step, after any agent/model change.
+  void ChooseApprovalMode(const std::string& session_id, std::string lease_id,
+                          std::optional<std::string> approval_mode,
+                          Reply<ConfiguredSession> reply);
   // Applies a ConfigureSession change (on the session's queue, idle).
   absl::Status ApplyConfiguration(const std::string& session_id,
                                   const std::optional<std::string>& agent,

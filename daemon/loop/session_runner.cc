@@ -96,9 +96,14 @@ void SessionRunner::DoStartTurn(const std::string& text, const std::string& leas
   // The plan may take seconds (MCP servers, secret variables, a probe):
   // built off the queue, so an interrupt is not held up behind it, and an
   // interrupt abandons it at once (Interrupt).
-  bool scheduled = deps_.pool.Schedule([self, text, once, prep] {
+  bool scheduled = deps_.pool.Schedule([self, text, once, prep, lease_id] {
     auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(
         self->deps_.planner(PlanPurpose::kTurn, text));
+    if (plan->ok()) {
+      // The mode this lease chose, if any, for calls no rule matches.
+      config::ApprovalMode& mode = (*plan)->agent.agent.approval_mode;
+      mode = self->EffectiveApprovalMode(mode, lease_id);
+    }
     self->Post([self, plan, once, prep] { self->BeginTurn(std::move(*plan), once, prep); },
                [once](absl::Status s) { once(s); });
   });

@@ -159,6 +159,18 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   void InitMcpServers(McpServerMap servers);
   // The session's own MCP servers as last set (empty: none).
   McpServerMap mcp_servers() const;
+  // The approval mode of the turns the holder of `lease_id` starts from now
+  // on (nullopt: the agent's own), in memory only. Needs that lease; not
+  // refused while an operation runs (it applies from the next turn). It
+  // ends with the lease: turns started under another lease (a handover, a
+  // new connection, a restarted daemon) get the agent's own mode again.
+  void ChooseApprovalMode(std::string lease_id, std::optional<config::ApprovalMode> mode,
+                          StatusReply reply);
+  // The mode of a turn started under `lease_id` when the agent is configured
+  // with `configured`: the chosen mode when that lease chose one, except
+  // that nothing leaves deny_all.
+  config::ApprovalMode EffectiveApprovalMode(config::ApprovalMode configured,
+                                             const std::string& lease_id) const;
   // Runs `change` as a write command once the session is idle: refused
   // (kFailedPrecondition) while a turn or compaction runs, deferred while a
   // compaction records its end. `change` runs on the queue, so nothing else
@@ -294,6 +306,12 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   std::function<void(const std::string& reason)> prep_abandon_ ABSL_GUARDED_BY(mu_);
   // The session's own MCP servers (never stored).
   McpServerMap mcp_servers_ ABSL_GUARDED_BY(mu_);
+  // ChooseApprovalMode's choice and the lease that made it (never stored).
+  struct ChosenApprovalMode {
+    std::string lease_id;
+    config::ApprovalMode mode;
+  };
+  std::optional<ChosenApprovalMode> approval_mode_ ABSL_GUARDED_BY(mu_);
   // Only the running operation touches it (or a holder of mu_ while the
   // state is idle); loaded before the first operation starts.
   SessionContext ctx_;

@@ -1,5 +1,6 @@
 // SessionRunner: the commands that change the session's settings rather
-// than its conversation (its own MCP servers, its agent and model).
+// than its conversation (its own MCP servers, its agent and model, the
+// approval mode a client chose).
 #include "daemon/loop/session_runner.h"
 
 namespace raw::loop {
@@ -24,6 +25,34 @@ void SessionRunner::SetMcpServers(std::string lease_id, McpServerMap servers,
 void SessionRunner::InitMcpServers(McpServerMap servers) {
   absl::MutexLock lock(&mu_);
   mcp_servers_ = std::move(servers);
+}
+
+void SessionRunner::ChooseApprovalMode(std::string lease_id,
+                                       std::optional<config::ApprovalMode> mode,
+                                       StatusReply reply) {
+  auto self = shared_from_this();
+  Post(
+      [self, lease_id = std::move(lease_id), mode, reply] {
+        if (absl::Status s = self->CheckWriteCommand(lease_id, false); !s.ok()) return reply(s);
+        {
+          absl::MutexLock lock(&self->mu_);
+          if (mode) {
+            self->approval_mode_ = ChosenApprovalMode{lease_id, *mode};
+          } else {
+            self->approval_mode_.reset();
+          }
+        }
+        reply(absl::OkStatus());
+      },
+      reply);
+}
+
+config::ApprovalMode SessionRunner::EffectiveApprovalMode(config::ApprovalMode configured,
+                                                          const std::string& lease_id) const {
+  if (configured == config::ApprovalMode::kDenyAll) return configured;
+  absl::MutexLock lock(&mu_);
+  if (!approval_mode_ || approval_mode_->lease_id != lease_id) return configured;
+  return approval_mode_->mode;
 }
 
 McpServerMap SessionRunner::mcp_servers() const {

@@ -234,14 +234,16 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   }
   const auto reason = result.finish->reason;
   if (result.calls.empty()) {
+    *end = End(events::TurnEndReason::kCompleted, "");
     if (reason == providers::FinishReason::kLength) {
       (void)Notice(events::NoticeLevel::kWarning,
                    "The answer was cut off at the model's output limit.");
+      end->stop_reason = events::StopReason::kMaxTokens;
     } else if (reason == providers::FinishReason::kContentFilter) {
       (void)Notice(events::NoticeLevel::kWarning,
                    "The provider's content filter stopped the answer.");
+      end->stop_reason = events::StopReason::kRefusal;
     }
-    *end = End(events::TurnEndReason::kCompleted, "");
     return StepOutcome::kDone;
   }
 

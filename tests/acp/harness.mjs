@@ -10,7 +10,8 @@ export function startAgent(extraArgs = []) {
   const bin = process.env.RAW_ACP_BIN;
   if (!bin) fail("RAW_ACP_BIN is not set");
   const args = [...(process.env.RAW_ACP_ARGS ? JSON.parse(process.env.RAW_ACP_ARGS) : []), ...extraArgs];
-  const child = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"] });
+  const logs = watchLog(child.stderr);
   const wire = [];  // every message raw-acp wrote, parsed, in order
   let pending = "";
   const tap = new PassThrough();
@@ -30,7 +31,34 @@ export function startAgent(extraArgs = []) {
   child.stdout.pipe(tap);
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(tap));
-  return { child, stream, wire, exited };
+  return { child, stream, wire, exited, logs };
+}
+
+// raw-acp's stderr, passed on to ours; `logs.waitFor(text)` resolves once a
+// line containing `text` was written (already or later).
+function watchLog(stderr) {
+  const lines = [];
+  const waiters = [];
+  let pending = "";
+  stderr.on("data", (chunk) => {
+    process.stderr.write(chunk);
+    pending += chunk.toString("utf8");
+    let nl;
+    while ((nl = pending.indexOf("\n")) >= 0) {
+      lines.push(pending.slice(0, nl));
+      pending = pending.slice(nl + 1);
+    }
+    for (const w of waiters.splice(0)) {
+      if (lines.some((l) => l.includes(w.text))) w.resolve();
+      else waiters.push(w);
+    }
+  });
+  return {
+    waitFor(text) {
+      if (lines.some((l) => l.includes(text))) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ text, resolve }));
+    },
+  };
 }
 
 export const clientInfo = { name: "raw-acp-test", version: "1.0.0" };

@@ -8,7 +8,7 @@ import { acp, check, clientInfo, done, fail, initialize, startAgent, wireOrder }
 
 const scenario = process.argv[2];
 const cwd = process.env.WORKDIR;
-const { child, stream, wire, exited } = startAgent();
+const { child, stream, wire, exited, logs } = startAgent();
 const permissions = [];
 const notifications = [];
 
@@ -234,6 +234,37 @@ const scenarios = {
       }
       return { sessionId, initial, model: model.configOptions, agent: agentChange.configOptions, bad,
                stopReason: response.stopReason, late };
+    });
+  },
+
+  // rawd is killed (RAWD_PID) while the answer streams: the prompt in flight
+  // fails at once; raw-acp starts a new rawd, takes the session back, and
+  // the next prompt in the same session works.
+  async restart(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const first = session.prompt("stream slowly");
+      for (;;) {
+        const m = await session.nextUpdate();
+        if (m.kind === "session_update" && m.update.sessionUpdate === "agent_message_chunk") break;
+      }
+      process.kill(Number(process.env.RAWD_PID), "SIGKILL");
+      const failed = await first.then(
+        (response) => ({ response }),
+        (e) => ({ error: { code: e.code, message: e.message, data: e.data } }),
+      );
+      // raw-acp logs these once it holds the session's lease again and the
+      // daemon no longer runs the cut turn.
+      await logs.waitFor(`session ${session.sessionId}: this bridge writes again`);
+      await logs.waitFor(`session ${session.sessionId}: the turn cut off when rawd went away has ended`);
+      const before = wire.length;
+      const response = await session.prompt("after the restart");
+      const answer = wire
+        .slice(before)
+        .filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "agent_message_chunk")
+        .map((m) => text(m.params.update))
+        .join("");
+      return { sessionId: session.sessionId, first: failed, second: { stopReason: response.stopReason, text: answer } };
     });
   },
 

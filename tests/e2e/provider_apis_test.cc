@@ -3,6 +3,7 @@
 // fixtures of tests/fixtures/sse. Asserts what goes over the wire.
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -44,6 +45,7 @@ struct ApiCase {
   std::string provider;  // the config's provider label
   // Checks the second request: the tool results' shape and the cache fields.
   std::function<void(const Json& body)> check_second;
+  std::string max_tokens_fixture;  // an answer cut at the output limit
 };
 // Test names and failure messages show the method, not the struct's bytes.
 void PrintTo(const ApiCase& c, std::ostream* os) { *os << c.method; }
@@ -103,18 +105,29 @@ void CheckGoogle(const Json& body) {
   EXPECT_EQ(body["contents"][body["contents"].size() - 2]["role"], "model");
 }
 
-class ProviderApiTest : public ::testing::TestWithParam<ApiCase> {};
+class ProviderApiTest : public ::testing::TestWithParam<ApiCase> {
+ protected:
+  // The fake provider and a started daemon configured for the case's API.
+  void StartDaemon() {
+    const ApiCase& api = GetParam();
+    ASSERT_TRUE(fake_.status().ok());
+    std::string config = absl::StrReplaceAll(TestConfig(fake_.base_url()),
+                                             {{"openai-chat-completions", api.method},
+                                              {R"("provider": "openai")",
+                                               absl::StrCat(R"("provider": ")", api.provider, "\"")}});
+    daemon_ = std::make_unique<TestDaemon>(config);
+    ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  }
+
+  testing::FakeProviderServer fake_;
+  std::unique_ptr<TestDaemon> daemon_;
+};
 
 TEST_P(ProviderApiTest, ToolCallingTurn) {
   const ApiCase& api = GetParam();
-  testing::FakeProviderServer fake;
-  ASSERT_TRUE(fake.status().ok());
-  std::string config = absl::StrReplaceAll(TestConfig(fake.base_url()),
-                                           {{"openai-chat-completions", api.method},
-                                            {R"("provider": "openai")",
-                                             absl::StrCat(R"("provider": ")", api.provider, "\"")}});
-  TestDaemon daemon(config);
-  ASSERT_TRUE(daemon.Start().ok()) << daemon.ReadStderr();
+  ASSERT_NO_FATAL_FAILURE(StartDaemon());
+  testing::FakeProviderServer& fake = fake_;
+  TestDaemon& daemon = *daemon_;
   { std::ofstream(daemon.workdir() + "/a.txt") << "alpha\n"; }
   { std::ofstream(daemon.workdir() + "/b.txt") << "beta\n"; }
   fake.Enqueue(Replay(api.fixture_dir + "/02-parallel-tools.sse"));
@@ -166,17 +179,32 @@ TEST_P(ProviderApiTest, ToolCallingTurn) {
   for (size_t i = 0; i < h1.size(); ++i) EXPECT_EQ(h1[i].dump(), h2[i].dump()) << i;
 }
 
+// Every API's output-limit finish (length, max_tokens, incomplete with
+// max_output_tokens, MAX_TOKENS) is the turn's typed stop reason.
+TEST_P(ProviderApiTest, AnswerCutAtTheOutputLimitStopsWithMaxTokens) {
+  ASSERT_NO_FATAL_FAILURE(StartDaemon());
+  fake_.Enqueue(Replay(GetParam().fixture_dir + "/" + GetParam().max_tokens_fixture));
+  std::string session = daemon_->CreateSession();
+  EventStream stream(daemon_->stub(), session);
+  std::string turn = StartTurn(daemon_->stub(), session, "Tell me everything");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
+      << end->turn_ended().message();
+  EXPECT_EQ(end->turn_ended().stop_reason(), raw::v1::STOP_REASON_MAX_TOKENS);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllApis, ProviderApiTest,
     ::testing::Values(
         ApiCase{"openai-chat-completions", "chat", "messages", "authorization",
-                "Bearer sk-test-key", "openai", CheckChat},
+                "Bearer sk-test-key", "openai", CheckChat, "04-length.sse"},
         ApiCase{"openai-responses", "responses", "input", "authorization", "Bearer sk-test-key",
-                "openai", CheckResponses},
+                "openai", CheckResponses, "04-incomplete-max-tokens.sse"},
         ApiCase{"anthropic-messages", "anthropic", "messages", "x-api-key", "sk-test-key",
-                "anthropic", CheckAnthropic},
+                "anthropic", CheckAnthropic, "07-max-tokens-text.sse"},
         ApiCase{"google-generate-content", "gemini", "contents", "x-goog-api-key",
-                "sk-test-key", "google", CheckGoogle}),
+                "sk-test-key", "google", CheckGoogle, "04-max-tokens.sse"}),
     [](const ::testing::TestParamInfo<ApiCase>& param) {
       std::string name = param.param.fixture_dir;
       return name;

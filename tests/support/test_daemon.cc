@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +59,34 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& socket_path) {
   args.SetMaxReceiveMessageSize(64 * 1024 * 1024);
   return grpc::CreateCustomChannel(absl::StrCat("unix:", socket_path),
                                    grpc::InsecureChannelCredentials(), args);
+}
+
+void ShutdownDaemonAt(const std::string& socket_path) {
+  auto stub = raw::v1::Raw::NewStub(MakeChannel(socket_path));
+  raw::v1::GetDaemonInfoResponse info;
+  {
+    grpc::ClientContext ctx;
+    grpc::Status s = stub->GetDaemonInfo(&ctx, raw::v1::GetDaemonInfoRequest(), &info);
+    if (!s.ok()) {
+      ADD_FAILURE() << "no daemon answers at " << socket_path << ": " << s.error_message();
+      return;
+    }
+  }
+  const pid_t pid = static_cast<pid_t>(info.pid());
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {
+    ADD_FAILURE() << "pidfd_open(" << pid << ") failed";
+    return;
+  }
+  grpc::ClientContext ctx;
+  raw::v1::ShutdownResponse response;
+  EXPECT_TRUE(stub->Shutdown(&ctx, raw::v1::ShutdownRequest(), &response).ok());
+  pollfd exited = {pidfd, POLLIN, 0};
+  if (poll(&exited, 1, 30000) != 1) {
+    ADD_FAILURE() << "the daemon at " << socket_path << " did not exit";
+    kill(pid, SIGKILL);
+  }
+  close(pidfd);
 }
 
 std::string BinaryPath(const std::string& name) { return absl::StrCat(RAW_BINARY_DIR, "/bin/", name); }

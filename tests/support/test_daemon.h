@@ -46,6 +46,11 @@ std::string BinaryPath(const std::string& name);  // <build>/bin/<name>
 // with other channels (so none left over from a stopped daemon).
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& socket_path);
 
+// Shuts down the daemon listening at `socket_path` (one a client started on
+// its own, not a TestDaemon) and waits up to 30 s for its process to exit;
+// kills it when it does not. Records a test failure when something fails.
+void ShutdownDaemonAt(const std::string& socket_path);
+
 class TestDaemon {
  public:
   // `config_json` is written to the config file as is.

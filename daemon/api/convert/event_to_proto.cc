@@ -36,6 +36,18 @@ raw::v1::TurnEndReason ToProto(events::TurnEndReason reason) {
   return raw::v1::TURN_END_REASON_UNSPECIFIED;
 }
 
+raw::v1::StopReason ToProto(events::StopReason reason) {
+  switch (reason) {
+    case events::StopReason::kEndTurn: return raw::v1::STOP_REASON_END_TURN;
+    case events::StopReason::kMaxTokens: return raw::v1::STOP_REASON_MAX_TOKENS;
+    case events::StopReason::kRefusal: return raw::v1::STOP_REASON_REFUSAL;
+    case events::StopReason::kMaxSteps: return raw::v1::STOP_REASON_MAX_STEPS;
+    case events::StopReason::kCancelled: return raw::v1::STOP_REASON_CANCELLED;
+    case events::StopReason::kError: return raw::v1::STOP_REASON_ERROR;
+  }
+  return raw::v1::STOP_REASON_UNSPECIFIED;
+}
+
 raw::v1::ApprovalState ToProto(events::ApprovalState state) {
   switch (state) {
     case events::ApprovalState::kPending: return raw::v1::APPROVAL_STATE_PENDING;
@@ -171,6 +183,7 @@ void Fill(const events::TurnEnded& p, raw::v1::Event& out) {
   m->set_reason(ToProto(p.reason));
   m->set_message(p.message);
   m->set_steps(p.steps);
+  m->set_stop_reason(ToProto(events::StopReasonOf(p)));
 }
 void Fill(const events::StreamReset& p, raw::v1::Event& out) {
   out.mutable_stream_reset()->set_reason(p.reason);

@@ -17,13 +17,19 @@ UnaryReactor* ConfigureSession(grpc::CallbackServerContext* ctx, loop::SessionMa
   if (request.has_agent()) agent = request.agent();
   std::optional<std::string> model;
   if (request.has_model()) model = request.model();
+  std::optional<std::string> approval_mode;
+  if (request.has_approval_mode()) approval_mode = request.approval_mode();
   UnaryReactor* reactor = ctx->DefaultReactor();
-  sessions.ConfigureSession(request.session_id(), request.lease_id(), std::move(agent),
-                            std::move(model),
-                            [reactor, response](absl::StatusOr<loop::SessionInfo> info) {
-                              if (info.ok()) *response->mutable_session() = convert::ToProto(*info);
-                              FinishWith(reactor, info.status());
-                            });
+  sessions.ConfigureSession(
+      request.session_id(), request.lease_id(), std::move(agent), std::move(model),
+      std::move(approval_mode),
+      [reactor, response](absl::StatusOr<loop::ConfiguredSession> configured) {
+        if (configured.ok()) {
+          *response->mutable_session() = convert::ToProto(configured->session);
+          response->set_approval_mode(configured->approval_mode);
+        }
+        FinishWith(reactor, configured.status());
+      });
   return reactor;
 }
 

@@ -1,4 +1,5 @@
 #include "daemon/api/rpc/handlers.h"
+#include "daemon/config/approval_mode_names.h"
 
 namespace raw::api::rpc {
 
@@ -12,6 +13,7 @@ UnaryReactor* ListAgents(grpc::CallbackServerContext* ctx, loop::SessionManager&
     info->set_name(agent.name);
     info->set_model(agent.model);
     info->set_is_default(agent.name == catalog->default_agent);
+    info->set_approval_mode(std::string(config::ApprovalModeName(agent.approval_mode)));
     for (const std::string& tool : agent.tools_use) info->add_tools(tool);
     for (const std::string& skill : agent.skills) info->add_skills(skill);
   }

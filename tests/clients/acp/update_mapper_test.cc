@@ -2,8 +2,10 @@
 // events as ACP session/update updates, live and replayed.
 #include "clients/acp/update_mapper.h"
 
+#include "clients/acp/config_options.h"
 #include "clients/acp/permissions.h"
 #include "clients/acp/prompt_text.h"
+#include "clients/acp/session_modes.h"
 #include "clients/acp/stop_reason.h"
 #include "clients/acp/tool_calls.h"
 #include "gtest/gtest.h"
@@ -137,20 +139,57 @@ TEST(PermissionsTest, OptionsMapBackOntoDecisions) {
 TEST(StopReasonTest, TurnEndsMapOntoStopReasons) {
   v1::TurnEnded ended;
   ended.set_reason(v1::TURN_END_REASON_COMPLETED);
-  EXPECT_EQ(*StopReason(ended, {}, false), "end_turn");
+  ended.set_stop_reason(v1::STOP_REASON_END_TURN);
+  EXPECT_EQ(*StopReason(ended, false), "end_turn");
+  ended.set_stop_reason(v1::STOP_REASON_MAX_TOKENS);
+  EXPECT_EQ(*StopReason(ended, false), "max_tokens");
+  ended.set_stop_reason(v1::STOP_REASON_REFUSAL);
+  EXPECT_EQ(*StopReason(ended, false), "refusal");
   ended.set_reason(v1::TURN_END_REASON_MAX_STEPS);
-  EXPECT_EQ(*StopReason(ended, {}, false), "max_turn_requests");
+  ended.set_stop_reason(v1::STOP_REASON_MAX_STEPS);
+  EXPECT_EQ(*StopReason(ended, false), "max_turn_requests");
   ended.set_reason(v1::TURN_END_REASON_CANCELLED);
-  EXPECT_EQ(*StopReason(ended, {}, false), "cancelled");
+  ended.set_stop_reason(v1::STOP_REASON_CANCELLED);
+  EXPECT_EQ(*StopReason(ended, false), "cancelled");
   ended.set_reason(v1::TURN_END_REASON_ERROR);
+  ended.set_stop_reason(v1::STOP_REASON_ERROR);
   ended.set_message("HTTP 500");
-  EXPECT_FALSE(StopReason(ended, {}, false).ok());
-  EXPECT_EQ(*StopReason(ended, {}, true), "cancelled");
-  v1::Notice filtered;
-  filtered.set_level(v1::NOTICE_LEVEL_WARNING);
-  filtered.set_text("The provider's content filter stopped the answer.");
+  EXPECT_FALSE(StopReason(ended, false).ok());
+  EXPECT_EQ(*StopReason(ended, true), "cancelled");
+}
+
+TEST(StopReasonTest, WithoutAStopReasonTheTurnEndReasonDecides) {
+  v1::TurnEnded ended;
   ended.set_reason(v1::TURN_END_REASON_COMPLETED);
-  EXPECT_EQ(*StopReason(ended, {filtered}, false), "refusal");
+  EXPECT_EQ(*StopReason(ended, false), "end_turn");
+  ended.set_reason(v1::TURN_END_REASON_MAX_STEPS);
+  EXPECT_EQ(*StopReason(ended, false), "max_turn_requests");
+  ended.set_reason(v1::TURN_END_REASON_ERROR);
+  EXPECT_FALSE(StopReason(ended, false).ok());
+}
+
+TEST(SessionModesTest, TheModesAreRawsApprovalModes) {
+  Json modes = SessionModes("allow_all");
+  EXPECT_EQ(modes["currentModeId"], "allow_all");
+  ASSERT_EQ(modes["availableModes"].size(), 4u);
+  EXPECT_EQ(modes["availableModes"][3]["id"], "deny_all");
+  EXPECT_EQ(*CheckModeId(Json("ask_all")), "ask_all");
+  absl::StatusOr<std::string> unknown = CheckModeId(Json("yolo"));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(CheckModeId(Json(3)).ok());
+  std::vector<v1::AgentInfo> agents(1);
+  agents[0].set_name("coder");
+  agents[0].set_approval_mode("ask_all");
+  EXPECT_EQ(AgentMode(agents, "coder"), "ask_all");
+  EXPECT_EQ(AgentMode(agents, "other"), "default");
+  // The mode config option asks rawd for the same change as set_mode.
+  absl::StatusOr<v1::ConfigureSessionRequest> request =
+      ConfigureRequest(Json{{"configId", "mode"}, {"value", "deny_all"}}, agents, {});
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_EQ(request->approval_mode(), "deny_all");
+  EXPECT_FALSE(request->has_agent());
+  EXPECT_FALSE(ConfigureRequest(Json{{"configId", "mode"}, {"value", "x"}}, agents, {}).ok());
 }
 
 TEST(PromptTextTest, BlocksBecomeOneMessage) {

@@ -101,6 +101,24 @@ TEST(EventCodecTest, EncodingIsStable) {
             R"({"kind":"tool_outcome","call_id":"c1","name":"ls","content":"out","is_error":true})");
 }
 
+TEST(EventCodecTest, TurnEndedStopReasonIsWrittenOnlyWhenSet) {
+  TurnEnded cut{TurnEndReason::kCompleted, "", 1, StopReason::kMaxTokens};
+  std::string json = EncodePayload(cut);
+  EXPECT_EQ(json, R"({"kind":"turn_ended","reason":"completed","message":"","steps":1,)"
+                  R"("stop_reason":"max_tokens"})");
+  absl::StatusOr<EventPayload> decoded = DecodePayload("turn_ended", json);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(std::get<TurnEnded>(*decoded), cut);
+  // A row stored before the field existed: the reason tells.
+  absl::StatusOr<EventPayload> old =
+      DecodePayload("turn_ended", R"({"reason":"cancelled","message":"","steps":1})");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(StopReasonOf(std::get<TurnEnded>(*old)), StopReason::kCancelled);
+  absl::StatusOr<EventPayload> bad = DecodePayload(
+      "turn_ended", R"({"reason":"completed","message":"","steps":1,"stop_reason":"tired"})");
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST(EventCodecTest, UnknownUsageFieldsStayAbsent) {
   Usage usage;
   usage.output_tokens = 0;

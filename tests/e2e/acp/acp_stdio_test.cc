@@ -395,11 +395,61 @@ TEST_F(AcpTest, RawAcpRunsTheBridgeBesideRaw) {
   EXPECT_THAT(bad.err, HasSubstr("unknown argument '--bogus'"));
 }
 
+// rawd is killed under a live bridge while an answer streams: the prompt in
+// flight answers with an error at once (no hang), raw-acp reconnects (its
+// client library starts a new rawd), takes the session back, and the next
+// prompt in the same session streams as usual.
+TEST_F(AcpTest, RawdRestartingUnderTheBridgeFailsThePromptInFlightAndResumes) {
+  fake_.Enqueue(ParkedStream());
+  fake_.Enqueue(chat::TextAnswer("After the restart."));
+  Json r = Drive(kDriver, "restart", {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
+  EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);  // reaps the killed daemon
+  ASSERT_TRUE(r["first"].contains("error")) << r.dump();
+  EXPECT_EQ(r["first"]["error"]["code"], -32603);
+  EXPECT_THAT(r["first"]["error"]["message"].get<std::string>(),
+              HasSubstr("rawd went away during this turn"));
+  EXPECT_EQ(r["second"]["stopReason"], "end_turn");
+  EXPECT_EQ(r["second"]["text"], "After the restart.");
+  ShutdownDaemonAt(daemon_->socket_path());
+}
+
+// Raw's approval modes as ACP session modes: session/new offers them with
+// the agent's own as current (and as the `mode` config option); set_mode
+// chooses one for the session through rawd, announced with
+// current_mode_update, and the next prompt's call that no rule matches runs
+// without a permission request. An unknown mode is refused.
+TEST_F(AcpTest, SetModeChoosesTheApprovalModeOfTheSession) {
+  const std::string marker = daemon_->workdir() + "/ran";
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"touch ran"})"}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  Json r = Drive("mode_driver.mjs", "", {}, {"--agent", "asker"});
+  EXPECT_EQ(r["modes"]["currentModeId"], "default");
+  std::vector<std::string> ids;
+  for (const Json& m : r["modes"]["availableModes"]) ids.push_back(m["id"]);
+  EXPECT_THAT(ids, ::testing::ElementsAre("default", "ask_all", "allow_all", "deny_all"));
+  EXPECT_EQ(r["modeOption"]["category"], "mode");
+  EXPECT_EQ(r["modeOption"]["currentValue"], "default");
+  EXPECT_EQ(r["unknownMode"]["code"], -32602);
+  ASSERT_EQ(r["modeUpdates"].size(), 1u);
+  EXPECT_EQ(r["modeUpdates"][0]["currentModeId"], "allow_all");
+  EXPECT_EQ(r["permissions"], 0);
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  EXPECT_TRUE(std::filesystem::exists(marker));
+}
+
 TEST_F(AcpTest, AnswerCutAtTheOutputLimitIsMaxTokens) {
   fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("It goes on and"),
                               chat::FinishChunk("length"), chat::UsageChunk(10, 2), chat::Done()}));
   Json r = Drive(kDriver, "prompt");
   EXPECT_EQ(r["stopReason"], "max_tokens");
+}
+
+TEST_F(AcpTest, AnswerStoppedByTheContentFilterIsRefusal) {
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("I can"),
+                              chat::FinishChunk("content_filter"), chat::UsageChunk(10, 2),
+                              chat::Done()}));
+  Json r = Drive(kDriver, "prompt");
+  EXPECT_EQ(r["stopReason"], "refusal");
 }
 
 }  // namespace
