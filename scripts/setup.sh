@@ -34,6 +34,7 @@ packages=(
   libcmark-gfm-dev libcmark-gfm-extensions-dev libutf8proc-dev
   scdoc dpkg-dev
   nodejs
+  libjs-markdown-it libjs-highlight.js node-dompurify
   tmux procps
   clang libclang-rt-14-dev
 )
@@ -44,9 +45,10 @@ packages=(
 unpacked=(libvalijson-dev json-schema-test-suite)
 
 # What only the tests use: the .deb's lintian check, rendering the man
-# pages, systemd's unit checker and socket activator.
+# pages, systemd's unit checker and socket activator, and the browser the
+# dashboard tests drive.
 if ((with_tests)); then
-  packages+=(lintian man-db systemd)
+  packages+=(lintian man-db systemd chromium)
 fi
 
 missing=()
@@ -107,6 +109,13 @@ fi
 if ((with_tests)) && [[ ! -d "$repo_root/tests/acp/node_modules" ]]; then
   say "installing the ACP SDKs for the tests (npm ci)"
   (cd "$repo_root/tests/acp" && npm ci --no-audit --no-fund)
+fi
+
+# playwright-core, which drives Debian's chromium in the dashboard tests
+# (pinned by tests/dashboard/package-lock.json; it downloads no browser).
+if ((with_tests)) && [[ ! -d "$repo_root/tests/dashboard/node_modules" ]]; then
+  say "installing playwright-core for the dashboard tests (npm ci)"
+  (cd "$repo_root/tests/dashboard" && npm ci --no-audit --no-fund)
 fi
 
 # ccache: key the cache on paths relative to the checkout, so that another
