@@ -35,15 +35,18 @@ export class ApprovalView {
     this.el.append(
       h("h2", { id: "approval-title" }, `Approval needed for ${item.calls.length} ${item.calls.length === 1 ? "call" : "calls"}`),
       disabled ? h("p", { class: "muted" }, "Only the client that is writing can answer.") : null,
-      h("ol", { class: "approval-calls" }, item.calls.map((c) =>
-        h("li", { dataset: { callId: c.callId }, class: "approval-call" },
+      h("ol", { class: "approval-calls" }, item.calls.map((c, i) => {
+        // Calls of one batch may share a tool name; the number tells them apart.
+        const name = item.calls.length > 1 ? `${c.name} (call ${i + 1} of ${item.calls.length})` : c.name;
+        return h("li", { dataset: { callId: c.callId }, class: "approval-call" },
           h("h3", {}, h("code", {}, c.name), c.tool && c.tool !== c.name ? ` (${c.tool})` : ""),
           c.reason ? h("p", { class: "reason" }, c.reason) : null,
-          h("pre", { class: "args", tabindex: 0, "aria-label": `Arguments of ${c.name}` }, formatArguments(c.arguments)),
+          h("pre", { class: "args", tabindex: 0, "aria-label": `Arguments of ${name}` }, formatArguments(c.arguments)),
           h("div", { class: "row" },
-            button("Allow", `Allow ${c.name}`, "allow", [c.callId]),
-            button("Allow for this session", `Allow ${c.name} for this session`, "allow_session", [c.callId]),
-            button("Deny", `Deny ${c.name}`, "deny", [c.callId], "danger"))))),
+            button("Allow", `Allow ${name}`, "allow", [c.callId]),
+            button("Allow for this session", `Allow ${name} for this session`, "allow_session", [c.callId]),
+            button("Deny", `Deny ${name}`, "deny", [c.callId], "danger")));
+      })),
       message,
       h("div", { class: "row batch" },
         button("Allow all", "Allow the whole batch", "allow", undefined, "primary"),

@@ -219,7 +219,11 @@ export class ConversationView {
     this.input.disabled = !writing;
     this.sendButton.disabled = !writing;
     this.input.placeholder = writing ? "Message, or / for commands" : "Read-only while another client writes; Request to write first";
-    if (frame.state === "none") this.live.send("acquire_lease").catch(() => {});
+    // Nobody writes: take the lease (one request at a time).
+    if (frame.state === "none" && !this.acquiring) {
+      this.acquiring = true;
+      this.live.send("acquire_lease").catch(() => {}).finally(() => { this.acquiring = false; });
+    }
     this.approval.show(this.transcript.pendingApproval(), writing);
     this.renderFooter();
   }

@@ -17,7 +17,7 @@ export class SessionsView {
                                 "aria-label": "Search sessions by title or directory", oninput: () => this.onSearch() });
     this.list = h("ul", { class: "session-list", "aria-label": "Sessions", id: "session-list" });
     this.more = h("button", { type: "button", id: "sessions-more", hidden: true, onclick: () => this.load(false) }, "More sessions");
-    this.status = h("p", { class: "muted", role: "status" });
+    this.status = h("p", { class: "muted", role: "status", id: "sessions-status" });
     this.agentSelect = h("select", { id: "new-agent", "aria-label": "Agent" });
     this.dirInput = h("input", { id: "new-directory", type: "text", required: true, placeholder: "/absolute/path",
                                   "aria-label": "Working directory (absolute path)" });
