@@ -1,8 +1,8 @@
 // Slash commands, input history and browser preferences.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { InputHistory, completions, parseInput } from "../../clients/dashboard/web/commands.js";
-import { DEFAULTS, loadPrefs, normalize, savePrefs } from "../../clients/dashboard/web/prefs.js";
+import { InputHistory, completions, parseInput } from "../../clients/dashboard/web/assets/commands.js";
+import { DEFAULTS, loadPrefs, normalize, savePrefs } from "../../clients/dashboard/web/assets/prefs.js";
 
 test("slash commands parse, with clear errors", () => {
   assert.deepEqual(parseInput("hello"), { kind: "prompt", text: "hello" });

@@ -1,7 +1,7 @@
 // The dashboard's wording of counts, context estimates and usage coverage.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cacheRatioText, formatContext, formatCount, formatTokens, groupDigits, usageRows } from "../../clients/dashboard/web/format.js";
+import { cacheRatioText, formatContext, formatCount, formatTokens, groupDigits, usageRows } from "../../clients/dashboard/web/assets/format.js";
 
 test("estimates always carry ~", () => {
   assert.equal(formatTokens("850"), "~850");

@@ -2,7 +2,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { markdownit, hljs } from "./load_vendor.mjs";
-import { createMarkdown, isSafeUrl, renderMarkdown } from "../../clients/dashboard/web/markdown.js";
+import { createMarkdown, isSafeUrl, renderMarkdown } from "../../clients/dashboard/web/assets/markdown.js";
 
 const md = createMarkdown(markdownit, hljs);
 

@@ -1,7 +1,7 @@
 // The transcript model the conversation view renders from events.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { Transcript, diffLines, formatArguments, isUnifiedDiff, pageItems } from "../../clients/dashboard/web/transcript.js";
+import { Transcript, diffLines, formatArguments, isUnifiedDiff, pageItems } from "../../clients/dashboard/web/assets/transcript.js";
 
 const ev = (seq, payload) => ({ seq: String(seq), turnId: "t1", ...payload });
 

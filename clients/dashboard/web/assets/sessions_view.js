@@ -112,7 +112,7 @@ export class SessionsView {
       return;
     }
     try {
-      const r = await api.createSession({ agent: this.agentSelect.value, directory });
+      const r = await api.createSession({ agent: this.agentSelect.value, cwd: directory });
       location.hash = `#/s/${encodeURIComponent(r.session.id)}`;
     } catch (err) {
       this.createError.textContent = `Could not start the session: ${err.message}`;

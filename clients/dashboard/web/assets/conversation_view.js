@@ -95,7 +95,8 @@ export class ConversationView {
       reconnected: () => this.showBanner(""),
       closed: () => this.showBanner("The live connection to the dashboard server closed; reload the page to reconnect."),
     });
-    this.live.send("acquire_lease").catch((e) => this.showBanner(`Could not take the writer lease: ${e.message}`));
+    // The lease frame sent on open says whether anyone writes; onLease takes
+    // the lease when nobody does.
   }
 
   destroy() {
@@ -222,6 +223,7 @@ export class ConversationView {
     // Nobody writes: take the lease (one request at a time).
     if (frame.state === "none" && !this.acquiring) {
       this.acquiring = true;
+      // Refused when another client got there first; its lease frame follows.
       this.live.send("acquire_lease").catch(() => {}).finally(() => { this.acquiring = false; });
     }
     this.approval.show(this.transcript.pendingApproval(), writing);
