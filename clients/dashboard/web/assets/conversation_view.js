@@ -181,7 +181,7 @@ export class ConversationView {
     if (!this.hasOlder || this.loadingOlder || this.destroyed) return;
     this.loadingOlder = true;
     try {
-      const page = await api.history(this.sessionId, { limit: PAGE, before_seq: this.oldestSeq, cursor: this.olderCursor });
+      const page = await api.history(this.sessionId, { limit: PAGE, cursor: this.olderCursor });
       const events = (page.events ?? []).filter((e) => (int64(e.seq) ?? 0) < this.oldestSeq).sort(bySeq);
       const before = this.scroller.scrollHeight;
       const fragment = document.createDocumentFragment();
