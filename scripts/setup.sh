@@ -133,7 +133,7 @@ targets=("$@")
 if [[ "${targets[*]}" == programs ]]; then
   # Measured: about 23 CPU-minutes from scratch (RelWithDebInfo, g++ 12);
   # ccache makes a rebuild of unchanged sources take seconds.
-  say "building the programs (raw, rawd, raw-acp) with $jobs jobs: about $((23 / jobs + 1)) minutes from scratch," \
+  say "building the programs (raw, rawd, raw-acp, raw-dashboard) with $jobs jobs: about $((23 / jobs + 1)) minutes from scratch," \
     "seconds when ccache has them; the tests are built by scripts/test.sh"
 else
   say "building ${targets[*]} with $jobs jobs"
