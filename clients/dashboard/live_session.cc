@@ -170,10 +170,9 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
 
   std::optional<Json> AcquireLease(int64_t reply_id, bool request_handover) override {
     absl::MutexLock lock(&mu_);
-    if (lease_ != nullptr) {
-      if (lease_state_ == "holding") return Json{{"state", "holding"}};
-      return std::nullopt;  // still waiting: the first request answers
-    }
+    // Already holding or waiting: said at once (the first request's reply
+    // still comes when the wait ends).
+    if (lease_ != nullptr) return Json{{"state", lease_state_}};
     pending_reply_ = reply_id;
     client::WriteLease::Callbacks callbacks;
     callbacks.granted = [this](const std::string& id) {

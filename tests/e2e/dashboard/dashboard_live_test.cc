@@ -150,13 +150,15 @@ TEST_F(DashboardTest, ATabFollowsATurnThatRawRunDrives) {
   testing::ScriptedResponse parked = chat::TextAnswer("answer to raw run");
   parked.gate_before_chunk = 1;
   fake_.Enqueue(parked);
-  std::thread run([&] { daemon_->RunRaw({"run", "--session", id, "from the terminal"}); });
+  CommandResult ran;
+  std::thread run([&] { ran = daemon_->RunRaw({"run", "--session", id, "from the terminal"}); });
   Json follower = ReadUntil(*ws, [](const Json& f) { return LeaseIs(f, "follower"); });
   EXPECT_THAT(follower["holder"].get<std::string>(), HasSubstr("raw"));
   fake_.ReleaseGate();
   Json message = ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "assistantMessage"); });
   EXPECT_EQ(message["event"]["assistantMessage"]["text"], "answer to raw run");
   run.join();
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
 }
 
 TEST_F(DashboardTest, ClosingTheTabReleasesItsLease) {
