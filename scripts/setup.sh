@@ -34,6 +34,7 @@ packages=(
   libcmark-gfm-dev libcmark-gfm-extensions-dev libutf8proc-dev
   scdoc dpkg-dev
   nodejs
+  libjs-markdown-it libjs-highlight.js node-dompurify
   tmux procps
   clang libclang-rt-14-dev
 )
@@ -44,9 +45,10 @@ packages=(
 unpacked=(libvalijson-dev json-schema-test-suite)
 
 # What only the tests use: the .deb's lintian check, rendering the man
-# pages, systemd's unit checker and socket activator.
+# pages, systemd's unit checker and socket activator, and the browser the
+# dashboard tests drive.
 if ((with_tests)); then
-  packages+=(lintian man-db systemd)
+  packages+=(lintian man-db systemd chromium)
 fi
 
 missing=()
@@ -109,6 +111,13 @@ if ((with_tests)) && [[ ! -d "$repo_root/tests/acp/node_modules" ]]; then
   (cd "$repo_root/tests/acp" && npm ci --no-audit --no-fund)
 fi
 
+# playwright-core, which drives Debian's chromium in the dashboard tests
+# (pinned by tests/dashboard/package-lock.json; it downloads no browser).
+if ((with_tests)) && [[ ! -d "$repo_root/tests/dashboard/node_modules" ]]; then
+  say "installing playwright-core for the dashboard tests (npm ci)"
+  (cd "$repo_root/tests/dashboard" && npm ci --no-audit --no-fund)
+fi
+
 # ccache: key the cache on paths relative to the checkout, so that another
 # checkout of the same sources (a CI clone elsewhere) hits it too.
 export CCACHE_BASEDIR="$repo_root"
@@ -124,7 +133,7 @@ targets=("$@")
 if [[ "${targets[*]}" == programs ]]; then
   # Measured: about 23 CPU-minutes from scratch (RelWithDebInfo, g++ 12);
   # ccache makes a rebuild of unchanged sources take seconds.
-  say "building the programs (raw, rawd, raw-acp) with $jobs jobs: about $((23 / jobs + 1)) minutes from scratch," \
+  say "building the programs (raw, rawd, raw-acp, raw-dashboard) with $jobs jobs: about $((23 / jobs + 1)) minutes from scratch," \
     "seconds when ccache has them; the tests are built by scripts/test.sh"
 else
   say "building ${targets[*]} with $jobs jobs"

@@ -10,14 +10,18 @@
 
 namespace raw::cli {
 
-int AcpCommand(const std::vector<std::string>& args, CliContext& ctx) {
+namespace {
+
+// Runs `program` from raw's own directory in place of this process.
+int ExecSibling(const std::string& program, const std::string& command,
+                const std::vector<std::string>& args, CliContext& ctx) {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) {
-    ctx.err << "raw acp: cannot find raw's own executable: " << ec.message() << "\n";
+    ctx.err << command << ": cannot find raw's own executable: " << ec.message() << "\n";
     return kExitError;
   }
-  std::string bridge = (self.parent_path() / "raw-acp").string();
+  std::string bridge = (self.parent_path() / program).string();
   std::vector<std::string> argv = {bridge};
   if (!ctx.connect.socket_path.empty()) {
     argv.push_back("--socket");
@@ -30,8 +34,18 @@ int AcpCommand(const std::vector<std::string>& args, CliContext& ctx) {
   ctx.out.flush();
   ctx.err.flush();
   execv(bridge.c_str(), raw_argv.data());
-  ctx.err << "raw acp: cannot run " << bridge << ": " << std::strerror(errno) << "\n";
+  ctx.err << command << ": cannot run " << bridge << ": " << std::strerror(errno) << "\n";
   return kExitError;
+}
+
+}  // namespace
+
+int AcpCommand(const std::vector<std::string>& args, CliContext& ctx) {
+  return ExecSibling("raw-acp", "raw acp", args, ctx);
+}
+
+int DashboardCommand(const std::vector<std::string>& args, CliContext& ctx) {
+  return ExecSibling("raw-dashboard", "raw dashboard", args, ctx);
 }
 
 }  // namespace raw::cli

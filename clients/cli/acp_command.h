@@ -1,6 +1,7 @@
-// `raw acp [ARGS...]`: runs the ACP bridge, the `raw-acp` executable
-// installed beside `raw` (the bridge is not linked into `raw`), in place of
-// this process, with ARGS (and raw's --socket, when given).
+// `raw acp [ARGS...]` and `raw dashboard [ARGS...]`: run the ACP bridge
+// (`raw-acp`) or the dashboard gateway (`raw-dashboard`), the executables
+// installed beside `raw` (neither is linked into `raw`), in place of this
+// process, with ARGS (and raw's --socket, when given).
 #pragma once
 
 #include <string>
@@ -12,5 +13,6 @@ namespace raw::cli {
 
 // Returns only when raw-acp could not be run.
 int AcpCommand(const std::vector<std::string>& args, CliContext& ctx);
+int DashboardCommand(const std::vector<std::string>& args, CliContext& ctx);
 
 }  // namespace raw::cli

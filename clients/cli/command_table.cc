@@ -45,6 +45,18 @@ const std::vector<OptionSpec>& AcpOptionSpecs() {
   return specs;
 }
 
+// raw-dashboard's own options, which `raw dashboard` passes on.
+const std::vector<OptionSpec>& DashboardOptionSpecs() {
+  static const std::vector<OptionSpec> specs = {
+      {"--port", OptionSpec::Kind::kValue, ""},
+      {"--open", OptionSpec::Kind::kFlag, ""},
+      {"--socket", OptionSpec::Kind::kValue, ""},
+      {"--version", OptionSpec::Kind::kFlag, ""},
+      {"--help", OptionSpec::Kind::kFlag, "-h"},
+  };
+  return specs;
+}
+
 const std::vector<CommandEntry>& CommandTable() {
   static const std::vector<CommandEntry> table = {
       {"resume", nullptr, {}, ResumeOptionSpecs, false,
@@ -67,6 +79,8 @@ const std::vector<CommandEntry>& CommandTable() {
         {"config init [--force]", "write a starting config file"}}},
       {"acp", AcpCommand, {}, AcpOptionSpecs, true,
        {{"acp [ARGS...]", "serve sessions to an ACP client (raw-acp; docs/acp.md)"}}},
+      {"dashboard", DashboardCommand, {}, DashboardOptionSpecs, true,
+       {{"dashboard [ARGS...]", "serve the browser dashboard (raw-dashboard; docs/dashboard.md)"}}},
       {"completion", CompletionCommand, {"bash", "zsh", "fish"}, CompletionOptionSpecs, false,
        {{"completion bash|zsh|fish", "print a shell completion script"}}},
   };

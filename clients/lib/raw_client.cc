@@ -250,6 +250,21 @@ absl::StatusOr<v1::ListModelsResponse> RawClient::ListModels(const v1::ListModel
   return Call(*impl_, &v1::Raw::Stub::ListModels, request);
 }
 
+absl::StatusOr<v1::DeleteSessionResponse> RawClient::DeleteSession(
+    const v1::DeleteSessionRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::DeleteSession, request);
+}
+
+absl::StatusOr<v1::PluginSettings> RawClient::GetPluginSettings(
+    const v1::GetPluginSettingsRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::GetPluginSettings, request);
+}
+
+absl::StatusOr<v1::PluginSettings> RawClient::SetPluginSettings(
+    const v1::SetPluginSettingsRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::SetPluginSettings, request);
+}
+
 absl::Status RawClient::AcquireLease(const v1::AcquireLeaseRequest& request,
                                      LeaseHandler& handler, StreamCanceller& canceller) {
   grpc::ClientContext context;

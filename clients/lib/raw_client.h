@@ -162,6 +162,10 @@ class RawClient {
   absl::StatusOr<v1::ConfigureSessionResponse> ConfigureSession(
       const v1::ConfigureSessionRequest& request);
   absl::StatusOr<v1::ListModelsResponse> ListModels(const v1::ListModelsRequest& request);
+  // Removing a session (needs its lease) and the plugin settings.
+  absl::StatusOr<v1::DeleteSessionResponse> DeleteSession(const v1::DeleteSessionRequest& request);
+  absl::StatusOr<v1::PluginSettings> GetPluginSettings(const v1::GetPluginSettingsRequest& request);
+  absl::StatusOr<v1::PluginSettings> SetPluginSettings(const v1::SetPluginSettingsRequest& request);
 
   // Holds the session's write lease while the stream stays open: delivers
   // its messages to `handler` on the calling thread and returns when the

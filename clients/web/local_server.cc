@@ -225,10 +225,15 @@ const HttpRoute* FindHttpRoute(const Routes& routes, const Request& r) {
 }
 
 const WebSocketRoute* FindWebSocketRoute(const Routes& routes, const Request& r) {
+  const WebSocketRoute* best = nullptr;
   for (const WebSocketRoute& route : routes.websocket) {
-    if (route.path == r.path) return &route;
+    if (!route.prefix && route.path == r.path) return &route;
+    if (route.prefix && r.path.compare(0, route.path.size(), route.path) == 0 &&
+        (best == nullptr || route.path.size() > best->path.size())) {
+      best = &route;
+    }
   }
-  return nullptr;
+  return best;
 }
 
 Response TextResponse(int status, std::string text) {

@@ -103,7 +103,8 @@ class WebSocketHandler {
 using WebSocketFactory = std::function<std::unique_ptr<WebSocketHandler>(const Request& upgrade)>;
 
 struct WebSocketRoute {
-  std::string path;  // exact
+  std::string path;  // exact, or a prefix when `prefix` (the factory reads the rest)
+  bool prefix = false;
   bool public_route = false;
   WebSocketFactory factory;
 };

@@ -142,4 +142,22 @@ grpc::ServerUnaryReactor* RawService::ListModels(grpc::CallbackServerContext* ct
   return rpc::ListModels(ctx, sessions_, *request, response);
 }
 
+grpc::ServerUnaryReactor* RawService::DeleteSession(grpc::CallbackServerContext* ctx,
+                                                    const raw::v1::DeleteSessionRequest* request,
+                                                    raw::v1::DeleteSessionResponse* response) {
+  return rpc::DeleteSession(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::GetPluginSettings(
+    grpc::CallbackServerContext* ctx, const raw::v1::GetPluginSettingsRequest* request,
+    raw::v1::PluginSettings* response) {
+  return rpc::GetPluginSettings(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::SetPluginSettings(
+    grpc::CallbackServerContext* ctx, const raw::v1::SetPluginSettingsRequest* request,
+    raw::v1::PluginSettings* response) {
+  return rpc::SetPluginSettings(ctx, sessions_, *request, response);
+}
+
 }  // namespace raw::api

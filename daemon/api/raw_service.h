@@ -98,6 +98,15 @@ class RawService final : public raw::v1::Raw::CallbackService {
   grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* ctx,
                                        const raw::v1::ListModelsRequest* request,
                                        raw::v1::ListModelsResponse* response) override;
+  grpc::ServerUnaryReactor* DeleteSession(grpc::CallbackServerContext* ctx,
+                                          const raw::v1::DeleteSessionRequest* request,
+                                          raw::v1::DeleteSessionResponse* response) override;
+  grpc::ServerUnaryReactor* GetPluginSettings(grpc::CallbackServerContext* ctx,
+                                              const raw::v1::GetPluginSettingsRequest* request,
+                                              raw::v1::PluginSettings* response) override;
+  grpc::ServerUnaryReactor* SetPluginSettings(grpc::CallbackServerContext* ctx,
+                                              const raw::v1::SetPluginSettingsRequest* request,
+                                              raw::v1::PluginSettings* response) override;
 
  private:
   loop::SessionManager& sessions_;

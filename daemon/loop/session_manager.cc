@@ -273,8 +273,10 @@ std::optional<events::ContextEstimate> SessionManager::EstimateFor(
 }
 
 absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
-    int page_size, const std::string& page_token, std::string* next_page_token) {
-  ASSIGN_OR_RETURN(store::SessionPage page, deps_.store.ListSessions(page_size, page_token));
+    int page_size, const std::string& page_token, std::string* next_page_token,
+    const std::string& query) {
+  ASSIGN_OR_RETURN(store::SessionPage page,
+                   deps_.store.ListSessions(page_size, page_token, query));
   auto cfg = LoadConfig();  // once per page, not per session
   std::vector<SessionInfo> out;
   for (const auto& record : page.sessions) {
@@ -485,6 +487,46 @@ void SessionManager::DeclineHandover(const std::string& session_id, std::string 
 
 absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_id) {
   return GetSession(session_id);
+}
+
+void SessionManager::DeleteSession(const std::string& session_id, std::string lease_id,
+                                   StatusReply reply) {
+  WithRunner(session_id, reply, [&](SessionRunner& r) {
+    r.ChangeWhileIdle(
+        std::move(lease_id),
+        // On the session's queue while idle: no turn can start meanwhile.
+        [this, session_id] { return deps_.store.DeleteSession(session_id); },
+        [this, session_id, reply](absl::Status s) {
+          if (s.ok()) {
+            std::shared_ptr<SessionRunner> unloaded;
+            {
+              absl::MutexLock lock(&mu_);
+              if (auto it = runners_.find(session_id); it != runners_.end()) {
+                unloaded = std::move(it->second.runner);
+                runners_.erase(it);
+              }
+            }
+            if (deps_.mcp != nullptr) deps_.mcp->DropSessionServers(session_id);
+            RAW_LOG(Info) << "session " << session_id << " removed on request";
+          }
+          reply(s);
+        },
+        /*needs_history=*/false);
+  });
+}
+
+absl::StatusOr<store::PluginSettings> SessionManager::GetPluginSettings(const std::string& ns) {
+  return deps_.store.GetPluginSettings(ns);
+}
+
+void SessionManager::SetPluginSettings(std::string ns, std::string settings_json,
+                                       int64_t expected_revision,
+                                       Reply<store::PluginSettings> reply) {
+  bool scheduled = pool_.Schedule(
+      [this, ns = std::move(ns), settings_json = std::move(settings_json), expected_revision, reply] {
+        reply(deps_.store.SetPluginSettings(ns, settings_json, expected_revision));
+      });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
 absl::StatusOr<size_t> SessionManager::PurgeExpired() {

@@ -117,9 +117,23 @@ class SessionManager {
                      std::vector<config::SessionMcpServerSpec> mcp_servers,
                      Reply<SessionInfo> reply);
   absl::StatusOr<SessionInfo> GetSession(const std::string& id);
+  // `query` (may be empty) as store::SessionStore::ListSessions.
   absl::StatusOr<std::vector<SessionInfo>> ListSessions(int page_size,
                                                         const std::string& page_token,
-                                                        std::string* next_page_token);
+                                                        std::string* next_page_token,
+                                                        const std::string& query = "");
+  // Removes the session with its history and context, and unloads it. A
+  // write: refused (kFailedPrecondition) unless `lease_id` holds the
+  // session's lease, and while a turn or compaction runs; it is allowed
+  // while the history does not read (a damaged session can be removed).
+  // Subscribers see no more events; later calls find no session.
+  void DeleteSession(const std::string& session_id, std::string lease_id, StatusReply reply);
+
+  // Plugin settings, kept in the store (store::SessionStore). The write runs
+  // on the worker pool and replies from there.
+  absl::StatusOr<store::PluginSettings> GetPluginSettings(const std::string& ns);
+  void SetPluginSettings(std::string ns, std::string settings_json, int64_t expected_revision,
+                         Reply<store::PluginSettings> reply);
 
   // The write lease (write_leases.h). Every lease change is a command on
   // the session's queue (SessionRunner::AcquireLease and the others), in

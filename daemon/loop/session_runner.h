@@ -175,8 +175,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // (kFailedPrecondition) while a turn or compaction runs, deferred while a
   // compaction records its end. `change` runs on the queue, so nothing else
   // changes the session meanwhile; its status is the reply.
+  // `needs_history` false: allowed also while the history does not read.
   void ChangeWhileIdle(std::string lease_id, std::function<absl::Status()> change,
-                       StatusReply reply);
+                       StatusReply reply, bool needs_history = true);
 
   bool running() const;
   bool compacting() const;
@@ -239,7 +240,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
                    const Reply<std::string>& reply);
   void DoStartCompaction(const std::string& lease_id, const Reply<std::string>& reply);
   void DoClear(const std::string& lease_id, const Reply<events::ContextEstimate>& reply);
-  void DoChangeWhileIdle(const std::string& lease_id, const std::function<absl::Status()>& change,
+  void DoChangeWhileIdle(const std::string& lease_id, bool needs_history,
+                         const std::function<absl::Status()>& change,
                          const StatusReply& reply);
   // Queue commands that continue an operation.
   // `prep` is the preparation's number (BeginPreparingLocked); a plan of an

@@ -61,22 +61,23 @@ McpServerMap SessionRunner::mcp_servers() const {
 }
 
 void SessionRunner::ChangeWhileIdle(std::string lease_id, std::function<absl::Status()> change,
-                                    StatusReply reply) {
+                                    StatusReply reply, bool needs_history) {
   auto self = shared_from_this();
-  Post([self, lease_id = std::move(lease_id), change = std::move(change),
-        reply] { self->DoChangeWhileIdle(lease_id, change, reply); },
+  Post([self, lease_id = std::move(lease_id), change = std::move(change), reply,
+        needs_history] { self->DoChangeWhileIdle(lease_id, needs_history, change, reply); },
        reply);
 }
 
-void SessionRunner::DoChangeWhileIdle(const std::string& lease_id,
+void SessionRunner::DoChangeWhileIdle(const std::string& lease_id, bool needs_history,
                                       const std::function<absl::Status()>& change,
                                       const StatusReply& reply) {
-  if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
+  if (absl::Status s = CheckWriteCommand(lease_id, needs_history); !s.ok()) return reply(s);
   auto self = shared_from_this();
   {
     absl::MutexLock lock(&mu_);
-    if (!ReadyOrDefer([self, lease_id, change,
-                       reply] { self->DoChangeWhileIdle(lease_id, change, reply); },
+    if (!ReadyOrDefer([self, lease_id, needs_history, change, reply] {
+          self->DoChangeWhileIdle(lease_id, needs_history, change, reply);
+        },
                       reply)) {
       return;
     }

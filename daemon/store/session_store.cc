@@ -192,7 +192,8 @@ absl::StatusOr<SessionRecord> SessionStore::GetSession(const std::string& id) {
 }
 
 absl::StatusOr<SessionPage> SessionStore::ListSessions(int page_size,
-                                                       const std::string& page_token) {
+                                                       const std::string& page_token,
+                                                       const std::string& query) {
   const int limit = ClampLimit(page_size);
   std::optional<SessionListPosition> after;
   if (!page_token.empty()) {
@@ -204,12 +205,16 @@ absl::StatusOr<SessionPage> SessionStore::ListSessions(int page_size,
     // strictly after the last entry of the previous one, so sessions created
     // meanwhile (which sort first) never shift or repeat later pages.
     constexpr char kOrder[] = "ORDER BY last_activity_at DESC, id DESC LIMIT ?3";
+    // SQLite's lower() folds ASCII only, as the query is folded here.
+    const std::string matching =
+        query.empty() ? "" : "AND (instr(lower(title), ?4) > 0 OR instr(lower(cwd), ?4) > 0) ";
     ASSIGN_OR_RETURN(
         Statement select,
         db.Prepare(after ? absl::StrCat(kSelectSessionRow,
                                         "WHERE removing = 0 AND (last_activity_at, id) < (?1, ?2) ",
-                                        kOrder)
-                         : absl::StrCat(kSelectSessionRow, "WHERE removing = 0 ", kOrder)));
+                                        matching, kOrder)
+                         : absl::StrCat(kSelectSessionRow, "WHERE removing = 0 ", matching, kOrder)));
+    if (!query.empty()) select.BindString(3, absl::AsciiStrToLower(query));
     if (after) {
       select.BindInt64(0, after->last_activity_unix_ms);
       select.BindString(1, after->id);

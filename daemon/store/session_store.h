@@ -72,6 +72,14 @@ struct SessionPage {
   std::string next_page_token;  // empty at the end
 };
 
+// A plugin's settings as stored (GetPluginSettings).
+struct PluginSettings {
+  std::string ns;
+  std::string settings_json = "{}";
+  int64_t revision = 0;
+};
+inline constexpr size_t kMaxPluginSettingsBytes = 64 * 1024;
+
 enum class HistoryDirection { kForward, kBackward };
 
 struct HistoryPage {
@@ -160,8 +168,11 @@ class SessionStore {
   // kNotFound with the id when absent.
   absl::StatusOr<SessionRecord> GetSession(const std::string& id);
   // Most recently active first. `page_token` is opaque ("" = first page);
-  // a malformed token is kInvalidArgument.
-  absl::StatusOr<SessionPage> ListSessions(int page_size, const std::string& page_token);
+  // a malformed token is kInvalidArgument. A non-empty `query` keeps only the
+  // sessions whose title or directory contains it, ignoring ASCII case; the
+  // pages of a query continue with the same query.
+  absl::StatusOr<SessionPage> ListSessions(int page_size, const std::string& page_token,
+                                           const std::string& query = "");
 
   // Writes `batch` in one transaction, or nothing: events must be durable,
   // belong to the session (or name none) and carry seq last_seq+1, +2, ...
@@ -202,6 +213,18 @@ class SessionStore {
   // checkpoint shrinks the files unless a reader is active, in which case a
   // later checkpoint does.
   absl::StatusOr<std::vector<std::string>> PurgeExpired(int64_t cutoff_unix_ms);
+
+  // Plugin settings (plugin_settings.cc): one JSON object per namespace,
+  // with a revision that counts its writes (0: never written; then "{}").
+  // The namespace must match [a-z0-9][a-z0-9._-]{0,63} (kInvalidArgument).
+  absl::StatusOr<PluginSettings> GetPluginSettings(const std::string& ns);
+  // Replaces the namespace's settings when `expected_revision` is its
+  // revision now, and returns the new one; a stale revision is
+  // kFailedPrecondition naming both, and nothing is written. The text must
+  // be a JSON object of at most kMaxPluginSettingsBytes (kInvalidArgument).
+  absl::StatusOr<PluginSettings> SetPluginSettings(const std::string& ns,
+                                                   const std::string& settings_json,
+                                                   int64_t expected_revision);
 
   // True the first time `key` is noted in this database file, false every
   // later time, also from another SessionStore on the same file. An empty

@@ -106,6 +106,16 @@ UnaryReactor* ListModels(grpc::CallbackServerContext* ctx, loop::SessionManager&
                          const raw::v1::ListModelsRequest& request,
                          raw::v1::ListModelsResponse* response);
 
+UnaryReactor* DeleteSession(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                            const raw::v1::DeleteSessionRequest& request,
+                            raw::v1::DeleteSessionResponse* response);
+UnaryReactor* GetPluginSettings(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                                const raw::v1::GetPluginSettingsRequest& request,
+                                raw::v1::PluginSettings* response);
+UnaryReactor* SetPluginSettings(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                                const raw::v1::SetPluginSettingsRequest& request,
+                                raw::v1::PluginSettings* response);
+
 UnaryReactor* DeclineHandover(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                               const raw::v1::DeclineHandoverRequest& request,
                               raw::v1::DeclineHandoverResponse* response);

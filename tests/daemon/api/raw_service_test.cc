@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/synchronization/mutex.h"
 #include "common/time.h"
 #include "daemon/config/config_loader.h"
@@ -491,3 +492,106 @@ TEST_F(RawServiceTest, ShutdownAnswersThenAsksTheDaemonToStop) {
 
 }  // namespace
 }  // namespace raw::api
+
+TEST_F(RawServiceTest, ListSessionsFiltersByQuery) {
+  const std::string id = CreateSession().id();
+  grpc::ClientContext ctx;
+  raw::v1::ListSessionsRequest list;
+  // The directory is the test's temporary one: its upper-cased tail matches.
+  list.set_query(absl::AsciiStrToUpper(dir_.path().substr(dir_.path().rfind('/') + 1)));
+  raw::v1::ListSessionsResponse page;
+  ASSERT_TRUE(stub_->ListSessions(&ctx, list, &page).ok());
+  ASSERT_EQ(page.sessions_size(), 1);
+  EXPECT_EQ(page.sessions(0).id(), id);
+
+  grpc::ClientContext none_ctx;
+  list.set_query("no session has this");
+  ASSERT_TRUE(stub_->ListSessions(&none_ctx, list, &page).ok());
+  EXPECT_EQ(page.sessions_size(), 0);
+
+  grpc::ClientContext long_ctx;
+  list.set_query(std::string(2000, 'q'));
+  grpc::Status s = stub_->ListSessions(&long_ctx, list, &page);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("query"));
+}
+
+TEST_F(RawServiceTest, DeleteSessionNeedsTheLeaseThenRemovesTheSession) {
+  const std::string id = CreateSession().id();
+  raw::v1::DeleteSessionRequest request;
+  request.set_session_id(id);
+  raw::v1::DeleteSessionResponse response;
+  {
+    grpc::ClientContext ctx;
+    grpc::Status s = stub_->DeleteSession(&ctx, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  }
+  const std::string lease = HoldLease(id);
+  ASSERT_FALSE(lease.empty());
+  {
+    // Another client's (made up) lease id is refused, naming the holder.
+    grpc::ClientContext ctx;
+    request.set_lease_id("lease_not_mine");
+    grpc::Status s = stub_->DeleteSession(&ctx, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_THAT(s.error_message(), HasSubstr("test"));
+  }
+  {
+    grpc::ClientContext ctx;
+    request.set_lease_id(lease);
+    grpc::Status s = stub_->DeleteSession(&ctx, request, &response);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  EXPECT_EQ(store_->GetSession(id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(sessions_->loaded_sessions(), 0u);
+  grpc::ClientContext get_ctx;
+  raw::v1::GetSessionRequest get;
+  get.set_session_id(id);
+  raw::v1::GetSessionResponse got;
+  EXPECT_EQ(stub_->GetSession(&get_ctx, get, &got).error_code(), grpc::StatusCode::NOT_FOUND);
+  grpc::ClientContext again_ctx;
+  EXPECT_EQ(stub_->DeleteSession(&again_ctx, request, &response).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(RawServiceTest, PluginSettingsRoundTripWithARevisionCheck) {
+  raw::v1::GetPluginSettingsRequest get;
+  get.set_namespace_("raven-research");
+  raw::v1::PluginSettings got;
+  {
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub_->GetPluginSettings(&ctx, get, &got).ok());
+    EXPECT_EQ(got.revision(), 0);
+    EXPECT_EQ(got.settings().fields_size(), 0);
+  }
+  raw::v1::SetPluginSettingsRequest set;
+  set.set_namespace_("raven-research");
+  (*set.mutable_settings()->mutable_fields())["depth"].set_number_value(3);
+  (*set.mutable_settings()->mutable_fields())["mode"].set_string_value("deep");
+  raw::v1::PluginSettings stored;
+  {
+    grpc::ClientContext ctx;
+    grpc::Status s = stub_->SetPluginSettings(&ctx, set, &stored);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(stored.revision(), 1);
+    EXPECT_EQ(stored.namespace_(), "raven-research");
+  }
+  {
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub_->GetPluginSettings(&ctx, get, &got).ok());
+    EXPECT_EQ(got.revision(), 1);
+    EXPECT_EQ(got.settings().fields().at("mode").string_value(), "deep");
+    EXPECT_EQ(got.settings().fields().at("depth").number_value(), 3);
+  }
+  {
+    grpc::ClientContext ctx;  // still based on revision 0: stale
+    grpc::Status s = stub_->SetPluginSettings(&ctx, set, &stored);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  }
+  {
+    grpc::ClientContext ctx;
+    get.set_namespace_("Bad/Name");
+    EXPECT_EQ(stub_->GetPluginSettings(&ctx, get, &got).error_code(),
+              grpc::StatusCode::INVALID_ARGUMENT);
+  }
+}

@@ -148,6 +148,38 @@ TEST_F(SessionStoreTest, ListTokensStayValidWhileSessionsAreAdded) {
   EXPECT_THAT(ids, ElementsAre("s5", "s4", "s3", "s2", "s1", "s0", "new_old"));
 }
 
+TEST_F(SessionStoreTest, ListQueryMatchesTitleOrDirectoryIgnoringCaseAcrossPages) {
+  const struct {
+    const char* id;
+    const char* title;
+    const char* cwd;
+  } kSessions[] = {{"a", "Fix the Parser", "/src/one"}, {"b", "other", "/home/PARSER-lab"},
+                   {"c", "unrelated", "/tmp"},          {"d", "parsers again", "/x"},
+                   {"e", "nothing", "/y"}};
+  int64_t activity = 100;
+  for (const auto& entry : kSessions) {
+    SessionRecord record = NewSession(entry.id, activity++);
+    record.title = entry.title;
+    record.cwd = entry.cwd;
+    ASSERT_TRUE(store_->CreateSession(record).ok());
+  }
+  std::vector<std::string> ids;
+  std::string token;
+  int pages = 0;
+  do {
+    auto page = store_->ListSessions(1, token, "pArSeR");
+    ASSERT_TRUE(page.ok()) << page.status();
+    for (const auto& s : page->sessions) ids.push_back(s.id);
+    token = page->next_page_token;
+    ++pages;
+  } while (!token.empty());
+  EXPECT_THAT(ids, ElementsAre("d", "b", "a"));
+  EXPECT_EQ(pages, 3);
+  // '%' and '_' are plain characters, not patterns.
+  EXPECT_TRUE(store_->ListSessions(10, "", "%")->sessions.empty());
+  EXPECT_EQ(store_->ListSessions(10, "", "")->sessions.size(), 5u);
+}
+
 TEST_F(SessionStoreTest, ListPageSizeDefaultsAndCap) {
   auto memory = SessionStore::Open(":memory:");
   ASSERT_TRUE(memory.ok()) << memory.status();

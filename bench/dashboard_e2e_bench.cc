@@ -1,0 +1,168 @@
+// raw-dashboard end to end: a real rawd against the fake provider (zero
+// scripted latency), the real raw-dashboard, and five open tab sockets on
+// one session (one of them holds the lease and sends the prompt). Reports
+// - the latency the gateway adds per streamed event: for every text delta,
+//   the time its WebSocket frame is read by the prompting tab minus the
+//   time the same delta arrives on a gRPC subscription of this process
+//   (both are clients of the same daemon stream), p50 and p99;
+// - raw-dashboard's resident memory (VmRSS, and its peak VmHWM) with the
+//   five sockets open after the turn.
+//
+// usage: dashboard_e2e_bench [CHUNKS]   (default 2000)
+// Figures and the command line are recorded in docs/performance.md.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "common/json.h"
+#include "tests/clients/web/support/ws_test_client.h"
+#include "tests/fakes/fake_provider_server.h"
+#include "tests/fakes/sse_builders.h"
+#include "tests/support/dashboard_process.h"
+#include "tests/support/test_daemon.h"
+
+namespace {
+
+namespace chat = raw::testing::chat;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kConfig[] = R"({
+  "default_agent": "bench",
+  "models": {"fake": {"provider": "openai", "method": "openai-chat-completions",
+    "model_id": "bench", "base_url": "${BASE_URL}", "api_key_env": "RAW_TEST_KEY"}},
+  "agents": {"bench": {"model": "fake", "max_steps": 5, "approval_mode": "allow_all",
+    "tools": {"use": []}}}
+})";
+
+long StatusKb(pid_t pid, const char* field) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field, 0) == 0) return std::stol(line.substr(std::string(field).size()));
+  }
+  return -1;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+std::unique_ptr<raw::web::testing::WsTestClient> Open(const raw::e2e::DashboardProcess& dashboard,
+                                                      const std::string& session) {
+  raw::web::testing::WsConnectOptions options;
+  options.port = dashboard.port();
+  options.target = absl::StrCat("/api/sessions/", session, "/live");
+  options.headers = {{"Authorization", "Bearer " + dashboard.token()}};
+  auto client = raw::web::testing::WsTestClient::Connect(options);
+  if (!client.ok()) {
+    std::fprintf(stderr, "connect: %s\n", std::string(client.status().message()).c_str());
+    std::exit(1);
+  }
+  return *std::move(client);
+}
+
+// Reads frames until one satisfies `pred`.
+template <typename Pred>
+raw::Json ReadUntil(raw::web::testing::WsTestClient& ws, Pred pred) {
+  for (;;) {
+    auto text = ws.Read();
+    if (!text.ok()) std::exit(1);
+    auto frame = raw::ParseJson(*text);
+    if (frame.ok() && pred(*frame)) return *frame;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int chunks = argc > 1 ? std::atoi(argv[1]) : 2000;
+  raw::testing::FakeProviderServer fake;
+  raw::e2e::TestDaemon daemon(absl::StrReplaceAll(kConfig, {{"${BASE_URL}", fake.base_url()}}));
+  if (auto s = daemon.Start(); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  std::vector<std::string> events = {chat::RoleChunk()};
+  for (int c = 0; c < chunks; ++c) events.push_back(chat::TextChunk(absl::StrCat("c", c, " ")));
+  events.push_back(chat::FinishChunk("stop"));
+  events.push_back(chat::UsageChunk(10, 2));
+  events.push_back(chat::Done());
+  fake.Enqueue(chat::Stream(events));
+
+  raw::e2e::DashboardProcess dashboard;
+  if (auto s = dashboard.Start(daemon.socket_path()); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  const std::string session = daemon.CreateSession();
+
+  // The daemon-side clock: a gRPC subscription in this process.
+  std::mutex mu;
+  std::map<std::string, Clock::time_point> at_grpc;
+  grpc::ClientContext grpc_ctx;
+  raw::v1::SubscribeRequest subscribe;
+  subscribe.set_session_id(session);
+  auto reader = daemon.stub().Subscribe(&grpc_ctx, subscribe);
+  std::thread grpc_thread([&] {
+    raw::v1::Event event;
+    while (reader->Read(&event)) {
+      if (event.has_text_delta()) {
+        std::lock_guard<std::mutex> lock(mu);
+        at_grpc[event.text_delta().text()] = Clock::now();
+      }
+      if (event.has_turn_ended()) break;
+    }
+  });
+
+  auto writer = Open(dashboard, session);
+  std::vector<std::unique_ptr<raw::web::testing::WsTestClient>> followers;
+  std::vector<std::thread> drains;
+  for (int i = 0; i < 4; ++i) followers.push_back(Open(dashboard, session));
+  for (auto& follower : followers) {
+    drains.emplace_back([&ws = *follower] {
+      ReadUntil(ws, [](const raw::Json& f) {
+        return f["type"] == "event" && f["event"].contains("turnEnded");
+      });
+    });
+  }
+  writer->SendText(R"({"id":1,"op":"acquire_lease"})").IgnoreError();
+  ReadUntil(*writer, [](const raw::Json& f) { return f["type"] == "reply" && f["id"] == 1; });
+  writer->SendText(R"({"id":2,"op":"prompt","text":"stream"})").IgnoreError();
+  std::map<std::string, Clock::time_point> at_ws;
+  ReadUntil(*writer, [&](const raw::Json& f) {
+    if (f["type"] == "event" && f["event"].contains("textDelta")) {
+      at_ws[f["event"]["textDelta"]["text"].get<std::string>()] = Clock::now();
+    }
+    return f["type"] == "event" && f["event"].contains("turnEnded");
+  });
+  grpc_thread.join();
+  for (auto& t : drains) t.join();
+
+  std::vector<double> added_us;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& [text, ws_time] : at_ws) {
+      auto it = at_grpc.find(text);
+      if (it == at_grpc.end()) continue;
+      added_us.push_back(std::chrono::duration<double, std::micro>(ws_time - it->second).count());
+    }
+  }
+  const pid_t pid = dashboard.pid();
+  std::printf("deltas matched: %zu of %d\n", added_us.size(), chunks);
+  std::printf("added latency per event: p50 %.0f us, p99 %.0f us\n", Percentile(added_us, 0.5),
+              Percentile(added_us, 0.99));
+  std::printf("raw-dashboard with 5 open sockets: VmRSS %ld kB, VmHWM %ld kB\n",
+              StatusKb(pid, "VmRSS:"), StatusKb(pid, "VmHWM:"));
+  return 0;
+}

@@ -1,0 +1,17 @@
+#include "clients/dashboard/gateway.h"
+
+namespace raw::dashboard {
+
+v1::AcquireLeaseRequest Gateway::LeaseRequest(const std::string& session_id,
+                                              const std::string& name,
+                                              bool request_handover) const {
+  v1::AcquireLeaseRequest request;
+  request.set_session_id(session_id);
+  request.set_client_name(name);
+  request.set_client_kind("raw-dashboard");
+  request.set_client_pid(pid);
+  request.set_request_handover(request_handover);
+  return request;
+}
+
+}  // namespace raw::dashboard

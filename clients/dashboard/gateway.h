@@ -1,0 +1,32 @@
+// What the dashboard's routes share: the daemon connection and who the
+// gateway is when it holds a write lease.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "clients/lib/raw_client.h"
+#include "raw/v1/raw_service.pb.h"
+
+namespace raw::dashboard {
+
+// The cookie that carries the token after POST /api/login.
+inline constexpr char kTokenCookie[] = "raw_dashboard";
+
+struct Gateway {
+  // Thread-safe (clients/lib/raw_client.h); every route uses it.
+  std::shared_ptr<client::RawClient> client;
+  std::string token;     // the access token (POST /api/login checks it)
+  std::string web_root;  // the web app's directory (static_files.h)
+  // Shown to other clients while a tab (or a DELETE) holds a lease.
+  std::string client_name;  // "raw-dashboard (pid N)"
+  int64_t pid = 0;
+
+  // An AcquireLease request for `session_id` as this gateway, named
+  // `client_name` (a tab adds its own number to the gateway's name).
+  v1::AcquireLeaseRequest LeaseRequest(const std::string& session_id, const std::string& name,
+                                       bool request_handover = false) const;
+};
+
+}  // namespace raw::dashboard

@@ -1,0 +1,44 @@
+// The commands a dashboard tab sends over its WebSocket
+// ({"id":N,"op":"...",...}, docs/dashboard.md), each turned into one daemon
+// call with the tab's lease id and answered by one reply frame:
+//   {"type":"reply","id":N,"ok":true,"result":{...}}
+//   {"type":"reply","id":N,"ok":false,"error":{"code":"...","message":"..."}}
+// The daemon decides everything (a write without the lease is its
+// FAILED_PRECONDITION); this file only maps names and fields.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "clients/dashboard/gateway.h"
+#include "common/json.h"
+
+namespace raw::dashboard {
+
+// What a command acts on: the tab's session, lease and socket.
+class CommandTarget {
+ public:
+  virtual ~CommandTarget() = default;
+  virtual const Gateway& gateway() const = 0;
+  virtual const std::string& session_id() const = 0;
+  // The lease id while the tab holds the lease, else "".
+  virtual std::string lease_id() = 0;
+  virtual void SendFrame(const Json& frame) = 0;
+  // Starts holding the lease; the result now (already held), or nullopt
+  // when the reply to `reply_id` comes later (granted or refused).
+  virtual std::optional<Json> AcquireLease(int64_t reply_id, bool request_handover) = 0;
+  virtual void ReleaseLease() = 0;
+  virtual void DropEndedLease() = 0;
+};
+
+Json OkReply(int64_t id, Json result);
+Json ErrorReply(int64_t id, const absl::Status& status);
+
+// Runs the command in `text`; the reply frame, or nullopt when it is sent
+// later. A malformed command is an INVALID_ARGUMENT reply (id 0 when the
+// id itself is missing).
+std::optional<Json> RunCommand(const std::string& text, CommandTarget& target);
+
+}  // namespace raw::dashboard

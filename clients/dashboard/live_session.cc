@@ -1,0 +1,280 @@
+#include "clients/dashboard/live_session.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "clients/dashboard/error_mapping.h"
+#include "clients/dashboard/live_commands.h"
+#include "clients/dashboard/proto_json.h"
+#include "clients/lib/write_lease.h"
+
+namespace raw::dashboard {
+namespace {
+
+class LiveSession : public web::WebSocketHandler, private CommandTarget {
+ public:
+  LiveSession(std::shared_ptr<const Gateway> gateway, std::string session_id, uint64_t after_seq)
+      : gateway_(std::move(gateway)),
+        session_id_(std::move(session_id)),
+        name_(absl::StrCat(gateway_->client_name, " tab ", NextTabNumber())),
+        next_after_(after_seq) {}
+
+  ~LiveSession() override { OnClose(); }
+
+  void OnOpen(std::shared_ptr<web::WebSocketConnection> connection) override {
+    connection_ = std::move(connection);
+    v1::GetSessionRequest get;
+    get.set_session_id(session_id_);
+    absl::StatusOr<v1::GetSessionResponse> session = gateway_->client->GetSession(get);
+    if (!session.ok()) {
+      Send(Json{{"type", "disconnected"}, {"why", std::string(session.status().message())}});
+      connection_->Close(session.status().code() == absl::StatusCode::kNotFound ? 4404 : 1011,
+                         "session unavailable");
+      return;
+    }
+    NoteWriter(session->session().writer());
+    subscriber_ = std::thread([this] { SubscribeLoop(); });
+  }
+
+  void OnText(std::string text) override {
+    if (std::optional<Json> reply = RunCommand(text, *this)) Send(*reply);
+  }
+
+  void OnClose() override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (closed_) return;
+      closed_ = true;
+    }
+    canceller_.Cancel();
+    if (subscriber_.joinable()) subscriber_.join();
+    std::unique_ptr<client::WriteLease> lease;
+    {
+      absl::MutexLock lock(&mu_);
+      lease = std::move(lease_);
+    }
+    lease.reset();  // releases the lease (joins its thread)
+  }
+
+ private:
+  class Handler : public client::EventHandler {
+   public:
+    explicit Handler(LiveSession& owner) : owner_(owner) {}
+    Next OnOpen() override {
+      if (owner_.disconnected_) {
+        owner_.disconnected_ = false;
+        owner_.Send(Json{{"type", "reconnected"}});
+      }
+      return Next::kContinue;
+    }
+    Next OnEvent(const v1::Event& event) override { return owner_.OnEvent(event); }
+
+   private:
+    LiveSession& owner_;
+  };
+
+  client::EventHandler::Next OnEvent(const v1::Event& event) {
+    Send(Json{{"type", "event"}, {"event", ToJsonValue(event)}});
+    if (event.seq() > 0) next_after_ = event.seq();
+    if (event.has_resync()) {
+      // Missed events: subscribe again from the last one delivered.
+      next_after_ = event.resync().last_delivered_seq();
+      resync_ = true;
+      return client::EventHandler::Next::kStop;
+    }
+    if (event.has_turn_started() || event.has_turn_ended() || event.has_compaction_started()) {
+      RefreshFollowerState();
+    }
+    return client::EventHandler::Next::kContinue;
+  }
+
+  // Until the socket closes: a stream that ends (a Resync, rawd restarting)
+  // is opened again after the last delivered seq; while rawd is away the
+  // tab hears "disconnected", then "reconnected".
+  void SubscribeLoop() {
+    auto delay = std::chrono::milliseconds(100);
+    while (!canceller_.cancelled()) {
+      Handler handler(*this);
+      absl::Status ended = gateway_->client->Subscribe(session_id_, next_after_, handler, canceller_);
+      if (canceller_.cancelled() || ended.code() == absl::StatusCode::kCancelled) return;
+      if (ended.code() == absl::StatusCode::kNotFound) {
+        Send(Json{{"type", "disconnected"}, {"why", std::string(ended.message())}});
+        connection_->Close(4404, "session removed");
+        return;
+      }
+      if (ended.ok() && resync_) {
+        resync_ = false;
+        delay = std::chrono::milliseconds(100);
+        continue;
+      }
+      if (!ended.ok() && !disconnected_) {
+        disconnected_ = true;
+        Send(Json{{"type", "disconnected"}, {"why", std::string(ended.message())}});
+      }
+      // Back off while the daemon is away; OnClose's Cancel ends the wait.
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(&closed_), absl::FromChrono(delay));
+      delay = std::min(delay * 2, std::chrono::milliseconds(2000));
+    }
+  }
+
+  // Who writes, as GetSession says, when this tab does not.
+  void RefreshFollowerState() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (HoldsOrWaitsLocked()) return;
+    }
+    v1::GetSessionRequest get;
+    get.set_session_id(session_id_);
+    absl::StatusOr<v1::GetSessionResponse> session = gateway_->client->GetSession(get);
+    if (session.ok()) NoteWriter(session->session().writer());
+  }
+
+  bool HoldsOrWaitsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return lease_state_ == "holding" || lease_state_ == "waiting";
+  }
+
+  void NoteWriter(const std::string& writer) {
+    absl::MutexLock lock(&mu_);
+    if (HoldsOrWaitsLocked()) return;
+    // This tab's own name is a lease it has just let go of.
+    const std::string state = writer.empty() || writer == name_ ? "none" : "follower";
+    if (state == lease_state_ && writer == holder_ && announced_) return;
+    announced_ = true;
+    lease_state_ = state;
+    holder_ = state == "none" ? "" : writer;
+    SendLocked(LeaseFrameLocked());
+  }
+
+  Json LeaseFrameLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return Json{{"type", "lease"}, {"state", lease_state_}, {"holder", holder_}};
+  }
+
+  void Send(const Json& frame) { connection_->Send(DumpJson(frame)); }
+  void SendLocked(const Json& frame) { Send(frame); }
+
+  // CommandTarget (live_commands.h).
+  const Gateway& gateway() const override { return *gateway_; }
+  const std::string& session_id() const override { return session_id_; }
+  std::string lease_id() override {
+    absl::MutexLock lock(&mu_);
+    return lease_id_;
+  }
+  void SendFrame(const Json& frame) override { Send(frame); }
+
+  std::optional<Json> AcquireLease(int64_t reply_id, bool request_handover) override {
+    absl::MutexLock lock(&mu_);
+    // Already holding or waiting: said at once (the first request's reply
+    // still comes when the wait ends).
+    if (lease_ != nullptr) return Json{{"state", lease_state_}};
+    pending_reply_ = reply_id;
+    client::WriteLease::Callbacks callbacks;
+    callbacks.granted = [this](const std::string& id) {
+      absl::MutexLock lock(&mu_);
+      lease_id_ = id;
+      lease_state_ = "holding";
+      holder_ = name_;
+      SendLocked(LeaseFrameLocked());
+      AnswerPendingLocked(absl::OkStatus());
+    };
+    callbacks.waiting = [this](const v1::LeaseHolder& holder) {
+      absl::MutexLock lock(&mu_);
+      lease_state_ = "waiting";
+      holder_ = holder.client_name();
+      SendLocked(LeaseFrameLocked());
+    };
+    callbacks.handover_requested = [this](const v1::LeaseHolder& requester) {
+      Send(Json{{"type", "handover_requested"}, {"by", requester.client_name()}});
+    };
+    callbacks.ended = [this](const absl::Status& status) { OnLeaseEnded(status); };
+    lease_ = std::make_unique<client::WriteLease>(
+        *gateway_->client, gateway_->LeaseRequest(session_id_, name_, request_handover),
+        std::move(callbacks));
+    return std::nullopt;  // answered by a callback
+  }
+
+  // On the lease thread: refused, declined, released or lost.
+  void OnLeaseEnded(const absl::Status& status) {
+    {
+      absl::MutexLock lock(&mu_);
+      lease_id_.clear();
+      lease_state_.clear();  // unknown until GetSession names the writer
+      holder_.clear();
+      ended_lease_ = true;  // the next command or OnClose destroys the WriteLease
+      AnswerPendingLocked(status.ok() ? absl::FailedPreconditionError("the lease stream ended")
+                                      : status);
+    }
+    RefreshFollowerState();
+  }
+
+  void AnswerPendingLocked(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!pending_reply_) return;
+    SendLocked(status.ok() ? OkReply(*pending_reply_, Json{{"state", "holding"}})
+                           : ErrorReply(*pending_reply_, status));
+    pending_reply_.reset();
+  }
+
+  void ReleaseLease() override {
+    std::unique_ptr<client::WriteLease> lease;
+    {
+      absl::MutexLock lock(&mu_);
+      lease = std::move(lease_);
+      lease_id_.clear();
+      pending_reply_.reset();
+    }
+    lease.reset();  // ends the stream; OnLeaseEnded sends the new state
+  }
+
+  // A finished lease stream's WriteLease is dropped before the next acquire.
+  void DropEndedLease() override {
+    std::unique_ptr<client::WriteLease> lease;
+    {
+      absl::MutexLock lock(&mu_);
+      if (!ended_lease_) return;
+      ended_lease_ = false;
+      lease = std::move(lease_);
+    }
+    lease.reset();
+  }
+
+  static int64_t NextTabNumber() {
+    static std::atomic<int64_t> next{1};
+    return next++;
+  }
+
+  std::shared_ptr<const Gateway> gateway_;
+  const std::string session_id_;
+  const std::string name_;  // the lease holder's name: "raw-dashboard (pid P) tab N"
+  std::shared_ptr<web::WebSocketConnection> connection_;
+  std::thread subscriber_;
+  client::StreamCanceller canceller_;
+  // The subscriber thread's own.
+  uint64_t next_after_ = 0;
+  bool disconnected_ = false;
+  bool resync_ = false;
+
+  absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::unique_ptr<client::WriteLease> lease_ ABSL_GUARDED_BY(mu_);
+  bool ended_lease_ ABSL_GUARDED_BY(mu_) = false;
+  std::string lease_id_ ABSL_GUARDED_BY(mu_);
+  std::string lease_state_ ABSL_GUARDED_BY(mu_) = "none";
+  std::string holder_ ABSL_GUARDED_BY(mu_);
+  bool announced_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<int64_t> pending_reply_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+std::unique_ptr<web::WebSocketHandler> MakeLiveSession(std::shared_ptr<const Gateway> gateway,
+                                                       std::string session_id, uint64_t after_seq) {
+  return std::make_unique<LiveSession>(std::move(gateway), std::move(session_id), after_seq);
+}
+
+}  // namespace raw::dashboard

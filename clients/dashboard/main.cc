@@ -1,0 +1,126 @@
+// raw-dashboard: the browser dashboard's gateway (docs/dashboard.md).
+// Connects to rawd as `raw` does (starting it if needed), serves the web app
+// and its API on 127.0.0.1 with a fresh access token, prints the one line
+//   Raw dashboard: http://127.0.0.1:PORT/#token=TOKEN
+// on stdout, and runs until SIGINT or SIGTERM.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "clients/dashboard/api_routes.h"
+#include "clients/dashboard/dashboard_args.h"
+#include "clients/dashboard/gateway.h"
+#include "clients/lib/assets.h"
+#include "clients/web/access_token.h"
+#include "common/spawn.h"
+#include "common/version.h"
+
+namespace {
+
+using namespace raw::dashboard;
+
+constexpr char kContentSecurityPolicy[] =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'";
+
+// xdg-open URL, detached; a failure is reported, not fatal.
+void OpenInBrowser(const std::string& url) {
+  const char* path = std::getenv("PATH");
+  for (std::string_view dir : absl::StrSplit(path ? path : "/usr/bin:/bin", ':')) {
+    std::string program = absl::StrCat(dir, "/xdg-open");
+    if (access(program.c_str(), X_OK) != 0) continue;
+    raw::SpawnRequest request;
+    request.program = program;
+    request.argv = {"xdg-open", url};
+    absl::StatusOr<pid_t> pid = raw::SpawnInNewSession(request);
+    if (!pid.ok()) break;
+    std::thread([pid = *pid] { waitpid(pid, nullptr, 0); }).detach();
+    return;
+  }
+  std::cerr << "raw-dashboard: could not run xdg-open; open the URL yourself\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A browser that went away is seen as a failed write, not a signal.
+  signal(SIGPIPE, SIG_IGN);
+  absl::StatusOr<DashboardArgs> args =
+      ParseDashboardArgs(std::vector<std::string>(argv + 1, argv + argc));
+  if (!args.ok()) {
+    std::cerr << "raw-dashboard: " << args.status().message()
+              << "\nRun 'raw-dashboard --help' for usage.\n";
+    return 2;
+  }
+  if (args->help) {
+    std::cout << kDashboardUsage;
+    return 0;
+  }
+  if (args->version) {
+    std::cout << "raw-dashboard " << raw::kVersion << "\n";
+    return 0;
+  }
+  // The signals are taken by the main thread (blocked in every other one).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  const std::string index = raw::client::FindAsset(self, "dashboard/index.html");
+  if (index.empty()) {
+    std::cerr << "raw-dashboard: the web app is missing: no share/raw/dashboard/index.html "
+                 "beside "
+              << self << "\n";
+    return 1;
+  }
+  raw::client::ConnectOptions connect;
+  connect.socket_path = args->socket;
+  absl::StatusOr<raw::client::RawClient> client = raw::client::Connect(connect);
+  if (!client.ok()) {
+    std::cerr << "raw-dashboard: " << client.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::string> token = raw::web::NewAccessToken();
+  if (!token.ok()) {
+    std::cerr << "raw-dashboard: " << token.status().message() << "\n";
+    return 1;
+  }
+  auto gateway = std::make_shared<Gateway>();
+  gateway->client = std::make_shared<raw::client::RawClient>(*std::move(client));
+  gateway->token = *token;
+  gateway->web_root = std::filesystem::path(index).parent_path().string();
+  gateway->pid = getpid();
+  gateway->client_name = absl::StrCat("raw-dashboard (pid ", gateway->pid, ")");
+
+  raw::web::LocalServerOptions options;
+  options.port = args->port;
+  options.token = *token;
+  options.token_cookie = kTokenCookie;
+  options.content_security_policy = kContentSecurityPolicy;
+  auto server = raw::web::LocalServer::Start(options, DashboardRoutes(gateway));
+  if (!server.ok()) {
+    std::cerr << "raw-dashboard: " << server.status().message() << "\n";
+    return 1;
+  }
+  const std::string url = absl::StrCat((*server)->origin(), "/#token=", *token);
+  std::cout << "Raw dashboard: " << url << std::endl;
+  if (args->open) OpenInBrowser(url);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  (*server)->Stop();
+  return 0;
+}

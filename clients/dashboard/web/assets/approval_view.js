@@ -1,0 +1,82 @@
+// The approval prompt of a conversation: every call of the pending batch
+// with its name, the rule's reason and its arguments in full (pretty JSON,
+// never shortened), answered per call or for the whole batch: allow, allow
+// for this session, or deny with an optional message to the model.
+import { h, clear, announce } from "./dom.js";
+import { formatArguments } from "./transcript.js";
+
+export class ApprovalView {
+  // `send(decision, message, callIds)` answers through the live socket.
+  constructor(send) {
+    this.send = send;
+    this.item = null;
+    this.el = h("section", { class: "approval", id: "approval", hidden: true, "aria-labelledby": "approval-title", role: "region" });
+  }
+
+  // Shows `item` (a pending approval from the transcript) or hides the panel.
+  show(item, canWrite) {
+    if (!item || !item.pending) {
+      this.item = null;
+      this.el.hidden = true;
+      clear(this.el);
+      return;
+    }
+    if (this.item === item && this.canWrite === canWrite) return;
+    const fresh = this.item !== item;
+    this.item = item;
+    this.canWrite = canWrite;
+    clear(this.el);
+    const message = h("textarea", { id: "deny-message", rows: 2, "aria-label": "Message to the model with a denial (optional)",
+                                     placeholder: "Why (sent to the model with a denial)" });
+    const disabled = !canWrite;
+    const button = (label, name, decision, callIds, cls) =>
+      h("button", { type: "button", class: cls, disabled, "aria-label": name,
+                    onclick: () => this.answer(decision, decision === "deny" ? message.value : "", callIds) }, label);
+    this.el.append(
+      h("h2", { id: "approval-title" }, `Approval needed for ${item.calls.length} ${item.calls.length === 1 ? "call" : "calls"}`),
+      disabled ? h("p", { class: "muted" }, "Only the client that is writing can answer.") : null,
+      h("ol", { class: "approval-calls" }, item.calls.map((c, i) => {
+        // Calls of one batch may share a tool name; the number tells them apart.
+        const name = item.calls.length > 1 ? `${c.name} (call ${i + 1} of ${item.calls.length})` : c.name;
+        return h("li", { dataset: { callId: c.callId }, class: "approval-call" },
+          h("h3", {}, h("code", {}, c.name), c.tool && c.tool !== c.name ? ` (${c.tool})` : ""),
+          c.reason ? h("p", { class: "reason" }, c.reason) : null,
+          h("pre", { class: "args", tabindex: 0, "aria-label": `Arguments of ${name}` }, formatArguments(c.arguments)),
+          h("div", { class: "row" },
+            button("Allow", `Allow ${name}`, "allow", [c.callId]),
+            button("Allow for this session", `Allow ${name} for this session`, "allow_session", [c.callId]),
+            button("Deny", `Deny ${name}`, "deny", [c.callId], "danger")));
+      })),
+      message,
+      h("div", { class: "row batch" },
+        button("Allow all", "Allow the whole batch", "allow", undefined, "primary"),
+        button("Allow all for this session", "Allow the whole batch for this session", "allow_session", undefined),
+        button("Deny all", "Deny the whole batch", "deny", undefined, "danger")),
+      this.error = h("p", { class: "error", role: "alert" }));
+    this.el.hidden = false;
+    if (fresh && canWrite) {
+      announce("Approval needed");
+      this.el.querySelector(".batch button")?.focus();
+    }
+  }
+
+  async answer(decision, message, callIds) {
+    const item = this.item;
+    if (!item) return;
+    try {
+      await this.send(item.requestId, decision, message, callIds);
+      for (const id of callIds ?? item.calls.map((c) => c.callId)) {
+        for (const b of this.el.querySelectorAll(`li[data-call-id="${CSS.escape(id)}"] button`)) b.disabled = true;
+      }
+    } catch (e) {
+      this.error.textContent = `Could not answer: ${e.message}`;
+    }
+  }
+
+  // The "a" shortcut: allow the whole batch.
+  allowAll() {
+    if (!this.item || !this.canWrite) return false;
+    this.answer("allow", "", undefined);
+    return true;
+  }
+}

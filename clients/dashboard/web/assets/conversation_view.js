@@ -1,0 +1,375 @@
+// One session: the transcript (newest page first, older pages loaded as the
+// reader scrolls up), live events over the session's WebSocket, the
+// approval prompt, the compose box, the footer and the Details panel.
+// Writing needs the session's writer lease: while another client holds it
+// the view is a follower (read-only) with a "Request to write" action.
+import { api } from "./api.js";
+import { h, clear, announce } from "./dom.js";
+import { formatContext, formatCount, int64 } from "./format.js";
+import { Transcript, pageItems } from "./transcript.js";
+import { InputHistory, completions, parseInput } from "./commands.js";
+import { LiveSession } from "./live.js";
+import { renderItem } from "./render_items.js";
+import { ApprovalView } from "./approval_view.js";
+import { DetailsView } from "./details_view.js";
+import { prefs, updatePrefs, showHelp } from "./app.js";
+
+const PAGE = 200;
+
+const bySeq = (a, b) => (int64(a.seq) ?? 0) - (int64(b.seq) ?? 0);
+
+export class ConversationView {
+  constructor(root, sessionId) {
+    this.sessionId = sessionId;
+    this.transcript = new Transcript();
+    this.elements = new Map();  // item key -> element
+    this.dirty = new Set();
+    this.lease = { state: "none", holder: "" };
+    this.history = new InputHistory(100, prefs().history);
+    this.olderCursor = "";
+    this.oldestSeq = 0;
+    this.hasOlder = false;
+    this.loadingOlder = false;
+
+    this.title = h("h1", { id: "conversation-title" }, "Session");
+    this.leaseBadge = h("span", { class: "lease", id: "lease-state", role: "status" });
+    this.requestButton = h("button", { type: "button", id: "request-write", hidden: true, onclick: () => this.requestWrite() }, "Request to write");
+    this.interruptButton = h("button", { type: "button", id: "interrupt", disabled: true, "aria-keyshortcuts": "Escape",
+                                         onclick: () => this.interrupt() }, "Interrupt");
+    this.detailsButton = h("button", { type: "button", id: "details-toggle", "aria-controls": "details", "aria-expanded": "false",
+                                       "aria-keyshortcuts": "d", onclick: () => this.toggleDetails() }, "Details");
+    this.banner = h("p", { class: "banner", id: "banner", role: "status", hidden: true });
+    this.sentinel = h("li", { class: "sentinel", id: "history-top", "aria-hidden": "true" });
+    this.list = h("ol", { class: "transcript", id: "transcript", "aria-label": "Conversation", "aria-live": "polite" }, this.sentinel);
+    this.scroller = h("div", { class: "scroller", id: "scroller", tabindex: 0, "aria-label": "Conversation history" }, this.list);
+    this.approval = new ApprovalView((requestId, decision, message, callIds) => this.live.send("approve", {
+      approval_id: requestId, decision, ...(message ? { message } : {}), ...(callIds ? { call_ids: callIds } : {}),
+    }));
+    this.input = h("textarea", { id: "compose", rows: 3, "aria-label": "Message (Enter sends, Shift+Enter adds a line, / for commands)",
+                                 placeholder: "Message, or / for commands", "aria-describedby": "compose-hint",
+                                 onkeydown: (e) => this.onComposeKey(e), oninput: () => this.showCompletions() });
+    this.hint = h("p", { id: "compose-hint", class: "hint", "aria-live": "polite" });
+    this.sendButton = h("button", { type: "submit", id: "send" }, "Send");
+    this.compose = h("form", { class: "compose", "aria-label": "Compose", onsubmit: (e) => { e.preventDefault(); this.submit(); } },
+      this.input, h("div", { class: "row" }, this.hint, this.sendButton));
+    this.footer = h("footer", { class: "status-footer", id: "status-footer", "aria-label": "Session status" });
+    this.details = new DetailsView(sessionId);
+    if (prefs().collapsed.details === false) this.details.el.hidden = false;
+
+    const conversation = h("section", { class: "conversation", "aria-labelledby": "conversation-title" },
+      h("div", { class: "conversation-head" }, this.title, this.leaseBadge, this.requestButton, this.interruptButton, this.detailsButton),
+      this.banner, this.scroller, this.approval.el, this.compose, this.footer);
+    root.append(h("div", { class: "conversation-layout" }, conversation, this.details.el));
+    this.syncDetailsButton();
+    this.start();
+  }
+
+  async start() {
+    try {
+      const { session } = await api.session(this.sessionId);
+      this.session = session;
+      this.title.textContent = session.title || "New session";
+      if (session.context) this.transcript.context = session.context;
+      const page = await api.history(this.sessionId, { limit: PAGE });
+      const events = (page.events ?? []).sort(bySeq);
+      for (const e of events) this.transcript.apply(e);
+      for (const item of this.transcript.items) this.place(item);
+      this.noteOlder(page, events);
+      this.scrollToBottom();
+      this.connect(Math.max(this.transcript.lastSeq, int64(session.lastSeq) ?? 0));
+      this.observeTop();
+      this.renderFooter();
+      this.details.refresh();
+      this.input.focus();
+    } catch (e) {
+      this.showBanner(`Could not open the session: ${e.message}`);
+    }
+  }
+
+  connect(afterSeq) {
+    this.live = new LiveSession(this.sessionId, afterSeq, {
+      event: (f) => this.onEvent(f.event),
+      lease: (f) => this.onLease(f),
+      handover_requested: (f) => this.onHandoverRequested(f),
+      disconnected: (f) => this.showBanner(`The daemon went away (${f.why}); reconnecting…`),
+      reconnected: () => this.showBanner(""),
+      closed: () => this.showBanner("The live connection to the dashboard server closed; reload the page to reconnect."),
+    });
+    // The lease frame sent on open says whether anyone writes; onLease takes
+    // the lease when nobody does.
+  }
+
+  destroy() {
+    this.destroyed = true;
+    this.observer?.disconnect();
+    this.live?.close();
+  }
+
+  // ---- transcript ----------------------------------------------------------
+
+  onEvent(event) {
+    if (!event) return;
+    const atBottom = this.atBottom();
+    for (const key of this.transcript.apply(event)) this.dirty.add(key);
+    if (event.assistantMessage || event.userMessage) {
+      if (!this.title.textContent || this.title.textContent === "New session") this.refreshTitle();
+    }
+    if (event.turnEnded || event.compactionEnded || event.contextCleared) {
+      this.details.refresh();
+      this.refreshTitle().then(() => this.renderFooter());
+    }
+    cancelAnimationFrame(this.frame);
+    this.frame = requestAnimationFrame(() => this.flush(atBottom));
+  }
+
+  // Renders what changed since the last frame (streamed deltas coalesce).
+  flush(stickToBottom) {
+    for (const key of this.dirty) {
+      const item = this.transcript.byKey.get(key);
+      if (item) this.place(item);
+    }
+    this.dirty.clear();
+    this.approval.show(this.transcript.pendingApproval(), this.lease.state === "holding");
+    this.renderFooter();
+    if (stickToBottom) this.scrollToBottom();
+  }
+
+  place(item) {
+    const el = renderItem(item);
+    const old = this.elements.get(item.key);
+    if (old) old.replaceWith(el);
+    else this.list.append(el);
+    this.elements.set(item.key, el);
+  }
+
+  async refreshTitle() {
+    try {
+      const { session } = await api.session(this.sessionId);
+      this.session = session;
+      this.title.textContent = session.title || "New session";
+    } catch {
+      // The title is cosmetic; the next event tries again.
+    }
+  }
+
+  atBottom() {
+    const s = this.scroller;
+    return s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+  }
+
+  scrollToBottom() {
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+
+  // ---- older pages ---------------------------------------------------------
+
+  noteOlder(page, events) {
+    if (events.length > 0) this.oldestSeq = int64(events[0].seq) ?? 0;
+    this.olderCursor = page.nextCursor ?? "";
+    this.hasOlder = events.length > 0 && ("nextCursor" in page ? !!page.nextCursor : this.oldestSeq > 1);
+    this.sentinel.dataset.more = this.hasOlder ? "yes" : "no";
+  }
+
+  observeTop() {
+    this.observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) this.loadOlder();
+    }, { root: this.scroller, rootMargin: "400px 0px 0px 0px" });
+    this.observer.observe(this.sentinel);
+  }
+
+  async loadOlder() {
+    if (!this.hasOlder || this.loadingOlder || this.destroyed) return;
+    this.loadingOlder = true;
+    try {
+      const page = await api.history(this.sessionId, { limit: PAGE, cursor: this.olderCursor });
+      const events = (page.events ?? []).filter((e) => (int64(e.seq) ?? 0) < this.oldestSeq).sort(bySeq);
+      const before = this.scroller.scrollHeight;
+      const fragment = document.createDocumentFragment();
+      for (const item of pageItems(events)) {
+        const el = renderItem(item);
+        this.elements.set(`older-${item.key}`, el);
+        fragment.append(el);
+      }
+      this.sentinel.after(fragment);
+      this.scroller.scrollTop += this.scroller.scrollHeight - before;
+      this.noteOlder(page, events);
+      this.list.dataset.pages = String((int64(this.list.dataset.pages) ?? 1) + 1);
+    } catch (e) {
+      this.showBanner(`Could not load older history: ${e.message}`);
+    } finally {
+      this.loadingOlder = false;
+    }
+    // Still in view (a short page): keep going.
+    const top = this.sentinel.getBoundingClientRect().bottom - this.scroller.getBoundingClientRect().top;
+    if (this.hasOlder && top > -400) this.loadOlder();
+  }
+
+  // ---- lease ---------------------------------------------------------------
+
+  onLease(frame) {
+    this.lease = { state: frame.state, holder: frame.holder ?? "" };
+    const writing = frame.state === "holding";
+    this.leaseBadge.textContent = {
+      holding: "Writing",
+      waiting: `Waiting for ${frame.holder || "the writer"} to hand over`,
+      follower: `Following: ${frame.holder || "another client"} is writing`,
+      none: "Nobody is writing",
+    }[frame.state] ?? frame.state;
+    this.leaseBadge.dataset.state = frame.state;
+    this.requestButton.hidden = writing || frame.state === "waiting";
+    this.input.disabled = !writing;
+    this.sendButton.disabled = !writing;
+    this.input.placeholder = writing ? "Message, or / for commands" : "Read-only while another client writes; Request to write first";
+    // Nobody writes: take the lease (one request at a time).
+    if (frame.state === "none" && !this.acquiring) {
+      this.acquiring = true;
+      // Refused when another client got there first; its lease frame follows.
+      this.live.send("acquire_lease").catch(() => {}).finally(() => { this.acquiring = false; });
+    }
+    this.approval.show(this.transcript.pendingApproval(), writing);
+    this.renderFooter();
+  }
+
+  async requestWrite() {
+    try {
+      await this.live.send("acquire_lease", { request_handover: true });
+    } catch (e) {
+      this.showBanner(`Could not request to write: ${e.message}`);
+    }
+  }
+
+  onHandoverRequested(frame) {
+    this.showBanner("");
+    const keep = h("button", { type: "button", id: "decline-handover", onclick: () => { this.live.send("decline_handover"); this.showBanner(""); } }, "Keep writing");
+    const give = h("button", { type: "button", id: "hand-over", onclick: () => { this.live.send("release_lease"); this.showBanner(""); } }, "Hand over");
+    this.banner.append(`${frame.by || "Another client"} asks to write. `, give, " ", keep);
+    this.banner.hidden = false;
+    give.focus();
+  }
+
+  showBanner(text) {
+    clear(this.banner);
+    this.banner.textContent = text;
+    this.banner.hidden = !text;
+  }
+
+  // ---- commands ------------------------------------------------------------
+
+  async submit() {
+    const raw = this.input.value;
+    const parsed = parseInput(raw);
+    if (parsed.kind === "empty") return;
+    if (parsed.kind === "error") {
+      this.hint.textContent = parsed.message;
+      return;
+    }
+    this.history.push(raw);
+    updatePrefs({ history: this.history.entries });
+    this.input.value = "";
+    this.hint.textContent = "";
+    try {
+      if (parsed.kind === "prompt") {
+        await this.live.send("prompt", { text: parsed.text });
+      } else if (parsed.name === "help") {
+        showHelp();
+      } else if (parsed.name === "compact") {
+        await this.live.send("compact");
+      } else if (parsed.name === "clear") {
+        await this.live.send("clear");
+      } else if (parsed.name === "agent") {
+        await this.live.send("set_agent", { agent: parsed.arg });
+        announce(`Agent set to ${parsed.arg}`);
+        this.refreshTitle().then(() => this.renderFooter());
+      } else if (parsed.name === "model") {
+        await this.live.send("set_model", { model: parsed.arg });
+        announce(`Model set to ${parsed.arg}`);
+        this.refreshTitle().then(() => this.renderFooter());
+      }
+    } catch (e) {
+      this.hint.textContent = e.message ?? String(e);
+      if (parsed.kind === "prompt" && !this.input.value) this.input.value = raw;
+    }
+  }
+
+  async interrupt() {
+    try {
+      await this.live.send("interrupt");
+    } catch (e) {
+      this.showBanner(`Could not interrupt: ${e.message}`);
+    }
+  }
+
+  onComposeKey(e) {
+    const box = this.input;
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.submit();
+    } else if (e.key === "Escape" && this.transcript.turnRunning) {
+      e.preventDefault();
+      this.interrupt();
+    } else if (e.key === "ArrowUp" && box.selectionStart === 0 && box.selectionEnd === 0) {
+      e.preventDefault();
+      box.value = this.history.previous(box.value);
+    } else if (e.key === "ArrowDown" && box.selectionStart === box.value.length) {
+      e.preventDefault();
+      box.value = this.history.next(box.value);
+    } else if (e.key === "Tab" && completions(box.value).length === 1) {
+      e.preventDefault();
+      const [c] = completions(box.value);
+      box.value = `/${c.name}${c.usage.includes(" ") ? " " : ""}`;
+      this.showCompletions();
+    }
+  }
+
+  showCompletions() {
+    const matches = completions(this.input.value);
+    this.hint.textContent = matches.map((c) => `${c.usage} — ${c.help}`).join("   ");
+  }
+
+  // ---- footer and details --------------------------------------------------
+
+  renderFooter() {
+    const s = this.session ?? {};
+    const t = this.transcript;
+    const parts = [
+      h("span", { class: "agent" }, s.agent || "raw"),
+      s.model ? h("span", {}, s.model) : null,
+      h("span", { id: "turn-state" }, t.turnRunning ? "running" : "idle"),
+    ];
+    if (t.context) parts.push(h("span", { id: "context-estimate", title: "An estimate, not a tokenizer count" }, `context ${formatContext(t.context)}`));
+    if (s.usage && int64(s.requests)) {
+      parts.push(h("span", {}, `in ${formatCount(s.usage.inputTokens)} out ${formatCount(s.usage.outputTokens)}`));
+    }
+    clear(this.footer).append(...parts.filter(Boolean).flatMap((p, i) => (i ? [" · ", p] : [p])));
+    this.interruptButton.disabled = !t.turnRunning || this.lease.state !== "holding";
+  }
+
+  toggleDetails() {
+    this.details.el.hidden = !this.details.el.hidden;
+    updatePrefs({ collapsed: { ...prefs().collapsed, details: this.details.el.hidden } });
+    this.syncDetailsButton();
+    this.details.refresh();
+    if (!this.details.el.hidden) this.details.el.querySelector("h2")?.setAttribute("tabindex", "-1");
+  }
+
+  syncDetailsButton() {
+    this.detailsButton.setAttribute("aria-expanded", String(!this.details.el.hidden));
+  }
+
+  onKey(e) {
+    if (e.key === "i") {
+      this.input.focus();
+      return true;
+    }
+    if (e.key === "d") {
+      this.toggleDetails();
+      return true;
+    }
+    if (e.key === "a") return this.approval.allowAll();
+    if (e.key === "Escape" && this.transcript.turnRunning) {
+      this.interrupt();
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,119 @@
+// DOM for each transcript item (transcript.js). Model, tool and file text is
+// either set as text or rendered as Markdown through markdown.js and then
+// DOMPurify; never assigned as HTML otherwise.
+import { h, append } from "./dom.js";
+import { diffLines, formatArguments, isUnifiedDiff } from "./transcript.js";
+import { toolStatusWord } from "./format.js";
+import { createMarkdown, renderMarkdown } from "./markdown.js";
+
+let md = null;
+function markdown() {
+  md ??= createMarkdown(window.markdownit, window.hljs);
+  return md;
+}
+
+function sanitize(html) {
+  // DOMPurify strips anything but plain formatting; markdown-it already
+  // escaped raw HTML, so this is a second line of defence.
+  return window.DOMPurify
+    ? window.DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "img", "form", "input"], FORBID_ATTR: ["style"] })
+    : html;
+}
+
+export function markdownInto(el, text) {
+  el.innerHTML = renderMarkdown(markdown(), text, sanitize);
+  return el;
+}
+
+const REASONS = {
+  TURN_END_REASON_COMPLETED: "Turn completed",
+  TURN_END_REASON_MAX_STEPS: "Turn stopped at the agent's step limit",
+  TURN_END_REASON_CANCELLED: "Turn interrupted",
+  TURN_END_REASON_ERROR: "Turn failed",
+};
+
+function collapsible(summary, body, open = false) {
+  return h("details", { open }, h("summary", {}, summary), body);
+}
+
+function toolCall(call) {
+  const status = call.state === "done" ? toolStatusWord(call.status) : call.state;
+  const card = h("article", { class: `tool-card status-${status}`, dataset: { callId: call.callId }, "aria-label": `Tool ${call.name}: ${status}` },
+    h("header", {}, h("span", { class: "tool-name" }, call.name || call.tool),
+      call.tool && call.tool !== call.name ? h("span", { class: "muted" }, ` (${call.tool})`) : null,
+      h("span", { class: "tool-status" }, status),
+      call.durationMs !== undefined ? h("span", { class: "muted" }, ` ${call.durationMs} ms`) : null));
+  if (call.arguments) card.append(collapsible("Arguments", h("pre", { class: "args" }, formatArguments(call.arguments)), call.state !== "done"));
+  if (call.progress) {
+    const p = call.progress;
+    card.append(h("p", { class: "progress" }, p.total ? `${p.progress} of ${p.total}` : String(p.progress), p.message ? ` — ${p.message}` : ""));
+  }
+  if (call.state === "done") {
+    const text = call.display || call.content;
+    if (isUnifiedDiff(text)) {
+      card.append(collapsible("Changes", h("pre", { class: "diff" },
+        diffLines(text).map(({ role, line }) => h("span", { class: `diff-${role}` }, line, "\n"))), true));
+    } else if (text) {
+      card.append(collapsible("Result", h("pre", { class: "result" }, text), call.status !== "TOOL_RESULT_STATUS_OK"));
+    }
+  }
+  return card;
+}
+
+function approvalSummary(item) {
+  const decisions = new Map((item.answers ?? []).map((a) => [a.callId, a]));
+  return h("div", { class: "approval-record" },
+    h("p", {}, item.pending ? "Waiting for approval" : `Approval ${item.resolution === "APPROVAL_RESOLUTION_TIMED_OUT" ? "timed out" : "answered"}`),
+    h("ul", {}, item.calls.map((c) => {
+      const a = decisions.get(c.callId);
+      const word = a ? { APPROVAL_DECISION_ALLOW_ONCE: "allowed", APPROVAL_DECISION_ALLOW_SESSION: "allowed for this session", APPROVAL_DECISION_DENY: "denied" }[a.decision] ?? "answered" : "";
+      return h("li", {}, h("code", {}, c.name), word ? ` — ${word}` : "", a?.message ? `: ${a.message}` : "");
+    })));
+}
+
+// A fresh element for `item`.
+export function renderItem(item) {
+  const el = h("li", { class: `item item-${item.kind}`, dataset: { key: item.key, seq: item.seq } });
+  switch (item.kind) {
+    case "user":
+      append(el, [h("h3", { class: "visually-hidden" }, "You"), h("div", { class: "bubble user-text" }, item.text)]);
+      break;
+    case "assistant": {
+      if (item.reasoning) el.append(collapsible("Reasoning", h("div", { class: "reasoning" }, item.reasoning)));
+      const body = markdownInto(h("div", { class: "markdown" }), item.text);
+      if (item.streaming) {
+        el.classList.add("streaming");
+        el.setAttribute("aria-busy", "true");
+      }
+      el.append(body);
+      if (item.interrupted) el.append(h("p", { class: "muted" }, "(interrupted)"));
+      break;
+    }
+    case "tools":
+      el.append(...item.calls.map(toolCall));
+      break;
+    case "approval":
+      el.append(approvalSummary(item));
+      break;
+    case "notice":
+      el.classList.add(`level-${String(item.level).replace("NOTICE_LEVEL_", "").toLowerCase()}`);
+      el.append(h("p", {}, item.text));
+      break;
+    case "turn_end":
+      el.append(h("p", { class: "turn-end" }, REASONS[item.reason] ?? "Turn ended", item.message ? `: ${item.message}` : ""));
+      break;
+    case "compaction":
+      el.classList.add(`compaction-${item.phase}`);
+      el.append(h("p", { role: "status" }, item.text));
+      if (item.phase === "running" && item.chunks) {
+        el.append(h("progress", { max: item.chunks, value: item.chunk, "aria-label": "Compaction progress" }));
+      }
+      break;
+    case "cleared":
+      el.append(h("p", {}, "Context cleared; the history above stays visible but the model no longer sees it."));
+      break;
+    default:
+      break;
+  }
+  return el;
+}

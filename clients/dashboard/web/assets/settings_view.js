@@ -1,0 +1,42 @@
+// Settings: this browser's preferences (theme, font size; kept in
+// localStorage, never in Raw's config), the config check result, and the
+// Plugins section (plugins.js).
+import { api } from "./api.js";
+import { h } from "./dom.js";
+import { prefs, updatePrefs } from "./app.js";
+import { PLUGIN_NAMESPACES, renderPluginCard } from "./plugins.js";
+
+export class SettingsView {
+  constructor(root) {
+    const p = prefs();
+    const theme = h("select", { id: "pref-theme", onchange: (e) => updatePrefs({ theme: e.target.value }) },
+      ["system", "light", "dark"].map((t) => h("option", { value: t, selected: p.theme === t }, t === "system" ? "Follow the system" : t)));
+    const font = h("input", { id: "pref-font", type: "number", min: 10, max: 28, value: p.fontSize,
+                              onchange: (e) => updatePrefs({ fontSize: Number(e.target.value) }) });
+    this.config = h("div", { id: "config-check" }, h("p", { class: "muted" }, "Checking…"));
+    root.append(h("section", { class: "settings", "aria-labelledby": "settings-title" },
+      h("h1", { id: "settings-title" }, "Settings"),
+      h("section", { class: "card", "aria-labelledby": "prefs-title" },
+        h("h2", { id: "prefs-title" }, "This browser"),
+        h("p", { class: "muted" }, "Kept in this browser only, never in Raw's config file."),
+        h("label", { for: "pref-theme" }, "Theme"), theme,
+        h("label", { for: "pref-font" }, "Font size (px)"), font),
+      h("section", { class: "card", "aria-labelledby": "config-title" }, h("h2", { id: "config-title" }, "Configuration"), this.config),
+      h("section", { class: "plugins", id: "plugins", "aria-labelledby": "plugins-title" },
+        h("h2", { id: "plugins-title" }, "Plugins"),
+        PLUGIN_NAMESPACES.map(renderPluginCard))));
+    this.checkConfig();
+  }
+
+  async checkConfig() {
+    this.config.textContent = "";
+    try {
+      const r = await api.configCheck();
+      const errors = r.errors ?? [];
+      this.config.append(h("p", {}, `${r.path}: ${errors.length === 0 ? "valid" : `${errors.length} problems`}`));
+      if (errors.length) this.config.append(h("ul", { class: "error" }, errors.map((e) => h("li", {}, e))));
+    } catch (e) {
+      this.config.append(h("p", { class: "error" }, `Could not check the config: ${e.message}`));
+    }
+  }
+}

@@ -1,0 +1,247 @@
+// Drives the dashboard in Debian's chromium (headless, through
+// playwright-core) for one scenario of tests/e2e/dashboard. Environment:
+// DASHBOARD_URL (the URL raw-dashboard printed, with its token), WORKDIR,
+// SCREENSHOT_DIR, and per scenario SESSION, ITEMS, LONG_ARG.
+//
+// Output, one JSON object per line: {"step": NAME} when the test must act
+// (the driver then waits for a line on stdin), and finally {"done": true,
+// ...what it saw}. Any failure exits 1 with the reason on stderr. Nothing
+// waits on time: every wait is for a DOM state.
+import { createInterface } from "node:readline";
+import { chromium } from "playwright-core";
+
+const env = process.env;
+const TIMEOUT = 60000;  // bounds a failing wait only
+const stdin = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+
+function fail(message) {
+  process.stderr.write(`driver: ${message}\n`);
+  process.exit(1);
+}
+
+async function step(name) {
+  process.stdout.write(`${JSON.stringify({ step: name })}\n`);
+  const { done } = await stdin.next();
+  if (done) fail(`stdin closed at step ${name}`);
+}
+
+async function open() {
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
+  const errors = [];
+  const foreign = [];
+  // Loopback only: anything else is refused and reported.
+  await context.route("**/*", (route) => {
+    const host = new URL(route.request().url()).hostname;
+    if (host === "127.0.0.1" || host === "localhost") return route.continue();
+    foreign.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(env.DASHBOARD_URL);
+  await page.waitForFunction(() => {
+    const s = document.getElementById("sessions-status");
+    return s && s.textContent !== "" && s.textContent !== "Loading…";
+  });
+  const finish = async (result) => {
+    await browser.close();
+    if (errors.length) fail(`page errors: ${errors.join("; ")}`);
+    if (foreign.length) fail(`requests off the loopback: ${foreign.join(", ")}`);
+    process.stdout.write(`${JSON.stringify({ done: true, ...result })}\n`);
+    process.exit(0);
+  };
+  return { page, finish };
+}
+
+async function shot(page, name) {
+  if (env.SCREENSHOT_DIR) await page.screenshot({ path: `${env.SCREENSHOT_DIR}/dashboard-${name}.png` });
+}
+
+async function createSession(page, agent) {
+  await page.selectOption("#new-agent", agent);
+  await page.fill("#new-directory", env.WORKDIR);
+  await page.click("#new-session-submit");
+  await page.waitForSelector('#lease-state[data-state="holding"]');
+}
+
+async function openSession(page, id) {
+  await page.evaluate((sid) => { location.hash = `#/s/${encodeURIComponent(sid)}`; }, id);
+}
+
+async function send(page, text) {
+  await page.fill("#compose", text);
+  await page.press("#compose", "Enter");
+}
+
+async function turnEnds(page, n) {
+  await page.waitForFunction((count) => document.querySelectorAll("#transcript .item-turn_end").length >= count, n);
+}
+
+const text = (page, selector) => page.$eval(selector, (el) => el.textContent);
+
+const scenarios = {
+  async stream() {
+    const { page, finish } = await open();
+    const hashAfterLogin = await page.evaluate(() => location.hash);
+    const listed = await text(page, "#session-list .session .title");
+    await shot(page, "sessions");
+    await createSession(page, "coder");
+    await send(page, "show me a table");
+    await page.waitForSelector("#transcript .item-assistant table");
+    await turnEnds(page, 1);
+    await page.waitForSelector("#context-estimate");
+    const tableCells = (await text(page, "#transcript .item-assistant table")).replace(/\s+/g, "");
+    const code = await text(page, "#transcript .item-assistant pre code");
+    const highlighted = (await page.$$("#transcript .item-assistant pre code span[class^=hljs-]")).length > 0;
+    const footer = await text(page, "#status-footer");
+    await shot(page, "conversation");
+    await finish({ hashAfterLogin, listed, tableCells, code, highlighted, footer });
+  },
+
+  async approve() {
+    const { page, finish } = await open();
+    await createSession(page, "asker");
+    await send(page, "run two commands");
+    await page.waitForSelector("#approval:not([hidden]) .approval-call");
+    const approvalCalls = (await page.$$("#approval .approval-call")).length;
+    const args = await page.$$eval("#approval .approval-call pre.args", (els) => els.map((e) => e.textContent));
+    const fullArgumentShown = args.some((a) => a.includes(env.LONG_ARG));
+    await shot(page, "approval");
+    await page.click('#approval button[aria-label="Allow the whole batch"]');
+    await page.waitForFunction(() => document.getElementById("transcript").textContent.includes("Both ran."));
+    await turnEnds(page, 1);
+    const okCards = (await page.$$("#transcript .tool-card.status-ok")).length;
+    await send(page, "run a third");
+    await page.waitForSelector("#approval:not([hidden]) .approval-call");
+    await page.fill("#deny-message", "not now, thanks");
+    await page.click('#approval button[aria-label="Deny bash"]');
+    await page.waitForFunction(() => document.getElementById("transcript").textContent.includes("Understood, not running it."));
+    await turnEnds(page, 2);
+    await finish({ approvalCalls, fullArgumentShown, okCards });
+  },
+
+  async interrupt() {
+    const { page, finish } = await open();
+    await createSession(page, "coder");
+    await send(page, "tell me a story");
+    await page.waitForFunction(() => [...document.querySelectorAll("#transcript .item-assistant .markdown")]
+      .some((el) => el.textContent.includes("partial words")));
+    await page.waitForSelector("#interrupt:not([disabled])");
+    await page.click("#interrupt");
+    await turnEnds(page, 1);
+    await finish({
+      turnEnd: await text(page, "#transcript .item-turn_end"),
+      text: await text(page, "#transcript"),
+    });
+  },
+
+  async compact() {
+    const { page, finish } = await open();
+    await createSession(page, "coder");
+    await send(page, "first question");
+    await turnEnds(page, 1);
+    await send(page, "second question");
+    await turnEnds(page, 2);
+    // Every text a compaction item shows, as it shows it.
+    await page.evaluate(() => {
+      window.__compaction = [];
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll("#transcript .item-compaction")) {
+          if (!window.__compaction.includes(el.textContent)) window.__compaction.push(el.textContent);
+        }
+      }).observe(document.getElementById("transcript"), { childList: true, subtree: true, characterData: true });
+    });
+    await send(page, "/compact");
+    await page.waitForSelector("#transcript .item-compaction.compaction-ended");
+    await shot(page, "compaction");
+    await finish({
+      progress: (await page.evaluate(() => window.__compaction)).join(" | "),
+      ended: await text(page, "#transcript .item-compaction.compaction-ended"),
+    });
+  },
+
+  async details() {
+    const { page, finish } = await open();
+    await createSession(page, "coder");
+    await send(page, "one");
+    await turnEnds(page, 1);
+    await send(page, "two");
+    await turnEnds(page, 2);
+    await page.click("#details-toggle");
+    const cell = '#usage-table tr[data-field="cacheReadTokens"] .coverage';
+    await page.waitForFunction((sel) => /of 2 requests/.test(document.querySelector(sel)?.textContent ?? ""), cell);
+    await shot(page, "details");
+    await finish({
+      cacheReads: await text(page, cell),
+      inputTokens: await text(page, '#usage-table tr[data-field="inputTokens"] .coverage'),
+      ratio: await text(page, "#cache-ratio"),
+    });
+  },
+
+  async history() {
+    const { page, finish } = await open();
+    const started = Date.now();
+    await openSession(page, env.SESSION);
+    await page.waitForSelector("#transcript li.item");
+    const firstScreenMs = Date.now() - started;
+    const pageMs = [];
+    while (!(await page.$('#transcript li.item[data-seq="1"]'))) {
+      const pages = Number(await page.$eval("#transcript", (el) => el.dataset.pages ?? "1"));
+      const t0 = Date.now();
+      await page.$eval("#scroller", (el) => { el.scrollTop = 0; });
+      await page.waitForFunction((n) => Number(document.getElementById("transcript").dataset.pages ?? "1") > n
+        || document.querySelector('#transcript li.item[data-seq="1"]'), pages);
+      pageMs.push(Date.now() - t0);
+    }
+    await page.$eval("#scroller", (el) => { el.scrollTop = 0; });
+    await shot(page, "history");
+    await finish({
+      firstText: await text(page, '#transcript li.item[data-seq="1"]'),
+      items: (await page.$$("#transcript li.item")).length,
+      pages: Number(await page.$eval("#transcript", (el) => el.dataset.pages ?? "1")),
+      firstScreenMs,
+      pageMs,
+    });
+  },
+
+  async follow() {
+    const { page, finish } = await open();
+    await openSession(page, env.SESSION);
+    await page.waitForSelector('#lease-state[data-state="follower"]');
+    await page.waitForFunction(() => document.getElementById("transcript").textContent.includes("run from the terminal"));
+    const followerBadge = await text(page, "#lease-state");
+    const composeDisabledWhileFollowing = await page.$eval("#compose", (el) => el.disabled);
+    await shot(page, "follower");
+    await page.click("#request-write");
+    await step("requested");
+    await page.waitForFunction(() => [...document.querySelectorAll("#transcript .item-assistant .markdown")]
+      .some((el) => el.textContent.includes("Run answer.")));
+    await page.waitForSelector('#lease-state[data-state="holding"]');
+    await finish({
+      followerBadge,
+      composeDisabledWhileFollowing,
+      liveAnswer: (await text(page, "#transcript .item-assistant .markdown")).trim(),
+      finalLease: await page.$eval("#lease-state", (el) => el.dataset.state),
+    });
+  },
+
+  async xss() {
+    const { page, finish } = await open();
+    await createSession(page, "coder");
+    await send(page, "show some html");
+    await turnEnds(page, 1);
+    await finish({
+      text: await text(page, "#transcript .item-assistant .markdown"),
+      images: (await page.$$("#transcript img")).length,
+      scripts: (await page.$$("#transcript script")).length,
+      javascriptLinks: (await page.$$('#transcript a[href^="javascript:" i]')).length,
+      pwned: await page.evaluate(() => window.__pwned ?? "unset"),
+    });
+  },
+};
+
+const scenario = scenarios[process.argv[2]];
+if (!scenario) fail(`unknown scenario ${process.argv[2]} (one of ${Object.keys(scenarios).join(", ")})`);
+scenario().catch((e) => fail(e.stack ?? String(e)));

@@ -1,0 +1,89 @@
+// The transcript model the conversation view renders from events.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { Transcript, diffLines, formatArguments, isUnifiedDiff, pageItems } from "../../clients/dashboard/web/assets/transcript.js";
+
+const ev = (seq, payload) => ({ seq: String(seq), turnId: "t1", ...payload });
+
+test("streamed deltas build one assistant item that the final message settles", () => {
+  const t = new Transcript();
+  t.apply(ev(1, { turnStarted: { userText: "hi" } }));
+  t.apply(ev(2, { userMessage: { text: "hi" } }));
+  const k1 = t.apply(ev(3, { textDelta: { text: "Hel" } }));
+  const k2 = t.apply(ev(4, { textDelta: { text: "lo" } }));
+  assert.deepEqual(k1, k2);
+  const item = t.byKey.get(k1[0]);
+  assert.equal(item.text, "Hello");
+  assert.equal(item.streaming, true);
+  t.apply(ev(5, { reasoningDelta: { text: "think" } }));
+  t.apply(ev(6, { assistantMessage: { text: "Hello!", reasoning: "think" } }));
+  assert.equal(item.text, "Hello!");
+  assert.equal(item.streaming, false);
+  assert.equal(t.items.filter((i) => i.kind === "assistant").length, 1);
+  assert.equal(t.turnRunning, true);
+  t.apply(ev(7, { turnEnded: { reason: "TURN_END_REASON_COMPLETED" } }));
+  assert.equal(t.turnRunning, false);
+  assert.equal(t.lastSeq, 7);
+});
+
+test("a stream reset empties the streaming text", () => {
+  const t = new Transcript();
+  const [key] = t.apply(ev(1, { textDelta: { text: "partial" } }));
+  t.apply(ev(2, { streamReset: { reason: "retry" } }));
+  assert.equal(t.byKey.get(key).text, "");
+});
+
+test("tool calls, their start and their results land on one card", () => {
+  const t = new Transcript();
+  t.apply(ev(1, { toolCallBatch: { calls: [{ callId: "a", name: "bash", tool: "builtin/bash", arguments: '{"command":"ls"}' },
+                                          { callId: "b", name: "read", tool: "builtin/read", arguments: "{}" }] } }));
+  t.apply(ev(2, { toolStarted: { callId: "a" } }));
+  const card = t.items[0];
+  assert.equal(card.calls[0].state, "running");
+  t.apply(ev(3, { toolResult: { callId: "a", status: "TOOL_RESULT_STATUS_OK", content: "x", durationMs: "12" } }));
+  t.apply(ev(4, { toolResult: { callId: "b", status: "TOOL_RESULT_STATUS_DENIED", content: "no" } }));
+  assert.equal(t.items.length, 1);
+  assert.equal(card.calls[0].status, "TOOL_RESULT_STATUS_OK");
+  assert.equal(card.calls[0].durationMs, 12);
+  assert.equal(card.calls[1].status, "TOOL_RESULT_STATUS_DENIED");
+});
+
+test("approvals are pending until resolved or the turn ends", () => {
+  const t = new Transcript();
+  t.apply(ev(1, { approvalRequested: { requestId: "r1", calls: [{ callId: "a", name: "bash", arguments: "{}" }] } }));
+  assert.equal(t.pendingApproval().requestId, "r1");
+  t.apply(ev(2, { approvalResolved: { requestId: "r1", answers: [{ callId: "a", decision: "APPROVAL_DECISION_DENY", message: "no" }] } }));
+  assert.equal(t.pendingApproval(), null);
+  t.apply(ev(3, { approvalRequested: { requestId: "r2", calls: [] } }));
+  t.apply(ev(4, { turnEnded: { reason: "TURN_END_REASON_CANCELLED" } }));
+  assert.equal(t.pendingApproval(), null);
+});
+
+test("compaction progress updates one item", () => {
+  const t = new Transcript();
+  t.apply(ev(1, { compactionStarted: { trigger: "COMPACTION_TRIGGER_MANUAL", tokensBefore: "5000", chunks: 2 } }));
+  t.apply(ev(2, { compactionProgress: { chunk: 1, chunks: 2 } }));
+  assert.equal(t.items[0].text, "compacting: summary 1 of 2");
+  t.apply(ev(3, { compactionEnded: { outcome: "COMPACTION_OUTCOME_ACCEPTED", tokensBefore: "5000", tokensAfter: "800" } }));
+  assert.equal(t.items.length, 1);
+  assert.equal(t.items[0].phase, "ended");
+  assert.equal(t.items[0].text, "context compacted: ~5.0k → ~800 tokens");
+  t.apply(ev(4, { contextEstimate: { tokens: "800" } }));
+  assert.equal(t.context.tokens, "800");
+});
+
+test("an older page reads on its own, a result without its call gets a card", () => {
+  const items = pageItems([ev(10, { textDelta: { text: "cut" } }), ev(11, { toolResult: { callId: "z", name: "bash", content: "out" } })]);
+  assert.equal(items[0].streaming, false);
+  assert.equal(items[1].calls[0].content, "out");
+});
+
+test("arguments print in full and diffs are recognized", () => {
+  const long = "x".repeat(5000);
+  assert.ok(formatArguments(JSON.stringify({ text: long })).includes(long));
+  assert.equal(formatArguments("not json"), "not json");
+  const diff = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n same";
+  assert.ok(isUnifiedDiff(diff));
+  assert.ok(!isUnifiedDiff("plain output"));
+  assert.deepEqual(diffLines(diff).map((l) => l.role), ["file", "file", "hunk", "del", "add", "context"]);
+});

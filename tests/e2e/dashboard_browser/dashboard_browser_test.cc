@@ -1,0 +1,208 @@
+// The dashboard in a real browser: Debian's chromium (headless, driven by
+// playwright-core from tests/dashboard/browser_driver.mjs) against a real
+// raw-dashboard and a real rawd with the fake provider. Each test runs one
+// driver scenario and checks what the browser saw and what reached the
+// model. Screenshots go to docs/images/dashboard-*.png.
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "daemon/events/session_event.h"
+#include "daemon/store/database_files.h"
+#include "daemon/store/session_store.h"
+#include "gmock/gmock.h"
+#include "tests/e2e/dashboard_browser/browser_fixture.h"
+
+namespace raw::e2e {
+namespace {
+
+namespace chat = testing::chat;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr int kSeededItems = 10000;
+
+// Writes a session of `items` display items (a user message and an answer
+// per turn, numbered from 1) into rawd's database before it starts: the
+// store the daemon reads, filled in a few transactions instead of thousands
+// of model turns.
+std::string SeedHistory(const TestDaemon& daemon, int items) {
+  const std::string id = "sess_seededhistory0001";
+  std::filesystem::create_directories(daemon.state_dir());
+  auto opened = store::SessionStore::Open(absl::StrCat(daemon.state_dir(), "/", store::DatabaseFileName()));
+  EXPECT_TRUE(opened.ok()) << opened.status();
+  if (!opened.ok()) return "";
+  // Recent, so that session expiry leaves it alone.
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  store::SessionRecord record;
+  record.id = id;
+  record.agent = "coder";
+  record.cwd = daemon.workdir();
+  record.created_at_unix_ms = now_ms;
+  record.last_activity_unix_ms = now_ms;
+  EXPECT_TRUE((*opened)->CreateSession(record).ok());
+  store::CommitBatch batch;
+  batch.title = "Seeded history";
+  for (int i = 1; i <= items; ++i) {
+    events::SessionEvent e;
+    e.session_id = id;
+    e.seq = static_cast<uint64_t>(i);
+    e.turn_id = absl::StrCat("turn_", (i + 1) / 2);
+    e.time_unix_ms = now_ms;
+    if (i % 2 == 1) e.payload = events::UserMessage{absl::StrCat("question number ", i)};
+    else e.payload = events::AssistantMessage{absl::StrCat("answer number ", i), "", 1};
+    batch.events.push_back(std::move(e));
+  }
+  absl::Status s = (*opened)->Commit(id, batch);
+  EXPECT_TRUE(s.ok()) << s;
+  return id;
+}
+
+TEST_F(DashboardBrowserTest, OpensWithTheTokenListsStartsAndStreamsMarkdown) {
+  SeedHistory(*daemon_, 20);
+  StartAll();
+  if (IsSkipped()) return;
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("Here is a table:\n\n| name | size |\n"),
+                              chat::TextChunk("|---|---|\n| a.txt | 3 |\n\nAnd code:\n\n```cpp\n"),
+                              chat::TextChunk("int main() { return 0; }\n```\n"), chat::FinishChunk("stop"),
+                              chat::UsageChunk(120, 30), chat::Done()}));
+  Json r = Drive("stream");
+  EXPECT_EQ(r.value("listed", ""), "Seeded history");
+  EXPECT_EQ(r.value("hashAfterLogin", ""), "#/");
+  EXPECT_EQ(r.value("tableCells", ""), "namesizea.txt3");
+  EXPECT_THAT(r.value("code", ""), HasSubstr("int main()"));
+  EXPECT_TRUE(r.value("highlighted", false));
+  EXPECT_THAT(r.value("footer", ""), HasSubstr("context ~"));
+  EXPECT_THAT(r.value("footer", ""), HasSubstr("%)"));
+  ASSERT_EQ(fake_.requests().size(), 1u);
+  EXPECT_THAT(fake_.requests()[0].body, HasSubstr("show me a table"));
+}
+
+TEST_F(DashboardBrowserTest, ApprovesABatchAndDeniesWithAMessage) {
+  StartAll();
+  if (IsSkipped()) return;
+  std::string long_arg(400, 'q');
+  fake_.Enqueue(chat::ToolCallsAnswer({{"call_a", "bash", R"({"command":"echo one"})"},
+                                        {"call_b", "bash", absl::StrCat(R"({"command":"echo )", long_arg, R"("})")}}));
+  fake_.Enqueue(chat::TextAnswer("Both ran."));
+  fake_.Enqueue(chat::ToolCallsAnswer({{"call_c", "bash", R"({"command":"echo three"})"}}));
+  fake_.Enqueue(chat::TextAnswer("Understood, not running it."));
+  Json r = Drive("approve", {{"LONG_ARG", long_arg}});
+  EXPECT_EQ(r.value("approvalCalls", 0), 2);
+  EXPECT_TRUE(r.value("fullArgumentShown", false));
+  EXPECT_EQ(r.value("okCards", 0), 2);
+  ASSERT_EQ(fake_.requests().size(), 4u);
+  // The allowed commands ran; the denied one did not, and the model got the message.
+  EXPECT_THAT(fake_.requests()[1].body, HasSubstr("one\\n"));
+  EXPECT_THAT(fake_.requests()[3].body, HasSubstr("not now, thanks"));
+  EXPECT_THAT(fake_.requests()[3].body, Not(HasSubstr("three\\n")));
+}
+
+TEST_F(DashboardBrowserTest, InterruptsAStreamingAnswer) {
+  StartAll();
+  if (IsSkipped()) return;
+  testing::ScriptedResponse parked = chat::Stream({chat::RoleChunk(), chat::TextChunk("partial words "),
+                                                   chat::TextChunk("never sent"), chat::FinishChunk("stop"), chat::Done()});
+  parked.gate_before_chunk = 2;
+  fake_.Enqueue(parked);
+  Json r = Drive("interrupt");
+  EXPECT_THAT(r.value("turnEnd", ""), HasSubstr("interrupted"));
+  EXPECT_THAT(r.value("text", ""), HasSubstr("partial words"));
+  EXPECT_THAT(r.value("text", ""), Not(HasSubstr("never sent")));
+}
+
+TEST_F(DashboardBrowserTest, CompactsAndShowsProgress) {
+  StartAll();
+  if (IsSkipped()) return;
+  std::string long_answer;
+  for (int i = 0; i < 80; ++i) absl::StrAppend(&long_answer, " detail-", i);
+  fake_.Enqueue(chat::TextAnswer(absl::StrCat("First answer:", long_answer)));
+  fake_.Enqueue(chat::TextAnswer(absl::StrCat("Second answer:", long_answer)));
+  fake_.Enqueue(chat::TextAnswer("SUMMARY: two questions were answered."));
+  Json r = Drive("compact");
+  EXPECT_THAT(r.value("progress", ""), HasSubstr("compacting the context"));
+  EXPECT_THAT(r.value("ended", ""), HasSubstr("context compacted"));
+  ASSERT_EQ(fake_.requests().size(), 3u);
+  EXPECT_THAT(fake_.requests()[2].body, HasSubstr("detail-1"));
+}
+
+TEST_F(DashboardBrowserTest, DetailsShowUsagePerFieldWithCoverage) {
+  StartAll();
+  if (IsSkipped()) return;
+  chat::Usage cached;
+  cached.prompt_tokens = 1000;
+  cached.completion_tokens = 10;
+  cached.cached_tokens = 400;
+  chat::Usage uncached;
+  uncached.prompt_tokens = 1100;
+  uncached.completion_tokens = 12;
+  fake_.Enqueue(chat::TextAnswer("One.", cached));
+  fake_.Enqueue(chat::TextAnswer("Two.", uncached));
+  Json r = Drive("details");
+  EXPECT_EQ(r.value("cacheReads", ""), "1 of 2 requests reported cache reads");
+  EXPECT_EQ(r.value("inputTokens", ""), "2 of 2 requests reported input tokens");
+  EXPECT_THAT(r.value("ratio", ""), HasSubstr("(over 1 request)"));
+}
+
+TEST_F(DashboardBrowserTest, ScrollsBackThroughTenThousandItems) {
+  std::string session = SeedHistory(*daemon_, kSeededItems);
+  StartAll();
+  if (IsSkipped()) return;
+  Json r = Drive("history", {{"SESSION", session}, {"ITEMS", absl::StrCat(kSeededItems)}});
+  EXPECT_EQ(r.value("firstText", ""), "question number 1");
+  EXPECT_EQ(r.value("items", 0), kSeededItems);
+  EXPECT_GT(r.value("pages", 0), 1);
+  // Timings for bench/dashboard_history_bench.sh (not asserted).
+  std::vector<int64_t> page_ms;
+  for (const Json& ms : r.value("pageMs", Json::array())) page_ms.push_back(ms.get<int64_t>());
+  std::sort(page_ms.begin(), page_ms.end());
+  if (!page_ms.empty()) {
+    std::printf("dashboard history of %d items: first screen %lld ms; scroll-back page median %lld ms, max %lld ms (%zu pages)\n",
+                kSeededItems, static_cast<long long>(r.value("firstScreenMs", int64_t{0})),
+                static_cast<long long>(page_ms[page_ms.size() / 2]), static_cast<long long>(page_ms.back()),
+                page_ms.size());
+  }
+}
+
+TEST_F(DashboardBrowserTest, FollowsARawRunThenRequestsToWrite) {
+  StartAll();
+  if (IsSkipped()) return;
+  std::string session = daemon_->CreateSession();
+  testing::ScriptedResponse parked = chat::Stream({chat::RoleChunk(), chat::TextChunk("Run "),
+                                                   chat::TextChunk("answer."), chat::FinishChunk("stop"), chat::Done()});
+  parked.gate_before_chunk = 2;
+  fake_.Enqueue(parked);
+  CommandResult run;
+  std::thread runner([&] { run = daemon_->RunRaw({"run", "--session", session, "run from the terminal"}); });
+  ASSERT_TRUE(fake_.WaitForGate());
+  Json r = Drive("follow", {{"SESSION", session}}, [&](const std::string& step) {
+    if (step == "requested") fake_.ReleaseGate();
+  });
+  runner.join();
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(r.value("followerBadge", ""), HasSubstr("raw run"));
+  EXPECT_TRUE(r.value("composeDisabledWhileFollowing", false));
+  EXPECT_EQ(r.value("liveAnswer", ""), "Run answer.");
+  EXPECT_EQ(r.value("finalLease", ""), "holding");
+}
+
+TEST_F(DashboardBrowserTest, ModelHtmlShowsAsTextAndRunsNothing) {
+  StartAll();
+  if (IsSkipped()) return;
+  fake_.Enqueue(chat::TextAnswer(
+      "Look: <img src=x onerror=\"window.__pwned='img'\"> and <script>window.__pwned='script'</script> "
+      "[click](javascript:window.__pwned='link')"));
+  Json r = Drive("xss");
+  EXPECT_THAT(r.value("text", ""), HasSubstr("<img src=x onerror="));
+  EXPECT_THAT(r.value("text", ""), HasSubstr("<script>window.__pwned='script'</script>"));
+  EXPECT_EQ(r.value("images", -1), 0);
+  EXPECT_EQ(r.value("scripts", -1), 0);
+  EXPECT_EQ(r.value("javascriptLinks", -1), 0);
+  EXPECT_EQ(r.value("pwned", "unset"), "unset");
+}
+
+}  // namespace
+}  // namespace raw::e2e
