@@ -1,6 +1,5 @@
 #include "clients/dashboard/api_paths.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
@@ -13,7 +12,7 @@ constexpr std::string_view kPlugins = "/api/plugins/";
 }  // namespace
 
 std::optional<SessionPath> ParseSessionPath(std::string_view path) {
-  if (!absl::StartsWith(path, kSessions)) return std::nullopt;
+  if (!path.starts_with(kSessions)) return std::nullopt;
   std::string_view rest = path.substr(kSessions.size());
   SessionPath out;
   const size_t slash = rest.find('/');
@@ -28,7 +27,7 @@ std::optional<SessionPath> ParseSessionPath(std::string_view path) {
 }
 
 std::optional<std::string> ParsePluginPath(std::string_view path) {
-  if (!absl::StartsWith(path, kPlugins)) return std::nullopt;
+  if (!path.starts_with(kPlugins)) return std::nullopt;
   std::string_view ns = path.substr(kPlugins.size());
   if (ns.empty() || ns.find('/') != std::string_view::npos) return std::nullopt;
   return std::string(ns);

@@ -4,7 +4,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "clients/dashboard/api_paths.h"
 #include "clients/dashboard/error_mapping.h"
 #include "clients/dashboard/live_session.h"
@@ -44,7 +43,7 @@ web::Response NotFound() { return ErrorResponse(absl::NotFoundError("no such API
 web::Response Login(const Gateway& gateway, const web::Request& request) {
   std::optional<std::string_view> auth = request.Header("authorization");
   constexpr std::string_view kBearer = "Bearer ";
-  if (!auth || !absl::StartsWith(*auth, kBearer) ||
+  if (!auth || !auth->starts_with(kBearer) ||
       !web::TokenEquals(auth->substr(kBearer.size()), gateway.token)) {
     web::Response response = ErrorResponse(absl::UnauthenticatedError("wrong or missing token"));
     response.status = 401;

@@ -176,7 +176,7 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
     pending_reply_ = reply_id;
     client::WriteLease::Callbacks callbacks;
     callbacks.granted = [this](const std::string& id) {
-      absl::MutexLock lock(&mu_);
+      absl::MutexLock held(&mu_);
       lease_id_ = id;
       lease_state_ = "holding";
       holder_ = name_;
@@ -184,7 +184,7 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
       AnswerPendingLocked(absl::OkStatus());
     };
     callbacks.waiting = [this](const v1::LeaseHolder& holder) {
-      absl::MutexLock lock(&mu_);
+      absl::MutexLock held(&mu_);
       lease_state_ = "waiting";
       holder_ = holder.client_name();
       SendLocked(LeaseFrameLocked());

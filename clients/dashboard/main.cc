@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "clients/dashboard/api_routes.h"
 #include "clients/dashboard/dashboard_args.h"
 #include "clients/dashboard/gateway.h"
@@ -37,7 +38,7 @@ constexpr char kContentSecurityPolicy[] =
 // xdg-open URL, detached; a failure is reported, not fatal.
 void OpenInBrowser(const std::string& url) {
   const char* path = std::getenv("PATH");
-  for (std::string_view dir : absl::StrSplit(path ? path : "/usr/bin:/bin", ':')) {
+  for (absl::string_view dir : absl::StrSplit(path ? path : "/usr/bin:/bin", ':')) {
     std::string program = absl::StrCat(dir, "/xdg-open");
     if (access(program.c_str(), X_OK) != 0) continue;
     raw::SpawnRequest request;

@@ -7,7 +7,6 @@
 #include <optional>
 #include <utility>
 
-#include "absl/strings/match.h"
 
 namespace raw::dashboard {
 namespace {
@@ -61,7 +60,7 @@ std::string ContentTypeFor(std::string_view file_name) {
       {".map", "application/json"},
   };
   for (const auto& [ext, type] : kTypes) {
-    if (absl::EndsWith(file_name, ext)) return std::string(type);
+    if (file_name.ends_with(ext)) return std::string(type);
   }
   return "application/octet-stream";
 }
@@ -82,7 +81,7 @@ web::Response StaticFiles::Serve(const std::string& path) const {
   if (path == "/" || path == "/index.html") {
     relative = "index.html";
     cache_control = "no-cache";
-  } else if (absl::StartsWith(path, "/assets/") && IsPlainAssetName(path.substr(8))) {
+  } else if (path.starts_with("/assets/") && IsPlainAssetName(path.substr(8))) {
     relative = "assets/" + path.substr(8);
     cache_control = "max-age=3600";
   } else {

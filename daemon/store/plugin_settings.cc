@@ -60,10 +60,11 @@ absl::StatusOr<PluginSettings> ReadSettings(Database& db, const std::string& ns)
 absl::StatusOr<PluginSettings> SessionStore::GetPluginSettings(const std::string& ns) {
   RETURN_IF_ERROR(CheckNamespace(ns));
   PluginSettings settings;
-  RETURN_IF_ERROR(Read("", [&](Database& db) -> absl::Status {
+  absl::Status read = Read("", [&](Database& db) -> absl::Status {
     ASSIGN_OR_RETURN(settings, ReadSettings(db, ns));
     return absl::OkStatus();
-  }));
+  });
+  RETURN_IF_ERROR(read);
   return settings;
 }
 
@@ -73,7 +74,7 @@ absl::StatusOr<PluginSettings> SessionStore::SetPluginSettings(const std::string
   RETURN_IF_ERROR(CheckNamespace(ns));
   RETURN_IF_ERROR(CheckSettings(settings_json));
   PluginSettings stored;
-  RETURN_IF_ERROR(Write(StoreStep::kCommitWriting, "", [&](Database& db) -> absl::Status {
+  absl::Status written = Write(StoreStep::kCommitWriting, "", [&](Database& db) -> absl::Status {
     // Read and write in one transaction: no other write comes between.
     ASSIGN_OR_RETURN(PluginSettings current, ReadSettings(db, ns));
     if (current.revision != expected_revision) {
@@ -92,7 +93,8 @@ absl::StatusOr<PluginSettings> SessionStore::SetPluginSettings(const std::string
     RETURN_IF_ERROR(upsert.Run());
     stored = PluginSettings{ns, settings_json, expected_revision + 1};
     return absl::OkStatus();
-  }));
+  });
+  RETURN_IF_ERROR(written);
   return stored;
 }
 

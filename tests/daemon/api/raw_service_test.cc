@@ -490,9 +490,6 @@ TEST_F(RawServiceTest, ShutdownAnswersThenAsksTheDaemonToStop) {
   EXPECT_EQ(shutdown_requests_, 1);
 }
 
-}  // namespace
-}  // namespace raw::api
-
 TEST_F(RawServiceTest, ListSessionsFiltersByQuery) {
   const std::string id = CreateSession().id();
   grpc::ClientContext ctx;
@@ -595,3 +592,6 @@ TEST_F(RawServiceTest, PluginSettingsRoundTripWithARevisionCheck) {
               grpc::StatusCode::INVALID_ARGUMENT);
   }
 }
+
+}  // namespace
+}  // namespace raw::api

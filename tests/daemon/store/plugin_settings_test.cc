@@ -1,4 +1,5 @@
 #include <string>
+#include <vector>
 
 #include "daemon/store/session_store.h"
 #include "gmock/gmock.h"
@@ -60,7 +61,9 @@ TEST_F(PluginSettingsTest, AStaleRevisionIsRefusedAndWritesNothing) {
 }
 
 TEST_F(PluginSettingsTest, NamespacesAreValidated) {
-  for (const std::string ns : {"", "Upper", "-lead", "a/b", "a b", "../x", std::string(65, 'a')}) {
+  const std::vector<std::string> bad = {"", "Upper", "-lead", "a/b", "a b", "../x",
+                                        std::string(65, 'a')};
+  for (const std::string& ns : bad) {
     auto got = store_->GetPluginSettings(ns);
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << ns;
     EXPECT_THAT(got.status().message(), HasSubstr("namespace")) << ns;

@@ -54,7 +54,7 @@ TEST(SessionModelTest, DatabaseFromTheSchemaBeforeTheModelIsMigrated) {
   {
     auto db = *Database::Open(path);
     std::vector<Migration> earlier = BuiltInMigrations();
-    ASSERT_EQ(earlier.size(), 6u);
+    ASSERT_GE(earlier.size(), 6u);
     earlier.resize(5);
     ASSERT_TRUE(Migrate(*db, earlier).ok());
     ASSERT_TRUE(db->Exec("INSERT INTO sessions (id, agent, cwd, created_at, last_activity_at) "
@@ -72,7 +72,7 @@ TEST(SessionModelTest, DatabaseFromTheSchemaBeforeTheModelIsMigrated) {
   store->reset();
   auto db = *Database::Open(path);
   EXPECT_EQ(*db->QueryInt64("PRAGMA user_version"), LatestSchemaVersion());
-  EXPECT_EQ(LatestSchemaVersion(), 6);
+  EXPECT_GE(LatestSchemaVersion(), 6);
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ class DashboardTest : public ContractTest {
     options.headers = {{"Authorization", "Bearer " + dashboard_.token()}};
     auto client = web::testing::WsTestClient::Connect(options);
     EXPECT_TRUE(client.ok()) << client.status();
-    return client.ok() ? *std::move(client) : nullptr;
+    if (!client.ok()) return nullptr;
+    return *std::move(client);
   }
 
   // The next frame for which `pred` holds (earlier ones are skipped).
