@@ -6,6 +6,7 @@
 #include "clients/cli/catalog_command.h"
 #include "clients/cli/cli_context.h"
 #include "clients/cli/config_command.h"
+#include "clients/cli/package_command.h"
 #include "clients/cli/daemon_command.h"
 #include "clients/cli/exit_codes.h"
 #include "clients/cli/run_command.h"
@@ -84,6 +85,7 @@ Command FindCommand(const std::string& name) {
   if (name == "config") return ConfigCommand;
   if (name == "agents") return AgentsCommand;
   if (name == "mcp") return McpCommand;
+  if (name == "package") return PackageCommand;
   return nullptr;
 }
 
@@ -108,6 +110,8 @@ const char kMainUsage[] =
     "  daemon start|status|stop        manage rawd\n"
     "  config check [--config PATH]    validate a config file\n"
     "  config init [--force]           write a starting config file\n"
+    "  package install|list|inspect|remove|gc|verify\n"
+    "                                  manage packages (works without the daemon)\n"
     "\n"
     "options:\n"
     "  --socket PATH   daemon socket (default: $RAW_SOCKET, else\n"

@@ -171,6 +171,13 @@ struct AgentConfig {
   // "~/.ssh", "raw-state", ...) this agent's file tools may reach; the
   // others stay denied whatever its rules say.
   std::vector<std::string> allow_protected_paths;
+  // extends: "pkg/<alias>/agent/<name>", a package's agent preset whose
+  // fields apply where this agent leaves them out (resolved with the agent,
+  // see daemon/packages/package_resolver.h); empty = none.
+  std::string extends{};
+  // The keys this agent's object set in the file ("model", "tools", ...),
+  // sorted; what `extends` may fill is everything else.
+  std::vector<std::string> explicit_keys{};
 
   bool operator==(const AgentConfig&) const = default;
 };
@@ -268,6 +275,10 @@ struct McpServerConfig {
   // Offer the server the session's working directory as its one root
   // (the MCP `roots` capability); connections are then per directory.
   bool roots = false;
+  // from: "pkg/<alias>/mcp/<name>", a package's server definition that
+  // replaces every field above when an agent using this server is resolved
+  // (daemon/packages); empty = defined here.
+  std::string from{};
 
   bool operator==(const McpServerConfig&) const = default;
 };

@@ -24,6 +24,12 @@ bool IsMcpServerName(absl::string_view name);
 // the model-facing name mcp__<server>__<tool> (see mcp/tool_naming.h).
 std::optional<std::string> AmbiguousServerName(absl::string_view name);
 
+// Reads one mcp_servers.<name> object (also a package's MCP export) found at
+// `path`; relative cwd values resolve against `context`. The result is
+// meaningful only when no problem was added.
+McpServerConfig ReadServer(const std::string& name, const Json& value, const std::string& path,
+                           const ParseContext& context, std::vector<ConfigProblem>& problems);
+
 // Reads "mcp_servers" into config.mcp_servers.
 void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& config,
                     std::vector<ConfigProblem>& problems);

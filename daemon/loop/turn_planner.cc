@@ -11,6 +11,7 @@
 #include "daemon/context/cache_key.h"
 #include "daemon/context/token_estimate.h"
 #include "daemon/loop/runtime_record.h"
+#include "daemon/packages/package_resolver.h"
 #include "daemon/vars/resolve_secrets.h"
 #include "daemon/providers/provider_factory.h"
 #include "daemon/providers/retrying_provider.h"
@@ -121,12 +122,16 @@ absl::Status AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
 std::vector<std::string> NonMcpPatterns(const std::vector<std::string>& patterns) {
   std::vector<std::string> out;
   for (const auto& p : patterns) {
-    if (p.rfind("mcp/", 0) != 0) out.push_back(p);
+    // pkg/ entries are MCP tools too, once packages::ResolvePackages ran.
+    if (p.rfind("mcp/", 0) != 0 && p.rfind("pkg/", 0) != 0) out.push_back(p);
   }
   return out;
 }
 
-absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
+namespace {
+
+// BuildTurnPlan once the agent's package exports are applied to in.config.
+absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   TurnPlan plan;
   plan.session_id = in.session.id;
   plan.turn_id = NewId("turn_");
@@ -198,6 +203,19 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
       return MakeProviders(p, again, options);
     };
   }
+  return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
+  ASSIGN_OR_RETURN(packages::PackagedConfig packaged,
+                   packages::ResolvePackages(in.config, in.session.agent, in.env));
+  TurnPlanInputs resolved{packaged.config, in.session, in.user_text,  in.tools,
+                          in.http,         in.env,     in.probe,      in.with_providers,
+                          in.variables,    in.mcp,     in.defer_mcp};
+  ASSIGN_OR_RETURN(TurnPlan plan, BuildResolvedPlan(resolved));
+  plan.packages = std::move(packaged.packages);
   return plan;
 }
 
