@@ -83,7 +83,10 @@ AgentConfig ParseAgentEntry(const std::string& name, const Json& value, const st
   FieldReader r(value, path, problems);
   if (!r.is_object()) return a;
   r.RejectUnknownKeys(kAgentKeys);
-  for (const auto& [key, unused] : value.items()) a.explicit_keys.push_back(key);
+  // Only an agent that extends a preset needs to know what it set itself.
+  if (value.contains("extends")) {
+    for (const auto& [key, unused] : value.items()) a.explicit_keys.push_back(key);
+  }
 
   if (auto model = r.String("model")) {
     if (IsPackageRef(*model)) {

@@ -175,8 +175,8 @@ struct AgentConfig {
   // fields apply where this agent leaves them out (resolved with the agent,
   // see daemon/packages/package_resolver.h); empty = none.
   std::string extends{};
-  // The keys this agent's object set in the file ("model", "tools", ...),
-  // sorted; what `extends` may fill is everything else.
+  // With `extends` (and in a package's presets): the keys the object set
+  // itself ("model", "tools", ...); `extends` fills everything else.
   std::vector<std::string> explicit_keys{};
 
   bool operator==(const AgentConfig&) const = default;

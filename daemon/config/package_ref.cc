@@ -49,8 +49,8 @@ absl::StatusOr<PackageRef> ParsePackageRef(absl::string_view text, absl::string_
     return bad("has an invalid alias (lowercase letters, digits, '_', '.' and '-')");
   }
   if (parts[2] != kind) {
-    return bad(absl::StrCat("names a ", parts[2].empty() ? "missing" : std::string(parts[2]),
-                            " export where a ", kind, " export is expected"));
+    return bad(absl::StrCat("names export kind \"", parts[2], "\" where \"", kind,
+                            "\" is expected"));
   }
   if (parts[3].empty() || !std::all_of(parts[3].begin(), parts[3].end(), IsNameChar)) {
     return bad("has an invalid export name (letters, digits, '_', '.' and '-')");

@@ -198,6 +198,8 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                   if (problems.size() != before) return;
                   config::AgentConfig preset = config::ParseAgentEntry(name, value, path, problems);
                   if (problems.size() != before) return;
+                  preset.explicit_keys.clear();
+                  for (const auto& [key, unused] : value.items()) preset.explicit_keys.push_back(key);
                   CheckPresetRefs(preset, m, path, problems);
                   m.agents[name] = std::move(preset);
                 });
