@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 #include "absl/strings/str_format.h"
@@ -19,6 +20,7 @@ struct Sink {
   absl::Mutex mu;
   FILE* file = nullptr;
   bool also_stderr = true;
+  bool priority_prefixes = false;
   LogLevel min_level = LogLevel::kInfo;
   std::unique_ptr<const LogFilter> filter;
 };
@@ -36,6 +38,17 @@ const char* LevelName(LogLevel level) {
     case LogLevel::kError: return "E";
   }
   return "?";
+}
+
+// sd-daemon(3) priorities.
+const char* PriorityPrefix(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "<7>";
+    case LogLevel::kInfo: return "<6>";
+    case LogLevel::kWarning: return "<4>";
+    case LogLevel::kError: return "<3>";
+  }
+  return "<6>";
 }
 
 }  // namespace
@@ -76,6 +89,23 @@ bool SetLogFile(const std::string& path, bool also_stderr) {
   return true;
 }
 
+bool StderrIsJournal() {
+  const char* stream = std::getenv("JOURNAL_STREAM");
+  if (stream == nullptr) return false;
+  unsigned long long dev = 0, ino = 0;
+  if (std::sscanf(stream, "%llu:%llu", &dev, &ino) != 2) return false;
+  struct stat info;
+  if (fstat(STDERR_FILENO, &info) != 0) return false;
+  return static_cast<unsigned long long>(info.st_dev) == dev &&
+         static_cast<unsigned long long>(info.st_ino) == ino;
+}
+
+void SetStderrPriorityPrefixes(bool on) {
+  Sink& s = GetSink();
+  absl::MutexLock lock(&s.mu);
+  s.priority_prefixes = on;
+}
+
 void SetMinLogLevel(LogLevel level) {
   Sink& s = GetSink();
   absl::MutexLock lock(&s.mu);
@@ -114,7 +144,10 @@ void LogMessage(LogLevel level, const char* file, int line, const std::string& t
     std::fputs(msg.c_str(), s.file);
     std::fflush(s.file);
   }
-  if (s.file == nullptr || s.also_stderr) std::fputs(msg.c_str(), stderr);
+  if (s.file == nullptr || s.also_stderr) {
+    if (s.priority_prefixes) std::fputs(PriorityPrefix(level), stderr);
+    std::fputs(msg.c_str(), stderr);
+  }
 }
 
 }  // namespace raw

@@ -19,6 +19,13 @@ enum class LogLevel { kDebug, kInfo, kWarning, kError };
 // Returns false, and keeps logging to stderr, when the file cannot be opened.
 bool SetLogFile(const std::string& path, bool also_stderr);
 void SetMinLogLevel(LogLevel level);
+// True when stderr is connected to the systemd journal: $JOURNAL_STREAM
+// ("DEVICE:INODE") names the file stderr is (systemd.exec(5)).
+bool StderrIsJournal();
+// When on, each line written to stderr starts with its syslog priority
+// ("<3>" error, "<4>" warning, "<6>" info, "<7>" debug), which the journal
+// reads as the entry's priority (sd-daemon(3)). The log file is unchanged.
+void SetStderrPriorityPrefixes(bool on);
 // Applied to the text of every message before it is written, e.g. to hide
 // known secret values; an empty filter removes it. The filter runs under the
 // sink's lock, so it must not log; once SetLogFilter returns, the previous

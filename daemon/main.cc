@@ -12,6 +12,7 @@
 #include "common/version.h"
 #include "daemon/app/daemon.h"
 #include "daemon/app/daemon_options.h"
+#include "daemon/app/listen_fds.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -29,6 +30,15 @@ int main(int argc, char** argv) {
     std::printf("rawd %s (protocol %d)\n", raw::kVersion, raw::kProtocolVersion);
     return 0;
   }
+
+  // Before any thread exists: the protocol's variables are removed from the
+  // environment (setenv is not thread-safe).
+  auto listen_socket = raw::app::TakeListenSocket();
+  if (!listen_socket.ok()) {
+    std::fprintf(stderr, "rawd: %s\n", std::string(listen_socket.status().message()).c_str());
+    return 1;
+  }
+  if (listen_socket->has_value()) options->listen_fd = **listen_socket;
 
   // Before any thread exists, so that every thread inherits the mask: the
   // stop signals are then delivered only through the main thread's

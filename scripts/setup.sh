@@ -4,8 +4,11 @@
 # (apt is skipped entirely when nothing is missing) and the build is
 # incremental.
 #
-# usage: scripts/setup.sh [TARGET...]
-#   Builds the given CMake targets (default: everything).
+# usage: scripts/setup.sh [--tests] [TARGET...]
+#   Builds the given CMake targets (default: `programs`, the programs a user
+#   runs). --tests also installs what the tests need beyond the build (the
+#   npm packages the tests drive); scripts/test.sh passes it and builds
+#   `all`.
 # environment:
 #   RAW_JOBS   parallel build jobs (default: the number of CPUs)
 set -euo pipefail
@@ -15,14 +18,21 @@ repo_root="$(pwd)"
 
 say() { printf 'setup: %s\n' "$*"; }
 
+with_tests=0
+if [[ "${1:-}" == "--tests" ]]; then
+  with_tests=1
+  shift
+fi
+
 # The Debian packages Raw needs to build and test.
 packages=(
   cmake ninja-build g++ pkg-config ccache
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libsqlite3-dev libcurl4-openssl-dev libncurses-dev
+  libsqlite3-dev libcurl4-openssl-dev libssl-dev libncurses-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-  libboost-dev libre2-dev libgumbo-dev libarchive-dev libssl-dev
+  libboost-dev libre2-dev libgumbo-dev libarchive-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libutf8proc-dev
+  scdoc dpkg-dev
   nodejs
   tmux procps
   clang libclang-rt-14-dev
@@ -32,6 +42,12 @@ packages=(
 # heavier than what Raw uses (libvalijson-dev depends on every adapter's
 # library): downloaded and unpacked into third_party/debs, never installed.
 unpacked=(libvalijson-dev json-schema-test-suite)
+
+# What only the tests use: the .deb's lintian check, rendering the man
+# pages, systemd's unit checker and socket activator.
+if ((with_tests)); then
+  packages+=(lintian man-db systemd)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -81,9 +97,16 @@ done
 
 # The official MCP reference servers the MCP tests run (pinned by
 # tests/mcp-servers/package-lock.json).
-if [[ ! -d "$repo_root/tests/mcp-servers/node_modules" ]]; then
+if ((with_tests)) && [[ ! -d "$repo_root/tests/mcp-servers/node_modules" ]]; then
   say "installing the MCP reference servers for the tests (npm ci)"
   (cd "$repo_root/tests/mcp-servers" && npm ci --no-audit --no-fund)
+fi
+
+# The ACP client SDKs the raw-acp tests drive it with (pinned by
+# tests/acp/package-lock.json).
+if ((with_tests)) && [[ ! -d "$repo_root/tests/acp/node_modules" ]]; then
+  say "installing the ACP SDKs for the tests (npm ci)"
+  (cd "$repo_root/tests/acp" && npm ci --no-audit --no-fund)
 fi
 
 # ccache: key the cache on paths relative to the checkout, so that another
@@ -96,11 +119,15 @@ cmake -S "$repo_root" -B "$repo_root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithD
   -DRAW_CCACHE=ON >/dev/null
 
 jobs="${RAW_JOBS:-$(nproc)}"
-if (($# > 0)); then
-  say "building $* with $jobs jobs"
-  cmake --build "$repo_root/build" -j "$jobs" --target "$@"
+targets=("$@")
+((${#targets[@]} > 0)) || targets=(programs)
+if [[ "${targets[*]}" == programs ]]; then
+  # Measured: about 23 CPU-minutes from scratch (RelWithDebInfo, g++ 12);
+  # ccache makes a rebuild of unchanged sources take seconds.
+  say "building the programs (raw, rawd, raw-acp) with $jobs jobs: about $((23 / jobs + 1)) minutes from scratch," \
+    "seconds when ccache has them; the tests are built by scripts/test.sh"
 else
-  say "building everything with $jobs jobs"
-  cmake --build "$repo_root/build" -j "$jobs"
+  say "building ${targets[*]} with $jobs jobs"
 fi
+cmake --build "$repo_root/build" -j "$jobs" --target "${targets[@]}"
 say "done: $repo_root/build/bin/raw"

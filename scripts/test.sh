@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up and builds Raw (scripts/setup.sh, which is quick when nothing
-# changed), then runs every test with ctest. Exits with ctest's status.
+# Sets up and builds Raw with its tests and benchmarks (scripts/setup.sh
+# --tests all, quick when nothing changed), then runs every test with ctest. Exits with ctest's status.
 #
 # environment:
 #   RAW_TEST_TIMEOUT        seconds one test may take (default 300)
@@ -9,7 +9,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/setup.sh
+scripts/setup.sh --tests all
 
 printf 'test: running ctest in %s/build\n' "$(pwd)"
 status=0

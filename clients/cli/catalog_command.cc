@@ -100,7 +100,8 @@ const char kAgentsUsage[] =
 const char kMcpUsage[] =
     "usage: raw mcp [list] [--json]\n"
     "\n"
-    "The MCP servers of the daemon's config: state (stopped, starting, ready,\n"
+    "The MCP servers of the daemon's config, then those a front end gave a\n"
+    "loaded session (marked with the session): state (stopped, starting, ready,\n"
     "failed), transport and endpoint, the last error, and the tools each server\n"
     "last listed. Servers start when a session first needs them; this never\n"
     "starts one.\n"
@@ -159,6 +160,7 @@ int McpCommand(const std::vector<std::string>& args, CliContext& ctx) {
             << " " << server.endpoint();
     if (!server.protocol_version().empty()) ctx.out << "  protocol " << server.protocol_version();
     if (!server.root().empty()) ctx.out << "  root " << server.root();
+    if (!server.session_id().empty()) ctx.out << "  session " << server.session_id();
     ctx.out << "\n";
     if (!server.last_error().empty()) {
       ctx.out << "    last error: " << server.last_error();
@@ -173,5 +175,7 @@ int McpCommand(const std::vector<std::string>& args, CliContext& ctx) {
   }
   return kExitOk;
 }
+
+const std::vector<OptionSpec>& CatalogOptionSpecs() { return CatalogSpecs(); }
 
 }  // namespace raw::cli

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/cli/args.h"
 #include "clients/cli/cli_context.h"
 
 namespace raw::cli {
@@ -17,5 +18,8 @@ extern const char kMcpUsage[];
 // Run the commands; return the exit code.
 int AgentsCommand(const std::vector<std::string>& args, CliContext& ctx);
 int McpCommand(const std::vector<std::string>& args, CliContext& ctx);
+
+// The options the command takes (for help and shell completion).
+const std::vector<OptionSpec>& CatalogOptionSpecs();
 
 }  // namespace raw::cli

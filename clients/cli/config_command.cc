@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
+#include "clients/lib/assets.h"
+#include "clients/lib/daemon_launcher.h"
 #include "common/json.h"
 #include "common/paths.h"
 #include "common/utf8.h"
@@ -70,6 +72,15 @@ int Check(client::RawClient& client, const std::optional<std::string>& path, Cli
   return kExitUsage;
 }
 
+// The config schema installed with this `raw`, as a file: URL; "" when it
+// is not there.
+std::string InstalledConfigSchema(const CliContext& ctx) {
+  const std::string path = client::FindAsset(
+      ctx.connect.self_exe.empty() ? client::SelfExecutable() : ctx.connect.self_exe,
+      "config.schema.json");
+  return path.empty() ? "" : absl::StrCat("file://", path);
+}
+
 int Init(client::RawClient& client, const std::optional<std::string>& path, Overwrite overwrite,
          CliContext& ctx) {
   auto tmpl = client.GetConfigTemplate(v1::GetConfigTemplateRequest());
@@ -95,7 +106,9 @@ int Init(client::RawClient& client, const std::optional<std::string>& path, Over
             << valid.message() << "\n";
     return ExitCodeFor(valid);
   }
-  absl::Status written = WriteConfigFile(target, tmpl->text(), overwrite);
+  absl::Status written =
+      WriteConfigFile(target, WithSchemaReference(tmpl->text(), InstalledConfigSchema(ctx)),
+                      overwrite);
   if (absl::IsAlreadyExists(written)) {
     ctx.err << "raw config init: " << target
             << " already exists; use --force to replace it\n";
@@ -124,6 +137,18 @@ const char kConfigUsage[] =
     "  --config PATH   the config file to check or write\n"
     "  --force         (init) replace an existing file\n"
     "  --socket PATH   daemon socket\n";
+
+std::string WithSchemaReference(const std::string& text, const std::string& schema_url) {
+  if (schema_url.empty()) return text;
+  // The object's opening brace stands alone on its line; comments precede it.
+  const size_t brace = text.find("\n{\n");
+  const size_t at = text.rfind("{\n", 0) == 0 ? 2 : brace == std::string::npos ? 0 : brace + 3;
+  if (at == 0) return text;
+  return absl::StrCat(text.substr(0, at),
+                      "  // The JSON Schema of this file, for editors' completion and checks.\n"
+                      "  \"$schema\": ",
+                      Json(schema_url).dump(), ",\n\n", text.substr(at));
+}
 
 absl::Status ValidateConfigTemplate(const std::string& text) {
   if (text.size() > kMaxConfigTemplateBytes) {
@@ -230,5 +255,7 @@ int ConfigCommand(const std::vector<std::string>& args, CliContext& ctx) {
   return Init(*client, path,
               parsed->Has("--force") ? Overwrite::kReplace : Overwrite::kRefuse, ctx);
 }
+
+const std::vector<OptionSpec>& ConfigOptionSpecs() { return ConfigSpecs(); }
 
 }  // namespace raw::cli

@@ -11,6 +11,7 @@
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
 #include "clients/cli/json_line.h"
+#include "clients/cli/service_command.h"
 #include "clients/present/text.h"
 #include "common/version.h"
 
@@ -26,6 +27,7 @@ const std::vector<OptionSpec>& DaemonSpecs() {
       {"--config", OptionSpec::Kind::kValue, ""},
       {"--json", OptionSpec::Kind::kFlag, ""},
       {"--socket", OptionSpec::Kind::kValue, ""},
+      {"--socket-activated", OptionSpec::Kind::kFlag, ""},
       {"--help", OptionSpec::Kind::kFlag, "-h"},
   };
   return specs;
@@ -159,16 +161,26 @@ const char kDaemonUsage[] =
     "usage: raw daemon start [--config PATH]\n"
     "       raw daemon status [--json]\n"
     "       raw daemon stop\n"
+    "       raw daemon install-service [--socket-activated]\n"
+    "       raw daemon uninstall-service\n"
     "\n"
     "start   start rawd unless it is running (even when RAW_NO_AUTOSTART is set)\n"
     "status  pid, version, socket, state directory and config of the running rawd\n"
     "stop    ask rawd to shut down and wait until it has exited\n"
+    "install-service\n"
+    "        write the systemd user unit rawd.service (and rawd.socket with\n"
+    "        --socket-activated: systemd then starts rawd on the first connection\n"
+    "        and rawd exits after 15 idle minutes) to ~/.config/systemd/user/\n"
+    "        and reload systemd\n"
+    "uninstall-service\n"
+    "        disable, stop and remove the units install-service wrote\n"
     "status and stop never start a daemon; with none running they print\n"
     "\"rawd is not running\" and exit with status 3.\n"
     "\n"
     "options:\n"
     "  --config PATH   (start) config file for the new daemon\n"
     "  --json          (status) print the daemon information as one JSON object\n"
+    "  --socket-activated  (install-service) also write rawd.socket\n"
     "  --socket PATH   daemon socket\n";
 
 int DaemonCommand(const std::vector<std::string>& args, CliContext& ctx) {
@@ -184,11 +196,14 @@ int DaemonCommand(const std::vector<std::string>& args, CliContext& ctx) {
   }
   const auto& pos = parsed->positionals;
   std::string action = pos.empty() ? "" : pos[0];
-  if (action != "start" && action != "status" && action != "stop") {
+  if (action != "start" && action != "status" && action != "stop" &&
+      action != "install-service" && action != "uninstall-service") {
     ctx.err << (action.empty()
-                    ? std::string("raw daemon: which action? start, status or stop")
+                    ? std::string("raw daemon: which action? start, status, stop, "
+                                  "install-service or uninstall-service")
                     : absl::StrCat("raw daemon: unknown action '", action,
-                                   "' (expected start, status or stop)"))
+                                   "' (expected start, status, stop, install-service or "
+                                   "uninstall-service)"))
             << "\n"
             << "Run 'raw daemon --help' for usage.\n";
     return kExitUsage;
@@ -206,6 +221,12 @@ int DaemonCommand(const std::vector<std::string>& args, CliContext& ctx) {
     ctx.err << "raw daemon " << action << ": --json applies to status only\n";
     return kExitUsage;
   }
+  if (parsed->Has("--socket-activated") && action != "install-service") {
+    ctx.err << "raw daemon " << action << ": --socket-activated applies to install-service only\n";
+    return kExitUsage;
+  }
+  if (action == "install-service") return InstallService(parsed->Has("--socket-activated"), ctx);
+  if (action == "uninstall-service") return UninstallService(ctx);
   client::ConnectOptions connect = ctx.connect;
   if (auto socket = parsed->Value("--socket")) connect.socket_path = *socket;
   if (action == "start") {
@@ -214,5 +235,7 @@ int DaemonCommand(const std::vector<std::string>& args, CliContext& ctx) {
   if (action == "status") return Status(connect, parsed->Has("--json"), ctx);
   return Stop(connect, ctx);
 }
+
+const std::vector<OptionSpec>& DaemonOptionSpecs() { return DaemonSpecs(); }
 
 }  // namespace raw::cli

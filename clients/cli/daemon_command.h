@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/cli/args.h"
 #include "clients/cli/cli_context.h"
 
 namespace raw::cli {
@@ -14,5 +15,8 @@ extern const char kDaemonUsage[];
 
 // Runs the command; returns the exit code.
 int DaemonCommand(const std::vector<std::string>& args, CliContext& ctx);
+
+// The options the command takes (for help and shell completion).
+const std::vector<OptionSpec>& DaemonOptionSpecs();
 
 }  // namespace raw::cli

@@ -3,14 +3,9 @@
 #include <filesystem>
 
 #include "clients/cli/args.h"
-#include "clients/cli/catalog_command.h"
 #include "clients/cli/cli_context.h"
-#include "clients/cli/config_command.h"
-#include "clients/cli/package_command.h"
-#include "clients/cli/daemon_command.h"
+#include "clients/cli/command_table.h"
 #include "clients/cli/exit_codes.h"
-#include "clients/cli/run_command.h"
-#include "clients/cli/sessions_command.h"
 #include "common/version.h"
 
 namespace raw::cli {
@@ -18,27 +13,6 @@ namespace raw::cli {
 extern const char kResumeUsage[];
 
 namespace {
-
-const std::vector<OptionSpec>& GlobalSpecs() {
-  static const std::vector<OptionSpec> specs = {
-      {"--socket", OptionSpec::Kind::kValue, ""},
-      {"--help", OptionSpec::Kind::kFlag, "-h"},
-      {"--version", OptionSpec::Kind::kFlag, ""},
-      {"--agent", OptionSpec::Kind::kValue, ""},
-      {"--cwd", OptionSpec::Kind::kValue, ""},
-      {"--plain", OptionSpec::Kind::kFlag, ""},
-  };
-  return specs;
-}
-
-const std::vector<OptionSpec>& ResumeSpecs() {
-  static const std::vector<OptionSpec> specs = {
-      {"--socket", OptionSpec::Kind::kValue, ""},
-      {"--plain", OptionSpec::Kind::kFlag, ""},
-      {"--help", OptionSpec::Kind::kFlag, "-h"},
-  };
-  return specs;
-}
 
 int NoTerminal(CliContext& ctx) {
   ctx.err << "raw: the terminal interface needs a terminal on standard input and output;\n"
@@ -49,7 +23,7 @@ int NoTerminal(CliContext& ctx) {
 // `raw resume [--plain] [ID]`.
 int Resume(const std::vector<std::string>& args, bool plain, CliContext& ctx,
            const InteractiveLauncher& interactive) {
-  auto parsed = ParseArgs(args, ResumeSpecs(), OptionOrder::kAnywhere);
+  auto parsed = ParseArgs(args, ResumeOptionSpecs(), OptionOrder::kAnywhere);
   if (!parsed.ok()) {
     ctx.err << "raw resume: " << parsed.status().message() << "\n"
             << "Run 'raw resume --help' for usage.\n";
@@ -76,56 +50,9 @@ int Resume(const std::vector<std::string>& args, bool plain, CliContext& ctx,
   return interactive(request, ctx);
 }
 
-using Command = int (*)(const std::vector<std::string>&, CliContext&);
-
-Command FindCommand(const std::string& name) {
-  if (name == "run") return RunCommand;
-  if (name == "sessions") return SessionsCommand;
-  if (name == "daemon") return DaemonCommand;
-  if (name == "config") return ConfigCommand;
-  if (name == "agents") return AgentsCommand;
-  if (name == "mcp") return McpCommand;
-  if (name == "package") return PackageCommand;
-  return nullptr;
-}
 
 }  // namespace
 
-const char kMainUsage[] =
-    "usage: raw [--socket PATH] [--agent NAME] [--cwd DIR] [--plain]\n"
-    "       raw [--socket PATH] COMMAND [ARGS...]\n"
-    "\n"
-    "Raw is a local coding-agent harness. Its daemon, rawd, runs the agents and\n"
-    "keeps the sessions; raw talks to it and starts it when it is not running.\n"
-    "Without a command, raw opens a new session in the full-screen terminal\n"
-    "interface (see docs/terminal.md).\n"
-    "\n"
-    "commands:\n"
-    "  resume [ID]                     reopen a session (a list to choose from without ID)\n"
-    "  run [options] PROMPT...         send a prompt to an agent, print the answer\n"
-    "  sessions list                   list sessions, most recently active first\n"
-    "  sessions show ID                print the history of a session\n"
-    "  agents                          list the configured agents\n"
-    "  mcp                             list the MCP servers, their state and tools\n"
-    "  daemon start|status|stop        manage rawd\n"
-    "  config check [--config PATH]    validate a config file\n"
-    "  config init [--force]           write a starting config file\n"
-    "  package install|list|inspect|remove|gc|verify\n"
-    "                                  manage packages (works without the daemon)\n"
-    "\n"
-    "options:\n"
-    "  --socket PATH   daemon socket (default: $RAW_SOCKET, else\n"
-    "                  $XDG_RUNTIME_DIR/raw/rawd.sock, else /tmp/raw-$UID/rawd.sock)\n"
-    "  --agent NAME    agent of the new session (default: the configured default)\n"
-    "  --cwd DIR       working directory of the new session (default: the current one)\n"
-    "  --plain         no colours, ASCII borders (NO_COLOR=1 keeps bold and underline)\n"
-    "  -h, --help      show this help; 'raw COMMAND --help' shows a command's\n"
-    "  --version       print the version\n"
-    "\n"
-    "environment:\n"
-    "  RAW_SOCKET        daemon socket path\n"
-    "  RAW_NO_AUTOSTART  when set (and not 0), never start rawd automatically\n"
-    "  RAW_DAEMON        the rawd executable to start\n";
 
 const char kResumeUsage[] =
     "usage: raw resume [--plain] [ID]\n"
@@ -136,7 +63,7 @@ const char kResumeUsage[] =
 
 int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
              const EnvLookup& env, const InteractiveLauncher& interactive) {
-  auto parsed = ParseArgs(args, GlobalSpecs(), OptionOrder::kBeforePositionals);
+  auto parsed = ParseArgs(args, GlobalOptionSpecs(), OptionOrder::kBeforePositionals);
   if (!parsed.ok()) {
     err << "raw: " << parsed.status().message() << "\n"
         << "Run 'raw --help' for usage.\n";
@@ -147,7 +74,7 @@ int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return kExitOk;
   }
   if (parsed->Has("--help")) {
-    out << kMainUsage;
+    out << MainUsage();
     return kExitOk;
   }
   std::error_code ec;
@@ -163,7 +90,7 @@ int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     // The terminal interface on a new session; the help without a terminal.
     if (!interactive) {
       if (!agent && !dir && !plain) {
-        out << kMainUsage;
+        out << MainUsage();
         return kExitOk;
       }
       return NoTerminal(ctx);
@@ -194,13 +121,13 @@ int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     err << "raw: --plain applies to the terminal interface (raw, raw resume)\n";
     return kExitUsage;
   }
-  Command command = FindCommand(name);
-  if (command == nullptr) {
+  const CommandEntry* command = FindCommandEntry(name);
+  if (command == nullptr || command->run == nullptr) {
     err << "raw: unknown command '" << name << "'\n"
         << "Run 'raw --help' for the list of commands.\n";
     return kExitUsage;
   }
-  return command(rest, ctx);
+  return command->run(rest, ctx);
 }
 
 }  // namespace raw::cli

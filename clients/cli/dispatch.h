@@ -22,8 +22,6 @@
 
 namespace raw::cli {
 
-extern const char kMainUsage[];
-
 // What the interactive client is asked to open.
 struct InteractiveRequest {
   std::string agent;       // a new session's agent (empty: the default)

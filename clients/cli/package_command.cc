@@ -19,17 +19,6 @@ namespace {
 
 using packages::PackageContext;
 
-const std::vector<OptionSpec>& PackageSpecs() {
-  static const std::vector<OptionSpec> specs = {
-      {"--as", OptionSpec::Kind::kValue, ""},
-      {"--config", OptionSpec::Kind::kValue, ""},
-      {"--json", OptionSpec::Kind::kFlag, ""},
-      {"--dry-run", OptionSpec::Kind::kFlag, ""},
-      {"--help", OptionSpec::Kind::kFlag, "-h"},
-  };
-  return specs;
-}
-
 std::string Short(const std::string& hash) { return hash.substr(0, 12); }
 
 void PrintJson(const OrderedJson& json, CliContext& ctx) { ctx.out << DumpJson(json) << "\n"; }
@@ -245,6 +234,17 @@ int Verify(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCon
 
 }  // namespace
 
+const std::vector<OptionSpec>& PackageOptionSpecs() {
+  static const std::vector<OptionSpec> specs = {
+      {"--as", OptionSpec::Kind::kValue, ""},
+      {"--config", OptionSpec::Kind::kValue, ""},
+      {"--json", OptionSpec::Kind::kFlag, ""},
+      {"--dry-run", OptionSpec::Kind::kFlag, ""},
+      {"--help", OptionSpec::Kind::kFlag, "-h"},
+  };
+  return specs;
+}
+
 const char kPackageUsage[] =
     "usage: raw package install PATH|URL [--as ALIAS] [--json]\n"
     "       raw package list [--json]\n"
@@ -271,7 +271,7 @@ const char kPackageUsage[] =
     "  --json          one JSON object per line\n";
 
 int PackageCommand(const std::vector<std::string>& args, CliContext& ctx) {
-  auto parsed = ParseArgs(args, PackageSpecs(), OptionOrder::kAnywhere);
+  auto parsed = ParseArgs(args, PackageOptionSpecs(), OptionOrder::kAnywhere);
   if (!parsed.ok()) {
     ctx.err << "raw package: " << parsed.status().message() << "\n"
             << "Run 'raw package --help' for usage.\n";

@@ -7,11 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "clients/cli/args.h"
 #include "clients/cli/cli_context.h"
 
 namespace raw::cli {
 
 extern const char kPackageUsage[];
+
+const std::vector<OptionSpec>& PackageOptionSpecs();
 
 int PackageCommand(const std::vector<std::string>& args, CliContext& ctx);
 

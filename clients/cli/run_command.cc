@@ -146,4 +146,6 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
   return runner.Run(request);
 }
 
+const std::vector<OptionSpec>& RunOptionSpecs() { return RunSpecs(); }
+
 }  // namespace raw::cli

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "clients/cli/args.h"
 #include "clients/cli/cli_context.h"
 #include "clients/cli/event_printer.h"
 
@@ -34,5 +35,8 @@ absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args,
 // it is "-". Installs a SIGINT watcher while the turn runs: the first Ctrl-C
 // interrupts the turn, the second exits with 130 at once.
 int RunCommand(const std::vector<std::string>& args, CliContext& ctx);
+
+// The options the command takes (for help and shell completion).
+const std::vector<OptionSpec>& RunOptionSpecs();
 
 }  // namespace raw::cli

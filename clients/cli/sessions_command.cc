@@ -178,4 +178,6 @@ int SessionsCommand(const std::vector<std::string>& args, CliContext& ctx) {
   return action == "list" ? List(*client, json, ctx) : Show(*client, pos[1], json, ctx);
 }
 
+const std::vector<OptionSpec>& SessionsOptionSpecs() { return SessionsSpecs(); }
+
 }  // namespace raw::cli

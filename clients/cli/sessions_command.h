@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/cli/args.h"
 #include "clients/cli/cli_context.h"
 #include "raw/v1/session.pb.h"
 
@@ -20,5 +21,8 @@ int SessionsCommand(const std::vector<std::string>& args, CliContext& ctx);
 // EXPIRES column is relative to `now_unix_ms`.
 void PrintSessionTable(const std::vector<v1::Session>& sessions, int64_t now_unix_ms,
                        std::ostream& out);
+
+// The options the command takes (for help and shell completion).
+const std::vector<OptionSpec>& SessionsOptionSpecs();
 
 }  // namespace raw::cli

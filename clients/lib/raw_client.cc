@@ -238,6 +238,17 @@ absl::StatusOr<v1::DeclineHandoverResponse> RawClient::DeclineHandover(
     const v1::DeclineHandoverRequest& request) {
   return Call(*impl_, &v1::Raw::Stub::DeclineHandover, request);
 }
+absl::StatusOr<v1::SetSessionMcpServersResponse> RawClient::SetSessionMcpServers(
+    const v1::SetSessionMcpServersRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::SetSessionMcpServers, request);
+}
+absl::StatusOr<v1::ConfigureSessionResponse> RawClient::ConfigureSession(
+    const v1::ConfigureSessionRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::ConfigureSession, request);
+}
+absl::StatusOr<v1::ListModelsResponse> RawClient::ListModels(const v1::ListModelsRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::ListModels, request);
+}
 
 absl::Status RawClient::AcquireLease(const v1::AcquireLeaseRequest& request,
                                      LeaseHandler& handler, StreamCanceller& canceller) {

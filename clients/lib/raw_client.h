@@ -155,6 +155,13 @@ class RawClient {
       const v1::ListMcpServersRequest& request);
   absl::StatusOr<v1::DeclineHandoverResponse> DeclineHandover(
       const v1::DeclineHandoverRequest& request);
+  // A session's own MCP servers, its agent and model, and the model list
+  // (see docs/api.md); the first two need the session's lease.
+  absl::StatusOr<v1::SetSessionMcpServersResponse> SetSessionMcpServers(
+      const v1::SetSessionMcpServersRequest& request);
+  absl::StatusOr<v1::ConfigureSessionResponse> ConfigureSession(
+      const v1::ConfigureSessionRequest& request);
+  absl::StatusOr<v1::ListModelsResponse> ListModels(const v1::ListModelsRequest& request);
 
   // Holds the session's write lease while the stream stays open: delivers
   // its messages to `handler` on the calling thread and returns when the

@@ -124,4 +124,22 @@ grpc::ServerUnaryReactor* RawService::ListMcpServers(
   return rpc::ListMcpServers(ctx, sessions_, *request, response);
 }
 
+grpc::ServerUnaryReactor* RawService::SetSessionMcpServers(
+    grpc::CallbackServerContext* ctx, const raw::v1::SetSessionMcpServersRequest* request,
+    raw::v1::SetSessionMcpServersResponse* response) {
+  return rpc::SetSessionMcpServers(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::ConfigureSession(
+    grpc::CallbackServerContext* ctx, const raw::v1::ConfigureSessionRequest* request,
+    raw::v1::ConfigureSessionResponse* response) {
+  return rpc::ConfigureSession(ctx, sessions_, *request, response);
+}
+
+grpc::ServerUnaryReactor* RawService::ListModels(grpc::CallbackServerContext* ctx,
+                                                 const raw::v1::ListModelsRequest* request,
+                                                 raw::v1::ListModelsResponse* response) {
+  return rpc::ListModels(ctx, sessions_, *request, response);
+}
+
 }  // namespace raw::api

@@ -31,6 +31,8 @@ class RawService final : public raw::v1::Raw::CallbackService {
   // shutdown, before the server is shut down, so that it need not wait for
   // its deadline.
   void DrainStreams();
+  // Subscribe and AcquireLease streams open now.
+  int open_streams() { return streams_.size(); }
 
   grpc::ServerUnaryReactor* GetDaemonInfo(grpc::CallbackServerContext* ctx,
                                           const raw::v1::GetDaemonInfoRequest* request,
@@ -87,6 +89,15 @@ class RawService final : public raw::v1::Raw::CallbackService {
   grpc::ServerUnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx,
                                            const raw::v1::ListMcpServersRequest* request,
                                            raw::v1::ListMcpServersResponse* response) override;
+  grpc::ServerUnaryReactor* SetSessionMcpServers(
+      grpc::CallbackServerContext* ctx, const raw::v1::SetSessionMcpServersRequest* request,
+      raw::v1::SetSessionMcpServersResponse* response) override;
+  grpc::ServerUnaryReactor* ConfigureSession(grpc::CallbackServerContext* ctx,
+                                             const raw::v1::ConfigureSessionRequest* request,
+                                             raw::v1::ConfigureSessionResponse* response) override;
+  grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* ctx,
+                                       const raw::v1::ListModelsRequest* request,
+                                       raw::v1::ListModelsResponse* response) override;
 
  private:
   loop::SessionManager& sessions_;

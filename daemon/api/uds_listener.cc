@@ -10,10 +10,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/paths.h"
 #include "common/logging.h"
 
 namespace raw::api {
@@ -109,6 +112,10 @@ absl::Status UdsListener::Listen() {
     Stop();
     return absl::FailedPreconditionError(absl::StrCat("cannot listen on ", path_, ": ", err));
   }
+  return PrepareAccept();
+}
+
+absl::Status UdsListener::PrepareAccept() {
   if (pipe2(wake_fds_, O_CLOEXEC) != 0) {
     std::string err = Errno();
     Stop();
@@ -116,6 +123,62 @@ absl::Status UdsListener::Listen() {
   }
   spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   return absl::OkStatus();
+}
+
+absl::Status UdsListener::Adopt(int fd) {
+  listen_fd_ = fd;  // closed by Stop() on every failure below
+  auto refuse = [&](const std::string& why) {
+    Stop();
+    return absl::FailedPreconditionError(
+        absl::StrCat("refusing the socket passed by systemd: ", why));
+  };
+  int value = 0;
+  socklen_t len = sizeof(value);
+  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &value, &len) != 0 || value != AF_UNIX) {
+    return refuse("it is not a Unix-domain socket");
+  }
+  len = sizeof(value);
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &value, &len) != 0 || value != SOCK_STREAM) {
+    return refuse("it is not a stream socket (ListenStream=)");
+  }
+  len = sizeof(value);
+  if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &value, &len) != 0 || value != 1) {
+    return refuse("it is not listening");
+  }
+  sockaddr_un addr;
+  std::memset(&addr, 0, sizeof(addr));
+  socklen_t addr_len = sizeof(addr);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &addr_len) != 0) {
+    return refuse(absl::StrCat("getsockname: ", Errno()));
+  }
+  const size_t path_len = addr_len > offsetof(sockaddr_un, sun_path)
+                              ? strnlen(addr.sun_path, addr_len - offsetof(sockaddr_un, sun_path))
+                              : 0;
+  const std::string bound(addr.sun_path, path_len);
+  if (bound != path_) {
+    return refuse(absl::StrCat("it is bound at \"", bound, "\", but rawd's socket is ", path_,
+                               "; make ListenStream= and --socket (or RAW_SOCKET) the same path"));
+  }
+  if (absl::Status dir = CheckPrivateDir(Dirname(path_)); !dir.ok()) {
+    return refuse(std::string(dir.message()));
+  }
+  struct stat st;
+  if (lstat(path_.c_str(), &st) != 0) return refuse(absl::StrCat("cannot inspect ", path_, ": ", Errno()));
+  if (!S_ISSOCK(st.st_mode)) return refuse(absl::StrCat(path_, " is not a socket"));
+  if (st.st_uid != allowed_uid_) {
+    return refuse(absl::StrCat(path_, " is owned by uid ", st.st_uid, ", not by uid ", allowed_uid_));
+  }
+  // Connecting to a Unix socket takes write permission on its file.
+  if ((st.st_mode & 022) != 0) {
+    return refuse(absl::StrFormat("%s has mode %04o; group and others must not be able to "
+                                  "connect to it (SocketMode=0600)",
+                                  path_, st.st_mode & 07777));
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+    return refuse(absl::StrCat("cannot make it non-blocking: ", Errno()));
+  }
+  return PrepareAccept();
 }
 
 void UdsListener::Start(grpc::Server& server) {

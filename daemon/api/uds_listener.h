@@ -44,6 +44,16 @@ class UdsListener {
   // longer than a Unix socket address allows is an error saying so.
   absl::Status Listen();
 
+  // Takes over `fd`, a listening socket bound by someone else (systemd's
+  // socket activation), instead of Listen(). It must pass the checks that
+  // Listen's own socket does: a listening Unix stream socket bound at
+  // `path`, whose file is a socket owned by `allowed_uid` that group and
+  // others cannot connect to (no write bit for them), in a private directory (common/paths.h
+  // CheckPrivateDir). Otherwise kFailedPrecondition saying which check
+  // failed; the fd is closed either way on failure. The socket file belongs
+  // to whoever bound it: Stop() does not remove it.
+  absl::Status Adopt(int fd);
+
   // Starts the accept thread. REQUIRES: Listen() succeeded.
   void Start(grpc::Server& server);
 
@@ -60,6 +70,8 @@ class UdsListener {
   void AcceptPending(grpc::Server* server);
   // Returns false when not even that was possible.
   bool RefuseOneForLackOfFds();
+  // The wake pipe and the spare descriptor, once listen_fd_ is set.
+  absl::Status PrepareAccept();
 
   const std::string path_;
   const uid_t allowed_uid_;
@@ -68,7 +80,7 @@ class UdsListener {
   int spare_fd_ = -1;           // released to shed a connection when out of fds
   dev_t socket_dev_ = 0;        // identity of the socket file we created
   ino_t socket_ino_ = 0;
-  bool bound_ = false;
+  bool bound_ = false;           // the socket file is ours to remove
   std::thread thread_;
 };
 

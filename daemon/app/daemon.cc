@@ -1,6 +1,5 @@
 #include "daemon/app/daemon.h"
 
-#include "daemon/app/dir_permissions.h"
 #include <fcntl.h>
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
@@ -15,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -106,6 +106,8 @@ absl::Status Daemon::Start() {
   lock_ = std::move(*lock);
 
   log_file_open_ = SetLogFile(paths_.log_path, options_.foreground);
+  // Under systemd, stderr is the journal: each line gets its priority.
+  if (StderrIsJournal()) SetStderrPriorityPrefixes(true);
   if (!log_file_open_) {
     RAW_LOG(Warning) << "cannot open the log file " << paths_.log_path << "; logging to stderr";
   }
@@ -116,7 +118,10 @@ absl::Status Daemon::Start() {
       {{"state directory", paths_.state_dir}, {"config directory", Dirname(paths_.config_path)}});
   for (const std::string& warning : dir_warnings_) RAW_LOG(Warning) << warning;
 
-  if (absl::Status s = EnsurePrivateDir(Dirname(paths_.socket_path)); !s.ok()) return s;
+  // An inherited socket's directory is checked, never changed (Adopt).
+  if (options_.listen_fd < 0) {
+    if (absl::Status s = EnsurePrivateDir(Dirname(paths_.socket_path)); !s.ok()) return s;
+  }
 
   absl::StatusOr<std::unique_ptr<store::SessionStore>> store =
       store::SessionStore::Open(paths_.database_path);
@@ -182,11 +187,20 @@ absl::Status Daemon::Start() {
   if (server_ == nullptr) return absl::InternalError("the gRPC server failed to start");
 
   listener_ = std::make_unique<api::UdsListener>(paths_.socket_path, getuid());
-  if (absl::Status s = listener_->Listen(); !s.ok()) return s;
+  const bool activated = options_.listen_fd >= 0;
+  if (absl::Status s = activated ? listener_->Adopt(options_.listen_fd) : listener_->Listen();
+      !s.ok()) {
+    return s;
+  }
   listener_->Start(*server_);
+  if (options_.idle_exit_seconds > 0 && !activated) {
+    RAW_LOG(Warning) << "--idle-exit is ignored: rawd was not started by socket activation, "
+                        "so nothing would start it again";
+  }
 
   SignalReady();
-  RAW_LOG(Info) << "rawd ready: listening on " << paths_.socket_path << " (database "
+  RAW_LOG(Info) << "rawd ready: listening on " << paths_.socket_path
+                << (activated ? " (socket passed by systemd)" : "") << " (database "
                 << paths_.database_path << ")";
   return absl::OkStatus();
 }
@@ -202,15 +216,34 @@ void Daemon::WaitForStop() {
     RAW_LOG(Error) << "signalfd: " << std::strerror(errno) << "; only Shutdown can stop rawd";
   }
   pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+  const bool idle_exit = options_.idle_exit_seconds > 0 && options_.listen_fd >= 0;
+  auto next_purge = std::chrono::steady_clock::now() + std::chrono::milliseconds(kExpiryCheckIntervalMs);
+  std::optional<std::chrono::steady_clock::time_point> idle_since;
   for (;;) {
-    int ready = poll(fds, signal_fd < 0 ? 1 : 2, kExpiryCheckIntervalMs);
+    const int timeout_ms = idle_exit ? kIdleCheckIntervalMs : kExpiryCheckIntervalMs;
+    int ready = poll(fds, signal_fd < 0 ? 1 : 2, timeout_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
       RAW_LOG(Error) << "poll: " << std::strerror(errno) << "; stopping";
       break;
     }
     if (ready == 0) {
-      PurgeExpiredSessions();
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= next_purge) {
+        PurgeExpiredSessions();
+        next_purge = now + std::chrono::milliseconds(kExpiryCheckIntervalMs);
+      }
+      if (!idle_exit) continue;
+      if (sessions_->loaded_sessions() > 0 || service_->open_streams() > 0) {
+        idle_since.reset();
+        continue;
+      }
+      if (!idle_since) idle_since = now;
+      if (now - *idle_since >= std::chrono::seconds(options_.idle_exit_seconds)) {
+        RAW_LOG(Info) << "stopping: idle for " << options_.idle_exit_seconds
+                      << " s (socket-activated; systemd starts rawd again when needed)";
+        break;
+      }
       continue;
     }
     if (fds[0].revents != 0) {

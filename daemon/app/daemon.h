@@ -88,6 +88,8 @@ class Daemon {
   // every kExpiryCheckIntervalMs while running.
   void PurgeExpiredSessions();
   static constexpr int kExpiryCheckIntervalMs = 60 * 60 * 1000;
+  // How often a socket-activated rawd with --idle-exit looks for idleness.
+  static constexpr int kIdleCheckIntervalMs = 250;
 
   const DaemonOptions options_;
   const EnvLookup env_;

@@ -57,6 +57,15 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
             absl::StrCat("--ready-fd needs a file descriptor number, got \"", *v, "\""));
       }
       options.ready_fd = fd;
+    } else if (arg.name == "--idle-exit") {
+      absl::StatusOr<std::string> v = value();
+      if (!v.ok()) return v.status();
+      int seconds = 0;
+      if (!absl::SimpleAtoi(*v, &seconds) || seconds < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--idle-exit needs a number of seconds, got \"", *v, "\""));
+      }
+      options.idle_exit_seconds = seconds;
     } else if (arg.name == "--foreground") {
       status = flag(&options.foreground);
     } else if (arg.name == "--help" || arg.name == "-h") {
@@ -89,12 +98,19 @@ std::string DaemonUsage() {
          "  --ready-fd N    write 'R' to file descriptor N and close it once the\n"
          "                  socket accepts connections (it is closed without a byte\n"
          "                  if start-up fails)\n"
+         "  --idle-exit S   when started by systemd's socket activation, exit after\n"
+         "                  S seconds with no loaded session and no open stream\n"
+         "                  (systemd starts rawd again on the next connection)\n"
          "  --help          show this help\n"
          "  --version       show the version\n"
          "\n"
          "Sessions are kept in $XDG_STATE_HOME/raw/. SIGTERM or SIGINT (or the\n"
          "Shutdown call) stops the daemon; running turns end as cancelled.\n"
-         "SIGHUP reopens the log file.\n";
+         "SIGHUP reopens the log file.\n"
+         "\n"
+         "Socket activation: rawd takes the listening socket systemd passes\n"
+         "(LISTEN_FDS, sd_listen_fds(3)) instead of binding its socket path; the\n"
+         "socket must be bound at that path, mode 0600, in a private directory.\n";
 }
 
 absl::StatusOr<DaemonPaths> ResolveDaemonPaths(const DaemonOptions& options, const EnvLookup& env,

@@ -1,7 +1,7 @@
 // DaemonOptions: rawd's command line, and the file locations it implies.
 //
 //   rawd [--socket PATH] [--config PATH] [--foreground] [--ready-fd N]
-//        [--help] [--version]
+//        [--idle-exit SECONDS] [--help] [--version]
 //
 // Pure functions of argv and the environment lookup they are given;
 // thread-safe.
@@ -22,6 +22,14 @@ struct DaemonOptions {
   // --ready-fd: once the socket accepts connections, one byte 'R' is
   // written to this descriptor and it is closed. -1 = none.
   int ready_fd = -1;
+  // --idle-exit: a socket-activated rawd exits once it has had no loaded
+  // session and no open stream for this long; systemd starts it again on
+  // the next connection. 0 = never. Ignored (with a warning) when rawd
+  // bound its socket itself: nothing would start it again.
+  int idle_exit_seconds = 0;
+  // Not an option: the listening socket systemd passed (listen_fds.h), or
+  // -1 to bind the socket path itself.
+  int listen_fd = -1;
   bool help = false;
   bool version = false;
 };

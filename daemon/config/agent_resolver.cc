@@ -119,10 +119,23 @@ absl::StatusOr<const ModelConfig*> PickModel(const Config& config, const AgentCo
   return absl::FailedPreconditionError(NoUsableModelMessage(config, agent, candidates));
 }
 
+// The model entry a session chose instead of its agent's.
+absl::StatusOr<const ModelConfig*> SessionModel(const Config& config, const std::string& name) {
+  auto it = config.models.find(name);
+  if (it != config.models.end()) return &it->second;
+  std::vector<std::string> names;
+  for (const auto& [n, m] : config.models) names.push_back(n);
+  return absl::FailedPreconditionError(
+      absl::StrCat("the session's model ", DescribeValue(Json(name)),
+                   " is not a defined model (defined: ", JoinNames(names),
+                   "); choose another one for the session, or \"\" for the agent's own"));
+}
+
 }  // namespace
 
 absl::StatusOr<ResolvedAgent> ResolveAgent(const Config& config, const std::string& agent_name,
-                                           const EnvLookup& env, const ServerProbe& probe) {
+                                           const EnvLookup& env, const ServerProbe& probe,
+                                           const std::string& model_override) {
   std::string name = agent_name.empty() ? config.default_agent : agent_name;
   if (name.empty()) name = kDefaultAgentName;
   auto agent = config.agents.find(name);
@@ -136,7 +149,9 @@ absl::StatusOr<ResolvedAgent> ResolveAgent(const Config& config, const std::stri
     return absl::NotFoundError(
         absl::StrCat("unknown agent \"", name, "\" (defined", where, ": ", JoinNames(names), ")"));
   }
-  absl::StatusOr<const ModelConfig*> model = PickModel(config, agent->second, env, probe);
+  absl::StatusOr<const ModelConfig*> model = model_override.empty()
+                                                ? PickModel(config, agent->second, env, probe)
+                                                : SessionModel(config, model_override);
   if (!model.ok()) return model.status();
   if (auto error = CheckCompactFits(agent->second, **model)) {
     return absl::FailedPreconditionError(absl::StrCat(

@@ -279,6 +279,10 @@ struct McpServerConfig {
   // replaces every field above when an agent using this server is resolved
   // (daemon/packages); empty = defined here.
   std::string from{};
+  // Set for a session's own server (session_mcp_servers.h): the session it
+  // belongs to, whose connection no other session shares. Empty for a
+  // server under "mcp_servers".
+  std::string session_id{};
 
   bool operator==(const McpServerConfig&) const = default;
 };

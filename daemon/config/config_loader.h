@@ -85,7 +85,12 @@ using ServerProbe = std::function<bool(const std::string& base_url)>;
 // defined agents; no usable model is kFailedPrecondition. An agent naming a
 // model is returned as is: whether its key variable is set is checked by
 // whoever builds the provider.
+//
+// A non-empty `model_override` (a session's chosen model entry) replaces
+// the agent's model; a name that is not under "models" is
+// kFailedPrecondition naming it and the defined ones.
 absl::StatusOr<ResolvedAgent> ResolveAgent(const Config& config, const std::string& agent_name,
-                                           const EnvLookup& env, const ServerProbe& probe);
+                                           const EnvLookup& env, const ServerProbe& probe,
+                                           const std::string& model_override = "");
 
 }  // namespace raw::config

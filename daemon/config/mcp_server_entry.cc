@@ -18,7 +18,8 @@ namespace raw::config {
 namespace {
 
 constexpr size_t kMaxServerNameChars = 32;
-constexpr char kToolForm[] = "mcp/<server>/<tool>, or a glob such as mcp/<server>/*";
+constexpr char kToolForm[] =
+    "mcp/<server>/<tool>, or a glob such as mcp/<server>/* or mcp/*/* (every server)";
 
 // Headers of the Streamable HTTP transport that the MCP client sets itself.
 std::optional<std::string> RefuseMcpHeader(absl::string_view name) {
@@ -113,8 +114,9 @@ void ReadFrom(FieldReader& r, McpServerConfig& s, const Json& value) {
 
 }  // namespace
 
-McpServerConfig ReadServer(const std::string& name, const Json& value, const std::string& path,
-                           const ParseContext& context, std::vector<ConfigProblem>& problems) {
+McpServerConfig ReadMcpServerEntry(const std::string& name, const Json& value,
+                                   const std::string& path, const ParseContext& context,
+                                   std::vector<ConfigProblem>& problems) {
   McpServerConfig s;
   s.name = name;
   FieldReader r(value, path, problems);
@@ -156,6 +158,13 @@ McpServerConfig ReadServer(const std::string& name, const Json& value, const std
   return s;
 }
 
+bool IsMcpServerGlob(absl::string_view server) {
+  if (!absl::StrContains(server, '*') || server.size() > kMaxServerNameChars) return false;
+  return std::all_of(server.begin(), server.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '*';
+  });
+}
+
 std::optional<std::string> AmbiguousServerName(absl::string_view name) {
   // The model sees "mcp__<server>__<tool>"; the server part ends at the
   // first "__" after "mcp__" only if the name holds none and does not end
@@ -195,7 +204,7 @@ void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& confi
       problems.push_back({path, *why});
       continue;
     }
-    config.mcp_servers[name] = ReadServer(name, value, path, context, problems);
+    config.mcp_servers[name] = ReadMcpServerEntry(name, value, path, context, problems);
   }
 }
 
@@ -210,6 +219,7 @@ void CheckAgentMcpTools(const Config& config, std::vector<ConfigProblem>& proble
       std::string quoted = DescribeValue(Json(agent.tools_use[i]));
       size_t slash = entry.find('/');
       absl::string_view server = entry.substr(0, slash);
+      if (IsMcpServerGlob(server)) continue;  // "mcp/*", "mcp/*/read_*": any server
       if (slash == absl::string_view::npos || !IsMcpServerName(server)) {
         problems.push_back(
             {IndexPath(use_path, i), absl::StrCat(quoted, " must name one server: ", kToolForm,

@@ -24,18 +24,25 @@ bool IsMcpServerName(absl::string_view name);
 // the model-facing name mcp__<server>__<tool> (see mcp/tool_naming.h).
 std::optional<std::string> AmbiguousServerName(absl::string_view name);
 
-// Reads one mcp_servers.<name> object (also a package's MCP export) found at
-// `path`; relative cwd values resolve against `context`. The result is
-// meaningful only when no problem was added.
-McpServerConfig ReadServer(const std::string& name, const Json& value, const std::string& path,
-                           const ParseContext& context, std::vector<ConfigProblem>& problems);
+// Reads one server definition (the object under mcp_servers.<name>, or an
+// equivalent built from another source) at `path`; problems are recorded
+// at their paths below it. `name` must already be a valid server name.
+McpServerConfig ReadMcpServerEntry(const std::string& name, const Json& value,
+                                   const std::string& path, const ParseContext& context,
+                                   std::vector<ConfigProblem>& problems);
+
+// True when the <server> part of a tools.use entry mcp/<server>/... is a
+// glob over server names ("*", "fs-*"): it may match configured servers and
+// a session's own servers (see session_mcp_servers.h), which need not exist
+// when the config is read.
+bool IsMcpServerGlob(absl::string_view server);
 
 // Reads "mcp_servers" into config.mcp_servers.
 void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& config,
                     std::vector<ConfigProblem>& problems);
 
 // Every tools.use entry "mcp/<server>/<tool or glob>" names one defined
-// server.
+// server, or a glob over server names (IsMcpServerGlob).
 void CheckAgentMcpTools(const Config& config, std::vector<ConfigProblem>& problems);
 
 }  // namespace raw::config

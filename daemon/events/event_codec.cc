@@ -151,6 +151,7 @@ void Write(OrderedJson& j, const ToolResult& p) {
   j["content"] = p.content;
   j["duration_ms"] = p.duration_ms;
   if (!p.display.empty()) j["display"] = p.display;
+  if (!p.meta.empty()) j["meta"] = p.meta;
 }
 void Read(JsonFields& r, ToolResult& p) {
   p.call_id = r.String("call_id");
@@ -160,6 +161,7 @@ void Read(JsonFields& r, ToolResult& p) {
   p.content = r.String("content");
   p.duration_ms = r.Int64("duration_ms");
   p.display = r.OptionalString("display");
+  p.meta = r.OptionalString("meta");
 }
 
 void Write(OrderedJson& j, const ApprovalRequested& p) {

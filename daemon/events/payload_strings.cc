@@ -38,6 +38,7 @@ void Visit(ToolResult& p, StringVisitor v) {
   v(p.tool);
   v(p.content);
   v(p.display);
+  v(p.meta);
 }
 void Visit(ApprovalRequested& p, StringVisitor v) {
   v(p.request_id);

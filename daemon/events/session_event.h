@@ -87,6 +87,9 @@ struct ToolResult {
   std::string content;
   int64_t duration_ms = 0;
   std::string display;  // shown by clients instead of content when set
+  // The tool's host-side metadata (tools::ToolOutput::meta): stored with the
+  // result, never sent to the model nor to clients.
+  std::string meta;
   bool operator==(const ToolResult&) const = default;
 };
 

@@ -71,6 +71,8 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   ~SessionLog();
 
   const std::string& session_id() const { return session_id_; }
+  // The store the log commits to (for reads of this session's history).
+  store::SessionStore& store() const { return store_; }
 
   // Stores `payloads` (all durable) as consecutive events of `turn_id` plus
   // `extras`, in one transaction, then publishes them. On error nothing was

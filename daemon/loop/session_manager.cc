@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -20,6 +21,16 @@ namespace {
 bool IsDirectory(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A model name a client chose for a session: "" or a defined entry.
+absl::Status CheckModelChoice(const config::Config& cfg, const std::string& model) {
+  if (model.empty() || cfg.models.contains(model)) return absl::OkStatus();
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : cfg.models) names.push_back(name);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "model \"", model, "\" is not a defined model (defined: ",
+      names.empty() ? "none" : absl::StrJoin(names, ", "), "); see ListModels"));
 }
 
 }  // namespace
@@ -55,27 +66,37 @@ SessionInfo SessionManager::Describe(const store::SessionRecord& record,
   // local-server probe to resolve shows no model until a turn resolves it.
   if (cfg != nullptr) {
     auto packaged = packages::ResolvePackages(*cfg, record.agent, deps_.env);
-    auto resolved = !packaged.ok() ? absl::StatusOr<config::ResolvedAgent>(packaged.status())
-                                   : config::ResolveAgent(packaged->config, record.agent,
-                                                          deps_.env,
-                                                          [](const std::string&) { return false; });
+    auto resolved = !packaged.ok()
+                        ? absl::StatusOr<config::ResolvedAgent>(packaged.status())
+                        : config::ResolveAgent(packaged->config, record.agent, deps_.env,
+                                               [](const std::string&) { return false; },
+                                               record.model);
     if (resolved.ok()) {
       info.model = resolved->model.name;
       info.model_id = resolved->model.model_id;
+    } else {
+      // A chosen model that is no longer defined still shows which it is;
+      // the next turn says what is wrong.
+      info.model = record.model;
     }
   }
   return info;
 }
 
-void SessionManager::CreateSession(std::string agent, std::string cwd, Reply<SessionInfo> reply) {
-  bool scheduled = pool_.Schedule([this, agent = std::move(agent), cwd = std::move(cwd), reply] {
-    reply(CreateSessionNow(agent, cwd));
-  });
+void SessionManager::CreateSession(std::string agent, std::string cwd, std::string model,
+                                   std::vector<config::SessionMcpServerSpec> mcp_servers,
+                                   Reply<SessionInfo> reply) {
+  bool scheduled =
+      pool_.Schedule([this, agent = std::move(agent), cwd = std::move(cwd),
+                      model = std::move(model), mcp_servers = std::move(mcp_servers), reply] {
+        reply(CreateSessionNow(agent, cwd, model, mcp_servers));
+      });
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
-absl::StatusOr<SessionInfo> SessionManager::CreateSessionNow(const std::string& agent,
-                                                             const std::string& cwd) {
+absl::StatusOr<SessionInfo> SessionManager::CreateSessionNow(
+    const std::string& agent, const std::string& cwd, const std::string& model,
+    const std::vector<config::SessionMcpServerSpec>& mcp_servers) {
   if (cwd.empty() || cwd[0] != '/') {
     return absl::InvalidArgumentError(
         absl::StrCat("cwd must be an absolute directory path, got \"", cwd, "\""));
@@ -87,21 +108,31 @@ absl::StatusOr<SessionInfo> SessionManager::CreateSessionNow(const std::string& 
   // The agent's package exports must resolve for a session of it to start.
   ASSIGN_OR_RETURN(packages::PackagedConfig packaged,
                    packages::ResolvePackages(cfg, agent, deps_.env));
+  RETURN_IF_ERROR(CheckModelChoice(packaged.config, model));
   ASSIGN_OR_RETURN(config::ResolvedAgent resolved,
-                   config::ResolveAgent(packaged.config, agent, deps_.env, deps_.probe));
+                   config::ResolveAgent(packaged.config, agent, deps_.env, deps_.probe, model));
   {
     absl::MutexLock lock(&mu_);
     if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
   }
   store::SessionRecord record;
   record.id = NewId();
+  ASSIGN_OR_RETURN(McpServerMap servers,
+                   config::CheckSessionMcpServers(mcp_servers, cfg, "mcp_servers", record.id));
   record.agent = resolved.agent.name;
+  record.model = model;
   record.cwd = cwd;
   record.created_at_unix_ms = deps_.clock.NowUnixMs();
   record.last_activity_unix_ms = record.created_at_unix_ms;
   RETURN_IF_ERROR(deps_.store.CreateSession(record));
   RAW_LOG(Info) << "session " << record.id << " created (agent " << record.agent << ", cwd "
                 << cwd << ")";
+  if (!servers.empty()) {
+    // Nobody else knows the session yet: its servers are in place before
+    // the reply, so the first turn has them.
+    ASSIGN_OR_RETURN(std::shared_ptr<SessionRunner> runner, Runner(record.id));
+    runner->InitMcpServers(std::move(servers));
+  }
   SessionInfo info;
   info.record = record;
   info.model = resolved.model.name;
@@ -133,7 +164,11 @@ absl::StatusOr<std::shared_ptr<SessionRunner>> SessionManager::Runner(
                                       // The record as it is now (its agent, its cwd).
                                       ASSIGN_OR_RETURN(store::SessionRecord now,
                                                        deps_.store.GetSession(session_id));
-                                      return PlanFor(now, purpose, text);
+                                      std::shared_ptr<SessionRunner> self =
+                                          LoadedRunner(session_id);
+                                      return PlanFor(now,
+                                                     self ? self->mcp_servers() : McpServerMap(),
+                                                     purpose, text);
                                     },
                                     nullptr};
       runner_deps.max_live_bytes = max_live_bytes_.load();
@@ -185,10 +220,32 @@ absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers
     }
     return statuses;
   }
-  return deps_.mcp->StatusOf(cfg.mcp_servers);
+  std::vector<mcp::McpServerStatus> statuses = deps_.mcp->StatusOf(cfg.mcp_servers);
+  std::vector<std::shared_ptr<SessionRunner>> runners;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, loaded] : runners_) runners.push_back(loaded.runner);
+  }
+  for (const auto& runner : runners) {
+    for (mcp::McpServerStatus& status : deps_.mcp->StatusOf(runner->mcp_servers())) {
+      statuses.push_back(std::move(status));
+    }
+  }
+  return statuses;
+}
+
+absl::StatusOr<std::vector<config::ModelConfig>> SessionManager::ListModels() {
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  std::vector<config::ModelConfig> models;
+  for (const auto& [name, model] : cfg.models) {
+    models.push_back(model);
+    models.back().name = name;
+  }
+  return models;
 }
 
 absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& record,
+                                                 const McpServerMap& session_servers,
                                                  PlanPurpose purpose,
                                                  const std::string& user_text) {
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
@@ -202,6 +259,7 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
   // Without providers nothing runs: MCP tools count only when their servers
   // have listed them (no server is started to estimate a context).
   inputs.mcp = deps_.mcp;
+  inputs.session_mcp_servers = session_servers;
   // A turn does not wait for MCP servers to start before it records its
   // start; it attaches their tools on its own thread.
   inputs.defer_mcp = purpose == PlanPurpose::kTurn;
@@ -212,7 +270,8 @@ std::optional<events::ContextEstimate> SessionManager::EstimateFor(
     const store::SessionRecord& record) {
   absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(record.id);
   if (!runner.ok()) return std::nullopt;
-  absl::StatusOr<TurnPlan> plan = PlanFor(record, PlanPurpose::kContextOnly, "");
+  absl::StatusOr<TurnPlan> plan =
+      PlanFor(record, (*runner)->mcp_servers(), PlanPurpose::kContextOnly, "");
   if (!plan.ok()) return std::nullopt;
   absl::StatusOr<events::ContextEstimate> estimate = (*runner)->Estimate(*plan);
   if (!estimate.ok()) return std::nullopt;
@@ -240,7 +299,10 @@ template <typename R>
 void SessionManager::WithRunner(const std::string& session_id, const R& reply,
                                 const std::function<void(SessionRunner&)>& fn) {
   absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(session_id);
-  if (!runner.ok()) return reply(runner.status());
+  if (!runner.ok()) {
+    reply(runner.status());
+    return;
+  }
   fn(**runner);
 }
 
@@ -279,26 +341,97 @@ void SessionManager::ClearContext(const std::string& session_id, std::string lea
   WithRunner(session_id, reply, [&](SessionRunner& r) { r.Clear(std::move(lease_id), reply); });
 }
 
-absl::StatusOr<WriteLeases::Acquired> SessionManager::AcquireLease(const std::string& session_id,
-                                                                   const LeaseClient& client,
-                                                                   WhenHeld when_held,
-                                                                   LeaseCallbacks callbacks) {
+void SessionManager::SetSessionMcpServers(const std::string& session_id, std::string lease_id,
+                                          std::vector<config::SessionMcpServerSpec> servers,
+                                          StatusReply reply) {
+  absl::StatusOr<config::Config> cfg = LoadConfig();
+  if (!cfg.ok()) return reply(cfg.status());
+  absl::StatusOr<McpServerMap> checked =
+      config::CheckSessionMcpServers(servers, *cfg, "servers", session_id);
+  if (!checked.ok()) return reply(checked.status());
+  WithRunner(session_id, reply, [&](SessionRunner& r) {
+    r.SetMcpServers(std::move(lease_id), *checked,
+                    [this, session_id, kept = *checked, reply](absl::Status s) {
+                      // On the session's queue, in order: what the last
+                      // call set is what keeps running.
+                      if (s.ok() && deps_.mcp != nullptr) {
+                        deps_.mcp->DropSessionServers(session_id, kept);
+                      }
+                      reply(s);
+                    });
+  });
+}
+
+void SessionManager::ConfigureSession(const std::string& session_id, std::string lease_id,
+                                      std::optional<std::string> agent,
+                                      std::optional<std::string> model,
+                                      Reply<SessionInfo> reply) {
+  WithRunner(session_id, reply, [&](SessionRunner& r) {
+    r.ChangeWhileIdle(
+        std::move(lease_id),
+        [this, session_id, agent, model] { return ApplyConfiguration(session_id, agent, model); },
+        [this, session_id, reply](absl::Status s) {
+          if (!s.ok()) return reply(s);
+          reply(GetSession(session_id));
+        });
+  });
+}
+
+absl::Status SessionManager::ApplyConfiguration(const std::string& session_id,
+                                                const std::optional<std::string>& agent,
+                                                const std::optional<std::string>& model) {
+  ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  std::string new_agent = record.agent;
+  if (agent.has_value()) {
+    new_agent = agent->empty() ? cfg.default_agent : *agent;
+    if (new_agent.empty()) new_agent = config::kDefaultAgentName;
+    if (!cfg.agents.contains(new_agent)) {
+      std::vector<std::string> names;
+      for (const auto& [name, entry] : cfg.agents) names.push_back(name);
+      return absl::NotFoundError(absl::StrCat("unknown agent \"", new_agent, "\" (defined: ",
+                                              absl::StrJoin(names, ", "), ")"));
+    }
+    if (new_agent != record.agent && record.last_seq > 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "session ", session_id, " already has a conversation, so its agent (\"", record.agent,
+          "\") can no longer change; start a new session with agent \"", new_agent, "\""));
+    }
+  }
+  const std::string new_model = model.value_or(record.model);
+  RETURN_IF_ERROR(CheckModelChoice(cfg, new_model));
+  if (new_agent == record.agent && new_model == record.model) return absl::OkStatus();
+  RETURN_IF_ERROR(deps_.store.SetAgentAndModel(session_id, new_agent, new_model));
+  RAW_LOG(Info) << "session " << session_id << " configured: agent " << new_agent << ", model "
+                << (new_model.empty() ? "(the agent's)" : new_model);
+  return absl::OkStatus();
+}
+
+void SessionManager::AcquireLease(const std::string& session_id, LeaseClient client,
+                                  WhenHeld when_held, LeaseCallbacks callbacks,
+                                  SessionRunner::LeaseReply reply) {
   // Granted also while the session cannot be written (see the header).
-  RETURN_IF_ERROR(Runner(session_id).status());
-  return leases_.Acquire(session_id, client, when_held, std::move(callbacks));
+  WithRunner(session_id, reply, [&](SessionRunner& r) {
+    r.AcquireLease(std::move(client), when_held, std::move(callbacks), reply);
+  });
 }
 
-void SessionManager::ReleaseLease(const std::string& session_id, const std::string& lease_id) {
-  leases_.Release(session_id, lease_id);
+void SessionManager::ReleaseLease(const std::string& session_id, std::string lease_id) {
+  // A session with a lease is never unloaded, so this finds its runner;
+  // a lookup error means there is nothing to release.
+  WithRunner(session_id, [](const absl::Status&) {},
+             [&](SessionRunner& r) { r.ReleaseLease(std::move(lease_id)); });
 }
 
-void SessionManager::CancelLeaseWait(const std::string& session_id, const std::string& wait_id) {
-  leases_.CancelWait(session_id, wait_id);
+void SessionManager::CancelLeaseWait(const std::string& session_id, std::string wait_id) {
+  WithRunner(session_id, [](const absl::Status&) {},
+             [&](SessionRunner& r) { r.CancelLeaseWait(std::move(wait_id)); });
 }
 
-absl::StatusOr<int> SessionManager::DeclineHandover(const std::string& session_id,
-                                                    const std::string& lease_id) {
-  return leases_.Decline(session_id, lease_id);
+void SessionManager::DeclineHandover(const std::string& session_id, std::string lease_id,
+                                     Reply<int> reply) {
+  WithRunner(session_id, reply,
+             [&](SessionRunner& r) { r.DeclineHandover(std::move(lease_id), reply); });
 }
 
 absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_id) {
@@ -376,7 +509,9 @@ size_t SessionManager::UnloadIdle(absl::Duration idle) {
     for (auto it = runners_.begin(); it != runners_.end();) {
       Loaded& loaded = it->second;
       // use_count 1: nobody but this table holds the runner, and nobody can
-      // take it while mu_ is held.
+      // take it while mu_ is held. A lease changes only by a command on the
+      // runner's queue, which Idle() counts until it has run, so the lease
+      // check cannot miss one that is on its way.
       if (loaded.last_used_unix_ms <= cutoff && loaded.runner.use_count() == 1 &&
           loaded.runner->Idle() && !leases_.InUse(it->first)) {
         unloaded.push_back(std::move(loaded.runner));
@@ -388,6 +523,9 @@ size_t SessionManager::UnloadIdle(absl::Duration idle) {
   }
   if (unloaded.empty()) return 0;
   const size_t count = unloaded.size();
+  if (deps_.mcp != nullptr) {
+    for (const auto& runner : unloaded) deps_.mcp->DropSessionServers(runner->session_id());
+  }
   unloaded.clear();  // outside the lock: destroying a context may take a while
   // Give the freed contexts back to the system, not only to malloc.
   malloc_trim(0);

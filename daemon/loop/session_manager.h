@@ -36,6 +36,7 @@
 #include "common/time.h"
 #include "common/worker_pool.h"
 #include "daemon/config/config_loader.h"
+#include "daemon/config/session_mcp_servers.h"
 #include "daemon/http/http_client.h"
 #include "daemon/events/session_event.h"
 #include "daemon/loop/session_runner.h"
@@ -99,24 +100,37 @@ class SessionManager {
   // session is created); `cwd` must be an absolute existing directory.
   // Resolving may probe a local server or run a variable's command: it runs
   // on the worker pool and replies when done.
-  void CreateSession(std::string agent, std::string cwd, Reply<SessionInfo> reply);
+  //
+  // `model` ("" = the agent's own) must be a defined model entry
+  // (kInvalidArgument otherwise); it is stored as the session's model (see
+  // ConfigureSession). `mcp_servers` become the session's own servers (see
+  // SetSessionMcpServers; kInvalidArgument naming the entry "mcp_servers[i]"
+  // when one is invalid, and then no session is created).
+  void CreateSession(std::string agent, std::string cwd, std::string model,
+                     std::vector<config::SessionMcpServerSpec> mcp_servers,
+                     Reply<SessionInfo> reply);
   absl::StatusOr<SessionInfo> GetSession(const std::string& id);
   absl::StatusOr<std::vector<SessionInfo>> ListSessions(int page_size,
                                                         const std::string& page_token,
                                                         std::string* next_page_token);
 
-  // The write lease (write_leases.h). Acquire checks that the session
-  // exists. It is granted also while the session cannot be written (see
-  // above): the lease itself stores nothing; the holder's writes are
-  // refused with the specific error (each retrying the read first), which a
-  // client shows where the user wrote, and they resume once the row reads
-  // without the lease being asked for again.
-  absl::StatusOr<WriteLeases::Acquired> AcquireLease(const std::string& session_id,
-                                                     const LeaseClient& client, WhenHeld when_held,
-                                                     LeaseCallbacks callbacks);
-  void ReleaseLease(const std::string& session_id, const std::string& lease_id);
-  void CancelLeaseWait(const std::string& session_id, const std::string& wait_id);
-  absl::StatusOr<int> DeclineHandover(const std::string& session_id, const std::string& lease_id);
+  // The write lease (write_leases.h). Every lease change is a command on
+  // the session's queue (SessionRunner::AcquireLease and the others), in
+  // order with the session's writes; the answer, and the lease's callbacks,
+  // come from there, so no caller waits. Acquire loads the session (its
+  // lookup error, kNotFound, is the answer). It is granted also while the
+  // session cannot be written (see above): the lease itself stores nothing;
+  // the holder's writes are refused with the specific error (each retrying
+  // the read first), which a client shows where the user wrote, and they
+  // resume once the row reads without the lease being asked for again.
+  // Release and CancelLeaseWait answer nobody: they run even after the
+  // caller is gone (the runner's queue holds what they need).
+  void AcquireLease(const std::string& session_id, LeaseClient client, WhenHeld when_held,
+                    LeaseCallbacks callbacks, SessionRunner::LeaseReply reply);
+  void ReleaseLease(const std::string& session_id, std::string lease_id);
+  void CancelLeaseWait(const std::string& session_id, std::string wait_id);
+  // Replies with how many waiting requests were declined.
+  void DeclineHandover(const std::string& session_id, std::string lease_id, Reply<int> reply);
 
   // The writes: each is a command on the session's queue (SessionRunner)
   // and replies when it has run. Each is refused with kFailedPrecondition
@@ -144,6 +158,29 @@ class SessionManager {
   // Clears the model context; replies with the estimate after.
   void ClearContext(const std::string& session_id, std::string lease_id,
                     Reply<events::ContextEstimate> reply);
+  // Replaces the session's own MCP servers. They are checked against the
+  // config of the moment (config::CheckSessionMcpServers: kInvalidArgument
+  // naming the entry "servers[i]") before the lease. They live in memory
+  // only (never stored: their env and headers may hold secrets), are
+  // selected by the agent's tools.use like configured servers, and apply
+  // from the next turn (or compaction, or estimate); a running turn keeps
+  // the tools it started with. Servers no longer in the set (or changed)
+  // are stopped at once; unchanged ones keep running. They all stop when
+  // the session is unloaded (UnloadIdle) or the daemon stops.
+  void SetSessionMcpServers(const std::string& session_id, std::string lease_id,
+                            std::vector<config::SessionMcpServerSpec> servers,
+                            StatusReply reply);
+  // Changes the session's agent and/or its model (nullopt: unchanged) and
+  // replies with the session as it is then. Refused (kFailedPrecondition)
+  // while a turn or compaction runs, and for a different agent once the
+  // session has history (its first message is recorded). `agent` ("" = the
+  // default agent) must be a defined agent (kNotFound, as CreateSession);
+  // `model` a defined model entry (kInvalidArgument), or "" for the agent's
+  // own model. The model is stored with the session and used from the next
+  // request on; the agent's model is not changed.
+  void ConfigureSession(const std::string& session_id, std::string lease_id,
+                        std::optional<std::string> agent, std::optional<std::string> model,
+                        Reply<SessionInfo> reply);
   // The session with its usage totals and coverage and the context estimate.
   absl::StatusOr<SessionInfo> GetStats(const std::string& session_id);
 
@@ -159,8 +196,12 @@ class SessionManager {
   // From the config file as it is now; an unusable file is an error.
   absl::StatusOr<AgentCatalog> ListAgents();
   // Every server under mcp_servers, as configured now, with the state of its
-  // connection (stopped when there is none). Never starts a server.
+  // connection (stopped when there is none), then the own servers of each
+  // loaded session (by session id, then name; McpServerStatus::session_id
+  // set). Never starts a server.
   absl::StatusOr<std::vector<mcp::McpServerStatus>> ListMcpServers();
+  // The model entries of the config file as it is now, by name.
+  absl::StatusOr<std::vector<config::ModelConfig>> ListModels();
 
   ConfigCheck CheckConfig(const std::string& path);
   const std::string& config_path() const { return deps_.config_path; }
@@ -168,8 +209,8 @@ class SessionManager {
   // Sessions loaded in memory now.
   size_t loaded_sessions();
   // Unloads every session idle for at least `idle` (no operation, no queued
-  // command, no subscriber, no lease, no caller holding it); returns how
-  // many. The manager's own sweeper calls it with
+  // command (a lease command included), no subscriber, no lease held or
+  // awaited, no caller holding it); returns how many. The manager's own sweeper calls it with
   // sessions.idle_unload_seconds; exposed for tests.
   size_t UnloadIdle(absl::Duration idle);
 
@@ -190,11 +231,19 @@ class SessionManager {
   // The loaded runner, if any (never loads).
   std::shared_ptr<SessionRunner> LoadedRunner(const std::string& session_id);
   // The plan of the session's agent as configured now.
-  absl::StatusOr<TurnPlan> PlanFor(const store::SessionRecord& record, PlanPurpose purpose,
+  // `session_servers`: the session's own MCP servers.
+  absl::StatusOr<TurnPlan> PlanFor(const store::SessionRecord& record,
+                                   const McpServerMap& session_servers, PlanPurpose purpose,
                                    const std::string& user_text);
   std::optional<events::ContextEstimate> EstimateFor(const store::SessionRecord& record);
   absl::StatusOr<config::Config> LoadConfig();
-  absl::StatusOr<SessionInfo> CreateSessionNow(const std::string& agent, const std::string& cwd);
+  absl::StatusOr<SessionInfo> CreateSessionNow(
+      const std::string& agent, const std::string& cwd, const std::string& model,
+      const std::vector<config::SessionMcpServerSpec>& mcp_servers);
+  // Applies a ConfigureSession change (on the session's queue, idle).
+  absl::Status ApplyConfiguration(const std::string& session_id,
+                                  const std::optional<std::string>& agent,
+                                  const std::optional<std::string>& model);
   // `cfg` may be null (unreadable config): the model is then left empty.
   SessionInfo Describe(const store::SessionRecord& record, const SessionRunner* runner,
                        const config::Config* cfg);

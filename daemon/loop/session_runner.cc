@@ -37,12 +37,14 @@ void SessionRunner::Post(std::function<void()> command, const StatusReply& on_re
   }
 }
 
+bool SessionRunner::ShuttingDown() const {
+  absl::MutexLock lock(&mu_);
+  return shutting_down_;
+}
+
 absl::Status SessionRunner::CheckWriteCommand(const std::string& lease_id, bool needs_history) {
   RETURN_IF_ERROR(deps_.leases.CheckWrite(session_id_, lease_id));
-  {
-    absl::MutexLock lock(&mu_);
-    if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
-  }
+  if (ShuttingDown()) return absl::UnavailableError("the daemon is shutting down");
   if (needs_history) RETURN_IF_ERROR(CheckWritable());
   return absl::OkStatus();
 }
@@ -373,6 +375,60 @@ void SessionRunner::RespondToApproval(std::string lease_id, std::string request_
         reply(self->state_->approvals().Respond(request_id, answers, all));
       },
       reply);
+}
+
+void SessionRunner::AcquireLease(LeaseClient client, WhenHeld when_held, LeaseCallbacks callbacks,
+                                 LeaseReply reply) {
+  auto self = shared_from_this();
+  Post(
+      [self, client = std::move(client), when_held, callbacks = std::move(callbacks), reply] {
+        absl::StatusOr<WriteLeases::Acquired> acquired =
+            absl::UnavailableError("the daemon is shutting down");
+        if (!self->ShuttingDown()) {
+          acquired = self->deps_.leases.Acquire(self->session_id_, client, when_held, callbacks);
+        }
+        if (reply(acquired) || !acquired.ok()) return;
+        // The requester is gone: nothing else has run since the acquire.
+        if (!acquired->lease_id.empty()) {
+          self->deps_.leases.Release(self->session_id_, acquired->lease_id);
+        }
+        if (!acquired->wait_id.empty()) {
+          self->deps_.leases.CancelWait(self->session_id_, acquired->wait_id);
+        }
+      },
+      [reply](absl::Status s) { reply(s); });
+}
+
+void SessionRunner::PostLeaseChange(std::function<void()> change, StatusReply done) {
+  Post(
+      [change = std::move(change), done] {
+        change();
+        if (done) done(absl::OkStatus());
+      },
+      [done](absl::Status s) {
+        if (done) done(s);
+      });
+}
+
+void SessionRunner::ReleaseLease(std::string lease_id, StatusReply done) {
+  PostLeaseChange([self = shared_from_this(), lease_id = std::move(lease_id)] {
+    self->deps_.leases.Release(self->session_id_, lease_id);
+  }, std::move(done));
+}
+
+void SessionRunner::CancelLeaseWait(std::string wait_id, StatusReply done) {
+  PostLeaseChange([self = shared_from_this(), wait_id = std::move(wait_id)] {
+    self->deps_.leases.CancelWait(self->session_id_, wait_id);
+  }, std::move(done));
+}
+
+void SessionRunner::DeclineHandover(std::string lease_id, Reply<int> reply) {
+  auto self = shared_from_this();
+  Post(
+      [self, lease_id = std::move(lease_id), reply] {
+        reply(self->deps_.leases.Decline(self->session_id_, lease_id));
+      },
+      [reply](absl::Status s) { reply(s); });
 }
 
 CommitExtras SessionRunner::EndExtras() {

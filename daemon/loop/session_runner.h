@@ -4,10 +4,12 @@
 //
 // Every change to the session is a command on the session's SerialQueue
 // (common/serial_queue.h): start a turn, interrupt, answer an approval,
-// compact, clear. Commands run one at a time in the order they were posted,
-// on the daemon's WorkerPool, and each finishes its caller's request through
-// a reply callback; no caller ever waits. A command first checks the
-// caller's write lease (write_leases.h). Commands are short: the slow parts
+// compact, clear, and every change to its write lease (acquire, release,
+// withdraw a wait, decline a handover). Commands run one at a time in the
+// order they were posted, on the daemon's WorkerPool, and each finishes its
+// caller's request through a reply callback; no caller ever waits. A write
+// command first checks the caller's write lease (write_leases.h); since the
+// lease changes only on this queue, it cannot change while a command runs. Commands are short: the slow parts
 // (building the turn's plan, which may start MCP servers, resolve secret
 // variables or probe a local server; the turn; the compaction) run as
 // separate pool tasks and post their outcome back to the queue. The running
@@ -32,6 +34,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +57,9 @@ namespace raw::loop {
 
 template <typename T>
 using Reply = std::function<void(absl::StatusOr<T>)>;
+// A session's own MCP servers by name (config::McpServerConfig::session_id
+// set).
+using McpServerMap = std::map<std::string, config::McpServerConfig>;
 using StatusReply = std::function<void(absl::Status)>;
 
 // `reply` made safe to call more than once: only the first call passes.
@@ -76,7 +82,9 @@ struct SessionRunnerDeps {
   store::SessionStore& store;
   const Clock& clock;
   WorkerPool& pool;
-  const WriteLeases& leases;
+  // The daemon's lease table: this runner's lease commands are the only
+  // code that changes the session's entry.
+  WriteLeases& leases;
   // Builds the session's plan from the config of the moment; may be slow
   // (runs on a pool task, never on the queue).
   Planner planner;
@@ -115,11 +123,54 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
                          std::vector<events::ApprovalAnswer> answers,
                          std::optional<events::ApprovalAnswer> all, StatusReply reply);
 
+  // The write lease commands (write_leases.h). Each runs on the queue, in
+  // order with the writes above, and answers from there; the lease's own
+  // callbacks (granted, handover_requested, declined) run on the queue too,
+  // inside the command that caused them. Posted after the daemon stopped
+  // taking work, a command does not run: AcquireLease and DeclineHandover
+  // are answered with kUnavailable, and a lease or a wait left over needs no
+  // release (leases live in memory only).
+
+  // Answers an acquire with the lease id (granted at once), or the wait id
+  // and the holder (a handover was requested), or the refusal
+  // (kFailedPrecondition naming the holder; kUnavailable once Shutdown
+  // began). The answer returns false when the requester went away before
+  // it: the runner then gives up what was acquired within the same command
+  // (releases the lease, withdraws the wait), so no lease is left to a gone
+  // client.
+  using LeaseReply = std::function<bool(absl::StatusOr<WriteLeases::Acquired>)>;
+  void AcquireLease(LeaseClient client, WhenHeld when_held, LeaseCallbacks callbacks,
+                    LeaseReply reply);
+  // WriteLeases::Release and CancelWait as commands. They run also after
+  // Shutdown began. `done` (may be null) is told when the command has run,
+  // or kUnavailable when it could not be posted.
+  void ReleaseLease(std::string lease_id, StatusReply done = nullptr);
+  void CancelLeaseWait(std::string wait_id, StatusReply done = nullptr);
+  // WriteLeases::Decline: replies with how many requests were declined.
+  void DeclineHandover(std::string lease_id, Reply<int> reply);
+
+  // Replaces the session's own MCP servers (in memory only; see
+  // SessionManager::SetSessionMcpServers). Not refused while an operation
+  // runs: the next plan uses them. `reply` runs on the queue, so replies of
+  // successive calls come in order.
+  void SetMcpServers(std::string lease_id, McpServerMap servers, StatusReply reply);
+  // Sets them without a lease: only while nobody else knows the session
+  // (CreateSession, before its reply).
+  void InitMcpServers(McpServerMap servers);
+  // The session's own MCP servers as last set (empty: none).
+  McpServerMap mcp_servers() const;
+  // Runs `change` as a write command once the session is idle: refused
+  // (kFailedPrecondition) while a turn or compaction runs, deferred while a
+  // compaction records its end. `change` runs on the queue, so nothing else
+  // changes the session meanwhile; its status is the reply.
+  void ChangeWhileIdle(std::string lease_id, std::function<absl::Status()> change,
+                       StatusReply reply);
+
   bool running() const;
   bool compacting() const;
-  // True when the session may be unloaded: nothing runs or is queued and
-  // nobody subscribes. (The manager checks the lease itself, and that no
-  // caller holds the runner.)
+  // True when the session may be unloaded: nothing runs or is queued (a
+  // lease command included) and nobody subscribes. (The manager checks the
+  // lease table itself, and that no caller holds the runner.)
   bool Idle() const;
   // The context estimate for `plan`'s runtime: the running operation's
   // latest one, or computed from the stored context (loaded once).
@@ -159,6 +210,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Posts `command` to the queue, or replies kUnavailable when the daemon
   // stops taking work.
   void Post(std::function<void()> command, const StatusReply& on_refused);
+  bool ShuttingDown() const;
+  // Posts `change` (a lease change that answers nobody) and tells `done`.
+  void PostLeaseChange(std::function<void()> change, StatusReply done);
   // The checks every write command makes first, on the queue: the lease,
   // shutdown and (when `needs_history`) a readable history.
   absl::Status CheckWriteCommand(const std::string& lease_id, bool needs_history);
@@ -173,6 +227,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
                    const Reply<std::string>& reply);
   void DoStartCompaction(const std::string& lease_id, const Reply<std::string>& reply);
   void DoClear(const std::string& lease_id, const Reply<events::ContextEstimate>& reply);
+  void DoChangeWhileIdle(const std::string& lease_id, const std::function<absl::Status()>& change,
+                         const StatusReply& reply);
   // Queue commands that continue an operation.
   // `prep` is the preparation's number (BeginPreparingLocked); a plan of an
   // abandoned preparation is dropped without a reply.
@@ -236,6 +292,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // abandoned (kPreparing only).
   uint64_t prep_id_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void(const std::string& reason)> prep_abandon_ ABSL_GUARDED_BY(mu_);
+  // The session's own MCP servers (never stored).
+  McpServerMap mcp_servers_ ABSL_GUARDED_BY(mu_);
   // Only the running operation touches it (or a holder of mu_ while the
   // state is idle); loaded before the first operation starts.
   SessionContext ctx_;

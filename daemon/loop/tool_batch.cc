@@ -45,7 +45,7 @@ std::string ToolBatch::QualifiedName(const CollectedCall& call) const {
 
 absl::Status ToolBatch::Skip(const std::vector<CollectedCall>& calls, const std::string& why) {
   for (const CollectedCall& call : calls) {
-    RETURN_IF_ERROR(CommitResult(call, {events::ToolStatus::kSkipped, why, {}}, 0));
+    RETURN_IF_ERROR(CommitResult(call, {events::ToolStatus::kSkipped, why, {}, {}}, 0));
   }
   return absl::OkStatus();
 }
@@ -207,14 +207,14 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   if (e.prepared.error) return CommitResult(call, *e.prepared.error, 0);
   if (e.state == events::ApprovalState::kDenied) {
     return CommitResult(call,
-                        {events::ToolStatus::kDenied, DeniedContent(e.reason, e.deny_message), {}},
+                        {events::ToolStatus::kDenied, DeniedContent(e.reason, e.deny_message), {}, {}},
                         0);
   }
   const tools::ToolSpec& spec = *e.prepared.spec;
   const std::string tool = spec.qualified_name;
   std::optional<std::string> run_path;
   if (std::optional<std::string> reason = PathChanged(e, run_path)) {
-    return CommitResult(call, {events::ToolStatus::kDenied, DeniedContent(*reason, ""), {}}, 0);
+    return CommitResult(call, {events::ToolStatus::kDenied, DeniedContent(*reason, ""), {}, {}}, 0);
   }
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id,
                               {events::ToolStarted{call.request.call_id, call.request.name, tool}}));
@@ -225,6 +225,8 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   };
   ctx.withheld = rules_.WalkFilterFor(spec, plan_.cwd, e.approved_by_user);
   ctx.withheld_env = plan_.withheld_env;
+  ctx.session_id = log_.session_id();
+  ctx.prior_meta = [this, tool] { return PriorMeta(tool); };
   ctx.judged_path = std::move(run_path);
   ctx.on_skill_loaded = [this](const std::string& name, const std::string& text_hash) {
     if (plan_.session) plan_.session->SetLoadedSkill(name, text_hash);
@@ -242,6 +244,22 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   return CommitResult(call, output, duration);
 }
 
+absl::StatusOr<std::vector<std::string>> ToolBatch::PriorMeta(const std::string& tool) const {
+  std::vector<std::string> metas;
+  uint64_t after = 0;
+  constexpr int kPage = 512;
+  for (;;) {
+    ASSIGN_OR_RETURN(std::vector<events::SessionEvent> page,
+                     log_.store().ReadEvents(log_.session_id(), after, kPage));
+    for (const events::SessionEvent& e : page) {
+      after = e.seq;
+      const auto* r = std::get_if<events::ToolResult>(&e.payload);
+      if (r != nullptr && r->tool == tool && !r->meta.empty()) metas.push_back(r->meta);
+    }
+    if (page.size() < static_cast<size_t>(kPage)) return metas;
+  }
+}
+
 absl::Status ToolBatch::CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
                                      int64_t duration_ms) {
   events::ToolResult r;
@@ -252,6 +270,7 @@ absl::Status ToolBatch::CommitResult(const CollectedCall& call, const tools::Too
   // Known secret values never reach the store, a client or the model.
   r.content = log_.Redact(output.content);
   r.display = log_.Redact(output.display);
+  r.meta = log_.Redact(output.meta);
   r.duration_ms = duration_ms;
   events::ToolOutcome outcome{call.request.call_id, call.request.name, r.content,
                               output.status != events::ToolStatus::kOk};

@@ -75,6 +75,9 @@ class ToolBatch {
   absl::Status CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
                             int64_t duration_ms);
   std::string QualifiedName(const CollectedCall& call) const;
+  // The host-side metadata of `tool`'s stored results in this session,
+  // oldest first (ToolContext::prior_meta).
+  absl::StatusOr<std::vector<std::string>> PriorMeta(const std::string& tool) const;
 
   const TurnPlan& plan_;
   SessionLog& log_;

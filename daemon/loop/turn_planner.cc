@@ -95,11 +95,20 @@ absl::Status MakeProviders(TurnPlan& plan, const TurnPlanInputs& in,
 // kCancelled when `cancel` ended the wait for servers to start.
 absl::Status AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
                          const std::vector<std::string>& tools_use, const config::Config& cfg,
+                         const std::map<std::string, config::McpServerConfig>& session_servers,
                          vars::VariableStore* variables, bool start,
                          const CancelToken* cancel = nullptr) {
+  std::map<std::string, config::McpServerConfig> servers = cfg.mcp_servers;
+  for (const auto& [name, server] : session_servers) {
+    if (servers.emplace(name, server).second) continue;
+    if (start) {
+      plan.notices.push_back(absl::StrCat("the session's MCP server \"", name,
+                                          "\" is left out: a configured server now has its name"));
+    }
+  }
   mcp::McpSelection mcp =
       manager.Select(
-          tools_use, cfg.mcp_servers,
+          tools_use, servers,
           [&](const std::string& text) {
             if (variables == nullptr) return absl::StatusOr<std::string>(text);
             return variables->Expand(text, cfg.variables);
@@ -140,7 +149,8 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   plan.tool_settings = in.config.tools;
   plan.http = &in.http;
   ASSIGN_OR_RETURN(plan.agent,
-                   config::ResolveAgent(in.config, in.session.agent, in.env, in.probe));
+                   config::ResolveAgent(in.config, in.session.agent, in.env, in.probe,
+                                        in.session.model));
   const config::AgentConfig& agent = plan.agent.agent;
   std::vector<std::string> registry_patterns = NonMcpPatterns(agent.tools_use);
   std::vector<const tools::ToolSpec*> selected;
@@ -156,8 +166,8 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   const bool defer_mcp = selects_mcp && in.defer_mcp && in.with_providers;
   if (selects_mcp && !defer_mcp) {
     // Without providers nothing runs: only servers already listed count.
-    RETURN_IF_ERROR(
-        AddMcpTools(plan, *in.mcp, agent.tools_use, in.config, in.variables, in.with_providers));
+    RETURN_IF_ERROR(AddMcpTools(plan, *in.mcp, agent.tools_use, in.config,
+                                in.session_mcp_servers, in.variables, in.with_providers));
   }
   ASSIGN_OR_RETURN(plan.rules, tools::policy::RuleSet::Compile(
                                    agent.rules, absl::StrCat("agents.", agent.name, ".rules")));
@@ -195,9 +205,10 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   if (defer_mcp) {
     plan.attach_mcp = [manager = in.mcp, cfg = in.config, session = in.session, tools = &in.tools,
                        http = &in.http, env = in.env, probe = in.probe, variables = in.variables,
+                       session_servers = in.session_mcp_servers,
                        options](TurnPlan& p, const CancelToken& cancel) -> absl::Status {
-      RETURN_IF_ERROR(AddMcpTools(p, *manager, p.agent.agent.tools_use, cfg, variables,
-                                  /*start=*/true, &cancel));
+      RETURN_IF_ERROR(AddMcpTools(p, *manager, p.agent.agent.tools_use, cfg, session_servers,
+                                  variables, /*start=*/true, &cancel));
       SummarizeTools(p);
       TurnPlanInputs again{cfg, session, p.user_text, *tools, *http, env, probe};
       return MakeProviders(p, again, options);
@@ -211,9 +222,18 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
 absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
   ASSIGN_OR_RETURN(packages::PackagedConfig packaged,
                    packages::ResolvePackages(in.config, in.session.agent, in.env));
-  TurnPlanInputs resolved{packaged.config, in.session, in.user_text,  in.tools,
-                          in.http,         in.env,     in.probe,      in.with_providers,
-                          in.variables,    in.mcp,     in.defer_mcp};
+  TurnPlanInputs resolved{.config = packaged.config,
+                          .session = in.session,
+                          .user_text = in.user_text,
+                          .tools = in.tools,
+                          .http = in.http,
+                          .env = in.env,
+                          .probe = in.probe,
+                          .with_providers = in.with_providers,
+                          .variables = in.variables,
+                          .mcp = in.mcp,
+                          .session_mcp_servers = in.session_mcp_servers,
+                          .defer_mcp = in.defer_mcp};
   ASSIGN_OR_RETURN(TurnPlan plan, BuildResolvedPlan(resolved));
   plan.packages = std::move(packaged.packages);
   return plan;

@@ -10,6 +10,7 @@
 // files; thread-safe.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -40,6 +41,11 @@ struct TurnPlanInputs {
   // MCP connections for `mcp/...` entries of tools.use (null = none).
   vars::VariableStore* variables = nullptr;
   mcp::McpManager* mcp = nullptr;
+  // The session's own MCP servers (McpServerConfig::session_id set), by
+  // name: selected by the agent's tools.use like those under mcp_servers.
+  // One whose name a configured server has taken since is left out with a
+  // notice.
+  std::map<std::string, config::McpServerConfig> session_mcp_servers{};
   // With providers: leave MCP tools to TurnPlan::attach_mcp instead of
   // selecting (and perhaps starting servers) here.
   bool defer_mcp = false;

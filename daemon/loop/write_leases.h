@@ -16,9 +16,17 @@
 // waiting request (`declined`).
 //
 // Leases live in memory only: a daemon restart ends every client's stream,
-// so no lease can outlive it. Thread-safe. Callbacks run after the table's
-// lock is released, on the thread of the call that caused them; they must
-// not block and must not call back into this table.
+// so no lease can outlive it.
+//
+// Who calls what: every change of a session's entry (Acquire, Release,
+// CancelWait, Decline) is made by a command on that session's queue
+// (SessionRunner::AcquireLease and the others), so lease changes and the
+// session's writes run in one order and a lease never changes while a write
+// command of its session runs. The reads (CheckWrite, Holder, InUse) come
+// from any thread: the table keeps its own lock for them. Callbacks run
+// after that lock is released, on the thread of the change that caused them
+// (so on the session's queue); they must not block and must not call back
+// into this table (they may post to the queue).
 #pragma once
 
 #include <cstdint>

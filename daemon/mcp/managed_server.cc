@@ -361,6 +361,7 @@ McpServerStatus StoppedStatus(const config::McpServerConfig& config) {
   status.name = config.name;
   status.transport = config.command.empty() ? "http" : "stdio";
   status.endpoint = config.command.empty() ? PublicEndpoint(config.url) : config.command[0];
+  status.session_id = config.session_id;
   return status;
 }
 

@@ -67,6 +67,7 @@ struct McpServerStatus {
   std::vector<std::string> tools;  // as last listed
   std::string root_dir;            // the root offered to it; empty = none
   int consecutive_failures = 0;
+  std::string session_id;          // a session's own server: its session
 };
 
 // The status of a configured server that has no connection (state stopped).

@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "daemon/mcp/tool_naming.h"
 #include "daemon/tools/registry.h"
@@ -29,8 +30,24 @@ std::string DefinitionKey(const config::McpServerConfig& config) {
               {"startup_timeout_ms", config.startup_timeout_ms},
               {"call_timeout_ms", config.call_timeout_ms},
               {"idle_timeout_ms", config.idle_timeout_ms},
-              {"roots", config.roots}};
+              {"roots", config.roots},
+              {"session_id", config.session_id}};
   return DumpJson(key);
+}
+
+// The name a definition replaces earlier ones under: a session's own
+// server only replaces that session's server of the same name.
+std::string ScopedName(const config::McpServerConfig& config) {
+  return config.session_id.empty() ? config.name
+                                    : absl::StrCat(config.session_id, "\n", config.name);
+}
+
+// A tools.use entry whose server part is a glob (mcp/*/...): it matching no
+// tool is no mistake, as sessions bring their own servers or none.
+bool NamesAnyServer(const std::string& pattern) {
+  absl::string_view rest = pattern;
+  if (!absl::ConsumePrefix(&rest, "mcp/")) return false;
+  return absl::StrContains(rest.substr(0, rest.find('/')), '*');
 }
 
 // The connection key: the definition, then the root after a newline (which
@@ -63,7 +80,7 @@ std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerCo
   std::string key = ConnectionKey(config, root_dir);
   absl::MutexLock lock(&mu_);
   if (shut_down_) return nullptr;
-  current_[config.name] = key;
+  current_[ScopedName(config)] = key;
   auto it = servers_.find(key);
   if (it != servers_.end()) return it->second;
   ManagedServerOptions server_options;
@@ -125,7 +142,8 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
     starts->results.resize(needed.size());
   }
   for (size_t i = 0; start && i < needed.size(); ++i) {
-    results[i] = needed[i]->Prepare(expand);
+    // A session's own server is given literal values by its client.
+    results[i] = needed[i]->Prepare(needed[i]->config().session_id.empty() ? expand : ExpandFn());
     if (!results[i].ok() || needed[i]->has_listed()) continue;
     {
       absl::MutexLock lock(&starts->mu);
@@ -212,7 +230,7 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
   if (!start) return selection;
 
   for (const std::string& pattern : tools_use) {
-    if (!absl::StartsWith(pattern, "mcp/")) continue;
+    if (!absl::StartsWith(pattern, "mcp/") || NamesAnyServer(pattern)) continue;
     bool matched = std::any_of(
         selection.tools.begin(), selection.tools.end(),
         [&](const tools::ToolSpec& t) { return tools::GlobMatch(pattern, t.qualified_name); });
@@ -281,7 +299,7 @@ int McpManager::StopIdleServers() {
   // Definitions replaced by newer ones go once they no longer run.
   absl::MutexLock lock(&mu_);
   for (auto it = servers_.begin(); it != servers_.end();) {
-    auto current = current_.find(it->second->name());
+    auto current = current_.find(ScopedName(it->second->config()));
     McpServerStatus status = it->second->Status();
     bool superseded = current != current_.end() && current->second != it->first;
     if (superseded && status.state != ServerState::kReady &&
@@ -292,6 +310,42 @@ int McpManager::StopIdleServers() {
     }
   }
   return stopped;
+}
+
+void McpManager::DropSessionServers(const std::string& session_id,
+                                    const std::map<std::string, config::McpServerConfig>& keep) {
+  if (session_id.empty()) return;
+  std::set<std::string> kept;
+  for (const auto& [name, config] : keep) kept.insert(DefinitionKey(config));
+  std::vector<std::shared_ptr<ManagedServer>> dropped;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = servers_.begin(); it != servers_.end();) {
+      const config::McpServerConfig& config = it->second->config();
+      if (config.session_id != session_id || kept.contains(DefinitionKey(config))) {
+        ++it;
+        continue;
+      }
+      if (auto current = current_.find(ScopedName(config));
+          current != current_.end() && current->second == it->first) {
+        current_.erase(current);
+      }
+      dropped.push_back(std::move(it->second));
+      it = servers_.erase(it);
+    }
+  }
+  if (dropped.empty()) return;
+  // Stopping waits for the processes to exit: it runs on its own thread, so
+  // that the caller (a session's queue) never waits; Shutdown waits for it.
+  {
+    absl::MutexLock lock(&running_starts_->mu);
+    ++running_starts_->count;
+  }
+  std::thread([running = running_starts_, dropped = std::move(dropped)] {
+    for (const auto& server : dropped) server->Shutdown();
+    absl::MutexLock lock(&running->mu);
+    --running->count;
+  }).detach();
 }
 
 void McpManager::OnServerChanged() {

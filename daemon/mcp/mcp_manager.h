@@ -100,6 +100,18 @@ class McpManager {
   std::vector<McpServerStatus> StatusOf(
       const std::map<std::string, config::McpServerConfig>& configured) const;
 
+  // A session's own servers (McpServerConfig::session_id set) are keyed by
+  // their session too, so no other session ever shares their connection.
+  // Select starts them like configured ones, but their env and header
+  // values are used as given (no variable references are expanded).
+  // This forgets every server of session `session_id` whose definition is
+  // not one of `keep` (empty: all of them), so that a replaced or unloaded
+  // session leaves nothing running, and stops them on a thread of its own:
+  // it returns at once (Shutdown waits for the stops). A call in progress
+  // on a stopped server fails with an error result.
+  void DropSessionServers(const std::string& session_id,
+                          const std::map<std::string, config::McpServerConfig>& keep = {});
+
   // Stops the servers idle for their idle_timeout_ms; returns how many.
   int StopIdleServers();
 
@@ -121,14 +133,14 @@ class McpManager {
   mutable absl::Mutex mu_;
   // By definition (all fields of the config).
   std::map<std::string, std::shared_ptr<ManagedServer>> servers_ ABSL_GUARDED_BY(mu_);
-  // Name -> key of its latest definition.
+  // Scoped name (ScopedName in the .cc) -> key of its latest definition.
   std::map<std::string, std::string> current_ ABSL_GUARDED_BY(mu_);
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   std::thread idle_thread_;
-  // Server starts that run on detached threads (Select), counted so that
-  // Shutdown waits for them; shared so that a finishing thread never
-  // touches a destroyed manager.
+  // Server starts (Select) and stops (DropSessionServers) that run on
+  // detached threads, counted so that Shutdown waits for them; shared so
+  // that a finishing thread never touches a destroyed manager.
   struct RunningStarts {
     absl::Mutex mu;
     int count ABSL_GUARDED_BY(mu) = 0;

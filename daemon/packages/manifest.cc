@@ -164,7 +164,7 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                     return;
                   }
                   config::ParseContext context{"/", ""};
-                  m.mcp[name] = config::ReadServer(name, value, path, context, problems);
+                  m.mcp[name] = config::ReadMcpServerEntry(name, value, path, context, problems);
                 });
   ForEachExport(e, "prompts", IsPlainName, "letters, digits, '_', '.' and '-'", problems,
                 [&](const std::string& name, const Json& value, const std::string& path) {

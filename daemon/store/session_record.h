@@ -34,6 +34,9 @@ struct CacheRatioBasis {
 struct SessionRecord {
   std::string id;
   std::string agent;
+  // The model entry chosen for this session, overriding the agent's model;
+  // "" = the agent's own. A name, checked against the config when used.
+  std::string model{};
   std::string cwd;
   int64_t created_at_unix_ms = 0;
   // The last committed conversation activity. Expiry counts from it; reading

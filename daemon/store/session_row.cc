@@ -29,7 +29,7 @@ const char kSelectSessionRow[] =
     "cache_read_tokens, cache_read_tokens_requests, cache_write_tokens, "
     "cache_write_tokens_requests, reasoning_tokens, reasoning_tokens_requests, "
     "cache_ratio_requests, cache_ratio_input_tokens, cache_ratio_read_tokens, "
-    "context_meter, runtime_hash, compactions FROM sessions ";
+    "context_meter, runtime_hash, compactions, model FROM sessions ";
 
 SessionRecord ReadSessionRow(const Statement& row) {
   SessionRecord record;
@@ -54,6 +54,7 @@ SessionRecord ReadSessionRow(const Statement& row) {
   record.context_meter = row.ColumnString(column++);
   record.runtime_hash = row.ColumnString(column++);
   record.compactions = row.ColumnInt64(column++);
+  record.model = row.ColumnString(column++);
   return record;
 }
 

@@ -140,7 +140,8 @@ absl::Status SessionStore::CreateSession(const SessionRecord& record) {
   absl::Status status = Write(StoreStep::kCommitWriting, record.id, [&](Database& db) {
     ASSIGN_OR_RETURN(Statement insert,
                      db.Prepare("INSERT INTO sessions (id, agent, cwd, created_at, "
-                                "last_activity_at, title) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+                                "last_activity_at, title, model) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
     insert.BindString(0, record.id);
     insert.BindString(1, record.agent);
     insert.BindString(2, record.cwd);
@@ -148,12 +149,31 @@ absl::Status SessionStore::CreateSession(const SessionRecord& record) {
     insert.BindInt64(4, record.last_activity_unix_ms != 0 ? record.last_activity_unix_ms
                                                           : record.created_at_unix_ms);
     insert.BindString(5, record.title);
+    insert.BindString(6, record.model);
     return insert.Run();
   });
   if (absl::IsAlreadyExists(status)) {
     return absl::AlreadyExistsError(absl::StrCat("session ", record.id, " already exists"));
   }
   return status;
+}
+
+absl::Status SessionStore::SetAgentAndModel(const std::string& session_id,
+                                            const std::string& agent, const std::string& model) {
+  bool found = false;
+  RETURN_IF_ERROR(Write(StoreStep::kCommitWriting, session_id, [&](Database& db) -> absl::Status {
+    ASSIGN_OR_RETURN(Statement update,
+                     db.Prepare("UPDATE sessions SET agent = ?1, model = ?2 "
+                                "WHERE id = ?3 AND removing = 0"));
+    update.BindString(0, agent);
+    update.BindString(1, model);
+    update.BindString(2, session_id);
+    RETURN_IF_ERROR(update.Run());
+    found = db.ChangedRows() > 0;
+    return absl::OkStatus();
+  }));
+  if (!found) return absl::NotFoundError(absl::StrCat("session ", session_id, " not found"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<SessionRecord> SessionStore::GetSession(const std::string& id) {

@@ -142,12 +142,17 @@ class SessionStore {
                                                             StoreOptions options);
   ~SessionStore();
 
-  // Stores a new session from the id, agent, cwd, times and title of
+  // Stores a new session from the id, agent, model, cwd, times and title of
   // `record`; last_seq, usage, context_meter, runtime_hash and compactions
   // start empty or at zero whatever `record` holds. An
   // empty id is kInvalidArgument, an existing one kAlreadyExists. A zero
   // last activity time starts at the creation time.
   absl::Status CreateSession(const SessionRecord& record);
+  // Sets the session's agent and model (SessionRecord::model) in one
+  // transaction; kNotFound when the session is absent. Moves no activity
+  // time.
+  absl::Status SetAgentAndModel(const std::string& session_id, const std::string& agent,
+                                const std::string& model);
   // Removes the session with its history and context; kNotFound when absent.
   // The session disappears for every other call at once; its rows then go
   // in batches.

@@ -16,6 +16,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
 
 #include "common/cancel_token.h"
 #include "common/json.h"
@@ -69,6 +72,12 @@ struct ToolContext {
   // (builtin/bash) must not get: API keys and secret variables
   // (config/withheld_env.h), less what the agent passes back.
   std::set<std::string> withheld_env{};
+  // The session the call belongs to ("" in contexts without one).
+  std::string session_id{};
+  // The non-empty host-side metadata (ToolOutput::meta) of this tool's
+  // earlier results in the session, oldest first, read from the store; null
+  // = none available. builtin/raven_task rebuilds its Task book from it.
+  std::function<absl::StatusOr<std::vector<std::string>>()> prior_meta = nullptr;
 };
 
 struct ToolOutput {
@@ -77,15 +86,19 @@ struct ToolOutput {
   // What clients show instead of `content` when set (for example the unified
   // diff of builtin/edit_file); never sent to the model.
   std::string display;
+  // Host-side result metadata: a tool's own record (JSON text), stored with
+  // the result and handed back to the same tool in later calls of the
+  // session (ToolContext::prior_meta); never sent to the model. Empty = none.
+  std::string meta;
 
   static ToolOutput Ok(std::string content) {
-    return {events::ToolStatus::kOk, std::move(content), {}};
+    return {events::ToolStatus::kOk, std::move(content), {}, {}};
   }
   static ToolOutput Error(std::string content) {
-    return {events::ToolStatus::kError, std::move(content), {}};
+    return {events::ToolStatus::kError, std::move(content), {}, {}};
   }
   static ToolOutput Cancelled(std::string content) {
-    return {events::ToolStatus::kCancelled, std::move(content), {}};
+    return {events::ToolStatus::kCancelled, std::move(content), {}, {}};
   }
 };
 

@@ -352,3 +352,26 @@ TEST_F(CommandsTest, ConfigInitWritesOnlyToItsOwnPathAndOnlyValidText) {
 
 }  // namespace
 }  // namespace raw::cli
+
+namespace raw::cli {
+namespace {
+
+TEST(WithSchemaReferenceTest, TheSchemaComesFirstInTheTopLevelObject) {
+  const std::string tmpl = "// Raw configuration\n// more\n{\n  \"default_agent\": \"x\"\n}\n";
+  EXPECT_EQ(WithSchemaReference(tmpl, "file:///usr/share/raw/config.schema.json"),
+            "// Raw configuration\n// more\n{\n"
+            "  // The JSON Schema of this file, for editors' completion and checks.\n"
+            "  \"$schema\": \"file:///usr/share/raw/config.schema.json\",\n\n"
+            "  \"default_agent\": \"x\"\n}\n");
+  EXPECT_EQ(WithSchemaReference("{\n}\n", "file:///s.json").rfind("{\n  // The JSON Schema", 0),
+            0u);
+  // A path with a quote stays one JSON string.
+  EXPECT_NE(WithSchemaReference("{\n}\n", "file:///a\"b").find(R"("file:///a\"b")"),
+            std::string::npos);
+  // No schema installed, or no brace of its own: unchanged.
+  EXPECT_EQ(WithSchemaReference(tmpl, ""), tmpl);
+  EXPECT_EQ(WithSchemaReference("{ \"a\": 1 }\n", "file:///s.json"), "{ \"a\": 1 }\n");
+}
+
+}  // namespace
+}  // namespace raw::cli

@@ -73,5 +73,39 @@ TEST(LoggingTest, TheLogIsCreatedPrivateAndNeverThroughASymlinkOrIntoAFifo) {
   rmdir(dir.c_str());
 }
 
+TEST(LoggingTest, LinesToTheJournalCarryTheirPriority) {
+  testing::internal::CaptureStderr();
+  SetStderrPriorityPrefixes(true);
+  RAW_LOG(Error) << "first";
+  RAW_LOG(Warning) << "second";
+  RAW_LOG(Info) << "third";
+  SetStderrPriorityPrefixes(false);
+  RAW_LOG(Info) << "fourth";
+  const std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(text.rfind("<3>", 0), 0u) << text;
+  EXPECT_NE(text.find("\n<4>"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n<6>"), std::string::npos) << text;
+  const size_t fourth = text.find("fourth");
+  ASSERT_NE(fourth, std::string::npos);
+  const size_t line_start = text.rfind('\n', fourth) + 1;
+  EXPECT_NE(text[line_start], '<') << text;
+}
+
+TEST(LoggingTest, StderrIsTheJournalOnlyWhenJournalStreamNamesIt) {
+  struct stat info;
+  ASSERT_EQ(fstat(STDERR_FILENO, &info), 0);
+  const std::string mine = std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino);
+  const std::string other = std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino + 1);
+  setenv("JOURNAL_STREAM", mine.c_str(), 1);
+  EXPECT_TRUE(StderrIsJournal());
+  // Inherited from a parent whose stderr was the journal, but redirected.
+  setenv("JOURNAL_STREAM", other.c_str(), 1);
+  EXPECT_FALSE(StderrIsJournal());
+  setenv("JOURNAL_STREAM", "garbage", 1);
+  EXPECT_FALSE(StderrIsJournal());
+  unsetenv("JOURNAL_STREAM");
+  EXPECT_FALSE(StderrIsJournal());
+}
+
 }  // namespace
 }  // namespace raw

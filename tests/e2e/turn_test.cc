@@ -71,7 +71,8 @@ TEST_F(E2eTest, ModelReceivesOnlySystemPromptSelectedToolsAndConversation) {
   for (const auto& t : (*body)["tools"]) tools.push_back(t["function"]["name"]);
   // Every built-in tool but load_skill, which needs skills.
   EXPECT_THAT(tools, ::testing::UnorderedElementsAre("bash", "edit_file", "glob", "grep", "list_dir",
-                                                     "read_file", "web_fetch", "write_file"));
+                                                     "raven_task", "read_file", "web_fetch",
+                                                     "write_file"));
   // Nothing host-side leaks into the request.
   std::string text = fake_.single_request().body;
   EXPECT_THAT(text, ::testing::Not(HasSubstr("RAW_TEST_KEY")));

@@ -9,12 +9,19 @@
 // shutdown. A handover request that the holder declines ends the stream
 // with FAILED_PRECONDITION.
 //
-// The reactor is the callbacks' target from its construction, before the
-// lease table can call it, so no message can be lost between the grant and
-// the reactor's registration; the grant is queued while the reactor's lock
-// is held, so it is always written before any later message. One write is
-// in flight at a time; Finish is called once, after the queued messages,
-// never under mu_. Lock order: Gate::mu, then mu_.
+// Start never waits: it posts the acquire to the session's queue
+// (SessionManager::AcquireLease) and the answer arrives later, on the queue.
+// Every lease callback (granted, handover_requested, declined) also runs on
+// that queue, in a later command, so the answer's `granted` or `waiting` is
+// queued before any message those callbacks queue. Releasing the lease and
+// withdrawing the wait are posted too (LetGo); they run even after the
+// reactor is gone. The callbacks reach the reactor through a gate that
+// OnDone closes, and whatever arrives for a stream that is ending or gone is
+// given back at once: an answer by returning false to the runner (which
+// releases the lease or withdraws the wait in the same command), a later
+// grant by posting its release. So no lease is left to a gone stream. One
+// write is in flight at a time; Finish is called once, after the queued
+// messages, never under mu_. Lock order: Gate::mu, then mu_.
 #include <grpcpp/alarm.h>
 
 #include <deque>
@@ -53,8 +60,16 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
     loop::LeaseClient client{request.client_name(), request.client_kind(), request.client_pid()};
     std::weak_ptr<Gate> weak = gate_;
     loop::LeaseCallbacks callbacks;
-    callbacks.granted = [weak](const std::string& lease_id) {
-      WithTarget(weak, [&](LeaseReactor& r) { r.OnGranted(lease_id); });
+    callbacks.granted = [weak, &sessions = sessions_,
+                         session_id = session_id_](const std::string& lease_id) {
+      bool delivered = false;
+      WithTarget(weak, [&](LeaseReactor& r) {
+        delivered = true;
+        r.OnGranted(lease_id);
+      });
+      // The stream is gone (the withdrawal of its wait is still queued):
+      // pass the lease on at once.
+      if (!delivered) sessions.ReleaseLease(session_id, lease_id);
     };
     callbacks.handover_requested = [weak](const loop::LeaseHolderInfo& requester) {
       WithTarget(weak, [&](LeaseReactor& r) {
@@ -72,28 +87,14 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
         r.End(why);
       });
     };
-    absl::Status refused;
-    {
-      absl::MutexLock lock(&mu_);
-      absl::StatusOr<loop::WriteLeases::Acquired> acquired = sessions_.AcquireLease(
-          session_id_, client,
-          request.request_handover() ? loop::WhenHeld::kRequestHandover : loop::WhenHeld::kRefuse,
-          std::move(callbacks));
-      if (!acquired.ok()) {
-        refused = acquired.status();
-      } else if (!acquired->lease_id.empty()) {
-        lease_id_ = acquired->lease_id;
-        pending_.emplace_back().mutable_granted()->set_lease_id(lease_id_);
-      } else {
-        wait_id_ = acquired->wait_id;
-        ToProto(acquired->holder, pending_.emplace_back().mutable_waiting()->mutable_holder());
-      }
-    }
-    if (!refused.ok()) {
-      End(refused);
-      return;
-    }
-    Pump();
+    sessions_.AcquireLease(
+        session_id_, std::move(client),
+        request.request_handover() ? loop::WhenHeld::kRequestHandover : loop::WhenHeld::kRefuse,
+        std::move(callbacks), [weak](absl::StatusOr<loop::WriteLeases::Acquired> acquired) {
+          bool kept = false;
+          WithTarget(weak, [&](LeaseReactor& r) { kept = r.OnAcquired(acquired); });
+          return kept;
+        });
   }
 
   void OnWriteDone(bool ok) override {
@@ -154,6 +155,28 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
     if (gate == nullptr) return;
     absl::MutexLock lock(&gate->mu);
     if (gate->target != nullptr) fn(*gate->target);
+  }
+
+  // The acquire's answer, on the session's queue. False when the stream is
+  // ending or the acquire failed: the runner gives back what it got.
+  bool OnAcquired(const absl::StatusOr<loop::WriteLeases::Acquired>& acquired) {
+    if (!acquired.ok()) {
+      End(acquired.status());
+      return false;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      if (!end_.ok() || finished_) return false;
+      if (!acquired->lease_id.empty()) {
+        lease_id_ = acquired->lease_id;
+        pending_.emplace_back().mutable_granted()->set_lease_id(lease_id_);
+      } else {
+        wait_id_ = acquired->wait_id;
+        ToProto(acquired->holder, pending_.emplace_back().mutable_waiting()->mutable_holder());
+      }
+    }
+    Pump();
+    return true;
   }
 
   void OnGranted(const std::string& lease_id) {

@@ -1,3 +1,4 @@
+#include "daemon/api/convert/session_mcp_server.h"
 #include "daemon/api/convert/session_to_proto.h"
 #include "daemon/api/rpc/handlers.h"
 #include "daemon/api/rpc/request_checks.h"
@@ -12,7 +13,8 @@ UnaryReactor* CreateSession(grpc::CallbackServerContext* ctx, loop::SessionManag
   }
   // An empty agent name selects the configured default agent.
   UnaryReactor* reactor = ctx->DefaultReactor();
-  sessions.CreateSession(request.agent(), request.cwd(),
+  sessions.CreateSession(request.agent(), request.cwd(), request.model(),
+                         convert::FromProto(request.mcp_servers()),
                          [reactor, response](absl::StatusOr<loop::SessionInfo> info) {
                            if (info.ok()) *response->mutable_session() = convert::ToProto(*info);
                            FinishWith(reactor, info.status());

@@ -9,11 +9,15 @@ UnaryReactor* DeclineHandover(grpc::CallbackServerContext* ctx, loop::SessionMan
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return ReturnStatus(ctx, s);
   }
-  absl::StatusOr<int> declined =
-      sessions.DeclineHandover(request.session_id(), request.lease_id());
-  if (!declined.ok()) return ReturnStatus(ctx, declined.status());
-  response->set_declined(*declined);
-  return ReturnStatus(ctx, absl::OkStatus());
+  // A command on the session's queue, like every lease change: the call
+  // finishes when it has run.
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.DeclineHandover(request.session_id(), request.lease_id(),
+                           [reactor, response](absl::StatusOr<int> declined) {
+                             if (declined.ok()) response->set_declined(*declined);
+                             FinishWith(reactor, declined.status());
+                           });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

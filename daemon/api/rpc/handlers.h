@@ -95,6 +95,17 @@ UnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx, loop::SessionMana
                              const raw::v1::ListMcpServersRequest& request,
                              raw::v1::ListMcpServersResponse* response);
 
+UnaryReactor* SetSessionMcpServers(grpc::CallbackServerContext* ctx,
+                                   loop::SessionManager& sessions,
+                                   const raw::v1::SetSessionMcpServersRequest& request,
+                                   raw::v1::SetSessionMcpServersResponse* response);
+UnaryReactor* ConfigureSession(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                               const raw::v1::ConfigureSessionRequest& request,
+                               raw::v1::ConfigureSessionResponse* response);
+UnaryReactor* ListModels(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                         const raw::v1::ListModelsRequest& request,
+                         raw::v1::ListModelsResponse* response);
+
 UnaryReactor* DeclineHandover(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                               const raw::v1::DeclineHandoverRequest& request,
                               raw::v1::DeclineHandoverResponse* response);

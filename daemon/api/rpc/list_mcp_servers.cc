@@ -35,6 +35,7 @@ UnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx, loop::SessionMana
     for (const std::string& tool : status.tools) info->add_tools(tool);
     info->set_consecutive_failures(status.consecutive_failures);
     info->set_root(status.root_dir);
+    info->set_session_id(status.session_id);
   }
   return ReturnStatus(ctx, absl::OkStatus());
 }

@@ -37,4 +37,8 @@ ToolSpec MakeListDirTool();
 // returned as text.
 ToolSpec MakeWebFetchTool();
 
+// builtin/raven_task: one durable research Task per session (daemon/raven);
+// its state rides the host-side metadata of its results.
+ToolSpec MakeRavenTaskTool();
+
 }  // namespace raw::tools::builtin

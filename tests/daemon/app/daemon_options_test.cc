@@ -275,3 +275,24 @@ TEST(ResolveDaemonPathsTest, NoHomeAndNoXdgIsAClearError) {
 
 }  // namespace
 }  // namespace raw::app
+
+namespace raw::app {
+namespace {
+
+TEST(ParseDaemonOptionsTest, IdleExitTakesSecondsAndIsOffByDefault) {
+  absl::StatusOr<DaemonOptions> options = ParseDaemonOptions({});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->idle_exit_seconds, 0);
+  EXPECT_EQ(options->listen_fd, -1) << "only systemd's variables pass a socket";
+  options = ParseDaemonOptions({"--idle-exit", "900"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->idle_exit_seconds, 900);
+  options = ParseDaemonOptions({"--idle-exit=soon"});
+  ASSERT_FALSE(options.ok());
+  EXPECT_EQ(options.status().message(), "--idle-exit needs a number of seconds, got \"soon\"");
+  options = ParseDaemonOptions({"--idle-exit", "-5"});
+  ASSERT_FALSE(options.ok());
+}
+
+}  // namespace
+}  // namespace raw::app

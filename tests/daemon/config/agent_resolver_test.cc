@@ -49,6 +49,25 @@ TEST(ResolveAgentTest, DefaultAgentTakesOpenAiWhenItsKeyIsSet) {
   EXPECT_THAT(probe.asked, IsEmpty());  // no probing when a key is set
 }
 
+// A session's chosen model replaces the agent's, without any choice by keys
+// or probing; one that is not defined says so and names the defined ones.
+TEST(ResolveAgentTest, ASessionsModelOverridesTheAgentsModel) {
+  FakeProbe probe;
+  auto resolved = ResolveAgent(Defaults(), "", FakeEnv({{"OPENAI_API_KEY", "k"}}),
+                               probe.AsProbe(), "anthropic");
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->agent.name, "default");
+  EXPECT_EQ(resolved->model.name, "anthropic");
+  EXPECT_THAT(probe.asked, IsEmpty());
+
+  auto unknown = ResolveAgent(Defaults(), "", FakeEnv({}), probe.AsProbe(), "gone");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(unknown.status()));
+  EXPECT_THAT(unknown.status().message(),
+              HasSubstr("the session's model \"gone\" is not a defined model (defined: "));
+  EXPECT_THAT(unknown.status().message(), HasSubstr("openai"));
+}
+
 TEST(ResolveAgentTest, BuiltinOrderDecidesWhenSeveralKeysAreSet) {
   FakeProbe probe;
   auto resolved =

@@ -76,8 +76,14 @@ class DamagedRowManagerTest : public ::testing::Test {
   std::string LeaseFor(const std::string& session) {
     auto it = leases_.find(session);
     if (it != leases_.end()) return it->second;
-    auto acquired =
-        manager_->AcquireLease(session, LeaseClient{"test", "test", 0}, WhenHeld::kRefuse, {});
+    auto acquired = testing::Await<WriteLeases::Acquired>(
+        [&](Reply<WriteLeases::Acquired> reply) {
+          manager_->AcquireLease(session, LeaseClient{"test", "test", 0}, WhenHeld::kRefuse, {},
+                                 [reply](absl::StatusOr<WriteLeases::Acquired> a) {
+                                   reply(std::move(a));
+                                   return true;
+                                 });
+        });
     EXPECT_TRUE(acquired.ok()) << acquired.status();
     if (!acquired.ok()) return "";
     return leases_[session] = acquired->lease_id;
@@ -90,7 +96,7 @@ class DamagedRowManagerTest : public ::testing::Test {
 
   std::string NewSession() {
     auto info = testing::Await<SessionInfo>(
-        [&](Reply<SessionInfo> reply) { manager_->CreateSession("", dir_, reply); });
+        [&](Reply<SessionInfo> reply) { manager_->CreateSession("", dir_, "", {}, reply); });
     EXPECT_TRUE(info.ok()) << info.status();
     return info.ok() ? info->record.id : "";
   }

@@ -38,20 +38,33 @@ class RunnerHarness {
   RunnerHarness(store::SessionStore& store, const Clock& clock) : store_(store), clock_(clock) {}
   ~RunnerHarness() { ShutdownAll(); }
 
-  // A runner for `record` whose lease this harness holds.
+  // A runner for `record` whose lease this harness holds (acquired through
+  // the runner, as the daemon does).
   std::shared_ptr<SessionRunner> Make(const store::SessionRecord& record) {
-    if (lease_by_session_.count(record.id) == 0) {
-      auto acquired = leases_.Acquire(record.id, LeaseClient{"test", "test", 0},
-                                      WhenHeld::kRefuse, {});
-      EXPECT_TRUE(acquired.ok()) << acquired.status();
-      if (acquired.ok()) lease_by_session_[record.id] = acquired->lease_id;
-    }
     SessionRunnerDeps deps{store_, clock_, pool_, leases_,
                            [this](PlanPurpose, const std::string&) { return NextPlan(); },
                            nullptr};
     auto runner = SessionRunner::Create(record, std::move(deps));
     runners_.push_back(runner);
+    if (lease_by_session_.count(record.id) == 0) {
+      auto acquired = Acquire(*runner, WhenHeld::kRefuse);
+      EXPECT_TRUE(acquired.ok()) << acquired.status();
+      if (acquired.ok()) lease_by_session_[record.id] = acquired->lease_id;
+    }
     return runner;
+  }
+
+  // Runs the runner's acquire command for a client named "test" and returns
+  // its answer.
+  absl::StatusOr<WriteLeases::Acquired> Acquire(SessionRunner& runner, WhenHeld when_held,
+                                                LeaseCallbacks callbacks = {}) {
+    return Await<WriteLeases::Acquired>([&](Reply<WriteLeases::Acquired> reply) {
+      runner.AcquireLease(LeaseClient{"test", "test", 0}, when_held, std::move(callbacks),
+                          [reply](absl::StatusOr<WriteLeases::Acquired> acquired) {
+                            reply(std::move(acquired));
+                            return true;
+                          });
+    });
   }
 
   // Runs in the planner before it hands out a plan (on the pool thread

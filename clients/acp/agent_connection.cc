@@ -1,0 +1,390 @@
+#include "clients/acp/agent_connection.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "clients/acp/config_options.h"
+#include "clients/acp/mcp_servers.h"
+#include "common/logging.h"
+#include "common/version.h"
+
+namespace raw::acp {
+namespace {
+
+// The ACP protocol version raw-acp speaks.
+constexpr int kAcpVersion = 1;
+constexpr int kListPageSize = 50;
+
+RpcError InvalidParams(const std::string& message) {
+  return {rpc_code::kInvalidParams, message, nullptr};
+}
+
+std::string StringParam(const Json& params, const char* key) {
+  auto it = params.find(key);
+  return it != params.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string IsoTime(int64_t unix_ms) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::FromUnixMillis(unix_ms),
+                          absl::UTCTimeZone());
+}
+
+}  // namespace
+
+AgentConnection::AgentConnection(std::shared_ptr<Transport> transport, EventLoop& loop,
+                                 AgentOptions options)
+    : loop_(loop),
+      options_(std::move(options)),
+      rpc_(std::move(transport), *this),
+      calls_(options_.connect, loop) {
+  bridge_context_.rpc = &rpc_;
+  bridge_context_.calls = &calls_;
+  bridge_context_.loop = &loop_;
+  bridge_context_.connect = options_.connect;
+  bridge_context_.identity = {absl::StrCat("raw-acp (pid ", getpid(), ")"), "raw-acp", getpid()};
+}
+
+AgentConnection::~AgentConnection() { *alive_ = false; }
+
+void AgentConnection::OnRequest(const Json& id, const std::string& method, const Json& params) {
+  if (closing_) return;
+  if (method == "initialize") {
+    Initialize(id, params);
+    return;
+  }
+  if (!initialized_) {
+    rpc_.ReplyError(id, {rpc_code::kInvalidRequest,
+                         "the connection is not initialized: send \"initialize\" first", nullptr});
+    return;
+  }
+  if (method == "session/new") {
+    NewSession(id, params);
+  } else if (method == "session/load") {
+    OpenSession(id, params, SessionBridge::Open::kLoad);
+  } else if (method == "session/resume") {
+    OpenSession(id, params, SessionBridge::Open::kResume);
+  } else if (method == "session/list") {
+    ListSessions(id, params);
+  } else if (method == "session/close") {
+    CloseSession(id, params);
+  } else if (method == "session/prompt") {
+    if (SessionBridge* bridge = FindSession(id, params)) bridge->Prompt(id, params);
+  } else if (method == "session/set_config_option") {
+    SetConfigOption(id, params);
+  } else {
+    rpc_.ReplyError(id, {rpc_code::kMethodNotFound,
+                         absl::StrCat("raw-acp has no method \"", method, "\""), nullptr});
+  }
+}
+
+void AgentConnection::OnNotification(const std::string& method, const Json& params) {
+  if (closing_ || !initialized_) return;
+  if (method == "session/cancel") {
+    auto it = sessions_.find(StringParam(params, "sessionId"));
+    if (it != sessions_.end()) it->second->Cancel();
+  }
+  // Any other notification is ignored, as JSON-RPC wants.
+}
+
+void AgentConnection::OnCancelled(const Json& id) {
+  // A prompt cancelled this way is interrupted like session/cancel; other
+  // requests just lose their (late) answer.
+  for (auto& [session_id, bridge] : sessions_) {
+    if (bridge->HasPrompt(id)) bridge->Cancel();
+  }
+}
+
+void AgentConnection::Initialize(const Json& id, const Json& params) {
+  if (initialized_) {
+    rpc_.ReplyError(id, {rpc_code::kInvalidRequest, "the connection is already initialized", nullptr});
+    return;
+  }
+  auto version = params.find("protocolVersion");
+  if (version == params.end() || !version->is_number_integer()) {
+    rpc_.ReplyError(id, InvalidParams("\"protocolVersion\" must be an integer"));
+    return;
+  }
+  initialized_ = true;
+  // Clients that send clientInfo postdate the update kinds usage_update and
+  // session_info_update (older SDKs reject those): see docs/acp.md.
+  const Json info = params.value("clientInfo", Json());
+  bridge_context_.newer_updates = info.is_object() && info.contains("name");
+  std::string client_name = bridge_context_.newer_updates ? StringParam(info, "name") : "";
+  if (!client_name.empty()) {
+    bridge_context_.identity.name = absl::StrCat("raw-acp for ", client_name, " (pid ", getpid(), ")");
+  }
+  // Raw works with its own tools whatever fs/terminal the client offers.
+  Json result = {
+      {"protocolVersion", kAcpVersion},
+      {"agentCapabilities",
+       {{"loadSession", true},
+        {"promptCapabilities", {{"image", false}, {"audio", false}, {"embeddedContext", true}}},
+        {"mcpCapabilities", {{"http", true}, {"sse", false}}},
+        {"sessionCapabilities", {{"list", Json::object()}, {"resume", Json::object()},
+                                 {"close", Json::object()}}}}},
+      {"agentInfo", {{"name", "raw"}, {"title", "Raw"}, {"version", kVersion}}},
+      {"authMethods", Json::array()}};
+  rpc_.Reply(id, std::move(result));
+}
+
+// --- sessions ---
+
+SessionBridge* AgentConnection::FindSession(const Json& id, const Json& params) {
+  std::string session_id = StringParam(params, "sessionId");
+  if (session_id.empty()) {
+    rpc_.ReplyError(id, InvalidParams("\"sessionId\" must be a non-empty string"));
+    return nullptr;
+  }
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end()) {
+    rpc_.ReplyError(id, {rpc_code::kResourceNotFound,
+                         absl::StrCat("session ", session_id,
+                                      " is not open on this connection (session/new, "
+                                      "session/load or session/resume opens it)"),
+                         {{"sessionId", session_id}}});
+    return nullptr;
+  }
+  return it->second.get();
+}
+
+void AgentConnection::NewSession(const Json& id, const Json& params) {
+  std::string cwd = StringParam(params, "cwd");
+  if (cwd.empty() || !std::filesystem::path(cwd).is_absolute()) {
+    rpc_.ReplyError(id, InvalidParams("\"cwd\" must be an absolute path"));
+    return;
+  }
+  auto servers = SessionMcpServers(params.value("mcpServers", Json::array()));
+  if (!servers.ok()) {
+    rpc_.ReplyError(id, ErrorFromStatus(servers.status()));
+    return;
+  }
+  v1::CreateSessionRequest request;
+  request.set_agent(options_.agent);
+  request.set_cwd(cwd);
+  for (const v1::SessionMcpServer& s : *servers) *request.add_mcp_servers() = s;
+  calls_.Call<v1::CreateSessionResponse>(
+      [request](client::RawClient& c) { return c.CreateSession(request); },
+      [this, id](const absl::StatusOr<v1::CreateSessionResponse>& created) {
+        if (!created.ok()) {
+          rpc_.ReplyError(id, ErrorFromStatus(created.status()));
+          return;
+        }
+        StartBridge(id, created->session().id(), SessionBridge::Open::kCreated, {},
+                    [](SessionBridge& b) { return Json{{"sessionId", b.id()}}; });
+      });
+}
+
+void AgentConnection::OpenSession(const Json& id, const Json& params, SessionBridge::Open how) {
+  std::string session_id = StringParam(params, "sessionId");
+  if (session_id.empty()) {
+    rpc_.ReplyError(id, InvalidParams("\"sessionId\" must be a non-empty string"));
+    return;
+  }
+  std::string cwd = StringParam(params, "cwd");
+  if (cwd.empty() || !std::filesystem::path(cwd).is_absolute()) {
+    rpc_.ReplyError(id, InvalidParams("\"cwd\" must be an absolute path"));
+    return;
+  }
+  auto servers = SessionMcpServers(params.value("mcpServers", Json::array()));
+  if (!servers.ok()) {
+    rpc_.ReplyError(id, ErrorFromStatus(servers.status()));
+    return;
+  }
+  StartBridge(id, session_id, how, std::move(*servers),
+              [](SessionBridge&) { return Json::object(); });
+}
+
+void AgentConnection::StartBridge(const Json& id, const std::string& session_id,
+                                  SessionBridge::Open how,
+                                  std::vector<v1::SessionMcpServer> servers,
+                                  std::function<Json(SessionBridge&)> answer) {
+  // Opening a session again replaces its bridge (the old one lets go).
+  sessions_.erase(session_id);
+  auto finish = [this, id, session_id, answer](const absl::Status& status) {
+    auto it = sessions_.find(session_id);
+    if (!status.ok() || it == sessions_.end()) {
+      RpcError error = ErrorFromStatus(status.ok() ? absl::CancelledError("the session was closed")
+                                                   : status);
+      if (absl::IsNotFound(status)) {
+        error.code = rpc_code::kResourceNotFound;
+        error.data = {{"sessionId", session_id}};
+      }
+      rpc_.ReplyError(id, error);
+      // Not from inside the bridge's own callback.
+      loop_.Post([this, alive = alive_, session_id] {
+        if (*alive && !closing_) sessions_.erase(session_id);
+      });
+      return;
+    }
+    SessionBridge& bridge = *it->second;
+    WithConfigOptions(bridge.session(), [this, id, session_id, answer](Json options) {
+      auto open = sessions_.find(session_id);
+      if (open == sessions_.end()) {
+        rpc_.ReplyError(id, ErrorFromStatus(absl::CancelledError("the session was closed")));
+        return;
+      }
+      Json result = answer(*open->second);
+      result["configOptions"] = std::move(options);
+      rpc_.Reply(id, std::move(result));
+      SendCommands(session_id);
+    });
+  };
+  auto opened = [this, id, session_id, servers = std::move(servers),
+                 finish](const absl::Status& status) {
+    auto it = sessions_.find(session_id);
+    if (!status.ok() || servers.empty() || it == sessions_.end()) {
+      finish(status);
+      return;
+    }
+    // The editor's MCP servers become the session's own in rawd.
+    absl::Status writable = it->second->CheckWrite();
+    if (!writable.ok()) {
+      finish(absl::FailedPreconditionError(
+          absl::StrCat("cannot pass the MCP servers to the session: ", writable.message())));
+      return;
+    }
+    v1::SetSessionMcpServersRequest request;
+    request.set_session_id(session_id);
+    request.set_lease_id(it->second->lease_id());
+    for (const v1::SessionMcpServer& s : servers) *request.add_servers() = s;
+    calls_.Call<v1::SetSessionMcpServersResponse>(
+        [request](client::RawClient& c) { return c.SetSessionMcpServers(request); },
+        [finish](const absl::StatusOr<v1::SetSessionMcpServersResponse>& r) { finish(r.status()); });
+  };
+  sessions_[session_id] =
+      std::make_unique<SessionBridge>(bridge_context_, session_id, how, std::move(opened));
+}
+
+void AgentConnection::WithConfigOptions(const v1::Session& session,
+                                        std::function<void(Json)> then) {
+  calls_.Call<v1::ListAgentsResponse>(
+      [](client::RawClient& c) { return c.ListAgents(v1::ListAgentsRequest()); },
+      [this, session, then](const absl::StatusOr<v1::ListAgentsResponse>& agents) {
+        if (agents.ok()) agents_.assign(agents->agents().begin(), agents->agents().end());
+        calls_.Call<v1::ListModelsResponse>(
+            [](client::RawClient& c) { return c.ListModels(v1::ListModelsRequest()); },
+            [this, session, then](const absl::StatusOr<v1::ListModelsResponse>& models) {
+              if (models.ok()) models_.assign(models->models().begin(), models->models().end());
+              then(ConfigOptions(session, agents_, models_));
+            });
+      });
+}
+
+void AgentConnection::SendCommands(const std::string& session_id) {
+  Json commands = Json::array({
+      {{"name", "compact"}, {"description", "Summarize the older part of the model context"}},
+      {{"name", "clear"},
+       {"description", "Remove the conversation from the model context (the history stays)"}},
+      {{"name", "stats"}, {"description", "Token usage and context size of this session"}},
+      {{"name", "agent"},
+       {"description", "List the agents, or choose one before the first prompt"},
+       {"input", {{"hint", "agent name"}}}},
+  });
+  rpc_.Notify("session/update",
+              Json{{"sessionId", session_id},
+                   {"update", {{"sessionUpdate", "available_commands_update"},
+                               {"availableCommands", std::move(commands)}}}});
+}
+
+void AgentConnection::ListSessions(const Json& id, const Json& params) {
+  v1::ListSessionsRequest request;
+  request.set_page_size(kListPageSize);
+  request.set_page_token(StringParam(params, "cursor"));
+  std::string cwd = StringParam(params, "cwd");
+  calls_.Call<v1::ListSessionsResponse>(
+      [request](client::RawClient& c) { return c.ListSessions(request); },
+      [this, id, cwd](const absl::StatusOr<v1::ListSessionsResponse>& page) {
+        if (!page.ok()) {
+          rpc_.ReplyError(id, ErrorFromStatus(page.status()));
+          return;
+        }
+        Json sessions = Json::array();
+        for (const v1::Session& s : page->sessions()) {
+          if (!cwd.empty() && s.cwd() != cwd) continue;
+          Json info = {{"sessionId", s.id()}, {"cwd", s.cwd()}};
+          if (!s.title().empty()) info["title"] = s.title();
+          int64_t updated = s.last_activity_unix_ms() > 0 ? s.last_activity_unix_ms()
+                                                          : s.created_at_unix_ms();
+          if (updated > 0) info["updatedAt"] = IsoTime(updated);
+          sessions.push_back(std::move(info));
+        }
+        Json result = {{"sessions", std::move(sessions)}};
+        if (!page->next_page_token().empty()) result["nextCursor"] = page->next_page_token();
+        rpc_.Reply(id, std::move(result));
+      });
+}
+
+void AgentConnection::CloseSession(const Json& id, const Json& params) {
+  SessionBridge* bridge = FindSession(id, params);
+  if (!bridge) return;
+  std::string session_id = bridge->id();
+  bridge->Shutdown([this, alive = alive_, id, session_id] {
+    if (!*alive) return;
+    rpc_.Reply(id, Json::object());
+    loop_.Post([this, alive, session_id] {
+      if (*alive) sessions_.erase(session_id);
+    });
+  });
+}
+
+void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
+  SessionBridge* bridge = FindSession(id, params);
+  if (!bridge) return;
+  std::string session_id = bridge->id();
+  WithConfigOptions(bridge->session(), [this, id, params, session_id](Json) {
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end()) {
+      rpc_.ReplyError(id, ErrorFromStatus(absl::CancelledError("the session was closed")));
+      return;
+    }
+    auto request = ConfigureRequest(params, agents_, models_);
+    if (!request.ok()) {
+      rpc_.ReplyError(id, ErrorFromStatus(request.status()));
+      return;
+    }
+    if (absl::Status s = it->second->CheckWrite(); !s.ok()) {
+      rpc_.ReplyError(id, ErrorFromStatus(s));
+      return;
+    }
+    request->set_session_id(session_id);
+    request->set_lease_id(it->second->lease_id());
+    calls_.Call<v1::ConfigureSessionResponse>(
+        [request = *request](client::RawClient& c) { return c.ConfigureSession(request); },
+        [this, id, session_id](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+          if (!r.ok()) {
+            rpc_.ReplyError(id, ErrorFromStatus(r.status()));
+            return;
+          }
+          auto open = sessions_.find(session_id);
+          if (open != sessions_.end()) open->second->Refresh();
+          rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r->session(), agents_, models_)}});
+        });
+  });
+}
+
+void AgentConnection::Close(std::function<void()> done) {
+  if (closing_) return;
+  closing_ = true;
+  if (sessions_.empty()) {
+    done();
+    return;
+  }
+  auto remaining = std::make_shared<size_t>(sessions_.size());
+  for (auto& [session_id, bridge] : sessions_) {
+    bridge->Shutdown([this, alive = alive_, remaining, done] {
+      if (--*remaining > 0 || !*alive) return;
+      // Every lease goes with its bridge.
+      loop_.Post([this, alive, done] {
+        if (!*alive) return;
+        sessions_.clear();
+        done();
+      });
+    });
+  }
+}
+
+}  // namespace raw::acp

@@ -1,0 +1,80 @@
+// AgentConnection: the agent side of one ACP connection (raw-acp's stdio,
+// or one WebSocket): the methods of ACP protocol version 1 on top of
+// JsonRpc, each one a call to rawd through clients/lib, and the open ACP
+// sessions, one SessionBridge each. See docs/acp.md for the mapping.
+//
+// Requests before `initialize` are refused with -32600 (as the TypeScript
+// SDK's agent does), unknown methods with -32601; unknown notifications
+// are ignored.
+//
+// Close() (the client went away) interrupts the turns this connection
+// started, releases every lease and then calls `done`.
+//
+// Threading: the event loop's thread only.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clients/acp/daemon_calls.h"
+#include "clients/acp/event_loop.h"
+#include "clients/acp/json_rpc.h"
+#include "clients/acp/session_bridge.h"
+#include "clients/lib/raw_client.h"
+
+namespace raw::acp {
+
+struct AgentOptions {
+  client::ConnectOptions connect;
+  // The agent of new sessions (--agent); empty: the configured default.
+  std::string agent;
+};
+
+class AgentConnection : public JsonRpc::Handler {
+ public:
+  AgentConnection(std::shared_ptr<Transport> transport, EventLoop& loop, AgentOptions options);
+  ~AgentConnection() override;
+
+  // One received message.
+  void Receive(const std::string& message) { rpc_.Receive(message); }
+  void Close(std::function<void()> done);
+
+ private:
+  void OnRequest(const Json& id, const std::string& method, const Json& params) override;
+  void OnNotification(const std::string& method, const Json& params) override;
+  void OnCancelled(const Json& id) override;
+
+  void Initialize(const Json& id, const Json& params);
+  void NewSession(const Json& id, const Json& params);
+  void OpenSession(const Json& id, const Json& params, SessionBridge::Open how);
+  void ListSessions(const Json& id, const Json& params);
+  void CloseSession(const Json& id, const Json& params);
+  void SetConfigOption(const Json& id, const Json& params);
+  // The bridge of params.sessionId; answers -32002 (or -32602) and returns
+  // null when there is none.
+  SessionBridge* FindSession(const Json& id, const Json& params);
+  // Starts a bridge; on success `answer` builds the result.
+  void StartBridge(const Json& id, const std::string& session_id, SessionBridge::Open how,
+                   std::vector<v1::SessionMcpServer> servers,
+                   std::function<Json(SessionBridge&)> answer);
+  // Reads the agents and models, then calls `then` with the options.
+  void WithConfigOptions(const v1::Session& session, std::function<void(Json)> then);
+  void SendCommands(const std::string& session_id);
+
+  EventLoop& loop_;
+  AgentOptions options_;
+  JsonRpc rpc_;
+  DaemonCalls calls_;
+  BridgeContext bridge_context_;
+  bool initialized_ = false;
+  bool closing_ = false;
+  std::map<std::string, std::unique_ptr<SessionBridge>> sessions_;
+  std::vector<v1::AgentInfo> agents_;
+  std::vector<v1::ModelInfo> models_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace raw::acp

@@ -1,0 +1,70 @@
+#include "clients/acp/config_options.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace raw::acp {
+
+Json ConfigOptions(const v1::Session& session, const std::vector<v1::AgentInfo>& agents,
+                   const std::vector<v1::ModelInfo>& models) {
+  Json options = Json::array();
+  Json agent_values = Json::array();
+  for (const v1::AgentInfo& agent : agents) {
+    Json value = {{"value", agent.name()}, {"name", agent.name()}};
+    if (!agent.model().empty()) value["description"] = absl::StrCat("model ", agent.model());
+    agent_values.push_back(std::move(value));
+  }
+  options.push_back({{"id", "agent"},
+                     {"name", "Agent"},
+                     {"description", "The Raw agent (only before the first prompt)"},
+                     {"type", "select"},
+                     {"currentValue", session.agent()},
+                     {"options", std::move(agent_values)}});
+  Json model_values = Json::array();
+  for (const v1::ModelInfo& model : models) {
+    model_values.push_back({{"value", model.name()},
+                            {"name", model.name()},
+                            {"description", absl::StrCat(model.api(), " ", model.model_id())}});
+  }
+  options.push_back({{"id", "model"},
+                     {"name", "Model"},
+                     {"category", "model"},
+                     {"type", "select"},
+                     {"currentValue", session.model()},
+                     {"options", std::move(model_values)}});
+  return options;
+}
+
+absl::StatusOr<v1::ConfigureSessionRequest> ConfigureRequest(
+    const Json& params, const std::vector<v1::AgentInfo>& agents,
+    const std::vector<v1::ModelInfo>& models) {
+  std::string id = params.contains("configId") && params["configId"].is_string()
+                       ? params["configId"].get<std::string>()
+                       : "";
+  if (!params.contains("value") || !params["value"].is_string()) {
+    return absl::InvalidArgumentError("\"value\" must be a string (a select option's value)");
+  }
+  std::string value = params["value"].get<std::string>();
+  v1::ConfigureSessionRequest request;
+  if (id == "agent") {
+    if (std::none_of(agents.begin(), agents.end(),
+                     [&](const v1::AgentInfo& a) { return a.name() == value; })) {
+      return absl::InvalidArgumentError(absl::StrCat("no agent is named \"", value, "\""));
+    }
+    request.set_agent(value);
+  } else if (id == "model") {
+    if (std::none_of(models.begin(), models.end(),
+                     [&](const v1::ModelInfo& m) { return m.name() == value; })) {
+      return absl::InvalidArgumentError(absl::StrCat("no model entry is named \"", value, "\""));
+    }
+    request.set_model(value);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown config option \"", id, "\" (raw-acp offers agent and model)"));
+  }
+  return request;
+}
+
+}  // namespace raw::acp

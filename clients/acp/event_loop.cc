@@ -1,0 +1,64 @@
+#include "clients/acp/event_loop.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace raw::acp {
+
+void EventLoop::Post(Task task) {
+  absl::MutexLock lock(&mu_);
+  if (quit_) return;
+  tasks_.push_back(std::move(task));
+}
+
+void EventLoop::Quit() {
+  absl::MutexLock lock(&mu_);
+  quit_ = true;
+}
+
+void EventLoop::AddTicker(Ticker* ticker) { tickers_.push_back(ticker); }
+
+void EventLoop::RemoveTicker(Ticker* ticker) {
+  tickers_.erase(std::remove(tickers_.begin(), tickers_.end(), ticker), tickers_.end());
+}
+
+std::optional<absl::Time> EventLoop::NextDeadline() const {
+  std::optional<absl::Time> next;
+  for (const Ticker* ticker : tickers_) {
+    std::optional<absl::Time> t = ticker->NextDeadline();
+    if (t && (!next || *t < *next)) next = t;
+  }
+  return next;
+}
+
+void EventLoop::Run() {
+  for (;;) {
+    std::optional<absl::Time> deadline = NextDeadline();
+    Task task;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return quit_ || !tasks_.empty(); };
+      if (deadline) {
+        mu_.AwaitWithDeadline(absl::Condition(&ready), *deadline);
+      } else {
+        mu_.Await(absl::Condition(&ready));
+      }
+      if (quit_) return;
+      if (!tasks_.empty()) {
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+    }
+    if (task) task();
+    // Ticking is cheap and some rules (the handover gate) change with the
+    // events themselves, not only at deadlines: every ticker ticks after
+    // every task. A ticker may remove itself (or another) while ticking.
+    absl::Time now = absl::Now();
+    std::vector<Ticker*> tickers = tickers_;
+    for (Ticker* ticker : tickers) {
+      if (std::find(tickers_.begin(), tickers_.end(), ticker) != tickers_.end()) ticker->Tick(now);
+    }
+  }
+}
+
+}  // namespace raw::acp

@@ -1,0 +1,179 @@
+#include "clients/acp/json_rpc.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+
+namespace raw::acp {
+namespace {
+
+std::string Key(const Json& id) { return DumpJson(id); }
+
+// JSON-RPC ids are strings, numbers or null.
+bool ValidId(const Json& id) { return id.is_string() || id.is_number() || id.is_null(); }
+
+}  // namespace
+
+RpcError ErrorFromStatus(const absl::Status& status) {
+  RpcError error;
+  error.message = std::string(status.message());
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      error.code = rpc_code::kInvalidParams;
+      break;
+    case absl::StatusCode::kNotFound:
+      error.code = rpc_code::kResourceNotFound;
+      break;
+    case absl::StatusCode::kCancelled:
+      error.code = rpc_code::kRequestCancelled;
+      break;
+    default:
+      error.code = rpc_code::kInternalError;
+      break;
+  }
+  if (error.message.empty()) error.message = status.ToString();
+  return error;
+}
+
+std::string ErrorResponse(const Json& id, const RpcError& error) {
+  Json body = {{"code", error.code}, {"message", error.message}};
+  if (!error.data.is_null()) body["data"] = error.data;
+  return DumpJson(Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(body)}});
+}
+
+JsonRpc::JsonRpc(std::shared_ptr<Transport> transport, Handler& handler)
+    : transport_(std::move(transport)), handler_(handler) {}
+
+void JsonRpc::Send(const Json& message) { transport_->Send(DumpJson(message)); }
+
+void JsonRpc::Receive(std::string_view text) {
+  absl::StatusOr<Json> parsed = ParseJson(text);
+  if (!parsed.ok()) {
+    transport_->Send(ErrorResponse(nullptr, {rpc_code::kParseError,
+                                             absl::StrCat("parse error: ", parsed.status().message()),
+                                             nullptr}));
+    return;
+  }
+  const Json& message = *parsed;
+  if (!message.is_object()) {
+    transport_->Send(ErrorResponse(
+        nullptr, {rpc_code::kInvalidRequest,
+                  message.is_array() ? "batches are not supported: send one message at a time"
+                                     : "a JSON-RPC message must be an object",
+                  nullptr}));
+    return;
+  }
+  const bool has_id = message.contains("id");
+  Json id = has_id && ValidId(message["id"]) ? message["id"] : Json(nullptr);
+  auto invalid = [&](const std::string& why) {
+    transport_->Send(ErrorResponse(id, {rpc_code::kInvalidRequest, why, nullptr}));
+  };
+  auto version = message.find("jsonrpc");
+  if (version == message.end() || *version != "2.0") {
+    // Without an id it may be a notification, which gets no answer; but it
+    // is not JSON-RPC 2.0 at all, so it is refused like a request.
+    invalid("\"jsonrpc\" must be \"2.0\"");
+    return;
+  }
+  if (has_id && !ValidId(message["id"])) {
+    invalid("\"id\" must be a string, a number or null");
+    return;
+  }
+  auto method = message.find("method");
+  if (method == message.end()) {
+    if (has_id && (message.contains("result") != message.contains("error"))) {
+      OnResponse(message);
+      return;
+    }
+    invalid("a message needs a \"method\" (request or notification) or an \"id\" with a "
+            "\"result\" or an \"error\" (response)");
+    return;
+  }
+  if (!method->is_string()) {
+    invalid("\"method\" must be a string");
+    return;
+  }
+  // ACP's params are objects; a request without params gets {}.
+  Json params = message.value("params", Json::object());
+  const std::string name = method->get<std::string>();
+  if (!has_id) {
+    if (!params.is_object()) return;
+    if (name == "$/cancel_request") {
+      if (!params.contains("requestId")) return;
+      Json target = params["requestId"];
+      if (!Pending(target)) return;  // answered already, or never asked
+      ReplyError(target, {rpc_code::kRequestCancelled, "the request was cancelled", nullptr});
+      handler_.OnCancelled(target);
+      return;
+    }
+    handler_.OnNotification(name, params);
+    return;
+  }
+  if (!params.is_object()) {
+    transport_->Send(
+        ErrorResponse(id, {rpc_code::kInvalidParams, "\"params\" must be an object", nullptr}));
+    return;
+  }
+  if (!incoming_.insert(Key(id)).second) {
+    transport_->Send(ErrorResponse(
+        id, {rpc_code::kInvalidRequest, "a request with this id is still pending", nullptr}));
+    return;
+  }
+  handler_.OnRequest(id, name, params);
+}
+
+void JsonRpc::OnResponse(const Json& message) {
+  auto it = outgoing_.find(Key(message["id"]));
+  if (it == outgoing_.end()) {
+    RAW_LOG(Info) << "dropping a response to an unknown or forgotten request "
+                  << DumpJson(message["id"]);
+    return;
+  }
+  ResponseCallback callback = std::move(it->second);
+  outgoing_.erase(it);
+  RpcResponse response;
+  if (message.contains("result")) {
+    response.ok = true;
+    response.result = message["result"];
+  } else {
+    const Json& error = message["error"];
+    response.error.code = error.is_object() ? error.value("code", rpc_code::kInternalError)
+                                            : rpc_code::kInternalError;
+    response.error.message = error.is_object() ? error.value("message", std::string()) : "";
+    if (error.is_object() && error.contains("data")) response.error.data = error["data"];
+  }
+  callback(response);
+}
+
+void JsonRpc::Reply(const Json& id, Json result) {
+  if (incoming_.erase(Key(id)) == 0) return;
+  Send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+
+void JsonRpc::ReplyError(const Json& id, const RpcError& error) {
+  if (incoming_.erase(Key(id)) == 0) return;
+  transport_->Send(ErrorResponse(id, error));
+}
+
+bool JsonRpc::Pending(const Json& id) const { return incoming_.count(Key(id)) > 0; }
+
+Json JsonRpc::Request(const std::string& method, Json params, ResponseCallback callback) {
+  Json id = next_id_++;
+  outgoing_[Key(id)] = std::move(callback);
+  Send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+  return id;
+}
+
+void JsonRpc::Forget(const Json& id) { outgoing_.erase(Key(id)); }
+
+void JsonRpc::CancelRequest(const Json& id) {
+  if (outgoing_.erase(Key(id)) == 0) return;
+  Notify("$/cancel_request", Json{{"requestId", id}});
+}
+
+void JsonRpc::Notify(const std::string& method, Json params) {
+  Send(Json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+}
+
+}  // namespace raw::acp

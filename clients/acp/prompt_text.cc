@@ -1,0 +1,86 @@
+#include "clients/acp/prompt_text.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace raw::acp {
+namespace {
+
+std::string Field(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string LastSegment(const std::string& uri) {
+  std::string trimmed = uri;
+  while (!trimmed.empty() && trimmed.back() == '/') trimmed.pop_back();
+  size_t slash = trimmed.find_last_of('/');
+  return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+}
+
+// A backtick fence longer than any run of backticks in `text` (at least 3).
+std::string Fence(const std::string& text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<size_t>(3, longest + 1), '`');
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> PromptText(const Json& blocks) {
+  if (!blocks.is_array()) return absl::InvalidArgumentError("\"prompt\" must be an array");
+  std::string text;
+  std::string appendix;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const Json& block = blocks[i];
+    if (!block.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat("prompt[", i, "] is not an object"));
+    }
+    const std::string type = Field(block, "type");
+    if (type == "text") {
+      text += Field(block, "text");
+    } else if (type == "resource_link") {
+      std::string uri = Field(block, "uri");
+      if (uri.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("prompt[", i, "]: resource_link needs a uri"));
+      }
+      std::string name = Field(block, "name");
+      absl::StrAppend(&text, "[", name.empty() ? LastSegment(uri) : name, "](", uri, ")");
+    } else if (type == "resource") {
+      const Json resource = block.value("resource", Json());
+      std::string uri = resource.is_object() ? Field(resource, "uri") : "";
+      if (uri.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("prompt[", i, "]: resource needs a uri"));
+      }
+      absl::StrAppend(&text, "[", LastSegment(uri), "](", uri, ")");
+      if (resource.contains("text") && resource["text"].is_string()) {
+        std::string body = resource["text"].get<std::string>();
+        std::string fence = Fence(body);
+        if (!body.empty() && body.back() != '\n') body.push_back('\n');
+        absl::StrAppend(&appendix, "\n\nContents of ", uri, ":\n", fence, "\n", body, fence);
+      } else {
+        std::string mime = Field(resource, "mimeType");
+        absl::StrAppend(&appendix, "\n\n(", uri, " is binary",
+                        mime.empty() ? "" : absl::StrCat(", ", mime), "; not included)");
+      }
+    } else if (type == "image" || type == "audio") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "prompt[", i, "]: ", type, " content is not supported (promptCapabilities.", type,
+          " is false)"));
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("prompt[", i, "]: unknown content type \"", type, "\""));
+    }
+  }
+  text += appendix;
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return absl::InvalidArgumentError("the prompt is empty");
+  }
+  return text;
+}
+
+}  // namespace raw::acp

@@ -1,0 +1,461 @@
+#include "clients/acp/session_bridge.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "clients/acp/permissions.h"
+#include "clients/acp/stop_reason.h"
+#include "clients/present/compaction_text.h"
+#include "clients/present/turn_end.h"
+#include "clients/present/usage_text.h"
+#include "common/logging.h"
+
+namespace raw::acp {
+
+using client::SessionLease;
+
+SessionBridge::SessionBridge(BridgeContext context, std::string session_id, Open how,
+                             Opened opened)
+    : ctx_(std::move(context)), id_(std::move(session_id)), how_(how), opened_(std::move(opened)) {
+  client::SessionController::Options options;
+  options.connect = ctx_.connect;
+  options.identity = ctx_.identity;
+  EventLoop* loop = ctx_.loop;
+  client::SessionController::Listener& listener = *this;
+  controller_ = std::make_unique<client::SessionController>(
+      options, [loop](std::function<void()> task) { loop->Post(std::move(task)); }, listener);
+  ctx_.loop->AddTicker(this);
+  controller_->Start();
+}
+
+SessionBridge::~SessionBridge() {
+  DropPermissionRequests();
+  ctx_.loop->RemoveTicker(this);
+  // The controller's destructor releases the lease and ends the streams.
+  controller_.reset();
+}
+
+std::string SessionBridge::lease_id() const {
+  return controller_->can_write() ? controller_->lease().lease_id() : "";
+}
+
+// --- opening ---
+
+void SessionBridge::OnConnected() { controller_->OpenSession(id_); }
+
+void SessionBridge::OnConnectFailed(const absl::Status& status) { FailOpen(status); }
+
+void SessionBridge::OnSessionOpenFailed(const absl::Status& status, bool) { FailOpen(status); }
+
+void SessionBridge::FailOpen(const absl::Status& status) {
+  if (answered_open_) return;
+  answered_open_ = true;
+  Opened opened = std::move(opened_);
+  opened(status);  // the connection drops this bridge
+}
+
+void SessionBridge::OnSessionOpened(const v1::Session& session, bool) {
+  session_open_ = true;
+  mapper_.emplace(session.cwd());
+  title_ = session.title();
+  history_done_ = how_ != Open::kLoad;
+}
+
+void SessionBridge::OnHistory(const absl::Status& status, const std::vector<v1::Event>& events,
+                              bool) {
+  if (how_ != Open::kLoad || history_done_) return;
+  if (!status.ok()) {
+    FailOpen(absl::Status(status.code(), absl::StrCat("reading the session's history: ",
+                                                       status.message())));
+    return;
+  }
+  // Pages come newest first, each oldest first.
+  history_.insert(history_.begin(), events.begin(), events.end());
+  if (!controller_->history_complete()) {
+    controller_->LoadOlderHistory();
+    return;
+  }
+  history_done_ = true;
+  MaybeOpened();
+}
+
+void SessionBridge::OnLeaseChange(SessionLease::Change change, SessionLease::State) {
+  switch (change) {
+    case SessionLease::Change::kGranted:
+    case SessionLease::Change::kFollowing:
+    case SessionLease::Change::kLost:
+      lease_settled_ = true;
+      break;
+    case SessionLease::Change::kHandedOver:
+      RAW_LOG(Info) << "session " << id_ << " handed over to "
+                    << controller_->lease().requester().client_name();
+      break;
+    default:
+      break;
+  }
+  if (change == SessionLease::Change::kGranted && answered_open_) {
+    RAW_LOG(Info) << "session " << id_ << ": this bridge writes again";
+  }
+  MaybeOpened();
+}
+
+void SessionBridge::MaybeOpened() {
+  if (answered_open_ || !session_open_ || !history_done_ || !lease_settled_) return;
+  if (how_ == Open::kLoad) {
+    for (Json& update : mapper_->Replay(history_)) Update(std::move(update));
+    history_.clear();
+  }
+  answered_open_ = true;
+  std::vector<v1::Event> held = std::move(held_);
+  held_.clear();
+  Opened opened = std::move(opened_);
+  opened(absl::OkStatus());
+  for (const v1::Event& event : held) Handle(event);
+}
+
+// --- events ---
+
+void SessionBridge::OnEvent(const v1::Event& event) {
+  if (!answered_open_) {
+    held_.push_back(event);
+    return;
+  }
+  Handle(event);
+}
+
+void SessionBridge::Update(Json update) {
+  ctx_.rpc->Notify("session/update", Json{{"sessionId", id_}, {"update", std::move(update)}});
+}
+
+void SessionBridge::Handle(const v1::Event& event) {
+  if (turn_ && turn_->turn_id.empty() &&
+      (turn_->compaction ? event.has_compaction_started() : event.has_turn_started())) {
+    turn_->turn_id = event.turn_id();
+  }
+  const bool own = turn_ && !turn_->turn_id.empty() && event.turn_id() == turn_->turn_id;
+  for (Json& update : mapper_->Live(event, /*foreign_turn=*/!own)) Update(std::move(update));
+
+  if (event.has_context_estimate() && ctx_.newer_updates &&
+      event.context_estimate().has_window_tokens()) {
+    std::pair<int64_t, int64_t> usage{event.context_estimate().tokens(),
+                                      event.context_estimate().window_tokens()};
+    if (usage_ != usage) {
+      usage_ = usage;
+      Update({{"sessionUpdate", "usage_update"}, {"used", usage.first}, {"size", usage.second}});
+    }
+  }
+  if (!own) return;
+  switch (event.payload_case()) {
+    case v1::Event::kNotice:
+      turn_->notices.push_back(event.notice());
+      break;
+    case v1::Event::kApprovalRequested:
+      AskPermissions(event.approval_requested());
+      break;
+    case v1::Event::kApprovalResolved:
+      if (turn_->approval && turn_->approval->request.request_id() ==
+                                 event.approval_resolved().request_id()) {
+        // Resolved without (all of) this client's answers: a timeout or
+        // another client. The client's open dialogs are withdrawn.
+        DropPermissionRequests();
+      }
+      break;
+    case v1::Event::kTurnEnded:
+      EndTurn(StopReason(event.turn_ended(), turn_->notices, turn_->cancel_requested));
+      break;
+    case v1::Event::kCompactionEnded:
+      if (turn_->compaction) {
+        Update(TextChunk("agent_message_chunk",
+                         present::Capitalized(present::CompactionEndedText(event.compaction_ended()))));
+        EndTurn(turn_->cancel_requested ? "cancelled" : "end_turn");
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void SessionBridge::OnSessionUpdated() {
+  const v1::Session& s = controller_->session();
+  if (!ctx_.newer_updates || s.title().empty() || s.title() == title_) return;
+  title_ = s.title();
+  Update({{"sessionUpdate", "session_info_update"}, {"title", title_}});
+}
+
+// --- permissions ---
+
+void SessionBridge::AskPermissions(const v1::ApprovalRequested& request) {
+  DropPermissionRequests();
+  turn_->approval.emplace();
+  turn_->approval->request = request;
+  // The calls' tool_call updates went out with their batch, before this.
+  for (const v1::ApprovalCall& call : request.calls()) {
+    if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
+    Json id = ctx_.rpc->Request(
+        "session/request_permission", PermissionRequest(id_, call, mapper_ ? session().cwd() : ""),
+        [this, request_id = request.request_id(), call](const RpcResponse& response) {
+          OnPermission(request_id, call, response);
+        });
+    turn_->approval->asked[call.call_id()] = id;
+  }
+}
+
+void SessionBridge::OnPermission(const std::string& request_id, const v1::ApprovalCall& call,
+                                 const RpcResponse& response) {
+  if (!turn_ || !turn_->approval || turn_->approval->request.request_id() != request_id) return;
+  Approval& approval = *turn_->approval;
+  approval.asked.erase(call.call_id());
+  // After session/cancel the turn is being interrupted: late answers are
+  // not passed on.
+  if (turn_->cancel_requested) return;
+  approval.answers.push_back(PermissionAnswer(call, response));
+  if (!approval.asked.empty()) return;
+  v1::RespondToApprovalRequest answer;
+  answer.set_session_id(id_);
+  answer.set_request_id(request_id);
+  for (const v1::ApprovalAnswer& a : approval.answers) *answer.add_answers() = a;
+  answer.set_lease_id(controller_->lease().lease_id());
+  turn_->approval.reset();
+  ctx_.calls->Call<v1::RespondToApprovalResponse>(
+      [answer](client::RawClient& c) { return c.RespondToApproval(answer); },
+      [id = id_](const absl::StatusOr<v1::RespondToApprovalResponse>& r) {
+        if (!r.ok()) RAW_LOG(Warning) << "session " << id << ": answering an approval: " << r.status();
+      });
+}
+
+void SessionBridge::DropPermissionRequests() {
+  if (!turn_ || !turn_->approval) return;
+  for (const auto& [call_id, request_id] : turn_->approval->asked) {
+    ctx_.rpc->CancelRequest(request_id);
+  }
+  turn_->approval.reset();
+}
+
+// --- prompts ---
+
+absl::Status SessionBridge::CheckWrite() {
+  if (!controller_->connected()) {
+    return absl::UnavailableError("raw-acp is not connected to rawd (it is reconnecting); try again");
+  }
+  const SessionLease& lease = controller_->lease();
+  if (controller_->can_write()) return absl::OkStatus();
+  if (lease.following()) {
+    std::string holder = lease.holder().empty() ? "another client" : absl::StrCat("\"", lease.holder(), "\"");
+    if (lease.state() == SessionLease::State::kFollowing) controller_->RequestHandover();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "session ", id_, " is open for writing in ", holder,
+        "; raw-acp asked it to hand the session over: send the prompt again once it has"));
+  }
+  return absl::UnavailableError("raw-acp does not hold this session's write lease yet; try again");
+}
+
+bool SessionBridge::HasPrompt(const Json& id) const { return turn_ && turn_->prompt_id == id; }
+
+void SessionBridge::Prompt(const Json& id, const Json& params) {
+  if (turn_) {
+    ctx_.rpc->ReplyError(id, {rpc_code::kInvalidRequest,
+                              absl::StrCat("a prompt is already running in session ", id_,
+                                           "; wait for its answer or cancel it"),
+                              nullptr});
+    return;
+  }
+  absl::StatusOr<std::string> text = PromptText(params.value("prompt", Json()));
+  if (!text.ok()) {
+    ctx_.rpc->ReplyError(id, ErrorFromStatus(text.status()));
+    return;
+  }
+  if (absl::Status s = CheckWrite(); !s.ok()) {
+    RpcError error = ErrorFromStatus(s);
+    if (controller_->lease().following()) error.data = {{"holder", controller_->lease().holder()}};
+    ctx_.rpc->ReplyError(id, error);
+    return;
+  }
+  turn_.emplace();
+  turn_->prompt_id = id;
+  if (RunCommand(*text)) return;
+  absl::Status started = controller_->StartTurn(*text, [this, id](const absl::Status& status) {
+    if (!status.ok() && turn_ && turn_->prompt_id == id) {
+      turn_.reset();
+      ctx_.rpc->ReplyError(id, ErrorFromStatus(status));
+    }
+  });
+  if (!started.ok()) {
+    turn_.reset();
+    ctx_.rpc->ReplyError(id, ErrorFromStatus(started));
+    return;
+  }
+}
+
+void SessionBridge::Cancel() {
+  if (!turn_) return;  // idle: nothing to cancel
+  turn_->cancel_requested = true;
+  // The client answers its open permission requests `cancelled` itself.
+  if (turn_->approval) {
+    for (const auto& [call_id, request_id] : turn_->approval->asked) ctx_.rpc->Forget(request_id);
+    turn_->approval.reset();
+  }
+  Interrupt();
+}
+
+void SessionBridge::Interrupt() {
+  if (!turn_ || turn_->interrupted) return;
+  turn_->interrupted = true;
+  absl::Status s = controller_->Interrupt([id = id_](const absl::Status& status) {
+    if (!status.ok()) RAW_LOG(Warning) << "session " << id << ": interrupting: " << status;
+  });
+  if (!s.ok()) RAW_LOG(Warning) << "session " << id_ << ": cannot interrupt: " << s;
+}
+
+void SessionBridge::EndTurn(const absl::StatusOr<std::string>& stop_reason) {
+  if (!turn_) return;
+  Json id = turn_->prompt_id;
+  DropPermissionRequests();
+  turn_.reset();
+  if (stop_reason.ok()) {
+    ctx_.rpc->Reply(id, Json{{"stopReason", *stop_reason}});
+  } else {
+    ctx_.rpc->ReplyError(id, ErrorFromStatus(stop_reason.status()));
+  }
+}
+
+void SessionBridge::Shutdown(std::function<void()> done) {
+  if (!turn_ || !controller_->can_write()) {
+    if (turn_) EndTurn(std::string("cancelled"));
+    done();
+    return;
+  }
+  turn_->cancel_requested = true;
+  turn_->interrupted = true;
+  absl::Status s = controller_->Interrupt([this, done](const absl::Status& status) {
+    if (!status.ok()) RAW_LOG(Warning) << "session " << id_ << ": interrupting: " << status;
+    EndTurn(std::string("cancelled"));
+    done();
+  });
+  if (!s.ok()) {
+    EndTurn(std::string("cancelled"));
+    done();
+  }
+}
+
+// --- the daemon going away ---
+
+void SessionBridge::OnDisconnected(const std::string& why) {
+  RAW_LOG(Warning) << "session " << id_ << ": rawd went away (" << why << "); reconnecting";
+  if (!turn_) return;
+  // The turn's end cannot be known until rawd is back, and a daemon that
+  // stopped during a turn does not finish it: the prompt ends now.
+  if (turn_->cancel_requested) {
+    EndTurn(std::string("cancelled"));
+    return;
+  }
+  EndTurn(absl::UnavailableError(absl::StrCat(
+      "rawd went away during this turn (", why,
+      "); raw-acp reconnects and resumes the session: send the prompt again once it is back")));
+}
+
+void SessionBridge::OnTurnAbandoned() {
+  if (turn_) EndTurn(absl::UnavailableError("rawd restarted during this turn; it did not finish"));
+}
+
+void SessionBridge::OnSessionGone(const absl::Status& status) {
+  FailOpen(status);
+  if (turn_) EndTurn(absl::NotFoundError(absl::StrCat("session ", id_, " is gone: ", status.message())));
+}
+
+// --- slash commands ---
+
+void SessionBridge::CommandDone(const absl::StatusOr<std::string>& text) {
+  if (!turn_) return;
+  if (!text.ok()) {
+    EndTurn(text.status());
+    return;
+  }
+  Update(TextChunk("agent_message_chunk", *text));
+  EndTurn(std::string("end_turn"));
+}
+
+bool SessionBridge::RunCommand(const std::string& text) {
+  absl::string_view line = absl::StripAsciiWhitespace(text);
+  if (!absl::StartsWith(line, "/")) return false;
+  absl::string_view command = line.substr(0, line.find_first_of(" \t\n"));
+  absl::string_view arg = absl::StripAsciiWhitespace(line.substr(command.size()));
+  auto done = [this](const absl::Status& s) {
+    if (!s.ok()) CommandDone(s);
+  };
+  if (command == "/compact") {
+    turn_->compaction = true;
+    absl::Status s = controller_->Compact(done);
+    if (!s.ok()) CommandDone(s);
+    return true;
+  }
+  if (command == "/clear") {
+    absl::Status s = controller_->ClearContext([this](const absl::Status& status) {
+      if (!status.ok()) {
+        CommandDone(status);
+        return;
+      }
+      CommandDone(absl::StrCat("Context cleared (now ",
+                               present::FormatContext(controller_->session().context()),
+                               " tokens). The history stays."));
+    });
+    if (!s.ok()) CommandDone(s);
+    return true;
+  }
+  if (command == "/stats") {
+    controller_->GetStats([this](const absl::StatusOr<v1::GetStatsResponse>& stats) {
+      if (!stats.ok()) {
+        CommandDone(stats.status());
+        return;
+      }
+      auto field = [](const v1::UsageFieldStats& f) {
+        return present::FormatCount(f.has_total() ? std::optional<int64_t>(f.total()) : std::nullopt);
+      };
+      CommandDone(absl::StrCat("Requests: ", stats->requests(), "\nInput tokens: ",
+                               field(stats->input_tokens()), "\nOutput tokens: ",
+                               field(stats->output_tokens()), "\nCache reads: ",
+                               field(stats->cache_read_tokens()), "\nContext: ",
+                               present::FormatContext(stats->context()), "\nCompactions: ",
+                               stats->compactions()));
+    });
+    return true;
+  }
+  if (command == "/agent") {
+    if (arg.empty()) {
+      controller_->ListAgents([this](const absl::StatusOr<v1::ListAgentsResponse>& agents) {
+        if (!agents.ok()) {
+          CommandDone(agents.status());
+          return;
+        }
+        std::vector<std::string> names;
+        for (const v1::AgentInfo& a : agents->agents()) {
+          names.push_back(a.name() == controller_->session().agent() ? a.name() + " (this session)"
+                                                                    : a.name());
+        }
+        CommandDone(absl::StrCat("Agents: ", absl::StrJoin(names, ", "),
+                                 ". Choose one with /agent NAME before the first prompt."));
+      });
+      return true;
+    }
+    v1::ConfigureSessionRequest request;
+    request.set_session_id(id_);
+    request.set_lease_id(controller_->lease().lease_id());
+    request.set_agent(std::string(arg));
+    ctx_.calls->Call<v1::ConfigureSessionResponse>(
+        [request](client::RawClient& c) { return c.ConfigureSession(request); },
+        [this, name = std::string(arg)](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+          if (!r.ok()) {
+            CommandDone(r.status());
+            return;
+          }
+          controller_->RefreshSession();
+          CommandDone(absl::StrCat("This session now uses the agent ", name, "."));
+        });
+    return true;
+  }
+  return false;
+}
+
+}  // namespace raw::acp

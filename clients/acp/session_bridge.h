@@ -1,0 +1,150 @@
+// SessionBridge: one ACP session on one Raw session. It is a view over a
+// SessionController (clients/lib), which connects to rawd, follows the
+// session's events across daemon restarts and holds its write lease while
+// the ACP session is open; the bridge turns those events into
+// session/update notifications, prompts into turns, approvals into
+// permission requests, and the turn's end into the prompt's answer.
+//
+// Opening: kCreated and kResume open the session and answer once the
+// lease is settled (held, or another client holds it); kLoad first reads
+// the whole display history and sends it as updates (UpdateMapper::Replay)
+// before answering. Live events that arrive meanwhile wait for the replay.
+//
+// A prompt needs the lease. When another client holds it, the prompt is
+// refused with an error naming the holder and the bridge asks that client
+// to hand the session over. One prompt at a time. Every update of a turn
+// is sent before the prompt's answer (one transport, one thread).
+//
+// Slash commands (available_commands_update): /compact, /clear, /stats
+// and /agent [NAME] run the matching daemon call instead of a turn.
+//
+// Threading: the event loop's thread only.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "clients/acp/daemon_calls.h"
+#include "clients/acp/event_loop.h"
+#include "clients/acp/json_rpc.h"
+#include "clients/acp/prompt_text.h"
+#include "clients/acp/update_mapper.h"
+#include "clients/lib/session_controller.h"
+#include "common/json.h"
+
+namespace raw::acp {
+
+// What a bridge needs from its connection.
+struct BridgeContext {
+  JsonRpc* rpc = nullptr;
+  DaemonCalls* calls = nullptr;
+  EventLoop* loop = nullptr;
+  client::ConnectOptions connect;
+  client::SessionLease::Identity identity;
+  // The client accepts the newer update kinds (usage_update,
+  // session_info_update).
+  bool newer_updates = false;
+};
+
+class SessionBridge : private client::SessionController::Listener, public Ticker {
+ public:
+  enum class Open { kCreated, kLoad, kResume };
+  using Opened = std::function<void(const absl::Status&)>;
+
+  // Starts opening `session_id`; `opened` follows once (OK, or why not).
+  SessionBridge(BridgeContext context, std::string session_id, Open how, Opened opened);
+  ~SessionBridge() override;
+
+  const std::string& id() const { return id_; }
+  const v1::Session& session() const { return controller_->session(); }
+  // Reads the session's record again (after a change by the connection).
+  void Refresh() { controller_->RefreshSession(); }
+  // The lease id writes carry; empty without the lease.
+  std::string lease_id() const;
+  // Why a write cannot be made now (OK when it can); asks for a handover
+  // when another client holds the lease.
+  absl::Status CheckWrite();
+
+  // session/prompt (id and params).
+  void Prompt(const Json& id, const Json& params);
+  // The prompt request `id` is this bridge's running one.
+  bool HasPrompt(const Json& id) const;
+  // session/cancel.
+  void Cancel();
+  // Interrupts a turn this bridge started (its prompt answers cancelled);
+  // `done` once the daemon took the interrupt (or at once).
+  void Shutdown(std::function<void()> done);
+
+  void Tick(absl::Time now) override { controller_->Tick(now); }
+  std::optional<absl::Time> NextDeadline() const override { return controller_->NextDeadline(); }
+
+ private:
+  struct Approval {
+    v1::ApprovalRequested request;
+    // Outgoing permission requests by call id; answers as they come.
+    std::map<std::string, Json> asked;
+    std::vector<v1::ApprovalAnswer> answers;
+  };
+  struct Turn {
+    Json prompt_id;
+    std::string turn_id;  // once its first event arrived
+    bool compaction = false;
+    bool cancel_requested = false;
+    bool interrupted = false;  // Interrupt was sent
+    std::vector<v1::Notice> notices;
+    std::optional<Approval> approval;
+  };
+
+  // SessionController::Listener
+  void OnConnected() override;
+  void OnConnectFailed(const absl::Status& status) override;
+  void OnDisconnected(const std::string& why) override;
+  void OnSessionOpened(const v1::Session& session, bool created) override;
+  void OnSessionOpenFailed(const absl::Status& status, bool creating) override;
+  void OnHistory(const absl::Status& status, const std::vector<v1::Event>& events,
+                 bool initial) override;
+  void OnEvent(const v1::Event& event) override;
+  void OnSessionUpdated() override;
+  void OnTurnAbandoned() override;
+  void OnSessionGone(const absl::Status& status) override;
+  void OnLeaseChange(client::SessionLease::Change change,
+                     client::SessionLease::State before) override;
+
+  void MaybeOpened();
+  void FailOpen(const absl::Status& status);
+  void Handle(const v1::Event& event);
+  void Update(Json update);
+  void AskPermissions(const v1::ApprovalRequested& request);
+  void OnPermission(const std::string& request_id, const v1::ApprovalCall& call,
+                    const RpcResponse& response);
+  void DropPermissionRequests();
+  void Interrupt();
+  void EndTurn(const absl::StatusOr<std::string>& stop_reason);
+  // A slash command's text answer, then end_turn.
+  void CommandDone(const absl::StatusOr<std::string>& text);
+  bool RunCommand(const std::string& text);
+
+  BridgeContext ctx_;
+  std::string id_;
+  Open how_;
+  Opened opened_;
+  std::unique_ptr<client::SessionController> controller_;
+  std::optional<UpdateMapper> mapper_;
+
+  bool session_open_ = false;
+  bool history_done_ = false;
+  bool lease_settled_ = false;
+  bool answered_open_ = false;
+  std::vector<v1::Event> history_;   // kLoad: read so far, oldest first
+  std::vector<v1::Event> held_;      // live events waiting for the replay
+  std::optional<Turn> turn_;
+  std::string title_;
+  std::optional<std::pair<int64_t, int64_t>> usage_;  // last usage_update sent
+};
+
+}  // namespace raw::acp

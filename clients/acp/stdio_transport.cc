@@ -1,0 +1,157 @@
+#include "clients/acp/stdio_transport.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "clients/acp/json_rpc.h"
+
+namespace raw::acp {
+
+StdioTransport::StdioTransport(int in_fd, int out_fd, size_t max_message_bytes)
+    : in_fd_(in_fd), out_fd_(out_fd), max_message_bytes_(max_message_bytes) {
+  if (pipe2(wake_, O_CLOEXEC) != 0) wake_[0] = wake_[1] = -1;
+}
+
+StdioTransport::~StdioTransport() {
+  Close();
+  Join();
+  for (int fd : wake_) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+void StdioTransport::Start(std::unique_ptr<Peer> peer) {
+  peer_ = std::move(peer);
+  reader_ = std::thread([this] { ReadLoop(); });
+  writer_ = std::thread([this] { WriteLoop(); });
+}
+
+bool StdioTransport::Send(std::string message) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return false;
+  message.push_back('\n');
+  queue_.push_back(std::move(message));
+  return true;
+}
+
+void StdioTransport::Close() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return;
+    closed_ = true;
+  }
+  if (wake_[1] >= 0) {
+    char byte = 1;
+    (void)!write(wake_[1], &byte, 1);
+  }
+}
+
+void StdioTransport::Join() {
+  if (reader_.joinable() && reader_.get_id() != std::this_thread::get_id()) reader_.join();
+  if (writer_.joinable() && writer_.get_id() != std::this_thread::get_id()) writer_.join();
+}
+
+void StdioTransport::FinishPeer() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (peer_done_) return;
+    peer_done_ = true;
+  }
+  absl::MutexLock lock(&peer_mu_);
+  if (peer_) peer_->OnClosed();
+}
+
+void StdioTransport::ReadLoop() {
+  std::string line;
+  bool skipping = false;  // inside a line over the limit
+  size_t skipped = 0;
+  char buf[65536];
+  for (;;) {
+    pollfd fds[2] = {{in_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    int n = poll(fds, wake_[0] >= 0 ? 2 : 1, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || (fds[1].revents & POLLIN) != 0) break;
+    ssize_t got = read(in_fd_, buf, sizeof buf);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got <= 0) break;  // end of input
+    std::string_view chunk(buf, static_cast<size_t>(got));
+    while (!chunk.empty()) {
+      size_t nl = chunk.find('\n');
+      std::string_view piece = chunk.substr(0, nl);
+      chunk.remove_prefix(nl == std::string_view::npos ? chunk.size() : nl + 1);
+      if (skipping) {
+        skipped += piece.size();
+      } else if (line.size() + piece.size() > max_message_bytes_) {
+        skipping = true;
+        skipped = line.size() + piece.size();
+        line.clear();
+        line.shrink_to_fit();
+      } else {
+        line.append(piece);
+      }
+      if (nl == std::string_view::npos) break;
+      // A whole line.
+      if (skipping) {
+        Send(ErrorResponse(nullptr,
+                           {rpc_code::kInvalidRequest,
+                            absl::StrCat("message of ", skipped, " bytes or more is over the limit of ",
+                                         max_message_bytes_, " bytes (--max-message-bytes); dropped"),
+                            nullptr}));
+        skipping = false;
+        skipped = 0;
+        continue;
+      }
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") != std::string::npos) {
+        {
+          absl::MutexLock lock(&mu_);
+          if (closed_) break;
+        }
+        absl::MutexLock lock(&peer_mu_);
+        peer_->OnMessage(std::move(line));
+      }
+      line.clear();
+    }
+  }
+  Close();
+  FinishPeer();
+}
+
+void StdioTransport::WriteLoop() {
+  for (;;) {
+    std::string message;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return closed_ || !queue_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (queue_.empty()) break;  // closed, and everything written
+      message = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    size_t done = 0;
+    bool failed = false;
+    while (done < message.size()) {
+      ssize_t n = write(out_fd_, message.data() + done, message.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        failed = true;
+        break;
+      }
+      done += static_cast<size_t>(n);
+    }
+    if (failed) {
+      Close();
+      break;
+    }
+  }
+  FinishPeer();
+}
+
+}  // namespace raw::acp

@@ -1,0 +1,67 @@
+// StdioTransport: ACP over a pair of file descriptors (raw-acp's stdin and
+// stdout), one JSON-RPC message per line.
+//
+// Reading: a thread reads `in`, splits it at '\n', drops a trailing '\r'
+// and skips blank lines, and hands each line to the peer. A line longer
+// than max_message_bytes is not kept: the rest of it is skipped and the
+// transport itself answers with one -32600 error (id null) naming the
+// limit. End of input closes the transport (the peer's OnClosed).
+//
+// Writing: one thread writes the queued messages in order, each as one
+// line written whole before the next (nothing else ever writes to `out`,
+// and nothing is buffered in user space, so each message is flushed as it
+// is written). A failed write (the reader went away) closes the transport.
+//
+// Close() stops delivering input at once, writes what was queued before
+// it, then ends; the peer's OnClosed follows once. Join() waits for both
+// threads (after Close or end of input).
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/synchronization/mutex.h"
+#include "clients/acp/transport.h"
+
+namespace raw::acp {
+
+// The TS SDK's default cap on one message (DEFAULT_MAX_MESSAGE_BYTES).
+inline constexpr size_t kDefaultMaxMessageBytes = 32u << 20;
+
+class StdioTransport : public Transport, public std::enable_shared_from_this<StdioTransport> {
+ public:
+  StdioTransport(int in_fd, int out_fd, size_t max_message_bytes = kDefaultMaxMessageBytes);
+  ~StdioTransport() override;
+
+  // Starts the threads; the transport keeps `peer` until after OnClosed.
+  void Start(std::unique_ptr<Peer> peer);
+  bool Send(std::string message) override;
+  void Close() override;
+  void Join();
+
+ private:
+  void ReadLoop();
+  void WriteLoop();
+  // Calls OnClosed once (from whichever thread gets there first).
+  void FinishPeer();
+
+  int in_fd_;
+  int out_fd_;
+  size_t max_message_bytes_;
+  int wake_[2] = {-1, -1};  // a pipe: makes the reader's poll return on Close
+  std::unique_ptr<Peer> peer_;
+  std::thread reader_;
+  std::thread writer_;
+
+  absl::Mutex mu_;
+  std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool peer_done_ ABSL_GUARDED_BY(mu_) = false;
+  // Serializes peer calls (OnMessage on the reader, OnClosed anywhere).
+  absl::Mutex peer_mu_;
+};
+
+}  // namespace raw::acp

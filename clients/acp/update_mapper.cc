@@ -1,0 +1,105 @@
+#include "clients/acp/update_mapper.h"
+
+#include "clients/acp/tool_calls.h"
+
+namespace raw::acp {
+
+Json TextChunk(const char* kind, const std::string& text) {
+  return {{"sessionUpdate", kind}, {"content", {{"type", "text"}, {"text", text}}}};
+}
+
+std::vector<Json> UpdateMapper::Live(const v1::Event& event, bool foreign_turn) {
+  std::vector<Json> out;
+  switch (event.payload_case()) {
+    case v1::Event::kUserMessage:
+      if (foreign_turn) out.push_back(TextChunk("user_message_chunk", event.user_message().text()));
+      break;
+    case v1::Event::kTextDelta:
+      streamed_text_ = true;
+      out.push_back(TextChunk("agent_message_chunk", event.text_delta().text()));
+      break;
+    case v1::Event::kReasoningDelta:
+      streamed_reasoning_ = true;
+      out.push_back(TextChunk("agent_thought_chunk", event.reasoning_delta().text()));
+      break;
+    case v1::Event::kStreamReset:
+      // The step starts over; what was streamed cannot be taken back.
+      streamed_text_ = streamed_reasoning_ = false;
+      break;
+    case v1::Event::kAssistantMessage: {
+      const v1::AssistantMessage& m = event.assistant_message();
+      if (!streamed_reasoning_ && !m.reasoning().empty()) {
+        out.push_back(TextChunk("agent_thought_chunk", m.reasoning()));
+      }
+      if (!streamed_text_ && !m.text().empty()) {
+        out.push_back(TextChunk("agent_message_chunk", m.text()));
+      }
+      streamed_text_ = streamed_reasoning_ = false;
+      break;
+    }
+    case v1::Event::kToolCallBatch:
+      for (const v1::ToolCall& call : event.tool_call_batch().calls()) {
+        calls_[call.call_id()] = call;
+        out.push_back(ToolCallUpdate(call, cwd_));
+      }
+      break;
+    case v1::Event::kToolStarted:
+      out.push_back({{"sessionUpdate", "tool_call_update"},
+                     {"toolCallId", event.tool_started().call_id()},
+                     {"status", "in_progress"}});
+      break;
+    case v1::Event::kToolResult: {
+      const v1::ToolResult& r = event.tool_result();
+      auto call = calls_.find(r.call_id());
+      std::string arguments = call != calls_.end() ? call->second.arguments() : "";
+      out.push_back({{"sessionUpdate", "tool_call_update"},
+                     {"toolCallId", r.call_id()},
+                     {"status", ResultStatus(r.status())},
+                     {"content", ResultContent(r, arguments, cwd_)}});
+      if (call != calls_.end()) calls_.erase(call);
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
+std::vector<Json> UpdateMapper::Replay(const std::vector<v1::Event>& history) const {
+  std::map<std::string, const v1::ToolResult*> results;
+  for (const v1::Event& e : history) {
+    if (e.has_tool_result()) results[e.tool_result().call_id()] = &e.tool_result();
+  }
+  std::vector<Json> out;
+  for (const v1::Event& e : history) {
+    switch (e.payload_case()) {
+      case v1::Event::kUserMessage:
+        out.push_back(TextChunk("user_message_chunk", e.user_message().text()));
+        break;
+      case v1::Event::kAssistantMessage:
+        if (!e.assistant_message().reasoning().empty()) {
+          out.push_back(TextChunk("agent_thought_chunk", e.assistant_message().reasoning()));
+        }
+        if (!e.assistant_message().text().empty()) {
+          out.push_back(TextChunk("agent_message_chunk", e.assistant_message().text()));
+        }
+        break;
+      case v1::Event::kToolCallBatch:
+        for (const v1::ToolCall& call : e.tool_call_batch().calls()) {
+          Json update = ToolCallUpdate(call, cwd_);
+          auto result = results.find(call.call_id());
+          if (result != results.end()) {
+            update["status"] = ResultStatus(result->second->status());
+            update["content"] = ResultContent(*result->second, call.arguments(), cwd_);
+          }
+          out.push_back(std::move(update));
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace raw::acp

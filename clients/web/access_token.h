@@ -1,0 +1,29 @@
+// The secret every request to a local server carries (local_server.h):
+// generated fresh per process from the kernel's random source, compared in
+// constant time.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace raw::web {
+
+// 32 random bytes from getrandom(2), as 64 lower-case hex characters.
+absl::StatusOr<std::string> NewAccessToken();
+
+// OK when `token` can serve as an access token: at least 32 characters, all
+// of them URL-unreserved (A-Z a-z 0-9 - . _ ~), so it travels unescaped in a
+// header, a query parameter and a cookie.
+absl::Status ValidateAccessToken(std::string_view token);
+
+// True when `given` equals `expected`. The time taken depends only on the
+// lengths, never on where the strings differ.
+bool TokenEquals(std::string_view given, std::string_view expected);
+
+// The Set-Cookie value that hands `token` to a browser under `name`:
+// HttpOnly, SameSite=Strict, Path=/.
+std::string TokenCookie(std::string_view name, std::string_view token);
+
+}  // namespace raw::web

@@ -1,0 +1,45 @@
+// The checks a local server makes on every request before anything else
+// happens (local_server.h): Host (DNS rebinding), Origin (cross-site
+// requests from a browser) and the access token. Pure functions, so every
+// rule is tested without a socket.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clients/web/http_message.h"
+
+namespace raw::web {
+
+struct AdmissionPolicy {
+  uint16_t port = 0;
+  std::string token;
+  std::string token_cookie;  // empty: no cookie is read
+  // Origins allowed besides the server's own (exact "scheme://host[:port]").
+  std::vector<std::string> allowed_origins;
+};
+
+struct Rejection {
+  int status = 403;
+  std::string reason;  // the response body, one line
+};
+
+// Host must be exactly 127.0.0.1:PORT, localhost:PORT or [::1]:PORT, and
+// sent once; otherwise 421 (a name that rebinds to loopback lands here).
+std::optional<Rejection> CheckHost(const Request& request, const AdmissionPolicy& policy);
+
+// Origin, when present on a WebSocket upgrade or a state-changing method
+// (POST, PUT, PATCH, DELETE), must be this server's own origin
+// (http://127.0.0.1:PORT, http://localhost:PORT, http://[::1]:PORT) or in
+// the allow-list; otherwise 403. Any other request may carry any Origin: a
+// browser does not let a foreign page read the answer (no CORS fields).
+std::optional<Rejection> CheckOrigin(const Request& request, const AdmissionPolicy& policy,
+                                     bool websocket_upgrade);
+
+// The token from `Authorization: Bearer`, the `token` query parameter or the
+// cookie; any one that matches admits. None: 401.
+std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolicy& policy);
+
+}  // namespace raw::web

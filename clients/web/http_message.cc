@@ -1,0 +1,81 @@
+#include "clients/web/http_message.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace raw::web {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Form decoding: %XX and '+' for space. A malformed escape stays as sent.
+std::string Unescape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out.push_back(' ');
+    } else if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
+               HexValue(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string_view> Request::Header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key == name) return std::string_view(value);
+  }
+  return std::nullopt;
+}
+
+size_t Request::HeaderCount(std::string_view name) const {
+  size_t n = 0;
+  for (const auto& field : headers) n += field.first == name ? 1 : 0;
+  return n;
+}
+
+std::optional<std::string> Request::Cookie(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key != "cookie") continue;
+    for (absl::string_view pair : absl::StrSplit(value, ';')) {
+      pair = absl::StripAsciiWhitespace(pair);
+      size_t eq = pair.find('=');
+      if (eq == absl::string_view::npos) continue;
+      if (pair.substr(0, eq) == absl::string_view(name.data(), name.size())) {
+        return std::string(pair.substr(eq + 1));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void ParseTarget(std::string_view target, Request* request) {
+  size_t q = target.find('?');
+  request->path = std::string(target.substr(0, q));
+  request->query.clear();
+  if (q == std::string_view::npos) return;
+  std::string_view query = target.substr(q + 1);
+  for (absl::string_view part : absl::StrSplit(absl::string_view(query.data(), query.size()), '&')) {
+    if (part.empty()) continue;
+    size_t eq = part.find('=');
+    std::string key = Unescape(std::string_view(part.data(), eq == absl::string_view::npos ? part.size() : eq));
+    std::string value =
+        eq == absl::string_view::npos ? "" : Unescape(std::string_view(part.data() + eq + 1, part.size() - eq - 1));
+    request->query.emplace(std::move(key), std::move(value));
+  }
+}
+
+}  // namespace raw::web

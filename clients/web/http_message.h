@@ -1,0 +1,47 @@
+// The plain HTTP request and response types of the local server
+// (local_server.h). No Boost types: handlers and tests compile without Beast.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace raw::web {
+
+struct Request {
+  std::string method;  // "GET", "POST", ... as sent
+  std::string target;  // path and query as sent ("/api/x?token=...")
+  std::string path;    // target up to '?'
+  // Query parameters, percent-decoded; the first of repeated names wins.
+  std::map<std::string, std::string> query;
+  // Header fields in arrival order; names lower-cased.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  // The first field named `name` (lower case), if any.
+  std::optional<std::string_view> Header(std::string_view name) const;
+  // How many fields are named `name` (lower case).
+  size_t HeaderCount(std::string_view name) const;
+  // The value of cookie `name` from the Cookie fields, if any.
+  std::optional<std::string> Cookie(std::string_view name) const;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  // Extra fields (for example Set-Cookie). The server adds the security
+  // fields itself (local_server.h).
+  std::vector<std::pair<std::string, std::string>> headers;
+  // False only for responses a browser may keep (a static page); API
+  // responses get `Cache-Control: no-store`.
+  bool no_store = true;
+};
+
+// Splits `target` into path and percent-decoded query parameters.
+void ParseTarget(std::string_view target, Request* request);
+
+}  // namespace raw::web

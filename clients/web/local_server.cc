@@ -1,0 +1,611 @@
+// Beast lives in this file only (it is slow to compile): local_server.h is
+// the plain interface.
+#include "clients/web/local_server.h"
+
+// Boost 1.74's asio/awaitable.hpp uses std::exchange without <utility>.
+#include <utility>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <deque>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "clients/web/access_token.h"
+#include "clients/web/admission.h"
+#include "common/serial_queue.h"
+#include "common/worker_pool.h"
+
+namespace raw::web {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+// asio::as_tuple arrived in Boost 1.78; errors come back through this.
+auto Await(beast::error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
+
+std::string ToString(beast::string_view s) { return std::string(s.data(), s.size()); }
+
+// Lets other threads post to the I/O thread while the server runs, and
+// refuses once it stopped (so a late Respond or Send never touches a
+// destroyed io_context).
+class IoGate {
+ public:
+  explicit IoGate(asio::io_context& io) : io_(&io) {}
+  bool Post(std::function<void()> fn) {
+    absl::MutexLock lock(&mu_);
+    if (io_ == nullptr) return false;
+    asio::post(*io_, std::move(fn));
+    return true;
+  }
+  void Shut() {
+    absl::MutexLock lock(&mu_);
+    io_ = nullptr;
+  }
+
+ private:
+  absl::Mutex mu_;
+  asio::io_context* io_ ABSL_GUARDED_BY(mu_);
+};
+
+// Resumes a coroutine of the I/O thread when another thread calls the
+// notifier. There is one I/O thread, so the notifier's post runs only after
+// the coroutine is suspended in Wait().
+class Wakeup : public std::enable_shared_from_this<Wakeup> {
+ public:
+  explicit Wakeup(asio::io_context& io) : timer_(io) {}
+
+  std::function<void()> Notifier(std::shared_ptr<IoGate> gate) {
+    return [gate = std::move(gate), weak = weak_from_this()] {
+      gate->Post([weak] {
+        if (auto self = weak.lock()) {
+          self->notified_ = true;
+          self->timer_.cancel();
+        }
+      });
+    };
+  }
+
+  // True when notified, false when `limit` passed first.
+  asio::awaitable<bool> Wait(Clock::duration limit) {
+    if (notified_) co_return true;
+    timer_.expires_after(limit);
+    beast::error_code ec;
+    co_await timer_.async_wait(Await(ec));
+    co_return notified_;
+  }
+
+ private:
+  asio::steady_timer timer_;
+  bool notified_ = false;
+};
+
+// The socket side of one WebSocket. I/O thread only; owned by its session
+// coroutine and its pending operations, so it never outlives the io_context.
+class WsIo : public std::enable_shared_from_this<WsIo> {
+ public:
+  explicit WsIo(beast::tcp_stream&& stream) : ws(std::move(stream)) {}
+
+  void Enqueue(std::string text) {
+    if (ended_ || close_requested_) return;
+    out_.push_back(std::move(text));
+    if (!writing_) WriteNext();
+  }
+
+  // Sends what is queued, then the close frame.
+  void RequestClose(uint16_t code, std::string reason) {
+    if (ended_ || close_requested_) return;
+    close_requested_ = true;
+    if (reason.size() > 123) reason.resize(123);  // a close frame's limit
+    close_ = websocket::close_reason(static_cast<websocket::close_code>(code), reason);
+    if (!writing_) StartClose();
+  }
+
+  // The session is over: drop the queue and the socket.
+  void End() {
+    ended_ = true;
+    out_.clear();
+    beast::error_code ec;
+    beast::get_lowest_layer(ws).socket().close(ec);
+  }
+
+  websocket::stream<beast::tcp_stream> ws;
+
+ private:
+  void WriteNext() {
+    writing_ = true;
+    ws.text(true);
+    ws.async_write(asio::buffer(out_.front()),
+                   [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
+  }
+  void OnWritten(beast::error_code ec) {
+    writing_ = false;
+    if (!out_.empty()) out_.pop_front();
+    if (ec || ended_) {
+      out_.clear();
+      return;
+    }
+    if (!out_.empty()) {
+      WriteNext();
+    } else if (close_requested_) {
+      StartClose();
+    }
+  }
+  void StartClose() {
+    ws.async_close(close_, [self = shared_from_this()](beast::error_code) {});
+  }
+
+  std::deque<std::string> out_;
+  bool writing_ = false;
+  bool close_requested_ = false;
+  bool ended_ = false;
+  websocket::close_reason close_;
+};
+
+// What a WebSocketHandler holds: thread-safe, usable after the server is
+// gone (then it only refuses).
+class WsHandle final : public WebSocketConnection {
+ public:
+  WsHandle(std::shared_ptr<IoGate> gate, std::weak_ptr<WsIo> io) : gate_(std::move(gate)), io_(std::move(io)) {}
+
+  bool Send(std::string text) override {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return false;
+    return gate_->Post([io = io_, text = std::move(text)]() mutable {
+      if (auto s = io.lock()) s->Enqueue(std::move(text));
+    });
+  }
+  void Close(uint16_t code, std::string reason) override {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return;
+    closed_ = true;
+    gate_->Post([io = io_, code, reason = std::move(reason)]() mutable {
+      if (auto s = io.lock()) s->RequestClose(code, std::move(reason));
+    });
+  }
+  void MarkClosed() {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+  }
+
+ private:
+  const std::shared_ptr<IoGate> gate_;
+  const std::weak_ptr<WsIo> io_;
+  absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// One handler call's answer, filled from any thread.
+struct Reply {
+  absl::Mutex mu;
+  std::optional<Response> response ABSL_GUARDED_BY(mu);
+};
+
+Request ToRequest(const http::request_header<>& header) {
+  Request r;
+  r.method = ToString(header.method_string());
+  r.target = ToString(header.target());
+  ParseTarget(r.target, &r);
+  for (const auto& field : header) {
+    r.headers.emplace_back(absl::AsciiStrToLower(ToString(field.name_string())), ToString(field.value()));
+  }
+  return r;
+}
+
+const HttpRoute* FindHttpRoute(const Routes& routes, const Request& r) {
+  const HttpRoute* best = nullptr;
+  for (const HttpRoute& route : routes.http) {
+    if (route.method != r.method) continue;
+    if (!route.prefix && route.path == r.path) return &route;
+    if (route.prefix && r.path.compare(0, route.path.size(), route.path) == 0 &&
+        (best == nullptr || route.path.size() > best->path.size())) {
+      best = &route;
+    }
+  }
+  return best;
+}
+
+const WebSocketRoute* FindWebSocketRoute(const Routes& routes, const Request& r) {
+  for (const WebSocketRoute& route : routes.websocket) {
+    if (route.path == r.path) return &route;
+  }
+  return nullptr;
+}
+
+Response TextResponse(int status, std::string text) {
+  Response r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(text) + "\n";
+  return r;
+}
+
+// Counts a connection's requests in fixed windows.
+class RateLimit {
+ public:
+  RateLimit(size_t max, Clock::duration window) : max_(max), window_(window) {}
+  bool Allow() {
+    Clock::time_point now = Clock::now();
+    if (now - start_ >= window_) {
+      start_ = now;
+      count_ = 0;
+    }
+    return ++count_ <= max_;
+  }
+
+ private:
+  const size_t max_;
+  const Clock::duration window_;
+  Clock::time_point start_ = Clock::now();
+  size_t count_ = 0;
+};
+
+}  // namespace
+
+struct LocalServer::Impl {
+  LocalServerOptions options;
+  Routes routes;
+  AdmissionPolicy policy;
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  std::shared_ptr<IoGate> gate = std::make_shared<IoGate>(io);
+  WorkerPool pool;
+  std::thread io_thread;
+  uint16_t port = 0;
+
+  absl::Mutex stop_mu;
+  bool stopped ABSL_GUARDED_BY(stop_mu) = false;
+
+  // I/O thread only.
+  bool stopping = false;
+  size_t connections = 0;
+  uint64_t next_id = 0;
+  std::map<uint64_t, std::function<void()>> closers;  // each live connection's hard close
+
+  http::response<http::string_body> ToBeast(const Response& r, unsigned version, bool keep_alive) const;
+  asio::awaitable<void> AcceptLoop();
+  asio::awaitable<void> Session(tcp::socket socket);
+  asio::awaitable<void> WebSocketSession(uint64_t id, beast::tcp_stream stream, Request upgrade,
+                                         const WebSocketRoute* route, http::request<http::string_body> req);
+};
+
+http::response<http::string_body> LocalServer::Impl::ToBeast(const Response& r, unsigned version,
+                                                             bool keep_alive) const {
+  http::response<http::string_body> res{static_cast<http::status>(r.status), version};
+  res.set(http::field::content_type, r.content_type);
+  res.set("Content-Security-Policy", options.content_security_policy);
+  res.set("X-Content-Type-Options", "nosniff");
+  res.set("Referrer-Policy", "no-referrer");
+  res.set("X-Frame-Options", "DENY");
+  if (r.no_store) res.set(http::field::cache_control, "no-store");
+  for (const auto& [name, value] : r.headers) res.insert(name, value);
+  res.body() = r.body;
+  res.keep_alive(keep_alive);
+  res.prepare_payload();
+  return res;
+}
+
+asio::awaitable<void> LocalServer::Impl::AcceptLoop() {
+  for (;;) {
+    beast::error_code ec;
+    tcp::socket socket = co_await acceptor.async_accept(Await(ec));
+    if (stopping || !acceptor.is_open()) co_return;
+    if (ec) {
+      // Out of descriptors and the like: back off instead of spinning.
+      asio::steady_timer pause(io, std::chrono::milliseconds(100));
+      co_await pause.async_wait(Await(ec));
+      continue;
+    }
+    if (connections >= options.max_connections) {
+      socket.close(ec);
+      continue;
+    }
+    ++connections;
+    asio::co_spawn(io, Session(std::move(socket)), asio::detached);
+  }
+}
+
+asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket) {
+  uint64_t id = next_id++;
+  struct Slot {
+    Impl* impl;
+    uint64_t id;
+    ~Slot() {
+      impl->closers.erase(id);
+      --impl->connections;
+    }
+  } slot{this, id};
+  beast::tcp_stream stream(std::move(socket));
+  closers[id] = [&stream] {
+    beast::error_code ignored;
+    stream.socket().close(ignored);
+  };
+  beast::flat_buffer buffer;
+  RateLimit rate(options.max_requests_per_window, options.rate_window);
+  beast::error_code ec;
+  bool rejected = false;
+  // Answers and ends the connection.
+  auto reject = [&](int status, std::string text, unsigned version) -> asio::awaitable<void> {
+    rejected = true;
+    Response r = TextResponse(status, std::move(text));
+    if (status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+    auto res = ToBeast(r, version, false);
+    beast::error_code write_ec;
+    co_await http::async_write(stream, res, Await(write_ec));
+  };
+
+  while (!stopping) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(static_cast<uint32_t>(options.max_header_bytes));
+    parser.body_limit(options.max_body_bytes);
+    stream.expires_after(options.request_timeout);
+    co_await http::async_read_header(stream, buffer, parser, Await(ec));
+    if (ec == http::error::header_limit) {
+      co_await reject(431, "request header too large", 11);
+      break;
+    }
+    if (ec == http::error::body_limit) {
+      co_await reject(413, "request body too large", 11);
+      break;
+    }
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
+        ec == asio::error::connection_reset || ec == asio::error::eof) {
+      break;
+    }
+    if (ec) {
+      co_await reject(400, "malformed request", 11);
+      break;
+    }
+    const unsigned version = parser.get().version();
+    if (!rate.Allow()) {
+      Response r = TextResponse(429, "too many requests");
+      r.headers.emplace_back("Retry-After",
+                             absl::StrCat(std::chrono::ceil<std::chrono::seconds>(options.rate_window).count()));
+      auto res = ToBeast(r, version, false);
+      rejected = true;
+      co_await http::async_write(stream, res, Await(ec));
+      break;
+    }
+    Request request = ToRequest(parser.get());
+    const bool upgrade = websocket::is_upgrade(parser.get());
+    std::optional<Rejection> rejection = CheckHost(request, policy);
+    if (!rejection) rejection = CheckOrigin(request, policy, upgrade);
+    const HttpRoute* http_route = upgrade ? nullptr : FindHttpRoute(routes, request);
+    const WebSocketRoute* ws_route = upgrade ? FindWebSocketRoute(routes, request) : nullptr;
+    bool is_public = (http_route && http_route->public_route) || (ws_route && ws_route->public_route);
+    if (!rejection && !is_public) rejection = CheckToken(request, policy);
+    if (!rejection && http_route == nullptr && ws_route == nullptr) rejection = Rejection{404, "not found"};
+    if (!rejection && upgrade && !parser.is_done()) rejection = Rejection{400, "an upgrade request has no body"};
+    if (rejection) {
+      co_await reject(rejection->status, rejection->reason, version);
+      break;
+    }
+    if (ws_route != nullptr) {
+      co_await WebSocketSession(id, std::move(stream), std::move(request), ws_route, parser.release());
+      co_return;
+    }
+    if (!parser.is_done()) {
+      co_await http::async_read(stream, buffer, parser, Await(ec));
+      if (ec == http::error::body_limit) {
+        co_await reject(413, "request body too large", version);
+        break;
+      }
+      if (ec) break;
+    }
+    request.body = std::move(parser.get().body());
+    const bool keep_alive = parser.get().keep_alive();
+    stream.expires_never();
+
+    auto reply = std::make_shared<Reply>();
+    auto wakeup = std::make_shared<Wakeup>(io);
+    auto task_request = std::make_shared<Request>(std::move(request));
+    Respond respond = [reply, notify = wakeup->Notifier(gate)](Response response) {
+      {
+        absl::MutexLock lock(&reply->mu);
+        if (reply->response) return;  // answered already
+        reply->response = std::move(response);
+      }
+      notify();
+    };
+    const HttpHandler& handler = http_route->handler;
+    if (!pool.Schedule([&handler, task_request, respond] { handler(*task_request, respond); })) break;
+    bool answered = co_await wakeup->Wait(options.handler_timeout);
+    Response response;
+    {
+      absl::MutexLock lock(&reply->mu);
+      if (answered && reply->response) {
+        response = std::move(*reply->response);
+      } else {
+        reply->response = TextResponse(504, "the handler did not answer in time");  // later answers are dropped
+        response = *reply->response;
+      }
+    }
+    auto res = ToBeast(response, version, keep_alive);
+    stream.expires_after(options.request_timeout);
+    co_await http::async_write(stream, res, Await(ec));
+    if (ec || !keep_alive) break;
+  }
+  beast::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  if (rejected) {
+    // Lingering close: read (and drop) what the client is still sending, for
+    // a bounded time, so that closing with unread data does not reset the
+    // connection before the client has read the rejection.
+    stream.expires_after(options.request_timeout);
+    char sink[4096];
+    size_t drained = 0;
+    while (drained < options.max_header_bytes + options.max_body_bytes) {
+      size_t n = co_await stream.async_read_some(asio::buffer(sink), Await(ec));
+      if (ec) break;
+      drained += n;
+    }
+  }
+  stream.socket().close(ignored);
+}
+
+asio::awaitable<void> LocalServer::Impl::WebSocketSession(uint64_t id, beast::tcp_stream stream, Request upgrade,
+                                                          const WebSocketRoute* route,
+                                                          http::request<http::string_body> req) {
+  auto wsio = std::make_shared<WsIo>(std::move(stream));
+  closers[id] = [weak = std::weak_ptr<WsIo>(wsio)] {
+    if (auto s = weak.lock()) s->End();
+  };
+  beast::get_lowest_layer(wsio->ws).expires_never();
+  websocket::stream_base::timeout timeouts;
+  timeouts.handshake_timeout = options.request_timeout;
+  timeouts.idle_timeout = options.websocket_idle_timeout;
+  timeouts.keep_alive_pings = true;
+  wsio->ws.set_option(timeouts);
+  wsio->ws.read_message_max(options.max_websocket_message_bytes);
+  beast::error_code ec;
+  co_await wsio->ws.async_accept(req, Await(ec));
+  if (ec) {
+    wsio->End();
+    co_return;
+  }
+
+  auto handle = std::make_shared<WsHandle>(gate, wsio);
+  auto queue = SerialQueue::Create(pool);
+  auto handler = std::make_shared<std::unique_ptr<WebSocketHandler>>();
+  auto request = std::make_shared<Request>(std::move(upgrade));
+  queue->Post([route, handler, handle, request] {
+    *handler = route->factory(*request);
+    if (*handler) {
+      (*handler)->OnOpen(handle);
+    } else {
+      handle->Close(static_cast<uint16_t>(websocket::close_code::internal_error), "no handler");
+    }
+  });
+  while (!stopping) {
+    beast::flat_buffer buffer;
+    co_await wsio->ws.async_read(buffer, Await(ec));
+    if (ec) break;
+    if (!wsio->ws.got_text()) continue;  // binary frames are ignored
+    auto wakeup = std::make_shared<Wakeup>(io);
+    bool posted = queue->Post([handler, text = beast::buffers_to_string(buffer.data()),
+                               notify = wakeup->Notifier(gate)]() mutable {
+      if (*handler) (*handler)->OnText(std::move(text));
+      notify();
+    });
+    if (!posted) break;
+    // The next frame is read once the handler took this one.
+    co_await wakeup->Wait(Clock::duration::max());
+  }
+  handle->MarkClosed();
+  wsio->End();
+  queue->Post([handler] {
+    if (*handler) (*handler)->OnClose();
+    handler->reset();
+  });
+}
+
+LocalServer::LocalServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+LocalServer::~LocalServer() { Stop(); }
+
+uint16_t LocalServer::port() const { return impl_->port; }
+const std::string& LocalServer::token() const { return impl_->policy.token; }
+std::string LocalServer::origin() const {
+  return impl_->options.address == "::1" ? absl::StrCat("http://[::1]:", impl_->port)
+                                         : absl::StrCat("http://127.0.0.1:", impl_->port);
+}
+
+absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptions options, Routes routes) {
+  if (options.address != "127.0.0.1" && options.address != "::1") {
+    return absl::InvalidArgumentError(absl::StrCat("local server: address \"", options.address,
+                                                   "\" is not loopback; only 127.0.0.1 and ::1 are allowed"));
+  }
+  if (options.max_connections == 0 || options.max_requests_per_window == 0 || options.max_header_bytes == 0 ||
+      options.max_websocket_message_bytes == 0 || options.rate_window.count() <= 0 ||
+      options.request_timeout.count() <= 0 || options.handler_timeout.count() <= 0 ||
+      options.websocket_idle_timeout.count() <= 0) {
+    return absl::InvalidArgumentError("local server: limits and timeouts must be positive");
+  }
+  for (const HttpRoute& r : routes.http) {
+    if (r.path.empty() || r.path[0] != '/' || r.method.empty() || !r.handler) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("local server: HTTP route \"", r.method, " ", r.path,
+                       "\" needs a method, a path starting with '/' and a handler"));
+    }
+  }
+  for (const WebSocketRoute& r : routes.websocket) {
+    if (r.path.empty() || r.path[0] != '/' || !r.factory) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "local server: WebSocket route \"", r.path, "\" needs a path starting with '/' and a factory"));
+    }
+  }
+  std::string token = options.token;
+  if (token.empty()) {
+    absl::StatusOr<std::string> fresh = NewAccessToken();
+    if (!fresh.ok()) return fresh.status();
+    token = *std::move(fresh);
+  } else if (absl::Status s = ValidateAccessToken(token); !s.ok()) {
+    return s;
+  }
+
+  auto impl = std::make_unique<Impl>();
+  beast::error_code ec;
+  tcp::endpoint endpoint(asio::ip::make_address(options.address, ec), options.port);
+  if (!ec) impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return absl::UnavailableError(
+        absl::StrCat("local server: cannot listen on ", options.address, ":", options.port, ": ", ec.message()));
+  }
+  impl->port = impl->acceptor.local_endpoint().port();
+  impl->policy.port = impl->port;
+  impl->policy.token = std::move(token);
+  impl->policy.token_cookie = options.token_cookie;
+  impl->policy.allowed_origins = options.allowed_origins;
+  impl->options = std::move(options);
+  impl->routes = std::move(routes);
+  impl->work.emplace(impl->io.get_executor());
+  asio::co_spawn(impl->io, impl->AcceptLoop(), asio::detached);
+  Impl* raw = impl.get();
+  impl->io_thread = std::thread([raw] { raw->io.run(); });
+  return std::unique_ptr<LocalServer>(new LocalServer(std::move(impl)));
+}
+
+void LocalServer::Stop() {
+  {
+    absl::MutexLock lock(&impl_->stop_mu);
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+  }
+  Impl* impl = impl_.get();
+  asio::post(impl->io, [impl] {
+    impl->stopping = true;
+    beast::error_code ignored;
+    impl->acceptor.close(ignored);
+    // A closer may erase its own entry later, never during this loop.
+    for (auto& [id, close] : impl->closers) close();
+  });
+  impl->work.reset();
+  if (impl->io_thread.joinable()) impl->io_thread.join();
+  impl->gate->Shut();
+  impl->pool.Shutdown();
+}
+
+}  // namespace raw::web

@@ -1,0 +1,141 @@
+// LocalServer: a small HTTP/1.1 + WebSocket server for one user's machine
+// (`raw-acp --listen`, the dashboard gateway). Hardened against the other
+// programs and web pages on the same machine:
+//
+// - It binds 127.0.0.1 or ::1 only; any other address is an error.
+// - Every request carries the access token (access_token.h), fresh per
+//   process unless the caller gives one: `Authorization: Bearer TOKEN`, the
+//   query parameter `token=TOKEN` or the cookie `token_cookie`. Routes marked
+//   `public_route` skip this check (a static page, a token exchange).
+// - Host and Origin are checked (admission.h) before the token, and all
+//   checks pass before a handler runs or a WebSocket opens.
+// - Limits: header bytes (431), body bytes (413), requests per connection
+//   per window (429), connections (extra ones are closed at once), WebSocket
+//   message bytes (closed with 1009); a request must arrive within
+//   `request_timeout` (slow or idle clients are dropped).
+// - Every response carries Content-Security-Policy, X-Content-Type-Options:
+//   nosniff, Referrer-Policy: no-referrer, X-Frame-Options: DENY and, unless
+//   the handler says otherwise, Cache-Control: no-store. No CORS fields are
+//   ever sent. A rejected request's connection is closed after the answer.
+//
+// Threads: one I/O thread runs every socket; handlers run on a pool of
+// their own (common/worker_pool.h), so a slow handler never stalls another
+// connection. The header has no Boost types: Beast lives in
+// local_server.cc only.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "clients/web/http_message.h"
+
+namespace raw::web {
+
+struct LocalServerOptions {
+  std::string address = "127.0.0.1";  // "127.0.0.1" or "::1"
+  uint16_t port = 0;                  // 0: a free port, see LocalServer::port()
+  std::string token;                  // empty: a new random one
+  std::string token_cookie;           // e.g. "raw_token"; empty: no cookie
+  std::vector<std::string> allowed_origins;
+  std::string content_security_policy = "default-src 'none'";
+  size_t max_header_bytes = 8 * 1024;
+  size_t max_body_bytes = 1024 * 1024;
+  size_t max_websocket_message_bytes = 4 * 1024 * 1024;
+  size_t max_connections = 64;
+  // At most this many requests per connection in each window, then 429.
+  size_t max_requests_per_window = 100;
+  std::chrono::milliseconds rate_window{1000};
+  // A whole request (header and body), and the wait for the next request
+  // on a kept-alive connection, must fit in this time.
+  std::chrono::milliseconds request_timeout{10000};
+  // A handler that has not responded by then gets the client a 504.
+  std::chrono::milliseconds handler_timeout{120000};
+  // A WebSocket peer silent for this long is pinged, then dropped.
+  std::chrono::milliseconds websocket_idle_timeout{60000};
+};
+
+// Completes one request; call it exactly once, from any thread.
+using Respond = std::function<void(Response)>;
+// Runs on the handler pool, never on the I/O thread.
+using HttpHandler = std::function<void(const Request&, Respond)>;
+
+struct HttpRoute {
+  std::string method;  // exact, e.g. "GET"
+  std::string path;    // exact, or a prefix when `prefix`
+  bool prefix = false;
+  bool public_route = false;  // no token needed
+  HttpHandler handler;
+};
+
+// One open WebSocket, as its handler sees it. Thread-safe.
+class WebSocketConnection {
+ public:
+  virtual ~WebSocketConnection() = default;
+  // Queues one text frame; frames go out in order, one write at a time.
+  // False (the text is dropped) once the socket is closing or closed.
+  virtual bool Send(std::string text) = 0;
+  // Sends the queued frames, then a close frame with `code` and `reason`.
+  virtual void Close(uint16_t code, std::string reason) = 0;
+};
+
+// The per-connection logic of a WebSocket route. Its calls run on the
+// handler pool, one at a time, in order: OnOpen, OnText for each text frame
+// (the next frame is read only after OnText returns), OnClose once when the
+// socket is gone. Binary frames are ignored (the ACP WebSocket transport
+// says so); pings are answered by the server.
+class WebSocketHandler {
+ public:
+  virtual ~WebSocketHandler() = default;
+  virtual void OnOpen(std::shared_ptr<WebSocketConnection> connection) = 0;
+  virtual void OnText(std::string text) = 0;
+  virtual void OnClose() = 0;
+};
+
+// Makes the handler of a new connection (on the handler pool). nullptr:
+// the socket is closed with 1011.
+using WebSocketFactory = std::function<std::unique_ptr<WebSocketHandler>(const Request& upgrade)>;
+
+struct WebSocketRoute {
+  std::string path;  // exact
+  bool public_route = false;
+  WebSocketFactory factory;
+};
+
+struct Routes {
+  std::vector<HttpRoute> http;
+  std::vector<WebSocketRoute> websocket;
+};
+
+class LocalServer {
+ public:
+  // Validates the options, binds and starts serving. Errors: a non-loopback
+  // address, a bad token, a port in use.
+  static absl::StatusOr<std::unique_ptr<LocalServer>> Start(LocalServerOptions options, Routes routes);
+  ~LocalServer();  // Stop()
+  LocalServer(const LocalServer&) = delete;
+  LocalServer& operator=(const LocalServer&) = delete;
+
+  uint16_t port() const;
+  const std::string& token() const;
+  // "http://127.0.0.1:PORT" (or "http://[::1]:PORT").
+  std::string origin() const;
+
+  // Closes the listener and every connection, waits for running handlers and
+  // for every WebSocket handler's OnClose, and joins the threads. Idempotent;
+  // must not be called from a handler.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit LocalServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace raw::web

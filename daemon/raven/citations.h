@@ -1,0 +1,50 @@
+// Citations: the `[@source-id]` tokens and raw URLs of an Artifact, their
+// validation against a Task's Sources, and the rendering of an Artifact for
+// people — tokens become Markdown links built from Source records, followed
+// by a Sources list and a Claim trace with contested and Source-family
+// annotations.
+//
+// Code (fenced blocks and inline `code` spans) is neither scanned nor
+// rendered: a URL or token shown as code is an example, not a citation.
+// Every text taken from a record (titles, locators, Claim text) is escaped
+// for Markdown and HTML (EscapeInline), and a link destination is
+// percent-escaped, so no record can inject markup or a link. Pure.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/raven/domain.h"
+
+namespace raw::raven {
+
+// What a validation found wrong, naming the field the caller must change.
+struct Issue {
+  std::string field;
+  std::string message;
+  bool operator==(const Issue&) const = default;
+};
+
+// The ids of the `[@id]` tokens of `artifact`, in order of first use.
+std::vector<std::string> CitedIds(std::string_view artifact);
+
+// Unknown token ids, raw http(s) URLs that are not registered Source URLs
+// (or not valid URLs), and material supported/qualified external Claims
+// none of whose Sources is cited. `field` is used in each Issue.
+std::vector<Issue> ValidateCitations(std::string_view artifact, const std::vector<Source>& sources,
+                                     const std::vector<Claim>& claims, const std::string& field);
+
+// Markdown- and HTML-safe inline text: & < > " ' become entities, Markdown
+// punctuation is backslash-escaped, white space runs become one space.
+std::string EscapeInline(std::string_view text);
+// A link destination: ( ) < > and white space percent-escaped.
+std::string EscapeUrl(std::string_view url);
+
+// The Artifact with tokens rendered, then "## Sources" (the cited Sources)
+// and "## Claim trace" (material supported/qualified Claims), each section
+// only when non-empty. A reachable Source renders as [title](url), any
+// other as "[title — <status>]" without a link; an unknown id stays as is.
+std::string RenderArtifact(const TaskState& state, std::string_view artifact);
+
+}  // namespace raw::raven

@@ -1,0 +1,274 @@
+#include "daemon/raven/domain.h"
+
+#include <openssl/evp.h>
+
+#include <array>
+#include <ctime>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace raw::raven {
+
+// The names of each enum, indexed by its value.
+template <typename E>
+struct EnumNames;
+template <>
+struct EnumNames<Outcome> {
+  static constexpr std::array<std::string_view, 4> kNames = {"research", "general-writing",
+                                                             "academic-writing", "learning"};
+};
+template <>
+struct EnumNames<Grounding> {
+  static constexpr std::array<std::string_view, 3> kNames = {"required", "optional", "none"};
+};
+template <>
+struct EnumNames<Phase> {
+  static constexpr std::array<std::string_view, 4> kNames = {"active", "stopped", "completed",
+                                                             "completed-with-limits"};
+};
+template <>
+struct EnumNames<Stage> {
+  static constexpr std::array<std::string_view, 6> kNames = {"discover", "read",   "analyze",
+                                                             "draft",    "verify", "refine"};
+};
+template <>
+struct EnumNames<SourceRole> {
+  static constexpr std::array<std::string_view, 4> kNames = {"primary", "secondary", "dataset",
+                                                             "user-provided"};
+};
+template <>
+struct EnumNames<ClaimKind> {
+  static constexpr std::array<std::string_view, 2> kNames = {"external", "analysis"};
+};
+template <>
+struct EnumNames<Importance> {
+  static constexpr std::array<std::string_view, 2> kNames = {"material", "context"};
+};
+template <>
+struct EnumNames<Disposition> {
+  static constexpr std::array<std::string_view, 4> kNames = {"supported", "qualified", "deferred",
+                                                             "rejected"};
+};
+template <>
+struct EnumNames<LimitationKind> {
+  static constexpr std::array<std::string_view, 3> kNames = {"source", "tool", "coverage"};
+};
+template <>
+struct EnumNames<CheckStatus> {
+  static constexpr std::array<std::string_view, 4> kNames = {"unchecked", "reachable", "failed",
+                                                             "unavailable"};
+};
+
+template <typename E>
+std::optional<E> Parse(std::string_view name) {
+  const auto& names = EnumNames<E>::kNames;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+template <typename E>
+std::vector<std::string> Names() {
+  return {EnumNames<E>::kNames.begin(), EnumNames<E>::kNames.end()};
+}
+
+#define RAVEN_ENUM_FUNCTIONS(E)                                                          \
+  std::string Name(E v) { return std::string(EnumNames<E>::kNames.at(static_cast<size_t>(v))); } \
+  template std::optional<E> Parse<E>(std::string_view);                                  \
+  template std::vector<std::string> Names<E>();
+RAVEN_ENUM_FUNCTIONS(Outcome)
+RAVEN_ENUM_FUNCTIONS(Grounding)
+RAVEN_ENUM_FUNCTIONS(Phase)
+RAVEN_ENUM_FUNCTIONS(Stage)
+RAVEN_ENUM_FUNCTIONS(SourceRole)
+RAVEN_ENUM_FUNCTIONS(ClaimKind)
+RAVEN_ENUM_FUNCTIONS(Importance)
+RAVEN_ENUM_FUNCTIONS(Disposition)
+RAVEN_ENUM_FUNCTIONS(LimitationKind)
+RAVEN_ENUM_FUNCTIONS(CheckStatus)
+#undef RAVEN_ENUM_FUNCTIONS
+
+bool Source::SameEvidence(const Source& o) const {
+  return source_id == o.source_id && url == o.url && title == o.title && locator == o.locator &&
+         excerpt == o.excerpt && role == o.role && family == o.family && as_of == o.as_of;
+}
+
+bool Claim::NeedsSupport() const {
+  return kind == ClaimKind::kExternal &&
+         (disposition == Disposition::kSupported || disposition == Disposition::kQualified);
+}
+
+const Source* TaskState::FindSource(std::string_view id) const {
+  for (const Source& s : sources) {
+    if (s.source_id == id) return &s;
+  }
+  return nullptr;
+}
+
+const Claim* TaskState::FindClaim(std::string_view id) const {
+  for (const Claim& c : claims) {
+    if (c.claim_id == id) return &c;
+  }
+  return nullptr;
+}
+
+size_t CodePoints(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+namespace {
+
+// The length of the Unicode white space character at s[i], 0 if none.
+size_t SpaceAt(std::string_view s, size_t i) {
+  unsigned char c = s[i];
+  if (c == ' ' || (c >= '\t' && c <= '\r')) return 1;
+  auto starts = [&](std::string_view p) { return s.substr(i, p.size()) == p; };
+  static constexpr std::string_view kWide[] = {
+      "\xC2\xA0",     "\xE1\x9A\x80", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF",
+      "\xE2\x81\x9F", "\xE3\x80\x80", "\xEF\xBB\xBF"};
+  for (std::string_view p : kWide) {
+    if (starts(p)) return p.size();
+  }
+  // U+2000..U+200A: E2 80 80..8A.
+  if (i + 2 < s.size() && c == 0xE2 && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+      static_cast<unsigned char>(s[i + 2]) >= 0x80 && static_cast<unsigned char>(s[i + 2]) <= 0x8A) {
+    return 3;
+  }
+  return 0;
+}
+
+// The start of the white space run that ends `s` (s.size() if none).
+size_t TrailingSpaceStart(std::string_view s) {
+  size_t end = s.size();
+  bool moved = true;
+  while (moved && end > 0) {
+    moved = false;
+    // White space characters are at most 3 bytes long.
+    for (size_t len = 1; len <= 3 && len <= end; ++len) {
+      if (SpaceAt(s, end - len) == len) {
+        end -= len;
+        moved = true;
+        break;
+      }
+    }
+  }
+  return end;
+}
+
+}  // namespace
+
+std::string TrimText(std::string_view s) {
+  size_t begin = 0;
+  while (begin < s.size()) {
+    size_t len = SpaceAt(s, begin);
+    if (len == 0) break;
+    begin += len;
+  }
+  s.remove_prefix(begin);
+  return std::string(s.substr(0, TrailingSpaceStart(s)));
+}
+
+bool ValidId(std::string_view id) {
+  if (id.empty() || id.size() > 64 || !absl::ascii_isalnum(id[0])) return false;
+  for (char c : id) {
+    if (!absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+std::string Sha256Hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) absl::StrAppendFormat(&hex, "%02x", static_cast<unsigned>(digest[i]));
+  return hex;
+}
+
+std::string Sha256Tagged(std::string_view bytes) { return "sha256:" + Sha256Hex(bytes); }
+
+std::string MakeTaskId(std::string_view session_id, int ordinal) {
+  return absl::StrCat("rvn-", Sha256Hex(session_id).substr(0, 12), "-", ordinal);
+}
+
+std::string MakeCheckpointId(std::string_view task_id, int ordinal) {
+  return absl::StrCat(std::string(task_id), "-cp-", ordinal);
+}
+
+namespace {
+std::tm UtcOf(int64_t unix_ms) {
+  std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return tm;
+}
+}  // namespace
+
+std::string IsoTime(int64_t unix_ms) {
+  std::tm tm = UtcOf(unix_ms);
+  return absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                         static_cast<int>(unix_ms % 1000));
+}
+
+std::string IsoDate(int64_t unix_ms) {
+  std::tm tm = UtcOf(unix_ms);
+  return absl::StrFormat("%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+}
+
+absl::Status CanonicalUrl(std::string_view url, std::string& out) {
+  if (CodePoints(url) > Limits::kUrlChars) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("URL longer than ", Limits::kUrlChars, " characters"));
+  }
+  for (unsigned char c : url) {
+    if (c <= ' ' || c == 0x7F) {
+      return absl::InvalidArgumentError("invalid external URL: white space or control character");
+    }
+  }
+  size_t colon = url.find("://");
+  if (colon == std::string_view::npos) {
+    return absl::InvalidArgumentError("invalid external URL: not an absolute http(s) URL");
+  }
+  std::string scheme = absl::AsciiStrToLower(std::string(url.substr(0, colon)));
+  if (scheme != "http" && scheme != "https") {
+    return absl::InvalidArgumentError("invalid external URL: only http and https are accepted");
+  }
+  std::string_view rest = url.substr(colon + 3);
+  size_t auth_end = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, auth_end);
+  std::string_view tail = auth_end == std::string_view::npos ? "" : rest.substr(auth_end);
+  if (authority.find('@') != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        "credential-bearing URL refused: remove the user information before the host");
+  }
+  std::string host(authority);
+  std::string port;
+  size_t port_colon = host.rfind(':');
+  if (port_colon != std::string::npos && host.find(']', port_colon) == std::string::npos) {
+    port = host.substr(port_colon + 1);
+    host.resize(port_colon);
+    for (char c : port) {
+      if (!absl::ascii_isdigit(c)) {
+        return absl::InvalidArgumentError("invalid external URL: bad port");
+      }
+    }
+    if ((scheme == "http" && port == "80") || (scheme == "https" && port == "443")) port.clear();
+  }
+  host = absl::AsciiStrToLower(host);
+  if (!host.empty() && host.back() == '.') host.pop_back();
+  if (host.empty()) return absl::InvalidArgumentError("invalid external URL: no host");
+  std::string path(tail);
+  if (path.empty() || path[0] != '/') path.insert(0, "/");
+  out = absl::StrCat(scheme, "://", host, port.empty() ? "" : ":", port, path);
+  return absl::OkStatus();
+}
+
+}  // namespace raw::raven

@@ -1,0 +1,233 @@
+#include "daemon/raven/wiki.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/utf8.h"
+#include "daemon/raven/citations.h"
+
+namespace raw::raven {
+namespace {
+
+using absl::StrAppend;
+using absl::StrCat;
+
+// A YAML double-quoted scalar on one line.
+std::string Quoted(std::string_view text) {
+  std::string out = "\"";
+  bool space = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = true;
+      continue;
+    }
+    if (space && out.size() > 1) out.push_back(' ');
+    space = false;
+    if (c == '\\' || c == '"') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string DefaultTitle(const TaskState& s) {
+  std::string first = s.request.substr(0, s.request.find('\n'));
+  first = TrimText(first);
+  size_t cut = 0, chars = 0;
+  while (cut < first.size() && chars < 120) {
+    ++cut;
+    while (cut < first.size() && (static_cast<unsigned char>(first[cut]) & 0xC0) == 0x80) ++cut;
+    ++chars;
+  }
+  return first.substr(0, cut);
+}
+
+std::string RawPath(const Source& s) {
+  return StrCat("raw/articles/", Slug(StrCat(s.source_id, " ", s.title)), ".md");
+}
+
+// A page: frontmatter lines, then the body.
+std::string Page(const std::vector<std::string>& frontmatter, const std::string& body) {
+  return StrCat("---\n", absl::StrJoin(frontmatter, "\n"), "\n---\n", body);
+}
+
+WikiPage RawPage(const TaskState& task, const Source& s) {
+  std::string body = StrCat("# ", EscapeInline(s.title), "\n\n");
+  size_t pos = 0;
+  while (pos <= s.excerpt.size()) {
+    size_t nl = s.excerpt.find('\n', pos);
+    std::string_view line = std::string_view(s.excerpt).substr(
+        pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    StrAppend(&body, ">", line.empty() ? "" : " ", std::string(line), "\n");
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  StrAppend(&body, "\n- Locator: ", EscapeInline(s.locator), "\n- Role: ", Name(s.role),
+            "\n- Inspected: ", IsoTime(s.inspected_at), "\n");
+  if (s.as_of) StrAppend(&body, "- As of: ", EscapeInline(*s.as_of), "\n");
+  if (s.check.status == CheckStatus::kUnchecked) {
+    StrAppend(&body, "- Verification: unverified\n");
+  } else {
+    StrAppend(&body, "- Verification: ", Name(s.check.status), " at ", IsoTime(s.check.checked_at),
+              "\n");
+    if (s.check.resolved_url) StrAppend(&body, "- Resolved URL: <", EscapeUrl(*s.check.resolved_url), ">\n");
+    if (s.check.detail) StrAppend(&body, "- Detail: ", EscapeInline(*s.check.detail), "\n");
+  }
+  StrAppend(&body, "\nRecorded by Raven Task ", task.task_id,
+            ". Only the excerpt above was stored and matched against the retrieved body; this "
+            "page is not a full-page capture.\n");
+  std::vector<std::string> fm = {
+      StrCat("source_url: ", Quoted(s.url)),
+      StrCat("ingested: ", IsoDate(s.inspected_at)),
+      StrCat("sha256: ", Sha256Hex(body)),
+      "capture: excerpt-only",
+      StrCat("locator: ", Quoted(s.locator)),
+      StrCat("source_role: ", Name(s.role)),
+  };
+  if (s.family) fm.push_back(StrCat("source_family: ", Quoted(*s.family)));
+  if (s.as_of) fm.push_back(StrCat("as_of: ", Quoted(*s.as_of)));
+  fm.push_back(StrCat("verification: ", s.check.status == CheckStatus::kUnchecked
+                                            ? "unverified"
+                                            : std::string(Name(s.check.status))));
+  if (s.check.status != CheckStatus::kUnchecked) {
+    fm.push_back(StrCat("verified_at: ", IsoTime(s.check.checked_at)));
+  }
+  fm.push_back(StrCat("raven_task: ", task.task_id));
+  return {StrCat("wiki/", RawPath(s)), Page(fm, body), false};
+}
+
+constexpr char kSchema[] =
+    "# Wiki Schema\n\n"
+    "## Domain\n\n"
+    "Research pages kept by an agent; Raven Tasks export into it.\n\n"
+    "## Layers\n\n"
+    "- `raw/`: immutable captures of Sources (Raven writes excerpt-only captures).\n"
+    "- `queries/`, `entities/`, `concepts/`, `comparisons/`: pages the agent owns.\n"
+    "- `SCHEMA.md`, `index.md`, `log.md`: the conventions, the catalog and the append-only "
+    "history.\n\n"
+    "## Conventions\n\n"
+    "- File names are lower-case and hyphenated.\n"
+    "- Every page starts with YAML frontmatter.\n"
+    "- Pages link each other with `[[wikilinks]]`.\n"
+    "- `log.md` is append-only.\n"
+    "- Pages exported by Raven carry `raven_task`.\n\n"
+    "## Page frontmatter\n\n"
+    "```yaml\ntitle: \"...\"\ncreated: YYYY-MM-DD\nupdated: YYYY-MM-DD\n"
+    "type: entity | concept | comparison | query | summary\ntags: [...]\nsources: [...]\n"
+    "confidence: high | medium | low\ncontested: true   # only when Claims conflict\n```\n\n"
+    "## Raw frontmatter\n\n"
+    "```yaml\nsource_url: \"...\"\ningested: YYYY-MM-DD\nsha256: <hex of the body>\n"
+    "capture: excerpt-only\nlocator: \"...\"\nsource_role: primary | secondary | dataset | "
+    "user-provided\nsource_family: \"...\"   # optional\nas_of: \"...\"           # optional\n```\n\n"
+    "`capture: excerpt-only` means only the verified excerpt was stored, not the whole page; "
+    "`sha256` covers exactly the page body after the frontmatter, so it detects drift in what "
+    "was stored, not changes of the upstream page.\n\n"
+    "`source_family` names the originating record or institution, never the host: outlets "
+    "republishing one wire item are one family.\n\n"
+    "## Tags\n\n"
+    "- Outcomes: research, general-writing, academic-writing, learning.\n"
+    "- Evidence: primary-source, contested, unresolved.\n"
+    "- Meta: method, limitation.\n";
+
+constexpr char kIndex[] =
+    "# Wiki Index\n\n"
+    "> The catalog of this wiki's pages.\n"
+    "> Add a line under the matching section for every page you write.\n\n"
+    "## Queries\n\n## Concepts\n\n## Entities\n\n## Comparisons\n";
+
+constexpr char kLog[] =
+    "# Wiki Log\n\n"
+    "Append-only history of changes to this wiki, newest last.\n\n"
+    "Entry format: `## [YYYY-MM-DD] action | subject`\n";
+
+}  // namespace
+
+std::string Slug(std::string_view text) {
+  std::string lowered;
+  for (char c : text) {
+    char l = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (std::string_view("\\/:*?\"<>|#[]").find(l) != std::string_view::npos) l = ' ';
+    lowered.push_back(l);
+  }
+  std::string out;
+  for (char c : lowered) {
+    bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '-';
+    if (space) {
+      if (!out.empty() && out.back() != '-') out.push_back('-');
+    } else {
+      out.push_back(c);
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  out.resize(Utf8Floor(out, std::min<size_t>(out.size(), 80)));
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "untitled" : out;
+}
+
+std::string Confidence(const TaskState& s) {
+  if (s.phase == Phase::kActive || s.phase == Phase::kStopped) return "low";
+  if (s.phase == Phase::kCompletedWithLimits) return "medium";
+  bool deferred = std::any_of(s.claims.begin(), s.claims.end(),
+                              [](const Claim& c) { return c.disposition == Disposition::kDeferred; });
+  return !s.limitations.empty() || deferred ? "medium" : "high";
+}
+
+std::vector<WikiPage> ExportWiki(const TaskState& s, const ExportRequest& req) {
+  std::string title = req.title.value_or(DefaultTitle(s));
+  std::vector<std::string> tags = req.tags;
+  if (tags.empty()) tags.emplace_back(Name(s.outcome));
+  std::string date = IsoDate(req.now_ms);
+  std::string query_path = StrCat("queries/query-", date, "-", Slug(title), ".md");
+  bool contested = std::any_of(s.claims.begin(), s.claims.end(),
+                               [](const Claim& c) { return !c.contradicts.empty(); });
+  std::vector<std::string> sources;
+  for (const Source& src : s.sources) sources.push_back(RawPath(src));
+  std::vector<std::string> fm = {
+      StrCat("title: ", Quoted(title)),
+      StrCat("created: ", IsoDate(s.started_at)),
+      StrCat("updated: ", IsoDate(s.updated_at)),
+      "type: query",
+      StrCat("tags: [", absl::StrJoin(tags, ", "), "]"),
+      StrCat("sources: [", absl::StrJoin(sources, ", "), "]"),
+      StrCat("confidence: ", Confidence(s)),
+  };
+  if (contested) fm.push_back("contested: true");
+  fm.push_back(StrCat("raven_task: ", s.task_id));
+  fm.push_back(StrCat("raven_outcome: ", Name(s.outcome)));
+  fm.push_back(StrCat("raven_phase: ", Name(s.phase)));
+  if (s.final_artifact_sha256) fm.push_back(StrCat("raven_artifact_sha256: ", *s.final_artifact_sha256));
+  std::string rendered = RenderArtifact(s, s.latest_artifact.value_or(""));
+  while (!rendered.empty() && (rendered.back() == ' ' || rendered.back() == '\n')) rendered.pop_back();
+  std::vector<WikiPage> pages;
+  if (req.init) {
+    pages.push_back({"wiki/SCHEMA.md", kSchema, false});
+    pages.push_back({"wiki/index.md", kIndex, false});
+    pages.push_back({"wiki/log.md", kLog, false});
+  }
+  pages.push_back({StrCat("wiki/", query_path),
+                   Page(fm, StrCat("# ", EscapeInline(title), "\n\n", rendered, "\n")), false});
+  for (const Source& src : s.sources) pages.push_back(RawPage(s, src));
+  int verified = 0, material = 0, supported = 0, qualified = 0, deferred = 0;
+  for (const Source& src : s.sources) verified += src.check.status == CheckStatus::kReachable;
+  for (const Claim& c : s.claims) {
+    if (c.kind != ClaimKind::kExternal || c.importance != Importance::kMaterial) continue;
+    ++material;
+    supported += c.disposition == Disposition::kSupported;
+    qualified += c.disposition == Disposition::kQualified;
+    deferred += c.disposition == Disposition::kDeferred;
+  }
+  std::string log = StrCat("\n## [", date, "] raven | ", Name(s.outcome), " — ", title, "\n",
+                           "- Task: ", s.task_id, " · revision ", s.revision, " · steering ",
+                           s.steering_revision, " · phase ", Name(s.phase), "\n",
+                           "- Checkpoints: ", s.checkpoints.size(), " · Sources: ", s.sources.size(),
+                           " (", verified, " verified)\n",
+                           "- Material external Claims: ", material, " (", supported, " supported, ",
+                           qualified, " qualified, ", deferred, " deferred)\n",
+                           "- Limitations: ", s.limitations.size(),
+                           contested ? " · contested claims present" : "", "\n",
+                           "- Artifact: ", query_path, "\n");
+  pages.push_back({"wiki/log.md", log, true});
+  return pages;
+}
+
+}  // namespace raw::raven

@@ -1,0 +1,47 @@
+// Wiki projection: a Task as llm-wiki page bytes (`export`). Pure: Raven
+// never writes files; the agent writes the returned bytes with its ordinary
+// file tools, under the usual approvals.
+//
+// Pages: one `wiki/queries/query-<date>-<slug>.md` page with the rendered
+// Artifact; one `wiki/raw/articles/<slug(id title)>.md` page per Source with
+// `capture: excerpt-only` and a `sha256` of exactly its body (the bytes after
+// the closing frontmatter line); a `wiki/log.md` entry to append; with
+// `init`, `wiki/SCHEMA.md`, `wiki/index.md` and `wiki/log.md` seed pages.
+// Frontmatter is derived from evidence: `confidence` is low while the Task
+// is unfinished, at most medium with any Limitation or deferred Claim, high
+// only for a clean completion; `contested: true` comes from contradiction
+// links.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/raven/domain.h"
+
+namespace raw::raven {
+
+struct WikiPage {
+  std::string path;
+  std::string content;
+  bool append = false;  // append to the file instead of writing it
+  bool operator==(const WikiPage&) const = default;
+};
+
+struct ExportRequest {
+  std::optional<std::string> title;  // default: the request's first line
+  std::vector<std::string> tags;     // default: the Outcome
+  bool init = false;
+  int64_t now_ms = 0;
+};
+
+// A lower-case, hyphenated file name part (CJK kept, at most 80 bytes on a
+// character boundary, "untitled" when nothing is left).
+std::string Slug(std::string_view text);
+// "high", "medium" or "low" as described above.
+std::string Confidence(const TaskState& state);
+// Needs state.latest_artifact.
+std::vector<WikiPage> ExportWiki(const TaskState& state, const ExportRequest& request);
+
+}  // namespace raw::raven

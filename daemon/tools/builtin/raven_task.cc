@@ -1,0 +1,172 @@
+// builtin/raven_task: the model's one tool for a durable research Task
+// (daemon/raven). The handler rebuilds the session's Task book from the
+// host-side metadata of its earlier results (ToolContext::prior_meta), runs
+// one action through the pure engine, and returns the rendered result as
+// content and the Task's compact state as metadata — stored with the
+// result, never sent to the model. The Task therefore lives in the
+// session's own history: it survives a daemon restart and needs no storage
+// of its own.
+//
+// Seams composed here: no Source reopening, search backend or draft route
+// is composed in this build, so Source checks report `unavailable` (never a
+// fabricated success), `discover` and `draft` report `unavailable`.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/time.h"
+#include "daemon/raven/codec.h"
+#include "daemon/raven/engine.h"
+#include "daemon/raven/seams.h"
+#include "daemon/tools/builtin/builtin_tools.h"
+
+namespace raw::tools::builtin {
+namespace {
+
+namespace rv = raw::raven;
+
+constexpr char kNoVerifier[] =
+    "no Source reopening is composed in this build of rawd, so the excerpt could not be matched "
+    "against the page; cite this Source only once it can be verified, or record the gap as a "
+    "Limitation";
+
+OrderedJson StringEnum(const std::vector<std::string>& names, const std::string& description) {
+  return {{"type", "string"}, {"enum", names}, {"description", description}};
+}
+OrderedJson Text(const std::string& description) {
+  return {{"type", "string"}, {"description", description}};
+}
+OrderedJson Strings(const std::string& description) {
+  return {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", description}};
+}
+OrderedJson Object(OrderedJson properties, std::vector<std::string> required) {
+  return {{"type", "object"},
+          {"properties", std::move(properties)},
+          {"required", required},
+          {"additionalProperties", false}};
+}
+
+std::string ActionDescription() {
+  std::string out = "The action. Fields each action accepts (others are refused):";
+  for (const std::string& a : rv::ActionNames()) {
+    absl::StrAppend(&out, " ", a, ": ", absl::StrJoin(rv::ActionFields().at(a), ", "), ";");
+  }
+  return out;
+}
+
+OrderedJson Schema() {
+  OrderedJson source = Object(
+      {{"sourceId", Text("Stable id: a letter or digit, then up to 63 of letters, digits, . _ -")},
+       {"url", Text("The http(s) URL you inspected (no credentials; at most 2048 characters)")},
+       {"title", Text("Title (at most 1000 characters)")},
+       {"locator", Text("Where in the page the excerpt is (section, page, paragraph)")},
+       {"excerpt", Text("A short verbatim passage copied from the page (at most 20000 characters)")},
+       {"role", StringEnum(rv::Names<rv::SourceRole>(), "Default: secondary")},
+       {"sourceFamily", Text("The originating record or institution (never the host)")},
+       {"asOf", Text("The date the Source's values are as of")}},
+      {"sourceId", "url", "title", "locator", "excerpt"});
+  OrderedJson claim = Object(
+      {{"claimId", Text("Stable id; reusing it with different text is refused")},
+       {"text", Text("The Claim (at most 10000 characters)")},
+       {"kind", StringEnum(rv::Names<rv::ClaimKind>(), "external: from Sources; analysis: yours")},
+       {"importance", StringEnum(rv::Names<rv::Importance>(), "")},
+       {"disposition", StringEnum(rv::Names<rv::Disposition>(), "")},
+       {"sourceIds", Strings("Registered Source ids that support it")},
+       {"contradicts", Strings("Claim ids it genuinely conflicts with")}},
+      {"claimId", "text", "kind", "importance", "disposition", "sourceIds"});
+  OrderedJson failure = Object({{"kind", StringEnum(rv::Names<rv::LimitationKind>(), "")},
+                                {"detail", Text("What is missing or failed")},
+                                {"sourceId", Text("The Source concerned, if any")}},
+                               {"kind", "detail"});
+  OrderedJson props = {
+      {"action", StringEnum(rv::ActionNames(), ActionDescription())},
+      {"outcome", StringEnum(rv::Names<rv::Outcome>(), "start: what the Task produces")},
+      {"request", Text("start: the user's request (at most 20000 characters)")},
+      {"grounding", StringEnum(rv::Names<rv::Grounding>(),
+                               "start: the evidence floor. Default: required for research and "
+                               "academic-writing (which may narrow it to optional, never none), "
+                               "optional otherwise")},
+      {"taskId", Text("The Task (status: defaults to the current Task)")},
+      {"stage", StringEnum(rv::Names<rv::Stage>(), "checkpoint: an observation, not a gate")},
+      {"summary", Text("checkpoint: what changed (at most 2000 characters)")},
+      {"artifact", Text("checkpoint, complete: the whole Artifact in Markdown; cite Sources as "
+                        "[@source-id] (at most 100000 characters)")},
+      {"sources", {{"type", "array"}, {"items", source}, {"description", "checkpoint: Sources"}}},
+      {"claims", {{"type", "array"}, {"items", claim}, {"description", "checkpoint: Claims"}}},
+      {"failures",
+       {{"type", "array"}, {"items", failure}, {"description", "checkpoint: Limitations"}}},
+      {"queries", Strings("discover: up to 4 complementary search queries")},
+      {"instruction", Text("draft: what to write (at most 8000 characters)")},
+      {"routes", Strings("draft: a subset of the configured provider/model routes")},
+      {"correction", Text("steer: the user's correction")},
+      {"reason", Text("stop: why (not stored)")},
+      {"title", Text("export: the page title (default: the request's first line)")},
+      {"tags", Strings("export: lower-case tags (default: the Outcome)")},
+      {"init", {{"type", "boolean"}, {"description", "export: also seed SCHEMA.md, index.md, log.md"}}},
+  };
+  return {{"type", "object"},
+          {"properties", props},
+          {"required", OrderedJson::array({"action"})},
+          {"additionalProperties", false}};
+}
+
+// What the model needs to recover from a refused call without starting a
+// replacement Task.
+std::string Recovery(const rv::TaskBook& book) {
+  const rv::TaskState* t = book.Current();
+  if (t == nullptr) return "";
+  return absl::StrCat("\n<raven_task_recovery>\nThe current Task is ", t->task_id, " (phase ",
+                      rv::Name(t->phase), ", revision ", t->revision, ", ", t->checkpoints.size(),
+                      " Checkpoints, ", t->sources.size(), " Sources, ", t->claims.size(),
+                      " Claims). Correct this call rather than starting a new Task",
+                      t->phase == rv::Phase::kStopped ? "; call resume first if the user wants to continue" : "",
+                      ".\n</raven_task_recovery>");
+}
+
+ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
+  std::vector<std::string> records;
+  if (ctx.prior_meta) {
+    absl::StatusOr<std::vector<std::string>> prior = ctx.prior_meta();
+    if (!prior.ok()) {
+      return ToolOutput::Error(absl::StrCat("cannot read the session's Raven Tasks: ",
+                                            prior.status().message()));
+    }
+    records = std::move(*prior);
+  }
+  rv::TaskBook book = rv::ReplayBook(records);
+  rv::UnavailableSourceVerifier verifier(kNoVerifier);
+  rv::DeterministicSourceSearcher searcher("no search backend is composed in this build of rawd");
+  rv::DeterministicDraftGenerator drafter({});
+  rv::EngineContext engine{ctx.session_id, SystemClock().NowUnixMs(), verifier, searcher, drafter,
+                           ctx.cancel};
+  absl::StatusOr<rv::ActionResult> result = rv::RunAction(book, args, engine);
+  if (!result.ok()) {
+    return ToolOutput::Error(absl::StrCat(result.status().message(), Recovery(book)));
+  }
+  ToolOutput out = ToolOutput::Ok(rv::RenderResult(*result));
+  out.meta = rv::EncodeRecord(result->state, result->current_task_id);
+  // Clients show the compact card; the full result (with the Artifact) is
+  // the content.
+  out.display = rv::RenderCard(*result);
+  return out;
+}
+
+}  // namespace
+
+ToolSpec MakeRavenTaskTool() {
+  ToolSpec spec;
+  spec.qualified_name = "builtin/raven_task";
+  spec.model_name = "raven_task";
+  spec.description =
+      "Keep one durable research Task per session: start it, checkpoint useful Artifacts with the "
+      "Sources (verbatim excerpts), Claims and Limitations behind them, steer it on the user's "
+      "corrections, and complete exactly the latest Checkpoint. Do the research with your other "
+      "tools; cite Sources as [@source-id]. export returns llm-wiki page bytes for you to write.";
+  spec.input_schema = Schema();
+  // It changes nothing outside its own Task record in the session history.
+  spec.read_only = true;
+  spec.handler = RunRavenTask;
+  return spec;
+}
+
+}  // namespace raw::tools::builtin

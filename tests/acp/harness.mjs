@@ -1,0 +1,77 @@
+// Shared by the raw-acp drivers: starts raw-acp (RAW_ACP_BIN, with the
+// environment the test gives: RAW_SOCKET and friends) as a child process
+// and records every line it writes, so that drivers can assert the exact
+// wire order (the SDK dispatches notification handlers without waiting).
+import { spawn } from "node:child_process";
+import { PassThrough, Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+
+export function startAgent(extraArgs = []) {
+  const bin = process.env.RAW_ACP_BIN;
+  if (!bin) fail("RAW_ACP_BIN is not set");
+  const args = [...(process.env.RAW_ACP_ARGS ? JSON.parse(process.env.RAW_ACP_ARGS) : []), ...extraArgs];
+  const child = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const wire = [];  // every message raw-acp wrote, parsed, in order
+  let pending = "";
+  const tap = new PassThrough();
+  child.stdout.on("data", (chunk) => {
+    pending += chunk.toString("utf8");
+    let nl;
+    while ((nl = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      try {
+        wire.push(JSON.parse(line));
+      } catch {
+        wire.push({ unparseable: line });
+      }
+    }
+  });
+  child.stdout.pipe(tap);
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(tap));
+  return { child, stream, wire, exited };
+}
+
+export const clientInfo = { name: "raw-acp-test", version: "1.0.0" };
+
+export async function initialize(agent, protocolVersion = acp.PROTOCOL_VERSION) {
+  return agent.request(acp.methods.agent.initialize, {
+    protocolVersion,
+    clientCapabilities: {},
+    clientInfo,
+  });
+}
+
+// The kinds of the session/update notifications in `wire` for `sessionId`,
+// with "response:<id>" where a response to one of our requests was written.
+export function wireOrder(wire, sessionId) {
+  const out = [];
+  for (const m of wire) {
+    if (m.method === "session/update" && m.params.sessionId === sessionId) {
+      out.push(m.params.update.sessionUpdate);
+    } else if (m.method === "session/request_permission") {
+      out.push("request_permission");
+    } else if (m.id !== undefined && m.method === undefined) {
+      out.push("response");
+    }
+  }
+  return out;
+}
+
+export function fail(message) {
+  process.stderr.write(`driver: ${message}\n`);
+  process.exit(1);
+}
+
+export function check(condition, message) {
+  if (!condition) fail(message);
+}
+
+// Prints the driver's result (one JSON line) and exits 0.
+export function done(result) {
+  process.stdout.write(JSON.stringify(result) + "\n");
+  process.exit(0);
+}
+
+export { acp };

@@ -1,0 +1,261 @@
+// Drives raw-acp over stdio with the official SDK (2.x), one scenario per
+// run: node stdio_driver.mjs SCENARIO. Environment: RAW_ACP_BIN (and the
+// rawd environment it inherits), WORKDIR (the session directory),
+// SESSION_ID (an existing session, for load/resume/held), DECISION (the
+// permission option kind to choose). Prints one JSON line with what it saw
+// and exits 0; the C++ test asserts on it and on rawd's side.
+import { acp, check, clientInfo, done, fail, initialize, startAgent, wireOrder } from "./harness.mjs";
+
+const scenario = process.argv[2];
+const cwd = process.env.WORKDIR;
+const { child, stream, wire, exited } = startAgent();
+const permissions = [];
+const notifications = [];
+
+function text(update) {
+  return update.content && update.content.type === "text" ? update.content.text : "";
+}
+
+// Reads one prompt turn in wire order: the updates, then the stop.
+async function readTurn(session, onUpdate = () => {}) {
+  const updates = [];
+  for (;;) {
+    const m = await session.nextUpdate();
+    if (m.kind === "stop") return { updates, stopReason: m.stopReason };
+    updates.push(m.update);
+    await onUpdate(m.update);
+  }
+}
+
+const app = acp
+  .client({ name: clientInfo.name })
+  .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+    permissions.push(params);
+    if (scenario === "cancel_permission") {
+      await agentRef.notify(acp.methods.agent.session.cancel, { sessionId: params.sessionId });
+      return { outcome: { outcome: "cancelled" } };
+    }
+    const kind = process.env.DECISION || "allow_once";
+    const option = params.options.find((o) => o.kind === kind);
+    check(option, `no option of kind ${kind}`);
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  })
+  .onNotification(acp.methods.client.session.update, ({ params }) => {
+    notifications.push(params);
+  });
+
+let agentRef;
+
+const scenarios = {
+  async initialize(agent) {
+    return { init: await initialize(agent) };
+  },
+
+  async version2(agent) {
+    return { init: await initialize(agent, 2) };
+  },
+
+  // A prompt whose turn streams text and edits a file (tool call with diff).
+  async prompt(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const answer = session.prompt("please edit a.txt");
+      const turn = await readTurn(session);
+      const response = await answer;
+      return {
+        sessionId: session.sessionId,
+        configOptions: session.newSessionResponse.configOptions,
+        kinds: turn.updates.map((u) => u.sessionUpdate),
+        updates: turn.updates,
+        text: turn.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map(text).join(""),
+        stopReason: turn.stopReason,
+        responseStopReason: response.stopReason,
+        wire: wireOrder(wire, session.sessionId),
+      };
+    });
+  },
+
+  // A tool call that asks: the permission request and its answer (DECISION).
+  async permission(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const answer = session.prompt("run it");
+      const turn = await readTurn(session);
+      await answer;
+      return {
+        sessionId: session.sessionId,
+        permissions,
+        kinds: turn.updates.map((u) => u.sessionUpdate),
+        updates: turn.updates,
+        stopReason: turn.stopReason,
+        wire: wireOrder(wire, session.sessionId),
+      };
+    });
+  },
+
+  // session/cancel while the answer streams.
+  async cancel_stream(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const answer = session.prompt("stream slowly");
+      let cancelled = false;
+      const turn = await readTurn(session, async (u) => {
+        if (!cancelled && u.sessionUpdate === "agent_message_chunk") {
+          cancelled = true;
+          await agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId });
+        }
+      });
+      const response = await answer;
+      return { sessionId: session.sessionId, stopReason: turn.stopReason, response };
+    });
+  },
+
+  // session/cancel while a permission request is open (the handler cancels).
+  async cancel_permission(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const answer = session.prompt("run it");
+      const turn = await readTurn(session);
+      const response = await answer;
+      return { sessionId: session.sessionId, permissions, stopReason: turn.stopReason, response };
+    });
+  },
+
+  // session/load of SESSION_ID: the whole history replayed before the answer.
+  async load(agent) {
+    await initialize(agent);
+    const sessionId = process.env.SESSION_ID;
+    const result = await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    const updates = notifications.filter((n) => n.sessionId === sessionId).map((n) => n.update);
+    return { result, updates, wire: wireOrder(wire, sessionId) };
+  },
+
+  async load_unknown(agent) {
+    await initialize(agent);
+    try {
+      await agent.request(acp.methods.agent.session.load, { sessionId: "no-such-session", cwd, mcpServers: [] });
+    } catch (e) {
+      return { error: { code: e.code, message: e.message, data: e.data } };
+    }
+    fail("loading an unknown session succeeded");
+  },
+
+  async list(agent) {
+    await initialize(agent);
+    const all = await agent.request(acp.methods.agent.session.list, {});
+    const here = await agent.request(acp.methods.agent.session.list, { cwd });
+    const elsewhere = await agent.request(acp.methods.agent.session.list, { cwd: "/nonexistent-dir" });
+    return { all, here, elsewhere };
+  },
+
+  // session/resume (no replay), a prompt on it, then session/close.
+  async resume_close(agent) {
+    await initialize(agent);
+    const sessionId = process.env.SESSION_ID;
+    const before = wire.length;
+    const result = await agent.request(acp.methods.agent.session.resume, { sessionId, cwd, mcpServers: [] });
+    const replayed = wire.slice(before).filter(
+      (m) => m.method === "session/update" && m.params.update.sessionUpdate !== "available_commands_update");
+    const response = await agent.request(acp.methods.agent.session.prompt, {
+      sessionId, prompt: [{ type: "text", text: "after resume" }] });
+    const closed = await agent.request(acp.methods.agent.session.close, { sessionId });
+    let afterClose;
+    try {
+      await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "x" }] });
+    } catch (e) {
+      afterClose = { code: e.code, message: e.message };
+    }
+    return { result, replayed: replayed.length, stopReason: response.stopReason, closed, afterClose };
+  },
+
+  // A prompt while another client holds SESSION_ID's lease.
+  async held(agent) {
+    await initialize(agent);
+    const sessionId = process.env.SESSION_ID;
+    await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    try {
+      await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    } catch (e) {
+      return { error: { code: e.code, message: e.message, data: e.data } };
+    }
+    fail("the prompt succeeded while another client held the lease");
+  },
+
+  // Goes away in the middle of a streamed answer: the connection closes
+  // (and raw-acp's stdin with it) once this returns.
+  async disconnect(agent) {
+    await initialize(agent);
+    const session = await agent.buildSession({ cwd, mcpServers: [] }).start();
+    session.prompt("stream slowly").catch(() => {});
+    for (;;) {
+      const m = await session.nextUpdate();
+      if (m.kind !== "stop" && m.update.sessionUpdate === "agent_message_chunk") break;
+    }
+    return { sessionId: session.sessionId };
+  },
+
+  // Prompt content: a resource link and an embedded resource.
+  async resources(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const response = await session.prompt([
+        { type: "text", text: "look at " },
+        { type: "resource_link", uri: `file://${cwd}/a.txt`, name: "a.txt" },
+        { type: "text", text: " and " },
+        { type: "resource", resource: { uri: `file://${cwd}/b.md`, text: "B body ``` here", mimeType: "text/markdown" } },
+      ]);
+      return { stopReason: response.stopReason };
+    });
+  },
+
+  // session/set_config_option: the model, then the agent.
+  async config(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const sessionId = session.sessionId;
+      const initial = session.newSessionResponse.configOptions;
+      const agentChange = await agent.request(acp.methods.agent.session.setConfigOption,
+        { sessionId, configId: "agent", value: process.env.AGENT });
+      const model = await agent.request(acp.methods.agent.session.setConfigOption,
+        { sessionId, configId: "model", value: process.env.MODEL });
+      let bad;
+      try {
+        await agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "nope" });
+      } catch (e) {
+        bad = { code: e.code, message: e.message };
+      }
+      const response = await session.prompt("hello");
+      let late;
+      try {
+        await agent.request(acp.methods.agent.session.setConfigOption,
+          { sessionId, configId: "agent", value: process.env.FIRST_AGENT });
+      } catch (e) {
+        late = { code: e.code, message: e.message };
+      }
+      return { sessionId, initial, model: model.configOptions, agent: agentChange.configOptions, bad,
+               stopReason: response.stopReason, late };
+    });
+  },
+
+  // A session-scoped MCP server passed in session/new, used by the model.
+  async mcp(agent) {
+    await initialize(agent);
+    const server = { name: "everything", command: process.execPath, args: [process.env.EVERYTHING], env: [] };
+    return agent.buildSession({ cwd, mcpServers: [server] }).withSession(async (session) => {
+      const answer = session.prompt("echo through MCP");
+      const turn = await readTurn(session);
+      await answer;
+      return { sessionId: session.sessionId, updates: turn.updates, stopReason: turn.stopReason };
+    });
+  },
+};
+
+const run = scenarios[scenario];
+if (!run) fail(`unknown scenario ${scenario}`);
+const result = await app.connectWith(stream, async (agent) => {
+  agentRef = agent;
+  return run(agent);
+});
+child.stdin.end();
+result.exit = await exited;
+done(result);

@@ -1,0 +1,132 @@
+// JsonRpc: framing checks, dispatch of requests and notifications, answers
+// matched to this side's own requests, and $/cancel_request.
+#include "clients/acp/json_rpc.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace raw::acp {
+namespace {
+
+class RecordingTransport : public Transport {
+ public:
+  bool Send(std::string message) override {
+    sent.push_back(Json::parse(message));
+    return true;
+  }
+  void Close() override {}
+  std::vector<Json> sent;
+};
+
+class RecordingHandler : public JsonRpc::Handler {
+ public:
+  void OnRequest(const Json& id, const std::string& method, const Json& params) override {
+    requests.push_back({{"id", id}, {"method", method}, {"params", params}});
+  }
+  void OnNotification(const std::string& method, const Json& params) override {
+    notifications.push_back({{"method", method}, {"params", params}});
+  }
+  void OnCancelled(const Json& id) override { cancelled.push_back(id); }
+  std::vector<Json> requests, notifications, cancelled;
+};
+
+class JsonRpcTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<RecordingTransport> transport_ = std::make_shared<RecordingTransport>();
+  RecordingHandler handler_;
+  JsonRpc rpc_{transport_, handler_};
+
+  int LastErrorCode() { return transport_->sent.back()["error"]["code"]; }
+};
+
+TEST_F(JsonRpcTest, UnparseableTextIsAParseErrorWithNullId) {
+  rpc_.Receive("{oops");
+  ASSERT_EQ(transport_->sent.size(), 1u);
+  EXPECT_EQ(LastErrorCode(), -32700);
+  EXPECT_TRUE(transport_->sent.back()["id"].is_null());
+}
+
+TEST_F(JsonRpcTest, BatchesAndNonObjectsAreInvalidRequests) {
+  rpc_.Receive("[]");
+  EXPECT_EQ(LastErrorCode(), -32600);
+  rpc_.Receive("42");
+  EXPECT_EQ(LastErrorCode(), -32600);
+  rpc_.Receive(R"({"id":3,"method":"x"})");  // no "jsonrpc"
+  EXPECT_EQ(LastErrorCode(), -32600);
+  EXPECT_EQ(transport_->sent.back()["id"], 3);
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":{"a":1},"method":"x"})");
+  EXPECT_EQ(LastErrorCode(), -32600);
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":4,"method":"x","params":"no"})");
+  EXPECT_EQ(LastErrorCode(), -32602);
+  EXPECT_TRUE(handler_.requests.empty());
+}
+
+TEST_F(JsonRpcTest, RequestsAndNotificationsReachTheHandler) {
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":"a","method":"session/new","params":{"cwd":"/"}})");
+  rpc_.Receive(R"({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}})");
+  ASSERT_EQ(handler_.requests.size(), 1u);
+  EXPECT_EQ(handler_.requests[0]["id"], "a");
+  EXPECT_EQ(handler_.requests[0]["params"]["cwd"], "/");
+  ASSERT_EQ(handler_.notifications.size(), 1u);
+  EXPECT_TRUE(transport_->sent.empty());
+  rpc_.Reply("a", Json{{"ok", true}});
+  EXPECT_EQ(transport_->sent.back()["result"]["ok"], true);
+  // Answered once only.
+  rpc_.Reply("a", Json{{"ok", false}});
+  EXPECT_EQ(transport_->sent.size(), 1u);
+}
+
+TEST_F(JsonRpcTest, ADuplicatePendingIdIsRefused) {
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":1,"method":"m"})");
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":1,"method":"m"})");
+  EXPECT_EQ(handler_.requests.size(), 1u);
+  EXPECT_EQ(LastErrorCode(), -32600);
+}
+
+TEST_F(JsonRpcTest, ResponsesAreMatchedToOwnRequests) {
+  std::vector<RpcResponse> got;
+  Json id = rpc_.Request("session/request_permission", Json::object(),
+                         [&](const RpcResponse& r) { got.push_back(r); });
+  EXPECT_EQ(transport_->sent.back()["method"], "session/request_permission");
+  rpc_.Receive(DumpJson(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", {{"x", 1}}}}));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(got[0].ok);
+  EXPECT_EQ(got[0].result["x"], 1);
+  Json second = rpc_.Request("m", Json::object(), [&](const RpcResponse& r) { got.push_back(r); });
+  rpc_.Receive(DumpJson(
+      Json{{"jsonrpc", "2.0"}, {"id", second}, {"error", {{"code", -32000}, {"message", "no"}}}}));
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_FALSE(got[1].ok);
+  EXPECT_EQ(got[1].error.code, -32000);
+  // A forgotten request's answer is dropped.
+  Json third = rpc_.Request("m", Json::object(), [&](const RpcResponse& r) { got.push_back(r); });
+  rpc_.Forget(third);
+  rpc_.Receive(DumpJson(Json{{"jsonrpc", "2.0"}, {"id", third}, {"result", nullptr}}));
+  EXPECT_EQ(got.size(), 2u);
+}
+
+TEST_F(JsonRpcTest, CancelRequestAnswersThePendingRequestOnce) {
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":7,"method":"session/list"})");
+  rpc_.Receive(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}})");
+  ASSERT_EQ(transport_->sent.size(), 1u);
+  EXPECT_EQ(LastErrorCode(), -32800);
+  EXPECT_EQ(transport_->sent.back()["id"], 7);
+  ASSERT_EQ(handler_.cancelled.size(), 1u);
+  rpc_.Reply(7, Json::object());  // the late answer
+  EXPECT_EQ(transport_->sent.size(), 1u);
+  // Cancelling what is not pending does nothing.
+  rpc_.Receive(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":8}})");
+  EXPECT_EQ(transport_->sent.size(), 1u);
+  EXPECT_TRUE(handler_.notifications.empty());
+}
+
+TEST(ErrorFromStatusTest, MapsCodes) {
+  EXPECT_EQ(ErrorFromStatus(absl::InvalidArgumentError("x")).code, -32602);
+  EXPECT_EQ(ErrorFromStatus(absl::NotFoundError("x")).code, -32002);
+  EXPECT_EQ(ErrorFromStatus(absl::FailedPreconditionError("held")).code, -32603);
+  EXPECT_EQ(ErrorFromStatus(absl::FailedPreconditionError("held")).message, "held");
+}
+
+}  // namespace
+}  // namespace raw::acp

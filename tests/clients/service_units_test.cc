@@ -1,0 +1,87 @@
+#include "clients/cli/service_units.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+
+namespace raw::cli {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The unit as shipped in packaging/systemd/: the same text without the
+// marker line.
+std::string WithoutMarker(const std::string& unit) {
+  const std::string marker = absl::StrCat(kUnitMarker, "\n");
+  EXPECT_EQ(unit.rfind(marker, 0), 0u) << unit;
+  return unit.substr(marker.size());
+}
+
+TEST(ServiceUnitsTest, ThePackagedUnitsAreTheOnesRawWrites) {
+  EXPECT_EQ(ReadFile(RAW_SOURCE_DIR "/packaging/systemd/rawd.service"),
+            WithoutMarker(RawdServiceUnit({.rawd_path = "rawd", .socket_activated = false})));
+  EXPECT_EQ(ReadFile(RAW_SOURCE_DIR "/packaging/systemd/rawd.socket"),
+            WithoutMarker(RawdSocketUnit()));
+}
+
+TEST(ServiceUnitsTest, ASocketActivatedServiceExitsWhenIdleAndIsStartedOnlyThroughItsSocket) {
+  const std::string unit = RawdServiceUnit({.rawd_path = "/opt/raw/bin/rawd",
+                                            .socket_activated = true,
+                                            .idle_exit_seconds = 600});
+  EXPECT_NE(unit.find("ExecStart=/opt/raw/bin/rawd --foreground --socket %t/raw/rawd.sock "
+                      "--idle-exit 600\n"),
+            std::string::npos)
+      << unit;
+  EXPECT_NE(unit.find("Requires=rawd.socket\n"), std::string::npos);
+  EXPECT_EQ(unit.find("[Install]"), std::string::npos) << "enabled through rawd.socket only";
+
+  const std::string plain = RawdServiceUnit({.rawd_path = "/opt/raw/bin/rawd"});
+  EXPECT_EQ(plain.find("--idle-exit"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("WantedBy=default.target"), std::string::npos);
+  EXPECT_NE(plain.find("KillMode=mixed"), std::string::npos);
+}
+
+TEST(ServiceUnitsTest, SystemdAcceptsEveryUnitRawWrites) {
+  if (access("/usr/bin/systemd-analyze", X_OK) != 0) {
+    GTEST_SKIP() << "systemd-analyze is not installed";
+  }
+  char tmpl[] = "/tmp/raw-units-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string rawd = RAW_BINARY_DIR "/bin/rawd";
+  for (bool activated : {false, true}) {
+    const std::string service = dir + "/rawd.service";
+    const std::string socket = dir + "/rawd.socket";
+    std::ofstream(service) << RawdServiceUnit({.rawd_path = rawd, .socket_activated = activated});
+    std::ofstream(socket) << RawdSocketUnit();
+    // A unit with a fatal error (an unknown section, a bad ExecStart) makes
+    // verify exit non-zero.
+    const std::string command =
+        absl::StrCat("systemd-analyze verify ", service, " ", socket, " 2>&1");
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string output;
+    char buf[512];
+    while (size_t n = fread(buf, 1, sizeof(buf), pipe)) output.append(buf, n);
+    EXPECT_EQ(pclose(pipe), 0) << (activated ? "socket-activated: " : "plain: ") << output;
+    unlink(service.c_str());
+    unlink(socket.c_str());
+  }
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace raw::cli

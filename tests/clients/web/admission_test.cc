@@ -1,0 +1,78 @@
+#include "clients/web/admission.h"
+
+#include "gtest/gtest.h"
+
+namespace raw::web {
+namespace {
+
+constexpr char kToken[] = "0123456789abcdef0123456789abcdef";
+
+AdmissionPolicy Policy() {
+  AdmissionPolicy p;
+  p.port = 8123;
+  p.token = kToken;
+  p.token_cookie = "raw_token";
+  p.allowed_origins = {"https://client.example"};
+  return p;
+}
+
+Request Make(std::string method, std::vector<std::pair<std::string, std::string>> headers,
+             std::string target = "/x") {
+  Request r;
+  r.method = std::move(method);
+  r.target = target;
+  ParseTarget(target, &r);
+  r.headers = std::move(headers);
+  return r;
+}
+
+TEST(Admission, HostMustBeThisServer) {
+  for (const char* ok : {"127.0.0.1:8123", "localhost:8123", "LOCALHOST:8123", "[::1]:8123"}) {
+    EXPECT_FALSE(CheckHost(Make("GET", {{"host", ok}}), Policy())) << ok;
+  }
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:8124", "evil.example:8123", "localhost.evil:8123", ""}) {
+    auto r = CheckHost(Make("GET", {{"host", bad}}), Policy());
+    ASSERT_TRUE(r) << bad;
+    EXPECT_EQ(r->status, 421);
+  }
+  EXPECT_TRUE(CheckHost(Make("GET", {}), Policy()));
+  EXPECT_TRUE(CheckHost(Make("GET", {{"host", "127.0.0.1:8123"}, {"host", "evil:8123"}}), Policy()));
+}
+
+TEST(Admission, OriginIsCheckedOnStateChangesAndUpgrades) {
+  const auto evil = std::vector<std::pair<std::string, std::string>>{{"origin", "https://evil.example"}};
+  for (const char* method : {"POST", "PUT", "PATCH", "DELETE"}) {
+    auto r = CheckOrigin(Make(method, evil), Policy(), false);
+    ASSERT_TRUE(r) << method;
+    EXPECT_EQ(r->status, 403);
+  }
+  EXPECT_TRUE(CheckOrigin(Make("GET", evil), Policy(), true));
+  EXPECT_FALSE(CheckOrigin(Make("GET", evil), Policy(), false));  // a plain GET: the browser hides the answer
+  EXPECT_FALSE(CheckOrigin(Make("POST", {}), Policy(), false));   // no Origin: not a browser page
+  EXPECT_FALSE(CheckOrigin(Make("POST", {{"origin", "http://127.0.0.1:8123"}}), Policy(), false));
+  EXPECT_FALSE(CheckOrigin(Make("POST", {{"origin", "http://localhost:8123"}}), Policy(), false));
+  EXPECT_FALSE(CheckOrigin(Make("POST", {{"origin", "https://client.example"}}), Policy(), false));
+  EXPECT_TRUE(CheckOrigin(Make("POST", {{"origin", "http://127.0.0.1:8124"}}), Policy(), false));
+  EXPECT_TRUE(CheckOrigin(Make("POST", {{"origin", "https://127.0.0.1:8123"}}), Policy(), false));
+  EXPECT_TRUE(CheckOrigin(Make("POST", {{"origin", "null"}}), Policy(), false));
+  EXPECT_TRUE(CheckOrigin(
+      Make("POST", {{"origin", "http://127.0.0.1:8123"}, {"origin", "https://evil.example"}}), Policy(), false));
+}
+
+TEST(Admission, TokenFromAnyOfThreePlaces) {
+  EXPECT_FALSE(CheckToken(Make("GET", {{"authorization", std::string("Bearer ") + kToken}}), Policy()));
+  EXPECT_FALSE(CheckToken(Make("GET", {{"authorization", std::string("bearer ") + kToken}}), Policy()));
+  EXPECT_FALSE(CheckToken(Make("GET", {}, std::string("/x?token=") + kToken), Policy()));
+  EXPECT_FALSE(CheckToken(Make("GET", {{"cookie", std::string("raw_token=") + kToken}}), Policy()));
+  auto missing = CheckToken(Make("GET", {}), Policy());
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 401);
+  EXPECT_TRUE(CheckToken(Make("GET", {{"authorization", kToken}}), Policy()));  // no scheme
+  EXPECT_TRUE(CheckToken(Make("GET", {{"authorization", std::string("Basic ") + kToken}}), Policy()));
+  AdmissionPolicy no_cookie = Policy();
+  no_cookie.token_cookie.clear();
+  EXPECT_TRUE(CheckToken(Make("GET", {{"cookie", std::string("raw_token=") + kToken}}), no_cookie));
+}
+
+}  // namespace
+}  // namespace raw::web

@@ -1,0 +1,364 @@
+// LocalServer over real sockets on 127.0.0.1, with hostile requests written
+// byte for byte.
+#include "clients/web/local_server.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "clients/web/access_token.h"
+#include "gtest/gtest.h"
+#include "tests/clients/web/support/raw_http_client.h"
+#include "tests/clients/web/support/ws_test_client.h"
+
+namespace raw::web {
+namespace {
+
+using testing::Exchange;
+using testing::RawHttpClient;
+using testing::RawResponse;
+
+class LocalServerTest : public ::testing::Test {
+ protected:
+  // /api/echo answers the body; /api/state counts its calls (the side effect
+  // a rejected request must not have); /index.html needs no token.
+  void StartServer(LocalServerOptions options = {}) {
+    options.token_cookie = "raw_token";
+    Routes routes;
+    routes.http.push_back({.method = "GET", .path = "/api/echo", .handler = [](const Request& r, Respond respond) {
+                             Response res;
+                             res.body = absl::StrCat("{\"path\":\"", r.path, "\"}");
+                             respond(res);
+                           }});
+    routes.http.push_back({.method = "POST", .path = "/api/state", .handler = [this](const Request& r, Respond respond) {
+                             ++state_calls_;
+                             Response res;
+                             res.body = r.body;
+                             res.headers.emplace_back("Set-Cookie", TokenCookie("raw_token", "x"));
+                             respond(res);
+                           }});
+    routes.http.push_back({.method = "GET",
+                           .path = "/index.html",
+                           .public_route = true,
+                           .handler = [](const Request&, Respond respond) {
+                             Response res;
+                             res.content_type = "text/html";
+                             res.body = "<p>hi</p>";
+                             res.no_store = false;
+                             respond(res);
+                           }});
+    routes.http.push_back({.method = "GET", .path = "/files/", .prefix = true, .handler = [](const Request& r, Respond respond) {
+                             Response res;
+                             res.body = r.path;
+                             respond(res);
+                           }});
+    routes.http.push_back({.method = "GET", .path = "/slow", .handler = [this](const Request&, Respond respond) {
+                             release_slow_.WaitForNotification();
+                             respond(Response{});
+                           }});
+    routes.http.push_back({.method = "GET", .path = "/never", .handler = [this](const Request&, Respond respond) {
+                             kept_respond_ = std::move(respond);  // answered after the timeout
+                             never_called_.Notify();
+                           }});
+    routes.websocket.push_back({.path = "/ws", .factory = [](const Request&) { return nullptr; }});
+    auto server = LocalServer::Start(options, std::move(routes));
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    port_ = server_->port();
+  }
+
+  std::string Host() const { return absl::StrCat("127.0.0.1:", port_); }
+  std::string Get(const std::string& target, const std::string& extra = "") const {
+    return absl::StrCat("GET ", target, " HTTP/1.1\r\nHost: ", Host(), "\r\n", extra, "\r\n");
+  }
+  std::string Bearer() const { return absl::StrCat("Authorization: Bearer ", server_->token(), "\r\n"); }
+  std::string Post(const std::string& extra, const std::string& body) const {
+    return absl::StrCat("POST /api/state HTTP/1.1\r\nHost: ", Host(), "\r\n", Bearer(), extra,
+                        "Content-Length: ", body.size(), "\r\n\r\n", body);
+  }
+  int StatusOf(const std::string& request) const {
+    std::optional<RawResponse> r = Exchange(port_, request);
+    return r ? r->status : -1;
+  }
+
+  std::atomic<int> state_calls_{0};
+  absl::Notification release_slow_;
+  absl::Notification never_called_;
+  Respond kept_respond_;
+  std::unique_ptr<LocalServer> server_;
+  uint16_t port_ = 0;
+};
+
+TEST_F(LocalServerTest, AnswersWithTheSecurityHeaders) {
+  StartServer();
+  std::optional<RawResponse> r = Exchange(port_, Get("/api/echo", Bearer()));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, R"({"path":"/api/echo"})");
+  EXPECT_EQ(r->headers["content-type"], "application/json");
+  EXPECT_EQ(r->headers["content-security-policy"], "default-src 'none'");
+  EXPECT_EQ(r->headers["x-content-type-options"], "nosniff");
+  EXPECT_EQ(r->headers["referrer-policy"], "no-referrer");
+  EXPECT_EQ(r->headers["x-frame-options"], "DENY");
+  EXPECT_EQ(r->headers["cache-control"], "no-store");
+  EXPECT_EQ(r->headers.count("access-control-allow-origin"), 0u);
+  // Rejections carry them too.
+  std::optional<RawResponse> denied = Exchange(port_, Get("/api/echo"));
+  ASSERT_TRUE(denied);
+  EXPECT_EQ(denied->headers["x-frame-options"], "DENY");
+  EXPECT_EQ(denied->headers["cache-control"], "no-store");
+}
+
+TEST_F(LocalServerTest, CallerGivesTheContentSecurityPolicy) {
+  LocalServerOptions options;
+  options.content_security_policy = "default-src 'self'";
+  StartServer(options);
+  std::optional<RawResponse> r = Exchange(port_, Get("/index.html"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->headers["content-security-policy"], "default-src 'self'");
+  EXPECT_EQ(r->headers.count("cache-control"), 0u);  // the handler allowed caching
+}
+
+TEST_F(LocalServerTest, TokenIsAcceptedFromHeaderQueryAndCookie) {
+  StartServer();
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
+  EXPECT_EQ(StatusOf(Get("/api/echo?token=" + server_->token())), 200);
+  EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: a=b; raw_token=", server_->token(), "\r\n"))), 200);
+}
+
+TEST_F(LocalServerTest, MissingOrWrongTokenIs401) {
+  StartServer();
+  std::optional<RawResponse> r = Exchange(port_, Get("/api/echo"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_EQ(r->headers["www-authenticate"], "Bearer");
+  std::string same_length = server_->token();
+  same_length.back() = same_length.back() == '0' ? '1' : '0';
+  EXPECT_EQ(StatusOf(Get("/api/echo", "Authorization: Bearer " + same_length + "\r\n")), 401);
+  EXPECT_EQ(StatusOf(Get("/api/echo", "Authorization: Bearer " + server_->token() + "0\r\n")), 401);
+  EXPECT_EQ(StatusOf(Get("/api/echo", "Authorization: Bearer \r\n")), 401);
+  EXPECT_EQ(StatusOf(Get("/api/echo?token=" + same_length)), 401);
+  EXPECT_EQ(StatusOf(Get("/api/echo", "Cookie: raw_token=" + same_length + "\r\n")), 401);
+  // Unknown paths do not tell that they are unknown without a token.
+  EXPECT_EQ(StatusOf(Get("/nowhere")), 401);
+  EXPECT_EQ(StatusOf(Get("/nowhere", Bearer())), 404);
+}
+
+TEST_F(LocalServerTest, PublicRouteNeedsNoTokenAndPrefixRoutesMatch) {
+  StartServer();
+  EXPECT_EQ(StatusOf(Get("/index.html")), 200);
+  std::optional<RawResponse> r = Exchange(port_, Get("/files/a/b.txt", Bearer()));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "/files/a/b.txt");
+}
+
+TEST_F(LocalServerTest, ForeignHostIs421) {
+  StartServer();
+  auto with_host = [&](const std::string& host) {
+    return absl::StrCat("GET /api/echo HTTP/1.1\r\nHost: ", host, "\r\n", Bearer(), "\r\n");
+  };
+  EXPECT_EQ(StatusOf(with_host(absl::StrCat("attacker.example:", port_))), 421);
+  EXPECT_EQ(StatusOf(with_host("127.0.0.1")), 421);
+  EXPECT_EQ(StatusOf(with_host(absl::StrCat("127.0.0.1:", port_ + 1))), 421);
+  EXPECT_EQ(StatusOf(absl::StrCat("GET /api/echo HTTP/1.0\r\n", Bearer(), "\r\n")), 421);
+  EXPECT_EQ(StatusOf(with_host(absl::StrCat("localhost:", port_))), 200);
+  EXPECT_EQ(StatusOf(with_host(absl::StrCat("[::1]:", port_))), 200);
+}
+
+TEST_F(LocalServerTest, CrossSiteOriginOnPostIs403WithoutSideEffect) {
+  LocalServerOptions options;
+  options.allowed_origins = {"https://client.example"};
+  StartServer(options);
+  EXPECT_EQ(StatusOf(Post("Origin: https://evil.example\r\n", "{}")), 403);
+  EXPECT_EQ(StatusOf(Post("Origin: null\r\n", "{}")), 403);
+  EXPECT_EQ(state_calls_.load(), 0);
+  EXPECT_EQ(StatusOf(Post(absl::StrCat("Origin: http://127.0.0.1:", port_, "\r\n"), "{}")), 200);
+  EXPECT_EQ(StatusOf(Post("Origin: https://client.example\r\n", "{}")), 200);
+  EXPECT_EQ(StatusOf(Post("", "{}")), 200);  // not from a browser page
+  EXPECT_EQ(state_calls_.load(), 3);
+}
+
+TEST_F(LocalServerTest, GetFromAForeignOriginIsAnsweredWithoutCors) {
+  StartServer();
+  std::optional<RawResponse> r = Exchange(port_, Get("/api/echo", Bearer() + "Origin: https://evil.example\r\n"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->headers.count("access-control-allow-origin"), 0u);
+}
+
+TEST_F(LocalServerTest, CrossSiteOriginOnUpgradeIs403) {
+  StartServer();
+  std::string upgrade = absl::StrCat(
+      "GET /ws HTTP/1.1\r\nHost: ", Host(), "\r\n", Bearer(),
+      "Origin: https://evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  EXPECT_EQ(StatusOf(upgrade), 403);
+}
+
+TEST_F(LocalServerTest, SetCookieHelperReachesTheClient) {
+  StartServer();
+  std::optional<RawResponse> r = Exchange(port_, Post("", "hello"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "hello");
+  EXPECT_EQ(r->headers["set-cookie"], "raw_token=x; HttpOnly; SameSite=Strict; Path=/");
+}
+
+TEST_F(LocalServerTest, MalformedRequestIs400) {
+  StartServer();
+  EXPECT_EQ(StatusOf("GARBAGE\r\n\r\n"), 400);
+  EXPECT_EQ(StatusOf("GET /api/echo HTTP/9\r\n\r\n"), 400);
+}
+
+TEST_F(LocalServerTest, OversizedHeaderIs431) {
+  LocalServerOptions options;
+  options.max_header_bytes = 1024;
+  StartServer(options);
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer() + "X-Pad: " + std::string(2000, 'p') + "\r\n")), 431);
+}
+
+TEST_F(LocalServerTest, OversizedBodyIs413WithoutSideEffect) {
+  LocalServerOptions options;
+  options.max_body_bytes = 1024;
+  StartServer(options);
+  EXPECT_EQ(StatusOf(Post("", std::string(1025, 'b'))), 413);
+  EXPECT_EQ(StatusOf(Post("", std::string(1024, 'b'))), 200);
+  // Chunked: the limit holds while the body streams in.
+  std::string chunked = absl::StrCat("POST /api/state HTTP/1.1\r\nHost: ", Host(), "\r\n", Bearer(),
+                                     "Transfer-Encoding: chunked\r\n\r\n", "800\r\n", std::string(2048, 'c'),
+                                     "\r\n0\r\n\r\n");
+  EXPECT_EQ(StatusOf(chunked), 413);
+  EXPECT_EQ(state_calls_.load(), 1);
+}
+
+TEST_F(LocalServerTest, RequestsBeyondTheRateAre429) {
+  LocalServerOptions options;
+  options.max_requests_per_window = 3;
+  options.rate_window = std::chrono::hours(1);
+  StartServer(options);
+  RawHttpClient client(port_);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(client.Write(Get("/api/echo", Bearer())));
+    std::optional<RawResponse> r = client.ReadResponse();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+  }
+  ASSERT_TRUE(client.Write(Get("/api/echo", Bearer())));
+  std::optional<RawResponse> r = client.ReadResponse();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 429);
+  EXPECT_EQ(r->headers["retry-after"], "3600");
+  EXPECT_TRUE(client.WaitForClose());
+  // A limit per connection: a new one is served.
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
+}
+
+TEST_F(LocalServerTest, SlowHeaderClientIsDropped) {
+  LocalServerOptions options;
+  options.request_timeout = std::chrono::milliseconds(200);
+  StartServer(options);
+  RawHttpClient slow(port_);
+  ASSERT_TRUE(slow.Write("GET /api/echo HTTP/1.1\r\nHo"));
+  EXPECT_TRUE(slow.WaitForClose());
+  RawHttpClient idle(port_);
+  EXPECT_TRUE(idle.WaitForClose());
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
+}
+
+TEST_F(LocalServerTest, ConnectionsBeyondTheLimitAreClosed) {
+  LocalServerOptions options;
+  options.max_connections = 1;
+  StartServer(options);
+  RawHttpClient first(port_);
+  ASSERT_TRUE(first.Write(Get("/api/echo", Bearer())));
+  ASSERT_TRUE(first.ReadResponse());  // accepted and kept alive
+  RawHttpClient second(port_);
+  EXPECT_TRUE(second.WaitForClose());
+}
+
+TEST_F(LocalServerTest, SlowHandlerDoesNotStallOtherConnections) {
+  StartServer();
+  RawHttpClient slow(port_);
+  ASSERT_TRUE(slow.Write(Get("/slow", Bearer())));
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
+  release_slow_.Notify();
+  std::optional<RawResponse> r = slow.ReadResponse();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST_F(LocalServerTest, HandlerThatNeverAnswersGets504) {
+  LocalServerOptions options;
+  options.handler_timeout = std::chrono::milliseconds(100);
+  StartServer(options);
+  EXPECT_EQ(StatusOf(Get("/never", Bearer())), 504);
+  never_called_.WaitForNotification();
+  kept_respond_(Response{});  // too late: dropped
+  server_->Stop();
+  kept_respond_(Response{});  // after Stop: dropped, no crash
+}
+
+TEST_F(LocalServerTest, StopClosesKeptAliveConnections) {
+  StartServer();
+  RawHttpClient client(port_);
+  ASSERT_TRUE(client.Write(Get("/api/echo", Bearer())));
+  ASSERT_TRUE(client.ReadResponse());
+  server_->Stop();
+  EXPECT_TRUE(client.WaitForClose());
+  server_->Stop();  // idempotent
+}
+
+TEST_F(LocalServerTest, WebSocketFactoryReturningNullClosesWith1011) {
+  StartServer();
+  testing::WsConnectOptions options;
+  options.port = port_;
+  options.target = "/ws";
+  options.headers = {{"Authorization", "Bearer " + server_->token()}};
+  auto client = testing::WsTestClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_FALSE((*client)->Read().ok());
+  EXPECT_EQ((*client)->close_code(), 1011);
+}
+
+TEST(LocalServerStart, RefusesBadOptions) {
+  LocalServerOptions options;
+  options.address = "0.0.0.0";
+  auto server = LocalServer::Start(options, {});
+  ASSERT_FALSE(server.ok());
+  EXPECT_NE(server.status().message().find("not loopback"), std::string::npos);
+  options.address = "192.168.1.1";
+  EXPECT_FALSE(LocalServer::Start(options, {}).ok());
+  options.address = "127.0.0.1";
+  options.token = "short";
+  server = LocalServer::Start(options, {});
+  ASSERT_FALSE(server.ok());
+  EXPECT_NE(server.status().message().find("at least 32"), std::string::npos);
+  options.token = "";
+  Routes routes;
+  routes.http.push_back({.method = "GET", .path = "no-slash", .handler = [](const Request&, Respond) {}});
+  EXPECT_FALSE(LocalServer::Start(options, routes).ok());
+}
+
+TEST(LocalServerStart, TokensAreFreshAndPortsReported) {
+  auto a = LocalServer::Start({}, {});
+  auto b = LocalServer::Start({}, {});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE((*a)->port(), 0);
+  EXPECT_NE((*a)->port(), (*b)->port());
+  EXPECT_NE((*a)->token(), (*b)->token());
+  EXPECT_EQ((*a)->token().size(), 64u);
+  EXPECT_EQ((*a)->origin(), absl::StrCat("http://127.0.0.1:", (*a)->port()));
+  // The port is taken.
+  LocalServerOptions same;
+  same.port = (*a)->port();
+  auto c = LocalServer::Start(same, {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace raw::web

@@ -1,0 +1,97 @@
+// Prose Layout: the fixtures of the layout rules and the idempotence
+// property on generated Markdown.
+#include "daemon/raven/prose.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace raw::raven {
+namespace {
+
+TEST(ProseLayoutTest, SplitsLatinSentences) {
+  EXPECT_EQ(LayoutProse("One sentence. Two sentences! Three?"), "One sentence.\nTwo sentences!\nThree?");
+}
+
+TEST(ProseLayoutTest, SplitsCjkWithoutWhitespace) {
+  EXPECT_EQ(LayoutProse("第一句。第二句！第三句"), "第一句。\n第二句！\n第三句");
+}
+
+TEST(ProseLayoutTest, KeepsAbbreviationsInitialsAndNumbers) {
+  EXPECT_EQ(LayoutProse("Smith et al. reported 3.14 in Fig. 2 vs. the control."),
+            "Smith et al. reported 3.14 in Fig. 2 vs. the control.");
+  EXPECT_EQ(LayoutProse("J. R. R. Tolkien wrote it."), "J. R. R. Tolkien wrote it.");
+  EXPECT_EQ(LayoutProse("It ended. then it went on."), "It ended. then it went on.");
+}
+
+TEST(ProseLayoutTest, ClosingQuoteAndMarkerStayWithTheSentence) {
+  EXPECT_EQ(LayoutProse("He said \"stop.\"[^1] Then left."), "He said \"stop.\"[^1]\nThen left.");
+  EXPECT_EQ(LayoutProse("Shown.[@a] Next."), "Shown.[@a]\nNext.");
+}
+
+TEST(ProseLayoutTest, CodeAndLinksAreNotSplit) {
+  EXPECT_EQ(LayoutProse("Run `a. B` now. See [Fig. 2](https://x.test/a.b). End."),
+            "Run `a. B` now.\nSee [Fig. 2](https://x.test/a.b).\nEnd.");
+}
+
+TEST(ProseLayoutTest, ReflowsWrappedProse) {
+  EXPECT_EQ(LayoutProse("A wrapped\nline. Next"), "A wrapped line.\nNext");
+  EXPECT_EQ(LayoutProse("中文\n继续。"), "中文继续。");
+}
+
+TEST(ProseLayoutTest, CopiesStructureVerbatim) {
+  std::string doc =
+      "---\ntitle: x. Y\n---\n# Heading. Two\n\n```\ncode. Not split\n```\n| a. B | c |\n***\n"
+      "[ref]: https://x.test/. Y\n$$\nx. Y\n$$\n<div>a. B</div>";
+  EXPECT_EQ(LayoutProse(doc), doc);
+}
+
+TEST(ProseLayoutTest, ListAndQuoteContinuations) {
+  EXPECT_EQ(LayoutProse("- First one. Second one."), "- First one.\n  Second one.");
+  EXPECT_EQ(LayoutProse("10. First. Second."), "10. First.\n    Second.");
+  // A sentence that would read back as a list item stays on its line.
+  EXPECT_EQ(LayoutProse("Intro. - Not a list."), "Intro. - Not a list.");
+  EXPECT_EQ(LayoutProse("> One. Two."), "> One.\n> Two.");
+}
+
+TEST(ProseLayoutTest, HardBreaksAndCrlf) {
+  EXPECT_EQ(LayoutProse("Line one.  \nLine. Two"), "Line one.  \nLine.\nTwo");
+  EXPECT_EQ(LayoutProse("One.\r\nTwo. Three\rFour"), "One.\nTwo.\nThree Four");
+}
+
+TEST(ProseLayoutTest, NormalizesToNfcAndRepairsBadUtf8) {
+  EXPECT_EQ(LayoutProse("Cafe\xcc\x81."), "Caf\xc3\xa9.");
+  EXPECT_EQ(LayoutProse("bad \xff byte."), "bad \xef\xbf\xbd byte.");
+}
+
+// Generated Markdown from fragments that exercise every rule.
+std::string Generate(std::mt19937& rng) {
+  static const std::vector<std::string> kFragments = {
+      "Plain sentence.", "Another one!", "Question?", "e.g. lower", "J. Doe", "3.14",
+      "中文句子。", "更多", "Cafe\xcc\x81 au lait.", "a\xcc\x88\xcc\x81", "`code. X`", "``a ` b``",
+      "[link. X](https://x.test/a.b)", "[@src-1]", "[^1]", "\"quoted.\"", "(paren. X)",
+      "\n", "\n\n", "\n- ", "\n1. ", "\n> ", "\n# ", "\n```\n", "\n~~~\n", "\n| a | b |",
+      "\n---", "\n***", "\n$$\n", "  \n", "\\\n", "\r\n", "\t", "  ", "<div>", "\n[x]: y",
+      "—", "»", "」", "。", "...", "!!", "?\"", "\n===", "   ", "  - ", ">>", "\xff"};
+  std::uniform_int_distribution<size_t> pick(0, kFragments.size() - 1);
+  std::uniform_int_distribution<int> count(1, 40);
+  std::string out;
+  int n = count(rng);
+  for (int i = 0; i < n; ++i) {
+    out += kFragments[pick(rng)];
+    if (rng() % 2) out += " ";
+  }
+  return out;
+}
+
+TEST(ProseLayoutPropertyTest, IsIdempotentOnGeneratedMarkdown) {
+  std::mt19937 rng(20261202);
+  for (int i = 0; i < 5000; ++i) {
+    std::string x = Generate(rng);
+    std::string once = LayoutProse(x);
+    ASSERT_EQ(LayoutProse(once), once) << "input: " << ::testing::PrintToString(x);
+  }
+}
+
+}  // namespace
+}  // namespace raw::raven

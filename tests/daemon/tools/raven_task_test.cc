@@ -1,0 +1,90 @@
+// builtin/raven_task as a tool: its schema (flat, unknown keys refused, the
+// per-action allow-list in the description), and its results — content for
+// the model, the compact card as display, the Task state as metadata that
+// the next call gets back through ToolContext::prior_meta.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "daemon/raven/codec.h"
+#include "daemon/raven/domain.h"
+#include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/registry.h"
+#include "daemon/tools/schema_validator.h"
+
+namespace raw::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class RavenTaskToolTest : public ::testing::Test {
+ protected:
+  ToolOutput Call(const Json& args) {
+    ToolContext ctx{"/", settings_, cancel_};
+    ctx.session_id = "sess-A";
+    ctx.prior_meta = [this]() -> absl::StatusOr<std::vector<std::string>> { return metas_; };
+    ToolOutput out = spec_.handler(args, ctx);
+    if (!out.meta.empty()) metas_.push_back(out.meta);
+    return out;
+  }
+  ToolSpec spec_ = builtin::MakeRavenTaskTool();
+  config::ToolSettings settings_;
+  CancelToken cancel_;
+  std::vector<std::string> metas_;
+};
+
+TEST_F(RavenTaskToolTest, SchemaIsFlatClosedAndListsEachActionsFields) {
+  const OrderedJson& schema = spec_.input_schema;
+  EXPECT_EQ(schema["additionalProperties"], false);
+  EXPECT_EQ(schema["required"], OrderedJson::array({"action"}));
+  EXPECT_EQ(schema["properties"]["action"]["enum"],
+            OrderedJson::array({"start", "discover", "checkpoint", "draft", "steer", "complete",
+                                "status", "stop", "resume", "export"}));
+  std::string description = schema["properties"]["action"]["description"];
+  EXPECT_THAT(description, HasSubstr("start: outcome, request, grounding;"));
+  EXPECT_THAT(description,
+              HasSubstr("checkpoint: taskId, stage, summary, artifact, sources, claims, failures;"));
+  EXPECT_EQ(schema["properties"]["sources"]["items"]["additionalProperties"], false);
+  auto validator = SchemaValidator::Compile(Json::parse(schema.dump()));
+  ASSERT_TRUE(validator.ok()) << validator.status();
+  EXPECT_FALSE((*validator)->Validate({{"action", "status"}, {"colour", 1}}, "raven_task").ok());
+  EXPECT_FALSE((*validator)->Validate({{"action", "begin"}}, "raven_task").ok());
+  EXPECT_TRUE((*validator)->Validate({{"action", "status"}}, "raven_task").ok());
+  ToolRegistry registry;
+  EXPECT_TRUE(RegisterBuiltinTools(registry).ok());
+  EXPECT_NE(registry.FindQualified("builtin/raven_task"), nullptr);
+}
+
+TEST_F(RavenTaskToolTest, ResultsCarryStateAsMetadataNotContent) {
+  ToolOutput start = Call({{"action", "start"}, {"outcome", "learning"}, {"request", "Explain"}});
+  ASSERT_EQ(start.status, events::ToolStatus::kOk) << start.content;
+  std::string task = raven::MakeTaskId("sess-A", 1);
+  EXPECT_THAT(start.content, HasSubstr("Raven Task " + task));
+  EXPECT_THAT(start.content, Not(HasSubstr("raw.raven/task-state")));
+  EXPECT_THAT(start.display, HasSubstr("Raven " + task + " · active · phase active · revision 1"));
+  absl::StatusOr<raven::Record> rec = raven::DecodeRecord(start.meta);
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  EXPECT_EQ(rec->current_task_id, task);
+  // The next call continues the same Task from the metadata.
+  ToolOutput cp = Call({{"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"},
+                        {"summary", "s"}, {"artifact", "One. Two."}});
+  ASSERT_EQ(cp.status, events::ToolStatus::kOk) << cp.content;
+  EXPECT_THAT(cp.content, HasSubstr("revision 2"));
+  // Per-action allow-list at run time (a direct caller bypassing the schema).
+  ToolOutput bad = Call({{"action", "steer"}, {"taskId", task}, {"correction", "x"}, {"stage", "draft"}});
+  EXPECT_EQ(bad.status, events::ToolStatus::kError);
+  EXPECT_THAT(bad.content, HasSubstr("contains unknown field(s): stage. Accepted field(s): action, taskId, correction"));
+  EXPECT_THAT(bad.content, HasSubstr("<raven_task_recovery>"));
+  EXPECT_TRUE(bad.meta.empty());
+  // Without a composed verifier a cited Source is never reported verified.
+  ToolOutput cited = Call({{"action", "checkpoint"}, {"taskId", task}, {"stage", "read"},
+                           {"summary", "s"}, {"artifact", "Fact [@a]."},
+                           {"sources", Json::array({Json{{"sourceId", "a"}, {"url", "https://a.test/"},
+                                                         {"title", "t"}, {"locator", "l"},
+                                                         {"excerpt", "e"}}})}});
+  EXPECT_THAT(cited.content, HasSubstr("status needs-revision"));
+  EXPECT_THAT(cited.content, HasSubstr("no Source reopening is composed"));
+}
+
+}  // namespace
+}  // namespace raw::tools

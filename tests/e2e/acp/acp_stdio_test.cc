@@ -1,0 +1,406 @@
+// raw-acp over stdio, driven by the official ACP SDK (2.x) against a real
+// rawd and the fake provider: initialize, sessions (new, load with replay,
+// list, resume, close), prompts with streamed text and tool calls,
+// permissions, cancellation, the write lease, and the client going away.
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "common/version.h"
+#include "gmock/gmock.h"
+#include "tests/e2e/acp/acp_fixture.h"
+#include "tests/support/test_leases.h"
+
+namespace raw::e2e {
+namespace {
+
+namespace chat = testing::chat;
+using ::testing::HasSubstr;
+
+constexpr char kDriver[] = "stdio_driver.mjs";
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<std::string> Kinds(const Json& updates) {
+  std::vector<std::string> out;
+  for (const Json& u : updates) out.push_back(u.value("sessionUpdate", ""));
+  return out;
+}
+
+// The updates of kind `kind` (in order).
+std::vector<Json> OfKind(const Json& updates, const std::string& kind) {
+  std::vector<Json> out;
+  for (const Json& u : updates) {
+    if (u.value("sessionUpdate", "") == kind) out.push_back(u);
+  }
+  return out;
+}
+
+// Every update of the turn was written before the prompt's answer (the
+// session's new title, read once the turn has ended, may follow it).
+void ExpectUpdatesBeforeAnswer(const Json& wire) {
+  ASSERT_TRUE(wire.is_array());
+  std::vector<std::string> order;
+  for (const Json& w : wire) {
+    if (w != "session_info_update") order.push_back(w);
+  }
+  ASSERT_FALSE(order.empty());
+  EXPECT_EQ(order.back(), "response") << wire.dump();
+}
+
+std::optional<raw::v1::TurnEnded> LastTurnEnd(const std::vector<raw::v1::Event>& history) {
+  std::optional<raw::v1::TurnEnded> out;
+  for (const auto& e : history) {
+    if (e.has_turn_ended()) out = e.turn_ended();
+  }
+  return out;
+}
+
+// A streamed answer parked after its first text chunk until the gate opens.
+testing::ScriptedResponse ParkedStream() {
+  testing::ScriptedResponse r = chat::Stream({chat::RoleChunk(), chat::TextChunk("partial "),
+                                              chat::TextChunk("rest"), chat::FinishChunk("stop"),
+                                              chat::UsageChunk(10, 2), chat::Done()});
+  r.gate_before_chunk = 2;
+  return r;
+}
+
+TEST_F(AcpTest, InitializeAdvertisesTheAgent) {
+  Json r = Drive(kDriver, "initialize");
+  const Json& init = r["init"];
+  EXPECT_EQ(init["protocolVersion"], 1);
+  const Json& caps = init["agentCapabilities"];
+  EXPECT_EQ(caps["loadSession"], true);
+  EXPECT_EQ(caps["promptCapabilities"],
+            Json::parse(R"({"image":false,"audio":false,"embeddedContext":true})"));
+  EXPECT_EQ(caps["mcpCapabilities"], Json::parse(R"({"http":true,"sse":false})"));
+  EXPECT_EQ(caps["sessionCapabilities"], Json::parse(R"({"list":{},"resume":{},"close":{}})"));
+  EXPECT_EQ(init["agentInfo"]["name"], "raw");
+  EXPECT_EQ(init["agentInfo"]["version"], kVersion);
+  EXPECT_EQ(init["authMethods"], Json::array());
+  EXPECT_EQ(r["exit"]["code"], 0);
+}
+
+TEST_F(AcpTest, ProtocolVersion2IsAnsweredWith1) {
+  Json r = Drive(kDriver, "version2");
+  EXPECT_EQ(r["init"]["protocolVersion"], 1);
+}
+
+TEST_F(AcpTest, PromptStreamsTextAndAnEditWithItsDiff) {
+  const std::string file = daemon_->workdir() + "/a.txt";
+  WriteFile(file, "hello old world\n");
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"c1", "edit_file", R"({"path":"a.txt","old_string":"old","new_string":"new"})"}}));
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("Edited "),
+                              chat::TextChunk("the file."), chat::FinishChunk("stop"),
+                              chat::UsageChunk(20, 3), chat::Done()}));
+  Json r = Drive(kDriver, "prompt");
+
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  EXPECT_EQ(r["responseStopReason"], "end_turn");
+  EXPECT_EQ(r["text"], "Edited the file.");
+  std::vector<Json> calls = OfKind(r["updates"], "tool_call");
+  ASSERT_EQ(calls.size(), 1u) << r["updates"].dump();
+  const Json& call = calls[0];
+  EXPECT_EQ(call["toolCallId"], "c1");
+  EXPECT_EQ(call["kind"], "edit");
+  EXPECT_EQ(call["status"], "pending");
+  EXPECT_EQ(call["title"], "edit_file a.txt");
+  EXPECT_EQ(call["locations"][0]["path"], file);
+  EXPECT_EQ(call["rawInput"]["old_string"], "old");
+  Json diff = {{"type", "diff"}, {"path", file}, {"oldText", "old"}, {"newText", "new"}};
+  EXPECT_EQ(call["content"][0], diff);
+  std::vector<Json> updates = OfKind(r["updates"], "tool_call_update");
+  ASSERT_EQ(updates.size(), 2u);
+  EXPECT_EQ(updates[0]["status"], "in_progress");
+  EXPECT_EQ(updates[1]["status"], "completed");
+  EXPECT_EQ(updates[1]["content"][0], diff);
+  // Wire order: the call, its progress, then the streamed answer, then the
+  // prompt's answer.
+  std::vector<std::string> kinds = Kinds(r["updates"]);
+  auto at = [&](const std::string& k) { return std::find(kinds.begin(), kinds.end(), k) - kinds.begin(); };
+  EXPECT_LT(at("tool_call"), at("agent_message_chunk"));
+  ExpectUpdatesBeforeAnswer(r["wire"]);
+  EXPECT_EQ(ReadFile(file), "hello new world\n");
+  // A client that sent clientInfo gets the context use (the model has a window).
+  EXPECT_FALSE(OfKind(r["updates"], "usage_update").empty());
+
+  // The provider got the edit's result in the second request.
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  EXPECT_THAT(fake_.requests()[1].body, HasSubstr("Replaced 1 occurrence"));
+  // The same session, seen from `raw`.
+  std::string id = r["sessionId"];
+  EXPECT_EQ(GetSession(id).agent(), "coder");
+  CommandResult list = daemon_->RunRaw({"sessions", "list"});
+  EXPECT_THAT(list.out, HasSubstr(id.substr(0, 8)));
+}
+
+TEST_F(AcpTest, PermissionAllowedOnceRunsTheCall) {
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo permitted"})"}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  Json r = Drive(kDriver, "permission", {{"DECISION", "allow_once"}}, {"--agent", "asker"});
+
+  ASSERT_EQ(r["permissions"].size(), 1u);
+  const Json& asked = r["permissions"][0];
+  EXPECT_EQ(asked["toolCall"]["toolCallId"], "c1");
+  EXPECT_EQ(asked["toolCall"]["kind"], "execute");
+  std::vector<std::string> kinds;
+  for (const Json& o : asked["options"]) kinds.push_back(o["kind"]);
+  EXPECT_THAT(kinds, ::testing::IsSupersetOf({"allow_once", "allow_always", "reject_once",
+                                             "reject_always"}));
+  // The tool call went out before its permission request.
+  std::vector<std::string> wire = r["wire"];
+  auto call = std::find(wire.begin(), wire.end(), "tool_call");
+  auto permission = std::find(wire.begin(), wire.end(), "request_permission");
+  EXPECT_LT(call, permission);
+  std::vector<Json> done = OfKind(r["updates"], "tool_call_update");
+  ASSERT_FALSE(done.empty());
+  EXPECT_EQ(done.back()["status"], "completed");
+  EXPECT_THAT(done.back()["content"][0]["content"]["text"].get<std::string>(), HasSubstr("permitted"));
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  EXPECT_THAT(fake_.requests()[1].body, HasSubstr("permitted"));
+}
+
+TEST_F(AcpTest, PermissionAllowedForTheSessionAddsTheRule) {
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo once"})"}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  Json r = Drive(kDriver, "permission", {{"DECISION", "allow_always"}}, {"--agent", "asker"});
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  std::string id = r["sessionId"];
+  bool session_rule = false;
+  for (const auto& e : History(id)) {
+    if (!e.has_approval_resolved()) continue;
+    ASSERT_EQ(e.approval_resolved().answers_size(), 1);
+    session_rule = e.approval_resolved().answers(0).decision() == raw::v1::APPROVAL_DECISION_ALLOW_SESSION;
+  }
+  EXPECT_TRUE(session_rule);
+}
+
+TEST_F(AcpTest, PermissionRejectedDeniesTheCall) {
+  const std::string marker = daemon_->workdir() + "/ran";
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"touch ran"})"}}));
+  fake_.Enqueue(chat::TextAnswer("ok, I will not"));
+  Json r = Drive(kDriver, "permission", {{"DECISION", "reject_once"}}, {"--agent", "asker"});
+  std::vector<Json> done = OfKind(r["updates"], "tool_call_update");
+  ASSERT_FALSE(done.empty());
+  EXPECT_EQ(done.back()["status"], "failed");
+  EXPECT_THAT(done.back()["content"][0]["content"]["text"].get<std::string>(), HasSubstr("denied"));
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_F(AcpTest, CancelDuringTheStreamAnswersCancelled) {
+  fake_.Enqueue(ParkedStream());
+  Json r = Drive(kDriver, "cancel_stream");
+  EXPECT_EQ(r["stopReason"], "cancelled");
+  EXPECT_EQ(r["response"]["stopReason"], "cancelled");
+  auto end = LastTurnEnd(History(r["sessionId"]));
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->reason(), raw::v1::TURN_END_REASON_CANCELLED);
+}
+
+TEST_F(AcpTest, CancelDuringAPermissionRequestAnswersCancelled) {
+  const std::string marker = daemon_->workdir() + "/ran";
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"touch ran"})"}}));
+  Json r = Drive(kDriver, "cancel_permission", {}, {"--agent", "asker"});
+  EXPECT_EQ(r["permissions"].size(), 1u);
+  EXPECT_EQ(r["stopReason"], "cancelled");
+  auto history = History(r["sessionId"]);
+  auto end = LastTurnEnd(history);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  EXPECT_EQ(fake_.requests().size(), 1u);
+}
+
+TEST_F(AcpTest, LoadReplaysASessionMadeByRawRun) {
+  WriteFile(daemon_->workdir() + "/a.txt", "hi\n");
+  std::vector<std::string> first = {chat::RoleChunk(), chat::ReasoningChunk("Let me read it.")};
+  for (const std::string& c : chat::ToolCallChunks(0, "r1", "read_file", R"({"path":"a.txt"})")) {
+    first.push_back(c);
+  }
+  first.insert(first.end(), {chat::FinishChunk("tool_calls"), chat::UsageChunk(10, 2), chat::Done()});
+  fake_.Enqueue(chat::Stream(first));
+  fake_.Enqueue(chat::TextAnswer("It says hi."));
+  CommandResult run = daemon_->RunRaw({"run", "--cwd", daemon_->workdir(), "what is in a.txt?"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  raw::v1::ListSessionsResponse sessions;
+  {
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub().ListSessions(&ctx, raw::v1::ListSessionsRequest(), &sessions).ok());
+  }
+  ASSERT_EQ(sessions.sessions_size(), 1);
+  std::string id = sessions.sessions(0).id();
+
+  Json r = Drive(kDriver, "load", {{"SESSION_ID", id}});
+  EXPECT_TRUE(r["result"].is_object());
+  EXPECT_TRUE(r["result"]["configOptions"].is_array());
+  std::vector<std::string> kinds = Kinds(r["updates"]);
+  // The replay, in order, then the commands (after the answer).
+  std::vector<std::string> replay(kinds.begin(), kinds.begin() + std::min<size_t>(4, kinds.size()));
+  EXPECT_THAT(replay, ::testing::ElementsAre("user_message_chunk", "agent_thought_chunk",
+                                             "tool_call", "agent_message_chunk"));
+  EXPECT_EQ(r["updates"][0]["content"]["text"], "what is in a.txt?");
+  EXPECT_EQ(r["updates"][1]["content"]["text"], "Let me read it.");
+  const Json& call = r["updates"][2];
+  EXPECT_EQ(call["kind"], "read");
+  EXPECT_EQ(call["status"], "completed");
+  EXPECT_THAT(call["content"][0]["content"]["text"].get<std::string>(), HasSubstr("hi"));
+  EXPECT_EQ(r["updates"][3]["content"]["text"], "It says hi.");
+  // Every replayed update was written before the answer to session/load.
+  // (The last response is session/load's; the first, initialize's.)
+  std::vector<std::string> wire = r["wire"];
+  auto answer = std::find(wire.rbegin(), wire.rend(), "response").base() - 1;
+  ASSERT_EQ(*answer, "response");
+  EXPECT_EQ(std::count(wire.begin(), answer, "tool_call"), 1);
+  EXPECT_EQ(std::count(wire.begin(), answer, "agent_message_chunk"), 1);
+  EXPECT_EQ(std::count(answer, wire.end(), "agent_message_chunk"), 0);
+}
+
+TEST_F(AcpTest, LoadOfAnUnknownSessionIsResourceNotFound) {
+  Json r = Drive(kDriver, "load_unknown");
+  EXPECT_EQ(r["error"]["code"], -32002);
+}
+
+TEST_F(AcpTest, ListFiltersByCwd) {
+  std::string here = daemon_->CreateSession();
+  std::string elsewhere_dir = daemon_->root() + "/other";
+  std::filesystem::create_directories(elsewhere_dir);
+  raw::v1::CreateSessionRequest create;
+  create.set_cwd(elsewhere_dir);
+  raw::v1::CreateSessionResponse created;
+  {
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub().CreateSession(&ctx, create, &created).ok());
+  }
+  Json r = Drive(kDriver, "list");
+  EXPECT_EQ(r["all"]["sessions"].size(), 2u);
+  ASSERT_EQ(r["here"]["sessions"].size(), 1u);
+  const Json& info = r["here"]["sessions"][0];
+  EXPECT_EQ(info["sessionId"], here);
+  EXPECT_EQ(info["cwd"], daemon_->workdir());
+  EXPECT_TRUE(info["updatedAt"].is_string());
+  EXPECT_EQ(r["elsewhere"]["sessions"].size(), 0u);
+}
+
+TEST_F(AcpTest, ResumeDoesNotReplayAndCloseReleasesTheLease) {
+  std::string id = daemon_->CreateSession();
+  fake_.Enqueue(chat::TextAnswer("resumed"));
+  Json r = Drive(kDriver, "resume_close", {{"SESSION_ID", id}});
+  EXPECT_TRUE(r["result"]["configOptions"].is_array());
+  EXPECT_EQ(r["replayed"], 0);
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  EXPECT_EQ(r["closed"], Json::object());
+  EXPECT_EQ(r["afterClose"]["code"], -32002);
+  // Nobody holds the lease: `raw run` writes to the session.
+  EXPECT_EQ(GetSession(id).writer(), "");
+  fake_.Enqueue(chat::TextAnswer("from raw run"));
+  CommandResult run = daemon_->RunRaw({"run", "--session", id, "again"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+TEST_F(AcpTest, PromptWhileAnotherClientWritesNamesTheHolder) {
+  std::string id = daemon_->CreateSession();
+  ASSERT_FALSE(LeaseFor(stub(), id).empty());
+  Json r = Drive(kDriver, "held", {{"SESSION_ID", id}});
+  EXPECT_EQ(r["error"]["code"], -32603);
+  EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("\"e2e test (lease"));
+  EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("hand the session over"));
+  EXPECT_THAT(r["error"]["data"]["holder"].get<std::string>(), HasSubstr("e2e test (lease"));
+  EXPECT_EQ(fake_.requests().size(), 0u);
+  ReleaseLease(stub(), id);
+}
+
+TEST_F(AcpTest, ClientGoingAwayMidTurnInterruptsAndReleases) {
+  fake_.Enqueue(ParkedStream());
+  Json r = Drive(kDriver, "disconnect");
+  EXPECT_EQ(r["exit"]["code"], 0);
+  std::string id = r["sessionId"];
+  auto end = LastTurnEnd(History(id));
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  EXPECT_EQ(GetSession(id).writer(), "");
+  fake_.Enqueue(chat::TextAnswer("after the editor left"));
+  CommandResult run = daemon_->RunRaw({"run", "--session", id, "still there?"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+TEST_F(AcpTest, ResourcesBecomeLinksAndEmbeddedText) {
+  fake_.Enqueue(chat::TextAnswer("seen"));
+  Json r = Drive(kDriver, "resources");
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  ASSERT_EQ(fake_.requests().size(), 1u);
+  absl::StatusOr<Json> body = fake_.requests()[0].BodyJson();
+  ASSERT_TRUE(body.ok());
+  std::string user;
+  for (const Json& m : (*body)["messages"]) {
+    if (m["role"] == "user") user = m["content"].is_string() ? m["content"].get<std::string>() : m["content"].dump();
+  }
+  const std::string dir = daemon_->workdir();
+  EXPECT_EQ(user, absl::StrCat("look at [a.txt](file://", dir, "/a.txt) and [b.md](file://", dir,
+                               "/b.md)\n\nContents of file://", dir,
+                               "/b.md:\n````\nB body ``` here\n````"));
+}
+
+TEST_F(AcpTest, ProtocolErrorsAreAnsweredAndTheBridgeKeepsGoing) {
+  Json r = Drive("raw_lines.mjs", "");
+  EXPECT_EQ(r["beforeInit"]["error"]["code"], -32600);
+  EXPECT_EQ(r["beforeInit"]["id"], 1);
+  EXPECT_THAT(r["beforeInit"]["error"]["message"].get<std::string>(), HasSubstr("initialize"));
+  EXPECT_EQ(r["malformed"]["error"]["code"], -32700);
+  EXPECT_TRUE(r["malformed"]["id"].is_null());
+  EXPECT_EQ(r["batch"]["error"]["code"], -32600);
+  EXPECT_EQ(r["noVersion"]["error"]["code"], -32600);
+  EXPECT_EQ(r["badVersion"]["error"]["code"], -32602);
+  EXPECT_EQ(r["oversized"]["error"]["code"], -32600);
+  EXPECT_THAT(r["oversized"]["error"]["message"].get<std::string>(), HasSubstr("4096"));
+  EXPECT_EQ(r["init"]["result"]["protocolVersion"], 1);
+  EXPECT_EQ(r["again"]["error"]["code"], -32600);
+  EXPECT_EQ(r["unknownMethod"]["error"]["code"], -32601);
+  EXPECT_EQ(r["unknownMethod"]["id"], 7);
+  EXPECT_EQ(r["relativeCwd"]["error"]["code"], -32602);
+  EXPECT_EQ(r["unknownSession"]["error"]["code"], -32002);
+  EXPECT_EQ(r["cancelled"]["error"]["code"], -32800);
+  EXPECT_EQ(r["cancelled"]["id"], 10);
+  EXPECT_EQ(r["afterCancel"]["id"], 11);
+  EXPECT_EQ(r["exit"], 0);
+}
+
+TEST_F(AcpTest, OlderSdkClientSideConnection) {
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("Hello "), chat::TextChunk("there."),
+                              chat::FinishChunk("stop"), chat::UsageChunk(10, 2), chat::Done()}));
+  Json r = Drive("v1_driver.mjs", "");
+  EXPECT_EQ(r["protocolVersion"], 1);
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  EXPECT_EQ(r["text"], "Hello there.");
+  // Without clientInfo the client may predate usage_update: none is sent.
+  EXPECT_EQ(r["usageUpdates"], 0);
+  EXPECT_EQ(r["exit"]["code"], 0);
+}
+
+TEST_F(AcpTest, RawAcpRunsTheBridgeBesideRaw) {
+  CommandResult r = daemon_->RunRaw({"acp", "--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, absl::StrCat("raw-acp ", kVersion, "\n"));
+  CommandResult bad = daemon_->RunRaw({"acp", "--bogus"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("unknown argument '--bogus'"));
+}
+
+TEST_F(AcpTest, AnswerCutAtTheOutputLimitIsMaxTokens) {
+  fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("It goes on and"),
+                              chat::FinishChunk("length"), chat::UsageChunk(10, 2), chat::Done()}));
+  Json r = Drive(kDriver, "prompt");
+  EXPECT_EQ(r["stopReason"], "max_tokens");
+}
+
+}  // namespace
+}  // namespace raw::e2e

@@ -1,0 +1,129 @@
+// builtin/raven_task through a real rawd: the fake model starts a Task,
+// registers a Source, checkpoints and completes; the Task's state rides the
+// stored results' host-side metadata (never the model's context), the
+// stored session replays to the same Task, and after a daemon restart the
+// tool continues the same Task from the store.
+#include <sqlite3.h>
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "common/json.h"
+#include "daemon/raven/codec.h"
+#include "daemon/raven/domain.h"
+#include "tests/e2e/contract_fixture.h"
+
+namespace raw::e2e {
+namespace {
+
+namespace chat = testing::chat;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr auto kOk = raw::v1::TOOL_RESULT_STATUS_OK;
+
+// The `meta` of every stored builtin/raven_task result of `session`, in
+// seq order.
+std::vector<std::string> StoredRecords(const std::string& db_path, const std::string& session) {
+  std::vector<std::string> out;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT payload FROM events WHERE session_id = ?1 ORDER BY seq",
+                               -1, &stmt, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_text(stmt, 1, session.c_str(), -1, SQLITE_TRANSIENT);
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    const void* bytes = sqlite3_column_blob(stmt, 0);
+    std::string payload(static_cast<const char*>(bytes), sqlite3_column_bytes(stmt, 0));
+    Json j = Json::parse(payload, nullptr, false);
+    if (j.is_object() && j.value("tool", "") == "builtin/raven_task" && j.contains("meta")) {
+      out.push_back(j["meta"].get<std::string>());
+    }
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+class RavenTaskTest : public ContractTest {};
+
+TEST_F(RavenTaskTest, ModelRunsATaskToCompletionAndTheSessionReplaysIt) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  std::string task = raven::MakeTaskId(session, 1);
+  Json checkpoint = {
+      {"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"}, {"summary", "First outline."},
+      {"artifact", "Tides follow the Moon. They rise twice a day."},
+      {"sources", Json::array({Json{{"sourceId", "noaa"}, {"url", "https://oceanservice.noaa.test/tides"},
+                                    {"title", "Tides and Water Levels"}, {"locator", "Introduction"},
+                                    {"excerpt", "Tides are very long-period waves"}}})},
+      {"claims", Json::array({Json{{"claimId", "c1"}, {"text", "Tides rise twice a day."},
+                                   {"kind", "analysis"}, {"importance", "material"},
+                                   {"disposition", "supported"}, {"sourceIds", Json::array()}}})}};
+  fake_.Enqueue(chat::ToolCallsAnswer({
+      {"c1", "raven_task", R"({"action":"start","outcome":"learning","request":"Explain tides"})"},
+      {"c2", "raven_task", checkpoint.dump()},
+      {"c3", "raven_task",
+       Json({{"action", "complete"}, {"taskId", task},
+             {"artifact", "Tides follow the Moon.\nThey rise twice a day."}}).dump()},
+  }));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "explain tides");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) EXPECT_EQ(r.status(), kOk) << r.content();
+  EXPECT_THAT(results[0].content(), HasSubstr("Started Raven Task " + task));
+  EXPECT_THAT(results[1].content(), HasSubstr("Published Checkpoint " + task + "-cp-1"));
+  EXPECT_THAT(results[1].content(), HasSubstr("Tides follow the Moon.\nThey rise twice a day."));
+  EXPECT_THAT(results[2].content(), HasSubstr("status completed"));
+  // Clients get the compact card.
+  EXPECT_EQ(results[2].display().substr(0, results[2].display().find('\n')),
+            "Raven " + task + " · completed · phase completed · revision 3");
+  EXPECT_THAT(results[2].display(), HasSubstr("Sources 1 (0 verified) · Claims 1 · Limitations 0"));
+  EXPECT_THAT(results[2].display(), HasSubstr("Latest " + task + "-cp-2 (verify): Verified final Artifact."));
+
+  // The stored session replays to the Task the last result reported.
+  std::string db = daemon_->state_dir() + "/sessions-v1.sqlite3";
+  std::vector<std::string> records = StoredRecords(db, session);
+  ASSERT_EQ(records.size(), 3u);
+  raven::TaskBook book = raven::ReplayBook(records);
+  ASSERT_EQ(book.current_task_id, task);
+  const raven::TaskState& state = book.tasks.at(task);
+  EXPECT_EQ(state.phase, raven::Phase::kCompleted);
+  EXPECT_EQ(state.revision, 3);
+  ASSERT_EQ(state.checkpoints.size(), 2u);
+  EXPECT_EQ(state.sources.at(0).source_id, "noaa");
+  EXPECT_EQ(state.final_artifact_sha256, state.checkpoints[0].artifact_sha256);
+  absl::StatusOr<raven::Record> last = raven::DecodeRecord(records.back());
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_EQ(last->state, state);
+  EXPECT_EQ(last->current_task_id, task);
+
+  // The metadata never reached the model.
+  for (const auto& request : fake_.requests()) {
+    EXPECT_THAT(request.body, Not(HasSubstr("raw.raven/task-state")));
+  }
+
+  // After a restart the tool rebuilds the Task from the store.
+  daemon_->Stop();
+  ASSERT_TRUE(daemon_->Start().ok());
+  fake_.Enqueue(chat::ToolCallsAnswer({{"s1", "raven_task", R"({"action":"status"})"},
+                                       {"s2", "raven_task",
+                                        R"({"action":"start","outcome":"research","request":"Next","grounding":"none"})"}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream again(stub(), session);
+  std::string turn2 = StartTurn(stub(), session, "status?");
+  ASSERT_TRUE(again.WaitForTurnEnd(turn2).has_value());
+  auto after = Results(again.TurnEvents(turn2));
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_THAT(after[0].content(), HasSubstr("Raven Task " + task + " · learning · phase completed · revision 3"));
+  EXPECT_EQ(after[1].status(), raw::v1::TOOL_RESULT_STATUS_ERROR);
+  EXPECT_THAT(after[1].content(), HasSubstr("cannot disable its evidence floor"));
+  EXPECT_THAT(after[1].content(), HasSubstr("<raven_task_recovery>"));
+}
+
+}  // namespace
+}  // namespace raw::e2e
