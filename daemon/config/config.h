@@ -178,6 +178,11 @@ struct AgentConfig {
   // With `extends` (and in a package's presets): the keys the object set
   // itself ("model", "tools", ...); `extends` fills everything else.
   std::vector<std::string> explicit_keys{};
+  // prompts: "pkg/<alias>/prompt/<name>" prompt sections (in a package's
+  // preset: names of its own prompts). Their texts follow the system prompt
+  // in this order, each after a blank line, once the agent is resolved
+  // (daemon/packages/package_resolver.h).
+  std::vector<std::string> prompts{};
 
   bool operator==(const AgentConfig&) const = default;
 };

@@ -43,12 +43,12 @@ inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method"
 inline constexpr std::array<absl::string_view, 2> kModelCacheKeys = {"key", "retention"};
 
 // agents.<name>, agents.<name>.tools, agents.<name>.compact
-inline constexpr std::array<absl::string_view, 14> kAgentKeys = {
+inline constexpr std::array<absl::string_view, 15> kAgentKeys = {
     "model",         "system_prompt",            "max_steps", "tools",
     "compact",       "rules",                    "approval_mode",
     "approval_timeout_seconds", "hooks",         "skills",
     "pass_secret_env", "allow_private_addresses",  "allow_protected_paths",
-    "extends"};
+    "extends",       "prompts"};
 // agents.<name>.allow_protected_paths entries: the built-in protected paths
 // (daemon/tools/policy/protected_paths.h says what each covers).
 inline constexpr std::array<absl::string_view, 11> kProtectedPathNames = {

@@ -192,6 +192,16 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
     }
     agent.skills = std::move(*skills);
   }
+  if (auto prompts = StringList(r, "prompts", "a prompt section \"pkg/<alias>/prompt/<name>\"",
+                                problems)) {
+    for (size_t i = 0; i < prompts->size(); ++i) {
+      absl::StatusOr<PackageRef> ref = ParsePackageRef((*prompts)[i], kExportPrompt);
+      if (!ref.ok()) {
+        problems.push_back({IndexPath(r.PathOf("prompts"), i), std::string(ref.status().message())});
+      }
+    }
+    agent.prompts = std::move(*prompts);
+  }
   if (auto passed = StringList(r, "pass_secret_env",
                                "the name of an environment variable such as \"GH_TOKEN\"",
                                problems)) {

@@ -36,8 +36,9 @@ constexpr std::array<absl::string_view, 1> kSkillKeys = {"path"};
 constexpr std::array<absl::string_view, 2> kPromptKeys = {"text", "path"};
 // What an agent preset may set: the parts of an agent that describe how it
 // works, not where it runs or what secrets it gets.
-constexpr std::array<absl::string_view, 8> kPresetKeys = {
-    "system_prompt", "tools", "rules", "skills", "hooks", "max_steps", "approval_mode", "compact"};
+constexpr std::array<absl::string_view, 9> kPresetKeys = {
+    "system_prompt", "tools",         "rules",   "skills", "hooks",
+    "max_steps",     "approval_mode", "compact", "prompts"};
 constexpr std::array<absl::string_view, 1> kRefusedServerKeys = {"cwd"};
 
 bool IsSkillName(absl::string_view name) {
@@ -88,6 +89,26 @@ void ForEachExport(FieldReader& exports, absl::string_view kind, bool (*valid_na
 }
 
 bool IsPlainName(absl::string_view name) { return config::IsValidName(name); }
+
+// agents.<preset>.prompts: names of the package's own prompt exports.
+std::vector<std::string> PresetPrompts(const Json& list, const Manifest& m, const std::string& path,
+                                       std::vector<ConfigProblem>& problems) {
+  std::vector<std::string> out;
+  if (!list.is_array()) {
+    problems.push_back({path, "expected an array of names of this package's prompts"});
+    return out;
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string() || !m.prompts.contains(list[i].get<std::string>())) {
+      problems.push_back({IndexPath(path, i),
+                          absl::StrCat(list[i].dump(), " is not a prompt of this package (a "
+                                                       "preset names its package's own prompts)")});
+      continue;
+    }
+    out.push_back(list[i].get<std::string>());
+  }
+  return out;
+}
 
 // A preset refers to its own package's skills, hooks and MCP servers by name.
 void CheckPresetRefs(const config::AgentConfig& preset, const Manifest& m, const std::string& path,
@@ -196,7 +217,14 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                   size_t before = problems.size();
                   r.RejectUnknownKeys(kPresetKeys);
                   if (problems.size() != before) return;
-                  config::AgentConfig preset = config::ParseAgentEntry(name, value, path, problems);
+                  // A preset's prompts name its package's own prompt exports.
+                  Json agent_part = value;
+                  agent_part.erase("prompts");
+                  config::AgentConfig preset =
+                      config::ParseAgentEntry(name, agent_part, path, problems);
+                  if (const Json* prompts = r.Find("prompts")) {
+                    preset.prompts = PresetPrompts(*prompts, m, r.PathOf("prompts"), problems);
+                  }
                   if (problems.size() != before) return;
                   preset.explicit_keys.clear();
                   for (const auto& [key, unused] : value.items()) preset.explicit_keys.push_back(key);

@@ -153,6 +153,13 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
         break;
       case AE_IFREG: {
         RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false));
+        // The size a header declares is checked before any byte is written.
+        if (archive_entry_size_is_set(entry) != 0 &&
+            archive_entry_size(entry) > limits.max_total_bytes - total) {
+          return absl::ResourceExhaustedError(absl::StrCat(
+              "the package is larger than ", limits.max_total_bytes, " bytes unpacked (entry \"",
+              rel, "\" alone holds ", archive_entry_size(entry), ")"));
+        }
         mode_t mode = (archive_entry_perm(entry) & 0111) != 0 ? 0755 : 0644;
         RETURN_IF_ERROR(WriteEntryData(a.get(), target, mode, total, limits, rel));
         break;

@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "daemon/config/field_reader.h"
 #include "daemon/config/package_ref.h"
+#include "daemon/packages/package_files.h"
 #include "daemon/packages/package_index.h"
 
 namespace raw::packages {
@@ -27,7 +28,7 @@ bool UsesPackages(const config::Config& config, const config::AgentConfig& agent
                        [](const std::string& s) { return config::IsPackageRef(s); });
   };
   if (!agent.extends.empty() || config::IsPackageRef(agent.model) || any(agent.tools_use) ||
-      any(agent.skills) || any(agent.hooks)) {
+      any(agent.skills) || any(agent.hooks) || !agent.prompts.empty()) {
     return true;
   }
   for (const std::string& use : agent.tools_use) {
@@ -156,6 +157,10 @@ absl::Status ApplyPreset(config::AgentConfig& agent, Loader& loader, const std::
       agent.skills.clear();
       for (const std::string& s : preset->skills) agent.skills.push_back(prefix + "skill/" + s);
     }
+    if (key == "prompts") {
+      agent.prompts.clear();
+      for (const std::string& p : preset->prompts) agent.prompts.push_back(prefix + "prompt/" + p);
+    }
     if (key == "hooks") {
       agent.hooks.clear();
       for (const std::string& h : preset->hooks) agent.hooks.push_back(prefix + "hook/" + h);
@@ -254,6 +259,29 @@ absl::Status ApplySkillsHooksModel(config::Config& config, config::AgentConfig& 
   return absl::OkStatus();
 }
 
+// Appends the agent's prompt sections to its system prompt, in order.
+absl::Status ApplyPrompts(config::AgentConfig& agent, Loader& loader, const std::string& base) {
+  for (size_t i = 0; i < agent.prompts.size(); ++i) {
+    const std::string path = IndexPath(JoinPath(base, "prompts"), i);
+    ASSIGN_OR_RETURN(PackageRef ref, Parse(agent.prompts[i], config::kExportPrompt, path));
+    ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
+    ASSIGN_OR_RETURN(const PromptExport* prompt,
+                     FindExport(pkg->manifest.prompts, ref, *pkg, path));
+    std::string text = prompt->text;
+    if (!prompt->path.empty()) {
+      absl::StatusOr<std::string> read =
+          ReadSmallFile(absl::StrCat(pkg->dir, "/", prompt->path), kMaxManifestBytes);
+      if (!read.ok()) {
+        return Loader::Error(path, absl::StrCat("package \"", ref.alias, "\": ",
+                                                read.status().message()));
+      }
+      text = std::move(*read);
+    }
+    absl::StrAppend(&agent.system_prompt, agent.system_prompt.empty() ? "" : "\n\n", text);
+  }
+  return absl::OkStatus();
+}
+
 const config::AgentConfig* SelectedAgent(const config::Config& config,
                                          const std::string& agent_name) {
   auto it = config.agents.find(agent_name.empty() ? config.default_agent : agent_name);
@@ -284,6 +312,7 @@ absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
   if (!agent.extends.empty()) RETURN_IF_ERROR(ApplyPreset(agent, loader, base));
   RETURN_IF_ERROR(ApplyTools(out.config, agent, loader, base));
   RETURN_IF_ERROR(ApplySkillsHooksModel(out.config, agent, loader, base));
+  RETURN_IF_ERROR(ApplyPrompts(agent, loader, base));
   out.packages = loader.used();
   return out;
 }

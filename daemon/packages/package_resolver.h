@@ -2,8 +2,8 @@
 // the rest of the daemon sees plain config (docs/packages.md, "Use").
 //
 // Only the selected agent is looked at: its `extends` preset, `pkg/...`
-// entries of its tools.use, skills and hooks, a `pkg/...` model, and the
-// `from` of the MCP servers its tools.use names. Other agents' references
+// entries of its tools.use, skills, hooks and prompts, a `pkg/...` model,
+// and the `from` of the MCP servers its tools.use names. Other agents' references
 // (broken or not) are not read. For each package used, the alias is looked
 // up in the index beside the config file, the store entry is re-hashed
 // (a changed entry is refused, naming `raw package verify`) and its
@@ -18,6 +18,8 @@
 // - package skills are selected by name, their folders added to skill_dirs;
 // - package hooks are defined under hooks."pkg/<a>/hook/<n>";
 // - a package model is defined under models."pkg/<a>/model/<n>";
+// - the texts of its prompt sections follow its system prompt, in order,
+//   each after a blank line;
 // and "${package}" in commands and env values is the entry's directory.
 // Pure apart from reading the index and the store; thread-safe.
 #pragma once

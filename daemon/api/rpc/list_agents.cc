@@ -14,6 +14,8 @@ UnaryReactor* ListAgents(grpc::CallbackServerContext* ctx, loop::SessionManager&
     info->set_is_default(agent.name == catalog->default_agent);
     for (const std::string& tool : agent.tools_use) info->add_tools(tool);
     for (const std::string& skill : agent.skills) info->add_skills(skill);
+    info->set_extends(agent.extends);
+    for (const std::string& prompt : agent.prompts) info->add_prompts(prompt);
   }
   return ReturnStatus(ctx, absl::OkStatus());
 }

@@ -156,7 +156,7 @@ TEST(AgentEntryTest, UnknownAgentKeyAndAgentShape) {
               ElementsAre("agents.coder.maxsteps: unknown key (expected one of: model, "
                           "system_prompt, max_steps, tools, compact, rules, approval_mode, "
                           "approval_timeout_seconds, hooks, skills, pass_secret_env, "
-                          "allow_private_addresses, allow_protected_paths, extends)"));
+                          "allow_private_addresses, allow_protected_paths, extends, prompts)"));
   EXPECT_THAT(
       ProblemLines(R"({"agents": {"my agent": {}, "x": "coder"}})"),
       ElementsAre(

@@ -57,7 +57,9 @@ TEST_F(PackageResolverTest, AppliesAPresetWithItsSkillsHooksAndServer) {
   auto packaged = ResolvePackages(cfg, "r", store_);
   ASSERT_TRUE(packaged.ok()) << packaged.status();
   const config::AgentConfig& agent = packaged->config.agents.at("r");
-  EXPECT_EQ(agent.system_prompt, "You review code changes. Be specific and brief.");
+  // The preset's prompt, then its prompt section "style".
+  EXPECT_EQ(agent.system_prompt,
+            "You review code changes. Be specific and brief.\n\nPrefer short sentences.");
   EXPECT_EQ(agent.max_steps, 7);  // set by the agent itself
   EXPECT_THAT(agent.tools_use,
               ElementsAre("builtin/read_file", "builtin/load_skill", "mcp/notes/*"));
@@ -84,6 +86,34 @@ TEST_F(PackageResolverTest, McpServersFromAPackageAndDirectReferences) {
   EXPECT_THAT(packaged->config.mcp_servers.at("n2").command,
               ElementsAre("python3", store_.EntryDir(hash) + "/bin/notes_server.py"));
   EXPECT_EQ(packaged->config.mcp_servers.at("n2").from, "pkg/rk/mcp/notes");
+}
+
+TEST_F(PackageResolverTest, PromptSectionsFollowTheSystemPromptInOrder) {
+  InstallAs(kExample, "rk");
+  WriteFile(tmp_.File("kit/prompts/tone.md"), "Tone from a file.");
+  WriteFile(tmp_.File("kit/raw-package.json"),
+            R"({"name": "kit", "version": "1", "description": "d",
+                "exports": {"prompts": {"tone": {"path": "prompts/tone.md"}}}})");
+  InstallAs(tmp_.File("kit"), "kit");
+  config::Config cfg = Load(absl::StrCat(
+      "{", kModels, R"(, "agents": {
+        "a": {"model": "m", "system_prompt": "Base.",
+              "prompts": ["pkg/kit/prompt/tone", "pkg/rk/prompt/style"]},
+        "missing": {"model": "m", "prompts": ["pkg/kit/prompt/nosuch"]}}})"));
+  auto packaged = ResolvePackages(cfg, "a", store_);
+  ASSERT_TRUE(packaged.ok()) << packaged.status();
+  EXPECT_EQ(packaged->config.agents.at("a").system_prompt,
+            "Base.\n\nTone from a file.\n\nPrefer short sentences.");
+  auto missing = ResolvePackages(cfg, "missing", store_);
+  EXPECT_THAT(std::string(missing.status().message()),
+              HasSubstr("agents.missing.prompts[0]: package \"kit\" (kit 1) has no prompt "
+                        "export \"nosuch\""));
+  // A config's prompts are package references; the shape is checked on read.
+  std::vector<config::ConfigProblem> problems;
+  EXPECT_FALSE(config::ParseConfig(absl::StrCat("{", kModels, R"(, "agents": {
+        "a": {"model": "m", "prompts": ["style"]}}})"), &problems).ok());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].path, "agents.a.prompts[0]");
 }
 
 TEST_F(PackageResolverTest, OnlyTheSelectedAgentIsResolved) {
