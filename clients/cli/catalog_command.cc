@@ -90,8 +90,9 @@ std::string StateName(v1::McpServerState state) {
 const char kAgentsUsage[] =
     "usage: raw agents [--json]\n"
     "\n"
-    "The agents of the daemon's config: name (* = the default), model, tools and\n"
-    "skills.\n"
+    "The agents of the daemon's config: name (* = the default), model, the package\n"
+    "preset it extends, tools, skills and prompt sections. Whatever comes from a\n"
+    "package reads pkg/<alias>/... (raw package list shows the aliases).\n"
     "\n"
     "options:\n"
     "  --json          one JSON object per agent, one per line\n"
@@ -127,11 +128,17 @@ int AgentsCommand(const std::vector<std::string>& args, CliContext& ctx) {
     }
     ctx.out << (agent.is_default() ? "* " : "  ") << agent.name() << "  model "
             << (agent.model().empty() ? "(automatic)" : agent.model()) << "\n";
+    // What comes from a package reads pkg/<alias>/...: the package it came
+    // from is its alias (raw package list).
+    if (!agent.extends().empty()) ctx.out << "    extends: " << agent.extends() << "\n";
     if (agent.tools_size() > 0) {
       ctx.out << "    tools: " << absl::StrJoin(agent.tools(), ", ") << "\n";
     }
     if (agent.skills_size() > 0) {
       ctx.out << "    skills: " << absl::StrJoin(agent.skills(), ", ") << "\n";
+    }
+    if (agent.prompts_size() > 0) {
+      ctx.out << "    prompts: " << absl::StrJoin(agent.prompts(), ", ") << "\n";
     }
   }
   return kExitOk;

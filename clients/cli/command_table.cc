@@ -6,6 +6,7 @@
 #include "clients/cli/completion_command.h"
 #include "clients/cli/config_command.h"
 #include "clients/cli/daemon_command.h"
+#include "clients/cli/package_command.h"
 #include "clients/cli/run_command.h"
 #include "clients/cli/sessions_command.h"
 
@@ -77,6 +78,10 @@ const std::vector<CommandEntry>& CommandTable() {
       {"config", ConfigCommand, {"check", "init"}, ConfigOptionSpecs, false,
        {{"config check [--config PATH]", "validate a config file"},
         {"config init [--force]", "write a starting config file"}}},
+      {"package", PackageCommand, {"install", "list", "inspect", "remove", "gc", "verify"},
+       PackageOptionSpecs, false,
+       {{"package install PATH|URL", "install a package for the config (no daemon needed)"},
+        {"package ACTION", "list, inspect, remove, gc, verify packages"}}},
       {"acp", AcpCommand, {}, AcpOptionSpecs, true,
        {{"acp [ARGS...]", "serve sessions to an ACP client (raw-acp; docs/acp.md)"}}},
       {"dashboard", DashboardCommand, {}, DashboardOptionSpecs, true,

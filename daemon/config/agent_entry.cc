@@ -10,6 +10,7 @@
 #include "daemon/config/config_keys.h"
 #include "daemon/config/field_reader.h"
 #include "daemon/config/model_entry.h"
+#include "daemon/config/package_ref.h"
 #include "daemon/config/policy_entry.h"
 
 namespace raw::config {
@@ -82,8 +83,27 @@ AgentConfig ParseAgentEntry(const std::string& name, const Json& value, const st
   FieldReader r(value, path, problems);
   if (!r.is_object()) return a;
   r.RejectUnknownKeys(kAgentKeys);
+  // Only an agent that extends a preset needs to know what it set itself.
+  if (value.contains("extends")) {
+    for (const auto& [key, unused] : value.items()) a.explicit_keys.push_back(key);
+  }
 
-  if (auto model = r.String("model")) a.model = *model;
+  if (auto model = r.String("model")) {
+    if (IsPackageRef(*model)) {
+      if (absl::StatusOr<PackageRef> ref = ParsePackageRef(*model, kExportModel); !ref.ok()) {
+        r.Report("model", std::string(ref.status().message()));
+      }
+    }
+    a.model = *model;
+  }
+  if (auto extends = r.String("extends")) {
+    absl::StatusOr<PackageRef> ref = ParsePackageRef(*extends, kExportAgent);
+    if (ref.ok()) {
+      a.extends = *extends;
+    } else {
+      r.Report("extends", std::string(ref.status().message()));
+    }
+  }
   if (auto prompt = r.String("system_prompt")) a.system_prompt = *prompt;
   if (auto steps = r.Integer("max_steps", 1, kMaxSteps)) a.max_steps = static_cast<int>(*steps);
   ReadToolsUse(r, a, problems);
@@ -100,9 +120,9 @@ std::optional<std::string> CheckToolPattern(absl::string_view pattern) {
   size_t slash = pattern.find('/');
   absl::string_view ns = pattern.substr(0, slash);
   if (ns == "pkg") {
-    // Reported here rather than as "matches no tool" at every session start.
-    return absl::StrCat(quoted(), ": this version of Raw has no package tools (expected ",
-                        kPatternExamples, ")");
+    absl::StatusOr<PackageRef> ref = ParsePackageRef(pattern, kExportMcp, /*with_tool=*/true);
+    if (!ref.ok()) return std::string(ref.status().message());
+    return std::nullopt;
   }
   if (slash == absl::string_view::npos ||
       std::find(kToolNamespaces.begin(), kToolNamespaces.end(), ns) == kToolNamespaces.end()) {

@@ -171,6 +171,18 @@ struct AgentConfig {
   // "~/.ssh", "raw-state", ...) this agent's file tools may reach; the
   // others stay denied whatever its rules say.
   std::vector<std::string> allow_protected_paths;
+  // extends: "pkg/<alias>/agent/<name>", a package's agent preset whose
+  // fields apply where this agent leaves them out (resolved with the agent,
+  // see daemon/packages/package_resolver.h); empty = none.
+  std::string extends{};
+  // With `extends` (and in a package's presets): the keys the object set
+  // itself ("model", "tools", ...); `extends` fills everything else.
+  std::vector<std::string> explicit_keys{};
+  // prompts: "pkg/<alias>/prompt/<name>" prompt sections (in a package's
+  // preset: names of its own prompts). Their texts follow the system prompt
+  // in this order, each after a blank line, once the agent is resolved
+  // (daemon/packages/package_resolver.h).
+  std::vector<std::string> prompts{};
 
   bool operator==(const AgentConfig&) const = default;
 };
@@ -268,6 +280,10 @@ struct McpServerConfig {
   // Offer the server the session's working directory as its one root
   // (the MCP `roots` capability); connections are then per directory.
   bool roots = false;
+  // from: "pkg/<alias>/mcp/<name>", a package's server definition that
+  // replaces every field above when an agent using this server is resolved
+  // (daemon/packages); empty = defined here.
+  std::string from{};
   // Set for a session's own server (session_mcp_servers.h): the session it
   // belongs to, whose connection no other session shares. Empty for a
   // server under "mcp_servers".

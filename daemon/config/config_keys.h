@@ -43,11 +43,12 @@ inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method"
 inline constexpr std::array<absl::string_view, 2> kModelCacheKeys = {"key", "retention"};
 
 // agents.<name>, agents.<name>.tools, agents.<name>.compact
-inline constexpr std::array<absl::string_view, 13> kAgentKeys = {
+inline constexpr std::array<absl::string_view, 15> kAgentKeys = {
     "model",         "system_prompt",            "max_steps", "tools",
     "compact",       "rules",                    "approval_mode",
     "approval_timeout_seconds", "hooks",         "skills",
-    "pass_secret_env", "allow_private_addresses",  "allow_protected_paths"};
+    "pass_secret_env", "allow_private_addresses",  "allow_protected_paths",
+    "extends",       "prompts"};
 // agents.<name>.allow_protected_paths entries: the built-in protected paths
 // (daemon/tools/policy/protected_paths.h says what each covers).
 inline constexpr std::array<absl::string_view, 11> kProtectedPathNames = {
@@ -87,9 +88,9 @@ inline constexpr std::array<absl::string_view, 5> kVariableKeys = {"env", "file"
 inline constexpr std::array<absl::string_view, 3> kVariableSources = {"env", "file", "command"};
 
 // mcp_servers.<name>: exactly one of "command" (stdio) or "url" (HTTP).
-inline constexpr std::array<absl::string_view, 10> kMcpServerKeys = {
+inline constexpr std::array<absl::string_view, 11> kMcpServerKeys = {
     "command", "url", "env", "cwd", "headers", "startup_timeout_seconds", "call_timeout_seconds",
-    "idle_timeout_seconds", "roots", "max_progress_bytes"};
+    "idle_timeout_seconds", "roots", "max_progress_bytes", "from"};
 
 // sessions
 // Bounds of sessions.max_live_bytes (64 KiB to 1 GiB).

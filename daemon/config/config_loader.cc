@@ -26,6 +26,7 @@
 #include "daemon/config/field_reader.h"
 #include "daemon/config/mcp_server_entry.h"
 #include "daemon/config/model_entry.h"
+#include "daemon/config/package_ref.h"
 #include "daemon/config/policy_entry.h"
 #include "daemon/config/variable_entry.h"
 #include "daemon/config/withheld_env.h"
@@ -158,7 +159,8 @@ void ReadSessions(FieldReader& doc, SessionSettings& sessions,
 void CheckAgentModels(const Config& config, const std::set<std::string>& broken_models,
                       std::vector<ConfigProblem>& problems) {
   for (const auto& [name, agent] : config.agents) {
-    if (agent.model.empty()) continue;
+    // A package's model preset is looked up when the agent is resolved.
+    if (agent.model.empty() || IsPackageRef(agent.model)) continue;
     std::string path = JoinPath(JoinPath("agents", name), "model");
     auto it = config.models.find(agent.model);
     if (it == config.models.end()) {

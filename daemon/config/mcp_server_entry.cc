@@ -11,6 +11,7 @@
 #include "daemon/config/config_keys.h"
 #include "daemon/config/config_path.h"
 #include "daemon/config/model_entry.h"
+#include "daemon/config/package_ref.h"
 #include "daemon/config/string_map_entry.h"
 
 namespace raw::config {
@@ -93,6 +94,24 @@ void ReadTimeouts(FieldReader& r, McpServerConfig& s) {
   }
 }
 
+// mcp_servers.<name>: {"from": "pkg/<alias>/mcp/<name>"} and nothing else.
+void ReadFrom(FieldReader& r, McpServerConfig& s, const Json& value) {
+  std::optional<std::string> from = r.String("from");
+  if (!from) return;
+  absl::StatusOr<PackageRef> ref = ParsePackageRef(*from, kExportMcp);
+  if (!ref.ok()) {
+    r.Report("from", std::string(ref.status().message()));
+    return;
+  }
+  for (const auto& [key, unused] : value.items()) {
+    if (key != "from") {
+      r.Report(key, "a server taken from a package (\"from\") sets nothing else; the "
+                    "package's definition applies as it is");
+    }
+  }
+  s.from = *from;
+}
+
 }  // namespace
 
 McpServerConfig ReadMcpServerEntry(const std::string& name, const Json& value,
@@ -103,6 +122,10 @@ McpServerConfig ReadMcpServerEntry(const std::string& name, const Json& value,
   FieldReader r(value, path, problems);
   if (!r.is_object()) return s;
   r.RejectUnknownKeys(kMcpServerKeys);
+  if (r.Find("from") != nullptr) {
+    ReadFrom(r, s, value);
+    return s;
+  }
   bool has_command = r.Find("command") != nullptr;
   bool has_url = r.Find("url") != nullptr;
   if (has_command == has_url) {

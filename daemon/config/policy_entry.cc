@@ -9,6 +9,7 @@
 #include "daemon/config/agent_entry.h"
 #include "daemon/config/approval_mode_names.h"
 #include "daemon/config/config_keys.h"
+#include "daemon/config/package_ref.h"
 #include "daemon/config/variable_refs.h"
 
 namespace raw::config {
@@ -21,6 +22,15 @@ void CheckPattern(const std::string& text, Pattern::Style style, const std::stri
                   std::vector<ConfigProblem>& problems) {
   absl::StatusOr<Pattern> p = Pattern::Compile(text, style);
   if (!p.ok()) problems.push_back({path, std::string(p.status().message())});
+}
+
+// A "pkg/..." entry must be a well-formed reference to a `kind` export;
+// other entries are left to the caller.
+void CheckPackageRefShape(const std::string& text, absl::string_view kind, const std::string& path,
+                          std::vector<ConfigProblem>& problems) {
+  if (!IsPackageRef(text)) return;
+  absl::StatusOr<PackageRef> ref = ParsePackageRef(text, kind);
+  if (!ref.ok()) problems.push_back({path, std::string(ref.status().message())});
 }
 
 // A list of non-empty strings at `key`; nullopt when absent or invalid.
@@ -116,6 +126,8 @@ void ReadRules(FieldReader& r, AgentConfig& agent, std::vector<ConfigProblem>& p
   }
 }
 
+}  // namespace
+
 HookConfig ReadHook(const std::string& name, const Json& value, const std::string& path,
                     std::vector<ConfigProblem>& problems) {
   HookConfig hook;
@@ -153,8 +165,6 @@ HookConfig ReadHook(const std::string& name, const Json& value, const std::strin
   return hook;
 }
 
-}  // namespace
-
 void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProblem>& problems) {
   ReadRules(r, agent, problems);
   if (auto mode = r.OneOf("approval_mode", kApprovalModes)) {
@@ -164,15 +174,32 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
     agent.approval_timeout_ms = *ms;
   }
   if (auto hooks = StringList(r, "hooks", "the name of a hook defined under \"hooks\"", problems)) {
+    for (size_t i = 0; i < hooks->size(); ++i) {
+      CheckPackageRefShape((*hooks)[i], kExportHook, IndexPath(r.PathOf("hooks"), i), problems);
+    }
     agent.hooks = std::move(*hooks);
   }
   if (auto skills = StringList(r, "skills", "a skill name or glob such as \"review\" or \"*\"",
                                problems)) {
     for (size_t i = 0; i < skills->size(); ++i) {
-      CheckPattern((*skills)[i], Pattern::Style::kText, IndexPath(r.PathOf("skills"), i),
-                   problems);
+      const std::string path = IndexPath(r.PathOf("skills"), i);
+      if (IsPackageRef((*skills)[i])) {
+        CheckPackageRefShape((*skills)[i], kExportSkill, path, problems);
+      } else {
+        CheckPattern((*skills)[i], Pattern::Style::kText, path, problems);
+      }
     }
     agent.skills = std::move(*skills);
+  }
+  if (auto prompts = StringList(r, "prompts", "a prompt section \"pkg/<alias>/prompt/<name>\"",
+                                problems)) {
+    for (size_t i = 0; i < prompts->size(); ++i) {
+      absl::StatusOr<PackageRef> ref = ParsePackageRef((*prompts)[i], kExportPrompt);
+      if (!ref.ok()) {
+        problems.push_back({IndexPath(r.PathOf("prompts"), i), std::string(ref.status().message())});
+      }
+    }
+    agent.prompts = std::move(*prompts);
   }
   if (auto passed = StringList(r, "pass_secret_env",
                                "the name of an environment variable such as \"GH_TOKEN\"",
@@ -227,7 +254,8 @@ void ReadHooksAndSkillDirs(FieldReader& doc, Config& config,
 void CheckAgentHooks(const Config& config, std::vector<ConfigProblem>& problems) {
   for (const auto& [name, agent] : config.agents) {
     for (size_t i = 0; i < agent.hooks.size(); ++i) {
-      if (config.hooks.contains(agent.hooks[i])) continue;
+      // Package hooks are looked up when the agent is resolved.
+      if (config.hooks.contains(agent.hooks[i]) || IsPackageRef(agent.hooks[i])) continue;
       std::vector<std::string> defined;
       for (const auto& [hook_name, hook] : config.hooks) defined.push_back(hook_name);
       problems.push_back({IndexPath(JoinPath(JoinPath("agents", name), "hooks"), i),

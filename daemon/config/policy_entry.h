@@ -24,6 +24,11 @@ inline constexpr int64_t kMaxHookTimeoutSeconds = 3600;
 void ReadAgentPolicy(FieldReader& agent_reader, AgentConfig& agent,
                      std::vector<ConfigProblem>& problems);
 
+// Reads one hooks.<name> object (also a package's hook export) found at
+// `path`; the result is meaningful only when no problem was added.
+HookConfig ReadHook(const std::string& name, const Json& value, const std::string& path,
+                    std::vector<ConfigProblem>& problems);
+
 // Reads the top-level "hooks" map and "skill_dirs" list.
 void ReadHooksAndSkillDirs(FieldReader& doc, Config& config, std::vector<ConfigProblem>& problems);
 

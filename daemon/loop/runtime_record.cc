@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
@@ -38,6 +39,11 @@ std::string SerializeRuntime(const RuntimeRecord& record) {
   OrderedJson skills = OrderedJson::object();
   for (const auto& [name, hash] : record.loaded_skills) skills[name] = hash;
   j["loaded_skills"] = std::move(skills);
+  if (!record.packages.empty()) {
+    OrderedJson packages = OrderedJson::object();
+    for (const auto& [alias, hash] : record.packages) packages[alias] = hash;
+    j["packages"] = std::move(packages);
+  }
   return DumpJson(j);
 }
 
@@ -60,6 +66,11 @@ RuntimeRecord ParseRuntime(const std::string& text) {
       if (hash.is_string()) record.loaded_skills[name] = hash.get<std::string>();
     }
   }
+  if (auto it = j.find("packages"); it != j.end() && it->is_object()) {
+    for (const auto& [alias, hash] : it->items()) {
+      if (hash.is_string()) record.packages[alias] = hash.get<std::string>();
+    }
+  }
   return record;
 }
 
@@ -80,6 +91,26 @@ std::string ToolChangeNotice(const RuntimeRecord& before, const std::string& too
   }
   text += ". The conversation continues with the new tools.";
   return text;
+}
+
+std::string PackageChangeNotice(const RuntimeRecord& before,
+                                const std::map<std::string, std::string>& packages) {
+  if (before.tools_hash.empty() || before.packages == packages) return "";
+  auto shorten = [](const std::string& hash) { return hash.substr(0, 12); };
+  std::vector<std::string> changes;
+  for (const auto& [alias, hash] : packages) {
+    auto it = before.packages.find(alias);
+    if (it == before.packages.end()) {
+      changes.push_back(absl::StrCat(alias, " (now used, ", shorten(hash), ")"));
+    } else if (it->second != hash) {
+      changes.push_back(absl::StrCat(alias, " (", shorten(it->second), " -> ", shorten(hash), ")"));
+    }
+  }
+  for (const auto& [alias, hash] : before.packages) {
+    if (!packages.contains(alias)) changes.push_back(absl::StrCat(alias, " (no longer used)"));
+  }
+  return absl::StrCat("The packages this session's agent uses changed since its last turn: ",
+                      absl::StrJoin(changes, ", "));
 }
 
 }  // namespace raw::loop

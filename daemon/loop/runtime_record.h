@@ -1,6 +1,7 @@
 // RuntimeRecord: what a session last used of its runtime — the model-facing
 // tool definitions (a hash and the names) and the skills the model loaded
-// (name -> hash of the text it saw). Stored with the session (the store's
+// (name -> hash of the text it saw), and the packages its agent used
+// (alias -> content hash, daemon/packages). Stored with the session (the store's
 // opaque runtime_hash column) after every turn, so that a session resumed
 // after its config, tools or skills changed — also in a later daemon — is
 // compared with what it really used:
@@ -9,6 +10,9 @@
 //   with the new tools, and an info notice says which tools came and went;
 // - a loaded skill whose text changed: the key stays, and the next user
 //   message asks the model to reload it.
+// - a package whose alias now names another hash: an info notice names it;
+//   what the new package changed counts under the two rules above (its
+//   tools change the key once, a skill's text only asks for a reload).
 // Nothing committed is rewritten. Plain value; pure functions.
 #pragma once
 
@@ -24,6 +28,7 @@ struct RuntimeRecord {
   std::string tools_hash;          // empty = nothing recorded yet
   std::vector<std::string> tools;  // model-facing names, sorted
   std::map<std::string, std::string> loaded_skills;
+  std::map<std::string, std::string> packages{};
   bool operator==(const RuntimeRecord&) const = default;
 };
 
@@ -39,5 +44,11 @@ RuntimeRecord ParseRuntime(const std::string& text);
 // empty when they did not (or nothing was recorded before).
 std::string ToolChangeNotice(const RuntimeRecord& before, const std::string& tools_hash,
                              const std::vector<std::string>& tools);
+
+// The notice for a session whose agent uses other package contents than at
+// its last turn (an alias upgraded, added or dropped); empty when nothing
+// changed or nothing was recorded before.
+std::string PackageChangeNotice(const RuntimeRecord& before,
+                                const std::map<std::string, std::string>& packages);
 
 }  // namespace raw::loop

@@ -15,6 +15,7 @@
 #include "daemon/config/withheld_env.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/loop/turn_planner.h"
+#include "daemon/packages/package_resolver.h"
 
 namespace raw::loop {
 namespace {
@@ -66,8 +67,12 @@ SessionInfo SessionManager::Describe(const store::SessionRecord& record,
   // Describing never probes the network: an agent that would need the
   // local-server probe to resolve shows no model until a turn resolves it.
   if (cfg != nullptr) {
-    auto resolved = config::ResolveAgent(*cfg, record.agent, deps_.env,
-                                         [](const std::string&) { return false; }, record.model);
+    auto packaged = packages::ResolvePackages(*cfg, record.agent, deps_.env);
+    auto resolved = !packaged.ok()
+                        ? absl::StatusOr<config::ResolvedAgent>(packaged.status())
+                        : config::ResolveAgent(packaged->config, record.agent, deps_.env,
+                                               [](const std::string&) { return false; },
+                                               record.model);
     if (resolved.ok()) {
       info.model = resolved->model.name;
       info.model_id = resolved->model.model_id;
@@ -102,9 +107,12 @@ absl::StatusOr<SessionInfo> SessionManager::CreateSessionNow(
     return absl::InvalidArgumentError(absl::StrCat("cwd ", cwd, " is not an existing directory"));
   }
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
-  RETURN_IF_ERROR(CheckModelChoice(cfg, model));
+  // The agent's package exports must resolve for a session of it to start.
+  ASSIGN_OR_RETURN(packages::PackagedConfig packaged,
+                   packages::ResolvePackages(cfg, agent, deps_.env));
+  RETURN_IF_ERROR(CheckModelChoice(packaged.config, model));
   ASSIGN_OR_RETURN(config::ResolvedAgent resolved,
-                   config::ResolveAgent(cfg, agent, deps_.env, deps_.probe, model));
+                   config::ResolveAgent(packaged.config, agent, deps_.env, deps_.probe, model));
   {
     absl::MutexLock lock(&mu_);
     if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");

@@ -61,13 +61,15 @@ class SessionState {
     absl::MutexLock lock(&mu_);
     runtime_ = std::move(record);
   }
-  // Records the tool definitions now in use; returns what was recorded
-  // before.
-  RuntimeRecord SwapTools(const std::string& tools_hash, std::vector<std::string> tools) {
+  // Records the tool definitions and packages now in use; returns what was
+  // recorded before.
+  RuntimeRecord SwapTools(const std::string& tools_hash, std::vector<std::string> tools,
+                          std::map<std::string, std::string> packages) {
     absl::MutexLock lock(&mu_);
     RuntimeRecord before = runtime_;
     runtime_.tools_hash = tools_hash;
     runtime_.tools = std::move(tools);
+    runtime_.packages = std::move(packages);
     return before;
   }
 

@@ -105,10 +105,17 @@ std::optional<std::string> Turn::UserContextText(std::string* blocked) {
 
 void Turn::NoticeToolChanges() {
   if (!plan_.session) return;
-  RuntimeRecord before = plan_.session->SwapTools(plan_.tools_hash, plan_.tool_names);
-  std::string notice = ToolChangeNotice(before, plan_.tools_hash, plan_.tool_names);
-  if (notice.empty()) return;
-  (void)log_.Commit(plan_.turn_id, {events::Notice{events::NoticeLevel::kInfo, notice}});
+  RuntimeRecord before =
+      plan_.session->SwapTools(plan_.tools_hash, plan_.tool_names, plan_.packages);
+  std::vector<events::EventPayload> notices;
+  for (std::string notice : {PackageChangeNotice(before, plan_.packages),
+                             ToolChangeNotice(before, plan_.tools_hash, plan_.tool_names)}) {
+    if (!notice.empty()) {
+      notices.push_back(events::Notice{events::NoticeLevel::kInfo, std::move(notice)});
+    }
+  }
+  if (notices.empty()) return;
+  (void)log_.Commit(plan_.turn_id, std::move(notices));
 }
 
 std::optional<events::TurnEnded> Turn::BeforeRequest() {

@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -89,6 +90,8 @@ struct TurnPlan {
   // ToolsHash of tool_definitions and their names, sorted.
   std::string tools_hash;
   std::vector<std::string> tool_names;
+  // alias -> content hash of each package the agent used (runtime_record.h).
+  std::map<std::string, std::string> packages;
   // Where a turn starts in the display history (set by the runner; 0 when
   // unknown), for the compaction marker.
   std::function<uint64_t(const std::string& turn_id)> first_seq_of_turn;

@@ -11,6 +11,7 @@
 #include "daemon/context/cache_key.h"
 #include "daemon/context/token_estimate.h"
 #include "daemon/loop/runtime_record.h"
+#include "daemon/packages/package_resolver.h"
 #include "daemon/vars/resolve_secrets.h"
 #include "daemon/providers/provider_factory.h"
 #include "daemon/providers/retrying_provider.h"
@@ -130,12 +131,16 @@ absl::Status AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
 std::vector<std::string> NonMcpPatterns(const std::vector<std::string>& patterns) {
   std::vector<std::string> out;
   for (const auto& p : patterns) {
-    if (p.rfind("mcp/", 0) != 0) out.push_back(p);
+    // pkg/ entries are MCP tools too, once packages::ResolvePackages ran.
+    if (p.rfind("mcp/", 0) != 0 && p.rfind("pkg/", 0) != 0) out.push_back(p);
   }
   return out;
 }
 
-absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
+namespace {
+
+// BuildTurnPlan once the agent's package exports are applied to in.config.
+absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   TurnPlan plan;
   plan.session_id = in.session.id;
   plan.turn_id = NewId("turn_");
@@ -209,6 +214,28 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
       return MakeProviders(p, again, options);
     };
   }
+  return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
+  ASSIGN_OR_RETURN(packages::PackagedConfig packaged,
+                   packages::ResolvePackages(in.config, in.session.agent, in.env));
+  TurnPlanInputs resolved{.config = packaged.config,
+                          .session = in.session,
+                          .user_text = in.user_text,
+                          .tools = in.tools,
+                          .http = in.http,
+                          .env = in.env,
+                          .probe = in.probe,
+                          .with_providers = in.with_providers,
+                          .variables = in.variables,
+                          .mcp = in.mcp,
+                          .session_mcp_servers = in.session_mcp_servers,
+                          .defer_mcp = in.defer_mcp};
+  ASSIGN_OR_RETURN(TurnPlan plan, BuildResolvedPlan(resolved));
+  plan.packages = std::move(packaged.packages);
   return plan;
 }
 

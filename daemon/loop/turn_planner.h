@@ -51,7 +51,8 @@ struct TurnPlanInputs {
   bool defer_mcp = false;
 };
 
-// The entries of tools.use that name registry tools (not `mcp/...`).
+// The entries of tools.use that name registry tools (not `mcp/...` or
+// `pkg/...`).
 std::vector<std::string> NonMcpPatterns(const std::vector<std::string>& patterns);
 
 absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in);

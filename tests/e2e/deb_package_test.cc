@@ -135,6 +135,8 @@ TEST_F(DebPackageTest, TheInstalledProgramsRunATurnWithTheirOwnDaemon) {
   std::string text((std::istreambuf_iterator<char>(written)), {});
   EXPECT_THAT(text, HasSubstr(absl::StrCat("file://", std::filesystem::canonical(*root_).string(),
                                            "/usr/share/raw/config.schema.json")));
+  // The package manifest's schema lies beside it (docs/packages.md).
+  EXPECT_TRUE(std::filesystem::is_regular_file(Installed("share/raw/package.schema.json")));
   EXPECT_EQ(RunCommand({Installed("bin/raw"), "daemon", "stop"}, env).exit_code, 0);
 }
 

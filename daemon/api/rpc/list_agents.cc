@@ -16,6 +16,8 @@ UnaryReactor* ListAgents(grpc::CallbackServerContext* ctx, loop::SessionManager&
     info->set_approval_mode(std::string(config::ApprovalModeName(agent.approval_mode)));
     for (const std::string& tool : agent.tools_use) info->add_tools(tool);
     for (const std::string& skill : agent.skills) info->add_skills(skill);
+    info->set_extends(agent.extends);
+    for (const std::string& prompt : agent.prompts) info->add_prompts(prompt);
   }
   return ReturnStatus(ctx, absl::OkStatus());
 }

@@ -127,11 +127,17 @@ TEST(AgentEntryTest, ToolsObjectShape) {
               ElementsAre("agents.coder.tools.allow: unknown key (expected one of: use)"));
 }
 
-TEST(AgentEntryTest, PackageToolsAreAConfigErrorNotAStartFailure) {
+TEST(AgentEntryTest, PackageReferencesAreCheckedForShape) {
   EXPECT_THAT(ProblemLines(DocWith("", R"("tools": {"use": ["builtin/*", "pkg/lint/check"]})")),
               ElementsAre(HasSubstr(
-                  R"(agents.coder.tools.use[1]: "pkg/lint/check": this version of Raw has no package tools)")));
-  EXPECT_NE(CheckToolPattern("pkg/lint.v2/check"), std::nullopt);
+                  R"(agents.coder.tools.use[1]: "pkg/lint/check" is not a package reference (expected pkg/<alias>/mcp/<name>/<tool or glob>))")));
+  EXPECT_EQ(CheckToolPattern("pkg/lint.v2/mcp/check/*"), std::nullopt);
+  EXPECT_NE(CheckToolPattern("pkg/Lint/mcp/check/*"), std::nullopt);
+  EXPECT_THAT(ProblemLines(DocWith("", R"("extends": "pkg/kit/skill/x")")),
+              ElementsAre(HasSubstr(
+                  R"(agents.coder.extends: "pkg/kit/skill/x" names export kind "skill" where "agent" is expected)")));
+  EXPECT_THAT(ProblemLines(DocWith("", R"("skills": ["pkg/kit/skill"], "hooks": ["pkg/kit/hook/a"])")),
+              ElementsAre(HasSubstr(R"(agents.coder.skills[0]: "pkg/kit/skill" is not a package reference)")));
 }
 
 TEST(AgentEntryTest, ToolPatternShapes) {
@@ -150,7 +156,7 @@ TEST(AgentEntryTest, UnknownAgentKeyAndAgentShape) {
               ElementsAre("agents.coder.maxsteps: unknown key (expected one of: model, "
                           "system_prompt, max_steps, tools, compact, rules, approval_mode, "
                           "approval_timeout_seconds, hooks, skills, pass_secret_env, "
-                          "allow_private_addresses, allow_protected_paths)"));
+                          "allow_private_addresses, allow_protected_paths, extends, prompts)"));
   EXPECT_THAT(
       ProblemLines(R"({"agents": {"my agent": {}, "x": "coder"}})"),
       ElementsAre(

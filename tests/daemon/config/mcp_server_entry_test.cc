@@ -129,7 +129,7 @@ TEST(McpServerEntryTest, BadValuesNameTheirPath) {
           "mcp_servers.way-too-long-name-for-a-server-xyz: invalid server name (1 to 32 letters, "
           "digits, '_' and '-')",
           "mcp_servers.x.tools: unknown key (expected one of: command, url, env, cwd, headers, "
-          "startup_timeout_seconds, call_timeout_seconds, idle_timeout_seconds, roots, max_progress_bytes)"));
+          "startup_timeout_seconds, call_timeout_seconds, idle_timeout_seconds, roots, max_progress_bytes, from)"));
 }
 
 TEST(McpServerEntryTest, TransportHeadersAreRefused) {

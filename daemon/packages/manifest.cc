@@ -1,0 +1,332 @@
+#include "daemon/packages/manifest.h"
+
+
+#include <array>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/json.h"
+#include "daemon/config/agent_entry.h"
+#include "daemon/config/duplicate_keys.h"
+#include "daemon/config/field_reader.h"
+#include "daemon/config/mcp_server_entry.h"
+#include "daemon/config/model_entry.h"
+#include "daemon/config/package_ref.h"
+#include "daemon/config/policy_entry.h"
+#include "daemon/packages/package_files.h"
+#include "daemon/packages/package_tree.h"
+
+namespace raw::packages {
+namespace {
+
+using config::ConfigProblem;
+using config::FieldReader;
+using config::IndexPath;
+using config::JoinPath;
+
+constexpr std::array<absl::string_view, 7> kManifestKeys = {
+    "$schema", "name", "version", "description", "homepage", "license", "exports"};
+constexpr std::array<absl::string_view, 6> kExportKinds = {"skills", "hooks",   "mcp",
+                                                           "agents", "prompts", "models"};
+constexpr std::array<absl::string_view, 1> kSkillKeys = {"path"};
+constexpr std::array<absl::string_view, 2> kPromptKeys = {"text", "path"};
+// What an agent preset may set: the parts of an agent that describe how it
+// works, not where it runs or what secrets it gets.
+constexpr std::array<absl::string_view, 9> kPresetKeys = {
+    "system_prompt", "tools",         "rules",   "skills", "hooks",
+    "max_steps",     "approval_mode", "compact", "prompts"};
+constexpr std::array<absl::string_view, 1> kRefusedServerKeys = {"cwd"};
+
+bool IsSkillName(absl::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  if (!absl::ascii_isdigit(static_cast<unsigned char>(name[0])) &&
+      !absl::ascii_islower(static_cast<unsigned char>(name[0]))) {
+    return false;
+  }
+  for (char c : name) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c)) &&
+        !absl::ascii_islower(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A relative path inside the package that must exist in `files` (as a file
+// when `is_dir` is false, as a directory holding `inside` otherwise).
+void CheckPackagePath(FieldReader& r, const std::string& path, const std::set<std::string>& files,
+                      const char* inside) {
+  if (absl::Status ok = CheckRelativePath(path, TreeLimits{}); !ok.ok()) {
+    r.Report("path", std::string(ok.message()));
+    return;
+  }
+  std::string want = inside == nullptr ? path : absl::StrCat(path, "/", inside);
+  if (!files.contains(want)) {
+    r.Report("path", absl::StrCat("the package has no file \"", want, "\""));
+  }
+}
+
+// Calls `read(name, value, path)` for every entry of exports.<kind>.
+template <typename Read>
+void ForEachExport(FieldReader& exports, absl::string_view kind, bool (*valid_name)(absl::string_view),
+                   absl::string_view name_rule, std::vector<ConfigProblem>& problems, Read read) {
+  const Json* section = exports.Find(kind);
+  if (section == nullptr) return;
+  FieldReader r(*section, exports.PathOf(kind), problems);
+  if (!r.is_object()) return;
+  for (const auto& [name, value] : section->items()) {
+    std::string path = r.PathOf(name);
+    if (!valid_name(name)) {
+      problems.push_back({path, absl::StrCat("invalid export name (", name_rule, ")")});
+      continue;
+    }
+    read(name, value, path);
+  }
+}
+
+bool IsPlainName(absl::string_view name) { return config::IsValidName(name); }
+
+// agents.<preset>.prompts: names of the package's own prompt exports.
+std::vector<std::string> PresetPrompts(const Json& list, const Manifest& m, const std::string& path,
+                                       std::vector<ConfigProblem>& problems) {
+  std::vector<std::string> out;
+  if (!list.is_array()) {
+    problems.push_back({path, "expected an array of names of this package's prompts"});
+    return out;
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string() || !m.prompts.contains(list[i].get<std::string>())) {
+      problems.push_back({IndexPath(path, i),
+                          absl::StrCat(list[i].dump(), " is not a prompt of this package (a "
+                                                       "preset names its package's own prompts)")});
+      continue;
+    }
+    out.push_back(list[i].get<std::string>());
+  }
+  return out;
+}
+
+// A preset refers to its own package's skills, hooks and MCP servers by name.
+void CheckPresetRefs(const config::AgentConfig& preset, const Manifest& m, const std::string& path,
+                     std::vector<ConfigProblem>& problems) {
+  for (size_t i = 0; i < preset.skills.size(); ++i) {
+    if (!m.skills.contains(preset.skills[i])) {
+      problems.push_back({IndexPath(JoinPath(path, "skills"), i),
+                          absl::StrCat("\"", preset.skills[i],
+                                       "\" is not a skill of this package (a preset names its "
+                                       "package's own skills)")});
+    }
+  }
+  for (size_t i = 0; i < preset.hooks.size(); ++i) {
+    if (!m.hooks.contains(preset.hooks[i])) {
+      problems.push_back({IndexPath(JoinPath(path, "hooks"), i),
+                          absl::StrCat("\"", preset.hooks[i],
+                                       "\" is not a hook of this package (a preset names its "
+                                       "package's own hooks)")});
+    }
+  }
+  std::string use = JoinPath(JoinPath(path, "tools"), "use");
+  for (size_t i = 0; i < preset.tools_use.size(); ++i) {
+    absl::string_view entry = preset.tools_use[i];
+    if (config::IsPackageRef(entry)) {
+      problems.push_back({IndexPath(use, i),
+                          "a preset names builtin/ tools or its package's own servers as "
+                          "mcp/<server>/<tool>"});
+      continue;
+    }
+    if (!absl::ConsumePrefix(&entry, "mcp/")) continue;
+    std::string server(entry.substr(0, entry.find('/')));
+    if (!m.mcp.contains(server)) {
+      problems.push_back({IndexPath(use, i),
+                          absl::StrCat("\"", server,
+                                       "\" is not an MCP server of this package (a preset names "
+                                       "its package's own servers)")});
+    }
+  }
+}
+
+void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest& m,
+                 std::vector<ConfigProblem>& problems) {
+  const Json* exports = doc.Find("exports");
+  if (exports == nullptr) return;
+  FieldReader e(*exports, "exports", problems);
+  if (!e.is_object()) return;
+  e.RejectUnknownKeys(kExportKinds);
+  ForEachExport(e, "skills", IsSkillName, "lowercase letters, digits, '_' and '-'", problems,
+                [&](const std::string& name, const Json& value, const std::string& path) {
+                  FieldReader r(value, path, problems);
+                  if (!r.is_object()) return;
+                  r.RejectUnknownKeys(kSkillKeys);
+                  r.Require("path", "the skill's folder, holding SKILL.md");
+                  if (auto p = r.NonEmptyString("path", "a relative folder path")) {
+                    CheckPackagePath(r, *p, files, "SKILL.md");
+                    m.skills[name] = SkillExport{name, *p};
+                  }
+                });
+  ForEachExport(e, "hooks", IsPlainName, "letters, digits, '_', '.' and '-'", problems,
+                [&](const std::string& name, const Json& value, const std::string& path) {
+                  m.hooks[name] = config::ReadHook(name, value, path, problems);
+                });
+  ForEachExport(e, "mcp", config::IsMcpServerName, "letters, digits, '_' and '-', at most 32",
+                problems, [&](const std::string& name, const Json& value, const std::string& path) {
+                  FieldReader r(value, path, problems);
+                  for (absl::string_view key : kRefusedServerKeys) {
+                    if (r.Find(key) != nullptr) {
+                      r.Report(key, "a package's server starts in the daemon's directory; "
+                                    "refer to the package's files as ${package}/...");
+                    }
+                  }
+                  if (r.Find("from") != nullptr) {
+                    r.Report("from", "a package defines its servers itself");
+                    return;
+                  }
+                  config::ParseContext context{"/", ""};
+                  m.mcp[name] = config::ReadMcpServerEntry(name, value, path, context, problems);
+                });
+  ForEachExport(e, "prompts", IsPlainName, "letters, digits, '_', '.' and '-'", problems,
+                [&](const std::string& name, const Json& value, const std::string& path) {
+                  FieldReader r(value, path, problems);
+                  if (!r.is_object()) return;
+                  r.RejectUnknownKeys(kPromptKeys);
+                  PromptExport prompt{name, "", ""};
+                  bool has_text = r.Find("text") != nullptr;
+                  if (has_text == (r.Find("path") != nullptr)) {
+                    r.Report("", "expected exactly one of \"text\" (the section) or \"path\" (a "
+                                 "file holding it)");
+                  }
+                  if (auto text = r.NonEmptyString("text", "the prompt section")) prompt.text = *text;
+                  if (auto p = r.NonEmptyString("path", "a relative file path")) {
+                    CheckPackagePath(r, *p, files, nullptr);
+                    prompt.path = *p;
+                  }
+                  m.prompts[name] = prompt;
+                });
+  ForEachExport(e, "models", IsPlainName, "letters, digits, '_', '.' and '-'", problems,
+                [&](const std::string& name, const Json& value, const std::string& path) {
+                  m.models[name] = config::ParseModelEntry(name, value, path, problems);
+                });
+  // Presets last: they refer to the exports above.
+  ForEachExport(e, "agents", IsPlainName, "letters, digits, '_', '.' and '-'", problems,
+                [&](const std::string& name, const Json& value, const std::string& path) {
+                  FieldReader r(value, path, problems);
+                  if (!r.is_object()) return;
+                  size_t before = problems.size();
+                  r.RejectUnknownKeys(kPresetKeys);
+                  if (problems.size() != before) return;
+                  // A preset's prompts name its package's own prompt exports.
+                  Json agent_part = value;
+                  agent_part.erase("prompts");
+                  config::AgentConfig preset =
+                      config::ParseAgentEntry(name, agent_part, path, problems);
+                  if (const Json* prompts = r.Find("prompts")) {
+                    preset.prompts = PresetPrompts(*prompts, m, r.PathOf("prompts"), problems);
+                  }
+                  if (problems.size() != before) return;
+                  preset.explicit_keys.clear();
+                  for (const auto& [key, unused] : value.items()) preset.explicit_keys.push_back(key);
+                  CheckPresetRefs(preset, m, path, problems);
+                  m.agents[name] = std::move(preset);
+                });
+}
+
+Manifest ReadDocument(const Json& json, const std::set<std::string>& files,
+                      std::vector<ConfigProblem>& problems) {
+  Manifest m;
+  if (!json.is_object()) {
+    problems.push_back({"", absl::StrCat("expected a JSON object at the top level, got ",
+                                         config::DescribeValue(json))});
+    return m;
+  }
+  FieldReader doc(json, "", problems);
+  doc.RejectUnknownKeys(kManifestKeys);
+  doc.String("$schema");
+  doc.Require("name", "the package's name (lowercase letters, digits, '_', '.' and '-')");
+  doc.Require("version", "the package's version, such as \"1.0.0\"");
+  doc.Require("description", "one line saying what the package holds");
+  doc.Require("exports", "an object of skills, hooks, mcp, agents, prompts and models");
+  if (auto name = doc.String("name")) {
+    if (config::IsPackageAlias(*name)) {
+      m.name = *name;
+    } else {
+      doc.Report("name", absl::StrCat(config::DescribeValue(Json(*name)),
+                                      " is not a valid package name (lowercase letters, digits, "
+                                      "'_', '.' and '-', at most 64, starting with a letter or "
+                                      "digit)"));
+    }
+  }
+  if (auto version = doc.NonEmptyString("version", "a version such as \"1.0.0\"")) {
+    m.version = *version;
+  }
+  if (auto description = doc.NonEmptyString("description", "one line")) m.description = *description;
+  if (auto homepage = doc.NonEmptyString("homepage", "an https:// or http:// URL")) {
+    if (!absl::StartsWith(*homepage, "https://") && !absl::StartsWith(*homepage, "http://")) {
+      doc.Report("homepage", "expected an https:// or http:// URL");
+    }
+    m.homepage = *homepage;
+  }
+  if (auto license = doc.NonEmptyString("license", "an SPDX expression such as \"MIT\"")) {
+    m.license = *license;
+  }
+  ReadExports(doc, files, m, problems);
+  return m;
+}
+
+std::string JoinProblems(const std::vector<ConfigProblem>& problems) {
+  std::vector<std::string> lines;
+  for (const ConfigProblem& p : problems) lines.push_back(p.ToString());
+  return absl::StrJoin(lines, "\n");
+}
+
+}  // namespace
+
+std::vector<std::string> Manifest::ExportNames() const {
+  std::vector<std::string> names;
+  auto add = [&](absl::string_view kind, const auto& map) {
+    for (const auto& [name, unused] : map) names.push_back(absl::StrCat(kind, "/", name));
+  };
+  add(config::kExportAgent, agents);
+  add(config::kExportHook, hooks);
+  add(config::kExportMcp, mcp);
+  add(config::kExportModel, models);
+  add(config::kExportPrompt, prompts);
+  add(config::kExportSkill, skills);
+  return names;
+}
+
+absl::StatusOr<Manifest> ParseManifest(std::string_view text, const std::set<std::string>& files,
+                                       std::vector<ConfigProblem>* problems) {
+  std::vector<ConfigProblem> found;
+  Manifest manifest;
+  absl::StatusOr<Json> json = ParseJson(text, /*allow_comments=*/false);
+  if (!json.ok()) {
+    found.push_back({"", std::string(json.status().message())});
+  } else {
+    found = config::FindDuplicateKeys(text);
+    manifest = ReadDocument(*json, files, found);
+  }
+  if (problems != nullptr) *problems = found;
+  if (!found.empty()) return absl::InvalidArgumentError(JoinProblems(found));
+  return manifest;
+}
+
+absl::StatusOr<Manifest> ReadManifest(const std::string& root, const std::set<std::string>& files) {
+  std::string path = absl::StrCat(root, "/", kManifestFile);
+  if (!files.contains(kManifestFile)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(root, " is not a package: it has no ", kManifestFile, " at its top"));
+  }
+  absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxManifestBytes);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Manifest> manifest = ParseManifest(*text, files);
+  if (!manifest.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " is invalid:\n", manifest.status().message()));
+  }
+  return manifest;
+}
+
+}  // namespace raw::packages

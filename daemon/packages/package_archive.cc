@@ -1,0 +1,198 @@
+#include "daemon/packages/package_archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+
+namespace raw::packages {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ArchiveCloser {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+
+// Creates the directories of `rel` below `dest` one by one, refusing any
+// component that exists as something other than a directory (a symlink
+// planted by an earlier entry is never followed).
+absl::Status MakeParents(const std::string& dest, const std::string& rel, bool include_last) {
+  std::vector<absl::string_view> parts = absl::StrSplit(rel, '/');
+  if (!include_last) parts.pop_back();
+  std::string path = dest;
+  for (absl::string_view part : parts) {
+    absl::StrAppend(&path, "/", part);
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "archive entry \"", rel, "\" goes through \"", path.substr(dest.size() + 1),
+            "\", which is not a directory"));
+      }
+      continue;
+    }
+    if (mkdir(path.c_str(), 0755) != 0) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", path));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string EntryPath(archive_entry* entry) {
+  const char* name = archive_entry_pathname(entry);
+  std::string path = name == nullptr ? "" : name;
+  while (absl::StartsWith(path, "./")) path.erase(0, 2);
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  return path;
+}
+
+absl::Status WriteEntryData(archive* a, const std::string& target, mode_t mode,
+                            int64_t& total, const TreeLimits& limits, const std::string& rel) {
+  int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", target));
+  absl::Status status;
+  char buffer[65536];
+  for (;;) {
+    la_ssize_t n = archive_read_data(a, buffer, sizeof buffer);
+    if (n < 0) {
+      status = absl::InvalidArgumentError(
+          absl::StrCat("cannot read archive entry \"", rel, "\": ", archive_error_string(a)));
+      break;
+    }
+    if (n == 0) break;
+    total += n;
+    if (total > limits.max_total_bytes) {
+      status = absl::ResourceExhaustedError(
+          absl::StrCat("the package is larger than ", limits.max_total_bytes, " bytes unpacked"));
+      break;
+    }
+    const char* p = buffer;
+    size_t left = static_cast<size_t>(n);
+    while (left > 0 && status.ok()) {
+      ssize_t w = write(fd, p, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) status = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", target));
+      if (w > 0) {
+        p += w;
+        left -= static_cast<size_t>(w);
+      }
+    }
+    if (!status.ok()) break;
+  }
+  if (status.ok() && fchmod(fd, mode) != 0) {
+    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot chmod ", target));
+  }
+  close(fd);
+  return status;
+}
+
+}  // namespace
+
+bool IsArchiveName(absl::string_view name) {
+  return absl::EndsWith(name, ".tar.gz") || absl::EndsWith(name, ".tgz") ||
+         absl::EndsWith(name, ".tar.zst");
+}
+
+absl::Status UnpackArchive(const std::string& archive_path, const std::string& dest,
+                           const TreeLimits& limits) {
+  std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
+  archive_read_support_format_tar(a.get());
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_filter_zstd(a.get());
+  if (archive_read_open_filename(a.get(), archive_path.c_str(), 65536) != ARCHIVE_OK) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot open archive ", archive_path, ": ",
+                                                   archive_error_string(a.get())));
+  }
+  int64_t files = 0;
+  int64_t total = 0;
+  for (;;) {
+    archive_entry* entry = nullptr;
+    int r = archive_read_next_header(a.get(), &entry);
+    if (r == ARCHIVE_EOF) break;
+    if (r != ARCHIVE_OK) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot read archive ", archive_path, ": ",
+                                                     archive_error_string(a.get())));
+    }
+    const char* raw_name = archive_entry_pathname(entry);
+    if (raw_name != nullptr && raw_name[0] == '/') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("archive entry \"", raw_name, "\" has an absolute path"));
+    }
+    std::string rel = EntryPath(entry);
+    if (rel.empty()) continue;  // "./" itself
+    absl::Status path_ok = CheckRelativePath(rel, limits);
+    if (!path_ok.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("archive entry: ", path_ok.message()));
+    }
+    if (archive_entry_hardlink(entry) != nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("archive entry \"", rel, "\" is a hard link; a package holds only files, "
+                       "directories and symlinks"));
+    }
+    if (++files > limits.max_files) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the archive has more than ", limits.max_files, " entries"));
+    }
+    std::string target = absl::StrCat(dest, "/", rel);
+    switch (archive_entry_filetype(entry)) {
+      case AE_IFDIR:
+        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/true));
+        break;
+      case AE_IFREG: {
+        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false));
+        // The size a header declares is checked before any byte is written.
+        if (archive_entry_size_is_set(entry) != 0 &&
+            archive_entry_size(entry) > limits.max_total_bytes - total) {
+          return absl::ResourceExhaustedError(absl::StrCat(
+              "the package is larger than ", limits.max_total_bytes, " bytes unpacked (entry \"",
+              rel, "\" alone holds ", archive_entry_size(entry), ")"));
+        }
+        mode_t mode = (archive_entry_perm(entry) & 0111) != 0 ? 0755 : 0644;
+        RETURN_IF_ERROR(WriteEntryData(a.get(), target, mode, total, limits, rel));
+        break;
+      }
+      case AE_IFLNK: {
+        const char* link = archive_entry_symlink(entry);
+        std::string to = link == nullptr ? "" : link;
+        RETURN_IF_ERROR(CheckLinkTarget(rel, to));
+        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false));
+        if (symlink(to.c_str(), target.c_str()) != 0) {
+          return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", target));
+        }
+        break;
+      }
+      default:
+        return absl::InvalidArgumentError(absl::StrCat(
+            "archive entry \"", rel, "\" is a device file, FIFO or socket; a package holds only "
+            "files, directories and symlinks"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string PackageRootIn(const std::string& dir) {
+  std::error_code error;
+  if (fs::exists(fs::path(dir) / kManifestFile, error)) return dir;
+  std::vector<fs::path> children;
+  for (const auto& child : fs::directory_iterator(dir, error)) children.push_back(child.path());
+  if (children.size() == 1 && fs::is_directory(fs::symlink_status(children[0], error)) &&
+      fs::exists(children[0] / kManifestFile, error)) {
+    return children[0].string();
+  }
+  return dir;
+}
+
+}  // namespace raw::packages

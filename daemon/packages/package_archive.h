@@ -1,0 +1,30 @@
+// PackageArchive: unpacking a package shipped as .tar.gz or .tar.zst with
+// libarchive, never a shell. Every entry is checked before anything is
+// written: absolute paths, "." or ".." components, hard links, device
+// files, FIFOs and symlinks leading outside are refused, and the limits of
+// TreeLimits hold for the file count and the unpacked bytes. Files are
+// written 0644 or 0755 (executable bits only), never through a symlink.
+// Thread-safe (no shared state).
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "daemon/packages/package_tree.h"
+
+namespace raw::packages {
+
+// True for names ending in .tar.gz, .tgz or .tar.zst.
+bool IsArchiveName(absl::string_view name);
+
+// Unpacks `archive` into the existing empty directory `dest`.
+absl::Status UnpackArchive(const std::string& archive, const std::string& dest,
+                           const TreeLimits& limits = {});
+
+// The package root inside an unpacked archive: `dir` itself when it holds
+// raw-package.json, else its only subdirectory when that holds it (the
+// usual "name-1.0/..." layout).
+std::string PackageRootIn(const std::string& dir);
+
+}  // namespace raw::packages

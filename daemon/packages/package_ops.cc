@@ -1,0 +1,200 @@
+#include "daemon/packages/package_ops.h"
+
+#include <sys/stat.h>
+
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "daemon/config/package_ref.h"
+#include "daemon/packages/package_archive.h"
+#include "daemon/packages/package_fetch.h"
+
+namespace raw::packages {
+namespace {
+
+std::set<std::string> PathsOf(const std::vector<TreeEntry>& entries) {
+  std::set<std::string> paths;
+  for (const TreeEntry& e : entries) paths.insert(e.path);
+  return paths;
+}
+
+// A source made ready to read: the package's root folder, and the staging
+// directory to remove afterwards ("" for a folder read in place).
+struct OpenedSource {
+  std::string root;
+  std::string staging;
+};
+
+absl::StatusOr<OpenedSource> OpenSource(const PackageContext& ctx, const std::string& source) {
+  if (IsUrl(source)) {
+    RETURN_IF_ERROR(CheckPackageUrl(source));
+    if (ctx.http == nullptr) {
+      return absl::FailedPreconditionError("downloading packages is not available here");
+    }
+    ASSIGN_OR_RETURN(std::string staging, ctx.store.NewStagingDir());
+    std::string file = absl::StrCat(staging, "/download", ArchiveSuffixOf(source));
+    std::string unpacked = absl::StrCat(staging, "/unpacked");
+    absl::Status status = FetchPackage(*ctx.http, source, file);
+    if (status.ok() && mkdir(unpacked.c_str(), 0700) != 0) {
+      status = absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", unpacked));
+    }
+    if (status.ok()) status = UnpackArchive(file, unpacked, ctx.store.limits());
+    if (!status.ok()) {
+      (void)RemoveTree(staging);
+      return status;
+    }
+    return OpenedSource{PackageRootIn(unpacked), staging};
+  }
+  struct stat st;
+  if (stat(source.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat(source, " does not exist"));
+  }
+  if (S_ISDIR(st.st_mode)) return OpenedSource{source, ""};
+  if (!S_ISREG(st.st_mode) || !IsArchiveName(source)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, " is neither a package folder nor a .tar.gz, .tgz or .tar.zst archive"));
+  }
+  ASSIGN_OR_RETURN(std::string staging, ctx.store.NewStagingDir());
+  absl::Status status = UnpackArchive(source, staging, ctx.store.limits());
+  if (!status.ok()) {
+    (void)RemoveTree(staging);
+    return status;
+  }
+  return OpenedSource{PackageRootIn(staging), staging};
+}
+
+absl::StatusOr<IndexEntry> FindAlias(const PackageIndex& index, const std::string& alias) {
+  auto it = index.aliases.find(alias);
+  if (it == index.aliases.end()) {
+    std::string known;
+    for (const auto& [name, unused] : index.aliases) absl::StrAppend(&known, known.empty() ? "" : ", ", name);
+    return absl::NotFoundError(absl::StrCat("no package is installed as \"", alias, "\" for ",
+                                            index.path, " (installed: ",
+                                            known.empty() ? "none" : known, ")"));
+  }
+  return it->second;
+}
+
+}  // namespace
+
+absl::StatusOr<InstallResult> Install(const PackageContext& ctx, const std::string& source,
+                                      const std::optional<std::string>& alias) {
+  if (alias && !config::IsPackageAlias(*alias)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", *alias, "\" is not a valid alias (lowercase letters, digits, '_', "
+                     "'.' and '-', at most 64, starting with a letter or digit)"));
+  }
+  ASSIGN_OR_RETURN(PackageStore::StoreLock lock, ctx.store.Lock());
+  ASSIGN_OR_RETURN(OpenedSource opened, OpenSource(ctx, source));
+  bool added = false;
+  absl::StatusOr<StoredPackage> stored = ctx.store.Add(opened.root, &added);
+  if (!opened.staging.empty()) RETURN_IF_ERROR(RemoveTree(opened.staging));
+  RETURN_IF_ERROR(stored.status());
+  InstallResult result;
+  result.alias = alias.value_or(stored->manifest.name);
+  result.hash = stored->hash;
+  result.stored = added;
+  result.manifest = stored->manifest;
+  ASSIGN_OR_RETURN(PackageIndex index,
+                   PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
+  result.index_path = index.path;
+  if (auto it = index.aliases.find(result.alias); it != index.aliases.end()) {
+    result.previous_hash = it->second.hash;
+  }
+  index.aliases[result.alias] =
+      IndexEntry{result.hash, source, stored->manifest.name, stored->manifest.version};
+  // Recorded before the index is written, so gc never misses an index.
+  RETURN_IF_ERROR(ctx.store.RememberIndex(index.path));
+  RETURN_IF_ERROR(index.Save());
+  return result;
+}
+
+absl::StatusOr<Inspection> Inspect(const PackageContext& ctx, const std::string& what) {
+  struct stat st;
+  if (!IsUrl(what) && stat(what.c_str(), &st) != 0 && config::IsPackageAlias(what)) {
+    ASSIGN_OR_RETURN(PackageIndex index,
+                     PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
+    ASSIGN_OR_RETURN(IndexEntry entry, FindAlias(index, what));
+    ASSIGN_OR_RETURN(StoredPackage stored, ctx.store.Read(entry.hash));
+    return Inspection{stored.hash, std::move(stored.manifest), std::move(stored.files), what,
+                      stored.dir};
+  }
+  ASSIGN_OR_RETURN(OpenedSource opened, OpenSource(ctx, what));
+  absl::StatusOr<Inspection> result = [&]() -> absl::StatusOr<Inspection> {
+    ASSIGN_OR_RETURN(std::vector<TreeEntry> files, ScanTree(opened.root, ctx.store.limits()));
+    ASSIGN_OR_RETURN(Manifest manifest, ReadManifest(opened.root, PathsOf(files)));
+    ASSIGN_OR_RETURN(std::string hash, HashTree(opened.root, files));
+    return Inspection{hash, std::move(manifest), std::move(files), "", ""};
+  }();
+  if (!opened.staging.empty()) RETURN_IF_ERROR(RemoveTree(opened.staging));
+  return result;
+}
+
+absl::StatusOr<std::vector<ListedPackage>> List(const PackageContext& ctx) {
+  ASSIGN_OR_RETURN(PackageIndex index,
+                   PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
+  std::vector<ListedPackage> listed;
+  for (const auto& [alias, entry] : index.aliases) {
+    ListedPackage item{alias, entry, {}, ""};
+    absl::StatusOr<StoredPackage> stored = ctx.store.Read(entry.hash);
+    if (stored.ok()) {
+      item.exports = stored->manifest.ExportNames();
+    } else {
+      item.problem = std::string(stored.status().message());
+    }
+    listed.push_back(std::move(item));
+  }
+  return listed;
+}
+
+absl::StatusOr<IndexEntry> Remove(const PackageContext& ctx, const std::string& alias) {
+  ASSIGN_OR_RETURN(PackageStore::StoreLock lock, ctx.store.Lock());
+  ASSIGN_OR_RETURN(PackageIndex index,
+                   PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
+  ASSIGN_OR_RETURN(IndexEntry entry, FindAlias(index, alias));
+  index.aliases.erase(alias);
+  RETURN_IF_ERROR(index.Save());
+  return entry;
+}
+
+absl::StatusOr<GcResult> CollectGarbage(const PackageContext& ctx, bool dry_run) {
+  ASSIGN_OR_RETURN(PackageStore::StoreLock lock, ctx.store.Lock());
+  ASSIGN_OR_RETURN(std::set<std::string> indexes, ctx.store.KnownIndexes());
+  std::set<std::string> referenced;
+  for (const std::string& path : indexes) {
+    // A missing index refers to nothing; a damaged one stops gc (Load).
+    ASSIGN_OR_RETURN(PackageIndex index, PackageIndex::Load(path));
+    for (const auto& [alias, entry] : index.aliases) referenced.insert(entry.hash);
+  }
+  GcResult result;
+  ASSIGN_OR_RETURN(std::vector<std::string> hashes, ctx.store.Hashes());
+  for (const std::string& hash : hashes) {
+    if (referenced.contains(hash)) {
+      result.kept.push_back(hash);
+      continue;
+    }
+    if (!dry_run) RETURN_IF_ERROR(ctx.store.Remove(hash));
+    result.removed.push_back(hash);
+  }
+  return result;
+}
+
+absl::StatusOr<std::vector<VerifyResult>> Verify(const PackageContext& ctx,
+                                                 const std::optional<std::string>& alias) {
+  ASSIGN_OR_RETURN(PackageIndex index,
+                   PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
+  std::vector<VerifyResult> results;
+  if (alias) {
+    ASSIGN_OR_RETURN(IndexEntry entry, FindAlias(index, *alias));
+    results.push_back({*alias, entry.hash, ctx.store.Verify(entry.hash)});
+    return results;
+  }
+  for (const auto& [name, entry] : index.aliases) {
+    results.push_back({name, entry.hash, ctx.store.Verify(entry.hash)});
+  }
+  return results;
+}
+
+}  // namespace raw::packages

@@ -1,0 +1,82 @@
+// PackageOps: what `raw package ...` does (docs/packages.md), as a library
+// the CLI runs without the daemon: install, inspect, list, remove, gc and
+// verify. Every operation only reads and writes files (and, for an https
+// source, downloads one); none runs anything a package holds.
+// Thread-safe: changes to the store take its lock.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "daemon/http/http_client.h"
+#include "daemon/packages/manifest.h"
+#include "daemon/packages/package_index.h"
+#include "daemon/packages/package_store.h"
+
+namespace raw::packages {
+
+struct PackageContext {
+  const PackageStore& store;
+  std::string config_path;            // absolute; its index is used
+  http::HttpClient* http = nullptr;   // for https sources; null = refused
+};
+
+struct InstallResult {
+  std::string alias;
+  std::string hash;
+  std::string previous_hash;  // the alias's hash before, "" = new alias
+  bool stored = false;        // false: the store held this tree already
+  Manifest manifest;
+  std::string index_path;
+};
+
+// Installs `source` (a folder, a .tar.gz/.tgz/.tar.zst file, or an https
+// URL of one) under `alias` (nullopt = the manifest's name).
+absl::StatusOr<InstallResult> Install(const PackageContext& ctx, const std::string& source,
+                                      const std::optional<std::string>& alias);
+
+struct Inspection {
+  std::string hash;
+  Manifest manifest;
+  std::vector<TreeEntry> files;
+  std::string alias;  // when inspected by alias
+  std::string dir;    // the store entry, when inspected by alias
+};
+
+// Reads `what`: an alias of the config's index, or a source as for Install.
+// Writes nothing to the store or the index.
+absl::StatusOr<Inspection> Inspect(const PackageContext& ctx, const std::string& what);
+
+struct ListedPackage {
+  std::string alias;
+  IndexEntry entry;
+  // The manifest's exports, when the store entry could be read.
+  std::vector<std::string> exports;
+  std::string problem;  // why it could not be read, else ""
+};
+absl::StatusOr<std::vector<ListedPackage>> List(const PackageContext& ctx);
+
+// Removes `alias` from the config's index (the store entry stays for gc).
+absl::StatusOr<IndexEntry> Remove(const PackageContext& ctx, const std::string& alias);
+
+struct GcResult {
+  std::vector<std::string> removed;  // hashes (to be) removed
+  std::vector<std::string> kept;     // hashes some index refers to
+};
+// Removes store entries that no index of this machine refers to (every
+// index any install recorded). An index that cannot be read stops gc: an
+// entry is never removed on a guess.
+absl::StatusOr<GcResult> CollectGarbage(const PackageContext& ctx, bool dry_run);
+
+struct VerifyResult {
+  std::string alias;
+  std::string hash;
+  absl::Status status;  // OK, or how the entry drifted
+};
+// Re-hashes the entry of `alias`, or of every alias of the index.
+absl::StatusOr<std::vector<VerifyResult>> Verify(const PackageContext& ctx,
+                                                 const std::optional<std::string>& alias);
+
+}  // namespace raw::packages

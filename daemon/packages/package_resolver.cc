@@ -1,0 +1,320 @@
+#include "daemon/packages/package_resolver.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "common/status_macros.h"
+#include "daemon/config/field_reader.h"
+#include "daemon/config/package_ref.h"
+#include "daemon/packages/package_files.h"
+#include "daemon/packages/package_index.h"
+
+namespace raw::packages {
+namespace {
+
+using config::IndexPath;
+using config::JoinPath;
+using config::PackageRef;
+
+bool UsesPackages(const config::Config& config, const config::AgentConfig& agent) {
+  auto any = [](const std::vector<std::string>& list) {
+    return std::any_of(list.begin(), list.end(),
+                       [](const std::string& s) { return config::IsPackageRef(s); });
+  };
+  if (!agent.extends.empty() || config::IsPackageRef(agent.model) || any(agent.tools_use) ||
+      any(agent.skills) || any(agent.hooks) || !agent.prompts.empty()) {
+    return true;
+  }
+  for (const std::string& use : agent.tools_use) {
+    absl::string_view rest = use;
+    if (!absl::ConsumePrefix(&rest, "mcp/")) continue;
+    auto it = config.mcp_servers.find(std::string(rest.substr(0, rest.find('/'))));
+    if (it != config.mcp_servers.end() && !it->second.from.empty()) return true;
+  }
+  return false;
+}
+
+std::string Expand(const std::string& text, const std::string& dir) {
+  return absl::StrReplaceAll(text, {{kPackageDirVariable, dir}});
+}
+
+// Reads the packages one resolution needs, each once.
+class Loader {
+ public:
+  Loader(const config::Config& config, const PackageStore& store) : config_(config), store_(store) {}
+
+  // The stored package of `alias`; errors name `path`.
+  absl::StatusOr<const StoredPackage*> Get(const std::string& alias, const std::string& path) {
+    if (auto it = loaded_.find(alias); it != loaded_.end()) return &it->second;
+    if (config_.source_path.empty()) {
+      return Error(path, absl::StrCat("package \"", alias,
+                                      "\" cannot be used by a config that is not read from a file"));
+    }
+    if (!index_) {
+      absl::StatusOr<PackageIndex> index =
+          PackageIndex::Load(PackageIndex::PathForConfig(config_.source_path));
+      if (!index.ok()) return Error(path, std::string(index.status().message()));
+      index_ = std::move(*index);
+    }
+    auto entry = index_->aliases.find(alias);
+    if (entry == index_->aliases.end()) {
+      return Error(path, absl::StrCat("no package is installed as \"", alias, "\" for ",
+                                      config_.source_path, " (raw package install PATH --as ",
+                                      alias, ")"));
+    }
+    const std::string& hash = entry->second.hash;
+    if (absl::Status verified = store_.Verify(hash); !verified.ok()) {
+      if (absl::IsNotFound(verified)) {
+        return Error(path, absl::StrCat("package \"", alias, "\" (", hash.substr(0, 12),
+                                        ") is missing from the store; install it again"));
+      }
+      return Error(path, absl::StrCat("package \"", alias, "\" is refused: ", verified.message(),
+                                      "; run `raw package verify ", alias,
+                                      "` and install the package again"));
+    }
+    absl::StatusOr<StoredPackage> stored = store_.Read(hash);
+    if (!stored.ok()) {
+      return Error(path, absl::StrCat("package \"", alias, "\": ", stored.status().message()));
+    }
+    used_[alias] = hash;
+    return &loaded_.emplace(alias, std::move(*stored)).first->second;
+  }
+
+  static absl::Status Error(const std::string& path, const std::string& message) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": ", message));
+  }
+
+  const std::map<std::string, std::string>& used() const { return used_; }
+
+ private:
+  const config::Config& config_;
+  const PackageStore& store_;
+  std::optional<PackageIndex> index_;
+  std::map<std::string, StoredPackage> loaded_;
+  std::map<std::string, std::string> used_;
+};
+
+// The export `ref` names in `map`, or an error naming `path` and the
+// exports there are.
+template <typename Map>
+absl::StatusOr<const typename Map::mapped_type*> FindExport(const Map& map, const PackageRef& ref,
+                                                            const StoredPackage& pkg,
+                                                            const std::string& path) {
+  auto it = map.find(ref.name);
+  if (it != map.end()) return &it->second;
+  std::vector<std::string> names;
+  for (const auto& [name, unused] : map) names.push_back(name);
+  return Loader::Error(path, absl::StrCat("package \"", ref.alias, "\" (", pkg.manifest.name, " ",
+                                          pkg.manifest.version, ") has no ", ref.kind,
+                                          " export \"", ref.name, "\" (its ", ref.kind,
+                                          " exports: ",
+                                          names.empty() ? "none" : absl::StrJoin(names, ", "),
+                                          ")"));
+}
+
+absl::StatusOr<PackageRef> Parse(const std::string& text, const char* kind, const std::string& path,
+                                 bool with_tool = false) {
+  absl::StatusOr<PackageRef> ref = config::ParsePackageRef(text, kind, with_tool);
+  if (!ref.ok()) return Loader::Error(path, std::string(ref.status().message()));
+  return ref;
+}
+
+config::McpServerConfig ExpandServer(config::McpServerConfig server, const std::string& name,
+                                     const std::string& dir) {
+  server.name = name;
+  for (std::string& arg : server.command) arg = Expand(arg, dir);
+  for (auto& [key, value] : server.env) value = Expand(value, dir);
+  return server;
+}
+
+// Fills the agent's unset fields from the preset `extends` names, turning
+// the preset's own references into references to its package.
+absl::Status ApplyPreset(config::AgentConfig& agent, Loader& loader, const std::string& base) {
+  const std::string path = JoinPath(base, "extends");
+  ASSIGN_OR_RETURN(PackageRef ref, Parse(agent.extends, config::kExportAgent, path));
+  ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
+  ASSIGN_OR_RETURN(const config::AgentConfig* preset,
+                   FindExport(pkg->manifest.agents, ref, *pkg, path));
+  const std::string prefix = absl::StrCat("pkg/", ref.alias, "/");
+  auto set_here = [&](const char* key) {
+    return std::find(agent.explicit_keys.begin(), agent.explicit_keys.end(), key) !=
+           agent.explicit_keys.end();
+  };
+  for (const std::string& key : preset->explicit_keys) {
+    if (set_here(key.c_str())) continue;
+    if (key == "system_prompt") agent.system_prompt = preset->system_prompt;
+    if (key == "max_steps") agent.max_steps = preset->max_steps;
+    if (key == "rules") agent.rules = preset->rules;
+    if (key == "approval_mode") agent.approval_mode = preset->approval_mode;
+    if (key == "compact") agent.compact = preset->compact;
+    if (key == "skills") {
+      agent.skills.clear();
+      for (const std::string& s : preset->skills) agent.skills.push_back(prefix + "skill/" + s);
+    }
+    if (key == "prompts") {
+      agent.prompts.clear();
+      for (const std::string& p : preset->prompts) agent.prompts.push_back(prefix + "prompt/" + p);
+    }
+    if (key == "hooks") {
+      agent.hooks.clear();
+      for (const std::string& h : preset->hooks) agent.hooks.push_back(prefix + "hook/" + h);
+    }
+    if (key == "tools") {
+      agent.tools_use.clear();
+      for (const std::string& use : preset->tools_use) {
+        absl::string_view rest = use;
+        agent.tools_use.push_back(absl::ConsumePrefix(&rest, "mcp/")
+                                      ? absl::StrCat(prefix, "mcp/", rest)
+                                      : use);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyTools(config::Config& config, config::AgentConfig& agent, Loader& loader,
+                        const std::string& base) {
+  const std::string use_path = JoinPath(JoinPath(base, "tools"), "use");
+  for (size_t i = 0; i < agent.tools_use.size(); ++i) {
+    std::string& use = agent.tools_use[i];
+    const std::string path = IndexPath(use_path, i);
+    if (config::IsPackageRef(use)) {
+      ASSIGN_OR_RETURN(PackageRef ref, Parse(use, config::kExportMcp, path, /*with_tool=*/true));
+      ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
+      ASSIGN_OR_RETURN(const config::McpServerConfig* server,
+                       FindExport(pkg->manifest.mcp, ref, *pkg, path));
+      auto existing = config.mcp_servers.find(ref.name);
+      if (existing != config.mcp_servers.end() && existing->second.from != ref.ExportId()) {
+        return Loader::Error(
+            path, absl::StrCat("the package's MCP server \"", ref.name,
+                               "\" has the name of mcp_servers.", ref.name,
+                               "; give the package's server another name: \"mcp_servers\": {\"",
+                               ref.alias, "-", ref.name, "\": {\"from\": \"", ref.ExportId(),
+                               "\"}} and use mcp/", ref.alias, "-", ref.name, "/", ref.tool));
+      }
+      config::McpServerConfig expanded = ExpandServer(*server, ref.name, pkg->dir);
+      expanded.from = ref.ExportId();
+      config.mcp_servers[ref.name] = std::move(expanded);
+      use = absl::StrCat("mcp/", ref.name, "/", ref.tool);
+      continue;
+    }
+    absl::string_view rest = use;
+    if (!absl::ConsumePrefix(&rest, "mcp/")) continue;
+    auto it = config.mcp_servers.find(std::string(rest.substr(0, rest.find('/'))));
+    if (it == config.mcp_servers.end() || it->second.from.empty() ||
+        !it->second.command.empty() || !it->second.url.empty()) {
+      continue;  // not from a package, or filled in already
+    }
+    const std::string from_path = JoinPath(JoinPath("mcp_servers", it->first), "from");
+    ASSIGN_OR_RETURN(PackageRef ref, Parse(it->second.from, config::kExportMcp, from_path));
+    ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, from_path));
+    ASSIGN_OR_RETURN(const config::McpServerConfig* server,
+                     FindExport(pkg->manifest.mcp, ref, *pkg, from_path));
+    std::string from = it->second.from;
+    it->second = ExpandServer(*server, it->first, pkg->dir);
+    it->second.from = std::move(from);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplySkillsHooksModel(config::Config& config, config::AgentConfig& agent,
+                                   Loader& loader, const std::string& base) {
+  for (size_t i = 0; i < agent.skills.size(); ++i) {
+    if (!config::IsPackageRef(agent.skills[i])) continue;
+    const std::string path = IndexPath(JoinPath(base, "skills"), i);
+    ASSIGN_OR_RETURN(PackageRef ref, Parse(agent.skills[i], config::kExportSkill, path));
+    ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
+    ASSIGN_OR_RETURN(const SkillExport* skill, FindExport(pkg->manifest.skills, ref, *pkg, path));
+    config.skill_dirs.push_back(absl::StrCat(pkg->dir, "/", skill->path));
+    agent.skills[i] = skill->name;
+  }
+  for (size_t i = 0; i < agent.hooks.size(); ++i) {
+    if (!config::IsPackageRef(agent.hooks[i])) continue;
+    const std::string path = IndexPath(JoinPath(base, "hooks"), i);
+    ASSIGN_OR_RETURN(PackageRef ref, Parse(agent.hooks[i], config::kExportHook, path));
+    ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
+    ASSIGN_OR_RETURN(const config::HookConfig* hook,
+                     FindExport(pkg->manifest.hooks, ref, *pkg, path));
+    config::HookConfig expanded = *hook;
+    expanded.name = agent.hooks[i];
+    for (std::string& arg : expanded.command) arg = Expand(arg, pkg->dir);
+    config.hooks[agent.hooks[i]] = std::move(expanded);
+  }
+  if (config::IsPackageRef(agent.model)) {
+    const std::string path = JoinPath(base, "model");
+    ASSIGN_OR_RETURN(PackageRef ref, Parse(agent.model, config::kExportModel, path));
+    ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
+    ASSIGN_OR_RETURN(const config::ModelConfig* model,
+                     FindExport(pkg->manifest.models, ref, *pkg, path));
+    config::ModelConfig copy = *model;
+    copy.name = agent.model;
+    config.models[agent.model] = std::move(copy);
+  }
+  return absl::OkStatus();
+}
+
+// Appends the agent's prompt sections to its system prompt, in order.
+absl::Status ApplyPrompts(config::AgentConfig& agent, Loader& loader, const std::string& base) {
+  for (size_t i = 0; i < agent.prompts.size(); ++i) {
+    const std::string path = IndexPath(JoinPath(base, "prompts"), i);
+    ASSIGN_OR_RETURN(PackageRef ref, Parse(agent.prompts[i], config::kExportPrompt, path));
+    ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
+    ASSIGN_OR_RETURN(const PromptExport* prompt,
+                     FindExport(pkg->manifest.prompts, ref, *pkg, path));
+    std::string text = prompt->text;
+    if (!prompt->path.empty()) {
+      absl::StatusOr<std::string> read =
+          ReadSmallFile(absl::StrCat(pkg->dir, "/", prompt->path), kMaxManifestBytes);
+      if (!read.ok()) {
+        return Loader::Error(path, absl::StrCat("package \"", ref.alias, "\": ",
+                                                read.status().message()));
+      }
+      text = std::move(*read);
+    }
+    absl::StrAppend(&agent.system_prompt, agent.system_prompt.empty() ? "" : "\n\n", text);
+  }
+  return absl::OkStatus();
+}
+
+const config::AgentConfig* SelectedAgent(const config::Config& config,
+                                         const std::string& agent_name) {
+  auto it = config.agents.find(agent_name.empty() ? config.default_agent : agent_name);
+  return it == config.agents.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
+                                               const std::string& agent_name,
+                                               const EnvLookup& env) {
+  const config::AgentConfig* agent = SelectedAgent(config, agent_name);
+  if (agent == nullptr || !UsesPackages(config, *agent)) return PackagedConfig{config, {}};
+  ASSIGN_OR_RETURN(PackageStore store, PackageStore::ForUser(env));
+  return ResolvePackages(config, agent_name, store);
+}
+
+absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
+                                               const std::string& agent_name,
+                                               const PackageStore& store) {
+  PackagedConfig out{config, {}};
+  const std::string name = agent_name.empty() ? config.default_agent : agent_name;
+  auto it = out.config.agents.find(name);
+  if (it == out.config.agents.end() || !UsesPackages(config, it->second)) return out;
+  config::AgentConfig& agent = it->second;
+  const std::string base = JoinPath("agents", name);
+  Loader loader(config, store);
+  if (!agent.extends.empty()) RETURN_IF_ERROR(ApplyPreset(agent, loader, base));
+  RETURN_IF_ERROR(ApplyTools(out.config, agent, loader, base));
+  RETURN_IF_ERROR(ApplySkillsHooksModel(out.config, agent, loader, base));
+  RETURN_IF_ERROR(ApplyPrompts(agent, loader, base));
+  out.packages = loader.used();
+  return out;
+}
+
+}  // namespace raw::packages

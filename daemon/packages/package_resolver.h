@@ -1,0 +1,54 @@
+// ResolvePackages: applies the package exports one agent refers to, so that
+// the rest of the daemon sees plain config (docs/packages.md, "Use").
+//
+// Only the selected agent is looked at: its `extends` preset, `pkg/...`
+// entries of its tools.use, skills, hooks and prompts, a `pkg/...` model,
+// and the `from` of the MCP servers its tools.use names. Other agents' references
+// (broken or not) are not read. For each package used, the alias is looked
+// up in the index beside the config file, the store entry is re-hashed
+// (a changed entry is refused, naming `raw package verify`) and its
+// manifest read. Errors name the JSON path and the alias.
+//
+// The result is a copy of the config in which:
+// - the agent holds the preset's fields it did not set itself;
+// - a package MCP server used as pkg/<a>/mcp/<s>/<tool> is defined as
+//   mcp_servers.<s> (an existing server of that name that is not the same
+//   export is an error) and the entry reads mcp/<s>/<tool>; a server
+//   with "from" holds the package's definition;
+// - package skills are selected by name, their folders added to skill_dirs;
+// - package hooks are defined under hooks."pkg/<a>/hook/<n>";
+// - a package model is defined under models."pkg/<a>/model/<n>";
+// - the texts of its prompt sections follow its system prompt, in order,
+//   each after a blank line;
+// and "${package}" in commands and env values is the entry's directory.
+// Pure apart from reading the index and the store; thread-safe.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "daemon/config/config.h"
+#include "daemon/packages/package_store.h"
+
+namespace raw::packages {
+
+struct PackagedConfig {
+  config::Config config;
+  // alias -> hash of every package the agent used.
+  std::map<std::string, std::string> packages;
+};
+
+// `agent_name` "" = the default agent. An unknown agent is left for
+// config::ResolveAgent to report: the config is returned unchanged.
+absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
+                                               const std::string& agent_name,
+                                               const PackageStore& store);
+
+// The same with the store of the user whose environment `env` is; the store
+// is located only when the agent uses a package.
+absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
+                                               const std::string& agent_name,
+                                               const EnvLookup& env);
+
+}  // namespace raw::packages

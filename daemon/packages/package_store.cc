@@ -1,0 +1,205 @@
+#include "daemon/packages/package_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/ids.h"
+#include "common/json.h"
+#include "common/status_macros.h"
+
+namespace raw::packages {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kIndexesFile[] = "indexes.json";
+constexpr int64_t kMaxIndexesBytes = 4 << 20;
+
+std::set<std::string> PathsOf(const std::vector<TreeEntry>& entries) {
+  std::set<std::string> paths;
+  for (const TreeEntry& e : entries) paths.insert(e.path);
+  return paths;
+}
+
+}  // namespace
+
+bool IsPackageHash(absl::string_view hash) {
+  return hash.size() == 64 && std::all_of(hash.begin(), hash.end(), [](char c) {
+           return absl::ascii_isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+         });
+}
+
+PackageStore::PackageStore(std::string root, TreeLimits limits)
+    : root_(std::move(root)), limits_(limits) {}
+
+absl::StatusOr<PackageStore> PackageStore::ForUser(const EnvLookup& env) {
+  ASSIGN_OR_RETURN(RawPaths paths, ResolvePaths(env));
+  return PackageStore(absl::StrCat(paths.data_dir, "/packages"));
+}
+
+std::string PackageStore::EntryDir(const std::string& hash) const {
+  return absl::StrCat(root_, "/sha256/", hash);
+}
+
+PackageStore::StoreLock::~StoreLock() {
+  if (fd_ >= 0) close(fd_);  // closing releases the flock
+}
+
+absl::StatusOr<PackageStore::StoreLock> PackageStore::Lock() const {
+  RETURN_IF_ERROR(EnsureDir(root_));
+  std::string path = absl::StrCat(root_, "/lock");
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    int saved = errno;
+    close(fd);
+    return absl::ErrnoToStatus(saved, absl::StrCat("cannot lock ", path));
+  }
+  return StoreLock(fd);
+}
+
+absl::StatusOr<std::string> PackageStore::NewStagingDir() const {
+  std::string staging = absl::StrCat(root_, "/staging");
+  RETURN_IF_ERROR(EnsureDir(staging));
+  std::string dir = absl::StrCat(staging, "/", NewId("stage_"));
+  if (mkdir(dir.c_str(), 0700) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", dir));
+  }
+  return dir;
+}
+
+absl::StatusOr<StoredPackage> PackageStore::Add(const std::string& source, bool* added) const {
+  if (added != nullptr) *added = false;
+  // Validate the source first: a broken package never reaches the store.
+  ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, ScanTree(source, limits_));
+  RETURN_IF_ERROR(ReadManifest(source, PathsOf(entries)).status());
+  ASSIGN_OR_RETURN(std::string staging, NewStagingDir());
+  std::string tree = absl::StrCat(staging, "/tree");
+  absl::StatusOr<StoredPackage> result = [&]() -> absl::StatusOr<StoredPackage> {
+    if (mkdir(tree.c_str(), 0700) != 0) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", tree));
+    }
+    RETURN_IF_ERROR(CopyTree(source, entries, tree));
+    // The copy is what is stored, so it is what is hashed and checked.
+    ASSIGN_OR_RETURN(std::vector<TreeEntry> copied, ScanTree(tree, limits_));
+    ASSIGN_OR_RETURN(std::string hash, HashTree(tree, copied));
+    ASSIGN_OR_RETURN(Manifest manifest, ReadManifest(tree, PathsOf(copied)));
+    std::string entry = EntryDir(hash);
+    RETURN_IF_ERROR(EnsureDir(absl::StrCat(root_, "/sha256")));
+    struct stat st;
+    if (lstat(entry.c_str(), &st) != 0) {
+      RETURN_IF_ERROR(MakeReadOnly(tree));
+      if (std::rename(tree.c_str(), entry.c_str()) != 0 && errno != EEXIST && errno != ENOTEMPTY) {
+        return absl::ErrnoToStatus(errno, absl::StrCat("cannot move the package to ", entry));
+      }
+      if (added != nullptr) *added = true;
+    }
+    return StoredPackage{hash, entry, std::move(copied), std::move(manifest)};
+  }();
+  RETURN_IF_ERROR(RemoveTree(staging));
+  return result;
+}
+
+absl::StatusOr<StoredPackage> PackageStore::Read(const std::string& hash) const {
+  if (!IsPackageHash(hash)) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", hash, "\" is not a package hash"));
+  }
+  std::string dir = EntryDir(hash);
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::NotFoundError(absl::StrCat("package ", hash, " is not in the store (", dir,
+                                            "); install it again"));
+  }
+  ASSIGN_OR_RETURN(std::vector<TreeEntry> files, ScanTree(dir, limits_));
+  ASSIGN_OR_RETURN(Manifest manifest, ReadManifest(dir, PathsOf(files)));
+  return StoredPackage{hash, dir, std::move(files), std::move(manifest)};
+}
+
+absl::Status PackageStore::Verify(const std::string& hash) const {
+  if (!IsPackageHash(hash)) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", hash, "\" is not a package hash"));
+  }
+  std::string dir = EntryDir(hash);
+  absl::StatusOr<std::string> now = HashDirectory(dir, limits_);
+  if (!now.ok()) {
+    if (absl::IsNotFound(now.status())) {
+      return absl::NotFoundError(absl::StrCat("package ", hash, " is not in the store"));
+    }
+    return absl::DataLossError(absl::StrCat("the store entry ", dir,
+                                            " cannot be read as a package: ",
+                                            now.status().message()));
+  }
+  if (*now != hash) {
+    return absl::DataLossError(absl::StrCat("the store entry ", dir,
+                                            " was changed after it was installed (its files now "
+                                            "hash to ", *now, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> PackageStore::Hashes() const {
+  std::vector<std::string> hashes;
+  std::error_code error;
+  fs::path dir = fs::path(root_) / "sha256";
+  if (!fs::exists(dir, error)) return hashes;
+  for (const auto& child : fs::directory_iterator(dir, error)) {
+    std::string name = child.path().filename().string();
+    if (IsPackageHash(name)) hashes.push_back(name);
+  }
+  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot list ", dir.string()));
+  std::sort(hashes.begin(), hashes.end());
+  return hashes;
+}
+
+absl::Status PackageStore::Remove(const std::string& hash) const {
+  if (!IsPackageHash(hash)) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", hash, "\" is not a package hash"));
+  }
+  // Moved aside first, so that the entry vanishes at once, whole.
+  ASSIGN_OR_RETURN(std::string staging, NewStagingDir());
+  std::string aside = absl::StrCat(staging, "/removed");
+  if (std::rename(EntryDir(hash).c_str(), aside.c_str()) != 0 && errno != ENOENT) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot remove ", EntryDir(hash)));
+  }
+  return RemoveTree(staging);
+}
+
+absl::StatusOr<std::set<std::string>> PackageStore::KnownIndexes() const {
+  std::set<std::string> indexes;
+  std::string path = absl::StrCat(root_, "/", kIndexesFile);
+  absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxIndexesBytes);
+  if (absl::IsNotFound(text.status())) return indexes;
+  RETURN_IF_ERROR(text.status());
+  absl::StatusOr<Json> json = ParseJson(*text);
+  if (!json.ok() || !json->is_object() || !json->contains("indexes") ||
+      !(*json)["indexes"].is_array()) {
+    return absl::DataLossError(absl::StrCat(path, " is damaged; it should list the alias index "
+                                            "files of this machine"));
+  }
+  for (const Json& entry : (*json)["indexes"]) {
+    if (entry.is_string()) indexes.insert(entry.get<std::string>());
+  }
+  return indexes;
+}
+
+absl::Status PackageStore::RememberIndex(const std::string& index_path) const {
+  ASSIGN_OR_RETURN(std::set<std::string> indexes, KnownIndexes());
+  if (!indexes.insert(index_path).second) return absl::OkStatus();
+  OrderedJson json;
+  json["indexes"] = indexes;
+  RETURN_IF_ERROR(EnsureDir(root_));
+  return WriteFileAtomically(absl::StrCat(root_, "/", kIndexesFile), DumpJson(json, 2) + "\n");
+}
+
+}  // namespace raw::packages

@@ -1,0 +1,93 @@
+// PackageStore: the content-addressed store of installed packages,
+// $XDG_DATA_HOME/raw/packages/ (docs/packages.md):
+//   sha256/<hash>/   one package's normalized tree, read-only
+//   staging/         half-written entries (a crash leaves them here only)
+//   indexes.json     every alias index ever written on this machine, so
+//                    that gc keeps what any config still refers to
+//   lock             flock(2)-ed by whoever changes the store
+// An entry appears by rename(2) of a complete staging directory, so a
+// reader sees a whole entry or none. Thread-safe as far as the file system
+// is; changes are serialized across processes by Lock().
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/paths.h"
+#include "daemon/packages/manifest.h"
+#include "daemon/packages/package_files.h"
+#include "daemon/packages/package_tree.h"
+
+namespace raw::packages {
+
+// True for 64 lowercase hex digits.
+bool IsPackageHash(absl::string_view hash);
+
+// A store entry as read back: its tree, manifest and hash.
+struct StoredPackage {
+  std::string hash;
+  std::string dir;  // absolute
+  std::vector<TreeEntry> files;
+  Manifest manifest;
+};
+
+class PackageStore {
+ public:
+  // `root` is the store directory ($XDG_DATA_HOME/raw/packages).
+  explicit PackageStore(std::string root, TreeLimits limits = {});
+  // The store of the user whose environment `env` is.
+  static absl::StatusOr<PackageStore> ForUser(const EnvLookup& env);
+
+  const std::string& root() const { return root_; }
+  const TreeLimits& limits() const { return limits_; }
+  std::string EntryDir(const std::string& hash) const;
+
+  // An exclusive lock on the store, held until the object is destroyed.
+  class StoreLock {
+   public:
+    explicit StoreLock(int fd) : fd_(fd) {}
+    ~StoreLock();
+    StoreLock(StoreLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    StoreLock(const StoreLock&) = delete;
+    StoreLock& operator=(const StoreLock&) = delete;
+
+   private:
+    int fd_;
+  };
+  absl::StatusOr<StoreLock> Lock() const;
+
+  // A fresh empty directory under staging/, for unpacking or copying.
+  absl::StatusOr<std::string> NewStagingDir() const;
+
+  // Stores the package at `source` (a directory holding raw-package.json):
+  // validates its tree and manifest, copies the normalized tree to staging,
+  // hashes the copy, makes it read-only and renames it into place. Returns
+  // the entry; when an entry with that hash exists already nothing changes
+  // (`*added` false). Nothing of the package is executed.
+  absl::StatusOr<StoredPackage> Add(const std::string& source, bool* added = nullptr) const;
+
+  // Reads entry `hash` back (its tree and manifest), without re-hashing.
+  absl::StatusOr<StoredPackage> Read(const std::string& hash) const;
+
+  // Re-hashes entry `hash`: OK when its tree still hashes to its name, else
+  // kDataLoss saying what hash it has now.
+  absl::Status Verify(const std::string& hash) const;
+
+  // Hashes of every entry, sorted.
+  absl::StatusOr<std::vector<std::string>> Hashes() const;
+
+  absl::Status Remove(const std::string& hash) const;
+
+  // The alias index files recorded by RememberIndex, sorted.
+  absl::StatusOr<std::set<std::string>> KnownIndexes() const;
+  absl::Status RememberIndex(const std::string& index_path) const;
+
+ private:
+  std::string root_;
+  TreeLimits limits_;
+};
+
+}  // namespace raw::packages

@@ -1,0 +1,278 @@
+#include "daemon/packages/package_tree.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "daemon/packages/sha256.h"
+
+namespace raw::packages {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status Errno(const std::string& what) {
+  return absl::ErrnoToStatus(errno, what);
+}
+
+char KindByte(TreeEntry::Kind kind) {
+  switch (kind) {
+    case TreeEntry::Kind::kFile:
+      return 'f';
+    case TreeEntry::Kind::kExecutable:
+      return 'x';
+    case TreeEntry::Kind::kSymlink:
+      return 'l';
+  }
+  return 'f';
+}
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Reads the whole regular file at `path` (never following a symlink) in
+// chunks, passing each to `sink`; returns the byte count.
+template <typename Sink>
+absl::StatusOr<int64_t> ReadChunks(const std::string& path, Sink sink) {
+  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (fd.get() < 0) return Errno(absl::StrCat("cannot read ", path));
+  char buffer[65536];
+  int64_t total = 0;
+  for (;;) {
+    ssize_t n = read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno(absl::StrCat("cannot read ", path));
+    if (n == 0) break;
+    total += n;
+    RETURN_IF_ERROR(sink(std::string_view(buffer, static_cast<size_t>(n))));
+  }
+  return total;
+}
+
+absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
+  while (!bytes.empty()) {
+    ssize_t n = write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno(absl::StrCat("cannot write ", path));
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckRelativePath(const std::string& path, const TreeLimits& limits) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("path \"", path, "\" ", why));
+  };
+  if (path.empty()) return bad("is empty");
+  if (static_cast<int64_t>(path.size()) > limits.max_path_bytes) {
+    return bad(absl::StrCat("is longer than ", limits.max_path_bytes, " bytes"));
+  }
+  if (path[0] == '/') return bad("is absolute");
+  for (unsigned char c : path) {
+    if (c < 0x20 || c == 0x7f) return bad("holds a control character");
+  }
+  for (absl::string_view part : absl::StrSplit(path, '/')) {
+    if (part.empty()) return bad("has an empty component");
+    if (part == "." || part == "..") return bad("has a \".\" or \"..\" component");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckLinkTarget(const std::string& path, const std::string& target) {
+  if (target.empty() || target[0] == '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("symlink \"", path, "\" points at \"", target,
+                     "\", outside the package (symlinks must be relative and stay inside)"));
+  }
+  fs::path resolved = (fs::path(path).parent_path() / target).lexically_normal();
+  std::string text = resolved.generic_string();
+  if (text == ".." || text.rfind("../", 0) == 0 || text == "." || text.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("symlink \"", path, "\" points at \"", target,
+                     "\", outside the package (symlinks must be relative and stay inside)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const TreeLimits& limits) {
+  std::error_code error;
+  if (!fs::is_directory(root, error)) {
+    return absl::NotFoundError(absl::StrCat(root, " is not a directory"));
+  }
+  std::vector<TreeEntry> entries;
+  int64_t total = 0;
+  fs::recursive_directory_iterator it(root, fs::directory_options::none, error);
+  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
+  for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (error) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
+    }
+    const fs::path& full = it->path();
+    std::string rel = full.lexically_relative(root).generic_string();
+    RETURN_IF_ERROR(CheckRelativePath(rel, limits));
+    struct stat st;
+    if (lstat(full.c_str(), &st) != 0) return Errno(absl::StrCat("cannot read ", full.string()));
+    TreeEntry entry;
+    entry.path = rel;
+    if (S_ISDIR(st.st_mode)) {
+      continue;
+    } else if (S_ISREG(st.st_mode)) {
+      entry.kind = (st.st_mode & 0111) != 0 ? TreeEntry::Kind::kExecutable : TreeEntry::Kind::kFile;
+      entry.size = st.st_size;
+    } else if (S_ISLNK(st.st_mode)) {
+      entry.kind = TreeEntry::Kind::kSymlink;
+      entry.link_target = fs::read_symlink(full, error).string();
+      if (error) return absl::PermissionDeniedError(absl::StrCat("cannot read ", full.string()));
+      RETURN_IF_ERROR(CheckLinkTarget(rel, entry.link_target));
+      entry.size = static_cast<int64_t>(entry.link_target.size());
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "\"", rel, "\" is a device file, FIFO or socket; a package holds only files, "
+          "directories and symlinks"));
+    }
+    total += entry.size;
+    entries.push_back(std::move(entry));
+    if (static_cast<int64_t>(entries.size()) > limits.max_files) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the package has more than ", limits.max_files, " files"));
+    }
+    if (total > limits.max_total_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the package is larger than ", limits.max_total_bytes, " bytes"));
+    }
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  return entries;
+}
+
+absl::StatusOr<std::string> HashTree(const std::string& root,
+                                     const std::vector<TreeEntry>& entries) {
+  Sha256 hash;
+  hash.Update("raw-package-tree-v1\n");
+  for (const TreeEntry& entry : entries) {
+    hash.Update(std::string_view(std::string(1, KindByte(entry.kind))));
+    hash.Update(entry.path);
+    hash.Update(std::string_view("\0", 1));
+    hash.Update(absl::StrCat(entry.size));
+    hash.Update(std::string_view("\0", 1));
+    if (entry.kind == TreeEntry::Kind::kSymlink) {
+      hash.Update(entry.link_target);
+      continue;
+    }
+    std::string full = absl::StrCat(root, "/", entry.path);
+    ASSIGN_OR_RETURN(int64_t read, ReadChunks(full, [&](std::string_view bytes) {
+                       hash.Update(bytes);
+                       return absl::OkStatus();
+                     }));
+    if (read != entry.size) {
+      return absl::AbortedError(absl::StrCat(full, " changed while it was read"));
+    }
+  }
+  return hash.HexDigest();
+}
+
+absl::StatusOr<std::string> HashDirectory(const std::string& root, const TreeLimits& limits) {
+  ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, ScanTree(root, limits));
+  return HashTree(root, entries);
+}
+
+absl::Status CopyTree(const std::string& from, const std::vector<TreeEntry>& entries,
+                      const std::string& to) {
+  for (const TreeEntry& entry : entries) {
+    fs::path target = fs::path(to) / entry.path;
+    std::error_code error;
+    fs::create_directories(target.parent_path(), error);
+    if (error) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot create ", target.parent_path().string(), ": ", error.message()));
+    }
+    if (entry.kind == TreeEntry::Kind::kSymlink) {
+      if (symlink(entry.link_target.c_str(), target.c_str()) != 0) {
+        return Errno(absl::StrCat("cannot create ", target.string()));
+      }
+      continue;
+    }
+    mode_t mode = entry.kind == TreeEntry::Kind::kExecutable ? 0755 : 0644;
+    FileDescriptor out(open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
+    if (out.get() < 0) return Errno(absl::StrCat("cannot create ", target.string()));
+    if (fchmod(out.get(), mode) != 0) return Errno(absl::StrCat("cannot chmod ", target.string()));
+    ASSIGN_OR_RETURN(int64_t copied,
+                     ReadChunks(absl::StrCat(from, "/", entry.path), [&](std::string_view bytes) {
+                       return WriteAll(out.get(), bytes, target.string());
+                     }));
+    if (copied != entry.size) {
+      return absl::AbortedError(absl::StrCat(from, "/", entry.path, " changed while it was copied"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MakeReadOnly(const std::string& root) {
+  std::error_code error;
+  std::vector<fs::path> dirs = {root};
+  for (fs::recursive_directory_iterator it(root, error), end; !error && it != end;
+       it.increment(error)) {
+    struct stat st;
+    if (lstat(it->path().c_str(), &st) != 0) return Errno(absl::StrCat("cannot read ", it->path().string()));
+    if (S_ISDIR(st.st_mode)) {
+      dirs.push_back(it->path());
+    } else if (S_ISREG(st.st_mode)) {
+      mode_t mode = (st.st_mode & 0100) != 0 ? 0555 : 0444;
+      if (chmod(it->path().c_str(), mode) != 0) return Errno(absl::StrCat("cannot chmod ", it->path().string()));
+    }
+  }
+  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
+  // Deepest first, so a directory is still writable while its children change.
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+    if (chmod(it->c_str(), 0555) != 0) return Errno(absl::StrCat("cannot chmod ", it->string()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RemoveTree(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::OkStatus();
+    return Errno(absl::StrCat("cannot remove ", path));
+  }
+  std::error_code error;
+  if (S_ISDIR(st.st_mode)) {
+    chmod(path.c_str(), 0700);
+    for (fs::recursive_directory_iterator it(path, error), end; !error && it != end;
+         it.increment(error)) {
+      struct stat child;
+      if (lstat(it->path().c_str(), &child) == 0 && S_ISDIR(child.st_mode)) {
+        chmod(it->path().c_str(), 0700);
+      }
+    }
+  }
+  fs::remove_all(path, error);
+  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot remove ", path, ": ", error.message()));
+  return absl::OkStatus();
+}
+
+}  // namespace raw::packages

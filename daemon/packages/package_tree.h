@@ -1,0 +1,87 @@
+// PackageTree: the normalized file tree of a package and its hash.
+//
+// Normalization keeps only what a package means: each file's relative path,
+// its bytes and whether it is executable; symlinks keep their (relative,
+// inside-the-package) target. Directories are implied by the paths (empty
+// ones are dropped); modes other than "executable or not", owners, groups
+// and times are not part of a package.
+//
+// Canonical encoding hashed with SHA-256 (docs/packages.md repeats it):
+//   "raw-package-tree-v1\n"
+//   then for every entry, sorted by path (bytewise):
+//     kind   one byte: 'f' file, 'x' executable file, 'l' symlink
+//     path   the relative path, '/'-separated, UTF-8, then one 0 byte
+//     length the content's length in decimal ASCII, then one 0 byte
+//     content the file's bytes, or the symlink's target
+// The hash is the 64 lowercase hex digits of the digest.
+//
+// Scanning refuses what a package may not hold: symlinks that are absolute
+// or lead outside the package, device files, FIFOs and sockets, paths with
+// control characters, and more files or bytes than TreeLimits allow. Pure
+// apart from reading the tree; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace raw::packages {
+
+struct TreeLimits {
+  int64_t max_files = 10000;
+  int64_t max_total_bytes = int64_t{256} << 20;
+  int64_t max_path_bytes = 1024;
+};
+
+struct TreeEntry {
+  enum class Kind { kFile, kExecutable, kSymlink };
+  std::string path;  // relative, '/'-separated
+  Kind kind = Kind::kFile;
+  int64_t size = 0;          // of the file, or of the symlink's target text
+  std::string link_target;   // kSymlink only
+
+  bool operator==(const TreeEntry&) const = default;
+};
+
+// The manifest every package holds at its root.
+inline constexpr char kManifestFile[] = "raw-package.json";
+
+// Checks one relative path as found in a package or an archive: not empty,
+// not absolute, no "." or ".." component, no empty component, no control
+// characters. Returns what is wrong, or OK.
+absl::Status CheckRelativePath(const std::string& path, const TreeLimits& limits);
+
+// Checks a symlink at `path` pointing at `target`: relative, and resolving
+// (lexically) to a path inside the package.
+absl::Status CheckLinkTarget(const std::string& path, const std::string& target);
+
+// The entries under `root`, sorted by path. `root` itself may be a symlink
+// to a directory; nothing below it is followed.
+absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root,
+                                                const TreeLimits& limits = {});
+
+// The SHA-256 of the canonical encoding of `entries` read from `root`. A
+// file whose size differs from its entry is an error (it changed while
+// being read).
+absl::StatusOr<std::string> HashTree(const std::string& root,
+                                     const std::vector<TreeEntry>& entries);
+
+// ScanTree + HashTree.
+absl::StatusOr<std::string> HashDirectory(const std::string& root, const TreeLimits& limits = {});
+
+// Copies `entries` from `from` into the existing empty directory `to`:
+// files 0644 or 0755, directories 0755, symlinks as symlinks.
+absl::Status CopyTree(const std::string& from, const std::vector<TreeEntry>& entries,
+                      const std::string& to);
+
+// Makes every file and directory under `root` (and `root`) read-only for
+// everyone: files 0444 or 0555, directories 0555.
+absl::Status MakeReadOnly(const std::string& root);
+
+// Removes `path` and everything below it, first making read-only
+// directories writable again. A missing path is OK.
+absl::Status RemoveTree(const std::string& path);
+
+}  // namespace raw::packages

@@ -1,0 +1,298 @@
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/packages/package_archive.h"
+#include "daemon/packages/package_fetch.h"
+#include "daemon/packages/package_index.h"
+#include "daemon/packages/package_ops.h"
+#include "daemon/packages/package_store.h"
+#include "daemon/packages/package_tree.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/packages/package_test_support.h"
+
+namespace raw::packages {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::ArchiveEntry;
+using testing::TempDir;
+using testing::WriteFile;
+using testing::WriteMinimalPackage;
+using testing::WriteTarGz;
+
+std::string Hash(const std::string& dir) {
+  absl::StatusOr<std::string> hash = HashDirectory(dir);
+  EXPECT_TRUE(hash.ok()) << hash.status();
+  return hash.value_or("");
+}
+
+void SetMtime(const std::string& path, time_t seconds) {
+  struct timeval times[2] = {{seconds, 0}, {seconds, 0}};
+  ASSERT_EQ(lutimes(path.c_str(), times), 0);
+}
+
+TEST(PackageTreeTest, IdenticalTreesHashTheSameWhateverOrderTimesModesAndOwners) {
+  TempDir tmp;
+  const std::string a = tmp.File("a"), b = tmp.File("b");
+  WriteFile(a + "/x.txt", "one");
+  WriteFile(a + "/sub/y.txt", "two");
+  WriteFile(a + "/run.sh", "#!/bin/sh\n", 0755);
+  // The same files written in the other order, other times, other non-exec
+  // modes and (as root) another owner.
+  WriteFile(b + "/run.sh", "#!/bin/sh\n", 0700);
+  WriteFile(b + "/sub/y.txt", "two", 0600);
+  WriteFile(b + "/x.txt", "one", 0664);
+  std::filesystem::create_directories(b + "/empty-dir");
+  SetMtime(b + "/x.txt", 1000);
+  SetMtime(b + "/sub/y.txt", 2000000000);
+  if (geteuid() == 0) ASSERT_EQ(lchown((b + "/x.txt").c_str(), 4242, 4242), 0);
+  EXPECT_EQ(Hash(a), Hash(b));
+  EXPECT_EQ(Hash(a).size(), 64u);
+}
+
+TEST(PackageTreeTest, OneByteOrOneExecutableBitGivesAnotherHash) {
+  TempDir tmp;
+  const std::string dir = tmp.File("p");
+  WriteFile(dir + "/x.txt", "one");
+  WriteFile(dir + "/tool", "data");
+  const std::string before = Hash(dir);
+  WriteFile(dir + "/x.txt", "onE");
+  const std::string byte_changed = Hash(dir);
+  EXPECT_NE(byte_changed, before);
+  WriteFile(dir + "/x.txt", "one");
+  EXPECT_EQ(Hash(dir), before);
+  chmod((dir + "/tool").c_str(), 0744);
+  EXPECT_NE(Hash(dir), before);
+}
+
+TEST(PackageTreeTest, CanonicalEncodingIsTheDocumentedOne) {
+  // sha256("raw-package-tree-v1\n" "f" "a.txt\0" "2\0" "hi"), computed
+  // independently with: printf 'raw-package-tree-v1\nfa.txt\0002\000hi' |
+  // sha256sum
+  TempDir tmp;
+  WriteFile(tmp.File("p/a.txt"), "hi");
+  EXPECT_EQ(Hash(tmp.File("p")),
+            "a12a0fb61c7fb944395d541b72efd36ce6fdfb2b054615a9fb747ca6f20a0f5c");
+}
+
+TEST(PackageTreeTest, SymlinksLeavingThePackageAndDevicesAreRefused) {
+  TempDir tmp;
+  const std::string dir = tmp.File("p");
+  WriteFile(dir + "/x.txt", "one");
+  ASSERT_EQ(symlink("../../etc/passwd", (dir + "/escape").c_str()), 0);
+  EXPECT_THAT(std::string(ScanTree(dir).status().message()), HasSubstr("outside the package"));
+  unlink((dir + "/escape").c_str());
+  ASSERT_EQ(symlink("/etc/passwd", (dir + "/abs").c_str()), 0);
+  EXPECT_THAT(std::string(ScanTree(dir).status().message()), HasSubstr("outside the package"));
+  unlink((dir + "/abs").c_str());
+  ASSERT_EQ(symlink("x.txt", (dir + "/inside").c_str()), 0);
+  EXPECT_TRUE(ScanTree(dir).ok());
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0644), 0);
+  EXPECT_THAT(std::string(ScanTree(dir).status().message()), HasSubstr("FIFO"));
+}
+
+TEST(PackageTreeTest, FileCountAndSizeLimits) {
+  TempDir tmp;
+  const std::string dir = tmp.File("p");
+  for (int i = 0; i < 5; ++i) WriteFile(absl::StrCat(dir, "/f", i), "12345");
+  TreeLimits few;
+  few.max_files = 4;
+  EXPECT_TRUE(absl::IsResourceExhausted(ScanTree(dir, few).status()));
+  TreeLimits small;
+  small.max_total_bytes = 20;
+  EXPECT_TRUE(absl::IsResourceExhausted(ScanTree(dir, small).status()));
+}
+
+TEST(PackageArchiveTest, TraversalAbsolutePathsHardLinksDevicesAndEscapingLinksAreRefused) {
+  TempDir tmp;
+  struct Case {
+    ArchiveEntry entry;
+    const char* why;
+  };
+  const std::vector<Case> cases = {
+      {{"../evil", "x"}, "\"..\""},
+      {{"a/../../evil", "x"}, "\"..\""},
+      {{"/tmp/evil", "x"}, "absolute"},
+      {{"link", "", 0777, AE_IFLNK, "../../outside"}, "outside the package"},
+      {{"link", "", 0777, AE_IFLNK, "/etc"}, "outside the package"},
+      {{"hard", "", 0644, AE_IFREG, "raw-package.json", true}, "hard link"},
+      {{"dev", "", 0644, AE_IFCHR}, "device"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    std::string file = tmp.File(absl::StrCat("bad", n, ".tar.gz"));
+    std::string dest = tmp.File(absl::StrCat("out", n++));
+    std::filesystem::create_directories(dest);
+    WriteTarGz(file, {{"raw-package.json", "{}"}, c.entry});
+    absl::Status status = UnpackArchive(file, dest);
+    EXPECT_FALSE(status.ok()) << c.entry.path;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.why)) << c.entry.path;
+  }
+  EXPECT_FALSE(std::filesystem::exists(tmp.File("evil")));
+  EXPECT_FALSE(std::filesystem::exists("/tmp/evil"));
+}
+
+TEST(PackageArchiveTest, WritingThroughASymlinkPlantedEarlierIsRefused) {
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.File("out"));
+  WriteTarGz(tmp.File("a.tar.gz"), {{"d", "", 0777, AE_IFLNK, "sub"},
+                                    {"sub/", "", 0755, AE_IFDIR},
+                                    {"d/file", "x"}});
+  absl::Status status = UnpackArchive(tmp.File("a.tar.gz"), tmp.File("out"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("not a directory"));
+}
+
+class PackageOpsTest : public ::testing::Test {
+ protected:
+  PackageOpsTest() : store_(tmp_.File("data/raw/packages")) {}
+  PackageContext Ctx(const std::string& config = "config/config.json") {
+    return PackageContext{store_, tmp_.File(config), nullptr};
+  }
+  TempDir tmp_;
+  PackageStore store_;
+};
+
+TEST_F(PackageOpsTest, InstallsAFolderReadOnlyAndWritesTheAliasBesideTheConfig) {
+  WriteMinimalPackage(tmp_.File("src"));
+  auto installed = Install(Ctx(), tmp_.File("src"), "mine");
+  ASSERT_TRUE(installed.ok()) << installed.status();
+  EXPECT_TRUE(installed->stored);
+  EXPECT_EQ(installed->hash, Hash(tmp_.File("src")));
+  EXPECT_EQ(installed->index_path, tmp_.File("config/packages.json"));
+  const std::string entry = store_.EntryDir(installed->hash);
+  struct stat st;
+  ASSERT_EQ(stat((entry + "/skills/review/SKILL.md").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0444u);
+  ASSERT_EQ(stat(entry.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0555u);
+  auto index = PackageIndex::Load(installed->index_path);
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->aliases.at("mine").hash, installed->hash);
+  // Twice: a no-op for the store.
+  auto again = Install(Ctx(), tmp_.File("src"), "mine");
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->stored);
+  EXPECT_EQ(again->hash, installed->hash);
+  // Nothing is left in staging.
+  EXPECT_TRUE(std::filesystem::is_empty(store_.root() + "/staging"));
+}
+
+TEST_F(PackageOpsTest, InstallsATarballToTheSameHashAsTheFolder) {
+  WriteMinimalPackage(tmp_.File("src"));
+  WriteTarGz(tmp_.File("kit-1.0.tar.gz"),
+             {{"kit-1.0/", "", 0755, AE_IFDIR},
+              {"kit-1.0/raw-package.json", testing::ReadFile(tmp_.File("src/raw-package.json"))},
+              {"kit-1.0/skills/review/SKILL.md",
+               testing::ReadFile(tmp_.File("src/skills/review/SKILL.md"))}});
+  auto installed = Install(Ctx(), tmp_.File("kit-1.0.tar.gz"), std::nullopt);
+  ASSERT_TRUE(installed.ok()) << installed.status();
+  EXPECT_EQ(installed->alias, "kit");  // the manifest's name
+  EXPECT_EQ(installed->hash, Hash(tmp_.File("src")));
+}
+
+TEST_F(PackageOpsTest, ABrokenManifestIsRefusedWithPathsAndNothingIsStored) {
+  WriteFile(tmp_.File("src/raw-package.json"),
+            R"({"name": "Kit", "version": "1", "description": "d",
+                "exports": {"hooks": {"a": {"event": "pre_tool", "command": ["x"]}},
+                            "skills": {"s": {"path": "nowhere"}}}})");
+  auto installed = Install(Ctx(), tmp_.File("src"), std::nullopt);
+  ASSERT_FALSE(installed.ok());
+  const std::string message(installed.status().message());
+  EXPECT_THAT(message, HasSubstr("name: \"Kit\" is not a valid package name"));
+  EXPECT_THAT(message, HasSubstr("exports.hooks.a.event:"));
+  EXPECT_THAT(message, HasSubstr("exports.skills.s.path: the package has no file \"nowhere/SKILL.md\""));
+  auto hashes = store_.Hashes();
+  ASSERT_TRUE(hashes.ok());
+  EXPECT_TRUE(hashes->empty());
+}
+
+TEST_F(PackageOpsTest, InstallAndInspectNeverRunPackageCode) {
+  // Every file would leave a trace in `traces` if anything executed it.
+  const std::string traces = tmp_.File("traces");
+  std::filesystem::create_directories(traces);
+  const std::string script = "#!/bin/sh\ntouch " + traces + "/$(basename \"$0\")\n";
+  const std::string src = tmp_.File("src");
+  WriteFile(src + "/raw-package.json",
+            R"({"name": "trap", "version": "1.0.0", "description": "runs nothing",
+                "exports": {
+                  "hooks": {"h": {"event": "session_start", "command": ["${package}/bin/hook"]}},
+                  "mcp": {"m": {"command": ["${package}/bin/server"]}},
+                  "skills": {"s": {"path": "skills/s"}}}})");
+  for (const char* f : {"bin/hook", "bin/server", "install.sh", "postinstall", "setup.py"}) {
+    WriteFile(src + "/" + f, script, 0755);
+  }
+  WriteFile(src + "/skills/s/SKILL.md", "---\nname: s\ndescription: d\n---\n");
+  WriteFile(src + "/skills/s/run", script, 0755);
+  ASSERT_TRUE(Inspect(Ctx(), src).ok());
+  auto installed = Install(Ctx(), src, std::nullopt);
+  ASSERT_TRUE(installed.ok()) << installed.status();
+  ASSERT_TRUE(Inspect(Ctx(), "trap").ok());
+  ASSERT_TRUE(Verify(Ctx(), std::nullopt).ok());
+  ASSERT_TRUE(List(Ctx()).ok());
+  EXPECT_TRUE(std::filesystem::is_empty(traces));
+}
+
+TEST_F(PackageOpsTest, GcKeepsWhatAnyIndexReferences) {
+  WriteMinimalPackage(tmp_.File("v1"), "kit", "one");
+  WriteMinimalPackage(tmp_.File("v2"), "kit", "two");
+  WriteMinimalPackage(tmp_.File("v3"), "kit", "three");
+  auto a = Install(Ctx("a/config.json"), tmp_.File("v1"), std::nullopt);
+  auto b = Install(Ctx("b/config.json"), tmp_.File("v2"), std::nullopt);
+  auto c = Install(Ctx("a/config.json"), tmp_.File("v3"), "other");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_TRUE(Remove(Ctx("a/config.json"), "other").ok());
+  auto dry = CollectGarbage(Ctx(), /*dry_run=*/true);
+  ASSERT_TRUE(dry.ok()) << dry.status();
+  EXPECT_THAT(dry->removed, ElementsAre(c->hash));
+  EXPECT_TRUE(std::filesystem::exists(store_.EntryDir(c->hash)));
+  auto gc = CollectGarbage(Ctx(), /*dry_run=*/false);
+  ASSERT_TRUE(gc.ok());
+  EXPECT_THAT(gc->removed, ElementsAre(c->hash));
+  EXPECT_FALSE(std::filesystem::exists(store_.EntryDir(c->hash)));
+  EXPECT_TRUE(std::filesystem::exists(store_.EntryDir(a->hash)));
+  EXPECT_TRUE(std::filesystem::exists(store_.EntryDir(b->hash)));
+  // A damaged index stops gc rather than guessing.
+  WriteFile(tmp_.File("b/packages.json"), "not json");
+  EXPECT_TRUE(absl::IsDataLoss(CollectGarbage(Ctx(), false).status()));
+  EXPECT_TRUE(std::filesystem::exists(store_.EntryDir(b->hash)));
+}
+
+TEST_F(PackageOpsTest, VerifyReportsDrift) {
+  WriteMinimalPackage(tmp_.File("src"));
+  auto installed = Install(Ctx(), tmp_.File("src"), std::nullopt);
+  ASSERT_TRUE(installed.ok());
+  const std::string skill = store_.EntryDir(installed->hash) + "/skills/review/SKILL.md";
+  chmod(skill.c_str(), 0644);
+  WriteFile(skill, "tampered");
+  auto results = Verify(Ctx(), "kit");
+  ASSERT_TRUE(results.ok());
+  ASSERT_EQ(results->size(), 1u);
+  EXPECT_TRUE(absl::IsDataLoss((*results)[0].status));
+  EXPECT_THAT(std::string((*results)[0].status.message()), HasSubstr("was changed after it was installed"));
+}
+
+TEST(PackageIndexTest, EachConfigFileHasItsOwnIndex) {
+  EXPECT_EQ(PackageIndex::PathForConfig("/h/.config/raw/config.json"),
+            "/h/.config/raw/packages.json");
+  EXPECT_EQ(PackageIndex::PathForConfig("/p/work.json"), "/p/work.packages.json");
+}
+
+TEST(PackageFetchTest, OnlyHttpsArchivesWithoutCredentials) {
+  EXPECT_TRUE(CheckPackageUrl("https://example.com/kit-1.0.tar.gz?x=1").ok());
+  EXPECT_THAT(std::string(CheckPackageUrl("http://example.com/kit.tar.gz").message()),
+              HasSubstr("https:// only"));
+  EXPECT_THAT(std::string(CheckPackageUrl("https://me:pw@example.com/kit.tar.gz").message()),
+              HasSubstr("credentials"));
+  EXPECT_THAT(std::string(CheckPackageUrl("https://example.com/kit.zip").message()),
+              HasSubstr("archive"));
+}
+
+}  // namespace
+}  // namespace raw::packages
