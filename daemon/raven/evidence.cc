@@ -63,6 +63,10 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
       violation = StrCat("no HTTP status or resolved URL for ", o.source_id);
     } else if (o.status != CheckStatus::kReachable && (!o.detail || TrimText(*o.detail).empty())) {
       violation = StrCat("no detail for ", o.source_id);
+    } else if (o.outcome && (!OutcomeFits(*o.outcome, o.status) ||
+                             *o.outcome == CheckOutcome::kDrifted)) {
+      violation = StrCat("outcome ", Name(*o.outcome), " with status ", Name(o.status), " for ",
+                         o.source_id);
     } else if (o.status == CheckStatus::kReachable &&
                (*o.status_code >= 400 ||
                 HostOf(*o.resolved_url) != HostOf(s.FindSource(o.source_id)->url))) {
@@ -86,13 +90,23 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
       c.resolved_url = o.resolved_url;
       if (o.detail) c.detail = TrimText(o.detail->substr(0, Limits::kLimitationDetailChars));
       if (c.detail && c.detail->empty()) c.detail.reset();
+      c.outcome = o.outcome;
+      // Found before, gone now: the page changed under the citation.
+      if (o.outcome == CheckOutcome::kAbsent && src.check.outcome == CheckOutcome::kVerified) {
+        c.outcome = CheckOutcome::kDrifted;
+        c.detail = TrimText(StrCat("the excerpt was on the page when checked at ",
+                                   IsoTime(src.check.checked_at), " and is not any more: ",
+                                   c.detail.value_or(""))
+                                .substr(0, Limits::kLimitationDetailChars));
+      }
     }
     src.check = c;
     if (c.status == CheckStatus::kReachable) {
       ++reachable;
     } else {
       (c.status == CheckStatus::kFailed ? failed : unavailable)++;
-      bad.push_back({src.source_id, c.detail.value_or("")});
+      bad.push_back({src.source_id, c.outcome ? StrCat(Name(*c.outcome), ": ", c.detail.value_or(""))
+                                            : c.detail.value_or("")});
     }
   }
   if (receipt != nullptr) {
@@ -124,8 +138,9 @@ void Propagate(TaskState& s) {
     });
     if (!recorded) {
       AddLimitation(s, LimitationKind::kSource,
-                    StrCat("Source ", src.source_id, " failed verification: ",
-                           src.check.detail.value_or(std::string(Name(src.check.status)))),
+                    StrCat("Source ", src.source_id, " failed verification",
+                           src.check.outcome ? StrCat(" (", Name(*src.check.outcome), ")") : "",
+                           ": ", src.check.detail.value_or(std::string(Name(src.check.status)))),
                     src.source_id);
     }
   }

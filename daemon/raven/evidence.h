@@ -27,7 +27,8 @@ void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
                    std::optional<std::string> source_id);
 
 // Asks the verifier about `ids` of `s` and writes the checks into `s`.
-// Returns the ids that are not reachable, with their details. A protocol
+// Returns the ids that are not reachable, with their details (prefixed
+// "<outcome>: " when the check has an outcome). A protocol
 // violation makes every requested Source unavailable. `receipt`, when
 // given, receives the counts.
 std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
