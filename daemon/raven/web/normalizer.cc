@@ -120,7 +120,24 @@ NormalizedText Normalize(std::string_view text) {
       buffer[0] = cp;
       count = 1;
     }
-    for (utf8proc_ssize_t k = 0; k < count; ++k) Emit(key, buffer[k], at);
+    // Case folding can yield a character that has a compatibility form of
+    // its own (fullwidth Ａ folds to fullwidth ａ): decompose once more.
+    for (utf8proc_ssize_t k = 0; k < count; ++k) {
+      utf8proc_int32_t again[8];
+      utf8proc_ssize_t n2 =
+          buffer[k] < 0x80 ? -1
+                           : utf8proc_decompose_char(
+                                 buffer[k], again, 8,
+                                 static_cast<utf8proc_option_t>(UTF8PROC_COMPAT |
+                                                                UTF8PROC_CASEFOLD |
+                                                                UTF8PROC_IGNORE),
+                                 &last_boundclass);
+      if (n2 < 0 || n2 > 8) {
+        Emit(key, buffer[k], at);
+      } else {
+        for (utf8proc_ssize_t j = 0; j < n2; ++j) Emit(key, again[j], at);
+      }
+    }
   }
   return out;
 }
