@@ -114,7 +114,7 @@ NormalizedText Normalize(std::string_view text) {
     int last_boundclass = 0;
     utf8proc_ssize_t count = utf8proc_decompose_char(
         cp, buffer, 32,
-        static_cast<utf8proc_option_t>(UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE),
+        static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE),
         &last_boundclass);
     if (count < 0 || count > 32) {
       buffer[0] = cp;
@@ -128,7 +128,7 @@ NormalizedText Normalize(std::string_view text) {
           buffer[k] < 0x80 ? -1
                            : utf8proc_decompose_char(
                                  buffer[k], again, 8,
-                                 static_cast<utf8proc_option_t>(UTF8PROC_COMPAT |
+                                 static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT |
                                                                 UTF8PROC_CASEFOLD |
                                                                 UTF8PROC_IGNORE),
                                  &last_boundclass);
