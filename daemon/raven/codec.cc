@@ -93,11 +93,13 @@ class ObjectReader {
 
 absl::StatusOr<SourceCheck> DecodeCheck(const Json& j, const std::string& where) {
   ObjectReader r(j, where);
-  RETURN_IF_ERROR(r.Keys({"status", "checkedAt", "statusCode", "resolvedUrl", "detail"}));
+  RETURN_IF_ERROR(
+      r.Keys({"status", "checkedAt", "statusCode", "resolvedUrl", "detail", "outcome"}));
   SourceCheck c;
   ASSIGN_OR_RETURN(c.status, r.Enum<CheckStatus>("status"));
   if (c.status == CheckStatus::kUnchecked) {
-    if (r.Has("checkedAt") || r.Has("statusCode") || r.Has("resolvedUrl") || r.Has("detail")) {
+    if (r.Has("checkedAt") || r.Has("statusCode") || r.Has("resolvedUrl") || r.Has("detail") ||
+        r.Has("outcome")) {
       return r.Error("is unchecked but carries check fields");
     }
     return c;
@@ -114,6 +116,11 @@ absl::StatusOr<SourceCheck> DecodeCheck(const Json& j, const std::string& where)
   }
   ASSIGN_OR_RETURN(c.detail, r.OptionalText("detail", Limits::kLimitationDetailChars));
   if (c.status != CheckStatus::kReachable && !c.detail) return r.Error("lacks a detail");
+  if (r.Has("outcome")) {
+    ASSIGN_OR_RETURN(CheckOutcome outcome, r.Enum<CheckOutcome>("outcome"));
+    if (!OutcomeFits(outcome, c.status)) return r.Error("outcome contradicts status");
+    c.outcome = outcome;
+  }
   return c;
 }
 
@@ -325,6 +332,7 @@ OrderedJson EncodeCheck(const SourceCheck& c) {
   if (c.status_code) j["statusCode"] = *c.status_code;
   if (c.resolved_url) j["resolvedUrl"] = *c.resolved_url;
   if (c.detail) j["detail"] = *c.detail;
+  if (c.outcome) j["outcome"] = Name(*c.outcome);
   return j;
 }
 

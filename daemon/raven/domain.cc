@@ -60,6 +60,11 @@ struct EnumNames<CheckStatus> {
   static constexpr std::array<std::string_view, 4> kNames = {"unchecked", "reachable", "failed",
                                                              "unavailable"};
 };
+template <>
+struct EnumNames<CheckOutcome> {
+  static constexpr std::array<std::string_view, 6> kNames = {
+      "verified", "drifted", "unreachable", "blocked", "absent", "unchecked"};
+};
 
 template <typename E>
 std::optional<E> Parse(std::string_view name) {
@@ -89,7 +94,20 @@ RAVEN_ENUM_FUNCTIONS(Importance)
 RAVEN_ENUM_FUNCTIONS(Disposition)
 RAVEN_ENUM_FUNCTIONS(LimitationKind)
 RAVEN_ENUM_FUNCTIONS(CheckStatus)
+RAVEN_ENUM_FUNCTIONS(CheckOutcome)
 #undef RAVEN_ENUM_FUNCTIONS
+
+bool OutcomeFits(CheckOutcome outcome, CheckStatus status) {
+  switch (outcome) {
+    case CheckOutcome::kVerified:
+      return status == CheckStatus::kReachable;
+    case CheckOutcome::kDrifted:
+    case CheckOutcome::kAbsent:
+      return status == CheckStatus::kFailed;
+    default:
+      return status == CheckStatus::kFailed || status == CheckStatus::kUnavailable;
+  }
+}
 
 bool Source::SameEvidence(const Source& o) const {
   return source_id == o.source_id && url == o.url && title == o.title && locator == o.locator &&

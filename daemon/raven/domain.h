@@ -61,6 +61,15 @@ enum class Importance { kMaterial, kContext };
 enum class Disposition { kSupported, kQualified, kDeferred, kRejected };
 enum class LimitationKind { kSource, kTool, kCoverage };
 enum class CheckStatus { kUnchecked, kReachable, kFailed, kUnavailable };
+// What a reopening found, finer than CheckStatus (which drives policy):
+// verified (the live page holds the excerpt; reachable), drifted (the
+// excerpt was found at an earlier check and is gone now; failed), absent
+// (the page was read and the excerpt is not on it; failed), unreachable
+// (network error, HTTP error, cross-host redirect), blocked (a challenge,
+// login, cookie or paywall page), unchecked (nothing could be compared: an
+// unsupported type, a truncated body, a refused address, a deadline or a
+// cancellation). The engine derives drifted; adapters report the others.
+enum class CheckOutcome { kVerified, kDrifted, kUnreachable, kBlocked, kAbsent, kUnchecked };
 
 // Name <-> enum for every enum above ("completed-with-limits", ...). Parse
 // functions return nullopt for an unknown name.
@@ -74,11 +83,17 @@ std::string Name(Importance v);
 std::string Name(Disposition v);
 std::string Name(LimitationKind v);
 std::string Name(CheckStatus v);
+std::string Name(CheckOutcome v);
 template <typename E>
 std::optional<E> Parse(std::string_view name);
 // The names of E in declaration order (for schemas and messages).
 template <typename E>
 std::vector<std::string> Names();
+
+// Whether `outcome` may accompany `status`: verified only with reachable,
+// drifted and absent only with failed, the others with failed or
+// unavailable.
+bool OutcomeFits(CheckOutcome outcome, CheckStatus status);
 
 struct SourceCheck {
   CheckStatus status = CheckStatus::kUnchecked;
@@ -86,6 +101,7 @@ struct SourceCheck {
   std::optional<int> status_code;    // HTTP status of the reopening
   std::optional<std::string> resolved_url;
   std::optional<std::string> detail;  // why, when not reachable
+  std::optional<CheckOutcome> outcome;  // unset in state written before it existed
   bool operator==(const SourceCheck&) const = default;
 };
 

@@ -7,7 +7,8 @@
 namespace raw::raven {
 
 void DeterministicSourceVerifier::Reachable(const std::string& id) {
-  Set(id, {id, CheckStatus::kReachable, 0, 200, std::nullopt, std::nullopt});
+  Set(id, {id, CheckStatus::kReachable, 0, 200, std::nullopt, std::nullopt,
+           CheckOutcome::kVerified});
 }
 void DeterministicSourceVerifier::Failed(const std::string& id, const std::string& detail) {
   Set(id, {id, CheckStatus::kFailed, 0, 404, std::nullopt, detail});

@@ -26,6 +26,9 @@ struct SourceObservation {
   std::optional<int> status_code;
   std::optional<std::string> resolved_url;
   std::optional<std::string> detail;  // required unless reachable
+  // The finer outcome (domain.h); must fit `status`. An adapter never
+  // reports kDrifted: the engine derives it from the Source's earlier check.
+  std::optional<CheckOutcome> outcome;
 };
 
 class SourceVerifier {

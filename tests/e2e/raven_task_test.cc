@@ -49,7 +49,7 @@ std::vector<std::string> StoredRecords(const std::string& db_path, const std::st
 class RavenTaskTest : public ContractTest {};
 
 TEST_F(RavenTaskTest, ModelRunsATaskToCompletionAndTheSessionReplaysIt) {
-  StartDaemon("");
+  StartDaemon(R"("approval_mode": "allow_all")");
   std::string session = daemon_->CreateSession();
   std::string task = raven::MakeTaskId(session, 1);
   Json checkpoint = {
@@ -123,6 +123,71 @@ TEST_F(RavenTaskTest, ModelRunsATaskToCompletionAndTheSessionReplaysIt) {
   EXPECT_EQ(after[1].status(), raw::v1::TOOL_RESULT_STATUS_ERROR);
   EXPECT_THAT(after[1].content(), HasSubstr("cannot disable its evidence floor"));
   EXPECT_THAT(after[1].content(), HasSubstr("<raven_task_recovery>"));
+}
+
+// The HTTP Source verifier in rawd, against pages served on 127.0.0.1 (the
+// agent allows private addresses; by default they are refused): a doctored
+// excerpt is refused at the Checkpoint with the passage to repair it from,
+// an honest one is verified, and a page that changed before Completion is
+// recorded as drifted and refuses Completion.
+TEST_F(RavenTaskTest, SourcesAreReopenedAtCheckpointAndCompletionAndDriftIsRecorded) {
+  StartDaemon(R"("approval_mode": "allow_all", "allow_private_addresses": true)");
+  testing::FakeProviderServer site;
+  ASSERT_TRUE(site.status().ok()) << site.status();
+  const std::string page =
+      "<html><body><p>The <em>reef</em> lost 14&nbsp;% of its coral cover in 2024.</p></body></html>";
+  for (const std::string& body :
+       {page, page, std::string("<html><body><p>This report has been withdrawn.</p></body></html>")}) {
+    testing::ScriptedResponse r;
+    r.headers = {{"Content-Type", "text/html; charset=utf-8"}};
+    r.chunks = {body};
+    site.Enqueue(r);
+  }
+  const std::string url = "http://127.0.0.1:" + std::to_string(site.port()) + "/reef";
+  std::string session = daemon_->CreateSession();
+  std::string task = raven::MakeTaskId(session, 1);
+  auto checkpoint = [&](const std::string& excerpt) {
+    return Json({{"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"},
+                 {"summary", "Finding."}, {"artifact", "The reef lost coral [@reef]."},
+                 {"sources", Json::array({Json{{"sourceId", "reef"}, {"url", url},
+                                               {"title", "Reef report"}, {"locator", "Summary"},
+                                               {"excerpt", excerpt}}})},
+                 {"claims", Json::array({Json{{"claimId", "c1"}, {"text", "The reef lost coral."},
+                                              {"kind", "external"}, {"importance", "material"},
+                                              {"disposition", "supported"},
+                                              {"sourceIds", Json::array({"reef"})}}})}})
+        .dump();
+  };
+  fake_.Enqueue(chat::ToolCallsAnswer({
+      {"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Reef health"})"},
+      {"c2", "raven_task", checkpoint("The reef lost 41 % of its coral cover in 2024.")},
+      {"c3", "raven_task", checkpoint("The reef lost 14 % of its coral cover in 2024.")},
+      {"c4", "raven_task",
+       Json({{"action", "complete"}, {"taskId", task}, {"artifact", "The reef lost coral [@reef]."}})
+           .dump()},
+  }));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "reef");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_THAT(results[1].content(), HasSubstr("status needs-revision"));
+  EXPECT_THAT(results[1].content(), HasSubstr("partial divergence"));
+  EXPECT_THAT(results[1].content(), HasSubstr("lost 14"));
+  EXPECT_THAT(results[2].content(), HasSubstr("Published Checkpoint " + task + "-cp-1"));
+  EXPECT_THAT(results[2].display(), HasSubstr("Sources 1 (1 verified)"));
+  EXPECT_THAT(results[3].content(), HasSubstr("status needs-revision"));
+  EXPECT_THAT(results[3].content(), HasSubstr("failed remote verification: drifted: the excerpt was on the page"));
+  EXPECT_EQ(site.requests().size(), 3u);
+
+  std::string db = daemon_->state_dir() + "/sessions-v1.sqlite3";
+  raven::TaskBook book = raven::ReplayBook(StoredRecords(db, session));
+  const raven::TaskState& state = book.tasks.at(task);
+  EXPECT_EQ(state.phase, raven::Phase::kActive);
+  ASSERT_EQ(state.sources.size(), 1u);
+  EXPECT_EQ(state.sources[0].check.outcome, raven::CheckOutcome::kDrifted);
+  EXPECT_EQ(state.claims.at(0).disposition, raven::Disposition::kDeferred);
 }
 
 }  // namespace

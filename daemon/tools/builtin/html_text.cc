@@ -7,7 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "daemon/tools/builtin/html_scan.h"
+#include "common/html_scan.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
 
 namespace raw::tools::builtin {

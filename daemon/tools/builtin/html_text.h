@@ -10,7 +10,7 @@
 // (indented two spaces per nesting level), table cells separated by " | ",
 // links written as "text (href)", images as "[image: alt]"; whitespace
 // outside <pre> is collapsed, <pre> keeps its own. A page whose elements
-// nest more than 1000 deep is not parsed (see html_scan.h): its text comes
+// nest more than 1000 deep is not parsed (see common/html_scan.h): its text comes
 // back with the markup stripped, after a note saying so. Stateless; safe
 // from any thread.
 #pragma once

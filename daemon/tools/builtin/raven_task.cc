@@ -7,9 +7,14 @@
 // session's own history: it survives a daemon restart and needs no storage
 // of its own.
 //
-// Seams composed here: no Source reopening, search backend or draft route
-// is composed in this build, so Source checks report `unavailable` (never a
-// fabricated success), `discover` and `draft` report `unavailable`.
+// Seams composed here: Sources are reopened over the daemon's HttpClient by
+// the HTTP Source verifier (daemon/raven/web), which connects to non-public
+// addresses only when the agent's allow_private_addresses is true (the same
+// switch as web_fetch); without an HttpClient, Source checks report
+// `unavailable` (never a fabricated success). No search backend or draft
+// route is composed in this build: `discover` and `draft` report
+// `unavailable`.
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +23,8 @@
 #include "daemon/raven/codec.h"
 #include "daemon/raven/engine.h"
 #include "daemon/raven/seams.h"
+#include "daemon/raven/web/http_source_verifier.h"
+#include "daemon/raven/web/verifier_settings.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 
 namespace raw::tools::builtin {
@@ -26,7 +33,7 @@ namespace {
 namespace rv = raw::raven;
 
 constexpr char kNoVerifier[] =
-    "no Source reopening is composed in this build of rawd, so the excerpt could not be matched "
+    "no HTTP client is available to this tool call, so the excerpt could not be matched "
     "against the page; cite this Source only once it can be verified, or record the gap as a "
     "Limitation";
 
@@ -134,7 +141,14 @@ ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
     records = std::move(*prior);
   }
   rv::TaskBook book = rv::ReplayBook(records);
-  rv::UnavailableSourceVerifier verifier(kNoVerifier);
+  rv::UnavailableSourceVerifier unavailable(kNoVerifier);
+  rv::web::VerifierSettings verifier_settings;
+  verifier_settings.allow_private_addresses = ctx.settings.web_fetch.allow_private_addresses;
+  rv::web::FixedVerifierSettings settings_source(verifier_settings);
+  std::optional<rv::web::HttpSourceVerifier> http_verifier;
+  if (ctx.http != nullptr) http_verifier.emplace(*ctx.http, settings_source);
+  rv::SourceVerifier& verifier =
+      http_verifier ? static_cast<rv::SourceVerifier&>(*http_verifier) : unavailable;
   rv::DeterministicSourceSearcher searcher("no search backend is composed in this build of rawd");
   rv::DeterministicDraftGenerator drafter({});
   rv::EngineContext engine{ctx.session_id, SystemClock().NowUnixMs(), verifier, searcher, drafter,
@@ -163,8 +177,10 @@ ToolSpec MakeRavenTaskTool() {
       "corrections, and complete exactly the latest Checkpoint. Do the research with your other "
       "tools; cite Sources as [@source-id]. export returns llm-wiki page bytes for you to write.";
   spec.input_schema = Schema();
-  // It changes nothing outside its own Task record in the session history.
-  spec.read_only = true;
+  // It changes nothing outside its own Task record in the session history,
+  // but checkpoint and complete reopen Source URLs: like web_fetch, a URL is
+  // data leaving the machine, so it asks unless the rules allow it.
+  spec.read_only = false;
   spec.handler = RunRavenTask;
   return spec;
 }

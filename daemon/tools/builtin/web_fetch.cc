@@ -19,6 +19,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/http/bounded_collector.h"
 #include "daemon/http/http_client.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
@@ -36,46 +37,6 @@ constexpr int64_t kDefaultMaxOutputBytes = 100000;
 constexpr int64_t kMaxConnectTimeoutMs = 15000;
 // How much of an error page's text is quoted.
 constexpr size_t kErrorExcerptBytes = 2000;
-
-// Collects the status, headers and at most `limit` body bytes.
-class BoundedCollector : public http::HttpResponseHandler {
- public:
-  explicit BoundedCollector(size_t limit) : limit_(limit) {}
-
-  void OnStatus(int status, const http::Headers& headers) override {
-    status_ = status;
-    headers_ = headers;
-  }
-
-  bool OnBody(std::string_view bytes) override {
-    if (status_ >= 300 && status_ < 400) {
-      stopped_ = true;  // the body of a redirect is of no use
-      return false;
-    }
-    size_t room = limit_ - body_.size();
-    if (bytes.size() > room) {
-      body_.append(bytes.substr(0, room));
-      cut_ = stopped_ = true;
-      return false;
-    }
-    body_.append(bytes);
-    return true;
-  }
-
-  int status() const { return status_; }
-  const http::Headers& headers() const { return headers_; }
-  const std::string& body() const { return body_; }
-  bool cut() const { return cut_; }
-  bool stopped() const { return stopped_; }
-
- private:
-  const size_t limit_;
-  int status_ = 0;
-  http::Headers headers_;
-  std::string body_;
-  bool cut_ = false;
-  bool stopped_ = false;
-};
 
 // True when `href` carries a scheme of its own ("mailto:", "data:"), which
 // is not resolved against the page.
@@ -150,7 +111,7 @@ ToolOutput WebFetch(const Json& args, const ToolContext& ctx) {
   request.idle_timeout_ms = timeout_ms;
   request.total_timeout_ms = timeout_ms;
   request.public_addresses_only = !settings.allow_private_addresses;
-  BoundedCollector response(max_body);
+  http::BoundedCollector response(max_body);
   absl::Status sent = ctx.http->Send(request, response, ctx.cancel);
   if (ctx.cancel.cancelled() || absl::IsCancelled(sent)) {
     return ToolOutput::Cancelled("web_fetch was cancelled");

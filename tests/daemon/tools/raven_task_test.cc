@@ -83,7 +83,7 @@ TEST_F(RavenTaskToolTest, ResultsCarryStateAsMetadataNotContent) {
                                                          {"title", "t"}, {"locator", "l"},
                                                          {"excerpt", "e"}}})}});
   EXPECT_THAT(cited.content, HasSubstr("status needs-revision"));
-  EXPECT_THAT(cited.content, HasSubstr("no Source reopening is composed"));
+  EXPECT_THAT(cited.content, HasSubstr("no HTTP client is available to this tool call"));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "daemon/tools/builtin/html_scan.h"
+#include "common/html_scan.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -7,10 +7,11 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "daemon/tools/builtin/string_view_bridge.h"
 
-namespace raw::tools::builtin {
+namespace raw {
 namespace {
+
+absl::string_view ToAbsl(std::string_view s) { return {s.data(), s.size()}; }
 
 bool IsVoid(std::string_view name) {
   for (std::string_view v : {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
@@ -250,4 +251,4 @@ std::string StripTags(std::string_view html) {
   return out;
 }
 
-}  // namespace raw::tools::builtin
+}  // namespace raw

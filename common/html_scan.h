@@ -6,16 +6,16 @@
 // (and its tree is deep enough to strain the stack when it is freed).
 // ExceedsNestingDepth estimates the depth the parser would reach (elements
 // that HTML closes implicitly, like <p> and <li>, and void elements do not
-// count; end tags close only what is open); HtmlToText strips such pages
-// with StripTags instead of parsing them. Both run in linear time
-// (ExceedsNestingDepth: times the limit). Stateless; safe from any thread.
+// count; end tags close only what is open); HTML readers (builtin/web_fetch,
+// Raven's Source verifier) strip or refuse such pages instead of parsing
+// them. Both run in linear time (ExceedsNestingDepth: times the limit). Stateless; safe from any thread.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-namespace raw::tools::builtin {
+namespace raw {
 
 // True when elements in `html` nest deeper than `limit`, by the estimate
 // above.
@@ -26,4 +26,4 @@ bool ExceedsNestingDepth(std::string_view html, size_t limit);
 // whitespace collapsed.
 std::string StripTags(std::string_view html);
 
-}  // namespace raw::tools::builtin
+}  // namespace raw

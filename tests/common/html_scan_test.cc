@@ -1,10 +1,10 @@
-#include "daemon/tools/builtin/html_scan.h"
+#include "common/html_scan.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
 
-namespace raw::tools::builtin {
+namespace raw {
 namespace {
 
 std::string Repeat(const std::string& s, int n) {
@@ -43,4 +43,4 @@ TEST(HtmlScanTest, StripTagsKeepsTheText) {
 }
 
 }  // namespace
-}  // namespace raw::tools::builtin
+}  // namespace raw

@@ -1,0 +1,94 @@
+// complete: the deterministic checks against the latest Checkpoint, remote
+// verification of the relevant Sources, and the terminal disposition.
+
+#include "daemon/raven/engine_internal.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace raw::raven {
+
+using absl::StrCat;
+
+absl::StatusOr<ActionResult> Engine::Complete(const Fields& f) {
+  ASSIGN_OR_RETURN(std::string artifact, LaidOut(f));
+  const TaskState& s = result_.state;
+  std::vector<Issue> issues;
+  if (s.checkpoints.empty()) {
+    issues.push_back({"artifact", "no Checkpoint exists; publish the Artifact as a Checkpoint "
+                                  "before completing"});
+  } else {
+    const Checkpoint& latest = s.checkpoints.back();
+    if (latest.steering_revision != s.steering_revision) {
+      issues.push_back({"artifact", StrCat("Steering Revision ", s.steering_revision,
+                                           " has no later Checkpoint; publish a Checkpoint that "
+                                           "applies it before Completion")});
+    }
+    if (Sha256Tagged(artifact) != latest.artifact_sha256) {
+      issues.push_back({"artifact", StrCat("differs from Checkpoint ", latest.checkpoint_id,
+                                           "; the exact latest Checkpoint Artifact must be "
+                                           "completed (publish a Checkpoint for any final edit)")});
+    }
+  }
+  if (s.checkpoints.size() >= Limits::kCheckpoints) {
+    issues.push_back({"artifact", "no Checkpoint slot is left for the final Checkpoint"});
+  }
+  std::vector<Issue> cites = ValidateCitations(artifact, s.sources, s.claims, "artifact");
+  issues.insert(issues.end(), cites.begin(), cites.end());
+  if (s.grounding == Grounding::kRequired && !GroundingMet(s)) {
+    issues.push_back({"claims", "grounding-required Completion needs at least one verified "
+                                "material external supported or qualified Claim"});
+  }
+  if (!issues.empty()) {
+    return NeedsRevision(std::move(issues), "The Task stays active and unchanged.");
+  }
+  TaskState next = s;
+  VerificationReceipt receipt;
+  receipt.artifact_sha256 = Sha256Tagged(artifact);
+  std::vector<std::pair<std::string, std::string>> bad =
+      Verify(next, RelevantSources(next, artifact), ctx_, &receipt);
+  next.verification = receipt;
+  if (!bad.empty()) {
+    Propagate(next);
+    for (const auto& [id, detail] : bad) {
+      issues.push_back({StrCat("sources[", id, "]"),
+                        StrCat("source ", id, " failed remote verification: ", detail)});
+    }
+    result_.issues = std::move(issues);
+    return Commit(std::move(next), "needs-revision",
+                  "Completion refused: Claims that lost their support were deferred and the "
+                  "failures recorded as Limitations; remove the broken citations in a new "
+                  "Checkpoint, then complete it.");
+  }
+  if (next.grounding == Grounding::kRequired && !GroundingMet(next)) {
+    return NeedsRevision({{"claims", "grounding-required Completion needs at least one verified "
+                                     "material external supported or qualified Claim"}},
+                         "The Task stays active.");
+  }
+  bool deferred = std::any_of(next.claims.begin(), next.claims.end(), [](const Claim& c) {
+    return c.disposition == Disposition::kDeferred;
+  });
+  bool limited = !next.limitations.empty() || deferred || receipt.unavailable > 0;
+  next.phase = limited ? Phase::kCompletedWithLimits : Phase::kCompleted;
+  Checkpoint c;
+  c.ordinal = static_cast<int>(next.checkpoints.size()) + 1;
+  c.checkpoint_id = MakeCheckpointId(next.task_id, c.ordinal);
+  c.stage = Stage::kVerify;
+  c.summary = limited ? "Final Artifact with verification limits." : "Verified final Artifact.";
+  c.artifact_sha256 = receipt.artifact_sha256;
+  c.artifact_chars = CodePoints(artifact);
+  c.steering_revision = next.steering_revision;
+  c.created_at = ctx_.now_ms;
+  next.checkpoints.push_back(c);
+  next.final_artifact_sha256 = receipt.artifact_sha256;
+  if (limited) {
+    for (const Limitation& l : next.limitations) result_.issues.push_back({"limitations", l.detail});
+    if (deferred) result_.issues.push_back({"claims", "one or more Claims remain deferred"});
+  }
+  std::string status(Name(next.phase));
+  return Commit(std::move(next), status,
+                limited ? "Completed with the Limitations listed." : "Completed and verified.");
+}
+
+}  // namespace raw::raven

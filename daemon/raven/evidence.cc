@@ -1,0 +1,171 @@
+#include "daemon/raven/evidence.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/raven/citations.h"
+
+namespace raw::raven {
+
+using absl::StrCat;
+
+bool Completed(Phase p) { return p == Phase::kCompleted || p == Phase::kCompletedWithLimits; }
+
+std::string HostOf(const std::string& url) {
+  size_t start = url.find("://");
+  if (start == std::string::npos) return "";
+  start += 3;
+  return url.substr(start, url.find_first_of("/?#", start) - start);
+}
+
+void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
+                   std::optional<std::string> source_id) {
+  detail = TrimText(detail);
+  if (CodePoints(detail) > Limits::kLimitationDetailChars) {
+    detail = detail.substr(0, Limits::kLimitationDetailChars);
+    detail = TrimText(detail.substr(0, detail.size()));
+  }
+  int same_kind = 0;
+  for (const Limitation& l : s.limitations) {
+    if (l.kind == kind && l.detail == detail && l.source_id == source_id) return;
+    if (l.kind == kind) ++same_kind;
+  }
+  if (s.limitations.size() >= Limits::kLimitations) return;
+  s.limitations.push_back(
+      {StrCat(Name(kind), "-", same_kind + 1), kind, std::move(detail), std::move(source_id)});
+}
+
+std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
+                                                        const std::vector<std::string>& ids,
+                                                        const EngineContext& ctx,
+                                                        VerificationReceipt* receipt) {
+  std::vector<Source> asked;
+  for (const std::string& id : ids) {
+    if (const Source* src = s.FindSource(id)) asked.push_back(*src);
+  }
+  std::vector<SourceObservation> reply;
+  if (!asked.empty()) reply = ctx.verifier.Verify(asked, ctx.cancel);
+  // Validate the protocol before believing anything.
+  std::string violation;
+  std::map<std::string, const SourceObservation*> by_id;
+  for (const SourceObservation& o : reply) {
+    if (s.FindSource(o.source_id) == nullptr ||
+        std::find(ids.begin(), ids.end(), o.source_id) == ids.end()) {
+      violation = StrCat("unrequested Source ", o.source_id);
+    } else if (!by_id.emplace(o.source_id, &o).second) {
+      violation = StrCat("two observations of ", o.source_id);
+    } else if (o.status == CheckStatus::kUnchecked) {
+      violation = StrCat("no status for ", o.source_id);
+    } else if (o.status_code && (*o.status_code < 100 || *o.status_code > 599)) {
+      violation = StrCat("HTTP status out of range for ", o.source_id);
+    } else if (o.status != CheckStatus::kUnavailable && (!o.status_code || !o.resolved_url)) {
+      violation = StrCat("no HTTP status or resolved URL for ", o.source_id);
+    } else if (o.status != CheckStatus::kReachable && (!o.detail || TrimText(*o.detail).empty())) {
+      violation = StrCat("no detail for ", o.source_id);
+    } else if (o.outcome && (!OutcomeFits(*o.outcome, o.status) ||
+                             *o.outcome == CheckOutcome::kDrifted)) {
+      violation = StrCat("outcome ", Name(*o.outcome), " with status ", Name(o.status), " for ",
+                         o.source_id);
+    } else if (o.status == CheckStatus::kReachable &&
+               (*o.status_code >= 400 ||
+                HostOf(*o.resolved_url) != HostOf(s.FindSource(o.source_id)->url))) {
+      violation = StrCat("reachable ", o.source_id, " with an error status or on another host");
+    }
+  }
+  if (violation.empty() && by_id.size() != asked.size()) violation = "a requested Source is missing";
+  std::vector<std::pair<std::string, std::string>> bad;
+  int reachable = 0, failed = 0, unavailable = 0;
+  for (Source& src : s.sources) {
+    if (std::find(ids.begin(), ids.end(), src.source_id) == ids.end()) continue;
+    SourceCheck c;
+    c.checked_at = ctx.now_ms;
+    if (!violation.empty()) {
+      c.status = CheckStatus::kUnavailable;
+      c.detail = StrCat("source verifier protocol error: ", violation);
+    } else {
+      const SourceObservation& o = *by_id.at(src.source_id);
+      c.status = o.status;
+      c.status_code = o.status_code;
+      c.resolved_url = o.resolved_url;
+      if (o.detail) c.detail = TrimText(o.detail->substr(0, Limits::kLimitationDetailChars));
+      if (c.detail && c.detail->empty()) c.detail.reset();
+      c.outcome = o.outcome;
+      // Found before, gone now: the page changed under the citation.
+      if (o.outcome == CheckOutcome::kAbsent && src.check.outcome == CheckOutcome::kVerified) {
+        c.outcome = CheckOutcome::kDrifted;
+        c.detail = TrimText(StrCat("the excerpt was on the page when checked at ",
+                                   IsoTime(src.check.checked_at), " and is not any more: ",
+                                   c.detail.value_or(""))
+                                .substr(0, Limits::kLimitationDetailChars));
+      }
+    }
+    src.check = c;
+    if (c.status == CheckStatus::kReachable) {
+      ++reachable;
+    } else {
+      (c.status == CheckStatus::kFailed ? failed : unavailable)++;
+      bad.push_back({src.source_id, c.outcome ? StrCat(Name(*c.outcome), ": ", c.detail.value_or(""))
+                                            : c.detail.value_or("")});
+    }
+  }
+  if (receipt != nullptr) {
+    receipt->verified_at = ctx.now_ms;
+    receipt->checked = reachable + failed + unavailable;
+    receipt->reachable = reachable;
+    receipt->failed = failed;
+    receipt->unavailable = unavailable;
+    receipt->mode = receipt->checked > 0 && (reachable + failed) > 0 ? "remote" : "structural-only";
+  }
+  return bad;
+}
+
+void Propagate(TaskState& s) {
+  for (Claim& c : s.claims) {
+    if (!c.NeedsSupport()) continue;
+    bool usable = std::any_of(c.source_ids.begin(), c.source_ids.end(), [&](const std::string& id) {
+      const Source* src = s.FindSource(id);
+      return src && src->check.status == CheckStatus::kReachable;
+    });
+    if (!usable) c.disposition = Disposition::kDeferred;
+  }
+  for (const Source& src : s.sources) {
+    if (src.check.status != CheckStatus::kFailed && src.check.status != CheckStatus::kUnavailable) {
+      continue;
+    }
+    bool recorded = std::any_of(s.limitations.begin(), s.limitations.end(), [&](const Limitation& l) {
+      return l.kind == LimitationKind::kSource && l.source_id == src.source_id;
+    });
+    if (!recorded) {
+      AddLimitation(s, LimitationKind::kSource,
+                    StrCat("Source ", src.source_id, " failed verification",
+                           src.check.outcome ? StrCat(" (", Name(*src.check.outcome), ")") : "",
+                           ": ", src.check.detail.value_or(std::string(Name(src.check.status)))),
+                    src.source_id);
+    }
+  }
+}
+
+std::vector<std::string> RelevantSources(const TaskState& s, std::string_view artifact) {
+  std::vector<std::string> ids = CitedIds(artifact);
+  for (const Claim& c : s.claims) {
+    if (!c.NeedsSupport()) continue;
+    for (const std::string& id : c.source_ids) {
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    }
+  }
+  std::erase_if(ids, [&](const std::string& id) { return s.FindSource(id) == nullptr; });
+  return ids;
+}
+
+bool GroundingMet(const TaskState& s) {
+  return std::any_of(s.claims.begin(), s.claims.end(), [&](const Claim& c) {
+    return c.NeedsSupport() && c.importance == Importance::kMaterial &&
+           std::any_of(c.source_ids.begin(), c.source_ids.end(), [&](const std::string& id) {
+             const Source* src = s.FindSource(id);
+             return src && src->check.status == CheckStatus::kReachable;
+           });
+  });
+}
+
+}  // namespace raw::raven

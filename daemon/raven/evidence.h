@@ -1,0 +1,50 @@
+// Evidence bookkeeping shared by the engine's actions: asking the
+// SourceVerifier and validating what it reports, propagating failed Sources
+// into deferred Claims and Source Limitations, choosing the Sources a
+// Checkpoint or Completion must reopen, and the evidence floor. Internal to
+// the engine.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "daemon/raven/domain.h"
+#include "daemon/raven/engine.h"
+
+namespace raw::raven {
+
+bool Completed(Phase p);
+
+// The host (with port) of a canonical URL; "" when it has none.
+std::string HostOf(const std::string& url);
+
+// Appends a Limitation numbered within its kind; an identical one is not
+// repeated, and nothing is added past Limits::kLimitations.
+void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
+                   std::optional<std::string> source_id);
+
+// Asks the verifier about `ids` of `s` and writes the checks into `s`.
+// Returns the ids that are not reachable, with their details (prefixed
+// "<outcome>: " when the check has an outcome). A protocol
+// violation makes every requested Source unavailable. `receipt`, when
+// given, receives the counts.
+std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
+                                                        const std::vector<std::string>& ids,
+                                                        const EngineContext& ctx,
+                                                        VerificationReceipt* receipt);
+
+// Defers every supported/qualified external Claim left without a reachable
+// Source and records a Limitation for each failed or unavailable Source.
+void Propagate(TaskState& s);
+
+// The Sources a Checkpoint or Completion must reopen: the cited ones and
+// those of supported/qualified external Claims.
+std::vector<std::string> RelevantSources(const TaskState& s, std::string_view artifact);
+
+// A material supported/qualified external Claim has a reachable Source.
+bool GroundingMet(const TaskState& s);
+
+}  // namespace raw::raven

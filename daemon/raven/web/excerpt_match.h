@@ -1,0 +1,45 @@
+// Finding a Source's excerpt in the text of its page, on the normalizer's
+// key (normalizer.h): an exact substring match, never a fuzzy ratio, so a
+// doctored excerpt that differs from the page by one word does not pass.
+//
+// On a mismatch the result tells the two failures apart:
+// - kPartial: the page holds a long stretch of the excerpt (its longest
+//   matching prefix or suffix covers at least a third of it and at least 16
+//   key bytes) but the rest diverges: an anchor defect the agent can repair,
+//   shown the longest matching prefix and the nearest page passage;
+// - kAbsent: nothing of that size matches: the excerpt is not on the page at
+//   all (a fabrication signal rather than an anchor defect).
+// Pure; safe from any thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "daemon/raven/web/normalizer.h"
+
+namespace raw::raven::web {
+
+enum class MatchKind { kFound, kPartial, kAbsent };
+
+struct ExcerptMatch {
+  MatchKind kind = MatchKind::kAbsent;
+  // kFound: where the excerpt is in the page text (byte range).
+  size_t text_begin = 0;
+  size_t text_end = 0;
+  // Mismatch: the longest prefix of the excerpt found on the page, in the
+  // excerpt's own words ("" when none), and the page passage nearest to
+  // where the match broke off, in the page's words.
+  std::string matched_prefix;
+  std::string nearest_passage;
+};
+
+// `page` is the page text and `page_key` Normalize(page); `excerpt` the
+// recorded excerpt. An excerpt whose key is empty is kAbsent.
+ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
+                          std::string_view excerpt);
+
+// One line describing a mismatch for a Limitation or an issue.
+std::string DescribeMismatch(const ExcerptMatch& match);
+
+}  // namespace raw::raven::web

@@ -1,0 +1,49 @@
+// HttpSourceVerifier: the production SourceVerifier. For each Source it
+// reopens the URL (page_fetch.h), decodes the body to text (page_content.h)
+// and looks for the recorded excerpt (excerpt_match.h), and reports one
+// observation per Source with a typed outcome (domain.h CheckOutcome):
+//   verified    reachable  the excerpt is on the live page;
+//   absent      failed     the page was read and the excerpt is not on it
+//                          (the detail says whether it diverges partway,
+//                          with the longest matching prefix and the nearest
+//                          passage, or is absent entirely);
+//   blocked     unavailable a challenge, login, cookie or paywall page, or
+//                          HTTP 401/402/403/407/429/451;
+//   unreachable failed     HTTP 4xx/5xx, or a cross-host redirect;
+//               unavailable no response (connection failure, deadline);
+//   unchecked   unavailable a truncated body, an unsupported type (PDF), a
+//                          refused (non-public) address, the total deadline
+//                          spent before this Source, or a cancellation.
+// The engine turns absent into drifted when the Source was verified before.
+// Settings are read from the source at every Verify call. Sources are
+// checked one after another under settings.total_timeout_ms, each fetch
+// under settings.fetch_timeout_ms. Thread-safe if the client is.
+#pragma once
+
+#include <vector>
+
+#include "common/cancel_token.h"
+#include "daemon/http/http_client.h"
+#include "daemon/raven/seams.h"
+#include "daemon/raven/web/page_fetch.h"
+#include "daemon/raven/web/verifier_settings.h"
+
+namespace raw::raven::web {
+
+class HttpSourceVerifier : public SourceVerifier {
+ public:
+  HttpSourceVerifier(http::HttpClient& client, const VerifierSettingsSource& settings)
+      : client_(client), settings_(settings) {}
+
+  std::vector<SourceObservation> Verify(const std::vector<Source>& sources,
+                                        const CancelToken& cancel) override;
+
+  // The observation for one Source, given its fetched page.
+  static SourceObservation Judge(const Source& source, const FetchedPage& page);
+
+ private:
+  http::HttpClient& client_;
+  const VerifierSettingsSource& settings_;
+};
+
+}  // namespace raw::raven::web

@@ -1,0 +1,51 @@
+// The matching key of Raven's excerpt check: the same function is applied to
+// the page text and to the excerpt, so presentation differences between a
+// copied passage and the page it came from do not read as a mismatch, while
+// any difference in words, digits or punctuation still does.
+//
+// Version kNormalizerVersion ("raven-norm/1"), per code point of the UTF-8
+// input (invalid bytes read as U+FFFD):
+//   1. default-ignorable characters are dropped: soft hyphen, zero-width
+//      space/joiners, word joiner, BOM, invisible operators, variation
+//      selectors (utf8proc IGNORE);
+//   2. typographic fold: every single quote and apostrophe form
+//      (‘ ’ ‚ ‛ ′ ＇ ` ´) to ', every double quote form (“ ” „ ‟ ″ « » ＂)
+//      to ", every hyphen and dash (‐ ‑ ‒ – — ― − ⁃ ﹘ ﹣ －) to -, the
+//      ellipsis … to ...;
+//   3. Unicode compatibility decomposition and full case folding (utf8proc
+//      COMPAT | CASEFOLD; the key is NFKD-cased-folded, which for substring
+//      matching is equivalent to NFKC_Casefold applied to both sides);
+//   4. white space: every Unicode space (NBSP, thin and other spaces, tabs,
+//      line and paragraph breaks) collapses, in runs, to one ' '; none at
+//      the start or the end.
+// Punctuation and digit separators are kept: "1,000" never equals "1.000".
+//
+// The key keeps an offset map: for each byte of the key, the byte offset in
+// the input of the code point it came from, so a match in the key points at
+// the real text. Pure; safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace raw::raven::web {
+
+inline constexpr char kNormalizerVersion[] = "raven-norm/1";
+
+struct NormalizedText {
+  std::string key;
+  // offsets[i]: byte offset in the input of the code point key[i] came
+  // from; offsets.size() == key.size().
+  std::vector<uint32_t> offsets;
+
+  // The input byte range [first, last) a key range [begin, end) covers
+  // (end > begin), given the input it was built from.
+  std::pair<size_t, size_t> InputRange(std::string_view input, size_t begin, size_t end) const;
+};
+
+NormalizedText Normalize(std::string_view text);
+
+}  // namespace raw::raven::web

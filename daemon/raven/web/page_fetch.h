@@ -1,0 +1,49 @@
+// Fetching one Source page for the excerpt check, over the daemon's
+// HttpClient (libcurl), bounded and conservative:
+// - http and https only; no credentials are sent (URLs carrying them are
+//   refused before this point), no cookies, no proxy for public-only
+//   requests;
+// - only public addresses are connected to, checked on the address actually
+//   connected to, unless allow_private_addresses is set;
+// - redirects are followed by hand, at most max_redirects, and only to the
+//   same host (scheme may change); a redirect to another host is refused;
+// - the whole fetch, redirects included, ends by `deadline_ms` from the
+//   start; cancelling `cancel` ends it promptly;
+// - a body longer than max_bytes is cut there and reported truncated, as is
+//   a transfer the server cut off: an incomplete body cannot disprove an
+//   excerpt.
+// Thread-safe if the client is.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/cancel_token.h"
+#include "daemon/http/http_client.h"
+#include "daemon/raven/web/verifier_settings.h"
+
+namespace raw::raven::web {
+
+enum class FetchResult {
+  kOk,          // a complete response (any HTTP status)
+  kUnreachable,  // no response: connection failure, deadline
+  kCrossHost,   // redirected to another host (not followed)
+  kRefused,     // a non-public address, or a redirect to another scheme
+  kTruncated,   // the body was cut off
+  kCancelled,
+};
+
+struct FetchedPage {
+  FetchResult result = FetchResult::kUnreachable;
+  int status = 0;
+  std::string url;  // the URL that answered (after same-host redirects)
+  std::string content_type;
+  std::string body;
+  std::string detail;  // why, unless kOk
+};
+
+FetchedPage FetchPage(http::HttpClient& client, const std::string& url,
+                      const VerifierSettings& settings, int64_t deadline_ms,
+                      const CancelToken& cancel);
+
+}  // namespace raw::raven::web

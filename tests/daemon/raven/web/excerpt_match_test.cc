@@ -1,0 +1,145 @@
+#include "daemon/raven/web/excerpt_match.h"
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "daemon/raven/web/page_content.h"
+#include "daemon/raven/web/page_text.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw::raven::web {
+namespace {
+
+using ::testing::HasSubstr;
+
+ExcerptMatch Match(const std::string& html, const std::string& excerpt) {
+  absl::StatusOr<PageText> t = ExtractPageText(html);
+  EXPECT_TRUE(t.ok()) << t.status();
+  NormalizedText key = Normalize(t->text);
+  return MatchExcerpt(t->text, key, excerpt);
+}
+
+// Real-world-shaped pages: each with an excerpt copied as a reader sees it
+// (honest) and the same excerpt with one word changed (doctored).
+struct Fixture {
+  const char* name;
+  std::string html;
+  std::string honest;
+  std::string doctored;
+};
+
+std::vector<Fixture> Fixtures() {
+  return {
+      {"nested inline markup",
+       "<article><h1>Report</h1><p>The <a href='/c'><b>committee</b></a> found that "
+       "<span class='x'><em>re</em>sponsible</span> disclosure <strong>reduced</strong> incidents "
+       "by 40%.</p></article>",
+       "The committee found that responsible disclosure reduced incidents by 40%.",
+       "The committee found that responsible disclosure increased incidents by 40%."},
+      {"entities and NBSP",
+       "<p>Revenue rose to &euro;1,000&nbsp;million in Q3&nbsp;2024 &mdash; AT&amp;T &amp "
+       "partners said.</p>",
+       "Revenue rose to \u20AC1,000 million in Q3 2024 \u2014 AT&T & partners said.",
+       "Revenue rose to \u20AC1,000 billion in Q3 2024 \u2014 AT&T & partners said."},
+      {"curly quotes against straight ones",
+       "<blockquote><p>\u201CWe don\u2019t expect a recession,\u201D the minister said.</p>"
+       "</blockquote>",
+       "\"We don't expect a recession,\" the minister said.",
+       "\"We do expect a recession,\" the minister said."},
+      {"soft hyphens and zero-width spaces",
+       "<p>Inter\u00ADnational co\u00ADoper\u00ADation re\u200Bmains es\u00ADsen\u00ADtial for "
+       "climate policy.</p>",
+       "International cooperation remains essential for climate policy.",
+       "International cooperation remains optional for climate policy."},
+      {"excerpt split across em and br",
+       "<p>The results were <em>statistically</em><br>significant in every cohort we "
+       "examined.</p>",
+       "The results were statistically significant in every cohort we examined.",
+       "The results were statistically insignificant in every cohort we examined."},
+      {"excerpt across two paragraphs",
+       "<div><p>Phase one ended in March.</p><p>Phase two began in April.</p></div>",
+       "Phase one ended in March. Phase two began in April.",
+       "Phase one ended in March. Phase two began in May."},
+      {"CJK wrapped in inline markup",
+       "<p>\u6771\u4EAC<span>\u90FD</span>\u306E<b>\u4EBA\u53E3</b>\u306F\u7D04\u5343\u56DB\u767E"
+       "\u4E07\u4EBA\u3067\u3059\u3002</p>",
+       "\u6771\u4EAC\u90FD\u306E\u4EBA\u53E3\u306F\u7D04\u5343\u56DB\u767E\u4E07\u4EBA\u3067\u3059",
+       "\u6771\u4EAC\u90FD\u306E\u4EBA\u53E3\u306F\u7D04\u5343\u4E94\u767E\u4E07\u4EBA\u3067\u3059"},
+      {"table cells",
+       "<table><tr><td>Country</td><td>Population</td></tr><tr><td>Iceland</td><td>387,758</td>"
+       "</tr></table>",
+       "Iceland 387,758", "Iceland 387.758"},
+      {"ellipsis and dashes",
+       "<p>Wait\u2026 the 2019\u20132020 season \u2212 they said \u2014 was cancelled.</p>",
+       "Wait... the 2019-2020 season - they said - was cancelled.",
+       "Wait... the 2019-2021 season - they said - was cancelled."},
+  };
+}
+
+TEST(RavenExcerptMatchTest, HonestExcerptsPassAndDoctoredOnesDoNot) {
+  int honest_found = 0, doctored_rejected = 0;
+  std::vector<Fixture> fixtures = Fixtures();
+  for (const Fixture& f : fixtures) {
+    ExcerptMatch honest = Match(f.html, f.honest);
+    ExcerptMatch doctored = Match(f.html, f.doctored);
+    EXPECT_EQ(honest.kind, MatchKind::kFound) << f.name;
+    EXPECT_NE(doctored.kind, MatchKind::kFound) << f.name;
+    honest_found += honest.kind == MatchKind::kFound;
+    doctored_rejected += doctored.kind != MatchKind::kFound;
+  }
+  std::cout << "[raven fixtures] honest-excerpt acceptance " << honest_found << "/"
+            << fixtures.size() << ", doctored-excerpt rejection " << doctored_rejected << "/"
+            << fixtures.size() << "\n";
+}
+
+TEST(RavenExcerptMatchTest, FoundReportsThePageRange) {
+  std::string html = "<p>Alpha beta <b>gamma</b> delta.</p>";
+  absl::StatusOr<PageText> t = ExtractPageText(html);
+  ASSERT_TRUE(t.ok());
+  ExcerptMatch m = MatchExcerpt(t->text, Normalize(t->text), "BETA gamma");
+  ASSERT_EQ(m.kind, MatchKind::kFound);
+  EXPECT_EQ(t->text.substr(m.text_begin, m.text_end - m.text_begin), "beta gamma");
+}
+
+TEST(RavenExcerptMatchTest, OneChangedWordIsAPartialDivergenceWithPrefixAndPassage) {
+  ExcerptMatch m = Match(Fixtures()[0].html, Fixtures()[0].doctored);
+  ASSERT_EQ(m.kind, MatchKind::kPartial);
+  EXPECT_EQ(m.matched_prefix, "The committee found that responsible disclosure ");
+  EXPECT_THAT(m.nearest_passage, HasSubstr("responsible disclosure reduced incidents"));
+  EXPECT_THAT(DescribeMismatch(m), HasSubstr("partial divergence"));
+}
+
+TEST(RavenExcerptMatchTest, AChangedFirstWordIsStillPartialThroughTheSuffix) {
+  ExcerptMatch m = Match(Fixtures()[0].html,
+                         "A committee found that responsible disclosure reduced incidents by 40%.");
+  EXPECT_EQ(m.kind, MatchKind::kPartial);
+  EXPECT_THAT(m.nearest_passage, HasSubstr("committee found that"));
+}
+
+TEST(RavenExcerptMatchTest, AnInventedQuotationIsAbsent) {
+  ExcerptMatch m = Match(Fixtures()[0].html,
+                         "Independent auditors confirmed the savings exceeded two billion dollars.");
+  EXPECT_EQ(m.kind, MatchKind::kAbsent);
+  EXPECT_THAT(DescribeMismatch(m), HasSubstr("absent from the page entirely"));
+}
+
+TEST(RavenExcerptMatchTest, AnEmptyExcerptIsAbsent) {
+  EXPECT_EQ(Match("<p>text</p>", " \u200B ").kind, MatchKind::kAbsent);
+}
+
+TEST(RavenExcerptMatchTest, ALegacyCharsetPageMatchesAfterConversion) {
+  // windows-1252, declared only in <meta>: curly apostrophe 0x92, e-acute 0xE9.
+  std::string body =
+      "<html><head><meta charset=\"windows-1252\"></head><body><p>It\x92s a caf\xE9 "
+      "institution.</p></body></html>";
+  absl::StatusOr<PageContent> page = DecodePage("text/html", body);
+  ASSERT_TRUE(page.ok()) << page.status();
+  const std::string& text = page->text.text;
+  EXPECT_EQ(MatchExcerpt(text, Normalize(text), "It's a caf\u00E9 institution.").kind,
+            MatchKind::kFound);
+}
+
+}  // namespace
+}  // namespace raw::raven::web
