@@ -53,7 +53,8 @@ TEST(CompletionTest, BashCompletesCommandsActionsOptionsAndPaths) {
   std::ofstream(script) << CompletionScript(Shell::kBash);
   std::ofstream(dir.File("config-one.json")) << "{}";
 
-  EXPECT_EQ(BashCompletions(script, "raw da"), "daemon");
+  EXPECT_EQ(BashCompletions(script, "raw da"), "daemon dashboard");
+  EXPECT_EQ(BashCompletions(script, "raw dae"), "daemon");
   EXPECT_EQ(BashCompletions(script, "raw --socket /tmp/x co"), "config completion");
   EXPECT_EQ(BashCompletions(script, "raw acp --l"), "--listen");
   EXPECT_EQ(BashCompletions(script, "raw daemon in"), "install-service");
