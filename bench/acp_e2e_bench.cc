@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/process_stats.h"
 #include "absl/strings/str_replace.h"
 #include "common/json.h"
 #include "tests/fakes/fake_provider_server.h"
@@ -46,20 +47,8 @@ constexpr char kConfig[] = R"({
     "tools": {"use": ["builtin/read_file"]}}}
 })";
 
-long StatusKb(pid_t pid, const char* field) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field, 0) == 0) return std::stol(line.substr(std::string(field).size()));
-  }
-  return -1;
-}
-
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
-}
+using raw::bench::Percentile;
+using raw::bench::StatusKb;
 
 // raw-acp on two pipes.
 struct Bridge {
