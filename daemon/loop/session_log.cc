@@ -11,13 +11,14 @@
 namespace raw::loop {
 
 SessionLog::SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
-                       const Clock& clock, SecretSource secrets)
+                       const Clock& clock, SecretSource secrets, uint64_t seq_reserved)
     : session_id_(std::move(session_id)),
       store_(store),
       clock_(clock),
       secrets_(std::move(secrets)),
-      next_seq_(last_seq + 1),
-      durable_head_(last_seq) {}
+      next_seq_(std::max(last_seq, seq_reserved) + 1),
+      durable_head_(last_seq),
+      seq_reserved_(std::max(last_seq, seq_reserved)) {}
 
 SessionLog::~SessionLog() = default;
 
@@ -74,12 +75,17 @@ absl::Status SessionLog::Commit(const std::string& turn_id,
     batch.context_meter = std::move(extras.context_meter);
     batch.runtime_hash = std::move(extras.runtime_hash);
     batch.compaction_accepted = extras.compaction_accepted;
+    // Keep at least half a reservation ahead of the live events to come.
+    if (next_seq_ + kSeqReservation / 2 > seq_reserved_) {
+      batch.reserve_seqs_through = next_seq_ - 1 + kSeqReservation;
+    }
     RedactLocked(batch);
     absl::Status status = store_.Commit(session_id_, batch);
     if (!status.ok()) {
       next_seq_ = first_seq;  // nothing was stored or published
       return status;
     }
+    seq_reserved_ = std::max(seq_reserved_, batch.reserve_seqs_through);
     // A commit without events (only context or meter changes) ends no
     // streamed step: the live events since the last durable one stay.
     if (batch.events.empty()) return absl::OkStatus();
@@ -111,8 +117,21 @@ std::string TakeShowable(std::string& pending, bool flush,
 
 }  // namespace
 
+void SessionLog::ReserveLiveSeqLocked() {
+  if (next_seq_ <= seq_reserved_) return;
+  store::CommitBatch reservation;
+  reservation.reserve_seqs_through = next_seq_ - 1 + kSeqReservation;
+  if (absl::Status s = store_.Commit(session_id_, reservation); !s.ok()) {
+    // Publishing goes on: only a restart before the next commit could then
+    // number an event with a seq a client has seen.
+    RAW_LOG(Warning) << "session " << session_id_ << ": reserving event seqs: " << s;
+  }
+  seq_reserved_ = reservation.reserve_seqs_through;
+}
+
 void SessionLog::PublishLocked(const std::string& turn_id, events::EventPayload payload,
                                std::vector<std::shared_ptr<SubscriberQueue>>& to_wake) {
+  ReserveLiveSeqLocked();
   events::SessionEvent e = Stamp(turn_id, std::move(payload));
   RetainLocked(e);
   for (auto& q : FanOutLocked({e})) to_wake.push_back(std::move(q));

@@ -4,7 +4,11 @@
 // and usage changes they imply, in one transaction) before anyone sees them;
 // live-only events (deltas, stream resets) are only fanned out. Every event
 // gets the next seq, so stored seqs may have holes where deltas were; they
-// never repeat and always increase.
+// never repeat and always increase, also across daemon restarts: the seqs
+// live-only events may take are reserved in the store ahead of use
+// (store::CommitBatch::reserve_seqs_through), and a log created for a
+// session numbers after the reservation, so a client that saw a delta's seq
+// never has a later event skipped as already seen.
 //
 // The log also remembers the live-only events published since the last
 // durable commit, so a subscriber that joins in the middle of a streamed
@@ -66,8 +70,10 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   // The known secret values of the moment (VariableStore::SecretValues).
   using SecretSource = std::function<std::vector<std::string>()>;
 
+  // `last_seq` is the last stored seq, `seq_reserved` the session's stored
+  // reservation (store::SessionRecord); new events number after both.
   SessionLog(std::string session_id, uint64_t last_seq, store::SessionStore& store,
-             const Clock& clock, SecretSource secrets = nullptr);
+             const Clock& clock, SecretSource secrets = nullptr, uint64_t seq_reserved = 0);
   ~SessionLog();
 
   const std::string& session_id() const { return session_id_; }
@@ -122,6 +128,9 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
 
   uint64_t last_seq() const;
 
+  // Seqs reserved at a time: a restart skips at most this many.
+  static constexpr uint64_t kSeqReservation = 4096;
+
  private:
   friend class LogSubscription;
 
@@ -149,6 +158,10 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
                      std::vector<std::shared_ptr<SubscriberQueue>>& to_wake)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // Extends the stored reservation when the next seq is not covered by it
+  // (a long stream of live events between commits).
+  void ReserveLiveSeqLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   void RedactLocked(store::CommitBatch& batch) const;
   void RedactPayload(events::EventPayload& payload) const;
 
@@ -160,6 +173,8 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   mutable absl::Mutex mu_;
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_);
   uint64_t durable_head_ ABSL_GUARDED_BY(mu_);
+  // Seqs up to here are reserved in the store.
+  uint64_t seq_reserved_ ABSL_GUARDED_BY(mu_);
   std::vector<events::SessionEvent> transient_ ABSL_GUARDED_BY(mu_);
   size_t transient_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t transient_dropped_through_ ABSL_GUARDED_BY(mu_) = 0;

@@ -20,7 +20,7 @@ SessionRunner::SessionRunner(const store::SessionRecord& record, SessionRunnerDe
     : session_id_(record.id),
       deps_(std::move(deps)),
       log_(std::make_shared<SessionLog>(record.id, record.last_seq, deps_.store, deps_.clock,
-                                        deps_.secrets)),
+                                        deps_.secrets, record.seq_reserved)),
       queue_(SerialQueue::Create(deps_.pool)),
       saved_meter_(record.context_meter) {
   log_->set_max_live_bytes(deps_.max_live_bytes);

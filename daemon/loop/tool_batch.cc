@@ -245,19 +245,7 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
 }
 
 absl::StatusOr<std::vector<std::string>> ToolBatch::PriorMeta(const std::string& tool) const {
-  std::vector<std::string> metas;
-  uint64_t after = 0;
-  constexpr int kPage = 512;
-  for (;;) {
-    ASSIGN_OR_RETURN(std::vector<events::SessionEvent> page,
-                     log_.store().ReadEvents(log_.session_id(), after, kPage));
-    for (const events::SessionEvent& e : page) {
-      after = e.seq;
-      const auto* r = std::get_if<events::ToolResult>(&e.payload);
-      if (r != nullptr && r->tool == tool && !r->meta.empty()) metas.push_back(r->meta);
-    }
-    if (page.size() < static_cast<size_t>(kPage)) return metas;
-  }
+  return log_.store().ReadToolMeta(log_.session_id(), tool);
 }
 
 absl::Status ToolBatch::CommitResult(const CollectedCall& call, const tools::ToolOutput& output,

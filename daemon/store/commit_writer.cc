@@ -110,6 +110,14 @@ absl::Status WriteContext(Database& db, const std::string& session_id,
 
 }  // namespace
 
+absl::Status WriteSeqReservation(Database& db, const std::string& session_id, uint64_t through) {
+  ASSIGN_OR_RETURN(Statement update, db.Prepare("UPDATE sessions SET seq_reserved = ?1 "
+                                                "WHERE id = ?2 AND seq_reserved < ?1"));
+  update.BindInt64(0, SeqToSql(through));
+  update.BindString(1, session_id);
+  return update.Run();
+}
+
 absl::Status WriteCommit(Database& db, const std::string& session_id, const CommitBatch& batch,
                          const EncodedCommit& encoded) {
   RETURN_IF_ERROR(WriteEvents(db, session_id, encoded.events));
@@ -138,6 +146,9 @@ absl::Status WriteCommit(Database& db, const std::string& session_id, const Comm
     update.BindInt(2, batch.compaction_accepted ? 1 : 0);
     update.BindString(3, session_id);
     RETURN_IF_ERROR(update.Run());
+  }
+  if (batch.reserve_seqs_through > 0) {
+    RETURN_IF_ERROR(WriteSeqReservation(db, session_id, batch.reserve_seqs_through));
   }
   if (batch.conversation_activity) {
     ASSIGN_OR_RETURN(Statement update, db.Prepare("UPDATE sessions SET last_activity_at = "

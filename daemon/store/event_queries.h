@@ -19,6 +19,13 @@ inline constexpr char kEventsBeforeSql[] =
 inline constexpr char kFirstSeqOfTurnSql[] =
     "SELECT seq FROM events WHERE session_id = ?1 AND turn_id = ?2 ORDER BY seq ASC LIMIT 1";
 
+// ?1 session id, ?2 tool: the metadata of the tool's results that carry
+// any, oldest first (partial index events_tool_meta).
+inline constexpr char kToolMetaSql[] =
+    "SELECT json_extract(payload, '$.meta') FROM events "
+    "WHERE session_id = ?1 AND kind = 'tool_result' AND json_extract(payload, '$.tool') = ?2 "
+    "AND json_extract(payload, '$.meta') IS NOT NULL ORDER BY seq ASC";
+
 inline constexpr char kInsertEventSql[] =
     "INSERT INTO events (session_id, seq, turn_id, kind, payload, created_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";

@@ -44,6 +44,10 @@ struct SessionRecord {
   int64_t last_activity_unix_ms = 0;
   std::string title;
   uint64_t last_seq = 0;
+  // Seqs up to here may have been given to live-only events by a daemon
+  // that had the session loaded (CommitBatch::reserve_seqs_through); a
+  // loaded session numbers new events after max(last_seq, seq_reserved).
+  uint64_t seq_reserved = 0;
   // Cumulative usage: each field sums the requests that reported it, and
   // has its own count of reporting requests (usage_coverage). A field no
   // request reported is std::nullopt, never 0.

@@ -29,7 +29,7 @@ const char kSelectSessionRow[] =
     "cache_read_tokens, cache_read_tokens_requests, cache_write_tokens, "
     "cache_write_tokens_requests, reasoning_tokens, reasoning_tokens_requests, "
     "cache_ratio_requests, cache_ratio_input_tokens, cache_ratio_read_tokens, "
-    "context_meter, runtime_hash, compactions, model FROM sessions ";
+    "context_meter, runtime_hash, compactions, model, seq_reserved FROM sessions ";
 
 SessionRecord ReadSessionRow(const Statement& row) {
   SessionRecord record;
@@ -55,6 +55,7 @@ SessionRecord ReadSessionRow(const Statement& row) {
   record.runtime_hash = row.ColumnString(column++);
   record.compactions = row.ColumnInt64(column++);
   record.model = row.ColumnString(column++);
+  record.seq_reserved = static_cast<uint64_t>(row.ColumnInt64(column++));
   return record;
 }
 

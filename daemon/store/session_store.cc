@@ -297,6 +297,25 @@ absl::StatusOr<std::vector<events::ContextItem>> SessionStore::LoadContext(
   return DecodeContextRows(session_id, rows);
 }
 
+absl::StatusOr<std::vector<std::string>> SessionStore::ReadToolMeta(const std::string& session_id,
+                                                                  const std::string& tool) {
+  std::vector<std::string> metas;
+  absl::Status read = Read(session_id, [&](Database& db) -> absl::Status {
+    RETURN_IF_ERROR(CheckSession(db, session_id));
+    ASSIGN_OR_RETURN(Statement select, db.Prepare(kToolMetaSql));
+    select.BindString(0, session_id);
+    select.BindString(1, tool);
+    for (;;) {
+      ASSIGN_OR_RETURN(bool row, select.Step());
+      if (!row) return absl::OkStatus();
+      std::string meta = select.ColumnString(0);
+      if (!meta.empty()) metas.push_back(std::move(meta));
+    }
+  });
+  RETURN_IF_ERROR(read);
+  return metas;
+}
+
 absl::StatusOr<uint64_t> SessionStore::FirstSeqOfTurn(const std::string& session_id,
                                                       const std::string& turn_id) {
   std::optional<uint64_t> seq;

@@ -108,6 +108,8 @@ struct CommitBatch {
   std::optional<std::string> runtime_hash{};
   // Counts one accepted compaction.
   bool compaction_accepted = false;
+  // When above the session's seq_reserved, raises it (SessionRecord).
+  uint64_t reserve_seqs_through = 0;
 };
 
 // The points at which StoreOptions::test_hook is called.
@@ -195,6 +197,12 @@ class SessionStore {
                                          int limit, HistoryDirection direction);
 
   absl::StatusOr<std::vector<events::ContextItem>> LoadContext(const std::string& session_id);
+
+  // The host-side metadata (ToolResult::meta) of the session's results of
+  // tool `tool` that carry any, oldest first, read through an index: the
+  // cost grows with those results only, not with the session's history.
+  absl::StatusOr<std::vector<std::string>> ReadToolMeta(const std::string& session_id,
+                                                        const std::string& tool);
 
   // The smallest stored seq of turn `turn_id` of the session, found through
   // an index (the cost does not grow with the session's history). kNotFound

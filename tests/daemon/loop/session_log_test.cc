@@ -89,15 +89,41 @@ TEST_F(SessionLogTest, FailedCommitUsesNoSeqAndPublishesNothing) {
   EXPECT_EQ(orphan.last_seq(), 0u);
 }
 
-// The log continues the numbering of what the store already holds.
-TEST_F(SessionLogTest, ContinuesFromTheStoredLastSeq) {
+// A log made again for the session (a restarted daemon) numbers after
+// every seq the earlier one may have published, live-only ones included:
+// a client that saw the delta's seq must not skip the next event as seen.
+TEST_F(SessionLogTest, ContinuesAfterEverySeqAnEarlierLogMayHavePublished) {
+  auto sub = log_->Subscribe(0);
   ASSERT_TRUE(log_->Commit("t", {Note("a"), Note("b")}).ok());
   log_->PublishLive("t", events::TextDelta{"lost with the process"});
-  auto reloaded = std::make_shared<SessionLog>(
-      temp_.session_id(), temp_.store().GetSession(temp_.session_id())->last_seq, temp_.store(),
-      clock_);
+  const uint64_t seen = Drain(*sub).back().seq;
+  ASSERT_EQ(seen, 3u);
+  store::SessionRecord record = *temp_.store().GetSession(temp_.session_id());
+  EXPECT_EQ(record.last_seq, 2u);
+  EXPECT_GE(record.seq_reserved, seen);
+  auto reloaded = std::make_shared<SessionLog>(temp_.session_id(), record.last_seq, temp_.store(),
+                                               clock_, nullptr, record.seq_reserved);
   ASSERT_TRUE(reloaded->Commit("t", {Note("c")}).ok());
-  EXPECT_THAT(SeqsOf(temp_.Stored()), ElementsAre(1, 2, 3));
+  std::vector<uint64_t> seqs = SeqsOf(temp_.Stored());
+  ASSERT_EQ(seqs.size(), 3u);
+  EXPECT_THAT(std::vector<uint64_t>(seqs.begin(), seqs.begin() + 2), ElementsAre(1, 2));
+  EXPECT_GT(seqs[2], seen);
+}
+
+// More live events between two commits than one reservation covers: the
+// log reserves again as it goes, so a reload still numbers after them all.
+TEST_F(SessionLogTest, ALongLiveStreamKeepsItsSeqsReserved) {
+  ASSERT_TRUE(log_->Commit("t", {Note("a")}).ok());
+  for (uint64_t i = 0; i < 3 * SessionLog::kSeqReservation; ++i) {
+    log_->PublishLive("t", events::TextDelta{"x"});
+  }
+  const uint64_t published = log_->last_seq();
+  store::SessionRecord record = *temp_.store().GetSession(temp_.session_id());
+  EXPECT_GE(record.seq_reserved, published);
+  SessionLog reloaded(temp_.session_id(), record.last_seq, temp_.store(), clock_, nullptr,
+                      record.seq_reserved);
+  ASSERT_TRUE(reloaded.Commit("t", {Note("b")}).ok());
+  EXPECT_GT(SeqsOf(temp_.Stored()).back(), published);
 }
 
 // A subscriber that joins in the middle of a streamed step still gets the

@@ -31,6 +31,18 @@ SessionEvent Event(uint64_t seq, const std::string& turn_id) {
   return event;
 }
 
+SessionEvent Result(uint64_t seq, const std::string& tool, const std::string& meta) {
+  SessionEvent event = Event(seq, "t1");
+  events::ToolResult result;
+  result.call_id = "c" + std::to_string(seq);
+  result.name = tool;
+  result.tool = tool;
+  result.content = "output";
+  result.meta = meta;
+  event.payload = result;
+  return event;
+}
+
 class SessionStateTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -175,12 +187,36 @@ TEST_F(SessionStateTest, EventQueriesSearchAnIndex) {
   const std::string turn_plan = QueryPlan(*db, kFirstSeqOfTurnSql);
   EXPECT_THAT(turn_plan, HasSubstr("SEARCH events USING COVERING INDEX events_by_turn "
                                    "(session_id=? AND turn_id=?)"));
-  for (const char* sql : {kFirstSeqOfTurnSql, kEventsAfterSql, kEventsBeforeSql}) {
+  EXPECT_THAT(QueryPlan(*db, kToolMetaSql),
+              HasSubstr("SEARCH events USING INDEX events_tool_meta (session_id=? AND <expr>=?)"));
+  for (const char* sql : {kFirstSeqOfTurnSql, kEventsAfterSql, kEventsBeforeSql, kToolMetaSql}) {
     const std::string plan = QueryPlan(*db, sql);
     EXPECT_THAT(plan, AllOf(HasSubstr("SEARCH events USING"), Not(HasSubstr("SCAN")),
                             Not(HasSubstr("TEMP B-TREE"))))
         << sql;
   }
+}
+
+// A tool's metadata comes back oldest first, from its own results only:
+// other tools, other sessions, results without metadata and other events
+// are left out.
+TEST_F(SessionStateTest, ReadToolMetaReturnsOneToolsMetadataInOrder) {
+  CommitBatch batch;
+  batch.events = {Result(1, "builtin/raven_task", R"({"n":1})"), Event(2, "t1"),
+                  Result(3, "builtin/bash", R"({"other":true})"),
+                  Result(4, "builtin/raven_task", ""), Result(5, "builtin/raven_task", R"({"n":2})")};
+  ASSERT_TRUE(store_->Commit("s1", batch).ok());
+  CommitBatch other;
+  other.events = {Result(1, "builtin/raven_task", R"({"n":"s2"})")};
+  ASSERT_TRUE(store_->Commit("s2", other).ok());
+
+  auto metas = store_->ReadToolMeta("s1", "builtin/raven_task");
+  ASSERT_TRUE(metas.ok()) << metas.status();
+  EXPECT_THAT(*metas, ::testing::ElementsAre(R"({"n":1})", R"({"n":2})"));
+  EXPECT_THAT(*store_->ReadToolMeta("s1", "builtin/bash"), ::testing::ElementsAre(R"({"other":true})"));
+  EXPECT_TRUE(store_->ReadToolMeta("s1", "builtin/none")->empty());
+  EXPECT_EQ(store_->ReadToolMeta("nope", "builtin/raven_task").status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST_F(SessionStateTest, NoteOnceIsTrueOnlyTheFirstTimeInThisFile) {
