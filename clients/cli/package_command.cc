@@ -301,7 +301,9 @@ int PackageCommand(const std::vector<std::string>& args, CliContext& ctx) {
     if (!paths.ok()) return Fail(action, paths.status(), ctx);
     config_path = paths->config_file;
   }
-  http::CurlHttpClient http;
+  http::CurlHttpClient::Options http_options;
+  http_options.ca_file = ctx.connect.env("SSL_CERT_FILE").value_or("");
+  http::CurlHttpClient http(std::move(http_options));
   PackageContext pctx{*store, config_path, &http};
   const bool json = parsed->Has("--json");
   if (action == "install") return Install(*parsed, pctx, json, ctx);

@@ -129,7 +129,8 @@ absl::Status Daemon::Start() {
   store_ = std::move(*store);
 
   http_ = std::make_unique<http::CurlHttpClient>(
-      http::CurlHttpClient::Options{absl::StrCat("rawd/", kVersion)});
+      http::CurlHttpClient::Options{absl::StrCat("rawd/", kVersion),
+                                    http::TrustedCaFileFromEnvironment()});
   tools_ = std::make_unique<tools::ToolRegistry>();
   if (absl::Status s = tools::RegisterBuiltinTools(*tools_); !s.ok()) return s;
   clock_ = std::make_unique<SystemClock>();

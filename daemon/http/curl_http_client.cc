@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <memory>
 #include <mutex>  // std::call_once
 #include <optional>
@@ -184,7 +185,7 @@ class OptionSetter {
 };
 
 absl::Status Configure(CURL* easy, const HttpRequest& request, const RequestTarget& target,
-                       curl_slist* header_list, const std::string& user_agent, CURLSH* share,
+                       curl_slist* header_list, const CurlHttpClient::Options& options, CURLSH* share,
                        Transfer* transfer, char* error_buffer) {
   OptionSetter set(easy);
   set(CURLOPT_URL, request.url.c_str());
@@ -194,7 +195,8 @@ absl::Status Configure(CURL* easy, const HttpRequest& request, const RequestTarg
   set(CURLOPT_TCP_KEEPALIVE, 1L);
   set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
   set(CURLOPT_ERRORBUFFER, error_buffer);
-  set(CURLOPT_USERAGENT, user_agent.c_str());
+  set(CURLOPT_USERAGENT, options.user_agent.c_str());
+  if (!options.ca_file.empty()) set(CURLOPT_CAINFO, options.ca_file.c_str());
   set(CURLOPT_HTTPHEADER, header_list);
   // Never send loopback traffic to a proxy; nor a request whose connected
   // address is checked (behind a proxy it would be the proxy's).
@@ -336,6 +338,11 @@ class CurlHttpClient::Share {
 
 CurlHttpClient::CurlHttpClient() : CurlHttpClient(Options{}) {}
 
+std::string TrustedCaFileFromEnvironment() {
+  const char* file = std::getenv("SSL_CERT_FILE");
+  return file != nullptr ? std::string(file) : std::string();
+}
+
 CurlHttpClient::CurlHttpClient(Options options) : options_(std::move(options)) {
   if (options_.user_agent.empty()) options_.user_agent = absl::StrCat("raw/", kVersion);
   if (GlobalInit().ok()) share_ = std::make_unique<Share>();
@@ -367,7 +374,7 @@ absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandle
   transfer.public_only = request.public_addresses_only;
   char error_buffer[CURL_ERROR_SIZE] = {0};
 
-  RETURN_IF_ERROR(Configure(easy.get(), request, target, header_list.get(), options_.user_agent,
+  RETURN_IF_ERROR(Configure(easy.get(), request, target, header_list.get(), options_,
                             share_ != nullptr ? share_->handle() : nullptr, &transfer,
                             error_buffer));
 

@@ -28,11 +28,19 @@
 
 namespace raw::http {
 
+// $SSL_CERT_FILE ("" when unset): the CA bundle to trust instead of the
+// system's, the variable OpenSSL's own tools and many programs honour.
+std::string TrustedCaFileFromEnvironment();
+
 class CurlHttpClient : public HttpClient {
  public:
   struct Options {
     // Sent as User-Agent unless the request carries its own.
     std::string user_agent;
+    // The CA certificates HTTPS servers are checked against, as a PEM file;
+    // "" = libcurl's default bundle (the system's). Peer and host name are
+    // always verified.
+    std::string ca_file{};
   };
 
   CurlHttpClient();

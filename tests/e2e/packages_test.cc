@@ -17,6 +17,7 @@
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
+#include "tests/support/line_process.h"
 
 namespace raw::e2e {
 namespace {
@@ -320,6 +321,46 @@ with tarfile.open(out, "w:gz", format=tarfile.GNU_FORMAT) as t:
   }
   EXPECT_FALSE(std::filesystem::exists("/tmp/raw-e2e-evil"));
   EXPECT_EQ(HashOf("bad"), "");
+}
+
+// An HTTPS URL: fetched from a local server whose self-signed certificate
+// is trusted only through SSL_CERT_FILE; without it the certificate is
+// refused and nothing reaches the store; a plain http:// URL is refused.
+TEST_F(PackagesE2eTest, InstallsFromAnHttpsUrlOnlyWhenTheServerIsTrusted) {
+  const std::string served = scratch_ + "/served";
+  WriteKit(scratch_ + "/kit", "Read the diff.", "Keep a note");
+  std::filesystem::create_directories(served);
+  Tar(scratch_ + "/kit", served + "/kit-1.0.tar.gz");
+  const std::string cert = scratch_ + "/cert.pem", key = scratch_ + "/key.pem";
+  CommandResult made = RunCommand(
+      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
+       cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"},
+      daemon_->env());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  LineProcess server({"/usr/bin/python3", absl::StrCat(RAW_SOURCE_DIR, "/tests/fixtures/https/serve_files.py"),
+                      served, cert, key},
+                     daemon_->env(), scratch_ + "/server.err");
+  std::optional<std::string> port = server.ReadLine();
+  ASSERT_TRUE(port.has_value() && port->rfind("PORT ", 0) == 0) << port.value_or("(no line)");
+  const std::string url = absl::StrCat("https://127.0.0.1:", port->substr(5), "/kit-1.0.tar.gz");
+
+  CommandResult untrusted = Package({"install", url, "--as", "remote"});
+  EXPECT_NE(untrusted.exit_code, 0);
+  EXPECT_THAT(untrusted.err, HasSubstr("certificate"));
+  EXPECT_THAT(Entries(StoreDir() + "/sha256"), ::testing::IsEmpty());
+
+  CommandResult plain = Package({"install", absl::StrCat("http://127.0.0.1:", port->substr(5),
+                                                         "/kit-1.0.tar.gz")});
+  EXPECT_NE(plain.exit_code, 0);
+  EXPECT_THAT(plain.err, HasSubstr("https:// only"));
+
+  daemon_->SetEnv("SSL_CERT_FILE", cert);
+  CommandResult trusted = Package({"install", url, "--as", "remote"});
+  ASSERT_EQ(trusted.exit_code, 0) << trusted.err;
+  ASSERT_EQ(Package({"install", scratch_ + "/kit", "--as", "local"}).exit_code, 0);
+  EXPECT_FALSE(HashOf("remote").empty());
+  EXPECT_EQ(HashOf("remote"), HashOf("local"));
+  EXPECT_THAT(Traces(), ::testing::IsEmpty());
 }
 
 TEST_F(PackagesE2eTest, OnlyTheSelectedAgentIsResolvedAndTamperingIsRefused) {

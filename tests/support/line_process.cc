@@ -1,4 +1,4 @@
-#include "tests/e2e/dashboard_browser/line_process.h"
+#include "tests/support/line_process.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -23,7 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "common/json.h"
 #include "gtest/gtest.h"
-#include "tests/e2e/dashboard_browser/line_process.h"
+#include "tests/support/line_process.h"
 #include "tests/fakes/fake_provider_server.h"
 #include "tests/fakes/sse_builders.h"
 #include "tests/support/test_daemon.h"
