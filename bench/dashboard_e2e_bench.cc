@@ -8,7 +8,7 @@
 // - raw-dashboard's resident memory (VmRSS, and its peak VmHWM) with the
 //   five sockets open after the turn.
 //
-// usage: dashboard_e2e_bench [CHUNKS]   (default 2000)
+// usage: dashboard_e2e_bench [CHUNKS] [CHUNK_INTERVAL_US]   (defaults 2000 and 0: one burst)
 // Figures and the command line are recorded in docs/performance.md.
 #include <algorithm>
 #include <chrono>
@@ -76,6 +76,8 @@ raw::Json ReadUntil(raw::web::testing::WsTestClient& ws, Pred pred) {
 
 int main(int argc, char** argv) {
   const int chunks = argc > 1 ? std::atoi(argv[1]) : 2000;
+  // 0: the whole answer in one burst; otherwise a provider's pace.
+  const int interval_us = argc > 2 ? std::atoi(argv[2]) : 0;
   raw::testing::FakeProviderServer fake;
   raw::e2e::TestDaemon daemon(absl::StrReplaceAll(kConfig, {{"${BASE_URL}", fake.base_url()}}));
   if (auto s = daemon.Start(); !s.ok()) {
@@ -87,7 +89,9 @@ int main(int argc, char** argv) {
   events.push_back(chat::FinishChunk("stop"));
   events.push_back(chat::UsageChunk(10, 2));
   events.push_back(chat::Done());
-  fake.Enqueue(chat::Stream(events));
+  raw::testing::ScriptedResponse answer = chat::Stream(events);
+  answer.chunk_interval = std::chrono::microseconds(interval_us);
+  fake.Enqueue(answer);
 
   raw::e2e::DashboardProcess dashboard;
   if (auto s = dashboard.Start(daemon.socket_path()); !s.ok()) {

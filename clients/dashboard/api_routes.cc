@@ -200,6 +200,10 @@ web::Routes DashboardRoutes(GatewayPtr gateway) {
                               [](const Gateway& g, const web::Request&) {
                                 return Answer(g.client->ListMcpServers({}));
                               }));
+  routes.http.push_back(Route("GET", "/api/packages", false, gateway,
+                              [](const Gateway& g, const web::Request&) {
+                                return Answer(g.client->ListPackages({}));
+                              }));
   routes.http.push_back(Route("GET", "/api/config/check", false, gateway,
                               [](const Gateway& g, const web::Request&) {
                                 return Answer(g.client->CheckConfig({}));

@@ -15,6 +15,34 @@ std::string ToJsonText(const google::protobuf::Message& message) {
   return out;
 }
 
+namespace {
+
+// A JSON string; ill-formed UTF-8 (which rawd never sends) becomes U+FFFD
+// rather than an exception.
+std::string Quoted(const std::string& text) {
+  return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string EventJsonText(const raw::v1::Event& event) {
+  const std::string* text = nullptr;
+  const char* field = nullptr;
+  if (event.has_text_delta()) {
+    text = &event.text_delta().text();
+    field = "textDelta";
+  } else if (event.has_reasoning_delta()) {
+    text = &event.reasoning_delta().text();
+    field = "reasoningDelta";
+  }
+  if (text == nullptr) return ToJsonText(event);
+  // The proto3 JSON mapping: 64-bit integers as strings, every field
+  // printed (always_print_primitive_fields).
+  return absl::StrCat(R"({"sessionId":)", Quoted(event.session_id()), R"(,"seq":")", event.seq(),
+                      R"(","turnId":)", Quoted(event.turn_id()), R"(,"timeUnixMs":")",
+                      event.time_unix_ms(), R"(",")", field, R"(":{"text":)", Quoted(*text), "}}");
+}
+
 Json ToJsonValue(const google::protobuf::Message& message) {
   absl::StatusOr<Json> parsed = ParseJson(ToJsonText(message));
   return parsed.ok() ? *std::move(parsed) : Json::object();

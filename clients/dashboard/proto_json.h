@@ -12,10 +12,16 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/json.h"
+#include "raw/v1/event.pb.h"
 
 namespace raw::dashboard {
 
 std::string ToJsonText(const google::protobuf::Message& message);
+// ToJsonText of a session event. Streamed text and reasoning deltas, by far
+// the most frequent events, are printed directly (the same JSON, a
+// hundred times cheaper than protobuf's reflective printer); every other
+// event goes through ToJsonText.
+std::string EventJsonText(const raw::v1::Event& event);
 // The same as a parsed JSON value, to embed in a larger object.
 Json ToJsonValue(const google::protobuf::Message& message);
 

@@ -340,6 +340,10 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket) {
       --impl->connections;
     }
   } slot{this, id};
+  // Frames and answers go out as soon as they are written: Nagle's
+  // algorithm would hold a small frame back until the peer's delayed ACK.
+  beast::error_code nodelay_ec;
+  socket.set_option(tcp::no_delay(true), nodelay_ec);
   beast::tcp_stream stream(std::move(socket));
   closers[id] = [&stream] {
     beast::error_code ignored;

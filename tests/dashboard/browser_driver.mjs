@@ -144,6 +144,8 @@ const scenarios = {
     await turnEnds(page, 1);
     await send(page, "second question");
     await turnEnds(page, 2);
+    await send(page, "third question");
+    await turnEnds(page, 3);
     // Every text a compaction item shows, as it shows it.
     await page.evaluate(() => {
       window.__compaction = [];
@@ -154,9 +156,14 @@ const scenarios = {
       }).observe(document.getElementById("transcript"), { childList: true, subtree: true, characterData: true });
     });
     await send(page, "/compact");
-    await page.waitForSelector("#transcript .item-compaction.compaction-ended");
+    // The test holds the summary back until the running state was seen.
+    await page.waitForSelector("#transcript .item-compaction.compaction-running");
+    const running = await text(page, "#transcript .item-compaction.compaction-running");
     await shot(page, "compaction");
+    await step("compacting");
+    await page.waitForSelector("#transcript .item-compaction.compaction-ended");
     await finish({
+      running,
       progress: (await page.evaluate(() => window.__compaction)).join(" | "),
       ended: await text(page, "#transcript .item-compaction.compaction-ended"),
     });
@@ -224,6 +231,19 @@ const scenarios = {
       composeDisabledWhileFollowing,
       liveAnswer: (await text(page, "#transcript .item-assistant .markdown")).trim(),
       finalLease: await page.$eval("#lease-state", (el) => el.dataset.state),
+    });
+  },
+
+  // Settings: the packages of the config, read-only.
+  async settings() {
+    const { page, finish } = await open();
+    await page.evaluate(() => { location.hash = "#/settings"; });
+    await page.waitForSelector("#package-list table tbody tr");
+    await shot(page, "settings");
+    await finish({
+      aliases: await page.$$eval("#package-list tbody tr", (rows) => rows.map((r) => r.dataset.alias)),
+      row: await text(page, "#package-list tbody tr"),
+      note: await text(page, "#package-list p"),
     });
   },
 

@@ -425,6 +425,7 @@ void FakeProviderServer::Serve(int fd) {
     if (!alive || i == response.chunks.size()) break;
     const std::string& chunk = response.chunks[i];
     if (chunk.empty()) continue;  // an empty chunk would end the body
+    if (i > 0 && response.chunk_interval.count() > 0) std::this_thread::sleep_for(response.chunk_interval);
     const std::string framed = absl::StrCat(absl::Hex(chunk.size()), "\r\n", chunk, "\r\n");
     const size_t times = i == response.repeat_chunk ? std::max<size_t>(response.repeat_times, 1) : 1;
     for (size_t n = 0; alive && n < times; ++n) alive = SendAll(fd, framed);

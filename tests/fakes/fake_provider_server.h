@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <chrono>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -60,6 +61,10 @@ struct ScriptedResponse {
   // closes the connection.
   size_t repeat_chunk = 0;
   size_t repeat_times = 0;
+  // A pause before each chunk after the first, as a provider paces its
+  // stream. For benchmarks of steady streaming only: tests wait for
+  // events, never for time.
+  std::chrono::microseconds chunk_interval{0};
 };
 
 struct RecordedRequest {

@@ -74,6 +74,27 @@ TEST_F(DashboardTest, InfoAgentsModelsMcpAndConfigCheck) {
   EXPECT_EQ(BodyJson(check)["errors"].size(), 0u);
 }
 
+// The packages of the daemon's config, read-only: the example package
+// installed with `raw package install` is listed with its exports.
+TEST_F(DashboardTest, PackagesOfTheConfigAreListed) {
+  auto none = dashboard_.Get("/api/packages");
+  ASSERT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(BodyJson(none).value("packages", Json::array()).size(), 0u) << none.body;
+  EXPECT_THAT(BodyJson(none)["indexPath"].get<std::string>(), HasSubstr("packages.json"));
+  CommandResult installed =
+      daemon_->RunRaw({"package", "install", absl::StrCat(RAW_SOURCE_DIR, "/docs/examples/review-kit"),
+                       "--as", "rk", "--config", daemon_->config_path()});
+  ASSERT_EQ(installed.exit_code, 0) << installed.err;
+  auto listed = dashboard_.Get("/api/packages");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  Json packages = BodyJson(listed)["packages"];
+  ASSERT_EQ(packages.size(), 1u) << listed.body;
+  EXPECT_EQ(packages[0]["alias"], "rk");
+  EXPECT_EQ(packages[0]["name"], "review-kit");
+  EXPECT_EQ(packages[0]["hash"].get<std::string>().size(), 64u);
+  EXPECT_THAT(packages[0]["exports"].dump(), HasSubstr("agent/reviewer"));
+}
+
 TEST_F(DashboardTest, SessionsAreCreatedListedSearchedAndDeleted) {
   const std::string id = CreateSessionOverHttp();
   auto listed = dashboard_.Get("/api/sessions?page_size=10");

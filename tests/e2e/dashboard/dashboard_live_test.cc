@@ -83,8 +83,7 @@ TEST_F(DashboardTest, ApprovalsAreAnsweredPerCallOrForTheBatch) {
   EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/denied-file"));
 }
 
-// Known failure, disabled until fixed: the interrupt reply and the turn end do not reach the tab yet.
-TEST_F(DashboardTest, DISABLED_InterruptEndsTheRunningTurn) {
+TEST_F(DashboardTest, InterruptEndsTheRunningTurn) {
   const std::string id = CreateSessionOverHttp();
   auto ws = OpenLive(id);
   ASSERT_NE(ws, nullptr);
@@ -98,24 +97,34 @@ TEST_F(DashboardTest, DISABLED_InterruptEndsTheRunningTurn) {
   ASSERT_EQ(interrupted["ok"], true) << interrupted.dump();
   EXPECT_EQ(interrupted["result"]["interrupted"], true);
   Json ended = ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "turnEnded"); });
-  EXPECT_EQ(ended["event"]["turnEnded"]["reason"], "TURN_END_REASON_INTERRUPTED");
+  EXPECT_EQ(ended["event"]["turnEnded"]["reason"], "TURN_END_REASON_CANCELLED");
 }
 
-// Known failure, disabled until fixed: the compaction events do not reach the tab yet.
-TEST_F(DashboardTest, DISABLED_CompactAndClearReportTheirProgressAsEvents) {
+// Three turns, so that the oldest is older than the two kept as they are
+// (compact.keep_recent_turns) and there is something to summarize.
+TEST_F(DashboardTest, CompactAndClearReportTheirProgressAsEvents) {
   const std::string id = CreateSessionOverHttp();
   auto ws = OpenLive(id);
   ASSERT_NE(ws, nullptr);
   ASSERT_EQ(Command(*ws, "acquire_lease")["ok"], true);
-  fake_.Enqueue(chat::TextAnswer("first answer"));
-  ASSERT_EQ(Command(*ws, "prompt", {{"text", "first"}})["ok"], true);
-  ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "turnEnded"); });
+  std::string long_answer;
+  for (int i = 0; i < 80; ++i) absl::StrAppend(&long_answer, " detail-", i);
+  for (const char* text : {"first", "second", "third"}) {
+    fake_.Enqueue(chat::TextAnswer(absl::StrCat(text, " answer:", long_answer)));
+    ASSERT_EQ(Command(*ws, "prompt", {{"text", text}})["ok"], true);
+    ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "turnEnded"); });
+  }
+  fake_.Enqueue(chat::TextAnswer("SUMMARY: questions were answered."));
   Json compact = Command(*ws, "compact");
   ASSERT_EQ(compact["ok"], true) << compact.dump();
   const std::string operation = compact["result"]["operationId"];
   Json started = ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "compactionStarted"); });
   EXPECT_EQ(started["event"]["turnId"], operation);
-  ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "compactionEnded"); });
+  ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "compactionProgress"); });
+  Json ended = ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "compactionEnded"); });
+  EXPECT_EQ(ended["event"]["turnId"], operation);
+  EXPECT_EQ(ended["event"]["compactionEnded"].value("outcome", ""), "COMPACTION_OUTCOME_ACCEPTED")
+      << ended.dump();
   Json cleared = Command(*ws, "clear");
   ASSERT_EQ(cleared["ok"], true) << cleared.dump();
   ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "contextCleared"); });

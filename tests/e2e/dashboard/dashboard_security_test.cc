@@ -31,6 +31,7 @@ class DashboardSecurityTest : public DashboardTest {
         {"GET", "/api/models", ""},
         {"GET", "/api/mcp", ""},
         {"GET", "/api/config/check", ""},
+        {"GET", "/api/packages", ""},
         {"GET", "/api/plugins/raven-research", ""},
         {"PUT", "/api/plugins/raven-research", R"({"settings":{"x":1},"revision":"0"})"},
     };

@@ -64,6 +64,7 @@ export const api = {
   models: (sessionId) => request("GET", `/api/models${q({ session_id: sessionId })}`),
   mcp: (sessionId) => request("GET", `/api/mcp${q({ session_id: sessionId })}`),
   configCheck: () => request("GET", "/api/config/check"),
+  packages: () => request("GET", "/api/packages"),
   plugin: (ns) => request("GET", `/api/plugins/${enc(ns)}`),
   setPlugin: (ns, settings, revision) => request("PUT", `/api/plugins/${enc(ns)}`, { settings, revision }),
 };

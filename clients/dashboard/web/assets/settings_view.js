@@ -1,5 +1,6 @@
 // Settings: this browser's preferences (theme, font size; kept in
-// localStorage, never in Raw's config), the config check result, and the
+// localStorage, never in Raw's config), the config check result, the
+// installed packages (read-only: `raw package` changes them), and the
 // Plugins section (plugins.js).
 import { api } from "./api.js";
 import { h } from "./dom.js";
@@ -14,6 +15,7 @@ export class SettingsView {
     const font = h("input", { id: "pref-font", type: "number", min: 10, max: 28, value: p.fontSize,
                               onchange: (e) => updatePrefs({ fontSize: Number(e.target.value) }) });
     this.config = h("div", { id: "config-check" }, h("p", { class: "muted" }, "Checking…"));
+    this.packages = h("div", { id: "package-list" }, h("p", { class: "muted" }, "Reading…"));
     root.append(h("section", { class: "settings", "aria-labelledby": "settings-title" },
       h("h1", { id: "settings-title" }, "Settings"),
       h("section", { class: "card", "aria-labelledby": "prefs-title" },
@@ -22,10 +24,37 @@ export class SettingsView {
         h("label", { for: "pref-theme" }, "Theme"), theme,
         h("label", { for: "pref-font" }, "Font size (px)"), font),
       h("section", { class: "card", "aria-labelledby": "config-title" }, h("h2", { id: "config-title" }, "Configuration"), this.config),
+      h("section", { class: "card", "aria-labelledby": "packages-title" }, h("h2", { id: "packages-title" }, "Packages"), this.packages),
       h("section", { class: "plugins", id: "plugins", "aria-labelledby": "plugins-title" },
         h("h2", { id: "plugins-title" }, "Plugins"),
         PLUGIN_NAMESPACES.map(renderPluginCard))));
     this.checkConfig();
+    this.listPackages();
+  }
+
+  async listPackages() {
+    let r;
+    try {
+      r = await api.packages();
+    } catch (e) {
+      this.packages.replaceChildren(h("p", { class: "error" }, `Could not list the packages: ${e.message}`));
+      return;
+    }
+    const list = r.packages ?? [];
+    const note = h("p", { class: "muted" }, list.length === 0 ? `No packages installed (${r.indexPath}).`
+      : `Installed for this config (${r.indexPath}); change them with raw package.`);
+    if (list.length === 0) {
+      this.packages.replaceChildren(note);
+      return;
+    }
+    const row = (p) => h("tr", { "data-alias": p.alias },
+      h("th", { scope: "row" }, p.alias),
+      h("td", {}, `${p.name ?? ""} ${p.version ?? ""}`),
+      h("td", { class: "mono", title: p.hash }, (p.hash ?? "").slice(0, 12)),
+      h("td", {}, p.problem ? h("span", { class: "error" }, p.problem) : (p.exports ?? []).join(", ")));
+    this.packages.replaceChildren(note, h("table", { class: "packages" },
+      h("thead", {}, h("tr", {}, ["Alias", "Package", "SHA-256", "Exports"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, list.map(row))));
   }
 
   async checkConfig() {
