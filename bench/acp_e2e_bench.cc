@@ -6,7 +6,7 @@
 //   process (both are clients of the same daemon stream), p50 and p99;
 // - raw-acp's peak resident memory (VmHWM) after a 10-step turn.
 //
-// usage: acp_e2e_bench [CHUNKS_PER_STEP] [STEPS]   (defaults 100 and 10)
+// usage: acp_e2e_bench [CHUNKS_PER_STEP] [STEPS] [CHUNK_INTERVAL_US]   (defaults 100, 10, 0: bursts)
 // Figures and the command line are recorded in docs/performance.md.
 #include <fcntl.h>
 #include <signal.h>
@@ -108,6 +108,8 @@ Bridge StartBridge(const std::map<std::string, std::string>& env) {
 int main(int argc, char** argv) {
   const int chunks = argc > 1 ? std::atoi(argv[1]) : 100;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 10;
+  // 0: each step's answer in one burst; otherwise a provider's pace.
+  const int interval_us = argc > 3 ? std::atoi(argv[3]) : 0;
   raw::testing::FakeProviderServer fake;
   raw::e2e::TestDaemon daemon(absl::StrReplaceAll(kConfig, {{"${BASE_URL}", fake.base_url()}}));
   if (auto s = daemon.Start(); !s.ok()) {
@@ -129,7 +131,9 @@ int main(int argc, char** argv) {
     }
     events.push_back(chat::UsageChunk(10, 2));
     events.push_back(chat::Done());
-    fake.Enqueue(chat::Stream(events));
+    raw::testing::ScriptedResponse answer = chat::Stream(events);
+    answer.chunk_interval = std::chrono::microseconds(interval_us);
+    fake.Enqueue(answer);
   }
 
   Bridge bridge = StartBridge(daemon.env());
@@ -167,19 +171,28 @@ int main(int argc, char** argv) {
 
   bridge.Send({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "session/prompt"},
                {"params", {{"sessionId", session}, {"prompt", {{{"type", "text"}, {"text", "go"}}}}}}});
-  std::map<std::string, Clock::time_point> acp_at;
+  // Lines are only timed here and decoded after the turn, and the RSS is
+  // sampled every 100 lines, so that reading keeps up with the bridge.
+  std::vector<std::pair<std::string, Clock::time_point>> lines;
   long peak_rss = 0;
+  const std::string answer_marker = "\"id\":3";
   for (;;) {
     std::string line = bridge.Line();
     Clock::time_point now = Clock::now();
     if (line.empty()) break;
+    const bool answer = line.find(answer_marker) != std::string::npos &&
+                        line.find("\"result\"") != std::string::npos;
+    lines.emplace_back(std::move(line), now);
+    if (lines.size() % 100 == 0) peak_rss = std::max(peak_rss, StatusKb(bridge.pid, "VmRSS:"));
+    if (answer) break;
+  }
+  std::map<std::string, Clock::time_point> acp_at;
+  for (const auto& [line, at] : lines) {
     raw::Json m = raw::Json::parse(line);
     if (m.value("method", "") == "session/update" &&
         m["params"]["update"]["sessionUpdate"] == "agent_message_chunk") {
-      acp_at.emplace(m["params"]["update"]["content"]["text"].get<std::string>(), now);
-      peak_rss = std::max(peak_rss, StatusKb(bridge.pid, "VmRSS:"));
+      acp_at.emplace(m["params"]["update"]["content"]["text"].get<std::string>(), at);
     }
-    if (m.contains("id") && m["id"] == 3) break;
   }
   subscriber.join();
   long hwm = StatusKb(bridge.pid, "VmHWM:");

@@ -357,6 +357,7 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
     }
     request->set_session_id(session_id);
     request->set_lease_id(it->second->lease_id());
+    const std::string mode_before = CurrentMode(*it->second);
     if (request->has_approval_mode()) {
       ConfigureMode(id, session_id, *request, [this, id](const v1::ConfigureSessionResponse& r) {
         rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r.session(), agents_, models_,
@@ -366,7 +367,7 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
     }
     calls_.Call<v1::ConfigureSessionResponse>(
         [request = *request](client::RawClient& c) { return c.ConfigureSession(request); },
-        [this, id, session_id](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+        [this, id, session_id, mode_before](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
           if (!r.ok()) {
             rpc_.ReplyError(id, ErrorFromStatus(r.status()));
             return;
@@ -380,6 +381,8 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
             if (!open->second->approval_mode().empty()) mode = open->second->approval_mode();
           }
           rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r->session(), agents_, models_, mode)}});
+          // Another agent may bring another approval mode with it.
+          if (mode != mode_before) NotifyMode(session_id, mode);
         });
   });
 }
@@ -418,11 +421,14 @@ void AgentConnection::ConfigureMode(const Json& id, const std::string& session_i
         auto open = sessions_.find(session_id);
         if (open != sessions_.end()) open->second->set_approval_mode(r->approval_mode());
         then(*r);
-        rpc_.Notify("session/update",
-                    Json{{"sessionId", session_id},
-                         {"update", {{"sessionUpdate", "current_mode_update"},
-                                     {"currentModeId", r->approval_mode()}}}});
+        NotifyMode(session_id, r->approval_mode());
       });
+}
+
+void AgentConnection::NotifyMode(const std::string& session_id, const std::string& mode) {
+  rpc_.Notify("session/update", Json{{"sessionId", session_id},
+                                     {"update", {{"sessionUpdate", "current_mode_update"},
+                                                 {"currentModeId", mode}}}});
 }
 
 std::string AgentConnection::CurrentMode(const SessionBridge& bridge) const {

@@ -63,6 +63,8 @@ class AgentConnection : public JsonRpc::Handler {
                      std::function<void(const v1::ConfigureSessionResponse&)> then);
   // The session's approval mode as the client sees it: the one this
   // connection chose, else the agent's configured one.
+  // Sends current_mode_update for the session.
+  void NotifyMode(const std::string& session_id, const std::string& mode);
   std::string CurrentMode(const SessionBridge& bridge) const;
   // The bridge of params.sessionId; answers -32002 (or -32602) and returns
   // null when there is none.

@@ -246,6 +246,11 @@ absl::StatusOr<v1::ConfigureSessionResponse> RawClient::ConfigureSession(
     const v1::ConfigureSessionRequest& request) {
   return Call(*impl_, &v1::Raw::Stub::ConfigureSession, request);
 }
+absl::StatusOr<v1::ListPackagesResponse> RawClient::ListPackages(
+    const v1::ListPackagesRequest& request) {
+  return Call(*impl_, &v1::Raw::Stub::ListPackages, request);
+}
+
 absl::StatusOr<v1::ListModelsResponse> RawClient::ListModels(const v1::ListModelsRequest& request) {
   return Call(*impl_, &v1::Raw::Stub::ListModels, request);
 }

@@ -166,6 +166,7 @@ class RawClient {
   absl::StatusOr<v1::DeleteSessionResponse> DeleteSession(const v1::DeleteSessionRequest& request);
   absl::StatusOr<v1::PluginSettings> GetPluginSettings(const v1::GetPluginSettingsRequest& request);
   absl::StatusOr<v1::PluginSettings> SetPluginSettings(const v1::SetPluginSettingsRequest& request);
+  absl::StatusOr<v1::ListPackagesResponse> ListPackages(const v1::ListPackagesRequest& request);
 
   // Holds the session's write lease while the stream stays open: delivers
   // its messages to `handler` on the calling thread and returns when the

@@ -160,4 +160,10 @@ grpc::ServerUnaryReactor* RawService::SetPluginSettings(
   return rpc::SetPluginSettings(ctx, sessions_, *request, response);
 }
 
+grpc::ServerUnaryReactor* RawService::ListPackages(grpc::CallbackServerContext* ctx,
+                                                   const raw::v1::ListPackagesRequest* request,
+                                                   raw::v1::ListPackagesResponse* response) {
+  return rpc::ListPackages(ctx, sessions_, *request, response);
+}
+
 }  // namespace raw::api

@@ -107,6 +107,9 @@ class RawService final : public raw::v1::Raw::CallbackService {
   grpc::ServerUnaryReactor* SetPluginSettings(grpc::CallbackServerContext* ctx,
                                               const raw::v1::SetPluginSettingsRequest* request,
                                               raw::v1::PluginSettings* response) override;
+  grpc::ServerUnaryReactor* ListPackages(grpc::CallbackServerContext* ctx,
+                                         const raw::v1::ListPackagesRequest* request,
+                                         raw::v1::ListPackagesResponse* response) override;
 
  private:
   loop::SessionManager& sessions_;

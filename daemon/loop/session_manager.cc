@@ -236,6 +236,15 @@ absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers
   return statuses;
 }
 
+absl::StatusOr<PackageListing> SessionManager::ListPackages() {
+  ASSIGN_OR_RETURN(packages::PackageStore store, packages::PackageStore::ForUser(deps_.env));
+  PackageListing listing;
+  listing.index_path = packages::PackageIndex::PathForConfig(deps_.config_path);
+  ASSIGN_OR_RETURN(listing.packages,
+                   packages::List(packages::PackageContext{store, deps_.config_path, nullptr}));
+  return listing;
+}
+
 absl::StatusOr<std::vector<config::ModelConfig>> SessionManager::ListModels() {
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
   std::vector<config::ModelConfig> models;

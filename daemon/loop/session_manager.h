@@ -44,6 +44,7 @@
 #include "daemon/loop/turn.h"
 #include "daemon/loop/write_leases.h"
 #include "daemon/mcp/mcp_manager.h"
+#include "daemon/packages/package_ops.h"
 #include "daemon/vars/variable_store.h"
 #include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
@@ -80,6 +81,11 @@ struct ConfigCheck {
   std::string path;
   bool exists = false;
   std::vector<std::string> errors;  // "<path>: <message>"
+};
+
+struct PackageListing {
+  std::string index_path;
+  std::vector<packages::ListedPackage> packages;
 };
 
 struct SessionManagerDeps {
@@ -229,6 +235,9 @@ class SessionManager {
   absl::StatusOr<std::vector<mcp::McpServerStatus>> ListMcpServers();
   // The model entries of the config file as it is now, by name.
   absl::StatusOr<std::vector<config::ModelConfig>> ListModels();
+
+  // The packages of the config file's index (packages::List), read now.
+  absl::StatusOr<PackageListing> ListPackages();
 
   ConfigCheck CheckConfig(const std::string& path);
   const std::string& config_path() const { return deps_.config_path; }

@@ -232,8 +232,11 @@ const scenarios = {
       } catch (e) {
         late = { code: e.code, message: e.message };
       }
+      const modeUpdates = wire
+        .filter((m) => m.method === "session/update" && m.params.update.sessionUpdate === "current_mode_update")
+        .map((m) => m.params.update.currentModeId);
       return { sessionId, initial, model: model.configOptions, agent: agentChange.configOptions, bad,
-               stopReason: response.stopReason, late };
+               stopReason: response.stopReason, late, modeUpdates };
     });
   },
 

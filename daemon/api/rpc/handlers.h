@@ -106,6 +106,10 @@ UnaryReactor* ListModels(grpc::CallbackServerContext* ctx, loop::SessionManager&
                          const raw::v1::ListModelsRequest& request,
                          raw::v1::ListModelsResponse* response);
 
+UnaryReactor* ListPackages(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                           const raw::v1::ListPackagesRequest& request,
+                           raw::v1::ListPackagesResponse* response);
+
 UnaryReactor* DeleteSession(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                             const raw::v1::DeleteSessionRequest& request,
                             raw::v1::DeleteSessionResponse* response);

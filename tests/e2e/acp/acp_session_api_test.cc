@@ -33,6 +33,10 @@ TEST_F(AcpTest, ConfigOptionsChangeTheAgentAndTheModel) {
   EXPECT_EQ((*model)["category"], "model");
   EXPECT_EQ((*model)["options"].size(), 2u);
   EXPECT_EQ((*Option(r["agent"], "agent"))["currentValue"], "asker");
+  // coder allows all, asker asks: the agent change changed the mode too.
+  EXPECT_EQ((*Option(r["initial"], "mode"))["currentValue"], "allow_all");
+  EXPECT_EQ((*Option(r["agent"], "mode"))["currentValue"], "default");
+  EXPECT_THAT(r["modeUpdates"], ::testing::ElementsAre("default"));
   EXPECT_EQ((*Option(r["model"], "model"))["currentValue"], "other");
   EXPECT_EQ(r["bad"]["code"], -32602);
   EXPECT_EQ(r["stopReason"], "end_turn");

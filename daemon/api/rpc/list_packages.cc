@@ -1,0 +1,24 @@
+#include "daemon/api/rpc/handlers.h"
+
+namespace raw::api::rpc {
+
+UnaryReactor* ListPackages(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                           const raw::v1::ListPackagesRequest& /*request*/,
+                           raw::v1::ListPackagesResponse* response) {
+  absl::StatusOr<loop::PackageListing> listing = sessions.ListPackages();
+  if (!listing.ok()) return ReturnStatus(ctx, listing.status());
+  response->set_index_path(listing->index_path);
+  for (const packages::ListedPackage& p : listing->packages) {
+    raw::v1::PackageInfo* info = response->add_packages();
+    info->set_alias(p.alias);
+    info->set_name(p.entry.name);
+    info->set_version(p.entry.version);
+    info->set_hash(p.entry.hash);
+    info->set_source(p.entry.source);
+    for (const std::string& e : p.exports) info->add_exports(e);
+    info->set_problem(p.problem);
+  }
+  return ReturnStatus(ctx, absl::OkStatus());
+}
+
+}  // namespace raw::api::rpc
