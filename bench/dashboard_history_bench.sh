@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build="${1:-build}"
-test_bin="$build/tests/raw_dashboard_browser_tests"
+test_bin="$build/bin/raw_dashboard_browser_tests"
 [[ -x "$test_bin" ]] || { echo "dashboard_history_bench: $test_bin is not built" >&2; exit 1; }
 for run in 1 2 3; do
   out="$("$test_bin" --gtest_filter='*ScrollsBackThroughTenThousandItems*' 2>&1)" || {
