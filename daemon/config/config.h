@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon/config/raven_settings.h"
+
 namespace raw::config {
 
 // Wire APIs; the loader accepts each of these (see kSupportedMethods).
@@ -304,6 +306,8 @@ struct Config {
   std::vector<std::string> skill_dirs;
   std::string default_agent;
   ToolSettings tools;
+  // raven: builtin/raven_task and the web search backend (raven_settings.h).
+  RavenSettings raven{};
   // True when no config file existed and the built-in defaults apply.
   bool builtin_defaults = false;
   // The file this config came from (set by LoadConfigFile, also when the

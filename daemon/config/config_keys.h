@@ -13,9 +13,9 @@ namespace raw::config {
 
 // Top level. "$schema" is accepted and ignored so editors can point at
 // docs/config.schema.json.
-inline constexpr std::array<absl::string_view, 10> kTopLevelKeys = {
-    "$schema", "default_agent", "models",    "agents",      "tools",
-    "hooks",   "skill_dirs",    "variables", "mcp_servers", "sessions"};
+inline constexpr std::array<absl::string_view, 11> kTopLevelKeys = {
+    "$schema", "default_agent", "models",    "agents",      "tools",   "hooks",
+    "skill_dirs", "variables",  "mcp_servers", "sessions",  "raven"};
 
 // models.<name>
 inline constexpr std::array<absl::string_view, 19> kModelKeys = {"provider",
@@ -100,6 +100,25 @@ inline constexpr int64_t kMaxLiveBytes = int64_t{1} << 30;
 inline constexpr int64_t kMaxProgressBytes = 1024 * 1024;
 inline constexpr std::array<absl::string_view, 3> kSessionsKeys = {
     "expire_after_days", "idle_unload_seconds", "max_live_bytes"};
+
+// raven and its sections (raven_entry.h).
+inline constexpr std::array<absl::string_view, 5> kRavenKeys = {"verify", "discovery", "search",
+                                                                "draft", "network"};
+inline constexpr std::array<absl::string_view, 3> kRavenVerifyKeys = {
+    "fetch_timeout_seconds", "total_timeout_seconds", "max_bytes"};
+inline constexpr std::array<absl::string_view, 1> kRavenDiscoveryKeys = {"enabled"};
+inline constexpr std::array<absl::string_view, 5> kRavenSearchKeys = {
+    "backend", "url", "api_key_variable", "timeout_seconds", "max_results"};
+// raven.search.backend, in the order of SearchBackendKind after kNone.
+inline constexpr std::array<absl::string_view, 2> kSearchBackends = {"searxng", "brave"};
+inline constexpr std::array<absl::string_view, 3> kRavenDraftKeys = {"routes", "timeout_seconds",
+                                                                     "max_output_tokens"};
+inline constexpr std::array<absl::string_view, 1> kRavenNetworkKeys = {"allow_private_addresses"};
+// Bounds of raven.*: search results per query, draft routes, and the
+// timeouts (seconds).
+inline constexpr int64_t kMaxSearchResults = 20;
+inline constexpr int64_t kMaxDraftRoutes = 4;
+inline constexpr int64_t kMaxRavenTimeoutSeconds = 3600;
 
 // Methods this build implements (the kMethod* constants of config.h).
 inline constexpr std::array<absl::string_view, 4> kSupportedMethods = {

@@ -28,6 +28,7 @@
 #include "daemon/config/model_entry.h"
 #include "daemon/config/package_ref.h"
 #include "daemon/config/policy_entry.h"
+#include "daemon/config/raven_entry.h"
 #include "daemon/config/variable_entry.h"
 #include "daemon/config/withheld_env.h"
 
@@ -218,6 +219,7 @@ Config ReadDocument(const Json& json, const ParseContext& context,
   ReadVariables(doc, context, config, broken_variables, problems);
   ReadMcpServers(doc, context, config, problems);
   ReadSessions(doc, config.sessions, problems);
+  ReadRaven(doc, config, broken_variables, problems);
   ReadDefaultAgent(doc, config);
   CheckAgentModels(config, broken_models, problems);
   CheckAgentHooks(config, problems);

@@ -68,6 +68,7 @@ absl::StatusOr<ActionResult> Engine::Discover(const Fields& f) {
   for (const Lead& l : leads) {
     absl::StrAppend(&text, "\n- ", EscapeInline(l.title.empty() ? l.url : l.title), " — ", l.url);
     if (!l.snippet.empty()) absl::StrAppend(&text, "\n  ", EscapeInline(l.snippet));
+    if (!l.published.empty()) absl::StrAppend(&text, "\n  published: ", EscapeInline(l.published));
     absl::StrAppend(&text, "\n  queries: ", EscapeInline(absl::StrJoin(l.queries, " | ")));
   }
   if (leads.empty()) absl::StrAppend(&text, "\n(none)");

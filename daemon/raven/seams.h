@@ -45,6 +45,7 @@ struct Lead {
   std::string title;
   std::string snippet;
   std::vector<std::string> queries;  // every query that surfaced it
+  std::string published{};           // the backend's publication label; "" = none
 };
 
 struct SearchAnswer {

@@ -163,6 +163,14 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersKeys) {
   EXPECT_EQ(PropertyNames(Def("variable")), AsSet(kVariableKeys));
   EXPECT_EQ(PropertyNames(Def("mcp_server")), AsSet(kMcpServerKeys));
   EXPECT_EQ(PropertyNames(schema_.at("properties").at("sessions")), AsSet(kSessionsKeys));
+  const Json& raven = schema_.at("properties").at("raven");
+  EXPECT_EQ(PropertyNames(raven), AsSet(kRavenKeys));
+  const Json& sections = raven.at("properties");
+  EXPECT_EQ(PropertyNames(sections.at("verify")), AsSet(kRavenVerifyKeys));
+  EXPECT_EQ(PropertyNames(sections.at("discovery")), AsSet(kRavenDiscoveryKeys));
+  EXPECT_EQ(PropertyNames(sections.at("search")), AsSet(kRavenSearchKeys));
+  EXPECT_EQ(PropertyNames(sections.at("draft")), AsSet(kRavenDraftKeys));
+  EXPECT_EQ(PropertyNames(sections.at("network")), AsSet(kRavenNetworkKeys));
   ExpectClosedObjects(schema_, "");
 }
 
@@ -237,6 +245,32 @@ TEST_F(ConfigSchemaTest, VariablesServersAndSessionsMatchTheLoader) {
 
   const Json& model = Def("model");
   EXPECT_EQ(model.at("not").at("required"), Json::array({"api_key", "api_key_env"}));
+}
+
+TEST_F(ConfigSchemaTest, RavenMatchesTheLoader) {
+  const Json& raven = schema_.at("properties").at("raven").at("properties");
+  const RavenSettings defaults;
+  const Json& verify = raven.at("verify").at("properties");
+  EXPECT_EQ(verify.at("fetch_timeout_seconds").at("default"),
+            defaults.verify.fetch_timeout_ms / 1000);
+  EXPECT_EQ(verify.at("total_timeout_seconds").at("default"),
+            defaults.verify.total_timeout_ms / 1000);
+  EXPECT_EQ(verify.at("fetch_timeout_seconds").at("maximum"), kMaxRavenTimeoutSeconds);
+  EXPECT_EQ(verify.at("max_bytes").at("default"), defaults.verify.max_bytes);
+  EXPECT_EQ(raven.at("discovery").at("properties").at("enabled").at("default"),
+            defaults.discovery_enabled);
+  const Json& search = raven.at("search").at("properties");
+  EXPECT_EQ(AsSet(search.at("backend").at("enum").get<std::vector<std::string>>()),
+            AsSet(kSearchBackends));
+  EXPECT_EQ(search.at("timeout_seconds").at("default"), defaults.search.timeout_ms / 1000);
+  EXPECT_EQ(search.at("max_results").at("default"), defaults.search.max_results);
+  EXPECT_EQ(search.at("max_results").at("maximum"), kMaxSearchResults);
+  const Json& draft = raven.at("draft").at("properties");
+  EXPECT_EQ(draft.at("routes").at("maxItems"), kMaxDraftRoutes);
+  EXPECT_EQ(draft.at("timeout_seconds").at("default"), defaults.draft.timeout_ms / 1000);
+  EXPECT_EQ(draft.at("max_output_tokens").at("default"), defaults.draft.max_output_tokens);
+  EXPECT_EQ(raven.at("network").at("properties").at("allow_private_addresses").at("default"),
+            defaults.allow_private_addresses);
 }
 
 }  // namespace

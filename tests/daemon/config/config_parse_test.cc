@@ -116,7 +116,8 @@ TEST(ConfigParseTest, ToolSettings) {
 TEST(ConfigParseTest, UnknownTopLevelKeyAndSchemaKey) {
   EXPECT_THAT(ProblemLines(R"({"model": {}})"),
               ElementsAre("model: unknown key (expected one of: $schema, default_agent, models, "
-                          "agents, tools, hooks, skill_dirs, variables, mcp_servers, sessions)"));
+                          "agents, tools, hooks, skill_dirs, variables, mcp_servers, sessions, "
+                          "raven)"));
   EXPECT_THAT(ProblemLines(R"({"$schema": "./config.schema.json"})"), IsEmpty());
   EXPECT_THAT(ProblemLines(R"({"$schema": 1})"), ElementsAre("$schema: expected a string, got 1"));
 }
@@ -188,7 +189,7 @@ TEST(ConfigParseTest, CollectsEveryProblemInOneRun) {
   EXPECT_THAT(
       lines,
       ElementsAre(
-          "extra: unknown key (expected one of: $schema, default_agent, models, agents, tools, hooks, skill_dirs, variables, mcp_servers, sessions)",
+          "extra: unknown key (expected one of: $schema, default_agent, models, agents, tools, hooks, skill_dirs, variables, mcp_servers, sessions, raven)",
           HasSubstr("models.flash.modle_id: unknown key"),
           HasSubstr("models.flash.method: unknown method \"anthropic\""),
           HasSubstr("models.flash.model_id: required key is missing"),

@@ -135,6 +135,7 @@ TEST(ConfigTemplateTest, CommentedOutExamplesAreValidWhenEnabled) {
   EXPECT_TRUE(parsed->agents.at("default").compact.trigger_tokens.has_value());
   EXPECT_EQ(parsed->models.at("openai").cache_key, "my-project");
   EXPECT_EQ(parsed->models.at("anthropic").cache_retention, "1h");
+  EXPECT_EQ(parsed->raven.search.backend, SearchBackendKind::kSearxng);
 }
 
 }  // namespace

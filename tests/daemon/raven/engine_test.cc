@@ -409,6 +409,32 @@ TEST_F(EngineTest, DiscoverReturnsLeadsAndRecordsFailedQueries) {
   EXPECT_FALSE(many.ok());
 }
 
+TEST_F(EngineTest, DiscoverMergesRoundRobinByRankAndFoldsExactUrls) {
+  std::string id = Start();
+  s.searcher.Set("one", {{"https://a.test/1", "A1", "", {}, "2024-01-02"},
+                         {"https://shared.test/", "S", "", {}},
+                         {"https://a.test/3", "A3", "", {}}});
+  s.searcher.Set("two", {{"https://shared.test/", "S again", "", {}},
+                         {"https://b.test/2", "B2", "", {}}});
+  auto r = s.Call({{"action", "discover"}, {"taskId", id}, {"queries", {"one", "two"}}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  // Rank 1 of each query, then rank 2 of each, then rank 3: the shared URL
+  // is one Lead recording both queries, not corroboration.
+  const std::string& text = r->extra;
+  size_t a1 = text.find("A1"), s1 = text.find("S again"), b2 = text.find("B2"),
+         a3 = text.find("A3");
+  ASSERT_NE(a1, std::string::npos);
+  ASSERT_NE(a3, std::string::npos);
+  EXPECT_LT(a1, s1);
+  EXPECT_LT(s1, b2);
+  EXPECT_LT(b2, a3);
+  EXPECT_EQ(text.find("https://shared.test/"), text.rfind("https://shared.test/"));
+  EXPECT_THAT(text, HasSubstr("queries: two \\| one"));
+  EXPECT_THAT(text, HasSubstr("published: 2024\\-01\\-02"));
+  EXPECT_THAT(r->message, HasSubstr("4 Lead(s)"));
+  EXPECT_FALSE(r->mutated) << "no query failed: the Task is unchanged";
+}
+
 TEST_F(EngineTest, DiscoverUnavailableIsReportedNotEmpty) {
   RavenSession u;
   u.searcher = DeterministicSourceSearcher("no search backend is composed");
