@@ -12,6 +12,7 @@
 #include "daemon/config/approval_mode_names.h"
 #include "daemon/config/builtin_defaults.h"
 #include "daemon/config/config_keys.h"
+#include "daemon/config/raven_overrides.h"
 #include "daemon/config/withheld_env.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/loop/turn_planner.h"
@@ -532,8 +533,15 @@ void SessionManager::DeleteSession(const std::string& session_id, std::string le
   });
 }
 
-absl::StatusOr<store::PluginSettings> SessionManager::GetPluginSettings(const std::string& ns) {
-  return deps_.store.GetPluginSettings(ns);
+absl::StatusOr<PluginSettingsView> SessionManager::GetPluginSettings(const std::string& ns) {
+  PluginSettingsView view;
+  ASSIGN_OR_RETURN(view.stored, deps_.store.GetPluginSettings(ns));
+  if (ns == config::kRavenSettingsNamespace) {
+    ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+    view.schema_json = config::RavenOverrideSchema().dump();
+    view.config_values_json = config::RavenOverridableValues(cfg.raven).dump();
+  }
+  return view;
 }
 
 void SessionManager::SetPluginSettings(std::string ns, std::string settings_json,
@@ -541,6 +549,22 @@ void SessionManager::SetPluginSettings(std::string ns, std::string settings_json
                                        Reply<store::PluginSettings> reply) {
   bool scheduled = pool_.Schedule(
       [this, ns = std::move(ns), settings_json = std::move(settings_json), expected_revision, reply] {
+        if (ns == config::kRavenSettingsNamespace) {
+          absl::StatusOr<config::Config> cfg = LoadConfig();
+          if (!cfg.ok()) {
+            reply(cfg.status());
+            return;
+          }
+          absl::StatusOr<Json> parsed = ParseJson(settings_json);
+          if (!parsed.ok()) {
+            reply(parsed.status());
+            return;
+          }
+          if (auto applied = config::ApplyRavenOverrides(*cfg, *parsed); !applied.ok()) {
+            reply(applied.status());
+            return;
+          }
+        }
         reply(deps_.store.SetPluginSettings(ns, settings_json, expected_revision));
       });
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));

@@ -83,6 +83,13 @@ struct ConfigCheck {
   std::vector<std::string> errors;  // "<path>: <message>"
 };
 
+struct PluginSettingsView {
+  store::PluginSettings stored;
+  // JSON texts; "" for a namespace the daemon does not know.
+  std::string schema_json;
+  std::string config_values_json;
+};
+
 struct PackageListing {
   std::string index_path;
   std::vector<packages::ListedPackage> packages;
@@ -136,8 +143,12 @@ class SessionManager {
   void DeleteSession(const std::string& session_id, std::string lease_id, StatusReply reply);
 
   // Plugin settings, kept in the store (store::SessionStore). The write runs
-  // on the worker pool and replies from there.
-  absl::StatusOr<store::PluginSettings> GetPluginSettings(const std::string& ns);
+  // on the worker pool and replies from there. For a namespace the daemon
+  // knows (Raven's card, config/raven_overrides.h) the settings are checked
+  // against the config before they are written (kInvalidArgument naming
+  // each problem), and reading them also gives their schema and the values
+  // the config file gives them now.
+  absl::StatusOr<PluginSettingsView> GetPluginSettings(const std::string& ns);
   void SetPluginSettings(std::string ns, std::string settings_json, int64_t expected_revision,
                          Reply<store::PluginSettings> reply);
 

@@ -247,6 +247,47 @@ const scenarios = {
     });
   },
 
+  // Settings › Plugins › Raven research: override a field, see it marked,
+  // have a bad value refused with its path, reload, and reset it.
+  async raven() {
+    const { page, finish } = await open();
+    const card = '.plugin-card[data-namespace="raven-research"]';
+    const row = (path) => `${card} .raven-row[data-path="${path}"]`;
+    const timeout = `${row("verify.fetch_timeout_seconds")} input`;
+    const toSettings = async () => {
+      await page.evaluate(() => { location.hash = "#/settings"; });
+      await page.waitForSelector(timeout);
+    };
+    await toSettings();
+    const title = await text(page, `${card} h3`);
+    const configValue = await page.$eval(timeout, (el) => el.value);
+    const overriddenBefore = (await page.$$(`${row("verify.fetch_timeout_seconds")} .badge.overridden`)).length;
+    const groups = await page.$$eval(`${card} fieldset legend`, (ls) => ls.map((l) => l.textContent));
+    await page.fill(timeout, "5");
+    await page.waitForSelector(`${row("verify.fetch_timeout_seconds")} .badge.unsaved`);
+    await page.click("#raven-save");
+    await page.waitForSelector(`${row("verify.fetch_timeout_seconds")} .badge.overridden`);
+    await shot(page, "raven-card");
+    await step("saved");
+    await page.fill(`${row("verify.max_bytes")} input`, "0");
+    await page.click("#raven-save");
+    await page.waitForSelector(`${card} .banner:not([hidden])`);
+    const refusal = await text(page, `${card} .banner`);
+    await page.click("#raven-discard");
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById("sessions-status")?.textContent !== "Loading…");
+    await toSettings();
+    const afterReload = await page.$eval(timeout, (el) => el.value);
+    await page.click(`${row("verify.fetch_timeout_seconds")} button.reset`);
+    await page.click("#raven-save");
+    await page.waitForFunction((sel) => !document.querySelector(`${sel} .badge.overridden`) &&
+      document.querySelector(`${sel} input`).value !== "5", row("verify.fetch_timeout_seconds"));
+    await finish({
+      title, configValue, overriddenBefore, groups, refusal, afterReload,
+      afterReset: await page.$eval(timeout, (el) => el.value),
+    });
+  },
+
   async xss() {
     const { page, finish } = await open();
     await createSession(page, "coder");

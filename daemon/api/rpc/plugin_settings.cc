@@ -11,6 +11,16 @@
 namespace raw::api::rpc {
 namespace {
 
+absl::Status StructFromJson(const std::string& json, google::protobuf::Struct* out) {
+  if (json.empty()) return absl::OkStatus();
+  google::protobuf::util::Status parsed = google::protobuf::util::JsonStringToMessage(json, out);
+  if (!parsed.ok()) {
+    return absl::InternalError(
+        absl::StrCat("plugin settings schema does not convert: ", parsed.message().ToString()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ToProto(const store::PluginSettings& stored, raw::v1::PluginSettings* out) {
   out->set_namespace_(stored.ns);
   out->set_revision(stored.revision);
@@ -28,9 +38,14 @@ absl::Status ToProto(const store::PluginSettings& stored, raw::v1::PluginSetting
 UnaryReactor* GetPluginSettings(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                                 const raw::v1::GetPluginSettingsRequest& request,
                                 raw::v1::PluginSettings* response) {
-  absl::StatusOr<store::PluginSettings> stored = sessions.GetPluginSettings(request.namespace_());
-  if (!stored.ok()) return ReturnStatus(ctx, stored.status());
-  return ReturnStatus(ctx, ToProto(*stored, response));
+  absl::StatusOr<loop::PluginSettingsView> view = sessions.GetPluginSettings(request.namespace_());
+  if (!view.ok()) return ReturnStatus(ctx, view.status());
+  absl::Status converted = ToProto(view->stored, response);
+  if (converted.ok()) converted = StructFromJson(view->schema_json, response->mutable_schema());
+  if (converted.ok()) {
+    converted = StructFromJson(view->config_values_json, response->mutable_config_values());
+  }
+  return ReturnStatus(ctx, converted);
 }
 
 UnaryReactor* SetPluginSettings(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,

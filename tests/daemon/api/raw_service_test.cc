@@ -2,6 +2,8 @@
 // in a temp dir, scripted HTTP), over real gRPC on a Unix socket.
 #include "daemon/api/raw_service.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <chrono>
 #include <fstream>
 #include <future>
@@ -553,7 +555,7 @@ TEST_F(RawServiceTest, DeleteSessionNeedsTheLeaseThenRemovesTheSession) {
 
 TEST_F(RawServiceTest, PluginSettingsRoundTripWithARevisionCheck) {
   raw::v1::GetPluginSettingsRequest get;
-  get.set_namespace_("raven-research");
+  get.set_namespace_("example-plugin");
   raw::v1::PluginSettings got;
   {
     grpc::ClientContext ctx;
@@ -562,7 +564,7 @@ TEST_F(RawServiceTest, PluginSettingsRoundTripWithARevisionCheck) {
     EXPECT_EQ(got.settings().fields_size(), 0);
   }
   raw::v1::SetPluginSettingsRequest set;
-  set.set_namespace_("raven-research");
+  set.set_namespace_("example-plugin");
   (*set.mutable_settings()->mutable_fields())["depth"].set_number_value(3);
   (*set.mutable_settings()->mutable_fields())["mode"].set_string_value("deep");
   raw::v1::PluginSettings stored;
@@ -571,7 +573,7 @@ TEST_F(RawServiceTest, PluginSettingsRoundTripWithARevisionCheck) {
     grpc::Status s = stub_->SetPluginSettings(&ctx, set, &stored);
     ASSERT_TRUE(s.ok()) << s.error_message();
     EXPECT_EQ(stored.revision(), 1);
-    EXPECT_EQ(stored.namespace_(), "raven-research");
+    EXPECT_EQ(stored.namespace_(), "example-plugin");
   }
   {
     grpc::ClientContext ctx;
@@ -591,6 +593,42 @@ TEST_F(RawServiceTest, PluginSettingsRoundTripWithARevisionCheck) {
     EXPECT_EQ(stub_->GetPluginSettings(&ctx, get, &got).error_code(),
               grpc::StatusCode::INVALID_ARGUMENT);
   }
+}
+
+// Raven's card: its settings override the config's `raven` section, so
+// they are checked like the config before they are stored, and reading them
+// gives the schema the card renders and the config's own values.
+TEST_F(RawServiceTest, RavenCardSettingsAreCheckedAgainstTheConfig) {
+  raw::v1::GetPluginSettingsRequest get;
+  get.set_namespace_("raven-research");
+  raw::v1::PluginSettings got;
+  {
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub_->GetPluginSettings(&ctx, get, &got).ok());
+    EXPECT_TRUE(got.schema().fields().at("properties").struct_value().fields().contains("verify"));
+    const auto& verify = got.config_values().fields().at("verify").struct_value().fields();
+    EXPECT_EQ(verify.at("fetch_timeout_seconds").number_value(), 15);
+  }
+  auto set_json = [&](const std::string& json, raw::v1::PluginSettings* out, int64_t revision) {
+    raw::v1::SetPluginSettingsRequest set;
+    set.set_namespace_("raven-research");
+    set.set_revision(revision);
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, set.mutable_settings()).ok());
+    grpc::ClientContext ctx;
+    return stub_->SetPluginSettings(&ctx, set, out);
+  };
+  raw::v1::PluginSettings stored;
+  grpc::Status bad = set_json(R"({"verify":{"max_bytes":0,"fetch_timeout_seconds":"soon"}})", &stored, 0);
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(bad.error_message(), ::testing::HasSubstr("raven.verify.max_bytes"));
+  EXPECT_THAT(bad.error_message(), ::testing::HasSubstr("raven.verify.fetch_timeout_seconds"));
+  grpc::Status network = set_json(R"({"network":{"allow_private_addresses":true}})", &stored, 0);
+  EXPECT_EQ(network.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(network.error_message(), ::testing::HasSubstr("config file only"));
+  grpc::Status ok = set_json(R"({"verify":{"fetch_timeout_seconds":5},"discovery":{"enabled":false}})",
+                             &stored, 0);
+  ASSERT_TRUE(ok.ok()) << ok.error_message();
+  EXPECT_EQ(stored.revision(), 1);
 }
 
 }  // namespace

@@ -184,14 +184,14 @@ TEST_F(DashboardTest, HistoryPagesGoUpwardWithCursors) {
 }
 
 TEST_F(DashboardTest, PluginSettingsRoundTripAndAStaleRevisionIsRefused) {
-  auto empty = dashboard_.Get("/api/plugins/raven-research");
+  auto empty = dashboard_.Get("/api/plugins/example-plugin");
   ASSERT_EQ(empty.status, 200) << empty.body;
   EXPECT_EQ(BodyJson(empty)["revision"], "0");
-  EXPECT_EQ(BodyJson(empty)["namespace"], "raven-research");
+  EXPECT_EQ(BodyJson(empty)["namespace"], "example-plugin");
 
   DashboardProcess::Call put;
   put.method = "PUT";
-  put.target = "/api/plugins/raven-research";
+  put.target = "/api/plugins/example-plugin";
   put.body = R"({"settings":{"depth":2,"sources":["web"]},"revision":"0"})";
   auto stored = dashboard_.Send(put);
   ASSERT_EQ(stored.status, 200) << stored.body;
@@ -201,7 +201,7 @@ TEST_F(DashboardTest, PluginSettingsRoundTripAndAStaleRevisionIsRefused) {
   EXPECT_EQ(stale.status, 409);
   EXPECT_EQ(BodyJson(stale)["error"]["code"], "FAILED_PRECONDITION");
 
-  auto read = dashboard_.Get("/api/plugins/raven-research");
+  auto read = dashboard_.Get("/api/plugins/example-plugin");
   EXPECT_EQ(BodyJson(read)["revision"], "1");
   EXPECT_EQ(BodyJson(read)["settings"]["depth"], 2);
   EXPECT_EQ(BodyJson(read)["settings"]["sources"][0], "web");

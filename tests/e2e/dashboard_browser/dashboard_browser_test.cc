@@ -212,6 +212,37 @@ TEST_F(DashboardBrowserTest, SettingsListThePackagesOfTheConfig) {
   EXPECT_THAT(r.value("note", ""), HasSubstr("packages.json"));
 }
 
+// The Raven card: rows from rawd's schema with the config file's values,
+// an override saved to rawd (not the config file) and marked, a value the
+// config would refuse refused with its path, and Reset inheriting again.
+TEST_F(DashboardBrowserTest, RavenCardOverridesAndResetsASetting) {
+  StartAll();
+  if (IsSkipped()) return;
+  auto stored = [&] {
+    grpc::ClientContext ctx;
+    raw::v1::GetPluginSettingsRequest get;
+    get.set_namespace_("raven-research");
+    raw::v1::PluginSettings settings;
+    EXPECT_TRUE(daemon_->stub().GetPluginSettings(&ctx, get, &settings).ok());
+    return settings;
+  };
+  raw::v1::PluginSettings saved;
+  Json r = Drive("raven", {}, [&](const std::string& step) {
+    if (step == "saved") saved = stored();
+  });
+  EXPECT_EQ(r.value("title", ""), "Raven research");
+  EXPECT_EQ(r.value("configValue", ""), "15");
+  EXPECT_EQ(r.value("overriddenBefore", -1), 0);
+  EXPECT_THAT(r.value("groups", Json::array()).dump(), HasSubstr("Source checks"));
+  ASSERT_TRUE(saved.settings().fields().contains("verify")) << saved.DebugString();
+  EXPECT_EQ(saved.settings().fields().at("verify").struct_value().fields().at("fetch_timeout_seconds").number_value(), 5);
+  EXPECT_THAT(r.value("refusal", ""), HasSubstr("raven.verify.max_bytes"));
+  EXPECT_EQ(r.value("afterReload", ""), "5");
+  EXPECT_EQ(r.value("afterReset", ""), "15");
+  EXPECT_EQ(stored().settings().fields_size(), 0);
+  EXPECT_THAT(ReadText(daemon_->config_path()), Not(HasSubstr("fetch_timeout")));
+}
+
 TEST_F(DashboardBrowserTest, ModelHtmlShowsAsTextAndRunsNothing) {
   StartAll();
   if (IsSkipped()) return;

@@ -11,8 +11,10 @@ export const PLUGIN_NAMESPACES = ["raven-research"];
 
 const cards = new Map();
 
-// Hook for a plugin's own card: `render(container, {settings, revision, save})`
-// where save(settings) resolves to the stored record or throws ApiError.
+// Hook for a plugin's own card: `render(container, {settings, revision,
+// configValues, schema, save})` where save(settings) resolves to the stored
+// record or throws ApiError; configValues and schema are rawd's for a
+// namespace it knows (empty otherwise).
 // The Raven card registers itself here for "raven-research".
 export function registerPluginCard(namespace, render) {
   cards.set(namespace, render);
@@ -43,7 +45,10 @@ async function load(namespace, body) {
   };
   clear(body);
   const custom = cards.get(namespace);
-  if (custom) custom(body, { settings: state.settings, revision: state.revision, save });
+  if (custom) {
+    custom(body, { settings: state.settings, revision: state.revision, save,
+                   configValues: record.configValues ?? {}, schema: record.schema ?? {} });
+  }
   else genericCard(body, namespace, state, save);
 }
 

@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { h } from "./dom.js";
 import { prefs, updatePrefs } from "./app.js";
 import { PLUGIN_NAMESPACES, renderPluginCard } from "./plugins.js";
+import "./raven_card.js";
 
 export class SettingsView {
   constructor(root) {

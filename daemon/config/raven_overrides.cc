@@ -1,0 +1,184 @@
+#include "daemon/config/raven_overrides.h"
+
+#include <map>
+#include <set>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/config/config_keys.h"
+#include "daemon/config/field_reader.h"
+#include "daemon/config/model_entry.h"
+#include "daemon/config/raven_entry.h"
+
+namespace raw::config {
+namespace {
+
+// Section -> the fields the card may override.
+const std::map<std::string, std::set<std::string>>& Overridable() {
+  static const auto* fields = new std::map<std::string, std::set<std::string>>{
+      {"verify", {"fetch_timeout_seconds", "total_timeout_seconds", "max_bytes"}},
+      {"discovery", {"enabled"}},
+      {"search", {"timeout_seconds", "max_results"}},
+      {"draft", {"routes", "timeout_seconds", "max_output_tokens"}},
+  };
+  return *fields;
+}
+
+Json Seconds(const char* title, const char* description) {
+  return Json{{"type", "number"},
+              {"exclusiveMinimum", 0},
+              {"maximum", kMaxRavenTimeoutSeconds},
+              {"title", title},
+              {"description", description}};
+}
+
+// "x-order" keeps the card's order (a JSON object's keys have none).
+Json Section(int order, const char* title, const char* description,
+             std::vector<std::pair<const char*, Json>> fields) {
+  Json properties = Json::object();
+  int position = 0;
+  for (auto& [name, rule] : fields) {
+    rule["x-order"] = position++;
+    properties[name] = std::move(rule);
+  }
+  return Json{{"type", "object"},
+              {"x-order", order},
+              {"additionalProperties", false},
+              {"title", title},
+              {"description", description},
+              {"properties", std::move(properties)}};
+}
+
+Json BuildSchema() {
+  Json verify = Section(
+      0, "Source checks", "How Sources are reopened when a Task checkpoints and completes.",
+      {{"fetch_timeout_seconds", Seconds("Page timeout (s)", "One Source page, redirects included.")},
+       {"total_timeout_seconds", Seconds("Check timeout (s)", "Every Source of one check together.")},
+       {"max_bytes", {{"type", "integer"},
+                      {"minimum", 1},
+                      {"maximum", int64_t{1} << 30},
+                      {"title", "Page size limit (bytes)"},
+                      {"description", "A longer page counts as unavailable, never as failed."}}}});
+  Json discovery = Section(
+      1, "Discovery", "Finding Leads with the configured search backend.",
+      {{"enabled", {{"type", "boolean"},
+                    {"title", "Discovery on"},
+                    {"description", "Off: the discover action reports unavailable."}}}});
+  Json search = Section(
+      2, "Search", "Per-query limits of the search backend (set in the config file).",
+      {{"timeout_seconds", Seconds("Query timeout (s)", "One search query.")},
+       {"max_results", {{"type", "integer"},
+                        {"minimum", 1},
+                        {"maximum", kMaxSearchResults},
+                        {"title", "Results per query"},
+                        {"description", "Candidates asked for per query."}}}});
+  Json draft = Section(
+      3, "Drafting", "Candidate wording from other models; drafts are never evidence.",
+      {{"routes", {{"type", "array"},
+                   {"maxItems", kMaxDraftRoutes},
+                   {"uniqueItems", true},
+                   {"items", {{"type", "string"}, {"pattern", "^[^/]+/.+$"}}},
+                   {"title", "Draft routes"},
+                   {"description", "One provider/model route per line, each a model entry of "
+                                   "the config; none turns drafting off."}}},
+       {"timeout_seconds", Seconds("Route timeout (s)", "One route's draft.")},
+       {"max_output_tokens", {{"type", "integer"},
+                              {"minimum", 1},
+                              {"maximum", kMaxTokenCount},
+                              {"title", "Tokens per draft"},
+                              {"description", "The output cap of one variant."}}}});
+  return Json{{"$schema", "http://json-schema.org/draft-07/schema#"},
+              {"type", "object"},
+              {"additionalProperties", false},
+              {"properties",
+               {{"verify", verify}, {"discovery", discovery}, {"search", search}, {"draft", draft}}}};
+}
+
+double AsSeconds(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
+
+}  // namespace
+
+const Json& RavenOverrideSchema() {
+  static const Json* schema = new Json(BuildSchema());
+  return *schema;
+}
+
+Json RavenOverridableValues(const RavenSettings& s) {
+  Json values = {
+      {"verify", {{"fetch_timeout_seconds", AsSeconds(s.verify.fetch_timeout_ms)},
+                  {"total_timeout_seconds", AsSeconds(s.verify.total_timeout_ms)},
+                  {"max_bytes", s.verify.max_bytes}}},
+      {"discovery", {{"enabled", s.discovery_enabled}}},
+      {"draft", {{"routes", s.draft.routes},
+                 {"timeout_seconds", AsSeconds(s.draft.timeout_ms)},
+                 {"max_output_tokens", s.draft.max_output_tokens}}},
+  };
+  if (s.search.backend != SearchBackendKind::kNone) {
+    values["search"] = {{"timeout_seconds", AsSeconds(s.search.timeout_ms)},
+                        {"max_results", s.search.max_results}};
+  }
+  return values;
+}
+
+absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Json& overrides) {
+  std::vector<ConfigProblem> problems;
+  if (!overrides.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("raven: expected an object, got ", DescribeValue(overrides)));
+  }
+  Json section = overrides;
+  for (const auto& [name, value] : overrides.items()) {
+    const std::string path = absl::StrCat("raven.", name);
+    auto fields = Overridable().find(name);
+    if (fields == Overridable().end()) {
+      problems.push_back({path, name == "network" ? "set in the config file only: a browser may "
+                                                    "not widen where rawd connects"
+                                                  : "not a setting of Raven's card"});
+      continue;
+    }
+    if (!value.is_object()) continue;  // the reader reports it
+    for (const auto& [field, unused] : value.items()) {
+      if (!fields->second.contains(field)) {
+        problems.push_back({absl::StrCat(path, ".", field),
+                            name == "search" && (field == "backend" || field == "url" ||
+                                                 field == "api_key_variable")
+                                ? "set in the config file only: a browser may not choose "
+                                  "where rawd connects"
+                                : "not a setting of Raven's card"});
+      }
+    }
+    if (name == "search") {
+      const RavenSearchSettings& search = config.raven.search;
+      if (search.backend == SearchBackendKind::kNone) {
+        problems.push_back({path, "no search backend is configured (raven.search.backend in the "
+                                  "config file)"});
+        continue;
+      }
+      // What the reader requires of a search section comes from the file.
+      Json& s = section[name];
+      s["backend"] = search.backend == SearchBackendKind::kSearxng ? "searxng" : "brave";
+      s["url"] = search.url;
+      if (!search.api_key_variable.empty()) s["api_key_variable"] = search.api_key_variable;
+    }
+  }
+  if (problems.empty()) {
+    Config copy = config;
+    // Routes given replace the file's list; the reader appends to it.
+    if (section.contains("draft") && section["draft"].is_object() &&
+        section["draft"].contains("routes")) {
+      copy.raven.draft.routes.clear();
+    }
+    Json doc = {{"raven", section}};
+    FieldReader root(doc, "", problems);
+    ReadRaven(root, copy, {}, problems);
+    if (problems.empty()) return copy.raven;
+  }
+  std::vector<std::string> lines;
+  for (const ConfigProblem& p : problems) lines.push_back(absl::StrCat(p.path, ": ", p.message));
+  return absl::InvalidArgumentError(absl::StrJoin(lines, "; "));
+}
+
+}  // namespace raw::config

@@ -1,0 +1,40 @@
+// The settings of the dashboard's Raven card (plugin namespace
+// "raven-research", kept in rawd's database by SetPluginSettings): a partial
+// `raven` section whose fields override the config file's, so a change
+// takes effect at the next Source check without editing the file.
+//
+// Only what bounds Raven's own work can be overridden: the Source-check
+// limits, discovery on or off, per-query search limits and the draft
+// routes and limits. Where rawd connects (the search backend, its URL and
+// key, raven.network) stays in the config file: a browser tab must not be
+// able to point rawd at other hosts. No field lowers a Task's evidence floor.
+//
+// The overrides are read by the config's own reader (raven_entry.h), so
+// they take the same values and give the same path-specific errors.
+// Pure functions; thread-safe.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "common/json.h"
+#include "daemon/config/config.h"
+
+namespace raw::config {
+
+inline constexpr char kRavenSettingsNamespace[] = "raven-research";
+
+// The JSON Schema (draft 7) of the override object: one object per section
+// (verify, discovery, search, draft) with "title" and "description" on
+// every section and field; the card renders its rows from it.
+const Json& RavenOverrideSchema();
+
+// The values `settings` gives the overridable fields, in the override
+// object's shape (the search section only when a backend is configured).
+Json RavenOverridableValues(const RavenSettings& settings);
+
+// config.raven with `overrides` on top. INVALID_ARGUMENT naming every
+// problem at its path ("raven.verify.max_bytes: ...") for a value the config
+// file would refuse there, a field that cannot be overridden, or search
+// limits without a configured backend.
+absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Json& overrides);
+
+}  // namespace raw::config

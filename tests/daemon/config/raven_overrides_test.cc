@@ -1,0 +1,111 @@
+// The Raven card's overrides of the config's `raven` section: applied over
+// the file's values, checked by the config's own reader, limited to what
+// bounds Raven's work, and described by a schema whose fields and bounds
+// are the reader's.
+#include "daemon/config/raven_overrides.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/config/config_loader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/config/config_test_util.h"
+
+namespace raw::config {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Model "flash" (deepseek/deepseek-chat) and a SearXNG backend.
+Config WithSearch() {
+  absl::StatusOr<Config> config = ParseConfig(
+      R"({"models": {"flash": )" + testing::ModelJson() +
+      R"(}, "raven": {"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"},
+                      "draft": {"routes": ["deepseek/deepseek-chat"]}}})");
+  EXPECT_TRUE(config.ok()) << config.status();
+  return config.ok() ? *config : Config{};
+}
+
+std::string Error(const Config& config, const std::string& overrides) {
+  absl::StatusOr<RavenSettings> applied = ApplyRavenOverrides(config, Json::parse(overrides));
+  EXPECT_FALSE(applied.ok()) << overrides;
+  return applied.ok() ? "" : std::string(applied.status().message());
+}
+
+TEST(RavenOverridesTest, OverridesApplyOverTheFilesValues) {
+  const Config config = WithSearch();
+  absl::StatusOr<RavenSettings> applied = ApplyRavenOverrides(config, Json::parse(R"({
+    "verify": {"fetch_timeout_seconds": 2.5},
+    "discovery": {"enabled": false},
+    "search": {"max_results": 3},
+    "draft": {"routes": []}
+  })"));
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  EXPECT_EQ(applied->verify.fetch_timeout_ms, 2500);
+  EXPECT_EQ(applied->verify.total_timeout_ms, config.raven.verify.total_timeout_ms);
+  EXPECT_FALSE(applied->discovery_enabled);
+  EXPECT_EQ(applied->search.max_results, 3);
+  // What the file says about where rawd connects stays.
+  EXPECT_EQ(applied->search.backend, SearchBackendKind::kSearxng);
+  EXPECT_EQ(applied->search.url, config.raven.search.url);
+  EXPECT_TRUE(applied->draft.routes.empty());  // replaced, not appended to
+  absl::StatusOr<RavenSettings> none = ApplyRavenOverrides(config, Json::object());
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, config.raven);
+}
+
+TEST(RavenOverridesTest, BadValuesAreNamedAtTheirPaths) {
+  const Config config = WithSearch();
+  EXPECT_THAT(Error(config, R"({"verify": {"max_bytes": 0}})"), HasSubstr("raven.verify.max_bytes"));
+  EXPECT_THAT(Error(config, R"({"draft": {"routes": ["openai/none"]}})"),
+              HasSubstr("raven.draft.routes[0]: \"openai/none\" names no defined model"));
+  EXPECT_THAT(Error(config, R"({"network": {"allow_private_addresses": true}})"),
+              HasSubstr("raven.network: set in the config file only"));
+  EXPECT_THAT(Error(config, R"({"search": {"url": "http://10.0.0.1"}})"),
+              HasSubstr("raven.search.url: set in the config file only"));
+  EXPECT_THAT(Error(config, R"({"verify": {"depth": 2}})"),
+              HasSubstr("raven.verify.depth: not a setting of Raven's card"));
+  EXPECT_THAT(Error(config, R"([1])"), HasSubstr("raven: expected an object"));
+  EXPECT_THAT(Error(Config{}, R"({"search": {"max_results": 2}})"),
+              HasSubstr("raven.search: no search backend is configured"));
+}
+
+// Every field of the schema is a field of the values, and the reader takes
+// each bound the schema states and refuses just beyond it.
+TEST(RavenOverridesTest, TheSchemaStatesTheReadersFieldsAndBounds) {
+  const Config config = WithSearch();
+  const Json values = RavenOverridableValues(config.raven);
+  const Json& sections = RavenOverrideSchema()["properties"];
+  ASSERT_EQ(sections.size(), values.size());
+  for (const auto& [section, schema] : sections.items()) {
+    ASSERT_TRUE(values.contains(section)) << section;
+    EXPECT_FALSE(schema.value("title", "").empty()) << section;
+    ASSERT_EQ(schema["properties"].size(), values[section].size()) << section;
+    for (const auto& [field, rule] : schema["properties"].items()) {
+      const std::string at = absl::StrCat(section, ".", field);
+      ASSERT_TRUE(values[section].contains(field)) << at;
+      EXPECT_FALSE(rule.value("title", "").empty()) << at;
+      EXPECT_FALSE(rule.value("description", "").empty()) << at;
+      auto with = [&](const Json& value) { return Json{{section, {{field, value}}}}; };
+      if (rule.contains("maximum")) {
+        const int64_t max = rule["maximum"].get<int64_t>();
+        EXPECT_TRUE(ApplyRavenOverrides(config, with(max)).ok()) << at;
+        EXPECT_FALSE(ApplyRavenOverrides(config, with(max + 1)).ok()) << at;
+      }
+      if (rule.contains("minimum")) {
+        const int64_t min = rule["minimum"].get<int64_t>();
+        EXPECT_TRUE(ApplyRavenOverrides(config, with(min)).ok()) << at;
+        EXPECT_FALSE(ApplyRavenOverrides(config, with(min - 1)).ok()) << at;
+      }
+      if (rule.contains("exclusiveMinimum")) {
+        EXPECT_FALSE(ApplyRavenOverrides(config, with(rule["exclusiveMinimum"])).ok()) << at;
+      }
+      // The file's own value is always accepted back.
+      EXPECT_TRUE(ApplyRavenOverrides(config, with(values[section][field])).ok()) << at;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace raw::config
