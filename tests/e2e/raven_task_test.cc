@@ -350,5 +350,43 @@ TEST_F(RavenTaskTest, DraftAsksEveryRouteAndADeadRouteIsALabelledFailedVariant) 
   EXPECT_FALSE(state.latest_artifact.has_value());
 }
 
+// The verifier takes its settings from the config's raven section: with
+// raven.network.allow_private_addresses (the agent allows nothing) it
+// reaches the page on 127.0.0.1, and raven.verify.max_bytes cuts the body,
+// so the Source is unchecked rather than verified and the Checkpoint is not
+// published.
+TEST_F(RavenTaskTest, TheVerifierReadsTheRavenSettingsOfTheConfig) {
+  testing::FakeProviderServer site;
+  ASSERT_TRUE(site.status().ok()) << site.status();
+  testing::ScriptedResponse page;
+  page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
+  page.chunks = {"<html><body><p>The reef lost 14 % of its coral cover in 2024.</p></body></html>"};
+  site.Enqueue(page);
+  StartDaemon(R"("approval_mode": "allow_all")",
+              R"("raven": {"verify": {"max_bytes": 16}, "network": {"allow_private_addresses": true}})");
+  const std::string url = "http://127.0.0.1:" + std::to_string(site.port()) + "/reef";
+  std::string session = daemon_->CreateSession();
+  std::string task = raven::MakeTaskId(session, 1);
+  Json checkpoint = {
+      {"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"}, {"summary", "Finding."},
+      {"artifact", "The reef lost coral [@reef]."},
+      {"sources", Json::array({Json{{"sourceId", "reef"}, {"url", url}, {"title", "Reef report"},
+                                    {"locator", "Summary"},
+                                    {"excerpt", "The reef lost 14 % of its coral cover in 2024."}}})}};
+  fake_.Enqueue(chat::ToolCallsAnswer({
+      {"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Reef health"})"},
+      {"c2", "raven_task", checkpoint.dump()},
+  }));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "reef");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_THAT(results[1].content(), HasSubstr("status needs-revision"));
+  EXPECT_THAT(results[1].content(), HasSubstr("longer than 16 bytes"));
+  EXPECT_EQ(site.requests().size(), 1u) << "the private address was reached";
+}
+
 }  // namespace
 }  // namespace raw::e2e

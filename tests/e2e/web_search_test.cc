@@ -1,8 +1,10 @@
 // builtin/web_search through a real rawd against a fake SearXNG on
 // 127.0.0.1: the tool is offered once raven.search is configured, the model
 // gets title, URL, date and snippet of each result, and a failing backend's
-// own words come back as the tool's error. Search requests reach a private
-// address only because raven.network.allow_private_addresses says so.
+// own words come back as the tool's error; the brave backend gets its
+// token from a config variable, as a header only. Search requests reach a
+// private address only because raven.network.allow_private_addresses says
+// so.
 #include <string>
 
 #include "gmock/gmock.h"
@@ -75,6 +77,43 @@ TEST_F(WebSearchTest, APrivateBackendIsRefusedUnlessTheConfigAllowsIt) {
   EXPECT_THAT(results[0].content(), HasSubstr("was not contacted"));
   EXPECT_THAT(results[0].content(), HasSubstr("raven.network.allow_private_addresses"));
   EXPECT_TRUE(searx_.requests().empty());
+}
+
+// The brave backend: the token comes from the variable the config names,
+// goes only into the X-Subscription-Token header, and is kept out of what
+// the model reads even when the backend's error repeats it.
+TEST_F(WebSearchTest, BraveSendsTheVariablesTokenAsAHeaderOnly) {
+  const std::string token = "BSA-e2e-token-4711";
+  daemon_ = std::make_unique<TestDaemon>(Config(
+      R"("approval_mode": "allow_all")",
+      absl::StrCat(R"("variables": {"BRAVE_KEY": {"env": "RAW_TEST_BRAVE_TOKEN"}},)",
+                   R"( "raven": {"search": {"backend": "brave", "api_key_variable": "BRAVE_KEY",)",
+                   R"( "url": "http://127.0.0.1:)", searx_.port(),
+                   R"(/res/v1/web/search"}, "network": {"allow_private_addresses": true}})"),
+      R"(["builtin/*"])", ""));
+  daemon_->SetEnv("RAW_TEST_BRAVE_TOKEN", token);
+  ASSERT_TRUE(daemon_->Start().ok());
+  searx_.EnqueueFor("q=tides&", JsonAnswer(200, R"({"type": "search", "web": {"results": [
+      {"title": "Tides", "url": "https://ocean.test/tides", "description": "Long waves.",
+       "age": "2 days ago"}]}})"));
+  searx_.EnqueueFor("q=quota&", JsonAnswer(429, absl::StrCat(
+      R"({"type": "ErrorResponse", "error": {"code": "RATE_LIMITED", "detail": "Rate limit for )",
+      token, R"( exceeded"}})")));
+  auto results = RunBatch({{"s1", "web_search", R"({"query": "tides", "max_results": 3})"},
+                           {"s2", "web_search", R"({"query": "quota"})"}});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].content(),
+            "1 result(s) for \"tides\" (brave)\n\n"
+            "1. Tides\n   https://ocean.test/tides\n   date: 2 days ago\n   Long waves.");
+  EXPECT_EQ(results[1].status(), raw::v1::TOOL_RESULT_STATUS_ERROR);
+  EXPECT_THAT(results[1].content(), HasSubstr("answered HTTP 429: Rate limit for"));
+  EXPECT_THAT(results[1].content(), ::testing::Not(HasSubstr(token)));
+  ASSERT_EQ(searx_.requests().size(), 2u);
+  EXPECT_EQ(searx_.requests()[0].path, "/res/v1/web/search?q=tides&count=3");
+  EXPECT_EQ(searx_.requests()[0].Header("X-Subscription-Token"), token);
+  for (const auto& request : fake_.requests()) {
+    EXPECT_THAT(request.body, ::testing::Not(HasSubstr(token))) << "the model never sees it";
+  }
 }
 
 }  // namespace
