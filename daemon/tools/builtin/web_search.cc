@@ -94,7 +94,7 @@ ToolSpec MakeWebSearchTool() {
       {"properties",
        {{"query",
          {{"type", "string"},
-          {"minLength", 1u},  // unsigned: the schema check wants a JSON count
+          {"minLength", 1},
           {"maxLength", kMaxQueryBytes},
           {"description", "What to search for, as you would type it into a search engine."}}},
         {"max_results",
