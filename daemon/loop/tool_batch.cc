@@ -228,6 +228,9 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   ctx.session_id = log_.session_id();
   ctx.prior_meta = [this, tool] { return PriorMeta(tool); };
   ctx.judged_path = std::move(run_path);
+  ctx.raven_settings = plan_.raven_settings.get();
+  ctx.resolve_variable = plan_.resolve_variable;
+  ctx.drafter = plan_.drafter.get();
   ctx.on_skill_loaded = [this](const std::string& name, const std::string& text_hash) {
     if (plan_.session) plan_.session->SetLoadedSkill(name, text_hash);
   };

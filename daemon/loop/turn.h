@@ -56,6 +56,10 @@
 #include "daemon/tools/policy/rule_set.h"
 #include "daemon/providers/provider.h"
 
+namespace raw::raven {
+class DraftGenerator;
+}
+
 namespace raw::loop {
 
 // Everything a turn needs, resolved before it starts.
@@ -102,6 +106,13 @@ struct TurnPlan {
   // summary above and remakes the providers for the final tool definitions.
   // Returns kCancelled when the token ended the wait for servers.
   std::function<absl::Status(TurnPlan&, const CancelToken&)> attach_mcp;
+  // builtin/raven_task and builtin/web_search (ToolContext's fields of the
+  // same names): the Raven settings in force, a config variable's value by
+  // name (null without a variable store), and the Draft Variant generator
+  // over raven.draft.routes (null without providers).
+  std::shared_ptr<const config::RavenSettingsSource> raven_settings;
+  std::function<absl::StatusOr<std::string>(const std::string& name)> resolve_variable;
+  std::shared_ptr<raven::DraftGenerator> drafter;
 };
 
 class Turn {

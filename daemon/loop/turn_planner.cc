@@ -15,12 +15,15 @@
 #include "daemon/vars/resolve_secrets.h"
 #include "daemon/providers/provider_factory.h"
 #include "daemon/providers/retrying_provider.h"
+#include "daemon/raven/draft/provider_draft_generator.h"
+#include "daemon/config/raven_entry.h"
 #include "daemon/tools/policy/protected_paths.h"
 
 namespace raw::loop {
 namespace {
 
 constexpr char kLoadSkillTool[] = "builtin/load_skill";
+constexpr char kWebSearchTool[] = "builtin/web_search";
 
 // Skill directories are relative to the config file's directory.
 std::string ConfigDir(const config::Config& cfg) {
@@ -54,6 +57,49 @@ absl::StatusOr<std::unique_ptr<providers::Provider>> MakeRetrying(
         static thread_local std::mt19937_64 engine{std::random_device{}()};
         return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
       }));
+}
+
+// The Raven and web search parts of the plan: the settings source, the
+// variable resolver and (with providers) the Draft Variant generator, whose
+// routes get a provider each from their entry under `models`, with that
+// model's key and headers, no retries, and the draft output cap.
+void AddRavenServices(TurnPlan& plan, const TurnPlanInputs& in) {
+  plan.raven_settings = in.raven_settings != nullptr
+                            ? in.raven_settings
+                            : std::make_shared<config::FixedRavenSettings>(in.config.raven);
+  if (in.variables != nullptr) {
+    plan.resolve_variable = [variables = in.variables, defined = in.config.variables](
+                                const std::string& name) -> absl::StatusOr<std::string> {
+      auto it = defined.find(name);
+      if (it == defined.end()) {
+        return absl::NotFoundError(absl::StrCat("variable ", name, " is not defined"));
+      }
+      return variables->Value(it->second);
+    };
+  }
+  if (!in.with_providers) return;
+  auto factory = [cfg = std::make_shared<const config::Config>(in.config), http = &in.http,
+                  env = in.env, variables = in.variables](const std::string& route,
+                                                          int64_t max_output_tokens)
+      -> absl::StatusOr<std::unique_ptr<providers::Provider>> {
+    std::optional<std::string> name = config::ModelForRoute(*cfg, route);
+    if (!name) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("no entry under models is \"", route, "\""));
+    }
+    config::ModelConfig model = cfg->models.at(*name);
+    model.max_output_tokens = max_output_tokens;
+    providers::ProviderOptions options;
+    if (variables != nullptr) {
+      ASSIGN_OR_RETURN(vars::ResolvedSecrets secrets,
+                       vars::ResolveModelSecrets(model, *cfg, *variables, env));
+      options.api_key = std::move(secrets.api_key);
+      options.headers = std::move(secrets.headers);
+    }
+    return providers::MakeProvider(model, *http, env, options);
+  };
+  plan.drafter = std::make_shared<raven::draft::ProviderDraftGenerator>(*plan.raven_settings,
+                                                                        std::move(factory));
 }
 
 // Adds `spec` (owned by the registry or by plan.owned_tools) to the tools
@@ -157,9 +203,14 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   if (!registry_patterns.empty()) {
     ASSIGN_OR_RETURN(selected, in.tools.Select(registry_patterns));
   }
+  AddRavenServices(plan, in);
+  const bool has_search_backend =
+      plan.raven_settings->Current().search.backend != config::SearchBackendKind::kNone;
   for (const tools::ToolSpec* spec : selected) {
     // Without skills, load_skill has nothing to load: the model never sees it.
     if (spec->qualified_name == kLoadSkillTool && agent.skills.empty()) continue;
+    // Without a search backend, neither has web_search.
+    if (spec->qualified_name == kWebSearchTool && !has_search_backend) continue;
     AddTool(plan, spec);
   }
   const bool selects_mcp = in.mcp != nullptr && registry_patterns.size() < agent.tools_use.size();
@@ -233,7 +284,8 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
                           .variables = in.variables,
                           .mcp = in.mcp,
                           .session_mcp_servers = in.session_mcp_servers,
-                          .defer_mcp = in.defer_mcp};
+                          .defer_mcp = in.defer_mcp,
+                          .raven_settings = in.raven_settings};
   ASSIGN_OR_RETURN(TurnPlan plan, BuildResolvedPlan(resolved));
   plan.packages = std::move(packaged.packages);
   return plan;

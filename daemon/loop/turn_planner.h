@@ -49,6 +49,10 @@ struct TurnPlanInputs {
   // With providers: leave MCP tools to TurnPlan::attach_mcp instead of
   // selecting (and perhaps starting servers) here.
   bool defer_mcp = false;
+  // Where builtin/raven_task and builtin/web_search read their settings;
+  // null = config.raven as it is (config::FixedRavenSettings). An override
+  // layer (a settings store) passes its own source here.
+  std::shared_ptr<const config::RavenSettingsSource> raven_settings = nullptr;
 };
 
 // The entries of tools.use that name registry tools (not `mcp/...` or

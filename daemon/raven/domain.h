@@ -45,6 +45,8 @@ struct Limits {
   static constexpr size_t kSearchQueryChars = 512;
   static constexpr size_t kSearchResults = 8;
   static constexpr size_t kLeads = 32;
+  static constexpr size_t kLeadTitleChars = 512;    // a Lead's title and
+  static constexpr size_t kLeadSnippetChars = 512;  // snippet, as rendered
   static constexpr size_t kDraftRoutes = 4;
   static constexpr size_t kDraftInstructionChars = 8000;
   static constexpr size_t kDraftVariantChars = 40000;

@@ -12,6 +12,22 @@ namespace raw::raven {
 
 using absl::StrCat;
 
+namespace {
+
+// `text` cut to at most `limit` code points, marked with "…" when cut: a
+// backend's title or snippet is context, never worth unbounded output.
+std::string Bounded(const std::string& text, size_t limit) {
+  if (CodePoints(text) <= limit) return text;
+  size_t end = 0;
+  for (size_t seen = 0; end < text.size() && seen < limit; ++seen) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+  }
+  return StrCat(text.substr(0, end), "…");
+}
+
+}  // namespace
+
 absl::StatusOr<ActionResult> Engine::Discover(const Fields& f) {
   if (!f.Has("queries")) return FieldError("queries", "is required");
   ASSIGN_OR_RETURN(std::vector<std::string> raw,
@@ -55,6 +71,9 @@ absl::StatusOr<ActionResult> Engine::Discover(const Fields& f) {
         continue;
       }
       lead.queries = {a.query};
+      lead.title = Bounded(lead.title, Limits::kLeadTitleChars);
+      lead.snippet = Bounded(lead.snippet, Limits::kLeadSnippetChars);
+      lead.published = Bounded(lead.published, Limits::kSourceAsOfChars);
       leads.push_back(std::move(lead));
     }
   }

@@ -143,9 +143,13 @@ class Checker {
       return Expect(value.is_number() && positive, strict, at,
                     key == "multipleOf" ? "a number greater than 0" : "a number", value);
     } else if (IsOneOf(key, kCounts)) {
+      // A schema built in C++ holds a literal such as 1 as a signed
+      // integer; one parsed from text holds it as unsigned.
       bool ok =
-          value.is_number_unsigned() || (value.is_number_float() && value.get<double>() >= 0 &&
-                                         std::floor(value.get<double>()) == value.get<double>());
+          value.is_number_unsigned() ||
+          (value.is_number_integer() && value.get<int64_t>() >= 0) ||
+          (value.is_number_float() && value.get<double>() >= 0 &&
+           std::floor(value.get<double>()) == value.get<double>());
       return Expect(ok, strict, at, "a non-negative integer", value);
     } else if (IsOneOf(key, kBooleans)) {
       return Expect(value.is_boolean(), strict, at, "a boolean", value);

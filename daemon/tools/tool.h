@@ -31,6 +31,9 @@ class HttpClient;
 namespace raw::skills {
 class SkillSet;
 }
+namespace raw::raven {
+class DraftGenerator;
+}
 
 namespace raw::tools {
 
@@ -78,6 +81,16 @@ struct ToolContext {
   // earlier results in the session, oldest first, read from the store; null
   // = none available. builtin/raven_task rebuilds its Task book from it.
   std::function<absl::StatusOr<std::vector<std::string>>()> prior_meta = nullptr;
+  // The deployment's Raven and web search settings as they are now
+  // (config::RavenSettings; builtin/raven_task, builtin/web_search); null =
+  // the defaults (no search backend, no draft routes).
+  const config::RavenSettingsSource* raven_settings = nullptr;
+  // The value of a config variable by name (the brave search backend's
+  // key); null = variables cannot be read here.
+  std::function<absl::StatusOr<std::string>(const std::string& name)> resolve_variable = nullptr;
+  // Draft Variants over the configured model routes (builtin/raven_task's
+  // draft action); null = drafting is unavailable.
+  raven::DraftGenerator* drafter = nullptr;
 };
 
 struct ToolOutput {

@@ -2,7 +2,9 @@
 // registers a Source, checkpoints and completes; the Task's state rides the
 // stored results' host-side metadata (never the model's context), the
 // stored session replays to the same Task, and after a daemon restart the
-// tool continues the same Task from the store.
+// tool continues the same Task from the store. Discovery runs against a
+// fake SearXNG on 127.0.0.1, and drafting against the fake provider plus a
+// dead route.
 #include <sqlite3.h>
 
 #include <vector>
@@ -188,6 +190,202 @@ TEST_F(RavenTaskTest, SourcesAreReopenedAtCheckpointAndCompletionAndDriftIsRecor
   ASSERT_EQ(state.sources.size(), 1u);
   EXPECT_EQ(state.sources[0].check.outcome, raven::CheckOutcome::kDrifted);
   EXPECT_EQ(state.claims.at(0).disposition, raven::Disposition::kDeferred);
+}
+
+testing::ScriptedResponse Json200(const std::string& body) {
+  testing::ScriptedResponse r;
+  r.headers = {{"Content-Type", "application/json"}};
+  r.chunks = {body};
+  return r;
+}
+
+// `discover` in rawd against a fake SearXNG: the queries run as one batch,
+// their results merge round-robin into Leads with a shared URL folded into
+// one Lead naming both queries, and the query the backend fails (HTTP 500)
+// becomes a `tool` Limitation while the others' Leads survive. Leads never
+// enter Task state.
+TEST_F(RavenTaskTest, DiscoverMergesLeadsFromSearxngAndAFailedQueryBecomesALimitation) {
+  testing::FakeProviderServer searx;
+  ASSERT_TRUE(searx.status().ok()) << searx.status();
+  searx.EnqueueFor("q=tides%20moon&", Json200(R"({"results": [
+      {"title": "Moon and tides", "url": "https://ocean.test/moon", "content": "The Moon pulls.",
+       "publishedDate": "2024-03-01"},
+      {"title": "Tide tables", "url": "https://tables.test/", "content": "Tables."}]})"));
+  searx.EnqueueFor("q=tidal%20range&", Json200(R"({"results": [
+      {"title": "Tidal range", "url": "https://range.test/", "content": "Range."},
+      {"title": "Moon again", "url": "https://ocean.test/moon", "content": "Same page."}]})"));
+  searx.EnqueueFor("q=broken&", [] {
+    testing::ScriptedResponse r = Json200(R"({"error": "engine google crashed"})");
+    r.status = 500;
+    return r;
+  }());
+  StartDaemon(R"("approval_mode": "allow_all")",
+              absl::StrCat(R"("raven": {"search": {"backend": "searxng", "url": "http://127.0.0.1:)",
+                           searx.port(), R"("}, "network": {"allow_private_addresses": true}})"));
+  std::string session = daemon_->CreateSession();
+  std::string task = raven::MakeTaskId(session, 1);
+  fake_.Enqueue(chat::ToolCallsAnswer({
+      {"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Tides"})"},
+      {"c2", "raven_task",
+       Json({{"action", "discover"}, {"taskId", task},
+             {"queries", {"tides moon", "tidal range", "broken"}}}).dump()},
+  }));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "research tides");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 2u);
+  const std::string& found = results[1].content();
+  EXPECT_EQ(results[1].status(), kOk) << found;
+  EXPECT_THAT(found, HasSubstr("3 Lead(s)"));
+  EXPECT_THAT(found, HasSubstr("Leads (uninspected candidates, not Sources)"));
+  // Round-robin by rank: the first result of each query, then the second.
+  size_t moon = found.find("Moon and tides"), range = found.find("Tidal range"),
+         tables = found.find("Tide tables");
+  ASSERT_NE(moon, std::string::npos) << found;
+  ASSERT_NE(range, std::string::npos) << found;
+  ASSERT_NE(tables, std::string::npos) << found;
+  EXPECT_LT(moon, range);
+  EXPECT_LT(range, tables);
+  EXPECT_THAT(found, HasSubstr("queries: tides moon \\| tidal range"));
+  EXPECT_THAT(found, HasSubstr("published: 2024\\-03\\-01"));
+  EXPECT_EQ(found.find("Moon again"), std::string::npos);
+  EXPECT_EQ(searx.requests().size(), 3u);
+  for (const auto& r : searx.requests()) EXPECT_THAT(r.path, HasSubstr("&format=json"));
+
+  std::string db = daemon_->state_dir() + "/sessions-v1.sqlite3";
+  raven::TaskBook book = raven::ReplayBook(StoredRecords(db, session));
+  const raven::TaskState& state = book.tasks.at(task);
+  ASSERT_EQ(state.limitations.size(), 1u);
+  EXPECT_EQ(state.limitations[0].kind, raven::LimitationKind::kTool);
+  EXPECT_THAT(state.limitations[0].detail,
+              HasSubstr("discovery query \"broken\" failed: the searxng search backend answered "
+                        "HTTP 500: engine google crashed"));
+  EXPECT_TRUE(state.sources.empty()) << "Leads never become Sources";
+  EXPECT_EQ(StoredRecords(db, session).back().find("ocean.test"), std::string::npos)
+      << "Leads never enter Task state";
+}
+
+// Without raven.search, discover is unavailable with the reason rather than
+// an empty result, and web_search is not offered to the model.
+TEST_F(RavenTaskTest, WithoutABackendDiscoveryIsUnavailableAndWebSearchIsNotOffered) {
+  StartDaemon(R"("approval_mode": "allow_all")");
+  std::string session = daemon_->CreateSession();
+  std::string task = raven::MakeTaskId(session, 1);
+  fake_.Enqueue(chat::ToolCallsAnswer({
+      {"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Tides"})"},
+      {"c2", "raven_task",
+       Json({{"action", "discover"}, {"taskId", task}, {"queries", {"tides"}}}).dump()},
+  }));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "research tides");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_THAT(results[1].content(), HasSubstr("status unavailable"));
+  EXPECT_THAT(results[1].content(), HasSubstr("no search backend is configured"));
+  absl::StatusOr<Json> body = fake_.requests().at(0).BodyJson();
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_THAT(body->dump(), HasSubstr("\"raven_task\""));
+  EXPECT_THAT(body->dump(), Not(HasSubstr("\"web_search\"")));
+}
+
+// `draft` in rawd: every configured route gets the instruction through the
+// provider adapters; the fake provider's route drafts, and the route whose
+// server is down comes back as one labelled failed variant, not a gap.
+TEST_F(RavenTaskTest, DraftAsksEveryRouteAndADeadRouteIsALabelledFailedVariant) {
+  std::string config = Config(R"("approval_mode": "allow_all")",
+                              R"("raven": {"draft": {"routes": ["openai/gpt-test", "dead/gpt-dead"],
+                                                     "max_output_tokens": 777}})",
+                              R"(["builtin/*"])", "");
+  const std::string models = R"("models": { "fake": {)";
+  ASSERT_NE(config.find(models), std::string::npos);
+  config.replace(config.find(models), models.size(),
+                 R"("models": { "dead": { "provider": "dead", "method": "openai-chat-completions",
+                    "model_id": "gpt-dead", "base_url": "http://127.0.0.1:1/v1",
+                    "api_key_env": "RAW_TEST_KEY" }, "fake": {)");
+  daemon_ = std::make_unique<TestDaemon>(config);
+  ASSERT_TRUE(daemon_->Start().ok());
+  std::string session = daemon_->CreateSession();
+  std::string task = raven::MakeTaskId(session, 1);
+  fake_.Enqueue(chat::ToolCallsAnswer({
+      {"c1", "raven_task", R"({"action":"start","outcome":"learning","request":"Explain tides"})"},
+      {"c2", "raven_task",
+       Json({{"action", "draft"}, {"taskId", task}, {"instruction", "Write a two-line intro."}})
+           .dump()},
+  }));
+  fake_.Enqueue(chat::TextAnswer("Tides rise and fall twice a day. The Moon drives them."));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "explain tides");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 2u);
+  const std::string& drafts = results[1].content();
+  EXPECT_EQ(results[1].status(), kOk) << drafts;
+  EXPECT_THAT(drafts, HasSubstr("2 Draft Variant(s)"));
+  EXPECT_THAT(drafts, HasSubstr("Draft Variants (candidate wording, not evidence)"));
+  EXPECT_THAT(drafts, HasSubstr("### openai/gpt-test\n\nTides rise and fall twice a day.\nThe Moon drives them."));
+  EXPECT_THAT(drafts, HasSubstr("- failed route dead/gpt-dead: the route failed:"));
+  EXPECT_THAT(drafts, HasSubstr("some routes failed; compare the ones that did"));
+
+  // The draft request: no tools, the Task context and the instruction, the
+  // draft output cap.
+  ASSERT_EQ(fake_.requests().size(), 3u);
+  absl::StatusOr<Json> draft = fake_.requests()[1].BodyJson();
+  ASSERT_TRUE(draft.ok()) << draft.status();
+  EXPECT_FALSE(draft->contains("tools"));
+  EXPECT_EQ(draft->value("max_completion_tokens", 0), 777);
+  EXPECT_THAT(draft->dump(), HasSubstr("Request: Explain tides"));
+  EXPECT_THAT(draft->dump(), HasSubstr("Write this now:\\nWrite a two-line intro."));
+
+  // Variants are candidates: they never enter the Task as evidence.
+  std::string db = daemon_->state_dir() + "/sessions-v1.sqlite3";
+  raven::TaskBook book = raven::ReplayBook(StoredRecords(db, session));
+  const raven::TaskState& state = book.tasks.at(task);
+  EXPECT_TRUE(state.sources.empty());
+  EXPECT_TRUE(state.claims.empty());
+  EXPECT_FALSE(state.latest_artifact.has_value());
+}
+
+// The verifier takes its settings from the config's raven section: with
+// raven.network.allow_private_addresses (the agent allows nothing) it
+// reaches the page on 127.0.0.1, and raven.verify.max_bytes cuts the body,
+// so the Source is unchecked rather than verified and the Checkpoint is not
+// published.
+TEST_F(RavenTaskTest, TheVerifierReadsTheRavenSettingsOfTheConfig) {
+  testing::FakeProviderServer site;
+  ASSERT_TRUE(site.status().ok()) << site.status();
+  testing::ScriptedResponse page;
+  page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
+  page.chunks = {"<html><body><p>The reef lost 14 % of its coral cover in 2024.</p></body></html>"};
+  site.Enqueue(page);
+  StartDaemon(R"("approval_mode": "allow_all")",
+              R"("raven": {"verify": {"max_bytes": 16}, "network": {"allow_private_addresses": true}})");
+  const std::string url = "http://127.0.0.1:" + std::to_string(site.port()) + "/reef";
+  std::string session = daemon_->CreateSession();
+  std::string task = raven::MakeTaskId(session, 1);
+  Json checkpoint = {
+      {"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"}, {"summary", "Finding."},
+      {"artifact", "The reef lost coral [@reef]."},
+      {"sources", Json::array({Json{{"sourceId", "reef"}, {"url", url}, {"title", "Reef report"},
+                                    {"locator", "Summary"},
+                                    {"excerpt", "The reef lost 14 % of its coral cover in 2024."}}})}};
+  fake_.Enqueue(chat::ToolCallsAnswer({
+      {"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Reef health"})"},
+      {"c2", "raven_task", checkpoint.dump()},
+  }));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "reef");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_THAT(results[1].content(), HasSubstr("status needs-revision"));
+  EXPECT_THAT(results[1].content(), HasSubstr("longer than 16 bytes"));
+  EXPECT_EQ(site.requests().size(), 1u) << "the private address was reached";
 }
 
 }  // namespace

@@ -226,6 +226,11 @@ void FakeProviderServer::Enqueue(ScriptedResponse response) {
   script_.push_back(std::move(response));
 }
 
+void FakeProviderServer::EnqueueFor(std::string target_part, ScriptedResponse response) {
+  absl::MutexLock lock(&mu_);
+  routed_.emplace_back(std::move(target_part), std::move(response));
+}
+
 size_t FakeProviderServer::pending_responses() const {
   absl::MutexLock lock(&mu_);
   return script_.size();
@@ -366,6 +371,12 @@ void FakeProviderServer::AcceptLoop() {
 ScriptedResponse FakeProviderServer::NextResponse(const RecordedRequest& request) {
   absl::MutexLock lock(&mu_);
   requests_.push_back(request);
+  for (auto it = routed_.begin(); it != routed_.end(); ++it) {
+    if (request.path.find(it->first) == std::string::npos) continue;
+    ScriptedResponse next = std::move(it->second);
+    routed_.erase(it);
+    return next;
+  }
   if (!script_.empty()) {
     ScriptedResponse next = std::move(script_.front());
     script_.pop_front();

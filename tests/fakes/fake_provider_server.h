@@ -93,6 +93,10 @@ class FakeProviderServer {
   std::string base_url() const;
 
   void Enqueue(ScriptedResponse response);
+  // Answers the first request whose target (path and query) contains
+  // `target_part` with `response`, ahead of the Enqueue()d ones: for
+  // requests that arrive concurrently in no fixed order (a search batch).
+  void EnqueueFor(std::string target_part, ScriptedResponse response);
   size_t pending_responses() const;
 
   std::vector<RecordedRequest> requests() const;
@@ -135,6 +139,7 @@ class FakeProviderServer {
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::deque<ScriptedResponse> script_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, ScriptedResponse>> routed_ ABSL_GUARDED_BY(mu_);
   std::vector<RecordedRequest> requests_ ABSL_GUARDED_BY(mu_);
   size_t unscripted_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<int> open_fds_ ABSL_GUARDED_BY(mu_);

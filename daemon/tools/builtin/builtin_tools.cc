@@ -16,6 +16,7 @@ absl::Status RegisterBuiltinTools(ToolRegistry& registry) {
   RETURN_IF_ERROR(registry.Register(builtin::MakeGrepTool()));
   RETURN_IF_ERROR(registry.Register(builtin::MakeListDirTool()));
   RETURN_IF_ERROR(registry.Register(builtin::MakeWebFetchTool()));
+  RETURN_IF_ERROR(registry.Register(builtin::MakeWebSearchTool()));
   RETURN_IF_ERROR(registry.Register(builtin::MakeLoadSkillTool()));
   RETURN_IF_ERROR(registry.Register(builtin::MakeRavenTaskTool()));
   return absl::OkStatus();

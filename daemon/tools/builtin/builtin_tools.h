@@ -37,6 +37,10 @@ ToolSpec MakeListDirTool();
 // returned as text.
 ToolSpec MakeWebFetchTool();
 
+// builtin/web_search: one query against the configured web search backend
+// (raven.search), returning title, URL, snippet and date per result.
+ToolSpec MakeWebSearchTool();
+
 // builtin/raven_task: one durable research Task per session (daemon/raven);
 // its state rides the host-side metadata of its results.
 ToolSpec MakeRavenTaskTool();

@@ -7,13 +7,19 @@
 // session's own history: it survives a daemon restart and needs no storage
 // of its own.
 //
-// Seams composed here: Sources are reopened over the daemon's HttpClient by
-// the HTTP Source verifier (daemon/raven/web), which connects to non-public
-// addresses only when the agent's allow_private_addresses is true (the same
-// switch as web_fetch); without an HttpClient, Source checks report
-// `unavailable` (never a fabricated success). No search backend or draft
-// route is composed in this build: `discover` and `draft` report
-// `unavailable`.
+// Seams composed here, each reading the deployment's settings
+// (ToolContext::raven_settings, config `raven`) when it runs:
+// - Sources are reopened over the daemon's HttpClient by the HTTP Source
+//   verifier (daemon/raven/web) under raven.verify.*, connecting to
+//   non-public addresses only when raven.network.allow_private_addresses or
+//   the agent's allow_private_addresses is true; without an HttpClient,
+//   Source checks report `unavailable` (never a fabricated success).
+// - Leads come from the web search backend (raven.search) through the
+//   WebSourceSearcher; with discovery withheld or no backend, `discover`
+//   reports unavailable with the reason.
+// - Draft Variants come from ToolContext::drafter (the configured
+//   raven.draft.routes over the provider adapters); without one, `draft`
+//   reports unavailable.
 #include <optional>
 #include <string>
 
@@ -25,6 +31,7 @@
 #include "daemon/raven/seams.h"
 #include "daemon/raven/web/http_source_verifier.h"
 #include "daemon/raven/web/verifier_settings.h"
+#include "daemon/raven/web/web_source_searcher.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 
 namespace raw::tools::builtin {
@@ -36,6 +43,27 @@ constexpr char kNoVerifier[] =
     "no HTTP client is available to this tool call, so the excerpt could not be matched "
     "against the page; cite this Source only once it can be verified, or record the gap as a "
     "Limitation";
+
+// The verifier's settings read from the Raven settings at every Verify
+// call (the verifier asks for Current() each time).
+class RavenVerifierSettings : public rv::web::VerifierSettingsSource {
+ public:
+  RavenVerifierSettings(const config::RavenSettingsSource* raven, bool agent_allows_private)
+      : raven_(raven), agent_allows_private_(agent_allows_private) {}
+  rv::web::VerifierSettings Current() const override {
+    const config::RavenSettings raven = raven_ != nullptr ? raven_->Current() : config::RavenSettings();
+    rv::web::VerifierSettings v;
+    v.fetch_timeout_ms = raven.verify.fetch_timeout_ms;
+    v.total_timeout_ms = raven.verify.total_timeout_ms;
+    v.max_bytes = raven.verify.max_bytes;
+    v.allow_private_addresses = raven.allow_private_addresses || agent_allows_private_;
+    return v;
+  }
+
+ private:
+  const config::RavenSettingsSource* raven_;
+  bool agent_allows_private_;
+};
 
 OrderedJson StringEnum(const std::vector<std::string>& names, const std::string& description) {
   return {{"type", "string"}, {"enum", names}, {"description", description}};
@@ -142,15 +170,19 @@ ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
   }
   rv::TaskBook book = rv::ReplayBook(records);
   rv::UnavailableSourceVerifier unavailable(kNoVerifier);
-  rv::web::VerifierSettings verifier_settings;
-  verifier_settings.allow_private_addresses = ctx.settings.web_fetch.allow_private_addresses;
-  rv::web::FixedVerifierSettings settings_source(verifier_settings);
+  const bool agent_allows_private = ctx.settings.web_fetch.allow_private_addresses;
+  RavenVerifierSettings settings_source(ctx.raven_settings, agent_allows_private);
   std::optional<rv::web::HttpSourceVerifier> http_verifier;
   if (ctx.http != nullptr) http_verifier.emplace(*ctx.http, settings_source);
   rv::SourceVerifier& verifier =
       http_verifier ? static_cast<rv::SourceVerifier&>(*http_verifier) : unavailable;
-  rv::DeterministicSourceSearcher searcher("no search backend is composed in this build of rawd");
-  rv::DeterministicDraftGenerator drafter({});
+  config::FixedRavenSettings defaults{config::RavenSettings()};
+  const config::RavenSettingsSource& raven_settings =
+      ctx.raven_settings != nullptr ? *ctx.raven_settings : defaults;
+  rv::web::WebSourceSearcher searcher(ctx.http, raven_settings, ctx.resolve_variable,
+                                      agent_allows_private);
+  rv::DeterministicDraftGenerator no_drafter({});
+  rv::DraftGenerator& drafter = ctx.drafter != nullptr ? *ctx.drafter : no_drafter;
   rv::EngineContext engine{ctx.session_id, SystemClock().NowUnixMs(), verifier, searcher, drafter,
                            ctx.cancel};
   absl::StatusOr<rv::ActionResult> result = rv::RunAction(book, args, engine);

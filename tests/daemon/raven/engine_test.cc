@@ -435,6 +435,21 @@ TEST_F(EngineTest, DiscoverMergesRoundRobinByRankAndFoldsExactUrls) {
   EXPECT_FALSE(r->mutated) << "no query failed: the Task is unchanged";
 }
 
+TEST_F(EngineTest, DiscoverBoundsWhatABackendSays) {
+  std::string id = Start();
+  std::string long_title(600, 'T');
+  std::string long_snippet;
+  for (int i = 0; i < 600; ++i) long_snippet += "é";
+  s.searcher.Set("q", {{"https://a.test/1", long_title, long_snippet, {}}});
+  auto r = s.Call({{"action", "discover"}, {"taskId", id}, {"queries", {"q"}}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r->extra, HasSubstr(std::string(Limits::kLeadTitleChars, 'T') + "…"));
+  EXPECT_EQ(r->extra.find(std::string(Limits::kLeadTitleChars + 1, 'T')), std::string::npos);
+  std::string cut;
+  for (size_t i = 0; i < Limits::kLeadSnippetChars; ++i) cut += "é";
+  EXPECT_THAT(r->extra, HasSubstr(cut + "…"));
+}
+
 TEST_F(EngineTest, DiscoverUnavailableIsReportedNotEmpty) {
   RavenSession u;
   u.searcher = DeterministicSourceSearcher("no search backend is composed");

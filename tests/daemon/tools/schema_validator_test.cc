@@ -187,6 +187,9 @@ TEST(SchemaValidatorTest, InvalidSchemasAreRejectedWithTheLocation) {
   EXPECT_THAT(CompileError(R"({"minimum": "a"})"), HasSubstr("/minimum: expected a number"));
   EXPECT_THAT(CompileError(R"({"maxLength": -1})"),
               HasSubstr("/maxLength: expected a non-negative integer, got -1"));
+  // Counts written as C++ literals are signed integers: still counts.
+  EXPECT_TRUE(SchemaValidator::Compile(Json{{"type", "string"}, {"minLength", 1}}).ok());
+  EXPECT_FALSE(SchemaValidator::Compile(Json{{"type", "string"}, {"minLength", -1}}).ok());
   EXPECT_THAT(CompileError(R"({"items": 5})"),
               HasSubstr("/items: expected a schema (an object or a boolean), got integer"));
   EXPECT_THAT(CompileError(R"({"pattern": "(["})"),
