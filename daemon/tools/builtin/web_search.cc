@@ -4,7 +4,8 @@
 // title, URL, snippet and date of each result.
 //
 // Bounded: at most max_results results (1..20, default raven.search.
-// max_results), the query at most 1000 bytes, the request ended by
+// max_results), the query at most 1000 bytes, each title and snippet shown
+// up to 1000 bytes, the request ended by
 // raven.search.timeout_seconds. Like web_fetch, it connects only to public
 // addresses unless raven.network.allow_private_addresses (or the agent's
 // allow_private_addresses) is true. Errors quote the backend's own words
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 #include "daemon/config/raven_settings.h"
 #include "daemon/raven/web/web_source_searcher.h"
 #include "daemon/search/web_search_client.h"
@@ -29,6 +31,14 @@ namespace {
 
 constexpr int64_t kMaxResults = 20;
 constexpr size_t kMaxQueryBytes = 1000;
+// Longest title or snippet shown (a backend's answer is context, and one
+// verbose result must not crowd out the others).
+constexpr size_t kMaxFieldBytes = 1000;
+
+std::string Bounded(const std::string& text) {
+  if (text.size() <= kMaxFieldBytes) return text;
+  return absl::StrCat(text.substr(0, Utf8Floor(text, kMaxFieldBytes)), "…");
+}
 
 ToolOutput WebSearch(const Json& args, const ToolContext& ctx) {
   if (absl::Status s = CheckArgumentObject(args, {"query", "max_results"}); !s.ok()) {
@@ -72,9 +82,10 @@ ToolOutput WebSearch(const Json& args, const ToolContext& ctx) {
   if (results->empty()) absl::StrAppend(&out, "\n\n(no results)");
   for (size_t i = 0; i < results->size(); ++i) {
     const search::SearchResult& r = (*results)[i];
-    absl::StrAppend(&out, "\n\n", i + 1, ". ", r.title.empty() ? r.url : r.title, "\n   ", r.url);
-    if (!r.date.empty()) absl::StrAppend(&out, "\n   date: ", r.date);
-    if (!r.snippet.empty()) absl::StrAppend(&out, "\n   ", r.snippet);
+    absl::StrAppend(&out, "\n\n", i + 1, ". ", Bounded(r.title.empty() ? r.url : r.title),
+                    "\n   ", r.url);
+    if (!r.date.empty()) absl::StrAppend(&out, "\n   date: ", Bounded(r.date));
+    if (!r.snippet.empty()) absl::StrAppend(&out, "\n   ", Bounded(r.snippet));
   }
   return ToolOutput::Ok(std::move(out));
 }

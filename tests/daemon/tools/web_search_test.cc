@@ -90,6 +90,14 @@ TEST_F(WebSearchToolTest, MaxResultsOverridesTheDefaultWithinBounds) {
   EXPECT_EQ(Search({{"query", "x"}, {"page", 2}}).status, events::ToolStatus::kError);
 }
 
+TEST_F(WebSearchToolTest, LongSnippetsAreCut) {
+  http_.Enqueue(Answer(200, R"({"results": [{"title": "A", "url": "https://a.test/", "content": ")" +
+                                std::string(3000, 's') + R"("}]})"));
+  ToolOutput out = Search({{"query", "x"}});
+  EXPECT_THAT(out.content, HasSubstr("\n   " + std::string(1000, 's') + "…"));
+  EXPECT_THAT(out.content, Not(HasSubstr(std::string(1001, 's'))));
+}
+
 TEST_F(WebSearchToolTest, UnconfiguredSaysSo) {
   ToolOutput out = Search({{"query", "tides"}}, /*configured=*/false);
   EXPECT_EQ(out.status, events::ToolStatus::kError);
