@@ -13,6 +13,7 @@
 #include "daemon/config/builtin_defaults.h"
 #include "daemon/config/config_keys.h"
 #include "daemon/config/raven_overrides.h"
+#include "daemon/loop/stored_raven_settings.h"
 #include "daemon/config/withheld_env.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/loop/turn_planner.h"
@@ -275,6 +276,8 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
   // A turn does not wait for MCP servers to start before it records its
   // start; it attaches their tools on its own thread.
   inputs.defer_mcp = purpose == PlanPurpose::kTurn;
+  // The dashboard card's overrides, read at each use (stored_raven_settings.h).
+  inputs.raven_settings = std::make_shared<StoredRavenSettings>(cfg, deps_.store);
   return BuildTurnPlan(inputs);
 }
 
