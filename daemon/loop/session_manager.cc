@@ -238,13 +238,18 @@ absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers
   return statuses;
 }
 
-absl::StatusOr<PackageListing> SessionManager::ListPackages() {
-  ASSIGN_OR_RETURN(packages::PackageStore store, packages::PackageStore::ForUser(deps_.env));
-  PackageListing listing;
-  listing.index_path = packages::PackageIndex::PathForConfig(deps_.config_path);
-  ASSIGN_OR_RETURN(listing.packages,
-                   packages::List(packages::PackageContext{store, deps_.config_path, nullptr}));
-  return listing;
+void SessionManager::ListPackages(Reply<PackageListing> reply) {
+  bool scheduled = pool_.Schedule([this, reply] {
+    reply([this]() -> absl::StatusOr<PackageListing> {
+      ASSIGN_OR_RETURN(packages::PackageStore store, packages::PackageStore::ForUser(deps_.env));
+      PackageListing listing;
+      listing.index_path = packages::PackageIndex::PathForConfig(deps_.config_path);
+      ASSIGN_OR_RETURN(listing.packages,
+                       packages::List(packages::PackageContext{store, deps_.config_path, nullptr}));
+      return listing;
+    }());
+  });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
 absl::StatusOr<std::vector<config::ModelConfig>> SessionManager::ListModels() {

@@ -247,8 +247,9 @@ class SessionManager {
   // The model entries of the config file as it is now, by name.
   absl::StatusOr<std::vector<config::ModelConfig>> ListModels();
 
-  // The packages of the config file's index (packages::List), read now.
-  absl::StatusOr<PackageListing> ListPackages();
+  // The packages of the config file's index (packages::List), read on the
+  // worker pool (it scans each store entry's files); replies from there.
+  void ListPackages(Reply<PackageListing> reply);
 
   ConfigCheck CheckConfig(const std::string& path);
   const std::string& config_path() const { return deps_.config_path; }

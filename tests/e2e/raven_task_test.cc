@@ -352,86 +352,84 @@ TEST_F(RavenTaskTest, DraftAsksEveryRouteAndADeadRouteIsALabelledFailedVariant) 
   EXPECT_FALSE(state.latest_artifact.has_value());
 }
 
+// A page on 127.0.0.1 holding the reef sentence, served once.
+class ReefSite {
+ public:
+  ReefSite() {
+    testing::ScriptedResponse page;
+    page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
+    page.chunks = {"<html><body><p>The reef lost 14 % of its coral cover in 2024.</p></body></html>"};
+    site_.Enqueue(page);
+  }
+  absl::Status status() const { return site_.status(); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(site_.port()) + "/reef"; }
+  size_t requests() const { return site_.requests().size(); }
+
+ private:
+  testing::FakeProviderServer site_;
+};
+
+// One turn in a new session: the model starts a Task and checkpoints an
+// Artifact citing the reef page at `url` (CheckpointReef: the two results).
+class RavenSettingsTest : public RavenTaskTest {
+ protected:
+  std::vector<raw::v1::ToolResult> CheckpointReef(const std::string& url) {
+    std::string session = daemon_->CreateSession();
+    std::string task = raven::MakeTaskId(session, 1);
+    Json checkpoint = {
+        {"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"}, {"summary", "Finding."},
+        {"artifact", "The reef lost coral [@reef]."},
+        {"sources", Json::array({Json{{"sourceId", "reef"}, {"url", url}, {"title", "Reef report"},
+                                      {"locator", "Summary"},
+                                      {"excerpt", "The reef lost 14 % of its coral cover in 2024."}}})}};
+    fake_.Enqueue(chat::ToolCallsAnswer({
+        {"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Reef health"})"},
+        {"c2", "raven_task", checkpoint.dump()},
+    }));
+    fake_.Enqueue(chat::TextAnswer("done"));
+    EventStream stream(stub(), session);
+    std::string turn = StartTurn(stub(), session, "reef");
+    EXPECT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+    return Results(stream.TurnEvents(turn));
+  }
+};
+
 // The verifier takes its settings from the config's raven section: with
 // raven.network.allow_private_addresses (the agent allows nothing) it
 // reaches the page on 127.0.0.1, and raven.verify.max_bytes cuts the body,
 // so the Source is unchecked rather than verified and the Checkpoint is not
 // published.
-TEST_F(RavenTaskTest, TheVerifierReadsTheRavenSettingsOfTheConfig) {
-  testing::FakeProviderServer site;
+TEST_F(RavenSettingsTest, TheVerifierReadsTheRavenSettingsOfTheConfig) {
+  ReefSite site;
   ASSERT_TRUE(site.status().ok()) << site.status();
-  testing::ScriptedResponse page;
-  page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
-  page.chunks = {"<html><body><p>The reef lost 14 % of its coral cover in 2024.</p></body></html>"};
-  site.Enqueue(page);
   StartDaemon(R"("approval_mode": "allow_all")",
               R"("raven": {"verify": {"max_bytes": 16}, "network": {"allow_private_addresses": true}})");
-  const std::string url = "http://127.0.0.1:" + std::to_string(site.port()) + "/reef";
-  std::string session = daemon_->CreateSession();
-  std::string task = raven::MakeTaskId(session, 1);
-  Json checkpoint = {
-      {"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"}, {"summary", "Finding."},
-      {"artifact", "The reef lost coral [@reef]."},
-      {"sources", Json::array({Json{{"sourceId", "reef"}, {"url", url}, {"title", "Reef report"},
-                                    {"locator", "Summary"},
-                                    {"excerpt", "The reef lost 14 % of its coral cover in 2024."}}})}};
-  fake_.Enqueue(chat::ToolCallsAnswer({
-      {"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Reef health"})"},
-      {"c2", "raven_task", checkpoint.dump()},
-  }));
-  fake_.Enqueue(chat::TextAnswer("done"));
-  EventStream stream(stub(), session);
-  std::string turn = StartTurn(stub(), session, "reef");
-  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
-  auto results = Results(stream.TurnEvents(turn));
+  auto results = CheckpointReef(site.url());
   ASSERT_EQ(results.size(), 2u);
   EXPECT_THAT(results[1].content(), HasSubstr("status needs-revision"));
   EXPECT_THAT(results[1].content(), HasSubstr("longer than 16 bytes"));
-  EXPECT_EQ(site.requests().size(), 1u) << "the private address was reached";
+  EXPECT_EQ(site.requests(), 1u) << "the private address was reached";
 }
 
 // The dashboard card's overrides (plugin settings "raven-research") are
 // read at the Source check itself: saved through the API after the daemon
 // started, with nothing in the config file, they cut the page as the
 // config's own raven.verify.max_bytes would.
-TEST_F(RavenTaskTest, TheCardsOverridesTakeEffectAtTheNextSourceCheck) {
-  testing::FakeProviderServer site;
+TEST_F(RavenSettingsTest, TheCardsOverridesTakeEffectAtTheNextSourceCheck) {
+  ReefSite site;
   ASSERT_TRUE(site.status().ok()) << site.status();
-  testing::ScriptedResponse page;
-  page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
-  page.chunks = {"<html><body><p>The reef lost 14 % of its coral cover in 2024.</p></body></html>"};
-  site.Enqueue(page);
   StartDaemon(R"("approval_mode": "allow_all")",
               R"("raven": {"network": {"allow_private_addresses": true}})");
-  {
-    raw::v1::SetPluginSettingsRequest set;
-    set.set_namespace_("raven-research");
-    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(R"({"verify":{"max_bytes":16}})",
-                                                            set.mutable_settings())
-                    .ok());
-    grpc::ClientContext ctx;
-    raw::v1::PluginSettings stored;
-    grpc::Status s = stub().SetPluginSettings(&ctx, set, &stored);
-    ASSERT_TRUE(s.ok()) << s.error_message();
-  }
-  const std::string url = "http://127.0.0.1:" + std::to_string(site.port()) + "/reef";
-  std::string session = daemon_->CreateSession();
-  std::string task = raven::MakeTaskId(session, 1);
-  Json checkpoint = {
-      {"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"}, {"summary", "Finding."},
-      {"artifact", "The reef lost coral [@reef]."},
-      {"sources", Json::array({Json{{"sourceId", "reef"}, {"url", url}, {"title", "Reef report"},
-                                    {"locator", "Summary"},
-                                    {"excerpt", "The reef lost 14 % of its coral cover in 2024."}}})}};
-  fake_.Enqueue(chat::ToolCallsAnswer({
-      {"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Reef health"})"},
-      {"c2", "raven_task", checkpoint.dump()},
-  }));
-  fake_.Enqueue(chat::TextAnswer("done"));
-  EventStream stream(stub(), session);
-  std::string turn = StartTurn(stub(), session, "reef");
-  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
-  auto results = Results(stream.TurnEvents(turn));
+  raw::v1::SetPluginSettingsRequest set;
+  set.set_namespace_("raven-research");
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(R"({"verify":{"max_bytes":16}})",
+                                                          set.mutable_settings())
+                  .ok());
+  grpc::ClientContext ctx;
+  raw::v1::PluginSettings stored;
+  grpc::Status saved = stub().SetPluginSettings(&ctx, set, &stored);
+  ASSERT_TRUE(saved.ok()) << saved.error_message();
+  auto results = CheckpointReef(site.url());
   ASSERT_EQ(results.size(), 2u);
   EXPECT_THAT(results[1].content(), HasSubstr("longer than 16 bytes"));
 }
