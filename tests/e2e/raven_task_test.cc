@@ -129,6 +129,65 @@ TEST_F(RavenTaskTest, ModelRunsATaskToCompletionAndTheSessionReplaysIt) {
   EXPECT_THAT(after[1].content(), HasSubstr("<raven_task_recovery>"));
 }
 
+// The Task book comes from the stored results, not from the model context:
+// after /clear empties the context (and after a compaction that summarized
+// the turn that started the Task), status still finds the active Task, and
+// a second start is refused while it is active.
+TEST_F(RavenTaskTest, StatusAfterClearAndCompactionReadsTheStoredTask) {
+  StartDaemon(R"("approval_mode": "allow_all")");
+  std::string session = daemon_->CreateSession();
+  const std::string task = raven::MakeTaskId(session, 1);
+  auto turn = [&](const std::string& text, const std::vector<chat::ToolCall>& calls) {
+    if (!calls.empty()) fake_.Enqueue(chat::ToolCallsAnswer(calls));
+    fake_.Enqueue(chat::TextAnswer("ok"));
+    EventStream stream(stub(), session);
+    std::string id = StartTurn(stub(), session, text);
+    EXPECT_TRUE(stream.WaitForTurnEnd(id).has_value());
+    return Results(stream.TurnEvents(id));
+  };
+  turn("research reefs",
+       {{"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Reef health"})"}});
+  // Two more turns, so that a compaction has the first one to summarize.
+  turn("more", {});
+  turn("and more", {});
+  fake_.Enqueue(chat::TextAnswer("SUMMARY: a research Task about reefs was started."));
+  {
+    raw::v1::CompactRequest req;
+    req.set_session_id(session);
+    req.set_lease_id(LeaseFor(stub(), session));
+    raw::v1::CompactResponse resp;
+    grpc::ClientContext ctx;
+    EventStream stream(stub(), session);
+    ASSERT_TRUE(stub().Compact(&ctx, req, &resp).ok());
+    auto ended = stream.WaitFor([&](const raw::v1::Event& e) {
+      return e.has_compaction_ended() && e.turn_id() == resp.operation_id();
+    });
+    ASSERT_TRUE(ended.has_value());
+    EXPECT_EQ(ended->compaction_ended().outcome(), raw::v1::COMPACTION_OUTCOME_ACCEPTED);
+  }
+  auto after_compaction = turn("status?", {{"s1", "raven_task", R"({"action":"status"})"}});
+  ASSERT_EQ(after_compaction.size(), 1u);
+  EXPECT_THAT(after_compaction[0].content(), HasSubstr("Raven Task " + task));
+  {
+    raw::v1::ClearContextRequest req;
+    req.set_session_id(session);
+    req.set_lease_id(LeaseFor(stub(), session));
+    raw::v1::ClearContextResponse resp;
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub().ClearContext(&ctx, req, &resp).ok());
+  }
+  const size_t before = fake_.requests().size();
+  auto after_clear = turn("status again", {{"s2", "raven_task", R"({"action":"status"})"},
+                                           {"s3", "raven_task",
+                                            R"({"action":"start","outcome":"research","request":"Another"})"}});
+  ASSERT_EQ(after_clear.size(), 2u);
+  // The model's context no longer names the Task; the tool still does.
+  EXPECT_THAT(fake_.requests()[before].body, Not(HasSubstr(task)));
+  EXPECT_THAT(after_clear[0].content(), HasSubstr("Raven Task " + task));
+  EXPECT_EQ(after_clear[1].status(), raw::v1::TOOL_RESULT_STATUS_ERROR);
+  EXPECT_THAT(after_clear[1].content(), HasSubstr(task));
+}
+
 // The HTTP Source verifier in rawd, against pages served on 127.0.0.1 (the
 // agent allows private addresses; by default they are refused): a doctored
 // excerpt is refused at the Checkpoint with the passage to repair it from,
