@@ -1,7 +1,10 @@
 #include "daemon/loop/turn.h"
 
+#include <algorithm>
 #include <chrono>
+#include <variant>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -99,8 +102,37 @@ std::optional<std::string> Turn::UserContextText(std::string* blocked) {
     absl::StrAppend(&text, "\n\n[Context added by a hook]\n",
                     log_.Redact(submit.additional_context));
   }
-  absl::StrAppend(&text, SkillChangeNotices());
+  absl::StrAppend(&text, SkillChangeNotices(), ToolTurnContexts());
   return text;
+}
+
+std::string Turn::ToolTurnContexts() {
+  std::string out;
+  for (const auto& [model_name, spec] : plan_.tools) {
+    if (!spec->turn_context) continue;
+    const auto shows_tool = [&](const events::ContextItem& item) {
+      const auto* outcome = std::get_if<events::ToolOutcome>(&item);
+      return outcome != nullptr && outcome->name == model_name;
+    };
+    if (std::any_of(context_.rbegin(), context_.rend(), shows_tool)) continue;
+    absl::StatusOr<std::vector<std::string>> prior =
+        log_.store().ReadToolMeta(log_.session_id(), spec->qualified_name);
+    if (!prior.ok()) {
+      // The turn has not started yet; its context simply goes without.
+      RAW_LOG(Warning) << "session " << plan_.session_id << ": the earlier results of "
+                       << model_name << " could not be read: " << prior.status();
+      continue;
+    }
+    std::string text = spec->turn_context(*prior);
+    if (text.empty()) continue;
+    const auto holds_text = [&](const events::ContextItem& item) {
+      const auto* user = std::get_if<events::UserText>(&item);
+      return user != nullptr && absl::StrContains(user->text, text);
+    };
+    if (std::any_of(context_.rbegin(), context_.rend(), holds_text)) continue;
+    absl::StrAppend(&out, "\n\n", text);
+  }
+  return out;
 }
 
 void Turn::NoticeToolChanges() {

@@ -124,11 +124,15 @@ class Turn {
 
  private:
   events::TurnEnded RunTurn();
-  // The user's context item: the prompt, plus hook context and notices
-  // about changed skills. nullopt when a user_prompt_submit hook blocked it
-  // (`*blocked` then holds the reason).
+  // The user's context item: the prompt, plus hook context, notices
+  // about changed skills and the selected tools' turn context. nullopt when
+  // a user_prompt_submit hook blocked it (`*blocked` then holds the reason).
   std::optional<std::string> UserContextText(std::string* blocked);
   std::string SkillChangeNotices();
+  // ToolSpec::turn_context of each selected tool whose results the model
+  // context does not hold (for builtin/raven_task: the current Task's
+  // summary after /clear or a compaction), each after a blank line.
+  std::string ToolTurnContexts();
   enum class StepOutcome { kContinue, kDone };
 
   StepOutcome RunStep(int step, events::TurnEnded* end);

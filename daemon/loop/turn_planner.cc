@@ -212,6 +212,7 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
     // Without a search backend, neither has web_search.
     if (spec->qualified_name == kWebSearchTool && !has_search_backend) continue;
     AddTool(plan, spec);
+    plan.agent.agent.system_prompt += spec->prompt_section;
   }
   const bool selects_mcp = in.mcp != nullptr && registry_patterns.size() < agent.tools_use.size();
   const bool defer_mcp = selects_mcp && in.defer_mcp && in.with_providers;

@@ -4,8 +4,9 @@
 // the MCP manager, which starts their servers if needed —, rules, hooks and
 // skills), so that a config problem is reported when the turn is requested,
 // before anything is recorded. MCP servers that cannot start become notices
-// of the turn, not errors. The system prompt is the agent's
-// plus the selected skills' listing; the prompt-cache key derives from the
+// of the turn, not errors. The system prompt is the agent's, then the
+// selected registry tools' prompt sections (ToolSpec::prompt_section), then
+// the selected skills' listing; the prompt-cache key derives from the
 // result (see daemon/context/cache_key.h). Pure apart from reading skill
 // files; thread-safe.
 #pragma once

@@ -137,6 +137,17 @@ struct ToolSpec {
   RuleSubject rule_subject = RuleSubject::kNone;
   std::string rule_argument;  // the string argument rules see, e.g. "command"
   ToolHandler handler;
+  // Text the system prompt gains when the tool is selected (after the
+  // agent's prompt, in selection order, before the skills listing); ""
+  // = none. A constant, never state: it is part of the cached prefix, so it
+  // must not change between requests.
+  std::string prompt_section;
+  // At the start of a turn whose model context holds none of this tool's
+  // results: text for the user's context item, made from the tool's earlier
+  // result metadata in the session (as ToolContext::prior_meta, oldest
+  // first); "" = nothing to add. The turn also leaves it out when the
+  // context already holds exactly that text. Null = never asked.
+  std::function<std::string(const std::vector<std::string>& prior_meta)> turn_context;
   // Compiled from input_schema by ToolRegistry::Register.
   std::shared_ptr<const SchemaValidator> validator;
 };

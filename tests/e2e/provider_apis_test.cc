@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "gmock/gmock.h"
+#include "daemon/raven/prompt.h"
 #include "tests/e2e/e2e_fixture.h"
 
 namespace raw::e2e {
@@ -85,7 +86,7 @@ void CheckAnthropic(const Json& body) {
   EXPECT_FALSE(body.contains("prompt_cache_key"));
   ASSERT_TRUE(body.contains("cache_control"));
   EXPECT_EQ(body["cache_control"]["type"], "ephemeral");
-  EXPECT_EQ(body["system"], "You are a test agent.");
+  EXPECT_EQ(body["system"], "You are a test agent." + raven::PromptSection());
   const Json& last = body["messages"].back();
   EXPECT_EQ(last["role"], "user");
   ASSERT_GE(last["content"].size(), 3u);

@@ -129,11 +129,32 @@ TEST_F(RavenTaskTest, ModelRunsATaskToCompletionAndTheSessionReplaysIt) {
   EXPECT_THAT(after[1].content(), HasSubstr("<raven_task_recovery>"));
 }
 
+// The system message of a Chat Completions request body, and whether its
+// last user message carries the Task summary.
+std::string SystemPrompt(const testing::RecordedRequest& request) {
+  absl::StatusOr<Json> body = request.BodyJson();
+  EXPECT_TRUE(body.ok());
+  return body.ok() ? (*body)["messages"][0].value("content", "") : "";
+}
+std::string LastUserText(const testing::RecordedRequest& request) {
+  absl::StatusOr<Json> body = request.BodyJson();
+  EXPECT_TRUE(body.ok());
+  std::string text;
+  if (!body.ok()) return text;
+  for (const Json& m : (*body)["messages"]) {
+    if (m.value("role", "") == "user") text = m.value("content", "");
+  }
+  return text;
+}
+
 // The Task book comes from the stored results, not from the model context:
 // after /clear empties the context (and after a compaction that summarized
 // the turn that started the Task), status still finds the active Task, and
-// a second start is refused while it is active.
-TEST_F(RavenTaskTest, StatusAfterClearAndCompactionReadsTheStoredTask) {
+// a second start is refused while it is active. Those turns start with a
+// <raven_task_context> summary of the Task, which a turn whose context
+// still shows the Task's results goes without; the system prompt carries
+// the same Raven section in every request.
+TEST_F(RavenTaskTest, AfterClearAndCompactionTheTurnStartsWithTheTaskSummary) {
   StartDaemon(R"("approval_mode": "allow_all")");
   std::string session = daemon_->CreateSession();
   const std::string task = raven::MakeTaskId(session, 1);
@@ -150,6 +171,9 @@ TEST_F(RavenTaskTest, StatusAfterClearAndCompactionReadsTheStoredTask) {
   // Two more turns, so that a compaction has the first one to summarize.
   turn("more", {});
   turn("and more", {});
+  // The context still shows the Task's result: no summary.
+  ASSERT_EQ(fake_.requests().size(), 4u);
+  EXPECT_THAT(LastUserText(fake_.requests()[2]), Not(HasSubstr("<raven_task_context>")));
   fake_.Enqueue(chat::TextAnswer("SUMMARY: a research Task about reefs was started."));
   {
     raw::v1::CompactRequest req;
@@ -165,9 +189,23 @@ TEST_F(RavenTaskTest, StatusAfterClearAndCompactionReadsTheStoredTask) {
     ASSERT_TRUE(ended.has_value());
     EXPECT_EQ(ended->compaction_ended().outcome(), raw::v1::COMPACTION_OUTCOME_ACCEPTED);
   }
+  const size_t compacted_at = fake_.requests().size();
   auto after_compaction = turn("status?", {{"s1", "raven_task", R"({"action":"status"})"}});
   ASSERT_EQ(after_compaction.size(), 1u);
   EXPECT_THAT(after_compaction[0].content(), HasSubstr("Raven Task " + task));
+  const std::string summary = LastUserText(fake_.requests()[compacted_at]);
+  EXPECT_THAT(summary, HasSubstr("status?\n\n<raven_task_context>\n"));
+  EXPECT_THAT(summary, HasSubstr("Task " + task + " · research · grounding required · phase "
+                                 "active · revision 1\nRequest: Reef health\n"));
+  EXPECT_THAT(summary, HasSubstr("No Checkpoint yet"));
+  // Within the turn the model sees the status result, and the summary once.
+  const std::string& next = fake_.requests()[compacted_at + 1].body;
+  size_t summaries = 0;
+  for (size_t at = next.find("<raven_task_context>"); at != std::string::npos;
+       at = next.find("<raven_task_context>", at + 1)) {
+    ++summaries;
+  }
+  EXPECT_EQ(summaries, 1u) << "the summary is in the context once";
   {
     raw::v1::ClearContextRequest req;
     req.set_session_id(session);
@@ -181,11 +219,59 @@ TEST_F(RavenTaskTest, StatusAfterClearAndCompactionReadsTheStoredTask) {
                                            {"s3", "raven_task",
                                             R"({"action":"start","outcome":"research","request":"Another"})"}});
   ASSERT_EQ(after_clear.size(), 2u);
-  // The model's context no longer names the Task; the tool still does.
-  EXPECT_THAT(fake_.requests()[before].body, Not(HasSubstr(task)));
+  // After /clear the context holds nothing of the Task but its summary.
+  absl::StatusOr<Json> cleared = fake_.requests()[before].BodyJson();
+  ASSERT_TRUE(cleared.ok());
+  ASSERT_EQ((*cleared)["messages"].size(), 2u);
+  EXPECT_THAT(LastUserText(fake_.requests()[before]),
+              HasSubstr("status again\n\n<raven_task_context>\nThis session has a Raven Task"));
   EXPECT_THAT(after_clear[0].content(), HasSubstr("Raven Task " + task));
   EXPECT_EQ(after_clear[1].status(), raw::v1::TOOL_RESULT_STATUS_ERROR);
   EXPECT_THAT(after_clear[1].content(), HasSubstr(task));
+
+  // One Raven section, the same in every request: the cached prefix holds.
+  const std::string system = SystemPrompt(fake_.requests()[0]);
+  EXPECT_THAT(system, HasSubstr("## Research Tasks (raven_task)"));
+  for (const auto& request : fake_.requests()) {
+    if (request.BodyJson().ok() && (*request.BodyJson()).contains("tools")) {
+      EXPECT_EQ(SystemPrompt(request), system);
+    }
+  }
+}
+
+// An agent that no longer selects raven_task gets neither the section nor
+// a summary, even in a session whose Task is active (the config is read
+// again for every turn).
+TEST_F(RavenTaskTest, WithoutTheToolNeitherThePromptSectionNorTheSummary) {
+  StartDaemon(R"("approval_mode": "allow_all")");
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"c1", "raven_task", R"({"action":"start","outcome":"research","request":"Reefs"})"}}));
+  fake_.Enqueue(chat::TextAnswer("ok"));
+  {
+    EventStream stream(stub(), session);
+    ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(stub(), session, "go")).has_value());
+  }
+  EXPECT_THAT(SystemPrompt(fake_.requests()[0]), HasSubstr("## Research Tasks (raven_task)"));
+  {
+    raw::v1::ClearContextRequest req;
+    req.set_session_id(session);
+    req.set_lease_id(LeaseFor(stub(), session));
+    raw::v1::ClearContextResponse resp;
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub().ClearContext(&ctx, req, &resp).ok());
+  }
+  WriteFile(daemon_->config_path(),
+            Config(R"("approval_mode": "allow_all")", "", R"(["builtin/read_file"])", ""));
+  fake_.Enqueue(chat::TextAnswer("ok"));
+  const size_t before = fake_.requests().size();
+  {
+    EventStream stream(stub(), session);
+    ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(stub(), session, "hello")).has_value());
+  }
+  ASSERT_EQ(fake_.requests().size(), before + 1);
+  EXPECT_EQ(SystemPrompt(fake_.requests()[before]), "You are a test agent.");
+  EXPECT_EQ(LastUserText(fake_.requests()[before]), "hello");
 }
 
 // The HTTP Source verifier in rawd, against pages served on 127.0.0.1 (the

@@ -5,6 +5,7 @@
 
 #include "common/json.h"
 #include "gmock/gmock.h"
+#include "daemon/raven/prompt.h"
 #include "tests/e2e/e2e_fixture.h"
 
 namespace raw::e2e {
@@ -64,7 +65,9 @@ TEST_F(E2eTest, ModelReceivesOnlySystemPromptSelectedToolsAndConversation) {
   ASSERT_TRUE(body.ok());
   const auto& msgs = (*body)["messages"];
   ASSERT_EQ(msgs.size(), 2u);
-  EXPECT_EQ(msgs[0]["content"], "You are a test agent.");
+  // The agent's prompt, then the section of the one selected tool that has
+  // one (builtin/raven_task).
+  EXPECT_EQ(msgs[0]["content"], "You are a test agent." + raven::PromptSection());
   EXPECT_EQ(msgs[1]["role"], "user");
   EXPECT_EQ(msgs[1]["content"], "hello");
   std::vector<std::string> tools;

@@ -28,6 +28,7 @@
 #include "common/time.h"
 #include "daemon/raven/codec.h"
 #include "daemon/raven/engine.h"
+#include "daemon/raven/prompt.h"
 #include "daemon/raven/seams.h"
 #include "daemon/raven/web/http_source_verifier.h"
 #include "daemon/raven/web/verifier_settings.h"
@@ -214,6 +215,12 @@ ToolSpec MakeRavenTaskTool() {
   // data leaving the machine, so it asks unless the rules allow it.
   spec.read_only = false;
   spec.handler = RunRavenTask;
+  spec.prompt_section = rv::PromptSection();
+  // After /clear or a compaction that summarized the Task's results away,
+  // the next turn starts with a compact summary of the current Task.
+  spec.turn_context = [](const std::vector<std::string>& prior_meta) {
+    return rv::TaskContext(rv::ReplayBook(prior_meta));
+  };
   return spec;
 }
 
