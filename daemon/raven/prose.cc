@@ -417,7 +417,12 @@ class Layout {
     }
     if (std::optional<size_t> opener = ListOpener(line)) {
       Flush();
-      Open(std::string(line.substr(0, *opener)), std::string(*opener, ' '));
+      std::string marker(line.substr(0, *opener));
+      // A marker alone on its line: text joined after it needs the space
+      // that makes the result read back as the same item.
+      if (*opener == line.size()) marker.push_back(' ');
+      const size_t width = marker.size();
+      Open(std::move(marker), std::string(width, ' '));
       parts_.emplace_back(line.substr(*opener));
       return;
     }

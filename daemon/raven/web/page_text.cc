@@ -10,13 +10,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/html_scan.h"
+#include "common/status_macros.h"
+#include "daemon/raven/web/html_document.h"
 
 namespace raw::raven::web {
 namespace {
-
-struct OutputDeleter {
-  void operator()(GumboOutput* output) const { gumbo_destroy_output(&kGumboDefaultOptions, output); }
-};
 
 bool Dropped(GumboTag tag) {
   switch (tag) {
@@ -96,6 +94,10 @@ class Walker {
                                   out_.text.back() == '\t')) {
       out_.text.pop_back();
     }
+    // Segments that began in the trimmed tail map nothing.
+    while (!out_.segments.empty() && out_.segments.back().text_offset > out_.text.size()) {
+      out_.segments.pop_back();
+    }
   }
 
  private:
@@ -167,12 +169,10 @@ absl::StatusOr<PageText> ExtractPageText(std::string_view html) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the page nests elements more than ", kMaxDepth, " deep and was not parsed"));
   }
-  std::unique_ptr<GumboOutput, OutputDeleter> output(
-      gumbo_parse_with_options(&kGumboDefaultOptions, html.data(), html.size()));
-  if (output == nullptr) return absl::InternalError("the HTML parser failed");
+  ASSIGN_OR_RETURN(std::unique_ptr<HtmlDocument> document, HtmlDocument::Parse(html));
   PageText out;
   Walker walker(out);
-  walker.Node(output->root, false);
+  walker.Node(document->root(), false);
   walker.Finish();
   return out;
 }

@@ -54,6 +54,18 @@ TEST(ProseLayoutTest, ListAndQuoteContinuations) {
   EXPECT_EQ(LayoutProse("> One. Two."), "> One.\n> Two.");
 }
 
+// Found by raven_prose_fuzz: a list marker alone on its line took the next
+// line's text without a space ("+eet"), which the next layout read as
+// paragraph text and joined to the line before.
+TEST(ProseLayoutTest, AMarkerAloneKeepsItsItemWhenTextIsJoinedAfterIt) {
+  const std::string once = LayoutProse("t?g]ne]n+ee2?2t\n+\neet?(e}n+");
+  EXPECT_EQ(once, "t?g]ne]n+ee2?2t\n+ eet?(e}n+");
+  EXPECT_EQ(LayoutProse(once), once);
+  EXPECT_EQ(LayoutProse("1.\nText. More."), "1. Text.\n   More.");
+  EXPECT_EQ(LayoutProse(LayoutProse("1.\nText. More.")), "1. Text.\n   More.");
+  EXPECT_EQ(LayoutProse("-"), "-");
+}
+
 TEST(ProseLayoutTest, HardBreaksAndCrlf) {
   EXPECT_EQ(LayoutProse("Line one.  \nLine. Two"), "Line one.  \nLine.\nTwo");
   EXPECT_EQ(LayoutProse("One.\r\nTwo. Three\rFour"), "One.\nTwo.\nThree Four");

@@ -57,6 +57,18 @@ TEST(RavenPageTextTest, MapsTextBackToThePage) {
   EXPECT_EQ(html.substr(t->PageOffset(0), 5), "alpha");
 }
 
+// Found by raven_page_fuzz: text trimmed off the end left a segment that
+// pointed past it.
+TEST(RavenPageTextTest, NoSegmentPointsPastTheTrimmedText) {
+  for (const std::string html :
+       {std::string("<p>Cookies <button>x</button></p><p> \n\t </p><b>  </b>"),
+        std::string("<p>C") + std::string(100, '\0') + "ookies <butl<odi> l\x01<t"}) {
+    absl::StatusOr<PageText> t = ExtractPageText(html);
+    ASSERT_TRUE(t.ok());
+    for (const TextSegment& s : t->segments) EXPECT_LE(s.text_offset, t->text.size()) << html;
+  }
+}
+
 TEST(RavenPageTextTest, RefusesPagesNestedTooDeep) {
   std::string html;
   for (size_t i = 0; i < kMaxDepth + 10; ++i) html += "<div>";
