@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <utility>
 
@@ -122,9 +124,41 @@ void StdioTransport::ReadLoop() {
   FinishPeer();
 }
 
+// Writes `batch` whole, in order, with as few writev calls as it takes.
+// False when the reader went away.
+bool StdioTransport::WriteBatch(std::deque<std::string>& batch) {
+  size_t first = 0;    // the message the next write starts in
+  size_t offset = 0;   // bytes of it already written
+  while (first < batch.size()) {
+    std::array<iovec, kMaxIov> iov;
+    size_t count = 0;
+    for (size_t i = first; i < batch.size() && count < iov.size(); ++i, ++count) {
+      const size_t skip = i == first ? offset : 0;
+      iov[count] = {batch[i].data() + skip, batch[i].size() - skip};
+    }
+    ssize_t n = writev(out_fd_, iov.data(), static_cast<int>(count));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    size_t written = static_cast<size_t>(n);
+    while (written > 0) {
+      const size_t left = batch[first].size() - offset;
+      if (written < left) {
+        offset += written;
+        break;
+      }
+      written -= left;
+      ++first;
+      offset = 0;
+    }
+  }
+  return true;
+}
+
 void StdioTransport::WriteLoop() {
   for (;;) {
-    std::string message;
+    // Everything queued goes out together: during a burst of updates that
+    // is one system call for many messages instead of one for each.
+    std::deque<std::string> batch;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -132,21 +166,9 @@ void StdioTransport::WriteLoop() {
       };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) break;  // closed, and everything written
-      message = std::move(queue_.front());
-      queue_.pop_front();
+      batch.swap(queue_);
     }
-    size_t done = 0;
-    bool failed = false;
-    while (done < message.size()) {
-      ssize_t n = write(out_fd_, message.data() + done, message.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        failed = true;
-        break;
-      }
-      done += static_cast<size_t>(n);
-    }
-    if (failed) {
+    if (!WriteBatch(batch)) {
       Close();
       break;
     }

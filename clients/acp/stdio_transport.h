@@ -8,9 +8,11 @@
 // limit. End of input closes the transport (the peer's OnClosed).
 //
 // Writing: one thread writes the queued messages in order, each as one
-// line written whole before the next (nothing else ever writes to `out`,
-// and nothing is buffered in user space, so each message is flushed as it
-// is written). A failed write (the reader went away) closes the transport.
+// whole line (nothing else ever writes to `out`). Whatever is queued when
+// the thread comes for more goes out in one writev, so a burst costs few
+// system calls, and nothing waits in user space for more to come: a
+// message alone in the queue is written at once. A failed write (the
+// reader went away) closes the transport.
 //
 // Close() stops delivering input at once, writes what was queued before
 // it, then ends; the peer's OnClosed follows once. Join() waits for both
@@ -45,6 +47,8 @@ class StdioTransport : public Transport, public std::enable_shared_from_this<Std
  private:
   void ReadLoop();
   void WriteLoop();
+  bool WriteBatch(std::deque<std::string>& batch);
+  static constexpr size_t kMaxIov = 64;
   // Calls OnClosed once (from whichever thread gets there first).
   void FinishPeer();
 
