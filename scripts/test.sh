@@ -16,6 +16,9 @@ status=0
 timeout --kill-after=30 "${RAW_TEST_TOTAL_TIMEOUT:-3600}" \
   ctest --test-dir build --output-on-failure -j2 --timeout "${RAW_TEST_TIMEOUT:-300}" ||
   status=$?
+# Figures some tests print about themselves (the Raven excerpt fixtures'
+# acceptance and rejection rates), from ctest's log of this run.
+grep -h '^\[raven fixtures\]' build/Testing/Temporary/LastTest.log 2>/dev/null | sort -u || true
 if ((status == 124)); then
   printf 'test: ctest did not finish within %s seconds\n' "${RAW_TEST_TOTAL_TIMEOUT:-3600}" >&2
 fi

@@ -46,6 +46,12 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAW_CCACHE=ON -DRAW_BUILD_BENCH=OFF >/dev/null
 fi
 # Each target runs for the time asked for; reconfigure only when it changed.
+# Every library is built with coverage instrumentation and the sanitizers,
+# so that libFuzzer explores the code under test, not only the targets.
+sanitize="fuzzer-no-link,address,undefined"
+if ! grep -qxF "RAW_SANITIZE:STRING=$sanitize" "$build/CMakeCache.txt"; then
+  cmake "$build" -DRAW_SANITIZE="$sanitize" >/dev/null
+fi
 run_args="-max_total_time=$seconds -timeout=10"
 if ! grep -qxF "RAW_FUZZ_RUN_ARGS:STRING=$run_args" "$build/CMakeCache.txt"; then
   cmake "$build" -DRAW_FUZZ_RUN_ARGS="$run_args" >/dev/null
