@@ -5,8 +5,12 @@
 //   the time its WebSocket frame is read by the prompting tab minus the
 //   time the same delta arrives on a gRPC subscription of this process
 //   (both are clients of the same daemon stream), p50 and p99;
-// - raw-dashboard's resident memory (VmRSS, and its peak VmHWM) with the
-//   five sockets open after the turn.
+// - the CPU time raw-dashboard spent on the turn (from the prompt to the
+//   last tab's end of turn), per streamed delta: unlike the latency, it
+//   holds when other programs load the machine;
+// - raw-dashboard's resident memory (VmRSS, its heap and stacks RssAnon
+//   and its mapped files RssFile, and its peak VmHWM) with the five sockets
+//   open after the turn.
 //
 // usage: dashboard_e2e_bench [CHUNKS] [CHUNK_INTERVAL_US]   (defaults 2000 and 0: one burst)
 // Figures and the command line are recorded in docs/performance.md.
@@ -131,6 +135,7 @@ int main(int argc, char** argv) {
   }
   writer->SendText(R"({"id":1,"op":"acquire_lease"})").IgnoreError();
   ReadUntil(*writer, [](const raw::Json& f) { return f["type"] == "reply" && f["id"] == 1; });
+  const double cpu_before_ms = raw::bench::CpuMs(dashboard.pid());
   writer->SendText(R"({"id":2,"op":"prompt","text":"stream"})").IgnoreError();
   std::map<std::string, Clock::time_point> at_ws;
   ReadUntil(*writer, [&](const raw::Json& f) {
@@ -141,6 +146,7 @@ int main(int argc, char** argv) {
   });
   grpc_thread.join();
   for (auto& t : drains) t.join();
+  const double cpu_ms = raw::bench::CpuMs(dashboard.pid()) - cpu_before_ms;
 
   std::vector<double> added_us;
   {
@@ -155,7 +161,11 @@ int main(int argc, char** argv) {
   std::printf("deltas matched: %zu of %d\n", added_us.size(), chunks);
   std::printf("added latency per event: p50 %.0f us, p99 %.0f us\n", Percentile(added_us, 0.5),
               Percentile(added_us, 0.99));
-  std::printf("raw-dashboard with 5 open sockets: VmRSS %ld kB, VmHWM %ld kB\n",
-              StatusKb(pid, "VmRSS:"), StatusKb(pid, "VmHWM:"));
+  std::printf("raw-dashboard CPU time for the turn: %.0f ms (%.1f us per delta)\n", cpu_ms,
+              1000.0 * cpu_ms / chunks);
+  std::printf("raw-dashboard with 5 open sockets: VmRSS %ld kB (RssAnon %ld kB, RssFile %ld kB), "
+              "VmHWM %ld kB\n",
+              StatusKb(pid, "VmRSS:"), StatusKb(pid, "RssAnon:"), StatusKb(pid, "RssFile:"),
+              StatusKb(pid, "VmHWM:"));
   return 0;
 }

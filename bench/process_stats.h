@@ -1,11 +1,14 @@
 // Small helpers the end-to-end benches share: a process's memory figures
-// from /proc and percentiles of a sample.
+// and CPU time from /proc, and percentiles of a sample.
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,25 @@ inline long StatusKb(pid_t pid, const char* field) {
     if (line.rfind(field, 0) == 0) return std::stol(line.substr(std::string(field).size()));
   }
   return -1;
+}
+
+// The CPU time (user and system) `pid` has used so far, in milliseconds,
+// from /proc/PID/stat; -1 when unreadable. Unlike a latency, it does not
+// grow when other programs load the machine.
+inline double CpuMs(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Fields after the command name, which ends with the last ')': state is
+  // field 3, utime and stime are fields 14 and 15.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  long ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::stol(field);
+  }
+  return 1000.0 * static_cast<double>(ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 // The p-th quantile (0..1) of `v` by nearest rank; 0 for no samples.

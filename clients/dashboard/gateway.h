@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "clients/dashboard/session_feeds.h"
 #include "clients/lib/raw_client.h"
 #include "raw/v1/raw_service.pb.h"
 
@@ -17,6 +18,8 @@ inline constexpr char kTokenCookie[] = "raw_dashboard";
 struct Gateway {
   // Thread-safe (clients/lib/raw_client.h); every route uses it.
   std::shared_ptr<client::RawClient> client;
+  // The sessions' event feeds, shared by their tabs (live_session.h).
+  std::shared_ptr<SessionFeeds> feeds;
   std::string token;     // the access token (POST /api/login checks it)
   std::string web_root;  // the web app's directory (static_files.h)
   // Shown to other clients while a tab (or a DELETE) holds a lease.

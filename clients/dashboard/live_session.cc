@@ -1,18 +1,15 @@
 #include "clients/dashboard/live_session.h"
 
-#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "clients/dashboard/error_mapping.h"
 #include "clients/dashboard/live_commands.h"
-#include "clients/dashboard/proto_json.h"
+#include "clients/dashboard/session_feed.h"
 #include "clients/lib/write_lease.h"
+#include "common/json.h"
 
 namespace raw::dashboard {
 namespace {
@@ -23,7 +20,7 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
       : gateway_(std::move(gateway)),
         session_id_(std::move(session_id)),
         name_(absl::StrCat(gateway_->client_name, " tab ", NextTabNumber())),
-        next_after_(after_seq) {}
+        after_seq_(after_seq) {}
 
   ~LiveSession() override { OnClose(); }
 
@@ -39,7 +36,10 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
       return;
     }
     NoteWriter(session->session().writer());
-    subscriber_ = std::thread([this] { SubscribeLoop(); });
+    FeedTab tab;
+    tab.connection = connection_;
+    tab.writer_may_have_changed = [this] { RefreshFollowerState(); };
+    membership_ = gateway_->feeds->Join(session_id_, after_seq_, std::move(tab));
   }
 
   void OnText(std::string text) override {
@@ -52,8 +52,7 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
       if (closed_) return;
       closed_ = true;
     }
-    canceller_.Cancel();
-    if (subscriber_.joinable()) subscriber_.join();
+    membership_.reset();  // no feed callback runs after this
     std::unique_ptr<client::WriteLease> lease;
     {
       absl::MutexLock lock(&mu_);
@@ -63,69 +62,6 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
   }
 
  private:
-  class Handler : public client::EventHandler {
-   public:
-    explicit Handler(LiveSession& owner) : owner_(owner) {}
-    Next OnOpen() override {
-      if (owner_.disconnected_) {
-        owner_.disconnected_ = false;
-        owner_.Send(Json{{"type", "reconnected"}});
-      }
-      return Next::kContinue;
-    }
-    Next OnEvent(const v1::Event& event) override { return owner_.OnEvent(event); }
-
-   private:
-    LiveSession& owner_;
-  };
-
-  client::EventHandler::Next OnEvent(const v1::Event& event) {
-    // The event's JSON is printed once and spliced into the frame: a
-    // streamed answer is thousands of these per second per tab.
-    connection_->Send(absl::StrCat(R"({"type":"event","event":)", EventJsonText(event), "}"));
-    if (event.seq() > 0) next_after_ = event.seq();
-    if (event.has_resync()) {
-      // Missed events: subscribe again from the last one delivered.
-      next_after_ = event.resync().last_delivered_seq();
-      resync_ = true;
-      return client::EventHandler::Next::kStop;
-    }
-    if (event.has_turn_started() || event.has_turn_ended() || event.has_compaction_started()) {
-      RefreshFollowerState();
-    }
-    return client::EventHandler::Next::kContinue;
-  }
-
-  // Until the socket closes: a stream that ends (a Resync, rawd restarting)
-  // is opened again after the last delivered seq; while rawd is away the
-  // tab hears "disconnected", then "reconnected".
-  void SubscribeLoop() {
-    auto delay = std::chrono::milliseconds(100);
-    while (!canceller_.cancelled()) {
-      Handler handler(*this);
-      absl::Status ended = gateway_->client->Subscribe(session_id_, next_after_, handler, canceller_);
-      if (canceller_.cancelled() || ended.code() == absl::StatusCode::kCancelled) return;
-      if (ended.code() == absl::StatusCode::kNotFound) {
-        Send(Json{{"type", "disconnected"}, {"why", std::string(ended.message())}});
-        connection_->Close(4404, "session removed");
-        return;
-      }
-      if (ended.ok() && resync_) {
-        resync_ = false;
-        delay = std::chrono::milliseconds(100);
-        continue;
-      }
-      if (!ended.ok() && !disconnected_) {
-        disconnected_ = true;
-        Send(Json{{"type", "disconnected"}, {"why", std::string(ended.message())}});
-      }
-      // Back off while the daemon is away; OnClose's Cancel ends the wait.
-      absl::MutexLock lock(&mu_);
-      mu_.AwaitWithTimeout(absl::Condition(&closed_), absl::FromChrono(delay));
-      delay = std::min(delay * 2, std::chrono::milliseconds(2000));
-    }
-  }
-
   // Who writes, as GetSession says, when this tab does not.
   void RefreshFollowerState() {
     {
@@ -253,13 +189,10 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
   std::shared_ptr<const Gateway> gateway_;
   const std::string session_id_;
   const std::string name_;  // the lease holder's name: "raw-dashboard (pid P) tab N"
+  const uint64_t after_seq_;
   std::shared_ptr<web::WebSocketConnection> connection_;
-  std::thread subscriber_;
-  client::StreamCanceller canceller_;
-  // The subscriber thread's own.
-  uint64_t next_after_ = 0;
-  bool disconnected_ = false;
-  bool resync_ = false;
+  // The tab's place in the session's feed (OnOpen to OnClose).
+  std::unique_ptr<SessionFeed::Membership> membership_;
 
   absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;

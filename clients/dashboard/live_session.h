@@ -1,10 +1,12 @@
 // One browser tab's WebSocket on one session (GET /api/sessions/ID/live,
 // docs/dashboard.md): the session's events (stored ones after `after_seq`,
-// then live; after a Resync or a broken stream the tab's subscription is
-// opened again from the last delivered seq), the tab's write lease, and the
-// tab's commands, each answered by one reply frame.
+// then live), the tab's write lease, and the tab's commands, each answered
+// by one reply frame.
 //
-// Threads: the subscription runs on a thread of its own, the lease stream
+// The events come from the session's feed (session_feed.h), which the tabs
+// on a session share; the lease and the commands are the tab's own.
+//
+// Threads: the feed's streams run on threads of their own, the lease stream
 // on another (client::WriteLease); commands run on LocalServer's handler
 // pool (one at a time per socket), where their daemon calls block only
 // that thread. The lease ends when the socket closes.

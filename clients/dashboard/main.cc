@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   }
   auto gateway = std::make_shared<Gateway>();
   gateway->client = std::make_shared<raw::client::RawClient>(*std::move(client));
+  gateway->feeds = std::make_shared<SessionFeeds>(gateway->client);
   gateway->token = *token;
   gateway->web_root = std::filesystem::path(index).parent_path().string();
   gateway->pid = getpid();

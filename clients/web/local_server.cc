@@ -16,10 +16,14 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <deque>
 #include <map>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -133,6 +137,11 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
  private:
   void WriteNext() {
     writing_ = true;
+    // More frames wait behind this one (a burst): the kernel holds the
+    // bytes back (TCP_CORK) until the queue is empty, so the burst leaves
+    // in a few full segments instead of one segment, and one wakeup of the
+    // reader, per frame. Each frame is still one write, in order.
+    if (out_.size() > 1) Cork(true);
     ws.text(true);
     ws.async_write(asio::buffer(out_.front()),
                    [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
@@ -146,9 +155,17 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
     }
     if (!out_.empty()) {
       WriteNext();
-    } else if (close_requested_) {
-      StartClose();
+      return;
     }
+    Cork(false);  // sends what the kernel holds
+    if (close_requested_) StartClose();
+  }
+  void Cork(bool on) {
+    if (corked_ == on) return;
+    corked_ = on;
+    beast::error_code ignored;
+    beast::get_lowest_layer(ws).socket().set_option(
+        asio::detail::socket_option::boolean<IPPROTO_TCP, TCP_CORK>(on), ignored);
   }
   void StartClose() {
     ws.async_close(close_, [self = shared_from_this()](beast::error_code) {});
@@ -156,6 +173,7 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
 
   std::deque<std::string> out_;
   bool writing_ = false;
+  bool corked_ = false;
   bool close_requested_ = false;
   bool ended_ = false;
   websocket::close_reason close_;
@@ -163,23 +181,31 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
 
 // What a WebSocketHandler holds: thread-safe, usable after the server is
 // gone (then it only refuses).
-class WsHandle final : public WebSocketConnection {
+//
+// Frames sent while a hand-over to the I/O thread is already posted join
+// it: a burst of frames costs the I/O thread one wakeup, not one per frame.
+// The close request is posted after every earlier hand-over, so it still
+// follows the frames sent before it.
+class WsHandle final : public WebSocketConnection, public std::enable_shared_from_this<WsHandle> {
  public:
   WsHandle(std::shared_ptr<IoGate> gate, std::weak_ptr<WsIo> io) : gate_(std::move(gate)), io_(std::move(io)) {}
 
   bool Send(std::string text) override {
     absl::MutexLock lock(&mu_);
     if (closed_) return false;
-    return gate_->Post([io = io_, text = std::move(text)]() mutable {
-      if (auto s = io.lock()) s->Enqueue(std::move(text));
-    });
+    pending_.push_back(std::move(text));
+    if (flush_posted_) return true;
+    flush_posted_ = gate_->Post([self = shared_from_this()] { self->Flush(); });
+    if (!flush_posted_) pending_.clear();
+    return flush_posted_;
   }
   void Close(uint16_t code, std::string reason) override {
     absl::MutexLock lock(&mu_);
     if (closed_) return;
     closed_ = true;
-    gate_->Post([io = io_, code, reason = std::move(reason)]() mutable {
-      if (auto s = io.lock()) s->RequestClose(code, std::move(reason));
+    gate_->Post([self = shared_from_this(), code, reason = std::move(reason)]() mutable {
+      self->Flush();
+      if (auto s = self->io_.lock()) s->RequestClose(code, std::move(reason));
     });
   }
   void MarkClosed() {
@@ -188,10 +214,25 @@ class WsHandle final : public WebSocketConnection {
   }
 
  private:
+  // I/O thread: queues the pending frames on the socket, in order.
+  void Flush() {
+    std::vector<std::string> frames;
+    {
+      absl::MutexLock lock(&mu_);
+      frames.swap(pending_);
+      flush_posted_ = false;
+    }
+    std::shared_ptr<WsIo> io = io_.lock();
+    if (io == nullptr) return;
+    for (std::string& frame : frames) io->Enqueue(std::move(frame));
+  }
+
   const std::shared_ptr<IoGate> gate_;
   const std::weak_ptr<WsIo> io_;
   absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> pending_ ABSL_GUARDED_BY(mu_);
+  bool flush_posted_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // One handler call's answer, filled from any thread.

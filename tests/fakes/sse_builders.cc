@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/json.h"
 
 namespace raw::testing::chat {
@@ -102,6 +103,15 @@ ScriptedResponse TextAnswer(std::string_view text, const Usage& usage) {
   return Stream({RoleChunk(), TextChunk(text), FinishChunk("stop"),
                  UsageChunk(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens),
                  Done()});
+}
+
+ScriptedResponse WordsAnswer(int count, const Usage& usage) {
+  std::vector<std::string> events = {RoleChunk()};
+  for (int w = 0; w < count; ++w) events.push_back(TextChunk(absl::StrCat("w", w, " ")));
+  events.push_back(FinishChunk("stop"));
+  events.push_back(UsageChunk(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens));
+  events.push_back(Done());
+  return Stream(std::move(events));
 }
 
 ScriptedResponse ToolCallsAnswer(const std::vector<ToolCall>& calls, const Usage& usage) {

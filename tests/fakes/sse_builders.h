@@ -51,6 +51,9 @@ struct ToolCall {
 ScriptedResponse Stream(std::vector<std::string> events);
 // Role, the text, finish "stop", usage, [DONE].
 ScriptedResponse TextAnswer(std::string_view text, const Usage& usage = {});
+// Role, `count` text deltas "w0 ", "w1 ", ..., finish "stop", usage,
+// [DONE]: a streamed answer whose deltas a test can tell apart.
+ScriptedResponse WordsAnswer(int count, const Usage& usage = {});
 // Role, each call (index = position), finish "tool_calls", usage, [DONE].
 ScriptedResponse ToolCallsAnswer(const std::vector<ToolCall>& calls, const Usage& usage = {});
 // An HTTP error with the OpenAI body

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -19,6 +20,27 @@ namespace {
 using testing::Exchange;
 using testing::RawHttpClient;
 using testing::RawResponse;
+
+// Sends kBurstFrames numbered frames from a thread of its own as fast as
+// it can, then closes with 4000: a streamed answer's burst.
+constexpr int kBurstFrames = 3000;
+class BurstHandler : public WebSocketHandler {
+ public:
+  ~BurstHandler() override { OnClose(); }
+  void OnOpen(std::shared_ptr<WebSocketConnection> connection) override {
+    sender_ = std::thread([connection] {
+      for (int i = 0; i < kBurstFrames; ++i) connection->Send(absl::StrCat(i));
+      connection->Close(4000, "done");
+    });
+  }
+  void OnText(std::string) override {}
+  void OnClose() override {
+    if (sender_.joinable()) sender_.join();
+  }
+
+ private:
+  std::thread sender_;
+};
 
 class LocalServerTest : public ::testing::Test {
  protected:
@@ -63,6 +85,8 @@ class LocalServerTest : public ::testing::Test {
                              never_called_.Notify();
                            }});
     routes.websocket.push_back({.path = "/ws", .factory = [](const Request&) { return nullptr; }});
+    routes.websocket.push_back(
+        {.path = "/burst", .factory = [](const Request&) { return std::make_unique<BurstHandler>(); }});
     auto server = LocalServer::Start(options, std::move(routes));
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
@@ -322,6 +346,25 @@ TEST_F(LocalServerTest, WebSocketFactoryReturningNullClosesWith1011) {
   ASSERT_TRUE(client.ok()) << client.status();
   EXPECT_FALSE((*client)->Read().ok());
   EXPECT_EQ((*client)->close_code(), 1011);
+}
+
+// Frames queued while earlier ones are still being written go out
+// together; each still arrives whole, in order, before the close frame.
+TEST_F(LocalServerTest, ABurstOfFramesArrivesInOrderBeforeTheClose) {
+  StartServer();
+  testing::WsConnectOptions options;
+  options.port = port_;
+  options.target = "/burst";
+  options.headers = {{"Authorization", "Bearer " + server_->token()}};
+  auto client = testing::WsTestClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  for (int i = 0; i < kBurstFrames; ++i) {
+    absl::StatusOr<std::string> frame = (*client)->Read();
+    ASSERT_TRUE(frame.ok()) << i << ": " << frame.status();
+    ASSERT_EQ(*frame, absl::StrCat(i));
+  }
+  EXPECT_FALSE((*client)->Read().ok());
+  EXPECT_EQ((*client)->close_code(), 4000);
 }
 
 TEST(LocalServerStart, RefusesBadOptions) {

@@ -5,6 +5,8 @@
 
 #include <sys/wait.h>
 
+#include <deque>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -60,12 +62,20 @@ class DashboardTest : public ContractTest {
     auto client = web::testing::WsTestClient::Connect(options);
     EXPECT_TRUE(client.ok()) << client.status();
     if (!client.ok()) return nullptr;
+    unread_.erase(client->get());  // a closed socket's address may be reused
     return *std::move(client);
   }
 
-  // The next frame for which `pred` holds (earlier ones are skipped).
+  // The next frame for which `pred` holds (earlier ones are skipped). The
+  // frames a Command read past come first.
   template <typename Pred>
   Json ReadUntil(web::testing::WsTestClient& ws, Pred pred) {
+    std::deque<Json>& unread = unread_[&ws];
+    while (!unread.empty()) {
+      Json frame = std::move(unread.front());
+      unread.pop_front();
+      if (pred(frame)) return frame;
+    }
     while (true) {
       absl::StatusOr<std::string> text = ws.Read();
       if (!text.ok()) {
@@ -81,13 +91,23 @@ class DashboardTest : public ContractTest {
     }
   }
 
-  // Sends command `op` (with `fields`) and returns its reply.
+  // Sends command `op` (with `fields`) and returns its reply. The frames
+  // that arrive before the reply (an event the command caused may) are kept
+  // for the next ReadUntil.
   Json Command(web::testing::WsTestClient& ws, const std::string& op, Json fields = Json::object()) {
     fields["id"] = ++next_id_;
     fields["op"] = op;
     EXPECT_TRUE(ws.SendText(fields.dump()).ok());
     const int64_t id = next_id_;
-    return ReadUntil(ws, [id](const Json& f) { return f["type"] == "reply" && f["id"] == id; });
+    std::deque<Json> passed;
+    Json reply = ReadUntil(ws, [&](const Json& f) {
+      if (f["type"] == "reply" && f["id"] == id) return true;
+      passed.push_back(f);
+      return false;
+    });
+    std::deque<Json>& unread = unread_[&ws];
+    unread.insert(unread.begin(), passed.begin(), passed.end());
+    return reply;
   }
 
   static bool IsEvent(const Json& frame, const char* kind) {
@@ -96,6 +116,8 @@ class DashboardTest : public ContractTest {
 
   DashboardProcess dashboard_;
   int64_t next_id_ = 0;
+  // Per socket: frames read but not yet consumed (see Command).
+  std::map<const web::testing::WsTestClient*, std::deque<Json>> unread_;
 };
 
 }  // namespace raw::e2e

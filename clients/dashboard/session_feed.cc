@@ -1,0 +1,252 @@
+#include "clients/dashboard/session_feed.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "clients/dashboard/proto_json.h"
+#include "common/json.h"
+
+namespace raw::dashboard {
+
+// One tab. The fields without an annotation are guarded by the feed's mu_
+// (which a nested type cannot name).
+struct SessionFeed::Member {
+  explicit Member(FeedTab t) : tab(std::move(t)) {}
+
+  const FeedTab tab;
+  uint64_t delivered = 0;     // the last seq sent to the tab (at first its after_seq)
+  bool on_feed = false;       // false while it catches up
+  bool catching_up = false;   // its catch-up stream runs
+  bool left = false;          // out of the feed: nothing more is sent
+  bool told_broken = false;   // got "disconnected", not yet "reconnected"
+  std::unique_ptr<ResumingStream> catch_up;  // stopped (joined) by Leave
+
+  // Held while writer_may_have_changed runs; Leave sets `gone` under it.
+  absl::Mutex call_mu;
+  bool gone ABSL_GUARDED_BY(call_mu) = false;
+};
+
+SessionFeed::Membership::Membership(std::shared_ptr<SessionFeed> feed,
+                                    std::shared_ptr<Member> member)
+    : feed_(std::move(feed)), member_(std::move(member)) {}
+
+SessionFeed::Membership::~Membership() { feed_->Leave(member_); }
+
+SessionFeed::SessionFeed(std::shared_ptr<client::RawClient> client, std::string session_id)
+    : client_(std::move(client)), session_id_(std::move(session_id)) {}
+
+SessionFeed::~SessionFeed() {
+  std::unique_ptr<ResumingStream> stream;
+  {
+    absl::MutexLock lock(&mu_);
+    stream = std::move(stream_);
+  }
+  stream.reset();  // joins its thread, whose callbacks take mu_
+}
+
+std::unique_ptr<SessionFeed::Membership> SessionFeed::Join(uint64_t after_seq, FeedTab tab) {
+  auto member = std::make_shared<Member>(std::move(tab));
+  absl::MutexLock lock(&mu_);
+  member->delivered = after_seq;
+  if (stream_ == nullptr) {
+    position_ = after_seq;
+    ResumingStream::Callbacks callbacks;
+    callbacks.event = [this](const v1::Event& event) { return OnFeedEvent(event); };
+    callbacks.disconnected = [this](const std::string& why) { OnFeedDisconnected(why); };
+    callbacks.reconnected = [this] { OnFeedReconnected(); };
+    callbacks.not_found = [this](const std::string& why) { OnFeedNotFound(why); };
+    stream_ = std::make_unique<ResumingStream>(client_, session_id_, after_seq, std::move(callbacks));
+  }
+  if (after_seq >= position_) {
+    JoinFeedLocked(*member);
+  } else {
+    Member* m = member.get();
+    ResumingStream::Callbacks callbacks;
+    callbacks.event = [this, m](const v1::Event& event) { return OnCatchUpEvent(*m, event); };
+    callbacks.disconnected = [this, m](const std::string& why) { OnCatchUpDisconnected(*m, why); };
+    callbacks.reconnected = [this, m] { OnCatchUpReconnected(*m); };
+    callbacks.not_found = [this, m](const std::string& why) { OnCatchUpNotFound(*m, why); };
+    member->catching_up = true;
+    member->catch_up =
+        std::make_unique<ResumingStream>(client_, session_id_, after_seq, std::move(callbacks));
+  }
+  members_.push_back(member);
+  return std::unique_ptr<Membership>(new Membership(shared_from_this(), std::move(member)));
+}
+
+bool SessionFeed::ended() {
+  absl::MutexLock lock(&mu_);
+  return ended_;
+}
+
+int SessionFeed::open_streams() {
+  absl::MutexLock lock(&mu_);
+  return OpenStreamsLocked();
+}
+
+bool SessionFeed::AwaitOpenStreams(int n, absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  auto reached = [this, n]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return OpenStreamsLocked() == n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
+}
+
+int SessionFeed::OpenStreamsLocked() {
+  int open = stream_ != nullptr && !ended_ ? 1 : 0;
+  for (const auto& m : members_) open += m->catching_up ? 1 : 0;
+  return open;
+}
+
+void SessionFeed::Leave(const std::shared_ptr<Member>& member) {
+  std::unique_ptr<ResumingStream> catch_up;
+  {
+    absl::MutexLock lock(&mu_);
+    member->left = true;
+    member->catching_up = false;
+    members_.erase(std::remove(members_.begin(), members_.end(), member), members_.end());
+    catch_up = std::move(member->catch_up);
+  }
+  {
+    // Waits out a writer_may_have_changed call in progress.
+    absl::MutexLock lock(&member->call_mu);
+    member->gone = true;
+  }
+  catch_up.reset();  // joins its thread
+}
+
+std::string SessionFeed::EventFrame(const v1::Event& event) {
+  // The event's JSON is printed once and spliced into the frame.
+  return absl::StrCat(R"({"type":"event","event":)", EventJsonText(event), "}");
+}
+
+bool SessionFeed::ChangesWriter(const v1::Event& event) {
+  return event.has_turn_started() || event.has_turn_ended() || event.has_compaction_started();
+}
+
+client::EventHandler::Next SessionFeed::OnFeedEvent(const v1::Event& event) {
+  const std::string frame = EventFrame(event);
+  const uint64_t seq = event.seq();
+  std::vector<std::shared_ptr<Member>> changed;
+  {
+    absl::MutexLock lock(&mu_);
+    // Catching-up tabs that reached the feed's position move onto it
+    // before this event, which is after that position.
+    for (const auto& m : members_) {
+      if (m->catching_up && m->delivered >= position_) JoinFeedLocked(*m);
+    }
+    for (const auto& m : members_) {
+      if (!m->on_feed || (seq > 0 && seq <= m->delivered)) continue;
+      SendLocked(*m, frame);
+      if (seq > 0) m->delivered = seq;
+      if (ChangesWriter(event)) changed.push_back(m);
+    }
+    position_ = std::max(position_, seq);
+  }
+  RunWriterCallbacks(changed);
+  return client::EventHandler::Next::kContinue;
+}
+
+void SessionFeed::OnFeedDisconnected(const std::string& why) {
+  absl::MutexLock lock(&mu_);
+  broken_ = why;
+  for (const auto& m : members_) {
+    if (!m->on_feed || m->told_broken) continue;
+    m->told_broken = true;
+    SendLocked(*m, DumpJson(Json{{"type", "disconnected"}, {"why", why}}));
+  }
+}
+
+void SessionFeed::OnFeedReconnected() {
+  absl::MutexLock lock(&mu_);
+  broken_.reset();
+  for (const auto& m : members_) {
+    if (!m->on_feed || !m->told_broken) continue;
+    m->told_broken = false;
+    SendLocked(*m, DumpJson(Json{{"type", "reconnected"}}));
+  }
+}
+
+void SessionFeed::OnFeedNotFound(const std::string& why) {
+  absl::MutexLock lock(&mu_);
+  ended_ = true;
+  for (const auto& m : members_) {
+    if (!m->on_feed) continue;  // a catch-up stream hears it too
+    SendLocked(*m, DumpJson(Json{{"type", "disconnected"}, {"why", why}}));
+    m->tab.connection->Close(4404, "session removed");
+  }
+}
+
+client::EventHandler::Next SessionFeed::OnCatchUpEvent(Member& member, const v1::Event& event) {
+  const std::string frame = EventFrame(event);
+  const uint64_t seq = event.seq();
+  bool delivered = false;
+  bool joined = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (member.left || !member.catching_up) return client::EventHandler::Next::kStop;
+    if (seq == 0 || seq > member.delivered) {
+      SendLocked(member, frame);
+      if (seq > 0) member.delivered = seq;
+      delivered = true;
+    }
+    if (seq > 0 && member.delivered >= position_) {
+      JoinFeedLocked(member);
+      joined = true;
+    }
+  }
+  if (delivered && ChangesWriter(event)) {
+    absl::MutexLock lock(&member.call_mu);
+    if (!member.gone) member.tab.writer_may_have_changed();
+  }
+  return joined ? client::EventHandler::Next::kStop : client::EventHandler::Next::kContinue;
+}
+
+void SessionFeed::OnCatchUpDisconnected(Member& member, const std::string& why) {
+  absl::MutexLock lock(&mu_);
+  if (!member.catching_up || member.told_broken) return;
+  member.told_broken = true;
+  SendLocked(member, DumpJson(Json{{"type", "disconnected"}, {"why", why}}));
+}
+
+void SessionFeed::OnCatchUpReconnected(Member& member) {
+  absl::MutexLock lock(&mu_);
+  if (!member.catching_up || !member.told_broken) return;
+  member.told_broken = false;
+  SendLocked(member, DumpJson(Json{{"type", "reconnected"}}));
+}
+
+void SessionFeed::OnCatchUpNotFound(Member& member, const std::string& why) {
+  absl::MutexLock lock(&mu_);
+  if (!member.catching_up) return;
+  member.catching_up = false;
+  SendLocked(member, DumpJson(Json{{"type", "disconnected"}, {"why", why}}));
+  member.tab.connection->Close(4404, "session removed");
+}
+
+void SessionFeed::JoinFeedLocked(Member& member) {
+  member.on_feed = true;
+  if (member.catching_up) {
+    member.catching_up = false;
+    member.catch_up->Cancel();
+  }
+  if (broken_ && !member.told_broken) {
+    member.told_broken = true;
+    SendLocked(member, DumpJson(Json{{"type", "disconnected"}, {"why", *broken_}}));
+  } else if (!broken_ && member.told_broken) {
+    member.told_broken = false;
+    SendLocked(member, DumpJson(Json{{"type", "reconnected"}}));
+  }
+}
+
+void SessionFeed::SendLocked(Member& member, std::string text) {
+  member.tab.connection->Send(std::move(text));
+}
+
+void SessionFeed::RunWriterCallbacks(const std::vector<std::shared_ptr<Member>>& members) {
+  for (const auto& m : members) {
+    absl::MutexLock lock(&m->call_mu);
+    if (!m->gone) m->tab.writer_may_have_changed();
+  }
+}
+
+}  // namespace raw::dashboard
