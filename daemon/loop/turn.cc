@@ -108,8 +108,9 @@ std::optional<std::string> Turn::UserContextText(std::string* blocked) {
 
 std::string Turn::ToolTurnContexts() {
   std::string out;
-  for (const auto& [model_name, spec] : plan_.tools) {
+  for (const auto& [name, spec] : plan_.tools) {
     if (!spec->turn_context) continue;
+    const std::string& model_name = name;  // lambdas cannot capture a binding
     const auto shows_tool = [&](const events::ContextItem& item) {
       const auto* outcome = std::get_if<events::ToolOutcome>(&item);
       return outcome != nullptr && outcome->name == model_name;
