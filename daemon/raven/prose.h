@@ -4,7 +4,10 @@
 // LayoutProse is pure, total (any bytes in, valid UTF-8 out) and
 // idempotent: LayoutProse(LayoutProse(x)) == LayoutProse(x). Completion
 // compares hashes of laid-out bytes, so a caller may resend either its own
-// text or the bytes Raven returned. The steps:
+// text or the bytes Raven returned. The steps below make one pass; a pass
+// can expose structure the next one reads differently, so passes repeat
+// until the text no longer changes (at most 16; tests/fuzz/
+// raven_prose_fuzz checks the result is a fixed point). The steps:
 //   - ill-formed UTF-8 becomes U+FFFD; the text is put in Unicode NFC;
 //     CRLF and lone CR become LF; the whole text is trimmed;
 //   - frontmatter (a first line of 3+ dashes, up to the next such line),

@@ -66,6 +66,23 @@ TEST(ProseLayoutTest, AMarkerAloneKeepsItsItemWhenTextIsJoinedAfterIt) {
   EXPECT_EQ(LayoutProse("-"), "-");
 }
 
+// Found by raven_prose_fuzz: one pass exposed structure that the next read
+// differently. Splitting "2.<U+3000>Te]" left a bare list marker "2." on
+// its line; trimming a U+FEFF from in front of '>' in a quote's remainder
+// turned it into more quote marks. The layout now repeats until the text
+// no longer changes.
+TEST(ProseLayoutTest, APassThatExposesStructureIsFollowedUntilNothingChanges) {
+  const std::string marker = LayoutProse(std::string("\x00" "2\x00.\xe3\x80\x80Te] \x00\n\x00\n]", 16));
+  EXPECT_EQ(LayoutProse(marker), marker);
+  EXPECT_EQ(marker, "2. Te]\n\n]");
+  const std::string quote = LayoutProse(
+      ">>>\xef\xbb\xbf>>>\xef\xbb\xbf>> Text. More.");
+  EXPECT_EQ(LayoutProse(quote), quote);
+  // The quote's depth is what the marks around the invisible characters
+  // make of it; what matters is that the text survives and stays put.
+  EXPECT_EQ(quote, ">>>>>>>> Text.\n>>>More.");
+}
+
 TEST(ProseLayoutTest, HardBreaksAndCrlf) {
   EXPECT_EQ(LayoutProse("Line one.  \nLine. Two"), "Line one.  \nLine.\nTwo");
   EXPECT_EQ(LayoutProse("One.\r\nTwo. Three\rFour"), "One.\nTwo.\nThree Four");
