@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 
 namespace raw {
 namespace {
@@ -70,9 +71,11 @@ absl::StatusOr<J> ParseAs(std::string_view text, bool allow_comments) {
     std::string what = e.what();
     auto pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
-    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", what));
+    // The message quotes the bytes last read, which need not be UTF-8; it
+    // goes where only UTF-8 may (the API's string fields, JSON).
+    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", SanitizeUtf8(what)));
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", SanitizeUtf8(e.what())));
   }
 }
 

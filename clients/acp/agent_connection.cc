@@ -234,6 +234,7 @@ void AgentConnection::StartBridge(const Json& id, const std::string& session_id,
       const std::string mode = CurrentMode(*open->second);
       result["modes"] = SessionModes(mode);
       result["configOptions"] = ConfigOptions(open->second->session(), agents_, models_, mode);
+      open->second->set_told_mode(mode);
       rpc_.Reply(id, std::move(result));
       SendCommands(session_id);
     });
@@ -357,7 +358,6 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
     }
     request->set_session_id(session_id);
     request->set_lease_id(it->second->lease_id());
-    const std::string mode_before = CurrentMode(*it->second);
     if (request->has_approval_mode()) {
       ConfigureMode(id, session_id, *request, [this, id](const v1::ConfigureSessionResponse& r) {
         rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r.session(), agents_, models_,
@@ -367,22 +367,27 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
     }
     calls_.Call<v1::ConfigureSessionResponse>(
         [request = *request](client::RawClient& c) { return c.ConfigureSession(request); },
-        [this, id, session_id, mode_before](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+        [this, id, session_id](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
           if (!r.ok()) {
             rpc_.ReplyError(id, ErrorFromStatus(r.status()));
             return;
           }
           auto open = sessions_.find(session_id);
-          // The answer's session, not the bridge's copy (refreshed later):
-          // an agent change also changes the agent's own mode.
-          std::string mode = AgentMode(agents_, r->session().agent());
+          // The answer's mode (that of the turns this lease starts), not the
+          // bridge's copy, which is refreshed later: an agent change also
+          // changes the agent's own mode.
+          std::string mode = r->approval_mode();
+          if (mode.empty()) mode = AgentMode(agents_, r->session().agent());
+          // What the client was told before this answer (the bridge's copy
+          // of the session may not show an earlier change yet).
+          std::string told;
           if (open != sessions_.end()) {
             open->second->Refresh();
-            if (!open->second->approval_mode().empty()) mode = open->second->approval_mode();
+            told = open->second->told_mode();
           }
           rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r->session(), agents_, models_, mode)}});
           // Another agent may bring another approval mode with it.
-          if (mode != mode_before) NotifyMode(session_id, mode);
+          if (mode != told) NotifyMode(session_id, mode);
         });
   });
 }
@@ -426,6 +431,9 @@ void AgentConnection::ConfigureMode(const Json& id, const std::string& session_i
 }
 
 void AgentConnection::NotifyMode(const std::string& session_id, const std::string& mode) {
+  if (auto open = sessions_.find(session_id); open != sessions_.end()) {
+    open->second->set_told_mode(mode);
+  }
   rpc_.Notify("session/update", Json{{"sessionId", session_id},
                                      {"update", {{"sessionUpdate", "current_mode_update"},
                                                  {"currentModeId", mode}}}});

@@ -72,6 +72,11 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // takes the lease back (a reconnection, a handover back).
   const std::string& approval_mode() const { return approval_mode_; }
   void set_approval_mode(std::string mode) { approval_mode_ = std::move(mode); }
+  // The mode the client was last told (in configOptions or a
+  // current_mode_update); "" before the first. A mode update is sent only
+  // when the mode differs from it.
+  const std::string& told_mode() const { return told_mode_; }
+  void set_told_mode(std::string mode) { told_mode_ = std::move(mode); }
   // Why a write cannot be made now (OK when it can); asks for a handover
   // when another client holds the lease.
   absl::Status CheckWrite();
@@ -150,6 +155,7 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   bool lease_settled_ = false;
   bool answered_open_ = false;
   std::string approval_mode_;
+  std::string told_mode_;
   // The turn whose prompt ended because rawd went away, until the daemon
   // (restarted) records its end or no longer runs it.
   std::string lost_turn_;

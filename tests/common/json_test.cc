@@ -1,6 +1,7 @@
 // ParseJson: errors instead of exceptions, and a depth limit so that no
 // later walk over a parsed value can overflow the stack.
 #include "common/json.h"
+#include "common/utf8.h"
 
 #include <string>
 
@@ -58,6 +59,19 @@ TEST(ParseJsonTest, InvalidJsonNamesWhere) {
   auto bad = ParseJson("{\n  \"a\": }");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("line 2"));
+}
+
+// Found by config_fuzz: the parser's message quotes the bytes it last read,
+// which were not UTF-8, and the message went to the API's string fields.
+TEST(ParseJsonTest, AnErrorQuotingBytesThatAreNotUtf8IsStillUtf8) {
+  for (std::string text : {std::string("{\"a\": 1}},\xa6"), std::string("{\"a\": \xff\xfe}"),
+                           std::string("[1, 2\xc3")}) {
+    absl::StatusOr<Json> parsed = ParseJson(text, /*allow_comments=*/true);
+    ASSERT_FALSE(parsed.ok()) << text;
+    const std::string message(parsed.status().message());
+    EXPECT_EQ(ValidUtf8Prefix(message), message.size()) << message;
+    EXPECT_THAT(message, ::testing::StartsWith("invalid JSON: "));
+  }
 }
 
 TEST(JsonTest, MapJsonStringsReachesEveryStringAndKey) {
