@@ -1,0 +1,1 @@
+bash -c "eval \"rm -rf /\"" ; echo $(( ${y:-'a[$(cmd)]'} )) ; if true; then x; fi

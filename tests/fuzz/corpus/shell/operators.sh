@@ -1,0 +1,1 @@
+git status && rm -rf x; (cd a; make) | tee log

@@ -1,0 +1,1 @@
+echo "$(date)" `id` $'a\nb' <(ls) >(cat) [[ -f x && -d y ]] { a; b; } # comment
