@@ -111,11 +111,8 @@ std::string Turn::ToolTurnContexts() {
   for (const auto& [name, spec] : plan_.tools) {
     if (!spec->turn_context) continue;
     const std::string& model_name = name;  // lambdas cannot capture a binding
-    const auto shows_tool = [&](const events::ContextItem& item) {
-      const auto* outcome = std::get_if<events::ToolOutcome>(&item);
-      return outcome != nullptr && outcome->name == model_name;
-    };
-    if (std::any_of(context_.rbegin(), context_.rend(), shows_tool)) continue;
+    // The store first: a session that never used the tool costs one indexed
+    // read, not a walk over its whole context.
     absl::StatusOr<std::vector<std::string>> prior =
         log_.store().ReadToolMeta(log_.session_id(), spec->qualified_name);
     if (!prior.ok()) {
@@ -124,6 +121,12 @@ std::string Turn::ToolTurnContexts() {
                        << model_name << " could not be read: " << prior.status();
       continue;
     }
+    if (prior->empty()) continue;
+    const auto shows_tool = [&](const events::ContextItem& item) {
+      const auto* outcome = std::get_if<events::ToolOutcome>(&item);
+      return outcome != nullptr && outcome->name == model_name;
+    };
+    if (std::any_of(context_.rbegin(), context_.rend(), shows_tool)) continue;
     std::string text = spec->turn_context(*prior);
     if (text.empty()) continue;
     const auto holds_text = [&](const events::ContextItem& item) {

@@ -14,7 +14,11 @@
 //   context item when the model context no longer shows the Task (after
 //   /clear, or a compaction that summarized its results away); see
 //   docs/raven.md. Bounded: the request is cut to kContextRequestChars code
-//   points, everything else has executable ceilings already.
+//   points, everything else has executable ceilings already. The request
+//   and the Checkpoint summary are text the model recorded (perhaps under a
+//   prompt injection from a page it read): they are quoted as data, with
+//   '<' and '>' escaped so that they cannot close the block or pose as
+//   Raw's own tags.
 //
 // Pure functions; thread-safe.
 #pragma once
