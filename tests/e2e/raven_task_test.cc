@@ -147,6 +147,16 @@ std::string LastUserText(const testing::RecordedRequest& request) {
   return text;
 }
 
+// /clear under the session's lease.
+grpc::Status ClearContext(raw::v1::Raw::Stub& stub, const std::string& session) {
+  raw::v1::ClearContextRequest req;
+  req.set_session_id(session);
+  req.set_lease_id(LeaseFor(stub, session));
+  raw::v1::ClearContextResponse resp;
+  grpc::ClientContext ctx;
+  return stub.ClearContext(&ctx, req, &resp);
+}
+
 // The Task book comes from the stored results, not from the model context:
 // after /clear empties the context (and after a compaction that summarized
 // the turn that started the Task), status still finds the active Task, and
@@ -206,14 +216,7 @@ TEST_F(RavenTaskTest, AfterClearAndCompactionTheTurnStartsWithTheTaskSummary) {
     ++summaries;
   }
   EXPECT_EQ(summaries, 1u) << "the summary is in the context once";
-  {
-    raw::v1::ClearContextRequest req;
-    req.set_session_id(session);
-    req.set_lease_id(LeaseFor(stub(), session));
-    raw::v1::ClearContextResponse resp;
-    grpc::ClientContext ctx;
-    ASSERT_TRUE(stub().ClearContext(&ctx, req, &resp).ok());
-  }
+  ASSERT_TRUE(ClearContext(stub(), session).ok());
   const size_t before = fake_.requests().size();
   auto after_clear = turn("status again", {{"s2", "raven_task", R"({"action":"status"})"},
                                            {"s3", "raven_task",
@@ -253,14 +256,7 @@ TEST_F(RavenTaskTest, WithoutTheToolNeitherThePromptSectionNorTheSummary) {
     ASSERT_TRUE(stream.WaitForTurnEnd(StartTurn(stub(), session, "go")).has_value());
   }
   EXPECT_THAT(SystemPrompt(fake_.requests()[0]), HasSubstr("## Research Tasks (raven_task)"));
-  {
-    raw::v1::ClearContextRequest req;
-    req.set_session_id(session);
-    req.set_lease_id(LeaseFor(stub(), session));
-    raw::v1::ClearContextResponse resp;
-    grpc::ClientContext ctx;
-    ASSERT_TRUE(stub().ClearContext(&ctx, req, &resp).ok());
-  }
+  ASSERT_TRUE(ClearContext(stub(), session).ok());
   WriteFile(daemon_->config_path(),
             Config(R"("approval_mode": "allow_all")", "", R"(["builtin/read_file"])", ""));
   fake_.Enqueue(chat::TextAnswer("ok"));

@@ -5,23 +5,17 @@
 // file is not.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/utf8.h"
 #include "daemon/config/config_loader.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "config_fuzz: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { raw::fuzz::Check(ok, "config_fuzz", what); }
 
 }  // namespace
 

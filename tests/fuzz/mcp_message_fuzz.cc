@@ -5,20 +5,14 @@
 // notifications a method and no id, responses and error responses an id.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string_view>
 
 #include "daemon/mcp/json_rpc.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "mcp_message_fuzz: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { raw::fuzz::Check(ok, "mcp_message_fuzz", what); }
 
 }  // namespace
 

@@ -6,22 +6,16 @@
 // not crash and must keep its invariants (the current Task is in the book).
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "daemon/raven/codec.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "raven_codec_fuzz: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { raw::fuzz::Check(ok, "raven_codec_fuzz", what); }
 
 }  // namespace
 

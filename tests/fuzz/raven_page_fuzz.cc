@@ -7,23 +7,17 @@
 // quotation copied from the page must get).
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "daemon/raven/web/excerpt_match.h"
 #include "daemon/raven/web/normalizer.h"
 #include "daemon/raven/web/page_text.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "raven_page_fuzz: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { raw::fuzz::Check(ok, "raven_page_fuzz", what); }
 
 void CheckOffsets(const raw::raven::web::NormalizedText& n, std::string_view input) {
   Check(n.offsets.size() == n.key.size(), "the offset map and the key differ in size");

@@ -5,22 +5,16 @@
 // answer (rules must not depend on anything but the text).
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "daemon/tools/policy/command_splitter.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "shell_fuzz: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { raw::fuzz::Check(ok, "shell_fuzz", what); }
 
 }  // namespace
 
