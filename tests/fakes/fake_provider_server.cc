@@ -368,20 +368,33 @@ void FakeProviderServer::AcceptLoop() {
   }
 }
 
-ScriptedResponse FakeProviderServer::NextResponse(const RecordedRequest& request) {
+void FakeProviderServer::SetResponder(Responder responder) {
   absl::MutexLock lock(&mu_);
-  requests_.push_back(request);
-  for (auto it = routed_.begin(); it != routed_.end(); ++it) {
-    if (request.path.find(it->first) == std::string::npos) continue;
-    ScriptedResponse next = std::move(it->second);
-    routed_.erase(it);
-    return next;
+  responder_ = std::make_shared<const Responder>(std::move(responder));
+}
+
+ScriptedResponse FakeProviderServer::NextResponse(const RecordedRequest& request) {
+  std::shared_ptr<const Responder> responder;
+  {
+    absl::MutexLock lock(&mu_);
+    requests_.push_back(request);
+    for (auto it = routed_.begin(); it != routed_.end(); ++it) {
+      if (request.path.find(it->first) == std::string::npos) continue;
+      ScriptedResponse next = std::move(it->second);
+      routed_.erase(it);
+      return next;
+    }
+    if (!script_.empty()) {
+      ScriptedResponse next = std::move(script_.front());
+      script_.pop_front();
+      return next;
+    }
+    responder = responder_;
   }
-  if (!script_.empty()) {
-    ScriptedResponse next = std::move(script_.front());
-    script_.pop_front();
-    return next;
+  if (responder != nullptr && *responder) {
+    if (std::optional<ScriptedResponse> answer = (*responder)(request)) return *std::move(answer);
   }
+  absl::MutexLock lock(&mu_);
   ++unscripted_;
   ScriptedResponse exhausted;
   exhausted.status = 500;

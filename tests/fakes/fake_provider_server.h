@@ -20,7 +20,9 @@
 
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,6 +100,13 @@ class FakeProviderServer {
   // requests that arrive concurrently in no fixed order (a search batch).
   void EnqueueFor(std::string target_part, ScriptedResponse response);
   size_t pending_responses() const;
+  // Answers the requests that neither EnqueueFor() nor Enqueue() scripted,
+  // from the request itself (nullopt: the "script ran out" error): for
+  // tests whose daemon may send any number of requests in any order, such
+  // as the crash harness, which kills and restarts it at random points.
+  // Called on the connection's thread, outside the server's lock.
+  using Responder = std::function<std::optional<ScriptedResponse>(const RecordedRequest&)>;
+  void SetResponder(Responder responder);
 
   std::vector<RecordedRequest> requests() const;
   // The only request so far; adds a test failure unless there was exactly one.
@@ -140,6 +149,7 @@ class FakeProviderServer {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::deque<ScriptedResponse> script_ ABSL_GUARDED_BY(mu_);
   std::vector<std::pair<std::string, ScriptedResponse>> routed_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const Responder> responder_ ABSL_GUARDED_BY(mu_);
   std::vector<RecordedRequest> requests_ ABSL_GUARDED_BY(mu_);
   size_t unscripted_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<int> open_fds_ ABSL_GUARDED_BY(mu_);

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The sanitizer stage of the test run: a Clang build of the whole tree in a
+# build directory of its own, then every test of that build.
+#
+# One build serves four checks, so that each file is compiled once more, not
+# four times:
+#   - AddressSanitizer and UndefinedBehaviorSanitizer in every target, with
+#     -fno-sanitize-recover: the unit and end-to-end tests run under both, and
+#     any report fails the test that caused it;
+#   - libFuzzer's coverage instrumentation (fuzzer-no-link), so that the fuzz
+#     targets (tests/fuzz/, label "fuzz") are guided inside the libraries,
+#     and a short run of each is part of this stage;
+#   - Clang's lock analysis (-Wthread-safety as errors) of Raw's own code;
+#   - the failpoints of common/failpoint.h, which the crash harness
+#     (tests/crash/, label "crash") uses to kill rawd at chosen points.
+# ccache keeps a rerun to the files that changed.
+#
+# usage: sanitize.sh SOURCE_DIR BUILD_DIR [ctest arguments...]
+# environment:
+#   RAW_JOBS                parallel compile jobs and tests (default 2)
+#   RAW_TEST_TIMEOUT        seconds one test may take (default 300)
+# exit status: 0 when everything built and passed, 77 (skipped) when clang++
+# or its runtime libraries are not installed, anything else on a failure.
+set -euo pipefail
+
+if (($# < 2)); then
+  echo "usage: $0 SOURCE_DIR BUILD_DIR [ctest arguments...]" >&2
+  exit 2
+fi
+src="$(cd "$1" && pwd)"
+build="$2"
+shift 2
+
+say() { printf 'sanitize: %s\n' "$*"; }
+
+compiler="$(command -v clang++ || true)"
+if [[ -z "$compiler" ]]; then
+  say "skipped: clang++ is not installed (Debian package clang)"
+  exit 77
+fi
+# The sanitizer and libFuzzer runtimes come in a separate package.
+if ! compgen -G "$("$compiler" -print-resource-dir)/lib/linux/libclang_rt.asan-*.a" >/dev/null ||
+  ! compgen -G "$("$compiler" -print-resource-dir)/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
+  say "skipped: the sanitizer runtimes are not installed for $compiler (Debian package libclang-rt-14-dev)"
+  exit 77
+fi
+
+# Share the ccache entries of other checkouts of the same sources.
+export CCACHE_BASEDIR="$src"
+export CCACHE_NOHASHDIR=1
+
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  say "configuring a Clang build in $build"
+  generator=()
+  if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+  # -O1: the usual optimization level for sanitizer builds (fast enough to
+  # run the end-to-end tests, precise stack traces); assertions stay on.
+  cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$compiler" \
+    -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g1" -DRAW_CCACHE=ON \
+    -DRAW_SANITIZE=fuzzer-no-link,address,undefined -DRAW_THREAD_SAFETY=ON \
+    -DRAW_FAILPOINTS=ON -DRAW_BUILD_BENCH=OFF >/dev/null
+fi
+
+say "building (ASan, UBSan, fuzz coverage, -Werror=thread-safety, failpoints)"
+start=$SECONDS
+cmake --build "$build" -j "${RAW_JOBS:-2}"
+say "built in $((SECONDS - start)) s"
+
+# halt_on_error: the first report ends the process with a failure, in rawd
+# as in the test binary; the report goes to the test's output (stderr) and,
+# for a daemon, to its log. Leak checking stays on.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+say "running the tests of $build"
+start=$SECONDS
+status=0
+ctest --test-dir "$build" --output-on-failure -j "${RAW_JOBS:-2}" \
+  --timeout "${RAW_TEST_TIMEOUT:-300}" "$@" || status=$?
+say "tests finished in $((SECONDS - start)) s"
+exit "$status"
