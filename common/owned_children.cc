@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "common/child_ledger.h"
 
 namespace raw {
 namespace {
@@ -83,7 +84,10 @@ pid_t StartOwnedChild(absl::FunctionRef<pid_t()> spawn) {
   Registry& r = GetRegistry();
   absl::MutexLock lock(&r.mu);
   pid_t pid = spawn();
-  if (pid > 0) r.owned.insert(pid);
+  if (pid > 0) {
+    r.owned.insert(pid);
+    child_ledger::Record(pid);
+  }
   return pid;
 }
 
@@ -98,6 +102,7 @@ int WaitOwnedChild(pid_t pid) {
   Registry& r = GetRegistry();
   absl::MutexLock lock(&r.mu);
   r.owned.erase(pid);
+  child_ledger::Forget(pid);
   return status;
 }
 

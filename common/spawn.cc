@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
+#include "common/failpoint.h"
 #include "common/owned_children.h"
 
 extern char** environ;
@@ -94,7 +95,10 @@ absl::StatusOr<pid_t> SpawnInNewSession(const SpawnRequest& request) {
                      argv.data(), request.env.has_value() ? envp.data() : environ);
     return rc == 0 ? pid : -1;
   });
-  if (rc == 0) return pid;
+  if (rc == 0) {
+    RAW_FAILPOINT("process.spawned");
+    return pid;
+  }
   std::string where = request.cwd.empty() ? "" : absl::StrCat(" in ", request.cwd);
   std::string message = absl::StrCat("cannot start \"", request.argv[0], "\" (", request.program,
                                      ")", where, ": ", strerror(rc));

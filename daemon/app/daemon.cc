@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/cancel_token.h"
+#include "common/child_ledger.h"
 #include "common/logging.h"
 #include "common/time.h"
 #include "common/version.h"
@@ -117,6 +118,15 @@ absl::Status Daemon::Start() {
   dir_warnings_ = DirPermissionWarnings(
       {{"state directory", paths_.state_dir}, {"config directory", Dirname(paths_.config_path)}});
   for (const std::string& warning : dir_warnings_) RAW_LOG(Warning) << warning;
+  // Under the state lock, so no other daemon's children are touched.
+  if (absl::StatusOr<int> ended = child_ledger::Open(paths_.state_dir + "/children.ledger"); !ended.ok()) {
+    RAW_LOG(Warning) << ended.status().message()
+                     << "; processes left by a crash of this daemon will not be ended";
+  } else if (*ended > 0) {
+    RAW_LOG(Warning) << "ended " << *ended
+                     << " process group(s) left running by the previous daemon (it did not "
+                        "stop cleanly)";
+  }
 
   // An inherited socket's directory is checked, never changed (Adopt).
   if (options_.listen_fd < 0) {

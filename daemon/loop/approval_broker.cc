@@ -3,6 +3,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/failpoint.h"
 
 namespace raw::loop {
 
@@ -27,6 +28,7 @@ bool ApprovalBroker::Done() const {
 }
 
 ApprovalOutcome ApprovalBroker::Wait(absl::Duration timeout, const CancelToken& cancel) {
+  RAW_FAILPOINT("approval.waiting");
   int callback = cancel.OnCancel([this] {
     absl::MutexLock lock(&mu_);
     cancelled_ = true;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/failpoint.h"
 #include "daemon/context/compaction_plan.h"
 #include "daemon/context/context_meter.h"
 #include "daemon/context/token_estimate.h"
@@ -127,6 +128,7 @@ CompactionResult RunCompaction(
                                 i + 1, chunks);
     SummarySink sink;
     absl::Status status = summarizer.Stream(summary_request, sink, cancel);
+    RAW_FAILPOINT("compaction.summarized");
     result.usage.push_back(sink.usage());
     const bool cancelled = cancel.cancelled() || status.code() == absl::StatusCode::kCancelled ||
                            (sink.error() && sink.error()->kind == providers::ErrorKind::kCancelled);

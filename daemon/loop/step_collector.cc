@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/failpoint.h"
 
 namespace raw::loop {
 
@@ -16,6 +17,7 @@ void StepCollector::OnEvent(const providers::ProviderEvent& event) {
           result_.text += e.text;
           result_.any_output = true;
           log_.PublishLive(turn_id_, events::TextDelta{e.text});
+          RAW_FAILPOINT("stream.text_delta");
         } else if constexpr (std::is_same_v<T, providers::ReasoningDeltaEvent>) {
           if (e.text.empty()) return;
           result_.reasoning += e.text;

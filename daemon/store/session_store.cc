@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/failpoint.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "common/time.h"
@@ -115,7 +116,10 @@ absl::Status SessionStore::Write(StoreStep step, const std::string& session_id,
   Hook(step, session_id);
   // Any error below returns before Commit(), and txn rolls everything back.
   RETURN_IF_ERROR(body(*writer_));
-  return txn.Commit();
+  RAW_FAILPOINT("store.commit.before");
+  RETURN_IF_ERROR(txn.Commit());
+  RAW_FAILPOINT("store.commit.after");
+  return absl::OkStatus();
 }
 
 absl::Status SessionStore::Read(const std::string& session_id,

@@ -1,0 +1,125 @@
+// The child ledger ends, at the next Open, exactly the process groups that
+// were started and never reaped, and nothing else: not a reaped child, not a
+// ledger of another boot, not a process that reuses a recorded pid.
+#include "common/child_ledger.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/owned_children.h"
+#include "common/spawn.h"
+#include "gtest/gtest.h"
+
+namespace raw {
+namespace {
+
+class ChildLedgerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/raw-ledger-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/children.ledger";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static pid_t Spawn(const std::string& script) {
+    SpawnRequest request;
+    request.program = "/bin/sh";
+    request.argv = {"sh", "-c", script};
+    absl::StatusOr<pid_t> pid = SpawnInNewSession(request);
+    EXPECT_TRUE(pid.ok()) << pid.status();
+    return pid.ok() ? *pid : -1;
+  }
+
+  std::string ReadLedger() const {
+    std::ifstream in(path_);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+
+  std::string dir_, path_;
+};
+
+TEST_F(ChildLedgerTest, TheNextOpenEndsTheWholeGroupOfAChildNeverReaped) {
+  // The group's `sleep` outlives its shell: as rawd does, become its parent
+  // then, so that the test can wait for it.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  // The shell leads the group; its own child `sleep` is in it too.
+  const pid_t leader = Spawn("sleep 300 & wait");
+  ASSERT_GT(leader, 0);
+  EXPECT_NE(ReadLedger().find(absl::StrCat("+", leader, " ")), std::string::npos);
+
+  // As a daemon started after a crash of this one would.
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 1);
+  const int status = WaitOwnedChild(leader);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  // Every other process of the group was killed too.
+  int other = 0;
+  while (waitpid(-leader, &other, 0) > 0) {
+    EXPECT_TRUE(WIFSIGNALED(other) && WTERMSIG(other) == SIGKILL);
+  }
+  EXPECT_EQ(kill(-leader, 0), -1) << "a process of the group survived";
+  // The fresh ledger lists nothing.
+  EXPECT_EQ(ReadLedger().find('+'), std::string::npos) << ReadLedger();
+}
+
+TEST_F(ChildLedgerTest, AReapedChildIsForgotten) {
+  ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  const pid_t done = Spawn("exit 0");
+  ASSERT_GT(done, 0);
+  WaitOwnedChild(done);
+  EXPECT_NE(ReadLedger().find(absl::StrCat("-", done)), std::string::npos);
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+}
+
+TEST_F(ChildLedgerTest, ALedgerOfAnotherBootOrAReusedPidEndsNothing) {
+  // A running process Raw did not record: stands for one that got a pid the
+  // ledger names.
+  const pid_t bystander = Spawn("sleep 300");
+  ASSERT_GT(bystander, 0);
+  const long long start = child_ledger::ProcessStartTime(bystander);
+  ASSERT_GT(start, 0);
+
+  std::ofstream(path_) << "boot 00000000-0000-0000-0000-000000000000\n+" << bystander << " "
+                       << start << "\n";
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 0) << "a ledger of another boot";
+
+  const std::string boot_line = ReadLedger().substr(0, ReadLedger().find('\n') + 1);
+  ASSERT_EQ(boot_line.rfind("boot ", 0), 0u);
+  std::ofstream(path_) << boot_line << "+" << bystander << " " << start + 1 << "\n";
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 0) << "the pid with another start time";
+
+  EXPECT_EQ(kill(bystander, 0), 0) << "the bystander was signalled";
+  kill(-bystander, SIGKILL);
+  WaitOwnedChild(bystander);
+}
+
+TEST_F(ChildLedgerTest, GarbageInTheLedgerIsIgnored) {
+  const std::string boot = [&] {
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    in >> id;
+    return id;
+  }();
+  std::ofstream(path_) << "boot " << boot << "\n+1 0\n+abc 5\n+-4 2\n-\n+\n+99999999999 1\n";
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+}
+
+TEST_F(ChildLedgerTest, AnUnwritableLedgerIsAnErrorThatNamesThePath) {
+  absl::StatusOr<int> opened = child_ledger::Open(dir_ + "/missing/children.ledger");
+  ASSERT_FALSE(opened.ok());
+  EXPECT_NE(opened.status().message().find("missing/children.ledger"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace raw
