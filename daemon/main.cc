@@ -52,6 +52,9 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // Past a file size limit (RLIMIT_FSIZE) a write fails with EFBIG, which
+  // the store reports as a full disk, instead of killing the daemon.
+  signal(SIGXFSZ, SIG_IGN);
   // Orphaned descendants of tool commands (for example `sleep 300 &` in a
   // bash call) are re-parented to rawd rather than to init, so the bash
   // tool can reap every process of a group it killed. Those that outlive

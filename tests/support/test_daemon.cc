@@ -202,6 +202,7 @@ absl::Status TestDaemon::Start(const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {BinaryPath("rawd"), "--socket", socket_path_, "--config",
                                    config_path_, "--ready-fd", "3"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  argv.insert(argv.begin(), launcher_.begin(), launcher_.end());
   std::vector<std::string> envs = EnvStrings(env());
   auto cargv = CStrings(argv);
   auto cenv = CStrings(envs);

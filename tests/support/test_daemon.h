@@ -72,6 +72,9 @@ class TestDaemon {
   // RAW_SOCKET, the test API key and `extra_env` entries.
   std::map<std::string, std::string> env() const;
   void SetEnv(const std::string& name, const std::string& value) { extra_env_[name] = value; }
+  // A command (absolute path first) that the next Start runs rawd under,
+  // such as setpriv with fewer capabilities; it must exec rawd in place.
+  void SetLauncher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }
 
   CommandResult RunRaw(const std::vector<std::string>& args, const std::string& stdin_text = "");
 
@@ -89,6 +92,7 @@ class TestDaemon {
  private:
   std::string root_, socket_path_, state_dir_, config_path_, workdir_;
   std::map<std::string, std::string> extra_env_;
+  std::vector<std::string> launcher_;
   pid_t pid_ = -1;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<raw::v1::Raw::Stub> stub_;

@@ -2,9 +2,14 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -24,6 +29,46 @@ void CreatePrivateFile(const std::string& path) {
   if (fd >= 0) close(fd);
 }
 
+struct WriteFailure {
+  absl::StatusCode code = absl::StatusCode::kInternal;
+  std::string text;  // "" when nothing explains the failure
+};
+
+// Why writing the database at `path` (or its -wal file) fails, judged from
+// the file system and the process's limits now.
+WriteFailure DiagnoseWriteFailure(const std::string& path) {
+  const std::string dir = path.substr(0, path.rfind('/') + 1);
+  struct statvfs fs {};
+  if (statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0) {
+    if ((fs.f_flag & ST_RDONLY) != 0) {
+      return {absl::StatusCode::kPermissionDenied, "its file system is mounted read-only"};
+    }
+    if (fs.f_bavail == 0) {
+      return {absl::StatusCode::kResourceExhausted,
+              "the disk holding it is full (no free blocks): free some space"};
+    }
+  }
+  if (access(path.c_str(), W_OK) != 0 && errno != ENOENT) {
+    return {absl::StatusCode::kPermissionDenied,
+            absl::StrCat("rawd may not write it (", std::strerror(errno), ")")};
+  }
+  rlimit limit{};
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    for (const std::string& file : {path, path + "-wal"}) {
+      struct stat st {};
+      // A write that would take the file past the limit fails (EFBIG), so
+      // a file near it is the cause.
+      if (stat(file.c_str(), &st) == 0 &&
+          static_cast<rlim_t>(st.st_size) + 65536 > limit.rlim_cur) {
+        return {absl::StatusCode::kResourceExhausted,
+                absl::StrCat("File too large: a file size limit (ulimit -f, ", limit.rlim_cur,
+                             " bytes) stops ", file, " from growing")};
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path,
@@ -41,6 +86,15 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
   std::unique_ptr<Database> db(new Database(handle, path));
   if (code != SQLITE_OK) return db->Error(code, absl::StrCat("opening ", path));
   sqlite3_extended_result_codes(handle, 1);
+  // SQLite opens a file it may not write read-only, without an error; every
+  // later write would fail instead.
+  if (!read_only && sqlite3_db_readonly(handle, "main") == 1) {
+    WriteFailure cause = DiagnoseWriteFailure(path);
+    return absl::PermissionDeniedError(absl::StrCat(
+        "sqlite: ", path, " is read-only for rawd",
+        cause.text.empty() ? "" : absl::StrCat(" (", cause.text, ")"),
+        ": make it and its directory writable (chmod u+w), or stop what holds it read-only"));
+  }
   RETURN_IF_ERROR(db->Configure(options));
   return db;
 }
@@ -183,10 +237,26 @@ int64_t Database::ChangedRows() const { return sqlite3_changes64(db_); }
 
 bool Database::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
+
 absl::Status Database::Error(int code, absl::string_view context) const {
   std::string message = absl::StrCat("sqlite: ", sqlite3_errmsg(db_));
   if (!context.empty()) absl::StrAppend(&message, " (", context, ")");
-  switch (code & 0xff) {
+  // SQLite's own words for a failed write ("disk I/O error") do not say
+  // why, and the operating system's error is often gone by the time they
+  // are reported; the state of the machine now says why, and what to do.
+  const int primary = code & 0xff;
+  if (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_READONLY ||
+      primary == SQLITE_CANTOPEN) {
+    const WriteFailure cause = DiagnoseWriteFailure(path_);
+    if (!cause.text.empty()) {
+      absl::StrAppend(&message, ": ", path_, ": ", cause.text);
+      return absl::Status(cause.code, message);
+    }
+    if (const int os_error = sqlite3_system_errno(db_); os_error != 0) {
+      absl::StrAppend(&message, ": ", path_, ": ", std::strerror(os_error));
+    }
+  }
+  switch (primary) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return absl::UnavailableError(message);
