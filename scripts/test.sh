@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Sets up and builds Raw with its tests and benchmarks (scripts/setup.sh
-# --tests all, quick when nothing changed), then runs every test with ctest. Exits with ctest's status.
+# --tests all, quick when nothing changed), then runs every test with ctest,
+# then the sanitizer stage (scripts/sanitize.sh: a Clang build with ASan,
+# UBSan, fuzz coverage, the lock analysis and the failpoints, in
+# build/sanitize, and its tests: unit, end-to-end, fuzz and crash). Exits
+# non-zero when either fails.
 #
 # environment:
 #   RAW_TEST_TIMEOUT        seconds one test may take (default 300)
@@ -22,4 +26,16 @@ grep -h '^\[raven fixtures\]' build/Testing/Temporary/LastTest.log 2>/dev/null |
 if ((status == 124)); then
   printf 'test: ctest did not finish within %s seconds\n' "${RAW_TEST_TOTAL_TIMEOUT:-3600}" >&2
 fi
+
+sanitize_status=0
+timeout --kill-after=30 "${RAW_TEST_TOTAL_TIMEOUT:-3600}" \
+  scripts/sanitize.sh . build/sanitize || sanitize_status=$?
+grep -h '^\[crash harness\]' build/sanitize/Testing/Temporary/LastTest.log 2>/dev/null || true
+case "$sanitize_status" in
+  0) ;;
+  77) printf 'test: the sanitizer stage was skipped (see above)\n' >&2 ;;
+  124) printf 'test: the sanitizer stage did not finish within %s seconds\n' \
+         "${RAW_TEST_TOTAL_TIMEOUT:-3600}" >&2 ;;
+esac
+if ((status == 0 && sanitize_status != 0 && sanitize_status != 77)); then status=$sanitize_status; fi
 exit "$status"

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "clients/acp/json_rpc.h"
+#include "clients/acp/line_framer.h"
 
 namespace raw::acp {
 
@@ -69,9 +70,24 @@ void StdioTransport::FinishPeer() {
 }
 
 void StdioTransport::ReadLoop() {
-  std::string line;
-  bool skipping = false;  // inside a line over the limit
-  size_t skipped = 0;
+  LineFramer framer(max_message_bytes_);
+  auto deliver = [this](std::string line) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (closed_) return false;
+    }
+    absl::MutexLock lock(&peer_mu_);
+    peer_->OnMessage(std::move(line));
+    return true;
+  };
+  auto refuse = [this](size_t bytes) {
+    Send(ErrorResponse(nullptr,
+                       {rpc_code::kInvalidRequest,
+                        absl::StrCat("message of ", bytes, " bytes or more is over the limit of ",
+                                     max_message_bytes_, " bytes (--max-message-bytes); dropped"),
+                        nullptr}));
+    return true;
+  };
   char buf[65536];
   for (;;) {
     pollfd fds[2] = {{in_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
@@ -81,44 +97,7 @@ void StdioTransport::ReadLoop() {
     ssize_t got = read(in_fd_, buf, sizeof buf);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) break;  // end of input
-    std::string_view chunk(buf, static_cast<size_t>(got));
-    while (!chunk.empty()) {
-      size_t nl = chunk.find('\n');
-      std::string_view piece = chunk.substr(0, nl);
-      chunk.remove_prefix(nl == std::string_view::npos ? chunk.size() : nl + 1);
-      if (skipping) {
-        skipped += piece.size();
-      } else if (line.size() + piece.size() > max_message_bytes_) {
-        skipping = true;
-        skipped = line.size() + piece.size();
-        line.clear();
-        line.shrink_to_fit();
-      } else {
-        line.append(piece);
-      }
-      if (nl == std::string_view::npos) break;
-      // A whole line.
-      if (skipping) {
-        Send(ErrorResponse(nullptr,
-                           {rpc_code::kInvalidRequest,
-                            absl::StrCat("message of ", skipped, " bytes or more is over the limit of ",
-                                         max_message_bytes_, " bytes (--max-message-bytes); dropped"),
-                            nullptr}));
-        skipping = false;
-        skipped = 0;
-        continue;
-      }
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.find_first_not_of(" \t") != std::string::npos) {
-        {
-          absl::MutexLock lock(&mu_);
-          if (closed_) break;
-        }
-        absl::MutexLock lock(&peer_mu_);
-        peer_->OnMessage(std::move(line));
-      }
-      line.clear();
-    }
+    if (!framer.Feed(std::string_view(buf, static_cast<size_t>(got)), deliver, refuse)) break;
   }
   Close();
   FinishPeer();

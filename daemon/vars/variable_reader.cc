@@ -9,28 +9,17 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/cancel_token.h"
 #include "common/subprocess.h"
+#include "daemon/vars/command_output.h"
 
 namespace raw::vars {
 namespace {
 
-// Longest excerpt of a command's standard error shown in an error.
-constexpr size_t kMaxStderrShown = 200;
-
 std::string Prefix(const config::VariableConfig& d) {
   return absl::StrCat("variable ", d.name, ": ");
-}
-
-void StripOneLineBreak(std::string& value) {
-  if (!value.empty() && value.back() == '\n') {
-    value.pop_back();
-    if (!value.empty() && value.back() == '\r') value.pop_back();
-  }
 }
 
 absl::StatusOr<std::string> ReadEnv(const config::VariableConfig& d, const EnvLookup& env) {
@@ -83,19 +72,6 @@ absl::StatusOr<std::string> ReadFile(const config::VariableConfig& d) {
     return absl::FailedPreconditionError(absl::StrCat(Prefix(d), "file ", d.file, " is empty"));
   }
   return value;
-}
-
-// The last non-empty line of a command's standard error, shortened.
-std::string StderrExcerpt(absl::string_view err) {
-  absl::string_view last;
-  for (absl::string_view line : absl::StrSplit(err, '\n')) {
-    line = absl::StripAsciiWhitespace(line);
-    if (!line.empty()) last = line;
-  }
-  if (last.empty()) return "";
-  if (last.size() > kMaxStderrShown)
-    return absl::StrCat(": ", last.substr(0, kMaxStderrShown), "...");
-  return absl::StrCat(": ", last);
 }
 
 absl::StatusOr<std::string> ReadCommand(const config::VariableConfig& d,
