@@ -82,7 +82,11 @@ fi
 
 say "building (ASan, UBSan, fuzz coverage, -Werror=thread-safety, failpoints)"
 start=$SECONDS
-cmake --build "$build" -j "${RAW_JOBS:-2}" --target "${targets[@]}"
+# With Ninja, keep going after a file that fails, so that one run lists
+# every finding.
+keep_going=()
+if grep -q "^CMAKE_GENERATOR:INTERNAL=Ninja$" "$build/CMakeCache.txt"; then keep_going=(-- -k 0); fi
+cmake --build "$build" -j "${RAW_JOBS:-2}" --target "${targets[@]}" "${keep_going[@]}"
 say "built in $((SECONDS - start)) s"
 if [[ "${RAW_SANITIZE_BUILD_ONLY:-}" == 1 ]]; then exit 0; fi
 

@@ -87,7 +87,10 @@ TEST(RavenOverridesTest, TheSchemaStatesTheReadersFieldsAndBounds) {
       ASSERT_TRUE(values[section].contains(field)) << at;
       EXPECT_FALSE(rule.value("title", "").empty()) << at;
       EXPECT_FALSE(rule.value("description", "").empty()) << at;
-      auto with = [&](const Json& value) { return Json{{section, {{field, value}}}}; };
+      // Copies: a lambda may not capture structured bindings (before C++20
+      // compilers that implement P1091).
+      auto with = [section = std::string(section), field = std::string(field)](
+                      const Json& value) { return Json{{section, {{field, value}}}}; };
       if (rule.contains("maximum")) {
         const int64_t max = rule["maximum"].get<int64_t>();
         EXPECT_TRUE(ApplyRavenOverrides(config, with(max)).ok()) << at;

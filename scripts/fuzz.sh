@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Long fuzzing runs: builds the fuzz targets in the sanitizer build
+# (scripts/sanitize.sh) and runs each one for RUNS executions (or until
+# SECONDS pass), one after another, over a scratch copy of its seeds. Prints
+# one line per target: executions, time, executions per second and corpus
+# size, and keeps any crash input in build/sanitize/fuzz-artifacts/.
+#
+# usage: scripts/fuzz.sh [RUNS] [SECONDS] [TARGET...]
+#   RUNS     executions per target (default 10000000)
+#   SECONDS  the most time per target (default 3600)
+#   TARGET   only these targets (default: every *_fuzz binary)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+runs="${1:-10000000}"
+seconds="${2:-3600}"
+shift $(($# > 2 ? 2 : $#))
+RAW_SANITIZE_BUILD_ONLY=1 scripts/sanitize.sh . build/sanitize >/dev/null
+bin=build/sanitize/bin
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for t in "$bin"/*_fuzz; do targets+=("$(basename "$t")"); done
+fi
+artifacts=build/sanitize/fuzz-artifacts
+mkdir -p "$artifacts"
+status=0
+for target in "${targets[@]}"; do
+  name="${target%_fuzz}"
+  corpus="$(mktemp -d)"
+  seeds=(tests/fuzz/corpus/"$name")
+  case "$name" in
+    sse_decoder) seeds=(tests/fixtures/sse/chat tests/fixtures/sse/responses
+                        tests/fixtures/sse/anthropic tests/fixtures/sse/gemini) ;;
+    chat_decoder) seeds=(tests/fixtures/sse/chat) ;;
+    responses_decoder) seeds=(tests/fixtures/sse/responses) ;;
+    anthropic_decoder) seeds=(tests/fixtures/sse/anthropic) ;;
+    google_decoder) seeds=(tests/fixtures/sse/gemini) ;;
+  esac
+  log="$artifacts/$target.log"
+  rc=0
+  "$bin/$target" -runs="$runs" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$corpus" "${seeds[@]}" \
+    >"$log" 2>&1 || rc=$?
+  done_line="$(grep -E '^Done [0-9]+ runs' "$log" | tail -1 || true)"
+  execs="$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' | tail -1)"
+  rate="$(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}' | tail -1)"
+  printf '%-24s %s executions, %s/s, %s corpus files%s\n' "$target" "${execs:-?}" \
+    "${rate:-?}" "$(ls "$corpus" | wc -l)" "$( ((rc == 0)) || echo ", FAILED (see $log)")"
+  [[ -n "$done_line" ]] || true
+  ((rc == 0)) || status=1
+  rm -rf "$corpus"
+done
+exit "$status"
