@@ -253,8 +253,23 @@ TEST_F(CurlHttpClientTest, ConnectionRefusedIsUnavailable) {
   absl::Status status = client_.Send(request, handler, cancel_);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
   EXPECT_THAT(status.message(), HasSubstr(absl::StrCat("127.0.0.1:", port)));
-  EXPECT_THAT(status.message(), HasSubstr("Failed to connect"));  // libcurl's reason
+  EXPECT_THAT(status.message(), HasSubstr("Connection refused"));  // the system's reason
+  EXPECT_THAT(status.message(), HasSubstr("Failed to connect"));   // libcurl's
   EXPECT_THAT(std::string(status.message()), ::testing::Not(HasSubstr("secret")));
+  EXPECT_TRUE(handler.calls().empty());
+}
+
+TEST_F(CurlHttpClientTest, AResetBeforeTheStatusLineIsUnavailable) {
+  ScriptedResponse reset;
+  reset.framing = ScriptedResponse::Framing::kRaw;
+  reset.end = ScriptedResponse::End::kReset;
+  server_.Enqueue(reset);
+  HttpRequest request;
+  request.url = server_.base_url() + "/chat/completions";
+  RecordingHandler handler;
+  absl::Status status = client_.Send(request, handler, cancel_);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  EXPECT_THAT(status.message(), HasSubstr("reset"));
   EXPECT_TRUE(handler.calls().empty());
 }
 
