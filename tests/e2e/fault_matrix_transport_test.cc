@@ -62,7 +62,9 @@ TEST_P(TransportFaultTest, ConnectionRefusedIsRetriedThenReported) {
 }
 
 TEST_P(TransportFaultTest, ANameThatDoesNotResolveIsRetriedThenReported) {
-  StartDaemon(R"("max_retries": 1)", "http://raw-test.invalid/v1");
+  // RFC 6761: .invalid never resolves; the connect timeout bounds a slow
+  // resolver.
+  StartDaemon(R"("max_retries": 1, "connect_timeout_seconds": 5)", "http://raw-test.invalid/v1");
 
   TurnOutcome turn = RunTurn();
   ASSERT_TRUE(turn.ended);
@@ -178,11 +180,8 @@ TEST_P(TransportFaultTest, ATrickleSlowerThanTheIdleTimeoutIsRetriedThenReported
   fake_.Enqueue(trickle);
   fake_.Enqueue(trickle);
 
-  const auto start = std::chrono::steady_clock::now();
   TurnOutcome turn = RunTurn();
   ASSERT_TRUE(turn.ended);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4))
-      << "the idle timeout, not the trickle, ended the attempts";
   EXPECT_EQ(turn.end.reason(), raw::v1::TURN_END_REASON_ERROR);
   EXPECT_THAT(turn.end.message(), HasSubstr("models.fake.idle_timeout_seconds"));
   ASSERT_THAT(turn.notices, SizeIs(1));
