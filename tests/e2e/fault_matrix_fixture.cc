@@ -1,5 +1,6 @@
 #include "tests/e2e/fault_matrix_fixture.h"
 
+#include <optional>
 #include <utility>
 
 namespace raw::e2e {

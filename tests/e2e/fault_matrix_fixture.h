@@ -7,6 +7,7 @@
 // the model afterwards.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <ostream>
 #include <string>
