@@ -290,12 +290,16 @@ absl::Status TransferError(CURLcode result, const char* error_buffer, const Tran
         "refused to connect to ", target.host_port, " at ", absl::StrJoin(transfer.refused, ", "),
         ": only public addresses may be reached by this request"));
   }
-  if (result == CURLE_PEER_FAILED_VERIFICATION || result == CURLE_SSL_ISSUER_ERROR ||
-      result == CURLE_SSL_CACERT_BADFILE) {
-    // The same certificate would be refused again: not worth a retry.
+  // Neither a refused certificate nor an unreadable CA file changes on a
+  // retry: kFailedPrecondition tells callers not to try again.
+  if (result == CURLE_PEER_FAILED_VERIFICATION || result == CURLE_SSL_ISSUER_ERROR) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the TLS certificate of ", target.host_port, " was refused: ", reason,
         " (SSL_CERT_FILE names the CA certificates to trust instead of the system's)"));
+  }
+  if (result == CURLE_SSL_CACERT_BADFILE) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the CA certificates to trust (SSL_CERT_FILE) could not be read: ", reason));
   }
   if (result == CURLE_SSL_CONNECT_ERROR) {
     return absl::UnavailableError(

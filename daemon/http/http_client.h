@@ -18,8 +18,9 @@
 //   Connection failures return kUnavailable with the reason (the system's
 //   words where it gave any, such as "Connection refused"); a transfer cut
 //   off mid-body returns kUnavailable too, after the bytes that did arrive
-//   were delivered. A server whose TLS certificate is refused returns
-//   kFailedPrecondition: retrying the same request cannot succeed.
+//   were delivered. A server whose TLS certificate is refused, or a CA
+//   file that cannot be read, returns kFailedPrecondition: retrying the
+//   same request cannot succeed.
 // - A request with public_addresses_only never opens a connection to a
 //   non-public address; Send returns kPermissionDenied naming it.
 // - OK means the server completed the response; the status code (including
