@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <mutex>  // std::call_once
@@ -289,9 +290,30 @@ absl::Status TransferError(CURLcode result, const char* error_buffer, const Tran
         "refused to connect to ", target.host_port, " at ", absl::StrJoin(transfer.refused, ", "),
         ": only public addresses may be reached by this request"));
   }
-  if (!transfer.connected) {
+  // Neither a refused certificate nor an unreadable CA file changes on a
+  // retry: kFailedPrecondition tells callers not to try again.
+  if (result == CURLE_PEER_FAILED_VERIFICATION || result == CURLE_SSL_ISSUER_ERROR) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the TLS certificate of ", target.host_port, " was refused: ", reason,
+        " (SSL_CERT_FILE names the CA certificates to trust instead of the system's)"));
+  }
+  if (result == CURLE_SSL_CACERT_BADFILE) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the CA certificates to trust (SSL_CERT_FILE) could not be read: ", reason));
+  }
+  if (result == CURLE_SSL_CONNECT_ERROR) {
     return absl::UnavailableError(
-        absl::StrCat("cannot connect to ", target.host_port, ": ", reason));
+        absl::StrCat("the TLS handshake with ", target.host_port, " failed: ", reason));
+  }
+  if (!transfer.connected) {
+    // libcurl's own words for a refused connection ("Couldn't connect to
+    // server") do not say why; the system's do.
+    long os_errno = 0;
+    curl_easy_getinfo(transfer.easy, CURLINFO_OS_ERRNO, &os_errno);
+    std::string why = os_errno != 0 ? strerror(static_cast<int>(os_errno)) : "";
+    if (!why.empty() && !absl::StrContains(reason, why)) why = absl::StrCat(why, " (", reason, ")");
+    return absl::UnavailableError(absl::StrCat("cannot connect to ", target.host_port, ": ",
+                                               why.empty() ? reason : why));
   }
   return absl::UnavailableError(absl::StrCat("connection to ", target.host_port, " broke after ",
                                              transfer.body_bytes,

@@ -13,9 +13,14 @@
 // - Cancelling `cancel` aborts the transfer promptly (no waiting for the
 //   next byte); Send returns kCancelled.
 // - When no byte arrives for `idle_timeout_ms` (0 = no limit), Send returns
-//   kDeadlineExceeded. Connection failures return kUnavailable with the
-//   reason; a transfer cut off mid-body returns kUnavailable too, after the
-//   bytes that did arrive were delivered.
+//   kDeadlineExceeded; so does a connection not made within
+//   connect_timeout_ms, with a message that starts "connecting to".
+//   Connection failures return kUnavailable with the reason (the system's
+//   words where it gave any, such as "Connection refused"); a transfer cut
+//   off mid-body returns kUnavailable too, after the bytes that did arrive
+//   were delivered. A server whose TLS certificate is refused, or a CA
+//   file that cannot be read, returns kFailedPrecondition: retrying the
+//   same request cannot succeed.
 // - A request with public_addresses_only never opens a connection to a
 //   non-public address; Send returns kPermissionDenied naming it.
 // - OK means the server completed the response; the status code (including

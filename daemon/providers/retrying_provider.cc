@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace raw::providers {
 namespace {
@@ -31,6 +35,12 @@ class AttemptSink : public ProviderEventSink {
   bool retries_left_;
   std::optional<ErrorEvent> held_;
 };
+
+// "120 s", "1.5 s": whole seconds without a fraction.
+std::string SecondsText(int64_t ms) {
+  if (ms % 1000 == 0) return absl::StrCat(ms / 1000, " s");
+  return absl::StrFormat("%.1f s", static_cast<double>(ms) / 1000.0);
+}
 
 }  // namespace
 
@@ -76,8 +86,14 @@ absl::Status RetryingProvider::Stream(const ModelRequest& request, ProviderEvent
     const ErrorEvent& error = *attempt_sink.held();
     int64_t delay = RetryDelayMs(policy_, attempt, error.retry_after_ms, unit_random_());
     if (delay > policy_.max_hint_ms) {
-      sink.OnEvent(error);  // too long to wait silently: the caller decides
-      return status;
+      // Too long to wait silently: the caller decides, told when the
+      // provider would take the request again.
+      ErrorEvent reported = error;
+      absl::StrAppend(&reported.message, " (the provider asks to retry after ",
+                      SecondsText(delay), "; Raw waits at most ", SecondsText(policy_.max_hint_ms),
+                      ")");
+      sink.OnEvent(reported);
+      return ErrorEventToStatus(reported);
     }
     sink.OnEvent(RetryEvent{attempt, max_attempts, delay, error});
     if (!wait_(delay, cancel)) {

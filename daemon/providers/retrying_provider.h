@@ -6,7 +6,8 @@
 // terminator) is retried up to `max_retries` times. The delay is the hint
 // when the provider gave one, else base * 2^(attempt-1) capped at `cap`,
 // with full jitter. A hint longer than `max_hint_ms` is not waited for: the
-// error is returned (with its retry_after) for the user to decide.
+// error is returned (with its retry_after, and its message saying how long
+// the provider asked to wait) for the user to decide.
 // Non-retryable errors (400, 401, 403, 404, context too long, billing) end
 // the stream at once with the provider's message.
 //

@@ -45,10 +45,17 @@ class ResponseHandler : public http::HttpResponseHandler {
     headers_ = headers;
     request_id_ = http::FindHeader(headers, request_id_header_);
     std::string type = absl::AsciiStrToLower(http::FindHeader(headers, "content-type"));
+    type = std::string(absl::StripLeadingAsciiWhitespace(type));
     if (status < 200 || status >= 300) {
       mode_ = Mode::kHttpError;
-    } else if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(type), "application/json")) {
+    } else if (absl::StartsWith(type, "application/json")) {
       mode_ = Mode::kJson;
+    } else if (absl::StartsWith(type, "text/html") ||
+               absl::StartsWith(type, "application/xhtml+xml")) {
+      // A login page, a proxy's notice or a web UI at the base URL: a page,
+      // not an answer, whatever its status says.
+      mode_ = Mode::kPage;
+      page_type_ = type.substr(0, type.find(';'));
     } else {
       mode_ = Mode::kSse;
     }
@@ -58,6 +65,7 @@ class ResponseHandler : public http::HttpResponseHandler {
     if (!bytes.empty()) body_seen_ = true;
     switch (mode_) {
       case Mode::kHttpError:
+      case Mode::kPage:
         body_.append(bytes.substr(0, kMaxErrorBodyBytes - body_.size()));
         return body_.size() < kMaxErrorBodyBytes;
       case Mode::kJson:
@@ -108,6 +116,15 @@ class ResponseHandler : public http::HttpResponseHandler {
         decoder_.Fail(ConnectionError(sent, idle_timeout_ms), &events_);
       } else if (mode_ == Mode::kHttpError) {
         decoder_.Fail(classify_(status_, headers_, body_, absl::Now()), &events_);
+      } else if (mode_ == Mode::kPage) {
+        decoder_.Fail(PageError(), &events_);
+      } else if (sent.ok() && !body_seen_) {
+        // Nothing at all after a 2xx status: the answer was lost on the
+        // way (a proxy or the server dropped it); another attempt may get it.
+        decoder_.Fail(MakeError(ErrorKind::kPrematureEof, true,
+                                absl::StrCat("the response from ", url_, " (HTTP ", status_,
+                                             ") had an empty body")),
+                      &events_);
       } else if (mode_ == Mode::kJson) {
         if (json_too_large_) {
           decoder_.Fail(MakeError(ErrorKind::kUnknown, false,
@@ -134,14 +151,31 @@ class ResponseHandler : public http::HttpResponseHandler {
   }
 
  private:
-  enum class Mode { kNone, kHttpError, kJson, kSse };
+  enum class Mode { kNone, kHttpError, kPage, kJson, kSse };
+
+  // A 2xx page: reported with the page's title, not retried (the same URL
+  // would serve the same page).
+  ErrorEvent PageError() const {
+    ErrorEvent error = classify_(status_, headers_, body_, absl::Now());
+    error.kind = ErrorKind::kUnknown;
+    error.retryable = false;
+    error.message =
+        absl::StrCat("the server at ", url_, " answered with a ", page_type_,
+                     " page instead of a model response (", error.message,
+                     "); check models.", model_.name, ".base_url");
+    return error;
+  }
 
   ErrorEvent ConnectionError(const absl::Status& sent, int64_t idle_timeout_ms) const {
     switch (sent.code()) {
       case absl::StatusCode::kDeadlineExceeded:
-        return TimeoutError(idle_timeout_ms);
-      case absl::StatusCode::kInvalidArgument:
+        return TimeoutError(sent, idle_timeout_ms);
       case absl::StatusCode::kFailedPrecondition:
+        // The connection cannot be made as configured (the server's TLS
+        // certificate was refused): the same request would fail the same way.
+        return MakeError(ErrorKind::kNetwork, false,
+                         absl::StrCat("request to ", url_, " failed: ", sent.message()));
+      case absl::StatusCode::kInvalidArgument:
       case absl::StatusCode::kUnimplemented:
         return MakeError(ErrorKind::kInvalidRequest, false,
                          absl::StrCat("request to ", url_, " failed: ", sent.message()));
@@ -152,15 +186,24 @@ class ResponseHandler : public http::HttpResponseHandler {
   }
 
   ErrorEvent CutOffError(const absl::Status& sent, int64_t idle_timeout_ms) const {
-    if (sent.code() == absl::StatusCode::kDeadlineExceeded) return TimeoutError(idle_timeout_ms);
+    if (sent.code() == absl::StatusCode::kDeadlineExceeded) {
+      return TimeoutError(sent, idle_timeout_ms);
+    }
     ErrorKind kind = body_seen_ ? ErrorKind::kPrematureEof : ErrorKind::kNetwork;
     return MakeError(kind, true,
                      absl::StrCat("the response from ", url_, " was cut off: ", sent.message()));
   }
 
-  ErrorEvent TimeoutError(int64_t idle_timeout_ms) const {
+  // `sent` is kDeadlineExceeded: the idle timeout, or a connection that
+  // was not made within the connect timeout (HttpClient says which).
+  ErrorEvent TimeoutError(const absl::Status& sent, int64_t idle_timeout_ms) const {
+    if (absl::StartsWith(sent.message(), "connecting to")) {
+      return MakeError(ErrorKind::kTimeout, true,
+                       absl::StrCat("request to ", url_, " failed: ", sent.message()));
+    }
     return MakeError(ErrorKind::kTimeout, true,
-                     absl::StrCat("no data from ", url_, " for ", idle_timeout_ms, " ms"));
+                     absl::StrCat("no data from ", url_, " for ", idle_timeout_ms, " ms (models.",
+                                  model_.name, ".idle_timeout_seconds)"));
   }
 
   // Counts the text, reasoning and tool-call argument bytes of the events
@@ -224,7 +267,8 @@ class ResponseHandler : public http::HttpResponseHandler {
   int status_ = 0;
   http::Headers headers_;
   std::string request_id_;
-  std::string body_;  // kHttpError and kJson only
+  std::string body_;  // kHttpError, kPage and kJson only
+  std::string page_type_;  // kPage: the media type
   bool body_seen_ = false;
   bool json_too_large_ = false;
 };

@@ -13,10 +13,16 @@
 //   collected (at most 32 MiB) and decoded whole.
 // - A status outside 2xx: the body is collected (at most 64 KiB, so a
 //   proxy's HTML page is cut) and classified by the API's classifier.
+// - A 2xx text/html page (a login page, a web UI at the base URL) is not an
+//   answer: a kUnknown error quoting the page's title, not retried.
+// - A 2xx with an empty body: a retryable kPrematureEof saying so.
 // - Transport outcomes of HttpClient become ErrorEvents: cancellation ->
-//   kCancelled, idle deadline -> kTimeout, a connection that failed ->
-//   kNetwork, a body cut off -> kPrematureEof (or a normal finish when the
-//   decoder says the answer was already whole).
+//   kCancelled, idle or connect deadline -> kTimeout (the idle one naming
+//   models.<name>.idle_timeout_seconds), a connection that failed ->
+//   kNetwork (not retryable when HttpClient says the request cannot
+//   succeed as configured: kFailedPrecondition, a refused TLS certificate),
+//   a body cut off -> kPrematureEof (or a normal finish when the decoder
+//   says the answer was already whole).
 // - Every ErrorEvent without a request id gets the response's request-id
 //   header; Stream() returns ErrorEventToStatus of it, OK after a Finish.
 //

@@ -159,7 +159,8 @@ const char* ReasonPhrase(int status) {
                                         {500, "Internal Server Error"},
                                         {502, "Bad Gateway"},
                                         {503, "Service Unavailable"},
-                                        {504, "Gateway Timeout"}};
+                                        {504, "Gateway Timeout"},
+                                        {529, "Overloaded"}};
   for (const Phrase& phrase : kPhrases) {
     if (phrase.status == status) return phrase.text;
   }
@@ -171,6 +172,39 @@ std::string ErrorBody(std::string_view message, std::string_view code) {
       {"error",
        {{"message", message}, {"type", "server_error"}, {"param", nullptr}, {"code", code}}}};
   return DumpJson(body);
+}
+
+// The status line and headers of a chunked response.
+std::string ResponseHead(const ScriptedResponse& response) {
+  std::string head =
+      absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n");
+  bool has_content_type = false;
+  for (const auto& [name, value] : response.headers) {
+    has_content_type = has_content_type || absl::EqualsIgnoreCase(name, "Content-Type");
+    absl::StrAppend(&head, name, ": ", value, "\r\n");
+  }
+  if (!has_content_type) {
+    absl::StrAppend(&head, "Content-Type: ",
+                    response.status == 200 ? "text/event-stream" : "application/json", "\r\n");
+  }
+  absl::StrAppend(&head, "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+  return head;
+}
+
+// Waits `pause` on the socket, not by sleeping: false as soon as the client
+// closes (or resets) the connection.
+bool PauseUnlessClosed(int fd, std::chrono::microseconds pause) {
+  const absl::Time deadline = absl::Now() + absl::FromChrono(pause);
+  for (;;) {
+    const int64_t left_ms =
+        absl::ToInt64Milliseconds(absl::Ceil(deadline - absl::Now(), absl::Milliseconds(1)));
+    if (left_ms <= 0) return true;
+    pollfd pfd{fd, POLLRDHUP, 0};
+    int n = poll(&pfd, 1, static_cast<int>(left_ms));
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return false;
+    if (n == 0) return true;
+  }
 }
 
 }  // namespace
@@ -431,30 +465,30 @@ void FakeProviderServer::Serve(int fd) {
   }
 
   const ScriptedResponse response = NextResponse(request);
-  std::string head =
-      absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\n");
-  bool has_content_type = false;
-  for (const auto& [name, value] : response.headers) {
-    has_content_type = has_content_type || absl::EqualsIgnoreCase(name, "Content-Type");
-    absl::StrAppend(&head, name, ": ", value, "\r\n");
-  }
-  if (!has_content_type) {
-    absl::StrAppend(&head, "Content-Type: ",
-                    response.status == 200 ? "text/event-stream" : "application/json", "\r\n");
-  }
-  absl::StrAppend(&head, "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
-  bool alive = SendAll(fd, head);
+  const bool raw = response.framing == ScriptedResponse::Framing::kRaw;
+  bool alive = raw || SendAll(fd, ResponseHead(response));
   for (size_t i = 0; alive && i <= response.chunks.size(); ++i) {
     if (response.gate_before_chunk == i) alive = ParkAtGate(fd);
     if (!alive || i == response.chunks.size()) break;
     const std::string& chunk = response.chunks[i];
     if (chunk.empty()) continue;  // an empty chunk would end the body
-    if (i > 0 && response.chunk_interval.count() > 0) std::this_thread::sleep_for(response.chunk_interval);
-    const std::string framed = absl::StrCat(absl::Hex(chunk.size()), "\r\n", chunk, "\r\n");
-    const size_t times = i == response.repeat_chunk ? std::max<size_t>(response.repeat_times, 1) : 1;
+    if (i > 0 && response.chunk_interval.count() > 0) {
+      alive = PauseUnlessClosed(fd, response.chunk_interval);
+      if (!alive) break;
+    }
+    const std::string framed =
+        raw ? chunk : absl::StrCat(absl::Hex(chunk.size()), "\r\n", chunk, "\r\n");
+    const size_t times =
+        i == response.repeat_chunk ? std::max<size_t>(response.repeat_times, 1) : 1;
     for (size_t n = 0; alive && n < times; ++n) alive = SendAll(fd, framed);
   }
-  if (alive && response.end == ScriptedResponse::End::kComplete) SendAll(fd, "0\r\n\r\n");
+  if (alive && response.end == ScriptedResponse::End::kReset) {
+    // A zero linger time makes close() send RST instead of FIN.
+    linger reset{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+  } else if (alive && !raw && response.end == ScriptedResponse::End::kComplete) {
+    SendAll(fd, "0\r\n\r\n");
+  }
   CloseConnection(fd);
 }
 

@@ -8,9 +8,10 @@
 // stream cut off without its terminating chunk, and a stream parked at a
 // gate until the test lets it go (to exercise interrupts and idle timeouts).
 //
-// Every response uses chunked transfer encoding and "Connection: close": one
-// request per connection. When the script has run out the server answers 500
-// with an OpenAI-style JSON error and counts the request in
+// Every response uses chunked transfer encoding and "Connection: close" (one
+// request per connection), unless a script writes its own bytes
+// (ScriptedResponse::Framing). When the script has run out the server
+// answers 500 with an OpenAI-style JSON error and counts the request in
 // unscripted_requests().
 //
 // Ownership and threads: the server owns an accept thread and one thread per
@@ -45,6 +46,15 @@ struct ScriptedResponse {
   enum class End {
     kComplete,  // terminating chunk, then close
     kCut,       // close right after the last chunk, without the terminator
+    kReset,     // reset the connection (TCP RST) right after the last chunk
+  };
+  enum class Framing {
+    kChunked,  // status line, headers, chunked body (the fields below)
+    // Only the chunks, verbatim: no status line, no headers, no chunk
+    // framing (`status` and `headers` are ignored). The test writes the
+    // whole response, or none of it (no chunks and End::kReset: a reset
+    // before the first byte). kComplete and kCut both just close.
+    kRaw,
   };
 
   int status = 200;
@@ -54,6 +64,7 @@ struct ScriptedResponse {
   // Each written as one chunk and flushed separately; empty ones are skipped.
   std::vector<std::string> chunks;
   End end = End::kComplete;
+  Framing framing = Framing::kChunked;
   // The server parks before writing chunks[*gate_before_chunk] (or, when it
   // equals chunks.size(), before ending the response) until ReleaseGate().
   // The status line and headers are always sent before the gate.
@@ -64,8 +75,10 @@ struct ScriptedResponse {
   size_t repeat_chunk = 0;
   size_t repeat_times = 0;
   // A pause before each chunk after the first, as a provider paces its
-  // stream. For benchmarks of steady streaming only: tests wait for
-  // events, never for time.
+  // stream: for benchmarks of steady streaming, and for a trickle slower
+  // than the client's idle timeout (the test then waits for the client's
+  // error, never for time). The pause ends early when the client closes
+  // the connection.
   std::chrono::microseconds chunk_interval{0};
 };
 

@@ -253,8 +253,39 @@ TEST_F(CurlHttpClientTest, ConnectionRefusedIsUnavailable) {
   absl::Status status = client_.Send(request, handler, cancel_);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
   EXPECT_THAT(status.message(), HasSubstr(absl::StrCat("127.0.0.1:", port)));
-  EXPECT_THAT(status.message(), HasSubstr("Failed to connect"));  // libcurl's reason
+  EXPECT_THAT(status.message(), HasSubstr("Connection refused"));  // the system's reason
+  EXPECT_THAT(status.message(), HasSubstr("Failed to connect"));   // libcurl's
   EXPECT_THAT(std::string(status.message()), ::testing::Not(HasSubstr("secret")));
+  EXPECT_TRUE(handler.calls().empty());
+}
+
+// A CA file that cannot be read fails every HTTPS request the same way: a
+// kFailedPrecondition (not worth a retry) that names SSL_CERT_FILE.
+TEST_F(CurlHttpClientTest, AnUnreadableCaFileIsAFailedPrecondition) {
+  CurlHttpClient::Options options;
+  options.ca_file = "/nonexistent/raw-test-ca.pem";
+  CurlHttpClient client(options);
+  HttpRequest request;
+  request.url = absl::StrCat("https://127.0.0.1:", server_.port(), "/v1/chat/completions");
+  request.total_timeout_ms = 30000;
+  RecordingHandler handler;
+  absl::Status status = client.Send(request, handler, cancel_);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(status.message(), HasSubstr("SSL_CERT_FILE"));
+  EXPECT_TRUE(handler.calls().empty());
+}
+
+TEST_F(CurlHttpClientTest, AResetBeforeTheStatusLineIsUnavailable) {
+  ScriptedResponse reset;
+  reset.framing = ScriptedResponse::Framing::kRaw;
+  reset.end = ScriptedResponse::End::kReset;
+  server_.Enqueue(reset);
+  HttpRequest request;
+  request.url = server_.base_url() + "/chat/completions";
+  RecordingHandler handler;
+  absl::Status status = client_.Send(request, handler, cancel_);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  EXPECT_THAT(status.message(), HasSubstr("reset"));
   EXPECT_TRUE(handler.calls().empty());
 }
 

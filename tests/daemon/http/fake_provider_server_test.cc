@@ -7,11 +7,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "daemon/http/curl_http_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -47,16 +51,20 @@ class RawConnection {
     char buffer[4096];
     while (out.size() < size) {
       ssize_t n = recv(fd_, buffer, std::min(sizeof(buffer), size - out.size()), 0);
+      if (n < 0) end_errno_ = errno;
       if (n <= 0) break;
       out.append(buffer, static_cast<size_t>(n));
     }
     return out;
   }
   std::string ReadToEnd() { return Read(SIZE_MAX); }
+  // The errno of the read that found the end (0: an orderly close).
+  int end_errno() const { return end_errno_; }
 
  private:
   int fd_ = -1;
   bool connected_ = false;
+  int end_errno_ = 0;
 };
 
 constexpr char kHead200[] =
@@ -89,6 +97,41 @@ TEST_F(FakeProviderServerTest, CutResponseHasNoTerminator) {
   server_.Enqueue(response);
   std::string wire = Exchange("GET /v1/x HTTP/1.1\r\nHost: h\r\n\r\n");
   EXPECT_EQ(wire, std::string(kHead200) + "9\r\ndata: a\n\n\r\n");
+}
+
+TEST_F(FakeProviderServerTest, RawFramingWritesTheChunksVerbatim) {
+  ScriptedResponse response;
+  response.framing = ScriptedResponse::Framing::kRaw;
+  response.status = 404;  // ignored: the chunks are the whole response
+  response.chunks = {"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", "data: a\n\n"};
+  server_.Enqueue(response);
+  std::string wire = Exchange("GET /v1/x HTTP/1.1\r\nHost: h\r\n\r\n");
+  EXPECT_EQ(wire, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\ndata: a\n\n");
+}
+
+TEST_F(FakeProviderServerTest, AResetBeforeAnyByteIsARst) {
+  ScriptedResponse response;
+  response.framing = ScriptedResponse::Framing::kRaw;
+  response.end = ScriptedResponse::End::kReset;
+  server_.Enqueue(response);
+  RawConnection connection(server_.port());
+  ASSERT_TRUE(connection.Send("GET /v1/x HTTP/1.1\r\nHost: h\r\n\r\n"));
+  EXPECT_EQ(connection.ReadToEnd(), "");
+  EXPECT_EQ(connection.end_errno(), ECONNRESET);
+}
+
+TEST_F(FakeProviderServerTest, APauseBetweenChunksEndsWhenTheClientCloses) {
+  ScriptedResponse response = chat::Stream({"data: a\n\n", "data: b\n\n"});
+  response.chunk_interval = std::chrono::minutes(10);
+  server_.Enqueue(response);
+  {
+    RawConnection connection(server_.port());
+    ASSERT_TRUE(connection.Send("GET /v1/x HTTP/1.1\r\nHost: h\r\n\r\n"));
+    EXPECT_THAT(connection.Read(strlen(kHead200) + 14), HasSubstr("data: a"));
+  }  // closed during the pause
+  const absl::Time start = absl::Now();
+  server_.Stop();  // joins the connection's thread
+  EXPECT_LT(absl::Now() - start, absl::Minutes(1));
 }
 
 TEST_F(FakeProviderServerTest, KeepsAGivenContentType) {

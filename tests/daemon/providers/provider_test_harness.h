@@ -179,23 +179,51 @@ struct TransportCase {
   FakeHttpResponse response;
   std::string last_event;  // EventText of the terminal event
   absl::StatusCode code;
+  std::string message_part = "";  // when set, the status message contains it
 };
 
 // The transport outcomes every adapter maps alike, given a body `cutoff`
 // that ends mid-stream (after some output, before the terminator):
-// connection refused, idle timeout, cut off mid-body, and a clean EOF
-// without the terminator (named `eof_case`).
+// connection refused, a refused TLS certificate, connect and idle
+// timeouts, a 200 with an empty body, an HTML page with status 200, cut
+// off mid-body, and a clean EOF without the terminator (named `eof_case`).
 inline std::vector<TransportCase> CommonTransportCases(const std::string& cutoff,
                                                        const std::string& eof_case) {
   const std::string eof =
       "error premature_eof retryable after_output http=0 type= code= retry_after=?";
+  FakeHttpResponse page = Sse({"<!DOCTYPE html><html><head><title>Sign in</title></head>",
+                               "<body><form></form></body></html>"});
+  page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
   return {
-      {"connection refused", Sse({}, absl::UnavailableError("refused"), /*status=*/0),
+      {"connection refused",
+       Sse({}, absl::UnavailableError("cannot connect to 127.0.0.1:9: Connection refused"),
+           /*status=*/0),
        "error network retryable before_output http=0 type= code= retry_after=?",
-       absl::StatusCode::kUnavailable},
-      {"idle timeout", Sse({}, absl::DeadlineExceededError("idle")),
+       absl::StatusCode::kUnavailable, "Connection refused"},
+      {"TLS certificate refused",
+       Sse({},
+           absl::FailedPreconditionError(
+               "the TLS certificate of 127.0.0.1:9 was refused: self-signed certificate"),
+           /*status=*/0),
+       "error network final before_output http=0 type= code= retry_after=?",
+       absl::StatusCode::kUnavailable, "the TLS certificate of 127.0.0.1:9 was refused"},
+      {"connect timeout",
+       Sse({},
+           absl::DeadlineExceededError("connecting to 127.0.0.1:9 timed out after 567 ms: x"),
+           /*status=*/0),
        "error timeout retryable before_output http=0 type= code= retry_after=?",
-       absl::StatusCode::kDeadlineExceeded},
+       absl::StatusCode::kDeadlineExceeded, "failed: connecting to 127.0.0.1:9 timed out"},
+      {"idle timeout",
+       Sse({}, absl::DeadlineExceededError("no data from 127.0.0.1:9 for 1234 ms (idle timeout)")),
+       "error timeout retryable before_output http=0 type= code= retry_after=?",
+       absl::StatusCode::kDeadlineExceeded, "for 1234 ms (models."},
+      {"a 200 with an empty body", Sse({}),
+       "error premature_eof retryable before_output http=0 type= code= retry_after=?",
+       absl::StatusCode::kUnavailable, "(HTTP 200) had an empty body"},
+      {"an HTML page with status 200", page,
+       "error unknown final before_output http=200 type= code= retry_after=?",
+       absl::StatusCode::kUnknown, "answered with a text/html page instead of a model response "
+                                   "(HTTP 200: Sign in)"},
       {"cut off mid-body", Sse({cutoff}, absl::UnavailableError("reset")), eof,
        absl::StatusCode::kUnavailable},
       {eof_case, Sse({cutoff}), eof, absl::StatusCode::kUnavailable},
@@ -210,6 +238,9 @@ inline void ExpectTransportOutcomes(const ProviderMaker& make,
     RecordingSink sink;
     absl::Status status = StreamOnce(make, c.response, sink);
     EXPECT_EQ(status.code(), c.code) << c.name << ": " << status;
+    if (!c.message_part.empty()) {
+      EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr(c.message_part)) << c.name;
+    }
     ASSERT_FALSE(sink.events.empty()) << c.name;
     EXPECT_EQ(sink.texts().back(), c.last_event) << c.name;
     ExpectStreamInvariants(sink.events);

@@ -129,7 +129,10 @@ TEST(RetryingProviderTest, AHintLongerThanTheLimitIsReturnedNotWaited) {
   CancelToken cancel;
   EXPECT_FALSE(p.Stream(ModelRequest{}, sink, cancel).ok());
   EXPECT_TRUE(h.waits.empty());
-  EXPECT_EQ(std::get<ErrorEvent>(sink.events.back()).retry_after_ms, 120000);
+  const ErrorEvent& reported = std::get<ErrorEvent>(sink.events.back());
+  EXPECT_EQ(reported.retry_after_ms, 120000);
+  EXPECT_EQ(reported.message,
+            "HTTP 503: overloaded (the provider asks to retry after 120 s; Raw waits at most 60 s)");
 }
 
 TEST(RetryingProviderTest, CancelDuringTheWaitEndsWithCancelled) {
