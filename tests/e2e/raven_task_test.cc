@@ -209,7 +209,7 @@ TEST_F(RavenTaskTest, AfterClearAndCompactionTheTurnStartsWithTheTaskSummary) {
                                  "active · revision 1\nRequest: Reef health\n"));
   EXPECT_THAT(summary, HasSubstr("No Checkpoint yet"));
   // Within the turn the model sees the status result, and the summary once.
-  const std::string& next = fake_.requests()[compacted_at + 1].body;
+  const std::string next = fake_.requests()[compacted_at + 1].body;
   size_t summaries = 0;
   for (size_t at = next.find("<raven_task_context>"); at != std::string::npos;
        at = next.find("<raven_task_context>", at + 1)) {

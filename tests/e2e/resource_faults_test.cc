@@ -4,11 +4,16 @@
 // tool starts (a pids cgroup). Each is reported clearly, loses nothing that
 // was committed, and the daemon keeps serving.
 #include <fcntl.h>
+#include <poll.h>
+#include <sqlite3.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <string>
 
@@ -50,6 +55,49 @@ size_t FinishChunkOf(const testing::ScriptedResponse& answer) {
   }
   ADD_FAILURE() << "no finish chunk";
   return 0;
+}
+
+// The payload of the first event of `kind` whose payload contains
+// `containing`, stored for `session` in the database at `db`, read beside the
+// running daemon; waits up to 30 s for it,
+// waking when the -wal file (which every commit writes) changes.
+std::optional<std::string> WaitForStoredEvent(const std::string& db, const std::string& session,
+                                              const std::string& kind,
+                                              const std::string& containing) {
+  const int watch = inotify_init1(IN_CLOEXEC);
+  if (watch < 0 || inotify_add_watch(watch, (db + "-wal").c_str(), IN_MODIFY) < 0) {
+    ADD_FAILURE() << "cannot watch " << db << "-wal";
+    if (watch >= 0) close(watch);
+    return std::nullopt;
+  }
+  std::optional<std::string> found;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!found && std::chrono::steady_clock::now() < deadline) {
+    sqlite3* handle = nullptr;
+    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+      sqlite3_stmt* select = nullptr;
+      sqlite3_prepare_v2(handle,
+                         "SELECT payload FROM events WHERE session_id = ? AND kind = ? "
+                         "AND instr(payload, ?) > 0 ORDER BY seq LIMIT 1",
+                         -1, &select, nullptr);
+      sqlite3_bind_text(select, 1, session.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(select, 2, kind.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(select, 3, containing.c_str(), -1, SQLITE_TRANSIENT);
+      if (sqlite3_step(select) == SQLITE_ROW) {
+        found = reinterpret_cast<const char*>(sqlite3_column_text(select, 0));
+      }
+      sqlite3_finalize(select);
+    }
+    sqlite3_close(handle);
+    if (found) break;
+    pollfd p{watch, POLLIN, 0};
+    if (poll(&p, 1, 1000) == 1) {
+      char events[4096];
+      (void)!read(watch, events, sizeof events);
+    }
+  }
+  close(watch);
+  return found;
 }
 
 class ResourceFaultTest : public E2eTest {
@@ -144,27 +192,35 @@ TEST_F(ResourceFaultTest, AReadOnlyDatabaseIsRefusedAtStartWithItsNameAndReason)
 TEST_F(ResourceFaultTest, OutOfDescriptorsFailsTheCallClearlyAndTheDaemonRecovers) {
   const std::string other = SessionWithOneTurn("first");
   const std::string session = daemon_->CreateSession();
-  // The answer's finish waits at a gate while the descriptors run out.
-  testing::ScriptedResponse calls =
-      chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo hi"})"}});
-  calls.gate_before_chunk = FinishChunkOf(calls);
-  fake_.Enqueue(calls);
+  // Calls of a batch run in order: the first waits on a FIFO while the
+  // descriptors run out, then the second has none left to start with.
+  const std::string fifo = daemon_->workdir() + "/gate";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"cat gate"})"},
+                                       {"c2", "bash", R"({"command":"echo hi"})"}}));
   fake_.Enqueue(chat::TextAnswer("done"));
-  EventStream stream(stub(), session);
   std::string turn = StartTurn(stub(), session, "run it");
-  ASSERT_TRUE(fake_.WaitForGate());
+  const int gate = open(fifo.c_str(), O_WRONLY);  // returns once `cat` opened it
+  ASSERT_GE(gate, 0);
   // A new descriptor must get a number below the limit: with the limit at 3
   // none is left, while the descriptors already open keep working.
   SetSoftLimit(daemon_->pid(), RLIMIT_NOFILE, 3);
-  fake_.ReleaseGate();
-  auto result = stream.WaitFor([](const raw::v1::Event& e) { return e.has_tool_result(); });
-  ASSERT_TRUE(result.has_value()) << "no result for the call that could not start";
-  EXPECT_EQ(result->tool_result().status(), raw::v1::TOOL_RESULT_STATUS_ERROR);
-  EXPECT_THAT(result->tool_result().content(), HasSubstr("Too many open files"));
+  ASSERT_EQ(write(gate, "go\n", 3), 3);
+  close(gate);
+  // Read from the database, not the event stream: gRPC may drop the
+  // connection when it cannot open a descriptor.
+  std::optional<std::string> result =
+      WaitForStoredEvent(daemon_->state_dir() + "/sessions-v1.sqlite3", session, "tool_result",
+                         "c2");
+  ASSERT_TRUE(result.has_value()) << "no result for the call that could not start\n"
+                                  << daemon_->ReadStderr() << daemon_->ReadLog();
+  EXPECT_THAT(*result, HasSubstr("\"status\":\"error\""));
+  EXPECT_THAT(*result, HasSubstr("Too many open files"));
 
   // Descriptors again: the turn goes on, and the daemon serves the others.
   SetSoftLimit(daemon_->pid(), RLIMIT_NOFILE, 4096);
-  auto end = stream.WaitForTurnEnd(turn);
+  EventStream after(stub(), session);
+  auto end = after.WaitForTurnEnd(turn);
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
       << end->turn_ended().message();
@@ -231,7 +287,9 @@ TEST_F(ResourceFaultTest, NoProcessLeftFailsTheCallClearlyAndTheDaemonRecovers) 
   cgroup.Freeze();
   fake_.ReleaseGate();
   auto result = stream.WaitFor([](const raw::v1::Event& e) { return e.has_tool_result(); });
-  ASSERT_TRUE(result.has_value()) << "no result for the call that could not start";
+  ASSERT_TRUE(result.has_value()) << "no result for the call that could not start\n"
+                                  << "stream: " << stream.status().error_message() << "\n"
+                                  << daemon_->ReadStderr() << daemon_->ReadLog();
   EXPECT_EQ(result->tool_result().status(), raw::v1::TOOL_RESULT_STATUS_ERROR);
   EXPECT_THAT(result->tool_result().content(), HasSubstr("Resource temporarily unavailable"));
   cgroup.Lift();

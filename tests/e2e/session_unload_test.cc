@@ -80,7 +80,9 @@ TEST_F(SessionUnloadTest, AThousandIdleSessionsLeaveMemoryAndComeBackWhole) {
   std::printf("rawd RSS: idle %lld KiB, 1000 sessions loaded %lld KiB, unloaded %lld KiB\n",
               static_cast<long long>(idle_rss), static_cast<long long>(loaded_rss),
               static_cast<long long>(unloaded_rss));
+#ifndef RAW_SANITIZED  // the sanitizers' allocator keeps freed memory in quarantine
   EXPECT_LE(unloaded_rss, idle_rss + idle_rss / 10);
+#endif
 
   // Read again, a session is loaded back from the store as it was.
   raw::v1::Session again = GetSession(kept);
@@ -94,7 +96,7 @@ TEST_F(SessionUnloadTest, AThousandIdleSessionsLeaveMemoryAndComeBackWhole) {
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
   // The request carried the history from before the unload.
-  const auto& last = fake_.requests().back();
+  const testing::RecordedRequest last = fake_.requests().back();
   EXPECT_NE(last.body.find("remembered"), std::string::npos);
 }
 

@@ -2,11 +2,13 @@
 // connection, arriving in chunks cut where the input says. The line framing
 // must not depend on the cuts, and every message JSON-RPC handling sends
 // back (an error for a malformed message, or a handler's answer to each
-// request) must be a JSON-RPC 2.0 object of valid UTF-8, answering each
-// request id at most once.
+// request) must be a JSON-RPC 2.0 object of valid UTF-8. Every request the
+// handler got is answered, with its result or as cancelled (-32800, when a
+// `$/cancel_request` came first), and answering it again sends nothing. (A malformed message is refused each time it comes, even when it
+// repeats an id.)
 #include <cstddef>
 #include <cstdint>
-#include <set>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,7 +98,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rpc.Reply(id, raw::Json::object());
     rpc.Reply(id, raw::Json::object());
   }
-  std::set<std::string> answered;
+  std::map<std::string, int> handled, results, cancelled;
+  for (const raw::Json& id : handler.requests) ++handled[id.dump()];
   for (const std::string& message : transport->sent) {
     Check(raw::ValidUtf8Prefix(message) == message.size(), "a sent message is not valid UTF-8");
     absl::StatusOr<raw::Json> parsed = raw::ParseJson(message);
@@ -104,8 +107,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(parsed->value("jsonrpc", "") == "2.0", "a sent message is not JSON-RPC 2.0");
     Check(parsed->contains("result") != parsed->contains("error"),
           "a sent message is not exactly one of a result and an error");
-    const raw::Json id = parsed->value("id", raw::Json());
-    if (!id.is_null()) Check(answered.insert(id.dump()).second, "a request id was answered twice");
+    const std::string id = parsed->value("id", raw::Json()).dump();
+    if (parsed->contains("result")) ++results[id];
+    if (parsed->contains("error") && (*parsed)["error"].is_object() &&
+        (*parsed)["error"].value("code", 0) == raw::acp::rpc_code::kRequestCancelled) {
+      ++cancelled[id];
+    }
+  }
+  for (const auto& [id, count] : results) {
+    Check(count <= handled[id], "a request was answered twice, or one never asked was answered");
+  }
+  for (const auto& [id, count] : handled) {
+    Check(results[id] + cancelled[id] >= 1, "a request the handler got was never answered");
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/strings/string_view.h"
 #include "common/utf8.h"
 #include "daemon/vars/command_output.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -19,7 +20,7 @@ void Check(bool ok, const char* what) { raw::fuzz::Check(ok, "variable_reply_fuz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const std::string excerpt = raw::vars::StderrExcerpt(text);
+  const std::string excerpt = raw::vars::StderrExcerpt(absl::string_view(text.data(), text.size()));
   Check(raw::ValidUtf8Prefix(excerpt) == excerpt.size(), "the excerpt is not valid UTF-8");
   // ": ", at most kMaxStderrShown bytes, "...".
   Check(excerpt.size() <= raw::vars::kMaxStderrShown + 5, "the excerpt is unbounded");
