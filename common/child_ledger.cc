@@ -1,5 +1,6 @@
 #include "common/child_ledger.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -9,8 +10,10 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -29,6 +32,7 @@ struct Ledger {
   absl::Mutex mu;
   std::string path ABSL_GUARDED_BY(mu);
   std::string boot_id ABSL_GUARDED_BY(mu);
+  std::string instance ABSL_GUARDED_BY(mu);
   int fd ABSL_GUARDED_BY(mu) = -1;
   std::map<pid_t, long long> live ABSL_GUARDED_BY(mu);
 };
@@ -81,6 +85,53 @@ std::map<pid_t, long long> Unreaped(const std::string& text, const std::string& 
   return live;
 }
 
+// The instance a ledger file names in its second line ("instance ID"), or "".
+std::string InstanceOf(const std::string& text) {
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  if (lines.size() < 2 || !absl::StartsWith(lines[1], "instance ")) return "";
+  return std::string(lines[1].substr(9));
+}
+
+// The session leaders (pid == session id) other than this process whose
+// environment holds `mark` exactly: children the instance started and did not
+// reap, recorded or not.
+std::vector<pid_t> MarkedLeaders(const std::string& mark) {
+  std::vector<pid_t> out;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return out;
+  const pid_t self = getpid();
+  while (dirent* e = readdir(proc)) {
+    int pid = 0;
+    if (!absl::SimpleAtoi(e->d_name, &pid) || pid <= 1 || pid == self) continue;
+    const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    // After the command name: state ppid pgrp session ...
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(absl::string_view(stat).substr(close + 1), ' ', absl::SkipEmpty());
+    int session = 0;
+    if (fields.size() < 4 || !absl::SimpleAtoi(fields[3], &session) || session != pid) continue;
+    const std::string environ = ReadFile(absl::StrCat("/proc/", pid, "/environ"));
+    for (absl::string_view entry : absl::StrSplit(environ, '\0')) {
+      if (entry == mark) {
+        out.push_back(pid);
+        break;
+      }
+    }
+  }
+  closedir(proc);
+  return out;
+}
+
+std::string NewInstance() {
+  std::ifstream random("/dev/urandom", std::ios::binary);
+  unsigned char bytes[12] = {};
+  random.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+  std::string hex;
+  for (unsigned char b : bytes) absl::StrAppend(&hex, absl::Hex(b, absl::kZeroPad2));
+  return hex;
+}
+
 // SIGKILL to the group `pid` leads when it is provably the recorded one (see
 // the header). True when a signal was delivered.
 bool EndGroup(pid_t pid, long long recorded_start) {
@@ -91,12 +142,12 @@ bool EndGroup(pid_t pid, long long recorded_start) {
 
 // Writes the header and `live` to a new file and renames it over `path`;
 // returns its descriptor (O_APPEND), or -1.
-int Rewrite(const std::string& path, const std::string& boot_id,
+int Rewrite(const std::string& path, const std::string& boot_id, const std::string& instance,
             const std::map<pid_t, long long>& live) {
   const std::string tmp = absl::StrCat(path, ".new");
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
-  std::string text = absl::StrCat("boot ", boot_id, "\n");
+  std::string text = absl::StrCat("boot ", boot_id, "\ninstance ", instance, "\n");
   for (const auto& [pid, start] : live) absl::StrAppend(&text, "+", pid, " ", start, "\n");
   if (!WriteAll(fd, text) || rename(tmp.c_str(), path.c_str()) != 0) {
     close(fd);
@@ -125,11 +176,23 @@ absl::StatusOr<int> Open(const std::string& path) {
   Ledger& l = TheLedger();
   absl::MutexLock lock(&l.mu);
   const std::string boot_id = BootId();
-  int ended = 0;
-  for (const auto& [pid, start] : Unreaped(ReadFile(path), boot_id)) {
-    if (EndGroup(pid, start)) ++ended;
+  const std::string previous = ReadFile(path);
+  std::set<pid_t> ended;
+  for (const auto& [pid, start] : Unreaped(previous, boot_id)) {
+    if (EndGroup(pid, start)) ended.insert(pid);
   }
-  const int fd = Rewrite(path, boot_id, {});
+  // Children started but not yet recorded when the previous daemon died.
+  // A session leader's pid names its group, which cannot be reused while it
+  // runs.
+  const std::string old_instance = InstanceOf(previous);
+  if (!old_instance.empty() && !boot_id.empty() &&
+      absl::StartsWith(previous, absl::StrCat("boot ", boot_id, "\n"))) {
+    for (pid_t pid : MarkedLeaders(absl::StrCat("RAW_DAEMON_CHILD=", old_instance))) {
+      if (ended.count(pid) == 0 && kill(-pid, SIGKILL) == 0) ended.insert(pid);
+    }
+  }
+  const std::string instance = NewInstance();
+  const int fd = Rewrite(path, boot_id, instance, {});
   if (fd < 0) {
     return absl::InternalError(
         absl::StrCat("cannot write the child ledger ", path, ": ", std::strerror(errno)));
@@ -137,9 +200,16 @@ absl::StatusOr<int> Open(const std::string& path) {
   if (l.fd >= 0) close(l.fd);
   l.path = path;
   l.boot_id = boot_id;
+  l.instance = instance;
   l.fd = fd;
   l.live.clear();
-  return ended;
+  return static_cast<int>(ended.size());
+}
+
+std::string ChildMark() {
+  Ledger& l = TheLedger();
+  absl::MutexLock lock(&l.mu);
+  return l.instance.empty() ? "" : absl::StrCat("RAW_DAEMON_CHILD=", l.instance);
 }
 
 void Record(pid_t pid) {
@@ -158,7 +228,7 @@ void Forget(pid_t pid) {
   if (l.fd < 0 || l.live.erase(pid) == 0) return;
   WriteAll(l.fd, absl::StrCat("-", pid, "\n"));
   if (lseek(l.fd, 0, SEEK_END) > kRewriteBytes) {
-    if (int fd = Rewrite(l.path, l.boot_id, l.live); fd >= 0) {
+    if (int fd = Rewrite(l.path, l.boot_id, l.instance, l.live); fd >= 0) {
       close(l.fd);
       l.fd = fd;
     }

@@ -16,6 +16,13 @@
 // process still in the group keeps the pid from being reused by the kernel,
 // so a group with that id can only be the recorded one.
 //
+// A crash can also come between a child's start and its record. So every
+// child also carries RAW_DAEMON_CHILD=<instance> in its environment, the
+// instance being a random id of the ledger (in its header), and Open also
+// ends the group of every session leader (a child rawd started itself, not
+// one of that child's own children) whose environment names the previous
+// instance.
+//
 // Thread-safety: every function may be called from any thread. Before Open
 // (and in programs that never call it) Record and Forget do nothing.
 #pragma once
@@ -33,6 +40,10 @@ namespace raw::child_ledger {
 // ledger. Returns how many groups it ended. REQUIRES: the caller holds the
 // lock that makes it the only process using `path` (rawd's state lock).
 absl::StatusOr<int> Open(const std::string& path);
+
+// "RAW_DAEMON_CHILD=<instance>" while a ledger is open, "" before: the
+// entry SpawnInNewSession adds to every child's environment.
+std::string ChildMark();
 
 // Records a started child (called with the child unreaped, so /proc/PID
 // still exists) and forgets it once reaped.

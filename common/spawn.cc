@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
+#include "common/child_ledger.h"
 #include "common/failpoint.h"
 #include "common/owned_children.h"
 
@@ -81,10 +82,22 @@ absl::StatusOr<pid_t> SpawnInNewSession(const SpawnRequest& request) {
 
   std::vector<std::string> args = request.argv;
   std::vector<char*> argv = PointersTo(args);
+  // Every child carries the ledger's mark (child_ledger.h), in place of any
+  // it inherited, so that a daemon started after a crash finds it.
+  const std::string mark = child_ledger::ChildMark();
   std::vector<std::string> env_copy;
   std::vector<char*> envp;
-  if (request.env.has_value()) {
-    env_copy = *request.env;
+  if (request.env.has_value() || !mark.empty()) {
+    if (request.env.has_value()) {
+      env_copy = *request.env;
+    } else {
+      for (char** e = environ; *e != nullptr; ++e) env_copy.emplace_back(*e);
+    }
+    if (!mark.empty()) {
+      const std::string name = mark.substr(0, mark.find('=') + 1);
+      std::erase_if(env_copy, [&](const std::string& e) { return e.rfind(name, 0) == 0; });
+      env_copy.push_back(mark);
+    }
     envp = PointersTo(env_copy);
   }
   pid_t pid = -1;
@@ -92,7 +105,7 @@ absl::StatusOr<pid_t> SpawnInNewSession(const SpawnRequest& request) {
   // Recorded as owned before any orphan reaper can see it exit.
   StartOwnedChild([&] {
     rc = posix_spawn(&pid, request.program.c_str(), settings.actions(), settings.attr(),
-                     argv.data(), request.env.has_value() ? envp.data() : environ);
+                     argv.data(), envp.empty() ? environ : envp.data());
     return rc == 0 ? pid : -1;
   });
   if (rc == 0) {

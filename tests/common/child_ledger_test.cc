@@ -73,6 +73,31 @@ TEST_F(ChildLedgerTest, TheNextOpenEndsTheWholeGroupOfAChildNeverReaped) {
   EXPECT_EQ(ReadLedger().find('+'), std::string::npos) << ReadLedger();
 }
 
+TEST_F(ChildLedgerTest, AChildStartedButNotYetRecordedIsFoundByItsMark) {
+  ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  const std::string mark = child_ledger::ChildMark();
+  ASSERT_EQ(mark.rfind("RAW_DAEMON_CHILD=", 0), 0u) << mark;
+  // Not a lone command, which the shell would exec in place (and whose
+  // environment reads empty while it does).
+  const pid_t child = Spawn("sleep 300; exit 0");
+  ASSERT_GT(child, 0);
+  const std::string environ = [&] {
+    std::ifstream in(absl::StrCat("/proc/", child, "/environ"));
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }();
+  EXPECT_NE(environ.find(mark + '\0'), std::string::npos) << "the child does not carry the mark";
+  // As if the daemon died between the start and the record.
+  std::string text = ReadLedger();
+  text.erase(text.find(absl::StrCat("+", child, " ")));
+  std::ofstream(path_, std::ios::trunc) << text;
+
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 1);
+  const int status = WaitOwnedChild(child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  EXPECT_NE(child_ledger::ChildMark(), mark) << "each ledger has an instance of its own";
+}
+
 TEST_F(ChildLedgerTest, AReapedChildIsForgotten) {
   ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
   const pid_t done = Spawn("exit 0");
