@@ -3,6 +3,7 @@
 // ledger of another boot, not a process that reuses a recorded pid.
 #include "common/child_ledger.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -77,10 +78,22 @@ TEST_F(ChildLedgerTest, AChildStartedButNotYetRecordedIsFoundByItsMark) {
   ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
   const std::string mark = child_ledger::ChildMark();
   ASSERT_EQ(mark.rfind("RAW_DAEMON_CHILD=", 0), 0u) << mark;
-  // Not a lone command, which the shell would exec in place (and whose
-  // environment reads empty while it does).
-  const pid_t child = Spawn("sleep 300; exit 0");
-  ASSERT_GT(child, 0);
+  // The child says when it runs: right after posix_spawn returns, its new
+  // image may not have its environment in place yet. (And not a lone
+  // command, which the shell would exec in place.)
+  int up[2];
+  ASSERT_EQ(pipe2(up, O_CLOEXEC), 0);
+  SpawnRequest request;
+  request.program = "/bin/sh";
+  request.argv = {"sh", "-c", "echo up; sleep 300; exit 0"};
+  request.stdout_fd = up[1];
+  absl::StatusOr<pid_t> spawned = SpawnInNewSession(request);
+  close(up[1]);
+  ASSERT_TRUE(spawned.ok()) << spawned.status();
+  const pid_t child = *spawned;
+  char line[8] = {};
+  ASSERT_GT(read(up[0], line, sizeof line), 0);
+  close(up[0]);
   const std::string environ = [&] {
     std::ifstream in(absl::StrCat("/proc/", child, "/environ"));
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -91,7 +104,9 @@ TEST_F(ChildLedgerTest, AChildStartedButNotYetRecordedIsFoundByItsMark) {
   text.erase(text.find(absl::StrCat("+", child, " ")));
   std::ofstream(path_, std::ios::trunc) << text;
 
-  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 1);
+  const int ended = child_ledger::Open(path_).value_or(-1);
+  if (ended != 1) kill(-child, SIGKILL);  // so that the wait below ends
+  EXPECT_EQ(ended, 1);
   const int status = WaitOwnedChild(child);
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
