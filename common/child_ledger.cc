@@ -7,8 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <vector>
@@ -20,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "common/proc_file.h"
 
 namespace raw::child_ledger {
 namespace {
@@ -43,13 +42,8 @@ Ledger& TheLedger() {
   return *ledger;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 std::string BootId() {
-  return std::string(absl::StripAsciiWhitespace(ReadFile("/proc/sys/kernel/random/boot_id")));
+  return std::string(absl::StripAsciiWhitespace(ReadProcFile("/proc/sys/kernel/random/boot_id")));
 }
 
 bool WriteAll(int fd, absl::string_view text) {
@@ -103,7 +97,7 @@ std::vector<pid_t> MarkedLeaders(const std::string& mark) {
   while (dirent* e = readdir(proc)) {
     int pid = 0;
     if (!absl::SimpleAtoi(e->d_name, &pid) || pid <= 1 || pid == self) continue;
-    const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+    const std::string stat = ReadProcFile(absl::StrCat("/proc/", pid, "/stat"));
     const size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
     // After the command name: state ppid pgrp session ...
@@ -111,7 +105,7 @@ std::vector<pid_t> MarkedLeaders(const std::string& mark) {
         absl::StrSplit(absl::string_view(stat).substr(close + 1), ' ', absl::SkipEmpty());
     int session = 0;
     if (fields.size() < 4 || !absl::SimpleAtoi(fields[3], &session) || session != pid) continue;
-    const std::string environ = ReadFile(absl::StrCat("/proc/", pid, "/environ"));
+    const std::string environ = ReadProcFile(absl::StrCat("/proc/", pid, "/environ"));
     for (absl::string_view entry : absl::StrSplit(environ, '\0')) {
       if (entry == mark) {
         out.push_back(pid);
@@ -124,9 +118,12 @@ std::vector<pid_t> MarkedLeaders(const std::string& mark) {
 }
 
 std::string NewInstance() {
-  std::ifstream random("/dev/urandom", std::ios::binary);
   unsigned char bytes[12] = {};
-  random.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+  const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)!read(fd, bytes, sizeof bytes);
+    close(fd);
+  }
   std::string hex;
   for (unsigned char b : bytes) absl::StrAppend(&hex, absl::Hex(b, absl::kZeroPad2));
   return hex;
@@ -160,7 +157,7 @@ int Rewrite(const std::string& path, const std::string& boot_id, const std::stri
 }  // namespace
 
 long long ProcessStartTime(pid_t pid) {
-  const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+  const std::string stat = ReadProcFile(absl::StrCat("/proc/", pid, "/stat"));
   // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so
   // count fields from the last ')'; starttime is field 22 of the whole line.
   const size_t close = stat.rfind(')');
@@ -176,7 +173,7 @@ absl::StatusOr<int> Open(const std::string& path) {
   Ledger& l = TheLedger();
   absl::MutexLock lock(&l.mu);
   const std::string boot_id = BootId();
-  const std::string previous = ReadFile(path);
+  const std::string previous = ReadProcFile(path);
   std::set<pid_t> ended;
   for (const auto& [pid, start] : Unreaped(previous, boot_id)) {
     if (EndGroup(pid, start)) ended.insert(pid);

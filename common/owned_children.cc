@@ -5,8 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,8 +12,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "common/child_ledger.h"
+#include "common/proc_file.h"
 
 namespace raw {
 namespace {
@@ -51,11 +51,12 @@ std::vector<pid_t> ChildPids() {
   std::vector<pid_t> children;
   bool have_children_files = false;
   for (pid_t tid : NumericEntries("/proc/self/task")) {
-    std::ifstream in(absl::StrCat("/proc/self/task/", tid, "/children"));
-    if (!in) continue;
+    const std::string path = absl::StrCat("/proc/self/task/", tid, "/children");
+    if (access(path.c_str(), R_OK) != 0) continue;
     have_children_files = true;
-    std::string word;
-    while (in >> word) {
+    // A thread may end while its file is read: what was read still counts.
+    for (absl::string_view word :
+         absl::StrSplit(ReadProcFile(path), absl::ByAnyChar(" \n"), absl::SkipEmpty())) {
       int pid = 0;
       if (absl::SimpleAtoi(word, &pid) && pid > 0) children.push_back(pid);
     }
@@ -63,8 +64,7 @@ std::vector<pid_t> ChildPids() {
   if (have_children_files) return children;
   const pid_t self = getpid();
   for (pid_t pid : NumericEntries("/proc")) {
-    std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string stat = ReadProcFile(absl::StrCat("/proc/", pid, "/stat"));
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
     auto close = stat.rfind(')');
     if (close == std::string::npos) continue;
