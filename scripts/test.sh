@@ -13,9 +13,30 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# Prints the tests of BUILD_DIR's last ctest run that failed, each with the
+# end of its output.
+summarize_failures() {
+  local dir="$1" what="$2" failed="$1/Testing/Temporary/LastTestsFailed.log"
+  [[ -s "$failed" ]] || return 0
+  printf '\ntest: tests that failed in %s:\n' "$what"
+  sed 's/^/  /' "$failed"
+  local name
+  while IFS=: read -r _ name; do
+    printf '\n--- the end of the output of %s:\n' "$name"
+    awk -v want="$name" '
+      $0 ~ /^[0-9]+\/[0-9]+ Test: / { sub(/^[0-9]+\/[0-9]+ Test: /, ""); inside = ($0 == want); n = 0; next }
+      inside && /^<end of output>/ { inside = 0 }
+      inside { line[n++ % 40] = $0; total = n }
+      END { for (i = (total > 40 ? total - 40 : 0); i < total; i++) print line[i % 40] }
+    ' "$dir/Testing/Temporary/LastTest.log" 2>/dev/null || true
+  done <"$failed"
+}
+
 scripts/setup.sh --tests all
 
 printf 'test: running ctest in %s/build\n' "$(pwd)"
+# ctest leaves this list in place when a later run passes.
+rm -f build/Testing/Temporary/LastTestsFailed.log build/sanitize/Testing/Temporary/LastTestsFailed.log
 status=0
 timeout --kill-after=30 "${RAW_TEST_TOTAL_TIMEOUT:-3600}" \
   ctest --test-dir build --output-on-failure -j2 --timeout "${RAW_TEST_TIMEOUT:-300}" ||
@@ -38,4 +59,10 @@ case "$sanitize_status" in
          "${RAW_TEST_TOTAL_TIMEOUT:-3600}" >&2 ;;
 esac
 if ((status == 0 && sanitize_status != 0 && sanitize_status != 77)); then status=$sanitize_status; fi
+# The failures again, last, so that whoever reads only the end of a long log
+# still learns which tests failed and how.
+if ((status != 0)); then
+  summarize_failures build "the main build"
+  summarize_failures build/sanitize "the sanitizer build"
+fi
 exit "$status"

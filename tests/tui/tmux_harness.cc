@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -157,9 +158,13 @@ int TmuxHarness::WaitForExit(const std::string& name, absl::Duration timeout) {
 }
 
 int TmuxHarness::PanePid(const std::string& name) {
-  // The pane runs a shell; the program is its child.
-  std::string shell = Tmux({"display-message", "-p", "-t", Target(name), "#{pane_pid}"});
-  shell = shell.substr(0, shell.find('\n'));
+  // The pane runs a shell; the program is its child. A dead pane keeps the
+  // pid of its shell, which tmux has reaped and the system may have given to
+  // another process since: no pid then.
+  std::string pane = Tmux({"display-message", "-p", "-t", Target(name), "#{pane_dead} #{pane_pid}"});
+  pane = pane.substr(0, pane.find('\n'));
+  if (!absl::StartsWith(pane, "0 ")) return 0;
+  const std::string shell = pane.substr(2);
   return atoi(ReadAll(absl::StrCat("/proc/", shell, "/task/", shell, "/children")).c_str());
 }
 

@@ -50,7 +50,8 @@ class TmuxHarness {
   // timeout.
   int WaitForExit(const std::string& name, absl::Duration timeout = absl::Seconds(20));
 
-  // The pid of the program (tmux runs it as the pane's process).
+  // The pid of the program (the child of the pane's shell), or 0 when the pane
+  // is dead or runs none yet: never pass it to kill() unchecked.
   int PanePid(const std::string& name);
   // A tmux format evaluated for the pane, such as "#{alternate_on}" (1 while
   // the program is on the alternate screen) or "#{mouse_any_flag}".

@@ -186,7 +186,9 @@ TEST_F(TuiE2eTest, QuitsCleanlyOnCtrlCTwiceAndOnSigterm) {
 
   StartRaw("c", {"--cwd", daemon_->workdir()});
   size_t before = tmux_.Output("c").size();
-  ASSERT_EQ(kill(tmux_.PanePid("c"), SIGTERM), 0);
+  const int pid = tmux_.PanePid("c");
+  ASSERT_GT(pid, 0) << "no program runs in the pane";  // kill(0) would signal the test's group
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
   EXPECT_EQ(tmux_.WaitForExit("c"), 128 + SIGTERM);
   EXPECT_TRUE(tmux_.WaitForOutputText("c", "resume it with"));
   std::string ending = tmux_.Output("c").substr(before);
