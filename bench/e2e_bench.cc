@@ -2,7 +2,8 @@
 // scripted latency, driven by the real `raw run`. Reports
 // - per-step orchestration overhead inside the daemon: (TurnEnded time -
 //   TurnStarted time - time spent in tools) / steps, from event timestamps;
-// - wall time of a whole `raw run` (process start, connect, turn, exit);
+// - wall time of a whole `raw run` (process start, connect, turn, exit), and
+//   the time from its start to the provider's receipt of its first request;
 // - rawd's resident memory when idle, after start-up and after the runs.
 //
 // usage: e2e_bench [RUNS] [TOOL_STEPS]   (defaults 20 and 3)
@@ -65,13 +66,14 @@ int main(int argc, char** argv) {
   { std::ofstream(daemon.workdir() + "/small.txt") << "hello\n"; }
   const long rss_start = RssKb(daemon.pid());
 
-  std::vector<double> wall_ms, step_overhead_ms;
+  std::vector<double> wall_ms, first_request_ms, step_overhead_ms;
   for (int i = 0; i < runs; ++i) {
     for (int s = 0; s < tool_steps; ++s) {
       fake.Enqueue(chat::ToolCallsAnswer(
           {{absl::StrCat("c", s), "read_file", R"({"path":"small.txt"})"}}));
     }
     fake.Enqueue(chat::TextAnswer("done"));
+    const size_t before = fake.requests().size();
     auto t0 = std::chrono::steady_clock::now();
     auto r = daemon.RunRaw({"run", "--json", "--cwd", daemon.workdir(), "go"});
     auto t1 = std::chrono::steady_clock::now();
@@ -80,6 +82,11 @@ int main(int argc, char** argv) {
       return 1;
     }
     wall_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    const std::vector<raw::testing::RecordedRequest> requests = fake.requests();
+    if (requests.size() > before) {
+      first_request_ms.push_back(
+          std::chrono::duration<double, std::milli>(requests[before].received - t0).count());
+    }
     // Event timestamps (ms) from the JSON Lines output.
     int64_t started = 0, ended = 0, tools_ms = 0;
     for (size_t at = 0; at < r.out.size();) {
@@ -100,6 +107,8 @@ int main(int argc, char** argv) {
   std::printf("runs=%d steps_per_turn=%d (zero provider latency)\n", runs, tool_steps + 1);
   std::printf("orchestration overhead per step (median): %.2f ms\n", Median(step_overhead_ms));
   std::printf("raw run wall time per turn (median): %.1f ms\n", Median(wall_ms));
+  std::printf("raw run start to first provider request (median): %.1f ms\n",
+              Median(first_request_ms));
   std::printf("rawd idle RSS after start: %ld KiB, after %d turns: %ld KiB\n", rss_start, runs,
               rss_end);
   return 0;

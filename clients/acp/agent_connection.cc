@@ -143,7 +143,7 @@ SessionBridge* AgentConnection::FindSession(const Json& id, const Json& params) 
     return nullptr;
   }
   auto it = sessions_.find(session_id);
-  if (it == sessions_.end()) {
+  if (it == sessions_.end() || closed_.count(session_id) != 0) {
     rpc_.ReplyError(id, {rpc_code::kResourceNotFound,
                          absl::StrCat("session ", session_id,
                                       " is not open on this connection (session/new, "
@@ -207,6 +207,7 @@ void AgentConnection::StartBridge(const Json& id, const std::string& session_id,
                                   std::function<Json(SessionBridge&)> answer) {
   // Opening a session again replaces its bridge (the old one lets go).
   sessions_.erase(session_id);
+  closed_.erase(session_id);
   auto finish = [this, id, session_id, answer](const absl::Status& status) {
     auto it = sessions_.find(session_id);
     if (!status.ok() || it == sessions_.end()) {
@@ -328,11 +329,18 @@ void AgentConnection::CloseSession(const Json& id, const Json& params) {
   SessionBridge* bridge = FindSession(id, params);
   if (!bridge) return;
   std::string session_id = bridge->id();
-  bridge->Shutdown([this, alive = alive_, id, session_id] {
+  const uint64_t close = ++closes_;
+  closed_[session_id] = close;
+  bridge->Shutdown([this, alive = alive_, id, session_id, close] {
     if (!*alive) return;
     rpc_.Reply(id, Json::object());
-    loop_.Post([this, alive, session_id] {
-      if (*alive) sessions_.erase(session_id);
+    // Not from within the bridge's own callback: after it has returned.
+    loop_.Post([this, alive, session_id, close] {
+      if (!*alive) return;
+      auto it = closed_.find(session_id);
+      if (it == closed_.end() || it->second != close) return;  // opened again since
+      closed_.erase(it);
+      sessions_.erase(session_id);
     });
   });
 }

@@ -13,6 +13,7 @@
 // Threading: the event loop's thread only.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -85,6 +86,12 @@ class AgentConnection : public JsonRpc::Handler {
   bool initialized_ = false;
   bool closing_ = false;
   std::map<std::string, std::unique_ptr<SessionBridge>> sessions_;
+  // Sessions whose session/close has begun, each with the number of its
+  // close: no longer open to requests, even before their bridge is gone (a
+  // client may send the next request the moment it has the answer to the
+  // close). Opening the session again removes its entry.
+  std::map<std::string, uint64_t> closed_;
+  uint64_t closes_ = 0;
   std::vector<v1::AgentInfo> agents_;
   std::vector<v1::ModelInfo> models_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

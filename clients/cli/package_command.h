@@ -1,7 +1,6 @@
 // `raw package ...`: installing and managing packages (docs/packages.md).
-// Runs without the daemon: every action is a local file operation (plus a
-// download for an https source) done by daemon/packages; nothing a package
-// holds is executed.
+// `raw` checks the options, then runs `raw-package` (clients/package/) in its
+// place, so that only that program loads libcurl, libarchive and OpenSSL.
 #pragma once
 
 #include <string>
@@ -16,6 +15,7 @@ extern const char kPackageUsage[];
 
 const std::vector<OptionSpec>& PackageOptionSpecs();
 
+// Returns only when raw-package could not be run.
 int PackageCommand(const std::vector<std::string>& args, CliContext& ctx);
 
 }  // namespace raw::cli

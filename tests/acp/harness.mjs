@@ -31,6 +31,12 @@ export function startAgent(extraArgs = []) {
   child.stdout.pipe(tap);
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(tap));
+  // A scenario that hangs ends with what raw-acp wrote last, rather than
+  // leaving the C++ test to wait for its own timeout with nothing to show.
+  setTimeout(() => {
+    const last = wire.slice(-20).map((m) => JSON.stringify(m).slice(0, 400)).join("\n  ");
+    fail(`no result after 60 s; raw-acp's last ${Math.min(wire.length, 20)} messages:\n  ${last}`);
+  }, 60000).unref();
   return { child, stream, wire, exited, logs };
 }
 

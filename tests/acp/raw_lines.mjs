@@ -10,6 +10,8 @@ const child = spawn(process.env.RAW_ACP_BIN, ["--max-message-bytes", "4096"], {
   stdio: ["pipe", "pipe", "inherit"],
 });
 const lines = createInterface({ input: child.stdout });
+// A request left unanswered fails the run with what came back so far.
+setTimeout(() => fail(`no answer after 60 s; got: ${JSON.stringify(out)}`), 60000).unref();
 const received = [];
 const waiters = [];
 lines.on("line", (line) => {
@@ -48,6 +50,28 @@ out.unknownSession = await send(JSON.stringify({ jsonrpc: "2.0", id: 9, method: 
 out.cancelled = await send(JSON.stringify({ jsonrpc: "2.0", id: 10, method: "session/list", params: {} }) + "\n" +
   JSON.stringify({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 10 } }));
 out.afterCancel = await send(JSON.stringify({ jsonrpc: "2.0", id: 11, method: "session/fly", params: {} }));
+// A prompt sent right behind session/close, in the same write: the bridge
+// reads it before the close has finished, and the session is already closed.
+async function nextResponse() {
+  for (;;) {
+    const m = await next();
+    if (m.id !== undefined && m.method === undefined) return m;
+  }
+}
+child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 12, method: "session/new", params: { cwd: process.env.WORKDIR, mcpServers: [] } }) + "\n");
+const created = await nextResponse();
+const sessionId = created.result?.sessionId;
+if (!sessionId) fail(`session/new failed: ${JSON.stringify(created)}`);
+child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 13, method: "session/close", params: { sessionId } }) + "\n" +
+  JSON.stringify({ jsonrpc: "2.0", id: 14, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "x" }] } }) + "\n");
+for (const m of [await nextResponse(), await nextResponse()]) {
+  if (m.id === 13) out.closed = m;
+  if (m.id === 14) out.promptAfterClose = m;
+}
+// Notifications the new session sent are not answers.
+for (let i = received.length - 1; i >= 0; i--) {
+  if (JSON.parse(received[i]).method !== undefined) received.splice(i, 1);
+}
 child.stdin.end();
 const exit = await new Promise((r) => child.on("exit", (code) => r(code)));
 if (received.length) fail(`unexpected extra lines: ${received.join(" | ")}`);

@@ -156,8 +156,12 @@ const scenarios = {
       }).observe(document.getElementById("transcript"), { childList: true, subtree: true, characterData: true });
     });
     await send(page, "/compact");
-    // The test holds the summary back until the running state was seen.
-    await page.waitForSelector("#transcript .item-compaction.compaction-running");
+    // The item appears when compaction starts; its progress line follows with
+    // the summary request, which the test holds open until "compacting".
+    await page.waitForFunction(
+      (sel) => /summary \d+ of \d+/.test(document.querySelector(sel)?.textContent ?? ""),
+      "#transcript .item-compaction.compaction-running",
+    );
     const running = await text(page, "#transcript .item-compaction.compaction-running");
     await shot(page, "compaction");
     await step("compacting");

@@ -23,6 +23,7 @@ namespace raw::e2e {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace chat = testing::chat;
 
 const std::map<std::string, std::string> kPlainEnv = {{"PATH", "/usr/bin:/bin"},
@@ -72,9 +73,12 @@ TEST_F(DebPackageTest, TheNameVersionAndEveryDependencyHold) {
   EXPECT_THAT(*deb_, ::testing::EndsWith("/raw_0.1.0_amd64.deb"));
   CommandResult depends = RunCommand({"/usr/bin/env", "dpkg-deb", "-f", *deb_, "Depends"}, kPlainEnv);
   ASSERT_EQ(depends.exit_code, 0);
-  // Computed by dpkg-shlibdeps: every shared library the programs link.
-  EXPECT_THAT(depends.out, HasSubstr("libgrpc++1.51"));
+  // Computed by dpkg-shlibdeps: every shared library the programs link. gRPC
+  // and its kin are linked in (CMakeLists.txt, RAW_STATIC_DEPS).
   EXPECT_THAT(depends.out, HasSubstr("libsqlite3-0"));
+  EXPECT_THAT(depends.out, HasSubstr("libcurl4"));
+  EXPECT_THAT(depends.out, Not(HasSubstr("libgrpc")));
+  EXPECT_THAT(depends.out, Not(HasSubstr("libabsl")));
   for (absl::string_view item : absl::StrSplit(absl::StripTrailingAsciiWhitespace(depends.out), ", ")) {
     // "name (>= version)"
     std::vector<std::string> parts = absl::StrSplit(item, absl::ByAnyChar(" ()"), absl::SkipEmpty());
@@ -98,11 +102,15 @@ TEST_F(DebPackageTest, LintianFindsNothing) {
 }
 
 TEST_F(DebPackageTest, TheInstalledProgramsRunATurnWithTheirOwnDaemon) {
-  for (const char* program : {"bin/raw", "bin/rawd", "bin/raw-acp"}) {
+  for (const char* program : {"bin/raw", "bin/rawd", "bin/raw-acp", "bin/raw-package"}) {
     CommandResult version = RunCommand({Installed(program), "--version"}, kPlainEnv);
     EXPECT_EQ(version.exit_code, 0) << program << version.err;
     EXPECT_THAT(version.out, HasSubstr("0.1.0")) << program;
   }
+  // `raw package` runs the raw-package installed beside raw.
+  CommandResult package = RunCommand({Installed("bin/raw"), "package", "--help"}, kPlainEnv);
+  EXPECT_EQ(package.exit_code, 0) << package.err;
+  EXPECT_THAT(package.out, HasSubstr("usage: raw package install"));
 
   testing::FakeProviderServer fake;
   ASSERT_TRUE(fake.status().ok());
@@ -142,7 +150,8 @@ TEST_F(DebPackageTest, TheInstalledProgramsRunATurnWithTheirOwnDaemon) {
 
 TEST_F(DebPackageTest, ManPagesRenderAndTheBashCompletionLoads) {
   for (const char* page :
-       {"man1/raw.1.gz", "man1/rawd.1.gz", "man1/raw-acp.1.gz", "man5/raw-config.5.gz"}) {
+       {"man1/raw.1.gz", "man1/rawd.1.gz", "man1/raw-acp.1.gz", "man1/raw-package.1.gz",
+        "man5/raw-config.5.gz"}) {
     CommandResult man =
         Shell(absl::StrCat("MANWIDTH=80 man -l ", Installed(absl::StrCat("share/man/", page))));
     EXPECT_EQ(man.exit_code, 0) << page << man.err;

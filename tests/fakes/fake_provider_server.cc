@@ -464,6 +464,7 @@ void FakeProviderServer::Serve(int fd) {
       return;
   }
 
+  request.received = std::chrono::steady_clock::now();
   const ScriptedResponse response = NextResponse(request);
   const bool raw = response.framing == ScriptedResponse::Framing::kRaw;
   bool alive = raw || SendAll(fd, ResponseHead(response));

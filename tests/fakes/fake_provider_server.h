@@ -19,6 +19,7 @@
 // joins all of them. Every public method is thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -27,7 +28,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <chrono>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -87,6 +87,8 @@ struct RecordedRequest {
   std::string path;  // the request target, query included
   HeaderList headers;
   std::string body;
+  // When the whole request had been read.
+  std::chrono::steady_clock::time_point received;
 
   // Case-insensitive; "" when absent.
   std::string Header(std::string_view name) const;

@@ -76,8 +76,11 @@ TEST_F(TuiE2eTest, AgentCommandListsTheAgentsAndStartsASessionWithThePickedOne) 
   EXPECT_EQ(LineWith(screen, "coder ").find("current"), std::string::npos) << screen;
   EXPECT_NE(LineWith(screen, "coder ").find("default"), std::string::npos) << screen;
   tmux_.SendKeys("a", {"Escape"});
+  // The whole frame, not the first capture without the list's title: tmux
+  // may show a frame it has only partly read.
   screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("Start a new session with an agent") == std::string::npos;
+    return s.find("Start a new session with an agent") == std::string::npos &&
+           s.find("Looks fine to me.") != std::string::npos;
   });
   EXPECT_NE(screen.find("Looks fine to me."), std::string::npos) << screen;
   EXPECT_NE(screen.find("reviewer · gpt-test"), std::string::npos) << screen;

@@ -371,6 +371,9 @@ TEST_F(AcpTest, ProtocolErrorsAreAnsweredAndTheBridgeKeepsGoing) {
   EXPECT_EQ(r["cancelled"]["error"]["code"], -32800);
   EXPECT_EQ(r["cancelled"]["id"], 10);
   EXPECT_EQ(r["afterCancel"]["id"], 11);
+  EXPECT_EQ(r["closed"]["result"], Json::object());
+  EXPECT_EQ(r["promptAfterClose"]["error"]["code"], -32002) << r["promptAfterClose"].dump();
+  EXPECT_EQ(fake_.requests().size(), 0u) << "a closed session was prompted";
   EXPECT_EQ(r["exit"], 0);
 }
 
