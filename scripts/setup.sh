@@ -136,7 +136,7 @@ if [[ "${targets[*]}" == programs ]]; then
   # Measured: about 14 CPU-minutes from scratch (RelWithDebInfo, g++ 12,
   # 818 s of CPU, 7 min 10 s on 2 cores); ccache makes a rebuild of
   # unchanged sources take seconds.
-  say "building the programs (raw, rawd, raw-acp, raw-dashboard) with $jobs jobs: about $((14 / jobs + 1)) minutes from scratch," \
+  say "building the programs (raw, rawd, raw-acp, raw-dashboard, raw-package) with $jobs jobs: about $((14 / jobs + 1)) minutes from scratch," \
     "seconds when ccache has them; the tests are built by scripts/test.sh"
 else
   say "building ${targets[*]} with $jobs jobs"
