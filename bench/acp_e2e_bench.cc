@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bench/process_stats.h"
 #include "absl/strings/str_replace.h"
 #include "common/json.h"
@@ -186,12 +187,20 @@ int main(int argc, char** argv) {
     if (lines.size() % 100 == 0) peak_rss = std::max(peak_rss, StatusKb(bridge.pid, "VmRSS:"));
     if (answer) break;
   }
+  // The bridge joins the deltas that queue up into one chunk: a delta has
+  // arrived when the line holding its text (each is "s<step>c<n> ") was read.
   std::map<std::string, Clock::time_point> acp_at;
+  size_t acp_lines = 0;
   for (const auto& [line, at] : lines) {
     raw::Json m = raw::Json::parse(line);
     if (m.value("method", "") == "session/update" &&
         m["params"]["update"]["sessionUpdate"] == "agent_message_chunk") {
-      acp_at.emplace(m["params"]["update"]["content"]["text"].get<std::string>(), at);
+      ++acp_lines;
+      for (absl::string_view delta :
+           absl::StrSplit(m["params"]["update"]["content"]["text"].get<std::string>(), ' ',
+                          absl::SkipEmpty())) {
+        acp_at.emplace(absl::StrCat(delta, " "), at);
+      }
     }
   }
   subscriber.join();
@@ -206,7 +215,8 @@ int main(int argc, char** argv) {
     if (it == grpc_at.end()) continue;
     added_us.push_back(std::chrono::duration<double, std::micro>(at - it->second).count());
   }
-  std::printf("chunks matched: %zu of %d\n", added_us.size(), chunks * steps);
+  std::printf("chunks matched: %zu of %d, in %zu agent_message_chunk lines\n", added_us.size(),
+              chunks * steps, acp_lines);
   std::printf("added per chunk (rawd event -> ACP line read): p50 %.1f us, p99 %.1f us\n",
               Percentile(added_us, 0.5), Percentile(added_us, 0.99));
   std::printf("raw-acp RSS during the %d-step turn: peak %ld kB (VmHWM %ld kB)\n", steps, peak_rss, hwm);

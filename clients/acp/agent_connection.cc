@@ -42,6 +42,8 @@ AgentConnection::AgentConnection(std::shared_ptr<Transport> transport, EventLoop
       options_(std::move(options)),
       rpc_(std::move(transport), *this),
       calls_(options_.connect, loop) {
+  // Text chunks queued in one pass of the loop leave as one line.
+  rpc_.SetDeferral([&loop](std::function<void()> task) { loop.Post(std::move(task)); });
   bridge_context_.rpc = &rpc_;
   bridge_context_.calls = &calls_;
   bridge_context_.loop = &loop_;

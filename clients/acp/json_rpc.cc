@@ -1,5 +1,6 @@
 #include "clients/acp/json_rpc.h"
 
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -45,19 +46,64 @@ std::string ErrorResponse(const Json& id, const RpcError& error) {
 JsonRpc::JsonRpc(std::shared_ptr<Transport> transport, Handler& handler)
     : transport_(std::move(transport)), handler_(handler) {}
 
-void JsonRpc::Send(const Json& message) { transport_->Send(DumpJson(message)); }
+JsonRpc::~JsonRpc() {
+  *alive_ = false;
+  FlushTextChunk();
+}
+
+void JsonRpc::Send(const Json& message) { Write(DumpJson(message)); }
+
+void JsonRpc::Write(std::string line) {
+  FlushTextChunk();
+  transport_->Send(std::move(line));
+}
+
+void JsonRpc::SetDeferral(std::function<void(std::function<void()>)> defer) {
+  defer_ = std::move(defer);
+}
+
+void JsonRpc::NotifyTextChunk(const std::string& session_id, const char* kind,
+                              std::string_view text) {
+  if (chunk_ && (chunk_->session_id != session_id || std::strcmp(chunk_->kind, kind) != 0)) {
+    FlushTextChunk();
+  }
+  if (!chunk_) chunk_ = TextChunk{session_id, kind, ""};
+  chunk_->text.append(text);
+  if (!defer_) {
+    FlushTextChunk();
+    return;
+  }
+  if (flush_deferred_) return;
+  flush_deferred_ = true;
+  defer_([this, alive = alive_] {
+    if (!*alive) return;
+    flush_deferred_ = false;
+    FlushTextChunk();
+  });
+}
+
+void JsonRpc::FlushTextChunk() {
+  if (!chunk_) return;
+  TextChunk chunk = std::move(*chunk_);
+  chunk_.reset();
+  Json update = {{"sessionUpdate", chunk.kind},
+                 {"content", {{"type", "text"}, {"text", std::move(chunk.text)}}}};
+  transport_->Send(DumpJson(Json{{"jsonrpc", "2.0"},
+                                 {"method", "session/update"},
+                                 {"params", {{"sessionId", chunk.session_id}, {"update", std::move(update)}}}}));
+}
 
 void JsonRpc::Receive(std::string_view text) {
   absl::StatusOr<Json> parsed = ParseJson(text);
   if (!parsed.ok()) {
-    transport_->Send(ErrorResponse(nullptr, {rpc_code::kParseError,
+    Write(ErrorResponse(nullptr, {rpc_code::kParseError,
                                              absl::StrCat("parse error: ", parsed.status().message()),
                                              nullptr}));
     return;
   }
   const Json& message = *parsed;
   if (!message.is_object()) {
-    transport_->Send(ErrorResponse(
+    Write(ErrorResponse(
         nullptr, {rpc_code::kInvalidRequest,
                   message.is_array() ? "batches are not supported: send one message at a time"
                                      : "a JSON-RPC message must be an object",
@@ -67,7 +113,7 @@ void JsonRpc::Receive(std::string_view text) {
   const bool has_id = message.contains("id");
   Json id = has_id && ValidId(message["id"]) ? message["id"] : Json(nullptr);
   auto invalid = [&](const std::string& why) {
-    transport_->Send(ErrorResponse(id, {rpc_code::kInvalidRequest, why, nullptr}));
+    Write(ErrorResponse(id, {rpc_code::kInvalidRequest, why, nullptr}));
   };
   auto version = message.find("jsonrpc");
   if (version == message.end() || *version != "2.0") {
@@ -111,12 +157,12 @@ void JsonRpc::Receive(std::string_view text) {
     return;
   }
   if (!params.is_object()) {
-    transport_->Send(
+    Write(
         ErrorResponse(id, {rpc_code::kInvalidParams, "\"params\" must be an object", nullptr}));
     return;
   }
   if (!incoming_.insert(Key(id)).second) {
-    transport_->Send(ErrorResponse(
+    Write(ErrorResponse(
         id, {rpc_code::kInvalidRequest, "a request with this id is still pending", nullptr}));
     return;
   }
@@ -153,7 +199,7 @@ void JsonRpc::Reply(const Json& id, Json result) {
 
 void JsonRpc::ReplyError(const Json& id, const RpcError& error) {
   if (incoming_.erase(Key(id)) == 0) return;
-  transport_->Send(ErrorResponse(id, error));
+  Write(ErrorResponse(id, error));
 }
 
 bool JsonRpc::Pending(const Json& id) const { return incoming_.count(Key(id)) > 0; }

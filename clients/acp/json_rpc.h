@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -77,6 +78,8 @@ class JsonRpc {
   using ResponseCallback = std::function<void(const RpcResponse&)>;
 
   JsonRpc(std::shared_ptr<Transport> transport, Handler& handler);
+  // Sends the text chunk held back.
+  ~JsonRpc();
 
   // One received message (a line or a frame).
   void Receive(std::string_view text);
@@ -95,8 +98,31 @@ class JsonRpc {
   void CancelRequest(const Json& id);
   void Notify(const std::string& method, Json params);
 
+  // A `session/update` text chunk (`kind` is agent_message_chunk or
+  // agent_thought_chunk). Chunks of one kind for one session that follow
+  // each other while the owner thread is busy go out as one notification,
+  // their texts joined: a burst of a hundred deltas that rawd streams within
+  // a millisecond costs the client one line, not a hundred, and no delta
+  // waits behind the conversion and writing of the others. A chunk goes out
+  // at the latest when the tasks already queued on the owner thread have run
+  // (see SetDeferral), and before any other message sent after it, so the
+  // wire order is kept. Without a deferral it is sent at once.
+  void NotifyTextChunk(const std::string& session_id, const char* kind, std::string_view text);
+  // `defer(task)` runs `task` on the owner thread after what is queued there.
+  void SetDeferral(std::function<void(std::function<void()>)> defer);
+  // Sends the text chunk held back, if any.
+  void FlushTextChunk();
+
  private:
+  struct TextChunk {
+    std::string session_id;
+    const char* kind = "";
+    std::string text;
+  };
+
   void Send(const Json& message);
+  // Every message but the held-back chunk goes out here, after that chunk.
+  void Write(std::string line);
   void OnResponse(const Json& message);
 
   std::shared_ptr<Transport> transport_;
@@ -105,6 +131,11 @@ class JsonRpc {
   // Keyed by the serialized id.
   std::map<std::string, ResponseCallback> outgoing_;
   std::set<std::string> incoming_;
+  std::function<void(std::function<void()>)> defer_;
+  std::optional<TextChunk> chunk_;
+  bool flush_deferred_ = false;
+  // Tells a deferred flush that this object is gone.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace raw::acp

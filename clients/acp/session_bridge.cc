@@ -145,6 +145,16 @@ void SessionBridge::OnEvent(const v1::Event& event) {
 }
 
 void SessionBridge::Update(Json update) {
+  // The agent's text goes through the chunk coalescing of JsonRpc.
+  const std::string kind = update.value("sessionUpdate", "");
+  for (const char* text_kind : {"agent_message_chunk", "agent_thought_chunk"}) {
+    const Json* content = update.contains("content") ? &update["content"] : nullptr;
+    if (kind == text_kind && content && content->value("type", "") == "text" &&
+        content->contains("text") && (*content)["text"].is_string()) {
+      ctx_.rpc->NotifyTextChunk(id_, text_kind, (*content)["text"].get_ref<const std::string&>());
+      return;
+    }
+  }
   ctx_.rpc->Notify("session/update", Json{{"sessionId", id_}, {"update", std::move(update)}});
 }
 

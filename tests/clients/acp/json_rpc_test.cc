@@ -2,6 +2,9 @@
 // matched to this side's own requests, and $/cancel_request.
 #include "clients/acp/json_rpc.h"
 
+#include <deque>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -126,6 +129,92 @@ TEST(ErrorFromStatusTest, MapsCodes) {
   EXPECT_EQ(ErrorFromStatus(absl::NotFoundError("x")).code, -32002);
   EXPECT_EQ(ErrorFromStatus(absl::FailedPreconditionError("held")).code, -32603);
   EXPECT_EQ(ErrorFromStatus(absl::FailedPreconditionError("held")).message, "held");
+}
+
+// --- text chunks ---
+
+class TextChunkTest : public JsonRpcTest {
+ protected:
+  // The owner thread's queue: tasks run only when the test says so.
+  void Defer() {
+    rpc_.SetDeferral([this](std::function<void()> task) { queued_.push_back(std::move(task)); });
+  }
+  void RunQueued() {
+    while (!queued_.empty()) {
+      std::function<void()> task = std::move(queued_.front());
+      queued_.pop_front();
+      task();
+    }
+  }
+  static std::string Text(const Json& line) { return line["params"]["update"]["content"]["text"]; }
+  static std::string Kind(const Json& line) { return line["params"]["update"]["sessionUpdate"]; }
+
+  std::deque<std::function<void()>> queued_;
+};
+
+TEST_F(TextChunkTest, WithoutADeferralEachChunkIsSentAtOnce) {
+  rpc_.NotifyTextChunk("s1", "agent_message_chunk", "Hel");
+  rpc_.NotifyTextChunk("s1", "agent_message_chunk", "lo");
+  ASSERT_EQ(transport_->sent.size(), 2u);
+  EXPECT_EQ(transport_->sent[0]["method"], "session/update");
+  EXPECT_EQ(transport_->sent[0]["params"]["sessionId"], "s1");
+  EXPECT_EQ(transport_->sent[0]["params"]["update"]["content"]["type"], "text");
+  EXPECT_EQ(Text(transport_->sent[0]), "Hel");
+  EXPECT_EQ(Text(transport_->sent[1]), "lo");
+}
+
+TEST_F(TextChunkTest, ChunksQueuedInOnePassLeaveAsOneLine) {
+  Defer();
+  for (const char* piece : {"One ", "two ", "three."}) {
+    rpc_.NotifyTextChunk("s1", "agent_message_chunk", piece);
+  }
+  EXPECT_TRUE(transport_->sent.empty()) << "held until the queued tasks have run";
+  EXPECT_EQ(queued_.size(), 1u) << "one flush for the whole run";
+  RunQueued();
+  ASSERT_EQ(transport_->sent.size(), 1u);
+  EXPECT_EQ(Text(transport_->sent[0]), "One two three.");
+  // The next chunk starts a new line of its own.
+  rpc_.NotifyTextChunk("s1", "agent_message_chunk", "Four.");
+  RunQueued();
+  ASSERT_EQ(transport_->sent.size(), 2u);
+  EXPECT_EQ(Text(transport_->sent[1]), "Four.");
+}
+
+TEST_F(TextChunkTest, AnotherKindOrSessionOrMessageKeepsTheWireOrder) {
+  Defer();
+  rpc_.NotifyTextChunk("s1", "agent_thought_chunk", "think ");
+  rpc_.NotifyTextChunk("s1", "agent_message_chunk", "say ");
+  rpc_.NotifyTextChunk("s2", "agent_message_chunk", "other ");
+  rpc_.Notify("session/update", Json{{"sessionId", "s2"}, {"update", {{"sessionUpdate", "plan"}}}});
+  rpc_.NotifyTextChunk("s2", "agent_message_chunk", "after");
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{}})");
+  rpc_.Reply(7, Json{{"stopReason", "end_turn"}});
+  ASSERT_EQ(transport_->sent.size(), 6u) << "the reply sent the chunk before it";
+  EXPECT_EQ(Kind(transport_->sent[0]), "agent_thought_chunk");
+  EXPECT_EQ(Text(transport_->sent[0]), "think ");
+  EXPECT_EQ(Text(transport_->sent[1]), "say ");
+  EXPECT_EQ(transport_->sent[2]["params"]["sessionId"], "s2");
+  EXPECT_EQ(Text(transport_->sent[2]), "other ");
+  EXPECT_EQ(Kind(transport_->sent[3]), "plan");
+  EXPECT_EQ(Text(transport_->sent[4]), "after");
+  EXPECT_EQ(transport_->sent[5]["id"], 7);
+  RunQueued();  // the flush finds nothing left
+  EXPECT_EQ(transport_->sent.size(), 6u);
+}
+
+TEST_F(TextChunkTest, AChunkHeldBackIsSentWhenTheConnectionEnds) {
+  auto transport = std::make_shared<RecordingTransport>();
+  std::deque<std::function<void()>> never_run;
+  {
+    JsonRpc rpc(transport, handler_);
+    rpc.SetDeferral([&](std::function<void()> task) { never_run.push_back(std::move(task)); });
+    rpc.NotifyTextChunk("s1", "agent_message_chunk", "last words");
+    EXPECT_TRUE(transport->sent.empty());
+  }
+  ASSERT_EQ(transport->sent.size(), 1u);
+  EXPECT_EQ(Text(transport->sent[0]), "last words");
+  for (auto& task : never_run) task();  // a flush after the end does nothing
+  EXPECT_EQ(transport->sent.size(), 1u);
 }
 
 }  // namespace
