@@ -367,7 +367,6 @@ std::string TrustedCaFileFromEnvironment() {
 
 CurlHttpClient::CurlHttpClient(Options options) : options_(std::move(options)) {
   if (options_.user_agent.empty()) options_.user_agent = absl::StrCat("raw/", kVersion);
-  if (GlobalInit().ok()) share_ = std::make_unique<Share>();
 }
 
 CurlHttpClient::~CurlHttpClient() = default;
@@ -375,6 +374,7 @@ CurlHttpClient::~CurlHttpClient() = default;
 absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandler& handler,
                                   const CancelToken& cancel) {
   RETURN_IF_ERROR(GlobalInit());
+  std::call_once(share_once_, [this] { share_ = std::make_unique<Share>(); });
   ASSIGN_OR_RETURN(RequestTarget target, ParseRequestTarget(request.url));
   RETURN_IF_ERROR(ValidateMethod(request));
   if (cancel.fd() < 0) {
