@@ -38,7 +38,7 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
     NoteWriter(session->session().writer());
     FeedTab tab;
     tab.connection = connection_;
-    tab.writer_may_have_changed = [this] { RefreshFollowerState(); };
+    tab.writer_is = [this](const std::string& writer) { NoteWriter(writer); };
     membership_ = gateway_->feeds->Join(session_id_, after_seq_, std::move(tab));
   }
 

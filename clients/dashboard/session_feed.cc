@@ -22,7 +22,7 @@ struct SessionFeed::Member {
   bool told_broken = false;   // got "disconnected", not yet "reconnected"
   std::unique_ptr<ResumingStream> catch_up;  // stopped (joined) by Leave
 
-  // Held while writer_may_have_changed runs; Leave sets `gone` under it.
+  // Held while writer_is runs; Leave sets `gone` under it.
   absl::Mutex call_mu;
   bool gone ABSL_GUARDED_BY(call_mu) = false;
 };
@@ -43,6 +43,13 @@ SessionFeed::~SessionFeed() {
     stream = std::move(stream_);
   }
   stream.reset();  // joins its thread, whose callbacks take mu_
+  std::thread checker;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    checker = std::move(checker_);
+  }
+  if (checker.joinable()) checker.join();
 }
 
 std::unique_ptr<SessionFeed::Membership> SessionFeed::Join(uint64_t after_seq, FeedTab tab) {
@@ -91,6 +98,11 @@ bool SessionFeed::AwaitOpenStreams(int n, absl::Duration timeout) {
   return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
 }
 
+int SessionFeed::writer_checks() {
+  absl::MutexLock lock(&mu_);
+  return writer_checks_;
+}
+
 int SessionFeed::OpenStreamsLocked() {
   int open = stream_ != nullptr && !ended_ ? 1 : 0;
   for (const auto& m : members_) open += m->catching_up ? 1 : 0;
@@ -107,7 +119,7 @@ void SessionFeed::Leave(const std::shared_ptr<Member>& member) {
     catch_up = std::move(member->catch_up);
   }
   {
-    // Waits out a writer_may_have_changed call in progress.
+    // Waits out a writer_is call in progress.
     absl::MutexLock lock(&member->call_mu);
     member->gone = true;
   }
@@ -127,22 +139,20 @@ client::EventHandler::Next SessionFeed::OnFeedEvent(const v1::Event& event) {
   const std::string frame = EventFrame(event);
   const uint64_t seq = event.seq();
   std::vector<std::shared_ptr<Member>> changed;
-  {
-    absl::MutexLock lock(&mu_);
-    // Catching-up tabs that reached the feed's position move onto it
-    // before this event, which is after that position.
-    for (const auto& m : members_) {
-      if (m->catching_up && m->delivered >= position_) JoinFeedLocked(*m);
-    }
-    for (const auto& m : members_) {
-      if (!m->on_feed || (seq > 0 && seq <= m->delivered)) continue;
-      SendLocked(*m, frame);
-      if (seq > 0) m->delivered = seq;
-      if (ChangesWriter(event)) changed.push_back(m);
-    }
-    position_ = std::max(position_, seq);
+  absl::MutexLock lock(&mu_);
+  // Catching-up tabs that reached the feed's position move onto it before
+  // this event, which is after that position.
+  for (const auto& m : members_) {
+    if (m->catching_up && m->delivered >= position_) JoinFeedLocked(*m);
   }
-  RunWriterCallbacks(changed);
+  for (const auto& m : members_) {
+    if (!m->on_feed || (seq > 0 && seq <= m->delivered)) continue;
+    SendLocked(*m, frame);
+    if (seq > 0) m->delivered = seq;
+    if (ChangesWriter(event)) changed.push_back(m);
+  }
+  position_ = std::max(position_, seq);
+  if (!changed.empty()) RequestWriterCheckLocked(std::move(changed));
   return client::EventHandler::Next::kContinue;
 }
 
@@ -179,24 +189,21 @@ void SessionFeed::OnFeedNotFound(const std::string& why) {
 client::EventHandler::Next SessionFeed::OnCatchUpEvent(Member& member, const v1::Event& event) {
   const std::string frame = EventFrame(event);
   const uint64_t seq = event.seq();
-  bool delivered = false;
   bool joined = false;
-  {
-    absl::MutexLock lock(&mu_);
-    if (member.left || !member.catching_up) return client::EventHandler::Next::kStop;
-    if (seq == 0 || seq > member.delivered) {
-      SendLocked(member, frame);
-      if (seq > 0) member.delivered = seq;
-      delivered = true;
-    }
-    if (seq > 0 && member.delivered >= position_) {
-      JoinFeedLocked(member);
-      joined = true;
+  absl::MutexLock lock(&mu_);
+  if (member.left || !member.catching_up) return client::EventHandler::Next::kStop;
+  if (seq == 0 || seq > member.delivered) {
+    SendLocked(member, frame);
+    if (seq > 0) member.delivered = seq;
+    if (ChangesWriter(event)) {
+      for (const auto& m : members_) {
+        if (m.get() == &member) RequestWriterCheckLocked({m});
+      }
     }
   }
-  if (delivered && ChangesWriter(event)) {
-    absl::MutexLock lock(&member.call_mu);
-    if (!member.gone) member.tab.writer_may_have_changed();
+  if (seq > 0 && member.delivered >= position_) {
+    JoinFeedLocked(member);
+    joined = true;
   }
   return joined ? client::EventHandler::Next::kStop : client::EventHandler::Next::kContinue;
 }
@@ -242,10 +249,37 @@ void SessionFeed::SendLocked(Member& member, std::string text) {
   member.tab.connection->Send(std::move(text));
 }
 
-void SessionFeed::RunWriterCallbacks(const std::vector<std::shared_ptr<Member>>& members) {
-  for (const auto& m : members) {
-    absl::MutexLock lock(&m->call_mu);
-    if (!m->gone) m->tab.writer_may_have_changed();
+void SessionFeed::RequestWriterCheckLocked(std::vector<std::shared_ptr<Member>> members) {
+  for (auto& m : members) {
+    if (std::find(check_for_.begin(), check_for_.end(), m) == check_for_.end()) {
+      check_for_.push_back(std::move(m));
+    }
+  }
+  if (!checker_.joinable() && !stopping_) checker_ = std::thread([this] { CheckWriters(); });
+}
+
+void SessionFeed::CheckWriters() {
+  for (;;) {
+    std::vector<std::shared_ptr<Member>> members;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        return stopping_ || !check_for_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+      members.swap(check_for_);
+      ++writer_checks_;
+    }
+    // One daemon call for all the tabs owed a check, whatever their number.
+    v1::GetSessionRequest get;
+    get.set_session_id(session_id_);
+    absl::StatusOr<v1::GetSessionResponse> session = client_->GetSession(get);
+    if (!session.ok()) continue;  // the stream reports a daemon that went away
+    for (const auto& m : members) {
+      absl::MutexLock lock(&m->call_mu);
+      if (!m->gone) m->tab.writer_is(session->session().writer());
+    }
   }
 }
 

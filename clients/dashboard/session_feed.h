@@ -27,17 +27,23 @@
 // A Resync (the stream fell behind) is forwarded to the tabs of the stream
 // that got it, which then subscribes again after its last delivered seq.
 // While a stream is broken its tabs get {"type":"disconnected"} once, then
-// {"type":"reconnected"}; NOT_FOUND closes its tabs with 4404. After a
-// turn_started, turn_ended or compaction_started frame, the tab's
-// `writer_may_have_changed` runs (its lease state, which stays per tab).
+// {"type":"reconnected"}; NOT_FOUND closes its tabs with 4404.
+//
+// After a turn_started, turn_ended or compaction_started frame the writer
+// may have changed: the feed asks rawd (GetSession) on a thread of its own,
+// once for every tab that got such a frame, and tells each its `writer_is`
+// (the tab keeps its own lease state). Triggers that come while a check is
+// running are answered by one more check after it, so every trigger is
+// followed by a check that started after it, and the streams never wait for
+// the daemon call.
 //
 // Ownership and threads: a Membership keeps its tab in the feed and the
 // feed alive; the feed's stream stops when the last membership goes (the
-// feed's destructor joins it). Frames reach a tab's connection under the
-// feed's lock, so the two streams of a catching-up tab never interleave.
-// `writer_may_have_changed` runs on the stream's thread outside the lock,
-// before that stream's next event (it may block on a daemon call); it never
-// runs once the tab's Membership is destroyed. Join and the destructor of a
+// feed's destructor joins it and the writer-check thread). Frames reach a
+// tab's connection under the feed's lock, so the two streams of a
+// catching-up tab never interleave. `writer_is` runs on the writer-check
+// thread outside the feed's lock; it never runs once the tab's Membership is
+// destroyed. Join and the destructor of a
 // Membership are thread-safe; a Membership must not be destroyed from its
 // own tab's callback.
 #pragma once
@@ -47,6 +53,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -60,7 +67,9 @@ namespace raw::dashboard {
 // What the feed needs of one tab.
 struct FeedTab {
   std::shared_ptr<web::WebSocketConnection> connection;
-  std::function<void()> writer_may_have_changed;
+  // The session's writer as GetSession names it ("" when none), after an
+  // event that may have changed it.
+  std::function<void(const std::string& writer)> writer_is;
 };
 
 class SessionFeed : public std::enable_shared_from_this<SessionFeed> {
@@ -99,6 +108,8 @@ class SessionFeed : public std::enable_shared_from_this<SessionFeed> {
   // (for tests).
   int open_streams();
   bool AwaitOpenStreams(int n, absl::Duration timeout);
+  // The GetSession calls made for writer checks so far (for tests).
+  int writer_checks();
 
  private:
   static std::string EventFrame(const v1::Event& event);
@@ -121,7 +132,10 @@ class SessionFeed : public std::enable_shared_from_this<SessionFeed> {
   // connection state if that differs from what it was told last.
   void JoinFeedLocked(Member& member) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendLocked(Member& member, std::string text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  static void RunWriterCallbacks(const std::vector<std::shared_ptr<Member>>& members);
+  // Queues a writer check for `members` (starting the thread at first).
+  void RequestWriterCheckLocked(std::vector<std::shared_ptr<Member>> members)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void CheckWriters();
 
   const std::shared_ptr<client::RawClient> client_;
   const std::string session_id_;
@@ -133,6 +147,12 @@ class SessionFeed : public std::enable_shared_from_this<SessionFeed> {
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
   // Started by the first Join; stopped by the destructor.
   std::unique_ptr<ResumingStream> stream_ ABSL_GUARDED_BY(mu_);
+  // The tabs a writer check is owed to; the thread that makes the checks
+  // (started by the first trigger) and whether it must stop.
+  std::vector<std::shared_ptr<Member>> check_for_ ABSL_GUARDED_BY(mu_);
+  std::thread checker_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int writer_checks_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace raw::dashboard

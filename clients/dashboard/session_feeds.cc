@@ -33,6 +33,11 @@ int SessionFeeds::OpenStreams(const std::string& session_id) {
   return feed == nullptr ? 0 : feed->open_streams();
 }
 
+int SessionFeeds::WriterChecks(const std::string& session_id) {
+  std::shared_ptr<SessionFeed> feed = Find(session_id);
+  return feed == nullptr ? 0 : feed->writer_checks();
+}
+
 bool SessionFeeds::AwaitOpenStreams(const std::string& session_id, int n,
                                     absl::Duration timeout) {
   std::shared_ptr<SessionFeed> feed = Find(session_id);

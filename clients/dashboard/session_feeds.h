@@ -33,6 +33,8 @@ class SessionFeeds {
   // are `n`, false after `timeout`. For tests.
   int OpenStreams(const std::string& session_id);
   bool AwaitOpenStreams(const std::string& session_id, int n, absl::Duration timeout);
+  // The writer checks (GetSession calls) the session's feed made (for tests).
+  int WriterChecks(const std::string& session_id);
 
  private:
   std::shared_ptr<SessionFeed> Find(const std::string& session_id);

@@ -41,6 +41,22 @@ class RecordingConnection : public web::WebSocketConnection {
     return mu_.AwaitWithTimeout(absl::Condition(&found), timeout);
   }
 
+  // Waits until a frame satisfying `then` follows one satisfying `first`;
+  // false after `timeout`.
+  template <typename First, typename Then>
+  bool WaitForAfter(First first, Then then, absl::Duration timeout = absl::Seconds(30)) {
+    absl::MutexLock lock(&mu_);
+    auto found = [&] {
+      bool seen = false;
+      for (const Json& f : frames_) {
+        if (seen && then(f)) return true;
+        seen = seen || first(f);
+      }
+      return false;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&found), timeout);
+  }
+
   // The "event" frames' events so far, in order.
   std::vector<Json> Events() {
     absl::MutexLock lock(&mu_);
