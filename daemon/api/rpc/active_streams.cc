@@ -1,5 +1,7 @@
 #include "daemon/api/rpc/active_streams.h"
 
+#include <utility>
+
 namespace raw::api::rpc {
 
 bool ActiveStreams::Add(DrainableStream* stream) {
@@ -19,6 +21,8 @@ void ActiveStreams::DrainAll() {
   draining_ = true;
   for (DrainableStream* s : streams_) s->Drain();
 }
+
+bool ActiveStreams::RunSoon(std::function<void()> task) { return pool_.Schedule(std::move(task)); }
 
 int ActiveStreams::size() {
   absl::MutexLock lock(&mu_);

@@ -6,9 +6,11 @@
 // ready, clears busy_ and relies on the subscription's wakeup. The wakeup
 // runs on the publishing (turn) thread, so it never pulls itself: a pull may
 // read the store and convert events, and a turn must not wait for its
-// watchers. It only schedules a pull on a gRPC thread through an immediate
-// grpc::Alarm. A wakeup that arrives while busy_ is set is remembered
-// (wake_pending_) and the owner pulls again before letting go.
+// watchers. It only schedules a pull on a worker of ActiveStreams (or, once
+// that pool has shut down, on a gRPC thread through an immediate
+// grpc::Alarm, which takes hundreds of microseconds to fire). A wakeup that
+// arrives while busy_ is set is remembered (wake_pending_) and the owner
+// pulls again before letting go.
 //
 // Lifetime: gRPC calls OnDone once Finish completed and every reaction
 // returned; OnDone frees the reactor. A pull in flight always holds busy_,
@@ -119,6 +121,7 @@ class SubscribeReactor final : public EventStream, public DrainableStream {
       }
       busy_ = true;
     }
+    if (streams_.RunSoon([this] { Pull(); })) return;
     // Fire-and-forget: the alarm is deleted by its own callback (gRPC keeps
     // its state alive until the callback returns).
     auto* alarm = new grpc::Alarm();
