@@ -8,16 +8,17 @@
 # and zlib (Debian wants it shared; libcurl loads it anyway).
 #
 # Why: a program linked against gRPC, protobuf and abseil as shared objects
-# maps about ninety libraries at start (over 60 % of `raw --version`'s time
-# is the dynamic loader and the page faults of their relocations) and keeps
+# maps about ninety libraries at start (most of `raw --version`'s time is
+# the dynamic loader and the page faults of their relocations) and keeps
 # their code resident. Linking them in keeps only the code that is used.
 #
 # All or nothing per library family: abseil must never be both linked in and
 # loaded from a shared object (two copies of its globals), so the walk covers
 # every target the roots reach.
 set(RAW_SHARED_ONLY OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB)
-# "-lNAME" items that name the C runtime's own libraries stay as they are.
-set(_raw_system_libraries c m dl rt pthread atomic gcc gcc_s stdc++)
+# "-lNAME" items that stay as they are: the C and C++ runtimes' own
+# libraries, and those of RAW_SHARED_ONLY.
+set(_raw_shared_names c m dl rt pthread atomic gcc gcc_s stdc++ ssl crypto z)
 
 function(_raw_static_archive_of location out)
   set(${out} "" PARENT_SCOPE)
@@ -78,7 +79,7 @@ function(raw_link_statically)
           if(archive)
             _raw_archive_target("${archive}" item)
           endif()
-        elseif(item MATCHES "^-l(.+)$" AND NOT CMAKE_MATCH_1 IN_LIST _raw_system_libraries)
+        elseif(item MATCHES "^-l(.+)$" AND NOT CMAKE_MATCH_1 IN_LIST _raw_shared_names)
           unset(found)
           find_library(found NAMES "lib${CMAKE_MATCH_1}.a" NO_CACHE)
           if(found)
