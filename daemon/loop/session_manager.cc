@@ -688,7 +688,9 @@ void SessionManager::SweepLoop() {
     absl::Duration period =
         std::max(absl::Milliseconds(250), absl::Seconds(idle_seconds) / 4);
     period = std::min(period, absl::Seconds(60));
-    sweep_wake_.WaitWithTimeout(&mu_, period);
+    // A condition, not a wakeup: Shutdown may have begun while the lock was
+    // let go for the config above, and must not then wait out a period.
+    mu_.AwaitWithTimeout(absl::Condition(&shutting_down_), period);
     if (shutting_down_) break;
     mu_.Unlock();
     UnloadIdle(absl::Seconds(idle_seconds));
@@ -700,8 +702,7 @@ void SessionManager::Shutdown() {
   std::vector<std::shared_ptr<SessionRunner>> runners;
   {
     absl::MutexLock lock(&mu_);
-    shutting_down_ = true;
-    sweep_wake_.SignalAll();
+    shutting_down_ = true;  // ends the sweeper's wait
     for (auto& [id, loaded] : runners_) runners.push_back(loaded.runner);
   }
   if (sweeper_.joinable()) sweeper_.join();

@@ -319,7 +319,6 @@ class SessionManager {
   // sessions.max_live_bytes as last read (at start, then by the sweeper),
   // for the runners loaded next.
   std::atomic<int64_t> max_live_bytes_{config::SessionSettings{}.max_live_bytes};
-  absl::CondVar sweep_wake_;
   std::thread sweeper_;
 };
 
