@@ -17,13 +17,14 @@ namespace chat = raw::testing::chat;
 class SessionUnloadTest : public ContractTest {
  protected:
   // VmRSS of the daemon in KiB.
-  int64_t DaemonRssKib() {
+  // A line of the daemon's /proc status in KiB ("VmRSS:", "RssAnon:").
+  int64_t DaemonStatusKib(const std::string& field) {
     std::ifstream status(absl::StrCat("/proc/", daemon_->pid(), "/status"));
     std::string line;
     while (std::getline(status, line)) {
-      if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
+      if (line.rfind(field, 0) == 0) return std::stoll(line.substr(field.size()));
     }
-    ADD_FAILURE() << "no VmRSS";
+    ADD_FAILURE() << "no " << field;
     return 0;
   }
   int64_t LoadedSessions() {
@@ -67,21 +68,30 @@ TEST_F(SessionUnloadTest, AThousandIdleSessionsLeaveMemoryAndComeBackWhole) {
   // that what is compared below is what a thousand sessions leave behind.
   for (int i = 0; i < 100; ++i) GetSession(daemon_->CreateSession());
   ASSERT_TRUE(WaitUntilNoneLoaded());
-  const int64_t idle_rss = DaemonRssKib();
+  const int64_t idle_rss = DaemonStatusKib("VmRSS:");
+  const int64_t idle_anon = DaemonStatusKib("RssAnon:");
 
   std::vector<std::string> ids;
   for (int i = 0; i < 1000; ++i) {
     ids.push_back(daemon_->CreateSession());
     GetSession(ids.back());  // loads it: its log, queue and model context
   }
-  const int64_t loaded_rss = DaemonRssKib();
+  const int64_t loaded_rss = DaemonStatusKib("VmRSS:");
   ASSERT_TRUE(WaitUntilNoneLoaded()) << LoadedSessions() << " sessions still loaded";
-  const int64_t unloaded_rss = DaemonRssKib();
-  std::printf("rawd RSS: idle %lld KiB, 1000 sessions loaded %lld KiB, unloaded %lld KiB\n",
-              static_cast<long long>(idle_rss), static_cast<long long>(loaded_rss),
-              static_cast<long long>(unloaded_rss));
+  const int64_t unloaded_rss = DaemonStatusKib("VmRSS:");
+  const int64_t unloaded_anon = DaemonStatusKib("RssAnon:");
+  std::printf(
+      "rawd RSS: idle %lld KiB (anon %lld), 1000 sessions loaded %lld KiB, "
+      "unloaded %lld KiB (anon %lld)\n",
+              static_cast<long long>(idle_rss), static_cast<long long>(idle_anon),
+              static_cast<long long>(loaded_rss), static_cast<long long>(unloaded_rss),
+              static_cast<long long>(unloaded_anon));
 #ifndef RAW_SANITIZED  // the sanitizers' allocator keeps freed memory in quarantine
-  EXPECT_LE(unloaded_rss, idle_rss + idle_rss / 10);
+  // At most 3 MiB left behind by a thousand sessions (about 3 KiB each; the
+  // heap keeps some of what they freed). A fixed allowance: the bound was
+  // once a tenth of the idle size, which moves with how the daemon is linked
+  // (about 30 MB with shared libraries, 27 MB with the static link).
+  EXPECT_LE(unloaded_rss, idle_rss + 3 * 1024);
 #endif
 
   // Read again, a session is loaded back from the store as it was.
