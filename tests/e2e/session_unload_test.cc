@@ -89,9 +89,8 @@ TEST_F(SessionUnloadTest, AThousandIdleSessionsLeaveMemoryAndComeBackWhole) {
 #ifndef RAW_SANITIZED  // the sanitizers' allocator keeps freed memory in quarantine
   // At most 4 MiB left behind by a thousand sessions (4 KiB each; the heap
   // keeps some of what they freed: 2.0-2.8 MiB measured). A fixed allowance:
-  // the bound was
-  // once a tenth of the idle size, which moves with how the daemon is linked
-  // (about 30 MB with shared libraries, 27 MB with the static link).
+  // the bound was once a tenth of the idle size, which moves with how the
+  // daemon is linked (about 30 MB shared, 27 MB with the static link).
   EXPECT_LE(unloaded_rss, idle_rss + 4 * 1024);
 #endif
 
