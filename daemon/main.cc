@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mutex_mode.h"
 #include "common/orphan_reaper.h"
 #include "common/paths.h"
 #include "common/version.h"
@@ -15,6 +16,7 @@
 #include "daemon/app/listen_fds.h"
 
 int main(int argc, char** argv) {
+  raw::ConfigureMutexDeadlockDetection();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto options = raw::app::ParseDaemonOptions(args);
   if (!options.ok()) {

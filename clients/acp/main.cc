@@ -22,6 +22,7 @@
 #include "clients/acp/acp_server.h"
 #include "clients/acp/event_loop.h"
 #include "clients/acp/stdio_transport.h"
+#include "common/mutex_mode.h"
 #include "common/version.h"
 
 namespace {
@@ -73,6 +74,7 @@ int Listen(const AcpArgs& args, const AgentOptions& options, EventLoop& loop) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  raw::ConfigureMutexDeadlockDetection();
   // A client that went away is seen as a failed write, not a signal.
   signal(SIGPIPE, SIG_IGN);
   absl::StatusOr<AcpArgs> args = ParseAcpArgs(std::vector<std::string>(argv + 1, argv + argc));

@@ -10,6 +10,7 @@
 #include "clients/cli/dispatch.h"
 #include "clients/cli/exit_codes.h"
 #include "clients/tui/tui_main.h"
+#include "common/mutex_mode.h"
 
 namespace {
 
@@ -29,6 +30,7 @@ int RunTerminalClient(const raw::cli::InteractiveRequest& request, raw::cli::Cli
 }  // namespace
 
 int main(int argc, char** argv) {
+  raw::ConfigureMutexDeadlockDetection();
   std::vector<std::string> args(argv + 1, argv + argc);
   // The terminal interface needs a terminal on both ends.
   raw::cli::InteractiveLauncher interactive;

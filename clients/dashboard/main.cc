@@ -23,6 +23,7 @@
 #include "clients/dashboard/gateway.h"
 #include "clients/lib/assets.h"
 #include "clients/web/access_token.h"
+#include "common/mutex_mode.h"
 #include "common/spawn.h"
 #include "common/version.h"
 
@@ -55,6 +56,7 @@ void OpenInBrowser(const std::string& url) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  raw::ConfigureMutexDeadlockDetection();
   // A browser that went away is seen as a failed write, not a signal.
   signal(SIGPIPE, SIG_IGN);
   absl::StatusOr<DashboardArgs> args =

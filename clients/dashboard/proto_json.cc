@@ -19,28 +19,25 @@ namespace {
 
 // A JSON string; ill-formed UTF-8 (which rawd never sends) becomes U+FFFD
 // rather than an exception.
-std::string Quoted(const std::string& text) {
+std::string Quoted(std::string_view text) {
   return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace
 
 std::string EventJsonText(const raw::v1::Event& event) {
-  const std::string* text = nullptr;
-  const char* field = nullptr;
-  if (event.has_text_delta()) {
-    text = &event.text_delta().text();
-    field = "textDelta";
-  } else if (event.has_reasoning_delta()) {
-    text = &event.reasoning_delta().text();
-    field = "reasoningDelta";
-  }
-  if (text == nullptr) return ToJsonText(event);
+  if (event.has_text_delta()) return DeltaJsonText(event, event.text_delta().text());
+  if (event.has_reasoning_delta()) return DeltaJsonText(event, event.reasoning_delta().text());
+  return ToJsonText(event);
+}
+
+std::string DeltaJsonText(const raw::v1::Event& event, std::string_view text) {
+  const char* field = event.has_reasoning_delta() ? "reasoningDelta" : "textDelta";
   // The proto3 JSON mapping: 64-bit integers as strings, every field
   // printed (always_print_primitive_fields).
   return absl::StrCat(R"({"sessionId":)", Quoted(event.session_id()), R"(,"seq":")", event.seq(),
                       R"(","turnId":)", Quoted(event.turn_id()), R"(,"timeUnixMs":")",
-                      event.time_unix_ms(), R"(",")", field, R"(":{"text":)", Quoted(*text), "}}");
+                      event.time_unix_ms(), R"(",")", field, R"(":{"text":)", Quoted(text), "}}");
 }
 
 Json ToJsonValue(const google::protobuf::Message& message) {

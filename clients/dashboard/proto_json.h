@@ -8,6 +8,7 @@
 #include <google/protobuf/message.h>
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -22,6 +23,11 @@ std::string ToJsonText(const google::protobuf::Message& message);
 // hundred times cheaper than protobuf's reflective printer); every other
 // event goes through ToJsonText.
 std::string EventJsonText(const raw::v1::Event& event);
+// A text or reasoning delta (REQUIRES: one of them) printed with `text` in
+// place of its own: the event as it would be had its delta carried `text`.
+// The gateway sends the deltas that queue up behind a busy socket as one
+// such event, with the last one's seq (session_feed.h).
+std::string DeltaJsonText(const raw::v1::Event& event, std::string_view text);
 // The same as a parsed JSON value, to embed in a larger object.
 Json ToJsonValue(const google::protobuf::Message& message);
 

@@ -126,9 +126,15 @@ void SessionFeed::Leave(const std::shared_ptr<Member>& member) {
   catch_up.reset();  // joins its thread
 }
 
-std::string SessionFeed::EventFrame(const v1::Event& event) {
-  // The event's JSON is printed once and spliced into the frame.
-  return absl::StrCat(R"({"type":"event","event":)", EventJsonText(event), "}");
+SessionFeed::EventOut SessionFeed::ForEvent(const v1::Event& event) {
+  EventOut out;
+  if (event.has_text_delta() || event.has_reasoning_delta()) {
+    out.delta = std::make_shared<const v1::Event>(event);
+  } else {
+    // The event's JSON is printed once and spliced into the frame.
+    out.frame = absl::StrCat(R"({"type":"event","event":)", EventJsonText(event), "}");
+  }
+  return out;
 }
 
 bool SessionFeed::ChangesWriter(const v1::Event& event) {
@@ -136,7 +142,7 @@ bool SessionFeed::ChangesWriter(const v1::Event& event) {
 }
 
 client::EventHandler::Next SessionFeed::OnFeedEvent(const v1::Event& event) {
-  const std::string frame = EventFrame(event);
+  const EventOut out = ForEvent(event);
   const uint64_t seq = event.seq();
   std::vector<std::shared_ptr<Member>> changed;
   absl::MutexLock lock(&mu_);
@@ -147,7 +153,7 @@ client::EventHandler::Next SessionFeed::OnFeedEvent(const v1::Event& event) {
   }
   for (const auto& m : members_) {
     if (!m->on_feed || (seq > 0 && seq <= m->delivered)) continue;
-    SendLocked(*m, frame);
+    SendEventLocked(*m, out);
     if (seq > 0) m->delivered = seq;
     if (ChangesWriter(event)) changed.push_back(m);
   }
@@ -187,13 +193,13 @@ void SessionFeed::OnFeedNotFound(const std::string& why) {
 }
 
 client::EventHandler::Next SessionFeed::OnCatchUpEvent(Member& member, const v1::Event& event) {
-  const std::string frame = EventFrame(event);
+  const EventOut out = ForEvent(event);
   const uint64_t seq = event.seq();
   bool joined = false;
   absl::MutexLock lock(&mu_);
   if (member.left || !member.catching_up) return client::EventHandler::Next::kStop;
   if (seq == 0 || seq > member.delivered) {
-    SendLocked(member, frame);
+    SendEventLocked(member, out);
     if (seq > 0) member.delivered = seq;
     if (ChangesWriter(event)) {
       for (const auto& m : members_) {
@@ -247,6 +253,23 @@ void SessionFeed::JoinFeedLocked(Member& member) {
 
 void SessionFeed::SendLocked(Member& member, std::string text) {
   member.tab.connection->Send(std::move(text));
+}
+
+void SessionFeed::SendEventLocked(Member& member, const EventOut& out) {
+  if (out.delta == nullptr) {
+    member.tab.connection->Send(out.frame);
+    return;
+  }
+  const v1::Event& event = *out.delta;
+  web::ExtendableFrame frame;
+  // Deltas of one kind within one turn join; any other frame between
+  // them ends the join, so the tab sees every event in order.
+  frame.kind = absl::StrCat(event.has_text_delta() ? "text:" : "reasoning:", event.turn_id());
+  frame.piece = event.has_text_delta() ? event.text_delta().text() : event.reasoning_delta().text();
+  frame.render = [delta = out.delta](std::string_view pieces) {
+    return absl::StrCat(R"({"type":"event","event":)", DeltaJsonText(*delta, pieces), "}");
+  };
+  member.tab.connection->SendExtendable(std::move(frame));
 }
 
 void SessionFeed::RequestWriterCheckLocked(std::vector<std::shared_ptr<Member>> members) {

@@ -20,7 +20,9 @@
 //   which then sends it only seqs after S, and its catch-up stream is
 //   cancelled.
 // Either way the tab gets every event after its after_seq exactly once, in
-// order; while a tab catches up, the other tabs are not disturbed (the
+// order (text and reasoning deltas that queue up behind a busy socket leave
+// as one delta event carrying their joined text and the last one's seq:
+// web::ExtendableFrame); while a tab catches up, the other tabs are not disturbed (the
 // alternative, restarting the shared stream from the lowest seq, would
 // cost every tab the live-only events of the restart).
 //
@@ -112,7 +114,13 @@ class SessionFeed : public std::enable_shared_from_this<SessionFeed> {
   int writer_checks();
 
  private:
-  static std::string EventFrame(const v1::Event& event);
+  // What the tabs are sent for one event: its frame, or for a text or
+  // reasoning delta the event itself, sent as an extendable frame.
+  struct EventOut {
+    std::string frame;
+    std::shared_ptr<const v1::Event> delta;
+  };
+  static EventOut ForEvent(const v1::Event& event);
   static bool ChangesWriter(const v1::Event& event);
 
   void Leave(const std::shared_ptr<Member>& member);
@@ -132,6 +140,7 @@ class SessionFeed : public std::enable_shared_from_this<SessionFeed> {
   // connection state if that differs from what it was told last.
   void JoinFeedLocked(Member& member) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendLocked(Member& member, std::string text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendEventLocked(Member& member, const EventOut& out) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queues a writer check for `members` (starting the thread at first).
   void RequestWriterCheckLocked(std::vector<std::shared_ptr<Member>> members)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -7,10 +7,12 @@
 
 #include "clients/cli/cli_context.h"
 #include "clients/package/package_actions.h"
+#include "common/mutex_mode.h"
 #include "common/paths.h"
 #include "common/version.h"
 
 int main(int argc, char** argv) {
+  raw::ConfigureMutexDeadlockDetection();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 1 && args[0] == "--version") {
     std::cout << "raw-package " << raw::kVersion << "\n";

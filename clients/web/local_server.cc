@@ -103,15 +103,38 @@ class Wakeup : public std::enable_shared_from_this<Wakeup> {
   bool notified_ = false;
 };
 
+// A frame waiting to be written: a finished text, or (with `render`) the
+// joined pieces of extendable frames of `kind`, rendered when its write
+// begins.
+struct Outgoing {
+  std::string text;
+  std::string kind;
+  std::function<std::string(std::string_view)> render;
+
+  // Takes `next` in when both are extendable frames of one kind.
+  bool Absorb(Outgoing& next) {
+    if (!render || !next.render || kind != next.kind) return false;
+    text += next.text;
+    render = std::move(next.render);
+    return true;
+  }
+  static Outgoing Of(ExtendableFrame frame) {
+    return Outgoing{std::move(frame.piece), std::move(frame.kind), std::move(frame.render)};
+  }
+};
+
 // The socket side of one WebSocket. I/O thread only; owned by its session
 // coroutine and its pending operations, so it never outlives the io_context.
 class WsIo : public std::enable_shared_from_this<WsIo> {
  public:
   explicit WsIo(beast::tcp_stream&& stream) : ws(std::move(stream)) {}
 
-  void Enqueue(std::string text) {
+  // Queues a frame. An extendable one extends the last queued frame
+  // unless that is the one being written (the front while writing_).
+  void Enqueue(Outgoing frame) {
     if (ended_ || close_requested_) return;
-    out_.push_back(std::move(text));
+    if (out_.size() > (writing_ ? 1 : 0) && out_.back().Absorb(frame)) return;
+    out_.push_back(std::move(frame));
     if (!writing_) WriteNext();
   }
 
@@ -142,8 +165,13 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
     // in a few full segments instead of one segment, and one wakeup of the
     // reader, per frame. Each frame is still one write, in order.
     if (out_.size() > 1) Cork(true);
+    Outgoing& frame = out_.front();
+    if (frame.render) {
+      frame.text = frame.render(frame.text);
+      frame.render = nullptr;
+    }
     ws.text(true);
-    ws.async_write(asio::buffer(out_.front()),
+    ws.async_write(asio::buffer(frame.text),
                    [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
   }
   void OnWritten(beast::error_code ec) {
@@ -171,7 +199,7 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
     ws.async_close(close_, [self = shared_from_this()](beast::error_code) {});
   }
 
-  std::deque<std::string> out_;
+  std::deque<Outgoing> out_;
   bool writing_ = false;
   bool corked_ = false;
   bool close_requested_ = false;
@@ -190,15 +218,8 @@ class WsHandle final : public WebSocketConnection, public std::enable_shared_fro
  public:
   WsHandle(std::shared_ptr<IoGate> gate, std::weak_ptr<WsIo> io) : gate_(std::move(gate)), io_(std::move(io)) {}
 
-  bool Send(std::string text) override {
-    absl::MutexLock lock(&mu_);
-    if (closed_) return false;
-    pending_.push_back(std::move(text));
-    if (flush_posted_) return true;
-    flush_posted_ = gate_->Post([self = shared_from_this()] { self->Flush(); });
-    if (!flush_posted_) pending_.clear();
-    return flush_posted_;
-  }
+  bool Send(std::string text) override { return Queue(Outgoing{std::move(text), {}, nullptr}); }
+  bool SendExtendable(ExtendableFrame frame) override { return Queue(Outgoing::Of(std::move(frame))); }
   void Close(uint16_t code, std::string reason) override {
     absl::MutexLock lock(&mu_);
     if (closed_) return;
@@ -214,9 +235,22 @@ class WsHandle final : public WebSocketConnection, public std::enable_shared_fro
   }
 
  private:
+  // Frames wait here until the I/O thread takes them; an extendable one
+  // extends the last waiting frame when it can.
+  bool Queue(Outgoing frame) {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return false;
+    if (!pending_.empty() && pending_.back().Absorb(frame)) return true;
+    pending_.push_back(std::move(frame));
+    if (flush_posted_) return true;
+    flush_posted_ = gate_->Post([self = shared_from_this()] { self->Flush(); });
+    if (!flush_posted_) pending_.clear();
+    return flush_posted_;
+  }
+
   // I/O thread: queues the pending frames on the socket, in order.
   void Flush() {
-    std::vector<std::string> frames;
+    std::vector<Outgoing> frames;
     {
       absl::MutexLock lock(&mu_);
       frames.swap(pending_);
@@ -224,14 +258,14 @@ class WsHandle final : public WebSocketConnection, public std::enable_shared_fro
     }
     std::shared_ptr<WsIo> io = io_.lock();
     if (io == nullptr) return;
-    for (std::string& frame : frames) io->Enqueue(std::move(frame));
+    for (Outgoing& frame : frames) io->Enqueue(std::move(frame));
   }
 
   const std::shared_ptr<IoGate> gate_;
   const std::weak_ptr<WsIo> io_;
   absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<std::string> pending_ ABSL_GUARDED_BY(mu_);
+  std::vector<Outgoing> pending_ ABSL_GUARDED_BY(mu_);
   bool flush_posted_ ABSL_GUARDED_BY(mu_) = false;
 };
 

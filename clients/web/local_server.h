@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -74,6 +75,17 @@ struct HttpRoute {
   HttpHandler handler;
 };
 
+// A text frame made of a piece of a longer text (a streamed answer's
+// delta), which the next frames of the same `kind` may extend while it
+// waits to be written: frames a busy I/O thread or a slow reader would
+// otherwise queue by the hundred leave as one, render(the pieces joined),
+// rendered with the last one's `render`. Rendered on the I/O thread.
+struct ExtendableFrame {
+  std::string kind;  // only frames of the same kind extend each other
+  std::string piece;
+  std::function<std::string(std::string_view pieces)> render;
+};
+
 // One open WebSocket, as its handler sees it. Thread-safe.
 class WebSocketConnection {
  public:
@@ -81,6 +93,10 @@ class WebSocketConnection {
   // Queues one text frame; frames go out in order, one write at a time.
   // False (the text is dropped) once the socket is closing or closed.
   virtual bool Send(std::string text) = 0;
+  // Queues an extendable frame, in order with Send's frames: it extends
+  // the last queued frame when that one is of the same kind and not yet
+  // being written. This default sends every frame on its own.
+  virtual bool SendExtendable(ExtendableFrame frame) { return Send(frame.render(frame.piece)); }
   // Sends the queued frames, then a close frame with `code` and `reason`.
   virtual void Close(uint16_t code, std::string reason) = 0;
 };

@@ -38,6 +38,21 @@ TEST(ProtoJsonTest, DeltasPrintAsTheGenericMappingDoes) {
   EXPECT_EQ(Json::parse(EventJsonText(empty)), Json::parse(ToJsonText(empty)));
 }
 
+// A joined delta reads as the last delta would had it carried the joined
+// text: same session, seq, turn and time, and the kind of delta kept.
+TEST(ProtoJsonTest, AJoinedDeltaIsTheEventWithTheJoinedText) {
+  for (bool reasoning : {false, true}) {
+    v1::Event last = Delta("c2 ", reasoning);
+    v1::Event joined = last;
+    if (reasoning) {
+      joined.mutable_reasoning_delta()->set_text("c0 c1 \"c2 ");
+    } else {
+      joined.mutable_text_delta()->set_text("c0 c1 \"c2 ");
+    }
+    EXPECT_EQ(Json::parse(DeltaJsonText(last, "c0 c1 \"c2 ")), Json::parse(ToJsonText(joined)));
+  }
+}
+
 TEST(ProtoJsonTest, OtherEventsUseTheGenericMapping) {
   v1::Event e;
   e.set_seq(3);

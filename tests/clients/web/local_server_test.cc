@@ -3,9 +3,12 @@
 #include "clients/web/local_server.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -40,6 +43,19 @@ class BurstHandler : public WebSocketHandler {
 
  private:
   std::thread sender_;
+};
+
+// Hands its connection to the test, which sends on it from its own thread.
+class HandOverHandler : public WebSocketHandler {
+ public:
+  explicit HandOverHandler(std::function<void(std::shared_ptr<WebSocketConnection>)> take)
+      : take_(std::move(take)) {}
+  void OnOpen(std::shared_ptr<WebSocketConnection> connection) override { take_(std::move(connection)); }
+  void OnText(std::string) override {}
+  void OnClose() override {}
+
+ private:
+  std::function<void(std::shared_ptr<WebSocketConnection>)> take_;
 };
 
 class LocalServerTest : public ::testing::Test {
@@ -87,6 +103,13 @@ class LocalServerTest : public ::testing::Test {
     routes.websocket.push_back({.path = "/ws", .factory = [](const Request&) { return nullptr; }});
     routes.websocket.push_back(
         {.path = "/burst", .factory = [](const Request&) { return std::make_unique<BurstHandler>(); }});
+    routes.websocket.push_back({.path = "/hand-over", .factory = [this](const Request&) {
+                                  return std::make_unique<HandOverHandler>(
+                                      [this](std::shared_ptr<WebSocketConnection> c) {
+                                        handed_over_ = std::move(c);
+                                        opened_.Notify();
+                                      });
+                                }});
     auto server = LocalServer::Start(options, std::move(routes));
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
@@ -107,6 +130,8 @@ class LocalServerTest : public ::testing::Test {
     return r ? r->status : -1;
   }
 
+  std::shared_ptr<WebSocketConnection> handed_over_;  // set before opened_
+  absl::Notification opened_;
   std::atomic<int> state_calls_{0};
   absl::Notification release_slow_;
   absl::Notification never_called_;
@@ -364,6 +389,47 @@ TEST_F(LocalServerTest, ABurstOfFramesArrivesInOrderBeforeTheClose) {
     ASSERT_EQ(*frame, absl::StrCat(i));
   }
   EXPECT_FALSE((*client)->Read().ok());
+  EXPECT_EQ((*client)->close_code(), 4000);
+}
+
+ExtendableFrame Piece(const std::string& kind, const std::string& piece, const std::string& tag) {
+  return ExtendableFrame{kind, piece, [kind, tag](std::string_view pieces) {
+                           return absl::StrCat(kind, tag, ":", std::string(pieces));
+                         }};
+}
+
+// Extendable frames that wait behind a frame being written join the last
+// waiting frame of their kind, rendered with the latest render; a plain
+// frame or another kind between them keeps them apart, and the order holds.
+// The first frame is larger than the loopback socket's buffers and the
+// client reads nothing until every frame was sent, so it is still being
+// written while the others queue, whatever the timing.
+TEST_F(LocalServerTest, ExtendableFramesQueuedBehindAWriteLeaveJoined) {
+  StartServer();
+  testing::WsConnectOptions options;
+  options.port = port_;
+  options.target = "/hand-over";
+  options.headers = {{"Authorization", "Bearer " + server_->token()}};
+  auto client = testing::WsTestClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  opened_.WaitForNotification();
+  const std::string big(48 * 1024 * 1024, 'x');
+  ASSERT_TRUE(handed_over_->Send(big));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("a", "1", "#1")));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("a", "2", "#2")));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("a", "3", "#3")));
+  ASSERT_TRUE(handed_over_->Send("plain"));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("a", "4", "#4")));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("b", "5", "#5")));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("b", "6", "#6")));
+  handed_over_->Close(4000, "done");
+
+  absl::StatusOr<std::string> first = (*client)->Read();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), big.size());
+  std::vector<std::string> rest;
+  for (absl::StatusOr<std::string> f = (*client)->Read(); f.ok(); f = (*client)->Read()) rest.push_back(*f);
+  EXPECT_EQ(rest, (std::vector<std::string>{"a#3:123", "plain", "a#4:4", "b#6:56"}));
   EXPECT_EQ((*client)->close_code(), 4000);
 }
 
