@@ -4,6 +4,8 @@
 //   TurnStarted time - time spent in tools) / steps, from event timestamps;
 // - wall time of a whole `raw run` (process start, connect, turn, exit), and
 //   the time from its start to the provider's receipt of its first request;
+// - rawd's own step timeline (GetStats' overhead, daemon/loop/step_timeline.h):
+//   p50 and p99 of every step's total, and the median of each phase;
 // - rawd's resident memory when idle, after start-up and after the runs.
 //
 // usage: e2e_bench [RUNS] [TOOL_STEPS]   (defaults 20 and 3)
@@ -18,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "bench/process_stats.h"
 #include "tests/fakes/fake_provider_server.h"
 #include "tests/fakes/sse_builders.h"
 #include "tests/support/test_daemon.h"
@@ -67,6 +70,11 @@ int main(int argc, char** argv) {
   const long rss_start = RssKb(daemon.pid());
 
   std::vector<double> wall_ms, first_request_ms, step_overhead_ms;
+  // From rawd's own timeline, every step of every run (µs).
+  std::vector<double> timeline_total, timeline_pre, timeline_build, timeline_send,
+      timeline_commit, timeline_tools;
+  raw::v1::StepOverhead slowest;  // the step with the largest total
+  int slowest_index = 0;
   for (int i = 0; i < runs; ++i) {
     for (int s = 0; s < tool_steps; ++s) {
       fake.Enqueue(chat::ToolCallsAnswer(
@@ -89,6 +97,7 @@ int main(int argc, char** argv) {
     }
     // Event timestamps (ms) from the JSON Lines output.
     int64_t started = 0, ended = 0, tools_ms = 0;
+    std::string session;
     for (size_t at = 0; at < r.out.size();) {
       size_t nl = r.out.find('\n', at);
       std::string line = r.out.substr(at, nl - at);
@@ -96,16 +105,53 @@ int main(int argc, char** argv) {
       auto time_at = line.find("\"time_unix_ms\":\"");
       int64_t t = time_at == std::string::npos ? 0 : std::stoll(line.substr(time_at + 16));
       if (line.find("\"turn_started\"") != std::string::npos) started = t;
+      if (auto id = line.find("\"session_id\":\""); session.empty() && id != std::string::npos) {
+        session = line.substr(id + 14, line.find('"', id + 14) - (id + 14));
+      }
       if (line.find("\"turn_ended\"") != std::string::npos) ended = t;
       auto d = line.find("\"duration_ms\":\"");
       if (d != std::string::npos) tools_ms += std::stoll(line.substr(d + 15));
     }
     step_overhead_ms.push_back(static_cast<double>(ended - started - tools_ms) /
                                (tool_steps + 1));
+    raw::v1::GetStatsRequest stats_request;
+    stats_request.set_session_id(session);
+    raw::v1::GetStatsResponse stats;
+    grpc::ClientContext ctx;
+    if (!daemon.stub().GetStats(&ctx, stats_request, &stats).ok()) {
+      std::fprintf(stderr, "GetStats of session %s failed\n", session.c_str());
+      return 1;
+    }
+    int index = 0;
+    for (const raw::v1::StepOverhead& step : stats.overhead().last_turn()) {
+      ++index;
+      if (step.total_us() > slowest.total_us()) {
+        slowest = step;
+        slowest_index = index;
+      }
+      timeline_total.push_back(static_cast<double>(step.total_us()));
+      timeline_pre.push_back(static_cast<double>(step.pre_request_us()));
+      timeline_build.push_back(static_cast<double>(step.build_us()));
+      timeline_send.push_back(static_cast<double>(step.send_us()));
+      timeline_commit.push_back(static_cast<double>(step.commit_us()));
+      timeline_tools.push_back(static_cast<double>(step.tools_us()));
+    }
   }
   const long rss_end = RssKb(daemon.pid());
   std::printf("runs=%d steps_per_turn=%d (zero provider latency)\n", runs, tool_steps + 1);
   std::printf("orchestration overhead per step (median): %.2f ms\n", Median(step_overhead_ms));
+  std::printf("rawd's own time per step (timeline, %zu steps): p50 %.0f us, p99 %.0f us\n",
+              timeline_total.size(), raw::bench::Percentile(timeline_total, 0.5),
+              raw::bench::Percentile(timeline_total, 0.99));
+  std::printf("  median by phase: before request %.0f us, build %.0f us, send %.0f us, "
+              "commit %.0f us, tools %.0f us\n",
+              Median(timeline_pre), Median(timeline_build), Median(timeline_send),
+              Median(timeline_commit), Median(timeline_tools));
+  std::printf("  slowest (step %d of its turn): before request %ld us, build %ld us, send %ld us, "
+              "commit %ld us, tools %ld us\n",
+              slowest_index, static_cast<long>(slowest.pre_request_us()),
+              static_cast<long>(slowest.build_us()), static_cast<long>(slowest.send_us()),
+              static_cast<long>(slowest.commit_us()), static_cast<long>(slowest.tools_us()));
   std::printf("raw run wall time per turn (median): %.1f ms\n", Median(wall_ms));
   std::printf("raw run start to first provider request (median): %.1f ms\n",
               Median(first_request_ms));

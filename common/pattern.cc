@@ -1,9 +1,11 @@
 #include "common/pattern.h"
 
+#include <map>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "re2/re2.h"
 
 namespace raw {
@@ -118,6 +120,23 @@ absl::StatusOr<Pattern> Pattern::Compile(std::string_view text, Style style) {
   }
   pattern.regex_ = std::move(compiled);
   return pattern;
+}
+
+absl::StatusOr<Pattern> Pattern::CompileCached(std::string_view text, Style style) {
+  static absl::Mutex mu(absl::kConstInit);
+  // Guarded by mu; never destroyed, so no exit-time destructor races a
+  // thread still matching.
+  static auto* cache = new std::map<std::pair<std::string, Style>, absl::StatusOr<Pattern>>();
+  std::pair<std::string, Style> key(std::string(text), style);
+  {
+    absl::MutexLock lock(&mu);
+    if (auto it = cache->find(key); it != cache->end()) return it->second;
+  }
+  absl::StatusOr<Pattern> compiled = Compile(text, style);
+  absl::MutexLock lock(&mu);
+  if (cache->size() >= kCachedPatterns) cache->clear();
+  cache->emplace(std::move(key), compiled);
+  return compiled;
 }
 
 bool Pattern::Matches(std::string_view subject) const {

@@ -11,6 +11,7 @@
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
 #include "clients/cli/interrupt_watcher.h"
+#include "clients/cli/timings_printer.h"
 #include "clients/cli/turn_runner.h"
 
 namespace raw::cli {
@@ -24,6 +25,7 @@ const std::vector<OptionSpec>& RunSpecs() {
       {"--socket", OptionSpec::Kind::kValue, ""},
       {"--json", OptionSpec::Kind::kFlag, ""},
       {"--yes", OptionSpec::Kind::kFlag, "-y"},
+      {"--timings", OptionSpec::Kind::kFlag, ""},
       {"--help", OptionSpec::Kind::kFlag, "-h"},
   };
   return specs;
@@ -52,6 +54,9 @@ const char kRunUsage[] =
     "  --yes, -y       approve every tool call that asks (deny rules still deny);\n"
     "                  without it, calls that ask are put to you on a terminal\n"
     "                  and denied when there is none\n"
+    "  --timings       after the turn, print Raw's own time per step (rawd's\n"
+    "                  timeline, without the model's, the tools' and your time)\n"
+    "                  to standard error\n"
     "  --socket PATH   daemon socket\n"
     "\n"
     "exit status: 0 completed, 1 error, 2 usage or configuration problem,\n"
@@ -71,6 +76,7 @@ absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args,
   options.socket = parsed->Value("--socket").value_or("");
   options.format = parsed->Has("--json") ? OutputFormat::kJson : OutputFormat::kText;
   options.yes = parsed->Has("--yes");
+  options.timings = parsed->Has("--timings");
   auto dir = parsed->Value("--cwd");
   if (!options.session_id.empty() && parsed->Value("--agent")) {
     return absl::InvalidArgumentError(
@@ -143,7 +149,11 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
   request.prompt = options->prompt;
   request.client_name = absl::StrCat("raw run (pid ", getpid(), ")");
   request.client_pid = getpid();
-  return runner.Run(request);
+  const int code = runner.Run(request);
+  if (options->timings && !runner.session_id().empty()) {
+    PrintTimings(*client, runner.session_id(), ctx.err);
+  }
+  return code;
 }
 
 const std::vector<OptionSpec>& RunOptionSpecs() { return RunSpecs(); }

@@ -21,6 +21,7 @@ struct RunOptions {
   std::string prompt;      // the positionals joined by spaces; "-" reads stdin
   bool help = false;
   bool yes = false;                // --yes: approve every call that asks
+  bool timings = false;            // --timings: Raw's own time per step after the turn
   bool prompt_from_stdin = false;  // set by RunCommand for prompt "-"
 };
 

@@ -56,6 +56,10 @@ class TurnRunner : public client::EventHandler {
   // Thread-safe; only the first call has an effect.
   void Interrupt();
 
+  // The session the turn ran in, once Run has returned ("" when it never
+  // got one).
+  const std::string& session_id() const { return session_id_; }
+
   Next OnOpen() override;
   Next OnEvent(const v1::Event& event) override;
 

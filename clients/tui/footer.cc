@@ -120,6 +120,19 @@ Lines RenderStats(const v1::GetStatsResponse& stats) {
   StyledLine compactions;
   compactions.Add(absl::StrFormat("  %-20s%12d", "compactions", stats.compactions()));
   out.push_back(std::move(compactions));
+  // Raw's own time per step, as rawd timed it (tools, hooks, approvals and
+  // the model left out).
+  if (stats.has_overhead() && stats.overhead().steps() > 0) {
+    const v1::OverheadStats& o = stats.overhead();
+    StyledLine overhead;
+    overhead.Add(absl::StrFormat("  %-20s", "Raw's own overhead"));
+    overhead.Add(absl::StrFormat("%9.2f ms", static_cast<double>(o.p50_us()) / 1000.0));
+    overhead.Add(absl::StrFormat("   per step (p50; p99 %.2f ms, over %d %s)",
+                                 static_cast<double>(o.p99_us()) / 1000.0, o.steps(),
+                                 o.steps() == 1 ? "step" : "steps"),
+                 dim);
+    out.push_back(std::move(overhead));
+  }
   return out;
 }
 

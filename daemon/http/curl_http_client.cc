@@ -371,6 +371,28 @@ CurlHttpClient::CurlHttpClient(Options options) : options_(std::move(options)) {
 
 CurlHttpClient::~CurlHttpClient() = default;
 
+namespace {
+
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// curl's own clock of the transfer (microseconds from its start).
+void RecordTimes(CURL* easy, int64_t started_ns, HttpRequest::Times& times) {
+  curl_off_t pretransfer = 0;
+  curl_off_t connect = 0;
+  curl_off_t appconnect = 0;
+  curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
+  curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect);
+  curl_easy_getinfo(easy, CURLINFO_APPCONNECT_TIME_T, &appconnect);
+  if (pretransfer > 0) times.first_byte_sent_ns = started_ns + pretransfer * 1000;
+  times.network_setup_ns = std::max(connect, appconnect) * 1000;
+}
+
+}  // namespace
+
 absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandler& handler,
                                   const CancelToken& cancel) {
   RETURN_IF_ERROR(GlobalInit());
@@ -411,7 +433,10 @@ absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandle
     ~Detach() { curl_multi_remove_handle(multi, easy); }
   } detach{multi.get(), easy.get()};
 
-  RETURN_IF_ERROR(RunTransfer(multi.get(), transfer, request, target, cancel));
+  const int64_t started_ns = SteadyNowNs();
+  absl::Status ran = RunTransfer(multi.get(), transfer, request, target, cancel);
+  if (request.times != nullptr) RecordTimes(easy.get(), started_ns, *request.times);
+  RETURN_IF_ERROR(ran);
 
   CURLcode result = CURLE_OK;
   int pending = 0;

@@ -58,6 +58,13 @@ struct HttpRequest {
   // then fails with kPermissionDenied naming the address and why. No proxy
   // is used for such a request, so the address checked is the server's own.
   bool public_addresses_only = false;
+  // Filled by Send when set: when the request's first byte was sent and how
+  // long connection setup took (for the step timeline).
+  struct Times {
+    int64_t first_byte_sent_ns = 0;  // steady clock; 0 = never sent
+    int64_t network_setup_ns = 0;    // name resolution, TCP and TLS
+  };
+  Times* times = nullptr;
 };
 
 class HttpResponseHandler {

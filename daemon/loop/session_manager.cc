@@ -512,7 +512,11 @@ void SessionManager::DeclineHandover(const std::string& session_id, std::string 
 }
 
 absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_id) {
-  return GetSession(session_id);
+  ASSIGN_OR_RETURN(SessionInfo info, GetSession(session_id));
+  if (std::shared_ptr<SessionRunner> runner = LoadedRunner(session_id)) {
+    info.overhead = runner->session_state().overhead();
+  }
+  return info;
 }
 
 void SessionManager::DeleteSession(const std::string& session_id, std::string lease_id,

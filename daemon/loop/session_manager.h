@@ -62,6 +62,8 @@ struct SessionInfo {
   // Only for a single session (GetSession, GetStats): listing never loads
   // a session's context.
   std::optional<events::ContextEstimate> context;
+  // Only for GetStats of a loaded session: Raw's own overhead per step.
+  std::optional<OverheadSummary> overhead;
 };
 
 // The configured agents (by name) and the one an empty agent name selects.

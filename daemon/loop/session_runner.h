@@ -102,6 +102,7 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   ~SessionRunner();
 
   const std::string& session_id() const { return session_id_; }
+  const SessionState& session_state() const { return *state_; }
 
   // The writes. Each is refused with kFailedPrecondition unless `lease_id`
   // holds the session's write lease, and (but Interrupt) while the session

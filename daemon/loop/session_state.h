@@ -2,14 +2,16 @@
 // runs, beyond the stored history: the approval meeting point, the rules a
 // user added with "allow for this session", the runtime it last used (tool
 // definitions, and the skills the model loaded with the text hash it saw;
-// see runtime_record.h), the latest context estimate, and whether
-// session_start hooks ran.
+// see runtime_record.h), the latest context estimate, whether
+// session_start hooks ran, and Raw's own overhead per step
+// (step_timeline.h).
 //
 // Lifetime: owned by the SessionRunner, shared with each of its turns. The
 // runtime record is stored with the session after every turn and restored
 // when the session is next loaded; session rules are not persisted (a
-// daemon restart forgets them; the docs say so). Thread-safety: all members
-// are safe from any thread.
+// daemon restart forgets them; the docs say so), nor are step timings (they
+// describe this daemon's work since it loaded the session). Thread-safety:
+// all members are safe from any thread.
 #pragma once
 
 #include <map>
@@ -22,8 +24,18 @@
 #include "daemon/events/session_event.h"
 #include "daemon/loop/approval_broker.h"
 #include "daemon/loop/runtime_record.h"
+#include "daemon/loop/step_timeline.h"
 
 namespace raw::loop {
+
+// Raw's own overhead per step while the session has been loaded.
+struct OverheadSummary {
+  int64_t steps = 0;  // steps timed; the percentiles cover the last kOverheadSamples
+  int64_t p50_us = 0;
+  int64_t p99_us = 0;
+  std::vector<StepTiming> last_turn;  // the phases of the last turn's steps
+};
+inline constexpr size_t kOverheadSamples = 4096;
 
 class SessionState {
  public:
@@ -83,6 +95,10 @@ class SessionState {
     estimate_ = estimate;
   }
 
+  // The phases of a finished turn's timed steps.
+  void RecordTurnTimings(std::vector<StepTiming> steps);
+  OverheadSummary overhead() const;
+
   // True the first time only.
   bool MarkSessionStarted() {
     absl::MutexLock lock(&mu_);
@@ -98,6 +114,10 @@ class SessionState {
   RuntimeRecord runtime_ ABSL_GUARDED_BY(mu_);
   std::optional<events::ContextEstimate> estimate_ ABSL_GUARDED_BY(mu_);
   bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<StepTiming> last_turn_ ABSL_GUARDED_BY(mu_);
+  // Step totals in µs, a ring of at most kOverheadSamples.
+  std::vector<int64_t> totals_ ABSL_GUARDED_BY(mu_);
+  int64_t steps_timed_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace raw::loop

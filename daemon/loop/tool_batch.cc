@@ -30,8 +30,14 @@ std::string DeniedContent(const std::string& reason, const std::string& message)
 
 ToolBatch::ToolBatch(const TurnPlan& plan, SessionLog& log,
                      std::vector<events::ContextItem>& context, TurnHooks& hooks,
-                     const CancelToken& cancel)
-    : plan_(plan), log_(log), context_(context), hooks_(hooks), cancel_(cancel), rules_(plan.rules) {
+                     const CancelToken& cancel, StepTimeline* timeline)
+    : plan_(plan),
+      log_(log),
+      context_(context),
+      hooks_(hooks),
+      cancel_(cancel),
+      timeline_(timeline),
+      rules_(plan.rules) {
   if (plan_.session) {
     absl::Status s = rules_.AddSessionRules(plan_.session->session_rules());
     if (!s.ok()) RAW_LOG(Warning) << "session rules: " << s.message();
@@ -123,8 +129,11 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
                   absl::StrCat("Raw is waiting for approval of ", pending.size(),
                                pending.size() == 1 ? " tool call" : " tool calls")));
 
-  ApprovalOutcome outcome =
-      broker.Wait(absl::Milliseconds(plan_.agent.agent.approval_timeout_ms), cancel_);
+  ApprovalOutcome outcome;
+  {
+    StepTimeline::Outside outside(timeline_);  // the user's time
+    outcome = broker.Wait(absl::Milliseconds(plan_.agent.agent.approval_timeout_ms), cancel_);
+  }
   events::ApprovalResolved resolved{request_id, outcome.answers, outcome.resolution};
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {resolved}));
 
@@ -235,7 +244,11 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
     if (plan_.session) plan_.session->SetLoadedSkill(name, text_hash);
   };
   const int64_t start = MonotonicMs();
-  tools::ToolOutput output = RunPreparedCall(e.prepared, ctx);
+  tools::ToolOutput output;
+  {
+    StepTimeline::Outside outside(timeline_);  // the tool's own time
+    output = RunPreparedCall(e.prepared, ctx);
+  }
   const int64_t duration = MonotonicMs() - start;
   // Known secret values reach neither a post_tool_use hook nor, later, the
   // store, a client or the model.

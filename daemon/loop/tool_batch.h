@@ -28,6 +28,7 @@
 #include "common/cancel_token.h"
 #include "daemon/loop/session_log.h"
 #include "daemon/loop/step_collector.h"
+#include "daemon/loop/step_timeline.h"
 #include "daemon/loop/tool_dispatch.h"
 #include "daemon/loop/turn_hooks.h"
 #include "daemon/tools/policy/rule_set.h"
@@ -38,8 +39,10 @@ struct TurnPlan;
 
 class ToolBatch {
  public:
+  // The time tools run and approvals wait counts as outside Raw on
+  // `timeline` (may be null).
   ToolBatch(const TurnPlan& plan, SessionLog& log, std::vector<events::ContextItem>& context,
-            TurnHooks& hooks, const CancelToken& cancel);
+            TurnHooks& hooks, const CancelToken& cancel, StepTimeline* timeline = nullptr);
 
   absl::Status Run(const std::vector<CollectedCall>& calls);
   // Records a kSkipped result with `why` for every call.
@@ -84,6 +87,7 @@ class ToolBatch {
   std::vector<events::ContextItem>& context_;
   TurnHooks& hooks_;
   const CancelToken& cancel_;
+  StepTimeline* const timeline_;
   tools::policy::RuleSet rules_;  // the agent's, then the session's
 };
 

@@ -69,7 +69,13 @@ absl::Status Turn::Notice(events::NoticeLevel level, std::string text) {
 }
 
 events::TurnEnded Turn::Run() {
+  turn_start_ns_ = SteadyNowNs();
+  timings_.reserve(static_cast<size_t>(std::max(plan_.agent.agent.max_steps, 1)));
+  hooks_.set_timeline(&timeline_);
+  timeline_.Begin(turn_start_ns_);
   events::TurnEnded end = RunTurn();
+  if (plan_.session && !timings_.empty()) plan_.session->RecordTurnTimings(std::move(timings_));
+  hooks_.set_timeline(nullptr);
   hooks_.Fire(config::HookEvent::kTurnEnd, "", hooks::TurnEndFields(end.reason, end.message));
   return end;
 }
@@ -164,9 +170,13 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
   std::string why = "automatic compaction already ran in this turn";
   if (!compacted_) {
     compacted_ = true;
-    events::CompactionEnded ended =
-        CompactSession(events::CompactionTrigger::kAutomatic, /*last_turn_running=*/true, plan_,
-                       ctx_, log_, hooks_, cancel_);
+    events::CompactionEnded ended;
+    {
+      // The summary request is the model's time.
+      StepTimeline::Outside outside(&timeline_);
+      ended = CompactSession(events::CompactionTrigger::kAutomatic, /*last_turn_running=*/true,
+                             plan_, ctx_, log_, hooks_, cancel_);
+    }
     if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, "interrupted");
     if (ctx_.meter.tokens() <= *trigger) return std::nullopt;
     why = ended.outcome == events::CompactionOutcome::kAccepted
@@ -201,7 +211,12 @@ events::TurnEnded Turn::RunTurn() {
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
   if (plan_.attach_mcp) {
     // Servers may start here; clients already see the turn running.
-    absl::Status attached = plan_.attach_mcp(plan_, cancel_);
+    absl::Status attached;
+    {
+      // Starting MCP servers is their time, not Raw's.
+      StepTimeline::Outside outside(&timeline_);
+      attached = plan_.attach_mcp(plan_, cancel_);
+    }
     if (absl::IsCancelled(attached) || cancel_.cancelled()) {
       return End(events::TurnEndReason::kCancelled, "interrupted");
     }
@@ -235,6 +250,9 @@ events::TurnEnded Turn::RunTurn() {
 
 Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   steps_ = step;
+  // The first step began with the turn; a later one begins now, right after
+  // the previous step's results were committed.
+  if (step > 1) timeline_.Begin(SteadyNowNs());
   if (std::optional<events::TurnEnded> refused = BeforeRequest()) {
     *end = *refused;
     return StepOutcome::kDone;
@@ -243,9 +261,12 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   request.system_prompt = plan_.agent.agent.system_prompt;
   request.tools = plan_.tool_definitions;
   request.messages = context_;
+  request.times = &timeline_.request_times();
 
   StepCollector collector(log_, plan_.turn_id);
+  timeline_.Record(StepTimeline::kRequest);
   absl::Status status = plan_.provider->Stream(request, collector, cancel_);
+  timeline_.Record(StepTimeline::kResponseEnd);
   // The stream has ended: what the log held back of its text (a possible
   // start of a secret) is shown now.
   log_.FlushLive(plan_.turn_id);
@@ -275,8 +296,10 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
     *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
     return StepOutcome::kDone;
   }
+  timeline_.Record(StepTimeline::kCommitted);
   const auto reason = result.finish->reason;
   if (result.calls.empty()) {
+    timings_.push_back(timeline_.Result());
     *end = End(events::TurnEndReason::kCompleted, "");
     if (reason == providers::FinishReason::kLength) {
       (void)Notice(events::NoticeLevel::kWarning,
@@ -295,6 +318,8 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
     *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
     return StepOutcome::kDone;
   }
+  timeline_.Record(StepTimeline::kResultsCommitted);
+  timings_.push_back(timeline_.Result());
   if (cancel_.cancelled()) {
     *end = End(events::TurnEndReason::kCancelled, "interrupted");
     return StepOutcome::kDone;
@@ -379,7 +404,7 @@ void Turn::CountFailedRequest(const StepResult& result) {
 }
 
 absl::Status Turn::RunCalls(const StepResult& result, bool skip_all) {
-  ToolBatch batch(plan_, log_, context_, hooks_, cancel_);
+  ToolBatch batch(plan_, log_, context_, hooks_, cancel_, &timeline_);
   if (skip_all) {
     return batch.Skip(result.calls,
                       absl::StrCat("Not run: the turn reached its limit of ",

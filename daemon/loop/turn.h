@@ -29,6 +29,9 @@
 //   sending it.
 // Run() does not record TurnEnded itself: it returns it, and the runner
 // commits it (see SessionRunner), so that a turn ends exactly once.
+// Each step whose response completed is timed (step_timeline.h); at the
+// end the turn hands its steps' phases to the session
+// (SessionState::RecordTurnTimings).
 //
 // Runs on its own thread; the SessionContext is owned by the runner and only
 // touched by the running turn.
@@ -49,6 +52,7 @@
 #include "daemon/loop/session_context.h"
 #include "daemon/loop/session_log.h"
 #include "daemon/loop/step_collector.h"
+#include "daemon/loop/step_timeline.h"
 #include "daemon/loop/session_state.h"
 #include "daemon/loop/tool_dispatch.h"
 #include "daemon/loop/turn_hooks.h"
@@ -163,6 +167,11 @@ class Turn {
   TurnHooks hooks_;
   int steps_ = 0;
   bool compacted_ = false;  // automatic compaction ran in this turn
+  // The step being timed, and the phases of the steps that completed
+  // (reserved for max_steps at the start: recording allocates nothing).
+  StepTimeline timeline_;
+  std::vector<StepTiming> timings_;
+  int64_t turn_start_ns_ = 0;
 };
 
 }  // namespace raw::loop

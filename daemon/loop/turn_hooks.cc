@@ -21,7 +21,11 @@ hooks::HookOutcome TurnHooks::Fire(config::HookEvent event, const std::string& t
   bool any = false;
   for (const config::HookConfig& h : hooks_) any = any || h.event == event;
   if (!any) return {};
-  hooks::HookOutcome outcome = hooks::RunHooks(hooks_, event, tool, context_, fields, cancel_);
+  hooks::HookOutcome outcome;
+  {
+    StepTimeline::Outside outside(timeline_);
+    outcome = hooks::RunHooks(hooks_, event, tool, context_, fields, cancel_);
+  }
   for (const std::string& warning : outcome.warnings) {
     absl::Status s =
         log_.Commit(turn_id_, {events::Notice{events::NoticeLevel::kWarning, warning}});

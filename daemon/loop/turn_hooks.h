@@ -15,6 +15,7 @@
 #include "daemon/config/config.h"
 #include "daemon/hooks/hook_runner.h"
 #include "daemon/loop/session_log.h"
+#include "daemon/loop/step_timeline.h"
 
 namespace raw::loop {
 
@@ -31,6 +32,8 @@ class TurnHooks {
   hooks::HookOutcome Fire(config::HookEvent event, const std::string& tool, const Json& fields);
 
   bool empty() const { return hooks_.empty(); }
+  // The hooks' run time counts as outside Raw on `timeline` (may be null).
+  void set_timeline(StepTimeline* timeline) { timeline_ = timeline; }
 
  private:
   const std::vector<config::HookConfig>& hooks_;
@@ -38,6 +41,7 @@ class TurnHooks {
   std::string turn_id_;
   SessionLog& log_;
   const CancelToken& cancel_;
+  StepTimeline* timeline_ = nullptr;
 };
 
 }  // namespace raw::loop

@@ -10,6 +10,7 @@
 // one provider per turn.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,10 +34,23 @@ struct ToolDefinition {
 
 // Everything the model receives: nothing else goes into a request body
 // except the model settings below.
+// How a request went out, as its provider saw it, for the step timeline
+// (daemon/loop/step_timeline.h). Steady-clock nanoseconds; 0 = not reached.
+// Only the first attempt of a retried request is recorded.
+struct RequestTimes {
+  int64_t body_built_ns = 0;
+  int64_t first_byte_sent_ns = 0;
+  // Of the time between the two: name resolution, TCP connect and TLS
+  // handshake of a new connection (0 on a reused one).
+  int64_t network_setup_ns = 0;
+};
+
 struct ModelRequest {
   std::string system_prompt;
   std::vector<ToolDefinition> tools;
   std::vector<events::ContextItem> messages;
+  // Filled by the provider when set and not yet filled.
+  RequestTimes* times = nullptr;
 };
 
 class ProviderEventSink {

@@ -1,5 +1,6 @@
 #include "daemon/providers/streaming_provider.h"
 
+#include <chrono>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -291,6 +292,15 @@ absl::Status StreamingProvider::Stream(const ModelRequest& request, ProviderEven
   http_request.url = url_;
   http_request.headers = api_.headers;
   http_request.body = api_.build_body(request);
+  // The first attempt of a request is the one its step is timed by.
+  http::HttpRequest::Times transfer_times;
+  const bool timed = request.times != nullptr && request.times->body_built_ns == 0;
+  if (timed) {
+    request.times->body_built_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now().time_since_epoch())
+                                       .count();
+    http_request.times = &transfer_times;
+  }
   http_request.connect_timeout_ms = model_.connect_timeout_ms;
   http_request.idle_timeout_ms = model_.idle_timeout_ms;
   http_request.total_timeout_ms = model_.max_stream_ms;
@@ -300,6 +310,10 @@ absl::Status StreamingProvider::Stream(const ModelRequest& request, ProviderEven
                           model_);
   absl::Status sent = cancel.cancelled() ? absl::CancelledError(cancel.reason())
                                          : http_.Send(http_request, handler, cancel);
+  if (timed) {
+    request.times->first_byte_sent_ns = transfer_times.first_byte_sent_ns;
+    request.times->network_setup_ns = transfer_times.network_setup_ns;
+  }
   return handler.Complete(sent, cancel, model_.idle_timeout_ms);
 }
 

@@ -2,6 +2,7 @@
 // holding the writer for more than one short transaction at a time. See
 // session_store.h for the contract.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "daemon/store/session_store.h"
 #include "daemon/store/sqlite/db.h"
 #include "daemon/store/sqlite/statement.h"
+#include "daemon/store/wal_checkpointer.h"
 
 namespace raw::store {
 namespace {
@@ -114,6 +116,11 @@ absl::Status SessionStore::ReclaimSpaceInSteps() {
   // TRUNCATE shrinks the WAL to nothing, but would wait for readers (with
   // the writer held) up to the busy timeout; with no wait it does only what
   // it can at once, and a later checkpoint does the rest.
+  // A checkpoint of the checkpointer's running at the same moment would
+  // make this one give up at once: it waits for that one and holds off the
+  // next.
+  std::optional<WalCheckpointer::Hold> hold;
+  if (checkpointer_ != nullptr) hold.emplace(*checkpointer_);
   absl::MutexLock lock(&write_mu_);
   const int busy_timeout_ms = writer_->busy_timeout_ms();
   writer_->SetBusyTimeout(0);

@@ -15,6 +15,7 @@
 #include "daemon/store/migrator.h"
 #include "daemon/store/page_token.h"
 #include "daemon/store/read_pool.h"
+#include "daemon/store/wal_checkpointer.h"
 #include "daemon/store/session_row.h"
 #include "daemon/store/sqlite/db.h"
 #include "daemon/store/sqlite/statement.h"
@@ -84,24 +85,30 @@ absl::StatusOr<std::unique_ptr<SessionStore>> SessionStore::Open(const std::stri
     ASSIGN_OR_RETURN(vacuum, EnsureIncrementalVacuum(*writer));
   }
   std::unique_ptr<ReadPool> readers;
+  std::unique_ptr<WalCheckpointer> checkpointer;
   if (wal) {
     ASSIGN_OR_RETURN(readers, ReadPool::Open(path, std::max(options.read_connections, 1),
                                              writer->busy_timeout_ms()));
+    ASSIGN_OR_RETURN(checkpointer, WalCheckpointer::Start(path, writer->busy_timeout_ms()));
+    writer->OnWalCommit([cp = checkpointer.get()](int wal_pages) { cp->Committed(wal_pages); });
   }
   const bool incremental = vacuum == AutoVacuum::kIncremental;
-  return std::unique_ptr<SessionStore>(
-      new SessionStore(std::move(options), std::move(writer), std::move(readers), incremental));
+  return std::unique_ptr<SessionStore>(new SessionStore(std::move(options), std::move(checkpointer),
+                                                        std::move(writer), std::move(readers),
+                                                        incremental));
 }
 
-SessionStore::SessionStore(StoreOptions options, std::unique_ptr<Database> writer,
-                           std::unique_ptr<ReadPool> readers, bool incremental_vacuum)
+SessionStore::SessionStore(StoreOptions options, std::unique_ptr<WalCheckpointer> checkpointer,
+                           std::unique_ptr<Database> writer, std::unique_ptr<ReadPool> readers,
+                           bool incremental_vacuum)
     : options_(std::move(options)),
       incremental_vacuum_(incremental_vacuum),
+      checkpointer_(std::move(checkpointer)),
       writer_(std::move(writer)),
       readers_(std::move(readers)) {}
 
-// Readers close first: the writer, closing last, checkpoints the WAL and
-// removes it.
+// Readers close first, then the writer (which checkpoints the WAL and
+// removes it), then the checkpointer, which the writer's commits call.
 SessionStore::~SessionStore() = default;
 
 void SessionStore::Hook(StoreStep step, const std::string& session_id) const {

@@ -60,7 +60,8 @@
 namespace raw::store {
 
 class Database;  // store/sqlite/db.h
-class ReadPool;  // store/read_pool.h
+class ReadPool;         // store/read_pool.h
+class WalCheckpointer;  // store/wal_checkpointer.h
 
 // Page and limit sanity for ListSessions, ReadEvents and GetHistory: a
 // non-positive size means kDefaultPageSize; larger sizes are capped.
@@ -240,8 +241,9 @@ class SessionStore {
   absl::StatusOr<bool> NoteOnce(const std::string& key);
 
  private:
-  SessionStore(StoreOptions options, std::unique_ptr<Database> writer,
-               std::unique_ptr<ReadPool> readers, bool incremental_vacuum);
+  SessionStore(StoreOptions options, std::unique_ptr<WalCheckpointer> checkpointer,
+               std::unique_ptr<Database> writer, std::unique_ptr<ReadPool> readers,
+               bool incremental_vacuum);
 
   // Runs `body` in one write transaction on the writer, calling the test
   // hook with `step` once the transaction is open.
@@ -265,6 +267,9 @@ class SessionStore {
   const StoreOptions options_;
   // The file uses incremental auto-vacuum (PurgeExpired gives pages back).
   const bool incremental_vacuum_;
+  // Takes the writer's WAL checkpoints (null without WAL); outlives the
+  // writer, whose commits call it.
+  const std::unique_ptr<WalCheckpointer> checkpointer_;
   absl::Mutex write_mu_;
   std::unique_ptr<Database> writer_ ABSL_GUARDED_BY(write_mu_);
   // Null in single-connection mode (an in-memory database).

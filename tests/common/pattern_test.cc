@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -176,6 +177,37 @@ TEST(PatternTest, GlobsMatchBytesThatAreNotUtf8) {
   EXPECT_FALSE(Text("ab").Matches(invalid));
   EXPECT_TRUE(Text(invalid).Matches(invalid));
   EXPECT_TRUE(Path("/d/" + invalid + "/**").Matches("/d/" + invalid + "/x"));
+}
+
+}  // namespace
+}  // namespace raw
+
+namespace raw {
+namespace {
+
+// The cache answers as Compile does, for a style and a text each, errors
+// included, and stays correct past its size.
+TEST(PatternCacheTest, CachedPatternsMatchAsCompiledOnesDo) {
+  for (int round = 0; round < 2; ++round) {
+    absl::StatusOr<Pattern> path = Pattern::CompileCached("/home/u/*.env", Pattern::Style::kPath);
+    ASSERT_TRUE(path.ok());
+    EXPECT_TRUE(path->Matches("/home/u/.env"));
+    EXPECT_FALSE(path->Matches("/home/u/sub/.env"));  // `*` stays within a directory
+    absl::StatusOr<Pattern> text = Pattern::CompileCached("/home/u/*.env", Pattern::Style::kText);
+    ASSERT_TRUE(text.ok());
+    EXPECT_TRUE(text->Matches("/home/u/sub/.env"));
+    absl::StatusOr<Pattern> bad = Pattern::CompileCached("re:(", Pattern::Style::kText);
+    EXPECT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().message(),
+              Pattern::Compile("re:(", Pattern::Style::kText).status().message());
+  }
+  for (size_t i = 0; i < Pattern::kCachedPatterns + 10; ++i) {
+    const std::string text = absl::StrCat("file", i, ".txt");
+    absl::StatusOr<Pattern> p = Pattern::CompileCached(text, Pattern::Style::kPath);
+    ASSERT_TRUE(p.ok());
+    EXPECT_TRUE(p->Matches(text));
+    EXPECT_FALSE(p->Matches(absl::StrCat("file", i + 1, ".txt")));
+  }
 }
 
 }  // namespace

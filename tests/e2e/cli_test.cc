@@ -29,6 +29,44 @@ TEST_F(E2eTest, RawRunStreamsTextToStdoutAndToolActivityToStderr) {
   EXPECT_EQ((*body)["messages"][1]["content"], "please run it");
 }
 
+// `--timings` prints each step's phases after the turn; GetStats holds the
+// same timeline. The tool sleeps for a second, which is the tool's time,
+// not Raw's: the step's tools phase stays under it.
+TEST_F(E2eTest, RawRunTimingsPrintsEachStepWithoutTheToolsOwnTime) {
+  const std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"sleep 1"})"}}));
+  fake_.Enqueue(chat::TextAnswer("Slept."));
+  auto r = daemon_->RunRaw({"run", "--timings", "--session", session, "sleep please"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Slept."));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("Raw's own time")));
+  EXPECT_THAT(r.err, HasSubstr("Raw's own time per step"));
+  EXPECT_THAT(r.err, HasSubstr("step 1: "));
+  EXPECT_THAT(r.err, HasSubstr("step 2: "));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("step 3: ")));
+  EXPECT_THAT(r.err, HasSubstr("over 2 steps timed"));
+
+  raw::v1::GetStatsRequest request;
+  request.set_session_id(session);
+  raw::v1::GetStatsResponse stats;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(daemon_->stub().GetStats(&ctx, request, &stats).ok());
+  const raw::v1::OverheadStats& o = stats.overhead();
+  EXPECT_EQ(o.steps(), 2);
+  ASSERT_EQ(o.last_turn_size(), 2);
+  for (const raw::v1::StepOverhead& step : o.last_turn()) {
+    EXPECT_EQ(step.total_us(), step.pre_request_us() + step.build_us() + step.send_us() +
+                                   step.commit_us() + step.tools_us());
+    // The provider reported when the body was built and its first byte sent.
+    EXPECT_GT(step.build_us(), 0);
+    EXPECT_GT(step.send_us(), 0);
+  }
+  EXPECT_LT(o.last_turn(0).tools_us(), 1'000'000);
+  EXPECT_EQ(o.last_turn(1).tools_us(), 0);  // the answer had no calls
+  EXPECT_GE(o.p99_us(), o.p50_us());
+  EXPECT_GT(o.p50_us(), 0);
+}
+
 TEST_F(E2eTest, RawRunJsonPrintsOneEventPerLine) {
   fake_.Enqueue(chat::TextAnswer("Hello JSON."));
   auto r = daemon_->RunRaw({"run", "--json", "--cwd", daemon_->workdir(), "hi"});

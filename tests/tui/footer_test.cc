@@ -85,6 +85,16 @@ TEST(FooterTest, StatsShowCoverageAndUnknowns) {
   stats.set_cache_ratio_requests(2);
   text = Text(RenderStats(stats));
   EXPECT_NE(text.find("50.0%   over 2 requests"), std::string::npos) << text;
+  // Raw's own overhead shows once the daemon has timed a step.
+  EXPECT_EQ(text.find("Raw's own overhead"), std::string::npos) << text;
+  stats.mutable_overhead()->set_steps(7);
+  stats.mutable_overhead()->set_p50_us(420);
+  stats.mutable_overhead()->set_p99_us(2500);
+  text = Text(RenderStats(stats));
+  EXPECT_NE(
+      text.find("  Raw's own overhead       0.42 ms   per step (p50; p99 2.50 ms, over 7 steps)"),
+      std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -87,6 +87,21 @@ raw::v1::GetStatsResponse ToStatsProto(const loop::SessionInfo& info) {
   out.set_cache_ratio_requests(r.cache_ratio.requests);
   if (info.context) *out.mutable_context() = ToProto(*info.context);
   out.set_compactions(r.compactions);
+  if (info.overhead) {
+    raw::v1::OverheadStats* overhead = out.mutable_overhead();
+    overhead->set_steps(info.overhead->steps);
+    overhead->set_p50_us(info.overhead->p50_us);
+    overhead->set_p99_us(info.overhead->p99_us);
+    for (const loop::StepTiming& t : info.overhead->last_turn) {
+      raw::v1::StepOverhead* step = overhead->add_last_turn();
+      step->set_pre_request_us(t.pre_us);
+      step->set_build_us(t.build_us);
+      step->set_send_us(t.send_us);
+      step->set_commit_us(t.commit_us);
+      step->set_tools_us(t.tools_us);
+      step->set_total_us(t.total_us());
+    }
+  }
   return out;
 }
 

@@ -99,6 +99,17 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
   return db;
 }
 
+void Database::OnWalCommit(std::function<void(int wal_pages)> hook) {
+  wal_hook_ = std::move(hook);
+  sqlite3_wal_hook(
+      db_,
+      [](void* self, sqlite3*, const char*, int pages) {
+        static_cast<Database*>(self)->wal_hook_(pages);
+        return SQLITE_OK;
+      },
+      this);
+}
+
 void Database::SetBusyTimeout(int ms) {
   sqlite3_busy_timeout(db_, ms);
   busy_timeout_ms_ = ms;

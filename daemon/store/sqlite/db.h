@@ -23,6 +23,7 @@
 // at a time; callers that share one serialize access themselves.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,6 +105,12 @@ class Database {
   int busy_timeout_ms() const { return busy_timeout_ms_; }
   // Sets the time a statement waits for a lock held by another connection.
   void SetBusyTimeout(int ms);
+  // Calls `hook` after each commit of this connection with the WAL's size
+  // in pages, on the committing thread. This replaces SQLite's automatic
+  // checkpoints on this connection: the caller takes them over (see
+  // store/wal_checkpointer.h). REQUIRES: `hook` does not use this
+  // connection, and stays valid while the connection can commit.
+  void OnWalCommit(std::function<void(int wal_pages)> hook);
 
   // An error status for SQLite result code `code` on this connection,
   // carrying sqlite3_errmsg() and `context`. The status code follows the
@@ -124,6 +131,7 @@ class Database {
 
   sqlite3* db_;
   std::string path_;
+  std::function<void(int)> wal_hook_;
   int busy_timeout_ms_ = 0;
   // Node-based on purpose: a cached Statement points at its slot's in_use
   // flag, which must not move when the map grows.

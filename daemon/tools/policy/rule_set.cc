@@ -163,8 +163,8 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
     return absl::StrCat(rule.label, " (", DescribeRule(rule.config), ")");
   };
   auto path_matches = [&](const Compiled& rule, const std::string& path) {
-    auto anchored =
-        Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
+    auto anchored = Pattern::CompileCached(AnchorPathPattern(cwd, rule.subject[0].text()),
+                                           Pattern::Style::kPath);
     return anchored.ok() && anchored->Matches(path);
   };
   // The first rule that applies to the call with `command`, `path` or
@@ -389,8 +389,8 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
       continue;
     }
     if (!rule.config.path) continue;  // a command or url pattern never matches a path tool
-    auto anchored =
-        Pattern::Compile(AnchorPathPattern(cwd, rule.subject[0].text()), Pattern::Style::kPath);
+    auto anchored = Pattern::CompileCached(AnchorPathPattern(cwd, rule.subject[0].text()),
+                                           Pattern::Style::kPath);
     if (anchored.ok()) rules.push_back({rule.config.action, std::move(*anchored)});
   }
   return WalkFilter::Callback(std::move(rules), user_approved);

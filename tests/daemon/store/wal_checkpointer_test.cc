@@ -1,0 +1,67 @@
+// The store's WAL checkpoints run on WalCheckpointer's thread: a writer
+// whose commits are hooked never checkpoints itself, and the checkpointer
+// copies the WAL back into the database file once it passed its size.
+#include "daemon/store/wal_checkpointer.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "daemon/store/sqlite/db.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/store/temp_dir.h"
+
+namespace raw::store {
+namespace {
+
+using testing::TempDir;
+
+// Commits about 1,600 pages (of 4 KiB) in 400 transactions.
+void FillWal(Database& db) {
+  ASSERT_TRUE(db.Exec("CREATE TABLE IF NOT EXISTS t (v BLOB)").ok());
+  for (int i = 0; i < 400; ++i) {
+    ASSERT_TRUE(db.Exec("INSERT INTO t VALUES (randomblob(16000))").ok());
+  }
+}
+
+uintmax_t FileSize(const std::string& path) { return std::filesystem::file_size(path); }
+
+TEST(WalCheckpointerTest, AHookedWriterNeverCheckpointsItself) {
+  TempDir dir;
+  // Without the hook SQLite checkpoints on the committing connection: the
+  // WAL's pages reach the database file.
+  {
+    auto plain = Database::Open(dir.File("plain.db"));
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    FillWal(**plain);
+    EXPECT_GT(FileSize(dir.File("plain.db")), 4u * 1024 * 1024);
+  }
+  auto db = Database::Open(dir.File("hooked.db"));
+  ASSERT_TRUE(db.ok()) << db.status();
+  int largest = 0;
+  (*db)->OnWalCommit([&largest](int pages) { largest = std::max(largest, pages); });
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE t (v BLOB)").ok());
+  const uintmax_t before = FileSize(dir.File("hooked.db"));
+  FillWal(**db);
+  EXPECT_GE(largest, WalCheckpointer::kWalPages);
+  EXPECT_EQ(FileSize(dir.File("hooked.db")), before);  // everything is still in the WAL
+}
+
+TEST(WalCheckpointerTest, TheCheckpointerCopiesTheWalBackOnItsThread) {
+  TempDir dir;
+  auto db = Database::Open(dir.File("s.db"));
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE t (v BLOB)").ok());
+  auto checkpointer = WalCheckpointer::Start(dir.File("s.db"), 5000);
+  ASSERT_TRUE(checkpointer.ok()) << checkpointer.status();
+  WalCheckpointer* cp = checkpointer->get();
+  (*db)->OnWalCommit([cp](int pages) { cp->Committed(pages); });
+  const uintmax_t before = FileSize(dir.File("s.db"));
+  FillWal(**db);
+  ASSERT_TRUE(cp->AwaitCheckpoints(1, absl::Seconds(30)));
+  EXPECT_GT(FileSize(dir.File("s.db")), before);
+}
+
+}  // namespace
+}  // namespace raw::store
