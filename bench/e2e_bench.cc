@@ -8,11 +8,16 @@
 //   p50 and p99 of every step's total, and the median of each phase;
 // - rawd's resident memory when idle, after start-up and after the runs.
 //
-// usage: e2e_bench [RUNS] [TOOL_STEPS]   (defaults 20 and 3)
+// With HISTORY > 0 every run continues one session whose model context
+// already holds HISTORY items (written into the store before rawd starts),
+// to show how each phase grows with the history.
+//
+// usage: e2e_bench [RUNS] [TOOL_STEPS] [HISTORY]   (defaults 20, 3 and 0)
 // Figures and the command line are recorded in docs/performance.md.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <string>
@@ -20,7 +25,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
 #include "bench/process_stats.h"
+#include "daemon/store/database_files.h"
+#include "daemon/store/session_store.h"
 #include "tests/fakes/fake_provider_server.h"
 #include "tests/fakes/sse_builders.h"
 #include "tests/support/test_daemon.h"
@@ -46,6 +54,54 @@ long RssKb(pid_t pid) {
   return -1;
 }
 
+// Writes a session whose model context and display history hold `items`
+// items (a question and an answer of about 300 bytes each, alternating)
+// into the daemon's database before it starts; returns its id.
+std::string SeedSession(const raw::e2e::TestDaemon& daemon, int items) {
+  const std::string id = "sess_benchhistory00001";
+  std::filesystem::create_directories(daemon.state_dir());
+  auto store = raw::store::SessionStore::Open(
+      absl::StrCat(daemon.state_dir(), "/", raw::store::DatabaseFileName()));
+  if (!store.ok()) {
+    std::fprintf(stderr, "store: %s\n", std::string(store.status().message()).c_str());
+    std::exit(1);
+  }
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  raw::store::SessionRecord record;
+  record.id = id;
+  record.agent = "bench";
+  record.cwd = daemon.workdir();
+  record.created_at_unix_ms = now_ms;
+  record.last_activity_unix_ms = now_ms;
+  if (auto c = (*store)->CreateSession(record); !c.ok()) {
+    std::fprintf(stderr, "create: %s\n", std::string(c.message()).c_str());
+    std::exit(1);
+  }
+  raw::store::CommitBatch batch;
+  const std::string filler(280, 'x');
+  for (int i = 1; i <= items; ++i) {
+    raw::events::SessionEvent e;
+    e.session_id = id;
+    e.seq = static_cast<uint64_t>(i);
+    e.turn_id = absl::StrCat("turn_", (i + 1) / 2);
+    e.time_unix_ms = now_ms;
+    const std::string text = absl::StrCat(i % 2 == 1 ? "question " : "answer ", i, " ", filler);
+    if (i % 2 == 1) {
+      e.payload = raw::events::UserMessage{text};
+      batch.context_appends.push_back(raw::events::UserText{text});
+    } else {
+      e.payload = raw::events::AssistantMessage{text, "", 1};
+      batch.context_appends.push_back(raw::events::AssistantTurn{text, "", {}, {}});
+    }
+    batch.events.push_back(std::move(e));
+  }
+  if (auto c = (*store)->Commit(id, batch); !c.ok()) {
+    std::fprintf(stderr, "commit: %s\n", std::string(c.message()).c_str());
+    std::exit(1);
+  }
+  return id;
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -56,12 +112,14 @@ double Median(std::vector<double> v) {
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 20;
   const int tool_steps = argc > 2 ? std::atoi(argv[2]) : 3;
+  const int history = argc > 3 ? std::atoi(argv[3]) : 0;
   raw::testing::FakeProviderServer fake;
   if (!fake.status().ok()) {
     std::fprintf(stderr, "fake provider: %s\n", std::string(fake.status().message()).c_str());
     return 1;
   }
   raw::e2e::TestDaemon daemon(absl::StrReplaceAll(kConfig, {{"${BASE_URL}", fake.base_url()}}));
+  const std::string seeded = history > 0 ? SeedSession(daemon, history) : "";
   if (auto s = daemon.Start(); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 1;
@@ -83,7 +141,8 @@ int main(int argc, char** argv) {
     fake.Enqueue(chat::TextAnswer("done"));
     const size_t before = fake.requests().size();
     auto t0 = std::chrono::steady_clock::now();
-    auto r = daemon.RunRaw({"run", "--json", "--cwd", daemon.workdir(), "go"});
+    auto r = seeded.empty() ? daemon.RunRaw({"run", "--json", "--cwd", daemon.workdir(), "go"})
+                            : daemon.RunRaw({"run", "--json", "--session", seeded, "go"});
     auto t1 = std::chrono::steady_clock::now();
     if (r.exit_code != 0) {
       std::fprintf(stderr, "raw run failed (%d): %s\n", r.exit_code, r.err.c_str());
@@ -138,7 +197,8 @@ int main(int argc, char** argv) {
     }
   }
   const long rss_end = RssKb(daemon.pid());
-  std::printf("runs=%d steps_per_turn=%d (zero provider latency)\n", runs, tool_steps + 1);
+  std::printf("runs=%d steps_per_turn=%d history=%d items (zero provider latency)\n", runs,
+              tool_steps + 1, history);
   std::printf("orchestration overhead per step (median): %.2f ms\n", Median(step_overhead_ms));
   std::printf("rawd's own time per step (timeline, %zu steps): p50 %.0f us, p99 %.0f us\n",
               timeline_total.size(), raw::bench::Percentile(timeline_total, 0.5),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <variant>
 
 #include "absl/strings/match.h"
@@ -260,12 +261,16 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   providers::ModelRequest request;
   request.system_prompt = plan_.agent.agent.system_prompt;
   request.tools = plan_.tool_definitions;
-  request.messages = context_;
+  // The request borrows the model context for the call rather than copying
+  // it (a copy costs O(history) per step): only this turn touches the
+  // context, and nothing reads it while the provider streams.
+  request.messages = std::move(context_);
   request.times = &timeline_.request_times();
 
   StepCollector collector(log_, plan_.turn_id);
   timeline_.Record(StepTimeline::kRequest);
   absl::Status status = plan_.provider->Stream(request, collector, cancel_);
+  context_ = std::move(request.messages);
   timeline_.Record(StepTimeline::kResponseEnd);
   // The stream has ended: what the log held back of its text (a possible
   // start of a secret) is shown now.
