@@ -188,6 +188,7 @@ const scenarios = {
       cacheReads: await text(page, cell),
       inputTokens: await text(page, '#usage-table tr[data-field="inputTokens"] .coverage'),
       ratio: await text(page, "#cache-ratio"),
+      overhead: await text(page, "#overhead"),
     });
   },
 

@@ -1,7 +1,7 @@
 // The dashboard's wording of counts, context estimates and usage coverage.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cacheRatioText, formatContext, formatCount, formatTokens, groupDigits, usageRows } from "../../clients/dashboard/web/assets/format.js";
+import { cacheRatioText, formatContext, formatCount, formatTokens, groupDigits, overheadText, usageRows } from "../../clients/dashboard/web/assets/format.js";
 
 test("estimates always carry ~", () => {
   assert.equal(formatTokens("850"), "~850");
@@ -42,4 +42,8 @@ test("usage rows say how many requests reported each field", () => {
 test("the cache-read ratio names the requests it covers", () => {
   assert.equal(cacheRatioText({ cacheReadRatio: 0.25, cacheRatioRequests: "12" }), "Cache-read ratio 25.0% (over 12 requests)");
   assert.match(cacheRatioText({}), /no request reported both/);
+  assert.equal(overheadText({}), null);
+  assert.equal(overheadText({ overhead: { steps: "0" } }), null);
+  assert.equal(overheadText({ overhead: { steps: "7", p50Us: "420", p99Us: "2500", lastTurn: [] } }),
+    "Raw's own overhead per step: p50 0.42 ms, p99 2.50 ms (over 7 steps; the model, tools and approvals left out)");
 });

@@ -154,6 +154,9 @@ TEST_F(DashboardBrowserTest, DetailsShowUsagePerFieldWithCoverage) {
   EXPECT_EQ(r.value("cacheReads", ""), "1 of 2 requests reported cache reads");
   EXPECT_EQ(r.value("inputTokens", ""), "2 of 2 requests reported input tokens");
   EXPECT_THAT(r.value("ratio", ""), HasSubstr("(over 1 request)"));
+  // The two answers are the two steps rawd timed.
+  EXPECT_THAT(r.value("overhead", ""), HasSubstr("Raw's own overhead per step: p50 "));
+  EXPECT_THAT(r.value("overhead", ""), HasSubstr("(over 2 steps;"));
 }
 
 TEST_F(DashboardBrowserTest, ScrollsBackThroughTenThousandItems) {

@@ -1,10 +1,11 @@
 // The Details panel of a conversation: usage per field with how many
 // requests reported it ("12 of 14 requests reported cache reads"), the
-// cache-read ratio, the context estimate, compactions, and the status of
+// cache-read ratio, the context estimate, compactions, Raw's own overhead
+// per step, and the status of
 // the MCP servers (GetStats and ListMcpServers through the gateway).
 import { api } from "./api.js";
 import { h, clear } from "./dom.js";
-import { cacheRatioText, formatContext, groupDigits, usageRows } from "./format.js";
+import { cacheRatioText, formatContext, groupDigits, overheadText, usageRows } from "./format.js";
 
 const MCP_STATES = {
   MCP_SERVER_STATE_STOPPED: "stopped",
@@ -48,6 +49,8 @@ export class DetailsView {
       h("p", { id: "cache-ratio" }, cacheRatioText(stats)),
       h("p", {}, `Context ${stats.context ? formatContext(stats.context) : "unknown"}`),
       h("p", {}, `Compactions: ${stats.compactions ?? 0}`));
+    const overhead = overheadText(stats);
+    if (overhead) this.body.append(h("p", { id: "overhead" }, overhead));
   }
 
   renderMcp(response) {

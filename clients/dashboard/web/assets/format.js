@@ -87,6 +87,16 @@ export function cacheRatioText(stats) {
   return `Cache-read ratio ${(ratio * 100).toFixed(1)}% (over ${over} ${over === 1 ? "request" : "requests"})`;
 }
 
+// Raw's own time per step as rawd timed it (GetStats' overhead); null
+// until a step of the session was timed.
+export function overheadText(stats) {
+  const o = stats?.overhead;
+  const steps = int64(o?.steps) ?? 0;
+  if (steps === 0) return null;
+  const ms = (us) => ((int64(us) ?? 0) / 1000).toFixed(2);
+  return `Raw's own overhead per step: p50 ${ms(o.p50Us)} ms, p99 ${ms(o.p99Us)} ms (over ${steps} ${steps === 1 ? "step" : "steps"}; the model, tools and approvals left out)`;
+}
+
 // "01hx3k7q": the first 8 characters of a session id after any "sess_".
 export function shortSessionId(id) {
   const s = String(id ?? "");
