@@ -450,12 +450,14 @@ bool SessionBridge::RunCommand(const std::string& text) {
       auto field = [](const v1::UsageFieldStats& f) {
         return present::FormatCount(f.has_total() ? std::optional<int64_t>(f.total()) : std::nullopt);
       };
-      CommandDone(absl::StrCat("Requests: ", stats->requests(), "\nInput tokens: ",
-                               field(stats->input_tokens()), "\nOutput tokens: ",
-                               field(stats->output_tokens()), "\nCache reads: ",
-                               field(stats->cache_read_tokens()), "\nContext: ",
-                               present::FormatContext(stats->context()), "\nCompactions: ",
-                               stats->compactions()));
+      std::string text = absl::StrCat(
+          "Requests: ", stats->requests(), "\nInput tokens: ", field(stats->input_tokens()),
+          "\nOutput tokens: ", field(stats->output_tokens()), "\nCache reads: ",
+          field(stats->cache_read_tokens()), "\nContext: ", present::FormatContext(stats->context()),
+          "\nCompactions: ", stats->compactions());
+      std::string overhead = present::FormatOverhead(*stats);
+      if (!overhead.empty()) absl::StrAppend(&text, "\nRaw's own overhead per step: ", overhead);
+      CommandDone(text);
     });
     return true;
   }

@@ -50,4 +50,13 @@ std::string ShortSessionId(const std::string& id) {
   return s.substr(0, 8);
 }
 
+std::string FormatOverhead(const v1::GetStatsResponse& stats) {
+  if (!stats.has_overhead() || stats.overhead().steps() == 0) return "";
+  const v1::OverheadStats& o = stats.overhead();
+  return absl::StrFormat("p50 %.2f ms, p99 %.2f ms over %d %s",
+                         static_cast<double>(o.p50_us()) / 1000.0,
+                         static_cast<double>(o.p99_us()) / 1000.0, o.steps(),
+                         o.steps() == 1 ? "step" : "steps");
+}
+
 }  // namespace raw::present

@@ -28,5 +28,17 @@ TEST(UsageTextTest, UnreportedCountsAreUnknown) {
   EXPECT_EQ(ShortSessionId("sess_01hx3k7q2m9v"), "01hx3k7q");
 }
 
+TEST(UsageTextTest, OverheadReadsOnlyOnceAStepWasTimed) {
+  v1::GetStatsResponse stats;
+  EXPECT_EQ(FormatOverhead(stats), "");
+  stats.mutable_overhead()->set_steps(1);
+  stats.mutable_overhead()->set_p50_us(420);
+  stats.mutable_overhead()->set_p99_us(420);
+  EXPECT_EQ(FormatOverhead(stats), "p50 0.42 ms, p99 0.42 ms over 1 step");
+  stats.mutable_overhead()->set_steps(7);
+  stats.mutable_overhead()->set_p99_us(2500);
+  EXPECT_EQ(FormatOverhead(stats), "p50 0.42 ms, p99 2.50 ms over 7 steps");
+}
+
 }  // namespace
 }  // namespace raw::present
