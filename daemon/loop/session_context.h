@@ -4,7 +4,9 @@
 // (a turn, a compaction, a clear), one at a time. Whoever appends items
 // does not have to tell the meter: SyncMeter() catches up with what was
 // appended since it last looked, at O(new items) — never O(history).
-// Rewrites (compaction, /clear) call Rewrite(), which re-estimates once.
+// Rewrites (compaction, /clear) call Rewrite(), which re-estimates once and
+// starts a new generation; so does Load(). Nothing else may change or remove
+// an item.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include "daemon/context/context_meter.h"
 #include "daemon/events/conversation.h"
 #include "daemon/events/session_event.h"
+#include "daemon/providers/serialized_history.h"
 
 namespace raw::loop {
 
@@ -34,10 +37,21 @@ struct SessionContext {
   }
   void Rewrite(std::vector<events::ContextItem> new_items) {
     items = std::move(new_items);
+    generation = providers::NewHistoryGeneration();
     meter.Reset(runtime_tokens, items);
+  }
+  // Loading puts in items that were never serialized here.
+  void Load(std::vector<events::ContextItem> loaded) {
+    items = std::move(loaded);
+    generation = providers::NewHistoryGeneration();
   }
 
   int64_t runtime_tokens = 0;  // system prompt + tool definitions, estimated
+  // Changes whenever `items` is replaced rather than appended to (Rewrite,
+  // Load); the request builders' serialized history is valid for one
+  // generation (providers/serialized_history.h).
+  uint64_t generation = providers::NewHistoryGeneration();
+  providers::SerializedHistory serialized;
 };
 
 }  // namespace raw::loop

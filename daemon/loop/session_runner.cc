@@ -445,7 +445,7 @@ CommitExtras SessionRunner::EndExtras() {
 absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
   if (!context_loaded_) {
     ASSIGN_OR_RETURN(std::vector<events::ContextItem> items, deps_.store.LoadContext(session_id_));
-    ctx_.items = std::move(items);
+    ctx_.Load(std::move(items));
     ctx_.runtime_tokens = plan.runtime_tokens;
     ctx_.meter.Restore(saved_meter_, plan.runtime_tokens, ctx_.items);
     saved_meter_.clear();

@@ -266,6 +266,8 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   // context, and nothing reads it while the provider streams.
   request.messages = std::move(context_);
   request.times = &timeline_.request_times();
+  request.history = &ctx_.serialized;
+  request.history_generation = ctx_.generation;
 
   StepCollector collector(log_, plan_.turn_id);
   timeline_.Record(StepTimeline::kRequest);

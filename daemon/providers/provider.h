@@ -22,6 +22,7 @@
 #include "common/json.h"
 #include "daemon/events/conversation.h"
 #include "daemon/providers/provider_event.h"
+#include "daemon/providers/serialized_history.h"
 
 namespace raw::providers {
 
@@ -51,6 +52,11 @@ struct ModelRequest {
   std::vector<events::ContextItem> messages;
   // Filled by the provider when set and not yet filled.
   RequestTimes* times = nullptr;
+  // The session's serialized history and the generation of `messages`
+  // (serialized_history.h): an adapter that can reuse it serializes only
+  // the items appended since its last request. Null/0: serialize all.
+  SerializedHistory* history = nullptr;
+  uint64_t history_generation = 0;
 };
 
 class ProviderEventSink {

@@ -104,18 +104,31 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
     for (const ToolDefinition& tool : request.tools) tools.push_back(ToolToJson(tool));
     body["tools"] = std::move(tools);
   }
-  OrderedJson messages = OrderedJson::array();
+  // "messages" is the last key: the body is the rest, then the messages'
+  // text, whose history part the session keeps between requests (every
+  // item maps to one message of its own, whatever its neighbours).
+  std::string text = DumpJson(body);
+  text.pop_back();  // the closing brace
+  text += R"(,"messages":[)";
+  const bool reasoning = model.send_reasoning_content;
+  SerializedHistory uncached;
+  SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
+  const std::string& items =
+      history.Join(reasoning ? "openai-chat+reasoning_content" : "openai-chat",
+                   request.history_generation, request.messages,
+                   [reasoning](const events::ContextItem& item, std::string* out) {
+                     out->append(DumpJson(ContextItemToMessage(item, reasoning)));
+                   });
   if (!request.system_prompt.empty()) {
     OrderedJson system = OrderedJson::object();
     system["role"] = model.system_role.empty() ? std::string("system") : model.system_role;
     system["content"] = request.system_prompt;
-    messages.push_back(std::move(system));
+    text += DumpJson(system);
+    if (!items.empty()) text += ',';
   }
-  for (const events::ContextItem& item : request.messages) {
-    messages.push_back(ContextItemToMessage(item, model.send_reasoning_content));
-  }
-  body["messages"] = std::move(messages);
-  return DumpJson(body);
+  text += items;
+  text += "]}";
+  return text;
 }
 
 }  // namespace raw::providers::openai_chat

@@ -114,12 +114,25 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
     for (const ToolDefinition& tool : request.tools) tools.push_back(ToolToJson(tool));
     body["tools"] = std::move(tools);
   }
-  OrderedJson input = OrderedJson::array();
-  for (const events::ContextItem& item : request.messages) {
-    for (OrderedJson& entry : ContextItemToInputItems(item)) input.push_back(std::move(entry));
-  }
-  body["input"] = std::move(input);
-  return DumpJson(body);
+  // "input" is the last key: the body is the rest, then the input items'
+  // text, whose history part the session keeps between requests (each item
+  // maps to its entries alone, whatever its neighbours).
+  std::string text = DumpJson(body);
+  text.pop_back();  // the closing brace
+  text += R"(,"input":[)";
+  SerializedHistory uncached;
+  SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
+  text += history.Join("openai-responses", request.history_generation, request.messages,
+                       [](const events::ContextItem& item, std::string* out) {
+                         bool first = true;
+                         for (const OrderedJson& entry : ContextItemToInputItems(item)) {
+                           if (!first) out->push_back(',');
+                           first = false;
+                           out->append(DumpJson(entry));
+                         }
+                       });
+  text += "]}";
+  return text;
 }
 
 }  // namespace raw::providers::openai_responses

@@ -232,3 +232,109 @@ TEST(OpenAiChatRequestBuilderTest, ReasoningContentKeepsTheHistoryPrefixStable) 
 
 }  // namespace
 }  // namespace raw::providers::openai_chat
+
+namespace raw::providers::openai_chat {
+namespace {
+
+std::vector<events::ContextItem> History() {
+  events::AssistantTurn calls;
+  calls.reasoning = "thinking about it";
+  calls.tool_calls = {{"call_A", "read_file", R"({"path":"a.txt"})"}};
+  return {events::UserText{"first \"quoted\" question"},
+          calls,
+          events::ToolOutcome{"call_A", "read_file", "file text", false},
+          events::AssistantTurn{"an answer", "", {}, {}},
+          events::UserText{"next question"},
+          events::AssistantTurn{"another answer \xe2\x80\x94 with UTF-8", "", {}, {}}};
+}
+
+ModelRequest Request(const std::vector<events::ContextItem>& items, SerializedHistory* history,
+                     uint64_t generation) {
+  ModelRequest request;
+  request.system_prompt = "You are terse.";
+  request.messages = items;
+  request.history = history;
+  request.history_generation = generation;
+  return request;
+}
+
+// Each request of a growing history reuses the text of the items before:
+// the body is byte for byte the one built from scratch.
+TEST(RequestBuilderHistoryTest, BodiesBuiltFromTheKeptHistoryEqualFreshOnes) {
+  const std::vector<events::ContextItem> all = History();
+  for (bool reasoning : {false, true}) {
+    config::ModelConfig model = Model();
+    model.send_reasoning_content = reasoning;
+    SerializedHistory history;
+    const uint64_t generation = NewHistoryGeneration();
+    for (size_t n = 0; n <= all.size(); ++n) {
+      std::vector<events::ContextItem> items(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
+      const std::string fresh = BuildRequestBody(Request(items, nullptr, 0), model, std::nullopt);
+      EXPECT_EQ(BuildRequestBody(Request(items, &history, generation), model, std::nullopt), fresh)
+          << n;
+      EXPECT_EQ(history.items(), n);
+      EXPECT_TRUE(ParseJson(fresh).ok()) << fresh;
+    }
+  }
+}
+
+// A new generation (a rewritten context), another format (a setting that
+// changes the bytes) or fewer items than were kept never reuse the text.
+TEST(RequestBuilderHistoryTest, ARewrittenContextOrAnotherFormatStartsAfresh) {
+  const std::vector<events::ContextItem> all = History();
+  config::ModelConfig model = Model();
+  SerializedHistory history;
+  const uint64_t first = NewHistoryGeneration();
+  (void)BuildRequestBody(Request(all, &history, first), model, std::nullopt);
+
+  // The same number of items, other content: a compaction's summary.
+  std::vector<events::ContextItem> rewritten(all.size(), events::UserText{"summary"});
+  const uint64_t second = NewHistoryGeneration();
+  EXPECT_NE(second, first);
+  EXPECT_EQ(BuildRequestBody(Request(rewritten, &history, second), model, std::nullopt),
+            BuildRequestBody(Request(rewritten, nullptr, 0), model, std::nullopt));
+
+  model.send_reasoning_content = true;
+  EXPECT_EQ(BuildRequestBody(Request(rewritten, &history, second), model, std::nullopt),
+            BuildRequestBody(Request(rewritten, nullptr, 0), model, std::nullopt));
+
+  std::vector<events::ContextItem> shorter(all.begin(), all.begin() + 2);
+  EXPECT_EQ(BuildRequestBody(Request(shorter, &history, second), model, std::nullopt),
+            BuildRequestBody(Request(shorter, nullptr, 0), model, std::nullopt));
+  EXPECT_EQ(history.items(), 2u);
+}
+
+TEST(SerializedHistoryTest, OnlyTheItemsAfterTheKeptOnesAreSerialized) {
+  std::vector<events::ContextItem> items = History();
+  SerializedHistory history;
+  int calls = 0;
+  auto one = [&calls](const events::ContextItem&, std::string* out) {
+    ++calls;
+    out->append("x");
+  };
+  const uint64_t generation = NewHistoryGeneration();
+  EXPECT_EQ(history.Join("f", generation, items, one), "x,x,x,x,x,x");
+  EXPECT_EQ(calls, 6);
+  items.push_back(events::UserText{"more"});
+  EXPECT_EQ(history.Join("f", generation, items, one), "x,x,x,x,x,x,x");
+  EXPECT_EQ(calls, 7);
+  // An item with nothing to send adds no separator.
+  auto nothing_for_more = [&calls](const events::ContextItem& item, std::string* out) {
+    ++calls;
+    if (!std::holds_alternative<events::UserText>(item) ||
+        std::get<events::UserText>(item).text != "more") {
+      out->append("x");
+    }
+  };
+  SerializedHistory other;
+  EXPECT_EQ(other.Join("f", generation, items, nothing_for_more), "x,x,x,x,x,x");
+  calls = 7;
+  // Generation 0 keeps nothing.
+  EXPECT_EQ(history.Join("f", 0, items, one), "x,x,x,x,x,x,x");
+  EXPECT_EQ(calls, 14);
+  EXPECT_EQ(history.Join("f", 0, items, one), "x,x,x,x,x,x,x");
+  EXPECT_EQ(calls, 21);
+}
+
+}  // namespace
+}  // namespace raw::providers::openai_chat

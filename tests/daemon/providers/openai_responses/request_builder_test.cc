@@ -199,3 +199,47 @@ TEST(OpenAiResponsesRequestBuilderTest, NoReasoningSettingsWithoutAnEffort) {
 
 }  // namespace
 }  // namespace raw::providers::openai_responses
+
+namespace raw::providers::openai_responses {
+namespace {
+
+// Growing histories built from the session's kept text equal fresh builds,
+// an assistant turn with no entries included; a new generation starts
+// afresh.
+TEST(RequestBuilderHistoryTest, BodiesBuiltFromTheKeptHistoryEqualFreshOnes) {
+  events::AssistantTurn calls;
+  calls.text = "let me look";
+  calls.tool_calls = {{"call_A", "read_file", R"({"path":"a.txt"})"},
+                      {"call_B", "read_file", R"({"path":"b.txt"})"}};
+  const std::vector<events::ContextItem> all = {
+      events::AssistantTurn{},  // nothing to send
+      events::UserText{"question"},
+      calls,
+      events::ToolOutcome{"call_A", "read_file", "a", false},
+      events::ToolOutcome{"call_B", "read_file", "no such file", true},
+      events::AssistantTurn{},
+      events::AssistantTurn{"answer", "", {}, {}}};
+  auto request = [](std::vector<events::ContextItem> items, SerializedHistory* history,
+                    uint64_t generation) {
+    ModelRequest r;
+    r.system_prompt = "Be brief.";
+    r.messages = std::move(items);
+    r.history = history;
+    r.history_generation = generation;
+    return r;
+  };
+  SerializedHistory history;
+  const uint64_t generation = NewHistoryGeneration();
+  for (size_t n = 0; n <= all.size(); ++n) {
+    std::vector<events::ContextItem> items(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
+    const std::string fresh = BuildRequestBody(request(items, nullptr, 0), Model(), "k");
+    EXPECT_EQ(BuildRequestBody(request(items, &history, generation), Model(), "k"), fresh) << n;
+    EXPECT_TRUE(ParseJson(fresh).ok()) << fresh;
+  }
+  std::vector<events::ContextItem> rewritten = {events::UserText{"summary"}};
+  EXPECT_EQ(BuildRequestBody(request(rewritten, &history, NewHistoryGeneration()), Model(), "k"),
+            BuildRequestBody(request(rewritten, nullptr, 0), Model(), "k"));
+}
+
+}  // namespace
+}  // namespace raw::providers::openai_responses
