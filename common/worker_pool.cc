@@ -1,10 +1,17 @@
 #include "common/worker_pool.h"
 
+#include <system_error>
 #include <utility>
+
+#include "common/logging.h"
 
 namespace raw {
 
-WorkerPool::WorkerPool(absl::Duration idle_exit) : idle_exit_(idle_exit) {}
+WorkerPool::WorkerPool(absl::Duration idle_exit, ThreadStarter start_thread)
+    : idle_exit_(idle_exit),
+      start_thread_(start_thread ? std::move(start_thread) : [](std::function<void()> body) {
+        return std::thread(std::move(body));
+      }) {}
 
 WorkerPool::~WorkerPool() { Shutdown(); }
 
@@ -21,7 +28,20 @@ bool WorkerPool::Schedule(Task task) {
       workers_.emplace_back();
       auto self = std::prev(workers_.end());
       ++idle_;  // counted idle until it takes its first task
-      self->thread = std::thread(&WorkerPool::Run, this, self);
+      try {
+        self->thread = start_thread_([this, self] { Run(self); });
+        spawn_failing_ = false;
+      } catch (const std::system_error& e) {
+        // No thread to be had: the task waits for a running worker.
+        --idle_;
+        workers_.erase(self);
+        if (!spawn_failing_) {
+          RAW_LOG(Warning) << "cannot start a worker thread (" << e.what() << "); "
+                           << tasks_.size() << " task(s) wait for the " << workers_.size()
+                           << " running";
+        }
+        spawn_failing_ = true;
+      }
     }
   }
   for (Worker& w : reaped) w.thread.join();

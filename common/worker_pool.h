@@ -5,6 +5,10 @@
 // slow work: turns, compactions, turn preparation (MCP start, secret
 // variables, probes) and the per-session serial queues (serial_queue.h).
 //
+// When no thread can be started (a process or thread limit), the task
+// waits in the queue for a worker that runs now to take it, and the next
+// Schedule tries again: the daemon keeps going on the threads it has.
+//
 // Thread-safe. Shutdown() refuses new tasks, lets running and queued tasks
 // finish and joins every worker; the destructor calls it. A task must not
 // call Shutdown().
@@ -24,7 +28,12 @@ class WorkerPool {
  public:
   using Task = std::function<void()>;
 
-  explicit WorkerPool(absl::Duration idle_exit = absl::Seconds(30));
+  // Starts a thread running `body`; throws std::system_error when none can
+  // be started (std::thread's contract). Replaceable for tests.
+  using ThreadStarter = std::function<std::thread(std::function<void()> body)>;
+
+  explicit WorkerPool(absl::Duration idle_exit = absl::Seconds(30),
+                      ThreadStarter start_thread = nullptr);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -47,12 +56,14 @@ class WorkerPool {
   void ReapLocked(std::list<Worker>* reaped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const absl::Duration idle_exit_;
+  const ThreadStarter start_thread_;
   mutable absl::Mutex mu_;
   absl::CondVar wake_;
   std::list<Task> tasks_ ABSL_GUARDED_BY(mu_);
   std::list<Worker> workers_ ABSL_GUARDED_BY(mu_);
   size_t idle_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool spawn_failing_ ABSL_GUARDED_BY(mu_) = false;  // warned once per run of failures
 };
 
 }  // namespace raw

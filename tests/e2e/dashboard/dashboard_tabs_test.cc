@@ -91,8 +91,12 @@ TEST_F(DashboardTabsTest, EveryTabGetsTheSameEventsAndALeavingTabDisturbsNone) {
     const std::string turn = started["result"]["turnId"];
     std::vector<std::vector<Json>> seen(tabs.size());
     for (size_t t = 0; t < tabs.size(); ++t) ReadTurn(*tabs[t], turn, seen[t]);
-    if (words > 1) EXPECT_EQ(Words(seen[0]), words);
-    for (size_t t = 1; t < tabs.size(); ++t) EXPECT_EQ(Joined(seen[t]), Joined(seen[0])) << "tab " << t;
+    if (words > 1) {
+      EXPECT_EQ(Words(seen[0]), words);
+    }
+    for (size_t t = 1; t < tabs.size(); ++t) {
+      EXPECT_EQ(Joined(seen[t]), Joined(seen[0])) << "tab " << t;
+    }
     if (words == 200) {
       ASSERT_TRUE(tabs[1]->Close().ok());
       tabs.erase(tabs.begin() + 1);
