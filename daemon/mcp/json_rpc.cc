@@ -32,6 +32,11 @@ absl::StatusOr<Message> ClassifyMessage(const Json& value) {
       return absl::InvalidArgumentError("the message's \"method\" is not a string");
     }
     message.method = method->get<std::string>();
+    // No MCP method is nameless; a request named "" could only be
+    // answered "method not found", a notification named "" only ignored.
+    if (message.method.empty()) {
+      return absl::InvalidArgumentError("the message's \"method\" is empty");
+    }
     message.kind = has_id ? MessageKind::kRequest : MessageKind::kNotification;
     if (auto params = value.find("params"); params != value.end()) message.params = *params;
     return message;

@@ -46,6 +46,12 @@ TEST(JsonRpcTest, RejectsWhatIsNotJsonRpc) {
   EXPECT_FALSE(ParseMessages(R"({"jsonrpc":"2.0","id":1})").ok());
   EXPECT_FALSE(ParseMessages(R"({"jsonrpc":"2.0","result":{}})").ok());
   EXPECT_FALSE(ParseMessages(R"({"jsonrpc":"2.0","method":5})").ok());
+  // A nameless method (found by mcp_message_fuzz), as notification and as
+  // request.
+  auto nameless = ParseMessages(R"({"jsonrpc":"2.0","method":"","params":{"level":"info"}})");
+  ASSERT_FALSE(nameless.ok());
+  EXPECT_NE(nameless.status().message().find("\"method\" is empty"), std::string::npos);
+  EXPECT_FALSE(ParseMessages(R"({"jsonrpc":"2.0","id":3,"method":""})").ok());
   auto message = ParseMessages("[1]");
   ASSERT_FALSE(message.ok());
   EXPECT_NE(message.status().message().find("JSON object"), std::string::npos);
