@@ -12,6 +12,10 @@ class Clock {
   virtual int64_t NowUnixMs() const = 0;
 };
 
+// Monotonic nanoseconds (std::chrono::steady_clock), for durations such
+// as the step timeline's (daemon/loop/step_timeline.h). Thread-safe.
+int64_t SteadyNowNs();
+
 class SystemClock : public Clock {
  public:
   int64_t NowUnixMs() const override;

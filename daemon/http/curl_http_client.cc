@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
+#include "common/time.h"
 #include "common/version.h"
 #include "daemon/http/curl_request.h"
 #include "daemon/http/ip_address.h"
@@ -372,12 +373,6 @@ CurlHttpClient::CurlHttpClient(Options options) : options_(std::move(options)) {
 CurlHttpClient::~CurlHttpClient() = default;
 
 namespace {
-
-int64_t SteadyNowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // curl's own clock of the transfer (microseconds from its start).
 void RecordTimes(CURL* easy, int64_t started_ns, HttpRequest::Times& times) {

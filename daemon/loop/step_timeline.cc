@@ -1,15 +1,8 @@
 #include "daemon/loop/step_timeline.h"
 
 #include <algorithm>
-#include <chrono>
 
 namespace raw::loop {
-
-int64_t SteadyNowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 void StepTimeline::Begin(int64_t start_ns) {
   at_ = {};

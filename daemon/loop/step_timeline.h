@@ -28,6 +28,7 @@
 #include <array>
 #include <cstdint>
 
+#include "common/time.h"
 #include "daemon/providers/provider.h"
 
 namespace raw::loop {
@@ -41,9 +42,6 @@ struct StepTiming {
   int64_t tools_us = 0;
   int64_t total_us() const { return pre_us + build_us + send_us + commit_us + tools_us; }
 };
-
-// Steady-clock nanoseconds.
-int64_t SteadyNowNs();
 
 class StepTimeline {
  public:

@@ -1,6 +1,5 @@
 #include "daemon/providers/streaming_provider.h"
 
-#include <chrono>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "common/time.h"
 #include "daemon/http/sse_decoder.h"
 
 namespace raw::providers {
@@ -296,9 +296,7 @@ absl::Status StreamingProvider::Stream(const ModelRequest& request, ProviderEven
   http::HttpRequest::Times transfer_times;
   const bool timed = request.times != nullptr && request.times->body_built_ns == 0;
   if (timed) {
-    request.times->body_built_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                       std::chrono::steady_clock::now().time_since_epoch())
-                                       .count();
+    request.times->body_built_ns = SteadyNowNs();
     http_request.times = &transfer_times;
   }
   http_request.connect_timeout_ms = model_.connect_timeout_ms;
