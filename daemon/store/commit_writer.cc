@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/time.h"
+#include "daemon/events/context_record.h"
 #include "daemon/events/event_codec.h"
 #include "daemon/store/event_queries.h"
 #include "daemon/store/session_row.h"
@@ -41,11 +42,11 @@ absl::StatusOr<EncodedCommit> EncodeCommit(const std::string& session_id,
   if (batch.replace_context) {
     encoded.replace_context = true;
     for (const auto& item : *batch.replace_context) {
-      encoded.context_appends.push_back(events::EncodeContextItem(item));
+      encoded.context_appends.push_back(events::EncodeContextRecord(item));
     }
   }
   for (const auto& item : batch.context_appends) {
-    encoded.context_appends.push_back(events::EncodeContextItem(item));
+    encoded.context_appends.push_back(events::EncodeContextRecord(item));
   }
   return encoded;
 }
@@ -102,7 +103,7 @@ absl::Status WriteContext(Database& db, const std::string& session_id,
                                 "VALUES (?1, ?2, ?3)"));
     insert.BindString(0, session_id);
     insert.BindInt64(1, position++);
-    insert.BindString(2, payload);
+    insert.BindBlob(2, payload);
     RETURN_IF_ERROR(insert.Run());
   }
   return absl::OkStatus();

@@ -30,7 +30,7 @@ struct EncodedEvent {
 struct EncodedCommit {
   std::vector<EncodedEvent> events;
   int64_t newest_event_time = 0;  // 0 when no event carries a time
-  // The JSON of the context items to append, after the replacement (if any)
+  // The records (events/context_record.h) of the context items to append, after the replacement (if any)
   // cleared the model context.
   bool replace_context = false;
   std::vector<std::string> context_appends;

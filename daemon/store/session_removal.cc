@@ -16,16 +16,17 @@
 namespace raw::store {
 namespace {
 
-// Deletes up to `limit` rows of the session from `table`; returns how many.
-absl::StatusOr<int64_t> DeleteSome(Database& db, const char* table, const std::string& session_id,
-                                   int limit) {
-  // The inner SELECT walks the table's primary-key index from the session's
-  // first row, so each batch costs its own rows, not the session's size.
+// Deletes up to `limit` rows of the session from `table`, whose primary key
+// is (session_id, `key`); returns how many.
+absl::StatusOr<int64_t> DeleteSome(Database& db, const char* table, const char* key,
+                                   const std::string& session_id, int limit) {
+  // The inner SELECT walks the table's primary key from the session's first
+  // row, so each batch costs its own rows, not the session's size. (The key
+  // rather than the rowid: context_items has no rowid.)
   ASSIGN_OR_RETURN(Statement remove,
-                   db.Prepare(absl::StrCat("DELETE FROM ", table,
-                                           " WHERE rowid IN (SELECT rowid "
-                                           "FROM ",
-                                           table, " WHERE session_id = ?1 LIMIT ?2)")));
+                   db.Prepare(absl::StrCat("DELETE FROM ", table, " WHERE session_id = ?1 AND ",
+                                           key, " IN (SELECT ", key, " FROM ", table,
+                                           " WHERE session_id = ?1 LIMIT ?2)")));
   remove.BindString(0, session_id);
   remove.BindInt(1, limit);
   RETURN_IF_ERROR(remove.Run());
@@ -80,8 +81,8 @@ absl::Status SessionStore::RemoveMarked(const std::string& session_id) {
   while (!done) {
     absl::Status written =
         Write(StoreStep::kRemovalWriting, session_id, [&](Database& db) -> absl::Status {
-          ASSIGN_OR_RETURN(int64_t events, DeleteSome(db, "events", session_id, limit));
-          ASSIGN_OR_RETURN(int64_t items, DeleteSome(db, "context_items", session_id, limit));
+          ASSIGN_OR_RETURN(int64_t events, DeleteSome(db, "events", "seq", session_id, limit));
+          ASSIGN_OR_RETURN(int64_t items, DeleteSome(db, "context_items", "position", session_id, limit));
           if (events == limit || items == limit) return absl::OkStatus();
           // Nothing of the session is left but its row.
           ASSIGN_OR_RETURN(Statement remove,

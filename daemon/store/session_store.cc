@@ -40,6 +40,18 @@ absl::Status CheckSession(Database& db, const std::string& session_id) {
   return absl::OkStatus();
 }
 
+// How many items the model context of `session_id` holds when its positions
+// run from 0 (as every write leaves them): a capacity hint only, capped so a
+// damaged position cannot ask for a huge allocation.
+absl::StatusOr<size_t> ContextSizeHint(Database& db, const std::string& session_id) {
+  constexpr int64_t kMaxHint = int64_t{1} << 20;
+  ASSIGN_OR_RETURN(Statement select, db.Prepare("SELECT COALESCE(MAX(position) + 1, 0) FROM "
+                                                "context_items WHERE session_id = ?1"));
+  select.BindString(0, session_id);
+  RETURN_IF_ERROR(select.Step().status());
+  return static_cast<size_t>(std::clamp<int64_t>(select.ColumnInt64(0), 0, kMaxHint));
+}
+
 // Only a file in WAL mode can be read beside the writer; an in-memory
 // database reports "memory" and runs on the writer alone.
 absl::StatusOr<bool> UsesWal(Database& db) {
@@ -291,21 +303,27 @@ absl::StatusOr<HistoryPage> SessionStore::GetHistory(const std::string& session_
 
 absl::StatusOr<std::vector<events::ContextItem>> SessionStore::LoadContext(
     const std::string& session_id) {
-  std::vector<StoredContextRow> rows;
+  std::vector<events::ContextItem> items;
   absl::Status read = Read(session_id, [&](Database& db) -> absl::Status {
     RETURN_IF_ERROR(CheckSession(db, session_id));
+    ASSIGN_OR_RETURN(size_t expected, ContextSizeHint(db, session_id));
     ASSIGN_OR_RETURN(Statement select, db.Prepare("SELECT position, payload FROM context_items "
                                                   "WHERE session_id = ?1 ORDER BY position ASC"));
     select.BindString(0, session_id);
+    items.clear();
+    items.reserve(expected);
+    // Decoded straight from SQLite's buffer: no copy of the row first.
+    const std::function<int64_t()> position = [&select] { return select.ColumnInt64(0); };
     while (true) {
       ASSIGN_OR_RETURN(bool has_row, select.Step());
       if (!has_row) break;
-      rows.push_back({select.ColumnInt64(0), select.ColumnString(1)});
+      RETURN_IF_ERROR(
+          DecodeContextRow(session_id, position, select.ColumnBytes(1), items.emplace_back()));
     }
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(read);
-  return DecodeContextRows(session_id, rows);
+  return items;
 }
 
 absl::StatusOr<std::vector<std::string>> SessionStore::ReadToolMeta(const std::string& session_id,

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "daemon/events/context_record.h"
 #include "daemon/events/event_codec.h"
 #include "daemon/store/sqlite/statement.h"
 
@@ -58,20 +59,13 @@ absl::StatusOr<std::vector<events::SessionEvent>> DecodeEventRows(
   return decoded;
 }
 
-absl::StatusOr<std::vector<events::ContextItem>> DecodeContextRows(
-    const std::string& session_id, const std::vector<StoredContextRow>& rows) {
-  std::vector<events::ContextItem> items;
-  items.reserve(rows.size());
-  for (const StoredContextRow& row : rows) {
-    absl::StatusOr<events::ContextItem> item = events::DecodeContextItem(row.payload);
-    if (!item.ok()) {
-      return absl::DataLossError(absl::StrCat("session ", session_id, ", context item at position ",
-                                              row.position,
-                                              " does not decode: ", item.status().message()));
-    }
-    items.push_back(*std::move(item));
-  }
-  return items;
+absl::Status DecodeContextRow(const std::string& session_id,
+                              const std::function<int64_t()>& position, std::string_view payload,
+                              events::ContextItem& out) {
+  absl::Status decoded = events::DecodeContextRecord(payload, out);
+  if (decoded.ok()) return decoded;
+  return absl::DataLossError(absl::StrCat("session ", session_id, ", context item at position ",
+                                          position(), " does not decode: ", decoded.message()));
 }
 
 }  // namespace raw::store

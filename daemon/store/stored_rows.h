@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -40,14 +42,12 @@ absl::StatusOr<StoredEventRows> QueryEventRows(Database& db, const std::string& 
 absl::StatusOr<std::vector<events::SessionEvent>> DecodeEventRows(const std::string& session_id,
                                                                   std::vector<StoredEventRow> rows);
 
-struct StoredContextRow {
-  int64_t position = 0;
-  std::string payload;
-};
-
-// A row that does not decode is kDataLoss naming session and position.
-absl::StatusOr<std::vector<events::ContextItem>> DecodeContextRows(
-    const std::string& session_id, const std::vector<StoredContextRow>& rows);
+// One stored model-context item (events/context_record.h); a row that does
+// not decode is kDataLoss naming session and position.
+// `position` is called only to name a row that does not decode.
+absl::Status DecodeContextRow(const std::string& session_id,
+                              const std::function<int64_t()>& position, std::string_view payload,
+                              events::ContextItem& out);
 
 // SQLite integers are signed; seqs never come near 2^63, but a forged cursor
 // may, and must not wrap around.

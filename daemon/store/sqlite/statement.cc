@@ -139,6 +139,13 @@ std::string Statement::ColumnString(int index) const {
                      static_cast<size_t>(sqlite3_column_bytes(stmt_, index)));
 }
 
+std::string_view Statement::ColumnBytes(int index) const {
+  const void* data = sqlite3_column_blob(stmt_, index);
+  if (data == nullptr) return {};
+  return std::string_view(static_cast<const char*>(data),
+                           static_cast<size_t>(sqlite3_column_bytes(stmt_, index)));
+}
+
 std::string Statement::ColumnBlob(int index) const {
   const void* data = sqlite3_column_blob(stmt_, index);
   if (data == nullptr) return {};

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -90,6 +91,9 @@ class Statement {
   double ColumnDouble(int index) const;
   std::string ColumnString(int index) const;
   std::string ColumnBlob(int index) const;
+  // The bytes of a TEXT or BLOB value without a copy; valid until the next
+  // Step, Reset or column access of another type on this column.
+  std::string_view ColumnBytes(int index) const;
 
   // The SQL text as prepared.
   std::string sql() const;
