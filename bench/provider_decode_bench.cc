@@ -110,7 +110,7 @@ BENCHMARK_CAPTURE(BM_Decode, google, "gemini", [] { return google::StreamDecoder
 
 // A long session: 1,000 context items cycling through a user message, an
 // assistant turn (reasoning, text, one tool call) and its tool result.
-ModelRequest LongHistory() {
+ModelRequest LongHistory(size_t items = 1000) {
   ModelRequest request;
   request.system_prompt = "You are a coding agent working in a local repository.";
   for (const char* name : {"read_file", "edit_file", "run_command"}) {
@@ -122,7 +122,7 @@ ModelRequest LongHistory() {
         R"("text":{"type":"string"}},"required":["path"],"additionalProperties":false})");
     request.tools.push_back(std::move(tool));
   }
-  for (int i = 0; request.messages.size() < 1000; ++i) {
+  for (int i = 0; request.messages.size() < items; ++i) {
     request.messages.push_back(events::UserText{absl::StrCat("Please fix the bug in file ", i,
                                                              ".cc; the test fails with \"x\".")});
     events::AssistantTurn turn;
@@ -135,8 +135,16 @@ ModelRequest LongHistory() {
     request.messages.push_back(events::ToolOutcome{
         call_id, "read_file", std::string(400, 'x') + "\nint main() { return 0; }\n", false});
   }
-  request.messages.resize(1000);
+  request.messages.resize(items);
   return request;
+}
+
+// One step of a session: an assistant turn with a call, and its result.
+void AppendStep(std::vector<events::ContextItem>& items, int step) {
+  const std::string call_id = absl::StrCat("step_", step);
+  items.push_back(events::AssistantTurn{
+      "Reading it.", "", {{call_id, "read_file", R"({"path":"src/next.cc"})"}}, {}});
+  items.push_back(events::ToolOutcome{call_id, "read_file", std::string(400, 'y'), false});
 }
 
 config::ModelConfig Model(const char* method) {
@@ -184,6 +192,55 @@ BENCHMARK_CAPTURE(BM_BuildRequest, google, config::kMethodGoogleGenerateContent,
                     return google::BuildRequestBody(r, m);
                   })
     ->Unit(benchmark::kMillisecond);
+
+// The body of the next request of a session whose context holds
+// state.range(0) items, built as the loop builds it: from the history kept
+// since the previous request (providers/serialized_history.h), after one
+// step (two items) was appended. Every 100 steps the history is cut back to
+// its size and kept afresh, untimed.
+template <typename Build>
+void BM_BuildNextRequest(benchmark::State& state, const char* method, Build build) {
+  const auto size = static_cast<size_t>(state.range(0));
+  ModelRequest request = LongHistory(size);
+  const config::ModelConfig model = Model(method);
+  SerializedHistory history;
+  request.history = &history;
+  int step = 0;
+  auto keep_afresh = [&] {
+    request.messages.resize(size);
+    request.history_generation = NewHistoryGeneration();
+    benchmark::DoNotOptimize(build(request, model).data());
+  };
+  keep_afresh();
+  for (auto _ : state) {
+    if (request.messages.size() >= size + 200) {
+      state.PauseTiming();
+      keep_afresh();
+      state.ResumeTiming();
+    }
+    AppendStep(request.messages, step++);
+    std::string body = build(request, model);
+    benchmark::DoNotOptimize(body.data());
+  }
+}
+
+#define RAW_NEXT_REQUEST_SIZES ->Arg(10)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond)
+BENCHMARK_CAPTURE(BM_BuildNextRequest, chat, config::kMethodOpenAiChat,
+                  [](const ModelRequest& r, const config::ModelConfig& m) {
+                    return openai_chat::BuildRequestBody(r, m, "bench-key");
+                  }) RAW_NEXT_REQUEST_SIZES;
+BENCHMARK_CAPTURE(BM_BuildNextRequest, responses, config::kMethodOpenAiResponses,
+                  [](const ModelRequest& r, const config::ModelConfig& m) {
+                    return openai_responses::BuildRequestBody(r, m, "bench-key");
+                  }) RAW_NEXT_REQUEST_SIZES;
+BENCHMARK_CAPTURE(BM_BuildNextRequest, anthropic, config::kMethodAnthropicMessages,
+                  [](const ModelRequest& r, const config::ModelConfig& m) {
+                    return anthropic::BuildRequestBody(r, m, anthropic::CacheRetention::k5m);
+                  }) RAW_NEXT_REQUEST_SIZES;
+BENCHMARK_CAPTURE(BM_BuildNextRequest, google, config::kMethodGoogleGenerateContent,
+                  [](const ModelRequest& r, const config::ModelConfig& m) {
+                    return google::BuildRequestBody(r, m);
+                  }) RAW_NEXT_REQUEST_SIZES;
 
 // What ParseJson's nesting limit costs on a large document (the 250 KB Chat
 // Completions body above): ParseJson against the bare nlohmann parse.

@@ -1,18 +1,23 @@
 #include "daemon/providers/serialized_history.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace raw::providers {
 
-const std::string& SerializedHistory::Join(std::string_view format, uint64_t generation,
-                                           const std::vector<events::ContextItem>& items,
-                                           const Serialize& one) {
-  if (generation == 0 || generation != generation_ || format != format_ || items_ > items.size()) {
+void SerializedHistory::Validate(std::string_view format, uint64_t generation, size_t count) {
+  if (generation == 0 || generation != generation_ || format != format_ || items_ > count) {
     format_ = std::string(format);
     generation_ = generation;
     items_ = 0;
     text_.clear();
   }
+}
+
+const std::string& SerializedHistory::Join(std::string_view format, uint64_t generation,
+                                           const std::vector<events::ContextItem>& items,
+                                           const Serialize& one) {
+  Validate(format, generation, items.size());
   for (size_t i = items_; i < items.size(); ++i) {
     const size_t before = text_.size();
     if (!text_.empty()) text_ += ',';
@@ -21,6 +26,22 @@ const std::string& SerializedHistory::Join(std::string_view format, uint64_t gen
     if (text_.size() == start) text_.resize(before);  // an item with no entries
   }
   items_ = items.size();
+  return text_;
+}
+
+const std::string& SerializedHistory::JoinClosed(std::string_view format, uint64_t generation,
+                                                 const std::vector<events::ContextItem>& items,
+                                                 size_t closed, const SerializeRange& range) {
+  closed = std::min(closed, items.size());
+  Validate(format, generation, closed);
+  if (closed > items_) {
+    const size_t before = text_.size();
+    if (!text_.empty()) text_ += ',';
+    const size_t start = text_.size();
+    range(items, items_, closed, &text_);
+    if (text_.size() == start) text_.resize(before);  // items with no entries
+    items_ = closed;
+  }
   return text_;
 }
 

@@ -39,9 +39,28 @@ class SerializedHistory {
   const std::string& Join(std::string_view format, uint64_t generation,
                           const std::vector<events::ContextItem>& items, const Serialize& one);
 
+  // Appends the entries of items [from, to) of `items`, joined by ",", to
+  // `out`; called only with `from` and `to` at closed points (see below).
+  using SerializeRange = std::function<void(const std::vector<events::ContextItem>& items,
+                                            size_t from, size_t to, std::string* out)>;
+
+  // For adapters that merge neighbouring items into one entry (tool results
+  // into one user message): the entries of items [0, `closed`), where
+  // `closed` is a point no item appended later can change, by the adapter's
+  // own rule (just after an item that ends an entry). The caller serializes
+  // the items after `closed` itself, at every request. What was kept is
+  // reused as for Join; `closed` below the kept count starts afresh.
+  const std::string& JoinClosed(std::string_view format, uint64_t generation,
+                                const std::vector<events::ContextItem>& items, size_t closed,
+                                const SerializeRange& range);
+
   size_t items() const { return items_; }
 
  private:
+  // Starts afresh unless what is kept belongs to (format, generation) and
+  // covers no more than `count` items.
+  void Validate(std::string_view format, uint64_t generation, size_t count);
+
   std::string format_;
   uint64_t generation_ = 0;
   size_t items_ = 0;

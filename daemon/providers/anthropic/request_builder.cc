@@ -126,25 +126,58 @@ absl::StatusOr<CacheRetention> ParseCacheRetention(std::string_view text) {
                                                  "\" (expected \"5m\" or \"1h\")"));
 }
 
-OrderedJson BuildMessages(const std::vector<events::ContextItem>& items) {
-  OrderedJson messages = OrderedJson::array();
+namespace {
+
+// Calls `emit` with each message of items [from, to), where `from` is 0 or
+// just after an assistant turn (where a run of user-side items starts).
+template <typename Emit>
+void ForEachMessage(const std::vector<events::ContextItem>& items, size_t from, size_t to,
+                    Emit emit) {
   std::vector<const events::ContextItem*> user_run;
-  auto flush_user_run = [&messages, &user_run] {
+  auto flush_user_run = [&emit, &user_run] {
     if (user_run.empty()) return;
     OrderedJson message = UserMessage(user_run);
-    if (!message.is_null()) messages.push_back(std::move(message));
+    if (!message.is_null()) emit(std::move(message));
     user_run.clear();
   };
-  for (const events::ContextItem& item : items) {
-    if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
+  for (size_t i = from; i < to; ++i) {
+    if (const auto* turn = std::get_if<events::AssistantTurn>(&items[i])) {
       flush_user_run();
       OrderedJson message = AssistantMessage(*turn);
-      if (!message.is_null()) messages.push_back(std::move(message));
+      if (!message.is_null()) emit(std::move(message));
     } else {
-      user_run.push_back(&item);
+      user_run.push_back(&items[i]);
     }
   }
   flush_user_run();
+}
+
+void AppendMessages(const std::vector<events::ContextItem>& items, size_t from, size_t to,
+                    std::string* out) {
+  bool first = true;
+  ForEachMessage(items, from, to, [out, &first](OrderedJson message) {
+    if (!first) out->push_back(',');
+    first = false;
+    out->append(DumpJson(message));
+  });
+}
+
+// Just after the last assistant turn: the items after it are one run of
+// user-side items, which the next appended items may join, so only the
+// messages before it are final.
+size_t ClosedPoint(const std::vector<events::ContextItem>& items) {
+  for (size_t i = items.size(); i > 0; --i) {
+    if (std::holds_alternative<events::AssistantTurn>(items[i - 1])) return i;
+  }
+  return 0;
+}
+
+}  // namespace
+
+OrderedJson BuildMessages(const std::vector<events::ContextItem>& items) {
+  OrderedJson messages = OrderedJson::array();
+  ForEachMessage(items, 0, items.size(),
+                 [&messages](OrderedJson message) { messages.push_back(std::move(message)); });
   return messages;
 }
 
@@ -164,8 +197,24 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
     for (const ToolDefinition& tool : request.tools) tools.push_back(ToolToJson(tool));
     body["tools"] = std::move(tools);
   }
-  body["messages"] = BuildMessages(request.messages);
-  return DumpJson(body);
+  // "messages" is the last key: the body is the rest, then the messages,
+  // whose closed part the session keeps between requests
+  // (providers/serialized_history.h).
+  std::string text = DumpJson(body);
+  text.pop_back();  // the closing brace
+  text += R"(,"messages":[)";
+  SerializedHistory uncached;
+  SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
+  const size_t closed = ClosedPoint(request.messages);
+  const std::string& kept = history.JoinClosed("anthropic-messages", request.history_generation,
+                                               request.messages, closed, AppendMessages);
+  std::string open;
+  AppendMessages(request.messages, closed, request.messages.size(), &open);
+  text += kept;
+  if (!kept.empty() && !open.empty()) text += ',';
+  text += open;
+  text += "]}";
+  return text;
 }
 
 }  // namespace raw::providers::anthropic

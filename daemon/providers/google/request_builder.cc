@@ -137,29 +137,70 @@ OrderedJson ToolToDeclaration(const ToolDefinition& tool) {
   return declaration;
 }
 
-OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages) {
-  OrderedJson contents = OrderedJson::array();
+namespace {
+
+// Calls `emit` with each content of items [from, to), where `from` is 0 or
+// just after an item that is not a tool outcome (where a run of them
+// starts). A run's order comes from the last assistant turn before it,
+// which may lie before `from`.
+template <typename Emit>
+void ForEachContent(const std::vector<events::ContextItem>& items, size_t from, size_t to,
+                    Emit emit) {
   const events::AssistantTurn* last_turn = nullptr;
+  if (from < to && std::holds_alternative<events::ToolOutcome>(items[from])) {
+    for (size_t i = from; i > 0 && last_turn == nullptr; --i) {
+      last_turn = std::get_if<events::AssistantTurn>(&items[i - 1]);
+    }
+  }
   std::vector<const events::ToolOutcome*> pending;
   auto flush = [&] {
     if (pending.empty()) return;
-    contents.push_back(ToolResultsContent(pending, last_turn));
+    emit(ToolResultsContent(pending, last_turn));
     pending.clear();
   };
-  for (const events::ContextItem& item : messages) {
+  for (size_t i = from; i < to; ++i) {
+    const events::ContextItem& item = items[i];
     if (const auto* outcome = std::get_if<events::ToolOutcome>(&item)) {
       pending.push_back(outcome);
       continue;
     }
     flush();
     if (const auto* user = std::get_if<events::UserText>(&item)) {
-      contents.push_back(UserContent(OrderedJson::array({TextPart(user->text)})));
+      emit(UserContent(OrderedJson::array({TextPart(user->text)})));
     } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
-      contents.push_back(ModelContent(*turn));
+      emit(ModelContent(*turn));
       last_turn = turn;
     }
   }
   flush();
+}
+
+void AppendContents(const std::vector<events::ContextItem>& items, size_t from, size_t to,
+                    std::string* out) {
+  bool first = true;
+  ForEachContent(items, from, to, [out, &first](OrderedJson content) {
+    if (!first) out->push_back(',');
+    first = false;
+    out->append(DumpJson(content));
+  });
+}
+
+// Just after the last item that is not a tool outcome: the tool outcomes
+// after it are one run, which the next appended outcomes join, so only the
+// contents before it are final.
+size_t ClosedPoint(const std::vector<events::ContextItem>& items) {
+  for (size_t i = items.size(); i > 0; --i) {
+    if (!std::holds_alternative<events::ToolOutcome>(items[i - 1])) return i;
+  }
+  return 0;
+}
+
+}  // namespace
+
+OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages) {
+  OrderedJson contents = OrderedJson::array();
+  ForEachContent(messages, 0, messages.size(),
+                 [&contents](OrderedJson content) { contents.push_back(std::move(content)); });
   return contents;
 }
 
@@ -178,8 +219,25 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   if (model.max_output_tokens.has_value()) generation["maxOutputTokens"] = *model.max_output_tokens;
   generation["thinkingConfig"] = OrderedJson{{"includeThoughts", true}};
   body["generationConfig"] = std::move(generation);
-  body["contents"] = HistoryToContents(request.messages);
-  return DumpJson(body);
+  // "contents" is the last key: the body is the rest, then the contents,
+  // whose closed part the session keeps between requests
+  // (providers/serialized_history.h).
+  std::string text = DumpJson(body);
+  text.pop_back();  // the closing brace
+  text += R"(,"contents":[)";
+  SerializedHistory uncached;
+  SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
+  const size_t closed = ClosedPoint(request.messages);
+  const std::string& kept = history.JoinClosed("google-generate-content",
+                                               request.history_generation, request.messages,
+                                               closed, AppendContents);
+  std::string open;
+  AppendContents(request.messages, closed, request.messages.size(), &open);
+  text += kept;
+  if (!kept.empty() && !open.empty()) text += ',';
+  text += open;
+  text += "]}";
+  return text;
 }
 
 }  // namespace raw::providers::google

@@ -1,10 +1,10 @@
 #include "daemon/providers/openai_chat/request_builder.h"
 
-#include <type_traits>
 #include <utility>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "common/json_writer.h"
 
 namespace raw::providers::openai_chat {
 namespace {
@@ -24,66 +24,47 @@ OrderedJson ToolToJson(const ToolDefinition& tool) {
   return out;
 }
 
-OrderedJson UserMessage(const events::UserText& user) {
-  OrderedJson message = OrderedJson::object();
-  message["role"] = "user";
-  message["content"] = user.text;
-  return message;
-}
-
-OrderedJson AssistantMessage(const events::AssistantTurn& turn, bool send_reasoning_content) {
-  OrderedJson message = OrderedJson::object();
-  message["role"] = "assistant";
+void WriteAssistantMessage(JsonWriter& w, const events::AssistantTurn& turn,
+                           bool send_reasoning_content) {
+  w.Key("role").String("assistant");
   if (turn.text.empty() && !turn.tool_calls.empty()) {
-    message["content"] = nullptr;
+    w.Key("content").Null();
   } else {
-    message["content"] = turn.text;
+    w.Key("content").String(turn.text);
   }
   if (send_reasoning_content && !turn.tool_calls.empty()) {
     // Required even when empty by the models that take it back.
-    message["reasoning_content"] = turn.reasoning;
+    w.Key("reasoning_content").String(turn.reasoning);
   }
-  if (!turn.tool_calls.empty()) {
-    OrderedJson calls = OrderedJson::array();
-    for (const events::ToolCallRequest& call : turn.tool_calls) {
-      OrderedJson function = OrderedJson::object();
-      function["name"] = call.name;
-      // The exact string the model produced: replay is byte-identical.
-      function["arguments"] = call.arguments;
-      OrderedJson entry = OrderedJson::object();
-      entry["id"] = call.call_id;
-      entry["type"] = "function";
-      entry["function"] = std::move(function);
-      calls.push_back(std::move(entry));
-    }
-    message["tool_calls"] = std::move(calls);
+  if (turn.tool_calls.empty()) return;
+  w.Key("tool_calls").BeginArray();
+  for (const events::ToolCallRequest& call : turn.tool_calls) {
+    w.BeginObject().Key("id").String(call.call_id).Key("type").String("function");
+    // The exact string the model produced: replay is byte-identical.
+    w.Key("function").BeginObject().Key("name").String(call.name);
+    w.Key("arguments").String(call.arguments).EndObject();
+    w.EndObject();
   }
-  return message;
-}
-
-OrderedJson ToolMessage(const events::ToolOutcome& outcome) {
-  OrderedJson message = OrderedJson::object();
-  message["role"] = "tool";
-  message["tool_call_id"] = outcome.call_id;
-  message["content"] = outcome.is_error ? absl::StrCat("Error: ", outcome.content) : outcome.content;
-  return message;
+  w.EndArray();
 }
 
 }  // namespace
 
-OrderedJson ContextItemToMessage(const events::ContextItem& item, bool send_reasoning_content) {
-  return std::visit(
-      [send_reasoning_content](const auto& value) -> OrderedJson {
-        using T = std::decay_t<decltype(value)>;
-        if constexpr (std::is_same_v<T, events::UserText>) {
-          return UserMessage(value);
-        } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
-          return AssistantMessage(value, send_reasoning_content);
-        } else {
-          return ToolMessage(value);
-        }
-      },
-      item);
+void AppendMessage(const events::ContextItem& item, bool send_reasoning_content,
+                   std::string* out) {
+  JsonWriter w(*out);
+  w.BeginObject();
+  if (const auto* user = std::get_if<events::UserText>(&item)) {
+    w.Key("role").String("user").Key("content").String(user->text);
+  } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
+    WriteAssistantMessage(w, *turn, send_reasoning_content);
+  } else {
+    const auto& outcome = std::get<events::ToolOutcome>(item);
+    w.Key("role").String("tool").Key("tool_call_id").String(outcome.call_id);
+    w.Key("content").String(outcome.is_error ? absl::StrCat("Error: ", outcome.content)
+                                             : outcome.content);
+  }
+  w.EndObject();
 }
 
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
@@ -117,7 +98,7 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
       history.Join(reasoning ? "openai-chat+reasoning_content" : "openai-chat",
                    request.history_generation, request.messages,
                    [reasoning](const events::ContextItem& item, std::string* out) {
-                     out->append(DumpJson(ContextItemToMessage(item, reasoning)));
+                     AppendMessage(item, reasoning, out);
                    });
   if (!request.system_prompt.empty()) {
     OrderedJson system = OrderedJson::object();

@@ -40,10 +40,11 @@ namespace raw::providers::openai_chat {
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
                              const std::optional<std::string>& prompt_cache_key);
 
-// One history item as its Chat Completions message (every item maps to
-// exactly one). `send_reasoning_content` is the model's setting of that
-// name. Exposed for prefix-stability tests.
-OrderedJson ContextItemToMessage(const events::ContextItem& item,
-                                 bool send_reasoning_content = false);
+// Appends one history item as its Chat Completions message (every item
+// maps to exactly one), written directly rather than built as a document.
+// `send_reasoning_content` is the model's setting of that name. Exposed for
+// prefix-stability tests.
+void AppendMessage(const events::ContextItem& item, bool send_reasoning_content,
+                   std::string* out);
 
 }  // namespace raw::providers::openai_chat

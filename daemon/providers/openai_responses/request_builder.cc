@@ -1,10 +1,10 @@
 #include "daemon/providers/openai_responses/request_builder.h"
 
-#include <type_traits>
 #include <utility>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "common/json_writer.h"
 
 namespace raw::providers::openai_responses {
 namespace {
@@ -23,71 +23,51 @@ OrderedJson ToolToJson(const ToolDefinition& tool) {
   return out;
 }
 
-OrderedJson Message(const char* role, const char* part_type, const std::string& text) {
-  OrderedJson part = OrderedJson::object();
-  part["type"] = part_type;
-  part["text"] = text;
-  OrderedJson message = OrderedJson::object();
-  message["type"] = "message";
-  message["role"] = role;
-  message["content"] = OrderedJson::array({std::move(part)});
-  return message;
+void WriteMessage(JsonWriter& w, const char* role, const char* part_type,
+                  const std::string& text) {
+  w.BeginObject().Key("type").String("message").Key("role").String(role);
+  w.Key("content").BeginArray();
+  w.BeginObject().Key("type").String(part_type).Key("text").String(text).EndObject();
+  w.EndArray().EndObject();
 }
 
 bool IsReplayableReasoning(const events::OpaqueBlob& blob) {
   return blob.provider == kOpaqueProvider && blob.kind == kReasoningItemKind && !blob.data.empty();
 }
 
-OrderedJson AssistantItems(const events::AssistantTurn& turn) {
-  OrderedJson items = OrderedJson::array();
-  if (turn.text.empty() && turn.tool_calls.empty()) return items;
+void WriteAssistantItems(JsonWriter& w, const events::AssistantTurn& turn) {
+  if (turn.text.empty() && turn.tool_calls.empty()) return;
   for (const events::OpaqueBlob& blob : turn.opaque) {
     if (!IsReplayableReasoning(blob)) continue;
     // No "id": with store:false the server keeps no items, and an echoed
     // item id can be taken for a reference to a stored item. The encrypted
     // content is the state; the summary was display text.
-    OrderedJson reasoning = OrderedJson::object();
-    reasoning["type"] = "reasoning";
-    reasoning["summary"] = OrderedJson::array();
-    reasoning["encrypted_content"] = blob.data;
-    items.push_back(std::move(reasoning));
+    w.BeginObject().Key("type").String("reasoning").Key("summary").BeginArray().EndArray();
+    w.Key("encrypted_content").String(blob.data).EndObject();
   }
-  if (!turn.text.empty()) items.push_back(Message("assistant", "output_text", turn.text));
+  if (!turn.text.empty()) WriteMessage(w, "assistant", "output_text", turn.text);
   for (const events::ToolCallRequest& call : turn.tool_calls) {
-    OrderedJson item = OrderedJson::object();
-    item["type"] = "function_call";
-    item["call_id"] = call.call_id;
-    item["name"] = call.name;
+    w.BeginObject().Key("type").String("function_call").Key("call_id").String(call.call_id);
     // The exact string the model produced: replay is byte-identical.
-    item["arguments"] = call.arguments;
-    items.push_back(std::move(item));
+    w.Key("name").String(call.name).Key("arguments").String(call.arguments).EndObject();
   }
-  return items;
-}
-
-OrderedJson ToolOutputItem(const events::ToolOutcome& outcome) {
-  OrderedJson item = OrderedJson::object();
-  item["type"] = "function_call_output";
-  item["call_id"] = outcome.call_id;
-  item["output"] = outcome.is_error ? absl::StrCat("Error: ", outcome.content) : outcome.content;
-  return item;
 }
 
 }  // namespace
 
-OrderedJson ContextItemToInputItems(const events::ContextItem& item) {
-  return std::visit(
-      [](const auto& value) -> OrderedJson {
-        using T = std::decay_t<decltype(value)>;
-        if constexpr (std::is_same_v<T, events::UserText>) {
-          return OrderedJson::array({Message("user", "input_text", value.text)});
-        } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
-          return AssistantItems(value);
-        } else {
-          return OrderedJson::array({ToolOutputItem(value)});
-        }
-      },
-      item);
+void AppendInputItems(const events::ContextItem& item, std::string* out) {
+  JsonWriter w(*out);
+  if (const auto* user = std::get_if<events::UserText>(&item)) {
+    WriteMessage(w, "user", "input_text", user->text);
+  } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
+    WriteAssistantItems(w, *turn);
+  } else {
+    const auto& outcome = std::get<events::ToolOutcome>(item);
+    w.BeginObject().Key("type").String("function_call_output").Key("call_id").String(outcome.call_id);
+    w.Key("output").String(outcome.is_error ? absl::StrCat("Error: ", outcome.content)
+                                            : outcome.content);
+    w.EndObject();
+  }
 }
 
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
@@ -124,12 +104,7 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
   text += history.Join("openai-responses", request.history_generation, request.messages,
                        [](const events::ContextItem& item, std::string* out) {
-                         bool first = true;
-                         for (const OrderedJson& entry : ContextItemToInputItems(item)) {
-                           if (!first) out->push_back(',');
-                           first = false;
-                           out->append(DumpJson(entry));
-                         }
+                         AppendInputItems(item, out);
                        });
   text += "]}";
   return text;

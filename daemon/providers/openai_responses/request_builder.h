@@ -53,8 +53,9 @@ inline constexpr char kReasoningItemKind[] = "reasoning_item";
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
                              const std::optional<std::string>& prompt_cache_key);
 
-// One history item as its input items (an assistant turn may give several,
-// or none). Exposed for prefix-stability tests.
-OrderedJson ContextItemToInputItems(const events::ContextItem& item);
+// Appends one history item as its input items, joined by "," (an assistant
+// turn may give several, or none), written directly rather than built as a
+// document. Exposed for prefix-stability tests.
+void AppendInputItems(const events::ContextItem& item, std::string* out);
 
 }  // namespace raw::providers::openai_responses

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/json.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -15,6 +17,77 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
+
+// An item's input items as a JSON array.
+std::string Items(const events::ContextItem& item) {
+  std::string out = "[";
+  AppendInputItems(item, &out);
+  return out + "]";
+}
+
+// The input items as documents built with nlohmann and dumped, as the
+// builder once made them: the oracle for the items written directly.
+OrderedJson ReferenceItems(const events::ContextItem& item) {
+  auto message = [](const char* role, const char* part_type, const std::string& text) {
+    OrderedJson m = OrderedJson::object();
+    m["type"] = "message";
+    m["role"] = role;
+    m["content"] = OrderedJson::array({OrderedJson{{"type", part_type}, {"text", text}}});
+    return m;
+  };
+  OrderedJson items = OrderedJson::array();
+  if (const auto* user = std::get_if<events::UserText>(&item)) {
+    items.push_back(message("user", "input_text", user->text));
+  } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
+    if (turn->text.empty() && turn->tool_calls.empty()) return items;
+    for (const events::OpaqueBlob& blob : turn->opaque) {
+      if (blob.provider != kOpaqueProvider || blob.kind != kReasoningItemKind || blob.data.empty()) {
+        continue;
+      }
+      OrderedJson reasoning = OrderedJson::object();
+      reasoning["type"] = "reasoning";
+      reasoning["summary"] = OrderedJson::array();
+      reasoning["encrypted_content"] = blob.data;
+      items.push_back(std::move(reasoning));
+    }
+    if (!turn->text.empty()) items.push_back(message("assistant", "output_text", turn->text));
+    for (const events::ToolCallRequest& call : turn->tool_calls) {
+      OrderedJson entry = OrderedJson::object();
+      entry["type"] = "function_call";
+      entry["call_id"] = call.call_id;
+      entry["name"] = call.name;
+      entry["arguments"] = call.arguments;
+      items.push_back(std::move(entry));
+    }
+  } else {
+    const auto& outcome = std::get<events::ToolOutcome>(item);
+    OrderedJson entry = OrderedJson::object();
+    entry["type"] = "function_call_output";
+    entry["call_id"] = outcome.call_id;
+    entry["output"] = outcome.is_error ? "Error: " + outcome.content : outcome.content;
+    items.push_back(std::move(entry));
+  }
+  return items;
+}
+
+TEST(OpenAiResponsesRequestBuilderTest, ItemsWrittenDirectlyAreTheDocumentsDumped) {
+  const events::OpaqueBlob reasoning{std::string(kOpaqueProvider), std::string(kReasoningItemKind),
+                                     "rs_1", "gAAAA\"enc"};
+  const std::vector<events::ContextItem> items = {
+      events::UserText{"plain"},
+      events::UserText{"controls \x01\t\n \"quotes\" \\ caf\xC3\xA9 \xF0\x9F\x98\x80"},
+      events::UserText{"not UTF-8 \xFF\xC3("},
+      events::AssistantTurn{"text", "why", {}, {reasoning}},
+      events::AssistantTurn{"", "why", {{"c1", "ls", R"({"dir":".\"})"}, {"c2", "x", ""}}, {reasoning}},
+      events::AssistantTurn{"", "", {}, {reasoning}},
+      events::AssistantTurn{},
+      events::ToolOutcome{"c1", "ls", "a\nb", false},
+      events::ToolOutcome{"c2", "x", "boom", true},
+  };
+  for (const events::ContextItem& item : items) {
+    EXPECT_EQ(Items(item), DumpJson(ReferenceItems(item)));
+  }
+}
 
 config::ModelConfig Model() {
   config::ModelConfig model;
@@ -115,9 +188,9 @@ TEST(OpenAiResponsesRequestBuilderTest, AppendedHistoryKeepsThePreviousInputAsPr
 
 TEST(OpenAiResponsesRequestBuilderTest, EachItemSerializesTheSameWayEveryTime) {
   for (const events::ContextItem& item : Conversation().messages) {
-    EXPECT_EQ(DumpJson(ContextItemToInputItems(item)), DumpJson(ContextItemToInputItems(item)));
+    EXPECT_EQ(Items(item), Items(item));
   }
-  EXPECT_EQ(DumpJson(ContextItemToInputItems(events::UserText{"h\xC3\xA9 \"q\""})),
+  EXPECT_EQ(Items(events::UserText{"h\xC3\xA9 \"q\""}),
             "[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\","
             "\"text\":\"h\xC3\xA9 \\\"q\\\"\"}]}]");
 }
@@ -135,7 +208,7 @@ TEST(OpenAiResponsesRequestBuilderTest, OptionalPartsAreLeftOut) {
 TEST(OpenAiResponsesRequestBuilderTest, CallsOnlyTurnHasNoAssistantMessage) {
   events::AssistantTurn turn = CallsTwoFiles();
   turn.text.clear();
-  std::string items = DumpJson(ContextItemToInputItems(turn));
+  std::string items = Items(turn);
   EXPECT_THAT(items, StartsWith(R"([{"type":"reasoning","summary":[],"encrypted_content":"gAAAAB-enc"},)"));
   EXPECT_THAT(items, Not(HasSubstr(R"("role":"assistant")")));
   EXPECT_THAT(items, Not(HasSubstr("display only")));
@@ -146,14 +219,14 @@ TEST(OpenAiResponsesRequestBuilderTest, CallsOnlyTurnHasNoAssistantMessage) {
 TEST(OpenAiResponsesRequestBuilderTest, ReasoningIsNotReplayedWithoutAFollowingItem) {
   events::AssistantTurn turn;
   turn.opaque = {events::OpaqueBlob{"openai-responses", "reasoning_item", "rs_1", "enc"}};
-  EXPECT_EQ(DumpJson(ContextItemToInputItems(turn)), "[]");
+  EXPECT_EQ(Items(turn), "[]");
   turn.text = "ok";
-  EXPECT_EQ(DumpJson(ContextItemToInputItems(turn)),
+  EXPECT_EQ(Items(turn),
             R"([{"type":"reasoning","summary":[],"encrypted_content":"enc"},)"
             R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}])");
   // Without encrypted content there is nothing the stateless API can use.
   turn.opaque[0].data.clear();
-  EXPECT_THAT(DumpJson(ContextItemToInputItems(turn)), Not(HasSubstr("reasoning")));
+  EXPECT_THAT(Items(turn), Not(HasSubstr("reasoning")));
 }
 
 TEST(OpenAiResponsesRequestBuilderTest, ToolWithoutSchemaGetsAnEmptyObjectSchema) {
