@@ -33,9 +33,24 @@ bool HasGlobCharacter(const std::string& component) {
   return component.find_first_of("*?\\") != std::string::npos;
 }
 
+std::optional<std::string> ReadLinkTarget(const std::string& path) {
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return std::nullopt;
+  std::vector<char> buffer(info.st_size > 0 ? static_cast<size_t>(info.st_size) + 1 : 4096);
+  ssize_t length = readlink(path.c_str(), buffer.data(), buffer.size());
+  if (length < 0 || static_cast<size_t>(length) >= buffer.size()) return std::nullopt;
+  return std::string(buffer.data(), static_cast<size_t>(length));
+}
+
 }  // namespace
 
-std::string ResolveRulePath(const std::string& cwd, const std::string& path) {
+std::optional<std::string> LinkMemo::Target(const std::string& path) {
+  auto [it, inserted] = seen_.try_emplace(path);
+  if (inserted) it->second = ReadLinkTarget(path);
+  return it->second;
+}
+
+std::string ResolveRulePath(const std::string& cwd, const std::string& path, LinkMemo* memo) {
   std::string full = !path.empty() && path[0] == '/' ? path : cwd + "/" + path;
   // Lexically first, as the file tools open it (tool_args.h ResolvePath):
   // "link/../x" is <cwd>/x for them, so it must be for the rules too. Only
@@ -55,14 +70,12 @@ std::string ResolveRulePath(const std::string& cwd, const std::string& path) {
     }
     resolved.push_back(std::move(component));
     if (links >= kMaxSymlinks) continue;  // a loop: leave the rest as written
-    std::string current = Join(resolved);
-    struct stat info;
-    if (lstat(current.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) continue;
-    std::vector<char> buffer(info.st_size > 0 ? static_cast<size_t>(info.st_size) + 1 : 4096);
-    ssize_t length = readlink(current.c_str(), buffer.data(), buffer.size());
-    if (length < 0 || static_cast<size_t>(length) >= buffer.size()) continue;
+    const std::string current = Join(resolved);
+    std::optional<std::string> link =
+        memo != nullptr ? memo->Target(current) : ReadLinkTarget(current);
+    if (!link) continue;
     ++links;
-    std::string target(buffer.data(), static_cast<size_t>(length));
+    const std::string target = *std::move(link);
     resolved.pop_back();
     if (!target.empty() && target[0] == '/') resolved.clear();
     std::deque<std::string> target_components = Components(target);
@@ -71,11 +84,12 @@ std::string ResolveRulePath(const std::string& cwd, const std::string& path) {
   return Join(resolved);
 }
 
-std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern) {
+std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern,
+                              LinkMemo* memo) {
   if (pattern.rfind("re:", 0) == 0) return pattern;
   std::string full = !pattern.empty() && pattern[0] == '/'
                          ? pattern
-                         : EscapeGlob(ResolveRulePath("/", cwd)) + "/" + pattern;
+                         : EscapeGlob(ResolveRulePath("/", cwd, memo)) + "/" + pattern;
   // Split into the literal leading directories and the rest (from the first
   // component holding a glob character or an escape).
   std::vector<std::string> parts = absl::StrSplit(full.substr(1), '/');
@@ -83,7 +97,7 @@ std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern
   while (literal < parts.size() && !HasGlobCharacter(parts[literal])) ++literal;
   std::vector<std::string> prefix(parts.begin(), parts.begin() + literal);
   std::vector<std::string> rest(parts.begin() + literal, parts.end());
-  std::string anchored = EscapeGlob(ResolveRulePath("/", Join(prefix)));
+  std::string anchored = EscapeGlob(ResolveRulePath("/", Join(prefix), memo));
   if (rest.empty()) return anchored;
   return (anchored == "/" ? "" : anchored) + "/" + absl::StrJoin(rest, "/");
 }

@@ -109,7 +109,9 @@ absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& 
       return absl::InvalidArgumentError(absl::StrCat(
           at, ": a rule has one of a command, a path, a redirect or a url pattern, not several"));
     }
-    auto tool = Pattern::Compile(rule.tool, Pattern::Style::kText);
+    // Cached: every turn compiles its agent's rules (and the built-in ones)
+    // again, and they rarely change.
+    auto tool = Pattern::CompileCached(rule.tool, Pattern::Style::kText);
     if (!tool.ok())
       return absl::InvalidArgumentError(absl::StrCat(at, ".tool: ", tool.status().message()));
     Compiled compiled{rule, *std::move(tool), {}, at};
@@ -119,8 +121,8 @@ absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& 
                                                                 : rule.url;
     if (pattern) {
       // Paths and redirect targets are path patterns; commands and URLs text.
-      auto subject = Pattern::Compile(*pattern, rule.path || rule.redirect ? Pattern::Style::kPath
-                                                                           : Pattern::Style::kText);
+      auto subject = Pattern::CompileCached(
+          *pattern, rule.path || rule.redirect ? Pattern::Style::kPath : Pattern::Style::kText);
       if (!subject.ok()) {
         const char* field = rule.command    ? ".command: "
                             : rule.path     ? ".path: "
@@ -162,8 +164,9 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
   auto describe = [](const Compiled& rule) {
     return absl::StrCat(rule.label, " (", DescribeRule(rule.config), ")");
   };
+  LinkMemo links;  // this evaluation's view of the file system
   auto path_matches = [&](const Compiled& rule, const std::string& path) {
-    auto anchored = Pattern::CompileCached(AnchorPathPattern(cwd, rule.subject[0].text()),
+    auto anchored = Pattern::CompileCached(AnchorPathPattern(cwd, rule.subject[0].text(), &links),
                                            Pattern::Style::kPath);
     return anchored.ok() && anchored->Matches(path);
   };
@@ -197,7 +200,7 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
   std::optional<std::string> subject = SubjectOf(spec, arguments);
   if (spec.rule_subject == RuleSubject::kPath) {
     if (!subject) return decide(first_rule(nullptr, nullptr, nullptr, true));
-    std::string resolved = ResolveRulePath(cwd, *subject);
+    std::string resolved = ResolveRulePath(cwd, *subject, &links);
     Decision decision = decide(first_rule(nullptr, &resolved, nullptr, true));
     decision.reason = absl::StrCat(decision.reason, " for ", resolved);
     return decision;
@@ -382,6 +385,7 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
                                                                bool user_approved) const {
   if (spec.rule_subject != RuleSubject::kPath) return nullptr;
   std::vector<WalkFilter::Rule> rules;
+  LinkMemo links;
   for (const Compiled& rule : rules_) {
     if (!rule.tool.Matches(spec.qualified_name)) continue;
     if (rule.subject.empty()) {
@@ -389,7 +393,7 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
       continue;
     }
     if (!rule.config.path) continue;  // a command or url pattern never matches a path tool
-    auto anchored = Pattern::CompileCached(AnchorPathPattern(cwd, rule.subject[0].text()),
+    auto anchored = Pattern::CompileCached(AnchorPathPattern(cwd, rule.subject[0].text(), &links),
                                            Pattern::Style::kPath);
     if (anchored.ok()) rules.push_back({rule.config.action, std::move(*anchored)});
   }

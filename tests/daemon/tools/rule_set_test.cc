@@ -496,6 +496,52 @@ TEST_F(PathRulesTest, PatternsThroughSymlinkedDirectoriesStillMatch) {
   EXPECT_EQ(Write(regex, "src/A.cc").action, RuleAction::kAsk);
 }
 
+// Each evaluation looks at the file system afresh: re-pointing a link
+// between two calls moves the second call under the rule that now covers
+// the target (LinkMemo lives for one evaluation only).
+TEST_F(PathRulesTest, EachEvaluationSeesTheLinksAsTheyAreNow) {
+  std::filesystem::create_directories(project_.Join("secret"));
+  RuleSet rules = Rules({Path(RuleAction::kDeny, "secret/**"), Path(RuleAction::kAllow, "src/**")});
+  const std::string door = project_.Join("src/door");
+  std::filesystem::create_symlink(project_.Join("src/sub"), door);
+  EXPECT_EQ(Write(rules, "src/door/key").action, RuleAction::kAllow);
+  std::filesystem::remove(door);
+  std::filesystem::create_symlink(project_.Join("secret"), door);
+  EXPECT_EQ(Write(rules, "src/door/key").action, RuleAction::kDeny);
+  // The same for the pattern's side: a deny pattern whose directory
+  // becomes a link follows it at the next call.
+  RuleSet deny_link = Rules({Path(RuleAction::kDeny, "src/door/**")});
+  EXPECT_EQ(Write(deny_link, "secret/key").action, RuleAction::kDeny);
+  std::filesystem::remove(door);
+  std::filesystem::create_symlink(project_.Join("src/sub"), door);
+  EXPECT_EQ(Write(deny_link, "secret/key").action, RuleAction::kAsk);
+  EXPECT_EQ(Write(deny_link, "src/sub/key").action, RuleAction::kDeny);
+}
+
+// A memo answers as the file system did when it first asked, for every
+// path after: resolving through one gives what resolving afresh gives.
+TEST_F(PathRulesTest, AMemoResolvesAsTheFileSystemDoes) {
+  const std::string& p = project_.path();
+  std::filesystem::create_symlink("link/../up", project_.Join("src/via"));
+  std::filesystem::create_symlink("sub", project_.Join("src/relative"));
+  LinkMemo memo;
+  for (const char* path : {"src/./sub//x/", "", "/../../etc", "src/link", "src/dangling",
+                           "missing/../src/link/a", "src/link/../sub", "src/via", "src/relative/f",
+                           "src/link", "src/relative/g"}) {
+    EXPECT_EQ(ResolveRulePath(p, path, &memo), ResolveRulePath(p, path)) << path;
+  }
+  for (const char* pattern : {"src/**", "src/link/*.txt", "/etc/**", "re:^/x$"}) {
+    EXPECT_EQ(AnchorPathPattern(p, pattern, &memo), AnchorPathPattern(p, pattern)) << pattern;
+  }
+  EXPECT_EQ(memo.Target(project_.Join("src/relative")), "sub");
+  EXPECT_EQ(memo.Target(project_.Join("src/sub")), std::nullopt);
+  // What it saw it keeps: a memo is for one evaluation.
+  std::filesystem::remove(project_.Join("src/relative"));
+  EXPECT_EQ(memo.Target(project_.Join("src/relative")), "sub");
+  LinkMemo fresh;
+  EXPECT_EQ(fresh.Target(project_.Join("src/relative")), std::nullopt);
+}
+
 TEST_F(PathRulesTest, ResolveRulePathNormalizesAndFollowsLinks) {
   const std::string& p = project_.path();
   EXPECT_EQ(ResolveRulePath(p, "src/./sub//x/"), p + "/src/sub/x");
