@@ -273,17 +273,11 @@ absl::StatusOr<Config> ParseConfig(std::string_view text, const ParseContext& co
   return config;
 }
 
-absl::StatusOr<Config> LoadConfigFile(const std::string& path,
-                                      std::vector<ConfigProblem>* problems) {
-  if (problems != nullptr) problems->clear();
+absl::StatusOr<std::optional<std::string>> ReadConfigText(const std::string& path) {
   // O_NONBLOCK: a FIFO at `path` must not hang the open; it is refused below.
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
-    if (errno == ENOENT) {
-      Config config = BuiltinDefaults();
-      config.source_path = path;
-      return config;
-    }
+    if (errno == ENOENT) return std::nullopt;
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot read config file ", path));
   }
   std::string text;
@@ -312,9 +306,18 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path,
   }
   close(fd);
   RETURN_IF_ERROR(status);
+  return text;
+}
 
+ParseContext FileParseContext(const std::string& path) {
   ParseContext context = DefaultParseContext();
   context.config_dir = Dirname(AbsolutePath(path, context.config_dir));
+  return context;
+}
+
+absl::StatusOr<Config> ParseConfigFile(const std::string& path, std::string_view text,
+                                       const ParseContext& context,
+                                       std::vector<ConfigProblem>* problems) {
   absl::StatusOr<Config> config = ParseConfig(text, context, problems);
   if (!config.ok()) {
     return absl::InvalidArgumentError(
@@ -322,6 +325,18 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path,
   }
   config->source_path = path;
   return config;
+}
+
+absl::StatusOr<Config> LoadConfigFile(const std::string& path,
+                                      std::vector<ConfigProblem>* problems) {
+  if (problems != nullptr) problems->clear();
+  ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigText(path));
+  if (!text) {
+    Config config = BuiltinDefaults();
+    config.source_path = path;
+    return config;
+  }
+  return ParseConfigFile(path, *text, FileParseContext(path), problems);
 }
 
 }  // namespace raw::config

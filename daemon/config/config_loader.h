@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,16 @@ absl::StatusOr<Config> ParseConfig(std::string_view text, const ParseContext& co
 // relative to its directory; "~/" is $HOME.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path,
                                       std::vector<ConfigProblem>* problems = nullptr);
+
+// LoadConfigFile's parts. ReadConfigText: the file's bytes, nullopt when
+// it does not exist (an unreadable, oversized or irregular file is an
+// error). FileParseContext: the context its paths are resolved in.
+// ParseConfigFile: ParseConfig with the error naming the file.
+absl::StatusOr<std::optional<std::string>> ReadConfigText(const std::string& path);
+ParseContext FileParseContext(const std::string& path);
+absl::StatusOr<Config> ParseConfigFile(const std::string& path, std::string_view text,
+                                       const ParseContext& context,
+                                       std::vector<ConfigProblem>* problems = nullptr);
 
 // One model per supported API keyed to the usual environment variables
 // (OPENAI_API_KEY, DEEPSEEK_API_KEY, ...) plus an OpenAI-compatible local

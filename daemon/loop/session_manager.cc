@@ -47,7 +47,7 @@ SessionManager::SessionManager(SessionManagerDeps deps) : deps_(std::move(deps))
 SessionManager::~SessionManager() { Shutdown(); }
 
 absl::StatusOr<config::Config> SessionManager::LoadConfig() {
-  absl::StatusOr<config::Config> cfg = config::LoadConfigFile(deps_.config_path);
+  absl::StatusOr<config::Config> cfg = config_cache_.Load(deps_.config_path);
   // Every config the daemon acts on passes here, so command variables read
   // under it never see what it withholds.
   if (cfg.ok() && deps_.variables != nullptr) {

@@ -35,6 +35,7 @@
 #include "absl/time/time.h"
 #include "common/time.h"
 #include "common/worker_pool.h"
+#include "daemon/config/config_file_cache.h"
 #include "daemon/config/config_loader.h"
 #include "daemon/config/session_mcp_servers.h"
 #include "daemon/http/http_client.h"
@@ -286,6 +287,8 @@ class SessionManager {
                                    const McpServerMap& session_servers, PlanPurpose purpose,
                                    const std::string& user_text);
   std::optional<events::ContextEstimate> EstimateFor(const store::SessionRecord& record);
+  // The config file as it is now (read at every call, parsed again only
+  // when it changed: config/config_file_cache.h).
   absl::StatusOr<config::Config> LoadConfig();
   absl::StatusOr<SessionInfo> CreateSessionNow(
       const std::string& agent, const std::string& cwd, const std::string& model,
@@ -311,6 +314,7 @@ class SessionManager {
   void SweepLoop();
 
   SessionManagerDeps deps_;
+  config::ConfigFileCache config_cache_;
   WriteLeases leases_{deps_.clock};
   // Declared after what its tasks use and before the runners: destroyed
   // (joined) before the manager's other members.

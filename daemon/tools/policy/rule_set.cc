@@ -384,20 +384,53 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
                                                                const std::string& cwd,
                                                                bool user_approved) const {
   if (spec.rule_subject != RuleSubject::kPath) return nullptr;
-  std::vector<WalkFilter::Rule> rules;
-  LinkMemo links;
+  struct PathRule {
+    RuleAction action;
+    std::optional<std::string> pattern;  // none: the rule matches every path
+  };
+  std::vector<PathRule> applicable;
+  bool can_withhold = false;
   for (const Compiled& rule : rules_) {
     if (!rule.tool.Matches(spec.qualified_name)) continue;
+    if (!rule.subject.empty() && !rule.config.path) continue;  // never matches a path tool
+    can_withhold = can_withhold || rule.config.action == RuleAction::kDeny ||
+                   (rule.config.action == RuleAction::kAsk && !user_approved);
     if (rule.subject.empty()) {
-      rules.push_back({rule.config.action, std::nullopt});
-      continue;
+      applicable.push_back({rule.config.action, std::nullopt});
+      break;  // the rules after it can never be reached
     }
-    if (!rule.config.path) continue;  // a command or url pattern never matches a path tool
-    auto anchored = Pattern::CompileCached(AnchorPathPattern(cwd, rule.subject[0].text(), &links),
-                                           Pattern::Style::kPath);
-    if (anchored.ok()) rules.push_back({rule.config.action, std::move(*anchored)});
+    applicable.push_back({rule.config.action, rule.subject[0].text()});
   }
-  return WalkFilter::Callback(std::move(rules), user_approved);
+  if (!can_withhold) return nullptr;
+  // Anchoring the patterns reads the file system, so it waits for the walk's
+  // first entry: a call that walks nothing (read_file, edit_file) never pays
+  // for it. One walk, one thread (walk_filter.h): no lock.
+  struct Lazy {
+    std::vector<PathRule> rules;
+    std::string cwd;
+    bool user_approved;
+    bool built = false;
+    std::function<bool(const std::string&)> filter;
+  };
+  auto lazy = std::make_shared<Lazy>(Lazy{std::move(applicable), cwd, user_approved});
+  return [lazy](const std::string& path) {
+    if (!lazy->built) {
+      LinkMemo links;
+      std::vector<WalkFilter::Rule> rules;
+      for (const PathRule& rule : lazy->rules) {
+        if (!rule.pattern) {
+          rules.push_back({rule.action, std::nullopt});
+          continue;
+        }
+        auto anchored = Pattern::CompileCached(AnchorPathPattern(lazy->cwd, *rule.pattern, &links),
+                                               Pattern::Style::kPath);
+        if (anchored.ok()) rules.push_back({rule.action, std::move(*anchored)});
+      }
+      lazy->filter = WalkFilter::Callback(std::move(rules), lazy->user_approved);
+      lazy->built = true;
+    }
+    return lazy->filter != nullptr && lazy->filter(path);
+  };
 }
 
 }  // namespace raw::tools::policy

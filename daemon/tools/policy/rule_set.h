@@ -130,6 +130,9 @@ class RuleSet {
   // For a kPath call that walks a tree below its path (grep, glob,
   // list_dir): the rules each entry of the walk meets (walk_filter.h), as a
   // ToolContext::withheld callback; null when no rule can withhold anything.
+  // The patterns are anchored (which reads the file system) at the walk's
+  // first entry, not here; the callback keeps what it needs and may outlive
+  // this RuleSet.
   std::function<bool(const std::string&)> WalkFilterFor(const ToolSpec& spec,
                                                          const std::string& cwd,
                                                          bool user_approved) const;

@@ -1,0 +1,28 @@
+#include "daemon/config/config_file_cache.h"
+
+#include <utility>
+
+#include "common/status_macros.h"
+#include "daemon/config/config_loader.h"
+
+namespace raw::config {
+
+absl::StatusOr<Config> ConfigFileCache::Load(const std::string& path) {
+  ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigText(path));
+  if (!text) return LoadConfigFile(path);  // the built-in defaults, no parse
+  const ParseContext context = FileParseContext(path);
+  {
+    absl::MutexLock lock(&mu_);
+    if (last_ && last_->path == path && last_->text == *text &&
+        last_->config_dir == context.config_dir && last_->home_dir == context.home_dir) {
+      return last_->config;
+    }
+  }
+  absl::StatusOr<Config> parsed = ParseConfigFile(path, *text, context);
+  if (!parsed.ok()) return parsed;
+  absl::MutexLock lock(&mu_);
+  last_ = Entry{path, *std::move(text), context.config_dir, context.home_dir, *parsed};
+  return parsed;
+}
+
+}  // namespace raw::config
