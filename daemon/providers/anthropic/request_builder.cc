@@ -210,6 +210,9 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
                                                request.messages, closed, AppendMessages);
   std::string open;
   AppendMessages(request.messages, closed, request.messages.size(), &open);
+  // One allocation for the body: growing it by doubling would copy the
+  // history's text again.
+  text.reserve(text.size() + kept.size() + open.size() + 3);
   text += kept;
   if (!kept.empty() && !open.empty()) text += ',';
   text += open;

@@ -107,6 +107,9 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
     text += DumpJson(system);
     if (!items.empty()) text += ',';
   }
+  // One allocation for the body: growing it by doubling would copy the
+  // history's text again.
+  text.reserve(text.size() + items.size() + 2);
   text += items;
   text += "]}";
   return text;

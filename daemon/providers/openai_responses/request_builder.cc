@@ -102,10 +102,15 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   text += R"(,"input":[)";
   SerializedHistory uncached;
   SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
-  text += history.Join("openai-responses", request.history_generation, request.messages,
-                       [](const events::ContextItem& item, std::string* out) {
-                         AppendInputItems(item, out);
-                       });
+  const std::string& items =
+      history.Join("openai-responses", request.history_generation, request.messages,
+                   [](const events::ContextItem& item, std::string* out) {
+                     AppendInputItems(item, out);
+                   });
+  // One allocation for the body: growing it by doubling would copy the
+  // history's text again.
+  text.reserve(text.size() + items.size() + 2);
+  text += items;
   text += "]}";
   return text;
 }
