@@ -31,6 +31,7 @@
 #include "daemon/store/session_store.h"
 #include "tests/fakes/fake_provider_server.h"
 #include "tests/fakes/sse_builders.h"
+#include "tests/support/seeded_session.h"
 #include "tests/support/test_daemon.h"
 
 namespace {
@@ -54,54 +55,6 @@ long RssKb(pid_t pid) {
   return -1;
 }
 
-// Writes a session whose model context and display history hold `items`
-// items (a question and an answer of about 300 bytes each, alternating)
-// into the daemon's database before it starts; returns its id.
-std::string SeedSession(const raw::e2e::TestDaemon& daemon, int items) {
-  const std::string id = "sess_benchhistory00001";
-  std::filesystem::create_directories(daemon.state_dir());
-  auto store = raw::store::SessionStore::Open(
-      absl::StrCat(daemon.state_dir(), "/", raw::store::DatabaseFileName()));
-  if (!store.ok()) {
-    std::fprintf(stderr, "store: %s\n", std::string(store.status().message()).c_str());
-    std::exit(1);
-  }
-  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
-  raw::store::SessionRecord record;
-  record.id = id;
-  record.agent = "bench";
-  record.cwd = daemon.workdir();
-  record.created_at_unix_ms = now_ms;
-  record.last_activity_unix_ms = now_ms;
-  if (auto c = (*store)->CreateSession(record); !c.ok()) {
-    std::fprintf(stderr, "create: %s\n", std::string(c.message()).c_str());
-    std::exit(1);
-  }
-  raw::store::CommitBatch batch;
-  const std::string filler(280, 'x');
-  for (int i = 1; i <= items; ++i) {
-    raw::events::SessionEvent e;
-    e.session_id = id;
-    e.seq = static_cast<uint64_t>(i);
-    e.turn_id = absl::StrCat("turn_", (i + 1) / 2);
-    e.time_unix_ms = now_ms;
-    const std::string text = absl::StrCat(i % 2 == 1 ? "question " : "answer ", i, " ", filler);
-    if (i % 2 == 1) {
-      e.payload = raw::events::UserMessage{text};
-      batch.context_appends.push_back(raw::events::UserText{text});
-    } else {
-      e.payload = raw::events::AssistantMessage{text, "", 1};
-      batch.context_appends.push_back(raw::events::AssistantTurn{text, "", {}, {}});
-    }
-    batch.events.push_back(std::move(e));
-  }
-  if (auto c = (*store)->Commit(id, batch); !c.ok()) {
-    std::fprintf(stderr, "commit: %s\n", std::string(c.message()).c_str());
-    std::exit(1);
-  }
-  return id;
-}
-
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -119,7 +72,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   raw::e2e::TestDaemon daemon(absl::StrReplaceAll(kConfig, {{"${BASE_URL}", fake.base_url()}}));
-  const std::string seeded = history > 0 ? SeedSession(daemon, history) : "";
+  const std::string seeded = history > 0 ? "sess_benchhistory00001" : "";
+  if (history > 0) {
+    if (absl::Status s = raw::e2e::SeedSession(daemon, seeded, "bench", history); !s.ok()) {
+      std::fprintf(stderr, "seeding the session: %s\n", std::string(s.message()).c_str());
+      return 1;
+    }
+  }
   if (auto s = daemon.Start(); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 1;

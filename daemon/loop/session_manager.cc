@@ -205,6 +205,11 @@ absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
   return info;
 }
 
+void SessionManager::GetSession(std::string id, Reply<SessionInfo> reply) {
+  bool scheduled = pool_.Schedule([this, id = std::move(id), reply] { reply(GetSession(id)); });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
+}
+
 absl::StatusOr<AgentCatalog> SessionManager::ListAgents() {
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
   AgentCatalog catalog;
@@ -517,6 +522,12 @@ absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_
     info.overhead = runner->session_state().overhead();
   }
   return info;
+}
+
+void SessionManager::GetStats(std::string session_id, Reply<SessionInfo> reply) {
+  bool scheduled = pool_.Schedule(
+      [this, session_id = std::move(session_id), reply] { reply(GetStats(session_id)); });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
 void SessionManager::DeleteSession(const std::string& session_id, std::string lease_id,

@@ -133,6 +133,11 @@ class SessionManager {
                      std::vector<config::SessionMcpServerSpec> mcp_servers,
                      Reply<SessionInfo> reply);
   absl::StatusOr<SessionInfo> GetSession(const std::string& id);
+  // GetSession on the worker pool, for the API, whose handlers never wait on
+  // slow work: a session not loaded yet is loaded to estimate its context,
+  // which reads its whole model context (tens of milliseconds at 100,000
+  // items) and closes a turn a crash left open.
+  void GetSession(std::string id, Reply<SessionInfo> reply);
   // `query` (may be empty) as store::SessionStore::ListSessions.
   absl::StatusOr<std::vector<SessionInfo>> ListSessions(int page_size,
                                                         const std::string& page_token,
@@ -230,6 +235,8 @@ class SessionManager {
                         Reply<ConfiguredSession> reply);
   // The session with its usage totals and coverage and the context estimate.
   absl::StatusOr<SessionInfo> GetStats(const std::string& session_id);
+  // GetStats on the worker pool, as GetSession above.
+  void GetStats(std::string session_id, Reply<SessionInfo> reply);
 
   // Removes sessions past sessions.expire_after_days; returns how many.
   absl::StatusOr<size_t> PurgeExpired();

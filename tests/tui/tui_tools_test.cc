@@ -5,13 +5,21 @@
 //    into docs/images/terminal.svg;
 //  - DISABLED_MeasureStartup prints the time from starting `raw` to an
 //    interactive prompt with the daemon already running.
+//  - DISABLED_MeasureResumeOfALargeSession prints the time from starting
+//    `raw resume ID` to the first screen of a session whose model context
+//    and history hold RAW_RESUME_ITEMS items (default 100,000), the daemon
+//    started but the session not yet loaded: the first screen shows the
+//    last answer and the context estimate, which loads the model context.
 //
 //   build/bin/raw_tui_tests --gtest_also_run_disabled_tests
-//       --gtest_filter='*CaptureScreenshot*:*MeasureStartup*'
+//       --gtest_filter='*CaptureScreenshot*:*MeasureStartup*:*MeasureResume*'
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "tests/support/seeded_session.h"
 #include "tests/tui/tui_e2e_fixture.h"
 
 namespace raw::tui::testing {
@@ -73,6 +81,30 @@ TEST_F(TuiE2eTest, DISABLED_MeasureStartup) {
     StartRaw(name, {"--cwd", daemon_->workdir()});
     std::cout << "raw start to interactive prompt: "
               << absl::ToDoubleMilliseconds(absl::Now() - start) << " ms\n";
+  }
+}
+
+TEST_F(TuiE2eTest, DISABLED_MeasureResumeOfALargeSession) {
+  const char* env = std::getenv("RAW_RESUME_ITEMS");
+  const int items = env != nullptr ? std::atoi(env) : 100000;
+  ASSERT_TRUE(fake_.status().ok()) << fake_.status();
+  daemon_ = std::make_unique<e2e::TestDaemon>(absl::StrReplaceAll(
+      kTuiConfig, {{"${BASE_URL}", fake_.base_url()}, {"${APPROVAL}", "allow_all"}}));
+  const std::string id = "sess_largeresume000001";
+  absl::Status seeded = e2e::SeedSession(*daemon_, id, "reviewer", items);
+  ASSERT_TRUE(seeded.ok()) << seeded;
+  ASSERT_TRUE(daemon_->Start().ok());
+  const std::string last = absl::StrCat(items % 2 == 0 ? "answer " : "question ", items);
+  absl::Time start = absl::Now();
+  StartRaw("r", {"resume", id}, 100, 30, last);
+  std::cout << "raw resume of " << items << " items to the last answer on screen: "
+            << absl::ToDoubleMilliseconds(absl::Now() - start) << " ms\n";
+  // The footer's estimate ("context ~7.80M") needs the whole model context.
+  if (tmux_.WaitForText("r", "context ~")) {
+    std::cout << "  and to the context estimate in the footer: "
+              << absl::ToDoubleMilliseconds(absl::Now() - start) << " ms\n";
+  } else {
+    std::cout << "  no context estimate shown:\n" << tmux_.Capture("r");
   }
 }
 

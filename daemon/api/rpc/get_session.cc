@@ -10,10 +10,14 @@ UnaryReactor* GetSession(grpc::CallbackServerContext* ctx, loop::SessionManager&
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return ReturnStatus(ctx, s);
   }
-  absl::StatusOr<loop::SessionInfo> info = sessions.GetSession(request.session_id());
-  if (!info.ok()) return ReturnStatus(ctx, info.status());
-  *response->mutable_session() = convert::ToProto(*info);
-  return ReturnStatus(ctx, absl::OkStatus());
+  // On the worker pool: an unloaded session is loaded to estimate it.
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.GetSession(request.session_id(),
+                      [reactor, response](absl::StatusOr<loop::SessionInfo> info) {
+                        if (info.ok()) *response->mutable_session() = convert::ToProto(*info);
+                        FinishWith(reactor, info.status());
+                      });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

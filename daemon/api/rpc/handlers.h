@@ -7,8 +7,10 @@
 // and forwards each generated method here.
 //
 // Threading: handlers run on gRPC's callback threads and never wait on slow
-// work. Reads (GetSession, ListSessions, GetHistory, ...) are short store
-// reads; every write and CreateSession is posted to the daemon's worker pool
+// work. Reads (ListSessions, GetHistory, ...) are short store reads;
+// GetSession and GetStats (which may load a session to estimate its
+// context), every write and CreateSession are posted to the daemon's worker
+// pool
 // or the session's serial queue, and the call finishes from there when the
 // command has run (FinishWith), so no handler waits on a provider, an MCP
 // server, a subprocess, a variable command, a probe or another session.
