@@ -3,8 +3,9 @@
 # --tests all, quick when nothing changed), then runs every test with ctest,
 # then the sanitizer stage (scripts/sanitize.sh: a Clang build with ASan,
 # UBSan, fuzz coverage, the lock analysis and the failpoints, in
-# build/sanitize, and its tests: unit, end-to-end, fuzz and crash). Exits
-# non-zero when either fails.
+# build/sanitize, and its tests: unit, end-to-end, fuzz and crash), then the
+# ThreadSanitizer stage (scripts/tsan.sh: the common, store, loop and MCP
+# tests in build/tsan). Exits non-zero when any fails.
 #
 # environment:
 #   RAW_TEST_TIMEOUT        seconds one test may take (default 300)
@@ -36,7 +37,8 @@ scripts/setup.sh --tests all
 
 printf 'test: running ctest in %s/build\n' "$(pwd)"
 # ctest leaves this list in place when a later run passes.
-rm -f build/Testing/Temporary/LastTestsFailed.log build/sanitize/Testing/Temporary/LastTestsFailed.log
+rm -f build/Testing/Temporary/LastTestsFailed.log build/sanitize/Testing/Temporary/LastTestsFailed.log \
+  build/tsan/Testing/Temporary/LastTestsFailed.log
 status=0
 timeout --kill-after=30 "${RAW_TEST_TOTAL_TIMEOUT:-3600}" \
   ctest --test-dir build --output-on-failure -j2 --timeout "${RAW_TEST_TIMEOUT:-300}" ||
@@ -59,10 +61,22 @@ case "$sanitize_status" in
          "${RAW_TEST_TOTAL_TIMEOUT:-3600}" >&2 ;;
 esac
 if ((status == 0 && sanitize_status != 0 && sanitize_status != 77)); then status=$sanitize_status; fi
+
+tsan_status=0
+timeout --kill-after=30 "${RAW_TEST_TOTAL_TIMEOUT:-3600}" \
+  scripts/tsan.sh . build/tsan || tsan_status=$?
+case "$tsan_status" in
+  0) ;;
+  77) printf 'test: the ThreadSanitizer stage was skipped (see above)\n' >&2 ;;
+  124) printf 'test: the ThreadSanitizer stage did not finish within %s seconds\n' \
+         "${RAW_TEST_TOTAL_TIMEOUT:-3600}" >&2 ;;
+esac
+if ((status == 0 && tsan_status != 0 && tsan_status != 77)); then status=$tsan_status; fi
 # The failures again, last, so that whoever reads only the end of a long log
 # still learns which tests failed and how.
 if ((status != 0)); then
   summarize_failures build "the main build"
   summarize_failures build/sanitize "the sanitizer build"
+  summarize_failures build/tsan "the ThreadSanitizer build"
 fi
 exit "$status"
