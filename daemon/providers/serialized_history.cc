@@ -45,6 +45,22 @@ const std::string& SerializedHistory::JoinClosed(std::string_view format, uint64
   return text_;
 }
 
+void AppendMergedHistory(std::string& out, SerializedHistory* history, std::string_view format,
+                         uint64_t generation, const std::vector<events::ContextItem>& items,
+                         size_t closed, const SerializedHistory::SerializeRange& range) {
+  SerializedHistory uncached;
+  SerializedHistory& kept_by = history != nullptr ? *history : uncached;
+  const std::string& kept = kept_by.JoinClosed(format, generation, items, closed, range);
+  std::string open;
+  range(items, std::min(closed, items.size()), items.size(), &open);
+  // One allocation (with room for the bytes that close the body): growing
+  // by doubling would copy the kept text again.
+  out.reserve(out.size() + kept.size() + open.size() + 16);
+  out += kept;
+  if (!kept.empty() && !open.empty()) out += ',';
+  out += open;
+}
+
 uint64_t NewHistoryGeneration() {
   static std::atomic<uint64_t> last{0};
   return last.fetch_add(1, std::memory_order_relaxed) + 1;

@@ -67,6 +67,14 @@ class SerializedHistory {
   std::string text_;
 };
 
+// The history part of a body for an adapter that merges neighbouring items:
+// appends to `out` the entries of all `items` joined by ",", those before
+// `closed` (see JoinClosed) from what `history` keeps (null: nothing is
+// kept), the rest serialized now by `range`. `out` grows once.
+void AppendMergedHistory(std::string& out, SerializedHistory* history, std::string_view format,
+                         uint64_t generation, const std::vector<events::ContextItem>& items,
+                         size_t closed, const SerializedHistory::SerializeRange& range);
+
 // A generation for a context whose items were just replaced: never 0, never
 // the same twice in the process. Thread-safe.
 uint64_t NewHistoryGeneration();

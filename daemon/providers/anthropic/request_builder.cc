@@ -203,19 +203,8 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
   text += R"(,"messages":[)";
-  SerializedHistory uncached;
-  SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
-  const size_t closed = ClosedPoint(request.messages);
-  const std::string& kept = history.JoinClosed("anthropic-messages", request.history_generation,
-                                               request.messages, closed, AppendMessages);
-  std::string open;
-  AppendMessages(request.messages, closed, request.messages.size(), &open);
-  // One allocation for the body: growing it by doubling would copy the
-  // history's text again.
-  text.reserve(text.size() + kept.size() + open.size() + 3);
-  text += kept;
-  if (!kept.empty() && !open.empty()) text += ',';
-  text += open;
+  AppendMergedHistory(text, request.history, "anthropic-messages", request.history_generation,
+                      request.messages, ClosedPoint(request.messages), AppendMessages);
   text += "]}";
   return text;
 }

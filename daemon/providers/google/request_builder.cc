@@ -225,20 +225,8 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
   text += R"(,"contents":[)";
-  SerializedHistory uncached;
-  SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
-  const size_t closed = ClosedPoint(request.messages);
-  const std::string& kept = history.JoinClosed("google-generate-content",
-                                               request.history_generation, request.messages,
-                                               closed, AppendContents);
-  std::string open;
-  AppendContents(request.messages, closed, request.messages.size(), &open);
-  // One allocation for the body: growing it by doubling would copy the
-  // history's text again.
-  text.reserve(text.size() + kept.size() + open.size() + 3);
-  text += kept;
-  if (!kept.empty() && !open.empty()) text += ',';
-  text += open;
+  AppendMergedHistory(text, request.history, "google-generate-content", request.history_generation,
+                      request.messages, ClosedPoint(request.messages), AppendContents);
   text += "]}";
   return text;
 }
