@@ -314,6 +314,7 @@ TEST_F(CrashHarness, NothingCommittedIsLostWhereverTheDaemonIsKilled) {
   const unsigned seed = static_cast<unsigned>(EnvInt("RAW_CRASH_SEED", std::random_device()()));
   rng_.seed(seed);
   std::printf("[crash harness] seed %u (RAW_CRASH_SEED=%u replays this run)\n", seed, seed);
+  std::fflush(stdout);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < kills && !HasFatalFailure(); ++i) {
     SCOPED_TRACE(absl::StrCat("kill ", i + 1, " of ", kills, ", seed ", seed));
@@ -321,6 +322,15 @@ TEST_F(CrashHarness, NothingCommittedIsLostWhereverTheDaemonIsKilled) {
     if (HasFatalFailure()) break;
     CheckAfterKill();
     if (HasFailure()) break;  // the first broken kill is the one to read
+    // A long run reports as it goes, so that one cut short still says how
+    // far it got.
+    if ((i + 1) % 50 == 0 && i + 1 < kills) {
+      std::printf("[crash harness] %d kills of %d checked after %lld s\n", i + 1, kills,
+                  static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(
+                                             std::chrono::steady_clock::now() - start)
+                                             .count()));
+      std::fflush(stdout);
+    }
   }
   const std::string log = daemon_->ReadLog();
   for (size_t at = log.find("ended "); at != std::string::npos; at = log.find("ended ", at + 1)) {
