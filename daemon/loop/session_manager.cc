@@ -206,6 +206,12 @@ absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
 }
 
 void SessionManager::GetSession(std::string id, Reply<SessionInfo> reply) {
+  // A session whose context is in memory answers from memory, on the spot.
+  if (std::shared_ptr<SessionRunner> runner = LoadedRunner(id);
+      runner != nullptr && runner->context_loaded()) {
+    reply(GetSession(id));
+    return;
+  }
   bool scheduled = pool_.Schedule([this, id = std::move(id), reply] { reply(GetSession(id)); });
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
@@ -525,6 +531,11 @@ absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_
 }
 
 void SessionManager::GetStats(std::string session_id, Reply<SessionInfo> reply) {
+  if (std::shared_ptr<SessionRunner> runner = LoadedRunner(session_id);
+      runner != nullptr && runner->context_loaded()) {
+    reply(GetStats(session_id));
+    return;
+  }
   bool scheduled = pool_.Schedule(
       [this, session_id = std::move(session_id), reply] { reply(GetStats(session_id)); });
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));

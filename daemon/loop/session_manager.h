@@ -133,10 +133,11 @@ class SessionManager {
                      std::vector<config::SessionMcpServerSpec> mcp_servers,
                      Reply<SessionInfo> reply);
   absl::StatusOr<SessionInfo> GetSession(const std::string& id);
-  // GetSession on the worker pool, for the API, whose handlers never wait on
-  // slow work: a session not loaded yet is loaded to estimate its context,
-  // which reads its whole model context (tens of milliseconds at 100,000
-  // items) and closes a turn a crash left open.
+  // GetSession for the API, whose handlers never wait on slow work: on the
+  // worker pool unless the session's model context is in memory already. A
+  // session not loaded yet is loaded to estimate its context, which reads
+  // its whole model context (tens of milliseconds at 100,000 items) and
+  // closes a turn a crash left open.
   void GetSession(std::string id, Reply<SessionInfo> reply);
   // `query` (may be empty) as store::SessionStore::ListSessions.
   absl::StatusOr<std::vector<SessionInfo>> ListSessions(int page_size,

@@ -475,6 +475,11 @@ absl::StatusOr<events::ContextEstimate> SessionRunner::Estimate(const TurnPlan& 
   return ctx_.meter.Estimate(plan.agent.model.context_window_tokens);
 }
 
+bool SessionRunner::context_loaded() const {
+  absl::MutexLock lock(&mu_);
+  return context_loaded_;
+}
+
 bool SessionRunner::running() const {
   absl::MutexLock lock(&mu_);
   return op_state_ != State::kIdle;

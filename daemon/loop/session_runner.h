@@ -182,6 +182,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
 
   bool running() const;
   bool compacting() const;
+  // Whether the model context is in memory (so an estimate reads no rows).
+  bool context_loaded() const;
   // True when the session may be unloaded: nothing runs or is queued (a
   // lease command included) and nobody subscribes. (The manager checks the
   // lease table itself, and that no caller holds the runner.)
