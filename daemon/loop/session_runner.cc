@@ -450,6 +450,7 @@ absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
     ctx_.meter.Restore(saved_meter_, plan.runtime_tokens, ctx_.items);
     saved_meter_.clear();
     context_loaded_ = true;
+    context_in_memory_.store(true, std::memory_order_release);
   }
   ctx_.SetRuntime(plan.runtime_tokens);
   return absl::OkStatus();
@@ -476,8 +477,7 @@ absl::StatusOr<events::ContextEstimate> SessionRunner::Estimate(const TurnPlan& 
 }
 
 bool SessionRunner::context_loaded() const {
-  absl::MutexLock lock(&mu_);
-  return context_loaded_;
+  return context_in_memory_.load(std::memory_order_acquire);
 }
 
 bool SessionRunner::running() const {

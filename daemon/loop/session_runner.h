@@ -183,6 +183,7 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   bool running() const;
   bool compacting() const;
   // Whether the model context is in memory (so an estimate reads no rows).
+  // Never waits: an API handler asks it to decide where to answer.
   bool context_loaded() const;
   // True when the session may be unloaded: nothing runs or is queued (a
   // lease command included) and nobody subscribes. (The manager checks the
@@ -302,6 +303,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Commands that arrived while a compaction recorded its end.
   std::vector<std::function<void()>> deferred_ ABSL_GUARDED_BY(mu_);
   bool context_loaded_ ABSL_GUARDED_BY(mu_) = false;
+  // context_loaded_ for readers that must not wait for mu_ (held while a
+  // context loads): set once, after it.
+  std::atomic<bool> context_in_memory_{false};
   std::string saved_meter_;  // the stored meter state, until the context is loaded
   std::string current_op_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<CancelToken> cancel_ ABSL_GUARDED_BY(mu_);
