@@ -412,7 +412,8 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
     bool built = false;
     std::function<bool(const std::string&)> filter;
   };
-  auto lazy = std::make_shared<Lazy>(Lazy{std::move(applicable), cwd, user_approved});
+  auto lazy =
+      std::make_shared<Lazy>(Lazy{std::move(applicable), cwd, user_approved, false, nullptr});
   return [lazy](const std::string& path) {
     if (!lazy->built) {
       LinkMemo links;
