@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/events/conversation.h"
+#include "daemon/providers/provider.h"
 
 namespace raw::providers::testing {
 
@@ -44,6 +45,18 @@ inline std::vector<events::ContextItem> MergedHistory(const std::string& provide
       events::UserText{"summary", events::UserTextKind::kSummary, ""},
       events::UserText{"last"},
   };
+}
+
+// A request over `items` with a short system prompt, building from
+// `history` (null: nothing kept) for `generation`.
+inline ModelRequest HistoryRequest(const std::vector<events::ContextItem>& items,
+                                   SerializedHistory* history, uint64_t generation) {
+  ModelRequest request;
+  request.system_prompt = "You are terse.";
+  request.messages = items;
+  request.history = history;
+  request.history_generation = generation;
+  return request;
 }
 
 }  // namespace raw::providers::testing

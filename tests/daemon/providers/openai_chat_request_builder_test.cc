@@ -6,6 +6,7 @@
 #include "common/json.h"
 
 #include "gmock/gmock.h"
+#include "tests/daemon/providers/merged_history.h"
 #include "gtest/gtest.h"
 
 namespace raw::providers::openai_chat {
@@ -315,12 +316,7 @@ std::vector<events::ContextItem> History() {
 
 ModelRequest Request(const std::vector<events::ContextItem>& items, SerializedHistory* history,
                      uint64_t generation) {
-  ModelRequest request;
-  request.system_prompt = "You are terse.";
-  request.messages = items;
-  request.history = history;
-  request.history_generation = generation;
-  return request;
+  return testing::HistoryRequest(items, history, generation);
 }
 
 // Each request of a growing history reuses the text of the items before:

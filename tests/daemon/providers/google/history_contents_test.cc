@@ -24,12 +24,7 @@ config::ModelConfig Model() {
 
 ModelRequest Request(const std::vector<events::ContextItem>& items, SerializedHistory* history,
                      uint64_t generation) {
-  ModelRequest request;
-  request.system_prompt = "You are terse.";
-  request.messages = items;
-  request.history = history;
-  request.history_generation = generation;
-  return request;
+  return testing::HistoryRequest(items, history, generation);
 }
 
 size_t AfterLastNonResult(const std::vector<events::ContextItem>& items) {
