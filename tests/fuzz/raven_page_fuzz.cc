@@ -1,16 +1,20 @@
 // Fuzz target: arbitrary bytes as a page Raven reopens. The first byte
 // picks where the bytes are cut into a page and an excerpt; the page goes
 // through HTML text extraction, the normalizer and the excerpt matcher.
-// Checked: nothing crashes; every offset map points inside its input and
-// never goes backwards; a match found lies inside the page text; and the
-// excerpt taken verbatim from the page's own text is always found (what a
-// quotation copied from the page must get).
+// Checked: nothing crashes; whenever the streaming parser accepts the page
+// (fast_page_text.h), its text and offset map are exactly those of the walk
+// over libgumbo's tree; every offset map points inside its input and never
+// goes backwards; a match found lies inside the page text; and the excerpt
+// taken verbatim from the page's own text is always found (what a quotation
+// copied from the page must get).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "daemon/raven/web/excerpt_match.h"
+#include "daemon/raven/web/fast_page_text.h"
 #include "daemon/raven/web/normalizer.h"
 #include "daemon/raven/web/page_text.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -37,6 +41,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view html = bytes.substr(0, cut);
   const std::string_view excerpt = bytes.substr(cut);
 
+  if (std::optional<web::PageText> fast = web::FastPageText(html)) {
+    absl::StatusOr<web::PageText> reference = web::GumboPageText(html);
+    Check(reference.ok(), "gumbo refused a page the fast parser read");
+    Check(fast->text == reference->text, "the fast parser's text differs from gumbo's");
+    Check(fast->segments.size() == reference->segments.size(),
+          "the fast parser's offset map differs from gumbo's in size");
+    for (size_t i = 0; i < fast->segments.size(); ++i) {
+      Check(fast->segments[i].text_offset == reference->segments[i].text_offset &&
+                fast->segments[i].page_offset == reference->segments[i].page_offset,
+            "the fast parser's offset map differs from gumbo's");
+    }
+  }
   absl::StatusOr<web::PageText> page = web::ExtractPageText(html);
   if (!page.ok()) return 0;
   for (size_t i = 0; i < page->segments.size(); ++i) {

@@ -49,6 +49,16 @@ class KeyBuilder {
     out_.key.append(bytes);
     out_.offsets.insert(out_.offsets.end(), bytes.size(), static_cast<uint32_t>(at));
   }
+  // One ASCII byte that stands for itself in the key (lower-cased).
+  void AppendAscii(unsigned char c, size_t at) {
+    if (has_pending_) {
+      out_.key.push_back(' ');
+      out_.offsets.push_back(static_cast<uint32_t>(pending_space_));
+      has_pending_ = false;
+    }
+    out_.key.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+    out_.offsets.push_back(static_cast<uint32_t>(at));
+  }
 
  private:
   NormalizedText& out_;
@@ -93,9 +103,18 @@ NormalizedText Normalize(std::string_view text) {
   size_t i = 0;
   utf8proc_int32_t buffer[32];
   while (i < text.size()) {
-    if (bytes[i] < 0x80) {  // ASCII: no decomposition, the fold is lower case
-      Emit(key, bytes[i], i);
-      ++i;
+    if (bytes[i] < 0x80) {
+      // ASCII has no decomposition and folds to lower case; white space and
+      // '`' take the general path.
+      do {
+        const unsigned char c = bytes[i];
+        if (c > ' ' && c != '`' && c != 0x7F) {
+          key.AppendAscii(c, i);
+        } else {
+          Emit(key, c, i);
+        }
+        ++i;
+      } while (i < text.size() && bytes[i] < 0x80);
       continue;
     }
     utf8proc_int32_t cp = 0;

@@ -5,68 +5,31 @@
 #include <algorithm>
 #include <iterator>
 #include <memory>
+#include <optional>
+#include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/html_scan.h"
 #include "common/status_macros.h"
+#include "daemon/raven/web/fast_page_text.h"
 #include "daemon/raven/web/html_document.h"
+#include "daemon/raven/web/page_text_rules.h"
 
 namespace raw::raven::web {
 namespace {
 
-bool Dropped(GumboTag tag) {
-  switch (tag) {
-    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_TEMPLATE:
-    case GUMBO_TAG_NOSCRIPT: case GUMBO_TAG_HEAD: case GUMBO_TAG_SVG: case GUMBO_TAG_MATH:
-    case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED: case GUMBO_TAG_CANVAS:
-    case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO: case GUMBO_TAG_SELECT: case GUMBO_TAG_DATALIST:
-      return true;
-    default:
-      return false;
+HidingAttributes HidingAttributesOf(const GumboElement& e) {
+  HidingAttributes a;
+  a.hidden = gumbo_get_attribute(&e.attributes, "hidden") != nullptr;
+  if (const GumboAttribute* v = gumbo_get_attribute(&e.attributes, "aria-hidden")) {
+    a.has_aria_hidden = true;
+    a.aria_hidden = v->value;
   }
-}
-
-// Elements whose boundaries are line boundaries (CSS display other than
-// inline in the default style sheet).
-bool Block(GumboTag tag) {
-  switch (tag) {
-    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_ASIDE:
-    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY: case GUMBO_TAG_CAPTION:
-    case GUMBO_TAG_CENTER: case GUMBO_TAG_DD: case GUMBO_TAG_DETAILS:
-    case GUMBO_TAG_DIR: case GUMBO_TAG_DIV: case GUMBO_TAG_DL: case GUMBO_TAG_DT:
-    case GUMBO_TAG_FIELDSET: case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_FIGURE:
-    case GUMBO_TAG_FOOTER: case GUMBO_TAG_FORM: case GUMBO_TAG_H1: case GUMBO_TAG_H2:
-    case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6:
-    case GUMBO_TAG_HEADER: case GUMBO_TAG_HGROUP: case GUMBO_TAG_HR: case GUMBO_TAG_HTML:
-    case GUMBO_TAG_LEGEND: case GUMBO_TAG_LI: case GUMBO_TAG_LISTING: case GUMBO_TAG_MAIN:
-    case GUMBO_TAG_MENU: case GUMBO_TAG_NAV: case GUMBO_TAG_OL: case GUMBO_TAG_OPTGROUP:
-    case GUMBO_TAG_OPTION: case GUMBO_TAG_P: case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_PRE:
-    case GUMBO_TAG_SECTION: case GUMBO_TAG_SUMMARY: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY:
-    case GUMBO_TAG_TFOOT: case GUMBO_TAG_THEAD: case GUMBO_TAG_TR: case GUMBO_TAG_UL:
-    case GUMBO_TAG_XMP:
-      return true;
-    default:
-      return false;
+  if (const GumboAttribute* v = gumbo_get_attribute(&e.attributes, "style")) {
+    a.has_style = true;
+    a.style = v->value;
   }
-}
-
-bool Hidden(const GumboElement& e) {
-  if (gumbo_get_attribute(&e.attributes, "hidden") != nullptr) return true;
-  if (const GumboAttribute* a = gumbo_get_attribute(&e.attributes, "aria-hidden")) {
-    if (absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(a->value), "true")) return true;
-  }
-  if (const GumboAttribute* a = gumbo_get_attribute(&e.attributes, "style")) {
-    std::string style = absl::AsciiStrToLower(a->value);
-    style.erase(std::remove_if(style.begin(), style.end(),
-                               [](char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); }),
-                style.end());
-    if (absl::StrContains(style, "display:none") || absl::StrContains(style, "visibility:hidden")) {
-      return true;
-    }
-  }
-  return false;
+  return a;
 }
 
 class Walker {
@@ -78,7 +41,7 @@ class Walker {
       case GUMBO_NODE_TEXT:
       case GUMBO_NODE_CDATA:
       case GUMBO_NODE_WHITESPACE:
-        Text(node->v.text, pre);
+        out_.Text(node->v.text.text, node->v.text.start_pos.offset, pre);
         return;
       case GUMBO_NODE_ELEMENT:
       case GUMBO_NODE_TEMPLATE:
@@ -89,70 +52,28 @@ class Walker {
     }
   }
 
-  void Finish() {
-    while (!out_.text.empty() && (out_.text.back() == '\n' || out_.text.back() == ' ' ||
-                                  out_.text.back() == '\t')) {
-      out_.text.pop_back();
-    }
-    // Segments that began in the trimmed tail map nothing.
-    while (!out_.segments.empty() && out_.segments.back().text_offset > out_.text.size()) {
-      out_.segments.pop_back();
-    }
-  }
+  void Finish() { out_.Finish(); }
 
  private:
   void Element(const GumboElement& e, bool pre) {
-    if (Dropped(e.tag) || Hidden(e)) return;
+    if (DroppedElement(e.tag) || Hidden(HidingAttributesOf(e))) return;
     if (e.tag == GUMBO_TAG_BR) {
-      Break('\n');
+      out_.Break('\n');
       return;
     }
-    bool block = Block(e.tag);
-    bool cell = e.tag == GUMBO_TAG_TD || e.tag == GUMBO_TAG_TH;
-    if (block) Break('\n');
-    if (cell) Break('\t');
-    bool inner_pre = pre || e.tag == GUMBO_TAG_PRE || e.tag == GUMBO_TAG_LISTING ||
-                     e.tag == GUMBO_TAG_XMP || e.tag == GUMBO_TAG_TEXTAREA;
+    bool block = BlockElement(e.tag);
+    bool cell = CellElement(e.tag);
+    if (block) out_.Break('\n');
+    if (cell) out_.Break('\t');
+    bool inner_pre = pre || PreElement(e.tag);
     for (unsigned i = 0; i < e.children.length; ++i) {
       Node(static_cast<const GumboNode*>(e.children.data[i]), inner_pre);
     }
-    if (block) Break('\n');
-    if (cell) Break('\t');
+    if (block) out_.Break('\n');
+    if (cell) out_.Break('\t');
   }
 
-  // One separator at a boundary; a '\n' wins over a pending '\t' or ' '.
-  void Break(char separator) {
-    if (out_.text.empty()) return;
-    char& last = out_.text.back();
-    if (last == '\n') return;
-    if (last == ' ' || last == '\t') {
-      if (separator == '\n') last = '\n';
-      return;
-    }
-    out_.text.push_back(separator);
-  }
-
-  void Text(const GumboText& t, bool pre) {
-    std::string_view s(t.text);
-    if (s.empty()) return;
-    out_.segments.push_back({out_.text.size(), t.start_pos.offset});
-    if (pre) {
-      out_.text.append(s);
-      return;
-    }
-    for (char c : s) {
-      if (absl::ascii_isspace(static_cast<unsigned char>(c))) {
-        if (!out_.text.empty() && out_.text.back() != ' ' && out_.text.back() != '\n' &&
-            out_.text.back() != '\t') {
-          out_.text.push_back(' ');
-        }
-      } else {
-        out_.text.push_back(c);
-      }
-    }
-  }
-
-  PageText& out_;
+  PageTextBuilder out_;
 };
 
 }  // namespace
@@ -165,10 +86,16 @@ size_t PageText::PageOffset(size_t offset) const {
 }
 
 absl::StatusOr<PageText> ExtractPageText(std::string_view html) {
+  // The fast parser gives up past kMaxDepth open elements itself.
+  if (std::optional<PageText> fast = FastPageText(html)) return *std::move(fast);
   if (ExceedsNestingDepth(html, kMaxDepth)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the page nests elements more than ", kMaxDepth, " deep and was not parsed"));
   }
+  return GumboPageText(html);
+}
+
+absl::StatusOr<PageText> GumboPageText(std::string_view html) {
   ASSIGN_OR_RETURN(std::unique_ptr<HtmlDocument> document, HtmlDocument::Parse(html));
   PageText out;
   Walker walker(out);
