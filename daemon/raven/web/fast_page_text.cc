@@ -908,6 +908,11 @@ void FastParser::Characters(std::string_view text, size_t offset, bool from_refe
     }
   }
   while (ok_ && !text.empty()) {
+    if (mode_ == Mode::kInBody || mode_ == Mode::kInCell || mode_ == Mode::kInCaption) {
+      Reconstruct();
+      AppendPending(text, offset, from_reference);
+      return;
+    }
     size_t spaces = 0;
     while (spaces < text.size() && IsSpace(text[spaces])) ++spaces;
     switch (mode_) {
@@ -1067,7 +1072,9 @@ bool FastParser::InListScope(GumboTag tag) const {
 bool FastParser::InTableScope(GumboTag tag) const {
   for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
     if (it->tag == tag) return true;
-    if (TagIn(it->tag, {GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TEMPLATE})) return false;
+    if (it->tag == GUMBO_TAG_HTML || it->tag == GUMBO_TAG_TABLE || it->tag == GUMBO_TAG_TEMPLATE) {
+      return false;
+    }
   }
   return false;
 }
@@ -1146,7 +1153,7 @@ void FastParser::CloseCell(GumboTag cell) {
 void FastParser::Reconstruct() {
   if (formatting_.empty()) return;
   const Formatting& last = formatting_.back();
-  if (last.tag == GUMBO_TAG_LAST || IsOpen(last.id)) return;
+  if (last.tag == GUMBO_TAG_LAST || last.id == stack_.back().id || IsOpen(last.id)) return;
   size_t k = formatting_.size() - 1;
   while (k > 0 && formatting_[k - 1].tag != GUMBO_TAG_LAST && !IsOpen(formatting_[k - 1].id)) --k;
   // gumbo inserts the clones without flushing the text buffer; with pending
