@@ -484,7 +484,8 @@ class FastParser {
   std::string_view pending_view_;
   size_t pending_offset_ = 0;
   std::string name_;     // scratch for tag and attribute names
-  std::vector<std::string> attribute_names_;  // of the tag being read
+  std::string attribute_buffer_;                         // of the tag being read
+  std::vector<std::pair<size_t, size_t>> attribute_names_;  // in attribute_buffer_
   struct TagCacheEntry {
     uint64_t key = 0;
     uint8_t length = 0;  // 0: empty
@@ -613,18 +614,24 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
   enum { kNone, kAria, kStyle, kOther, kDropped } current = kNone;
   // Attribute names are lower-cased; a repeated name is dropped with its
   // value. As gumbo does, a repeated name without a value stays in its
-  // buffer and prefixes the next name.
+  // buffer and prefixes the next name. Names are kept in one buffer.
+  attribute_buffer_.clear();
   attribute_names_.clear();
-  std::string carry;
+  bool carrying = false;
+  size_t carry_begin = 0;
   auto start_name = [&](size_t a, size_t b) {
-    std::string name = std::move(carry);
-    carry.clear();
-    for (size_t k = a; k < b; ++k) name.push_back(Lower(s_[k]));
-    if (std::find(attribute_names_.begin(), attribute_names_.end(), name) != attribute_names_.end()) {
-      carry = std::move(name);
-      current = kDropped;
-      return;
+    const size_t begin = carrying ? carry_begin : attribute_buffer_.size();
+    for (size_t k = a; k < b; ++k) attribute_buffer_.push_back(Lower(s_[k]));
+    const std::string_view name(attribute_buffer_.data() + begin, attribute_buffer_.size() - begin);
+    for (const auto& [at, length] : attribute_names_) {
+      if (std::string_view(attribute_buffer_.data() + at, length) == name) {
+        carrying = true;
+        carry_begin = begin;
+        current = kDropped;
+        return;
+      }
     }
+    carrying = false;
     current = kOther;
     if (name == "hidden") {
       hiding.hidden = true;
@@ -635,10 +642,13 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
       hiding.has_style = true;
       current = kStyle;
     }
-    attribute_names_.push_back(std::move(name));
+    attribute_names_.emplace_back(begin, name.size());
   };
   auto set_value = [&](std::string_view v) {
-    if (current == kDropped) carry.clear();  // gumbo empties its buffer with the value
+    if (current == kDropped && carrying) {  // gumbo empties its buffer with the value
+      carrying = false;
+      attribute_buffer_.resize(carry_begin);
+    }
     if (current == kAria) hiding.aria_hidden = v;
     if (current == kStyle) hiding.style = v;
     return (current != kAria && current != kStyle) || v.find('&') == std::string_view::npos;
@@ -657,7 +667,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
           state = kSelfClosing;
         } else if (c == '>') {
           i = p + 1;
-          token.hidden = Hidden(hiding);
+          token.hidden = (hiding.hidden || hiding.has_aria_hidden || hiding.has_style) && Hidden(hiding);
           return true;
         } else if (c == '=' && state == kAfterName) {
           ++p;
@@ -706,7 +716,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
       case kSelfClosing:
         if (c == '>') {
           i = p + 1;
-          token.hidden = Hidden(hiding);
+          token.hidden = (hiding.hidden || hiding.has_aria_hidden || hiding.has_style) && Hidden(hiding);
           return true;
         }
         state = kBeforeName;

@@ -76,17 +76,6 @@ bool Hidden(const HidingAttributes& a) {
   return false;
 }
 
-void PageTextBuilder::Break(char separator) {
-  if (out_.text.empty()) return;
-  char& last = out_.text.back();
-  if (last == '\n') return;
-  if (last == ' ' || last == '\t') {
-    if (separator == '\n') last = '\n';
-    return;
-  }
-  out_.text.push_back(separator);
-}
-
 void PageTextBuilder::Text(std::string_view s, size_t page_offset, bool pre) {
   if (s.empty()) return;
   // Only the last segment at a text offset maps anything (PageOffset takes

@@ -38,7 +38,16 @@ class PageTextBuilder {
  public:
   explicit PageTextBuilder(PageText& out) : out_(out) {}
 
-  void Break(char separator);
+  void Break(char separator) {
+    if (out_.text.empty()) return;
+    char& last = out_.text.back();
+    if (last == '\n') return;
+    if (last == ' ' || last == '\t') {
+      if (separator == '\n') last = '\n';
+      return;
+    }
+    out_.text.push_back(separator);
+  }
   // A text node's content; `page_offset` is where its source starts. White
   // space collapses to one ' ' unless `pre`.
   void Text(std::string_view text, size_t page_offset, bool pre);
