@@ -1,6 +1,10 @@
 #include "daemon/raven/web/excerpt_match.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -13,9 +17,10 @@ constexpr size_t kPassageSlack = 40;
 constexpr size_t kMaxQuoted = 300;
 
 // The length of the longest prefix of `needle` found in `hay` and where it
-// is (binary search: a found prefix implies every shorter one is found).
-std::pair<size_t, size_t> LongestPrefix(std::string_view hay, std::string_view needle) {
-  size_t lo = 0, hi = needle.size(), at = std::string_view::npos;
+// is, by binary search over [0, hi] (a found prefix implies every shorter
+// one is found): one search of the page per step.
+std::pair<size_t, size_t> SearchPrefix(std::string_view hay, std::string_view needle, size_t hi) {
+  size_t lo = 0, at = std::string_view::npos;
   while (lo < hi) {
     size_t mid = lo + (hi - lo + 1) / 2;
     size_t pos = hay.find(needle.substr(0, mid));
@@ -30,8 +35,8 @@ std::pair<size_t, size_t> LongestPrefix(std::string_view hay, std::string_view n
   return {lo, at};
 }
 
-std::pair<size_t, size_t> LongestSuffix(std::string_view hay, std::string_view needle) {
-  size_t lo = 0, hi = needle.size(), at = std::string_view::npos;
+std::pair<size_t, size_t> SearchSuffix(std::string_view hay, std::string_view needle, size_t hi) {
+  size_t lo = 0, at = std::string_view::npos;
   while (lo < hi) {
     size_t mid = lo + (hi - lo + 1) / 2;
     size_t pos = hay.find(needle.substr(needle.size() - mid));
@@ -44,6 +49,64 @@ std::pair<size_t, size_t> LongestSuffix(std::string_view hay, std::string_view n
   }
   if (lo > 0 && at == std::string_view::npos) at = hay.find(needle.substr(needle.size() - lo));
   return {lo, at};
+}
+
+// Where the needle's first (or last) kSeed bytes occur in the page; more
+// than kMaxSeeds places and the binary search is used instead.
+constexpr size_t kSeed = 8;
+constexpr size_t kMaxSeeds = size_t{1} << 14;
+
+bool Seeds(std::string_view hay, std::string_view seed, std::vector<size_t>& out) {
+  for (size_t pos = hay.find(seed); pos != std::string_view::npos; pos = hay.find(seed, pos + 1)) {
+    if (out.size() == kMaxSeeds) return false;
+    out.push_back(pos);
+  }
+  return true;
+}
+
+// The same results as SearchPrefix over the whole needle, from one pass
+// over the page: every occurrence of the prefix of kSeed bytes is extended
+// as far as it goes, and the first of the longest wins.
+std::pair<size_t, size_t> LongestPrefix(std::string_view hay, std::string_view needle) {
+  if (needle.size() <= kSeed) return SearchPrefix(hay, needle, needle.size());
+  std::vector<size_t> seeds;
+  if (!Seeds(hay, needle.substr(0, kSeed), seeds)) return SearchPrefix(hay, needle, needle.size());
+  if (seeds.empty()) return SearchPrefix(hay, needle, kSeed - 1);
+  size_t best = 0, at = std::string_view::npos;
+  for (size_t pos : seeds) {
+    size_t n = kSeed;
+    while (n < needle.size() && pos + n < hay.size() && hay[pos + n] == needle[n]) ++n;
+    if (n > best) {
+      best = n;
+      at = pos;
+    }
+  }
+  return {best, at};
+}
+
+// The same for suffixes: `second` is where the matched suffix starts.
+std::pair<size_t, size_t> LongestSuffix(std::string_view hay, std::string_view needle) {
+  if (needle.size() <= kSeed) return SearchSuffix(hay, needle, needle.size());
+  std::vector<size_t> seeds;
+  if (!Seeds(hay, needle.substr(needle.size() - kSeed), seeds)) {
+    return SearchSuffix(hay, needle, needle.size());
+  }
+  if (seeds.empty()) return SearchSuffix(hay, needle, kSeed - 1);
+  size_t best = 0, at = std::string_view::npos;
+  for (size_t pos : seeds) {
+    size_t n = kSeed;
+    while (n < needle.size() && n <= pos + kSeed - 1 &&
+           hay[pos + kSeed - 1 - n] == needle[needle.size() - 1 - n]) {
+      ++n;
+    }
+    const size_t start = pos + kSeed - n;
+    // The first occurrence of the longest suffix: the smallest start.
+    if (n > best || (n == best && start < at)) {
+      best = n;
+      at = start;
+    }
+  }
+  return {best, at};
 }
 
 // Backs `n` off to the start of a UTF-8 code point of `s`.

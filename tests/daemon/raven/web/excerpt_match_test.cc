@@ -125,6 +125,24 @@ TEST(RavenExcerptMatchTest, AnInventedQuotationIsAbsent) {
   EXPECT_THAT(DescribeMismatch(m), HasSubstr("absent from the page entirely"));
 }
 
+TEST(RavenExcerptMatchTest, TheLongestStretchIsFoundAmongManyThatStartAlike) {
+  // Many places share the excerpt's first and last eight bytes; the longest
+  // prefix is the third paragraph's, the longest suffix the first's.
+  std::string html;
+  for (int i = 0; i < 50; ++i) html += "<p>the court held that nothing applies here</p>";
+  html += "<p>the court held that the statute applies to all contracts</p>"
+          "<p>the court held that the statute applies to some, but the rule applies only to sales</p>"
+          "<p>a ruling says it applies only to sales</p>";
+  ExcerptMatch m = Match(html, "the court held that the statute applies to every contract it applies only to sales");
+  ASSERT_EQ(m.kind, MatchKind::kPartial);
+  EXPECT_EQ(m.matched_prefix, "the court held that the statute applies to ");
+  EXPECT_THAT(m.nearest_passage, HasSubstr("the statute applies to all contracts"));
+
+  ExcerptMatch s = Match(html, "a court never said anything about it, and the rule applies only to sales");
+  ASSERT_EQ(s.kind, MatchKind::kPartial);
+  EXPECT_THAT(s.nearest_passage, HasSubstr("but the rule applies only to sales"));
+}
+
 TEST(RavenExcerptMatchTest, AnEmptyExcerptIsAbsent) {
   EXPECT_EQ(Match("<p>text</p>", " \u200B ").kind, MatchKind::kAbsent);
 }
