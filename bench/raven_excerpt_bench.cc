@@ -74,16 +74,20 @@ void BM_MatchExcerpt(benchmark::State& state) {
 }
 BENCHMARK(BM_MatchExcerpt)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// An honest excerpt near the end (/0) and a doctored one (/1), whose check
+// also looks for its longest matching prefix and suffix.
 void BM_WholeCheck(benchmark::State& state) {
   const std::string& html = CachedPage();
+  const char* excerpt = state.range(0) == 0
+                            ? "The final paragraph says exactly this and nothing else."
+                            : "The final paragraph says exactly that and nothing else.";
   for (auto _ : state) {
     std::string text = ExtractPageText(html)->text;
     NormalizedText key = Normalize(text);
-    benchmark::DoNotOptimize(
-        MatchExcerpt(text, key, "The final paragraph says exactly this and nothing else."));
+    benchmark::DoNotOptimize(MatchExcerpt(text, key, excerpt));
   }
 }
-BENCHMARK(BM_WholeCheck)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WholeCheck)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
+
 namespace raw::raven::web {
 namespace {
 
@@ -34,34 +36,57 @@ bool IsSpace(utf8proc_int32_t c) {
 
 class KeyBuilder {
  public:
-  explicit KeyBuilder(NormalizedText& out) : out_(out) {}
+  // The key is written into buffers sized ahead (`size_` bytes used) and
+  // cut to size by Finish: most input bytes become one key byte.
+  KeyBuilder(NormalizedText& out, size_t expected) : out_(out) { Reserve(expected + 16); }
 
   void Space(size_t at) {
-    if (!out_.key.empty()) pending_space_ = at;
-    has_pending_ = !out_.key.empty();
+    if (size_ != 0) pending_space_ = at;
+    has_pending_ = size_ != 0;
   }
   void Append(std::string_view bytes, size_t at) {
-    if (has_pending_) {
-      out_.key.push_back(' ');
-      out_.offsets.push_back(static_cast<uint32_t>(pending_space_));
-      has_pending_ = false;
+    Reserve(bytes.size() + 1);
+    Pending();
+    for (char c : bytes) {
+      out_.key[size_] = c;
+      out_.offsets[size_++] = static_cast<uint32_t>(at);
     }
-    out_.key.append(bytes);
-    out_.offsets.insert(out_.offsets.end(), bytes.size(), static_cast<uint32_t>(at));
   }
-  // One ASCII byte that stands for itself in the key (lower-cased).
-  void AppendAscii(unsigned char c, size_t at) {
-    if (has_pending_) {
-      out_.key.push_back(' ');
-      out_.offsets.push_back(static_cast<uint32_t>(pending_space_));
-      has_pending_ = false;
+  // ASCII bytes [from, to) of `text` that each stand for themselves in the
+  // key (lower-cased).
+  void AppendAscii(const unsigned char* text, size_t from, size_t to) {
+    Reserve(to - from + 1);
+    Pending();
+    char* key = out_.key.data() + size_;
+    uint32_t* offsets = out_.offsets.data() + size_;
+    for (size_t k = from; k < to; ++k) {
+      const unsigned char c = text[k];
+      *key++ = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+      *offsets++ = static_cast<uint32_t>(k);
     }
-    out_.key.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
-    out_.offsets.push_back(static_cast<uint32_t>(at));
+    size_ += to - from;
+  }
+  void Finish() {
+    out_.key.resize(size_);
+    out_.offsets.resize(size_);
   }
 
  private:
+  void Reserve(size_t more) {
+    if (size_ + more <= out_.key.size()) return;
+    const size_t grown = std::max(out_.key.size() * 2, size_ + more);
+    out_.key.resize(grown);
+    out_.offsets.resize(grown);
+  }
+  void Pending() {
+    if (!has_pending_) return;
+    out_.key[size_] = ' ';
+    out_.offsets[size_++] = static_cast<uint32_t>(pending_space_);
+    has_pending_ = false;
+  }
+
   NormalizedText& out_;
+  size_t size_ = 0;
   bool has_pending_ = false;
   size_t pending_space_ = 0;
 };
@@ -96,9 +121,7 @@ std::pair<size_t, size_t> NormalizedText::InputRange(std::string_view input, siz
 
 NormalizedText Normalize(std::string_view text) {
   NormalizedText out;
-  out.key.reserve(text.size());
-  out.offsets.reserve(text.size());
-  KeyBuilder key(out);
+  KeyBuilder key(out, text.size());
   const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
   size_t i = 0;
   utf8proc_int32_t buffer[32];
@@ -107,13 +130,15 @@ NormalizedText Normalize(std::string_view text) {
       // ASCII has no decomposition and folds to lower case; white space and
       // '`' take the general path.
       do {
-        const unsigned char c = bytes[i];
-        if (c > ' ' && c != '`' && c != 0x7F) {
-          key.AppendAscii(c, i);
+        size_t j = i;
+        while (j < text.size() && bytes[j] > ' ' && bytes[j] < 0x7F && bytes[j] != '`') ++j;
+        if (j > i) {
+          key.AppendAscii(bytes, i, j);
+          i = j;
         } else {
-          Emit(key, c, i);
+          Emit(key, bytes[i], i);
+          ++i;
         }
-        ++i;
       } while (i < text.size() && bytes[i] < 0x80);
       continue;
     }
@@ -158,6 +183,7 @@ NormalizedText Normalize(std::string_view text) {
       }
     }
   }
+  key.Finish();
   return out;
 }
 
