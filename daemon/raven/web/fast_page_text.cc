@@ -1198,6 +1198,14 @@ void FastParser::ClearToMarker() {
 // is open, in scope, and no special element was opened inside it. Where it
 // would move nodes, the page goes to gumbo.
 void FastParser::AdoptionAgency(GumboTag subject) {
+  // The common case: the element being closed is the current node and the
+  // last entry of the list.
+  if (!formatting_.empty() && formatting_.back().tag == subject &&
+      formatting_.back().id == stack_.back().id) {
+    Pop();
+    formatting_.pop_back();
+    return;
+  }
   if (Current() == subject) {
     bool listed = false;
     for (const Formatting& f : formatting_) listed = listed || f.id == stack_.back().id;
