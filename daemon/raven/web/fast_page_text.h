@@ -15,7 +15,7 @@
 // rare named references, bytes gumbo would replace, ...) it gives up and
 // returns nullopt, and the page goes to gumbo. The fuzz target
 // raven_page_fuzz checks the two against each other on every input the fast
-// parser accepts.
+// parser accepts. The parser itself is in fast_parser.h.
 //
 // Both are stateless; safe from any thread.
 #pragma once
@@ -24,21 +24,11 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "daemon/raven/web/page_text.h"
 
 namespace raw::raven::web {
 
 std::optional<PageText> FastPageText(std::string_view html);
 absl::StatusOr<PageText> GumboPageText(std::string_view html);
-
-// The named character references FastPageText decodes itself (each with its
-// ';'); any other name sends the page to gumbo. Exposed for the test that
-// checks each against gumbo.
-struct NamedReference {
-  std::string_view name;  // without '&' and ';'
-  char32_t code_point;
-};
-absl::Span<const NamedReference> FastNamedReferences();
 
 }  // namespace raw::raven::web

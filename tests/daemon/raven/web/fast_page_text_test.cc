@@ -1,5 +1,7 @@
 #include "daemon/raven/web/fast_page_text.h"
 
+#include "daemon/raven/web/html_references.h"
+
 #include <string>
 #include <vector>
 
@@ -99,8 +101,8 @@ TEST(FastPageTextTest, ConstructsThatMoveNodesAreLeftToGumbo) {
 }
 
 TEST(FastPageTextTest, EachNamedReferenceDecodesAsGumboDoes) {
-  ASSERT_GT(FastNamedReferences().size(), 140u);
-  for (const NamedReference& r : FastNamedReferences()) {
+  ASSERT_GT(html::NamedReferences().size(), 140u);
+  for (const html::NamedReference& r : html::NamedReferences()) {
     ExpectSameAsGumbo(absl::StrCat("<p>a&", std::string(r.name), ";b</p>"), /*must_be_fast=*/true);
   }
 }
