@@ -170,6 +170,52 @@ size_t DecodeEntity(std::string_view text, size_t pos, std::string& out) {
 
 }  // namespace
 
+bool HasTagWithMoreAttributes(std::string_view html, size_t limit) {
+  const size_t n = html.size();
+  for (size_t i = html.find('<'); i != std::string_view::npos && i < n; i = html.find('<', i)) {
+    if (html.substr(i, 4) == "<!--") {
+      const size_t close = html.find("-->", i + 4);
+      if (close == std::string_view::npos) return false;
+      i = close + 3;
+      continue;
+    }
+    size_t p = i + 1;
+    if (p < n && html[p] == '/') ++p;
+    if (p >= n || !absl::ascii_isalpha(static_cast<unsigned char>(html[p]))) {
+      i = p;
+      continue;
+    }
+    const size_t name_start = p;
+    while (p < n && !absl::ascii_isspace(static_cast<unsigned char>(html[p])) && html[p] != '>' &&
+           html[p] != '/') {
+      ++p;
+    }
+    const std::string name = absl::AsciiStrToLower(ToAbsl(html.substr(name_start, p - name_start)));
+    size_t count = 0;
+    bool in_word = false;
+    char quote = 0;
+    for (; p < n; ++p) {
+      const char c = html[p];
+      if (quote != 0) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '>') break;
+      if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (absl::ascii_isspace(static_cast<unsigned char>(c)) || c == '/') {
+        in_word = false;
+      } else if (!in_word) {
+        in_word = true;
+        if (++count > limit) return true;
+      }
+    }
+    i = p < n ? p + 1 : n;
+    if (IsRawText(name) && html[name_start - 1] != '/') i = SkipRawText(html, i, name);
+  }
+  return false;
+}
+
 bool ExceedsNestingDepth(std::string_view html, size_t limit) {
   std::vector<std::string> open;
   std::unordered_map<std::string, size_t> open_count;  // so stray end tags cost O(1)

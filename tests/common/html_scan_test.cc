@@ -33,6 +33,16 @@ TEST(HtmlScanTest, CountsOnlyElementsThatStayOpen) {
   EXPECT_TRUE(ExceedsNestingDepth(Repeat("<div/>", 11), 10));
 }
 
+TEST(HtmlScanTest, CountsTheAttributesOfEachTag) {
+  EXPECT_FALSE(HasTagWithMoreAttributes("<p a b=1 c='x y' d=\"p q\">" + Repeat("<i x y>", 500), 4));
+  EXPECT_TRUE(HasTagWithMoreAttributes("<p a b=1 c='x y' d=\"p q\" e>", 4));
+  EXPECT_TRUE(HasTagWithMoreAttributes("<p" + Repeat(" a", 300) + "/>", 256));
+  // Comments and raw text hold no tags; a quoted '>' does not end a tag.
+  EXPECT_FALSE(HasTagWithMoreAttributes("<!--<p" + Repeat(" a", 300) + ">-->", 256));
+  EXPECT_FALSE(HasTagWithMoreAttributes("<script>x='<p" + Repeat(" a", 300) + ">'</script>", 256));
+  EXPECT_TRUE(HasTagWithMoreAttributes("<p t='>'" + Repeat(" a", 300) + ">", 256));
+}
+
 TEST(HtmlScanTest, StripTagsKeepsTheText) {
   EXPECT_EQ(StripTags("<html><head><style>p{}</style><script>if (a<b) x();</script></head>"
                       "<body><h1>Title</h1><p>Some <b>bold</b>   text &amp; more&#33;"

@@ -121,7 +121,11 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
   attribute_names_.clear();
   bool carrying = false;
   size_t carry_begin = 0;
+  size_t attributes = 0;
   auto start_name = [&](size_t a, size_t b) {
+    // Each name is compared with every earlier one, as gumbo does: past
+    // kMaxAttributes the page is refused (page_text.h).
+    if (++attributes > kMaxAttributes) return false;
     const size_t begin = carrying ? carry_begin : attribute_buffer_.size();
     for (size_t k = a; k < b; ++k) attribute_buffer_.push_back(Lower(s_[k]));
     const std::string_view name(attribute_buffer_.data() + begin, attribute_buffer_.size() - begin);
@@ -130,7 +134,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
         carrying = true;
         carry_begin = begin;
         current = kDropped;
-        return;
+        return true;
       }
     }
     carrying = false;
@@ -145,6 +149,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
       current = kStyle;
     }
     attribute_names_.emplace_back(begin, name.size());
+    return true;
   };
   auto set_value = [&](std::string_view v) {
     if (current == kDropped && carrying) {  // gumbo empties its buffer with the value
@@ -177,7 +182,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
         } else {
           size_t a = p++;
           while (p < n && !IsSpace(s_[p]) && s_[p] != '/' && s_[p] != '=' && s_[p] != '>') ++p;
-          start_name(a, p);
+          if (!start_name(a, p)) return false;
           if (p < n && s_[p] == '=') {
             ++p;
             state = kBeforeValue;

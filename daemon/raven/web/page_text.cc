@@ -86,11 +86,16 @@ size_t PageText::PageOffset(size_t offset) const {
 }
 
 absl::StatusOr<PageText> ExtractPageText(std::string_view html) {
-  // The fast parser gives up past kMaxDepth open elements itself.
+  // The fast parser gives up past kMaxDepth open elements and
+  // kMaxAttributes attributes in a tag itself.
   if (std::optional<PageText> fast = FastPageText(html)) return *std::move(fast);
   if (ExceedsNestingDepth(html, kMaxDepth)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the page nests elements more than ", kMaxDepth, " deep and was not parsed"));
+  }
+  if (HasTagWithMoreAttributes(html, kMaxAttributes)) {
+    return absl::InvalidArgumentError(absl::StrCat("the page has a tag with more than ",
+                                                   kMaxAttributes, " attributes and was not parsed"));
   }
   return GumboPageText(html);
 }

@@ -20,8 +20,9 @@
 //
 // `segments` maps the text back to the page: each entry says that text from
 // `text_offset` on came from the node whose source starts at `page_offset`
-// in the (UTF-8) HTML. Pages whose elements nest deeper than kMaxDepth are
-// not parsed (libgumbo is quadratic there): the result is an error.
+// in the (UTF-8) HTML. Pages whose elements nest deeper than kMaxDepth, or
+// with a tag of more than kMaxAttributes attributes, are not parsed
+// (libgumbo is quadratic in both): the result is an error.
 // Stateless; safe from any thread.
 #pragma once
 
@@ -47,6 +48,7 @@ struct PageText {
 };
 
 inline constexpr size_t kMaxDepth = 1000;
+inline constexpr size_t kMaxAttributes = 256;
 
 absl::StatusOr<PageText> ExtractPageText(std::string_view html);
 

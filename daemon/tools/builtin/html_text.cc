@@ -15,6 +15,8 @@ namespace {
 
 // Deeper pages are not parsed (html_scan.h explains why).
 constexpr size_t kMaxParseDepth = 1000;
+// gumbo compares each attribute name with every earlier one of its tag.
+constexpr size_t kMaxParseAttributes = 256;
 
 bool IsSkipped(GumboTag tag) {
   switch (tag) {
@@ -375,6 +377,12 @@ std::string HtmlToText(std::string_view html, const HtmlTextOptions& options) {
     std::string text = StripTags(html);
     return absl::StrCat("[the page nests elements more than ", kMaxParseDepth,
                         " deep, so it was not parsed; this is its text with the markup "
+                        "stripped]", text.empty() ? "" : "\n\n", text);
+  }
+  if (HasTagWithMoreAttributes(html, kMaxParseAttributes)) {
+    std::string text = StripTags(html);
+    return absl::StrCat("[the page has a tag with more than ", kMaxParseAttributes,
+                        " attributes, so it was not parsed; this is its text with the markup "
                         "stripped]", text.empty() ? "" : "\n\n", text);
   }
   GumboOptions gumbo_options = kGumboDefaultOptions;

@@ -60,7 +60,7 @@ TEST(RavenPageTextTest, MapsTextBackToThePage) {
 // Found by raven_page_fuzz: text trimmed off the end left a segment that
 // pointed past it.
 TEST(RavenPageTextTest, NoSegmentPointsPastTheTrimmedText) {
-  for (const std::string html :
+  for (const std::string& html :
        {std::string("<p>Cookies <button>x</button></p><p> \n\t </p><b>  </b>"),
         std::string("<p>C") + std::string(100, '\0') + "ookies <butl<odi> l\x01<t"}) {
     absl::StatusOr<PageText> t = ExtractPageText(html);
@@ -75,6 +75,24 @@ TEST(RavenPageTextTest, RefusesPagesNestedTooDeep) {
   absl::StatusOr<PageText> t = ExtractPageText(html);
   EXPECT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("nests"), std::string::npos);
+}
+
+TEST(RavenPageTextTest, RefusesATagWithTooManyAttributes) {
+  // Both parsers would compare each name with every earlier one.
+  std::string html = "<p";
+  for (size_t i = 0; i < 100000; ++i) html += " a" + std::to_string(i);
+  html += ">text</p>";
+  absl::StatusOr<PageText> t = ExtractPageText(html);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("more than 256 attributes"), std::string::npos);
+  // Even when the streaming parser gave up earlier, for another reason.
+  t = ExtractPageText("<svg></svg>" + html);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("more than 256 attributes"), std::string::npos);
+  // A tag with many attributes, within the limit, is read.
+  std::string many = "<p";
+  for (size_t i = 0; i < kMaxAttributes - 1; ++i) many += " a" + std::to_string(i);
+  EXPECT_TRUE(ExtractPageText(many + ">text</p>").ok());
 }
 
 }  // namespace
