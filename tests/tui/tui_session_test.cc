@@ -81,7 +81,12 @@ TEST_F(TuiE2eTest, ApprovesABatchWithOneAnswer) {
   fake_.Enqueue(chat::ToolCallsAnswer({{"c3", "bash", R"({"command":"echo third-call"})"}}));
   fake_.Enqueue(chat::TextAnswer("Understood, not running it."));
   Send("a", "run a third command");
-  ASSERT_TRUE(tmux_.WaitForText("a", "command: echo third-call")) << tmux_.Capture("a");
+  // The call is shown before the approval takes keys: wait for its key hints.
+  screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("command: echo third-call") != std::string::npos &&
+           s.find("[y] Allow once") != std::string::npos;
+  });
+  ASSERT_NE(screen.find("[y] Allow once"), std::string::npos) << screen;
   tmux_.SendText("a", "m");
   ASSERT_TRUE(tmux_.WaitForText("a", "Message for the model:")) << tmux_.Capture("a");
   tmux_.SendText("a", "use ls instead");
