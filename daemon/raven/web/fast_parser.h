@@ -29,15 +29,18 @@ namespace raw::raven::web::html {
 // A start or end tag as the tree construction needs it.
 struct TagToken {
   GumboTag tag = GUMBO_TAG_UNKNOWN;
+  std::string_view name;  // as written in the page
   bool start = true;
+  bool self_closing = false;
   bool hidden = false;  // Hidden() of its attributes
+  bool font_attributes = false;  // color, face or size: a <font> that leaves SVG and MathML
 };
 
 // gumbo's insertion modes, less those this parser leaves to gumbo (text
 // modes are handled by the tokenizer, which reads a raw text element whole).
 enum class Mode : uint8_t {
   kInitial, kBeforeHtml, kBeforeHead, kInHead, kAfterHead, kInBody, kInTable, kInTableBody,
-  kInRow, kInCell, kInCaption, kInColumnGroup, kAfterBody, kAfterAfterBody,
+  kInRow, kInCell, kInCaption, kInColumnGroup, kInSelect, kAfterBody, kAfterAfterBody,
 };
 
 // The doctype's quirks mode: only whether <table> closes an open <p>
@@ -47,12 +50,16 @@ enum class Quirks : uint8_t { kNo, kYes, kUnknown };
 // How the content of the element just opened is tokenized.
 enum class RawText : uint8_t { kNone, kRawText, kRcData, kScript };
 
+enum class Namespace : uint8_t { kHtml, kSvg, kMathMl };
+
 // An open element; `id` tells apart elements of the same tag.
 struct Element {
   GumboTag tag;
   uint32_t id;
   bool suppressed;  // dropped or hidden, itself or an ancestor
   bool pre;
+  Namespace ns = Namespace::kHtml;
+  std::string_view name;  // foreign elements: the name as written (end tags match it)
 };
 
 // An entry of the list of active formatting elements.
@@ -95,11 +102,20 @@ class FastParser {
   bool InCell(const TagToken& t);
   bool InCaption(const TagToken& t);
   bool InColumnGroup(const TagToken& t);
+  bool InSelect(const TagToken& t);
+  bool InSelectScope() const;
+  void CloseSelect();
   void Comment() { Flush(); }
+  // SVG and MathML content (fast_parser_foreign.cc).
+  void OpenForeign(const TagToken& t, Namespace ns);
+  void ForeignTag(const TagToken& t);
+  void ForeignCharacters(std::string_view text, size_t offset, bool from_reference);
+  bool IntegrationPoint() const;
   void Eof();
 
   // Stack of open elements and the output events of the walk.
-  void Push(GumboTag tag, bool hidden, bool flush = true);
+  void Push(GumboTag tag, bool hidden, bool flush = true, Namespace ns = Namespace::kHtml,
+            std::string_view name = {});
   void Pop();
   void Flush();
   bool PendingEmpty() const { return pending_.empty() && pending_view_.empty(); }
@@ -154,6 +170,7 @@ class FastParser {
   std::vector<Element> stack_;
   std::vector<Formatting> formatting_;
   uint32_t next_id_ = 1;
+  size_t foreign_open_ = 0;  // SVG and MathML elements on the stack
   uint32_t form_ = 0;  // the form element pointer (an element id), 0 for none
   bool ignore_lf_ = false;
   RawText raw_ = RawText::kNone;

@@ -134,10 +134,25 @@ bool FastParser::InBodyStart(const TagToken& t) {
       return false;  // ignored in the body
     case GUMBO_TAG_HTML: case GUMBO_TAG_BODY: case GUMBO_TAG_FRAMESET: case GUMBO_TAG_TEMPLATE:
     case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_APPLET: case GUMBO_TAG_MARQUEE:
-    case GUMBO_TAG_OBJECT: case GUMBO_TAG_IMAGE: case GUMBO_TAG_ISINDEX: case GUMBO_TAG_SELECT:
+    case GUMBO_TAG_OBJECT: case GUMBO_TAG_IMAGE: case GUMBO_TAG_ISINDEX:
     case GUMBO_TAG_RB: case GUMBO_TAG_RP: case GUMBO_TAG_RT: case GUMBO_TAG_RTC:
-    case GUMBO_TAG_MATH: case GUMBO_TAG_SVG:
       Bail();
+      return false;
+    case GUMBO_TAG_SVG:
+      OpenForeign(t, Namespace::kSvg);
+      return false;
+    case GUMBO_TAG_SELECT:
+      // Inside a table cell or caption gumbo has its own mode for it.
+      if (mode_ != Mode::kInBody) {
+        Bail();
+        return false;
+      }
+      Reconstruct();
+      Push(tag, t.hidden);
+      mode_ = Mode::kInSelect;
+      return false;
+    case GUMBO_TAG_MATH:
+      OpenForeign(t, Namespace::kMathMl);
       return false;
     default:
       Reconstruct();

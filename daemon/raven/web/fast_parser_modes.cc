@@ -3,6 +3,9 @@
 namespace raw::raven::web::html {
 
 void FastParser::Process(const TagToken& t) {
+  // Inside SVG or MathML the current node is foreign (HTML inside them is
+  // left to gumbo, so no HTML element is ever opened above a foreign one).
+  if (foreign_open_ > 0) return ForeignTag(t);
   while (ok_ && Dispatch(t)) {
   }
 }
@@ -30,6 +33,8 @@ bool FastParser::Dispatch(const TagToken& t) {
       return InCaption(t);
     case Mode::kInColumnGroup:
       return InColumnGroup(t);
+    case Mode::kInSelect:
+      return InSelect(t);
     case Mode::kAfterBody:
     case Mode::kAfterAfterBody:
       if (t.start && t.tag == GUMBO_TAG_HTML) {
@@ -382,6 +387,78 @@ bool FastParser::InColumnGroup(const TagToken& t) {
   Pop();
   mode_ = Mode::kInTable;
   return true;
+}
+
+// A <select> outside tables; its content is dropped, so only where it ends
+// matters.
+bool FastParser::InSelect(const TagToken& t) {
+  const GumboTag tag = t.tag;
+  if (t.start) {
+    switch (tag) {
+      case GUMBO_TAG_OPTION:
+        if (Current() == GUMBO_TAG_OPTION) Pop();
+        Push(tag, t.hidden);
+        return false;
+      case GUMBO_TAG_OPTGROUP:
+        if (Current() == GUMBO_TAG_OPTION) Pop();
+        if (Current() == GUMBO_TAG_OPTGROUP) Pop();
+        Push(tag, t.hidden);
+        return false;
+      case GUMBO_TAG_SELECT:
+        if (InSelectScope()) CloseSelect();
+        return false;
+      case GUMBO_TAG_INPUT: case GUMBO_TAG_KEYGEN: case GUMBO_TAG_TEXTAREA:
+        if (!InSelectScope()) return false;
+        CloseSelect();
+        return true;
+      case GUMBO_TAG_SCRIPT:
+        RawTextElement(t, RawText::kScript);
+        return false;
+      case GUMBO_TAG_HTML: case GUMBO_TAG_TEMPLATE:
+        Bail();
+        return false;
+      default:
+        return false;  // ignored
+    }
+  }
+  switch (tag) {
+    case GUMBO_TAG_OPTGROUP:
+      if (Current() == GUMBO_TAG_OPTION && stack_.size() >= 2 &&
+          stack_[stack_.size() - 2].tag == GUMBO_TAG_OPTGROUP) {
+        Pop();
+      }
+      if (Current() == GUMBO_TAG_OPTGROUP) Pop();
+      return false;
+    case GUMBO_TAG_OPTION:
+      if (Current() == GUMBO_TAG_OPTION) Pop();
+      return false;
+    case GUMBO_TAG_SELECT:
+      if (InSelectScope()) CloseSelect();
+      return false;
+    case GUMBO_TAG_TEMPLATE:
+      Bail();
+      return false;
+    default:
+      return false;  // ignored
+  }
+}
+
+// "In select scope": only <option> and <optgroup> above the <select>.
+bool FastParser::InSelectScope() const {
+  for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+    if (it->tag == GUMBO_TAG_SELECT) return true;
+    if (it->tag != GUMBO_TAG_OPTION && it->tag != GUMBO_TAG_OPTGROUP) return false;
+  }
+  return false;
+}
+
+void FastParser::CloseSelect() {
+  while (!stack_.empty()) {
+    const bool select = Current() == GUMBO_TAG_SELECT;
+    Pop();
+    if (select) break;
+  }
+  ResetMode();
 }
 
 void FastParser::Eof() {

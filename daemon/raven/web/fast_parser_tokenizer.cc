@@ -51,6 +51,14 @@ void FastParser::Markup(size_t& i) {
         quirks_ = q;
         mode_ = Mode::kBeforeHtml;
       }  // elsewhere a doctype is ignored
+    } else if (foreign_open_ > 0 && s_.substr(i + 2, 7) == "[CDATA[") {
+      // A CDATA section, in SVG or MathML only: its text up to "]]>".
+      ignore_lf_ = false;
+      const size_t from = i + 9;
+      const size_t end = s_.find("]]>", from);
+      const size_t stop = end == std::string_view::npos ? n : end;
+      if (stop > from) ForeignCharacters(s_.substr(from, stop - from), from, false);
+      i = end == std::string_view::npos ? n : end + 3;
     } else {
       ignore_lf_ = false;
       size_t end = s_.find('>', i + 2);  // a bogus comment
@@ -110,7 +118,8 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
     ++p;
   }
   if (p >= n) return false;
-  token.tag = TagNamed(s_.substr(name_begin, p - name_begin), key);
+  token.name = s_.substr(name_begin, p - name_begin);
+  token.tag = TagNamed(token.name, key);
 
   HidingAttributes hiding;
   enum { kNone, kAria, kStyle, kOther, kDropped } current = kNone;
@@ -139,6 +148,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
     }
     carrying = false;
     current = kOther;
+    if (name == "color" || name == "face" || name == "size") token.font_attributes = true;
     if (name == "hidden") {
       hiding.hidden = true;
     } else if (name == "aria-hidden") {
@@ -222,6 +232,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
         break;
       case kSelfClosing:
         if (c == '>') {
+          token.self_closing = true;
           i = p + 1;
           token.hidden = (hiding.hidden || hiding.has_aria_hidden || hiding.has_style) && Hidden(hiding);
           return true;

@@ -15,6 +15,7 @@ void FastParser::Characters(std::string_view text, size_t offset, bool from_refe
       offset += 1;
     }
   }
+  if (foreign_open_ > 0) return ForeignCharacters(text, offset, from_reference);
   while (ok_ && !text.empty()) {
     if (mode_ == Mode::kInBody || mode_ == Mode::kInCell || mode_ == Mode::kInCaption) {
       Reconstruct();
@@ -79,6 +80,9 @@ void FastParser::Characters(std::string_view text, size_t offset, bool from_refe
         Reconstruct();
         AppendPending(text, offset, from_reference);
         return;
+      case Mode::kInSelect:
+        AppendPending(text, offset, from_reference);
+        return;
     }
   }
 }
@@ -121,7 +125,7 @@ void FastParser::Flush() {
   pending_view_ = {};
 }
 
-void FastParser::Push(GumboTag tag, bool hidden, bool flush) {
+void FastParser::Push(GumboTag tag, bool hidden, bool flush, Namespace ns, std::string_view name) {
   if (flush) Flush();
   const bool parent_suppressed = !stack_.empty() && stack_.back().suppressed;
   const bool parent_pre = !stack_.empty() && stack_.back().pre;
@@ -130,7 +134,8 @@ void FastParser::Push(GumboTag tag, bool hidden, bool flush) {
   if (stack_.size() >= kMaxDepth) return Bail();
   const uint8_t walk = walk_[tag];
   Element e{tag, next_id_++, parent_suppressed || (walk & kDropped) != 0 || hidden,
-            parent_pre || (walk & kPre) != 0};
+            parent_pre || (walk & kPre) != 0, ns, name};
+  if (ns != Namespace::kHtml) ++foreign_open_;
   if (!e.suppressed) {
     if (tag == GUMBO_TAG_BR) {
       out_.Break('\n');
@@ -146,6 +151,7 @@ void FastParser::Pop() {
   Flush();
   const Element e = stack_.back();
   stack_.pop_back();
+  if (e.ns != Namespace::kHtml) --foreign_open_;
   if (!e.suppressed && e.tag != GUMBO_TAG_BR) {
     const uint8_t walk = walk_[e.tag];
     if (walk & kBlock) out_.Break('\n');

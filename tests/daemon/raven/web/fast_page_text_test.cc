@@ -73,6 +73,19 @@ TEST(FastPageTextTest, ArticlePagesTakeTheFastPathAndMatchGumbo) {
       "<html hidden><p>none</p></html>",
       "<body hidden><p>none</p></body>",
       "<div>\u6771\u4EAC<span>\u90FD</span>\u00A0\u2028</div>",
+      // SVG and MathML are dropped; only where they end matters.
+      "<p>icon <svg viewBox='0 0 8 8'><title>Search</title><path d='M0 0'/><g><circle r=1 />"
+      "</g><style>.a{}</style><text>label</text></svg> after</p>",
+      "<a href=x><svg><use href='#i'></use></svg>Link</a> <svg/> tail",
+      "<p>x<svg><foreignObject><!-- c --></foreignObject><![CDATA[a<b>c]]><desc>d</desc></SVG>y",
+      "<p><math><mi>x</mi><mo>=</mo><mn>2</mn></math> is the answer</p>",
+      "<svg><svg><rect/></svg></svg><p>after nested svg</p><svg><path>",
+      // A <select> is dropped too.
+      "<p>Pick <select name=s><option>One<option selected>Two<optgroup label=g><option>Three"
+      "</optgroup></select> then text</p>",
+      "<select><option>a</option><b>ignored</b><script>x()</script></select><input>after",
+      "<select><option>a<textarea>closes the select</textarea>b",
+      "<select><select>second closes the first</select>tail",
   };
   for (const std::string& page : pages) ExpectSameAsGumbo(page, /*must_be_fast=*/true);
 }
@@ -82,8 +95,10 @@ TEST(FastPageTextTest, ConstructsThatMoveNodesAreLeftToGumbo) {
       "<table>text moved before the table<tr><td>x</td></tr></table>",
       "<table><div>foster</div></table>",
       "<b>1<p>2</b>3</p>",  // a furthest block
-      "<svg><text>vector</text></svg><math><mi>x</mi></math>",
-      "<select><option>a</select>",
+      "<svg><p>breaks out of SVG</p></svg>",
+      "<svg><foreignObject><div>HTML inside</div></foreignObject></svg>",
+      "<div><svg><g></div>an end tag that reaches HTML</g></svg>",
+      "<table><tr><td><select><option>a</select></td></tr></table>",
       "<template><p>t</p></template>",
       "<frameset><frame></frameset>",
       "<p>&notin; &copyx &amp</p>",  // rare names and legacy forms
