@@ -39,7 +39,7 @@ struct TagToken {
 // gumbo's insertion modes, less those this parser leaves to gumbo (text
 // modes are handled by the tokenizer, which reads a raw text element whole).
 enum class Mode : uint8_t {
-  kInitial, kBeforeHtml, kBeforeHead, kInHead, kAfterHead, kInBody, kInTable, kInTableBody,
+  kInitial, kBeforeHtml, kBeforeHead, kInHead, kInHeadNoscript, kAfterHead, kInBody, kInTable, kInTableBody,
   kInRow, kInCell, kInCaption, kInColumnGroup, kInSelect, kAfterBody, kAfterAfterBody,
 };
 
@@ -94,6 +94,8 @@ class FastParser {
   bool Dispatch(const TagToken& t);
   bool BeforeBody(const TagToken& t);
   bool InHead(const TagToken& t);
+  bool InHeadNoscript(const TagToken& t);
+  bool MergeAttributes(const TagToken& t);
   bool InBodyStart(const TagToken& t);
   bool InBodyEnd(const TagToken& t);
   bool InTable(const TagToken& t);

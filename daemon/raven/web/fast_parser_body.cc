@@ -132,7 +132,9 @@ bool FastParser::InBodyStart(const TagToken& t) {
     case GUMBO_TAG_HEAD: case GUMBO_TAG_TBODY: case GUMBO_TAG_TD: case GUMBO_TAG_TFOOT:
     case GUMBO_TAG_TH: case GUMBO_TAG_THEAD: case GUMBO_TAG_TR:
       return false;  // ignored in the body
-    case GUMBO_TAG_HTML: case GUMBO_TAG_BODY: case GUMBO_TAG_FRAMESET: case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_HTML: case GUMBO_TAG_BODY:
+      return MergeAttributes(t);
+    case GUMBO_TAG_FRAMESET: case GUMBO_TAG_TEMPLATE:
     case GUMBO_TAG_PLAINTEXT: case GUMBO_TAG_APPLET: case GUMBO_TAG_MARQUEE:
     case GUMBO_TAG_OBJECT: case GUMBO_TAG_IMAGE: case GUMBO_TAG_ISINDEX:
     case GUMBO_TAG_RB: case GUMBO_TAG_RP: case GUMBO_TAG_RT: case GUMBO_TAG_RTC:

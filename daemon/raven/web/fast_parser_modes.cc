@@ -19,6 +19,8 @@ bool FastParser::Dispatch(const TagToken& t) {
       return BeforeBody(t);
     case Mode::kInHead:
       return InHead(t);
+    case Mode::kInHeadNoscript:
+      return InHeadNoscript(t);
     case Mode::kInBody:
       return t.start ? InBodyStart(t) : InBodyEnd(t);
     case Mode::kInTable:
@@ -37,10 +39,7 @@ bool FastParser::Dispatch(const TagToken& t) {
       return InSelect(t);
     case Mode::kAfterBody:
     case Mode::kAfterAfterBody:
-      if (t.start && t.tag == GUMBO_TAG_HTML) {
-        Bail();  // its attributes would merge into the root
-        return false;
-      }
+      if (t.start && t.tag == GUMBO_TAG_HTML) return MergeAttributes(t);
       if (mode_ == Mode::kAfterBody && !t.start && t.tag == GUMBO_TAG_HTML) {
         mode_ = Mode::kAfterAfterBody;
         return false;
@@ -72,10 +71,7 @@ bool FastParser::BeforeBody(const TagToken& t) {
       mode_ = Mode::kBeforeHead;
       return true;
     case Mode::kBeforeHead:
-      if (t.start && t.tag == GUMBO_TAG_HTML) {
-        Bail();  // its attributes would merge into the root
-        return false;
-      }
+      if (t.start && t.tag == GUMBO_TAG_HTML) return MergeAttributes(t);
       if (t.start && t.tag == GUMBO_TAG_HEAD) {
         Push(GUMBO_TAG_HEAD, t.hidden);
         mode_ = Mode::kInHead;
@@ -88,7 +84,9 @@ bool FastParser::BeforeBody(const TagToken& t) {
     default:  // after head
       if (t.start) {
         switch (t.tag) {
-          case GUMBO_TAG_HTML: case GUMBO_TAG_FRAMESET: case GUMBO_TAG_TEMPLATE:
+          case GUMBO_TAG_HTML:
+            return MergeAttributes(t);
+          case GUMBO_TAG_FRAMESET: case GUMBO_TAG_TEMPLATE:
             Bail();
             return false;
           case GUMBO_TAG_BODY:
@@ -124,11 +122,26 @@ bool FastParser::BeforeBody(const TagToken& t) {
   }
 }
 
+// An <html> or <body> start tag once that element exists: gumbo gives the
+// element the tag's attributes it lacks. An attribute that hides hides on
+// its own, so the text changes only when the tag's own attributes hide:
+// then the page goes to gumbo; otherwise nothing happens.
+bool FastParser::MergeAttributes(const TagToken& t) {
+  if (t.hidden) Bail();
+  return false;
+}
+
 bool FastParser::InHead(const TagToken& t) {
   if (t.start) {
     switch (t.tag) {
-      case GUMBO_TAG_HTML: case GUMBO_TAG_NOSCRIPT: case GUMBO_TAG_TEMPLATE:
+      case GUMBO_TAG_HTML:
+        return MergeAttributes(t);
+      case GUMBO_TAG_TEMPLATE:
         Bail();
+        return false;
+      case GUMBO_TAG_NOSCRIPT:  // scripting is off: its content is markup
+        Push(t.tag, t.hidden);
+        mode_ = Mode::kInHeadNoscript;
         return false;
       case GUMBO_TAG_BASE: case GUMBO_TAG_BASEFONT: case GUMBO_TAG_BGSOUND:
       case GUMBO_TAG_MENUITEM: case GUMBO_TAG_LINK: case GUMBO_TAG_META:
@@ -163,6 +176,32 @@ bool FastParser::InHead(const TagToken& t) {
   }
   Pop();
   mode_ = Mode::kAfterHead;
+  return true;
+}
+
+// A <noscript> in the head holds only what the head may hold.
+bool FastParser::InHeadNoscript(const TagToken& t) {
+  if (t.start) {
+    switch (t.tag) {
+      case GUMBO_TAG_HTML:
+        return MergeAttributes(t);
+      case GUMBO_TAG_BASEFONT: case GUMBO_TAG_BGSOUND: case GUMBO_TAG_LINK: case GUMBO_TAG_META:
+      case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_STYLE:
+        return InHead(t);
+      case GUMBO_TAG_HEAD: case GUMBO_TAG_NOSCRIPT:
+        return false;
+      default:
+        break;
+    }
+  } else if (t.tag == GUMBO_TAG_NOSCRIPT) {
+    Pop();
+    mode_ = Mode::kInHead;
+    return false;
+  } else if (t.tag != GUMBO_TAG_BR) {
+    return false;
+  }
+  Pop();
+  mode_ = Mode::kInHead;
   return true;
 }
 
@@ -379,7 +418,8 @@ bool FastParser::InColumnGroup(const TagToken& t) {
     return false;
   }
   if (!t.start && tag == GUMBO_TAG_COL) return false;
-  if (tag == GUMBO_TAG_HTML || tag == GUMBO_TAG_TEMPLATE) {
+  if (t.start && tag == GUMBO_TAG_HTML) return MergeAttributes(t);
+  if (tag == GUMBO_TAG_TEMPLATE) {
     Bail();
     return false;
   }
@@ -414,7 +454,9 @@ bool FastParser::InSelect(const TagToken& t) {
       case GUMBO_TAG_SCRIPT:
         RawTextElement(t, RawText::kScript);
         return false;
-      case GUMBO_TAG_HTML: case GUMBO_TAG_TEMPLATE:
+      case GUMBO_TAG_HTML:
+        return MergeAttributes(t);
+      case GUMBO_TAG_TEMPLATE:
         Bail();
         return false;
       default:

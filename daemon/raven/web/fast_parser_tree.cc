@@ -44,6 +44,7 @@ void FastParser::Characters(std::string_view text, size_t offset, bool from_refe
         }
         continue;
       case Mode::kInHead:
+      case Mode::kInHeadNoscript:
       case Mode::kAfterHead:
       case Mode::kInTable:
       case Mode::kInTableBody:
@@ -56,6 +57,9 @@ void FastParser::Characters(std::string_view text, size_t offset, bool from_refe
         if (mode_ == Mode::kInHead) {
           Pop();
           mode_ = Mode::kAfterHead;
+        } else if (mode_ == Mode::kInHeadNoscript) {
+          Pop();
+          mode_ = Mode::kInHead;
         } else if (mode_ == Mode::kAfterHead) {
           Push(GUMBO_TAG_BODY, false);
           mode_ = Mode::kInBody;

@@ -86,6 +86,12 @@ TEST(FastPageTextTest, ArticlePagesTakeTheFastPathAndMatchGumbo) {
       "<select><option>a</option><b>ignored</b><script>x()</script></select><input>after",
       "<select><option>a<textarea>closes the select</textarea>b",
       "<select><select>second closes the first</select>tail",
+      // A <noscript> in the head holds head elements; text ends it and the head.
+      "<html><head><noscript><link rel=stylesheet href=a.css><style>p{}</style></noscript>"
+      "<title>t</title></head><body><p>body</p></body></html>",
+      "<head><noscript>text in a head noscript</noscript></head><p>x</p>",
+      // A second <html> or <body> only lends the attributes the element lacks.
+      "<p>one</p><body class=late><html lang=en>two</body></html><html>three",
   };
   for (const std::string& page : pages) ExpectSameAsGumbo(page, /*must_be_fast=*/true);
 }
@@ -101,6 +107,7 @@ TEST(FastPageTextTest, ConstructsThatMoveNodesAreLeftToGumbo) {
       "<table><tr><td><select><option>a</select></td></tr></table>",
       "<template><p>t</p></template>",
       "<frameset><frame></frameset>",
+      "<p>a</p><body hidden>hides the body that was already there",
       "<p>&notin; &copyx &amp</p>",  // rare names and legacy forms
       std::string("nul \0 byte", 10),
       "bad utf-8 \xC3\x28",
