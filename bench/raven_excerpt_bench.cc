@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/raven/web/excerpt_match.h"
@@ -82,7 +83,7 @@ void BM_WholeCheck(benchmark::State& state) {
                             ? "The final paragraph says exactly this and nothing else."
                             : "The final paragraph says exactly that and nothing else.";
   for (auto _ : state) {
-    std::string text = ExtractPageText(html)->text;
+    std::string text = std::move(ExtractPageText(html)->text);
     NormalizedText key = Normalize(text);
     benchmark::DoNotOptimize(MatchExcerpt(text, key, excerpt));
   }

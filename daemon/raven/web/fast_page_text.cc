@@ -8,10 +8,7 @@ namespace raw::raven::web {
 std::optional<PageText> FastPageText(std::string_view html) {
   if (!html::PlainInput(html)) return std::nullopt;
   PageText out;
-  // The text is never longer than the page (no reference is shorter than
-  // what it stands for); most pages hold a text node every few dozen bytes.
-  out.text.reserve(html.size());
-  out.segments.reserve(html.size() / 32);
+  out.segments.reserve(html.size() / 32);  // a text node every few dozen bytes
   html::FastParser parser(html, out);
   if (!parser.Run()) return std::nullopt;
   return out;

@@ -73,7 +73,7 @@ class FastParser {
  public:
   // Writes into `out`; its result is meaningful only when Run() is true.
   FastParser(std::string_view html, PageText& out)
-      : s_(html), out_(out), page_has_cr_(html.find('\r') != std::string_view::npos) {}
+      : s_(html), out_(out, html.size()), page_has_cr_(html.find('\r') != std::string_view::npos) {}
 
   // Parses the whole page: false when it gave up.
   bool Run();

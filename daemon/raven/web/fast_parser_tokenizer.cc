@@ -148,15 +148,29 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
     }
     carrying = false;
     current = kOther;
-    if (name == "color" || name == "face" || name == "size") token.font_attributes = true;
-    if (name == "hidden") {
-      hiding.hidden = true;
-    } else if (name == "aria-hidden") {
-      hiding.has_aria_hidden = true;
-      current = kAria;
-    } else if (name == "style") {
-      hiding.has_style = true;
-      current = kStyle;
+    switch (name.size()) {
+      case 4:
+        token.font_attributes = token.font_attributes || name == "face" || name == "size";
+        break;
+      case 5:
+        if (name == "color") {
+          token.font_attributes = true;
+        } else if (name == "style") {
+          hiding.has_style = true;
+          current = kStyle;
+        }
+        break;
+      case 6:
+        hiding.hidden = hiding.hidden || name == "hidden";
+        break;
+      case 11:
+        if (name == "aria-hidden") {
+          hiding.has_aria_hidden = true;
+          current = kAria;
+        }
+        break;
+      default:
+        break;
     }
     attribute_names_.emplace_back(begin, name.size());
     return true;

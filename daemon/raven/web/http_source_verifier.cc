@@ -50,7 +50,8 @@ SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedP
   }
   SourceObservation o;
   absl::StatusOr<PageContent> content = DecodePage(page.content_type, page.body);
-  std::string text = content.ok() ? content->text.text : "";
+  const std::string no_text;
+  const std::string& text = content.ok() ? content->text.text : no_text;
   if (page.status >= 400) {
     std::optional<std::string> blocked = BlockReason(page.status, page.body, text);
     o = blocked ? Observed(source, CheckStatus::kUnavailable, CheckOutcome::kBlocked, *blocked)

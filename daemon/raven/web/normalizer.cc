@@ -73,7 +73,9 @@ class KeyBuilder {
 
  private:
   void Reserve(size_t more) {
-    if (size_ + more <= out_.key.size()) return;
+    if (size_ + more > out_.key.size()) Grow(more);
+  }
+  void Grow(size_t more) {
     const size_t grown = std::max(out_.key.size() * 2, size_ + more);
     out_.key.resize(grown);
     out_.offsets.resize(grown);
@@ -135,6 +137,9 @@ NormalizedText Normalize(std::string_view text) {
         if (j > i) {
           key.AppendAscii(bytes, i, j);
           i = j;
+        } else if (bytes[i] == ' ' || (bytes[i] >= '\t' && bytes[i] <= '\r')) {
+          key.Space(i);
+          ++i;
         } else {
           Emit(key, bytes[i], i);
           ++i;

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,11 +36,27 @@ namespace raw::raven::web {
 
 inline constexpr char kNormalizerVersion[] = "raven-norm/1";
 
+// An allocator whose new elements are left uninitialized (a vector's resize
+// would otherwise zero them): the key builder sizes its buffers ahead and
+// writes every element it keeps.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  using std::allocator<T>::allocator;
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) {
+      ::new (static_cast<void*>(p)) U;
+    } else {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  }
+};
+
 struct NormalizedText {
   std::string key;
   // offsets[i]: byte offset in the input of the code point key[i] came
   // from; offsets.size() == key.size().
-  std::vector<uint32_t> offsets;
+  std::vector<uint32_t, UninitializedAllocator<uint32_t>> offsets;
 
   // The input byte range [first, last) a key range [begin, end) covers
   // (end > begin), given the input it was built from.

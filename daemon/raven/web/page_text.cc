@@ -34,7 +34,7 @@ HidingAttributes HidingAttributesOf(const GumboElement& e) {
 
 class Walker {
  public:
-  explicit Walker(PageText& out) : out_(out) {}
+  Walker(PageText& out, size_t expected) : out_(out, expected) {}
 
   void Node(const GumboNode* node, bool pre) {
     switch (node->type) {
@@ -103,7 +103,7 @@ absl::StatusOr<PageText> ExtractPageText(std::string_view html) {
 absl::StatusOr<PageText> GumboPageText(std::string_view html) {
   ASSIGN_OR_RETURN(std::unique_ptr<HtmlDocument> document, HtmlDocument::Parse(html));
   PageText out;
-  Walker walker(out);
+  Walker walker(out, html.size());
   walker.Node(document->root(), false);
   walker.Finish();
   return out;

@@ -1,6 +1,7 @@
 #include "daemon/raven/web/page_text_rules.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -76,28 +77,30 @@ bool Hidden(const HidingAttributes& a) {
   return false;
 }
 
+void PageTextBuilder::Grow(size_t more) {
+  out_.text.resize(std::max(out_.text.size() * 2, size_ + more));
+}
+
 void PageTextBuilder::Text(std::string_view s, size_t page_offset, bool pre) {
   if (s.empty()) return;
   // Only the last segment at a text offset maps anything (PageOffset takes
   // the last one at or before an offset), so a node that added nothing is
   // replaced by the next.
-  if (!out_.segments.empty() && out_.segments.back().text_offset == out_.text.size()) {
+  if (!out_.segments.empty() && out_.segments.back().text_offset == size_) {
     out_.segments.back().page_offset = page_offset;
   } else {
-    out_.segments.push_back({out_.text.size(), page_offset});
+    out_.segments.push_back({size_, page_offset});
   }
+  if (size_ + s.size() > out_.text.size()) Grow(s.size());
+  char* const base = out_.text.data();
   if (pre) {
-    out_.text.append(s);
+    std::memcpy(base + size_, s.data(), s.size());
+    size_ += s.size();
     return;
   }
-  // Written straight into the text's own buffer (it only shrinks: runs of
-  // white space become one ' ' or nothing).
-  std::string& text = out_.text;
-  const size_t old = text.size();
-  text.resize(old + s.size());
-  char* const base = text.data();
-  char* dst = base + old;
-  char last = old == 0 ? '\n' : base[old - 1];  // nothing before: no leading space
+  // White space collapses, so the text only shrinks.
+  char* dst = base + size_;
+  char last = size_ == 0 ? '\n' : base[size_ - 1];  // nothing before: no leading space
   for (const char c : s) {
     if (AsciiSpace(c)) {
       if (last != ' ' && last != '\n' && last != '\t') {
@@ -109,19 +112,20 @@ void PageTextBuilder::Text(std::string_view s, size_t page_offset, bool pre) {
       last = c;
     }
   }
-  text.resize(static_cast<size_t>(dst - base));
+  size_ = static_cast<size_t>(dst - base);
 }
 
 void PageTextBuilder::Finish() {
-  while (!out_.text.empty() &&
-         (out_.text.back() == '\n' || out_.text.back() == ' ' || out_.text.back() == '\t')) {
-    out_.text.pop_back();
+  const std::string& text = out_.text;
+  while (size_ > 0 && (text[size_ - 1] == '\n' || text[size_ - 1] == ' ' || text[size_ - 1] == '\t')) {
+    --size_;
   }
+  out_.text.resize(size_);
   // Segments that began in the trimmed tail map nothing.
-  while (!out_.segments.empty() && out_.segments.back().text_offset > out_.text.size()) {
+  while (!out_.segments.empty() && out_.segments.back().text_offset > size_) {
     out_.segments.pop_back();
   }
-  if (out_.text.empty()) out_.segments.clear();
+  if (size_ == 0) out_.segments.clear();
 }
 
 }  // namespace raw::raven::web

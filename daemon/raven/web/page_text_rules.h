@@ -36,17 +36,21 @@ bool Hidden(const HidingAttributes& a);
 // separators collapse into one; a '\n' wins over a pending '\t' or ' '.
 class PageTextBuilder {
  public:
-  explicit PageTextBuilder(PageText& out) : out_(out) {}
+  // The text is written into out.text sized ahead to `expected` bytes (the
+  // page's size bounds it: no reference is shorter than what it stands
+  // for), grown when needed, and cut to size by Finish.
+  PageTextBuilder(PageText& out, size_t expected) : out_(out) { out_.text.resize(expected); }
 
   void Break(char separator) {
-    if (out_.text.empty()) return;
-    char& last = out_.text.back();
+    if (size_ == 0) return;
+    char& last = out_.text[size_ - 1];
     if (last == '\n') return;
     if (last == ' ' || last == '\t') {
       if (separator == '\n') last = '\n';
       return;
     }
-    out_.text.push_back(separator);
+    if (size_ == out_.text.size()) Grow(1);
+    out_.text[size_++] = separator;
   }
   // A text node's content; `page_offset` is where its source starts. White
   // space collapses to one ' ' unless `pre`.
@@ -55,7 +59,10 @@ class PageTextBuilder {
   void Finish();
 
  private:
+  void Grow(size_t more);
+
   PageText& out_;
+  size_t size_ = 0;  // bytes of out_.text written
 };
 
 }  // namespace raw::raven::web
