@@ -67,10 +67,16 @@ bool Seeds(std::string_view hay, std::string_view seed, std::vector<size_t>& out
 // The same results as SearchPrefix over the whole needle, from one pass
 // over the page: every occurrence of the prefix of kSeed bytes is extended
 // as far as it goes, and the first of the longest wins.
+// A needle that is there is its own longest prefix, at its first place: so
+// this is also the search for the whole excerpt.
 std::pair<size_t, size_t> LongestPrefix(std::string_view hay, std::string_view needle) {
   if (needle.size() <= kSeed) return SearchPrefix(hay, needle, needle.size());
   std::vector<size_t> seeds;
-  if (!Seeds(hay, needle.substr(0, kSeed), seeds)) return SearchPrefix(hay, needle, needle.size());
+  if (!Seeds(hay, needle.substr(0, kSeed), seeds)) {
+    const size_t pos = hay.find(needle);
+    if (pos != std::string_view::npos) return {needle.size(), pos};
+    return SearchPrefix(hay, needle, needle.size());
+  }
   if (seeds.empty()) return SearchPrefix(hay, needle, kSeed - 1);
   size_t best = 0, at = std::string_view::npos;
   for (size_t pos : seeds) {
@@ -130,15 +136,14 @@ ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
   ExcerptMatch m;
   NormalizedText ex = Normalize(excerpt);
   if (ex.key.empty()) return m;
-  size_t pos = page_key.key.find(ex.key);
-  if (pos != std::string::npos) {
+  auto [prefix, prefix_at] = LongestPrefix(page_key.key, ex.key);
+  if (prefix == ex.key.size()) {
     m.kind = MatchKind::kFound;
-    auto [first, last] = page_key.InputRange(page, pos, pos + ex.key.size());
+    auto [first, last] = page_key.InputRange(page, prefix_at, prefix_at + ex.key.size());
     m.text_begin = first;
     m.text_end = last;
     return m;
   }
-  auto [prefix, prefix_at] = LongestPrefix(page_key.key, ex.key);
   auto [suffix, suffix_at] = LongestSuffix(page_key.key, ex.key);
   size_t best = std::max(prefix, suffix);
   size_t threshold = std::max(kMinPartialBytes, ex.key.size() / 3);
