@@ -140,7 +140,12 @@ TEST(Soak, MemoryDescriptorsAndThreadsStayFlat) {
       fds_late, threads_early, threads_late);
   EXPECT_LE(rss_late, rss_early + rss_early / 10) << "resident memory grows";
   EXPECT_LE(fds_late, fds_early + 2) << "descriptors leak";
-  EXPECT_LE(threads_late, threads_early + 2) << "threads leak";
+  // The daemon's worker pool is elastic (common/worker_pool.h): it holds as
+  // many threads as tasks ran at once in the last 30 s, which follows the
+  // machine's load, so its size moves by a few threads between samples. A
+  // leak grows without bound; the allowance is 2 threads or 1/8 of the first
+  // half's peak, as the memory's is 1/10.
+  EXPECT_LE(threads_late, threads_early + std::max(2, threads_early / 8)) << "threads leak";
 }
 
 }  // namespace
