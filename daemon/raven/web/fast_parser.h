@@ -129,6 +129,8 @@ class FastParser {
   bool InTableScope(GumboTag tag) const;
   bool IsOpen(uint32_t id) const;
   void GenerateImpliedEndTags(GumboTag except);
+  // Pops elements until one of `tag` has been popped.
+  void PopThrough(GumboTag tag);
   void ImplicitlyClose(GumboTag tag);
   void ClosePInButtonScope();
   void ClearStackBackTo(std::initializer_list<GumboTag> context);

@@ -249,11 +249,7 @@ bool FastParser::InTable(const TagToken& t) {
   switch (tag) {
     case GUMBO_TAG_TABLE:
       if (!InTableScope(GUMBO_TAG_TABLE)) return false;
-      while (!stack_.empty()) {
-        const bool table = Current() == GUMBO_TAG_TABLE;
-        Pop();
-        if (table) break;
-      }
+      PopThrough(GUMBO_TAG_TABLE);
       ResetMode();
       return false;
     case GUMBO_TAG_BODY: case GUMBO_TAG_CAPTION: case GUMBO_TAG_COL: case GUMBO_TAG_COLGROUP:
@@ -376,22 +372,14 @@ bool FastParser::InCaption(const TagToken& t) {
   if (!t.start && tag == GUMBO_TAG_CAPTION) {
     if (!InTableScope(GUMBO_TAG_CAPTION)) return false;
     GenerateImpliedEndTags(GUMBO_TAG_LAST);
-    while (!stack_.empty()) {
-      const bool caption = Current() == GUMBO_TAG_CAPTION;
-      Pop();
-      if (caption) break;
-    }
+    PopThrough(GUMBO_TAG_CAPTION);
     ClearToMarker();
     mode_ = Mode::kInTable;
     return false;
   }
   if ((t.start && TableStructure(tag)) || (!t.start && tag == GUMBO_TAG_TABLE)) {
     if (!InTableScope(GUMBO_TAG_CAPTION)) return false;
-    while (!stack_.empty()) {
-      const bool caption = Current() == GUMBO_TAG_CAPTION;
-      Pop();
-      if (caption) break;
-    }
+    PopThrough(GUMBO_TAG_CAPTION);
     ClearToMarker();
     mode_ = Mode::kInTable;
     return true;
@@ -495,11 +483,7 @@ bool FastParser::InSelectScope() const {
 }
 
 void FastParser::CloseSelect() {
-  while (!stack_.empty()) {
-    const bool select = Current() == GUMBO_TAG_SELECT;
-    Pop();
-    if (select) break;
-  }
+  PopThrough(GUMBO_TAG_SELECT);
   ResetMode();
 }
 

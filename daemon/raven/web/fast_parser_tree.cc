@@ -208,10 +208,17 @@ void FastParser::GenerateImpliedEndTags(GumboTag except) {
   while (!stack_.empty() && ImpliedEndTag(Current()) && Current() != except) Pop();
 }
 
+void FastParser::PopThrough(GumboTag tag) {
+  while (!stack_.empty()) {
+    const bool last = Current() == tag;
+    Pop();
+    if (last) return;
+  }
+}
+
 void FastParser::ImplicitlyClose(GumboTag tag) {
   GenerateImpliedEndTags(tag);
-  while (!stack_.empty() && Current() != tag) Pop();
-  if (!stack_.empty()) Pop();
+  PopThrough(tag);
 }
 
 void FastParser::ClosePInButtonScope() {
@@ -262,8 +269,7 @@ void FastParser::RawTextElement(const TagToken& t, RawText kind) {
 
 void FastParser::CloseCell(GumboTag cell) {
   GenerateImpliedEndTags(GUMBO_TAG_LAST);
-  while (!stack_.empty() && Current() != cell) Pop();
-  if (!stack_.empty()) Pop();
+  PopThrough(cell);
   ClearToMarker();
   mode_ = Mode::kInRow;
 }
