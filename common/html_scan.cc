@@ -7,6 +7,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "common/utf8.h"
 
 namespace raw {
 namespace {
@@ -112,24 +113,11 @@ size_t SkipRawText(std::string_view html, size_t pos, const std::string& name) {
   return html.size();
 }
 
-// Appends the UTF-8 encoding of code point `cp`.
-void AppendUtf8(std::string& out, uint32_t cp) {
+// Appends the UTF-8 encoding of code point `cp`; NUL, surrogates and values
+// past U+10FFFF become U+FFFD.
+void AppendCodePoint(std::string& out, uint32_t cp) {
   if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
+  AppendUtf8(static_cast<char32_t>(cp), out);
 }
 
 // Decodes the entity at text[pos] == '&' into `out`; returns the position
@@ -149,7 +137,7 @@ size_t DecodeEntity(std::string_view text, size_t pos, std::string& out) {
     char* end = nullptr;
     unsigned long cp = std::strtoul(digits.c_str(), &end, hex ? 16 : 10);
     if (!digits.empty() && end != nullptr && *end == '\0') {
-      AppendUtf8(out, static_cast<uint32_t>(cp));
+      AppendCodePoint(out, static_cast<uint32_t>(cp));
       return semi + 1;
     }
   }

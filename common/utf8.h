@@ -19,6 +19,11 @@ size_t ValidUtf8Prefix(std::string_view s);
 // `n` or less, so that s[0, result) does not end inside a UTF-8 sequence.
 size_t Utf8Floor(std::string_view s, size_t n);
 
+// Appends the UTF-8 encoding of `code_point`, which must be at most
+// U+10FFFF (a surrogate is encoded as it is: callers replace what they must
+// not write).
+void AppendUtf8(char32_t code_point, std::string& out);
+
 // `s` with every ill-formed byte replaced by U+FFFD.
 std::string SanitizeUtf8(std::string_view s);
 

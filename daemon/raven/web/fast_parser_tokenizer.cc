@@ -1,5 +1,6 @@
 #include "daemon/raven/web/fast_parser.h"
 
+#include "common/utf8.h"
 #include "daemon/raven/web/html_references.h"
 
 namespace raw::raven::web::html {
@@ -330,7 +331,7 @@ FastParser::Ref FastParser::DecodeReference(size_t i, std::string& decoded, size
     // gumbo accumulates in an int; keep to values that cannot overflow it.
     if (p - digits_begin > (hex ? 7u : 9u)) return Ref::kBail;
     if (p < n && s_[p] == ';') ++p;
-    AppendUtf8(NumericReferenceValue(static_cast<uint32_t>(v)), decoded);
+    raw::AppendUtf8(NumericReferenceValue(static_cast<uint32_t>(v)), decoded);
     next = p;
     return Ref::kDecoded;
   }
@@ -340,7 +341,7 @@ FastParser::Ref FastParser::DecodeReference(size_t i, std::string& decoded, size
     const NamedReference* ref =
         p < n && s_[p] == ';' ? FindNamedReference(s_.substr(i + 1, p - i - 1)) : nullptr;
     if (ref == nullptr) return Ref::kBail;  // a name outside the common set, or a legacy form
-    AppendUtf8(ref->code_point, decoded);
+    raw::AppendUtf8(ref->code_point, decoded);
     next = p + 1;
     return Ref::kDecoded;
   }

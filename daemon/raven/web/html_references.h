@@ -24,6 +24,5 @@ const NamedReference* FindNamedReference(std::string_view name);
 // past U+10FFFF become U+FFFD, 0x80..0x9F the windows-1252 characters pages
 // mean by them.
 char32_t NumericReferenceValue(uint32_t v);
-void AppendUtf8(char32_t c, std::string& out);
 
 }  // namespace raw::raven::web::html

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "absl/strings/ascii.h"
+#include "common/utf8.h"
 
 namespace raw::tools::policy {
 namespace {
@@ -14,23 +15,6 @@ int HexDigit(char c) {
   return -1;
 }
 
-void AppendUtf8(uint32_t code, std::string& out) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | ((code >> 18) & 0x07));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  }
-}
 
 bool IsNameChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -105,7 +89,7 @@ std::string DecodeAnsiC(std::string_view body) {
       if (e == 'x') {
         out += static_cast<char>(value);
       } else {
-        AppendUtf8(value, out);
+        AppendUtf8(static_cast<char32_t>(value), out);
       }
       i = end - 1;
       continue;
