@@ -30,6 +30,9 @@ namespace raw::raven::web::html {
 struct TagToken {
   GumboTag tag = GUMBO_TAG_UNKNOWN;
   std::string_view name;  // as written in the page
+  // An end tag's whole text between "</" and ">", attributes included: what
+  // gumbo compares with the names of open SVG and MathML elements.
+  std::string_view end_text;
   bool start = true;
   bool self_closing = false;
   bool hidden = false;  // Hidden() of its attributes

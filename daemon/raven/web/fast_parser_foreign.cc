@@ -46,9 +46,10 @@ void FastParser::ForeignTag(const TagToken& t) {
     return;
   }
   // An end tag closes the nearest foreign element of its name (compared
-  // without case), and everything opened inside it.
+  // without case), and everything opened inside it. gumbo takes an end
+  // tag's name to be all its text, so `</g >` closes no <g>.
   for (size_t k = stack_.size(); k-- > 0 && stack_[k].ns != Namespace::kHtml;) {
-    if (EqualsIgnoreCase(stack_[k].name, t.name)) {
+    if (EqualsIgnoreCase(stack_[k].name, t.end_text)) {
       while (stack_.size() > k) Pop();
       return;
     }

@@ -199,6 +199,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
           state = kSelfClosing;
         } else if (c == '>') {
           i = p + 1;
+          token.end_text = s_.substr(name_begin, p - name_begin);
           token.hidden = (hiding.hidden || hiding.has_aria_hidden || hiding.has_style) && Hidden(hiding);
           return true;
         } else if (c == '=' && state == kAfterName) {
@@ -249,6 +250,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
         if (c == '>') {
           token.self_closing = true;
           i = p + 1;
+          token.end_text = s_.substr(name_begin, p - name_begin);
           token.hidden = (hiding.hidden || hiding.has_aria_hidden || hiding.has_style) && Hidden(hiding);
           return true;
         }

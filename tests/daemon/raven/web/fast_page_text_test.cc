@@ -104,6 +104,9 @@ TEST(FastPageTextTest, ConstructsThatMoveNodesAreLeftToGumbo) {
       "<svg><p>breaks out of SVG</p></svg>",
       "<svg><foreignObject><div>HTML inside</div></foreignObject></svg>",
       "<div><svg><g></div>an end tag that reaches HTML</g></svg>",
+      // gumbo compares all of an end tag's text with the open SVG elements' names.
+      "<x-a><svg><g></g ></svg>text</x-a>",
+      "<x-a><svg><y</td></y</td></svg>text",
       "<table><tr><td><select><option>a</select></td></tr></table>",
       "<template><p>t</p></template>",
       "<frameset><frame></frameset>",
