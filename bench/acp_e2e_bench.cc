@@ -158,15 +158,19 @@ int main(int argc, char** argv) {
   grpc::ClientContext ctx;
   raw::v1::SubscribeRequest sub;
   sub.set_session_id(session);
-  auto reader = daemon.stub().Subscribe(&ctx, sub);
+  // Batched, as the bridge subscribes (raw_service.proto): a delta's time is
+  // when the message carrying it was read.
+  auto reader = daemon.stub().SubscribeBatched(&ctx, sub);
   std::thread subscriber([&] {
-    raw::v1::Event e;
-    while (reader->Read(&e)) {
-      if (e.has_text_delta()) {
-        std::lock_guard<std::mutex> l(mu);
-        grpc_at.emplace(e.text_delta().text(), Clock::now());
+    raw::v1::EventBatch batch;
+    bool ended = false;
+    while (!ended && reader->Read(&batch)) {
+      const Clock::time_point now = Clock::now();
+      std::lock_guard<std::mutex> l(mu);
+      for (const raw::v1::Event& e : batch.events()) {
+        if (e.has_text_delta()) grpc_at.emplace(e.text_delta().text(), now);
+        ended = ended || e.has_turn_ended();
       }
-      if (e.has_turn_ended()) break;
     }
   });
 

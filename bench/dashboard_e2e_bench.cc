@@ -112,15 +112,19 @@ int main(int argc, char** argv) {
   grpc::ClientContext grpc_ctx;
   raw::v1::SubscribeRequest subscribe;
   subscribe.set_session_id(session);
-  auto reader = daemon.stub().Subscribe(&grpc_ctx, subscribe);
+  // Batched, as the gateway subscribes (raw_service.proto): a delta's time is
+  // when the message carrying it was read.
+  auto reader = daemon.stub().SubscribeBatched(&grpc_ctx, subscribe);
   std::thread grpc_thread([&] {
-    raw::v1::Event event;
-    while (reader->Read(&event)) {
-      if (event.has_text_delta()) {
-        std::lock_guard<std::mutex> lock(mu);
-        at_grpc[event.text_delta().text()] = Clock::now();
+    raw::v1::EventBatch batch;
+    bool ended = false;
+    while (!ended && reader->Read(&batch)) {
+      const Clock::time_point now = Clock::now();
+      std::lock_guard<std::mutex> lock(mu);
+      for (const raw::v1::Event& event : batch.events()) {
+        if (event.has_text_delta()) at_grpc[event.text_delta().text()] = now;
+        ended = ended || event.has_turn_ended();
       }
-      if (event.has_turn_ended()) break;
     }
   });
 

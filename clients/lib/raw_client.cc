@@ -304,12 +304,17 @@ absl::Status RawClient::DoSubscribe(const std::string& session_id, uint64_t afte
   v1::SubscribeRequest request;
   request.set_session_id(session_id);
   request.set_after_seq(after_seq);
-  std::unique_ptr<grpc::ClientReader<v1::Event>> reader =
-      impl_->stub->Subscribe(&context, request);
+  // Batched: a client that fell behind catches up in a few messages instead
+  // of paying for a message per event (raw_service.proto).
+  std::unique_ptr<grpc::ClientReader<v1::EventBatch>> reader =
+      impl_->stub->SubscribeBatched(&context, request);
   bool stopped = handler.OnOpen() == EventHandler::Next::kStop;
-  v1::Event event;
-  while (!stopped && reader->Read(&event)) {
-    stopped = handler.OnEvent(event) == EventHandler::Next::kStop;
+  v1::EventBatch batch;
+  while (!stopped && reader->Read(&batch)) {
+    for (const v1::Event& event : batch.events()) {
+      stopped = handler.OnEvent(event) == EventHandler::Next::kStop;
+      if (stopped) break;
+    }
   }
   if (stopped) context.TryCancel();
   grpc::Status status = reader->Finish();

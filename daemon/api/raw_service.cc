@@ -59,6 +59,11 @@ grpc::ServerWriteReactor<raw::v1::Event>* RawService::Subscribe(
   return rpc::Subscribe(ctx, sessions_, streams_, *request);
 }
 
+grpc::ServerWriteReactor<raw::v1::EventBatch>* RawService::SubscribeBatched(
+    grpc::CallbackServerContext* ctx, const raw::v1::SubscribeRequest* request) {
+  return rpc::SubscribeBatched(ctx, sessions_, streams_, *request);
+}
+
 grpc::ServerUnaryReactor* RawService::GetHistory(grpc::CallbackServerContext* ctx,
                                                  const raw::v1::GetHistoryRequest* request,
                                                  raw::v1::GetHistoryResponse* response) {

@@ -57,6 +57,8 @@ class RawService final : public raw::v1::Raw::CallbackService {
       raw::v1::RespondToApprovalResponse* response) override;
   grpc::ServerWriteReactor<raw::v1::Event>* Subscribe(
       grpc::CallbackServerContext* ctx, const raw::v1::SubscribeRequest* request) override;
+  grpc::ServerWriteReactor<raw::v1::EventBatch>* SubscribeBatched(
+      grpc::CallbackServerContext* ctx, const raw::v1::SubscribeRequest* request) override;
   grpc::ServerUnaryReactor* GetHistory(grpc::CallbackServerContext* ctx,
                                        const raw::v1::GetHistoryRequest* request,
                                        raw::v1::GetHistoryResponse* response) override;

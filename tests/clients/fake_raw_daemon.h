@@ -276,6 +276,22 @@ class FakeRawService final : public v1::Raw::Service {
 
   grpc::Status Subscribe(grpc::ServerContext*, const v1::SubscribeRequest* request,
                          grpc::ServerWriter<v1::Event>* writer) override {
+    return ServeSubscription(request, [writer](const v1::Event& e) { return writer->Write(e); });
+  }
+
+  // One event per batch: the clients must not depend on how events are
+  // grouped.
+  grpc::Status SubscribeBatched(grpc::ServerContext*, const v1::SubscribeRequest* request,
+                                grpc::ServerWriter<v1::EventBatch>* writer) override {
+    return ServeSubscription(request, [writer](const v1::Event& e) {
+      v1::EventBatch batch;
+      *batch.add_events() = e;
+      return writer->Write(batch);
+    });
+  }
+
+  grpc::Status ServeSubscription(const v1::SubscribeRequest* request,
+                                 const std::function<bool(const v1::Event&)>& write) {
     absl::MutexLock l(&mu_);
     calls_.push_back("Subscribe");
     subscribe_after_.push_back(request->after_seq());
@@ -286,7 +302,7 @@ class FakeRawService final : public v1::Raw::Service {
       v1::Event e = log_[next];  // a copy: the log may grow while unlocked
       // Deltas and resyncs are live only.
       if (e.seq() <= request->after_seq() || e.has_text_delta() || e.has_resync()) continue;
-      if (!WriteUnlocked(writer, e)) return Detach();
+      if (!WriteUnlocked(write, e)) return Detach();
     }
     for (;;) {
       auto ready = [this, next]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -296,7 +312,7 @@ class FakeRawService final : public v1::Raw::Service {
       if (log_.size() > next) {
         v1::Event e = log_[next++];
         if (!e.has_resync() && e.seq() <= request->after_seq()) continue;
-        if (!WriteUnlocked(writer, e)) return Detach();
+        if (!WriteUnlocked(write, e)) return Detach();
         continue;
       }
       Detach();
@@ -486,6 +502,14 @@ class FakeRawService final : public v1::Raw::Service {
 
   // Writes without holding the lock, so a slow reader never blocks the
   // service's other methods.
+  bool WriteUnlocked(const std::function<bool(const v1::Event&)>& write, const v1::Event& e)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    mu_.Unlock();
+    bool ok = write(e);
+    mu_.Lock();
+    return ok;
+  }
+
   template <typename Message>
   bool WriteUnlocked(grpc::ServerWriter<Message>* writer, const Message& e)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {

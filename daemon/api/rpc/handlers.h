@@ -33,6 +33,7 @@ namespace raw::api::rpc {
 
 using UnaryReactor = grpc::ServerUnaryReactor;
 using EventStream = grpc::ServerWriteReactor<raw::v1::Event>;
+using BatchStream = grpc::ServerWriteReactor<raw::v1::EventBatch>;
 using LeaseStream = grpc::ServerWriteReactor<raw::v1::LeaseEvent>;
 
 // Finishes a unary call with `status` (OK or an error) via
@@ -141,6 +142,13 @@ EventStream* Subscribe(grpc::CallbackServerContext* ctx, loop::SessionManager& s
 // ownership of the subscription. Exposed so tests can drive it with a fake.
 EventStream* StreamSubscription(std::unique_ptr<loop::Subscription> subscription,
                                 ActiveStreams& streams);
+
+// SubscribeBatched: the same stream, each message carrying every event
+// that is ready when its write starts (raw_service.proto).
+BatchStream* SubscribeBatched(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
+                              ActiveStreams& streams, const raw::v1::SubscribeRequest& request);
+BatchStream* StreamSubscriptionBatched(std::unique_ptr<loop::Subscription> subscription,
+                                       ActiveStreams& streams);
 
 // A stream that ends at once with `status` (which must not be OK).
 EventStream* FailedStream(const absl::Status& status);

@@ -19,11 +19,17 @@
 // reactor through a shared gate that OnDone closes first. gRPC calls
 // (StartWrite, Finish) are always the last thing a path does and are never
 // made under mu_.
+//
+// Subscribe writes one event per message; SubscribeBatched writes every
+// event that is ready when a write starts (see Packer below), which is what
+// lets a client that fell behind catch up in a few messages.
 #include <grpcpp/alarm.h>
 
 #include <memory>
 #include <optional>
 #include <utility>
+
+#include "absl/status/statusor.h"
 
 #include "absl/synchronization/mutex.h"
 #include "daemon/api/convert/event_to_proto.h"
@@ -34,7 +40,71 @@
 namespace raw::api::rpc {
 namespace {
 
-class SubscribeReactor final : public EventStream, public DrainableStream {
+// Fills the message of the next write from the subscription. Fill returns
+// true when the message holds something to write, false when nothing is
+// ready, or the subscription's error when it failed with nothing to write.
+// Only the busy_ owner calls it.
+class SinglePacker {
+ public:
+  using Message = raw::v1::Event;
+
+  absl::StatusOr<bool> Fill(loop::Subscription& subscription, Message& message) {
+    absl::StatusOr<std::optional<events::SessionEvent>> next = subscription.TryNext();
+    if (!next.ok()) return next.status();
+    if (!next->has_value()) return false;
+    message = convert::ToProto(**next);
+    return true;
+  }
+};
+
+// Takes events while they are ready, up to kMaxEvents and kMaxBytes. An
+// event that would push a non-empty batch over kMaxBytes waits (carry_) for
+// the next one, so only a single event larger than the cap makes a larger
+// message, as it would on Subscribe. A subscription error after some events
+// is kept until they are written.
+class BatchPacker {
+ public:
+  using Message = raw::v1::EventBatch;
+  static constexpr int kMaxEvents = 512;
+  static constexpr size_t kMaxBytes = size_t{1} << 20;
+
+  absl::StatusOr<bool> Fill(loop::Subscription& subscription, Message& batch) {
+    batch.Clear();
+    if (!failure_.ok()) return std::exchange(failure_, absl::OkStatus());
+    size_t bytes = 0;
+    if (carry_.has_value()) {
+      bytes = carry_->ByteSizeLong();
+      *batch.add_events() = std::move(*carry_);
+      carry_.reset();
+    }
+    while (batch.events_size() < kMaxEvents) {
+      absl::StatusOr<std::optional<events::SessionEvent>> next = subscription.TryNext();
+      if (!next.ok()) {
+        if (batch.events_size() == 0) return next.status();
+        failure_ = next.status();
+        break;
+      }
+      if (!next->has_value()) break;
+      raw::v1::Event event = convert::ToProto(**next);
+      const size_t size = event.ByteSizeLong();
+      if (batch.events_size() > 0 && bytes + size > kMaxBytes) {
+        carry_ = std::move(event);
+        break;
+      }
+      bytes += size;
+      *batch.add_events() = std::move(event);
+    }
+    return batch.events_size() > 0;
+  }
+
+ private:
+  std::optional<raw::v1::Event> carry_;
+  absl::Status failure_;
+};
+
+template <typename Packer>
+class SubscribeReactor final : public grpc::ServerWriteReactor<typename Packer::Message>,
+                               public DrainableStream {
  public:
   SubscribeReactor(std::unique_ptr<loop::Subscription> subscription, ActiveStreams& streams)
       : subscription_(std::move(subscription)), streams_(streams) {}
@@ -82,7 +152,7 @@ class SubscribeReactor final : public EventStream, public DrainableStream {
     }
     if (!finish_now) return;
     subscription_->Close();
-    Finish(convert::ToGrpcStatus(absl::CancelledError("cancelled by the client")));
+    this->Finish(convert::ToGrpcStatus(absl::CancelledError("cancelled by the client")));
   }
 
   void OnDone() override {
@@ -138,14 +208,13 @@ class SubscribeReactor final : public EventStream, public DrainableStream {
         absl::MutexLock lock(&mu_);
         if (cancelled_) break;
       }
-      absl::StatusOr<std::optional<events::SessionEvent>> next = subscription_->TryNext();
-      if (!next.ok()) {
-        BeginFinishAndFinish(next.status());
+      absl::StatusOr<bool> filled = packer_.Fill(*subscription_, message_);
+      if (!filled.ok()) {
+        BeginFinishAndFinish(filled.status());
         return;
       }
-      if (next->has_value()) {
-        event_ = convert::ToProto(**next);
-        StartWrite(&event_);
+      if (*filled) {
+        this->StartWrite(&message_);
         return;
       }
       absl::MutexLock lock(&mu_);
@@ -175,14 +244,17 @@ class SubscribeReactor final : public EventStream, public DrainableStream {
       finished_ = true;
       busy_ = true;
     }
-    Finish(convert::ToGrpcStatus(status));
+    this->Finish(convert::ToGrpcStatus(status));
   }
 
   std::unique_ptr<loop::Subscription> subscription_;
   ActiveStreams& streams_;
   bool registered_ = false;  // set in Start, read in OnDone
   std::shared_ptr<WakeGate> gate_ = std::make_shared<WakeGate>();
-  raw::v1::Event event_;  // the message of the write in flight; only the busy_ owner touches it
+  // The message of the write in flight and what fills it; only the busy_
+  // owner touches them.
+  Packer packer_;
+  typename Packer::Message message_;
 
   absl::Mutex mu_;
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
@@ -192,32 +264,60 @@ class SubscribeReactor final : public EventStream, public DrainableStream {
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-class FailedStreamReactor final : public EventStream {
+template <typename Message>
+class FailedStreamReactor final : public grpc::ServerWriteReactor<Message> {
  public:
   explicit FailedStreamReactor(const absl::Status& status) {
-    Finish(convert::ToGrpcStatus(status));
+    this->Finish(convert::ToGrpcStatus(status));
   }
   void OnDone() override { delete this; }
 };
 
-}  // namespace
-
-EventStream* FailedStream(const absl::Status& status) { return new FailedStreamReactor(status); }
-
-EventStream* StreamSubscription(std::unique_ptr<loop::Subscription> subscription,
-                                ActiveStreams& streams) {
-  auto* reactor = new SubscribeReactor(std::move(subscription), streams);
+template <typename Packer>
+grpc::ServerWriteReactor<typename Packer::Message>* Open(
+    std::unique_ptr<loop::Subscription> subscription, ActiveStreams& streams) {
+  auto* reactor = new SubscribeReactor<Packer>(std::move(subscription), streams);
   reactor->Start();
   return reactor;
 }
 
-EventStream* Subscribe(grpc::CallbackServerContext* /*ctx*/, loop::SessionManager& sessions,
-                       ActiveStreams& streams, const raw::v1::SubscribeRequest& request) {
-  if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) return FailedStream(s);
+template <typename Packer>
+grpc::ServerWriteReactor<typename Packer::Message>* OpenFor(
+    loop::SessionManager& sessions, ActiveStreams& streams,
+    const raw::v1::SubscribeRequest& request) {
+  using Failed = FailedStreamReactor<typename Packer::Message>;
+  if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) return new Failed(s);
   absl::StatusOr<std::unique_ptr<loop::Subscription>> subscription =
       sessions.Subscribe(request.session_id(), request.after_seq());
-  if (!subscription.ok()) return FailedStream(subscription.status());
-  return StreamSubscription(std::move(*subscription), streams);
+  if (!subscription.ok()) return new Failed(subscription.status());
+  return Open<Packer>(std::move(*subscription), streams);
+}
+
+}  // namespace
+
+EventStream* FailedStream(const absl::Status& status) {
+  return new FailedStreamReactor<raw::v1::Event>(status);
+}
+
+EventStream* StreamSubscription(std::unique_ptr<loop::Subscription> subscription,
+                                ActiveStreams& streams) {
+  return Open<SinglePacker>(std::move(subscription), streams);
+}
+
+BatchStream* StreamSubscriptionBatched(std::unique_ptr<loop::Subscription> subscription,
+                                       ActiveStreams& streams) {
+  return Open<BatchPacker>(std::move(subscription), streams);
+}
+
+EventStream* Subscribe(grpc::CallbackServerContext* /*ctx*/, loop::SessionManager& sessions,
+                       ActiveStreams& streams, const raw::v1::SubscribeRequest& request) {
+  return OpenFor<SinglePacker>(sessions, streams, request);
+}
+
+BatchStream* SubscribeBatched(grpc::CallbackServerContext* /*ctx*/,
+                              loop::SessionManager& sessions, ActiveStreams& streams,
+                              const raw::v1::SubscribeRequest& request) {
+  return OpenFor<BatchPacker>(sessions, streams, request);
 }
 
 }  // namespace raw::api::rpc

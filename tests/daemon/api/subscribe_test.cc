@@ -101,6 +101,10 @@ class StreamService final : public raw::v1::Raw::CallbackService {
       grpc::CallbackServerContext* /*ctx*/, const raw::v1::SubscribeRequest* /*request*/) override {
     return rpc::StreamSubscription(std::make_unique<FakeSubscription>(script_), streams_);
   }
+  grpc::ServerWriteReactor<raw::v1::EventBatch>* SubscribeBatched(
+      grpc::CallbackServerContext* /*ctx*/, const raw::v1::SubscribeRequest* /*request*/) override {
+    return rpc::StreamSubscriptionBatched(std::make_unique<FakeSubscription>(script_), streams_);
+  }
   rpc::ActiveStreams& streams() { return streams_; }
 
  private:
@@ -117,6 +121,26 @@ class SubscribeTest : public ::testing::Test {
     raw::v1::SubscribeRequest request;
     request.set_session_id("s1");
     return stub_->Subscribe(ctx, request);
+  }
+
+  std::unique_ptr<grpc::ClientReader<raw::v1::EventBatch>> OpenBatched(grpc::ClientContext* ctx) {
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    raw::v1::SubscribeRequest request;
+    request.set_session_id("s1");
+    return stub_->SubscribeBatched(ctx, request);
+  }
+
+  // The seqs of each message until the stream ends; `status` gets its end.
+  std::vector<std::vector<uint64_t>> ReadBatches(grpc::ClientReader<raw::v1::EventBatch>& reader,
+                                                 grpc::Status* status) {
+    std::vector<std::vector<uint64_t>> batches;
+    raw::v1::EventBatch batch;
+    while (reader.Read(&batch)) {
+      batches.emplace_back();
+      for (const raw::v1::Event& event : batch.events()) batches.back().push_back(event.seq());
+    }
+    *status = reader.Finish();
+    return batches;
   }
 
   TestDir dir_;
@@ -228,6 +252,91 @@ TEST_F(SubscribeTest, AnIdleStreamEndsOnDrainAndNewOnesEndAtOnce) {
   auto late = Open(&late_ctx);
   EXPECT_FALSE(late->Read(&event));
   EXPECT_EQ(late->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+std::vector<uint64_t> Seqs(uint64_t first, uint64_t last) {
+  std::vector<uint64_t> seqs;
+  for (uint64_t seq = first; seq <= last; ++seq) seqs.push_back(seq);
+  return seqs;
+}
+
+events::SessionEvent BigEvent(uint64_t seq, size_t bytes) {
+  events::SessionEvent event = TextEvent(seq);
+  event.payload = events::TextDelta{std::string(bytes, 'x')};
+  return event;
+}
+
+TEST_F(SubscribeTest, BatchedCarriesEverythingReadyInOneMessageUpTo512Events) {
+  for (uint64_t seq = 1; seq <= 1200; ++seq) script_->Publish(TextEvent(seq));
+  script_->Publish(absl::UnavailableError("the session was unloaded"));
+  grpc::ClientContext ctx;
+  auto reader = OpenBatched(&ctx);
+  grpc::Status status;
+  std::vector<std::vector<uint64_t>> batches = ReadBatches(*reader, &status);
+  // Everything was ready at the first pull: full batches, in order, and the
+  // error only after the events before it were written.
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_EQ(batches[0], Seqs(1, 512));
+  EXPECT_EQ(batches[1], Seqs(513, 1024));
+  EXPECT_EQ(batches[2], Seqs(1025, 1200));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(status.error_message(), "the session was unloaded");
+}
+
+TEST_F(SubscribeTest, BatchedKeepsMessagesUnderOneMebibyteUnlessOneEventIsLarger) {
+  script_->Publish(BigEvent(1, 400 << 10));
+  script_->Publish(BigEvent(2, 400 << 10));
+  script_->Publish(BigEvent(3, 400 << 10));  // would pass 1 MiB: waits for the next message
+  script_->Publish(BigEvent(4, 1536 << 10));  // larger than the cap: alone
+  script_->Publish(TextEvent(5));
+  script_->Publish(absl::CancelledError("end of script"));
+  grpc::ClientContext ctx;
+  auto reader = OpenBatched(&ctx);
+  grpc::Status status;
+  std::vector<std::vector<uint64_t>> batches = ReadBatches(*reader, &status);
+  EXPECT_EQ(batches, (std::vector<std::vector<uint64_t>>{{1, 2}, {3}, {4}, {5}}));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+}
+
+TEST_F(SubscribeTest, BatchedLiveEventsArriveExactlyOnceInOrder) {
+  constexpr uint64_t kEvents = 2000;
+  grpc::ClientContext ctx;
+  auto reader = OpenBatched(&ctx);
+  std::thread publisher([this] {
+    for (uint64_t seq = 1; seq <= kEvents; ++seq) script_->Publish(TextEvent(seq));
+  });
+  std::vector<uint64_t> seqs;
+  raw::v1::EventBatch batch;
+  while (seqs.size() < kEvents && reader->Read(&batch)) {
+    ASSERT_GT(batch.events_size(), 0) << "a batch is never empty";
+    for (const raw::v1::Event& event : batch.events()) {
+      seqs.push_back(event.seq());
+      EXPECT_EQ(event.text_delta().text(), absl::StrCat("t", event.seq()));
+    }
+  }
+  publisher.join();
+  EXPECT_EQ(seqs, Seqs(1, kEvents));
+  absl::MutexLock lock(&script_->mu);
+  EXPECT_EQ(script_->max_pulling, 1) << "TryNext must never run on two threads at once";
+}
+
+TEST_F(SubscribeTest, BatchedDrainDeliversWhatIsReadyThenEndsWithUnavailable) {
+  script_->Publish(TextEvent(1));
+  grpc::ClientContext ctx;
+  auto reader = OpenBatched(&ctx);
+  raw::v1::EventBatch batch;
+  ASSERT_TRUE(reader->Read(&batch));
+  ASSERT_EQ(batch.events_size(), 1);
+  script_->Publish(TextEvent(2));
+  script_->Publish(TextEvent(3));
+  service_.streams().DrainAll();
+  grpc::Status status;
+  std::vector<std::vector<uint64_t>> batches = ReadBatches(*reader, &status);
+  std::vector<uint64_t> rest;
+  for (const auto& b : batches) rest.insert(rest.end(), b.begin(), b.end());
+  EXPECT_EQ(rest, Seqs(2, 3));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_TRUE(script_->WaitClosed());
 }
 
 }  // namespace
