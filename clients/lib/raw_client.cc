@@ -315,6 +315,7 @@ absl::Status RawClient::DoSubscribe(const std::string& session_id, uint64_t afte
       stopped = handler.OnEvent(event) == EventHandler::Next::kStop;
       if (stopped) break;
     }
+    handler.OnBatchEnd();
   }
   if (stopped) context.TryCancel();
   grpc::Status status = reader->Finish();

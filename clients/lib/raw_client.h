@@ -89,6 +89,11 @@ class EventHandler {
   virtual Next OnOpen() { return Next::kContinue; }
 
   virtual Next OnEvent(const v1::Event& event) = 0;
+
+  // Called after the events of one message of the stream (several when the
+  // client fell behind; see SubscribeBatched) were passed to OnEvent, and
+  // before the next message is read: the place to hand them on together.
+  virtual void OnBatchEnd() {}
 };
 
 // Receives the messages of an AcquireLease stream, on the thread that

@@ -69,6 +69,12 @@ class FakeRawService final : public v1::Raw::Service {
     absl::MutexLock l(&mu_);
     list_page_size_ = n;
   }
+  // SubscribeBatched then writes the stored events it replays as one
+  // message, as rawd does for a client that is behind.
+  void ReplayInOneMessage() {
+    absl::MutexLock l(&mu_);
+    replay_in_one_message_ = true;
+  }
   // Events StartTurn appends (their turn ids and seqs are filled in).
   void OnStartTurn(Script script) {
     absl::MutexLock l(&mu_);
@@ -283,7 +289,23 @@ class FakeRawService final : public v1::Raw::Service {
   // grouped.
   grpc::Status SubscribeBatched(grpc::ServerContext*, const v1::SubscribeRequest* request,
                                 grpc::ServerWriter<v1::EventBatch>* writer) override {
-    return ServeSubscription(request, [writer](const v1::Event& e) {
+    v1::SubscribeRequest rest = *request;
+    v1::EventBatch replay;
+    {
+      absl::MutexLock l(&mu_);
+      if (replay_in_one_message_) {
+        for (const v1::Event& e : log_) {
+          if (e.seq() > request->after_seq() && !e.has_text_delta() && !e.has_resync()) {
+            *replay.add_events() = e;
+          }
+        }
+      }
+    }
+    if (replay.events_size() > 0) {
+      if (!writer->Write(replay)) return grpc::Status::OK;
+      rest.set_after_seq(replay.events(replay.events_size() - 1).seq());
+    }
+    return ServeSubscription(&rest, [writer](const v1::Event& e) {
       v1::EventBatch batch;
       *batch.add_events() = e;
       return writer->Write(batch);
@@ -545,6 +567,7 @@ class FakeRawService final : public v1::Raw::Service {
   int turns_ ABSL_GUARDED_BY(mu_) = 0;
   std::string current_turn_ ABSL_GUARDED_BY(mu_);
   bool subscriber_attached_at_start_ ABSL_GUARDED_BY(mu_) = false;
+  bool replay_in_one_message_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
   std::vector<uint64_t> subscribe_after_ ABSL_GUARDED_BY(mu_);
   std::string last_check_path_ ABSL_GUARDED_BY(mu_);

@@ -1,4 +1,5 @@
 #include "clients/lib/raw_client.h"
+#include "clients/lib/event_stream.h"
 #include "clients/lib/write_lease.h"
 
 #include <sys/stat.h>
@@ -299,6 +300,76 @@ TEST(SubscribeTest, OnOpenRunsBeforeEventsAndSeesLiveOnes) {
   EXPECT_TRUE(daemon.service().subscriber_attached_at_start());
   ASSERT_EQ(starter.events.size(), 2u);
   EXPECT_EQ(starter.events[0].text_delta().text(), "Hel");
+}
+
+TEST(SubscribeTest, TheEventsOfOneMessageComeBeforeItsBatchEnd) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  for (const char* text : {"one", "two", "three"}) {
+    v1::Event e = MakeEvent("turn_1");
+    e.mutable_notice()->set_text(text);
+    daemon.service().Append(e);
+  }
+  daemon.service().ReplayInOneMessage();
+  auto client = Connect(Options(daemon.socket_path()));
+  ASSERT_TRUE(client.ok());
+  // The three stored events come in one message; the fourth, appended once
+  // that message was read, in a message of its own.
+  struct Marks : EventHandler {
+    explicit Marks(FakeDaemon& d) : daemon(d) {}
+    Next OnEvent(const v1::Event& event) override {
+      marks.push_back(event.notice().text());
+      return event.notice().text() == "four" ? Next::kStop : Next::kContinue;
+    }
+    void OnBatchEnd() override {
+      marks.push_back("end");
+      if (marks.size() != 4) return;
+      v1::Event e = MakeEvent("turn_1");
+      e.mutable_notice()->set_text("four");
+      daemon.service().Append(e);
+    }
+    FakeDaemon& daemon;
+    std::vector<std::string> marks;
+  } handler(daemon);
+  ASSERT_TRUE(client->Subscribe("sess_new", 0, handler).ok());
+  EXPECT_EQ(handler.marks,
+            (std::vector<std::string>{"one", "two", "three", "end", "four", "end"}));
+}
+
+TEST(EventStreamTest, HandsTheEventsOfOneMessageOverAsOneTask) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  for (const char* text : {"one", "two", "three"}) {
+    v1::Event e = MakeEvent("turn_1");
+    e.mutable_notice()->set_text(text);
+    daemon.service().Append(e);
+  }
+  daemon.service().ReplayInOneMessage();
+  auto client = Connect(Options(daemon.socket_path()));
+  ASSERT_TRUE(client.ok());
+  auto shared = std::make_shared<RawClient>(std::move(*client));
+  absl::Mutex mu;
+  std::vector<std::function<void()>> tasks;
+  std::vector<std::string> seen;
+  {
+    EventStream stream(
+        shared,
+        [&](std::function<void()> task) {
+          absl::MutexLock lock(&mu);
+          tasks.push_back(std::move(task));
+        },
+        "sess_new", 0, [&](const v1::Event& event) { seen.push_back(event.notice().text()); },
+        [](const absl::Status&) {});
+    absl::MutexLock lock(&mu);
+    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(
+                                        +[](std::vector<std::function<void()>>* t) {
+                                          return !t->empty();
+                                        },
+                                        &tasks),
+                                    absl::Seconds(10)));
+    tasks.front()();
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"one", "two", "three"}));
 }
 
 TEST(SubscribeTest, StreamEndingCleanlyIsOk) {
