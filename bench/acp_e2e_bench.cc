@@ -4,6 +4,9 @@
 //   the time its agent_message_chunk line is read from raw-acp's stdout
 //   minus the time the same delta arrives on a gRPC subscription of this
 //   process (both are clients of the same daemon stream), p50 and p99;
+// - the CPU time raw-acp spent on the turn (its threads' scheduler time,
+//   from the prompt to the answer), per streamed delta: unlike the
+//   latency, it holds when other programs load the machine;
 // - raw-acp's peak resident memory (VmHWM) after a 10-step turn.
 //
 // usage: acp_e2e_bench [CHUNKS_PER_STEP] [STEPS] [CHUNK_INTERVAL_US]   (defaults 100, 10, 0: bursts)
@@ -174,6 +177,7 @@ int main(int argc, char** argv) {
     }
   });
 
+  const double cpu_before_us = raw::bench::ThreadsCpuUs(bridge.pid);
   bridge.Send({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "session/prompt"},
                {"params", {{"sessionId", session}, {"prompt", {{{"type", "text"}, {"text", "go"}}}}}}});
   // Lines are only timed here and decoded after the turn, and the RSS is
@@ -209,6 +213,7 @@ int main(int argc, char** argv) {
   }
   subscriber.join();
   long hwm = StatusKb(bridge.pid, "VmHWM:");
+  const double cpu_us = raw::bench::ThreadsCpuUs(bridge.pid) - cpu_before_us;
   close(bridge.in);
   int status = 0;
   waitpid(bridge.pid, &status, 0);
@@ -223,6 +228,8 @@ int main(int argc, char** argv) {
               chunks * steps, acp_lines);
   std::printf("added per chunk (rawd event -> ACP line read): p50 %.1f us, p99 %.1f us\n",
               Percentile(added_us, 0.5), Percentile(added_us, 0.99));
+  std::printf("raw-acp CPU time for the turn: %.1f ms (%.1f us per delta)\n", cpu_us / 1000.0,
+              cpu_us / (chunks * steps));
   std::printf("raw-acp RSS during the %d-step turn: peak %ld kB (VmHWM %ld kB)\n", steps, peak_rss, hwm);
   std::printf("raw-acp exit status: %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   return 0;
