@@ -30,7 +30,6 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
-
 #include "absl/synchronization/mutex.h"
 #include "daemon/api/convert/event_to_proto.h"
 #include "daemon/api/convert/status_to_grpc.h"
