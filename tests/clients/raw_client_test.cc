@@ -302,15 +302,21 @@ TEST(SubscribeTest, OnOpenRunsBeforeEventsAndSeesLiveOnes) {
   EXPECT_EQ(starter.events[0].text_delta().text(), "Hel");
 }
 
-TEST(SubscribeTest, TheEventsOfOneMessageComeBeforeItsBatchEnd) {
-  TempDir dir;
-  FakeDaemon daemon(dir.File("rawd.sock"));
+// Stores notices "one", "two" and "three", which a subscription from the
+// start then replays in one message.
+void StoreThreeInOneMessage(FakeDaemon& daemon) {
   for (const char* text : {"one", "two", "three"}) {
     v1::Event e = MakeEvent("turn_1");
     e.mutable_notice()->set_text(text);
     daemon.service().Append(e);
   }
   daemon.service().ReplayInOneMessage();
+}
+
+TEST(SubscribeTest, TheEventsOfOneMessageComeBeforeItsBatchEnd) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  StoreThreeInOneMessage(daemon);
   auto client = Connect(Options(daemon.socket_path()));
   ASSERT_TRUE(client.ok());
   // The three stored events come in one message; the fourth, appended once
@@ -339,12 +345,7 @@ TEST(SubscribeTest, TheEventsOfOneMessageComeBeforeItsBatchEnd) {
 TEST(EventStreamTest, HandsTheEventsOfOneMessageOverAsOneTask) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));
-  for (const char* text : {"one", "two", "three"}) {
-    v1::Event e = MakeEvent("turn_1");
-    e.mutable_notice()->set_text(text);
-    daemon.service().Append(e);
-  }
-  daemon.service().ReplayInOneMessage();
+  StoreThreeInOneMessage(daemon);
   auto client = Connect(Options(daemon.socket_path()));
   ASSERT_TRUE(client.ok());
   auto shared = std::make_shared<RawClient>(std::move(*client));
