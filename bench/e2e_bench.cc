@@ -6,7 +6,8 @@
 //   the time from its start to the provider's receipt of its first request;
 // - rawd's own step timeline (GetStats' overhead, daemon/loop/step_timeline.h):
 //   p50 and p99 of every step's total, and the median of each phase;
-// - rawd's resident memory when idle, after start-up and after the runs.
+// - rawd's resident memory when idle, after start-up and after the runs, its
+//   peak (VmHWM), and the peak of the largest `raw run` (getrusage).
 //
 // With HISTORY > 0 every run continues one session whose model context
 // already holds HISTORY items (written into the store before rawd starts),
@@ -46,15 +47,6 @@ constexpr char kConfig[] = R"({
     "tools": {"use": ["builtin/read_file"]}}}
 })";
 
-long RssKb(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -84,7 +76,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   { std::ofstream(daemon.workdir() + "/small.txt") << "hello\n"; }
-  const long rss_start = RssKb(daemon.pid());
+  const long rss_start = raw::bench::StatusKb(daemon.pid(), "VmRSS:");
 
   std::vector<double> wall_ms, first_request_ms, step_overhead_ms;
   // From rawd's own timeline, every step of every run (µs).
@@ -92,6 +84,7 @@ int main(int argc, char** argv) {
       timeline_commit, timeline_tools;
   raw::v1::StepOverhead slowest;  // the step with the largest total
   int slowest_index = 0;
+  long raw_peak_kb = 0;
   for (int i = 0; i < runs; ++i) {
     for (int s = 0; s < tool_steps; ++s) {
       fake.Enqueue(chat::ToolCallsAnswer(
@@ -108,6 +101,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     wall_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    raw_peak_kb = std::max(raw_peak_kb, r.max_rss_kb);
     const std::vector<raw::testing::RecordedRequest> requests = fake.requests();
     if (requests.size() > before) {
       first_request_ms.push_back(
@@ -155,7 +149,7 @@ int main(int argc, char** argv) {
       timeline_tools.push_back(static_cast<double>(step.tools_us()));
     }
   }
-  const long rss_end = RssKb(daemon.pid());
+  const long rss_end = raw::bench::StatusKb(daemon.pid(), "VmRSS:");
   std::printf("runs=%d steps_per_turn=%d history=%d items (zero provider latency)\n", runs,
               tool_steps + 1, history);
   std::printf("orchestration overhead per step (median): %.2f ms\n", Median(step_overhead_ms));
@@ -176,5 +170,8 @@ int main(int argc, char** argv) {
               Median(first_request_ms));
   std::printf("rawd idle RSS after start: %ld KiB, after %d turns: %ld KiB\n", rss_start, runs,
               rss_end);
+  const long rawd_peak_kb = raw::bench::StatusKb(daemon.pid(), "VmHWM:");
+  std::printf("peak RSS: rawd %ld KiB, raw run %ld KiB, together %ld KiB\n", rawd_peak_kb,
+              raw_peak_kb, rawd_peak_kb + raw_peak_kb);
   return 0;
 }

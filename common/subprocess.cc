@@ -36,7 +36,7 @@
 namespace raw {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 constexpr size_t kChunkBytes = 64 * 1024;
 // Reads per stream per wake-up, so that a fast writer cannot starve the
@@ -93,8 +93,8 @@ void ReadAvailable(OutputPipe& pipe, int max_reads) {
   }
 }
 
-int MillisUntil(Clock::time_point deadline) {
-  auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+int MillisUntil(SteadyClock::time_point deadline) {
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
   return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
 }
 
@@ -158,8 +158,8 @@ enum class Ending { kExited, kTimedOut, kCancelled, kWaitFailed };
 
 // Feeds stdin and collects output until the child exits, the deadline
 // passes or `cancel` fires.
-Ending Supervise(Child& child, const std::string& input, std::optional<Clock::time_point> deadline,
-                 const CancelToken& cancel) {
+Ending Supervise(Child& child, const std::string& input,
+                 std::optional<SteadyClock::time_point> deadline, const CancelToken& cancel) {
   size_t written = 0;
   while (true) {
     // A finished child reports its real result even if a cancel raced it.
@@ -205,7 +205,8 @@ Ending Supervise(Child& child, const std::string& input, std::optional<Clock::ti
 void KillGroup(Child& child, int64_t grace_ms) {
   child.in.Reset();
   kill(-child.pid, SIGTERM);
-  const Clock::time_point grace_end = Clock::now() + std::chrono::milliseconds(grace_ms);
+  const SteadyClock::time_point grace_end =
+      SteadyClock::now() + std::chrono::milliseconds(grace_ms);
   while (child.out.fd.valid() || child.err.fd.valid() ||
          (!child.exited && child.pidfd.valid())) {
     int wait_ms = MillisUntil(grace_end);
@@ -342,9 +343,9 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options,
   child.err.sink = &result.stderr_data;
   child.err.truncated = &result.stderr_truncated;
   child.err.cap = cap;
-  std::optional<Clock::time_point> deadline;
+  std::optional<SteadyClock::time_point> deadline;
   if (options.timeout_ms > 0) {
-    deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
+    deadline = SteadyClock::now() + std::chrono::milliseconds(options.timeout_ms);
   }
   RETURN_IF_ERROR(Spawn(options, program, std::move(env), child));
 

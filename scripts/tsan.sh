@@ -30,6 +30,8 @@ build="$2"
 shift 2
 
 say() { printf 'tsan: %s\n' "$*"; }
+# shellcheck source=scripts/unity_build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/unity_build.sh"
 
 compiler="$(command -v clang++ || true)"
 if [[ -z "$compiler" ]]; then
@@ -54,6 +56,8 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
     -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O0 -g1" -DRAW_CCACHE=ON \
     -DRAW_SANITIZE=thread -DRAW_BUILD_BENCH=OFF >/dev/null
 fi
+# A unity build, as in the sanitizer stage (scripts/unity_build.sh).
+raw_unity_build "$build"
 
 targets=(tsan_race_probe raw_common_tests raw_store_tests raw_loop_tests raw_mcp_tests)
 say "building (ThreadSanitizer): ${targets[*]}"

@@ -301,8 +301,7 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
     ctx_.rpc->ReplyError(id, error);
     return;
   }
-  turn_.emplace();
-  turn_->prompt_id = id;
+  turn_ = Turn{.prompt_id = id};
   if (RunCommand(*text)) return;
   absl::Status started = controller_->StartTurn(*text, [this, id](const absl::Status& status) {
     if (!status.ok() && turn_ && turn_->prompt_id == id) {

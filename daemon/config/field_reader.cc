@@ -14,10 +14,6 @@ namespace {
 // Longest string shown verbatim after "got".
 constexpr size_t kMaxShownChars = 40;
 
-bool IsNameChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-}
-
 // What a non-integer or a too-small value was expected to be.
 std::string IntegerKind(int64_t min) {
   if (min == 0) return "a non-negative integer";
@@ -58,6 +54,10 @@ std::string DescribeValue(const Json& value) {
     default:
       return DumpJson(value);
   }
+}
+
+bool IsNameChar(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
 }
 
 bool IsValidName(absl::string_view name) {

@@ -33,6 +33,8 @@ std::string DescribeValue(const Json& value);
 
 // True for model and agent names: ^[A-Za-z0-9_.-]+$.
 bool IsValidName(absl::string_view name);
+// A character of such a name: letters, digits, '_', '.' and '-'.
+bool IsNameChar(char c);
 
 // "a, b, c"; used for "(expected one of: ...)" and "(defined: ...)" lists.
 std::string JoinNames(std::span<const absl::string_view> names);

@@ -8,13 +8,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "daemon/config/field_reader.h"
 
 namespace raw::config {
 namespace {
-
-bool IsNameChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-}
 
 bool IsToolChar(char c) { return IsNameChar(c) || c == '*'; }
 

@@ -31,24 +31,24 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "common/paths.h"
 #include "absl/time/time.h"
+#include "common/paths.h"
 #include "common/time.h"
 #include "common/worker_pool.h"
 #include "daemon/config/config_file_cache.h"
 #include "daemon/config/config_loader.h"
 #include "daemon/config/session_mcp_servers.h"
-#include "daemon/http/http_client.h"
 #include "daemon/events/session_event.h"
+#include "daemon/http/http_client.h"
 #include "daemon/loop/session_runner.h"
 #include "daemon/loop/subscription.h"
 #include "daemon/loop/turn.h"
 #include "daemon/loop/write_leases.h"
 #include "daemon/mcp/mcp_manager.h"
-#include "daemon/packages/package_ops.h"
-#include "daemon/vars/variable_store.h"
+#include "daemon/packages/package_list.h"
 #include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
+#include "daemon/vars/variable_store.h"
 
 namespace raw::loop {
 

@@ -14,12 +14,6 @@
 namespace raw::packages {
 namespace {
 
-std::set<std::string> PathsOf(const std::vector<TreeEntry>& entries) {
-  std::set<std::string> paths;
-  for (const TreeEntry& e : entries) paths.insert(e.path);
-  return paths;
-}
-
 // A source made ready to read: the package's root folder, and the staging
 // directory to remove afterwards ("" for a folder read in place).
 struct OpenedSource {
@@ -130,23 +124,6 @@ absl::StatusOr<Inspection> Inspect(const PackageContext& ctx, const std::string&
   }();
   if (!opened.staging.empty()) RETURN_IF_ERROR(RemoveTree(opened.staging));
   return result;
-}
-
-absl::StatusOr<std::vector<ListedPackage>> List(const PackageContext& ctx) {
-  ASSIGN_OR_RETURN(PackageIndex index,
-                   PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
-  std::vector<ListedPackage> listed;
-  for (const auto& [alias, entry] : index.aliases) {
-    ListedPackage item{alias, entry, {}, ""};
-    absl::StatusOr<StoredPackage> stored = ctx.store.Read(entry.hash);
-    if (stored.ok()) {
-      item.exports = stored->manifest.ExportNames();
-    } else {
-      item.problem = std::string(stored.status().message());
-    }
-    listed.push_back(std::move(item));
-  }
-  return listed;
 }
 
 absl::StatusOr<IndexEntry> Remove(const PackageContext& ctx, const std::string& alias) {

@@ -10,18 +10,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "daemon/http/http_client.h"
 #include "daemon/packages/manifest.h"
 #include "daemon/packages/package_index.h"
+#include "daemon/packages/package_list.h"
 #include "daemon/packages/package_store.h"
 
 namespace raw::packages {
-
-struct PackageContext {
-  const PackageStore& store;
-  std::string config_path;            // absolute; its index is used
-  http::HttpClient* http = nullptr;   // for https sources; null = refused
-};
 
 struct InstallResult {
   std::string alias;
@@ -48,15 +42,6 @@ struct Inspection {
 // Reads `what`: an alias of the config's index, or a source as for Install.
 // Writes nothing to the store or the index.
 absl::StatusOr<Inspection> Inspect(const PackageContext& ctx, const std::string& what);
-
-struct ListedPackage {
-  std::string alias;
-  IndexEntry entry;
-  // The manifest's exports, when the store entry could be read.
-  std::vector<std::string> exports;
-  std::string problem;  // why it could not be read, else ""
-};
-absl::StatusOr<std::vector<ListedPackage>> List(const PackageContext& ctx);
 
 // Removes `alias` from the config's index (the store entry stays for gc).
 absl::StatusOr<IndexEntry> Remove(const PackageContext& ctx, const std::string& alias);

@@ -25,12 +25,6 @@ namespace fs = std::filesystem;
 constexpr char kIndexesFile[] = "indexes.json";
 constexpr int64_t kMaxIndexesBytes = 4 << 20;
 
-std::set<std::string> PathsOf(const std::vector<TreeEntry>& entries) {
-  std::set<std::string> paths;
-  for (const TreeEntry& e : entries) paths.insert(e.path);
-  return paths;
-}
-
 }  // namespace
 
 bool IsPackageHash(absl::string_view hash) {

@@ -275,4 +275,9 @@ absl::Status RemoveTree(const std::string& path) {
   return absl::OkStatus();
 }
 
+std::set<std::string> PathsOf(const std::vector<TreeEntry>& entries) {
+  std::set<std::string> paths;
+  for (const TreeEntry& e : entries) paths.insert(e.path);
+  return paths;
+}
 }  // namespace raw::packages

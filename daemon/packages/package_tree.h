@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,9 @@ absl::StatusOr<std::string> HashDirectory(const std::string& root, const TreeLim
 
 // Copies `entries` from `from` into the existing empty directory `to`:
 // files 0644 or 0755, directories 0755, symlinks as symlinks.
+// The paths of `entries`, as ReadManifest checks them.
+std::set<std::string> PathsOf(const std::vector<TreeEntry>& entries);
+
 absl::Status CopyTree(const std::string& from, const std::vector<TreeEntry>& entries,
                       const std::string& to);
 

@@ -14,7 +14,7 @@ using absl::StrAppend;
 using absl::StrCat;
 
 // A YAML double-quoted scalar on one line.
-std::string Quoted(std::string_view text) {
+std::string YamlQuoted(std::string_view text) {
   std::string out = "\"";
   bool space = false;
   for (char c : text) {
@@ -77,15 +77,15 @@ WikiPage RawPage(const TaskState& task, const Source& s) {
             ". Only the excerpt above was stored and matched against the retrieved body; this "
             "page is not a full-page capture.\n");
   std::vector<std::string> fm = {
-      StrCat("source_url: ", Quoted(s.url)),
+      StrCat("source_url: ", YamlQuoted(s.url)),
       StrCat("ingested: ", IsoDate(s.inspected_at)),
       StrCat("sha256: ", Sha256Hex(body)),
       "capture: excerpt-only",
-      StrCat("locator: ", Quoted(s.locator)),
+      StrCat("locator: ", YamlQuoted(s.locator)),
       StrCat("source_role: ", Name(s.role)),
   };
-  if (s.family) fm.push_back(StrCat("source_family: ", Quoted(*s.family)));
-  if (s.as_of) fm.push_back(StrCat("as_of: ", Quoted(*s.as_of)));
+  if (s.family) fm.push_back(StrCat("source_family: ", YamlQuoted(*s.family)));
+  if (s.as_of) fm.push_back(StrCat("as_of: ", YamlQuoted(*s.as_of)));
   fm.push_back(StrCat("verification: ", s.check.status == CheckStatus::kUnchecked
                                             ? "unverified"
                                             : std::string(Name(s.check.status))));
@@ -183,7 +183,7 @@ std::vector<WikiPage> ExportWiki(const TaskState& s, const ExportRequest& req) {
   std::vector<std::string> sources;
   for (const Source& src : s.sources) sources.push_back(RawPath(src));
   std::vector<std::string> fm = {
-      StrCat("title: ", Quoted(title)),
+      StrCat("title: ", YamlQuoted(title)),
       StrCat("created: ", IsoDate(s.started_at)),
       StrCat("updated: ", IsoDate(s.updated_at)),
       "type: query",

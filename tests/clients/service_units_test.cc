@@ -15,7 +15,7 @@
 namespace raw::cli {
 namespace {
 
-std::string ReadFile(const std::string& path) {
+std::string ReadUnitFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -31,9 +31,9 @@ std::string WithoutMarker(const std::string& unit) {
 }
 
 TEST(ServiceUnitsTest, ThePackagedUnitsAreTheOnesRawWrites) {
-  EXPECT_EQ(ReadFile(RAW_SOURCE_DIR "/packaging/systemd/rawd.service"),
+  EXPECT_EQ(ReadUnitFile(RAW_SOURCE_DIR "/packaging/systemd/rawd.service"),
             WithoutMarker(RawdServiceUnit({.rawd_path = "rawd", .socket_activated = false})));
-  EXPECT_EQ(ReadFile(RAW_SOURCE_DIR "/packaging/systemd/rawd.socket"),
+  EXPECT_EQ(ReadUnitFile(RAW_SOURCE_DIR "/packaging/systemd/rawd.socket"),
             WithoutMarker(RawdSocketUnit()));
 }
 

@@ -18,7 +18,7 @@ using ::raw::testing::TempDir;
 using Change = SessionLease::Change;
 using State = SessionLease::State;
 
-class Recorder : public SessionLease::Listener {
+class LeaseRecorder : public SessionLease::Listener {
  public:
   void OnLeaseChange(Change change, State) override { changes.push_back(change); }
   bool Saw(Change change) const {
@@ -47,7 +47,7 @@ struct Client {
     queue.RunUntil([this, change] { return listener.Saw(change); });
   }
   OwnerQueue queue;
-  Recorder listener;
+  LeaseRecorder listener;
   SessionLease lease;
 };
 

@@ -17,8 +17,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-bool IsApprovalRequest(const raw::v1::Event& e) { return e.has_approval_requested(); }
-
 std::vector<std::string> Rules(const raw::v1::SessionRuleOption& option) {
   return {option.rules().begin(), option.rules().end()};
 }

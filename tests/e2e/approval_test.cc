@@ -15,8 +15,6 @@ namespace {
 namespace chat = testing::chat;
 using ::testing::HasSubstr;
 
-bool IsApprovalRequest(const raw::v1::Event& e) { return e.has_approval_requested(); }
-
 TEST_F(ContractTest, AllowRuleForOneCommandDoesNotAllowACompoundCommand) {
   StartDaemon(R"("rules": [{"allow": "builtin/bash", "command": "echo *"}])");
   std::string session = daemon_->CreateSession();

@@ -15,8 +15,6 @@ namespace {
 namespace chat = testing::chat;
 using ::testing::HasSubstr;
 
-bool IsApprovalRequest(const raw::v1::Event& e) { return e.has_approval_requested(); }
-
 class CommandSafetyTest : public ContractTest {
  protected:
   // Runs one turn whose model calls `calls` (then answers), denies the

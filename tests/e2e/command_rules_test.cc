@@ -18,8 +18,6 @@ using ::testing::HasSubstr;
 // command substitution quoted inside it.
 constexpr char kHiddenTouch[] = R"json({"command":"echo $(( ${y:-'a[$(touch pwned)]'} ))"})json";
 
-bool IsApprovalRequest(const raw::v1::Event& e) { return e.has_approval_requested(); }
-
 TEST_F(ContractTest, CommandRulesDenyRmHoweverItIsWritten) {
   StartDaemon(R"("rules": [{"deny": "builtin/bash", "command": "rm *"},
                            {"allow": "builtin/bash", "command": "*"}])");

@@ -21,6 +21,9 @@
 
 namespace raw::e2e {
 
+// True for the event that asks for approval of a batch of calls.
+inline bool IsApprovalRequest(const raw::v1::Event& e) { return e.has_approval_requested(); }
+
 class ContractTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -16,8 +16,6 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-bool IsApprovalRequest(const raw::v1::Event& e) { return e.has_approval_requested(); }
-
 class ExfiltrationTest : public ContractTest {
  protected:
   std::string Home() const {

@@ -74,7 +74,7 @@ std::vector<ApiCase> MakeCases() {
   return cases;
 }
 
-raw::v1::GetHistoryResponse History(raw::v1::Raw::Stub& stub, const std::string& session) {
+raw::v1::GetHistoryResponse CommittedHistory(raw::v1::Raw::Stub& stub, const std::string& session) {
   grpc::ClientContext context;
   raw::v1::GetHistoryRequest request;
   request.set_session_id(session);
@@ -163,7 +163,7 @@ testing::ScriptedResponse FaultMatrixTest::ErrorResponse(int status, std::string
 
 void FaultMatrixTest::ExpectTheNextTurnCarriesNothingBroken(
     const std::vector<std::string>& broken) {
-  const raw::v1::GetHistoryResponse history = History(stub(), session_);
+  const raw::v1::GetHistoryResponse history = CommittedHistory(stub(), session_);
   for (const raw::v1::Event& e : history.events()) {
     EXPECT_FALSE(e.has_tool_call_batch()) << e.DebugString();
     if (!e.has_assistant_message()) continue;

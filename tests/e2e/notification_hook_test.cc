@@ -19,12 +19,12 @@ namespace chat = testing::chat;
 using ::testing::HasSubstr;
 
 // A hook that appends its stdin document (one line) to `log`.
-std::string Recorder(const std::string& log) {
+std::string NotificationRecorder(const std::string& log) {
   return absl::StrCat("tr -d '\\n' >> ", log, "; echo >> ", log);
 }
 
-std::string Hook(const std::string& event, const std::string& script,
-                 const std::string& extra = "") {
+std::string HookEntry(const std::string& event, const std::string& script,
+                      const std::string& extra = "") {
   return absl::StrCat(R"({"event": ")", event, R"(", "command": [")", script, R"("])",
                       extra.empty() ? "" : ", ", extra, "}");
 }
@@ -43,9 +43,9 @@ std::vector<Json> Documents(const std::string& text) {
 
 TEST_F(ContractTest, NotificationHookRunsWhenACallWaitsForApproval) {
   std::string log = scratch_ + "/notifications.log";
-  std::string rec = Script("record.sh", Recorder(log));
+  std::string rec = Script("record.sh", NotificationRecorder(log));
   StartDaemon(R"("hooks": ["note"])",
-              absl::StrCat(R"("hooks": {"note": )", Hook("notification", rec), "}"));
+              absl::StrCat(R"("hooks": {"note": )", HookEntry("notification", rec), "}"));
   std::string session = daemon_->CreateSession();
   // write_file asks by default; read_file does not.
   WriteFile(daemon_->workdir() + "/r.txt", "read me");
@@ -89,9 +89,9 @@ TEST_F(ContractTest, NotificationHookRunsWhenACallWaitsForApproval) {
 
 TEST_F(ContractTest, NotificationHookHearsATurnsWarnings) {
   std::string log = scratch_ + "/notifications.log";
-  std::string rec = Script("record.sh", Recorder(log));
+  std::string rec = Script("record.sh", NotificationRecorder(log));
   StartDaemon(R"("hooks": ["note"])",
-              absl::StrCat(R"("hooks": {"note": )", Hook("notification", rec), "}"));
+              absl::StrCat(R"("hooks": {"note": )", HookEntry("notification", rec), "}"));
   std::string session = daemon_->CreateSession();
   // The answer stops at the model's output limit.
   fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("a long ans"),
@@ -112,12 +112,13 @@ TEST_F(ContractTest, NotificationHookHearsATurnsWarnings) {
 
 TEST_F(ContractTest, DenyRuleWinsOverAPreToolUseHookThatAllows) {
   std::string log = scratch_ + "/pre.log";
-  std::string allow = Script(
-      "allow.sh", absl::StrCat(Recorder(log), "\necho '{\"decision\": \"allow\", \"reason\": "
-                                              "\"hook says fine\"}'"));
+  std::string allow =
+      Script("allow.sh", absl::StrCat(NotificationRecorder(log),
+                                      "\necho '{\"decision\": \"allow\", \"reason\": "
+                                      "\"hook says fine\"}'"));
   StartDaemon(R"("rules": [{"deny": "builtin/bash", "command": "rm *"}], "hooks": ["allow"])",
               absl::StrCat(R"("hooks": {"allow": )",
-                           Hook("pre_tool_use", allow, R"("matcher": "builtin/bash")"), "}"));
+                           HookEntry("pre_tool_use", allow, R"("matcher": "builtin/bash")"), "}"));
   WriteFile(daemon_->workdir() + "/f1", "keep me");
   std::string session = daemon_->CreateSession();
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"rm f1"})"},

@@ -402,7 +402,7 @@ TEST_F(SessionsTest, ExpiredSessionsAreRemovedReadingNeverRenewsAndSpaceIsReclai
   EXPECT_THAT(daemon_->ReadLog(), HasSubstr("expired"));
 }
 
-std::string FileBytes(const std::string& path) {
+std::string ExportedBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -419,7 +419,7 @@ TEST_F(SessionsTest, AnOlderDatabaseIsLeftByteForByteAndReportedOnce) {
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
-  const std::string bytes = FileBytes(old_path);
+  const std::string bytes = ExportedBytes(old_path);
   struct stat st_old;
   ASSERT_EQ(stat(old_path.c_str(), &st_old), 0);
 
@@ -429,7 +429,7 @@ TEST_F(SessionsTest, AnOlderDatabaseIsLeftByteForByteAndReportedOnce) {
     Turn(session, "hello", chat::TextAnswer("hi"));
     ASSERT_EQ(daemon_->Stop(), 0);
   }
-  EXPECT_EQ(FileBytes(old_path), bytes);
+  EXPECT_EQ(ExportedBytes(old_path), bytes);
   struct stat st_now;
   ASSERT_EQ(stat(old_path.c_str(), &st_now), 0);
   EXPECT_EQ(st_now.st_mtim.tv_sec, st_old.st_mtim.tv_sec);
@@ -579,7 +579,7 @@ TEST_F(SessionsTest, ASecretVariableNeverReachesTheDatabaseOrTheLog) {
   ASSERT_EQ(daemon_->Stop(), 0);
   for (const std::string& path :
        {DatabasePath(), DatabasePath() + "-wal", daemon_->state_dir() + "/rawd.log"}) {
-    std::string bytes = FileBytes(path);
+    std::string bytes = ExportedBytes(path);
     EXPECT_EQ(bytes.find(secret), std::string::npos) << path;
   }
 }

@@ -98,7 +98,7 @@ std::optional<int> WaitExit(pid_t pid, std::chrono::milliseconds timeout) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-std::string ReadFile(const std::string& path) {
+std::string ReadUnitText(const std::string& path) {
   std::string out;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return out;
@@ -137,18 +137,18 @@ TEST_F(SocketActivationTest, TheInheritedSocketIsServedAndOutlivesTheDaemon) {
 
   raw::v1::GetDaemonInfoResponse info;
   grpc::Status status = Info(daemon_.socket_path(), &info);
-  ASSERT_TRUE(status.ok()) << status.error_message() << "\n" << ReadFile(StderrPath());
+  ASSERT_TRUE(status.ok()) << status.error_message() << "\n" << ReadUnitText(StderrPath());
   EXPECT_EQ(info.pid(), pid);
   EXPECT_EQ(info.socket_path(), daemon_.socket_path());
 
   kill(pid, SIGTERM);
-  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(30)), 0) << ReadFile(StderrPath());
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(30)), 0) << ReadUnitText(StderrPath());
   // The socket file is systemd's: it stays for the next start.
   struct stat st;
   EXPECT_EQ(lstat(daemon_.socket_path().c_str(), &st), 0);
   EXPECT_TRUE(S_ISSOCK(st.st_mode));
   // The log says where the socket came from.
-  EXPECT_NE(ReadFile(StderrPath()).find("socket passed by systemd"), std::string::npos);
+  EXPECT_NE(ReadUnitText(StderrPath()).find("socket passed by systemd"), std::string::npos);
   close(fd);
 }
 
@@ -158,7 +158,7 @@ TEST_F(SocketActivationTest, ASocketOthersCouldUseIsRefused) {
   pid_t pid = Activate(fd);
   ASSERT_GT(pid, 0);
   EXPECT_EQ(WaitExit(pid, std::chrono::seconds(30)), 1);
-  const std::string err = ReadFile(StderrPath());
+  const std::string err = ReadUnitText(StderrPath());
   EXPECT_NE(err.find("refusing the socket passed by systemd"), std::string::npos) << err;
   EXPECT_NE(err.find("mode 0666"), std::string::npos) << err;
   close(fd);
@@ -172,7 +172,7 @@ TEST_F(SocketActivationTest, ASocketInASharedDirectoryIsRefused) {
   pid_t pid = Activate(fd);
   ASSERT_GT(pid, 0);
   EXPECT_EQ(WaitExit(pid, std::chrono::seconds(30)), 1);
-  const std::string err = ReadFile(StderrPath());
+  const std::string err = ReadUnitText(StderrPath());
   EXPECT_NE(err.find("refusing the socket passed by systemd"), std::string::npos) << err;
   EXPECT_NE(err.find(dir), std::string::npos) << err;
   // Checked, never changed.
@@ -189,7 +189,7 @@ TEST_F(SocketActivationTest, ASocketBoundAtAnotherPathIsRefused) {
   pid_t pid = Activate(fd);
   ASSERT_GT(pid, 0);
   EXPECT_EQ(WaitExit(pid, std::chrono::seconds(30)), 1);
-  const std::string err = ReadFile(StderrPath());
+  const std::string err = ReadUnitText(StderrPath());
   EXPECT_NE(err.find(other), std::string::npos) << err;
   EXPECT_NE(err.find("ListenStream="), std::string::npos) << err;
   close(fd);
@@ -201,9 +201,9 @@ TEST_F(SocketActivationTest, AnIdleActivatedDaemonExitsAndTheNextOneServesTheSam
   pid_t first = Activate(fd, {"--idle-exit", "1"});
   ASSERT_GT(first, 0);
   raw::v1::GetDaemonInfoResponse info;
-  ASSERT_TRUE(Info(daemon_.socket_path(), &info).ok()) << ReadFile(StderrPath());
-  EXPECT_EQ(WaitExit(first, std::chrono::seconds(60)), 0) << ReadFile(StderrPath());
-  EXPECT_NE(ReadFile(StderrPath()).find("stopping: idle for 1 s"), std::string::npos);
+  ASSERT_TRUE(Info(daemon_.socket_path(), &info).ok()) << ReadUnitText(StderrPath());
+  EXPECT_EQ(WaitExit(first, std::chrono::seconds(60)), 0) << ReadUnitText(StderrPath());
+  EXPECT_NE(ReadUnitText(StderrPath()).find("stopping: idle for 1 s"), std::string::npos);
 
   // A client that connects now waits in the socket's backlog until the
   // next daemon (systemd would start it on this connection) accepts it.
@@ -250,10 +250,10 @@ TEST_F(SocketActivationTest, SystemdSocketActivateStartsRawdOnTheFirstConnection
 
   raw::v1::GetDaemonInfoResponse info;
   grpc::Status status = Info(daemon_.socket_path(), &info);
-  ASSERT_TRUE(status.ok()) << status.error_message() << "\n" << ReadFile(StderrPath());
+  ASSERT_TRUE(status.ok()) << status.error_message() << "\n" << ReadUnitText(StderrPath());
   // rawd replaced systemd-socket-activate in the same process.
   EXPECT_EQ(info.pid(), pid);
-  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(60)), 0) << ReadFile(StderrPath());
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(60)), 0) << ReadUnitText(StderrPath());
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace {
 namespace chat = testing::chat;
 using ::testing::HasSubstr;
 
-std::string ReadAll(const std::string& path) {
+std::string ReadText(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -32,7 +32,7 @@ TEST_F(E2eTest, MultiStepToolTurn) {
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
   EXPECT_EQ(end->turn_ended().steps(), 3);
-  EXPECT_EQ(ReadAll(daemon_->workdir() + "/notes/a.txt"), "alpha\n");
+  EXPECT_EQ(ReadText(daemon_->workdir() + "/notes/a.txt"), "alpha\n");
 
   std::vector<raw::v1::ToolResult> results;
   for (const auto& e : stream.TurnEvents(turn)) {

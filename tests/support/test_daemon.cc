@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -147,8 +148,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv_in,
     }
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
   result.exit_code = ExitCode(status);
+  result.max_rss_kb = usage.ru_maxrss;
   return result;
 }
 

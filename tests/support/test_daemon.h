@@ -32,6 +32,7 @@ struct CommandResult {
   int exit_code = -1;  // 128 + signal when killed by a signal
   std::string out;
   std::string err;
+  long max_rss_kb = 0;  // the command's peak resident memory (getrusage)
 };
 
 // Runs `argv` with `env` (the whole environment), optionally writing

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gtest/gtest.h"
+#include "tests/tui/lines_text.h"
 
 namespace raw::tui {
 namespace {
@@ -31,29 +32,23 @@ InputEvent Char(const std::string& c) {
   return e;
 }
 
-InputEvent KeyOf(Key k) {
+InputEvent PanelKeyOf(Key k) {
   InputEvent e;
   e.key = k;
   return e;
 }
 
-std::string Text(const Lines& lines) {
-  std::string out;
-  for (const auto& l : lines) out += l.PlainText() + "\n";
-  return out;
-}
-
 TEST(ApprovalPanelTest, ShowsTheWholeBatchWithArguments) {
   ApprovalPanel panel;
   panel.Show(Request());
-  std::string text = Text(panel.Render(80, 20, Glyphs::Unicode(), false).lines);
+  std::string text = LinesText(panel.Render(80, 20, Glyphs::Unicode(), false).lines);
   EXPECT_NE(text.find("The agent wants to run 2 tool calls:"), std::string::npos) << text;
   EXPECT_NE(text.find("1. builtin/bash  needs approval: approval_mode default"), std::string::npos) << text;
   EXPECT_NE(text.find("command: rm -rf build"), std::string::npos) << text;
   EXPECT_NE(text.find("2. builtin/read_file  allowed"), std::string::npos) << text;
   EXPECT_NE(text.find("[y] Allow once  [a] Allow for this session  [n] Deny  [m] Deny with a message"),
             std::string::npos) << text;
-  std::string follower = Text(panel.Render(80, 20, Glyphs::Unicode(), true).lines);
+  std::string follower = LinesText(panel.Render(80, 20, Glyphs::Unicode(), true).lines);
   EXPECT_EQ(follower.find("[y]"), std::string::npos);
 }
 
@@ -73,16 +68,16 @@ TEST(ApprovalPanelTest, ArrowsAndEnterChooseAndMTakesAMessage) {
   ApprovalPanel panel;
   panel.Show(Request());
   bool handled = false;
-  panel.HandleKey(KeyOf(Key::kRight), &handled);
-  panel.HandleKey(KeyOf(Key::kRight), &handled);
-  panel.HandleKey(KeyOf(Key::kRight), &handled);
-  EXPECT_FALSE(panel.HandleKey(KeyOf(Key::kEnter), &handled).has_value());
+  panel.HandleKey(PanelKeyOf(Key::kRight), &handled);
+  panel.HandleKey(PanelKeyOf(Key::kRight), &handled);
+  panel.HandleKey(PanelKeyOf(Key::kRight), &handled);
+  EXPECT_FALSE(panel.HandleKey(PanelKeyOf(Key::kEnter), &handled).has_value());
   EXPECT_TRUE(panel.entering_message());
   ApprovalPanel::View view = panel.Render(80, 20, Glyphs::Unicode(), false);
   ASSERT_TRUE(view.cursor.has_value());
-  EXPECT_NE(Text(view.lines).find("Message for the model:"), std::string::npos);
+  EXPECT_NE(LinesText(view.lines).find("Message for the model:"), std::string::npos);
   for (const char* c : {"n", "o", "p", "e"}) panel.HandleKey(Char(c), &handled);
-  auto answer = panel.HandleKey(KeyOf(Key::kEnter), &handled);
+  auto answer = panel.HandleKey(PanelKeyOf(Key::kEnter), &handled);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_DENY);
   EXPECT_EQ(answer->message, "nope");
@@ -115,7 +110,7 @@ TEST(ApprovalPanelTest, ShowsEveryLineOfTheCommandAndWrapsLongOnesUncut) {
   std::string long_word(150, 'x');
   panel.Show(CommandRequest(R"({"command":"echo one\necho )" + long_word + R"(\nrm -rf ~"})"));
   ApprovalPanel::View view = panel.Render(40, 40, Glyphs::Unicode(), false);
-  std::string text = Text(view.lines);
+  std::string text = LinesText(view.lines);
   EXPECT_NE(text.find("command: echo one"), std::string::npos) << text;
   EXPECT_NE(text.find("rm -rf ~"), std::string::npos) << text;
   EXPECT_NE(Joined(view.lines).find(long_word), std::string::npos) << text;
@@ -130,22 +125,22 @@ TEST(ApprovalPanelTest, WhatDoesNotFitIsFoldedBehindAMarkerAndVShowsIt) {
   panel.Show(CommandRequest(R"({"command":")" + command + R"("})"));
   ApprovalPanel::View folded = panel.Render(80, 12, Glyphs::Unicode(), false);
   EXPECT_LE(folded.lines.size(), 12u);
-  std::string text = Text(folded.lines);
+  std::string text = LinesText(folded.lines);
   EXPECT_NE(text.find("more lines ("), std::string::npos) << text;
   EXPECT_NE(text.find("bytes) - press v to view all"), std::string::npos) << text;
   EXPECT_NE(text.find("[y] Allow once"), std::string::npos) << text;
   EXPECT_EQ(text.find("echo line50"), std::string::npos) << text;
   // Even with hardly any room, the marker is shown.
-  EXPECT_NE(Text(panel.Render(80, 3, Glyphs::Unicode(), false).lines).find("press v"),
+  EXPECT_NE(LinesText(panel.Render(80, 3, Glyphs::Unicode(), false).lines).find("press v"),
             std::string::npos);
 
   bool handled = false;
   EXPECT_FALSE(panel.HandleKey(Char("v"), &handled).has_value());
   EXPECT_TRUE(handled);
-  std::string viewing = Text(panel.Render(80, 12, Glyphs::Unicode(), false).lines);
+  std::string viewing = LinesText(panel.Render(80, 12, Glyphs::Unicode(), false).lines);
   EXPECT_NE(viewing.find("lines 1-"), std::string::npos) << viewing;
-  for (int i = 0; i < 100; ++i) panel.HandleKey(KeyOf(Key::kDown), &handled);
-  std::string end = Text(panel.Render(80, 12, Glyphs::Unicode(), false).lines);
+  for (int i = 0; i < 100; ++i) panel.HandleKey(PanelKeyOf(Key::kDown), &handled);
+  std::string end = LinesText(panel.Render(80, 12, Glyphs::Unicode(), false).lines);
   EXPECT_NE(end.find("echo line50"), std::string::npos) << end;
   // Approving does not need viewing.
   auto answer = panel.HandleKey(Char("y"), &handled);
@@ -160,7 +155,7 @@ TEST(ApprovalPanelTest, SessionChoicesShowTheRulesTheyAdd) {
   call->add_session_rules()->add_rules("allow builtin/bash command \"git status -s\"");
   call->add_session_rules()->add_rules("allow builtin/bash command \"git status *\"");
   panel.Show(request);
-  std::string text = Text(panel.Render(100, 20, Glyphs::Unicode(), false).lines);
+  std::string text = LinesText(panel.Render(100, 20, Glyphs::Unicode(), false).lines);
   EXPECT_NE(text.find("[a] for this session adds: allow builtin/bash command \"git status -s\""),
             std::string::npos) << text;
   EXPECT_NE(text.find("[p] for this session adds: allow builtin/bash command \"git status *\""),
@@ -179,7 +174,7 @@ TEST(ApprovalPanelTest, KeysItDoesNotUseAreLeftToTheApp) {
   ApprovalPanel panel;
   panel.Show(Request());
   bool handled = true;
-  panel.HandleKey(KeyOf(Key::kEscape), &handled);
+  panel.HandleKey(PanelKeyOf(Key::kEscape), &handled);
   EXPECT_FALSE(handled);
 }
 

@@ -1,15 +1,10 @@
 #include "clients/tui/cell_renderer.h"
 
 #include "gtest/gtest.h"
+#include "tests/tui/lines_text.h"
 
 namespace raw::tui {
 namespace {
-
-std::string Text(const Lines& lines) {
-  std::string out;
-  for (const auto& l : lines) out += l.PlainText() + "\n";
-  return out;
-}
 
 Cell Card(ToolStatus status) {
   Cell cell;
@@ -53,7 +48,7 @@ TEST(CellRendererTest, ARunningCardShowsItsLastProgressUntilItEnds) {
   EXPECT_EQ(running[1].PlainText(), "  └ 2/3 step 2");
   cell.call.status = ToolStatus::kDone;
   cell.call.duration_ms = 5;
-  EXPECT_EQ(Text(RenderCell(cell, Ctx())).find("step 2"), std::string::npos);
+  EXPECT_EQ(LinesText(RenderCell(cell, Ctx())).find("step 2"), std::string::npos);
 }
 
 TEST(CellRendererTest, ResultsAreCollapsedUntilExpanded) {
@@ -61,11 +56,12 @@ TEST(CellRendererTest, ResultsAreCollapsedUntilExpanded) {
   cell.call.duration_ms = 12;
   cell.call.content = "line one\nline two\nline three\n";
   Lines collapsed = RenderCell(cell, Ctx());
-  EXPECT_EQ(Text(collapsed).find("line two"), std::string::npos);
-  EXPECT_NE(Text(collapsed).find("└ line one … (3 lines)"), std::string::npos) << Text(collapsed);
+  EXPECT_EQ(LinesText(collapsed).find("line two"), std::string::npos);
+  EXPECT_NE(LinesText(collapsed).find("└ line one … (3 lines)"), std::string::npos)
+      << LinesText(collapsed);
   EXPECT_NE(collapsed[0].PlainText().find("done · 12 ms"), std::string::npos);
   cell.expanded = true;
-  std::string expanded = Text(RenderCell(cell, Ctx()));
+  std::string expanded = LinesText(RenderCell(cell, Ctx()));
   EXPECT_NE(expanded.find("path: src/main.cc"), std::string::npos) << expanded;
   EXPECT_NE(expanded.find("│ line two"), std::string::npos) << expanded;
 }
@@ -77,7 +73,7 @@ TEST(CellRendererTest, ABashCardWithoutOutputShowsTheExitStatus) {
   cell.call.arguments = R"({"command":"true"})";
   cell.call.duration_ms = 5;
   cell.call.content = "(no output)\n[exit code 0]";
-  std::string collapsed = Text(RenderCell(cell, Ctx()));
+  std::string collapsed = LinesText(RenderCell(cell, Ctx()));
   EXPECT_NE(collapsed.find("└ (no output, exit 0)"), std::string::npos) << collapsed;
   EXPECT_EQ(collapsed.find("lines)"), std::string::npos) << collapsed;
 }
@@ -88,7 +84,7 @@ TEST(CellRendererTest, DiffsAreColoured) {
   cell.call.duration_ms = 3;
   cell.call.content = "edited";
   cell.call.display = "--- a/x.cc\n+++ b/x.cc\n@@ -1,2 +1,2 @@\n-old line\n+new line\n same\n";
-  EXPECT_NE(Text(RenderCell(cell, Ctx())).find("diff: +1 -1"), std::string::npos);
+  EXPECT_NE(LinesText(RenderCell(cell, Ctx())).find("diff: +1 -1"), std::string::npos);
   cell.expanded = true;
   Lines lines = RenderCell(cell, Ctx());
   auto role_of = [&](const std::string& needle) {
@@ -111,12 +107,12 @@ TEST(CellRendererTest, ACardShowsWholeAndExpandsToTheFullResult) {
   cell.call.display = "Raven rvn-0123456789ab-1 · active · phase discover\n"
                       "Sources 3 (1 verified) · Claims 2 · Limitations 1";
   cell.call.content = "# Artifact\nThe whole rendered artifact body.";
-  std::string collapsed = Text(RenderCell(cell, Ctx()));
+  std::string collapsed = LinesText(RenderCell(cell, Ctx()));
   EXPECT_NE(collapsed.find("└ Raven rvn-0123456789ab-1"), std::string::npos) << collapsed;
   EXPECT_NE(collapsed.find("Sources 3 (1 verified)"), std::string::npos) << collapsed;
   EXPECT_EQ(collapsed.find("whole rendered artifact"), std::string::npos) << collapsed;
   cell.expanded = true;
-  std::string expanded = Text(RenderCell(cell, Ctx()));
+  std::string expanded = LinesText(RenderCell(cell, Ctx()));
   EXPECT_NE(expanded.find("Limitations 1"), std::string::npos) << expanded;
   EXPECT_NE(expanded.find("The whole rendered artifact body."), std::string::npos) << expanded;
   EXPECT_LT(expanded.find("Limitations 1"), expanded.find("# Artifact")) << expanded;
@@ -128,7 +124,7 @@ TEST(CellRendererTest, ACardCannotDriveTheTerminal) {
   cell.call.display = "card \x1b[2Jline";
   cell.call.content = "body \x1b]52;c;aGk=\x07";
   cell.expanded = true;
-  std::string expanded = Text(RenderCell(cell, Ctx()));
+  std::string expanded = LinesText(RenderCell(cell, Ctx()));
   EXPECT_EQ(expanded.find('\x1b'), std::string::npos) << expanded;
   EXPECT_EQ(expanded.find('\x07'), std::string::npos) << expanded;
 }
@@ -151,7 +147,7 @@ TEST(CellRendererTest, UserMessagesWrapUnderThePrompt) {
   Cell cell;
   cell.kind = CellKind::kUser;
   cell.text = "please fix the failing parser test";
-  EXPECT_EQ(Text(RenderCell(cell, Ctx(20))), "› please fix the\n  failing parser\n  test\n");
+  EXPECT_EQ(LinesText(RenderCell(cell, Ctx(20))), "› please fix the\n  failing parser\n  test\n");
 }
 
 }  // namespace

@@ -1,15 +1,10 @@
 #include "clients/tui/footer.h"
 
 #include "gtest/gtest.h"
+#include "tests/tui/lines_text.h"
 
 namespace raw::tui {
 namespace {
-
-std::string Text(const Lines& lines) {
-  std::string out;
-  for (const auto& l : lines) out += l.PlainText() + "\n";
-  return out;
-}
 
 FooterState State() {
   FooterState s;
@@ -71,7 +66,7 @@ TEST(FooterTest, StatsShowCoverageAndUnknowns) {
   stats.mutable_cache_write_tokens()->set_requests_reported(0);
   stats.mutable_reasoning_tokens()->set_requests_reported(0);
   stats.mutable_context()->set_tokens(2100);
-  std::string text = Text(RenderStats(stats));
+  std::string text = LinesText(RenderStats(stats));
   EXPECT_NE(text.find("Usage this session (3 model requests)"), std::string::npos) << text;
   EXPECT_NE(text.find("  input tokens              12,345   reported by 3 of 3 requests"),
             std::string::npos)
@@ -83,14 +78,14 @@ TEST(FooterTest, StatsShowCoverageAndUnknowns) {
   EXPECT_NE(text.find("no context_window_tokens set"), std::string::npos) << text;
   stats.set_cache_read_ratio(0.5);
   stats.set_cache_ratio_requests(2);
-  text = Text(RenderStats(stats));
+  text = LinesText(RenderStats(stats));
   EXPECT_NE(text.find("50.0%   over 2 requests"), std::string::npos) << text;
   // Raw's own overhead shows once the daemon has timed a step.
   EXPECT_EQ(text.find("Raw's own overhead"), std::string::npos) << text;
   stats.mutable_overhead()->set_steps(7);
   stats.mutable_overhead()->set_p50_us(420);
   stats.mutable_overhead()->set_p99_us(2500);
-  text = Text(RenderStats(stats));
+  text = LinesText(RenderStats(stats));
   EXPECT_NE(
       text.find("  Raw's own overhead       0.42 ms   per step (p50; p99 2.50 ms, over 7 steps)"),
       std::string::npos)

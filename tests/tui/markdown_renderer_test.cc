@@ -1,15 +1,10 @@
 #include "clients/tui/markdown_renderer.h"
 
 #include "gtest/gtest.h"
+#include "tests/tui/lines_text.h"
 
 namespace raw::tui {
 namespace {
-
-std::string Text(const Lines& lines) {
-  std::string out;
-  for (const auto& l : lines) out += l.PlainText() + "\n";
-  return out;
-}
 
 // The style of the first span whose text contains `needle`.
 std::optional<Style> StyleOf(const Lines& lines, const std::string& needle) {
@@ -25,7 +20,7 @@ const Glyphs& G() { return Glyphs::Unicode(); }
 
 TEST(MarkdownRendererTest, HeadingsAndEmphasis) {
   Lines lines = RenderMarkdown("# Title\n\nSome *soft* and **strong** text.", 40, G());
-  EXPECT_EQ(Text(lines), "Title\n\nSome soft and strong text.\n");
+  EXPECT_EQ(LinesText(lines), "Title\n\nSome soft and strong text.\n");
   EXPECT_EQ(StyleOf(lines, "Title")->role, Role::kAccent);
   EXPECT_TRUE(StyleOf(lines, "Title")->attrs & kAttrBold);
   EXPECT_TRUE(StyleOf(lines, "soft")->attrs & kAttrItalic);
@@ -34,14 +29,14 @@ TEST(MarkdownRendererTest, HeadingsAndEmphasis) {
 
 TEST(MarkdownRendererTest, NestedListsAreIndented) {
   Lines lines = RenderMarkdown("- one\n- two\n  - inner\n\n1. first\n2. second", 40, G());
-  EXPECT_EQ(Text(lines), "• one\n• two\n  ◦ inner\n\n1. first\n2. second\n");
+  EXPECT_EQ(LinesText(lines), "• one\n• two\n  ◦ inner\n\n1. first\n2. second\n");
   Lines ascii = RenderMarkdown("- one", 40, Glyphs::Ascii());
-  EXPECT_EQ(Text(ascii), "* one\n");
+  EXPECT_EQ(LinesText(ascii), "* one\n");
 }
 
 TEST(MarkdownRendererTest, WrappedListItemsHangUnderTheirText) {
   Lines lines = RenderMarkdown("- a list item that is long enough to wrap", 20, G());
-  EXPECT_EQ(Text(lines), "• a list item that\n  is long enough to\n  wrap\n");
+  EXPECT_EQ(LinesText(lines), "• a list item that\n  is long enough to\n  wrap\n");
 }
 
 TEST(MarkdownRendererTest, InlineAndFencedCodeUseTheCodeStyle) {
@@ -49,7 +44,7 @@ TEST(MarkdownRendererTest, InlineAndFencedCodeUseTheCodeStyle) {
   EXPECT_EQ(StyleOf(lines, "f()")->role, Role::kCode);
   EXPECT_EQ(StyleOf(lines, "int x = 1;")->role, Role::kCode);
   EXPECT_EQ(StyleOf(lines, "cpp")->role, Role::kDim);  // the language label
-  EXPECT_EQ(Text(lines), "Call f() now.\n\n▎ cpp\n▎ int x = 1;\n");
+  EXPECT_EQ(LinesText(lines), "Call f() now.\n\n▎ cpp\n▎ int x = 1;\n");
 }
 
 TEST(MarkdownRendererTest, AnUnclosedFenceWhileStreamingIsStillCode) {
@@ -59,7 +54,7 @@ TEST(MarkdownRendererTest, AnUnclosedFenceWhileStreamingIsStillCode) {
 
 TEST(MarkdownRendererTest, TablesGetBordersAndAlignment) {
   Lines lines = RenderMarkdown("| name | n |\n|------|--:|\n| a | 1 |\n| bb | 22 |", 40, G());
-  EXPECT_EQ(Text(lines),
+  EXPECT_EQ(LinesText(lines),
             "│ name │  n │\n"
             "├──────┼────┤\n"
             "│ a    │  1 │\n"
@@ -75,15 +70,15 @@ TEST(MarkdownRendererTest, WideTablesShrinkToTheWidth) {
 
 TEST(MarkdownRendererTest, LinksShowTheirTarget) {
   Lines lines = RenderMarkdown("See [the docs](https://example.com/docs).", 60, G());
-  EXPECT_EQ(Text(lines), "See the docs (https://example.com/docs).\n");
+  EXPECT_EQ(LinesText(lines), "See the docs (https://example.com/docs).\n");
   EXPECT_EQ(StyleOf(lines, "the docs")->role, Role::kLink);
   Lines autolink = RenderMarkdown("<https://example.com>", 60, G());
-  EXPECT_EQ(Text(autolink), "https://example.com\n");
+  EXPECT_EQ(LinesText(autolink), "https://example.com\n");
 }
 
 TEST(MarkdownRendererTest, QuotesRulesAndStrikethrough) {
   Lines lines = RenderMarkdown("> quoted\n\n---\n\n~~gone~~", 10, G());
-  EXPECT_EQ(Text(lines), "│ quoted\n\n──────────\n\ngone\n");
+  EXPECT_EQ(LinesText(lines), "│ quoted\n\n──────────\n\ngone\n");
   EXPECT_TRUE(StyleOf(lines, "gone")->attrs & kAttrStrike);
 }
 

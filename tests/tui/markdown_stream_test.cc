@@ -2,15 +2,10 @@
 
 #include "clients/tui/markdown_renderer.h"
 #include "gtest/gtest.h"
+#include "tests/tui/lines_text.h"
 
 namespace raw::tui {
 namespace {
-
-std::string Text(const Lines& lines) {
-  std::string out;
-  for (const auto& l : lines) out += l.PlainText() + "\n";
-  return out;
-}
 
 constexpr char kAnswer[] =
     "## Findings\n\nThe parser fails on **nested** lists.\n\n```cpp\nint f() {\n\n  return 1;\n}\n"
@@ -22,12 +17,12 @@ TEST(MarkdownStreamTest, GrowingTextRendersLikeTheWholeText) {
   MarkdownStream stream;
   for (size_t n = 1; n <= answer.size(); n += 7) {
     std::string prefix = answer.substr(0, n);
-    EXPECT_EQ(Text(stream.Render(prefix, 40, Glyphs::Unicode())),
-              Text(RenderMarkdown(prefix, 40, Glyphs::Unicode())))
+    EXPECT_EQ(LinesText(stream.Render(prefix, 40, Glyphs::Unicode())),
+              LinesText(RenderMarkdown(prefix, 40, Glyphs::Unicode())))
         << "after " << n << " bytes";
   }
-  EXPECT_EQ(Text(stream.Render(answer, 40, Glyphs::Unicode())),
-            Text(RenderMarkdown(answer, 40, Glyphs::Unicode())));
+  EXPECT_EQ(LinesText(stream.Render(answer, 40, Glyphs::Unicode())),
+            LinesText(RenderMarkdown(answer, 40, Glyphs::Unicode())));
 }
 
 TEST(MarkdownStreamTest, ABlankLineInsideAFenceDoesNotEndAChunk) {
@@ -35,15 +30,15 @@ TEST(MarkdownStreamTest, ABlankLineInsideAFenceDoesNotEndAChunk) {
   std::string text = "```\na\n\nb\n";
   stream.Render(text, 40, Glyphs::Unicode());
   Lines lines = stream.Render(text + "c\n```\n", 40, Glyphs::Unicode());
-  EXPECT_EQ(Text(lines), "▎ a\n▎ \n▎ b\n▎ c\n");
+  EXPECT_EQ(LinesText(lines), "▎ a\n▎ \n▎ b\n▎ c\n");
 }
 
 TEST(MarkdownStreamTest, ANewWidthOrADifferentTextStartsOver) {
   MarkdownStream stream;
   stream.Render("one\n\ntwo\n\nthree", 40, Glyphs::Unicode());
-  EXPECT_EQ(Text(stream.Render("alpha beta\n\nfour", 40, Glyphs::Unicode())),
+  EXPECT_EQ(LinesText(stream.Render("alpha beta\n\nfour", 40, Glyphs::Unicode())),
             "alpha beta\n\nfour\n");
-  EXPECT_EQ(Text(stream.Render("alpha beta\n\nfour", 8, Glyphs::Unicode())),
+  EXPECT_EQ(LinesText(stream.Render("alpha beta\n\nfour", 8, Glyphs::Unicode())),
             "alpha\nbeta\n\nfour\n");
 }
 

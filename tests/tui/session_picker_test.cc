@@ -18,7 +18,7 @@ v1::Session Session(const std::string& id, const std::string& title, int64_t exp
   return s;
 }
 
-std::string RowOf(const Lines& lines, const std::string& id) {
+std::string PickerRowOf(const Lines& lines, const std::string& id) {
   for (const StyledLine& l : lines) {
     std::string text = l.PlainText();
     if (text.find(" " + id + " ") != std::string::npos) return text;
@@ -34,9 +34,9 @@ TEST(SessionPickerTest, EachRowSaysWhenTheSessionExpires) {
               kNow);
   Lines lines = picker.Render(120, 20, Glyphs::Ascii());
   EXPECT_EQ(lines[0].PlainText(), "Resume a session");
-  std::string first = RowOf(lines, "aaaa1111");
-  std::string never = RowOf(lines, "bbbb2222");
-  std::string due = RowOf(lines, "cccc3333");
+  std::string first = PickerRowOf(lines, "aaaa1111");
+  std::string never = PickerRowOf(lines, "bbbb2222");
+  std::string due = PickerRowOf(lines, "cccc3333");
   EXPECT_NE(first.find("expires in 29 days"), std::string::npos) << first;
   EXPECT_NE(first.find("fix the parser"), std::string::npos) << first;
   EXPECT_NE(never.find("no expiry"), std::string::npos) << never;

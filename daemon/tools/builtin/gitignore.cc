@@ -24,11 +24,6 @@ std::string ReadSmallFile(const std::string& path) {
   return text;
 }
 
-std::string_view BaseName(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 GitignoreRules GitignoreRules::Parse(std::string_view text) {

@@ -129,11 +129,6 @@ bool ReadWhole(const std::string& path, std::string& text) {
   return !in.bad();
 }
 
-std::string_view BaseName(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 ToolOutput Grep(const Json& args, const ToolContext& ctx) {
   if (absl::Status s = CheckArgumentObject(
           args, {"pattern", "path", "glob", "case_insensitive", "output_mode", "context"});

@@ -25,8 +25,6 @@
 namespace raw::tools::builtin {
 namespace {
 
-constexpr int64_t kDefaultMaxReadBytes = 256 * 1024;
-
 std::string AvailableSkills(const skills::SkillSet& set) {
   if (set.skills().empty()) return "none";
   return absl::StrJoin(set.skills(), ", ", [](std::string* out, const skills::Skill& s) {
@@ -91,8 +89,7 @@ ToolOutput ReadSkillFile(const skills::Skill& skill, const std::string& file,
     return ToolOutput::Error(absl::StrCat("\"", file, "\" in skill \"", skill.name,
                                           "\" is not a regular file (a directory?)"));
   }
-  const int64_t configured = ctx.settings.files.max_read_bytes;
-  const size_t cap = static_cast<size_t>(configured > 0 ? configured : kDefaultMaxReadBytes);
+  const size_t cap = FileReadCap(ctx.settings.files.max_read_bytes);
   absl::StatusOr<std::string> data = ReadHead(fd, cap, real);
   close(fd);
   if (!data.ok()) return ToolOutput::Error(std::string(data.status().message()));

@@ -88,6 +88,11 @@ std::vector<std::string> Segments(std::string_view pattern) {
 
 }  // namespace
 
+std::string_view BaseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 std::vector<std::string_view> SplitPath(std::string_view path) {
   std::vector<std::string_view> parts;
   size_t start = 0;

@@ -25,6 +25,9 @@ namespace raw::tools::builtin {
 // Pattern and path segments.
 std::vector<std::string_view> SplitPath(std::string_view path);
 
+// The last segment of a '/'-separated path (all of it when it has no '/').
+std::string_view BaseName(std::string_view path);
+
 // True when the path segments match the pattern segments whole; with
 // `prefix`, true when some path below `path` could still match (for pruning
 // directories during a walk).

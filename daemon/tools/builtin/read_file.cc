@@ -29,7 +29,6 @@ constexpr size_t kChunkBytes = 64 * 1024;
 // A NUL byte in the first few KiB marks a binary file (the heuristic git and
 // grep use).
 constexpr size_t kBinarySniffBytes = 8 * 1024;
-constexpr int64_t kDefaultMaxReadBytes = 256 * 1024;
 
 int64_t LineOfByte(const std::string& s, size_t pos, int64_t first_line) {
   int64_t line = first_line;
@@ -60,8 +59,7 @@ ToolOutput ReadFile(const Json& args, const ToolContext& ctx) {
   const int64_t last_wanted = limit_arg->has_value() && **limit_arg <= INT64_MAX - offset
                                   ? offset + **limit_arg - 1
                                   : std::numeric_limits<int64_t>::max();
-  const int64_t configured_cap = ctx.settings.files.max_read_bytes;
-  const size_t cap = static_cast<size_t>(configured_cap > 0 ? configured_cap : kDefaultMaxReadBytes);
+  const size_t cap = FileReadCap(ctx.settings.files.max_read_bytes);
 
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return ToolOutput::Error(Describe(path, errno));

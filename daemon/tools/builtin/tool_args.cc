@@ -9,6 +9,11 @@
 
 namespace raw::tools::builtin {
 
+size_t FileReadCap(int64_t configured) {
+  constexpr int64_t kDefault = 256 * 1024;
+  return static_cast<size_t>(configured > 0 ? configured : kDefault);
+}
+
 absl::Status CheckArgumentObject(const Json& args,
                                  std::initializer_list<std::string_view> allowed) {
   if (!args.is_object()) {

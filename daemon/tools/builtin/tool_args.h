@@ -19,6 +19,10 @@
 
 namespace raw::tools::builtin {
 
+// The most bytes a file tool reads: tools.files.max_read_bytes when it is
+// positive, else its default (256 KiB).
+size_t FileReadCap(int64_t configured);
+
 // OK when `args` is a JSON object whose keys are all in `allowed`.
 absl::Status CheckArgumentObject(const Json& args,
                                  std::initializer_list<std::string_view> allowed);

@@ -10,7 +10,7 @@
 namespace raw::tools::policy {
 namespace {
 
-bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+bool IsShellBlank(char c) { return c == ' ' || c == '\t'; }
 
 }  // namespace
 
@@ -55,7 +55,7 @@ absl::Status ShellScanner::ScanWord(WordBuilder& w, int depth) {
       ++pos_;
       continue;
     }
-    if (IsBlank(c) || c == '\n' || c == ';' || c == '|' || c == '(' || c == ')') break;
+    if (IsShellBlank(c) || c == '\n' || c == ';' || c == '|' || c == '(' || c == ')') break;
     // A redirection operator starts a word of its own ("a>b" is "a" ">b"),
     // unless what precedes it is the file descriptor ("2>&1").
     bool redirects = ((c == '<' || c == '>') && !At(1, '(')) || (c == '&' && At(1, '>'));

@@ -15,7 +15,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-const ParseContext kContext{"/etc/raw-test", "/home/me"};
+const ParseContext kEntryContext{"/etc/raw-test", "/home/me"};
 
 // A document with one keyless model, agent "a" using it with `tools_use`,
 // and `servers` as mcp_servers.
@@ -31,7 +31,7 @@ std::string Doc(const std::string& servers, const std::string& tools_use = "[]")
 
 std::vector<std::string> Problems(const std::string& text) {
   std::vector<ConfigProblem> problems;
-  absl::StatusOr<Config> config = ParseConfig(text, kContext, &problems);
+  absl::StatusOr<Config> config = ParseConfig(text, kEntryContext, &problems);
   std::vector<std::string> lines;
   for (const ConfigProblem& p : problems) lines.push_back(p.ToString());
   if (config.ok() != lines.empty()) lines.push_back("<status and problem list disagree>");
@@ -49,7 +49,7 @@ TEST(McpServerEntryTest, ReadsStdioAndHttpServers) {
                "headers": {"Authorization": "Bearer ${TOKEN}"}}
       })",
                       R"(["builtin/*", "mcp/fs/*", "mcp/gh/search_code"])"),
-                  kContext);
+                  kEntryContext);
   ASSERT_TRUE(config.ok()) << config.status();
   const McpServerConfig& fs = config->mcp_servers.at("fs");
   EXPECT_EQ(fs.name, "fs");
@@ -188,7 +188,7 @@ TEST(McpServerEntryTest, ToolsUseMustNameADefinedServerOrAGlobOverServers) {
 }
 
 TEST(McpServerEntryTest, NoServersByDefault) {
-  absl::StatusOr<Config> config = ParseConfig("{}", kContext);
+  absl::StatusOr<Config> config = ParseConfig("{}", kEntryContext);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_THAT(config->mcp_servers, IsEmpty());
   EXPECT_THAT(config->variables, IsEmpty());

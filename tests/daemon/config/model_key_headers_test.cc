@@ -18,14 +18,14 @@ using ::testing::Not;
 
 // A document with one model of `method` (plus `extra` members) and variable
 // KEY.
-std::string Doc(const std::string& method, const std::string& extra) {
+std::string HeadersDoc(const std::string& method, const std::string& extra) {
   return R"({"variables": {"KEY": {"env": "K"}}, "models": {"m": {"method": ")" + method +
          R"(", "model_id": "x", "base_url": "https://api.example.com")" +
          (extra.empty() ? "" : ", " + extra) + "}}}";
 }
 
 TEST(ModelKeyHeadersTest, ReadsApiKeyAndHeaders) {
-  absl::StatusOr<Config> config = ParseConfig(Doc(
+  absl::StatusOr<Config> config = ParseConfig(HeadersDoc(
       "openai-chat-completions",
       R"("api_key": "${KEY}", "headers": {"OpenAI-Project": "proj_1", "X-Trace": "t-${KEY}"})"));
   ASSERT_TRUE(config.ok()) << config.status();
@@ -38,26 +38,26 @@ TEST(ModelKeyHeadersTest, ReadsApiKeyAndHeaders) {
 }
 
 TEST(ModelKeyHeadersTest, DefaultsAreNoKeyAndNoHeaders) {
-  absl::StatusOr<Config> config = ParseConfig(Doc("openai-chat-completions", ""));
+  absl::StatusOr<Config> config = ParseConfig(HeadersDoc("openai-chat-completions", ""));
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->models.at("m").api_key, "");
   EXPECT_THAT(config->models.at("m").headers, IsEmpty());
 }
 
 TEST(ModelKeyHeadersTest, ApiKeyAndApiKeyEnvAreExclusive) {
-  EXPECT_THAT(ProblemLines(Doc("openai-chat-completions",
-                               R"("api_key": "${KEY}", "api_key_env": "OPENAI_API_KEY")")),
+  EXPECT_THAT(ProblemLines(HeadersDoc("openai-chat-completions",
+                                      R"("api_key": "${KEY}", "api_key_env": "OPENAI_API_KEY")")),
               ElementsAre("models.m.api_key: set either api_key or api_key_env, not both"));
 }
 
 TEST(ModelKeyHeadersTest, BadApiKeyIsNeverEchoed) {
-  EXPECT_THAT(ProblemLines(Doc("openai-chat-completions", R"("api_key": "")")),
+  EXPECT_THAT(ProblemLines(HeadersDoc("openai-chat-completions", R"("api_key": "")")),
               ElementsAre("models.m.api_key: expected the API key, normally a variable reference "
                           "such as \"${OPENAI_KEY}\" (see \"variables\")"));
-  EXPECT_THAT(ProblemLines(Doc("openai-chat-completions", R"("api_key": 12345)")),
+  EXPECT_THAT(ProblemLines(HeadersDoc("openai-chat-completions", R"("api_key": 12345)")),
               ElementsAre(HasSubstr("models.m.api_key: expected the API key")));
   for (const std::string& line :
-       ProblemLines(Doc("openai-chat-completions", R"("api_key": "sk-live-abc ${KEY")"))) {
+       ProblemLines(HeadersDoc("openai-chat-completions", R"("api_key": "sk-live-abc ${KEY")"))) {
     EXPECT_THAT(line, Not(HasSubstr("sk-live")));
     EXPECT_THAT(line, HasSubstr("models.m.api_key: the \"${\" at character 13"));
   }
@@ -65,23 +65,24 @@ TEST(ModelKeyHeadersTest, BadApiKeyIsNeverEchoed) {
 
 TEST(ModelKeyHeadersTest, HeaderNamesAreTokensEachOnceIgnoringCase) {
   EXPECT_THAT(
-      ProblemLines(
-          Doc("openai-chat-completions",
-              R"("headers": {"X Bad": "v", "X-A": "1", "x-a": "2", "X-N": 5, "X-L": "a\r\nb"})")),
+      ProblemLines(HeadersDoc(
+          "openai-chat-completions",
+          R"("headers": {"X Bad": "v", "X-A": "1", "x-a": "2", "X-N": 5, "X-L": "a\r\nb"})")),
       ElementsAre(
           R"(models.m.headers["X Bad"]: invalid header name (letters, digits and !#$%&'*+-.^_`|~, no spaces))",
           "models.m.headers.X-L: a header value may not contain a line break or NUL",
           "models.m.headers.X-N: expected a string, got 5",
           "models.m.headers.x-a: the same header as \"X-A\" (header names ignore case)"));
-  EXPECT_THAT(ProblemLines(Doc("openai-chat-completions", R"("headers": ["X-A: 1"])")),
+  EXPECT_THAT(ProblemLines(HeadersDoc("openai-chat-completions", R"("headers": ["X-A: 1"])")),
               ElementsAre("models.m.headers: expected an object of header names to values, got "
                           "an array"));
 }
 
 TEST(ModelKeyHeadersTest, HeadersRawSendsItselfAreRefused) {
   EXPECT_THAT(
-      ProblemLines(Doc("openai-chat-completions",
-                       R"("headers": {"content-type": "text/plain", "Accept": "*/*", "Host": "h",
+      ProblemLines(
+          HeadersDoc("openai-chat-completions",
+                     R"("headers": {"content-type": "text/plain", "Accept": "*/*", "Host": "h",
                                       "Content-Length": "1", "Transfer-Encoding": "chunked"})")),
       ElementsAre(
           "models.m.headers.Accept: Raw sends this header on every request; a second one is "
@@ -97,38 +98,41 @@ TEST(ModelKeyHeadersTest, HeadersRawSendsItselfAreRefused) {
 
 TEST(ModelKeyHeadersTest, TheKeyHeaderIsRefusedOnlyWhenRawSendsAKey) {
   // With a key, each method's key header would go out twice.
-  EXPECT_THAT(ProblemLines(Doc("openai-chat-completions",
-                               R"("api_key_env": "K", "headers": {"authorization": "Basic x"})")),
-              ElementsAre(HasSubstr("models.m.headers.authorization: Raw sends the API key "
-                                    "(api_key or api_key_env) in this header for method "
-                                    "\"openai-chat-completions\"")));
-  EXPECT_THAT(ProblemLines(Doc("openai-responses",
-                               R"("api_key": "${KEY}", "headers": {"Authorization": "x"})")),
+  EXPECT_THAT(
+      ProblemLines(HeadersDoc("openai-chat-completions",
+                              R"("api_key_env": "K", "headers": {"authorization": "Basic x"})")),
+      ElementsAre(HasSubstr("models.m.headers.authorization: Raw sends the API key "
+                            "(api_key or api_key_env) in this header for method "
+                            "\"openai-chat-completions\"")));
+  EXPECT_THAT(ProblemLines(HeadersDoc("openai-responses",
+                                      R"("api_key": "${KEY}", "headers": {"Authorization": "x"})")),
               ElementsAre(HasSubstr("models.m.headers.Authorization: Raw sends the API key")));
-  EXPECT_THAT(ProblemLines(Doc("anthropic-messages",
-                               R"("api_key": "${KEY}", "headers": {"X-Api-Key": "x"})")),
+  EXPECT_THAT(ProblemLines(HeadersDoc("anthropic-messages",
+                                      R"("api_key": "${KEY}", "headers": {"X-Api-Key": "x"})")),
               ElementsAre(HasSubstr("models.m.headers.X-Api-Key: Raw sends the API key")));
-  EXPECT_THAT(ProblemLines(Doc("google-generate-content",
-                               R"("api_key": "${KEY}", "headers": {"x-goog-api-key": "x"})")),
-              ElementsAre(HasSubstr("models.m.headers.x-goog-api-key: Raw sends the API key")));
+  EXPECT_THAT(
+      ProblemLines(HeadersDoc("google-generate-content",
+                              R"("api_key": "${KEY}", "headers": {"x-goog-api-key": "x"})")),
+      ElementsAre(HasSubstr("models.m.headers.x-goog-api-key: Raw sends the API key")));
   // Without a key the header is the user's, for example another scheme.
-  EXPECT_THAT(ProblemLines(Doc("openai-chat-completions",
-                               R"("headers": {"Authorization": "Basic ${KEY}"})")),
+  EXPECT_THAT(ProblemLines(HeadersDoc("openai-chat-completions",
+                                      R"("headers": {"Authorization": "Basic ${KEY}"})")),
               IsEmpty());
   // Another method's key header is an ordinary header.
-  EXPECT_THAT(ProblemLines(Doc("anthropic-messages",
-                               R"("api_key": "${KEY}", "headers": {"Authorization": "x",
+  EXPECT_THAT(ProblemLines(HeadersDoc("anthropic-messages",
+                                      R"("api_key": "${KEY}", "headers": {"Authorization": "x",
                                   "anthropic-beta": "b"})")),
               IsEmpty());
 }
 
 TEST(ModelKeyHeadersTest, AnthropicVersionIsRaws) {
-  EXPECT_THAT(ProblemLines(Doc("anthropic-messages", R"("headers": {"anthropic-version": "1"})")),
-              ElementsAre("models.m.headers.anthropic-version: Raw sends this header on every "
-                          "request of method \"anthropic-messages\"; a second one is refused"));
   EXPECT_THAT(
-      ProblemLines(Doc("openai-chat-completions", R"("headers": {"anthropic-version": "1"})")),
-      IsEmpty());
+      ProblemLines(HeadersDoc("anthropic-messages", R"("headers": {"anthropic-version": "1"})")),
+      ElementsAre("models.m.headers.anthropic-version: Raw sends this header on every "
+                  "request of method \"anthropic-messages\"; a second one is refused"));
+  EXPECT_THAT(ProblemLines(HeadersDoc("openai-chat-completions",
+                                      R"("headers": {"anthropic-version": "1"})")),
+              IsEmpty());
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // A document with agent "coder" (agent_extra) and top-level members.
-std::string Doc(const std::string& agent_extra, const std::string& top_extra = "") {
+std::string PolicyDoc(const std::string& agent_extra, const std::string& top_extra = "") {
   std::string doc = DocWith("", agent_extra);
   if (top_extra.empty()) return doc;
   doc.pop_back();  // the closing brace
@@ -30,7 +30,7 @@ std::string Doc(const std::string& agent_extra, const std::string& top_extra = "
 }
 
 TEST(PolicyEntryTest, ReadsRulesModesHooksAndSkills) {
-  auto config = ParseConfig(Doc(
+  auto config = ParseConfig(PolicyDoc(
       R"("rules": [{"allow": "builtin/bash", "command": "git status"},
                    {"deny": "builtin/*", "path": "/etc/**"},
                    {"ask": "builtin/web_fetch"}],
@@ -64,7 +64,7 @@ TEST(PolicyEntryTest, ReadsRulesModesHooksAndSkills) {
 }
 
 TEST(PolicyEntryTest, Defaults) {
-  auto config = ParseConfig(Doc(""));
+  auto config = ParseConfig(PolicyDoc(""));
   ASSERT_TRUE(config.ok()) << config.status();
   const AgentConfig& a = config->agents.at("coder");
   EXPECT_TRUE(a.rules.empty());
@@ -75,7 +75,7 @@ TEST(PolicyEntryTest, Defaults) {
 }
 
 TEST(PolicyEntryTest, ReadsUrlRulesAndTheExplicitLifts) {
-  auto config = ParseConfig(Doc(
+  auto config = ParseConfig(PolicyDoc(
       R"("rules": [{"allow": "builtin/web_fetch", "url": "https://docs.python.org/*"}],
          "allow_private_addresses": true,
          "allow_protected_paths": ["~/.kube/config", "raw-state"])"));
@@ -85,90 +85,94 @@ TEST(PolicyEntryTest, ReadsUrlRulesAndTheExplicitLifts) {
   EXPECT_EQ(a.rules[0].url, "https://docs.python.org/*");
   EXPECT_TRUE(a.allow_private_addresses);
   EXPECT_THAT(a.allow_protected_paths, ElementsAre("~/.kube/config", "raw-state"));
-  auto defaults = ParseConfig(Doc(""));
+  auto defaults = ParseConfig(PolicyDoc(""));
   ASSERT_TRUE(defaults.ok()) << defaults.status();
   EXPECT_FALSE(defaults->agents.at("coder").allow_private_addresses);
   EXPECT_TRUE(defaults->agents.at("coder").allow_protected_paths.empty());
 }
 
 TEST(PolicyEntryTest, BadLiftsAndUrlRulesNameTheirPath) {
-  EXPECT_THAT(ProblemLines(Doc(R"("allow_protected_paths": ["~/.ssh/id_rsa"])")),
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("allow_protected_paths": ["~/.ssh/id_rsa"])")),
               ElementsAre(HasSubstr("agents.coder.allow_protected_paths[0]: \"~/.ssh/id_rsa\" is "
                                     "not a protected path (one of: ~/.ssh, ~/.aws")));
-  EXPECT_THAT(ProblemLines(Doc(R"("allow_private_addresses": "yes")")),
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("allow_private_addresses": "yes")")),
               ElementsAre(HasSubstr("agents.coder.allow_private_addresses")));
-  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/web_fetch", "url": "re:("}])")),
-              ElementsAre(HasSubstr("agents.coder.rules[0].url: ")));
   EXPECT_THAT(
-      ProblemLines(Doc(R"("rules": [{"allow": "builtin/x", "url": "https://a/*", "path": "b"}])")),
-      ElementsAre(HasSubstr("not several")));
+      ProblemLines(PolicyDoc(R"("rules": [{"allow": "builtin/web_fetch", "url": "re:("}])")),
+      ElementsAre(HasSubstr("agents.coder.rules[0].url: ")));
+  EXPECT_THAT(ProblemLines(PolicyDoc(
+                  R"("rules": [{"allow": "builtin/x", "url": "https://a/*", "path": "b"}])")),
+              ElementsAre(HasSubstr("not several")));
 }
 
 TEST(PolicyEntryTest, BadRulesNameTheirPath) {
-  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/bash", "command": "re:^(git"}])")),
-              ElementsAre(HasSubstr("agents.coder.rules[0].command: ")));
-  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"command": "ls"}])")),
-              ElementsAre(HasSubstr("agents.coder.rules[0]: a rule needs exactly one of")));
-  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "a", "deny": "b"}])")),
-              ElementsAre(HasSubstr("found 2")));
-  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/x", "colour": 1}])")),
-              ElementsAre(HasSubstr("agents.coder.rules[0].colour: unknown key")));
-  EXPECT_THAT(ProblemLines(Doc(R"("rules": [{"allow": "builtin/x", "path": "a", "command": "b"}])")),
-              ElementsAre(HasSubstr("not several")));
   EXPECT_THAT(
-      ProblemLines(Doc(R"("rules": [{"allow": "builtin/bash", "redirect": "", "command": "b"}])")),
-      ElementsAre(HasSubstr("agents.coder.rules[0].redirect: ")));
-  EXPECT_THAT(ProblemLines(
-                  Doc(R"("rules": [{"allow": "builtin/bash", "redirect": "/tmp/*", "command": "b"}])")),
+      ProblemLines(PolicyDoc(R"("rules": [{"allow": "builtin/bash", "command": "re:^(git"}])")),
+      ElementsAre(HasSubstr("agents.coder.rules[0].command: ")));
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("rules": [{"command": "ls"}])")),
+              ElementsAre(HasSubstr("agents.coder.rules[0]: a rule needs exactly one of")));
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("rules": [{"allow": "a", "deny": "b"}])")),
+              ElementsAre(HasSubstr("found 2")));
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("rules": [{"allow": "builtin/x", "colour": 1}])")),
+              ElementsAre(HasSubstr("agents.coder.rules[0].colour: unknown key")));
+  EXPECT_THAT(
+      ProblemLines(PolicyDoc(R"("rules": [{"allow": "builtin/x", "path": "a", "command": "b"}])")),
+      ElementsAre(HasSubstr("not several")));
+  EXPECT_THAT(ProblemLines(PolicyDoc(
+                  R"("rules": [{"allow": "builtin/bash", "redirect": "", "command": "b"}])")),
+              ElementsAre(HasSubstr("agents.coder.rules[0].redirect: ")));
+  EXPECT_THAT(ProblemLines(PolicyDoc(
+                  R"("rules": [{"allow": "builtin/bash", "redirect": "/tmp/*", "command": "b"}])")),
               ElementsAre(HasSubstr("not several")));
-  EXPECT_THAT(ProblemLines(Doc(R"("rules": {"allow": "x"})")),
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("rules": {"allow": "x"})")),
               ElementsAre(HasSubstr("agents.coder.rules: expected an array of rules")));
-  EXPECT_THAT(ProblemLines(Doc(R"("approval_mode": "yolo")")),
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("approval_mode": "yolo")")),
               ElementsAre(HasSubstr("agents.coder.approval_mode")));
 }
 
 TEST(PolicyEntryTest, BadHooksNameTheirPath) {
-  EXPECT_THAT(ProblemLines(Doc(R"("hooks": ["missing"])")),
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("hooks": ["missing"])")),
               ElementsAre(HasSubstr("agents.coder.hooks[0]: \"missing\" is not a defined hook")));
-  EXPECT_THAT(ProblemLines(Doc("", R"("hooks": {"h": {"event": "on_save", "command": ["x"]}})")),
-              ElementsAre(HasSubstr("hooks.h.event")));
-  EXPECT_THAT(ProblemLines(Doc("", R"("hooks": {"h": {"event": "turn_end"}})")),
-              ElementsAre(HasSubstr("hooks.h.command: required key is missing")));
-  EXPECT_THAT(ProblemLines(Doc("", R"("hooks": {"h": {"event": "turn_end", "command": []}})")),
-              ElementsAre(HasSubstr("hooks.h.command: expected at least the program")));
   EXPECT_THAT(
-      ProblemLines(Doc("", R"("hooks": {"h": {"event": "turn_end", "command": ["x"],
+      ProblemLines(PolicyDoc("", R"("hooks": {"h": {"event": "on_save", "command": ["x"]}})")),
+      ElementsAre(HasSubstr("hooks.h.event")));
+  EXPECT_THAT(ProblemLines(PolicyDoc("", R"("hooks": {"h": {"event": "turn_end"}})")),
+              ElementsAre(HasSubstr("hooks.h.command: required key is missing")));
+  EXPECT_THAT(
+      ProblemLines(PolicyDoc("", R"("hooks": {"h": {"event": "turn_end", "command": []}})")),
+      ElementsAre(HasSubstr("hooks.h.command: expected at least the program")));
+  EXPECT_THAT(ProblemLines(PolicyDoc("", R"("hooks": {"h": {"event": "turn_end", "command": ["x"],
                                                 "matcher": "builtin/*"}})")),
-      ElementsAre(HasSubstr("hooks.h.matcher: only pre_tool_use and post_tool_use")));
-  EXPECT_THAT(ProblemLines(Doc("", R"("hooks": {"h": {"event": "turn_end", "command": ["x"],
+              ElementsAre(HasSubstr("hooks.h.matcher: only pre_tool_use and post_tool_use")));
+  EXPECT_THAT(ProblemLines(PolicyDoc("", R"("hooks": {"h": {"event": "turn_end", "command": ["x"],
                                                         "on_failure": "retry"}})")),
               ElementsAre(HasSubstr("hooks.h.on_failure")));
 }
 
 TEST(PolicyEntryTest, BadSkillsAndDirs) {
-  EXPECT_THAT(ProblemLines(Doc(R"("skills": "review")")),
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("skills": "review")")),
               ElementsAre(HasSubstr("agents.coder.skills: expected an array")));
-  EXPECT_THAT(ProblemLines(Doc(R"("skills": ["a", "a"])")),
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("skills": ["a", "a"])")),
               ElementsAre(HasSubstr("agents.coder.skills[1]: \"a\" is listed twice")));
-  EXPECT_THAT(ProblemLines(Doc("", R"("skill_dirs": [3])")),
+  EXPECT_THAT(ProblemLines(PolicyDoc("", R"("skill_dirs": [3])")),
               ElementsAre(HasSubstr("skill_dirs[0]: expected a directory path")));
 }
 
 TEST(PolicyEntryTest, PassSecretEnvNamesOnlyWithheldVariables) {
   // The model's api_key_env and a secret env variable are withheld from
   // commands; the agent passes both back.
-  auto config = ParseConfig(
-      Doc(R"("pass_secret_env": ["DEEPSEEK_API_KEY", "GH_TOKEN"])",
-          R"("variables": {"GH": {"env": "GH_TOKEN"}, "ORG": {"env": "ORG_ID", "secret": false}})"));
+  auto config = ParseConfig(PolicyDoc(
+      R"("pass_secret_env": ["DEEPSEEK_API_KEY", "GH_TOKEN"])",
+      R"("variables": {"GH": {"env": "GH_TOKEN"}, "ORG": {"env": "ORG_ID", "secret": false}})"));
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(WithheldEnvNames(*config), (std::set<std::string>{"DEEPSEEK_API_KEY", "GH_TOKEN"}));
   EXPECT_TRUE(WithheldEnvFor(*config, config->agents.at("coder")).empty());
 
   EXPECT_THAT(
-      ProblemLines(Doc(R"("pass_secret_env": ["ORG_ID"])",
-                       R"("variables": {"ORG": {"env": "ORG_ID", "secret": false}})")),
+      ProblemLines(PolicyDoc(R"("pass_secret_env": ["ORG_ID"])",
+                             R"("variables": {"ORG": {"env": "ORG_ID", "secret": false}})")),
       ElementsAre(HasSubstr("agents.coder.pass_secret_env[0]: \"ORG_ID\" is not withheld")));
-  EXPECT_THAT(ProblemLines(Doc(R"("pass_secret_env": ["NOT-A-NAME"])")),
+  EXPECT_THAT(ProblemLines(PolicyDoc(R"("pass_secret_env": ["NOT-A-NAME"])")),
               ElementsAre(HasSubstr("agents.coder.pass_secret_env[0]: expected the name of an "
                                     "environment variable"),
                           HasSubstr("agents.coder.pass_secret_env[0]: \"NOT-A-NAME\" is not "

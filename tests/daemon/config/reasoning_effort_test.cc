@@ -20,14 +20,14 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // A config whose model "m" has `method` and the members of `extra`.
-std::string Doc(const std::string& method, const Json& extra) {
+std::string EffortDoc(const std::string& method, const Json& extra) {
   Json model = {{"method", method}, {"model_id", "x"}, {"base_url", "https://h.example/v1"}};
   model.update(extra);
   return DumpJson(Json{{"models", {{"m", model}}}, {"agents", {{"a", {{"model", "m"}}}}}});
 }
 
 std::vector<std::string> Problems(const std::string& method, const Json& extra) {
-  return testing::ProblemLines(Doc(method, extra));
+  return testing::ProblemLines(EffortDoc(method, extra));
 }
 
 std::string ReadDoc(const std::string& name) {
@@ -39,14 +39,15 @@ std::string ReadDoc(const std::string& name) {
 TEST(ReasoningEffortTest, EveryLevelOnResponses) {
   for (const char* effort : {"minimal", "low", "medium", "high"}) {
     absl::StatusOr<Config> config =
-        ParseConfig(Doc(kMethodOpenAiResponses, {{"reasoning_effort", effort}}));
+        ParseConfig(EffortDoc(kMethodOpenAiResponses, {{"reasoning_effort", effort}}));
     ASSERT_TRUE(config.ok()) << effort << ": " << config.status();
     EXPECT_EQ(config->models.at("m").reasoning_effort, effort);
   }
 }
 
 TEST(ReasoningEffortTest, UnsetByDefault) {
-  absl::StatusOr<Config> config = ParseConfig(Doc(kMethodOpenAiResponses, {{"max_retries", 2}}));
+  absl::StatusOr<Config> config =
+      ParseConfig(EffortDoc(kMethodOpenAiResponses, {{"max_retries", 2}}));
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->models.at("m").reasoning_effort, std::nullopt);
 }

@@ -23,21 +23,22 @@ std::string ReadFixture(const std::string& name) {
 }
 
 // Decodes `chunks` as one response body that then ended (EOF).
-std::vector<ProviderEvent> Decode(const std::vector<std::string>& chunks,
-                                  bool* sse_pending = nullptr) {
+std::vector<ProviderEvent> DecodeChunks(const std::vector<std::string>& chunks,
+                                        bool* sse_pending = nullptr) {
   StreamDecoder decoder("deepseek");
   return testing::DecodeSse(decoder, chunks, sse_pending);
 }
 
 // Checks that every way of cutting `body` gives the events of the whole.
 void ExpectSplitInvariant(const std::string& body, const std::vector<std::string>& expected) {
-  testing::ExpectSplitInvariant([](const auto& chunks) { return Decode(chunks); }, body, expected);
+  testing::ExpectSplitInvariant([](const auto& chunks) { return DecodeChunks(chunks); }, body,
+                                expected);
 }
 
 void ExpectFixture(const std::string& name, const std::vector<std::string>& expected) {
   std::string body = ReadFixture(name);
   ASSERT_FALSE(body.empty());
-  ExpectStreamInvariants(Decode({body}));
+  ExpectStreamInvariants(DecodeChunks({body}));
   ExpectSplitInvariant(body, expected);
   ExpectSplitInvariant(absl::StrReplaceAll(body, {{"\n", "\r\n"}}), expected);
   ExpectSplitInvariant(absl::StrReplaceAll(body, {{"\n", "\r"}}), expected);
@@ -101,7 +102,7 @@ TEST(OpenAiChatFixturesTest, MidstreamErrorIsNotTurnedIntoAFinishByDone) {
                     "error server retryable after_output http=0 type=server_error code= "
                     "retry_after=?",
                 });
-  std::vector<ProviderEvent> events = Decode({ReadFixture("05-midstream-error")});
+  std::vector<ProviderEvent> events = DecodeChunks({ReadFixture("05-midstream-error")});
   const auto& error = std::get<ErrorEvent>(events.back());
   EXPECT_EQ(error.message, "The server had an error while processing your request.");
 }
@@ -116,13 +117,13 @@ TEST(OpenAiChatFixturesTest, CutoffIsPrematureEofWithoutToolCallEnd) {
   };
   ExpectFixture("06-cutoff", expected);
   bool pending = true;
-  Decode({ReadFixture("06-cutoff")}, &pending);
+  DecodeChunks({ReadFixture("06-cutoff")}, &pending);
   EXPECT_FALSE(pending);
 
   // Variant: a half-sent event before the close is discarded.
   std::string variant = ReadFixture("06-cutoff") + "data: {\"id\":\"chatcmpl-T1\",\"obj";
   ExpectSplitInvariant(variant, expected);
-  Decode({variant}, &pending);
+  DecodeChunks({variant}, &pending);
   EXPECT_TRUE(pending);
 }
 

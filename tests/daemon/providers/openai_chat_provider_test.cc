@@ -23,7 +23,7 @@ using ::testing::Not;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-std::string ReadFixture(const std::string& name) {
+std::string ReadChatFixture(const std::string& name) {
   return ::raw::testing::ReadSseFixture("chat", name);
 }
 
@@ -40,7 +40,7 @@ std::unique_ptr<Provider> Make(http::HttpClient& http) {
 
 TEST(OpenAiChatProviderTest, SendsTheRequestAndStreamsEvents) {
   harness::FakeHttpClient http;
-  http.Enqueue(harness::Sse(SplitEvery(ReadFixture("02-parallel-tools"), 7)));
+  http.Enqueue(harness::Sse(SplitEvery(ReadChatFixture("02-parallel-tools"), 7)));
   OpenAiChatProvider provider(Model(), http, "sk-test", "cache-1");
   harness::RecordingSink sink;
   CancelToken cancel;
@@ -70,7 +70,7 @@ TEST(OpenAiChatProviderTest, ModelSettingSendsReasoningBack) {
     config::ModelConfig model = Model();
     model.send_reasoning_content = send;
     harness::FakeHttpClient http;
-    http.Enqueue(harness::Sse({ReadFixture("01-text")}));
+    http.Enqueue(harness::Sse({ReadChatFixture("01-text")}));
     OpenAiChatProvider provider(model, http, std::nullopt);
     harness::RecordingSink sink;
     CancelToken cancel;
@@ -87,7 +87,7 @@ TEST(OpenAiChatProviderTest, ModelSettingSendsReasoningBack) {
 
 TEST(OpenAiChatProviderTest, NoAuthorizationHeaderWithoutKey) {
   harness::FakeHttpClient http;
-  http.Enqueue(harness::Sse({ReadFixture("01-text")}));
+  http.Enqueue(harness::Sse({ReadChatFixture("01-text")}));
   OpenAiChatProvider provider(Model(), http, std::nullopt);
   harness::RecordingSink sink;
   CancelToken cancel;
@@ -122,7 +122,7 @@ TEST(OpenAiChatProviderTest, HttpErrorCarriesTheProviderMessage) {
 }
 
 TEST(OpenAiChatProviderTest, MidstreamErrorGetsTheRequestId) {
-  harness::FakeHttpResponse response = harness::Sse({ReadFixture("05-midstream-error")});
+  harness::FakeHttpResponse response = harness::Sse({ReadChatFixture("05-midstream-error")});
   response.headers = {{"content-type", "text/event-stream"}, {"X-Request-Id", "req_5"}};
   harness::RecordingSink sink;
   absl::Status status = harness::StreamOnce(Make, response, sink);
@@ -133,7 +133,7 @@ TEST(OpenAiChatProviderTest, MidstreamErrorGetsTheRequestId) {
 }
 
 TEST(OpenAiChatProviderTest, CancellationFromTheSinkEndsTheStream) {
-  std::string body = ReadFixture("01-text");
+  std::string body = ReadChatFixture("01-text");
   size_t second_event = body.find("\n\n") + 2;
   size_t third_event = body.find("\n\n", second_event) + 2;
   harness::FakeHttpResponse response =
@@ -154,10 +154,10 @@ TEST(OpenAiChatProviderTest, AlreadyCancelledSendsNothing) {
 }
 
 TEST(OpenAiChatProviderTest, TransportOutcomes) {
-  std::string text = ReadFixture("01-text");
+  std::string text = ReadChatFixture("01-text");
   std::string finished = text.substr(0, text.find("data: {", text.find("\"stop\"")));
   std::vector<harness::TransportCase> cases =
-      harness::CommonTransportCases(ReadFixture("06-cutoff"), "clean EOF without finish");
+      harness::CommonTransportCases(ReadChatFixture("06-cutoff"), "clean EOF without finish");
   cases.push_back({"cut off after finish_reason",
                    harness::Sse({finished}, absl::UnavailableError("reset")),
                    "finish stop raw=stop", absl::StatusCode::kOk});
@@ -216,7 +216,7 @@ TEST(OpenAiChatProviderTest, AStreamPastItsTimeLimitNamesTheSetting) {
 
 TEST(OpenAiChatProviderTest, StopsReadingAfterDone) {
   harness::ExpectStopsReadingAfterTheTerminalEvent(
-      Make, ReadFixture("01-text"), "data: {\"never\":\"read\"}\n\n", "finish stop raw=stop");
+      Make, ReadChatFixture("01-text"), "data: {\"never\":\"read\"}\n\n", "finish stop raw=stop");
 }
 
 TEST(OpenAiChatProviderTest, JsonBodyWhenTheServerIgnoresStreaming) {

@@ -79,7 +79,7 @@ TEST(OpenAiChatRequestBuilderTest, AMessageWrittenDirectlyIsTheDocumentDumped) {
   }
 }
 
-config::ModelConfig Model() {
+config::ModelConfig ChatModel() {
   config::ModelConfig model;
   model.name = "gpt";
   model.provider = "openai";
@@ -121,7 +121,7 @@ ModelRequest Conversation() {
 }
 
 TEST(OpenAiChatRequestBuilderTest, BuildsTheDocumentedBody) {
-  config::ModelConfig model = Model();
+  config::ModelConfig model = ChatModel();
   model.max_output_tokens = 8192;
   model.max_tokens_field = "max_completion_tokens";
   model.system_role = "developer";
@@ -143,20 +143,20 @@ TEST(OpenAiChatRequestBuilderTest, BuildsTheDocumentedBody) {
 }
 
 TEST(OpenAiChatRequestBuilderTest, SameInputGivesTheSameBytes) {
-  EXPECT_EQ(BuildRequestBody(Conversation(), Model(), std::nullopt),
-            BuildRequestBody(Conversation(), Model(), std::nullopt));
+  EXPECT_EQ(BuildRequestBody(Conversation(), ChatModel(), std::nullopt),
+            BuildRequestBody(Conversation(), ChatModel(), std::nullopt));
 }
 
 TEST(OpenAiChatRequestBuilderTest, AppendedHistoryKeepsThePreviousMessagesAsPrefix) {
   ModelRequest request = Conversation();
   request.messages.resize(1);
   std::vector<std::string> bodies;
-  bodies.push_back(BuildRequestBody(request, Model(), "k"));
+  bodies.push_back(BuildRequestBody(request, ChatModel(), "k"));
   const std::vector<events::ContextItem> all = Conversation().messages;
   for (size_t i = 1; i < all.size(); ++i) {
     const events::ContextItem& item = all[i];
     request.messages.push_back(item);
-    bodies.push_back(BuildRequestBody(request, Model(), "k"));
+    bodies.push_back(BuildRequestBody(request, ChatModel(), "k"));
   }
   for (size_t i = 1; i < bodies.size(); ++i) {
     // "messages" is the last key: the previous body minus its closing "]}"
@@ -178,19 +178,19 @@ TEST(OpenAiChatRequestBuilderTest, EachItemSerializesTheSameWayEveryTime) {
 TEST(OpenAiChatRequestBuilderTest, OptionalPartsAreLeftOut) {
   ModelRequest request;
   request.messages = {events::UserText{"hi"}};
-  std::string body = BuildRequestBody(request, Model(), std::nullopt);
+  std::string body = BuildRequestBody(request, ChatModel(), std::nullopt);
   EXPECT_EQ(body,
             R"({"model":"gpt-test","stream":true,"stream_options":{"include_usage":true},)"
             R"("messages":[{"role":"user","content":"hi"}]})");
   EXPECT_THAT(body, Not(HasSubstr("tools")));
   EXPECT_THAT(body, Not(HasSubstr("max_tokens")));
-  EXPECT_THAT(BuildRequestBody(request, Model(), ""), Not(HasSubstr("prompt_cache_key")));
+  EXPECT_THAT(BuildRequestBody(request, ChatModel(), ""), Not(HasSubstr("prompt_cache_key")));
 }
 
 TEST(OpenAiChatRequestBuilderTest, OutputCapUsesTheConfiguredField) {
   ModelRequest request;
   request.messages = {events::UserText{"hi"}};
-  config::ModelConfig model = Model();
+  config::ModelConfig model = ChatModel();
   model.max_output_tokens = 100;
   EXPECT_THAT(BuildRequestBody(request, model, std::nullopt), HasSubstr(R"("max_tokens":100)"));
   model.max_tokens_field = "max_completion_tokens";
@@ -203,10 +203,10 @@ TEST(OpenAiChatRequestBuilderTest, SystemRoleAndEmptySystemPrompt) {
   ModelRequest request;
   request.system_prompt = "be brief";
   request.messages = {events::UserText{"hi"}};
-  EXPECT_THAT(BuildRequestBody(request, Model(), std::nullopt),
+  EXPECT_THAT(BuildRequestBody(request, ChatModel(), std::nullopt),
               HasSubstr(R"("messages":[{"role":"system","content":"be brief"},)"));
   request.system_prompt.clear();
-  EXPECT_THAT(BuildRequestBody(request, Model(), std::nullopt),
+  EXPECT_THAT(BuildRequestBody(request, ChatModel(), std::nullopt),
               HasSubstr(R"("messages":[{"role":"user","content":"hi"}])"));
 }
 
@@ -217,7 +217,7 @@ TEST(OpenAiChatRequestBuilderTest, ToolWithoutSchemaGetsAnEmptyObjectSchema) {
   tool.description = "Current time.";
   request.tools = {tool};
   request.messages = {events::UserText{"time?"}};
-  EXPECT_THAT(BuildRequestBody(request, Model(), std::nullopt),
+  EXPECT_THAT(BuildRequestBody(request, ChatModel(), std::nullopt),
               HasSubstr(R"("parameters":{"type":"object","properties":{}})"));
 }
 
@@ -245,7 +245,7 @@ ModelRequest ThinkingConversation() {
 }
 
 config::ModelConfig SendsReasoning() {
-  config::ModelConfig model = Model();
+  config::ModelConfig model = ChatModel();
   model.model_id = "deepseek-v4";
   model.send_reasoning_content = true;
   return model;
@@ -268,7 +268,7 @@ TEST(OpenAiChatRequestBuilderTest, SendsReasoningContentOnEveryToolCallingMessag
 }
 
 TEST(OpenAiChatRequestBuilderTest, NeverSendsReasoningWhenNotSet) {
-  std::string body = BuildRequestBody(ThinkingConversation(), Model(), std::nullopt);
+  std::string body = BuildRequestBody(ThinkingConversation(), ChatModel(), std::nullopt);
   EXPECT_THAT(body, Not(HasSubstr("reasoning")));
   EXPECT_THAT(body, Not(HasSubstr("Read a first.")));
   EXPECT_THAT(body, Not(HasSubstr("alpha vs beta")));
@@ -324,7 +324,7 @@ ModelRequest Request(const std::vector<events::ContextItem>& items, SerializedHi
 TEST(RequestBuilderHistoryTest, BodiesBuiltFromTheKeptHistoryEqualFreshOnes) {
   const std::vector<events::ContextItem> all = History();
   for (bool reasoning : {false, true}) {
-    config::ModelConfig model = Model();
+    config::ModelConfig model = ChatModel();
     model.send_reasoning_content = reasoning;
     SerializedHistory history;
     const uint64_t generation = NewHistoryGeneration();
@@ -343,7 +343,7 @@ TEST(RequestBuilderHistoryTest, BodiesBuiltFromTheKeptHistoryEqualFreshOnes) {
 // changes the bytes) or fewer items than were kept never reuse the text.
 TEST(RequestBuilderHistoryTest, ARewrittenContextOrAnotherFormatStartsAfresh) {
   const std::vector<events::ContextItem> all = History();
-  config::ModelConfig model = Model();
+  config::ModelConfig model = ChatModel();
   SerializedHistory history;
   const uint64_t first = NewHistoryGeneration();
   (void)BuildRequestBody(Request(all, &history, first), model, std::nullopt);

@@ -35,7 +35,7 @@ EnvLookup Env(std::map<std::string, std::string> vars) {
   };
 }
 
-class NullSink : public ProviderEventSink {
+class DiscardingSink : public ProviderEventSink {
  public:
   void OnEvent(const ProviderEvent&) override {}
 };
@@ -62,7 +62,7 @@ TEST(ProviderFactoryTest, KeyFromTheEnvironmentIsSent) {
   auto provider =
       MakeProvider(OpenAi(), http, Env({{"OPENAI_API_KEY", "sk-live"}}), options);
   ASSERT_TRUE(provider.ok()) << provider.status();
-  NullSink sink;
+  DiscardingSink sink;
   CancelToken cancel;
   ASSERT_TRUE((*provider)->Stream(ModelRequest{}, sink, cancel).ok());
   EXPECT_THAT(http.single_request().headers, Contains(Pair("Authorization", "Bearer sk-live")));

@@ -41,7 +41,7 @@ EnvLookup UnusedEnv() {
   };
 }
 
-class NullSink : public ProviderEventSink {
+class IgnoringSink : public ProviderEventSink {
  public:
   void OnEvent(const ProviderEvent&) override {}
 };
@@ -59,7 +59,7 @@ http::HttpRequest SentRequest(const config::ModelConfig& model, const ProviderOp
   auto provider = MakeProvider(model, http, env, options);
   EXPECT_TRUE(provider.ok()) << provider.status();
   if (!provider.ok()) return {};
-  NullSink sink;
+  IgnoringSink sink;
   CancelToken cancel;
   (void)(*provider)->Stream(ModelRequest{}, sink, cancel);
   return http.single_request();

@@ -20,7 +20,7 @@ using events::SessionEvent;
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-SessionEvent Message(uint64_t seq) {
+SessionEvent HistoryMessage(uint64_t seq) {
   SessionEvent event;
   event.seq = seq;
   event.turn_id = "turn_" + std::to_string((seq + 9) / 10);
@@ -62,7 +62,7 @@ class SessionHistoryTest : public ::testing::Test {
   }
   void Append(const std::string& session, uint64_t from, uint64_t to) {
     CommitBatch batch;
-    for (uint64_t seq = from; seq <= to; ++seq) batch.events.push_back(Message(seq));
+    for (uint64_t seq = from; seq <= to; ++seq) batch.events.push_back(HistoryMessage(seq));
     ASSERT_TRUE(store_->Commit(session, batch).ok());
   }
   HistoryPage Page(const std::string& cursor, int limit, HistoryDirection direction) {
@@ -78,9 +78,9 @@ class SessionHistoryTest : public ::testing::Test {
 
 TEST_F(SessionHistoryTest, EventsComeBackWhole) {
   CommitBatch batch;
-  batch.events = {Message(1)};
+  batch.events = {HistoryMessage(1)};
   events::ToolResult result{"c1", "ls", "builtin/ls", events::ToolStatus::kError, "boom", 12, {}};
-  SessionEvent second = Message(2);
+  SessionEvent second = HistoryMessage(2);
   second.payload = result;
   batch.events.push_back(second);
   ASSERT_TRUE(store_->Commit("s1", batch).ok());
@@ -177,7 +177,7 @@ TEST_F(SessionHistoryTest, LimitDefaultsAndCap) {
 
 TEST_F(SessionHistoryTest, ContextIsKeptApartFromTheDisplayHistory) {
   CommitBatch first;
-  first.events = {Message(1)};
+  first.events = {HistoryMessage(1)};
   first.context_appends = {events::UserText{"list files"},
                            events::AssistantTurn{"", "", {{"c1", "ls", "{}"}}, {}}};
   ASSERT_TRUE(store_->Commit("s1", first).ok());
@@ -185,7 +185,7 @@ TEST_F(SessionHistoryTest, ContextIsKeptApartFromTheDisplayHistory) {
   second.context_appends = {events::ToolOutcome{"c1", "ls", "a b", false}};
   ASSERT_TRUE(store_->Commit("s1", second).ok());
   CommitBatch third;  // events without context
-  third.events = {Message(2)};
+  third.events = {HistoryMessage(2)};
   ASSERT_TRUE(store_->Commit("s1", third).ok());
 
   auto context = store_->LoadContext("s1");
@@ -265,7 +265,7 @@ TEST_F(SessionHistoryTest, CommittedRowsSurviveSigkill) {
       bool ok = true;
       for (uint64_t seq = 1; seq <= 50 && ok; ++seq) {
         CommitBatch batch;
-        batch.events = {Message(seq)};
+        batch.events = {HistoryMessage(seq)};
         batch.context_appends = {events::UserText{"item " + std::to_string(seq)}};
         batch.usage = events::Usage{10, 1, std::nullopt, std::nullopt, std::nullopt};
         ok = (*store)->Commit("s1", batch).ok();

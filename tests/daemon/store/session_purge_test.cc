@@ -9,6 +9,7 @@
 #include "daemon/store/sqlite/db.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/store/session_rows.h"
 #include "tests/daemon/store/temp_dir.h"
 
 namespace raw::store {
@@ -17,25 +18,19 @@ namespace {
 using events::SessionEvent;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::RowsOf;
+using testing::Session;
 using testing::TempDir;
 
-int64_t FileSize(const std::string& path) {
+int64_t DatabaseFileSize(const std::string& path) {
   std::error_code error;
   auto size = std::filesystem::file_size(path, error);
   return error ? 0 : static_cast<int64_t>(size);
 }
 
 // The database file and its WAL: what the data takes on disk.
-int64_t DiskSize(const std::string& path) { return FileSize(path) + FileSize(path + "-wal"); }
-
-SessionRecord Session(const std::string& id, int64_t activity_ms) {
-  SessionRecord record;
-  record.id = id;
-  record.agent = "coder";
-  record.cwd = "/";
-  record.created_at_unix_ms = 1;
-  record.last_activity_unix_ms = activity_ms;
-  return record;
+int64_t DiskSize(const std::string& path) {
+  return DatabaseFileSize(path) + DatabaseFileSize(path + "-wal");
 }
 
 // `count` events of about `bytes` each, plus as many context items, in
@@ -64,14 +59,6 @@ std::unique_ptr<SessionStore> OpenStore(const std::string& path) {
   return opened.ok() ? std::move(opened).value() : nullptr;
 }
 
-int64_t RowsOf(const std::string& path, const std::string& table, const std::string& id) {
-  auto db = *Database::Open(path);
-  auto select = *db->Prepare("SELECT count(*) FROM " + table + " WHERE session_id = ?1");
-  select.BindString(0, id);
-  EXPECT_TRUE(*select.Step());
-  return select.ColumnInt64(0);
-}
-
 // Purges a large session from `store` at `path` and checks what is left.
 void PurgeLargeSessionAndCheck(SessionStore& store, const std::string& path) {
   ASSERT_TRUE(store.CreateSession(Session("old_big", 1000)).ok());
@@ -88,8 +75,8 @@ void PurgeLargeSessionAndCheck(SessionStore& store, const std::string& path) {
   ASSERT_TRUE(removed.ok()) << removed.status();
   EXPECT_THAT(*removed, ElementsAre("old_small", "old_big"));  // least recently active first
 
-  EXPECT_LT(FileSize(path), full / 4);
-  EXPECT_EQ(FileSize(path + "-wal"), 0);
+  EXPECT_LT(DatabaseFileSize(path), full / 4);
+  EXPECT_EQ(DatabaseFileSize(path + "-wal"), 0);
   for (const char* id : {"old_big", "old_small"}) {
     EXPECT_EQ(store.GetSession(id).status().code(), absl::StatusCode::kNotFound);
     EXPECT_EQ(RowsOf(path, "events", id), 0);

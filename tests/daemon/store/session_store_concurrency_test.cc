@@ -16,6 +16,7 @@
 #include "daemon/store/sqlite/db.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/store/session_rows.h"
 #include "tests/daemon/store/temp_dir.h"
 
 namespace raw::store {
@@ -23,21 +24,13 @@ namespace {
 
 using events::SessionEvent;
 using ::testing::ElementsAre;
+using testing::RowsOf;
+using testing::Session;
 using testing::TempDir;
 
 // Long enough never to fire on a working store; only turns a regression
 // (a read waiting for the writer) into a failure instead of a hang.
 constexpr absl::Duration kDeadline = absl::Seconds(60);
-
-SessionRecord Session(const std::string& id, int64_t activity_ms) {
-  SessionRecord record;
-  record.id = id;
-  record.agent = "coder";
-  record.cwd = "/";
-  record.created_at_unix_ms = 1;
-  record.last_activity_unix_ms = activity_ms;
-  return record;
-}
 
 // `count` events (seq first..first+count-1, turn "t<seq/10>") and as many
 // context items.
@@ -53,14 +46,6 @@ CommitBatch Batch(uint64_t first, int count) {
     batch.context_appends.push_back(events::UserText{"item " + std::to_string(seq)});
   }
   return batch;
-}
-
-int64_t RowsOf(const std::string& path, const std::string& table, const std::string& id) {
-  auto db = *Database::Open(path);
-  auto select = *db->Prepare("SELECT count(*) FROM " + table + " WHERE session_id = ?1");
-  select.BindString(0, id);
-  EXPECT_TRUE(*select.Step());
-  return select.ColumnInt64(0);
 }
 
 // The hook a test installs before the store exists; it forwards to whatever

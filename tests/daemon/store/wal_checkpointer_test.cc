@@ -25,7 +25,7 @@ void FillWal(Database& db) {
   }
 }
 
-uintmax_t FileSize(const std::string& path) { return std::filesystem::file_size(path); }
+uintmax_t WalFileSize(const std::string& path) { return std::filesystem::file_size(path); }
 
 TEST(WalCheckpointerTest, AHookedWriterNeverCheckpointsItself) {
   TempDir dir;
@@ -35,17 +35,17 @@ TEST(WalCheckpointerTest, AHookedWriterNeverCheckpointsItself) {
     auto plain = Database::Open(dir.File("plain.db"));
     ASSERT_TRUE(plain.ok()) << plain.status();
     FillWal(**plain);
-    EXPECT_GT(FileSize(dir.File("plain.db")), 4u * 1024 * 1024);
+    EXPECT_GT(WalFileSize(dir.File("plain.db")), 4u * 1024 * 1024);
   }
   auto db = Database::Open(dir.File("hooked.db"));
   ASSERT_TRUE(db.ok()) << db.status();
   int largest = 0;
   (*db)->OnWalCommit([&largest](int pages) { largest = std::max(largest, pages); });
   ASSERT_TRUE((*db)->Exec("CREATE TABLE t (v BLOB)").ok());
-  const uintmax_t before = FileSize(dir.File("hooked.db"));
+  const uintmax_t before = WalFileSize(dir.File("hooked.db"));
   FillWal(**db);
   EXPECT_GE(largest, WalCheckpointer::kWalPages);
-  EXPECT_EQ(FileSize(dir.File("hooked.db")), before);  // everything is still in the WAL
+  EXPECT_EQ(WalFileSize(dir.File("hooked.db")), before);  // everything is still in the WAL
 }
 
 TEST(WalCheckpointerTest, TheCheckpointerCopiesTheWalBackOnItsThread) {
@@ -57,10 +57,10 @@ TEST(WalCheckpointerTest, TheCheckpointerCopiesTheWalBackOnItsThread) {
   ASSERT_TRUE(checkpointer.ok()) << checkpointer.status();
   WalCheckpointer* cp = checkpointer->get();
   (*db)->OnWalCommit([cp](int pages) { cp->Committed(pages); });
-  const uintmax_t before = FileSize(dir.File("s.db"));
+  const uintmax_t before = WalFileSize(dir.File("s.db"));
   FillWal(**db);
   ASSERT_TRUE(cp->AwaitCheckpoints(1, absl::Seconds(30)));
-  EXPECT_GT(FileSize(dir.File("s.db")), before);
+  EXPECT_GT(WalFileSize(dir.File("s.db")), before);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace {
 namespace chat = testing::chat;
 using ::testing::HasSubstr;
 
-constexpr char kDriver[] = "stdio_driver.mjs";
+constexpr char kStdioDriver[] = "stdio_driver.mjs";
 
 void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
@@ -73,7 +73,7 @@ testing::ScriptedResponse ParkedStream() {
 }
 
 TEST_F(AcpTest, InitializeAdvertisesTheAgent) {
-  Json r = Drive(kDriver, "initialize");
+  Json r = Drive(kStdioDriver, "initialize");
   const Json& init = r["init"];
   EXPECT_EQ(init["protocolVersion"], 1);
   const Json& caps = init["agentCapabilities"];
@@ -89,7 +89,7 @@ TEST_F(AcpTest, InitializeAdvertisesTheAgent) {
 }
 
 TEST_F(AcpTest, ProtocolVersion2IsAnsweredWith1) {
-  Json r = Drive(kDriver, "version2");
+  Json r = Drive(kStdioDriver, "version2");
   EXPECT_EQ(r["init"]["protocolVersion"], 1);
 }
 
@@ -101,7 +101,7 @@ TEST_F(AcpTest, PromptStreamsTextAndAnEditWithItsDiff) {
   fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("Edited "),
                               chat::TextChunk("the file."), chat::FinishChunk("stop"),
                               chat::UsageChunk(20, 3), chat::Done()}));
-  Json r = Drive(kDriver, "prompt");
+  Json r = Drive(kStdioDriver, "prompt");
 
   EXPECT_EQ(r["stopReason"], "end_turn");
   EXPECT_EQ(r["responseStopReason"], "end_turn");
@@ -145,7 +145,7 @@ TEST_F(AcpTest, PromptStreamsTextAndAnEditWithItsDiff) {
 TEST_F(AcpTest, PermissionAllowedOnceRunsTheCall) {
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo permitted"})"}}));
   fake_.Enqueue(chat::TextAnswer("done"));
-  Json r = Drive(kDriver, "permission", {{"DECISION", "allow_once"}}, {"--agent", "asker"});
+  Json r = Drive(kStdioDriver, "permission", {{"DECISION", "allow_once"}}, {"--agent", "asker"});
 
   ASSERT_EQ(r["permissions"].size(), 1u);
   const Json& asked = r["permissions"][0];
@@ -172,7 +172,7 @@ TEST_F(AcpTest, PermissionAllowedOnceRunsTheCall) {
 TEST_F(AcpTest, PermissionAllowedForTheSessionAddsTheRule) {
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo once"})"}}));
   fake_.Enqueue(chat::TextAnswer("done"));
-  Json r = Drive(kDriver, "permission", {{"DECISION", "allow_always"}}, {"--agent", "asker"});
+  Json r = Drive(kStdioDriver, "permission", {{"DECISION", "allow_always"}}, {"--agent", "asker"});
   EXPECT_EQ(r["stopReason"], "end_turn");
   std::string id = r["sessionId"];
   bool session_rule = false;
@@ -188,7 +188,7 @@ TEST_F(AcpTest, PermissionRejectedDeniesTheCall) {
   const std::string marker = daemon_->workdir() + "/ran";
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"touch ran"})"}}));
   fake_.Enqueue(chat::TextAnswer("ok, I will not"));
-  Json r = Drive(kDriver, "permission", {{"DECISION", "reject_once"}}, {"--agent", "asker"});
+  Json r = Drive(kStdioDriver, "permission", {{"DECISION", "reject_once"}}, {"--agent", "asker"});
   std::vector<Json> done = OfKind(r["updates"], "tool_call_update");
   ASSERT_FALSE(done.empty());
   EXPECT_EQ(done.back()["status"], "failed");
@@ -199,7 +199,7 @@ TEST_F(AcpTest, PermissionRejectedDeniesTheCall) {
 
 TEST_F(AcpTest, CancelDuringTheStreamAnswersCancelled) {
   fake_.Enqueue(ParkedStream());
-  Json r = Drive(kDriver, "cancel_stream");
+  Json r = Drive(kStdioDriver, "cancel_stream");
   EXPECT_EQ(r["stopReason"], "cancelled");
   EXPECT_EQ(r["response"]["stopReason"], "cancelled");
   auto end = LastTurnEnd(History(r["sessionId"]));
@@ -210,7 +210,7 @@ TEST_F(AcpTest, CancelDuringTheStreamAnswersCancelled) {
 TEST_F(AcpTest, CancelDuringAPermissionRequestAnswersCancelled) {
   const std::string marker = daemon_->workdir() + "/ran";
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"touch ran"})"}}));
-  Json r = Drive(kDriver, "cancel_permission", {}, {"--agent", "asker"});
+  Json r = Drive(kStdioDriver, "cancel_permission", {}, {"--agent", "asker"});
   EXPECT_EQ(r["permissions"].size(), 1u);
   EXPECT_EQ(r["stopReason"], "cancelled");
   auto history = History(r["sessionId"]);
@@ -240,7 +240,7 @@ TEST_F(AcpTest, LoadReplaysASessionMadeByRawRun) {
   ASSERT_EQ(sessions.sessions_size(), 1);
   std::string id = sessions.sessions(0).id();
 
-  Json r = Drive(kDriver, "load", {{"SESSION_ID", id}});
+  Json r = Drive(kStdioDriver, "load", {{"SESSION_ID", id}});
   EXPECT_TRUE(r["result"].is_object());
   EXPECT_TRUE(r["result"]["configOptions"].is_array());
   std::vector<std::string> kinds = Kinds(r["updates"]);
@@ -266,7 +266,7 @@ TEST_F(AcpTest, LoadReplaysASessionMadeByRawRun) {
 }
 
 TEST_F(AcpTest, LoadOfAnUnknownSessionIsResourceNotFound) {
-  Json r = Drive(kDriver, "load_unknown");
+  Json r = Drive(kStdioDriver, "load_unknown");
   EXPECT_EQ(r["error"]["code"], -32002);
 }
 
@@ -281,7 +281,7 @@ TEST_F(AcpTest, ListFiltersByCwd) {
     grpc::ClientContext ctx;
     ASSERT_TRUE(stub().CreateSession(&ctx, create, &created).ok());
   }
-  Json r = Drive(kDriver, "list");
+  Json r = Drive(kStdioDriver, "list");
   EXPECT_EQ(r["all"]["sessions"].size(), 2u);
   ASSERT_EQ(r["here"]["sessions"].size(), 1u);
   const Json& info = r["here"]["sessions"][0];
@@ -294,7 +294,7 @@ TEST_F(AcpTest, ListFiltersByCwd) {
 TEST_F(AcpTest, ResumeDoesNotReplayAndCloseReleasesTheLease) {
   std::string id = daemon_->CreateSession();
   fake_.Enqueue(chat::TextAnswer("resumed"));
-  Json r = Drive(kDriver, "resume_close", {{"SESSION_ID", id}});
+  Json r = Drive(kStdioDriver, "resume_close", {{"SESSION_ID", id}});
   EXPECT_TRUE(r["result"]["configOptions"].is_array());
   EXPECT_EQ(r["replayed"], 0);
   EXPECT_EQ(r["stopReason"], "end_turn");
@@ -310,7 +310,7 @@ TEST_F(AcpTest, ResumeDoesNotReplayAndCloseReleasesTheLease) {
 TEST_F(AcpTest, PromptWhileAnotherClientWritesNamesTheHolder) {
   std::string id = daemon_->CreateSession();
   ASSERT_FALSE(LeaseFor(stub(), id).empty());
-  Json r = Drive(kDriver, "held", {{"SESSION_ID", id}});
+  Json r = Drive(kStdioDriver, "held", {{"SESSION_ID", id}});
   EXPECT_EQ(r["error"]["code"], -32603);
   EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("\"e2e test (lease"));
   EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("hand the session over"));
@@ -321,7 +321,7 @@ TEST_F(AcpTest, PromptWhileAnotherClientWritesNamesTheHolder) {
 
 TEST_F(AcpTest, ClientGoingAwayMidTurnInterruptsAndReleases) {
   fake_.Enqueue(ParkedStream());
-  Json r = Drive(kDriver, "disconnect");
+  Json r = Drive(kStdioDriver, "disconnect");
   EXPECT_EQ(r["exit"]["code"], 0);
   std::string id = r["sessionId"];
   auto end = LastTurnEnd(History(id));
@@ -335,7 +335,7 @@ TEST_F(AcpTest, ClientGoingAwayMidTurnInterruptsAndReleases) {
 
 TEST_F(AcpTest, ResourcesBecomeLinksAndEmbeddedText) {
   fake_.Enqueue(chat::TextAnswer("seen"));
-  Json r = Drive(kDriver, "resources");
+  Json r = Drive(kStdioDriver, "resources");
   EXPECT_EQ(r["stopReason"], "end_turn");
   ASSERT_EQ(fake_.requests().size(), 1u);
   absl::StatusOr<Json> body = fake_.requests()[0].BodyJson();
@@ -407,7 +407,7 @@ TEST_F(AcpTest, RawAcpRunsTheBridgeBesideRaw) {
 TEST_F(AcpTest, RawdRestartingUnderTheBridgeFailsThePromptInFlightAndResumes) {
   fake_.Enqueue(ParkedStream());
   fake_.Enqueue(chat::TextAnswer("After the restart."));
-  Json r = Drive(kDriver, "restart", {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
+  Json r = Drive(kStdioDriver, "restart", {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
   EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);  // reaps the killed daemon
   ASSERT_TRUE(r["first"].contains("error")) << r.dump();
   EXPECT_EQ(r["first"]["error"]["code"], -32603);
@@ -445,7 +445,7 @@ TEST_F(AcpTest, SetModeChoosesTheApprovalModeOfTheSession) {
 TEST_F(AcpTest, AnswerCutAtTheOutputLimitIsMaxTokens) {
   fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("It goes on and"),
                               chat::FinishChunk("length"), chat::UsageChunk(10, 2), chat::Done()}));
-  Json r = Drive(kDriver, "prompt");
+  Json r = Drive(kStdioDriver, "prompt");
   EXPECT_EQ(r["stopReason"], "max_tokens");
 }
 
@@ -453,7 +453,7 @@ TEST_F(AcpTest, AnswerStoppedByTheContentFilterIsRefusal) {
   fake_.Enqueue(chat::Stream({chat::RoleChunk(), chat::TextChunk("I can"),
                               chat::FinishChunk("content_filter"), chat::UsageChunk(10, 2),
                               chat::Done()}));
-  Json r = Drive(kDriver, "prompt");
+  Json r = Drive(kStdioDriver, "prompt");
   EXPECT_EQ(r["stopReason"], "refusal");
 }
 

@@ -33,7 +33,8 @@ class RecordingConnection : public web::WebSocketConnection {
   template <typename Pred>
   bool WaitFor(Pred pred, size_t count = 1, absl::Duration timeout = absl::Seconds(30)) {
     absl::MutexLock lock(&mu_);
-    auto found = [&] {
+    // Runs under mu_, inside Await.
+    auto found = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
       size_t n = 0;
       for (const Json& f : frames_) n += pred(f) ? 1 : 0;
       return n >= count;
@@ -46,7 +47,8 @@ class RecordingConnection : public web::WebSocketConnection {
   template <typename First, typename Then>
   bool WaitForAfter(First first, Then then, absl::Duration timeout = absl::Seconds(30)) {
     absl::MutexLock lock(&mu_);
-    auto found = [&] {
+    // Runs under mu_, inside Await.
+    auto found = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
       bool seen = false;
       for (const Json& f : frames_) {
         if (seen && then(f)) return true;

@@ -13,7 +13,7 @@
 namespace raw::providers::anthropic {
 namespace {
 
-config::ModelConfig Model() {
+config::ModelConfig HistoryModel() {
   config::ModelConfig model;
   model.name = "claude";
   model.provider = "anthropic";
@@ -24,7 +24,7 @@ config::ModelConfig Model() {
 
 ModelRequest Request(const std::vector<events::ContextItem>& items, SerializedHistory* history,
                      uint64_t generation) {
-  return testing::HistoryRequest(items, history, generation);
+  return providers::testing::HistoryRequest(items, history, generation);
 }
 
 size_t AfterLastAssistantTurn(const std::vector<events::ContextItem>& items) {
@@ -37,16 +37,17 @@ size_t AfterLastAssistantTurn(const std::vector<events::ContextItem>& items) {
 
 TEST(AnthropicHistoryBodyTest, BodiesBuiltFromTheKeptHistoryEqualFreshOnes) {
   const std::vector<events::ContextItem> all =
-      testing::MergedHistory(kOpaqueProvider, kThinkingSignatureKind, "");
+      providers::testing::MergedHistory(kOpaqueProvider, kThinkingSignatureKind, "");
   SerializedHistory history;
   const uint64_t generation = NewHistoryGeneration();
   for (size_t n = 0; n <= all.size(); ++n) {
     const std::vector<events::ContextItem> items(all.begin(),
                                                  all.begin() + static_cast<ptrdiff_t>(n));
     const std::string fresh =
-        BuildRequestBody(Request(items, nullptr, 0), Model(), CacheRetention::k5m);
-    EXPECT_EQ(BuildRequestBody(Request(items, &history, generation), Model(), CacheRetention::k5m),
-              fresh)
+        BuildRequestBody(Request(items, nullptr, 0), HistoryModel(), CacheRetention::k5m);
+    EXPECT_EQ(
+        BuildRequestBody(Request(items, &history, generation), HistoryModel(), CacheRetention::k5m),
+        fresh)
         << n;
     EXPECT_EQ(history.items(), AfterLastAssistantTurn(items)) << n;
     // The messages are those of the whole history merged at once.
@@ -58,14 +59,14 @@ TEST(AnthropicHistoryBodyTest, BodiesBuiltFromTheKeptHistoryEqualFreshOnes) {
 
 TEST(AnthropicHistoryBodyTest, ARewrittenContextStartsAfresh) {
   const std::vector<events::ContextItem> all =
-      testing::MergedHistory(kOpaqueProvider, kThinkingSignatureKind, "");
+      providers::testing::MergedHistory(kOpaqueProvider, kThinkingSignatureKind, "");
   SerializedHistory history;
-  (void)BuildRequestBody(Request(all, &history, NewHistoryGeneration()), Model(),
+  (void)BuildRequestBody(Request(all, &history, NewHistoryGeneration()), HistoryModel(),
                          CacheRetention::k5m);
   std::vector<events::ContextItem> rewritten(all.size(), events::AssistantTurn{"x", "", {}, {}});
-  EXPECT_EQ(BuildRequestBody(Request(rewritten, &history, NewHistoryGeneration()), Model(),
+  EXPECT_EQ(BuildRequestBody(Request(rewritten, &history, NewHistoryGeneration()), HistoryModel(),
                              CacheRetention::k5m),
-            BuildRequestBody(Request(rewritten, nullptr, 0), Model(), CacheRetention::k5m));
+            BuildRequestBody(Request(rewritten, nullptr, 0), HistoryModel(), CacheRetention::k5m));
 }
 
 }  // namespace

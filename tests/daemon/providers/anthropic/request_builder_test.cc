@@ -13,7 +13,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-config::ModelConfig Model() {
+config::ModelConfig BuilderModel() {
   config::ModelConfig model;
   model.name = "claude";
   model.provider = "anthropic";
@@ -60,7 +60,7 @@ ModelRequest Conversation() {
 }
 
 TEST(AnthropicRequestBuilderTest, BuildsTheDocumentedBody) {
-  config::ModelConfig model = Model();
+  config::ModelConfig model = BuilderModel();
   model.max_output_tokens = 16000;
   EXPECT_EQ(
       BuildRequestBody(Conversation(), model, CacheRetention::k5m),
@@ -84,7 +84,7 @@ TEST(AnthropicRequestBuilderTest, BuildsTheDocumentedBody) {
 TEST(AnthropicRequestBuilderTest, OneHourRetentionAndDefaultMaxTokens) {
   ModelRequest request;
   request.messages = {events::UserText{"hi"}};
-  EXPECT_EQ(BuildRequestBody(request, Model(), CacheRetention::k1h),
+  EXPECT_EQ(BuildRequestBody(request, BuilderModel(), CacheRetention::k1h),
             R"({"model":"claude-test","max_tokens":8192,"stream":true,)"
             R"("cache_control":{"type":"ephemeral","ttl":"1h"},)"
             R"("messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]})");
@@ -99,8 +99,8 @@ TEST(AnthropicRequestBuilderTest, ParseCacheRetention) {
 }
 
 TEST(AnthropicRequestBuilderTest, SameInputGivesTheSameBytes) {
-  EXPECT_EQ(BuildRequestBody(Conversation(), Model(), CacheRetention::k5m),
-            BuildRequestBody(Conversation(), Model(), CacheRetention::k5m));
+  EXPECT_EQ(BuildRequestBody(Conversation(), BuilderModel(), CacheRetention::k5m),
+            BuildRequestBody(Conversation(), BuilderModel(), CacheRetention::k5m));
 }
 
 // Removes the closing brackets at the end of a body.
@@ -113,10 +113,11 @@ TEST(AnthropicRequestBuilderTest, AppendedHistoryKeepsThePreviousBytesAsPrefix) 
   ModelRequest request = Conversation();
   const std::vector<events::ContextItem> all = request.messages;
   request.messages.resize(1);
-  std::vector<std::string> bodies = {BuildRequestBody(request, Model(), CacheRetention::k5m)};
+  std::vector<std::string> bodies = {
+      BuildRequestBody(request, BuilderModel(), CacheRetention::k5m)};
   for (size_t i = 1; i < all.size(); ++i) {
     request.messages.push_back(all[i]);
-    bodies.push_back(BuildRequestBody(request, Model(), CacheRetention::k5m));
+    bodies.push_back(BuildRequestBody(request, BuilderModel(), CacheRetention::k5m));
   }
   for (size_t i = 1; i < bodies.size(); ++i) {
     EXPECT_THAT(bodies[i], StartsWith(WithoutClosers(bodies[i - 1]))) << "request " << i;
@@ -201,7 +202,7 @@ TEST(AnthropicRequestBuilderTest, ToolWithoutSchemaGetsAnEmptyObjectSchema) {
   tool.description = "Current time.";
   request.tools = {tool};
   request.messages = {events::UserText{"time?"}};
-  std::string body = BuildRequestBody(request, Model(), CacheRetention::k5m);
+  std::string body = BuildRequestBody(request, BuilderModel(), CacheRetention::k5m);
   EXPECT_THAT(body, HasSubstr(R"("input_schema":{"type":"object","properties":{}})"));
   EXPECT_THAT(body, Not(HasSubstr("\"system\"")));
 }

@@ -22,7 +22,7 @@ using ::testing::ElementsAre;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-std::string ReadFixture(const std::string& name) {
+std::string ReadGeminiFixture(const std::string& name) {
   return ::raw::testing::ReadSseFixture("gemini", name);
 }
 
@@ -39,7 +39,7 @@ std::unique_ptr<Provider> Make(http::HttpClient& http) {
 
 TEST(GoogleProviderTest, SendsTheRequestAndStreamsEvents) {
   harness::FakeHttpClient http;
-  std::string crlf = absl::StrReplaceAll(ReadFixture("02-parallel-tools"), {{"\n", "\r\n"}});
+  std::string crlf = absl::StrReplaceAll(ReadGeminiFixture("02-parallel-tools"), {{"\n", "\r\n"}});
   http.Enqueue(harness::Sse(SplitEvery(crlf, 5)));
   GoogleProvider provider(Model(), http, "AIza-test");
   harness::RecordingSink sink;
@@ -64,7 +64,7 @@ TEST(GoogleProviderTest, SendsTheRequestAndStreamsEvents) {
 
 TEST(GoogleProviderTest, NoKeyHeaderWithoutKeyAndResourceModelIds) {
   harness::FakeHttpClient http;
-  http.Enqueue(harness::Sse({ReadFixture("01-text")}));
+  http.Enqueue(harness::Sse({ReadGeminiFixture("01-text")}));
   config::ModelConfig model = Model();
   model.model_id = "tunedModels/my-model";
   GoogleProvider provider(model, http, "");
@@ -80,7 +80,7 @@ TEST(GoogleProviderTest, NoKeyHeaderWithoutKeyAndResourceModelIds) {
 
 TEST(GoogleProviderTest, FactoryBuildsTheProvider) {
   harness::FakeHttpClient http;
-  http.Enqueue(harness::Sse({ReadFixture("01-text")}));
+  http.Enqueue(harness::Sse({ReadGeminiFixture("01-text")}));
   std::unique_ptr<Provider> provider = MakeGoogleProvider(Model(), http, "k", ProviderOptions{});
   harness::RecordingSink sink;
   CancelToken cancel;
@@ -108,7 +108,7 @@ TEST(GoogleProviderTest, HttpErrorCarriesTheProviderMessage) {
 TEST(GoogleProviderTest, MidstreamError) {
   harness::RecordingSink sink;
   absl::Status status =
-      harness::StreamOnce(Make, harness::Sse({ReadFixture("05-midstream-error")}), sink);
+      harness::StreamOnce(Make, harness::Sse({ReadGeminiFixture("05-midstream-error")}), sink);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(status.message(), "The model is overloaded. Please try again later.");
   harness::ExpectStreamInvariants(sink.events);
@@ -116,7 +116,7 @@ TEST(GoogleProviderTest, MidstreamError) {
 
 TEST(GoogleProviderTest, CancellationFromTheSinkEndsTheStream) {
   harness::ExpectCancelFromTheSink(
-      Make, harness::Sse(SplitEvery(ReadFixture("01-text"), 40)),
+      Make, harness::Sse(SplitEvery(ReadGeminiFixture("01-text"), 40)),
       {"start gT1 gemini-test", "text 0 [Hello]",
        // Only the prompt count of an unfinished answer is final.
        "usage in=12 out=? cache_read=? cache_write=? reasoning=?",
@@ -132,10 +132,10 @@ TEST(GoogleProviderTest, AlreadyCancelledSendsNothing) {
 }
 
 TEST(GoogleProviderTest, TransportOutcomes) {
-  std::vector<harness::TransportCase> cases =
-      harness::CommonTransportCases(ReadFixture("06-cutoff"), "clean EOF without finishReason");
+  std::vector<harness::TransportCase> cases = harness::CommonTransportCases(
+      ReadGeminiFixture("06-cutoff"), "clean EOF without finishReason");
   cases.push_back({"connection reset after the finishReason chunk",
-                   harness::Sse({ReadFixture("01-text")}, absl::UnavailableError("reset")),
+                   harness::Sse({ReadGeminiFixture("01-text")}, absl::UnavailableError("reset")),
                    "finish stop raw=STOP", absl::StatusCode::kOk});
   harness::ExpectTransportOutcomes(Make, cases);
 }

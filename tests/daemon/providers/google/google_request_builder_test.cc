@@ -25,7 +25,7 @@ OrderedJson Parse(std::string_view text) {
   return parsed.ok() ? *parsed : OrderedJson();
 }
 
-config::ModelConfig Model() {
+config::ModelConfig GeminiModel() {
   config::ModelConfig model;
   model.name = "gem";
   model.provider = "google";
@@ -80,7 +80,7 @@ TEST(GoogleRequestBuilderTest, ExactBodyForFullHistory) {
   request.system_prompt = "You are a coding agent.";
   request.tools = {ReadFileTool()};
   request.messages = History();
-  config::ModelConfig model = Model();
+  config::ModelConfig model = GeminiModel();
   model.max_output_tokens = 1000;
   std::string expected =
       R"({"systemInstruction":{"parts":[{"text":"You are a coding agent."}]},)"
@@ -104,7 +104,7 @@ TEST(GoogleRequestBuilderTest, ExactBodyForFullHistory) {
 TEST(GoogleRequestBuilderTest, MinimalBodyHasNoOptionalFields) {
   ModelRequest request;
   request.messages = {events::UserText{"hi"}};
-  EXPECT_EQ(BuildRequestBody(request, Model()),
+  EXPECT_EQ(BuildRequestBody(request, GeminiModel()),
             R"({"generationConfig":{"thinkingConfig":{"includeThoughts":true}},)"
             R"("contents":[{"role":"user","parts":[{"text":"hi"}]}]})");
 }
@@ -167,8 +167,8 @@ TEST(GoogleRequestBuilderTest, DeterministicAndPrefixStable) {
   int compared = 0;
   for (size_t n = 1; n <= history.size(); ++n) {
     request.messages.assign(history.begin(), history.begin() + static_cast<long>(n));
-    std::string body = BuildRequestBody(request, Model());
-    EXPECT_EQ(body, BuildRequestBody(request, Model())) << "not deterministic";
+    std::string body = BuildRequestBody(request, GeminiModel());
+    EXPECT_EQ(body, BuildRequestBody(request, GeminiModel())) << "not deterministic";
     // A run of tool results is one content, so a second result of the same
     // run rewrites it; the loop appends a step's results all at once, so
     // such a partial run is never sent.
@@ -192,8 +192,8 @@ TEST(GoogleRequestBuilderTest, CommittedPartsAreIdenticalInEveryRequest) {
   first.messages = {History()[0], History()[1]};
   ModelRequest second = first;
   second.messages = History();
-  std::string a = BuildRequestBody(first, Model());
-  std::string b = BuildRequestBody(second, Model());
+  std::string a = BuildRequestBody(first, GeminiModel());
+  std::string b = BuildRequestBody(second, GeminiModel());
   ASSERT_THAT(b, StartsWith(a.substr(0, a.size() - 2)));
   EXPECT_THAT(a, Not(HasSubstr("NOT-SENT")));
   EXPECT_THAT(b, Not(HasSubstr("cache")));

@@ -13,7 +13,7 @@
 namespace raw::providers::google {
 namespace {
 
-config::ModelConfig Model() {
+config::ModelConfig ContentsModel() {
   config::ModelConfig model;
   model.name = "gem";
   model.provider = "google";
@@ -43,15 +43,15 @@ TEST(GoogleHistoryContentsTest, BodiesBuiltFromTheKeptHistoryEqualFreshOnes) {
   for (size_t n = 0; n <= all.size(); ++n) {
     const std::vector<events::ContextItem> items(all.begin(),
                                                  all.begin() + static_cast<ptrdiff_t>(n));
-    const std::string fresh = BuildRequestBody(Request(items, nullptr, 0), Model());
-    EXPECT_EQ(BuildRequestBody(Request(items, &history, generation), Model()), fresh) << n;
+    const std::string fresh = BuildRequestBody(Request(items, nullptr, 0), ContentsModel());
+    EXPECT_EQ(BuildRequestBody(Request(items, &history, generation), ContentsModel()), fresh) << n;
     EXPECT_EQ(history.items(), AfterLastNonResult(items)) << n;
     absl::StatusOr<OrderedJson> parsed = ParseOrderedJson(fresh);
     ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << fresh;
     EXPECT_EQ(DumpJson((*parsed)["contents"]), DumpJson(HistoryToContents(items))) << n;
   }
   // The run of results answering call_B before call_A goes in call order.
-  const std::string body = BuildRequestBody(Request(all, &history, generation), Model());
+  const std::string body = BuildRequestBody(Request(all, &history, generation), ContentsModel());
   EXPECT_LT(body.find(R"("id":"call_A")", body.find("functionResponse")),
             body.find(R"("id":"call_B")", body.find("functionResponse")));
 }
@@ -60,10 +60,10 @@ TEST(GoogleHistoryContentsTest, ARewrittenContextStartsAfresh) {
   const std::vector<events::ContextItem> all =
       testing::MergedHistory(kOpaqueProvider, kThoughtSignatureKind, kCallAnchorPrefix);
   SerializedHistory history;
-  (void)BuildRequestBody(Request(all, &history, NewHistoryGeneration()), Model());
+  (void)BuildRequestBody(Request(all, &history, NewHistoryGeneration()), ContentsModel());
   std::vector<events::ContextItem> rewritten(all.size(), events::UserText{"summary"});
-  EXPECT_EQ(BuildRequestBody(Request(rewritten, &history, NewHistoryGeneration()), Model()),
-            BuildRequestBody(Request(rewritten, nullptr, 0), Model()));
+  EXPECT_EQ(BuildRequestBody(Request(rewritten, &history, NewHistoryGeneration()), ContentsModel()),
+            BuildRequestBody(Request(rewritten, nullptr, 0), ContentsModel()));
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ TEST(OpenAiResponsesRequestBuilderTest, ItemsWrittenDirectlyAreTheDocumentsDumpe
   }
 }
 
-config::ModelConfig Model() {
+config::ModelConfig ResponsesModel() {
   config::ModelConfig model;
   model.name = "gpt";
   model.provider = "openai";
@@ -139,7 +139,7 @@ ModelRequest Conversation() {
 }
 
 TEST(OpenAiResponsesRequestBuilderTest, BuildsTheDocumentedBody) {
-  config::ModelConfig model = Model();
+  config::ModelConfig model = ResponsesModel();
   model.max_output_tokens = 16000;
   std::string body = BuildRequestBody(Conversation(), model, "session-key");
   EXPECT_EQ(
@@ -163,19 +163,19 @@ TEST(OpenAiResponsesRequestBuilderTest, BuildsTheDocumentedBody) {
 }
 
 TEST(OpenAiResponsesRequestBuilderTest, SameInputGivesTheSameBytes) {
-  EXPECT_EQ(BuildRequestBody(Conversation(), Model(), "k"),
-            BuildRequestBody(Conversation(), Model(), "k"));
+  EXPECT_EQ(BuildRequestBody(Conversation(), ResponsesModel(), "k"),
+            BuildRequestBody(Conversation(), ResponsesModel(), "k"));
 }
 
 TEST(OpenAiResponsesRequestBuilderTest, AppendedHistoryKeepsThePreviousInputAsPrefix) {
   ModelRequest request = Conversation();
   request.messages.resize(1);
   std::vector<std::string> bodies;
-  bodies.push_back(BuildRequestBody(request, Model(), "k"));
+  bodies.push_back(BuildRequestBody(request, ResponsesModel(), "k"));
   const std::vector<events::ContextItem> all = Conversation().messages;
   for (size_t i = 1; i < all.size(); ++i) {
     request.messages.push_back(all[i]);
-    bodies.push_back(BuildRequestBody(request, Model(), "k"));
+    bodies.push_back(BuildRequestBody(request, ResponsesModel(), "k"));
   }
   for (size_t i = 1; i < bodies.size(); ++i) {
     // "input" is the last key: the previous body minus its closing "]}"
@@ -198,11 +198,11 @@ TEST(OpenAiResponsesRequestBuilderTest, EachItemSerializesTheSameWayEveryTime) {
 TEST(OpenAiResponsesRequestBuilderTest, OptionalPartsAreLeftOut) {
   ModelRequest request;
   request.messages = {events::UserText{"hi"}};
-  std::string body = BuildRequestBody(request, Model(), std::nullopt);
+  std::string body = BuildRequestBody(request, ResponsesModel(), std::nullopt);
   EXPECT_EQ(body,
             R"({"model":"gpt-test","stream":true,"store":false,"include":["reasoning.encrypted_content"],)"
             R"("input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]})");
-  EXPECT_THAT(BuildRequestBody(request, Model(), ""), Not(HasSubstr("prompt_cache_key")));
+  EXPECT_THAT(BuildRequestBody(request, ResponsesModel(), ""), Not(HasSubstr("prompt_cache_key")));
 }
 
 TEST(OpenAiResponsesRequestBuilderTest, CallsOnlyTurnHasNoAssistantMessage) {
@@ -236,7 +236,7 @@ TEST(OpenAiResponsesRequestBuilderTest, ToolWithoutSchemaGetsAnEmptyObjectSchema
   tool.description = "Current time.";
   request.tools = {tool};
   request.messages = {events::UserText{"time?"}};
-  EXPECT_THAT(BuildRequestBody(request, Model(), std::nullopt),
+  EXPECT_THAT(BuildRequestBody(request, ResponsesModel(), std::nullopt),
               HasSubstr(R"({"type":"function","name":"now","description":"Current time.",)"
                         R"("parameters":{"type":"object","properties":{}},"strict":false})"));
 }
@@ -246,7 +246,7 @@ TEST(OpenAiResponsesRequestBuilderTest, ReasoningEffortSendsEffortAndSummaries) 
   request.system_prompt = "sys";
   request.messages = {events::UserText{"think"}};
   for (const char* effort : {"minimal", "low", "medium", "high"}) {
-    config::ModelConfig model = Model();
+    config::ModelConfig model = ResponsesModel();
     model.reasoning_effort = effort;
     model.max_output_tokens = 100;
     EXPECT_EQ(BuildRequestBody(request, model, std::nullopt),
@@ -264,7 +264,7 @@ TEST(OpenAiResponsesRequestBuilderTest, ReasoningEffortSendsEffortAndSummaries) 
 TEST(OpenAiResponsesRequestBuilderTest, NoReasoningSettingsWithoutAnEffort) {
   ModelRequest request;
   request.messages = {events::UserText{"hi"}};
-  std::string body = BuildRequestBody(request, Model(), std::nullopt);
+  std::string body = BuildRequestBody(request, ResponsesModel(), std::nullopt);
   EXPECT_THAT(body, Not(HasSubstr(R"("reasoning")")));
   // Encrypted reasoning is requested either way: replay needs it.
   EXPECT_THAT(body, HasSubstr(R"("include":["reasoning.encrypted_content"])"));
@@ -305,13 +305,15 @@ TEST(RequestBuilderHistoryTest, BodiesBuiltFromTheKeptHistoryEqualFreshOnes) {
   const uint64_t generation = NewHistoryGeneration();
   for (size_t n = 0; n <= all.size(); ++n) {
     std::vector<events::ContextItem> items(all.begin(), all.begin() + static_cast<ptrdiff_t>(n));
-    const std::string fresh = BuildRequestBody(request(items, nullptr, 0), Model(), "k");
-    EXPECT_EQ(BuildRequestBody(request(items, &history, generation), Model(), "k"), fresh) << n;
+    const std::string fresh = BuildRequestBody(request(items, nullptr, 0), ResponsesModel(), "k");
+    EXPECT_EQ(BuildRequestBody(request(items, &history, generation), ResponsesModel(), "k"), fresh)
+        << n;
     EXPECT_TRUE(ParseJson(fresh).ok()) << fresh;
   }
   std::vector<events::ContextItem> rewritten = {events::UserText{"summary"}};
-  EXPECT_EQ(BuildRequestBody(request(rewritten, &history, NewHistoryGeneration()), Model(), "k"),
-            BuildRequestBody(request(rewritten, nullptr, 0), Model(), "k"));
+  EXPECT_EQ(
+      BuildRequestBody(request(rewritten, &history, NewHistoryGeneration()), ResponsesModel(), "k"),
+      BuildRequestBody(request(rewritten, nullptr, 0), ResponsesModel(), "k"));
 }
 
 }  // namespace
