@@ -8,7 +8,9 @@
 # it includes (the standard library, Abseil, gRPC, GoogleTest), so a group
 # parses them once instead of sixteen times. The price is that a change to
 # one file recompiles its group, which suits these stages (run whole, cached
-# by ccache) but not the main build a developer edits. Sources of one target
+# by ccache) but not the libraries of the main build, which a developer edits
+# (there only the test programs are unity builds: tests/CMakeLists.txt).
+# Sources of one target
 # must therefore not define two file-local names alike; generated protobuf
 # code, which does, is left out (proto/CMakeLists.txt).
 raw_unity_build() {
