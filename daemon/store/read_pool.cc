@@ -8,8 +8,9 @@
 namespace raw::store {
 
 absl::StatusOr<std::unique_ptr<ReadPool>> ReadPool::Open(const std::string& path, int size,
-                                                         int busy_timeout_ms) {
+                                                         int busy_timeout_ms, int cache_kib) {
   DatabaseOptions options;
+  options.cache_kib = cache_kib;
   options.mode = OpenMode::kReadOnly;
   options.busy_timeout_ms = busy_timeout_ms;
   std::vector<std::unique_ptr<Database>> connections;

@@ -23,9 +23,10 @@ namespace raw::store {
 class ReadPool {
  public:
   // Opens `size` (at least 1) read-only connections to the database at
-  // `path`, which must already exist in WAL mode.
+  // `path`, which must already exist in WAL mode, each with a page cache of
+  // at most `cache_kib` (0: SQLite's default).
   static absl::StatusOr<std::unique_ptr<ReadPool>> Open(const std::string& path, int size,
-                                                        int busy_timeout_ms);
+                                                        int busy_timeout_ms, int cache_kib);
   ReadPool(const ReadPool&) = delete;
   ReadPool& operator=(const ReadPool&) = delete;
 

@@ -89,6 +89,7 @@ absl::StatusOr<std::unique_ptr<SessionStore>> SessionStore::Open(const std::stri
                                                                  StoreOptions options) {
   DatabaseOptions db_options;
   db_options.max_user_version = LatestSchemaVersion();
+  db_options.cache_kib = options.write_cache_kib;
   ASSIGN_OR_RETURN(std::unique_ptr<Database> writer, Database::Open(path, db_options));
   RETURN_IF_ERROR(Migrate(*writer));
   ASSIGN_OR_RETURN(const bool wal, UsesWal(*writer));
@@ -100,7 +101,7 @@ absl::StatusOr<std::unique_ptr<SessionStore>> SessionStore::Open(const std::stri
   std::unique_ptr<WalCheckpointer> checkpointer;
   if (wal) {
     ASSIGN_OR_RETURN(readers, ReadPool::Open(path, std::max(options.read_connections, 1),
-                                             writer->busy_timeout_ms()));
+                                             writer->busy_timeout_ms(), options.read_cache_kib));
     ASSIGN_OR_RETURN(checkpointer, WalCheckpointer::Start(path, writer->busy_timeout_ms()));
     writer->OnWalCommit([cp = checkpointer.get()](int wal_pages) { cp->Committed(wal_pages); });
   }

@@ -129,6 +129,16 @@ struct StoreOptions {
   // Read-only connections beside the writer (at least 1); ignored for an
   // in-memory database.
   int read_connections = 4;
+  // The page cache of the writer and of each read connection, in KiB (0:
+  // SQLite's default, 2,000 KiB). SQLite fills a connection's cache up to
+  // its bound and keeps it, so with SQLite's default the five connections
+  // would hold up to 10 MB once the database is larger than that, on top of
+  // the kernel's cache of the same file. A commit touches a few pages at the
+  // right edge of each b-tree; a read walks a range in order, and its interior
+  // pages are what a small cache keeps (docs/performance.md, "SQLite's page
+  // caches").
+  int write_cache_kib = 1024;
+  int read_cache_kib = 256;
   // Rows of a removed session's history, and as many of its context, deleted
   // per transaction.
   int removal_batch_rows = 1000;

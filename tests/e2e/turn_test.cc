@@ -19,6 +19,27 @@ std::string ReadText(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// rawd loads libcurl, and the libraries it loads, when it first needs them
+// (daemon/curl_on_demand.cc): not at start, nor to create a session; then
+// the provider request goes out through it as through a linked libcurl.
+TEST_F(E2eTest, LibcurlIsLoadedOnlyWhenTheFirstRequestIsSent) {
+  const std::string maps = "/proc/" + std::to_string(daemon_->pid()) + "/maps";
+  auto libcurl_mapped = [&] { return ReadText(maps).find("/libcurl") != std::string::npos; };
+  ASSERT_FALSE(ReadText(maps).empty());
+  EXPECT_FALSE(libcurl_mapped()) << "at start";
+  std::string session = daemon_->CreateSession();
+  EXPECT_FALSE(libcurl_mapped()) << "after creating a session";
+
+  fake_.Enqueue(chat::TextAnswer("Hello."));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "hi");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
+  EXPECT_EQ(fake_.requests().size(), 1u);
+  EXPECT_TRUE(libcurl_mapped()) << "after a provider request";
+}
+
 TEST_F(E2eTest, MultiStepToolTurn) {
   std::string session = daemon_->CreateSession();
   fake_.Enqueue(chat::ToolCallsAnswer(

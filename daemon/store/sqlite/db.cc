@@ -117,6 +117,10 @@ void Database::SetBusyTimeout(int ms) {
 
 absl::Status Database::Configure(const DatabaseOptions& options) {
   SetBusyTimeout(options.busy_timeout_ms);
+  if (options.cache_kib > 0) {
+    // A negative cache_size counts KiB rather than pages.
+    RETURN_IF_ERROR(Exec(absl::StrCat("PRAGMA cache_size = -", options.cache_kib)));
+  }
   // Reading the header writes nothing; it must come before the WAL switch,
   // which rewrites the header of a database in rollback-journal mode.
   if (options.max_user_version) {

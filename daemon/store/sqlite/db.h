@@ -57,6 +57,10 @@ struct DatabaseOptions {
   // SQLite fixes it when the first table is created. An existing database
   // keeps its own (a VACUUM can change it; see SessionStore::Open).
   AutoVacuum new_auto_vacuum = AutoVacuum::kIncremental;
+  // The most memory this connection's page cache may hold, in KiB (PRAGMA
+  // cache_size); 0 keeps SQLite's default of 2,000 KiB. The kernel keeps the
+  // file's pages cached anyway, so a miss costs a copy, not a disk read.
+  int cache_kib = 0;
 };
 
 class Database {
