@@ -7,7 +7,9 @@
 // idle"). This file defines the libcurl functions Raw calls. rawd's link
 // resolves Raw's calls to these definitions, so the linker (--as-needed)
 // records no dependency on libcurl; each definition forwards to the real
-// function, looked up in libcurl.so.4, which the first call opens.
+// function, looked up in libcurl.so.4, which the first call opens: the
+// first time a client creates, opens or prompts on a session, the session
+// manager has libcurl loaded on a worker (SessionManager::PrepareHttp).
 //
 // Only rawd links this file; the clients, tests and benchmarks call libcurl
 // directly. Raw uses no libcurl function that this file does not define:

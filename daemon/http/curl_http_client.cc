@@ -388,6 +388,12 @@ void RecordTimes(CURL* easy, int64_t started_ns, HttpRequest::Times& times) {
 
 }  // namespace
 
+void CurlHttpClient::Prepare() {
+  // A failure is reported by the Send that needs what failed.
+  if (!GlobalInit().ok()) return;
+  std::call_once(share_once_, [this] { share_ = std::make_unique<Share>(); });
+}
+
 absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandler& handler,
                                   const CancelToken& cancel) {
   RETURN_IF_ERROR(GlobalInit());

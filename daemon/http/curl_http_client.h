@@ -52,6 +52,9 @@ class CurlHttpClient : public HttpClient {
 
   absl::Status Send(const HttpRequest& request, HttpResponseHandler& handler,
                     const CancelToken& cancel) override;
+  // libcurl's global initialization and the shared handle, which rawd's
+  // first call also loads libcurl for (daemon/curl_on_demand.cc).
+  void Prepare() override;
 
  private:
   class Share;

@@ -79,6 +79,11 @@ class HttpClient {
   virtual ~HttpClient() = default;
   virtual absl::Status Send(const HttpRequest& request, HttpResponseHandler& handler,
                             const CancelToken& cancel) = 0;
+  // Does ahead of time the one-time work of the first Send (loading and
+  // initializing the HTTP library), so that a request about to come does
+  // not wait for it. May block for milliseconds: call it off the threads
+  // that answer clients. Safe beside Send and more than once.
+  virtual void Prepare() {}
 };
 
 // Convenience for small non-streaming requests: collects status, headers and

@@ -87,9 +87,15 @@ SessionInfo SessionManager::Describe(const store::SessionRecord& record,
   return info;
 }
 
+void SessionManager::PrepareHttp() {
+  if (http_prepared_.exchange(true)) return;
+  pool_.Schedule([this] { deps_.http.Prepare(); });
+}
+
 void SessionManager::CreateSession(std::string agent, std::string cwd, std::string model,
                                    std::vector<config::SessionMcpServerSpec> mcp_servers,
                                    Reply<SessionInfo> reply) {
+  PrepareHttp();
   bool scheduled =
       pool_.Schedule([this, agent = std::move(agent), cwd = std::move(cwd),
                       model = std::move(model), mcp_servers = std::move(mcp_servers), reply] {
@@ -206,6 +212,7 @@ absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
 }
 
 void SessionManager::GetSession(std::string id, Reply<SessionInfo> reply) {
+  PrepareHttp();
   // A session whose context is in memory answers from memory, on the spot.
   if (std::shared_ptr<SessionRunner> runner = LoadedRunner(id);
       runner != nullptr && runner->context_loaded()) {
@@ -342,6 +349,7 @@ void SessionManager::WithRunner(const std::string& session_id, const R& reply,
 void SessionManager::StartTurn(const std::string& session_id, std::string text,
                                std::string lease_id, Reply<std::string> reply) {
   if (text.empty()) return reply(absl::InvalidArgumentError("the user message is empty"));
+  PrepareHttp();
   WithRunner(session_id, reply, [&](SessionRunner& r) {
     r.StartTurn(std::move(text), std::move(lease_id), reply);
   });

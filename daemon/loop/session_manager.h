@@ -320,6 +320,11 @@ class SessionManager {
                   const std::function<void(SessionRunner&)>& fn);
   // Unloads idle sessions every so often until Shutdown.
   void SweepLoop();
+  // The first time a client creates, opens or prompts a session, has the
+  // HTTP client prepared on the worker pool (http::HttpClient::Prepare), in
+  // parallel with what comes before the session's first request: rawd loads
+  // libcurl only then, and the load takes a few milliseconds.
+  void PrepareHttp();
 
   SessionManagerDeps deps_;
   config::ConfigFileCache config_cache_;
@@ -327,6 +332,8 @@ class SessionManager {
   // Declared after what its tasks use and before the runners: destroyed
   // (joined) before the manager's other members.
   WorkerPool pool_;
+  // Set once the HTTP client was asked to prepare (PrepareHttp).
+  std::atomic<bool> http_prepared_{false};
   absl::Mutex mu_;
   std::map<std::string, Loaded> runners_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

@@ -20,15 +20,22 @@ std::string ReadText(const std::string& path) {
 }
 
 // rawd loads libcurl, and the libraries it loads, when it first needs them
-// (daemon/curl_on_demand.cc): not at start, nor to create a session; then
-// the provider request goes out through it as through a linked libcurl.
+// (daemon/curl_on_demand.cc): not at start nor to list sessions; from the
+// first session a client creates, opens or prompts on (SessionManager::
+// PrepareHttp), and the provider request goes out through it as through a
+// linked libcurl.
 TEST_F(E2eTest, LibcurlIsLoadedOnlyWhenTheFirstRequestIsSent) {
   const std::string maps = "/proc/" + std::to_string(daemon_->pid()) + "/maps";
   auto libcurl_mapped = [&] { return ReadText(maps).find("/libcurl") != std::string::npos; };
   ASSERT_FALSE(ReadText(maps).empty());
   EXPECT_FALSE(libcurl_mapped()) << "at start";
+  {
+    grpc::ClientContext ctx;
+    raw::v1::ListSessionsResponse listed;
+    ASSERT_TRUE(stub().ListSessions(&ctx, raw::v1::ListSessionsRequest(), &listed).ok());
+  }
+  EXPECT_FALSE(libcurl_mapped()) << "after listing sessions";
   std::string session = daemon_->CreateSession();
-  EXPECT_FALSE(libcurl_mapped()) << "after creating a session";
 
   fake_.Enqueue(chat::TextAnswer("Hello."));
   EventStream stream(stub(), session);
