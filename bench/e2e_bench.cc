@@ -14,7 +14,13 @@
 // to show how each phase grows with the history.
 //
 // usage: e2e_bench [RUNS] [TOOL_STEPS] [HISTORY]   (defaults 20, 3 and 0)
+// Each variable RAW_BENCH_RAWD_<NAME> of the bench's environment is given to
+// rawd as <NAME>, and only to rawd: for trying an allocator
+// (RAW_BENCH_RAWD_LD_PRELOAD=libjemalloc.so.2) or its settings
+// (RAW_BENCH_RAWD_MALLOC_ARENA_MAX=2).
 // Figures and the command line are recorded in docs/performance.md.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +28,8 @@
 #include <fstream>
 #include <numeric>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -47,6 +55,20 @@ constexpr char kConfig[] = R"({
     "tools": {"use": ["builtin/read_file"]}}}
 })";
 
+// RAW_BENCH_RAWD_<NAME>=<VALUE> of `environ`, as {NAME, VALUE}.
+std::vector<std::pair<std::string, std::string>> RawdEnvironment() {
+  constexpr std::string_view kPrefix = "RAW_BENCH_RAWD_";
+  std::vector<std::pair<std::string, std::string>> found;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    const size_t equals = text.find('=');
+    if (text.substr(0, kPrefix.size()) != kPrefix || equals == std::string_view::npos) continue;
+    found.emplace_back(std::string(text.substr(kPrefix.size(), equals - kPrefix.size())),
+                       std::string(text.substr(equals + 1)));
+  }
+  return found;
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -70,6 +92,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "seeding the session: %s\n", std::string(s.message()).c_str());
       return 1;
     }
+  }
+  for (const auto& [name, value] : RawdEnvironment()) {
+    std::printf("rawd's environment: %s=%s\n", name.c_str(), value.c_str());
+    daemon.SetEnv(name, value);
   }
   if (auto s = daemon.Start(); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
