@@ -7,8 +7,10 @@
 //   (both are clients of the same daemon stream), p50 and p99; deltas that
 //   the gateway joined into one frame each count at that frame's arrival;
 // - the CPU time raw-dashboard spent on the turn (from the prompt to the
-//   last tab's end of turn), per streamed delta: unlike the latency, it
-//   holds when other programs load the machine;
+//   last tab's end of turn; its threads' scheduler time, which counts in
+//   nanoseconds where /proc/PID/stat counts 10 ms ticks), per streamed
+//   delta: unlike the latency, it holds when other programs load the
+//   machine;
 // - raw-dashboard's resident memory (VmRSS, its heap and stacks RssAnon
 //   and its mapped files RssFile, and its peak VmHWM) with the five sockets
 //   open after the turn.
@@ -141,7 +143,7 @@ int main(int argc, char** argv) {
   }
   writer->SendText(R"({"id":1,"op":"acquire_lease"})").IgnoreError();
   ReadUntil(*writer, [](const raw::Json& f) { return f["type"] == "reply" && f["id"] == 1; });
-  const double cpu_before_ms = raw::bench::CpuMs(dashboard.pid());
+  const double cpu_before_us = raw::bench::ThreadsCpuUs(dashboard.pid());
   writer->SendText(R"({"id":2,"op":"prompt","text":"stream"})").IgnoreError();
   std::map<std::string, Clock::time_point> at_ws;
   int delta_frames = 0;
@@ -160,7 +162,7 @@ int main(int argc, char** argv) {
   });
   grpc_thread.join();
   for (auto& t : drains) t.join();
-  const double cpu_ms = raw::bench::CpuMs(dashboard.pid()) - cpu_before_ms;
+  const double cpu_us = raw::bench::ThreadsCpuUs(dashboard.pid()) - cpu_before_us;
 
   std::vector<double> added_us;
   {
@@ -175,8 +177,8 @@ int main(int argc, char** argv) {
   std::printf("deltas matched: %zu of %d, in %d frames\n", added_us.size(), chunks, delta_frames);
   std::printf("added latency per event: p50 %.0f us, p99 %.0f us\n", Percentile(added_us, 0.5),
               Percentile(added_us, 0.99));
-  std::printf("raw-dashboard CPU time for the turn: %.0f ms (%.1f us per delta)\n", cpu_ms,
-              1000.0 * cpu_ms / chunks);
+  std::printf("raw-dashboard CPU time for the turn: %.2f ms (%.1f us per delta)\n",
+              cpu_us / 1000.0, cpu_us / chunks);
   std::printf("raw-dashboard with 5 open sockets: VmRSS %ld kB (RssAnon %ld kB, RssFile %ld kB), "
               "VmHWM %ld kB\n",
               StatusKb(pid, "VmRSS:"), StatusKb(pid, "RssAnon:"), StatusKb(pid, "RssFile:"),

@@ -3,13 +3,10 @@
 #pragma once
 
 #include <sys/types.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,28 +24,11 @@ inline long StatusKb(pid_t pid, const char* field) {
   return -1;
 }
 
-// The CPU time (user and system) `pid` has used so far, in milliseconds,
-// from /proc/PID/stat; -1 when unreadable. Unlike a latency, it does not
-// grow when other programs load the machine.
-inline double CpuMs(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // Fields after the command name, which ends with the last ')': state is
-  // field 3, utime and stime are fields 14 and 15.
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string field;
-  long ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i >= 14) ticks += std::stol(field);
-  }
-  return 1000.0 * static_cast<double>(ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
 
 // The CPU time the live threads of `pid` have run so far, in microseconds,
 // from the scheduler's own accounting (/proc/PID/task/*/schedstat, in
-// nanoseconds): precise where CpuMs counts 10 ms ticks. Threads that have
+// nanoseconds), where /proc/PID/stat counts 10 ms ticks. Unlike a latency,
+// it does not grow when other programs load the machine. Threads that have
 // exited are not counted; -1 when unreadable.
 inline double ThreadsCpuUs(pid_t pid) {
   std::error_code ec;

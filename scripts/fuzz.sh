@@ -8,7 +8,8 @@
 # usage: scripts/fuzz.sh [RUNS] [SECONDS] [TARGET...]
 #   RUNS     executions per target (default 10000000)
 #   SECONDS  the most time per target (default 3600)
-#   TARGET   only these targets (default: every *_fuzz binary)
+#   TARGET   only these targets, with or without the _fuzz suffix
+#            (default: every *_fuzz binary)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,6 +27,7 @@ mkdir -p "$artifacts"
 status=0
 for target in "${targets[@]}"; do
   name="${target%_fuzz}"
+  target="${name}_fuzz"
   corpus="$(mktemp -d)"
   seeds=(tests/fuzz/corpus/"$name")
   case "$name" in
