@@ -177,8 +177,8 @@ int main(int argc, char** argv) {
   std::printf("deltas matched: %zu of %d, in %d frames\n", added_us.size(), chunks, delta_frames);
   std::printf("added latency per event: p50 %.0f us, p99 %.0f us\n", Percentile(added_us, 0.5),
               Percentile(added_us, 0.99));
-  std::printf("raw-dashboard CPU time for the turn: %.2f ms (%.1f us per delta)\n",
-              cpu_us / 1000.0, cpu_us / chunks);
+  std::printf("raw-dashboard CPU time for the turn: %.2f ms (%.1f us per delta)\n", cpu_us / 1000.0,
+              cpu_us / chunks);
   std::printf("raw-dashboard with 5 open sockets: VmRSS %ld kB (RssAnon %ld kB, RssFile %ld kB), "
               "VmHWM %ld kB\n",
               StatusKb(pid, "VmRSS:"), StatusKb(pid, "RssAnon:"), StatusKb(pid, "RssFile:"),

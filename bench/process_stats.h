@@ -24,7 +24,6 @@ inline long StatusKb(pid_t pid, const char* field) {
   return -1;
 }
 
-
 // The CPU time the live threads of `pid` have run so far, in microseconds,
 // from the scheduler's own accounting (/proc/PID/task/*/schedstat, in
 // nanoseconds), where /proc/PID/stat counts 10 ms ticks. Unlike a latency,
