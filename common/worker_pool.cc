@@ -11,7 +11,10 @@ WorkerPool::WorkerPool(absl::Duration idle_exit, ThreadStarter start_thread)
     : idle_exit_(idle_exit),
       start_thread_(start_thread ? std::move(start_thread) : [](std::function<void()> body) {
         return std::thread(std::move(body));
-      }) {}
+      }) {
+  absl::MutexLock lock(&mu_);
+  StartWorkerLocked();  // when it fails, the first Schedule tries again
+}
 
 WorkerPool::~WorkerPool() { Shutdown(); }
 
@@ -24,36 +27,50 @@ bool WorkerPool::Schedule(Task task) {
     tasks_.push_back(std::move(task));
     wake_.Signal();
     // Every queued task has an idle worker to take it, or gets a new one.
-    if (tasks_.size() > idle_) {
-      workers_.emplace_back();
-      auto self = std::prev(workers_.end());
-      ++idle_;  // counted idle until it takes its first task
-      try {
-        self->thread = start_thread_([this, self] { Run(self); });
-        spawn_failing_ = false;
-      } catch (const std::system_error& e) {
-        // No thread to be had: the task waits for a running worker.
-        --idle_;
-        workers_.erase(self);
-        if (!spawn_failing_) {
-          RAW_LOG(Warning) << "cannot start a worker thread (" << e.what() << "); "
-                           << tasks_.size() << " task(s) wait for the " << workers_.size()
-                           << " running";
-        }
-        spawn_failing_ = true;
-      }
-    }
+    if (tasks_.size() > idle_) StartWorkerLocked();
   }
   for (Worker& w : reaped) w.thread.join();
   return true;
 }
 
+bool WorkerPool::StartWorkerLocked() {
+  workers_.emplace_back();
+  auto self = std::prev(workers_.end());
+  ++idle_;
+  try {
+    self->thread = start_thread_([this, self] { Run(self); });
+    spawn_failing_ = false;
+    return true;
+  } catch (const std::system_error& e) {
+    // No thread to be had: a queued task waits for a running worker.
+    --idle_;
+    workers_.erase(self);
+    if (!spawn_failing_) {
+      RAW_LOG(Warning) << "cannot start a worker thread (" << e.what() << "); " << tasks_.size()
+                       << " task(s) wait for the " << LiveWorkersLocked() << " running";
+    }
+    spawn_failing_ = true;
+    return false;
+  }
+}
+
+size_t WorkerPool::LiveWorkersLocked() const {
+  size_t alive = 0;
+  for (const Worker& w : workers_) alive += w.exited ? 0 : 1;
+  return alive;
+}
+
 void WorkerPool::Run(std::list<Worker>::iterator self) {
   absl::MutexLock lock(&mu_);
   while (true) {
-    const absl::Time deadline = absl::Now() + idle_exit_;
+    absl::Time deadline = absl::Now() + idle_exit_;
     while (tasks_.empty() && !stopping_) {
       if (wake_.WaitWithDeadline(&mu_, deadline) && tasks_.empty() && !stopping_) {
+        if (LiveWorkersLocked() == 1) {
+          // The last worker stays, until a task or Shutdown wakes it.
+          deadline = absl::InfiniteFuture();
+          continue;
+        }
         // Idle too long: leave; Schedule or Shutdown joins the thread.
         --idle_;
         self->exited = true;
@@ -100,9 +117,7 @@ void WorkerPool::Shutdown() {
 
 size_t WorkerPool::threads() const {
   absl::MutexLock lock(&mu_);
-  size_t alive = 0;
-  for (const Worker& w : workers_) alive += w.exited ? 0 : 1;
-  return alive;
+  return LiveWorkersLocked();
 }
 
 }  // namespace raw

@@ -1,13 +1,17 @@
 // WorkerPool: runs tasks on threads of its own, so that whoever schedules a
 // task never waits for it. Elastic: a task starts at once on an idle worker,
 // or on a new one when every worker is busy (so a slow task never delays an
-// unrelated one); a worker idle for `idle_exit` exits. Used for the daemon's
+// unrelated one); a worker idle for `idle_exit` exits, except the last one.
+// The pool starts that one worker when it is made. Used for the daemon's
 // slow work: turns, compactions, turn preparation (MCP start, secret
 // variables, probes) and the per-session serial queues (serial_queue.h).
 //
 // When no thread can be started (a process or thread limit), the task
 // waits in the queue for a worker that runs now to take it, and the next
-// Schedule tries again: the daemon keeps going on the threads it has.
+// Schedule tries again: the daemon keeps going on the threads it has. The
+// worker that never idles out is what makes this hold: without it, a pool
+// whose workers had all exited would keep such a task queued until some
+// later Schedule found a thread, which may never come.
 //
 // Thread-safe. Shutdown() refuses new tasks, lets running and queued tasks
 // finish and joins every worker; the destructor calls it. A task must not
@@ -51,7 +55,11 @@ class WorkerPool {
     std::thread thread;
     bool exited = false;
   };
+  // Starts a worker, counted idle until it takes its first task; false when
+  // no thread can be started.
+  bool StartWorkerLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Run(std::list<Worker>::iterator self);
+  size_t LiveWorkersLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Joins workers that have exited.
   void ReapLocked(std::list<Worker>* reaped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -4,6 +4,7 @@
 #include <system_error>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 
@@ -72,6 +73,72 @@ TEST(WorkerPoolTest, WhenNoThreadCanStartTheTaskWaitsForARunningWorker) {
   EXPECT_TRUE(fourth_ran.WaitForNotificationWithTimeout(absl::Seconds(30)));
   EXPECT_GE(started, 2);
   unblock.Notify();
+}
+
+// A starter that refuses while `refuse` is set and counts the workers whose
+// body has returned (exited for idleness or at shutdown).
+class CountingStarter {
+ public:
+  WorkerPool::ThreadStarter starter() {
+    return [this](std::function<void()> body) {
+      if (refuse) {
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+      }
+      return std::thread([this, body = std::move(body)] {
+        body();
+        absl::MutexLock lock(&mu_);
+        ++exited_;
+      });
+    };
+  }
+  bool AwaitExited(int n) {
+    absl::MutexLock lock(&mu_);
+    auto reached = [this, n]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return exited_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(30));
+  }
+  std::atomic<bool> refuse{false};
+
+ private:
+  absl::Mutex mu_;
+  int exited_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// The pool has a worker from the start, so a task scheduled under a process
+// limit before any other runs is not stranded.
+TEST(WorkerPoolTest, APoolStartsItsWorkerWhenMade) {
+  CountingStarter starts;
+  WorkerPool pool(absl::Seconds(30), starts.starter());
+  EXPECT_EQ(pool.threads(), 1u);
+  starts.refuse = true;
+  absl::Notification ran;
+  ASSERT_TRUE(pool.Schedule([&] { ran.Notify(); }));
+  EXPECT_TRUE(ran.WaitForNotificationWithTimeout(absl::Seconds(30)));
+}
+
+// Idle workers exit, but not the last one: a task scheduled when no thread
+// can start still finds a worker after a quiet spell.
+TEST(WorkerPoolTest, TheLastWorkerNeverIdlesOut) {
+  CountingStarter starts;
+  WorkerPool pool(absl::Milliseconds(1), starts.starter());
+  absl::Notification release, first_running, second_running;
+  ASSERT_TRUE(pool.Schedule([&] {
+    first_running.Notify();
+    release.WaitForNotification();
+  }));
+  ASSERT_TRUE(pool.Schedule([&] {
+    second_running.Notify();
+    release.WaitForNotification();
+  }));
+  first_running.WaitForNotification();
+  second_running.WaitForNotification();
+  EXPECT_EQ(pool.threads(), 2u);
+  release.Notify();
+  ASSERT_TRUE(starts.AwaitExited(1));  // one of the two idled out
+  starts.refuse = true;
+  absl::Notification ran;
+  ASSERT_TRUE(pool.Schedule([&] { ran.Notify(); }));
+  EXPECT_TRUE(ran.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_EQ(pool.threads(), 1u);
 }
 
 TEST(WorkerPoolTest, ShutdownRunsWhatWasQueuedThenRefuses) {

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -130,10 +131,23 @@ TEST_P(TransportFaultTest, AResetBeforeTheFirstByteIsRetried) {
 
 TEST_P(TransportFaultTest, AResetAfterTheFirstTextIsRetriedAndTheTextDiscarded) {
   StartDaemon(R"("max_retries": 2)");
-  fake_.Enqueue(BrokenReplay(End::kReset));
+  // The reset is sent once rawd has shown the text. Sent right behind the
+  // text, it may make the kernel drop those bytes unread, which is the fault
+  // of the test above (a reset before any text).
+  testing::ScriptedResponse broken = BrokenReplay(End::kReset);
+  broken.gate_before_chunk = broken.chunks.size();
+  fake_.Enqueue(broken);
   fake_.Enqueue(Replay("01-text"));
+  EventStream shown(stub(), session_);
+  std::thread releaser([&] {
+    if (fake_.WaitForGate(absl::Seconds(30))) {
+      EXPECT_TRUE(shown.WaitFor([](const raw::v1::Event& e) { return e.has_text_delta(); }));
+    }
+    fake_.ReleaseGate();
+  });
 
   TurnOutcome turn = RunTurn();
+  releaser.join();
   ASSERT_TRUE(turn.ended);
   EXPECT_EQ(turn.end.reason(), raw::v1::TURN_END_REASON_COMPLETED) << turn.end.message();
   ASSERT_THAT(turn.notices, SizeIs(1));
