@@ -1,5 +1,6 @@
 #include "daemon/tools/policy/command_splitter.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -28,13 +29,14 @@ bool IsReservedLead(const std::string& word) {
 // Reads lists of commands; its scanner base reads the words.
 class Splitter : public ShellScanner {
  public:
-  Splitter(std::string_view input, ShellLine& line) : ShellScanner(input, line) {}
+  Splitter(std::string_view input, ShellLine& line, ScanWork& work)
+      : ShellScanner(input, line, work) {}
 
   absl::Status ParseList(char close, int depth, const std::string& opener, size_t open_at) override;
 
  private:
-  absl::Status ParseText(std::string_view text, int depth) override {
-    Splitter nested(text, line_);
+  absl::Status ParseText(std::string_view text, int depth, ShellLine& into) override {
+    Splitter nested(text, into, work_);
     return nested.ParseList(0, depth, "", 0);
   }
   void SkipBlanks();
@@ -70,7 +72,9 @@ absl::Status Splitter::ParseList(char close, int depth, const std::string& opene
     return absl::OkStatus();
   };
   while (true) {
+    size_t blanks_at = pos_;
     SkipBlanks();
+    RETURN_IF_ERROR(Spend(pos_ - blanks_at + 1));
     if (pos_ == in_.size()) {
       RETURN_IF_ERROR(finish());
       if (close != 0) return Unterminated(opener, open_at);
@@ -114,7 +118,9 @@ absl::Status Splitter::ParseList(char close, int depth, const std::string& opene
       continue;
     }
     if (c == '#') {  // a comment runs to the end of the line
-      while (pos_ < in_.size() && in_[pos_] != '\n') ++pos_;
+      size_t end = std::min(in_.find('\n', pos_), in_.size());
+      RETURN_IF_ERROR(Spend(end - pos_));
+      pos_ = end;
       continue;
     }
     size_t word_at = pos_;
@@ -144,7 +150,8 @@ std::string SimpleCommand::Text() const {
 
 absl::StatusOr<ShellLine> ParseShellLine(std::string_view command, int depth) {
   ShellLine line;
-  Splitter splitter(command, line);
+  ScanWork work(command.size());
+  Splitter splitter(command, line, work);
   RETURN_IF_ERROR(splitter.ParseList(0, depth, "", 0));
   return line;
 }

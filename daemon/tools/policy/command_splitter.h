@@ -24,8 +24,9 @@
 // parentheses or braces, a here-document (`<<`: its body is not commands,
 // but telling it apart would take the following lines), a '(' inside a
 // command (function definitions, case patterns, array assignments) or
-// nesting deeper than kMaxShellNesting levels; callers then treat the
-// command as unmatched by allow rules.
+// nesting deeper than kMaxShellNesting levels, or a line whose reading would
+// take more steps than a budget linear in its length (shell_scanner.h);
+// callers then treat the command as unmatched by allow rules.
 //
 // ParseShellLine gives the same commands as words, each also after quote
 // removal, and lists the constructs through which bash may run commands no

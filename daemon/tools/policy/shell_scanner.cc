@@ -1,6 +1,8 @@
 #include "daemon/tools/policy/shell_scanner.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -19,7 +21,8 @@ absl::Status ShellScanner::Unterminated(const std::string& what, size_t open_at)
       absl::StrCat("unterminated ", what, " (opened at offset ", open_at, ")"));
 }
 
-absl::Status ShellScanner::CheckDepth(int depth) const {
+absl::Status ShellScanner::CheckDepth(int depth) {
+  work_.deepest = std::max(work_.deepest, depth);
   if (depth <= kMaxShellNesting) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("command nests more than ", kMaxShellNesting, " levels deep"));
@@ -29,6 +32,13 @@ void ShellScanner::Hidden(const char* why) {
   if (std::find(line_.hidden.begin(), line_.hidden.end(), why) == line_.hidden.end()) {
     line_.hidden.push_back(why);
   }
+}
+
+absl::Status ShellScanner::Spend(size_t steps) {
+  work_.used += steps;
+  if (work_.used <= work_.limit) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "command too complex to judge: reading it takes more than ", work_.limit, " steps"));
 }
 
 void ShellScanner::Literal(WordBuilder& w, char c) {
@@ -48,6 +58,7 @@ absl::Status ShellScanner::ScanWord(WordBuilder& w, int depth) {
   std::string& text = w.word.text;
   bool bracket = false, brace = false, brace_list = false;  // for globs and {a,b}
   while (pos_ < in_.size()) {
+    RETURN_IF_ERROR(Spend(1));
     char c = in_[pos_];
     if (c == '|' && !text.empty() && text.back() == '>') {  // ">|" (clobber) redirects
       text += c;
@@ -113,6 +124,7 @@ absl::Status ShellScanner::ScanWord(WordBuilder& w, int depth) {
 absl::Status ShellScanner::ScanSingleQuoted(WordBuilder& w) {
   size_t end = in_.find('\'', pos_ + 1);
   if (end == std::string_view::npos) return Unterminated("single quote", pos_);
+  RETURN_IF_ERROR(Spend(end - pos_));
   w.word.text += in_.substr(pos_, end + 1 - pos_);
   for (char c : in_.substr(pos_ + 1, end - pos_ - 1)) Literal(w, c);
   pos_ = end + 1;
@@ -124,6 +136,7 @@ absl::Status ShellScanner::ScanAnsiC(WordBuilder& w) {
   size_t i = pos_ + 2;
   while (i < in_.size() && in_[i] != '\'') i += in_[i] == '\\' ? 2 : 1;
   if (i >= in_.size()) return Unterminated("quote \"$'\"", open_at);
+  RETURN_IF_ERROR(Spend(i - pos_));
   w.word.text += in_.substr(pos_, i + 1 - pos_);
   for (char c : DecodeAnsiC(in_.substr(pos_ + 2, i - pos_ - 2))) Literal(w, c);
   pos_ = i + 1;
@@ -136,6 +149,7 @@ absl::Status ShellScanner::ScanDoubleQuoted(WordBuilder& w, int depth) {
   w.word.text += '"';
   ++pos_;
   while (pos_ < in_.size()) {
+    RETURN_IF_ERROR(Spend(1));
     char c = in_[pos_];
     if (c == '"') {
       w.word.text += '"';
@@ -209,12 +223,16 @@ absl::Status ShellScanner::ScanArithmetic(WordBuilder& w, int depth) {
   // whose command starts with a subshell: "$((cd a; make) | tee log)".
   RETURN_IF_ERROR(CheckDepth(depth));
   size_t start = pos_;
+  if (open_arithmetic_.contains(start)) {
+    return ScanSubstitution(w, depth, "command substitution \"$(\"");
+  }
   size_t commands_before = line_.commands.size();
   size_t hidden_before = line_.hidden.size();
   pos_ += 3;
   int parens = 2;
   WordBuilder ignored;
   while (pos_ < in_.size()) {
+    RETURN_IF_ERROR(Spend(1));
     char c = in_[pos_];
     if (c == '$' || c == '`') {
       RETURN_IF_ERROR(c == '$' ? ScanDollar(ignored, depth + 1, false)
@@ -232,6 +250,7 @@ absl::Status ShellScanner::ScanArithmetic(WordBuilder& w, int depth) {
     Expansion(w, start);
     return absl::OkStatus();
   }
+  open_arithmetic_.insert(start);
   pos_ = start;
   line_.commands.resize(commands_before);
   line_.hidden.resize(hidden_before);
@@ -246,6 +265,7 @@ absl::Status ShellScanner::ScanParameter(WordBuilder& w, int depth, bool in_dquo
   pos_ += 2;
   WordBuilder operand;  // its value shows text hidden in quotes
   while (pos_ < in_.size()) {
+    RETURN_IF_ERROR(Spend(1));
     char c = in_[pos_];
     if (c == '}') {
       ++pos_;
@@ -276,29 +296,49 @@ absl::Status ShellScanner::ScanParameter(WordBuilder& w, int depth, bool in_dquo
 
 absl::Status ShellScanner::ScanBackticks(WordBuilder& w, int depth, bool in_dquote) {
   size_t start = pos_;
-  size_t i = pos_ + 1;
-  std::string inner;  // the command, with the backquote-level escapes undone
-  while (i < in_.size() && in_[i] != '`') {
-    if (in_[i] == '\\' && i + 1 < in_.size()) {
-      char next = in_[i + 1];
-      if (next == '`' || next == '\\' || next == '$' || (in_dquote && next == '"')) {
-        inner += next;
+  const auto key = std::make_pair(start, in_dquote);
+  auto parsed = backquotes_.find(key);
+  if (parsed == backquotes_.end()) {
+    size_t i = pos_ + 1;
+    std::string inner;  // the command, with the backquote-level escapes undone
+    while (i < in_.size() && in_[i] != '`') {
+      if (in_[i] == '\\' && i + 1 < in_.size()) {
+        char next = in_[i + 1];
+        if (next == '`' || next == '\\' || next == '$' || (in_dquote && next == '"')) {
+          inner += next;
+        } else {
+          inner += in_.substr(i, 2);
+        }
+        i += 2;
       } else {
-        inner += in_.substr(i, 2);
+        inner += in_[i++];
       }
-      i += 2;
-    } else {
-      inner += in_[i++];
     }
+    if (i >= in_.size()) return Unterminated("backquote \"`\"", start);
+    RETURN_IF_ERROR(Spend(i - start));
+    const int deepest_outside = work_.deepest;
+    work_.deepest = depth;
+    ParsedBackquote result;
+    absl::Status status = CheckDepth(depth + 1);
+    if (status.ok()) status = ParseText(inner, depth + 1, result.line);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("in the backquoted command at offset ", start, ": ", status.message()));
+    }
+    result.height = work_.deepest - depth;
+    work_.deepest = std::max(deepest_outside, work_.deepest);
+    result.end = i + 1;
+    // A failed parse fails the whole line, so only a success is kept.
+    parsed = backquotes_.emplace(key, std::move(result)).first;
+  } else {
+    RETURN_IF_ERROR(Spend(parsed->second.end - start));
+    RETURN_IF_ERROR(CheckDepth(depth + parsed->second.height));
   }
-  if (i >= in_.size()) return Unterminated("backquote \"`\"", start);
-  RETURN_IF_ERROR(CheckDepth(depth + 1));
-  absl::Status status = ParseText(inner, depth + 1);
-  if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("in the backquoted command at offset ", start, ": ", status.message()));
-  }
-  pos_ = i + 1;
+  const ParsedBackquote& command = parsed->second;
+  line_.commands.insert(line_.commands.end(), command.line.commands.begin(),
+                        command.line.commands.end());
+  for (const std::string& why : command.line.hidden) Hidden(why.c_str());
+  pos_ = command.end;
   Expansion(w, start);
   return absl::OkStatus();
 }

@@ -222,6 +222,53 @@ TEST(CommandSplitterTest, DeepNestingFailsInsteadOfOverflowing) {
   EXPECT_THAT(Error(quotes), HasSubstr("levels deep"));
 }
 
+// "$((" that does not close as arithmetic is read again as a command
+// substitution. Nested, each level would read its inner levels twice (2^depth
+// steps, refused as too complex); remembered, the line is judged.
+TEST(CommandSplitterTest, NestedSubstitutionsOpeningWithASubshellAreJudged) {
+  std::string nested = "make";
+  for (int i = 0; i < 25; ++i) nested = "$((cd a; " + nested + ") | tee log)";
+  ShellLine line = Parse("echo " + nested);
+  int cds = 0, tees = 0, makes = 0;
+  for (const SimpleCommand& command : line.commands) {
+    std::string text = command.Text();
+    cds += text == "cd a";
+    tees += text == "tee log";
+    makes += text == "make";
+  }
+  EXPECT_EQ(cds, 25);
+  EXPECT_EQ(tees, 25);
+  EXPECT_EQ(makes, 1);
+  EXPECT_EQ(line.commands.back().Text(), "echo " + nested);
+}
+
+// The same for backquoted commands, parsed again from their unescaped text
+// whenever the "$((" around them is read again: without remembering what
+// each parsed to, the levels inside them multiply.
+TEST(CommandSplitterTest, BackquotesInsideUnclosedArithmeticAreJudged) {
+  auto escape = [](const std::string& text) {
+    std::string escaped;
+    for (char c : text) {
+      if (c == '\\' || c == '`') escaped += '\\';
+      escaped += c;
+    }
+    return escaped;
+  };
+  std::string nested = "make";
+  for (int quotes = 0; quotes < 3; ++quotes) {
+    if (quotes > 0) nested = "`" + escape(nested) + "`";
+    for (int i = 0; i < 10; ++i) nested = "$((cd a; " + nested + ") | tee log)";
+  }
+  ShellLine line = Parse("echo " + nested);
+  int cds = 0, makes = 0;
+  for (const SimpleCommand& command : line.commands) {
+    cds += command.Text() == "cd a";
+    makes += command.Text() == "make";
+  }
+  EXPECT_EQ(cds, 30);
+  EXPECT_EQ(makes, 1);
+}
+
 TEST(CommandSplitterTest, TrailingBackslashIsKept) {
   EXPECT_THAT(Split("echo a\\"), ElementsAre("echo a\\"));
 }
