@@ -7,7 +7,8 @@
 // - rawd's own step timeline (GetStats' overhead, daemon/loop/step_timeline.h):
 //   p50 and p99 of every step's total, and the median of each phase;
 // - rawd's resident memory when idle, after start-up and after the runs, its
-//   peak (VmHWM), and the peak of the largest `raw run` (getrusage).
+//   peak (VmHWM), and the peak of the largest `raw run` (getrusage, through
+//   bench/child_peak.cc so that the harness's own memory is not counted).
 //
 // With HISTORY > 0 every run continues one session whose model context
 // already holds HISTORY items (written into the store before rawd starts),
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -74,6 +76,12 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// The peak child_peak printed on the last line of `err`; 0 if none.
+long ChildPeakKb(const std::string& err) {
+  const size_t at = err.rfind("child_peak_kb=");
+  return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 14);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,15 +127,21 @@ int main(int argc, char** argv) {
     fake.Enqueue(chat::TextAnswer("done"));
     const size_t before = fake.requests().size();
     auto t0 = std::chrono::steady_clock::now();
-    auto r = seeded.empty() ? daemon.RunRaw({"run", "--json", "--cwd", daemon.workdir(), "go"})
-                            : daemon.RunRaw({"run", "--json", "--session", seeded, "go"});
+    std::vector<std::string> run = {raw::e2e::BinaryPath("child_peak"), raw::e2e::BinaryPath("raw"),
+                                    "run", "--json"};
+    if (seeded.empty()) {
+      run.insert(run.end(), {"--cwd", daemon.workdir(), "go"});
+    } else {
+      run.insert(run.end(), {"--session", seeded, "go"});
+    }
+    auto r = raw::e2e::RunCommand(run, daemon.env(), "");
     auto t1 = std::chrono::steady_clock::now();
     if (r.exit_code != 0) {
       std::fprintf(stderr, "raw run failed (%d): %s\n", r.exit_code, r.err.c_str());
       return 1;
     }
     wall_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    raw_peak_kb = std::max(raw_peak_kb, r.max_rss_kb);
+    raw_peak_kb = std::max(raw_peak_kb, ChildPeakKb(r.err));
     const std::vector<raw::testing::RecordedRequest> requests = fake.requests();
     if (requests.size() > before) {
       first_request_ms.push_back(

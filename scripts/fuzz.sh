@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Long fuzzing runs: builds the fuzz targets in the sanitizer build
-# (scripts/sanitize.sh) and runs each one for RUNS executions (or until
-# SECONDS pass), one after another, over a scratch copy of its seeds. Prints
-# one line per target: executions, time, executions per second and corpus
-# size, and keeps any crash input in build/sanitize/fuzz-artifacts/.
+# Long fuzzing runs: builds the fuzz targets with the sanitizer stage's
+# instrumentation (scripts/sanitize.sh: ASan, UBSan, libFuzzer's coverage)
+# but at -O1, alone, in build/fuzz, and runs each one for RUNS executions (or
+# until SECONDS pass), one after another, over a scratch copy of its seeds.
+# Prints one line per target: executions, time, executions per second and
+# corpus size, and keeps any crash input in build/fuzz/fuzz-artifacts/.
 #
 # usage: scripts/fuzz.sh [RUNS] [SECONDS] [TARGET...]
 #   RUNS     executions per target (default 10000000)
@@ -16,13 +17,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 runs="${1:-10000000}"
 seconds="${2:-3600}"
 shift $(($# > 2 ? 2 : $#))
-RAW_SANITIZE_BUILD_ONLY=1 scripts/sanitize.sh . build/sanitize >/dev/null
-bin=build/sanitize/bin
+RAW_SANITIZE_BUILD_ONLY=1 RAW_SANITIZE_FLAGS="-O1 -g1" RAW_SANITIZE_TARGETS=raw_fuzz_targets \
+  scripts/sanitize.sh . build/fuzz >/dev/null
+bin=build/fuzz/bin
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   for t in "$bin"/*_fuzz; do targets+=("$(basename "$t")"); done
 fi
-artifacts=build/sanitize/fuzz-artifacts
+artifacts=build/fuzz/fuzz-artifacts
 mkdir -p "$artifacts"
 status=0
 for target in "${targets[@]}"; do
