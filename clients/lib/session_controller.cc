@@ -136,6 +136,10 @@ void SessionController::OpenSession(const std::string& session_id) {
   if (!client_) return;
   v1::GetSessionRequest request;
   request.set_session_id(session_id);
+  // The first screen needs the session's row and newest history, not its
+  // context estimate, which reads a long session's whole model context: the
+  // refresh that follows the first history page brings it (Follow).
+  request.set_without_context(true);
   Call<v1::GetSessionResponse>(
       [request](RawClient& c) { return c.GetSession(request); },
       [this](const absl::StatusOr<v1::GetSessionResponse>& response) {

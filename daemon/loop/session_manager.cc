@@ -202,16 +202,18 @@ absl::StatusOr<std::shared_ptr<SessionRunner>> SessionManager::Runner(
   return runner;
 }
 
-absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id) {
+absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id, bool with_context) {
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(id));
   std::shared_ptr<SessionRunner> runner = LoadedRunner(id);
   auto cfg = LoadConfig();
   SessionInfo info = Describe(record, runner.get(), cfg.ok() ? &*cfg : nullptr);
-  info.context = EstimateFor(record);
+  if (with_context || (runner != nullptr && runner->context_loaded())) {
+    info.context = EstimateFor(record);
+  }
   return info;
 }
 
-void SessionManager::GetSession(std::string id, Reply<SessionInfo> reply) {
+void SessionManager::GetSession(std::string id, bool with_context, Reply<SessionInfo> reply) {
   PrepareHttp();
   // A session whose context is in memory answers from memory, on the spot.
   if (std::shared_ptr<SessionRunner> runner = LoadedRunner(id);
@@ -219,7 +221,8 @@ void SessionManager::GetSession(std::string id, Reply<SessionInfo> reply) {
     reply(GetSession(id));
     return;
   }
-  bool scheduled = pool_.Schedule([this, id = std::move(id), reply] { reply(GetSession(id)); });
+  bool scheduled = pool_.Schedule(
+      [this, id = std::move(id), with_context, reply] { reply(GetSession(id, with_context)); });
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 

@@ -132,13 +132,15 @@ class SessionManager {
   void CreateSession(std::string agent, std::string cwd, std::string model,
                      std::vector<config::SessionMcpServerSpec> mcp_servers,
                      Reply<SessionInfo> reply);
-  absl::StatusOr<SessionInfo> GetSession(const std::string& id);
+  // With `with_context` false, the context estimate is left out unless the
+  // session's model context is in memory already, and nothing is loaded.
+  absl::StatusOr<SessionInfo> GetSession(const std::string& id, bool with_context = true);
   // GetSession for the API, whose handlers never wait on slow work: on the
   // worker pool unless the session's model context is in memory already. A
-  // session not loaded yet is loaded to estimate its context, which reads
-  // its whole model context (tens of milliseconds at 100,000 items) and
-  // closes a turn a crash left open.
-  void GetSession(std::string id, Reply<SessionInfo> reply);
+  // session not loaded yet is loaded to estimate its context (unless
+  // `with_context` is false), which reads its whole model context (tens of
+  // milliseconds at 100,000 items) and closes a turn a crash left open.
+  void GetSession(std::string id, bool with_context, Reply<SessionInfo> reply);
   // `query` (may be empty) as store::SessionStore::ListSessions.
   absl::StatusOr<std::vector<SessionInfo>> ListSessions(int page_size,
                                                         const std::string& page_token,

@@ -463,6 +463,37 @@ TEST_F(SessionsTest, TheEstimateUsesTheReportedBaselineAndAPercentOnlyWithAWindo
   EXPECT_EQ(GetSession(session).context().tokens(), 1500);
 }
 
+// A client drawing its first screen asks without the estimate: a session
+// the daemon has not loaded since it started is answered from its row, and
+// the estimate comes with the next read that asks for it.
+TEST_F(SessionsTest, WithoutContextAnUnloadedSessionIsAnsweredWithoutTheEstimate) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  Turn(session, "hi", chat::TextAnswer("a", {100, 10, std::nullopt}));
+  auto without_context = [&] {
+    raw::v1::GetSessionRequest req;
+    req.set_session_id(session);
+    req.set_without_context(true);
+    raw::v1::GetSessionResponse resp;
+    grpc::ClientContext ctx;
+    grpc::Status s = stub().GetSession(&ctx, req, &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return resp.session();
+  };
+  // Loaded (it just ran a turn): the estimate comes anyway.
+  EXPECT_EQ(without_context().context().tokens(), 110);
+  ASSERT_EQ(daemon_->Stop(), 0);
+  ASSERT_TRUE(daemon_->Start().ok());
+  for (int i = 0; i < 2; ++i) {
+    raw::v1::Session light = without_context();
+    EXPECT_EQ(light.id(), session);
+    EXPECT_EQ(light.usage().input_tokens(), 100);
+    EXPECT_FALSE(light.has_context()) << "read " << i;
+  }
+  EXPECT_EQ(GetSession(session).context().tokens(), 110);
+  EXPECT_EQ(without_context().context().tokens(), 110);
+}
+
 TEST_F(SessionsTest, NoPercentWithoutAWindow) {
   StartDaemon("");
   std::string session = daemon_->CreateSession();

@@ -12,7 +12,7 @@ UnaryReactor* GetSession(grpc::CallbackServerContext* ctx, loop::SessionManager&
   }
   // On the worker pool: an unloaded session is loaded to estimate it.
   UnaryReactor* reactor = ctx->DefaultReactor();
-  sessions.GetSession(request.session_id(),
+  sessions.GetSession(request.session_id(), !request.without_context(),
                       [reactor, response](absl::StatusOr<loop::SessionInfo> info) {
                         if (info.ok()) *response->mutable_session() = convert::ToProto(*info);
                         FinishWith(reactor, info.status());

@@ -82,8 +82,8 @@ class SessionManagerReadTest : public ::testing::Test {
 };
 
 TEST_F(SessionManagerReadTest, GetSessionRepliesFromThePoolWithoutHoldingTheCaller) {
-  absl::StatusOr<SessionInfo> info =
-      HeldRead([this](Reply<SessionInfo> reply) { manager_->GetSession("sess_read", reply); });
+  absl::StatusOr<SessionInfo> info = HeldRead(
+      [this](Reply<SessionInfo> reply) { manager_->GetSession("sess_read", true, reply); });
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->record.id, "sess_read");
 }
@@ -97,7 +97,7 @@ TEST_F(SessionManagerReadTest, GetStatsRepliesFromThePoolWithoutHoldingTheCaller
 
 TEST_F(SessionManagerReadTest, AMissingSessionIsNotFoundThroughTheReply) {
   absl::StatusOr<SessionInfo> info = testing::Await<SessionInfo>(
-      [this](Reply<SessionInfo> reply) { manager_->GetSession("sess_none", reply); });
+      [this](Reply<SessionInfo> reply) { manager_->GetSession("sess_none", true, reply); });
   EXPECT_EQ(info.status().code(), absl::StatusCode::kNotFound);
 }
 
