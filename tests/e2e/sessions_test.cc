@@ -40,9 +40,10 @@ class SessionsTest : public ContractTest {
         << end->turn_ended().message();
   }
 
-  raw::v1::Session GetSession(const std::string& session) {
+  raw::v1::Session GetSession(const std::string& session, bool without_context = false) {
     raw::v1::GetSessionRequest req;
     req.set_session_id(session);
+    req.set_without_context(without_context);
     raw::v1::GetSessionResponse resp;
     grpc::ClientContext ctx;
     grpc::Status s = stub().GetSession(&ctx, req, &resp);
@@ -470,16 +471,7 @@ TEST_F(SessionsTest, WithoutContextAnUnloadedSessionIsAnsweredWithoutTheEstimate
   StartDaemon("");
   std::string session = daemon_->CreateSession();
   Turn(session, "hi", chat::TextAnswer("a", {100, 10, std::nullopt}));
-  auto without_context = [&] {
-    raw::v1::GetSessionRequest req;
-    req.set_session_id(session);
-    req.set_without_context(true);
-    raw::v1::GetSessionResponse resp;
-    grpc::ClientContext ctx;
-    grpc::Status s = stub().GetSession(&ctx, req, &resp);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return resp.session();
-  };
+  auto without_context = [&] { return GetSession(session, /*without_context=*/true); };
   // Loaded (it just ran a turn): the estimate comes anyway.
   EXPECT_EQ(without_context().context().tokens(), 110);
   ASSERT_EQ(daemon_->Stop(), 0);
