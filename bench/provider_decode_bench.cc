@@ -209,7 +209,7 @@ void BM_BuildNextRequest(benchmark::State& state, const char* method, Build buil
   auto keep_afresh = [&] {
     request.messages.resize(size);
     request.history_generation = NewHistoryGeneration();
-    benchmark::DoNotOptimize(build(request, model).data());
+    benchmark::DoNotOptimize(build(request, model).head.data());
   };
   keep_afresh();
   for (auto _ : state) {
@@ -219,28 +219,32 @@ void BM_BuildNextRequest(benchmark::State& state, const char* method, Build buil
       state.ResumeTiming();
     }
     AppendStep(request.messages, step++);
-    std::string body = build(request, model);
-    benchmark::DoNotOptimize(body.data());
+    http::PiecedBody body = build(request, model);
+    benchmark::DoNotOptimize(body.head.data());
   }
 }
 
 #define RAW_NEXT_REQUEST_SIZES ->Arg(10)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond)
 BENCHMARK_CAPTURE(BM_BuildNextRequest, chat, config::kMethodOpenAiChat,
                   [](const ModelRequest& r, const config::ModelConfig& m) {
-                    return openai_chat::BuildRequestBody(r, m, "bench-key");
-                  }) RAW_NEXT_REQUEST_SIZES;
+                    return openai_chat::BuildRequest(r, m, "bench-key");
+                  })
+RAW_NEXT_REQUEST_SIZES;
 BENCHMARK_CAPTURE(BM_BuildNextRequest, responses, config::kMethodOpenAiResponses,
                   [](const ModelRequest& r, const config::ModelConfig& m) {
-                    return openai_responses::BuildRequestBody(r, m, "bench-key");
-                  }) RAW_NEXT_REQUEST_SIZES;
+                    return openai_responses::BuildRequest(r, m, "bench-key");
+                  })
+RAW_NEXT_REQUEST_SIZES;
 BENCHMARK_CAPTURE(BM_BuildNextRequest, anthropic, config::kMethodAnthropicMessages,
                   [](const ModelRequest& r, const config::ModelConfig& m) {
-                    return anthropic::BuildRequestBody(r, m, anthropic::CacheRetention::k5m);
-                  }) RAW_NEXT_REQUEST_SIZES;
+                    return anthropic::BuildRequest(r, m, anthropic::CacheRetention::k5m);
+                  })
+RAW_NEXT_REQUEST_SIZES;
 BENCHMARK_CAPTURE(BM_BuildNextRequest, google, config::kMethodGoogleGenerateContent,
                   [](const ModelRequest& r, const config::ModelConfig& m) {
-                    return google::BuildRequestBody(r, m);
-                  }) RAW_NEXT_REQUEST_SIZES;
+                    return google::BuildRequest(r, m);
+                  })
+RAW_NEXT_REQUEST_SIZES;
 
 // What ParseJson's nesting limit costs on a large document (the 250 KB Chat
 // Completions body above): ParseJson against the bare nlohmann parse.

@@ -11,11 +11,13 @@
 #   SECONDS  the most time per target (default 3600)
 #   TARGET   only these targets, with or without the _fuzz suffix
 #            (default: every *_fuzz binary)
+# RAW_FUZZ_MAX_LEN caps an input's size in bytes (default 8192).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 runs="${1:-10000000}"
 seconds="${2:-3600}"
+max_len="${RAW_FUZZ_MAX_LEN:-8192}"
 shift $(($# > 2 ? 2 : $#))
 RAW_SANITIZE_BUILD_ONLY=1 RAW_SANITIZE_FLAGS="-O1 -g1" RAW_SANITIZE_TARGETS=raw_fuzz_targets \
   scripts/sanitize.sh . build/fuzz >/dev/null
@@ -42,7 +44,7 @@ for target in "${targets[@]}"; do
   esac
   log="$artifacts/$target.log"
   rc=0
-  "$bin/$target" -runs="$runs" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+  "$bin/$target" -runs="$runs" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 \
     -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$corpus" "${seeds[@]}" \
     >"$log" 2>&1 || rc=$?
   done_line="$(grep -E '^Done [0-9]+ runs' "$log" | tail -1 || true)"

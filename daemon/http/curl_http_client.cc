@@ -7,8 +7,9 @@
 #include <array>
 #include <chrono>
 #include <climits>
-#include <cstring>
+#include <cstdio>  // SEEK_SET
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>  // std::call_once
 #include <optional>
@@ -67,6 +68,10 @@ struct Transfer {
   std::vector<std::string> refused;
   int64_t body_bytes = 0;
   curl_off_t uploaded = 0;
+  // The request whose body libcurl reads through OnReadBody (when it has
+  // more_body), and how many of its bytes were read.
+  const HttpRequest* request = nullptr;
+  size_t body_read = 0;
   SteadyClock::time_point last_activity = SteadyClock::now();
 
   void Touch() { last_activity = SteadyClock::now(); }
@@ -125,6 +130,42 @@ size_t OnBodyBytes(char* data, size_t size, size_t count, void* user) {
     return 0;  // makes libcurl fail the transfer with CURLE_WRITE_ERROR
   }
   return n;
+}
+
+// Gives libcurl the next bytes of a body in pieces (HttpRequest::more_body),
+// copying from the pieces themselves.
+size_t OnReadBody(char* buffer, size_t size, size_t count, void* user) {
+  auto* transfer = static_cast<Transfer*>(user);
+  const HttpRequest& request = *transfer->request;
+  const size_t room = size * count;
+  size_t written = 0;
+  size_t start = 0;  // where the piece at hand begins in the whole body
+  auto take = [&](const std::string& piece) {
+    const size_t end = start + piece.size();
+    if (transfer->body_read < end && written < room) {
+      const size_t from = transfer->body_read - start;
+      const size_t n = std::min(piece.size() - from, room - written);
+      std::memcpy(buffer + written, piece.data() + from, n);
+      written += n;
+      transfer->body_read += n;
+    }
+    start = end;
+  };
+  take(request.body);
+  for (const auto& piece : request.more_body) take(*piece);
+  return written;
+}
+
+// libcurl rewinds a body to send it again (on a reused connection that turned
+// out closed, say); only a move to the start or within the body is asked.
+int OnSeekBody(void* user, curl_off_t offset, int origin) {
+  auto* transfer = static_cast<Transfer*>(user);
+  if (origin != SEEK_SET || offset < 0 ||
+      static_cast<size_t>(offset) > transfer->request->body_size()) {
+    return CURL_SEEKFUNC_CANTSEEK;
+  }
+  transfer->body_read = static_cast<size_t>(offset);
+  return CURL_SEEKFUNC_OK;
 }
 
 int OnProgress(void* user, curl_off_t /*dltotal*/, curl_off_t /*dlnow*/, curl_off_t /*ultotal*/,
@@ -217,8 +258,16 @@ absl::Status Configure(CURL* easy, const HttpRequest& request, const RequestTarg
   } else {
     if (request.method != "POST") set(CURLOPT_CUSTOMREQUEST, request.method.c_str());
     if (SendsBody(request)) {
-      set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-      set(CURLOPT_POSTFIELDS, request.body.data());
+      set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body_size()));
+      if (request.more_body.empty()) {
+        set(CURLOPT_POSTFIELDS, request.body.data());
+      } else {
+        set(CURLOPT_POST, 1L);
+        set(CURLOPT_READFUNCTION, &OnReadBody);
+        set(CURLOPT_READDATA, transfer);
+        set(CURLOPT_SEEKFUNCTION, &OnSeekBody);
+        set(CURLOPT_SEEKDATA, transfer);
+      }
     }
   }
   set(CURLOPT_HEADERFUNCTION, &OnHeaderLine);
@@ -417,6 +466,7 @@ absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandle
   transfer.handler = &handler;
   transfer.easy = easy.get();
   transfer.public_only = request.public_addresses_only;
+  transfer.request = &request;
   char error_buffer[CURL_ERROR_SIZE] = {0};
 
   RETURN_IF_ERROR(Configure(easy.get(), request, target, header_list.get(), options_,

@@ -96,7 +96,7 @@ absl::Status ValidateMethod(const HttpRequest& request) {
       !std::all_of(method.begin(), method.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
     return absl::InvalidArgumentError(absl::StrCat("invalid HTTP method '", method, "'"));
   }
-  if ((method == "GET" || method == "HEAD") && !request.body.empty()) {
+  if ((method == "GET" || method == "HEAD") && request.body_size() > 0) {
     return absl::InvalidArgumentError(absl::StrCat("a ", method, " request cannot carry a body"));
   }
   return absl::OkStatus();
@@ -104,7 +104,7 @@ absl::Status ValidateMethod(const HttpRequest& request) {
 
 bool SendsBody(const HttpRequest& request) {
   const std::string& method = request.method;
-  return !request.body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
+  return request.body_size() > 0 || method == "POST" || method == "PUT" || method == "PATCH";
 }
 
 }  // namespace raw::http

@@ -11,6 +11,27 @@ std::string FindHeader(const Headers& headers, std::string_view name) {
   return "";
 }
 
+std::string PiecedBody::Joined() const {
+  size_t size = head.size();
+  for (const auto& piece : shared) size += piece->size();
+  std::string text;
+  text.reserve(size);
+  text += head;
+  for (const auto& piece : shared) text += *piece;
+  return text;
+}
+
+size_t HttpRequest::body_size() const {
+  size_t size = body.size();
+  for (const auto& piece : more_body) size += piece->size();
+  return size;
+}
+
+void HttpRequest::SetBody(PiecedBody pieced) {
+  body = std::move(pieced.head);
+  more_body = std::move(pieced.shared);
+}
+
 namespace {
 
 // Keeps the whole response in memory; meant for small bodies.

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,11 +44,27 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 // Case-insensitive lookup; returns "" when absent.
 std::string FindHeader(const Headers& headers, std::string_view name);
 
+// Pieces of a request body that their maker keeps as well (a session's
+// serialized history, providers/serialized_history.h), so that a large one
+// is sent without being copied into one string. A piece never changes while
+// a request holds it.
+using BodyPieces = std::vector<std::shared_ptr<const std::string>>;
+
+// A body as `head` followed by `shared`; Joined() is the whole text.
+struct PiecedBody {
+  std::string head;
+  BodyPieces shared;
+
+  std::string Joined() const;
+};
+
 struct HttpRequest {
   std::string method = "POST";
   std::string url;
   Headers headers;
+  // The body is `body` followed by each of `more_body`, in order.
   std::string body;
+  BodyPieces more_body;
   int64_t connect_timeout_ms = 15000;
   int64_t idle_timeout_ms = 0;
   // Overall limit; 0 = none (streams may legitimately run for a long time).
@@ -65,6 +82,9 @@ struct HttpRequest {
     int64_t network_setup_ns = 0;    // name resolution, TCP and TLS
   };
   Times* times = nullptr;
+
+  size_t body_size() const;
+  void SetBody(PiecedBody pieced);
 };
 
 class HttpResponseHandler {

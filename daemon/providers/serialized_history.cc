@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <utility>
 
 namespace raw::providers {
 
@@ -10,55 +11,86 @@ void SerializedHistory::Validate(std::string_view format, uint64_t generation, s
     format_ = std::string(format);
     generation_ = generation;
     items_ = 0;
-    text_.clear();
+    text_.reset();
   }
 }
 
-const std::string& SerializedHistory::Join(std::string_view format, uint64_t generation,
-                                           const std::vector<events::ContextItem>& items,
-                                           const Serialize& one) {
-  Validate(format, generation, items.size());
-  for (size_t i = items_; i < items.size(); ++i) {
-    const size_t before = text_.size();
-    if (!text_.empty()) text_ += ',';
-    const size_t start = text_.size();
-    one(items[i], &text_);
-    if (text_.size() == start) text_.resize(before);  // an item with no entries
+std::string& SerializedHistory::Writable() {
+  if (text_ == nullptr) {
+    text_ = std::make_shared<std::string>();
+  } else if (text_.use_count() > 1) {
+    // A request still sends this text: it must not change under it.
+    text_ = std::make_shared<std::string>(*text_);
+  } else {
+    // The last other holder let go, maybe on another thread: its reads of
+    // the text happen before the appends that follow.
+    std::atomic_thread_fence(std::memory_order_acquire);
   }
-  items_ = items.size();
+  return *text_;
+}
+
+std::shared_ptr<const std::string> SerializedHistory::Kept() {
+  if (text_ == nullptr) text_ = std::make_shared<std::string>();
   return text_;
 }
 
-const std::string& SerializedHistory::JoinClosed(std::string_view format, uint64_t generation,
-                                                 const std::vector<events::ContextItem>& items,
-                                                 size_t closed, const SerializeRange& range) {
+std::shared_ptr<const std::string> SerializedHistory::Join(
+    std::string_view format, uint64_t generation, const std::vector<events::ContextItem>& items,
+    const Serialize& one) {
+  Validate(format, generation, items.size());
+  if (items_ < items.size()) {
+    std::string& text = Writable();
+    for (size_t i = items_; i < items.size(); ++i) {
+      const size_t before = text.size();
+      if (!text.empty()) text += ',';
+      const size_t start = text.size();
+      one(items[i], &text);
+      if (text.size() == start) text.resize(before);  // an item with no entries
+    }
+    items_ = items.size();
+  }
+  return Kept();
+}
+
+std::shared_ptr<const std::string> SerializedHistory::JoinClosed(
+    std::string_view format, uint64_t generation, const std::vector<events::ContextItem>& items,
+    size_t closed, const SerializeRange& range) {
   closed = std::min(closed, items.size());
   Validate(format, generation, closed);
   if (closed > items_) {
-    const size_t before = text_.size();
-    if (!text_.empty()) text_ += ',';
-    const size_t start = text_.size();
-    range(items, items_, closed, &text_);
-    if (text_.size() == start) text_.resize(before);  // items with no entries
+    std::string& text = Writable();
+    const size_t before = text.size();
+    if (!text.empty()) text += ',';
+    const size_t start = text.size();
+    range(items, items_, closed, &text);
+    if (text.size() == start) text.resize(before);  // items with no entries
     items_ = closed;
   }
-  return text_;
+  return Kept();
 }
 
-void AppendMergedHistory(std::string& out, SerializedHistory* history, std::string_view format,
-                         uint64_t generation, const std::vector<events::ContextItem>& items,
-                         size_t closed, const SerializedHistory::SerializeRange& range) {
+void AppendKeptHistory(http::PiecedBody& body, std::shared_ptr<const std::string> items,
+                       std::string tail) {
+  if (!items->empty()) body.shared.push_back(std::move(items));
+  body.shared.push_back(std::make_shared<const std::string>(std::move(tail)));
+}
+
+void AppendMergedHistory(http::PiecedBody& body, SerializedHistory* history,
+                         std::string_view format, uint64_t generation,
+                         const std::vector<events::ContextItem>& items, size_t closed,
+                         const SerializedHistory::SerializeRange& range, std::string_view tail) {
   SerializedHistory uncached;
   SerializedHistory& kept_by = history != nullptr ? *history : uncached;
-  const std::string& kept = kept_by.JoinClosed(format, generation, items, closed, range);
+  std::shared_ptr<const std::string> kept =
+      kept_by.JoinClosed(format, generation, items, closed, range);
   std::string open;
   range(items, std::min(closed, items.size()), items.size(), &open);
-  // One allocation (with room for the bytes that close the body): growing
-  // by doubling would copy the kept text again.
-  out.reserve(out.size() + kept.size() + open.size() + 16);
-  out += kept;
-  if (!kept.empty() && !open.empty()) out += ',';
-  out += open;
+  std::string rest;
+  rest.reserve(open.size() + tail.size() + 1);
+  if (!kept->empty() && !open.empty()) rest += ',';
+  rest += open;
+  rest += tail;
+  AppendKeptHistory(body, std::move(kept), std::move(rest));
 }
 
 uint64_t NewHistoryGeneration() {

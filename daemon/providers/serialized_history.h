@@ -12,17 +12,23 @@
 // anything else starts afresh. The result is byte for byte what serializing
 // every item would give.
 //
+// The kept text is handed out shared (an HTTP request sends it without a
+// copy, http::PiecedBody) and never changes while anyone else holds it:
+// appending to text still held elsewhere appends to a copy.
+//
 // Thread-compatible: used by one request at a time (its session's turn).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "daemon/events/conversation.h"
+#include "daemon/http/http_client.h"
 
 namespace raw::providers {
 
@@ -36,8 +42,9 @@ class SerializedHistory {
   // The items' non-empty serialized forms joined by ",": what was kept for
   // (`format`, `generation`) and the items after it. Generation 0 keeps
   // nothing.
-  const std::string& Join(std::string_view format, uint64_t generation,
-                          const std::vector<events::ContextItem>& items, const Serialize& one);
+  std::shared_ptr<const std::string> Join(std::string_view format, uint64_t generation,
+                                          const std::vector<events::ContextItem>& items,
+                                          const Serialize& one);
 
   // Appends the entries of items [from, to) of `items`, joined by ",", to
   // `out`; called only with `from` and `to` at closed points (see below).
@@ -50,9 +57,9 @@ class SerializedHistory {
   // own rule (just after an item that ends an entry). The caller serializes
   // the items after `closed` itself, at every request. What was kept is
   // reused as for Join; `closed` below the kept count starts afresh.
-  const std::string& JoinClosed(std::string_view format, uint64_t generation,
-                                const std::vector<events::ContextItem>& items, size_t closed,
-                                const SerializeRange& range);
+  std::shared_ptr<const std::string> JoinClosed(std::string_view format, uint64_t generation,
+                                                const std::vector<events::ContextItem>& items,
+                                                size_t closed, const SerializeRange& range);
 
   size_t items() const { return items_; }
 
@@ -60,20 +67,29 @@ class SerializedHistory {
   // Starts afresh unless what is kept belongs to (format, generation) and
   // covers no more than `count` items.
   void Validate(std::string_view format, uint64_t generation, size_t count);
+  // The kept text, to append to: a copy of it if a request still holds it.
+  std::string& Writable();
+  std::shared_ptr<const std::string> Kept();
 
   std::string format_;
   uint64_t generation_ = 0;
   size_t items_ = 0;
-  std::string text_;
+  std::shared_ptr<std::string> text_;  // null: nothing kept
 };
 
-// The history part of a body for an adapter that merges neighbouring items:
-// appends to `out` the entries of all `items` joined by ",", those before
-// `closed` (see JoinClosed) from what `history` keeps (null: nothing is
-// kept), the rest serialized now by `range`. `out` grows once.
-void AppendMergedHistory(std::string& out, SerializedHistory* history, std::string_view format,
-                         uint64_t generation, const std::vector<events::ContextItem>& items,
-                         size_t closed, const SerializedHistory::SerializeRange& range);
+// Ends a body for an adapter that keeps its history with Join: the kept
+// `items` text shared, then `tail`.
+void AppendKeptHistory(http::PiecedBody& body, std::shared_ptr<const std::string> items,
+                       std::string tail);
+
+// Ends a body for an adapter that merges neighbouring items: the entries of
+// all `items` joined by ",", those before `closed` (see JoinClosed) as what
+// `history` keeps (null: nothing is kept), shared, the rest serialized now by
+// `range`, then `tail`.
+void AppendMergedHistory(http::PiecedBody& body, SerializedHistory* history,
+                         std::string_view format, uint64_t generation,
+                         const std::vector<events::ContextItem>& items, size_t closed,
+                         const SerializedHistory::SerializeRange& range, std::string_view tail);
 
 // A generation for a context whose items were just replaced: never 0, never
 // the same twice in the process. Thread-safe.

@@ -291,7 +291,7 @@ absl::Status StreamingProvider::Stream(const ModelRequest& request, ProviderEven
   http_request.method = "POST";
   http_request.url = url_;
   http_request.headers = api_.headers;
-  http_request.body = api_.build_body(request);
+  http_request.SetBody(api_.build_body(request));
   // The first attempt of a request is the one its step is timed by.
   http::HttpRequest::Times transfer_times;
   const bool timed = request.times != nullptr && request.times->body_built_ns == 0;

@@ -56,7 +56,8 @@ struct StreamingApi {
   http::Headers headers;
   std::string_view request_id_header;  // the response header with the request id
   HttpErrorClassifier classify_http_error = nullptr;
-  std::function<std::string(const ModelRequest&)> build_body;
+  // The body, its history shared with the session (serialized_history.h).
+  std::function<http::PiecedBody(const ModelRequest&)> build_body;
   // A fresh decoder for each response.
   std::function<std::unique_ptr<VendorDecoder>()> new_decoder;
 };

@@ -296,7 +296,9 @@ TEST_F(SessionsTest, AKilledHoldersLeaseEndsAtOnceAndAnotherClientGetsIt) {
   const auto asked = std::chrono::steady_clock::now();
   LeaseHolder next(stub(), session, "next client", /*request_handover=*/true);
   raw::v1::LeaseEvent granted = next.first();
-  if (granted.has_waiting()) ASSERT_TRUE(next.Next(&granted));
+  if (granted.has_waiting()) {
+    ASSERT_TRUE(next.Next(&granted));
+  }
   ASSERT_TRUE(granted.has_granted());
   const auto waited = std::chrono::steady_clock::now() - asked;
   std::printf("lease granted %lld ms after the holder was killed\n",

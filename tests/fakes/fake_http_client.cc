@@ -47,7 +47,10 @@ absl::Status FakeHttpClient::Send(const http::HttpRequest& request,
   FakeHttpResponse response;
   {
     absl::MutexLock lock(&mu_);
-    requests_.push_back(request);
+    // Recorded with its body in one string, as a server would read it.
+    http::HttpRequest recorded = request;
+    recorded.SetBody({http::PiecedBody{request.body, request.more_body}.Joined(), {}});
+    requests_.push_back(std::move(recorded));
     if (responses_.empty()) {
       return absl::UnavailableError("fake http client: no scripted response for " + request.url);
     }

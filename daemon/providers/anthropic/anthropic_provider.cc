@@ -21,7 +21,7 @@ StreamingApi MessagesApi(const config::ModelConfig& model, const std::string& ap
   // The shared classifier reads Anthropic's error bodies too.
   api.classify_http_error = &error_body::ClassifyHttpError;
   api.build_body = [model, cache_retention](const ModelRequest& request) {
-    return BuildRequestBody(request, model, cache_retention);
+    return BuildRequest(request, model, cache_retention);
   };
   api.new_decoder = [] { return std::make_unique<StreamDecoder>(); };
   return api;

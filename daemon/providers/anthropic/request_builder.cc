@@ -181,8 +181,8 @@ OrderedJson BuildMessages(const std::vector<events::ContextItem>& items) {
   return messages;
 }
 
-std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
-                             CacheRetention cache_retention) {
+http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model,
+                              CacheRetention cache_retention) {
   OrderedJson body = OrderedJson::object();
   body["model"] = model.model_id;
   body["max_tokens"] = model.max_output_tokens.value_or(kDefaultMaxTokens);
@@ -203,10 +203,15 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
   text += R"(,"messages":[)";
-  AppendMergedHistory(text, request.history, "anthropic-messages", request.history_generation,
-                      request.messages, ClosedPoint(request.messages), AppendMessages);
-  text += "]}";
-  return text;
+  http::PiecedBody pieced{std::move(text), {}};
+  AppendMergedHistory(pieced, request.history, "anthropic-messages", request.history_generation,
+                      request.messages, ClosedPoint(request.messages), AppendMessages, "]}");
+  return pieced;
+}
+
+std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
+                             CacheRetention cache_retention) {
+  return BuildRequest(request, model, cache_retention).Joined();
 }
 
 }  // namespace raw::providers::anthropic

@@ -46,6 +46,7 @@
 #include "common/json.h"
 #include "daemon/config/config.h"
 #include "daemon/events/conversation.h"
+#include "daemon/http/http_client.h"
 #include "daemon/providers/provider.h"
 
 namespace raw::providers::anthropic {
@@ -59,7 +60,10 @@ enum class CacheRetention { k5m, k1h };
 // "5m" or "1h"; anything else is an InvalidArgument error naming both.
 absl::StatusOr<CacheRetention> ParseCacheRetention(std::string_view text);
 
-// The JSON body.
+// The JSON body, its history shared with request.history
+// (providers/serialized_history.h), and the same body as one string.
+http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model,
+                              CacheRetention cache_retention);
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
                              CacheRetention cache_retention);
 

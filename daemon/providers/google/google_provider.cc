@@ -25,9 +25,7 @@ StreamingApi GenerateContentApi(const config::ModelConfig& model, const std::str
   api.headers.emplace_back("Accept", "text/event-stream");
   api.request_id_header = "x-request-id";
   api.classify_http_error = &ClassifyHttpError;
-  api.build_body = [model](const ModelRequest& request) {
-    return BuildRequestBody(request, model);
-  };
+  api.build_body = [model](const ModelRequest& request) { return BuildRequest(request, model); };
   api.new_decoder = [] { return std::make_unique<StreamDecoder>(); };
   return api;
 }

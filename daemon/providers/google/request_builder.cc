@@ -204,7 +204,7 @@ OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages) 
   return contents;
 }
 
-std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model) {
+http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model) {
   OrderedJson body = OrderedJson::object();
   if (!request.system_prompt.empty()) {
     body["systemInstruction"] =
@@ -225,10 +225,15 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
   text += R"(,"contents":[)";
-  AppendMergedHistory(text, request.history, "google-generate-content", request.history_generation,
-                      request.messages, ClosedPoint(request.messages), AppendContents);
-  text += "]}";
-  return text;
+  http::PiecedBody pieced{std::move(text), {}};
+  AppendMergedHistory(pieced, request.history, "google-generate-content",
+                      request.history_generation, request.messages, ClosedPoint(request.messages),
+                      AppendContents, "]}");
+  return pieced;
+}
+
+std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model) {
+  return BuildRequest(request, model).Joined();
 }
 
 }  // namespace raw::providers::google

@@ -38,10 +38,14 @@
 
 #include "common/json.h"
 #include "daemon/config/config.h"
+#include "daemon/http/http_client.h"
 #include "daemon/providers/provider.h"
 
 namespace raw::providers::google {
 
+// The JSON body, its history shared with request.history
+// (providers/serialized_history.h), and the same body as one string.
+http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model);
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model);
 
 // The "contents" array for a history. Exposed for prefix-stability tests.

@@ -20,7 +20,7 @@ StreamingApi ChatApi(const config::ModelConfig& model, const std::optional<std::
   api.classify_http_error = &error_body::ClassifyHttpError;
   api.build_body = [model,
                     prompt_cache_key = std::move(prompt_cache_key)](const ModelRequest& request) {
-    return BuildRequestBody(request, model, prompt_cache_key);
+    return BuildRequest(request, model, prompt_cache_key);
   };
   // Labels provider state kept for replay (reasoning_content).
   std::string label = model.provider.empty() ? model.method : model.provider;

@@ -67,8 +67,8 @@ void AppendMessage(const events::ContextItem& item, bool send_reasoning_content,
   w.EndObject();
 }
 
-std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
-                             const std::optional<std::string>& prompt_cache_key) {
+http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model,
+                              const std::optional<std::string>& prompt_cache_key) {
   OrderedJson body = OrderedJson::object();
   body["model"] = model.model_id;
   body["stream"] = true;
@@ -94,25 +94,26 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   const bool reasoning = model.send_reasoning_content;
   SerializedHistory uncached;
   SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
-  const std::string& items =
-      history.Join(reasoning ? "openai-chat+reasoning_content" : "openai-chat",
-                   request.history_generation, request.messages,
-                   [reasoning](const events::ContextItem& item, std::string* out) {
-                     AppendMessage(item, reasoning, out);
-                   });
+  std::shared_ptr<const std::string> items = history.Join(
+      reasoning ? "openai-chat+reasoning_content" : "openai-chat", request.history_generation,
+      request.messages, [reasoning](const events::ContextItem& item, std::string* out) {
+        AppendMessage(item, reasoning, out);
+      });
   if (!request.system_prompt.empty()) {
     OrderedJson system = OrderedJson::object();
     system["role"] = model.system_role.empty() ? std::string("system") : model.system_role;
     system["content"] = request.system_prompt;
     text += DumpJson(system);
-    if (!items.empty()) text += ',';
+    if (!items->empty()) text += ',';
   }
-  // One allocation for the body: growing it by doubling would copy the
-  // history's text again.
-  text.reserve(text.size() + items.size() + 2);
-  text += items;
-  text += "]}";
-  return text;
+  http::PiecedBody pieced{std::move(text), {}};
+  AppendKeptHistory(pieced, std::move(items), "]}");
+  return pieced;
+}
+
+std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
+                             const std::optional<std::string>& prompt_cache_key) {
+  return BuildRequest(request, model, prompt_cache_key).Joined();
 }
 
 }  // namespace raw::providers::openai_chat

@@ -21,7 +21,7 @@ StreamingApi ResponsesApi(const config::ModelConfig& model,
   api.classify_http_error = &error_body::ClassifyHttpError;
   api.build_body = [model,
                     prompt_cache_key = std::move(prompt_cache_key)](const ModelRequest& request) {
-    return BuildRequestBody(request, model, prompt_cache_key);
+    return BuildRequest(request, model, prompt_cache_key);
   };
   api.new_decoder = [] { return std::make_unique<StreamDecoder>(); };
   return api;

@@ -70,8 +70,8 @@ void AppendInputItems(const events::ContextItem& item, std::string* out) {
   }
 }
 
-std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
-                             const std::optional<std::string>& prompt_cache_key) {
+http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model,
+                              const std::optional<std::string>& prompt_cache_key) {
   OrderedJson body = OrderedJson::object();
   body["model"] = model.model_id;
   body["stream"] = true;
@@ -102,17 +102,17 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
   text += R"(,"input":[)";
   SerializedHistory uncached;
   SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
-  const std::string& items =
-      history.Join("openai-responses", request.history_generation, request.messages,
-                   [](const events::ContextItem& item, std::string* out) {
-                     AppendInputItems(item, out);
-                   });
-  // One allocation for the body: growing it by doubling would copy the
-  // history's text again.
-  text.reserve(text.size() + items.size() + 2);
-  text += items;
-  text += "]}";
-  return text;
+  std::shared_ptr<const std::string> items = history.Join(
+      "openai-responses", request.history_generation, request.messages,
+      [](const events::ContextItem& item, std::string* out) { AppendInputItems(item, out); });
+  http::PiecedBody pieced{std::move(text), {}};
+  AppendKeptHistory(pieced, std::move(items), "]}");
+  return pieced;
+}
+
+std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
+                             const std::optional<std::string>& prompt_cache_key) {
+  return BuildRequest(request, model, prompt_cache_key).Joined();
 }
 
 }  // namespace raw::providers::openai_responses

@@ -40,6 +40,7 @@
 #include "common/json.h"
 #include "daemon/config/config.h"
 #include "daemon/events/conversation.h"
+#include "daemon/http/http_client.h"
 #include "daemon/providers/provider.h"
 
 namespace raw::providers::openai_responses {
@@ -49,7 +50,11 @@ inline constexpr char kOpaqueProvider[] = "openai-responses";
 inline constexpr char kReasoningItemKind[] = "reasoning_item";
 
 // The JSON body. `prompt_cache_key` is sent as "prompt_cache_key" when set;
-// whether a service gets one is the caller's decision.
+// whether a service gets one is the caller's decision. Its history is
+// shared with request.history (providers/serialized_history.h);
+// BuildRequestBody gives the same body as one string.
+http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model,
+                              const std::optional<std::string>& prompt_cache_key);
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
                              const std::optional<std::string>& prompt_cache_key);
 

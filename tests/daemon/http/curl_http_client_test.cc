@@ -324,6 +324,30 @@ TEST_F(CurlHttpClientTest, SendsHeadersAndBodyExactly) {
   EXPECT_EQ(requests[1].body, "");
 }
 
+TEST_F(CurlHttpClientTest, SendsABodyInPiecesAsOneBody) {
+  server_.Enqueue(Events({"data: ok\n\n"}));
+  HttpRequest request = Request("/chat/completions");
+  // Larger than libcurl's upload buffer, so that it reads the pieces in
+  // several calls, some of them across a piece's end.
+  std::string big;
+  for (int i = 0; big.size() < 300000; ++i) absl::StrAppend(&big, "item ", i, ",");
+  request.SetBody(
+      {"{\"head\":1,\"items\":[",
+       {std::make_shared<const std::string>(big), std::make_shared<const std::string>(""),
+        std::make_shared<const std::string>("\"last\"]}")}});
+  const std::string whole = "{\"head\":1,\"items\":[" + big + "\"last\"]}";
+  EXPECT_EQ(request.body_size(), whole.size());
+  RecordingHandler handler;
+  ASSERT_TRUE(client_.Send(request, handler, cancel_).ok());
+  std::vector<testing::RecordedRequest> requests = server_.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].Header("Content-Length"), std::to_string(whole.size()));
+  EXPECT_EQ(requests[0].Header("Transfer-Encoding"), "");
+  EXPECT_EQ(requests[0].Header("Expect"), "");
+  EXPECT_TRUE(requests[0].body == whole)
+      << requests[0].body.size() << " bytes against " << whole.size();
+}
+
 TEST_F(CurlHttpClientTest, DoesNotFollowRedirects) {
   ScriptedResponse redirect;
   redirect.status = 307;

@@ -1,13 +1,12 @@
-#include "daemon/providers/openai_chat/request_builder.h"
-
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/json.h"
-
+#include "daemon/providers/openai_chat/request_builder.h"
 #include "gmock/gmock.h"
-#include "tests/daemon/providers/merged_history.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/providers/merged_history.h"
 
 namespace raw::providers::openai_chat {
 namespace {
@@ -374,10 +373,10 @@ TEST(SerializedHistoryTest, OnlyTheItemsAfterTheKeptOnesAreSerialized) {
     out->append("x");
   };
   const uint64_t generation = NewHistoryGeneration();
-  EXPECT_EQ(history.Join("f", generation, items, one), "x,x,x,x,x,x");
+  EXPECT_EQ(*history.Join("f", generation, items, one), "x,x,x,x,x,x");
   EXPECT_EQ(calls, 6);
   items.push_back(events::UserText{"more"});
-  EXPECT_EQ(history.Join("f", generation, items, one), "x,x,x,x,x,x,x");
+  EXPECT_EQ(*history.Join("f", generation, items, one), "x,x,x,x,x,x,x");
   EXPECT_EQ(calls, 7);
   // An item with nothing to send adds no separator.
   auto nothing_for_more = [&calls](const events::ContextItem& item, std::string* out) {
@@ -388,13 +387,34 @@ TEST(SerializedHistoryTest, OnlyTheItemsAfterTheKeptOnesAreSerialized) {
     }
   };
   SerializedHistory other;
-  EXPECT_EQ(other.Join("f", generation, items, nothing_for_more), "x,x,x,x,x,x");
+  EXPECT_EQ(*other.Join("f", generation, items, nothing_for_more), "x,x,x,x,x,x");
   calls = 7;
   // Generation 0 keeps nothing.
-  EXPECT_EQ(history.Join("f", 0, items, one), "x,x,x,x,x,x,x");
+  EXPECT_EQ(*history.Join("f", 0, items, one), "x,x,x,x,x,x,x");
   EXPECT_EQ(calls, 14);
-  EXPECT_EQ(history.Join("f", 0, items, one), "x,x,x,x,x,x,x");
+  EXPECT_EQ(*history.Join("f", 0, items, one), "x,x,x,x,x,x,x");
   EXPECT_EQ(calls, 21);
+}
+
+TEST(SerializedHistoryTest, TextARequestHoldsNeverChanges) {
+  std::vector<events::ContextItem> items = History();
+  SerializedHistory history;
+  auto one = [](const events::ContextItem&, std::string* out) { out->append("x"); };
+  const uint64_t generation = NewHistoryGeneration();
+  std::shared_ptr<const std::string> held = history.Join("f", generation, items, one);
+  items.push_back(events::UserText{"more"});
+  std::shared_ptr<const std::string> next = history.Join("f", generation, items, one);
+  EXPECT_EQ(*held, "x,x,x,x,x,x");
+  EXPECT_EQ(*next, "x,x,x,x,x,x,x");
+  EXPECT_NE(next.get(), held.get());
+  // Once nobody else holds it, the kept text grows where it is.
+  const std::string* kept = next.get();
+  held.reset();
+  next.reset();
+  items.push_back(events::UserText{"again"});
+  next = history.Join("f", generation, items, one);
+  EXPECT_EQ(*next, "x,x,x,x,x,x,x,x");
+  EXPECT_EQ(next.get(), kept);
 }
 
 }  // namespace
