@@ -1,7 +1,9 @@
 #include "clients/acp/stdio_transport.h"
 
 #include <fcntl.h>
+#include <limits.h>  // PIPE_BUF
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -18,6 +20,8 @@ namespace raw::acp {
 StdioTransport::StdioTransport(int in_fd, int out_fd, size_t max_message_bytes)
     : in_fd_(in_fd), out_fd_(out_fd), max_message_bytes_(max_message_bytes) {
   if (pipe2(wake_, O_CLOEXEC) != 0) wake_[0] = wake_[1] = -1;
+  struct stat st {};
+  out_is_pipe_ = fstat(out_fd_, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
 StdioTransport::~StdioTransport() {
@@ -35,11 +39,38 @@ void StdioTransport::Start(std::unique_ptr<Peer> peer) {
 }
 
 bool StdioTransport::Send(std::string message) {
-  absl::MutexLock lock(&mu_);
-  if (closed_) return false;
   message.push_back('\n');
-  queue_.push_back(std::move(message));
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return false;
+    if (!out_is_pipe_ || sending_ || !queue_.empty() || message.size() > PIPE_BUF) {
+      queue_.push_back(std::move(message));
+      return true;
+    }
+    sending_ = true;  // keeps the writer thread off `out` meanwhile
+  }
+  const size_t written = WriteNow(message);
+  absl::MutexLock lock(&mu_);
+  sending_ = false;
+  // What is left goes ahead of anything queued meanwhile, which was sent
+  // after it.
+  if (written < message.size()) queue_.push_front(message.substr(written));
   return true;
+}
+
+size_t StdioTransport::WriteNow(const std::string& message) {
+  // A pipe that polls writable has a free page, and takes a write of at
+  // most PIPE_BUF bytes whole, at once.
+  pollfd fd = {out_fd_, POLLOUT, 0};
+  if (poll(&fd, 1, 0) != 1 || (fd.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0 ||
+      (fd.revents & POLLOUT) == 0) {
+    return 0;
+  }
+  for (;;) {
+    ssize_t n = write(out_fd_, message.data(), message.size());
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 ? 0 : static_cast<size_t>(n);
+  }
 }
 
 void StdioTransport::Close() {
@@ -141,7 +172,7 @@ void StdioTransport::WriteLoop() {
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return closed_ || !queue_.empty();
+        return !sending_ && (closed_ || !queue_.empty());
       };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) break;  // closed, and everything written

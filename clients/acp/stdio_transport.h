@@ -7,12 +7,15 @@
 // transport itself answers with one -32600 error (id null) naming the
 // limit. End of input closes the transport (the peer's OnClosed).
 //
-// Writing: one thread writes the queued messages in order, each as one
-// whole line (nothing else ever writes to `out`). Whatever is queued when
-// the thread comes for more goes out in one writev, so a burst costs few
-// system calls, and nothing waits in user space for more to come: a
-// message alone in the queue is written at once. A failed write (the
-// reader went away) closes the transport.
+// Writing: messages go out in order, each as one whole line (nothing else
+// ever writes to `out`). When `out` is a pipe, nothing is queued or being
+// written, and the pipe has room for the message (at most PIPE_BUF bytes,
+// which a pipe takes whole or not at all), Send writes it itself before it
+// returns: no other thread has to wake up for it. Otherwise the message is
+// queued for a writer thread, which writes whatever is queued when it comes
+// for more in one writev, so a burst costs few system calls, and nothing
+// waits in user space for more to come. A failed write (the reader went
+// away) closes the transport.
 //
 // Close() stops delivering input at once, writes what was queued before
 // it, then ends; the peer's OnClosed follows once. Join() waits for both
@@ -48,12 +51,16 @@ class StdioTransport : public Transport, public std::enable_shared_from_this<Std
   void ReadLoop();
   void WriteLoop();
   bool WriteBatch(std::deque<std::string>& batch);
+  // Writes `message` now if the pipe takes it whole without waiting; the
+  // bytes written (all of them or none, as a pipe takes such a write).
+  size_t WriteNow(const std::string& message);
   static constexpr size_t kMaxIov = 64;
   // Calls OnClosed once (from whichever thread gets there first).
   void FinishPeer();
 
   int in_fd_;
   int out_fd_;
+  bool out_is_pipe_ = false;
   size_t max_message_bytes_;
   int wake_[2] = {-1, -1};  // a pipe: makes the reader's poll return on Close
   std::unique_ptr<Peer> peer_;
@@ -63,6 +70,8 @@ class StdioTransport : public Transport, public std::enable_shared_from_this<Std
   absl::Mutex mu_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  // A Send is writing to `out` itself: the writer thread waits.
+  bool sending_ ABSL_GUARDED_BY(mu_) = false;
   bool peer_done_ ABSL_GUARDED_BY(mu_) = false;
   // Serializes peer calls (OnMessage on the reader, OnClosed anywhere).
   absl::Mutex peer_mu_;
