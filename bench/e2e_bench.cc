@@ -8,7 +8,8 @@
 //   p50 and p99 of every step's total, and the median of each phase;
 // - rawd's CPU time per model request: the scheduler time of all its threads
 //   during a run (serving `raw run`, its session and subscription, the turn
-//   and its read_file calls), divided by the run's requests, median of runs;
+//   and its read_file calls), divided by the run's requests, median of runs,
+//   and how many times its threads were put on a processor meanwhile;
 // - rawd's resident memory when idle, after start-up and after the runs, its
 //   peak (VmHWM), and the peak of the largest `raw run` (getrusage, through
 //   bench/child_peak.cc so that the harness's own memory is not counted).
@@ -115,7 +116,8 @@ int main(int argc, char** argv) {
   { std::ofstream(daemon.workdir() + "/small.txt") << "hello\n"; }
   const long rss_start = raw::bench::StatusKb(daemon.pid(), "VmRSS:");
 
-  std::vector<double> wall_ms, first_request_ms, step_overhead_ms, cpu_per_request_us;
+  std::vector<double> wall_ms, first_request_ms, step_overhead_ms, cpu_per_request_us,
+      wakeups_per_request;
   // From rawd's own timeline, every step of every run (µs).
   std::vector<double> timeline_total, timeline_pre, timeline_build, timeline_send,
       timeline_commit, timeline_tools;
@@ -138,11 +140,14 @@ int main(int argc, char** argv) {
       run.insert(run.end(), {"--session", seeded, "go"});
     }
     const double cpu_before_us = raw::bench::ThreadsCpuUs(daemon.pid());
+    const double scheduled_before = raw::bench::ThreadsScheduled(daemon.pid());
     auto r = raw::e2e::RunCommand(run, daemon.env(), "");
     auto t1 = std::chrono::steady_clock::now();
     // The turn has ended when `raw run` exits: rawd is idle again.
     cpu_per_request_us.push_back((raw::bench::ThreadsCpuUs(daemon.pid()) - cpu_before_us) /
                                  (tool_steps + 1));
+    wakeups_per_request.push_back(
+        (raw::bench::ThreadsScheduled(daemon.pid()) - scheduled_before) / (tool_steps + 1));
     if (r.exit_code != 0) {
       std::fprintf(stderr, "raw run failed (%d): %s\n", r.exit_code, r.err.c_str());
       return 1;
@@ -214,6 +219,8 @@ int main(int argc, char** argv) {
               static_cast<long>(slowest.commit_us()), static_cast<long>(slowest.tools_us()));
   std::printf("rawd CPU time per model request, all of its threads (median of runs): %.0f us\n",
               Median(cpu_per_request_us));
+  std::printf("  and its threads put on a processor per model request (median): %.0f\n",
+              Median(wakeups_per_request));
   std::printf("raw run wall time per turn (median): %.1f ms\n", Median(wall_ms));
   std::printf("raw run start to first provider request (median): %.1f ms\n",
               Median(first_request_ms));

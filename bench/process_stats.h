@@ -42,6 +42,22 @@ inline double ThreadsCpuUs(pid_t pid) {
   return ns / 1000.0;
 }
 
+// How many times the live threads of `pid` were put on a processor so far
+// (the third field of /proc/PID/task/*/schedstat): each is a wake-up or a
+// return from preemption. -1 when unreadable.
+inline double ThreadsScheduled(pid_t pid) {
+  std::error_code ec;
+  std::filesystem::directory_iterator tasks(absl::StrCat("/proc/", pid, "/task"), ec);
+  if (ec) return -1;
+  double count = 0;
+  for (const auto& task : tasks) {
+    std::ifstream in(task.path() / "schedstat");
+    long long run_ns = 0, wait_ns = 0, slices = 0;
+    if (in >> run_ns >> wait_ns >> slices) count += static_cast<double>(slices);
+  }
+  return count;
+}
+
 // The p-th quantile (0..1) of `v` by nearest rank; 0 for no samples.
 inline double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
