@@ -24,39 +24,34 @@ inline long StatusKb(pid_t pid, const char* field) {
   return -1;
 }
 
-// The CPU time the live threads of `pid` have run so far, in microseconds,
-// from the scheduler's own accounting (/proc/PID/task/*/schedstat, in
-// nanoseconds), where /proc/PID/stat counts 10 ms ticks. Unlike a latency,
-// it does not grow when other programs load the machine. Threads that have
-// exited are not counted; -1 when unreadable.
-inline double ThreadsCpuUs(pid_t pid) {
+// Field `field` (0: time run, in nanoseconds; 2: times put on a processor)
+// of /proc/PID/task/*/schedstat, summed over the live threads of `pid`;
+// threads that have exited are not counted. -1 when unreadable.
+inline double ThreadsSchedstat(pid_t pid, int field) {
   std::error_code ec;
   std::filesystem::directory_iterator tasks(absl::StrCat("/proc/", pid, "/task"), ec);
   if (ec) return -1;
-  double ns = 0;
+  double sum = 0;
   for (const auto& task : tasks) {
     std::ifstream in(task.path() / "schedstat");
-    long long run_ns = 0;
-    if (in >> run_ns) ns += static_cast<double>(run_ns);
+    long long values[3] = {0, 0, 0};
+    if (in >> values[0] >> values[1] >> values[2]) sum += static_cast<double>(values[field]);
   }
-  return ns / 1000.0;
+  return sum;
 }
 
-// How many times the live threads of `pid` were put on a processor so far
-// (the third field of /proc/PID/task/*/schedstat): each is a wake-up or a
-// return from preemption. -1 when unreadable.
-inline double ThreadsScheduled(pid_t pid) {
-  std::error_code ec;
-  std::filesystem::directory_iterator tasks(absl::StrCat("/proc/", pid, "/task"), ec);
-  if (ec) return -1;
-  double count = 0;
-  for (const auto& task : tasks) {
-    std::ifstream in(task.path() / "schedstat");
-    long long run_ns = 0, wait_ns = 0, slices = 0;
-    if (in >> run_ns >> wait_ns >> slices) count += static_cast<double>(slices);
-  }
-  return count;
+// The CPU time the live threads of `pid` have run so far, in microseconds,
+// from the scheduler's own accounting (in nanoseconds), where /proc/PID/stat
+// counts 10 ms ticks. Unlike a latency, it does not grow when other programs
+// load the machine.
+inline double ThreadsCpuUs(pid_t pid) {
+  const double ns = ThreadsSchedstat(pid, 0);
+  return ns < 0 ? ns : ns / 1000.0;
 }
+
+// How many times the live threads of `pid` were put on a processor so far:
+// each is a wake-up or a return from preemption.
+inline double ThreadsScheduled(pid_t pid) { return ThreadsSchedstat(pid, 2); }
 
 // The p-th quantile (0..1) of `v` by nearest rank; 0 for no samples.
 inline double Percentile(std::vector<double> v, double p) {

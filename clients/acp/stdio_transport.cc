@@ -43,15 +43,15 @@ bool StdioTransport::Send(std::string message) {
   {
     absl::MutexLock lock(&mu_);
     if (closed_) return false;
-    if (!out_is_pipe_ || sending_ || !queue_.empty() || message.size() > PIPE_BUF) {
+    if (!out_is_pipe_ || writing_ || !queue_.empty() || message.size() > PIPE_BUF) {
       queue_.push_back(std::move(message));
       return true;
     }
-    sending_ = true;  // keeps the writer thread off `out` meanwhile
+    writing_ = true;  // keeps the writer thread off `out` meanwhile
   }
   const size_t written = WriteNow(message);
   absl::MutexLock lock(&mu_);
-  sending_ = false;
+  writing_ = false;
   // What is left goes ahead of anything queued meanwhile, which was sent
   // after it.
   if (written < message.size()) queue_.push_front(message.substr(written));
@@ -172,13 +172,19 @@ void StdioTransport::WriteLoop() {
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !sending_ && (closed_ || !queue_.empty());
+        return !writing_ && (closed_ || !queue_.empty());
       };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) break;  // closed, and everything written
       batch.swap(queue_);
+      writing_ = true;  // a Send must not write between these messages
     }
-    if (!WriteBatch(batch)) {
+    const bool written = WriteBatch(batch);
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = false;
+    }
+    if (!written) {
       Close();
       break;
     }

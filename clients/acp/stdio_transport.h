@@ -70,8 +70,8 @@ class StdioTransport : public Transport, public std::enable_shared_from_this<Std
   absl::Mutex mu_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  // A Send is writing to `out` itself: the writer thread waits.
-  bool sending_ ABSL_GUARDED_BY(mu_) = false;
+  // A Send or the writer thread is writing to `out`: nobody else may.
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool peer_done_ ABSL_GUARDED_BY(mu_) = false;
   // Serializes peer calls (OnMessage on the reader, OnClosed anywhere).
   absl::Mutex peer_mu_;

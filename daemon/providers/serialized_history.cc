@@ -69,16 +69,19 @@ std::shared_ptr<const std::string> SerializedHistory::JoinClosed(
   return Kept();
 }
 
-void AppendKeptHistory(http::PiecedBody& body, std::shared_ptr<const std::string> items,
-                       std::string tail) {
+http::PiecedBody KeptHistoryBody(std::string head, std::shared_ptr<const std::string> items,
+                                 std::string tail) {
+  http::PiecedBody body{std::move(head), {}};
   if (!items->empty()) body.shared.push_back(std::move(items));
   body.shared.push_back(std::make_shared<const std::string>(std::move(tail)));
+  return body;
 }
 
-void AppendMergedHistory(http::PiecedBody& body, SerializedHistory* history,
-                         std::string_view format, uint64_t generation,
-                         const std::vector<events::ContextItem>& items, size_t closed,
-                         const SerializedHistory::SerializeRange& range, std::string_view tail) {
+http::PiecedBody MergedHistoryBody(std::string head, SerializedHistory* history,
+                                   std::string_view format, uint64_t generation,
+                                   const std::vector<events::ContextItem>& items, size_t closed,
+                                   const SerializedHistory::SerializeRange& range,
+                                   std::string_view tail) {
   SerializedHistory uncached;
   SerializedHistory& kept_by = history != nullptr ? *history : uncached;
   std::shared_ptr<const std::string> kept =
@@ -90,7 +93,7 @@ void AppendMergedHistory(http::PiecedBody& body, SerializedHistory* history,
   if (!kept->empty() && !open.empty()) rest += ',';
   rest += open;
   rest += tail;
-  AppendKeptHistory(body, std::move(kept), std::move(rest));
+  return KeptHistoryBody(std::move(head), std::move(kept), std::move(rest));
 }
 
 uint64_t NewHistoryGeneration() {

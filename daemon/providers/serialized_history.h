@@ -77,19 +77,20 @@ class SerializedHistory {
   std::shared_ptr<std::string> text_;  // null: nothing kept
 };
 
-// Ends a body for an adapter that keeps its history with Join: the kept
+// A body for an adapter that keeps its history with Join: `head`, the kept
 // `items` text shared, then `tail`.
-void AppendKeptHistory(http::PiecedBody& body, std::shared_ptr<const std::string> items,
-                       std::string tail);
+http::PiecedBody KeptHistoryBody(std::string head, std::shared_ptr<const std::string> items,
+                                 std::string tail);
 
-// Ends a body for an adapter that merges neighbouring items: the entries of
-// all `items` joined by ",", those before `closed` (see JoinClosed) as what
-// `history` keeps (null: nothing is kept), shared, the rest serialized now by
-// `range`, then `tail`.
-void AppendMergedHistory(http::PiecedBody& body, SerializedHistory* history,
-                         std::string_view format, uint64_t generation,
-                         const std::vector<events::ContextItem>& items, size_t closed,
-                         const SerializedHistory::SerializeRange& range, std::string_view tail);
+// A body for an adapter that merges neighbouring items: `head`, the entries
+// of all `items` joined by ",", those before `closed` (see JoinClosed) as
+// what `history` keeps (null: nothing is kept), shared, the rest serialized
+// now by `range`, then `tail`.
+http::PiecedBody MergedHistoryBody(std::string head, SerializedHistory* history,
+                                   std::string_view format, uint64_t generation,
+                                   const std::vector<events::ContextItem>& items, size_t closed,
+                                   const SerializedHistory::SerializeRange& range,
+                                   std::string_view tail);
 
 // A generation for a context whose items were just replaced: never 0, never
 // the same twice in the process. Thread-safe.

@@ -203,10 +203,9 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
   text += R"(,"messages":[)";
-  http::PiecedBody pieced{std::move(text), {}};
-  AppendMergedHistory(pieced, request.history, "anthropic-messages", request.history_generation,
-                      request.messages, ClosedPoint(request.messages), AppendMessages, "]}");
-  return pieced;
+  return MergedHistoryBody(std::move(text), request.history, "anthropic-messages",
+                           request.history_generation, request.messages,
+                           ClosedPoint(request.messages), AppendMessages, "]}");
 }
 
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,

@@ -225,11 +225,9 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
   text += R"(,"contents":[)";
-  http::PiecedBody pieced{std::move(text), {}};
-  AppendMergedHistory(pieced, request.history, "google-generate-content",
-                      request.history_generation, request.messages, ClosedPoint(request.messages),
-                      AppendContents, "]}");
-  return pieced;
+  return MergedHistoryBody(std::move(text), request.history, "google-generate-content",
+                           request.history_generation, request.messages,
+                           ClosedPoint(request.messages), AppendContents, "]}");
 }
 
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model) {

@@ -106,9 +106,7 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
     text += DumpJson(system);
     if (!items->empty()) text += ',';
   }
-  http::PiecedBody pieced{std::move(text), {}};
-  AppendKeptHistory(pieced, std::move(items), "]}");
-  return pieced;
+  return KeptHistoryBody(std::move(text), std::move(items), "]}");
 }
 
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,

@@ -105,9 +105,7 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   std::shared_ptr<const std::string> items = history.Join(
       "openai-responses", request.history_generation, request.messages,
       [](const events::ContextItem& item, std::string* out) { AppendInputItems(item, out); });
-  http::PiecedBody pieced{std::move(text), {}};
-  AppendKeptHistory(pieced, std::move(items), "]}");
-  return pieced;
+  return KeptHistoryBody(std::move(text), std::move(items), "]}");
 }
 
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,

@@ -28,33 +28,58 @@ class ClosingPeer : public Peer {
   absl::Notification closed;
 };
 
-TEST(StdioTransportTest, ABurstIntoASlowReaderArrivesWholeAndInOrder) {
-  int in[2];
-  int out[2];
-  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+// A transport on two fresh pipes: the test writes in_[1] and reads out_[0].
+class StdioTransportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(pipe2(in_, O_CLOEXEC), 0);
+    ASSERT_EQ(pipe2(out_, O_CLOEXEC), 0);
+  }
+  // `pipe_size` (0: the default) sets the size of the output pipe.
+  void Start(int pipe_size = 0) {
+    if (pipe_size > 0) ASSERT_GT(fcntl(out_[1], F_SETPIPE_SZ, pipe_size), 0);
+    transport_ = std::make_shared<StdioTransport>(in_[0], out_[1]);
+    auto peer = std::make_unique<ClosingPeer>();
+    peer_ = peer.get();
+    transport_->Start(std::move(peer));
+  }
+  void CloseFd(int& fd) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+  // End of input: the transport closes, and both of its threads end.
+  void TearDown() override {
+    CloseFd(in_[1]);
+    if (peer_ != nullptr) peer_->closed.WaitForNotification();
+    if (transport_) transport_->Join();
+    for (int* fd : {&in_[0], &out_[0], &out_[1]}) CloseFd(*fd);
+  }
+
+  int in_[2] = {-1, -1};
+  int out_[2] = {-1, -1};
+  std::shared_ptr<StdioTransport> transport_;
+  ClosingPeer* peer_ = nullptr;
+};
+
+TEST_F(StdioTransportTest, ABurstIntoASlowReaderArrivesWholeAndInOrder) {
   // The smallest pipe: almost every writev is cut short somewhere inside a
   // message, and messages over 4 KiB never fit at once.
-  ASSERT_GT(fcntl(out[1], F_SETPIPE_SZ, 4096), 0);
-  auto transport = std::make_shared<StdioTransport>(in[0], out[1]);
-  auto peer = std::make_unique<ClosingPeer>();
-  ClosingPeer* peer_view = peer.get();
-  transport->Start(std::move(peer));
+  Start(4096);
 
   std::string expected;
   for (int i = 0; i < 3000; ++i) {
     // Sizes from a few bytes to 9 KiB, more messages than one writev takes.
     std::string message = absl::StrCat(R"({"n":)", i, R"(,"pad":")",
                                        std::string((i * 37) % 9000, 'a' + i % 26), R"("})");
-    ASSERT_TRUE(transport->Send(message));
+    ASSERT_TRUE(transport_->Send(message));
     absl::StrAppend(&expected, message, "\n");
   }
-  transport->Close();
+  transport_->Close();
 
   std::string got;
   char buf[65536];
   for (;;) {
-    ssize_t n = read(out[0], buf, sizeof buf);
+    ssize_t n = read(out_[0], buf, sizeof buf);
     ASSERT_GE(n, 0);
     if (n == 0) break;
     got.append(buf, static_cast<size_t>(n));
@@ -62,48 +87,25 @@ TEST(StdioTransportTest, ABurstIntoASlowReaderArrivesWholeAndInOrder) {
   }
   EXPECT_EQ(got.size(), expected.size());
   EXPECT_TRUE(got == expected);
-  close(in[1]);  // the reader sees end of input
-  peer_view->closed.WaitForNotification();
-  transport->Join();
-  for (int fd : {in[0], out[0], out[1]}) close(fd);
 }
 
-TEST(StdioTransportTest, AMessageThePipeHasRoomForIsWrittenBeforeSendReturns) {
-  int in[2];
-  int out[2];
-  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
-  auto transport = std::make_shared<StdioTransport>(in[0], out[1]);
-  auto peer = std::make_unique<ClosingPeer>();
-  ClosingPeer* peer_view = peer.get();
-  transport->Start(std::move(peer));
+TEST_F(StdioTransportTest, AMessageThePipeHasRoomForIsWrittenBeforeSendReturns) {
+  Start();
   for (int i = 0; i < 100; ++i) {
     const std::string message = absl::StrCat(R"({"jsonrpc":"2.0","method":"n","params":)", i, "}");
-    ASSERT_TRUE(transport->Send(message));
+    ASSERT_TRUE(transport_->Send(message));
     // Already in the pipe: no poll timeout, nothing waited for.
-    pollfd readable = {out[0], POLLIN, 0};
+    pollfd readable = {out_[0], POLLIN, 0};
     ASSERT_EQ(poll(&readable, 1, 0), 1) << "message " << i;
     char buf[256];
-    ssize_t n = read(out[0], buf, sizeof buf);
+    ssize_t n = read(out_[0], buf, sizeof buf);
     ASSERT_EQ(std::string(buf, static_cast<size_t>(std::max<ssize_t>(n, 0))), message + "\n");
   }
-  close(in[1]);
-  peer_view->closed.WaitForNotification();
-  transport->Join();
-  for (int fd : {in[0], out[0], out[1]}) close(fd);
 }
 
-TEST(StdioTransportTest, SendersOnSeveralThreadsKeepEachMessageWholeAndTheirOrder) {
-  int in[2];
-  int out[2];
-  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+TEST_F(StdioTransportTest, SendersOnSeveralThreadsKeepEachMessageWholeAndTheirOrder) {
   // A small pipe, so that Send finds it full as often as not.
-  ASSERT_GT(fcntl(out[1], F_SETPIPE_SZ, 4096), 0);
-  auto transport = std::make_shared<StdioTransport>(in[0], out[1]);
-  auto peer = std::make_unique<ClosingPeer>();
-  ClosingPeer* peer_view = peer.get();
-  transport->Start(std::move(peer));
+  Start(4096);
 
   constexpr int kThreads = 4;
   constexpr int kEach = 500;
@@ -120,7 +122,7 @@ TEST(StdioTransportTest, SendersOnSeveralThreadsKeepEachMessageWholeAndTheirOrde
   std::thread reader([&] {
     char buf[3000];
     while (got.size() < expected_size) {
-      ssize_t n = read(out[0], buf, sizeof buf);
+      ssize_t n = read(out_[0], buf, sizeof buf);
       if (n <= 0) break;
       got.append(buf, static_cast<size_t>(n));
     }
@@ -128,7 +130,7 @@ TEST(StdioTransportTest, SendersOnSeveralThreadsKeepEachMessageWholeAndTheirOrde
   std::vector<std::thread> senders;
   for (int t = 0; t < kThreads; ++t) {
     senders.emplace_back([&, t] {
-      for (const std::string& message : sent[t]) transport->Send(message);
+      for (const std::string& message : sent[t]) transport_->Send(message);
     });
   }
   for (std::thread& s : senders) s.join();
@@ -149,29 +151,15 @@ TEST(StdioTransportTest, SendersOnSeveralThreadsKeepEachMessageWholeAndTheirOrde
     ++next[t];
   }
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(next[t], kEach);
-  close(in[1]);
-  peer_view->closed.WaitForNotification();
-  transport->Join();
-  for (int fd : {in[0], out[0], out[1]}) close(fd);
 }
 
-TEST(StdioTransportTest, AWriterWithNoReaderClosesTheTransport) {
-  int in[2];
-  int out[2];
-  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
-  close(out[0]);  // nobody will read: the write fails with EPIPE
+TEST_F(StdioTransportTest, AWriterWithNoReaderClosesTheTransport) {
+  CloseFd(out_[0]);  // nobody will read: the write fails with EPIPE
   signal(SIGPIPE, SIG_IGN);
-  auto transport = std::make_shared<StdioTransport>(in[0], out[1]);
-  auto peer = std::make_unique<ClosingPeer>();
-  ClosingPeer* peer_view = peer.get();
-  transport->Start(std::move(peer));
-  ASSERT_TRUE(transport->Send(R"({"jsonrpc":"2.0","method":"x"})"));
-  peer_view->closed.WaitForNotification();
-  EXPECT_FALSE(transport->Send(R"({"jsonrpc":"2.0","method":"y"})"));
-  close(in[1]);
-  transport->Join();
-  for (int fd : {in[0], out[1]}) close(fd);
+  Start();
+  ASSERT_TRUE(transport_->Send(R"({"jsonrpc":"2.0","method":"x"})"));
+  peer_->closed.WaitForNotification();
+  EXPECT_FALSE(transport_->Send(R"({"jsonrpc":"2.0","method":"y"})"));
 }
 
 }  // namespace
