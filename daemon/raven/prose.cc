@@ -408,7 +408,15 @@ class Layout {
     if (size_t q = QuotePrefix(line); q > 0) {
       Flush();
       std::string prefix(line.substr(0, q));
-      for (const std::string& l : Layout().Single(line.substr(q))) out_.push_back(prefix + l);
+      // A paragraph drops its leading white space (a tab, a no-break
+      // space), which can uncover a nested quote mark that only the next
+      // pass would read: read it now, so that a quote nested behind such
+      // space at every level takes one pass, not one per level.
+      std::string_view rest = line.substr(q);
+      const std::string_view uncovered =
+          rest.substr(static_cast<size_t>(TrimView(rest).data() - rest.data()));
+      if (QuotePrefix(uncovered) > 0) rest = uncovered;
+      for (const std::string& l : Layout().Single(rest)) out_.push_back(prefix + l);
       return;
     }
     if (IsHardBreak(line)) {

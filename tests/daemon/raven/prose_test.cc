@@ -78,9 +78,22 @@ TEST(ProseLayoutTest, APassThatExposesStructureIsFollowedUntilNothingChanges) {
   const std::string quote = LayoutProse(
       ">>>\xef\xbb\xbf>>>\xef\xbb\xbf>> Text. More.");
   EXPECT_EQ(LayoutProse(quote), quote);
-  // The quote's depth is what the marks around the invisible characters
-  // make of it; what matters is that the text survives and stays put.
-  EXPECT_EQ(quote, ">>>>>>>> Text.\n>>>More.");
+  // The invisible characters go, and every mark around them counts: both
+  // sentences stay at the depth of eight (they were once laid out at eight
+  // and three, one pass uncovering one level).
+  EXPECT_EQ(quote, ">>>>>>>> Text.\n>>>>>>>> More.");
+}
+
+TEST(ProseLayoutTest, AQuoteNestedBehindWhiteSpaceAtEveryLevelIsReadInOnePass) {
+  // Found by raven_prose_fuzz: each level's tab was trimmed by one pass and
+  // its '>' read by the next, so 17 levels outlasted the 16 passes the
+  // layout allows itself, and the result was not a fixed point.
+  std::string nested;
+  for (int i = 0; i < 40; ++i) nested += i % 2 == 0 ? ">\t" : ">\xc2\xa0";  // tab, no-break space
+  nested += "Deep text.";
+  const std::string once = LayoutProse(nested);
+  EXPECT_EQ(LayoutProse(once), once);
+  EXPECT_EQ(once, std::string(40, '>') + "Deep text.");
 }
 
 TEST(ProseLayoutTest, HardBreaksAndCrlf) {
