@@ -160,6 +160,8 @@ absl::Status ManagedServer::EnsureReady() {
   client_options.on_tools_changed = [this, epoch] {
     {
       absl::MutexLock lock(&mu_);
+      // While the client is still being installed, EnsureReady reads its
+      // tools and generation after this refresh, so nothing is lost.
       if (epoch != epoch_ || client_ == nullptr) return;
       tools_ = client_->tools();
       ++tools_generation_;
@@ -190,8 +192,11 @@ absl::Status ManagedServer::EnsureReady() {
       client_ = client;
       last_error_.clear();
       protocol_version_ = client->server_info().protocol_version;
+      // The client's generation counts its first listing and every refresh
+      // since: a list_changed answered before this point (whose callback
+      // found no client_ yet) still moves the generation on.
       tools_ = client->tools();
-      ++tools_generation_;
+      tools_generation_ += client->tools_generation();
       listed_ = true;
       last_used_ms_ = options_.clock->NowUnixMs();
     }

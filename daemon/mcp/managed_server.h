@@ -123,7 +123,8 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   // before the first successful start (see has_listed).
   std::vector<tools::ToolSpec> ToolSpecs();
   bool has_listed() const;
-  // +1 for every listing (first start, restarts, list_changed refreshes).
+  // Moves on with every listing (first start, restarts, list_changed
+  // refreshes, including one answered while the server was starting).
   uint64_t tools_generation() const;
   // Waits until tools_generation() >= `generation`; false on timeout.
   bool WaitForToolsGeneration(uint64_t generation, int64_t timeout_ms) const;

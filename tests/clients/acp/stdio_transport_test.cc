@@ -37,7 +37,9 @@ class StdioTransportTest : public ::testing::Test {
   }
   // `pipe_size` (0: the default) sets the size of the output pipe.
   void Start(int pipe_size = 0) {
-    if (pipe_size > 0) ASSERT_GT(fcntl(out_[1], F_SETPIPE_SZ, pipe_size), 0);
+    if (pipe_size > 0) {
+      ASSERT_GT(fcntl(out_[1], F_SETPIPE_SZ, pipe_size), 0);
+    }
     transport_ = std::make_shared<StdioTransport>(in_[0], out_[1]);
     auto peer = std::make_unique<ClosingPeer>();
     peer_ = peer.get();
