@@ -7,10 +7,15 @@
 #define RAW_STATUS_CONCAT_INNER_(a, b) a##b
 #define RAW_STATUS_CONCAT_(a, b) RAW_STATUS_CONCAT_INNER_(a, b)
 
-#define RETURN_IF_ERROR(expr)                       \
-  do {                                              \
-    ::absl::Status raw_status_ = (expr);            \
-    if (!raw_status_.ok()) return raw_status_;      \
+// Each expansion names its status uniquely, so that a RETURN_IF_ERROR in a
+// lambda inside another's argument does not shadow the outer one's.
+#define RETURN_IF_ERROR(expr) \
+  RAW_RETURN_IF_ERROR_IMPL_(RAW_STATUS_CONCAT_(raw_status_, __COUNTER__), expr)
+
+#define RAW_RETURN_IF_ERROR_IMPL_(status, expr) \
+  do {                                          \
+    ::absl::Status status = (expr);             \
+    if (!status.ok()) return status;            \
   } while (0)
 
 #define ASSIGN_OR_RETURN(lhs, rexpr) \

@@ -301,7 +301,7 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
     ctx_.rpc->ReplyError(id, error);
     return;
   }
-  turn_ = Turn{.prompt_id = id};
+  turn_ = Turn{.prompt_id = id, .turn_id = {}, .approval = {}};
   if (RunCommand(*text)) return;
   absl::Status started = controller_->StartTurn(*text, [this, id](const absl::Status& status) {
     if (!status.ok() && turn_ && turn_->prompt_id == id) {
@@ -449,14 +449,16 @@ bool SessionBridge::RunCommand(const std::string& text) {
       auto field = [](const v1::UsageFieldStats& f) {
         return present::FormatCount(f.has_total() ? std::optional<int64_t>(f.total()) : std::nullopt);
       };
-      std::string text = absl::StrCat(
+      std::string summary = absl::StrCat(
           "Requests: ", stats->requests(), "\nInput tokens: ", field(stats->input_tokens()),
           "\nOutput tokens: ", field(stats->output_tokens()), "\nCache reads: ",
           field(stats->cache_read_tokens()), "\nContext: ", present::FormatContext(stats->context()),
           "\nCompactions: ", stats->compactions());
       std::string overhead = present::FormatOverhead(*stats);
-      if (!overhead.empty()) absl::StrAppend(&text, "\nRaw's own overhead per step: ", overhead);
-      CommandDone(text);
+      if (!overhead.empty()) {
+        absl::StrAppend(&summary, "\nRaw's own overhead per step: ", overhead);
+      }
+      CommandDone(summary);
     });
     return true;
   }

@@ -237,11 +237,11 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
     TurnHooks hooks(p.hooks, p.session_id, p.cwd, p.withheld_env, op_id, *self->log_, *cancel);
     CompactSession(events::CompactionTrigger::kManual, /*last_turn_running=*/false, p,
                    self->ctx_, *self->log_, hooks, *cancel, [self] {
-                     absl::MutexLock lock(&self->mu_);
+                     absl::MutexLock self_lock(&self->mu_);
                      self->ending_ = true;
                    });
     auto finish = [self] {
-      absl::MutexLock lock(&self->mu_);
+      absl::MutexLock self_lock(&self->mu_);
       self->BecomeIdleLocked();
     };
     self->Post(finish, [finish](absl::Status) { finish(); });

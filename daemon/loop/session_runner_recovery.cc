@@ -94,8 +94,8 @@ absl::Status SessionRunner::RecoverLocked() {
     if (answered.count(call.call_id) > 0) continue;
     std::string text =
         "Cancelled: the daemon stopped while this call was pending, so it did not complete.";
-    payloads.push_back(events::ToolResult{call.call_id, call.name, call.tool,
-                                          events::ToolStatus::kCancelled, text, 0, {}});
+    payloads.push_back(events::ToolResult{
+        call.call_id, call.name, call.tool, events::ToolStatus::kCancelled, text, 0, {}, {}});
     extras.context_appends.push_back(events::ToolOutcome{call.call_id, call.name, text, true});
   }
   events::TurnEnded end;

@@ -286,7 +286,7 @@ std::string JoinProblems(const std::vector<ConfigProblem>& problems) {
 std::vector<std::string> Manifest::ExportNames() const {
   std::vector<std::string> names;
   auto add = [&](absl::string_view kind, const auto& map) {
-    for (const auto& [name, unused] : map) names.push_back(absl::StrCat(kind, "/", name));
+    for (const auto& [key, unused] : map) names.push_back(absl::StrCat(kind, "/", key));
   };
   add(config::kExportAgent, agents);
   add(config::kExportHook, hooks);

@@ -46,7 +46,9 @@ class Fields {
   absl::StatusOr<std::string> Text(const char* key, size_t max) const {
     if (!Has(key)) return FieldError(Path(key), "is required");
     ASSIGN_OR_RETURN(std::optional<std::string> v, OptionalText(key, max));
-    return *v;
+    // Has(key) makes OptionalText answer a value or an error, never nullopt.
+    if (v.has_value()) return *v;
+    return FieldError(Path(key), "is required");
   }
   absl::StatusOr<std::optional<std::string>> OptionalText(const char* key, size_t max) const {
     if (!Has(key)) return std::nullopt;

@@ -11,10 +11,10 @@ void DeterministicSourceVerifier::Reachable(const std::string& id) {
            CheckOutcome::kVerified});
 }
 void DeterministicSourceVerifier::Failed(const std::string& id, const std::string& detail) {
-  Set(id, {id, CheckStatus::kFailed, 0, 404, std::nullopt, detail});
+  Set(id, {id, CheckStatus::kFailed, 0, 404, std::nullopt, detail, std::nullopt});
 }
 void DeterministicSourceVerifier::Unavailable(const std::string& id, const std::string& detail) {
-  Set(id, {id, CheckStatus::kUnavailable, 0, std::nullopt, std::nullopt, detail});
+  Set(id, {id, CheckStatus::kUnavailable, 0, std::nullopt, std::nullopt, detail, std::nullopt});
 }
 
 std::vector<SourceObservation> DeterministicSourceVerifier::Verify(
@@ -29,7 +29,7 @@ std::vector<SourceObservation> DeterministicSourceVerifier::Verify(
                               ? it->second
                               : SourceObservation{s.source_id, CheckStatus::kUnavailable, 0,
                                                   std::nullopt, std::nullopt,
-                                                  "no scripted observation"};
+                                                  "no scripted observation", std::nullopt};
     o.source_id = s.source_id;
     if (o.status != CheckStatus::kUnavailable && !o.resolved_url) o.resolved_url = s.url;
     out.push_back(std::move(o));
@@ -41,8 +41,8 @@ std::vector<SourceObservation> UnavailableSourceVerifier::Verify(
     const std::vector<Source>& sources, const CancelToken&) {
   std::vector<SourceObservation> out;
   for (const Source& s : sources) {
-    out.push_back(
-        {s.source_id, CheckStatus::kUnavailable, 0, std::nullopt, std::nullopt, reason_});
+    out.push_back({s.source_id, CheckStatus::kUnavailable, 0, std::nullopt, std::nullopt, reason_,
+                   std::nullopt});
   }
   return out;
 }

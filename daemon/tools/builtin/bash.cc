@@ -218,7 +218,7 @@ ToolOutput Finish(events::ToolStatus status, const BashOutput& output, const std
   if (text.empty()) text = "(no output)";
   if (text.back() != '\n') text += '\n';
   absl::StrAppend(&text, "[", note, "]");
-  return {status, std::move(text), {}};
+  return {status, std::move(text), {}, {}};
 }
 
 ToolOutput RunBash(const Json& args, const ToolContext& ctx) {

@@ -41,7 +41,9 @@ Config WithConfigured(const std::string& name) {
 std::string Error(const std::vector<SessionMcpServerSpec>& specs, const Config& config = {}) {
   auto servers = CheckSessionMcpServers(specs, config, "servers", "s1");
   EXPECT_FALSE(servers.ok());
-  if (!servers.ok()) EXPECT_TRUE(absl::IsInvalidArgument(servers.status()));
+  if (!servers.ok()) {
+    EXPECT_TRUE(absl::IsInvalidArgument(servers.status()));
+  }
   return std::string(servers.status().message());
 }
 

@@ -29,17 +29,18 @@ std::vector<EventPayload> SamplePayloads() {
                      {"call_2", "nope", "", "{}"}}},
       ToolCallBatch{},
       ToolStarted{"call_1", "read_file", "builtin/read_file"},
-      ToolResult{"call_1", "read_file", "builtin/read_file", ToolStatus::kDenied, "denied", 42, {}},
-      ToolResult{"c", "n", "t", ToolStatus::kSkipped, "", -1, {}},
+      ToolResult{
+          "call_1", "read_file", "builtin/read_file", ToolStatus::kDenied, "denied", 42, {}, {}},
+      ToolResult{"c", "n", "t", ToolStatus::kSkipped, "", -1, {}, {}},
       UsageReport{partial, 2},
       UsageReport{full, 1},
       UsageReport{Usage{}, 7},
       Notice{NoticeLevel::kWarning, "careful"},
-      TurnEnded{TurnEndReason::kMaxSteps, "limit", 8},
+      TurnEnded{TurnEndReason::kMaxSteps, "limit", 8, {}},
       StreamReset{"retry after 429"},
       Resync{18446744073709551615ull},
       ToolResult{"c", "edit_file", "builtin/edit_file", ToolStatus::kOk, "Replaced", 3,
-                 "--- a\n+++ b\n"},
+                 "--- a\n+++ b\n", {}},
       ApprovalRequested{"apr_1",
                         {{"c1", "bash", "builtin/bash", R"({"command":"ls"})",
                           ApprovalState::kAllowed, "rule 0"},
@@ -92,10 +93,11 @@ TEST(EventCodecTest, EncodingIsStable) {
   // rows without it read the same.
   EXPECT_EQ(EncodePayload(AssistantMessage{"h", "", 1, true}),
             R"({"kind":"assistant_message","text":"h","reasoning":"","step":1,"interrupted":true})");
-  EXPECT_EQ(EncodePayload(ToolResult{"c1", "ls", "builtin/ls", ToolStatus::kError, "boom", 9, {}}),
-            R"({"kind":"tool_result","call_id":"c1","name":"ls","tool":"builtin/ls",)"
-            R"("status":"error","content":"boom","duration_ms":9})");
-  EXPECT_EQ(EncodePayload(TurnEnded{TurnEndReason::kCancelled, "", 1}),
+  EXPECT_EQ(
+      EncodePayload(ToolResult{"c1", "ls", "builtin/ls", ToolStatus::kError, "boom", 9, {}, {}}),
+      R"({"kind":"tool_result","call_id":"c1","name":"ls","tool":"builtin/ls",)"
+      R"("status":"error","content":"boom","duration_ms":9})");
+  EXPECT_EQ(EncodePayload(TurnEnded{TurnEndReason::kCancelled, "", 1, {}}),
             R"({"kind":"turn_ended","reason":"cancelled","message":"","steps":1})");
   EXPECT_EQ(EncodeContextItem(ToolOutcome{"c1", "ls", "out", true}),
             R"({"kind":"tool_outcome","call_id":"c1","name":"ls","content":"out","is_error":true})");

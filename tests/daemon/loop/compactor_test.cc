@@ -111,7 +111,7 @@ class CompactorTest : public ::testing::Test {
                             answer};
     ASSERT_TRUE(log_->Commit(turn_id,
                              {events::AssistantMessage{answer.text, "", 1},
-                              events::TurnEnded{events::TurnEndReason::kCompleted, "", 1}},
+                              events::TurnEnded{events::TurnEndReason::kCompleted, "", 1, {}}},
                              std::move(more))
                     .ok());
   }

@@ -52,8 +52,9 @@ TEST_F(SessionLogRedactionTest, OutsideTextIsRedactedBeforeItIsStoredOrPublished
                                   events::Notice{events::NoticeLevel::kWarning, with_secret},
                                   events::ToolResult{"c1", "bash", "builtin/bash",
                                                      events::ToolStatus::kOk, with_secret, 0,
-                                                     with_secret},
-                                  events::TurnEnded{events::TurnEndReason::kError, with_secret, 1}})
+                                                     with_secret, {}},
+                                  events::TurnEnded{events::TurnEndReason::kError, with_secret,
+                                                    1, {}}})
                   .ok());
   log_->PublishLive("t1", events::ToolProgress{"c1", 1, 2, with_secret});
 

@@ -60,7 +60,7 @@ TEST_F(SessionLogTest, LiveEventsTakeSeqsButAreNeverStored) {
   log_->PublishLive("t", events::TextDelta{"a"});
   log_->PublishLive("t", events::TextDelta{"b"});
   ASSERT_TRUE(log_->Commit("t", {events::AssistantMessage{"ab", "", 1}}).ok());
-  log_->PublishUnstored("t", events::TurnEnded{events::TurnEndReason::kError, "disk", 1});
+  log_->PublishUnstored("t", events::TurnEnded{events::TurnEndReason::kError, "disk", 1, {}});
 
   EXPECT_THAT(SeqsOf(Drain(*sub)), ElementsAre(1, 2, 3, 4, 5));
   // Stored seqs have holes where the live events were.

@@ -350,7 +350,7 @@ TEST_F(SessionRunnerTest, ARequestThatReportsNoUsageStillCountsAsARequest) {
   testing::Script s;
   s.events.push_back(providers::StartEvent{});
   s.events.push_back(providers::TextDeltaEvent{0, "answer"});
-  s.events.push_back(providers::FinishEvent{providers::FinishReason::kStop});
+  s.events.push_back(providers::FinishEvent{providers::FinishReason::kStop, {}});
   book_->scripts.push_back(s);
   Collector c(runner_->Subscribe(0));
   ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("hi")).ok());

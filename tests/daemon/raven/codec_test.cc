@@ -39,7 +39,7 @@ TaskState Generated(std::mt19937& rng) {
     src.role = static_cast<SourceRole>(rng() % 4);
     if (rng() % 2) src.family = "fam";
     src.inspected_at = 1200;
-    if (rng() % 2) src.check = {CheckStatus::kReachable, 1300, 200, src.url, std::nullopt};
+    if (rng() % 2) src.check = {CheckStatus::kReachable, 1300, 200, src.url, std::nullopt, {}};
     s.sources.push_back(src);
   }
   for (int i = 0; i < sources; ++i) {

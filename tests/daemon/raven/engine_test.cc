@@ -253,7 +253,8 @@ TEST_F(EngineTest, FailedVerificationDiscardsTheContributionAndDefersKnownClaims
 
 TEST_F(EngineTest, VerifierProtocolViolationsMakeSourcesUnavailable) {
   std::string id = Start();
-  s.verifier.ReplyVerbatim({{"a", CheckStatus::kReachable, 0, 200, "https://other.test/", std::nullopt}});
+  s.verifier.ReplyVerbatim(
+      {{"a", CheckStatus::kReachable, 0, 200, "https://other.test/", std::nullopt, std::nullopt}});
   auto cross = Checkpoint(id, "X [@a].", Json::array({SourceArg("a", "https://a.test/")}));
   EXPECT_EQ(cross->status, "needs-revision");
   EXPECT_THAT(Messages(*cross), HasSubstr("source verifier protocol error"));

@@ -79,7 +79,8 @@ class SessionHistoryTest : public ::testing::Test {
 TEST_F(SessionHistoryTest, EventsComeBackWhole) {
   CommitBatch batch;
   batch.events = {HistoryMessage(1)};
-  events::ToolResult result{"c1", "ls", "builtin/ls", events::ToolStatus::kError, "boom", 12, {}};
+  events::ToolResult result{
+      "c1", "ls", "builtin/ls", events::ToolStatus::kError, "boom", 12, {}, {}};
   SessionEvent second = HistoryMessage(2);
   second.payload = result;
   batch.events.push_back(second);

@@ -93,7 +93,7 @@ TEST_F(DashboardSecurityTest, EveryRouteWantsTheToken) {
 
 TEST_F(DashboardSecurityTest, AForeignHostIsRefused) {
   for (const Endpoint& endpoint : endpoints_) {
-    for (const std::string host :
+    for (const std::string& host :
          {std::string("evil.example:") + std::to_string(dashboard_.port()),
           std::string("127.0.0.1:1")}) {
       DashboardProcess::Call call = CallFor(endpoint);
