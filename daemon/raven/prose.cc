@@ -436,6 +436,18 @@ class Layout {
     }
     if (!open_) {
       std::string indent(line.substr(0, LeadingSpaces(line)));
+      // A paragraph drops its leading white space. When that space is more
+      // than plain spaces (a tab, a no-break space) it can be all that keeps
+      // the line from reading as structure ("\t```", "\t# x"): laid out as
+      // a paragraph, the line would become that structure on the next pass
+      // and change how everything after it reads, one fence per pass. Such
+      // a line is kept as it is.
+      const std::string_view trimmed = TrimView(line);
+      if (trimmed.data() != line.data() + indent.size() &&
+          !ContinuesParagraph(indent + std::string(trimmed))) {
+        Verbatim(line);
+        return;
+      }
       Open(indent, indent);
     }
     parts_.emplace_back(line);

@@ -14,7 +14,8 @@
 //     fenced code (``` or ~~~), $$ math blocks, headings, thematic breaks,
 //     table rows, HTML block lines, link reference definitions, setext
 //     underlines, hard-break lines (ending in 2+ spaces or a backslash) and
-//     blank lines are copied verbatim;
+//     blank lines are copied verbatim, and so is a line that would read as
+//     such structure once its leading tab or no-break space were dropped;
 //   - a blockquote line keeps its '>' prefix on every line it becomes; a
 //     list item's later sentences get a continuation prefix of its width;
 //   - other lines form paragraphs: joined with one space (none between two

@@ -135,5 +135,26 @@ TEST(ProseLayoutPropertyTest, IsIdempotentOnGeneratedMarkdown) {
   }
 }
 
+TEST(ProseLayoutTest, WhiteSpaceThatKeepsALineFromBeingStructureIsKept) {
+  // Laid out as a paragraph, "\t```" lost its tab and opened a fence on the
+  // next pass, which changed how the lines after it read, one fence per
+  // pass: this input (found by raven_prose_fuzz) took more passes than the
+  // layout makes.
+  const std::string found =
+      "-\n\n\t```\n```\n\t```\n```\n\t```\n````\n\t```\n```\n\t```\n```\n"
+      "\t```\n```\n````\n```````\n\t```\n```\n\t```\n```\n\t```\n``````\n"
+      "\t```\n````\n\t```\n```\n````\r$$\n````\n\t```\n`````\n\t```\n```\n"
+      "\t```\n```\n\t```\n````\n\t```\n```\n\t```\n```\n\t```\n```\n````\n"
+      "````\n\t```\n```\n\t```\n```\n\t```\n```\n````>\n````\n\t```\n```\r\t>";
+  const std::string once = LayoutProse(found);
+  EXPECT_EQ(LayoutProse(once), once);
+  EXPECT_EQ(LayoutProse("Code:\n\n\t```\nprint(1)"), "Code:\n\n\t```\nprint(1)");
+  EXPECT_EQ(LayoutProse("Intro.\n\n\t# Not a heading\nText."),
+            "Intro.\n\n\t# Not a heading\nText.");
+  EXPECT_EQ(LayoutProse("Intro.\n\n\xC2\xA0- not an item"), "Intro.\n\n\xC2\xA0- not an item");
+  // Plain spaces are not dropped, so such a line stays a paragraph.
+  EXPECT_EQ(LayoutProse("Intro.\n\n  plain text.  More."), "Intro.\n\n  plain text.\n  More.");
+}
+
 }  // namespace
 }  // namespace raw::raven
