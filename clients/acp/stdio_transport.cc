@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "clients/acp/json_rpc.h"
-#include "clients/acp/line_framer.h"
+#include "common/line_framer.h"
 
 namespace raw::acp {
 

@@ -66,6 +66,7 @@ std::string Clip(std::string_view text, size_t max) {
 
 StdioTransport::StdioTransport(StdioTransportOptions options)
     : options_(std::move(options)),
+      stdout_framer_(options_.max_message_bytes),
       stderr_log_limit_(absl::StrCat("stderr lines of mcp server ", options_.server_name)) {}
 
 StdioTransport::~StdioTransport() {
@@ -134,38 +135,27 @@ void StdioTransport::Wake() {
   }
 }
 
-bool StdioTransport::DispatchLines() {
-  size_t start = 0;
-  size_t search_from = scanned_;
-  while (true) {
-    size_t end = stdout_buffer_.find('\n', search_from);
-    if (end == std::string::npos) break;
-    std::string_view line(stdout_buffer_.data() + start, end - start);
-    start = end + 1;
-    search_from = start;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    // A whole line can arrive in one read: the limit holds for complete
-    // messages too, not only for the unfinished rest of the buffer.
-    if (line.size() > options_.max_message_bytes) return false;
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+bool StdioTransport::DispatchLines(std::string_view chunk) {
+  auto on_line = [this](std::string line) {
     absl::StatusOr<Json> parsed = ParseJson(line);
     if (!parsed.ok() || !(parsed->is_object() || parsed->is_array())) {
       if (++skipped_lines_ <= kMaxLoggedSkips) {
         RAW_LOG(Warning) << "mcp server " << options_.server_name
                          << ": skipping a stdout line that is not JSON-RPC: " << Clip(line, 200);
       }
-      continue;
+      return true;
     }
     if (parsed->is_array()) {
       for (const Json& element : *parsed) callbacks_.on_message(element);
     } else {
       callbacks_.on_message(*parsed);
     }
-  }
-  stdout_buffer_.erase(0, start);
-  // The rest holds no newline: the next search starts after it.
-  scanned_ = stdout_buffer_.size();
-  return stdout_buffer_.size() <= options_.max_message_bytes;
+    return true;
+  };
+  // An overlong message ends the connection, as soon as its unfinished rest
+  // is over the limit: a server may never send the newline.
+  auto on_overlong = [](size_t) { return false; };
+  return stdout_framer_.Feed(chunk, on_line, on_overlong) && !stdout_framer_.skipping();
 }
 
 void StdioTransport::LogStderrLines(bool flush) {
@@ -252,12 +242,11 @@ void StdioTransport::ReaderLoop() {
     }
     if (rc <= 0) continue;
     if (fds[0].revents != 0) {
-      if (!ReadSome(child_->stdout_fd(), stdout_buffer_, kReadsPerWake)) child_->CloseStdout();
-      if (!DispatchLines()) {
+      stdout_chunk_.clear();
+      if (!ReadSome(child_->stdout_fd(), stdout_chunk_, kReadsPerWake)) child_->CloseStdout();
+      if (!DispatchLines(stdout_chunk_)) {
         failure = absl::StrCat("sent a message longer than ", options_.max_message_bytes,
                                " bytes and was stopped");
-        stdout_buffer_.clear();
-        scanned_ = 0;
         child_->CloseStdout();
         enter(Phase::kKilled, SIGKILL, 0);
       }
@@ -285,8 +274,9 @@ void StdioTransport::ReaderLoop() {
   }
   // Take what the child wrote before it exited.
   if (child_->stdout_fd() >= 0) {
-    ReadSome(child_->stdout_fd(), stdout_buffer_, 64);
-    if (!DispatchLines()) stdout_buffer_.clear();
+    stdout_chunk_.clear();
+    ReadSome(child_->stdout_fd(), stdout_chunk_, 64);
+    DispatchLines(stdout_chunk_);
   }
   if (child_->stderr_fd() >= 0) ReadSome(child_->stderr_fd(), stderr_buffer_, 64);
   LogStderrLines(/*flush=*/true);

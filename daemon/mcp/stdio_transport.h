@@ -27,6 +27,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/line_framer.h"
 #include "daemon/mcp/child_process.h"
 #include "daemon/mcp/log_rate_limiter.h"
 #include "daemon/mcp/transport.h"
@@ -60,10 +61,10 @@ class StdioTransport : public McpTransport {
 
  private:
   void ReaderLoop();
-  // Splits complete lines out of stdout_buffer_ and dispatches them.
-  // Returns false when a line or the unfinished rest of the buffer is longer
-  // than max_message_bytes.
-  bool DispatchLines();
+  // Frames bytes read from the child's stdout and dispatches each complete
+  // message. Returns false when a line, or the unfinished rest of one, is
+  // longer than max_message_bytes.
+  bool DispatchLines(std::string_view chunk);
   void LogStderrLines(bool flush);
   void Wake();
   std::string StderrTail() const;
@@ -76,8 +77,8 @@ class StdioTransport : public McpTransport {
   std::thread reader_;
 
   // Reader-thread state.
-  std::string stdout_buffer_;
-  size_t scanned_ = 0;  // stdout_buffer_[0, scanned_) holds no newline
+  std::string stdout_chunk_;
+  LineFramer stdout_framer_;
   std::string stderr_buffer_;
   std::deque<std::string> stderr_tail_;
   int64_t skipped_lines_ = 0;

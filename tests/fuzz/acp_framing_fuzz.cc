@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "clients/acp/json_rpc.h"
-#include "clients/acp/line_framer.h"
+#include "common/line_framer.h"
 #include "common/utf8.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -31,7 +31,7 @@ struct Framed {
 };
 
 Framed Frame(std::string_view stream, std::string_view cuts) {
-  raw::acp::LineFramer framer(kLimit);
+  raw::LineFramer framer(kLimit);
   Framed out;
   auto on_line = [&](std::string line) {
     out.lines.push_back(std::move(line));

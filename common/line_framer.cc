@@ -1,6 +1,6 @@
-#include "clients/acp/line_framer.h"
+#include "common/line_framer.h"
 
-namespace raw::acp {
+namespace raw {
 
 bool LineFramer::Feed(std::string_view chunk, const std::function<bool(std::string)>& on_line,
                       const std::function<bool(size_t)>& on_overlong) {
@@ -37,4 +37,4 @@ bool LineFramer::Feed(std::string_view chunk, const std::function<bool(std::stri
   return true;
 }
 
-}  // namespace raw::acp
+}  // namespace raw

@@ -1,4 +1,6 @@
-// LineFramer: cuts ACP's stdio byte stream into messages, one per line.
+// LineFramer: cuts a newline-delimited JSON-RPC byte stream into messages,
+// one per line: what an editor writes to raw-acp, what an MCP server writes
+// to its standard output.
 //
 // Bytes come in chunks cut anywhere; each '\n' ends a line. A trailing '\r'
 // is dropped and lines of only spaces and tabs are skipped. A line longer
@@ -14,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace raw::acp {
+namespace raw {
 
 class LineFramer {
  public:
@@ -26,6 +28,11 @@ class LineFramer {
   bool Feed(std::string_view chunk, const std::function<bool(std::string)>& on_line,
             const std::function<bool(size_t)>& on_overlong);
 
+  // Whether the unfinished line is already over the limit (and being
+  // skipped). A reader that gives up on an overlong message can stop here,
+  // without waiting for a newline that may never come.
+  bool skipping() const { return skipping_; }
+
  private:
   const size_t max_line_bytes_;
   std::string line_;
@@ -33,4 +40,4 @@ class LineFramer {
   size_t skipped_ = 0;
 };
 
-}  // namespace raw::acp
+}  // namespace raw
