@@ -1,5 +1,8 @@
 #include "common/json_writer.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include "common/json.h"
 #include "common/utf8.h"
 
@@ -7,6 +10,20 @@ namespace raw {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
+
+// Whether any of the eight bytes of `word` must be escaped in a JSON string:
+// a control character (below 0x20), '"' or '\\'. Exact for the word as a
+// whole (each test is the classic "has a byte less than n" / "has a zero
+// byte", which never misses and never reports a byte that is not there);
+// bytes of multi-byte UTF-8 sequences (0x80 and up) never match.
+bool WordNeedsEscape(uint64_t word) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHigh = 0x8080808080808080ULL;
+  const uint64_t quote = word ^ (kOnes * '"');
+  const uint64_t backslash = word ^ (kOnes * '\\');
+  const uint64_t control = (word - kOnes * 0x20) & ~word;
+  return ((control | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash)) & kHigh) != 0;
+}
 
 }  // namespace
 
@@ -20,11 +37,21 @@ void AppendJsonString(std::string& out, std::string_view text) {
   out.reserve(out.size() + text.size() + 2);
   out.push_back('"');
   size_t run = 0;  // start of the bytes not yet written
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (size_t i = 0; i < text.size();) {
+    // Text is mostly bytes that need no escape: pass them eight at a time.
+    if (i + 8 <= text.size()) {
+      uint64_t word;
+      std::memcpy(&word, text.data() + i, sizeof word);
+      if (!WordNeedsEscape(word)) {
+        i += 8;
+        continue;
+      }
+    }
     const auto c = static_cast<unsigned char>(text[i]);
+    ++i;
     if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(text.data() + run, i - run);
-    run = i + 1;
+    out.append(text.data() + run, i - 1 - run);
+    run = i;
     switch (c) {
       case '"':
         out += "\\\"";

@@ -3,8 +3,45 @@
 #include <algorithm>
 #include <atomic>
 #include <utility>
+#include <variant>
 
 namespace raw::providers {
+namespace {
+
+// Items appended at once past which the text is sized for them first: a
+// session's whole history after a load or a compaction, not one step's
+// items (reserving for those at every request would undo the string's
+// geometric growth).
+constexpr size_t kReserveFromItems = 64;
+
+// About how many bytes an item takes serialized: its text plus the keys and
+// punctuation around it. An estimate, for sizing only.
+size_t EstimatedBytes(const events::ContextItem& item) {
+  constexpr size_t kFraming = 64;
+  if (const auto* user = std::get_if<events::UserText>(&item)) return kFraming + user->text.size();
+  if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
+    size_t bytes = kFraming + turn->text.size() + turn->reasoning.size();
+    for (const events::ToolCallRequest& call : turn->tool_calls) {
+      bytes += kFraming + call.call_id.size() + call.name.size() + call.arguments.size();
+    }
+    for (const events::OpaqueBlob& blob : turn->opaque) bytes += kFraming + blob.data.size();
+    return bytes;
+  }
+  const auto& outcome = std::get<events::ToolOutcome>(item);
+  return kFraming + outcome.call_id.size() + outcome.name.size() + outcome.content.size();
+}
+
+// Sizes `text` for items [from, to) when they are many: one allocation and
+// no copies as it grows, where doubling would copy it about once more.
+void ReserveFor(std::string& text, const std::vector<events::ContextItem>& items, size_t from,
+                size_t to) {
+  if (to - from < kReserveFromItems) return;
+  size_t bytes = 0;
+  for (size_t i = from; i < to; ++i) bytes += EstimatedBytes(items[i]);
+  text.reserve(text.size() + bytes + bytes / 8);
+}
+
+}  // namespace
 
 void SerializedHistory::Validate(std::string_view format, uint64_t generation, size_t count) {
   if (generation == 0 || generation != generation_ || format != format_ || items_ > count) {
@@ -40,6 +77,7 @@ std::shared_ptr<const std::string> SerializedHistory::Join(
   Validate(format, generation, items.size());
   if (items_ < items.size()) {
     std::string& text = Writable();
+    ReserveFor(text, items, items_, items.size());
     for (size_t i = items_; i < items.size(); ++i) {
       const size_t before = text.size();
       if (!text.empty()) text += ',';
@@ -59,6 +97,7 @@ std::shared_ptr<const std::string> SerializedHistory::JoinClosed(
   Validate(format, generation, closed);
   if (closed > items_) {
     std::string& text = Writable();
+    ReserveFor(text, items, items_, closed);
     const size_t before = text.size();
     if (!text.empty()) text += ',';
     const size_t start = text.size();

@@ -26,6 +26,41 @@ TEST(JsonWriterTest, EveryByteIsWrittenAsDumpJsonWritesIt) {
   }
 }
 
+TEST(JsonWriterTest, EveryByteAtEveryPlaceOfALongTextIsWrittenAsDumpJsonWritesIt) {
+  // Clean text is passed eight bytes at a time: a byte that needs escaping
+  // must be found wherever it sits in such a word, and next to every byte.
+  for (int c = 0; c < 256; ++c) {
+    for (size_t at = 0; at < 19; ++at) {
+      for (char neighbour : {'a', '\x7f', '\x21', '\x5b'}) {
+        std::string text(19, neighbour);
+        text[at] = static_cast<char>(c);
+        ASSERT_EQ(Written(text), Dumped(text)) << "byte " << c << " at " << at;
+      }
+    }
+  }
+}
+
+TEST(JsonWriterTest, LongTextWithRareEscapesIsWrittenAsDumpJsonWritesIt) {
+  const std::string rare = std::string("\x00\x1f\n\"\\", 5);
+  const std::string common =
+      "abcdefghij klmnopqrstuvwxyz0123456789 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+  std::mt19937 random(20261204);
+  for (int round = 0; round < 5000; ++round) {
+    std::string text;
+    const size_t size = random() % 200;
+    while (text.size() < size) {
+      if (random() % 40 == 0) {
+        text.push_back(rare[random() % rare.size()]);
+      } else {
+        const size_t start = random() % 37;  // ASCII only: the UTF-8 tail is appended whole
+        text.push_back(common[start]);
+        if (random() % 50 == 0) text += common.substr(37);
+      }
+    }
+    ASSERT_EQ(Written(text), Dumped(text)) << "round " << round;
+  }
+}
+
 TEST(JsonWriterTest, RandomTextIsWrittenAsDumpJsonWritesIt) {
   // Bytes drawn mostly from the ones that need care: controls, quotes,
   // backslashes, the lead and continuation bytes of every UTF-8 width, and

@@ -1,5 +1,6 @@
 #include "daemon/providers/anthropic/request_builder.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/json_writer.h"
 #include "daemon/providers/anthropic/stream_decoder.h"
 
 namespace raw::providers::anthropic {
@@ -25,96 +27,89 @@ OrderedJson ToolToJson(const ToolDefinition& tool) {
 }
 
 // The tool_use "input": the stored arguments text as an object, keys in the
-// model's order.
-OrderedJson ToolInput(const std::string& arguments) {
-  if (absl::StripAsciiWhitespace(arguments).empty()) return OrderedJson::object();
-  absl::StatusOr<OrderedJson> parsed = ParseOrderedJson(arguments);
-  if (!parsed.ok() || !parsed->is_object()) return OrderedJson::object();
-  return *std::move(parsed);
+// model's order (an empty object when the text is not one).
+void WriteToolInput(JsonWriter& w, const std::string& arguments) {
+  if (!absl::StripAsciiWhitespace(arguments).empty()) {
+    absl::StatusOr<OrderedJson> parsed = ParseOrderedJson(arguments);
+    if (parsed.ok() && parsed->is_object()) {
+      w.Raw(DumpJson(*parsed));
+      return;
+    }
+  }
+  w.BeginObject().EndObject();
+}
+
+bool IsThinkingBlob(const events::OpaqueBlob& blob) {
+  return blob.provider == kOpaqueProvider &&
+         (blob.kind == kRedactedThinkingKind || blob.kind == kThinkingSignatureKind);
 }
 
 // Thinking and redacted-thinking blocks to replay, in stored order.
-void AppendThinkingBlocks(const events::AssistantTurn& turn, OrderedJson* content) {
+void WriteThinkingBlocks(JsonWriter& w, const events::AssistantTurn& turn) {
   size_t offset = 0;
   for (const events::OpaqueBlob& blob : turn.opaque) {
-    if (blob.provider != kOpaqueProvider) continue;
+    if (!IsThinkingBlob(blob)) continue;
     if (blob.kind == kRedactedThinkingKind) {
-      OrderedJson block = OrderedJson::object();
-      block["type"] = "redacted_thinking";
-      block["data"] = blob.data;
-      content->push_back(std::move(block));
-    } else if (blob.kind == kThinkingSignatureKind) {
+      w.BeginObject().Key("type").String("redacted_thinking").Key("data").String(blob.data);
+      w.EndObject();
+    } else {
       // offset never passes the end: each block takes at most what is left.
       size_t remaining = turn.reasoning.size() - offset;
       size_t length = remaining;
       size_t stored = 0;
       if (absl::SimpleAtoi(blob.id, &stored) && stored <= remaining) length = stored;
-      OrderedJson block = OrderedJson::object();
-      block["type"] = "thinking";
-      block["thinking"] = turn.reasoning.substr(offset, length);
-      block["signature"] = blob.data;
-      content->push_back(std::move(block));
+      w.BeginObject().Key("type").String("thinking");
+      w.Key("thinking").String(std::string_view(turn.reasoning).substr(offset, length));
+      w.Key("signature").String(blob.data).EndObject();
       offset += length;
     }
   }
 }
 
-// Returns null when the turn has nothing to send.
-OrderedJson AssistantMessage(const events::AssistantTurn& turn) {
-  OrderedJson content = OrderedJson::array();
-  AppendThinkingBlocks(turn, &content);
-  if (!turn.text.empty()) {
-    OrderedJson text = OrderedJson::object();
-    text["type"] = "text";
-    text["text"] = turn.text;
-    content.push_back(std::move(text));
+// Writes nothing when the turn has nothing to send.
+void WriteAssistantMessage(JsonWriter& w, const events::AssistantTurn& turn) {
+  if (turn.text.empty() && turn.tool_calls.empty() &&
+      std::none_of(turn.opaque.begin(), turn.opaque.end(), IsThinkingBlob)) {
+    return;
   }
+  w.BeginObject().Key("role").String("assistant").Key("content").BeginArray();
+  WriteThinkingBlocks(w, turn);
+  if (!turn.text.empty())
+    w.BeginObject().Key("type").String("text").Key("text").String(turn.text).EndObject();
   for (const events::ToolCallRequest& call : turn.tool_calls) {
-    OrderedJson use = OrderedJson::object();
-    use["type"] = "tool_use";
-    use["id"] = call.call_id;
-    use["name"] = call.name;
-    use["input"] = ToolInput(call.arguments);
-    content.push_back(std::move(use));
+    w.BeginObject().Key("type").String("tool_use").Key("id").String(call.call_id);
+    w.Key("name").String(call.name).Key("input");
+    WriteToolInput(w, call.arguments);
+    w.EndObject();
   }
-  if (content.empty()) return nullptr;
-  OrderedJson message = OrderedJson::object();
-  message["role"] = "assistant";
-  message["content"] = std::move(content);
-  return message;
+  w.EndArray().EndObject();
 }
 
-OrderedJson ToolResultBlock(const events::ToolOutcome& outcome) {
-  OrderedJson block = OrderedJson::object();
-  block["type"] = "tool_result";
-  block["tool_use_id"] = outcome.call_id;
-  // "content" is optional; an empty string is left out.
-  if (!outcome.content.empty()) block["content"] = outcome.content;
-  if (outcome.is_error) block["is_error"] = true;
-  return block;
-}
-
-// One user message from a run of consecutive user-side items.
-OrderedJson UserMessage(const std::vector<const events::ContextItem*>& run) {
-  OrderedJson content = OrderedJson::array();
+// One user message from a run of consecutive user-side items: the tool
+// results first, then the texts. Writes nothing when the run has nothing to
+// send (the API rejects empty text).
+void WriteUserMessage(JsonWriter& w, const std::vector<const events::ContextItem*>& run) {
+  auto sends = [](const events::ContextItem* item) {
+    const auto* user = std::get_if<events::UserText>(item);
+    return user == nullptr || !user->text.empty();
+  };
+  if (std::none_of(run.begin(), run.end(), sends)) return;
+  w.BeginObject().Key("role").String("user").Key("content").BeginArray();
   for (const events::ContextItem* item : run) {
-    if (const auto* outcome = std::get_if<events::ToolOutcome>(item)) {
-      content.push_back(ToolResultBlock(*outcome));
-    }
+    const auto* outcome = std::get_if<events::ToolOutcome>(item);
+    if (outcome == nullptr) continue;
+    w.BeginObject().Key("type").String("tool_result").Key("tool_use_id").String(outcome->call_id);
+    // "content" is optional; an empty string is left out.
+    if (!outcome->content.empty()) w.Key("content").String(outcome->content);
+    if (outcome->is_error) w.Key("is_error").Bool(true);
+    w.EndObject();
   }
   for (const events::ContextItem* item : run) {
     const auto* user = std::get_if<events::UserText>(item);
-    if (user == nullptr || user->text.empty()) continue;  // the API rejects empty text
-    OrderedJson text = OrderedJson::object();
-    text["type"] = "text";
-    text["text"] = user->text;
-    content.push_back(std::move(text));
+    if (user == nullptr || user->text.empty()) continue;
+    w.BeginObject().Key("type").String("text").Key("text").String(user->text).EndObject();
   }
-  if (content.empty()) return nullptr;
-  OrderedJson message = OrderedJson::object();
-  message["role"] = "user";
-  message["content"] = std::move(content);
-  return message;
+  w.EndArray().EndObject();
 }
 
 }  // namespace
@@ -128,38 +123,22 @@ absl::StatusOr<CacheRetention> ParseCacheRetention(std::string_view text) {
 
 namespace {
 
-// Calls `emit` with each message of items [from, to), where `from` is 0 or
-// just after an assistant turn (where a run of user-side items starts).
-template <typename Emit>
-void ForEachMessage(const std::vector<events::ContextItem>& items, size_t from, size_t to,
-                    Emit emit) {
+// Appends the messages of items [from, to), comma-separated, where `from` is
+// 0 or just after an assistant turn (where a run of user-side items starts).
+void AppendMessages(const std::vector<events::ContextItem>& items, size_t from, size_t to,
+                    std::string* out) {
+  JsonWriter w(*out);
   std::vector<const events::ContextItem*> user_run;
-  auto flush_user_run = [&emit, &user_run] {
-    if (user_run.empty()) return;
-    OrderedJson message = UserMessage(user_run);
-    if (!message.is_null()) emit(std::move(message));
-    user_run.clear();
-  };
   for (size_t i = from; i < to; ++i) {
     if (const auto* turn = std::get_if<events::AssistantTurn>(&items[i])) {
-      flush_user_run();
-      OrderedJson message = AssistantMessage(*turn);
-      if (!message.is_null()) emit(std::move(message));
+      WriteUserMessage(w, user_run);
+      user_run.clear();
+      WriteAssistantMessage(w, *turn);
     } else {
       user_run.push_back(&items[i]);
     }
   }
-  flush_user_run();
-}
-
-void AppendMessages(const std::vector<events::ContextItem>& items, size_t from, size_t to,
-                    std::string* out) {
-  bool first = true;
-  ForEachMessage(items, from, to, [out, &first](OrderedJson message) {
-    if (!first) out->push_back(',');
-    first = false;
-    out->append(DumpJson(message));
-  });
+  WriteUserMessage(w, user_run);
 }
 
 // Just after the last assistant turn: the items after it are one run of
@@ -175,10 +154,10 @@ size_t ClosedPoint(const std::vector<events::ContextItem>& items) {
 }  // namespace
 
 OrderedJson BuildMessages(const std::vector<events::ContextItem>& items) {
-  OrderedJson messages = OrderedJson::array();
-  ForEachMessage(items, 0, items.size(),
-                 [&messages](OrderedJson message) { messages.push_back(std::move(message)); });
-  return messages;
+  std::string text = "[";
+  AppendMessages(items, 0, items.size(), &text);
+  text.push_back(']');
+  return *ParseOrderedJson(text);
 }
 
 http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model,

@@ -1,5 +1,6 @@
 #include "daemon/providers/google/request_builder.h"
 
+#include <algorithm>
 #include <map>
 #include <string_view>
 #include <type_traits>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "common/json_writer.h"
 #include "daemon/providers/google/call_id.h"
 #include "daemon/providers/google/schema_converter.h"
 #include "daemon/providers/google/thought_signature.h"
@@ -17,21 +19,27 @@ namespace {
 
 OrderedJson TextPart(const std::string& text) { return OrderedJson{{"text", text}}; }
 
-OrderedJson UserContent(OrderedJson parts) {
-  OrderedJson content = OrderedJson::object();
-  content["role"] = "user";
-  content["parts"] = std::move(parts);
-  return content;
-}
-
-// The stored arguments text as the object Gemini wants.
-OrderedJson ArgsObject(const std::string& arguments) {
+// The stored arguments text as the object Gemini wants (an empty object when
+// the text is not one).
+void WriteArgs(JsonWriter& w, const std::string& arguments) {
   absl::StatusOr<OrderedJson> parsed = ParseOrderedJson(arguments);
-  if (parsed.ok() && parsed->is_object()) return *std::move(parsed);
-  return OrderedJson::object();
+  if (parsed.ok() && parsed->is_object()) {
+    w.Raw(DumpJson(*parsed));
+  } else {
+    w.BeginObject().EndObject();
+  }
 }
 
-OrderedJson ModelContent(const events::AssistantTurn& turn) {
+// A text part, with its thought flag and signature when given.
+void WriteTextPart(JsonWriter& w, std::string_view text, bool thought,
+                   const std::string* signature) {
+  w.BeginObject().Key("text").String(text);
+  if (thought) w.Key("thought").Bool(true);
+  if (signature != nullptr) w.Key("thoughtSignature").String(*signature);
+  w.EndObject();
+}
+
+void WriteModelContent(JsonWriter& w, const events::AssistantTurn& turn) {
   std::vector<const std::string*> thought_signatures;
   std::vector<const std::string*> text_signatures;
   std::map<std::string_view, const std::string*> call_signatures;
@@ -47,60 +55,55 @@ OrderedJson ModelContent(const events::AssistantTurn& turn) {
       call_signatures.emplace(call_id, &blob.data);  // the first one wins
     }
   }
-  OrderedJson parts = OrderedJson::array();
+  w.BeginObject().Key("role").String("model").Key("parts").BeginArray();
   for (size_t i = 0; i < thought_signatures.size(); ++i) {
-    OrderedJson part = TextPart(i == 0 ? turn.reasoning : std::string());
-    part["thought"] = true;
-    part["thoughtSignature"] = *thought_signatures[i];
-    parts.push_back(std::move(part));
+    WriteTextPart(w, i == 0 ? std::string_view(turn.reasoning) : std::string_view(), true,
+                  thought_signatures[i]);
   }
   size_t next_text_signature = 0;
   if (!turn.text.empty()) {
-    OrderedJson part = TextPart(turn.text);
-    if (!text_signatures.empty()) part["thoughtSignature"] = *text_signatures[next_text_signature++];
-    parts.push_back(std::move(part));
+    WriteTextPart(w, turn.text, false,
+                  text_signatures.empty() ? nullptr : text_signatures[next_text_signature++]);
   }
   for (const events::ToolCallRequest& call : turn.tool_calls) {
-    OrderedJson function_call = OrderedJson::object();
-    if (!call.call_id.empty() && !IsSyntheticCallId(call.call_id)) function_call["id"] = call.call_id;
-    function_call["name"] = call.name;
-    function_call["args"] = ArgsObject(call.arguments);
-    OrderedJson part = OrderedJson::object();
-    part["functionCall"] = std::move(function_call);
+    w.BeginObject().Key("functionCall").BeginObject();
+    if (!call.call_id.empty() && !IsSyntheticCallId(call.call_id)) w.Key("id").String(call.call_id);
+    w.Key("name").String(call.name).Key("args");
+    WriteArgs(w, call.arguments);
+    w.EndObject();
     auto signature = call_signatures.find(call.call_id);
-    if (signature != call_signatures.end()) part["thoughtSignature"] = *signature->second;
-    parts.push_back(std::move(part));
+    if (signature != call_signatures.end()) w.Key("thoughtSignature").String(*signature->second);
+    w.EndObject();
   }
   for (; next_text_signature < text_signatures.size(); ++next_text_signature) {
-    OrderedJson part = TextPart("");
-    part["thoughtSignature"] = *text_signatures[next_text_signature];
-    parts.push_back(std::move(part));
+    WriteTextPart(w, "", false, text_signatures[next_text_signature]);
   }
   // Gemini rejects a content without parts; an empty answer is empty text.
-  if (parts.empty()) parts.push_back(TextPart(""));
-  OrderedJson content = OrderedJson::object();
-  content["role"] = "model";
-  content["parts"] = std::move(parts);
-  return content;
+  if (thought_signatures.empty() && turn.text.empty() && turn.tool_calls.empty() &&
+      text_signatures.empty()) {
+    WriteTextPart(w, "", false, nullptr);
+  }
+  w.EndArray().EndObject();
 }
 
-OrderedJson FunctionResponsePart(const events::ToolOutcome& outcome,
-                                 const events::ToolCallRequest* call) {
-  OrderedJson response = OrderedJson::object();
+void WriteFunctionResponsePart(JsonWriter& w, const events::ToolOutcome& outcome,
+                               const events::ToolCallRequest* call) {
+  w.BeginObject().Key("functionResponse").BeginObject();
   if (!outcome.call_id.empty() && !IsSyntheticCallId(outcome.call_id)) {
-    response["id"] = outcome.call_id;
+    w.Key("id").String(outcome.call_id);
   }
-  response["name"] = !outcome.name.empty() || call == nullptr ? outcome.name : call->name;
-  response["response"] = OrderedJson{{outcome.is_error ? "error" : "output", outcome.content}};
-  OrderedJson part = OrderedJson::object();
-  part["functionResponse"] = std::move(response);
-  return part;
+  w.Key("name").String(!outcome.name.empty() || call == nullptr ? outcome.name : call->name);
+  w.Key("response")
+      .BeginObject()
+      .Key(outcome.is_error ? "error" : "output")
+      .String(outcome.content);
+  w.EndObject().EndObject().EndObject();
 }
 
 // One user content for a run of tool outcomes, in the order of the calls of
 // `turn` (outcomes of calls it does not list keep their order, after those).
-OrderedJson ToolResultsContent(const std::vector<const events::ToolOutcome*>& outcomes,
-                               const events::AssistantTurn* turn) {
+void WriteToolResultsContent(JsonWriter& w, const std::vector<const events::ToolOutcome*>& outcomes,
+                             const events::AssistantTurn* turn) {
   std::vector<std::pair<size_t, size_t>> order;  // (call position, outcome position)
   order.reserve(outcomes.size());
   for (size_t i = 0; i < outcomes.size(); ++i) {
@@ -116,13 +119,13 @@ OrderedJson ToolResultsContent(const std::vector<const events::ToolOutcome*>& ou
     order.emplace_back(position, i);
   }
   std::stable_sort(order.begin(), order.end());
-  OrderedJson parts = OrderedJson::array();
+  w.BeginObject().Key("role").String("user").Key("parts").BeginArray();
   for (const auto& [position, index] : order) {
     const events::ToolCallRequest* call =
         position == SIZE_MAX ? nullptr : &turn->tool_calls[position];
-    parts.push_back(FunctionResponsePart(*outcomes[index], call));
+    WriteFunctionResponsePart(w, *outcomes[index], call);
   }
-  return UserContent(std::move(parts));
+  w.EndArray().EndObject();
 }
 
 }  // namespace
@@ -139,13 +142,13 @@ OrderedJson ToolToDeclaration(const ToolDefinition& tool) {
 
 namespace {
 
-// Calls `emit` with each content of items [from, to), where `from` is 0 or
-// just after an item that is not a tool outcome (where a run of them
+// Appends the contents of items [from, to), comma-separated, where `from`
+// is 0 or just after an item that is not a tool outcome (where a run of them
 // starts). A run's order comes from the last assistant turn before it,
 // which may lie before `from`.
-template <typename Emit>
-void ForEachContent(const std::vector<events::ContextItem>& items, size_t from, size_t to,
-                    Emit emit) {
+void AppendContents(const std::vector<events::ContextItem>& items, size_t from, size_t to,
+                    std::string* out) {
+  JsonWriter w(*out);
   const events::AssistantTurn* last_turn = nullptr;
   if (from < to && std::holds_alternative<events::ToolOutcome>(items[from])) {
     for (size_t i = from; i > 0 && last_turn == nullptr; --i) {
@@ -155,7 +158,7 @@ void ForEachContent(const std::vector<events::ContextItem>& items, size_t from, 
   std::vector<const events::ToolOutcome*> pending;
   auto flush = [&] {
     if (pending.empty()) return;
-    emit(ToolResultsContent(pending, last_turn));
+    WriteToolResultsContent(w, pending, last_turn);
     pending.clear();
   };
   for (size_t i = from; i < to; ++i) {
@@ -166,23 +169,15 @@ void ForEachContent(const std::vector<events::ContextItem>& items, size_t from, 
     }
     flush();
     if (const auto* user = std::get_if<events::UserText>(&item)) {
-      emit(UserContent(OrderedJson::array({TextPart(user->text)})));
+      w.BeginObject().Key("role").String("user").Key("parts").BeginArray();
+      WriteTextPart(w, user->text, false, nullptr);
+      w.EndArray().EndObject();
     } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
-      emit(ModelContent(*turn));
+      WriteModelContent(w, *turn);
       last_turn = turn;
     }
   }
   flush();
-}
-
-void AppendContents(const std::vector<events::ContextItem>& items, size_t from, size_t to,
-                    std::string* out) {
-  bool first = true;
-  ForEachContent(items, from, to, [out, &first](OrderedJson content) {
-    if (!first) out->push_back(',');
-    first = false;
-    out->append(DumpJson(content));
-  });
 }
 
 // Just after the last item that is not a tool outcome: the tool outcomes
@@ -198,10 +193,10 @@ size_t ClosedPoint(const std::vector<events::ContextItem>& items) {
 }  // namespace
 
 OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages) {
-  OrderedJson contents = OrderedJson::array();
-  ForEachContent(messages, 0, messages.size(),
-                 [&contents](OrderedJson content) { contents.push_back(std::move(content)); });
-  return contents;
+  std::string text = "[";
+  AppendContents(messages, 0, messages.size(), &text);
+  text.push_back(']');
+  return *ParseOrderedJson(text);
 }
 
 http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model) {
