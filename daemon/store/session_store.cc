@@ -79,6 +79,26 @@ absl::StatusOr<AutoVacuum> EnsureIncrementalVacuum(Database& db) {
   return db.GetAutoVacuum();
 }
 
+// Writes the WAL's first frame now, at open. SQLite syncs the directory at
+// the first sync of a WAL file it created (so that the new file survives a
+// crash), and the file is new whenever the daemon starts, since the last
+// connection's close removed it: a few milliseconds that would otherwise
+// fall on the daemon's first commit, often inside a turn. Writing the schema
+// version back unchanged changes nothing else. A failure (a read-only file)
+// is left to the first real write to report.
+void PrimeWal(Database& db) {
+  absl::Status primed = [&db]() -> absl::Status {
+    ASSIGN_OR_RETURN(int64_t version, db.QueryInt64("PRAGMA user_version"));
+    Transaction txn(db);
+    RETURN_IF_ERROR(txn.Begin());
+    RETURN_IF_ERROR(db.Exec(absl::StrCat("PRAGMA user_version = ", version)));
+    return txn.Commit();
+  }();
+  if (!primed.ok()) {
+    RAW_LOG(Info) << "could not write to " << db.path() << " at open: " << primed.message();
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SessionStore>> SessionStore::Open(const std::string& path) {
@@ -96,6 +116,7 @@ absl::StatusOr<std::unique_ptr<SessionStore>> SessionStore::Open(const std::stri
   AutoVacuum vacuum = AutoVacuum::kNone;
   if (wal) {
     ASSIGN_OR_RETURN(vacuum, EnsureIncrementalVacuum(*writer));
+    PrimeWal(*writer);
   }
   std::unique_ptr<ReadPool> readers;
   std::unique_ptr<WalCheckpointer> checkpointer;
@@ -312,7 +333,10 @@ absl::StatusOr<std::vector<events::ContextItem>> SessionStore::LoadContext(
                                                   "WHERE session_id = ?1 ORDER BY position ASC"));
     select.BindString(0, session_id);
     items.clear();
-    items.reserve(expected);
+    // Room for the turns to come as well: a loaded context is appended to
+    // at once, and a vector that is full would move every item for the
+    // next one (about half a millisecond at 10,000 items, in the turn).
+    items.reserve(expected + expected / 4 + 64);
     // Decoded straight from SQLite's buffer: no copy of the row first.
     const std::function<int64_t()> position = [&select] { return select.ColumnInt64(0); };
     while (true) {

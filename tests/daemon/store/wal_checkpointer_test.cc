@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/store/session_store.h"
 #include "daemon/store/sqlite/db.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/store/temp_dir.h"
@@ -61,6 +62,19 @@ TEST(WalCheckpointerTest, TheCheckpointerCopiesTheWalBackOnItsThread) {
   FillWal(**db);
   ASSERT_TRUE(cp->AwaitCheckpoints(1, absl::Seconds(30)));
   EXPECT_GT(WalFileSize(dir.File("s.db")), before);
+}
+
+TEST(WalCheckpointerTest, TheStoreWritesTheWalsFirstFrameAtOpen) {
+  // SQLite syncs the directory at the first sync of a WAL it created, and
+  // the WAL is new each time the daemon starts (closing removed it): that
+  // cost belongs to the open, not to the daemon's first commit in a turn.
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  ASSERT_TRUE(SessionStore::Open(path).ok());
+  ASSERT_FALSE(std::filesystem::exists(path + "-wal")) << "closing removes the WAL";
+  absl::StatusOr<std::unique_ptr<SessionStore>> store = SessionStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_GT(WalFileSize(path + "-wal"), 0u) << "no frame was written at open";
 }
 
 }  // namespace
