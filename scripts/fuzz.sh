@@ -12,6 +12,11 @@
 #   TARGET   only these targets, with or without the _fuzz suffix
 #            (default: every *_fuzz binary)
 # RAW_FUZZ_MAX_LEN caps an input's size in bytes (default 8192).
+# RAW_FUZZ_CAMPAIGN=DIR keeps each target's corpus in DIR/NAME instead of a
+# scratch copy, so that a campaign longer than one sitting runs in segments
+# that each resume from the corpus the last one left; DIR/NAME.segments
+# records each segment's executions and seconds, and the line printed gives
+# the campaign's total.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,7 +37,12 @@ status=0
 for target in "${targets[@]}"; do
   name="${target%_fuzz}"
   target="${name}_fuzz"
-  corpus="$(mktemp -d)"
+  if [[ -n "${RAW_FUZZ_CAMPAIGN:-}" ]]; then
+    corpus="$RAW_FUZZ_CAMPAIGN/$name"
+    mkdir -p "$corpus"
+  else
+    corpus="$(mktemp -d)"
+  fi
   seeds=(tests/fuzz/corpus/"$name")
   case "$name" in
     sse_decoder) seeds=(tests/fixtures/sse/chat tests/fixtures/sse/responses
@@ -44,16 +54,21 @@ for target in "${targets[@]}"; do
   esac
   log="$artifacts/$target.log"
   rc=0
+  started=$(date +%s)
   "$bin/$target" -runs="$runs" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 \
     -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$corpus" "${seeds[@]}" \
     >"$log" 2>&1 || rc=$?
-  done_line="$(grep -E '^Done [0-9]+ runs' "$log" | tail -1 || true)"
   execs="$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' | tail -1)"
   rate="$(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}' | tail -1)"
-  printf '%-24s %s executions, %s/s, %s corpus files%s\n' "$target" "${execs:-?}" \
-    "${rate:-?}" "$(ls "$corpus" | wc -l)" "$( ((rc == 0)) || echo ", FAILED (see $log)")"
-  [[ -n "$done_line" ]] || true
+  total=""
+  if [[ -n "${RAW_FUZZ_CAMPAIGN:-}" ]]; then
+    echo "${execs:-0} $(($(date +%s) - started))" >>"$RAW_FUZZ_CAMPAIGN/$name.segments"
+    total="$(awk '{e += $1; s += $2; n++} END {printf ", campaign %d executions in %d s, %d segments", e, s, n}' \
+      "$RAW_FUZZ_CAMPAIGN/$name.segments")"
+  fi
+  printf '%-24s %s executions, %s/s, %s corpus files%s%s\n' "$target" "${execs:-?}" \
+    "${rate:-?}" "$(ls "$corpus" | wc -l)" "$total" "$( ((rc == 0)) || echo ", FAILED (see $log)")"
   ((rc == 0)) || status=1
-  rm -rf "$corpus"
+  [[ -n "${RAW_FUZZ_CAMPAIGN:-}" ]] || rm -rf "$corpus"
 done
 exit "$status"
