@@ -74,8 +74,9 @@ void WriteAssistantMessage(JsonWriter& w, const events::AssistantTurn& turn) {
   }
   w.BeginObject().Key("role").String("assistant").Key("content").BeginArray();
   WriteThinkingBlocks(w, turn);
-  if (!turn.text.empty())
+  if (!turn.text.empty()) {
     w.BeginObject().Key("type").String("text").Key("text").String(turn.text).EndObject();
+  }
   for (const events::ToolCallRequest& call : turn.tool_calls) {
     w.BeginObject().Key("type").String("tool_use").Key("id").String(call.call_id);
     w.Key("name").String(call.name).Key("input");
@@ -157,7 +158,9 @@ OrderedJson BuildMessages(const std::vector<events::ContextItem>& items) {
   std::string text = "[";
   AppendMessages(items, 0, items.size(), &text);
   text.push_back(']');
-  return *ParseOrderedJson(text);
+  // The writer's own output: it parses. No depth limit here, since tool
+  // arguments may already nest as deep as ParseOrderedJson allows.
+  return OrderedJson::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
 http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model,

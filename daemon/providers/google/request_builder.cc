@@ -196,7 +196,9 @@ OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages) 
   std::string text = "[";
   AppendContents(messages, 0, messages.size(), &text);
   text.push_back(']');
-  return *ParseOrderedJson(text);
+  // The writer's own output: it parses. No depth limit here, since tool
+  // arguments may already nest as deep as ParseOrderedJson allows.
+  return OrderedJson::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
 http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model) {
