@@ -23,6 +23,11 @@
 // rawd as <NAME>, and only to rawd: for trying an allocator
 // (RAW_BENCH_RAWD_LD_PRELOAD=libjemalloc.so.2) or its settings
 // (RAW_BENCH_RAWD_MALLOC_ARENA_MAX=2).
+// RAW_BENCH_DAEMON_LAUNCHER and RAW_BENCH_CLIENT_LAUNCHER, words separated by
+// spaces, are put before rawd's and `raw run`'s command lines: for running
+// them under a profiler (scripts/hot-text.sh). RAW_BENCH_SMAPS=FILE copies
+// rawd's /proc/PID/smaps into FILE after the runs, for a mapping-by-mapping
+// account of its memory.
 // Figures and the command line are recorded in docs/performance.md.
 #include <unistd.h>
 
@@ -40,6 +45,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "bench/process_stats.h"
 #include "daemon/store/database_files.h"
@@ -81,6 +87,12 @@ double Median(std::vector<double> v) {
 }
 
 // The peak child_peak printed on the last line of `err`; 0 if none.
+std::vector<std::string> Launcher(const char* variable) {
+  const char* words = std::getenv(variable);
+  if (words == nullptr) return {};
+  return absl::StrSplit(words, ' ', absl::SkipEmpty());
+}
+
 long ChildPeakKb(const std::string& err) {
   const size_t at = err.rfind("child_peak_kb=");
   return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 14);
@@ -109,6 +121,8 @@ int main(int argc, char** argv) {
     std::printf("rawd's environment: %s=%s\n", name.c_str(), value.c_str());
     daemon.SetEnv(name, value);
   }
+  daemon.SetLauncher(Launcher("RAW_BENCH_DAEMON_LAUNCHER"));
+  const std::vector<std::string> client_launcher = Launcher("RAW_BENCH_CLIENT_LAUNCHER");
   if (auto s = daemon.Start(); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 1;
@@ -132,8 +146,9 @@ int main(int argc, char** argv) {
     fake.Enqueue(chat::TextAnswer("done"));
     const size_t before = fake.requests().size();
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::string> run = {raw::e2e::BinaryPath("child_peak"), raw::e2e::BinaryPath("raw"),
-                                    "run", "--json"};
+    std::vector<std::string> run = {raw::e2e::BinaryPath("child_peak")};
+    run.insert(run.end(), client_launcher.begin(), client_launcher.end());
+    run.insert(run.end(), {raw::e2e::BinaryPath("raw"), "run", "--json"});
     if (seeded.empty()) {
       run.insert(run.end(), {"--cwd", daemon.workdir(), "go"});
     } else {
@@ -227,6 +242,12 @@ int main(int argc, char** argv) {
   std::printf("rawd idle RSS after start: %ld KiB, after %d turns: %ld KiB\n", rss_start, runs,
               rss_end);
   const long rawd_peak_kb = raw::bench::StatusKb(daemon.pid(), "VmHWM:");
+  if (const char* out = std::getenv("RAW_BENCH_SMAPS")) {
+    std::ifstream smaps("/proc/" + std::to_string(daemon.pid()) + "/smaps");
+    std::ofstream(out) << smaps.rdbuf();
+  }
+  // A clean stop, so that a profiler under RAW_BENCH_DAEMON_LAUNCHER writes its output.
+  daemon.Stop(SIGTERM);
   std::printf("peak RSS: rawd %ld KiB, raw run %ld KiB, together %ld KiB\n", rawd_peak_kb,
               raw_peak_kb, rawd_peak_kb + raw_peak_kb);
   return 0;
