@@ -86,13 +86,14 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// The peak child_peak printed on the last line of `err`; 0 if none.
+// The words of the environment variable `variable`; none if it is unset.
 std::vector<std::string> Launcher(const char* variable) {
   const char* words = std::getenv(variable);
   if (words == nullptr) return {};
   return absl::StrSplit(words, ' ', absl::SkipEmpty());
 }
 
+// The peak child_peak printed on the last line of `err`; 0 if none.
 long ChildPeakKb(const std::string& err) {
   const size_t at = err.rfind("child_peak_kb=");
   return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 14);

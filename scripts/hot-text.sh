@@ -46,7 +46,7 @@ write_script() {
   python3 "$root/scripts/hot_text.py" "$work/$program" "$work/$program.map" "${profiles[@]}" \
     >"$out.new"
   mv "$out.new" "$out"
-  echo "hot-text: $(sed -n 2p "$out" | sed 's/^ *//') -> ${out#"$root"/}"
+  echo "hot-text: ${out#"$root"/}: $(sed -n 2p "$out" | sed -e 's/^ *//' -e 's/ \*\/$//')"
 }
 
 write_script rawd "$root/daemon/app/hot-text.ld"
