@@ -1,5 +1,7 @@
 #include "common/worker_pool.h"
 
+#include <pthread.h>
+
 #include <system_error>
 #include <utility>
 
@@ -7,8 +9,9 @@
 
 namespace raw {
 
-WorkerPool::WorkerPool(absl::Duration idle_exit, ThreadStarter start_thread)
-    : idle_exit_(idle_exit),
+WorkerPool::WorkerPool(std::string name, absl::Duration idle_exit, ThreadStarter start_thread)
+    : name_(name.substr(0, 15)),
+      idle_exit_(idle_exit),
       start_thread_(start_thread ? std::move(start_thread) : [](std::function<void()> body) {
         return std::thread(std::move(body));
       }) {
@@ -61,6 +64,7 @@ size_t WorkerPool::LiveWorkersLocked() const {
 }
 
 void WorkerPool::Run(std::list<Worker>::iterator self) {
+  pthread_setname_np(pthread_self(), name_.c_str());  // fails only for a name over 15 bytes
   absl::MutexLock lock(&mu_);
   while (true) {
     absl::Time deadline = absl::Now() + idle_exit_;

@@ -13,6 +13,9 @@
 // whose workers had all exited would keep such a task queued until some
 // later Schedule found a thread, which may never come.
 //
+// Each worker names its thread `name` (cut to the 15 bytes Linux keeps), so
+// that /proc/PID/task/*/comm, top -H and a debugger tell the pools apart.
+//
 // Thread-safe. Shutdown() refuses new tasks, lets running and queued tasks
 // finish and joins every worker; the destructor calls it. A task must not
 // call Shutdown().
@@ -21,6 +24,7 @@
 #include <cstddef>
 #include <functional>
 #include <list>
+#include <string>
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
@@ -36,7 +40,7 @@ class WorkerPool {
   // be started (std::thread's contract). Replaceable for tests.
   using ThreadStarter = std::function<std::thread(std::function<void()> body)>;
 
-  explicit WorkerPool(absl::Duration idle_exit = absl::Seconds(30),
+  explicit WorkerPool(std::string name = "raw-worker", absl::Duration idle_exit = absl::Seconds(30),
                       ThreadStarter start_thread = nullptr);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
@@ -63,6 +67,7 @@ class WorkerPool {
   // Joins workers that have exited.
   void ReapLocked(std::list<Worker>* reaped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  const std::string name_;
   const absl::Duration idle_exit_;
   const ThreadStarter start_thread_;
   mutable absl::Mutex mu_;

@@ -349,7 +349,7 @@ struct LocalServer::Impl {
   tcp::acceptor acceptor{io};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::shared_ptr<IoGate> gate = std::make_shared<IoGate>(io);
-  WorkerPool pool;
+  WorkerPool pool{"raw-web"};
   std::thread io_thread;
   uint16_t port = 0;
 

@@ -333,7 +333,7 @@ class SessionManager {
   WriteLeases leases_{deps_.clock};
   // Declared after what its tasks use and before the runners: destroyed
   // (joined) before the manager's other members.
-  WorkerPool pool_;
+  WorkerPool pool_{"rawd-sessions"};
   // Set once the HTTP client was asked to prepare (PrepareHttp).
   std::atomic<bool> http_prepared_{false};
   absl::Mutex mu_;

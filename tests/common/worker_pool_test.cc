@@ -1,6 +1,9 @@
 #include "common/worker_pool.h"
 
+#include <pthread.h>
+
 #include <atomic>
+#include <string>
 #include <system_error>
 #include <thread>
 
@@ -41,7 +44,7 @@ TEST(WorkerPoolTest, AnIdleWorkerTakesTheNextTaskInsteadOfANewThread) {
 TEST(WorkerPoolTest, WhenNoThreadCanStartTheTaskWaitsForARunningWorker) {
   std::atomic<bool> refuse{false};
   std::atomic<int> started{0};
-  WorkerPool pool(absl::Seconds(30), [&](std::function<void()> body) {
+  WorkerPool pool("test-pool", absl::Seconds(30), [&](std::function<void()> body) {
     if (refuse) {
       throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
     }
@@ -107,7 +110,7 @@ class CountingStarter {
 // limit before any other runs is not stranded.
 TEST(WorkerPoolTest, APoolStartsItsWorkerWhenMade) {
   CountingStarter starts;
-  WorkerPool pool(absl::Seconds(30), starts.starter());
+  WorkerPool pool("test-pool", absl::Seconds(30), starts.starter());
   EXPECT_EQ(pool.threads(), 1u);
   starts.refuse = true;
   absl::Notification ran;
@@ -119,7 +122,7 @@ TEST(WorkerPoolTest, APoolStartsItsWorkerWhenMade) {
 // can start still finds a worker after a quiet spell.
 TEST(WorkerPoolTest, TheLastWorkerNeverIdlesOut) {
   CountingStarter starts;
-  WorkerPool pool(absl::Milliseconds(1), starts.starter());
+  WorkerPool pool("test-pool", absl::Milliseconds(1), starts.starter());
   absl::Notification release, first_running, second_running;
   ASSERT_TRUE(pool.Schedule([&] {
     first_running.Notify();
@@ -149,6 +152,26 @@ TEST(WorkerPoolTest, ShutdownRunsWhatWasQueuedThenRefuses) {
   EXPECT_EQ(ran.load(), 50);
   EXPECT_FALSE(pool.Schedule([&] { ++ran; }));
   EXPECT_EQ(pool.threads(), 0u);
+}
+
+// Workers carry the pool's name, cut to what Linux keeps, so that the
+// threads of each pool can be told apart in /proc/PID/task/*/comm.
+TEST(WorkerPoolTest, WorkersCarryThePoolsName) {
+  auto name_of_worker = [](std::string pool_name) {
+    WorkerPool pool(std::move(pool_name));
+    std::string name;
+    absl::Notification ran;
+    EXPECT_TRUE(pool.Schedule([&] {
+      char buffer[32] = {};
+      pthread_getname_np(pthread_self(), buffer, sizeof buffer);
+      name = buffer;
+      ran.Notify();
+    }));
+    ran.WaitForNotification();
+    return name;
+  };
+  EXPECT_EQ(name_of_worker("rawd-sessions"), "rawd-sessions");
+  EXPECT_EQ(name_of_worker("a-name-longer-than-fifteen"), "a-name-longer-t");
 }
 
 }  // namespace

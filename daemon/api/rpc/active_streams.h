@@ -47,7 +47,7 @@ class ActiveStreams {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   std::set<DrainableStream*> streams_ ABSL_GUARDED_BY(mu_);
   // Last: destroyed first, so its tasks end before the registry does.
-  WorkerPool pool_;
+  WorkerPool pool_{"rawd-streams"};
 };
 
 }  // namespace raw::api::rpc
