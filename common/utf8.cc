@@ -26,6 +26,8 @@ size_t SequenceLength(std::string_view s, size_t i) {
 
 }  // namespace
 
+size_t Utf8SequenceLength(std::string_view s, size_t i) { return SequenceLength(s, i); }
+
 size_t ValidUtf8Prefix(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {

@@ -16,6 +16,10 @@ namespace raw {
 // all of it is.
 size_t ValidUtf8Prefix(std::string_view s);
 
+// Length of the well-formed UTF-8 sequence that starts at s[i] (1 for an
+// ASCII byte), or 0 when the bytes there are not one. `i` < s.size().
+size_t Utf8SequenceLength(std::string_view s, size_t i);
+
 // `n` or less, so that s[0, result) does not end inside a UTF-8 sequence.
 size_t Utf8Floor(std::string_view s, size_t n);
 

@@ -2,6 +2,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "common/json.h"
 #include "gtest/gtest.h"
@@ -27,14 +28,35 @@ TEST(JsonWriterTest, EveryByteIsWrittenAsDumpJsonWritesIt) {
 }
 
 TEST(JsonWriterTest, EveryByteAtEveryPlaceOfALongTextIsWrittenAsDumpJsonWritesIt) {
-  // Clean text is passed eight bytes at a time: a byte that needs escaping
-  // must be found wherever it sits in such a word, and next to every byte.
+  // Clean text is passed sixteen bytes at a time (eight without SSE2): a
+  // byte that needs escaping must be found wherever it sits in such a
+  // block, and next to every byte.
   for (int c = 0; c < 256; ++c) {
     for (size_t at = 0; at < 19; ++at) {
       for (char neighbour : {'a', '\x7f', '\x21', '\x5b'}) {
         std::string text(19, neighbour);
         text[at] = static_cast<char>(c);
         ASSERT_EQ(Written(text), Dumped(text)) << "byte " << c << " at " << at;
+      }
+    }
+  }
+}
+
+// The scan that escapes also validates UTF-8: a sequence, well-formed or
+// not, is judged the same wherever it sits, across the end of a scanned
+// block as well as inside one, and at the very end of the text.
+TEST(JsonWriterTest, SequencesAtEveryPlaceAreWrittenAsDumpJsonWritesThem) {
+  const std::vector<std::string> sequences = {
+      "\xc3\xa9",     "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",  // valid
+      "\xc3",         "\xe2\x82",     "\xf0\x9f\x98",     "\x80",              // cut short
+      "\xc0\xaf",     "\xe0\x80\xaf", "\xed\xa0\x80",     "\xf4\x90\x80\x80",  // never valid
+      "\xc3\xa9\n\"", "\xff",         "\xe2\x82\xac\x80"};
+  for (const std::string& sequence : sequences) {
+    for (size_t at = 0; at + sequence.size() <= 40; ++at) {
+      for (size_t size : {at + sequence.size(), size_t{40}}) {
+        std::string text(size, 'q');
+        text.replace(at, sequence.size(), sequence);
+        ASSERT_EQ(Written(text), Dumped(text)) << "at " << at << " of " << size;
       }
     }
   }
