@@ -64,17 +64,21 @@ long StatusField(pid_t pid, const std::string& field) {
 Sample Take(pid_t pid) {
   Sample s;
   s.rss_kb = StatusField(pid, "VmRSS:");
-  s.threads = static_cast<int>(StatusField(pid, "Threads:"));
   for ([[maybe_unused]] const auto& e :
        std::filesystem::directory_iterator(absl::StrCat("/proc/", pid, "/fd"))) {
     ++s.fds;
   }
-  std::error_code ec;  // a thread may end between the listing and the read
+  // Threads and pool workers from one listing, so that the two counts
+  // agree; a thread that ended between the listing and the read of its name
+  // is not counted.
+  std::error_code ec;
   for (const auto& task :
        std::filesystem::directory_iterator(absl::StrCat("/proc/", pid, "/task"), ec)) {
     std::ifstream comm(task.path() / "comm");
     std::string name;
-    if (std::getline(comm, name) && IsPoolWorker(name)) ++s.workers;
+    if (!std::getline(comm, name)) continue;
+    ++s.threads;
+    if (IsPoolWorker(name)) ++s.workers;
   }
   return s;
 }
