@@ -16,6 +16,11 @@ TurnRunner::TurnRunner(client::RawClient& client, EventPrinter& printer,
 int TurnRunner::Run(const TurnRequest& request) {
   v1::Session session;
   if (!request.session_id.empty()) {
+    // The lease first: taking it starts the daemon's warm-up of a long
+    // history (docs/architecture.md), which then runs while the session is
+    // read.
+    session_id_ = request.session_id;
+    if (int code = TakeLease(request); code != kExitOk) return code;
     v1::GetSessionRequest get;
     get.set_session_id(request.session_id);
     auto response = client_.GetSession(get);
@@ -38,7 +43,9 @@ int TurnRunner::Run(const TurnRequest& request) {
   }
   session_id_ = session.id();
   prompt_ = request.prompt;
-  if (int code = TakeLease(request); code != kExitOk) return code;
+  if (lease_ == nullptr) {
+    if (int code = TakeLease(request); code != kExitOk) return code;
+  }
   after_seq_ = session.last_seq();
   if (printer_.format() == OutputFormat::kText) {
     err_ << "session " << session.id() << " (agent " << session.agent() << ")\n";

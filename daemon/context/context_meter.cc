@@ -101,6 +101,19 @@ void ContextMeter::Restore(const std::string& saved, int64_t runtime_tokens,
   }
 }
 
+size_t ContextMeter::SavedItems(const std::string& saved) {
+  if (saved.empty()) return 0;
+  auto parsed = ParseJson(saved);
+  if (!parsed.ok() || !parsed->is_object()) return 0;
+  auto version = parsed->find("v");
+  if (version == parsed->end() || !version->is_number_integer() ||
+      version->get<int64_t>() != kFormatVersion) {
+    return 0;
+  }
+  auto count = IntField(*parsed, "items");
+  return count && *count > 0 ? static_cast<size_t>(*count) : 0;
+}
+
 events::ContextEstimate ContextMeter::Estimate(std::optional<int64_t> window_tokens) const {
   events::ContextEstimate e;
   e.tokens = tokens();

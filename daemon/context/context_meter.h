@@ -63,6 +63,9 @@ class ContextMeter {
   // taken for a different number of items.
   void Restore(const std::string& saved, int64_t runtime_tokens,
                const std::vector<events::ContextItem>& items);
+  // How many items a Serialize()d state was taken for (0 when `saved` is
+  // empty or does not parse): the context's length without loading it.
+  static size_t SavedItems(const std::string& saved);
 
   // tokens() with the model's window (when it sets context_window_tokens).
   events::ContextEstimate Estimate(std::optional<int64_t> window_tokens) const;

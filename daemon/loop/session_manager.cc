@@ -1,8 +1,9 @@
 #include "daemon/loop/session_manager.h"
 
 #include <malloc.h>
-#include <algorithm>
 #include <sys/stat.h>
+
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -13,11 +14,12 @@
 #include "daemon/config/builtin_defaults.h"
 #include "daemon/config/config_keys.h"
 #include "daemon/config/raven_overrides.h"
-#include "daemon/loop/stored_raven_settings.h"
 #include "daemon/config/withheld_env.h"
 #include "daemon/loop/session_runner.h"
+#include "daemon/loop/stored_raven_settings.h"
 #include "daemon/loop/turn_planner.h"
 #include "daemon/packages/package_resolver.h"
+#include "daemon/providers/provider_factory.h"
 
 namespace raw::loop {
 namespace {
@@ -288,7 +290,8 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
                                                  PlanPurpose purpose,
                                                  const std::string& user_text) {
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
-  const bool with_providers = purpose != PlanPurpose::kContextOnly;
+  const bool with_providers =
+      purpose != PlanPurpose::kContextOnly && purpose != PlanPurpose::kWarmup;
   // Without providers nothing is sent, so nothing may probe the network.
   const config::ServerProbe no_probe = [](const std::string&) { return false; };
   TurnPlanInputs inputs{cfg,       record,      user_text, deps_.tools, deps_.http, deps_.env,
@@ -304,7 +307,13 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
   inputs.defer_mcp = purpose == PlanPurpose::kTurn;
   // The dashboard card's overrides, read at each use (stored_raven_settings.h).
   inputs.raven_settings = std::make_shared<StoredRavenSettings>(cfg, deps_.store);
-  return BuildTurnPlan(inputs);
+  ASSIGN_OR_RETURN(TurnPlan plan, BuildTurnPlan(inputs));
+  if (purpose == PlanPurpose::kWarmup) {
+    // Only to serialize the history: nothing secret is resolved for it.
+    ASSIGN_OR_RETURN(plan.provider,
+                     providers::MakeSerializingProvider(plan.agent.model, deps_.http));
+  }
+  return plan;
 }
 
 std::optional<events::ContextEstimate> SessionManager::EstimateFor(

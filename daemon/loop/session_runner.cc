@@ -118,6 +118,17 @@ void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::st
                               uint64_t prep) {
   auto self = shared_from_this();
   absl::MutexLock lock(&mu_);
+  if (warming_ && prep == prep_id_ && op_state_ == State::kPreparing) {
+    // The warm-up serializes what this turn's first request would: the
+    // turn starts when it ends, and its first step counts the wait.
+    auto held = std::make_shared<absl::StatusOr<TurnPlan>>(std::move(plan));
+    const int64_t since = SteadyNowNs();
+    after_warm_.push_back([self, held, reply, prep, since] {
+      if (held->ok()) (*held)->start_waited_ns += SteadyNowNs() - since;
+      self->BeginTurn(std::move(*held), reply, prep);
+    });
+    return;
+  }
   if (!EndPreparingLocked(prep)) return;  // abandoned: the caller has its answer
   absl::Status refused = plan.status();
   if (refused.ok() && cancel_->cancelled()) {
@@ -210,6 +221,12 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
                                     const Reply<std::string>& reply, uint64_t prep) {
   auto self = shared_from_this();
   absl::MutexLock lock(&mu_);
+  if (warming_ && prep == prep_id_ && op_state_ == State::kPreparing) {
+    auto held = std::make_shared<absl::StatusOr<TurnPlan>>(std::move(plan));
+    after_warm_.push_back(
+        [self, held, reply, prep] { self->BeginCompaction(std::move(*held), reply, prep); });
+    return;
+  }
   if (!EndPreparingLocked(prep)) return;  // abandoned: the caller has its answer
   absl::Status refused = plan.status();
   if (refused.ok() && cancel_->cancelled()) {
@@ -281,16 +298,107 @@ void SessionRunner::AbandonPreparationLocked(const std::string& reason) {
   if (abandon) abandon(reason);
 }
 
+namespace {
+
+// Posts `commands` to `queue` in order, leaving `commands` empty.
+void Repost(SerialQueue& queue, std::vector<std::function<void()>>& commands) {
+  std::vector<std::function<void()>> taken;
+  taken.swap(commands);
+  for (auto& command : taken) {
+    if (!queue.Post(command)) break;  // shutting down: the pool is gone
+  }
+}
+
+}  // namespace
+
 void SessionRunner::BecomeIdleLocked() {
   op_state_ = State::kIdle;
   ending_ = false;
   current_op_.clear();
   cancel_.reset();
-  std::vector<std::function<void()>> deferred;
-  deferred.swap(deferred_);
-  for (auto& command : deferred) {
-    if (!queue_->Post(command)) break;  // shutting down: the pool is gone
+  Repost(*queue_, deferred_);
+}
+
+void SessionRunner::WarmUp() {
+  if (!recovered()) return;  // the first write recovers, and may append
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_ || warming_ || op_state_ != State::kIdle) return;
+    const size_t items =
+        context_loaded_ ? ctx_.items.size() : context::ContextMeter::SavedItems(saved_meter_);
+    if (items < deps_.warm_history_items) return;
+    if (context_loaded_ && ctx_.serialized.generation() == ctx_.generation) return;  // kept
+    warming_ = true;
   }
+  auto self = shared_from_this();
+  // The plan reads the config and the agent's skills: off the queue, like a
+  // turn's.
+  bool scheduled = deps_.pool.Schedule([self] {
+    auto plan =
+        std::make_shared<absl::StatusOr<TurnPlan>>(self->deps_.planner(PlanPurpose::kWarmup, ""));
+    self->Post([self, plan] { self->WarmWithPlan(std::move(*plan)); },
+               [self](absl::Status) { self->EndWarmUp(); });
+  });
+  if (!scheduled) EndWarmUp();
+}
+
+void SessionRunner::WarmWithPlan(absl::StatusOr<TurnPlan> plan) {
+  auto self = shared_from_this();
+  std::shared_ptr<providers::Provider> provider;
+  {
+    absl::MutexLock lock(&mu_);
+    // No operation can have started since WarmUp (each waits for the
+    // warm-up), but one may be preparing; it waits too.
+    if (shutting_down_ || !plan.ok() || plan->provider == nullptr ||
+        !LoadContextLocked(*plan).ok()) {
+      return EndWarmUpLocked();
+    }
+    // Readers leave the items alone while they are out: the meter must
+    // have caught up with them first.
+    ctx_.SyncMeter();
+    if (ctx_.serialized.generation() == ctx_.generation) return EndWarmUpLocked();
+    provider = std::move(plan->provider);
+  }
+  bool scheduled = deps_.pool.Schedule([self, provider] {
+    SessionContext& ctx = self->ctx_;
+    providers::ModelRequest request;
+    request.messages = std::move(ctx.items);
+    request.history = &ctx.serialized;
+    request.history_generation = ctx.generation;
+    provider->Prepare(request);
+    ctx.items = std::move(request.messages);
+    self->Post([self] { self->EndWarmUp(); }, [self](absl::Status) { self->EndWarmUp(); });
+  });
+  if (!scheduled) EndWarmUp();
+}
+
+void SessionRunner::EndWarmUp() {
+  absl::MutexLock lock(&mu_);
+  EndWarmUpLocked();
+}
+
+void SessionRunner::EndWarmUpLocked() {
+  warming_ = false;
+  Repost(*queue_, after_warm_);
+}
+
+bool SessionRunner::AfterWarmUpLocked(std::function<void()> retry) {
+  if (!warming_) return false;
+  after_warm_.push_back(std::move(retry));
+  return true;
+}
+
+bool SessionRunner::QuiescentLocked() const { return op_state_ == State::kIdle && !warming_; }
+
+bool SessionRunner::AwaitWaitingForWarmUpForTesting(size_t count, absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  struct Args {
+    const std::vector<std::function<void()>>* waiting;
+    size_t count;
+  } args{&after_warm_, count};
+  return mu_.AwaitWithTimeout(absl::Condition(
+                                  +[](Args* a) { return a->waiting->size() >= a->count; }, &args),
+                              timeout);
 }
 
 void SessionRunner::Clear(std::string lease_id, Reply<events::ContextEstimate> reply) {
@@ -305,8 +413,8 @@ void SessionRunner::DoClear(const std::string& lease_id,
   auto self = shared_from_this();
   {
     absl::MutexLock lock(&mu_);
-    if (!ReadyOrDefer([self, lease_id, reply] { self->DoClear(lease_id, reply); },
-                      [&](absl::Status s) { reply(s); })) {
+    auto retry = [self, lease_id, reply] { self->DoClear(lease_id, reply); };
+    if (!ReadyOrDefer(retry, [&](absl::Status s) { reply(s); }) || AfterWarmUpLocked(retry)) {
       return;
     }
   }
@@ -392,7 +500,12 @@ void SessionRunner::AcquireLease(LeaseClient client, WhenHeld when_held, LeaseCa
         if (!self->ShuttingDown()) {
           acquired = self->deps_.leases.Acquire(self->session_id_, client, when_held, callbacks);
         }
-        if (reply(acquired) || !acquired.ok()) return;
+        if (reply(acquired)) {
+          // A lease is taken to prompt: get the history ready for it.
+          if (acquired.ok() && !acquired->lease_id.empty()) self->WarmUp();
+          return;
+        }
+        if (!acquired.ok()) return;
         // The requester is gone: nothing else has run since the acquire.
         if (!acquired->lease_id.empty()) {
           self->deps_.leases.Release(self->session_id_, acquired->lease_id);
@@ -472,7 +585,8 @@ absl::StatusOr<events::ContextEstimate> SessionRunner::Estimate(const TurnPlan& 
     return absl::UnavailableError("the context estimate is not known yet");
   }
   RETURN_IF_ERROR(LoadContextLocked(plan));
-  ctx_.SyncMeter();
+  // A warm-up has the items; it synced the meter before taking them.
+  if (!warming_) ctx_.SyncMeter();
   return ctx_.meter.Estimate(plan.agent.model.context_window_tokens);
 }
 
@@ -493,7 +607,9 @@ bool SessionRunner::compacting() const {
 bool SessionRunner::Idle() const {
   {
     absl::MutexLock lock(&mu_);
-    if (op_state_ != State::kIdle || !deferred_.empty()) return false;
+    if (op_state_ != State::kIdle || !deferred_.empty() || warming_ || !after_warm_.empty()) {
+      return false;
+    }
   }
   // Every subscription holds the log; so do running turns. Only the runner
   // holding it means nobody watches.
@@ -512,8 +628,7 @@ void SessionRunner::Shutdown() {
   } else if (cancel_) {
     cancel_->Cancel("the daemon is shutting down");
   }
-  mu_.Await(absl::Condition(
-      +[](State* state) { return *state == State::kIdle; }, &op_state_));
+  mu_.Await(absl::Condition(this, &SessionRunner::QuiescentLocked));
 }
 
 }  // namespace raw::loop

@@ -9,14 +9,13 @@
 // order they were posted, on the daemon's WorkerPool, and each finishes its
 // caller's request through a reply callback; no caller ever waits. A write
 // command first checks the caller's write lease (write_leases.h); since the
-// lease changes only on this queue, it cannot change while a command runs. Commands are short: the slow parts
-// (building the turn's plan, which may start MCP servers, resolve secret
-// variables or probe a local server; the turn; the compaction) run as
-// separate pool tasks and post their outcome back to the queue. The running
-// operation's end is recorded by a queue command together with the state
-// going back to idle, so a client that sees TurnEnded can start the next
-// turn at once; a command that arrives while a compaction is recording its
-// end waits for it instead of being refused.
+// lease changes only on this queue, it cannot change while a command runs. Commands are short: the
+// slow parts (building the turn's plan, which may start MCP servers, resolve secret variables or
+// probe a local server; the turn; the compaction) run as separate pool tasks and post their outcome
+// back to the queue. The running operation's end is recorded by a queue command together with the
+// state going back to idle, so a client that sees TurnEnded can start the next turn at once; a
+// command that arrives while a compaction is recording its end waits for it instead of being
+// refused.
 //
 // Writing needs a readable history. Before the first write the runner reads
 // the newest history back to the last turn boundary (RecoverUnfinishedTurn),
@@ -26,6 +25,18 @@
 // and each write first retries what failed and is refused, naming the
 // session and the row, while it still fails. Nothing stored is changed or
 // removed because of such a row.
+//
+// Warm-up. The first request after a session is loaded serializes its whole
+// history (about 2 ms for 10,000 items); later ones only what was appended
+// (providers/serialized_history.h). So when a client takes the write lease
+// of a session with a long history, which it does to prompt, the runner
+// loads the context and serializes it for the agent's provider at once, on
+// a pool task, while the client sends its prompt. Meanwhile the warm-up
+// owns the context: a turn or compaction is prepared as usual but starts
+// when the warm-up ends, and the time its start waited is counted in the
+// turn's first step (TurnPlan::start_waited_ns); /clear waits too. Reads
+// never wait for it. A warm-up that fails (a config problem) leaves nothing
+// behind: the turn reports the problem itself.
 //
 // Thread-safety: all methods are thread-safe. Replies run on pool threads.
 // Owned by shared_ptr (SessionManager's table and every task in flight hold
@@ -42,6 +53,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/cancel_token.h"
 #include "common/serial_queue.h"
 #include "common/time.h"
@@ -72,11 +84,16 @@ Reply<T> ReplyOnce(Reply<T> reply) {
 }
 
 // What a plan is for: a turn (with providers, MCP tools left to the turn),
-// a compaction (with providers), or only what the model would see (the
-// estimate and /clear: no providers, no key, nothing started).
-enum class PlanPurpose { kTurn, kCompaction, kContextOnly };
+// a compaction (with providers), only what the model would see (the
+// estimate and /clear: no providers, no key, nothing started), or that and a
+// provider made without its key or headers (kWarmup: nothing is started or
+// sent; the provider only serializes the history ahead of a turn,
+// Provider::Prepare).
+enum class PlanPurpose { kTurn, kCompaction, kContextOnly, kWarmup };
 using Planner =
     std::function<absl::StatusOr<TurnPlan>(PlanPurpose purpose, const std::string& user_text)>;
+
+inline constexpr size_t kDefaultWarmHistoryItems = 512;
 
 struct SessionRunnerDeps {
   store::SessionStore& store;
@@ -93,6 +110,11 @@ struct SessionRunnerDeps {
   SessionLog::SecretSource secrets;
   // sessions.max_live_bytes (see SessionLog::set_max_live_bytes).
   int64_t max_live_bytes = config::SessionSettings{}.max_live_bytes;
+  // A lease granted on a session whose model context holds at least this
+  // many items starts serializing the history for the agent's provider in
+  // the background (see "Warm-up" below); below it the first step does it
+  // in well under a millisecond.
+  size_t warm_history_items = kDefaultWarmHistoryItems;
 };
 
 class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
@@ -194,6 +216,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   absl::StatusOr<events::ContextEstimate> Estimate(const TurnPlan& plan);
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
 
+  // For tests: waits until `count` commands wait for the warm-up to end
+  // (false after `timeout`).
+  bool AwaitWaitingForWarmUpForTesting(size_t count, absl::Duration timeout);
+
   // Cancels the running operation (and one being prepared) and waits until
   // the session is idle; later writes are refused with kUnavailable.
   // Called from outside the pool (the daemon's shutdown).
@@ -267,6 +293,18 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Back to idle: wakes Shutdown and reposts deferred commands.
   void BecomeIdleLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // The warm-up (see above): WarmUp starts one if it is worth it, on the
+  // queue; WarmWithPlan loads the context and serializes it on a pool task;
+  // EndWarmUp reposts what waited for it.
+  void WarmUp();
+  void WarmWithPlan(absl::StatusOr<TurnPlan> plan);
+  void EndWarmUp();
+  void EndWarmUpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // True (and `retry` kept for EndWarmUp) while a warm-up owns the context.
+  bool AfterWarmUpLocked(std::function<void()> retry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Nothing runs and no warm-up owns the context (Shutdown waits for it).
+  bool QuiescentLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // Loads the stored context and meter state once; sets the runtime. A
   // failed load is retried by the next call.
   absl::Status LoadContextLocked(const TurnPlan& plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -302,6 +340,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   // Commands that arrived while a compaction recorded its end.
   std::vector<std::function<void()>> deferred_ ABSL_GUARDED_BY(mu_);
+  // A warm-up is under way, from its start on the queue to EndWarmUp; while
+  // its pool task serializes, it has the context's items (moved out).
+  bool warming_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::function<void()>> after_warm_ ABSL_GUARDED_BY(mu_);
   bool context_loaded_ ABSL_GUARDED_BY(mu_) = false;
   // context_loaded_ for readers that must not wait for mu_ (held while a
   // context loads): set once, after it.
@@ -322,7 +364,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   };
   std::optional<ChosenApprovalMode> approval_mode_ ABSL_GUARDED_BY(mu_);
   // Only the running operation touches it (or a holder of mu_ while the
-  // state is idle); loaded before the first operation starts.
+  // state is idle), and a warm-up's pool task, which has its items while it
+  // serializes them (readers then leave the items alone); loaded before the
+  // first operation starts.
   SessionContext ctx_;
 };
 

@@ -73,7 +73,9 @@ events::TurnEnded Turn::Run() {
   turn_start_ns_ = SteadyNowNs();
   timings_.reserve(static_cast<size_t>(std::max(plan_.agent.agent.max_steps, 1)));
   hooks_.set_timeline(&timeline_);
-  timeline_.Begin(turn_start_ns_);
+  // The first step also owns the time the start waited for the warm-up,
+  // which did that step's serialization.
+  timeline_.Begin(turn_start_ns_ - plan_.start_waited_ns);
   events::TurnEnded end = RunTurn();
   if (plan_.session && !timings_.empty()) plan_.session->RecordTurnTimings(std::move(timings_));
   hooks_.set_timeline(nullptr);

@@ -15,6 +15,7 @@ class ProviderWithClient : public Provider {
                       const CancelToken& cancel) override {
     return provider_->Stream(request, sink, cancel);
   }
+  void Prepare(const ModelRequest& request) override { provider_->Prepare(request); }
 
  private:
   // Declared first, destroyed last: the provider borrows it.

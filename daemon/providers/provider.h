@@ -70,6 +70,13 @@ class Provider {
   virtual ~Provider() = default;
   virtual absl::Status Stream(const ModelRequest& request, ProviderEventSink& sink,
                               const CancelToken& cancel) = 0;
+  // Serializes request.messages into request.history as Stream() would for
+  // `request`, ahead of it, so that a later Stream() of the same history
+  // generation serializes only what was appended since
+  // (serialized_history.h). Sends nothing, needs no key; does nothing
+  // without a history or for an adapter that keeps none. Same threading
+  // rule as Stream().
+  virtual void Prepare(const ModelRequest& /*request*/) {}
 };
 
 }  // namespace raw::providers

@@ -91,4 +91,15 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const config::ModelConfig
   });
 }
 
+absl::StatusOr<std::unique_ptr<Provider>> MakeSerializingProvider(const config::ModelConfig& model,
+                                                                  http::HttpClient& http) {
+  config::ModelConfig keyless = model;
+  keyless.api_key.clear();
+  keyless.api_key_env.clear();
+  keyless.headers.clear();
+  ProviderOptions options;
+  options.api_key = "";
+  return MakeProvider(keyless, http, EnvLookup(), options);
+}
+
 }  // namespace raw::providers

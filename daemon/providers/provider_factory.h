@@ -31,4 +31,12 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const config::ModelConfig
                                                        const EnvLookup& env,
                                                        const ProviderOptions& options = {});
 
+// A provider of `model` for Provider::Prepare only (a session's warm-up):
+// made without the key and the headers, so nothing is resolved for it (no
+// variable command runs, no environment variable is read). Never Stream()
+// with it: its requests would carry no credentials. Same errors as
+// MakeProvider otherwise (an unknown method, an empty base_url).
+absl::StatusOr<std::unique_ptr<Provider>> MakeSerializingProvider(const config::ModelConfig& model,
+                                                                  http::HttpClient& http);
+
 }  // namespace raw::providers

@@ -52,6 +52,7 @@ class RetryingProvider : public Provider {
 
   absl::Status Stream(const ModelRequest& request, ProviderEventSink& sink,
                       const CancelToken& cancel) override;
+  void Prepare(const ModelRequest& request) override { inner_->Prepare(request); }
 
  private:
   std::unique_ptr<Provider> inner_;

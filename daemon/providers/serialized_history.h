@@ -61,7 +61,9 @@ class SerializedHistory {
                                                 const std::vector<events::ContextItem>& items,
                                                 size_t closed, const SerializeRange& range);
 
+  // The items kept and the generation they belong to (0: nothing kept).
   size_t items() const { return items_; }
+  uint64_t generation() const { return generation_; }
 
  private:
   // Starts afresh unless what is kept belongs to (format, generation) and

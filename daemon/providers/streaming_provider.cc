@@ -285,6 +285,10 @@ StreamingProvider::StreamingProvider(config::ModelConfig model, http::HttpClient
   url_ = absl::StrCat(base, "/", api_.path);
 }
 
+void StreamingProvider::Prepare(const ModelRequest& request) {
+  if (request.history != nullptr) api_.build_body(request);
+}
+
 absl::Status StreamingProvider::Stream(const ModelRequest& request, ProviderEventSink& sink,
                                        const CancelToken& cancel) {
   http::HttpRequest http_request;

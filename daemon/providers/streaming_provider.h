@@ -68,6 +68,7 @@ class StreamingProvider : public Provider {
 
   absl::Status Stream(const ModelRequest& request, ProviderEventSink& sink,
                       const CancelToken& cancel) final;
+  void Prepare(const ModelRequest& request) final;
 
   // The URL Stream() posts to: "{base_url}/{path}" with one slash between
   // the parts.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "daemon/context/context_meter.h"
 #include "daemon/store/database_files.h"
 #include "daemon/store/session_store.h"
 
@@ -50,6 +51,10 @@ absl::Status SeedSession(const TestDaemon& daemon, const std::string& id,
       batch.context_appends.push_back(events::AssistantTurn{text, "", {}, {}});
     }
   }
+  // The context meter's state, as a daemon stores it at each turn's end.
+  context::ContextMeter meter;
+  meter.Reset(0, batch.context_appends);
+  batch.context_meter = meter.Serialize();
   return store->Commit(id, batch);
 }
 

@@ -41,10 +41,22 @@ class RunnerHarness {
   // A runner for `record` whose lease this harness holds (acquired through
   // the runner, as the daemon does).
   std::shared_ptr<SessionRunner> Make(const store::SessionRecord& record) {
-    SessionRunnerDeps deps{store_, clock_, pool_, leases_,
-                           [this](PlanPurpose, const std::string&) { return NextPlan(); },
+    SessionRunnerDeps deps{store_,
+                           clock_,
+                           pool_,
+                           leases_,
+                           [this](PlanPurpose purpose, const std::string&) {
+                             // A warm-up gets no queued plan: it is not one
+                             // of the writes below.
+                             if (purpose == PlanPurpose::kWarmup) return WarmupPlan();
+                             return NextPlan();
+                           },
                            nullptr};
+    deps.warm_history_items = warm_history_items_;
     auto runner = SessionRunner::Create(record, std::move(deps));
+    // As the daemon does; a warm-up waits for it (the first write does it
+    // otherwise).
+    if (warmup_planner_) EXPECT_TRUE(runner->RecoverUnfinishedTurn().ok());
     runners_.push_back(runner);
     if (lease_by_session_.count(record.id) == 0) {
       auto acquired = Acquire(*runner, WhenHeld::kRefuse);
@@ -73,6 +85,16 @@ class RunnerHarness {
   void SetBeforePlan(std::function<void()> hook) {
     std::lock_guard<std::mutex> lock(mu_);
     before_plan_ = std::move(hook);
+  }
+
+  // Runners made from now on are recovered at once (as the daemon does) and
+  // warm up (session_runner.h) from `items` items, with plans from
+  // `planner` (on the pool thread of the warm-up); without a planner a
+  // warm-up gets an error and leaves nothing behind.
+  void EnableWarmUp(size_t items, std::function<absl::StatusOr<TurnPlan>()> planner) {
+    std::lock_guard<std::mutex> lock(mu_);
+    warm_history_items_ = items;
+    warmup_planner_ = std::move(planner);
   }
 
   // The plan the runner's next StartTurn, StartCompaction or Clear gets.
@@ -145,6 +167,15 @@ class RunnerHarness {
     std::lock_guard<std::mutex> lock(mu_);
     plans_.clear();
   }
+  absl::StatusOr<TurnPlan> WarmupPlan() {
+    std::function<absl::StatusOr<TurnPlan>()> planner;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      planner = warmup_planner_;
+    }
+    if (!planner) return absl::FailedPreconditionError("no warm-up in this test");
+    return planner();
+  }
   absl::StatusOr<TurnPlan> NextPlan() {
     std::function<void()> hook;
     {
@@ -166,6 +197,9 @@ class RunnerHarness {
   std::mutex mu_;
   std::deque<TurnPlan> plans_;
   std::function<void()> before_plan_;
+  // Default: SessionRunnerDeps' own.
+  size_t warm_history_items_ = kDefaultWarmHistoryItems;
+  std::function<absl::StatusOr<TurnPlan>()> warmup_planner_;
   std::vector<std::shared_ptr<SessionRunner>> runners_;
   WorkerPool pool_;  // last: destroyed (joined) first
 };

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -93,6 +94,80 @@ TEST(ProviderFactoryTest, EveryMethodHasAnAdapterAndUnknownOnesAreNamed) {
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(unknown.status().message(), HasSubstr("unknown method \"openai-chat\""));
   EXPECT_THAT(unknown.status().message(), HasSubstr("openai-chat-completions"));
+}
+
+// Prepare (the session's warm-up) serializes the history as the request
+// would, sends nothing, and the request that follows reuses it: its body is
+// byte for byte the body built from nothing kept.
+TEST(ProviderFactoryTest, PrepareKeepsTheHistoryAndSendsNothing) {
+  const std::vector<events::ContextItem> items = {
+      events::UserText{"first question"},
+      events::AssistantTurn{"first answer", "", {}, {}},
+      events::UserText{"second question"},
+  };
+  for (const char* method :
+       {config::kMethodOpenAiChat, config::kMethodOpenAiResponses, config::kMethodAnthropicMessages,
+        config::kMethodGoogleGenerateContent}) {
+    SCOPED_TRACE(method);
+    config::ModelConfig model = OpenAi();
+    model.method = method;
+    ProviderOptions keyless;
+    keyless.api_key = "";
+    FakeHttpClient http;
+    auto provider = MakeProvider(model, http, Env({}), keyless);
+    ASSERT_TRUE(provider.ok()) << provider.status();
+
+    SerializedHistory history;
+    ModelRequest request;
+    request.system_prompt = "sys";
+    request.messages = items;
+    request.history = &history;
+    request.history_generation = NewHistoryGeneration();
+    (*provider)->Prepare(request);
+    EXPECT_TRUE(http.requests().empty());
+    EXPECT_EQ(history.generation(), request.history_generation);
+    // Every item up to the adapter's last closed point (all of them for
+    // the OpenAI formats, up to the last assistant turn for Anthropic).
+    EXPECT_GE(history.items(), 2u);
+
+    DiscardingSink sink;
+    CancelToken cancel;
+    (void)(*provider)->Stream(request, sink, cancel);
+    ModelRequest fresh = request;
+    fresh.history = nullptr;
+    fresh.history_generation = 0;
+    (void)(*provider)->Stream(fresh, sink, cancel);
+    std::vector<http::HttpRequest> sent = http.requests();
+    ASSERT_EQ(sent.size(), 2u);
+    EXPECT_EQ(sent[0].body, sent[1].body);  // the fake records bodies joined
+    EXPECT_THAT(sent[0].body, HasSubstr("first answer"));
+  }
+}
+
+// The warm-up's provider resolves nothing secret: a model whose key and
+// headers name variables, and whose key variable is not set, still gets
+// one, and preparing with it sends nothing.
+TEST(ProviderFactoryTest, ASerializingProviderNeedsNoKeyAndSendsNothing) {
+  config::ModelConfig model = OpenAi();
+  model.api_key = "${TOKEN}";
+  model.headers["X-Secret"] = "${HEADER}";
+  FakeHttpClient http;
+  EXPECT_EQ(MakeProvider(model, http, Env({})).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  auto provider = MakeSerializingProvider(model, http);
+  ASSERT_TRUE(provider.ok()) << provider.status();
+  SerializedHistory history;
+  ModelRequest request;
+  request.messages = {events::UserText{"question"}};
+  request.history = &history;
+  request.history_generation = NewHistoryGeneration();
+  (*provider)->Prepare(request);
+  EXPECT_EQ(history.items(), 1u);
+  EXPECT_TRUE(http.requests().empty());
+
+  model.base_url.clear();
+  EXPECT_EQ(MakeSerializingProvider(model, http).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ProviderFactoryTest, EmptyBaseUrl) {
