@@ -1,5 +1,6 @@
 #include "daemon/loop/session_runner.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -115,21 +116,25 @@ void SessionRunner::DoStartTurn(const std::string& text, const std::string& leas
 }
 
 void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply,
-                              uint64_t prep) {
+                              uint64_t prep, int64_t waited_since_ns) {
   auto self = shared_from_this();
   absl::MutexLock lock(&mu_);
   if (warming_ && prep == prep_id_ && op_state_ == State::kPreparing) {
     // The warm-up serializes what this turn's first request would: the
-    // turn starts when it ends, and its first step counts the wait.
+    // turn starts when it ends.
     auto held = std::make_shared<absl::StatusOr<TurnPlan>>(std::move(plan));
-    const int64_t since = SteadyNowNs();
+    const int64_t since = waited_since_ns > 0 ? waited_since_ns : SteadyNowNs();
     after_warm_.push_back([self, held, reply, prep, since] {
-      if (held->ok()) (*held)->start_waited_ns += SteadyNowNs() - since;
-      self->BeginTurn(std::move(*held), reply, prep);
+      self->BeginTurn(std::move(*held), reply, prep, since);
     });
     return;
   }
   if (!EndPreparingLocked(prep)) return;  // abandoned: the caller has its answer
+  if (waited_since_ns > 0 && warm_serialize_start_ns_ > 0 && plan.ok()) {
+    // The first step counts the wait for the serialization it did not do.
+    plan->start_waited_ns =
+        std::max<int64_t>(0, SteadyNowNs() - std::max(waited_since_ns, warm_serialize_start_ns_));
+  }
   absl::Status refused = plan.status();
   if (refused.ok() && cancel_->cancelled()) {
     refused = absl::CancelledError(
@@ -329,6 +334,7 @@ void SessionRunner::WarmUp() {
     if (items < deps_.warm_history_items) return;
     if (context_loaded_ && ctx_.serialized.generation() == ctx_.generation) return;  // kept
     warming_ = true;
+    warm_serialize_start_ns_ = 0;
   }
   auto self = shared_from_this();
   // The plan reads the config and the agent's skills: off the queue, like a
@@ -358,6 +364,7 @@ void SessionRunner::WarmWithPlan(absl::StatusOr<TurnPlan> plan) {
     ctx_.SyncMeter();
     if (ctx_.serialized.generation() == ctx_.generation) return EndWarmUpLocked();
     provider = std::move(plan->provider);
+    warm_serialize_start_ns_ = SteadyNowNs();
   }
   bool scheduled = deps_.pool.Schedule([self, provider] {
     SessionContext& ctx = self->ctx_;

@@ -33,8 +33,10 @@
 // loads the context and serializes it for the agent's provider at once, on
 // a pool task, while the client sends its prompt. Meanwhile the warm-up
 // owns the context: a turn or compaction is prepared as usual but starts
-// when the warm-up ends, and the time its start waited is counted in the
-// turn's first step (TurnPlan::start_waited_ns); /clear waits too. Reads
+// when the warm-up ends, and the time its start waited for the
+// serialization is counted in the turn's first step
+// (TurnPlan::start_waited_ns; waiting for the load is not, as when the
+// turn loads the context itself before it starts); /clear waits too. Reads
 // never wait for it. A warm-up that fails (a config problem) leaves nothing
 // behind: the turn reports the problem itself.
 //
@@ -276,7 +278,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Queue commands that continue an operation.
   // `prep` is the preparation's number (BeginPreparingLocked); a plan of an
   // abandoned preparation is dropped without a reply.
-  void BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply, uint64_t prep);
+  // `waited_since_ns` (0: none): when it began to wait for a warm-up.
+  void BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply, uint64_t prep,
+                 int64_t waited_since_ns = 0);
   void BeginCompaction(absl::StatusOr<TurnPlan> plan, const Reply<std::string>& reply,
                        uint64_t prep);
   // Enters kPreparing with a fresh cancel token; returns the preparation's
@@ -343,6 +347,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // A warm-up is under way, from its start on the queue to EndWarmUp; while
   // its pool task serializes, it has the context's items (moved out).
   bool warming_ ABSL_GUARDED_BY(mu_) = false;
+  // When the last warm-up began to serialize (0: it has not), to count in
+  // a waiting turn only the wait for that (a turn that loads the context
+  // itself does so before it starts, too).
+  int64_t warm_serialize_start_ns_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::function<void()>> after_warm_ ABSL_GUARDED_BY(mu_);
   bool context_loaded_ ABSL_GUARDED_BY(mu_) = false;
   // context_loaded_ for readers that must not wait for mu_ (held while a

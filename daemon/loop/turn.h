@@ -117,9 +117,9 @@ struct TurnPlan {
   std::shared_ptr<const config::RavenSettingsSource> raven_settings;
   std::function<absl::StatusOr<std::string>(const std::string& name)> resolve_variable;
   std::shared_ptr<raven::DraftGenerator> drafter;
-  // How long the turn's start waited for its session's warm-up (the history
-  // serialized ahead of the first request, session_runner.h): counted in
-  // the first step, whose work it did.
+  // How long the turn's start waited for its session's warm-up to
+  // serialize the history ahead of the first request (session_runner.h):
+  // counted in the first step, whose work it did.
   int64_t start_waited_ns = 0;
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/ids.h"
 #include "daemon/context/context_meter.h"
 #include "daemon/loop/session_runner.h"
@@ -191,14 +192,24 @@ TEST_F(SessionRunnerWarmUpTest, ATurnStartedDuringTheWarmUpStartsWhenItEnds) {
   std::thread prompt([&] { started = harness_.StartTurn(*runner_, Plan("next")); });
   // The turn is prepared, then waits for the warm-up, which has the items.
   EXPECT_TRUE(runner_->AwaitWaitingForWarmUpForTesting(1, absl::Seconds(20)));
+  // A serialization that takes 20 ms more: the turn waits that long at
+  // least (it cannot start before the release).
+  absl::SleepFor(absl::Milliseconds(20));
   warm_->Release();
   prompt.join();
   ASSERT_TRUE(started.ok()) << started;
   ASSERT_TRUE(warm_->WaitUntil([&] { return !warm_->requests.empty(); }));
-  std::lock_guard<std::mutex> lock(warm_->mu);
-  EXPECT_EQ(warm_->requests[0].prepares_done, 1);
-  EXPECT_EQ(warm_->requests[0].kept_items, kStoredItems);
-  EXPECT_EQ(warm_->requests[0].messages, kStoredItems + 1);
+  {
+    std::lock_guard<std::mutex> lock(warm_->mu);
+    EXPECT_EQ(warm_->requests[0].prepares_done, 1);
+    EXPECT_EQ(warm_->requests[0].kept_items, kStoredItems);
+    EXPECT_EQ(warm_->requests[0].messages, kStoredItems + 1);
+  }
+  // The wait is the first step's: its "before request" phase holds it.
+  runner_->Shutdown();  // returns once the turn has ended
+  OverheadSummary overhead = runner_->session_state().overhead();
+  ASSERT_FALSE(overhead.last_turn.empty());
+  EXPECT_GE(overhead.last_turn[0].pre_us, 20'000);
 }
 
 TEST_F(SessionRunnerWarmUpTest, AnEstimateDuringTheWarmUpAnswersAtOnceFromTheMeter) {
