@@ -37,8 +37,9 @@
 // serialization is counted in the turn's first step
 // (TurnPlan::start_waited_ns; waiting for the load is not, as when the
 // turn loads the context itself before it starts); /clear waits too. Reads
-// never wait for it. A warm-up that fails (a config problem) leaves nothing
-// behind: the turn reports the problem itself.
+// (Estimate) never wait for the serialization: they answer from the meter.
+// A warm-up that fails (a config problem) leaves nothing behind: the turn
+// reports the problem itself.
 //
 // Thread-safety: all methods are thread-safe. Replies run on pool threads.
 // Owned by shared_ptr (SessionManager's table and every task in flight hold
