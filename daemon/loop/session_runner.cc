@@ -151,7 +151,7 @@ void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::st
     return seq.ok() ? *seq : 0;
   };
   const std::string turn_id = plan->turn_id;
-  op_state_ = State::kTurn;
+  SetStateLocked(State::kTurn);
   current_op_ = turn_id;
   auto cancel = cancel_;
   auto shared_plan = std::make_shared<TurnPlan>(std::move(*plan));
@@ -250,7 +250,7 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
     return seq.ok() ? *seq : 0;
   };
   const std::string op_id = plan->turn_id;
-  op_state_ = State::kCompaction;
+  SetStateLocked(State::kCompaction);
   current_op_ = op_id;
   auto cancel = cancel_;
   auto shared_plan = std::make_shared<TurnPlan>(std::move(*plan));
@@ -276,7 +276,7 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
 }
 
 uint64_t SessionRunner::BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message) {
-  op_state_ = State::kPreparing;
+  SetStateLocked(State::kPreparing);
   current_op_.clear();
   cancel_ = std::make_shared<CancelToken>();
   prep_abandon_ = [on_abandon = std::move(on_abandon),
@@ -317,7 +317,7 @@ void Repost(SerialQueue& queue, std::vector<std::function<void()>>& commands) {
 }  // namespace
 
 void SessionRunner::BecomeIdleLocked() {
-  op_state_ = State::kIdle;
+  SetStateLocked(State::kIdle);
   ending_ = false;
   current_op_.clear();
   cancel_.reset();
@@ -601,14 +601,17 @@ bool SessionRunner::context_loaded() const {
   return context_in_memory_.load(std::memory_order_acquire);
 }
 
+void SessionRunner::SetStateLocked(State state) {
+  op_state_ = state;
+  state_seen_.store(state, std::memory_order_release);
+}
+
 bool SessionRunner::running() const {
-  absl::MutexLock lock(&mu_);
-  return op_state_ != State::kIdle;
+  return state_seen_.load(std::memory_order_acquire) != State::kIdle;
 }
 
 bool SessionRunner::compacting() const {
-  absl::MutexLock lock(&mu_);
-  return op_state_ == State::kCompaction;
+  return state_seen_.load(std::memory_order_acquire) == State::kCompaction;
 }
 
 bool SessionRunner::Idle() const {

@@ -205,6 +205,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   void ChangeWhileIdle(std::string lease_id, std::function<absl::Status()> change,
                        StatusReply reply, bool needs_history = true);
 
+  // Never wait (an API handler asks them while describing a session, and
+  // the session's lock may be held while its context loads).
   bool running() const;
   bool compacting() const;
   // Whether the model context is in memory (so an estimate reads no rows).
@@ -297,6 +299,7 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   void FinishTurn(const std::string& turn_id, const events::TurnEnded& end);
   // Back to idle: wakes Shutdown and reposts deferred commands.
   void BecomeIdleLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SetStateLocked(State state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // The warm-up (see above): WarmUp starts one if it is worth it, on the
   // queue; WarmWithPlan loads the context and serializes it on a pool task;
@@ -340,6 +343,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
 
   mutable absl::Mutex mu_;
   State op_state_ ABSL_GUARDED_BY(mu_) = State::kIdle;
+  // op_state_ for readers that must not wait for mu_ (running(),
+  // compacting()); changed only with it (SetStateLocked).
+  std::atomic<State> state_seen_{State::kIdle};
   // The running compaction is recording (or has recorded) its end.
   bool ending_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
