@@ -179,6 +179,9 @@ void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnd
   CommitExtras extras = EndExtras();
   extras.conversation_activity = true;
   extras.context_meter = ctx_.meter.Serialize();
+  // Not running from here on, for readers that do not take the lock: one
+  // that saw TurnEnded must not be told otherwise.
+  state_seen_.store(State::kIdle, std::memory_order_release);
   absl::Status s = log_->Commit(turn_id, {end}, std::move(extras));
   if (!s.ok()) {
     RAW_LOG(Error) << "session " << session_id_ << ": could not store the end of turn " << turn_id
@@ -261,6 +264,8 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
                    self->ctx_, *self->log_, hooks, *cancel, [self] {
                      absl::MutexLock self_lock(&self->mu_);
                      self->ending_ = true;
+                     // As for a turn's end (FinishTurn).
+                     self->state_seen_.store(State::kIdle, std::memory_order_release);
                    });
     auto finish = [self] {
       absl::MutexLock self_lock(&self->mu_);

@@ -344,7 +344,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   mutable absl::Mutex mu_;
   State op_state_ ABSL_GUARDED_BY(mu_) = State::kIdle;
   // op_state_ for readers that must not wait for mu_ (running(),
-  // compacting()); changed only with it (SetStateLocked).
+  // compacting()), changed with it (SetStateLocked), except that it turns
+  // idle just before the operation records its end, so that a client that
+  // saw the end event reads it idle.
   std::atomic<State> state_seen_{State::kIdle};
   // The running compaction is recording (or has recorded) its end.
   bool ending_ ABSL_GUARDED_BY(mu_) = false;
