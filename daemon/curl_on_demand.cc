@@ -57,6 +57,7 @@ struct Libcurl {
   decltype(&curl_multi_poll) multi_poll = nullptr;
   decltype(&curl_multi_info_read) multi_info_read = nullptr;
   decltype(&curl_multi_cleanup) multi_cleanup = nullptr;
+  decltype(&curl_multi_setopt) multi_setopt = nullptr;
   decltype(&curl_multi_strerror) multi_strerror = nullptr;
   decltype(&curl_url) url = nullptr;
   decltype(&curl_url_cleanup) url_cleanup = nullptr;
@@ -104,6 +105,7 @@ Libcurl Load() {
   Find(library, "curl_multi_poll", lib.multi_poll, e);
   Find(library, "curl_multi_info_read", lib.multi_info_read, e);
   Find(library, "curl_multi_cleanup", lib.multi_cleanup, e);
+  Find(library, "curl_multi_setopt", lib.multi_setopt, e);
   Find(library, "curl_multi_strerror", lib.multi_strerror, e);
   Find(library, "curl_url", lib.url, e);
   Find(library, "curl_url_cleanup", lib.url_cleanup, e);
@@ -243,6 +245,28 @@ CURLMcode curl_multi_poll(CURLM* multi, curl_waitfd extra_fds[], unsigned int ex
 
 CURLMsg* curl_multi_info_read(CURLM* multi, int* queued) {
   return Curl().ok() ? Curl().multi_info_read(multi, queued) : nullptr;
+}
+
+// Raw sets only CURLMOPT_MAXCONNECTS, a long; the other kinds are passed on
+// by the same numbering as the easy options.
+CURLMcode curl_multi_setopt(CURLM* multi, CURLMoption option, ...) {
+  if (!Curl().ok()) return CURLM_BAD_HANDLE;
+  va_list args;
+  va_start(args, option);
+  CURLMcode code;
+  const int kind = static_cast<int>(option);
+  if (kind < CURLOPTTYPE_OBJECTPOINT) {
+    code = Curl().multi_setopt(multi, option, va_arg(args, long));
+  } else if (kind < CURLOPTTYPE_FUNCTIONPOINT) {
+    code = Curl().multi_setopt(multi, option, va_arg(args, void*));
+  } else if (kind < CURLOPTTYPE_OFF_T) {
+    using AnyFunction = void (*)();
+    code = Curl().multi_setopt(multi, option, va_arg(args, AnyFunction));
+  } else {
+    code = Curl().multi_setopt(multi, option, va_arg(args, curl_off_t));
+  }
+  va_end(args);
+  return code;
 }
 
 CURLMcode curl_multi_cleanup(CURLM* multi) {

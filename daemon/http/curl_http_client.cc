@@ -408,6 +408,42 @@ class CurlHttpClient::Share {
   std::array<absl::Mutex, CURL_LOCK_DATA_LAST> mutexes_;
 };
 
+// Idle multi handles, each with the connections its last transfers left
+// open. A multi handle serves one Send at a time, so a connection is never
+// used by two threads at once (libcurl does not support sharing a connection
+// cache between concurrent threads). Thread-safe.
+class CurlHttpClient::MultiPool {
+ public:
+  // An idle multi handle, or a new one (null when none can be made).
+  MultiPtr Take() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!idle_.empty()) {
+        MultiPtr multi = std::move(idle_.back());
+        idle_.pop_back();
+        return multi;
+      }
+    }
+    MultiPtr multi(curl_multi_init());
+    if (multi != nullptr) curl_multi_setopt(multi.get(), CURLMOPT_MAXCONNECTS, kConnectionsEach);
+    return multi;
+  }
+  // Keeps `multi` for a later Take, unless enough are idle already.
+  void Give(MultiPtr multi) {
+    absl::MutexLock lock(&mu_);
+    if (idle_.size() < kMaxIdle) idle_.push_back(std::move(multi));
+  }
+
+ private:
+  // As many idle handles as requests usually run at once (a turn each, a
+  // compaction, a fetch), and a few connections each.
+  static constexpr size_t kMaxIdle = 4;
+  static constexpr long kConnectionsEach = 2;
+
+  absl::Mutex mu_;
+  std::vector<MultiPtr> idle_ ABSL_GUARDED_BY(mu_);
+};
+
 CurlHttpClient::CurlHttpClient() : CurlHttpClient(Options{}) {}
 
 std::string TrustedCaFileFromEnvironment() {
@@ -415,7 +451,8 @@ std::string TrustedCaFileFromEnvironment() {
   return file != nullptr ? std::string(file) : std::string();
 }
 
-CurlHttpClient::CurlHttpClient(Options options) : options_(std::move(options)) {
+CurlHttpClient::CurlHttpClient(Options options)
+    : options_(std::move(options)), pool_(std::make_unique<MultiPool>()) {
   if (options_.user_agent.empty()) options_.user_agent = absl::StrCat("raw/", kVersion);
 }
 
@@ -458,10 +495,23 @@ absl::Status CurlHttpClient::Send(const HttpRequest& request, HttpResponseHandle
   ASSIGN_OR_RETURN(CurlHeaderList header_list, BuildCurlHeaderList(request));
 
   EasyPtr easy(curl_easy_init());
-  MultiPtr multi(curl_multi_init());
+  // A request that may reach only public addresses gets a multi handle of
+  // its own, without kept connections, and leaves none behind.
+  const bool reuse = !request.public_addresses_only;
+  MultiPtr multi = reuse ? pool_->Take() : MultiPtr(curl_multi_init());
   if (easy == nullptr || multi == nullptr) {
     return absl::ResourceExhaustedError("cannot allocate libcurl handles");
   }
+  // Gives the multi handle back once the easy handle has left it (Detach,
+  // below, runs first): a connection the transfer finished cleanly stays
+  // open in it; one cut short is closed by libcurl as the handle leaves.
+  struct GiveBack {
+    MultiPool* pool;
+    MultiPtr* multi;
+    ~GiveBack() {
+      if (pool != nullptr) pool->Give(std::move(*multi));
+    }
+  } give_back{reuse ? pool_.get() : nullptr, &multi};
   Transfer transfer;
   transfer.handler = &handler;
   transfer.easy = easy.get();

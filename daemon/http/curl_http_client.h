@@ -3,8 +3,12 @@
 // Each Send() runs its own curl multi handle on the calling thread and waits
 // in curl_multi_poll() with the CancelToken's fd as an extra descriptor, so a
 // cancel wakes the transfer at once and nothing ever sleeps. The client keeps
-// a share handle (DNS cache and TLS sessions) across calls; connections are
-// not reused between Send() calls.
+// a share handle (DNS cache and TLS sessions) across calls, and a few idle
+// multi handles with the connections their transfers left open, so that the
+// next request to the same server (the next step of a turn) skips the TCP
+// and TLS handshakes. A request with public_addresses_only never takes a
+// kept connection (reusing one opens no socket, so its address check would
+// not run) and leaves none behind.
 //
 // Behaviour beyond the HttpClient contract:
 // - Redirects are never followed: a 3xx reaches OnStatus like any status,
@@ -58,6 +62,7 @@ class CurlHttpClient : public HttpClient {
 
  private:
   class Share;
+  class MultiPool;
 
   Options options_;
   // Made by the first request, with libcurl's global initialization: a
@@ -65,6 +70,8 @@ class CurlHttpClient : public HttpClient {
   // 3 MB of resident memory).
   std::once_flag share_once_;
   std::unique_ptr<Share> share_;
+  // After share_: its kept connections go first.
+  std::unique_ptr<MultiPool> pool_;
 };
 
 }  // namespace raw::http

@@ -1,0 +1,84 @@
+// CurlHttpClient keeps the connections its requests leave open and gives
+// them to the next request to the same server, except to a request limited
+// to public addresses, which must open (and check) a connection of its own.
+// The fake provider closes every connection, so these tests run a server
+// that keeps them open and counts them (tests/fakes/keep_alive_server.h).
+
+#include <string>
+
+#include "daemon/http/curl_http_client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/keep_alive_server.h"
+
+namespace raw::http {
+namespace {
+
+using ::raw::testing::KeepAliveServer;
+
+class CurlConnectionReuseTest : public ::testing::Test {
+ protected:
+  absl::Status Post(bool public_only, HttpResponse* response) {
+    HttpRequest request;
+    request.url = server_.url();
+    request.headers = {{"Content-Type", "application/json"}};
+    request.body = R"({"stream":true})";
+    request.total_timeout_ms = 30000;
+    request.public_addresses_only = public_only;
+    return SendAndCollect(client_, request, cancel_, response);
+  }
+
+  KeepAliveServer server_;
+  CurlHttpClient client_;
+  CancelToken cancel_;
+};
+
+TEST_F(CurlConnectionReuseTest, SequentialRequestsToOneServerShareAConnection) {
+  for (int i = 0; i < 3; ++i) {
+    HttpResponse response;
+    ASSERT_TRUE(Post(/*public_only=*/false, &response).ok());
+    EXPECT_EQ(response.body, "ok");
+  }
+  EXPECT_EQ(server_.requests(), 3);
+  EXPECT_EQ(server_.connections(), 1);
+}
+
+// A kept connection to a loopback server (a local model's, say) must not
+// carry a request that may reach only public addresses (a web fetch): it
+// is refused as if nothing were kept.
+TEST_F(CurlConnectionReuseTest, ARequestLimitedToPublicAddressesNeverTakesAKeptConnection) {
+  HttpResponse first;
+  ASSERT_TRUE(Post(/*public_only=*/false, &first).ok());
+  HttpResponse second;
+  absl::Status refused = Post(/*public_only=*/true, &second);
+  EXPECT_TRUE(absl::IsPermissionDenied(refused)) << refused;
+  EXPECT_EQ(server_.requests(), 1);
+  // The kept connection is still there for the requests that may use it.
+  HttpResponse third;
+  ASSERT_TRUE(Post(/*public_only=*/false, &third).ok());
+  EXPECT_EQ(server_.requests(), 2);
+  EXPECT_EQ(server_.connections(), 1);
+}
+
+// A server that closed a kept connection (its idle timeout) costs the next
+// request nothing but a new connection: no error reaches the caller.
+TEST(CurlConnectionReuseClosedTest, AConnectionTheServerClosedIsReplaced) {
+  KeepAliveServer server(/*close_after_answer=*/true);
+  CurlHttpClient client;
+  CancelToken cancel;
+  for (int i = 0; i < 2; ++i) {
+    HttpRequest request;
+    request.url = server.url();
+    request.body = R"({"stream":true})";
+    request.total_timeout_ms = 30000;
+    HttpResponse response;
+    absl::Status sent = SendAndCollect(client, request, cancel, &response);
+    ASSERT_TRUE(sent.ok()) << sent;
+    EXPECT_EQ(response.body, "ok");
+  }
+  EXPECT_EQ(server.requests(), 2);
+  EXPECT_EQ(server.connections(), 2);
+}
+
+}  // namespace
+}  // namespace raw::http
