@@ -44,8 +44,8 @@ KeepAliveServer::~KeepAliveServer() {
   }
 }
 
-std::string KeepAliveServer::url() const {
-  return absl::StrCat("http://127.0.0.1:", port_, "/v1/chat");
+std::string KeepAliveServer::url(const std::string& path) const {
+  return absl::StrCat("http://127.0.0.1:", port_, path);
 }
 
 void KeepAliveServer::Serve() {
@@ -94,12 +94,20 @@ bool KeepAliveServer::AnswerWhole(int fd, std::string& bytes) {
       if (!absl::SimpleAtoi(bytes.substr(at + 16, end - at - 16), &body)) body = 0;
     }
     if (bytes.size() < head_end + 4 + body) return answered;
+    const bool big = bytes.find(" /big ") < head_end;
     bytes.erase(0, head_end + 4 + body);
     ++requests_;
     answered = true;
+    const std::string text = big ? std::string(1 << 20, 'o') : std::string("ok");
     const std::string answer =
-        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok";
-    (void)!write(fd, answer.data(), answer.size());
+        absl::StrCat("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ", text.size(),
+                     "\r\n\r\n", text);
+    // A client that stopped reading may have closed: no SIGPIPE for that.
+    for (size_t sent = 0; sent < answer.size();) {
+      ssize_t n = send(fd, answer.data() + sent, answer.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<size_t>(n);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // KeepAliveServer: an HTTP/1.1 server on 127.0.0.1 that answers every
-// request with 200 "ok" and keeps each connection open until the client
+// request with 200 "ok" (a request for /big: 1 MiB of "o") and keeps each
+// connection open until the client
 // closes it (FakeProviderServer closes every connection), counting
 // connections and requests; for tests and benchmarks of connection reuse.
 //
@@ -23,8 +24,8 @@ class KeepAliveServer {
   KeepAliveServer(const KeepAliveServer&) = delete;
   KeepAliveServer& operator=(const KeepAliveServer&) = delete;
 
-  // A URL on this server (any path is answered the same).
-  std::string url() const;
+  // A URL on this server.
+  std::string url(const std::string& path = "/v1/chat") const;
   int connections() const { return connections_.load(); }
   int requests() const { return requests_.load(); }
 

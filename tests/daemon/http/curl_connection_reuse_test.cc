@@ -60,6 +60,32 @@ TEST_F(CurlConnectionReuseTest, ARequestLimitedToPublicAddressesNeverTakesAKeptC
   EXPECT_EQ(server_.connections(), 1);
 }
 
+// Reads the status, then stops at the first bytes of the body.
+class StopAtFirstBody : public HttpResponseHandler {
+ public:
+  void OnStatus(int, const Headers&) override {}
+  bool OnBody(std::string_view) override { return false; }
+};
+
+// A transfer cut short leaves the rest of its answer on the connection:
+// that connection is closed, never kept, so the next request reads only
+// its own answer.
+TEST_F(CurlConnectionReuseTest, ATransferCutShortLeavesNoConnectionBehind) {
+  HttpResponse first;
+  ASSERT_TRUE(Post(/*public_only=*/false, &first).ok());
+  HttpRequest big;
+  big.method = "GET";
+  big.url = server_.url("/big");
+  big.total_timeout_ms = 30000;
+  StopAtFirstBody stop;
+  EXPECT_TRUE(absl::IsAborted(client_.Send(big, stop, cancel_)));
+  HttpResponse after;
+  ASSERT_TRUE(Post(/*public_only=*/false, &after).ok());
+  EXPECT_EQ(after.body, "ok");
+  EXPECT_EQ(server_.requests(), 3);
+  EXPECT_EQ(server_.connections(), 2);
+}
+
 // A server that closed a kept connection (its idle timeout) costs the next
 // request nothing but a new connection: no error reaches the caller.
 TEST(CurlConnectionReuseClosedTest, AConnectionTheServerClosedIsReplaced) {
