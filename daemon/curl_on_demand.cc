@@ -122,24 +122,20 @@ const Libcurl& Curl() {
   return *lib;
 }
 
-// The option's argument, read from `args` as the type libcurl reads it:
-// curl.h numbers the options of each argument type from its own base.
-CURLcode ForwardEasyOption(CURL* easy, CURLoption option, va_list args) {
+// Passes the option's argument, read from `args` as the type libcurl reads
+// it, to `set`: curl.h numbers the easy and the multi options of each
+// argument type from the same bases.
+template <typename Code, typename Handle, typename Option, typename Set>
+Code ForwardOption(Set set, Handle* handle, Option option, va_list args) {
   const int kind = static_cast<int>(option);
-  if (kind < CURLOPTTYPE_OBJECTPOINT) {
-    return Curl().easy_setopt(easy, option, va_arg(args, long));
-  }
-  if (kind < CURLOPTTYPE_FUNCTIONPOINT) {
-    return Curl().easy_setopt(easy, option, va_arg(args, void*));
-  }
+  if (kind < CURLOPTTYPE_OBJECTPOINT) return set(handle, option, va_arg(args, long));
+  if (kind < CURLOPTTYPE_FUNCTIONPOINT) return set(handle, option, va_arg(args, void*));
   if (kind < CURLOPTTYPE_OFF_T) {
     using AnyFunction = void (*)();
-    return Curl().easy_setopt(easy, option, va_arg(args, AnyFunction));
+    return set(handle, option, va_arg(args, AnyFunction));
   }
-  if (kind < CURLOPTTYPE_BLOB) {
-    return Curl().easy_setopt(easy, option, va_arg(args, curl_off_t));
-  }
-  return Curl().easy_setopt(easy, option, va_arg(args, void*));  // a struct curl_blob*
+  if (kind < CURLOPTTYPE_BLOB) return set(handle, option, va_arg(args, curl_off_t));
+  return set(handle, option, va_arg(args, void*));  // a struct curl_blob*
 }
 
 }  // namespace
@@ -160,7 +156,7 @@ CURLcode curl_easy_setopt(CURL* easy, CURLoption option, ...) {
   if (!Curl().ok()) return CURLE_FAILED_INIT;
   va_list args;
   va_start(args, option);
-  CURLcode code = ForwardEasyOption(easy, option, args);
+  CURLcode code = ForwardOption<CURLcode>(Curl().easy_setopt, easy, option, args);
   va_end(args);
   return code;
 }
@@ -247,24 +243,11 @@ CURLMsg* curl_multi_info_read(CURLM* multi, int* queued) {
   return Curl().ok() ? Curl().multi_info_read(multi, queued) : nullptr;
 }
 
-// Raw sets only CURLMOPT_MAXCONNECTS, a long; the other kinds are passed on
-// by the same numbering as the easy options.
 CURLMcode curl_multi_setopt(CURLM* multi, CURLMoption option, ...) {
   if (!Curl().ok()) return CURLM_BAD_HANDLE;
   va_list args;
   va_start(args, option);
-  CURLMcode code;
-  const int kind = static_cast<int>(option);
-  if (kind < CURLOPTTYPE_OBJECTPOINT) {
-    code = Curl().multi_setopt(multi, option, va_arg(args, long));
-  } else if (kind < CURLOPTTYPE_FUNCTIONPOINT) {
-    code = Curl().multi_setopt(multi, option, va_arg(args, void*));
-  } else if (kind < CURLOPTTYPE_OFF_T) {
-    using AnyFunction = void (*)();
-    code = Curl().multi_setopt(multi, option, va_arg(args, AnyFunction));
-  } else {
-    code = Curl().multi_setopt(multi, option, va_arg(args, curl_off_t));
-  }
+  CURLMcode code = ForwardOption<CURLMcode>(Curl().multi_setopt, multi, option, args);
   va_end(args);
   return code;
 }
