@@ -1,15 +1,25 @@
 #include "daemon/loop/approval_broker.h"
 
 #include <set>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "common/failpoint.h"
 
 namespace raw::loop {
 
-void ApprovalBroker::Open(const std::string& request_id,
-                          const std::vector<std::string>& pending_call_ids,
-                          const std::map<std::string, int>& session_options) {
+absl::Status ApprovalBroker::Open(const std::string& request_id,
+                                  const std::vector<std::string>& pending_call_ids,
+                                  const std::map<std::string, int>& session_options) {
+  std::set<std::string_view> ids;
+  for (const std::string& id : pending_call_ids) {
+    // One answer slot per id: a repeated id would let one answer cover
+    // calls nobody answered.
+    if (!ids.insert(id).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("call id ", id, " is pending twice in approval request ", request_id));
+    }
+  }
   absl::MutexLock lock(&mu_);
   request_id_ = request_id;
   session_options_ = session_options;
@@ -17,6 +27,7 @@ void ApprovalBroker::Open(const std::string& request_id,
   answers_.clear();
   for (const std::string& id : pending_call_ids) answers_[id] = std::nullopt;
   cancelled_ = false;
+  return absl::OkStatus();
 }
 
 bool ApprovalBroker::Done() const {

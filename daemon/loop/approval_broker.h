@@ -36,9 +36,10 @@ struct ApprovalOutcome {
 class ApprovalBroker {
  public:
   // `session_options` gives, per pending call id, how many "allow for this
-  // session" options the call offers (absent: none).
-  void Open(const std::string& request_id, const std::vector<std::string>& pending_call_ids,
-            const std::map<std::string, int>& session_options = {});
+  // session" options the call offers (absent: none). kInvalidArgument,
+  // opening nothing, when an id is listed twice.
+  absl::Status Open(const std::string& request_id, const std::vector<std::string>& pending_call_ids,
+                    const std::map<std::string, int>& session_options = {});
 
   ApprovalOutcome Wait(absl::Duration timeout, const CancelToken& cancel);
 

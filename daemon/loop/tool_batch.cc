@@ -1,6 +1,8 @@
 #include "daemon/loop/tool_batch.h"
 
 #include <chrono>
+#include <map>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -56,9 +58,18 @@ absl::Status ToolBatch::Skip(const std::vector<CollectedCall>& calls, const std:
   return absl::OkStatus();
 }
 
-ToolBatch::Entry ToolBatch::Gate(const CollectedCall& call) {
+ToolBatch::Entry ToolBatch::Gate(const CollectedCall& call, bool id_repeated) {
   Entry e;
   e.call = &call;
+  if (id_repeated) {
+    // An answer and a result name a call by its id: one answer would
+    // approve every call that shares it, and the model could not tell the
+    // results apart. None of them runs, and none is put to anyone.
+    e.state = events::ApprovalState::kDenied;
+    e.reason = absl::StrCat("the model gave the id \"", call.request.call_id,
+                            "\" to more than one call of this batch");
+    return e;
+  }
   e.prepared = PrepareToolCall(DispatchInput{call.request, call.complete}, plan_.tools);
   if (e.prepared.error) {
     e.state = events::ApprovalState::kNotApplicable;
@@ -120,7 +131,7 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
     request.calls.push_back(std::move(call));
   }
   ApprovalBroker& broker = plan_.session->approvals();
-  broker.Open(request.request_id, pending, session_options);
+  RETURN_IF_ERROR(broker.Open(request.request_id, pending, session_options));
   const std::string request_id = request.request_id;
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {std::move(request)}));
   hooks_.Fire(config::HookEvent::kNotification, "",
@@ -172,10 +183,12 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
 absl::Status ToolBatch::Run(const std::vector<CollectedCall>& calls) {
   std::vector<Entry> entries;
   entries.reserve(calls.size());
+  std::map<std::string_view, int> uses;
+  for (const CollectedCall& call : calls) ++uses[call.request.call_id];
   bool ask = false;
   for (const CollectedCall& call : calls) {
     if (cancel_.cancelled()) break;
-    entries.push_back(Gate(call));
+    entries.push_back(Gate(call, uses[call.request.call_id] > 1));
     ask = ask || entries.back().state == events::ApprovalState::kPending;
   }
   if (ask && !cancel_.cancelled()) {

@@ -66,7 +66,9 @@ class ToolBatch {
     std::vector<std::vector<config::RuleConfig>> session_options;
   };
 
-  Entry Gate(const CollectedCall& call);
+  // `id_repeated`: another call of the batch has the same id; the call is
+  // denied without being judged (an answer names a call by its id).
+  Entry Gate(const CollectedCall& call, bool id_repeated);
   absl::Status AskForApproval(std::vector<Entry>& entries);
   absl::Status RunEntry(const Entry& entry);
   // Why `entry` may no longer run: its path resolves elsewhere now and the

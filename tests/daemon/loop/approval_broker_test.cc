@@ -16,7 +16,7 @@ using events::ApprovalResolution;
 
 TEST(ApprovalBrokerTest, PerCallAnswersInSeveralResponsesCompleteTheRequest) {
   ApprovalBroker broker;
-  broker.Open("apr_1", {"a", "b"});
+  ASSERT_TRUE(broker.Open("apr_1", {"a", "b"}).ok());
   ASSERT_TRUE(broker.Respond("apr_1", {{"b", ApprovalDecision::kDeny, "no"}}, std::nullopt).ok());
   std::thread client([&] {
     EXPECT_TRUE(
@@ -34,9 +34,19 @@ TEST(ApprovalBrokerTest, PerCallAnswersInSeveralResponsesCompleteTheRequest) {
   EXPECT_EQ(broker.open_request(), "");
 }
 
+TEST(ApprovalBrokerTest, AnIdPendingTwiceOpensNothing) {
+  ApprovalBroker broker;
+  absl::Status opened = broker.Open("apr_1", {"a", "b", "a"});
+  EXPECT_EQ(opened.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(opened.message(), ::testing::HasSubstr("call id a is pending twice"));
+  EXPECT_EQ(broker.open_request(), "");
+  EXPECT_EQ(broker.Respond("apr_1", {{"a", ApprovalDecision::kAllowOnce, ""}}, std::nullopt).code(),
+            absl::StatusCode::kNotFound);
+}
+
 TEST(ApprovalBrokerTest, OneAnswerCoversEveryPendingCall) {
   ApprovalBroker broker;
-  broker.Open("apr_1", {"a", "b", "c"});
+  ASSERT_TRUE(broker.Open("apr_1", {"a", "b", "c"}).ok());
   ASSERT_TRUE(broker
                   .Respond("apr_1", {{"a", ApprovalDecision::kDeny, ""}},
                            ApprovalAnswer{"", ApprovalDecision::kAllowSession, ""})
@@ -52,7 +62,7 @@ TEST(ApprovalBrokerTest, OneAnswerCoversEveryPendingCall) {
 TEST(ApprovalBrokerTest, BadAnswersAreRefusedAndChangeNothing) {
   ApprovalBroker broker;
   EXPECT_EQ(broker.Respond("apr_1", {}, ApprovalAnswer{}).code(), absl::StatusCode::kNotFound);
-  broker.Open("apr_1", {"a"});
+  ASSERT_TRUE(broker.Open("apr_1", {"a"}).ok());
   EXPECT_EQ(broker.Respond("apr_2", {}, ApprovalAnswer{}).code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(broker.Respond("apr_1", {{"zz", ApprovalDecision::kAllowOnce, ""}}, std::nullopt)
                 .code(),
@@ -72,7 +82,7 @@ TEST(ApprovalBrokerTest, BadAnswersAreRefusedAndChangeNothing) {
 
 TEST(ApprovalBrokerTest, TimeoutDeniesUnansweredCallsAndKeepsEarlierAnswers) {
   ApprovalBroker broker;
-  broker.Open("apr_1", {"a", "b"});
+  ASSERT_TRUE(broker.Open("apr_1", {"a", "b"}).ok());
   ASSERT_TRUE(
       broker.Respond("apr_1", {{"a", ApprovalDecision::kAllowOnce, ""}}, std::nullopt).ok());
   CancelToken cancel;
@@ -88,7 +98,7 @@ TEST(ApprovalBrokerTest, TimeoutDeniesUnansweredCallsAndKeepsEarlierAnswers) {
 
 TEST(ApprovalBrokerTest, CancellationEndsTheWaitAtOnce) {
   ApprovalBroker broker;
-  broker.Open("apr_1", {"a"});
+  ASSERT_TRUE(broker.Open("apr_1", {"a"}).ok());
   CancelToken cancel;
   std::thread canceller([&] { cancel.Cancel("interrupted"); });
   ApprovalOutcome out = broker.Wait(absl::Hours(1), cancel);

@@ -173,6 +173,38 @@ TEST_F(ToolBatchTest, OneApprovalRequestForTheWholeBatch) {
   EXPECT_EQ(results[2].status, events::ToolStatus::kError);
 }
 
+// Calls that share an id cannot be told apart by an answer (one "allow"
+// would cover all of them) or by their results: none of them runs or is
+// put to the user, whatever the rules say; the batch's other calls go on.
+TEST_F(ToolBatchTest, CallsSharingAnIdAreDeniedWithoutAsking) {
+  plan_.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
+  AnswerWith({{"c2", events::ApprovalDecision::kAllowOnce, ""}});  // c1 is not asked
+  ASSERT_TRUE(
+      Run({Call("c1", "echo", R"({"text":"harmless"})"), Call("c2", "echo", R"({"text":"b"})"),
+           Call("c1", "echo", R"({"text":"dangerous"})")})
+          .ok());
+  EXPECT_THAT(ran_, ElementsAre("b"));
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  auto request = PayloadsOf<events::ApprovalRequested>(stored).at(0);
+  ASSERT_EQ(request.calls.size(), 3u);
+  EXPECT_EQ(request.calls[0].state, events::ApprovalState::kDenied);
+  EXPECT_EQ(request.calls[1].state, events::ApprovalState::kPending);
+  EXPECT_EQ(request.calls[2].state, events::ApprovalState::kDenied);
+  auto results = PayloadsOf<events::ToolResult>(stored);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kDenied);
+  EXPECT_THAT(results[0].content, HasSubstr("gave the id \"c1\" to more than one call"));
+  EXPECT_EQ(results[1].status, events::ToolStatus::kOk);
+  EXPECT_EQ(results[2].status, events::ToolStatus::kDenied);
+
+  // Even with every call allowed by the mode, none sharing an id runs.
+  plan_.agent.agent.approval_mode = config::ApprovalMode::kAllowAll;
+  ran_.clear();
+  ASSERT_TRUE(
+      Run({Call("d", "echo", R"({"text":"x"})"), Call("d", "echo", R"({"text":"y"})")}).ok());
+  EXPECT_TRUE(ran_.empty());
+}
+
 // "Allow for this session" adds a session rule: the next batch does not ask.
 TEST_F(ToolBatchTest, AllowForTheSessionIsRemembered) {
   plan_.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
