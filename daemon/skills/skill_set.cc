@@ -52,10 +52,16 @@ bool FileExists(const std::string& path) {
 }
 
 absl::StatusOr<std::string> ReadSmallFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO put where a file was seen must not hang the open.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     std::string message = absl::StrCat("cannot read ", path, ": ", strerror(errno));
     return errno == ENOENT ? absl::NotFoundError(message) : absl::InternalError(message);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
   }
   std::string data;
   char buf[64 * 1024];

@@ -136,6 +136,11 @@ struct ToolSpec {
   bool read_only = false;
   RuleSubject rule_subject = RuleSubject::kNone;
   std::string rule_argument;  // the string argument rules see, e.g. "command"
+  // For a tool whose arguments together say where it works (glob's pattern
+  // may start below `path`, or at "/"): the subject rules see instead of
+  // `rule_argument`'s value, given the call's arguments (an object); nullopt
+  // when they name none. Null = `rule_argument`'s value.
+  std::function<std::optional<std::string>(const Json& arguments)> rule_subject_of;
   ToolHandler handler;
   // Text the system prompt gains when the tool is selected (after the
   // agent's prompt, in selection order, before the skills listing); ""

@@ -35,6 +35,60 @@ bool NewerFirst(const Match& a, const Match& b) {
   return a.shown < b.shown;
 }
 
+// A pattern split where the walk starts: its leading literal segments (a
+// directory below the search directory, or below "/" for an absolute
+// pattern) and the rest, which is matched during the walk.
+struct SplitPattern {
+  bool absolute = false;
+  std::vector<std::string> literal;
+  std::vector<std::string> rest;
+};
+
+absl::StatusOr<SplitPattern> Split(const std::string& pattern) {
+  SplitPattern split;
+  split.absolute = !pattern.empty() && pattern[0] == '/';
+  std::vector<std::string> segments;
+  for (std::string_view part : SplitPath(pattern)) {
+    // The rules judge where the walk starts; a ".." would let it start
+    // above that, somewhere they did not judge.
+    if (part == "..") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pattern \"", pattern,
+                       "\" has a \"..\" segment: a pattern matches below the "
+                       "directory searched; name a directory above it in \"path\" instead"));
+    }
+    segments.emplace_back(part);
+  }
+  if (segments.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("pattern \"", pattern, "\" names no files"));
+  }
+  size_t literal = 0;
+  while (literal + 1 < segments.size() && !HasGlobMeta(segments[literal]) &&
+         segments[literal] != "**") {
+    ++literal;
+  }
+  split.literal.assign(segments.begin(), segments.begin() + literal);
+  split.rest.assign(segments.begin() + literal, segments.end());
+  return split;
+}
+
+// The directory the walk starts from, as the rules see it: `path` (the
+// working directory when absent) or "/", then the pattern's literal
+// segments. Without a usable pattern (the call then fails) it is `path`;
+// nullopt when `path` is not a string.
+std::optional<std::string> SearchRoot(const Json& args) {
+  auto path = args.find("path");
+  if (path != args.end() && !path->is_string()) return std::nullopt;
+  std::string root = path == args.end() ? std::string(".") : path->get<std::string>();
+  auto pattern = args.find("pattern");
+  if (pattern == args.end() || !pattern->is_string()) return root;
+  absl::StatusOr<SplitPattern> split = Split(pattern->get<std::string>());
+  if (!split.ok()) return root;
+  if (split->absolute) root = "/";
+  for (const std::string& segment : split->literal) absl::StrAppend(&root, "/", segment);
+  return root;
+}
+
 ToolOutput Glob(const Json& args, const ToolContext& ctx) {
   if (absl::Status s = CheckArgumentObject(args, {"pattern", "path"}); !s.ok()) {
     return ToolOutput::Error(std::string(s.message()));
@@ -58,27 +112,17 @@ ToolOutput Glob(const Json& args, const ToolContext& ctx) {
   }
 
   // An absolute pattern is searched from "/" and its results stay absolute.
-  const bool absolute = (*pattern)[0] == '/';
-  std::string root = absolute ? "/" : *base;
-  std::string shown_prefix = absolute ? "/" : "";
-  std::vector<std::string> segments;
-  for (std::string_view part : SplitPath(*pattern)) segments.emplace_back(part);
-  if (segments.empty()) {
-    return ToolOutput::Error(absl::StrCat("pattern \"", *pattern, "\" names no files"));
-  }
-  size_t literal = 0;
-  while (literal + 1 < segments.size() && !HasGlobMeta(segments[literal]) &&
-         segments[literal] != "**") {
-    ++literal;
-  }
-  if (literal > 0) {
-    std::vector<std::string> head(segments.begin(), segments.begin() + literal);
-    std::string joined = absl::StrJoin(head, "/");
+  absl::StatusOr<SplitPattern> split = Split(*pattern);
+  if (!split.ok()) return ToolOutput::Error(std::string(split.status().message()));
+  std::string root = split->absolute ? "/" : *base;
+  std::string shown_prefix = split->absolute ? "/" : "";
+  if (!split->literal.empty()) {
+    std::string joined = absl::StrJoin(split->literal, "/");
     root = std::filesystem::path(root + "/" + joined).lexically_normal().string();
     if (root.size() > 1 && root.back() == '/') root.pop_back();
     absl::StrAppend(&shown_prefix, joined, "/");
   }
-  std::vector<std::string> rest(segments.begin() + literal, segments.end());
+  const std::vector<std::string>& rest = split->rest;
   absl::StatusOr<PathGlob> glob = PathGlob::Compile(absl::StrJoin(rest, "/"));
   if (!glob.ok()) {
     return ToolOutput::Error(absl::StrCat("invalid pattern: ", glob.status().message()));
@@ -169,6 +213,9 @@ ToolSpec MakeGlobTool() {
   spec.read_only = true;
   spec.rule_subject = RuleSubject::kPath;
   spec.rule_argument = "path";
+  // The rules judge where the walk starts, which the pattern can move below
+  // `path` ("secret/**") or to "/" ("/etc/*").
+  spec.rule_subject_of = SearchRoot;
   spec.handler = Glob;
   return spec;
 }

@@ -80,14 +80,15 @@ ToolOutput ReadSkillFile(const skills::Skill& skill, const std::string& file,
         "of skill \"", skill.name, "\"; only files inside ", skill.dir, " can be loaded"));
   }
   // O_NOFOLLOW: the path was just resolved, so a symlink here means it was
-  // swapped in since.
-  int fd = open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  // swapped in since. O_NONBLOCK: opening a FIFO would wait for a writer,
+  // past any cancellation; it is refused below instead.
+  int fd = open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return ToolOutput::Error(absl::StrCat("cannot open ", real, ": ", strerror(errno)));
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return ToolOutput::Error(absl::StrCat("\"", file, "\" in skill \"", skill.name,
-                                          "\" is not a regular file (a directory?)"));
+    return ToolOutput::Error(
+        absl::StrCat("\"", file, "\" in skill \"", skill.name, "\" is not a regular file"));
   }
   const size_t cap = FileReadCap(ctx.settings.files.max_read_bytes);
   absl::StatusOr<std::string> data = ReadHead(fd, cap, real);

@@ -46,6 +46,7 @@ bool IsRequired(const ToolSpec& spec, const std::string& argument) {
 // when the argument is absent, so that is its subject then.
 std::optional<std::string> SubjectOf(const ToolSpec& spec, const Json& arguments) {
   if (spec.rule_subject == RuleSubject::kNone || !arguments.is_object()) return std::nullopt;
+  if (spec.rule_subject_of) return spec.rule_subject_of(arguments);
   auto it = arguments.find(spec.rule_argument);
   if (it == arguments.end() && spec.rule_subject == RuleSubject::kPath &&
       !IsRequired(spec, spec.rule_argument)) {

@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_split.h"
 #include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/policy/rule_path.h"
+#include "daemon/tools/policy/rule_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/tools/tool_test_support.h"
@@ -165,6 +167,38 @@ TEST_F(GlobTest, BadBaseAndBadPatternAreErrors) {
   EXPECT_THAT(brace.content, HasSubstr("unbalanced '{'"));
   EXPECT_EQ(Glob({{"pattern", ""}}).status, events::ToolStatus::kError);
   EXPECT_EQ(Glob({{"path", "."}}).content, "missing required argument \"pattern\"");
+}
+
+// The rules judge where the walk starts, and the pattern can move that:
+// below `path` ("secret/**") or to "/" ("/etc/*"). A ".." segment, which
+// would start the walk above the judged directory, is refused.
+TEST_F(GlobTest, TheRulesJudgeTheDirectoryThePatternStartsFrom) {
+  File("src/a.txt");
+  File("secret/key.txt");
+  auto rules = policy::RuleSet::Compile(
+      {{config::RuleAction::kAllow, "builtin/glob", std::nullopt, "src/**", std::nullopt},
+       {config::RuleAction::kAllow, "builtin/glob", std::nullopt, "src", std::nullopt},
+       {config::RuleAction::kDeny, "builtin/glob", std::nullopt, "secret/**", std::nullopt},
+       {config::RuleAction::kDeny, "builtin/glob", std::nullopt, "secret", std::nullopt}},
+      "agents.x.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  auto decide = [&](const Json& args) {
+    return rules->Evaluate(spec_, args, dir_.path(), config::ApprovalMode::kDenyAll).action;
+  };
+  EXPECT_EQ(decide({{"path", "src"}, {"pattern", "**/*.txt"}}), config::RuleAction::kAllow);
+  EXPECT_EQ(decide({{"pattern", "src/**/*.txt"}}), config::RuleAction::kAllow);
+  EXPECT_EQ(decide({{"pattern", "secret/*.txt"}}), config::RuleAction::kDeny);
+  EXPECT_EQ(decide({{"path", "src"}, {"pattern", dir_.Join("secret") + "/*"}}),
+            config::RuleAction::kDeny);
+  EXPECT_EQ(decide({{"path", "src"}, {"pattern", "/etc/*"}}), config::RuleAction::kDeny);
+  EXPECT_EQ(
+      policy::RuleSet::ResolvedPath(spec_, {{"path", "src"}, {"pattern", "a/b/*.h"}}, dir_.path()),
+      policy::ResolveRulePath(dir_.path(), "src/a/b"));
+
+  ToolOutput up = Glob({{"path", "src"}, {"pattern", "../secret/*"}});
+  EXPECT_EQ(up.status, events::ToolStatus::kError);
+  EXPECT_THAT(up.content, HasSubstr("has a \"..\" segment"));
+  EXPECT_EQ(Glob({{"pattern", "src/../../*"}}).status, events::ToolStatus::kError);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "daemon/tools/builtin/load_skill.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <string>
 
@@ -126,6 +128,22 @@ TEST_F(LoadSkillTest, MissingDirectoryAndBinaryFilesAreErrors) {
   out = Call({{"name", "pdf"}, {"file", "blob.bin"}});
   EXPECT_EQ(out.status, events::ToolStatus::kError);
   EXPECT_THAT(out.content, HasSubstr("binary"));
+}
+
+// A FIFO would block the open until some writer came, past any
+// cancellation of the turn: it is refused at once, whether it is named as a
+// skill's file or put where its SKILL.md was.
+TEST_F(LoadSkillTest, AFifoIsRefusedWithoutWaitingForAWriter) {
+  ASSERT_EQ(mkfifo(tmp_.Join("skills/pdf/pipe.md").c_str(), 0600), 0);
+  ToolOutput out = Call({{"name", "pdf"}, {"file", "pipe.md"}});
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_THAT(out.content, HasSubstr("is not a regular file"));
+
+  std::filesystem::remove(tmp_.Join("skills/review/SKILL.md"));
+  ASSERT_EQ(mkfifo(tmp_.Join("skills/review/SKILL.md").c_str(), 0600), 0);
+  out = Call({{"name", "review"}});
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_THAT(out.content, HasSubstr("is not a regular file"));
 }
 
 TEST_F(LoadSkillTest, LargeFilesAreCutAtTheReadLimit) {
