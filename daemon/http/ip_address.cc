@@ -89,6 +89,19 @@ std::optional<std::string> V6Reason(const uint8_t* b) {
     if (auto reason = V4Reason(V4At(b + 2))) return Embedded("6to4", *reason);
     return std::nullopt;
   }
+  // Prefixes whose traffic a local relay or translator carries on to an
+  // address the prefix does not show: local-use NAT64 (RFC 8215, any
+  // embedding length) and Teredo (the client's IPv4 address, obfuscated).
+  if (b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && b[4] == 0 && b[5] == 1) {
+    return "a local-use NAT64 address (64:ff9b:1::/48)";
+  }
+  if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) {
+    return "a Teredo address (2001::/32)";
+  }
+  if (b[0] == 0x01 && AllZero(b + 1, 7)) return "a discard-only address (100::/64)";
+  if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0x02 && b[4] == 0 && b[5] == 0) {
+    return "a benchmarking address (2001:2::/48)";
+  }
   if ((b[0] & 0xfe) == 0xfc) return "a private address (unique local, fc00::/7)";
   if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return "a link-local address (fe80::/10)";
   if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return "a private address (site-local, fec0::/10)";

@@ -68,6 +68,11 @@ TEST(IpAddressTest, RefusesEveryNonPublicIpv6Block) {
   EXPECT_THAT(Reason("fec0::1"), Optional(HasSubstr("site-local")));
   EXPECT_THAT(Reason("ff02::1"), Optional(HasSubstr("multicast")));
   EXPECT_THAT(Reason("2001:db8::1"), Optional(HasSubstr("documentation")));
+  EXPECT_THAT(Reason("64:ff9b:1::a00:1"), Optional(HasSubstr("local-use NAT64")));
+  EXPECT_THAT(Reason("64:ff9b:1:ffff::1"), Optional(HasSubstr("local-use NAT64")));
+  EXPECT_THAT(Reason("2001:0:4136:e378:8000:63bf:3fff:fdd2"), Optional(HasSubstr("Teredo")));
+  EXPECT_THAT(Reason("100::1"), Optional(HasSubstr("discard-only")));
+  EXPECT_THAT(Reason("2001:2::1"), Optional(HasSubstr("benchmarking")));
 }
 
 TEST(IpAddressTest, JudgesIpv6FormsThatCarryAnIpv4AddressByThatAddress) {
@@ -87,8 +92,9 @@ TEST(IpAddressTest, JudgesIpv6FormsThatCarryAnIpv4AddressByThatAddress) {
 }
 
 TEST(IpAddressTest, AllowsPublicIpv6) {
-  for (const char* text : {"2606:4700:4700::1111", "2001:4860:4860::8888", "2a00:1450::1",
-                           "fbff::1", "fe7f::1"}) {
+  for (const char* text :
+       {"2606:4700:4700::1111", "2001:4860:4860::8888", "2a00:1450::1", "fbff::1", "fe7f::1",
+        "64:ff9b:2::1", "2001:1:0::1", "100:0:0:1::1", "2001:3::1"}) {
     EXPECT_EQ(Reason(text), std::nullopt) << text;
   }
 }
