@@ -95,12 +95,18 @@ void AgentConnection::OnNotification(const std::string& method, const Json& para
   // Any other notification is ignored, as JSON-RPC wants.
 }
 
-void AgentConnection::OnCancelled(const Json& id) {
-  // A prompt cancelled this way is interrupted like session/cancel; other
-  // requests just lose their (late) answer.
+bool AgentConnection::OnCancelled(const Json& id) {
+  // A prompt cancelled this way is interrupted like session/cancel and
+  // answers `cancelled` after its turn's last update (a -32800 now would
+  // come before them, and the session would still be busy after it);
+  // other requests are answered -32800 and lose their late answer.
   for (auto& [session_id, bridge] : sessions_) {
-    if (bridge->HasPrompt(id)) bridge->Cancel();
+    if (bridge->HasPrompt(id)) {
+      bridge->Cancel();
+      return true;
+    }
   }
+  return false;
 }
 
 void AgentConnection::Initialize(const Json& id, const Json& params) {

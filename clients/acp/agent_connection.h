@@ -46,12 +46,17 @@ class AgentConnection : public JsonRpc::Handler {
  private:
   void OnRequest(const Json& id, const std::string& method, const Json& params) override;
   void OnNotification(const std::string& method, const Json& params) override;
-  void OnCancelled(const Json& id) override;
+  bool OnCancelled(const Json& id) override;
 
   void Initialize(const Json& id, const Json& params);
   void NewSession(const Json& id, const Json& params);
   void OpenSession(const Json& id, const Json& params, SessionBridge::Open how);
   void ListSessions(const Json& id, const Json& params);
+  // Reads the daemon's page at `token` into `sessions` (those in `cwd`
+  // when not empty), and more pages while the answer has fewer than a
+  // page of them; then answers. `pages`: daemon pages read so far.
+  void ListPage(const Json& id, const std::string& cwd, const std::string& token, Json sessions,
+                int pages);
   void CloseSession(const Json& id, const Json& params);
   void SetConfigOption(const Json& id, const Json& params);
   // session/set_mode: the approval mode through ConfigureSession.

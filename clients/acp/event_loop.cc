@@ -1,7 +1,10 @@
 #include "clients/acp/event_loop.h"
 
 #include <algorithm>
+#include <exception>
 #include <utility>
+
+#include "common/logging.h"
 
 namespace raw::acp {
 
@@ -31,6 +34,17 @@ std::optional<absl::Time> EventLoop::NextDeadline() const {
   return next;
 }
 
+void EventLoop::RunTask(const Task& task) {
+  // Raw's code does not throw, but the JSON library does on a value of an
+  // unexpected type: such a slip fails one task, not the whole bridge (in
+  // --listen mode, every client's connection).
+  try {
+    task();
+  } catch (const std::exception& e) {
+    RAW_LOG(Error) << "raw-acp: a task failed: " << e.what();
+  }
+}
+
 void EventLoop::Run() {
   for (;;) {
     std::optional<absl::Time> deadline = NextDeadline();
@@ -49,7 +63,7 @@ void EventLoop::Run() {
         tasks_.pop_front();
       }
     }
-    if (task) task();
+    if (task) RunTask(task);
     // Ticking is cheap and some rules (the handover gate) change with the
     // events themselves, not only at deadlines: every ticker ticks after
     // every task. A ticker may remove itself (or another) while ticking.

@@ -7,6 +7,9 @@
 // timers) tick after every task and at the deadlines they name. Run()
 // returns after Quit().
 //
+// A task that throws (a JSON type error that slipped through) is logged
+// and the loop goes on.
+//
 // Thread-safe: Post and Quit from any thread; Run, AddTicker and
 // RemoveTicker on the loop's thread (AddTicker also before Run).
 #pragma once
@@ -45,6 +48,8 @@ class EventLoop {
 
  private:
   std::optional<absl::Time> NextDeadline() const;
+  // Runs `task`; an exception it throws is logged, never passed on.
+  static void RunTask(const Task& task);
 
   absl::Mutex mu_;
   std::deque<Task> tasks_ ABSL_GUARDED_BY(mu_);

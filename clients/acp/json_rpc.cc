@@ -1,5 +1,6 @@
 #include "clients/acp/json_rpc.h"
 
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -94,6 +95,23 @@ void JsonRpc::FlushTextChunk() {
 }
 
 void JsonRpc::Receive(std::string_view text) {
+  // A backstop: the handlers read what the client sent type by type, but a
+  // value of an unexpected type that slipped through must not end the
+  // process (and with it every other connection of `--listen`). A request
+  // is answered -32603; anything else is logged and dropped.
+  Json id;
+  try {
+    Dispatch(text, id);
+  } catch (const nlohmann::json::exception& e) {
+    RAW_LOG(Error) << "a message from the client could not be handled: " << e.what();
+    if (!id.is_null() && Pending(id)) {
+      ReplyError(id, {rpc_code::kInternalError,
+                      absl::StrCat("raw-acp could not handle this request: ", e.what()), nullptr});
+    }
+  }
+}
+
+void JsonRpc::Dispatch(std::string_view text, Json& request_id) {
   absl::StatusOr<Json> parsed = ParseJson(text);
   if (!parsed.ok()) {
     Write(ErrorResponse(nullptr, {rpc_code::kParseError,
@@ -149,8 +167,8 @@ void JsonRpc::Receive(std::string_view text) {
       if (!params.contains("requestId")) return;
       Json target = params["requestId"];
       if (!Pending(target)) return;  // answered already, or never asked
+      if (handler_.OnCancelled(target)) return;  // answered when it ends
       ReplyError(target, {rpc_code::kRequestCancelled, "the request was cancelled", nullptr});
-      handler_.OnCancelled(target);
       return;
     }
     handler_.OnNotification(name, params);
@@ -166,6 +184,7 @@ void JsonRpc::Receive(std::string_view text) {
         id, {rpc_code::kInvalidRequest, "a request with this id is still pending", nullptr}));
     return;
   }
+  request_id = id;
   handler_.OnRequest(id, name, params);
 }
 
@@ -183,11 +202,24 @@ void JsonRpc::OnResponse(const Json& message) {
     response.ok = true;
     response.result = message["result"];
   } else {
+    // The client's fields are read for what they are: a code that is not
+    // an integer or a message that is not a string is not taken.
     const Json& error = message["error"];
-    response.error.code = error.is_object() ? error.value("code", rpc_code::kInternalError)
-                                            : rpc_code::kInternalError;
-    response.error.message = error.is_object() ? error.value("message", std::string()) : "";
-    if (error.is_object() && error.contains("data")) response.error.data = error["data"];
+    response.error.code = rpc_code::kInternalError;
+    if (error.is_object()) {
+      auto code = error.find("code");
+      if (code != error.end() && code->is_number_integer() && code->get<int64_t>() >= INT32_MIN &&
+          code->get<int64_t>() <= INT32_MAX) {
+        response.error.code = static_cast<int>(code->get<int64_t>());
+      }
+      auto text = error.find("message");
+      if (text != error.end() && text->is_string())
+        response.error.message = text->get<std::string>();
+      if (error.contains("data")) response.error.data = error["data"];
+    }
+    if (response.error.message.empty()) {
+      response.error.message = "the client answered with a malformed error";
+    }
   }
   callback(response);
 }

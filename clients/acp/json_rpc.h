@@ -9,9 +9,14 @@
 // response -32600. A request is answered exactly once, through Reply or
 // ReplyError, at any later time; answering an id that was already answered
 // or cancelled does nothing. `$/cancel_request` for a pending incoming
-// request answers it -32800 at once and tells the handler (OnCancelled) so
-// that the work behind it stops; its later answer is dropped.
-// Notifications never get an answer, not even an error.
+// request tells the handler (OnCancelled), which either answers it itself
+// when the work behind it has stopped, or leaves it to JsonRpc: answered
+// -32800 at once, its later answer dropped.
+// Notifications never get an answer, not even an error. A JSON type error
+// thrown while a message is handled (a field of an unexpected type) never
+// leaves Receive: a request is answered -32603, anything else is logged.
+// Answers to this side's requests are read type by type: an error whose
+// code or message has another type reads as -32603 with a message saying so.
 //
 // Threading: one owner thread (the event loop): Receive and every other
 // method run there, and the handler is called there.
@@ -71,9 +76,11 @@ class JsonRpc {
     // A request; answer it with Reply or ReplyError (now or later).
     virtual void OnRequest(const Json& id, const std::string& method, const Json& params) = 0;
     virtual void OnNotification(const std::string& method, const Json& params) = 0;
-    // `$/cancel_request` cancelled the pending request `id` (already
-    // answered -32800).
-    virtual void OnCancelled(const Json& /*id*/) {}
+    // `$/cancel_request` for the pending request `id`. Returns true when
+    // the handler stops the work and answers the request itself as it ends
+    // (a prompt answers `cancelled` once its turn's last update is out);
+    // false: JsonRpc answers it -32800 now and drops the late answer.
+    virtual bool OnCancelled(const Json& /*id*/) { return false; }
   };
   using ResponseCallback = std::function<void(const RpcResponse&)>;
 
@@ -120,6 +127,9 @@ class JsonRpc {
     std::string text;
   };
 
+  // Receive without the backstop; sets `request_id` to the id of a request
+  // before its handler runs.
+  void Dispatch(std::string_view text, Json& request_id);
   void Send(const Json& message);
   // Every message but the held-back chunk goes out here, after that chunk.
   void Write(std::string line);

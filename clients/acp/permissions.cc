@@ -62,8 +62,12 @@ v1::ApprovalAnswer PermissionAnswer(const v1::ApprovalCall& call, const RpcRespo
   const Json& outcome = response.result.is_object() && response.result.contains("outcome")
                             ? response.result["outcome"]
                             : Json();
-  if (!outcome.is_object() || outcome.value("outcome", "") != "selected" ||
-      !outcome.contains("optionId") || !outcome["optionId"].is_string()) {
+  // Every field is checked for its type before it is read: a malformed
+  // answer denies the call like a cancelled one.
+  const auto kind = outcome.is_object() ? outcome.find("outcome") : outcome.end();
+  if (!outcome.is_object() || kind == outcome.end() || !kind->is_string() ||
+      kind->get_ref<const std::string&>() != "selected" || !outcome.contains("optionId") ||
+      !outcome["optionId"].is_string()) {
     return Deny(call, "the permission request was cancelled");
   }
   const std::string id = outcome["optionId"].get<std::string>();

@@ -30,8 +30,12 @@ class RecordingHandler : public JsonRpc::Handler {
   void OnNotification(const std::string& method, const Json& params) override {
     notifications.push_back({{"method", method}, {"params", params}});
   }
-  void OnCancelled(const Json& id) override { cancelled.push_back(id); }
+  bool OnCancelled(const Json& id) override {
+    cancelled.push_back(id);
+    return answers_cancelled_itself;
+  }
   std::vector<Json> requests, notifications, cancelled;
+  bool answers_cancelled_itself = false;
 };
 
 class JsonRpcTest : public ::testing::Test {
@@ -109,6 +113,54 @@ TEST_F(JsonRpcTest, ResponsesAreMatchedToOwnRequests) {
   EXPECT_EQ(got.size(), 2u);
 }
 
+TEST_F(JsonRpcTest, AnErrorAnswerWithWronglyTypedFieldsReadsAsAnInternalError) {
+  std::vector<RpcResponse> got;
+  Json id = rpc_.Request("m", Json::object(), [&](const RpcResponse& r) { got.push_back(r); });
+  rpc_.Receive(DumpJson(
+      Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", "oops"}, {"message", 12}}}}));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_FALSE(got[0].ok);
+  EXPECT_EQ(got[0].error.code, -32603);
+  EXPECT_EQ(got[0].error.message, "the client answered with a malformed error");
+  Json second = rpc_.Request("m", Json::object(), [&](const RpcResponse& r) { got.push_back(r); });
+  rpc_.Receive(DumpJson(
+      Json{{"jsonrpc", "2.0"}, {"id", second}, {"error", {{"code", 1e300}, {"message", "big"}}}}));
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].error.code, -32603);
+  EXPECT_EQ(got[1].error.message, "big");
+  EXPECT_TRUE(transport_->sent.size() == 2u) << "nothing is answered to an answer";
+}
+
+// A handler that reads a field with the wrong type throws; the request is
+// answered -32603 and Receive returns normally.
+class ThrowingHandler : public JsonRpc::Handler {
+ public:
+  void OnRequest(const Json&, const std::string&, const Json& params) override {
+    (void)params.value("n", 0);  // throws when "n" is a string
+  }
+  void OnNotification(const std::string&, const Json& params) override {
+    (void)params.value("n", 0);
+  }
+};
+
+TEST(JsonRpcBackstopTest, ATypeErrorInAHandlerAnswersTheRequestAndKeepsGoing) {
+  auto transport = std::make_shared<RecordingTransport>();
+  ThrowingHandler handler;
+  JsonRpc rpc(transport, handler);
+  EXPECT_NO_THROW(rpc.Receive(R"({"jsonrpc":"2.0","id":5,"method":"m","params":{"n":"x"}})"));
+  ASSERT_EQ(transport->sent.size(), 1u);
+  EXPECT_EQ(transport->sent[0]["id"], 5);
+  EXPECT_EQ(transport->sent[0]["error"]["code"], -32603);
+  EXPECT_FALSE(rpc.Pending(5));
+  EXPECT_NO_THROW(rpc.Receive(R"({"jsonrpc":"2.0","method":"m","params":{"n":"x"}})"));
+  EXPECT_EQ(transport->sent.size(), 1u) << "a notification gets no answer";
+  // A throwing response callback is caught too.
+  Json id =
+      rpc.Request("m", Json::object(), [](const RpcResponse& r) { (void)r.result.value("n", 0); });
+  EXPECT_NO_THROW(
+      rpc.Receive(DumpJson(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", {{"n", "x"}}}})));
+}
+
 TEST_F(JsonRpcTest, CancelRequestAnswersThePendingRequestOnce) {
   rpc_.Receive(R"({"jsonrpc":"2.0","id":7,"method":"session/list"})");
   rpc_.Receive(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}})");
@@ -122,6 +174,18 @@ TEST_F(JsonRpcTest, CancelRequestAnswersThePendingRequestOnce) {
   rpc_.Receive(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":8}})");
   EXPECT_EQ(transport_->sent.size(), 1u);
   EXPECT_TRUE(handler_.notifications.empty());
+}
+
+TEST_F(JsonRpcTest, ACancelledRequestTheHandlerAnswersItselfIsNotAnsweredNow) {
+  handler_.answers_cancelled_itself = true;
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":7,"method":"session/prompt"})");
+  rpc_.Receive(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}})");
+  ASSERT_EQ(handler_.cancelled.size(), 1u);
+  EXPECT_TRUE(transport_->sent.empty());
+  EXPECT_TRUE(rpc_.Pending(7));
+  rpc_.Reply(7, Json{{"stopReason", "cancelled"}});
+  ASSERT_EQ(transport_->sent.size(), 1u);
+  EXPECT_EQ(transport_->sent.back()["result"]["stopReason"], "cancelled");
 }
 
 TEST(ErrorFromStatusTest, MapsCodes) {

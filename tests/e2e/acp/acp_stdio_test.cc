@@ -197,6 +197,45 @@ TEST_F(AcpTest, PermissionRejectedDeniesTheCall) {
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
+// The client answers the two permission requests of a batch with a wrongly
+// typed error and a wrongly typed result: both calls are denied, the bridge
+// keeps going, and the prompt answers.
+TEST_F(AcpTest, WronglyTypedPermissionAnswersDenyTheCalls) {
+  const std::string marker = daemon_->workdir() + "/ran";
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"touch ran"})"},
+                                       {"c2", "bash", R"({"command":"touch ran2"})"}}));
+  fake_.Enqueue(chat::TextAnswer("ok, I will not"));
+  Json r = Drive("raw_turns.mjs", "bad_answers", {}, {"--agent", "asker"});
+  EXPECT_EQ(r["permissions"], 2);
+  EXPECT_EQ(r["response"]["result"]["stopReason"], "end_turn") << r["response"].dump();
+  EXPECT_THAT(r["toolStatuses"], ::testing::Contains("failed"));
+  EXPECT_THAT(r["toolStatuses"], ::testing::Not(::testing::Contains("completed")));
+  EXPECT_TRUE(r["afterwards"]["result"]["sessions"].is_array());
+  EXPECT_EQ(r["exit"]["code"], 0);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  EXPECT_THAT(fake_.requests()[1].body, HasSubstr("denied"));
+}
+
+// $/cancel_request on a running prompt cancels it as session/cancel does:
+// the prompt answers `cancelled` (not -32800) after the turn's updates, and
+// the session takes the next prompt at once.
+TEST_F(AcpTest, CancelRequestOnAPromptAnswersCancelledAtTheTurnsEnd) {
+  fake_.Enqueue(ParkedStream());
+  fake_.Enqueue(chat::TextAnswer("next one"));
+  Json r = Drive("raw_turns.mjs", "cancel_request");
+  EXPECT_EQ(r["response"]["result"]["stopReason"], "cancelled") << r["response"].dump();
+  EXPECT_EQ(r["next"]["result"]["stopReason"], "end_turn") << r["next"].dump();
+  auto history = History(r["sessionId"]);
+  int cancelled = 0;
+  for (const auto& e : history) {
+    if (e.has_turn_ended() && e.turn_ended().reason() == raw::v1::TURN_END_REASON_CANCELLED) {
+      ++cancelled;
+    }
+  }
+  EXPECT_EQ(cancelled, 1);
+}
+
 TEST_F(AcpTest, CancelDuringTheStreamAnswersCancelled) {
   fake_.Enqueue(ParkedStream());
   Json r = Drive(kStdioDriver, "cancel_stream");
