@@ -1,6 +1,7 @@
 #include "clients/acp/acp_server.h"
 
 #include <utility>
+#include <vector>
 
 namespace raw::acp {
 
@@ -10,6 +11,23 @@ struct AcpServer::State {
   std::function<void()> on_closed;
   bool alive = true;  // loop thread only
   std::set<std::shared_ptr<AgentConnection>> connections;  // loop thread only
+  // Shutdown() has begun: `drained` is called once the last connection
+  // has finished (loop thread only).
+  bool stopping = false;
+  std::function<void()> drained;
+
+  // `connection` has finished closing.
+  void Finished(const std::shared_ptr<AgentConnection>& connection) {
+    connections.erase(connection);
+    if (on_closed) on_closed();
+    MaybeDrained();
+  }
+  void MaybeDrained() {
+    if (!stopping || !connections.empty() || !drained) return;
+    std::function<void()> done = std::move(drained);
+    drained = nullptr;
+    done();
+  }
 };
 
 namespace {
@@ -32,8 +50,7 @@ class ForwardingPeer : public Peer {
       c->Close([state, connection] {
         auto closed = connection.lock();
         if (!closed || !state->alive) return;
-        state->connections.erase(closed);
-        if (state->on_closed) state->on_closed();
+        state->Finished(closed);
       });
     });
   }
@@ -59,10 +76,29 @@ PeerFactory AcpServer::factory() {
     std::weak_ptr<AgentConnection> weak = connection;
     // The set is the loop's: the connection joins it there.
     state->loop.Post([state, connection] {
-      if (state->alive) state->connections.insert(connection);
+      if (state->alive && !state->stopping) state->connections.insert(connection);
     });
     return std::make_unique<ForwardingPeer>(state, weak);
   };
+}
+
+void AcpServer::Shutdown(std::function<void()> done) {
+  state_->stopping = true;
+  state_->drained = std::move(done);
+  // A connection already closing (its client went away) finishes on its
+  // own; Close does nothing more for it.
+  std::vector<std::weak_ptr<AgentConnection>> open(state_->connections.begin(),
+                                                   state_->connections.end());
+  for (const std::weak_ptr<AgentConnection>& weak : open) {
+    auto c = weak.lock();
+    if (!c) continue;
+    c->Close([state = state_, weak] {
+      auto closed = weak.lock();
+      if (!closed || !state->alive) return;
+      state->Finished(closed);
+    });
+  }
+  state_->MaybeDrained();
 }
 
 }  // namespace raw::acp

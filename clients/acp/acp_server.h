@@ -26,6 +26,12 @@ class AcpServer {
 
   PeerFactory factory();
 
+  // Ends every connection as if its client had gone away (the turns they
+  // started interrupted, their prompts answered `cancelled`, the leases
+  // released), then calls `done` once on the loop. Connections accepted
+  // from now on are dropped. Runs on the loop's thread.
+  void Shutdown(std::function<void()> done);
+
   // Shared with the peers (opaque outside acp_server.cc).
   struct State;
 

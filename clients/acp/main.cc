@@ -5,23 +5,27 @@
 //
 // With --listen 127.0.0.1:PORT it serves ACP over a local WebSocket
 // instead (clients/acp/ws_listener.h) and prints the URL with its token on
-// stderr; it runs until SIGINT or SIGTERM.
+// stderr; it runs until SIGINT, SIGTERM or SIGHUP.
+//
+// In both modes SIGINT, SIGTERM and SIGHUP end the bridge as its clients
+// going away would: the turns it started are interrupted (their prompts
+// answer `cancelled`) and its leases released before it exits 0. A second
+// signal exits at once.
 #include <signal.h>
 #include <unistd.h>
 
 #include <iostream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "clients/acp/ws_listener.h"
-
 #include "clients/acp/acp_args.h"
 #include "clients/acp/acp_server.h"
 #include "clients/acp/event_loop.h"
+#include "clients/acp/signal_waiter.h"
 #include "clients/acp/stdio_transport.h"
+#include "clients/acp/ws_listener.h"
 #include "common/mutex_mode.h"
 #include "common/version.h"
 
@@ -29,8 +33,19 @@ namespace {
 
 using namespace raw::acp;
 
-// --listen HOST:PORT: serves until SIGINT or SIGTERM.
-int Listen(const AcpArgs& args, const AgentOptions& options, EventLoop& loop) {
+// What a stop signal does: the first shuts the server down (every
+// connection let go as if its client had left) and then quits the loop;
+// another one quits at once.
+void OnStopSignal(int count, EventLoop& loop, AcpServer& server) {
+  if (count > 1) {
+    loop.Quit();
+    return;
+  }
+  loop.Post([&loop, &server] { server.Shutdown([&loop] { loop.Quit(); }); });
+}
+
+// --listen HOST:PORT: serves until a stop signal.
+int Listen(const AcpArgs& args, const AgentOptions& options, EventLoop& loop, sigset_t signals) {
   AcpListenOptions listen;
   size_t colon = args.listen.rfind(':');
   uint32_t port = 0;
@@ -46,12 +61,6 @@ int Listen(const AcpArgs& args, const AgentOptions& options, EventLoop& loop) {
   }
   listen.port = static_cast<uint16_t>(port);
   if (args.max_message_bytes > 0) listen.max_message_bytes = args.max_message_bytes;
-  // The signals are taken by a thread of their own (blocked everywhere else).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   AcpServer server(loop, options, [] {});
   auto listener = ServeAcpWebSocket(listen, server.factory());
   if (!listener.ok()) {
@@ -60,13 +69,11 @@ int Listen(const AcpArgs& args, const AgentOptions& options, EventLoop& loop) {
   }
   std::cerr << "raw-acp: listening on " << (*listener)->url() << "?token=" << (*listener)->token()
             << std::endl;
-  std::thread waiter([&loop, signals] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    loop.Quit();
-  });
-  loop.Run();
-  waiter.join();
+  {
+    SignalWaiter waiter(signals,
+                        [&loop, &server](int count) { OnStopSignal(count, loop, server); });
+    loop.Run();
+  }
   (*listener)->Stop();
   return 0;
 }
@@ -94,14 +101,20 @@ int main(int argc, char** argv) {
   options.agent = args->agent;
   options.connect.socket_path = args->socket;
 
+  // Before any thread starts, so that only the waiter takes them.
+  const sigset_t signals = BlockStopSignals();
   EventLoop loop;
-  if (!args->listen.empty()) return Listen(*args, options, loop);
+  if (!args->listen.empty()) return Listen(*args, options, loop, signals);
   AcpServer server(loop, options, [&loop] { loop.Quit(); });
   auto transport = std::make_shared<StdioTransport>(
       STDIN_FILENO, STDOUT_FILENO,
       args->max_message_bytes > 0 ? args->max_message_bytes : kDefaultMaxMessageBytes);
   transport->Start(server.factory()(transport));
-  loop.Run();
+  {
+    SignalWaiter waiter(signals,
+                        [&loop, &server](int count) { OnStopSignal(count, loop, server); });
+    loop.Run();
+  }
   transport->Close();
   transport->Join();
   return 0;

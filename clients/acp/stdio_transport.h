@@ -33,9 +33,6 @@
 
 namespace raw::acp {
 
-// The TS SDK's default cap on one message (DEFAULT_MAX_MESSAGE_BYTES).
-inline constexpr size_t kDefaultMaxMessageBytes = 32u << 20;
-
 class StdioTransport : public Transport, public std::enable_shared_from_this<StdioTransport> {
  public:
   StdioTransport(int in_fd, int out_fd, size_t max_message_bytes = kDefaultMaxMessageBytes);

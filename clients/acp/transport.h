@@ -7,11 +7,16 @@
 // different sessions never interleave within a line or frame.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
 
 namespace raw::acp {
+
+// The default cap on one message, on stdio and on the WebSocket alike: the
+// TS SDK's own (DEFAULT_MAX_MESSAGE_BYTES).
+inline constexpr size_t kDefaultMaxMessageBytes = 32u << 20;
 
 class Transport {
  public:

@@ -27,7 +27,9 @@ struct AcpListenOptions {
   std::string token;                  // empty: a fresh random one
   // Origins allowed besides the server's own, e.g. a client's web page.
   std::vector<std::string> allowed_origins;
-  size_t max_message_bytes = 16 * 1024 * 1024;  // larger frames close with 1009
+  // A longer message closes its socket with 1009 (its turns are
+  // interrupted, as when the client goes away).
+  size_t max_message_bytes = kDefaultMaxMessageBytes;
   size_t max_connections = 16;
 };
 

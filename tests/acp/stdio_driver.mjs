@@ -194,6 +194,25 @@ const scenarios = {
     return { sessionId: session.sessionId };
   },
 
+  // raw-acp gets SIGNAL in the middle of a streamed answer: the prompt
+  // answers cancelled before the process exits.
+  async signal(agent) {
+    await initialize(agent);
+    const session = await agent.buildSession({ cwd, mcpServers: [] }).start();
+    const answer = session.prompt("stream slowly");
+    for (;;) {
+      const m = await session.nextUpdate();
+      if (m.kind === "session_update" && m.update.sessionUpdate === "agent_message_chunk") break;
+      if (m.kind === "stop") fail(`the turn ended early: ${m.stopReason}`);
+    }
+    child.kill(process.env.SIGNAL);
+    const response = await answer.then((r) => r, (e) => ({ error: { code: e.code, message: e.message } }));
+    // raw-acp exits right after its answer: the connection may close
+    // before this returns (see the end of this file).
+    settled = { sessionId: session.sessionId, response };
+    return settled;
+  },
+
   // Prompt content: a resource link and an embedded resource.
   async resources(agent) {
     await initialize(agent);
@@ -286,10 +305,18 @@ const scenarios = {
 
 const run = scenarios[scenario];
 if (!run) fail(`unknown scenario ${scenario}`);
-const result = await app.connectWith(stream, async (agent) => {
-  agentRef = agent;
-  return run(agent);
-});
+// The result of a scenario that ends with raw-acp exiting on its own.
+let settled;
+const result = await app
+  .connectWith(stream, async (agent) => {
+    agentRef = agent;
+    return run(agent);
+  })
+  .catch((e) => {
+    if (settled) return settled;
+    throw e;
+  });
+child.stdin.on("error", () => {});  // raw-acp may be gone already
 child.stdin.end();
 result.exit = await exited;
 done(result);

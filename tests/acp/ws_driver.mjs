@@ -2,6 +2,12 @@
 // refused without the token, with a wrong token and from a foreign Origin;
 // with the token printed at start, the SDK's WebSocket client runs a
 // session and a prompt. Prints what it saw.
+//
+// Other scenarios (node ws_driver.mjs SCENARIO):
+//   signal  a prompt streams when raw-acp gets SIGINT: the prompt answers
+//           cancelled before the process exits
+//   sizes   one frame under the default message cap (answered) and one
+//           over it (the socket is closed with 1009)
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { WebSocket } from "ws";
@@ -42,6 +48,10 @@ function attempt(target, headers = {}) {
   });
 }
 
+const scenario = process.argv[2] || "";
+if (scenario === "signal") done(await signalScenario());
+if (scenario === "sizes") done(await sizesScenario());
+
 const refused = {
   noToken: await attempt(bare),
   wrongToken: await attempt(`${bare}?token=${"0".repeat(token.length)}`),
@@ -65,3 +75,44 @@ const result = await acp
 child.kill("SIGTERM");
 const exit = await exited;
 done({ refused, ...result, exit, stdout });
+
+// SIGINT while a prompt streams: the turn is interrupted and its prompt
+// answered `cancelled` before raw-acp exits (0).
+async function signalScenario() {
+  const stream = createWebSocketStream(url, { WebSocket });
+  const result = await acp.client({ name: clientInfo.name }).connectWith(stream, async (agent) => {
+    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {}, clientInfo });
+    const session = await agent.buildSession({ cwd: process.env.WORKDIR, mcpServers: [] }).start();
+    const answer = session.prompt("stream slowly");
+    for (;;) {
+      const m = await session.nextUpdate();
+      if (m.kind === "session_update" && m.update.sessionUpdate === "agent_message_chunk") break;
+      if (m.kind === "stop") fail(`the turn ended early: ${m.stopReason}`);
+    }
+    child.kill("SIGINT");
+    const response = await answer.then((r) => r, (e) => ({ error: { code: e.code, message: e.message } }));
+    return { sessionId: session.sessionId, response };
+  });
+  return { ...result, exit: await exited };
+}
+
+// A raw socket's answer to one text frame: the answer's JSON, or the close
+// code when the socket closed instead.
+function frameAnswer(text) {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    ws.on("open", () => ws.send(text));
+    ws.on("message", (data) => { resolve({ answer: JSON.parse(data.toString("utf8")) }); ws.close(); });
+    ws.on("close", (code) => resolve({ closed: code }));
+    ws.on("error", () => {});
+  });
+}
+
+async function sizesScenario() {
+  const init = (pad) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
+                                         params: { protocolVersion: 1, pad: "x".repeat(pad) } });
+  const under = await frameAnswer(init(20 << 20));
+  const over = await frameAnswer(init(33 << 20));
+  child.kill("SIGTERM");
+  return { under, over, exit: await exited };
+}

@@ -372,6 +372,24 @@ TEST_F(AcpTest, ClientGoingAwayMidTurnInterruptsAndReleases) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
 }
 
+// A client that stops raw-acp with a signal instead of closing stdin: the
+// turn is interrupted and recorded cancelled, its prompt answered, and the
+// lease released before raw-acp exits 0.
+TEST_F(AcpTest, StopSignalMidTurnInterruptsAndReleases) {
+  for (const char* signal : {"SIGTERM", "SIGHUP", "SIGINT"}) {
+    SCOPED_TRACE(signal);
+    fake_.Enqueue(ParkedStream());
+    Json r = Drive(kStdioDriver, "signal", {{"SIGNAL", signal}});
+    EXPECT_EQ(r["response"]["stopReason"], "cancelled") << r.dump();
+    EXPECT_EQ(r["exit"]["code"], 0) << r.dump();
+    std::string id = r["sessionId"];
+    auto end = LastTurnEnd(History(id));
+    ASSERT_TRUE(end.has_value());
+    EXPECT_EQ(end->reason(), raw::v1::TURN_END_REASON_CANCELLED);
+    EXPECT_EQ(GetSession(id).writer(), "");
+  }
+}
+
 TEST_F(AcpTest, ResourcesBecomeLinksAndEmbeddedText) {
   fake_.Enqueue(chat::TextAnswer("seen"));
   Json r = Drive(kStdioDriver, "resources");

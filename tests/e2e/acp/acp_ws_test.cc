@@ -26,5 +26,36 @@ TEST_F(AcpTest, WebSocketServesASessionAndRefusesStrangers) {
   ASSERT_EQ(fake_.requests().size(), 1u);
 }
 
+// SIGINT to `raw-acp --listen` while a prompt streams: the socket's turn is
+// interrupted (recorded cancelled, its prompt answered) and the lease
+// released before the process exits 0, as when the socket closes.
+TEST_F(AcpTest, WebSocketListenerStoppedBySignalInterruptsItsTurns) {
+  testing::ScriptedResponse parked =
+      chat::Stream({chat::RoleChunk(), chat::TextChunk("partial "), chat::TextChunk("rest"),
+                    chat::FinishChunk("stop"), chat::UsageChunk(10, 2), chat::Done()});
+  parked.gate_before_chunk = 2;
+  fake_.Enqueue(parked);
+  Json r = Drive("ws_driver.mjs", "signal");
+  EXPECT_EQ(r["response"]["stopReason"], "cancelled") << r.dump();
+  EXPECT_EQ(r["exit"]["code"], 0) << r.dump();
+  std::string id = r["sessionId"];
+  std::optional<raw::v1::TurnEnded> end;
+  for (const auto& e : History(id)) {
+    if (e.has_turn_ended()) end = e.turn_ended();
+  }
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  EXPECT_EQ(GetSession(id).writer(), "");
+}
+
+// The WebSocket's message cap is the stdio one (32 MiB by default): a 20 MiB
+// frame is answered; a longer one closes the socket with 1009.
+TEST_F(AcpTest, WebSocketMessageCapMatchesStdio) {
+  Json r = Drive("ws_driver.mjs", "sizes");
+  EXPECT_EQ(r["under"]["answer"]["result"]["protocolVersion"], 1) << r["under"].dump();
+  EXPECT_EQ(r["over"]["closed"], 1009) << r["over"].dump();
+  EXPECT_EQ(r["exit"]["code"], 0);
+}
+
 }  // namespace
 }  // namespace raw::e2e
