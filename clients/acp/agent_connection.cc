@@ -3,13 +3,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "clients/acp/config_options.h"
-#include "clients/acp/session_modes.h"
 #include "clients/acp/mcp_servers.h"
+#include "clients/acp/session_modes.h"
 #include "common/logging.h"
 #include "common/version.h"
 
@@ -19,6 +20,8 @@ namespace {
 // The ACP protocol version raw-acp speaks.
 constexpr int kAcpVersion = 1;
 constexpr int kListPageSize = 50;
+// Daemon pages read at most for one session/list answer with a cwd filter.
+constexpr int kListMaxDaemonPages = 10;
 
 RpcError InvalidParams(const std::string& message) {
   return {rpc_code::kInvalidParams, message, nullptr};
@@ -173,20 +176,24 @@ void AgentConnection::NewSession(const Json& id, const Json& params) {
     rpc_.ReplyError(id, ErrorFromStatus(servers.status()));
     return;
   }
-  v1::CreateSessionRequest request;
-  request.set_agent(options_.agent);
-  request.set_cwd(cwd);
-  for (const v1::SessionMcpServer& s : *servers) *request.add_mcp_servers() = s;
-  calls_.Call<v1::CreateSessionResponse>(
-      [request](client::RawClient& c) { return c.CreateSession(request); },
-      [this, id](const absl::StatusOr<v1::CreateSessionResponse>& created) {
-        if (!created.ok()) {
-          rpc_.ReplyError(id, ErrorFromStatus(created.status()));
-          return;
-        }
-        StartBridge(id, created->session().id(), SessionBridge::Open::kCreated, {},
-                    [](SessionBridge& b) { return Json{{"sessionId", b.id()}}; });
-      });
+  WithServerNames(std::move(*servers), [this, id, cwd](std::vector<v1::SessionMcpServer> named) {
+    v1::CreateSessionRequest request;
+    request.set_agent(options_.agent);
+    request.set_cwd(cwd);
+    for (const v1::SessionMcpServer& s : named) *request.add_mcp_servers() = s;
+    calls_.Call<v1::CreateSessionResponse>(
+        [request](client::RawClient& c) { return c.CreateSession(request); },
+        [this, id](const absl::StatusOr<v1::CreateSessionResponse>& created) {
+          if (!created.ok()) {
+            rpc_.ReplyError(id, ErrorFromStatus(created.status()));
+            return;
+          }
+          StartBridge(id, created->session().id(), SessionBridge::Open::kCreated, {},
+                      [](SessionBridge& b) {
+                        return Json{{"sessionId", b.id()}};
+                      });
+        });
+  });
 }
 
 void AgentConnection::OpenSession(const Json& id, const Json& params, SessionBridge::Open how) {
@@ -205,15 +212,58 @@ void AgentConnection::OpenSession(const Json& id, const Json& params, SessionBri
     rpc_.ReplyError(id, ErrorFromStatus(servers.status()));
     return;
   }
-  StartBridge(id, session_id, how, std::move(*servers),
-              [](SessionBridge&) { return Json::object(); });
+  WithServerNames(std::move(*servers),
+                  [this, id, session_id, how](std::vector<v1::SessionMcpServer> named) {
+                    StartBridge(id, session_id, how, std::move(named),
+                                [](SessionBridge&) { return Json::object(); });
+                  });
+}
+
+void AgentConnection::WithServerNames(std::vector<v1::SessionMcpServer> servers,
+                                      std::function<void(std::vector<v1::SessionMcpServer>)> then) {
+  if (servers.empty()) {
+    then(std::move(servers));
+    return;
+  }
+  calls_.Call<v1::ListMcpServersResponse>(
+      [](client::RawClient& c) { return c.ListMcpServers(v1::ListMcpServersRequest()); },
+      [servers, then](const absl::StatusOr<v1::ListMcpServersResponse>& listed) {
+        std::set<std::string> configured;
+        if (listed.ok()) {
+          for (const v1::McpServerInfo& s : listed->servers()) {
+            if (s.session_id().empty()) configured.insert(s.name());
+          }
+        } else {
+          // rawd then refuses a name that clashes, with its own message.
+          RAW_LOG(Warning) << "listing the configured MCP servers: " << listed.status();
+        }
+        std::vector<v1::SessionMcpServer> named = servers;
+        AssignServerNames(named, std::move(configured));
+        then(std::move(named));
+      });
 }
 
 void AgentConnection::StartBridge(const Json& id, const std::string& session_id,
                                   SessionBridge::Open how,
                                   std::vector<v1::SessionMcpServer> servers,
                                   std::function<Json(SessionBridge&)> answer) {
-  // Opening a session again replaces its bridge (the old one lets go).
+  // Opening a session again replaces its bridge, which would take a
+  // running prompt (or a pending open) with it unanswered: refused instead,
+  // the running work stays the client's to finish or cancel.
+  if (auto open = sessions_.find(session_id); open != sessions_.end()) {
+    const char* busy = open->second->prompting() ? "a prompt is running in it; cancel it "
+                                                   "(session/cancel) or wait for its answer"
+                       : open->second->opening() ? "it is still being opened; wait for that answer"
+                                                 : nullptr;
+    if (busy != nullptr) {
+      rpc_.ReplyError(id, {rpc_code::kInvalidRequest,
+                           absl::StrCat("session ", session_id,
+                                        " cannot be opened again on this connection now: ", busy),
+                           {{"sessionId", session_id}}});
+      return;
+    }
+  }
+  // Opening a session again replaces its (idle) bridge, which lets go.
   sessions_.erase(session_id);
   closed_.erase(session_id);
   auto finish = [this, id, session_id, answer](const absl::Status& status) {
@@ -255,11 +305,12 @@ void AgentConnection::StartBridge(const Json& id, const std::string& session_id,
       finish(status);
       return;
     }
-    // The editor's MCP servers become the session's own in rawd.
-    absl::Status writable = it->second->CheckWrite();
-    if (!writable.ok()) {
-      finish(absl::FailedPreconditionError(
-          absl::StrCat("cannot pass the MCP servers to the session: ", writable.message())));
+    // The editor's MCP servers become the session's own in rawd. When
+    // another client writes, the session opens all the same (following) and
+    // they wait for the lease; no handover is asked for before a prompt.
+    if (!it->second->can_write()) {
+      it->second->SetMcpServersWhenWriting(servers);
+      finish(absl::OkStatus());
       return;
     }
     v1::SetSessionMcpServersRequest request;
@@ -306,18 +357,25 @@ void AgentConnection::SendCommands(const std::string& session_id) {
 }
 
 void AgentConnection::ListSessions(const Json& id, const Json& params) {
+  ListPage(id, StringParam(params, "cwd"), StringParam(params, "cursor"), Json::array(), 0);
+}
+
+void AgentConnection::ListPage(const Json& id, const std::string& cwd, const std::string& token,
+                               Json sessions, int pages) {
   v1::ListSessionsRequest request;
   request.set_page_size(kListPageSize);
-  request.set_page_token(StringParam(params, "cursor"));
-  std::string cwd = StringParam(params, "cwd");
+  request.set_page_token(token);
+  // The daemon's query (a substring of the directory or the title) leaves
+  // mostly the directory's sessions; the exact match is made here.
+  request.set_query(cwd);
   calls_.Call<v1::ListSessionsResponse>(
       [request](client::RawClient& c) { return c.ListSessions(request); },
-      [this, id, cwd](const absl::StatusOr<v1::ListSessionsResponse>& page) {
+      [this, id, cwd, sessions = std::move(sessions),
+       pages](const absl::StatusOr<v1::ListSessionsResponse>& page) mutable {
         if (!page.ok()) {
           rpc_.ReplyError(id, ErrorFromStatus(page.status()));
           return;
         }
-        Json sessions = Json::array();
         for (const v1::Session& s : page->sessions()) {
           if (!cwd.empty() && s.cwd() != cwd) continue;
           Json info = {{"sessionId", s.id()}, {"cwd", s.cwd()}};
@@ -327,8 +385,16 @@ void AgentConnection::ListSessions(const Json& id, const Json& params) {
           if (updated > 0) info["updatedAt"] = IsoTime(updated);
           sessions.push_back(std::move(info));
         }
+        // A page the filter thinned out is filled from the next daemon
+        // pages (a few at most per answer; the cursor goes on from there).
+        const std::string& next = page->next_page_token();
+        if (!next.empty() && sessions.size() < static_cast<size_t>(kListPageSize) &&
+            pages + 1 < kListMaxDaemonPages) {
+          ListPage(id, cwd, next, std::move(sessions), pages + 1);
+          return;
+        }
         Json result = {{"sessions", std::move(sessions)}};
-        if (!page->next_page_token().empty()) result["nextCursor"] = page->next_page_token();
+        if (!next.empty()) result["nextCursor"] = next;
         rpc_.Reply(id, std::move(result));
       });
 }

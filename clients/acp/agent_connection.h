@@ -75,7 +75,13 @@ class AgentConnection : public JsonRpc::Handler {
   // The bridge of params.sessionId; answers -32002 (or -32602) and returns
   // null when there is none.
   SessionBridge* FindSession(const Json& id, const Json& params);
-  // Starts a bridge; on success `answer` builds the result.
+  // Gives the client's MCP servers names rawd takes (AssignServerNames,
+  // against the configured servers' names), then calls `then`.
+  void WithServerNames(std::vector<v1::SessionMcpServer> servers,
+                       std::function<void(std::vector<v1::SessionMcpServer>)> then);
+  // Starts a bridge; on success `answer` builds the result. A session whose
+  // bridge runs a prompt or is still opening is refused (-32600) rather
+  // than replaced, which would leave that prompt or open unanswered.
   void StartBridge(const Json& id, const std::string& session_id, SessionBridge::Open how,
                    std::vector<v1::SessionMcpServer> servers,
                    std::function<Json(SessionBridge&)> answer);

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace raw::acp {
@@ -25,7 +26,51 @@ bool NameValues(const Json& list, Map* out) {
   return true;
 }
 
+constexpr size_t kMaxNameChars = 32;
+
+bool NameChar(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
+
+// At most `max` characters of `name`, without a trailing '_'.
+std::string Cut(std::string name, size_t max) {
+  if (name.size() > max) name.resize(max);
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name;
+}
+
+// `label` with only name characters, no "__", at most 32 characters.
+std::string ServerName(const std::string& label) {
+  std::string name;
+  bool replaced = false;  // the last character written stands for others
+  for (char c : label) {
+    if (!NameChar(c)) {
+      if (!replaced) name.push_back('-');
+      replaced = true;
+      continue;
+    }
+    replaced = false;
+    if (c == '_' && !name.empty() && name.back() == '_') continue;
+    name.push_back(c);
+  }
+  name = Cut(std::move(name), kMaxNameChars);
+  return name.empty() ? "server" : name;
+}
+
 }  // namespace
+
+void AssignServerNames(std::vector<v1::SessionMcpServer>& servers, std::set<std::string> taken) {
+  for (v1::SessionMcpServer& server : servers) {
+    std::string base = ServerName(server.name());
+    std::string name = base;
+    for (int n = 2; taken.count(name) != 0; ++n) {
+      std::string suffix = absl::StrCat("-", n);
+      name = Cut(base, kMaxNameChars - suffix.size()) + suffix;
+    }
+    taken.insert(name);
+    server.set_name(name);
+  }
+}
 
 absl::StatusOr<std::vector<v1::SessionMcpServer>> SessionMcpServers(const Json& servers) {
   if (!servers.is_array()) return absl::InvalidArgumentError("\"mcpServers\" must be an array");

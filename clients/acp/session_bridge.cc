@@ -32,6 +32,7 @@ SessionBridge::SessionBridge(BridgeContext context, std::string session_id, Open
 }
 
 SessionBridge::~SessionBridge() {
+  *alive_ = false;
   DropPermissionRequests();
   ctx_.loop->RemoveTicker(this);
   // The controller's destructor releases the lease and ends the streams.
@@ -99,6 +100,7 @@ void SessionBridge::OnLeaseChange(SessionLease::Change change, SessionLease::Sta
   if (change == SessionLease::Change::kGranted && answered_open_) {
     RAW_LOG(Info) << "session " << id_ << ": this bridge writes again";
     if (!approval_mode_.empty()) ChooseModeAgain();
+    if (servers_ && !applying_servers_) ApplyMcpServers();
   }
   MaybeOpened();
 }
@@ -116,6 +118,44 @@ void SessionBridge::ChooseModeAgain() {
         if (!r.ok()) {
           RAW_LOG(Warning) << "session " << id
                            << ": choosing the approval mode again: " << r.status();
+        }
+      });
+}
+
+void SessionBridge::SetMcpServersWhenWriting(std::vector<v1::SessionMcpServer> servers) {
+  servers_ = std::move(servers);
+  if (controller_->can_write() && !applying_servers_) ApplyMcpServers();
+}
+
+void SessionBridge::ApplyMcpServers() {
+  applying_servers_ = true;
+  v1::SetSessionMcpServersRequest request;
+  request.set_session_id(id_);
+  request.set_lease_id(controller_->lease().lease_id());
+  for (const v1::SessionMcpServer& s : *servers_) *request.add_servers() = s;
+  ctx_.calls->Call<v1::SetSessionMcpServersResponse>(
+      [request](client::RawClient& c) { return c.SetSessionMcpServers(request); },
+      [this, alive = alive_](const absl::StatusOr<v1::SetSessionMcpServersResponse>& r) {
+        if (!*alive) return;
+        applying_servers_ = false;
+        absl::Status status = r.status();
+        if (status.ok()) {
+          // Tests wait for this line.
+          RAW_LOG(Info) << "session " << id_ << ": the client's MCP servers are the session's own";
+          servers_.reset();
+        } else {
+          status = absl::Status(status.code(), absl::StrCat("passing the client's MCP servers to "
+                                                            "the session: ",
+                                                            status.message()));
+          RAW_LOG(Warning) << "session " << id_ << ": " << status;
+          // Tried again at the next grant when the lease went meanwhile;
+          // otherwise rawd refused them for good.
+          if (controller_->can_write()) servers_.reset();
+        }
+        if (after_servers_) {
+          auto then = std::move(after_servers_);
+          after_servers_ = nullptr;
+          then(status);
         }
       });
 }
@@ -303,7 +343,24 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
   }
   turn_ = Turn{.prompt_id = id, .turn_id = {}, .approval = {}};
   if (RunCommand(*text)) return;
-  absl::Status started = controller_->StartTurn(*text, [this, id](const absl::Status& status) {
+  if (applying_servers_) {
+    // The turn's tools include the client's MCP servers: it starts once
+    // they are the session's own.
+    after_servers_ = [this, id, text = *text](const absl::Status& status) {
+      if (!turn_ || turn_->prompt_id != id) return;
+      if (!status.ok()) {
+        EndTurn(status);
+        return;
+      }
+      StartTurn(id, text);
+    };
+    return;
+  }
+  StartTurn(id, *text);
+}
+
+void SessionBridge::StartTurn(const Json& id, const std::string& text) {
+  absl::Status started = controller_->StartTurn(text, [this, id](const absl::Status& status) {
     if (!status.ok() && turn_ && turn_->prompt_id == id) {
       turn_.reset();
       ctx_.rpc->ReplyError(id, ErrorFromStatus(status));
@@ -318,6 +375,11 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
 
 void SessionBridge::Cancel() {
   if (!turn_) return;  // idle: nothing to cancel
+  if (after_servers_) {  // the turn has not started
+    after_servers_ = nullptr;
+    EndTurn(std::string("cancelled"));
+    return;
+  }
   turn_->cancel_requested = true;
   // The client answers its open permission requests `cancelled` itself.
   if (turn_->approval) {
@@ -349,6 +411,10 @@ void SessionBridge::EndTurn(const absl::StatusOr<std::string>& stop_reason) {
 }
 
 void SessionBridge::Shutdown(std::function<void()> done) {
+  if (turn_ && after_servers_) {  // the turn has not started
+    after_servers_ = nullptr;
+    EndTurn(std::string("cancelled"));
+  }
   if (!turn_ || !controller_->can_write()) {
     if (turn_) EndTurn(std::string("cancelled"));
     done();

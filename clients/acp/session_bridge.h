@@ -80,6 +80,18 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // Why a write cannot be made now (OK when it can); asks for a handover
   // when another client holds the lease.
   absl::Status CheckWrite();
+  // This bridge holds the lease now (no handover is asked for).
+  bool can_write() const { return controller_->can_write(); }
+  // The client's MCP servers for the session, opened while another client
+  // holds the lease: they become the session's own (SetSessionMcpServers)
+  // once this bridge is granted the lease; a prompt sent meanwhile starts
+  // its turn only after that.
+  void SetMcpServersWhenWriting(std::vector<v1::SessionMcpServer> servers);
+
+  // The open has not been answered yet (its `opened` is still to come).
+  bool opening() const { return !answered_open_; }
+  // A prompt of this bridge waits for its answer.
+  bool prompting() const { return turn_.has_value(); }
 
   // session/prompt (id and params).
   void Prompt(const Json& id, const Json& params);
@@ -138,6 +150,11 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
                     const RpcResponse& response);
   void DropPermissionRequests();
   void Interrupt();
+  // SetSessionMcpServers with servers_ under the lease just granted; then
+  // runs after_servers_.
+  void ApplyMcpServers();
+  // Starts the turn of the prompt `id` (turn_ is set).
+  void StartTurn(const Json& id, const std::string& text);
   void EndTurn(const absl::StatusOr<std::string>& stop_reason);
   // A slash command's text answer, then end_turn.
   void CommandDone(const absl::StatusOr<std::string>& text);
@@ -162,6 +179,13 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   std::vector<v1::Event> history_;   // kLoad: read so far, oldest first
   std::vector<v1::Event> held_;      // live events waiting for the replay
   std::optional<Turn> turn_;
+  // The client's MCP servers waiting for the lease (SetMcpServersWhenWriting).
+  std::optional<std::vector<v1::SessionMcpServer>> servers_;
+  bool applying_servers_ = false;
+  // The prompt waiting for servers_ to be applied: called with the outcome.
+  std::function<void(const absl::Status&)> after_servers_;
+  // Tells a daemon call's late answer that this bridge is gone.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::string title_;
   std::optional<std::pair<int64_t, int64_t>> usage_;  // last usage_update sent
 };

@@ -121,6 +121,29 @@ const scenarios = {
     });
   },
 
+  // session/load and session/resume of the session whose prompt is running
+  // on this connection: both refused; the prompt, cancelled, still answers.
+  async reopen_running(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const sessionId = session.sessionId;
+      const answer = session.prompt("stream slowly");
+      for (;;) {
+        const m = await session.nextUpdate();
+        if (m.kind === "session_update" && m.update.sessionUpdate === "agent_message_chunk") break;
+        if (m.kind === "stop") fail(`the turn ended early: ${m.stopReason}`);
+      }
+      const refusal = (e) => ({ code: e.code, message: e.message, data: e.data });
+      const load = await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] })
+        .then((result) => ({ result }), refusal);
+      const resume = await agent.request(acp.methods.agent.session.resume, { sessionId, cwd, mcpServers: [] })
+        .then((result) => ({ result }), refusal);
+      await agent.notify(acp.methods.agent.session.cancel, { sessionId });
+      const response = await answer;
+      return { sessionId, load, resume, stopReason: response.stopReason };
+    });
+  },
+
   // session/load of SESSION_ID: the whole history replayed before the answer.
   async load(agent) {
     await initialize(agent);
@@ -293,7 +316,7 @@ const scenarios = {
   // A session-scoped MCP server passed in session/new, used by the model.
   async mcp(agent) {
     await initialize(agent);
-    const server = { name: "everything", command: process.execPath, args: [process.env.EVERYTHING], env: [] };
+    const server = { name: process.env.SERVER_NAME || "everything", command: process.execPath, args: [process.env.EVERYTHING], env: [] };
     return agent.buildSession({ cwd, mcpServers: [server] }).withSession(async (session) => {
       const answer = session.prompt("echo through MCP");
       const turn = await readTurn(session);

@@ -51,15 +51,29 @@ TEST_F(AcpTest, ConfigOptionsChangeTheAgentAndTheModel) {
   EXPECT_EQ(GetSession(r["sessionId"]).agent(), "asker");
 }
 
+std::string Everything() {
+  return absl::StrCat(RAW_SOURCE_DIR,
+                      "/tests/mcp-servers/node_modules/@modelcontextprotocol/"
+                      "server-everything/dist/index.js");
+}
+
+// The completed tool_call_update in `updates`, or null.
+const Json* CompletedCall(const Json& updates) {
+  const Json* done = nullptr;
+  for (const Json& u : updates) {
+    if (u.value("sessionUpdate", "") == "tool_call_update" &&
+        u.value("status", "") == "completed") {
+      done = &u;
+    }
+  }
+  return done;
+}
+
 TEST_F(AcpTest, McpServerFromSessionNewIsUsedByTheModel) {
   fake_.Enqueue(chat::ToolCallsAnswer(
       {{"m1", "mcp__everything__echo", R"({"message":"hi from the editor"})"}}));
   fake_.Enqueue(chat::TextAnswer("echoed"));
-  Json r = Drive(kDriver, "mcp",
-                 {{"EVERYTHING", absl::StrCat(RAW_SOURCE_DIR,
-                                              "/tests/mcp-servers/node_modules/@modelcontextprotocol/"
-                                              "server-everything/dist/index.js")}},
-                 {"--agent", "editor"});
+  Json r = Drive(kDriver, "mcp", {{"EVERYTHING", Everything()}}, {"--agent", "editor"});
   EXPECT_EQ(r["stopReason"], "end_turn");
   const Json* done = nullptr;
   for (const Json& u : r["updates"]) {
@@ -74,6 +88,47 @@ TEST_F(AcpTest, McpServerFromSessionNewIsUsedByTheModel) {
   ASSERT_EQ(fake_.requests().size(), 2u);
   EXPECT_THAT(fake_.requests()[0].body, HasSubstr("mcp__everything__echo"));
   EXPECT_THAT(fake_.requests()[1].body, HasSubstr("hi from the editor"));
+}
+
+// An editor's label for its server that is no Raw server name ("GitHub
+// MCP", "context7.server") does not fail session/new: the server gets a
+// name rawd takes, and its tools are mcp__<that name>__<tool>.
+TEST_F(AcpTest, McpServerLabelsBecomeValidServerNames) {
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"m1", "mcp__Every-thing-server__echo", R"({"message":"hi from the label"})"}}));
+  fake_.Enqueue(chat::TextAnswer("echoed"));
+  Json r =
+      Drive(kDriver, "mcp", {{"EVERYTHING", Everything()}, {"SERVER_NAME", "Every thing.server"}},
+            {"--agent", "editor"});
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  const Json* done = CompletedCall(r["updates"]);
+  ASSERT_NE(done, nullptr) << r["updates"].dump();
+  EXPECT_THAT((*done)["content"][0]["content"]["text"].get<std::string>(),
+              HasSubstr("hi from the label"));
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  EXPECT_THAT(fake_.requests()[0].body, HasSubstr("mcp__Every-thing-server__echo"));
+}
+
+// session/load with the editor's MCP servers while another client (a
+// second raw-acp) writes: the session opens (following) instead of
+// failing; the prompt is what fails, naming the holder; once the holder
+// lets go, the lease comes to this bridge, the servers become the
+// session's own and the next prompt's model uses them.
+TEST_F(AcpTest, LoadWithMcpServersWhileAnotherClientWritesOpensAndAppliesThemLater) {
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"m1", "mcp__Every-thing__echo", R"({"message":"hi after the handover"})"}}));
+  fake_.Enqueue(chat::TextAnswer("echoed"));
+  Json r = Drive("two_clients.mjs", "", {{"EVERYTHING", Everything()}}, {"--agent", "editor"});
+  ASSERT_TRUE(r["load"].contains("result")) << r["load"].dump();
+  EXPECT_EQ(r["refused"]["code"], -32603) << r["refused"].dump();
+  const std::string holder = absl::StrCat("(pid ", r["holderPid"].get<int>(), ")");
+  EXPECT_THAT(r["refused"]["message"].get<std::string>(), HasSubstr(holder));
+  EXPECT_THAT(r["refused"]["data"]["holder"].get<std::string>(), HasSubstr(holder));
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  const Json* done = CompletedCall(r["updates"]);
+  ASSERT_NE(done, nullptr) << r["updates"].dump();
+  EXPECT_THAT((*done)["content"][0]["content"]["text"].get<std::string>(),
+              HasSubstr("hi after the handover"));
 }
 
 }  // namespace

@@ -304,6 +304,22 @@ TEST_F(AcpTest, LoadReplaysASessionMadeByRawRun) {
   EXPECT_EQ(std::count(answer, wire.end(), "agent_message_chunk"), 0);
 }
 
+// Opening the session again would replace the bridge that runs its prompt,
+// leaving that prompt unanswered: refused while the prompt runs; the prompt
+// stays cancellable and answers cancelled.
+TEST_F(AcpTest, LoadOrResumeWhileItsPromptRunsIsRefused) {
+  fake_.Enqueue(ParkedStream());
+  Json r = Drive(kStdioDriver, "reopen_running");
+  for (const char* method : {"load", "resume"}) {
+    EXPECT_EQ(r[method]["code"], -32600) << method << ": " << r[method].dump();
+    EXPECT_THAT(r[method]["message"].get<std::string>(), HasSubstr("a prompt is running in it"));
+  }
+  EXPECT_EQ(r["stopReason"], "cancelled");
+  auto end = LastTurnEnd(History(r["sessionId"]));
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->reason(), raw::v1::TURN_END_REASON_CANCELLED);
+}
+
 TEST_F(AcpTest, LoadOfAnUnknownSessionIsResourceNotFound) {
   Json r = Drive(kStdioDriver, "load_unknown");
   EXPECT_EQ(r["error"]["code"], -32002);
@@ -328,6 +344,26 @@ TEST_F(AcpTest, ListFiltersByCwd) {
   EXPECT_EQ(info["cwd"], daemon_->workdir());
   EXPECT_TRUE(info["updatedAt"].is_string());
   EXPECT_EQ(r["elsewhere"]["sessions"].size(), 0u);
+}
+
+// More recent sessions elsewhere than one page holds: the directory's own
+// session is still on the first page of a cwd-filtered list.
+TEST_F(AcpTest, ListWithCwdFillsThePageBeyondOtherDirectories) {
+  std::string here = daemon_->CreateSession();
+  std::string elsewhere_dir = daemon_->root() + "/other";
+  std::filesystem::create_directories(elsewhere_dir);
+  for (int i = 0; i < 60; ++i) {
+    raw::v1::CreateSessionRequest create;
+    create.set_cwd(elsewhere_dir);
+    raw::v1::CreateSessionResponse created;
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub().CreateSession(&ctx, create, &created).ok());
+  }
+  Json r = Drive(kStdioDriver, "list");
+  ASSERT_EQ(r["here"]["sessions"].size(), 1u) << r["here"].dump();
+  EXPECT_EQ(r["here"]["sessions"][0]["sessionId"], here);
+  EXPECT_EQ(r["all"]["sessions"].size(), 50u);
+  EXPECT_TRUE(r["all"].contains("nextCursor"));
 }
 
 TEST_F(AcpTest, ResumeDoesNotReplayAndCloseReleasesTheLease) {
