@@ -7,7 +7,7 @@
 //   signal  a prompt streams when raw-acp gets SIGINT: the prompt answers
 //           cancelled before the process exits
 //   sizes   one frame under the default message cap (answered) and one
-//           over it (the socket is closed with 1009)
+//           over it (the socket is closed unanswered)
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { WebSocket } from "ws";

@@ -1,6 +1,7 @@
 // `raw-acp --listen`: ACP over a local WebSocket, driven by the SDK's
 // WebSocket client against a real rawd; upgrades without the token, with a
 // wrong token, or from a foreign Origin or Host are refused.
+#include "gmock/gmock.h"
 #include "tests/e2e/acp/acp_fixture.h"
 
 namespace raw::e2e {
@@ -49,11 +50,15 @@ TEST_F(AcpTest, WebSocketListenerStoppedBySignalInterruptsItsTurns) {
 }
 
 // The WebSocket's message cap is the stdio one (32 MiB by default): a 20 MiB
-// frame is answered; a longer one closes the socket with 1009.
+// frame is answered; a longer one closes the socket unanswered (with 1009,
+// which the client may not get to read: the server stops reading the frame
+// and closes while the client still sends it, and the connection reset
+// then reads as 1006).
 TEST_F(AcpTest, WebSocketMessageCapMatchesStdio) {
   Json r = Drive("ws_driver.mjs", "sizes");
   EXPECT_EQ(r["under"]["answer"]["result"]["protocolVersion"], 1) << r["under"].dump();
-  EXPECT_EQ(r["over"]["closed"], 1009) << r["over"].dump();
+  EXPECT_FALSE(r["over"].contains("answer")) << r["over"].dump();
+  EXPECT_THAT(r["over"]["closed"].get<int>(), ::testing::AnyOf(1009, 1006)) << r["over"].dump();
   EXPECT_EQ(r["exit"]["code"], 0);
 }
 
