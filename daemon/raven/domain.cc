@@ -289,4 +289,48 @@ absl::Status CanonicalUrl(std::string_view url, std::string& out) {
   return absl::OkStatus();
 }
 
+std::string UrlIdentity(std::string_view url) {
+  size_t colon = url.find("://");
+  if (colon == std::string_view::npos) return "";
+  std::string scheme = absl::AsciiStrToLower(std::string(url.substr(0, colon)));
+  if (scheme != "http" && scheme != "https") return "";
+  std::string_view authority = url.substr(colon + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    authority.remove_prefix(at + 1);
+  }
+  std::string_view host = authority, port;
+  size_t port_colon = authority.rfind(':');
+  if (port_colon != std::string_view::npos &&
+      authority.find(']', port_colon) == std::string_view::npos) {
+    host = authority.substr(0, port_colon);
+    port = authority.substr(port_colon + 1);
+  }
+  std::string decoded;
+  for (size_t i = 0; i < host.size(); ++i) {
+    if (host[i] == '%' && i + 2 < host.size() && absl::ascii_isxdigit(host[i + 1]) &&
+        absl::ascii_isxdigit(host[i + 2])) {
+      auto nibble = [](char c) { return absl::ascii_isdigit(c) ? c - '0' : (c | 0x20) - 'a' + 10; };
+      decoded.push_back(static_cast<char>(nibble(host[i + 1]) * 16 + nibble(host[i + 2])));
+      i += 2;
+    } else {
+      decoded.push_back(host[i]);
+    }
+  }
+  decoded = absl::AsciiStrToLower(decoded);
+  if (!decoded.empty() && decoded.back() == '.') decoded.pop_back();
+  if (decoded.empty()) return "";
+  // The port as a number: "080" is port 80; no digits is the default.
+  size_t digits = port.find_first_not_of('0');
+  std::string number(digits == std::string_view::npos ? "" : port.substr(digits));
+  for (char c : number) {
+    if (!absl::ascii_isdigit(c)) return "";
+  }
+  if (number.empty() && !port.empty()) number = "0";
+  if ((scheme == "http" && number == "80") || (scheme == "https" && number == "443")) {
+    number.clear();
+  }
+  return number.empty() ? decoded : absl::StrCat(decoded, ":", number);
+}
+
 }  // namespace raw::raven

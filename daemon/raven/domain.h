@@ -226,4 +226,11 @@ std::string IsoDate(int64_t unix_ms);
 // URL", ...).
 absl::Status CanonicalUrl(std::string_view url, std::string& out);
 
+// The site a URL names, as Source identity compares it: the host
+// (percent-decoded, lower-cased, without a trailing dot) and the port, the
+// scheme's default port counting as no port, so "https://Example.org:443/a"
+// and "http://example.org/b" share "example.org" while "example.org:8443"
+// is another site. "" when `url` is not an absolute http(s) URL with a host.
+std::string UrlIdentity(std::string_view url);
+
 }  // namespace raw::raven

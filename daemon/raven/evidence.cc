@@ -12,13 +12,6 @@ using absl::StrCat;
 
 bool Completed(Phase p) { return p == Phase::kCompleted || p == Phase::kCompletedWithLimits; }
 
-std::string HostOf(const std::string& url) {
-  size_t start = url.find("://");
-  if (start == std::string::npos) return "";
-  start += 3;
-  return url.substr(start, url.find_first_of("/?#", start) - start);
-}
-
 void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
                    std::optional<std::string> source_id) {
   detail = TrimText(detail);
@@ -36,6 +29,42 @@ void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
       {StrCat(Name(kind), "-", same_kind + 1), kind, std::move(detail), std::move(source_id)});
 }
 
+namespace {
+
+// Why one observation of `source` cannot be believed; "" when it can.
+std::string ObservationFault(const SourceObservation& o, const Source& source) {
+  const std::string& id = o.source_id;
+  std::string canonical;
+  if (o.status == CheckStatus::kUnchecked) return StrCat("no status for ", id);
+  if (o.status_code && (*o.status_code < 100 || *o.status_code > 599)) {
+    return StrCat("HTTP status out of range for ", id);
+  }
+  if (o.status != CheckStatus::kUnavailable && (!o.status_code || !o.resolved_url)) {
+    return StrCat("no HTTP status or resolved URL for ", id);
+  }
+  if (o.resolved_url && !CanonicalUrl(*o.resolved_url, canonical).ok()) {
+    return StrCat("resolved URL of ", id, " is not an http(s) URL of at most ", Limits::kUrlChars,
+                  " characters");
+  }
+  if (o.status != CheckStatus::kReachable && (!o.detail || TrimText(*o.detail).empty())) {
+    return StrCat("no detail for ", id);
+  }
+  if (o.outcome && (!OutcomeFits(*o.outcome, o.status) || *o.outcome == CheckOutcome::kDrifted)) {
+    return StrCat("outcome ", Name(*o.outcome), " with status ", Name(o.status), " for ", id);
+  }
+  if (o.status == CheckStatus::kReachable && *o.status_code >= 400) {
+    return StrCat("reachable ", id, " with HTTP status ", *o.status_code);
+  }
+  if (o.status == CheckStatus::kReachable &&
+      UrlIdentity(*o.resolved_url) != UrlIdentity(source.url)) {
+    return StrCat("reachable ", id, " resolved on another host or port (",
+                  UrlIdentity(*o.resolved_url), ", not ", UrlIdentity(source.url), ")");
+  }
+  return "";
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
                                                         const std::vector<std::string>& ids,
                                                         const EngineContext& ctx,
@@ -46,7 +75,9 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
   }
   std::vector<SourceObservation> reply;
   if (!asked.empty()) reply = ctx.verifier.Verify(asked, ctx.cancel);
-  // Validate the protocol before believing anything.
+  // Validate the protocol before believing anything. A reply that cannot be
+  // matched to the request (an unrequested, repeated or missing id) is not
+  // believed at all; a malformed observation costs only its own Source.
   std::string violation;
   std::map<std::string, const SourceObservation*> by_id;
   for (const SourceObservation& o : reply) {
@@ -55,22 +86,6 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
       violation = StrCat("unrequested Source ", o.source_id);
     } else if (!by_id.emplace(o.source_id, &o).second) {
       violation = StrCat("two observations of ", o.source_id);
-    } else if (o.status == CheckStatus::kUnchecked) {
-      violation = StrCat("no status for ", o.source_id);
-    } else if (o.status_code && (*o.status_code < 100 || *o.status_code > 599)) {
-      violation = StrCat("HTTP status out of range for ", o.source_id);
-    } else if (o.status != CheckStatus::kUnavailable && (!o.status_code || !o.resolved_url)) {
-      violation = StrCat("no HTTP status or resolved URL for ", o.source_id);
-    } else if (o.status != CheckStatus::kReachable && (!o.detail || TrimText(*o.detail).empty())) {
-      violation = StrCat("no detail for ", o.source_id);
-    } else if (o.outcome && (!OutcomeFits(*o.outcome, o.status) ||
-                             *o.outcome == CheckOutcome::kDrifted)) {
-      violation = StrCat("outcome ", Name(*o.outcome), " with status ", Name(o.status), " for ",
-                         o.source_id);
-    } else if (o.status == CheckStatus::kReachable &&
-               (*o.status_code >= 400 ||
-                HostOf(*o.resolved_url) != HostOf(s.FindSource(o.source_id)->url))) {
-      violation = StrCat("reachable ", o.source_id, " with an error status or on another host");
     }
   }
   if (violation.empty() && by_id.size() != asked.size()) violation = "a requested Source is missing";
@@ -80,14 +95,20 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
     if (std::find(ids.begin(), ids.end(), src.source_id) == ids.end()) continue;
     SourceCheck c;
     c.checked_at = ctx.now_ms;
-    if (!violation.empty()) {
+    std::string fault = violation;
+    if (fault.empty()) fault = ObservationFault(*by_id.at(src.source_id), src);
+    if (!fault.empty()) {
       c.status = CheckStatus::kUnavailable;
-      c.detail = StrCat("source verifier protocol error: ", violation);
+      c.detail = StrCat("source verifier protocol error: ", fault);
     } else {
       const SourceObservation& o = *by_id.at(src.source_id);
       c.status = o.status;
       c.status_code = o.status_code;
-      c.resolved_url = o.resolved_url;
+      if (o.resolved_url) {  // valid (ObservationFault), stored canonical
+        std::string canonical;
+        CanonicalUrl(*o.resolved_url, canonical).IgnoreError();
+        c.resolved_url = std::move(canonical);
+      }
       if (o.detail) c.detail = TrimText(o.detail->substr(0, Limits::kLimitationDetailChars));
       if (c.detail && c.detail->empty()) c.detail.reset();
       c.outcome = o.outcome;

@@ -18,9 +18,6 @@ namespace raw::raven {
 
 bool Completed(Phase p);
 
-// The host (with port) of a canonical URL; "" when it has none.
-std::string HostOf(const std::string& url);
-
 // Appends a Limitation numbered within its kind; an identical one is not
 // repeated, and nothing is added past Limits::kLimitations.
 void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
@@ -28,9 +25,12 @@ void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
 
 // Asks the verifier about `ids` of `s` and writes the checks into `s`.
 // Returns the ids that are not reachable, with their details (prefixed
-// "<outcome>: " when the check has an outcome). A protocol
-// violation makes every requested Source unavailable. `receipt`, when
-// given, receives the counts.
+// "<outcome>: " when the check has an outcome). An observation that breaks
+// the protocol (no status, an error status or another host or port for a
+// reachable Source, ...) makes its own Source unavailable; a reply that
+// cannot be matched to the request (an unrequested, repeated or missing id)
+// makes every requested Source unavailable. `receipt`, when given, receives
+// the counts.
 std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
                                                         const std::vector<std::string>& ids,
                                                         const EngineContext& ctx,

@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/http/bounded_collector.h"
+#include "daemon/raven/domain.h"
 
 namespace raw::raven::web {
 namespace {
@@ -30,7 +31,7 @@ std::string Part(CURLU* u, CURLUPart part) {
 struct Target {
   std::string url;
   std::string scheme;
-  std::string host;
+  std::string site;  // UrlIdentity: host and non-default port
 };
 
 // `reference` resolved against `base` (libcurl's parser, the one that sends
@@ -44,8 +45,9 @@ std::optional<Target> Resolve(const std::string& base, const std::string& refere
   }
   curl_url_set(u.get(), CURLUPART_FRAGMENT, nullptr, 0);
   Target t{Part(u.get(), CURLUPART_URL), absl::AsciiStrToLower(Part(u.get(), CURLUPART_SCHEME)),
-           absl::AsciiStrToLower(Part(u.get(), CURLUPART_HOST))};
-  if (t.url.empty() || t.host.empty()) return std::nullopt;
+           ""};
+  if (t.url.empty() || Part(u.get(), CURLUPART_HOST).empty()) return std::nullopt;
+  t.site = UrlIdentity(t.url);  // "" unless http(s), refused by the caller
   if (!Part(u.get(), CURLUPART_USER).empty()) return std::nullopt;
   return t;
 }
@@ -88,7 +90,10 @@ FetchedPage FetchPage(http::HttpClient& client, const std::string& url,
     request.public_addresses_only = !settings.allow_private_addresses;
     http::BoundedCollector collector(static_cast<size_t>(std::max<int64_t>(settings.max_bytes, 1)));
     absl::Status sent = client.Send(request, collector, cancel);
-    page.url = current.url;
+    // Reported in canonical form, the form the engine compares with the
+    // Source URL (a host in capitals or an explicit default port from a
+    // Location header are the same site).
+    if (!CanonicalUrl(current.url, page.url).ok()) page.url = current.url;
     page.status = collector.status();
     if (cancel.cancelled() || absl::IsCancelled(sent)) {
       page.result = FetchResult::kCancelled;
@@ -140,11 +145,13 @@ FetchedPage FetchPage(http::HttpClient& client, const std::string& url,
       page.detail = absl::StrCat("redirected to a ", next->scheme, " URL");
       return page;
     }
-    if (next->host != first->host) {
+    // The same site is the same host and port; the scheme may change
+    // (http://a/ to https://a/ keeps the default port).
+    if (next->site != first->site) {
       page.result = FetchResult::kCrossHost;
-      page.detail = absl::StrCat("redirected to another host (", next->host,
-                                 "); Raven does not follow cross-host redirects: cite the page "
-                                 "where it now lives");
+      page.detail = absl::StrCat("redirected to another host or port (", next->site,
+                                 "); Raven does not follow redirects off the Source's host and "
+                                 "port: cite the page where it now lives");
       return page;
     }
     if (hop >= settings.max_redirects) {

@@ -6,7 +6,9 @@
 // - only public addresses are connected to, checked on the address actually
 //   connected to, unless allow_private_addresses is set;
 // - redirects are followed by hand, at most max_redirects, and only to the
-//   same host (scheme may change); a redirect to another host is refused;
+//   same host and port as Source identity compares them (UrlIdentity: case,
+//   a trailing dot and an explicit default port do not matter; the scheme
+//   may change); a redirect to another host or port is refused;
 // - the whole fetch, redirects included, ends by `deadline_ms` from the
 //   start; cancelling `cancel` ends it promptly;
 // - a body longer than max_bytes is cut there and reported truncated, as is
@@ -36,7 +38,7 @@ enum class FetchResult {
 struct FetchedPage {
   FetchResult result = FetchResult::kUnreachable;
   int status = 0;
-  std::string url;  // the URL that answered (after same-host redirects)
+  std::string url;  // the URL that answered (after same-host redirects), canonical
   std::string content_type;
   std::string body;
   std::string detail;  // why, unless kOk

@@ -195,5 +195,20 @@ TEST(CodecTest, CanonicalUrl) {
   EXPECT_FALSE(CanonicalUrl("https://" + std::string(Limits::kUrlChars, 'a'), out).ok());
 }
 
+// Source identity: host and port, whatever the case, trailing dot, explicit
+// default port or percent-encoding of the host; the scheme is not part of it.
+TEST(CodecTest, UrlIdentityIsHostAndNonDefaultPort) {
+  EXPECT_EQ(UrlIdentity("https://example.org/a"), "example.org");
+  EXPECT_EQ(UrlIdentity("HTTPS://Example.ORG:443/b"), "example.org");
+  EXPECT_EQ(UrlIdentity("http://EXAMPLE.org./c"), "example.org");
+  EXPECT_EQ(UrlIdentity("http://example.org:80/"), "example.org");
+  EXPECT_EQ(UrlIdentity("http://loc%61lhost:18471/x"), "localhost:18471");
+  EXPECT_EQ(UrlIdentity("http://example.org:443/"), "example.org:443");
+  EXPECT_EQ(UrlIdentity("https://example.org:8443/"), "example.org:8443");
+  EXPECT_EQ(UrlIdentity("http://[::1]:8080/"), "[::1]:8080");
+  EXPECT_EQ(UrlIdentity("ftp://example.org/"), "");
+  EXPECT_EQ(UrlIdentity("example.org/"), "");
+}
+
 }  // namespace
 }  // namespace raw::raven

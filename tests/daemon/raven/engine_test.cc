@@ -263,6 +263,35 @@ TEST_F(EngineTest, VerifierProtocolViolationsMakeSourcesUnavailable) {
   EXPECT_THAT(Messages(*missing), HasSubstr("a requested Source is missing"));
 }
 
+// A redirect within the same site (another case, an explicit default port)
+// is accepted and recorded canonically; an observation that breaks the
+// protocol makes only its own Source unavailable, so the other Sources and
+// their Claims keep their standing.
+TEST_F(EngineTest, AMalformedObservationCostsOnlyItsOwnSource) {
+  std::string id = Start();
+  Grounded(id);
+  SourceObservation moved{"b",          CheckStatus::kReachable, 0, 200, "HTTPS://B.Test:443/moved",
+                          std::nullopt, CheckOutcome::kVerified};
+  s.verifier.Set("b", moved);
+  auto second = Checkpoint(id, "X differs [@a].\nY agrees [@b].",
+                           Json::array({SourceArg("b", "https://b.test/")}),
+                           Json::array({ClaimArg("c2", {"b"})}));
+  ASSERT_EQ(second->status, "active") << Messages(*second);
+  EXPECT_EQ(second->state.FindSource("b")->check.resolved_url, "https://b.test/moved");
+
+  moved.resolved_url = "https://b.test:8443/moved";  // another port: another site
+  s.verifier.Set("b", moved);
+  auto done = Complete(id, "X differs [@a].\nY agrees [@b].");
+  EXPECT_EQ(done->status, "needs-revision");
+  EXPECT_THAT(Messages(*done), HasSubstr("another host or port (b.test:8443, not b.test)"));
+  EXPECT_EQ(done->state.FindSource("a")->check.status, CheckStatus::kReachable);
+  EXPECT_EQ(done->state.FindSource("b")->check.status, CheckStatus::kUnavailable);
+  EXPECT_EQ(done->state.claims[0].disposition, Disposition::kSupported);
+  EXPECT_EQ(done->state.claims[1].disposition, Disposition::kDeferred);
+  ASSERT_EQ(done->state.limitations.size(), 1u);
+  EXPECT_EQ(done->state.limitations[0].source_id, "b");
+}
+
 TEST_F(EngineTest, ProgressiveCheckpointsThenCompletion) {
   std::string id = Start();
   Grounded(id);

@@ -108,8 +108,41 @@ TEST_F(HttpSourceVerifierTest, SameHostRedirectsAreFollowedCrossHostOnesRefused)
   SourceObservation cross = VerifyOne(MakeSource("s2", "/jump"));
   EXPECT_EQ(cross.status, CheckStatus::kFailed);
   EXPECT_EQ(cross.outcome, CheckOutcome::kUnreachable);
-  EXPECT_THAT(cross.detail, Optional(HasSubstr("another host (localhost)")));
+  EXPECT_THAT(cross.detail, Optional(HasSubstr("another host or port (localhost:" +
+                                               std::to_string(site_.port()))));
   EXPECT_EQ(site_.requests().size(), 3u);  // the other host was never asked
+}
+
+// The site is compared the way Source identity is: a host in capitals is the
+// same host (and the answering URL is reported canonical), another port on
+// the same host is another site and is not asked.
+TEST_F(HttpSourceVerifierTest, RedirectsAreJudgedByHostAndPort) {
+  const std::string port = std::to_string(site_.port());
+  ::raw::testing::ScriptedResponse upper;
+  upper.status = 302;
+  upper.headers = {{"Location", "http://LOCALHOST:" + port + "/article"}};
+  site_.Enqueue(upper);
+  site_.Enqueue(Html(kArticle));
+  Source s1 = MakeSource("s1", "/old");
+  s1.url = "http://localhost:" + port + "/old";
+  SourceObservation same = VerifyOne(s1);
+  EXPECT_EQ(same.outcome, CheckOutcome::kVerified) << same.detail.value_or("");
+  EXPECT_EQ(same.resolved_url, "http://localhost:" + port + "/article");
+
+  ::raw::testing::FakeProviderServer other;
+  ASSERT_TRUE(other.status().ok()) << other.status();
+  other.Enqueue(Html(kArticle));
+  ::raw::testing::ScriptedResponse away;
+  away.status = 302;
+  away.headers = {{"Location", "http://127.0.0.1:" + std::to_string(other.port()) + "/article"}};
+  site_.Enqueue(away);
+  SourceObservation cross = VerifyOne(MakeSource("s2", "/jump"));
+  EXPECT_EQ(cross.status, CheckStatus::kFailed);
+  EXPECT_EQ(cross.outcome, CheckOutcome::kUnreachable);
+  EXPECT_THAT(
+      cross.detail,
+      Optional(HasSubstr("another host or port (127.0.0.1:" + std::to_string(other.port()) + ")")));
+  EXPECT_TRUE(other.requests().empty()) << "the other port was asked";
 }
 
 TEST_F(HttpSourceVerifierTest, ATruncatedBodyIsUncheckedNeverAbsent) {
