@@ -4,8 +4,8 @@
 // by a Sources list and a Claim trace with contested and Source-family
 // annotations.
 //
-// Code (fenced blocks and inline `code` spans) is neither scanned nor
-// rendered: a URL or token shown as code is an example, not a citation.
+// Code (CommonMark fenced blocks and inline `code` spans) is neither scanned
+// nor rendered: a URL or token shown as code is an example, not a citation.
 // Every text taken from a record (titles, locators, Claim text) is escaped
 // for Markdown and HTML (EscapeInline), and a link destination is
 // percent-escaped, so no record can inject markup or a link. Pure.
@@ -31,7 +31,10 @@ std::vector<std::string> CitedIds(std::string_view artifact);
 
 // Unknown token ids, raw http(s) URLs that are not registered Source URLs
 // (or not valid URLs), and material supported/qualified external Claims
-// none of whose Sources is cited. `field` is used in each Issue.
+// none of whose Sources is cited. URLs are found as a Markdown renderer
+// would open them: any letter case of the scheme, escapes and character
+// references decoded, and scheme-relative or slash-less http(s) link,
+// definition and href/src destinations. `field` is used in each Issue.
 std::vector<Issue> ValidateCitations(std::string_view artifact, const std::vector<Source>& sources,
                                      const std::vector<Claim>& claims, const std::string& field);
 

@@ -73,5 +73,55 @@ TEST(CitationsTest, ValidatesTokensUrlsAndMaterialClaims) {
   EXPECT_THAT(issues[2].message, HasSubstr("material supported Claim c1"));
 }
 
+// A link a reader's renderer would open is found however it is spelt: the
+// scheme in any case, in a link destination or a reference definition, with
+// escaped or entity-encoded punctuation, scheme-relative; only a CommonMark
+// fence (indented at most three spaces) or a code span hides text.
+TEST(CitationsTest, UnregisteredLinksAreFoundHoweverTheyAreSpelt) {
+  std::vector<Source> sources = {Src("a", "A", std::nullopt)};
+  auto issues = [&](const std::string& artifact) {
+    std::string out;
+    for (const Issue& i : ValidateCitations(artifact, sources, {}, "artifact")) {
+      out += i.message + "\n";
+    }
+    return out;
+  };
+  for (std::string artifact : {
+           "See HTTPS://evil.test/x [@a].",
+           "See [NOAA](Https://evil.test/x) [@a].",
+           "Cites [@a][r].\n\n[r]: HTTP://evil.test/x",
+           "See [NOAA](//evil.test/x) [@a].",
+           "Cites [@a].\n\n[r]: <//evil.test/x>",
+           "See [NOAA](https\\://evil.test/x) [@a].",
+           "See [NOAA](https&#58;//evil.test/x) [@a].",
+           "See [NOAA](https&colon;&sol;&sol;evil.test/x) [@a].",
+           "See <a href=\"HTTPS://evil.test/x\">NOAA</a> [@a].",
+           "See \\`https://evil.test/x\\` [@a].",
+       }) {
+    EXPECT_THAT(issues(artifact), HasSubstr("unregistered external URL")) << artifact;
+    EXPECT_THAT(issues(artifact), HasSubstr("evil.test/x")) << artifact;
+  }
+  EXPECT_THAT(issues("See [NOAA](https:evil.test/x) [@a]."),
+              HasSubstr("invalid external URL https:evil.test/x"));
+  // A fence indented four spaces is no fence: what it seems to enclose is
+  // prose, unknown tokens included.
+  std::string fake =
+      issues("Cites [@a].\n    ```\n[click](https://evil.test/x) [@ghost]\n    ```\n");
+  EXPECT_THAT(fake, HasSubstr("unregistered external URL https://evil.test/x"));
+  EXPECT_THAT(fake, HasSubstr("unknown Source [@ghost]"));
+  // Nor does an indented fence line close a real fence; the real closing
+  // one does, and what follows is prose.
+  std::string closed =
+      issues("```\n    ```\nhttps://example.test/\n```\nCites [@a] https://evil.test/x\n");
+  EXPECT_THAT(closed, HasSubstr("unregistered external URL https://evil.test/x"));
+  EXPECT_THAT(closed, Not(HasSubstr("example.test")));
+  // Registered URLs in any spelling, and code, pass.
+  EXPECT_EQ(
+      issues(
+          "See [A](HTTPS://A.test/a_(b)) [@a].\n\n   ~~~~ text\nhttps://example.test/\n   ~~~~~\n"
+          "Run `curl https://example.test/` to see [@a]."),
+      "");
+}
+
 }  // namespace
 }  // namespace raw::raven
