@@ -95,12 +95,14 @@ absl::Status Engine::MergeClaims(const Fields& f, const std::vector<Source>& sou
                                " external Claim needs at least one Source; defer it or cite one")});
       ok = false;
     }
+    // Only a failed Source is refused here. One that could not be checked
+    // (unavailable: a timeout, a block, a verifier fault) is reopened by
+    // this Checkpoint, which is published only if it is reachable now.
     if (ok && c.NeedsSupport() &&
         std::all_of(c.source_ids.begin(), c.source_ids.end(), [&](const std::string& id) {
           auto src = std::find_if(sources.begin(), sources.end(),
                                   [&](const Source& s) { return s.source_id == id; });
-          return src->check.status == CheckStatus::kFailed ||
-                 src->check.status == CheckStatus::kUnavailable;
+          return src->check.status == CheckStatus::kFailed;
         })) {
       issues.push_back({where + ".sourceIds",
                         "every Source of this Claim failed verification; defer the Claim or "
@@ -211,7 +213,12 @@ absl::StatusOr<ActionResult> Engine::CheckpointAction(const Fields& f) {
   if (!bad.empty()) {
     for (const auto& [id, detail] : bad) {
       issues.push_back({StrCat("sources[", id, "]"),
-                        StrCat("source ", id, " failed evidence verification: ", detail)});
+                        next.FindSource(id)->check.status == CheckStatus::kFailed
+                            ? StrCat("source ", id, " failed evidence verification: ", detail)
+                            : StrCat("source ", id,
+                                     " could not be checked (unavailable; it is reopened when a "
+                                     "Checkpoint cites it again): ",
+                                     detail)});
     }
     // The contribution is discarded, but what is now known about Sources
     // the Task already had is kept.
@@ -226,8 +233,10 @@ absl::StatusOr<ActionResult> Engine::CheckpointAction(const Fields& f) {
       }
     }
     result_.issues = std::move(issues);
-    std::string message = "The Checkpoint was not published: repair or remove the failing "
-                           "Sources (fix the excerpt to an exact passage, or cite another Source).";
+    std::string message =
+        "The Checkpoint was not published: repair or remove the failed Sources (fix the excerpt "
+        "to an exact passage, or cite another Source); a Source that could not be checked may "
+        "be cited again in the next Checkpoint, which reopens it.";
     if (known_changed) {
       Propagate(kept);
       return Commit(std::move(kept), "needs-revision", message);

@@ -52,14 +52,19 @@ absl::StatusOr<ActionResult> Engine::Complete(const Fields& f) {
   if (!bad.empty()) {
     Propagate(next);
     for (const auto& [id, detail] : bad) {
-      issues.push_back({StrCat("sources[", id, "]"),
-                        StrCat("source ", id, " failed remote verification: ", detail)});
+      issues.push_back(
+          {StrCat("sources[", id, "]"),
+           next.FindSource(id)->check.status == CheckStatus::kFailed
+               ? StrCat("source ", id, " failed remote verification: ", detail)
+               : StrCat("source ", id,
+                        " could not be checked at Completion (unavailable): ", detail)});
     }
     result_.issues = std::move(issues);
     return Commit(std::move(next), "needs-revision",
                   "Completion refused: Claims that lost their support were deferred and the "
-                  "failures recorded as Limitations; remove the broken citations in a new "
-                  "Checkpoint, then complete it.");
+                  "Sources recorded as Limitations; remove the failed citations in a new "
+                  "Checkpoint (a Source that could not be checked may be cited again there, "
+                  "which reopens it, and its Claims resubmitted), then complete it.");
   }
   if (next.grounding == Grounding::kRequired && !GroundingMet(next)) {
     return NeedsRevision({{"claims", "grounding-required Completion needs at least one verified "

@@ -158,10 +158,16 @@ void Propagate(TaskState& s) {
       return l.kind == LimitationKind::kSource && l.source_id == src.source_id;
     });
     if (!recorded) {
+      // "failed" accuses the evidence; "could not be checked" does not.
+      std::string outcome = src.check.outcome ? std::string(Name(*src.check.outcome)) : "";
+      std::string what =
+          src.check.status == CheckStatus::kFailed
+              ? StrCat(" failed verification", outcome.empty() ? "" : StrCat(" (", outcome, ")"))
+              : StrCat(" could not be checked (unavailable",
+                       outcome.empty() ? "" : StrCat(", ", outcome), ")");
       AddLimitation(s, LimitationKind::kSource,
-                    StrCat("Source ", src.source_id, " failed verification",
-                           src.check.outcome ? StrCat(" (", Name(*src.check.outcome), ")") : "",
-                           ": ", src.check.detail.value_or(std::string(Name(src.check.status)))),
+                    StrCat("Source ", src.source_id, what, ": ",
+                           src.check.detail.value_or(std::string(Name(src.check.status)))),
                     src.source_id);
     }
   }

@@ -9,8 +9,9 @@
 namespace raw::raven {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::ClaimArg;
+using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::RavenSession;
 using testing::SourceArg;
 
@@ -292,6 +293,46 @@ TEST_F(EngineTest, AMalformedObservationCostsOnlyItsOwnSource) {
   EXPECT_EQ(done->state.limitations[0].source_id, "b");
 }
 
+// A Source that could not be checked (unavailable) is not accused: its
+// Claim may be resubmitted on it, and the Checkpoint that does so reopens it.
+// A failed Source cannot support a Claim again.
+TEST_F(EngineTest, AnUnavailableSourceMaySupportItsClaimAgainAFailedOneMayNot) {
+  std::string id = Start();
+  Grounded(id);
+  s.verifier.Unavailable("a", "HTTP 429: too many requests");
+  auto limited = Complete(id, "X differs from Y [@a].");
+  EXPECT_EQ(limited->status, "needs-revision");
+  EXPECT_THAT(Messages(*limited), HasSubstr("source a could not be checked at Completion "
+                                            "(unavailable): HTTP 429"));
+  EXPECT_THAT(Messages(*limited), Not(HasSubstr("failed")));
+  EXPECT_EQ(limited->state.claims[0].disposition, Disposition::kDeferred);
+  ASSERT_EQ(limited->state.limitations.size(), 1u);
+  EXPECT_EQ(limited->state.limitations[0].detail,
+            "Source a could not be checked (unavailable): HTTP 429: too many requests");
+
+  s.verifier.Unavailable("a", "the per-fetch deadline ran out");
+  auto still =
+      Checkpoint(id, "X differs from Y [@a].", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
+  EXPECT_EQ(still->status, "needs-revision");
+  EXPECT_THAT(Messages(*still), HasSubstr("source a could not be checked (unavailable; it is "
+                                          "reopened when a Checkpoint cites it again)"));
+  s.verifier.Reachable("a");
+  auto again =
+      Checkpoint(id, "X differs from Y [@a].", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
+  ASSERT_EQ(again->status, "active") << Messages(*again);
+  EXPECT_EQ(again->state.claims[0].disposition, Disposition::kSupported);
+  EXPECT_EQ(again->state.FindSource("a")->check.status, CheckStatus::kReachable);
+
+  s.verifier.Failed("a", "HTTP 404");
+  auto failed = Checkpoint(id, "X differs from Y [@a].");
+  EXPECT_THAT(Messages(*failed), HasSubstr("source a failed evidence verification: HTTP 404"));
+  EXPECT_EQ(failed->state.claims[0].disposition, Disposition::kDeferred);
+  s.verifier.Reachable("a");
+  auto refused =
+      Checkpoint(id, "X differs from Y [@a].", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
+  EXPECT_THAT(Messages(*refused), HasSubstr("every Source of this Claim failed verification"));
+}
+
 TEST_F(EngineTest, ProgressiveCheckpointsThenCompletion) {
   std::string id = Start();
   Grounded(id);
@@ -341,10 +382,10 @@ TEST_F(EngineTest, CompletionRefusals) {
   EXPECT_EQ(s.Replayed(id).phase, Phase::kActive);
   // A cited Source broken at Completion: Claims deferred, Limitation kept.
   ASSERT_EQ(Checkpoint(id, "X differs from Y [@a].")->status, "active");
-  s.verifier.Unavailable("a", "HTTP 503");
+  s.verifier.Failed("a", "HTTP 410");
   auto broken = Complete(id, "X differs from Y [@a].");
   EXPECT_EQ(broken->status, "needs-revision");
-  EXPECT_THAT(Messages(*broken), HasSubstr("failed remote verification"));
+  EXPECT_THAT(Messages(*broken), HasSubstr("source a failed remote verification: HTTP 410"));
   EXPECT_EQ(broken->state.claims[0].disposition, Disposition::kDeferred);
   EXPECT_EQ(broken->state.phase, Phase::kActive);
 }
