@@ -1,10 +1,10 @@
 // export: the Task projected into llm-wiki pages the agent writes itself.
 
-#include "daemon/raven/engine_internal.h"
-
+#include <algorithm>
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/raven/engine_internal.h"
 
 namespace raw::raven {
 
@@ -35,8 +35,18 @@ absl::StatusOr<ActionResult> Engine::Export(const Fields& f) {
   result_.pages = ExportWiki(result_.state, req);
   std::string text = "## Wiki pages (write these with your file tools)\n";
   for (const WikiPage& p : result_.pages) {
-    absl::StrAppend(&text, "\n", p.append ? "Append to `" : "Write `", p.path, "`:\n\n````markdown\n",
-                    p.content, "````\n");
+    // A fence longer than any backtick run of the page, so no code fence
+    // in the Artifact can end the page early.
+    size_t longest = 0;
+    for (size_t i = 0; i < p.content.size();) {
+      size_t run = 0;
+      while (i + run < p.content.size() && p.content[i + run] == '`') ++run;
+      longest = std::max(longest, run);
+      i += std::max<size_t>(run, 1);
+    }
+    const std::string fence(std::max<size_t>(4, longest + 1), '`');
+    absl::StrAppend(&text, "\n", p.append ? "Append to `" : "Write `", p.path, "`:\n\n", fence,
+                    "markdown\n", p.content, fence, "\n");
   }
   result_.extra = std::move(text);
   return Finish(StatusOf(result_.state),

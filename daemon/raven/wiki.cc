@@ -173,7 +173,19 @@ std::string Confidence(const TaskState& s) {
 }
 
 std::vector<WikiPage> ExportWiki(const TaskState& s, const ExportRequest& req) {
-  std::string title = req.title.value_or(DefaultTitle(s));
+  // One line: the title heads the page and its log.md entry, where a line
+  // break would let it write entries of its own.
+  std::string title;
+  for (char c : req.title.value_or(DefaultTitle(s))) {
+    bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+    if (!space) {
+      title.push_back(c);
+    } else if (!title.empty() && title.back() != ' ') {
+      title.push_back(' ');
+    }
+  }
+  while (!title.empty() && title.back() == ' ') title.pop_back();
+  if (title.empty()) title = "untitled";
   std::vector<std::string> tags = req.tags;
   if (tags.empty()) tags.emplace_back(Name(s.outcome));
   std::string date = IsoDate(req.now_ms);
