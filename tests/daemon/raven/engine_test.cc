@@ -223,6 +223,12 @@ TEST_F(EngineTest, CitationsAreValidatedAtCheckpoint) {
   EXPECT_THAT(Messages(*unknown), HasSubstr("artifact: cites unknown Source [@ghost]"));
   auto raw = Checkpoint(id, "See https://evil.test/page.", Json::array({SourceArg("a", "https://a.test/")}));
   EXPECT_THAT(Messages(*raw), HasSubstr("unregistered external URL https://evil.test/page"));
+  auto upper = Checkpoint(id, "See [NOAA](HTTPS://evil.test/phish) [@a].",
+                          Json::array({SourceArg("a", "https://a.test/")}));
+  EXPECT_THAT(Messages(*upper), HasSubstr("unregistered external URL HTTPS://evil.test/phish"));
+  auto fake_fence = Checkpoint(id, "See [@a].\n    ```\nSee [@ghost].\n    ```",
+                               Json::array({SourceArg("a", "https://a.test/")}));
+  EXPECT_THAT(Messages(*fake_fence), HasSubstr("artifact: cites unknown Source [@ghost]"));
   auto registered = Checkpoint(id, "See https://a.test/ or [@a].", Json::array({SourceArg("a", "https://a.test/")}));
   EXPECT_EQ(registered->status, "active") << Messages(*registered);
   auto uncited = Checkpoint(id, "No citation here.", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
