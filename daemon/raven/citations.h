@@ -4,8 +4,9 @@
 // by a Sources list and a Claim trace with contested and Source-family
 // annotations.
 //
-// Code (CommonMark fenced blocks and inline `code` spans) is neither scanned
-// nor rendered: a URL or token shown as code is an example, not a citation.
+// Code (CommonMark fenced blocks and inline `code` spans, as artifact_scan.h
+// reads them) is neither scanned nor rendered: a URL or token shown as code
+// is an example, not a citation.
 // Every text taken from a record (titles, locators, Claim text) is escaped
 // for Markdown and HTML (EscapeInline), and a link destination is
 // percent-escaped, so no record can inject markup or a link. Pure.
