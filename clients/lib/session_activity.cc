@@ -13,6 +13,7 @@ bool SessionActivity::Apply(const v1::Event& event) {
       break;
     case v1::Event::kTurnEnded:
       if (event.turn_id() == open_turn_) open_turn_.clear();
+      if (compacting_ && event.turn_id() == compacting_turn_) compacting_ = false;
       pending_.reset();
       break;
     case v1::Event::kApprovalRequested:
@@ -32,6 +33,7 @@ bool SessionActivity::Apply(const v1::Event& event) {
       break;
     case v1::Event::kCompactionStarted:
       compacting_ = true;
+      compacting_turn_ = event.turn_id();
       break;
     case v1::Event::kCompactionEnded:
       compacting_ = false;

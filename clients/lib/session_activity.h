@@ -37,6 +37,9 @@ class SessionActivity {
   uint64_t last_seq_ = 0;
   std::string open_turn_;
   bool compacting_ = false;
+  // The turn id of the running compaction's events: an automatic
+  // compaction ends at the latest with its turn.
+  std::string compacting_turn_;
   std::optional<v1::ApprovalRequested> pending_;
 };
 

@@ -167,6 +167,9 @@ void SessionController::Opened(const v1::Session& session, bool created) {
     Follow(session_.last_seq());
     return;
   }
+  // The history may end with a turn or compaction that a killed daemon left
+  // open; what the daemon says once the history is read decides.
+  check_turn_ = true;
   v1::GetHistoryRequest request;
   request.set_session_id(session_.id());
   request.set_limit(options_.history_page);
@@ -314,9 +317,11 @@ void SessionController::RefreshSession() {
                                           : session_.writer();
           if (!writer.empty()) lease_.set_holder(writer);
         }
-        if (check_turn_ && session_.turn_state() == v1::TURN_STATE_IDLE && activity_.busy()) {
-          // The daemon restarted during the turn and has no record of it
-          // running any more.
+        if (check_turn_ && session_.turn_state() == v1::TURN_STATE_IDLE && activity_.busy() &&
+            activity_.last_seq() <= session_.last_seq()) {
+          // The daemon restarted during the turn or compaction and has no
+          // record of it running any more (and nothing newer than what it
+          // answered about was seen since).
           activity_.AbandonTurn();
           answered_request_.clear();
           listener_.OnTurnAbandoned();

@@ -94,8 +94,9 @@ class SessionController : private SessionLease::Listener {
     virtual void OnSessionUpdated() {}
     // pending_approval() changed.
     virtual void OnApprovalChanged() {}
-    // After reconnecting: the daemon no longer runs the turn that was
-    // running (it restarted during it).
+    // After opening a session or reconnecting: the daemon no longer runs
+    // the turn or compaction that the history shows running (it restarted
+    // during it).
     virtual void OnTurnAbandoned() {}
     // The session is gone (deleted or expired): its stream ended with
     // NOT_FOUND; nothing is reconnected.
@@ -231,7 +232,9 @@ class SessionController : private SessionLease::Listener {
   bool connected_ = false;
   bool reconnecting_ = false;
   int reconnect_attempts_ = 0;
-  bool check_turn_ = false;  // after reconnecting: is the open turn still running?
+  // After opening a session or reconnecting: is the turn or compaction seen
+  // running still running?
+  bool check_turn_ = false;
   std::optional<absl::Time> reconnect_at_;
 };
 

@@ -234,7 +234,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // stored history has a turn without an end, and maybe tool calls without
   // results, which no provider accepts in a later request. Records a
   // cancelled result for each such call and the turn's end (reason error),
-  // so the transcript and the model context are valid again.
+  // so the transcript and the model context are valid again. A compaction
+  // that started without an end (a manual one after the last turn, or an
+  // automatic one inside the unfinished turn) first gets a CompactionEnded,
+  // kCancelled, with the context unchanged.
   //
   // The owner calls it right after construction, before the runner is used
   // for anything else, and may call it again at any time: once it has

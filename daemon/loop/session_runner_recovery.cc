@@ -41,26 +41,68 @@ absl::Status SessionRunner::CheckWritable() {
 }
 
 absl::Status SessionRunner::RecoverLocked() {
-  // Walk back from the newest event to the latest turn boundary.
+  // Walk back from the newest event to the latest turn boundary. A manual
+  // compaction is not a turn: its events may follow the last TurnEnded.
   std::vector<events::SessionEvent> newer;  // newest first
   std::string cursor;
   const events::SessionEvent* started = nullptr;
-  while (started == nullptr) {
+  bool boundary = false;
+  while (!boundary) {
     ASSIGN_OR_RETURN(store::HistoryPage page,
                      deps_.store.GetHistory(session_id_, cursor, 256, store::HistoryDirection::kBackward));
     for (auto& e : page.events) {
-      if (std::holds_alternative<events::TurnEnded>(e.payload)) return absl::OkStatus();
+      if (std::holds_alternative<events::TurnEnded>(e.payload)) {
+        boundary = true;
+        break;
+      }
       newer.push_back(std::move(e));
       if (std::holds_alternative<events::TurnStarted>(newer.back().payload)) {
         started = &newer.back();
+        boundary = true;
         break;
       }
     }
     if (page.next_cursor.empty()) break;
     cursor = page.next_cursor;
   }
-  if (started == nullptr) return absl::OkStatus();  // no turn yet
+  // Compactions run one at a time, so only the newest can be unfinished. Its
+  // summary would have replaced the context in the same commit as its end,
+  // so the context is as it was before it.
+  const events::SessionEvent* open_compaction = nullptr;
+  for (const auto& e : newer) {
+    if (std::holds_alternative<events::CompactionEnded>(e.payload)) break;
+    if (std::holds_alternative<events::CompactionStarted>(e.payload)) {
+      open_compaction = &e;
+      break;
+    }
+  }
+  std::vector<events::EventPayload> payloads;
+  if (open_compaction != nullptr) {
+    const auto& start = std::get<events::CompactionStarted>(open_compaction->payload);
+    events::CompactionEnded ended;
+    ended.trigger = start.trigger;
+    ended.outcome = events::CompactionOutcome::kCancelled;
+    ended.tokens_before = start.tokens_before;
+    ended.tokens_after = start.tokens_before;
+    ended.message =
+        "rawd stopped during this compaction (it was not shut down cleanly); the context is "
+        "unchanged.";
+    payloads.push_back(std::move(ended));
+    RAW_LOG(Warning) << "session " << session_id_ << ": compaction " << open_compaction->turn_id
+                     << " was left unfinished by a previous daemon; recording its end";
+  }
+  if (started == nullptr) {  // no unfinished turn
+    if (payloads.empty()) return absl::OkStatus();
+    absl::MutexLock lock(&mu_);
+    return log_->Commit(open_compaction->turn_id, std::move(payloads));
+  }
   const std::string turn_id = started->turn_id;
+  if (open_compaction != nullptr && open_compaction->turn_id != turn_id) {
+    // A manual compaction cannot run inside a turn; commit its end on its own.
+    absl::MutexLock lock(&mu_);
+    RETURN_IF_ERROR(log_->Commit(open_compaction->turn_id, std::move(payloads)));
+    payloads.clear();
+  }
 
   std::set<std::string> answered;
   std::vector<events::ToolCallInfo> calls;
@@ -76,7 +118,6 @@ absl::Status SessionRunner::RecoverLocked() {
       open_request.reset();
     }
   }
-  std::vector<events::EventPayload> payloads;
   CommitExtras extras;
   // An approval request the crash left open is closed, so that no client
   // offers to answer it.

@@ -75,5 +75,25 @@ TEST(SessionActivityTest, AnAbandonedTurnLeavesNothingRunning) {
   EXPECT_FALSE(a.pending_approval().has_value());
 }
 
+TEST(SessionActivityTest, AnAutomaticCompactionEndsAtTheLatestWithItsTurn) {
+  SessionActivity a;
+  v1::Event started = At(1, "turn_2");
+  started.mutable_turn_started();
+  a.Apply(started);
+  v1::Event compacting = At(2, "turn_2");
+  compacting.mutable_compaction_started();
+  a.Apply(compacting);
+  // A turn's end that names another turn changes nothing.
+  v1::Event other = At(3, "turn_1");
+  other.mutable_turn_ended();
+  a.Apply(other);
+  EXPECT_TRUE(a.compacting());
+  v1::Event ended = At(4, "turn_2");
+  ended.mutable_turn_ended();
+  a.Apply(ended);
+  EXPECT_FALSE(a.compacting());
+  EXPECT_FALSE(a.busy());
+}
+
 }  // namespace
 }  // namespace raw::client

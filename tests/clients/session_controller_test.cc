@@ -50,6 +50,8 @@ class Recorder : public SessionController::Listener {
     shown_request = pending ? pending->request_id() : "";
   }
   void OnLeaseChange(Change change, SessionLease::State) override { lease_changes.push_back(change); }
+  void OnSessionUpdated() override { ++session_updates; }
+  void OnTurnAbandoned() override { ++abandoned; }
 
   bool Saw(Change change) const {
     return std::find(lease_changes.begin(), lease_changes.end(), change) != lease_changes.end();
@@ -72,6 +74,8 @@ class Recorder : public SessionController::Listener {
   int approval_changes = 0;
   std::string shown_request;
   std::vector<Change> lease_changes;
+  int session_updates = 0;
+  int abandoned = 0;
 };
 
 // One front end: its thread's queue, its listener and its controller.
@@ -152,6 +156,49 @@ TEST(SessionControllerTest, ReconnectsAfterTheDaemonRestartsWithoutLosingOrRepea
   EXPECT_EQ(ui.listener.events, std::vector<uint64_t>({1, 2, 3, 4, 5}));
   // The lease is asked for again.
   ui.RunUntil([&] { return ui.controller->can_write(); });
+}
+
+v1::Event CompactionStarted(const std::string& turn_id) {
+  v1::Event e;
+  e.set_session_id("s1");
+  e.set_turn_id(turn_id);
+  e.mutable_compaction_started()->set_tokens_before(500);
+  return e;
+}
+
+// A daemon killed during a compaction may have left its start without an
+// end in older stores: the daemon's own state decides once the session is
+// opened.
+TEST(SessionControllerTest, AnOpenCompactionInTheHistoryIsDroppedWhenTheDaemonIsIdle) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  v1::Session session = Session("s1");
+  session.set_turn_state(v1::TURN_STATE_IDLE);
+  daemon.service().AddSession(session);
+  daemon.service().Append(Text("done"));
+  daemon.service().Append(CompactionStarted("compact_1"));
+  daemon.service().SetHistory(daemon.service().log(), 100);
+  Frontend ui(daemon.socket_path(), "raw (pid 1)");
+  ui.Open("s1");
+  ui.RunUntil([&] { return ui.listener.session_updates > 0; });
+  EXPECT_FALSE(ui.controller->activity().compacting());
+  EXPECT_FALSE(ui.controller->activity().busy());
+  EXPECT_EQ(ui.listener.abandoned, 1);
+}
+
+TEST(SessionControllerTest, AnOpenCompactionInTheHistoryStaysWhileTheDaemonRunsIt) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  v1::Session session = Session("s1");
+  session.set_turn_state(v1::TURN_STATE_COMPACTING);
+  daemon.service().AddSession(session);
+  daemon.service().Append(CompactionStarted("compact_1"));
+  daemon.service().SetHistory(daemon.service().log(), 100);
+  Frontend ui(daemon.socket_path(), "raw (pid 1)");
+  ui.Open("s1");
+  ui.RunUntil([&] { return ui.listener.session_updates > 0; });
+  EXPECT_TRUE(ui.controller->activity().compacting());
+  EXPECT_EQ(ui.listener.abandoned, 0);
 }
 
 TEST(SessionControllerTest, LiveEventsFollowTheNewestHistoryPage) {

@@ -8,6 +8,7 @@
 //   - restarted, the session completes a turn on each of the four APIs, and
 //     each request body is valid (every tool call answered once, in place);
 //   - every tool call in the history has a result;
+//   - every compaction that started in the history has ended;
 //   - no process the killed daemon started is left running.
 //
 // RAW_CRASH_KILLS (default 50) sets the number of kills, RAW_CRASH_SEED the
@@ -295,6 +296,18 @@ class CrashHarness : public ::testing::Test {
       if (results.count(id) == 0) unanswered.push_back(id);
     }
     EXPECT_TRUE(unanswered.empty()) << "calls without a result: " << absl::StrJoin(unanswered, ", ");
+
+    // Every compaction that started has ended (a client would show it
+    // running otherwise).
+    std::vector<std::string> open;
+    for (const auto& [seq, e] : history) {
+      if (e.has_compaction_started()) open.push_back(absl::StrCat(e.turn_id(), " at ", seq));
+      if (e.has_compaction_ended() && !open.empty() &&
+          open.back().rfind(e.turn_id() + " at ", 0) == 0) {
+        open.pop_back();
+      }
+    }
+    EXPECT_TRUE(open.empty()) << "compactions without an end: " << absl::StrJoin(open, ", ");
     last_seq_ = history.empty() ? 0 : history.rbegin()->first;
     ASSERT_EQ(daemon_->Stop(SIGTERM), 0) << daemon_->ReadStderr();
   }

@@ -1,0 +1,147 @@
+// SessionRunner recovery: what a daemon that was killed left unfinished in
+// the stored history (a turn, a compaction) gets its end
+// recorded when a new runner first loads the session. The stored rows are
+// written the way a killed daemon leaves them; a real SQLite store.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/ids.h"
+#include "daemon/loop/session_log.h"
+#include "daemon/loop/session_runner.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/loop/runner_harness.h"
+
+namespace raw::loop {
+namespace {
+
+using ::testing::HasSubstr;
+
+class RecoveryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/rawrecovery.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto store = store::SessionStore::Open(dir_ + "/s.sqlite3");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    store::SessionRecord record;
+    record.id = id_;
+    record.agent = "a";
+    record.cwd = dir_;
+    ASSERT_TRUE(store_->CreateSession(record).ok());
+    log_ = std::make_shared<SessionLog>(id_, 0, *store_, clock_);
+  }
+  void TearDown() override {
+    harness_.reset();
+    log_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // What the killed daemon had committed.
+  void Stored(const std::string& turn_id, std::vector<events::EventPayload> payloads,
+              CommitExtras extras = {}) {
+    ASSERT_TRUE(log_->Commit(turn_id, std::move(payloads), std::move(extras)).ok());
+  }
+  void CompletedTurn(const std::string& turn_id) {
+    CommitExtras extras;
+    extras.context_appends = {events::UserText("do it", events::UserTextKind::kPrompt, turn_id),
+                              events::AssistantTurn{"done", "", {}, {}}};
+    Stored(turn_id,
+           {events::TurnStarted{"do it"}, events::UserMessage{"do it"},
+            events::AssistantMessage{"done", "", 1},
+            events::TurnEnded{events::TurnEndReason::kCompleted, "", 1, {}}},
+           std::move(extras));
+  }
+
+  // A runner as a restarted daemon makes it, after its recovery.
+  void Recover() {
+    auto record = store_->GetSession(id_);
+    ASSERT_TRUE(record.ok()) << record.status();
+    harness_ = std::make_unique<testing::RunnerHarness>(*store_, clock_);
+    auto runner = harness_->Make(*record);
+    ASSERT_TRUE(runner->RecoverUnfinishedTurn().ok());
+  }
+
+  std::vector<events::SessionEvent> Events() {
+    auto evs = store_->ReadEvents(id_, 0, 1000);
+    EXPECT_TRUE(evs.ok()) << evs.status();
+    return evs.ok() ? *evs : std::vector<events::SessionEvent>{};
+  }
+  std::vector<events::ContextItem> Context() {
+    auto ctx = store_->LoadContext(id_);
+    EXPECT_TRUE(ctx.ok()) << ctx.status();
+    return ctx.ok() ? *ctx : std::vector<events::ContextItem>{};
+  }
+
+  const std::string id_ = NewId();
+  std::string dir_;
+  SystemClock clock_;
+  std::unique_ptr<store::SessionStore> store_;
+  std::shared_ptr<SessionLog> log_;
+  std::unique_ptr<testing::RunnerHarness> harness_;
+};
+
+TEST_F(RecoveryTest, AManualCompactionLeftOpenIsEndedAsCancelledWithTheContextUnchanged) {
+  CompletedTurn("turn_1");
+  Stored("compact_1", {events::CompactionStarted{events::CompactionTrigger::kManual, 500, 1}});
+  const std::vector<events::ContextItem> before = Context();
+  Recover();
+  std::vector<events::SessionEvent> evs = Events();
+  ASSERT_FALSE(evs.empty());
+  const auto* ended = std::get_if<events::CompactionEnded>(&evs.back().payload);
+  ASSERT_NE(ended, nullptr) << "no compaction_ended was recorded";
+  EXPECT_EQ(evs.back().turn_id, "compact_1");
+  EXPECT_EQ(ended->trigger, events::CompactionTrigger::kManual);
+  EXPECT_EQ(ended->outcome, events::CompactionOutcome::kCancelled);
+  EXPECT_EQ(ended->tokens_before, 500);
+  EXPECT_EQ(ended->tokens_after, 500);
+  EXPECT_THAT(ended->message, HasSubstr("the context is unchanged"));
+  EXPECT_EQ(Context(), before);
+  // Nothing else: the turn before it had ended.
+  EXPECT_EQ(std::count_if(evs.begin(), evs.end(),
+                          [](const events::SessionEvent& e) {
+                            return std::holds_alternative<events::TurnEnded>(e.payload);
+                          }),
+            1);
+}
+
+TEST_F(RecoveryTest, AnAutomaticCompactionLeftOpenEndsBeforeItsTurn) {
+  CompletedTurn("turn_1");
+  CommitExtras extras;
+  extras.context_appends = {events::UserText("next", events::UserTextKind::kPrompt, "turn_2")};
+  Stored("turn_2", {events::TurnStarted{"next"}, events::UserMessage{"next"}}, std::move(extras));
+  Stored("turn_2", {events::CompactionStarted{events::CompactionTrigger::kAutomatic, 900, 1}});
+  const std::vector<events::ContextItem> before = Context();
+  Recover();
+  std::vector<events::SessionEvent> evs = Events();
+  ASSERT_GE(evs.size(), 2u);
+  const events::SessionEvent& compaction = evs[evs.size() - 2];
+  const auto* ended = std::get_if<events::CompactionEnded>(&compaction.payload);
+  ASSERT_NE(ended, nullptr) << "no compaction_ended before the turn's end";
+  EXPECT_EQ(compaction.turn_id, "turn_2");
+  EXPECT_EQ(ended->trigger, events::CompactionTrigger::kAutomatic);
+  EXPECT_EQ(ended->outcome, events::CompactionOutcome::kCancelled);
+  EXPECT_EQ(ended->tokens_after, 900);
+  ASSERT_TRUE(std::holds_alternative<events::TurnEnded>(evs.back().payload));
+  EXPECT_EQ(evs.back().turn_id, "turn_2");
+  EXPECT_EQ(Context(), before);
+}
+
+TEST_F(RecoveryTest, AFinishedCompactionIsLeftAlone) {
+  CompletedTurn("turn_1");
+  events::CompactionEnded ended;
+  ended.outcome = events::CompactionOutcome::kRejected;
+  Stored("compact_1", {events::CompactionStarted{events::CompactionTrigger::kManual, 500, 1}});
+  Stored("compact_1", {ended});
+  const size_t count = Events().size();
+  Recover();
+  EXPECT_EQ(Events().size(), count);
+}
+
+}  // namespace
+}  // namespace raw::loop
