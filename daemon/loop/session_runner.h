@@ -233,11 +233,12 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // If the daemon stopped in the middle of a turn (a crash, kill -9), the
   // stored history has a turn without an end, and maybe tool calls without
   // results, which no provider accepts in a later request. Records a
-  // cancelled result for each such call and the turn's end (reason error),
-  // so the transcript and the model context are valid again. A compaction
-  // that started without an end (a manual one after the last turn, or an
-  // automatic one inside the unfinished turn) first gets a CompactionEnded,
-  // kCancelled, with the context unchanged.
+  // cancelled result for each such call (saying that it may or may not have
+  // taken effect) and the turn's end (reason error), so the transcript and
+  // the model context are valid again. A compaction that started without
+  // an end (a manual one after the last turn, or an automatic one inside
+  // the unfinished turn) first gets a CompactionEnded, kCancelled, with the
+  // context unchanged.
   //
   // The owner calls it right after construction, before the runner is used
   // for anything else, and may call it again at any time: once it has

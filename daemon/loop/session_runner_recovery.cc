@@ -133,8 +133,12 @@ absl::Status SessionRunner::RecoverLocked() {
   }
   for (const auto& call : calls) {
     if (answered.count(call.call_id) > 0) continue;
+    // The daemon may have stopped before the call started, while it ran, or
+    // after it took effect but before its result was stored: the model is
+    // told so, so that it checks before repeating an action.
     std::string text =
-        "Cancelled: the daemon stopped while this call was pending, so it did not complete.";
+        "Interrupted: the daemon restarted while this call was pending or running, so it may or "
+        "may not have taken effect; check its effects before repeating it.";
     payloads.push_back(events::ToolResult{
         call.call_id, call.name, call.tool, events::ToolStatus::kCancelled, text, 0, {}, {}});
     extras.context_appends.push_back(events::ToolOutcome{call.call_id, call.name, text, true});

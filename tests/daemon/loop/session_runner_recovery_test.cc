@@ -1,5 +1,5 @@
 // SessionRunner recovery: what a daemon that was killed left unfinished in
-// the stored history (a turn, a compaction) gets its end
+// the stored history (a turn, its tool calls, a compaction) gets its end
 // recorded when a new runner first loads the session. The stored rows are
 // written the way a killed daemon leaves them; a real SQLite store.
 #include <stdlib.h>
@@ -141,6 +141,38 @@ TEST_F(RecoveryTest, AFinishedCompactionIsLeftAlone) {
   const size_t count = Events().size();
   Recover();
   EXPECT_EQ(Events().size(), count);
+}
+
+TEST_F(RecoveryTest, AnUnfinishedCallIsReportedAsMaybeDoneNotAsNotDone) {
+  CommitExtras extras;
+  extras.context_appends = {events::UserText("commit", events::UserTextKind::kPrompt, "turn_1")};
+  Stored("turn_1", {events::TurnStarted{"commit"}, events::UserMessage{"commit"}},
+         std::move(extras));
+  events::AssistantTurn call;
+  call.tool_calls.push_back({"c1", "bash", R"({"command":"git commit -am x"})"});
+  CommitExtras more;
+  more.context_appends = {call};
+  Stored("turn_1",
+         {events::ToolCallBatch{
+             {{"c1", "bash", "builtin/bash", R"({"command":"git commit -am x"})"}}}},
+         std::move(more));
+  Recover();
+  std::vector<events::SessionEvent> evs = Events();
+  const events::ToolResult* result = nullptr;
+  for (const auto& e : evs) {
+    if (const auto* r = std::get_if<events::ToolResult>(&e.payload)) result = r;
+  }
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ(result->status, events::ToolStatus::kCancelled);
+  EXPECT_THAT(result->content, HasSubstr("may or may not have taken effect"));
+  EXPECT_THAT(result->content, HasSubstr("check"));
+  EXPECT_THAT(result->content, ::testing::Not(HasSubstr("did not complete")));
+  // The model reads the same text.
+  std::vector<events::ContextItem> context = Context();
+  ASSERT_FALSE(context.empty());
+  const auto* outcome = std::get_if<events::ToolOutcome>(&context.back());
+  ASSERT_NE(outcome, nullptr);
+  EXPECT_EQ(outcome->content, result->content);
 }
 
 }  // namespace
