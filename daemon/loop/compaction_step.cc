@@ -26,7 +26,9 @@ events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool l
   request.settings = plan.agent.agent.compact;
   request.window_tokens = plan.agent.model.context_window_tokens;
   request.runtime_tokens = ctx.runtime_tokens;
-  request.tokens_before = ctx.meter.tokens();
+  if (trigger == events::CompactionTrigger::kAutomatic) {
+    request.fit_tokens = plan.agent.agent.compact.trigger_tokens;
+  }
   request.turn_id = plan.turn_id;
   request.last_turn_running = last_turn_running;
   request.before_end = std::move(before_end);

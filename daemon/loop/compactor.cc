@@ -84,8 +84,12 @@ CompactionResult RunCompaction(
   CompactionResult result;
   events::CompactionEnded& ended = result.ended;
   ended.trigger = request.trigger;
-  ended.tokens_before = request.tokens_before;
-  ended.tokens_after = request.tokens_before;
+  // Before and after are both whole estimates of the same kind, so that
+  // they compare: a provider's count (the meter's baseline) is on another
+  // scale than the estimate of the new context.
+  const int64_t tokens_before = request.runtime_tokens + context::EstimateItemsTokens(context);
+  ended.tokens_before = tokens_before;
+  ended.tokens_after = tokens_before;
   const std::string& turn_id = request.turn_id;
   auto unchanged = [&](CompactionOutcome outcome, std::string message) {
     ended.outcome = outcome;
@@ -108,8 +112,8 @@ CompactionResult RunCompaction(
                                   request.settings.keep_recent_turns, ")."));
   }
   const int chunks = static_cast<int>(plan.chunks.size());
-  absl::Status started = log.Commit(
-      turn_id, {events::CompactionStarted{request.trigger, request.tokens_before, chunks}});
+  absl::Status started =
+      log.Commit(turn_id, {events::CompactionStarted{request.trigger, tokens_before, chunks}});
   if (!started.ok()) {
     ended.outcome = CompactionOutcome::kFailed;
     ended.message = NotRecorded(started);
@@ -161,6 +165,22 @@ CompactionResult RunCompaction(
   }
 
   std::vector<events::ContextItem> compacted = context::AssembleCompacted(plan, summary);
+  const int64_t tokens_after = request.runtime_tokens + context::EstimateItemsTokens(compacted);
+  if (tokens_after >= tokens_before) {
+    return unchanged(CompactionOutcome::kRejected,
+                     absl::StrCat("The summary was rejected: the compacted context (~",
+                                  tokens_after, " tokens estimated) is not smaller than before (~",
+                                  tokens_before, "). The context is unchanged."));
+  }
+  if (request.fit_tokens && tokens_after > *request.fit_tokens) {
+    // A lossy rewrite that still cannot let the request through is not
+    // worth making.
+    return unchanged(
+        CompactionOutcome::kRejected,
+        absl::StrCat("The summary was rejected: the compacted context (~", tokens_after,
+                     " tokens estimated) would still exceed compact.trigger_tokens (",
+                     *request.fit_tokens, "). The context is unchanged."));
+  }
   auto seq_of = [&](const std::string& id) -> uint64_t {
     return id.empty() || !first_seq_of_turn ? 0 : first_seq_of_turn(id);
   };
@@ -173,7 +193,7 @@ CompactionResult RunCompaction(
     ended.last_summarized_seq = kept > 0 ? kept - 1 : 0;
   }
   ended.outcome = CompactionOutcome::kAccepted;
-  ended.tokens_after = request.runtime_tokens + context::EstimateItemsTokens(compacted);
+  ended.tokens_after = tokens_after;
   ended.summary = std::move(summary);
   ended.message = absl::StrCat("Older turns were replaced by a summary: ~", ended.tokens_before,
                                " tokens before, ~", ended.tokens_after, " after.");

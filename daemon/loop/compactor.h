@@ -38,7 +38,10 @@ struct CompactionRequest {
   config::CompactSettings settings;
   std::optional<int64_t> window_tokens;
   int64_t runtime_tokens = 0;  // EstimateRuntimeTokens of the agent's prompt + tools
-  int64_t tokens_before = 0;   // the meter's current estimate
+  // Automatic compaction: the most the compacted context may come to
+  // (compact.trigger_tokens, on the estimate's scale); a summary that does
+  // not get it there is rejected. Unset for a manual compaction.
+  std::optional<int64_t> fit_tokens;
   std::string turn_id;         // turn id the events carry
   bool last_turn_running = false;  // automatic compaction inside a running turn
   // Called once, right before the final CompactionEnded is recorded or
@@ -71,8 +74,15 @@ struct CompactionResult {
 // or log.last_seq() when nothing is kept, or 0 when the kept turn is
 // unknown.
 //
+// CompactionStarted and CompactionEnded carry tokens_before, the whole
+// estimate of `context` under runtime_tokens (not the meter's value, which
+// may rest on a provider's count); an accepted CompactionEnded carries
+// tokens_after, the same estimate of the new context.
+//
 // Outcomes: kNothingToCompact (only CompactionEnded is committed),
-// kAccepted, kRejected (empty, cut at the output cap, or not shorter),
+// kAccepted, kRejected (empty, cut at the output cap, not shorter than
+// what it replaces, a new context not smaller than the old one, or one
+// above request.fit_tokens),
 // kFailed (a summary request failed; or the store refused a commit, in which
 // case the CompactionEnded is published unstored), kCancelled. Never throws.
 CompactionResult RunCompaction(

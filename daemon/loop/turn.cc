@@ -184,7 +184,8 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
     if (ctx_.meter.tokens() <= *trigger) return std::nullopt;
     why = ended.outcome == events::CompactionOutcome::kAccepted
               ? "even after compacting"
-              : absl::StrCat("and compaction did not shrink the context (", ended.message, ")");
+              : absl::StrCat("and compaction could not bring it under the trigger (", ended.message,
+                             ")");
   } else {
     PublishEstimate(plan_, ctx_, log_);
   }

@@ -9,6 +9,7 @@
 #include "common/ids.h"
 #include "daemon/context/compaction_plan.h"
 #include "daemon/context/context_meter.h"
+#include "daemon/context/summary.h"
 #include "daemon/context/token_estimate.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -132,7 +133,6 @@ class CompactorTest : public ::testing::Test {
     CompactionRequest r;
     r.settings.keep_recent_turns = 2;
     r.runtime_tokens = 50;
-    r.tokens_before = 50 + context::EstimateItemsTokens(Context());
     r.turn_id = "op1";
     return r;
   }
@@ -193,12 +193,13 @@ TEST_F(CompactorTest, AcceptedSummaryReplacesOlderTurnsInOneCommit) {
   auto sub = log_->Subscribe(seq_before);
   book_->scripts.push_back(Summary("- read notes.png twice\n- answered"));
   CompactionRequest request = Request();
+  const int64_t tokens_before = 50 + context::EstimateItemsTokens(before);
   CompactionResult result = Run(request);
 
   const auto& ended = result.ended;
   EXPECT_EQ(ended.outcome, CompactionOutcome::kAccepted) << ended.message;
   EXPECT_EQ(ended.trigger, events::CompactionTrigger::kManual);
-  EXPECT_EQ(ended.tokens_before, request.tokens_before);
+  EXPECT_EQ(ended.tokens_before, tokens_before);
   ASSERT_TRUE(result.context.has_value());
   // [task, summary, turn 3, turn 4], stored in the same commit as the end.
   const auto& ctx = *result.context;
@@ -221,7 +222,7 @@ TEST_F(CompactorTest, AcceptedSummaryReplacesOlderTurnsInOneCommit) {
   auto stored = Stored(seq_before);
   ASSERT_EQ(stored.size(), 2u);
   EXPECT_EQ(std::get<events::CompactionStarted>(stored[0].payload),
-            (events::CompactionStarted{events::CompactionTrigger::kManual, request.tokens_before, 1}));
+            (events::CompactionStarted{events::CompactionTrigger::kManual, tokens_before, 1}));
   EXPECT_EQ(std::get<events::CompactionEnded>(stored[1].payload), ended);
   EXPECT_EQ(stored[1].turn_id, "op1");
   // The display history is whole.
@@ -304,6 +305,51 @@ TEST_F(CompactorTest, ASummaryRequestThatReportsNoUsageStillCountsAsARequest) {
   // One request was sent: it counts in the request total, with no usage.
   ASSERT_EQ(result.usage.size(), 1u);
   EXPECT_FALSE(result.usage[0].has_value());
+}
+
+// The meter may rest on a provider's count, which is on another scale than
+// the estimate of the new context: both figures are whole estimates.
+TEST_F(CompactorTest, BeforeAndAfterAreEstimatedAlike) {
+  for (int n = 1; n <= 4; ++n) AddTurn(n);
+  const auto before = Context();
+  book_->scripts.push_back(Summary("- read notes.png twice\n- answered"));
+  auto result = Run(Request());
+  ASSERT_EQ(result.ended.outcome, CompactionOutcome::kAccepted) << result.ended.message;
+  EXPECT_EQ(result.ended.tokens_before, 50 + context::EstimateItemsTokens(before));
+  ASSERT_TRUE(result.context.has_value());
+  EXPECT_EQ(result.ended.tokens_after, 50 + context::EstimateItemsTokens(*result.context));
+  EXPECT_LT(result.ended.tokens_after, result.ended.tokens_before);
+}
+
+// A summary just shorter than the text it replaces still adds a message of
+// its own: when the new context is not smaller, nothing changes.
+TEST_F(CompactorTest, ANewContextThatIsNotSmallerIsRejected) {
+  for (int n = 1; n <= 4; ++n) AddTurn(n);
+  const auto before = Context();
+  const uint64_t seq_before = log_->last_seq();
+  CompactionRequest request = Request();
+  const int64_t replaced =
+      context::PlanCompaction(before, request.settings, std::nullopt, false).replaced_tokens;
+  // A summary one token shorter than what it replaces: with its message's
+  // overhead the new context is larger than the old one.
+  const size_t preamble = context::JoinChunkSummaries({"s"}).size() - 1;
+  book_->scripts.push_back(Summary(std::string(4 * (replaced - 1) - preamble, 's')));
+  auto result = Run(request);
+  ExpectUnchanged(result, before, seq_before, CompactionOutcome::kRejected);
+  EXPECT_THAT(result.ended.message, HasSubstr("not smaller than before"));
+}
+
+TEST_F(CompactorTest, AnAutomaticCompactionThatWouldStillBeTooLargeIsNotCommitted) {
+  for (int n = 1; n <= 4; ++n) AddTurn(n);
+  const auto before = Context();
+  const uint64_t seq_before = log_->last_seq();
+  book_->scripts.push_back(Summary("- read notes.png twice\n- answered"));
+  CompactionRequest request = Request();
+  request.trigger = events::CompactionTrigger::kAutomatic;
+  request.fit_tokens = 100;  // far below what the kept turns alone need
+  auto result = Run(request);
+  ExpectUnchanged(result, before, seq_before, CompactionOutcome::kRejected);
+  EXPECT_THAT(result.ended.message, HasSubstr("would still exceed compact.trigger_tokens (100)"));
 }
 
 TEST_F(CompactorTest, SummaryCutByTheOutputCapIsRejected) {
