@@ -1,6 +1,5 @@
 #include "daemon/loop/compaction_step.h"
 
-#include "common/logging.h"
 #include "daemon/hooks/hook_fields.h"
 #include "daemon/loop/compactor.h"
 
@@ -32,20 +31,8 @@ events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool l
   request.turn_id = plan.turn_id;
   request.last_turn_running = last_turn_running;
   request.before_end = std::move(before_end);
-  CompactionResult result = RunCompaction(request, ctx.items, *plan.summarizer, log, cancel,
-                                          plan.first_seq_of_turn);
-  // Summary requests are model requests: they count in the session's
-  // totals like any other, also when they reported no usage.
-  for (const std::optional<events::Usage>& usage : result.usage) {
-    CommitExtras extras;
-    extras.usage = usage.value_or(events::Usage{});
-    std::vector<events::EventPayload> payloads;
-    if (usage) payloads.push_back(events::UsageReport{*usage, 0});
-    if (absl::Status s = log.Commit(plan.turn_id, std::move(payloads), extras); !s.ok()) {
-      RAW_LOG(Warning) << "session " << plan.session_id
-                       << ": could not store the usage of a summary request: " << s.message();
-    }
-  }
+  CompactionResult result =
+      RunCompaction(request, ctx.items, *plan.summarizer, log, cancel, plan.first_seq_of_turn);
   if (result.context) ctx.Rewrite(std::move(*result.context));
   PublishEstimate(plan, ctx, log);
   return result.ended;

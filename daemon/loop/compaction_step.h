@@ -3,8 +3,9 @@
 // automatically (a turn, before a request would exceed
 // compact.trigger_tokens). It fires the agent's pre_compact hooks, runs the
 // compactor (compactor.h: summary requests, progress events, acceptance;
-// an accepted result is stored with the new meter state), records the
-// summary requests' usage, and on acceptance rewrites `ctx`; in every case
+// an accepted result is stored with the new meter state; the summary
+// requests' usage is stored as each returns), and on acceptance rewrites
+// `ctx`; in every case
 // it publishes the resulting context estimate.
 // Thread-safety: runs on the operation's thread.
 #pragma once

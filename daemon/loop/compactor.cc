@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/failpoint.h"
+#include "common/logging.h"
 #include "daemon/context/compaction_plan.h"
 #include "daemon/context/context_meter.h"
 #include "daemon/context/token_estimate.h"
@@ -75,6 +76,22 @@ bool Record(SessionLog& log, const std::string& turn_id, events::CompactionEnded
   return false;
 }
 
+// Counts one summary request in the session's totals, as a turn's request
+// counts: its usage when it reported one (a UsageReport event), else only
+// the request. Committed as soon as the request returns, before the
+// compaction's end, so that no later crash can leave the request uncounted.
+void CommitUsage(SessionLog& log, const std::string& turn_id,
+                 const std::optional<events::Usage>& usage) {
+  CommitExtras extras;
+  extras.usage = usage.value_or(events::Usage{});
+  std::vector<events::EventPayload> payloads;
+  if (usage) payloads.push_back(events::UsageReport{*usage, 0});
+  if (absl::Status s = log.Commit(turn_id, std::move(payloads), std::move(extras)); !s.ok()) {
+    RAW_LOG(Warning) << "session " << log.session_id()
+                     << ": could not store the usage of a summary request: " << s.message();
+  }
+}
+
 }  // namespace
 
 CompactionResult RunCompaction(
@@ -134,6 +151,7 @@ CompactionResult RunCompaction(
     absl::Status status = summarizer.Stream(summary_request, sink, cancel);
     RAW_FAILPOINT("compaction.summarized");
     result.usage.push_back(sink.usage());
+    CommitUsage(log, turn_id, sink.usage());
     const bool cancelled = cancel.cancelled() || status.code() == absl::StatusCode::kCancelled ||
                            (sink.error() && sink.error()->kind == providers::ErrorKind::kCancelled);
     if (cancelled) return unchanged(CompactionOutcome::kCancelled, kCancelled);

@@ -57,9 +57,8 @@ struct CompactionResult {
   // ContextMeter (Reset(runtime_tokens, *context)).
   std::optional<std::vector<events::ContextItem>> context;
   // One entry per summary request sent, in order, whatever the outcome:
-  // its usage, or nullopt when it reported none (it still counts as a
-  // request, as a turn's request does). Not committed here: the caller adds
-  // it to the session's totals.
+  // its usage, or nullopt when it reported none. Already committed to the
+  // session's totals (see RunCompaction).
   std::vector<std::optional<events::Usage>> usage;
 };
 
@@ -77,7 +76,10 @@ struct CompactionResult {
 // CompactionStarted and CompactionEnded carry tokens_before, the whole
 // estimate of `context` under runtime_tokens (not the meter's value, which
 // may rest on a provider's count); an accepted CompactionEnded carries
-// tokens_after, the same estimate of the new context.
+// tokens_after, the same estimate of the new context. Each summary request
+// counts in the session's totals as a turn's request does (its usage, or
+// only the request when it reported none), committed as soon as it
+// returns, before the compaction's end.
 //
 // Outcomes: kNothingToCompact (only CompactionEnded is committed),
 // kAccepted, kRejected (empty, cut at the output cap, not shorter than

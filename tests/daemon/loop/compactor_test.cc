@@ -168,7 +168,9 @@ class CompactorTest : public ::testing::Test {
     EXPECT_EQ(result.ended.outcome, outcome);
     EXPECT_FALSE(result.context.has_value());
     EXPECT_EQ(Context(), before);
-    EXPECT_THAT(StoredKinds(seq_before), ElementsAre("compaction_started", "compaction_ended"));
+    std::vector<std::string> kinds = StoredKinds(seq_before);
+    std::erase(kinds, "usage_report");  // the summary requests' (see below)
+    EXPECT_THAT(kinds, ElementsAre("compaction_started", "compaction_ended"));
     auto stored = std::get<events::CompactionEnded>(Stored(seq_before).back().payload);
     EXPECT_EQ(stored, result.ended);
     EXPECT_EQ(result.ended.tokens_after, result.ended.tokens_before);
@@ -219,14 +221,16 @@ TEST_F(CompactorTest, AcceptedSummaryReplacesOlderTurnsInOneCommit) {
   EXPECT_EQ(ended.first_summarized_seq, first_seq_["turn1"]);
   EXPECT_EQ(ended.last_summarized_seq, first_seq_["turn3"] - 1);
 
+  // The summary request's usage is stored before the end.
   auto stored = Stored(seq_before);
-  ASSERT_EQ(stored.size(), 2u);
+  ASSERT_EQ(stored.size(), 3u);
   EXPECT_EQ(std::get<events::CompactionStarted>(stored[0].payload),
             (events::CompactionStarted{events::CompactionTrigger::kManual, tokens_before, 1}));
-  EXPECT_EQ(std::get<events::CompactionEnded>(stored[1].payload), ended);
-  EXPECT_EQ(stored[1].turn_id, "op1");
+  EXPECT_EQ(std::get<events::UsageReport>(stored[1].payload).usage.input_tokens, 900);
+  EXPECT_EQ(std::get<events::CompactionEnded>(stored[2].payload), ended);
+  EXPECT_EQ(stored[2].turn_id, "op1");
   // The display history is whole.
-  EXPECT_EQ(Stored().size(), seq_before + 2);
+  EXPECT_EQ(Stored().size(), seq_before + 3);
   auto session = store_->GetSession(record_.id);
   ASSERT_TRUE(session.ok());
   // Compaction is not conversation activity: expiry does not move.
@@ -251,9 +255,13 @@ TEST_F(CompactorTest, AcceptedSummaryReplacesOlderTurnsInOneCommit) {
       EXPECT_EQ(p->chunks, 1);
     }
   }
-  EXPECT_THAT(live, ElementsAre("compaction_started", "compaction_progress", "compaction_ended"));
+  EXPECT_THAT(live, ElementsAre("compaction_started", "compaction_progress", "usage_report",
+                                "compaction_ended"));
 
-  // The summarizer's usage is handed back for the session's totals.
+  // The summarizer's usage is in the session's totals already, and handed
+  // back.
+  EXPECT_EQ(session->usage_requests, 1);
+  EXPECT_EQ(session->usage.input_tokens, 900);
   ASSERT_EQ(result.usage.size(), 1u);
   ASSERT_TRUE(result.usage[0].has_value());
   EXPECT_EQ(result.usage[0]->input_tokens, 900);
@@ -305,6 +313,26 @@ TEST_F(CompactorTest, ASummaryRequestThatReportsNoUsageStillCountsAsARequest) {
   // One request was sent: it counts in the request total, with no usage.
   ASSERT_EQ(result.usage.size(), 1u);
   EXPECT_FALSE(result.usage[0].has_value());
+  auto session = store_->GetSession(record_.id);
+  ASSERT_TRUE(session.ok());
+  EXPECT_EQ(session->usage_requests, 1);
+  EXPECT_FALSE(session->usage.input_tokens.has_value());
+}
+
+TEST_F(CompactorTest, EverySummaryRequestIsCountedBeforeTheCompactionEnds) {
+  for (int n = 1; n <= 3; ++n) AddTurn(n);
+  const uint64_t seq_before = log_->last_seq();
+  book_->scripts.push_back(Summary("- short"));
+  // The end is recorded right after this: what is stored by then survives
+  // a crash between the two.
+  int64_t requests_at_end = -1;
+  CompactionRequest request = Request();
+  request.before_end = [&] { requests_at_end = store_->GetSession(record_.id)->usage_requests; };
+  auto result = Run(request);
+  EXPECT_EQ(result.ended.outcome, CompactionOutcome::kAccepted) << result.ended.message;
+  EXPECT_EQ(requests_at_end, 1);
+  EXPECT_THAT(StoredKinds(seq_before),
+              ElementsAre("compaction_started", "usage_report", "compaction_ended"));
 }
 
 // The meter may rest on a provider's count, which is on another scale than
