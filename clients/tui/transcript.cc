@@ -292,11 +292,22 @@ void Transcript::AddInfoText(const std::string& text, Level level) {
 }
 
 void Transcript::AbandonOpenTurn() {
+  const bool turn = !open_turn_.empty();
   open_turn_.clear();
   compacting_ = false;
   DropStreaming();
   pending_.reset();
-  AddInfoText("The daemon restarted during the turn; the turn did not finish.", Level::kWarning);
+  bool compaction = false;
+  for (Cell& cell : cells_) {
+    if (cell.kind != CellKind::kCompaction || !cell.compaction.running) continue;
+    cell.compaction.running = false;
+    cell.compaction.outcome = "interrupted by a daemon restart; context unchanged";
+    cell.Touch();
+    compaction = true;
+  }
+  if (turn || !compaction) {
+    AddInfoText("The daemon restarted during the turn; the turn did not finish.", Level::kWarning);
+  }
 }
 
 void Transcript::Clear() {

@@ -36,7 +36,8 @@ class Transcript {
   // A client-side message at the end of the transcript.
   void AddInfo(Lines lines);
   void AddInfoText(const std::string& text, Level level = Level::kInfo);
-  // Ends a turn that the daemon no longer runs (it restarted meanwhile).
+  // Ends a turn or compaction that the daemon no longer runs (it restarted
+  // meanwhile): a running compaction is shown interrupted.
   void AbandonOpenTurn();
   // Removes every cell (switching sessions).
   void Clear();

@@ -160,5 +160,21 @@ TEST(TranscriptTest, CompactionProgressAndOutcome) {
   EXPECT_EQ(t.cells()[0].compaction.tokens_after, 3000);
 }
 
+// A compaction the daemon no longer runs (it restarted during it) stops
+// showing as running.
+TEST(TranscriptTest, AnAbandonedCompactionIsNoLongerShownRunning) {
+  Transcript t;
+  v1::Event started = Ev(1, "compact_1");
+  started.mutable_compaction_started()->set_tokens_before(40000);
+  t.Apply(started);
+  ASSERT_TRUE(t.cells().back().compaction.running);
+  t.AbandonOpenTurn();
+  EXPECT_FALSE(t.compacting());
+  ASSERT_EQ(t.cells().size(), 1u);
+  EXPECT_FALSE(t.cells()[0].compaction.running);
+  EXPECT_FALSE(t.cells()[0].compaction.accepted);
+  EXPECT_EQ(t.cells()[0].compaction.outcome, "interrupted by a daemon restart; context unchanged");
+}
+
 }  // namespace
 }  // namespace raw::tui
