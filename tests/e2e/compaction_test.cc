@@ -2,19 +2,22 @@
 // Compact and ClearContext RPCs. Each test checks what the next model
 // request contains, since that is what compaction exists to change, and that
 // the display history stays whole.
+#include <csignal>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "gmock/gmock.h"
 #include "common/json.h"
+#include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
 
 namespace raw::e2e {
 namespace {
 
 namespace chat = testing::chat;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -264,6 +267,64 @@ TEST_F(CompactionTest, AnInterruptedCompactionKeepsTheContext) {
   EXPECT_EQ(ended->compaction_ended().outcome(), raw::v1::COMPACTION_OUTCOME_CANCELLED);
   Turn(session, "fourth", chat::TextAnswer("ok"));
   EXPECT_EQ(Messages(fake_.requests().back()).size(), 8u);
+}
+
+// The kinds of the history's events of `turn_id`, oldest first.
+std::vector<std::string> KindsOf(const std::vector<raw::v1::Event>& history,
+                                 const std::string& turn_id) {
+  std::vector<std::string> kinds;
+  for (const raw::v1::Event& e : history) {
+    if (e.turn_id() != turn_id) continue;
+    if (e.has_compaction_started()) kinds.push_back("compaction_started");
+    if (e.has_compaction_ended()) {
+      kinds.push_back(absl::StrCat(
+          "compaction_ended ", raw::v1::CompactionOutcome_Name(e.compaction_ended().outcome())));
+    }
+    if (e.has_turn_ended()) kinds.push_back("turn_ended");
+  }
+  return kinds;
+}
+
+TEST_F(CompactionTest, AManualCompactionCutByKill9EndsCancelledAfterTheRestart) {
+  StartDaemon(kKeepOne);
+  std::string session = daemon_->CreateSession();
+  ThreeTurns(session);
+  testing::ScriptedResponse parked = chat::TextAnswer("S");
+  parked.gate_before_chunk = 1;
+  fake_.Enqueue(parked);
+  std::string op;
+  ASSERT_TRUE(Compact(session, &op).ok());
+  ASSERT_TRUE(fake_.WaitForGate());
+  EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);
+  fake_.ReleaseGate();
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  std::vector<raw::v1::Event> history = History(session);
+  EXPECT_THAT(KindsOf(history, op),
+              ElementsAre("compaction_started", "compaction_ended COMPACTION_OUTCOME_CANCELLED"));
+  EXPECT_THAT(history.back().compaction_ended().message(), HasSubstr("rawd stopped"));
+  EXPECT_EQ(GetSession(session).turn_state(), raw::v1::TURN_STATE_IDLE);
+  // The context is whole: the next request carries every earlier turn.
+  Turn(session, "fourth", chat::TextAnswer("ok"));
+  EXPECT_EQ(Messages(fake_.requests().back()).size(), 8u);
+}
+
+TEST_F(CompactionTest, AnAutomaticCompactionCutByKill9EndsBeforeItsTurnAfterTheRestart) {
+  StartDaemon(R"("compact": {"keep_recent_turns": 1, "trigger_tokens": 1000})", "", kSmallTools,
+              R"("context_window_tokens": 20000)");
+  std::string session = daemon_->CreateSession();
+  Turn(session, "task one", chat::TextAnswer(LongAnswer("1"), {300, 200, std::nullopt}));
+  Turn(session, "second", chat::TextAnswer(LongAnswer("2"), {900, 600, std::nullopt}));
+  testing::ScriptedResponse parked = chat::TextAnswer("SUMMARY");
+  parked.gate_before_chunk = 1;
+  fake_.Enqueue(parked);
+  std::string turn = StartTurn(stub(), session, "third");
+  ASSERT_TRUE(fake_.WaitForGate());
+  EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);
+  fake_.ReleaseGate();
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  EXPECT_THAT(KindsOf(History(session), turn),
+              ElementsAre("compaction_started", "compaction_ended COMPACTION_OUTCOME_CANCELLED",
+                          "turn_ended"));
 }
 
 TEST_F(CompactionTest, ProgressEventsAndNothingToCompact) {
