@@ -59,32 +59,42 @@ absl::StatusOr<config::Config> SessionManager::LoadConfig() {
 }
 
 SessionInfo SessionManager::Describe(const store::SessionRecord& record,
-                                     const SessionRunner* runner, const config::Config* cfg) {
+                                     const SessionRunner* runner, const config::Config* cfg,
+                                     ShownModels* shown) {
   SessionInfo info;
   info.record = record;
   info.running = runner != nullptr && runner->running();
   info.compacting = runner != nullptr && runner->compacting();
   info.writer = leases_.Holder(record.id);
-  if (cfg != nullptr) {
-    info.expires_at_unix_ms = store::ExpiresAt(record, cfg->sessions.expire_after_days);
-  }
-  // Describing never probes the network: an agent that would need the
-  // local-server probe to resolve shows no model until a turn resolves it.
-  if (cfg != nullptr) {
-    auto packaged = packages::ResolvePackages(*cfg, record.agent, deps_.env);
+  if (cfg == nullptr) return info;
+  info.expires_at_unix_ms = store::ExpiresAt(record, cfg->sessions.expire_after_days);
+  const std::pair<std::string, std::string> key{record.agent, record.model};
+  ShownModels own;
+  if (shown == nullptr) shown = &own;
+  auto it = shown->find(key);
+  if (it == shown->end()) {
+    // Describing never probes the network (an agent that would need the
+    // local-server probe to resolve shows no model until a turn resolves
+    // it) and never re-hashes a package: a turn does that, on the worker
+    // pool, before it runs anything.
+    auto packaged =
+        packages::ResolvePackages(*cfg, record.agent, deps_.env, packages::EntryCheck::kTrust);
     auto resolved = !packaged.ok()
                         ? absl::StatusOr<config::ResolvedAgent>(packaged.status())
                         : config::ResolveAgent(packaged->config, record.agent, deps_.env,
                                                [](const std::string&) { return false; },
                                                record.model);
-    if (resolved.ok()) {
-      info.model = resolved->model.name;
-      info.model_id = resolved->model.model_id;
-    } else {
-      // A chosen model that is no longer defined still shows which it is;
-      // the next turn says what is wrong.
-      info.model = record.model;
-    }
+    ShownModel model;
+    if (resolved.ok()) model = {resolved->model.name, resolved->model.model_id};
+    it = shown->emplace(key, std::move(model)).first;
+  }
+  if (!it->second.first.empty()) {
+    info.model = it->second.first;
+    info.model_id = it->second.second;
+  } else {
+    // A chosen model that is no longer defined still shows which it is;
+    // the next turn says what is wrong.
+    info.model = record.model;
   }
   return info;
 }
@@ -287,8 +297,8 @@ absl::StatusOr<std::vector<config::ModelConfig>> SessionManager::ListModels() {
 
 absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& record,
                                                  const McpServerMap& session_servers,
-                                                 PlanPurpose purpose,
-                                                 const std::string& user_text) {
+                                                 PlanPurpose purpose, const std::string& user_text,
+                                                 packages::EntryCheck package_check) {
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
   const bool with_providers =
       purpose != PlanPurpose::kContextOnly && purpose != PlanPurpose::kWarmup;
@@ -297,6 +307,7 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
   TurnPlanInputs inputs{cfg,       record,      user_text, deps_.tools, deps_.http, deps_.env,
                         with_providers ? deps_.probe : no_probe};
   inputs.with_providers = with_providers;
+  inputs.package_check = package_check;
   inputs.variables = deps_.variables;
   // Without providers nothing runs: MCP tools count only when their servers
   // have listed them (no server is started to estimate a context).
@@ -320,8 +331,11 @@ std::optional<events::ContextEstimate> SessionManager::EstimateFor(
     const store::SessionRecord& record) {
   absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(record.id);
   if (!runner.ok()) return std::nullopt;
+  // An estimate runs nothing and stores nothing, and GetSession and GetStats
+  // may ask for one on an API thread: the packages are not re-hashed.
   absl::StatusOr<TurnPlan> plan =
-      PlanFor(record, (*runner)->mcp_servers(), PlanPurpose::kContextOnly, "");
+      PlanFor(record, (*runner)->mcp_servers(), PlanPurpose::kContextOnly, "",
+              packages::EntryCheck::kTrust);
   if (!plan.ok()) return std::nullopt;
   absl::StatusOr<events::ContextEstimate> estimate = (*runner)->Estimate(*plan);
   if (!estimate.ok()) return std::nullopt;
@@ -334,6 +348,7 @@ absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
   ASSIGN_OR_RETURN(store::SessionPage page,
                    deps_.store.ListSessions(page_size, page_token, query));
   auto cfg = LoadConfig();  // once per page, not per session
+  ShownModels shown;        // and each agent's model once per page
   std::vector<SessionInfo> out;
   for (const auto& record : page.sessions) {
     std::shared_ptr<SessionRunner> runner;
@@ -341,7 +356,7 @@ absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
       absl::MutexLock lock(&mu_);
       if (auto it = runners_.find(record.id); it != runners_.end()) runner = it->second.runner;
     }
-    out.push_back(Describe(record, runner.get(), cfg.ok() ? &*cfg : nullptr));
+    out.push_back(Describe(record, runner.get(), cfg.ok() ? &*cfg : nullptr, &shown));
   }
   if (next_page_token != nullptr) *next_page_token = page.next_page_token;
   return out;

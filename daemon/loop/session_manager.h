@@ -46,6 +46,7 @@
 #include "daemon/loop/write_leases.h"
 #include "daemon/mcp/mcp_manager.h"
 #include "daemon/packages/package_list.h"
+#include "daemon/packages/package_resolver.h"
 #include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
 #include "daemon/vars/variable_store.h"
@@ -293,9 +294,12 @@ class SessionManager {
   std::shared_ptr<SessionRunner> LoadedRunner(const std::string& session_id);
   // The plan of the session's agent as configured now.
   // `session_servers`: the session's own MCP servers.
-  absl::StatusOr<TurnPlan> PlanFor(const store::SessionRecord& record,
-                                   const McpServerMap& session_servers, PlanPurpose purpose,
-                                   const std::string& user_text);
+  // `package_check`: kTrust only for a plan that runs and stores nothing
+  // (EstimateFor), which must stay cheap enough for an API thread.
+  absl::StatusOr<TurnPlan> PlanFor(
+      const store::SessionRecord& record, const McpServerMap& session_servers, PlanPurpose purpose,
+      const std::string& user_text,
+      packages::EntryCheck package_check = packages::EntryCheck::kRehash);
   std::optional<events::ContextEstimate> EstimateFor(const store::SessionRecord& record);
   // The config file as it is now (read at every call, parsed again only
   // when it changed: config/config_file_cache.h).
@@ -313,9 +317,19 @@ class SessionManager {
   absl::Status ApplyConfiguration(const std::string& session_id,
                                   const std::optional<std::string>& agent,
                                   const std::optional<std::string>& model);
+  // The model a session shows: {entry name, provider model id}, both
+  // empty when the agent does not resolve without a probe.
+  using ShownModel = std::pair<std::string, std::string>;
+  // Shown models by (agent, chosen model), so that a page of sessions
+  // resolves each pair once.
+  using ShownModels = std::map<std::pair<std::string, std::string>, ShownModel>;
   // `cfg` may be null (unreadable config): the model is then left empty.
+  // Runs on API threads: it reads the packages the agent uses without
+  // re-hashing them (packages::EntryCheck::kTrust), so it never reads a
+  // package's whole contents. `shown` (may be null) carries what earlier
+  // calls for the same config resolved.
   SessionInfo Describe(const store::SessionRecord& record, const SessionRunner* runner,
-                       const config::Config* cfg);
+                       const config::Config* cfg, ShownModels* shown = nullptr);
   // Runs `fn` with the session's runner, or replies its lookup error.
   template <typename R>
   void WithRunner(const std::string& session_id, const R& reply,

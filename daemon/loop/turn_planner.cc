@@ -272,8 +272,9 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
 }  // namespace
 
 absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
-  ASSIGN_OR_RETURN(packages::PackagedConfig packaged,
-                   packages::ResolvePackages(in.config, in.session.agent, in.env));
+  ASSIGN_OR_RETURN(
+      packages::PackagedConfig packaged,
+      packages::ResolvePackages(in.config, in.session.agent, in.env, in.package_check));
   TurnPlanInputs resolved{.config = packaged.config,
                           .session = in.session,
                           .user_text = in.user_text,
@@ -286,7 +287,8 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
                           .mcp = in.mcp,
                           .session_mcp_servers = in.session_mcp_servers,
                           .defer_mcp = in.defer_mcp,
-                          .raven_settings = in.raven_settings};
+                          .raven_settings = in.raven_settings,
+                          .package_check = in.package_check};
   ASSIGN_OR_RETURN(TurnPlan plan, BuildResolvedPlan(resolved));
   plan.packages = std::move(packaged.packages);
   return plan;

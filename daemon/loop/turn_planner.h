@@ -19,8 +19,9 @@
 #include "daemon/config/config_loader.h"
 #include "daemon/http/http_client.h"
 #include "daemon/loop/turn.h"
-#include "daemon/store/session_store.h"
 #include "daemon/mcp/mcp_manager.h"
+#include "daemon/packages/package_resolver.h"
+#include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
 #include "daemon/vars/variable_store.h"
 
@@ -54,6 +55,9 @@ struct TurnPlanInputs {
   // null = config.raven as it is (config::FixedRavenSettings). An override
   // layer (a settings store) passes its own source here.
   std::shared_ptr<const config::RavenSettingsSource> raven_settings = nullptr;
+  // Whether the packages the agent uses are re-hashed (package_resolver.h):
+  // kTrust only for a plan that runs and stores nothing (an estimate).
+  packages::EntryCheck package_check = packages::EntryCheck::kRehash;
 };
 
 // The entries of tools.use that name registry tools (not `mcp/...` or

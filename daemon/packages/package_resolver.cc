@@ -47,7 +47,8 @@ std::string Expand(const std::string& text, const std::string& dir) {
 // Reads the packages one resolution needs, each once.
 class Loader {
  public:
-  Loader(const config::Config& config, const PackageStore& store) : config_(config), store_(store) {}
+  Loader(const config::Config& config, const PackageStore& store, EntryCheck check)
+      : config_(config), store_(store), check_(check) {}
 
   // The stored package of `alias`; errors name `path`.
   absl::StatusOr<const StoredPackage*> Get(const std::string& alias, const std::string& path) {
@@ -69,7 +70,8 @@ class Loader {
                                       alias, ")"));
     }
     const std::string& hash = entry->second.hash;
-    if (absl::Status verified = store_.Verify(hash); !verified.ok()) {
+    absl::Status verified = check_ == EntryCheck::kRehash ? store_.Verify(hash) : absl::OkStatus();
+    if (!verified.ok()) {
       if (absl::IsNotFound(verified)) {
         return Error(path, absl::StrCat("package \"", alias, "\" (", hash.substr(0, 12),
                                         ") is missing from the store; install it again"));
@@ -95,6 +97,7 @@ class Loader {
  private:
   const config::Config& config_;
   const PackageStore& store_;
+  const EntryCheck check_;
   std::optional<PackageIndex> index_;
   std::map<std::string, StoredPackage> loaded_;
   std::map<std::string, std::string> used_;
@@ -291,24 +294,24 @@ const config::AgentConfig* SelectedAgent(const config::Config& config,
 }  // namespace
 
 absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
-                                               const std::string& agent_name,
-                                               const EnvLookup& env) {
+                                               const std::string& agent_name, const EnvLookup& env,
+                                               EntryCheck check) {
   const config::AgentConfig* agent = SelectedAgent(config, agent_name);
   if (agent == nullptr || !UsesPackages(config, *agent)) return PackagedConfig{config, {}};
   ASSIGN_OR_RETURN(PackageStore store, PackageStore::ForUser(env));
-  return ResolvePackages(config, agent_name, store);
+  return ResolvePackages(config, agent_name, store, check);
 }
 
 absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
                                                const std::string& agent_name,
-                                               const PackageStore& store) {
+                                               const PackageStore& store, EntryCheck check) {
   PackagedConfig out{config, {}};
   const std::string name = agent_name.empty() ? config.default_agent : agent_name;
   auto it = out.config.agents.find(name);
   if (it == out.config.agents.end() || !UsesPackages(config, it->second)) return out;
   config::AgentConfig& agent = it->second;
   const std::string base = JoinPath("agents", name);
-  Loader loader(config, store);
+  Loader loader(config, store, check);
   if (!agent.extends.empty()) RETURN_IF_ERROR(ApplyPreset(agent, loader, base));
   RETURN_IF_ERROR(ApplyTools(out.config, agent, loader, base));
   RETURN_IF_ERROR(ApplySkillsHooksModel(out.config, agent, loader, base));

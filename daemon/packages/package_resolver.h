@@ -6,8 +6,8 @@
 // and the `from` of the MCP servers its tools.use names. Other agents' references
 // (broken or not) are not read. For each package used, the alias is looked
 // up in the index beside the config file, the store entry is re-hashed
-// (a changed entry is refused, naming `raw package verify`) and its
-// manifest read. Errors name the JSON path and the alias.
+// (a changed entry is refused, naming `raw package verify`; see EntryCheck)
+// and its manifest read. Errors name the JSON path and the alias.
 //
 // The result is a copy of the config in which:
 // - the agent holds the preset's fields it did not set itself;
@@ -33,6 +33,20 @@
 
 namespace raw::packages {
 
+// Whether resolving re-hashes the store entries it uses. Re-hashing reads
+// every byte of an entry (up to TreeLimits: 256 MiB), so only what runs the
+// agent pays for it.
+enum class EntryCheck {
+  // Re-hash each entry used; a changed entry is refused. For what runs the
+  // agent or stores what it resolved: creating a session, planning a turn,
+  // a compaction, /clear.
+  kRehash,
+  // Take each entry as it is (its tree is scanned and its manifest read and
+  // checked, nothing is hashed). Only for what describes the agent and runs
+  // nothing: the model a session listing shows, a context estimate.
+  kTrust,
+};
+
 struct PackagedConfig {
   config::Config config;
   // alias -> hash of every package the agent used.
@@ -43,12 +57,13 @@ struct PackagedConfig {
 // config::ResolveAgent to report: the config is returned unchanged.
 absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
                                                const std::string& agent_name,
-                                               const PackageStore& store);
+                                               const PackageStore& store,
+                                               EntryCheck check = EntryCheck::kRehash);
 
 // The same with the store of the user whose environment `env` is; the store
 // is located only when the agent uses a package.
 absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
-                                               const std::string& agent_name,
-                                               const EnvLookup& env);
+                                               const std::string& agent_name, const EnvLookup& env,
+                                               EntryCheck check = EntryCheck::kRehash);
 
 }  // namespace raw::packages

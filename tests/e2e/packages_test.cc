@@ -28,8 +28,9 @@ using ::testing::HasSubstr;
 std::string ExampleKit() { return absl::StrCat(RAW_SOURCE_DIR, "/docs/examples/review-kit"); }
 
 // agents: "coder" (plain, the default), "reviewer" (the example's preset),
-// "kit" (the preset of the package written by WriteKit) and "broken" (a
-// package alias that is never installed).
+// "kit" (the preset of the package written by WriteKit), "broken" (a
+// package alias that is never installed) and "big" (a prompt section of a
+// package "bk" that also holds a large data file).
 std::string PackagesConfig(const std::string& base_url) {
   return absl::StrCat(R"({
     "default_agent": "coder",
@@ -42,7 +43,9 @@ std::string PackagesConfig(const std::string& base_url) {
       "reviewer": {"extends": "pkg/rk/agent/reviewer", "model": "fake",
                    "approval_mode": "allow_all"},
       "kit": {"extends": "pkg/kit/agent/main", "model": "fake", "approval_mode": "allow_all"},
-      "broken": {"model": "fake", "skills": ["pkg/nosuch/skill/x"]}
+      "broken": {"model": "fake", "skills": ["pkg/nosuch/skill/x"]},
+      "big": {"model": "fake", "system_prompt": "You are a test agent.",
+              "prompts": ["pkg/bk/prompt/style"]}
     }
   })");
 }
@@ -386,6 +389,77 @@ TEST_F(PackagesE2eTest, OnlyTheSelectedAgentIsResolvedAndTamperingIsRefused) {
   CommandResult verify = Package({"verify", "rk"});
   EXPECT_EQ(verify.exit_code, 1);
   EXPECT_THAT(verify.out + verify.err, HasSubstr("rk"));
+}
+
+// Listing sessions, and reading a loaded session or its stats, run on the
+// daemon's API threads: they read the packages an agent uses without
+// re-hashing them, while a turn still re-hashes them before it runs. A
+// store entry changed behind the store's back tells the two apart: a
+// re-hash refuses it, so the listing shows the agent's model and the
+// estimate only because nothing was hashed.
+TEST_F(PackagesE2eTest, DescribingSessionsNeverRehashesTheirPackagesButATurnDoes) {
+  const std::string dir = scratch_ + "/bigkit";
+  WriteFile(dir + "/raw-package.json", R"({
+    "name": "bigkit", "version": "1.0.0", "description": "a prompt and a large data file",
+    "exports": {"prompts": {"style": {"text": "BIG PACKAGE SECTION"}}}
+  })");
+  WriteFile(dir + "/data.bin", std::string(8 << 20, 'x'));
+  CommandResult installed = Package({"install", dir, "--as", "bk"});
+  ASSERT_EQ(installed.exit_code, 0) << installed.err;
+  std::vector<std::string> sessions;
+  for (int i = 0; i < 3; ++i) sessions.push_back(daemon_->CreateSession("big"));
+  Turn(sessions[0], "hello");  // its context is in memory from now on
+
+  // Same size, other bytes: only a re-hash can tell.
+  const std::string data = absl::StrCat(StoreDir(), "/sha256/", HashOf("bk"), "/data.bin");
+  chmod(data.c_str(), 0644);
+  WriteFile(data, std::string(8 << 20, 'y'));
+
+  raw::v1::ListSessionsRequest list;
+  raw::v1::ListSessionsResponse listed;
+  grpc::ClientContext list_ctx;
+  ASSERT_TRUE(stub().ListSessions(&list_ctx, list, &listed).ok());
+  int shown = 0;
+  for (const raw::v1::Session& s : listed.sessions()) {
+    if (s.agent() != "big") continue;
+    ++shown;
+    EXPECT_EQ(s.model(), "fake") << s.id();
+    EXPECT_EQ(s.model_id(), "gpt-test") << s.id();
+  }
+  EXPECT_EQ(shown, 3);
+
+  for (bool stats : {false, true}) {
+    grpc::ClientContext ctx;
+    bool has_context = false;
+    if (stats) {
+      raw::v1::GetStatsRequest req;
+      req.set_session_id(sessions[0]);
+      raw::v1::GetStatsResponse resp;
+      ASSERT_TRUE(stub().GetStats(&ctx, req, &resp).ok());
+      has_context = resp.has_context();
+    } else {
+      raw::v1::GetSessionRequest req;
+      req.set_session_id(sessions[0]);
+      raw::v1::GetSessionResponse resp;
+      ASSERT_TRUE(stub().GetSession(&ctx, req, &resp).ok());
+      EXPECT_EQ(resp.session().model(), "fake");
+      has_context = resp.session().has_context();
+    }
+    EXPECT_TRUE(has_context) << (stats ? "GetStats" : "GetSession");
+  }
+
+  // A turn re-hashes the package and refuses it, before anything is sent.
+  const size_t requests = fake_.requests().size();
+  raw::v1::StartTurnRequest start;
+  start.set_session_id(sessions[1]);
+  start.set_text("go");
+  start.set_lease_id(LeaseFor(stub(), sessions[1]));
+  raw::v1::StartTurnResponse started;
+  grpc::ClientContext start_ctx;
+  grpc::Status refused = stub().StartTurn(&start_ctx, start, &started);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(refused.error_message(), HasSubstr("raw package verify bk"));
+  EXPECT_EQ(fake_.requests().size(), requests);
 }
 
 TEST_F(PackagesE2eTest, AnUpgradedPackageIsARuntimeChangeOfTheRunningSession) {
