@@ -1,5 +1,6 @@
 #include "daemon/store/session_row.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace raw::store {
@@ -39,7 +40,9 @@ SessionRecord ReadSessionRow(const Statement& row) {
   record.created_at_unix_ms = row.ColumnInt64(3);
   record.last_activity_unix_ms = row.ColumnInt64(4);
   record.title = row.ColumnString(5);
-  record.last_seq = static_cast<uint64_t>(row.ColumnInt64(6));
+  // Never negative once the store is open (seq_repair.h); a row changed
+  // since reads as 0 rather than as a seq near 2^64.
+  record.last_seq = static_cast<uint64_t>(std::max<int64_t>(0, row.ColumnInt64(6)));
   record.usage_requests = row.ColumnInt64(7);
   int column = 8;
   for (const UsageColumn& c : kUsageColumns) {
@@ -55,7 +58,7 @@ SessionRecord ReadSessionRow(const Statement& row) {
   record.runtime_hash = row.ColumnString(column++);
   record.compactions = row.ColumnInt64(column++);
   record.model = row.ColumnString(column++);
-  record.seq_reserved = static_cast<uint64_t>(row.ColumnInt64(column++));
+  record.seq_reserved = static_cast<uint64_t>(std::max<int64_t>(0, row.ColumnInt64(column++)));
   return record;
 }
 

@@ -15,12 +15,13 @@
 #include "daemon/store/migrator.h"
 #include "daemon/store/page_token.h"
 #include "daemon/store/read_pool.h"
-#include "daemon/store/wal_checkpointer.h"
+#include "daemon/store/seq_repair.h"
 #include "daemon/store/session_row.h"
 #include "daemon/store/sqlite/db.h"
 #include "daemon/store/sqlite/statement.h"
 #include "daemon/store/sqlite/transaction.h"
 #include "daemon/store/stored_rows.h"
+#include "daemon/store/wal_checkpointer.h"
 
 namespace raw::store {
 namespace {
@@ -112,6 +113,13 @@ absl::StatusOr<std::unique_ptr<SessionStore>> SessionStore::Open(const std::stri
   db_options.cache_kib = options.write_cache_kib;
   ASSIGN_OR_RETURN(std::unique_ptr<Database> writer, Database::Open(path, db_options));
   RETURN_IF_ERROR(Migrate(*writer));
+  // Before any session is read: a row its history contradicts would number
+  // new events wrongly. A failure (a read-only file) leaves the rows as
+  // they are; that session's commits then fail, naming the seq.
+  if (absl::StatusOr<int> repaired = RepairSeqCounters(*writer); !repaired.ok()) {
+    RAW_LOG(Warning) << "could not check the sequence counters of the sessions in "
+                     << writer->path() << ": " << repaired.status().message();
+  }
   ASSIGN_OR_RETURN(const bool wal, UsesWal(*writer));
   AutoVacuum vacuum = AutoVacuum::kNone;
   if (wal) {

@@ -240,5 +240,58 @@ TEST_F(CorruptRowTest, ADamagedContextItemIsNamedTheHistoryStillReadsAndNothingI
   ExpectNothingLost(before, healthy);
 }
 
+// Text columns of one sessions row overwritten with bytes that are not
+// UTF-8 (which no proto string may hold): the listing still holds every
+// session, the damaged texts with U+FFFD in place of the bad bytes, and the
+// session reads; the other session is unaffected.
+TEST_F(CorruptRowTest, ASessionRowWithInvalidUtf8TextIsListedWithReplacementCharacters) {
+  const std::string damaged = daemon_->CreateSession();
+  Turn(damaged, "one", "first answer");
+  const std::string healthy = daemon_->CreateSession();
+  ASSERT_EQ(daemon_->Stop(), 0);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(DatabasePath().c_str(), &db), SQLITE_OK);
+    const std::string sql = absl::StrCat(
+        "UPDATE sessions SET title = CAST(X'66FF6F' AS TEXT), cwd = CAST(X'2F64FE' AS TEXT), "
+        "agent = CAST(X'61C0' AS TEXT), model = CAST(X'6DED' AS TEXT) WHERE id = '",
+        damaged, "'");
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    ASSERT_EQ(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+  }
+  ASSERT_TRUE(daemon_->Start().ok());
+
+  raw::v1::ListSessionsRequest req;
+  raw::v1::ListSessionsResponse listed;
+  grpc::ClientContext ctx;
+  grpc::Status s = stub().ListSessions(&ctx, req, &listed);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  std::map<std::string, raw::v1::Session> by_id;
+  for (const raw::v1::Session& session : listed.sessions()) by_id[session.id()] = session;
+  ASSERT_EQ(by_id.size(), 2u);
+  ASSERT_TRUE(by_id.contains(damaged));
+  ASSERT_TRUE(by_id.contains(healthy));
+  const raw::v1::Session& shown = by_id[damaged];
+  EXPECT_EQ(shown.title(), "f\uFFFDo");
+  EXPECT_EQ(shown.cwd(), "/d\uFFFD");
+  EXPECT_EQ(shown.agent(), "a\uFFFD");
+  EXPECT_EQ(shown.model(), "m\uFFFD");
+  EXPECT_GT(shown.last_seq(), 0u);
+
+  raw::v1::Session info;
+  ASSERT_TRUE(GetSession(damaged, &info).ok());
+  EXPECT_EQ(info.title(), "f\uFFFDo");
+  ASSERT_TRUE(GetSession(healthy, &info).ok());
+  EXPECT_EQ(info.id(), healthy);
+
+  // The terminal client lists both too.
+  CommandResult list = daemon_->RunRaw({"sessions", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr(damaged));
+  EXPECT_THAT(list.out, HasSubstr(healthy));
+}
+
 }  // namespace
 }  // namespace raw::e2e

@@ -1,6 +1,21 @@
 #include "daemon/api/convert/session_to_proto.h"
 
+#include <string_view>
+
+#include "common/utf8.h"
+
 namespace raw::api::convert {
+namespace {
+
+// A proto3 string must be UTF-8, or the whole message fails to parse on the
+// client: text from a session's row (which a damaged database or another
+// program may have changed) has each ill-formed byte replaced by U+FFFD.
+std::string WireText(std::string_view text) {
+  if (ValidUtf8Prefix(text) == text.size()) return std::string(text);
+  return SanitizeUtf8(text);
+}
+
+}  // namespace
 
 raw::v1::Usage ToProto(const events::Usage& usage) {
   raw::v1::Usage out;
@@ -27,25 +42,25 @@ raw::v1::ContextEstimate ToProto(const events::ContextEstimate& estimate) {
 raw::v1::Session ToProto(const loop::SessionInfo& info) {
   const store::SessionRecord& r = info.record;
   raw::v1::Session out;
-  out.set_id(r.id);
-  out.set_agent(r.agent);
-  out.set_cwd(r.cwd);
-  out.set_model(info.model);
-  out.set_model_id(info.model_id);
+  out.set_id(WireText(r.id));
+  out.set_agent(WireText(r.agent));
+  out.set_cwd(WireText(r.cwd));
+  out.set_model(WireText(info.model));
+  out.set_model_id(WireText(info.model_id));
   out.set_created_at_unix_ms(r.created_at_unix_ms);
   out.set_last_activity_unix_ms(r.last_activity_unix_ms);
   out.set_turn_state(info.compacting ? raw::v1::TURN_STATE_COMPACTING
                      : info.running  ? raw::v1::TURN_STATE_RUNNING
                                      : raw::v1::TURN_STATE_IDLE);
   out.set_last_seq(r.last_seq);
-  out.set_title(r.title);
+  out.set_title(WireText(r.title));
   *out.mutable_usage() = ToProto(r.usage);
   out.set_requests(r.usage_requests);
   if (info.writer) {
-    out.set_writer(info.writer->client.name);
+    out.set_writer(WireText(info.writer->client.name));
     raw::v1::LeaseHolder* holder = out.mutable_writer_holder();
-    holder->set_client_name(info.writer->client.name);
-    holder->set_client_kind(info.writer->client.kind);
+    holder->set_client_name(WireText(info.writer->client.name));
+    holder->set_client_kind(WireText(info.writer->client.kind));
     holder->set_client_pid(info.writer->client.pid);
     holder->set_since_unix_ms(info.writer->since_unix_ms);
   }

@@ -15,6 +15,9 @@ raw::v1::Usage ToProto(const events::Usage& usage);
 // The percentage is set only when the window is known (and positive).
 raw::v1::ContextEstimate ToProto(const events::ContextEstimate& estimate);
 
+// Every text is valid UTF-8 on the wire: ill-formed bytes in a session's
+// stored text (a damaged row) become U+FFFD, so one such row never fails a
+// listing of other sessions.
 raw::v1::Session ToProto(const loop::SessionInfo& info);
 
 // Totals per usage field with how many requests reported each (a field no
