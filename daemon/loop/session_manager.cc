@@ -594,6 +594,12 @@ void SessionManager::DeleteSession(const std::string& session_id, std::string le
               }
             }
             if (deps_.mcp != nullptr) deps_.mcp->DropSessionServers(session_id);
+            // On the session's queue, like every lease change: the holder's
+            // stream and every client waiting for a handover end now,
+            // rather than when each gives up.
+            leases_.EndSession(session_id,
+                               absl::NotFoundError(absl::StrCat(
+                                   "session ", session_id, " was deleted; its write lease ended")));
             RAW_LOG(Info) << "session " << session_id << " removed on request";
           }
           reply(s);

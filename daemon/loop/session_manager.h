@@ -151,7 +151,9 @@ class SessionManager {
   // write: refused (kFailedPrecondition) unless `lease_id` holds the
   // session's lease, and while a turn or compaction runs; it is allowed
   // while the history does not read (a damaged session can be removed).
-  // Subscribers see no more events; later calls find no session.
+  // Subscribers see no more events; later calls find no session. The
+  // session's write lease and every request waiting for it end with
+  // kNotFound ("session S was deleted; its write lease ended").
   void DeleteSession(const std::string& session_id, std::string lease_id, StatusReply reply);
 
   // Plugin settings, kept in the store (store::SessionStore). The write runs

@@ -134,6 +134,21 @@ absl::StatusOr<int> WriteLeases::Decline(const std::string& session_id,
   return static_cast<int>(declined.size());
 }
 
+void WriteLeases::EndSession(const std::string& session_id, const absl::Status& why) {
+  std::optional<Lease> ended;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = leases_.find(session_id);
+    if (it == leases_.end()) return;
+    ended = std::move(it->second);
+    leases_.erase(it);
+  }
+  if (ended->callbacks.ended) ended->callbacks.ended(why);
+  for (Waiter& w : ended->waiters) {
+    if (w.callbacks.declined) w.callbacks.declined(why);
+  }
+}
+
 absl::Status WriteLeases::CheckWrite(const std::string& session_id,
                                      const std::string& lease_id) const {
   absl::MutexLock lock(&mu_);

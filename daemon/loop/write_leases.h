@@ -13,13 +13,14 @@
 // client may instead request a handover. The holder is told who asks
 // (`handover_requested`) and either releases, which grants the lease to the
 // oldest waiting requester (`granted`), or declines, which ends every
-// waiting request (`declined`).
+// waiting request (`declined`). Removing the session ends its lease and
+// every waiting request (EndSession).
 //
 // Leases live in memory only: a daemon restart ends every client's stream,
 // so no lease can outlive it.
 //
 // Who calls what: every change of a session's entry (Acquire, Release,
-// CancelWait, Decline) is made by a command on that session's queue
+// CancelWait, Decline, EndSession) is made by a command on that session's queue
 // (SessionRunner::AcquireLease and the others), so lease changes and the
 // session's writes run in one order and a lease never changes while a write
 // command of its session runs. The reads (CheckWrite, Holder, InUse) come
@@ -60,8 +61,12 @@ struct LeaseCallbacks {
   std::function<void(const std::string& lease_id)> granted;
   // To the holder: `requester` asks for the lease.
   std::function<void(const LeaseHolderInfo& requester)> handover_requested;
-  // A waiting request ends without the lease (the holder declined).
+  // A waiting request ends without the lease (the holder declined, or the
+  // session was removed).
   std::function<void(const absl::Status& why)> declined;
+  // To the holder: the lease ended without a release (the session was
+  // removed, see EndSession).
+  std::function<void(const absl::Status& why)> ended;
 };
 
 enum class WhenHeld {
@@ -94,6 +99,11 @@ class WriteLeases {
   // The holder keeps its lease: every waiting request is declined. Returns
   // how many; kFailedPrecondition when `lease_id` does not hold the lease.
   absl::StatusOr<int> Decline(const std::string& session_id, const std::string& lease_id);
+
+  // For a session that no longer exists: its lease and every waiting
+  // request end, the holder's `ended` and each waiter's `declined` running
+  // with `why`. Nothing of the session is left in the table.
+  void EndSession(const std::string& session_id, const absl::Status& why);
 
   // OK only when `lease_id` holds the session's lease. Otherwise
   // kFailedPrecondition naming the holder, or saying that nobody holds it.

@@ -7,7 +7,8 @@
 // lease ends when the client closes the stream or its connection ends
 // (OnCancel: exit, crash, kill -9), or when the daemon drains its streams at
 // shutdown. A handover request that the holder declines ends the stream
-// with FAILED_PRECONDITION.
+// with FAILED_PRECONDITION. Deleting the session ends the holder's stream
+// and every waiting one with NOT_FOUND.
 //
 // Start never waits: it posts the acquire to the session's queue
 // (SessionManager::AcquireLease) and the answer arrives later, on the queue.
@@ -83,6 +84,15 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
         {
           absl::MutexLock lock(&r.mu_);
           r.wait_id_.clear();  // the request is over
+        }
+        r.End(why);
+      });
+    };
+    callbacks.ended = [weak](const absl::Status& why) {
+      WithTarget(weak, [&](LeaseReactor& r) {
+        {
+          absl::MutexLock lock(&r.mu_);
+          r.lease_id_.clear();  // nothing is left to release
         }
         r.End(why);
       });

@@ -553,6 +553,52 @@ TEST_F(RawServiceTest, DeleteSessionNeedsTheLeaseThenRemovesTheSession) {
             grpc::StatusCode::NOT_FOUND);
 }
 
+TEST_F(RawServiceTest, DeletingASessionEndsItsLeaseAndTheHandoverWaitingForIt) {
+  const std::string id = CreateSession().id();
+  // A deadline only so that a stream left open fails the test instead of
+  // hanging it.
+  auto open = [&](grpc::ClientContext* ctx, const std::string& name, bool request_handover) {
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    raw::v1::AcquireLeaseRequest request;
+    request.set_session_id(id);
+    request.set_client_name(name);
+    request.set_request_handover(request_handover);
+    return stub_->AcquireLease(ctx, request);
+  };
+  grpc::ClientContext holder_ctx, waiter_ctx;
+  auto holder = open(&holder_ctx, "holder", false);
+  raw::v1::LeaseEvent event;
+  ASSERT_TRUE(holder->Read(&event));
+  ASSERT_TRUE(event.has_granted());
+  const std::string lease = event.granted().lease_id();
+  auto waiter = open(&waiter_ctx, "waiter", true);
+  ASSERT_TRUE(waiter->Read(&event));
+  ASSERT_TRUE(event.has_waiting());
+  ASSERT_TRUE(holder->Read(&event));
+  ASSERT_TRUE(event.has_handover_requested());
+
+  raw::v1::DeleteSessionRequest request;
+  request.set_session_id(id);
+  request.set_lease_id(lease);
+  raw::v1::DeleteSessionResponse response;
+  grpc::ClientContext ctx;
+  grpc::Status deleted = stub_->DeleteSession(&ctx, request, &response);
+  ASSERT_TRUE(deleted.ok()) << deleted.error_message();
+
+  // Both streams end, saying why; nothing of the lease is left.
+  for (auto* reader : {waiter.get(), holder.get()}) {
+    EXPECT_FALSE(reader->Read(&event));
+    grpc::Status ended = reader->Finish();
+    EXPECT_EQ(ended.error_code(), grpc::StatusCode::NOT_FOUND) << ended.error_message();
+    EXPECT_THAT(ended.error_message(), HasSubstr("session " + id + " was deleted"));
+  }
+  raw::v1::GetSessionRequest get;
+  get.set_session_id(id);
+  raw::v1::GetSessionResponse got;
+  grpc::ClientContext get_ctx;
+  EXPECT_EQ(stub_->GetSession(&get_ctx, get, &got).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
 TEST_F(RawServiceTest, PluginSettingsRoundTripWithARevisionCheck) {
   raw::v1::GetPluginSettingsRequest get;
   get.set_namespace_("example-plugin");

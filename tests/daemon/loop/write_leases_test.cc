@@ -21,10 +21,12 @@ struct Seen {
   std::vector<std::string> granted;
   std::vector<std::string> asked_by;
   std::vector<absl::Status> declined;
+  std::vector<absl::Status> ended;
   LeaseCallbacks Callbacks() {
     return {[this](const std::string& id) { granted.push_back(id); },
             [this](const LeaseHolderInfo& who) { asked_by.push_back(who.client.name); },
-            [this](const absl::Status& why) { declined.push_back(why); }};
+            [this](const absl::Status& why) { declined.push_back(why); },
+            [this](const absl::Status& why) { ended.push_back(why); }};
   }
 };
 
@@ -101,6 +103,29 @@ TEST_F(WriteLeasesTest, DecliningEndsEveryWaitingRequestAndKeepsTheLease) {
   // Releasing now frees the session: nobody waits any more.
   leases_.Release("s1", held->lease_id);
   EXPECT_TRUE(first.granted.empty());
+  EXPECT_FALSE(leases_.InUse("s1"));
+}
+
+TEST_F(WriteLeasesTest, EndingARemovedSessionEndsItsLeaseAndEveryWaitingRequest) {
+  Seen holder, first, second;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());
+  ASSERT_TRUE(held.ok());
+  ASSERT_TRUE(leases_.Acquire("s1", browser_, WhenHeld::kRequestHandover, first.Callbacks()).ok());
+  ASSERT_TRUE(
+      leases_.Acquire("s1", {"acp", "raw-acp", 11}, WhenHeld::kRequestHandover, second.Callbacks())
+          .ok());
+  leases_.EndSession("s1", absl::NotFoundError("session s1 was deleted"));
+  EXPECT_FALSE(leases_.InUse("s1"));
+  ASSERT_EQ(holder.ended.size(), 1u);
+  EXPECT_EQ(holder.ended[0].code(), absl::StatusCode::kNotFound);
+  ASSERT_EQ(first.declined.size(), 1u);
+  EXPECT_THAT(first.declined[0].message(), HasSubstr("was deleted"));
+  ASSERT_EQ(second.declined.size(), 1u);
+  EXPECT_TRUE(first.granted.empty());
+  // The old holder's release, arriving late, grants nothing to anyone.
+  leases_.Release("s1", held->lease_id);
+  EXPECT_TRUE(first.granted.empty());
+  EXPECT_TRUE(second.granted.empty());
   EXPECT_FALSE(leases_.InUse("s1"));
 }
 
