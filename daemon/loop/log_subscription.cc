@@ -10,8 +10,11 @@ constexpr int kStorePageSize = 256;
 bool SubscriberQueue::Push(const events::SessionEvent& event) {
   absl::MutexLock lock(&mu);
   if (closed || overflowed) return false;
-  const size_t event_bytes = SessionLog::LiveBytes(event);
-  if (events.size() >= SessionLog::kMaxQueuedEvents || bytes + event_bytes > max_bytes) {
+  const size_t event_bytes = SessionLog::QueuedBytes(event);
+  // One event larger than the bound is still queued alone: the consumer
+  // would read it from the store anyway.
+  if (events.size() >= SessionLog::kMaxQueuedEvents ||
+      (!events.empty() && bytes + event_bytes > max_bytes)) {
     // The consumer is too slow: drop what is queued and let it catch up
     // from the store (durable events are all there).
     events.clear();
@@ -140,7 +143,7 @@ absl::StatusOr<std::optional<events::SessionEvent>> LogSubscription::TryNext() {
     while (!queue_->events.empty()) {
       events::SessionEvent e = std::move(queue_->events.front());
       queue_->events.pop_front();
-      queue_->bytes -= std::min(queue_->bytes, SessionLog::LiveBytes(e));
+      queue_->bytes -= std::min(queue_->bytes, SessionLog::QueuedBytes(e));
       if (e.seq <= last_delivered_) continue;
       last_delivered_ = e.seq;
       return e;

@@ -22,7 +22,7 @@ namespace raw::loop {
 struct SubscriberQueue {
   absl::Mutex mu;
   std::deque<events::SessionEvent> events ABSL_GUARDED_BY(mu);
-  // SessionLog::LiveBytes of `events`, and its bound.
+  // SessionLog::QueuedBytes of `events`, and its bound.
   size_t bytes ABSL_GUARDED_BY(mu) = 0;
   size_t max_bytes ABSL_GUARDED_BY(mu) = 8 * 1024 * 1024;
   bool overflowed ABSL_GUARDED_BY(mu) = false;

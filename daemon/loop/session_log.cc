@@ -178,8 +178,22 @@ void SessionLog::set_max_live_bytes(int64_t bytes) {
   max_live_bytes_ = static_cast<size_t>(std::max<int64_t>(bytes, 1));
 }
 
+namespace {
+// What an event counts for beyond its text (its ids, seq, time, kind).
+constexpr size_t kFields = 64;
+}  // namespace
+
+size_t SessionLog::QueuedBytes(const events::SessionEvent& event) {
+  if (!events::IsDurable(event.payload)) return LiveBytes(event);
+  size_t bytes = kFields;
+  // ForEachString visits for rewriting; here it only reads, so the event
+  // is not changed.
+  events::ForEachString(const_cast<events::EventPayload&>(event.payload),
+                        [&bytes](std::string& text) { bytes += text.size(); });
+  return bytes;
+}
+
 size_t SessionLog::LiveBytes(const events::SessionEvent& event) {
-  constexpr size_t kFields = 64;
   if (const auto* text = std::get_if<events::TextDelta>(&event.payload)) {
     return kFields + text->text.size();
   }

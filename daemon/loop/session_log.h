@@ -116,15 +116,21 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
 
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
 
-  // Live events a subscriber may have queued before it counts as lagging.
+  // Events a subscriber may have queued before it counts as lagging.
   static constexpr size_t kMaxQueuedEvents = 8192;
 
-  // Bytes of live events kept for late subscribers, and queued for any one
-  // subscriber before it counts as lagging (sessions.max_live_bytes).
+  // Bytes of live events kept for late subscribers, and of events (live
+  // and committed) queued for any one subscriber before it counts as
+  // lagging (sessions.max_live_bytes). A lagging subscriber's queue is
+  // emptied; it catches up from the store (SubscriberQueue::Push).
   void set_max_live_bytes(int64_t bytes);
-  // The bytes an event counts for against that bound: its text, plus a
+  // The bytes a live event counts for against that bound: its text, plus a
   // fixed amount for its fields.
   static size_t LiveBytes(const events::SessionEvent& event);
+  // The bytes any event counts for in a subscriber's queue: LiveBytes for a
+  // live event; for a committed one (a tool's output, a whole message),
+  // every string it holds, plus the same fixed amount.
+  static size_t QueuedBytes(const events::SessionEvent& event);
 
   uint64_t last_seq() const;
 

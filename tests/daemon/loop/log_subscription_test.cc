@@ -204,6 +204,40 @@ TEST_F(LogSubscriptionTest, AQueueOverItsByteBoundResyncs) {
   EXPECT_TRUE(std::holds_alternative<events::Resync>(got[0].payload));
 }
 
+// Committed events count with all their text too: a subscriber that stops
+// reading while large tool outputs or messages are committed holds at most
+// the bound, then resyncs and reads every one of them from the store.
+TEST_F(LogSubscriptionTest, CommittedEventsCountForTheirBytesAndCatchUpFromTheStore) {
+  log_->set_max_live_bytes(64 * 1024);
+  LogSubscription sub(log_, temp_.store(), 0);
+  EXPECT_THAT(Drain(sub), IsEmpty());
+  // Eight committed outputs of 16 KiB: far fewer than kMaxQueuedEvents.
+  for (int i = 0; i < 8; ++i) {
+    events::ToolResult result;
+    result.call_id = "c" + std::to_string(i);
+    result.name = "bash";
+    result.content = std::string(16384, 'x');
+    ASSERT_TRUE(log_->Commit("t", {result}).ok());
+  }
+  std::vector<events::SessionEvent> got = Drain(sub);
+  ASSERT_FALSE(got.empty());
+  ASSERT_TRUE(std::holds_alternative<events::Resync>(got[0].payload));
+  got.erase(got.begin());
+  EXPECT_THAT(SeqsOf(got), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8));
+  for (const auto& e : got) {
+    EXPECT_EQ(std::get<events::ToolResult>(e.payload).content.size(), 16384u);
+  }
+
+  // One event larger than the whole bound is still delivered as it is.
+  events::ToolResult big;
+  big.call_id = "big";
+  big.content = std::string(100 * 1024, 'y');
+  ASSERT_TRUE(log_->Commit("t", {big}).ok());
+  got = Drain(sub);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(std::get<events::ToolResult>(got[0].payload).call_id, "big");
+}
+
 // The live events kept for late subscribers stay within the bound: only the
 // latest progress of a call is kept, and past the bound the oldest deltas
 // are dropped; a late subscriber is told (Resync) and gets the rest.
