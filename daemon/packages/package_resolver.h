@@ -38,8 +38,8 @@ namespace raw::packages {
 // agent pays for it.
 enum class EntryCheck {
   // Re-hash each entry used; a changed entry is refused. For what runs the
-  // agent or stores what it resolved: creating a session, planning a turn,
-  // a compaction, /clear.
+  // agent or stores what it resolved: creating a session, planning a turn
+  // (or its warm-up), a compaction, /clear.
   kRehash,
   // Take each entry as it is (its tree is scanned and its manifest read and
   // checked, nothing is hashed). Only for what describes the agent and runs
