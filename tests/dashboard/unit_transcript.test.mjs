@@ -87,3 +87,22 @@ test("arguments print in full and diffs are recognized", () => {
   assert.ok(!isUnifiedDiff("plain output"));
   assert.deepEqual(diffLines(diff).map((l) => l.role), ["file", "file", "hunk", "del", "add", "context"]);
 });
+
+test("a compaction keeps the session busy from its start to its end", () => {
+  const t = new Transcript();
+  assert.equal(t.busy, false);
+  t.apply(ev(1, { compactionStarted: { reason: "COMPACTION_REASON_MANUAL" } }));
+  assert.equal(t.turnRunning, false);
+  assert.equal(t.compacting, true);
+  assert.equal(t.busy, true);
+  t.apply(ev(2, { compactionProgress: { chunk: 1, chunks: 2 } }));
+  assert.equal(t.busy, true);
+  t.apply(ev(3, { compactionEnded: { outcome: "COMPACTION_OUTCOME_CANCELLED" } }));
+  assert.equal(t.compacting, false);
+  assert.equal(t.busy, false);
+  // An automatic compaction inside a turn ends with the turn at the latest.
+  t.apply(ev(4, { turnStarted: {} }));
+  t.apply(ev(5, { compactionStarted: {} }));
+  t.apply(ev(6, { turnEnded: { reason: "TURN_END_REASON_INTERRUPTED" } }));
+  assert.equal(t.busy, false);
+});

@@ -2,7 +2,7 @@
 // applies the preferences, routes between the session list, a conversation
 // and Settings (#/, #/s/<id>, #/settings), and owns the global shortcuts.
 import { api } from "./api.js";
-import { h, clear } from "./dom.js";
+import { h, clear, inField } from "./dom.js";
 import { loadPrefs, savePrefs } from "./prefs.js";
 import { SHORTCUTS } from "./shortcuts.js";
 import { SLASH_COMMANDS } from "./commands.js";
@@ -10,7 +10,7 @@ import { SessionsView } from "./sessions_view.js";
 import { ConversationView } from "./conversation_view.js";
 import { SettingsView } from "./settings_view.js";
 
-const state = { prefs: loadPrefs(localStorage), view: null, pendingKey: "" };
+const state = { prefs: loadPrefs(localStorage), view: null, pendingKey: "", lastFieldKeyAt: -Infinity };
 
 export function prefs() {
   return state.prefs;
@@ -96,13 +96,18 @@ export function confirmDialog(title, text, okLabel) {
   });
 }
 
-function inField(target) {
-  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+// Milliseconds since the last key pressed in a text field (shortcuts that
+// act ask for it: approval_view.js).
+export function sinceTypingMs() {
+  return performance.now() - state.lastFieldKeyAt;
 }
 
 function onKey(e) {
+  if (inField(e.target)) {
+    state.lastFieldKeyAt = performance.now();
+    return;
+  }
   if (e.ctrlKey || e.metaKey || e.altKey || document.querySelector("dialog[open]")) return;
-  if (inField(e.target)) return;
   if (state.pendingKey === "g") {
     state.pendingKey = "";
     if (e.key === "s") location.hash = "#/";

@@ -2,8 +2,17 @@
 // with its name, the rule's reason and its arguments in full (pretty JSON,
 // never shortened), answered per call or for the whole batch: allow, allow
 // for this session, or deny with an optional message to the model.
-import { h, clear, announce } from "./dom.js";
+//
+// A prompt arrives while the user may be typing: it never takes focus from
+// a text field (the next keystroke would answer it), and when it does take
+// focus it goes to the heading, never to a button that answers.
+import { h, clear, announce, inField } from "./dom.js";
 import { formatArguments } from "./transcript.js";
+
+// The "a" shortcut is ignored until the prompt has been shown this long,
+// and as long after the last key typed into a text field: a key meant for
+// the message box never approves anything.
+export const SHORTCUT_ARMING_MS = 1000;
 
 export class ApprovalView {
   // `send(decision, message, callIds)` answers through the live socket.
@@ -23,6 +32,7 @@ export class ApprovalView {
     }
     if (this.item === item && this.canWrite === canWrite) return;
     const fresh = this.item !== item;
+    if (fresh) this.shownAt = performance.now();
     this.item = item;
     this.canWrite = canWrite;
     clear(this.el);
@@ -32,8 +42,9 @@ export class ApprovalView {
     const button = (label, name, decision, callIds, cls) =>
       h("button", { type: "button", class: cls, disabled, "aria-label": name,
                     onclick: () => this.answer(decision, decision === "deny" ? message.value : "", callIds) }, label);
+    const title = h("h2", { id: "approval-title", tabindex: -1 }, `Approval needed for ${item.calls.length} ${item.calls.length === 1 ? "call" : "calls"}`);
     this.el.append(
-      h("h2", { id: "approval-title" }, `Approval needed for ${item.calls.length} ${item.calls.length === 1 ? "call" : "calls"}`),
+      title,
       disabled ? h("p", { class: "muted" }, "Only the client that is writing can answer.") : null,
       h("ol", { class: "approval-calls" }, item.calls.map((c, i) => {
         // Calls of one batch may share a tool name; the number tells them apart.
@@ -55,8 +66,12 @@ export class ApprovalView {
       this.error = h("p", { class: "error", role: "alert" }));
     this.el.hidden = false;
     if (fresh && canWrite) {
-      announce("Approval needed");
-      this.el.querySelector(".batch button")?.focus();
+      if (inField(document.activeElement)) {
+        announce(`${title.textContent}: the prompt is below the conversation; your typing stays where it is`);
+      } else {
+        announce(title.textContent);
+        title.focus();
+      }
     }
   }
 
@@ -73,9 +88,16 @@ export class ApprovalView {
     }
   }
 
-  // The "a" shortcut: allow the whole batch.
-  allowAll() {
+  // The "a" shortcut: allow the whole batch, unless the prompt appeared or
+  // a text field was typed in less than SHORTCUT_ARMING_MS ago (then the
+  // key is swallowed and the reason announced). `sinceTypingMs`: the time
+  // since the last key typed into a text field.
+  allowAll(sinceTypingMs) {
     if (!this.item || !this.canWrite) return false;
+    if (performance.now() - this.shownAt < SHORTCUT_ARMING_MS || sinceTypingMs < SHORTCUT_ARMING_MS) {
+      announce("Not allowed: the a shortcut waits a second after the prompt appears or after typing");
+      return true;
+    }
     this.answer("allow", "", undefined);
     return true;
   }

@@ -12,7 +12,7 @@ import { LiveSession } from "./live.js";
 import { renderItem } from "./render_items.js";
 import { ApprovalView } from "./approval_view.js";
 import { DetailsView } from "./details_view.js";
-import { prefs, updatePrefs, showHelp } from "./app.js";
+import { prefs, updatePrefs, showHelp, sinceTypingMs } from "./app.js";
 
 const PAGE = 200;
 
@@ -73,6 +73,12 @@ export class ConversationView {
       const page = await api.history(this.sessionId, { limit: PAGE });
       const events = (page.events ?? []).sort(bySeq);
       for (const e of events) this.transcript.apply(e);
+      // A compaction the history shows started but rawd no longer runs (it
+      // stopped mid-way) keeps nothing busy.
+      const t = this.transcript;
+      if (t.compacting && session.turnState !== "TURN_STATE_COMPACTING" && (t.compaction?.seq ?? 0) <= (int64(session.lastSeq) ?? 0)) {
+        t.compacting = false;
+      }
       for (const item of this.transcript.items) this.place(item);
       this.noteOlder(page, events);
       this.scrollToBottom();
@@ -214,12 +220,15 @@ export class ConversationView {
       waiting: `Waiting for ${frame.holder || "the writer"} to hand over`,
       follower: `Following: ${frame.holder || "another client"} is writing`,
       none: "Nobody is writing",
+      unknown: "Not writing: waiting for the daemon",
     }[frame.state] ?? frame.state;
     this.leaseBadge.dataset.state = frame.state;
-    this.requestButton.hidden = writing || frame.state === "waiting";
+    this.requestButton.hidden = writing || frame.state === "waiting" || frame.state === "unknown";
     this.input.disabled = !writing;
     this.sendButton.disabled = !writing;
-    this.input.placeholder = writing ? "Message, or / for commands" : "Read-only while another client writes; Request to write first";
+    this.input.placeholder = writing ? "Message, or / for commands"
+      : frame.state === "unknown" ? "Read-only until the daemon answers again"
+      : "Read-only while another client writes; Request to write first";
     // Nobody writes: take the lease (one request at a time).
     if (frame.state === "none" && !this.acquiring) {
       this.acquiring = true;
@@ -304,7 +313,7 @@ export class ConversationView {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       this.submit();
-    } else if (e.key === "Escape" && this.transcript.turnRunning) {
+    } else if (e.key === "Escape" && this.transcript.busy) {
       e.preventDefault();
       this.interrupt();
     } else if (e.key === "ArrowUp" && box.selectionStart === 0 && box.selectionEnd === 0) {
@@ -334,14 +343,14 @@ export class ConversationView {
     const parts = [
       h("span", { class: "agent" }, s.agent || "raw"),
       s.model ? h("span", {}, s.model) : null,
-      h("span", { id: "turn-state" }, t.turnRunning ? "running" : "idle"),
+      h("span", { id: "turn-state" }, t.turnRunning ? "running" : t.compacting ? "compacting" : "idle"),
     ];
     if (t.context) parts.push(h("span", { id: "context-estimate", title: "An estimate, not a tokenizer count" }, `context ${formatContext(t.context)}`));
     if (s.usage && int64(s.requests)) {
       parts.push(h("span", {}, `in ${formatCount(s.usage.inputTokens)} out ${formatCount(s.usage.outputTokens)}`));
     }
     clear(this.footer).append(...parts.filter(Boolean).flatMap((p, i) => (i ? [" · ", p] : [p])));
-    this.interruptButton.disabled = !t.turnRunning || this.lease.state !== "holding";
+    this.interruptButton.disabled = !t.busy || this.lease.state !== "holding";
   }
 
   toggleDetails() {
@@ -365,8 +374,8 @@ export class ConversationView {
       this.toggleDetails();
       return true;
     }
-    if (e.key === "a") return this.approval.allowAll();
-    if (e.key === "Escape" && this.transcript.turnRunning) {
+    if (e.key === "a") return this.approval.allowAll(sinceTypingMs());
+    if (e.key === "Escape" && this.transcript.busy) {
       this.interrupt();
       return true;
     }

@@ -35,3 +35,8 @@ export function announce(text) {
   const region = document.getElementById("announcer");
   if (region) region.textContent = text;
 }
+
+// Whether `el` takes typed text (a text field, a select, editable content).
+export function inField(el) {
+  return el instanceof HTMLElement && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+}

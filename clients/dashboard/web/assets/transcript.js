@@ -24,7 +24,13 @@ export class Transcript {
     this.compaction = null;     // the running compaction item
     this.context = null;        // latest ContextEstimate
     this.turnRunning = false;
+    this.compacting = false;    // between compaction_started and its end
     this.lastSeq = 0;
+  }
+
+  // A turn or a compaction runs: Interrupt stops either.
+  get busy() {
+    return this.turnRunning || this.compacting;
   }
 
   // Applies one event; returns the keys of the items it added or changed.
@@ -121,6 +127,7 @@ export class Transcript {
       add("notice", { level: event.notice.level ?? "NOTICE_LEVEL_INFO", text: event.notice.text ?? "" });
     } else if (event.turnEnded) {
       this.turnRunning = false;
+      this.compacting = false;
       if (this.streaming) {
         this.streaming.streaming = false;
         touch(this.streaming);
@@ -134,6 +141,7 @@ export class Transcript {
       }
       add("turn_end", { reason: event.turnEnded.reason ?? "", message: event.turnEnded.message ?? "" });
     } else if (event.compactionStarted) {
+      this.compacting = true;
       this.compaction = add("compaction", { phase: "running", text: compactionStartedText(event.compactionStarted) });
     } else if (event.compactionProgress) {
       const item = this.compaction ?? add("compaction", { phase: "running", text: "" });
@@ -147,6 +155,7 @@ export class Transcript {
       const item = this.compaction ?? add("compaction", {});
       Object.assign(item, { phase: "ended", text: compactionEndedText(event.compactionEnded) });
       this.compaction = null;
+      this.compacting = false;
       touch(item);
     } else if (event.contextCleared) {
       add("cleared", { tokensBefore: event.contextCleared.tokensBefore, tokensAfter: event.contextCleared.tokensAfter });
