@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "clients/dashboard/api_paths.h"
 #include "clients/dashboard/error_mapping.h"
 #include "clients/dashboard/live_session.h"
@@ -39,25 +40,31 @@ web::Response Answer(const absl::StatusOr<Message>& result) {
 
 web::Response NotFound() { return ErrorResponse(absl::NotFoundError("no such API route")); }
 
-// The Bearer token of POST /api/login, compared in constant time.
+// The Bearer token of POST /api/login (the scheme in any case), compared in
+// constant time; answered with the session cookie of this gateway's port.
 web::Response Login(const Gateway& gateway, const web::Request& request) {
   std::optional<std::string_view> auth = request.Header("authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (!auth || !auth->starts_with(kBearer) ||
-      !web::TokenEquals(auth->substr(kBearer.size()), gateway.token)) {
+  constexpr size_t kBearer = 7;  // "Bearer "
+  if (!auth || auth->size() <= kBearer ||
+      !absl::EqualsIgnoreCase(absl::string_view(auth->data(), kBearer), "bearer ") ||
+      !web::TokenEquals(auth->substr(kBearer), gateway.token)) {
     web::Response response = ErrorResponse(absl::UnauthenticatedError("wrong or missing token"));
     response.status = 401;
     return response;
   }
   web::Response response = NoContent();
-  response.headers.emplace_back("Set-Cookie", web::TokenCookie(kTokenCookie, gateway.token));
+  response.headers.emplace_back(
+      "Set-Cookie", web::SessionCookie(web::SessionCookieName(kSessionCookie, request.local_port),
+                                       gateway.session_secret));
   return response;
 }
 
-web::Response Info(const Gateway& gateway) {
+web::Response Info(const Gateway& gateway, const web::Request& request) {
   absl::StatusOr<v1::GetDaemonInfoResponse> info = gateway.client->GetDaemonInfo({});
   if (!info.ok()) return ErrorResponse(info.status());
-  return JsonResponse(DumpJson(Json{{"daemon", ToJsonValue(*info)}, {"token_cookie", kTokenCookie}}));
+  return JsonResponse(DumpJson(
+      Json{{"daemon", ToJsonValue(*info)},
+           {"session_cookie", web::SessionCookieName(kSessionCookie, request.local_port)}}));
 }
 
 web::Response ListSessions(const Gateway& gateway, const web::Request& request) {
@@ -182,8 +189,7 @@ web::Routes DashboardRoutes(GatewayPtr gateway) {
   login.public_route = true;  // it checks the token itself
   routes.http.push_back(std::move(login));
 
-  routes.http.push_back(
-      Route("GET", "/api/info", false, gateway, [](const Gateway& g, const web::Request&) { return Info(g); }));
+  routes.http.push_back(Route("GET", "/api/info", false, gateway, Info));
   routes.http.push_back(Route("GET", "/api/sessions", false, gateway, ListSessions));
   routes.http.push_back(Route("POST", "/api/sessions", false, gateway, CreateSession));
   routes.http.push_back(Route("GET", "/api/sessions/", true, gateway, GetSessionPart));

@@ -12,8 +12,10 @@
 
 namespace raw::dashboard {
 
-// The cookie that carries the token after POST /api/login.
-inline constexpr char kTokenCookie[] = "raw_dashboard";
+// The prefix of the session cookie POST /api/login sets: the cookie is
+// raw_dashboard_PORT (web::SessionCookieName) and carries the gateway's
+// session secret, never the token.
+inline constexpr char kSessionCookie[] = "raw_dashboard";
 
 struct Gateway {
   // Thread-safe (clients/lib/raw_client.h); every route uses it.
@@ -21,6 +23,9 @@ struct Gateway {
   // The sessions' event feeds, shared by their tabs (live_session.h).
   std::shared_ptr<SessionFeeds> feeds;
   std::string token;     // the access token (POST /api/login checks it)
+  // The session cookie's value: random per process, not the token, since
+  // a browser sends the cookie to every server on 127.0.0.1.
+  std::string session_secret;
   std::string web_root;  // the web app's directory (static_files.h)
   // Shown to other clients while a tab (or a DELETE) holds a lease.
   std::string client_name;  // "raw-dashboard (pid N)"

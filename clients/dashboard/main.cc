@@ -2,11 +2,14 @@
 // Connects to rawd as `raw` does (starting it if needed), serves the web app
 // and its API on 127.0.0.1 with a fresh access token, prints the one line
 //   Raw dashboard: http://127.0.0.1:PORT/#token=TOKEN
-// on stdout, and runs until SIGINT or SIGTERM.
+// on stdout, and runs until SIGINT or SIGTERM. `--open` hands the browser
+// a private file that leads to that address (open_page.h), never the
+// address itself.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -21,6 +24,7 @@
 #include "clients/dashboard/api_routes.h"
 #include "clients/dashboard/dashboard_args.h"
 #include "clients/dashboard/gateway.h"
+#include "clients/dashboard/open_page.h"
 #include "clients/lib/assets.h"
 #include "clients/web/access_token.h"
 #include "common/mutex_mode.h"
@@ -35,6 +39,20 @@ constexpr char kContentSecurityPolicy[] =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'";
+
+// file://PATH, with every byte but unreserved ones and '/' percent-encoded.
+std::string FileUrl(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string url = "file://";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      url.push_back(static_cast<char>(c));
+    } else {
+      url += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  return url;
+}
 
 // xdg-open URL, detached; a failure is reported, not fatal.
 void OpenInBrowser(const std::string& url) {
@@ -98,14 +116,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   absl::StatusOr<std::string> token = raw::web::NewAccessToken();
-  if (!token.ok()) {
-    std::cerr << "raw-dashboard: " << token.status().message() << "\n";
-    return 1;
+  absl::StatusOr<std::string> session_secret = raw::web::NewAccessToken();
+  for (const auto* made : {&token, &session_secret}) {
+    if (!made->ok()) {
+      std::cerr << "raw-dashboard: " << made->status().message() << "\n";
+      return 1;
+    }
   }
   auto gateway = std::make_shared<Gateway>();
   gateway->client = std::make_shared<raw::client::RawClient>(*std::move(client));
   gateway->feeds = std::make_shared<SessionFeeds>(gateway->client);
   gateway->token = *token;
+  gateway->session_secret = *session_secret;
   gateway->web_root = std::filesystem::path(index).parent_path().string();
   gateway->pid = getpid();
   gateway->client_name = absl::StrCat("raw-dashboard (pid ", gateway->pid, ")");
@@ -113,7 +135,8 @@ int main(int argc, char** argv) {
   raw::web::LocalServerOptions options;
   options.port = args->port;
   options.token = *token;
-  options.token_cookie = kTokenCookie;
+  options.session_cookie = kSessionCookie;
+  options.session_secret = *session_secret;
   options.content_security_policy = kContentSecurityPolicy;
   auto server = raw::web::LocalServer::Start(options, DashboardRoutes(gateway));
   if (!server.ok()) {
@@ -122,9 +145,21 @@ int main(int argc, char** argv) {
   }
   const std::string url = absl::StrCat((*server)->origin(), "/#token=", *token);
   std::cout << "Raw dashboard: " << url << std::endl;
-  if (args->open) OpenInBrowser(url);
+  std::string open_page;
+  if (args->open) {
+    absl::StatusOr<std::string> page =
+        WriteOpenPage(OpenPageDir(raw::ProcessEnv()), (*server)->port(), url);
+    if (page.ok()) {
+      open_page = *page;
+      OpenInBrowser(FileUrl(open_page));
+    } else {
+      std::cerr << "raw-dashboard: --open: " << page.status().message()
+                << "; open the URL yourself\n";
+    }
+  }
   int sig = 0;
   sigwait(&signals, &sig);
   (*server)->Stop();
+  if (!open_page.empty()) unlink(open_page.c_str());
   return 0;
 }

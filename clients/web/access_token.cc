@@ -58,9 +58,14 @@ bool TokenEquals(std::string_view given, std::string_view expected) {
   return diff == 0;
 }
 
-std::string TokenCookie(std::string_view name, std::string_view token) {
+std::string SessionCookieName(std::string_view prefix, uint16_t port) {
+  return absl::StrCat(absl::string_view(prefix.data(), prefix.size()), "_", port);
+}
+
+std::string SessionCookie(std::string_view name, std::string_view secret) {
   return absl::StrCat(absl::string_view(name.data(), name.size()), "=",
-                      absl::string_view(token.data(), token.size()), "; HttpOnly; SameSite=Strict; Path=/");
+                      absl::string_view(secret.data(), secret.size()),
+                      "; HttpOnly; SameSite=Strict; Path=/");
 }
 
 }  // namespace raw::web

@@ -3,6 +3,7 @@
 // constant time.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,8 +23,13 @@ absl::Status ValidateAccessToken(std::string_view token);
 // lengths, never on where the strings differ.
 bool TokenEquals(std::string_view given, std::string_view expected);
 
-// The Set-Cookie value that hands `token` to a browser under `name`:
+// The name of a local server's session cookie, `prefix`_PORT. A browser
+// sends a cookie to every port of its host (cookies are not isolated by
+// port), so the port in the name keeps the cookies of two servers apart.
+std::string SessionCookieName(std::string_view prefix, uint16_t port);
+
+// The Set-Cookie value that hands `secret` to a browser under `name`:
 // HttpOnly, SameSite=Strict, Path=/.
-std::string TokenCookie(std::string_view name, std::string_view token);
+std::string SessionCookie(std::string_view name, std::string_view secret);
 
 }  // namespace raw::web

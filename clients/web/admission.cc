@@ -65,9 +65,9 @@ std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolic
   if (auto it = request.query.find("token"); it != request.query.end()) {
     ok |= TokenEquals(it->second, policy.token);
   }
-  if (!policy.token_cookie.empty()) {
-    if (std::optional<std::string> cookie = request.Cookie(policy.token_cookie)) {
-      ok |= TokenEquals(*cookie, policy.token);
+  if (!policy.session_cookie.empty() && !policy.session_secret.empty()) {
+    if (std::optional<std::string> cookie = request.Cookie(policy.session_cookie)) {
+      ok |= TokenEquals(*cookie, policy.session_secret);
     }
   }
   if (ok) return std::nullopt;

@@ -16,7 +16,10 @@ namespace raw::web {
 struct AdmissionPolicy {
   uint16_t port = 0;
   std::string token;
-  std::string token_cookie;  // empty: no cookie is read
+  // The session cookie's full name (SessionCookieName) and the secret it
+  // must carry, which is never the token; an empty name: no cookie is read.
+  std::string session_cookie;
+  std::string session_secret;
   // Origins allowed besides the server's own (exact "scheme://host[:port]").
   std::vector<std::string> allowed_origins;
 };
@@ -38,8 +41,9 @@ std::optional<Rejection> CheckHost(const Request& request, const AdmissionPolicy
 std::optional<Rejection> CheckOrigin(const Request& request, const AdmissionPolicy& policy,
                                      bool websocket_upgrade);
 
-// The token from `Authorization: Bearer`, the `token` query parameter or the
-// cookie; any one that matches admits. None: 401.
+// The token from `Authorization: Bearer` or the `token` query parameter, or
+// the session secret from the session cookie; any one that matches admits.
+// None: 401.
 std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolicy& policy);
 
 }  // namespace raw::web

@@ -2,6 +2,7 @@
 // (local_server.h). No Boost types: handlers and tests compile without Beast.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@ struct Request {
   // Header fields in arrival order; names lower-cased.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // The port the server that received the request listens on.
+  uint16_t local_port = 0;
 
   // The first field named `name` (lower case), if any.
   std::optional<std::string_view> Header(std::string_view name) const;

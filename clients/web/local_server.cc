@@ -471,6 +471,7 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket) {
       break;
     }
     Request request = ToRequest(parser.get());
+    request.local_port = port;
     const bool upgrade = websocket::is_upgrade(parser.get());
     std::optional<Rejection> rejection = CheckHost(request, policy);
     if (!rejection) rejection = CheckOrigin(request, policy, upgrade);
@@ -609,6 +610,7 @@ LocalServer::~LocalServer() { Stop(); }
 
 uint16_t LocalServer::port() const { return impl_->port; }
 const std::string& LocalServer::token() const { return impl_->policy.token; }
+const std::string& LocalServer::session_cookie() const { return impl_->policy.session_cookie; }
 std::string LocalServer::origin() const {
   return impl_->options.address == "::1" ? absl::StrCat("http://[::1]:", impl_->port)
                                          : absl::StrCat("http://127.0.0.1:", impl_->port);
@@ -646,6 +648,14 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
   } else if (absl::Status s = ValidateAccessToken(token); !s.ok()) {
     return s;
   }
+  if (!options.session_cookie.empty()) {
+    if (absl::Status s = ValidateAccessToken(options.session_secret); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("session secret: ", s.message()));
+    }
+    if (TokenEquals(options.session_secret, token)) {
+      return absl::InvalidArgumentError("the session secret must differ from the access token");
+    }
+  }
 
   auto impl = std::make_unique<Impl>();
   beast::error_code ec;
@@ -661,7 +671,10 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
   impl->port = impl->acceptor.local_endpoint().port();
   impl->policy.port = impl->port;
   impl->policy.token = std::move(token);
-  impl->policy.token_cookie = options.token_cookie;
+  if (!options.session_cookie.empty()) {
+    impl->policy.session_cookie = SessionCookieName(options.session_cookie, impl->port);
+    impl->policy.session_secret = options.session_secret;
+  }
   impl->policy.allowed_origins = options.allowed_origins;
   impl->options = std::move(options);
   impl->routes = std::move(routes);

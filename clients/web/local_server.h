@@ -4,9 +4,12 @@
 //
 // - It binds 127.0.0.1 or ::1 only; any other address is an error.
 // - Every request carries the access token (access_token.h), fresh per
-//   process unless the caller gives one: `Authorization: Bearer TOKEN`, the
-//   query parameter `token=TOKEN` or the cookie `token_cookie`. Routes marked
-//   `public_route` skip this check (a static page, a token exchange).
+//   process unless the caller gives one: `Authorization: Bearer TOKEN` or
+//   the query parameter `token=TOKEN`; or, when the server has a session
+//   cookie, that cookie with its session secret (a separate value, never
+//   the token: a browser sends the cookie to every port of the host).
+//   Routes marked `public_route` skip this check (a static page, a token
+//   exchange).
 // - Host and Origin are checked (admission.h) before the token, and all
 //   checks pass before a handler runs or a WebSocket opens.
 // - Limits: header bytes (431), body bytes (413), requests per connection
@@ -43,7 +46,12 @@ struct LocalServerOptions {
   std::string address = "127.0.0.1";  // "127.0.0.1" or "::1"
   uint16_t port = 0;                  // 0: a free port, see LocalServer::port()
   std::string token;                  // empty: a new random one
-  std::string token_cookie;           // e.g. "raw_token"; empty: no cookie
+  // The session cookie's name prefix ("raw_dashboard": the cookie is
+  // raw_dashboard_PORT, SessionCookieName) and its value, a secret of its
+  // own (ValidateAccessToken; it must differ from the token). An empty
+  // prefix: no cookie admits.
+  std::string session_cookie;
+  std::string session_secret;
   std::vector<std::string> allowed_origins;
   std::string content_security_policy = "default-src 'none'";
   size_t max_header_bytes = 8 * 1024;
@@ -141,6 +149,8 @@ class LocalServer {
 
   uint16_t port() const;
   const std::string& token() const;
+  // The session cookie's full name, "" without one.
+  const std::string& session_cookie() const;
   // "http://127.0.0.1:PORT" (or "http://[::1]:PORT").
   std::string origin() const;
 

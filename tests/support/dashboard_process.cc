@@ -12,12 +12,16 @@
 
 namespace raw::e2e {
 
-absl::Status DashboardProcess::Start(const std::string& socket_path) {
+absl::Status DashboardProcess::Start(const std::string& socket_path,
+                                     const std::vector<std::string>& extra_args,
+                                     std::optional<std::vector<std::string>> env) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
   SpawnRequest request;
   request.program = BinaryPath("raw-dashboard");
   request.argv = {"raw-dashboard", "--socket", socket_path};
+  request.argv.insert(request.argv.end(), extra_args.begin(), extra_args.end());
+  request.env = std::move(env);
   request.stdout_fd = out[1];
   request.stderr_fd = 2;
   absl::StatusOr<pid_t> pid = SpawnInNewSession(request);

@@ -17,9 +17,12 @@ namespace raw::e2e {
 
 class DashboardProcess {
  public:
-  // Starts build/bin/raw-dashboard --socket `socket_path` and reads its
-  // "Raw dashboard: URL" line.
-  absl::Status Start(const std::string& socket_path);
+  // Starts build/bin/raw-dashboard --socket `socket_path` `extra_args`
+  // (in `env`, "NAME=value" entries, when given; else in the test's own)
+  // and reads its "Raw dashboard: URL" line.
+  absl::Status Start(const std::string& socket_path,
+                     const std::vector<std::string>& extra_args = {},
+                     std::optional<std::vector<std::string>> env = std::nullopt);
   ~DashboardProcess() { Stop(); }
   // SIGTERM, then waits for the exit; returns its wait status (-1 when not
   // running). Idempotent.

@@ -35,8 +35,10 @@ TEST(AccessToken, EqualsOnlyTheSameString) {
   EXPECT_FALSE(TokenEquals(std::string("secret-token\0", 13), "secret-token"));
 }
 
-TEST(AccessToken, CookieIsHttpOnlyStrictAndSiteWide) {
-  EXPECT_EQ(TokenCookie("raw_token", "abc"), "raw_token=abc; HttpOnly; SameSite=Strict; Path=/");
+TEST(AccessToken, SessionCookieIsNamedForThePortHttpOnlyStrictAndSiteWide) {
+  EXPECT_EQ(SessionCookieName("raw_dashboard", 40123), "raw_dashboard_40123");
+  EXPECT_EQ(SessionCookie("raw_token_1", "abc"),
+            "raw_token_1=abc; HttpOnly; SameSite=Strict; Path=/");
 }
 
 }  // namespace

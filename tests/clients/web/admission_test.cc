@@ -6,12 +6,14 @@ namespace raw::web {
 namespace {
 
 constexpr char kToken[] = "0123456789abcdef0123456789abcdef";
+constexpr char kSecret[] = "fedcba9876543210fedcba9876543210";
 
 AdmissionPolicy Policy() {
   AdmissionPolicy p;
   p.port = 8123;
   p.token = kToken;
-  p.token_cookie = "raw_token";
+  p.session_cookie = "raw_token_8123";
+  p.session_secret = kSecret;
   p.allowed_origins = {"https://client.example"};
   return p;
 }
@@ -59,19 +61,33 @@ TEST(Admission, OriginIsCheckedOnStateChangesAndUpgrades) {
       Make("POST", {{"origin", "http://127.0.0.1:8123"}, {"origin", "https://evil.example"}}), Policy(), false));
 }
 
+TEST(Admission, TheSessionCookieAdmitsWithItsSecretNeverWithTheToken) {
+  EXPECT_FALSE(
+      CheckToken(Make("GET", {{"cookie", std::string("raw_token_8123=") + kSecret}}), Policy()));
+  // A cookie holding the token is no credential: the token never travels in one.
+  EXPECT_TRUE(
+      CheckToken(Make("GET", {{"cookie", std::string("raw_token_8123=") + kToken}}), Policy()));
+  // Another server's cookie (another port in its name) admits nothing.
+  EXPECT_TRUE(
+      CheckToken(Make("GET", {{"cookie", std::string("raw_token_8124=") + kSecret}}), Policy()));
+  EXPECT_TRUE(CheckToken(Make("GET", {{"cookie", std::string("raw_token=") + kSecret}}), Policy()));
+}
+
 TEST(Admission, TokenFromAnyOfThreePlaces) {
   EXPECT_FALSE(CheckToken(Make("GET", {{"authorization", std::string("Bearer ") + kToken}}), Policy()));
   EXPECT_FALSE(CheckToken(Make("GET", {{"authorization", std::string("bearer ") + kToken}}), Policy()));
   EXPECT_FALSE(CheckToken(Make("GET", {}, std::string("/x?token=") + kToken), Policy()));
-  EXPECT_FALSE(CheckToken(Make("GET", {{"cookie", std::string("raw_token=") + kToken}}), Policy()));
+  EXPECT_FALSE(
+      CheckToken(Make("GET", {{"cookie", std::string("raw_token_8123=") + kSecret}}), Policy()));
   auto missing = CheckToken(Make("GET", {}), Policy());
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 401);
   EXPECT_TRUE(CheckToken(Make("GET", {{"authorization", kToken}}), Policy()));  // no scheme
   EXPECT_TRUE(CheckToken(Make("GET", {{"authorization", std::string("Basic ") + kToken}}), Policy()));
   AdmissionPolicy no_cookie = Policy();
-  no_cookie.token_cookie.clear();
-  EXPECT_TRUE(CheckToken(Make("GET", {{"cookie", std::string("raw_token=") + kToken}}), no_cookie));
+  no_cookie.session_cookie.clear();
+  EXPECT_TRUE(
+      CheckToken(Make("GET", {{"cookie", std::string("raw_token_8123=") + kSecret}}), no_cookie));
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ using testing::RawResponse;
 // Sends kBurstFrames numbered frames from a thread of its own as fast as
 // it can, then closes with 4000: a streamed answer's burst.
 constexpr int kBurstFrames = 3000;
+constexpr char kSessionSecret[] = "fedcba9876543210fedcba9876543210";
 class BurstHandler : public WebSocketHandler {
  public:
   ~BurstHandler() override { OnClose(); }
@@ -63,7 +64,8 @@ class LocalServerTest : public ::testing::Test {
   // /api/echo answers the body; /api/state counts its calls (the side effect
   // a rejected request must not have); /index.html needs no token.
   void StartServer(LocalServerOptions options = {}) {
-    options.token_cookie = "raw_token";
+    options.session_cookie = "raw_token";
+    options.session_secret = kSessionSecret;
     Routes routes;
     routes.http.push_back({.method = "GET", .path = "/api/echo", .handler = [](const Request& r, Respond respond) {
                              Response res;
@@ -74,7 +76,8 @@ class LocalServerTest : public ::testing::Test {
                              ++state_calls_;
                              Response res;
                              res.body = r.body;
-                             res.headers.emplace_back("Set-Cookie", TokenCookie("raw_token", "x"));
+                             res.headers.emplace_back("Set-Cookie",
+                                                      SessionCookie("raw_token", "x"));
                              respond(res);
                            }});
     routes.http.push_back({.method = "GET",
@@ -171,11 +174,34 @@ TEST_F(LocalServerTest, CallerGivesTheContentSecurityPolicy) {
   EXPECT_EQ(r->headers.count("cache-control"), 0u);  // the handler allowed caching
 }
 
-TEST_F(LocalServerTest, TokenIsAcceptedFromHeaderQueryAndCookie) {
+TEST_F(LocalServerTest, TokenFromHeaderOrQuerySessionSecretFromThePortsCookie) {
   StartServer();
+  EXPECT_EQ(server_->session_cookie(), absl::StrCat("raw_token_", port_));
   EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
   EXPECT_EQ(StatusOf(Get("/api/echo?token=" + server_->token())), 200);
-  EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: a=b; raw_token=", server_->token(), "\r\n"))), 200);
+  EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: a=b; raw_token_", port_, "=",
+                                                   kSessionSecret, "\r\n"))),
+            200);
+  // The token is not a cookie value, and a cookie named for another port
+  // (another server's) admits nothing.
+  EXPECT_EQ(StatusOf(Get("/api/echo",
+                         absl::StrCat("Cookie: raw_token_", port_, "=", server_->token(), "\r\n"))),
+            401);
+  EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: raw_token=", kSessionSecret, "\r\n"))),
+            401);
+  EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: raw_token_", port_ + 1, "=",
+                                                   kSessionSecret, "\r\n"))),
+            401);
+}
+
+TEST(LocalServerStart, TheSessionSecretMustBeValidAndNotTheToken) {
+  LocalServerOptions options;
+  options.token = std::string(kSessionSecret);
+  options.session_cookie = "raw_token";
+  options.session_secret = kSessionSecret;
+  EXPECT_EQ(LocalServer::Start(options, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  options.session_secret = "short";
+  EXPECT_EQ(LocalServer::Start(options, {}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(LocalServerTest, MissingOrWrongTokenIs401) {
@@ -190,7 +216,11 @@ TEST_F(LocalServerTest, MissingOrWrongTokenIs401) {
   EXPECT_EQ(StatusOf(Get("/api/echo", "Authorization: Bearer " + server_->token() + "0\r\n")), 401);
   EXPECT_EQ(StatusOf(Get("/api/echo", "Authorization: Bearer \r\n")), 401);
   EXPECT_EQ(StatusOf(Get("/api/echo?token=" + same_length)), 401);
-  EXPECT_EQ(StatusOf(Get("/api/echo", "Cookie: raw_token=" + same_length + "\r\n")), 401);
+  std::string wrong_secret = kSessionSecret;
+  wrong_secret.back() = 'x';
+  EXPECT_EQ(StatusOf(Get("/api/echo",
+                         absl::StrCat("Cookie: raw_token_", port_, "=", wrong_secret, "\r\n"))),
+            401);
   // Unknown paths do not tell that they are unknown without a token.
   EXPECT_EQ(StatusOf(Get("/nowhere")), 401);
   EXPECT_EQ(StatusOf(Get("/nowhere", Bearer())), 404);

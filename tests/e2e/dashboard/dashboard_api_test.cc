@@ -11,28 +11,59 @@ namespace {
 
 namespace chat = testing::chat;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST_F(DashboardTest, PrintsOneUrlWithALongToken) {
   EXPECT_THAT(dashboard_.line(), ::testing::StartsWith("Raw dashboard: http://127.0.0.1:"));
   EXPECT_GE(dashboard_.token().size(), 22u);  // >= 128 bits in base64url or hex
 }
 
-TEST_F(DashboardTest, LoginTradesTheTokenForAStrictCookie) {
+// The cookie carries a session secret of its own, never the token (a
+// browser sends it to every server on 127.0.0.1), under a name with the
+// gateway's port (two gateways' cookies never replace each other).
+TEST_F(DashboardTest, LoginTradesTheTokenForAStrictCookieThatIsNotTheToken) {
   DashboardProcess::Call login;
   login.method = "POST";
   login.target = "/api/login";
   auto answer = dashboard_.Send(login);
   ASSERT_EQ(answer.status, 204) << answer.body;
   const std::string cookie = answer.headers["set-cookie"];
-  EXPECT_THAT(cookie, HasSubstr("raw_dashboard=" + dashboard_.token()));
+  const std::string name = absl::StrCat("raw_dashboard_", dashboard_.port());
+  ASSERT_THAT(cookie, ::testing::StartsWith(name + "="));
+  EXPECT_THAT(cookie, Not(HasSubstr(dashboard_.token())));
   EXPECT_THAT(cookie, HasSubstr("HttpOnly"));
   EXPECT_THAT(cookie, HasSubstr("SameSite=Strict"));
+  const std::string secret = cookie.substr(name.size() + 1, cookie.find(';') - name.size() - 1);
+  EXPECT_GE(secret.size(), 32u);
 
   DashboardProcess::Call with_cookie;
   with_cookie.target = "/api/sessions";
   with_cookie.with_token = false;
-  with_cookie.headers = {"Cookie: raw_dashboard=" + dashboard_.token()};
+  with_cookie.headers = {absl::StrCat("Cookie: ", name, "=", secret)};
   EXPECT_EQ(dashboard_.Send(with_cookie).status, 200);
+  // The token in a cookie, under either name, admits nothing.
+  with_cookie.headers = {absl::StrCat("Cookie: ", name, "=", dashboard_.token())};
+  EXPECT_EQ(dashboard_.Send(with_cookie).status, 401);
+  with_cookie.headers = {"Cookie: raw_dashboard=" + dashboard_.token()};
+  EXPECT_EQ(dashboard_.Send(with_cookie).status, 401);
+
+  // A second gateway: its own cookie name and secret; the first one's
+  // cookie does not admit there, and each still admits at its own.
+  DashboardProcess second;
+  ASSERT_TRUE(second.Start(daemon_->socket_path()).ok());
+  auto second_login = second.Send(login);
+  ASSERT_EQ(second_login.status, 204);
+  EXPECT_THAT(second_login.headers["set-cookie"],
+              ::testing::StartsWith(absl::StrCat("raw_dashboard_", second.port(), "=")));
+  EXPECT_THAT(second_login.headers["set-cookie"], Not(HasSubstr(secret)));
+  with_cookie.headers = {absl::StrCat("Cookie: ", name, "=", secret)};
+  EXPECT_EQ(second.Send(with_cookie).status, 401);
+  EXPECT_EQ(dashboard_.Send(with_cookie).status, 200);
+
+  // The scheme's case does not matter.
+  login.with_token = false;
+  login.headers = {"Authorization: bearer " + dashboard_.token()};
+  EXPECT_EQ(dashboard_.Send(login).status, 204);
 
   login.with_token = false;
   login.headers = {"Authorization: Bearer wrong-token-wrong-token-wrong"};
@@ -60,7 +91,7 @@ TEST_F(DashboardTest, TheStaticPageIsPublicWithStrictHeaders) {
 TEST_F(DashboardTest, InfoAgentsModelsMcpAndConfigCheck) {
   auto info = dashboard_.Get("/api/info");
   ASSERT_EQ(info.status, 200) << info.body;
-  EXPECT_EQ(BodyJson(info)["token_cookie"], "raw_dashboard");
+  EXPECT_EQ(BodyJson(info)["session_cookie"], absl::StrCat("raw_dashboard_", dashboard_.port()));
   EXPECT_FALSE(BodyJson(info)["daemon"]["version"].get<std::string>().empty());
   auto agents = dashboard_.Get("/api/agents");
   ASSERT_EQ(agents.status, 200);
