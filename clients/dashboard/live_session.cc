@@ -137,13 +137,22 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
     return std::nullopt;  // answered by a callback
   }
 
-  // On the lease thread: refused, declined, released or lost.
+  // On the lease thread: refused, declined, released or lost. A tab that
+  // was told "holding" or "waiting" is told at once that it is no longer:
+  // "unknown" until GetSession names the writer, which fails while rawd is
+  // away (then the feed's check after its reconnection names it).
   void OnLeaseEnded(const absl::Status& status) {
     {
       absl::MutexLock lock(&mu_);
       lease_id_.clear();
-      lease_state_.clear();  // unknown until GetSession names the writer
-      holder_.clear();
+      if (HoldsOrWaitsLocked()) {
+        lease_state_ = "unknown";
+        holder_.clear();
+        SendLocked(LeaseFrameLocked());
+      } else {
+        lease_state_.clear();  // said again once GetSession names the writer
+        holder_.clear();
+      }
       ended_lease_ = true;  // the next command or OnClose destroys the WriteLease
       AnswerPendingLocked(status.ok() ? absl::FailedPreconditionError("the lease stream ended")
                                       : status);

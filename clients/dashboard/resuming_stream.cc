@@ -65,9 +65,18 @@ void ResumingStream::Stop() {
 void ResumingStream::Run() {
   auto delay = std::chrono::milliseconds(100);
   while (!canceller_.cancelled()) {
-    Handler handler(*this);
-    absl::Status ended = client_->Subscribe(session_id_, next_after_, handler, canceller_);
-    if (stopped_ || canceller_.cancelled() || ended.code() == absl::StatusCode::kCancelled) return;
+    absl::Status ended;
+    if (disconnected_) {
+      // While broken, rawd must answer before a stream counts as reopened.
+      ended = client_->GetDaemonInfo({}).status();
+    }
+    if (ended.ok()) {
+      Handler handler(*this);
+      ended = client_->Subscribe(session_id_, next_after_, handler, canceller_);
+    }
+    // Only Cancel ends the stream: a CANCELLED from rawd (one that is
+    // shutting down cancels its calls) is a break like any other.
+    if (stopped_ || canceller_.cancelled()) return;
     if (ended.code() == absl::StatusCode::kNotFound) {
       callbacks_.not_found(std::string(ended.message()));
       return;
@@ -81,6 +90,7 @@ void ResumingStream::Run() {
       disconnected_ = true;
       callbacks_.disconnected(std::string(ended.message()));
     }
+    if (!ended.ok() && callbacks_.attempt_failed) callbacks_.attempt_failed();
     // Back off while the daemon is away; Cancel ends the wait.
     absl::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(absl::Condition(&cancelled_), absl::FromChrono(delay));

@@ -7,8 +7,11 @@
 // Resync it subscribes again after the Resync's last_delivered_seq. When
 // the stream breaks (rawd stopped or is restarting) it calls `disconnected`
 // once and subscribes again after the last delivered seq, waiting 100 ms,
-// then twice as long each time up to 2 s; once a stream is open again it
-// calls `reconnected`. NOT_FOUND (the session does not exist or was
+// then twice as long each time up to 2 s. Opening a stream's call proves
+// nothing (it is made without a daemon), so while broken each attempt
+// first asks rawd for its info (GetDaemonInfo): only once rawd answered and
+// the new stream is open does it call `reconnected`; every attempt that
+// fails calls `attempt_failed`. NOT_FOUND (the session does not exist or was
 // deleted) calls `not_found` and ends it, as does `event` returning kStop.
 //
 // Threads: the callbacks run on the stream's thread, one at a time, in
@@ -38,6 +41,8 @@ class ResumingStream {
     std::function<void(const std::string& why)> disconnected;
     std::function<void()> reconnected;
     std::function<void(const std::string& why)> not_found;
+    // Optional: each failed attempt to open a stream (for tests).
+    std::function<void()> attempt_failed;
   };
 
   // Starts the thread. REQUIRES: every callback is set.

@@ -63,6 +63,10 @@ std::unique_ptr<SessionFeed::Membership> SessionFeed::Join(uint64_t after_seq, F
     callbacks.disconnected = [this](const std::string& why) { OnFeedDisconnected(why); };
     callbacks.reconnected = [this] { OnFeedReconnected(); };
     callbacks.not_found = [this](const std::string& why) { OnFeedNotFound(why); };
+    callbacks.attempt_failed = [this] {
+      absl::MutexLock lock(&mu_);
+      ++failed_attempts_;
+    };
     stream_ = std::make_unique<ResumingStream>(client_, session_id_, after_seq, std::move(callbacks));
   }
   if (after_seq >= position_) {
@@ -101,6 +105,12 @@ bool SessionFeed::AwaitOpenStreams(int n, absl::Duration timeout) {
 int SessionFeed::writer_checks() {
   absl::MutexLock lock(&mu_);
   return writer_checks_;
+}
+
+bool SessionFeed::AwaitFailedAttempts(int n, absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  auto reached = [this, n]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return failed_attempts_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
 }
 
 int SessionFeed::OpenStreamsLocked() {
@@ -175,11 +185,17 @@ void SessionFeed::OnFeedDisconnected(const std::string& why) {
 void SessionFeed::OnFeedReconnected() {
   absl::MutexLock lock(&mu_);
   broken_.reset();
+  std::vector<std::shared_ptr<Member>> on_feed;
   for (const auto& m : members_) {
-    if (!m->on_feed || !m->told_broken) continue;
+    if (!m->on_feed) continue;
+    on_feed.push_back(m);
+    if (!m->told_broken) continue;
     m->told_broken = false;
     SendLocked(*m, DumpJson(Json{{"type", "reconnected"}}));
   }
+  // A restarted rawd holds none of the old leases: each tab learns who
+  // writes now (its own lease state is the tab's, live_session.cc).
+  if (!on_feed.empty()) RequestWriterCheckLocked(std::move(on_feed));
 }
 
 void SessionFeed::OnFeedNotFound(const std::string& why) {
@@ -226,6 +242,9 @@ void SessionFeed::OnCatchUpReconnected(Member& member) {
   if (!member.catching_up || !member.told_broken) return;
   member.told_broken = false;
   SendLocked(member, DumpJson(Json{{"type", "reconnected"}}));
+  for (const auto& m : members_) {
+    if (m.get() == &member) RequestWriterCheckLocked({m});
+  }
 }
 
 void SessionFeed::OnCatchUpNotFound(Member& member, const std::string& why) {

@@ -29,12 +29,15 @@
 // A Resync (the stream fell behind) is forwarded to the tabs of the stream
 // that got it, which then subscribes again after its last delivered seq.
 // While a stream is broken its tabs get {"type":"disconnected"} once, then
-// {"type":"reconnected"}; NOT_FOUND closes its tabs with 4404.
+// {"type":"reconnected"} once rawd answers again and the stream is open;
+// NOT_FOUND closes its tabs with 4404.
 //
 // After a turn_started, turn_ended or compaction_started frame the writer
 // may have changed: the feed asks rawd (GetSession) on a thread of its own,
 // once for every tab that got such a frame, and tells each its `writer_is`
-// (the tab keeps its own lease state). Triggers that come while a check is
+// (the tab keeps its own lease state); so does a reconnection, since a
+// restarted rawd holds no lease and a tab's lease ended with the old one.
+// Triggers that come while a check is
 // running are answered by one more check after it, so every trigger is
 // followed by a check that started after it, and the streams never wait for
 // the daemon call.
@@ -112,6 +115,9 @@ class SessionFeed : public std::enable_shared_from_this<SessionFeed> {
   bool AwaitOpenStreams(int n, absl::Duration timeout);
   // The GetSession calls made for writer checks so far (for tests).
   int writer_checks();
+  // A wait until the shared stream has failed `n` attempts to open (while
+  // rawd is away), false after `timeout` (for tests).
+  bool AwaitFailedAttempts(int n, absl::Duration timeout);
 
  private:
   // What the tabs are sent for one event: its frame, or for a text or
@@ -162,6 +168,7 @@ class SessionFeed : public std::enable_shared_from_this<SessionFeed> {
   std::thread checker_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   int writer_checks_ ABSL_GUARDED_BY(mu_) = 0;
+  int failed_attempts_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace raw::dashboard

@@ -44,6 +44,12 @@ bool SessionFeeds::AwaitOpenStreams(const std::string& session_id, int n,
   return feed == nullptr ? n == 0 : feed->AwaitOpenStreams(n, timeout);
 }
 
+bool SessionFeeds::AwaitFailedAttempts(const std::string& session_id, int n,
+                                       absl::Duration timeout) {
+  std::shared_ptr<SessionFeed> feed = Find(session_id);
+  return feed != nullptr && feed->AwaitFailedAttempts(n, timeout);
+}
+
 std::shared_ptr<SessionFeed> SessionFeeds::Find(const std::string& session_id) {
   absl::MutexLock lock(&mu_);
   auto it = feeds_.find(session_id);

@@ -35,6 +35,9 @@ class SessionFeeds {
   bool AwaitOpenStreams(const std::string& session_id, int n, absl::Duration timeout);
   // The writer checks (GetSession calls) the session's feed made (for tests).
   int WriterChecks(const std::string& session_id);
+  // A wait until the session's shared stream failed `n` attempts to open
+  // (SessionFeed::AwaitFailedAttempts). For tests.
+  bool AwaitFailedAttempts(const std::string& session_id, int n, absl::Duration timeout);
 
  private:
   std::shared_ptr<SessionFeed> Find(const std::string& session_id);

@@ -7,6 +7,7 @@
 // (the driver then waits for a line on stdin), and finally {"done": true,
 // ...what it saw}. Any failure exits 1 with the reason on stderr. Nothing
 // waits on time: every wait is for a DOM state.
+import { createServer } from "node:http";
 import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
 
@@ -122,6 +123,75 @@ const scenarios = {
     await finish({ approvalCalls, fullArgumentShown, okCards });
   },
 
+  // The user keeps typing in the message box while an approval arrives:
+  // the prompt must not take the keys (a space on a focused "Allow all",
+  // or the "a" shortcut, would approve the batch).
+  async typing() {
+    const { page, finish } = await open();
+    // Every frame the page sends on its sockets.
+    await page.evaluate(() => {
+      window.__sent = [];
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (data) {
+        window.__sent.push(String(data));
+        return send.call(this, data);
+      };
+    });
+    await createSession(page, "asker");
+    await send(page, "run it");
+    await page.focus("#compose");
+    const chunk = "a xa ";
+    let typed = "";
+    const started = Date.now();
+    // Types until the prompt is shown, then five chunks more.
+    const typing = (async () => {
+      let after = -1;
+      while (after < 5) {
+        if (Date.now() - started > TIMEOUT) throw new Error("no approval prompt appeared");
+        await page.keyboard.type(chunk);
+        typed += chunk;
+        if (after >= 0) after += 1;
+        else if (await page.$("#approval:not([hidden]) .approval-call")) after = 0;
+      }
+    })();
+    await step("typing");  // the test lets the model's tool call through
+    await typing;
+    const seen = await page.evaluate(() => ({
+      approvesSent: window.__sent.filter((f) => JSON.parse(f).op === "approve").length,
+      stillPending: !!document.querySelector("#approval:not([hidden]) .approval-call button:not([disabled])"),
+      focused: document.activeElement?.id ?? "",
+      compose: document.getElementById("compose").value,
+    }));
+    await page.click('#approval button[aria-label="Deny the whole batch"]');
+    await turnEnds(page, 1);
+    await finish({
+      approvesSent: seen.approvesSent,
+      stillPending: seen.stillPending,
+      focused: seen.focused,
+      composeKeptEveryKey: seen.compose === typed,
+    });
+  },
+
+  // After login, a page of another server on 127.0.0.1 (another port):
+  // what the browser sends it.
+  async cookie() {
+    const { page, finish } = await open();
+    const received = [];
+    const server = createServer((req, res) => {
+      received.push(req.headers.cookie ?? "");
+      res.end("another local server");
+    });
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const cookies = await page.context().cookies();
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForFunction(() => document.body?.textContent.includes("another local server"));
+    server.close();
+    await finish({
+      received: received.join("\n"),
+      cookies: cookies.map((c) => ({ name: c.name, value: c.value, httpOnly: c.httpOnly, sameSite: c.sameSite })),
+    });
+  },
+
   async interrupt() {
     const { page, finish } = await open();
     await createSession(page, "coder");
@@ -163,11 +233,16 @@ const scenarios = {
       "#transcript .item-compaction.compaction-running",
     );
     const running = await text(page, "#transcript .item-compaction.compaction-running");
+    // No turn runs, but the compaction does: it can be interrupted.
+    const interruptEnabled = await page.$eval("#interrupt", (el) => !el.disabled);
+    const footerState = await text(page, "#turn-state");
     await shot(page, "compaction");
     await step("compacting");
     await page.waitForSelector("#transcript .item-compaction.compaction-ended");
     await finish({
       running,
+      interruptEnabled,
+      footerState,
       progress: (await page.evaluate(() => window.__compaction)).join(" | "),
       ended: await text(page, "#transcript .item-compaction.compaction-ended"),
     });

@@ -153,6 +153,30 @@ TEST_F(DashboardTest, ATabFollowsAnotherWriterAndCanAskForTheLease) {
   EXPECT_EQ(granted["ok"], true) << granted.dump();
 }
 
+// rawd restarts under a tab that holds the lease: the tab is told at once
+// that it no longer writes, then, once rawd is back, that nobody does; it
+// takes the lease again and writes on the same socket.
+TEST_F(DashboardTest, ATabThatHeldTheLeaseIsToldItsStateWhenRawdRestarts) {
+  const std::string id = CreateSessionOverHttp();
+  auto ws = OpenLive(id);
+  ASSERT_NE(ws, nullptr);
+  ASSERT_EQ(Command(*ws, "acquire_lease")["ok"], true);
+  ReadUntil(*ws, [](const Json& f) { return LeaseIs(f, "holding"); });
+  EXPECT_EQ(daemon_->Stop(), 0);
+  Json lost = ReadUntil(*ws, [](const Json& f) { return f["type"] == "lease"; });
+  EXPECT_EQ(lost["state"], "unknown") << lost.dump();
+  ASSERT_TRUE(daemon_->Start().ok());
+  Json none = ReadUntil(*ws, [](const Json& f) { return f["type"] == "lease"; });
+  EXPECT_EQ(none["state"], "none") << none.dump();
+  Json acquired = Command(*ws, "acquire_lease");
+  ASSERT_EQ(acquired["ok"], true) << acquired.dump();
+  fake_.Enqueue(chat::TextAnswer("still here"));
+  Json started = Command(*ws, "prompt", {{"text", "after the restart"}});
+  ASSERT_EQ(started["ok"], true) << started.dump();
+  Json message = ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "assistantMessage"); });
+  EXPECT_EQ(message["event"]["assistantMessage"]["text"], "still here");
+}
+
 TEST_F(DashboardTest, ATabFollowsATurnThatRawRunDrives) {
   const std::string id = CreateSessionOverHttp();
   auto ws = OpenLive(id);

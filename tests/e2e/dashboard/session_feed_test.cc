@@ -217,6 +217,27 @@ TEST_F(SessionFeedTest, ATabJoiningMidAnswerGetsEveryEventOnceAndInOrder) {
   EXPECT_EQ(messages, 1);
 }
 
+// While rawd is away a tab hears "disconnected" once and nothing more,
+// however often the feed tries again; "reconnected" comes once rawd is
+// back, and the feed delivers again.
+TEST_F(SessionFeedTest, ReconnectedIsSaidOnlyOnceRawdIsBack) {
+  auto tab = OpenTab();
+  auto is = [](const char* type) {
+    return [type](const Json& f) { return f.value("type", "") == type; };
+  };
+  EXPECT_EQ(daemon_->Stop(), 0);
+  ASSERT_TRUE(tab->connection->WaitFor(is("disconnected")));
+  ASSERT_TRUE(feeds_->AwaitFailedAttempts(session_, 4, absl::Seconds(30)));
+  EXPECT_FALSE(tab->connection->WaitFor(is("reconnected"), 1, absl::ZeroDuration()));
+  ASSERT_TRUE(daemon_->Start().ok());
+  ASSERT_TRUE(tab->connection->WaitFor(is("reconnected")));
+  fake_.Enqueue(chat::TextAnswer("back"));
+  const std::string turn = StartTurn(stub(), session_, "back?");
+  ASSERT_TRUE(tab->connection->WaitFor([&](const Json& f) { return TurnEnded(f, turn); }));
+  EXPECT_FALSE(tab->connection->WaitFor(is("disconnected"), 2, absl::ZeroDuration()));
+  EXPECT_FALSE(tab->connection->WaitFor(is("reconnected"), 2, absl::ZeroDuration()));
+}
+
 TEST_F(SessionFeedTest, AMissingSessionClosesItsTabsWith4404) {
   session_ = "no-such-session";
   auto tab = OpenTab();

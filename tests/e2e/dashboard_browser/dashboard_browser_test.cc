@@ -101,6 +101,49 @@ TEST_F(DashboardBrowserTest, ApprovesABatchAndDeniesWithAMessage) {
   EXPECT_THAT(fake_.requests()[3].body, Not(HasSubstr("three\\n")));
 }
 
+// Keys typed into the message box while an approval arrives stay in the
+// message box: nothing is approved, the command does not run.
+TEST_F(DashboardBrowserTest, TypingWhileAnApprovalArrivesApprovesNothing) {
+  StartAll();
+  if (IsSkipped()) return;
+  testing::ScriptedResponse call =
+      chat::ToolCallsAnswer({{"call_t", "bash", R"({"command":"printf '%s-%s' typed approved"})"}});
+  call.gate_before_chunk = 1;
+  fake_.Enqueue(call);
+  fake_.Enqueue(chat::TextAnswer("Not running it."));
+  Json r = Drive("typing", {}, [&](const std::string& step) {
+    if (step != "typing") return;
+    EXPECT_TRUE(fake_.WaitForGate());
+    fake_.ReleaseGate();
+  });
+  EXPECT_EQ(r.value("approvesSent", -1), 0);
+  EXPECT_TRUE(r.value("stillPending", false));
+  EXPECT_EQ(r.value("focused", ""), "compose");
+  EXPECT_TRUE(r.value("composeKeptEveryKey", false));
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  EXPECT_THAT(fake_.requests()[1].body, Not(HasSubstr("typed-approved")));
+}
+
+// The session cookie is not the token, and is named for this gateway's
+// port: the browser sends it to every server on 127.0.0.1, whatever the
+// port, so another local server must not receive the token.
+TEST_F(DashboardBrowserTest, AnotherLocalServerNeverReceivesTheToken) {
+  StartAll();
+  if (IsSkipped()) return;
+  const std::string token = url_.substr(url_.find("#token=") + 7);
+  const std::string port =
+      url_.substr(url_.rfind(':') + 1, url_.find('/', url_.rfind(':')) - url_.rfind(':') - 1);
+  Json r = Drive("cookie");
+  EXPECT_THAT(r.value("received", ""), Not(HasSubstr(token)));
+  ASSERT_EQ(r.value("cookies", Json::array()).size(), 1u) << r.dump();
+  const Json& cookie = r["cookies"][0];
+  EXPECT_EQ(cookie.value("name", ""), absl::StrCat("raw_dashboard_", port));
+  EXPECT_NE(cookie.value("value", ""), token);
+  EXPECT_GE(cookie.value("value", "").size(), 32u);
+  EXPECT_TRUE(cookie.value("httpOnly", false));
+  EXPECT_EQ(cookie.value("sameSite", ""), "Strict");
+}
+
 TEST_F(DashboardBrowserTest, InterruptsAStreamingAnswer) {
   StartAll();
   if (IsSkipped()) return;
@@ -133,6 +176,9 @@ TEST_F(DashboardBrowserTest, CompactsAndShowsProgress) {
   // The running item: started, then the progress of its summary requests.
   EXPECT_THAT(r.value("running", ""), HasSubstr("compacting"));
   EXPECT_THAT(r.value("running", ""), HasSubstr("summary 1 of 1"));
+  // A running compaction is busy: it can be interrupted, the footer says so.
+  EXPECT_TRUE(r.value("interruptEnabled", false));
+  EXPECT_EQ(r.value("footerState", ""), "compacting");
   EXPECT_THAT(r.value("ended", ""), HasSubstr("context compacted"));
   ASSERT_EQ(fake_.requests().size(), 4u);
   EXPECT_THAT(fake_.requests()[3].body, HasSubstr("detail-1"));
