@@ -3,7 +3,8 @@
 #include "clients/web/local_server.h"
 
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without <utility>.
-#include <utility>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -16,13 +17,12 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -358,13 +358,17 @@ struct LocalServer::Impl {
 
   // I/O thread only.
   bool stopping = false;
-  size_t connections = 0;
   uint64_t next_id = 0;
+  // The connections that count against max_connections, and those of them
+  // that have not yet sent a request with a valid token (oldest first: ids
+  // grow with each accept).
+  std::set<uint64_t> counted;
+  std::set<uint64_t> unadmitted;
   std::map<uint64_t, std::function<void()>> closers;  // each live connection's hard close
 
   http::response<http::string_body> ToBeast(const Response& r, unsigned version, bool keep_alive) const;
   asio::awaitable<void> AcceptLoop();
-  asio::awaitable<void> Session(tcp::socket socket);
+  asio::awaitable<void> Session(tcp::socket socket, uint64_t id);
   asio::awaitable<void> WebSocketSession(uint64_t id, beast::tcp_stream stream, Request upgrade,
                                          const WebSocketRoute* route, http::request<http::string_body> req);
 };
@@ -396,25 +400,37 @@ asio::awaitable<void> LocalServer::Impl::AcceptLoop() {
       co_await pause.async_wait(Await(ec));
       continue;
     }
-    if (connections >= options.max_connections) {
+    if (unadmitted.size() >= options.max_unadmitted_connections) {
+      // The oldest connection without a valid token makes room, so sockets
+      // that never authenticate cannot keep out one that does; its slot is
+      // free from now on.
+      const uint64_t oldest = *unadmitted.begin();
+      unadmitted.erase(oldest);
+      counted.erase(oldest);
+      if (auto it = closers.find(oldest); it != closers.end()) it->second();
+    }
+    if (counted.size() >= options.max_connections) {
       socket.close(ec);
       continue;
     }
-    ++connections;
-    asio::co_spawn(io, Session(std::move(socket)), asio::detached);
+    const uint64_t id = next_id++;
+    counted.insert(id);
+    unadmitted.insert(id);
+    asio::co_spawn(io, Session(std::move(socket), id), asio::detached);
   }
 }
 
-asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket) {
-  uint64_t id = next_id++;
+asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id) {
   struct Slot {
     Impl* impl;
     uint64_t id;
     ~Slot() {
       impl->closers.erase(id);
-      --impl->connections;
+      impl->counted.erase(id);
+      impl->unadmitted.erase(id);
     }
   } slot{this, id};
+  if (!counted.contains(id)) co_return;  // made room for a newer one before it began
   // Frames and answers go out as soon as they are written: Nagle's
   // algorithm would hold a small frame back until the peer's delayed ACK.
   beast::error_code nodelay_ec;
@@ -442,7 +458,10 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket) {
     http::request_parser<http::string_body> parser;
     parser.header_limit(static_cast<uint32_t>(options.max_header_bytes));
     parser.body_limit(options.max_body_bytes);
-    stream.expires_after(options.request_timeout);
+    // Until a request with a valid token, a connection waits a shorter time.
+    stream.expires_after(unadmitted.contains(id)
+                             ? std::min(options.unadmitted_request_timeout, options.request_timeout)
+                             : options.request_timeout);
     co_await http::async_read_header(stream, buffer, parser, Await(ec));
     if (ec == http::error::header_limit) {
       co_await reject(431, "request header too large", 11);
@@ -478,7 +497,10 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket) {
     const HttpRoute* http_route = upgrade ? nullptr : FindHttpRoute(routes, request);
     const WebSocketRoute* ws_route = upgrade ? FindWebSocketRoute(routes, request) : nullptr;
     bool is_public = (http_route && http_route->public_route) || (ws_route && ws_route->public_route);
-    if (!rejection && !is_public) rejection = CheckToken(request, policy);
+    if (!rejection && !is_public) {
+      rejection = CheckToken(request, policy);
+      if (!rejection) unadmitted.erase(id);
+    }
     if (!rejection && http_route == nullptr && ws_route == nullptr) rejection = Rejection{404, "not found"};
     if (!rejection && upgrade && !parser.is_done()) rejection = Rejection{400, "an upgrade request has no body"};
     if (rejection) {
@@ -621,10 +643,11 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
     return absl::InvalidArgumentError(absl::StrCat("local server: address \"", options.address,
                                                    "\" is not loopback; only 127.0.0.1 and ::1 are allowed"));
   }
-  if (options.max_connections == 0 || options.max_requests_per_window == 0 || options.max_header_bytes == 0 ||
-      options.max_websocket_message_bytes == 0 || options.rate_window.count() <= 0 ||
-      options.request_timeout.count() <= 0 || options.handler_timeout.count() <= 0 ||
-      options.websocket_idle_timeout.count() <= 0) {
+  if (options.max_connections == 0 || options.max_unadmitted_connections == 0 ||
+      options.unadmitted_request_timeout.count() <= 0 || options.max_requests_per_window == 0 ||
+      options.max_header_bytes == 0 || options.max_websocket_message_bytes == 0 ||
+      options.rate_window.count() <= 0 || options.request_timeout.count() <= 0 ||
+      options.handler_timeout.count() <= 0 || options.websocket_idle_timeout.count() <= 0) {
     return absl::InvalidArgumentError("local server: limits and timeouts must be positive");
   }
   for (const HttpRoute& r : routes.http) {

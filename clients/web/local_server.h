@@ -15,7 +15,12 @@
 // - Limits: header bytes (431), body bytes (413), requests per connection
 //   per window (429), connections (extra ones are closed at once), WebSocket
 //   message bytes (closed with 1009); a request must arrive within
-//   `request_timeout` (slow or idle clients are dropped).
+//   `request_timeout` (slow or idle clients are dropped). A connection that
+//   has not yet sent a request with a valid token (public routes do not
+//   count) is "unadmitted": it must send its next request header within
+//   `unadmitted_request_timeout`, and at most `max_unadmitted_connections`
+//   are kept (a new one closes the oldest), so sockets that never
+//   authenticate cannot take the slots of a client that does.
 // - Every response carries Content-Security-Policy, X-Content-Type-Options:
 //   nosniff, Referrer-Policy: no-referrer, X-Frame-Options: DENY and, unless
 //   the handler says otherwise, Cache-Control: no-store. No CORS fields are
@@ -58,6 +63,8 @@ struct LocalServerOptions {
   size_t max_body_bytes = 1024 * 1024;
   size_t max_websocket_message_bytes = 4 * 1024 * 1024;
   size_t max_connections = 64;
+  size_t max_unadmitted_connections = 16;
+  std::chrono::milliseconds unadmitted_request_timeout{2000};
   // At most this many requests per connection in each window, then 429.
   size_t max_requests_per_window = 100;
   std::chrono::milliseconds rate_window{1000};

@@ -359,6 +359,35 @@ TEST_F(LocalServerTest, ConnectionsBeyondTheLimitAreClosed) {
   EXPECT_TRUE(second.WaitForClose());
 }
 
+// Sockets that never send a valid token (idle, or stalled mid-header) fill
+// at most max_unadmitted_connections slots, the oldest giving way to a new
+// connection, so they cannot lock out a client with the token; and a
+// connection that has shown the token keeps its slot.
+TEST_F(LocalServerTest, IdleConnectionsWithoutTheTokenCannotLockOutOneWithIt) {
+  LocalServerOptions options;
+  options.max_connections = 6;
+  options.max_unadmitted_connections = 3;
+  // No socket times out here: only the limit on unadmitted ones frees slots.
+  options.request_timeout = std::chrono::seconds(60);
+  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  StartServer(options);
+  RawHttpClient holder(port_);
+  ASSERT_TRUE(holder.Write(Get("/api/echo", Bearer())));
+  ASSERT_TRUE(holder.ReadResponse());  // admitted and kept alive
+  std::vector<std::unique_ptr<RawHttpClient>> idle;
+  for (int i = 0; i < 8; ++i) {
+    idle.push_back(std::make_unique<RawHttpClient>(port_));
+    ASSERT_TRUE(idle.back()->Write("GET /api/echo HTTP/1.1\r\n"));
+  }
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
+  // The oldest idle one was closed to make room.
+  EXPECT_TRUE(idle.front()->WaitForClose());
+  ASSERT_TRUE(holder.Write(Get("/api/echo", Bearer())));
+  std::optional<RawResponse> again = holder.ReadResponse();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+}
+
 TEST_F(LocalServerTest, SlowHandlerDoesNotStallOtherConnections) {
   StartServer();
   RawHttpClient slow(port_);
