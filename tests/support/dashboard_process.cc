@@ -31,6 +31,7 @@ absl::Status DashboardProcess::Start(const std::string& socket_path,
     return pid.status();
   }
   pid_ = *pid;
+  line_.clear();
   // The one line; the pipe stays open (the process may print nothing more).
   char c = 0;
   while (read(out[0], &c, 1) == 1 && c != '\n') line_.push_back(c);

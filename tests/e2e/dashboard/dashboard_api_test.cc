@@ -50,7 +50,7 @@ TEST_F(DashboardTest, LoginTradesTheTokenForAStrictCookieThatIsNotTheToken) {
   // A second gateway: its own cookie name and secret; the first one's
   // cookie does not admit there, and each still admits at its own.
   DashboardProcess second;
-  ASSERT_TRUE(second.Start(daemon_->socket_path()).ok());
+  ASSERT_TRUE(second.Start(daemon_->socket_path(), {}, GatewayEnv()).ok());
   auto second_login = second.Send(login);
   ASSERT_EQ(second_login.status, 204);
   EXPECT_THAT(second_login.headers["set-cookie"],
@@ -70,6 +70,28 @@ TEST_F(DashboardTest, LoginTradesTheTokenForAStrictCookieThatIsNotTheToken) {
   EXPECT_EQ(dashboard_.Send(login).status, 401);
   login.headers.clear();
   EXPECT_EQ(dashboard_.Send(login).status, 401);
+}
+
+// Without --port the gateway listens on the port its first run took, so
+// the page's origin, and with it the browser's preferences, survive a
+// restart; while that port is taken, a run takes a free one and works.
+TEST_F(DashboardTest, ListensOnTheSamePortOnEveryRunAndOnAFreeOneWhenItIsTaken) {
+  const uint16_t first = dashboard_.port();
+  const std::string file = daemon_->root() + "/state/raw/dashboard-port";
+  std::ifstream in(file);
+  std::string remembered((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(remembered, absl::StrCat(first, "\n"));
+
+  DashboardProcess second;
+  ASSERT_TRUE(second.Start(daemon_->socket_path(), {}, GatewayEnv()).ok());
+  EXPECT_NE(second.port(), first);
+  EXPECT_EQ(second.Get("/api/info").status, 200);
+  second.Stop();
+
+  dashboard_.Stop();
+  ASSERT_TRUE(dashboard_.Start(daemon_->socket_path(), {}, GatewayEnv()).ok());
+  EXPECT_EQ(dashboard_.port(), first);
+  EXPECT_EQ(dashboard_.Get("/api/info").status, 200);
 }
 
 TEST_F(DashboardTest, TheStaticPageIsPublicWithStrictHeaders) {

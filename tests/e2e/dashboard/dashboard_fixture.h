@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
@@ -25,7 +26,7 @@ class DashboardTest : public ContractTest {
   void SetUp() override {
     ContractTest::SetUp();
     StartDaemon("");
-    absl::Status started = dashboard_.Start(daemon_->socket_path());
+    absl::Status started = dashboard_.Start(daemon_->socket_path(), {}, GatewayEnv());
     ASSERT_TRUE(started.ok()) << started;
   }
   void TearDown() override {
@@ -33,6 +34,14 @@ class DashboardTest : public ContractTest {
     const int status = dashboard_.Stop();
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
     ContractTest::TearDown();
+  }
+
+  // The gateway's environment: the daemon's (temporary XDG directories and
+  // HOME), so that nothing it keeps lands in the user's own.
+  std::vector<std::string> GatewayEnv() const {
+    std::vector<std::string> env;
+    for (const auto& [name, value] : daemon_->env()) env.push_back(absl::StrCat(name, "=", value));
+    return env;
   }
 
   Json BodyJson(const web::testing::RawResponse& response) {

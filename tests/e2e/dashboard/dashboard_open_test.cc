@@ -20,8 +20,6 @@
 #include "gmock/gmock.h"
 #include "tests/e2e/dashboard/dashboard_fixture.h"
 
-extern char** environ;
-
 namespace raw::e2e {
 namespace {
 
@@ -65,13 +63,13 @@ TEST_F(DashboardTest, OpenGivesTheBrowserAPrivateFileNotTheToken) {
   ASSERT_GE(fifo_fd, 0);
 
   std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    if (absl::StartsWith(entry, "PATH=") || absl::StartsWith(entry, "XDG_RUNTIME_DIR=")) continue;
-    env.push_back(entry);
+  for (const std::string& entry : GatewayEnv()) {
+    if (absl::StartsWith(entry, "PATH=")) {
+      env.push_back(absl::StrCat("PATH=", bin, ":", entry.substr(5)));
+    } else if (!absl::StartsWith(entry, "XDG_RUNTIME_DIR=")) {
+      env.push_back(entry);
+    }
   }
-  const char* path = std::getenv("PATH");
-  env.push_back(absl::StrCat("PATH=", bin, ":", path ? path : "/usr/bin:/bin"));
   env.push_back("XDG_RUNTIME_DIR=" + runtime);
   env.push_back("XDG_OPEN_ARGV=" + fifo);
 
