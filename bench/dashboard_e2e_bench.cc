@@ -101,8 +101,11 @@ int main(int argc, char** argv) {
   answer.chunk_interval = std::chrono::microseconds(interval_us);
   fake.Enqueue(answer);
 
+  // In the test daemon's temporary XDG directories, like rawd.
+  std::vector<std::string> env;
+  for (const auto& [name, value] : daemon.env()) env.push_back(absl::StrCat(name, "=", value));
   raw::e2e::DashboardProcess dashboard;
-  if (auto s = dashboard.Start(daemon.socket_path()); !s.ok()) {
+  if (auto s = dashboard.Start(daemon.socket_path(), {}, env); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 1;
   }
