@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   gateway->pid = getpid();
   gateway->client_name = absl::StrCat("raw-dashboard (pid ", gateway->pid, ")");
 
-  // Without --port: the port this user's last runs listened on, so the
+  // Without --port: the port this user's first run took (remembered_port.h), so the
   // page's origin (and the browser's preferences for it) stays the same.
   std::string port_file;
   std::optional<uint16_t> remembered;
