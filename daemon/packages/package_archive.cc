@@ -118,6 +118,9 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
   }
   int64_t files = 0;
   int64_t total = 0;
+  // The archive's symlinks, checked together once all are known: where one
+  // leads can depend on another that comes later.
+  std::vector<TreeEntry> links;
   for (;;) {
     archive_entry* entry = nullptr;
     int r = archive_read_next_header(a.get(), &entry);
@@ -172,6 +175,11 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
         if (symlink(to.c_str(), target.c_str()) != 0) {
           return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", target));
         }
+        TreeEntry link_entry;
+        link_entry.path = rel;
+        link_entry.kind = TreeEntry::Kind::kSymlink;
+        link_entry.link_target = to;
+        links.push_back(std::move(link_entry));
         break;
       }
       default:
@@ -180,7 +188,7 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
             "files, directories and symlinks"));
     }
   }
-  return absl::OkStatus();
+  return CheckLinksStayInside(links);
 }
 
 std::string PackageRootIn(const std::string& dir) {

@@ -1,10 +1,12 @@
 // PackageArchive: unpacking a package shipped as .tar.gz or .tar.zst with
 // libarchive, never a shell. Every entry is checked before anything is
 // written: absolute paths, "." or ".." components, hard links, device
-// files, FIFOs and symlinks leading outside are refused, and the limits of
-// TreeLimits hold for the file count and the unpacked bytes. Files are
-// written 0644 or 0755 (executable bits only), never through a symlink.
-// Thread-safe (no shared state).
+// files, FIFOs and symlinks whose target leads outside as text are refused,
+// and the limits of TreeLimits hold for the file count and the unpacked
+// bytes. Once every entry is unpacked the symlinks are checked together
+// (CheckLinksStayInside), as one may lead outside through another. Files
+// are written 0644 or 0755 (executable bits only), never through a
+// symlink. Thread-safe (no shared state).
 #pragma once
 
 #include <string>

@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "daemon/packages/sha256.h"
@@ -117,6 +119,77 @@ absl::Status CheckLinkTarget(const std::string& path, const std::string& target)
   return absl::OkStatus();
 }
 
+namespace {
+
+// How many symlinks one resolution may pass through, as the kernel's own
+// limit (MAXSYMLINKS); more is a loop or a maze, and is refused.
+constexpr int kMaxLinkHops = 40;
+
+using LinkMap = std::map<std::string, std::string, std::less<>>;
+
+absl::Status LeadsOutside(const std::string& path, const std::string& target,
+                          absl::string_view how) {
+  return absl::InvalidArgumentError(absl::StrCat("symlink \"", path, "\" points at \"", target,
+                                                 "\", ", how,
+                                                 " (symlinks must be relative and stay inside)"));
+}
+
+// Walks `target` from the directory `at` (components below the package
+// root) the way the kernel would, substituting every component that is a
+// symlink of the package by its own resolution. Returns the components of
+// the place reached; fails when a ".." climbs above the root or more than
+// kMaxLinkHops links are passed. A component the package does not hold is
+// walked as text: the kernel would stop there, so it leads nowhere else.
+absl::StatusOr<std::vector<std::string>> Resolve(const LinkMap& links, std::vector<std::string> at,
+                                                 absl::string_view target, int& hops) {
+  for (absl::string_view part : absl::StrSplit(target, '/', absl::SkipEmpty())) {
+    if (part == ".") continue;
+    if (part == "..") {
+      if (at.empty()) return absl::OutOfRangeError("outside");
+      at.pop_back();
+      continue;
+    }
+    at.emplace_back(part);
+    auto link = links.find(absl::StrJoin(at, "/"));
+    if (link == links.end()) continue;
+    if (++hops > kMaxLinkHops) return absl::ResourceExhaustedError("loop");
+    at.pop_back();
+    ASSIGN_OR_RETURN(at, Resolve(links, std::move(at), link->second, hops));
+  }
+  return at;
+}
+
+}  // namespace
+
+absl::Status CheckLinksStayInside(const std::vector<TreeEntry>& entries) {
+  LinkMap links;
+  for (const TreeEntry& entry : entries) {
+    if (entry.kind == TreeEntry::Kind::kSymlink) links.emplace(entry.path, entry.link_target);
+  }
+  for (const auto& [path, target] : links) {
+    std::vector<std::string> at = absl::StrSplit(path, '/');
+    at.pop_back();
+    int hops = 0;
+    absl::StatusOr<std::vector<std::string>> reached = Resolve(links, std::move(at), target, hops);
+    if (absl::IsResourceExhausted(reached.status())) {
+      return LeadsOutside(path, target,
+                          absl::StrCat("which goes through more than ", kMaxLinkHops,
+                                       " symlinks of the package (a loop)"));
+    }
+    if (!reached.ok()) {
+      return LeadsOutside(path, target,
+                          "outside the package once the package's own symlinks on the way are "
+                          "followed");
+    }
+    if (reached->empty()) {
+      return LeadsOutside(path, target,
+                          "the package's own root, once the package's own "
+                          "symlinks on the way are followed");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const TreeLimits& limits) {
   std::error_code error;
   if (!fs::is_directory(root, error)) {
@@ -166,6 +239,7 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const T
   }
   std::sort(entries.begin(), entries.end(),
             [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  RETURN_IF_ERROR(CheckLinksStayInside(entries));
   return entries;
 }
 

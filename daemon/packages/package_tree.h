@@ -16,9 +16,10 @@
 // The hash is the 64 lowercase hex digits of the digest.
 //
 // Scanning refuses what a package may not hold: symlinks that are absolute
-// or lead outside the package, device files, FIFOs and sockets, paths with
-// control characters, and more files or bytes than TreeLimits allow. Pure
-// apart from reading the tree; thread-safe.
+// or lead outside the package (following the package's own symlinks on the
+// way), device files, FIFOs and sockets, paths with control characters, and
+// more files or bytes than TreeLimits allow. Pure apart from reading the
+// tree; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -54,9 +55,20 @@ inline constexpr char kManifestFile[] = "raw-package.json";
 // characters. Returns what is wrong, or OK.
 absl::Status CheckRelativePath(const std::string& path, const TreeLimits& limits);
 
-// Checks a symlink at `path` pointing at `target`: relative, and resolving
-// (lexically) to a path inside the package.
+// Checks a symlink at `path` pointing at `target` on its own: relative, and
+// resolving as text to a path inside the package. Text alone cannot tell
+// where a target leads when it passes through another symlink of the
+// package; CheckLinksStayInside decides that.
 absl::Status CheckLinkTarget(const std::string& path, const std::string& target);
+
+// Checks every symlink of `entries` (a whole package) against the tree as it
+// is: each target is walked component by component from the link's
+// directory, every component that is itself a symlink of the package is
+// replaced by where it leads (at most 40 links per target), and the walk
+// must never climb above the package's root nor end at the root itself.
+// E.g. with `a/b/c -> ../../s` (which leads to `s`), `y -> a/b/c/../..` is
+// refused although its text stays inside: on disk it climbs above the root.
+absl::Status CheckLinksStayInside(const std::vector<TreeEntry>& entries);
 
 // The entries under `root`, sorted by path. `root` itself may be a symlink
 // to a directory; nothing below it is followed.

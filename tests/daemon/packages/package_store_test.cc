@@ -100,6 +100,46 @@ TEST(PackageTreeTest, SymlinksLeavingThePackageAndDevicesAreRefused) {
   EXPECT_THAT(std::string(ScanTree(dir).status().message()), HasSubstr("FIFO"));
 }
 
+// `a/b/c -> ../../s` leads to `s`; `y -> a/b/c/../..` reads as "a" but on
+// disk climbs from `s` above the package. Chains and loops are refused too.
+TEST(PackageTreeTest, SymlinksLeadingOutsideThroughOtherSymlinksAreRefused) {
+  TempDir tmp;
+  const std::string dir = tmp.File("p");
+  WriteFile(dir + "/x.txt", "one");
+  WriteFile(dir + "/s/file.txt", "two");
+  std::filesystem::create_directories(dir + "/a/b");
+  ASSERT_EQ(symlink("../../s", (dir + "/a/b/c").c_str()), 0);
+  ASSERT_TRUE(ScanTree(dir).ok()) << ScanTree(dir).status();
+  ASSERT_EQ(symlink("a/b/c/../..", (dir + "/y").c_str()), 0);
+  absl::Status status = ScanTree(dir).status();
+  EXPECT_THAT(std::string(status.message()), HasSubstr("symlink \"y\""));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("outside the package"));
+  EXPECT_FALSE(HashDirectory(dir).ok());
+  unlink((dir + "/y").c_str());
+
+  // The longer chain: a1/.../a6/c leads to s, and leak climbs 6 levels from it.
+  std::filesystem::create_directories(dir + "/a1/a2/a3/a4/a5/a6");
+  ASSERT_EQ(symlink("../../../../../../s", (dir + "/a1/a2/a3/a4/a5/a6/c").c_str()), 0);
+  ASSERT_EQ(
+      symlink("a1/a2/a3/a4/a5/a6/c/../../../../../../home/.ssh/id_rsa", (dir + "/leak.md").c_str()),
+      0);
+  EXPECT_THAT(std::string(ScanTree(dir).status().message()), HasSubstr("outside the package"));
+  unlink((dir + "/leak.md").c_str());
+
+  // Through a link, but still inside: accepted.
+  ASSERT_EQ(symlink("a/b/c/file.txt", (dir + "/via").c_str()), 0);
+  ASSERT_EQ(symlink("a/b/c/../x.txt", (dir + "/back").c_str()), 0);
+  EXPECT_TRUE(ScanTree(dir).ok()) << ScanTree(dir).status();
+
+  // A link ending at the package's own root, and a loop.
+  ASSERT_EQ(symlink("a/b/c/..", (dir + "/root").c_str()), 0);
+  EXPECT_THAT(std::string(ScanTree(dir).status().message()), HasSubstr("own root"));
+  unlink((dir + "/root").c_str());
+  ASSERT_EQ(symlink("loop2/x", (dir + "/loop1").c_str()), 0);
+  ASSERT_EQ(symlink("loop1/x", (dir + "/loop2").c_str()), 0);
+  EXPECT_THAT(std::string(ScanTree(dir).status().message()), HasSubstr("a loop"));
+}
+
 TEST(PackageTreeTest, FileCountAndSizeLimits) {
   TempDir tmp;
   const std::string dir = tmp.File("p");
@@ -139,6 +179,20 @@ TEST(PackageArchiveTest, TraversalAbsolutePathsHardLinksDevicesAndEscapingLinksA
   }
   EXPECT_FALSE(std::filesystem::exists(tmp.File("evil")));
   EXPECT_FALSE(std::filesystem::exists("/tmp/evil"));
+}
+
+TEST(PackageArchiveTest, SymlinksLeadingOutsideThroughOtherSymlinksAreRefused) {
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.File("out"));
+  // The link that climbs comes first: only the two together lead outside.
+  WriteTarGz(tmp.File("a.tar.gz"), {{"raw-package.json", "{}"},
+                                    {"y", "", 0777, AE_IFLNK, "a/b/c/../.."},
+                                    {"s/file.txt", "x"},
+                                    {"a/b/", "", 0755, AE_IFDIR},
+                                    {"a/b/c", "", 0777, AE_IFLNK, "../../s"}});
+  absl::Status status = UnpackArchive(tmp.File("a.tar.gz"), tmp.File("out"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("symlink \"y\""));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("outside the package"));
 }
 
 TEST(PackageArchiveTest, WritingThroughASymlinkPlantedEarlierIsRefused) {
