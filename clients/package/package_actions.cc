@@ -72,6 +72,7 @@ int Install(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCo
     j["hash"] = result->hash;
     j["previous_hash"] = result->previous_hash;
     j["stored"] = result->stored;
+    j["repaired"] = result->repaired;
     j["index"] = result->index_path;
     j["manifest"] = ManifestJson(result->manifest);
     PrintJson(j, ctx);
@@ -83,6 +84,7 @@ int Install(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCo
     ctx.out << ", replacing " << Short(result->previous_hash);
   }
   if (!result->stored) ctx.out << "; the store held it already";
+  if (result->repaired) ctx.out << "; the store's copy had changed and was replaced";
   ctx.out << "\n";
   return kExitOk;
 }

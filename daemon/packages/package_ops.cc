@@ -82,14 +82,15 @@ absl::StatusOr<InstallResult> Install(const PackageContext& ctx, const std::stri
   }
   ASSIGN_OR_RETURN(PackageStore::StoreLock lock, ctx.store.Lock());
   ASSIGN_OR_RETURN(OpenedSource opened, OpenSource(ctx, source));
-  bool added = false;
-  absl::StatusOr<StoredPackage> stored = ctx.store.Add(opened.root, &added);
+  PackageStore::AddOutcome outcome = PackageStore::AddOutcome::kPresent;
+  absl::StatusOr<StoredPackage> stored = ctx.store.Add(opened.root, &outcome);
   if (!opened.staging.empty()) RETURN_IF_ERROR(RemoveTree(opened.staging));
   RETURN_IF_ERROR(stored.status());
   InstallResult result;
   result.alias = alias.value_or(stored->manifest.name);
   result.hash = stored->hash;
-  result.stored = added;
+  result.stored = outcome != PackageStore::AddOutcome::kPresent;
+  result.repaired = outcome == PackageStore::AddOutcome::kRepaired;
   result.manifest = stored->manifest;
   ASSIGN_OR_RETURN(PackageIndex index,
                    PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));

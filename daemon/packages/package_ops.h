@@ -21,7 +21,8 @@ struct InstallResult {
   std::string alias;
   std::string hash;
   std::string previous_hash;  // the alias's hash before, "" = new alias
-  bool stored = false;        // false: the store held this tree already
+  bool stored = false;        // false: the store held this tree already, intact
+  bool repaired = false;      // the store's entry had changed and was replaced
   Manifest manifest;
   std::string index_path;
 };

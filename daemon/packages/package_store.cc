@@ -25,6 +25,34 @@ namespace fs = std::filesystem;
 constexpr char kIndexesFile[] = "indexes.json";
 constexpr int64_t kMaxIndexesBytes = 4 << 20;
 
+// Renaming a directory into another parent needs write permission on the
+// directory itself (its ".." changes), so a read-only entry's top directory
+// is made writable for the owner just for the move. Everything below it
+// stays read-only.
+absl::Status MakeTopWritable(const std::string& dir) {
+  if (chmod(dir.c_str(), 0700) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot chmod ", dir));
+  }
+  return absl::OkStatus();
+}
+
+// Swaps the directories `a` and `b` in one step, so that a reader of
+// either path sees one whole tree or the other. Where the file system
+// cannot swap, `b` is first moved to `aside` and `a` then renamed to `b`
+// (a reader may then briefly find no `b`, never a mixed one).
+absl::Status Exchange(const std::string& a, const std::string& b, const std::string& aside) {
+  if (renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0) {
+    return absl::OkStatus();
+  }
+  if (errno != EINVAL && errno != ENOSYS) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot replace ", b));
+  }
+  if (std::rename(b.c_str(), aside.c_str()) != 0 || std::rename(a.c_str(), b.c_str()) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot replace ", b));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsPackageHash(absl::string_view hash) {
@@ -73,8 +101,9 @@ absl::StatusOr<std::string> PackageStore::NewStagingDir() const {
   return dir;
 }
 
-absl::StatusOr<StoredPackage> PackageStore::Add(const std::string& source, bool* added) const {
-  if (added != nullptr) *added = false;
+absl::StatusOr<StoredPackage> PackageStore::Add(const std::string& source,
+                                                AddOutcome* outcome) const {
+  if (outcome != nullptr) *outcome = AddOutcome::kPresent;
   // Validate the source first: a broken package never reaches the store.
   ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, ScanTree(source, limits_));
   RETURN_IF_ERROR(ReadManifest(source, PathsOf(entries)).status());
@@ -91,14 +120,27 @@ absl::StatusOr<StoredPackage> PackageStore::Add(const std::string& source, bool*
     ASSIGN_OR_RETURN(Manifest manifest, ReadManifest(tree, PathsOf(copied)));
     std::string entry = EntryDir(hash);
     RETURN_IF_ERROR(EnsureDir(absl::StrCat(root_, "/sha256")));
+    RETURN_IF_ERROR(MakeReadOnly(tree));
+    RETURN_IF_ERROR(MakeTopWritable(tree));
     struct stat st;
+    AddOutcome done = AddOutcome::kPresent;
     if (lstat(entry.c_str(), &st) != 0) {
-      RETURN_IF_ERROR(MakeReadOnly(tree));
-      if (std::rename(tree.c_str(), entry.c_str()) != 0 && errno != EEXIST && errno != ENOTEMPTY) {
+      if (std::rename(tree.c_str(), entry.c_str()) == 0) {
+        done = AddOutcome::kAdded;
+      } else if (errno != EEXIST && errno != ENOTEMPTY) {
         return absl::ErrnoToStatus(errno, absl::StrCat("cannot move the package to ", entry));
       }
-      if (added != nullptr) *added = true;
+    } else if (!Verify(hash).ok()) {
+      // The entry is damaged or was edited: the fresh copy takes its place
+      // (the old one ends up in staging, removed below).
+      if (S_ISDIR(st.st_mode)) RETURN_IF_ERROR(MakeTopWritable(entry));
+      RETURN_IF_ERROR(Exchange(tree, entry, absl::StrCat(staging, "/replaced")));
+      done = AddOutcome::kRepaired;
     }
+    if (done != AddOutcome::kPresent && chmod(entry.c_str(), 0555) != 0) {
+      return absl::ErrnoToStatus(errno, absl::StrCat("cannot chmod ", entry));
+    }
+    if (outcome != nullptr) *outcome = done;
     return StoredPackage{hash, entry, std::move(copied), std::move(manifest)};
   }();
   RETURN_IF_ERROR(RemoveTree(staging));
@@ -163,6 +205,10 @@ absl::Status PackageStore::Remove(const std::string& hash) const {
   // Moved aside first, so that the entry vanishes at once, whole.
   ASSIGN_OR_RETURN(std::string staging, NewStagingDir());
   std::string aside = absl::StrCat(staging, "/removed");
+  struct stat st;
+  if (lstat(EntryDir(hash).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    RETURN_IF_ERROR(MakeTopWritable(EntryDir(hash)));
+  }
   if (std::rename(EntryDir(hash).c_str(), aside.c_str()) != 0 && errno != ENOENT) {
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot remove ", EntryDir(hash)));
   }

@@ -62,12 +62,19 @@ class PackageStore {
   // A fresh empty directory under staging/, for unpacking or copying.
   absl::StatusOr<std::string> NewStagingDir() const;
 
+  enum class AddOutcome {
+    kAdded,     // the entry is new
+    kPresent,   // an intact entry with that hash was there; nothing changed
+    kRepaired,  // the entry there no longer matched its hash and was replaced
+  };
   // Stores the package at `source` (a directory holding raw-package.json):
   // validates its tree and manifest, copies the normalized tree to staging,
-  // hashes the copy, makes it read-only and renames it into place. Returns
-  // the entry; when an entry with that hash exists already nothing changes
-  // (`*added` false). Nothing of the package is executed.
-  absl::StatusOr<StoredPackage> Add(const std::string& source, bool* added = nullptr) const;
+  // hashes the copy, makes it read-only and renames it into place. When an
+  // entry with that hash exists it is re-hashed: an intact one is kept, one
+  // that changed (or cannot be read as a package) is swapped for the fresh
+  // copy in one rename. Call with Lock() held. Nothing of the package is
+  // executed.
+  absl::StatusOr<StoredPackage> Add(const std::string& source, AddOutcome* outcome = nullptr) const;
 
   // Reads entry `hash` back (its tree and manifest), without re-hashing.
   absl::StatusOr<StoredPackage> Read(const std::string& hash) const;

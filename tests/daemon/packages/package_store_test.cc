@@ -1,5 +1,9 @@
+#include "daemon/packages/package_store.h"
+
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -10,7 +14,6 @@
 #include "daemon/packages/package_fetch.h"
 #include "daemon/packages/package_index.h"
 #include "daemon/packages/package_ops.h"
-#include "daemon/packages/package_store.h"
 #include "daemon/packages/package_tree.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -332,6 +335,111 @@ TEST_F(PackageOpsTest, VerifyReportsDrift) {
   ASSERT_EQ(results->size(), 1u);
   EXPECT_TRUE(absl::IsDataLoss((*results)[0].status));
   EXPECT_THAT(std::string((*results)[0].status.message()), HasSubstr("was changed after it was installed"));
+}
+
+TEST_F(PackageOpsTest, InstallingAgainReplacesAnEntryThatChanged) {
+  WriteMinimalPackage(tmp_.File("src"));
+  auto installed = Install(Ctx(), tmp_.File("src"), std::nullopt);
+  ASSERT_TRUE(installed.ok());
+  const std::string entry = store_.EntryDir(installed->hash);
+  const std::string skill = entry + "/skills/review/SKILL.md";
+  const std::string original = testing::ReadFile(skill);
+  chmod(skill.c_str(), 0644);
+  WriteFile(skill, "tampered");
+  chmod(entry.c_str(), 0755);
+  WriteFile(entry + "/extra.txt", "planted");
+  ASSERT_FALSE((*Verify(Ctx(), "kit"))[0].status.ok());
+
+  auto again = Install(Ctx(), tmp_.File("src"), std::nullopt);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->stored);
+  EXPECT_TRUE(again->repaired);
+  EXPECT_EQ(again->hash, installed->hash);
+  auto results = Verify(Ctx(), "kit");
+  ASSERT_TRUE(results.ok());
+  EXPECT_TRUE((*results)[0].status.ok()) << (*results)[0].status;
+  EXPECT_EQ(testing::ReadFile(skill), original);
+  EXPECT_FALSE(std::filesystem::exists(entry + "/extra.txt"));
+  struct stat st;
+  ASSERT_EQ(stat(entry.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0555u);
+  ASSERT_EQ(stat(skill.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0444u);
+  EXPECT_TRUE(store_.Read(installed->hash).ok());
+  EXPECT_TRUE(std::filesystem::is_empty(store_.root() + "/staging"));
+
+  // Intact now: a third install changes nothing.
+  auto third = Install(Ctx(), tmp_.File("src"), std::nullopt);
+  ASSERT_TRUE(third.ok());
+  EXPECT_FALSE(third->stored);
+  EXPECT_FALSE(third->repaired);
+}
+
+// Install, repair and gc as a user without root's right to write into
+// read-only directories: a store entry's top directory is read-only, and
+// moving a directory to another parent needs write permission on it. Run
+// as nobody in a child when the tests run as root.
+std::string StoreRoundTripAsThisUser() {
+  char pattern[] = "/tmp/raw-pkg-user-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) return "mkdtemp failed";
+  const std::string root = pattern;
+  std::string problem;
+  {
+    PackageStore store(root + "/data/raw/packages");
+    PackageContext ctx{store, root + "/config/config.json", nullptr};
+    WriteMinimalPackage(root + "/src");
+    auto installed = Install(ctx, root + "/src", std::nullopt);
+    const std::string skill =
+        store.EntryDir(installed.ok() ? installed->hash : "") + "/skills/review/SKILL.md";
+    chmod(skill.c_str(), 0644);
+    if (installed.ok()) WriteFile(skill, "tampered");
+    auto again = Install(ctx, root + "/src", std::nullopt);
+    if (!installed.ok()) {
+      problem = absl::StrCat("install: ", installed.status().message());
+    } else if (!again.ok()) {
+      problem = absl::StrCat("reinstall: ", again.status().message());
+    } else if (!store.Verify(installed->hash).ok()) {
+      problem = "the entry was not repaired";
+    } else if (auto removed = Remove(ctx, "kit"); !removed.ok()) {
+      problem = absl::StrCat("remove: ", removed.status().message());
+    } else if (auto gc = CollectGarbage(ctx, false); !gc.ok()) {
+      problem = absl::StrCat("gc: ", gc.status().message());
+    } else if (std::filesystem::exists(store.EntryDir(installed->hash))) {
+      problem = "gc left the entry";
+    }
+  }
+  (void)RemoveTree(root);
+  return problem;
+}
+
+TEST(PackageStoreUserTest, InstallRepairAndGcWorkWithoutRoot) {
+  if (geteuid() != 0) {
+    EXPECT_EQ(StoreRoundTripAsThisUser(), "");
+    return;
+  }
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    std::string problem = "cannot become nobody";
+    if (setgroups(0, nullptr) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+        setresuid(65534, 65534, 65534) == 0) {
+      problem = StoreRoundTripAsThisUser();
+    }
+    (void)!write(pipe_fds[1], problem.data(), problem.size());
+    _exit(problem.empty() ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  std::string problem;
+  char buffer[512];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) problem.append(buffer, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(problem, "");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(PackageIndexTest, EachConfigFileHasItsOwnIndex) {
