@@ -99,6 +99,7 @@ absl::Status Daemon::Start() {
   absl::StatusOr<DaemonPaths> paths = ResolveDaemonPaths(options_, env_, CurrentDir());
   if (!paths.ok()) return paths.status();
   paths_ = *paths;
+  if (absl::Status s = CheckExplicitConfigExists(options_, paths_.config_path); !s.ok()) return s;
 
   if (absl::Status s = EnsureDir(paths_.state_dir); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<StateLock>> lock =

@@ -1,5 +1,8 @@
 #include "daemon/app/daemon_options.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <optional>
 
 #include "absl/strings/match.h"
@@ -92,8 +95,9 @@ std::string DaemonUsage() {
          "Options:\n"
          "  --socket PATH   listen on PATH (default: $RAW_SOCKET, else\n"
          "                  $XDG_RUNTIME_DIR/raw/rawd.sock, else /tmp/raw-$UID/rawd.sock)\n"
-         "  --config PATH   read the config from PATH\n"
-         "                  (default: $XDG_CONFIG_HOME/raw/config.json)\n"
+         "  --config PATH   read the config from PATH, which must exist\n"
+         "                  (default: $XDG_CONFIG_HOME/raw/config.json; without\n"
+         "                  that file the built-in defaults apply)\n"
          "  --foreground    also log to stderr (the log file is <state dir>/rawd.log)\n"
          "  --ready-fd N    write 'R' to file descriptor N and close it once the\n"
          "                  socket accepts connections (it is closed without a byte\n"
@@ -111,6 +115,17 @@ std::string DaemonUsage() {
          "Socket activation: rawd takes the listening socket systemd passes\n"
          "(LISTEN_FDS, sd_listen_fds(3)) instead of binding its socket path; the\n"
          "socket must be bound at that path, mode 0600, in a private directory.\n";
+}
+
+absl::Status CheckExplicitConfigExists(const DaemonOptions& options,
+                                       const std::string& config_path) {
+  if (options.config_path.empty()) return absl::OkStatus();
+  struct stat st;
+  if (stat(config_path.c_str(), &st) == 0 || errno != ENOENT) return absl::OkStatus();
+  return absl::NotFoundError(
+      absl::StrCat("the config file ", config_path,
+                   " (given with --config) does not exist; create it (raw config init --config ",
+                   config_path, ") or leave out --config to use the default config file"));
 }
 
 absl::StatusOr<DaemonPaths> ResolveDaemonPaths(const DaemonOptions& options, const EnvLookup& env,

@@ -51,6 +51,13 @@ struct DaemonPaths {
   std::string database_path;  // <state_dir>/<store::DatabaseFileName()>
 };
 
+// A config file named with --config must exist (kNotFound naming it
+// otherwise): a mistyped path must not start a daemon on the built-in
+// defaults, which may pick a model the user never chose. Without --config
+// the default file may be absent. `config_path` is the resolved path.
+absl::Status CheckExplicitConfigExists(const DaemonOptions& options,
+                                       const std::string& config_path);
+
 // Relative --socket and --config paths are taken against `cwd`.
 absl::StatusOr<DaemonPaths> ResolveDaemonPaths(const DaemonOptions& options, const EnvLookup& env,
                                                const std::string& cwd);

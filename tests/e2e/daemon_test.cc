@@ -53,6 +53,32 @@ TEST_F(E2eTest, SecondDaemonForTheSameStateDirectoryExitsWithAClearMessage) {
   EXPECT_TRUE(s.ok()) << "the first daemon must keep serving";
 }
 
+// A mistyped --config must not start a daemon on the built-in defaults
+// (which may pick a model the user never chose); the default config file
+// may be absent.
+TEST_F(E2eTest, AConfigFileGivenWithConfigMustExist) {
+  daemon_->Stop();
+  const std::string missing = daemon_->root() + "/config/raw/typo.json";
+  // The last --config wins, so this is rawd --socket S --config MISSING.
+  absl::Status rawd = daemon_->Start({"--config", missing});
+  EXPECT_FALSE(rawd.ok());
+  EXPECT_THAT(std::string(rawd.message()),
+              HasSubstr("the config file " + missing + " (given with --config) does not exist"));
+  if (daemon_->running()) daemon_->Stop();
+
+  CommandResult start = daemon_->RunRaw({"daemon", "start", "--config", missing});
+  EXPECT_NE(start.exit_code, 0);
+  EXPECT_THAT(start.err, HasSubstr("(given with --config) does not exist"));
+  if (start.exit_code == 0) daemon_->RunRaw({"daemon", "stop"});
+
+  // Without --config, a missing default file means the built-in defaults.
+  ASSERT_TRUE(std::filesystem::remove(daemon_->config_path()));
+  CommandResult defaults = daemon_->RunRaw({"daemon", "start"});
+  EXPECT_EQ(defaults.exit_code, 0) << defaults.err;
+  EXPECT_THAT(defaults.out, HasSubstr("rawd started"));
+  EXPECT_EQ(daemon_->RunRaw({"daemon", "stop"}).exit_code, 0);
+}
+
 TEST_F(E2eTest, LooseSocketDirectoryIsRefused) {
   daemon_->Stop();
   std::string dir = std::filesystem::path(daemon_->socket_path()).parent_path();
