@@ -13,6 +13,7 @@
 #include "daemon/config/approval_mode_names.h"
 #include "daemon/config/builtin_defaults.h"
 #include "daemon/config/config_keys.h"
+#include "daemon/config/named_paths.h"
 #include "daemon/config/raven_overrides.h"
 #include "daemon/config/withheld_env.h"
 #include "daemon/loop/session_runner.h"
@@ -700,6 +701,7 @@ ConfigCheck SessionManager::CheckConfig(const std::string& path) {
       check.errors.push_back(absl::StrCat("agents.", name, ".", selected.status().message()));
     }
   }
+  for (const auto& p : config::CheckNamedPaths(*cfg)) check.errors.push_back(p.ToString());
   return check;
 }
 

@@ -134,6 +134,15 @@ TEST_F(E2eTest, ConfigCheckAndDaemonStatusAndStop) {
   EXPECT_THAT(bad_check.out + bad_check.err,
               HasSubstr("agents.coder.model: \"flsh\" is not a defined model (defined: flash)"));
 
+  // A skill folder that does not exist would fail every turn of an agent
+  // with skills: the check names it.
+  std::string no_skills = daemon_->root() + "/no-skills.json";
+  { std::ofstream(no_skills) << R"({"skill_dirs": ["/nonexistent/dir"]})"; }
+  auto skills_check = daemon_->RunRaw({"config", "check", "--config", no_skills});
+  EXPECT_EQ(skills_check.exit_code, 2);
+  EXPECT_THAT(skills_check.out + skills_check.err,
+              HasSubstr("skill_dirs[0]: \"/nonexistent/dir\" (/nonexistent/dir) does not exist"));
+
   auto status = daemon_->RunRaw({"daemon", "status"});
   EXPECT_EQ(status.exit_code, 0) << status.err;
   EXPECT_THAT(status.out, HasSubstr(std::to_string(daemon_->pid())));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/config/config_loader.h"
+#include "daemon/config/named_paths.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/config/config_test_util.h"
@@ -157,6 +158,32 @@ TEST_F(ConfigFileTest, EmptyFileIsInvalidNotDefault) {
   absl::StatusOr<Config> config = LoadConfigFile(path);
   ASSERT_FALSE(config.ok());
   EXPECT_THAT(std::string(config.status().message()), HasSubstr("the document is empty"));
+}
+
+// The loader accepts skill_dirs that do not exist (an agent without skills
+// never reads them); the check names each one, relative entries resolved
+// against the config file's directory as turns resolve them.
+TEST_F(ConfigFileTest, CheckNamedPathsReportsSkillDirsThatDoNotExist) {
+  std::filesystem::create_directories(dir_ + "/skills");
+  Write("plain-file", "x");
+  std::string path = Write("config.json", R"({"skill_dirs": ["skills", "/nonexistent/dir",
+                                              "plain-file", "missing"]})");
+  absl::StatusOr<Config> config = LoadConfigFile(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::vector<std::string> lines;
+  for (const ConfigProblem& p : CheckNamedPaths(*config)) lines.push_back(p.ToString());
+  const std::string fail = "; every turn of an agent that selects skills would fail";
+  EXPECT_THAT(lines, ElementsAre("skill_dirs[1]: \"/nonexistent/dir\" (/nonexistent/dir) does "
+                                 "not exist" +
+                                     fail,
+                                 "skill_dirs[2]: \"plain-file\" (" + dir_ +
+                                     "/plain-file) is not a directory" + fail,
+                                 "skill_dirs[3]: \"missing\" (" + dir_ +
+                                     "/missing) does not "
+                                     "exist" +
+                                     fail));
+  std::string fine = Write("fine.json", R"({"skill_dirs": ["skills"]})");
+  EXPECT_THAT(CheckNamedPaths(*LoadConfigFile(fine)), IsEmpty());
 }
 
 }  // namespace
