@@ -79,7 +79,12 @@ AgentConfig ParseAgentEntry(const std::string& name, const Json& value, const st
   AgentConfig a;
   a.name = name;
   a.system_prompt = DefaultSystemPrompt();
-  a.tools_use = DefaultToolsUse();
+  // An agent that extends a preset and sets no "tools" gets the preset's
+  // (or the default, when the preset sets none either: package_resolver.cc),
+  // so its own list stays empty and a listing shows nothing it does not get.
+  const bool tools_from_preset =
+      value.is_object() && value.contains("extends") && !value.contains("tools");
+  if (!tools_from_preset) a.tools_use = DefaultToolsUse();
   FieldReader r(value, path, problems);
   if (!r.is_object()) return a;
   r.RejectUnknownKeys(kAgentKeys);

@@ -153,7 +153,10 @@ struct AgentConfig {
   std::string model;  // a key of Config::models; empty = pick automatically
   std::string system_prompt;
   int max_steps = 50;
-  // Exact qualified tool names or globs ("builtin/*").
+  // Exact qualified tool names or globs ("builtin/*"). Without a "tools"
+  // key: DefaultToolsUse(), except for an agent with `extends`, whose list
+  // stays empty until its preset is applied (it gets the preset's tools,
+  // or the default when the preset sets none either).
   std::vector<std::string> tools_use;
   CompactSettings compact;
   std::vector<RuleConfig> rules;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
+#include "daemon/config/builtin_defaults.h"
 #include "daemon/config/field_reader.h"
 #include "daemon/config/package_ref.h"
 #include "daemon/packages/package_files.h"
@@ -178,6 +179,12 @@ absl::Status ApplyPreset(config::AgentConfig& agent, Loader& loader, const std::
       }
     }
   }
+  // Set neither here nor by the preset: the default, as for any agent
+  // (the config leaves an extending agent's own list empty).
+  const bool preset_sets_tools =
+      std::find(preset->explicit_keys.begin(), preset->explicit_keys.end(), "tools") !=
+      preset->explicit_keys.end();
+  if (!set_here("tools") && !preset_sets_tools) agent.tools_use = config::DefaultToolsUse();
   return absl::OkStatus();
 }
 

@@ -10,7 +10,8 @@
 // and its manifest read. Errors name the JSON path and the alias.
 //
 // The result is a copy of the config in which:
-// - the agent holds the preset's fields it did not set itself;
+// - the agent holds the preset's fields it did not set itself (tools that
+//   neither sets are the default, builtin/*);
 // - a package MCP server used as pkg/<a>/mcp/<s>/<tool> is defined as
 //   mcp_servers.<s> (an existing server of that name that is not the same
 //   export is an error) and the entry reads mcp/<s>/<tool>; a server

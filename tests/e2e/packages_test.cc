@@ -226,6 +226,11 @@ TEST_F(PackagesE2eTest, TheExamplePackageFromItsFolderRunsAPresetsTurn) {
   CommandResult agents = daemon_->RunRaw({"agents"});
   ASSERT_EQ(agents.exit_code, 0) << agents.err;
   EXPECT_THAT(agents.out, HasSubstr("extends: pkg/rk/agent/reviewer"));
+  // It sets no tools itself: no tools line (they come from the preset), not
+  // the default builtin/* it does not get.
+  EXPECT_THAT(agents.out,
+              HasSubstr("  reviewer  model fake\n    extends: pkg/rk/agent/reviewer\n"));
+  EXPECT_THAT(agents.out, ::testing::Not(HasSubstr("extends: pkg/rk/agent/reviewer\n    tools:")));
   CommandResult json = daemon_->RunRaw({"agents", "--json"});
   EXPECT_THAT(json.out, HasSubstr(R"("extends":"pkg/rk/agent/reviewer")"));
 }

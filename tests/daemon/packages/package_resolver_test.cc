@@ -74,6 +74,35 @@ TEST_F(PackageResolverTest, AppliesAPresetWithItsSkillsHooksAndServer) {
   EXPECT_EQ(packaged->packages.at("rk"), hash);
 }
 
+// An extending agent's own tool list holds only what it set itself, so a
+// listing shows nothing the agent does not get; resolving fills the
+// preset's tools, or the default when neither sets any.
+TEST_F(PackageResolverTest, ToolsComeFromThePresetOrTheDefaultWhenNeitherSetsThem) {
+  InstallAs(kExample, "rk");
+  WriteFile(tmp_.File("kit/raw-package.json"),
+            R"({"name": "kit", "version": "1", "description": "d",
+                "exports": {"agents": {"bare": {"max_steps": 3}}}})");
+  InstallAs(tmp_.File("kit"), "kit");
+  config::Config cfg = Load(absl::StrCat("{", kModels, R"(, "agents": {
+        "r": {"model": "m", "extends": "pkg/rk/agent/reviewer"},
+        "own": {"model": "m", "extends": "pkg/rk/agent/reviewer",
+                "tools": {"use": ["builtin/grep"]}},
+        "bare": {"model": "m", "extends": "pkg/kit/agent/bare"},
+        "plain": {"model": "m"}}})"));
+  EXPECT_THAT(cfg.agents.at("r").tools_use, ::testing::IsEmpty());
+  EXPECT_THAT(cfg.agents.at("bare").tools_use, ::testing::IsEmpty());
+  EXPECT_THAT(cfg.agents.at("own").tools_use, ElementsAre("builtin/grep"));
+  EXPECT_THAT(cfg.agents.at("plain").tools_use, ElementsAre("builtin/*"));
+  auto tools_of = [&](const std::string& agent) {
+    auto packaged = ResolvePackages(cfg, agent, store_);
+    EXPECT_TRUE(packaged.ok()) << packaged.status();
+    return packaged.ok() ? packaged->config.agents.at(agent).tools_use : std::vector<std::string>{};
+  };
+  EXPECT_THAT(tools_of("r"), ElementsAre("builtin/read_file", "builtin/load_skill", "mcp/notes/*"));
+  EXPECT_THAT(tools_of("own"), ElementsAre("builtin/grep"));
+  EXPECT_THAT(tools_of("bare"), ElementsAre("builtin/*"));
+}
+
 TEST_F(PackageResolverTest, McpServersFromAPackageAndDirectReferences) {
   const std::string hash = InstallAs(kExample, "rk");
   config::Config cfg = Load(absl::StrCat(
