@@ -106,12 +106,17 @@ int InstallService(bool socket_activated, CliContext& ctx) {
       return kExitError;
     }
   }
+  ServiceUnitOptions options{.rawd_path = *rawd, .socket_activated = socket_activated};
+  absl::StatusOr<std::string> service_unit = RawdServiceUnit(options);
+  if (!service_unit.ok()) {
+    ctx.err << "raw daemon install-service: " << service_unit.status().message() << "\n";
+    return kExitError;
+  }
   if (absl::Status s = EnsureDir(*dir); !s.ok()) {
     ctx.err << "raw daemon install-service: " << s.message() << "\n";
     return kExitError;
   }
-  ServiceUnitOptions options{.rawd_path = *rawd, .socket_activated = socket_activated};
-  absl::Status written = WriteAtomically(service_path, RawdServiceUnit(options));
+  absl::Status written = WriteAtomically(service_path, *service_unit);
   if (written.ok() && socket_activated) written = WriteAtomically(socket_path, RawdSocketUnit());
   if (written.ok() && !socket_activated && Inspect(socket_path) == Existing::kOurs) {
     // The units no longer work together that way.

@@ -12,6 +12,8 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
+
 namespace raw::cli {
 
 // The first line of every unit Raw writes: files without it are not Raw's
@@ -24,7 +26,18 @@ struct ServiceUnitOptions {
   int idle_exit_seconds = 900;  // used only when socket_activated
 };
 
-std::string RawdServiceUnit(const ServiceUnitOptions& options);
+// `path` as the program of an ExecStart= line that systemd reads back as
+// exactly `path`: as is when it holds only letters, digits and "/._-+,:="
+// "@" and does not start with a command prefix ("@-:+"); otherwise in double
+// quotes. Every `%` is doubled (else a specifier such as %h); `$` stays (a
+// program's path is not searched for variables). systemd accepts no quote,
+// backslash or control character in a program's path: such a path is
+// kInvalidArgument saying so.
+absl::StatusOr<std::string> SystemdExecutable(const std::string& path);
+
+// ExecStart names `options.rawd_path` through SystemdExecutable, so a path
+// with spaces or `%` runs that very file; its errors are returned.
+absl::StatusOr<std::string> RawdServiceUnit(const ServiceUnitOptions& options);
 std::string RawdSocketUnit();
 
 }  // namespace raw::cli
