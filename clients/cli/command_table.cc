@@ -79,7 +79,7 @@ const std::vector<CommandEntry>& CommandTable() {
        {{"config check [--config PATH]", "validate a config file"},
         {"config init [--force]", "write a starting config file"}}},
       {"package", PackageCommand, {"install", "list", "inspect", "remove", "gc", "verify"},
-       PackageOptionSpecs, false,
+       PackageOptionSpecs, true,
        {{"package install PATH|URL", "install a package for the config (no daemon needed)"},
         {"package ACTION", "list, inspect, remove, gc, verify packages"}}},
       {"acp", AcpCommand, {}, AcpOptionSpecs, true,
