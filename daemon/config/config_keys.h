@@ -74,6 +74,11 @@ inline constexpr std::array<absl::string_view, 3> kAgentCompactKeys = {
 
 // tools, tools.bash, tools.files
 inline constexpr std::array<absl::string_view, 3> kToolsKeys = {"bash", "files", "web_fetch"};
+// Largest byte count accepted for tools.* limits (1 GiB); tools.*.timeout_seconds
+// are at most kMaxTimeoutSeconds (model_entry.h).
+inline constexpr int64_t kMaxByteLimit = int64_t{1} << 30;
+// Largest tools.files.max_results.
+inline constexpr int64_t kMaxResults = 100000;
 inline constexpr std::array<absl::string_view, 2> kToolsBashKeys = {"timeout_seconds",
                                                                     "max_output_bytes"};
 inline constexpr std::array<absl::string_view, 2> kToolsFilesKeys = {"max_read_bytes",

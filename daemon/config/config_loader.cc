@@ -35,10 +35,6 @@
 namespace raw::config {
 namespace {
 
-// Largest byte count accepted for tools.* limits (1 GiB).
-constexpr int64_t kMaxByteLimit = int64_t{1} << 30;
-// Largest tools.files.max_results.
-constexpr int64_t kMaxResults = 100000;
 // Largest config file read (a real one is a few KiB).
 constexpr off_t kMaxConfigFileBytes = 4 << 20;
 // Largest sessions.idle_unload_seconds (a day).

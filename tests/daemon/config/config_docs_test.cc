@@ -94,6 +94,24 @@ int ExpectDocumentedErrors(const std::string& doc) {
   return checked;
 }
 
+// The "Built-in defaults" section names the default agent's tools as the
+// defaults define them.
+TEST(ConfigDocsTest, TheDefaultAgentsToolsAreTheBuiltInOnes) {
+  const std::string doc = ReadSourceFile("docs/config.md");
+  const size_t section = doc.find("## Built-in defaults");
+  ASSERT_NE(section, std::string::npos);
+  const size_t start = doc.find("Agent `default` has", section);
+  ASSERT_NE(start, std::string::npos);
+  const std::string sentence = doc.substr(start, doc.find(".\n", start) - start);
+  const Config defaults = BuiltinDefaults();
+  const std::vector<std::string>& tools = defaults.agents.at("default").tools_use;
+  ASSERT_EQ(tools, std::vector<std::string>{"builtin/*"});
+  for (const std::string& tool : tools) {
+    EXPECT_NE(sentence.find("`" + tool + "`"), std::string::npos) << sentence;
+  }
+  EXPECT_EQ(sentence.find("builtin/read_file"), std::string::npos) << sentence;
+}
+
 TEST(ConfigDocsTest, DocumentedErrorsAreTheLoadersOutput) {
   EXPECT_EQ(ExpectDocumentedErrors("docs/config.md"), 1);
   EXPECT_EQ(ExpectDocumentedErrors("docs/variables.md"), 1);
@@ -212,6 +230,34 @@ TEST_F(ConfigSchemaTest, ListsExactlyTheLoadersValues) {
   EXPECT_EQ(agent.at("max_steps").at("maximum"), kMaxSteps);
   EXPECT_EQ(agent.at("compact").at("properties").at("keep_recent_turns").at("maximum"),
             kMaxKeepRecentTurns);
+}
+
+TEST_F(ConfigSchemaTest, ToolLimitsMatchTheLoader) {
+  const Json& tools = schema_.at("properties").at("tools").at("properties");
+  for (const char* tool : {"bash", "web_fetch"}) {
+    EXPECT_EQ(tools.at(tool).at("properties").at("timeout_seconds").at("maximum"),
+              kMaxTimeoutSeconds)
+        << tool;
+  }
+  EXPECT_EQ(tools.at("bash").at("properties").at("max_output_bytes").at("maximum"), kMaxByteLimit);
+  EXPECT_EQ(tools.at("files").at("properties").at("max_read_bytes").at("maximum"), kMaxByteLimit);
+  EXPECT_EQ(tools.at("files").at("properties").at("max_results").at("maximum"), kMaxResults);
+  for (const char* limit : {"max_bytes", "max_output_bytes"}) {
+    EXPECT_EQ(tools.at("web_fetch").at("properties").at(limit).at("maximum"), kMaxByteLimit)
+        << limit;
+  }
+  // One past each maximum is what the loader refuses.
+  std::vector<ConfigProblem> problems;
+  EXPECT_FALSE(ParseConfig(R"({"tools": {"web_fetch": {"timeout_seconds": 86401,
+                                                      "max_bytes": 1073741825,
+                                                      "max_output_bytes": 1073741825}}})",
+                           &problems)
+                   .ok());
+  EXPECT_EQ(problems.size(), 3u);
+  EXPECT_TRUE(ParseConfig(R"({"tools": {"web_fetch": {"timeout_seconds": 86400,
+                                                     "max_bytes": 1073741824,
+                                                     "max_output_bytes": 1073741824}}})")
+                  .ok());
 }
 
 TEST_F(ConfigSchemaTest, VariablesServersAndSessionsMatchTheLoader) {
