@@ -8,6 +8,21 @@
 namespace raw::config {
 
 absl::StatusOr<Config> ConfigFileCache::Load(const std::string& path) {
+  absl::StatusOr<Config> loaded = ReadOrReuse(path);
+  if (loaded.ok()) {
+    absl::MutexLock lock(&mu_);
+    last_loaded_.emplace(path, *loaded);
+  }
+  return loaded;
+}
+
+std::optional<Config> ConfigFileCache::LastLoaded(const std::string& path) {
+  absl::MutexLock lock(&mu_);
+  if (!last_loaded_ || last_loaded_->first != path) return std::nullopt;
+  return last_loaded_->second;
+}
+
+absl::StatusOr<Config> ConfigFileCache::ReadOrReuse(const std::string& path) {
   ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigText(path));
   if (!text) return LoadConfigFile(path);  // the built-in defaults, no parse
   const ParseContext context = FileParseContext(path);

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -24,7 +25,16 @@ class ConfigFileCache {
   // What LoadConfigFile(path) returns.
   absl::StatusOr<Config> Load(const std::string& path);
 
+  // What the last successful Load of `path` returned (the built-in defaults
+  // included), or nullopt when none succeeded yet. For what must be shown
+  // while the file does not load (an edit in progress), such as when a
+  // session expires: the last valid value, not a made-up one.
+  std::optional<Config> LastLoaded(const std::string& path);
+
  private:
+  // Load, without recording the result for LastLoaded.
+  absl::StatusOr<Config> ReadOrReuse(const std::string& path);
+
   struct Entry {
     std::string path;
     std::string text;
@@ -35,6 +45,7 @@ class ConfigFileCache {
 
   absl::Mutex mu_;
   std::optional<Entry> last_ ABSL_GUARDED_BY(mu_);
+  std::optional<std::pair<std::string, Config>> last_loaded_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace raw::config

@@ -67,7 +67,14 @@ SessionInfo SessionManager::Describe(const store::SessionRecord& record,
   info.running = runner != nullptr && runner->running();
   info.compacting = runner != nullptr && runner->compacting();
   info.writer = leases_.Holder(record.id);
-  if (cfg == nullptr) return info;
+  if (cfg == nullptr) {
+    // The file does not load now (an edit in progress): the last valid
+    // setting, which applies again once it loads, rather than "never".
+    if (auto last = config_cache_.LastLoaded(deps_.config_path)) {
+      info.expires_at_unix_ms = store::ExpiresAt(record, last->sessions.expire_after_days);
+    }
+    return info;
+  }
   info.expires_at_unix_ms = store::ExpiresAt(record, cfg->sessions.expire_after_days);
   const std::pair<std::string, std::string> key{record.agent, record.model};
   ShownModels own;

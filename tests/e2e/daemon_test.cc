@@ -163,6 +163,14 @@ TEST_F(E2eTest, MalformedConfigIsReportedWithItsPathAndOtherSessionsKeepWorking)
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(s.error_message(), HasSubstr("modles"));
 
+  // Meanwhile sessions still expire as the last valid config says (they
+  // will once it is fixed), not "never".
+  CommandResult list = daemon_->RunRaw({"sessions", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr(session));
+  EXPECT_THAT(list.out, ::testing::Not(HasSubstr("never")));
+  EXPECT_THAT(list.out, HasSubstr(" days "));
+
   // Fix the file: the daemon, still running, serves the existing session.
   { std::ofstream(daemon_->config_path()) << TestConfig(fake_.base_url()); }
   fake_.Enqueue(chat::TextAnswer("fine"));

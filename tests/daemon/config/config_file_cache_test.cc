@@ -84,6 +84,27 @@ TEST_F(ConfigFileCacheTest, AnInvalidFileIsAnErrorAndAFixedOneLoadsAgain) {
 }
 
 // "~/" is read against $HOME at parse time: another home is another parse.
+// While the file does not load, the last config that did stays known, for
+// what must still be shown (when sessions expire); none before any loaded.
+TEST_F(ConfigFileCacheTest, TheLastLoadedConfigOutlivesABrokenEdit) {
+  ConfigFileCache cache;
+  Write(R"({"agents": 3})");
+  EXPECT_FALSE(cache.Load(path_).ok());
+  EXPECT_FALSE(cache.LastLoaded(path_).has_value());
+  Write(R"({"sessions": {"expire_after_days": 7}})");
+  ASSERT_TRUE(cache.Load(path_).ok());
+  Write(R"({"sessions": {"expire_after_days": "soon"}})");
+  EXPECT_FALSE(cache.Load(path_).ok());
+  std::optional<Config> last = cache.LastLoaded(path_);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->sessions.expire_after_days, 7);
+  EXPECT_FALSE(cache.LastLoaded(dir_ + "/other.json").has_value());
+  // A missing file loads (the built-in defaults), and so becomes the last.
+  std::filesystem::remove(path_);
+  ASSERT_TRUE(cache.Load(path_).ok());
+  EXPECT_TRUE(cache.LastLoaded(path_)->builtin_defaults);
+}
+
 TEST_F(ConfigFileCacheTest, AnotherHomeDirectoryParsesAgain) {
   const char* home = getenv("HOME");
   const std::string saved = home != nullptr ? home : "";
