@@ -12,6 +12,7 @@
 #include "clients/cli/exit_codes.h"
 #include "clients/lib/assets.h"
 #include "clients/lib/daemon_launcher.h"
+#include "common/file_trust.h"
 #include "common/json.h"
 #include "common/paths.h"
 #include "common/utf8.h"
@@ -56,6 +57,11 @@ int Check(client::RawClient& client, const std::optional<std::string>& path, Cli
   if (!result->exists() && path) {
     ctx.err << "raw config check: " << result->path() << " does not exist\n";
     return kExitUsage;
+  }
+  // Not problems of the config's content, so they change no exit status.
+  for (const std::string& warning :
+       FileTrustWarnings("the config file", result->path(), getuid())) {
+    ctx.err << "raw config check: warning: " << warning << "\n";
   }
   if (result->errors().empty()) {
     ctx.out << "ok\n";

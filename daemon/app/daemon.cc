@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/cancel_token.h"
 #include "common/child_ledger.h"
+#include "common/file_trust.h"
 #include "common/logging.h"
 #include "common/time.h"
 #include "common/version.h"
@@ -30,10 +31,10 @@
 #include "daemon/http/curl_http_client.h"
 #include "daemon/loop/session_manager.h"
 #include "daemon/mcp/mcp_manager.h"
-#include "daemon/vars/redact.h"
-#include "daemon/vars/variable_store.h"
 #include "daemon/store/session_store.h"
 #include "daemon/tools/registry.h"
+#include "daemon/vars/redact.h"
+#include "daemon/vars/variable_store.h"
 
 namespace raw::app {
 namespace {
@@ -118,6 +119,9 @@ absl::Status Daemon::Start() {
                 << paths_.state_dir;
   dir_warnings_ = DirPermissionWarnings(
       {{"state directory", paths_.state_dir}, {"config directory", Dirname(paths_.config_path)}});
+  for (std::string& warning : FileTrustWarnings("the config file", paths_.config_path, getuid())) {
+    dir_warnings_.push_back(std::move(warning));
+  }
   for (const std::string& warning : dir_warnings_) RAW_LOG(Warning) << warning;
   // Under the state lock, so no other daemon's children are touched.
   if (absl::StatusOr<int> ended = child_ledger::Open(paths_.state_dir + "/children.ledger"); !ended.ok()) {

@@ -1,6 +1,7 @@
 // The `raw` command line against a real rawd: what a user sees on stdout
 // and stderr, exit codes, JSON Lines, and race-free autostart.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <thread>
@@ -151,6 +152,26 @@ TEST_F(E2eTest, ConfigCheckAndDaemonStatusAndStop) {
   EXPECT_EQ(daemon_->Stop(0), 0) << "rawd exits 0 after Shutdown";
   auto after = daemon_->RunRaw({"daemon", "status"});
   EXPECT_EQ(after.exit_code, 3) << after.out << after.err;
+}
+
+// The config decides which commands rawd runs: one that others can write
+// is warned about by `raw config check` and by the daemon (its log and
+// `raw daemon status`), and still used.
+TEST_F(E2eTest, AConfigFileOthersCanWriteIsWarnedAbout) {
+  ASSERT_EQ(chmod(daemon_->config_path().c_str(), 0666), 0);
+  const std::string warning =
+      "the config file " + daemon_->config_path() + " is writable by group and others (mode 0666)";
+  auto check = daemon_->RunRaw({"config", "check"});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("ok"));
+  EXPECT_THAT(check.err, HasSubstr("raw config check: warning: " + warning));
+
+  daemon_->Stop();
+  ASSERT_TRUE(daemon_->Start().ok());
+  auto status = daemon_->RunRaw({"daemon", "status"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_THAT(status.out, HasSubstr(warning));
+  EXPECT_THAT(daemon_->ReadLog(), HasSubstr(warning));
 }
 
 TEST(CliAutostartTest, TwoClientsRacingStartOneDaemon) {

@@ -1,0 +1,63 @@
+#include "common/file_trust.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace raw {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+class FileTrustTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "raw-trust-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    path_ = dir_ + "/config.json";
+    std::ofstream(path_) << "{}";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string dir_;
+  std::string path_;
+};
+
+TEST_F(FileTrustTest, APrivateFileOfTheUserGivesNoWarning) {
+  ASSERT_EQ(chmod(path_.c_str(), 0644), 0);
+  EXPECT_THAT(FileTrustWarnings("the config file", path_, getuid()), IsEmpty());
+  EXPECT_THAT(FileTrustWarnings("the config file", dir_ + "/missing.json", getuid()), IsEmpty());
+}
+
+TEST_F(FileTrustTest, AFileOthersCanWriteIsNamedWithItsModeAndTheFix) {
+  ASSERT_EQ(chmod(path_.c_str(), 0666), 0);
+  EXPECT_THAT(FileTrustWarnings("the config file", path_, getuid()),
+              ElementsAre("the config file " + path_ +
+                          " is writable by group and others (mode 0666); anyone who can write it "
+                          "decides which commands rawd runs: run chmod go-w " +
+                          path_));
+  ASSERT_EQ(chmod(path_.c_str(), 0620), 0);
+  EXPECT_THAT(FileTrustWarnings("the config file", path_, getuid()),
+              ElementsAre(HasSubstr("is writable by its group (mode 0620)")));
+}
+
+TEST_F(FileTrustTest, AFileOfAnotherUserIsNamedWithItsOwner) {
+  ASSERT_EQ(chmod(path_.c_str(), 0600), 0);
+  const uid_t someone_else = getuid() + 1;
+  EXPECT_THAT(
+      FileTrustWarnings("the config file", path_, someone_else),
+      ElementsAre(HasSubstr(" belongs to another user (uid " + std::to_string(getuid()) + ")")));
+}
+
+}  // namespace
+}  // namespace raw
