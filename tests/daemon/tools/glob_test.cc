@@ -182,18 +182,26 @@ TEST_F(GlobTest, TheRulesJudgeTheDirectoryThePatternStartsFrom) {
        {config::RuleAction::kDeny, "builtin/glob", std::nullopt, "secret", std::nullopt}},
       "agents.x.rules");
   ASSERT_TRUE(rules.ok()) << rules.status();
-  auto decide = [&](const Json& args) {
-    return rules->Evaluate(spec_, args, dir_.path(), config::ApprovalMode::kDenyAll).action;
+  // deny_all: only an allow rule lets a call through; allow_all: only a
+  // deny rule stops one. Each answer below depends on the directory judged.
+  auto decide = [&](const Json& args, config::ApprovalMode mode) {
+    return rules->Evaluate(spec_, args, dir_.path(), mode).action;
   };
-  EXPECT_EQ(decide({{"path", "src"}, {"pattern", "**/*.txt"}}), config::RuleAction::kAllow);
-  EXPECT_EQ(decide({{"pattern", "src/**/*.txt"}}), config::RuleAction::kAllow);
-  EXPECT_EQ(decide({{"pattern", "secret/*.txt"}}), config::RuleAction::kDeny);
-  EXPECT_EQ(decide({{"path", "src"}, {"pattern", dir_.Join("secret") + "/*"}}),
+  const auto deny_all = config::ApprovalMode::kDenyAll;
+  const auto allow_all = config::ApprovalMode::kAllowAll;
+  EXPECT_EQ(decide({{"path", "src"}, {"pattern", "**/*.txt"}}, deny_all),
+            config::RuleAction::kAllow);
+  EXPECT_EQ(decide({{"pattern", "src/**/*.txt"}}, deny_all), config::RuleAction::kAllow);
+  EXPECT_EQ(decide({{"pattern", "secret/*.txt"}}, allow_all), config::RuleAction::kDeny);
+  EXPECT_EQ(decide({{"path", "src"}, {"pattern", dir_.Join("secret") + "/*"}}, allow_all),
             config::RuleAction::kDeny);
-  EXPECT_EQ(decide({{"path", "src"}, {"pattern", "/etc/*"}}), config::RuleAction::kDeny);
+  EXPECT_EQ(decide({{"path", "src"}, {"pattern", "/etc/*"}}, deny_all), config::RuleAction::kDeny);
   EXPECT_EQ(
       policy::RuleSet::ResolvedPath(spec_, {{"path", "src"}, {"pattern", "a/b/*.h"}}, dir_.path()),
       policy::ResolveRulePath(dir_.path(), "src/a/b"));
+  EXPECT_EQ(policy::RuleSet::ResolvedPath(spec_, {{"path", "src"}, {"pattern", "/etc/*.conf"}},
+                                          dir_.path()),
+            policy::ResolveRulePath(dir_.path(), "/etc"));
 
   ToolOutput up = Glob({{"path", "src"}, {"pattern", "../secret/*"}});
   EXPECT_EQ(up.status, events::ToolStatus::kError);
