@@ -51,7 +51,10 @@ AgentConnection::AgentConnection(std::shared_ptr<Transport> transport, EventLoop
   bridge_context_.calls = &calls_;
   bridge_context_.loop = &loop_;
   bridge_context_.connect = options_.connect;
-  bridge_context_.identity = {absl::StrCat("raw-acp (pid ", getpid(), ")"), "raw-acp", getpid()};
+  // A turn the bridge started ends with it, even when the editor kills it
+  // with SIGKILL (the daemon sees the lease's connection end).
+  bridge_context_.identity = {absl::StrCat("raw-acp (pid ", getpid(), ")"), "raw-acp", getpid(),
+                              /*interrupt_on_release=*/true};
 }
 
 AgentConnection::~AgentConnection() { *alive_ = false; }

@@ -56,6 +56,7 @@ void SessionLease::Start(bool request_handover) {
   request.set_client_name(identity_.name);
   request.set_client_kind(identity_.kind);
   request.set_client_pid(identity_.pid);
+  request.set_interrupt_on_release(identity_.interrupt_on_release);
   request.set_request_handover(request_handover);
   if (!request_handover) state_ = State::kAcquiring;
   alive_ = std::make_shared<std::atomic<bool>>(true);

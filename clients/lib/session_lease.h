@@ -65,6 +65,10 @@ class SessionLease {
     std::string name;  // "raw (pid 4242)"
     std::string kind;  // "raw"
     int64_t pid = 0;
+    // AcquireLeaseRequest.interrupt_on_release: the daemon interrupts the
+    // session's running turn when this client's lease ends, even when the
+    // client is killed.
+    bool interrupt_on_release = false;
   };
 
   using Executor = std::function<void(std::function<void()>)>;

@@ -236,6 +236,23 @@ const scenarios = {
     return settled;
   },
 
+  // raw-acp is killed with SIGKILL, which it cannot take, in the middle of
+  // a streamed answer. The prompt is left unanswered; the test reads what
+  // rawd recorded.
+  async kill(agent) {
+    await initialize(agent);
+    const session = await agent.buildSession({ cwd, mcpServers: [] }).start();
+    session.prompt("stream slowly").catch(() => {});
+    for (;;) {
+      const m = await session.nextUpdate();
+      if (m.kind === "session_update" && m.update.sessionUpdate === "agent_message_chunk") break;
+      if (m.kind === "stop") fail(`the turn ended early: ${m.stopReason}`);
+    }
+    child.kill("SIGKILL");
+    settled = { sessionId: session.sessionId };
+    return settled;
+  },
+
   // Prompt content: a resource link and an embedded resource.
   async resources(agent) {
     await initialize(agent);

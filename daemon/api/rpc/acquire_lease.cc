@@ -6,7 +6,9 @@
 // and, to the holder, one `handover_requested` per client that asks. The
 // lease ends when the client closes the stream or its connection ends
 // (OnCancel: exit, crash, kill -9), or when the daemon drains its streams at
-// shutdown. A handover request that the holder declines ends the stream
+// shutdown; a lease asked for with `interrupt_on_release` interrupts the
+// session's running turn or compaction as it ends. A handover request that
+// the holder declines ends the stream
 // with FAILED_PRECONDITION. Deleting the session ends the holder's stream
 // and every waiting one with NOT_FOUND.
 //
@@ -46,8 +48,12 @@ void ToProto(const loop::LeaseHolderInfo& info, raw::v1::LeaseHolder* out) {
 
 class LeaseReactor final : public LeaseStream, public DrainableStream {
  public:
-  LeaseReactor(loop::SessionManager& sessions, ActiveStreams& streams, std::string session_id)
-      : sessions_(sessions), streams_(streams), session_id_(std::move(session_id)) {
+  LeaseReactor(loop::SessionManager& sessions, ActiveStreams& streams, std::string session_id,
+               bool interrupt_on_release)
+      : sessions_(sessions),
+        streams_(streams),
+        session_id_(std::move(session_id)),
+        interrupt_on_release_(interrupt_on_release) {
     absl::MutexLock lock(&gate_->mu);
     gate_->target = this;
   }
@@ -257,13 +263,22 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
       lease_id.swap(lease_id_);
       wait_id.swap(wait_id_);
     }
-    if (!lease_id.empty()) sessions_.ReleaseLease(session_id_, lease_id);
+    if (!lease_id.empty()) {
+      // Posted before the release, to the same queue: the interrupt runs
+      // while this lease still holds the session.
+      if (interrupt_on_release_) {
+        sessions_.InterruptTurn(session_id_, lease_id, [](const absl::StatusOr<bool>&) {});
+      }
+      sessions_.ReleaseLease(session_id_, lease_id);
+    }
     if (!wait_id.empty()) sessions_.CancelLeaseWait(session_id_, wait_id);
   }
 
   loop::SessionManager& sessions_;
   ActiveStreams& streams_;
   const std::string session_id_;
+  // AcquireLeaseRequest.interrupt_on_release.
+  const bool interrupt_on_release_;
   bool registered_ = false;
   const std::shared_ptr<Gate> gate_ = std::make_shared<Gate>();
   raw::v1::LeaseEvent message_;  // of the write in flight
@@ -290,7 +305,8 @@ LeaseStream* AcquireLease(grpc::CallbackServerContext* /*ctx*/, loop::SessionMan
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return new FailedLeaseReactor(s);
   }
-  auto* reactor = new LeaseReactor(sessions, streams, request.session_id());
+  auto* reactor =
+      new LeaseReactor(sessions, streams, request.session_id(), request.interrupt_on_release());
   reactor->Start(request);
   return reactor;
 }

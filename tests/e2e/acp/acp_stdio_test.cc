@@ -426,6 +426,21 @@ TEST_F(AcpTest, StopSignalMidTurnInterruptsAndReleases) {
   }
 }
 
+// A bridge killed with SIGKILL cannot let go of anything itself: its lease
+// asked rawd to interrupt the turn when the lease ends, and the lease ends
+// with the bridge's connection.
+TEST_F(AcpTest, AKilledBridgesTurnIsInterruptedByRawd) {
+  fake_.Enqueue(ParkedStream());
+  Json r = Drive(kStdioDriver, "kill");
+  ASSERT_TRUE(r["sessionId"].is_string()) << r.dump();
+  EXPECT_EQ(r["exit"]["signal"], "SIGKILL") << r.dump();
+  EventStream stream(stub(), r["sessionId"].get<std::string>());
+  std::optional<raw::v1::Event> end =
+      stream.WaitFor([](const raw::v1::Event& e) { return e.has_turn_ended(); });
+  ASSERT_TRUE(end.has_value()) << "the turn went on after its bridge was killed";
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+}
+
 TEST_F(AcpTest, ResourcesBecomeLinksAndEmbeddedText) {
   fake_.Enqueue(chat::TextAnswer("seen"));
   Json r = Drive(kStdioDriver, "resources");
