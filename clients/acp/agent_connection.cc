@@ -134,15 +134,32 @@ void AgentConnection::Initialize(const Json& id, const Json& params) {
   if (!client_name.empty()) {
     bridge_context_.identity.name = absl::StrCat("raw-acp for ", client_name, " (pid ", getpid(), ")");
   }
+  // Whether images are offered depends on the agent's model: ask rawd
+  // first (a daemon that cannot be reached offers none; session/new then
+  // reports why).
+  calls_.Call<v1::ListAgentsResponse>(
+      [](client::RawClient& c) { return c.ListAgents(v1::ListAgentsRequest()); },
+      [this, id](const absl::StatusOr<v1::ListAgentsResponse>& agents) {
+        if (agents.ok()) agents_.assign(agents->agents().begin(), agents->agents().end());
+        calls_.Call<v1::ListModelsResponse>(
+            [](client::RawClient& c) { return c.ListModels(v1::ListModelsRequest()); },
+            [this, id](const absl::StatusOr<v1::ListModelsResponse>& models) {
+              if (models.ok()) models_.assign(models->models().begin(), models->models().end());
+              ReplyInitialize(id, AgentTakesImages(agents_, models_, options_.agent));
+            });
+      });
+}
+
+void AgentConnection::ReplyInitialize(const Json& id, bool images) {
   // Raw works with its own tools whatever fs/terminal the client offers.
   Json result = {
       {"protocolVersion", kAcpVersion},
       {"agentCapabilities",
        {{"loadSession", true},
-        {"promptCapabilities", {{"image", false}, {"audio", false}, {"embeddedContext", true}}},
+        {"promptCapabilities", {{"image", images}, {"audio", false}, {"embeddedContext", true}}},
         {"mcpCapabilities", {{"http", true}, {"sse", false}}},
-        {"sessionCapabilities", {{"list", Json::object()}, {"resume", Json::object()},
-                                 {"close", Json::object()}}}}},
+        {"sessionCapabilities",
+         {{"list", Json::object()}, {"resume", Json::object()}, {"close", Json::object()}}}}},
       {"agentInfo", {{"name", "raw"}, {"title", "Raw"}, {"version", kVersion}}},
       {"authMethods", Json::array()}};
   rpc_.Reply(id, std::move(result));

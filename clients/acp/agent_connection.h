@@ -49,6 +49,9 @@ class AgentConnection : public JsonRpc::Handler {
   bool OnCancelled(const Json& id) override;
 
   void Initialize(const Json& id, const Json& params);
+  // Initialize's answer, once rawd said whether the agent's model takes
+  // images.
+  void ReplyInitialize(const Json& id, bool images);
   void NewSession(const Json& id, const Json& params);
   void OpenSession(const Json& id, const Json& params, SessionBridge::Open how);
   void ListSessions(const Json& id, const Json& params);

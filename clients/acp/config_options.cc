@@ -73,4 +73,18 @@ absl::StatusOr<v1::ConfigureSessionRequest> ConfigureRequest(
   return request;
 }
 
+bool AgentTakesImages(const std::vector<v1::AgentInfo>& agents,
+                      const std::vector<v1::ModelInfo>& models, const std::string& agent_name) {
+  const v1::AgentInfo* agent = nullptr;
+  for (const v1::AgentInfo& a : agents) {
+    if (agent_name.empty() ? a.is_default() : a.name() == agent_name) agent = &a;
+  }
+  if (agent == nullptr) return false;
+  for (const v1::ModelInfo& m : models) {
+    if (!m.images()) continue;
+    if (agent->model().empty() || m.name() == agent->model()) return true;
+  }
+  return false;
+}
+
 }  // namespace raw::acp

@@ -30,4 +30,12 @@ absl::StatusOr<v1::ConfigureSessionRequest> ConfigureRequest(
     const Json& params, const std::vector<v1::AgentInfo>& agents,
     const std::vector<v1::ModelInfo>& models);
 
+// promptCapabilities.image: whether prompts for new sessions of
+// `agent_name` ("" = the default agent) may carry images. The agent's model
+// entry says so; for an agent whose model is picked at session start, any
+// model entry that takes images will do (rawd refuses images, with a clear
+// error, for a session whose model turns out not to take them).
+bool AgentTakesImages(const std::vector<v1::AgentInfo>& agents,
+                      const std::vector<v1::ModelInfo>& models, const std::string& agent_name);
+
 }  // namespace raw::acp

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace raw::acp {
@@ -31,9 +32,10 @@ std::string Fence(const std::string& text) {
 
 }  // namespace
 
-absl::StatusOr<std::string> PromptText(const Json& blocks) {
+absl::StatusOr<AcpPrompt> PromptOf(const Json& blocks) {
   if (!blocks.is_array()) return absl::InvalidArgumentError("\"prompt\" must be an array");
-  std::string text;
+  AcpPrompt prompt;
+  std::string& text = prompt.text;
   std::string appendix;
   for (size_t i = 0; i < blocks.size(); ++i) {
     const Json& block = blocks[i];
@@ -67,20 +69,34 @@ absl::StatusOr<std::string> PromptText(const Json& blocks) {
         absl::StrAppend(&appendix, "\n\n(", uri, " is binary",
                         mime.empty() ? "" : absl::StrCat(", ", mime), "; not included)");
       }
-    } else if (type == "image" || type == "audio") {
+    } else if (type == "image") {
+      // rawd checks the bytes and whether the session's model takes images.
+      v1::Image& image = prompt.images.emplace_back();
+      image.set_mime_type(Field(block, "mimeType"));
+      const std::string data = Field(block, "data");
+      if (data.empty() || !absl::Base64Unescape(data, image.mutable_data())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("prompt[", i, "]: an image needs its bytes in base64 in \"data\""));
+      }
+    } else if (type == "audio") {
       return absl::InvalidArgumentError(absl::StrCat(
-          "prompt[", i, "]: ", type, " content is not supported (promptCapabilities.", type,
-          " is false)"));
+          "prompt[", i, "]: audio content is not supported (promptCapabilities.audio is false)"));
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("prompt[", i, "]: unknown content type \"", type, "\""));
     }
   }
   text += appendix;
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos && prompt.images.empty()) {
     return absl::InvalidArgumentError("the prompt is empty");
   }
-  return text;
+  return prompt;
+}
+
+absl::StatusOr<std::string> PromptText(const Json& blocks) {
+  absl::StatusOr<AcpPrompt> prompt = PromptOf(blocks);
+  if (!prompt.ok()) return prompt.status();
+  return std::move(prompt->text);
 }
 
 }  // namespace raw::acp

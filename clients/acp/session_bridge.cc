@@ -330,9 +330,9 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
                               nullptr});
     return;
   }
-  absl::StatusOr<std::string> text = PromptText(params.value("prompt", Json()));
-  if (!text.ok()) {
-    ctx_.rpc->ReplyError(id, ErrorFromStatus(text.status()));
+  absl::StatusOr<AcpPrompt> prompt = PromptOf(params.value("prompt", Json()));
+  if (!prompt.ok()) {
+    ctx_.rpc->ReplyError(id, ErrorFromStatus(prompt.status()));
     return;
   }
   if (absl::Status s = CheckWrite(); !s.ok()) {
@@ -342,30 +342,33 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
     return;
   }
   turn_ = Turn{.prompt_id = id, .turn_id = {}, .approval = {}};
-  if (RunCommand(*text)) return;
+  // A prompt with images is never a command.
+  if (prompt->images.empty() && RunCommand(prompt->text)) return;
+  auto shared = std::make_shared<AcpPrompt>(*std::move(prompt));
   if (applying_servers_) {
     // The turn's tools include the client's MCP servers: it starts once
     // they are the session's own.
-    after_servers_ = [this, id, text = *text](const absl::Status& status) {
+    after_servers_ = [this, id, shared](const absl::Status& status) {
       if (!turn_ || turn_->prompt_id != id) return;
       if (!status.ok()) {
         EndTurn(status);
         return;
       }
-      StartTurn(id, text);
+      StartTurn(id, *shared);
     };
     return;
   }
-  StartTurn(id, *text);
+  StartTurn(id, *shared);
 }
 
-void SessionBridge::StartTurn(const Json& id, const std::string& text) {
-  absl::Status started = controller_->StartTurn(text, [this, id](const absl::Status& status) {
+void SessionBridge::StartTurn(const Json& id, AcpPrompt& prompt) {
+  auto done = [this, id](const absl::Status& status) {
     if (!status.ok() && turn_ && turn_->prompt_id == id) {
       turn_.reset();
       ctx_.rpc->ReplyError(id, ErrorFromStatus(status));
     }
-  });
+  };
+  absl::Status started = controller_->StartTurn(prompt.text, done, std::move(prompt.images));
   if (!started.ok()) {
     turn_.reset();
     ctx_.rpc->ReplyError(id, ErrorFromStatus(started));

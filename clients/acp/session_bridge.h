@@ -154,7 +154,8 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // runs after_servers_.
   void ApplyMcpServers();
   // Starts the turn of the prompt `id` (turn_ is set).
-  void StartTurn(const Json& id, const std::string& text);
+  // Moves the prompt's images into the request.
+  void StartTurn(const Json& id, AcpPrompt& prompt);
   void EndTurn(const absl::StatusOr<std::string>& stop_reason);
   // A slash command's text answer, then end_turn.
   void CommandDone(const absl::StatusOr<std::string>& text);

@@ -1,5 +1,6 @@
 #include "clients/acp/update_mapper.h"
 
+#include "absl/strings/escaping.h"
 #include "clients/acp/tool_calls.h"
 
 namespace raw::acp {
@@ -8,11 +9,29 @@ Json TextChunk(const char* kind, const std::string& text) {
   return {{"sessionUpdate", kind}, {"content", {{"type", "text"}, {"text", text}}}};
 }
 
+namespace {
+
+// The user's text, then each image as an image content block.
+void AppendUserChunks(const v1::UserMessage& message, std::vector<Json>& out) {
+  if (!message.text().empty() || message.images().empty()) {
+    out.push_back(TextChunk("user_message_chunk", message.text()));
+  }
+  for (const v1::Image& image : message.images()) {
+    out.push_back({{"sessionUpdate", "user_message_chunk"},
+                   {"content",
+                    {{"type", "image"},
+                     {"mimeType", image.mime_type()},
+                     {"data", absl::Base64Escape(image.data())}}}});
+  }
+}
+
+}  // namespace
+
 std::vector<Json> UpdateMapper::Live(const v1::Event& event, bool foreign_turn) {
   std::vector<Json> out;
   switch (event.payload_case()) {
     case v1::Event::kUserMessage:
-      if (foreign_turn) out.push_back(TextChunk("user_message_chunk", event.user_message().text()));
+      if (foreign_turn) AppendUserChunks(event.user_message(), out);
       break;
     case v1::Event::kTextDelta:
       streamed_text_ = true;
@@ -74,7 +93,7 @@ std::vector<Json> UpdateMapper::Replay(const std::vector<v1::Event>& history) co
   for (const v1::Event& e : history) {
     switch (e.payload_case()) {
       case v1::Event::kUserMessage:
-        out.push_back(TextChunk("user_message_chunk", e.user_message().text()));
+        AppendUserChunks(e.user_message(), out);
         break;
       case v1::Event::kAssistantMessage:
         if (!e.assistant_message().reasoning().empty()) {

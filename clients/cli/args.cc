@@ -59,6 +59,10 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     } else {
       return absl::InvalidArgumentError(absl::StrCat("option ", spec->name, " needs a value"));
     }
+    if (spec->kind == OptionSpec::Kind::kRepeatedValue) {
+      parsed.repeated[spec->name].push_back(std::move(value));
+      continue;
+    }
     if (!parsed.values.emplace(spec->name, value).second) {
       return absl::InvalidArgumentError(absl::StrCat("option ", spec->name, " is given twice"));
     }

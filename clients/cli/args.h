@@ -18,7 +18,8 @@
 namespace raw::cli {
 
 struct OptionSpec {
-  enum class Kind { kFlag, kValue };
+  // kRepeatedValue: a value option that may be given more than once.
+  enum class Kind { kFlag, kValue, kRepeatedValue };
   std::string name;   // "--agent"
   Kind kind = Kind::kFlag;
   std::string alias;  // optional short form, "-h"
@@ -35,6 +36,8 @@ enum class OptionOrder {
 struct ParsedArgs {
   std::set<std::string> flags;                // by spec name
   std::map<std::string, std::string> values;  // by spec name
+  // kRepeatedValue options, their values in order, by spec name.
+  std::map<std::string, std::vector<std::string>> repeated;
   std::vector<std::string> positionals;
 
   bool Has(const std::string& flag) const { return flags.count(flag) != 0; }

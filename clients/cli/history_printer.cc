@@ -63,10 +63,16 @@ void HistoryPrinter::Print(const v1::Event& event) {
       user_text_ = event.turn_started().user_text();
       PrintUser(event, user_text_);
       break;
-    case v1::Event::kUserMessage:
-      if (event.turn_id() == user_turn_id_ && event.user_message().text() == user_text_) break;
+    case v1::Event::kUserMessage: {
+      const std::string images = present::ImageLines(event.user_message());
+      if (event.turn_id() == user_turn_id_ && event.user_message().text() == user_text_) {
+        if (!images.empty()) out_ << images << "\n";
+        break;
+      }
       PrintUser(event, event.user_message().text());
+      if (!images.empty()) out_ << images << "\n";
       break;
+    }
     case v1::Event::kAssistantMessage: {
       std::string text(absl::StripTrailingAsciiWhitespace(event.assistant_message().text()));
       if (!text.empty()) out_ << present::SanitizeForStream(text) << "\n";

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
+#include "clients/cli/image_file.h"
 #include "clients/cli/interrupt_watcher.h"
 #include "clients/cli/timings_printer.h"
 #include "clients/cli/turn_runner.h"
@@ -26,6 +27,7 @@ const std::vector<OptionSpec>& RunSpecs() {
       {"--json", OptionSpec::Kind::kFlag, ""},
       {"--yes", OptionSpec::Kind::kFlag, "-y"},
       {"--timings", OptionSpec::Kind::kFlag, ""},
+      {"--image", OptionSpec::Kind::kRepeatedValue, ""},
       {"--help", OptionSpec::Kind::kFlag, "-h"},
   };
   return specs;
@@ -54,6 +56,9 @@ const char kRunUsage[] =
     "  --yes, -y       approve every tool call that asks (deny rules still deny);\n"
     "                  without it, calls that ask are put to you on a terminal\n"
     "                  and denied when there is none\n"
+    "  --image FILE    send the image FILE (PNG, JPEG, GIF or WebP) with the\n"
+    "                  prompt; may be given up to 10 times; the agent's model\n"
+    "                  must be configured with \"images\": true\n"
     "  --timings       after the turn, print Raw's own time per step (rawd's\n"
     "                  timeline, without the model's, the tools' and your time)\n"
     "                  to standard error\n"
@@ -77,6 +82,12 @@ absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args,
   options.format = parsed->Has("--json") ? OutputFormat::kJson : OutputFormat::kText;
   options.yes = parsed->Has("--yes");
   options.timings = parsed->Has("--timings");
+  if (auto images = parsed->repeated.find("--image"); images != parsed->repeated.end()) {
+    for (const std::string& path : images->second) {
+      if (path.empty()) return absl::InvalidArgumentError("--image needs a file");
+      options.images.push_back(AbsolutePath(path, cwd));
+    }
+  }
   auto dir = parsed->Value("--cwd");
   if (!options.session_id.empty() && parsed->Value("--agent")) {
     return absl::InvalidArgumentError(
@@ -147,6 +158,14 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
   request.agent = options->agent;
   request.cwd = options->cwd;
   request.prompt = options->prompt;
+  for (const std::string& path : options->images) {
+    absl::StatusOr<v1::Image> image = ReadImageFile(path);
+    if (!image.ok()) {
+      ctx.err << "raw run: " << image.status().message() << "\n";
+      return kExitUsage;
+    }
+    request.images.push_back(*std::move(image));
+  }
   request.client_name = absl::StrCat("raw run (pid ", getpid(), ")");
   request.client_pid = getpid();
   const int code = runner.Run(request);

@@ -23,6 +23,7 @@ struct RunOptions {
   bool yes = false;                // --yes: approve every call that asks
   bool timings = false;            // --timings: Raw's own time per step after the turn
   bool prompt_from_stdin = false;  // set by RunCommand for prompt "-"
+  std::vector<std::string> images;  // --image files, absolute, in order
 };
 
 extern const char kRunUsage[];

@@ -43,6 +43,7 @@ int TurnRunner::Run(const TurnRequest& request) {
   }
   session_id_ = session.id();
   prompt_ = request.prompt;
+  images_ = request.images;
   if (lease_ == nullptr) {
     if (int code = TakeLease(request); code != kExitOk) return code;
   }
@@ -114,6 +115,7 @@ client::EventHandler::Next TurnRunner::OnOpen() {
   v1::StartTurnRequest start;
   start.set_session_id(session_id_);
   start.set_text(prompt_);
+  for (const v1::Image& image : images_) *start.add_images() = image;
   start.set_lease_id(lease_id_);
   auto response = client_.StartTurn(start);
   if (!response.ok()) {

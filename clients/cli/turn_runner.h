@@ -39,6 +39,7 @@ struct TurnRequest {
   std::string agent;  // empty: the daemon's default agent
   std::string cwd;    // absolute
   std::string prompt;
+  std::vector<v1::Image> images;  // sent with the prompt
   // Who writes, as other clients see the lease holder.
   std::string client_name = "raw run";
   int64_t client_pid = 0;
@@ -79,6 +80,7 @@ class TurnRunner : public client::EventHandler {
   // Set before the stream opens; read on the stream thread.
   std::string session_id_;
   std::string prompt_;
+  std::vector<v1::Image> images_;
   uint64_t after_seq_ = 0;
   std::unique_ptr<client::WriteLease> lease_;
   std::string lease_id_;

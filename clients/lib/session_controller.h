@@ -166,7 +166,8 @@ class SessionController : private SessionLease::Listener {
   bool KeyPressed(absl::Time now) { return lease_.KeyPressed(now); }
 
   // --- writes (FAILED_PRECONDITION at once without the lease) ---
-  absl::Status StartTurn(const std::string& text, Done done);
+  // `images` go with the text (StartTurnRequest.images).
+  absl::Status StartTurn(const std::string& text, Done done, std::vector<v1::Image> images = {});
   absl::Status Interrupt(Done done);
   // Answers every call of the pending approval `request_id` alike; with
   // ALLOW_SESSION, `session_rule` picks which of each call's session_rules

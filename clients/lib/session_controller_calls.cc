@@ -26,14 +26,17 @@ absl::Status SessionController::CheckWrite() const {
   return absl::OkStatus();
 }
 
-absl::Status SessionController::StartTurn(const std::string& text, Done done) {
+absl::Status SessionController::StartTurn(const std::string& text, Done done,
+                                          std::vector<v1::Image> images) {
   if (absl::Status s = CheckWrite(); !s.ok()) return s;
   if (activity_.busy()) return absl::FailedPreconditionError("the agent is still working");
   v1::StartTurnRequest request;
   request.set_session_id(session_.id());
   request.set_text(text);
   request.set_lease_id(lease_.lease_id());
-  Write([request](RawClient& c) { return c.StartTurn(request).status(); }, std::move(done));
+  for (v1::Image& image : images) *request.add_images() = std::move(image);
+  Write([request = std::move(request)](RawClient& c) { return c.StartTurn(request).status(); },
+        std::move(done));
   return absl::OkStatus();
 }
 

@@ -96,4 +96,30 @@ std::string FormatDurationMs(int64_t ms) {
   return absl::StrCat(ms / 60000, " min ", (ms % 60000) / 1000, " s");
 }
 
+std::string ImageLabel(const std::string& mime_type, int64_t width, int64_t height, size_t bytes) {
+  const size_t slash = mime_type.find('/');
+  std::string type = slash == std::string::npos ? mime_type : mime_type.substr(slash + 1);
+  for (char& c : type) c = absl::ascii_toupper(static_cast<unsigned char>(c));
+  std::string label = absl::StrCat("[image: ", type.empty() ? "?" : type);
+  if (width > 0 && height > 0) absl::StrAppend(&label, ", ", width, "x", height);
+  if (bytes < 1024) {
+    absl::StrAppend(&label, ", ", bytes, " B]");
+  } else if (bytes < 1024 * 1024) {
+    absl::StrAppend(&label, ", ", (bytes + 512) / 1024, " KB]");
+  } else {
+    absl::StrAppend(&label, ", ",
+                    absl::StrFormat("%.1f", static_cast<double>(bytes) / (1024 * 1024)), " MB]");
+  }
+  return label;
+}
+
+std::string ImageLines(const v1::UserMessage& message) {
+  std::string lines;
+  for (const v1::Image& image : message.images()) {
+    if (!lines.empty()) lines += "\n";
+    lines += ImageLabel(image.mime_type(), image.width(), image.height(), image.data().size());
+  }
+  return lines;
+}
+
 }  // namespace raw::present

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "raw/v1/event.pb.h"
+
 namespace raw::present {
 
 // At most `max_chars` code points of `text`, with "..." replacing the rest.
@@ -32,6 +34,13 @@ std::string FormatLocalTime(int64_t unix_ms);
 // removes it at its next purge), else "in 40 min", "in 5 h", "in 12 days"
 // (whole units, rounded down).
 std::string FormatExpiry(int64_t expires_at_unix_ms, int64_t now_unix_ms);
+
+// "[image: PNG, 800x600, 34 KB]" for an image of a prompt: its type (the
+// mime type's subtype in capitals), its size in pixels when known (width
+// and height > 0) and its bytes.
+std::string ImageLabel(const std::string& mime_type, int64_t width, int64_t height, size_t bytes);
+// ImageLabel of each image of `message`, one per line ("" without images).
+std::string ImageLines(const v1::UserMessage& message);
 
 // "850 ms", "2.4 s", "3 min 5 s".
 std::string FormatDurationMs(int64_t ms);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "clients/present/compaction_text.h"
+#include "clients/present/text.h"
 #include "clients/present/turn_end.h"
 
 namespace raw::tui {
@@ -73,11 +74,17 @@ void Transcript::Apply(const v1::Event& event) {
       break;
     }
     case v1::Event::kUserMessage: {
-      // TurnStarted already showed it; a user message on its own is shown.
+      // TurnStarted already showed its text; a user message on its own is
+      // shown. Images are shown as labels under the text.
+      const v1::UserMessage& message = event.user_message();
       bool shown = !cells_.empty() && cells_.back().kind == CellKind::kUser &&
-                   cells_.back().turn_id == event.turn_id() &&
-                   cells_.back().text == event.user_message().text();
-      if (!shown) Push(CellKind::kUser, event).text = event.user_message().text();
+                   cells_.back().turn_id == event.turn_id() && cells_.back().text == message.text();
+      Cell& cell = shown ? cells_.back() : Push(CellKind::kUser, event);
+      if (!shown) cell.text = message.text();
+      if (std::string images = present::ImageLines(message); !images.empty()) {
+        if (!cell.text.empty()) cell.text += "\n";
+        cell.text += images;
+      }
       break;
     }
     case v1::Event::kReasoningDelta:

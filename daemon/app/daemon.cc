@@ -45,6 +45,9 @@ namespace {
 // would mostly wait for is idle client processes acknowledging the final
 // GOAWAY ping, which they may only notice seconds later.
 constexpr auto kServerShutdownGrace = std::chrono::milliseconds(500);
+// The largest request rawd reads: the images of a prompt (10 MiB) and room
+// for its text.
+constexpr int kMaxRequestBytes = 16 * 1024 * 1024;
 
 // Tells whether an OpenAI-compatible server answers at `base_url`: a GET of
 // {base_url}/models that must return 200 within one second.
@@ -198,6 +201,9 @@ absl::Status Daemon::Start() {
   // No listening ports: connections come from the listener below, which
   // checks each peer's uid first.
   grpc::ServerBuilder builder;
+  // A prompt may carry 10 MiB of images (events::kMaxPromptImageBytes) with
+  // its text; gRPC's default limit is 4 MiB.
+  builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) return absl::InternalError("the gRPC server failed to start");

@@ -80,16 +80,19 @@ Config BuiltinDefaults() {
   ModelConfig openai = BuiltinModel("openai", "openai", kMethodOpenAiChat, "gpt-5.1",
                                     "https://api.openai.com/v1", "OPENAI_API_KEY");
   openai.context_window_tokens = 400000;
+  openai.images = true;
   ModelConfig anthropic =
       BuiltinModel("anthropic", "anthropic", kMethodAnthropicMessages, "claude-sonnet-4-5",
                    "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY");
   anthropic.context_window_tokens = 200000;
+  anthropic.images = true;
   // The Messages API requires an output cap on every request.
   anthropic.max_output_tokens = 8192;
   ModelConfig gemini =
       BuiltinModel("gemini", "google", kMethodGoogleGenerateContent, "gemini-2.5-pro",
                    "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY");
   gemini.context_window_tokens = 1048576;
+  gemini.images = true;
   // deepseek-chat is not a thinking-mode model, so reasoning_content stays
   // "omit" (send_reasoning_content = false).
   ModelConfig deepseek = BuiltinModel("deepseek", "deepseek", kMethodOpenAiChat, "deepseek-chat",

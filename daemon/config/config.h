@@ -33,6 +33,9 @@ struct ModelConfig {
   std::string api_key_env;  // env var holding the key; empty = no key sent
   std::optional<int64_t> context_window_tokens;
   std::optional<int64_t> max_output_tokens;
+  // Whether the model takes images in user prompts (StartTurnRequest.images);
+  // Raw cannot tell from the API, so an entry says so.
+  bool images = false;
   // openai-chat-completions: role of the system prompt ("system" or
   // "developer") and the name of the output cap field ("max_tokens" or
   // "max_completion_tokens"); defaults depend on the provider label.

@@ -18,7 +18,7 @@ inline constexpr std::array<absl::string_view, 11> kTopLevelKeys = {
     "skill_dirs", "variables",  "mcp_servers", "sessions",  "raven"};
 
 // models.<name>
-inline constexpr std::array<absl::string_view, 19> kModelKeys = {"provider",
+inline constexpr std::array<absl::string_view, 20> kModelKeys = {"provider",
                                                                  "method",
                                                                  "model_id",
                                                                  "base_url",
@@ -36,7 +36,8 @@ inline constexpr std::array<absl::string_view, 19> kModelKeys = {"provider",
                                                                  "reasoning_content",
                                                                  "reasoning_effort",
                                                                  "max_response_bytes",
-                                                                 "max_stream_seconds"};
+                                                                 "max_stream_seconds",
+                                                                 "images"};
 inline constexpr std::array<absl::string_view, 3> kModelRequiredKeys = {"method", "model_id",
                                                                         "base_url"};
 // models.<name>.cache

@@ -130,6 +130,9 @@ std::string RenderModel(const ModelConfig& m, bool explain) {
   } else {
     e.push_back({window_comment, "context_window_tokens", "131072", /*commented_out=*/true});
   }
+  if (m.images) {
+    e.push_back({c("The model takes images in prompts (PNG, JPEG, GIF, WebP)."), "images", "true"});
+  }
   std::string cap_comment = c("Output cap per request, in tokens; left out, none is sent.");
   if (m.max_output_tokens) {
     e.push_back({cap_comment, "max_output_tokens", absl::StrCat(*m.max_output_tokens)});

@@ -237,6 +237,7 @@ ModelConfig ParseModelEntry(const std::string& name, const Json& value, const st
   ReadApiKey(r, m);
   ReadModelHeaders(r, m, problems);
   ReadTokenLimits(r, m);
+  m.images = r.Boolean("images").value_or(false);
 
   m.system_role = r.OneOf("system_role", kSystemRoles).value_or(DefaultSystemRole(m.provider));
   m.max_tokens_field =

@@ -1,5 +1,7 @@
 #include "daemon/context/token_estimate.h"
 
+#include <algorithm>
+#include <cmath>
 #include <type_traits>
 
 #include "common/json.h"
@@ -11,6 +13,16 @@ int64_t EstimateTextTokens(std::string_view text) {
   return (bytes + kBytesPerToken - 1) / kBytesPerToken;
 }
 
+int64_t EstimateImageTokens(const events::ImagePart& image) {
+  if (image.width <= 0 || image.height <= 0) return kImageTokensUnknownSize;
+  constexpr double kMaxEdge = 1568;
+  double w = static_cast<double>(image.width);
+  double h = static_cast<double>(image.height);
+  const double scale = std::min(1.0, kMaxEdge / std::max(w, h));
+  const double tokens = std::ceil(w * scale * h * scale / 750);
+  return std::clamp<int64_t>(static_cast<int64_t>(tokens), 1, kImageTokensUnknownSize);
+}
+
 int64_t EstimateItemTokens(const events::ContextItem& item) {
   return std::visit(
       [](const auto& v) -> int64_t {
@@ -18,6 +30,7 @@ int64_t EstimateItemTokens(const events::ContextItem& item) {
         int64_t tokens = kMessageOverheadTokens;
         if constexpr (std::is_same_v<T, events::UserText>) {
           tokens += EstimateTextTokens(v.text);
+          for (const events::ImagePart& image : v.images) tokens += EstimateImageTokens(image);
         } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
           tokens += EstimateTextTokens(v.text) + EstimateTextTokens(v.reasoning);
           for (const auto& call : v.tool_calls) {

@@ -32,8 +32,15 @@ inline constexpr int64_t kToolDefinitionOverheadTokens = 8;
 // ceil(bytes / kBytesPerToken); 0 for empty text.
 int64_t EstimateTextTokens(std::string_view text);
 
-// One message of the model context: its text, reasoning, tool call names and
-// arguments or tool output, plus kMessageOverheadTokens. Provider state that
+// One image of a prompt, by Anthropic's published rule: width × height / 750
+// after the long edge is scaled to at most 1,568 pixels, at most 1,600
+// tokens (OpenAI and Google count common sizes within a factor of two of
+// it). kImageTokensUnknownSize when the header gave no size.
+inline constexpr int64_t kImageTokensUnknownSize = 1600;
+int64_t EstimateImageTokens(const events::ImagePart& image);
+
+// One message of the model context: its text, images, reasoning, tool call
+// names and arguments or tool output, plus kMessageOverheadTokens. Provider state that
 // is replayed verbatim (OpaqueBlob) is not counted: it is mostly encrypted or
 // signed copies of the reasoning already counted.
 int64_t EstimateItemTokens(const events::ContextItem& item);

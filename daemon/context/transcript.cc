@@ -265,6 +265,12 @@ std::string RenderItem(const events::ContextItem& item) {
           } else {
             out = absl::StrCat("[user]\n", DescribeDataPayloads(v.text));
           }
+          // The summarizer gets no image, only that there was one.
+          for (const events::ImagePart& image : v.images) {
+            absl::StrAppend(&out, "\n[image: ", image.mime_type);
+            if (image.width > 0) absl::StrAppend(&out, ", ", image.width, "x", image.height);
+            absl::StrAppend(&out, "]");
+          }
         } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
           out = "[assistant]";
           if (!v.text.empty()) absl::StrAppend(&out, "\n", DescribeDataPayloads(v.text));

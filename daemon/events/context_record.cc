@@ -15,6 +15,7 @@ namespace {
 
 constexpr unsigned char kFormat = 0x01;
 enum Kind : unsigned char { kUserText = 1, kAssistantTurn = 2, kToolOutcome = 3 };
+constexpr unsigned char kHasImages = 0x02;
 
 class RecordWriter {
  public:
@@ -120,9 +121,19 @@ struct Encoder {
   RecordWriter& w;
   void operator()(const UserText& p) const {
     w.Byte(kUserText);
-    w.Byte(p.kind == UserTextKind::kSummary ? 1 : 0);
+    // Bit 1 of the role byte says images follow; records without images
+    // are as they were before images existed.
+    w.Byte((p.kind == UserTextKind::kSummary ? 1 : 0) | (p.images.empty() ? 0 : kHasImages));
     w.String(p.text);
     w.String(p.turn_id);
+    if (p.images.empty()) return;
+    w.Varint(p.images.size());
+    for (const ImagePart& image : p.images) {
+      w.String(image.mime_type);
+      w.String(image.base64);
+      w.Varint(static_cast<uint64_t>(image.width));
+      w.Varint(static_cast<uint64_t>(image.height));
+    }
   }
   void operator()(const AssistantTurn& p) const {
     w.Byte(kAssistantTurn);
@@ -154,10 +165,24 @@ struct Encoder {
 absl::Status ReadUserText(RecordReader& r, ContextItem& out) {
   UserText& p = out.emplace<UserText>();
   ASSIGN_OR_RETURN(unsigned char role, r.Byte("role"));
-  if (role > 1) return RecordReader::Damaged("role", absl::StrFormat("unknown role 0x%02x", role));
-  p.kind = role == 1 ? UserTextKind::kSummary : UserTextKind::kPrompt;
+  if ((role & ~kHasImages) > 1) {
+    return RecordReader::Damaged("role", absl::StrFormat("unknown role 0x%02x", role));
+  }
+  p.kind = (role & 1) == 1 ? UserTextKind::kSummary : UserTextKind::kPrompt;
   RETURN_IF_ERROR(r.String("text", p.text));
-  return r.String("turn_id", p.turn_id);
+  RETURN_IF_ERROR(r.String("turn_id", p.turn_id));
+  if ((role & kHasImages) == 0) return absl::OkStatus();
+  ASSIGN_OR_RETURN(size_t images, r.Count("images", 4));
+  p.images.resize(images);
+  for (ImagePart& image : p.images) {
+    RETURN_IF_ERROR(r.String("images.mime_type", image.mime_type));
+    RETURN_IF_ERROR(r.String("images.base64", image.base64));
+    ASSIGN_OR_RETURN(uint64_t width, r.Varint("images.width"));
+    ASSIGN_OR_RETURN(uint64_t height, r.Varint("images.height"));
+    image.width = static_cast<int64_t>(width);
+    image.height = static_cast<int64_t>(height);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ReadAssistantTurn(RecordReader& r, ContextItem& out) {

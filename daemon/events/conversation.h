@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "daemon/events/image_part.h"
+
 namespace raw::events {
 
 // A user message of the model context. kPrompt items start a turn (the
@@ -15,7 +17,7 @@ namespace raw::events {
 // holds a compaction summary of older turns and is sent as a user message.
 // `turn_id` names the display-history turn a prompt started (empty for
 // summaries and for items stored before it was recorded); it never reaches
-// a provider.
+// a provider. A prompt may carry images, sent after its text.
 enum class UserTextKind { kPrompt, kSummary };
 
 struct UserText {
@@ -26,6 +28,7 @@ struct UserText {
   std::string text;
   UserTextKind kind = UserTextKind::kPrompt;
   std::string turn_id;
+  std::vector<ImagePart> images = {};
   bool operator==(const UserText&) const = default;
 };
 

@@ -93,8 +93,38 @@ constexpr std::pair<const char*, std::optional<int64_t> Usage::*> kUsageFields[]
 void Write(OrderedJson& j, const TurnStarted& p) { j["user_text"] = p.user_text; }
 void Read(JsonFields& r, TurnStarted& p) { p.user_text = r.String("user_text"); }
 
-void Write(OrderedJson& j, const UserMessage& p) { j["text"] = p.text; }
-void Read(JsonFields& r, UserMessage& p) { p.text = r.String("text"); }
+// "images" came later: written only when there are any.
+void WriteImages(OrderedJson& j, const std::vector<ImagePart>& images) {
+  if (images.empty()) return;
+  OrderedJson list = OrderedJson::array();
+  for (const ImagePart& image : images) {
+    OrderedJson one;
+    one["mime_type"] = image.mime_type;
+    one["base64"] = image.base64;
+    one["width"] = image.width;
+    one["height"] = image.height;
+    list.push_back(std::move(one));
+  }
+  j["images"] = std::move(list);
+}
+void ReadImages(JsonFields& r, std::vector<ImagePart>& images) {
+  r.OptionalForEach("images", [&](JsonFields& one) {
+    ImagePart& image = images.emplace_back();
+    image.mime_type = one.String("mime_type");
+    image.base64 = one.String("base64");
+    image.width = one.Int64("width");
+    image.height = one.Int64("height");
+  });
+}
+
+void Write(OrderedJson& j, const UserMessage& p) {
+  j["text"] = p.text;
+  WriteImages(j, p.images);
+}
+void Read(JsonFields& r, UserMessage& p) {
+  p.text = r.String("text");
+  ReadImages(r, p.images);
+}
 
 void Write(OrderedJson& j, const TextDelta& p) { j["text"] = p.text; }
 void Read(JsonFields& r, TextDelta& p) { p.text = r.String("text"); }
@@ -378,12 +408,14 @@ void Write(OrderedJson& j, const UserText& p) {
   j["text"] = p.text;
   if (p.kind == UserTextKind::kSummary) j["role"] = "summary";
   if (!p.turn_id.empty()) j["turn_id"] = p.turn_id;
+  WriteImages(j, p.images);
 }
 void Read(JsonFields& r, UserText& p) {
   p.text = r.String("text");
   std::string role = r.OptionalString("role");
   p.kind = role == "summary" ? UserTextKind::kSummary : UserTextKind::kPrompt;
   p.turn_id = r.OptionalString("turn_id");
+  ReadImages(r, p.images);
 }
 
 void Write(OrderedJson& j, const AssistantTurn& p) {

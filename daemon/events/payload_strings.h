@@ -2,7 +2,9 @@
 // context item (texts, reasoning, tool-call arguments, reasons, messages,
 // summaries, ids and names), so that one function can rewrite all of them;
 // SessionLog uses it to hide known secret values in whatever it stores or
-// publishes. Enum fields are not strings and are not visited.
+// publishes. Enum fields are not strings and are not visited, nor is the
+// data of a prompt's images (ImagePart): rewriting base64 would only break
+// the image, and text inside an image is not something a rewrite can find.
 //
 // Every alternative of EventPayload and ContextItem has its own overload:
 // a new alternative without one does not compile. A new string field must

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "daemon/events/image_part.h"
 #include "daemon/events/usage.h"
 
 namespace raw::events {
@@ -26,6 +27,7 @@ struct TurnStarted {
 };
 struct UserMessage {
   std::string text;
+  std::vector<ImagePart> images = {};  // the prompt's images, in order
   bool operator==(const UserMessage&) const = default;
 };
 struct TextDelta {

@@ -190,6 +190,10 @@ size_t SessionLog::QueuedBytes(const events::SessionEvent& event) {
   // is not changed.
   events::ForEachString(const_cast<events::EventPayload&>(event.payload),
                         [&bytes](std::string& text) { bytes += text.size(); });
+  // Image data is not text ForEachString visits (nothing rewrites it).
+  if (const auto* user = std::get_if<events::UserMessage>(&event.payload)) {
+    for (const events::ImagePart& image : user->images) bytes += image.base64.size();
+  }
   return bytes;
 }
 

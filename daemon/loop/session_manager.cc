@@ -382,11 +382,14 @@ void SessionManager::WithRunner(const std::string& session_id, const R& reply,
 }
 
 void SessionManager::StartTurn(const std::string& session_id, std::string text,
-                               std::string lease_id, Reply<std::string> reply) {
-  if (text.empty()) return reply(absl::InvalidArgumentError("the user message is empty"));
+                               std::string lease_id, Reply<std::string> reply,
+                               std::vector<events::ImageUpload> images) {
+  if (text.empty() && images.empty()) {
+    return reply(absl::InvalidArgumentError("the user message is empty"));
+  }
   PrepareHttp();
   WithRunner(session_id, reply, [&](SessionRunner& r) {
-    r.StartTurn(std::move(text), std::move(lease_id), reply);
+    r.StartTurn(std::move(text), std::move(lease_id), reply, std::move(images));
   });
 }
 

@@ -195,8 +195,10 @@ class SessionManager {
   // while another turn of the session runs; config problems (the agent no
   // longer resolves, a missing key variable) are reported here, before any
   // event is recorded.
+  // `images` go with the text (SessionRunner::StartTurn checks them); the
+  // text may be empty only when there are images.
   void StartTurn(const std::string& session_id, std::string text, std::string lease_id,
-                 Reply<std::string> reply);
+                 Reply<std::string> reply, std::vector<events::ImageUpload> images = {});
   // Interrupts the running turn or compaction; false when none was running.
   void InterruptTurn(const std::string& session_id, std::string lease_id, Reply<bool> reply);
   // Answers the session's pending approval request (see ApprovalBroker).

@@ -72,22 +72,44 @@ bool SessionRunner::ReadyOrDefer(std::function<void()> retry, const StatusReply&
   return false;
 }
 
-void SessionRunner::StartTurn(std::string text, std::string lease_id, Reply<std::string> reply) {
+void SessionRunner::StartTurn(std::string text, std::string lease_id, Reply<std::string> reply,
+                              std::vector<events::ImageUpload> images) {
   auto self = shared_from_this();
-  Post([self, text = std::move(text), lease_id = std::move(lease_id),
-        reply] { self->DoStartTurn(text, lease_id, reply); },
+  // Shared, not copied, by the commands that carry it on.
+  auto uploads = std::make_shared<const std::vector<events::ImageUpload>>(std::move(images));
+  Post([self, text = std::move(text), lease_id = std::move(lease_id), uploads,
+        reply] { self->DoStartTurn(text, uploads, lease_id, reply); },
        [reply](absl::Status s) { reply(s); });
 }
 
-void SessionRunner::DoStartTurn(const std::string& text, const std::string& lease_id,
-                                const Reply<std::string>& reply) {
+absl::StatusOr<TurnPlan> SessionRunner::PlanTurn(const std::string& text,
+                                                 const std::vector<events::ImageUpload>& uploads) {
+  // Encoding up to 10 MiB of images is work for the pool, like the plan.
+  absl::StatusOr<std::vector<events::ImagePart>> images = events::CheckPromptImages(uploads);
+  if (!images.ok()) return images.status();
+  absl::StatusOr<TurnPlan> plan = deps_.planner(PlanPurpose::kTurn, text);
+  if (!plan.ok() || images->empty()) return plan;
+  const config::ModelConfig& model = plan->agent.model;
+  if (!model.images) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the model \"", model.name, "\" (", model.model_id,
+                     ") is not configured to take images; set \"images\": true in its entry under "
+                     "\"models\" if it does, or send the prompt without images"));
+  }
+  plan->images = *std::move(images);
+  return plan;
+}
+
+void SessionRunner::DoStartTurn(const std::string& text, const ImageUploads& uploads,
+                                const std::string& lease_id, const Reply<std::string>& reply) {
   if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
   auto self = shared_from_this();
   const Reply<std::string> once = ReplyOnce(reply);
   uint64_t prep = 0;
   {
     absl::MutexLock lock(&mu_);
-    if (!ReadyOrDefer([self, text, lease_id, reply] { self->DoStartTurn(text, lease_id, reply); },
+    if (!ReadyOrDefer([self, text, uploads, lease_id,
+                       reply] { self->DoStartTurn(text, uploads, lease_id, reply); },
                       [&](absl::Status s) { reply(s); })) {
       return;
     }
@@ -97,9 +119,8 @@ void SessionRunner::DoStartTurn(const std::string& text, const std::string& leas
   // The plan may take seconds (MCP servers, secret variables, a probe):
   // built off the queue, so an interrupt is not held up behind it, and an
   // interrupt abandons it at once (Interrupt).
-  bool scheduled = deps_.pool.Schedule([self, text, once, prep, lease_id] {
-    auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(
-        self->deps_.planner(PlanPurpose::kTurn, text));
+  bool scheduled = deps_.pool.Schedule([self, text, uploads, once, prep, lease_id] {
+    auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(self->PlanTurn(text, *uploads));
     if (plan->ok()) {
       // The mode this lease chose, if any, for calls no rule matches.
       config::ApprovalMode& mode = (*plan)->agent.agent.approval_mode;

@@ -136,7 +136,11 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Replies with the turn id once the turn has started, or with the error
   // that kept it from starting (busy, a config problem, a missing key
   // variable; kCancelled when interrupted while it was being prepared).
-  void StartTurn(std::string text, std::string lease_id, Reply<std::string> reply);
+  // `images` are checked (events::CheckPromptImages) and the agent's model
+  // must take images; either problem is the reply, before anything is
+  // recorded.
+  void StartTurn(std::string text, std::string lease_id, Reply<std::string> reply,
+                 std::vector<events::ImageUpload> images = {});
   // Replies with the compaction's operation id once it has started.
   void StartCompaction(std::string lease_id, Reply<std::string> reply);
   // Removes the conversation from the model context (the display history,
@@ -275,8 +279,13 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // The queue commands of the writes above.
-  void DoStartTurn(const std::string& text, const std::string& lease_id,
-                   const Reply<std::string>& reply);
+  using ImageUploads = std::shared_ptr<const std::vector<events::ImageUpload>>;
+  void DoStartTurn(const std::string& text, const ImageUploads& uploads,
+                   const std::string& lease_id, const Reply<std::string>& reply);
+  // In the pool: checks the images, builds the turn's plan, and checks that
+  // its model takes the images.
+  absl::StatusOr<TurnPlan> PlanTurn(const std::string& text,
+                                    const std::vector<events::ImageUpload>& uploads);
   void DoStartCompaction(const std::string& lease_id, const Reply<std::string>& reply);
   void DoClear(const std::string& lease_id, const Reply<events::ContextEstimate>& reply);
   void DoChangeWhileIdle(const std::string& lease_id, bool needs_history,

@@ -203,15 +203,16 @@ events::TurnEnded Turn::RunTurn() {
   std::string blocked;
   std::optional<std::string> user_item = UserContextText(&blocked);
   CommitExtras extras;
-  if (user_item) {
-    extras.context_appends.push_back(
-        events::UserText{*user_item, events::UserTextKind::kPrompt, plan_.turn_id});
-  }
+  events::UserText prompt{user_item.value_or(""), events::UserTextKind::kPrompt, plan_.turn_id};
+  prompt.images = plan_.images;
+  if (user_item) extras.context_appends.push_back(prompt);
   extras.conversation_activity = true;
-  extras.title = Title(plan_.user_text);
+  extras.title =
+      plan_.user_text.empty() && !plan_.images.empty() ? "(image)" : Title(plan_.user_text);
   absl::Status s = log_.Commit(
       plan_.turn_id,
-      {events::TurnStarted{plan_.user_text}, events::UserMessage{plan_.user_text}}, extras);
+      {events::TurnStarted{plan_.user_text}, events::UserMessage{plan_.user_text, plan_.images}},
+      extras);
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
   if (plan_.attach_mcp) {
     // Servers may start here; clients already see the turn running.
@@ -238,7 +239,7 @@ events::TurnEnded Turn::RunTurn() {
     return End(events::TurnEndReason::kError,
                absl::StrCat("the prompt was blocked by a hook: ", blocked));
   }
-  context_.push_back(events::UserText{*user_item, events::UserTextKind::kPrompt, plan_.turn_id});
+  context_.push_back(std::move(prompt));
 
   const int max_steps = plan_.agent.agent.max_steps;
   for (int step = 1; step <= max_steps; ++step) {

@@ -71,6 +71,7 @@ struct TurnPlan {
   std::string session_id;
   std::string turn_id;
   std::string user_text;
+  std::vector<events::ImagePart> images;  // sent with user_text (checked)
   std::string cwd;
   config::ResolvedAgent agent;
   config::ToolSettings tool_settings;

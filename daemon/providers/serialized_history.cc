@@ -18,7 +18,11 @@ constexpr size_t kReserveFromItems = 64;
 // punctuation around it. An estimate, for sizing only.
 size_t EstimatedBytes(const events::ContextItem& item) {
   constexpr size_t kFraming = 64;
-  if (const auto* user = std::get_if<events::UserText>(&item)) return kFraming + user->text.size();
+  if (const auto* user = std::get_if<events::UserText>(&item)) {
+    size_t bytes = kFraming + user->text.size();
+    for (const events::ImagePart& image : user->images) bytes += kFraming + image.base64.size();
+    return bytes;
+  }
   if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
     size_t bytes = kFraming + turn->text.size() + turn->reasoning.size();
     for (const events::ToolCallRequest& call : turn->tool_calls) {

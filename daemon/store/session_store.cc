@@ -325,6 +325,17 @@ absl::StatusOr<HistoryPage> SessionStore::GetHistory(const std::string& session_
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(read);
+  // At least one event, then no more than kMaxHistoryPageBytes of them: a
+  // page of prompts with images must fit a client's message limit.
+  size_t bytes = 0;
+  for (size_t i = 0; i < rows.rows.size(); ++i) {
+    bytes += rows.rows[i].payload.size();
+    if (i > 0 && bytes > kMaxHistoryPageBytes) {
+      rows.rows.resize(i);
+      rows.more = true;
+      break;
+    }
+  }
   HistoryPage page;
   ASSIGN_OR_RETURN(page.events, DecodeEventRows(session_id, std::move(rows.rows)));
   if (rows.more) page.next_cursor = EncodeHistoryCursor(session_id, page.events.back().seq);

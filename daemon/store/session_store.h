@@ -83,6 +83,10 @@ inline constexpr size_t kMaxPluginSettingsBytes = 64 * 1024;
 
 enum class HistoryDirection { kForward, kBackward };
 
+// GetHistory ends a page early, after at least one event, once the stored
+// payloads of its events pass this many bytes.
+inline constexpr size_t kMaxHistoryPageBytes = 16 * 1024 * 1024;
+
 struct HistoryPage {
   std::vector<events::SessionEvent> events;
   std::string next_cursor;  // empty at the end

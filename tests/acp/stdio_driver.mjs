@@ -75,6 +75,31 @@ const scenarios = {
     });
   },
 
+  // A prompt with an image (IMAGE_B64, IMAGE_MIME) after its text; then one
+  // whose image data is not base64, which is refused.
+  async image_prompt(agent) {
+    const init = await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const image = { type: "image", mimeType: process.env.IMAGE_MIME, data: process.env.IMAGE_B64 };
+      const answer = session.prompt([{ type: "text", text: "what is this?" }, image]);
+      const turn = await readTurn(session);
+      const response = await answer;
+      let refused = null;
+      try {
+        await session.prompt([{ type: "image", mimeType: "image/png", data: "not base64!" }]);
+      } catch (e) {
+        refused = { code: e.code, message: e.message };
+      }
+      return {
+        init,
+        sessionId: session.sessionId,
+        stopReason: response.stopReason,
+        text: turn.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map(text).join(""),
+        refused,
+      };
+    });
+  },
+
   // A tool call that asks: the permission request and its answer (DECISION).
   async permission(agent) {
     await initialize(agent);

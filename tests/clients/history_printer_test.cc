@@ -75,6 +75,23 @@ TEST(HistoryPrinterTest, PrintsATranscript) {
             "-- turn completed (1 step)\n");
 }
 
+TEST(HistoryPrinterTest, APromptsImagesAreListedUnderItsText) {
+  std::ostringstream out;
+  HistoryPrinter printer(out);
+  v1::Event e = Ev("t1");
+  e.mutable_turn_started()->set_user_text("what is this?");
+  printer.Print(e);
+  e = Ev("t1");
+  e.mutable_user_message()->set_text("what is this?");
+  v1::Image* image = e.mutable_user_message()->add_images();
+  image->set_mime_type("image/png");
+  image->set_data(std::string(34 * 1024, 'x'));
+  image->set_width(800);
+  image->set_height(600);
+  printer.Print(e);
+  EXPECT_EQ(out.str(), "[-] you: what is this?\n[image: PNG, 800x600, 34 KB]\n");
+}
+
 v1::Event RavenResult() {
   v1::Event e = Ev("t1");
   auto* r = e.mutable_tool_result();

@@ -31,6 +31,28 @@ TEST(TranscriptTest, StreamedTextIsReplacedByTheCommittedMessage) {
   EXPECT_EQ(Kinds(t), (std::vector<CellKind>{CellKind::kUser, CellKind::kAssistant}));
 }
 
+TEST(TranscriptTest, APromptsImagesAreLabelledInItsCell) {
+  Transcript t;
+  t.Apply(TurnStarted(1, "look"));
+  v1::Event user = Ev(2);
+  user.mutable_user_message()->set_text("look");
+  v1::Image* image = user.mutable_user_message()->add_images();
+  image->set_mime_type("image/jpeg");
+  image->set_data(std::string(2 * 1024 * 1024 + 100 * 1024, 'x'));
+  t.Apply(user);
+  ASSERT_EQ(t.cells().size(), 1u);
+  EXPECT_EQ(t.cells()[0].text, "look\n[image: JPEG, 2.1 MB]");
+  // A prompt of images alone gets a cell of its own.
+  Transcript alone;
+  v1::Event only = Ev(1, "t2");
+  image = only.mutable_user_message()->add_images();
+  image->set_mime_type("image/gif");
+  image->set_data("GIF89a");
+  alone.Apply(only);
+  ASSERT_EQ(alone.cells().size(), 1u);
+  EXPECT_EQ(alone.cells()[0].text, "[image: GIF, 6 B]");
+}
+
 TEST(TranscriptTest, ReplayedDuplicatesAreIgnored) {
   Transcript t;
   t.Apply(TurnStarted(1, "hi"));

@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "absl/strings/escaping.h"
 #include "daemon/api/convert/session_to_proto.h"
 
 namespace raw::api::convert {
@@ -97,7 +98,17 @@ void Fill(const events::TurnStarted& p, raw::v1::Event& out) {
   out.mutable_turn_started()->set_user_text(p.user_text);
 }
 void Fill(const events::UserMessage& p, raw::v1::Event& out) {
-  out.mutable_user_message()->set_text(p.text);
+  raw::v1::UserMessage* message = out.mutable_user_message();
+  message->set_text(p.text);
+  for (const events::ImagePart& part : p.images) {
+    raw::v1::Image* image = message->add_images();
+    image->set_mime_type(part.mime_type);
+    // Stored by the daemon itself, so the base64 is valid; a damaged row
+    // leaves the data empty rather than failing the whole event.
+    (void)absl::Base64Unescape(part.base64, image->mutable_data());
+    image->set_width(part.width);
+    image->set_height(part.height);
+  }
 }
 void Fill(const events::TextDelta& p, raw::v1::Event& out) {
   out.mutable_text_delta()->set_text(p.text);

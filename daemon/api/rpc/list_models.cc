@@ -15,6 +15,7 @@ UnaryReactor* ListModels(grpc::CallbackServerContext* ctx, loop::SessionManager&
     if (model.context_window_tokens) {
       info->set_context_window_tokens(*model.context_window_tokens);
     }
+    info->set_images(model.images);
   }
   return ReturnStatus(ctx, absl::OkStatus());
 }

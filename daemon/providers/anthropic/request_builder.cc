@@ -87,12 +87,12 @@ void WriteAssistantMessage(JsonWriter& w, const events::AssistantTurn& turn) {
 }
 
 // One user message from a run of consecutive user-side items: the tool
-// results first, then the texts. Writes nothing when the run has nothing to
-// send (the API rejects empty text).
+// results first, then the texts, each followed by its images. Writes nothing when the run has
+// nothing to send (the API rejects empty text).
 void WriteUserMessage(JsonWriter& w, const std::vector<const events::ContextItem*>& run) {
   auto sends = [](const events::ContextItem* item) {
     const auto* user = std::get_if<events::UserText>(item);
-    return user == nullptr || !user->text.empty();
+    return user == nullptr || !user->text.empty() || !user->images.empty();
   };
   if (std::none_of(run.begin(), run.end(), sends)) return;
   w.BeginObject().Key("role").String("user").Key("content").BeginArray();
@@ -107,8 +107,15 @@ void WriteUserMessage(JsonWriter& w, const std::vector<const events::ContextItem
   }
   for (const events::ContextItem* item : run) {
     const auto* user = std::get_if<events::UserText>(item);
-    if (user == nullptr || user->text.empty()) continue;
-    w.BeginObject().Key("type").String("text").Key("text").String(user->text).EndObject();
+    if (user == nullptr) continue;
+    if (!user->text.empty()) {
+      w.BeginObject().Key("type").String("text").Key("text").String(user->text).EndObject();
+    }
+    for (const events::ImagePart& image : user->images) {
+      w.BeginObject().Key("type").String("image").Key("source").BeginObject();
+      w.Key("type").String("base64").Key("media_type").String(image.mime_type);
+      w.Key("data").String(image.base64).EndObject().EndObject();
+    }
   }
   w.EndArray().EndObject();
 }

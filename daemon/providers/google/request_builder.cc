@@ -170,7 +170,14 @@ void AppendContents(const std::vector<events::ContextItem>& items, size_t from, 
     flush();
     if (const auto* user = std::get_if<events::UserText>(&item)) {
       w.BeginObject().Key("role").String("user").Key("parts").BeginArray();
-      WriteTextPart(w, user->text, false, nullptr);
+      if (!user->text.empty() || user->images.empty()) {
+        WriteTextPart(w, user->text, false, nullptr);
+      }
+      for (const events::ImagePart& image : user->images) {
+        w.BeginObject().Key("inlineData").BeginObject();
+        w.Key("mimeType").String(image.mime_type).Key("data").String(image.base64);
+        w.EndObject().EndObject();
+      }
       w.EndArray().EndObject();
     } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
       WriteModelContent(w, *turn);

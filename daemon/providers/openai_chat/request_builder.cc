@@ -55,7 +55,22 @@ void AppendMessage(const events::ContextItem& item, bool send_reasoning_content,
   JsonWriter w(*out);
   w.BeginObject();
   if (const auto* user = std::get_if<events::UserText>(&item)) {
-    w.Key("role").String("user").Key("content").String(user->text);
+    w.Key("role").String("user").Key("content");
+    if (user->images.empty()) {
+      w.String(user->text);
+    } else {
+      // Content parts: the text, then each image as a data URL.
+      w.BeginArray();
+      if (!user->text.empty()) {
+        w.BeginObject().Key("type").String("text").Key("text").String(user->text).EndObject();
+      }
+      for (const events::ImagePart& image : user->images) {
+        w.BeginObject().Key("type").String("image_url").Key("image_url").BeginObject();
+        w.Key("url").String(absl::StrCat("data:", image.mime_type, ";base64,", image.base64));
+        w.EndObject().EndObject();
+      }
+      w.EndArray();
+    }
   } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
     WriteAssistantMessage(w, *turn, send_reasoning_content);
   } else {

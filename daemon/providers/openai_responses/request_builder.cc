@@ -31,6 +31,22 @@ void WriteMessage(JsonWriter& w, const char* role, const char* part_type,
   w.EndArray().EndObject();
 }
 
+// The text, then each image as an input_image with a data URL.
+void WriteUserMessage(JsonWriter& w, const events::UserText& user) {
+  if (user.images.empty()) return WriteMessage(w, "user", "input_text", user.text);
+  w.BeginObject().Key("type").String("message").Key("role").String("user");
+  w.Key("content").BeginArray();
+  if (!user.text.empty()) {
+    w.BeginObject().Key("type").String("input_text").Key("text").String(user.text).EndObject();
+  }
+  for (const events::ImagePart& image : user.images) {
+    w.BeginObject().Key("type").String("input_image");
+    w.Key("image_url").String(absl::StrCat("data:", image.mime_type, ";base64,", image.base64));
+    w.EndObject();
+  }
+  w.EndArray().EndObject();
+}
+
 bool IsReplayableReasoning(const events::OpaqueBlob& blob) {
   return blob.provider == kOpaqueProvider && blob.kind == kReasoningItemKind && !blob.data.empty();
 }
@@ -58,7 +74,7 @@ void WriteAssistantItems(JsonWriter& w, const events::AssistantTurn& turn) {
 void AppendInputItems(const events::ContextItem& item, std::string* out) {
   JsonWriter w(*out);
   if (const auto* user = std::get_if<events::UserText>(&item)) {
-    WriteMessage(w, "user", "input_text", user->text);
+    WriteUserMessage(w, *user);
   } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
     WriteAssistantItems(w, *turn);
   } else {

@@ -199,7 +199,59 @@ TEST(PromptTextTest, BlocksBecomeOneMessage) {
   EXPECT_EQ(*PromptText(blocks),
             "see [a.txt](file:///w/a.txt)[b](file:///w/b)\n\nContents of file:///w/b:\n```\nx\n```");
   EXPECT_FALSE(PromptText(Json::parse(R"([{"type":"image","data":"","mimeType":"image/png"}])")).ok());
+  EXPECT_FALSE(
+      PromptText(Json::parse(R"([{"type":"audio","data":"AAAA","mimeType":"audio/wav"}])")).ok());
   EXPECT_FALSE(PromptText(Json::array()).ok());
+}
+
+TEST(PromptTextTest, ImagesGoWithTheTextDecoded) {
+  absl::StatusOr<AcpPrompt> prompt = PromptOf(Json::parse(R"([{"type":"text","text":"look"},
+    {"type":"image","mimeType":"image/png","data":"aGVsbG8="}])"));
+  ASSERT_TRUE(prompt.ok()) << prompt.status();
+  EXPECT_EQ(prompt->text, "look");
+  ASSERT_EQ(prompt->images.size(), 1u);
+  EXPECT_EQ(prompt->images[0].mime_type(), "image/png");
+  EXPECT_EQ(prompt->images[0].data(), "hello");
+  // Images alone make a prompt; data that is not base64 does not.
+  EXPECT_TRUE(PromptOf(Json::parse(R"([{"type":"image","data":"aGVsbG8="}])")).ok());
+  absl::StatusOr<AcpPrompt> bad =
+      PromptOf(Json::parse(R"([{"type":"image","mimeType":"image/png","data":"%%%"}])"));
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(UpdateMapperTest, AUserMessagesImagesAreReplayedAfterItsText) {
+  v1::Event user;
+  user.mutable_user_message()->set_text("look");
+  v1::Image* image = user.mutable_user_message()->add_images();
+  image->set_mime_type("image/gif");
+  image->set_data("GIF89a");
+  std::vector<Json> out = UpdateMapper("/w").Replay({user});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0]["content"], Json::parse(R"({"type":"text","text":"look"})"));
+  EXPECT_EQ(out[1], Json::parse(R"({"sessionUpdate":"user_message_chunk",
+    "content":{"type":"image","mimeType":"image/gif","data":"R0lGODlh"}})"));
+}
+
+TEST(ConfigOptionsTest, ImagesAreOfferedWhenTheAgentsModelTakesThem) {
+  v1::AgentInfo seer, plain, picked;
+  seer.set_name("seer");
+  seer.set_model("vision");
+  seer.set_is_default(true);
+  plain.set_name("plain");
+  plain.set_model("text");
+  picked.set_name("picked");  // its model is picked at session start
+  v1::ModelInfo vision, text;
+  vision.set_name("vision");
+  vision.set_images(true);
+  text.set_name("text");
+  const std::vector<v1::AgentInfo> agents = {seer, plain, picked};
+  EXPECT_TRUE(AgentTakesImages(agents, {vision, text}, ""));
+  EXPECT_TRUE(AgentTakesImages(agents, {vision, text}, "seer"));
+  EXPECT_FALSE(AgentTakesImages(agents, {vision, text}, "plain"));
+  EXPECT_TRUE(AgentTakesImages(agents, {vision, text}, "picked"));
+  EXPECT_FALSE(AgentTakesImages(agents, {text}, "picked"));
+  EXPECT_FALSE(AgentTakesImages(agents, {vision, text}, "nobody"));
+  EXPECT_FALSE(AgentTakesImages({}, {}, ""));
 }
 
 }  // namespace

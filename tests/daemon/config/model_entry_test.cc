@@ -104,13 +104,14 @@ TEST(ModelEntryTest, ProviderIsDerivedFromBaseUrlWhenLeftOut) {
 }
 
 TEST(ModelEntryTest, UnknownKeyNamesPathAndKnownKeys) {
-  EXPECT_THAT(ProblemLines(DocWith(R"("modle_id": "x")", "")),
-              ElementsAre("models.flash.modle_id: unknown key (expected one of: provider, method, "
-                          "model_id, base_url, api_key_env, api_key, headers, "
-                          "context_window_tokens, max_output_tokens, system_role, "
-                          "max_tokens_field, idle_timeout_seconds, connect_timeout_seconds, "
-                          "cache, max_retries, reasoning_content, reasoning_effort, max_response_bytes, "
-                          "max_stream_seconds)"));
+  EXPECT_THAT(
+      ProblemLines(DocWith(R"("modle_id": "x")", "")),
+      ElementsAre("models.flash.modle_id: unknown key (expected one of: provider, method, "
+                  "model_id, base_url, api_key_env, api_key, headers, "
+                  "context_window_tokens, max_output_tokens, system_role, "
+                  "max_tokens_field, idle_timeout_seconds, connect_timeout_seconds, "
+                  "cache, max_retries, reasoning_content, reasoning_effort, max_response_bytes, "
+                  "max_stream_seconds, images)"));
 }
 
 TEST(ModelEntryTest, RequiredFieldsAreReportedEachWithItsPath) {

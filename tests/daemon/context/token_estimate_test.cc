@@ -25,6 +25,23 @@ TEST(TokenEstimateTest, UserTextIsItsTextPlusTheMessageOverhead) {
   EXPECT_EQ(EstimateItemTokens(summary), kMessageOverheadTokens + 2);
 }
 
+TEST(TokenEstimateTest, AnImageCountsItsPixelsNotItsBytes) {
+  const auto image = [](int64_t w, int64_t h) {
+    return events::ImagePart{"image/png", std::string(40000, 'A'), w, h};
+  };
+  EXPECT_EQ(EstimateImageTokens(image(750, 1)), 1);
+  EXPECT_EQ(EstimateImageTokens(image(200, 200)), 54);  // 40,000 / 750 rounded up
+  EXPECT_EQ(EstimateImageTokens(image(1000, 1000)), 1334);
+  // The long edge is scaled to 1,568 pixels, and no image counts more
+  // than 1,600 tokens.
+  EXPECT_EQ(EstimateImageTokens(image(3136, 100)), 105);  // 1568 x 50
+  EXPECT_EQ(EstimateImageTokens(image(4000, 3000)), kImageTokensUnknownSize);
+  EXPECT_EQ(EstimateImageTokens(image(0, 0)), kImageTokensUnknownSize);
+  events::UserText text{"abcd"};
+  text.images = {image(200, 200), image(0, 0)};
+  EXPECT_EQ(EstimateItemTokens(text), kMessageOverheadTokens + 1 + 54 + kImageTokensUnknownSize);
+}
+
 TEST(TokenEstimateTest, AssistantTurnCountsTextReasoningAndEveryToolCall) {
   events::AssistantTurn turn;
   turn.text = std::string(8, 't');        // 2

@@ -14,13 +14,22 @@ namespace {
 
 using ::testing::HasSubstr;
 
+UserText WithImages() {
+  UserText text{"what is in these?", UserTextKind::kPrompt, "turn_01jd9a"};
+  text.images = {{"image/png", "iVBORw0KGgo=", 800, 600}, {"image/webp", "UklGRg==", 0, 0}};
+  return text;
+}
+
 std::vector<ContextItem> EveryShape() {
   return {
+      WithImages(),
       UserText{"please\tlist files"},
       UserText{"summary of turns 1-3", UserTextKind::kSummary, ""},
       UserText{"task", UserTextKind::kPrompt, "turn_01jd8w"},
       UserText{""},
-      AssistantTurn{"text", "reasoning", {{"call_1", "ls", R"({"dir":"."})"}, {"call_2", "x", ""}},
+      AssistantTurn{"text",
+                    "reasoning",
+                    {{"call_1", "ls", R"({"dir":"."})"}, {"call_2", "x", ""}},
                     {{"anthropic", "thinking_signature", "sig_1", "c2lnbmF0dXJl"}}},
       AssistantTurn{},
       AssistantTurn{"", "", {{"c", "n", "{}"}}, {}},
@@ -28,8 +37,8 @@ std::vector<ContextItem> EveryShape() {
       ToolOutcome{"call_2", "x", "unknown tool", true},
       // Text of every width, a NUL byte, and a string long enough that its
       // length takes three varint bytes.
-      ToolOutcome{"c", "read_file", std::string("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 a\0b", 18),
-                  false},
+      ToolOutcome{"c", "read_file",
+                  std::string("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 a\0b", 18), false},
       ToolOutcome{"c", "read_file", std::string(70000, 'x'), false},
   };
 }
@@ -69,6 +78,17 @@ TEST(ContextRecordTest, TextThatIsNotUtf8IsStoredWithReplacementCharacters) {
   const std::string& content = std::get<ToolOutcome>(*decoded).content;
   EXPECT_EQ(ValidUtf8Prefix(content), content.size());
   EXPECT_EQ(content, "ok \xEF\xBF\xBD\xEF\xBF\xBD end");
+}
+
+TEST(ContextRecordTest, ARecordWithoutImagesIsAsBeforeImagesExisted) {
+  // The role byte stays 0 or 1 and nothing follows the turn id.
+  EXPECT_EQ(EncodeContextRecord(UserText{"hi", UserTextKind::kPrompt, "t"}),
+            std::string("\x01\x01\x00\x02hi\x01t", 8));
+  const std::string with = EncodeContextRecord(WithImages());
+  EXPECT_EQ(with[2], '\x02');  // the images flag
+  std::string unknown_role = with;
+  unknown_role[2] = '\x04';
+  EXPECT_THAT(DecodeContextRecord(unknown_role).status().message(), HasSubstr("unknown role"));
 }
 
 TEST(ContextRecordTest, EveryCutOfARecordIsAnErrorNamingWhereItEnds) {

@@ -21,6 +21,7 @@ std::vector<EventPayload> SamplePayloads() {
   return {
       TurnStarted{"fix the \"build\"\nplease"},
       UserMessage{"héllo ✓"},
+      UserMessage{"", {{"image/jpeg", "/9j/4AAQ", 1920, 1080}, {"image/gif", "R0lGODlh", 0, 0}}},
       TextDelta{"partial"},
       ReasoningDelta{"thinking…"},
       AssistantMessage{"answer", "because", 3},
@@ -39,19 +40,28 @@ std::vector<EventPayload> SamplePayloads() {
       TurnEnded{TurnEndReason::kMaxSteps, "limit", 8, {}},
       StreamReset{"retry after 429"},
       Resync{18446744073709551615ull},
-      ToolResult{"c", "edit_file", "builtin/edit_file", ToolStatus::kOk, "Replaced", 3,
-                 "--- a\n+++ b\n", {}},
-      ApprovalRequested{"apr_1",
-                        {{"c1", "bash", "builtin/bash", R"({"command":"ls"})",
-                          ApprovalState::kAllowed, "rule 0"},
-                         {"c2", "write_file", "builtin/write_file", "{}", ApprovalState::kPending,
-                          "asks",
-                          {{{"allow builtin/write_file path \"/p/a\""}},
-                           {{"allow builtin/bash command \"echo *\"",
-                             "allow builtin/bash redirect \"/p/o\""}}}},
-                         {"c3", "x", "", "{", ApprovalState::kNotApplicable, "invalid"},
-                         {"c4", "y", "t", "{}", ApprovalState::kDenied, "deny rule"}},
-                        300000},
+      ToolResult{"c",
+                 "edit_file",
+                 "builtin/edit_file",
+                 ToolStatus::kOk,
+                 "Replaced",
+                 3,
+                 "--- a\n+++ b\n",
+                 {}},
+      ApprovalRequested{
+          "apr_1",
+          {{"c1", "bash", "builtin/bash", R"({"command":"ls"})", ApprovalState::kAllowed, "rule 0"},
+           {"c2",
+            "write_file",
+            "builtin/write_file",
+            "{}",
+            ApprovalState::kPending,
+            "asks",
+            {{{"allow builtin/write_file path \"/p/a\""}},
+             {{"allow builtin/bash command \"echo *\"", "allow builtin/bash redirect \"/p/o\""}}}},
+           {"c3", "x", "", "{", ApprovalState::kNotApplicable, "invalid"},
+           {"c4", "y", "t", "{}", ApprovalState::kDenied, "deny rule"}},
+          300000},
       ApprovalResolved{"apr_1",
                        {{"c2", ApprovalDecision::kAllowSession, "", 1},
                         {"c3", ApprovalDecision::kDeny, "no"},
@@ -60,8 +70,8 @@ std::vector<EventPayload> SamplePayloads() {
       ApprovalResolved{"apr_2", {}, ApprovalResolution::kCancelled},
       CompactionStarted{CompactionTrigger::kAutomatic, 812000, 3},
       CompactionProgress{2, 3},
-      CompactionEnded{CompactionTrigger::kManual, CompactionOutcome::kAccepted, "ok", 900, 120,
-                      4, 77, "summary text"},
+      CompactionEnded{CompactionTrigger::kManual, CompactionOutcome::kAccepted, "ok", 900, 120, 4,
+                      77, "summary text"},
       CompactionEnded{CompactionTrigger::kAutomatic, CompactionOutcome::kNothingToCompact,
                       "nothing older", 5, 5, 0, 0, ""},
       ContextCleared{4000, 300},
@@ -99,6 +109,11 @@ TEST(EventCodecTest, EncodingIsStable) {
       R"("status":"error","content":"boom","duration_ms":9})");
   EXPECT_EQ(EncodePayload(TurnEnded{TurnEndReason::kCancelled, "", 1, {}}),
             R"({"kind":"turn_ended","reason":"cancelled","message":"","steps":1})");
+  // Images are written only when there are any, as rows before them read.
+  EXPECT_EQ(EncodePayload(UserMessage{"hi"}), R"({"kind":"user_message","text":"hi"})");
+  EXPECT_EQ(EncodePayload(UserMessage{"", {{"image/png", "iVBO", 2, 3}}}),
+            R"({"kind":"user_message","text":"","images":[{"mime_type":"image/png",)"
+            R"("base64":"iVBO","width":2,"height":3}]})");
   EXPECT_EQ(EncodeContextItem(ToolOutcome{"c1", "ls", "out", true}),
             R"({"kind":"tool_outcome","call_id":"c1","name":"ls","content":"out","is_error":true})");
 }

@@ -95,6 +95,48 @@ TEST_F(SessionHistoryTest, EventsComeBackWhole) {
   EXPECT_EQ((*stored)[0].turn_id, "turn_1");
 }
 
+// Prompts with images are large: a page ends early, after at least one
+// event, once its payloads pass kMaxHistoryPageBytes, and the cursor goes
+// on from there.
+TEST_F(SessionHistoryTest, APageOfLargeEventsEndsEarlyAndTheCursorGoesOn) {
+  CommitBatch batch;
+  for (uint64_t seq = 1; seq <= 5; ++seq) {
+    SessionEvent event = HistoryMessage(seq);
+    events::UserMessage message{"look"};
+    message.images = {{"image/png", std::string(6 * 1024 * 1024, 'A'), 1, 1}};
+    event.payload = message;
+    batch.events.push_back(event);
+  }
+  ASSERT_TRUE(store_->Commit("s1", batch).ok());
+  for (HistoryDirection direction : {HistoryDirection::kForward, HistoryDirection::kBackward}) {
+    std::vector<uint64_t> seqs;
+    std::string cursor;
+    int pages = 0;
+    do {
+      HistoryPage page = Page(cursor, 100, direction);
+      ASSERT_FALSE(page.events.empty());
+      EXPECT_LE(page.events.size(), 2u);
+      for (const SessionEvent& e : page.events) seqs.push_back(e.seq);
+      cursor = page.next_cursor;
+      ++pages;
+    } while (!cursor.empty() && pages < 10);
+    EXPECT_EQ(pages, 3);
+    EXPECT_EQ(seqs, direction == HistoryDirection::kForward ? Range(1, 5) : Range(5, 1));
+  }
+  // One event larger than the bound still comes back, alone.
+  CommitBatch huge;
+  SessionEvent event = HistoryMessage(6);
+  events::UserMessage message{"big"};
+  message.images = {{"image/png", std::string(kMaxHistoryPageBytes + 1, 'A'), 1, 1}};
+  event.payload = message;
+  huge.events.push_back(event);
+  ASSERT_TRUE(store_->Commit("s1", huge).ok());
+  HistoryPage last = Page("", 100, HistoryDirection::kBackward);
+  ASSERT_EQ(last.events.size(), 1u);
+  EXPECT_EQ(last.events[0].seq, 6u);
+  EXPECT_FALSE(last.next_cursor.empty());
+}
+
 TEST_F(SessionHistoryTest, ReadEventsAfterSeq) {
   Append("s1", 1, 30);
   Append("s2", 1, 3);

@@ -27,7 +27,7 @@ inline constexpr char kAcpConfig[] = R"({
   "models": {
     "fake": {"provider": "openai", "method": "openai-chat-completions", "model_id": "gpt-test",
              "base_url": "${BASE_URL}", "api_key_env": "RAW_TEST_KEY",
-             "context_window_tokens": 100000},
+             "context_window_tokens": 100000, "images": true},
     "other": {"provider": "openai", "method": "openai-chat-completions", "model_id": "gpt-other",
               "base_url": "${BASE_URL}", "api_key_env": "RAW_TEST_KEY"}
   },

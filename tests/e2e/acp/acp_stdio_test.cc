@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "common/version.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/acp/acp_fixture.h"
+#include "tests/support/test_images.h"
 #include "tests/support/test_leases.h"
 
 namespace raw::e2e {
@@ -79,13 +81,53 @@ TEST_F(AcpTest, InitializeAdvertisesTheAgent) {
   const Json& caps = init["agentCapabilities"];
   EXPECT_EQ(caps["loadSession"], true);
   EXPECT_EQ(caps["promptCapabilities"],
-            Json::parse(R"({"image":false,"audio":false,"embeddedContext":true})"));
+            Json::parse(R"({"image":true,"audio":false,"embeddedContext":true})"));
   EXPECT_EQ(caps["mcpCapabilities"], Json::parse(R"({"http":true,"sse":false})"));
   EXPECT_EQ(caps["sessionCapabilities"], Json::parse(R"({"list":{},"resume":{},"close":{}})"));
   EXPECT_EQ(init["agentInfo"]["name"], "raw");
   EXPECT_EQ(init["agentInfo"]["version"], kVersion);
   EXPECT_EQ(init["authMethods"], Json::array());
   EXPECT_EQ(r["exit"]["code"], 0);
+}
+
+// The default agent's model takes images: an image block goes to the model
+// after the text, the session keeps it, and session/load replays it.
+TEST_F(AcpTest, APromptsImageReachesTheModelAndLoadReplaysIt) {
+  const std::string png = raw::test_images::PngBytes(20, 10);
+  fake_.Enqueue(chat::TextAnswer("A small picture."));
+  Json r = Drive(kStdioDriver, "image_prompt",
+                 {{"IMAGE_B64", absl::Base64Escape(png)}, {"IMAGE_MIME", "image/png"}});
+  EXPECT_EQ(r["init"]["agentCapabilities"]["promptCapabilities"]["image"], true);
+  EXPECT_EQ(r["stopReason"], "end_turn");
+  EXPECT_EQ(r["text"], "A small picture.");
+  EXPECT_EQ(r["refused"]["code"], -32602);
+  EXPECT_THAT(r["refused"]["message"].get<std::string>(), HasSubstr("base64"));
+
+  ASSERT_EQ(fake_.requests().size(), 1u);
+  absl::StatusOr<Json> body = fake_.requests()[0].BodyJson();
+  ASSERT_TRUE(body.ok());
+  const Json& user = (*body)["messages"].back();
+  EXPECT_EQ(user["content"][0], Json::parse(R"({"type":"text","text":"what is this?"})"));
+  EXPECT_EQ(user["content"][1]["image_url"]["url"],
+            absl::StrCat("data:image/png;base64,", absl::Base64Escape(png)));
+
+  const std::string id = r["sessionId"];
+  int images = 0;
+  for (const raw::v1::Event& e : History(id)) {
+    if (!e.has_user_message()) continue;
+    ASSERT_EQ(e.user_message().images_size(), 1);
+    EXPECT_EQ(e.user_message().images(0).data(), png);
+    ++images;
+  }
+  EXPECT_EQ(images, 1);
+
+  Json loaded = Drive(kStdioDriver, "load", {{"SESSION_ID", id}});
+  std::vector<Json> chunks = OfKind(loaded["updates"], "user_message_chunk");
+  ASSERT_EQ(chunks.size(), 2u) << loaded["updates"].dump();
+  EXPECT_EQ(chunks[0]["content"], Json::parse(R"({"type":"text","text":"what is this?"})"));
+  EXPECT_EQ(
+      chunks[1]["content"],
+      (Json{{"type", "image"}, {"mimeType", "image/png"}, {"data", absl::Base64Escape(png)}}));
 }
 
 TEST_F(AcpTest, ProtocolVersion2IsAnsweredWith1) {

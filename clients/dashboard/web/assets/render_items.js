@@ -71,12 +71,28 @@ function approvalSummary(item) {
     })));
 }
 
+// The types rawd lets into a prompt (never SVG, which can carry script).
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+// An image of a prompt, shown from its data (the page's policy allows data:
+// images and nothing else from outside).
+function promptImage(image) {
+  const type = image.mimeType.replace("image/", "").toUpperCase();
+  const size = image.width > 0 && image.height > 0 ? `, ${image.width}×${image.height}` : "";
+  const label = `Image (${type}${size})`;
+  if (!IMAGE_TYPES.has(image.mimeType) || !/^[A-Za-z0-9+/]*={0,2}$/.test(image.data)) {
+    return h("p", { class: "muted" }, `${label}: not shown`);
+  }
+  return h("img", { class: "prompt-image", src: `data:${image.mimeType};base64,${image.data}`, alt: label, title: label });
+}
+
 // A fresh element for `item`.
 export function renderItem(item) {
   const el = h("li", { class: `item item-${item.kind}`, dataset: { key: item.key, seq: item.seq } });
   switch (item.kind) {
     case "user":
-      append(el, [h("h3", { class: "visually-hidden" }, "You"), h("div", { class: "bubble user-text" }, item.text)]);
+      append(el, [h("h3", { class: "visually-hidden" }, "You"), item.text ? h("div", { class: "bubble user-text" }, item.text) : null]);
+      for (const image of item.images ?? []) el.append(promptImage(image));
       break;
     case "assistant": {
       if (item.reasoning) el.append(collapsible("Reasoning", h("div", { class: "reasoning" }, item.reasoning)));

@@ -51,7 +51,10 @@ export class Transcript {
     if (event.turnStarted) {
       this.turnRunning = true;
     } else if (event.userMessage) {
-      add("user", { text: event.userMessage.text ?? "" });
+      const images = (event.userMessage.images ?? []).map((i) => ({
+        mimeType: i.mimeType ?? "", data: i.data ?? "", width: int64(i.width) ?? 0, height: int64(i.height) ?? 0,
+      }));
+      add("user", { text: event.userMessage.text ?? "", images });
     } else if (event.textDelta) {
       const item = streamingItem();
       item.text += event.textDelta.text ?? "";

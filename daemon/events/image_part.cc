@@ -1,0 +1,59 @@
+#include "daemon/events/image_part.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "common/image_sniff.h"
+
+namespace raw::events {
+
+absl::StatusOr<std::vector<ImagePart>> CheckPromptImages(const std::vector<ImageUpload>& uploads) {
+  if (uploads.size() > kMaxImagesPerPrompt) {
+    return absl::InvalidArgumentError(absl::StrCat("a prompt takes at most ", kMaxImagesPerPrompt,
+                                                   " images; this one has ", uploads.size()));
+  }
+  std::vector<ImagePart> images;
+  images.reserve(uploads.size());
+  size_t total = 0;
+  for (size_t i = 0; i < uploads.size(); ++i) {
+    const ImageUpload& upload = uploads[i];
+    const std::string which = absl::StrCat("image ", i + 1);
+    if (upload.bytes.empty()) return absl::InvalidArgumentError(absl::StrCat(which, " is empty"));
+    if (upload.bytes.size() > kMaxImageBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(which, " has ", upload.bytes.size(),
+                                                     " bytes; an image may have at most ",
+                                                     kMaxImageBytes));
+    }
+    total += upload.bytes.size();
+    if (total > kMaxPromptImageBytes) {
+      return absl::InvalidArgumentError(absl::StrCat("the images of a prompt may have at most ",
+                                                     kMaxPromptImageBytes, " bytes together"));
+    }
+    std::optional<ImageFacts> facts = SniffImage(upload.bytes);
+    if (!facts) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(which, " is not an image Raw can send: its bytes are none of ",
+                       std::string(kImageMimeTypes)));
+    }
+    if (!upload.mime_type.empty() && upload.mime_type != facts->mime_type) {
+      return absl::InvalidArgumentError(absl::StrCat(which, " is declared \"", upload.mime_type,
+                                                     "\" but its bytes are ",
+                                                     std::string(facts->mime_type)));
+    }
+    images.push_back(ImagePart{.mime_type = std::string(facts->mime_type),
+                               .base64 = absl::Base64Escape(upload.bytes),
+                               .width = facts->width,
+                               .height = facts->height});
+  }
+  return images;
+}
+
+size_t ImageByteSize(const ImagePart& image) {
+  const std::string& b = image.base64;
+  size_t padding = 0;
+  if (!b.empty() && b.back() == '=') ++padding;
+  if (b.size() > 1 && b[b.size() - 2] == '=') ++padding;
+  return b.size() / 4 * 3 - padding;
+}
+
+}  // namespace raw::events
