@@ -10,10 +10,10 @@
 #include "absl/strings/str_join.h"
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
-#include "clients/cli/image_file.h"
 #include "clients/cli/interrupt_watcher.h"
 #include "clients/cli/timings_printer.h"
 #include "clients/cli/turn_runner.h"
+#include "clients/lib/image_file.h"
 
 namespace raw::cli {
 namespace {
@@ -159,7 +159,7 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
   request.cwd = options->cwd;
   request.prompt = options->prompt;
   for (const std::string& path : options->images) {
-    absl::StatusOr<v1::Image> image = ReadImageFile(path);
+    absl::StatusOr<v1::Image> image = client::ReadImageFile(path);
     if (!image.ok()) {
       ctx.err << "raw run: " << image.status().message() << "\n";
       return kExitUsage;

@@ -121,6 +121,9 @@ class TuiApp : private client::SessionController::Listener {
   void ShowHelp();
   void Compact();
   void ClearContext();
+  // /image PATH: reads the image and keeps it for the next message; /image
+  // alone drops the kept ones.
+  void AttachImage(const std::string& path);
 
   // app_agents.cc: the agents of the daemon's config, for /agent.
   // Asks the daemon for its agents; with `pick`, opens the picker on them.
@@ -162,6 +165,9 @@ class TuiApp : private client::SessionController::Listener {
   std::string status_;
   absl::Time status_until_;
   int64_t turn_started_ms_ = 0;
+  // /image: sent with the next message, kept until the daemon accepts it.
+  static constexpr size_t kMaxAttachedImages = 10;
+  std::vector<v1::Image> attached_images_;
 };
 
 }  // namespace raw::tui

@@ -1,9 +1,11 @@
 // TuiApp: slash commands.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "clients/lib/image_file.h"
 #include "clients/present/text.h"
 #include "clients/tui/app.h"
 #include "clients/tui/footer.h"
+#include "common/paths.h"
 #include "common/time.h"
 
 namespace raw::tui {
@@ -39,6 +41,9 @@ void TuiApp::RunCommand(const ParsedCommand& command) {
       }
       controller_.ChangeAgent(command.argument, options_.cwd);
       return;
+    case Command::kImage:
+      AttachImage(command.argument);
+      return;
     case Command::kHelp:
       ShowHelp();
       return;
@@ -46,6 +51,35 @@ void TuiApp::RunCommand(const ParsedCommand& command) {
       quit_ = true;
       return;
   }
+}
+
+void TuiApp::AttachImage(const std::string& path) {
+  if (path.empty()) {
+    transcript_.AddInfoText(
+        attached_images_.empty()
+            ? "No image is attached"
+            : absl::StrCat("Dropped ", attached_images_.size(),
+                           attached_images_.size() == 1 ? " image" : " images"));
+    attached_images_.clear();
+    return;
+  }
+  if (attached_images_.size() >= kMaxAttachedImages) {
+    transcript_.AddInfoText(absl::StrCat("A message takes at most ", kMaxAttachedImages, " images"),
+                            Level::kError);
+    return;
+  }
+  // Relative to the directory new sessions get (--cwd, else where raw
+  // started).
+  absl::StatusOr<v1::Image> image = client::ReadImageFile(AbsolutePath(path, options_.cwd));
+  if (!image.ok()) {
+    transcript_.AddInfoText(std::string(image.status().message()), Level::kError);
+    return;
+  }
+  transcript_.AddInfoText(absl::StrCat("Attached ",
+                                       present::ImageLabel(image->mime_type(), image->width(),
+                                                           image->height(), image->data().size()),
+                                       ": it goes with your next message (/image alone drops it)"));
+  attached_images_.push_back(*std::move(image));
 }
 
 void TuiApp::ShowPicker() {

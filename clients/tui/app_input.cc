@@ -1,4 +1,6 @@
 // TuiApp: keys, mouse and paste.
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "clients/tui/app.h"
@@ -196,11 +198,20 @@ void TuiApp::Submit() {
   }
   editor_.Take();
   view_.ScrollToBottom();
-  absl::Status sent = controller_.StartTurn(text, [this, text](const absl::Status& status) {
-    if (status.ok()) return;
-    AddError("The message was not sent", status);
-    if (editor_.empty()) editor_.SetText(text);
-  });
+  // The attached images stay attached until the daemon accepts the turn.
+  absl::Status sent = controller_.StartTurn(
+      text,
+      [this, text, images = attached_images_.size()](const absl::Status& status) {
+        if (status.ok()) {
+          attached_images_.erase(attached_images_.begin(),
+                                 attached_images_.begin() + static_cast<ptrdiff_t>(std::min(
+                                                                images, attached_images_.size())));
+          return;
+        }
+        AddError("The message was not sent", status);
+        if (editor_.empty()) editor_.SetText(text);
+      },
+      attached_images_);
   if (!sent.ok()) {
     AddError("The message was not sent", sent);
     editor_.SetText(text);

@@ -14,7 +14,10 @@ const std::vector<CommandInfo>& Commands() {
       {Command::kSessions, "/sessions", "", "list sessions"},
       {Command::kResume, "/resume", "[ID]", "open another session (a picker without ID)"},
       {Command::kNew, "/new", "", "start a new session with the same agent"},
-      {Command::kAgent, "/agent", "[NAME]", "start a new session with agent NAME (a list without NAME)"},
+      {Command::kAgent, "/agent", "[NAME]",
+       "start a new session with agent NAME (a list without NAME)"},
+      {Command::kImage, "/image", "[PATH]",
+       "attach an image to your next message (without PATH: drop the attached ones)"},
       {Command::kHelp, "/help", "", "keys and commands"},
       {Command::kQuit, "/quit", "", "leave raw (the session stays)"},
   };

@@ -18,6 +18,7 @@ enum class Command {
   kResume,
   kNew,
   kAgent,
+  kImage,
   kHelp,
   kQuit,
 };

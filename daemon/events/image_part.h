@@ -29,6 +29,10 @@ struct ImagePart {
 inline constexpr size_t kMaxImageBytes = 5 * 1024 * 1024;
 inline constexpr size_t kMaxImagesPerPrompt = 10;
 inline constexpr size_t kMaxPromptImageBytes = 10 * 1024 * 1024;
+// Images the model context may hold at once: every request sends them all
+// again, and 20 MB is the smallest whole-request limit for inline images
+// among those APIs (Google's).
+inline constexpr size_t kMaxContextImageBytes = 20 * 1024 * 1024;
 
 // An image as a client sends it: raw bytes and, optionally, the mime type
 // it declares.

@@ -162,6 +162,7 @@ void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::st
         absl::StrCat("the turn was interrupted before it started (", cancel_->reason(), ")"));
   }
   if (refused.ok()) refused = LoadContextForWriteLocked(*plan);
+  if (refused.ok() && !plan->images.empty()) refused = CheckContextImagesLocked(plan->images);
   if (!refused.ok()) {
     BecomeIdleLocked();
     return reply(refused);
@@ -193,6 +194,23 @@ void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::st
     return reply(absl::UnavailableError("the daemon is shutting down"));
   }
   reply(turn_id);
+}
+
+absl::Status SessionRunner::CheckContextImagesLocked(const std::vector<events::ImagePart>& images) {
+  // Only prompts with images pay for this walk over the context.
+  size_t held = 0;
+  for (const events::ContextItem& item : ctx_.items) {
+    if (const auto* user = std::get_if<events::UserText>(&item)) {
+      for (const events::ImagePart& image : user->images) held += events::ImageByteSize(image);
+    }
+  }
+  size_t adding = 0;
+  for (const events::ImagePart& image : images) adding += events::ImageByteSize(image);
+  if (held + adding <= events::kMaxContextImageBytes) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the model context already holds ", held, " bytes of images; with this prompt's ", adding,
+      " it would pass ", events::kMaxContextImageBytes,
+      " (every request sends them again); use /compact or /clear first, or send fewer images"));
 }
 
 void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnded& end) {

@@ -282,6 +282,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   using ImageUploads = std::shared_ptr<const std::vector<events::ImageUpload>>;
   void DoStartTurn(const std::string& text, const ImageUploads& uploads,
                    const std::string& lease_id, const Reply<std::string>& reply);
+  // FAILED_PRECONDITION when `images` would bring the images in the model
+  // context past events::kMaxContextImageBytes.
+  absl::Status CheckContextImagesLocked(const std::vector<events::ImagePart>& images)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // In the pool: checks the images, builds the turn's plan, and checks that
   // its model takes the images.
   absl::StatusOr<TurnPlan> PlanTurn(const std::string& text,

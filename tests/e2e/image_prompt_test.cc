@@ -169,6 +169,37 @@ TEST_F(ImagePromptTest, RefusedImagesLeaveNoTrace) {
   EXPECT_TRUE(fake_.requests().empty());
 }
 
+// Every request sends the context's images again: past 20 MiB of them a
+// prompt with more is refused until /compact or /clear.
+TEST_F(ImagePromptTest, TheContextHoldsAtMost20MiBOfImages) {
+  Start(/*images=*/true);
+  std::string session = daemon_->CreateSession();
+  const std::string big = PngBytes(1, 1, 4 * 1024 * 1024 + 512 * 1024);  // 4.5 MiB
+  EventStream stream(daemon_->stub(), session);
+  for (int i = 0; i < 2; ++i) {
+    fake_.Enqueue(chat::TextAnswer("seen"));
+    std::string turn;
+    ASSERT_TRUE(Prompt(session, "two more", {{"", big}, {"", big}}, &turn).ok());
+    ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  }
+  grpc::Status full = Prompt(session, "one more", {{"", big}});
+  EXPECT_EQ(full.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(full.error_message(), HasSubstr("use /compact or /clear first"));
+  EXPECT_EQ(fake_.requests().size(), 2u);
+  {
+    grpc::ClientContext ctx;
+    raw::v1::ClearContextRequest clear;
+    clear.set_session_id(session);
+    clear.set_lease_id(LeaseFor(daemon_->stub(), session));
+    raw::v1::ClearContextResponse cleared;
+    ASSERT_TRUE(daemon_->stub().ClearContext(&ctx, clear, &cleared).ok());
+  }
+  fake_.Enqueue(chat::TextAnswer("seen"));
+  std::string turn;
+  ASSERT_TRUE(Prompt(session, "one more", {{"", big}}, &turn).ok());
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+}
+
 TEST_F(ImagePromptTest, AModelNotConfiguredForImagesRefusesThem) {
   Start(/*images=*/false);
   std::string session = daemon_->CreateSession();

@@ -1,14 +1,50 @@
 // The terminal client's session commands end to end: /new, /sessions,
 // /resume (with the picker and with an id), /help and /quit.
+#include <fstream>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "clients/present/usage_text.h"
+#include "tests/support/test_images.h"
 #include "tests/tui/tui_e2e_fixture.h"
 
 namespace raw::tui::testing {
 namespace {
 
 namespace chat = raw::testing::chat;
+
+// /image attaches a file to the next message; the daemon gets it with the
+// text, and the transcript labels it.
+TEST_F(TuiE2eTest, ImageCommandAttachesAnImageToTheNextMessage) {
+  StartDaemon();
+  const std::string png = raw::test_images::PngBytes(64, 48);
+  std::ofstream(daemon_->workdir() + "/shot.png", std::ios::binary) << png;
+  std::ofstream(daemon_->workdir() + "/notes.txt") << "text";
+  fake_.Enqueue(chat::TextAnswer("A tiny picture."));
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  Send("a", "/image " + daemon_->workdir() + "/notes.txt");
+  ASSERT_TRUE(tmux_.WaitForText("a", "is not an image Raw can send")) << tmux_.Capture("a");
+  Send("a", "/image " + daemon_->workdir() + "/shot.png");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Attached [image: PNG, 64x48")) << tmux_.Capture("a");
+  Send("a", "what is this?");
+  ASSERT_TRUE(tmux_.WaitForText("a", "A tiny picture.")) << tmux_.Capture("a");
+  EXPECT_NE(tmux_.Capture("a").find("[image: PNG, 64x48, "), std::string::npos);
+  ASSERT_EQ(fake_.requests().size(), 1u);
+  absl::StatusOr<Json> body = fake_.requests()[0].BodyJson();
+  ASSERT_TRUE(body.ok());
+  const Json& content = (*body)["messages"].back()["content"];
+  ASSERT_EQ(content.size(), 2u) << body->dump();
+  EXPECT_EQ(content[1]["image_url"]["url"], "data:image/png;base64," + absl::Base64Escape(png));
+
+  // Sent once: the next message goes without it.
+  fake_.Enqueue(chat::TextAnswer("Plain."));
+  Send("a", "and now?");
+  ASSERT_TRUE(tmux_.WaitForText("a", "Plain.")) << tmux_.Capture("a");
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  body = fake_.requests()[1].BodyJson();
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["messages"].back()["content"], "and now?");
+}
 
 TEST_F(TuiE2eTest, SessionCommandsCreateListAndSwitchSessions) {
   StartDaemon();

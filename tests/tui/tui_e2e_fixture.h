@@ -26,7 +26,8 @@ inline constexpr char kTuiConfig[] = R"({
       "method": "openai-chat-completions",
       "model_id": "gpt-test",
       "base_url": "${BASE_URL}",
-      "api_key_env": "RAW_TEST_KEY"
+      "api_key_env": "RAW_TEST_KEY",
+      "images": true
     }
   },
   "agents": {

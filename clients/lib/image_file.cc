@@ -1,4 +1,4 @@
-#include "clients/cli/image_file.h"
+#include "clients/lib/image_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/image_sniff.h"
 
-namespace raw::cli {
+namespace raw::client {
 namespace {
 
 // rawd refuses larger images (daemon/events/image_part.h).
@@ -18,7 +18,7 @@ constexpr size_t kMaxImageBytes = 5 * 1024 * 1024;
 
 absl::Status Errno(const std::string& path, const char* what) {
   const int error = errno;
-  std::string message = absl::StrCat("--image ", path, ": cannot ", what, ": ", strerror(error));
+  std::string message = absl::StrCat("image ", path, ": cannot ", what, ": ", strerror(error));
   return error == ENOENT ? absl::NotFoundError(message) : absl::PermissionDeniedError(message);
 }
 
@@ -36,13 +36,12 @@ absl::StatusOr<v1::Image> ReadImageFile(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return absl::InvalidArgumentError(absl::StrCat("--image ", path, " is not a regular file"));
+    return absl::InvalidArgumentError(absl::StrCat("image ", path, " is not a regular file"));
   }
   if (static_cast<size_t>(st.st_size) > kMaxImageBytes) {
     close(fd);
-    return absl::InvalidArgumentError(absl::StrCat("--image ", path, " has ", st.st_size,
-                                                   " bytes; an image may have at most ",
-                                                   kMaxImageBytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "image ", path, " has ", st.st_size, " bytes; an image may have at most ", kMaxImageBytes));
   }
   std::string bytes;
   char buffer[64 * 1024];
@@ -61,17 +60,19 @@ absl::StatusOr<v1::Image> ReadImageFile(const std::string& path) {
   close(fd);
   if (bytes.size() > kMaxImageBytes) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--image ", path, " has more than ", kMaxImageBytes, " bytes"));
+        absl::StrCat("image ", path, " has more than ", kMaxImageBytes, " bytes"));
   }
   std::optional<ImageFacts> facts = SniffImage(bytes);
   if (!facts) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--image ", path, " is not an image Raw can send (", std::string(kImageMimeTypes), ")"));
+        "image ", path, " is not an image Raw can send (", std::string(kImageMimeTypes), ")"));
   }
   v1::Image image;
   image.set_mime_type(std::string(facts->mime_type));
+  image.set_width(facts->width);
+  image.set_height(facts->height);
   image.set_data(std::move(bytes));
   return image;
 }
 
-}  // namespace raw::cli
+}  // namespace raw::client
