@@ -217,6 +217,8 @@ web::Routes DashboardRoutes(GatewayPtr gateway) {
   routes.http.push_back(Route("GET", "/api/plugins/", true, gateway, GetPlugin));
   routes.http.push_back(Route("PUT", "/api/plugins/", true, gateway, PutPlugin));
 
+  // Not public: only a socket that showed the token is opened, and only it
+  // may send the large messages a prompt with images needs (main.cc).
   web::WebSocketRoute live;
   live.path = "/api/sessions/";
   live.prefix = true;

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "clients/dashboard/error_mapping.h"
 #include "clients/dashboard/proto_json.h"
@@ -25,6 +26,36 @@ absl::StatusOr<v1::ApprovalDecision> Decision(const std::string& name) {
   if (name == "deny") return v1::APPROVAL_DECISION_DENY;
   return absl::InvalidArgumentError(
       absl::StrCat("\"decision\" must be allow, allow_session or deny, not \"", name, "\""));
+}
+
+// The "images" of a prompt command, [{"mimeType": "image/png", "data":
+// BASE64}, ...], decoded into `request`. The bytes themselves (their type,
+// count and size) are rawd's to check; only the form is checked here.
+absl::Status AddImages(const Json& command, v1::StartTurnRequest& request) {
+  auto images = command.find("images");
+  if (images == command.end() || images->is_null()) return absl::OkStatus();
+  if (!images->is_array()) return absl::InvalidArgumentError("\"images\" must be an array");
+  for (size_t i = 0; i < images->size(); ++i) {
+    const Json& image = (*images)[i];
+    const std::string which = absl::StrCat("images[", i, "]");
+    if (!image.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat(which, " must be an object"));
+    }
+    absl::StatusOr<std::string> mime_type = StringField(image, "mimeType");
+    absl::StatusOr<std::string> data = StringField(image, "data");
+    for (const auto* field : {&mime_type, &data}) {
+      if (!field->ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(which, ": ", field->status().message()));
+      }
+    }
+    v1::Image* added = request.add_images();
+    added->set_mime_type(*mime_type);
+    if (data->empty() || !absl::Base64Unescape(*data, added->mutable_data())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(which, ".data is not an image in base64 (RFC 4648, standard alphabet)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 template <typename Response>
@@ -110,6 +141,7 @@ absl::StatusOr<Json> Run(const std::string& op, int64_t id, const Json& command,
     request.set_session_id(session);
     request.set_text(*text);
     request.set_lease_id(target.lease_id());
+    if (absl::Status s = AddImages(command, request); !s.ok()) return s;
     return AsJson(client.StartTurn(request));
   }
   if (op == "interrupt") {

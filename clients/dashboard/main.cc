@@ -43,6 +43,12 @@ constexpr char kContentSecurityPolicy[] =
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'";
 
+// The largest message a tab may send on its WebSocket: a prompt with 10 MiB
+// of images (rawd's limit), which base64 makes 13.4 MiB, and its text. Only
+// a socket that showed the token or the session cookie gets that far (the
+// live route is not public); HTTP bodies keep LocalServer's 1 MiB.
+constexpr size_t kMaxWebSocketMessageBytes = 16 * 1024 * 1024;
+
 // file://PATH, with every byte but unreserved ones and '/' percent-encoded.
 std::string FileUrl(const std::string& path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -151,6 +157,7 @@ int main(int argc, char** argv) {
   options.session_cookie = kSessionCookie;
   options.session_secret = *session_secret;
   options.content_security_policy = kContentSecurityPolicy;
+  options.max_websocket_message_bytes = kMaxWebSocketMessageBytes;
   auto server = raw::web::LocalServer::Start(options, DashboardRoutes(gateway));
   if (!server.ok() && remembered) {
     options.port = 0;  // taken: a free one this time, the remembered one kept

@@ -1,12 +1,13 @@
 // Drives the dashboard in Debian's chromium (headless, through
 // playwright-core) for one scenario of tests/e2e/dashboard. Environment:
 // DASHBOARD_URL (the URL raw-dashboard printed, with its token), WORKDIR,
-// SCREENSHOT_DIR, and per scenario SESSION, ITEMS, LONG_ARG.
+// SCREENSHOT_DIR, and per scenario SESSION, ITEMS, LONG_ARG, PNG_FILE.
 //
 // Output, one JSON object per line: {"step": NAME} when the test must act
 // (the driver then waits for a line on stdin), and finally {"done": true,
 // ...what it saw}. Any failure exits 1 with the reason on stderr. Nothing
 // waits on time: every wait is for a DOM state.
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
@@ -365,6 +366,83 @@ const scenarios = {
     await finish({
       title, configValue, overriddenBefore, groups, refusal, afterReload,
       afterReset: await page.$eval(timeout, (el) => el.value),
+    });
+  },
+
+  // Images: refused in the page when too large or not an image, attached
+  // with the keyboard (the file picker), removed, pasted, and sent with and
+  // without text.
+  async images() {
+    const { page, finish } = await open();
+    await page.evaluate(() => {
+      window.__sent = [];
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (data) {
+        window.__sent.push(String(data));
+        return send.call(this, data);
+      };
+    });
+    await createSession(page, "coder");
+    // Listened for from the start: playwright turns the interception of the
+    // picker on asynchronously, after the listener is added.
+    const picker = page.waitForEvent("filechooser");
+    const hint = () => text(page, "#compose-hint");
+    const thumbnails = () => page.$$eval("#attachments img", (els) => els.map((e) => e.alt));
+    const prompts = () => page.evaluate(() => window.__sent.map((f) => JSON.parse(f)).filter((f) => f.op === "prompt")
+      .map((f) => ({ text: f.text, images: (f.images ?? []).map((i) => ({ mimeType: i.mimeType, data: i.data })) })));
+
+    await page.setInputFiles("#attach-input", { name: "big.png", mimeType: "image/png", buffer: Buffer.alloc(5 * 1024 * 1024 + 1) });
+    await page.waitForFunction(() => document.getElementById("compose-hint").textContent.includes("big.png"));
+    const tooLarge = await hint();
+    await page.setInputFiles("#attach-input", { name: "notes.png", mimeType: "image/png", buffer: Buffer.from("just some text") });
+    await page.waitForFunction(() => document.getElementById("compose-hint").textContent.includes("notes.png"));
+    const notAnImage = await hint();
+    const thumbnailsAfterRefusals = (await thumbnails()).length;
+    await page.press("#compose", "Enter");  // nothing to send
+    const promptsAfterRefusals = (await prompts()).length;
+
+    // The keyboard: Tab reaches "Attach image", Enter opens the picker.
+    await page.focus("#compose");
+    await page.keyboard.press("Tab");
+    const tabbedTo = await page.evaluate(() => document.activeElement?.id ?? "");
+    await page.keyboard.press("Enter");
+    await (await picker).setFiles(env.PNG_FILE);
+    await page.waitForSelector("#attachments img");
+    const attachedAlt = (await thumbnails())[0];
+    const removeLabel = await page.$eval("#attachments button.remove", (b) => b.getAttribute("aria-label"));
+    await page.focus("#attachments button.remove");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.querySelectorAll("#attachments img").length === 0);
+    const focusAfterRemove = await page.evaluate(() => document.activeElement?.id ?? "");
+    const listHiddenAfterRemove = await page.$eval("#attachments", (el) => el.hidden);
+
+    await page.setInputFiles("#attach-input", env.PNG_FILE);
+    await page.waitForSelector("#attachments img");
+    await send(page, "what is in this picture?");
+    await page.waitForSelector("#transcript .item-user img.prompt-image");
+    await turnEnds(page, 1);
+    const sentAlt = await page.$eval("#transcript .item-user img.prompt-image", (el) => el.alt);
+    const userText = await text(page, "#transcript .item-user .user-text");
+    const thumbnailsAfterSend = (await thumbnails()).length;
+
+    // A pasted image, sent alone.
+    await page.$eval("#compose", (el, data) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const clipboard = new DataTransfer();
+      clipboard.items.add(new File([bytes], "image.png", { type: "image/png" }));
+      el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true }));
+    }, readFileSync(env.PNG_FILE).toString("base64"));
+    await page.waitForSelector("#attachments img");
+    const pastedAlt = (await thumbnails())[0];
+    await page.press("#compose", "Enter");
+    await page.waitForFunction(() => document.querySelectorAll("#transcript .item-user img.prompt-image").length === 2);
+    await turnEnds(page, 2);
+    await finish({
+      tooLarge, notAnImage, thumbnailsAfterRefusals, promptsAfterRefusals,
+      tabbedTo, attachedAlt, removeLabel, focusAfterRemove, listHiddenAfterRemove,
+      sentAlt, userText, thumbnailsAfterSend, pastedAlt,
+      userItems: (await page.$$("#transcript .item-user")).length,
+      prompts: await prompts(),
     });
   },
 

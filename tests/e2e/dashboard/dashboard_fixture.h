@@ -25,7 +25,7 @@ class DashboardTest : public ContractTest {
  protected:
   void SetUp() override {
     ContractTest::SetUp();
-    StartDaemon("");
+    StartDaemon("", "", R"(["builtin/*"])", ModelExtra());
     absl::Status started = dashboard_.Start(daemon_->socket_path(), {}, GatewayEnv());
     ASSERT_TRUE(started.ok()) << started;
   }
@@ -35,6 +35,9 @@ class DashboardTest : public ContractTest {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
     ContractTest::TearDown();
   }
+
+  // JSON members added to the model entry (see ContractTest::StartDaemon).
+  virtual std::string ModelExtra() const { return ""; }
 
   // The gateway's environment: the daemon's (temporary XDG directories and
   // HOME), so that nothing it keeps lands in the user's own.

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "daemon/events/session_event.h"
@@ -305,6 +307,65 @@ TEST_F(DashboardBrowserTest, ModelHtmlShowsAsTextAndRunsNothing) {
   EXPECT_EQ(r.value("scripts", -1), 0);
   EXPECT_EQ(r.value("javascriptLinks", -1), 0);
   EXPECT_EQ(r.value("pwned", "unset"), "unset");
+}
+
+// A valid 1x1 PNG (signature, IHDR, IDAT, IEND, with their CRCs).
+constexpr char kPngBase64[] =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg"
+    "==";
+
+// Images attached in the page (the file picker, a paste) reach the model as
+// image parts and show in the conversation; a file too large or not an
+// image is refused in the page, and nothing is sent.
+TEST_F(DashboardBrowserTest, AttachedImagesReachTheModelAndShow) {
+  daemon_ = std::make_unique<TestDaemon>(absl::StrReplaceAll(
+      kBrowserTestConfig,
+      {{"${BASE_URL}", fake_.base_url()},
+       {R"("model_id": "gpt-test",)", R"("model_id": "gpt-test", "images": true,)"}}));
+  StartAll();
+  if (IsSkipped()) return;
+  std::string png;
+  ASSERT_TRUE(absl::Base64Unescape(kPngBase64, &png));
+  const std::string png_file = absl::StrCat(daemon_->root(), "/pixel.png");
+  std::ofstream(png_file, std::ios::binary) << png;
+  fake_.Enqueue(chat::TextAnswer("A single pixel."));
+  fake_.Enqueue(chat::TextAnswer("The same pixel."));
+  Json r = Drive("images", {{"PNG_FILE", png_file}});
+
+  // Refused in the page, with the reason; nothing attached, nothing sent.
+  EXPECT_EQ(r.value("tooLarge", ""),
+            "Not attached: big.png is 5.0 MB; an image may have at most 5.0 MB.");
+  EXPECT_EQ(r.value("notAnImage", ""),
+            "Not attached: notes.png is not a PNG, JPEG, GIF or WebP image.");
+  EXPECT_EQ(r.value("thumbnailsAfterRefusals", -1), 0);
+  EXPECT_EQ(r.value("promptsAfterRefusals", -1), 0);
+  // Attached with the keyboard, named, removable.
+  EXPECT_EQ(r.value("tabbedTo", ""), "attach-image");
+  EXPECT_EQ(r.value("attachedAlt", ""), "Image 1: pixel.png (70 bytes)");
+  EXPECT_EQ(r.value("removeLabel", ""), "Remove image 1: pixel.png");
+  EXPECT_EQ(r.value("focusAfterRemove", ""), "compose");
+  EXPECT_TRUE(r.value("listHiddenAfterRemove", false));
+  // Sent with the text, shown in the conversation, gone from the box.
+  EXPECT_EQ(r.value("sentAlt", ""), "Image (PNG, 1×1)");
+  EXPECT_EQ(r.value("userText", ""), "what is in this picture?");
+  EXPECT_EQ(r.value("thumbnailsAfterSend", -1), 0);
+  EXPECT_EQ(r.value("pastedAlt", ""), "Image 1: image.png (70 bytes)");
+  EXPECT_EQ(r.value("userItems", 0), 2);
+  const Json image = {{"mimeType", "image/png"}, {"data", kPngBase64}};
+  EXPECT_EQ(r["prompts"], Json::array({{{"text", "what is in this picture?"}, {"images", {image}}},
+                                       {{"text", ""}, {"images", {image}}}}))
+      << r["prompts"].dump();
+
+  // What the model got: the text and the image as parts of the user message.
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  const std::string part = absl::StrCat(
+      R"({"type":"image_url","image_url":{"url":"data:image/png;base64,)", kPngBase64, R"("}})");
+  EXPECT_THAT(fake_.requests()[0].body,
+              HasSubstr(R"({"type":"text","text":"what is in this picture?"})"));
+  EXPECT_THAT(fake_.requests()[0].body, HasSubstr(part));
+  // The second prompt is the image alone.
+  EXPECT_THAT(fake_.requests()[1].body,
+              HasSubstr(absl::StrCat(R"({"role":"user","content":[)", part, "]}")));
 }
 
 }  // namespace

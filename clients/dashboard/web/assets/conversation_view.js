@@ -8,6 +8,7 @@ import { h, clear, announce } from "./dom.js";
 import { formatContext, formatCount, int64 } from "./format.js";
 import { Transcript, pageItems } from "./transcript.js";
 import { InputHistory, completions, parseInput } from "./commands.js";
+import { IMAGE_TYPES, formatBytes, refusal, sniffImageType, toBase64 } from "./images.js";
 import { LiveSession } from "./live.js";
 import { renderItem } from "./render_items.js";
 import { ApprovalView } from "./approval_view.js";
@@ -47,11 +48,22 @@ export class ConversationView {
     }));
     this.input = h("textarea", { id: "compose", rows: 3, "aria-label": "Message (Enter sends, Shift+Enter adds a line, / for commands)",
                                  placeholder: "Message, or / for commands", "aria-describedby": "compose-hint",
-                                 onkeydown: (e) => this.onComposeKey(e), oninput: () => this.showCompletions() });
+                                 onkeydown: (e) => this.onComposeKey(e), oninput: () => this.showCompletions(),
+                                 onpaste: (e) => this.onPaste(e) });
     this.hint = h("p", { id: "compose-hint", class: "hint", "aria-live": "polite" });
     this.sendButton = h("button", { type: "submit", id: "send" }, "Send");
+    // Images to send with the next prompt ({name, size, mimeType, data}),
+    // shown as thumbnails above the message box.
+    this.attached = [];
+    this.attachmentList = h("ul", { class: "attachments", id: "attachments", "aria-label": "Attached images", hidden: true });
+    this.fileInput = h("input", { type: "file", id: "attach-input", accept: IMAGE_TYPES.join(","), multiple: true, hidden: true,
+                                  tabindex: -1, "aria-label": "Image files to attach",
+                                  onchange: () => { this.attachFiles([...this.fileInput.files]); this.fileInput.value = ""; } });
+    this.attachButton = h("button", { type: "button", id: "attach-image", "aria-controls": "attachments",
+                                      title: "PNG, JPEG, GIF or WebP; at most 10 images, 5 MB each, 10 MB together (or paste one into the message box)",
+                                      onclick: () => this.fileInput.click() }, "Attach image");
     this.compose = h("form", { class: "compose", "aria-label": "Compose", onsubmit: (e) => { e.preventDefault(); this.submit(); } },
-      this.input, h("div", { class: "row" }, this.hint, this.sendButton));
+      this.attachmentList, this.input, h("div", { class: "row" }, this.hint, this.fileInput, this.attachButton, this.sendButton));
     this.footer = h("footer", { class: "status-footer", id: "status-footer", "aria-label": "Session status" });
     this.details = new DetailsView(sessionId);
     if (prefs().collapsed.details === false) this.details.el.hidden = false;
@@ -226,6 +238,7 @@ export class ConversationView {
     this.requestButton.hidden = writing || frame.state === "waiting" || frame.state === "unknown";
     this.input.disabled = !writing;
     this.sendButton.disabled = !writing;
+    this.attachButton.disabled = !writing;
     this.input.placeholder = writing ? "Message, or / for commands"
       : frame.state === "unknown" ? "Read-only until the daemon answers again"
       : "Read-only while another client writes; Request to write first";
@@ -267,18 +280,26 @@ export class ConversationView {
   async submit() {
     const raw = this.input.value;
     const parsed = parseInput(raw);
-    if (parsed.kind === "empty") return;
+    // Images alone make a prompt too.
+    const images = this.attached;
+    const prompt = parsed.kind === "prompt" || (parsed.kind === "empty" && images.length > 0);
+    if (parsed.kind === "empty" && !prompt) return;
     if (parsed.kind === "error") {
       this.hint.textContent = parsed.message;
       return;
     }
-    this.history.push(raw);
-    updatePrefs({ history: this.history.entries });
+    if (raw.trim() !== "") {
+      this.history.push(raw);
+      updatePrefs({ history: this.history.entries });
+    }
     this.input.value = "";
     this.hint.textContent = "";
+    if (prompt) this.setAttached([]);
     try {
-      if (parsed.kind === "prompt") {
-        await this.live.send("prompt", { text: parsed.text });
+      if (prompt) {
+        const fields = { text: parsed.kind === "prompt" ? parsed.text : "" };
+        if (images.length > 0) fields.images = images.map((i) => ({ mimeType: i.mimeType, data: i.data }));
+        await this.live.send("prompt", fields);
       } else if (parsed.name === "help") {
         showHelp();
       } else if (parsed.name === "compact") {
@@ -296,8 +317,65 @@ export class ConversationView {
       }
     } catch (e) {
       this.hint.textContent = e.message ?? String(e);
-      if (parsed.kind === "prompt" && !this.input.value) this.input.value = raw;
+      if (prompt && !this.input.value) this.input.value = raw;
+      if (prompt && this.attached.length === 0) this.setAttached(images);
     }
+  }
+
+  // ---- attached images -----------------------------------------------------
+
+  // Attaches what of `files` rawd would take; says in the hint why any
+  // other was refused (nothing is sent).
+  async attachFiles(files) {
+    const refused = [];
+    for (const file of files) {
+      const name = file.name || "The pasted image";
+      let why = refusal(this.attached, name, file.size);
+      if (!why) {
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        const mimeType = sniffImageType(bytes);
+        why = mimeType ? refusal(this.attached, name, bytes.length)  // checked again: others may have come meanwhile
+          : `${name} is not a PNG, JPEG, GIF or WebP image`;
+        if (!why) {
+          this.setAttached([...this.attached, { name, size: bytes.length, mimeType, data: toBase64(bytes) }]);
+          announce(`Attached ${name}`);
+          continue;
+        }
+      }
+      refused.push(why);
+    }
+    this.hint.textContent = refused.length ? `Not attached: ${refused.join("; ")}.` : "";
+  }
+
+  // Images pasted into the message box are attached; pasted text still
+  // lands in the box.
+  onPaste(e) {
+    const files = [...(e.clipboardData?.files ?? [])].filter((f) => f.type.startsWith("image/"));
+    if (files.length === 0) return;
+    if (!e.clipboardData.types.includes("text/plain")) e.preventDefault();
+    this.attachFiles(files);
+  }
+
+  setAttached(list) {
+    this.attached = list;
+    clear(this.attachmentList);
+    list.forEach((a, i) => {
+      const label = `Image ${i + 1}: ${a.name} (${formatBytes(a.size)})`;
+      this.attachmentList.append(h("li", { class: "attachment" },
+        h("img", { src: `data:${a.mimeType};base64,${a.data}`, alt: label, title: label }),
+        h("button", { type: "button", class: "remove", "aria-label": `Remove image ${i + 1}: ${a.name}`,
+                      onclick: () => this.removeAttached(i) }, "×")));
+    });
+    this.attachmentList.hidden = list.length === 0;
+  }
+
+  removeAttached(index) {
+    const name = this.attached[index]?.name ?? "the image";
+    this.setAttached(this.attached.filter((_, i) => i !== index));
+    announce(`Removed ${name}`);
+    // Focus stays in the list, or goes back to the message box.
+    const buttons = this.attachmentList.querySelectorAll("button.remove");
+    (buttons[Math.min(index, buttons.length - 1)] ?? this.input).focus();
   }
 
   async interrupt() {

@@ -4,6 +4,7 @@
 import { h, append } from "./dom.js";
 import { diffLines, formatArguments, isUnifiedDiff } from "./transcript.js";
 import { toolStatusWord } from "./format.js";
+import { promptImageView } from "./images.js";
 import { createMarkdown, renderMarkdown } from "./markdown.js";
 
 let md = null;
@@ -71,19 +72,11 @@ function approvalSummary(item) {
     })));
 }
 
-// The types rawd lets into a prompt (never SVG, which can carry script).
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-
-// An image of a prompt, shown from its data (the page's policy allows data:
-// images and nothing else from outside).
+// An image of a prompt (images.js decides whether it may show).
 function promptImage(image) {
-  const type = image.mimeType.replace("image/", "").toUpperCase();
-  const size = image.width > 0 && image.height > 0 ? `, ${image.width}×${image.height}` : "";
-  const label = `Image (${type}${size})`;
-  if (!IMAGE_TYPES.has(image.mimeType) || !/^[A-Za-z0-9+/]*={0,2}$/.test(image.data)) {
-    return h("p", { class: "muted" }, `${label}: not shown`);
-  }
-  return h("img", { class: "prompt-image", src: `data:${image.mimeType};base64,${image.data}`, alt: label, title: label });
+  const view = promptImageView(image);
+  if (view.text) return h("p", { class: "muted prompt-image-absent" }, view.text);
+  return h("img", { class: "prompt-image", src: view.src, alt: view.alt, title: view.alt });
 }
 
 // A fresh element for `item`.
