@@ -203,16 +203,18 @@ events::TurnEnded Turn::RunTurn() {
   std::string blocked;
   std::optional<std::string> user_item = UserContextText(&blocked);
   CommitExtras extras;
+  // The images (up to 13 MiB of base64) are copied into the context item
+  // and the store's append, and moved into the display event.
   events::UserText prompt{user_item.value_or(""), events::UserTextKind::kPrompt, plan_.turn_id};
   prompt.images = plan_.images;
   if (user_item) extras.context_appends.push_back(prompt);
   extras.conversation_activity = true;
   extras.title =
       plan_.user_text.empty() && !plan_.images.empty() ? "(image)" : Title(plan_.user_text);
-  absl::Status s = log_.Commit(
-      plan_.turn_id,
-      {events::TurnStarted{plan_.user_text}, events::UserMessage{plan_.user_text, plan_.images}},
-      extras);
+  absl::Status s = log_.Commit(plan_.turn_id,
+                               {events::TurnStarted{plan_.user_text},
+                                events::UserMessage{plan_.user_text, std::move(plan_.images)}},
+                               extras);
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
   if (plan_.attach_mcp) {
     // Servers may start here; clients already see the turn running.
