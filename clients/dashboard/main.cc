@@ -39,9 +39,9 @@ namespace {
 using namespace raw::dashboard;
 
 constexpr char kContentSecurityPolicy[] =
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'";
+    "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'";
 
 // The largest message a tab may send on its WebSocket: a prompt with 10 MiB
 // of images (rawd's limit), which base64 makes 13.4 MiB, and its text. Only

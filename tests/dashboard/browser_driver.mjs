@@ -459,6 +459,58 @@ const scenarios = {
       pwned: await page.evaluate(() => window.__pwned ?? "unset"),
     });
   },
+  // A model answer that takes markdown-it seconds to parse: the page keeps
+  // answering (a timer probe every 20 ms records the longest gap), the
+  // answer shows as plain text with a note, and the next answer renders as
+  // Markdown again.
+  async slow() {
+    const { page, finish } = await open();
+    await createSession(page, "coder");
+    await page.evaluate(() => {
+      const probe = { last: performance.now(), maxGapMs: 0 };
+      const tick = () => {
+        const now = performance.now();
+        probe.maxGapMs = Math.max(probe.maxGapMs, now - probe.last);
+        probe.last = now;
+        probe.timer = setTimeout(tick, 20);
+      };
+      window.__probe = probe;
+      tick();
+    });
+    await send(page, "answer with something slow");
+    await page.waitForSelector("#transcript .item-assistant .markdown-note");
+    await turnEnds(page, 1);
+    // The details button answers a click at once.
+    const clickMs = await page.evaluate(() => new Promise((resolve) => {
+      const button = document.getElementById("details-toggle");
+      const t0 = performance.now();
+      button.click();
+      requestAnimationFrame(() => resolve(performance.now() - t0));
+    }));
+    const maxGapMs = await page.evaluate(() => { clearTimeout(window.__probe.timer); return window.__probe.maxGapMs; });
+    const slowItem = await page.$("#transcript .item-assistant");
+    const note = await slowItem.$eval(".markdown-note", (el) => el.textContent);
+    const plain = await slowItem.$eval(".plain-text", (el) => el.textContent);
+    const emphasis = (await slowItem.$$("em, strong")).length;
+    await send(page, "now a table");
+    await page.waitForSelector("#transcript .item-assistant table");
+    await turnEnds(page, 2);
+    await page.waitForSelector("#transcript .item-assistant pre code span[class^=hljs-]");
+    const last = (await page.$$("#transcript .item-assistant")).at(-1);
+    const tableCells = (await last.$eval("table", (el) => el.textContent)).replace(/\s+/g, "");
+    const code = await last.$eval("pre code", (el) => el.textContent);
+    const highlighted = (await last.$$("pre code span[class^=hljs-]")).length > 0;
+    const lastNotes = (await last.$$(".markdown-note")).length;
+    // Over the length limit: plain text at once, without a render.
+    await send(page, "now a long one");
+    await turnEnds(page, 3);
+    await page.waitForFunction(() => document.querySelectorAll("#transcript .item-assistant .markdown-note").length >= 2);
+    const longNote = await page.$$eval("#transcript .item-assistant .markdown-note", (els) => els.at(-1).textContent);
+    await finish({
+      maxGapMs, clickMs, note, plainStart: plain.slice(0, 40), plainLength: plain.length, emphasis,
+      tableCells, code, highlighted, lastNotes, longNote,
+    });
+  },
 };
 
 const scenario = scenarios[process.argv[2]];

@@ -2,7 +2,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { markdownit, hljs } from "./load_vendor.mjs";
-import { createMarkdown, isSafeUrl, renderMarkdown } from "../../clients/dashboard/web/assets/markdown.js";
+import {
+  AUTO_LANGUAGES, MAX_AUTO_HIGHLIGHT_CHARS, MAX_HIGHLIGHT_CHARS, MAX_MARKDOWN_CHARS, createMarkdown, isSafeUrl, renderMarkdown,
+} from "../../clients/dashboard/web/assets/markdown.js";
 
 const md = createMarkdown(markdownit, hljs);
 
@@ -36,4 +38,62 @@ test("links only to http(s), images never load", () => {
 
 test("a sanitizer, when given, sees the output", () => {
   assert.equal(renderMarkdown(md, "x", () => "clean"), "clean");
+});
+
+// Inputs that take these library versions super-linear time (markdown-it
+// 8.4.2, highlight.js 9.18.5, the files the page serves), measured in Node
+// 20 with md.render before the limits in markdown.js:
+// - an unlabelled fenced block of "a " x 16000 (32 KB): 11.9 s, nearly all
+//   in highlightAuto (every grammar runs; the C-like ones are quadratic on a
+//   run of words);
+// - the same block labelled cpp: 2.9 s (hljs.highlight("cpp"));
+// - "*_" x 50000 (100 KB): 14.0 s; "[](" x 20000 (60 KB): 2.0 s. These are
+//   markdown-it's own parser: no limit here makes them cheap, which is why
+//   the page renders in a worker with a time budget (markdown_view.js;
+//   tests/e2e/dashboard_browser, ASlowAnswerLeavesThePageResponsive).
+const elapsed = (f) => {
+  const t0 = performance.now();
+  const value = f();
+  return { ms: performance.now() - t0, value };
+};
+const words = (n) => "a ".repeat(n);
+
+test("a large unlabelled code block is not auto-detected", () => {
+  const { ms, value } = elapsed(() => renderMarkdown(md, "```\n" + words(16000) + "\n```\n"));
+  assert.ok(ms < 1000, `${ms} ms`);
+  assert.match(value, /^<pre><code>a a a/);
+  assert.ok(!/hljs-/.test(value));
+});
+
+test("a code block over the highlighting limit stays uncoloured", () => {
+  const code = words(MAX_HIGHLIGHT_CHARS / 2 + 1000);
+  const { ms, value } = elapsed(() => renderMarkdown(md, "```cpp\n" + code + "\n```\n"));
+  assert.ok(ms < 1000, `${ms} ms`);
+  assert.match(value, /^<pre><code class="hljs language-cpp">a a a/);
+  assert.ok(!/<span/.test(value));
+  // Just under the limit it is highlighted.
+  const small = renderMarkdown(md, "```cpp\nint x = 1;\n" + "// x\n".repeat(1000) + "```\n");
+  assert.match(small, /<span class="hljs-keyword">int<\/span>/);
+});
+
+test("small unlabelled blocks are detected among a few languages only", () => {
+  const html = renderMarkdown(md, '```\n{"name": "raw", "size": 3, "ok": true}\n```\n');
+  assert.match(html, /hljs-/);
+  assert.ok(AUTO_LANGUAGES.every((l) => hljs.getLanguage(l)), "every auto-detected language exists");
+  // A label highlight.js does not know is taken as plain text.
+  assert.ok(!/<span/.test(renderMarkdown(md, "```text\nint x = 1;\n```\n")));
+  // Over the auto-detection limit: plain.
+  const big = "```\n" + "int x = 1;\n".repeat(Math.ceil(MAX_AUTO_HIGHLIGHT_CHARS / 11) + 1) + "```\n";
+  assert.ok(!/<span/.test(renderMarkdown(md, big)));
+});
+
+test("an unclosed fence while streaming renders as a code block", () => {
+  const html = renderMarkdown(md, "Here:\n\n```python\nprint(1)\n");
+  assert.match(html, /<pre><code class="hljs language-python">/);
+});
+
+test("the page's limits are the documented ones", () => {
+  assert.equal(MAX_MARKDOWN_CHARS, 100_000);
+  assert.equal(MAX_HIGHLIGHT_CHARS, 20_000);
+  assert.equal(MAX_AUTO_HIGHLIGHT_CHARS, 4_000);
 });

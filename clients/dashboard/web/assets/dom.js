@@ -1,6 +1,6 @@
 // Element building without HTML strings: text always goes in as text nodes,
 // so nothing a model, tool or file wrote can become markup. The only HTML the
-// app inserts is sanitized Markdown (conversation_view.js).
+// app inserts is sanitized Markdown (markdown_view.js).
 
 // h("button", {class: "x", "aria-label": "Close", onclick: fn}, "text", child)
 export function h(tag, attrs = {}, ...children) {

@@ -6,26 +6,49 @@
 // output escapes the code. The page additionally runs the result through
 // DOMPurify (node-dompurify) before it reaches the DOM.
 //
-// `markdownit` and `hljs` are passed in (window globals in the page, the same
-// files loaded in Node by the tests).
+// `markdownit` and `hljs` are passed in (globals of the page's Markdown
+// worker, markdown_worker.js; the same files loaded in Node by the tests).
+//
+// Both libraries have inputs that take them super-linear time (markdown-it
+// 8.4.2 on runs of `*_` or `[](`, highlight.js 9.18.5's C-like grammars on a
+// long run of words). The worker's time budget (markdown_view.js) is what
+// bounds them; the limits below keep the common cases cheap on their own:
+// - MAX_MARKDOWN_CHARS: a longer text is not rendered at all but shown as
+//   plain text.
+// - MAX_HIGHLIGHT_CHARS: a longer code block is shown uncoloured (still
+//   escaped by markdown-it). Real code blocks in answers are a few KB; 20 KB
+//   is a whole file of a few hundred lines.
+// - Code without a language: highlightAuto in highlight.js 9 runs every one
+//   of its ~190 grammars over the block (and compiles each on first use),
+//   so it is the costliest path and the one most exposed to a slow grammar.
+//   It runs only on AUTO_LANGUAGES, and only for blocks up to
+//   MAX_AUTO_HIGHLIGHT_CHARS.
 
 const SAFE_URL = /^https?:\/\//i;
+
+export const MAX_MARKDOWN_CHARS = 100_000;
+export const MAX_HIGHLIGHT_CHARS = 20_000;
+export const MAX_AUTO_HIGHLIGHT_CHARS = 4_000;
+export const AUTO_LANGUAGES = ["bash", "cpp", "css", "diff", "go", "javascript", "json", "python",
+                               "rust", "sql", "typescript", "xml", "yaml"];
 
 export function isSafeUrl(url) {
   return SAFE_URL.test(String(url ?? "").trim());
 }
 
 export function createMarkdown(markdownit, hljs) {
+  const autoLanguages = AUTO_LANGUAGES.filter((l) => hljs?.getLanguage(l));
   const md = markdownit({
     html: false,
     linkify: false,
     typographer: false,
     breaks: false,
     highlight(code, lang) {
-      if (!hljs) return "";
+      if (!hljs || code.length > MAX_HIGHLIGHT_CHARS) return "";
       try {
         if (lang && hljs.getLanguage(lang)) return hljs.highlight(lang, code, true).value;
-        return hljs.highlightAuto(code).value;
+        if (lang || code.length > MAX_AUTO_HIGHLIGHT_CHARS) return "";
+        return hljs.highlightAuto(code, autoLanguages).value;
       } catch {
         return "";  // markdown-it escapes the code itself
       }

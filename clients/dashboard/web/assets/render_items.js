@@ -1,30 +1,12 @@
 // DOM for each transcript item (transcript.js). Model, tool and file text is
-// either set as text or rendered as Markdown through markdown.js and then
-// DOMPurify; never assigned as HTML otherwise.
+// either set as text or rendered as Markdown (markdown_view.js: markdown.js
+// in a worker with a time budget, then DOMPurify); never assigned as HTML
+// otherwise.
 import { h, append } from "./dom.js";
 import { diffLines, formatArguments, isUnifiedDiff } from "./transcript.js";
 import { toolStatusWord } from "./format.js";
 import { promptImageView } from "./images.js";
-import { createMarkdown, renderMarkdown } from "./markdown.js";
-
-let md = null;
-function markdown() {
-  md ??= createMarkdown(window.markdownit, window.hljs);
-  return md;
-}
-
-function sanitize(html) {
-  // DOMPurify strips anything but plain formatting; markdown-it already
-  // escaped raw HTML, so this is a second line of defence.
-  return window.DOMPurify
-    ? window.DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "img", "form", "input"], FORBID_ATTR: ["style"] })
-    : html;
-}
-
-export function markdownInto(el, text) {
-  el.innerHTML = renderMarkdown(markdown(), text, sanitize);
-  return el;
-}
+import { markdownInto } from "./markdown_view.js";
 
 const REASONS = {
   TURN_END_REASON_COMPLETED: "Turn completed",
@@ -89,7 +71,7 @@ export function renderItem(item) {
       break;
     case "assistant": {
       if (item.reasoning) el.append(collapsible("Reasoning", h("div", { class: "reasoning" }, item.reasoning)));
-      const body = markdownInto(h("div", { class: "markdown" }), item.text);
+      const body = markdownInto(h("div", { class: "markdown" }), item.text, item.key);
       if (item.streaming) {
         el.classList.add("streaming");
         el.setAttribute("aria-busy", "true");
