@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/base64_size.h"
 #include "common/image_sniff.h"
 
 namespace raw::events {
@@ -48,12 +49,6 @@ absl::StatusOr<std::vector<ImagePart>> CheckPromptImages(const std::vector<Image
   return images;
 }
 
-size_t ImageByteSize(const ImagePart& image) {
-  const std::string& b = image.base64;
-  size_t padding = 0;
-  if (!b.empty() && b.back() == '=') ++padding;
-  if (b.size() > 1 && b[b.size() - 2] == '=') ++padding;
-  return b.size() / 4 * 3 - padding;
-}
+size_t ImageByteSize(const ImagePart& image) { return Base64DecodedSize(image.base64); }
 
 }  // namespace raw::events

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/base64_size.h"
 
 namespace raw::mcp {
 namespace {
@@ -15,15 +16,6 @@ namespace {
 std::string Field(const Json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// Decoded size of base64 `data` without decoding it.
-size_t Base64Size(const std::string& data) {
-  size_t length = data.size();
-  while (length > 0 && (data[length - 1] == '=' || absl::ascii_isspace(data[length - 1]))) {
-    --length;
-  }
-  return length * 3 / 4;
 }
 
 bool IsTextualMime(const std::string& mime_type) {
@@ -80,7 +72,7 @@ std::string RenderResource(const Json& resource) {
     }
   }
   return absl::StrCat(head, " (", mime.empty() ? "unknown type" : mime, ", ",
-                      SizeNote(Base64Size(blob)), " of binary data, not shown)]");
+                      SizeNote(Base64DecodedSize(blob)), " of binary data, not shown)]");
 }
 
 std::string RenderBlock(const Json& block) {
@@ -90,7 +82,7 @@ std::string RenderBlock(const Json& block) {
   if (type == "image" || type == "audio") {
     std::string mime = Field(block, "mimeType");
     return absl::StrCat("[", type, " (", mime.empty() ? "unknown type" : mime, ", ",
-                        SizeNote(Base64Size(Field(block, "data"))), ") not shown]");
+                        SizeNote(Base64DecodedSize(Field(block, "data"))), ") not shown]");
   }
   if (type == "resource_link") {
     std::string name = Field(block, "title");
