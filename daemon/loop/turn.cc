@@ -5,6 +5,7 @@
 #include <utility>
 #include <variant>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
@@ -209,8 +210,9 @@ events::TurnEnded Turn::RunTurn() {
   prompt.images = plan_.images;
   if (user_item) extras.context_appends.push_back(prompt);
   extras.conversation_activity = true;
-  extras.title =
-      plan_.user_text.empty() && !plan_.images.empty() ? "(image)" : Title(plan_.user_text);
+  extras.title = absl::StripAsciiWhitespace(plan_.user_text).empty() && !plan_.images.empty()
+                     ? "(image)"
+                     : Title(plan_.user_text);
   absl::Status s = log_.Commit(plan_.turn_id,
                                {events::TurnStarted{plan_.user_text},
                                 events::UserMessage{plan_.user_text, std::move(plan_.images)}},

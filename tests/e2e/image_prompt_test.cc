@@ -143,11 +143,18 @@ TEST_F(ImagePromptTest, ImagesAloneMakeAPrompt) {
   fake_.Enqueue(chat::TextAnswer("A square."));
   EventStream stream(daemon_->stub(), session);
   std::string turn;
-  ASSERT_TRUE(Prompt(session, "", {{"", PngBytes(8, 8)}}, &turn).ok());
+  ASSERT_TRUE(Prompt(session, " ", {{"", PngBytes(8, 8)}}, &turn).ok());
   ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
   const Json content = UserMessages(0).back()["content"];
   ASSERT_EQ(content.size(), 1u);
   EXPECT_EQ(content[0]["type"], "image_url");
+  // The session is named for what it has.
+  grpc::ClientContext ctx;
+  raw::v1::GetSessionRequest get;
+  get.set_session_id(session);
+  raw::v1::GetSessionResponse got;
+  ASSERT_TRUE(daemon_->stub().GetSession(&ctx, get, &got).ok());
+  EXPECT_EQ(got.session().title(), "(image)");
 }
 
 // Each refusal comes before anything is recorded or sent.

@@ -14,7 +14,8 @@ UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& 
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return ReturnStatus(ctx, s);
   }
-  if (absl::StripAsciiWhitespace(request.text()).empty() && request.images().empty()) {
+  const bool blank = absl::StripAsciiWhitespace(request.text()).empty();
+  if (blank && request.images().empty()) {
     return ReturnStatus(ctx, absl::InvalidArgumentError(
                                  "text is required: a turn starts with a non-empty user message "
                                  "(or with images)"));
@@ -32,8 +33,9 @@ UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& 
     images.push_back({.mime_type = image.mime_type(), .bytes = image.data()});
   }
   UnaryReactor* reactor = ctx->DefaultReactor();
+  // Blank text beside images is no text: the model gets the images alone.
   sessions.StartTurn(
-      request.session_id(), request.text(), request.lease_id(),
+      request.session_id(), blank ? std::string() : request.text(), request.lease_id(),
       [reactor, response](absl::StatusOr<std::string> turn_id) {
         if (turn_id.ok()) response->set_turn_id(*turn_id);
         FinishWith(reactor, turn_id.status());
