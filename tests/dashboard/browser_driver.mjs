@@ -61,6 +61,19 @@ async function shot(page, name) {
   if (env.SCREENSHOT_DIR) await page.screenshot({ path: `${env.SCREENSHOT_DIR}/dashboard-${name}.png` });
 }
 
+// From now on, every frame the page sends on its sockets goes to
+// window.__sent as well.
+async function recordSentFrames(page) {
+  await page.evaluate(() => {
+    window.__sent = [];
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      window.__sent.push(String(data));
+      return send.call(this, data);
+    };
+  });
+}
+
 async function createSession(page, agent) {
   await page.selectOption("#new-agent", agent);
   await page.fill("#new-directory", env.WORKDIR);
@@ -129,15 +142,7 @@ const scenarios = {
   // or the "a" shortcut, would approve the batch).
   async typing() {
     const { page, finish } = await open();
-    // Every frame the page sends on its sockets.
-    await page.evaluate(() => {
-      window.__sent = [];
-      const send = WebSocket.prototype.send;
-      WebSocket.prototype.send = function (data) {
-        window.__sent.push(String(data));
-        return send.call(this, data);
-      };
-    });
+    await recordSentFrames(page);
     await createSession(page, "asker");
     await send(page, "run it");
     await page.focus("#compose");
@@ -374,14 +379,7 @@ const scenarios = {
   // without text.
   async images() {
     const { page, finish } = await open();
-    await page.evaluate(() => {
-      window.__sent = [];
-      const send = WebSocket.prototype.send;
-      WebSocket.prototype.send = function (data) {
-        window.__sent.push(String(data));
-        return send.call(this, data);
-      };
-    });
+    await recordSentFrames(page);
     await createSession(page, "coder");
     // Listened for from the start: playwright turns the interception of the
     // picker on asynchronously, after the listener is added.
