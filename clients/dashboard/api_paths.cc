@@ -46,4 +46,14 @@ absl::StatusOr<int64_t> QueryInt(const std::map<std::string, std::string>& query
   return value;
 }
 
+absl::StatusOr<bool> QueryBool(const std::map<std::string, std::string>& query,
+                               const std::string& name, bool fallback) {
+  auto it = query.find(name);
+  if (it == query.end() || it->second.empty()) return fallback;
+  if (it->second == "true") return true;
+  if (it->second == "false") return false;
+  return absl::InvalidArgumentError(absl::StrCat("query parameter ", name,
+                                                 " must be true or false, not '", it->second, "'"));
+}
+
 }  // namespace raw::dashboard

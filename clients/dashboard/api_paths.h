@@ -31,4 +31,9 @@ std::optional<std::string> ParsePluginPath(std::string_view path);
 absl::StatusOr<int64_t> QueryInt(const std::map<std::string, std::string>& query,
                                  const std::string& name, int64_t fallback);
 
+// The boolean query parameter `name` ("true" or "false"), or `fallback`
+// when absent; INVALID_ARGUMENT naming it for any other value.
+absl::StatusOr<bool> QueryBool(const std::map<std::string, std::string>& query,
+                               const std::string& name, bool fallback);
+
 }  // namespace raw::dashboard

@@ -98,8 +98,13 @@ web::Response GetSessionPart(const Gateway& gateway, const web::Request& request
   std::optional<SessionPath> path = ParseSessionPath(request.path);
   if (!path) return NotFound();
   if (path->rest.empty()) {
+    // without_context=true: the row only, for a first screen that must not
+    // wait for a long session's model context to load.
+    absl::StatusOr<bool> without_context = QueryBool(request.query, "without_context", false);
+    if (!without_context.ok()) return ErrorResponse(without_context.status());
     v1::GetSessionRequest get;
     get.set_session_id(path->id);
+    get.set_without_context(*without_context);
     return Answer(gateway.client->GetSession(get));
   }
   if (path->rest == "stats") {

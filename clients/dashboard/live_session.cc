@@ -28,6 +28,7 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
     connection_ = std::move(connection);
     v1::GetSessionRequest get;
     get.set_session_id(session_id_);
+    get.set_without_context(true);  // only the writer is wanted
     absl::StatusOr<v1::GetSessionResponse> session = gateway_->client->GetSession(get);
     if (!session.ok()) {
       Send(Json{{"type", "disconnected"}, {"why", std::string(session.status().message())}});
@@ -70,6 +71,7 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
     }
     v1::GetSessionRequest get;
     get.set_session_id(session_id_);
+    get.set_without_context(true);  // only the writer is wanted
     absl::StatusOr<v1::GetSessionResponse> session = gateway_->client->GetSession(get);
     if (session.ok()) NoteWriter(session->session().writer());
   }

@@ -1,7 +1,7 @@
 // Drives the dashboard in Debian's chromium (headless, through
 // playwright-core) for one scenario of tests/e2e/dashboard. Environment:
 // DASHBOARD_URL (the URL raw-dashboard printed, with its token), WORKDIR,
-// SCREENSHOT_DIR, and per scenario SESSION, ITEMS, LONG_ARG, PNG_FILE.
+// SCREENSHOT_DIR, and per scenario SESSION, FIRST_SEQ, LONG_ARG, PNG_FILE.
 //
 // Output, one JSON object per line: {"step": NAME} when the test must act
 // (the driver then waits for a line on stdin), and finally {"done": true,
@@ -280,18 +280,20 @@ const scenarios = {
     await page.waitForSelector("#transcript li.item");
     const firstScreenMs = Date.now() - started;
     const pageMs = [];
-    while (!(await page.$('#transcript li.item[data-seq="1"]'))) {
+    // The session's first item (FIRST_SEQ: its event's seq) ends the scroll.
+    const first = `#transcript li.item[data-seq="${env.FIRST_SEQ}"]`;
+    while (!(await page.$(first))) {
       const pages = Number(await page.$eval("#transcript", (el) => el.dataset.pages ?? "1"));
       const t0 = Date.now();
       await page.$eval("#scroller", (el) => { el.scrollTop = 0; });
-      await page.waitForFunction((n) => Number(document.getElementById("transcript").dataset.pages ?? "1") > n
-        || document.querySelector('#transcript li.item[data-seq="1"]'), pages);
+      await page.waitForFunction(([n, sel]) => Number(document.getElementById("transcript").dataset.pages ?? "1") > n
+        || document.querySelector(sel), [pages, first]);
       pageMs.push(Date.now() - t0);
     }
     await page.$eval("#scroller", (el) => { el.scrollTop = 0; });
     await shot(page, "history");
     await finish({
-      firstText: await text(page, '#transcript li.item[data-seq="1"]'),
+      firstText: await text(page, first),
       items: (await page.$$("#transcript li.item")).length,
       pages: Number(await page.$eval("#transcript", (el) => el.dataset.pages ?? "1")),
       firstScreenMs,

@@ -161,9 +161,20 @@ TEST_F(DashboardTest, SessionsAreCreatedListedSearchedAndDeleted) {
   auto none = dashboard_.Get("/api/sessions?query=nothing-matches-this");
   EXPECT_EQ(BodyJson(none)["sessions"].size(), 0u);
 
+  // A first screen asks without the estimate, which may need the whole
+  // model context read (rawd adds it anyway once the context is in memory).
+  auto row_only = dashboard_.Get("/api/sessions/" + id + "?without_context=true");
+  ASSERT_EQ(row_only.status, 200);
+  EXPECT_EQ(BodyJson(row_only)["session"]["id"], id);
+  EXPECT_FALSE(BodyJson(row_only)["session"].contains("context"));
   auto got = dashboard_.Get("/api/sessions/" + id);
   ASSERT_EQ(got.status, 200);
   EXPECT_EQ(BodyJson(got)["session"]["agent"], "coder");
+  EXPECT_TRUE(BodyJson(got)["session"].contains("context"));
+  auto bad_flag = dashboard_.Get("/api/sessions/" + id + "?without_context=yes");
+  EXPECT_EQ(bad_flag.status, 400);
+  EXPECT_EQ(BodyJson(bad_flag)["error"]["message"],
+            "query parameter without_context must be true or false, not 'yes'");
   EXPECT_EQ(dashboard_.Get("/api/sessions/" + id + "/stats").status, 200);
 
   DashboardProcess::Call remove;

@@ -25,13 +25,18 @@ namespace chat = testing::chat;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr int kSeededItems = 10000;
+// Turns of the seeded long history: three display items each (question,
+// answer, turn end), 10,002 in all.
+constexpr int kSeededTurns = 3334;
+constexpr int kItemsPerTurn = 3;
 
-// Writes a session of `items` display items (a user message and an answer
-// per turn, numbered from 1) into rawd's database before it starts: the
-// store the daemon reads, filled in a few transactions instead of thousands
-// of model turns.
-std::string SeedHistory(const TestDaemon& daemon, int items) {
+// Writes a session of `turns` turns into rawd's database before it starts,
+// as the daemon records them: turn k is events 4k-3 to 4k (turn start,
+// "question number k", "answer number k", turn end). The store the daemon
+// reads, filled in one transaction instead of thousands of model turns;
+// with the turn boundaries a real history has, so that opening it reads
+// only its newest turn back (the recovery of a turn a crash left open).
+std::string SeedHistory(const TestDaemon& daemon, int turns) {
   const std::string id = "sess_seededhistory0001";
   std::filesystem::create_directories(daemon.state_dir());
   auto opened = store::SessionStore::Open(absl::StrCat(daemon.state_dir(), "/", store::DatabaseFileName()));
@@ -48,15 +53,21 @@ std::string SeedHistory(const TestDaemon& daemon, int items) {
   EXPECT_TRUE((*opened)->CreateSession(record).ok());
   store::CommitBatch batch;
   batch.title = "Seeded history";
-  for (int i = 1; i <= items; ++i) {
-    events::SessionEvent e;
-    e.session_id = id;
-    e.seq = static_cast<uint64_t>(i);
-    e.turn_id = absl::StrCat("turn_", (i + 1) / 2);
-    e.time_unix_ms = now_ms;
-    if (i % 2 == 1) e.payload = events::UserMessage{absl::StrCat("question number ", i)};
-    else e.payload = events::AssistantMessage{absl::StrCat("answer number ", i), "", 1};
-    batch.events.push_back(std::move(e));
+  uint64_t seq = 0;
+  for (int k = 1; k <= turns; ++k) {
+    const std::string question = absl::StrCat("question number ", k);
+    for (events::EventPayload payload :
+         {events::EventPayload(events::TurnStarted{question}), events::EventPayload(events::UserMessage{question}),
+          events::EventPayload(events::AssistantMessage{absl::StrCat("answer number ", k), "", 1}),
+          events::EventPayload(events::TurnEnded{events::TurnEndReason::kCompleted, "", 1, std::nullopt})}) {
+      events::SessionEvent e;
+      e.session_id = id;
+      e.seq = ++seq;
+      e.turn_id = absl::StrCat("turn_", k);
+      e.time_unix_ms = now_ms;
+      e.payload = std::move(payload);
+      batch.events.push_back(std::move(e));
+    }
   }
   absl::Status s = (*opened)->Commit(id, batch);
   EXPECT_TRUE(s.ok()) << s;
@@ -208,12 +219,13 @@ TEST_F(DashboardBrowserTest, DetailsShowUsagePerFieldWithCoverage) {
 }
 
 TEST_F(DashboardBrowserTest, ScrollsBackThroughTenThousandItems) {
-  std::string session = SeedHistory(*daemon_, kSeededItems);
+  std::string session = SeedHistory(*daemon_, kSeededTurns);
   StartAll();
   if (IsSkipped()) return;
-  Json r = Drive("history", {{"SESSION", session}, {"ITEMS", absl::StrCat(kSeededItems)}});
+  // Event 1 is the first turn's start, event 2 its question: the first item.
+  Json r = Drive("history", {{"SESSION", session}, {"FIRST_SEQ", "2"}});
   EXPECT_THAT(r.value("firstText", ""), HasSubstr("question number 1"));
-  EXPECT_EQ(r.value("items", 0), kSeededItems);
+  EXPECT_EQ(r.value("items", 0), kSeededTurns * kItemsPerTurn);
   EXPECT_GT(r.value("pages", 0), 1);
   // Timings for bench/dashboard_history_bench.sh (not asserted).
   std::vector<int64_t> page_ms;
@@ -221,7 +233,7 @@ TEST_F(DashboardBrowserTest, ScrollsBackThroughTenThousandItems) {
   std::sort(page_ms.begin(), page_ms.end());
   if (!page_ms.empty()) {
     std::printf("dashboard history of %d items: first screen %lld ms; scroll-back page median %lld ms, max %lld ms (%zu pages)\n",
-                kSeededItems, static_cast<long long>(r.value("firstScreenMs", int64_t{0})),
+                kSeededTurns * kItemsPerTurn, static_cast<long long>(r.value("firstScreenMs", int64_t{0})),
                 static_cast<long long>(page_ms[page_ms.size() / 2]), static_cast<long long>(page_ms.back()),
                 page_ms.size());
   }

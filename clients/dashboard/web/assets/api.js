@@ -56,7 +56,9 @@ export const api = {
   info: () => request("GET", "/api/info"),
   sessions: (params) => request("GET", `/api/sessions${q(params)}`),
   createSession: (body) => request("POST", "/api/sessions", body),
-  session: (id) => request("GET", `/api/sessions/${enc(id)}`),
+  // { without_context: "true" }: the session without its context estimate,
+  // which a long session's first screen need not wait for.
+  session: (id, params = {}) => request("GET", `/api/sessions/${enc(id)}${q(params)}`),
   deleteSession: (id) => request("DELETE", `/api/sessions/${enc(id)}`),
   history: (id, params) => request("GET", `/api/sessions/${enc(id)}/history${q(params)}`),
   stats: (id) => request("GET", `/api/sessions/${enc(id)}/stats`),

@@ -78,11 +78,15 @@ export class ConversationView {
 
   async start() {
     try {
-      const { session } = await api.session(this.sessionId);
+      // The session and its newest page at once, and the first screen does
+      // not wait for a long session's model context to load: the estimate
+      // follows (refreshContext).
+      const [{ session }, page] = await Promise.all([
+        api.session(this.sessionId, { without_context: "true" }),
+        api.history(this.sessionId, { limit: PAGE }),
+      ]);
       this.session = session;
       this.title.textContent = session.title || "New session";
-      if (session.context) this.transcript.context = session.context;
-      const page = await api.history(this.sessionId, { limit: PAGE });
       const events = (page.events ?? []).sort(bySeq);
       for (const e of events) this.transcript.apply(e);
       // A compaction the history shows started but rawd no longer runs (it
@@ -94,13 +98,29 @@ export class ConversationView {
       for (const item of this.transcript.items) this.place(item);
       this.noteOlder(page, events);
       this.scrollToBottom();
-      this.connect(Math.max(this.transcript.lastSeq, int64(session.lastSeq) ?? 0));
+      // From the page's newest event: the session was read beside the page,
+      // so its lastSeq may already be past events the page does not hold.
+      this.connect(this.transcript.lastSeq);
       this.observeTop();
       this.renderFooter();
       this.details.refresh();
       this.input.focus();
+      this.refreshContext();
     } catch (e) {
       this.showBanner(`Could not open the session: ${e.message}`);
+    }
+  }
+
+  // The context estimate, once rawd has the model context loaded; a live
+  // estimate that came first is newer and stays.
+  async refreshContext() {
+    try {
+      const { session } = await api.session(this.sessionId);
+      if (this.destroyed || this.transcript.context || !session.context) return;
+      this.transcript.context = session.context;
+      this.renderFooter();
+    } catch {
+      // The footer shows no estimate; the next turn's estimate event brings one.
     }
   }
 
