@@ -2,13 +2,16 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace raw::tools::builtin {
 namespace {
@@ -80,8 +83,43 @@ int OpenWithoutSymlinks(const std::string& path, int flags) {
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   long fd = syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof(how));
   if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return static_cast<int>(fd);
-  // Kernels before 5.6 (or a seccomp filter): the last component at least.
-  return open(path.c_str(), flags);
+  // Kernels before 5.6, or a seccomp filter that refuses openat2.
+  return OpenComponentwise(path, flags);
+}
+
+int OpenComponentwise(const std::string& path, int flags) {
+  if (path.empty() || path[0] != '/') {
+    errno = EINVAL;
+    return -1;
+  }
+  std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
+  int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return -1;
+  auto close_keeping_errno = [](int fd) {
+    const int error = errno;
+    close(fd);
+    errno = error;
+  };
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const char* name = parts[i].c_str();
+    int next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0) {
+      // O_PATH | O_NOFOLLOW opens a link itself, which O_DIRECTORY then
+      // refuses as ENOTDIR: say what openat2 would have said.
+      struct stat info;
+      if (errno == ENOTDIR && fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISLNK(info.st_mode)) {
+        errno = ELOOP;
+      }
+      close_keeping_errno(dir);
+      return -1;
+    }
+    close(dir);
+    dir = next;
+  }
+  int fd = openat(dir, parts.empty() ? "." : parts.back().c_str(), flags);
+  close_keeping_errno(dir);
+  return fd;
 }
 
 absl::StatusOr<OpenedFile> OpenRegularFile(const std::string& path, const std::string& tool) {

@@ -58,4 +58,11 @@ absl::StatusOr<OpenedFile> OpenDirectory(const std::string& path);
 // or type check; sets errno and returns -1 on failure.
 int OpenWithoutSymlinks(const std::string& path, int flags);
 
+// OpenWithoutSymlinks where openat2 is missing (kernels before 5.6) or
+// refused (a seccomp filter): absolute `path` opened one component at a
+// time from "/", each directory with O_NOFOLLOW, so that a link anywhere on
+// the path is refused (ELOOP), not only at its end. `flags` as given (the
+// caller adds O_NOFOLLOW for the last component).
+int OpenComponentwise(const std::string& path, int flags);
+
 }  // namespace raw::tools::builtin

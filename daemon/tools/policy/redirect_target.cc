@@ -6,13 +6,15 @@
 
 namespace raw::tools::policy {
 
-std::string ResolveRedirectTarget(const std::string& cwd, const std::string& target) {
+std::optional<std::string> ResolveRedirectTarget(const std::string& cwd, const std::string& target) {
   std::string path = target;
   if (target == "~" || target.starts_with("~/")) {
     const char* home = std::getenv("HOME");
     if (home != nullptr && home[0] == '/') path = std::string(home) + target.substr(1);
   }
-  return ResolveRulePath(cwd, path);
+  RulePath resolved = ResolveRulePathWith(cwd, path, nullptr, {.physical_dots = true});
+  if (!resolved.complete) return std::nullopt;
+  return resolved.path;
 }
 
 bool IsHarmlessRedirectTarget(const std::string& target) {

@@ -4,14 +4,18 @@
 // Reads $HOME and the file system (rule_path.h); thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace raw::tools::policy {
 
 // `target` as bash opens it from `cwd`: an unquoted "~" or "~/…" (as the
 // analyzer reports it, command_subjects.h) is the user's home ($HOME), then
-// resolved like a path rule's subject (ResolveRulePath).
-std::string ResolveRedirectTarget(const std::string& cwd, const std::string& target);
+// resolved like a path rule's subject, except that `..` is taken as the
+// kernel takes it ("link/.." is the parent of the link's target: bash does
+// not normalize a path before it opens it). nullopt when the target passes
+// through more links than the kernel follows: no rule can tell where it is.
+std::optional<std::string> ResolveRedirectTarget(const std::string& cwd, const std::string& target);
 
 // /dev/null, /dev/stdout and /dev/stderr as written: writing there changes
 // no file, so no rule is needed.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/pattern.h"
+#include "common/utf8.h"
 
 namespace raw::tools::policy {
 namespace {
@@ -50,30 +51,44 @@ std::optional<std::string> LinkMemo::Target(const std::string& path) {
   return it->second;
 }
 
-std::string ResolveRulePath(const std::string& cwd, const std::string& path, LinkMemo* memo) {
+RulePath ResolveRulePathWith(const std::string& cwd, const std::string& path, LinkMemo* memo,
+                             const RuleResolveOptions& options) {
   std::string full = !path.empty() && path[0] == '/' ? path : cwd + "/" + path;
   // Lexically first, as the file tools open it (tool_args.h ResolvePath):
   // "link/../x" is <cwd>/x for them, so it must be for the rules too. Only
   // the ".." that symlink targets bring in are taken physically below.
-  std::deque<std::string> todo =
-      Components(std::filesystem::path(full).lexically_normal().string());
-  std::vector<std::string> resolved;  // components of a path free of symlinks
+  std::deque<std::string> todo = Components(
+      options.physical_dots ? full : std::filesystem::path(full).lexically_normal().string());
+  const std::string& keep = options.keep_links_under;
+  auto kept = [&keep](const std::string& current) {
+    return !keep.empty() && (keep == "/" || current == keep ||
+                             (current.size() > keep.size() && current.starts_with(keep) &&
+                              current[keep.size()] == '/'));
+  };
+  RulePath result;
+  std::vector<std::string> resolved;  // components of a path whose links were followed or kept
   int links = 0;
   while (!todo.empty()) {
     std::string component = std::move(todo.front());
     todo.pop_front();
     if (component == ".") continue;
     if (component == "..") {
-      // `resolved` has no symlinks, so its parent is the real parent.
+      // `resolved` has no followed links, so its parent is the real parent
+      // (a kept link's name is dropped as written: only allow patterns keep
+      // links, and they were normalized lexically).
       if (!resolved.empty()) resolved.pop_back();
       continue;
     }
     resolved.push_back(std::move(component));
-    if (links >= kMaxSymlinks) continue;  // a loop: leave the rest as written
     const std::string current = Join(resolved);
+    if (kept(current)) continue;
     std::optional<std::string> link =
         memo != nullptr ? memo->Target(current) : ReadLinkTarget(current);
     if (!link) continue;
+    if (links >= kMaxSymlinks) {
+      result.complete = false;  // a loop, or a chain made to run out the count
+      continue;
+    }
     ++links;
     const std::string target = *std::move(link);
     resolved.pop_back();
@@ -81,15 +96,20 @@ std::string ResolveRulePath(const std::string& cwd, const std::string& path, Lin
     std::deque<std::string> target_components = Components(target);
     todo.insert(todo.begin(), target_components.begin(), target_components.end());
   }
-  return Join(resolved);
+  result.path = Join(resolved);
+  return result;
 }
 
-std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern,
-                              LinkMemo* memo) {
+std::string ResolveRulePath(const std::string& cwd, const std::string& path, LinkMemo* memo) {
+  return ResolveRulePathWith(cwd, path, memo, {}).path;
+}
+
+std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern, LinkMemo* memo,
+                              bool allow_rule) {
   if (pattern.rfind("re:", 0) == 0) return pattern;
-  std::string full = !pattern.empty() && pattern[0] == '/'
-                         ? pattern
-                         : EscapeGlob(ResolveRulePath("/", cwd, memo)) + "/" + pattern;
+  const std::string resolved_cwd = ResolveRulePath("/", cwd, memo);
+  std::string full =
+      !pattern.empty() && pattern[0] == '/' ? pattern : EscapeGlob(resolved_cwd) + "/" + pattern;
   // Split into the literal leading directories and the rest (from the first
   // component holding a glob character or an escape).
   std::vector<std::string> parts = absl::StrSplit(full.substr(1), '/');
@@ -97,9 +117,18 @@ std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern
   while (literal < parts.size() && !HasGlobCharacter(parts[literal])) ++literal;
   std::vector<std::string> prefix(parts.begin(), parts.begin() + literal);
   std::vector<std::string> rest(parts.begin() + literal, parts.end());
-  std::string anchored = EscapeGlob(ResolveRulePath("/", Join(prefix), memo));
+  RuleResolveOptions options;
+  if (allow_rule) options.keep_links_under = resolved_cwd;
+  std::string anchored = EscapeGlob(ResolveRulePathWith("/", Join(prefix), memo, options).path);
   if (rest.empty()) return anchored;
   return (anchored == "/" ? "" : anchored) + "/" + absl::StrJoin(rest, "/");
+}
+
+bool PathRuleMatches(config::RuleAction action, const Pattern& pattern, const std::string& path) {
+  if (pattern.is_regex() && ValidUtf8Prefix(path) != path.size()) {
+    return action != config::RuleAction::kAllow;
+  }
+  return pattern.Matches(path);
 }
 
 }  // namespace raw::tools::policy

@@ -9,6 +9,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/pattern.h"
+#include "daemon/config/config.h"
+
 namespace raw::tools::policy {
 
 // What lstat and readlink said about each path asked during one rule
@@ -26,21 +29,55 @@ class LinkMemo {
   std::unordered_map<std::string, std::optional<std::string>> seen_;
 };
 
-// `path` made absolute against `cwd`, lexically normalized (so "a/link/../b"
-// is "a/b", exactly the file the file tools open: tool_args.h ResolvePath),
-// then with symlinks in its longest existing prefix resolved (a dangling
-// link at the end is resolved too: writing through it creates its target;
-// ".." inside a link's target is taken physically, as the kernel does).
-// Never fails: a path that cannot be resolved further is returned normalized.
+// How ResolveRulePath treats `..` and links.
+struct RuleResolveOptions {
+  // False: `..` as written is taken lexically first ("a/link/../b" is
+  // "a/b"), as the file tools open a path (tool_args.h ResolvePath). True:
+  // taken as the kernel does when a shell opens the path, after the link
+  // before it is followed ("link/.." is the parent of the link's target).
+  bool physical_dots = false;
+  // A resolved directory: links at it or below it are not followed, and the
+  // path goes on through the link's own name. Empty: every link is followed.
+  std::string keep_links_under;
+};
+
+struct RulePath {
+  std::string path;
+  // False when the path holds more links than the kernel follows for one
+  // path (40): the rest was left as written, and no rule can tell which
+  // file it names.
+  bool complete = true;
+};
+
+// `path` made absolute against `cwd`, with `..` taken as `options` say, then
+// with symlinks in its longest existing prefix resolved (a dangling link at
+// the end is resolved too: writing through it creates its target; ".."
+// inside a link's target is taken physically, as the kernel does). Never
+// fails: a path that cannot be resolved further is returned normalized.
 // `memo`, when given, answers for paths already looked at.
+RulePath ResolveRulePathWith(const std::string& cwd, const std::string& path, LinkMemo* memo,
+                             const RuleResolveOptions& options);
+
+// ResolveRulePathWith with `..` taken lexically and every link followed:
+// exactly the file the file tools open.
 std::string ResolveRulePath(const std::string& cwd, const std::string& path,
                             LinkMemo* memo = nullptr);
 
 // The kPath glob `pattern` anchored for matching resolved paths: a relative
-// pattern is put under `cwd`, and the leading components without glob
-// characters are resolved like ResolveRulePath. "re:" patterns are returned
-// unchanged (they always see the absolute resolved path).
+// pattern is put under `cwd` (resolved), and the leading components without
+// glob characters are resolved like ResolveRulePath. For an allow rule
+// (`allow_rule`), links inside the resolved `cwd` are not followed: a link
+// the project holds ("src -> ..") must not widen what an allow rule covers
+// to wherever it points; a path reached through such a link is judged by
+// where it leads, which the rule then does not cover. "re:" patterns are
+// returned unchanged (they always see the absolute resolved path).
 std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern,
-                              LinkMemo* memo = nullptr);
+                              LinkMemo* memo = nullptr, bool allow_rule = false);
+
+// Whether a path rule with `action` and the anchored `pattern` applies to
+// the resolved `path`. A "re:" pattern (RE2 in UTF-8 mode) cannot match a
+// path that is not valid UTF-8, so for such a path it counts as matching for
+// deny and ask rules and never for allow rules: a rule fails closed.
+bool PathRuleMatches(config::RuleAction action, const Pattern& pattern, const std::string& path);
 
 }  // namespace raw::tools::policy

@@ -166,10 +166,22 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
     return absl::StrCat(rule.label, " (", DescribeRule(rule.config), ")");
   };
   LinkMemo links;  // this evaluation's view of the file system
+  // A deny or ask rule covers what its pattern names and everything inside
+  // it ("secret" or "secret/" keeps secret/key too), and one whose anchored
+  // pattern does not compile applies: no rule fails open.
   auto path_matches = [&](const Compiled& rule, const std::string& path) {
-    auto anchored = Pattern::CompileCached(AnchorPathPattern(cwd, rule.subject[0].text(), &links),
-                                           Pattern::Style::kPath);
-    return anchored.ok() && anchored->Matches(path);
+    const RuleAction action = rule.config.action;
+    const std::string anchored_text =
+        AnchorPathPattern(cwd, rule.subject[0].text(), &links, action == RuleAction::kAllow);
+    auto anchored = Pattern::CompileCached(anchored_text, Pattern::Style::kPath);
+    if (!anchored.ok()) return action != RuleAction::kAllow;
+    if (PathRuleMatches(action, *anchored, path)) return true;
+    if (action == RuleAction::kAllow || anchored->is_regex() || anchored_text.ends_with("/**")) {
+      return false;
+    }
+    auto inside = Pattern::CompileCached(
+        anchored_text == "/" ? std::string("/**") : anchored_text + "/**", Pattern::Style::kPath);
+    return !inside.ok() || inside->Matches(path);
   };
   // The first rule that applies to the call with `command`, `path` or
   // `redirect` (a redirection's resolved target) as its subject (none: the
@@ -201,7 +213,14 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
   std::optional<std::string> subject = SubjectOf(spec, arguments);
   if (spec.rule_subject == RuleSubject::kPath) {
     if (!subject) return decide(first_rule(nullptr, nullptr, nullptr, true));
-    std::string resolved = ResolveRulePath(cwd, *subject, &links);
+    RulePath judged = ResolveRulePathWith(cwd, *subject, &links, {});
+    if (!judged.complete) {
+      return Decision{RuleAction::kDeny,
+                      absl::StrCat("the path ", *subject,
+                                   " passes through more symbolic links than the system follows "
+                                   "(40): no rule can tell which file it names")};
+    }
+    const std::string& resolved = judged.path;
     Decision decision = decide(first_rule(nullptr, &resolved, nullptr, true));
     decision.reason = absl::StrCat(decision.reason, " for ", resolved);
     return decision;
@@ -243,17 +262,21 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
   };
   for (const CommandSubject& part : analysis->subjects) {
     if (part.kind == CommandSubject::Kind::kRedirect) {
-      std::string resolved = ResolveRedirectTarget(cwd, part.text);
-      const Compiled* rule = first_rule(nullptr, nullptr, part.known ? &resolved : nullptr,
-                                        opaque.empty() && part.known);
+      // A target whose links cannot all be followed is one only running the
+      // line would tell.
+      std::optional<std::string> target = ResolveRedirectTarget(cwd, part.text);
+      const bool known = part.known && target.has_value();
+      const std::string resolved = target.value_or("");
+      const Compiled* rule = first_rule(nullptr, nullptr, known ? &resolved : nullptr,
+                                        opaque.empty() && known);
       Decision decision =
-          rule != nullptr || !part.known || !IsHarmlessRedirectTarget(part.text)
-              ? decide(rule, unreadable || !part.known)
+          rule != nullptr || !known || !IsHarmlessRedirectTarget(part.text)
+              ? decide(rule, unreadable || !known)
               : Decision{RuleAction::kAllow, "writes no file"};
       add(decision.action,
           absl::StrCat("\"redirect to ",
-                       part.known ? resolved : part.text + "\" (only known when the line runs)",
-                       part.known ? "\": " : ": ", decision.reason));
+                       known ? resolved : part.text + "\" (only known when the line runs)",
+                       known ? "\": " : ": ", decision.reason));
       continue;
     }
     const Compiled* rule = first_rule(&part.text, nullptr, nullptr, opaque.empty());
@@ -308,7 +331,9 @@ std::optional<std::vector<OfferedRule>> CommandSessionRules(const config::RuleCo
     if (part.kind == CommandSubject::Kind::kRedirect) {
       if (!part.known) return std::nullopt;
       if (IsHarmlessRedirectTarget(part.text)) continue;
-      rule.exact.redirect = EscapeGlob(ResolveRedirectTarget(cwd, part.text));
+      std::optional<std::string> target = ResolveRedirectTarget(cwd, part.text);
+      if (!target) return std::nullopt;
+      rule.exact.redirect = EscapeGlob(*target);
     } else {
       rule.exact.command = EscapeGlob(part.text);
       // A line that sets what changes commands is allowed exactly only, and
@@ -424,9 +449,14 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
           rules.push_back({rule.action, std::nullopt});
           continue;
         }
-        auto anchored = Pattern::CompileCached(AnchorPathPattern(lazy->cwd, *rule.pattern, &links),
-                                               Pattern::Style::kPath);
-        if (anchored.ok()) rules.push_back({rule.action, std::move(*anchored)});
+        const bool allow = rule.action == RuleAction::kAllow;
+        auto anchored = Pattern::CompileCached(
+            AnchorPathPattern(lazy->cwd, *rule.pattern, &links, allow), Pattern::Style::kPath);
+        if (anchored.ok()) {
+          rules.push_back({rule.action, std::move(*anchored)});
+        } else if (!allow) {
+          rules.push_back({rule.action, std::nullopt});  // applies to every entry: fails closed
+        }
       }
       lazy->filter = WalkFilter::Callback(std::move(rules), lazy->user_approved);
       lazy->built = true;

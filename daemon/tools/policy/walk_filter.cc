@@ -36,7 +36,7 @@ bool WalkFilter::Withholds(const std::string& path) {
         resolved = Resolve(path);
         have_resolved = true;
       }
-      if (!rule.path->Matches(resolved)) continue;
+      if (!PathRuleMatches(rule.action, *rule.path, resolved)) continue;
     }
     switch (rule.action) {
       case config::RuleAction::kDeny:

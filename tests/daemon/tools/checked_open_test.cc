@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <string>
 
@@ -63,6 +64,25 @@ TEST(CheckedOpenTest, RefusesASymlinkAtTheEndOrOnTheWay) {
   absl::StatusOr<OpenedFile> middle = OpenRegularFile(dir.Join("sub/secret"), "t");
   EXPECT_TRUE(absl::IsPermissionDenied(middle.status())) << middle.status();
   EXPECT_EQ(OpenWithoutSymlinks(dir.Join("sub/secret"), O_RDONLY), -1);
+}
+
+// Where openat2 is missing or refused, the path is opened one component at a
+// time and a link anywhere on it is still refused.
+TEST(CheckedOpenTest, TheFallbackRefusesALinkOnTheWay) {
+  TempDir dir;
+  TempDir outside;
+  WriteText(outside.Join("secret"), "secret");
+  WriteText(dir.Join("plain"), "plain");
+  ASSERT_EQ(symlink(outside.path().c_str(), dir.Join("sub").c_str()), 0);
+  errno = 0;
+  EXPECT_EQ(OpenComponentwise(dir.Join("sub/secret"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC), -1);
+  EXPECT_EQ(errno, ELOOP);
+  int fd = OpenComponentwise(dir.Join("plain"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  if (fd >= 0) close(fd);
+  ASSERT_EQ(symlink(dir.Join("plain").c_str(), dir.Join("last").c_str()), 0);
+  EXPECT_EQ(OpenComponentwise(dir.Join("last"), O_RDONLY | O_NOFOLLOW | O_CLOEXEC), -1);
+  EXPECT_EQ(OpenComponentwise("relative/path", O_RDONLY), -1);
 }
 
 TEST(CheckedOpenTest, MissingFilesAreNotFound) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/tools/policy/redirect_target.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/tools/tool_test_support.h"
@@ -540,6 +541,88 @@ TEST_F(PathRulesTest, AMemoResolvesAsTheFileSystemDoes) {
   EXPECT_EQ(memo.Target(project_.Join("src/relative")), "sub");
   LinkMemo fresh;
   EXPECT_EQ(fresh.Target(project_.Join("src/relative")), std::nullopt);
+}
+
+// A link the project holds decides nothing for an allow rule: "vendor" ->
+// somewhere else does not make "vendor/**" allow writing there, by either
+// name. Deny rules still follow it.
+TEST_F(PathRulesTest, ALinkInTheProjectDoesNotWidenAnAllowRule) {
+  std::filesystem::create_symlink(outside_.path(), project_.Join("vendor"));
+  RuleSet allow = Rules({Path(RuleAction::kAllow, "vendor/**"), Path(RuleAction::kAllow, "src/**")});
+  EXPECT_EQ(Write(allow, "vendor/x.txt").action, RuleAction::kAsk);
+  EXPECT_EQ(Write(allow, outside_.Join("x.txt")).action, RuleAction::kAsk);
+  EXPECT_EQ(Write(allow, "src/sub/x.txt").action, RuleAction::kAllow);
+  // Nor a link to the project's own parent ("up -> ..").
+  std::filesystem::create_symlink("..", project_.Join("up"));
+  RuleSet allow_up = Rules({Path(RuleAction::kAllow, "up/**")});
+  const std::string parent = std::filesystem::path(project_.path()).parent_path().string();
+  EXPECT_EQ(Write(allow_up, parent + "/.bashrc").action, RuleAction::kAsk);
+  EXPECT_EQ(Write(allow_up, "up/.bashrc").action, RuleAction::kAsk);
+  RuleSet deny = Rules({Path(RuleAction::kDeny, "vendor/**")});
+  EXPECT_EQ(Write(deny, outside_.Join("x.txt")).action, RuleAction::kDeny);
+  EXPECT_EQ(AnchorPathPattern(project_.path(), "vendor/**", nullptr, /*allow_rule=*/true),
+            project_.Join("vendor/**"));
+  EXPECT_EQ(AnchorPathPattern(project_.path(), "vendor/**"), outside_.path() + "/**");
+}
+
+// More links than the kernel follows for one path (a chain made to run out
+// the count) leave no rule able to say which file the path names.
+TEST_F(PathRulesTest, APathWithTooManyLinksIsDenied) {
+  std::filesystem::create_symlink(".", project_.Join("s"));
+  std::filesystem::create_symlink(outside_.path(), project_.Join("d"));
+  std::string chain;
+  for (int i = 0; i < 40; ++i) chain += "s/";
+  RuleSet allow = Rules({Path(RuleAction::kAllow, "/**")});
+  Decision decision = Write(allow, chain + "d/f.txt");
+  EXPECT_EQ(decision.action, RuleAction::kDeny);
+  EXPECT_THAT(decision.reason, HasSubstr("more symbolic links than the system follows"));
+  EXPECT_EQ(Write(allow, "s/s/d/f.txt").action, RuleAction::kAllow);
+  EXPECT_FALSE(ResolveRulePathWith(project_.path(), chain + "d/f.txt", nullptr, {}).complete);
+  EXPECT_TRUE(ResolveRulePathWith(project_.path(), "s/s/d/f.txt", nullptr, {}).complete);
+}
+
+// bash opens "link/../x" after following the link, so a redirection's
+// target is resolved that way, unlike a file tool's path.
+TEST_F(PathRulesTest, RedirectTargetsTakeDotDotAfterTheLink) {
+  std::filesystem::create_directories(outside_.Join("a"));
+  std::filesystem::create_symlink(outside_.Join("a"), project_.Join("src/m"));
+  EXPECT_EQ(ResolveRedirectTarget(project_.path(), "src/m/../key"), outside_.Join("key"));
+  EXPECT_EQ(ResolveRulePath(project_.path(), "src/m/../key"), project_.Join("src/key"));
+  RuleSet rules = Rules({Command(RuleAction::kAllow, "echo *"),
+                         Redirect(RuleAction::kDeny, outside_.path() + "/**"),
+                         Redirect(RuleAction::kAllow, "src/**")});
+  Decision decision = rules.Evaluate(kBash, Json{{"command", "echo k >> src/m/../key"}},
+                                     project_.path(), ApprovalMode::kAllowAll);
+  EXPECT_EQ(decision.action, RuleAction::kDeny);
+  EXPECT_THAT(decision.reason, HasSubstr(outside_.Join("key")));
+}
+
+// A "re:" pattern cannot match a path that is not UTF-8: deny and ask rules
+// then apply, and allow rules do not.
+TEST_F(PathRulesTest, RegexRulesFailClosedOnPathsThatAreNotUtf8) {
+  const std::string latin1 = "caf\xe9/.env";
+  RuleSet deny = Rules({Path(RuleAction::kDeny, "re:.*/\\.env")});
+  EXPECT_EQ(Write(deny, latin1).action, RuleAction::kDeny);
+  EXPECT_EQ(Write(deny, "cafe/.env").action, RuleAction::kDeny);
+  EXPECT_EQ(Write(deny, "cafe/env").action, RuleAction::kAsk);
+  RuleSet allow = Rules({Path(RuleAction::kAllow, "re:.*")});
+  EXPECT_EQ(Write(allow, latin1).action, RuleAction::kAsk);
+  EXPECT_EQ(Write(allow, "cafe/.env").action, RuleAction::kAllow);
+}
+
+// A deny or ask rule that names a directory covers what is inside it.
+TEST_F(PathRulesTest, ADenyRuleNamingADirectoryCoversItsContents) {
+  std::filesystem::create_directories(project_.Join("secret"));
+  for (const char* pattern : {"secret", "secret/"}) {
+    RuleSet deny = Rules({Path(RuleAction::kDeny, pattern), Path(RuleAction::kAllow, "**")});
+    EXPECT_EQ(Write(deny, "secret/key").action, RuleAction::kDeny) << pattern;
+    EXPECT_EQ(Write(deny, "secret/a/b").action, RuleAction::kDeny) << pattern;
+    EXPECT_EQ(Write(deny, "secret").action, RuleAction::kDeny) << pattern;
+    EXPECT_EQ(Write(deny, "secrets.txt").action, RuleAction::kAllow) << pattern;
+  }
+  // An allow rule names exactly what it says.
+  RuleSet allow = Rules({Path(RuleAction::kAllow, "secret")});
+  EXPECT_EQ(Write(allow, "secret/key").action, RuleAction::kAsk);
 }
 
 TEST_F(PathRulesTest, ResolveRulePathNormalizesAndFollowsLinks) {
