@@ -87,6 +87,28 @@ int OpenWithoutSymlinks(const std::string& path, int flags) {
   return OpenComponentwise(path, flags);
 }
 
+bool ReadWholeRegularFile(const std::string& path, int64_t max_bytes, std::string& text) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat info;
+  bool ok = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size <= max_bytes;
+  text.clear();
+  char buffer[64 * 1024];
+  while (ok) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    text.append(buffer, static_cast<size_t>(n));
+    // A file that grows while it is read stops at the limit.
+    if (static_cast<int64_t>(text.size()) > max_bytes) ok = false;
+  }
+  close(fd);
+  return ok;
+}
+
 int OpenComponentwise(const std::string& path, int flags) {
   if (path.empty() || path[0] != '/') {
     errno = EINVAL;

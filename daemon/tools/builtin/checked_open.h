@@ -17,6 +17,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -57,6 +58,13 @@ absl::StatusOr<OpenedFile> OpenDirectory(const std::string& path);
 // and, without O_PATH, O_NONBLOCK) and no symlink followed on the way. Low level: no identity
 // or type check; sets errno and returns -1 on failure.
 int OpenWithoutSymlinks(const std::string& path, int flags);
+
+// The regular file at `path` (links followed, as a walk reaches it) read
+// whole into `text`. Opened without blocking and checked after the open, so
+// that a FIFO or device swapped in since the caller looked is refused, never
+// waited on. False when it is not a regular file, holds more than
+// `max_bytes`, or cannot be read.
+bool ReadWholeRegularFile(const std::string& path, int64_t max_bytes, std::string& text);
 
 // OpenWithoutSymlinks where openat2 is missing (kernels before 5.6) or
 // refused (a seccomp filter): absolute `path` opened one component at a

@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 
 #include <deque>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/file_walker.h"
 #include "daemon/tools/builtin/path_glob.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
@@ -122,13 +122,6 @@ struct Search {
 };
 
 // Reads a whole file; false when it cannot be read.
-bool ReadWhole(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
-}
-
 ToolOutput Grep(const Json& args, const ToolContext& ctx) {
   if (absl::Status s = CheckArgumentObject(
           args, {"pattern", "path", "glob", "case_insensitive", "output_mode", "context"});
@@ -211,7 +204,7 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
       return ToolOutput::Error(absl::StrCat(shown_root, " is too large to search (", st.st_size,
                                             " bytes; the limit is ", kMaxFileBytes, ")"));
     }
-    if (!ReadWhole(*root, text)) return ToolOutput::Error(absl::StrCat("cannot read ", shown_root));
+    if (!ReadWholeRegularFile(*root, kMaxFileBytes, text)) return ToolOutput::Error(absl::StrCat("cannot read ", shown_root));
     if (LooksBinary(text)) {
       return ToolOutput::Error(absl::StrCat(shown_root, " looks like a binary file (it contains "
                                             "NUL bytes); grep searches text files"));
@@ -230,7 +223,7 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
         ++skipped_large;
         return WalkStep::kContinue;
       }
-      if (!ReadWhole(entry.path, text) || LooksBinary(text)) return WalkStep::kContinue;
+      if (!ReadWholeRegularFile(entry.path, kMaxFileBytes, text) || LooksBinary(text)) return WalkStep::kContinue;
       return search.File(DisplayPath(ctx.cwd, entry.path), text) ? WalkStep::kContinue
                                                                   : WalkStep::kStop;
     });

@@ -85,6 +85,22 @@ TEST(CheckedOpenTest, TheFallbackRefusesALinkOnTheWay) {
   EXPECT_EQ(OpenComponentwise("relative/path", O_RDONLY), -1);
 }
 
+// What grep reads: a regular file only, and a FIFO or device is refused at
+// once (a FIFO without a writer would block a plain open forever).
+TEST(CheckedOpenTest, ReadsWholeRegularFilesOnly) {
+  TempDir dir;
+  WriteText(dir.Join("a.txt"), "line\n");
+  std::string text;
+  EXPECT_TRUE(ReadWholeRegularFile(dir.Join("a.txt"), 100, text));
+  EXPECT_EQ(text, "line\n");
+  EXPECT_FALSE(ReadWholeRegularFile(dir.Join("a.txt"), 3, text));
+  ASSERT_EQ(mkfifo(dir.Join("pipe").c_str(), 0600), 0);
+  EXPECT_FALSE(ReadWholeRegularFile(dir.Join("pipe"), 100, text));
+  EXPECT_FALSE(ReadWholeRegularFile("/dev/zero", 100, text));
+  EXPECT_FALSE(ReadWholeRegularFile(dir.Join("missing"), 100, text));
+  EXPECT_FALSE(ReadWholeRegularFile(dir.path(), 100, text));
+}
+
 TEST(CheckedOpenTest, MissingFilesAreNotFound) {
   TempDir dir;
   absl::StatusOr<OpenedFile> missing = OpenRegularFile(dir.Join("none"), "t");
