@@ -66,8 +66,11 @@ std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolic
     ok |= TokenEquals(it->second, policy.token);
   }
   if (!policy.session_cookie.empty() && !policy.session_secret.empty()) {
-    if (std::optional<std::string> cookie = request.Cookie(policy.session_cookie)) {
-      ok |= TokenEquals(*cookie, policy.session_secret);
+    // Every cookie of the name counts: a page on another port of this host
+    // can set one of the same name (cookies ignore ports) that the browser
+    // sends first, and must not lock the real one out.
+    for (const std::string& cookie : request.Cookies(policy.session_cookie)) {
+      ok |= TokenEquals(cookie, policy.session_secret);
     }
   }
   if (ok) return std::nullopt;

@@ -42,8 +42,9 @@ std::optional<Rejection> CheckOrigin(const Request& request, const AdmissionPoli
                                      bool websocket_upgrade);
 
 // The token from `Authorization: Bearer` or the `token` query parameter, or
-// the session secret from the session cookie; any one that matches admits.
-// None: 401.
+// the session secret from the session cookie; any one that matches admits
+// (each field, parameter and cookie of the name is compared, so a junk
+// cookie of the same name sent first does not hide the real one). None: 401.
 std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolicy& policy);
 
 }  // namespace raw::web

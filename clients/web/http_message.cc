@@ -47,7 +47,8 @@ size_t Request::HeaderCount(std::string_view name) const {
   return n;
 }
 
-std::optional<std::string> Request::Cookie(std::string_view name) const {
+std::vector<std::string> Request::Cookies(std::string_view name) const {
+  std::vector<std::string> values;
   for (const auto& [key, value] : headers) {
     if (key != "cookie") continue;
     for (absl::string_view pair : absl::StrSplit(value, ';')) {
@@ -55,11 +56,11 @@ std::optional<std::string> Request::Cookie(std::string_view name) const {
       size_t eq = pair.find('=');
       if (eq == absl::string_view::npos) continue;
       if (pair.substr(0, eq) == absl::string_view(name.data(), name.size())) {
-        return std::string(pair.substr(eq + 1));
+        values.emplace_back(pair.substr(eq + 1));
       }
     }
   }
-  return std::nullopt;
+  return values;
 }
 
 void ParseTarget(std::string_view target, Request* request) {

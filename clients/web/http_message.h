@@ -28,8 +28,11 @@ struct Request {
   std::optional<std::string_view> Header(std::string_view name) const;
   // How many fields are named `name` (lower case).
   size_t HeaderCount(std::string_view name) const;
-  // The value of cookie `name` from the Cookie fields, if any.
-  std::optional<std::string> Cookie(std::string_view name) const;
+  // Every value of cookie `name` in the Cookie fields, in the order sent. A
+  // browser sends every cookie whose domain and path match, so one name can
+  // come more than once (another server on the same host may set its own
+  // with a longer path, which is sent first); a check must look at all.
+  std::vector<std::string> Cookies(std::string_view name) const;
 };
 
 struct Response {

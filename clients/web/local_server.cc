@@ -319,6 +319,12 @@ Response TextResponse(int status, std::string text) {
   return r;
 }
 
+// The hosts whose cookies a browser sends to a server bound to `address`:
+// the address itself and "localhost", which a user may have typed instead.
+std::string CookieHosts(const std::string& address) {
+  return address == "::1" ? "[::1] and localhost" : absl::StrCat(address, " and localhost");
+}
+
 // Counts a connection's requests in fixed windows.
 class RateLimit {
  public:
@@ -464,7 +470,14 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
                              : options.request_timeout);
     co_await http::async_read_header(stream, buffer, parser, Await(ec));
     if (ec == http::error::header_limit) {
-      co_await reject(431, "request header too large", 11);
+      // From a browser, this is almost always the cookies that other local
+      // servers set on this host, which the browser sends to every port.
+      co_await reject(431,
+                      absl::StrCat("request header too large (over ", options.max_header_bytes,
+                                   " bytes). From a browser this is usually cookies that other "
+                                   "local servers set: clear the browser's cookies for ",
+                                   CookieHosts(options.address), ", then reload."),
+                      11);
       break;
     }
     if (ec == http::error::body_limit) {

@@ -59,7 +59,12 @@ struct LocalServerOptions {
   std::string session_secret;
   std::vector<std::string> allowed_origins;
   std::string content_security_policy = "default-src 'none'";
-  size_t max_header_bytes = 8 * 1024;
+  // The whole request header, Cookie fields included. A browser sends this
+  // server every cookie of its host, those other local servers set too
+  // (cookies ignore ports), so the limit leaves room for what browsers send
+  // (many servers allow 8-16 KiB; a few busy local dev servers pass 8 KiB).
+  // Over it: 431, whose body tells the user to clear the host's cookies.
+  size_t max_header_bytes = 32 * 1024;
   size_t max_body_bytes = 1024 * 1024;
   size_t max_websocket_message_bytes = 4 * 1024 * 1024;
   size_t max_connections = 64;

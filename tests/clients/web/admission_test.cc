@@ -73,6 +73,21 @@ TEST(Admission, TheSessionCookieAdmitsWithItsSecretNeverWithTheToken) {
   EXPECT_TRUE(CheckToken(Make("GET", {{"cookie", std::string("raw_token=") + kSecret}}), Policy()));
 }
 
+// A page on another port of the host can set a cookie of the same name
+// that the browser sends first; any cookie of the name that matches admits.
+TEST(Admission, AnyCookieOfTheNameThatMatchesAdmits) {
+  const std::string real = std::string("raw_token_8123=") + kSecret;
+  EXPECT_FALSE(CheckToken(Make("GET", {{"cookie", "raw_token_8123=junk; " + real}}), Policy()));
+  EXPECT_FALSE(CheckToken(Make("GET", {{"cookie", real + "; raw_token_8123=junk"}}), Policy()));
+  EXPECT_FALSE(CheckToken(
+      Make("GET", {{"cookie", "raw_token_8123=junk"}, {"cookie", "a=b; " + real}}), Policy()));
+  auto junk_only = CheckToken(
+      Make("GET", {{"cookie", "raw_token_8123=junk; raw_token_8123=" + std::string(kToken)}}),
+      Policy());
+  ASSERT_TRUE(junk_only);
+  EXPECT_EQ(junk_only->status, 401);
+}
+
 TEST(Admission, TokenFromAnyOfThreePlaces) {
   EXPECT_FALSE(CheckToken(Make("GET", {{"authorization", std::string("Bearer ") + kToken}}), Policy()));
   EXPECT_FALSE(CheckToken(Make("GET", {{"authorization", std::string("bearer ") + kToken}}), Policy()));

@@ -24,9 +24,15 @@ TEST(HttpMessage, FindsHeadersAndCookies) {
   EXPECT_EQ(r.Header("host").value_or(""), "h");
   EXPECT_EQ(r.HeaderCount("host"), 2u);
   EXPECT_FALSE(r.Header("origin").has_value());
-  EXPECT_EQ(r.Cookie("raw_token").value_or(""), "xyz");
-  EXPECT_EQ(r.Cookie("b").value_or(""), "2");
-  EXPECT_FALSE(r.Cookie("raw").has_value());
+  EXPECT_EQ(r.Cookies("raw_token"), std::vector<std::string>{"xyz"});
+  EXPECT_EQ(r.Cookies("b"), std::vector<std::string>{"2"});
+  EXPECT_TRUE(r.Cookies("raw").empty());
+}
+
+TEST(HttpMessage, ARepeatedCookieNameYieldsEveryValueInOrder) {
+  Request r;
+  r.headers = {{"cookie", "t=junk; a=1;t=real"}, {"cookie", "t=third; t"}};
+  EXPECT_EQ(r.Cookies("t"), (std::vector<std::string>{"junk", "real", "third"}));
 }
 
 }  // namespace

@@ -293,11 +293,41 @@ TEST_F(LocalServerTest, MalformedRequestIs400) {
   EXPECT_EQ(StatusOf("GET /api/echo HTTP/9\r\n\r\n"), 400);
 }
 
-TEST_F(LocalServerTest, OversizedHeaderIs431) {
+TEST_F(LocalServerTest, OversizedHeaderIs431AndNamesTheCookiesToClear) {
   LocalServerOptions options;
   options.max_header_bytes = 1024;
   StartServer(options);
   EXPECT_EQ(StatusOf(Get("/api/echo", Bearer() + "X-Pad: " + std::string(2000, 'p') + "\r\n")), 431);
+  std::optional<RawResponse> r =
+      Exchange(port_, Get("/api/echo", Bearer() + "Cookie: a=" + std::string(2000, 'c') + "\r\n"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 431);
+  EXPECT_NE(r->body.find("clear the browser's cookies for 127.0.0.1 and localhost"),
+            std::string::npos)
+      << r->body;
+}
+
+// A browser sends every cookie of the host, other local servers' too: the
+// default limit takes ~24 KB of them beside the session cookie.
+TEST_F(LocalServerTest, TheDefaultHeaderLimitTakesWhatBrowsersSend) {
+  StartServer();
+  std::string cookies;
+  for (int i = 0; i < 24; ++i)
+    absl::StrAppend(&cookies, "dev", i, "=", std::string(1000, 'c'), "; ");
+  EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: ", cookies, "raw_token_", port_, "=",
+                                                   kSessionSecret, "\r\n"))),
+            200);
+  absl::StrAppend(&cookies, "big=", std::string(10000, 'c'));
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer() + "Cookie: " + cookies + "\r\n")), 431);
+}
+
+TEST_F(LocalServerTest, ATossedCookieBeforeTheRealOneStillAdmits) {
+  StartServer();
+  const std::string name = absl::StrCat("raw_token_", port_);
+  EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: ", name, "=junk; ", name, "=",
+                                                   kSessionSecret, "\r\n"))),
+            200);
+  EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: ", name, "=junk\r\n"))), 401);
 }
 
 TEST_F(LocalServerTest, OversizedBodyIs413WithoutSideEffect) {

@@ -1,7 +1,9 @@
 // The gateway's refusals with plain HTTP and WebSocket clients: every API
 // route and the WebSocket without the token, with a wrong token, with a
 // foreign Host, with a cross-site Origin, and with an oversized body; each
-// is refused with its status and changes nothing in rawd.
+// is refused with its status and changes nothing in rawd. A junk cookie of
+// the gateway's name beside the real one, and many foreign cookies, still
+// admit.
 #include "gmock/gmock.h"
 #include "tests/e2e/dashboard/dashboard_fixture.h"
 
@@ -89,6 +91,64 @@ TEST_F(DashboardSecurityTest, EveryRouteWantsTheToken) {
     EXPECT_EQ(dashboard_.Send(call).status, 401) << endpoint.method << " " << endpoint.target;
   }
   ExpectNoSideEffect();
+}
+
+// A page on another port of 127.0.0.1 can set a cookie of the gateway's
+// name (cookies ignore ports) with a longer path, which a browser then
+// sends before the gateway's own: the real one still admits, to the API
+// and to the WebSocket, while junk alone admits nothing.
+TEST_F(DashboardSecurityTest, ATossedCookieOfTheSameNameDoesNotLockTheRealOneOut) {
+  DashboardProcess::Call login;
+  login.method = "POST";
+  login.target = "/api/login";
+  auto answer = dashboard_.Send(login);
+  ASSERT_EQ(answer.status, 204) << answer.body;
+  const std::string name = absl::StrCat("raw_dashboard_", dashboard_.port());
+  const std::string set_cookie = answer.headers["set-cookie"];
+  ASSERT_THAT(set_cookie, ::testing::StartsWith(name + "="));
+  const std::string secret =
+      set_cookie.substr(name.size() + 1, set_cookie.find(';') - name.size() - 1);
+  const std::string tossed = absl::StrCat(name, "=junk; ", name, "=", secret);
+
+  for (const Endpoint& endpoint : endpoints_) {
+    if (std::string(endpoint.method) != "GET") continue;
+    DashboardProcess::Call call = CallFor(endpoint);
+    call.with_token = false;
+    call.headers = {"Cookie: " + tossed};
+    EXPECT_EQ(dashboard_.Send(call).status, 200) << endpoint.target;
+    call.headers = {absl::StrCat("Cookie: ", name, "=junk")};
+    EXPECT_EQ(dashboard_.Send(call).status, 401) << endpoint.target;
+    call.headers = {absl::StrCat("Cookie: ", name, "=junk; ", name, "=", secret, "x")};
+    EXPECT_EQ(dashboard_.Send(call).status, 401) << endpoint.target;
+  }
+
+  web::testing::WsConnectOptions options;
+  options.port = dashboard_.port();
+  options.target = "/api/sessions/" + session_ + "/live";
+  options.headers = {{"Cookie", tossed}};
+  auto ws = web::testing::WsTestClient::Connect(options);
+  EXPECT_TRUE(ws.ok()) << ws.status();
+  EXPECT_EQ(UpgradeStatus({{"Cookie", absl::StrCat(name, "=junk")}}), 401);
+  ExpectNoSideEffect();
+}
+
+// Other local servers' cookies travel with every request: ~20 KB of them
+// still fits; past the header limit the answer says what to clear.
+TEST_F(DashboardSecurityTest, ManyForeignCookiesFitAndTooManyAreExplained) {
+  DashboardProcess::Call call;
+  call.target = "/api/sessions";
+  std::string cookies = "Cookie: ";
+  for (int i = 0; i < 20; ++i)
+    absl::StrAppend(&cookies, "dev_server_", i, "=", std::string(1000, 'c'), "; ");
+  call.headers = {cookies};
+  EXPECT_EQ(dashboard_.Send(call).status, 200);
+
+  for (int i = 20; i < 40; ++i)
+    absl::StrAppend(&cookies, "dev_server_", i, "=", std::string(1000, 'c'), "; ");
+  call.headers = {cookies};
+  auto refused = dashboard_.Send(call);
+  EXPECT_EQ(refused.status, 431);
+  EXPECT_THAT(refused.body, ::testing::HasSubstr("clear the browser's cookies for 127.0.0.1"));
 }
 
 TEST_F(DashboardSecurityTest, AForeignHostIsRefused) {
