@@ -112,7 +112,27 @@ const scenarios = {
     const highlighted = (await page.$$("#transcript .item-assistant pre code span[class^=hljs-]")).length > 0;
     const footer = await text(page, "#status-footer");
     await shot(page, "conversation");
-    await finish({ hashAfterLogin, listed, tableCells, code, highlighted, footer });
+    // Up recalls the prompt just sent, which no browser storage holds.
+    const storage = () => page.evaluate(() => Object.keys(localStorage).map((k) => `${k}=${localStorage.getItem(k)}`).join("\n"));
+    const recall = async () => {
+      await page.focus("#compose");
+      await page.press("#compose", "ArrowUp");
+      const value = await page.$eval("#compose", (el) => el.value);
+      await page.fill("#compose", "");
+      return value;
+    };
+    const recalledAfterSend = await recall();
+    const storageAfterSend = await storage();
+    // Prefs an earlier version left with prompts in them: loading the page
+    // removes the prompts, and Up recalls the session's own from its transcript.
+    await page.evaluate(() => localStorage.setItem("raw-dashboard-prefs", JSON.stringify({ theme: "light", history: ["legacy stored prompt"] })));
+    await page.reload();
+    await page.waitForSelector("#transcript .item-user");
+    await page.waitForSelector('#lease-state[data-state="holding"]');
+    const recalledAfterReload = await recall();
+    const storageAfterReload = await storage();
+    await finish({ hashAfterLogin, listed, tableCells, code, highlighted, footer, recalledAfterSend, storageAfterSend,
+                   recalledAfterReload, storageAfterReload });
   },
 
   async approve() {

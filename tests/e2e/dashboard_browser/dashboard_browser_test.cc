@@ -92,6 +92,15 @@ TEST_F(DashboardBrowserTest, OpensWithTheTokenListsStartsAndStreamsMarkdown) {
   EXPECT_THAT(r.value("footer", ""), HasSubstr("%)"));
   ASSERT_EQ(fake_.requests().size(), 1u);
   EXPECT_THAT(fake_.requests()[0].body, HasSubstr("show me a table"));
+  // Up recalls the sent prompt, from memory and after a reload from the
+  // session's transcript; the browser's storage holds preferences only, and
+  // the prompts an earlier version stored there are gone once the page loads.
+  EXPECT_EQ(r.value("recalledAfterSend", ""), "show me a table");
+  EXPECT_EQ(r.value("recalledAfterReload", ""), "show me a table");
+  EXPECT_THAT(r.value("storageAfterSend", ""), Not(HasSubstr("show me a table")));
+  EXPECT_THAT(r.value("storageAfterReload", ""), Not(HasSubstr("show me a table")));
+  EXPECT_THAT(r.value("storageAfterReload", ""), Not(HasSubstr("legacy stored prompt")));
+  EXPECT_THAT(r.value("storageAfterReload", ""), HasSubstr("\"theme\":\"light\""));
 }
 
 TEST_F(DashboardBrowserTest, ApprovesABatchAndDeniesWithAMessage) {

@@ -39,20 +39,48 @@ export function completions(raw) {
   return SLASH_COMMANDS.filter((c) => c.name.startsWith(text.slice(1)));
 }
 
-// Sent inputs, newest last; Up/Down walk them while the draft is kept.
+// The compose box's text that sends `items`' user messages again (transcript
+// items, oldest first): a text starting with "/" gets the "//" that sends it
+// as a prompt; image-only messages (no text) are left out.
+export function recalledPrompts(items) {
+  return items
+    .filter((item) => item.kind === "user" && String(item.text ?? "").trim() !== "")
+    .map((item) => (item.text.startsWith("/") ? `/${item.text}` : item.text));
+}
+
+// The compose box's Up/Down history, newest last, held in memory only (a
+// page served later at the same origin could read browser storage): the
+// open session's own prompts, from the transcript's pages as they load, and
+// what this page sent. Up/Down walk it while the draft is kept.
 export class InputHistory {
-  constructor(limit = 100, entries = []) {
+  constructor(limit = 100) {
     this.limit = limit;
-    this.entries = entries.slice(-limit);
-    this.index = this.entries.length;  // == length: the draft
+    this.entries = [];
+    this.index = 0;  // == entries.length: the draft
     this.draft = "";
   }
 
+  // What this page just sent: the newest entry, and browsing starts over
+  // from the draft.
   push(text) {
     if (text && this.entries[this.entries.length - 1] !== text) this.entries.push(text);
     if (this.entries.length > this.limit) this.entries.shift();
     this.index = this.entries.length;
     this.draft = "";
+  }
+
+  // Older prompts (oldest first), from a page of the transcript, go before
+  // every entry held; browsing stays on the entry it shows. Past `limit`
+  // the oldest are left out.
+  prepend(texts) {
+    const older = [];
+    for (const text of texts) if (text && older[older.length - 1] !== text) older.push(text);
+    if (older.length > 0 && older[older.length - 1] === this.entries[0]) older.pop();
+    const room = this.limit - this.entries.length;
+    if (room <= 0 || older.length === 0) return;
+    const kept = older.slice(Math.max(0, older.length - room));
+    this.entries.unshift(...kept);
+    this.index += kept.length;
   }
 
   // The text to show after Up; `current` is what the box holds now.

@@ -7,7 +7,7 @@ import { api } from "./api.js";
 import { h, clear, announce } from "./dom.js";
 import { formatContext, formatCount, int64 } from "./format.js";
 import { Transcript, pageItems } from "./transcript.js";
-import { InputHistory, completions, parseInput } from "./commands.js";
+import { InputHistory, completions, parseInput, recalledPrompts } from "./commands.js";
 import { IMAGE_TYPES, formatBytes, refusal, sniffImageType, toBase64 } from "./images.js";
 import { LiveSession } from "./live.js";
 import { renderItem } from "./render_items.js";
@@ -26,7 +26,7 @@ export class ConversationView {
     this.elements = new Map();  // item key -> element
     this.dirty = new Set();
     this.lease = { state: "none", holder: "" };
-    this.history = new InputHistory(100, prefs().history);
+    this.history = new InputHistory();
     this.olderCursor = "";
     this.oldestSeq = 0;
     this.hasOlder = false;
@@ -96,6 +96,7 @@ export class ConversationView {
         t.compacting = false;
       }
       for (const item of this.transcript.items) this.place(item);
+      this.history.prepend(recalledPrompts(this.transcript.items));
       this.noteOlder(page, events);
       this.scrollToBottom();
       // From the page's newest event: the session was read beside the page,
@@ -223,7 +224,9 @@ export class ConversationView {
       const events = (page.events ?? []).filter((e) => (int64(e.seq) ?? 0) < this.oldestSeq).sort(bySeq);
       const before = this.scroller.scrollHeight;
       const fragment = document.createDocumentFragment();
-      for (const item of pageItems(events)) {
+      const items = pageItems(events);
+      this.history.prepend(recalledPrompts(items));
+      for (const item of items) {
         const el = renderItem(item);
         this.elements.set(`older-${item.key}`, el);
         fragment.append(el);
@@ -308,10 +311,7 @@ export class ConversationView {
       this.hint.textContent = parsed.message;
       return;
     }
-    if (raw.trim() !== "") {
-      this.history.push(raw);
-      updatePrefs({ history: this.history.entries });
-    }
+    if (raw.trim() !== "") this.history.push(raw);
     this.input.value = "";
     this.hint.textContent = "";
     if (prompt) this.setAttached([]);
