@@ -15,6 +15,60 @@ std::string Key(const Json& id) { return DumpJson(id); }
 // JSON-RPC ids are strings, numbers or null.
 bool ValidId(const Json& id) { return id.is_string() || id.is_number() || id.is_null(); }
 
+// Reads the literal of a top-level object's "id" member when it is a number
+// that parses as a float (the parser keeps no other trace of how it was
+// written).
+class IdLiteral : public nlohmann::json_sax<Json> {
+ public:
+  const std::string& literal() const { return literal_; }
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t& text) override {
+    if (depth_ == 1 && key_ == "id") literal_ = text;
+    return true;
+  }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return Enter(); }
+  bool key(string_t& key) override {
+    if (depth_ == 1) key_ = key;
+    return true;
+  }
+  bool end_object() override { return Leave(); }
+  bool start_array(std::size_t) override { return Enter(); }
+  bool end_array() override { return Leave(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool Enter() {
+    ++depth_;
+    if (depth_ > 1) key_.clear();  // a nested value's keys are not the message's
+    return true;
+  }
+  bool Leave() {
+    --depth_;
+    return true;
+  }
+  int depth_ = 0;
+  std::string key_;
+  std::string literal_;
+};
+
+// True when the message `text` (already parsed, its "id" a float) writes its
+// id as an integer: one beyond 64 bits, which the parser could only keep as
+// a double. Echoing that double would answer another id.
+bool IdIsAnIntegerBeyond64Bits(std::string_view text) {
+  IdLiteral sax;
+  if (!Json::sax_parse(text, &sax)) return false;
+  const std::string& literal = sax.literal();
+  return !literal.empty() && literal.find_first_of(".eE") == std::string::npos;
+}
+
 }  // namespace
 
 RpcError ErrorFromStatus(const absl::Status& status) {
@@ -142,6 +196,14 @@ void JsonRpc::Dispatch(std::string_view text, Json& request_id) {
   }
   if (has_id && !ValidId(message["id"])) {
     invalid("\"id\" must be a string, a number or null");
+    return;
+  }
+  if (id.is_number_float() && IdIsAnIntegerBeyond64Bits(text)) {
+    // The id cannot be echoed as it was sent: the answer's id is null.
+    id = nullptr;
+    invalid(
+        "\"id\" is an integer beyond 64 bits, which raw-acp cannot echo exactly; use a "
+        "smaller integer or a string");
     return;
   }
   auto method = message.find("method");

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace raw::acp {
@@ -89,6 +90,32 @@ TEST_F(JsonRpcTest, ADuplicatePendingIdIsRefused) {
   rpc_.Receive(R"({"jsonrpc":"2.0","id":1,"method":"m"})");
   EXPECT_EQ(handler_.requests.size(), 1u);
   EXPECT_EQ(LastErrorCode(), -32600);
+}
+
+// An integer id beyond 64 bits would come back as a float (another id):
+// refused with id null. Ids written as floats are echoed as sent.
+TEST_F(JsonRpcTest, AnIntegerIdBeyond64BitsIsAnInvalidRequest) {
+  for (const char* id :
+       {"18446744073709551616", "-9223372036854775809", "123456789012345678901234567890"}) {
+    SCOPED_TRACE(id);
+    rpc_.Receive(
+        absl::StrCat(R"({"jsonrpc":"2.0","id":)", id, R"(,"method":"m","params":{"id":1.0}})"));
+    EXPECT_EQ(LastErrorCode(), -32600);
+    EXPECT_TRUE(transport_->sent.back()["id"].is_null());
+    EXPECT_NE(transport_->sent.back()["error"]["message"].get<std::string>().find("64 bits"),
+              std::string::npos);
+  }
+  EXPECT_TRUE(handler_.requests.empty());
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":18446744073709551615,"method":"m"})");
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"})");
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":1.5,"method":"m","params":{"id":1e99}})");
+  rpc_.Receive(
+      R"({"jsonrpc":"2.0","params":{"id":123456789012345678901234567890},"id":1e3,"method":"m"})");
+  ASSERT_EQ(handler_.requests.size(), 4u);
+  EXPECT_EQ(handler_.requests[0]["id"], 18446744073709551615u);
+  EXPECT_EQ(handler_.requests[1]["id"], INT64_MIN);
+  EXPECT_EQ(handler_.requests[2]["id"], 1.5);
+  EXPECT_EQ(handler_.requests[3]["id"], 1000.0);
 }
 
 TEST_F(JsonRpcTest, ResponsesAreMatchedToOwnRequests) {
