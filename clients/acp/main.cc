@@ -115,6 +115,14 @@ int main(int argc, char** argv) {
                         [&loop, &server](int count) { OnStopSignal(count, loop, server); });
     loop.Run();
   }
+  if (transport->overflowed()) {
+    // The client stopped reading (the transport said so on stderr); the
+    // connection has let go of its turns and leases. The writer thread may
+    // be blocked for good in a write nobody reads: not joined.
+    std::cerr << "raw-acp: exiting: the client stopped reading its output\n";
+    std::cerr.flush();
+    _exit(1);
+  }
   transport->Close();
   transport->Join();
   return 0;

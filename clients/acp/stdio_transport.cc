@@ -14,11 +14,17 @@
 #include "absl/strings/str_cat.h"
 #include "clients/acp/json_rpc.h"
 #include "common/line_framer.h"
+#include "common/logging.h"
 
 namespace raw::acp {
 
-StdioTransport::StdioTransport(int in_fd, int out_fd, size_t max_message_bytes)
-    : in_fd_(in_fd), out_fd_(out_fd), max_message_bytes_(max_message_bytes) {
+StdioTransport::StdioTransport(int in_fd, int out_fd, size_t max_message_bytes,
+                               size_t max_queued_bytes)
+    : in_fd_(in_fd),
+      out_fd_(out_fd),
+      max_message_bytes_(max_message_bytes),
+      max_queued_bytes_(max_queued_bytes > 0 ? max_queued_bytes
+                                             : OutputQueueLimit(max_message_bytes)) {
   if (pipe2(wake_, O_CLOEXEC) != 0) wake_[0] = wake_[1] = -1;
   struct stat st {};
   out_is_pipe_ = fstat(out_fd_, &st) == 0 && S_ISFIFO(st.st_mode);
@@ -44,8 +50,7 @@ bool StdioTransport::Send(std::string message) {
     absl::MutexLock lock(&mu_);
     if (closed_) return false;
     if (!out_is_pipe_ || writing_ || !queue_.empty() || message.size() > PIPE_BUF) {
-      queue_.push_back(std::move(message));
-      return true;
+      return Enqueue(std::move(message));
     }
     writing_ = true;  // keeps the writer thread off `out` meanwhile
   }
@@ -53,9 +58,40 @@ bool StdioTransport::Send(std::string message) {
   absl::MutexLock lock(&mu_);
   writing_ = false;
   // What is left goes ahead of anything queued meanwhile, which was sent
-  // after it.
-  if (written < message.size()) queue_.push_front(message.substr(written));
+  // after it (at most PIPE_BUF bytes: not held against the limit).
+  if (written < message.size() && !overflowed_) {
+    queue_.push_front(message.substr(written));
+    queued_bytes_ += queue_.front().size();
+  }
   return true;
+}
+
+bool StdioTransport::Enqueue(std::string message) {
+  if (queued_bytes_ + message.size() <= max_queued_bytes_) {
+    queued_bytes_ += message.size();
+    queue_.push_back(std::move(message));
+    return true;
+  }
+  RAW_LOG(Error) << "the client has left more than " << max_queued_bytes_
+                 << " bytes of raw-acp's output unread; closing the connection";
+  overflowed_ = true;
+  closed_ = true;
+  queue_.clear();
+  queued_bytes_ = 0;
+  Wake();
+  return false;
+}
+
+bool StdioTransport::overflowed() const {
+  absl::MutexLock lock(&mu_);
+  return overflowed_;
+}
+
+void StdioTransport::Wake() {
+  if (wake_[1] >= 0) {
+    char byte = 1;
+    (void)!write(wake_[1], &byte, 1);
+  }
 }
 
 size_t StdioTransport::WriteNow(const std::string& message) {
@@ -79,10 +115,7 @@ void StdioTransport::Close() {
     if (closed_) return;
     closed_ = true;
   }
-  if (wake_[1] >= 0) {
-    char byte = 1;
-    (void)!write(wake_[1], &byte, 1);
-  }
+  Wake();
 }
 
 void StdioTransport::Join() {
@@ -177,6 +210,7 @@ void StdioTransport::WriteLoop() {
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) break;  // closed, and everything written
       batch.swap(queue_);
+      queued_bytes_ = 0;
       writing_ = true;  // a Send must not write between these messages
     }
     const bool written = WriteBatch(batch);

@@ -15,7 +15,11 @@
 // queued for a writer thread, which writes whatever is queued when it comes
 // for more in one writev, so a burst costs few system calls, and nothing
 // waits in user space for more to come. A failed write (the reader went
-// away) closes the transport.
+// away) closes the transport. So does more than `max_queued_bytes` of
+// output waiting in the queue (the reader stopped reading): the queue is
+// dropped, overflowed() turns true, and the error is logged. The writer
+// thread may then stay blocked in a write the reader never takes, so the
+// owner does not Join() it but ends the process.
 //
 // Close() stops delivering input at once, writes what was queued before
 // it, then ends; the peer's OnClosed follows once. Join() waits for both
@@ -35,7 +39,9 @@ namespace raw::acp {
 
 class StdioTransport : public Transport, public std::enable_shared_from_this<StdioTransport> {
  public:
-  StdioTransport(int in_fd, int out_fd, size_t max_message_bytes = kDefaultMaxMessageBytes);
+  // `max_queued_bytes` 0: OutputQueueLimit(max_message_bytes).
+  StdioTransport(int in_fd, int out_fd, size_t max_message_bytes = kDefaultMaxMessageBytes,
+                 size_t max_queued_bytes = 0);
   ~StdioTransport() override;
 
   // Starts the threads; the transport keeps `peer` until after OnClosed.
@@ -43,6 +49,8 @@ class StdioTransport : public Transport, public std::enable_shared_from_this<Std
   bool Send(std::string message) override;
   void Close() override;
   void Join();
+  // The transport closed because the reader left too much output unread.
+  bool overflowed() const;
 
  private:
   void ReadLoop();
@@ -54,19 +62,27 @@ class StdioTransport : public Transport, public std::enable_shared_from_this<Std
   static constexpr size_t kMaxIov = 64;
   // Calls OnClosed once (from whichever thread gets there first).
   void FinishPeer();
+  // Queues `message` for the writer thread; false (the transport closes)
+  // when that makes the queue longer than max_queued_bytes_.
+  bool Enqueue(std::string message) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes the reader's poll return.
+  void Wake();
 
   int in_fd_;
   int out_fd_;
   bool out_is_pipe_ = false;
   size_t max_message_bytes_;
+  size_t max_queued_bytes_;
   int wake_[2] = {-1, -1};  // a pipe: makes the reader's poll return on Close
   std::unique_ptr<Peer> peer_;
   std::thread reader_;
   std::thread writer_;
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // in queue_
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool overflowed_ ABSL_GUARDED_BY(mu_) = false;
   // A Send or the writer thread is writing to `out`: nobody else may.
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool peer_done_ ABSL_GUARDED_BY(mu_) = false;

@@ -18,6 +18,16 @@ namespace raw::acp {
 // TS SDK's own (DEFAULT_MAX_MESSAGE_BYTES).
 inline constexpr size_t kDefaultMaxMessageBytes = 32u << 20;
 
+// The most output a connection keeps queued for a client that does not read
+// it: 64 MiB, or twice the message cap when that is larger (so that the
+// largest message always fits). Past it the connection is closed, as when
+// the client goes away: without a bound, a stalled client would make
+// raw-acp keep every update of every turn in memory.
+inline constexpr size_t OutputQueueLimit(size_t max_message_bytes) {
+  constexpr size_t kMinimum = size_t{64} << 20;
+  return max_message_bytes > kMinimum / 2 ? 2 * max_message_bytes : kMinimum;
+}
+
 class Transport {
  public:
   virtual ~Transport() = default;

@@ -68,6 +68,7 @@ absl::StatusOr<std::unique_ptr<AcpWebSocketListener>> ServeAcpWebSocket(const Ac
   server_options.token = options.token;
   server_options.allowed_origins = options.allowed_origins;
   server_options.max_websocket_message_bytes = options.max_message_bytes;
+  server_options.max_websocket_queued_bytes = OutputQueueLimit(options.max_message_bytes);
   server_options.max_connections = options.max_connections;
   web::Routes routes;
   routes.websocket.push_back(web::WebSocketRoute{

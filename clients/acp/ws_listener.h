@@ -28,7 +28,9 @@ struct AcpListenOptions {
   // Origins allowed besides the server's own, e.g. a client's web page.
   std::vector<std::string> allowed_origins;
   // A longer message closes its socket with 1009 (its turns are
-  // interrupted, as when the client goes away).
+  // interrupted, as when the client goes away). More than
+  // OutputQueueLimit(max_message_bytes) of output left unread drops the
+  // socket, with the same effect.
   size_t max_message_bytes = kDefaultMaxMessageBytes;
   size_t max_connections = 16;
 };

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -118,6 +119,8 @@ struct Outgoing {
     render = std::move(next.render);
     return true;
   }
+  // The bytes it holds while it waits (a rendered frame may be longer).
+  size_t size() const { return text.size(); }
   static Outgoing Of(ExtendableFrame frame) {
     return Outgoing{std::move(frame.piece), std::move(frame.kind), std::move(frame.render)};
   }
@@ -127,12 +130,21 @@ struct Outgoing {
 // coroutine and its pending operations, so it never outlives the io_context.
 class WsIo : public std::enable_shared_from_this<WsIo> {
  public:
-  explicit WsIo(beast::tcp_stream&& stream) : ws(std::move(stream)) {}
+  // `max_queued_bytes` 0: no limit.
+  WsIo(beast::tcp_stream&& stream, size_t max_queued_bytes)
+      : ws(std::move(stream)), max_queued_bytes_(max_queued_bytes) {}
 
   // Queues a frame. An extendable one extends the last queued frame
   // unless that is the one being written (the front while writing_).
+  // Past max_queued_bytes the peer is taken to have stopped reading: the
+  // socket is dropped (no close frame could reach it) and the session ends.
   void Enqueue(Outgoing frame) {
     if (ended_ || close_requested_) return;
+    queued_bytes_ += frame.size();
+    if (max_queued_bytes_ > 0 && queued_bytes_ > max_queued_bytes_) {
+      End();
+      return;
+    }
     if (out_.size() > (writing_ ? 1 : 0) && out_.back().Absorb(frame)) return;
     out_.push_back(std::move(frame));
     if (!writing_) WriteNext();
@@ -151,6 +163,7 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
   void End() {
     ended_ = true;
     out_.clear();
+    queued_bytes_ = 0;
     beast::error_code ec;
     beast::get_lowest_layer(ws).socket().close(ec);
   }
@@ -166,6 +179,7 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
     // reader, per frame. Each frame is still one write, in order.
     if (out_.size() > 1) Cork(true);
     Outgoing& frame = out_.front();
+    written_bytes_ = frame.size();
     if (frame.render) {
       frame.text = frame.render(frame.text);
       frame.render = nullptr;
@@ -176,7 +190,10 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
   }
   void OnWritten(beast::error_code ec) {
     writing_ = false;
-    if (!out_.empty()) out_.pop_front();
+    if (!out_.empty()) {
+      out_.pop_front();
+      queued_bytes_ -= std::min(queued_bytes_, written_bytes_);
+    }
     if (ec || ended_) {
       out_.clear();
       return;
@@ -200,6 +217,9 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
   }
 
   std::deque<Outgoing> out_;
+  const size_t max_queued_bytes_;
+  size_t queued_bytes_ = 0;   // in out_
+  size_t written_bytes_ = 0;  // of the front frame, counted when its write began
   bool writing_ = false;
   bool corked_ = false;
   bool close_requested_ = false;
@@ -586,7 +606,7 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
 asio::awaitable<void> LocalServer::Impl::WebSocketSession(uint64_t id, beast::tcp_stream stream, Request upgrade,
                                                           const WebSocketRoute* route,
                                                           http::request<http::string_body> req) {
-  auto wsio = std::make_shared<WsIo>(std::move(stream));
+  auto wsio = std::make_shared<WsIo>(std::move(stream), options.max_websocket_queued_bytes);
   closers[id] = [weak = std::weak_ptr<WsIo>(wsio)] {
     if (auto s = weak.lock()) s->End();
   };

@@ -14,7 +14,8 @@
 //   checks pass before a handler runs or a WebSocket opens.
 // - Limits: header bytes (431), body bytes (413), requests per connection
 //   per window (429), connections (extra ones are closed at once), WebSocket
-//   message bytes (closed with 1009); a request must arrive within
+//   message bytes (closed with 1009), optionally WebSocket output waiting
+//   to be written (the socket is dropped); a request must arrive within
 //   `request_timeout` (slow or idle clients are dropped). A connection that
 //   has not yet sent a request with a valid token (public routes do not
 //   count) is "unadmitted": it must send its next request header within
@@ -67,6 +68,9 @@ struct LocalServerOptions {
   size_t max_header_bytes = 32 * 1024;
   size_t max_body_bytes = 1024 * 1024;
   size_t max_websocket_message_bytes = 4 * 1024 * 1024;
+  // Output a WebSocket may have waiting to be written; more (the peer stopped
+  // reading) drops the socket, ending its session. 0: no limit.
+  size_t max_websocket_queued_bytes = 0;
   size_t max_connections = 64;
   size_t max_unadmitted_connections = 16;
   std::chrono::milliseconds unadmitted_request_timeout{2000};

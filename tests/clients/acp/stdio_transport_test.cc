@@ -36,11 +36,13 @@ class StdioTransportTest : public ::testing::Test {
     ASSERT_EQ(pipe2(out_, O_CLOEXEC), 0);
   }
   // `pipe_size` (0: the default) sets the size of the output pipe.
-  void Start(int pipe_size = 0) {
+  // `max_queued_bytes` 0: the default limit.
+  void Start(int pipe_size = 0, size_t max_queued_bytes = 0) {
     if (pipe_size > 0) {
       ASSERT_GT(fcntl(out_[1], F_SETPIPE_SZ, pipe_size), 0);
     }
-    transport_ = std::make_shared<StdioTransport>(in_[0], out_[1]);
+    transport_ = std::make_shared<StdioTransport>(in_[0], out_[1], kDefaultMaxMessageBytes,
+                                                  max_queued_bytes);
     auto peer = std::make_unique<ClosingPeer>();
     peer_ = peer.get();
     transport_->Start(std::move(peer));
@@ -162,6 +164,51 @@ TEST_F(StdioTransportTest, AWriterWithNoReaderClosesTheTransport) {
   ASSERT_TRUE(transport_->Send(R"({"jsonrpc":"2.0","method":"x"})"));
   peer_->closed.WaitForNotification();
   EXPECT_FALSE(transport_->Send(R"({"jsonrpc":"2.0","method":"y"})"));
+}
+
+// A reader that stops reading: once the queue holds more than the limit,
+// the transport drops it and closes (the peer's OnClosed), and says why.
+TEST_F(StdioTransportTest, OutputLeftUnreadPastTheLimitClosesTheTransport) {
+  signal(SIGPIPE, SIG_IGN);
+  constexpr size_t kLimit = 64 * 1024;
+  Start(4096, kLimit);
+  const std::string message(1000, 'x');
+  size_t sent = 0;
+  while (transport_->Send(message)) {
+    ++sent;
+    // What the pipe holds, the batch the writer thread is blocked on and the
+    // queue: each bounded.
+    ASSERT_LE(sent * (message.size() + 1), 4096 + 2 * kLimit + message.size() + 1)
+        << "still queueing past the limit";
+  }
+  EXPECT_GT(sent * (message.size() + 1), kLimit);
+  peer_->closed.WaitForNotification();
+  EXPECT_TRUE(transport_->overflowed());
+  EXPECT_FALSE(transport_->Send("{}"));
+  // The writer may be blocked in a write to the full pipe: it ends when the
+  // reader goes away.
+  CloseFd(out_[0]);
+}
+
+TEST_F(StdioTransportTest, OutputWithinTheLimitIsKept) {
+  Start(4096, 64 * 1024);
+  const std::string message(1000, 'x');
+  for (int i = 0; i < 60; ++i) ASSERT_TRUE(transport_->Send(message)) << i;
+  EXPECT_FALSE(transport_->overflowed());
+  std::string got;
+  char buf[65536];
+  while (got.size() < 60 * (message.size() + 1)) {
+    ssize_t n = read(out_[0], buf, sizeof buf);
+    ASSERT_GT(n, 0);
+    got.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_EQ(got.size(), 60 * (message.size() + 1));
+}
+
+TEST(OutputQueueLimitTest, SixtyFourMibOrTwiceTheMessageCap) {
+  EXPECT_EQ(OutputQueueLimit(4096), size_t{64} << 20);
+  EXPECT_EQ(OutputQueueLimit(kDefaultMaxMessageBytes), size_t{64} << 20);
+  EXPECT_EQ(OutputQueueLimit(size_t{100} << 20), size_t{200} << 20);
 }
 
 }  // namespace

@@ -522,6 +522,31 @@ TEST_F(LocalServerTest, ExtendableFramesQueuedBehindAWriteLeaveJoined) {
   EXPECT_EQ((*client)->close_code(), 4000);
 }
 
+// A peer that reads nothing: once more than max_websocket_queued_bytes wait
+// to be written, the socket is dropped (the frames after that point never
+// arrive, nor does the close frame).
+TEST_F(LocalServerTest, OutputLeftUnreadPastTheLimitDropsTheSocket) {
+  LocalServerOptions server_options;
+  server_options.max_websocket_queued_bytes = 1024 * 1024;
+  StartServer(server_options);
+  testing::WsConnectOptions options;
+  options.port = port_;
+  options.target = "/hand-over";
+  options.headers = {{"Authorization", "Bearer " + server_->token()}};
+  auto client = testing::WsTestClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  opened_.WaitForNotification();
+  // 32 MiB: more than the loopback socket's buffers and the limit together.
+  constexpr int kFrames = 512;
+  const std::string frame(64 * 1024, 'x');
+  for (int i = 0; i < kFrames; ++i) handed_over_->Send(frame);
+  handed_over_->Close(4000, "done");
+  int read = 0;
+  while ((*client)->Read().ok()) ++read;
+  EXPECT_LT(read, kFrames);
+  EXPECT_EQ((*client)->close_code(), 0);
+}
+
 TEST(LocalServerStart, RefusesBadOptions) {
   LocalServerOptions options;
   options.address = "0.0.0.0";
