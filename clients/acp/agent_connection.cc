@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <utility>
@@ -112,6 +113,18 @@ bool AgentConnection::OnCancelled(const Json& id) {
       return true;
     }
   }
+  // An open stops: its bridge, once made, is dropped (it would otherwise
+  // hold the session's lease and stream its updates unasked).
+  for (auto it = opens_.begin(); it != opens_.end(); ++it) {
+    if (it->second.id != id) continue;
+    PendingOpen open = std::move(it->second);
+    opens_.erase(it);
+    rpc_.ReplyError(
+        id, {rpc_code::kRequestCancelled,
+             "the request was cancelled; the session is not open on this connection", nullptr});
+    if (open.bridged) ShutDownBridge(open.session_id, nullptr);
+    return true;
+  }
   return false;
 }
 
@@ -185,6 +198,55 @@ SessionBridge* AgentConnection::FindSession(const Json& id, const Json& params) 
   return it->second.get();
 }
 
+uint64_t AgentConnection::BeginOpen(const Json& id, std::string session_id) {
+  const uint64_t open = next_open_++;
+  opens_[open] = PendingOpen{id, std::move(session_id), false};
+  return open;
+}
+
+size_t AgentConnection::OpenCount() const {
+  size_t count = sessions_.size();
+  for (const auto& [key, open] : opens_) {
+    if (!open.bridged && (open.session_id.empty() || sessions_.count(open.session_id) == 0)) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+bool AgentConnection::RefuseOverCap(const Json& id) {
+  if (OpenCount() < kMaxOpenSessions) return false;
+  rpc_.ReplyError(id, {rpc_code::kInvalidRequest,
+                       absl::StrCat("this connection has ", kMaxOpenSessions,
+                                    " sessions open or opening, the most raw-acp keeps open on one "
+                                    "connection; close one (session/close) first"),
+                       {{"maxSessions", kMaxOpenSessions}}});
+  return true;
+}
+
+void AgentConnection::ShutDownBridge(const std::string& session_id, std::function<void()> then) {
+  auto it = sessions_.find(session_id);
+  // While the connection closes, Close() shuts every bridge down itself.
+  if (it == sessions_.end() || closing_) {
+    if (then) then();
+    return;
+  }
+  const uint64_t close = ++closes_;
+  closed_[session_id] = close;
+  it->second->Shutdown([this, alive = alive_, session_id, close, then] {
+    if (!*alive) return;
+    if (then) then();
+    // Not from within the bridge's own callback: after it has returned.
+    loop_.Post([this, alive, session_id, close] {
+      if (!*alive || closing_) return;
+      auto it = closed_.find(session_id);
+      if (it == closed_.end() || it->second != close) return;  // opened again since
+      closed_.erase(it);
+      sessions_.erase(session_id);
+    });
+  });
+}
+
 void AgentConnection::NewSession(const Json& id, const Json& params) {
   std::string cwd = StringParam(params, "cwd");
   if (cwd.empty() || !std::filesystem::path(cwd).is_absolute()) {
@@ -196,19 +258,27 @@ void AgentConnection::NewSession(const Json& id, const Json& params) {
     rpc_.ReplyError(id, ErrorFromStatus(servers.status()));
     return;
   }
-  WithServerNames(std::move(*servers), [this, id, cwd](std::vector<v1::SessionMcpServer> named) {
+  if (RefuseOverCap(id)) return;
+  const uint64_t open = BeginOpen(id, "");
+  WithServerNames(std::move(*servers), [this, open, cwd](std::vector<v1::SessionMcpServer> named) {
+    if (opens_.count(open) == 0) return;  // cancelled
     v1::CreateSessionRequest request;
     request.set_agent(options_.agent);
     request.set_cwd(cwd);
     for (const v1::SessionMcpServer& s : named) *request.add_mcp_servers() = s;
     calls_.Call<v1::CreateSessionResponse>(
         [request](client::RawClient& c) { return c.CreateSession(request); },
-        [this, id](const absl::StatusOr<v1::CreateSessionResponse>& created) {
+        [this, open](const absl::StatusOr<v1::CreateSessionResponse>& created) {
+          // Cancelled meanwhile: the session stays in rawd, closed.
+          auto pending = opens_.find(open);
+          if (pending == opens_.end()) return;
           if (!created.ok()) {
+            Json id = pending->second.id;
+            opens_.erase(pending);
             rpc_.ReplyError(id, ErrorFromStatus(created.status()));
             return;
           }
-          StartBridge(id, created->session().id(), SessionBridge::Open::kCreated, {},
+          StartBridge(open, created->session().id(), SessionBridge::Open::kCreated, {},
                       [](SessionBridge& b) {
                         return Json{{"sessionId", b.id()}};
                       });
@@ -232,9 +302,13 @@ void AgentConnection::OpenSession(const Json& id, const Json& params, SessionBri
     rpc_.ReplyError(id, ErrorFromStatus(servers.status()));
     return;
   }
+  // Opening a session open here already replaces its bridge: no more open.
+  const bool open_here = sessions_.count(session_id) != 0 && closed_.count(session_id) == 0;
+  if (!open_here && RefuseOverCap(id)) return;
+  const uint64_t open = BeginOpen(id, session_id);
   WithServerNames(std::move(*servers),
-                  [this, id, session_id, how](std::vector<v1::SessionMcpServer> named) {
-                    StartBridge(id, session_id, how, std::move(named),
+                  [this, open, session_id, how](std::vector<v1::SessionMcpServer> named) {
+                    StartBridge(open, session_id, how, std::move(named),
                                 [](SessionBridge&) { return Json::object(); });
                   });
 }
@@ -263,32 +337,56 @@ void AgentConnection::WithServerNames(std::vector<v1::SessionMcpServer> servers,
       });
 }
 
-void AgentConnection::StartBridge(const Json& id, const std::string& session_id,
+void AgentConnection::StartBridge(uint64_t open, const std::string& session_id,
                                   SessionBridge::Open how,
                                   std::vector<v1::SessionMcpServer> servers,
                                   std::function<Json(SessionBridge&)> answer) {
+  auto pending = opens_.find(open);
+  if (pending == opens_.end()) return;  // cancelled meanwhile
+  const Json id = pending->second.id;
+  auto refuse = [&](const std::string& why, Json data) {
+    opens_.erase(pending);
+    rpc_.ReplyError(id, {rpc_code::kInvalidRequest, why, std::move(data)});
+  };
   // Opening a session again replaces its bridge, which would take a
   // running prompt (or a pending open) with it unanswered: refused instead,
   // the running work stays the client's to finish or cancel.
-  if (auto open = sessions_.find(session_id); open != sessions_.end()) {
-    const char* busy = open->second->prompting() ? "a prompt is running in it; cancel it "
-                                                   "(session/cancel) or wait for its answer"
-                       : open->second->opening() ? "it is still being opened; wait for that answer"
-                                                 : nullptr;
+  const bool opening = std::any_of(opens_.begin(), opens_.end(), [&](const auto& other) {
+    return other.second.bridged && other.second.session_id == session_id;
+  });
+  auto existing = sessions_.find(session_id);
+  if (existing != sessions_.end() || opening) {
+    const char* busy = opening ? "it is still being opened; wait for that answer"
+                       : existing->second->prompting() ? "a prompt is running in it; cancel it "
+                                                         "(session/cancel) or wait for its answer"
+                                                       : nullptr;
     if (busy != nullptr) {
-      rpc_.ReplyError(id, {rpc_code::kInvalidRequest,
-                           absl::StrCat("session ", session_id,
-                                        " cannot be opened again on this connection now: ", busy),
-                           {{"sessionId", session_id}}});
+      refuse(absl::StrCat("session ", session_id,
+                          " cannot be opened again on this connection now: ", busy),
+             {{"sessionId", session_id}});
       return;
     }
+  } else if (sessions_.size() >= kMaxOpenSessions) {
+    refuse(absl::StrCat("this connection has ", kMaxOpenSessions,
+                        " sessions open, the most raw-acp keeps open on one connection; close "
+                        "one (session/close) first"),
+           {{"maxSessions", kMaxOpenSessions}});
+    return;
   }
   // Opening a session again replaces its (idle) bridge, which lets go.
   sessions_.erase(session_id);
   closed_.erase(session_id);
-  auto finish = [this, id, session_id, answer](const absl::Status& status) {
+  pending->second.session_id = session_id;
+  pending->second.bridged = true;
+  // Every step checks that the open is still pending: a close or a cancel
+  // may have answered it (and dropped the bridge) meanwhile.
+  auto finish = [this, open, session_id, answer](const absl::Status& status) {
+    auto pending = opens_.find(open);
+    if (pending == opens_.end()) return;
+    const Json id = pending->second.id;
     auto it = sessions_.find(session_id);
     if (!status.ok() || it == sessions_.end()) {
+      opens_.erase(pending);
       RpcError error = ErrorFromStatus(status.ok() ? absl::CancelledError("the session was closed")
                                                    : status);
       if (absl::IsNotFound(status)) {
@@ -296,30 +394,32 @@ void AgentConnection::StartBridge(const Json& id, const std::string& session_id,
         error.data = {{"sessionId", session_id}};
       }
       rpc_.ReplyError(id, error);
-      // Not from inside the bridge's own callback.
-      loop_.Post([this, alive = alive_, session_id] {
-        if (*alive && !closing_) sessions_.erase(session_id);
-      });
+      ShutDownBridge(session_id, nullptr);
       return;
     }
     SessionBridge& bridge = *it->second;
-    WithConfigOptions(bridge.session(), [this, id, session_id, answer](Json) {
-      auto open = sessions_.find(session_id);
-      if (open == sessions_.end()) {
+    WithConfigOptions(bridge.session(), [this, open, session_id, answer](Json) {
+      auto pending = opens_.find(open);
+      if (pending == opens_.end()) return;
+      const Json id = pending->second.id;
+      opens_.erase(pending);
+      auto bridge = sessions_.find(session_id);
+      if (bridge == sessions_.end()) {  // the connection is closing
         rpc_.ReplyError(id, ErrorFromStatus(absl::CancelledError("the session was closed")));
         return;
       }
-      Json result = answer(*open->second);
-      const std::string mode = CurrentMode(*open->second);
+      Json result = answer(*bridge->second);
+      const std::string mode = CurrentMode(*bridge->second);
       result["modes"] = SessionModes(mode);
-      result["configOptions"] = ConfigOptions(open->second->session(), agents_, models_, mode);
-      open->second->set_told_mode(mode);
+      result["configOptions"] = ConfigOptions(bridge->second->session(), agents_, models_, mode);
+      bridge->second->set_told_mode(mode);
       rpc_.Reply(id, std::move(result));
       SendCommands(session_id);
     });
   };
-  auto opened = [this, id, session_id, servers = std::move(servers),
+  auto opened = [this, open, session_id, servers = std::move(servers),
                  finish](const absl::Status& status) {
+    if (opens_.count(open) == 0) return;
     auto it = sessions_.find(session_id);
     if (!status.ok() || servers.empty() || it == sessions_.end()) {
       finish(status);
@@ -423,20 +523,21 @@ void AgentConnection::CloseSession(const Json& id, const Json& params) {
   SessionBridge* bridge = FindSession(id, params);
   if (!bridge) return;
   std::string session_id = bridge->id();
-  const uint64_t close = ++closes_;
-  closed_[session_id] = close;
-  bridge->Shutdown([this, alive = alive_, id, session_id, close] {
-    if (!*alive) return;
-    rpc_.Reply(id, Json::object());
-    // Not from within the bridge's own callback: after it has returned.
-    loop_.Post([this, alive, session_id, close] {
-      if (!*alive) return;
-      auto it = closed_.find(session_id);
-      if (it == closed_.end() || it->second != close) return;  // opened again since
-      closed_.erase(it);
-      sessions_.erase(session_id);
-    });
-  });
+  // An open of the session still to be answered is answered first: the
+  // close wins, and the open must not go unanswered.
+  for (auto it = opens_.begin(); it != opens_.end();) {
+    if (!it->second.bridged || it->second.session_id != session_id) {
+      ++it;
+      continue;
+    }
+    rpc_.ReplyError(it->second.id,
+                    {rpc_code::kRequestCancelled,
+                     absl::StrCat("session ", session_id,
+                                  " was closed (session/close) before it finished opening"),
+                     {{"sessionId", session_id}}});
+    it = opens_.erase(it);
+  }
+  ShutDownBridge(session_id, [this, id] { rpc_.Reply(id, Json::object()); });
 }
 
 void AgentConnection::SetConfigOption(const Json& id, const Json& params) {

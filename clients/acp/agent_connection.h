@@ -7,6 +7,11 @@
 // SDK's agent does), unknown methods with -32601; unknown notifications
 // are ignored.
 //
+// Opens (session/new, load, resume) are answered exactly once: with the
+// session, with why it failed, -32800 when `$/cancel_request` cancelled it
+// (its bridge, if any, is dropped and lets go of the lease), or -32800 when
+// session/close closed the session before it had opened.
+//
 // Close() (the client went away) interrupts the turns this connection
 // started, releases every lease and then calls `done`.
 //
@@ -27,6 +32,10 @@
 #include "clients/lib/raw_client.h"
 
 namespace raw::acp {
+
+// The most sessions one connection keeps open or opening: each holds
+// threads and a channel to rawd. Opens beyond it are refused (-32600).
+inline constexpr size_t kMaxOpenSessions = 32;
 
 struct AgentOptions {
   client::ConnectOptions connect;
@@ -52,6 +61,25 @@ class AgentConnection : public JsonRpc::Handler {
   // Initialize's answer, once rawd said whether the agent's model takes
   // images.
   void ReplyInitialize(const Json& id, bool images);
+  // An open not yet answered: what answers it (a close, a cancel or its
+  // end) takes it out of opens_ first, so each answer is given once.
+  struct PendingOpen {
+    Json id;                 // the request
+    std::string session_id;  // once known (session/new: once created)
+    bool bridged = false;    // its bridge is sessions_[session_id]
+  };
+  // Records a pending open; returns its key in opens_.
+  uint64_t BeginOpen(const Json& id, std::string session_id);
+  // Sessions open or opening here, counted against kMaxOpenSessions (an
+  // open of a session already open here replaces its bridge: not counted).
+  size_t OpenCount() const;
+  // Refuses `id` when the connection has kMaxOpenSessions open; true then.
+  bool RefuseOverCap(const Json& id);
+  // Closes the bridge of `session_id`: no longer open to requests at once;
+  // its prompt answers cancelled, then `then` runs (may be null) and the
+  // bridge is destroyed after that task. Safe from within the bridge's own
+  // callbacks.
+  void ShutDownBridge(const std::string& session_id, std::function<void()> then);
   void NewSession(const Json& id, const Json& params);
   void OpenSession(const Json& id, const Json& params, SessionBridge::Open how);
   void ListSessions(const Json& id, const Json& params);
@@ -82,10 +110,11 @@ class AgentConnection : public JsonRpc::Handler {
   // against the configured servers' names), then calls `then`.
   void WithServerNames(std::vector<v1::SessionMcpServer> servers,
                        std::function<void(std::vector<v1::SessionMcpServer>)> then);
-  // Starts a bridge; on success `answer` builds the result. A session whose
-  // bridge runs a prompt or is still opening is refused (-32600) rather
-  // than replaced, which would leave that prompt or open unanswered.
-  void StartBridge(const Json& id, const std::string& session_id, SessionBridge::Open how,
+  // Starts a bridge for the pending open `open` (nothing when it was
+  // answered meanwhile); on success `answer` builds the result. A session
+  // whose bridge runs a prompt or is still opening is refused (-32600)
+  // rather than replaced, which would leave that prompt or open unanswered.
+  void StartBridge(uint64_t open, const std::string& session_id, SessionBridge::Open how,
                    std::vector<v1::SessionMcpServer> servers,
                    std::function<Json(SessionBridge&)> answer);
   // Reads the agents and models, then calls `then` with the options.
@@ -100,6 +129,8 @@ class AgentConnection : public JsonRpc::Handler {
   bool initialized_ = false;
   bool closing_ = false;
   std::map<std::string, std::unique_ptr<SessionBridge>> sessions_;
+  std::map<uint64_t, PendingOpen> opens_;
+  uint64_t next_open_ = 0;
   // Sessions whose session/close has begun, each with the number of its
   // close: no longer open to requests, even before their bridge is gone (a
   // client may send the next request the moment it has the answer to the

@@ -54,6 +54,7 @@ void SessionBridge::OnSessionOpenFailed(const absl::Status& status, bool) { Fail
 void SessionBridge::FailOpen(const absl::Status& status) {
   if (answered_open_) return;
   answered_open_ = true;
+  open_failed_ = true;
   Opened opened = std::move(opened_);
   opened(status);  // the connection drops this bridge
 }
@@ -384,6 +385,7 @@ void SessionBridge::Cancel() {
     return;
   }
   turn_->cancel_requested = true;
+  if (turn_->command) return;  // CommandDone answers cancelled
   // The client answers its open permission requests `cancelled` itself.
   if (turn_->approval) {
     for (const auto& [call_id, request_id] : turn_->approval->asked) ctx_.rpc->Forget(request_id);
@@ -416,6 +418,10 @@ void SessionBridge::EndTurn(const absl::StatusOr<std::string>& stop_reason) {
 void SessionBridge::Shutdown(std::function<void()> done) {
   if (turn_ && after_servers_) {  // the turn has not started
     after_servers_ = nullptr;
+    EndTurn(std::string("cancelled"));
+  }
+  if (turn_ && turn_->command) {
+    // Nothing to interrupt; the command's late answer finds no prompt.
     EndTurn(std::string("cancelled"));
   }
   if (!turn_ || !controller_->can_write()) {
@@ -472,14 +478,18 @@ void SessionBridge::OnSessionGone(const absl::Status& status) {
 
 // --- slash commands ---
 
-void SessionBridge::CommandDone(const absl::StatusOr<std::string>& text) {
-  if (!turn_) return;
-  if (!text.ok()) {
+void SessionBridge::CommandDone(const Json& prompt_id, const absl::StatusOr<std::string>& text) {
+  if (!turn_ || turn_->prompt_id != prompt_id) return;
+  // A cancelled prompt answers cancelled, never an error; what the command
+  // did all the same is still told.
+  if (text.ok()) Update(TextChunk("agent_message_chunk", *text));
+  if (turn_->cancel_requested) {
+    EndTurn(std::string("cancelled"));
+  } else if (!text.ok()) {
     EndTurn(text.status());
-    return;
+  } else {
+    EndTurn(std::string("end_turn"));
   }
-  Update(TextChunk("agent_message_chunk", *text));
-  EndTurn(std::string("end_turn"));
 }
 
 bool SessionBridge::RunCommand(const std::string& text) {
@@ -487,32 +497,37 @@ bool SessionBridge::RunCommand(const std::string& text) {
   if (!absl::StartsWith(line, "/")) return false;
   absl::string_view command = line.substr(0, line.find_first_of(" \t\n"));
   absl::string_view arg = absl::StripAsciiWhitespace(line.substr(command.size()));
-  auto done = [this](const absl::Status& s) {
-    if (!s.ok()) CommandDone(s);
+  const Json id = turn_->prompt_id;
+  // The controller's callbacks below never run after the bridge (and its
+  // controller) is gone.
+  auto done = [this, id](const absl::Status& s) {
+    if (!s.ok()) CommandDone(id, s);
   };
   if (command == "/compact") {
     turn_->compaction = true;
     absl::Status s = controller_->Compact(done);
-    if (!s.ok()) CommandDone(s);
+    if (!s.ok()) CommandDone(id, s);
     return true;
   }
+  if (command != "/clear" && command != "/stats" && command != "/agent") return false;
+  turn_->command = true;
   if (command == "/clear") {
-    absl::Status s = controller_->ClearContext([this](const absl::Status& status) {
+    absl::Status s = controller_->ClearContext([this, id](const absl::Status& status) {
       if (!status.ok()) {
-        CommandDone(status);
+        CommandDone(id, status);
         return;
       }
-      CommandDone(absl::StrCat("Context cleared (now ",
-                               present::FormatContext(controller_->session().context()),
-                               " tokens). The history stays."));
+      CommandDone(id, absl::StrCat("Context cleared (now ",
+                                   present::FormatContext(controller_->session().context()),
+                                   " tokens). The history stays."));
     });
-    if (!s.ok()) CommandDone(s);
+    if (!s.ok()) CommandDone(id, s);
     return true;
   }
   if (command == "/stats") {
-    controller_->GetStats([this](const absl::StatusOr<v1::GetStatsResponse>& stats) {
+    controller_->GetStats([this, id](const absl::StatusOr<v1::GetStatsResponse>& stats) {
       if (!stats.ok()) {
-        CommandDone(stats.status());
+        CommandDone(id, stats.status());
         return;
       }
       auto field = [](const v1::UsageFieldStats& f) {
@@ -527,15 +542,15 @@ bool SessionBridge::RunCommand(const std::string& text) {
       if (!overhead.empty()) {
         absl::StrAppend(&summary, "\nRaw's own overhead per step: ", overhead);
       }
-      CommandDone(summary);
+      CommandDone(id, summary);
     });
     return true;
   }
   if (command == "/agent") {
     if (arg.empty()) {
-      controller_->ListAgents([this](const absl::StatusOr<v1::ListAgentsResponse>& agents) {
+      controller_->ListAgents([this, id](const absl::StatusOr<v1::ListAgentsResponse>& agents) {
         if (!agents.ok()) {
-          CommandDone(agents.status());
+          CommandDone(id, agents.status());
           return;
         }
         std::vector<std::string> names;
@@ -543,8 +558,8 @@ bool SessionBridge::RunCommand(const std::string& text) {
           names.push_back(a.name() == controller_->session().agent() ? a.name() + " (this session)"
                                                                     : a.name());
         }
-        CommandDone(absl::StrCat("Agents: ", absl::StrJoin(names, ", "),
-                                 ". Choose one with /agent NAME before the first prompt."));
+        CommandDone(id, absl::StrCat("Agents: ", absl::StrJoin(names, ", "),
+                                     ". Choose one with /agent NAME before the first prompt."));
       });
       return true;
     }
@@ -552,15 +567,19 @@ bool SessionBridge::RunCommand(const std::string& text) {
     request.set_session_id(id_);
     request.set_lease_id(controller_->lease().lease_id());
     request.set_agent(std::string(arg));
+    // The connection's call, not the controller's: its answer may come after
+    // session/close destroyed the bridge.
     ctx_.calls->Call<v1::ConfigureSessionResponse>(
         [request](client::RawClient& c) { return c.ConfigureSession(request); },
-        [this, name = std::string(arg)](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+        [this, alive = alive_, id,
+         name = std::string(arg)](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+          if (!*alive) return;
           if (!r.ok()) {
-            CommandDone(r.status());
+            CommandDone(id, r.status());
             return;
           }
           controller_->RefreshSession();
-          CommandDone(absl::StrCat("This session now uses the agent ", name, "."));
+          CommandDone(id, absl::StrCat("This session now uses the agent ", name, "."));
         });
     return true;
   }

@@ -16,7 +16,12 @@
 // is sent before the prompt's answer (one transport, one thread).
 //
 // Slash commands (available_commands_update): /compact, /clear, /stats
-// and /agent [NAME] run the matching daemon call instead of a turn.
+// and /agent [NAME] run the matching daemon call instead of a turn; a
+// cancelled one answers `cancelled` like a turn.
+//
+// Lifetime: the connection may destroy a bridge at any time between tasks
+// (session/close, a cancelled open). Callbacks that can run after that are
+// either the controller's, which it drops with itself, or check alive_.
 //
 // Threading: the event loop's thread only.
 #pragma once
@@ -88,8 +93,9 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // its turn only after that.
   void SetMcpServersWhenWriting(std::vector<v1::SessionMcpServer> servers);
 
-  // The open has not been answered yet (its `opened` is still to come).
-  bool opening() const { return !answered_open_; }
+  // The open failed (its `opened` had an error): the bridge serves nothing
+  // and waits to be dropped.
+  bool open_failed() const { return open_failed_; }
   // A prompt of this bridge waits for its answer.
   bool prompting() const { return turn_.has_value(); }
 
@@ -117,6 +123,9 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
     Json prompt_id;
     std::string turn_id;  // once its first event arrived
     bool compaction = false;
+    // A slash command other than /compact: a daemon call, no turn. A cancel
+    // waits for the call's answer (there is nothing to interrupt).
+    bool command = false;
     bool cancel_requested = false;
     bool interrupted = false;  // Interrupt was sent
     std::optional<Approval> approval;
@@ -157,8 +166,9 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // Moves the prompt's images into the request.
   void StartTurn(const Json& id, AcpPrompt& prompt);
   void EndTurn(const absl::StatusOr<std::string>& stop_reason);
-  // A slash command's text answer, then end_turn.
-  void CommandDone(const absl::StatusOr<std::string>& text);
+  // A slash command's text answer, then end_turn (`cancelled` after
+  // session/cancel). Does nothing unless the prompt `prompt_id` still runs.
+  void CommandDone(const Json& prompt_id, const absl::StatusOr<std::string>& text);
   bool RunCommand(const std::string& text);
 
   BridgeContext ctx_;
@@ -172,6 +182,7 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   bool history_done_ = false;
   bool lease_settled_ = false;
   bool answered_open_ = false;
+  bool open_failed_ = false;
   std::string approval_mode_;
   std::string told_mode_;
   // The turn whose prompt ended because rawd went away, until the daemon

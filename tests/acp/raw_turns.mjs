@@ -4,8 +4,20 @@
 //                   wrongly typed error and a wrongly typed result
 //   cancel_request  cancels a streaming prompt with $/cancel_request, then
 //                   sends the next prompt
+//   close_while_opening
+//                   session/close right behind a session/load (and a
+//                   session/resume) of the same session, in one write
+//   cancel_open     $/cancel_request right behind a session/load and a
+//                   session/new, in one write; then opens normally
+//   cancel_command  session/cancel during /stats, /clear and /agent, with
+//                   rawd stopped (RAWD_PID) until the cancel was read
+//   close_during_agent_command
+//                   session/close during `/agent asker`, with rawd stopped
+//                   until the close was answered
+//   session_cap     opens more sessions than one connection keeps
 // Prints what it saw; every message raw-acp wrote is in `wire`.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { clientInfo, done, fail } from "./harness.mjs";
 
@@ -39,6 +51,39 @@ function send(message) {
   child.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
 }
 
+// Several messages in one write: raw-acp reads them together, before rawd
+// can have answered anything the first one asked.
+function sendTogether(...messages) {
+  child.stdin.write(messages.map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join(""));
+}
+
+// rawd stopped (SIGSTOP) answers nothing until it is continued; it is
+// continued whatever happens to this driver.
+const rawdPid = process.env.RAWD_PID ? Number(process.env.RAWD_PID) : 0;
+let rawdStopped = false;
+function stopRawd() {
+  process.kill(rawdPid, "SIGSTOP");
+  rawdStopped = true;
+  // The signal stops rawd's threads one by one: none may answer anything
+  // sent from here on, so this returns once every one is stopped.
+  const stopped = () => readdirSync(`/proc/${rawdPid}/task`).every((task) => {
+    try {
+      const stat = readFileSync(`/proc/${rawdPid}/task/${task}/stat`, "utf8");
+      return /^\S+ \(.*\) [Tt] /s.test(stat);
+    } catch {
+      return true;  // the thread has ended
+    }
+  });
+  for (let i = 0; !stopped(); i++) {
+    if (i > 1e6) fail("rawd did not stop");
+  }
+}
+function continueRawd() {
+  if (rawdStopped) process.kill(rawdPid, "SIGCONT");
+  rawdStopped = false;
+}
+process.on("exit", continueRawd);
+
 // Reads messages until the response to `id`; `onMessage` sees the others.
 async function responseTo(id, onMessage = () => {}) {
   for (;;) {
@@ -47,6 +92,24 @@ async function responseTo(id, onMessage = () => {}) {
     onMessage(m);
   }
 }
+
+// Reads messages until the responses to every id in `ids` (keyed by id,
+// with `order`: the ids as their answers came); `onMessage` sees the others.
+async function responsesTo(ids, onMessage = () => {}) {
+  const got = { order: [] };
+  while (got.order.length < ids.length) {
+    const m = await next();
+    if (m.method === undefined && ids.includes(m.id)) {
+      got[m.id] = m;
+      got.order.push(m.id);
+    } else {
+      onMessage(m);
+    }
+  }
+  return got;
+}
+
+const kindOf = (m) => (m.method === "session/update" ? m.params.update.sessionUpdate : m.method);
 
 send({ id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {}, clientInfo } });
 await responseTo(1);
@@ -89,6 +152,106 @@ if (scenario === "bad_answers") {
   // The session takes the next prompt at once.
   prompt(4, "again");
   out.next = await responseTo(4);
+} else if (scenario === "close_while_opening") {
+  send({ id: 3, method: "session/close", params: { sessionId } });
+  await responseTo(3);
+  const cwd = process.env.WORKDIR;
+  sendTogether({ id: 4, method: "session/load", params: { sessionId, cwd, mcpServers: [] } },
+               { id: 5, method: "session/close", params: { sessionId } });
+  const load = await responsesTo([4, 5]);
+  out.load = { answers: load.order, open: load[4], close: load[5] };
+  sendTogether({ id: 6, method: "session/resume", params: { sessionId, cwd, mcpServers: [] } },
+               { id: 7, method: "session/close", params: { sessionId } });
+  const resume = await responsesTo([6, 7]);
+  out.resume = { answers: resume.order, open: resume[6], close: resume[7] };
+  // Closed: not open to prompts.
+  prompt(8, "still there?");
+  out.prompt = await responseTo(8);
+} else if (scenario === "cancel_open") {
+  send({ id: 3, method: "session/close", params: { sessionId } });
+  await responseTo(3);
+  const cwd = process.env.WORKDIR;
+  // Every session/update from here on, by session.
+  const updates = {};
+  const record = (m) => {
+    if (m.method !== "session/update") return;
+    (updates[m.params.sessionId] ??= []).push(kindOf(m));
+  };
+  sendTogether({ id: 4, method: "session/load", params: { sessionId, cwd, mcpServers: [] } },
+               { method: "$/cancel_request", params: { requestId: 4 } });
+  out.cancelledLoad = await responseTo(4, record);
+  sendTogether({ id: 5, method: "session/new", params: { cwd, mcpServers: [] } },
+               { method: "$/cancel_request", params: { requestId: 5 } });
+  out.cancelledNew = await responseTo(5, record);
+  // The session opens normally now (a bridge left behind by the cancelled
+  // load would refuse this as still opening, or send its own updates).
+  send({ id: 6, method: "session/load", params: { sessionId, cwd, mcpServers: [] } });
+  out.load = await responseTo(6, record);
+  send({ id: 7, method: "session/new", params: { cwd, mcpServers: [] } });
+  out.created = await responseTo(7, record);
+  // rawd's answers to every earlier call have come back by now, and the
+  // commands of both opens follow their answers.
+  send({ id: 8, method: "session/list", params: {} });
+  await responseTo(8, record);
+  while (received.length) record(received.shift());
+  out.updates = updates;
+  out.createdId = out.created.result?.sessionId;
+} else if (scenario === "cancel_command") {
+  out.commands = {};
+  let id = 10;
+  for (const command of ["/stats", "/clear", "/agent"]) {
+    const promptId = id++;
+    const markerId = id++;
+    stopRawd();
+    prompt(promptId, command);
+    send({ method: "session/cancel", params: { sessionId } });
+    // Answered without rawd: once it is here, the cancel was read.
+    prompt(markerId, "another");
+    const marker = await responseTo(markerId);
+    continueRawd();
+    const response = await responseTo(promptId);
+    out.commands[command] = { response, marker };
+  }
+} else if (scenario === "close_during_agent_command") {
+  stopRawd();
+  prompt(3, "/agent asker");
+  send({ id: 4, method: "session/close", params: { sessionId } });
+  // Both are answered while rawd is stopped (or never: the run times out).
+  const answers = await responsesTo([3, 4]);
+  out.beforeRawd = answers.order;
+  continueRawd();
+  out.prompt = answers[3];
+  out.close = answers[4];
+  // The daemon's answer to /agent has come back by the time this one does
+  // (the connection's calls run in order).
+  send({ id: 6, method: "session/list", params: {} });
+  out.list = await responseTo(6);
+  // Nothing more is said about the closed session.
+  const closedAt = wire.findIndex((m) => m.id === 4 && m.method === undefined);
+  out.afterClose = wire.slice(closedAt + 1)
+    .filter((m) => m.method === "session/update" && m.params.sessionId === sessionId)
+    .map(kindOf);
+} else if (scenario === "session_cap") {
+  const cwd = process.env.WORKDIR;
+  // One is open already: 32 more at once, of which the last is one too many.
+  const ids = [];
+  const opens = [];
+  for (let i = 0; i < 32; i++) {
+    ids.push(100 + i);
+    opens.push({ id: 100 + i, method: "session/new", params: { cwd, mcpServers: [] } });
+  }
+  sendTogether(...opens);
+  const got = await responsesTo(ids);
+  out.opened = ids.filter((i) => got[i].result?.sessionId).length;
+  out.refused = ids.filter((i) => got[i].error).map((i) => ({ id: i, error: got[i].error }));
+  // Opening a session open here already replaces its bridge: allowed.
+  send({ id: 200, method: "session/resume", params: { sessionId, cwd, mcpServers: [] } });
+  out.resumeAtCap = await responseTo(200);
+  const other = got[100].result.sessionId;
+  send({ id: 201, method: "session/close", params: { sessionId: other } });
+  await responseTo(201);
+  send({ id: 202, method: "session/new", params: { cwd, mcpServers: [] } });
+  out.afterClose = await responseTo(202);
 } else {
   fail(`unknown scenario ${scenario}`);
 }

@@ -362,6 +362,90 @@ TEST_F(AcpTest, LoadOrResumeWhileItsPromptRunsIsRefused) {
   EXPECT_EQ(end->reason(), raw::v1::TURN_END_REASON_CANCELLED);
 }
 
+// session/close of a session whose load or resume is still opening: the
+// open is answered (-32800, before the close's {}), never left without an
+// answer, and the session is closed.
+TEST_F(AcpTest, CloseWhileTheSessionOpensAnswersTheOpen) {
+  Json r = Drive("raw_turns.mjs", "close_while_opening");
+  for (const char* how : {"load", "resume"}) {
+    SCOPED_TRACE(how);
+    const Json& open = r[how];
+    EXPECT_EQ(open["answers"],
+              Json::array({how == std::string("load") ? 4 : 6, how == std::string("load") ? 5 : 7}))
+        << open.dump();
+    EXPECT_EQ(open["open"]["error"]["code"], -32800) << open.dump();
+    EXPECT_THAT(open["open"]["error"]["message"].get<std::string>(),
+                HasSubstr("closed (session/close) before it finished opening"));
+    EXPECT_EQ(open["close"]["result"], Json::object()) << open.dump();
+  }
+  EXPECT_EQ(r["prompt"]["error"]["code"], -32002) << r["prompt"].dump();
+  EXPECT_EQ(r["exit"]["code"], 0);
+  EXPECT_EQ(GetSession(r["sessionId"]).writer(), "");
+}
+
+// $/cancel_request for an open answers -32800 and leaves nothing behind: no
+// bridge holds the session or streams it, and it opens again at once.
+TEST_F(AcpTest, CancelRequestOnAnOpenLeavesNoBridgeBehind) {
+  Json r = Drive("raw_turns.mjs", "cancel_open");
+  EXPECT_EQ(r["cancelledLoad"]["error"]["code"], -32800) << r["cancelledLoad"].dump();
+  EXPECT_EQ(r["cancelledNew"]["error"]["code"], -32800) << r["cancelledNew"].dump();
+  EXPECT_TRUE(r["load"]["result"].is_object()) << r["load"].dump();
+  ASSERT_TRUE(r["createdId"].is_string()) << r["created"].dump();
+  const std::string id = r["sessionId"];
+  const std::string created = r["createdId"];
+  // Updates came for the two sessions opened normally only, each with its
+  // commands once.
+  std::vector<std::string> sessions;
+  for (const auto& [session, kinds] : r["updates"].items()) sessions.push_back(session);
+  EXPECT_THAT(sessions, ::testing::UnorderedElementsAre(id, created)) << r["updates"].dump();
+  EXPECT_EQ(r["updates"][id], Json::array({"available_commands_update"})) << r["updates"].dump();
+  EXPECT_EQ(r["exit"]["code"], 0);
+}
+
+// session/cancel during a slash command answers `cancelled`, never an error
+// nor end_turn (rawd is stopped until the cancel has been read).
+TEST_F(AcpTest, CancelDuringASlashCommandAnswersCancelled) {
+  Json r = Drive("raw_turns.mjs", "cancel_command", {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
+  for (const char* command : {"/stats", "/clear", "/agent"}) {
+    SCOPED_TRACE(command);
+    const Json& c = r["commands"][command];
+    EXPECT_EQ(c["marker"]["error"]["code"], -32600) << c.dump();
+    EXPECT_EQ(c["response"]["result"]["stopReason"], "cancelled") << c.dump();
+  }
+  EXPECT_EQ(r["exit"]["code"], 0);
+}
+
+// session/close during `/agent NAME`: the prompt answers cancelled and the
+// close {} at once (there is no turn to interrupt), and the daemon's late
+// answer to the command (success, or a refusal when the lease went first)
+// finds the bridge gone: nothing more is sent for the session and raw-acp
+// goes on.
+TEST_F(AcpTest, CloseDuringAnAgentCommandDropsItsLateAnswer) {
+  Json r = Drive("raw_turns.mjs", "close_during_agent_command",
+                 {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
+  EXPECT_EQ(r["beforeRawd"], Json::array({3, 4})) << r.dump();
+  EXPECT_EQ(r["prompt"]["result"]["stopReason"], "cancelled") << r["prompt"].dump();
+  EXPECT_EQ(r["close"]["result"], Json::object()) << r["close"].dump();
+  EXPECT_TRUE(r["list"]["result"].is_object()) << r["list"].dump();
+  EXPECT_EQ(r["afterClose"], Json::array()) << r.dump();
+  EXPECT_EQ(r["exit"]["code"], 0) << r["exit"].dump();
+}
+
+// One connection keeps at most 32 sessions open: opens beyond are refused
+// with an error naming the cap, counting opens still under way; reopening
+// an open session is not one more, and a close makes room.
+TEST_F(AcpTest, OpenSessionsPerConnectionAreCapped) {
+  Json r = Drive("raw_turns.mjs", "session_cap");
+  EXPECT_EQ(r["opened"], 31) << r.dump();
+  ASSERT_EQ(r["refused"].size(), 1u) << r["refused"].dump();
+  EXPECT_EQ(r["refused"][0]["id"], 131);
+  EXPECT_EQ(r["refused"][0]["error"]["code"], -32600);
+  EXPECT_THAT(r["refused"][0]["error"]["message"].get<std::string>(), HasSubstr("32 sessions"));
+  EXPECT_TRUE(r["resumeAtCap"]["result"].is_object()) << r["resumeAtCap"].dump();
+  EXPECT_TRUE(r["afterClose"]["result"]["sessionId"].is_string()) << r["afterClose"].dump();
+  EXPECT_EQ(r["exit"]["code"], 0);
+}
+
 TEST_F(AcpTest, LoadOfAnUnknownSessionIsResourceNotFound) {
   Json r = Drive(kStdioDriver, "load_unknown");
   EXPECT_EQ(r["error"]["code"], -32002);
