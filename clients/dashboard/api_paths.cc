@@ -52,8 +52,8 @@ absl::StatusOr<bool> QueryBool(const std::map<std::string, std::string>& query,
   if (it == query.end() || it->second.empty()) return fallback;
   if (it->second == "true") return true;
   if (it->second == "false") return false;
-  return absl::InvalidArgumentError(absl::StrCat("query parameter ", name,
-                                                 " must be true or false, not '", it->second, "'"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("query parameter ", name, " must be true or false, not '", it->second, "'"));
 }
 
 }  // namespace raw::dashboard

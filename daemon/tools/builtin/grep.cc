@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/file_walker.h"
 #include "daemon/tools/builtin/path_glob.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
 #include "daemon/tools/builtin/tool_args.h"
-#include "common/utf8.h"
 #include "re2/re2.h"
 
 namespace raw::tools::builtin {
@@ -204,7 +204,9 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
       return ToolOutput::Error(absl::StrCat(shown_root, " is too large to search (", st.st_size,
                                             " bytes; the limit is ", kMaxFileBytes, ")"));
     }
-    if (!ReadWholeRegularFile(*root, kMaxFileBytes, text)) return ToolOutput::Error(absl::StrCat("cannot read ", shown_root));
+    if (!ReadWholeRegularFile(*root, kMaxFileBytes, text)) {
+      return ToolOutput::Error(absl::StrCat("cannot read ", shown_root));
+    }
     if (LooksBinary(text)) {
       return ToolOutput::Error(absl::StrCat(shown_root, " looks like a binary file (it contains "
                                             "NUL bytes); grep searches text files"));
@@ -223,7 +225,9 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
         ++skipped_large;
         return WalkStep::kContinue;
       }
-      if (!ReadWholeRegularFile(entry.path, kMaxFileBytes, text) || LooksBinary(text)) return WalkStep::kContinue;
+      if (!ReadWholeRegularFile(entry.path, kMaxFileBytes, text) || LooksBinary(text)) {
+        return WalkStep::kContinue;
+      }
       return search.File(DisplayPath(ctx.cwd, entry.path), text) ? WalkStep::kContinue
                                                                   : WalkStep::kStop;
     });

@@ -6,7 +6,8 @@
 
 namespace raw::tools::policy {
 
-std::optional<std::string> ResolveRedirectTarget(const std::string& cwd, const std::string& target) {
+std::optional<std::string> ResolveRedirectTarget(const std::string& cwd,
+                                                 const std::string& target) {
   std::string path = target;
   if (target == "~" || target.starts_with("~/")) {
     const char* home = std::getenv("HOME");

@@ -267,12 +267,11 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
       std::optional<std::string> target = ResolveRedirectTarget(cwd, part.text);
       const bool known = part.known && target.has_value();
       const std::string resolved = target.value_or("");
-      const Compiled* rule = first_rule(nullptr, nullptr, known ? &resolved : nullptr,
-                                        opaque.empty() && known);
-      Decision decision =
-          rule != nullptr || !known || !IsHarmlessRedirectTarget(part.text)
-              ? decide(rule, unreadable || !known)
-              : Decision{RuleAction::kAllow, "writes no file"};
+      const Compiled* rule =
+          first_rule(nullptr, nullptr, known ? &resolved : nullptr, opaque.empty() && known);
+      Decision decision = rule != nullptr || !known || !IsHarmlessRedirectTarget(part.text)
+                              ? decide(rule, unreadable || !known)
+                              : Decision{RuleAction::kAllow, "writes no file"};
       add(decision.action,
           absl::StrCat("\"redirect to ",
                        known ? resolved : part.text + "\" (only known when the line runs)",

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -548,7 +547,8 @@ TEST_F(PathRulesTest, AMemoResolvesAsTheFileSystemDoes) {
 // name. Deny rules still follow it.
 TEST_F(PathRulesTest, ALinkInTheProjectDoesNotWidenAnAllowRule) {
   std::filesystem::create_symlink(outside_.path(), project_.Join("vendor"));
-  RuleSet allow = Rules({Path(RuleAction::kAllow, "vendor/**"), Path(RuleAction::kAllow, "src/**")});
+  RuleSet allow =
+      Rules({Path(RuleAction::kAllow, "vendor/**"), Path(RuleAction::kAllow, "src/**")});
   EXPECT_EQ(Write(allow, "vendor/x.txt").action, RuleAction::kAsk);
   EXPECT_EQ(Write(allow, outside_.Join("x.txt")).action, RuleAction::kAsk);
   EXPECT_EQ(Write(allow, "src/sub/x.txt").action, RuleAction::kAllow);

@@ -57,9 +57,11 @@ std::string SeedHistory(const TestDaemon& daemon, int turns) {
   for (int k = 1; k <= turns; ++k) {
     const std::string question = absl::StrCat("question number ", k);
     for (events::EventPayload payload :
-         {events::EventPayload(events::TurnStarted{question}), events::EventPayload(events::UserMessage{question}),
+         {events::EventPayload(events::TurnStarted{question}),
+          events::EventPayload(events::UserMessage{question}),
           events::EventPayload(events::AssistantMessage{absl::StrCat("answer number ", k), "", 1}),
-          events::EventPayload(events::TurnEnded{events::TurnEndReason::kCompleted, "", 1, std::nullopt})}) {
+          events::EventPayload(
+              events::TurnEnded{events::TurnEndReason::kCompleted, "", 1, std::nullopt})}) {
       events::SessionEvent e;
       e.session_id = id;
       e.seq = ++seq;
@@ -241,10 +243,12 @@ TEST_F(DashboardBrowserTest, ScrollsBackThroughTenThousandItems) {
   for (const Json& ms : r.value("pageMs", Json::array())) page_ms.push_back(ms.get<int64_t>());
   std::sort(page_ms.begin(), page_ms.end());
   if (!page_ms.empty()) {
-    std::printf("dashboard history of %d items: first screen %lld ms; scroll-back page median %lld ms, max %lld ms (%zu pages)\n",
-                kSeededTurns * kItemsPerTurn, static_cast<long long>(r.value("firstScreenMs", int64_t{0})),
-                static_cast<long long>(page_ms[page_ms.size() / 2]), static_cast<long long>(page_ms.back()),
-                page_ms.size());
+    std::printf(
+        "dashboard history of %d items: first screen %lld ms; scroll-back page median %lld ms, max "
+        "%lld ms (%zu pages)\n",
+        kSeededTurns * kItemsPerTurn, static_cast<long long>(r.value("firstScreenMs", int64_t{0})),
+        static_cast<long long>(page_ms[page_ms.size() / 2]), static_cast<long long>(page_ms.back()),
+        page_ms.size());
   }
 }
 
