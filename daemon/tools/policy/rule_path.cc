@@ -107,9 +107,12 @@ std::string ResolveRulePath(const std::string& cwd, const std::string& path, Lin
 std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern, LinkMemo* memo,
                               bool allow_rule) {
   if (pattern.rfind("re:", 0) == 0) return pattern;
-  const std::string resolved_cwd = ResolveRulePath("/", cwd, memo);
-  std::string full =
-      !pattern.empty() && pattern[0] == '/' ? pattern : EscapeGlob(resolved_cwd) + "/" + pattern;
+  const bool absolute = !pattern.empty() && pattern[0] == '/';
+  // Only a relative pattern or an allow rule needs the working directory
+  // (an absolute deny pattern, such as a protected path, does not).
+  const std::string resolved_cwd =
+      !absolute || allow_rule ? ResolveRulePath("/", cwd, memo) : std::string();
+  std::string full = absolute ? pattern : EscapeGlob(resolved_cwd) + "/" + pattern;
   // Split into the literal leading directories and the rest (from the first
   // component holding a glob character or an escape).
   std::vector<std::string> parts = absl::StrSplit(full.substr(1), '/');
