@@ -99,6 +99,11 @@ long ChildPeakKb(const std::string& err) {
   return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 14);
 }
 
+raw::testing::ScriptedResponse KeptOpen(raw::testing::ScriptedResponse response) {
+  response.end = raw::testing::ScriptedResponse::End::kKeepOpen;
+  return response;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,11 +145,13 @@ int main(int argc, char** argv) {
   int slowest_index = 0;
   long raw_peak_kb = 0;
   for (int i = 0; i < runs; ++i) {
+    // Each answer leaves its connection open for the next request, as a
+    // provider's API does, so that rawd's kept connections are measured.
     for (int s = 0; s < tool_steps; ++s) {
-      fake.Enqueue(chat::ToolCallsAnswer(
-          {{absl::StrCat("c", s), "read_file", R"({"path":"small.txt"})"}}));
+      fake.Enqueue(KeptOpen(
+          chat::ToolCallsAnswer({{absl::StrCat("c", s), "read_file", R"({"path":"small.txt"})"}})));
     }
-    fake.Enqueue(chat::TextAnswer("done"));
+    fake.Enqueue(KeptOpen(chat::TextAnswer("done")));
     const size_t before = fake.requests().size();
     auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> run = {raw::e2e::BinaryPath("child_peak")};

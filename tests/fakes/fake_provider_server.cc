@@ -40,6 +40,8 @@ bool SendAll(int fd, std::string_view data) {
   return true;
 }
 
+}  // namespace
+
 // Buffered reads from one socket.
 class SocketReader {
  public:
@@ -85,6 +87,8 @@ class SocketReader {
   int fd_;
   std::string buffer_;
 };
+
+namespace {
 
 enum class ReadResult { kOk, kClosed, kMalformed };
 
@@ -187,7 +191,9 @@ std::string ResponseHead(const ScriptedResponse& response) {
     absl::StrAppend(&head, "Content-Type: ",
                     response.status == 200 ? "text/event-stream" : "application/json", "\r\n");
   }
-  absl::StrAppend(&head, "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+  absl::StrAppend(&head, "Transfer-Encoding: chunked\r\n",
+                  response.end == ScriptedResponse::End::kKeepOpen ? "" : "Connection: close\r\n",
+                  "\r\n");
   return head;
 }
 
@@ -447,6 +453,14 @@ void FakeProviderServer::CloseConnection(int fd) {
 
 void FakeProviderServer::Serve(int fd) {
   SocketReader reader(fd);
+  while (ServeRequest(fd, reader)) {
+  }
+  CloseConnection(fd);
+}
+
+// One request and its response; true when the connection stays open for
+// the next request.
+bool FakeProviderServer::ServeRequest(int fd, SocketReader& reader) {
   RecordedRequest request;
   switch (ReadRequest(fd, reader, &request)) {
     case ReadResult::kOk:
@@ -456,12 +470,10 @@ void FakeProviderServer::Serve(int fd) {
       SendAll(fd, absl::StrCat("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
                                "Content-Length: ",
                                body.size(), "\r\nConnection: close\r\n\r\n", body));
-      CloseConnection(fd);
-      return;
+      return false;
     }
     case ReadResult::kClosed:
-      CloseConnection(fd);
-      return;
+      return false;
   }
 
   request.received = std::chrono::steady_clock::now();
@@ -487,10 +499,13 @@ void FakeProviderServer::Serve(int fd) {
     // A zero linger time makes close() send RST instead of FIN.
     linger reset{1, 0};
     setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
-  } else if (alive && !raw && response.end == ScriptedResponse::End::kComplete) {
-    SendAll(fd, "0\r\n\r\n");
+    return false;
   }
-  CloseConnection(fd);
+  const bool keep = response.end == ScriptedResponse::End::kKeepOpen;
+  if (alive && !raw && (keep || response.end == ScriptedResponse::End::kComplete)) {
+    alive = SendAll(fd, "0\r\n\r\n");
+  }
+  return alive && !raw && keep;
 }
 
 }  // namespace raw::testing

@@ -10,8 +10,9 @@
 //
 // Every response uses chunked transfer encoding and "Connection: close" (one
 // request per connection), unless a script writes its own bytes
-// (ScriptedResponse::Framing). When the script has run out the server
-// answers 500 with an OpenAI-style JSON error and counts the request in
+// (ScriptedResponse::Framing) or keeps the connection open for the next
+// request, as a real provider does (ScriptedResponse::End::kKeepOpen). When the script has run out
+// the server answers 500 with an OpenAI-style JSON error and counts the request in
 // unscripted_requests().
 //
 // Ownership and threads: the server owns an accept thread and one thread per
@@ -40,6 +41,8 @@
 
 namespace raw::testing {
 
+class SocketReader;
+
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 struct ScriptedResponse {
@@ -47,6 +50,9 @@ struct ScriptedResponse {
     kComplete,  // terminating chunk, then close
     kCut,       // close right after the last chunk, without the terminator
     kReset,     // reset the connection (TCP RST) right after the last chunk
+    // The terminating chunk, without "Connection: close"; the connection
+    // then waits for the client's next request (chunked framing only).
+    kKeepOpen,
   };
   enum class Framing {
     kChunked,  // status line, headers, chunked body (the fields below)
@@ -150,6 +156,7 @@ class FakeProviderServer {
  private:
   void AcceptLoop();
   void Serve(int fd);
+  bool ServeRequest(int fd, SocketReader& reader);
   bool ParkAtGate(int fd);  // false when the server is stopping
   ScriptedResponse NextResponse(const RecordedRequest& request);
   void CloseConnection(int fd);

@@ -99,6 +99,30 @@ TEST_F(FakeProviderServerTest, CutResponseHasNoTerminator) {
   EXPECT_EQ(wire, std::string(kHead200) + "9\r\ndata: a\n\n\r\n");
 }
 
+TEST_F(FakeProviderServerTest, AKeptConnectionServesTheNextRequest) {
+  for (const char* data : {"data: a\n\n", "data: b\n\n"}) {
+    ScriptedResponse response = chat::Stream({data});
+    response.end = ScriptedResponse::End::kKeepOpen;
+    server_.Enqueue(response);
+  }
+  const std::string head =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+  RawConnection connection(server_.port());
+  ASSERT_TRUE(connection.connected());
+  ASSERT_TRUE(connection.Send("POST /v1/x HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}"));
+  const std::string first = head + "9\r\ndata: a\n\n\r\n0\r\n\r\n";
+  EXPECT_EQ(connection.Read(first.size()), first);
+  ASSERT_TRUE(connection.Send("POST /v1/y HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n"));
+  const std::string second = head + "9\r\ndata: b\n\n\r\n0\r\n\r\n";
+  EXPECT_EQ(connection.Read(second.size()), second);
+  ASSERT_EQ(server_.requests().size(), 2u);
+  EXPECT_EQ(server_.requests()[1].path, "/v1/y");
+  // The connection is still open: a third request gets the "script ran
+  // out" answer on it rather than a closed socket.
+  ASSERT_TRUE(connection.Send("GET /v1/z HTTP/1.1\r\nHost: h\r\n\r\n"));
+  EXPECT_THAT(connection.ReadToEnd(), StartsWith("HTTP/1.1 500 "));
+}
+
 TEST_F(FakeProviderServerTest, RawFramingWritesTheChunksVerbatim) {
   ScriptedResponse response;
   response.framing = ScriptedResponse::Framing::kRaw;
