@@ -17,6 +17,7 @@ namespace raw::tools::builtin {
 namespace {
 
 const char* KindOf(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
   if (S_ISCHR(mode)) return "a character device";
@@ -26,15 +27,31 @@ const char* KindOf(mode_t mode) {
   return "not a regular file";
 }
 
+// The first component of absolute `path` that is a symlink now ("/a/b"
+// for "/a/b/c" when b is a link); empty when there is none (any more). Only
+// for error messages: it costs an lstat per component.
+std::string FirstSymlinkOn(const std::string& path) {
+  std::string prefix;
+  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+    absl::StrAppend(&prefix, "/", part);
+    struct stat info;
+    if (lstat(prefix.c_str(), &info) != 0) break;
+    if (S_ISLNK(info.st_mode)) return prefix;
+  }
+  return "";
+}
+
 absl::Status OpenError(const std::string& path, int err) {
   if (err == ENOENT || err == ENOTDIR) {
     return absl::NotFoundError(absl::StrCat("file not found: ", path));
   }
   if (err == ELOOP || err == EXDEV) {
+    const std::string link = FirstSymlinkOn(path);
     return absl::PermissionDeniedError(absl::StrCat(
-        "refused to open ", path,
-        ": a symlink is now on its path (it was not there when the call was judged); the file "
-        "tools never follow a link that appeared after the rules saw the path"));
+        "refused to open ", path, ": a symlink is now on its path",
+        link.empty() ? "" : absl::StrCat(", at ", link),
+        " (it was not there when the call was judged); the file tools never follow a link that "
+        "appeared after the rules saw the path"));
   }
   return absl::UnknownError(absl::StrCat("cannot open ", path, ": ", std::strerror(err)));
 }
@@ -87,26 +104,27 @@ int OpenWithoutSymlinks(const std::string& path, int flags) {
   return OpenComponentwise(path, flags);
 }
 
-bool ReadWholeRegularFile(const std::string& path, int64_t max_bytes, std::string& text) {
-  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat info;
-  bool ok = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size <= max_bytes;
+bool ReadToEnd(int fd, int64_t max_bytes, std::string& text) {
   text.clear();
   char buffer[64 * 1024];
-  while (ok) {
+  while (true) {
     const ssize_t n = read(fd, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok = n == 0;
-      break;
-    }
+    if (n <= 0) return n == 0;
     text.append(buffer, static_cast<size_t>(n));
     // A file that grows while it is read stops at the limit.
-    if (static_cast<int64_t>(text.size()) > max_bytes) ok = false;
+    if (static_cast<int64_t>(text.size()) > max_bytes) return false;
   }
-  close(fd);
-  return ok;
+}
+
+bool ReadWholeRegularFileAt(int dir_fd, const char* name, int64_t max_bytes, std::string& text) {
+  FileHandle file(openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+  if (file.get() < 0) return false;
+  struct stat info;
+  if (fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_size > max_bytes) {
+    return false;
+  }
+  return ReadToEnd(file.get(), max_bytes, text);
 }
 
 int OpenComponentwise(const std::string& path, int flags) {
@@ -150,6 +168,10 @@ absl::StatusOr<OpenedFile> OpenRegularFile(const std::string& path, const std::s
 
 absl::StatusOr<OpenedFile> OpenDirectory(const std::string& path) {
   return OpenChecked(path, O_PATH | O_DIRECTORY, /*want_directory=*/true, "");
+}
+
+absl::StatusOr<OpenedFile> OpenDirectoryToWalk(const std::string& path) {
+  return OpenChecked(path, O_RDONLY | O_DIRECTORY, /*want_directory=*/true, "");
 }
 
 }  // namespace raw::tools::builtin

@@ -6,13 +6,16 @@
 //   component), so a link planted in between is refused, not followed;
 // - the opened file must be the one lstat saw just before (same device and
 //   inode, compared with fstat), or the call is refused;
-// - only regular files (and directories, for the parent of a write) are
-//   opened, and never in a way that blocks: a FIFO or a device is refused
-//   after lstat, and the open itself is O_NONBLOCK.
+// - only regular files (and directories: the parent of a write, the root of
+//   a walk) are opened, and never in a way that blocks: a FIFO or a device
+//   is refused after lstat, and the open itself is O_NONBLOCK.
+// What lies below an opened directory is reached relative to its
+// descriptor (openat with O_NOFOLLOW), never by path again: see
+// ReadWholeRegularFileAt and file_walker.h.
 // Errors are absl::Status with messages naming the path: kNotFound (no such
 // file), kFailedPrecondition (a directory, a FIFO, a device: what it is),
-// kPermissionDenied (a symlink or a swapped file in the way), others with
-// strerror. Stateless; thread-safe.
+// kPermissionDenied (a symlink or a swapped file in the way, named), others
+// with strerror. Stateless; thread-safe.
 #pragma once
 
 #include <sys/stat.h>
@@ -35,6 +38,12 @@ class FileHandle {
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
   int get() const { return fd_; }
+  // Gives up ownership: the caller closes the descriptor.
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
 
  private:
   int fd_ = -1;
@@ -54,17 +63,27 @@ absl::StatusOr<OpenedFile> OpenRegularFile(const std::string& path, const std::s
 // the way, for creating and renaming files inside it (atomic_write.h).
 absl::StatusOr<OpenedFile> OpenDirectory(const std::string& path);
 
+// The directory `path` opened for reading its entries (O_RDONLY |
+// O_DIRECTORY), checked like OpenRegularFile: where grep, glob and list_dir
+// start their walk (file_walker.h).
+absl::StatusOr<OpenedFile> OpenDirectoryToWalk(const std::string& path);
+
 // A descriptor of `path` opened with `flags` (plus O_CLOEXEC, O_NOFOLLOW
 // and, without O_PATH, O_NONBLOCK) and no symlink followed on the way. Low level: no identity
 // or type check; sets errno and returns -1 on failure.
 int OpenWithoutSymlinks(const std::string& path, int flags);
 
-// The regular file at `path` (links followed, as a walk reaches it) read
-// whole into `text`. Opened without blocking and checked after the open, so
-// that a FIFO or device swapped in since the caller looked is refused, never
-// waited on. False when it is not a regular file, holds more than
-// `max_bytes`, or cannot be read.
-bool ReadWholeRegularFile(const std::string& path, int64_t max_bytes, std::string& text);
+// The regular file `name` in the directory open at `dir_fd` read whole into
+// `text`, as a walk reaches it. Opened with O_NOFOLLOW and without blocking,
+// and checked after the open, so that a symlink, FIFO or device swapped in
+// since the caller looked is refused, never followed or waited on. False
+// when it is not a regular file, holds more than `max_bytes`, or cannot be
+// read.
+bool ReadWholeRegularFileAt(int dir_fd, const char* name, int64_t max_bytes, std::string& text);
+
+// The file open at `fd` read from its current offset to its end into
+// `text`; false when it holds more than `max_bytes` or a read fails.
+bool ReadToEnd(int fd, int64_t max_bytes, std::string& text);
 
 // OpenWithoutSymlinks where openat2 is missing (kernels before 5.6) or
 // refused (a seccomp filter): absolute `path` opened one component at a

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -19,25 +20,27 @@ class Walker {
          const std::function<WalkStep(const WalkEntry&)>& visit)
       : options_(options), cancel_(cancel), visit_(visit) {}
 
-  WalkSummary Run(const std::string& root) {
+  WalkSummary Run(FileHandle root_dir, const std::string& root) {
     if (options_.respect_gitignore) ignores_.LoadParents(root);
-    Walk(root, "", 1);
+    Walk(root_dir.release(), root, "", 1);
     return summary_;
   }
 
  private:
   bool Done() const { return summary_.stopped || summary_.cancelled || summary_.hit_entry_limit; }
 
-  // The entries of `dir`, sorted by name; the directory is closed again
-  // before the walk goes deeper, so open descriptors do not grow with depth.
-  bool ReadDirectory(const std::string& dir, const std::string& rel_dir,
+  // The entries of the directory open at `fd` (owned; -1 when it could not
+  // be opened), whose path is `dir`, sorted by name. Returns the
+  // directory's stream, which the caller closes once done with the entries
+  // (they are reached relative to it), or null when it cannot be read.
+  DIR* ReadDirectory(int fd, const std::string& dir, const std::string& rel_dir,
                      std::vector<WalkEntry>& entries) {
-    int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR* stream = fd >= 0 ? fdopendir(fd) : nullptr;
     if (stream == nullptr) {
       if (fd >= 0) close(fd);
-      return false;
+      return nullptr;
     }
+    const int dir_fd = dirfd(stream);
     std::vector<std::string> names;
     while (dirent* entry = readdir(stream)) {
       std::string_view name(entry->d_name);
@@ -48,26 +51,30 @@ class Walker {
     const std::string prefix = dir == "/" ? "/" : dir + "/";
     for (std::string& name : names) {
       WalkEntry entry;
-      if (fstatat(dirfd(stream), name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (fstatat(dir_fd, name.c_str(), &entry.st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       entry.type = S_ISREG(entry.st.st_mode)   ? WalkEntry::Type::kFile
                    : S_ISDIR(entry.st.st_mode) ? WalkEntry::Type::kDirectory
                    : S_ISLNK(entry.st.st_mode) ? WalkEntry::Type::kSymlink
                                                : WalkEntry::Type::kOther;
       entry.path = prefix + name;
       entry.rel = rel_dir.empty() ? std::move(name) : rel_dir + "/" + name;
+      entry.dir_fd = dir_fd;
       entries.push_back(std::move(entry));
     }
-    closedir(stream);
-    return true;
+    return stream;
   }
 
-  void Walk(const std::string& dir, const std::string& rel_dir, int depth) {
+  // Walks the directory open at `fd` (owned), `depth` levels below the root
+  // (1: the root).
+  void Walk(int fd, const std::string& dir, const std::string& rel_dir, int depth) {
     std::vector<WalkEntry> entries;
-    if (!ReadDirectory(dir, rel_dir, entries)) {
+    DIR* stream = ReadDirectory(fd, dir, rel_dir, entries);
+    if (stream == nullptr) {
       ++summary_.unreadable_directories;
       return;
     }
-    if (options_.respect_gitignore) ignores_.Push(dir);
+    const int dir_fd = dirfd(stream);
+    if (options_.respect_gitignore) ignores_.Push(dir, dir_fd);
     for (const WalkEntry& entry : entries) {
       if (cancel_.cancelled()) {
         summary_.cancelled = true;
@@ -91,11 +98,22 @@ class Walker {
       }
       if (is_dir && step == WalkStep::kContinue &&
           (options_.max_depth <= 0 || depth < options_.max_depth)) {
-        Walk(entry.path, entry.rel, depth + 1);
+        // Relative to this directory and never through a link, whatever
+        // now stands at the entry's name.
+        const int child =
+            depth < kMaxWalkDepth
+                ? openat(dir_fd, entry.name(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                : -1;
+        if (child < 0) {
+          ++summary_.unreadable_directories;
+        } else {
+          Walk(child, entry.path, entry.rel, depth + 1);
+        }
         if (Done()) break;
       }
     }
     if (options_.respect_gitignore) ignores_.Pop();
+    closedir(stream);
   }
 
   const WalkOptions& options_;
@@ -113,10 +131,10 @@ std::string WithheldNote(const WalkSummary& summary) {
                       " withheld by the agent's rules]\n");
 }
 
-WalkSummary WalkTree(const std::string& root, const WalkOptions& options,
+WalkSummary WalkTree(FileHandle root_dir, const std::string& root, const WalkOptions& options,
                      const CancelToken& cancel,
                      const std::function<WalkStep(const WalkEntry&)>& visit) {
-  return Walker(options, cancel, visit).Run(root);
+  return Walker(options, cancel, visit).Run(std::move(root_dir), root);
 }
 
 }  // namespace raw::tools::builtin

@@ -9,6 +9,16 @@
 // skipped. It checks the cancel token between entries and stops after
 // `max_entries` visits, so a walk started at "/" still ends.
 //
+// The walk starts from a directory the caller opened without following any
+// symlink (OpenDirectoryToWalk, checked_open.h) and reaches everything below
+// relative to descriptors: each subdirectory is opened with openat(2) and
+// O_NOFOLLOW | O_DIRECTORY from its parent's descriptor, so a directory
+// swapped for a link after it was listed is refused (counted as unreadable),
+// never followed, and no path is looked up again from its start. A
+// directory's descriptor stays open while the walk is below it (one per
+// level); to keep them bounded, a directory kMaxWalkDepth levels below the
+// root is not entered and counts as unreadable.
+//
 // Stateless function; the walk runs on the calling thread.
 #pragma once
 
@@ -19,15 +29,24 @@
 #include <string>
 
 #include "common/cancel_token.h"
+#include "daemon/tools/builtin/checked_open.h"
 
 namespace raw::tools::builtin {
 
+inline constexpr int kMaxWalkDepth = 128;
+
 struct WalkEntry {
   enum class Type { kFile, kDirectory, kSymlink, kOther };
-  std::string path;  // absolute
+  std::string path;  // absolute: the walk's root followed by `rel`
   std::string rel;   // relative to the root, '/'-separated
   Type type = Type::kOther;
   struct stat st = {};  // lstat(2) of the entry
+  // The directory holding the entry, open while the visitor runs: reach the
+  // entry as (dir_fd, name()) with the *at calls, not by `path`.
+  int dir_fd = -1;
+
+  // The entry's name in its directory (the last component of `path`).
+  const char* name() const { return path.c_str() + path.rfind('/') + 1; }
 };
 
 enum class WalkStep {
@@ -60,10 +79,13 @@ struct WalkSummary {
 // else empty: the note a tool appends to its output so the model knows.
 std::string WithheldNote(const WalkSummary& summary);
 
-// Walks the directory `root` (absolute, normalized; the root itself is not
-// visited). The visitor's verdict on a directory decides whether the walk
-// enters it.
-WalkSummary WalkTree(const std::string& root, const WalkOptions& options,
+// Walks the directory open at `root_dir` (OpenDirectoryToWalk), whose path
+// is `root` (absolute, normalized, free of symlinks: the path it was opened
+// at; entries' paths start with it). The root itself is not visited. The
+// visitor's verdict on a directory decides whether the walk enters it. An
+// invalid `root_dir` stands for a root that exists but could not be opened
+// (no permission, say): it counts as an unreadable directory.
+WalkSummary WalkTree(FileHandle root_dir, const std::string& root, const WalkOptions& options,
                      const CancelToken& cancel,
                      const std::function<WalkStep(const WalkEntry&)>& visit);
 

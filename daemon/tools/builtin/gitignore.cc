@@ -1,11 +1,13 @@
 #include "daemon/tools/builtin/gitignore.h"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "daemon/tools/builtin/path_glob.h"
 
@@ -13,14 +15,27 @@ namespace raw::tools::builtin {
 namespace {
 
 // A .gitignore larger than this is not read (no real one comes close).
-constexpr std::streamsize kMaxGitignoreBytes = 1 << 20;
+constexpr size_t kMaxGitignoreBytes = 1 << 20;
 
-std::string ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::string text(static_cast<size_t>(kMaxGitignoreBytes), '\0');
-  in.read(text.data(), kMaxGitignoreBytes);
-  text.resize(static_cast<size_t>(in.gcount()));
+// The first kMaxGitignoreBytes of the regular file `name` relative to
+// `dir_fd`; empty when it is missing, a symlink or not a regular file.
+std::string ReadGitignore(int dir_fd, const char* name) {
+  const int fd = openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    text.resize(std::min(static_cast<size_t>(st.st_size), kMaxGitignoreBytes));
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = read(fd, text.data() + got, text.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    text.resize(got);
+  }
+  close(fd);
   return text;
 }
 
@@ -103,11 +118,15 @@ void GitignoreStack::LoadParents(const std::string& root) {
 void GitignoreStack::Push(const std::string& dir) {
   Level level;
   level.dir = dir;
-  std::string file = dir == "/" ? "/.gitignore" : dir + "/.gitignore";
-  struct stat st;
-  if (stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-    level.rules = GitignoreRules::Parse(ReadSmallFile(file));
-  }
+  const std::string file = dir == "/" ? "/.gitignore" : dir + "/.gitignore";
+  level.rules = GitignoreRules::Parse(ReadGitignore(AT_FDCWD, file.c_str()));
+  levels_.push_back(std::move(level));
+}
+
+void GitignoreStack::Push(const std::string& dir, int dir_fd) {
+  Level level;
+  level.dir = dir;
+  level.rules = GitignoreRules::Parse(ReadGitignore(dir_fd, ".gitignore"));
   levels_.push_back(std::move(level));
 }
 

@@ -11,6 +11,9 @@
 // a deeper .gitignore overrides a shallower one. As in git, a file inside an
 // excluded directory cannot be re-included (walks never enter it).
 //
+// As in git, a .gitignore that is a symlink is not read (nor is a FIFO or a
+// device).
+//
 // Thread-safety: GitignoreRules is immutable after Parse; a GitignoreStack
 // belongs to one walk on one thread.
 #pragma once
@@ -55,6 +58,9 @@ class GitignoreStack {
 
   // Enters directory `dir` (absolute): reads its .gitignore, if any.
   void Push(const std::string& dir);
+  // Push for a walk that holds `dir` open at `dir_fd`: the .gitignore is
+  // read relative to the descriptor.
+  void Push(const std::string& dir, int dir_fd);
   // Leaves the directory entered last.
   void Pop();
 

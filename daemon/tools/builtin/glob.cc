@@ -5,18 +5,22 @@
 // become the starting directory, so only that part of the tree is walked,
 // and the walk skips directories the pattern cannot reach. .git and what
 // .gitignore files exclude are left out (file_walker.h); symlinks to files
-// are listed, symlinks to directories are neither followed nor listed.
+// are listed, symlinks to directories are neither followed nor listed. The
+// starting directory is opened at the path the rules judged, refusing any
+// symlink on the way, and walked relative to descriptors.
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/file_walker.h"
 #include "daemon/tools/builtin/path_glob.h"
 #include "daemon/tools/builtin/tool_args.h"
@@ -130,12 +134,23 @@ ToolOutput Glob(const Json& args, const ToolContext& ctx) {
 
   const std::string no_match =
       absl::StrCat("No files found matching \"", *pattern, "\" in ", shown_base);
-  if (stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return ToolOutput::Ok(no_match);
+  // The walk starts at the directory the rules judged, opened without
+  // following any symlink on the way (checked_open.h).
+  absl::StatusOr<std::string> judged = TargetPath(ctx.cwd, root, ctx.judged_path);
+  if (!judged.ok()) return ToolOutput::Error(std::string(judged.status().message()));
+  absl::StatusOr<OpenedFile> opened = OpenDirectoryToWalk(*judged);
+  if (absl::IsNotFound(opened.status()) || absl::IsFailedPrecondition(opened.status())) {
+    return ToolOutput::Ok(no_match);
+  }
+  if (!opened.ok() && !absl::IsUnknown(opened.status())) {
+    return ToolOutput::Error(std::string(opened.status().message()));
+  }
+  FileHandle root_dir = opened.ok() ? std::move(opened->handle) : FileHandle();
 
   std::vector<Match> matches;
   WalkOptions options;
   options.withheld = ctx.withheld;
-  WalkSummary summary = WalkTree(root, options, ctx.cancel, [&](const WalkEntry& entry) {
+  auto visit = [&](const WalkEntry& entry) {
     switch (entry.type) {
       case WalkEntry::Type::kDirectory:
         return glob->CouldMatchInside(entry.rel) ? WalkStep::kContinue
@@ -147,7 +162,7 @@ ToolOutput Glob(const Json& args, const ToolContext& ctx) {
         break;
       case WalkEntry::Type::kSymlink: {
         struct stat target;
-        if (glob->Matches(entry.rel) && stat(entry.path.c_str(), &target) == 0 &&
+        if (glob->Matches(entry.rel) && fstatat(entry.dir_fd, entry.name(), &target, 0) == 0 &&
             S_ISREG(target.st_mode)) {
           matches.push_back({shown_prefix + entry.rel, target.st_mtim});
         }
@@ -157,7 +172,8 @@ ToolOutput Glob(const Json& args, const ToolContext& ctx) {
         break;
     }
     return WalkStep::kContinue;
-  });
+  };
+  WalkSummary summary = WalkTree(std::move(root_dir), *judged, options, ctx.cancel, visit);
   if (summary.cancelled) return ToolOutput::Cancelled("glob was cancelled");
   if (matches.empty() && !summary.hit_entry_limit) {
     std::string note = WithheldNote(summary);

@@ -1,10 +1,13 @@
 // builtin/grep: searches file contents for an RE2 regular expression, line
 // by line, in one file or a directory tree.
 //
-// The tree walk (file_walker.h) skips .git, what .gitignore files exclude
-// and symlinks; binary files (a NUL byte in their first 8 KiB) and files
-// over kMaxFileBytes are skipped. Output is bounded: at most
-// tools.files.max_results lines, each cut at kMaxLineBytes.
+// The file or directory searched is opened at the path the rules judged,
+// without following a symlink (checked_open.h), and the tree walk
+// (file_walker.h) reaches the files below it relative to descriptors. The
+// walk skips .git, what .gitignore files exclude and symlinks; binary files
+// (a NUL byte in their first 8 KiB) and files over kMaxFileBytes are
+// skipped. Output is bounded: at most tools.files.max_results lines, each
+// cut at kMaxLineBytes.
 
 #include <sys/stat.h>
 
@@ -185,8 +188,13 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
   absl::StatusOr<std::string> root = ResolvePath(ctx.cwd, path_arg->value_or(ctx.cwd));
   if (!root.ok()) return ToolOutput::Error(std::string(root.status().message()));
   const std::string shown_root = DisplayPath(ctx.cwd, *root);
+  // What is searched is opened at the path the rules judged, refusing any
+  // symlink on the way (checked_open.h); results still show the path as
+  // written.
+  absl::StatusOr<std::string> judged = TargetPath(ctx.cwd, *root, ctx.judged_path);
+  if (!judged.ok()) return ToolOutput::Error(std::string(judged.status().message()));
   struct stat st;
-  if (stat(root->c_str(), &st) != 0) {
+  if (stat(judged->c_str(), &st) != 0) {
     return ToolOutput::Error(absl::StrCat("path not found: ", shown_root));
   }
 
@@ -200,11 +208,15 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
   WalkSummary summary;
   std::string text;
   if (S_ISREG(st.st_mode)) {
-    if (st.st_size > kMaxFileBytes) {
-      return ToolOutput::Error(absl::StrCat(shown_root, " is too large to search (", st.st_size,
-                                            " bytes; the limit is ", kMaxFileBytes, ")"));
+    absl::StatusOr<OpenedFile> file =
+        OpenRegularFile(*judged, "grep searches regular files and directories");
+    if (!file.ok()) return ToolOutput::Error(std::string(file.status().message()));
+    if (file->info.st_size > kMaxFileBytes) {
+      return ToolOutput::Error(absl::StrCat(shown_root, " is too large to search (",
+                                            file->info.st_size, " bytes; the limit is ",
+                                            kMaxFileBytes, ")"));
     }
-    if (!ReadWholeRegularFile(*root, kMaxFileBytes, text)) {
+    if (!ReadToEnd(file->handle.get(), kMaxFileBytes, text)) {
       return ToolOutput::Error(absl::StrCat("cannot read ", shown_root));
     }
     if (LooksBinary(text)) {
@@ -213,9 +225,15 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
     }
     search.File(shown_root, text);
   } else if (S_ISDIR(st.st_mode)) {
+    absl::StatusOr<OpenedFile> dir = OpenDirectoryToWalk(*judged);
+    if (!dir.ok() && !absl::IsUnknown(dir.status())) {
+      return ToolOutput::Error(std::string(dir.status().message()));
+    }
+    FileHandle root_dir = dir.ok() ? std::move(dir->handle) : FileHandle();
+    const std::string shown_prefix = *root == "/" ? "/" : *root + "/";
     WalkOptions walk;
     walk.withheld = ctx.withheld;
-    summary = WalkTree(*root, walk, ctx.cancel, [&](const WalkEntry& entry) {
+    auto visit = [&](const WalkEntry& entry) {
       if (entry.type != WalkEntry::Type::kFile) return WalkStep::kContinue;
       if (filter && !filter->Matches(filter_on_path ? std::string_view(entry.rel)
                                                     : BaseName(entry.rel))) {
@@ -225,12 +243,14 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
         ++skipped_large;
         return WalkStep::kContinue;
       }
-      if (!ReadWholeRegularFile(entry.path, kMaxFileBytes, text) || LooksBinary(text)) {
+      if (!ReadWholeRegularFileAt(entry.dir_fd, entry.name(), kMaxFileBytes, text) ||
+          LooksBinary(text)) {
         return WalkStep::kContinue;
       }
-      return search.File(DisplayPath(ctx.cwd, entry.path), text) ? WalkStep::kContinue
-                                                                  : WalkStep::kStop;
-    });
+      return search.File(DisplayPath(ctx.cwd, shown_prefix + entry.rel), text) ? WalkStep::kContinue
+                                                                               : WalkStep::kStop;
+    };
+    summary = WalkTree(std::move(root_dir), *judged, walk, ctx.cancel, visit);
     if (summary.cancelled) search.cancelled = true;
   } else {
     return ToolOutput::Error(absl::StrCat(shown_root, " is not a regular file or directory"));

@@ -3,17 +3,21 @@
 //
 // Everything is listed except .git (this is a listing, not a search, so
 // .gitignore does not apply). Symlinks are shown with their target and never
-// entered. The listing stops at tools.files.max_results entries.
+// entered. The listing stops at tools.files.max_results entries. The
+// directory is opened at the path the rules judged, refusing any symlink on
+// the way, and walked relative to descriptors (file_walker.h).
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/file_walker.h"
 #include "daemon/tools/builtin/tool_args.h"
 
@@ -34,9 +38,9 @@ std::string HumanSize(int64_t bytes) {
   return absl::StrFormat("%.1f %s", value, units[unit]);
 }
 
-std::string LinkTarget(const std::string& path) {
+std::string LinkTarget(const WalkEntry& entry) {
   std::string target(4096, '\0');
-  ssize_t n = readlink(path.c_str(), target.data(), target.size());
+  ssize_t n = readlinkat(entry.dir_fd, entry.name(), target.data(), target.size());
   if (n < 0) return "?";
   target.resize(static_cast<size_t>(n));
   return target;
@@ -58,14 +62,25 @@ ToolOutput ListDir(const Json& args, const ToolContext& ctx) {
   absl::StatusOr<std::string> dir = ResolvePath(ctx.cwd, path_arg->value_or(ctx.cwd));
   if (!dir.ok()) return ToolOutput::Error(std::string(dir.status().message()));
 
+  // The directory is opened at the path the rules judged, refusing any
+  // symlink on the way (checked_open.h); the listing shows it as written.
+  absl::StatusOr<std::string> judged = TargetPath(ctx.cwd, *dir, ctx.judged_path);
+  if (!judged.ok()) return ToolOutput::Error(std::string(judged.status().message()));
   struct stat st;
-  if (stat(dir->c_str(), &st) != 0) {
+  if (stat(judged->c_str(), &st) != 0) {
     return ToolOutput::Error(absl::StrCat("directory not found: ", *dir));
   }
   if (!S_ISDIR(st.st_mode)) {
     return ToolOutput::Error(
         absl::StrCat(*dir, " is not a directory; read files with read_file"));
   }
+  absl::StatusOr<OpenedFile> opened = OpenDirectoryToWalk(*judged);
+  // A directory that cannot be read is listed as such; a link on the way is
+  // refused.
+  if (!opened.ok() && !absl::IsUnknown(opened.status())) {
+    return ToolOutput::Error(std::string(opened.status().message()));
+  }
+  FileHandle root_dir = opened.ok() ? std::move(opened->handle) : FileHandle();
 
   const int64_t configured = ctx.settings.files.max_results;
   const int64_t cap = configured > 0 ? configured : 500;
@@ -76,7 +91,7 @@ ToolOutput ListDir(const Json& args, const ToolContext& ctx) {
   options.respect_gitignore = false;
   options.max_depth = static_cast<int>(depth);
   options.withheld = ctx.withheld;
-  WalkSummary summary = WalkTree(*dir, options, ctx.cancel, [&](const WalkEntry& entry) {
+  auto visit = [&](const WalkEntry& entry) {
     if (listed >= cap) {
       capped = true;
       return WalkStep::kStop;
@@ -98,9 +113,9 @@ ToolOutput ListDir(const Json& args, const ToolContext& ctx) {
         break;
       case WalkEntry::Type::kSymlink: {
         struct stat target;
-        bool to_dir = stat(entry.path.c_str(), &target) == 0 && S_ISDIR(target.st_mode);
-        absl::StrAppend(&out, indent, name, to_dir ? "/" : "", " -> ", LinkTarget(entry.path),
-                        "\n");
+        bool to_dir =
+            fstatat(entry.dir_fd, entry.name(), &target, 0) == 0 && S_ISDIR(target.st_mode);
+        absl::StrAppend(&out, indent, name, to_dir ? "/" : "", " -> ", LinkTarget(entry), "\n");
         break;
       }
       case WalkEntry::Type::kOther:
@@ -110,7 +125,8 @@ ToolOutput ListDir(const Json& args, const ToolContext& ctx) {
         break;
     }
     return WalkStep::kContinue;
-  });
+  };
+  WalkSummary summary = WalkTree(std::move(root_dir), *judged, options, ctx.cancel, visit);
   if (summary.cancelled) return ToolOutput::Cancelled("list_dir was cancelled");
   if (listed == 0) absl::StrAppend(&out, "  (empty)\n");
   if (capped) {

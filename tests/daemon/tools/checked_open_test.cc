@@ -10,7 +10,9 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "daemon/tools/builtin/atomic_write.h"
@@ -85,20 +87,42 @@ TEST(CheckedOpenTest, TheFallbackRefusesALinkOnTheWay) {
   EXPECT_EQ(OpenComponentwise("relative/path", O_RDONLY), -1);
 }
 
-// What grep reads: a regular file only, and a FIFO or device is refused at
-// once (a FIFO without a writer would block a plain open forever).
+// What grep reads during a walk: a regular file only, named relative to its
+// directory; a link is refused, not followed, and a FIFO or device is
+// refused at once (a FIFO without a writer would block a plain open forever).
 TEST(CheckedOpenTest, ReadsWholeRegularFilesOnly) {
   TempDir dir;
   WriteText(dir.Join("a.txt"), "line\n");
+  absl::StatusOr<OpenedFile> opened = OpenDirectoryToWalk(dir.path());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const int fd = opened->handle.get();
   std::string text;
-  EXPECT_TRUE(ReadWholeRegularFile(dir.Join("a.txt"), 100, text));
+  EXPECT_TRUE(ReadWholeRegularFileAt(fd, "a.txt", 100, text));
   EXPECT_EQ(text, "line\n");
-  EXPECT_FALSE(ReadWholeRegularFile(dir.Join("a.txt"), 3, text));
+  EXPECT_FALSE(ReadWholeRegularFileAt(fd, "a.txt", 3, text));
   ASSERT_EQ(mkfifo(dir.Join("pipe").c_str(), 0600), 0);
-  EXPECT_FALSE(ReadWholeRegularFile(dir.Join("pipe"), 100, text));
-  EXPECT_FALSE(ReadWholeRegularFile("/dev/zero", 100, text));
-  EXPECT_FALSE(ReadWholeRegularFile(dir.Join("missing"), 100, text));
-  EXPECT_FALSE(ReadWholeRegularFile(dir.path(), 100, text));
+  EXPECT_FALSE(ReadWholeRegularFileAt(fd, "pipe", 100, text));
+  ASSERT_EQ(symlink("a.txt", dir.Join("link").c_str()), 0);
+  EXPECT_FALSE(ReadWholeRegularFileAt(fd, "link", 100, text));
+  EXPECT_FALSE(ReadWholeRegularFileAt(fd, "missing", 100, text));
+  EXPECT_FALSE(ReadWholeRegularFileAt(fd, ".", 100, text));
+  EXPECT_FALSE(ReadWholeRegularFileAt(AT_FDCWD, "/dev/zero", 100, text));
+}
+
+TEST(CheckedOpenTest, OpensADirectoryToWalkOnlyWithoutLinks) {
+  TempDir dir;
+  TempDir outside;
+  WriteText(dir.Join("a.txt"), "a");
+  ASSERT_EQ(symlink(outside.path().c_str(), dir.Join("sub").c_str()), 0);
+  EXPECT_TRUE(OpenDirectoryToWalk(dir.path()).ok());
+  absl::StatusOr<OpenedFile> link = OpenDirectoryToWalk(dir.Join("sub"));
+  EXPECT_TRUE(absl::IsPermissionDenied(link.status())) << link.status();
+  // The message names the link.
+  EXPECT_THAT(std::string(link.status().message()),
+              HasSubstr("a symlink is now on its path, at " + dir.Join("sub") + " ("));
+  absl::StatusOr<OpenedFile> file = OpenDirectoryToWalk(dir.Join("a.txt"));
+  EXPECT_TRUE(absl::IsFailedPrecondition(file.status())) << file.status();
+  EXPECT_EQ(file.status().message(), dir.Join("a.txt") + " is a regular file");
 }
 
 TEST(CheckedOpenTest, MissingFilesAreNotFound) {
@@ -116,12 +140,24 @@ class SwappedPathTest : public ::testing::Test {
     WriteText(outside_.Join("secret.txt"), "outside secret\n");
     WriteText(dir_.Join("sub/a.txt"), "inside\n");
   }
-  ToolOutput Run(const ToolSpec& spec, Json args, const std::string& judged) {
+  ToolOutput Run(const ToolSpec& spec, Json args, const std::string& judged,
+                 std::function<bool(const std::string&)> withheld = nullptr) {
     CancelToken cancel;
     config::ToolSettings settings;
     ToolContext ctx{dir_.path(), settings, cancel};
     ctx.judged_path = judged;
+    ctx.withheld = std::move(withheld);
     return spec.handler(args, ctx);
+  }
+  // A ToolContext::withheld that withholds nothing but calls `swap` when the
+  // walk meets `path`: after the walk listed the entry and before it enters
+  // or reads it, the moment a concurrent process could swap it.
+  static std::function<bool(const std::string&)> SwapWhenMet(const std::string& path,
+                                                             std::function<void()> swap) {
+    return [path, swap = std::move(swap)](const std::string& entry) {
+      if (entry == path) swap();
+      return false;
+    };
   }
   // Replaces <dir>/sub/a.txt with a link to the outside file.
   void SwapFile() {
@@ -172,6 +208,59 @@ TEST_F(SwappedPathTest, WriteFileReplacesALinkAtTheJudgedPathInsteadOfWritingThr
   ASSERT_TRUE(ReplaceFileAtomically(dir_.Join("sub/a.txt"), "new", 0600).ok());
   EXPECT_EQ(ReadText(outside_.Join("secret.txt")), "outside secret\n");
   EXPECT_EQ(ReadText(dir_.Join("sub/a.txt")), "new");
+}
+
+TEST_F(SwappedPathTest, WalksRefuseARootSwappedForALinkAfterTheJudgement) {
+  SwapDirectory();
+  const std::string refused = "a symlink is now on its path, at " + dir_.Join("sub");
+  ToolOutput grep = Run(MakeGrepTool(), {{"pattern", "secret"}, {"path", "sub"}}, dir_.Join("sub"));
+  EXPECT_EQ(grep.status, events::ToolStatus::kError);
+  EXPECT_THAT(grep.content, HasSubstr(refused));
+  ToolOutput list = Run(MakeListDirTool(), {{"path", "sub"}}, dir_.Join("sub"));
+  EXPECT_EQ(list.status, events::ToolStatus::kError);
+  EXPECT_THAT(list.content, HasSubstr(refused));
+  ToolOutput glob = Run(MakeGlobTool(), {{"pattern", "sub/*.txt"}}, dir_.Join("sub"));
+  EXPECT_EQ(glob.status, events::ToolStatus::kError);
+  EXPECT_THAT(glob.content, HasSubstr(refused));
+}
+
+TEST_F(SwappedPathTest, GrepRefusesAFileRootSwappedForALinkAfterTheJudgement) {
+  SwapFile();
+  ToolOutput out =
+      Run(MakeGrepTool(), {{"pattern", "secret"}, {"path", "sub/a.txt"}}, dir_.Join("sub/a.txt"));
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_THAT(out.content, HasSubstr("a symlink is now on its path, at " + dir_.Join("sub/a.txt")));
+}
+
+TEST_F(SwappedPathTest, WalksDoNotEnterADirectorySwappedForALinkWhileWalking) {
+  const std::string sub = dir_.Join("sub");
+  ToolOutput grep = Run(MakeGrepTool(), {{"pattern", "secret"}}, dir_.path(),
+                        SwapWhenMet(sub, [this] { SwapDirectory(); }));
+  EXPECT_EQ(grep.status, events::ToolStatus::kOk);
+  EXPECT_THAT(grep.content, HasSubstr("No matches"));
+  EXPECT_THAT(grep.content, ::testing::Not(HasSubstr("outside secret")));
+}
+
+TEST_F(SwappedPathTest, GlobDoesNotEnterADirectorySwappedForALinkWhileWalking) {
+  ToolOutput glob = Run(MakeGlobTool(), {{"pattern", "**/*.txt"}}, dir_.path(),
+                        SwapWhenMet(dir_.Join("sub"), [this] { SwapDirectory(); }));
+  EXPECT_EQ(glob.status, events::ToolStatus::kOk);
+  EXPECT_THAT(glob.content, ::testing::Not(HasSubstr("sub/a.txt")));
+}
+
+TEST_F(SwappedPathTest, ListDirDoesNotEnterADirectorySwappedForALinkWhileWalking) {
+  ToolOutput list = Run(MakeListDirTool(), {{"depth", 2}}, dir_.path(),
+                        SwapWhenMet(dir_.Join("sub"), [this] { SwapDirectory(); }));
+  EXPECT_EQ(list.status, events::ToolStatus::kOk);
+  EXPECT_THAT(list.content, ::testing::Not(HasSubstr("a.txt")));
+  EXPECT_THAT(list.content, HasSubstr("[1 directory could not be read]"));
+}
+
+TEST_F(SwappedPathTest, GrepDoesNotReadAFileSwappedForALinkWhileWalking) {
+  ToolOutput grep = Run(MakeGrepTool(), {{"pattern", "secret"}}, dir_.path(),
+                        SwapWhenMet(dir_.Join("sub/a.txt"), [this] { SwapFile(); }));
+  EXPECT_EQ(grep.status, events::ToolStatus::kOk);
+  EXPECT_THAT(grep.content, ::testing::Not(HasSubstr("outside secret")));
 }
 
 }  // namespace
