@@ -52,15 +52,18 @@ mode_t NewFileMode() {
 absl::Status ReplaceFileAtomically(const std::string& target, std::string_view content,
                                    mode_t mode) {
   namespace fs = std::filesystem;
-  const std::string parent = fs::path(target).parent_path().string();
-  const std::string name = fs::path(target).filename().string();
-  // Every step below is relative to this one directory, opened without
-  // following a symlink: a link swapped into the path meanwhile cannot
-  // send the write elsewhere, and a link at `target` itself is replaced,
-  // never written through.
-  absl::StatusOr<OpenedFile> dir = OpenDirectory(parent);
+  // Every step is relative to this one directory, opened without following
+  // a symlink: a link swapped into the path meanwhile cannot send the write
+  // elsewhere, and a link at `target` itself is replaced, never written
+  // through.
+  absl::StatusOr<OpenedFile> dir = OpenDirectory(fs::path(target).parent_path().string());
   if (!dir.ok()) return dir.status();
-  const int dir_fd = dir->handle.get();
+  return ReplaceFileAtomicallyAt(dir->handle.get(), fs::path(target).filename().string(), target,
+                                 content, mode);
+}
+
+absl::Status ReplaceFileAtomicallyAt(int dir_fd, const std::string& name, const std::string& target,
+                                     std::string_view content, mode_t mode) {
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; fd < 0 && attempt < 8; ++attempt) {
@@ -68,7 +71,11 @@ absl::Status ReplaceFileAtomically(const std::string& target, std::string_view c
     fd = openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 && errno != EEXIST) break;
   }
-  if (fd < 0) return Errno("create a temporary file in", parent, errno);
+  if (fd < 0) {
+    const int err = errno;
+    return Errno("create a temporary file in", std::filesystem::path(target).parent_path().string(),
+                 err);
+  }
   auto fail = [&](const std::string& what, int err) {
     close(fd);
     unlinkat(dir_fd, tmp.c_str(), 0);

@@ -28,6 +28,12 @@ namespace raw::tools::builtin {
 absl::Status ReplaceFileAtomically(const std::string& target, std::string_view content,
                                    mode_t mode);
 
+// ReplaceFileAtomically in the directory open at `dir_fd` (OpenDirectory or
+// OpenOrCreateDirectory, checked_open.h), for a caller that already holds
+// it: `target` is the path of the file `name` in it, used in messages only.
+absl::Status ReplaceFileAtomicallyAt(int dir_fd, const std::string& name, const std::string& target,
+                                     std::string_view content, mode_t mode);
+
 // The mode of a new file: 0666 minus the process umask (read without
 // changing it, since umask(2) would race with other threads).
 mode_t NewFileMode();

@@ -174,4 +174,52 @@ absl::StatusOr<OpenedFile> OpenDirectoryToWalk(const std::string& path) {
   return OpenChecked(path, O_RDONLY | O_DIRECTORY, /*want_directory=*/true, "");
 }
 
+absl::StatusOr<OpenedFile> OpenOrCreateDirectory(const std::string& path) {
+  // Most writes go to a directory that exists: one checked open.
+  absl::StatusOr<OpenedFile> existing = OpenDirectory(path);
+  if (!absl::IsNotFound(existing.status())) return existing;
+  if (path.empty() || path[0] != '/') {
+    return absl::InvalidArgumentError(absl::StrCat("not an absolute path: ", path));
+  }
+  auto fail = [&path](int err) {
+    return absl::UnknownError(
+        absl::StrCat("cannot create directory ", path, ": ", std::strerror(err)));
+  };
+  constexpr int kFlags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  OpenedFile opened;
+  opened.handle = FileHandle(open("/", kFlags));
+  if (opened.handle.get() < 0) return fail(errno);
+  std::string reached;  // the path of opened.handle
+  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+    const std::string name(part);
+    absl::StrAppend(&reached, "/", name);
+    const int dir = opened.handle.get();
+    int next = openat(dir, name.c_str(), kFlags);
+    if (next < 0 && errno == ENOENT) {
+      if (mkdirat(dir, name.c_str(), 0777) != 0 && errno != EEXIST) return fail(errno);
+      next = openat(dir, name.c_str(), kFlags);
+    }
+    if (next < 0) {
+      const int err = errno;
+      // O_PATH | O_NOFOLLOW opens a link itself, which O_DIRECTORY then
+      // refuses as ENOTDIR: say what is in the way.
+      struct stat info;
+      if (err != ENOTDIR || fstatat(dir, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
+        return fail(err);
+      }
+      if (S_ISLNK(info.st_mode)) {
+        return absl::PermissionDeniedError(absl::StrCat(
+            "refused to create directory ", path, ": ", reached,
+            " is a symlink; directories are created only inside real directories, never "
+            "through a link"));
+      }
+      return absl::FailedPreconditionError(absl::StrCat("cannot create directory ", path, ": ",
+                                                        reached, " is ", KindOf(info.st_mode)));
+    }
+    opened.handle = FileHandle(next);
+  }
+  if (fstat(opened.handle.get(), &opened.info) != 0) return fail(errno);
+  return opened;
+}
+
 }  // namespace raw::tools::builtin

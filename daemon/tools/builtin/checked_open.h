@@ -11,7 +11,7 @@
 //   is refused after lstat, and the open itself is O_NONBLOCK.
 // What lies below an opened directory is reached relative to its
 // descriptor (openat with O_NOFOLLOW), never by path again: see
-// ReadWholeRegularFileAt and file_walker.h.
+// OpenOrCreateDirectory, ReadWholeRegularFileAt and file_walker.h.
 // Errors are absl::Status with messages naming the path: kNotFound (no such
 // file), kFailedPrecondition (a directory, a FIFO, a device: what it is),
 // kPermissionDenied (a symlink or a swapped file in the way, named), others
@@ -67,6 +67,14 @@ absl::StatusOr<OpenedFile> OpenDirectory(const std::string& path);
 // O_DIRECTORY), checked like OpenRegularFile: where grep, glob and list_dir
 // start their walk (file_walker.h).
 absl::StatusOr<OpenedFile> OpenDirectoryToWalk(const std::string& path);
+
+// The directory `path` (absolute) opened like OpenDirectory, after creating
+// it and its missing parents (mode 0777 minus the umask) one component at a
+// time, each relative to the descriptor of the one before (mkdirat, then
+// openat with O_NOFOLLOW | O_DIRECTORY), so that no directory is created
+// through a symlink: a link on the way is refused (kPermissionDenied, the
+// message names it), whether it was there before or appeared meanwhile.
+absl::StatusOr<OpenedFile> OpenOrCreateDirectory(const std::string& path);
 
 // A descriptor of `path` opened with `flags` (plus O_CLOEXEC, O_NOFOLLOW
 // and, without O_PATH, O_NONBLOCK) and no symlink followed on the way. Low level: no identity

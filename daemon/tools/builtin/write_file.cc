@@ -6,6 +6,9 @@
 // symlink is followed as the rules resolved it (its target is replaced, the
 // link stays; a link that appears later is refused, atomic_write.h); an existing
 // file keeps its permission bits; a new one gets 0666 minus the umask.
+// Missing parent directories are created one component at a time relative
+// to descriptors, never through a symlink (checked_open.h), and the file is
+// written in the very directory so reached.
 
 #include <sys/stat.h>
 
@@ -13,11 +16,11 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/atomic_write.h"
 #include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/tool_args.h"
 
 namespace raw::tools::builtin {
@@ -46,7 +49,6 @@ ToolOutput WriteFile(const Json& args, const ToolContext& ctx) {
   // The path the rules judged, with symlinks resolved: writing through a
   // link replaces its target and the link survives.
   const std::string& target = *resolved;
-  std::error_code ec;
 
   bool existed = false;
   mode_t mode = NewFileMode();
@@ -65,11 +67,12 @@ ToolOutput WriteFile(const Json& args, const ToolContext& ctx) {
     return ToolOutput::Error(Errno("write", target, errno));
   }
 
-  fs::path parent = fs::path(target).parent_path();
-  fs::create_directories(parent, ec);
-  if (ec) return ToolOutput::Error(Errno("create directory", parent.string(), ec.value()));
-
-  if (absl::Status s = ReplaceFileAtomically(target, *content, mode); !s.ok()) {
+  const fs::path path(target);
+  absl::StatusOr<OpenedFile> parent = OpenOrCreateDirectory(path.parent_path().string());
+  if (!parent.ok()) return ToolOutput::Error(std::string(parent.status().message()));
+  if (absl::Status s = ReplaceFileAtomicallyAt(parent->handle.get(), path.filename().string(),
+                                               target, *content, mode);
+      !s.ok()) {
     return ToolOutput::Error(std::string(s.message()));
   }
   return ToolOutput::Ok(absl::StrCat(existed ? "Overwrote " : "Created ", target, " (",

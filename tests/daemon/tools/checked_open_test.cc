@@ -125,6 +125,38 @@ TEST(CheckedOpenTest, OpensADirectoryToWalkOnlyWithoutLinks) {
   EXPECT_EQ(file.status().message(), dir.Join("a.txt") + " is a regular file");
 }
 
+TEST(CheckedOpenTest, CreatesMissingDirectoriesOneComponentAtATime) {
+  TempDir dir;
+  absl::StatusOr<OpenedFile> created = OpenOrCreateDirectory(dir.Join("a/b/c"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_TRUE(std::filesystem::is_directory(dir.Join("a/b/c")));
+  struct stat info;
+  ASSERT_EQ(stat(dir.Join("a/b/c").c_str(), &info), 0);
+  EXPECT_EQ(created->info.st_ino, info.st_ino);
+  // An existing directory is opened as it is.
+  EXPECT_TRUE(OpenOrCreateDirectory(dir.Join("a/b")).ok());
+  WriteText(dir.Join("file"), "x");
+  absl::StatusOr<OpenedFile> under_file = OpenOrCreateDirectory(dir.Join("file/d"));
+  EXPECT_TRUE(absl::IsFailedPrecondition(under_file.status())) << under_file.status();
+  EXPECT_EQ(under_file.status().message(), "cannot create directory " + dir.Join("file/d") + ": " +
+                                               dir.Join("file") + " is a regular file");
+}
+
+TEST(CheckedOpenTest, CreatesNoDirectoryThroughALink) {
+  TempDir dir;
+  TempDir outside;
+  ASSERT_EQ(symlink(outside.path().c_str(), dir.Join("sub").c_str()), 0);
+  absl::StatusOr<OpenedFile> created = OpenOrCreateDirectory(dir.Join("sub/new/deeper"));
+  EXPECT_TRUE(absl::IsPermissionDenied(created.status())) << created.status();
+  EXPECT_EQ(created.status().message(),
+            "refused to create directory " + dir.Join("sub/new/deeper") + ": " + dir.Join("sub") +
+                " is a symlink; directories are created only inside real directories, never "
+                "through a link");
+  EXPECT_FALSE(std::filesystem::exists(outside.Join("new")));
+  // A link as the last component is refused too.
+  EXPECT_TRUE(absl::IsPermissionDenied(OpenOrCreateDirectory(dir.Join("sub")).status()));
+}
+
 TEST(CheckedOpenTest, MissingFilesAreNotFound) {
   TempDir dir;
   absl::StatusOr<OpenedFile> missing = OpenRegularFile(dir.Join("none"), "t");
@@ -208,6 +240,15 @@ TEST_F(SwappedPathTest, WriteFileReplacesALinkAtTheJudgedPathInsteadOfWritingThr
   ASSERT_TRUE(ReplaceFileAtomically(dir_.Join("sub/a.txt"), "new", 0600).ok());
   EXPECT_EQ(ReadText(outside_.Join("secret.txt")), "outside secret\n");
   EXPECT_EQ(ReadText(dir_.Join("sub/a.txt")), "new");
+}
+
+TEST_F(SwappedPathTest, WriteFileCreatesNoParentThroughALinkSwappedInAfterTheJudgement) {
+  SwapDirectory();
+  ToolOutput out = Run(MakeWriteFileTool(), {{"path", "sub/new/b.txt"}, {"content", "planted"}},
+                       dir_.Join("sub/new/b.txt"));
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_THAT(out.content, HasSubstr(dir_.Join("sub") + " is a symlink"));
+  EXPECT_FALSE(std::filesystem::exists(outside_.Join("new")));
 }
 
 TEST_F(SwappedPathTest, WalksRefuseARootSwappedForALinkAfterTheJudgement) {
