@@ -1,13 +1,16 @@
 #include "clients/dashboard/api_routes.h"
 
 #include <algorithm>
+#include <iostream>
 #include <string>
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "clients/dashboard/api_paths.h"
 #include "clients/dashboard/error_mapping.h"
 #include "clients/dashboard/live_session.h"
+#include "clients/dashboard/preferences_file.h"
 #include "clients/dashboard/proto_json.h"
 #include "clients/dashboard/static_files.h"
 #include "clients/lib/write_lease.h"
@@ -160,6 +163,46 @@ web::Response PutPlugin(const Gateway& gateway, const web::Request& request) {
   return Answer(gateway.client->SetPluginSettings(set));
 }
 
+// The stored preferences, {} when none are kept. A file that cannot be read
+// or holds something else is reported on stderr and answered as {}: the
+// page then keeps its own, and its next change replaces the file.
+web::Response GetPreferences(const Gateway& gateway, const web::Request&) {
+  if (gateway.preferences_path.empty()) return JsonResponse("{}");
+  absl::StatusOr<Json> stored = ReadPreferences(gateway.preferences_path);
+  if (!stored.ok()) {
+    // One write, so that lines from other handler threads do not interleave.
+    std::cerr << ("raw-dashboard: ignoring the stored preferences: " +
+                  std::string(stored.status().message()) + "\n");
+    return JsonResponse("{}");
+  }
+  return JsonResponse(DumpJson(*stored));
+}
+
+// Replaces the stored preferences with the body, once it is valid
+// (ValidatePreferences); answers with what was stored.
+web::Response PutPreferences(const Gateway& gateway, const web::Request& request) {
+  if (request.body.size() > kMaxPreferencesBytes) {
+    web::Response response = ErrorResponse(absl::InvalidArgumentError(
+        absl::StrCat("the preferences are larger than ", kMaxPreferencesBytes, " bytes")));
+    response.status = 413;
+    return response;
+  }
+  absl::StatusOr<Json> body = ParseJson(request.body);
+  if (!body.ok()) {
+    return ErrorResponse(absl::InvalidArgumentError(
+        absl::StrCat("the preferences are not JSON: ", body.status().message())));
+  }
+  if (absl::Status s = ValidatePreferences(*body); !s.ok()) return ErrorResponse(s);
+  if (gateway.preferences_path.empty()) {
+    return ErrorResponse(absl::FailedPreconditionError(
+        "no state directory to keep preferences in (set HOME or XDG_STATE_HOME)"));
+  }
+  if (absl::Status s = WritePreferences(gateway.preferences_path, *body); !s.ok()) {
+    return ErrorResponse(absl::InternalError(s.message()));
+  }
+  return JsonResponse(DumpJson(*body));
+}
+
 // A route whose handler answers from `fn(gateway, request)`.
 template <typename Fn>
 web::HttpRoute Route(std::string method, std::string path, bool prefix, GatewayPtr gateway,
@@ -221,6 +264,8 @@ web::Routes DashboardRoutes(GatewayPtr gateway) {
                               }));
   routes.http.push_back(Route("GET", "/api/plugins/", true, gateway, GetPlugin));
   routes.http.push_back(Route("PUT", "/api/plugins/", true, gateway, PutPlugin));
+  routes.http.push_back(Route("GET", "/api/preferences", false, gateway, GetPreferences));
+  routes.http.push_back(Route("PUT", "/api/preferences", false, gateway, PutPreferences));
 
   // Not public: only a socket that showed the token is opened, and only it
   // may send the large messages a prompt with images needs (main.cc).

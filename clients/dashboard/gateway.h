@@ -27,6 +27,9 @@ struct Gateway {
   // a browser sends the cookie to every server on 127.0.0.1.
   std::string session_secret;
   std::string web_root;  // the web app's directory (static_files.h)
+  // The page's preferences as the gateway keeps them (preferences_file.h);
+  // empty when there is no state directory (no HOME), and none are kept.
+  std::string preferences_path;
   // Shown to other clients while a tab (or a DELETE) holds a lease.
   std::string client_name;  // "raw-dashboard (pid N)"
   int64_t pid = 0;

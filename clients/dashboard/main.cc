@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,7 +25,7 @@
 #include "clients/dashboard/dashboard_args.h"
 #include "clients/dashboard/gateway.h"
 #include "clients/dashboard/open_page.h"
-#include "clients/dashboard/remembered_port.h"
+#include "clients/dashboard/preferences_file.h"
 #include "clients/lib/assets.h"
 #include "clients/web/access_token.h"
 #include "common/mutex_mode.h"
@@ -141,36 +140,25 @@ int main(int argc, char** argv) {
   gateway->pid = getpid();
   gateway->client_name = absl::StrCat("raw-dashboard (pid ", gateway->pid, ")");
 
-  // Without --port: the port this user's first run took (remembered_port.h), so the
-  // page's origin (and the browser's preferences for it) stays the same.
-  std::string port_file;
-  std::optional<uint16_t> remembered;
-  if (args->port == 0) {
-    if (absl::StatusOr<raw::RawPaths> paths = raw::ResolvePaths(raw::ProcessEnv()); paths.ok()) {
-      port_file = RememberedPortPath(paths->state_dir);
-      remembered = ReadRememberedPort(port_file);
-    }
+  if (absl::StatusOr<raw::RawPaths> paths = raw::ResolvePaths(raw::ProcessEnv()); paths.ok()) {
+    gateway->preferences_path = PreferencesPath(paths->state_dir);
   }
+
+  // Without --port, a free port the kernel picks, new on each run: a port
+  // used run after run would give the page the same origin every time, which
+  // another local user could serve while the gateway is down (the page's
+  // preferences follow the user through preferences_file.h instead).
   raw::web::LocalServerOptions options;
-  options.port = args->port != 0 ? args->port : remembered.value_or(0);
+  options.port = args->port;
   options.token = *token;
   options.session_cookie = kSessionCookie;
   options.session_secret = *session_secret;
   options.content_security_policy = kContentSecurityPolicy;
   options.max_websocket_message_bytes = kMaxWebSocketMessageBytes;
   auto server = raw::web::LocalServer::Start(options, DashboardRoutes(gateway));
-  if (!server.ok() && remembered) {
-    options.port = 0;  // taken: a free one this time, the remembered one kept
-    server = raw::web::LocalServer::Start(options, DashboardRoutes(gateway));
-  }
   if (!server.ok()) {
     std::cerr << "raw-dashboard: " << server.status().message() << "\n";
     return 1;
-  }
-  if (!port_file.empty() && !remembered) {
-    if (absl::Status s = RememberPort(port_file, (*server)->port()); !s.ok()) {
-      std::cerr << "raw-dashboard: the port is not remembered: " << s.message() << "\n";
-    }
   }
   const std::string url = absl::StrCat((*server)->origin(), "/#token=", *token);
   std::cout << "Raw dashboard: " << url << std::endl;

@@ -355,6 +355,48 @@ const scenarios = {
     });
   },
 
+  // Settings › This browser: the dark theme and a larger font, applied at
+  // once and saved by the gateway (prefs_follow opens the next run).
+  async prefs_set() {
+    const { page, finish } = await open();
+    await page.evaluate(() => { location.hash = "#/settings"; });
+    await page.waitForSelector("#pref-theme");
+    await page.selectOption("#pref-theme", "dark");
+    await page.fill("#pref-font", "19");
+    await page.press("#pref-font", "Tab");  // the change lands on leaving the field
+    await page.waitForFunction(() => document.documentElement.dataset.theme === "dark" &&
+      document.documentElement.style.getPropertyValue("--font-size") === "19px");
+    // Done once the gateway holds both changes.
+    await page.waitForFunction(async () => {
+      const r = await fetch("/api/preferences", { credentials: "same-origin" });
+      const p = await r.json();
+      return p.theme === "dark" && p.fontSize === 19;
+    }, null, { polling: 100 });
+    await finish({ origin: await page.evaluate(() => location.origin) });
+  },
+
+  // A new run of the gateway (a new port, so a new origin with empty
+  // storage) in a new browser profile: the page shows the preferences
+  // prefs_set chose, and Settings shows them as chosen.
+  async prefs_follow() {
+    const { page, finish } = await open();
+    await page.waitForFunction(() => document.documentElement.dataset.theme === "dark");
+    const fontSize = await page.evaluate(() => document.documentElement.style.getPropertyValue("--font-size"));
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const storage = await page.evaluate(() => Object.keys(localStorage).map((k) => `${k}=${localStorage.getItem(k)}`).join("\n"));
+    await page.evaluate(() => { location.hash = "#/settings"; });
+    await page.waitForSelector("#pref-theme");
+    await finish({
+      origin: await page.evaluate(() => location.origin),
+      theme: await page.evaluate(() => document.documentElement.dataset.theme),
+      fontSize,
+      background,
+      storage,
+      settingsTheme: await page.$eval("#pref-theme", (el) => el.value),
+      settingsFont: await page.$eval("#pref-font", (el) => el.value),
+    });
+  },
+
   // Settings › Plugins › Raven research: override a field, see it marked,
   // have a bad value refused with its path, reload, and reset it.
   async raven() {

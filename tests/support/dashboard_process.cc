@@ -24,8 +24,19 @@ absl::Status DashboardProcess::Start(const std::string& socket_path,
   request.env = std::move(env);
   request.stdout_fd = out[1];
   request.stderr_fd = 2;
+  int err = -1;
+  if (!stderr_path_.empty()) {
+    err = open(stderr_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (err < 0) {
+      close(out[0]);
+      close(out[1]);
+      return absl::InternalError(absl::StrCat("cannot open ", stderr_path_));
+    }
+    request.stderr_fd = err;
+  }
   absl::StatusOr<pid_t> pid = SpawnInNewSession(request);
   close(out[1]);
+  if (err >= 0) close(err);
   if (!pid.ok()) {
     close(out[0]);
     return pid.status();

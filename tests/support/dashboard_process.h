@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -24,6 +25,9 @@ class DashboardProcess {
                      const std::vector<std::string>& extra_args = {},
                      std::optional<std::vector<std::string>> env = std::nullopt);
   ~DashboardProcess() { Stop(); }
+  // Where the next Start sends the gateway's stderr (appended); empty, the
+  // default: the test's own stderr.
+  void set_stderr_path(std::string path) { stderr_path_ = std::move(path); }
   // SIGTERM, then waits for the exit; returns its wait status (-1 when not
   // running). Idempotent.
   int Stop();
@@ -57,6 +61,7 @@ class DashboardProcess {
   uint16_t port_ = 0;
   std::string token_;
   std::string line_;
+  std::string stderr_path_;
 };
 
 }  // namespace raw::e2e

@@ -4,6 +4,8 @@
 // is refused with its status and changes nothing in rawd. A junk cookie of
 // the gateway's name beside the real one, and many foreign cookies, still
 // admit.
+#include <filesystem>
+
 #include "gmock/gmock.h"
 #include "tests/e2e/dashboard/dashboard_fixture.h"
 
@@ -36,11 +38,13 @@ class DashboardSecurityTest : public DashboardTest {
         {"GET", "/api/packages", ""},
         {"GET", "/api/plugins/raven-research", ""},
         {"PUT", "/api/plugins/raven-research", R"({"settings":{"x":1},"revision":"0"})"},
+        {"GET", "/api/preferences", ""},
+        {"PUT", "/api/preferences", R"({"theme":"dark"})"},
     };
   }
 
   // Nothing changed: one session (not deleted, none created), no plugin
-  // settings written.
+  // settings and no preferences written.
   void ExpectNoSideEffect() {
     grpc::ClientContext ctx;
     raw::v1::ListSessionsResponse sessions;
@@ -53,6 +57,8 @@ class DashboardSecurityTest : public DashboardTest {
     raw::v1::PluginSettings settings;
     ASSERT_TRUE(stub().GetPluginSettings(&pctx, get, &settings).ok());
     EXPECT_EQ(settings.revision(), 0);
+    EXPECT_FALSE(
+        std::filesystem::exists(daemon_->root() + "/state/raw/dashboard-preferences.json"));
   }
 
   DashboardProcess::Call CallFor(const Endpoint& endpoint) {
@@ -182,7 +188,7 @@ TEST_F(DashboardSecurityTest, ACrossSiteOriginCannotChangeAnything) {
 }
 
 TEST_F(DashboardSecurityTest, AnOversizedBodyIsRefused) {
-  for (const char* target : {"/api/sessions", "/api/plugins/raven-research"}) {
+  for (const char* target : {"/api/sessions", "/api/plugins/raven-research", "/api/preferences"}) {
     DashboardProcess::Call call;
     call.method = std::string(target) == "/api/sessions" ? "POST" : "PUT";
     call.target = target;

@@ -67,6 +67,13 @@ class DashboardBrowserTest : public ::testing::Test {
     }
     absl::Status s = daemon_->Start();
     ASSERT_TRUE(s.ok()) << s;
+    StartGateway();
+  }
+
+  // Starts raw-dashboard (a new run: a new port and token; the gateway that
+  // ran before, if any, is stopped first) and reads the URL it prints.
+  void StartGateway() {
+    gateway_.reset();
     gateway_ = std::make_unique<LineProcess>(std::vector<std::string>{BinaryPath("raw-dashboard")},
                                              daemon_->env(), GatewayLog());
     ASSERT_TRUE(gateway_->running());

@@ -288,6 +288,37 @@ TEST_F(DashboardBrowserTest, SettingsListThePackagesOfTheConfig) {
   EXPECT_THAT(r.value("note", ""), HasSubstr("packages.json"));
 }
 
+// Preferences chosen in Settings follow to the next run of the gateway,
+// which listens on a new port: a new origin, whose local storage is empty,
+// opened here in a new browser profile. The gateway's copy brings them
+// back; its file holds the preferences and nothing else.
+TEST_F(DashboardBrowserTest, PreferencesFollowToTheNextRunOnANewPort) {
+  StartAll();
+  if (IsSkipped()) return;
+  const std::string first_url = url_;
+  Json set = Drive("prefs_set");
+  ASSERT_FALSE(set.value("origin", "").empty());
+
+  StartGateway();
+  Json r = Drive("prefs_follow");
+  EXPECT_NE(r.value("origin", ""), set.value("origin", ""));
+  EXPECT_EQ(r.value("theme", ""), "dark");
+  EXPECT_EQ(r.value("fontSize", ""), "19px");
+  EXPECT_EQ(r.value("background", ""), "rgb(15, 18, 22)");  // the dark theme's --bg
+  EXPECT_EQ(r.value("settingsTheme", ""), "dark");
+  EXPECT_EQ(r.value("settingsFont", ""), "19");
+  // The new origin's storage now holds them too, and no token.
+  EXPECT_THAT(r.value("storage", ""), HasSubstr(R"("theme":"dark")"));
+  for (const std::string& url : {first_url, url_}) {
+    const std::string token = url.substr(url.find("#token=") + 7);
+    EXPECT_THAT(r.value("storage", ""), Not(HasSubstr(token)));
+  }
+  absl::StatusOr<Json> file =
+      ParseJson(ReadText(daemon_->root() + "/state/raw/dashboard-preferences.json"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(*file, *ParseJson(R"({"theme":"dark","fontSize":19,"collapsed":{}})"));
+}
+
 // The Raven card: rows from rawd's schema with the config file's values,
 // an override saved to rawd (not the config file) and marked, a value the
 // config would refuse refused with its path, and Reset inheriting again.

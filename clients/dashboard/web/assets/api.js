@@ -69,4 +69,7 @@ export const api = {
   packages: () => request("GET", "/api/packages"),
   plugin: (ns) => request("GET", `/api/plugins/${enc(ns)}`),
   setPlugin: (ns, settings, revision) => request("PUT", `/api/plugins/${enc(ns)}`, { settings, revision }),
+  // The page's preferences as the gateway keeps them (prefs.js).
+  preferences: () => request("GET", "/api/preferences"),
+  setPreferences: (prefs) => request("PUT", "/api/preferences", prefs),
 };

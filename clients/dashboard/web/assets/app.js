@@ -1,9 +1,10 @@
 // The dashboard's entry point: logs in with the token from the address,
-// applies the preferences, routes between the session list, a conversation
-// and Settings (#/, #/s/<id>, #/settings), and owns the global shortcuts.
+// applies the preferences (this browser's, then the gateway's copy), routes
+// between the session list, a conversation and Settings (#/, #/s/<id>,
+// #/settings), and owns the global shortcuts.
 import { api } from "./api.js";
 import { h, clear, inField } from "./dom.js";
-import { loadPrefs, savePrefs } from "./prefs.js";
+import { hasStoredPrefs, loadPrefs, normalize, reconcile, savePrefs } from "./prefs.js";
 import { SHORTCUTS } from "./shortcuts.js";
 import { SLASH_COMMANDS } from "./commands.js";
 import { SessionsView } from "./sessions_view.js";
@@ -17,8 +18,47 @@ export function prefs() {
 }
 
 export function updatePrefs(change) {
-  state.prefs = { ...state.prefs, ...change };
+  state.prefs = normalize({ ...state.prefs, ...change });
   savePrefs(localStorage, state.prefs);
+  applyPrefs();
+  pushPrefs();
+}
+
+// Sends the preferences to the gateway, one PUT at a time: a change made
+// while one is under way is sent after it, so the last change is the one
+// kept. A failure leaves them in this browser only.
+const push = { running: false, again: false };
+async function pushPrefs() {
+  if (push.running) {
+    push.again = true;
+    return;
+  }
+  push.running = true;
+  do {
+    push.again = false;
+    try {
+      await api.setPreferences(state.prefs);
+    } catch (e) {
+      console.warn(`The preferences were not saved by raw-dashboard: ${e.message}`);
+    }
+  } while (push.again);
+  push.running = false;
+}
+
+// On start: the gateway's copy of the preferences, which brings them to
+// this run's new origin (prefs.js reconcile).
+async function syncPrefs() {
+  let remote;
+  try {
+    remote = await api.preferences();
+  } catch {
+    return;  // this browser's own, then
+  }
+  const { action, prefs: next } = reconcile(remote, state.prefs, hasStoredPrefs(localStorage));
+  if (action === "push") pushPrefs();
+  if (action !== "apply") return;
+  state.prefs = next;
+  savePrefs(localStorage, next);
   applyPrefs();
 }
 
@@ -127,6 +167,7 @@ async function start() {
   try {
     await login();
     await api.info();
+    await syncPrefs();
   } catch (e) {
     showFatal("Not signed in", e.status === 401
       ? "Open the address that raw-dashboard printed (it carries this run's token)."

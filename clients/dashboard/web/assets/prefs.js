@@ -1,9 +1,12 @@
-// Browser preferences: theme override, font size and collapsed panels. They
-// live in this browser's localStorage only, never in Raw's config file, and a
-// bad stored value falls back to the default. No prompt text is ever stored:
-// the gateway's origin (a fixed port on 127.0.0.1) can be served by another
-// local program while the gateway is down, and its page could read the
-// storage. The compose history lives in memory (commands.js InputHistory).
+// Browser preferences: theme override, font size and collapsed panels. The
+// page keeps them in this browser's localStorage (a reload applies them at
+// once) and the gateway keeps a copy (GET/PUT /api/preferences), since each
+// raw-dashboard run listens on a new port and so gives the page a new origin
+// with empty storage. Never in Raw's config file; a bad stored value falls
+// back to the default. No prompt text is ever stored: an origin on
+// 127.0.0.1 can be served by another local program once the gateway is
+// gone, and its page could read the storage. The compose history lives in
+// memory (commands.js InputHistory).
 
 const KEY = "raw-dashboard-prefs";
 export const DEFAULTS = Object.freeze({ theme: "system", fontSize: 15, collapsed: {} });
@@ -15,8 +18,33 @@ export function normalize(value) {
   return {
     theme: THEMES.includes(v.theme) ? v.theme : DEFAULTS.theme,
     fontSize: Number.isFinite(fontSize) && fontSize >= 10 && fontSize <= 28 ? Math.round(fontSize) : DEFAULTS.fontSize,
-    collapsed: v.collapsed && typeof v.collapsed === "object" ? { ...v.collapsed } : {},
+    collapsed: typeof v.collapsed?.details === "boolean" ? { details: v.collapsed.details } : {},
   };
+}
+
+export function samePrefs(a, b) {
+  return JSON.stringify(normalize(a)) === JSON.stringify(normalize(b));
+}
+
+// Whether this browser's storage holds preferences for this origin.
+export function hasStoredPrefs(storage) {
+  try {
+    return storage.getItem(KEY) !== null;
+  } catch {
+    return false;
+  }
+}
+
+// What the page does with the gateway's copy `remote` on start, given its
+// own `local` preferences and whether its storage held any: "apply" the
+// copy when it differs; "push" the local ones when the gateway keeps none
+// yet (or an unreadable file, which it answers as {}) and the storage has
+// some; otherwise "keep". `prefs` are the preferences to use.
+export function reconcile(remote, local, storedLocally) {
+  const none = !remote || typeof remote !== "object" || Array.isArray(remote) || Object.keys(remote).length === 0;
+  if (none) return { action: storedLocally ? "push" : "keep", prefs: local };
+  const theirs = normalize(remote);
+  return samePrefs(theirs, local) ? { action: "keep", prefs: local } : { action: "apply", prefs: theirs };
 }
 
 // Earlier versions kept the sent prompts under `history`: a stored value

@@ -1,5 +1,5 @@
 // Settings: this browser's preferences (theme, font size; kept in
-// localStorage, never in Raw's config), the config check result, the
+// localStorage and by the gateway, never in Raw's config), the config check result, the
 // installed packages (read-only: `raw package` changes them), and the
 // Plugins section (plugins.js).
 import { api } from "./api.js";
@@ -21,7 +21,7 @@ export class SettingsView {
       h("h1", { id: "settings-title" }, "Settings"),
       h("section", { class: "card", "aria-labelledby": "prefs-title" },
         h("h2", { id: "prefs-title" }, "This browser"),
-        h("p", { class: "muted" }, "Kept in this browser only, never in Raw's config file."),
+        h("p", { class: "muted" }, "Kept in this browser and by raw-dashboard for its next runs, never in Raw's config file."),
         h("label", { for: "pref-theme" }, "Theme"), theme,
         h("label", { for: "pref-font" }, "Font size (px)"), font),
       h("section", { class: "card", "aria-labelledby": "config-title" }, h("h2", { id: "config-title" }, "Configuration"), this.config),
