@@ -3,6 +3,7 @@
 // and records every line it writes, so that drivers can assert the exact
 // wire order (the SDK dispatches notification handlers without waiting).
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { PassThrough, Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -107,5 +108,34 @@ export function done(result) {
   process.stdout.write(JSON.stringify(result) + "\n");
   process.exit(0);
 }
+
+// rawd (RAWD_PID) stopped with SIGSTOP answers nothing until it is
+// continued, so that a driver can send what must arrive before any answer;
+// it is continued whatever happens to the driver.
+const rawdPid = process.env.RAWD_PID ? Number(process.env.RAWD_PID) : 0;
+let rawdStopped = false;
+export function stopRawd() {
+  if (!rawdPid) fail("RAWD_PID is not set");
+  process.kill(rawdPid, "SIGSTOP");
+  rawdStopped = true;
+  // The signal stops rawd's threads one by one: none may answer anything
+  // sent from here on, so this returns once every one is stopped.
+  const stopped = () => readdirSync(`/proc/${rawdPid}/task`).every((task) => {
+    try {
+      const stat = readFileSync(`/proc/${rawdPid}/task/${task}/stat`, "utf8");
+      return /^\S+ \(.*\) [Tt] /s.test(stat);
+    } catch {
+      return true;  // the thread has ended
+    }
+  });
+  for (let i = 0; !stopped(); i++) {
+    if (i > 1e6) fail("rawd did not stop");
+  }
+}
+export function continueRawd() {
+  if (rawdStopped) process.kill(rawdPid, "SIGCONT");
+  rawdStopped = false;
+}
+process.on("exit", continueRawd);
 
 export { acp };

@@ -4,7 +4,7 @@
 // Prints the responses it got, keyed by what was sent.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { done, fail } from "./harness.mjs";
+import { continueRawd, done, fail, stopRawd } from "./harness.mjs";
 
 const child = spawn(process.env.RAW_ACP_BIN, ["--max-message-bytes", "4096"], {
   stdio: ["pipe", "pipe", "inherit"],
@@ -46,9 +46,11 @@ out.unknownMethod = await send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "
 out.relativeCwd = await send(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "session/new", params: { cwd: "rel", mcpServers: [] } }));
 out.unknownSession = await send(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "session/prompt", params: { sessionId: "nope", prompt: [] } }));
 // session/list waits for rawd: cancelled before its answer, it answers -32800 once.
-// Both lines in one write: the cancel is read long before rawd could answer.
+// rawd is stopped meanwhile (RAWD_PID), so it cannot answer before the cancel.
+stopRawd();
 out.cancelled = await send(JSON.stringify({ jsonrpc: "2.0", id: 10, method: "session/list", params: {} }) + "\n" +
   JSON.stringify({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 10 } }));
+continueRawd();
 out.afterCancel = await send(JSON.stringify({ jsonrpc: "2.0", id: 11, method: "session/fly", params: {} }));
 // A prompt sent right behind session/close, in the same write: the bridge
 // reads it before the close has finished, and the session is already closed.

@@ -17,9 +17,8 @@
 //   session_cap     opens more sessions than one connection keeps
 // Prints what it saw; every message raw-acp wrote is in `wire`.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { clientInfo, done, fail } from "./harness.mjs";
+import { clientInfo, continueRawd, done, fail, stopRawd } from "./harness.mjs";
 
 const scenario = process.argv[2];
 const args = process.env.RAW_ACP_ARGS ? JSON.parse(process.env.RAW_ACP_ARGS) : [];
@@ -57,32 +56,6 @@ function sendTogether(...messages) {
   child.stdin.write(messages.map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join(""));
 }
 
-// rawd stopped (SIGSTOP) answers nothing until it is continued; it is
-// continued whatever happens to this driver.
-const rawdPid = process.env.RAWD_PID ? Number(process.env.RAWD_PID) : 0;
-let rawdStopped = false;
-function stopRawd() {
-  process.kill(rawdPid, "SIGSTOP");
-  rawdStopped = true;
-  // The signal stops rawd's threads one by one: none may answer anything
-  // sent from here on, so this returns once every one is stopped.
-  const stopped = () => readdirSync(`/proc/${rawdPid}/task`).every((task) => {
-    try {
-      const stat = readFileSync(`/proc/${rawdPid}/task/${task}/stat`, "utf8");
-      return /^\S+ \(.*\) [Tt] /s.test(stat);
-    } catch {
-      return true;  // the thread has ended
-    }
-  });
-  for (let i = 0; !stopped(); i++) {
-    if (i > 1e6) fail("rawd did not stop");
-  }
-}
-function continueRawd() {
-  if (rawdStopped) process.kill(rawdPid, "SIGCONT");
-  rawdStopped = false;
-}
-process.on("exit", continueRawd);
 
 // Reads messages until the response to `id`; `onMessage` sees the others.
 async function responseTo(id, onMessage = () => {}) {

@@ -585,7 +585,7 @@ TEST_F(AcpTest, ResourcesBecomeLinksAndEmbeddedText) {
 }
 
 TEST_F(AcpTest, ProtocolErrorsAreAnsweredAndTheBridgeKeepsGoing) {
-  Json r = Drive("raw_lines.mjs", "");
+  Json r = Drive("raw_lines.mjs", "", {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
   EXPECT_EQ(r["beforeInit"]["error"]["code"], -32600);
   EXPECT_EQ(r["beforeInit"]["id"], 1);
   EXPECT_THAT(r["beforeInit"]["error"]["message"].get<std::string>(), HasSubstr("initialize"));
