@@ -55,8 +55,42 @@ absl::Status ToolBatch::Skip(const std::vector<CollectedCall>& calls, const std:
   for (const CollectedCall& call : calls) {
     RETURN_IF_ERROR(CommitResult(call, {events::ToolStatus::kSkipped, why, {}, {}}, 0));
   }
+  return CommitLeading();
+}
+
+namespace {
+
+// `extras` of a later commit added to the leading commit's `into`: context
+// items in order; the rest (usage, meter, title) only one of them sets.
+void MergeExtras(CommitExtras& into, CommitExtras extras) {
+  into.context_appends.insert(into.context_appends.end(),
+                              std::make_move_iterator(extras.context_appends.begin()),
+                              std::make_move_iterator(extras.context_appends.end()));
+  if (extras.usage) into.usage = std::move(extras.usage);
+  into.conversation_activity = into.conversation_activity || extras.conversation_activity;
+  if (!extras.title.empty()) into.title = std::move(extras.title);
+  if (extras.replace_context) into.replace_context = std::move(extras.replace_context);
+  if (extras.context_meter) into.context_meter = std::move(extras.context_meter);
+  if (extras.runtime_hash) into.runtime_hash = std::move(extras.runtime_hash);
+  into.compaction_accepted = into.compaction_accepted || extras.compaction_accepted;
+}
+
+}  // namespace
+
+absl::Status ToolBatch::Commit(std::vector<events::EventPayload> payloads, CommitExtras extras) {
+  if (!leading_) return log_.Commit(plan_.turn_id, std::move(payloads), std::move(extras));
+  LeadingCommit leading = std::move(*leading_);
+  leading_.reset();
+  leading.payloads.insert(leading.payloads.end(), std::make_move_iterator(payloads.begin()),
+                          std::make_move_iterator(payloads.end()));
+  MergeExtras(leading.extras, std::move(extras));
+  RETURN_IF_ERROR(
+      log_.Commit(plan_.turn_id, std::move(leading.payloads), std::move(leading.extras)));
+  if (leading.committed) leading.committed();
   return absl::OkStatus();
 }
+
+absl::Status ToolBatch::CommitLeading() { return leading_ ? Commit({}) : absl::OkStatus(); }
 
 ToolBatch::Entry ToolBatch::Gate(const CollectedCall& call, bool id_repeated) {
   Entry e;
@@ -133,7 +167,7 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
   ApprovalBroker& broker = plan_.session->approvals();
   RETURN_IF_ERROR(broker.Open(request.request_id, pending, session_options));
   const std::string request_id = request.request_id;
-  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {std::move(request)}));
+  RETURN_IF_ERROR(Commit({std::move(request)}));
   hooks_.Fire(config::HookEvent::kNotification, "",
               hooks::NotificationFields(
                   events::NoticeLevel::kInfo,
@@ -146,7 +180,7 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
     outcome = broker.Wait(absl::Milliseconds(plan_.agent.agent.approval_timeout_ms), cancel_);
   }
   events::ApprovalResolved resolved{request_id, outcome.answers, outcome.resolution};
-  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {resolved}));
+  RETURN_IF_ERROR(Commit({resolved}));
 
   std::map<std::string, const events::ApprovalAnswer*> by_call;
   for (const auto& a : outcome.answers) by_call[a.call_id] = &a;
@@ -181,6 +215,16 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
 }
 
 absl::Status ToolBatch::Run(const std::vector<CollectedCall>& calls) {
+  // A hook is a program of the user's that may take its time: the step's
+  // events are stored before it starts.
+  if (!hooks_.empty()) RETURN_IF_ERROR(CommitLeading());
+  absl::Status status = RunGated(calls);
+  // Whatever ended the batch, the step's events are stored.
+  if (absl::Status leading = CommitLeading(); status.ok()) status = leading;
+  return status;
+}
+
+absl::Status ToolBatch::RunGated(const std::vector<CollectedCall>& calls) {
   std::vector<Entry> entries;
   entries.reserve(calls.size());
   std::map<std::string_view, int> uses;
@@ -238,8 +282,7 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   if (std::optional<std::string> reason = PathChanged(e, run_path)) {
     return CommitResult(call, {events::ToolStatus::kDenied, DeniedContent(*reason, ""), {}, {}}, 0);
   }
-  RETURN_IF_ERROR(log_.Commit(plan_.turn_id,
-                              {events::ToolStarted{call.request.call_id, call.request.name, tool}}));
+  RETURN_IF_ERROR(Commit({events::ToolStarted{call.request.call_id, call.request.name, tool}}));
   tools::ToolContext ctx{plan_.cwd, plan_.tool_settings, cancel_, plan_.http, &plan_.skills};
   ctx.on_progress = [this, &call](const tools::ToolProgress& p) {
     log_.PublishLive(plan_.turn_id,
@@ -294,7 +337,7 @@ absl::Status ToolBatch::CommitResult(const CollectedCall& call, const tools::Too
   CommitExtras extras;
   extras.context_appends.push_back(outcome);
   extras.conversation_activity = true;
-  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, {std::move(r)}, std::move(extras)));
+  RETURN_IF_ERROR(Commit({std::move(r)}, std::move(extras)));
   context_.push_back(std::move(outcome));
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
-// ToolBatch: runs one committed batch of tool calls under the tool
-// contract, in this order:
+// ToolBatch: runs one batch of tool calls under the tool contract, in this
+// order:
 //   1. every call is prepared (tool lookup, argument parsing and schema
 //      validation; a bad call gets an error result and is never asked about);
 //   2. pre_tool_use hooks and the rules (agent rules, then the session's)
@@ -17,9 +17,19 @@
 // Every call gets exactly one result, committed before the next call runs;
 // on cancellation completed results stay and every unfinished call (also
 // one waiting for approval) gets a cancelled result.
+//
+// The step's assistant message and tool-call batch may come in as a
+// LeadingCommit: they are then stored in the same transaction as the
+// batch's first commit (the first call's start, a result, or the approval
+// request), ahead of its events, so that a step whose call runs without
+// asking commits twice rather than three times. Nothing that waits runs
+// before they are committed: with any hook configured they are committed
+// before the first hook fires, and Run commits them before it returns
+// whatever happens.
 // Thread-safety: used by the turn thread only.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,12 +47,24 @@ namespace raw::loop {
 
 struct TurnPlan;
 
+// What a step has not committed yet when its batch starts (see above), and
+// what to do once it is stored (update the turn's context and meter).
+struct LeadingCommit {
+  std::vector<events::EventPayload> payloads;
+  CommitExtras extras;
+  std::function<void()> committed;
+};
+
 class ToolBatch {
  public:
   // The time tools run and approvals wait counts as outside Raw on
   // `timeline` (may be null).
   ToolBatch(const TurnPlan& plan, SessionLog& log, std::vector<events::ContextItem>& context,
             TurnHooks& hooks, const CancelToken& cancel, StepTimeline* timeline = nullptr);
+
+  // The events the batch's first commit carries ahead of its own; before
+  // Run or Skip.
+  void Lead(LeadingCommit leading) { leading_ = std::move(leading); }
 
   absl::Status Run(const std::vector<CollectedCall>& calls);
   // Records a kSkipped result with `why` for every call.
@@ -69,6 +91,12 @@ class ToolBatch {
   // `id_repeated`: another call of the batch has the same id; the call is
   // denied without being judged (an answer names a call by its id).
   Entry Gate(const CollectedCall& call, bool id_repeated);
+  absl::Status RunGated(const std::vector<CollectedCall>& calls);
+  // Every commit of the batch: the leading events, while there are any,
+  // go first in the same transaction.
+  absl::Status Commit(std::vector<events::EventPayload> payloads, CommitExtras extras = {});
+  // Commits the leading events on their own, if they are still waiting.
+  absl::Status CommitLeading();
   absl::Status AskForApproval(std::vector<Entry>& entries);
   absl::Status RunEntry(const Entry& entry);
   // Why `entry` may no longer run: its path resolves elsewhere now and the
@@ -91,6 +119,7 @@ class ToolBatch {
   const CancelToken& cancel_;
   StepTimeline* const timeline_;
   tools::policy::RuleSet rules_;  // the agent's, then the session's
+  std::optional<LeadingCommit> leading_;
 };
 
 }  // namespace raw::loop

@@ -307,13 +307,13 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
     return StepOutcome::kDone;
   }
 
-  if (auto c = CommitAssistant(step, result); !c.ok()) {
-    *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
-    return StepOutcome::kDone;
-  }
-  timeline_.Record(StepTimeline::kCommitted);
   const auto reason = result.finish->reason;
   if (result.calls.empty()) {
+    if (auto c = CommitAssistant(step, result); !c.ok()) {
+      *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
+      return StepOutcome::kDone;
+    }
+    timeline_.Record(StepTimeline::kCommitted);
     timings_.push_back(timeline_.Result());
     *end = End(events::TurnEndReason::kCompleted, "");
     if (reason == providers::FinishReason::kLength) {
@@ -329,7 +329,7 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   }
 
   const bool last_step = step >= plan_.agent.agent.max_steps;
-  if (auto c = RunCalls(result, last_step); !c.ok()) {
+  if (auto c = RunCalls(step, result, last_step); !c.ok()) {
     *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
     return StepOutcome::kDone;
   }
@@ -350,6 +350,13 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
 }
 
 absl::Status Turn::CommitAssistant(int step, const StepResult& result) {
+  LeadingCommit commit = AssistantCommit(step, result);
+  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, std::move(commit.payloads), std::move(commit.extras)));
+  commit.committed();
+  return absl::OkStatus();
+}
+
+LeadingCommit Turn::AssistantCommit(int step, const StepResult& result) {
   std::vector<events::EventPayload> payloads;
   events::AssistantTurn item;
   item.text = result.text;
@@ -378,11 +385,15 @@ absl::Status Turn::CommitAssistant(int step, const StepResult& result) {
   meter.Append(item);
   if (result.usage) meter.RecordReported(*result.usage);
   extras.context_meter = meter.Serialize();
-  RETURN_IF_ERROR(log_.Commit(plan_.turn_id, std::move(payloads), std::move(extras)));
-  context_.push_back(std::move(item));
-  ctx_.meter = std::move(meter);
-  PublishEstimate(plan_, ctx_, log_);
-  return absl::OkStatus();
+  // Once stored: the item joins the context the turn keeps, and the step's
+  // commit phase ends.
+  auto committed = [this, item = std::move(item), meter = std::move(meter)]() mutable {
+    context_.push_back(std::move(item));
+    ctx_.meter = std::move(meter);
+    PublishEstimate(plan_, ctx_, log_);
+    timeline_.Record(StepTimeline::kCommitted);
+  };
+  return {std::move(payloads), std::move(extras), std::move(committed)};
 }
 
 void Turn::AddUsage(int step, const StepResult& result,
@@ -418,8 +429,11 @@ void Turn::CountFailedRequest(const StepResult& result) {
   }
 }
 
-absl::Status Turn::RunCalls(const StepResult& result, bool skip_all) {
+absl::Status Turn::RunCalls(int step, const StepResult& result, bool skip_all) {
   ToolBatch batch(plan_, log_, context_, hooks_, cancel_, &timeline_);
+  // The assistant's message and its calls are stored with the batch's
+  // first commit (tool_batch.h).
+  batch.Lead(AssistantCommit(step, result));
   if (skip_all) {
     return batch.Skip(result.calls,
                       absl::StrCat("Not run: the turn reached its limit of ",

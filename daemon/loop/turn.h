@@ -51,14 +51,15 @@
 #include "daemon/events/session_event.h"
 #include "daemon/loop/session_context.h"
 #include "daemon/loop/session_log.h"
+#include "daemon/loop/session_state.h"
 #include "daemon/loop/step_collector.h"
 #include "daemon/loop/step_timeline.h"
-#include "daemon/loop/session_state.h"
+#include "daemon/loop/tool_batch.h"
 #include "daemon/loop/tool_dispatch.h"
 #include "daemon/loop/turn_hooks.h"
+#include "daemon/providers/provider.h"
 #include "daemon/skills/skill_set.h"
 #include "daemon/tools/policy/rule_set.h"
-#include "daemon/providers/provider.h"
 
 namespace raw::raven {
 class DraftGenerator;
@@ -149,8 +150,12 @@ class Turn {
   // exceed the trigger; an end when the request must not be sent.
   std::optional<events::TurnEnded> BeforeRequest();
   void NoticeToolChanges();
-  // Commits the step's assistant message, tool-call batch and usage.
+  // Commits the step's assistant message and usage (a step without calls).
   absl::Status CommitAssistant(int step, const StepResult& result);
+  // The step's assistant message, tool-call batch and usage as one commit,
+  // and what follows its storing: the item joins the context, the meter
+  // moves on, the estimate is published and the commit phase ends.
+  LeadingCommit AssistantCommit(int step, const StepResult& result);
   // Commits what an interrupted stream showed (display history only) and
   // its usage; the model context is unchanged.
   absl::Status CommitInterrupted(int step, const StepResult& result);
@@ -158,8 +163,9 @@ class Turn {
   void CountFailedRequest(const StepResult& result);
   static void AddUsage(int step, const StepResult& result,
                        std::vector<events::EventPayload>& payloads, CommitExtras& extras);
-  // Runs (or, at the step limit, skips) the committed calls.
-  absl::Status RunCalls(const StepResult& result, bool skip_all);
+  // Runs (or, at the step limit, skips) the step's calls; the assistant's
+  // message and the calls are stored with the batch's first commit.
+  absl::Status RunCalls(int step, const StepResult& result, bool skip_all);
   absl::Status Notice(events::NoticeLevel level, std::string text);
   std::string ToolFor(const std::string& model_name) const;
   events::TurnEnded End(events::TurnEndReason reason, std::string message);

@@ -1,11 +1,13 @@
-// ToolBatch: one committed batch of tool calls under the tool contract —
+// ToolBatch: one batch of tool calls under the tool contract —
 // preparation, rules, one approval request per batch, the calls in the
-// model's order, exactly one result each, cancellation. Real SQLite in a
+// model's order, exactly one result each, cancellation, and the step's
+// events stored with the first commit. Real SQLite in a
 // temp dir; the approval is answered from the subscription's wakeup, which
 // runs right after the request is stored.
 #include "daemon/loop/tool_batch.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,11 +59,44 @@ class ToolBatchTest : public ::testing::Test {
     plan_.session = std::make_shared<SessionState>();
   }
 
-  absl::Status Run(const std::vector<CollectedCall>& calls) {
+  absl::Status Run(const std::vector<CollectedCall>& calls,
+                   std::optional<LeadingCommit> leading = std::nullopt) {
     TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.withheld_env, plan_.turn_id,
                     *log_, cancel_);
     ToolBatch batch(plan_, *log_, context_, hooks, cancel_);
+    if (leading) batch.Lead(*std::move(leading));
     return batch.Run(calls);
+  }
+
+  // An assistant message with its tool-call batch, as a step leads a batch
+  // with them; `committed_` counts the callback's runs and records the
+  // context's size at that moment.
+  LeadingCommit Leading(const std::vector<CollectedCall>& calls) {
+    LeadingCommit leading;
+    events::AssistantTurn item;
+    item.text = "on it";
+    events::ToolCallBatch batch;
+    for (const CollectedCall& c : calls) {
+      batch.calls.push_back({c.request.call_id, c.request.name, "test/echo", c.request.arguments});
+      item.tool_calls.push_back(c.request);
+    }
+    leading.payloads = {events::AssistantMessage{"on it", "", 1}, std::move(batch)};
+    leading.extras.context_appends.push_back(item);
+    leading.extras.conversation_activity = true;
+    leading.committed = [this] {
+      ++committed_;
+      context_at_commit_ = context_.size();
+      context_.push_back(events::AssistantTurn{});  // what the turn does
+    };
+    return leading;
+  }
+
+  // The kinds of the events each commit stored, one group per commit (the
+  // subscription's wakeup runs right after every commit).
+  void RecordCommits() {
+    watcher_ = log_->Subscribe(0);
+    Drain(*watcher_);
+    watcher_->SetWakeup([this] { commits_.push_back(KindsOf(Drain(*watcher_))); });
   }
 
   // Answers the batch's approval request with `answers` as soon as it is
@@ -90,7 +125,95 @@ class ToolBatchTest : public ::testing::Test {
   std::vector<std::string> ran_;
   std::string cancel_during_;
   std::unique_ptr<Subscription> watcher_;
+  int committed_ = 0;
+  size_t context_at_commit_ = 0;
+  std::vector<std::vector<std::string>> commits_;
 };
+
+// A step's assistant message and its calls go into the same transaction as
+// the first call's start when the call runs without asking: two commits
+// for the step rather than three. The model context gets the assistant's
+// item first, then the call's outcome, in the store as in memory.
+TEST_F(ToolBatchTest, TheLeadingEventsAreStoredWithTheFirstCallsStart) {
+  RecordCommits();
+  const std::vector<CollectedCall> calls = {Call("c1", "echo", R"({"text":"a"})"),
+                                            Call("c2", "echo", R"({"text":"b"})")};
+  ASSERT_TRUE(Run(calls, Leading(calls)).ok());
+  EXPECT_THAT(ran_, ElementsAre("a", "b"));
+  EXPECT_THAT(commits_,
+              ElementsAre(ElementsAre("assistant_message", "tool_call_batch", "tool_started"),
+                          ElementsAre("tool_result"), ElementsAre("tool_started"),
+                          ElementsAre("tool_result")));
+  EXPECT_EQ(committed_, 1);
+  EXPECT_EQ(context_at_commit_, 0u) << "the callback runs before any result joins the context";
+  std::vector<events::ContextItem> stored = *temp_.store().LoadContext(temp_.session_id());
+  ASSERT_EQ(stored.size(), 3u);
+  EXPECT_EQ(std::get<events::AssistantTurn>(stored[0]).text, "on it");
+  EXPECT_EQ(std::get<events::ToolOutcome>(stored[1]).call_id, "c1");
+  EXPECT_EQ(std::get<events::ToolOutcome>(stored[2]).call_id, "c2");
+}
+
+// Nothing waits while the step's events are unstored: an approval request
+// carries them, so they are in the store while the user decides.
+TEST_F(ToolBatchTest, AnApprovalRequestCarriesTheLeadingEvents) {
+  plan_.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
+  AnswerWith({});
+  std::vector<std::string> stored_at_request;
+  watcher_->SetWakeup([this, &stored_at_request] {
+    ApprovalBroker& broker = plan_.session->approvals();
+    if (broker.open_request().empty()) return;
+    stored_at_request = KindsOf(temp_.Stored());
+    EXPECT_TRUE(broker
+                    .Respond(broker.open_request(),
+                             {{"c1", events::ApprovalDecision::kAllowOnce, ""}}, std::nullopt)
+                    .ok());
+  });
+  const std::vector<CollectedCall> calls = {Call("c1", "echo", R"({"text":"a"})")};
+  ASSERT_TRUE(Run(calls, Leading(calls)).ok());
+  EXPECT_THAT(stored_at_request,
+              ElementsAre("assistant_message", "tool_call_batch", "approval_requested"));
+  EXPECT_THAT(ran_, ElementsAre("a"));
+  EXPECT_EQ(committed_, 1);
+}
+
+// A hook is a program that may take its time: with one configured, the
+// step's events are stored on their own before it runs.
+TEST_F(ToolBatchTest, WithAHookTheLeadingEventsAreStoredBeforeItRuns) {
+  config::HookConfig hook;
+  hook.name = "check";
+  hook.event = config::HookEvent::kPreToolUse;
+  hook.command = {"true"};
+  plan_.hooks = {hook};
+  RecordCommits();
+  const std::vector<CollectedCall> calls = {Call("c1", "echo", R"({"text":"a"})")};
+  ASSERT_TRUE(Run(calls, Leading(calls)).ok());
+  EXPECT_THAT(ran_, ElementsAre("a"));
+  ASSERT_FALSE(commits_.empty());
+  EXPECT_THAT(commits_.front(), ElementsAre("assistant_message", "tool_call_batch"));
+}
+
+// However the batch ends, the step's events are stored, once: with the
+// cancelled results of a batch cancelled before its calls ran, and on
+// their own when the batch fails before any commit.
+TEST_F(ToolBatchTest, ACancelledBatchStoresTheLeadingEventsWithItsResults) {
+  const std::vector<CollectedCall> calls = {Call("c1", "echo", R"({"text":"a"})")};
+  cancel_.Cancel("interrupted");
+  ASSERT_TRUE(Run(calls, Leading(calls)).ok());
+  EXPECT_TRUE(ran_.empty());
+  EXPECT_THAT(KindsOf(temp_.Stored()),
+              ElementsAre("assistant_message", "tool_call_batch", "tool_result"));
+  EXPECT_EQ(committed_, 1);
+}
+
+TEST_F(ToolBatchTest, ABatchThatFailsStillStoresTheLeadingEvents) {
+  plan_.session = nullptr;  // an approval without a session is an error
+  plan_.agent.agent.approval_mode = config::ApprovalMode::kAskAll;
+  const std::vector<CollectedCall> calls = {Call("c1", "echo", R"({"text":"a"})")};
+  EXPECT_FALSE(Run(calls, Leading(calls)).ok());
+  EXPECT_TRUE(ran_.empty());
+  EXPECT_THAT(KindsOf(temp_.Stored()), ElementsAre("assistant_message", "tool_call_batch"));
+  EXPECT_EQ(committed_, 1);
+}
 
 // Calls run in the model's order; each gets one stored result, and its
 // outcome is appended to the model context in the same order. Invalid
