@@ -27,7 +27,9 @@
 // spaces, are put before rawd's and `raw run`'s command lines: for running
 // them under a profiler (scripts/hot-text.sh). RAW_BENCH_SMAPS=FILE copies
 // rawd's /proc/PID/smaps into FILE after the runs, for a mapping-by-mapping
-// account of its memory.
+// account of its memory. The fake provider keeps each connection open for
+// the next request, as a provider's API does; RAW_BENCH_CLOSE_CONNECTIONS=1
+// makes it close each one after its answer instead.
 // Figures and the command line are recorded in docs/performance.md.
 #include <unistd.h>
 
@@ -100,7 +102,9 @@ long ChildPeakKb(const std::string& err) {
 }
 
 raw::testing::ScriptedResponse KeptOpen(raw::testing::ScriptedResponse response) {
-  response.end = raw::testing::ScriptedResponse::End::kKeepOpen;
+  static const bool close_each = std::getenv("RAW_BENCH_CLOSE_CONNECTIONS") != nullptr &&
+                                 std::string(std::getenv("RAW_BENCH_CLOSE_CONNECTIONS")) == "1";
+  if (!close_each) response.end = raw::testing::ScriptedResponse::End::kKeepOpen;
   return response;
 }
 

@@ -23,6 +23,9 @@ int TurnRunner::Run(const TurnRequest& request) {
     if (int code = TakeLease(request); code != kExitOk) return code;
     v1::GetSessionRequest get;
     get.set_session_id(request.session_id);
+    // Only the id, agent and last seq are used: the daemon need not load
+    // and estimate the model context for this answer.
+    get.set_without_context(true);
     auto response = client_.GetSession(get);
     if (!response.ok()) {
       err_ << "raw run: " << present::SanitizeForStream(response.status().message()) << "\n";
