@@ -13,7 +13,8 @@
 //           network's time, not Raw's);
 //           (the model's time: -> the response's end)
 //   commit  the response's end -> the assistant message and its tool-call
-//           batch committed;
+//           batch committed (with calls: in the batch's first commit, after
+//           the rules' check, tool_batch.h);
 //   tools   -> every result committed (0 for a step without calls).
 // Time spent outside Raw inside a phase (a tool running, a hook, an
 // approval wait, an automatic compaction's summary request) is counted
