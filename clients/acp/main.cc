@@ -26,6 +26,7 @@
 #include "clients/acp/signal_waiter.h"
 #include "clients/acp/stdio_transport.h"
 #include "clients/acp/ws_listener.h"
+#include "clients/lib/call_worker.h"
 #include "common/mutex_mode.h"
 #include "common/version.h"
 
@@ -78,6 +79,32 @@ int Listen(const AcpArgs& args, const AgentOptions& options, EventLoop& loop, si
   return 0;
 }
 
+// stdio: serves until the client closes stdin or a stop signal.
+int ServeStdio(const AcpArgs& args, const AgentOptions& options, EventLoop& loop,
+               sigset_t signals) {
+  AcpServer server(loop, options, [&loop] { loop.Quit(); });
+  auto transport = std::make_shared<StdioTransport>(
+      STDIN_FILENO, STDOUT_FILENO,
+      args.max_message_bytes > 0 ? args.max_message_bytes : kDefaultMaxMessageBytes);
+  transport->Start(server.factory()(transport));
+  {
+    SignalWaiter waiter(signals,
+                        [&loop, &server](int count) { OnStopSignal(count, loop, server); });
+    loop.Run();
+  }
+  if (transport->overflowed()) {
+    // The client stopped reading (the transport said so on stderr); the
+    // connection has let go of its turns and leases. The writer thread may
+    // be blocked for good in a write nobody reads: not joined.
+    std::cerr << "raw-acp: exiting: the client stopped reading its output\n";
+    std::cerr.flush();
+    _exit(1);
+  }
+  transport->Close();
+  transport->Join();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,27 +130,19 @@ int main(int argc, char** argv) {
 
   // Before any thread starts, so that only the waiter takes them.
   const sigset_t signals = BlockStopSignals();
-  EventLoop loop;
-  if (!args->listen.empty()) return Listen(*args, options, loop, signals);
-  AcpServer server(loop, options, [&loop] { loop.Quit(); });
-  auto transport = std::make_shared<StdioTransport>(
-      STDIN_FILENO, STDOUT_FILENO,
-      args->max_message_bytes > 0 ? args->max_message_bytes : kDefaultMaxMessageBytes);
-  transport->Start(server.factory()(transport));
+  int code = 0;
   {
-    SignalWaiter waiter(signals,
-                        [&loop, &server](int count) { OnStopSignal(count, loop, server); });
-    loop.Run();
+    EventLoop loop;
+    code = args->listen.empty() ? ServeStdio(*args, options, loop, signals)
+                                : Listen(*args, options, loop, signals);
   }
-  if (transport->overflowed()) {
-    // The client stopped reading (the transport said so on stderr); the
-    // connection has let go of its turns and leases. The writer thread may
-    // be blocked for good in a write nobody reads: not joined.
-    std::cerr << "raw-acp: exiting: the client stopped reading its output\n";
+  // A call to rawd that was in flight when its session or connection went
+  // away was cancelled; its worker thread ends on its own. One stuck
+  // elsewhere (connecting to a daemon that does not answer) is not waited
+  // for beyond this: exiting must not depend on rawd.
+  if (!raw::client::CallWorker::WaitForDetached(absl::Seconds(2))) {
     std::cerr.flush();
-    _exit(1);
+    _exit(code);
   }
-  transport->Close();
-  transport->Join();
-  return 0;
+  return code;
 }

@@ -416,6 +416,10 @@ void SessionBridge::EndTurn(const absl::StatusOr<std::string>& stop_reason) {
 }
 
 void SessionBridge::Shutdown(std::function<void()> done) {
+  if (!shutdown_done_.empty()) {  // already waiting for the interrupt
+    shutdown_done_.push_back(std::move(done));
+    return;
+  }
   if (turn_ && after_servers_) {  // the turn has not started
     after_servers_ = nullptr;
     EndTurn(std::string("cancelled"));
@@ -431,15 +435,39 @@ void SessionBridge::Shutdown(std::function<void()> done) {
   }
   turn_->cancel_requested = true;
   turn_->interrupted = true;
-  absl::Status s = controller_->Interrupt([this, done](const absl::Status& status) {
+  shutdown_done_.push_back(std::move(done));
+  shutdown_deadline_ = absl::Now() + kShutdownWait;
+  absl::Status s = controller_->Interrupt([this](const absl::Status& status) {
     if (!status.ok()) RAW_LOG(Warning) << "session " << id_ << ": interrupting: " << status;
-    EndTurn(std::string("cancelled"));
-    done();
+    FinishShutdown();
   });
-  if (!s.ok()) {
-    EndTurn(std::string("cancelled"));
-    done();
+  if (!s.ok()) FinishShutdown();
+}
+
+void SessionBridge::FinishShutdown() {
+  if (shutdown_done_.empty()) return;  // finished already (the wait ran out)
+  std::vector<std::function<void()>> done = std::move(shutdown_done_);
+  shutdown_done_.clear();
+  shutdown_deadline_.reset();
+  EndTurn(std::string("cancelled"));
+  for (const auto& d : done) d();
+}
+
+void SessionBridge::Tick(absl::Time now) {
+  if (shutdown_deadline_ && now >= *shutdown_deadline_) {
+    RAW_LOG(Warning) << "session " << id_ << ": rawd did not take the interrupt within "
+                     << absl::FormatDuration(kShutdownWait)
+                     << "; letting go (releasing the lease interrupts the turn)";
+    FinishShutdown();
+    return;  // `done` may have dropped this bridge
   }
+  controller_->Tick(now);
+}
+
+std::optional<absl::Time> SessionBridge::NextDeadline() const {
+  std::optional<absl::Time> next = controller_->NextDeadline();
+  if (shutdown_deadline_ && (!next || *shutdown_deadline_ < *next)) next = shutdown_deadline_;
+  return next;
 }
 
 // --- the daemon going away ---

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "clients/acp/daemon_calls.h"
 #include "clients/acp/event_loop.h"
 #include "clients/acp/json_rpc.h"
@@ -55,6 +56,9 @@ struct BridgeContext {
   // session_info_update).
   bool newer_updates = false;
 };
+
+// How long Shutdown waits for rawd to take a turn's interrupt.
+inline constexpr absl::Duration kShutdownWait = absl::Seconds(5);
 
 class SessionBridge : private client::SessionController::Listener, public Ticker {
  public:
@@ -106,11 +110,14 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // session/cancel.
   void Cancel();
   // Interrupts a turn this bridge started (its prompt answers cancelled);
-  // `done` once the daemon took the interrupt (or at once).
+  // `done` once the daemon took the interrupt (or at once), or after
+  // kShutdownWait without its answer: a slow or stopped rawd does not hold
+  // up a close, and releasing the lease interrupts the turn as well
+  // (Identity::interrupt_on_release).
   void Shutdown(std::function<void()> done);
 
-  void Tick(absl::Time now) override { controller_->Tick(now); }
-  std::optional<absl::Time> NextDeadline() const override { return controller_->NextDeadline(); }
+  void Tick(absl::Time now) override;
+  std::optional<absl::Time> NextDeadline() const override;
 
  private:
   struct Approval {
@@ -166,6 +173,8 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // Moves the prompt's images into the request.
   void StartTurn(const Json& id, AcpPrompt& prompt);
   void EndTurn(const absl::StatusOr<std::string>& stop_reason);
+  // Ends the prompt (cancelled) and runs the waiting Shutdown callbacks.
+  void FinishShutdown();
   // A slash command's text answer, then end_turn (`cancelled` after
   // session/cancel). Does nothing unless the prompt `prompt_id` still runs.
   void CommandDone(const Json& prompt_id, const absl::StatusOr<std::string>& text);
@@ -196,6 +205,9 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   bool applying_servers_ = false;
   // The prompt waiting for servers_ to be applied: called with the outcome.
   std::function<void(const absl::Status&)> after_servers_;
+  // Shutdown waiting for the interrupt: its callbacks and their deadline.
+  std::vector<std::function<void()>> shutdown_done_;
+  std::optional<absl::Time> shutdown_deadline_;
   // Tells a daemon call's late answer that this bridge is gone.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::string title_;

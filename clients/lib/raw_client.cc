@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,10 @@ struct RawClient::Impl {
   v1::GetDaemonInfoResponse info;
   bool started_daemon = false;
   absl::Duration call_timeout;
+  // The unary calls in flight, for CancelCalls.
+  absl::Mutex mu;
+  std::set<grpc::ClientContext*> calls ABSL_GUARDED_BY(mu);
+  bool cancelled ABSL_GUARDED_BY(mu) = false;
 };
 
 namespace {
@@ -53,8 +58,17 @@ absl::StatusOr<Response> Call(RawClient::Impl& impl, UnaryMethod<Request, Respon
                               const Request& request) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + impl.call_timeout));
+  {
+    absl::MutexLock lock(&impl.mu);
+    if (impl.cancelled) return absl::CancelledError("the call was cancelled");
+    impl.calls.insert(&context);
+  }
   Response response;
   grpc::Status status = ((*impl.stub).*method)(&context, request, &response);
+  {
+    absl::MutexLock lock(&impl.mu);
+    impl.calls.erase(&context);
+  }
   if (!status.ok()) return ToAbsl(status);
   return response;
 }
@@ -327,6 +341,12 @@ absl::Status RawClient::DoSubscribe(const std::string& session_id, uint64_t afte
   if (stopped) return absl::OkStatus();
   if (cancelled) return absl::CancelledError("subscription cancelled");
   return ToAbsl(status);
+}
+
+void RawClient::CancelCalls() {
+  absl::MutexLock lock(&impl_->mu);
+  impl_->cancelled = true;
+  for (grpc::ClientContext* context : impl_->calls) context->TryCancel();
 }
 
 absl::Status RawClient::WaitUntilUnreachable(absl::Duration timeout) {

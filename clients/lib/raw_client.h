@@ -193,6 +193,12 @@ class RawClient {
   absl::Status Subscribe(const std::string& session_id, uint64_t after_seq,
                          EventHandler& handler, StreamCanceller& canceller);
 
+  // Ends every unary call in flight on this client at once (kCancelled)
+  // and fails the later ones without sending them: for an owner that goes
+  // away and must not wait for a slow or stopped daemon. Streams have
+  // their own StreamCanceller. Thread-safe; cannot be undone.
+  void CancelCalls();
+
   // Blocks until the daemon behind this client no longer accepts
   // connections (after Shutdown), waiting on the channel's state changes.
   // kDeadlineExceeded when it still does after `timeout`.

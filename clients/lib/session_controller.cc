@@ -13,15 +13,19 @@ SessionController::SessionController(Options options, Executor post, Listener& l
       post_(std::move(post)),
       listener_(listener),
       alive_(std::make_shared<bool>(true)),
-      lease_(options_.identity, options_.handover,
-             [this](std::function<void()> task) { Post(std::move(task)); },
-             [this](std::function<void()> task) { worker_.Run(std::move(task)); }, *this) {}
+      worker_(post_),
+      lease_(
+          options_.identity, options_.handover,
+          [this](std::function<void()> task) { Post(std::move(task)); },
+          [this](std::function<void()> task) { worker_.Run(std::move(task)); }, *this) {}
 
 SessionController::~SessionController() {
   *alive_ = false;
   // The streams end (the lease is released) before the worker stops.
   lease_.Release();
   stream_.reset();
+  // The call in flight returns at once; the worker does not wait for it.
+  if (client_) client_->CancelCalls();
 }
 
 void SessionController::Post(std::function<void()> fn) {
@@ -39,9 +43,9 @@ void SessionController::Start() {
 }
 
 void SessionController::Connect() {
-  worker_.Run([this, options = options_.connect] {
+  worker_.Run([this, post = worker_.poster(), options = options_.connect] {
     auto client = std::make_shared<absl::StatusOr<RawClient>>(client::Connect(options));
-    Post([this, client] { OnConnectResult(std::move(*client)); });
+    post([this, client] { OnConnectResult(std::move(*client)); });
   });
 }
 
@@ -301,13 +305,13 @@ void SessionController::RefreshSession() {
     absl::StatusOr<v1::GetSessionResponse> session;
     absl::StatusOr<v1::GetStatsResponse> stats;
   };
-  worker_.Run([this, client = client_, id = session_.id()] {
+  worker_.Run([this, post = worker_.poster(), client = client_, id = session_.id()] {
     v1::GetSessionRequest get;
     get.set_session_id(id);
     v1::GetStatsRequest stats;
     stats.set_session_id(id);
     auto result = std::make_shared<Refreshed>(Refreshed{client->GetSession(get), client->GetStats(stats)});
-    Post([this, result, id] {
+    post([this, result, id] {
       if (id != session_.id()) return;
       if (result->session.ok()) {
         session_ = result->session->session();

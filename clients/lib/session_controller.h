@@ -27,7 +27,9 @@
 // results reach the owner through `post`, which must run each task later
 // on the owner's thread. Every method, and every Listener call and
 // callback, is on the owner's thread. Nothing of the controller runs after
-// its destructor (posted tasks that are still queued do nothing).
+// its destructor (posted tasks that are still queued do nothing), and the
+// destructor never waits for the daemon: it cancels the call in flight and
+// leaves the worker's thread to end on its own (CallWorker).
 #pragma once
 
 #include <cstdint>
@@ -214,7 +216,8 @@ class SessionController : private SessionLease::Listener {
   // Shared with every posted task: false once the controller is gone.
   std::shared_ptr<bool> alive_;
   std::shared_ptr<RawClient> client_;
-  // After alive_: destroyed first, so nothing posts for a dead controller.
+  // Its tasks touch the controller only through worker_.poster(): after
+  // the destructor they post nothing. (Initialized from post_.)
   CallWorker worker_;
   std::unique_ptr<EventStream> stream_;
   SessionLease lease_;
@@ -245,9 +248,10 @@ inline void SessionController::Call(std::function<absl::StatusOr<T>(RawClient&)>
     reply(absl::UnavailableError("not connected to the daemon"));
     return;
   }
-  worker_.Run([this, client = client_, call = std::move(call), reply = std::move(reply)] {
+  worker_.Run([post = worker_.poster(), client = client_, call = std::move(call),
+               reply = std::move(reply)] {
     auto result = std::make_shared<absl::StatusOr<T>>(call(*client));
-    Post([result, reply] { reply(*result); });
+    post([result, reply] { reply(*result); });
   });
 }
 

@@ -7,12 +7,13 @@
 namespace raw::client {
 
 void SessionController::Write(std::function<absl::Status(RawClient&)> call, Done done) {
-  worker_.Run([this, client = client_, call = std::move(call), done = std::move(done)] {
-    absl::Status status = call(*client);
-    Post([status, done] {
-      if (done) done(status);
-    });
-  });
+  worker_.Run(
+      [post = worker_.poster(), client = client_, call = std::move(call), done = std::move(done)] {
+        absl::Status status = call(*client);
+        post([status, done] {
+          if (done) done(status);
+        });
+      });
 }
 
 absl::Status SessionController::CheckWrite() const {

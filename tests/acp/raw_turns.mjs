@@ -15,6 +15,17 @@
 //                   session/close during `/agent asker`, with rawd stopped
 //                   until the close was answered
 //   session_cap     opens more sessions than one connection keeps
+//   close_while_rawd_stopped
+//                   session/close of a session whose /stats waits on a
+//                   stopped rawd, then a request raw-acp answers itself;
+//                   then, rawd continued, a prompt in the other session
+//                   and the closed session opened and prompted again
+//   close_prompt_while_rawd_stopped
+//                   session/close of a session whose prompt's StartTurn
+//                   waits on a stopped rawd
+//   exit_while_rawd_stopped
+//                   the client closes stdin while /stats waits on a
+//                   stopped rawd (nothing is written after end of input)
 // Prints what it saw; every message raw-acp wrote is in `wire`.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -80,6 +91,17 @@ async function responsesTo(ids, onMessage = () => {}) {
     }
   }
   return got;
+}
+
+// `promise`, or a failed run when it has not settled after `seconds`: an
+// answer that needs no daemon must not wait for a stopped one.
+function within(seconds, promise, what) {
+  let timer;
+  const late = new Promise(() => {
+    timer = setTimeout(() => fail(`${what}: nothing after ${seconds} s; wrote: ${JSON.stringify(wire).slice(-2000)}`),
+                       seconds * 1000);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 const kindOf = (m) => (m.method === "session/update" ? m.params.update.sessionUpdate : m.method);
@@ -225,6 +247,50 @@ if (scenario === "bad_answers") {
   await responseTo(201);
   send({ id: 202, method: "session/new", params: { cwd, mcpServers: [] } });
   out.afterClose = await responseTo(202);
+} else if (scenario === "close_while_rawd_stopped") {
+  const cwd = process.env.WORKDIR;
+  send({ id: 3, method: "session/new", params: { cwd, mcpServers: [] } });
+  const other = (await responseTo(3)).result?.sessionId;
+  if (!other) fail("the second session/new failed");
+  stopRawd();
+  // /stats is a call to rawd from the session's own bridge, in flight
+  // while the close comes.
+  prompt(4, "/stats");
+  send({ id: 5, method: "session/close", params: { sessionId } });
+  const closing = await within(10, responsesTo([4, 5]), "the prompt and the close");
+  out.prompt = closing[4];
+  out.close = closing[5];
+  // Sent once the close was answered, so read after the closed bridge
+  // began to go away.
+  send({ id: 6, method: "raw/unknown", params: {} });
+  out.unknown = await within(10, responseTo(6), "an unknown method");
+  continueRawd();
+  send({ id: 7, method: "session/prompt", params: { sessionId: other, prompt: [{ type: "text", text: "hello" }] } });
+  out.other = await responseTo(7);
+  // The closed session let go of its lease: it opens and takes a prompt
+  // here again.
+  send({ id: 8, method: "session/resume", params: { sessionId, cwd, mcpServers: [] } });
+  out.resume = await responseTo(8);
+  prompt(9, "again");
+  out.again = await responseTo(9);
+} else if (scenario === "close_prompt_while_rawd_stopped") {
+  stopRawd();
+  // StartTurn waits on rawd; the close's interrupt would wait behind it.
+  prompt(3, "hello");
+  send({ id: 4, method: "session/close", params: { sessionId } });
+  const closing = await within(10, responsesTo([3, 4]), "the prompt and the close");
+  out.prompt = closing[3];
+  out.close = closing[4];
+  continueRawd();
+  send({ id: 5, method: "session/list", params: {} });
+  out.list = await responseTo(5);
+} else if (scenario === "exit_while_rawd_stopped") {
+  stopRawd();
+  prompt(3, "/stats");
+  finished = true;
+  child.stdin.end();
+  out.exit = await within(10, exited, "raw-acp's exit");
+  continueRawd();
 } else {
   fail(`unknown scenario ${scenario}`);
 }

@@ -234,6 +234,28 @@ TEST(RawClientTest, CallsFailWithUnavailableOnceTheDaemonIsGone) {
   EXPECT_TRUE(client->WaitUntilUnreachable(absl::Seconds(10)).ok());
 }
 
+// CancelCalls ends a call the daemon has not answered, at once, and fails
+// the later ones without sending them.
+TEST(RawClientTest, CancelCallsEndsTheCallInFlightAndLaterOnes) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  absl::Notification release;
+  daemon.service().SetOnShutdown(
+      [&release] { release.WaitForNotificationWithTimeout(absl::Seconds(30)); });
+  auto client = Connect(Options(daemon.socket_path()));
+  ASSERT_TRUE(client.ok());
+  absl::Status in_flight;
+  std::thread caller([&] { in_flight = client->Shutdown(v1::ShutdownRequest()).status(); });
+  daemon.service().WaitForCall("Shutdown");
+  client->CancelCalls();
+  caller.join();  // before the daemon answers
+  EXPECT_TRUE(absl::IsCancelled(in_flight)) << in_flight;
+  auto later = client->ListSessions(v1::ListSessionsRequest());
+  EXPECT_TRUE(absl::IsCancelled(later.status())) << later.status();
+  release.Notify();
+  for (const std::string& call : daemon.service().calls()) EXPECT_NE(call, "ListSessions:");
+}
+
 TEST(RawClientTest, WaitUntilUnreachableTimesOutWhileTheDaemonServes) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));

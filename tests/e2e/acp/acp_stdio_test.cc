@@ -431,6 +431,46 @@ TEST_F(AcpTest, CloseDuringAnAgentCommandDropsItsLateAnswer) {
   EXPECT_EQ(r["exit"]["code"], 0) << r["exit"].dump();
 }
 
+// session/close of a session whose bridge waits on rawd (/stats, rawd
+// stopped): the close is answered, and so is the next request raw-acp
+// answers itself, while rawd is still stopped; once rawd is back the other
+// session takes a prompt, and the closed one, its lease released, opens
+// and takes one again.
+TEST_F(AcpTest, CloseWhileRawdIsStoppedKeepsTheBridgeAnswering) {
+  fake_.Enqueue(chat::TextAnswer("other done"));
+  fake_.Enqueue(chat::TextAnswer("again done"));
+  Json r = Drive("raw_turns.mjs", "close_while_rawd_stopped",
+                 {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
+  EXPECT_EQ(r["prompt"]["result"]["stopReason"], "cancelled") << r["prompt"].dump();
+  EXPECT_EQ(r["close"]["result"], Json::object()) << r["close"].dump();
+  EXPECT_EQ(r["unknown"]["error"]["code"], -32601) << r["unknown"].dump();
+  EXPECT_EQ(r["other"]["result"]["stopReason"], "end_turn") << r["other"].dump();
+  EXPECT_TRUE(r["resume"]["result"].is_object()) << r["resume"].dump();
+  EXPECT_EQ(r["again"]["result"]["stopReason"], "end_turn") << r["again"].dump();
+  EXPECT_EQ(r["exit"]["code"], 0) << r["exit"].dump();
+}
+
+// session/close while the prompt's StartTurn waits on a stopped rawd: the
+// close does not wait for rawd to take the interrupt (at most
+// kShutdownWait), and both are answered while rawd is still stopped.
+TEST_F(AcpTest, CloseDuringAPromptWhileRawdIsStoppedAnswers) {
+  fake_.Enqueue(chat::TextAnswer("late"));
+  Json r = Drive("raw_turns.mjs", "close_prompt_while_rawd_stopped",
+                 {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
+  EXPECT_EQ(r["prompt"]["result"]["stopReason"], "cancelled") << r["prompt"].dump();
+  EXPECT_EQ(r["close"]["result"], Json::object()) << r["close"].dump();
+  EXPECT_TRUE(r["list"]["result"].is_object()) << r["list"].dump();
+  EXPECT_EQ(r["exit"]["code"], 0) << r["exit"].dump();
+}
+
+// The client going away while a call waits on a stopped rawd: raw-acp
+// exits at once (the driver allows 10 s), without waiting for rawd.
+TEST_F(AcpTest, ExitsAtOnceWhileRawdIsStopped) {
+  Json r = Drive("raw_turns.mjs", "exit_while_rawd_stopped",
+                 {{"RAWD_PID", absl::StrCat(daemon_->pid())}});
+  EXPECT_EQ(r["exit"]["code"], 0) << r["exit"].dump();
+}
+
 // One connection keeps at most 32 sessions open: opens beyond are refused
 // with an error naming the cap, counting opens still under way; reopening
 // an open session is not one more, and a close makes room.
