@@ -10,6 +10,7 @@
 // to descriptors, never through a symlink (checked_open.h), and the file is
 // written in the very directory so reached.
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -50,28 +51,34 @@ ToolOutput WriteFile(const Json& args, const ToolContext& ctx) {
   // link replaces its target and the link survives.
   const std::string& target = *resolved;
 
+  const fs::path path(target);
+  absl::StatusOr<OpenedFile> parent = OpenOrCreateDirectory(path.parent_path().string());
+  if (!parent.ok()) return ToolOutput::Error(std::string(parent.status().message()));
+  const std::string name = path.filename().string();
+
+  // What is there now, in the very directory the write goes to, without
+  // following a link: the target was resolved when the call was judged, so
+  // a link at its name appeared since. The write replaces such a link and
+  // the new file gets a new file's mode, never the mode of whatever the
+  // link points at.
   bool existed = false;
   mode_t mode = NewFileMode();
   struct stat st;
-  if (stat(target.c_str(), &st) == 0) {
+  if (fstatat(parent->handle.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISDIR(st.st_mode)) {
       return ToolOutput::Error(absl::StrCat(target, " is a directory; write_file writes files"));
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
       return ToolOutput::Error(absl::StrCat(
           target, " is not a regular file (device, FIFO or socket); write_file writes files"));
     }
     existed = true;
-    mode = st.st_mode & 07777;
+    if (S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
   } else if (errno != ENOENT) {
     return ToolOutput::Error(Errno("write", target, errno));
   }
 
-  const fs::path path(target);
-  absl::StatusOr<OpenedFile> parent = OpenOrCreateDirectory(path.parent_path().string());
-  if (!parent.ok()) return ToolOutput::Error(std::string(parent.status().message()));
-  if (absl::Status s = ReplaceFileAtomicallyAt(parent->handle.get(), path.filename().string(),
-                                               target, *content, mode);
+  if (absl::Status s = ReplaceFileAtomicallyAt(parent->handle.get(), name, target, *content, mode);
       !s.ok()) {
     return ToolOutput::Error(std::string(s.message()));
   }

@@ -251,6 +251,23 @@ TEST_F(SwappedPathTest, WriteFileCreatesNoParentThroughALinkSwappedInAfterTheJud
   EXPECT_FALSE(std::filesystem::exists(outside_.Join("new")));
 }
 
+// A link put at the target's own name after the judgement is replaced, not
+// written through, and lends the new file nothing: not the mode of the
+// file it points at.
+TEST_F(SwappedPathTest, WriteFileReplacesALinkSwappedInAtItsNameWithANewFilesMode) {
+  ASSERT_EQ(chmod(outside_.Join("secret.txt").c_str(), 0777), 0);
+  SwapFile();
+  ToolOutput out = Run(MakeWriteFileTool(), {{"path", "sub/a.txt"}, {"content", "mine"}},
+                       dir_.Join("sub/a.txt"));
+  ASSERT_EQ(out.status, events::ToolStatus::kOk) << out.content;
+  EXPECT_EQ(ReadText(outside_.Join("secret.txt")), "outside secret\n");
+  struct stat st;
+  ASSERT_EQ(lstat(dir_.Join("sub/a.txt").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, NewFileMode());
+  EXPECT_EQ(ReadText(dir_.Join("sub/a.txt")), "mine");
+}
+
 TEST_F(SwappedPathTest, WalksRefuseARootSwappedForALinkAfterTheJudgement) {
   SwapDirectory();
   const std::string refused = "a symlink is now on its path, at " + dir_.Join("sub");
