@@ -1,6 +1,9 @@
 #include "common/pattern.h"
 
-#include <map>
+#include <array>
+#include <functional>
+#include <optional>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -86,20 +89,49 @@ absl::StatusOr<std::string> GlobToRegex(std::string_view glob, Pattern::Style st
   return regex;
 }
 
+// For a glob that is a literal text, or a literal text and then a trailing
+// run of stars that matches any run of bytes (`*` in kText style, `**` in
+// kPath style), that text unescaped and how it must be compared; nullopt for
+// any other glob. The answers are the program's: GlobToRegex quotes the
+// literal and turns such a run into "(?s:.*)".
+std::optional<std::pair<std::string, bool>> LiteralGlob(std::string_view glob,
+                                                        Pattern::Style style) {
+  std::string literal;
+  for (size_t i = 0; i < glob.size(); ++i) {
+    char c = glob[i];
+    if (c == '\\') {
+      if (i + 1 == glob.size()) return std::nullopt;
+      literal += glob[++i];
+      continue;
+    }
+    if (c == '?') return std::nullopt;
+    if (c != '*') {
+      literal += c;
+      continue;
+    }
+    size_t end = i;
+    while (end < glob.size() && glob[end] == '*') ++end;
+    if (end != glob.size()) return std::nullopt;
+    if (style == Pattern::Style::kPath && end - i < 2) return std::nullopt;
+    return std::make_pair(std::move(literal), true);
+  }
+  return std::make_pair(std::move(literal), false);
+}
+
 }  // namespace
 
 absl::StatusOr<Pattern> Pattern::Compile(std::string_view text, Style style) {
   if (text.empty()) return absl::InvalidArgumentError("pattern is empty");
-  Pattern pattern;
-  pattern.text_ = std::string(text);
-  pattern.style_ = style;
+  auto state = std::make_shared<State>();
+  state->text = std::string(text);
+  state->style = style;
   std::string regex;
   if (HasRegexPrefix(text)) {
     regex = std::string(text.substr(kRegexPrefix.size()));
     if (regex.empty()) {
       return absl::InvalidArgumentError("regular expression after \"re:\" is empty");
     }
-    pattern.is_regex_ = true;
+    state->is_regex = true;
   } else {
     auto translated = GlobToRegex(text, style);
     if (!translated.ok()) return translated.status();
@@ -108,40 +140,60 @@ absl::StatusOr<Pattern> Pattern::Compile(std::string_view text, Style style) {
   RE2::Options options;
   options.set_log_errors(false);
   // Regexes keep RE2's defaults (UTF-8; "(?s)" lets `.` match a newline).
-  if (!pattern.is_regex_) options.set_encoding(RE2::Options::EncodingLatin1);
-  auto compiled = std::make_shared<const RE2>(regex, options);
+  if (!state->is_regex) options.set_encoding(RE2::Options::EncodingLatin1);
+  auto compiled = std::make_unique<const RE2>(regex, options);
   if (!compiled->ok()) {
-    if (pattern.is_regex_) {
+    if (state->is_regex) {
       return absl::InvalidArgumentError(
           absl::StrCat("invalid regular expression ", Quote(regex), ": ", compiled->error()));
     }
     return absl::InvalidArgumentError(
         absl::StrCat("pattern ", Quote(text), " cannot be compiled: ", compiled->error()));
   }
-  pattern.regex_ = std::move(compiled);
-  return pattern;
+  state->regex = std::move(compiled);
+  if (!state->is_regex) {
+    if (auto literal = LiteralGlob(text, style)) {
+      state->literal = std::move(literal->first);
+      state->shortcut = literal->second ? Shortcut::kPrefix : Shortcut::kExact;
+    }
+  }
+  return Pattern(std::move(state));
 }
 
 absl::StatusOr<Pattern> Pattern::CompileCached(std::string_view text, Style style) {
+  // Looked up by a string_view, without making a key string.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Cache = std::unordered_map<std::string, absl::StatusOr<Pattern>, Hash, std::equal_to<>>;
   static absl::Mutex mu(absl::kConstInit);
-  // Guarded by mu; never destroyed, so no exit-time destructor races a
-  // thread still matching.
-  static auto* cache = new std::map<std::pair<std::string, Style>, absl::StatusOr<Pattern>>();
-  std::pair<std::string, Style> key(std::string(text), style);
+  // One per style, guarded by mu; never destroyed, so no exit-time
+  // destructor races a thread still matching.
+  static auto* caches = new std::array<Cache, 2>();
+  Cache& cache = (*caches)[style == Style::kPath ? 1 : 0];
   {
     absl::MutexLock lock(&mu);
-    if (auto it = cache->find(key); it != cache->end()) return it->second;
+    if (auto it = cache.find(text); it != cache.end()) return it->second;
   }
   absl::StatusOr<Pattern> compiled = Compile(text, style);
   absl::MutexLock lock(&mu);
-  if (cache->size() >= kCachedPatterns) cache->clear();
-  cache->emplace(std::move(key), compiled);
+  if (cache.size() >= kCachedPatterns) cache.clear();
+  cache.emplace(std::string(text), compiled);
   return compiled;
 }
 
 bool Pattern::Matches(std::string_view subject) const {
-  return regex_ != nullptr &&
-         RE2::FullMatch(re2::StringPiece(subject.data(), subject.size()), *regex_);
+  const State& state = *state_;
+  switch (state.shortcut) {
+    case Shortcut::kExact:
+      return subject == state.literal;
+    case Shortcut::kPrefix:
+      return subject.starts_with(state.literal);
+    case Shortcut::kNone:
+      break;
+  }
+  return RE2::FullMatch(re2::StringPiece(subject.data(), subject.size()), *state.regex);
 }
 
 std::string EscapeGlob(std::string_view text) {

@@ -10,8 +10,12 @@
 // character (including '[' and '{') stands for itself.
 //
 // Both styles compile to an RE2 program, so matching takes time linear in
-// the subject whatever the pattern ("*a*a*a*b" cannot backtrack).
-// Thread-safety: immutable after Compile; copyable; Matches is const.
+// the subject whatever the pattern ("*a*a*a*b" cannot backtrack). A glob
+// without wildcards, or whose only wildcard is a trailing run that matches
+// anything ("a/b/**", "git status *"), is matched by comparing bytes, which
+// gives the same answers without running the program.
+// Thread-safety: immutable after Compile; a copy shares the compiled state
+// (one reference count); Matches is const.
 #pragma once
 
 #include <memory>
@@ -34,23 +38,31 @@ class Pattern {
   // regular expression with RE2's reason, a trailing backslash).
   static absl::StatusOr<Pattern> Compile(std::string_view text, Style style);
   // The same, from a process-wide cache of the last compiled patterns (at
-  // most kCachedPatterns, then it starts afresh): for patterns made again
+  // most kCachedPatterns of each style, then it starts afresh): for patterns made again
   // for each call, such as a path rule anchored at a session's directory,
   // whose compilation would otherwise cost more than the match. Thread-safe.
   static absl::StatusOr<Pattern> CompileCached(std::string_view text, Style style);
   static constexpr size_t kCachedPatterns = 512;
 
   bool Matches(std::string_view subject) const;
-  const std::string& text() const { return text_; }
-  Style style() const { return style_; }
-  bool is_regex() const { return is_regex_; }
+  const std::string& text() const { return state_->text; }
+  Style style() const { return state_->style; }
+  bool is_regex() const { return state_->is_regex; }
 
  private:
-  Pattern() = default;
-  std::string text_;
-  Style style_ = Style::kText;
-  bool is_regex_ = false;
-  std::shared_ptr<const re2::RE2> regex_;  // the compiled glob or "re:" pattern
+  // How Matches answers: with the program, or by comparing with `literal`.
+  enum class Shortcut { kNone, kExact, kPrefix };
+  struct State {
+    std::string text;
+    Style style = Style::kText;
+    bool is_regex = false;
+    Shortcut shortcut = Shortcut::kNone;
+    std::string literal;  // the text a kExact subject equals or a kPrefix one starts with
+    std::unique_ptr<const re2::RE2> regex;  // the compiled glob or "re:" pattern
+  };
+
+  explicit Pattern(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  std::shared_ptr<const State> state_;  // never null
 };
 
 // `text` as a glob that matches exactly `text`: `*`, `?` and `\` escaped.

@@ -1,10 +1,13 @@
 #include "common/pattern.h"
 
 #include <string>
+#include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "re2/re2.h"
 
 namespace raw {
 namespace {
@@ -184,6 +187,77 @@ TEST(PatternTest, GlobsMatchBytesThatAreNotUtf8) {
 
 namespace raw {
 namespace {
+
+// Globs that are a literal text, or a literal text and a trailing run of
+// stars that takes anything, are answered by comparing bytes; the answers
+// are those of the RE2 program the glob translates to, kept here as the
+// reference: the literal quoted, in Latin-1, then "(?s:.*)" for such a run.
+TEST(PatternTest, LiteralAndTrailingRunGlobsAnswerAsTheirProgram) {
+  struct Case {
+    std::string glob;
+    Pattern::Style style;
+    std::string literal;  // the glob's text, unescaped, without the run
+    bool run;
+  };
+  const std::string nul_and_high = std::string("a\0b\xff", 4);
+  const Case cases[] = {
+      {"/home/u/.ssh", Pattern::Style::kPath, "/home/u/.ssh", false},
+      {"/home/u/.ssh/**", Pattern::Style::kPath, "/home/u/.ssh/", true},
+      {"/home/u/.ssh**", Pattern::Style::kPath, "/home/u/.ssh", true},
+      {"**", Pattern::Style::kPath, "", true},
+      {"git status *", Pattern::Style::kText, "git status ", true},
+      {"builtin/*", Pattern::Style::kText, "builtin/", true},
+      {"a\\*b\\?", Pattern::Style::kPath, "a*b?", false},
+      {"a\\**", Pattern::Style::kText, "a*", true},
+      {"a\\***", Pattern::Style::kPath, "a*", true},
+      {nul_and_high, Pattern::Style::kText, nul_and_high, false},
+      {nul_and_high + "/**", Pattern::Style::kPath, nul_and_high + "/", true},
+  };
+  const std::vector<std::string> subjects = {
+      "",
+      "/home/u/.ssh",
+      "/home/u/.ssh/",
+      "/home/u/.ssh/id_ed25519",
+      "/home/u/.ssh/a/b",
+      "/home/u/.sshx",
+      "/home/u/.ss",
+      "/HOME/u/.ssh",
+      "git status ",
+      "git status -s src/a.cc",
+      "git status",
+      "builtin/bash",
+      "builtin",
+      "a*b?",
+      "axbx",
+      "a*",
+      "a*/x",
+      "ab",
+      nul_and_high,
+      nul_and_high + "/",
+      nul_and_high + "/x\n",
+      std::string("a\0", 2),
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Pattern> pattern = Pattern::Compile(c.glob, c.style);
+    ASSERT_TRUE(pattern.ok()) << pattern.status();
+    RE2::Options latin1;
+    latin1.set_encoding(RE2::Options::EncodingLatin1);
+    const RE2 reference(RE2::QuoteMeta(c.literal) + (c.run ? "(?s:.*)" : ""), latin1);
+    ASSERT_TRUE(reference.ok()) << reference.error();
+    for (const std::string& subject : subjects) {
+      EXPECT_EQ(pattern->Matches(subject),
+                RE2::FullMatch(re2::StringPiece(subject.data(), subject.size()), reference))
+          << "glob \"" << absl::CHexEscape(c.glob) << "\" subject \"" << absl::CHexEscape(subject)
+          << "\"";
+    }
+  }
+  // A single trailing star of a path glob stays within a directory: no
+  // shortcut may take it for a prefix.
+  EXPECT_TRUE(Path("/home/u/*").Matches("/home/u/a"));
+  EXPECT_FALSE(Path("/home/u/*").Matches("/home/u/a/b"));
+  EXPECT_FALSE(Path("/home/u/.ssh/**").Matches("/home/u/.ssh"));
+  EXPECT_FALSE(Path("a\\**").Matches("a*/x"));
+}
 
 // The cache answers as Compile does, for a style and a text each, errors
 // included, and stays correct past its size.

@@ -3,8 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <deque>
-#include <filesystem>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -18,12 +16,34 @@ namespace {
 // Like the kernel's limit on links followed while resolving one path.
 constexpr int kMaxSymlinks = 40;
 
-std::deque<std::string> Components(const std::string& path) {
-  std::deque<std::string> out;
-  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
-    out.emplace_back(part.data(), part.size());
+// The components of `path`, last first (the resolver takes them from the
+// back), without empty ones.
+void PushComponentsReversed(std::string_view path, std::vector<std::string>& stack) {
+  size_t end = path.size();
+  while (end > 0) {
+    size_t slash = path.rfind('/', end - 1);
+    size_t begin = slash == std::string_view::npos ? 0 : slash + 1;
+    if (end > begin) stack.emplace_back(path.substr(begin, end - begin));
+    if (slash == std::string_view::npos) break;
+    end = slash;
   }
-  return out;
+}
+
+// `path` with "." and ".." taken lexically ("a/b/../c" is "a/c"; ".." at the
+// top stays at the top), as std::filesystem::path::lexically_normal takes
+// them, as a stack of components for the resolver.
+std::vector<std::string> LexicalComponentsReversed(std::string_view path) {
+  std::vector<std::string> forward;
+  for (absl::string_view part :
+       absl::StrSplit(absl::string_view(path.data(), path.size()), '/', absl::SkipEmpty())) {
+    if (part == ".") continue;
+    if (part == "..") {
+      if (!forward.empty()) forward.pop_back();
+      continue;
+    }
+    forward.emplace_back(part.data(), part.size());
+  }
+  return {std::make_move_iterator(forward.rbegin()), std::make_move_iterator(forward.rend())};
 }
 
 std::string Join(const std::vector<std::string>& components) {
@@ -35,12 +55,21 @@ bool HasGlobCharacter(const std::string& component) {
 }
 
 std::optional<std::string> ReadLinkTarget(const std::string& path) {
+  // One readlink answers for a path that is not a link (EINVAL) or is
+  // missing (ENOENT); lstat is asked only for a target longer than the
+  // buffer.
+  char buffer[4096];
+  ssize_t length = readlink(path.c_str(), buffer, sizeof buffer);
+  if (length < 0) return std::nullopt;
+  if (static_cast<size_t>(length) < sizeof buffer) {
+    return std::string(buffer, static_cast<size_t>(length));
+  }
   struct stat info;
   if (lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return std::nullopt;
-  std::vector<char> buffer(info.st_size > 0 ? static_cast<size_t>(info.st_size) + 1 : 4096);
-  ssize_t length = readlink(path.c_str(), buffer.data(), buffer.size());
-  if (length < 0 || static_cast<size_t>(length) >= buffer.size()) return std::nullopt;
-  return std::string(buffer.data(), static_cast<size_t>(length));
+  std::vector<char> large(static_cast<size_t>(info.st_size) + 1);
+  length = readlink(path.c_str(), large.data(), large.size());
+  if (length < 0 || static_cast<size_t>(length) >= large.size()) return std::nullopt;
+  return std::string(large.data(), static_cast<size_t>(length));
 }
 
 }  // namespace
@@ -54,11 +83,22 @@ std::optional<std::string> LinkMemo::Target(const std::string& path) {
 RulePath ResolveRulePathWith(const std::string& cwd, const std::string& path, LinkMemo* memo,
                              const RuleResolveOptions& options) {
   std::string full = !path.empty() && path[0] == '/' ? path : cwd + "/" + path;
+  // The same path is often resolved more than once in one evaluation (a
+  // protected directory's two rules, the working directory of every
+  // relative pattern): the memo keeps the whole answer for the plain case.
+  const bool plain = !options.physical_dots && options.keep_links_under.empty();
+  if (plain && memo != nullptr) {
+    if (auto it = memo->resolved_.find(full); it != memo->resolved_.end()) return it->second;
+  }
   // Lexically first, as the file tools open it (tool_args.h ResolvePath):
   // "link/../x" is <cwd>/x for them, so it must be for the rules too. Only
   // the ".." that symlink targets bring in are taken physically below.
-  std::deque<std::string> todo = Components(
-      options.physical_dots ? full : std::filesystem::path(full).lexically_normal().string());
+  std::vector<std::string> todo;  // what is left to resolve, next component last
+  if (options.physical_dots) {
+    PushComponentsReversed(full, todo);
+  } else {
+    todo = LexicalComponentsReversed(full);
+  }
   const std::string& keep = options.keep_links_under;
   auto kept = [&keep](const std::string& current) {
     return !keep.empty() && (keep == "/" || current == keep ||
@@ -66,21 +106,28 @@ RulePath ResolveRulePathWith(const std::string& cwd, const std::string& path, Li
                               current[keep.size()] == '/'));
   };
   RulePath result;
-  std::vector<std::string> resolved;  // components of a path whose links were followed or kept
+  // The path resolved so far ("" for the root), whose links were followed
+  // or kept, and where each of its components begins.
+  std::string current;
+  std::vector<size_t> starts;
   int links = 0;
   while (!todo.empty()) {
-    std::string component = std::move(todo.front());
-    todo.pop_front();
+    std::string component = std::move(todo.back());
+    todo.pop_back();
     if (component == ".") continue;
     if (component == "..") {
-      // `resolved` has no followed links, so its parent is the real parent
+      // `current` has no followed links, so its parent is the real parent
       // (a kept link's name is dropped as written: only allow patterns keep
       // links, and they were normalized lexically).
-      if (!resolved.empty()) resolved.pop_back();
+      if (!starts.empty()) {
+        current.resize(starts.back());
+        starts.pop_back();
+      }
       continue;
     }
-    resolved.push_back(std::move(component));
-    const std::string current = Join(resolved);
+    starts.push_back(current.size());
+    current += '/';
+    current += component;
     if (kept(current)) continue;
     std::optional<std::string> link =
         memo != nullptr ? memo->Target(current) : ReadLinkTarget(current);
@@ -90,13 +137,16 @@ RulePath ResolveRulePathWith(const std::string& cwd, const std::string& path, Li
       continue;
     }
     ++links;
-    const std::string target = *std::move(link);
-    resolved.pop_back();
-    if (!target.empty() && target[0] == '/') resolved.clear();
-    std::deque<std::string> target_components = Components(target);
-    todo.insert(todo.begin(), target_components.begin(), target_components.end());
+    current.resize(starts.back());
+    starts.pop_back();
+    if (!link->empty() && (*link)[0] == '/') {
+      current.clear();
+      starts.clear();
+    }
+    PushComponentsReversed(*link, todo);
   }
-  result.path = Join(resolved);
+  result.path = current.empty() ? "/" : std::move(current);
+  if (plain && memo != nullptr) memo->resolved_.emplace(std::move(full), result);
   return result;
 }
 

@@ -14,21 +14,6 @@
 
 namespace raw::tools::policy {
 
-// What lstat and readlink said about each path asked during one rule
-// evaluation, so that the rules of one call resolve the directories they
-// share (the working directory, the home directory) once rather than once
-// per rule. Kept for one evaluation only, never longer: the file system may
-// change between calls, and a rule must see it as it is.
-class LinkMemo {
- public:
-  // The target of the symlink at `path`; nullopt when `path` is not a
-  // symlink or cannot be read.
-  std::optional<std::string> Target(const std::string& path);
-
- private:
-  std::unordered_map<std::string, std::optional<std::string>> seen_;
-};
-
 // How ResolveRulePath treats `..` and links.
 struct RuleResolveOptions {
   // False: `..` as written is taken lexically first ("a/link/../b" is
@@ -47,6 +32,26 @@ struct RulePath {
   // path (40): the rest was left as written, and no rule can tell which
   // file it names.
   bool complete = true;
+};
+
+// What lstat and readlink said about each path asked during one rule
+// evaluation, so that the rules of one call resolve the directories they
+// share (the working directory, the home directory) once rather than once
+// per rule. Kept for one evaluation only, never longer: the file system may
+// change between calls, and a rule must see it as it is.
+class LinkMemo {
+ public:
+  // The target of the symlink at `path`; nullopt when `path` is not a
+  // symlink or cannot be read.
+  std::optional<std::string> Target(const std::string& path);
+
+ private:
+  friend RulePath ResolveRulePathWith(const std::string& cwd, const std::string& path,
+                                      LinkMemo* memo, const RuleResolveOptions& options);
+  std::unordered_map<std::string, std::optional<std::string>> seen_;
+  // Whole answers of ResolveRulePathWith with default options, by the
+  // absolute path asked.
+  std::unordered_map<std::string, RulePath> resolved_;
 };
 
 // `path` made absolute against `cwd`, with `..` taken as `options` say, then

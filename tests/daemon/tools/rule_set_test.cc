@@ -540,6 +540,13 @@ TEST_F(PathRulesTest, AMemoResolvesAsTheFileSystemDoes) {
   EXPECT_EQ(memo.Target(project_.Join("src/relative")), "sub");
   LinkMemo fresh;
   EXPECT_EQ(fresh.Target(project_.Join("src/relative")), std::nullopt);
+  // Whole answers too: one evaluation sees one file system, the next one
+  // sees the link re-pointed.
+  EXPECT_EQ(ResolveRulePath(p, "src/relative/f", &memo), p + "/src/sub/f");
+  std::filesystem::create_symlink("link", project_.Join("src/relative"));
+  EXPECT_EQ(ResolveRulePath(p, "src/relative/f", &memo), p + "/src/sub/f");
+  LinkMemo later;
+  EXPECT_EQ(ResolveRulePath(p, "src/relative/f", &later), outside_.Join("f"));
 }
 
 // A link the project holds decides nothing for an allow rule: "vendor" ->

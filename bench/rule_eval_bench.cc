@@ -1,0 +1,114 @@
+// The rules' judgement of one file tool call: what the turn pays in its
+// commit phase for each call (tool_batch.cc Gate) before the call runs.
+// The rules are the built-in protected paths (protected_paths.h) for a home
+// directory with the usual layout, put before an agent's own rules, as
+// loop/turn_planner.cc builds them.
+//
+//   build/bin/rule_eval_bench --benchmark_repetitions=5 \
+//     --benchmark_report_aggregates_only=true
+
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/policy/protected_paths.h"
+#include "daemon/tools/policy/rule_set.h"
+
+namespace raw::tools::policy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A home directory holding the secret stores and a project, removed at exit.
+class Home {
+ public:
+  Home() {
+    std::string pattern = (fs::temp_directory_path() / "raw-rule-bench-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) std::abort();
+    root_ = pattern;
+    for (const char* dir : {".ssh", ".aws", ".gnupg", ".config/gcloud", ".docker", ".kube",
+                            ".config/raw", "project/src"}) {
+      fs::create_directories(root_ / dir);
+    }
+    std::ofstream(root_ / "project/src/main.cc") << "int main() {}\n";
+  }
+  ~Home() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  std::string Join(const std::string& rel) const { return (root_ / rel).string(); }
+  std::string path() const { return root_.string(); }
+
+ private:
+  fs::path root_;
+};
+
+RuleSet MakeRules(const Home& home, std::vector<config::RuleConfig> agent_rules) {
+  std::map<std::string, std::string> env = {{"HOME", home.path()}};
+  EnvLookup lookup = [env](const std::string& name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  };
+  config::Config config;
+  config.source_path = home.Join(".config/raw/config.json");
+  config::AgentConfig agent;
+  agent.name = "coder";
+  agent.rules = std::move(agent_rules);
+  auto rules = RuleSet::Compile(agent.rules, "agents.coder.rules");
+  if (!rules.ok()) std::abort();
+  if (!rules->PrependRules(ProtectedPathRules(ProtectedPaths(config, lookup), agent)).ok()) {
+    std::abort();
+  }
+  return *std::move(rules);
+}
+
+config::RuleConfig PathRule(config::RuleAction action, const std::string& path) {
+  config::RuleConfig rule;
+  rule.action = action;
+  rule.tool = "builtin/*";
+  rule.path = path;
+  return rule;
+}
+
+// read_file of a file in the project, with only the built-in rules.
+void BM_ReadFileProtectedPaths(benchmark::State& state) {
+  Home home;
+  RuleSet rules = MakeRules(home, {});
+  ToolSpec read = builtin::MakeReadFileTool();
+  Json args = {{"path", "src/main.cc"}};
+  const std::string cwd = home.Join("project");
+  for (auto _ : state) {
+    Decision d = rules.Evaluate(read, args, cwd, config::ApprovalMode::kDefault);
+    benchmark::DoNotOptimize(d);
+  }
+}
+BENCHMARK(BM_ReadFileProtectedPaths);
+
+// The same with an agent's rules after them: a few denials and an allowance.
+void BM_ReadFileWithAgentRules(benchmark::State& state) {
+  Home home;
+  RuleSet rules = MakeRules(home, {PathRule(config::RuleAction::kDeny, "**/.env"),
+                                   PathRule(config::RuleAction::kDeny, "secrets/**"),
+                                   PathRule(config::RuleAction::kAsk, "/etc/**"),
+                                   PathRule(config::RuleAction::kAllow, "src/**")});
+  ToolSpec read = builtin::MakeReadFileTool();
+  Json args = {{"path", "src/main.cc"}};
+  const std::string cwd = home.Join("project");
+  for (auto _ : state) {
+    Decision d = rules.Evaluate(read, args, cwd, config::ApprovalMode::kDefault);
+    benchmark::DoNotOptimize(d);
+  }
+}
+BENCHMARK(BM_ReadFileWithAgentRules);
+
+}  // namespace
+}  // namespace raw::tools::policy
+
+BENCHMARK_MAIN();
