@@ -21,7 +21,7 @@ class Walker {
       : options_(options), cancel_(cancel), visit_(visit) {}
 
   WalkSummary Run(FileHandle root_dir, const std::string& root) {
-    if (options_.respect_gitignore) ignores_.LoadParents(root);
+    if (options_.respect_gitignore) ignores_.LoadParents(root, root_dir.get());
     Walk(root_dir.release(), root, "", 1);
     return summary_;
   }

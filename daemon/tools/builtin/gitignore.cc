@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <filesystem>
+#include <string>
+#include <vector>
 
+#include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/path_glob.h"
 
 namespace raw::tools::builtin {
@@ -97,30 +99,39 @@ GitignoreRules::Verdict GitignoreRules::Match(std::string_view path, bool is_dir
   return Verdict::kNone;
 }
 
-void GitignoreStack::LoadParents(const std::string& root) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> parents;
-  std::error_code ec;
+void GitignoreStack::LoadParents(const std::string& root, int root_fd) {
+  struct Parent {
+    std::string dir;
+    FileHandle fd;
+  };
+  std::vector<Parent> parents;  // nearest first
   bool in_git = false;
-  for (fs::path dir = fs::path(root); ; dir = dir.parent_path()) {
-    if (fs::exists(dir / ".git", ec)) {
+  std::string dir = root;
+  int fd = root_fd;
+  struct stat root_info;
+  if (fstat(root_fd, &root_info) != 0) return;
+  dev_t dev = root_info.st_dev;
+  ino_t ino = root_info.st_ino;
+  for (;;) {
+    struct stat git;
+    if (fstatat(fd, ".git", &git, 0) == 0) {
       in_git = true;
-      if (dir.string() != root) parents.push_back(dir.string());
       break;
     }
-    if (dir.string() != root) parents.push_back(dir.string());
-    if (!dir.has_relative_path()) break;  // reached "/"
+    if (dir == "/") break;
+    FileHandle up(openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat up_info;
+    if (up.get() < 0 || fstat(up.get(), &up_info) != 0) break;
+    if (up_info.st_dev == dev && up_info.st_ino == ino) break;  // the file system's root
+    dev = up_info.st_dev;
+    ino = up_info.st_ino;
+    const size_t slash = dir.rfind('/');
+    dir = slash == 0 || slash == std::string::npos ? "/" : dir.substr(0, slash);
+    fd = up.get();
+    parents.push_back({dir, std::move(up)});
   }
   if (!in_git) return;
-  for (auto it = parents.rbegin(); it != parents.rend(); ++it) Push(*it);
-}
-
-void GitignoreStack::Push(const std::string& dir) {
-  Level level;
-  level.dir = dir;
-  const std::string file = dir == "/" ? "/.gitignore" : dir + "/.gitignore";
-  level.rules = GitignoreRules::Parse(ReadGitignore(AT_FDCWD, file.c_str()));
-  levels_.push_back(std::move(level));
+  for (auto it = parents.rbegin(); it != parents.rend(); ++it) Push(it->dir, it->fd.get());
 }
 
 void GitignoreStack::Push(const std::string& dir, int dir_fd) {

@@ -52,14 +52,15 @@ class GitignoreRules {
 class GitignoreStack {
  public:
   // Loads the .gitignore files of the directories above `root` (absolute,
-  // normalized) up to the nearest one holding a .git entry, when there is
-  // one. Call once, before the first Push.
-  void LoadParents(const std::string& root);
+  // normalized; open at `root_fd`, which stays the caller's) up to the
+  // nearest one holding a .git entry, when there is one. Each directory is
+  // reached by ".." from the one below it, never by its path, so a link
+  // put on the way after `root` was opened leads nowhere else. Call once,
+  // before the first Push.
+  void LoadParents(const std::string& root, int root_fd);
 
-  // Enters directory `dir` (absolute): reads its .gitignore, if any.
-  void Push(const std::string& dir);
-  // Push for a walk that holds `dir` open at `dir_fd`: the .gitignore is
-  // read relative to the descriptor.
+  // Enters directory `dir` (absolute), open at `dir_fd`: reads its
+  // .gitignore, if any, relative to the descriptor.
   void Push(const std::string& dir, int dir_fd);
   // Leaves the directory entered last.
   void Pop();

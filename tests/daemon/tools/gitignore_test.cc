@@ -1,8 +1,11 @@
 #include "daemon/tools/builtin/gitignore.h"
 
+#include <fcntl.h>
+
 #include <filesystem>
 #include <string>
 
+#include "daemon/tools/builtin/checked_open.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/tools/tool_test_support.h"
 
@@ -80,14 +83,23 @@ TEST(GitignoreRulesTest, CharacterClassesAndQuestionMarks) {
   EXPECT_EQ(rules.Match("a1.bak", false), Verdict::kNone);
 }
 
+// The directory at `path`, opened as a walk opens it.
+FileHandle OpenDir(const std::string& path) {
+  FileHandle fd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  EXPECT_GE(fd.get(), 0) << path;
+  return fd;
+}
+
 TEST(GitignoreStackTest, DeeperFilesOverrideShallowerOnes) {
   TempDir dir;
   WriteText(dir.Join(".gitignore"), "*.txt\n");
   WriteText(dir.Join("sub/.gitignore"), "!keep.txt\n");
+  FileHandle top = OpenDir(dir.path());
+  FileHandle sub = OpenDir(dir.Join("sub"));
   GitignoreStack stack;
-  stack.Push(dir.path());
+  stack.Push(dir.path(), top.get());
   EXPECT_TRUE(stack.IsIgnored(dir.Join("a.txt"), false));
-  stack.Push(dir.Join("sub"));
+  stack.Push(dir.Join("sub"), sub.get());
   EXPECT_FALSE(stack.IsIgnored(dir.Join("sub/keep.txt"), false));
   EXPECT_TRUE(stack.IsIgnored(dir.Join("sub/other.txt"), false));
   stack.Pop();
@@ -99,14 +111,37 @@ TEST(GitignoreStackTest, ParentsCountOnlyInsideAGitWorkTree) {
   TempDir dir;
   WriteText(dir.Join(".gitignore"), "*.tmp\n");
   std::filesystem::create_directories(dir.Join("a/b"));
+  FileHandle root = OpenDir(dir.Join("a/b"));
   GitignoreStack outside;
-  outside.LoadParents(dir.Join("a/b"));
+  outside.LoadParents(dir.Join("a/b"), root.get());
   EXPECT_FALSE(outside.IsIgnored(dir.Join("a/b/x.tmp"), false));
 
   std::filesystem::create_directories(dir.Join(".git"));
   GitignoreStack inside;
-  inside.LoadParents(dir.Join("a/b"));
+  inside.LoadParents(dir.Join("a/b"), root.get());
   EXPECT_TRUE(inside.IsIgnored(dir.Join("a/b/x.tmp"), false));
+}
+
+// The parents are the directories above the opened root, whatever their
+// paths name by the time they are read: a link put in place of one of
+// them leads to no other .gitignore.
+TEST(GitignoreStackTest, ParentsAreReachedFromTheOpenedRootNotByTheirPaths) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.Join(".git"));
+  std::filesystem::create_directories(dir.Join("a/b"));
+  WriteText(dir.Join(".gitignore"), "*.tmp\n");
+  TempDir other;
+  std::filesystem::create_directories(other.Join(".git"));
+  WriteText(other.Join(".gitignore"), "*.md\n");
+  WriteText(other.Join("a/.gitignore"), "*.md\n");
+  FileHandle root = OpenDir(dir.Join("a/b"));
+  std::filesystem::rename(dir.Join("a"), dir.Join("moved"));
+  std::filesystem::create_symlink(other.path(), dir.Join("a"));
+
+  GitignoreStack stack;
+  stack.LoadParents(dir.Join("a/b"), root.get());
+  EXPECT_TRUE(stack.IsIgnored(dir.Join("a/b/x.tmp"), false));
+  EXPECT_FALSE(stack.IsIgnored(dir.Join("a/b/x.md"), false));
 }
 
 }  // namespace
