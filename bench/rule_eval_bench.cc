@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/policy/protected_paths.h"
@@ -77,10 +78,11 @@ config::RuleConfig PathRule(config::RuleAction action, const std::string& path) 
   return rule;
 }
 
-// read_file of a file in the project, with only the built-in rules.
-void BM_ReadFileProtectedPaths(benchmark::State& state) {
+// Judges read_file of a file in the project, with the built-in rules and
+// then `agent_rules`.
+void EvaluateReadFile(benchmark::State& state, std::vector<config::RuleConfig> agent_rules) {
   Home home;
-  RuleSet rules = MakeRules(home, {});
+  RuleSet rules = MakeRules(home, std::move(agent_rules));
   ToolSpec read = builtin::MakeReadFileTool();
   Json args = {{"path", "src/main.cc"}};
   const std::string cwd = home.Join("project");
@@ -89,22 +91,16 @@ void BM_ReadFileProtectedPaths(benchmark::State& state) {
     benchmark::DoNotOptimize(d);
   }
 }
+
+void BM_ReadFileProtectedPaths(benchmark::State& state) { EvaluateReadFile(state, {}); }
 BENCHMARK(BM_ReadFileProtectedPaths);
 
-// The same with an agent's rules after them: a few denials and an allowance.
+// With an agent's rules after them: a few denials and an allowance.
 void BM_ReadFileWithAgentRules(benchmark::State& state) {
-  Home home;
-  RuleSet rules = MakeRules(home, {PathRule(config::RuleAction::kDeny, "**/.env"),
-                                   PathRule(config::RuleAction::kDeny, "secrets/**"),
-                                   PathRule(config::RuleAction::kAsk, "/etc/**"),
-                                   PathRule(config::RuleAction::kAllow, "src/**")});
-  ToolSpec read = builtin::MakeReadFileTool();
-  Json args = {{"path", "src/main.cc"}};
-  const std::string cwd = home.Join("project");
-  for (auto _ : state) {
-    Decision d = rules.Evaluate(read, args, cwd, config::ApprovalMode::kDefault);
-    benchmark::DoNotOptimize(d);
-  }
+  EvaluateReadFile(state, {PathRule(config::RuleAction::kDeny, "**/.env"),
+                           PathRule(config::RuleAction::kDeny, "secrets/**"),
+                           PathRule(config::RuleAction::kAsk, "/etc/**"),
+                           PathRule(config::RuleAction::kAllow, "src/**")});
 }
 BENCHMARK(BM_ReadFileWithAgentRules);
 
