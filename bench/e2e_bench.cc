@@ -145,6 +145,9 @@ int main(int argc, char** argv) {
   // From rawd's own timeline, every step of every run (µs).
   std::vector<double> timeline_total, timeline_pre, timeline_build, timeline_send,
       timeline_commit, timeline_tools;
+  // The same phases for the first step of each turn, which also sets the
+  // turn up (µs).
+  std::vector<double> first_total, first_pre, first_build, first_send, first_commit, first_tools;
   raw::v1::StepOverhead slowest;  // the step with the largest total
   int slowest_index = 0;
   long raw_peak_kb = 0;
@@ -226,6 +229,14 @@ int main(int argc, char** argv) {
       timeline_send.push_back(static_cast<double>(step.send_us()));
       timeline_commit.push_back(static_cast<double>(step.commit_us()));
       timeline_tools.push_back(static_cast<double>(step.tools_us()));
+      if (index == 1) {
+        first_total.push_back(static_cast<double>(step.total_us()));
+        first_pre.push_back(static_cast<double>(step.pre_request_us()));
+        first_build.push_back(static_cast<double>(step.build_us()));
+        first_send.push_back(static_cast<double>(step.send_us()));
+        first_commit.push_back(static_cast<double>(step.commit_us()));
+        first_tools.push_back(static_cast<double>(step.tools_us()));
+      }
     }
   }
   const long rss_end = raw::bench::StatusKb(daemon.pid(), "VmRSS:");
@@ -239,6 +250,10 @@ int main(int argc, char** argv) {
               "commit %.0f us, tools %.0f us\n",
               Median(timeline_pre), Median(timeline_build), Median(timeline_send),
               Median(timeline_commit), Median(timeline_tools));
+  std::printf("  first step of a turn (median): %.0f us: before request %.0f us, build %.0f us, "
+              "send %.0f us, commit %.0f us, tools %.0f us\n",
+              Median(first_total), Median(first_pre), Median(first_build), Median(first_send),
+              Median(first_commit), Median(first_tools));
   std::printf("  slowest (step %d of its turn): before request %ld us, build %ld us, send %ld us, "
               "commit %ld us, tools %ld us\n",
               slowest_index, static_cast<long>(slowest.pre_request_us()),
