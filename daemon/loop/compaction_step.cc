@@ -16,10 +16,11 @@ events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool l
                                        TurnHooks& hooks, const CancelToken& cancel,
                                        std::function<void()> before_end) {
   ctx.SyncMeter();
-  hooks.Fire(config::HookEvent::kPreCompact, "",
-             hooks::PreCompactFields(trigger == events::CompactionTrigger::kManual
-                                         ? hooks::CompactTrigger::kManual
-                                         : hooks::CompactTrigger::kAuto));
+  hooks.Fire(config::HookEvent::kPreCompact, "", [&] {
+    return hooks::PreCompactFields(trigger == events::CompactionTrigger::kManual
+                                       ? hooks::CompactTrigger::kManual
+                                       : hooks::CompactTrigger::kAuto);
+  });
   CompactionRequest request;
   request.trigger = trigger;
   request.settings = plan.agent.agent.compact;

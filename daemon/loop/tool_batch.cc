@@ -112,9 +112,9 @@ ToolBatch::Entry ToolBatch::Gate(const CollectedCall& call, bool id_repeated) {
   }
   const tools::ToolSpec& spec = *e.prepared.spec;
   e.judged_path = tools::policy::RuleSet::ResolvedPath(spec, e.prepared.arguments, plan_.cwd);
-  hooks::HookOutcome hook = hooks_.Fire(
-      config::HookEvent::kPreToolUse, spec.qualified_name,
-      hooks::PreToolUseFields(spec.qualified_name, e.prepared.arguments, call.request.call_id));
+  hooks::HookOutcome hook = hooks_.Fire(config::HookEvent::kPreToolUse, spec.qualified_name, [&] {
+    return hooks::PreToolUseFields(spec.qualified_name, e.prepared.arguments, call.request.call_id);
+  });
   tools::policy::Decision rule =
       rules_.Evaluate(spec, e.prepared.arguments, plan_.cwd, plan_.agent.agent.approval_mode);
   if (rule.action == config::RuleAction::kDeny) {
@@ -168,11 +168,12 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
   RETURN_IF_ERROR(broker.Open(request.request_id, pending, session_options));
   const std::string request_id = request.request_id;
   RETURN_IF_ERROR(Commit({std::move(request)}));
-  hooks_.Fire(config::HookEvent::kNotification, "",
-              hooks::NotificationFields(
-                  events::NoticeLevel::kInfo,
-                  absl::StrCat("Raw is waiting for approval of ", pending.size(),
-                               pending.size() == 1 ? " tool call" : " tool calls")));
+  hooks_.Fire(config::HookEvent::kNotification, "", [&] {
+    return hooks::NotificationFields(
+        events::NoticeLevel::kInfo,
+        absl::StrCat("Raw is waiting for approval of ", pending.size(),
+                     pending.size() == 1 ? " tool call" : " tool calls"));
+  });
 
   ApprovalOutcome outcome;
   {
@@ -311,8 +312,9 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   output.content = log_.Redact(output.content);
   output.display = log_.Redact(output.display);
 
-  hooks_.Fire(config::HookEvent::kPostToolUse, tool,
-              hooks::PostToolUseFields(tool, e.prepared.arguments, output.status, output.content));
+  hooks_.Fire(config::HookEvent::kPostToolUse, tool, [&] {
+    return hooks::PostToolUseFields(tool, e.prepared.arguments, output.status, output.content);
+  });
   return CommitResult(call, output, duration);
 }
 

@@ -65,7 +65,8 @@ absl::Status Turn::Notice(events::NoticeLevel level, std::string text) {
   // Warnings about the answer reach notification hooks (never the hooks'
   // own warnings, which would loop).
   if (level != events::NoticeLevel::kInfo) {
-    hooks_.Fire(config::HookEvent::kNotification, "", hooks::NotificationFields(level, text));
+    hooks_.Fire(config::HookEvent::kNotification, "",
+                [&] { return hooks::NotificationFields(level, text); });
   }
   return s;
 }
@@ -80,7 +81,8 @@ events::TurnEnded Turn::Run() {
   events::TurnEnded end = RunTurn();
   if (plan_.session && !timings_.empty()) plan_.session->RecordTurnTimings(std::move(timings_));
   hooks_.set_timeline(nullptr);
-  hooks_.Fire(config::HookEvent::kTurnEnd, "", hooks::TurnEndFields(end.reason, end.message));
+  hooks_.Fire(config::HookEvent::kTurnEnd, "",
+              [&] { return hooks::TurnEndFields(end.reason, end.message); });
   return end;
 }
 
@@ -100,8 +102,9 @@ std::string Turn::SkillChangeNotices() {
 }
 
 std::optional<std::string> Turn::UserContextText(std::string* blocked) {
-  hooks::HookOutcome submit = hooks_.Fire(config::HookEvent::kUserPromptSubmit, "",
-                                          hooks::UserPromptSubmitFields(plan_.user_text));
+  hooks::HookOutcome submit = hooks_.Fire(config::HookEvent::kUserPromptSubmit, "", [&] {
+    return hooks::UserPromptSubmitFields(plan_.user_text);
+  });
   if (submit.decision == hooks::HookDecision::kDeny) {
     *blocked = submit.reason;
     return std::nullopt;
@@ -199,7 +202,7 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
 
 events::TurnEnded Turn::RunTurn() {
   if (plan_.session && plan_.session->MarkSessionStarted()) {
-    hooks_.Fire(config::HookEvent::kSessionStart, "", hooks::SessionStartFields());
+    hooks_.Fire(config::HookEvent::kSessionStart, "", [] { return hooks::SessionStartFields(); });
   }
   std::string blocked;
   std::optional<std::string> user_item = UserContextText(&blocked);

@@ -17,14 +17,14 @@ TurnHooks::TurnHooks(const std::vector<config::HookConfig>& hooks, std::string s
       cancel_(cancel) {}
 
 hooks::HookOutcome TurnHooks::Fire(config::HookEvent event, const std::string& tool,
-                                   const Json& fields) {
+                                   absl::FunctionRef<Json()> fields) {
   bool any = false;
   for (const config::HookConfig& h : hooks_) any = any || h.event == event;
   if (!any) return {};
   hooks::HookOutcome outcome;
   {
     StepTimeline::Outside outside(timeline_);
-    outcome = hooks::RunHooks(hooks_, event, tool, context_, fields, cancel_);
+    outcome = hooks::RunHooks(hooks_, event, tool, context_, fields(), cancel_);
   }
   for (const std::string& warning : outcome.warnings) {
     absl::Status s =

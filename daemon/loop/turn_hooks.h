@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "common/cancel_token.h"
 #include "common/json.h"
 #include "daemon/config/config.h"
@@ -28,8 +29,11 @@ class TurnHooks {
             SessionLog& log, const CancelToken& cancel);
 
   // Runs the hooks for `event` (for tool events, those whose matcher fits
-  // `tool`). Without hooks for the event this is free.
-  hooks::HookOutcome Fire(config::HookEvent event, const std::string& tool, const Json& fields);
+  // `tool`) with the input `fields` makes. Without hooks for the event this
+  // is free: `fields` is not called (a tool's whole output is not copied
+  // into a JSON value no hook reads).
+  hooks::HookOutcome Fire(config::HookEvent event, const std::string& tool,
+                          absl::FunctionRef<Json()> fields);
 
   bool empty() const { return hooks_.empty(); }
   // The hooks' run time counts as outside Raw on `timeline` (may be null).

@@ -192,6 +192,28 @@ TEST_F(ToolBatchTest, WithAHookTheLeadingEventsAreStoredBeforeItRuns) {
   EXPECT_THAT(commits_.front(), ElementsAre("assistant_message", "tool_call_batch"));
 }
 
+// A hook's input is made only for a hook that runs: a tool's whole output
+// is not copied into a value no hook reads.
+TEST_F(ToolBatchTest, HookFieldsAreMadeOnlyForAHookThatRuns) {
+  config::HookConfig hook;
+  hook.name = "after";
+  hook.event = config::HookEvent::kPostToolUse;
+  hook.command = {"true"};
+  plan_.hooks = {hook};
+  TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.withheld_env, plan_.turn_id,
+                  *log_, cancel_);
+  int made = 0;
+  auto fields = [&made] {
+    ++made;
+    return Json::object();
+  };
+  hooks.Fire(config::HookEvent::kPreToolUse, "test/echo", fields);
+  hooks.Fire(config::HookEvent::kTurnEnd, "", fields);
+  EXPECT_EQ(made, 0);
+  hooks.Fire(config::HookEvent::kPostToolUse, "test/echo", fields);
+  EXPECT_EQ(made, 1);
+}
+
 // However the batch ends, the step's events are stored, once: with the
 // cancelled results of a batch cancelled before its calls ran, and on
 // their own when the batch fails before any commit.
