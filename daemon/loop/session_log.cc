@@ -23,8 +23,9 @@ SessionLog::SessionLog(std::string session_id, uint64_t last_seq, store::Session
 SessionLog::~SessionLog() = default;
 
 std::string SessionLog::Redact(const std::string& text) const {
-  std::string valid = SanitizeUtf8(text);
-  return secrets_ ? vars::Redact(valid, secrets_()) : valid;
+  std::string out = text;
+  vars::SanitizeAndRedact(out, SecretValues());
+  return out;
 }
 
 std::vector<std::string> SessionLog::SecretValues() const {
@@ -33,14 +34,13 @@ std::vector<std::string> SessionLog::SecretValues() const {
 
 void SessionLog::RedactPayload(events::EventPayload& payload) const {
   const std::vector<std::string> secrets = SecretValues();
-  events::ForEachString(payload, [&secrets](std::string& text) {
-    text = vars::Redact(SanitizeUtf8(text), secrets);
-  });
+  events::ForEachString(payload,
+                        [&secrets](std::string& text) { vars::SanitizeAndRedact(text, secrets); });
 }
 
 void SessionLog::RedactLocked(store::CommitBatch& batch) const {
   const std::vector<std::string> secrets = SecretValues();
-  auto redact = [&secrets](std::string& text) { text = vars::Redact(SanitizeUtf8(text), secrets); };
+  auto redact = [&secrets](std::string& text) { vars::SanitizeAndRedact(text, secrets); };
   for (auto& e : batch.events) events::ForEachString(e.payload, redact);
   for (auto& item : batch.context_appends) events::ForEachString(item, redact);
   if (batch.replace_context.has_value()) {

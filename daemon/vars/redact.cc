@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
+#include "common/utf8.h"
 
 namespace raw::vars {
 
@@ -18,6 +19,14 @@ std::string Redact(std::string_view text, const std::vector<std::string>& secret
   // StrReplaceAll takes the leftmost match, the longest at a position, and
   // never rescans replaced text.
   return absl::StrReplaceAll(absl::string_view(text.data(), text.size()), replacements);
+}
+
+void SanitizeAndRedact(std::string& text, const std::vector<std::string>& secrets) {
+  if (ValidUtf8Prefix(text) != text.size()) text = SanitizeUtf8(text);
+  const bool holds_secret = std::any_of(secrets.begin(), secrets.end(), [&text](const auto& s) {
+    return !s.empty() && text.find(s) != std::string::npos;
+  });
+  if (holds_secret) text = Redact(text, secrets);
 }
 
 size_t SafeRedactionCut(std::string_view text, const std::vector<std::string>& secrets) {

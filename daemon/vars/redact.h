@@ -20,6 +20,11 @@ inline constexpr char kRedactedMarker[] = "[redacted]";
 // VariableStore::SecretValues().
 std::string Redact(std::string_view text, const std::vector<std::string>& secrets);
 
+// `text` = Redact(SanitizeUtf8(text), secrets) (common/utf8.h), as the
+// store keeps every string: made valid UTF-8, then redacted. Text that is
+// already valid and holds no secret is left as it is, without a copy.
+void SanitizeAndRedact(std::string& text, const std::vector<std::string>& secrets);
+
 // For text that arrives in pieces (streamed model output): the largest
 // length c <= text.size() such that no secret occurs across position c,
 // counting an occurrence that `text` ends in the middle of (a prefix of a

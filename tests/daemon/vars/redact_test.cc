@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/utf8.h"
 #include "gtest/gtest.h"
 
 namespace raw::vars {
@@ -32,6 +33,37 @@ TEST(RedactTest, NothingToHide) {
   EXPECT_EQ(Redact("", {"secret"}), "");
   std::string binary("a\0secret\0b", 10);
   EXPECT_EQ(Redact(binary, {"secret"}), std::string("a\0[redacted]\0b", 14));
+}
+
+// What the store keeps: valid UTF-8, then redacted, the same as
+// Redact(SanitizeUtf8(text)) for text that needs either, valid text
+// without a secret left as it was.
+TEST(RedactTest, SanitizeAndRedactIsRedactOfTheSanitizedText) {
+  const std::vector<std::vector<std::string>> secret_sets = {
+      {}, {""}, {"sk-123"}, {"sk-12", "sk-12345"}, {"\xc3\xa9t\xc3\xa9"}, {"aa"}};
+  const std::vector<std::string> texts = {
+      "",
+      "plain text",
+      "key=sk-123 and sk-12345",
+      "caf\xc3\xa9 \xc3\xa9t\xc3\xa9",
+      "broken \xc3 sk-123 \xff",
+      "sk-1\xff"
+      "23",
+      std::string("a\0sk-123\0b", 10),
+      "aaaaa",
+  };
+  for (const auto& secrets : secret_sets) {
+    for (const std::string& text : texts) {
+      std::string kept = text;
+      SanitizeAndRedact(kept, secrets);
+      EXPECT_EQ(kept, Redact(SanitizeUtf8(text), secrets)) << text;
+    }
+  }
+  // Nothing to change: the same buffer.
+  std::string clean = "nothing secret here, and long enough not to fit in place";
+  const char* before = clean.data();
+  SanitizeAndRedact(clean, {"sk-123"});
+  EXPECT_EQ(clean.data(), before);
 }
 
 TEST(RedactTest, SafeCutHoldsBackWhatMayBecomeASecret) {
