@@ -88,6 +88,20 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// Steps of rawd's own timeline, phase by phase (µs).
+struct Phases {
+  std::vector<double> total, pre, build, send, commit, tools;
+
+  void Add(const raw::v1::StepOverhead& step) {
+    total.push_back(static_cast<double>(step.total_us()));
+    pre.push_back(static_cast<double>(step.pre_request_us()));
+    build.push_back(static_cast<double>(step.build_us()));
+    send.push_back(static_cast<double>(step.send_us()));
+    commit.push_back(static_cast<double>(step.commit_us()));
+    tools.push_back(static_cast<double>(step.tools_us()));
+  }
+};
+
 // The words of the environment variable `variable`; none if it is unset.
 std::vector<std::string> Launcher(const char* variable) {
   const char* words = std::getenv(variable);
@@ -142,12 +156,9 @@ int main(int argc, char** argv) {
 
   std::vector<double> wall_ms, first_request_ms, step_overhead_ms, cpu_per_request_us,
       wakeups_per_request;
-  // From rawd's own timeline, every step of every run (µs).
-  std::vector<double> timeline_total, timeline_pre, timeline_build, timeline_send,
-      timeline_commit, timeline_tools;
-  // The same phases for the first step of each turn, which also sets the
-  // turn up (µs).
-  std::vector<double> first_total, first_pre, first_build, first_send, first_commit, first_tools;
+  // From rawd's own timeline, every step of every run, and the first step
+  // of each turn, which also sets the turn up.
+  Phases timeline, first;
   raw::v1::StepOverhead slowest;  // the step with the largest total
   int slowest_index = 0;
   long raw_peak_kb = 0;
@@ -223,20 +234,8 @@ int main(int argc, char** argv) {
         slowest = step;
         slowest_index = index;
       }
-      timeline_total.push_back(static_cast<double>(step.total_us()));
-      timeline_pre.push_back(static_cast<double>(step.pre_request_us()));
-      timeline_build.push_back(static_cast<double>(step.build_us()));
-      timeline_send.push_back(static_cast<double>(step.send_us()));
-      timeline_commit.push_back(static_cast<double>(step.commit_us()));
-      timeline_tools.push_back(static_cast<double>(step.tools_us()));
-      if (index == 1) {
-        first_total.push_back(static_cast<double>(step.total_us()));
-        first_pre.push_back(static_cast<double>(step.pre_request_us()));
-        first_build.push_back(static_cast<double>(step.build_us()));
-        first_send.push_back(static_cast<double>(step.send_us()));
-        first_commit.push_back(static_cast<double>(step.commit_us()));
-        first_tools.push_back(static_cast<double>(step.tools_us()));
-      }
+      timeline.Add(step);
+      if (index == 1) first.Add(step);
     }
   }
   const long rss_end = raw::bench::StatusKb(daemon.pid(), "VmRSS:");
@@ -244,16 +243,18 @@ int main(int argc, char** argv) {
               tool_steps + 1, history);
   std::printf("orchestration overhead per step (median): %.2f ms\n", Median(step_overhead_ms));
   std::printf("rawd's own time per step (timeline, %zu steps): p50 %.0f us, p99 %.0f us\n",
-              timeline_total.size(), raw::bench::Percentile(timeline_total, 0.5),
-              raw::bench::Percentile(timeline_total, 0.99));
-  std::printf("  median by phase: before request %.0f us, build %.0f us, send %.0f us, "
-              "commit %.0f us, tools %.0f us\n",
-              Median(timeline_pre), Median(timeline_build), Median(timeline_send),
-              Median(timeline_commit), Median(timeline_tools));
-  std::printf("  first step of a turn (median): %.0f us: before request %.0f us, build %.0f us, "
-              "send %.0f us, commit %.0f us, tools %.0f us\n",
-              Median(first_total), Median(first_pre), Median(first_build), Median(first_send),
-              Median(first_commit), Median(first_tools));
+              timeline.total.size(), raw::bench::Percentile(timeline.total, 0.5),
+              raw::bench::Percentile(timeline.total, 0.99));
+  std::printf(
+      "  median by phase: before request %.0f us, build %.0f us, send %.0f us, "
+      "commit %.0f us, tools %.0f us\n",
+      Median(timeline.pre), Median(timeline.build), Median(timeline.send), Median(timeline.commit),
+      Median(timeline.tools));
+  std::printf(
+      "  first step of a turn (median): %.0f us: before request %.0f us, build %.0f us, "
+      "send %.0f us, commit %.0f us, tools %.0f us\n",
+      Median(first.total), Median(first.pre), Median(first.build), Median(first.send),
+      Median(first.commit), Median(first.tools));
   std::printf("  slowest (step %d of its turn): before request %ld us, build %ld us, send %ld us, "
               "commit %ld us, tools %ld us\n",
               slowest_index, static_cast<long>(slowest.pre_request_us()),

@@ -40,6 +40,15 @@ std::vector<T> PayloadsOf(const std::vector<events::SessionEvent>& evs) {
   return out;
 }
 
+// A hook for `event` that runs `true`.
+config::HookConfig TrueHook(config::HookEvent event) {
+  config::HookConfig hook;
+  hook.name = "true";
+  hook.event = event;
+  hook.command = {"true"};
+  return hook;
+}
+
 class ToolBatchTest : public ::testing::Test {
  protected:
   ToolBatchTest() {
@@ -179,11 +188,7 @@ TEST_F(ToolBatchTest, AnApprovalRequestCarriesTheLeadingEvents) {
 // A hook is a program that may take its time: with one configured, the
 // step's events are stored on their own before it runs.
 TEST_F(ToolBatchTest, WithAHookTheLeadingEventsAreStoredBeforeItRuns) {
-  config::HookConfig hook;
-  hook.name = "check";
-  hook.event = config::HookEvent::kPreToolUse;
-  hook.command = {"true"};
-  plan_.hooks = {hook};
+  plan_.hooks = {TrueHook(config::HookEvent::kPreToolUse)};
   RecordCommits();
   const std::vector<CollectedCall> calls = {Call("c1", "echo", R"({"text":"a"})")};
   ASSERT_TRUE(Run(calls, Leading(calls)).ok());
@@ -195,11 +200,7 @@ TEST_F(ToolBatchTest, WithAHookTheLeadingEventsAreStoredBeforeItRuns) {
 // A hook's input is made only for a hook that runs: a tool's whole output
 // is not copied into a value no hook reads.
 TEST_F(ToolBatchTest, HookFieldsAreMadeOnlyForAHookThatRuns) {
-  config::HookConfig hook;
-  hook.name = "after";
-  hook.event = config::HookEvent::kPostToolUse;
-  hook.command = {"true"};
-  plan_.hooks = {hook};
+  plan_.hooks = {TrueHook(config::HookEvent::kPostToolUse)};
   TurnHooks hooks(plan_.hooks, plan_.session_id, plan_.cwd, plan_.withheld_env, plan_.turn_id,
                   *log_, cancel_);
   int made = 0;
