@@ -38,9 +38,10 @@ class Pattern {
   // regular expression with RE2's reason, a trailing backslash).
   static absl::StatusOr<Pattern> Compile(std::string_view text, Style style);
   // The same, from a process-wide cache of the last compiled patterns (at
-  // most kCachedPatterns of each style, then it starts afresh): for patterns made again
-  // for each call, such as a path rule anchored at a session's directory,
-  // whose compilation would otherwise cost more than the match. Thread-safe.
+  // most kCachedPatterns of each style, then it starts afresh): for
+  // patterns made again for each call, such as a path rule anchored at a
+  // session's directory, whose compilation would otherwise cost more than
+  // the match. Thread-safe.
   static absl::StatusOr<Pattern> CompileCached(std::string_view text, Style style);
   static constexpr size_t kCachedPatterns = 512;
 

@@ -34,11 +34,12 @@ struct RulePath {
   bool complete = true;
 };
 
-// What lstat and readlink said about each path asked during one rule
-// evaluation, so that the rules of one call resolve the directories they
-// share (the working directory, the home directory) once rather than once
-// per rule. Kept for one evaluation only, never longer: the file system may
-// change between calls, and a rule must see it as it is.
+// What readlink said about each path asked during one rule evaluation, and
+// each whole resolution made in it, so that the rules of one call resolve
+// the directories they share (the working directory, the home directory)
+// once rather than once per rule. Kept for one evaluation only, never
+// longer: the file system may change between calls, and a rule must see it
+// as it is.
 class LinkMemo {
  public:
   // The target of the symlink at `path`; nullopt when `path` is not a
