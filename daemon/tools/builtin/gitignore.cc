@@ -19,25 +19,11 @@ namespace {
 // A .gitignore larger than this is not read (no real one comes close).
 constexpr size_t kMaxGitignoreBytes = 1 << 20;
 
-// The first kMaxGitignoreBytes of the regular file `name` relative to
-// `dir_fd`; empty when it is missing, a symlink or not a regular file.
+// The regular file `name` relative to `dir_fd`; empty when it is missing,
+// a symlink, not a regular file or larger than kMaxGitignoreBytes.
 std::string ReadGitignore(int dir_fd, const char* name) {
-  const int fd = openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return "";
   std::string text;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    text.resize(std::min(static_cast<size_t>(st.st_size), kMaxGitignoreBytes));
-    size_t got = 0;
-    while (got < text.size()) {
-      const ssize_t n = read(fd, text.data() + got, text.size() - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    text.resize(got);
-  }
-  close(fd);
+  if (!ReadWholeRegularFileAt(dir_fd, name, kMaxGitignoreBytes, text)) return "";
   return text;
 }
 

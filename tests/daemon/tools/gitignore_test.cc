@@ -122,6 +122,16 @@ TEST(GitignoreStackTest, ParentsCountOnlyInsideAGitWorkTree) {
   EXPECT_TRUE(inside.IsIgnored(dir.Join("a/b/x.tmp"), false));
 }
 
+// A .gitignore over 1 MiB is not read at all (rather than cut mid-line).
+TEST(GitignoreStackTest, AnOversizedGitignoreIsNotRead) {
+  TempDir dir;
+  WriteText(dir.Join(".gitignore"), "*.tmp\n" + std::string(1 << 20, '#'));
+  FileHandle top = OpenDir(dir.path());
+  GitignoreStack stack;
+  stack.Push(dir.path(), top.get());
+  EXPECT_FALSE(stack.IsIgnored(dir.Join("x.tmp"), false));
+}
+
 // The parents are the directories above the opened root, whatever their
 // paths name by the time they are read: a link put in place of one of
 // them leads to no other .gitignore.
