@@ -1,6 +1,10 @@
 // SessionStore hot paths on a real database file in a temporary directory:
 // - BM_CommitAssistantMessage: one committed item per Commit() (an
 //   AssistantMessage event plus its context item), the loop's common write;
+// - BM_CommitStep: the commit that ends a model request with a tool call
+//   (the call batch and usage events, the assistant item, the request's
+//   usage, the context meter and the session's activity), as the loop
+//   makes it;
 // - BM_GetHistoryPage: one page of display history from a session holding
 //   many events, newest page (backward from the end) and oldest page
 //   (forward from the start).
@@ -82,6 +86,43 @@ void BM_CommitAssistantMessage(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_CommitAssistantMessage)->Arg(200)->Arg(4000);
+
+void BM_CommitStep(benchmark::State& state) {
+  ScratchStore scratch;
+  if (scratch.store() == nullptr) {
+    state.SkipWithError(scratch.error().c_str());
+    return;
+  }
+  events::Usage usage;
+  usage.input_tokens = 12000;
+  usage.output_tokens = 40;
+  usage.cache_read_tokens = 11000;
+  const events::ToolCallRequest call{"call_1", "read_file", R"({"path":"small.txt"})"};
+  uint64_t seq = 0;
+  for (auto _ : state) {
+    CommitBatch batch;
+    events::ToolCallBatch calls;
+    calls.calls.push_back({call.call_id, call.name, "builtin/read_file", call.arguments});
+    events::SessionEvent event = AssistantEvent(++seq, "");
+    event.payload = std::move(calls);
+    batch.events.push_back(std::move(event));
+    event = AssistantEvent(++seq, "");
+    event.payload = events::UsageReport{usage, 1};
+    batch.events.push_back(std::move(event));
+    batch.context_appends.push_back(events::AssistantTurn{"", "", {call}, {}});
+    batch.usage = usage;
+    batch.context_meter = R"({"v":1,"items":12,"baseline":12040,"baseline_runtime":900,)"
+                          R"("baseline_items":11})";
+    batch.conversation_activity = true;
+    absl::Status status = scratch.store()->Commit("bench", batch);
+    if (!status.ok()) {
+      state.SkipWithError(std::string(status.message()).c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CommitStep);
 
 void BM_GetHistoryPage(benchmark::State& state) {
   constexpr uint64_t kEvents = 100000;

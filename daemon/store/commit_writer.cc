@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/status_macros.h"
 #include "common/time.h"
 #include "daemon/events/context_record.h"
@@ -77,10 +78,7 @@ absl::Status WriteEvents(Database& db, const std::string& session_id,
     insert.BindInt64(5, event.time_unix_ms);
     RETURN_IF_ERROR(insert.Run());
   }
-  ASSIGN_OR_RETURN(Statement update, db.Prepare("UPDATE sessions SET last_seq = ?1 WHERE id = ?2"));
-  update.BindInt64(0, SeqToSql(events.back().seq));
-  update.BindString(1, session_id);
-  return update.Run();
+  return absl::OkStatus();
 }
 
 absl::Status WriteContext(Database& db, const std::string& session_id,
@@ -109,64 +107,58 @@ absl::Status WriteContext(Database& db, const std::string& session_id,
   return absl::OkStatus();
 }
 
-}  // namespace
+// Every change a commit makes to the session's row, in one UPDATE: one
+// search of the sessions table and one rewrite of the row, where a
+// statement per change made one each. Only the changes the commit has are
+// assigned, so a column it does not touch (and an index over it) is left
+// alone.
+absl::Status UpdateSessionRow(Database& db, const std::string& session_id, const CommitBatch& batch,
+                              const EncodedCommit& encoded) {
+  std::string sql = "UPDATE sessions SET ";
+  bool any = false;
+  auto assign = [&](absl::string_view assignment) {
+    if (any) sql += ", ";
+    sql.append(assignment.data(), assignment.size());
+    any = true;
+  };
+  if (!encoded.events.empty()) assign("last_seq = ?");
+  if (batch.usage) assign(kAddUsageAssignments);
+  if (batch.context_meter) assign("context_meter = ?");
+  if (batch.runtime_hash) assign("runtime_hash = ?");
+  if (batch.compaction_accepted) assign("compactions = compactions + 1");
+  if (batch.reserve_seqs_through > 0) assign("seq_reserved = MAX(seq_reserved, ?)");
+  if (batch.conversation_activity) assign("last_activity_at = MAX(last_activity_at, ?)");
+  // A title is set only on a session that has none yet.
+  if (!batch.title.empty()) assign("title = CASE WHEN title = '' THEN ? ELSE title END");
+  if (!any) return absl::OkStatus();
+  sql += " WHERE id = ?";
 
-absl::Status WriteSeqReservation(Database& db, const std::string& session_id, uint64_t through) {
-  ASSIGN_OR_RETURN(Statement update, db.Prepare("UPDATE sessions SET seq_reserved = ?1 "
-                                                "WHERE id = ?2 AND seq_reserved < ?1"));
-  update.BindInt64(0, SeqToSql(through));
-  update.BindString(1, session_id);
+  // Parameters in the order of the assignments above.
+  ASSIGN_OR_RETURN(Statement update, db.Prepare(sql));
+  int param = 0;
+  if (!encoded.events.empty()) update.BindInt64(param++, SeqToSql(encoded.events.back().seq));
+  if (batch.usage) param = BindAddUsage(update, param, *batch.usage);
+  if (batch.context_meter) update.BindString(param++, *batch.context_meter);
+  if (batch.runtime_hash) update.BindString(param++, *batch.runtime_hash);
+  if (batch.reserve_seqs_through > 0) {
+    update.BindInt64(param++, SeqToSql(batch.reserve_seqs_through));
+  }
+  if (batch.conversation_activity) {
+    update.BindInt64(param++, encoded.newest_event_time != 0 ? encoded.newest_event_time
+                                                             : SystemClock().NowUnixMs());
+  }
+  if (!batch.title.empty()) update.BindString(param++, batch.title);
+  update.BindString(param, session_id);
   return update.Run();
 }
+
+}  // namespace
 
 absl::Status WriteCommit(Database& db, const std::string& session_id, const CommitBatch& batch,
                          const EncodedCommit& encoded) {
   RETURN_IF_ERROR(WriteEvents(db, session_id, encoded.events));
   RETURN_IF_ERROR(WriteContext(db, session_id, encoded));
-  if (batch.usage) {
-    ASSIGN_OR_RETURN(Statement update, db.Prepare(kAddUsageSql));
-    BindAddUsage(update, session_id, *batch.usage);
-    RETURN_IF_ERROR(update.Run());
-  }
-  if (batch.context_meter || batch.runtime_hash || batch.compaction_accepted) {
-    // A NULL parameter keeps the stored value.
-    ASSIGN_OR_RETURN(Statement update, db.Prepare("UPDATE sessions SET "
-                                                  "context_meter = COALESCE(?1, context_meter), "
-                                                  "runtime_hash = COALESCE(?2, runtime_hash), "
-                                                  "compactions = compactions + ?3 WHERE id = ?4"));
-    if (batch.context_meter) {
-      update.BindString(0, *batch.context_meter);
-    } else {
-      update.BindNull(0);
-    }
-    if (batch.runtime_hash) {
-      update.BindString(1, *batch.runtime_hash);
-    } else {
-      update.BindNull(1);
-    }
-    update.BindInt(2, batch.compaction_accepted ? 1 : 0);
-    update.BindString(3, session_id);
-    RETURN_IF_ERROR(update.Run());
-  }
-  if (batch.reserve_seqs_through > 0) {
-    RETURN_IF_ERROR(WriteSeqReservation(db, session_id, batch.reserve_seqs_through));
-  }
-  if (batch.conversation_activity) {
-    ASSIGN_OR_RETURN(Statement update, db.Prepare("UPDATE sessions SET last_activity_at = "
-                                                  "MAX(last_activity_at, ?1) WHERE id = ?2"));
-    update.BindInt64(
-        0, encoded.newest_event_time != 0 ? encoded.newest_event_time : SystemClock().NowUnixMs());
-    update.BindString(1, session_id);
-    RETURN_IF_ERROR(update.Run());
-  }
-  if (!batch.title.empty()) {
-    ASSIGN_OR_RETURN(Statement update,
-                     db.Prepare("UPDATE sessions SET title = ?1 WHERE id = ?2 AND title = ''"));
-    update.BindString(0, batch.title);
-    update.BindString(1, session_id);
-    RETURN_IF_ERROR(update.Run());
-  }
-  return absl::OkStatus();
+  return UpdateSessionRow(db, session_id, batch, encoded);
 }
 
 }  // namespace raw::store

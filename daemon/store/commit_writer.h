@@ -43,8 +43,6 @@ absl::StatusOr<EncodedCommit> EncodeCommit(const std::string& session_id, const 
 // Writes `encoded` (with the rest of `batch`) for a session that is not
 // being removed. REQUIRES: a write transaction is open on `db`; on error the
 // caller rolls it back.
-absl::Status WriteSeqReservation(Database& db, const std::string& session_id, uint64_t through);
-
 absl::Status WriteCommit(Database& db, const std::string& session_id, const CommitBatch& batch,
                          const EncodedCommit& encoded);
 

@@ -9,7 +9,7 @@ namespace {
 using events::Usage;
 
 // The order of these entries is the order of the usage columns in
-// kSelectSessionRow and of the parameters of kAddUsageSql.
+// kSelectSessionRow and of the parameters of kAddUsageAssignments.
 struct UsageColumn {
   std::optional<int64_t> Usage::*field;
   int64_t UsageCoverage::*coverage;
@@ -62,23 +62,21 @@ SessionRecord ReadSessionRow(const Statement& row) {
   return record;
 }
 
-const char kAddUsageSql[] =
-    "UPDATE sessions SET usage_requests = usage_requests + 1, "
-    "input_tokens = input_tokens + ?1, input_tokens_requests = input_tokens_requests + ?2, "
-    "output_tokens = output_tokens + ?3, output_tokens_requests = output_tokens_requests + ?4, "
-    "cache_read_tokens = cache_read_tokens + ?5, "
-    "cache_read_tokens_requests = cache_read_tokens_requests + ?6, "
-    "cache_write_tokens = cache_write_tokens + ?7, "
-    "cache_write_tokens_requests = cache_write_tokens_requests + ?8, "
-    "reasoning_tokens = reasoning_tokens + ?9, "
-    "reasoning_tokens_requests = reasoning_tokens_requests + ?10, "
-    "cache_ratio_requests = cache_ratio_requests + ?11, "
-    "cache_ratio_input_tokens = cache_ratio_input_tokens + ?12, "
-    "cache_ratio_read_tokens = cache_ratio_read_tokens + ?13 "
-    "WHERE id = ?14";
+const char kAddUsageAssignments[] =
+    "usage_requests = usage_requests + 1, "
+    "input_tokens = input_tokens + ?, input_tokens_requests = input_tokens_requests + ?, "
+    "output_tokens = output_tokens + ?, output_tokens_requests = output_tokens_requests + ?, "
+    "cache_read_tokens = cache_read_tokens + ?, "
+    "cache_read_tokens_requests = cache_read_tokens_requests + ?, "
+    "cache_write_tokens = cache_write_tokens + ?, "
+    "cache_write_tokens_requests = cache_write_tokens_requests + ?, "
+    "reasoning_tokens = reasoning_tokens + ?, "
+    "reasoning_tokens_requests = reasoning_tokens_requests + ?, "
+    "cache_ratio_requests = cache_ratio_requests + ?, "
+    "cache_ratio_input_tokens = cache_ratio_input_tokens + ?, "
+    "cache_ratio_read_tokens = cache_ratio_read_tokens + ?";
 
-void BindAddUsage(Statement& update, const std::string& session_id, const Usage& usage) {
-  int param = 0;
+int BindAddUsage(Statement& update, int param, const Usage& usage) {
   for (const UsageColumn& c : kUsageColumns) {
     const std::optional<int64_t>& value = usage.*c.field;
     update.BindInt64(param++, value.value_or(0));
@@ -88,7 +86,7 @@ void BindAddUsage(Statement& update, const std::string& session_id, const Usage&
   update.BindInt(param++, both ? 1 : 0);
   update.BindInt64(param++, both ? *usage.input_tokens : 0);
   update.BindInt64(param++, both ? *usage.cache_read_tokens : 0);
-  update.BindString(param, session_id);
+  return param;
 }
 
 }  // namespace raw::store

@@ -20,10 +20,12 @@ extern const char kSelectSessionRow[];
 // The record of the current row of a statement built on kSelectSessionRow.
 SessionRecord ReadSessionRow(const Statement& row);
 
-// Adds one request's usage to a session's totals (and, when the report
-// knows both input and cache reads, to its cache-ratio basis). Prepare it,
-// then BindAddUsage, then Run.
-extern const char kAddUsageSql[];
-void BindAddUsage(Statement& update, const std::string& session_id, const events::Usage& usage);
+// The assignments ("a = a + ?, ...", anonymous parameters) of an UPDATE of
+// the sessions table that add one request's usage to a session's totals
+// (and, when the report knows both input and cache reads, to its
+// cache-ratio basis). BindAddUsage binds their parameters from index
+// `param` (0-based) on and returns the index after the last.
+extern const char kAddUsageAssignments[];
+int BindAddUsage(Statement& update, int param, const events::Usage& usage);
 
 }  // namespace raw::store

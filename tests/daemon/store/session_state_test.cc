@@ -133,6 +133,57 @@ TEST_F(SessionStateTest, EventlessBatchWithConversationActivityMovesActivityToNo
   EXPECT_GE(Get("s1").last_activity_unix_ms, before);
 }
 
+// One commit may change every part of the session's row at once (they are
+// written by one statement); a reservation never goes down and a title is
+// set only once.
+TEST_F(SessionStateTest, ACommitChangesEveryPartOfTheRowTogether) {
+  CommitBatch all;
+  all.events = {Event(1, "t1"), Event(2, "t1")};
+  events::Usage usage;
+  usage.input_tokens = 100;
+  usage.cache_read_tokens = 60;
+  usage.output_tokens = 7;
+  all.usage = usage;
+  all.context_meter = "meter-1";
+  all.runtime_hash = "hash-1";
+  all.compaction_accepted = true;
+  all.reserve_seqs_through = 40;
+  all.conversation_activity = true;
+  all.title = "the title";
+  ASSERT_TRUE(store_->Commit("s1", all).ok());
+
+  CommitBatch later;
+  later.events = {Event(3, "t2")};
+  later.usage = usage;
+  later.reserve_seqs_through = 20;  // below the reservation: kept at 40
+  later.conversation_activity = true;
+  later.title = "another title";
+  ASSERT_TRUE(store_->Commit("s1", later).ok());
+
+  for (int open = 0; open < 2; ++open) {
+    SessionRecord record = Get("s1");
+    EXPECT_EQ(record.last_seq, 3u);
+    EXPECT_EQ(record.seq_reserved, 40u);
+    EXPECT_EQ(record.usage_requests, 2);
+    EXPECT_EQ(record.usage.input_tokens, 200);
+    EXPECT_EQ(record.usage.output_tokens, 14);
+    EXPECT_EQ(record.usage_coverage.cache_read_tokens, 2);
+    EXPECT_FALSE(record.usage.reasoning_tokens.has_value());
+    EXPECT_EQ(record.cache_ratio.requests, 2);
+    EXPECT_EQ(record.cache_ratio.cache_read_tokens, 120);
+    EXPECT_EQ(record.context_meter, "meter-1");
+    EXPECT_EQ(record.runtime_hash, "hash-1");
+    EXPECT_EQ(record.compactions, 1);
+    EXPECT_EQ(record.last_activity_unix_ms, 9003);  // the newest event's time
+    EXPECT_EQ(record.title, "the title");
+    SessionRecord other = Get("s2");
+    EXPECT_EQ(other.last_seq, 0u);
+    EXPECT_EQ(other.usage_requests, 0);
+    EXPECT_EQ(other.title, "");
+    Reopen();
+  }
+}
+
 TEST_F(SessionStateTest, FailedCommitSavesNoState) {
   CommitBatch bad;
   bad.events = {Event(1, "t1"), Event(3, "t1")};  // gap
