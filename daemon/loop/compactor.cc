@@ -183,6 +183,9 @@ CompactionResult RunCompaction(
   }
 
   std::vector<events::ContextItem> compacted = context::AssembleCompacted(plan, summary);
+  // The context keeps the items as they are stored (SessionLog::RedactItem):
+  // the summary may repeat a secret the model saw.
+  for (events::ContextItem& item : compacted) log.RedactItem(item);
   const int64_t tokens_after = request.runtime_tokens + context::EstimateItemsTokens(compacted);
   if (tokens_after >= tokens_before) {
     return unchanged(CompactionOutcome::kRejected,

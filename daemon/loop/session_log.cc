@@ -38,6 +38,12 @@ void SessionLog::RedactPayload(events::EventPayload& payload) const {
                         [&secrets](std::string& text) { vars::SanitizeAndRedact(text, secrets); });
 }
 
+void SessionLog::RedactItem(events::ContextItem& item) const {
+  const std::vector<std::string> secrets = SecretValues();
+  events::ForEachString(item,
+                        [&secrets](std::string& text) { vars::SanitizeAndRedact(text, secrets); });
+}
+
 void SessionLog::RedactLocked(store::CommitBatch& batch) const {
   const std::vector<std::string> secrets = SecretValues();
   auto redact = [&secrets](std::string& text) { vars::SanitizeAndRedact(text, secrets); };

@@ -91,6 +91,12 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   // string fields and the store's JSON take nothing else) and with known
   // secret values removed.
   std::string Redact(const std::string& text) const;
+  // Every string of `item` cleaned as Redact does: what Commit stores of a
+  // model-context item. The turn keeps in memory its items as stored, so
+  // that its next request and a request after the session is reloaded send
+  // the same bytes (a stable prefix), and a secret the model echoed is not
+  // sent back to it.
+  void RedactItem(events::ContextItem& item) const;
 
   // The secret values Redact hides now (empty without a SecretSource).
   std::vector<std::string> SecretValues() const;

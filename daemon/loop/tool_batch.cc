@@ -334,8 +334,10 @@ absl::Status ToolBatch::CommitResult(const CollectedCall& call, const tools::Too
   r.display = log_.Redact(output.display);
   r.meta = log_.Redact(output.meta);
   r.duration_ms = duration_ms;
-  events::ToolOutcome outcome{call.request.call_id, call.request.name, r.content,
-                              output.status != events::ToolStatus::kOk};
+  // The context keeps the outcome as it is stored (SessionLog::RedactItem):
+  // its content is redacted above, the model's id and name here.
+  events::ToolOutcome outcome{log_.Redact(call.request.call_id), log_.Redact(call.request.name),
+                              r.content, output.status != events::ToolStatus::kOk};
   CommitExtras extras;
   extras.context_appends.push_back(outcome);
   extras.conversation_activity = true;

@@ -209,8 +209,11 @@ events::TurnEnded Turn::RunTurn() {
   CommitExtras extras;
   // The images (up to 13 MiB of base64) are copied into the context item
   // and the store's append, and moved into the display event.
-  events::UserText prompt{user_item.value_or(""), events::UserTextKind::kPrompt, plan_.turn_id};
-  prompt.images = plan_.images;
+  events::ContextItem prompt =
+      events::UserText{user_item.value_or(""), events::UserTextKind::kPrompt, plan_.turn_id};
+  std::get<events::UserText>(prompt).images = plan_.images;
+  // Kept as stored, without known secrets (SessionLog::RedactItem).
+  log_.RedactItem(prompt);
   if (user_item) extras.context_appends.push_back(prompt);
   extras.conversation_activity = true;
   extras.title = absl::StripAsciiWhitespace(plan_.user_text).empty() && !plan_.images.empty()
@@ -377,20 +380,24 @@ LeadingCommit Turn::AssistantCommit(int step, const StepResult& result) {
     }
     payloads.push_back(std::move(batch));
   }
+  // The context keeps the item as it is stored: with known secrets
+  // removed (SessionLog::RedactItem).
+  events::ContextItem stored = std::move(item);
+  log_.RedactItem(stored);
   CommitExtras extras;
   AddUsage(step, result, payloads, extras);
-  extras.context_appends.push_back(item);
+  extras.context_appends.push_back(stored);
   extras.conversation_activity = true;
   // The meter as it will be once the item is in, with the request's
   // reported usage as its new baseline; stored in the same transaction.
   ctx_.SyncMeter();
   context::ContextMeter meter = ctx_.meter;
-  meter.Append(item);
+  meter.Append(stored);
   if (result.usage) meter.RecordReported(*result.usage);
   extras.context_meter = meter.Serialize();
   // Once stored: the item joins the context the turn keeps, and the step's
   // commit phase ends.
-  auto committed = [this, item = std::move(item), meter = std::move(meter)]() mutable {
+  auto committed = [this, item = std::move(stored), meter = std::move(meter)]() mutable {
     context_.push_back(std::move(item));
     ctx_.meter = std::move(meter);
     PublishEstimate(plan_, ctx_, log_);

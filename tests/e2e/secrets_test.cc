@@ -158,6 +158,13 @@ TEST_F(ContractTest, AKeyTheModelEchoesIsHiddenFromStorageTheLogAndEveryEvent) {
   // The tool really got the arguments the model wrote: only what is stored
   // and shown is redacted.
   ASSERT_EQ(fake_.requests().size(), 2u);
+  // The next request carries the model's message as it is stored, so that
+  // a request after the session is reloaded starts with the same bytes, and
+  // the key is not sent back.
+  const std::string next = fake_.requests()[1].body;
+  EXPECT_EQ(next.find(kEnvKey), std::string::npos) << next;
+  EXPECT_THAT(next, HasSubstr("the key is [redacted] ok"));
+  EXPECT_THAT(next, HasSubstr("# [redacted]"));
 
   // No event any subscriber received carries the key, nor any piece of it
   // that the deltas would put together.
