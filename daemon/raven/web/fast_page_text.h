@@ -30,6 +30,6 @@
 namespace raw::raven::web {
 
 std::optional<PageText> FastPageText(std::string_view html);
-absl::StatusOr<PageText> GumboPageText(std::string_view html);
+absl::StatusOr<PageText> GumboPageText(std::string_view html, const ParseBudget& budget = {});
 
 }  // namespace raw::raven::web

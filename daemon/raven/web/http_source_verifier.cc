@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/time.h"
 #include "daemon/raven/web/excerpt_match.h"
 #include "daemon/raven/web/normalizer.h"
 #include "daemon/raven/web/page_content.h"
@@ -30,7 +31,8 @@ SourceObservation Observed(const Source& s, CheckStatus status, CheckOutcome out
 
 }  // namespace
 
-SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedPage& page) {
+SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedPage& page,
+                                            const ParseBudget& budget) {
   switch (page.result) {
     case FetchResult::kCancelled:
     case FetchResult::kRefused:
@@ -49,7 +51,7 @@ SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedP
       break;
   }
   SourceObservation o;
-  absl::StatusOr<PageContent> content = DecodePage(page.content_type, page.body);
+  absl::StatusOr<PageContent> content = DecodePage(page.content_type, page.body, budget);
   const std::string no_text;
   const std::string& text = content.ok() ? content->text.text : no_text;
   if (page.status >= 400) {
@@ -100,10 +102,15 @@ std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Sour
                                           " ms ran out before this Source was reopened")));
       continue;
     }
-    FetchedPage page = FetchPage(client_, s.url, settings,
-                                 std::min(left, std::max<int64_t>(settings.fetch_timeout_ms, 1)),
-                                 cancel);
-    out.push_back(Judge(s, page));
+    const int64_t page_ms = std::min(left, std::max<int64_t>(settings.fetch_timeout_ms, 1));
+    FetchedPage page = FetchPage(client_, s.url, settings, page_ms, cancel);
+    ParseBudget budget;
+    budget.max_bytes = ParseMemoryFor(page.body.size());
+    const int64_t parse_ms = std::min(std::max<int64_t>(settings.fetch_timeout_ms, 1),
+                                      std::max<int64_t>(end - SteadyMs(), 1));
+    budget.deadline_ns = SteadyNowNs() + parse_ms * 1'000'000;
+    budget.cancel = &cancel;
+    out.push_back(Judge(s, page, budget));
   }
   return out;
 }

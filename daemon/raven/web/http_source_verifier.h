@@ -12,7 +12,8 @@
 //   unreachable failed     HTTP 4xx/5xx, or a cross-host redirect;
 //               unavailable no response (connection failure, deadline);
 //   unchecked   unavailable a truncated body, an unsupported type (PDF), a
-//                          refused (non-public) address, the total deadline
+//                          refused (non-public) address, a page whose parse
+//                          ran past its budget (Judge), the total deadline
 //                          spent before this Source, or a cancellation.
 // The engine turns absent into drifted when the Source was verified before.
 // Settings are read from the source at every Verify call. Sources are
@@ -25,6 +26,7 @@
 #include "common/cancel_token.h"
 #include "daemon/http/http_client.h"
 #include "daemon/raven/seams.h"
+#include "daemon/raven/web/html_document.h"
 #include "daemon/raven/web/page_fetch.h"
 #include "daemon/raven/web/verifier_settings.h"
 
@@ -38,8 +40,13 @@ class HttpSourceVerifier : public SourceVerifier {
   std::vector<SourceObservation> Verify(const std::vector<Source>& sources,
                                         const CancelToken& cancel) override;
 
-  // The observation for one Source, given its fetched page.
-  static SourceObservation Judge(const Source& source, const FetchedPage& page);
+  // The observation for one Source, given its fetched page, whose parse
+  // (when gumbo parses it) stays within `budget`: past it the Source is
+  // unavailable (unchecked), never a failed match. Verify gives each page
+  // ParseMemoryFor its size, and its time (fetch_timeout_ms) from the start
+  // of the parse, within the check's total time.
+  static SourceObservation Judge(const Source& source, const FetchedPage& page,
+                                 const ParseBudget& budget = {});
 
  private:
   http::HttpClient& client_;

@@ -35,7 +35,8 @@ bool ContainsAny(std::string_view haystack, std::initializer_list<const char*> n
 
 }  // namespace
 
-absl::StatusOr<PageContent> DecodePage(std::string_view content_type, std::string_view body) {
+absl::StatusOr<PageContent> DecodePage(std::string_view content_type, std::string_view body,
+                                       const ParseBudget& budget) {
   PageContent out;
   absl::string_view header(content_type.data(), content_type.size());
   out.media_type = absl::AsciiStrToLower(absl::StripAsciiWhitespace(header.substr(0, header.find(';'))));
@@ -68,7 +69,7 @@ absl::StatusOr<PageContent> DecodePage(std::string_view content_type, std::strin
     out.text.segments.push_back({0, 0});
     return out;
   }
-  absl::StatusOr<PageText> page = ExtractPageText(*utf8);
+  absl::StatusOr<PageText> page = ExtractPageText(*utf8, budget);
   if (!page.ok()) return page.status();
   out.text = *std::move(page);
   return out;

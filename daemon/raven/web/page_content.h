@@ -27,8 +27,10 @@ struct PageContent {
 };
 
 // The checkable text of `body`; an error (unsupported type, unknown
-// charset, a page too deeply nested to parse) says why there is none.
-absl::StatusOr<PageContent> DecodePage(std::string_view content_type, std::string_view body);
+// charset, a page too deeply nested to parse, a parse past `budget`) says
+// why there is none.
+absl::StatusOr<PageContent> DecodePage(std::string_view content_type, std::string_view body,
+                                       const ParseBudget& budget = {});
 
 // Why a response is a block page rather than the page, or nullopt. Only
 // asked when the excerpt was not found: a real page with a cookie banner

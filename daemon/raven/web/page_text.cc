@@ -85,7 +85,7 @@ size_t PageText::PageOffset(size_t offset) const {
   return std::prev(it)->page_offset;
 }
 
-absl::StatusOr<PageText> ExtractPageText(std::string_view html) {
+absl::StatusOr<PageText> ExtractPageText(std::string_view html, const ParseBudget& budget) {
   // The fast parser gives up past kMaxDepth open elements and
   // kMaxAttributes attributes in a tag itself.
   if (std::optional<PageText> fast = FastPageText(html)) return *std::move(fast);
@@ -97,11 +97,11 @@ absl::StatusOr<PageText> ExtractPageText(std::string_view html) {
     return absl::InvalidArgumentError(absl::StrCat("the page has a tag with more than ",
                                                    kMaxAttributes, " attributes and was not parsed"));
   }
-  return GumboPageText(html);
+  return GumboPageText(html, budget);
 }
 
-absl::StatusOr<PageText> GumboPageText(std::string_view html) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HtmlDocument> document, HtmlDocument::Parse(html));
+absl::StatusOr<PageText> GumboPageText(std::string_view html, const ParseBudget& budget) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HtmlDocument> document, HtmlDocument::Parse(html, budget));
   PageText out;
   Walker walker(out, html.size());
   walker.Node(document->root(), false);

@@ -22,7 +22,9 @@
 // `text_offset` on came from the node whose source starts at `page_offset`
 // in the (UTF-8) HTML. Pages whose elements nest deeper than kMaxDepth, or
 // with a tag of more than kMaxAttributes attributes, are not parsed
-// (libgumbo is quadratic in both): the result is an error.
+// (libgumbo is quadratic in both): the result is an error. A page left to
+// gumbo is parsed within `budget` (html_document.h); past it the result is
+// its error.
 // Stateless; safe from any thread.
 #pragma once
 
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "daemon/raven/web/html_document.h"
 
 namespace raw::raven::web {
 
@@ -50,6 +53,6 @@ struct PageText {
 inline constexpr size_t kMaxDepth = 1000;
 inline constexpr size_t kMaxAttributes = 256;
 
-absl::StatusOr<PageText> ExtractPageText(std::string_view html);
+absl::StatusOr<PageText> ExtractPageText(std::string_view html, const ParseBudget& budget = {});
 
 }  // namespace raw::raven::web

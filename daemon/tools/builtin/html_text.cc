@@ -2,6 +2,7 @@
 
 #include <gumbo.h>
 
+#include <memory>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -385,16 +386,18 @@ std::string HtmlToText(std::string_view html, const HtmlTextOptions& options) {
                         " attributes, so it was not parsed; this is its text with the markup "
                         "stripped]", text.empty() ? "" : "\n\n", text);
   }
-  GumboOptions gumbo_options = kGumboDefaultOptions;
-  gumbo_options.max_errors = 0;  // parse errors are of no use here
-  GumboOutput* output = gumbo_parse_with_options(&gumbo_options, html.data(), html.size());
-  if (output == nullptr) return "";
-  std::string title;
-  if (const GumboNode* title_node = FindTitle(output->document)) {
-    title = CollapsedText(title_node);
+  absl::StatusOr<std::unique_ptr<raven::web::HtmlDocument>> parsed =
+      raven::web::HtmlDocument::Parse(html, options.budget);
+  if (!parsed.ok()) {
+    std::string text = StripTags(html);
+    return absl::StrCat("[the page was not parsed (", parsed.status().message(),
+                        "); this is its text with the markup stripped]", text.empty() ? "" : "\n\n",
+                        text);
   }
-  std::string body = Renderer(options).Render(output->document);
-  gumbo_destroy_output(&gumbo_options, output);
+  const GumboNode* document = (*parsed)->document();
+  std::string title;
+  if (const GumboNode* title_node = FindTitle(document)) title = CollapsedText(title_node);
+  std::string body = Renderer(options).Render(document);
   if (title.empty()) return body;
   if (body.empty()) return absl::StrCat("Title: ", title);
   return absl::StrCat("Title: ", title, "\n\n", body);

@@ -10,14 +10,18 @@
 // (indented two spaces per nesting level), table cells separated by " | ",
 // links written as "text (href)", images as "[image: alt]"; whitespace
 // outside <pre> is collapsed, <pre> keeps its own. A page whose elements
-// nest more than 1000 deep is not parsed (see common/html_scan.h): its text comes
-// back with the markup stripped, after a note saying so. Stateless; safe
-// from any thread.
+// nest more than 1000 deep is not parsed (see common/html_scan.h), nor is
+// one whose parse runs past options.budget (the parse's time, memory and
+// cancellation; daemon/raven/web/html_document.h): its text comes back with
+// the markup stripped, after a note saying so. Stateless; safe from any
+// thread.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <string_view>
+
+#include "daemon/raven/web/html_document.h"
 
 namespace raw::tools::builtin {
 
@@ -27,6 +31,8 @@ struct HtmlTextOptions {
   // the href as written. Fragment-only ("#...") and javascript: links never
   // show a target.
   std::function<std::string(std::string_view href)> link_target;
+  // What the parse may take (default: no deadline, 512 MiB).
+  raven::web::ParseBudget budget;
 };
 
 // `html` (UTF-8) as text; "" when it has no visible text.

@@ -19,12 +19,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/time.h"
+#include "common/utf8.h"
 #include "daemon/http/bounded_collector.h"
 #include "daemon/http/http_client.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
 #include "daemon/tools/builtin/tool_args.h"
-#include "common/utf8.h"
 #include "daemon/tools/builtin/web_content.h"
 #include "daemon/tools/builtin/web_url.h"
 
@@ -153,6 +154,11 @@ ToolOutput WebFetch(const Json& args, const ToolContext& ctx) {
   }
 
   HtmlTextOptions html_options;
+  // The HTML parse gets the request's time again, the memory of
+  // Raven's page check and the call's cancellation (html_text.h).
+  html_options.budget.deadline_ns = SteadyNowNs() + timeout_ms * 1'000'000;
+  html_options.budget.max_bytes = raven::web::ParseMemoryFor(response.body().size());
+  html_options.budget.cancel = &ctx.cancel;
   html_options.link_target = [&](std::string_view href) -> std::string {
     if (HasOwnScheme(href)) {
       return absl::StartsWithIgnoreCase(ToAbsl(href), "data:") ? "" : std::string(href);

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/cancel_token.h"
+#include "common/time.h"
 #include "gtest/gtest.h"
 
 namespace raw::tools::builtin {
@@ -106,6 +108,36 @@ TEST(HtmlTextTest, ATagWithHostileManyAttributesIsStrippedInsteadOfParsed) {
   EXPECT_EQ(HtmlToText(html),
             "[the page has a tag with more than 256 attributes, so it was not parsed; this is "
             "its text with the markup stripped]\n\nstill readable");
+}
+
+// gumbo has no way to stop, and formatting elements closed across blocks
+// make it superlinear: the parse stops at its budget and the page comes back
+// as its text with the markup stripped, after a note.
+TEST(HtmlTextTest, APageWhoseParseRunsPastItsBudgetIsStripped) {
+  std::string html = "<p>start</p>";
+  while (html.size() < 100 * 1024) html += "<a><div>x</a>";
+  HtmlTextOptions options;
+  options.budget.deadline_ns = SteadyNowNs();  // reached at the parser's first look
+  std::string text = HtmlToText(html, options);
+  EXPECT_EQ(text.rfind("[the page was not parsed (parsing the page (", 0), 0u)
+      << text.substr(0, 200);
+  EXPECT_NE(text.find("ran past its time and was stopped); this is its text with the markup "
+                      "stripped]\n\nstart"),
+            std::string::npos)
+      << text.substr(0, 300);
+
+  CancelToken cancel;
+  cancel.Cancel();
+  options.budget = {};
+  options.budget.cancel = &cancel;
+  EXPECT_EQ(HtmlToText(html, options)
+                .rfind("[the page was not parsed (the parse of the page was "
+                       "cancelled)",
+                       0),
+            0u);
+  // Within its budget the same kind of page is parsed as before.
+  options.budget = {};
+  EXPECT_EQ(HtmlToText("<p>one <a>two<div>three</a></div></p>", options), "one two\n\nthree");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/time.h"
 #include "daemon/http/curl_http_client.h"
 #include "daemon/raven/codec.h"
 #include "daemon/raven/engine.h"
@@ -265,6 +266,40 @@ TEST_F(HttpSourceVerifierTest, APageThatChangesBeforeCompletionIsDrifted) {
   // The outcome survives the state codec.
   EXPECT_EQ(ReplayBook(records).tasks.at(id).FindSource("s1")->check.outcome,
             CheckOutcome::kDrifted);
+}
+
+// A page built to make the HTML parser take minutes (formatting elements
+// closed across blocks, about 20 s for these 800 KB without a bound) is
+// parsed only within the page's time: the Source is unchecked, never a
+// failed match, and the check returns instead of hanging its turn.
+TEST_F(HttpSourceVerifierTest, APageWhoseParseRunsPastItsTimeIsUnchecked) {
+  std::string hostile = "<!DOCTYPE html><html><body>";
+  while (hostile.size() < 800 * 1024) hostile += "<a><div>x</a>";
+  site_.Enqueue(Html(hostile));
+  settings_.fetch_timeout_ms = 1500;
+  SourceObservation o = VerifyOne(MakeSource("s1", "/hostile"));
+  EXPECT_EQ(o.status, CheckStatus::kUnavailable);
+  EXPECT_EQ(o.outcome, CheckOutcome::kUnchecked);
+  EXPECT_THAT(o.detail, Optional(HasSubstr("ran past its time")));
+
+  // Judge stops at once for a deadline already reached, and on a
+  // cancelled token.
+  FetchedPage page;
+  page.result = FetchResult::kOk;
+  page.status = 200;
+  page.content_type = "text/html";
+  page.body = hostile;
+  ParseBudget budget;
+  budget.deadline_ns = SteadyNowNs();
+  EXPECT_EQ(HttpSourceVerifier::Judge(MakeSource("s1", "/hostile"), page, budget).outcome,
+            CheckOutcome::kUnchecked);
+  CancelToken cancelled;
+  cancelled.Cancel();
+  budget = ParseBudget{};
+  budget.cancel = &cancelled;
+  SourceObservation stopped = HttpSourceVerifier::Judge(MakeSource("s1", "/hostile"), page, budget);
+  EXPECT_EQ(stopped.status, CheckStatus::kUnavailable);
+  EXPECT_THAT(stopped.detail, Optional(HasSubstr("cancelled")));
 }
 
 }  // namespace
