@@ -4,6 +4,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "clients/lib/image_file.h"
 
 namespace raw::acp {
 namespace {
@@ -73,6 +74,10 @@ absl::StatusOr<AcpPrompt> PromptOf(const Json& blocks) {
       // rawd checks the bytes and whether the session's model takes images.
       v1::Image& image = prompt.images.emplace_back();
       image.set_mime_type(Field(block, "mimeType"));
+      // Where the image came from, when the client says and rawd takes it.
+      if (std::string uri = Field(block, "uri"); client::AcceptableImageName(uri)) {
+        image.set_name(uri);
+      }
       const std::string data = Field(block, "data");
       if (data.empty() || !absl::Base64Unescape(data, image.mutable_data())) {
         return absl::InvalidArgumentError(

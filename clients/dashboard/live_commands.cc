@@ -50,6 +50,12 @@ absl::Status AddImages(const Json& command, v1::StartTurnRequest& request) {
     }
     v1::Image* added = request.add_images();
     added->set_mime_type(*mime_type);
+    if (auto name = image.find("name"); name != image.end() && !name->is_null()) {
+      if (!name->is_string()) {
+        return absl::InvalidArgumentError(absl::StrCat(which, ".name must be a string"));
+      }
+      added->set_name(name->get<std::string>());
+    }
     if (data->empty() || !absl::Base64Unescape(*data, added->mutable_data())) {
       return absl::InvalidArgumentError(
           absl::StrCat(which, ".data is not an image in base64 (RFC 4648, standard alphabet)"));

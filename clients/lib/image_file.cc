@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "common/image_sniff.h"
+#include "common/utf8.h"
 
 namespace raw::client {
 namespace {
@@ -72,7 +74,16 @@ absl::StatusOr<v1::Image> ReadImageFile(const std::string& path) {
   image.set_width(facts->width);
   image.set_height(facts->height);
   image.set_data(std::move(bytes));
+  // The name descriptions of the image give in place of its data (a
+  // compaction summary's transcript); left out when rawd would refuse it.
+  if (AcceptableImageName(path)) image.set_name(path);
   return image;
+}
+
+bool AcceptableImageName(std::string_view name) {
+  return name.size() <= 1024 && ValidUtf8Prefix(name) == name.size() &&
+         std::none_of(name.begin(), name.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 }  // namespace raw::client

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/json.h"
+#include "daemon/events/image_part.h"
 
 namespace raw::context {
 
@@ -265,11 +266,16 @@ std::string RenderItem(const events::ContextItem& item) {
           } else {
             out = absl::StrCat("[user]\n", DescribeDataPayloads(v.text));
           }
-          // The summarizer gets no image, only that there was one.
+          // The summarizer gets no image, only that there was one: its
+          // type, pixel and byte size and the file it came from, as a
+          // tool's image payload is described.
           for (const events::ImagePart& image : v.images) {
-            absl::StrAppend(&out, "\n[image: ", image.mime_type);
+            absl::StrAppend(&out, "\n[image ", image.mime_type);
             if (image.width > 0) absl::StrAppend(&out, ", ", image.width, "x", image.height);
-            absl::StrAppend(&out, "]");
+            absl::StrAppend(&out, ", ",
+                            HumanSize(static_cast<int64_t>(events::ImageByteSize(image))));
+            if (!image.name.empty()) absl::StrAppend(&out, ", path ", image.name);
+            absl::StrAppend(&out, "; data left out]");
           }
         } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
           out = "[assistant]";

@@ -1,5 +1,6 @@
 #include "daemon/events/context_record.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <variant>
@@ -16,6 +17,9 @@ namespace {
 constexpr unsigned char kFormat = 0x01;
 enum Kind : unsigned char { kUserText = 1, kAssistantTurn = 2, kToolOutcome = 3 };
 constexpr unsigned char kHasImages = 0x02;
+// With kHasImages: each image's name follows its size. Records of images
+// without names (and those written before names existed) leave it out.
+constexpr unsigned char kImagesNamed = 0x04;
 
 class RecordWriter {
  public:
@@ -123,7 +127,10 @@ struct Encoder {
     w.Byte(kUserText);
     // Bit 1 of the role byte says images follow; records without images
     // are as they were before images existed.
-    w.Byte((p.kind == UserTextKind::kSummary ? 1 : 0) | (p.images.empty() ? 0 : kHasImages));
+    const bool named = std::any_of(p.images.begin(), p.images.end(),
+                                   [](const ImagePart& image) { return !image.name.empty(); });
+    w.Byte((p.kind == UserTextKind::kSummary ? 1 : 0) | (p.images.empty() ? 0 : kHasImages) |
+           (named ? kImagesNamed : 0));
     w.String(p.text);
     w.String(p.turn_id);
     if (p.images.empty()) return;
@@ -133,6 +140,7 @@ struct Encoder {
       w.String(image.base64);
       w.Varint(static_cast<uint64_t>(image.width));
       w.Varint(static_cast<uint64_t>(image.height));
+      if (named) w.String(image.name);
     }
   }
   void operator()(const AssistantTurn& p) const {
@@ -165,7 +173,8 @@ struct Encoder {
 absl::Status ReadUserText(RecordReader& r, ContextItem& out) {
   UserText& p = out.emplace<UserText>();
   ASSIGN_OR_RETURN(unsigned char role, r.Byte("role"));
-  if ((role & ~kHasImages) > 1) {
+  if ((role & ~(kHasImages | kImagesNamed)) > 1 ||
+      ((role & kImagesNamed) != 0 && (role & kHasImages) == 0)) {
     return RecordReader::Damaged("role", absl::StrFormat("unknown role 0x%02x", role));
   }
   p.kind = (role & 1) == 1 ? UserTextKind::kSummary : UserTextKind::kPrompt;
@@ -181,6 +190,7 @@ absl::Status ReadUserText(RecordReader& r, ContextItem& out) {
     ASSIGN_OR_RETURN(uint64_t height, r.Varint("images.height"));
     image.width = static_cast<int64_t>(width);
     image.height = static_cast<int64_t>(height);
+    if ((role & kImagesNamed) != 0) RETURN_IF_ERROR(r.String("images.name", image.name));
   }
   return absl::OkStatus();
 }

@@ -103,6 +103,7 @@ void WriteImages(OrderedJson& j, const std::vector<ImagePart>& images) {
     one["base64"] = image.base64;
     one["width"] = image.width;
     one["height"] = image.height;
+    if (!image.name.empty()) one["name"] = image.name;  // came later still
     list.push_back(std::move(one));
   }
   j["images"] = std::move(list);
@@ -114,6 +115,7 @@ void ReadImages(JsonFields& r, std::vector<ImagePart>& images) {
     image.base64 = one.String("base64");
     image.width = one.Int64("width");
     image.height = one.Int64("height");
+    image.name = one.OptionalString("name");
   });
 }
 

@@ -1,10 +1,13 @@
 #include "daemon/events/image_part.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/base64_size.h"
 #include "common/image_sniff.h"
+#include "common/utf8.h"
 
 namespace raw::events {
 
@@ -41,10 +44,22 @@ absl::StatusOr<std::vector<ImagePart>> CheckPromptImages(const std::vector<Image
                                                      "\" but its bytes are ",
                                                      std::string(facts->mime_type)));
     }
+    if (upload.name.size() > kMaxImageNameBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(which, " has a name of ", upload.name.size(),
+                                                     " bytes; at most ", kMaxImageNameBytes,
+                                                     " are accepted"));
+    }
+    if (ValidUtf8Prefix(upload.name) != upload.name.size() ||
+        std::any_of(upload.name.begin(), upload.name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(which, "'s name is not UTF-8 text without control characters"));
+    }
     images.push_back(ImagePart{.mime_type = std::string(facts->mime_type),
                                .base64 = absl::Base64Escape(upload.bytes),
                                .width = facts->width,
-                               .height = facts->height});
+                               .height = facts->height,
+                               .name = upload.name});
   }
   return images;
 }

@@ -20,6 +20,8 @@ struct ImagePart {
   // Pixel size from the image's header; 0 when it does not say.
   int64_t width = 0;
   int64_t height = 0;
+  // The file it came from, as the client named it; may be empty.
+  std::string name;
   bool operator==(const ImagePart&) const = default;
 };
 
@@ -39,11 +41,16 @@ inline constexpr size_t kMaxContextImageBytes = 20 * 1024 * 1024;
 struct ImageUpload {
   std::string mime_type;  // may be empty
   std::string bytes;
+  std::string name;  // may be empty
 };
+
+// The longest ImagePart::name accepted, in bytes.
+inline constexpr size_t kMaxImageNameBytes = 1024;
 
 // Checks and encodes the images of one prompt. INVALID_ARGUMENT, naming the
 // image by its position from 1, when one is empty, not PNG/JPEG/GIF/WebP
-// by its bytes, of another type than it declares, or over a limit.
+// by its bytes, of another type than it declares, over a limit, or named
+// with more than kMaxImageNameBytes, invalid UTF-8 or a control character.
 absl::StatusOr<std::vector<ImagePart>> CheckPromptImages(const std::vector<ImageUpload>& uploads);
 
 // The decoded size of an ImagePart's bytes.

@@ -2,7 +2,7 @@
 // image shows in the conversation.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { MAX_IMAGE_BYTES, formatBytes, promptImageView, refusal, sniffImageType, toBase64 } from "../../clients/dashboard/web/assets/images.js";
+import { MAX_IMAGE_BYTES, formatBytes, imageName, promptImageView, refusal, sniffImageType, toBase64 } from "../../clients/dashboard/web/assets/images.js";
 import { Transcript } from "../../clients/dashboard/web/assets/transcript.js";
 
 // A valid 1x1 PNG.
@@ -78,4 +78,15 @@ test("at most 10 images, 5 MiB each and 10 MiB together; an empty file is refuse
   assert.match(refusal([half, half], "c.png", 1), /^c\.png would make the images 10\.0 MB; a prompt takes at most 10\.0 MB of them$/);
   assert.equal(formatBytes(68), "68 bytes");
   assert.equal(formatBytes(12800), "12.5 KB");
+});
+
+test("an image keeps its file's name when rawd takes it, and goes without one otherwise", () => {
+  assert.equal(imageName("screen shot.png"), "screen shot.png");
+  assert.equal(imageName("écran.png"), "écran.png");
+  assert.equal(imageName(""), undefined);
+  assert.equal(imageName(undefined), undefined);
+  assert.equal(imageName("a\nb.png"), undefined);
+  assert.equal(imageName("tab\there.png"), undefined);
+  assert.equal(imageName("a".repeat(1024)), "a".repeat(1024));
+  assert.equal(imageName("é".repeat(513)), undefined);  // 1026 bytes of UTF-8
 });

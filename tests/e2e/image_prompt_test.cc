@@ -18,9 +18,12 @@ using raw::test_images::GifBytes;
 using raw::test_images::PngBytes;
 using ::testing::HasSubstr;
 
-// The test config with `"images": true` on the model, or as it is.
+// The test config with `"images": true` on the model, or as it is; /compact
+// summarizes every turn.
 std::string ImageConfig(const std::string& base_url, bool images) {
-  std::string config = TestConfig(base_url);
+  std::string config = absl::StrReplaceAll(
+      TestConfig(base_url),
+      {{R"("model": "fake",)", R"("model": "fake", "compact": {"keep_recent_turns": 0},)"}});
   if (images) {
     config = absl::StrReplaceAll(
         config, {{R"("model_id": "gpt-test",)", R"("model_id": "gpt-test", "images": true,)"}});
@@ -242,6 +245,45 @@ TEST_F(ImagePromptTest, RawRunSendsImageFiles) {
   EXPECT_EQ(content[1]["image_url"]["url"],
             absl::StrCat("data:image/png;base64,", absl::Base64Escape(png)));
 
+  // The image keeps the file's path as its name, and a summary's
+  // transcript describes it by that path, its type and size, never by its
+  // data.
+  raw::v1::ListSessionsResponse sessions;
+  {
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(daemon_->stub().ListSessions(&ctx, raw::v1::ListSessionsRequest(), &sessions).ok());
+  }
+  ASSERT_EQ(sessions.sessions_size(), 1);
+  const std::string session = sessions.sessions(0).id();
+  const std::string shot = daemon_->workdir() + "/shot.png";
+  bool named = false;
+  for (const raw::v1::Event& e : History(session)) {
+    if (e.has_user_message() && e.user_message().images_size() == 1) {
+      named = e.user_message().images(0).name() == shot;
+    }
+  }
+  EXPECT_TRUE(named);
+  // The first prompt is the task, which compaction keeps as it is; a later
+  // one is summarized.
+  fake_.Enqueue(chat::TextAnswer("The same screenshot."));
+  CommandResult again =
+      daemon_->RunRaw({"run", "--session", session, "--image", shot, "and this one?"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  fake_.Enqueue(chat::TextAnswer("The user showed a 32x32 screenshot twice."));
+  EventStream stream(daemon_->stub(), session);
+  raw::v1::CompactRequest compact;
+  compact.set_session_id(session);
+  compact.set_lease_id(LeaseFor(daemon_->stub(), session));
+  raw::v1::CompactResponse compacting;
+  grpc::ClientContext compact_ctx;
+  ASSERT_TRUE(daemon_->stub().Compact(&compact_ctx, compact, &compacting).ok());
+  ASSERT_TRUE(stream.WaitFor([](const raw::v1::Event& e) { return e.has_compaction_ended(); }));
+  ASSERT_EQ(fake_.requests().size(), 3u);
+  const std::string summary_request = fake_.requests()[2].body;
+  EXPECT_THAT(summary_request, HasSubstr(absl::StrCat("[image image/png, 32x32, ", png.size(),
+                                                      " bytes, path ", shot, "; data left out]")));
+  EXPECT_EQ(summary_request.find(absl::Base64Escape(png)), std::string::npos);
+
   // A file that is no image is refused before anything is sent.
   {
     std::ofstream out(daemon_->workdir() + "/notes.txt");
@@ -255,7 +297,7 @@ TEST_F(ImagePromptTest, RawRunSendsImageFiles) {
       daemon_->RunRaw({"run", "--image", daemon_->workdir() + "/gone.png", "what is this?"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("gone.png: cannot open it"));
-  EXPECT_EQ(fake_.requests().size(), 1u);
+  EXPECT_EQ(fake_.requests().size(), 3u);
 }
 
 }  // namespace

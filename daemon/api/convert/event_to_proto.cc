@@ -108,6 +108,7 @@ void Fill(const events::UserMessage& p, raw::v1::Event& out) {
     (void)absl::Base64Unescape(part.base64, image->mutable_data());
     image->set_width(part.width);
     image->set_height(part.height);
+    image->set_name(part.name);
   }
 }
 void Fill(const events::TextDelta& p, raw::v1::Event& out) {

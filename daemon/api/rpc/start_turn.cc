@@ -30,7 +30,7 @@ UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& 
   std::vector<events::ImageUpload> images;
   images.reserve(request.images_size());
   for (const raw::v1::Image& image : request.images()) {
-    images.push_back({.mime_type = image.mime_type(), .bytes = image.data()});
+    images.push_back({.mime_type = image.mime_type(), .bytes = image.data(), .name = image.name()});
   }
   UnaryReactor* reactor = ctx->DefaultReactor();
   // Blank text beside images is no text: the model gets the images alone.

@@ -212,6 +212,13 @@ TEST(PromptTextTest, ImagesGoWithTheTextDecoded) {
   ASSERT_EQ(prompt->images.size(), 1u);
   EXPECT_EQ(prompt->images[0].mime_type(), "image/png");
   EXPECT_EQ(prompt->images[0].data(), "hello");
+  EXPECT_EQ(prompt->images[0].name(), "");
+  // An image's uri, when the client gives one rawd takes, names it.
+  prompt = PromptOf(Json::parse(R"([{"type":"image","mimeType":"image/png","data":"aGVsbG8=",
+    "uri":"file:///home/u/shot.png"},{"type":"image","data":"aGVsbG8=","uri":"a\nb"}])"));
+  ASSERT_TRUE(prompt.ok()) << prompt.status();
+  EXPECT_EQ(prompt->images[0].name(), "file:///home/u/shot.png");
+  EXPECT_EQ(prompt->images[1].name(), "");
   // Images alone make a prompt; data that is not base64 does not.
   EXPECT_TRUE(PromptOf(Json::parse(R"([{"type":"image","data":"aGVsbG8="}])")).ok());
   absl::StatusOr<AcpPrompt> bad =

@@ -64,6 +64,19 @@ TEST(TranscriptTest, TextThatIsNotABase64DataUrlIsKept) {
   }
 }
 
+// A prompt's images reach a summary's transcript as their type, pixel and
+// byte size and the file the client named, never as their data.
+TEST(TranscriptTest, PromptImagesAreDescribedByTypeSizeAndName) {
+  events::UserText prompt("what is this?");
+  prompt.images.push_back({"image/png", std::string(400, 'Q'), 64, 48, "shots/screen.png"});
+  prompt.images.push_back({"image/gif", "R0lGODlh", 0, 0, ""});
+  std::string out = RenderItem(prompt);
+  EXPECT_EQ(out,
+            "[user]\nwhat is this?\n"
+            "[image image/png, 64x48, 300 bytes, path shots/screen.png; data left out]\n"
+            "[image image/gif, 6 bytes; data left out]");
+}
+
 TEST(TranscriptTest, ToolOutputPayloadTakesThePathItsCallNamed) {
   events::AssistantTurn turn;
   turn.tool_calls.push_back({"c1", "read_file", R"({"path":"img/logo.png"})"});

@@ -20,9 +20,16 @@ UserText WithImages() {
   return text;
 }
 
+UserText WithNamedImages() {
+  UserText text = WithImages();
+  text.images[0].name = "shots/screen \u00e9.png";
+  return text;
+}
+
 std::vector<ContextItem> EveryShape() {
   return {
       WithImages(),
+      WithNamedImages(),
       UserText{"please\tlist files"},
       UserText{"summary of turns 1-3", UserTextKind::kSummary, ""},
       UserText{"task", UserTextKind::kPrompt, "turn_01jd8w"},
@@ -86,8 +93,14 @@ TEST(ContextRecordTest, ARecordWithoutImagesIsAsBeforeImagesExisted) {
             std::string("\x01\x01\x00\x02hi\x01t", 8));
   const std::string with = EncodeContextRecord(WithImages());
   EXPECT_EQ(with[2], '\x02');  // the images flag
+  // Names add a flag of their own; a record of unnamed images has none.
+  const std::string named = EncodeContextRecord(WithNamedImages());
+  EXPECT_EQ(named[2], '\x06');
+  absl::StatusOr<ContextItem> decoded = DecodeContextRecord(named);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(std::get<UserText>(*decoded), WithNamedImages());
   std::string unknown_role = with;
-  unknown_role[2] = '\x04';
+  unknown_role[2] = '\x04';  // names without images
   EXPECT_THAT(DecodeContextRecord(unknown_role).status().message(), HasSubstr("unknown role"));
 }
 

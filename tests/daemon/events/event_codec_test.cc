@@ -114,6 +114,14 @@ TEST(EventCodecTest, EncodingIsStable) {
   EXPECT_EQ(EncodePayload(UserMessage{"", {{"image/png", "iVBO", 2, 3}}}),
             R"({"kind":"user_message","text":"","images":[{"mime_type":"image/png",)"
             R"("base64":"iVBO","width":2,"height":3}]})");
+  // So is an image's name, which came later still.
+  UserMessage named{"", {{"image/png", "iVBO", 2, 3, "a.png"}}};
+  EXPECT_EQ(EncodePayload(named),
+            R"({"kind":"user_message","text":"","images":[{"mime_type":"image/png",)"
+            R"("base64":"iVBO","width":2,"height":3,"name":"a.png"}]})");
+  absl::StatusOr<EventPayload> named_back = DecodePayload("user_message", EncodePayload(named));
+  ASSERT_TRUE(named_back.ok()) << named_back.status();
+  EXPECT_EQ(std::get<UserMessage>(*named_back), named);
   EXPECT_EQ(EncodeContextItem(ToolOutcome{"c1", "ls", "out", true}),
             R"({"kind":"tool_outcome","call_id":"c1","name":"ls","content":"out","is_error":true})");
 }

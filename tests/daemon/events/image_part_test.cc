@@ -43,6 +43,21 @@ TEST(CheckPromptImagesTest, WhatIsNotAnAcceptedImageIsRefusedNamingWhichOne) {
   EXPECT_THAT(ErrorOf({{"image/png", ""}}), HasSubstr("image 1 is empty"));
 }
 
+TEST(CheckPromptImagesTest, AnImageKeepsTheNameItCameWithWithinLimits) {
+  const std::string png = PngBytes(2, 2);
+  absl::StatusOr<std::vector<ImagePart>> images =
+      CheckPromptImages({{"", png, "shots/\u00e9cran.png"}, {"", png, ""}});
+  ASSERT_TRUE(images.ok()) << images.status();
+  EXPECT_EQ((*images)[0].name, "shots/\u00e9cran.png");
+  EXPECT_EQ((*images)[1].name, "");
+  EXPECT_TRUE(CheckPromptImages({{"", png, std::string(kMaxImageNameBytes, 'a')}}).ok());
+  EXPECT_THAT(ErrorOf({{"", png, std::string(kMaxImageNameBytes + 1, 'a')}}),
+              HasSubstr("image 1 has a name of 1025 bytes; at most 1024"));
+  EXPECT_THAT(ErrorOf({{"", png}, {"", png, "a\nb.png"}}),
+              HasSubstr("image 2's name is not UTF-8 text without control characters"));
+  EXPECT_THAT(ErrorOf({{"", png, "bad \xFF.png"}}), HasSubstr("image 1's name is not UTF-8"));
+}
+
 TEST(CheckPromptImagesTest, TheLimitsOfOneImageAndOfAPromptHold) {
   EXPECT_THAT(ErrorOf({{"", PngBytes(1, 1, kMaxImageBytes)}}),
               HasSubstr("an image may have at most 5242880"));

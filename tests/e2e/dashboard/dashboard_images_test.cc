@@ -69,6 +69,12 @@ TEST_F(DashboardImagesTest, ABadImageIsAClearErrorAndStartsNoTurn) {
               {{"text", "look"}, {"images", Json::array({{{"mimeType", 5}, {"data", png}}})}});
   EXPECT_THAT(bad_type["error"]["message"].get<std::string>(),
               HasSubstr("images[0]: \"mimeType\" must be a string"));
+  Json bad_name =
+      Command(*ws, "prompt",
+              {{"text", "look"},
+               {"images", Json::array({{{"mimeType", "image/png"}, {"data", png}, {"name", 7}}})}});
+  EXPECT_THAT(bad_name["error"]["message"].get<std::string>(),
+              HasSubstr("images[0].name must be a string"));
   // Bytes that decode but are no image are rawd's to refuse.
   Json not_image =
       Command(*ws, "prompt",
@@ -81,10 +87,23 @@ TEST_F(DashboardImagesTest, ABadImageIsAClearErrorAndStartsNoTurn) {
   // None of them started a turn: the next prompt's turn is the first, and
   // the model is asked once.
   fake_.Enqueue(chat::TextAnswer("Two by three."));
-  Json started = Command(*ws, "prompt",
-                         {{"text", "look"}, {"images", Json::array({Image("image/png", png)})}});
+  Json named = Image("image/png", png);
+  named["name"] = "shot.png";
+  Json started =
+      Command(*ws, "prompt", {{"text", "look"}, {"images", Json::array({std::move(named)})}});
   ASSERT_EQ(started["ok"], true) << started.dump();
-  EXPECT_EQ(TurnsStartedUntilTheEnd(*ws), 1);
+  // The image keeps its name in the session's events.
+  int started_turns = 0;
+  bool was_named = false;
+  ReadUntil(*ws, [&](const Json& f) {
+    if (IsEvent(f, "turnStarted")) ++started_turns;
+    if (IsEvent(f, "userMessage")) {
+      was_named = f.dump().find("\"name\":\"shot.png\"") != std::string::npos;
+    }
+    return IsEvent(f, "turnEnded");
+  });
+  EXPECT_EQ(started_turns, 1);
+  EXPECT_TRUE(was_named);
   ASSERT_EQ(fake_.requests().size(), 1u);
   EXPECT_THAT(fake_.requests()[0].body, HasSubstr(absl::StrCat("data:image/png;base64,", png)));
 }

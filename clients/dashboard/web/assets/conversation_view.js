@@ -3,17 +3,17 @@
 // approval prompt, the compose box, the footer and the Details panel.
 // Writing needs the session's writer lease: while another client holds it
 // the view is a follower (read-only) with a "Request to write" action.
-import { api } from "./api.js";
-import { h, clear, announce } from "./dom.js";
-import { formatContext, formatCount, int64 } from "./format.js";
-import { Transcript, pageItems } from "./transcript.js";
-import { InputHistory, completions, parseInput, recalledPrompts } from "./commands.js";
-import { IMAGE_TYPES, formatBytes, refusal, sniffImageType, toBase64 } from "./images.js";
-import { LiveSession } from "./live.js";
-import { renderItem } from "./render_items.js";
-import { ApprovalView } from "./approval_view.js";
-import { DetailsView } from "./details_view.js";
-import { prefs, updatePrefs, showHelp, sinceTypingMs } from "./app.js";
+import {api} from './api.js';
+import {prefs, showHelp, sinceTypingMs, updatePrefs} from './app.js';
+import {ApprovalView} from './approval_view.js';
+import {completions, InputHistory, parseInput, recalledPrompts} from './commands.js';
+import {DetailsView} from './details_view.js';
+import {announce, clear, h} from './dom.js';
+import {formatContext, formatCount, int64} from './format.js';
+import {formatBytes, IMAGE_TYPES, imageName, refusal, sniffImageType, toBase64} from './images.js';
+import {LiveSession} from './live.js';
+import {renderItem} from './render_items.js';
+import {pageItems, Transcript} from './transcript.js';
 
 const PAGE = 200;
 
@@ -318,7 +318,9 @@ export class ConversationView {
     try {
       if (prompt) {
         const fields = { text: parsed.kind === "prompt" ? parsed.text : "" };
-        if (images.length > 0) fields.images = images.map((i) => ({ mimeType: i.mimeType, data: i.data }));
+        if (images.length > 0)
+          fields.images =
+              images.map((i) => ({mimeType: i.mimeType, data: i.data, name: imageName(i.name)}));
         await this.live.send("prompt", fields);
       } else if (parsed.name === "help") {
         showHelp();

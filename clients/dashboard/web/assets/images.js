@@ -53,6 +53,15 @@ export function refusal(attached, name, size) {
   return "";
 }
 
+// A file's name as rawd takes it for an image (at most 1024 bytes of
+// UTF-8, no control characters), or undefined: the name is optional, so one
+// it would refuse is left out rather than refusing the prompt.
+export function imageName(name) {
+  const text = String(name ?? '');
+  if (text === '' || /[\u0000-\u001f\u007f]/.test(text)) return undefined;
+  return new TextEncoder().encode(text).length <= 1024 ? text : undefined;
+}
+
 // How a prompt's image ({mimeType, data (base64), width, height}) shows:
 // {src, alt} for an <img> from a data: URL (the page's policy allows data:
 // images and nothing else from outside), only for the four types and data
