@@ -4,6 +4,7 @@
 #include "daemon/raven/engine_internal.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/raven/prose.h"
@@ -66,10 +67,10 @@ absl::Status Engine::MergeClaims(const Fields& f, const std::vector<Source>& sou
                          std::vector<Claim>& merged, std::vector<Issue>& issues) {
   ASSIGN_OR_RETURN(const Json* list, f.Objects("claims", Limits::kClaims));
   if (list == nullptr) return absl::OkStatus();
-  std::vector<std::pair<std::string, size_t>> batch;  // id, index in the batch
+  std::vector<Claim> parsed;
+  parsed.reserve(list->size());
   for (size_t i = 0; i < list->size(); ++i) {
-    std::string where = StrCat("claims[", i, "]");
-    Fields cf((*list)[i], where);
+    Fields cf((*list)[i], StrCat("claims[", i, "]"));
     RETURN_IF_ERROR(cf.Only({"claimId", "text", "kind", "importance", "disposition", "sourceIds",
                              "contradicts"}));
     Claim c;
@@ -80,11 +81,39 @@ absl::Status Engine::MergeClaims(const Fields& f, const std::vector<Source>& sou
     ASSIGN_OR_RETURN(c.disposition, cf.Enum<Disposition>("disposition"));
     ASSIGN_OR_RETURN(c.source_ids, cf.IdList("sourceIds", Limits::kClaimSourceIds, true));
     ASSIGN_OR_RETURN(c.contradicts, cf.IdList("contradicts", Limits::kContradicts, false));
+    parsed.push_back(std::move(c));
+  }
+  const auto find_claim = [&merged](const std::string& id) {
+    return std::find_if(merged.begin(), merged.end(),
+                        [&](const Claim& o) { return o.claim_id == id; });
+  };
+  const auto find_source = [&sources](const std::string& id) -> const Source* {
+    auto it = std::find_if(sources.begin(), sources.end(),
+                           [&](const Source& s) { return s.source_id == id; });
+    return it == sources.end() ? nullptr : &*it;
+  };
+  // The ceiling holds for the whole batch before any of it is merged: a
+  // batch that would take the Task past it is refused as a whole.
+  std::set<std::string> added;
+  for (const Claim& c : parsed) {
+    if (find_claim(c.claim_id) == merged.end()) added.insert(c.claim_id);
+  }
+  if (merged.size() + added.size() > Limits::kClaims) {
+    issues.push_back(
+        {"claims", StrCat("this Checkpoint adds ", added.size(),
+                          added.size() == 1 ? " new Claim" : " new Claims", " to the Task's ",
+                          merged.size(), "; a Task holds at most ", Limits::kClaims,
+                          " Claims, so none of the batch was recorded (update existing Claims "
+                          "instead, or record the gap as a Limitation)")});
+    return absl::OkStatus();
+  }
+  std::vector<std::pair<std::string, size_t>> batch;  // id, index in the batch
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    Claim& c = parsed[i];
+    std::string where = StrCat("claims[", i, "]");
     bool ok = true;
     for (const std::string& id : c.source_ids) {
-      auto src = std::find_if(sources.begin(), sources.end(),
-                              [&](const Source& s) { return s.source_id == id; });
-      if (src == sources.end()) {
+      if (find_source(id) == nullptr) {
         issues.push_back({where + ".sourceIds", StrCat("names unregistered Source ", id)});
         ok = false;
       }
@@ -100,17 +129,15 @@ absl::Status Engine::MergeClaims(const Fields& f, const std::vector<Source>& sou
     // this Checkpoint, which is published only if it is reachable now.
     if (ok && c.NeedsSupport() &&
         std::all_of(c.source_ids.begin(), c.source_ids.end(), [&](const std::string& id) {
-          auto src = std::find_if(sources.begin(), sources.end(),
-                                  [&](const Source& s) { return s.source_id == id; });
-          return src->check.status == CheckStatus::kFailed;
+          const Source* src = find_source(id);
+          return src != nullptr && src->check.status == CheckStatus::kFailed;
         })) {
       issues.push_back({where + ".sourceIds",
                         "every Source of this Claim failed verification; defer the Claim or "
                         "support it with a verified Source"});
       ok = false;
     }
-    auto existing = std::find_if(merged.begin(), merged.end(),
-                                 [&](const Claim& o) { return o.claim_id == c.claim_id; });
+    auto existing = find_claim(c.claim_id);
     if (existing != merged.end() && existing->text != c.text) {
       issues.push_back({where + ".text", StrCat("Claim ", c.claim_id,
                                                 " already has different text; use a new Claim ID")});
@@ -120,8 +147,6 @@ absl::Status Engine::MergeClaims(const Fields& f, const std::vector<Source>& sou
     batch.push_back({c.claim_id, i});
     if (existing != merged.end()) {
       *existing = std::move(c);
-    } else if (merged.size() >= Limits::kClaims) {
-      issues.push_back({where, StrCat("the Task already has ", Limits::kClaims, " Claims")});
     } else {
       merged.push_back(std::move(c));
     }
@@ -131,14 +156,14 @@ absl::Status Engine::MergeClaims(const Fields& f, const std::vector<Source>& sou
     // A named reference: Clang 14 cannot capture a structured binding.
     const std::string& id = entry.first;
     const auto& index = entry.second;
-    const Claim& c = *std::find_if(merged.begin(), merged.end(),
-                                   [&](const Claim& o) { return o.claim_id == id; });
+    auto claim = find_claim(id);
+    if (claim == merged.end()) continue;  // every Claim of `batch` was merged above
+    const Claim& c = *claim;
     for (const std::string& other : c.contradicts) {
       std::string where = StrCat("claims[", index, "].contradicts");
       if (other == c.claim_id) {
         issues.push_back({where, "a Claim cannot contradict itself"});
-      } else if (std::none_of(merged.begin(), merged.end(),
-                              [&](const Claim& o) { return o.claim_id == other; })) {
+      } else if (find_claim(other) == merged.end()) {
         issues.push_back({where, StrCat("names unknown Claim ", other)});
       }
     }

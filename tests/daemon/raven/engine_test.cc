@@ -216,6 +216,67 @@ TEST_F(EngineTest, ContradictionLinksAreValidatedAfterTheBatch) {
   EXPECT_THAT(Messages(*bad2), HasSubstr("names unknown Claim nope"));
 }
 
+// An analysis Claim: it needs no Source.
+Json AnalysisClaimArg(const std::string& id) {
+  return {{"claimId", id},           {"text", "Analysis " + id},   {"kind", "analysis"},
+          {"importance", "context"}, {"disposition", "supported"}, {"sourceIds", Json::array()}};
+}
+
+// The Claim ceiling holds for the whole batch: a Checkpoint that would take
+// the Task past it is refused as a whole, with or without contradiction
+// links, and records nothing.
+TEST_F(EngineTest, ABatchPastTheClaimCeilingIsRefusedWhole) {
+  std::string id = Start();
+  Json full = Json::array();
+  for (size_t i = 0; i < Limits::kClaims; ++i) {
+    full.push_back(AnalysisClaimArg("a" + std::to_string(i)));
+  }
+  auto filled = Checkpoint(id, "Text.", Json::array(), full);
+  ASSERT_TRUE(filled.ok()) << filled.status();
+  ASSERT_EQ(filled->status, "active") << Messages(*filled);
+  ASSERT_EQ(filled->state.claims.size(), Limits::kClaims);
+  const int revision = filled->state.revision;
+
+  Json linked = AnalysisClaimArg("extra");
+  linked["contradicts"] = {"a0"};
+  for (const Json& extra : {AnalysisClaimArg("extra"), linked}) {
+    auto r = Checkpoint(id, "Text.", Json::array(), Json::array({extra}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, "needs-revision");
+    EXPECT_FALSE(r->mutated);
+    EXPECT_THAT(Messages(*r), HasSubstr("claims: this Checkpoint adds 1 new Claim to the Task's "
+                                        "512; a Task holds at most 512 Claims, so none of the "
+                                        "batch was recorded"));
+    EXPECT_EQ(s.Replayed(id).claims.size(), Limits::kClaims);
+    EXPECT_EQ(s.Replayed(id).revision, revision);
+  }
+  // Updating Claims the Task already has is not an addition.
+  Json update = AnalysisClaimArg("a1");
+  update["disposition"] = "qualified";
+  auto updated = Checkpoint(id, "Text.", Json::array(), Json::array({update}));
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_EQ(updated->status, "active") << Messages(*updated);
+  EXPECT_EQ(updated->state.claims.size(), Limits::kClaims);
+}
+
+TEST_F(EngineTest, ABatchThatOnlyPartlyFitsUnderTheClaimCeilingRecordsNothing) {
+  std::string id = Start();
+  Json most = Json::array();
+  for (size_t i = 0; i + 1 < Limits::kClaims; ++i) {
+    most.push_back(AnalysisClaimArg("a" + std::to_string(i)));
+  }
+  ASSERT_EQ(Checkpoint(id, "Text.", Json::array(), most)->status, "active");
+  Json second = AnalysisClaimArg("y");
+  second["contradicts"] = {"x"};
+  auto r = Checkpoint(id, "Text.", Json::array(), Json::array({AnalysisClaimArg("x"), second}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, "needs-revision");
+  EXPECT_THAT(Messages(*r), HasSubstr("adds 2 new Claims to the Task's 511"));
+  TaskState kept = s.Replayed(id);
+  EXPECT_EQ(kept.claims.size(), Limits::kClaims - 1);
+  EXPECT_EQ(kept.FindClaim("x"), nullptr);
+}
+
 TEST_F(EngineTest, CitationsAreValidatedAtCheckpoint) {
   std::string id = Start();
   s.verifier.Reachable("a");
