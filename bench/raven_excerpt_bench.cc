@@ -13,18 +13,18 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/raven/normalizer.h"
 #include "daemon/raven/web/excerpt_match.h"
 #include "daemon/raven/web/fast_page_text.h"
-#include "daemon/raven/web/normalizer.h"
 #include "daemon/raven/web/page_text.h"
 
 namespace {
 
+using raw::raven::Normalize;
+using raw::raven::NormalizedText;
 using raw::raven::web::ExtractPageText;
 using raw::raven::web::GumboPageText;
 using raw::raven::web::MatchExcerpt;
-using raw::raven::web::Normalize;
-using raw::raven::web::NormalizedText;
 
 std::string Page() {
   std::string html = "<!DOCTYPE html><html><head><title>Long</title></head><body><main>";

@@ -29,6 +29,9 @@ struct Limits {
   static constexpr size_t kSourceTitleChars = 1000;
   static constexpr size_t kSourceLocatorChars = 4000;
   static constexpr size_t kSourceExcerptChars = 20000;
+  // The floor of an excerpt, counted in code points of its matching key
+  // (normalizer.h): a shorter one ("the", ".") is found on almost any page.
+  static constexpr size_t kSourceExcerptMinChars = 40;
   static constexpr size_t kSourceFamilyChars = 512;
   static constexpr size_t kSourceAsOfChars = 128;
   static constexpr size_t kClaimTextChars = 10000;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/raven/normalizer.h"
 #include "daemon/raven/prose.h"
 
 namespace raw::raven {
@@ -34,6 +35,18 @@ absl::Status Engine::MergeSources(const Fields& f, std::vector<Source>& merged,
     ASSIGN_OR_RETURN(s.as_of, sf.OptionalText("asOf", Limits::kSourceAsOfChars));
     if (absl::Status u = CanonicalUrl(url, s.url); !u.ok()) {
       issues.push_back({where + ".url", std::string(u.message())});
+      continue;
+    }
+    // Counted on the key the verifier matches, so presentation (white
+    // space, soft hyphens) cannot pad a trivial excerpt.
+    if (size_t chars = CodePoints(Normalize(s.excerpt).key);
+        chars < Limits::kSourceExcerptMinChars) {
+      issues.push_back(
+          {where + ".excerpt",
+           StrCat("Source ", s.source_id, ": the excerpt is ", chars,
+                  " characters long once normalized; at least ", Limits::kSourceExcerptMinChars,
+                  " are needed, since a shorter one is found on almost any page: copy a longer "
+                  "verbatim passage")});
       continue;
     }
     s.inspected_at = ctx_.now_ms;

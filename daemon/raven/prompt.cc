@@ -69,8 +69,8 @@ records what you commit to and checks what can be checked.
   permission between them: inspect an initial credible set of pages, checkpoint a useful
   outline, draft or findings early, keep researching, and checkpoint again after every
   substantive change. Stages are observations, not approval gates.
-- A Source is a page you read yourself: give its URL, title, a locator and a short excerpt
-  copied verbatim from it. Raven reopens the URL and looks for the excerpt; never paraphrase,
+- A Source is a page you read yourself: give its URL, title, a locator and an excerpt of a
+  sentence or more (at least 40 characters) copied verbatim from it. Raven reopens the URL and looks for the excerpt; never paraphrase,
   merge or "fix" an excerpt. Search results, snippets, Leads from discover, Draft Variants and
   remembered citations are not Sources.
 - Cite Sources in the Artifact as [@source-id] only. Every material supported or qualified

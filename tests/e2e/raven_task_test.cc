@@ -57,14 +57,24 @@ TEST_F(RavenTaskTest, ModelRunsATaskToCompletionAndTheSessionReplaysIt) {
   std::string session = daemon_->CreateSession();
   std::string task = raven::MakeTaskId(session, 1);
   Json checkpoint = {
-      {"action", "checkpoint"}, {"taskId", task}, {"stage", "draft"}, {"summary", "First outline."},
+      {"action", "checkpoint"},
+      {"taskId", task},
+      {"stage", "draft"},
+      {"summary", "First outline."},
       {"artifact", "Tides follow the Moon. They rise twice a day."},
-      {"sources", Json::array({Json{{"sourceId", "noaa"}, {"url", "https://oceanservice.noaa.test/tides"},
-                                    {"title", "Tides and Water Levels"}, {"locator", "Introduction"},
-                                    {"excerpt", "Tides are very long-period waves"}}})},
-      {"claims", Json::array({Json{{"claimId", "c1"}, {"text", "Tides rise twice a day."},
-                                   {"kind", "analysis"}, {"importance", "material"},
-                                   {"disposition", "supported"}, {"sourceIds", Json::array()}}})}};
+      {"sources",
+       Json::array(
+           {Json{{"sourceId", "noaa"},
+                 {"url", "https://oceanservice.noaa.test/tides"},
+                 {"title", "Tides and Water Levels"},
+                 {"locator", "Introduction"},
+                 {"excerpt", "Tides are very long-period waves that move through the oceans"}}})},
+      {"claims", Json::array({Json{{"claimId", "c1"},
+                                   {"text", "Tides rise twice a day."},
+                                   {"kind", "analysis"},
+                                   {"importance", "material"},
+                                   {"disposition", "supported"},
+                                   {"sourceIds", Json::array()}}})}};
   fake_.Enqueue(chat::ToolCallsAnswer({
       {"c1", "raven_task", R"({"action":"start","outcome":"learning","request":"Explain tides"})"},
       {"c2", "raven_task", checkpoint.dump()},

@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
+#include "daemon/raven/normalizer.h"
 #include "daemon/raven/web/excerpt_match.h"
 #include "daemon/raven/web/fast_page_text.h"
-#include "daemon/raven/web/normalizer.h"
 #include "daemon/raven/web/page_text.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -23,7 +23,7 @@ namespace {
 
 void Check(bool ok, const char* what) { raw::fuzz::Check(ok, "raven_page_fuzz", what); }
 
-void CheckOffsets(const raw::raven::web::NormalizedText& n, std::string_view input) {
+void CheckOffsets(const raw::raven::NormalizedText& n, std::string_view input) {
   Check(n.offsets.size() == n.key.size(), "the offset map and the key differ in size");
   for (size_t i = 0; i < n.offsets.size(); ++i) {
     Check(n.offsets[i] < input.size() || input.empty(), "an offset points past the input");
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(page->segments[i].page_offset <= html.size(), "a segment points past the page");
     Check(page->segments[i].text_offset <= page->text.size(), "a segment points past the text");
   }
-  const web::NormalizedText key = web::Normalize(page->text);
+  const raw::raven::NormalizedText key = raw::raven::Normalize(page->text);
   CheckOffsets(key, page->text);
 
   web::ExcerptMatch m = web::MatchExcerpt(page->text, key, excerpt);
@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t to = from == std::string::npos ? std::string::npos : text.find(' ', from + 1 + 16);
   if (to != std::string::npos) {
     const std::string quote = text.substr(from + 1, to - from - 1);
-    if (!web::Normalize(quote).key.empty()) {
+    if (!raw::raven::Normalize(quote).key.empty()) {
       Check(web::MatchExcerpt(text, key, quote).kind == web::MatchKind::kFound,
             "a quotation copied from the page text was not found");
     }

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/raven/web/normalizer.h"
+#include "daemon/raven/normalizer.h"
 
 namespace raw::raven::web {
 

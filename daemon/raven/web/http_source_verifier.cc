@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/time.h"
+#include "daemon/raven/normalizer.h"
 #include "daemon/raven/web/excerpt_match.h"
-#include "daemon/raven/web/normalizer.h"
 #include "daemon/raven/web/page_content.h"
 #include "daemon/raven/web/page_fetch.h"
 

@@ -96,7 +96,8 @@ OrderedJson Schema() {
        {"url", Text("The http(s) URL you inspected (no credentials; at most 2048 characters)")},
        {"title", Text("Title (at most 1000 characters)")},
        {"locator", Text("Where in the page the excerpt is (section, page, paragraph)")},
-       {"excerpt", Text("A short verbatim passage copied from the page (at most 20000 characters)")},
+       {"excerpt", Text("A verbatim passage copied from the page: at least 40 characters once "
+                        "white space is folded, at most 20000")},
        {"role", StringEnum(rv::Names<rv::SourceRole>(), "Default: secondary")},
        {"sourceFamily", Text("The originating record or institution (never the host)")},
        {"asOf", Text("The date the Source's values are as of")}},

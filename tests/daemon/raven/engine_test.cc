@@ -155,7 +155,7 @@ TEST_F(EngineTest, SourceResubmissionIsIdempotentAndChangedEvidenceNeedsNewId) {
   EXPECT_EQ(same->state.sources.size(), 1u);
   EXPECT_GT(s.verifier.checked(), checks) << "relevant Sources are reopened on every Checkpoint";
   Json changed = SourceArg("a", "https://a.test/x");
-  changed["excerpt"] = "another passage";
+  changed["excerpt"] = "another passage of the same page, copied verbatim";
   auto rewrite = Checkpoint(id, "X differs from Y [@a].", Json::array({changed}));
   ASSERT_TRUE(rewrite.ok());
   EXPECT_EQ(rewrite->status, "needs-revision");
@@ -163,6 +163,35 @@ TEST_F(EngineTest, SourceResubmissionIsIdempotentAndChangedEvidenceNeedsNewId) {
   EXPECT_THAT(Messages(*rewrite), HasSubstr("sources[0]: Source a cannot be rewritten"));
   auto dup_url = Checkpoint(id, "T [@b].", Json::array({SourceArg("b", "https://A.test:443/x")}));
   EXPECT_THAT(Messages(*dup_url), HasSubstr("already registered as Source a"));
+}
+
+// An excerpt short enough to be found on almost any page proves nothing: it
+// is refused at the Checkpoint, counted on the key the verifier matches.
+TEST_F(EngineTest, ATrivialExcerptIsRefused) {
+  std::string id = Start();
+  s.verifier.Reachable("a");
+  for (std::string excerpt : {std::string("."), std::string("the"),
+                              // 38 characters once the white space (a no-break space, a tab) folds.
+                              std::string("   Tides\u00A0rise and fall\ttwice a lunar day.\n\n   "),
+                              std::string(39, 'x')}) {
+    Json src = SourceArg("a", "https://a.test/x");
+    src["excerpt"] = excerpt;
+    auto r = Checkpoint(id, "X differs from Y [@a].", Json::array({src}),
+                        Json::array({ClaimArg("c1", {"a"})}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->status, "needs-revision") << excerpt;
+    EXPECT_FALSE(r->mutated);
+    EXPECT_THAT(Messages(*r), HasSubstr("sources[0].excerpt: Source a: the excerpt is "));
+    EXPECT_THAT(Messages(*r), HasSubstr("at least 40 are needed"));
+  }
+  EXPECT_EQ(s.verifier.checked(), 0) << "a refused Checkpoint reopens nothing";
+  // 40 once the soft hyphen is dropped.
+  Json enough = SourceArg("a", "https://a.test/x");
+  enough["excerpt"] = "Tides rise and fall twice in a lu\u00ADnar day";
+  auto r = Checkpoint(id, "X differs from Y [@a].", Json::array({enough}),
+                      Json::array({ClaimArg("c1", {"a"})}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, "active") << Messages(*r);
 }
 
 TEST_F(EngineTest, CredentialAndNonHttpUrlsAreRefused) {

@@ -50,7 +50,7 @@ inline Json SourceArg(const std::string& id, const std::string& url,
             {"url", url},
             {"title", "Title of " + id},
             {"locator", "section 2"},
-            {"excerpt", "the verbatim passage of " + id}};
+            {"excerpt", "the verbatim passage of " + id + ", copied from the page"}};
   if (!family.empty()) s["sourceFamily"] = family;
   return s;
 }

@@ -77,11 +77,18 @@ TEST_F(RavenTaskToolTest, ResultsCarryStateAsMetadataNotContent) {
   EXPECT_THAT(bad.content, HasSubstr("<raven_task_recovery>"));
   EXPECT_TRUE(bad.meta.empty());
   // Without a composed verifier a cited Source is never reported verified.
-  ToolOutput cited = Call({{"action", "checkpoint"}, {"taskId", task}, {"stage", "read"},
-                           {"summary", "s"}, {"artifact", "Fact [@a]."},
-                           {"sources", Json::array({Json{{"sourceId", "a"}, {"url", "https://a.test/"},
-                                                         {"title", "t"}, {"locator", "l"},
-                                                         {"excerpt", "e"}}})}});
+  ToolOutput cited = Call(
+      {{"action", "checkpoint"},
+       {"taskId", task},
+       {"stage", "read"},
+       {"summary", "s"},
+       {"artifact", "Fact [@a]."},
+       {"sources",
+        Json::array({Json{{"sourceId", "a"},
+                          {"url", "https://a.test/"},
+                          {"title", "t"},
+                          {"locator", "l"},
+                          {"excerpt", "a passage of the page at a.test, copied verbatim"}}})}});
   EXPECT_THAT(cited.content, HasSubstr("status needs-revision"));
   EXPECT_THAT(cited.content, HasSubstr("no HTTP client is available to this tool call"));
 }

@@ -1,8 +1,8 @@
-#include "daemon/raven/web/normalizer.h"
+#include "daemon/raven/normalizer.h"
 
 #include "gtest/gtest.h"
 
-namespace raw::raven::web {
+namespace raw::raven {
 namespace {
 
 TEST(RavenNormalizerTest, FoldsTypographyCaseAndCompatibilityForms) {
@@ -53,4 +53,4 @@ TEST(RavenNormalizerTest, InvalidUtf8ReadsAsReplacementCharacters) {
 TEST(RavenNormalizerTest, VersionIsNamed) { EXPECT_STREQ(kNormalizerVersion, "raven-norm/1"); }
 
 }  // namespace
-}  // namespace raw::raven::web
+}  // namespace raw::raven

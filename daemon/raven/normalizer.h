@@ -32,7 +32,7 @@
 #include <utility>
 #include <vector>
 
-namespace raw::raven::web {
+namespace raw::raven {
 
 inline constexpr char kNormalizerVersion[] = "raven-norm/1";
 
@@ -65,4 +65,4 @@ struct NormalizedText {
 
 NormalizedText Normalize(std::string_view text);
 
-}  // namespace raw::raven::web
+}  // namespace raw::raven

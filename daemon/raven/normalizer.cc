@@ -1,10 +1,10 @@
-#include "daemon/raven/web/normalizer.h"
+#include "daemon/raven/normalizer.h"
 
 #include <utf8proc.h>
 
 #include <algorithm>
 
-namespace raw::raven::web {
+namespace raw::raven {
 namespace {
 
 // Step 2 of the key (see the header); 0 when `c` is not folded.
@@ -192,4 +192,4 @@ NormalizedText Normalize(std::string_view text) {
   return out;
 }
 
-}  // namespace raw::raven::web
+}  // namespace raw::raven
