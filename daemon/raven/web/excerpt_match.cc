@@ -7,11 +7,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/raven/domain.h"
 
 namespace raw::raven::web {
 namespace {
 
-constexpr size_t kMinPartialBytes = 16;
+// The shortest stretch at the start or the end of an excerpt, in code
+// points of its key, that tells a partial divergence from an excerpt that
+// is not on the page: anything shorter ("the ", "in a ") occurs on most
+// pages whatever the excerpt says.
+constexpr size_t kMinPartialChars = 16;
 // How much page text around a break is quoted, beyond the excerpt's length.
 constexpr size_t kPassageSlack = 40;
 constexpr size_t kMaxQuoted = 300;
@@ -146,8 +151,10 @@ ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
   }
   auto [suffix, suffix_at] = LongestSuffix(page_key.key, ex.key);
   size_t best = std::max(prefix, suffix);
-  size_t threshold = std::max(kMinPartialBytes, ex.key.size() / 3);
-  m.kind = best >= threshold ? MatchKind::kPartial : MatchKind::kAbsent;
+  const std::string_view key = ex.key;
+  const size_t best_chars =
+      std::max(CodePoints(key.substr(0, prefix)), CodePoints(key.substr(key.size() - suffix)));
+  m.kind = best_chars >= kMinPartialChars ? MatchKind::kPartial : MatchKind::kAbsent;
   if (prefix > 0) {
     m.matched_prefix = std::string(excerpt.substr(0, ex.InputRange(excerpt, 0, prefix).second));
   }
@@ -172,11 +179,15 @@ ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
 std::string DescribeMismatch(const ExcerptMatch& m) {
   if (m.kind == MatchKind::kFound) return "the excerpt is on the page";
   if (m.kind == MatchKind::kAbsent) {
-    return "the excerpt is absent from the page entirely (no substantial part of it occurs); "
-           "quote the page verbatim or drop the Source";
+    return absl::StrCat("the excerpt is absent from the page entirely (not even its first or last ",
+                        kMinPartialChars,
+                        " characters occur); quote the page verbatim or drop the Source");
   }
-  return absl::StrCat("partial divergence: the page matches the excerpt only as far as \"",
-                      Quoted(m.matched_prefix), "\"; the nearest passage on the page reads \"",
+  const std::string prefix = m.matched_prefix.empty()
+                                 ? std::string("the page holds nothing of the excerpt's beginning")
+                                 : absl::StrCat("the page matches the excerpt only as far as \"",
+                                                Quoted(m.matched_prefix), "\"");
+  return absl::StrCat("partial divergence: ", prefix, "; the nearest passage on the page reads \"",
                       m.nearest_passage, "\"; copy the passage exactly");
 }
 

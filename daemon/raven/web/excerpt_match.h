@@ -3,12 +3,13 @@
 // doctored excerpt that differs from the page by one word does not pass.
 //
 // On a mismatch the result tells the two failures apart:
-// - kPartial: the page holds a long stretch of the excerpt (its longest
-//   matching prefix or suffix covers at least a third of it and at least 16
-//   key bytes) but the rest diverges: an anchor defect the agent can repair,
+// - kPartial: the page holds the start or the end of the excerpt (its
+//   longest matching prefix or suffix is at least 16 code points of the
+//   key) but the rest diverges: an anchor defect the agent can repair,
 //   shown the longest matching prefix and the nearest page passage;
-// - kAbsent: nothing of that size matches: the excerpt is not on the page at
-//   all (a fabrication signal rather than an anchor defect).
+// - kAbsent: neither 16 code points at its start nor at its end occur: the
+//   excerpt is not on the page at all (a fabrication signal rather than an
+//   anchor defect).
 // Pure; safe from any thread.
 #pragma once
 

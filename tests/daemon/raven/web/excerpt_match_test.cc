@@ -118,6 +118,31 @@ TEST(RavenExcerptMatchTest, AChangedFirstWordIsStillPartialThroughTheSuffix) {
   EXPECT_THAT(m.nearest_passage, HasSubstr("committee found that"));
 }
 
+// However short the matching stretch is against the whole excerpt, a
+// divergence after a real start is an anchor defect, reported with the
+// prefix and the passage to repair it from, never as a fabrication.
+TEST(RavenExcerptMatchTest, ALongExcerptWithAShortMatchingStartIsPartial) {
+  ExcerptMatch m = Match(Fixtures()[0].html,
+                         "The committee found that the board should publish every audit report it "
+                         "receives within a month of filing.");
+  ASSERT_EQ(m.kind, MatchKind::kPartial);
+  EXPECT_EQ(m.matched_prefix, "The committee found that ");
+  EXPECT_THAT(m.nearest_passage, HasSubstr("committee found that responsible disclosure"));
+  const std::string described = DescribeMismatch(m);
+  EXPECT_THAT(described, HasSubstr("partial divergence"));
+  EXPECT_THAT(described, HasSubstr("only as far as \"The committee found that \""));
+  EXPECT_THAT(described, HasSubstr("the nearest passage on the page reads \"The committee found "
+                                   "that responsible disclosure"));
+}
+
+TEST(RavenExcerptMatchTest, AStartShorterThanSixteenCharactersIsNoMatch) {
+  // "The committee " (14 characters) is on the page; nothing longer is.
+  ExcerptMatch m = Match(Fixtures()[0].html,
+                         "The committee of auditors disputed each finding in its annual review.");
+  EXPECT_EQ(m.kind, MatchKind::kAbsent);
+  EXPECT_THAT(DescribeMismatch(m), HasSubstr("not even its first or last 16 characters occur"));
+}
+
 TEST(RavenExcerptMatchTest, AnInventedQuotationIsAbsent) {
   ExcerptMatch m = Match(Fixtures()[0].html,
                          "Independent auditors confirmed the savings exceeded two billion dollars.");
