@@ -1,10 +1,15 @@
 #include "daemon/raven/wiki.h"
 
-#include <algorithm>
+#include <utf8proc.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "common/utf8.h"
 #include "daemon/raven/citations.h"
 
 namespace raw::raven {
@@ -13,21 +18,77 @@ namespace {
 using absl::StrAppend;
 using absl::StrCat;
 
-// A YAML double-quoted scalar on one line.
+constexpr size_t kMaxSlugBytes = 80;
+
+// A YAML double-quoted scalar on one line: white-space runs become one
+// space; `\\` and `"` are escaped, and so is every character YAML does not
+// print or reads as a line break (C0 and C1 controls, DEL, U+2028, U+2029).
 std::string YamlQuoted(std::string_view text) {
   std::string out = "\"";
   bool space = false;
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == ' ' || (c >= '\t' && c <= '\r')) {
       space = true;
       continue;
     }
     if (space && out.size() > 1) out.push_back(' ');
     space = false;
-    if (c == '\\' || c == '"') out.push_back('\\');
-    out.push_back(c);
+    const std::string_view rest = text.substr(i);
+    if (c == '\\' || c == '"') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20 || c == 0x7F) {
+      StrAppend(&out, absl::StrFormat("\\x%02X", c));
+    } else if (c == 0xC2 && rest.size() >= 2 && static_cast<unsigned char>(rest[1]) < 0xA0) {
+      StrAppend(&out, absl::StrFormat("\\x%02X", static_cast<unsigned char>(rest[1])));
+      ++i;
+    } else if (rest.substr(0, 3) == "\u2028" || rest.substr(0, 3) == "\u2029") {
+      out += rest[2] == '\xA8' ? "\\L" : "\\P";
+      i += 2;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
   }
   return out + "\"";
+}
+
+// A YAML flow sequence of double-quoted scalars.
+std::string YamlList(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  quoted.reserve(items.size());
+  for (const std::string& item : items) quoted.push_back(YamlQuoted(item));
+  return StrCat("[", absl::StrJoin(quoted, ", "), "]");
+}
+
+// Slug without the fallback: "" when nothing is left.
+std::string SlugOrEmpty(std::string_view text) {
+  // Compatibility forms decomposed, marks dropped and case folded, so that
+  // "Café" and "CAFÉ" are "cafe" and "ﬁ" is "fi".
+  utf8proc_uint8_t* folded = nullptr;
+  const utf8proc_ssize_t n =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                   static_cast<utf8proc_ssize_t>(text.size()), &folded,
+                   static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT |
+                                                  UTF8PROC_STRIPMARK | UTF8PROC_CASEFOLD));
+  std::string lowered;
+  if (n >= 0) {
+    lowered.assign(reinterpret_cast<const char*>(folded), static_cast<size_t>(n));
+  } else {  // ill-formed UTF-8: its ASCII letters and digits still count
+    for (char c : text) lowered.push_back(absl::ascii_tolower(static_cast<unsigned char>(c)));
+  }
+  std::free(folded);
+  std::string out;
+  for (char c : lowered) {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      out.push_back(c);
+    } else if (!out.empty() && out.back() != '-') {
+      out.push_back('-');
+    }
+    if (out.size() == kMaxSlugBytes) break;
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
 }
 
 std::string DefaultTitle(const TaskState& s) {
@@ -42,8 +103,21 @@ std::string DefaultTitle(const TaskState& s) {
   return first.substr(0, cut);
 }
 
-std::string RawPath(const Source& s) {
-  return StrCat("raw/articles/", Slug(StrCat(s.source_id, " ", s.title)), ".md");
+// The raw page of every Source, in order: "raw/articles/<slug of id and
+// title>.md", with "-2", "-3", ... after the slug of one that another
+// Source's slug took first (ids that differ only in case or in `.` and `_`).
+std::vector<std::string> RawPaths(const std::vector<Source>& sources) {
+  std::vector<std::string> paths;
+  std::set<std::string> taken;
+  for (const Source& s : sources) {
+    const std::string slug = Slug(StrCat(s.source_id, " ", s.title));
+    std::string path = StrCat("raw/articles/", slug, ".md");
+    for (int n = 2; !taken.insert(path).second; ++n) {
+      path = StrCat("raw/articles/", slug, "-", n, ".md");
+    }
+    paths.push_back(std::move(path));
+  }
+  return paths;
 }
 
 // A page: frontmatter lines, then the body.
@@ -51,7 +125,7 @@ std::string Page(const std::vector<std::string>& frontmatter, const std::string&
   return StrCat("---\n", absl::StrJoin(frontmatter, "\n"), "\n---\n", body);
 }
 
-WikiPage RawPage(const TaskState& task, const Source& s) {
+WikiPage RawPage(const TaskState& task, const Source& s, const std::string& path) {
   std::string body = StrCat("# ", EscapeInline(s.title), "\n\n");
   size_t pos = 0;
   while (pos <= s.excerpt.size()) {
@@ -93,7 +167,7 @@ WikiPage RawPage(const TaskState& task, const Source& s) {
     fm.push_back(StrCat("verified_at: ", IsoTime(s.check.checked_at)));
   }
   fm.push_back(StrCat("raven_task: ", task.task_id));
-  return {StrCat("wiki/", RawPath(s)), Page(fm, body), false};
+  return {StrCat("wiki/", path), Page(fm, body), false};
 }
 
 constexpr char kSchema[] =
@@ -143,25 +217,8 @@ constexpr char kLog[] =
 }  // namespace
 
 std::string Slug(std::string_view text) {
-  std::string lowered;
-  for (char c : text) {
-    char l = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    if (std::string_view("\\/:*?\"<>|#[]").find(l) != std::string_view::npos) l = ' ';
-    lowered.push_back(l);
-  }
-  std::string out;
-  for (char c : lowered) {
-    bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '-';
-    if (space) {
-      if (!out.empty() && out.back() != '-') out.push_back('-');
-    } else {
-      out.push_back(c);
-    }
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  out.resize(Utf8Floor(out, std::min<size_t>(out.size(), 80)));
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "untitled" : out;
+  std::string slug = SlugOrEmpty(text);
+  return slug.empty() ? "untitled" : slug;
 }
 
 std::string Confidence(const TaskState& s) {
@@ -189,18 +246,17 @@ std::vector<WikiPage> ExportWiki(const TaskState& s, const ExportRequest& req) {
   std::vector<std::string> tags = req.tags;
   if (tags.empty()) tags.emplace_back(Name(s.outcome));
   std::string date = IsoDate(req.now_ms);
-  std::string query_path = StrCat("queries/query-", date, "-", Slug(title), ".md");
+  // A title with nothing in ASCII (CJK) is named by the Task's id.
+  std::string title_slug = SlugOrEmpty(title);
+  if (title_slug.empty()) title_slug = Slug(s.task_id);
+  std::string query_path = StrCat("queries/query-", date, "-", title_slug, ".md");
   bool contested = std::any_of(s.claims.begin(), s.claims.end(),
                                [](const Claim& c) { return !c.contradicts.empty(); });
-  std::vector<std::string> sources;
-  for (const Source& src : s.sources) sources.push_back(RawPath(src));
+  const std::vector<std::string> sources = RawPaths(s.sources);
   std::vector<std::string> fm = {
-      StrCat("title: ", YamlQuoted(title)),
-      StrCat("created: ", IsoDate(s.started_at)),
-      StrCat("updated: ", IsoDate(s.updated_at)),
-      "type: query",
-      StrCat("tags: [", absl::StrJoin(tags, ", "), "]"),
-      StrCat("sources: [", absl::StrJoin(sources, ", "), "]"),
+      StrCat("title: ", YamlQuoted(title)),       StrCat("created: ", IsoDate(s.started_at)),
+      StrCat("updated: ", IsoDate(s.updated_at)), "type: query",
+      StrCat("tags: ", YamlList(tags)),           StrCat("sources: ", YamlList(sources)),
       StrCat("confidence: ", Confidence(s)),
   };
   if (contested) fm.push_back("contested: true");
@@ -218,7 +274,9 @@ std::vector<WikiPage> ExportWiki(const TaskState& s, const ExportRequest& req) {
   }
   pages.push_back({StrCat("wiki/", query_path),
                    Page(fm, StrCat("# ", EscapeInline(title), "\n\n", rendered, "\n")), false});
-  for (const Source& src : s.sources) pages.push_back(RawPage(s, src));
+  for (size_t i = 0; i < s.sources.size(); ++i) {
+    pages.push_back(RawPage(s, s.sources[i], sources[i]));
+  }
   int verified = 0, material = 0, supported = 0, qualified = 0, deferred = 0;
   for (const Source& src : s.sources) verified += src.check.status == CheckStatus::kReachable;
   for (const Claim& c : s.claims) {

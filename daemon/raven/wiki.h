@@ -3,14 +3,16 @@
 // file tools, under the usual approvals.
 //
 // Pages: one `wiki/queries/query-<date>-<slug>.md` page with the rendered
-// Artifact; one `wiki/raw/articles/<slug(id title)>.md` page per Source with
-// `capture: excerpt-only` and a `sha256` of exactly its body (the bytes after
-// the closing frontmatter line); a `wiki/log.md` entry to append; with
-// `init`, `wiki/SCHEMA.md`, `wiki/index.md` and `wiki/log.md` seed pages.
-// Frontmatter is derived from evidence: `confidence` is low while the Task
-// is unfinished, at most medium with any Limitation or deferred Claim, high
-// only for a clean completion; `contested: true` comes from contradiction
-// links.
+// Artifact (the slug of the Task id when nothing of the title is left); one
+// `wiki/raw/articles/<slug(id title)>.md` page per Source (`-2`, `-3`, ...
+// after a slug an earlier Source took) with `capture: excerpt-only` and a
+// `sha256` of exactly its body (the bytes after the closing frontmatter
+// line); a `wiki/log.md` entry to append; with `init`, `wiki/SCHEMA.md`,
+// `wiki/index.md` and `wiki/log.md` seed pages. Frontmatter strings are
+// YAML double-quoted scalars, list items too. Frontmatter is derived from
+// evidence: `confidence` is low while the Task is unfinished, at most medium
+// with any Limitation or deferred Claim, high only for a clean completion;
+// `contested: true` comes from contradiction links.
 #pragma once
 
 #include <optional>
@@ -36,8 +38,12 @@ struct ExportRequest {
   int64_t now_ms = 0;
 };
 
-// A lower-case, hyphenated file name part (CJK kept, at most 80 bytes on a
-// character boundary, "untitled" when nothing is left).
+// A file name part of lower-case ASCII letters and digits in runs joined by
+// single hyphens ([a-z0-9]+(-[a-z0-9]+)*), safe in a path, a URL and
+// unquoted YAML: accents and other marks are dropped and compatibility
+// forms decomposed first ("Café" is "cafe"), every other run of characters
+// (punctuation, white space, scripts without an ASCII form) is one hyphen;
+// at most 80 bytes, "untitled" when nothing is left.
 std::string Slug(std::string_view text);
 // "high", "medium" or "low" as described above.
 std::string Confidence(const TaskState& state);
