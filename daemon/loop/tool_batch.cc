@@ -242,10 +242,12 @@ absl::Status ToolBatch::RunGated(const std::vector<CollectedCall>& calls) {
   }
   for (size_t i = 0; i < calls.size(); ++i) {
     if (cancel_.cancelled() || i >= entries.size()) {
-      RETURN_IF_ERROR(CommitResult(
-          calls[i],
-          tools::ToolOutput::Cancelled("Cancelled: the turn was interrupted before this call ran."),
-          0));
+      auto it = plan_.tools.find(calls[i].request.name);
+      const tools::ToolSpec* spec = it == plan_.tools.end() ? nullptr : it->second;
+      tools::ToolOutput cancelled =
+          NotRun(spec, tools::ToolOutput::Cancelled(
+                           "Cancelled: the turn was interrupted before this call ran."));
+      RETURN_IF_ERROR(CommitResult(calls[i], cancelled, 0));
       continue;
     }
     RETURN_IF_ERROR(RunEntry(entries[i]));
@@ -271,7 +273,7 @@ std::optional<std::string> ToolBatch::PathChanged(const Entry& e,
 
 absl::Status ToolBatch::RunEntry(const Entry& e) {
   const CollectedCall& call = *e.call;
-  if (e.prepared.error) return CommitResult(call, *e.prepared.error, 0);
+  if (e.prepared.error) return CommitResult(call, NotRun(e.prepared.spec, *e.prepared.error), 0);
   if (e.state == events::ApprovalState::kDenied) {
     return CommitResult(call,
                         {events::ToolStatus::kDenied, DeniedContent(e.reason, e.deny_message), {}, {}},
@@ -320,6 +322,13 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
 
 absl::StatusOr<std::vector<std::string>> ToolBatch::PriorMeta(const std::string& tool) const {
   return log_.store().ReadToolMeta(log_.session_id(), tool);
+}
+
+tools::ToolOutput ToolBatch::NotRun(const tools::ToolSpec* spec, tools::ToolOutput output) const {
+  if (spec == nullptr) return output;  // an unknown tool
+  const std::string tool = spec->qualified_name;
+  return WithNotRunNote(
+      *spec, [this, tool] { return PriorMeta(tool); }, std::move(output));
 }
 
 absl::Status ToolBatch::CommitResult(const CollectedCall& call, const tools::ToolOutput& output,

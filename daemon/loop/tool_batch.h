@@ -16,7 +16,9 @@
 //      each result.
 // Every call gets exactly one result, committed before the next call runs;
 // on cancellation completed results stay and every unfinished call (also
-// one waiting for approval) gets a cancelled result.
+// one waiting for approval) gets a cancelled result. The result of a call
+// that never reached its handler (invalid, or cancelled first) carries the
+// tool's ToolSpec::not_run_note.
 //
 // The step's assistant message and tool-call batch may come in as a
 // LeadingCommit: they are then stored in the same transaction as the
@@ -111,6 +113,9 @@ class ToolBatch {
   // The host-side metadata of `tool`'s stored results in this session,
   // oldest first (ToolContext::prior_meta).
   absl::StatusOr<std::vector<std::string>> PriorMeta(const std::string& tool) const;
+  // `output` for a call of `spec` that never reached its handler, with the
+  // tool's not_run_note (WithNotRunNote); `spec` null = an unknown tool.
+  tools::ToolOutput NotRun(const tools::ToolSpec* spec, tools::ToolOutput output) const;
 
   const TurnPlan& plan_;
   SessionLog& log_;

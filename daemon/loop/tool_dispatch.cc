@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
+#include "common/logging.h"
 #include "daemon/tools/schema_validator.h"
 
 namespace raw::loop {
@@ -64,9 +65,27 @@ PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table)
 
 tools::ToolOutput RunPreparedCall(const PreparedCall& prepared, const tools::ToolContext& ctx) {
   if (ctx.cancel.cancelled()) {
-    return tools::ToolOutput::Cancelled("Cancelled: the turn was interrupted before this call ran.");
+    return WithNotRunNote(
+        *prepared.spec, ctx.prior_meta,
+        tools::ToolOutput::Cancelled("Cancelled: the turn was interrupted before this call ran."));
   }
   return prepared.spec->handler(prepared.arguments, ctx);
+}
+
+tools::ToolOutput WithNotRunNote(
+    const tools::ToolSpec& spec,
+    const std::function<absl::StatusOr<std::vector<std::string>>()>& prior_meta,
+    tools::ToolOutput output) {
+  if (!spec.not_run_note || !prior_meta) return output;
+  absl::StatusOr<std::vector<std::string>> prior = prior_meta();
+  if (!prior.ok()) {
+    RAW_LOG(Warning) << "the earlier results of " << spec.qualified_name
+                     << " could not be read for its note: " << prior.status();
+    return output;
+  }
+  std::string note = spec.not_run_note(*prior);
+  if (!note.empty()) absl::StrAppend(&output.content, "\n", note);
+  return output;
 }
 
 tools::ToolOutput DispatchToolCall(const DispatchInput& input, const ToolTable& table,

@@ -4,14 +4,19 @@
 // arguments that were cut off, too large, not JSON, not an object or not
 // matching the tool's schema (the message names the failing path and what
 // was expected). RunPreparedCall runs the handler. Never throws; never runs
-// a call whose arguments were incomplete or invalid.
+// a call whose arguments were incomplete or invalid. A result of a call that
+// never reached its handler carries the tool's not_run_note
+// (WithNotRunNote), so a tool can tell the model how to recover.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "common/json.h"
 #include "daemon/events/conversation.h"
 #include "daemon/tools/tool.h"
@@ -39,6 +44,15 @@ PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table)
 
 // REQUIRES: !prepared.error.
 tools::ToolOutput RunPreparedCall(const PreparedCall& prepared, const tools::ToolContext& ctx);
+
+// `output`, the result of a call of `spec` that never reached its handler
+// (refused or cancelled), with the tool's ToolSpec::not_run_note appended
+// on a line of its own. Unchanged when the tool has no note, `prior_meta`
+// is null or fails (logged), or the note is "".
+tools::ToolOutput WithNotRunNote(
+    const tools::ToolSpec& spec,
+    const std::function<absl::StatusOr<std::vector<std::string>>()>& prior_meta,
+    tools::ToolOutput output);
 
 // Both halves; for callers that need no approval step.
 tools::ToolOutput DispatchToolCall(const DispatchInput& input, const ToolTable& table,

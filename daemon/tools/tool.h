@@ -153,6 +153,14 @@ struct ToolSpec {
   // first); "" = nothing to add. The turn also leaves it out when the
   // context already holds exactly that text. Null = never asked.
   std::function<std::string(const std::vector<std::string>& prior_meta)> turn_context;
+  // For a call of this tool that never reached its handler — its arguments
+  // were refused (cut off, too large, not JSON, not an object, not matching
+  // input_schema) or the turn was cancelled before it ran: text the
+  // dispatcher appends, on a line of its own, to that error or cancelled
+  // result, made from the tool's earlier result metadata in the session (as
+  // ToolContext::prior_meta, oldest first); "" = nothing to add. Null =
+  // never asked. What the handler returns, it completes itself.
+  std::function<std::string(const std::vector<std::string>& prior_meta)> not_run_note;
   // Compiled from input_schema by ToolRegistry::Register.
   std::shared_ptr<const SchemaValidator> validator;
 };

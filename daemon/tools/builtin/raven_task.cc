@@ -147,17 +147,22 @@ OrderedJson Schema() {
           {"additionalProperties", false}};
 }
 
-// What the model needs to recover from a refused call without starting a
-// replacement Task.
+// What the model needs to recover from a refused or cancelled call without
+// starting a replacement Task; "" when the session has no Task. The handler
+// adds it to its own errors; the dispatcher, through not_run_note, to the
+// results of calls that never reached the handler (arguments the schema
+// refused, a turn cancelled first).
 std::string Recovery(const rv::TaskBook& book) {
   const rv::TaskState* t = book.Current();
   if (t == nullptr) return "";
-  return absl::StrCat("\n<raven_task_recovery>\nThe current Task is ", t->task_id, " (phase ",
-                      rv::Name(t->phase), ", revision ", t->revision, ", ", t->checkpoints.size(),
-                      " Checkpoints, ", t->sources.size(), " Sources, ", t->claims.size(),
-                      " Claims). Correct this call rather than starting a new Task",
-                      t->phase == rv::Phase::kStopped ? "; call resume first if the user wants to continue" : "",
-                      ".\n</raven_task_recovery>");
+  return absl::StrCat(
+      "<raven_task_recovery>\nThe current Task is ", t->task_id, " (phase ", rv::Name(t->phase),
+      ", revision ", t->revision, ", ", t->checkpoints.size(), " Checkpoints, ", t->sources.size(),
+      " Sources, ", t->claims.size(),
+      " Claims). Continue this Task rather than starting a new one: correct this call "
+      "if it was refused",
+      t->phase == rv::Phase::kStopped ? "; call resume first if the user wants to continue" : "",
+      ".\n</raven_task_recovery>");
 }
 
 ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
@@ -189,7 +194,9 @@ ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
                            ctx.cancel};
   absl::StatusOr<rv::ActionResult> result = rv::RunAction(book, args, engine);
   if (!result.ok()) {
-    return ToolOutput::Error(absl::StrCat(result.status().message(), Recovery(book)));
+    const std::string recovery = Recovery(book);
+    return ToolOutput::Error(
+        absl::StrCat(result.status().message(), recovery.empty() ? "" : "\n", recovery));
   }
   ToolOutput out = ToolOutput::Ok(rv::RenderResult(*result));
   out.meta = rv::EncodeRecord(result->state, result->current_task_id);
@@ -221,6 +228,11 @@ ToolSpec MakeRavenTaskTool() {
   // the next turn starts with a compact summary of the current Task.
   spec.turn_context = [](const std::vector<std::string>& prior_meta) {
     return rv::TaskContext(rv::ReplayBook(prior_meta));
+  };
+  // A call refused before the handler (by the schema, or cut off) or
+  // cancelled before it ran still names the Task to continue.
+  spec.not_run_note = [](const std::vector<std::string>& prior_meta) {
+    return Recovery(rv::ReplayBook(prior_meta));
   };
   return spec;
 }

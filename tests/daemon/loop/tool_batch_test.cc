@@ -13,6 +13,10 @@
 
 #include "daemon/loop/session_state.h"
 #include "daemon/loop/turn.h"
+#include "daemon/raven/domain.h"
+#include "daemon/tools/builtin/builtin_tools.h"
+#include "daemon/tools/registry.h"
+#include "daemon/tools/schema_validator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/loop/temp_store.h"
@@ -22,8 +26,10 @@ namespace {
 
 using testing::Drain;
 using ::testing::ElementsAre;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using testing::KindsOf;
+using ::testing::Not;
 using testing::TempStore;
 
 CollectedCall Call(const std::string& id, const std::string& name, const std::string& args,
@@ -419,6 +425,87 @@ TEST_F(ToolBatchTest, SkipRecordsASkippedResultForEveryCall) {
     EXPECT_EQ(r.content, "step limit");
   }
   EXPECT_EQ(context_.size(), 2u);
+}
+
+// A call that never reaches its handler — refused arguments, or a turn
+// cancelled first — gets the tool's not_run_note, made from the metadata
+// of the tool's earlier results in the session; an unknown tool has none.
+TEST_F(ToolBatchTest, ACallThatNeverRunsCarriesItsToolsNote) {
+  Json schema = {
+      {"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}, {"required", {"n"}}};
+  tools::ToolSpec noted;
+  noted.qualified_name = "test/noted";
+  noted.model_name = "noted";
+  noted.input_schema = OrderedJson::parse(schema.dump());
+  auto validator = tools::SchemaValidator::Compile(schema);
+  ASSERT_TRUE(validator.ok()) << validator.status();
+  noted.validator = *validator;
+  noted.handler = [](const Json& args, const tools::ToolContext&) {
+    tools::ToolOutput out = tools::ToolOutput::Ok("ran");
+    out.meta = "record-" + std::to_string(args.at("n").get<int>());
+    return out;
+  };
+  noted.not_run_note = [](const std::vector<std::string>& prior_meta) {
+    return prior_meta.empty() ? std::string() : "<note " + prior_meta.back() + ">";
+  };
+  plan_.tools["noted"] = &noted;
+
+  ASSERT_TRUE(Run({Call("c0", "noted", R"({"n":"zero"})")}).ok());
+  ASSERT_TRUE(Run({Call("c1", "noted", R"({"n":1})")}).ok());
+  ASSERT_TRUE(Run({Call("c2", "noted", R"({"n":"two"})"), Call("c3", "noted", "not json"),
+                   Call("c4", "noted", R"({"n":4})", false), Call("c5", "nope", "{}")})
+                  .ok());
+  cancel_.Cancel("interrupted");
+  ASSERT_TRUE(Run({Call("c6", "noted", R"({"n":6})")}).ok());
+
+  auto results = PayloadsOf<events::ToolResult>(temp_.Stored());
+  ASSERT_EQ(results.size(), 7u);
+  EXPECT_EQ(results[0].status, events::ToolStatus::kError);
+  EXPECT_THAT(results[0].content, Not(HasSubstr("<note")))
+      << "the note is \"\" while the tool has no earlier record";
+  EXPECT_EQ(results[1].content, "ran");
+  for (size_t i : {2, 3, 4}) {
+    EXPECT_EQ(results[i].status, events::ToolStatus::kError) << i;
+    EXPECT_THAT(results[i].content, EndsWith("\n<note record-1>")) << i;
+  }
+  EXPECT_THAT(results[2].content, HasSubstr("/n"));
+  EXPECT_THAT(results[5].content, Not(HasSubstr("<note")));
+  EXPECT_EQ(results[6].status, events::ToolStatus::kCancelled);
+  EXPECT_EQ(results[6].content,
+            "Cancelled: the turn was interrupted before this call ran.\n<note record-1>");
+  // The model sees what the store holds.
+  EXPECT_EQ(std::get<events::ToolOutcome>(context_.back()).content, results[6].content);
+}
+
+// builtin/raven_task: a call the schema refuses (an unknown enum value, an
+// unknown field, a missing field) still names the session's Task and tells
+// the model to correct the call rather than start another Task.
+TEST_F(ToolBatchTest, ASchemaRefusedRavenTaskCallCarriesTheRecoveryBlock) {
+  tools::ToolRegistry registry;
+  ASSERT_TRUE(tools::RegisterBuiltinTools(registry).ok());
+  const tools::ToolSpec* raven = registry.FindQualified("builtin/raven_task");
+  ASSERT_NE(raven, nullptr);
+  plan_.tools["raven_task"] = raven;
+  ASSERT_TRUE(Run({Call("c1", "raven_task",
+                        R"({"action":"start","outcome":"learning","request":"Explain tides"})")})
+                  .ok());
+  ASSERT_TRUE(Run({Call("c2", "raven_task", R"({"action":"start","outcome":"poetry"})"),
+                   Call("c3", "raven_task", R"({"action":"status","colour":1})"),
+                   Call("c4", "raven_task", R"({"request":"Explain tides"})")})
+                  .ok());
+  auto results = PayloadsOf<events::ToolResult>(temp_.Stored());
+  ASSERT_EQ(results.size(), 4u);
+  ASSERT_EQ(results[0].status, events::ToolStatus::kOk) << results[0].content;
+  const std::string task = raven::MakeTaskId(temp_.session_id(), 1);
+  for (size_t i : {1, 2, 3}) {
+    EXPECT_EQ(results[i].status, events::ToolStatus::kError) << i;
+    EXPECT_THAT(results[i].content, HasSubstr("arguments do not match the schema of raven_task"))
+        << i;
+    EXPECT_THAT(results[i].content, HasSubstr("\n<raven_task_recovery>\nThe current Task is " +
+                                              task + " (phase active"))
+        << i;
+    EXPECT_THAT(results[i].content, EndsWith("</raven_task_recovery>")) << i;
+  }
 }
 
 // A result that cannot be stored stops the batch with the store's error.

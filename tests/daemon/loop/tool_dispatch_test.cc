@@ -3,6 +3,7 @@
 #include "daemon/loop/tool_dispatch.h"
 
 #include <string>
+#include <vector>
 
 #include "daemon/tools/schema_validator.h"
 #include "gmock/gmock.h"
@@ -86,6 +87,36 @@ TEST_F(ToolDispatchTest, CancelledTurnDoesNotRunAPreparedCall) {
   tools::ToolOutput out = RunPreparedCall(p, {"/", settings, cancel});
   EXPECT_EQ(out.status, events::ToolStatus::kCancelled);
   EXPECT_EQ(runs_, 0);
+}
+
+// A call that never reaches its handler carries the tool's note, made from
+// the tool's earlier result metadata.
+TEST_F(ToolDispatchTest, ACallCancelledBeforeItRunsCarriesTheToolsNote) {
+  std::vector<std::string> seen;
+  spec_.not_run_note = [&seen](const std::vector<std::string>& prior_meta) {
+    seen = prior_meta;
+    return std::string("<note>");
+  };
+  PreparedCall p = Prepare("echo", R"({"text": "hi"})");
+  ASSERT_FALSE(p.error);
+  config::ToolSettings settings;
+  CancelToken cancel;
+  cancel.Cancel();
+  tools::ToolContext ctx{"/", settings, cancel};
+  ctx.prior_meta = []() -> absl::StatusOr<std::vector<std::string>> {
+    return std::vector<std::string>{"m1", "m2"};
+  };
+  tools::ToolOutput out = RunPreparedCall(p, ctx);
+  EXPECT_EQ(out.status, events::ToolStatus::kCancelled);
+  EXPECT_EQ(out.content, "Cancelled: the turn was interrupted before this call ran.\n<note>");
+  EXPECT_EQ(seen, (std::vector<std::string>{"m1", "m2"}));
+  EXPECT_EQ(runs_, 0);
+  // Without readable metadata the result goes without the note.
+  ctx.prior_meta = []() -> absl::StatusOr<std::vector<std::string>> {
+    return absl::UnavailableError("store closed");
+  };
+  EXPECT_EQ(RunPreparedCall(p, ctx).content,
+            "Cancelled: the turn was interrupted before this call ran.");
 }
 
 }  // namespace

@@ -76,6 +76,15 @@ TEST_F(RavenTaskToolTest, ResultsCarryStateAsMetadataNotContent) {
   EXPECT_THAT(bad.content, HasSubstr("contains unknown field(s): stage. Accepted field(s): action, taskId, correction"));
   EXPECT_THAT(bad.content, HasSubstr("<raven_task_recovery>"));
   EXPECT_TRUE(bad.meta.empty());
+  // The same block for a call that never reaches the handler (the
+  // dispatcher appends the note to a schema refusal or a cancellation).
+  ASSERT_TRUE(spec_.not_run_note);
+  EXPECT_EQ(spec_.not_run_note({}), "") << "no Task, nothing to recover";
+  std::string note = spec_.not_run_note(metas_);
+  EXPECT_EQ(note.rfind("<raven_task_recovery>\nThe current Task is " + task + " (phase active", 0),
+            0u)
+      << note;
+  EXPECT_THAT(bad.content, HasSubstr("\n" + note));
   // Without a composed verifier a cited Source is never reported verified.
   ToolOutput cited = Call(
       {{"action", "checkpoint"},
