@@ -1,11 +1,12 @@
 // complete: the deterministic checks against the latest Checkpoint, remote
 // verification of the relevant Sources, and the terminal disposition.
 
-#include "daemon/raven/engine_internal.h"
-
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/raven/citations.h"
+#include "daemon/raven/engine_internal.h"
+#include "daemon/raven/prose.h"
 
 namespace raw::raven {
 
@@ -14,6 +15,14 @@ using absl::StrCat;
 absl::StatusOr<ActionResult> Engine::Complete(const Fields& f) {
   ASSIGN_OR_RETURN(std::string artifact, LaidOut(f));
   const TaskState& s = result_.state;
+  // The bytes Raven returned for the latest Checkpoint (RenderArtifact: each
+  // citation a link, then the Sources and the Claim trace) stand for its
+  // packed text: a caller that kept only what Raven showed it (after a
+  // /clear or a compaction, from `status`) completes the same Artifact.
+  if (s.latest_artifact && artifact != *s.latest_artifact &&
+      artifact == LayoutProse(RenderArtifact(s, *s.latest_artifact))) {
+    artifact = *s.latest_artifact;
+  }
   std::vector<Issue> issues;
   if (s.checkpoints.empty()) {
     issues.push_back({"artifact", "no Checkpoint exists; publish the Artifact as a Checkpoint "

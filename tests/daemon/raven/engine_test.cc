@@ -450,6 +450,32 @@ TEST_F(EngineTest, ProgressiveCheckpointsThenCompletion) {
   EXPECT_FALSE(after.ok()) << "a completed Task takes no Checkpoint";
 }
 
+// What Raven shows of the latest Checkpoint (its citations as links, the
+// Sources, the Claim trace) completes it as well as the packed text does;
+// anything else is still refused.
+TEST_F(EngineTest, TheBytesRavenReturnedCompleteTheCheckpointTheyShow) {
+  std::string id = Start();
+  Grounded(id);
+  auto status = s.Call({{"action", "status"}, {"taskId", id}});
+  ASSERT_TRUE(status.ok()) << status.status();
+  const std::string shown_result = RenderResult(*status);
+  const size_t rule = shown_result.rfind("\n---\n");
+  ASSERT_NE(rule, std::string::npos) << shown_result;
+  const std::string shown = shown_result.substr(rule + 5);
+  EXPECT_THAT(shown, HasSubstr("https://a.test/x"));
+  EXPECT_THAT(shown, Not(HasSubstr("[@a]")));
+
+  auto changed = Complete(id, shown + "\nOne more line.");
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(changed->status, "needs-revision");
+  EXPECT_THAT(Messages(*changed), HasSubstr("differs from Checkpoint"));
+
+  auto done = Complete(id, shown);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->status, "completed") << Messages(*done);
+  EXPECT_EQ(done->state.final_artifact_sha256, done->state.checkpoints[0].artifact_sha256);
+}
+
 TEST_F(EngineTest, CompletionRefusals) {
   std::string id = Start();
   auto none = Complete(id, "Anything.");
