@@ -56,7 +56,9 @@ class RunnerHarness {
     auto runner = SessionRunner::Create(record, std::move(deps));
     // As the daemon does; a warm-up waits for it (the first write does it
     // otherwise).
-    if (warmup_planner_) EXPECT_TRUE(runner->RecoverUnfinishedTurn().ok());
+    if (warmup_planner_) {
+      EXPECT_TRUE(runner->RecoverUnfinishedTurn().ok());
+    }
     runners_.push_back(runner);
     if (lease_by_session_.count(record.id) == 0) {
       auto acquired = Acquire(*runner, WhenHeld::kRefuse);
