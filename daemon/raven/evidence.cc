@@ -76,8 +76,10 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
   std::vector<SourceObservation> reply;
   if (!asked.empty()) reply = ctx.verifier.Verify(asked, ctx.cancel);
   // Validate the protocol before believing anything. A reply that cannot be
-  // matched to the request (an unrequested, repeated or missing id) is not
-  // believed at all; a malformed observation costs only its own Source.
+  // matched to the request (an unrequested, repeated or missing id), or with
+  // any malformed observation (ObservationFault), is not believed at all:
+  // every requested Source is unavailable, since a verifier that breaks the
+  // protocol for one Source may be wrong about the others too.
   std::string violation;
   std::map<std::string, const SourceObservation*> by_id;
   for (const SourceObservation& o : reply) {
@@ -89,17 +91,18 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
     }
   }
   if (violation.empty() && by_id.size() != asked.size()) violation = "a requested Source is missing";
+  for (auto it = by_id.begin(); violation.empty() && it != by_id.end(); ++it) {
+    violation = ObservationFault(*it->second, *s.FindSource(it->first));
+  }
   std::vector<std::pair<std::string, std::string>> bad;
   int reachable = 0, failed = 0, unavailable = 0;
   for (Source& src : s.sources) {
     if (std::find(ids.begin(), ids.end(), src.source_id) == ids.end()) continue;
     SourceCheck c;
     c.checked_at = ctx.now_ms;
-    std::string fault = violation;
-    if (fault.empty()) fault = ObservationFault(*by_id.at(src.source_id), src);
-    if (!fault.empty()) {
+    if (!violation.empty()) {
       c.status = CheckStatus::kUnavailable;
-      c.detail = StrCat("source verifier protocol error: ", fault);
+      c.detail = StrCat("source verifier protocol error: ", violation);
     } else {
       const SourceObservation& o = *by_id.at(src.source_id);
       c.status = o.status;

@@ -362,9 +362,9 @@ TEST_F(EngineTest, VerifierProtocolViolationsMakeSourcesUnavailable) {
 
 // A redirect within the same site (another case, an explicit default port)
 // is accepted and recorded canonically; an observation that breaks the
-// protocol makes only its own Source unavailable, so the other Sources and
-// their Claims keep their standing.
-TEST_F(EngineTest, AMalformedObservationCostsOnlyItsOwnSource) {
+// protocol makes every Source of the request unavailable: the verifier is
+// not believed about the others either.
+TEST_F(EngineTest, AMalformedObservationMakesEveryRequestedSourceUnavailable) {
   std::string id = Start();
   Grounded(id);
   SourceObservation moved{"b",          CheckStatus::kReachable, 0, 200, "HTTPS://B.Test:443/moved",
@@ -381,12 +381,13 @@ TEST_F(EngineTest, AMalformedObservationCostsOnlyItsOwnSource) {
   auto done = Complete(id, "X differs [@a].\nY agrees [@b].");
   EXPECT_EQ(done->status, "needs-revision");
   EXPECT_THAT(Messages(*done), HasSubstr("another host or port (b.test:8443, not b.test)"));
-  EXPECT_EQ(done->state.FindSource("a")->check.status, CheckStatus::kReachable);
+  EXPECT_EQ(done->state.FindSource("a")->check.status, CheckStatus::kUnavailable);
   EXPECT_EQ(done->state.FindSource("b")->check.status, CheckStatus::kUnavailable);
-  EXPECT_EQ(done->state.claims[0].disposition, Disposition::kSupported);
+  EXPECT_THAT(done->state.FindSource("a")->check.detail,
+              ::testing::Optional(HasSubstr("source verifier protocol error: reachable b")));
+  EXPECT_EQ(done->state.claims[0].disposition, Disposition::kDeferred);
   EXPECT_EQ(done->state.claims[1].disposition, Disposition::kDeferred);
-  ASSERT_EQ(done->state.limitations.size(), 1u);
-  EXPECT_EQ(done->state.limitations[0].source_id, "b");
+  ASSERT_EQ(done->state.limitations.size(), 2u);
 }
 
 // A Source that could not be checked (unavailable) is not accused: its
