@@ -32,6 +32,9 @@ struct AcpListenOptions {
   // OutputQueueLimit(max_message_bytes) of output left unread drops the
   // socket, with the same effect.
   size_t max_message_bytes = kDefaultMaxMessageBytes;
+  // At least 2. At most max_connections - 1 of them may be sockets that
+  // have not shown the token; a new one closes the oldest of those
+  // (web::LocalServer), so they cannot keep out a client with it.
   size_t max_connections = 16;
 };
 

@@ -426,10 +426,12 @@ asio::awaitable<void> LocalServer::Impl::AcceptLoop() {
       co_await pause.async_wait(Await(ec));
       continue;
     }
-    if (unadmitted.size() >= options.max_unadmitted_connections) {
-      // The oldest connection without a valid token makes room, so sockets
-      // that never authenticate cannot keep out one that does; its slot is
-      // free from now on.
+    if (unadmitted.size() >= options.max_unadmitted_connections ||
+        (counted.size() >= options.max_connections && !unadmitted.empty())) {
+      // The oldest connection without a valid token makes room, whichever
+      // limit is reached, so sockets that never authenticate cannot keep
+      // out one that does; its slot is free from now on. Only a server full
+      // of admitted connections refuses the new one.
       const uint64_t oldest = *unadmitted.begin();
       unadmitted.erase(oldest);
       counted.erase(oldest);
@@ -676,11 +678,18 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
     return absl::InvalidArgumentError(absl::StrCat("local server: address \"", options.address,
                                                    "\" is not loopback; only 127.0.0.1 and ::1 are allowed"));
   }
-  if (options.max_connections == 0 || options.max_unadmitted_connections == 0 ||
-      options.unadmitted_request_timeout.count() <= 0 || options.max_requests_per_window == 0 ||
-      options.max_header_bytes == 0 || options.max_websocket_message_bytes == 0 ||
-      options.rate_window.count() <= 0 || options.request_timeout.count() <= 0 ||
-      options.handler_timeout.count() <= 0 || options.websocket_idle_timeout.count() <= 0) {
+  if (options.max_connections < 2) {
+    return absl::InvalidArgumentError(
+        "local server: max_connections must be at least 2 (one slot is kept for a connection "
+        "with the token)");
+  }
+  options.max_unadmitted_connections =
+      std::min(options.max_unadmitted_connections, options.max_connections - 1);
+  if (options.max_unadmitted_connections == 0 || options.unadmitted_request_timeout.count() <= 0 ||
+      options.max_requests_per_window == 0 || options.max_header_bytes == 0 ||
+      options.max_websocket_message_bytes == 0 || options.rate_window.count() <= 0 ||
+      options.request_timeout.count() <= 0 || options.handler_timeout.count() <= 0 ||
+      options.websocket_idle_timeout.count() <= 0) {
     return absl::InvalidArgumentError("local server: limits and timeouts must be positive");
   }
   for (const HttpRoute& r : routes.http) {

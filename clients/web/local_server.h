@@ -20,8 +20,10 @@
 //   has not yet sent a request with a valid token (public routes do not
 //   count) is "unadmitted": it must send its next request header within
 //   `unadmitted_request_timeout`, and at most `max_unadmitted_connections`
-//   are kept (a new one closes the oldest), so sockets that never
-//   authenticate cannot take the slots of a client that does.
+//   (always fewer than `max_connections`) are kept. A new connection closes
+//   the oldest unadmitted one when either limit is reached, and is refused
+//   only when every slot holds an admitted connection, so sockets that
+//   never authenticate cannot take the slots of a client that does.
 // - Every response carries Content-Security-Policy, X-Content-Type-Options:
 //   nosniff, Referrer-Policy: no-referrer, X-Frame-Options: DENY and, unless
 //   the handler says otherwise, Cache-Control: no-store. No CORS fields are
@@ -71,7 +73,9 @@ struct LocalServerOptions {
   // Output a WebSocket may have waiting to be written; more (the peer stopped
   // reading) drops the socket, ending its session. 0: no limit.
   size_t max_websocket_queued_bytes = 0;
-  size_t max_connections = 64;
+  size_t max_connections = 64;  // at least 2
+  // Lowered to max_connections - 1 when larger, so that one slot at least
+  // is left for a connection with the token.
   size_t max_unadmitted_connections = 16;
   std::chrono::milliseconds unadmitted_request_timeout{2000};
   // At most this many requests per connection in each window, then 429.

@@ -380,13 +380,22 @@ TEST_F(LocalServerTest, SlowHeaderClientIsDropped) {
 
 TEST_F(LocalServerTest, ConnectionsBeyondTheLimitAreClosed) {
   LocalServerOptions options;
-  options.max_connections = 1;
+  options.max_connections = 2;
   StartServer(options);
   RawHttpClient first(port_);
   ASSERT_TRUE(first.Write(Get("/api/echo", Bearer())));
   ASSERT_TRUE(first.ReadResponse());  // accepted and kept alive
   RawHttpClient second(port_);
-  EXPECT_TRUE(second.WaitForClose());
+  ASSERT_TRUE(second.Write(Get("/api/echo", Bearer())));
+  ASSERT_TRUE(second.ReadResponse());
+  RawHttpClient third(port_);
+  EXPECT_TRUE(third.WaitForClose());
+}
+
+TEST(LocalServerStart, NeedsTwoConnectionsAtLeast) {
+  LocalServerOptions options;
+  options.max_connections = 1;
+  EXPECT_EQ(LocalServer::Start(options, {}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // Sockets that never send a valid token (idle, or stalled mid-header) fill
@@ -416,6 +425,72 @@ TEST_F(LocalServerTest, IdleConnectionsWithoutTheTokenCannotLockOutOneWithIt) {
   std::optional<RawResponse> again = holder.ReadResponse();
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 200);
+}
+
+// Opens `count` connections that send half a request header and stop.
+std::vector<std::unique_ptr<RawHttpClient>> OpenIdle(uint16_t port, int count) {
+  std::vector<std::unique_ptr<RawHttpClient>> idle;
+  for (int i = 0; i < count; ++i) {
+    idle.push_back(std::make_unique<RawHttpClient>(port));
+    EXPECT_TRUE(idle.back()->Write("GET /api/echo HTTP/1.1\r\n"));
+  }
+  return idle;
+}
+
+// Every slot taken, by one admitted connection and idle ones without the
+// token (raw-acp's 16 and 16 in small): a client with the token still gets
+// in, in the place of the oldest idle socket.
+TEST_F(LocalServerTest, AFullServerClosesTheOldestUnadmittedForOneWithTheToken) {
+  LocalServerOptions options;
+  options.max_connections = 4;
+  options.max_unadmitted_connections = 4;  // kept below max_connections
+  options.request_timeout = std::chrono::seconds(60);
+  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  StartServer(options);
+  RawHttpClient holder(port_);
+  ASSERT_TRUE(holder.Write(Get("/api/echo", Bearer())));
+  ASSERT_TRUE(holder.ReadResponse());
+  std::vector<std::unique_ptr<RawHttpClient>> idle = OpenIdle(port_, 3);
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
+  EXPECT_TRUE(idle.front()->WaitForClose());
+  ASSERT_TRUE(holder.Write(Get("/api/echo", Bearer())));
+  std::optional<RawResponse> again = holder.ReadResponse();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+}
+
+// The total limit reached before the one on unadmitted connections: the
+// oldest of those still makes room.
+TEST_F(LocalServerTest, TheTotalLimitAlsoClosesTheOldestUnadmitted) {
+  LocalServerOptions options;
+  options.max_connections = 4;
+  options.max_unadmitted_connections = 3;
+  options.request_timeout = std::chrono::seconds(60);
+  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  StartServer(options);
+  std::vector<std::unique_ptr<RawHttpClient>> holders;
+  for (int i = 0; i < 2; ++i) {
+    holders.push_back(std::make_unique<RawHttpClient>(port_));
+    ASSERT_TRUE(holders.back()->Write(Get("/api/echo", Bearer())));
+    ASSERT_TRUE(holders.back()->ReadResponse());
+  }
+  std::vector<std::unique_ptr<RawHttpClient>> idle = OpenIdle(port_, 2);
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
+  EXPECT_TRUE(idle.front()->WaitForClose());
+}
+
+// At most max_connections - 1 sockets without the token are kept, whatever
+// the option says.
+TEST_F(LocalServerTest, OneSlotIsAlwaysLeftToAdmittedConnections) {
+  LocalServerOptions options;
+  options.max_connections = 3;
+  options.max_unadmitted_connections = 16;
+  // Only the limit can close the first socket while the test runs.
+  options.request_timeout = std::chrono::hours(1);
+  options.unadmitted_request_timeout = std::chrono::hours(1);
+  StartServer(options);
+  std::vector<std::unique_ptr<RawHttpClient>> idle = OpenIdle(port_, 3);
+  EXPECT_TRUE(idle.front()->WaitForClose());
 }
 
 TEST_F(LocalServerTest, SlowHandlerDoesNotStallOtherConnections) {
