@@ -32,6 +32,7 @@
 #include "absl/synchronization/mutex.h"
 #include "clients/web/access_token.h"
 #include "clients/web/admission.h"
+#include "clients/web/peer_owner.h"
 #include "common/serial_queue.h"
 #include "common/worker_pool.h"
 
@@ -378,6 +379,7 @@ struct LocalServer::Impl {
   WorkerPool pool{"raw-web"};
   std::thread io_thread;
   uint16_t port = 0;
+  uint32_t peer_uid = 0;  // the only user whose connections are served
 
   absl::Mutex stop_mu;
   bool stopped ABSL_GUARDED_BY(stop_mu) = false;
@@ -424,6 +426,15 @@ asio::awaitable<void> LocalServer::Impl::AcceptLoop() {
       // Out of descriptors and the like: back off instead of spinning.
       asio::steady_timer pause(io, std::chrono::milliseconds(100));
       co_await pause.async_wait(Await(ec));
+      continue;
+    }
+    // Another user's connection is reset before it takes a slot: the check
+    // fails closed, and a peer whose owner cannot be found is one that is
+    // gone already (a live loopback peer is always in the kernel's table).
+    if (absl::StatusOr<uint32_t> owner = PeerOwner(socket.native_handle());
+        !owner.ok() || *owner != peer_uid) {
+      socket.set_option(asio::socket_base::linger(true, 0), ec);  // a reset: no TIME_WAIT here
+      socket.close(ec);
       continue;
     }
     if (unadmitted.size() >= options.max_unadmitted_connections ||
@@ -532,9 +543,15 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
     const HttpRoute* http_route = upgrade ? nullptr : FindHttpRoute(routes, request);
     const WebSocketRoute* ws_route = upgrade ? FindWebSocketRoute(routes, request) : nullptr;
     bool is_public = (http_route && http_route->public_route) || (ws_route && ws_route->public_route);
-    if (!rejection && !is_public) {
-      rejection = CheckToken(request, policy);
-      if (!rejection) unadmitted.erase(id);
+    if (!rejection) {
+      // A valid token or cookie admits the connection on any route; only
+      // the others need one to be served.
+      std::optional<Rejection> unauthenticated = CheckToken(request, policy);
+      if (!unauthenticated) {
+        unadmitted.erase(id);
+      } else if (!is_public) {
+        rejection = std::move(unauthenticated);
+      }
     }
     if (!rejection && http_route == nullptr && ws_route == nullptr) rejection = Rejection{404, "not found"};
     if (!rejection && upgrade && !parser.is_done()) rejection = Rejection{400, "an upgrade request has no body"};
@@ -733,6 +750,15 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
     return absl::UnavailableError(
         absl::StrCat("local server: cannot listen on ", options.address, ":", options.port, ": ", ec.message()));
   }
+  // Whose connections are served: the lookup must work here, or no
+  // connection could be told from another user's.
+  absl::StatusOr<uint32_t> owner = ListenerOwner(impl->acceptor.native_handle());
+  if (!owner.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "local server: cannot find out which user owns a connection (", owner.status().message(),
+        "), so other users' connections could not be refused; not serving"));
+  }
+  impl->peer_uid = options.peer_uid.value_or(*owner);
   impl->port = impl->acceptor.local_endpoint().port();
   impl->policy.port = impl->port;
   impl->policy.token = std::move(token);

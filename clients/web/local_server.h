@@ -3,6 +3,12 @@
 // programs and web pages on the same machine:
 //
 // - It binds 127.0.0.1 or ::1 only; any other address is an error.
+// - It serves only its own user: a connection whose far end is a socket of
+//   another user (peer_owner.h) is reset at once, before it takes a slot or
+//   reads a byte. When the kernel cannot say who owns the peer (it has
+//   gone already), the connection is refused too: the check fails closed.
+//   Start fails when the lookup does not work at all here (it is tried on
+//   the listening socket), rather than serve without it.
 // - Every request carries the access token (access_token.h), fresh per
 //   process unless the caller gives one: `Authorization: Bearer TOKEN` or
 //   the query parameter `token=TOKEN`; or, when the server has a session
@@ -17,13 +23,14 @@
 //   message bytes (closed with 1009), optionally WebSocket output waiting
 //   to be written (the socket is dropped); a request must arrive within
 //   `request_timeout` (slow or idle clients are dropped). A connection that
-//   has not yet sent a request with a valid token (public routes do not
-//   count) is "unadmitted": it must send its next request header within
-//   `unadmitted_request_timeout`, and at most `max_unadmitted_connections`
-//   (always fewer than `max_connections`) are kept. A new connection closes
-//   the oldest unadmitted one when either limit is reached, and is refused
-//   only when every slot holds an admitted connection, so sockets that
-//   never authenticate cannot take the slots of a client that does.
+//   has not yet sent a request with a valid token or session cookie (on any
+//   route, public ones included) is "unadmitted": it must send its next
+//   request header within `unadmitted_request_timeout`, and at most
+//   `max_unadmitted_connections` (always fewer than `max_connections`) are
+//   kept. A new connection closes the oldest unadmitted one when either
+//   limit is reached, and is refused only when every slot holds an admitted
+//   connection, so sockets that never authenticate cannot take the slots
+//   of a client that does.
 // - Every response carries Content-Security-Policy, X-Content-Type-Options:
 //   nosniff, Referrer-Policy: no-referrer, X-Frame-Options: DENY and, unless
 //   the handler says otherwise, Cache-Control: no-store. No CORS fields are
@@ -40,6 +47,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +96,10 @@ struct LocalServerOptions {
   std::chrono::milliseconds handler_timeout{120000};
   // A WebSocket peer silent for this long is pinged, then dropped.
   std::chrono::milliseconds websocket_idle_timeout{60000};
+  // The user whose connections are served; unset: the owner of the
+  // listening socket, this process's user. (Tests name another user to see
+  // their own connections refused.)
+  std::optional<uint32_t> peer_uid;
 };
 
 // Completes one request; call it exactly once, from any thread.
@@ -161,7 +173,8 @@ struct Routes {
 class LocalServer {
  public:
   // Validates the options, binds and starts serving. Errors: a non-loopback
-  // address, a bad token, a port in use.
+  // address, a bad token, a port in use, no way to tell who owns a
+  // connection's peer.
   static absl::StatusOr<std::unique_ptr<LocalServer>> Start(LocalServerOptions options, Routes routes);
   ~LocalServer();  // Stop()
   LocalServer(const LocalServer&) = delete;

@@ -2,7 +2,14 @@
 // byte for byte.
 #include "clients/web/local_server.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <functional>
 #include <memory>
 #include <string>
@@ -491,6 +498,100 @@ TEST_F(LocalServerTest, OneSlotIsAlwaysLeftToAdmittedConnections) {
   StartServer(options);
   std::vector<std::unique_ptr<RawHttpClient>> idle = OpenIdle(port_, 3);
   EXPECT_TRUE(idle.front()->WaitForClose());
+}
+
+// A public route does not need the token, but a request that carries the
+// session cookie (or the token) admits its connection there too; one
+// without stays unadmitted, and a wrong cookie is still served the page.
+TEST_F(LocalServerTest, TheSessionCookieOnAPublicRouteAdmitsTheConnection) {
+  LocalServerOptions options;
+  options.max_connections = 6;
+  options.max_unadmitted_connections = 2;
+  options.request_timeout = std::chrono::seconds(60);
+  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  StartServer(options);
+  const std::string cookie = absl::StrCat("Cookie: raw_token_", port_, "=", kSessionSecret, "\r\n");
+  RawHttpClient page(port_);
+  ASSERT_TRUE(page.Write(Get("/index.html", cookie)));
+  std::optional<RawResponse> first = page.ReadResponse();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  RawHttpClient anonymous(port_);
+  ASSERT_TRUE(anonymous.Write(Get("/index.html")));
+  ASSERT_TRUE(anonymous.ReadResponse());
+  EXPECT_EQ(StatusOf(Get("/index.html", absl::StrCat("Cookie: raw_token_", port_, "=wrong\r\n"))),
+            200);
+  std::vector<std::unique_ptr<RawHttpClient>> idle = OpenIdle(port_, 3);
+  EXPECT_TRUE(anonymous.WaitForClose());
+  ASSERT_TRUE(page.Write(Get("/index.html", cookie)));
+  std::optional<RawResponse> again = page.ReadResponse();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+}
+
+// A connection whose far end is another user's socket is reset before it
+// is read. Here the server is told to serve another user only, so this
+// process's own connections stand for a stranger's.
+TEST_F(LocalServerTest, AnotherUsersConnectionIsResetAtOnce) {
+  LocalServerOptions options;
+  options.peer_uid = geteuid() + 1;
+  StartServer(options);
+  RawHttpClient stranger(port_);
+  ASSERT_TRUE(stranger.connected());
+  stranger.Write(Get("/index.html"));  // may fail: the reset can come first
+  EXPECT_FALSE(stranger.ReadResponse());
+}
+
+// The real thing, where the test may change users: a child process as
+// `nobody` floods the port while a connection of this user waits without
+// the token (a browser loading the page). None of the stranger's sockets is
+// served or takes a slot, so the waiting one is not closed to make room.
+TEST_F(LocalServerTest, AnotherUsersFloodNeitherGetsInNorPushesOut) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to connect as another user";
+  LocalServerOptions options;
+  options.max_connections = 4;
+  options.max_unadmitted_connections = 2;
+  options.request_timeout = std::chrono::seconds(60);
+  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  StartServer(options);
+  RawHttpClient browser(port_);
+  ASSERT_TRUE(browser.Write("GET /index.html HTTP/1.1\r\n"));
+  constexpr int kStrangerConnections = 20;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only system calls from here on: other threads' locks stay behind.
+    constexpr long kNobody = 65534;
+    if (syscall(SYS_setresgid, kNobody, kNobody, kNobody) != 0 ||
+        syscall(SYS_setresuid, kNobody, kNobody, kNobody) != 0) {
+      _exit(100);
+    }
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port_);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int refused = 0;
+    for (int i = 0; i < kStrangerConnections; ++i) {
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) _exit(101);
+      timeval wait{.tv_sec = 10, .tv_usec = 0};  // a served socket would wait 60 s
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+      if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) _exit(102);
+      char byte;
+      const ssize_t n = read(fd, &byte, 1);
+      if (n == 0 || (n < 0 && errno == ECONNRESET)) ++refused;
+      close(fd);
+    }
+    _exit(refused);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kStrangerConnections);
+  ASSERT_TRUE(browser.Write(absl::StrCat("Host: ", Host(), "\r\n\r\n")));
+  std::optional<RawResponse> page = browser.ReadResponse();
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
 }
 
 TEST_F(LocalServerTest, SlowHandlerDoesNotStallOtherConnections) {
