@@ -26,6 +26,7 @@
 #include "clients/dashboard/gateway.h"
 #include "clients/dashboard/open_page.h"
 #include "clients/dashboard/preferences_file.h"
+#include "clients/dashboard/server_options.h"
 #include "clients/lib/assets.h"
 #include "clients/web/access_token.h"
 #include "common/mutex_mode.h"
@@ -36,17 +37,6 @@
 namespace {
 
 using namespace raw::dashboard;
-
-constexpr char kContentSecurityPolicy[] =
-    "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; "
-    "img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; "
-    "form-action 'none'; frame-ancestors 'none'";
-
-// The largest message a tab may send on its WebSocket: a prompt with 10 MiB
-// of images (rawd's limit), which base64 makes 13.4 MiB, and its text. Only
-// a socket that showed the token or the session cookie gets that far (the
-// live route is not public); HTTP bodies keep LocalServer's 1 MiB.
-constexpr size_t kMaxWebSocketMessageBytes = 16 * 1024 * 1024;
 
 // file://PATH, with every byte but unreserved ones and '/' percent-encoded.
 std::string FileUrl(const std::string& path) {
@@ -148,14 +138,8 @@ int main(int argc, char** argv) {
   // used run after run would give the page the same origin every time, which
   // another local user could serve while the gateway is down (the page's
   // preferences follow the user through preferences_file.h instead).
-  raw::web::LocalServerOptions options;
-  options.port = args->port;
-  options.token = *token;
-  options.session_cookie = kSessionCookie;
-  options.session_secret = *session_secret;
-  options.content_security_policy = kContentSecurityPolicy;
-  options.max_websocket_message_bytes = kMaxWebSocketMessageBytes;
-  auto server = raw::web::LocalServer::Start(options, DashboardRoutes(gateway));
+  auto server = raw::web::LocalServer::Start(
+      DashboardServerOptions(args->port, *token, *session_secret), DashboardRoutes(gateway));
   if (!server.ok()) {
     std::cerr << "raw-dashboard: " << server.status().message() << "\n";
     return 1;
