@@ -35,12 +35,16 @@ absl::StatusOr<std::string> XdgDir(const EnvLookup& env, const char* var, const 
 
 }  // namespace
 
+std::string ResolveRuntimeDir(const EnvLookup& env) {
+  if (auto v = env("XDG_RUNTIME_DIR"); v && !v->empty() && (*v)[0] == '/') {
+    return absl::StrCat(*v, "/raw");
+  }
+  return absl::StrCat("/tmp/raw-", getuid());
+}
+
 std::string ResolveSocketPath(const EnvLookup& env) {
   if (auto v = env("RAW_SOCKET")) return *v;
-  if (auto v = env("XDG_RUNTIME_DIR"); v && !v->empty() && (*v)[0] == '/') {
-    return absl::StrCat(*v, "/raw/rawd.sock");
-  }
-  return absl::StrCat("/tmp/raw-", getuid(), "/rawd.sock");
+  return absl::StrCat(ResolveRuntimeDir(env), "/rawd.sock");
 }
 
 absl::StatusOr<RawPaths> ResolvePaths(const EnvLookup& env) {

@@ -29,8 +29,12 @@ struct RawPaths {
 // set for a directory that needs one.
 absl::StatusOr<RawPaths> ResolvePaths(const EnvLookup& env);
 
-// Socket path: RAW_SOCKET if set, else $XDG_RUNTIME_DIR/raw/rawd.sock, else
-// /tmp/raw-$UID/rawd.sock.
+// Raw's private runtime directory: $XDG_RUNTIME_DIR/raw (an absolute
+// XDG_RUNTIME_DIR only), else /tmp/raw-$UID. It holds the default daemon
+// socket and files of the login session such as raw-dashboard's --open page.
+std::string ResolveRuntimeDir(const EnvLookup& env);
+
+// Socket path: RAW_SOCKET if set, else ResolveRuntimeDir(env)/rawd.sock.
 std::string ResolveSocketPath(const EnvLookup& env);
 
 // Creates `dir` (and missing parents of it with mode 0700) as a private

@@ -33,6 +33,14 @@ std::vector<ProtectedPath> ProtectedPaths(const config::Config& config, const En
     out.push_back({"raw-state", raw->state_dir, true});
     out.push_back({"raw-data", raw->data_dir, true});
   }
+  // The runtime directory holds raw-dashboard's --open page (the tokened
+  // address) besides the socket: the one this environment names, and the
+  // fallback a gateway started without XDG_RUNTIME_DIR uses.
+  const std::string runtime = ResolveRuntimeDir(env);
+  out.push_back({"raw-runtime", runtime, true});
+  const std::string fallback = ResolveRuntimeDir(
+      [](const std::string&) -> std::optional<std::string> { return std::nullopt; });
+  if (fallback != runtime) out.push_back({"raw-runtime", fallback, true});
   if (!config.source_path.empty() && config.source_path[0] == '/') {
     out.push_back({"raw-config", config.source_path, false});
   }

@@ -1,6 +1,7 @@
 // Protected paths: where secrets live (SSH and cloud credentials, Raw's own
-// config, variables and state), which every built-in file tool is denied by
-// default whatever the agent's rules and approval mode say. A prompt
+// config, variables, state and runtime files), which every built-in file
+// tool is denied by default whatever the agent's rules and approval mode
+// say. A prompt
 // injection in a README must not be able to ask read_file for ~/.ssh/id_rsa
 // and have a hurried user (or allow_all) say yes.
 //
@@ -11,6 +12,8 @@
 //   raw-config     $XDG_CONFIG_HOME/raw (and the config file in use)
 //   raw-state      $XDG_STATE_HOME/raw (sessions database, log)
 //   raw-data       $XDG_DATA_HOME/raw
+//   raw-runtime    $XDG_RUNTIME_DIR/raw and /tmp/raw-$UID (the daemon
+//                  socket, raw-dashboard's --open page with its token)
 //   raw-variables  the file of every file-sourced variable
 // An agent lifts one by naming it in allow_protected_paths; its own rules
 // and approval mode then decide as for any other path.

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/policy/rule_set.h"
 #include "gmock/gmock.h"
@@ -112,6 +113,27 @@ TEST_F(ProtectedPathsTest, NamingOneInAllowProtectedPathsLiftsOnlyThatOne) {
   EXPECT_EQ(Read(rules, home_.Join(".kube/config")).action, RuleAction::kAllow);
   EXPECT_EQ(Read(rules, home_.Join(".local/state/raw/rawd.log")).action, RuleAction::kAllow);
   EXPECT_EQ(Read(rules, home_.Join(".ssh/id_rsa")).action, RuleAction::kDeny);
+}
+
+// The runtime directory holds the daemon socket and raw-dashboard's --open
+// page, whose address carries the dashboard's token: the one the daemon's
+// environment names and the fallback a gateway without XDG_RUNTIME_DIR uses.
+TEST_F(ProtectedPathsTest, TheRuntimeDirectoryAndItsFallbackAreDenied) {
+  env_["XDG_RUNTIME_DIR"] = home_.Join("run");
+  RuleSet rules = Rules();
+  const std::string fallback = absl::StrCat("/tmp/raw-", getuid());
+  for (const std::string& path :
+       {home_.Join("run/raw"), home_.Join("run/raw/dashboard-40123.html"),
+        home_.Join("run/raw/rawd.sock"), fallback, fallback + "/dashboard-40123.html"}) {
+    Decision d = Read(rules, path, ApprovalMode::kAllowAll);
+    EXPECT_EQ(d.action, RuleAction::kDeny) << path << ": " << d.reason;
+    EXPECT_THAT(d.reason, HasSubstr("protected path raw-runtime")) << path;
+  }
+  EXPECT_EQ(Read(rules, home_.Join("run/other")).action, RuleAction::kAllow);
+  agent_.allow_protected_paths = {"raw-runtime"};
+  rules = Rules();
+  EXPECT_EQ(Read(rules, home_.Join("run/raw/dashboard-40123.html")).action, RuleAction::kAllow);
+  EXPECT_EQ(Read(rules, fallback + "/dashboard-40123.html").action, RuleAction::kAllow);
 }
 
 TEST_F(ProtectedPathsTest, XdgDirectoriesAreFollowed) {
