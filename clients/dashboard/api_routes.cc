@@ -45,6 +45,7 @@ web::Response NotFound() { return ErrorResponse(absl::NotFoundError("no such API
 
 // The Bearer token of POST /api/login (the scheme in any case), compared in
 // constant time; answered with the session cookie of this gateway's port.
+// The --open page has served its purpose then, and is removed.
 web::Response Login(const Gateway& gateway, const web::Request& request) {
   std::optional<std::string_view> auth = request.Header("authorization");
   constexpr size_t kBearer = 7;  // "Bearer "
@@ -55,6 +56,7 @@ web::Response Login(const Gateway& gateway, const web::Request& request) {
     response.status = 401;
     return response;
   }
+  if (gateway.open_page) gateway.open_page->Remove();
   web::Response response = NoContent();
   response.headers.emplace_back(
       "Set-Cookie", web::SessionCookie(web::SessionCookieName(kSessionCookie, request.local_port),

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "clients/dashboard/open_page.h"
 #include "clients/dashboard/session_feeds.h"
 #include "clients/lib/raw_client.h"
 #include "raw/v1/raw_service.pb.h"
@@ -33,6 +34,9 @@ struct Gateway {
   // Shown to other clients while a tab (or a DELETE) holds a lease.
   std::string client_name;  // "raw-dashboard (pid N)"
   int64_t pid = 0;
+  // --open's page, which holds the tokened address: the first login with
+  // the token removes it (the browser has used it). Null without --open.
+  std::shared_ptr<OpenPage> open_page;
 
   // An AcquireLease request for `session_id` as this gateway, named
   // `client_name` (a tab adds its own number to the gateway's name).

@@ -4,7 +4,7 @@
 //   Raw dashboard: http://127.0.0.1:PORT/#token=TOKEN
 // on stdout, and runs until SIGINT or SIGTERM. `--open` hands the browser
 // a private file that leads to that address (open_page.h), never the
-// address itself.
+// address itself, and removes it once the browser has logged in.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
   gateway->web_root = std::filesystem::path(index).parent_path().string();
   gateway->pid = getpid();
   gateway->client_name = absl::StrCat("raw-dashboard (pid ", gateway->pid, ")");
+  if (args->open) gateway->open_page = std::make_shared<OpenPage>();
 
   if (absl::StatusOr<raw::RawPaths> paths = raw::ResolvePaths(raw::ProcessEnv()); paths.ok()) {
     gateway->preferences_path = PreferencesPath(paths->state_dir);
@@ -146,13 +147,12 @@ int main(int argc, char** argv) {
   }
   const std::string url = absl::StrCat((*server)->origin(), "/#token=", *token);
   std::cout << "Raw dashboard: " << url << std::endl;
-  std::string open_page;
   if (args->open) {
     absl::StatusOr<std::string> page =
         WriteOpenPage(OpenPageDir(raw::ProcessEnv()), (*server)->port(), url);
     if (page.ok()) {
-      open_page = *page;
-      OpenInBrowser(FileUrl(open_page));
+      gateway->open_page->Set(*page);
+      OpenInBrowser(FileUrl(*page));
     } else {
       std::cerr << "raw-dashboard: --open: " << page.status().message()
                 << "; open the URL yourself\n";
@@ -161,6 +161,6 @@ int main(int argc, char** argv) {
   int sig = 0;
   sigwait(&signals, &sig);
   (*server)->Stop();
-  if (!open_page.empty()) unlink(open_page.c_str());
+  if (gateway->open_page) gateway->open_page->Remove();  // unless a login did already
   return 0;
 }

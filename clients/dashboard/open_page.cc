@@ -6,7 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -41,12 +41,20 @@ std::string AttributeText(const std::string& text) {
 
 }  // namespace
 
-std::string OpenPageDir(const EnvLookup& env) {
-  EnvLookup without_socket = [&env](const std::string& name) -> std::optional<std::string> {
-    if (name == "RAW_SOCKET") return std::nullopt;
-    return env(name);
-  };
-  return Dirname(ResolveSocketPath(without_socket));
+std::string OpenPageDir(const EnvLookup& env) { return ResolveRuntimeDir(env); }
+
+OpenPage::~OpenPage() { Remove(); }
+
+void OpenPage::Set(std::string path) {
+  absl::MutexLock lock(&mu_);
+  path_ = std::move(path);
+}
+
+void OpenPage::Remove() {
+  absl::MutexLock lock(&mu_);
+  if (path_.empty()) return;
+  unlink(path_.c_str());
+  path_.clear();
 }
 
 absl::StatusOr<std::string> WriteOpenPage(const std::string& dir, uint16_t port,
