@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -33,8 +34,8 @@ std::string SourceLink(const Source& s) {
 
 std::vector<std::string> CitedIds(std::string_view artifact) {
   std::vector<std::string> ids;
-  for (const Part& p : SplitCode(artifact)) {
-    if (p.code) continue;
+  for (const Part& p : SplitArtifact(artifact)) {
+    if (p.code || p.hidden) continue;
     for (const Token& t : Tokens(p.text)) {
       if (std::find(ids.begin(), ids.end(), t.id) == ids.end()) ids.push_back(t.id);
     }
@@ -57,22 +58,23 @@ std::vector<Issue> ValidateCitations(std::string_view artifact, const std::vecto
                                             "]; register it in `sources` first")});
     }
   }
-  std::set<std::string> reported;
-  for (const Part& p : SplitCode(artifact)) {
-    if (p.code) continue;
-    for (const std::string& url : LinkedUrls(p.text)) {
-      if (!reported.insert(url).second) continue;
-      // A scheme-relative URL is registered when it is in either scheme.
-      std::string canonical, other;
-      bool valid = url.starts_with("//") ? CanonicalUrl("https:" + url, canonical).ok() &&
-                                               CanonicalUrl("http:" + url, other).ok()
-                                         : CanonicalUrl(url, canonical).ok();
-      if (!valid) {
-        issues.push_back({field, absl::StrCat("contains invalid external URL ", url)});
-      } else if (!urls.count(canonical) && !urls.count(other)) {
-        issues.push_back({field, absl::StrCat("contains unregistered external URL ", url,
-                                              "; register it as a Source and cite it as [@id]")});
-      }
+  for (const std::string& url : LinkedUrls(artifact)) {
+    // A scheme-relative URL, or a "www." one a GFM renderer links as
+    // "http://www.…", is registered when it is in either scheme.
+    std::string canonical, other;
+    bool valid;
+    if (url.starts_with("//") || absl::AsciiStrToLower(url.substr(0, 4)) == "www.") {
+      const char* separator = url.starts_with("//") ? ":" : "://";
+      valid = CanonicalUrl(absl::StrCat("https", separator, url), canonical).ok() &&
+              CanonicalUrl(absl::StrCat("http", separator, url), other).ok();
+    } else {
+      valid = CanonicalUrl(url, canonical).ok();
+    }
+    if (!valid) {
+      issues.push_back({field, absl::StrCat("contains invalid external URL ", url)});
+    } else if (!urls.count(canonical) && !urls.count(other)) {
+      issues.push_back({field, absl::StrCat("contains unregistered external URL ", url,
+                                            "; register it as a Source and cite it as [@id]")});
     }
   }
   for (const Claim& c : claims) {
@@ -136,8 +138,8 @@ std::string EscapeUrl(std::string_view url) {
 
 std::string RenderArtifact(const TaskState& state, std::string_view artifact) {
   std::string body;
-  for (const Part& p : SplitCode(artifact)) {
-    if (p.code) {
+  for (const Part& p : SplitArtifact(artifact)) {
+    if (p.code || p.hidden) {
       body.append(p.text);
       continue;
     }

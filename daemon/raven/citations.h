@@ -6,7 +6,9 @@
 //
 // Code (CommonMark fenced blocks and inline `code` spans, as artifact_scan.h
 // reads them) is neither scanned nor rendered: a URL or token shown as code
-// is an example, not a citation.
+// is an example, not a citation. A token in raw HTML a reader does not see
+// as text (a comment, a tag, what an element that hides its content may
+// hold) neither cites nor is rendered.
 // Every text taken from a record (titles, locators, Claim text) is escaped
 // for Markdown and HTML (EscapeInline), and a link destination is
 // percent-escaped, so no record can inject markup or a link. Pure.
@@ -30,12 +32,11 @@ struct Issue {
 // The ids of the `[@id]` tokens of `artifact`, in order of first use.
 std::vector<std::string> CitedIds(std::string_view artifact);
 
-// Unknown token ids, raw http(s) URLs that are not registered Source URLs
-// (or not valid URLs), and material supported/qualified external Claims
-// none of whose Sources is cited. URLs are found as a Markdown renderer
-// would open them: any letter case of the scheme, escapes and character
-// references decoded, and scheme-relative or slash-less http(s) link,
-// definition and href/src destinations. `field` is used in each Issue.
+// Unknown token ids, external URLs a reader could open (LinkedUrls) that
+// are not registered Source URLs (or not valid URLs), and material
+// supported/qualified external Claims none of whose Sources is cited by a
+// visible token. A scheme-relative URL, or a "www." one, is registered when
+// it is in either scheme. `field` is used in each Issue.
 std::vector<Issue> ValidateCitations(std::string_view artifact, const std::vector<Source>& sources,
                                      const std::vector<Claim>& claims, const std::string& field);
 
