@@ -1,6 +1,10 @@
 #include "clients/cli/turn_runner.h"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "clients/cli/exit_codes.h"
@@ -95,6 +99,16 @@ int TurnRunner::TakeLease(const TurnRequest& request) {
   acquire.set_request_handover(false);
   lease_ = std::make_unique<client::WriteLease>(client_, acquire);
   absl::StatusOr<std::string> id = lease_->WaitGranted();
+  if (absl::IsFailedPrecondition(id.status()) && HolderHasExited()) {
+    // A client that has exited (the previous `raw run` of a script) holds
+    // the lease until rawd sees its connection close, which may be a moment
+    // after the process is gone: wait for that release, as a handover,
+    // instead of refusing.
+    lease_.reset();
+    acquire.set_request_handover(true);
+    lease_ = std::make_unique<client::WriteLease>(client_, acquire);
+    id = lease_->WaitGranted();
+  }
   if (id.ok()) {
     lease_id_ = *id;
     return kExitOk;
@@ -104,6 +118,19 @@ int TurnRunner::TakeLease(const TurnRequest& request) {
   // FAILED_PRECONDITION is the daemon naming the client that holds the
   // session.
   return absl::IsFailedPrecondition(id.status()) ? kExitHeld : ExitCodeFor(id.status());
+}
+
+bool TurnRunner::HolderHasExited() {
+  v1::GetSessionRequest get;
+  get.set_session_id(session_id_);
+  get.set_without_context(true);
+  absl::StatusOr<v1::GetSessionResponse> response = client_.GetSession(get);
+  if (!response.ok() || !response->session().has_writer_holder()) return false;
+  const int64_t pid = response->session().writer_holder().client_pid();
+  // Signal 0 checks that the process exists; ESRCH: it does not (EPERM: it
+  // does, as another user's).
+  return pid > 0 && pid <= std::numeric_limits<pid_t>::max() &&
+         kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 client::EventHandler::Next TurnRunner::OnOpen() {

@@ -67,6 +67,9 @@ class TurnRunner : public client::EventHandler {
  private:
   // Returns kExitOk once the lease is held, else the exit code.
   int TakeLease(const TurnRequest& request);
+  // Whether the client holding the session's lease names a process that no
+  // longer exists (it exited and rawd has not yet seen its connection close).
+  bool HolderHasExited();
   int Finish(const v1::TurnEnded& ended);
   void SendInterrupt();
   void Answer(const v1::ApprovalRequested& request);

@@ -271,13 +271,28 @@ TEST_F(ImagePromptTest, RawRunSendsImageFiles) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   fake_.Enqueue(chat::TextAnswer("The user showed a 32x32 screenshot twice."));
   EventStream stream(daemon_->stub(), session);
+  // `raw run` has exited, but rawd may not have seen its lease's stream
+  // close yet: the test asks for the lease as a handover, granted at once
+  // when it is free and otherwise when that stream's end is seen.
+  grpc::ClientContext lease_ctx;
+  raw::v1::AcquireLeaseRequest acquire;
+  acquire.set_session_id(session);
+  acquire.set_client_name("image test");
+  acquire.set_request_handover(true);
+  auto lease = daemon_->stub().AcquireLease(&lease_ctx, acquire);
+  raw::v1::LeaseEvent granted;
+  while (lease->Read(&granted) && !granted.has_granted()) {
+  }
+  ASSERT_TRUE(granted.has_granted());
   raw::v1::CompactRequest compact;
   compact.set_session_id(session);
-  compact.set_lease_id(LeaseFor(daemon_->stub(), session));
+  compact.set_lease_id(granted.granted().lease_id());
   raw::v1::CompactResponse compacting;
   grpc::ClientContext compact_ctx;
   ASSERT_TRUE(daemon_->stub().Compact(&compact_ctx, compact, &compacting).ok());
   ASSERT_TRUE(stream.WaitFor([](const raw::v1::Event& e) { return e.has_compaction_ended(); }));
+  lease_ctx.TryCancel();
+  (void)lease->Finish();
   ASSERT_EQ(fake_.requests().size(), 3u);
   const std::string summary_request = fake_.requests()[2].body;
   EXPECT_THAT(summary_request, HasSubstr(absl::StrCat("[image image/png, 32x32, ", png.size(),

@@ -1,7 +1,12 @@
 // `raw run` and the session's write lease against a real rawd: one writer
 // at a time, and a second `raw run` on a busy session fails at once.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "clients/cli/exit_codes.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/e2e_fixture.h"
@@ -44,6 +49,43 @@ TEST_F(E2eTest, ASecondRawRunOnABusySessionFailsAtOnceNamingTheFirst) {
   CommandResult third = daemon_->RunRaw({"run", "--session", session, "three"});
   EXPECT_EQ(third.exit_code, 0) << third.err;
   EXPECT_EQ(third.out, "Third.\n");
+}
+
+// A client that has exited holds the lease until rawd sees its connection
+// close, a moment later (the previous `raw run` of a script): a new
+// `raw run` waits for that release instead of failing. Here the holder names
+// a process that has exited and keeps its stream open until the new run has
+// asked for the lease.
+TEST_F(E2eTest, ARawRunWaitsForTheLeaseOfAClientThatHasExited) {
+  std::string session = daemon_->CreateSession();
+  pid_t gone = fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0) _exit(0);
+  ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+
+  grpc::ClientContext holder_ctx;
+  holder_ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  raw::v1::AcquireLeaseRequest acquire;
+  acquire.set_session_id(session);
+  acquire.set_client_name(absl::StrCat("raw run (pid ", gone, ")"));
+  acquire.set_client_kind("raw run");
+  acquire.set_client_pid(gone);
+  auto holder = stub().AcquireLease(&holder_ctx, acquire);
+  raw::v1::LeaseEvent event;
+  ASSERT_TRUE(holder->Read(&event) && event.has_granted());
+
+  fake_.Enqueue(chat::TextAnswer("Waited."));
+  CommandResult run;
+  std::thread runner([&] { run = daemon_->RunRaw({"run", "--session", session, "go"}); });
+  // The new run asks for the lease as a handover, and gets it once the
+  // holder's stream ends.
+  const bool asked = holder->Read(&event) && event.has_handover_requested();
+  holder_ctx.TryCancel();
+  (void)holder->Finish();
+  runner.join();
+  EXPECT_TRUE(asked);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "Waited.\n");
 }
 
 }  // namespace
