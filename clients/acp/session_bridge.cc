@@ -386,11 +386,11 @@ void SessionBridge::Cancel() {
   }
   turn_->cancel_requested = true;
   if (turn_->command) return;  // CommandDone answers cancelled
-  // The client answers its open permission requests `cancelled` itself.
-  if (turn_->approval) {
-    for (const auto& [call_id, request_id] : turn_->approval->asked) ctx_.rpc->Forget(request_id);
-    turn_->approval.reset();
-  }
+  // The open permission requests are withdrawn: after session/cancel the
+  // client answers them `cancelled` itself, but after a $/cancel_request of
+  // the prompt nothing else would close their dialogs. Late answers are
+  // dropped either way.
+  DropPermissionRequests();
   Interrupt();
 }
 

@@ -4,6 +4,9 @@
 //                   wrongly typed error and a wrongly typed result
 //   cancel_request  cancels a streaming prompt with $/cancel_request, then
 //                   sends the next prompt
+//   cancel_request_permission
+//                   cancels a prompt waiting on a permission request with
+//                   $/cancel_request and leaves that request unanswered
 //   close_while_opening
 //                   session/close right behind a session/load (and a
 //                   session/resume) of the same session, in one write
@@ -147,6 +150,19 @@ if (scenario === "bad_answers") {
   // The session takes the next prompt at once.
   prompt(4, "again");
   out.next = await responseTo(4);
+} else if (scenario === "cancel_request_permission") {
+  prompt(3, "run it");
+  out.permissionIds = [];
+  out.withdrawn = [];  // requestIds of raw-acp's $/cancel_request, before the answer
+  out.response = await responseTo(3, (m) => {
+    if (m.method === "session/request_permission") {
+      out.permissionIds.push(m.id);
+      // The client cancels the prompt, not the dialog: it never answers it.
+      send({ method: "$/cancel_request", params: { requestId: 3 } });
+    } else if (m.method === "$/cancel_request") {
+      out.withdrawn.push(m.params.requestId);
+    }
+  });
 } else if (scenario === "close_while_opening") {
   send({ id: 3, method: "session/close", params: { sessionId } });
   await responseTo(3);

@@ -278,6 +278,23 @@ TEST_F(AcpTest, CancelRequestOnAPromptAnswersCancelledAtTheTurnsEnd) {
   EXPECT_EQ(cancelled, 1);
 }
 
+// A prompt cancelled with $/cancel_request while it waits on a permission
+// request withdraws that request (nothing else would close the client's
+// dialog) before it answers `cancelled`; the call never runs.
+TEST_F(AcpTest, CancelRequestOnAPromptWithdrawsItsPermissionRequests) {
+  const std::string marker = daemon_->workdir() + "/ran";
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"touch ran"})"}}));
+  Json r = Drive("raw_turns.mjs", "cancel_request_permission", {}, {"--agent", "asker"});
+  ASSERT_EQ(r["permissionIds"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["response"]["result"]["stopReason"], "cancelled") << r["response"].dump();
+  ASSERT_EQ(r["withdrawn"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["withdrawn"][0], r["permissionIds"][0]);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  auto end = LastTurnEnd(History(r["sessionId"]));
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->reason(), raw::v1::TURN_END_REASON_CANCELLED);
+}
+
 TEST_F(AcpTest, CancelDuringTheStreamAnswersCancelled) {
   fake_.Enqueue(ParkedStream());
   Json r = Drive(kStdioDriver, "cancel_stream");
