@@ -10,16 +10,20 @@
 // In both modes SIGINT, SIGTERM and SIGHUP end the bridge as its clients
 // going away would: the turns it started are interrupted (their prompts
 // answer `cancelled`) and its leases released before it exits 0. A second
-// signal exits at once.
+// signal exits at once, and so does any signal once only the last output
+// is left to write. That output gets kStdoutDrainWait: a client that no
+// longer reads stdout does not keep raw-acp alive.
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/time/time.h"
 #include "clients/acp/acp_args.h"
 #include "clients/acp/acp_server.h"
 #include "clients/acp/event_loop.h"
@@ -33,6 +37,17 @@
 namespace {
 
 using namespace raw::acp;
+
+// How long the last output may take to be written once the bridge has let
+// go of everything (as long as detached calls to rawd get, below).
+constexpr absl::Duration kStdoutDrainWait = absl::Seconds(2);
+
+// The signal handler's side of the end: once the event loop has returned,
+// a signal (a second one, or one after the end of stdin) exits at once.
+void ExitAtOnce(int code) {
+  std::cerr << "raw-acp: exiting at once (stop signal)" << std::endl;
+  _exit(code);
+}
 
 // What a stop signal does: the first shuts the server down (every
 // connection let go as if its client had left) and then quits the loop;
@@ -70,11 +85,13 @@ int Listen(const AcpArgs& args, const AgentOptions& options, EventLoop& loop, si
   }
   std::cerr << "raw-acp: listening on " << (*listener)->url() << "?token=" << (*listener)->token()
             << std::endl;
-  {
-    SignalWaiter waiter(signals,
-                        [&loop, &server](int count) { OnStopSignal(count, loop, server); });
-    loop.Run();
-  }
+  std::atomic<bool> ended{false};
+  SignalWaiter waiter(signals, [&loop, &server, &ended](int count) {
+    if (ended.load()) ExitAtOnce(0);
+    OnStopSignal(count, loop, server);
+  });
+  loop.Run();
+  ended.store(true);
   (*listener)->Stop();
   return 0;
 }
@@ -87,11 +104,15 @@ int ServeStdio(const AcpArgs& args, const AgentOptions& options, EventLoop& loop
       STDIN_FILENO, STDOUT_FILENO,
       args.max_message_bytes > 0 ? args.max_message_bytes : kDefaultMaxMessageBytes);
   transport->Start(server.factory()(transport));
-  {
-    SignalWaiter waiter(signals,
-                        [&loop, &server](int count) { OnStopSignal(count, loop, server); });
-    loop.Run();
-  }
+  // Kept until the end: the signals stay blocked in every thread, so once
+  // the waiter is gone nothing would take them.
+  std::atomic<bool> ended{false};
+  SignalWaiter waiter(signals, [&loop, &server, &ended](int count) {
+    if (ended.load()) ExitAtOnce(0);
+    OnStopSignal(count, loop, server);
+  });
+  loop.Run();
+  ended.store(true);
   if (transport->overflowed()) {
     // The client stopped reading (the transport said so on stderr); the
     // connection has let go of its turns and leases. The writer thread may
@@ -101,7 +122,13 @@ int ServeStdio(const AcpArgs& args, const AgentOptions& options, EventLoop& loop
     _exit(1);
   }
   transport->Close();
-  transport->Join();
+  if (!transport->JoinWithin(kStdoutDrainWait)) {
+    // The client does not read what is left (its turns and leases are let
+    // go already): the writer may be blocked for good; not joined.
+    std::cerr << "raw-acp: exiting: the client did not read the rest of its output within "
+              << absl::FormatDuration(kStdoutDrainWait) << "; dropped" << std::endl;
+    _exit(0);
+  }
   return 0;
 }
 

@@ -123,6 +123,16 @@ void StdioTransport::Join() {
   if (writer_.joinable() && writer_.get_id() != std::this_thread::get_id()) writer_.join();
 }
 
+bool StdioTransport::JoinWithin(absl::Duration timeout) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return writer_done_; };
+    if (!mu_.AwaitWithTimeout(absl::Condition(&done), timeout)) return false;
+  }
+  Join();
+  return true;
+}
+
 void StdioTransport::FinishPeer() {
   {
     absl::MutexLock lock(&mu_);
@@ -222,6 +232,10 @@ void StdioTransport::WriteLoop() {
       Close();
       break;
     }
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    writer_done_ = true;
   }
   FinishPeer();
 }

@@ -23,7 +23,10 @@
 //
 // Close() stops delivering input at once, writes what was queued before
 // it, then ends; the peer's OnClosed follows once. Join() waits for both
-// threads (after Close or end of input).
+// threads (after Close or end of input). JoinWithin() waits at most a
+// given time for the writer: a reader that stopped reading leaves it
+// blocked in a write for good, and the owner then ends the process
+// without joining (the unwritten output is lost).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +36,7 @@
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "clients/acp/transport.h"
 
 namespace raw::acp {
@@ -49,6 +53,9 @@ class StdioTransport : public Transport, public std::enable_shared_from_this<Std
   bool Send(std::string message) override;
   void Close() override;
   void Join();
+  // Join, unless the writer has not finished writing within `timeout`
+  // (after Close or end of input): false, and nothing is joined.
+  bool JoinWithin(absl::Duration timeout);
   // The transport closed because the reader left too much output unread.
   bool overflowed() const;
 
@@ -86,6 +93,7 @@ class StdioTransport : public Transport, public std::enable_shared_from_this<Std
   // A Send or the writer thread is writing to `out`: nobody else may.
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool peer_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool writer_done_ ABSL_GUARDED_BY(mu_) = false;  // WriteLoop returned
   // Serializes peer calls (OnMessage on the reader, OnClosed anywhere).
   absl::Mutex peer_mu_;
 };

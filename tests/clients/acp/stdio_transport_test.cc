@@ -190,6 +190,31 @@ TEST_F(StdioTransportTest, OutputLeftUnreadPastTheLimitClosesTheTransport) {
   CloseFd(out_[0]);
 }
 
+// Closing with output the reader never takes: the writer stays blocked, so
+// JoinWithin gives up instead of waiting for good; once the reader goes
+// away the writer ends and is joined.
+TEST_F(StdioTransportTest, JoinWithinGivesUpOnAWriterBlockedByAReaderThatStoppedReading) {
+  signal(SIGPIPE, SIG_IGN);
+  Start(4096, 1024 * 1024);
+  const std::string message(1000, 'x');
+  for (int i = 0; i < 60; ++i) ASSERT_TRUE(transport_->Send(message)) << i;
+  transport_->Close();
+  EXPECT_FALSE(transport_->JoinWithin(absl::Milliseconds(200)));
+  CloseFd(out_[0]);
+  EXPECT_TRUE(transport_->JoinWithin(absl::Seconds(30)));
+}
+
+TEST_F(StdioTransportTest, JoinWithinJoinsAWriterThatWroteEverything) {
+  Start();
+  ASSERT_TRUE(transport_->Send(R"({"jsonrpc":"2.0","method":"x"})"));
+  transport_->Close();
+  EXPECT_TRUE(transport_->JoinWithin(absl::Seconds(30)));
+  char buf[256];
+  ssize_t n = read(out_[0], buf, sizeof buf);
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n");
+}
+
 TEST_F(StdioTransportTest, OutputWithinTheLimitIsKept) {
   Start(4096, 64 * 1024);
   const std::string message(1000, 'x');
