@@ -364,10 +364,15 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
 
 void SessionBridge::StartTurn(const Json& id, AcpPrompt& prompt) {
   auto done = [this, id](const absl::Status& status) {
-    if (!status.ok() && turn_ && turn_->prompt_id == id) {
-      turn_.reset();
-      ctx_.rpc->ReplyError(id, ErrorFromStatus(status));
+    if (status.ok() || !turn_ || turn_->prompt_id != id) return;
+    // A cancel that reached the turn while rawd prepared it ends it before
+    // it starts (CANCELLED): the prompt answers `cancelled`, never an error.
+    if (turn_->cancel_requested) {
+      EndTurn(std::string("cancelled"));
+      return;
     }
+    turn_.reset();
+    ctx_.rpc->ReplyError(id, ErrorFromStatus(status));
   };
   absl::Status started = controller_->StartTurn(prompt.text, done, std::move(prompt.images));
   if (!started.ok()) {

@@ -14,6 +14,7 @@ SessionController::SessionController(Options options, Executor post, Listener& l
       listener_(listener),
       alive_(std::make_shared<bool>(true)),
       worker_(post_),
+      interrupt_worker_(post_),
       lease_(
           options_.identity, options_.handover,
           [this](std::function<void()> task) { Post(std::move(task)); },

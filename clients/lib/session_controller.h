@@ -22,6 +22,15 @@
 // once with FAILED_PRECONDITION. A write's outcome (the daemon's answer)
 // reaches its `done` callback.
 //
+// Interrupts. StartTurn and Compact are answered only once the daemon has
+// prepared the operation (secret variables, probes, a warm-up), which can
+// take seconds; the daemon abandons a preparation that an interrupt
+// reaches. So Interrupt is never queued behind them: it goes out on a
+// worker of its own at once. Should it reach the daemon before the
+// operation it was meant for (nothing to interrupt yet), it is sent again
+// (a few times) while the start is unanswered, and the operation is
+// interrupted again once its start is answered.
+//
 // Threading: owned by one thread (a front end's UI thread). Blocking calls
 // run on a worker thread, the streams on threads of their own; all their
 // results reach the owner through `post`, which must run each task later
@@ -170,7 +179,12 @@ class SessionController : private SessionLease::Listener {
   // --- writes (FAILED_PRECONDITION at once without the lease) ---
   // `images` go with the text (StartTurnRequest.images).
   absl::Status StartTurn(const std::string& text, Done done, std::vector<v1::Image> images = {});
+  // Interrupts the turn or compaction, or its preparation (the daemon then
+  // answers that operation's start CANCELLED); never waits behind a start.
   absl::Status Interrupt(Done done);
+  // How many times Interrupt is sent again when it finds nothing to
+  // interrupt while a start is unanswered (see the top of this file).
+  static constexpr int kInterruptResends = 3;
   // Answers every call of the pending approval `request_id` alike; with
   // ALLOW_SESSION, `session_rule` picks which of each call's session_rules
   // options is added (0: the exact rules).
@@ -195,6 +209,12 @@ class SessionController : private SessionLease::Listener {
   template <typename T>
   void Call(std::function<absl::StatusOr<T>(RawClient&)> call, Reply<T> reply);
   void Write(std::function<absl::Status(RawClient&)> call, Done done);
+  // A start (StartTurn, Compact) through Write: counted while it waits for
+  // its answer, and interrupted again when an Interrupt came meanwhile.
+  void WriteStart(std::function<absl::Status(RawClient&)> call, Done done);
+  // InterruptTurn; sent again (up to `resends` times) while it finds
+  // nothing to interrupt and a start is still unanswered.
+  void SendInterrupt(Done done, int resends);
   absl::Status CheckWrite() const;
 
   void Connect();
@@ -219,6 +239,11 @@ class SessionController : private SessionLease::Listener {
   // Its tasks touch the controller only through worker_.poster(): after
   // the destructor they post nothing. (Initialized from post_.)
   CallWorker worker_;
+  // Interrupts only, so that they never wait behind a start (above).
+  CallWorker interrupt_worker_;
+  // Starts sent and not answered yet; an Interrupt came while one was.
+  int starts_pending_ = 0;
+  bool interrupt_during_start_ = false;
   std::unique_ptr<EventStream> stream_;
   SessionLease lease_;
 

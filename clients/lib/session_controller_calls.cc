@@ -16,6 +16,43 @@ void SessionController::Write(std::function<absl::Status(RawClient&)> call, Done
       });
 }
 
+void SessionController::WriteStart(std::function<absl::Status(RawClient&)> call, Done done) {
+  ++starts_pending_;
+  Write(std::move(call), [this, done = std::move(done)](const absl::Status& status) {
+    --starts_pending_;
+    // An interrupt sent while this start was on its way may have reached
+    // the daemon first, when there was nothing to interrupt: the operation
+    // that started is interrupted now. (One the interrupt reached during
+    // its preparation is answered CANCELLED instead.)
+    const bool again = interrupt_during_start_ && status.ok();
+    if (starts_pending_ == 0) interrupt_during_start_ = false;
+    if (again && CheckWrite().ok()) SendInterrupt(nullptr, 0);
+    if (done) done(status);
+  });
+}
+
+void SessionController::SendInterrupt(Done done, int resends) {
+  v1::InterruptTurnRequest request;
+  request.set_session_id(session_.id());
+  request.set_lease_id(lease_.lease_id());
+  interrupt_worker_.Run([this, post = interrupt_worker_.poster(), client = client_, request,
+                         done = std::move(done), resends] {
+    auto result =
+        std::make_shared<absl::StatusOr<v1::InterruptTurnResponse>>(client->InterruptTurn(request));
+    // (The poster runs nothing once the controller is gone.)
+    post([this, result, done, resends] {
+      if (result->ok() && !(*result)->interrupted() && starts_pending_ > 0 && resends > 0 &&
+          CheckWrite().ok()) {
+        // Nothing ran yet: the start sent just before has not reached the
+        // daemon. Sent again, it finds that start being prepared.
+        SendInterrupt(done, resends - 1);
+        return;
+      }
+      if (done) done(result->status());
+    });
+  });
+}
+
 absl::Status SessionController::CheckWrite() const {
   if (!has_session()) return absl::FailedPreconditionError("no session is open");
   if (!connected_) return absl::UnavailableError("not connected to the daemon");
@@ -36,17 +73,15 @@ absl::Status SessionController::StartTurn(const std::string& text, Done done,
   request.set_text(text);
   request.set_lease_id(lease_.lease_id());
   for (v1::Image& image : images) *request.add_images() = std::move(image);
-  Write([request = std::move(request)](RawClient& c) { return c.StartTurn(request).status(); },
-        std::move(done));
+  WriteStart([request = std::move(request)](RawClient& c) { return c.StartTurn(request).status(); },
+             std::move(done));
   return absl::OkStatus();
 }
 
 absl::Status SessionController::Interrupt(Done done) {
   if (absl::Status s = CheckWrite(); !s.ok()) return s;
-  v1::InterruptTurnRequest request;
-  request.set_session_id(session_.id());
-  request.set_lease_id(lease_.lease_id());
-  Write([request](RawClient& c) { return c.InterruptTurn(request).status(); }, std::move(done));
+  if (starts_pending_ > 0) interrupt_during_start_ = true;
+  SendInterrupt(std::move(done), kInterruptResends);
   return absl::OkStatus();
 }
 
@@ -87,7 +122,7 @@ absl::Status SessionController::Compact(Done done) {
   v1::CompactRequest request;
   request.set_session_id(session_.id());
   request.set_lease_id(lease_.lease_id());
-  Write([request](RawClient& c) { return c.Compact(request).status(); }, std::move(done));
+  WriteStart([request](RawClient& c) { return c.Compact(request).status(); }, std::move(done));
   return absl::OkStatus();
 }
 

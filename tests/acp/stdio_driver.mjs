@@ -135,6 +135,19 @@ const scenarios = {
     });
   },
 
+  // session/cancel right behind the prompt, while rawd still prepares the
+  // turn (the agent's model needs a variable whose command is slow).
+  async cancel_preparing(agent) {
+    await initialize(agent);
+    return agent.buildSession({ cwd, mcpServers: [] }).withSession(async (session) => {
+      const started = Date.now();
+      const answer = session.prompt("never sent");
+      await agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId });
+      const response = await answer;
+      return { sessionId: session.sessionId, response, ms: Date.now() - started };
+    });
+  },
+
   // session/cancel while a permission request is open (the handler cancels).
   async cancel_permission(agent) {
     await initialize(agent);

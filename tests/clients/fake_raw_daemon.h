@@ -97,6 +97,20 @@ class FakeRawService final : public v1::Raw::Service {
     absl::MutexLock l(&mu_);
     hold_interrupts_ = true;
   }
+  // StartTurn waits, before it starts anything, until ReleaseStartTurns()
+  // (at most 10 s): a daemon that prepares the turn slowly. With
+  // `abandon_on_interrupt`, an InterruptTurn during the wait ends it, and
+  // StartTurn answers CANCELLED, as rawd does for a turn interrupted before
+  // it started; without, the interrupt finds nothing to interrupt.
+  void HoldStartTurns(bool abandon_on_interrupt) {
+    absl::MutexLock l(&mu_);
+    hold_starts_ = true;
+    abandon_on_interrupt_ = abandon_on_interrupt;
+  }
+  void ReleaseStartTurns() {
+    absl::MutexLock l(&mu_);
+    hold_starts_ = false;
+  }
   void FailStartTurn(grpc::Status status) {
     absl::MutexLock l(&mu_);
     start_error_ = std::move(status);
@@ -248,6 +262,19 @@ class FakeRawService final : public v1::Raw::Service {
     write_leases_.push_back("StartTurn=" + request->lease_id());
     if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
     if (!start_error_.ok()) return start_error_;
+    if (hold_starts_) {
+      starting_ = true;
+      auto go = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !hold_starts_ || start_abandoned_;
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&go), absl::Seconds(10));
+      starting_ = false;
+      if (start_abandoned_) {
+        start_abandoned_ = false;
+        return grpc::Status(grpc::StatusCode::CANCELLED,
+                            "the turn was interrupted before it started (interrupted)");
+      }
+    }
     // The client subscribes before it starts the turn; its Subscribe call
     // may still be on the way to a handler thread.
     auto attached = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return subscribers_ > 0; };
@@ -269,6 +296,11 @@ class FakeRawService final : public v1::Raw::Service {
     calls_.push_back("InterruptTurn");
     write_leases_.push_back("InterruptTurn=" + request->lease_id());
     if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
+    if (starting_ && abandon_on_interrupt_) {
+      start_abandoned_ = true;
+      response->set_interrupted(true);
+      return grpc::Status::OK;
+    }
     if (hold_interrupts_) {
       auto closed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_; };
       mu_.Await(absl::Condition(&closed));
@@ -563,6 +595,10 @@ class FakeRawService final : public v1::Raw::Service {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   bool close_after_start_ ABSL_GUARDED_BY(mu_) = false;
   bool hold_interrupts_ ABSL_GUARDED_BY(mu_) = false;
+  bool hold_starts_ ABSL_GUARDED_BY(mu_) = false;
+  bool abandon_on_interrupt_ ABSL_GUARDED_BY(mu_) = false;
+  bool starting_ ABSL_GUARDED_BY(mu_) = false;         // a StartTurn is held
+  bool start_abandoned_ ABSL_GUARDED_BY(mu_) = false;  // an interrupt ended it
   int subscribers_ ABSL_GUARDED_BY(mu_) = 0;
   int turns_ ABSL_GUARDED_BY(mu_) = 0;
   std::string current_turn_ ABSL_GUARDED_BY(mu_);

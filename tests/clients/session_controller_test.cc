@@ -352,6 +352,59 @@ TEST(SessionControllerTest, AHandoverRequestReachesTheHoldersListener) {
   other.RunUntil([&] { return other.controller->can_write(); });
 }
 
+// An interrupt during a turn's slow preparation goes out at once, not
+// after the StartTurn call that waits for the preparation: the daemon
+// abandons the turn, and StartTurn answers CANCELLED.
+TEST(SessionControllerTest, AnInterruptIsNotQueuedBehindAStartTurnBeingPrepared) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  daemon.service().AddSession(Session("s1"));
+  daemon.service().HoldStartTurns(/*abandon_on_interrupt=*/true);
+  Frontend ui(daemon.socket_path(), "raw (pid 1)");
+  ui.Open("s1");
+  std::optional<absl::Status> started;
+  ASSERT_TRUE(ui.controller->StartTurn("slow", [&](const absl::Status& s) { started = s; }).ok());
+  daemon.service().WaitForCall("StartTurn:slow");
+  std::optional<absl::Status> interrupted;
+  ASSERT_TRUE(ui.controller->Interrupt([&](const absl::Status& s) { interrupted = s; }).ok());
+  ui.RunUntil([&] { return started.has_value() && interrupted.has_value(); });
+  EXPECT_TRUE(interrupted->ok()) << *interrupted;
+  EXPECT_TRUE(absl::IsCancelled(*started)) << *started;
+  std::vector<std::string> calls = daemon.service().calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "InterruptTurn"), 1);
+}
+
+// An interrupt that reaches the daemon before the turn it was meant for
+// (nothing to interrupt yet) is sent again once the turn's start is
+// answered.
+TEST(SessionControllerTest, AnInterruptThatOvertookTheStartIsSentAgainOnceTheTurnStarted) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  daemon.service().AddSession(Session("s1"));
+  daemon.service().HoldStartTurns(/*abandon_on_interrupt=*/false);
+  Frontend ui(daemon.socket_path(), "raw (pid 1)");
+  ui.Open("s1");
+  std::optional<absl::Status> started;
+  ASSERT_TRUE(ui.controller->StartTurn("hi", [&](const absl::Status& s) { started = s; }).ok());
+  daemon.service().WaitForCall("StartTurn:hi");
+  std::optional<absl::Status> interrupted;
+  ASSERT_TRUE(ui.controller->Interrupt([&](const absl::Status& s) { interrupted = s; }).ok());
+  ui.RunUntil([&] { return interrupted.has_value(); });
+  EXPECT_FALSE(started.has_value());
+  auto interrupts = [&] {
+    std::vector<std::string> calls = daemon.service().calls();
+    return std::count(calls.begin(), calls.end(), "InterruptTurn");
+  };
+  // Sent again a few times while the start was unanswered, then given up.
+  const auto before = interrupts();
+  EXPECT_EQ(before, 1 + SessionController::kInterruptResends);
+  daemon.service().ReleaseStartTurns();
+  ui.RunUntil([&] { return started.has_value(); });
+  EXPECT_TRUE(started->ok()) << *started;
+  // The turn that started is interrupted.
+  ui.RunUntil([&] { return interrupts() == before + 1; });
+}
+
 TEST(SessionControllerTest, TheFirstConnectionFailingIsReported) {
   TempDir dir;
   Frontend ui(dir.File("nobody.sock"), "raw (pid 1)");
