@@ -27,6 +27,14 @@ bool HandoverGate::Tick(bool turn_running, absl::Time now) {
       release_at_ = now + timing_.countdown;
     }
   }
+  if (phase_ == Phase::kCountdown && turn_running) {
+    // A turn began during the countdown (a front end without keys, such as
+    // the ACP bridge, starts one from a prompt): the handover waits for its
+    // end, as for a request made during a turn, so no turn is cut off.
+    phase_ = Phase::kAfterTurn;
+    release_at_ = absl::InfinitePast();
+    return false;
+  }
   if (phase_ == Phase::kCountdown && now >= release_at_) {
     Reset();
     return true;

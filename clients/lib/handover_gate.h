@@ -2,7 +2,8 @@
 // to another client that asked for it (LeaseHandoverRequested).
 //
 // The rule, the same for every interactive front end:
-//   - a request that comes during a running turn waits for the turn's end;
+//   - a request that comes during a running turn waits for the turn's end,
+//     and so does one whose countdown a turn starting interrupts;
 //   - then, once the user is idle (no turn running and no key pressed for
 //     `idle`), a visible countdown of `countdown` starts;
 //   - a key pressed during the countdown keeps the lease: the front end

@@ -63,6 +63,25 @@ TEST(HandoverGateTest, ARequestDuringATurnWaitsForItsEnd) {
   EXPECT_TRUE(gate.Tick(false, kT0 + absl::Minutes(6) + absl::Seconds(10)));
 }
 
+TEST(HandoverGateTest, ATurnStartedDuringTheCountdownDefersTheHandoverToItsEnd) {
+  HandoverGate gate = Gate();
+  gate.Requested(Asker(), /*turn_running=*/false);
+  EXPECT_FALSE(gate.Tick(false, kT0));
+  EXPECT_EQ(gate.phase(), Phase::kCountdown);
+  // A turn starts without a key (an ACP prompt): the countdown's end does
+  // not cut it off.
+  EXPECT_FALSE(gate.Tick(true, kT0 + absl::Seconds(10)));
+  EXPECT_EQ(gate.phase(), Phase::kAfterTurn);
+  EXPECT_EQ(gate.NextDeadline(), std::nullopt);
+  EXPECT_EQ(gate.requester().client_name(), "raw (pid 2)");
+  EXPECT_FALSE(gate.Tick(true, kT0 + absl::Minutes(2)));
+  // The turn ends: a new countdown, then the handover.
+  EXPECT_FALSE(gate.Tick(false, kT0 + absl::Minutes(3)));
+  EXPECT_EQ(gate.phase(), Phase::kCountdown);
+  EXPECT_EQ(gate.release_at(), kT0 + absl::Minutes(3) + absl::Seconds(10));
+  EXPECT_TRUE(gate.Tick(false, kT0 + absl::Minutes(3) + absl::Seconds(10)));
+}
+
 TEST(HandoverGateTest, ZeroDurationsReleaseAtTheFirstTick) {
   HandoverGate gate({absl::ZeroDuration(), absl::ZeroDuration()});
   gate.KeyPressed(kT0);

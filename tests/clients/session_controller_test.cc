@@ -352,6 +352,36 @@ TEST(SessionControllerTest, AHandoverRequestReachesTheHoldersListener) {
   other.RunUntil([&] { return other.controller->can_write(); });
 }
 
+TEST(SessionControllerTest, ATurnStartedDuringTheHandoverCountdownKeepsTheLeaseUntilItEnds) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  daemon.service().AddSession(Session("s1"));
+  daemon.service().OnStartTurn([](const std::string& turn_id) {
+    v1::Event started = ::raw::testing::MakeEvent(turn_id);
+    started.mutable_turn_started();
+    return std::vector<v1::Event>{started};
+  });
+  Frontend holder(daemon.socket_path(), "raw (pid 1)");
+  holder.Open("s1");
+  Frontend other(daemon.socket_path(), "raw (pid 2)");
+  other.Open("s1", Change::kFollowing);
+  other.controller->RequestHandover();
+  holder.RunUntil([&] { return holder.listener.Saw(Change::kHandoverRequested); });
+  const absl::Time t0 = absl::Now();
+  holder.controller->Tick(t0);
+  ASSERT_EQ(holder.controller->lease().gate().phase(), HandoverGate::Phase::kCountdown);
+  const absl::Time release_at = holder.controller->lease().gate().release_at();
+  // A turn starts during the countdown without a key (as an ACP prompt).
+  ASSERT_TRUE(holder.controller->StartTurn("hello", nullptr).ok());
+  holder.RunUntil([&] { return holder.controller->activity().busy(); });
+  holder.controller->Tick(release_at);
+  holder.controller->Tick(release_at + absl::Minutes(1));
+  EXPECT_FALSE(holder.listener.Saw(Change::kHandedOver));
+  EXPECT_TRUE(holder.controller->can_write());
+  EXPECT_EQ(holder.controller->lease().gate().phase(), HandoverGate::Phase::kAfterTurn);
+  EXPECT_EQ(holder.controller->NextDeadline(), std::nullopt);
+}
+
 // An interrupt during a turn's slow preparation goes out at once, not
 // after the StartTurn call that waits for the preparation: the daemon
 // abandons the turn, and StartTurn answers CANCELLED.
