@@ -104,6 +104,33 @@ void SessionBridge::OnLeaseChange(SessionLease::Change change, SessionLease::Sta
     if (servers_ && !applying_servers_) ApplyMcpServers();
   }
   MaybeOpened();
+  if (after_lease_) {
+    absl::Status answer = absl::OkStatus();
+    switch (change) {
+      case SessionLease::Change::kGranted:
+        break;
+      case SessionLease::Change::kWaiting:  // rawd named the holder now
+      case SessionLease::Change::kFollowing:
+        answer = HeldElsewhere(controller_->lease().holder());
+        break;
+      case SessionLease::Change::kDeclined:
+        answer = absl::FailedPreconditionError(absl::StrCat(
+            "session ", id_, " is open for writing in \"", controller_->lease().holder(),
+            "\", which keeps it (it declined to hand "
+            "the session over)"));
+        break;
+      case SessionLease::Change::kLost:
+        answer = absl::UnavailableError(
+            "raw-acp lost its connection to rawd while asking for the session; try again");
+        break;
+      default:
+        return;
+    }
+    auto then = std::move(after_lease_);
+    after_lease_ = nullptr;
+    lease_deadline_.reset();
+    then(answer);
+  }
 }
 
 void SessionBridge::ChooseModeAgain() {
@@ -305,6 +332,13 @@ void SessionBridge::DropPermissionRequests() {
 
 // --- prompts ---
 
+absl::Status SessionBridge::HeldElsewhere(const std::string& holder) const {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "session ", id_, " is open for writing in ",
+      holder.empty() ? "another client" : absl::StrCat("\"", holder, "\""),
+      "; raw-acp asked it to hand the session over: send the prompt again once it has"));
+}
+
 absl::Status SessionBridge::CheckWrite() {
   if (!controller_->connected()) {
     return absl::UnavailableError("raw-acp is not connected to rawd (it is reconnecting); try again");
@@ -312,13 +346,16 @@ absl::Status SessionBridge::CheckWrite() {
   const SessionLease& lease = controller_->lease();
   if (controller_->can_write()) return absl::OkStatus();
   if (lease.following()) {
-    std::string holder = lease.holder().empty() ? "another client" : absl::StrCat("\"", lease.holder(), "\"");
     if (lease.state() == SessionLease::State::kFollowing) controller_->RequestHandover();
-    return absl::FailedPreconditionError(absl::StrCat(
-        "session ", id_, " is open for writing in ", holder,
-        "; raw-acp asked it to hand the session over: send the prompt again once it has"));
+    return HeldElsewhere(lease.holder());
   }
   return absl::UnavailableError("raw-acp does not hold this session's write lease yet; try again");
+}
+
+void SessionBridge::RefusePrompt(const Json& id, const absl::Status& status) {
+  RpcError error = ErrorFromStatus(status);
+  if (controller_->lease().following()) error.data = {{"holder", controller_->lease().holder()}};
+  ctx_.rpc->ReplyError(id, error);
 }
 
 bool SessionBridge::HasPrompt(const Json& id) const { return turn_ && turn_->prompt_id == id; }
@@ -336,16 +373,46 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
     ctx_.rpc->ReplyError(id, ErrorFromStatus(prompt.status()));
     return;
   }
-  if (absl::Status s = CheckWrite(); !s.ok()) {
-    RpcError error = ErrorFromStatus(s);
-    if (controller_->lease().following()) error.data = {{"holder", controller_->lease().holder()}};
-    ctx_.rpc->ReplyError(id, error);
+  if (controller_->connected() && controller_->lease().state() == SessionLease::State::kFollowing) {
+    PromptAfterLease(id, *std::move(prompt));
     return;
   }
+  if (absl::Status s = CheckWrite(); !s.ok()) {
+    RefusePrompt(id, s);
+    return;
+  }
+  RunPrompt(id, *std::move(prompt));
+}
+
+void SessionBridge::PromptAfterLease(const Json& id, AcpPrompt prompt) {
+  // The holder last heard of may have let go since (rawd tells followers
+  // nothing then): rawd's answer to the handover request says who holds
+  // the session now, or grants it when nobody does.
+  turn_ = Turn{.prompt_id = id, .turn_id = {}, .approval = {}};
+  auto shared = std::make_shared<AcpPrompt>(std::move(prompt));
+  after_lease_ = [this, id, shared](const absl::Status& refused) {
+    if (!turn_ || turn_->prompt_id != id) return;
+    turn_.reset();
+    if (!refused.ok()) {
+      RefusePrompt(id, refused);
+      return;
+    }
+    RunPrompt(id, std::move(*shared));
+  };
+  lease_deadline_ = absl::Now() + kLeaseAnswerWait;
+  controller_->RequestHandover();
+}
+
+void SessionBridge::RunPrompt(const Json& id, AcpPrompt prompt) {
+  // A prompt is the user's activity, as a key is in `raw`: during a
+  // handover countdown it keeps the lease (the request is declined), and
+  // before one it pushes back the idle time that starts it. It also covers
+  // the moment before the turn's first event, when no turn is seen running.
+  controller_->KeyPressed(absl::Now());
   turn_ = Turn{.prompt_id = id, .turn_id = {}, .approval = {}};
   // A prompt with images is never a command.
-  if (prompt->images.empty() && RunCommand(prompt->text)) return;
-  auto shared = std::make_shared<AcpPrompt>(*std::move(prompt));
+  if (prompt.images.empty() && RunCommand(prompt.text)) return;
+  auto shared = std::make_shared<AcpPrompt>(std::move(prompt));
   if (applying_servers_) {
     // The turn's tools include the client's MCP servers: it starts once
     // they are the session's own.
@@ -384,6 +451,10 @@ void SessionBridge::StartTurn(const Json& id, AcpPrompt& prompt) {
 
 void SessionBridge::Cancel() {
   if (!turn_) return;  // idle: nothing to cancel
+  if (after_lease_) {  // waiting for the lease: nothing has started
+    EndTurn(std::string("cancelled"));
+    return;
+  }
   if (after_servers_) {  // the turn has not started
     after_servers_ = nullptr;
     EndTurn(std::string("cancelled"));
@@ -413,6 +484,8 @@ void SessionBridge::EndTurn(const absl::StatusOr<std::string>& stop_reason) {
   Json id = turn_->prompt_id;
   DropPermissionRequests();
   turn_.reset();
+  after_lease_ = nullptr;
+  lease_deadline_.reset();
   if (stop_reason.ok()) {
     ctx_.rpc->Reply(id, Json{{"stopReason", *stop_reason}});
   } else {
@@ -466,12 +539,21 @@ void SessionBridge::Tick(absl::Time now) {
     FinishShutdown();
     return;  // `done` may have dropped this bridge
   }
+  if (lease_deadline_ && now >= *lease_deadline_ && after_lease_) {
+    auto then = std::move(after_lease_);
+    after_lease_ = nullptr;
+    lease_deadline_.reset();
+    then(absl::UnavailableError(
+        absl::StrCat("rawd did not answer raw-acp's request for session ", id_, " within ",
+                     absl::FormatDuration(kLeaseAnswerWait), "; send the prompt again")));
+  }
   controller_->Tick(now);
 }
 
 std::optional<absl::Time> SessionBridge::NextDeadline() const {
   std::optional<absl::Time> next = controller_->NextDeadline();
   if (shutdown_deadline_ && (!next || *shutdown_deadline_ < *next)) next = shutdown_deadline_;
+  if (lease_deadline_ && (!next || *lease_deadline_ < *next)) next = lease_deadline_;
   return next;
 }
 

@@ -10,9 +10,13 @@
 // the whole display history and sends it as updates (UpdateMapper::Replay)
 // before answering. Live events that arrive meanwhile wait for the replay.
 //
-// A prompt needs the lease. When another client holds it, the prompt is
-// refused with an error naming the holder and the bridge asks that client
-// to hand the session over. One prompt at a time. Every update of a turn
+// A prompt needs the lease. While following, the bridge does not know
+// whether the holder it last heard of still holds it (rawd tells followers
+// nothing when a holder lets go): it asks for a handover first and holds
+// the prompt until rawd answers. Granted (the lease was free), the turn
+// starts; otherwise the prompt is refused with an error naming the holder
+// rawd named, which has been asked to hand the session over. One prompt at
+// a time. Every update of a turn
 // is sent before the prompt's answer (one transport, one thread).
 //
 // Slash commands (available_commands_update): /compact, /clear, /stats
@@ -59,6 +63,9 @@ struct BridgeContext {
 
 // How long Shutdown waits for rawd to take a turn's interrupt.
 inline constexpr absl::Duration kShutdownWait = absl::Seconds(5);
+// How long a prompt sent while following waits for rawd's answer to the
+// handover request it makes.
+inline constexpr absl::Duration kLeaseAnswerWait = absl::Seconds(5);
 
 class SessionBridge : private client::SessionController::Listener, public Ticker {
  public:
@@ -169,6 +176,15 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // SetSessionMcpServers with servers_ under the lease just granted; then
   // runs after_servers_.
   void ApplyMcpServers();
+  // Runs the prompt `id` under the lease just checked: a slash command or
+  // a turn (after the client's MCP servers, when they are being applied).
+  void RunPrompt(const Json& id, AcpPrompt prompt);
+  // While following: asks for a handover and holds the prompt `id` until
+  // rawd answers (after_lease_).
+  void PromptAfterLease(const Json& id, AcpPrompt prompt);
+  // The refusal of a prompt while `holder` (may be empty) writes.
+  absl::Status HeldElsewhere(const std::string& holder) const;
+  void RefusePrompt(const Json& id, const absl::Status& status);
   // Starts the turn of the prompt `id` (turn_ is set).
   // Moves the prompt's images into the request.
   void StartTurn(const Json& id, AcpPrompt& prompt);
@@ -205,6 +221,10 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   bool applying_servers_ = false;
   // The prompt waiting for servers_ to be applied: called with the outcome.
   std::function<void(const absl::Status&)> after_servers_;
+  // The prompt waiting for rawd's answer to its handover request: called
+  // with OK once granted, else with the refusal; and its deadline.
+  std::function<void(const absl::Status&)> after_lease_;
+  std::optional<absl::Time> lease_deadline_;
   // Shutdown waiting for the interrupt: its callbacks and their deadline.
   std::vector<std::function<void()>> shutdown_done_;
   std::optional<absl::Time> shutdown_deadline_;

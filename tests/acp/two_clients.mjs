@@ -1,8 +1,17 @@
-// Two raw-acp processes on one session: A creates it (and holds its write
-// lease); B loads it with an MCP server of its own while A writes. The load
-// succeeds (B follows read-only), B's prompt fails naming A (and asks A for
-// a handover), A closes the session, B is granted the lease, its server
-// becomes the session's own, and B's next prompt runs with its tools.
+// Two raw-acp processes on one session. node two_clients.mjs SCENARIO:
+//   (none)  A creates it (and holds its write lease); B loads it with an
+//           MCP server of its own while A writes. The load succeeds (B
+//           follows read-only), B's prompt fails naming A (and asks A for a
+//           handover), A closes the session, B is granted the lease, its
+//           server becomes the session's own, and B's next prompt runs with
+//           its tools.
+//   holder_left
+//           A creates it, B loads it (following A), A goes away; B's first
+//           prompt then runs (the lease is free), without naming A.
+//   prompt_during_countdown
+//           A creates it, B loads it and prompts (refused: it asks A for a
+//           handover, whose countdown starts at once, A being idle); A then
+//           prompts at once. The test holds A's answer past the countdown.
 // Environment: EVERYTHING (the MCP server's script), WORKDIR.
 import { acp, clientInfo, done, fail, initialize, startAgent } from "./harness.mjs";
 
@@ -12,7 +21,57 @@ const b = startAgent();
 const server = { name: "Every thing", command: process.execPath, args: [process.env.EVERYTHING], env: [] };
 const client = () => acp.client({ name: clientInfo.name });
 
-const result = await client().connectWith(a.stream, async (agentA) => {
+const scenario = process.argv[2] ?? "";
+const settle = (promise) => promise.then(
+  (response) => ({ stopReason: response.stopReason }),
+  (e) => ({ error: { code: e.code, message: e.message, data: e.data } }));
+
+const scenarios = {};
+
+// A request in hand-written lines, for an agent driven without the SDK
+// (whose connection would fail once that agent goes away).
+async function rawRequest(agent, id, method, params) {
+  agent.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+  for (;;) {
+    const m = agent.wire.find((w) => w.id === id && w.method === undefined);
+    if (m) return m;
+    await new Promise((r) => agent.child.stdout.once("data", r));
+  }
+}
+
+scenarios.holder_left = async () => {
+  await rawRequest(a, 1, "initialize", { protocolVersion: 1, clientCapabilities: {}, clientInfo });
+  const { sessionId } = (await rawRequest(a, 2, "session/new", { cwd, mcpServers: [] })).result;
+  return client()
+    .onNotification(acp.methods.client.session.update, () => {})
+    .connectWith(b.stream, async (agentB) => {
+      await initialize(agentB);
+      await agentB.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      // The holder quits: nobody holds the session, and B is not told.
+      a.child.stdin.end();
+      const holderExit = await a.exited;
+      const prompt = { sessionId, prompt: [{ type: "text", text: "hello" }] };
+      const response = await settle(agentB.request(acp.methods.agent.session.prompt, prompt));
+      return { sessionId, holderPid: a.child.pid, holderExit, response };
+    });
+};
+
+scenarios.prompt_during_countdown = () => client()
+  .onNotification(acp.methods.client.session.update, () => {})
+  .connectWith(a.stream, async (agentA) => {
+    await initialize(agentA);
+    const { sessionId } = await agentA.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    return client().connectWith(b.stream, async (agentB) => {
+      await initialize(agentB);
+      await agentB.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      const prompt = (text) => ({ sessionId, prompt: [{ type: "text", text }] });
+      const refused = await settle(agentB.request(acp.methods.agent.session.prompt, prompt("mine?")));
+      const response = await settle(agentA.request(acp.methods.agent.session.prompt, prompt("still mine")));
+      return { sessionId, refused, response };
+    });
+  });
+
+scenarios[""] = () => client().connectWith(a.stream, async (agentA) => {
   await initialize(agentA);
   const { sessionId } = await agentA.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
   return client()
@@ -36,6 +95,8 @@ const result = await client().connectWith(a.stream, async (agentA) => {
       return { sessionId, load, holderPid: a.child.pid, refused, stopReason: response.stopReason, updates };
     });
 });
+if (!scenarios[scenario]) fail(`unknown scenario ${scenario}`);
+const result = await scenarios[scenario]();
 for (const agent of [a, b]) {
   agent.child.stdin.on("error", () => {});
   agent.child.stdin.end();

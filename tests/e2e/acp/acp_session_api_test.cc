@@ -1,6 +1,8 @@
 // raw-acp on the session API: config options (agent and model through
 // ConfigureSession) and MCP servers passed in session/new becoming the
 // session's own servers in rawd, used by the model.
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/acp/acp_fixture.h"
@@ -129,6 +131,67 @@ TEST_F(AcpTest, LoadWithMcpServersWhileAnotherClientWritesOpensAndAppliesThemLat
   ASSERT_NE(done, nullptr) << r["updates"].dump();
   EXPECT_THAT((*done)["content"][0]["content"]["text"].get<std::string>(),
               HasSubstr("hi after the handover"));
+}
+
+// The lease holder goes away while this bridge follows the session: rawd
+// tells followers nothing, so the bridge's first prompt asks rawd for the
+// lease before it answers, and runs (the lease is free) instead of failing
+// with the name of a client that is gone.
+TEST_F(AcpTest, APromptAfterTheHolderLeftRunsInsteadOfNamingIt) {
+  fake_.Enqueue(chat::TextAnswer("yours now"));
+  Json r = Drive("two_clients.mjs", "holder_left");
+  EXPECT_EQ(r["holderExit"]["code"], 0) << r.dump();
+  EXPECT_EQ(r["response"]["stopReason"], "end_turn") << r["response"].dump();
+  auto history = [&] {
+    raw::v1::GetHistoryRequest request;
+    request.set_session_id(r["sessionId"].get<std::string>());
+    request.set_limit(100);
+    raw::v1::GetHistoryResponse response;
+    grpc::ClientContext ctx;
+    EXPECT_TRUE(stub().GetHistory(&ctx, request, &response).ok());
+    return response;
+  }();
+  int ended = 0;
+  for (const auto& e : history.events()) ended += e.has_turn_ended() ? 1 : 0;
+  EXPECT_EQ(ended, 1);
+}
+
+// A streamed answer held after its first chunk until the test releases it.
+testing::ScriptedResponse AnswerHeldAtTheGate() {
+  testing::ScriptedResponse r =
+      chat::Stream({chat::RoleChunk(), chat::TextChunk("partial "), chat::TextChunk("rest"),
+                    chat::FinishChunk("stop"), chat::UsageChunk(10, 2), chat::Done()});
+  r.gate_before_chunk = 2;
+  return r;
+}
+
+// Another client asks the holder for the session, and the idle holder's
+// 10 s countdown starts; the holder's editor prompts at once. The prompt
+// is the user's activity: the lease is kept and the turn runs to its end,
+// even though it lasts past the countdown, instead of being cut off by a
+// handover (and answered `cancelled` that nobody asked for).
+TEST_F(AcpTest, APromptDuringAHandoverCountdownKeepsTheLeaseAndRunsToItsEnd) {
+  fake_.Enqueue(AnswerHeldAtTheGate());
+  Json r;
+  std::thread driver([&] { r = Drive("two_clients.mjs", "prompt_during_countdown"); });
+  ASSERT_TRUE(fake_.WaitForGate(absl::Seconds(30)));
+  // Past the countdown's end: time itself is what is tested here.
+  absl::SleepFor(absl::Seconds(11));
+  fake_.ReleaseGate();
+  driver.join();
+  EXPECT_EQ(r["refused"]["error"]["code"], -32603) << r.dump();
+  EXPECT_EQ(r["response"]["stopReason"], "end_turn") << r.dump();
+  raw::v1::GetHistoryRequest request;
+  request.set_session_id(r["sessionId"].get<std::string>());
+  request.set_limit(100);
+  raw::v1::GetHistoryResponse response;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub().GetHistory(&ctx, request, &response).ok());
+  for (const auto& e : response.events()) {
+    if (e.has_turn_ended()) {
+      EXPECT_EQ(e.turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED);
+    }
+  }
 }
 
 }  // namespace
