@@ -1,7 +1,7 @@
 // The transcript model the conversation view renders from events.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { Transcript, diffLines, formatArguments, isUnifiedDiff, pageItems } from "../../clients/dashboard/web/assets/transcript.js";
+import { Transcript, diffLines, formatArguments, isUnifiedDiff, pageItems, visibleText } from "../../clients/dashboard/web/assets/transcript.js";
 
 const ev = (seq, payload) => ({ seq: String(seq), turnId: "t1", ...payload });
 
@@ -105,4 +105,27 @@ test("a compaction keeps the session busy from its start to its end", () => {
   t.apply(ev(5, { compactionStarted: {} }));
   t.apply(ev(6, { turnEnded: { reason: "TURN_END_REASON_INTERRUPTED" } }));
   assert.equal(t.busy, false);
+});
+
+test("arguments show bidi and invisible characters as escapes, never applied", () => {
+  const shown = formatArguments(JSON.stringify({ command: "echo hi \u2067\u2066; rm -rf ~ \u2069\u2066#\u2069\u2069" }));
+  assert.doesNotMatch(shown, /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\u2028\u2029\uFEFF]/);
+  assert.ok(shown.includes("echo hi \\u2067\\u2066; rm -rf ~ \\u2069\\u2066#\\u2069\\u2069"), shown);
+  // The escaped text is the same JSON value.
+  assert.equal(JSON.parse(shown).command, "echo hi \u2067\u2066; rm -rf ~ \u2069\u2066#\u2069\u2069");
+  // Tag characters (outside the BMP), a zero-width space, a line separator.
+  const tagged = formatArguments(JSON.stringify({ path: "a\u{E0041}b\u200Bc\u2028d" }));
+  assert.ok(tagged.includes("a\\udb40\\udc41b\\u200bc\\u2028d"), tagged);
+  // Text that is not JSON gets visible markers; newlines and tabs stay.
+  assert.equal(formatArguments("rm \u202Eevil\nx\ty"), "rm ⟨U+202E⟩evil\nx\ty");
+  assert.equal(visibleText("allowed by \u2067rule\u2069"), "allowed by ⟨U+2067⟩rule⟨U+2069⟩");
+  assert.equal(visibleText("plain reason"), "plain reason");
+});
+
+test("arguments keep numbers exactly as written, in JSON.stringify's layout", () => {
+  assert.ok(formatArguments('{"n": 12345678901234567890}').includes('"n": 12345678901234567890'));
+  assert.ok(formatArguments('{"x": 0.10000000000000000001, "e": 1E400}').includes("0.10000000000000000001"));
+  const value = { a: [1, 2, { b: "c\nd", e: null, f: true }], g: {}, h: [], i: 'x"y\\z', j: -1.5 };
+  assert.equal(formatArguments(JSON.stringify(value)), JSON.stringify(value, null, 2));
+  assert.equal(formatArguments('  [ ]  '), "[]");
 });

@@ -7,7 +7,7 @@
 // a text field (the next keystroke would answer it), and when it does take
 // focus it goes to the heading, never to a button that answers.
 import { h, clear, announce, inField } from "./dom.js";
-import { formatArguments } from "./transcript.js";
+import { formatArguments, visibleText } from "./transcript.js";
 
 // The "a" shortcut is ignored until the prompt has been shown this long,
 // and as long after the last key typed into a text field: a key meant for
@@ -50,8 +50,8 @@ export class ApprovalView {
         // Calls of one batch may share a tool name; the number tells them apart.
         const name = item.calls.length > 1 ? `${c.name} (call ${i + 1} of ${item.calls.length})` : c.name;
         return h("li", { dataset: { callId: c.callId }, class: "approval-call" },
-          h("h3", {}, h("code", {}, c.name), c.tool && c.tool !== c.name ? ` (${c.tool})` : ""),
-          c.reason ? h("p", { class: "reason" }, c.reason) : null,
+          h("h3", {}, h("code", {}, visibleText(c.name)), c.tool && c.tool !== c.name ? ` (${c.tool})` : ""),
+          c.reason ? h("p", { class: "reason" }, visibleText(c.reason)) : null,
           h("pre", { class: "args", tabindex: 0, "aria-label": `Arguments of ${name}` }, formatArguments(c.arguments)),
           h("div", { class: "row" },
             button("Allow", `Allow ${name}`, "allow", [c.callId]),

@@ -3,7 +3,7 @@
 // in a worker with a time budget, then DOMPurify); never assigned as HTML
 // otherwise.
 import { h, append } from "./dom.js";
-import { diffLines, formatArguments, isUnifiedDiff } from "./transcript.js";
+import { diffLines, formatArguments, isUnifiedDiff, visibleText } from "./transcript.js";
 import { toolStatusWord } from "./format.js";
 import { promptImageView } from "./images.js";
 import { markdownInto } from "./markdown_view.js";
@@ -22,7 +22,7 @@ function collapsible(summary, body, open = false) {
 function toolCall(call) {
   const status = call.state === "done" ? toolStatusWord(call.status) : call.state;
   const card = h("article", { class: `tool-card status-${status}`, dataset: { callId: call.callId }, "aria-label": `Tool ${call.name}: ${status}` },
-    h("header", {}, h("span", { class: "tool-name" }, call.name || call.tool),
+    h("header", {}, h("span", { class: "tool-name" }, visibleText(call.name || call.tool)),
       call.tool && call.tool !== call.name ? h("span", { class: "muted" }, ` (${call.tool})`) : null,
       h("span", { class: "tool-status" }, status),
       call.durationMs !== undefined ? h("span", { class: "muted" }, ` ${call.durationMs} ms`) : null));
@@ -50,7 +50,7 @@ function approvalSummary(item) {
     h("ul", {}, item.calls.map((c) => {
       const a = decisions.get(c.callId);
       const word = a ? { APPROVAL_DECISION_ALLOW_ONCE: "allowed", APPROVAL_DECISION_ALLOW_SESSION: "allowed for this session", APPROVAL_DECISION_DENY: "denied" }[a.decision] ?? "answered" : "";
-      return h("li", {}, h("code", {}, c.name), word ? ` — ${word}` : "", a?.message ? `: ${a.message}` : "");
+      return h("li", {}, h("code", {}, visibleText(c.name)), word ? ` — ${word}` : "", a?.message ? `: ${a.message}` : "");
     })));
 }
 

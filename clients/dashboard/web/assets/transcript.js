@@ -185,15 +185,82 @@ export function pageItems(events) {
   return t.items;
 }
 
-// Pretty-prints a tool call's JSON arguments in full; text that is not JSON
-// is shown as it is.
+// Characters that change or hide what a reader sees without showing
+// themselves: bidi embeddings, overrides and isolates (which reorder the
+// text around them), zero-width and other format characters, tag
+// characters, line and paragraph separators, C0/C1 controls.
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
+
+const hex4 = (unit) => `\\u${unit.toString(16).padStart(4, "0")}`;
+
+// A JSON string token, normalized as JSON.stringify writes it, with every
+// invisible character as its \uXXXX escape: the same value, every
+// character of it visible.
+function jsonString(token) {
+  return JSON.stringify(JSON.parse(token)).replace(INVISIBLE, (ch) => {
+    let out = "";
+    for (let i = 0; i < ch.length; i++) out += hex4(ch.charCodeAt(i));
+    return out;
+  });
+}
+
+// Text with every invisible character (tab and newline aside) shown as a
+// marker, e.g. "⟨U+202E⟩", so that it can neither reorder nor hide what is
+// around it.
+export function visibleText(text) {
+  return String(text ?? "").replace(INVISIBLE, (ch) =>
+    ch === "\n" || ch === "\t" ? ch : `⟨U+${ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`);
+}
+
+const JSON_TOKEN = /\s+|[{}\[\],:]|"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/gy;
+
+// Pretty-prints valid JSON `text` as JSON.stringify(value, null, 2) would,
+// from its tokens: numbers are copied as written (never rounded to a
+// double), members in their order, duplicates included.
+function prettyJson(text) {
+  const tokens = (text.match(JSON_TOKEN) ?? []).filter((t) => !/^\s/.test(t));
+  let out = "";
+  let depth = 0;
+  const newline = () => `\n${"  ".repeat(depth)}`;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t === "{" || t === "[") {
+      const close = t === "{" ? "}" : "]";
+      if (tokens[i + 1] === close) {
+        out += t + close;
+        i++;
+      } else {
+        depth++;
+        out += t + newline();
+      }
+    } else if (t === "}" || t === "]") {
+      depth--;
+      out += newline() + t;
+    } else if (t === ",") {
+      out += `,${newline()}`;
+    } else if (t === ":") {
+      out += ": ";
+    } else if (t[0] === '"') {
+      out += jsonString(t);
+    } else {
+      out += t;
+    }
+  }
+  return out;
+}
+
+// Pretty-prints a tool call's JSON arguments in full and as they are:
+// numbers as the model wrote them, invisible characters as escapes. Text
+// that is not JSON is shown as it is, with invisible characters as markers.
 export function formatArguments(args) {
   if (!args) return "";
+  const text = String(args);
   try {
-    return JSON.stringify(JSON.parse(args), null, 2);
+    JSON.parse(text);
   } catch {
-    return String(args);
+    return visibleText(text);
   }
+  return prettyJson(text);
 }
 
 // Whether a tool result's text is a unified diff, and each line's role.
