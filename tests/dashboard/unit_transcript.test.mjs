@@ -1,7 +1,7 @@
 // The transcript model the conversation view renders from events.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { Transcript, diffLines, formatArguments, isUnifiedDiff, pageItems, visibleText } from "../../clients/dashboard/web/assets/transcript.js";
+import { LaterEvents, Transcript, batchCallIds, diffLines, formatArguments, isUnifiedDiff, pageItems, visibleText } from "../../clients/dashboard/web/assets/transcript.js";
 
 const ev = (seq, payload) => ({ seq: String(seq), turnId: "t1", ...payload });
 
@@ -128,4 +128,54 @@ test("arguments keep numbers exactly as written, in JSON.stringify's layout", ()
   const value = { a: [1, 2, { b: "c\nd", e: null, f: true }], g: {}, h: [], i: 'x"y\\z', j: -1.5 };
   assert.equal(formatArguments(JSON.stringify(value)), JSON.stringify(value, null, 2));
   assert.equal(formatArguments('  [ ]  '), "[]");
+});
+
+test("an older page cut before a call's result takes the result from the newer events", () => {
+  // The newer page (read first) holds only the result: a card of its own.
+  const newer = [ev(12, { toolResult: { callId: "c1", name: "bash", status: "TOOL_RESULT_STATUS_OK", content: "done", durationMs: "5" } }),
+                 ev(13, { toolResult: { callId: "c2", name: "bash", status: "TOOL_RESULT_STATUS_DENIED", content: "no" } })];
+  const later = new LaterEvents();
+  const t = new Transcript();
+  for (const e of newer) {
+    t.apply(e);
+    later.note(e);
+  }
+  assert.ok(t.items[0].calls[0].orphan);
+  const items = pageItems([ev(10, { toolCallBatch: { calls: [{ callId: "c1", name: "bash", arguments: '{"command":"ls"}' },
+                                                             { callId: "c2", name: "bash", arguments: "{}" }] } }),
+                           ev(11, { toolStarted: { callId: "c1" } })], later);
+  assert.equal(items.length, 1);
+  const [c1, c2] = items[0].calls;
+  assert.equal(c1.state, "done");
+  assert.equal(c1.status, "TOOL_RESULT_STATUS_OK");
+  assert.equal(c1.content, "done");
+  assert.equal(c1.durationMs, 5);
+  assert.equal(c1.arguments, '{"command":"ls"}');
+  assert.equal(c2.state, "done");
+  assert.equal(c2.status, "TOOL_RESULT_STATUS_DENIED");
+  // The view drops the result-only cards of these calls.
+  assert.deepEqual(batchCallIds(items), ["c1", "c2"]);
+  assert.deepEqual(batchCallIds(t.items), []);
+});
+
+test("an older page's call started in a newer page is running, not queued", () => {
+  const later = new LaterEvents();
+  later.note(ev(11, { toolStarted: { callId: "c1" } }));
+  const items = pageItems([ev(10, { toolCallBatch: { calls: [{ callId: "c1", name: "bash", arguments: "{}" }] } })], later);
+  assert.equal(items[0].calls[0].state, "running");
+});
+
+test("an older page's approval answered or ended in a newer page is not waiting", () => {
+  const requested = ev(10, { approvalRequested: { requestId: "r1", calls: [{ callId: "a", name: "bash", arguments: "{}" }] } });
+  const answered = new LaterEvents();
+  answered.note(ev(11, { approvalResolved: { requestId: "r1", resolution: "APPROVAL_RESOLUTION_ANSWERED",
+                                             answers: [{ callId: "a", decision: "APPROVAL_DECISION_DENY" }] } }));
+  const [item] = pageItems([requested], answered);
+  assert.equal(item.pending, false);
+  assert.equal(item.answers[0].decision, "APPROVAL_DECISION_DENY");
+  const ended = new LaterEvents();
+  ended.note(ev(12, { turnEnded: { reason: "TURN_END_REASON_CANCELLED" } }));
+  assert.equal(pageItems([requested], ended)[0].pending, false);
+  // Nothing newer: still waiting.
+  assert.equal(pageItems([requested])[0].pending, true);
 });

@@ -13,7 +13,7 @@ import {formatContext, formatCount, int64} from './format.js';
 import {formatBytes, IMAGE_TYPES, imageName, refusal, sniffImageType, toBase64} from './images.js';
 import {LiveSession} from './live.js';
 import {renderItem} from './render_items.js';
-import {pageItems, Transcript} from './transcript.js';
+import {batchCallIds, LaterEvents, pageItems, Transcript} from './transcript.js';
 
 const PAGE = 200;
 
@@ -31,6 +31,11 @@ export class ConversationView {
     this.oldestSeq = 0;
     this.hasOlder = false;
     this.loadingOlder = false;
+    // What the events read so far say to the older pages still to load.
+    this.later = new LaterEvents();
+    // Call id -> the element key of a card made from a result alone (its
+    // call is in an older page); the card goes once that page shows the call.
+    this.orphans = new Map();
 
     this.title = h("h1", { id: "conversation-title" }, "Session");
     this.leaseBadge = h("span", { class: "lease", id: "lease-state", role: "status" });
@@ -88,7 +93,10 @@ export class ConversationView {
       this.session = session;
       this.title.textContent = session.title || "New session";
       const events = (page.events ?? []).sort(bySeq);
-      for (const e of events) this.transcript.apply(e);
+      for (const e of events) {
+        this.transcript.apply(e);
+        this.later.note(e);
+      }
       // A compaction the history shows started but rawd no longer runs (it
       // stopped mid-way) keeps nothing busy.
       const t = this.transcript;
@@ -150,6 +158,7 @@ export class ConversationView {
     if (!event) return;
     const atBottom = this.atBottom();
     for (const key of this.transcript.apply(event)) this.dirty.add(key);
+    this.later.note(event);
     if (event.assistantMessage || event.userMessage) {
       if (!this.title.textContent || this.title.textContent === "New session") this.refreshTitle();
     }
@@ -174,6 +183,8 @@ export class ConversationView {
   }
 
   place(item) {
+    if (item.merged) return;
+    this.noteOrphans(item, item.key);
     const el = renderItem(item);
     const old = this.elements.get(item.key);
     if (old) old.replaceWith(el);
@@ -224,9 +235,12 @@ export class ConversationView {
       const events = (page.events ?? []).filter((e) => (int64(e.seq) ?? 0) < this.oldestSeq).sort(bySeq);
       const before = this.scroller.scrollHeight;
       const fragment = document.createDocumentFragment();
-      const items = pageItems(events);
+      const items = pageItems(events, this.later);
+      for (const e of events) this.later.note(e);
+      this.dropOrphans(batchCallIds(items));
       this.history.prepend(recalledPrompts(items));
       for (const item of items) {
+        this.noteOrphans(item, `older-${item.key}`);
         const el = renderItem(item);
         this.elements.set(`older-${item.key}`, el);
         fragment.append(el);
@@ -243,6 +257,25 @@ export class ConversationView {
     // Still in view (a short page): keep going.
     const top = this.sentinel.getBoundingClientRect().bottom - this.scroller.getBoundingClientRect().top;
     if (this.hasOlder && top > -400) this.loadOlder();
+  }
+
+  // Remembers the cards of `item` made from a result alone.
+  noteOrphans(item, key) {
+    if (item.kind !== "tools") return;
+    for (const c of item.calls) if (c.orphan) this.orphans.set(c.callId, { item, key });
+  }
+
+  // Removes the result-only cards of calls an older page now shows with
+  // their batch (and their result, from LaterEvents): one card per call.
+  dropOrphans(callIds) {
+    for (const id of callIds) {
+      const orphan = this.orphans.get(id);
+      if (!orphan) continue;
+      this.orphans.delete(id);
+      orphan.item.merged = true;
+      this.elements.get(orphan.key)?.remove();
+      this.elements.delete(orphan.key);
+    }
   }
 
   // ---- lease ---------------------------------------------------------------

@@ -102,7 +102,7 @@ export class Transcript {
       let item = this.callCard.get(r.callId);
       if (!item) {
         // The call was in an older page than the one being read.
-        item = add("tools", { calls: [{ callId: r.callId, name: r.name, tool: r.tool, arguments: "" }] });
+        item = add("tools", { calls: [{ callId: r.callId, name: r.name, tool: r.tool, arguments: "", orphan: true }] });
         this.callCard.set(r.callId, item);
       }
       const call = item.calls.find((c) => c.callId === r.callId);
@@ -175,14 +175,53 @@ export class Transcript {
   }
 }
 
+// What the events already read (newer than any older page still to load)
+// say about calls and approvals: a page boundary can fall between a call
+// and its result, or an approval and its answer.
+export class LaterEvents {
+  constructor() {
+    this.results = new Map();      // call id -> toolResult
+    this.started = new Set();      // call ids with a toolStarted
+    this.resolutions = new Map();  // approval request id -> approvalResolved
+    this.turnEnded = false;        // a turn ended: it settled every approval before it
+  }
+
+  note(event) {
+    if (event.toolResult) this.results.set(event.toolResult.callId, event.toolResult);
+    else if (event.toolStarted) this.started.add(event.toolStarted.callId);
+    else if (event.approvalResolved) this.resolutions.set(event.approvalResolved.requestId, event.approvalResolved);
+    else if (event.turnEnded) this.turnEnded = true;
+  }
+}
+
 // Reads an older page (events oldest first) into items to put above the
 // ones shown: a separate Transcript, so the live one's state is untouched.
-export function pageItems(events) {
+// `later` (LaterEvents) completes what the page leaves open: a call whose
+// result, or an approval whose answer, came in a newer page.
+export function pageItems(events, later = new LaterEvents()) {
   const t = new Transcript();
   for (const e of events) t.apply(e);
   // A page cut mid-stream leaves nothing streaming in stored history.
   for (const item of t.items) if (item.kind === "assistant") item.streaming = false;
+  for (const [callId, item] of t.callCard) {
+    const call = item.calls.find((c) => c.callId === callId);
+    if (call.state === "done") continue;
+    const result = later.results.get(callId);
+    if (result) t.apply({ seq: String(item.seq), toolResult: result });
+    else if (later.started.has(callId)) call.state = "running";
+  }
+  for (const [requestId, item] of t.approvals) {
+    if (!item.pending) continue;
+    const resolved = later.resolutions.get(requestId);
+    if (resolved) t.apply({ seq: String(item.seq), approvalResolved: resolved });
+    else if (later.turnEnded) item.pending = false;
+  }
   return t.items;
+}
+
+// The call ids `items` hold with their batch (not as a result alone).
+export function batchCallIds(items) {
+  return items.filter((i) => i.kind === "tools").flatMap((i) => i.calls.filter((c) => !c.orphan).map((c) => c.callId));
 }
 
 // Characters that change or hide what a reader sees without showing
