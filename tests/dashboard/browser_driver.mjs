@@ -508,6 +508,35 @@ const scenarios = {
     });
   },
 
+  // A second tab asks to write while the writing tab's user types: the
+  // typing stays in the message box, nothing is handed over.
+  async handover() {
+    const { page, finish } = await open();
+    await recordSentFrames(page);
+    await createSession(page, "coder");
+    const session = await page.evaluate(() => decodeURIComponent(location.hash.replace("#/s/", "")));
+    await page.focus("#compose");
+    await page.keyboard.type("fix the tests");
+    const other = await page.context().newPage();
+    await other.goto(env.DASHBOARD_URL);
+    await openSession(other, session);
+    await other.waitForSelector('#lease-state[data-state="follower"]');
+    await other.click("#request-write");
+    await page.waitForSelector("#banner:not([hidden]) #hand-over");
+    const focusedOnRequest = await page.evaluate(() => document.activeElement?.id ?? "");
+    await page.keyboard.type(" more");
+    const seen = await page.evaluate(() => ({
+      focused: document.activeElement?.id ?? "",
+      compose: document.getElementById("compose").value,
+      lease: document.getElementById("lease-state").dataset.state,
+      releases: window.__sent.filter((f) => JSON.parse(f).op === "release_lease").length,
+    }));
+    // Then a deliberate click on Keep writing answers it.
+    await page.click("#decline-handover");
+    await other.waitForSelector('#lease-state[data-state="follower"]');
+    await finish({ focusedOnRequest, ...seen, otherAfterDecline: await other.$eval("#lease-state", (el) => el.dataset.state) });
+  },
+
   async xss() {
     const { page, finish } = await open();
     await createSession(page, "coder");

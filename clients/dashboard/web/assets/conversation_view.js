@@ -8,7 +8,7 @@ import {prefs, showHelp, sinceTypingMs, updatePrefs} from './app.js';
 import {ApprovalView} from './approval_view.js';
 import {completions, InputHistory, parseInput, recalledPrompts} from './commands.js';
 import {DetailsView} from './details_view.js';
-import {announce, clear, h} from './dom.js';
+import {announce, clear, h, inField} from './dom.js';
 import {formatContext, formatCount, int64} from './format.js';
 import {formatBytes, IMAGE_TYPES, imageName, refusal, sniffImageType, toBase64} from './images.js';
 import {LiveSession} from './live.js';
@@ -320,9 +320,18 @@ export class ConversationView {
     this.showBanner("");
     const keep = h("button", { type: "button", id: "decline-handover", onclick: () => { this.live.send("decline_handover"); this.showBanner(""); } }, "Keep writing");
     const give = h("button", { type: "button", id: "hand-over", onclick: () => { this.live.send("release_lease"); this.showBanner(""); } }, "Hand over");
-    this.banner.append(`${frame.by || "Another client"} asks to write. `, give, " ", keep);
+    const asks = `${frame.by || "Another client"} asks to write.`;
+    const words = h("span", { id: "handover-text", tabindex: -1 }, asks);
+    this.banner.append(words, " ", give, " ", keep);
     this.banner.hidden = false;
-    give.focus();
+    // Like an approval prompt: typing stays where it is, and the focus never
+    // lands on a button that answers (the next Space would hand over).
+    if (inField(document.activeElement)) {
+      announce(`${asks} Hand over or Keep writing are above the conversation; your typing stays where it is`);
+    } else {
+      announce(asks);
+      words.focus();
+    }
   }
 
   showBanner(text) {
