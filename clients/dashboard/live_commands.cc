@@ -79,6 +79,15 @@ absl::StatusOr<Json> Approve(const Json& command, CommandTarget& target) {
   }
   absl::StatusOr<v1::ApprovalDecision> decision = Decision(*decision_name);
   if (!decision.ok()) return decision.status();
+  // Which of a call's session_rules options allow_session adds (0, the
+  // exact rules, when absent); rawd refuses an index the call lacks.
+  int32_t session_rule = 0;
+  if (auto rule = command.find("session_rule"); rule != command.end() && !rule->is_null()) {
+    if (!rule->is_number_integer() || rule->get<int64_t>() < 0 || rule->get<int64_t>() > 1000) {
+      return absl::InvalidArgumentError("\"session_rule\" must be a small non-negative integer");
+    }
+    session_rule = static_cast<int32_t>(rule->get<int64_t>());
+  }
   v1::RespondToApprovalRequest request;
   request.set_session_id(target.session_id());
   request.set_request_id(*approval_id);
@@ -87,6 +96,7 @@ absl::StatusOr<Json> Approve(const Json& command, CommandTarget& target) {
   if (call_ids == command.end() || call_ids->is_null()) {
     request.set_all(*decision);
     request.set_all_message(*message);
+    request.set_all_session_rule(session_rule);
   } else {
     if (!call_ids->is_array()) return absl::InvalidArgumentError("\"call_ids\" must be an array");
     for (const Json& id : *call_ids) {
@@ -95,6 +105,7 @@ absl::StatusOr<Json> Approve(const Json& command, CommandTarget& target) {
       answer->set_call_id(id.get<std::string>());
       answer->set_decision(*decision);
       answer->set_message(*message);
+      answer->set_session_rule(session_rule);
     }
   }
   return AsJson(target.gateway().client->RespondToApproval(request));

@@ -157,6 +157,32 @@ const scenarios = {
     await finish({ approvalCalls, fullArgumentShown, okCards });
   },
 
+  // A batch where a rule already allowed one call: only the other waits,
+  // with the rules "allow for this session" would add; the program option
+  // then lets the next such command run without asking.
+  async approval_states() {
+    const { page, finish } = await open();
+    await recordSentFrames(page);
+    await createSession(page, "asker");
+    await send(page, "read and touch");
+    await page.waitForSelector("#approval:not([hidden]) .approval-call");
+    const calls = await page.$$eval("#approval .approval-call", (els) => els.map((e) => ({
+      state: e.dataset.state,
+      text: e.textContent,
+      enabledButtons: e.querySelectorAll("button:not([disabled])").length,
+    })));
+    const title = await text(page, "#approval-title");
+    const batchButtons = await page.$$eval("#approval .row.batch button", (els) => els.map((e) => e.textContent));
+    await page.click('#approval .approval-call[data-state="pending"] button:has-text("Allow program for this session")');
+    await turnEnds(page, 1);
+    await send(page, "touch another");
+    await turnEnds(page, 2);
+    const approves = await page.evaluate(() => window.__sent.map((f) => JSON.parse(f)).filter((f) => f.op === "approve")
+      .map(({ call_ids, decision, session_rule }) => ({ call_ids, decision, session_rule })));
+    await finish({ calls, title, batchButtons, approves,
+                   approvalRecords: (await page.$$("#transcript .item-approval")).length });
+  },
+
   // The user keeps typing in the message box while an approval arrives:
   // the prompt must not take the keys (a space on a focused "Allow all",
   // or the "a" shortcut, would approve the batch).

@@ -2,6 +2,8 @@
 // what an approval prompt offers for each call of a batch, a handover
 // request arriving while the user types, and a prompt whose turn is still
 // being prepared.
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/dashboard_browser/browser_fixture.h"
@@ -9,7 +11,42 @@
 namespace raw::e2e {
 namespace {
 
+namespace chat = testing::chat;
 using ::testing::HasSubstr;
+
+// In the "default" mode read_file runs without asking and bash asks: the
+// prompt lists both, but only bash waits for an answer, with the rules
+// "allow for this session" adds. Its program option (session_rule 1) makes
+// the next "touch" run without a prompt.
+TEST_F(DashboardBrowserTest, ApprovalPromptOffersAnswersOnlyForWaitingCalls) {
+  StartAll();
+  if (IsSkipped()) return;
+  fake_.Enqueue(chat::ToolCallsAnswer({{"call_r", "read_file", R"({"path":"README.md"})"},
+                                       {"call_b", "bash", R"({"command":"touch x"})"}}));
+  fake_.Enqueue(chat::TextAnswer("Touched."));
+  fake_.Enqueue(chat::ToolCallsAnswer({{"call_c", "bash", R"({"command":"touch y"})"}}));
+  fake_.Enqueue(chat::TextAnswer("Touched again."));
+  Json r = Drive("approval_states");
+  EXPECT_EQ(r.value("title", ""), "1 of 2 calls needs approval");
+  const Json calls = r.value("calls", Json::array());
+  ASSERT_EQ(calls.size(), 2u) << r.dump();
+  EXPECT_EQ(calls[0].value("state", ""), "decided");
+  EXPECT_EQ(calls[0].value("enabledButtons", -1), 0);
+  EXPECT_THAT(calls[0].value("text", ""), HasSubstr("allowed without asking"));
+  EXPECT_EQ(calls[1].value("state", ""), "pending");
+  EXPECT_THAT(calls[1].value("text", ""), HasSubstr("needs your approval"));
+  EXPECT_THAT(calls[1].value("text", ""), HasSubstr(R"(allow builtin/bash command "touch x")"));
+  EXPECT_THAT(calls[1].value("text", ""), HasSubstr(R"(allow builtin/bash command "touch *")"));
+  EXPECT_EQ(calls[1].value("enabledButtons", -1), 4);  // allow, session, program, deny
+  EXPECT_THAT(r.value("batchButtons", Json::array()).dump(), HasSubstr("Allow the 1 waiting"));
+  // One answer, for bash only, with the program option.
+  EXPECT_EQ(r["approves"], Json::parse(R"([{"call_ids":["call_b"],"decision":"allow_session","session_rule":1}])"))
+      << r.dump();
+  EXPECT_EQ(r.value("approvalRecords", -1), 1);
+  EXPECT_TRUE(std::filesystem::exists(daemon_->workdir() + "/x"));
+  EXPECT_TRUE(std::filesystem::exists(daemon_->workdir() + "/y"));
+  ASSERT_EQ(fake_.requests().size(), 4u);
+}
 
 // Another tab asks to write while the writer types in the message box: the
 // focus stays there, the typed keys land in the box, nothing hands over.

@@ -1,7 +1,11 @@
 // The approval prompt of a conversation: every call of the pending batch
-// with its name, the rule's reason and its arguments in full (pretty JSON,
-// never shortened), answered per call or for the whole batch: allow, allow
-// for this session, or deny with an optional message to the model.
+// with its name, its state (the calls rules or hooks already decided are
+// listed too, for context, without buttons), the reason and its arguments
+// in full (never shortened, shown as they will run: transcript.js
+// formatArguments). Each call that waits for an answer is answered on its
+// own or with the whole batch: allow, allow for this session (showing the
+// rules each choice adds, as rawd offers them), or deny with an optional
+// message to the model.
 //
 // A prompt arrives while the user may be typing: it never takes focus from
 // a text field (the next keystroke would answer it), and when it does take
@@ -13,6 +17,38 @@ import { formatArguments, visibleText } from "./transcript.js";
 // and as long after the last key typed into a text field: a key meant for
 // the message box never approves anything.
 export const SHORTCUT_ARMING_MS = 1000;
+
+// How rules, hooks and the mode decided each call (ApprovalState).
+const STATE_WORDS = {
+  APPROVAL_STATE_PENDING: "needs your approval",
+  APPROVAL_STATE_ALLOWED: "allowed without asking: runs whatever you answer",
+  APPROVAL_STATE_DENIED: "denied without asking: will not run",
+  APPROVAL_STATE_NOT_APPLICABLE: "not subject to approval: gets an error result",
+};
+
+// Whether `call` waits for an answer (an event without a state is one
+// from before states were recorded, when every listed call waited).
+export function isPending(call) {
+  return call.state === undefined || call.state === "APPROVAL_STATE_PENDING";
+}
+
+export function stateWords(call) {
+  return STATE_WORDS[call.state ?? "APPROVAL_STATE_PENDING"] ?? "decided without asking";
+}
+
+// The heading: how many of the batch's calls wait for an answer.
+export function approvalTitle(calls) {
+  const pending = calls.filter(isPending).length;
+  if (pending === calls.length) return `Approval needed for ${pending} ${pending === 1 ? "call" : "calls"}`;
+  return `${pending} of ${calls.length} calls ${pending === 1 ? "needs" : "need"} approval`;
+}
+
+// The rule lists "allow for this session" offers for `call`: option 0
+// (the exact rules), then option 1 (commands widened to their program)
+// when rawd offers it. Empty: the call cannot be allowed for the session.
+export function sessionOptions(call) {
+  return (call.sessionRules ?? []).map((o) => (o.rules ?? []).map(visibleText)).filter((rules) => rules.length > 0);
+}
 
 export class ApprovalView {
   // `send(decision, message, callIds)` answers through the live socket.
@@ -39,30 +75,42 @@ export class ApprovalView {
     const message = h("textarea", { id: "deny-message", rows: 2, "aria-label": "Message to the model with a denial (optional)",
                                      placeholder: "Why (sent to the model with a denial)" });
     const disabled = !canWrite;
-    const button = (label, name, decision, callIds, cls) =>
+    const button = (label, name, decision, callIds, cls, sessionRule) =>
       h("button", { type: "button", class: cls, disabled, "aria-label": name,
-                    onclick: () => this.answer(decision, decision === "deny" ? message.value : "", callIds) }, label);
-    const title = h("h2", { id: "approval-title", tabindex: -1 }, `Approval needed for ${item.calls.length} ${item.calls.length === 1 ? "call" : "calls"}`);
+                    onclick: () => this.answer(decision, decision === "deny" ? message.value : "", callIds, sessionRule) }, label);
+    const pending = item.calls.filter(isPending);
+    const title = h("h2", { id: "approval-title", tabindex: -1 }, approvalTitle(item.calls));
+    const rulesList = (rules) => h("ul", { class: "session-rules" }, rules.map((r) => h("li", {}, h("code", {}, r))));
     this.el.append(
       title,
       disabled ? h("p", { class: "muted" }, "Only the client that is writing can answer.") : null,
       h("ol", { class: "approval-calls" }, item.calls.map((c, i) => {
         // Calls of one batch may share a tool name; the number tells them apart.
-        const name = item.calls.length > 1 ? `${c.name} (call ${i + 1} of ${item.calls.length})` : c.name;
-        return h("li", { dataset: { callId: c.callId }, class: "approval-call" },
-          h("h3", {}, h("code", {}, visibleText(c.name)), c.tool && c.tool !== c.name ? ` (${c.tool})` : ""),
-          c.reason ? h("p", { class: "reason" }, visibleText(c.reason)) : null,
+        const shownName = visibleText(c.name);
+        const name = item.calls.length > 1 ? `${shownName} (call ${i + 1} of ${item.calls.length})` : shownName;
+        const waits = isPending(c);
+        const options = waits ? sessionOptions(c) : [];
+        return h("li", { dataset: { callId: c.callId, state: waits ? "pending" : "decided" }, class: `approval-call${waits ? "" : " decided"}` },
+          h("h3", {}, h("code", {}, shownName), c.tool && c.tool !== c.name ? ` (${visibleText(c.tool)})` : ""),
+          h("p", { class: "state" }, h("strong", {}, stateWords(c)), c.reason ? h("span", { class: "reason" }, ` — ${visibleText(c.reason)}`) : null),
           h("pre", { class: "args", tabindex: 0, "aria-label": `Arguments of ${name}` }, formatArguments(c.arguments)),
-          h("div", { class: "row" },
+          waits && options.length > 0 ? h("div", { class: "session-choice" }, "Allow for this session adds:", rulesList(options[0])) : null,
+          waits && options.length > 1 ? h("div", { class: "session-choice" }, "Allow program for this session adds:", rulesList(options[1])) : null,
+          waits && options.length === 0 ? h("p", { class: "muted" }, "No session rule fits this call: it can only be allowed once.") : null,
+          waits ? h("div", { class: "row" },
             button("Allow", `Allow ${name}`, "allow", [c.callId]),
-            button("Allow for this session", `Allow ${name} for this session`, "allow_session", [c.callId]),
-            button("Deny", `Deny ${name}`, "deny", [c.callId], "danger")));
+            options.length > 0 ? button("Allow for this session", `Allow ${name} for this session`, "allow_session", [c.callId], undefined, 0) : null,
+            options.length > 1 ? button("Allow program for this session", `Allow ${name}'s programs for this session`, "allow_session", [c.callId], undefined, 1) : null,
+            button("Deny", `Deny ${name}`, "deny", [c.callId], "danger")) : null);
       })),
       message,
       h("div", { class: "row batch" },
-        button("Allow all", "Allow the whole batch", "allow", undefined, "primary"),
-        button("Allow all for this session", "Allow the whole batch for this session", "allow_session", undefined),
-        button("Deny all", "Deny the whole batch", "deny", undefined, "danger")),
+        button(pending.length === item.calls.length ? "Allow all" : `Allow the ${pending.length} waiting`, "Allow the whole batch", "allow", undefined, "primary"),
+        pending.some((c) => sessionOptions(c).length > 0)
+          ? button("Allow all for this session", "Allow the whole batch for this session", "allow_session", undefined, undefined, 0) : null,
+        pending.some((c) => sessionOptions(c).length > 1)
+          ? button("Allow all programs for this session", "Allow the whole batch's programs for this session", "allow_session", undefined, undefined, 1) : null,
+        button(pending.length === item.calls.length ? "Deny all" : `Deny the ${pending.length} waiting`, "Deny the whole batch", "deny", undefined, "danger")),
       this.error = h("p", { class: "error", role: "alert" }));
     this.el.hidden = false;
     if (fresh && canWrite) {
@@ -75,12 +123,12 @@ export class ApprovalView {
     }
   }
 
-  async answer(decision, message, callIds) {
+  async answer(decision, message, callIds, sessionRule) {
     const item = this.item;
     if (!item) return;
     try {
-      await this.send(item.requestId, decision, message, callIds);
-      for (const id of callIds ?? item.calls.map((c) => c.callId)) {
+      await this.send(item.requestId, decision, message, callIds, sessionRule);
+      for (const id of callIds ?? item.calls.filter(isPending).map((c) => c.callId)) {
         for (const b of this.el.querySelectorAll(`li[data-call-id="${CSS.escape(id)}"] button`)) b.disabled = true;
       }
     } catch (e) {

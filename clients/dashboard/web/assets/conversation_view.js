@@ -48,8 +48,9 @@ export class ConversationView {
     this.sentinel = h("li", { class: "sentinel", id: "history-top", "aria-hidden": "true" });
     this.list = h("ol", { class: "transcript", id: "transcript", "aria-label": "Conversation", "aria-live": "polite" }, this.sentinel);
     this.scroller = h("div", { class: "scroller", id: "scroller", tabindex: 0, "aria-label": "Conversation history" }, this.list);
-    this.approval = new ApprovalView((requestId, decision, message, callIds) => this.live.send("approve", {
+    this.approval = new ApprovalView((requestId, decision, message, callIds, sessionRule) => this.live.send("approve", {
       approval_id: requestId, decision, ...(message ? { message } : {}), ...(callIds ? { call_ids: callIds } : {}),
+      ...(sessionRule ? { session_rule: sessionRule } : {}),
     }));
     this.input = h("textarea", { id: "compose", rows: 3, "aria-label": "Message (Enter sends, Shift+Enter adds a line, / for commands)",
                                  placeholder: "Message, or / for commands", "aria-describedby": "compose-hint",

@@ -49,7 +49,9 @@ function approvalSummary(item) {
     h("p", {}, item.pending ? "Waiting for approval" : `Approval ${item.resolution === "APPROVAL_RESOLUTION_TIMED_OUT" ? "timed out" : "answered"}`),
     h("ul", {}, item.calls.map((c) => {
       const a = decisions.get(c.callId);
-      const word = a ? { APPROVAL_DECISION_ALLOW_ONCE: "allowed", APPROVAL_DECISION_ALLOW_SESSION: "allowed for this session", APPROVAL_DECISION_DENY: "denied" }[a.decision] ?? "answered" : "";
+      const decided = { APPROVAL_STATE_ALLOWED: "allowed without asking", APPROVAL_STATE_DENIED: "denied without asking",
+                        APPROVAL_STATE_NOT_APPLICABLE: "not subject to approval" }[c.state] ?? "";
+      const word = a ? { APPROVAL_DECISION_ALLOW_ONCE: "allowed", APPROVAL_DECISION_ALLOW_SESSION: "allowed for this session", APPROVAL_DECISION_DENY: "denied" }[a.decision] ?? "answered" : decided;
       return h("li", {}, h("code", {}, visibleText(c.name)), word ? ` — ${word}` : "", a?.message ? `: ${a.message}` : "");
     })));
 }
