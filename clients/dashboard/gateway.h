@@ -8,6 +8,7 @@
 
 #include "clients/dashboard/open_page.h"
 #include "clients/dashboard/session_feeds.h"
+#include "clients/dashboard/slow_calls.h"
 #include "clients/lib/raw_client.h"
 #include "raw/v1/raw_service.pb.h"
 
@@ -21,6 +22,11 @@ inline constexpr char kSessionCookie[] = "raw_dashboard";
 struct Gateway {
   // Thread-safe (clients/lib/raw_client.h); every route uses it.
   std::shared_ptr<client::RawClient> client;
+  // StartTurn and Compact go through this connection, whose call deadline
+  // outlasts the longest turn preparation (a `command` variable may take
+  // 600 s), each on a thread of SlowCalls. Defaults to `client`.
+  std::shared_ptr<client::RawClient> slow_client;
+  std::shared_ptr<SlowCalls> slow_calls = SlowCalls::Create();
   // The sessions' event feeds, shared by their tabs (live_session.h).
   std::shared_ptr<SessionFeeds> feeds;
   std::string token;     // the access token (POST /api/login checks it)
@@ -37,6 +43,11 @@ struct Gateway {
   // --open's page, which holds the tokened address: the first login with
   // the token removes it (the browser has used it). Null without --open.
   std::shared_ptr<OpenPage> open_page;
+
+  // The connection for StartTurn and Compact.
+  std::shared_ptr<client::RawClient> SlowClient() const {
+    return slow_client ? slow_client : client;
+  }
 
   // An AcquireLease request for `session_id` as this gateway, named
   // `client_name` (a tab adds its own number to the gateway's name).

@@ -1,5 +1,6 @@
 #include "clients/dashboard/live_commands.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/escaping.h"
@@ -159,7 +160,11 @@ absl::StatusOr<Json> Run(const std::string& op, int64_t id, const Json& command,
     request.set_text(*text);
     request.set_lease_id(target.lease_id());
     if (absl::Status s = AddImages(command, request); !s.ok()) return s;
-    return AsJson(client.StartTurn(request));
+    std::shared_ptr<client::RawClient> slow = target.gateway().SlowClient();
+    target.RunSlow(
+        id, [slow, request = std::move(request)] { return AsJson(slow->StartTurn(request)); });
+    *later = true;
+    return Json::object();
   }
   if (op == "interrupt") {
     v1::InterruptTurnRequest request;
@@ -172,7 +177,11 @@ absl::StatusOr<Json> Run(const std::string& op, int64_t id, const Json& command,
     v1::CompactRequest request;
     request.set_session_id(session);
     request.set_lease_id(target.lease_id());
-    return AsJson(client.Compact(request));
+    std::shared_ptr<client::RawClient> slow = target.gateway().SlowClient();
+    target.RunSlow(id,
+                   [slow, request = std::move(request)] { return AsJson(slow->Compact(request)); });
+    *later = true;
+    return Json::object();
   }
   if (op == "clear") {
     v1::ClearContextRequest request;

@@ -5,13 +5,19 @@
 //   {"type":"reply","id":N,"ok":false,"error":{"code":"...","message":"..."}}
 // The daemon decides everything (a write without the lease is its
 // FAILED_PRECONDITION); this file only maps names and fields.
+//
+// Replies may come out of order: `prompt` and `compact` are answered when
+// rawd has prepared the turn or compaction, which can take minutes, and
+// the commands after them (interrupt above all) are not held up meanwhile.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "clients/dashboard/gateway.h"
 #include "common/json.h"
 
@@ -30,6 +36,10 @@ class CommandTarget {
   // when the reply to `reply_id` comes later (granted or refused).
   virtual std::optional<Json> AcquireLease(int64_t reply_id, bool request_handover) = 0;
   virtual void ReleaseLease() = 0;
+  // Runs `call` off the tab's command queue (SlowCalls) and sends its
+  // result as the reply to `reply_id` when it returns. `call` must own
+  // what it uses.
+  virtual void RunSlow(int64_t reply_id, std::function<absl::StatusOr<Json>()> call) = 0;
   virtual void DropEndedLease() = 0;
 };
 

@@ -108,6 +108,15 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
   }
   void SendFrame(const Json& frame) override { Send(frame); }
 
+  void RunSlow(int64_t reply_id, std::function<absl::StatusOr<Json>()> call) override {
+    gateway_->slow_calls->Run([connection = connection_, reply_id, call = std::move(call)] {
+      absl::StatusOr<Json> result = call();
+      // After the tab closed, the connection drops the frame.
+      connection->Send(DumpJson(result.ok() ? OkReply(reply_id, *std::move(result))
+                                            : ErrorReply(reply_id, result.status())));
+    });
+  }
+
   std::optional<Json> AcquireLease(int64_t reply_id, bool request_handover) override {
     absl::MutexLock lock(&mu_);
     // Already holding or waiting: said at once (the first request's reply

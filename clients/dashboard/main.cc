@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "clients/dashboard/api_routes.h"
 #include "clients/dashboard/dashboard_args.h"
 #include "clients/dashboard/gateway.h"
@@ -121,8 +122,20 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // StartTurn and Compact wait while rawd prepares the turn, which a
+  // `command` variable may stretch to 600 s (docs/variables.md): their own
+  // connection waits longer than that instead of the usual 60 s, so a page
+  // is never told a prompt failed that rawd then starts.
+  raw::client::ConnectOptions slow_connect = connect;
+  slow_connect.call_timeout = absl::Minutes(11);
+  absl::StatusOr<raw::client::RawClient> slow_client = raw::client::Connect(slow_connect);
+  if (!slow_client.ok()) {
+    std::cerr << "raw-dashboard: " << slow_client.status().message() << "\n";
+    return 1;
+  }
   auto gateway = std::make_shared<Gateway>();
   gateway->client = std::make_shared<raw::client::RawClient>(*std::move(client));
+  gateway->slow_client = std::make_shared<raw::client::RawClient>(*std::move(slow_client));
   gateway->feeds = std::make_shared<SessionFeeds>(gateway->client);
   gateway->token = *token;
   gateway->session_secret = *session_secret;
@@ -162,5 +175,13 @@ int main(int argc, char** argv) {
   sigwait(&signals, &sig);
   (*server)->Stop();
   if (gateway->open_page) gateway->open_page->Remove();  // unless a login did already
+  // A StartTurn or Compact still waiting for rawd goes on in rawd without
+  // the gateway: exit without waiting for its answer (nor running the
+  // destructors its thread could still reach).
+  if (!gateway->slow_calls->WaitIdle(absl::Seconds(1))) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(0);
+  }
   return 0;
 }

@@ -534,6 +534,32 @@ const scenarios = {
     });
   },
 
+  // A prompt whose turn rawd is still preparing (a variable's command
+  // blocks): the page says so, Interrupt stops it, and no second prompt is
+  // sent meanwhile.
+  async preparing() {
+    const { page, finish } = await open();
+    await recordSentFrames(page);
+    await createSession(page, "coder");
+    await send(page, "go");
+    await step("sent");  // the test waits for the variable's command
+    await page.waitForSelector("#interrupt:not([disabled])");
+    const footerState = await text(page, "#turn-state");
+    const sendDisabled = await page.$eval("#send", (el) => el.disabled);
+    await send(page, "again");
+    const hintOnResend = await text(page, "#compose-hint");
+    await page.click("#interrupt");
+    await page.waitForFunction(() => /interrupted/.test(document.getElementById("compose-hint").textContent));
+    await page.waitForFunction(() => document.getElementById("turn-state").textContent === "idle");
+    await finish({
+      footerState, sendDisabled, hintOnResend,
+      hintAfterInterrupt: await text(page, "#compose-hint"),
+      compose: await page.$eval("#compose", (el) => el.value),
+      interruptDisabledAfter: await page.$eval("#interrupt", (el) => el.disabled),
+      prompts: await page.evaluate(() => window.__sent.map((f) => JSON.parse(f)).filter((f) => f.op === "prompt").length),
+    });
+  },
+
   // A second tab asks to write while the writing tab's user types: the
   // typing stays in the message box, nothing is handed over.
   async handover() {

@@ -25,7 +25,7 @@ class DashboardTest : public ContractTest {
  protected:
   void SetUp() override {
     ContractTest::SetUp();
-    StartDaemon("", "", R"(["builtin/*"])", ModelExtra());
+    StartDaemon("", TopExtra(), R"(["builtin/*"])", ModelExtra());
     absl::Status started = dashboard_.Start(daemon_->socket_path(), {}, GatewayEnv());
     ASSERT_TRUE(started.ok()) << started;
   }
@@ -36,8 +36,10 @@ class DashboardTest : public ContractTest {
     ContractTest::TearDown();
   }
 
-  // JSON members added to the model entry (see ContractTest::StartDaemon).
+  // JSON members added to the model entry and to the config's top level
+  // (see ContractTest::StartDaemon); TopExtra may write files it names.
   virtual std::string ModelExtra() const { return ""; }
+  virtual std::string TopExtra() { return ""; }
 
   // The gateway's environment: the daemon's (temporary XDG directories and
   // HOME), so that nothing it keeps lands in the user's own.

@@ -2,9 +2,16 @@
 // what an approval prompt offers for each call of a batch, a handover
 // request arriving while the user types, and a prompt whose turn is still
 // being prepared.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/dashboard_browser/browser_fixture.h"
 
@@ -60,6 +67,53 @@ TEST_F(DashboardBrowserTest, AHandoverRequestLeavesTheTypingInTheMessageBox) {
   EXPECT_EQ(r.value("lease", ""), "holding");
   EXPECT_EQ(r.value("releases", -1), 0);
   EXPECT_EQ(r.value("otherAfterDecline", ""), "follower");
+}
+
+// The model needs a variable whose command blocks: StartTurn waits while
+// rawd prepares the turn. The page shows the turn as starting, keeps a
+// second prompt back, and Interrupt ends the preparation.
+TEST_F(DashboardBrowserTest, APromptBeingPreparedCanBeInterrupted) {
+  char dir_template[] = "/tmp/raw-preparing-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::string started = dir + "/started", release = dir + "/release";
+  ASSERT_EQ(mkfifo(started.c_str(), 0600), 0);
+  ASSERT_EQ(mkfifo(release.c_str(), 0600), 0);
+  const int started_fd = open(started.c_str(), O_RDONLY | O_NONBLOCK);
+  const std::string variable = dir + "/slow-variable";
+  std::ofstream(variable) << "#!/bin/sh\necho up > " << started << "\ncat " << release
+                          << " >/dev/null\necho v\n";
+  chmod(variable.c_str(), 0755);
+  daemon_ = std::make_unique<TestDaemon>(absl::StrReplaceAll(
+      kBrowserTestConfig,
+      {{"${BASE_URL}", fake_.base_url()},
+       {R"("default_agent": "coder",)",
+        absl::StrCat(R"("default_agent": "coder", "variables": {"SLOW": {"command": [")", variable,
+                     R"("], "timeout_seconds": 120}},)")},
+       {R"("context_window_tokens": 100000})",
+        R"("context_window_tokens": 100000, "headers": {"X-Slow": "${SLOW}"}})"}}));
+  StartAll();
+  if (IsSkipped()) return;
+  Json r = Drive("preparing", {}, [&](const std::string& step) {
+    if (step != "sent") return;
+    struct pollfd pfd = {started_fd, POLLIN, 0};
+    EXPECT_EQ(poll(&pfd, 1, 60'000), 1) << "the variable's command never ran";
+  });
+  // Whatever still reads the FIFO goes on; then the files go.
+  if (int fd = open(release.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0) {
+    (void)!write(fd, "x\n", 2);
+    close(fd);
+  }
+  close(started_fd);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(r.value("footerState", ""), "starting…");
+  EXPECT_TRUE(r.value("sendDisabled", false));
+  EXPECT_THAT(r.value("hintOnResend", ""), HasSubstr("still being prepared"));
+  EXPECT_THAT(r.value("hintAfterInterrupt", ""), HasSubstr("interrupted before it started"));
+  EXPECT_EQ(r.value("compose", ""), "again");
+  EXPECT_TRUE(r.value("interruptDisabledAfter", false));
+  EXPECT_EQ(r.value("prompts", -1), 1);
+  EXPECT_TRUE(fake_.requests().empty());
 }
 
 }  // namespace

@@ -31,6 +31,10 @@ export class ConversationView {
     this.oldestSeq = 0;
     this.hasOlder = false;
     this.loadingOlder = false;
+    // Prompts and compactions sent whose reply has not come: rawd answers
+    // once it has prepared the turn (secret variables may take minutes).
+    // Interrupt stops them, and no second one is sent meanwhile.
+    this.preparing = 0;
     // What the events read so far say to the older pages still to load.
     this.later = new LaterEvents();
     // Call id -> the element key of a card made from a result alone (its
@@ -354,6 +358,10 @@ export class ConversationView {
       this.hint.textContent = parsed.message;
       return;
     }
+    if ((prompt || parsed.name === "compact") && this.preparing > 0) {
+      this.hint.textContent = "The last prompt is still being prepared; wait for it to start, or Interrupt it.";
+      return;
+    }
     if (raw.trim() !== "") this.history.push(raw);
     this.input.value = "";
     this.hint.textContent = "";
@@ -364,11 +372,11 @@ export class ConversationView {
         if (images.length > 0)
           fields.images =
               images.map((i) => ({mimeType: i.mimeType, data: i.data, name: imageName(i.name)}));
-        await this.live.send("prompt", fields);
+        await this.whilePreparing(this.live.send("prompt", fields));
       } else if (parsed.name === "help") {
         showHelp();
       } else if (parsed.name === "compact") {
-        await this.live.send("compact");
+        await this.whilePreparing(this.live.send("compact"));
       } else if (parsed.name === "clear") {
         await this.live.send("clear");
       } else if (parsed.name === "agent") {
@@ -385,6 +393,24 @@ export class ConversationView {
       if (prompt && !this.input.value) this.input.value = raw;
       if (prompt && this.attached.length === 0) this.setAttached(images);
     }
+  }
+
+  // Counts `reply` (of a prompt or a compact) as being prepared until it
+  // comes.
+  async whilePreparing(reply) {
+    this.preparing += 1;
+    this.renderFooter();
+    try {
+      return await reply;
+    } finally {
+      this.preparing -= 1;
+      this.renderFooter();
+    }
+  }
+
+  // A turn or compaction runs or is being prepared: Interrupt stops it.
+  get busy() {
+    return this.transcript.busy || this.preparing > 0;
   }
 
   // ---- attached images -----------------------------------------------------
@@ -456,7 +482,7 @@ export class ConversationView {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       this.submit();
-    } else if (e.key === "Escape" && this.transcript.busy) {
+    } else if (e.key === "Escape" && this.busy) {
       e.preventDefault();
       this.interrupt();
     } else if (e.key === "ArrowUp" && box.selectionStart === 0 && box.selectionEnd === 0) {
@@ -486,14 +512,15 @@ export class ConversationView {
     const parts = [
       h("span", { class: "agent" }, s.agent || "raw"),
       s.model ? h("span", {}, s.model) : null,
-      h("span", { id: "turn-state" }, t.turnRunning ? "running" : t.compacting ? "compacting" : "idle"),
+      h("span", { id: "turn-state" }, t.turnRunning ? "running" : t.compacting ? "compacting" : this.preparing ? "starting…" : "idle"),
     ];
     if (t.context) parts.push(h("span", { id: "context-estimate", title: "An estimate, not a tokenizer count" }, `context ${formatContext(t.context)}`));
     if (s.usage && int64(s.requests)) {
       parts.push(h("span", {}, `in ${formatCount(s.usage.inputTokens)} out ${formatCount(s.usage.outputTokens)}`));
     }
     clear(this.footer).append(...parts.filter(Boolean).flatMap((p, i) => (i ? [" · ", p] : [p])));
-    this.interruptButton.disabled = !t.busy || this.lease.state !== "holding";
+    this.interruptButton.disabled = !this.busy || this.lease.state !== "holding";
+    this.sendButton.disabled = this.lease.state !== "holding" || this.preparing > 0;
   }
 
   toggleDetails() {
@@ -518,7 +545,7 @@ export class ConversationView {
       return true;
     }
     if (e.key === "a") return this.approval.allowAll(sinceTypingMs());
-    if (e.key === "Escape" && this.transcript.busy) {
+    if (e.key === "Escape" && this.busy) {
       this.interrupt();
       return true;
     }
