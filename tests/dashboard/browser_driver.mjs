@@ -341,6 +341,10 @@ const scenarios = {
     await finish({
       firstText: await text(page, first),
       items: (await page.$$("#transcript li.item")).length,
+      cards: await page.$$eval("#transcript .tool-card", (els) => els.map((e) => ({
+        callId: e.dataset.callId, status: e.querySelector(".tool-status")?.textContent ?? "", text: e.textContent,
+      }))),
+      approvals: await page.$$eval("#transcript .approval-record", (els) => els.map((e) => e.textContent)),
       pages: Number(await page.$eval("#transcript", (el) => el.dataset.pages ?? "1")),
       firstScreenMs,
       pageMs,

@@ -47,7 +47,8 @@ TEST_F(DashboardBrowserTest, ApprovalPromptOffersAnswersOnlyForWaitingCalls) {
   EXPECT_EQ(calls[1].value("enabledButtons", -1), 4);  // allow, session, program, deny
   EXPECT_THAT(r.value("batchButtons", Json::array()).dump(), HasSubstr("Allow the 1 waiting"));
   // One answer, for bash only, with the program option.
-  EXPECT_EQ(r["approves"], Json::parse(R"([{"call_ids":["call_b"],"decision":"allow_session","session_rule":1}])"))
+  EXPECT_EQ(r["approves"],
+            Json::parse(R"([{"call_ids":["call_b"],"decision":"allow_session","session_rule":1}])"))
       << r.dump();
   EXPECT_EQ(r.value("approvalRecords", -1), 1);
   EXPECT_TRUE(std::filesystem::exists(daemon_->workdir() + "/x"));
