@@ -172,6 +172,7 @@ const scenarios = {
       enabledButtons: e.querySelectorAll("button:not([disabled])").length,
     })));
     const title = await text(page, "#approval-title");
+    const panelStart = (await text(page, "#approval")).slice(0, 60);
     const batchButtons = await page.$$eval("#approval .row.batch button", (els) => els.map((e) => e.textContent));
     await page.click('#approval .approval-call[data-state="pending"] button:has-text("Allow program for this session")');
     await turnEnds(page, 1);
@@ -179,7 +180,7 @@ const scenarios = {
     await turnEnds(page, 2);
     const approves = await page.evaluate(() => window.__sent.map((f) => JSON.parse(f)).filter((f) => f.op === "approve")
       .map(({ call_ids, decision, session_rule }) => ({ call_ids, decision, session_rule })));
-    await finish({ calls, title, batchButtons, approves,
+    await finish({ calls, title, panelStart, batchButtons, approves,
                    approvalRecords: (await page.$$("#transcript .item-approval")).length });
   },
 

@@ -61,6 +61,15 @@ TEST_F(DashboardTest, ApprovalsAreAnsweredPerCallOrForTheBatch) {
   ASSERT_EQ(Command(*ws, "prompt", {{"text", "run two"}})["ok"], true);
   Json asked = ReadUntil(*ws, [](const Json& f) { return IsEvent(f, "approvalRequested"); });
   const std::string request_id = asked["event"]["approvalRequested"]["requestId"];
+  // The session option must be a small index.
+  for (const Json& bad : {Json("0"), Json(-1), Json(1.5)}) {
+    Json refused = Command(*ws, "approve",
+                           {{"approval_id", request_id},
+                            {"decision", "allow_session"},
+                            {"call_ids", Json::array({"c1"})},
+                            {"session_rule", bad}});
+    EXPECT_EQ(refused["error"]["code"], "INVALID_ARGUMENT") << refused.dump();
+  }
   Json allowed = Command(*ws, "approve",
                          {{"approval_id", request_id},
                           {"decision", "allow"},

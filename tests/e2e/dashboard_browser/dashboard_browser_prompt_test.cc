@@ -20,6 +20,7 @@ namespace {
 
 namespace chat = testing::chat;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // In the "default" mode read_file runs without asking and bash asks: the
 // prompt lists both, but only bash waits for an answer, with the rules
@@ -35,6 +36,8 @@ TEST_F(DashboardBrowserTest, ApprovalPromptOffersAnswersOnlyForWaitingCalls) {
   fake_.Enqueue(chat::TextAnswer("Touched again."));
   Json r = Drive("approval_states");
   EXPECT_EQ(r.value("title", ""), "1 of 2 calls needs approval");
+  // Nothing left out of the panel shows as "null".
+  EXPECT_THAT(r.value("panelStart", ""), Not(HasSubstr("null"))) << r.dump();
   const Json calls = r.value("calls", Json::array());
   ASSERT_EQ(calls.size(), 2u) << r.dump();
   EXPECT_EQ(calls[0].value("state", ""), "decided");

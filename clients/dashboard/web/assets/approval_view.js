@@ -10,7 +10,7 @@
 // A prompt arrives while the user may be typing: it never takes focus from
 // a text field (the next keystroke would answer it), and when it does take
 // focus it goes to the heading, never to a button that answers.
-import { h, clear, announce, inField } from "./dom.js";
+import { h, append, clear, announce, inField } from "./dom.js";
 import { formatArguments, visibleText } from "./transcript.js";
 
 // The "a" shortcut is ignored until the prompt has been shown this long,
@@ -81,7 +81,7 @@ export class ApprovalView {
     const pending = item.calls.filter(isPending);
     const title = h("h2", { id: "approval-title", tabindex: -1 }, approvalTitle(item.calls));
     const rulesList = (rules) => h("ul", { class: "session-rules" }, rules.map((r) => h("li", {}, h("code", {}, r))));
-    this.el.append(
+    append(this.el, [
       title,
       disabled ? h("p", { class: "muted" }, "Only the client that is writing can answer.") : null,
       h("ol", { class: "approval-calls" }, item.calls.map((c, i) => {
@@ -111,7 +111,7 @@ export class ApprovalView {
         pending.some((c) => sessionOptions(c).length > 1)
           ? button("Allow all programs for this session", "Allow the whole batch's programs for this session", "allow_session", undefined, undefined, 1) : null,
         button(pending.length === item.calls.length ? "Deny all" : `Deny the ${pending.length} waiting`, "Deny the whole batch", "deny", undefined, "danger")),
-      this.error = h("p", { class: "error", role: "alert" }));
+      this.error = h("p", { class: "error", role: "alert" })]);
     this.el.hidden = false;
     if (fresh && canWrite) {
       if (inField(document.activeElement)) {
