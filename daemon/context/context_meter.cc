@@ -1,6 +1,7 @@
 #include "daemon/context/context_meter.h"
 
 #include <algorithm>
+#include <variant>
 
 #include "common/json.h"
 #include "daemon/context/token_estimate.h"
@@ -28,8 +29,7 @@ void ContextMeter::Reset(int64_t runtime_tokens, const std::vector<events::Conte
   items_ = items.size();
   items_tokens_ = EstimateItemsTokens(items);
   last_item_tokens_ = items.empty() ? 0 : EstimateItemTokens(items.back());
-  baseline_.reset();
-  since_baseline_tokens_ = 0;
+  DropBaseline();
 }
 
 void ContextMeter::SetRuntime(int64_t runtime_tokens) { runtime_tokens_ = runtime_tokens; }
@@ -40,10 +40,21 @@ void ContextMeter::Append(const events::ContextItem& item) {
   items_tokens_ += t;
   last_item_tokens_ = t;
   since_baseline_tokens_ += t;
+  // A new response: the count an earlier one reported is no longer the
+  // last response's (RecordReported sets that response's own).
+  if (std::holds_alternative<events::AssistantTurn>(item)) DropBaseline();
+}
+
+void ContextMeter::DropBaseline() {
+  baseline_.reset();
+  since_baseline_tokens_ = 0;
 }
 
 void ContextMeter::RecordReported(const events::Usage& usage) {
-  if (!usage.input_tokens) return;
+  if (!usage.input_tokens) {
+    DropBaseline();
+    return;
+  }
   Baseline b;
   b.tokens = *usage.input_tokens + usage.output_tokens.value_or(last_item_tokens_);
   b.runtime_tokens = runtime_tokens_;
@@ -97,6 +108,12 @@ void ContextMeter::Restore(const std::string& saved, int64_t runtime_tokens,
   baseline_ = b;
   since_baseline_tokens_ = 0;
   for (size_t i = b.items; i < items.size(); ++i) {
+    // A response after the baseline's (saved by a build that kept an older
+    // count over a response that reported none): the whole estimate.
+    if (std::holds_alternative<events::AssistantTurn>(items[i])) {
+      DropBaseline();
+      return;
+    }
     since_baseline_tokens_ += EstimateItemTokens(items[i]);
   }
 }

@@ -8,6 +8,9 @@
 //   the provider's count covers the runtime and every item up to the
 //   assistant item that request produced; later changes are estimated on
 //   top of it (items appended since, and the runtime's change since).
+//   Only the last response's count is a baseline: a response whose usage
+//   has no input count (or that reported no usage) leaves the meter in the
+//   estimated mode until a later response reports one.
 // Every step's update is O(size of the change), never O(history): Append
 // and RecordReported touch only the new item, tokens() is O(1). Reset and
 // Restore walk all items once (on load, and after compaction or /clear
@@ -42,13 +45,15 @@ class ContextMeter {
   // The system prompt or the tools changed. O(1).
   void SetRuntime(int64_t runtime_tokens);
 
-  // One item was added to the context. O(size of item).
+  // One item was added to the context. O(size of item). An assistant item
+  // is a new response, so it drops any baseline: until RecordReported
+  // gives that response's own count, the whole context is estimated.
   void Append(const events::ContextItem& item);
 
   // The usage of the request that produced the item just Append()ed. With
   // input_tokens known, the baseline becomes input_tokens + output_tokens
   // (or, when output is unknown, the estimate of that last item). Unknown
-  // input keeps the previous state.
+  // input drops any baseline: the whole context is estimated.
   void RecordReported(const events::Usage& usage);
 
   int64_t tokens() const;
@@ -60,7 +65,9 @@ class ContextMeter {
   // Restores a Serialize()d state for `items` under `runtime_tokens` (the
   // runtime now; a change since the baseline is accounted). Falls back to
   // Reset(runtime_tokens, items) when `saved` is empty, malformed, or was
-  // taken for a different number of items.
+  // taken for a different number of items; and to the whole estimate when
+  // an assistant item follows the baseline's items (its count is not the
+  // last response's).
   void Restore(const std::string& saved, int64_t runtime_tokens,
                const std::vector<events::ContextItem>& items);
   // How many items a Serialize()d state was taken for (0 when `saved` is
@@ -76,6 +83,8 @@ class ContextMeter {
     int64_t runtime_tokens = 0;  // runtime estimate when it was reported
     size_t items = 0;
   };
+
+  void DropBaseline();
 
   int64_t runtime_tokens_ = 0;
   size_t items_ = 0;

@@ -78,7 +78,7 @@ TEST(ContextMeterTest, UnknownOutputUsesTheEstimateOfTheLastItem) {
   EXPECT_TRUE(meter.reported_baseline());
 }
 
-TEST(ContextMeterTest, UnknownInputKeepsThePreviousState) {
+TEST(ContextMeterTest, UnknownInputEstimatesTheWholeContext) {
   ContextMeter meter;
   auto items = SomeItems();
   meter.Reset(100, {items[0]});
@@ -87,11 +87,49 @@ TEST(ContextMeterTest, UnknownInputKeepsThePreviousState) {
   EXPECT_FALSE(meter.reported_baseline());
   EXPECT_EQ(meter.tokens(), 100 + EstimateItemTokens(items[0]) + EstimateItemTokens(items[1]));
 
+  // A later response without an input count ends the earlier baseline.
+  meter.RecordReported(Reported(5000, 60));
+  ASSERT_TRUE(meter.reported_baseline());
+  meter.Append(items[2]);
+  const events::ContextItem answer = events::AssistantTurn{"done", "", {}, {}};
+  meter.Append(answer);
+  meter.RecordReported(Reported(std::nullopt, std::nullopt));
+  EXPECT_FALSE(meter.reported_baseline());
+  std::vector<events::ContextItem> all = items;
+  all.push_back(answer);
+  EXPECT_EQ(meter.tokens(), 100 + EstimateItemsTokens(all));
+}
+
+// A response that reported no usage at all (RecordReported is not called
+// for it) ends the baseline as well.
+TEST(ContextMeterTest, AResponseWithoutUsageEndsTheBaseline) {
+  ContextMeter meter;
+  auto items = SomeItems();
+  meter.Reset(100, {items[0]});
+  meter.Append(items[1]);
   meter.RecordReported(Reported(5000, 60));
   meter.Append(items[2]);
-  meter.RecordReported(Reported(std::nullopt, std::nullopt));
+  // A tool result is not a response: the baseline stays.
   EXPECT_TRUE(meter.reported_baseline());
-  EXPECT_EQ(meter.tokens(), 5060 + EstimateItemTokens(items[2]));
+  const events::ContextItem answer = events::AssistantTurn{"done", "", {}, {}};
+  meter.Append(answer);
+  EXPECT_FALSE(meter.reported_baseline());
+  std::vector<events::ContextItem> all = items;
+  all.push_back(answer);
+  EXPECT_EQ(meter.tokens(), 100 + EstimateItemsTokens(all));
+}
+
+// A state saved with a baseline older than the last response (by a build
+// that kept it) restores as the whole estimate.
+TEST(ContextMeterTest, RestoreDropsABaselineOlderThanTheLastResponse) {
+  auto items = SomeItems();
+  items.push_back(events::AssistantTurn{"done", "", {}, {}});
+  const std::string saved = R"({"v":1,"items":4,"baseline":5060,"baseline_runtime":100,)"
+                            R"("baseline_items":2})";
+  ContextMeter restored;
+  restored.Restore(saved, 100, items);
+  EXPECT_FALSE(restored.reported_baseline());
+  EXPECT_EQ(restored.tokens(), 100 + EstimateItemsTokens(items));
 }
 
 TEST(ContextMeterTest, ResetDropsTheBaseline) {
