@@ -221,6 +221,35 @@ TEST_F(RawServiceTest, NegativePageSizesAreRefused) {
   EXPECT_THAT(s.error_message(), HasSubstr("limit"));
 }
 
+// GetHistory's page: 100 events for limit 0, at most 500 for a larger one,
+// and a cursor that goes on from there.
+TEST_F(RawServiceTest, HistoryPagesAreCappedAt500Events) {
+  const std::string id = CreateSession().id();
+  const uint64_t first = store_->GetSession(id)->last_seq + 1;
+  store::CommitBatch batch;
+  for (uint64_t seq = first; seq < first + 600; ++seq) {
+    events::SessionEvent event;
+    event.seq = seq;
+    event.turn_id = "t1";
+    event.time_unix_ms = 1;
+    event.payload = events::AssistantMessage{"message " + std::to_string(seq), "", 1};
+    batch.events.push_back(std::move(event));
+  }
+  ASSERT_TRUE(store_->Commit(id, batch).ok());
+
+  for (auto [limit, expected] : {std::pair{0, 100}, std::pair{1000, 500}, std::pair{200, 200}}) {
+    grpc::ClientContext ctx;
+    raw::v1::GetHistoryRequest history;
+    history.set_session_id(id);
+    history.set_limit(limit);
+    raw::v1::GetHistoryResponse page;
+    grpc::Status s = stub_->GetHistory(&ctx, history, &page);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(page.events_size(), expected) << "limit " << limit;
+    EXPECT_FALSE(page.next_cursor().empty()) << "limit " << limit;
+  }
+}
+
 TEST_F(RawServiceTest, EveryRpcOnASessionNeedsItsId) {
   std::vector<grpc::Status> results;
   {
