@@ -589,34 +589,48 @@ void SessionManager::GetStats(std::string session_id, Reply<SessionInfo> reply) 
 
 void SessionManager::DeleteSession(const std::string& session_id, std::string lease_id,
                                    StatusReply reply) {
+  auto hidden = std::make_shared<bool>(false);
   WithRunner(session_id, reply, [&](SessionRunner& r) {
     r.ChangeWhileIdle(
         std::move(lease_id),
         // On the session's queue while idle: no turn can start meanwhile.
-        [this, session_id] { return deps_.store.DeleteSession(session_id); },
-        [this, session_id, reply](absl::Status s) {
-          if (s.ok()) {
-            std::shared_ptr<SessionRunner> unloaded;
-            {
-              absl::MutexLock lock(&mu_);
-              if (auto it = runners_.find(session_id); it != runners_.end()) {
-                unloaded = std::move(it->second.runner);
-                runners_.erase(it);
-              }
-            }
-            if (deps_.mcp != nullptr) deps_.mcp->DropSessionServers(session_id);
+        [this, session_id, hidden] { return deps_.store.DeleteSession(session_id, hidden.get()); },
+        [this, session_id, hidden, reply](absl::Status s) {
+          // Once hidden the session is gone for every reader, also when a
+          // later batch failed (the rows left go at the next purge).
+          if (*hidden) {
             // On the session's queue, like every lease change: the holder's
             // stream and every client waiting for a handover end now,
             // rather than when each gives up.
-            leases_.EndSession(session_id,
-                               absl::NotFoundError(absl::StrCat(
-                                   "session ", session_id, " was deleted; its write lease ended")));
+            ForgetRemovedSession(
+                session_id,
+                absl::StrCat("session ", session_id, " was deleted; its write lease ended"),
+                /*on_queue=*/true);
             RAW_LOG(Info) << "session " << session_id << " removed on request";
           }
           reply(s);
         },
         /*needs_history=*/false);
   });
+}
+
+void SessionManager::ForgetRemovedSession(const std::string& session_id, const std::string& why,
+                                          bool on_queue) {
+  std::shared_ptr<SessionRunner> unloaded;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = runners_.find(session_id); it != runners_.end()) {
+      unloaded = std::move(it->second.runner);
+      runners_.erase(it);
+    }
+  }
+  // Off the queue: the runner's running operation (a step that waited that
+  // long for an approval or a tool) is cancelled and ends; from then on no
+  // write of the session runs and no lease is granted (AcquireLease is
+  // answered kUnavailable), so ending the lease here cannot race with one.
+  if (unloaded != nullptr && !on_queue) unloaded->Shutdown();
+  if (deps_.mcp != nullptr) deps_.mcp->DropSessionServers(session_id);
+  leases_.EndSession(session_id, absl::NotFoundError(why));
 }
 
 absl::StatusOr<PluginSettingsView> SessionManager::GetPluginSettings(const std::string& ns) {
@@ -657,19 +671,32 @@ void SessionManager::SetPluginSettings(std::string ns, std::string settings_json
 }
 
 absl::StatusOr<size_t> SessionManager::PurgeExpired() {
+  // Whether or not sessions expire: a removal cut short (a crash between two
+  // batches, a failed batch) leaves hidden rows that only this finishes.
+  ASSIGN_OR_RETURN(std::vector<std::string> finished, deps_.store.FinishRemovals());
+  for (const auto& id : finished) {
+    ForgetRemovedSession(id, absl::StrCat("session ", id, " was deleted; its write lease ended"),
+                         /*on_queue=*/false);
+    RAW_LOG(Info) << "finished removing session " << id << ", which was cut short";
+  }
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
   const int64_t days = cfg.sessions.expire_after_days;
-  if (days <= 0) return 0;
+  if (days <= 0) return finished.size();
   const int64_t cutoff = deps_.clock.NowUnixMs() - days * 24 * 60 * 60 * 1000;
-  // A session idle that long has no running turn; a runner that was loaded
-  // for reading stays (other threads may hold it) and fails cleanly on use,
-  // since its rows are gone.
   ASSIGN_OR_RETURN(std::vector<std::string> removed, deps_.store.PurgeExpired(cutoff));
   for (const auto& id : removed) {
+    // As DeleteSession: a client holding the session open (reading and
+    // watching do not renew it) is told, and the runner with its MCP
+    // servers goes.
+    ForgetRemovedSession(id,
+                         absl::StrCat("session ", id, " expired after ", days,
+                                      " days without conversation activity and was removed; "
+                                      "its write lease ended"),
+                         /*on_queue=*/false);
     RAW_LOG(Info) << "session " << id << " expired after " << days
                   << " days without conversation activity; removed";
   }
-  return removed.size();
+  return finished.size() + removed.size();
 }
 
 absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(

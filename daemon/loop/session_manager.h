@@ -246,7 +246,12 @@ class SessionManager {
   // GetStats on the worker pool, as GetSession above.
   void GetStats(std::string session_id, Reply<SessionInfo> reply);
 
-  // Removes sessions past sessions.expire_after_days; returns how many.
+  // Finishes any removal that was cut short, then removes sessions past
+  // sessions.expire_after_days (when it is positive); returns how many
+  // sessions went. A removed session is forgotten as DeleteSession does:
+  // its running operation is cancelled, its runner and MCP servers go, and
+  // its lease holder and waiters are told kNotFound. Called from outside
+  // the worker pool (it may wait for a cancelled operation to end).
   absl::StatusOr<size_t> PurgeExpired();
 
   absl::StatusOr<std::unique_ptr<Subscription>> Subscribe(const std::string& session_id,
@@ -296,6 +301,12 @@ class SessionManager {
   absl::StatusOr<std::shared_ptr<SessionRunner>> Runner(const std::string& session_id);
   // The loaded runner, if any (never loads).
   std::shared_ptr<SessionRunner> LoadedRunner(const std::string& session_id);
+  // After the store removed the session: unloads its runner, stops its MCP
+  // servers and ends its lease and every waiting request with kNotFound
+  // `why`. `on_queue`: called by a command on the session's queue (the
+  // runner is idle there); otherwise the runner is shut down first, which
+  // cancels a running operation and waits for it to end.
+  void ForgetRemovedSession(const std::string& session_id, const std::string& why, bool on_queue);
   // The plan of the session's agent as configured now.
   // `session_servers`: the session's own MCP servers.
   // `package_check`: kTrust only for a plan that runs and stores nothing

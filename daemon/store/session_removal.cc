@@ -2,6 +2,7 @@
 // holding the writer for more than one short transaction at a time. See
 // session_store.h for the contract.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,7 @@ absl::StatusOr<int64_t> DeleteSome(Database& db, const char* table, const char* 
 
 }  // namespace
 
-absl::Status SessionStore::DeleteSession(const std::string& id) {
+absl::Status SessionStore::DeleteSession(const std::string& id, bool* hidden) {
   bool marked = false;
   absl::Status written = Write(StoreStep::kRemovalWriting, id, [&](Database& db) -> absl::Status {
     ASSIGN_OR_RETURN(Statement mark,
@@ -47,7 +48,21 @@ absl::Status SessionStore::DeleteSession(const std::string& id) {
   });
   RETURN_IF_ERROR(written);
   if (!marked) return absl::NotFoundError(absl::StrCat("session ", id, " not found"));
-  return RemoveMarked(id);
+  if (hidden != nullptr) *hidden = true;
+  absl::Status removed = RemoveMarked(id);
+  if (removed.ok()) return removed;
+  return absl::Status(
+      removed.code(),
+      absl::StrCat("session ", id,
+                   " is removed, but deleting its stored rows failed: ", removed.message(),
+                   "; the rest are deleted when the daemon next starts or "
+                   "checks for expired sessions"));
+}
+
+absl::StatusOr<std::vector<std::string>> SessionStore::FinishRemovals() {
+  // No session was active before the earliest time: this marks nothing and
+  // finishes what is marked already.
+  return PurgeExpired(std::numeric_limits<int64_t>::min());
 }
 
 absl::StatusOr<std::vector<std::string>> SessionStore::PurgeExpired(int64_t cutoff_unix_ms) {

@@ -180,8 +180,10 @@ class SessionStore {
                                 const std::string& model);
   // Removes the session with its history and context; kNotFound when absent.
   // The session disappears for every other call at once; its rows then go
-  // in batches.
-  absl::Status DeleteSession(const std::string& id);
+  // in batches. `hidden` (may be null) tells whether it disappeared: when a
+  // batch fails after that (a full disk), the error says so, and the rows
+  // left are deleted by the next FinishRemovals or PurgeExpired.
+  absl::Status DeleteSession(const std::string& id, bool* hidden = nullptr);
   // kNotFound with the id when absent.
   absl::StatusOr<SessionRecord> GetSession(const std::string& id);
   // Most recently active first. `page_token` is opaque ("" = first page);
@@ -236,6 +238,12 @@ class SessionStore {
   // checkpoint shrinks the files unless a reader is active, in which case a
   // later checkpoint does.
   absl::StatusOr<std::vector<std::string>> PurgeExpired(int64_t cutoff_unix_ms);
+  // Finishes every removal that was cut short (the process died between two
+  // batches, or a batch failed) and gives the space back, like
+  // PurgeExpired but marking nothing new: the owner calls it whether or not
+  // sessions expire, so a deleted session's rows never stay in the file.
+  // Returns the ids it finished.
+  absl::StatusOr<std::vector<std::string>> FinishRemovals();
 
   // Plugin settings (plugin_settings.cc): one JSON object per namespace,
   // with a revision that counts its writes (0: never written; then "{}").

@@ -1,12 +1,16 @@
-// SessionManager routes the lease changes to the session's queue, and never
-// unloads a session while a lease command is queued or its lease is held.
+// SessionManager routes the lease changes to the session's queue, never
+// unloads a session while a lease command is queued or its lease is held,
+// and ends the lease of a session it removes (deleted or expired).
+#include <fstream>
 #include <future>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "daemon/loop/session_manager.h"
+#include "daemon/store/sqlite/db.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/loop/runner_harness.h"
 #include "tests/daemon/loop/temp_store.h"
@@ -27,6 +31,36 @@ class SessionManagerLeaseTest : public ::testing::Test {
                               return true;
                             });
     });
+  }
+
+  // Holds the session's lease; `ended` gets the status the lease ended with.
+  std::string Hold(std::promise<absl::Status>& ended) {
+    LeaseCallbacks callbacks;
+    callbacks.ended = [&ended](const absl::Status& why) { ended.set_value(why); };
+    Acquired held = testing::Await<WriteLeases::Acquired>([&](Reply<WriteLeases::Acquired> reply) {
+      manager_.AcquireLease(store_.session_id(), LeaseClient{"holder", "test", 0},
+                            WhenHeld::kRefuse, std::move(callbacks), [reply](Acquired acquired) {
+                              reply(std::move(acquired));
+                              return true;
+                            });
+    });
+    EXPECT_TRUE(held.ok()) << held.status();
+    return held.ok() ? held->lease_id : "";
+  }
+
+  // Rows of the session left in `table` of the store's file.
+  int64_t RowsLeft(const std::string& table) {
+    auto db = *store::Database::Open(store_.dir() + "/sessions.sqlite3");
+    auto count = db->QueryInt64(absl::StrCat("SELECT count(*) FROM ", table, " WHERE ",
+                                             table == "sessions" ? "id" : "session_id", " = '",
+                                             store_.session_id(), "'"));
+    EXPECT_TRUE(count.ok()) << count.status();
+    return count.value_or(-1);
+  }
+
+  void Exec(const std::string& sql) {
+    auto db = *store::Database::Open(store_.dir() + "/sessions.sqlite3");
+    ASSERT_TRUE(db->Exec(sql).ok()) << sql;
   }
 
   testing::TempStore store_;
@@ -89,6 +123,70 @@ TEST_F(SessionManagerLeaseTest, ASessionIsNotUnloadedWhileALeaseCommandIsQueuedO
 TEST_F(SessionManagerLeaseTest, AnAcquireForAnUnknownSessionIsRefusedByItsLookup) {
   Acquired acquired = Acquire("no_such_session", WhenHeld::kRefuse);
   EXPECT_EQ(acquired.status().code(), absl::StatusCode::kNotFound) << acquired.status();
+}
+
+// The session's last activity is the epoch, long past the default 30 days:
+// the purge removes it although a client holds it open, and that client is
+// told, as on a delete.
+TEST_F(SessionManagerLeaseTest, ExpiryEndsTheLeaseAndUnloadsTheSession) {
+  std::promise<absl::Status> ended;
+  ASSERT_FALSE(Hold(ended).empty());
+  ASSERT_EQ(manager_.loaded_sessions(), 1u);
+  auto removed = manager_.PurgeExpired();
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(*removed, 1u);
+  absl::Status why = ended.get_future().get();
+  EXPECT_EQ(why.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(why.message().find("expired after 30 days"), std::string::npos) << why;
+  EXPECT_EQ(manager_.loaded_sessions(), 0u);
+  EXPECT_EQ(Acquire(store_.session_id(), WhenHeld::kRefuse).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+// A removal cut short (what a kill between two batches leaves) is finished
+// by the purge also when sessions never expire.
+TEST_F(SessionManagerLeaseTest, ARemovalCutShortIsFinishedAlsoWhenSessionsNeverExpire) {
+  std::ofstream(store_.dir() + "/config.json") << R"({"sessions": {"expire_after_days": 0}})";
+  store::CommitBatch batch;
+  batch.context_appends.push_back(events::UserText{"hello"});
+  ASSERT_TRUE(store_.store().Commit(store_.session_id(), batch).ok());
+  Exec("UPDATE sessions SET removing = 1");
+  ASSERT_EQ(RowsLeft("context_items"), 1);
+
+  auto removed = manager_.PurgeExpired();
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(*removed, 1u);
+  EXPECT_EQ(RowsLeft("context_items"), 0);
+  EXPECT_EQ(RowsLeft("sessions"), 0);
+}
+
+// A delete whose row batches fail after the session was hidden still ends
+// the lease and unloads the session; the next purge deletes the rows.
+TEST_F(SessionManagerLeaseTest, ADeleteCutShortStillEndsTheLease) {
+  std::ofstream(store_.dir() + "/config.json") << R"({"sessions": {"expire_after_days": 0}})";
+  std::promise<absl::Status> ended;
+  const std::string lease = Hold(ended);
+  store::CommitBatch batch;
+  batch.context_appends.push_back(events::UserText{"hello"});
+  ASSERT_TRUE(store_.store().Commit(store_.session_id(), batch).ok());
+  Exec(
+      "CREATE TRIGGER refuse BEFORE DELETE ON context_items "
+      "BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
+
+  std::promise<absl::Status> deleted;
+  manager_.DeleteSession(store_.session_id(), lease,
+                         [&](absl::Status s) { deleted.set_value(std::move(s)); });
+  absl::Status s = deleted.get_future().get();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("is removed, but deleting its stored rows failed"), std::string::npos)
+      << s;
+  EXPECT_EQ(ended.get_future().get().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_.loaded_sessions(), 0u);
+
+  Exec("DROP TRIGGER refuse");
+  ASSERT_TRUE(manager_.PurgeExpired().ok());
+  EXPECT_EQ(RowsLeft("context_items"), 0);
+  EXPECT_EQ(RowsLeft("sessions"), 0);
 }
 
 }  // namespace

@@ -251,6 +251,43 @@ TEST_F(SessionStoreConcurrencyTest, PurgeFinishesARemovalCutShort) {
   EXPECT_TRUE(store_->GetSession("kept").ok());
 }
 
+// A batch that fails after the mark (a full disk; here a trigger refuses
+// the delete) leaves the session hidden and says so; FinishRemovals, which
+// marks nothing new, deletes the rest.
+TEST_F(SessionStoreConcurrencyTest, ARemovalWhoseBatchFailedIsFinishedLater) {
+  Open();
+  ASSERT_TRUE(store_->CreateSession(Session("gone", 100)).ok());
+  ASSERT_TRUE(store_->CreateSession(Session("old_but_kept", 100)).ok());
+  ASSERT_TRUE(store_->Commit("gone", Batch(1, 5)).ok());
+  {
+    auto db = *Database::Open(path_);
+    ASSERT_TRUE(db->Exec("CREATE TRIGGER refuse BEFORE DELETE ON events "
+                         "BEGIN SELECT RAISE(ABORT, 'disk is full'); END")
+                    .ok());
+  }
+  bool hidden = false;
+  absl::Status deleted = store_->DeleteSession("gone", &hidden);
+  EXPECT_FALSE(deleted.ok());
+  EXPECT_TRUE(hidden);
+  EXPECT_NE(deleted.message().find("session gone is removed, but deleting its stored rows failed"),
+            std::string::npos)
+      << deleted;
+  EXPECT_EQ(store_->GetSession("gone").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(RowsOf(path_, "events", "gone"), 5);
+
+  {
+    auto db = *Database::Open(path_);
+    ASSERT_TRUE(db->Exec("DROP TRIGGER refuse").ok());
+  }
+  auto finished = store_->FinishRemovals();
+  ASSERT_TRUE(finished.ok()) << finished.status();
+  EXPECT_THAT(*finished, ElementsAre("gone"));
+  EXPECT_EQ(RowsOf(path_, "events", "gone"), 0);
+  EXPECT_EQ(RowsOf(path_, "context_items", "gone"), 0);
+  EXPECT_TRUE(store_->GetSession("old_but_kept").ok());
+  EXPECT_THAT(*store_->FinishRemovals(), ::testing::IsEmpty());
+}
+
 // After a purge the free pages go back a step at a time, each step its own
 // transaction with the writer released in between.
 TEST_F(SessionStoreConcurrencyTest, SpaceComesBackInSteps) {
