@@ -1,14 +1,14 @@
 #include "daemon/packages/manifest.h"
 
-
+#include <algorithm>
 #include <array>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "common/json.h"
 #include "daemon/config/agent_entry.h"
 #include "daemon/config/duplicate_keys.h"
@@ -19,6 +19,7 @@
 #include "daemon/config/policy_entry.h"
 #include "daemon/packages/package_files.h"
 #include "daemon/packages/package_tree.h"
+#include "daemon/skills/skill_set.h"
 
 namespace raw::packages {
 namespace {
@@ -139,8 +140,15 @@ void CheckPresetRefs(const config::AgentConfig& preset, const Manifest& m, const
       continue;
     }
     if (!absl::ConsumePrefix(&entry, "mcp/")) continue;
-    std::string server(entry.substr(0, entry.find('/')));
-    if (!m.mcp.contains(server)) {
+    const size_t slash = entry.find('/');
+    std::string server(entry.substr(0, slash));
+    if (slash == absl::string_view::npos) {
+      // As in a config: an entry names a server's tools, not the server.
+      problems.push_back({IndexPath(use, i),
+                          absl::StrCat("\"", preset.tools_use[i],
+                                       "\" must name one server and its tools: "
+                                       "mcp/<server>/<tool>, or mcp/<server>/* for all of them")});
+    } else if (!m.mcp.contains(server)) {
       problems.push_back({IndexPath(use, i),
                           absl::StrCat("\"", server,
                                        "\" is not an MCP server of this package (a preset names "
@@ -327,6 +335,38 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& root, const std::set<st
         absl::StrCat(path, " is invalid:\n", manifest.status().message()));
   }
   return manifest;
+}
+
+absl::Status CheckExportFiles(const std::string& root, const std::vector<TreeEntry>& entries,
+                              const Manifest& manifest) {
+  std::vector<ConfigProblem> problems;
+  for (const auto& [name, prompt] : manifest.prompts) {
+    if (prompt.path.empty()) continue;
+    auto entry = std::find_if(entries.begin(), entries.end(),
+                              [&](const TreeEntry& e) { return e.path == prompt.path; });
+    if (entry != entries.end() && entry->kind == TreeEntry::Kind::kSymlink) {
+      problems.push_back({JoinPath(JoinPath(JoinPath("exports", "prompts"), name), "path"),
+                          absl::StrCat("\"", prompt.path,
+                                       "\" is a symbolic link; a prompt's path must name a "
+                                       "regular file of the package (the file is read without "
+                                       "following links)")});
+    }
+  }
+  for (const auto& [name, skill] : manifest.skills) {
+    const std::string path = JoinPath(JoinPath(JoinPath("exports", "skills"), name), "path");
+    absl::StatusOr<skills::Skill> read = skills::ReadSkill(absl::StrCat(root, "/", skill.path));
+    if (!read.ok()) {
+      problems.push_back({path, std::string(read.status().message())});
+    } else if (read->name != name) {
+      problems.push_back(
+          {path, absl::StrCat(skill.path, "/SKILL.md names the skill \"", read->name,
+                              "\"; a skill export's name is the skill's name: name the export \"",
+                              read->name, "\" or the skill \"", name, "\"")});
+    }
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(root, "/", kManifestFile, " is invalid:\n", JoinProblems(problems)));
 }
 
 }  // namespace raw::packages

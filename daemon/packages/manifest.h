@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "daemon/config/config.h"
 #include "daemon/config/config_loader.h"
+#include "daemon/packages/package_tree.h"
 
 namespace raw::packages {
 
@@ -66,5 +67,16 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text, const std::set<std
 // Reads and parses <root>/raw-package.json for the package whose files are
 // `files`; errors name the file.
 absl::StatusOr<Manifest> ReadManifest(const std::string& root, const std::set<std::string>& files);
+
+// What the manifest alone cannot tell, checked against the files under
+// `root` (whose tree is `entries`) when a package is installed or
+// inspected: a prompt's path must not be a symbolic link (the resolver
+// reads it without following links), and each skill export's SKILL.md must
+// have a valid front matter that names the skill as the export is named
+// (the skill is selected by that name). kInvalidArgument naming the file
+// and, one per line, the JSON path of each unusable export. Reads a few
+// small files; runs nothing.
+absl::Status CheckExportFiles(const std::string& root, const std::vector<TreeEntry>& entries,
+                              const Manifest& manifest);
 
 }  // namespace raw::packages

@@ -120,6 +120,7 @@ absl::StatusOr<Inspection> Inspect(const PackageContext& ctx, const std::string&
   absl::StatusOr<Inspection> result = [&]() -> absl::StatusOr<Inspection> {
     ASSIGN_OR_RETURN(std::vector<TreeEntry> files, ScanTree(opened.root, ctx.store.limits()));
     ASSIGN_OR_RETURN(Manifest manifest, ReadManifest(opened.root, PathsOf(files)));
+    RETURN_IF_ERROR(CheckExportFiles(opened.root, files, manifest));
     ASSIGN_OR_RETURN(std::string hash, HashTree(opened.root, files));
     return Inspection{hash, std::move(manifest), std::move(files), "", ""};
   }();

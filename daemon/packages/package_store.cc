@@ -106,7 +106,8 @@ absl::StatusOr<StoredPackage> PackageStore::Add(const std::string& source,
   if (outcome != nullptr) *outcome = AddOutcome::kPresent;
   // Validate the source first: a broken package never reaches the store.
   ASSIGN_OR_RETURN(std::vector<TreeEntry> entries, ScanTree(source, limits_));
-  RETURN_IF_ERROR(ReadManifest(source, PathsOf(entries)).status());
+  ASSIGN_OR_RETURN(Manifest source_manifest, ReadManifest(source, PathsOf(entries)));
+  RETURN_IF_ERROR(CheckExportFiles(source, entries, source_manifest));
   ASSIGN_OR_RETURN(std::string staging, NewStagingDir());
   std::string tree = absl::StrCat(staging, "/tree");
   absl::StatusOr<StoredPackage> result = [&]() -> absl::StatusOr<StoredPackage> {

@@ -85,37 +85,6 @@ absl::StatusOr<std::string> ReadSmallFile(const std::string& path) {
   return data;
 }
 
-// Reads and checks `dir`/SKILL.md; `dir` is absolute with symlinks resolved.
-absl::StatusOr<Skill> ReadSkill(const std::string& dir) {
-  const std::string file = absl::StrCat(dir, "/", kSkillFile);
-  ASSIGN_OR_RETURN(std::string content, ReadSmallFile(file));
-  ASSIGN_OR_RETURN(FrontMatter fm, ParseFrontMatter(content, file));
-  Skill skill;
-  skill.dir = dir;
-  auto name = fm.fields.find("name");
-  if (name == fm.fields.end() || name->second.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": the front matter has no \"name\" (e.g. \"name: code-review\")"));
-  }
-  if (!IsValidName(name->second)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": skill name \"", name->second,
-                     "\" is not valid: use 1 to 64 characters of a-z, 0-9, '_' and '-', "
-                     "starting with a letter or digit"));
-  }
-  skill.name = name->second;
-  auto description = fm.fields.find("description");
-  if (description == fm.fields.end() || description->second.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        file, ": the front matter has no \"description\" (one line saying when to use the "
-              "skill)"));
-  }
-  skill.description = description->second;
-  skill.text = std::move(fm.body);
-  skill.text_hash = SkillTextHash(skill.text);
-  return skill;
-}
-
 // The skills in one configured directory: the directory itself when it holds
 // a SKILL.md, otherwise each immediate subdirectory that holds one.
 absl::Status ScanDirectory(const std::string& entry, const std::string& base_dir,
@@ -184,6 +153,37 @@ std::string OneLine(const std::string& text) {
 }
 
 }  // namespace
+
+absl::StatusOr<Skill> ReadSkill(const std::string& dir) {
+  const std::string file = absl::StrCat(dir, "/", kSkillFile);
+  ASSIGN_OR_RETURN(std::string content, ReadSmallFile(file));
+  ASSIGN_OR_RETURN(FrontMatter fm, ParseFrontMatter(content, file));
+  Skill skill;
+  skill.dir = dir;
+  auto name = fm.fields.find("name");
+  if (name == fm.fields.end() || name->second.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": the front matter has no \"name\" (e.g. \"name: code-review\")"));
+  }
+  if (!IsValidName(name->second)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": skill name \"", name->second,
+                     "\" is not valid: use 1 to 64 characters of a-z, 0-9, '_' and '-', "
+                     "starting with a letter or digit"));
+  }
+  skill.name = name->second;
+  auto description = fm.fields.find("description");
+  if (description == fm.fields.end() || description->second.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file,
+                     ": the front matter has no \"description\" (one line saying when to use the "
+                     "skill)"));
+  }
+  skill.description = description->second;
+  skill.text = std::move(fm.body);
+  skill.text_hash = SkillTextHash(skill.text);
+  return skill;
+}
 
 std::string SkillTextHash(std::string_view text) {
   uint64_t hash = 0xcbf29ce484222325ULL;

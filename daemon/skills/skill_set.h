@@ -32,6 +32,11 @@ struct Skill {
 // 16 lowercase hex digits of the 64-bit FNV-1a hash of `text`.
 std::string SkillTextHash(std::string_view text);
 
+// Reads and checks `dir`/SKILL.md as SkillSet::Load does (its front matter
+// must give a valid name and a description); errors name the file.
+// Skill::dir is `dir` as given (Load passes it absolute, symlinks resolved).
+absl::StatusOr<Skill> ReadSkill(const std::string& dir);
+
 class SkillSet {
  public:
   SkillSet() = default;

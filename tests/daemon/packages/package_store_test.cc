@@ -272,6 +272,63 @@ TEST_F(PackageOpsTest, ABrokenManifestIsRefusedWithPathsAndNothingIsStored) {
   EXPECT_TRUE(hashes->empty());
 }
 
+// Exports that could never be used are refused at install and inspect,
+// naming each one's JSON path; nothing is stored.
+TEST_F(PackageOpsTest, UnusableExportsAreRefusedAtInstallAndInspect) {
+  const std::string src = tmp_.File("src");
+  WriteFile(src + "/raw-package.json",
+            R"({"name": "kit", "version": "1", "description": "d",
+                "exports": {
+                  "mcp": {"notes": {"command": ["${package}/bin/notes"]}},
+                  "prompts": {"tone": {"path": "prompts/tone.md"}},
+                  "skills": {"s": {"path": "skills/s"}, "bad": {"path": "skills/bad"}},
+                  "agents": {"main": {"tools": {"use": ["builtin/*", "mcp/notes"]}}}}})");
+  WriteFile(src + "/shared/tone.md", "Be brief.");
+  std::filesystem::create_directories(src + "/prompts");
+  ASSERT_EQ(symlink("../shared/tone.md", (src + "/prompts/tone.md").c_str()), 0);
+  WriteFile(src + "/skills/s/SKILL.md", "---\nname: other\ndescription: d\n---\n");
+  WriteFile(src + "/skills/bad/SKILL.md", "no front matter\n");
+
+  for (bool install : {false, true}) {
+    absl::Status status =
+        install ? Install(Ctx(), src, std::nullopt).status() : Inspect(Ctx(), src).status();
+    ASSERT_FALSE(status.ok()) << (install ? "install" : "inspect");
+    const std::string message(status.message());
+    EXPECT_THAT(message, HasSubstr("exports.agents.main.tools.use[1]: \"mcp/notes\" must name one "
+                                   "server and its tools"));
+  }
+  // With the preset fixed, the checks of the files come next.
+  WriteFile(src + "/raw-package.json",
+            R"({"name": "kit", "version": "1", "description": "d",
+                "exports": {
+                  "mcp": {"notes": {"command": ["${package}/bin/notes"]}},
+                  "prompts": {"tone": {"path": "prompts/tone.md"}},
+                  "skills": {"s": {"path": "skills/s"}, "bad": {"path": "skills/bad"}},
+                  "agents": {"main": {"tools": {"use": ["builtin/*", "mcp/notes/*"]}}}}})");
+  for (bool install : {false, true}) {
+    absl::Status status =
+        install ? Install(Ctx(), src, std::nullopt).status() : Inspect(Ctx(), src).status();
+    ASSERT_FALSE(status.ok()) << (install ? "install" : "inspect");
+    const std::string message(status.message());
+    EXPECT_THAT(message, HasSubstr("exports.prompts.tone.path: \"prompts/tone.md\" is a symbolic "
+                                   "link"));
+    EXPECT_THAT(message, HasSubstr("exports.skills.s.path: skills/s/SKILL.md names the skill "
+                                   "\"other\""));
+    EXPECT_THAT(message, HasSubstr("exports.skills.bad.path: "));
+  }
+  auto hashes = store_.Hashes();
+  ASSERT_TRUE(hashes.ok());
+  EXPECT_TRUE(hashes->empty());
+
+  // Fixed: the prompt is a file, the skill is named as its export.
+  ASSERT_EQ(unlink((src + "/prompts/tone.md").c_str()), 0);
+  WriteFile(src + "/prompts/tone.md", "Be brief.");
+  WriteFile(src + "/skills/s/SKILL.md", "---\nname: s\ndescription: d\n---\n");
+  WriteFile(src + "/skills/bad/SKILL.md", "---\nname: bad\ndescription: d\n---\n");
+  auto installed = Install(Ctx(), src, std::nullopt);
+  EXPECT_TRUE(installed.ok()) << installed.status();
+}
+
 TEST_F(PackageOpsTest, InstallAndInspectNeverRunPackageCode) {
   // Every file would leave a trace in `traces` if anything executed it.
   const std::string traces = tmp_.File("traces");
