@@ -37,6 +37,13 @@ McpServerConfig ReadMcpServerEntry(const std::string& name, const Json& value,
 // when the config is read.
 bool IsMcpServerGlob(absl::string_view server);
 
+// True when the tools.use entry `use` ("mcp/<server or glob>/<tool or
+// glob>") may select tools of MCP server `server`: some qualified tool name
+// "mcp/<server>/<tool>" matches it, in the glob syntax of tools.use ('*'
+// matches any run, '/' included; McpManager selects servers the same way).
+// False for an entry that is not "mcp/...".
+bool McpEntryMayCoverServer(absl::string_view use, absl::string_view server);
+
 // Reads "mcp_servers" into config.mcp_servers.
 void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& config,
                     std::vector<ConfigProblem>& problems);

@@ -256,16 +256,28 @@ absl::StatusOr<AgentCatalog> SessionManager::ListAgents() {
 
 absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers() {
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  // A server defined with "from" as its package defines it: what it runs,
+  // and the definition a running instance is found by.
+  packages::ResolvedMcpServers resolved =
+      packages::ResolveMcpServers(cfg, deps_.env, packages::EntryCheck::kTrust);
+  std::vector<mcp::McpServerStatus> statuses;
   if (deps_.mcp == nullptr) {
-    std::vector<mcp::McpServerStatus> statuses;
-    for (const auto& [name, server] : cfg.mcp_servers) {
+    for (const auto& [name, server] : resolved.servers) {
       config::McpServerConfig named = server;
       named.name = name;
       statuses.push_back(mcp::StoppedStatus(named));
     }
-    return statuses;
+  } else {
+    statuses = deps_.mcp->StatusOf(resolved.servers);
   }
-  std::vector<mcp::McpServerStatus> statuses = deps_.mcp->StatusOf(cfg.mcp_servers);
+  // One whose package does not resolve cannot start: say why.
+  for (mcp::McpServerStatus& status : statuses) {
+    auto error = resolved.errors.find(status.name);
+    if (error != resolved.errors.end() && status.last_error.empty()) {
+      status.last_error = error->second;
+    }
+  }
+  if (deps_.mcp == nullptr) return statuses;
   std::vector<std::shared_ptr<SessionRunner>> runners;
   {
     absl::MutexLock lock(&mu_);

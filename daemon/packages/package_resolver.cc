@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "daemon/config/builtin_defaults.h"
 #include "daemon/config/field_reader.h"
+#include "daemon/config/mcp_server_entry.h"
 #include "daemon/config/package_ref.h"
 #include "daemon/packages/package_files.h"
 #include "daemon/packages/package_index.h"
@@ -32,11 +33,12 @@ bool UsesPackages(const config::Config& config, const config::AgentConfig& agent
       any(agent.skills) || any(agent.hooks) || !agent.prompts.empty()) {
     return true;
   }
+  // An mcp/ entry, a glob over servers included, that selects a server
+  // defined with "from".
   for (const std::string& use : agent.tools_use) {
-    absl::string_view rest = use;
-    if (!absl::ConsumePrefix(&rest, "mcp/")) continue;
-    auto it = config.mcp_servers.find(std::string(rest.substr(0, rest.find('/'))));
-    if (it != config.mcp_servers.end() && !it->second.from.empty()) return true;
+    for (const auto& [name, server] : config.mcp_servers) {
+      if (!server.from.empty() && config::McpEntryMayCoverServer(use, name)) return true;
+    }
   }
   return false;
 }
@@ -188,6 +190,24 @@ absl::Status ApplyPreset(config::AgentConfig& agent, Loader& loader, const std::
   return absl::OkStatus();
 }
 
+// Gives mcp_servers.<name>, when it is defined with "from", its package's
+// definition; once (a server filled in already is left as it is).
+absl::Status ExpandFromServer(const std::string& name, config::McpServerConfig& server,
+                              Loader& loader) {
+  if (server.from.empty() || !server.command.empty() || !server.url.empty()) {
+    return absl::OkStatus();  // not from a package, or filled in already
+  }
+  const std::string from_path = JoinPath(JoinPath("mcp_servers", name), "from");
+  ASSIGN_OR_RETURN(PackageRef ref, Parse(server.from, config::kExportMcp, from_path));
+  ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, from_path));
+  ASSIGN_OR_RETURN(const config::McpServerConfig* exported,
+                   FindExport(pkg->manifest.mcp, ref, *pkg, from_path));
+  std::string from = std::move(server.from);
+  server = ExpandServer(*exported, name, pkg->dir);
+  server.from = std::move(from);
+  return absl::OkStatus();
+}
+
 absl::Status ApplyTools(config::Config& config, config::AgentConfig& agent, Loader& loader,
                         const std::string& base) {
   const std::string use_path = JoinPath(JoinPath(base, "tools"), "use");
@@ -214,21 +234,13 @@ absl::Status ApplyTools(config::Config& config, config::AgentConfig& agent, Load
       use = absl::StrCat("mcp/", ref.name, "/", ref.tool);
       continue;
     }
-    absl::string_view rest = use;
-    if (!absl::ConsumePrefix(&rest, "mcp/")) continue;
-    auto it = config.mcp_servers.find(std::string(rest.substr(0, rest.find('/'))));
-    if (it == config.mcp_servers.end() || it->second.from.empty() ||
-        !it->second.command.empty() || !it->second.url.empty()) {
-      continue;  // not from a package, or filled in already
+    // Every server with "from" the entry may select (by name or by a glob
+    // over server names, as McpManager selects them).
+    for (auto& [name, server] : config.mcp_servers) {
+      if (config::McpEntryMayCoverServer(use, name)) {
+        RETURN_IF_ERROR(ExpandFromServer(name, server, loader));
+      }
     }
-    const std::string from_path = JoinPath(JoinPath("mcp_servers", it->first), "from");
-    ASSIGN_OR_RETURN(PackageRef ref, Parse(it->second.from, config::kExportMcp, from_path));
-    ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, from_path));
-    ASSIGN_OR_RETURN(const config::McpServerConfig* server,
-                     FindExport(pkg->manifest.mcp, ref, *pkg, from_path));
-    std::string from = it->second.from;
-    it->second = ExpandServer(*server, it->first, pkg->dir);
-    it->second.from = std::move(from);
   }
   return absl::OkStatus();
 }
@@ -325,6 +337,35 @@ absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
   RETURN_IF_ERROR(ApplyPrompts(agent, loader, base));
   out.packages = loader.used();
   return out;
+}
+
+ResolvedMcpServers ResolveMcpServers(const config::Config& config, const PackageStore& store,
+                                     EntryCheck check) {
+  ResolvedMcpServers out;
+  out.servers = config.mcp_servers;
+  Loader loader(config, store, check);
+  for (auto& [name, server] : out.servers) {
+    if (absl::Status s = ExpandFromServer(name, server, loader); !s.ok()) {
+      out.errors[name] = std::string(s.message());
+    }
+  }
+  return out;
+}
+
+ResolvedMcpServers ResolveMcpServers(const config::Config& config, const EnvLookup& env,
+                                     EntryCheck check) {
+  const bool any_from = std::any_of(config.mcp_servers.begin(), config.mcp_servers.end(),
+                                    [](const auto& entry) { return !entry.second.from.empty(); });
+  if (!any_from) return ResolvedMcpServers{config.mcp_servers, {}};
+  absl::StatusOr<PackageStore> store = PackageStore::ForUser(env);
+  if (!store.ok()) {
+    ResolvedMcpServers out{config.mcp_servers, {}};
+    for (const auto& [name, server] : config.mcp_servers) {
+      if (!server.from.empty()) out.errors[name] = std::string(store.status().message());
+    }
+    return out;
+  }
+  return ResolveMcpServers(config, *store, check);
 }
 
 }  // namespace raw::packages

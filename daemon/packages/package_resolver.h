@@ -3,7 +3,8 @@
 //
 // Only the selected agent is looked at: its `extends` preset, `pkg/...`
 // entries of its tools.use, skills, hooks and prompts, a `pkg/...` model,
-// and the `from` of the MCP servers its tools.use names. Other agents' references
+// and the `from` of the MCP servers its tools.use may select (by name or by
+// a glob over server names such as mcp/* or mcp/gh*/*). Other agents' references
 // (broken or not) are not read. For each package used, the alias is looked
 // up in the index beside the config file, the store entry is re-hashed
 // (a changed entry is refused, naming `raw package verify`; see EntryCheck)
@@ -66,5 +67,23 @@ absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
 absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
                                                const std::string& agent_name, const EnvLookup& env,
                                                EntryCheck check = EntryCheck::kRehash);
+
+// The config's MCP servers with every server defined with "from" holding its
+// package's definition, as ResolvePackages gives it to an agent that uses
+// it (so it is the definition a running instance was started from): for
+// describing the servers (ListMcpServers). A "from" that does not resolve
+// (alias not installed, no such export, a refused entry) is left as
+// written, and `errors` holds the reason by server name. With kTrust (the
+// default) nothing is hashed, so it is cheap enough for an API thread.
+struct ResolvedMcpServers {
+  std::map<std::string, config::McpServerConfig> servers;
+  std::map<std::string, std::string> errors;
+};
+ResolvedMcpServers ResolveMcpServers(const config::Config& config, const PackageStore& store,
+                                     EntryCheck check = EntryCheck::kTrust);
+// The same with the user's store; it is located only when a server has
+// "from".
+ResolvedMcpServers ResolveMcpServers(const config::Config& config, const EnvLookup& env,
+                                     EntryCheck check = EntryCheck::kTrust);
 
 }  // namespace raw::packages

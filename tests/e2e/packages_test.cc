@@ -29,8 +29,10 @@ std::string ExampleKit() { return absl::StrCat(RAW_SOURCE_DIR, "/docs/examples/r
 
 // agents: "coder" (plain, the default), "reviewer" (the example's preset),
 // "kit" (the preset of the package written by WriteKit), "broken" (a
-// package alias that is never installed) and "big" (a prompt section of a
-// package "bk" that also holds a large data file).
+// package alias that is never installed), "big" (a prompt section of a
+// package "bk" that also holds a large data file) and "globber" (every MCP
+// server, among them "review-notes", the example's server taken with
+// "from").
 std::string PackagesConfig(const std::string& base_url) {
   return absl::StrCat(R"({
     "default_agent": "coder",
@@ -45,8 +47,11 @@ std::string PackagesConfig(const std::string& base_url) {
       "kit": {"extends": "pkg/kit/agent/main", "model": "fake", "approval_mode": "allow_all"},
       "broken": {"model": "fake", "skills": ["pkg/nosuch/skill/x"]},
       "big": {"model": "fake", "system_prompt": "You are a test agent.",
-              "prompts": ["pkg/bk/prompt/style"]}
-    }
+              "prompts": ["pkg/bk/prompt/style"]},
+      "globber": {"model": "fake", "system_prompt": "You are a test agent.",
+                  "approval_mode": "allow_all", "tools": {"use": ["builtin/read_file", "mcp/*"]}}
+    },
+    "mcp_servers": {"review-notes": {"from": "pkg/rk/mcp/notes"}}
   })");
 }
 
@@ -233,6 +238,57 @@ TEST_F(PackagesE2eTest, TheExamplePackageFromItsFolderRunsAPresetsTurn) {
   EXPECT_THAT(agents.out, ::testing::Not(HasSubstr("extends: pkg/rk/agent/reviewer\n    tools:")));
   CommandResult json = daemon_->RunRaw({"agents", "--json"});
   EXPECT_THAT(json.out, HasSubstr(R"("extends":"pkg/rk/agent/reviewer")"));
+}
+
+// A server taken with "from" is resolved when an agent selects it through a
+// glob over server names, and ListMcpServers describes it as the package
+// defines it, running.
+TEST_F(PackagesE2eTest, AServerFromAPackageRunsForAGlobAndIsListedAsItRuns) {
+  auto listed = [&]() -> raw::v1::McpServerInfo {
+    raw::v1::ListMcpServersResponse resp;
+    grpc::ClientContext ctx;
+    grpc::Status s = stub().ListMcpServers(&ctx, raw::v1::ListMcpServersRequest(), &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    for (const auto& server : resp.servers()) {
+      if (server.name() == "review-notes") return server;
+    }
+    ADD_FAILURE() << "review-notes is not listed";
+    return {};
+  };
+  // Not installed yet: listed with the reason it cannot start.
+  EXPECT_THAT(listed().last_error(), HasSubstr("no package is installed as \"rk\""));
+
+  CommandResult install = Package({"install", ExampleKit(), "--as", "rk"});
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  raw::v1::McpServerInfo before = listed();
+  EXPECT_EQ(before.transport(), "stdio");
+  EXPECT_EQ(before.endpoint(), "python3");
+  EXPECT_EQ(before.state(), raw::v1::MCP_SERVER_STATE_STOPPED);
+  EXPECT_EQ(before.last_error(), "");
+
+  std::string session = daemon_->CreateSession("globber");
+  auto events =
+      Turn(session, "take a note", {{"c1", "mcp__review-notes__note", R"({"text":"hi"})"}});
+  EXPECT_THAT(Notices(events), ::testing::IsEmpty());
+  std::vector<raw::v1::ToolResult> results = Results(events);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].tool(), "mcp/review-notes/note");
+  EXPECT_EQ(results[0].content(), "noted: hi");
+  // The turn's first request offers the server's tool.
+  std::vector<std::string> tools;
+  for (const auto& request : fake_.requests()) {
+    Json body = *request.BodyJson();
+    if (!body.contains("tools")) continue;
+    for (const auto& tool : body["tools"]) tools.push_back(tool["function"]["name"]);
+    break;
+  }
+  EXPECT_THAT(tools, ::testing::ElementsAre("read_file", "mcp__review-notes__note"));
+
+  raw::v1::McpServerInfo after = listed();
+  EXPECT_EQ(after.transport(), "stdio");
+  EXPECT_EQ(after.endpoint(), "python3");
+  EXPECT_EQ(after.state(), raw::v1::MCP_SERVER_STATE_READY);
+  EXPECT_THAT(after.tools(), ::testing::ElementsAre("note"));
 }
 
 TEST_F(PackagesE2eTest, InstallingAndInspectingATarballRunsNothingAndAPresetRunsItsServerAndHook) {

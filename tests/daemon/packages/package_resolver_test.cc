@@ -117,6 +117,61 @@ TEST_F(PackageResolverTest, McpServersFromAPackageAndDirectReferences) {
   EXPECT_EQ(packaged->config.mcp_servers.at("n2").from, "pkg/rk/mcp/notes");
 }
 
+// A server defined with "from" is resolved also when the agent selects it
+// through a glob over server names, whether or not it uses packages
+// otherwise.
+TEST_F(PackageResolverTest, AServerFromAPackageIsResolvedForAGlobOverServers) {
+  const std::string hash = InstallAs(kExample, "rk");
+  config::Config cfg = Load(absl::StrCat("{", kModels, R"(,
+      "mcp_servers": {"n2": {"from": "pkg/rk/mcp/notes"}},
+      "agents": {"a": {"model": "m", "tools": {"use": ["builtin/*", "mcp/*"]}},
+                 "b": {"model": "m", "tools": {"use": ["mcp/n*/note"]},
+                       "skills": ["pkg/rk/skill/review"]},
+                 "c": {"model": "m", "tools": {"use": ["mcp/x*/*"]}}}})"));
+  for (const char* agent : {"a", "b"}) {
+    auto packaged = ResolvePackages(cfg, agent, store_);
+    ASSERT_TRUE(packaged.ok()) << packaged.status();
+    EXPECT_THAT(packaged->config.mcp_servers.at("n2").command,
+                ElementsAre("python3", store_.EntryDir(hash) + "/bin/notes_server.py"))
+        << agent;
+    EXPECT_EQ(packaged->packages.count("rk"), 1u) << agent;
+  }
+  // A glob that cannot select the server leaves it (and the package) alone.
+  auto unrelated = ResolvePackages(cfg, "c", store_);
+  ASSERT_TRUE(unrelated.ok()) << unrelated.status();
+  EXPECT_TRUE(unrelated->config.mcp_servers.at("n2").command.empty());
+  EXPECT_TRUE(unrelated->packages.empty());
+}
+
+// For describing the servers: every "from" server with its package's
+// definition, and the reason for one that does not resolve.
+TEST_F(PackageResolverTest, ResolveMcpServersExpandsEveryServerFromAPackage) {
+  const std::string hash = InstallAs(kExample, "rk");
+  config::Config cfg = Load(absl::StrCat("{", kModels, R"(,
+      "mcp_servers": {"n2": {"from": "pkg/rk/mcp/notes"},
+                      "gone": {"from": "pkg/nosuch/mcp/notes"},
+                      "plain": {"command": ["srv"]}},
+      "agents": {"a": {"model": "m"}}})"));
+  ResolvedMcpServers resolved = ResolveMcpServers(cfg, store_);
+  EXPECT_THAT(resolved.servers.at("n2").command,
+              ElementsAre("python3", store_.EntryDir(hash) + "/bin/notes_server.py"));
+  EXPECT_EQ(resolved.servers.at("n2").from, "pkg/rk/mcp/notes");
+  EXPECT_THAT(resolved.servers.at("plain").command, ElementsAre("srv"));
+  EXPECT_TRUE(resolved.servers.at("gone").command.empty());
+  ASSERT_EQ(resolved.errors.size(), 1u);
+  EXPECT_THAT(resolved.errors.at("gone"),
+              HasSubstr("mcp_servers.gone.from: no package is installed as \"nosuch\""));
+  // The same definition an agent using the server gets (what a running
+  // instance was started from).
+  config::Config with_agent = Load(absl::StrCat("{", kModels, R"(,
+      "mcp_servers": {"n2": {"from": "pkg/rk/mcp/notes"}},
+      "agents": {"a": {"model": "m", "tools": {"use": ["mcp/n2/*"]}}}})"));
+  auto packaged = ResolvePackages(with_agent, "a", store_);
+  ASSERT_TRUE(packaged.ok()) << packaged.status();
+  EXPECT_EQ(packaged->config.mcp_servers.at("n2").command, resolved.servers.at("n2").command);
+  EXPECT_EQ(packaged->config.mcp_servers.at("n2").env, resolved.servers.at("n2").env);
+}
+
 TEST_F(PackageResolverTest, PromptSectionsFollowTheSystemPromptInOrder) {
   InstallAs(kExample, "rk");
   WriteFile(tmp_.File("kit/prompts/tone.md"), "Tone from a file.");
