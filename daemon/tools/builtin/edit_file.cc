@@ -12,15 +12,16 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 #include "daemon/tools/builtin/atomic_write.h"
 #include "daemon/tools/builtin/builtin_tools.h"
 #include "daemon/tools/builtin/checked_open.h"
 #include "daemon/tools/builtin/tool_args.h"
 #include "daemon/tools/builtin/unified_diff.h"
-#include "common/utf8.h"
 
 namespace raw::tools::builtin {
 namespace {
@@ -37,8 +38,21 @@ size_t CountOccurrences(const std::string& text, const std::string& needle) {
   return count;
 }
 
-std::string ReplaceAll(const std::string& text, const std::string& from, const std::string& to) {
+// The size of `text` once its `count` occurrences of a `from_size`-byte string
+// are replaced by a `to_size`-byte one, or nullopt when that is over `limit`
+// (computed without building it and without overflow).
+std::optional<size_t> EditedSize(size_t text_size, size_t count, size_t from_size, size_t to_size,
+                                 size_t limit) {
+  const size_t kept = text_size - count * from_size;  // occurrences never overlap
+  if (kept > limit) return std::nullopt;
+  if (to_size != 0 && count > (limit - kept) / to_size) return std::nullopt;
+  return kept + count * to_size;
+}
+
+std::string ReplaceAll(const std::string& text, const std::string& from, const std::string& to,
+                       size_t result_size) {
   std::string out;
+  out.reserve(result_size);
   size_t start = 0;
   for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, start)) {
     out.append(text, start, pos - start);
@@ -158,9 +172,22 @@ ToolOutput EditFile(const Json& args, const ToolContext& ctx) {
         "set replace_all to true to replace every occurrence"));
   }
 
+  // The edited text is bounded like the file read: replace_all with a short
+  // old_string and a long new_string would otherwise multiply the file's size
+  // in memory, on disk and in the diff.
+  const std::optional<size_t> new_size =
+      EditedSize(text.size(), count, old_string->size(), new_string->size(),
+                 static_cast<size_t>(kMaxEditBytes));
+  if (!new_size) {
+    return ToolOutput::Error(absl::StrCat(
+        "the edit would make ", shown, " larger than ", kMaxEditBytes,
+        " bytes (16 MiB), the limit of edit_file; nothing was changed. Use write_file, or bash "
+        "for a mechanical rewrite of a large file"));
+  }
+
   std::string updated;
   if (*replace_all) {
-    updated = ReplaceAll(text, *old_string, *new_string);
+    updated = ReplaceAll(text, *old_string, *new_string, *new_size);
   } else {
     size_t pos = text.find(*old_string);
     updated = text;

@@ -76,6 +76,36 @@ TEST_F(EditFileTest, ReplaceAllReplacesEveryOccurrence) {
   EXPECT_EQ(ReadText(dir_.Join("f.txt")), "baz bar baz\nbaz\n");
 }
 
+TEST_F(EditFileTest, AnEditThatWouldGrowTheFileOverTheLimitIsRefused) {
+  // 1 MiB of one-byte matches, each replaced by 32 bytes: 32 MiB, twice the
+  // size edit_file reads.
+  const std::string text(1024 * 1024, 'a');
+  WriteText(dir_.Join("f.txt"), text);
+  ToolOutput out = Edit({{"path", "f.txt"},
+                         {"old_string", "a"},
+                         {"new_string", std::string(32, 'b')},
+                         {"replace_all", true}});
+  EXPECT_EQ(out.status, events::ToolStatus::kError);
+  EXPECT_THAT(out.content, HasSubstr("16 MiB"));
+  EXPECT_THAT(out.content, HasSubstr("f.txt"));
+  EXPECT_EQ(ReadText(dir_.Join("f.txt")), text);
+
+  // Right at the limit is still an edit.
+  ToolOutput fits = Edit({{"path", "f.txt"},
+                          {"old_string", "a"},
+                          {"new_string", std::string(16, 'b')},
+                          {"replace_all", true}});
+  EXPECT_EQ(fits.status, events::ToolStatus::kOk) << fits.content;
+  EXPECT_EQ(ReadText(dir_.Join("f.txt")).size(), 16u * 1024 * 1024);
+
+  // A single replacement is bounded the same way.
+  WriteText(dir_.Join("g.txt"), "x\n");
+  ToolOutput single = Edit(
+      {{"path", "g.txt"}, {"old_string", "x"}, {"new_string", std::string(16 * 1024 * 1024, 'y')}});
+  EXPECT_EQ(single.status, events::ToolStatus::kError);
+  EXPECT_EQ(ReadText(dir_.Join("g.txt")), "x\n");
+}
+
 TEST_F(EditFileTest, SeveralMatchesWithoutReplaceAllIsAnErrorAndChangesNothing) {
   WriteText(dir_.Join("f.txt"), "x = 1;\nx = 1;\n");
   ToolOutput out = Edit({{"path", "f.txt"}, {"old_string", "x = 1;"}, {"new_string", "x = 2;"}});
