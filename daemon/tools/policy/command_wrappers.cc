@@ -127,6 +127,23 @@ char LongOption(std::string_view options, std::string_view name) {
   return 0;
 }
 
+// The assignment `value` ("NAME=anything") written so that a shell reads it
+// as that assignment: its value single-quoted.
+std::string AsAssignment(std::string_view value) {
+  size_t equals = value.find('=');
+  std::string text(value.substr(0, equals + 1));
+  text += '\'';
+  for (char c : value.substr(equals + 1)) {
+    if (c == '\'') {
+      text += "'\\''";
+    } else {
+      text += c;
+    }
+  }
+  text += '\'';
+  return text;
+}
+
 Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words) {
   const std::string& name = words[0].value;
   auto unknown_option = [&](std::string_view option) {
@@ -192,15 +209,29 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
     return Line("env -S", line, 0);
   }
   i += static_cast<size_t>(spec.operands);
-  size_t command_name = i;  // past the assignments, which stay part of the command
-  while (spec.assignments && command_name < words.size() &&
-         IsAssignment(words[command_name].text)) {
+  std::vector<ShellWord> command(words.begin() + static_cast<long>(std::min(i, words.size())),
+                                 words.end());
+  size_t command_name = 0;  // past the assignments, which stay part of the command
+  while (spec.assignments && command_name < command.size()) {
+    ShellWord& word = command[command_name];
+    if (!IsAssignment(word.text)) {
+      // env and sudo take any word with "=" as an assignment once the shell
+      // has removed its quotes ('A=1', "LD_PRELOAD=x"): written again as an
+      // assignment, it is one for the command's analysis too.
+      if (!word.literal || word.value.find('=') == std::string::npos) break;
+      std::string text = AsAssignment(word.value);
+      if (!IsAssignment(word.value) || !IsAssignment(text)) {
+        return Unknown(absl::StrCat("\"", name, "\" sets the variable \"", word.value,
+                                    "\", whose name a shell cannot set"));
+      }
+      word.text = std::move(text);
+    }
     ++command_name;
   }
   Wrapped w;
-  if (command_name < words.size()) {
+  if (command_name < command.size()) {
     w.kind = Wrapped::Kind::kCommand;
-    w.commands.emplace_back(words.begin() + static_cast<long>(i), words.end());
+    w.commands.push_back(std::move(command));
   } else if (name == "xargs") {
     w.kind = Wrapped::Kind::kCommand;  // xargs runs echo by default
     w.commands.push_back({ShellWord{"echo", "echo", true}});

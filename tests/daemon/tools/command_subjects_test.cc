@@ -130,6 +130,24 @@ TEST(CommandSubjectsTest, AssignmentsAfterAPrefixStayPartOfTheCommand) {
   EXPECT_THAT(Subjects("env A=1"), ElementsAre(C("env A=1")));
 }
 
+// env and sudo see quotes only after the shell removed them: 'A=1' and
+// "LD_PRELOAD=x" are assignments to them, and the command is what follows.
+TEST(CommandSubjectsTest, QuotedAssignmentsAfterAPrefixAreAssignments) {
+  EXPECT_THAT(Subjects("env 'A=1' rm -rf x"),
+              ElementsAre(C("env 'A=1' rm -rf x"), K("env A=1 rm -rf x"), C("A='1' rm -rf x"),
+                          K("rm -rf x")));
+  EXPECT_THAT(Subjects("sudo A'=1' \"B=it's\" rm x"), Contains(K("rm x")));
+  EXPECT_THAT(Subjects("env 'A=1' bash -c 'rm x'"), Contains(C("rm x")));
+  EXPECT_EQ(Analyze("env 'LD_PRELOAD=/tmp/x.so' ls").environment,
+            std::vector<std::string>{"LD_PRELOAD"});
+  EXPECT_EQ(Analyze("env \"GIT_SSH_COMMAND=sh -c x\" git fetch").environment,
+            std::vector<std::string>{"GIT_SSH_COMMAND"});
+  // A name a shell cannot set is still set by env: what runs is not read.
+  EXPECT_THAT(Analyze("env 'A-B=1' rm x").opaque_reason, HasSubstr("\"A-B=1\""));
+  // A word that only looks like an assignment once expanded is not one.
+  EXPECT_THAT(Analyze("env \"$X=1\" rm x").opaque_reason, Not(IsEmpty()));
+}
+
 TEST(CommandSubjectsTest, VariablesThatChangeWhatRunsAreListed) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"LD_PRELOAD=/tmp/x.so ls", {"LD_PRELOAD"}},

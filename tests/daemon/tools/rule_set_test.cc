@@ -272,6 +272,16 @@ TEST(RuleSetTest, AllowAllAsksForWhatCannotBeRead) {
     EXPECT_EQ(Bash(rules, command, ApprovalMode::kAllowAll).action, RuleAction::kAllow) << command;
   }
   EXPECT_EQ(Bash(rules, "flock /tmp/l rm x", ApprovalMode::kAllowAll).action, RuleAction::kAsk);
+  // A quoted assignment after env or sudo hides neither the command from deny
+  // rules nor the variable from allow_all.
+  for (const char* command :
+       {"env 'LD_PRELOAD=/tmp/x.so' ls", "sudo \"GIT_SSH_COMMAND=sh -c x\" git fetch"}) {
+    EXPECT_EQ(Bash(rules, command, ApprovalMode::kAllowAll).action, RuleAction::kAsk) << command;
+  }
+  for (const char* command : {"env 'A=1' rm -rf ~", "env 'A=1' bash -c 'rm -rf ~'",
+                              "sudo \"A=1\" rm -rf ~", "env A'=1' rm x"}) {
+    EXPECT_EQ(Bash(rules, command, ApprovalMode::kAllowAll).action, RuleAction::kDeny) << command;
+  }
   // A rule on the whole tool still decides.
   EXPECT_EQ(Bash(Rules({Whole(RuleAction::kAllow, "builtin/bash")}), "x=rm; $x -rf ~",
                  ApprovalMode::kAllowAll)
