@@ -15,6 +15,18 @@ std::string ListToolNames(const ToolTable& table) {
   return absl::StrJoin(names, ", ");
 }
 
+namespace {
+
+// A JSON parse error without the input it quotes (the parser's "; last
+// read: '…'" repeats everything from the start of the bad token, e.g. a
+// whole unterminated string): only where and what went wrong reaches the
+// model, never its own arguments again.
+std::string WithoutQuotedInput(absl::string_view message) {
+  return std::string(message.substr(0, message.find("; last read:")));
+}
+
+}  // namespace
+
 PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table) {
   PreparedCall prepared;
   const auto& call = input.call;
@@ -31,20 +43,22 @@ PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table)
         kMaxToolArgumentBytes, " bytes, so the call was not run."));
     return prepared;
   }
+  // A call from a stream that was cut off never runs, even when what
+  // arrived happens to parse; the model is told why, not that its JSON is
+  // invalid, so it does not resend the same oversized call.
+  if (!input.arguments_complete) {
+    prepared.error = tools::ToolOutput::Error(
+        "the tool call was cut off (the response ended, e.g. at the output token limit) before "
+        "its arguments were complete, so it was not run. Call the tool again with complete "
+        "arguments; split a large write into smaller steps.");
+    return prepared;
+  }
   std::string text = call.arguments.empty() ? "{}" : call.arguments;
   auto args = ParseJson(text);
   if (!args.ok()) {
     prepared.error = tools::ToolOutput::Error(absl::StrCat(
-        "the arguments are not valid JSON (", args.status().message(),
+        "the arguments are not valid JSON (", WithoutQuotedInput(args.status().message()),
         "). Send one JSON object that matches the tool's parameter schema."));
-    return prepared;
-  }
-  // A call from a stream that was cut off never runs, even when what
-  // arrived happens to parse.
-  if (!input.arguments_complete) {
-    prepared.error = tools::ToolOutput::Error(
-        "the tool call was cut off before its arguments were complete, so it was not run. "
-        "Call the tool again with complete arguments.");
     return prepared;
   }
   if (!args->is_object()) {

@@ -13,6 +13,7 @@ namespace raw::loop {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class ToolDispatchTest : public ::testing::Test {
  protected:
@@ -65,6 +66,17 @@ TEST_F(ToolDispatchTest, EveryUnfitCallGetsASpecificError) {
   EXPECT_THAT(error("rocket", "{}"), HasSubstr("unknown tool \"rocket\". Available tools: echo"));
   EXPECT_THAT(error("echo", R"({"text": )"), HasSubstr("not valid JSON"));
   EXPECT_THAT(error("echo", R"({"text": "x"})", /*complete=*/false), HasSubstr("cut off"));
+  // A cut-off call is reported as cut off even when it does not parse, and
+  // no error repeats the arguments.
+  std::string cut = error("echo", R"({"text": "PARTIAL-CONTENT-123)", /*complete=*/false);
+  EXPECT_THAT(cut, HasSubstr("cut off"));
+  EXPECT_THAT(cut, Not(HasSubstr("PARTIAL-CONTENT-123")));
+  EXPECT_THAT(cut, Not(HasSubstr("not valid JSON")));
+  std::string unterminated = error("echo", R"({"text": "UNTERMINATED-456)");
+  EXPECT_THAT(unterminated, HasSubstr("not valid JSON"));
+  EXPECT_THAT(unterminated, HasSubstr("column"));
+  EXPECT_THAT(unterminated, Not(HasSubstr("UNTERMINATED-456")));
+  EXPECT_THAT(error("echo", "{\"text\": \"abc\ndef\"}"), Not(HasSubstr("abc")));
   EXPECT_THAT(error("echo", R"(["text"])"), HasSubstr("must be a JSON object"));
   EXPECT_THAT(error("echo", R"({"text": 5})"), HasSubstr("/text"));
   EXPECT_THAT(error("echo", R"({})"), HasSubstr("text"));
