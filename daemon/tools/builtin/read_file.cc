@@ -1,10 +1,12 @@
 // builtin/read_file: returns a UTF-8 text file, or a window of its lines.
 //
-// The file is streamed in chunks, so a huge file costs only the bytes that
-// are returned. Output is capped at tools.files.max_read_bytes; the cut
-// falls on a line boundary and the result says where to continue. The file
-// is opened at the path the rules judged, refusing symlinks on the way and
-// anything but a regular file (checked_open.h).
+// The file is streamed in chunks, so a huge file costs memory only for the
+// bytes that are returned; reaching a far offset still reads every line
+// before it, so the cancel token is checked before each chunk. Output is
+// capped at tools.files.max_read_bytes; the cut falls on a line boundary
+// and the result says where to continue. The file is opened at the path the
+// rules judged, refusing symlinks on the way and anything but a regular file
+// (checked_open.h).
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -85,6 +87,7 @@ ToolOutput ReadFile(const Json& args, const ToolContext& ctx) {
   char last_byte = '\n';          // '\n' for an empty file
   int read_errno = 0;
   for (bool done = false; !done;) {
+    if (ctx.cancel.cancelled()) return ToolOutput::Cancelled("read_file was cancelled");
     ssize_t n = read(fd, buf.data(), buf.size());
     if (n < 0) {
       if (errno == EINTR) continue;

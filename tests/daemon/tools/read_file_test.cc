@@ -42,6 +42,19 @@ TEST_F(ReadFileTest, ReadsRelativePathsAgainstTheWorkingDirectory) {
   EXPECT_EQ(Read({{"path", "./sub/../sub/notes.txt"}}).content, "hello\nworld\n");
 }
 
+// Scanning to a far offset reads the whole file before it; an interrupt
+// stops the scan instead of waiting for it.
+TEST_F(ReadFileTest, ACancelledReadStopsScanning) {
+  WriteText(dir_.Join("big.log"), Lines(400000));  // about 4 MiB, many chunks
+  CancelToken cancel;
+  cancel.Cancel();
+  config::ToolSettings settings;
+  ToolOutput out =
+      Call(spec_, {{"path", "big.log"}, {"offset", 100000000}}, dir_.path(), settings, cancel);
+  EXPECT_EQ(out.status, events::ToolStatus::kCancelled) << out.content;
+  EXPECT_THAT(out.content, HasSubstr("cancelled"));
+}
+
 TEST_F(ReadFileTest, ReadsAbsolutePathsOutsideTheWorkingDirectory) {
   TempDir other;
   WriteText(other.Join("far.txt"), "far away");
