@@ -339,6 +339,7 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
   // The dashboard card's overrides, read at each use (stored_raven_settings.h).
   inputs.raven_settings = std::make_shared<StoredRavenSettings>(cfg, deps_.store);
   ASSIGN_OR_RETURN(TurnPlan plan, BuildTurnPlan(inputs));
+  plan.shutdown = shutdown_;
   if (purpose == PlanPurpose::kWarmup) {
     // Only to serialize the history: nothing secret is resolved for it.
     ASSIGN_OR_RETURN(plan.provider,
@@ -823,6 +824,7 @@ void SessionManager::Shutdown() {
     shutting_down_ = true;  // ends the sweeper's wait
     for (auto& [id, loaded] : runners_) runners.push_back(loaded.runner);
   }
+  shutdown_->Cancel("the daemon is shutting down");  // and the hooks of a cancelled turn
   if (sweeper_.joinable()) sweeper_.join();
   for (const auto& r : runners) r->Shutdown();
   // Every session is idle: what is left in the pool (replies, a plan being

@@ -314,7 +314,7 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   output.content = log_.Redact(output.content);
   output.display = log_.Redact(output.display);
 
-  hooks_.Fire(config::HookEvent::kPostToolUse, tool, [&] {
+  hooks_.Report(config::HookEvent::kPostToolUse, tool, [&] {
     return hooks::PostToolUseFields(tool, e.prepared.arguments, output.status, output.content);
   });
   return CommitResult(call, output, duration);

@@ -45,7 +45,7 @@ Turn::Turn(TurnPlan plan, SessionLog& log, SessionContext& context, const Cancel
       context_(context.items),
       cancel_(cancel),
       hooks_(plan_.hooks, plan_.session_id, plan_.cwd, plan_.withheld_env, plan_.turn_id, log,
-             cancel) {}
+             cancel, plan_.shutdown ? plan_.shutdown.get() : &never_cancelled_) {}
 
 events::TurnEnded Turn::End(events::TurnEndReason reason, std::string message) {
   events::TurnEnded end;
@@ -81,8 +81,8 @@ events::TurnEnded Turn::Run() {
   events::TurnEnded end = RunTurn();
   if (plan_.session && !timings_.empty()) plan_.session->RecordTurnTimings(std::move(timings_));
   hooks_.set_timeline(nullptr);
-  hooks_.Fire(config::HookEvent::kTurnEnd, "",
-              [&] { return hooks::TurnEndFields(end.reason, end.message); });
+  hooks_.Report(config::HookEvent::kTurnEnd, "",
+                [&] { return hooks::TurnEndFields(end.reason, end.message); });
   return end;
 }
 

@@ -8,23 +8,34 @@ namespace raw::loop {
 
 TurnHooks::TurnHooks(const std::vector<config::HookConfig>& hooks, std::string session_id,
                      std::string cwd, std::set<std::string> withheld_env, std::string turn_id,
-                     SessionLog& log, const CancelToken& cancel)
+                     SessionLog& log, const CancelToken& cancel, const CancelToken* after_cancel)
     : hooks_(hooks),
       context_{std::move(session_id), std::move(cwd), std::move(withheld_env),
                [&log](const std::string& text) { return log.Redact(text); }},
       turn_id_(std::move(turn_id)),
       log_(log),
-      cancel_(cancel) {}
+      cancel_(cancel),
+      after_cancel_(after_cancel != nullptr ? *after_cancel : cancel) {}
 
 hooks::HookOutcome TurnHooks::Fire(config::HookEvent event, const std::string& tool,
                                    absl::FunctionRef<Json()> fields) {
+  return Run(event, tool, fields, cancel_);
+}
+
+hooks::HookOutcome TurnHooks::Report(config::HookEvent event, const std::string& tool,
+                                     absl::FunctionRef<Json()> fields) {
+  return Run(event, tool, fields, cancel_.cancelled() ? after_cancel_ : cancel_);
+}
+
+hooks::HookOutcome TurnHooks::Run(config::HookEvent event, const std::string& tool,
+                                  absl::FunctionRef<Json()> fields, const CancelToken& cancel) {
   bool any = false;
   for (const config::HookConfig& h : hooks_) any = any || h.event == event;
   if (!any) return {};
   hooks::HookOutcome outcome;
   {
     StepTimeline::Outside outside(timeline_);
-    outcome = hooks::RunHooks(hooks_, event, tool, context_, fields(), cancel_);
+    outcome = hooks::RunHooks(hooks_, event, tool, context_, fields(), cancel);
   }
   for (const std::string& warning : outcome.warnings) {
     absl::Status s =

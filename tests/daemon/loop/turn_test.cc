@@ -4,6 +4,8 @@
 // Run() returns the TurnEnded; storing it is the runner's job.
 #include "daemon/loop/turn.h"
 
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -214,6 +216,69 @@ TEST_F(TurnTest, CancelledMidStreamKeepsTheTextSoFar) {
   std::vector<events::SessionEvent> stored = temp_.Stored();
   EXPECT_THAT(KindsOf(stored), ElementsAre("turn_started", "user_message", "assistant_message"));
   EXPECT_EQ(std::get<events::AssistantMessage>(stored[2].payload).text, "half an ans");
+}
+
+// A hook for `event` that appends its input document, one line, to `log`.
+config::HookConfig RecordingHook(config::HookEvent event, const std::string& log) {
+  config::HookConfig hook;
+  hook.name = "record";
+  hook.event = event;
+  hook.command = {"sh", "-c", "cat >> \"$1\"; echo >> \"$1\"", "sh", log};
+  return hook;
+}
+
+std::vector<Json> HookInputs(const std::string& log) {
+  std::vector<Json> inputs;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) inputs.push_back(Json::parse(line));
+  }
+  return inputs;
+}
+
+// Hooks that report what happened still run once the turn is interrupted:
+// post_tool_use sees the call that was cancelled, turn_end sees the turn
+// end cancelled. A daemon that is shutting down runs neither.
+TEST_F(TurnTest, ACancelledTurnStillReportsToItsHooks) {
+  echo_.handler = [this](const Json&, const tools::ToolContext& ctx) {
+    cancel_.Cancel("interrupted");  // the user interrupts while the call runs
+    EXPECT_TRUE(ctx.cancel.cancelled());
+    return tools::ToolOutput::Cancelled("[cancelled]");
+  };
+  const std::string log = temp_.dir() + "/hooks.jsonl";
+  auto shutdown = std::make_shared<CancelToken>();
+  auto plan_with_hooks = [&](const std::string& turn_id) {
+    TurnPlan plan = Plan("go");
+    plan.turn_id = turn_id;
+    plan.hooks = {RecordingHook(config::HookEvent::kPostToolUse, log),
+                  RecordingHook(config::HookEvent::kTurnEnd, log)};
+    plan.shutdown = shutdown;
+    return plan;
+  };
+  Queue(ToolCalls({{"c1", "echo", R"({"text":"a"})"}}));
+  events::TurnEnded end = RunTurn(plan_with_hooks("turn_1"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kCancelled);
+  std::vector<Json> inputs = HookInputs(log);
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(inputs[0]["event"], "post_tool_use");
+  EXPECT_EQ(inputs[0]["tool_result"]["status"], "cancelled");
+  EXPECT_EQ(inputs[1]["event"], "turn_end");
+  EXPECT_EQ(inputs[1]["reason"], "cancelled");
+
+  std::remove(log.c_str());
+  shutdown->Cancel("the daemon is shutting down");
+  CancelToken fresh;
+  Queue(ToolCalls({{"c2", "echo", R"({"text":"b"})"}}));
+  events::TurnEnded again = [&] {
+    Turn turn(plan_with_hooks("turn_2"), *log_, ctx_, fresh);
+    echo_.handler = [&fresh](const Json&, const tools::ToolContext&) {
+      fresh.Cancel("the daemon is shutting down");
+      return tools::ToolOutput::Cancelled("[cancelled]");
+    };
+    return turn.Run();
+  }();
+  EXPECT_EQ(again.reason, events::TurnEndReason::kCancelled);
+  EXPECT_THAT(HookInputs(log), IsEmpty());
 }
 
 // A storage failure ends the turn with an error naming storage.
