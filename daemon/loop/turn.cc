@@ -14,6 +14,7 @@
 #include "daemon/loop/compaction_step.h"
 #include "daemon/loop/runtime_record.h"
 #include "daemon/loop/tool_batch.h"
+#include "daemon/loop/unanswered_calls.h"
 
 namespace raw::loop {
 namespace {
@@ -27,6 +28,13 @@ std::string Title(const std::string& text) {
   }
   return t;
 }
+
+// The result of a call whose own result could not be stored. The storage
+// error itself (which names local files) is the turn's end message, for the
+// user; the model only needs to know the call's effect is uncertain.
+constexpr char kNotRecorded[] =
+    "Not recorded: the session could not store this call's result, so it may or may not have "
+    "run; check its effects before repeating it.";
 
 std::string ProviderErrorMessage(const StepResult& result, const absl::Status& status) {
   if (result.error && !result.error->message.empty()) {
@@ -219,11 +227,16 @@ events::TurnEnded Turn::RunTurn() {
   extras.title = absl::StripAsciiWhitespace(plan_.user_text).empty() && !plan_.images.empty()
                      ? "(image)"
                      : Title(plan_.user_text);
+  // Calls an earlier turn left without a result (it could not store them)
+  // are answered ahead of the prompt: the providers refuse a context that
+  // holds a call without its result.
+  std::function<void()> answer_open = AnswerOpenCalls(kNotRecorded, extras);
   absl::Status s = log_.Commit(plan_.turn_id,
                                {events::TurnStarted{plan_.user_text},
                                 events::UserMessage{plan_.user_text, std::move(plan_.images)}},
                                extras);
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
+  if (answer_open) answer_open();
   if (plan_.attach_mcp) {
     // Servers may start here; clients already see the turn running.
     absl::Status attached;
@@ -336,6 +349,7 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
 
   const bool last_step = step >= plan_.agent.agent.max_steps;
   if (auto c = RunCalls(step, result, last_step); !c.ok()) {
+    CloseFailedBatch();
     *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
     return StepOutcome::kDone;
   }
@@ -451,6 +465,49 @@ absl::Status Turn::RunCalls(int step, const StepResult& result, bool skip_all) {
                                    " model requests (max_steps) before this call could run."));
   }
   return batch.Run(result.calls);
+}
+
+std::function<void()> Turn::AnswerOpenCalls(const std::string& why, CommitExtras& extras) {
+  std::optional<AnsweredContext> answered = AnswerEveryCall(context_, why);
+  if (!answered) return nullptr;
+  if (answered->first_inserted == context_.size()) {
+    std::vector<events::ContextItem> outcomes(
+        answered->items.begin() + static_cast<long>(answered->first_inserted),
+        answered->items.end());
+    extras.context_appends.insert(extras.context_appends.begin(), outcomes.begin(), outcomes.end());
+    return [this, outcomes = std::move(outcomes)] {
+      context_.insert(context_.end(), outcomes.begin(), outcomes.end());
+    };
+  }
+  // An open batch before other items (a session stored before such calls
+  // were answered): the context is stored again whole.
+  extras.replace_context = answered->items;
+  return [this, items = std::move(answered->items)]() mutable { ctx_.Rewrite(std::move(items)); };
+}
+
+void Turn::CloseFailedBatch() {
+  CommitExtras extras;
+  std::function<void()> apply = AnswerOpenCalls(kNotRecorded, extras);
+  if (!apply) return;  // the calls never joined the context
+  std::vector<events::EventPayload> results;
+  for (const events::ContextItem& item : extras.context_appends) {
+    const auto& outcome = std::get<events::ToolOutcome>(item);
+    events::ToolResult result;
+    result.call_id = outcome.call_id;
+    result.name = outcome.name;
+    result.tool = ToolFor(outcome.name);
+    result.status = events::ToolStatus::kError;
+    result.content = kNotRecorded;
+    results.push_back(std::move(result));
+  }
+  if (absl::Status s = log_.Commit(plan_.turn_id, std::move(results), std::move(extras)); !s.ok()) {
+    RAW_LOG(Warning) << "session " << plan_.session_id
+                     << ": the calls of a failed batch stay without a result until the next "
+                        "turn: "
+                     << s.message();
+    return;
+  }
+  apply();
 }
 
 }  // namespace raw::loop

@@ -171,6 +171,15 @@ class Turn {
   // Runs (or, at the step limit, skips) the step's calls; the assistant's
   // message and the calls are stored with the batch's first commit.
   absl::Status RunCalls(int step, const StepResult& result, bool skip_all);
+  // Answers every call the model context holds without a result
+  // (unanswered_calls.h) with an error outcome saying `why`: adds the change
+  // to `extras` (ahead of the appends it holds) and returns what applies it
+  // to the context once `extras` is stored; null when no call is open.
+  std::function<void()> AnswerOpenCalls(const std::string& why, CommitExtras& extras);
+  // After a batch failed to store: its calls that got no result get one
+  // (stored with a tool_result each for clients), best effort; when that
+  // fails too, the next turn answers them before its prompt.
+  void CloseFailedBatch();
   absl::Status Notice(events::NoticeLevel level, std::string text);
   std::string ToolFor(const std::string& model_name) const;
   events::TurnEnded End(events::TurnEndReason reason, std::string message);

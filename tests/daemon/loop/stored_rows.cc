@@ -47,6 +47,11 @@ struct Wakeups {
 
 }  // namespace
 
+absl::Status ExecSql(const std::string& path, const std::string& sql) {
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Database> db, store::Database::Open(path));
+  return db->Exec(sql);
+}
+
 absl::StatusOr<std::map<std::string, std::string>> AllStoredRows(const std::string& path) {
   ASSIGN_OR_RETURN(std::unique_ptr<store::Database> db, store::Database::Open(path));
   std::map<std::string, std::string> rows;

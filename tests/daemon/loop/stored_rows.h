@@ -32,6 +32,10 @@ absl::StatusOr<std::string> ReplaceContextPayload(const std::string& path,
                                                   const std::string& session_id, int64_t position,
                                                   const std::string& payload);
 
+// Runs `sql` on the database at `path` (for example a trigger that makes
+// some commits fail, as a full disk would).
+absl::Status ExecSql(const std::string& path, const std::string& sql);
+
 // Pulls `sub` until it has delivered the TurnEnded of `turn_id`; returns
 // every event delivered. The subscription's error ends it early with that
 // error; kDeadlineExceeded after 20 s without it (a failing test).

@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "daemon/loop/session_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/loop/scripted_provider.h"
+#include "tests/daemon/loop/stored_rows.h"
 #include "tests/daemon/loop/temp_store.h"
 
 namespace raw::loop {
@@ -279,6 +281,85 @@ TEST_F(TurnTest, ACancelledTurnStillReportsToItsHooks) {
   }();
   EXPECT_EQ(again.reason, events::TurnEndReason::kCancelled);
   EXPECT_THAT(HookInputs(log), IsEmpty());
+}
+
+// Makes every stored tool_result whose payload holds `marker` fail, as a
+// full disk would; `marker` "" fails them all.
+void FailToolResults(TempStore& temp, const std::string& marker) {
+  ASSERT_TRUE(
+      testing::ExecSql(temp.dir() + "/sessions.sqlite3",
+                       absl::StrCat("CREATE TRIGGER fail_results BEFORE INSERT ON events "
+                                    "WHEN NEW.kind = 'tool_result' AND instr(NEW.payload, '",
+                                    marker,
+                                    "') > 0 BEGIN SELECT RAISE(ABORT, "
+                                    "'injected disk failure'); END"))
+          .ok());
+}
+
+// The pairs of the model context: every assistant item's calls are
+// answered right after it, in order.
+void ExpectEveryCallAnswered(const std::vector<events::ContextItem>& items) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto* assistant = std::get_if<events::AssistantTurn>(&items[i]);
+    if (assistant == nullptr) continue;
+    for (size_t c = 0; c < assistant->tool_calls.size(); ++c) {
+      ASSERT_LT(i + 1 + c, items.size());
+      const auto* outcome = std::get_if<events::ToolOutcome>(&items[i + 1 + c]);
+      ASSERT_NE(outcome, nullptr) << "call " << assistant->tool_calls[c].call_id;
+      EXPECT_EQ(outcome->call_id, assistant->tool_calls[c].call_id);
+    }
+  }
+}
+
+// A batch whose result could not be stored still leaves every call with a
+// result: the turn ends with the storage error, and the calls it could not
+// record are answered (stored and in memory alike), so later requests are
+// ones the providers accept.
+TEST_F(TurnTest, ABatchThatCannotStoreAResultStillAnswersEveryCall) {
+  FailToolResults(temp_, "FAIL-ME");
+  Queue(ToolCalls({{"c1", "echo", R"({"text":"FAIL-ME"})"}, {"c2", "echo", R"({"text":"b"})"}}));
+  events::TurnEnded end = RunTurn(Plan("go"));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kError);
+  EXPECT_THAT(end.message, HasSubstr("storage"));
+  EXPECT_EQ(echo_calls_, 1);
+  ASSERT_EQ(ctx_.items.size(), 4u);
+  ExpectEveryCallAnswered(ctx_.items);
+  const auto& first = std::get<events::ToolOutcome>(ctx_.items[2]);
+  EXPECT_TRUE(first.is_error);
+  EXPECT_THAT(first.content, HasSubstr("could not store"));
+  EXPECT_EQ(*temp_.store().LoadContext(temp_.session_id()), ctx_.items);
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  std::vector<std::string> results;
+  for (const auto& e : stored) {
+    if (const auto* r = std::get_if<events::ToolResult>(&e.payload)) {
+      EXPECT_EQ(r->status, events::ToolStatus::kError);
+      results.push_back(r->call_id);
+    }
+  }
+  EXPECT_THAT(results, ElementsAre("c1", "c2"));
+}
+
+// When even that fails, the next turn answers the open calls ahead of its
+// prompt, in the store and in its request.
+TEST_F(TurnTest, TheNextTurnAnswersCallsAnEarlierTurnLeftOpen) {
+  FailToolResults(temp_, "");
+  Queue(ToolCalls({{"c1", "echo", R"({"text":"a"})"}}));
+  EXPECT_EQ(RunTurn(Plan("go")).reason, events::TurnEndReason::kError);
+  ASSERT_EQ(ctx_.items.size(), 2u);  // the prompt and the call, without its result
+  ASSERT_TRUE(
+      testing::ExecSql(temp_.dir() + "/sessions.sqlite3", "DROP TRIGGER fail_results").ok());
+
+  Queue(TextAnswer("done"));
+  TurnPlan next = Plan("again");
+  next.turn_id = "turn_2";
+  EXPECT_EQ(RunTurn(std::move(next)).reason, events::TurnEndReason::kCompleted);
+  ASSERT_EQ(book_->requests.size(), 2u);
+  const auto& messages = book_->requests[1].messages;
+  ASSERT_EQ(messages.size(), 4u);
+  ExpectEveryCallAnswered(messages);
+  EXPECT_THAT(std::get<events::ToolOutcome>(messages[2]).content, HasSubstr("could not store"));
+  EXPECT_EQ(std::get<events::UserText>(messages[3]).text, "again");
+  EXPECT_EQ(*temp_.store().LoadContext(temp_.session_id()), ctx_.items);
 }
 
 // A storage failure ends the turn with an error naming storage.
