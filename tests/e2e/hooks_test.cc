@@ -73,6 +73,45 @@ TEST_F(ContractTest, EveryEventReachesItsHooksWithTheDocumentedInput) {
   EXPECT_EQ(starts, 1u);
 }
 
+// An interrupted turn still reports to the hooks that observe it: the call
+// the interrupt killed reaches post_tool_use as cancelled, and turn_end
+// sees the turn end cancelled.
+TEST_F(ContractTest, AnInterruptedTurnReachesPostToolUseAndTurnEndHooks) {
+  std::string log = scratch_ + "/events.log";
+  std::string rec = Script("record.sh", Recorder(log));
+  StartDaemon(R"("approval_mode": "allow_all", "hooks": ["post", "end"])",
+              absl::StrCat(R"("hooks": {)", R"("post": )", Hook("post_tool_use", rec),
+                           R"(, "end": )", Hook("turn_end", rec), "}"));
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"sleep 30"})"}}));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "wait");
+  ASSERT_TRUE(
+      stream.WaitFor([](const raw::v1::Event& e) { return e.has_tool_started(); }).has_value());
+  raw::v1::InterruptTurnRequest req;
+  req.set_session_id(session);
+  req.set_lease_id(LeaseFor(stub(), session));
+  raw::v1::InterruptTurnResponse resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub().InterruptTurn(&ctx, req, &resp).ok());
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+
+  std::vector<Json> docs;
+  std::istringstream lines(ReadFile(log));
+  for (std::string line; std::getline(lines, line);) {
+    auto doc = ParseJson(line);
+    ASSERT_TRUE(doc.ok()) << line;
+    docs.push_back(*doc);
+  }
+  ASSERT_EQ(docs.size(), 2u) << ReadFile(log);
+  EXPECT_EQ(docs[0]["event"], "post_tool_use");
+  EXPECT_EQ(docs[0]["tool_result"]["status"], "cancelled");
+  EXPECT_EQ(docs[1]["event"], "turn_end");
+  EXPECT_EQ(docs[1]["reason"], "cancelled");
+}
+
 TEST_F(ContractTest, PreToolUseHookDeniesWithAReasonTheModelSees) {
   std::string deny = Script("deny.sh", "echo 'no network tools today' >&2; exit 2");
   StartDaemon(R"("approval_mode": "allow_all", "hooks": ["guard"])",
