@@ -38,6 +38,11 @@ void StepCollector::OnEvent(const providers::ProviderEvent& event) {
           result_.usage = e.usage;
         } else if constexpr (std::is_same_v<T, providers::FinishEvent>) {
           result_.finish = e;
+          // The calls end before the finish that says why the response did.
+          for (CollectedCall& call : result_.calls) {
+            call.cut_off_at_output_limit =
+                !call.complete && e.reason == providers::FinishReason::kLength;
+          }
         } else if constexpr (std::is_same_v<T, providers::ErrorEvent>) {
           result_.error = e;
         } else if constexpr (std::is_same_v<T, providers::RetryEvent>) {

@@ -17,6 +17,8 @@ namespace raw::loop {
 struct CollectedCall {
   events::ToolCallRequest request;
   bool complete = false;
+  // Not complete, in a response that ended at the model's output limit.
+  bool cut_off_at_output_limit = false;
 };
 
 struct StepResult {

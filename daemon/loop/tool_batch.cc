@@ -104,7 +104,8 @@ ToolBatch::Entry ToolBatch::Gate(const CollectedCall& call, bool id_repeated) {
                             "\" to more than one call of this batch");
     return e;
   }
-  e.prepared = PrepareToolCall(DispatchInput{call.request, call.complete}, plan_.tools);
+  e.prepared = PrepareToolCall(
+      DispatchInput{call.request, call.complete, call.cut_off_at_output_limit}, plan_.tools);
   if (e.prepared.error) {
     e.state = events::ApprovalState::kNotApplicable;
     e.reason = "the call is invalid";

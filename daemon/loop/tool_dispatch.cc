@@ -43,14 +43,14 @@ PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table)
         kMaxToolArgumentBytes, " bytes, so the call was not run."));
     return prepared;
   }
-  // A call from a stream that was cut off never runs, even when what
-  // arrived happens to parse; the model is told why, not that its JSON is
-  // invalid, so it does not resend the same oversized call.
-  if (!input.arguments_complete) {
+  // A call the output limit cut off is told so first: its arguments
+  // usually stop mid-string, and a JSON error would hide the cause (and
+  // invite the same oversized call again).
+  if (input.cut_off_at_output_limit) {
     prepared.error = tools::ToolOutput::Error(
-        "the tool call was cut off (the response ended, e.g. at the output token limit) before "
-        "its arguments were complete, so it was not run. Call the tool again with complete "
-        "arguments; split a large write into smaller steps.");
+        "the tool call was cut off at the model's output limit before its arguments were "
+        "complete, so it was not run. Call the tool again with complete arguments; split a large "
+        "write into smaller steps.");
     return prepared;
   }
   std::string text = call.arguments.empty() ? "{}" : call.arguments;
@@ -59,6 +59,14 @@ PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table)
     prepared.error = tools::ToolOutput::Error(absl::StrCat(
         "the arguments are not valid JSON (", WithoutQuotedInput(args.status().message()),
         "). Send one JSON object that matches the tool's parameter schema."));
+    return prepared;
+  }
+  // A call from a stream that was cut off never runs, even when what
+  // arrived happens to parse.
+  if (!input.arguments_complete) {
+    prepared.error = tools::ToolOutput::Error(
+        "the tool call was cut off before its arguments were complete, so it was not run. "
+        "Call the tool again with complete arguments.");
     return prepared;
   }
   if (!args->is_object()) {

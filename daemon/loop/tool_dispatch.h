@@ -31,7 +31,12 @@ inline constexpr size_t kMaxToolArgumentBytes = 4 << 20;
 
 struct DispatchInput {
   const events::ToolCallRequest& call;
+  // The provider's ToolCallEndEvent::complete: closed, a JSON object, and
+  // in a response that ended normally.
   bool arguments_complete = true;
+  // The response ended at the model's output limit before the call was
+  // complete: whatever its arguments, it was cut off.
+  bool cut_off_at_output_limit = false;
 };
 
 struct PreparedCall {

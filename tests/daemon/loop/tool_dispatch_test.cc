@@ -35,10 +35,10 @@ class ToolDispatchTest : public ::testing::Test {
     table_["echo"] = &spec_;
   }
 
-  PreparedCall Prepare(const std::string& name, const std::string& arguments,
-                       bool complete = true) {
+  PreparedCall Prepare(const std::string& name, const std::string& arguments, bool complete = true,
+                       bool at_output_limit = false) {
     events::ToolCallRequest call{"c1", name, arguments};
-    return PrepareToolCall(DispatchInput{call, complete}, table_);
+    return PrepareToolCall(DispatchInput{call, complete, at_output_limit}, table_);
   }
 
   tools::ToolSpec spec_;
@@ -58,21 +58,26 @@ TEST_F(ToolDispatchTest, ValidCallIsPreparedAndRuns) {
 }
 
 TEST_F(ToolDispatchTest, EveryUnfitCallGetsASpecificError) {
-  auto error = [&](const std::string& name, const std::string& args, bool complete = true) {
-    PreparedCall p = Prepare(name, args, complete);
+  auto error = [&](const std::string& name, const std::string& args, bool complete = true,
+                   bool at_output_limit = false) {
+    PreparedCall p = Prepare(name, args, complete, at_output_limit);
     EXPECT_TRUE(p.error.has_value()) << args;
     return p.error ? p.error->content : std::string();
   };
   EXPECT_THAT(error("rocket", "{}"), HasSubstr("unknown tool \"rocket\". Available tools: echo"));
   EXPECT_THAT(error("echo", R"({"text": )"), HasSubstr("not valid JSON"));
   EXPECT_THAT(error("echo", R"({"text": "x"})", /*complete=*/false), HasSubstr("cut off"));
-  // A cut-off call is reported as cut off even when it does not parse, and
-  // no error repeats the arguments.
-  std::string cut = error("echo", R"({"text": "PARTIAL-CONTENT-123)", /*complete=*/false);
-  EXPECT_THAT(cut, HasSubstr("cut off"));
+  // A call the output limit cut off is reported as cut off even when it
+  // does not parse, and no error repeats the arguments.
+  std::string cut = error("echo", R"({"text": "PARTIAL-CONTENT-123)", /*complete=*/false,
+                          /*at_output_limit=*/true);
+  EXPECT_THAT(cut, HasSubstr("cut off at the model's output limit"));
   EXPECT_THAT(cut, Not(HasSubstr("PARTIAL-CONTENT-123")));
   EXPECT_THAT(cut, Not(HasSubstr("not valid JSON")));
-  std::string unterminated = error("echo", R"({"text": "UNTERMINATED-456)");
+  EXPECT_THAT(error("echo", R"({"text": "x"})", false, true), HasSubstr("output limit"));
+  // Invalid JSON in a response that ended normally is invalid JSON (the
+  // provider marks such a call incomplete too).
+  std::string unterminated = error("echo", R"({"text": "UNTERMINATED-456)", /*complete=*/false);
   EXPECT_THAT(unterminated, HasSubstr("not valid JSON"));
   EXPECT_THAT(unterminated, HasSubstr("column"));
   EXPECT_THAT(unterminated, Not(HasSubstr("UNTERMINATED-456")));

@@ -168,6 +168,28 @@ TEST_F(TurnTest, BrokenStreamNeverRunsItsCalls) {
   EXPECT_EQ(ctx_.items.size(), 1u);  // the user's message only
 }
 
+// A call the output limit cut off mid-argument is told it was cut off,
+// without its partial arguments; an invalid call in a response that ended
+// normally is told its JSON is invalid.
+TEST_F(TurnTest, ACallCutOffAtTheOutputLimitIsToldSo) {
+  Script cut = ToolCalls({{"c1", "echo", R"({"text": "PARTIAL-123)", false}});
+  cut.events.back() = providers::FinishEvent{providers::FinishReason::kLength, "max_tokens"};
+  Queue(cut);
+  Queue(ToolCalls({{"c2", "echo", R"({"text": "BROKEN-456)", false}}));
+  Queue(TextAnswer("done"));
+  EXPECT_EQ(RunTurn(Plan("go")).reason, events::TurnEndReason::kCompleted);
+  EXPECT_EQ(echo_calls_, 0);
+  std::vector<events::ToolResult> results;
+  for (const auto& e : temp_.Stored()) {
+    if (const auto* r = std::get_if<events::ToolResult>(&e.payload)) results.push_back(*r);
+  }
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_THAT(results[0].content, HasSubstr("cut off at the model's output limit"));
+  EXPECT_THAT(results[0].content, ::testing::Not(HasSubstr("PARTIAL-123")));
+  EXPECT_THAT(results[1].content, HasSubstr("not valid JSON"));
+  EXPECT_THAT(results[1].content, ::testing::Not(HasSubstr("BROKEN-456")));
+}
+
 TEST_F(TurnTest, ProviderErrorEndsTheTurnWithItsMessage) {
   Script failing;
   failing.events.push_back(providers::StartEvent{"resp", "m"});
