@@ -108,15 +108,51 @@ std::string RenderBlock(const Json& block) {
   return absl::StrCat("[", type.empty() ? "untyped" : type, " content not shown]");
 }
 
-// Every scalar of `value`, as text.
-void CollectScalars(const Json& value, std::vector<std::string>& out) {
+// How many bytes the "text holds every value" check may look at in all:
+// each value costs a scan of the text plus its own length. Past it, the
+// structured content is shown rather than spend unbounded time on the
+// turn's thread comparing (a server decides both sizes).
+constexpr size_t kMaxScanBytes = size_t{64} << 20;
+
+// Every scalar of `value`, as text; false (and `out` incomplete) once they
+// would cost more than `budget` scan bytes against a text of `text_bytes`.
+bool CollectScalars(const Json& value, size_t text_bytes, size_t& budget,
+                    std::vector<std::string>& out) {
   if (value.is_object() || value.is_array()) {
-    for (const Json& element : value) CollectScalars(element, out);
-  } else if (value.is_string()) {
-    out.push_back(value.get<std::string>());
-  } else if (!value.is_null()) {
-    out.push_back(DumpJson(value));
+    for (const Json& element : value) {
+      if (!CollectScalars(element, text_bytes, budget, out)) return false;
+    }
+    return true;
   }
+  if (value.is_null()) return true;
+  std::string scalar = value.is_string() ? value.get<std::string>() : DumpJson(value);
+  size_t cost = text_bytes + scalar.size();
+  if (cost > budget) return false;
+  budget -= cost;
+  out.push_back(std::move(scalar));
+  return true;
+}
+
+// Whether `needle` occurs in `text`, by Knuth-Morris-Pratt: linear in both.
+// std::string_view::find, and libstdc++'s Boyer-Moore table, take time in
+// the product of the lengths at worst, and the server picks both strings.
+bool Contains(std::string_view text, std::string_view needle) {
+  if (needle.empty()) return true;
+  if (needle.size() > text.size()) return false;
+  // border[i]: the length of the longest proper prefix of needle[0..i] that
+  // is also its suffix.
+  std::vector<size_t> border(needle.size(), 0);
+  for (size_t i = 1, k = 0; i < needle.size(); ++i) {
+    while (k > 0 && needle[i] != needle[k]) k = border[k - 1];
+    if (needle[i] == needle[k]) ++k;
+    border[i] = k;
+  }
+  for (size_t i = 0, k = 0; i < text.size(); ++i) {
+    while (k > 0 && text[i] != needle[k]) k = border[k - 1];
+    if (text[i] == needle[k]) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
 }
 
 // True when the text blocks already carry `structured`.
@@ -126,12 +162,13 @@ bool TextSaysTheSame(const std::vector<std::string>& texts, const Json& structur
     if (parsed.ok() && *parsed == structured) return true;
   }
   if (texts.empty()) return false;
-  std::vector<std::string> scalars;
-  CollectScalars(structured, scalars);
-  if (scalars.empty()) return false;
   std::string joined = absl::StrJoin(texts, "\n");
+  std::vector<std::string> scalars;
+  size_t budget = kMaxScanBytes;
+  if (!CollectScalars(structured, joined.size(), budget, scalars)) return false;
+  if (scalars.empty()) return false;
   for (const std::string& scalar : scalars) {
-    if (!absl::StrContains(joined, scalar)) return false;
+    if (!Contains(joined, scalar)) return false;
   }
   return true;
 }

@@ -9,7 +9,9 @@
 //   MIME type that decodes to UTF-8 counts as text; other blobs are only
 //   described);
 // - structuredContent: serialized JSON, unless a text block already says the
-//   same (the same JSON, or text holding every value of it);
+//   same (the same JSON, or text holding every value of it; that check gives
+//   up, and the JSON is shown, when the values times the text's length pass
+//   64 MiB, so rendering stays fast whatever the server sends);
 // - a result past `max_bytes` is cut at a character boundary, ending with a
 //   line saying how many bytes were left out.
 //

@@ -1,5 +1,8 @@
 #include "daemon/mcp/tool_result.h"
 
+#include <chrono>
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace raw::mcp {
@@ -89,6 +92,31 @@ TEST(ToolResultTest, NeverCutsInsideACharacter) {
   EXPECT_EQ(cut.substr(0, 4), "ab\xc3\xa9");
   EXPECT_EQ(cut[4], '\n');
   EXPECT_EQ(TruncateForModel("short", 10), "short");
+}
+
+// The server picks the text and the values; comparing them must stay cheap
+// (the naive check is values x text, and a long value's search can be
+// value x text on its own).
+TEST(ToolResultTest, StructuredDedupIsBounded) {
+  CallToolResult many;
+  many.content = Json::array({{{"type", "text"}, {"text", std::string(4 << 20, 'a') + "b"}}});
+  many.structured_content = Json::array();
+  for (int i = 0; i < 100000; ++i) many.structured_content.push_back("b");
+  CallToolResult long_value;
+  long_value.content = Json::array({{{"type", "text"}, {"text", std::string(1 << 20, 'a') + "b"}}});
+  long_value.structured_content = Json::array();
+  for (int i = 0; i < 4; ++i) {
+    long_value.structured_content.push_back(std::string(512 * 1024, 'a') + "b");
+  }
+  auto start = std::chrono::steady_clock::now();
+  std::string shown = RenderToolResult(many, size_t{64} << 20);
+  std::string said = RenderToolResult(long_value, size_t{64} << 20);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(elapsed, std::chrono::seconds(1));
+  // Too many values to check: the structured content follows the text.
+  EXPECT_NE(shown.find("ab\n[\"b\",\"b\""), std::string::npos);
+  // Checked, and the text holds each value.
+  EXPECT_EQ(said.find("[\""), std::string::npos);
 }
 
 }  // namespace
