@@ -18,6 +18,13 @@ namespace {
 // Deeper schemas than this are cut off (a guard against pathological input
 // and reference chains, not a limit real tools come near).
 constexpr int kMaxDepth = 32;
+// How many schemas may be converted inside inlined references in all.
+// Depth alone does not bound the output: k properties that each refer to
+// the next of n definitions inline k^n copies, so a few KB of schema could
+// become gigabytes. Past the budget a reference is cut like a cycle; a
+// reference started within it copies at most its target once, so the
+// output stays linear in the input.
+constexpr int kMaxInlinedSchemas = 5000;
 
 class Converter {
  public:
@@ -32,6 +39,7 @@ class Converter {
 
   const OrderedJson& root_;
   std::vector<std::string> ref_stack_;  // references being expanded
+  int inlined_budget_ = kMaxInlinedSchemas;
 };
 
 std::string GeminiType(const std::string& json_type) { return absl::AsciiStrToUpper(json_type); }
@@ -98,8 +106,9 @@ OrderedJson Converter::ConvertRef(const OrderedJson& schema, int depth) {
   if (target != nullptr && target->is_object()) merged = *target;
   bool cycle = false;
   for (const std::string& open : ref_stack_) cycle = cycle || open == ref;
-  if (target == nullptr || cycle || depth >= kMaxDepth) {
-    // Unresolvable or recursive: keep only the target's plain type.
+  if (target == nullptr || cycle || depth >= kMaxDepth || inlined_budget_ <= 0) {
+    // Unresolvable, recursive or past the budget: keep only the target's
+    // plain type.
     OrderedJson cut = OrderedJson::object();
     auto type = merged.find("type");
     if (type != merged.end() && type->is_string()) {
@@ -148,6 +157,7 @@ void Converter::MergeAllOf(const OrderedJson& member, OrderedJson& result) const
 OrderedJson Converter::Convert(const OrderedJson& schema, int depth) {
   OrderedJson result = OrderedJson::object();
   if (!schema.is_object()) return result;  // true / false / junk: any value
+  if (!ref_stack_.empty()) --inlined_budget_;
   if (schema.contains("$ref")) return ConvertRef(schema, depth);
   if (depth >= kMaxDepth) return result;
   std::string format;

@@ -5,8 +5,10 @@
 // what the message models and rewrites what it can express differently:
 //
 // - local "$ref"s ("#/$defs/X", "#/definitions/X", "#") are resolved inline
-//   (a reference cycle or a depth beyond kMaxDepth ends in an untyped
-//   schema rather than recursing forever);
+//   (a reference cycle, a depth beyond kMaxDepth, or a reference met after
+//   5000 schemas were already inlined ends in a schema keeping only the
+//   target's type, rather than recursing forever or multiplying the
+//   output for references that fan out);
 // - "type" becomes the upper-case enum name ("string" -> "STRING"); a type
 //   list [T, "null"] becomes T plus "nullable": true, and a list of several
 //   types becomes "anyOf" of one schema per type;

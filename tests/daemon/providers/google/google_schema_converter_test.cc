@@ -107,5 +107,29 @@ TEST(GoogleSchemaConverterTest, SameInputSameBytes) {
             R"("required":["z","a"]})");
 }
 
+// Sixteen levels of definitions whose two properties both refer to the next
+// inline 2^16 copies of the last one; the expansion has a budget, so the
+// output stays small (and a wider fan-out cannot exhaust memory).
+TEST(GoogleSchemaConverterTest, RefFanOutIsBounded) {
+  OrderedJson defs = OrderedJson::object();
+  auto refers_to = [](int n) {
+    std::string ref = "#/$defs/D" + std::to_string(n);
+    return OrderedJson{{"type", "object"},
+                       {"properties", {{"a", {{"$ref", ref}}}, {"b", {{"$ref", ref}}}}}};
+  };
+  for (int n = 1; n <= 15; ++n) defs["D" + std::to_string(n)] = refers_to(n + 1);
+  defs["D16"] = {{"type", "string"}};
+  OrderedJson schema = refers_to(1);
+  schema["$defs"] = defs;
+  std::optional<OrderedJson> out = ToGeminiParameters(schema);
+  ASSERT_TRUE(out.has_value());
+  std::string text = DumpJson(*out);
+  EXPECT_LT(text.size(), 256 * 1024u);
+  // The first branches are inlined in full, down to the string; the rest
+  // keep only their type.
+  EXPECT_EQ((*out)["properties"]["a"]["type"], "OBJECT");
+  EXPECT_NE(text.find(R"("type":"STRING")"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace raw::providers::google
