@@ -51,12 +51,18 @@ void ContextMeter::DropBaseline() {
 }
 
 void ContextMeter::RecordReported(const events::Usage& usage) {
-  if (!usage.input_tokens) {
+  // A count outside [0, kMaxPlausibleTokens] is as good as unknown; within
+  // it, the sum cannot overflow.
+  auto plausible = [](std::optional<int64_t> n) {
+    return n.has_value() && *n >= 0 && *n <= kMaxPlausibleTokens ? n : std::nullopt;
+  };
+  const std::optional<int64_t> input = plausible(usage.input_tokens);
+  if (!input) {
     DropBaseline();
     return;
   }
   Baseline b;
-  b.tokens = *usage.input_tokens + usage.output_tokens.value_or(last_item_tokens_);
+  b.tokens = *input + plausible(usage.output_tokens).value_or(last_item_tokens_);
   b.runtime_tokens = runtime_tokens_;
   b.items = items_;
   baseline_ = b;

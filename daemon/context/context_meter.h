@@ -53,7 +53,8 @@ class ContextMeter {
   // The usage of the request that produced the item just Append()ed. With
   // input_tokens known, the baseline becomes input_tokens + output_tokens
   // (or, when output is unknown, the estimate of that last item). Unknown
-  // input drops any baseline: the whole context is estimated.
+  // input drops any baseline: the whole context is estimated. A negative
+  // count or one above 2^50 counts as unknown.
   void RecordReported(const events::Usage& usage);
 
   int64_t tokens() const;

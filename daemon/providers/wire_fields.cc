@@ -26,16 +26,18 @@ std::optional<int64_t> CountField(const J& object, const char* key) {
   if (value == nullptr) return std::nullopt;
   if (value->is_number_unsigned()) {
     uint64_t n = value->template get<uint64_t>();
-    if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    if (n > static_cast<uint64_t>(kMaxWireCount)) return std::nullopt;
     return static_cast<int64_t>(n);
   }
   if (value->is_number_integer()) {
     int64_t n = value->template get<int64_t>();
-    return n >= 0 ? std::optional<int64_t>(n) : std::nullopt;
+    return n >= 0 && n <= kMaxWireCount ? std::optional<int64_t>(n) : std::nullopt;
   }
   if (value->is_number_float()) {
     double d = value->template get<double>();
-    if (d >= 0 && d < 9e18 && std::floor(d) == d) return static_cast<int64_t>(d);
+    if (d >= 0 && d <= static_cast<double>(kMaxWireCount) && std::floor(d) == d) {
+      return static_cast<int64_t>(d);
+    }
   }
   return std::nullopt;
 }

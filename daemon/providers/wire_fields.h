@@ -24,8 +24,14 @@ const J* FindField(const J& object, const char* key);
 template <typename J>
 std::string_view StringOf(const J* value);
 
-// A token count or an index: a non-negative whole number that fits int64
-// (a float with no fraction counts); anything else is unknown.
+// Counts above this (about 10^12) are absurd for any request: a broken or
+// hostile endpoint. Reading them as unknown keeps every sum the daemon makes
+// of a few counts (input plus cache reads plus cache writes, a session's
+// totals) far from int64 overflow.
+inline constexpr int64_t kMaxWireCount = int64_t{1} << 40;
+
+// A token count or an index: a non-negative whole number up to
+// kMaxWireCount (a float with no fraction counts); anything else is unknown.
 template <typename J>
 std::optional<int64_t> CountField(const J& object, const char* key);
 

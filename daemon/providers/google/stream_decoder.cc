@@ -41,15 +41,16 @@ events::Usage NormalizeGeminiUsage(const OrderedJson& usage) {
   if (!usage.is_object()) return out;
   out.input_tokens = CountField(usage, "promptTokenCount");
   // Zero counts are omitted on the wire; a record with its prompt count is
-  // complete enough to read an omission as 0.
+  // complete enough to read an omission as 0 (a value that is there but
+  // not a plausible count stays unknown).
   std::optional<int64_t> omitted_zero;
   if (out.input_tokens.has_value()) omitted_zero = 0;
-  out.cache_read_tokens = CountField(usage, "cachedContentTokenCount");
-  if (!out.cache_read_tokens) out.cache_read_tokens = omitted_zero;
-  out.reasoning_tokens = CountField(usage, "thoughtsTokenCount");
-  if (!out.reasoning_tokens) out.reasoning_tokens = omitted_zero;
-  std::optional<int64_t> candidates = CountField(usage, "candidatesTokenCount");
-  if (!candidates) candidates = omitted_zero;
+  auto count = [&usage, &omitted_zero](const char* key) {
+    return FindField(usage, key) == nullptr ? omitted_zero : CountField(usage, key);
+  };
+  out.cache_read_tokens = count("cachedContentTokenCount");
+  out.reasoning_tokens = count("thoughtsTokenCount");
+  std::optional<int64_t> candidates = count("candidatesTokenCount");
   if (candidates && out.reasoning_tokens) out.output_tokens = *candidates + *out.reasoning_tokens;
   return out;
 }

@@ -68,6 +68,22 @@ TEST(ContextMeterTest, ReportedInputAndOutputBecomeTheBaseline) {
   EXPECT_EQ(meter.items(), 4u);
 }
 
+// Counts no request could have are unknown: the sum never wraps into a
+// negative size that would keep compaction from ever starting.
+TEST(ContextMeterTest, ImplausibleReportedCountsAreUnknown) {
+  ContextMeter meter;
+  auto items = SomeItems();
+  meter.Reset(0, {items[0]});
+  meter.Append(items[1]);
+  const int64_t before = meter.tokens();
+  meter.RecordReported(Reported(INT64_MAX, 1));
+  meter.RecordReported(Reported(-5, 1));
+  EXPECT_FALSE(meter.reported_baseline());
+  EXPECT_EQ(meter.tokens(), before);
+  meter.RecordReported(Reported(5000, INT64_MAX));
+  EXPECT_EQ(meter.tokens(), 5000 + EstimateItemTokens(items[1]));
+}
+
 TEST(ContextMeterTest, UnknownOutputUsesTheEstimateOfTheLastItem) {
   ContextMeter meter;
   auto items = SomeItems();

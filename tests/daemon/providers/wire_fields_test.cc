@@ -17,17 +17,27 @@ TEST(WireFieldsTest, MissingNullAndWrongTypesReadAsAbsent) {
   EXPECT_EQ(StringOf<Json>(nullptr), "");
 }
 
+// A count no request could have is unknown, not a value whose sums wrap.
+TEST(WireFieldsTest, AbsurdCountsAreUnknown) {
+  Json doc = Json::parse(
+      R"({"max": 9223372036854775807, "past": 1099511627777, "float": 5e18, "ok": 2e5})");
+  EXPECT_EQ(CountField(doc, "max"), std::nullopt);
+  EXPECT_EQ(CountField(doc, "past"), std::nullopt);
+  EXPECT_EQ(CountField(doc, "float"), std::nullopt);
+  EXPECT_EQ(CountField(doc, "ok"), 200000);
+}
+
 TEST(WireFieldsTest, CountsAreWholeNonNegativeNumbersThatFit) {
   Json doc = Json::parse(
       R"({"a": 12, "b": -1, "c": 3.0, "d": 3.5, "e": "12", "f": 18446744073709551615,
-          "g": 9223372036854775807, "h": 1e300})");
+          "g": 1099511627776, "h": 1e300})");
   EXPECT_EQ(CountField(doc, "a"), 12);
   EXPECT_EQ(CountField(doc, "b"), std::nullopt);
   EXPECT_EQ(CountField(doc, "c"), 3);
   EXPECT_EQ(CountField(doc, "d"), std::nullopt);
   EXPECT_EQ(CountField(doc, "e"), std::nullopt);
   EXPECT_EQ(CountField(doc, "f"), std::nullopt);  // above int64: unknown, not negative
-  EXPECT_EQ(CountField(doc, "g"), INT64_MAX);
+  EXPECT_EQ(CountField(doc, "g"), kMaxWireCount);
   EXPECT_EQ(CountField(doc, "h"), std::nullopt);
 }
 

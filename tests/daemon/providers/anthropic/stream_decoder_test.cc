@@ -213,6 +213,18 @@ TEST(AnthropicStreamDecoderTest, MissingCacheCountersMakeTheInputTotalUnknown) {
             "usage in=? out=4 cache_read=? cache_write=? reasoning=?");
 }
 
+// A count no request could have is unknown: input plus the cache counters
+// never wraps into a negative total.
+TEST(AnthropicStreamDecoderTest, AbsurdUsageIsUnknownNotWrapped) {
+  std::string body = MessageStart(R"({"input_tokens":9223372036854775807,)"
+                                  R"("cache_creation_input_tokens":1,)"
+                                  R"("cache_read_input_tokens":0})") +
+                     Text(0, "hi") + MessageDelta("end_turn", R"({"output_tokens":1})") +
+                     MessageStop();
+  EXPECT_EQ(EventTexts(DecodeBody(body))[2],
+            "usage in=? out=1 cache_read=0 cache_write=1 reasoning=?");
+}
+
 TEST(AnthropicStreamDecoderTest, OutputIsUnknownWithoutMessageDeltaUsage) {
   std::string body = MessageStart() + Text(0, "hi") + MessageDelta("end_turn") + MessageStop();
   EXPECT_EQ(EventTexts(DecodeBody(body))[2],

@@ -187,5 +187,17 @@ TEST(GoogleStreamDecoderTest, NormalizeUsage) {
   EXPECT_EQ(u.reasoning_tokens, 7);
 }
 
+TEST(GoogleStreamDecoderTest, AbsurdUsageIsUnknownNotWrapped) {
+  absl::StatusOr<OrderedJson> usage = ParseOrderedJson(
+      R"({"promptTokenCount":10,"candidatesTokenCount":5e18,"thoughtsTokenCount":5e18})");
+  ASSERT_TRUE(usage.ok());
+  events::Usage u = NormalizeGeminiUsage(*usage);
+  EXPECT_EQ(u.input_tokens, 10);
+  // Present but implausible: unknown, not an omitted zero.
+  EXPECT_EQ(u.output_tokens, std::nullopt);
+  EXPECT_EQ(u.reasoning_tokens, std::nullopt);
+  EXPECT_EQ(u.cache_read_tokens, 0);
+}
+
 }  // namespace
 }  // namespace raw::providers::google
