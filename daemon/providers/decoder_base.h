@@ -10,6 +10,8 @@
 // Thread-compatible: one decoder per response.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,7 @@ class DecoderBase : public VendorDecoder {
  public:
   void Fail(ErrorEvent error, std::vector<ProviderEvent>* out) final;
   bool done() const final { return done_; }
+  size_t held_bytes() const final { return held_bytes_; }
 
   // Some text, reasoning or tool-call event has been produced.
   bool after_output() const { return after_output_; }
@@ -50,6 +53,11 @@ class DecoderBase : public VendorDecoder {
   // A Finish event has been emitted.
   void MarkDone() { done_ = true; }
 
+  // Bytes kept back from the events (see held_bytes()) grew or were let
+  // out (emitted or dropped).
+  void Hold(size_t bytes) { held_bytes_ += bytes; }
+  void Release(size_t bytes) { held_bytes_ -= std::min(bytes, held_bytes_); }
+
   // Ends the response with `error`. No-op once done().
   void EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out);
   // Ends it with a retryable kPrematureEof that says `message`.
@@ -64,6 +72,7 @@ class DecoderBase : public VendorDecoder {
   bool started_ = false;
   bool done_ = false;
   bool after_output_ = false;
+  size_t held_bytes_ = 0;
 };
 
 }  // namespace raw::providers

@@ -207,10 +207,11 @@ class ResponseHandler : public http::HttpResponseHandler {
                                   model_.name, ".idle_timeout_seconds)"));
   }
 
-  // Counts the text, reasoning and tool-call argument bytes of the events
-  // about to be delivered against models.<name>.max_response_bytes; at the
-  // first event past it, drops the rest and fails the stream, so a hostile
-  // endpoint cannot grow the daemon's memory without bound.
+  // Counts the text, reasoning, reasoning state and tool-call argument
+  // bytes of the events about to be delivered, plus what the decoder holds
+  // back, against models.<name>.max_response_bytes; at the first event past
+  // it, drops the rest and fails the stream, so a hostile endpoint cannot
+  // grow the daemon's memory without bound.
   void EnforceResponseCap() {
     for (size_t i = 0; i < events_.size(); ++i) {
       const ProviderEvent& event = events_[i];
@@ -218,6 +219,11 @@ class ResponseHandler : public http::HttpResponseHandler {
       if (const auto* text = std::get_if<TextDeltaEvent>(&event)) bytes = text->text.size();
       if (const auto* reasoning = std::get_if<ReasoningDeltaEvent>(&event)) {
         bytes = reasoning->text.size();
+      }
+      // Signatures, redacted thinking and encrypted reasoning are kept with
+      // the message and sent back with every later request.
+      if (const auto* end = std::get_if<ReasoningEndEvent>(&event); end && end->opaque) {
+        bytes = end->opaque->data.size();
       }
       if (const auto* call = std::get_if<ToolCallDeltaEvent>(&event)) bytes = call->fragment.size();
       if (const auto* end = std::get_if<ToolCallEndEvent>(&event)) {
@@ -228,15 +234,23 @@ class ResponseHandler : public http::HttpResponseHandler {
       response_bytes_ += static_cast<int64_t>(bytes);
       if (response_bytes_ <= model_.max_response_bytes) continue;
       events_.resize(i);
-      decoder_.Fail(MakeError(ErrorKind::kUnknown, false,
-                              absl::StrCat("the response from ", url_, " exceeded ",
-                                           model_.max_response_bytes,
-                                           " bytes of text, reasoning and tool-call arguments "
-                                           "(models.",
-                                           model_.name, ".max_response_bytes)")),
-                    &events_);
+      FailOverCap();
       return;
     }
+    if (!decoder_.done() &&
+        response_bytes_ + static_cast<int64_t>(decoder_.held_bytes()) > model_.max_response_bytes) {
+      FailOverCap();
+    }
+  }
+
+  void FailOverCap() {
+    decoder_.Fail(
+        MakeError(ErrorKind::kUnknown, false,
+                  absl::StrCat("the response from ", url_, " exceeded ", model_.max_response_bytes,
+                               " bytes of text, reasoning and tool-call arguments "
+                               "(models.",
+                               model_.name, ".max_response_bytes)")),
+        &events_);
   }
 
   void Deliver() {

@@ -8,11 +8,12 @@
 // response. Pure (no I/O); thread-compatible.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
-#include "daemon/providers/provider_event.h"
 #include "daemon/http/sse_decoder.h"
+#include "daemon/providers/provider_event.h"
 
 namespace raw::providers {
 
@@ -43,6 +44,12 @@ class VendorDecoder {
   // finish_reason, Gemini after finishReason). False where only an explicit
   // terminator completes the answer.
   virtual bool answer_complete() const { return false; }
+
+  // Bytes the decoder holds that no event carries yet (arguments of a call
+  // whose name has not arrived, thinking state of a block still open). The
+  // response byte cap counts them, so that a stream which never lets them
+  // out cannot grow memory past it.
+  virtual size_t held_bytes() const { return 0; }
 };
 
 }  // namespace raw::providers

@@ -129,6 +129,8 @@ void StreamDecoder::OnBlockStart(const Json& event, std::vector<ProviderEvent>* 
     MarkOutput();
     out->push_back(ToolCallStartEvent{block.call, calls_.back().id, calls_.back().name});
   }
+  if (auto open = blocks_.find(*index); open != blocks_.end()) Release(open->second.held());
+  Hold(block.held());
   Block& stored = blocks_[*index] = std::move(block);
   if (stored.kind == BlockKind::kText) {
     std::string_view text = StringOf(FindField(*content, "text"));
@@ -155,7 +157,9 @@ void StreamDecoder::OnBlockDelta(const Json& event, std::vector<ProviderEvent>* 
     if (!text.empty()) EmitReasoning(block, text, out);
   } else if (kind == "signature_delta" && block.kind == BlockKind::kThinking) {
     // As the SDK does: the delta carries the whole signature.
+    Release(block.signature.size());
     block.signature = StringOf(FindField(*delta, "signature"));
+    Hold(block.signature.size());
   } else if (kind == "input_json_delta" && block.kind == BlockKind::kToolUse) {
     std::string_view piece = StringOf(FindField(*delta, "partial_json"));
     if (piece.empty()) return;
@@ -174,6 +178,7 @@ void StreamDecoder::OnBlockStop(const Json& event, std::vector<ProviderEvent>* o
   if (it == blocks_.end()) return;
   Block block = std::move(it->second);
   blocks_.erase(it);
+  Release(block.held());
   switch (block.kind) {
     case BlockKind::kThinking: {
       ReasoningEndEvent end;

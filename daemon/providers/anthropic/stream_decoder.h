@@ -83,6 +83,8 @@ class StreamDecoder : public DecoderBase {
     std::string thinking;
     std::string signature;
     std::string redacted_data;
+    // Kept until the block stops (the decoder Holds them meanwhile).
+    size_t held() const { return signature.size() + redacted_data.size(); }
   };
   struct Call {
     std::string id;

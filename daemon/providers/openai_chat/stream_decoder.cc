@@ -234,6 +234,7 @@ void StreamDecoder::DecodeToolCall(const Json& fragment, std::vector<ProviderEve
   }
   bool was_started = slot.started;
   slot.arguments += piece;
+  if (!was_started) Hold(piece.size());  // until StartCall lets it out
   if (!slot.started && !slot.name.empty()) {
     StartCall(slot, out);  // also emits the arguments buffered so far
   } else if (was_started && !piece.empty()) {
@@ -248,6 +249,7 @@ void StreamDecoder::StartCall(CallSlot& slot, std::vector<ProviderEvent>* out) {
                                     : absl::StrCat("call_", response_id(), "_", slot.call_index);
   }
   slot.started = true;
+  Release(slot.arguments.size());
   MarkOutput();
   out->push_back(ToolCallStartEvent{slot.call_index, slot.id, slot.name});
   if (!slot.arguments.empty()) {

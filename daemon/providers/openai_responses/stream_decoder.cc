@@ -327,6 +327,7 @@ void StreamDecoder::StartCall(CallSlot& slot, std::vector<ProviderEvent>* out) {
                        : absl::StrCat("call_", response_id(), "_", slot.call_index);
   }
   slot.started = true;
+  Release(slot.arguments.size());
   MarkOutput();
   out->push_back(ToolCallStartEvent{slot.call_index, slot.call_id, slot.name});
   if (!slot.arguments.empty()) out->push_back(ToolCallDeltaEvent{slot.call_index, slot.arguments});
@@ -337,7 +338,11 @@ void StreamDecoder::AppendArguments(CallSlot& slot, std::string_view fragment,
   if (fragment.empty() || slot.final_arguments) return;
   slot.arguments.append(fragment);
   // Before its name is known a call is buffered; StartCall sends it whole.
-  if (slot.started) out->push_back(ToolCallDeltaEvent{slot.call_index, std::string(fragment)});
+  if (slot.started) {
+    out->push_back(ToolCallDeltaEvent{slot.call_index, std::string(fragment)});
+  } else {
+    Hold(fragment.size());
+  }
 }
 
 void StreamDecoder::SetFinalArguments(CallSlot& slot, std::string_view arguments,
@@ -349,6 +354,10 @@ void StreamDecoder::SetFinalArguments(CallSlot& slot, std::string_view arguments
     // The final value wins; the deltas already sent cannot be taken back.
     RAW_LOG(Warning) << "tool call " << slot.call_id
                      << ": streamed arguments differ from the final value";
+    if (!slot.started) {
+      Release(slot.arguments.size());
+      Hold(arguments.size());
+    }
     slot.arguments = std::string(arguments);
   }
   slot.final_arguments = true;

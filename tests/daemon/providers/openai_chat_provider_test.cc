@@ -195,6 +195,23 @@ TEST(OpenAiChatProviderTest, AResponsePastItsByteCapFailsAndStopsReading) {
   EXPECT_EQ(http.single_request().total_timeout_ms, model.max_stream_ms);
 }
 
+// Fragments of a call whose name never comes are buffered, not emitted:
+// they count against the cap all the same.
+TEST(OpenAiChatProviderTest, NamelessToolCallFragmentsCountAgainstTheByteCap) {
+  std::vector<std::string> chunks = {::raw::testing::chat::RoleChunk()};
+  const std::string fragment =
+      R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":")" +
+      std::string(300, 'x') + R"("}}]}}]})";
+  for (int i = 0; i < 20; ++i) chunks.push_back("data: " + fragment + "\n\n");
+  harness::ExpectHeldBytesCountAgainstTheCap(
+      [](http::HttpClient& http) {
+        config::ModelConfig model = Model();
+        model.max_response_bytes = 1024;
+        return std::make_unique<OpenAiChatProvider>(model, http, "k");
+      },
+      chunks);
+}
+
 // models.<name>.max_stream_seconds: the transfer's total timeout names the
 // setting and is not retried.
 TEST(OpenAiChatProviderTest, AStreamPastItsTimeLimitNamesTheSetting) {

@@ -162,6 +162,27 @@ inline void ExpectStopsReadingAfterTheTerminalEvent(const ProviderMaker& make,
   EXPECT_EQ(sink.texts().back(), last_event);
 }
 
+// models.<name>.max_response_bytes, which `make` sets to 1024, counts what
+// the decoder keeps back from the events too: the server sends `chunks`
+// (whose bytes become no counted event) and then holds the connection open,
+// and the stream still ends at once with the cap's error, not retried.
+inline void ExpectHeldBytesCountAgainstTheCap(const ProviderMaker& make,
+                                              const std::vector<std::string>& chunks) {
+  FakeHttpClient http;
+  FakeHttpResponse response = Sse(chunks);
+  response.hold_after_chunks = chunks.size();
+  http.Enqueue(response);
+  std::unique_ptr<Provider> provider = make(http);
+  RecordingSink sink;
+  CancelToken cancel;
+  absl::Status status = provider->Stream(HelloRequest(), sink, cancel);
+  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("exceeded 1024 bytes"));
+  ASSERT_FALSE(sink.events.empty());
+  const auto* error = std::get_if<ErrorEvent>(&sink.events.back());
+  ASSERT_NE(error, nullptr);
+  EXPECT_FALSE(error->retryable);
+}
+
 // A 200 `content_type` JSON `body` (a server that ignored stream:true),
 // arriving in 5-byte pieces, is decoded whole into `expected`.
 inline void ExpectJsonBodyDecodedWhole(const ProviderMaker& make, const std::string& body,

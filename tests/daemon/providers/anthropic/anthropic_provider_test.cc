@@ -251,6 +251,34 @@ TEST(AnthropicProviderTest, JsonBodyWhenTheServerIgnoresStreaming) {
        "usage in=? out=2 cache_read=? cache_write=? reasoning=?", "finish stop raw=end_turn"});
 }
 
+// Redacted thinking is kept with the message and sent back with every later
+// request: its data counts against the cap, whether its block closed (and
+// its data was emitted) or is still open (and held).
+TEST(AnthropicProviderTest, RedactedThinkingCountsAgainstTheByteCap) {
+  auto event = [](const std::string& type, const std::string& fields) {
+    return absl::StrCat("event: ", type, "\ndata: {\"type\":\"", type, "\",", fields, "}\n\n");
+  };
+  std::string start =
+      event("message_start", R"("message":{"id":"msg_R","model":"claude-r","usage":{}})");
+  std::vector<std::string> closed = {start};
+  std::vector<std::string> open = {start};
+  for (int i = 0; i < 20; ++i) {
+    std::string block_start = event(
+        "content_block_start",
+        absl::StrCat(R"("index":)", i, R"(,"content_block":{"type":"redacted_thinking","data":")",
+                     std::string(300, 'r'), R"("})"));
+    open.push_back(block_start);
+    closed.push_back(block_start + event("content_block_stop", absl::StrCat(R"("index":)", i)));
+  }
+  auto make = [](http::HttpClient& http) {
+    config::ModelConfig model = Model();
+    model.max_response_bytes = 1024;
+    return std::make_unique<AnthropicProvider>(model, http, "k");
+  };
+  harness::ExpectHeldBytesCountAgainstTheCap(make, closed);
+  harness::ExpectHeldBytesCountAgainstTheCap(make, open);
+}
+
 TEST(AnthropicProviderTest, EndpointJoinsBaseUrl) {
   harness::FakeHttpClient http;
   config::ModelConfig model = Model();

@@ -216,6 +216,26 @@ TEST(OpenAiResponsesProviderTest, JsonBodyWhenTheServerIgnoresStreaming) {
        "usage in=3 out=2 cache_read=? cache_write=? reasoning=?", "finish stop raw=completed"});
 }
 
+// Argument deltas of an item never announced are buffered, not emitted:
+// they count against the cap all the same.
+TEST(OpenAiResponsesProviderTest, UnannouncedArgumentDeltasCountAgainstTheByteCap) {
+  std::vector<std::string> chunks = {
+      R"(data: {"type":"response.created","response":{"id":"resp_H","model":"m"}})"
+      "\n\n"};
+  for (int i = 0; i < 20; ++i) {
+    chunks.push_back(R"(data: {"type":"response.function_call_arguments.delta","item_id":"fc_1",)"
+                     R"("output_index":0,"delta":")" +
+                     std::string(300, 'x') + "\"}\n\n");
+  }
+  harness::ExpectHeldBytesCountAgainstTheCap(
+      [](http::HttpClient& http) {
+        config::ModelConfig model = Model();
+        model.max_response_bytes = 1024;
+        return std::make_unique<OpenAiResponsesProvider>(model, http, "k");
+      },
+      chunks);
+}
+
 TEST(OpenAiResponsesProviderTest, EndpointJoinsBaseUrl) {
   harness::FakeHttpClient http;
   config::ModelConfig model = Model();
