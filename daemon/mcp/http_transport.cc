@@ -3,6 +3,8 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <memory>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -24,6 +26,30 @@ bool WaitUnlessCancelled(const CancelToken& cancel, int64_t ms) {
   poll(&fd, 1, static_cast<int>(std::clamp<int64_t>(ms, 0, 600000)));
   return !cancel.cancelled();
 }
+
+// The answer to a notification or response POST. The server has nothing to
+// say to either (the specification says it answers 202 without a body), so
+// an event stream in answer is left at once rather than read until the
+// server ends it, which a server may never do. A JSON body is read.
+class PostAnswer : public http::HttpResponseHandler {
+ public:
+  PostAnswer(ResponseReader& reader, CancelToken& transfer)
+      : reader_(reader), transfer_(transfer) {}
+
+  void OnStatus(int status, const http::Headers& headers) override {
+    reader_.OnStatus(status, headers);
+    if (!reader_.is_sse()) return;
+    left_stream_ = true;
+    transfer_.Cancel("an event stream answered a notification");
+  }
+  bool OnBody(std::string_view bytes) override { return !left_stream_ && reader_.OnBody(bytes); }
+  bool left_stream() const { return left_stream_; }
+
+ private:
+  ResponseReader& reader_;
+  CancelToken& transfer_;
+  bool left_stream_ = false;
+};
 
 bool IsValidSessionId(const std::string& id) {
   if (id.empty()) return false;
@@ -70,20 +96,43 @@ std::string HttpTransport::session_id() const {
 
 absl::Status HttpTransport::Send(const Json& message) {
   std::string body = DumpJson(message);
-  if (!IsRequest(message)) return PostSync(body);
+  if (!IsRequest(message)) return PostSync(body, nullptr);
   Json id = MessageId(message);
-  bool launched =
-      Launch(id, [this, id, body](const CancelToken& cancel) { RunRequest(id, body, cancel); });
+  bool launched = Launch(
+      id, false, [this, id, body](const CancelToken& cancel) { RunRequest(id, body, cancel); });
   return launched ? absl::OkStatus() : absl::FailedPreconditionError("the connection is closed");
 }
 
-bool HttpTransport::Launch(Json request_id, std::function<void(const CancelToken&)> body) {
+absl::Status HttpTransport::SendUnlessCancelled(const Json& message, const CancelToken& cancel) {
+  if (IsRequest(message)) return Send(message);
+  return PostSync(DumpJson(message), &cancel);
+}
+
+void HttpTransport::SendDetached(const Json& message) {
+  if (IsRequest(message)) {
+    McpTransport::SendDetached(message);
+    return;
+  }
+  std::string body = DumpJson(message);
+  std::string method = message.value("method", "");
+  Launch(nullptr, false, [this, body, method](const CancelToken& cancel) {
+    absl::Status sent = PostSync(body, &cancel);
+    if (!sent.ok() && !cancel.cancelled()) {
+      RAW_LOG(Warning) << "mcp server " << options_.server_name << ": could not send " << method
+                       << ": " << sent.message();
+    }
+  });
+}
+
+bool HttpTransport::Launch(Json request_id, bool listening,
+                           std::function<void(const CancelToken&)> body) {
   JoinFinishedWorkers();
   absl::MutexLock lock(&mu_);
   if (closed_) return false;
   Worker& worker = workers_.emplace_back();
   worker.cancel = std::make_shared<CancelToken>();
   worker.request_id = std::move(request_id);
+  worker.listening = listening;
   // The new thread blocks on mu_ (held here) before marking itself done, so
   // worker.thread is assigned by then. std::list keeps `worker` in place.
   worker.thread = std::thread([this, &worker, cancel = worker.cancel, body = std::move(body)] {
@@ -265,14 +314,28 @@ void HttpTransport::RunListenStream(const CancelToken& cancel) {
   }
 }
 
-absl::Status HttpTransport::PostSync(const std::string& body) {
+absl::Status HttpTransport::PostSync(const std::string& body, const CancelToken* cancel) {
   {
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::FailedPreconditionError("the connection is closed");
   }
+  // One token for the transfer, fired by the caller's or by Close(). Shared:
+  // a callback may still run after RemoveCallback returned.
+  auto post = std::make_shared<CancelToken>();
+  auto forward = [post](const CancelToken& from) {
+    return from.OnCancel([post, &from] { post->Cancel(from.reason()); });
+  };
+  int closing_callback = forward(closing_);
+  int caller_callback = cancel != nullptr ? forward(*cancel) : 0;
   ResponseReader reader = MakeReader(nullptr);
-  CancelToken never;
-  absl::Status sent = options_.client->Send(MakeRequest("POST", body, ""), reader, never);
+  PostAnswer answer(reader, *post);
+  http::HttpRequest request = MakeRequest("POST", body, "");
+  request.total_timeout_ms = options_.post_timeout_ms;
+  absl::Status sent = options_.client->Send(request, answer, *post);
+  closing_.RemoveCallback(closing_callback);
+  if (cancel != nullptr) cancel->RemoveCallback(caller_callback);
+  if (answer.left_stream()) return absl::OkStatus();
+  if (post->cancelled()) return absl::CancelledError(post->reason());
   if (reader.status() == 0) {
     return absl::UnavailableError(absl::StrCat("cannot reach ", Describe(), ": ", sent.message()));
   }
@@ -292,7 +355,7 @@ void HttpTransport::OnInitialized() {
     if (!options_.listen_stream || listening_ || closed_) return;
     listening_ = true;
   }
-  Launch(nullptr, [this](const CancelToken& cancel) { RunListenStream(cancel); });
+  Launch(nullptr, true, [this](const CancelToken& cancel) { RunListenStream(cancel); });
 }
 
 void HttpTransport::ResetSession() {
@@ -301,7 +364,7 @@ void HttpTransport::ResetSession() {
   protocol_version_.clear();
   listening_ = false;
   for (Worker& worker : workers_) {
-    if (worker.request_id.is_null()) worker.cancel->Cancel("the session ended");
+    if (worker.listening) worker.cancel->Cancel("the session ended");
   }
 }
 
@@ -321,6 +384,7 @@ void HttpTransport::Close() {
     absl::MutexLock lock(&mu_);
     if (closed_) return;
     closed_ = true;
+    closing_.Cancel("closed");
     for (Worker& worker : workers_) worker.cancel->Cancel("closed");
     workers.swap(workers_);
     session = session_id_;

@@ -9,7 +9,11 @@
 // requests and finally the response; when such a stream breaks before the
 // response, the transport resumes it with a GET carrying Last-Event-ID
 // (after the server's `retry` delay). Notifications and responses are posted
-// synchronously (the server answers 202).
+// synchronously (the server answers 202, and an event stream in answer is
+// not read): each POST is bounded by post_timeout_ms and ends at once when
+// the caller's cancel token fires or Close() begins, so a server that
+// never answers one cannot hold the caller. SendDetached posts on a worker
+// thread instead.
 //
 // After initialize, a GET stream listens for messages the server sends on
 // its own (list_changed, pings); a server answering 405 has none. A 404, or
@@ -20,7 +24,7 @@
 // without its query string.
 //
 // Thread-safety: as McpTransport. Threads: one per request in flight, one
-// for the GET stream; all joined by Close().
+// per detached notification, one for the GET stream; all joined by Close().
 #pragma once
 
 #include <cstdint>
@@ -49,6 +53,8 @@ struct HttpTransportOptions {
   int max_resume_attempts = 3;
   size_t max_message_bytes = 64 * 1024 * 1024;
   int64_t delete_timeout_ms = 2000;
+  // The whole POST of a notification or response.
+  int64_t post_timeout_ms = 10000;
 };
 
 class HttpTransport : public McpTransport {
@@ -60,6 +66,8 @@ class HttpTransport : public McpTransport {
 
   absl::Status Start(TransportCallbacks callbacks) override;
   absl::Status Send(const Json& message) override;
+  absl::Status SendUnlessCancelled(const Json& message, const CancelToken& cancel) override;
+  void SendDetached(const Json& message) override;
   void SetProtocolVersion(const std::string& protocol_version) override;
   void OnInitialized() override;
   void ResetSession() override;
@@ -73,19 +81,22 @@ class HttpTransport : public McpTransport {
   struct Worker {
     std::thread thread;
     std::shared_ptr<CancelToken> cancel;
-    Json request_id;  // null for the GET stream
+    Json request_id;         // null for the GET stream and detached posts
+    bool listening = false;  // the GET stream
     bool done = false;
   };
 
   // Launches `body` on a worker thread; false when closing.
-  bool Launch(Json request_id, std::function<void(const CancelToken&)> body);
+  bool Launch(Json request_id, bool listening, std::function<void(const CancelToken&)> body);
   void JoinFinishedWorkers();
   void RunRequest(const Json& id, const std::string& body, const CancelToken& cancel);
   // GETs with Last-Event-ID until the response to `id` arrived.
   void Resume(const Json& id, std::string last_event_id, int64_t retry_ms,
               const CancelToken& cancel);
   void RunListenStream(const CancelToken& cancel);
-  absl::Status PostSync(const std::string& body);
+  // POSTs a notification or response; gives up when `cancel` fires or the
+  // transport closes.
+  absl::Status PostSync(const std::string& body, const CancelToken* cancel);
   http::HttpRequest MakeRequest(const std::string& method, const std::string& body,
                                 const std::string& last_event_id) const;
   ResponseReader MakeReader(const Json& awaited_id);
@@ -95,6 +106,8 @@ class HttpTransport : public McpTransport {
 
   const HttpTransportOptions options_;
   TransportCallbacks callbacks_;
+  // Cancelled when Close() begins: ends the synchronous POSTs.
+  CancelToken closing_;
 
   mutable absl::Mutex mu_;
   std::string session_id_ ABSL_GUARDED_BY(mu_);

@@ -128,22 +128,24 @@ void JsonRpcPeer::Abandon(int64_t id, const RequestOptions& options, const std::
     pending_.erase(id);
     if (shutdown_.has_value()) return;
   }
-  if (options.send_cancel_notification) {
-    absl::Status sent = Notify("notifications/cancelled", {{"requestId", id}, {"reason", reason}});
-    if (!sent.ok()) {
-      RAW_LOG(Warning) << "mcp server " << server_name_
-                       << ": could not send a cancellation: " << sent.message();
-    }
-  }
+  // The request's own transfer is released first; the cancellation is not
+  // waited for, so a server that stalls on it cannot hold the caller.
   transport_.Abandon(Json(id));
+  if (options.send_cancel_notification) {
+    transport_.SendDetached(
+        MakeNotification("notifications/cancelled", {{"requestId", id}, {"reason", reason}}));
+  }
 }
 
-absl::Status JsonRpcPeer::Notify(const std::string& method, Json params) {
+absl::Status JsonRpcPeer::Notify(const std::string& method, Json params,
+                                 const CancelToken* cancel) {
   {
     absl::MutexLock lock(&mu_);
     if (shutdown_.has_value()) return *shutdown_;
   }
-  return transport_.Send(MakeNotification(method, std::move(params)));
+  Json message = MakeNotification(method, std::move(params));
+  return cancel != nullptr ? transport_.SendUnlessCancelled(message, *cancel)
+                           : transport_.Send(message);
 }
 
 void JsonRpcPeer::Shutdown(const absl::Status& reason) {

@@ -63,10 +63,13 @@ class JsonRpcPeer {
 
   // Sends a request and waits for its response. Errors: the transport's
   // status; DeadlineExceeded after timeout_ms; Cancelled when `cancel`
-  // fired (both send notifications/cancelled); an error response becomes
+  // fired (both send notifications/cancelled, without waiting for the
+  // server to take it); an error response becomes
   // an error status carrying the JSON-RPC error (see RpcErrorOf).
   absl::StatusOr<Json> Call(const std::string& method, Json params, const RequestOptions& options);
-  absl::Status Notify(const std::string& method, Json params);
+  // Sends a notification; with `cancel`, stops waiting for the server to
+  // take it once the token fires.
+  absl::Status Notify(const std::string& method, Json params, const CancelToken* cancel = nullptr);
 
   // Fails every pending call with `reason` and every later one too.
   void Shutdown(const absl::Status& reason);

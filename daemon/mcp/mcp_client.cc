@@ -122,7 +122,7 @@ absl::Status McpClient::Connect(const CancelToken* cancel) {
     if (handshake.ok()) session_ = 1;
   }
   absl::StatusOr<std::vector<McpTool>> tools = std::vector<McpTool>();
-  if (handshake.ok() && server_info().has_tools) tools = ListTools();
+  if (handshake.ok() && server_info().has_tools) tools = ListTools(cancel);
   if (!handshake.ok() || !tools.ok()) {
     Close();
     return handshake.ok()
@@ -197,18 +197,19 @@ absl::Status McpClient::Initialize(const CancelToken* cancel) {
     info_ = info;
   }
   transport_->SetProtocolVersion(version);
-  RETURN_IF_ERROR(peer_.Notify("notifications/initialized", nullptr));
+  RETURN_IF_ERROR(peer_.Notify("notifications/initialized", nullptr, cancel));
   transport_->OnInitialized();
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<McpTool>> McpClient::ListTools() {
+absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* cancel) {
   std::vector<McpTool> tools;
   std::set<std::string> names;
   std::set<std::string> cursors;
   std::string cursor;
   RequestOptions request;
   request.timeout_ms = options_.request_timeout_ms;
+  request.cancel = cancel;
   for (int page = 0; page < kMaxToolPages; ++page) {
     Json params = Json::object();
     if (!cursor.empty()) params["cursor"] = cursor;
@@ -273,7 +274,7 @@ void McpClient::RefresherLoop() {
       if (stopping_) return;
       refresh_requested_ = false;
     }
-    absl::StatusOr<std::vector<McpTool>> tools = ListTools();
+    absl::StatusOr<std::vector<McpTool>> tools = ListTools(nullptr);
     if (!tools.ok()) {
       RAW_LOG(Warning) << "mcp server " << options_.server_name
                        << ": refreshing the tool list failed: " << tools.status().message();

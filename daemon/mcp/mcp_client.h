@@ -115,7 +115,8 @@ class McpClient {
 
  private:
   absl::Status Initialize(const CancelToken* cancel);
-  absl::StatusOr<std::vector<McpTool>> ListTools();
+  // `cancel` (may be null) ends the listing early.
+  absl::StatusOr<std::vector<McpTool>> ListTools(const CancelToken* cancel);
   void OnNotification(const Message& notification);
   void RefresherLoop();
   // Starts a new session unless one was started since `seen_session`.

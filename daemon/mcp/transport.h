@@ -26,6 +26,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/cancel_token.h"
 #include "common/json.h"
 
 namespace raw::mcp {
@@ -42,6 +43,17 @@ class McpTransport {
 
   virtual absl::Status Start(TransportCallbacks callbacks) = 0;
   virtual absl::Status Send(const Json& message) = 0;
+  // Send, but stops waiting for the server to take a notification or
+  // response once `cancel` fires. Default: Send (for transports whose Send
+  // never waits on the server for long).
+  virtual absl::Status SendUnlessCancelled(const Json& message, const CancelToken& cancel) {
+    (void)cancel;
+    return Send(message);
+  }
+  // Sends a notification without waiting for the server to take it, for a
+  // caller that must not be held up by a stalled server (a cancellation);
+  // a failure is only logged. Default: Send.
+  virtual void SendDetached(const Json& message);
   // The negotiated protocol revision, as soon as initialize succeeded, for
   // transports that announce it on every later message (HTTP's
   // MCP-Protocol-Version header).

@@ -3,9 +3,14 @@
 // session expiry, authorization failures and the session's end.
 #include "daemon/mcp/http_transport.h"
 
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -41,6 +46,19 @@ class ScriptedHttpClient : public http::HttpClient {
     auto seen = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       for (const http::HttpRequest& request : requests_) {
         if (request.method == method) return true;
+      }
+      return false;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&seen), absl::Seconds(10));
+  }
+  // Waits until a POST whose JSON-RPC body has `key` equal to `value` was
+  // made.
+  bool WaitForRpc(const std::string& key, const Json& value) const {
+    absl::MutexLock lock(&mu_);
+    auto seen = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const http::HttpRequest& request : requests_) {
+        Json body = ParseJson(request.body).value_or(Json());
+        if (body.is_object() && body.value(key, Json()) == value) return true;
       }
       return false;
     };
@@ -282,6 +300,141 @@ TEST(HttpTransportTest, AnUnreachableServerFailsToConnectWithoutShowingTheQuery)
   EXPECT_THAT(connected.message(),
               HasSubstr("cannot reach http://127.0.0.1:9/mcp: connection refused"));
   EXPECT_THAT(connected.message(), ::testing::Not(HasSubstr("never-shown")));
+}
+
+// Holds the transfer like a server that never answers: until the transfer
+// is cancelled, or its total timeout (when it has one) or `ms` ran out.
+// Returns how it ended, as HttpClient would.
+absl::Status Stall(const http::HttpRequest& request, const CancelToken& cancel, int64_t ms) {
+  if (request.total_timeout_ms > 0) ms = std::min(ms, request.total_timeout_ms);
+  pollfd fd{cancel.fd(), POLLIN, 0};
+  poll(&fd, 1, static_cast<int>(ms));
+  if (cancel.cancelled()) return absl::CancelledError(cancel.reason());
+  return absl::DeadlineExceededError("the transfer timed out");
+}
+
+// The server's answer to everything else, with `stalled` JSON-RPC methods
+// never answered (for 5 s).
+ScriptedHttpClient::Script StallOn(std::vector<std::string> stalled, std::string* session) {
+  return [stalled, session](const http::HttpRequest& request, const Json& body,
+                            http::HttpResponseHandler& handler, const CancelToken& cancel) {
+    std::string method = body.is_object() ? body.value("method", "") : "";
+    if (std::find(stalled.begin(), stalled.end(), method) != stalled.end()) {
+      return Stall(request, cancel, 5000);
+    }
+    return Server([](const Json& call,
+                     http::HttpResponseHandler& h) { return ReplyJson(h, TextResult(call, "ok")); },
+                  session)(request, body, handler, cancel);
+  };
+}
+
+HttpTransportOptions StallTestOptions(ScriptedHttpClient& http) {
+  HttpTransportOptions options;
+  options.server_name = "stalling";
+  options.url = "http://127.0.0.1:9/mcp";
+  options.client = &http;
+  return options;
+}
+
+int64_t MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+      .count();
+}
+
+// notifications/initialized is posted within the handshake: a server that
+// never answers it holds the handshake no longer than post_timeout_ms, and
+// a start that is cancelled (the daemon stopping) ends at once.
+TEST(HttpTransportTest, ANotificationPostThatNeverAnswersCannotHoldTheHandshake) {
+  std::string session;
+  ScriptedHttpClient http(StallOn({"notifications/initialized"}, &session));
+  HttpTransportOptions options = StallTestOptions(http);
+  options.post_timeout_ms = 300;
+  McpClientOptions client_options;
+  client_options.server_name = "stalling";
+  auto start = std::chrono::steady_clock::now();
+  McpClient bounded(std::make_unique<HttpTransport>(options), client_options);
+  EXPECT_FALSE(bounded.Connect().ok());
+  EXPECT_LT(MsSince(start), 2000);
+  ASSERT_EQ(http.Find("notifications/initialized").size(), 1u);
+  EXPECT_EQ(http.Find("notifications/initialized")[0].total_timeout_ms, 300);
+
+  ScriptedHttpClient stalling(StallOn({"notifications/initialized"}, &session));
+  options = StallTestOptions(stalling);
+  McpClient cancelled(std::make_unique<HttpTransport>(options), client_options);
+  CancelToken cancel;
+  std::thread canceller([&] {
+    stalling.WaitForRpc("method", "notifications/initialized");
+    cancel.Cancel("the daemon is shutting down");
+  });
+  start = std::chrono::steady_clock::now();
+  absl::Status connected = cancelled.Connect(&cancel);
+  canceller.join();
+  EXPECT_TRUE(absl::IsCancelled(connected)) << connected;
+  EXPECT_LT(MsSince(start), 1000);
+}
+
+// A call given up (interrupted) ends at once, although the server stalls
+// on both the call and the cancellation; closing the connection then does
+// not wait for the cancellation either.
+TEST(HttpTransportTest, AnInterruptedCallEndsAtOnceWhateverTheServerDoes) {
+  std::string session;
+  ScriptedHttpClient http(StallOn({"tools/call", "notifications/cancelled"}, &session));
+  McpClientOptions client_options;
+  client_options.server_name = "stalling";
+  McpClient client(std::make_unique<HttpTransport>(StallTestOptions(http)), client_options);
+  ASSERT_TRUE(client.Connect().ok());
+  CancelToken cancel;
+  std::thread canceller([&] {
+    http.WaitForRpc("method", "tools/call");
+    cancel.Cancel("user interrupt");
+  });
+  CallOptions call;
+  call.cancel = &cancel;
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<CallToolResult> result = client.CallTool("echo", Json::object(), call);
+  canceller.join();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+  EXPECT_LT(MsSince(start), 1000);
+  ASSERT_TRUE(http.WaitForRpc("method", "notifications/cancelled"));
+  start = std::chrono::steady_clock::now();
+  client.Close();
+  EXPECT_LT(MsSince(start), 1000);
+}
+
+// The server answers a notification with an event stream it keeps open,
+// and stalls on the client's answer to its ping: neither holds the
+// handshake or the connection's end.
+TEST(HttpTransportTest, StreamsAndAnswersToTheServerCannotHoldTheConnection) {
+  std::string session;
+  ScriptedHttpClient http([&](const http::HttpRequest& request, const Json& body,
+                              http::HttpResponseHandler& handler, const CancelToken& cancel) {
+    if (request.method == "GET") {
+      Json ping = {{"jsonrpc", "2.0"}, {"id", "p1"}, {"method", "ping"}};
+      handler.OnStatus(200, {{"Content-Type", "text/event-stream"}});
+      handler.OnBody(Event("g1", ping));
+      return Stall(request, cancel, 5000);
+    }
+    if (request.method == "POST" && body.value("method", "") == "notifications/initialized") {
+      handler.OnStatus(200, {{"Content-Type", "text/event-stream"}});
+      return Stall(request, cancel, 5000);
+    }
+    if (request.method == "POST" && body.value("id", Json()) == "p1") {
+      return Stall(request, cancel, 5000);
+    }
+    return Server(nullptr, &session)(request, body, handler, cancel);
+  });
+  McpClientOptions client_options;
+  client_options.server_name = "stalling";
+  McpClient client(std::make_unique<HttpTransport>(StallTestOptions(http)), client_options);
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(client.Connect().ok());
+  EXPECT_LT(MsSince(start), 1000);
+  // The answer to the ping is being posted (and stalls).
+  ASSERT_TRUE(http.WaitForRpc("id", "p1"));
+  start = std::chrono::steady_clock::now();
+  client.Close();
+  EXPECT_LT(MsSince(start), 1000);
 }
 
 TEST(HttpTransportTest, PublicEndpointDropsCredentialsAndQuery) {
