@@ -1,6 +1,7 @@
 #include "daemon/mcp/managed_server.h"
 
 #include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -128,16 +129,29 @@ void ManagedServer::RecordFailure(std::string error) {
   next_attempt_ms_ = options_.clock->NowUnixMs() + wait;
 }
 
-absl::Status ManagedServer::EnsureReady() {
+absl::Status ManagedServer::EnsureReady(const CancelToken* cancel) {
+  // A cancel only needs to wake the waits: absl::Mutex re-evaluates a
+  // condition whenever the mutex is released.
+  int wake = cancel != nullptr ? cancel->OnCancel([this] { absl::MutexLock lock(&mu_); }) : 0;
+  absl::Status status = AwaitReady(cancel);
+  if (cancel != nullptr) cancel->RemoveCallback(wake);
+  return status;
+}
+
+absl::Status ManagedServer::AwaitReady(const CancelToken* cancel) {
+  auto given_up = [cancel] { return cancel != nullptr && cancel->cancelled(); };
   std::shared_ptr<McpClient> stale;
   uint64_t epoch = 0;
   std::optional<std::string> backing_off;  // the error while waiting to retry
   {
     absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(
-        +[](ServerState* state) { return *state != ServerState::kStarting; }, &state_));
+    auto settled = [this, &given_up]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return state_ != ServerState::kStarting || given_up();
+    };
+    mu_.Await(absl::Condition(&settled));
     if (shut_down_) return absl::CancelledError("the daemon is shutting down");
     if (state_ == ServerState::kReady) return absl::OkStatus();
+    if (given_up()) return absl::CancelledError("cancelled while the server was starting");
     if (!prepared_) return absl::FailedPreconditionError("the server's settings were not resolved");
     const int64_t now = options_.clock->NowUnixMs();
     if (state_ == ServerState::kFailed && now < next_attempt_ms_) {
@@ -147,12 +161,47 @@ absl::Status ManagedServer::EnsureReady() {
       state_ = ServerState::kStarting;
       stale = std::move(client_);
       epoch = ++epoch_;
+      if (cancel != nullptr) ++start_threads_;
     }
   }
   if (backing_off) return absl::UnavailableError(Clean(*backing_off));
   Changed();
-  stale.reset();  // closes a dead connection (unless a call still holds it)
+  if (cancel == nullptr) {
+    stale.reset();  // closes a dead connection (unless a call still holds it)
+    return Start(epoch);
+  }
+  // A caller that may give up (a tool call the user can interrupt) starts
+  // the server on a thread of its own and waits for it: giving up returns
+  // at once, and the start carries on for the next use. Shutdown waits for
+  // the thread.
+  std::thread([self = shared_from_this(), epoch, stale = std::move(stale)]() mutable {
+    stale.reset();
+    self->Start(epoch).IgnoreError();  // the waiters read the outcome from the state
+    absl::MutexLock lock(&self->mu_);
+    --self->start_threads_;
+  }).detach();
+  std::string failure;
+  {
+    absl::MutexLock lock(&mu_);
+    auto finished = [this, epoch, &given_up]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return epoch_ != epoch || state_ != ServerState::kStarting || given_up();
+    };
+    mu_.Await(absl::Condition(&finished));
+    if (epoch_ == epoch && state_ == ServerState::kReady) return absl::OkStatus();
+    if (epoch_ == epoch && state_ == ServerState::kFailed) {
+      failure = last_error_;
+    } else if (shut_down_) {
+      return absl::CancelledError("the daemon is shutting down");
+    } else if (given_up()) {
+      return absl::CancelledError("cancelled while the server was starting");
+    } else {
+      return absl::UnavailableError("the server was stopped while it started");
+    }
+  }
+  return absl::UnavailableError(Clean(failure));
+}
 
+absl::Status ManagedServer::Start(uint64_t epoch) {
   McpClientOptions client_options;
   client_options.server_name = config_.name;
   client_options.request_timeout_ms = config_.startup_timeout_ms;
@@ -160,8 +209,8 @@ absl::Status ManagedServer::EnsureReady() {
   client_options.on_tools_changed = [this, epoch] {
     {
       absl::MutexLock lock(&mu_);
-      // While the client is still being installed, EnsureReady reads its
-      // tools and generation after this refresh, so nothing is lost.
+      // While the client is still being installed, Start reads its tools
+      // and generation after this refresh, so nothing is lost.
       if (epoch != epoch_ || client_ == nullptr) return;
       tools_ = client_->tools();
       ++tools_generation_;
@@ -234,7 +283,7 @@ absl::StatusOr<CallToolResult> ManagedServer::Call(
   uint64_t epoch = 0;
   // A second round covers an idle stop racing the start of the call.
   for (int attempt = 0; attempt < 2 && client == nullptr; ++attempt) {
-    RETURN_IF_ERROR(EnsureReady());
+    RETURN_IF_ERROR(EnsureReady(&cancel));
     absl::MutexLock lock(&mu_);
     if (state_ == ServerState::kReady && client_ != nullptr) {
       client = client_;
@@ -359,6 +408,12 @@ void ManagedServer::Shutdown() {
     ++epoch_;
   }
   if (stale != nullptr) stale->Close();
+  // A start on a thread of its own uses the daemon's HTTP client and calls
+  // on_change: it must be over before the daemon goes on stopping. Its
+  // Connect ends at once, being cancelled above.
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](int* threads) { return *threads == 0; }, &start_threads_));
 }
 
 McpServerStatus StoppedStatus(const config::McpServerConfig& config) {

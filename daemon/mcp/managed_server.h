@@ -110,11 +110,14 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
 
   // Returns once the server is ready: starts it, or waits for a start in
   // progress. Fails with the start's error, or at once while backing off.
-  absl::Status EnsureReady();
+  // With `cancel`, the start runs on a thread of its own and the caller
+  // waits for it: `cancel` firing ends the wait at once with Cancelled,
+  // while the start carries on for the next use.
+  absl::Status EnsureReady(const CancelToken* cancel = nullptr);
 
   // Calls a tool, starting the server if needed. Statuses: Cancelled when
-  // `cancel` fired; DeadlineExceeded after call_timeout_ms; Unavailable for
-  // a server that is down. A tool's own failure is a result with is_error.
+  // `cancel` fired (also while the server starts); DeadlineExceeded after call_timeout_ms;
+  // Unavailable for a server that is down. A tool's own failure is a result with is_error.
   absl::StatusOr<CallToolResult> Call(const std::string& tool, const Json& arguments,
                                       const CancelToken& cancel,
                                       std::function<void(const ProgressUpdate&)> on_progress);
@@ -145,6 +148,11 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
 
  private:
   std::unique_ptr<McpTransport> MakeTransport() const;
+  // EnsureReady with its cancel callback in place.
+  absl::Status AwaitReady(const CancelToken* cancel);
+  // Connects a new client for connection `epoch` (state kStarting) and
+  // records the outcome in the state.
+  absl::Status Start(uint64_t epoch);
   void OnClosed(uint64_t epoch, const absl::Status& reason);
   // REQUIRES: mu_ held. Records a failure and when to try again.
   void RecordFailure(std::string error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -164,6 +172,8 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   // Cancels the start in progress (set while kStarting), so that Shutdown
   // need not wait for a server that does not answer.
   std::shared_ptr<CancelToken> start_cancel_ ABSL_GUARDED_BY(mu_);
+  // Starts running on threads of their own (see EnsureReady).
+  int start_threads_ ABSL_GUARDED_BY(mu_) = 0;
   bool prepared_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, std::string> env_ ABSL_GUARDED_BY(mu_);
   http::Headers headers_ ABSL_GUARDED_BY(mu_);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
@@ -109,6 +110,33 @@ TEST(FaultTest, SlowStartWithinTheStartupTimeoutWorks) {
   ManagerHarness harness;
   auto server = FakeServer("slow", {"--slow-start", "300"});
   EXPECT_EQ(harness.Call(server, "echo", {{"text", "late"}}).content, "echo: late");
+}
+
+// A call that has to restart its server (stopped when idle) ends at once
+// when interrupted; the start carries on, and the next call uses it.
+TEST(FaultTest, InterruptDuringARestartEndsTheCallAtOnce) {
+  ManagerHarness harness;
+  auto server = FakeServer("slow", {"--slow-start", "1500"});
+  server.startup_timeout_ms = 10000;
+  server.idle_timeout_ms = 1000;
+  ASSERT_EQ(harness.Call(server, "echo", {{"text", "first"}}).content, "echo: first");
+  harness.clock().Advance(1000);
+  ASSERT_EQ(harness.manager().StopIdleServers(), 1);
+
+  testing::TestContext context;
+  std::thread interrupter([&] {
+    harness.WaitForState("slow", ServerState::kStarting);
+    context.cancel.Cancel("user interrupt");
+  });
+  auto start = std::chrono::steady_clock::now();
+  tools::ToolOutput interrupted = harness.Call(server, "echo", {{"text", "second"}}, &context);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  interrupter.join();
+  EXPECT_EQ(interrupted.status, events::ToolStatus::kCancelled) << interrupted.content;
+  EXPECT_LT(elapsed, std::chrono::milliseconds(1000));
+
+  EXPECT_EQ(harness.Call(server, "echo", {{"text", "third"}}).content, "echo: third");
+  EXPECT_EQ(harness.manager().Status()[0].consecutive_failures, 0);
 }
 
 TEST(FaultTest, FailedStartsBackOffExponentially) {

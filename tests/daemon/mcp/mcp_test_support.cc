@@ -206,7 +206,29 @@ ManagerHarness::ManagerHarness(EnvLookup env, http::HttpClient* http, RedactFn r
   options.stop_idle_servers = false;
   options.stdin_close_grace_ms = 200;
   options.term_grace_ms = 200;
+  options.on_status_change = [this] {
+    absl::MutexLock lock(&changes_mu_);
+    ++changes_;
+  };
   manager_ = std::make_unique<McpManager>(std::move(options));
+}
+
+bool ManagerHarness::WaitForState(const std::string& name, ServerState state) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (true) {
+    int64_t seen;
+    {
+      absl::MutexLock lock(&changes_mu_);
+      seen = changes_;
+    }
+    for (const McpServerStatus& status : manager_->Status()) {
+      if (status.name == name && status.state == state) return true;
+    }
+    absl::MutexLock lock(&changes_mu_);
+    auto changed = [this, seen]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(changes_mu_) { return changes_ != seen; };
+    if (!changes_mu_.AwaitWithDeadline(absl::Condition(&changed), deadline)) return false;
+  }
 }
 
 ManagerHarness::~ManagerHarness() { manager_->Shutdown(); }

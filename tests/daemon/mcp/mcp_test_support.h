@@ -112,11 +112,15 @@ class ManagerHarness {
   // Selects mcp/<server>/<tool> and calls it.
   tools::ToolOutput Call(const config::McpServerConfig& server, const std::string& tool,
                          const Json& arguments, TestContext* context = nullptr);
+  // Waits (up to 10 s) until the server named `name` is in `state`.
+  bool WaitForState(const std::string& name, ServerState state);
 
   std::map<std::string, std::string> vars;
 
  private:
   FakeClock clock_;
+  absl::Mutex changes_mu_;
+  int64_t changes_ ABSL_GUARDED_BY(changes_mu_) = 0;  // status changes so far
   std::unique_ptr<McpManager> manager_;
 };
 
