@@ -23,7 +23,9 @@
 // holds it too; the ToolSpec handlers hold it weakly). Shares the clock; the
 // HTTP client in Options must outlive every call.
 // Thread-safety: thread-safe. Callbacks from the client run on its threads
-// and only update state; clients are closed on callers' threads.
+// and only update state; clients are closed on callers' threads. Threads: a
+// start begun by a call (EnsureReady with a cancel token) runs on a thread
+// of its own, which holds the server and which Shutdown() waits for.
 #pragma once
 
 #include <cstdint>
