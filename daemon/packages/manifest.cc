@@ -342,8 +342,11 @@ absl::Status CheckExportFiles(const std::string& root, const std::vector<TreeEnt
   std::vector<ConfigProblem> problems;
   for (const auto& [name, prompt] : manifest.prompts) {
     if (prompt.path.empty()) continue;
+    // (Compared through a reference: Clang 14 cannot capture a structured
+    // binding in a lambda.)
+    const std::string& prompt_path = prompt.path;
     auto entry = std::find_if(entries.begin(), entries.end(),
-                              [&](const TreeEntry& e) { return e.path == prompt.path; });
+                              [&](const TreeEntry& e) { return e.path == prompt_path; });
     if (entry != entries.end() && entry->kind == TreeEntry::Kind::kSymlink) {
       problems.push_back({JoinPath(JoinPath(JoinPath("exports", "prompts"), name), "path"),
                           absl::StrCat("\"", prompt.path,
