@@ -31,6 +31,65 @@ std::string Literal(cmark_node* node) {
   return text == nullptr ? std::string() : SanitizeForTerminal(text);
 }
 
+// How deep containers (block quotes, list items) and inline spans (emphasis,
+// links) are rendered with their structure. cmark-gfm builds a tree as deep
+// as its input nests ("> " repeated 100 000 times is 100 000 levels), and the
+// renderer recurses once per level, so a hostile answer would otherwise
+// overflow the stack; deeper content is shown as its plain text.
+constexpr int kMaxNesting = 32;
+
+bool EndsBlock(cmark_node_type type) {
+  return type == CMARK_NODE_PARAGRAPH || type == CMARK_NODE_HEADING ||
+         type == CMARK_NODE_CODE_BLOCK || type == CMARK_NODE_HTML_BLOCK ||
+         type == CMARK_NODE_THEMATIC_BREAK;
+}
+
+// The text of `node`'s subtree in document order, without its structure: one
+// line per leaf block, soft breaks as spaces. Iterative (cmark_iter), so the
+// subtree's depth does not matter.
+StyledLine FlatText(cmark_node* node, Style style) {
+  StyledLine out;
+  bool pending_break = false;
+  auto add = [&](std::string text) {
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    if (text.empty()) return;
+    if (pending_break && out.Width() > 0) out.Add("\n", style);
+    pending_break = false;
+    out.Add(text, style);
+  };
+  cmark_iter* iter = cmark_iter_new(node);
+  for (cmark_event_type event = cmark_iter_next(iter); event != CMARK_EVENT_DONE;
+       event = cmark_iter_next(iter)) {
+    cmark_node* current = cmark_iter_get_node(iter);
+    cmark_node_type type = cmark_node_get_type(current);
+    if (event == CMARK_EVENT_ENTER) {
+      switch (type) {
+        case CMARK_NODE_TEXT:
+        case CMARK_NODE_CODE:
+        case CMARK_NODE_HTML_INLINE:
+        case CMARK_NODE_CODE_BLOCK:
+        case CMARK_NODE_HTML_BLOCK:
+          add(Literal(current));
+          break;
+        case CMARK_NODE_SOFTBREAK:
+          if (!pending_break) out.Add(" ", style);
+          break;
+        case CMARK_NODE_LINEBREAK:
+          if (!pending_break) out.Add("\n", style);
+          break;
+        default:
+          break;
+      }
+    }
+    // Leaf blocks have no exit event.
+    bool leaf = type == CMARK_NODE_CODE_BLOCK || type == CMARK_NODE_HTML_BLOCK ||
+                type == CMARK_NODE_THEMATIC_BREAK;
+    if (EndsBlock(type) && (event == CMARK_EVENT_EXIT || leaf)) pending_break = true;
+  }
+  cmark_iter_free(iter);
+  return out;
+}
+
 class Renderer {
  public:
   Renderer(int width, const Glyphs& glyphs) : width_(std::max(width, 8)), glyphs_(glyphs) {}
@@ -42,6 +101,7 @@ class Renderer {
 
  private:
   void Blocks(cmark_node* parent, const StyledLine& first, const StyledLine& rest, bool tight) {
+    ++nesting_;
     bool first_block = true;
     for (cmark_node* child = cmark_node_first_child(parent); child != nullptr;
          child = cmark_node_next(child)) {
@@ -51,11 +111,27 @@ class Renderer {
     }
     // An empty list item (streaming text may end at its marker).
     if (first_block && !(first == rest)) out_.push_back(first);
+    --nesting_;
+  }
+
+  // Whether a container at the current level is too deep (or its prefix too
+  // wide) to get one more level of structure.
+  bool TooDeep(const StyledLine& rest) const {
+    return nesting_ >= kMaxNesting || rest.Width() > width_ / 2;
+  }
+
+  void Flat(cmark_node* node, const StyledLine& first, const StyledLine& rest) {
+    Emit(WrapSpans(FlatText(node, Style{}), width_, first, rest));
   }
 
   void Block(cmark_node* node, const StyledLine& first, const StyledLine& rest) {
     Style dim{Role::kDim};
-    switch (cmark_node_get_type(node)) {
+    cmark_node_type type = cmark_node_get_type(node);
+    if (!EndsBlock(type) && TooDeep(rest)) {
+      Flat(node, first, rest);
+      return;
+    }
+    switch (type) {
       case CMARK_NODE_PARAGRAPH:
         Emit(WrapSpans(Inlines(node, Style{}), width_, first, rest));
         return;
@@ -164,11 +240,16 @@ class Renderer {
 
   StyledLine Inlines(cmark_node* parent, Style style) {
     StyledLine line;
-    AppendInlines(parent, style, line);
+    AppendInlines(parent, style, line, 0);
     return line;
   }
 
-  void AppendInlines(cmark_node* parent, Style style, StyledLine& line) {
+  // `depth` counts the inline spans `parent` is nested in.
+  void AppendInlines(cmark_node* parent, Style style, StyledLine& line, int depth) {
+    if (depth >= kMaxNesting) {
+      line.Append(FlatText(parent, style));
+      return;
+    }
     for (cmark_node* node = cmark_node_first_child(parent); node != nullptr;
          node = cmark_node_next(node)) {
       switch (cmark_node_get_type(node)) {
@@ -188,17 +269,17 @@ class Renderer {
           line.Add(Literal(node), style.As(Role::kDim));
           break;
         case CMARK_NODE_EMPH:
-          AppendInlines(node, style.With(kAttrItalic), line);
+          AppendInlines(node, style.With(kAttrItalic), line, depth + 1);
           break;
         case CMARK_NODE_STRONG:
-          AppendInlines(node, style.With(kAttrBold), line);
+          AppendInlines(node, style.With(kAttrBold), line, depth + 1);
           break;
         case CMARK_NODE_LINK:
         case CMARK_NODE_IMAGE: {
           bool image = cmark_node_get_type(node) == CMARK_NODE_IMAGE;
           std::string url = cmark_node_get_url(node) ? SanitizeForTerminal(cmark_node_get_url(node)) : "";
           StyledLine text;
-          AppendInlines(node, style.As(Role::kLink).With(kAttrUnderline), text);
+          AppendInlines(node, style.As(Role::kLink).With(kAttrUnderline), text, depth + 1);
           if (image) line.Add("[image: ", style.As(Role::kDim));
           line.Append(text);
           if (image) line.Add("]", style.As(Role::kDim));
@@ -209,9 +290,9 @@ class Renderer {
         }
         default:
           if (IsType(node, "strikethrough")) {
-            AppendInlines(node, style.With(kAttrStrike), line);
+            AppendInlines(node, style.With(kAttrStrike), line, depth + 1);
           } else {
-            AppendInlines(node, style, line);
+            AppendInlines(node, style, line, depth + 1);
           }
           break;
       }
@@ -224,7 +305,8 @@ class Renderer {
 
   int width_;
   const Glyphs& glyphs_;
-  int depth_ = 0;
+  int depth_ = 0;    // lists, for the bullet glyph
+  int nesting_ = 0;  // containers (Blocks calls), bounded by kMaxNesting
   Lines out_;
 };
 

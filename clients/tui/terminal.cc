@@ -12,8 +12,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <clocale>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -67,13 +69,28 @@ void FatalSignal(int sig) {
   raise(sig);
 }
 
-void Install(int sig, void (*handler)(int)) {
+void Install(int sig, void (*handler)(int), int flags = 0) {
   struct sigaction action;
   std::memset(&action, 0, sizeof action);
   action.sa_handler = handler;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
+  action.sa_flags = SA_RESTART | flags;
   sigaction(sig, &action, nullptr);
+}
+
+// An alternate stack for FatalSignal on the UI thread (the thread that opens
+// the terminal and renders), so that a stack overflow, whose SIGSEGV finds no
+// room on the overflowed stack, still restores the terminal. Allocated once
+// and never freed: the handler may run until the process dies.
+void UseAlternateSignalStack() {
+  static const size_t kSize = std::max<size_t>(64 * 1024, SIGSTKSZ);
+  static void* memory = std::malloc(kSize);
+  if (memory == nullptr) return;
+  stack_t stack;
+  std::memset(&stack, 0, sizeof stack);
+  stack.ss_sp = memory;
+  stack.ss_size = kSize;
+  sigaltstack(&stack, nullptr);
 }
 
 }  // namespace
@@ -128,7 +145,8 @@ absl::StatusOr<std::unique_ptr<Terminal>> Terminal::Open(bool plain, bool no_col
     terminal->depth_ = Palette::DepthFor(COLORS, no_color, plain);
   }
   for (int sig : kForwarded) Install(sig, ForwardSignal);
-  for (int sig : kFatal) Install(sig, FatalSignal);
+  UseAlternateSignalStack();
+  for (int sig : kFatal) Install(sig, FatalSignal, SA_ONSTACK);
   terminal->EnableModes();
   terminal->UpdateSize();
   return terminal;

@@ -9,7 +9,8 @@
 //  - SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT restore the terminal from
 //    inside the handler (async-signal-safe writes and tcsetattr only) and
 //    then die with the original signal, so a crash never leaves the user's
-//    terminal raw.
+//    terminal raw. They run on an alternate signal stack of the thread that
+//    called Open (the UI thread), so a stack overflow there is covered too.
 // Close() (also run by the destructor) turns the modes off, ends curses and
 // restores the saved modes. Suspend() gives the terminal back to the shell
 // as it was before Open (normal screen, modes off) and stops the process

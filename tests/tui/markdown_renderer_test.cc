@@ -27,6 +27,37 @@ TEST(MarkdownRendererTest, HeadingsAndEmphasis) {
   EXPECT_TRUE(StyleOf(lines, "strong")->attrs & kAttrBold);
 }
 
+std::string Repeat(std::string_view piece, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out.append(piece);
+  return out;
+}
+
+// Hostile nesting (a model can send it): rendered without overflowing the
+// stack, the text still shown, and the indentation bounded.
+TEST(MarkdownRendererTest, DeepNestingIsRenderedWithoutOverflowingTheStack) {
+  for (const std::string& markdown :
+       {std::string(100000, '>') + " deep", Repeat("- ", 50000) + "deep",
+        Repeat("> - ", 30000) + "deep", Repeat("*", 60000) + "deep" + Repeat("*", 60000),
+        Repeat("![", 30000) + "deep" + Repeat("](u)", 30000)}) {
+    Lines lines = RenderMarkdown(markdown, 80, G());
+    std::string text = LinesText(lines);
+    EXPECT_NE(text.find("deep"), std::string::npos) << markdown.substr(0, 10);
+    for (const auto& line : lines) EXPECT_LE(line.Width(), 80) << markdown.substr(0, 10);
+  }
+}
+
+TEST(MarkdownRendererTest, NestingPastTheLimitIsShownFlat) {
+  Lines lines = RenderMarkdown(std::string(40, '>') + " deep\n" + std::string(40, '>') + "\n" +
+                                   std::string(40, '>') + " more *text*",
+                               200, G());
+  std::string text = LinesText(lines);
+  EXPECT_NE(text.find("deep"), std::string::npos) << text;
+  EXPECT_NE(text.find("more text"), std::string::npos) << text;
+  // Shallow nesting keeps its bars.
+  EXPECT_EQ(LinesText(RenderMarkdown(">> two", 40, G())), "│ │ two\n");
+}
+
 TEST(MarkdownRendererTest, NestedListsAreIndented) {
   Lines lines = RenderMarkdown("- one\n- two\n  - inner\n\n1. first\n2. second", 40, G());
   EXPECT_EQ(LinesText(lines), "• one\n• two\n  ◦ inner\n\n1. first\n2. second\n");
