@@ -6,6 +6,12 @@
 #define raw curses_raw_unused
 #include <curses.h>
 #undef raw
+#include <wchar.h>
+
+#include <cwchar>
+#include <string>
+
+#include "clients/tui/text_width.h"
 
 namespace raw::tui {
 
@@ -35,16 +41,55 @@ unsigned CursesCanvas::AttrsFor(const Style& style) const {
   return a;
 }
 
+namespace {
+
+// Columns curses advances for `text` (a cluster's terminal form) under the
+// process's locale, or -1 when it would show a code point another way.
+int CursesWidth(const std::string& text) {
+  std::mbstate_t state{};
+  int width = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    wchar_t wc = 0;
+    size_t n = std::mbrtowc(&wc, text.data() + pos, text.size() - pos, &state);
+    if (n == 0 || n == static_cast<size_t>(-1) || n == static_cast<size_t>(-2)) return -1;
+    int w = wcwidth(wc);
+    if (w < 0) return -1;
+    width += w;
+    pos += n;
+  }
+  return width;
+}
+
+}  // namespace
+
 void CursesCanvas::WriteRow(int row, const StyledLine& line) {
   wmove(stdscr, row, 0);
+  int col = 0;
   for (const Span& span : line.spans) {
+    // Each cluster goes out in its terminal form, which curses advances by
+    // exactly the width the layout gave it; should this locale disagree,
+    // the cluster is shown as that many U+FFFD instead, so no row ever
+    // runs past its end (and hides its tail) or falls short.
+    std::string text;
+    int end = col;
+    ForEachGrapheme(span.text, [&](std::string_view cluster, int width) {
+      std::string form = TerminalForm(cluster);
+      if (CursesWidth(form) == width) {
+        text += form;
+      } else {
+        for (int i = 0; i < width; ++i) text += "\xEF\xBF\xBD";
+      }
+      end += width;
+    });
     wattrset(stdscr, static_cast<int>(AttrsFor(span.style)));
-    waddnstr(stdscr, span.text.c_str(), static_cast<int>(span.text.size()));
+    waddnstr(stdscr, text.c_str(), static_cast<int>(text.size()));
+    col = end;
+    if (getcury(stdscr) != row || getcurx(stdscr) != col) wmove(stdscr, row, col);
   }
   wattrset(stdscr, A_NORMAL);
-  // The line was padded to the width; this only matters when curses
-  // measured a character narrower than the render layer did.
-  if (getcurx(stdscr) > 0 && getcury(stdscr) == row) wclrtoeol(stdscr);
+  // The line was padded to the width; this only matters if it was not.
+  if (col < COLS) wclrtoeol(stdscr);
 }
 
 void CursesCanvas::Commit(const std::optional<CursorPos>& cursor) {

@@ -1,7 +1,9 @@
 // CursesCanvas: the Canvas on a real terminal, through ncursesw.
 //
 // Each role of the Palette gets one colour pair (created once); a row is
-// written with wmove + waddnstr per span + wclrtoeol, and Commit is one
+// written with wmove + waddnstr per span (each grapheme cluster in its
+// TerminalForm, so curses advances exactly the columns the layout measured)
+// + wclrtoeol, and Commit is one
 // wnoutrefresh + doupdate, so curses sends the terminal only the cells
 // that differ. Never clears the screen.
 //

@@ -1,6 +1,8 @@
 #include "clients/tui/text_width.h"
 
+#include <locale.h>
 #include <utf8proc.h>
+#include <wchar.h>
 
 #include <algorithm>
 #include <vector>
@@ -9,12 +11,34 @@ namespace raw::tui {
 namespace {
 
 constexpr utf8proc_int32_t kVariationSelector16 = 0xFE0F;
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD, one column
 
-bool IsRegionalIndicator(utf8proc_int32_t cp) { return cp >= 0x1F1E6 && cp <= 0x1F1FF; }
+bool IsControl(utf8proc_int32_t cp) { return cp < 0x20 || (cp >= 0x7f && cp < 0xa0); }
 
+// The C library's wcwidth under a UTF-8 locale, whatever the process's
+// locale: what ncursesw (and most terminals) advance for a code point. -1 for
+// code points it does not know.
+int LibcWidth(utf8proc_int32_t cp) {
+  static const locale_t utf8 = [] {
+    locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+    if (l == static_cast<locale_t>(nullptr)) {
+      l = newlocale(LC_CTYPE_MASK, "C.utf8", static_cast<locale_t>(nullptr));
+    }
+    return l;
+  }();
+  if (utf8 == static_cast<locale_t>(nullptr)) return utf8proc_charwidth(cp);
+  locale_t previous = uselocale(utf8);
+  int width = wcwidth(static_cast<wchar_t>(cp));
+  uselocale(previous);
+  return width;
+}
+
+// Columns a code point takes in its terminal form (TerminalForm): controls
+// and VS16 are dropped, unknown code points become U+FFFD.
 int CodepointWidth(utf8proc_int32_t cp) {
-  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  return utf8proc_charwidth(cp);
+  if (IsControl(cp) || cp == kVariationSelector16) return 0;
+  int width = LibcWidth(cp);
+  return width < 0 ? 1 : width;
 }
 
 // A grapheme being built.
@@ -59,16 +83,39 @@ void ForEachGrapheme(std::string_view text,
       cluster.open = true;
       cluster.begin = static_cast<size_t>(pos);
       cluster.width = CodepointWidth(cp);
-    } else if ((cp == kVariationSelector16 && cluster.width == 1) || IsRegionalIndicator(cp)) {
-      // Emoji presentation of a text-default character, or a flag (a pair
-      // of regional indicators).
-      cluster.width = 2;
+    } else {
+      cluster.width += CodepointWidth(cp);
     }
     cluster.end = static_cast<size_t>(pos + n);
     previous = cp;
     pos += n;
   }
   flush();
+}
+
+std::string TerminalForm(std::string_view cluster) {
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(cluster.data());
+  const auto size = static_cast<utf8proc_ssize_t>(cluster.size());
+  std::string out;
+  utf8proc_ssize_t pos = 0;
+  while (pos < size) {
+    utf8proc_int32_t cp = -1;
+    utf8proc_ssize_t n = utf8proc_iterate(bytes + pos, size - pos, &cp);
+    if (n <= 0) {
+      out += kReplacement;
+      ++pos;
+      continue;
+    }
+    if (!IsControl(cp) && cp != kVariationSelector16) {
+      if (LibcWidth(cp) < 0) {
+        out += kReplacement;
+      } else {
+        out.append(cluster.substr(static_cast<size_t>(pos), static_cast<size_t>(n)));
+      }
+    }
+    pos += n;
+  }
+  return out;
 }
 
 int DisplayWidth(std::string_view text) {

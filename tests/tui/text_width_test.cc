@@ -1,5 +1,8 @@
 #include "clients/tui/text_width.h"
 
+#include <clocale>
+#include <cwchar>
+
 #include "gtest/gtest.h"
 
 namespace raw::tui {
@@ -16,10 +19,46 @@ TEST(TextWidthTest, MeasuresGraphemeClusters) {
   EXPECT_EQ(DisplayWidth("日本語"), 6);                  // wide
   EXPECT_EQ(DisplayWidth("😀"), 2);                      // emoji
   EXPECT_EQ(DisplayWidth("e\xCC\x81"), 1);              // e + combining acute
-  EXPECT_EQ(DisplayWidth("👩‍👩‍👧"), 2);                      // ZWJ sequence: one cluster
-  EXPECT_EQ(DisplayWidth("🇫🇷"), 2);                      // a flag: two regional indicators
-  EXPECT_EQ(DisplayWidth("\xE2\x9D\xA4\xEF\xB8\x8F"), 2);  // heart + VS16
+  EXPECT_EQ(DisplayWidth("👩‍👩‍👧"), 6);  // ZWJ sequence: one cluster, drawn per member
+  EXPECT_EQ(DisplayWidth("🇫🇷"), 2);                  // a flag: two regional indicators
+  // Heart + VS16: drawn without the selector, as the one-column heart.
+  EXPECT_EQ(DisplayWidth("\xE2\x9D\xA4\xEF\xB8\x8F"), 1);
+  EXPECT_EQ(TerminalForm("\xE2\x9D\xA4\xEF\xB8\x8F"), "\xE2\x9D\xA4");
   EXPECT_EQ(DisplayWidth("a\x1b[31mb"), 6);             // ESC itself takes no column
+}
+
+// The columns ncursesw advances for `text`: the sum of wcwidth over its code
+// points, under the process's locale.
+int CursesColumns(const std::string& text) {
+  std::mbstate_t state{};
+  int width = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    wchar_t wc = 0;
+    size_t n = std::mbrtowc(&wc, text.data() + pos, text.size() - pos, &state);
+    if (n == 0 || n > text.size()) return -1;
+    int w = wcwidth(wc);
+    if (w < 0) return -1;
+    width += w;
+    pos += n;
+  }
+  return width;
+}
+
+TEST(TextWidthTest, MeasuresWhatCursesDraws) {
+  const char* previous = std::setlocale(LC_CTYPE, nullptr);
+  std::string saved = previous == nullptr ? "C" : previous;
+  ASSERT_NE(std::setlocale(LC_CTYPE, "C.UTF-8"), nullptr);
+  for (std::string text : {"कि", "हिंदी भाषा", "👍🏽", "👨‍👩‍👧", "䷀", "㉈",
+                           "e\xCC\x81", "日本語", "\xE2\x9D\xA4\xEF\xB8\x8F", "🇫🇷", "a\xCD\xB8b"}) {
+    std::string drawn;
+    ForEachGrapheme(text,
+                    [&drawn](std::string_view cluster, int) { drawn += TerminalForm(cluster); });
+    EXPECT_EQ(DisplayWidth(text), CursesColumns(drawn)) << text;
+  }
+  // An unassigned code point (U+0378) is drawn as U+FFFD.
+  EXPECT_EQ(TerminalForm("\xCD\xB8"), "\xEF\xBF\xBD");
+  std::setlocale(LC_CTYPE, saved.c_str());
 }
 
 TEST(TextWidthTest, SanitizeRemovesControlSequences) {
