@@ -5,12 +5,34 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
 #include "clients/cli/json_line.h"
+#include "clients/present/terminal_text.h"
 
 namespace raw::cli {
 namespace {
+
+// What the daemon reports from sources Raw does not control (MCP servers,
+// packages, configs: names, endpoints, error text) is written as text on one
+// line: controls and escape sequences become U+FFFD, newlines spaces.
+std::string ReportedLine(absl::string_view text) {
+  std::string out = present::SanitizeForStream(text);
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  return out;
+}
+
+std::string ReportedLine(const google::protobuf::RepeatedPtrField<std::string>& items) {
+  return ReportedLine(absl::StrJoin(items, ", "));
+}
+
+// Sanitized multi-line text whose later lines are indented by `indent`.
+std::string ReportedLines(absl::string_view text, absl::string_view indent) {
+  std::string out = present::SanitizeForStream(text);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return absl::StrReplaceAll(out, {{"\n", absl::StrCat("\n", indent)}});
+}
 
 const std::vector<OptionSpec>& CatalogSpecs() {
   static const std::vector<OptionSpec> specs = {
@@ -118,7 +140,7 @@ int AgentsCommand(const std::vector<std::string>& args, CliContext& ctx) {
   if (!client) return exit_code;
   auto agents = client->ListAgents(v1::ListAgentsRequest());
   if (!agents.ok()) {
-    ctx.err << "raw agents: " << agents.status().message() << "\n";
+    ctx.err << "raw agents: " << present::SanitizeForStream(agents.status().message()) << "\n";
     return ExitCodeFor(agents.status());
   }
   for (const v1::AgentInfo& agent : agents->agents()) {
@@ -126,19 +148,20 @@ int AgentsCommand(const std::vector<std::string>& args, CliContext& ctx) {
       if (!PrintJson(agent, "agents", ctx)) return kExitError;
       continue;
     }
-    ctx.out << (agent.is_default() ? "* " : "  ") << agent.name() << "  model "
-            << (agent.model().empty() ? "(automatic)" : agent.model()) << "\n";
+    ctx.out << (agent.is_default() ? "* " : "  ") << ReportedLine(agent.name()) << "  model "
+            << (agent.model().empty() ? "(automatic)" : ReportedLine(agent.model())) << "\n";
     // What comes from a package reads pkg/<alias>/...: the package it came
     // from is its alias (raw package list).
-    if (!agent.extends().empty()) ctx.out << "    extends: " << agent.extends() << "\n";
+    if (!agent.extends().empty())
+      ctx.out << "    extends: " << ReportedLine(agent.extends()) << "\n";
     if (agent.tools_size() > 0) {
-      ctx.out << "    tools: " << absl::StrJoin(agent.tools(), ", ") << "\n";
+      ctx.out << "    tools: " << ReportedLine(agent.tools()) << "\n";
     }
     if (agent.skills_size() > 0) {
-      ctx.out << "    skills: " << absl::StrJoin(agent.skills(), ", ") << "\n";
+      ctx.out << "    skills: " << ReportedLine(agent.skills()) << "\n";
     }
     if (agent.prompts_size() > 0) {
-      ctx.out << "    prompts: " << absl::StrJoin(agent.prompts(), ", ") << "\n";
+      ctx.out << "    prompts: " << ReportedLine(agent.prompts()) << "\n";
     }
   }
   return kExitOk;
@@ -151,7 +174,7 @@ int McpCommand(const std::vector<std::string>& args, CliContext& ctx) {
   if (!client) return exit_code;
   auto servers = client->ListMcpServers(v1::ListMcpServersRequest());
   if (!servers.ok()) {
-    ctx.err << "raw mcp: " << servers.status().message() << "\n";
+    ctx.err << "raw mcp: " << present::SanitizeForStream(servers.status().message()) << "\n";
     return ExitCodeFor(servers.status());
   }
   if (!json && servers->servers_size() == 0) {
@@ -163,21 +186,23 @@ int McpCommand(const std::vector<std::string>& args, CliContext& ctx) {
       if (!PrintJson(server, "mcp", ctx)) return kExitError;
       continue;
     }
-    ctx.out << server.name() << "  " << StateName(server.state()) << "  " << server.transport()
-            << " " << server.endpoint();
-    if (!server.protocol_version().empty()) ctx.out << "  protocol " << server.protocol_version();
-    if (!server.root().empty()) ctx.out << "  root " << server.root();
-    if (!server.session_id().empty()) ctx.out << "  session " << server.session_id();
+    ctx.out << ReportedLine(server.name()) << "  " << StateName(server.state()) << "  "
+            << ReportedLine(server.transport()) << " " << ReportedLine(server.endpoint());
+    if (!server.protocol_version().empty()) {
+      ctx.out << "  protocol " << ReportedLine(server.protocol_version());
+    }
+    if (!server.root().empty()) ctx.out << "  root " << ReportedLine(server.root());
+    if (!server.session_id().empty()) ctx.out << "  session " << ReportedLine(server.session_id());
     ctx.out << "\n";
     if (!server.last_error().empty()) {
-      ctx.out << "    last error: " << server.last_error();
+      ctx.out << "    last error: " << ReportedLines(server.last_error(), "      ");
       if (server.consecutive_failures() > 1) {
         ctx.out << " (" << server.consecutive_failures() << " failures in a row)";
       }
       ctx.out << "\n";
     }
     if (server.tools_size() > 0) {
-      ctx.out << "    tools: " << absl::StrJoin(server.tools(), ", ") << "\n";
+      ctx.out << "    tools: " << ReportedLine(server.tools()) << "\n";
     }
   }
   return kExitOk;

@@ -208,6 +208,47 @@ TEST_F(CommandsTest, DaemonStatusPrintsWhatTheDaemonReports) {
   EXPECT_NE(json.out.find(R"("pid":"4242")"), std::string::npos) << json.out;
 }
 
+// What MCP servers and packages control (a server's error text, its tool
+// names, an agent's names) reaches the terminal as text, never as control
+// sequences: an OSC 52 would set the clipboard.
+TEST_F(CommandsTest, McpAndAgentsPrintServerTextWithoutControlSequences) {
+  const std::string osc52 = "\x1b]52;c;ZWNobyBoaQ==\x07";
+  v1::ListMcpServersResponse servers;
+  v1::McpServerInfo* server = servers.add_servers();
+  server->set_name("evil" + osc52);
+  server->set_state(v1::MCP_SERVER_STATE_FAILED);
+  server->set_transport("stdio");
+  server->set_endpoint("/bin/sh\x1b[2J");
+  server->set_last_error("failed to start: " + osc52 + " evil\n\x1b[8mhidden");
+  server->add_tools("read" + osc52);
+  server->add_tools("write\x1b]0;title\x07");
+  daemon_.service().SetMcpServers(servers);
+  Result mcp = Raw({"mcp"});
+  EXPECT_EQ(mcp.code, kExitOk) << mcp.err;
+  EXPECT_EQ(mcp.out.find('\x1b'), std::string::npos) << mcp.out;
+  EXPECT_EQ(mcp.out.find('\x07'), std::string::npos) << mcp.out;
+  EXPECT_NE(mcp.out.find("last error: failed to start: \xEF\xBF\xBD]52;c;"), std::string::npos)
+      << mcp.out;
+  EXPECT_NE(mcp.out.find("tools: read\xEF\xBF\xBD]52;c;"), std::string::npos) << mcp.out;
+
+  v1::ListAgentsResponse agents;
+  v1::AgentInfo* agent = agents.add_agents();
+  agent->set_name("pkg/x/agent" + osc52);
+  agent->set_model("m\x1b[1A");
+  agent->set_extends("base\x1b[2K");
+  agent->add_tools("t\x1b[H");
+  agent->add_skills(
+      "s\xC2\x9B"
+      "1A");
+  agent->add_prompts("p\x1b[3J");
+  daemon_.service().SetAgents(agents);
+  Result listed = Raw({"agents"});
+  EXPECT_EQ(listed.code, kExitOk) << listed.err;
+  EXPECT_EQ(listed.out.find('\x1b'), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find("\xC2\x9B"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("pkg/x/agent\xEF\xBF\xBD]52"), std::string::npos) << listed.out;
+}
+
 TEST_F(CommandsTest, DaemonStatusAndStopWithoutADaemonSayNotRunning) {
   const std::string absent = dir_.File("absent.sock");
   for (const char* action : {"status", "stop"}) {

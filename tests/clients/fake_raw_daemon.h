@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -127,6 +128,15 @@ class FakeRawService final : public v1::Raw::Service {
   void SetTemplate(v1::GetConfigTemplateResponse response) {
     absl::MutexLock l(&mu_);
     template_ = std::move(response);
+  }
+  void SetMcpServers(v1::ListMcpServersResponse response) {
+    absl::MutexLock l(&mu_);
+    mcp_servers_ = std::move(response);
+  }
+  // Replaces the default agents (coder, reviewer).
+  void SetAgents(v1::ListAgentsResponse response) {
+    absl::MutexLock l(&mu_);
+    agents_ = std::move(response);
   }
   void SetOnShutdown(std::function<void()> fn) {
     absl::MutexLock l(&mu_);
@@ -415,7 +425,19 @@ class FakeRawService final : public v1::Raw::Service {
                           v1::ListAgentsResponse* response) override {
     absl::MutexLock l(&mu_);
     calls_.push_back("ListAgents");
+    if (agents_) {
+      *response = *agents_;
+      return grpc::Status::OK;
+    }
     for (const char* name : {"coder", "reviewer"}) response->add_agents()->set_name(name);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListMcpServers(grpc::ServerContext*, const v1::ListMcpServersRequest*,
+                              v1::ListMcpServersResponse* response) override {
+    absl::MutexLock l(&mu_);
+    calls_.push_back("ListMcpServers");
+    *response = mcp_servers_;
     return grpc::Status::OK;
   }
 
@@ -589,6 +611,8 @@ class FakeRawService final : public v1::Raw::Service {
   int history_page_size_ ABSL_GUARDED_BY(mu_) = 100;
   v1::CheckConfigResponse check_ ABSL_GUARDED_BY(mu_);
   v1::GetConfigTemplateResponse template_ ABSL_GUARDED_BY(mu_);
+  v1::ListMcpServersResponse mcp_servers_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::ListAgentsResponse> agents_ ABSL_GUARDED_BY(mu_);
   std::function<void()> on_shutdown_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::Event> log_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
