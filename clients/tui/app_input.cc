@@ -72,7 +72,7 @@ void TuiApp::HandleInput(const InputEvent& e) {
         RequestHandover();
         return;
       case 'l':
-        screen_.Invalidate();
+        screen_.Repaint();
         return;
       case 'z':
         SuspendToShell();

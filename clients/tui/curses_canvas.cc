@@ -92,6 +92,8 @@ void CursesCanvas::WriteRow(int row, const StyledLine& line) {
   if (col < COLS) wclrtoeol(stdscr);
 }
 
+void CursesCanvas::ForceRepaint() { redrawwin(stdscr); }
+
 void CursesCanvas::Commit(const std::optional<CursorPos>& cursor) {
   if (cursor) {
     wmove(stdscr, cursor->row, cursor->col);

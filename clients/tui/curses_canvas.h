@@ -21,6 +21,9 @@ class CursesCanvas : public Canvas {
 
   void WriteRow(int row, const StyledLine& line) override;
   void Commit(const std::optional<CursorPos>& cursor) override;
+  // redrawwin: curses forgets what the terminal shows (without clearing it),
+  // so the next doupdate rewrites every cell.
+  void ForceRepaint() override;
 
  private:
   unsigned AttrsFor(const Style& style) const;

@@ -24,6 +24,10 @@ int Screen::Present(const Lines& frame, const std::optional<CursorPos>& cursor) 
     shown = std::move(line);
     ++written;
   }
+  if (repaint_) {
+    canvas_.ForceRepaint();
+    repaint_ = false;
+  }
   bool cursor_moved = !committed_ || cursor.has_value() != cursor_.has_value() ||
                       (cursor && (cursor->row != cursor_->row || cursor->col != cursor_->col));
   if (written > 0 || cursor_moved) {

@@ -30,6 +30,9 @@ class Canvas {
   virtual void WriteRow(int row, const StyledLine& line) = 0;
   // Makes the written rows visible; shows the cursor at `cursor` or hides it.
   virtual void Commit(const std::optional<CursorPos>& cursor) = 0;
+  // The next Commit sends every cell to the terminal, not only the ones the
+  // canvas believes changed: something else wrote to the terminal.
+  virtual void ForceRepaint() {}
 };
 
 class Screen {
@@ -40,6 +43,12 @@ class Screen {
   void Resize(int rows, int cols);
   // Forgets what is on screen (after the terminal was used by someone else).
   void Invalidate() { shown_.clear(); }
+  // Invalidate, and the next Present also has the canvas repaint every cell
+  // of the terminal (Ctrl-L: whatever else wrote there is overwritten).
+  void Repaint() {
+    shown_.clear();
+    repaint_ = true;
+  }
   int rows() const { return rows_; }
   int cols() const { return cols_; }
 
@@ -54,6 +63,7 @@ class Screen {
   Lines shown_;
   std::optional<CursorPos> cursor_;
   bool committed_ = false;
+  bool repaint_ = false;
 };
 
 }  // namespace raw::tui

@@ -13,9 +13,16 @@ class RecordingCanvas : public Canvas {
     rows.push_back(row);
     last[row] = line.PlainText();
   }
-  void Commit(const std::optional<CursorPos>&) override { ++commits; }
+  void Commit(const std::optional<CursorPos>&) override {
+    ++commits;
+    if (repaint_pending) ++repaints_committed;
+    repaint_pending = false;
+  }
+  void ForceRepaint() override { repaint_pending = true; }
 
   std::vector<int> rows;
+  bool repaint_pending = false;
+  int repaints_committed = 0;
   std::map<int, std::string> last;
   int commits = 0;
 };
@@ -52,6 +59,21 @@ TEST(ScreenTest, ResizeRewritesEveryRowAndCursorMovesCommit) {
   EXPECT_EQ(canvas.commits, commits + 1);
   screen.Resize(3, 8);
   EXPECT_EQ(screen.Present({StyledLine("x")}, CursorPos{1, 1}), 3);
+}
+
+TEST(ScreenTest, RepaintRewritesEveryRowAndHasTheCanvasRepaintOnce) {
+  RecordingCanvas canvas;
+  Screen screen(canvas);
+  screen.Resize(3, 5);
+  screen.Present({StyledLine("x")}, std::nullopt);
+  screen.Invalidate();
+  EXPECT_EQ(screen.Present({StyledLine("x")}, std::nullopt), 3);
+  EXPECT_EQ(canvas.repaints_committed, 0) << "Invalidate alone repaints nothing";
+  screen.Repaint();
+  EXPECT_EQ(screen.Present({StyledLine("x")}, std::nullopt), 3);
+  EXPECT_EQ(canvas.repaints_committed, 1);
+  screen.Present({StyledLine("y")}, std::nullopt);
+  EXPECT_EQ(canvas.repaints_committed, 1);
 }
 
 }  // namespace

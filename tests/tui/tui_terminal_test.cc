@@ -164,6 +164,26 @@ TEST_F(TuiE2eTest, CtrlZSuspendsToTheShellAndFgRedrawsTheSession) {
   EXPECT_EQ(tmux_.WaitForExit("z"), 0) << tmux_.Capture("z");
 }
 
+// Ctrl-L repaints what something else wrote over the screen, although the
+// rows themselves did not change.
+TEST_F(TuiE2eTest, CtrlLRepaintsWhatSomethingElseWrote) {
+  StartDaemon();
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  std::string tty = tmux_.PaneFormat("a", "#{pane_tty}");
+  ASSERT_FALSE(tty.empty());
+  {
+    std::ofstream out(tty);
+    out << "\x1b[3;1HGARBAGE-GARBAGE" << std::flush;
+  }
+  ASSERT_TRUE(tmux_.WaitForText("a", "GARBAGE-GARBAGE")) << tmux_.Capture("a");
+  tmux_.SendKeys("a", {"C-l"});
+  std::string screen = tmux_.WaitFor(
+      "a", [](const std::string& s) { return s.find("GARBAGE") == std::string::npos; },
+      absl::Seconds(5));
+  EXPECT_EQ(screen.find("GARBAGE"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("· idle"), std::string::npos) << screen;
+}
+
 TEST_F(TuiE2eTest, ACrashRestoresTheTerminal) {
   StartDaemon();
   // No core file for the deliberate crash.
