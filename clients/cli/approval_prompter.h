@@ -11,8 +11,10 @@
 //   next).
 // - Otherwise: every pending call is denied with a message saying that
 //   there was no terminal to ask and that --yes approves.
-// Threading: Decide runs on the event-stream thread and returns early (as
-// a denial) when `cancel` is cancelled (Ctrl-C).
+// Threading: Decide runs on a thread of its own (TurnRunner's question
+// thread) while the event stream is read, and returns early (as a denial)
+// when `cancel` is cancelled: Ctrl-C, or the request was resolved without
+// this answer (timed out, answered elsewhere).
 #pragma once
 
 #include <memory>

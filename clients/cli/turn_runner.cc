@@ -17,6 +17,8 @@ TurnRunner::TurnRunner(client::RawClient& client, EventPrinter& printer,
                        ApprovalPrompter& approvals, std::ostream& err)
     : client_(client), printer_(printer), approvals_(approvals), err_(err) {}
 
+TurnRunner::~TurnRunner() { CloseQuestion(); }
+
 int TurnRunner::Run(const TurnRequest& request) {
   v1::Session session;
   if (!request.session_id.empty()) {
@@ -62,6 +64,8 @@ int TurnRunner::Run(const TurnRequest& request) {
 
   for (;;) {
     absl::Status status = client_.Subscribe(session_id_, after_seq_, *this);
+    // A question outlives a resync (the request is still open), nothing else.
+    if (!resync_after_) CloseQuestion();
     if (ended_) return Finish(*ended_);
     if (cancelled_before_start_) {
       err_ << "raw run: interrupted before the turn started\n";
@@ -177,6 +181,12 @@ client::EventHandler::Next TurnRunner::OnEvent(const v1::Event& event) {
   }
   // Events of other turns (one that ended before ours started) are skipped.
   if (!event.turn_id().empty() && event.turn_id() != turn_id) return Next::kContinue;
+  // Resolved (by this runner's answer or otherwise): the question closes
+  // before the resolution is printed.
+  if (event.has_approval_resolved() && question_ != nullptr &&
+      question_->request_id == event.approval_resolved().request_id()) {
+    CloseQuestion();
+  }
   printer_.Print(event);
   if (event.has_approval_requested()) Answer(event.approval_requested());
   if (event.has_turn_ended() && event.turn_id() == turn_id) {
@@ -193,7 +203,35 @@ void TurnRunner::Answer(const v1::ApprovalRequested& request) {
   }
   if (!pending) return;
   printer_.EndText();
-  ApprovalChoice choice = approvals_.Decide(request, interrupted_);
+  CloseQuestion();
+  question_ = std::make_unique<Question>();
+  Question* question = question_.get();
+  question->request_id = request.request_id();
+  // Ctrl-C answers the question (as a denial), as it always has.
+  question->interrupt_callback =
+      interrupted_.OnCancel([question] { question->withdrawn.Cancel("interrupted"); });
+  if (interrupted_.cancelled()) question->withdrawn.Cancel("interrupted");
+  question->thread = std::thread([this, question, request] {
+    ApprovalChoice choice = approvals_.Decide(request, question->withdrawn);
+    if (question->withdrawn.cancelled() && !interrupted_.cancelled()) {
+      // Resolved without us: nothing to answer.
+      err_ << "\n";
+      err_.flush();
+      return;
+    }
+    Respond(request, choice);
+  });
+}
+
+void TurnRunner::CloseQuestion() {
+  if (question_ == nullptr) return;
+  question_->withdrawn.Cancel("resolved");
+  if (question_->thread.joinable()) question_->thread.join();
+  interrupted_.RemoveCallback(question_->interrupt_callback);
+  question_.reset();
+}
+
+void TurnRunner::Respond(const v1::ApprovalRequested& request, const ApprovalChoice& choice) {
   v1::RespondToApprovalRequest respond;
   respond.set_session_id(session_id_);
   respond.set_request_id(request.request_id());

@@ -9,10 +9,15 @@
 // none of its events, not even the first text deltas, is missed), prints the
 // turn's events through an EventPrinter, answers the turn's approval
 // requests through an ApprovalPrompter, and returns when the turn's
-// TurnEnded arrives. A Resync from a lagging stream re-subscribes from the
-// last delivered event without starting the turn again.
+// TurnEnded arrives. The prompter runs on a thread of its own, so the stream
+// is read while a question is open: when the request is resolved without
+// this runner's answer (it timed out, another client answered, the turn was
+// interrupted) the question is withdrawn and the run carries on. A Resync from a lagging stream
+// re-subscribes from the last delivered event without starting the turn again.
 //
-// Threading: Run() and the EventHandler callbacks run on the calling thread.
+// Threading: Run() and the EventHandler callbacks run on the calling thread;
+// ApprovalPrompter::Decide and the answer to the daemon on a question thread
+// (one at a time, joined before Run returns).
 // Interrupt() may be called from any other thread (the Ctrl-C watcher); it
 // asks the daemon to interrupt the turn, or, when the turn has not started
 // yet, makes Run() return kExitCancelled without starting it.
@@ -23,6 +28,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -50,6 +56,7 @@ class TurnRunner : public client::EventHandler {
   // `client`, `printer`, `approvals` and `err` must outlive the runner.
   TurnRunner(client::RawClient& client, EventPrinter& printer, ApprovalPrompter& approvals,
              std::ostream& err);
+  ~TurnRunner() override;
 
   // Returns the exit code (see exit_codes.h).
   int Run(const TurnRequest& request);
@@ -72,7 +79,20 @@ class TurnRunner : public client::EventHandler {
   bool HolderHasExited();
   int Finish(const v1::TurnEnded& ended);
   void SendInterrupt();
+  // Opens a question for `request` on its own thread (closing any other).
   void Answer(const v1::ApprovalRequested& request);
+  // Withdraws the open question, if any, and waits for its thread.
+  void CloseQuestion();
+  // Sends the answer (question thread).
+  void Respond(const v1::ApprovalRequested& request, const ApprovalChoice& choice);
+
+  // An approval question being asked on its own thread.
+  struct Question {
+    std::string request_id;
+    CancelToken withdrawn;  // cancelled when the request needs no answer
+    int interrupt_callback = 0;
+    std::thread thread;
+  };
 
   client::RawClient& client_;
   EventPrinter& printer_;
@@ -89,6 +109,7 @@ class TurnRunner : public client::EventHandler {
   std::string lease_id_;
 
   // Stream-thread state.
+  std::unique_ptr<Question> question_;
   std::optional<v1::TurnEnded> ended_;
   std::optional<uint64_t> resync_after_;
   absl::Status start_error_;

@@ -1,6 +1,9 @@
 #include "clients/cli/turn_runner.h"
 
+#include <poll.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <sstream>
 
 #include "clients/cli/exit_codes.h"
@@ -294,6 +297,48 @@ TEST_F(TurnRunnerTest, ResyncResubscribesFromTheLastDeliveredEvent) {
   auto calls = daemon_.service().calls();
   EXPECT_EQ(std::count(calls.begin(), calls.end(), "StartTurn:p"), 1);
   EXPECT_EQ(out_.str(), "All\nAll of it\n");
+}
+
+// A terminal nobody types into: Decide returns only when the question is
+// withdrawn.
+class UnansweredPrompter : public ApprovalPrompter {
+ public:
+  ApprovalChoice Decide(const v1::ApprovalRequested&, const CancelToken& cancel) override {
+    pollfd fd = {cancel.fd(), POLLIN, 0};
+    while (poll(&fd, 1, -1) < 0 && errno == EINTR) {
+    }
+    withdrawn_reason = cancel.reason();
+    return ApprovalChoice{};
+  }
+  std::string withdrawn_reason;
+};
+
+TEST_F(TurnRunnerTest, AnApprovalThatTimesOutIsNoLongerAskedAndTheRunEnds) {
+  daemon_.service().OnStartTurn([](const std::string& turn) {
+    v1::Event requested = MakeEvent(turn);
+    requested.mutable_approval_requested()->set_request_id("req_1");
+    v1::ApprovalCall* call = requested.mutable_approval_requested()->add_calls();
+    call->set_call_id("c1");
+    call->set_tool("builtin/bash");
+    call->set_state(v1::APPROVAL_STATE_PENDING);
+    v1::Event resolved = MakeEvent(turn);
+    resolved.mutable_approval_resolved()->set_request_id("req_1");
+    resolved.mutable_approval_resolved()->set_resolution(v1::APPROVAL_RESOLUTION_TIMED_OUT);
+    return std::vector<v1::Event>{requested, resolved, Delta(turn, "Carried on."),
+                                  Ended(turn, v1::TURN_END_REASON_COMPLETED)};
+  });
+  auto prompter = std::make_unique<UnansweredPrompter>();
+  UnansweredPrompter* unanswered = prompter.get();
+  approvals_ = std::move(prompter);
+  EXPECT_EQ(Run(NewSession("run it")), kExitOk);
+  EXPECT_EQ(unanswered->withdrawn_reason, "resolved");
+  EXPECT_NE(err_.str().find("[approval] timed out"), std::string::npos) << err_.str();
+  EXPECT_EQ(out_.str(), "Carried on.\n");
+  auto calls = daemon_.service().calls();
+  EXPECT_EQ(
+      std::count_if(calls.begin(), calls.end(),
+                    [](const std::string& c) { return c.rfind("RespondToApproval", 0) == 0; }),
+      0);
 }
 
 }  // namespace
