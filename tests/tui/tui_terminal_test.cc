@@ -164,6 +164,19 @@ TEST_F(TuiE2eTest, CtrlZSuspendsToTheShellAndFgRedrawsTheSession) {
   EXPECT_EQ(tmux_.WaitForExit("z"), 0) << tmux_.Capture("z");
 }
 
+// An answer nested 100 000 block quotes deep is shown, and raw lives on.
+TEST_F(TuiE2eTest, ADeeplyNestedAnswerDoesNotCrash) {
+  StartDaemon();
+  fake_.Enqueue(chat::TextAnswer(std::string(100000, '>') + " the-end"));
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  Send("a", "nest");
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("the-end") != std::string::npos && s.find("· idle") != std::string::npos;
+  });
+  EXPECT_NE(screen.find("the-end"), std::string::npos) << screen;
+  EXPECT_EQ(tmux_.PaneFormat("a", "#{pane_dead}"), "0");
+}
+
 // Ctrl-L repaints what something else wrote over the screen, although the
 // rows themselves did not change.
 TEST_F(TuiE2eTest, CtrlLRepaintsWhatSomethingElseWrote) {
