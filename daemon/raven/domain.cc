@@ -280,12 +280,26 @@ absl::Status CanonicalUrl(std::string_view url, std::string& out) {
     }
     if ((scheme == "http" && port == "80") || (scheme == "https" && port == "443")) port.clear();
   }
+  // What is left must be one host: a bracketed IPv6 literal, or a name with
+  // no further ':' (a doubled ":port" would lose its second port on the next
+  // pass and so not be its own canonical form).
+  const bool bracketed = !host.empty() && host.front() == '[';
+  if (bracketed ? host.back() != ']' || host.find(']') != host.size() - 1
+                : host.find_first_of(":[]") != std::string::npos) {
+    return absl::InvalidArgumentError("invalid external URL: bad host or port");
+  }
   host = absl::AsciiStrToLower(host);
-  if (!host.empty() && host.back() == '.') host.pop_back();
+  while (!host.empty() && host.back() == '.') host.pop_back();
   if (host.empty()) return absl::InvalidArgumentError("invalid external URL: no host");
   std::string path(tail);
   if (path.empty() || path[0] != '/') path.insert(0, "/");
-  out = absl::StrCat(scheme, "://", host, port.empty() ? "" : ":", port, path);
+  std::string canonical = absl::StrCat(scheme, "://", host, port.empty() ? "" : ":", port, path);
+  // The ceiling applies to what is stored: the inserted "/" can lengthen it.
+  if (CodePoints(canonical) > Limits::kUrlChars) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("URL longer than ", Limits::kUrlChars, " characters"));
+  }
+  out = std::move(canonical);
   return absl::OkStatus();
 }
 

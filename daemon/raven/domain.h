@@ -224,9 +224,12 @@ std::string IsoDate(int64_t unix_ms);
 
 // The canonical form of a Source URL: http or https only, no user
 // information, no white space or control characters, at most kUrlChars;
-// scheme and host lower-cased, a default port dropped, an empty path made
-// "/", the fragment kept. An error names the defect ("credential-bearing
-// URL", ...).
+// scheme and host lower-cased, a default port dropped, trailing dots of the
+// host dropped, an empty path made "/", the fragment kept. It is idempotent:
+// the codec accepts a stored URL only when it is its own canonical form, so
+// an input whose canonical form would canonicalize differently (a second
+// ":port", a form longer than kUrlChars) is refused rather than stored. An
+// error names the defect ("credential-bearing URL", ...).
 absl::Status CanonicalUrl(std::string_view url, std::string& out);
 
 // The site a URL names, as Source identity compares it: the host

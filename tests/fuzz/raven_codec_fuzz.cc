@@ -4,6 +4,7 @@
 // record that decodes to the same state (the codec is the replay's only
 // gate), and ReplayBook over it — alone and after a valid record — must
 // not crash and must keep its invariants (the current Task is in the book).
+// The same bytes as a Source URL: CanonicalUrl must be idempotent.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,6 +30,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(round.ok(), "an accepted record does not decode after encoding");
     Check(round->state == record->state, "the round trip changed the state");
     Check(round->current_task_id == record->current_task_id, "the round trip changed the id");
+  }
+  // The input as a Source URL: a canonical form must be its own canonical
+  // form, within the ceiling, or the codec would refuse what was stored.
+  std::string once;
+  if (rv::CanonicalUrl(text, once).ok()) {
+    std::string twice;
+    Check(rv::CanonicalUrl(once, twice).ok() && twice == once, "CanonicalUrl is not idempotent");
+    Check(rv::CodePoints(once) <= rv::Limits::kUrlChars, "a canonical URL exceeds the ceiling");
   }
   for (const std::vector<std::string>& records :
        {std::vector<std::string>{text}, std::vector<std::string>{text, text}}) {

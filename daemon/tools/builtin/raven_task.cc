@@ -198,8 +198,20 @@ ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
     return ToolOutput::Error(
         absl::StrCat(result.status().message(), recovery.empty() ? "" : "\n", recovery));
   }
+  // Replay is the restart source of truth: a state its decoder would refuse
+  // (or read back differently) would vanish on the next call after being
+  // reported as recorded, so such a call fails and records nothing.
+  std::string meta = rv::EncodeRecord(result->state, result->current_task_id);
+  absl::StatusOr<rv::Record> replayed = rv::DecodeRecord(meta);
+  if (!replayed.ok() || replayed->state != result->state) {
+    const std::string recovery = Recovery(book);
+    return ToolOutput::Error(
+        absl::StrCat("nothing was recorded: the resulting Task state would not replay (",
+                     replayed.ok() ? "it reads back differently" : replayed.status().message(), ")",
+                     recovery.empty() ? "" : "\n", recovery));
+  }
   ToolOutput out = ToolOutput::Ok(rv::RenderResult(*result));
-  out.meta = rv::EncodeRecord(result->state, result->current_task_id);
+  out.meta = std::move(meta);
   // Clients show the compact card; the full result (with the Artifact) is
   // the content.
   out.display = rv::RenderCard(*result);

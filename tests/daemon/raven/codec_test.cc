@@ -193,6 +193,33 @@ TEST(CodecTest, CanonicalUrl) {
   EXPECT_FALSE(CanonicalUrl("ftp://a.test/", out).ok());
   EXPECT_FALSE(CanonicalUrl("https://a b/", out).ok());
   EXPECT_FALSE(CanonicalUrl("https://" + std::string(Limits::kUrlChars, 'a'), out).ok());
+  ASSERT_TRUE(CanonicalUrl("https://Example.org../a", out).ok());
+  EXPECT_EQ(out, "https://example.org/a") << "every trailing dot of the host is dropped";
+  ASSERT_TRUE(CanonicalUrl("http://[::1]:8080/x", out).ok());
+  EXPECT_EQ(out, "http://[::1]:8080/x");
+  EXPECT_FALSE(CanonicalUrl("https://example.org:443:443/a", out).ok());
+  EXPECT_FALSE(CanonicalUrl("https://a.com:443:/x", out).ok());
+  EXPECT_FALSE(CanonicalUrl("http://[::1]:80:80/", out).ok());
+}
+
+// The codec accepts a stored URL only when it is its own canonical form, so
+// whatever CanonicalUrl returns must canonicalize to itself and fit the
+// ceiling; what cannot is refused at registration instead.
+TEST(CodecTest, CanonicalUrlIsIdempotent) {
+  const std::string at_limit_host(Limits::kUrlChars - std::string("https://?q").size(), 'h');
+  for (const std::string& input :
+       {std::string("https://example.org:443:443/a"), std::string("https://example.org../a"),
+        std::string("https://a.com:443:/x"), std::string("HTTPS://A.com.:443?q#f"),
+        std::string("https://a.com:/x"), std::string("http://[::1]/"),
+        std::string("https://[::1/x"), std::string("https://a]:80/x"),
+        std::string("https://...:8080/"), "https://" + at_limit_host + "?q"}) {
+    std::string once;
+    if (!CanonicalUrl(input, once).ok()) continue;
+    EXPECT_LE(CodePoints(once), Limits::kUrlChars) << input;
+    std::string twice;
+    ASSERT_TRUE(CanonicalUrl(once, twice).ok()) << input << " -> " << once;
+    EXPECT_EQ(twice, once) << input;
+  }
 }
 
 // Source identity: host and port, whatever the case, trailing dot, explicit
