@@ -108,7 +108,14 @@ const std::map<std::string, std::vector<std::string>>& ActionFields() {
 
 absl::StatusOr<ActionResult> RunAction(const TaskBook& book, const Json& args,
                                        const EngineContext& ctx) {
-  return Engine(book, ctx).Run(args);
+  absl::StatusOr<ActionResult> result = Engine(book, ctx).Run(args);
+  // A seam that saw the cancellation reports it as an ordinary observation
+  // ("the check was cancelled", a failed query); the user's interrupt says
+  // nothing about a Source, so whatever the action made of it is dropped.
+  if (ctx.cancel.cancelled()) {
+    return absl::CancelledError("the call was cancelled; nothing was recorded");
+  }
+  return result;
 }
 
 }  // namespace raw::raven

@@ -12,6 +12,11 @@
 // unless reachable, a reachable Source on its own host) — a protocol
 // violation makes every requested Source unavailable. Pure apart from the
 // seams it is given.
+//
+// Only caller cancellation aborts a call: when `cancel` is cancelled by the
+// time the action returns, RunAction returns Cancelled and no state, so an
+// interrupted check or search is never recorded as evidence (a failed or
+// unavailable Source, a deferred Claim, a Limitation).
 #pragma once
 
 #include <map>

@@ -40,6 +40,15 @@ class EngineIntegrityTest : public ::testing::Test {
     if (!claims.empty()) a["claims"] = claims;
     return s.Call(a);
   }
+  // A grounded Checkpoint: Source a reachable, material Claim c1 cites it.
+  void Grounded(const std::string& id) {
+    s.verifier.Reachable("a");
+    auto r = Checkpoint(id, kArtifact, Json::array({SourceArg("a", "https://a.test/x")}),
+                        Json::array({ClaimArg("c1", {"a"})}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->status, "active") << IssueText(*r);
+  }
+  static constexpr char kArtifact[] = "X differs from Y [@a].";
   RavenSession s;
 };
 
@@ -60,6 +69,48 @@ TEST_F(EngineIntegrityTest, EveryPublishedStateReplays) {
   ASSERT_EQ(r->state.sources.size(), 1u);
   EXPECT_EQ(r->state.sources[0].url, "https://c.test/z");
   EXPECT_EQ(s.Replayed(id), r->state);
+}
+
+// The user interrupts a Completion while Source a is being reopened: the
+// check the verifier reports ("cancelled") is no evidence about a, so the
+// call fails and the Task keeps its supported Claim and has no Limitation.
+TEST_F(EngineIntegrityTest, AnInterruptedCompletionRecordsNothing) {
+  std::string id = Start();
+  Grounded(id);
+  const TaskState before = s.Replayed(id);
+  s.verifier.Unavailable("a", "the check was cancelled before it finished");
+  s.Cancel();
+  auto r = s.Call({{"action", "complete"}, {"taskId", id}, {"artifact", kArtifact}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsCancelled(r.status())) << r.status();
+  EXPECT_THAT(r.status().message(), HasSubstr("nothing was recorded"));
+  EXPECT_EQ(s.Replayed(id), before);
+  EXPECT_TRUE(before.limitations.empty());
+  EXPECT_EQ(before.claims[0].disposition, Disposition::kSupported);
+}
+
+TEST_F(EngineIntegrityTest, AnInterruptedCheckpointRecordsNothing) {
+  std::string id = Start();
+  Grounded(id);
+  const TaskState before = s.Replayed(id);
+  s.verifier.Unavailable("a", "the check was cancelled before it finished");
+  s.Cancel();
+  auto r = Checkpoint(id, "X differs from Y, revised [@a].");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsCancelled(r.status())) << r.status();
+  EXPECT_EQ(s.Replayed(id), before);
+}
+
+// A search batch the caller cancels: the failed queries are not recorded as
+// tool Limitations (only caller cancellation aborts the whole batch).
+TEST_F(EngineIntegrityTest, AnInterruptedDiscoverRecordsNoLimitation) {
+  std::string id = Start();
+  s.Cancel();
+  auto r = s.Call({{"action", "discover"}, {"taskId", id}, {"queries", {"unscripted"}}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsCancelled(r.status())) << r.status();
+  EXPECT_TRUE(s.Replayed(id).limitations.empty());
+  EXPECT_EQ(s.Replayed(id).revision, 1);
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ class RavenSession {
     return ReplayBook(records).tasks.at(task_id);
   }
 
+  // Cancels the token every later call runs under (the caller's interrupt).
+  void Cancel() { cancel_.Cancel(); }
+
   int64_t now_ms = 1796184000000;  // 2026-12-02T04:00:00Z
   DeterministicSourceVerifier verifier;
   DeterministicSourceSearcher searcher;

@@ -268,6 +268,58 @@ TEST_F(HttpSourceVerifierTest, APageThatChangesBeforeCompletionIsDrifted) {
             CheckOutcome::kDrifted);
 }
 
+// The user interrupts the turn while Completion reopens a verified Source:
+// the real verifier reports the check cancelled, and the call fails without
+// recording it, so s1 stays verified and its Claim supported.
+TEST_F(HttpSourceVerifierTest, AnInterruptedCompletionLeavesTheTaskAsItWas) {
+  FixedVerifierSettings fixed(settings_);
+  HttpSourceVerifier verifier(client_, fixed);
+  DeterministicSourceSearcher searcher("none");
+  DeterministicDraftGenerator drafter({});
+  std::vector<std::string> records;
+  auto call = [&](const Json& args) {
+    EngineContext ctx{"session-1", 1796184000000, verifier, searcher, drafter, cancel_};
+    absl::StatusOr<ActionResult> r = RunAction(ReplayBook(records), args, ctx);
+    if (r.ok()) records.push_back(EncodeRecord(r->state, r->current_task_id));
+    return r;
+  };
+  auto started = call({{"action", "start"}, {"outcome", "research"}, {"request", "Trial?"}});
+  ASSERT_TRUE(started.ok()) << started.status();
+  const std::string id = started->state.task_id;
+  const std::string artifact = "The trial had nine sites [@s1].";
+  site_.Enqueue(Html(kArticle));
+  auto cp = call({{"action", "checkpoint"},
+                  {"taskId", id},
+                  {"stage", "draft"},
+                  {"summary", "Findings"},
+                  {"artifact", artifact},
+                  {"sources",
+                   {{{"sourceId", "s1"},
+                     {"url", Url("/study")},
+                     {"title", "Study"},
+                     {"locator", "Findings"},
+                     {"excerpt", kExcerpt}}}},
+                  {"claims",
+                   {{{"claimId", "c1"},
+                     {"text", "Nine sites"},
+                     {"kind", "external"},
+                     {"importance", "material"},
+                     {"disposition", "supported"},
+                     {"sourceIds", {"s1"}}}}}});
+  ASSERT_TRUE(cp.ok()) << cp.status();
+  ASSERT_EQ(cp->status, "active") << RenderResult(*cp);
+
+  cancel_.Cancel();
+  auto done = call({{"action", "complete"}, {"taskId", id}, {"artifact", artifact}});
+  ASSERT_FALSE(done.ok());
+  EXPECT_TRUE(absl::IsCancelled(done.status())) << done.status();
+  const TaskState replayed = ReplayBook(records).tasks.at(id);
+  EXPECT_EQ(replayed, cp->state);
+  EXPECT_TRUE(replayed.limitations.empty());
+  EXPECT_EQ(replayed.FindSource("s1")->check.outcome, CheckOutcome::kVerified);
+  EXPECT_EQ(replayed.claims[0].disposition, Disposition::kSupported);
+}
+
 // A page built to make the HTML parser take minutes (formatting elements
 // closed across blocks, about 20 s for these 800 KB without a bound) is
 // parsed only within the page's time: the Source is unchecked, never a
