@@ -93,13 +93,13 @@ class ObjectReader {
 
 absl::StatusOr<SourceCheck> DecodeCheck(const Json& j, const std::string& where) {
   ObjectReader r(j, where);
-  RETURN_IF_ERROR(
-      r.Keys({"status", "checkedAt", "statusCode", "resolvedUrl", "detail", "outcome"}));
+  RETURN_IF_ERROR(r.Keys(
+      {"status", "checkedAt", "statusCode", "resolvedUrl", "detail", "outcome", "lastVerifiedAt"}));
   SourceCheck c;
   ASSIGN_OR_RETURN(c.status, r.Enum<CheckStatus>("status"));
   if (c.status == CheckStatus::kUnchecked) {
     if (r.Has("checkedAt") || r.Has("statusCode") || r.Has("resolvedUrl") || r.Has("detail") ||
-        r.Has("outcome")) {
+        r.Has("outcome") || r.Has("lastVerifiedAt")) {
       return r.Error("is unchecked but carries check fields");
     }
     return c;
@@ -120,6 +120,15 @@ absl::StatusOr<SourceCheck> DecodeCheck(const Json& j, const std::string& where)
     ASSIGN_OR_RETURN(CheckOutcome outcome, r.Enum<CheckOutcome>("outcome"));
     if (!OutcomeFits(outcome, c.status)) return r.Error("outcome contradicts status");
     c.outcome = outcome;
+  }
+  if (r.Has("lastVerifiedAt")) {
+    ASSIGN_OR_RETURN(int64_t at, r.Int("lastVerifiedAt", 0));
+    // A reachable check is itself the last verification; another one
+    // carries an earlier one over.
+    if (c.status == CheckStatus::kReachable ? at != c.checked_at : at > c.checked_at) {
+      return r.Error("lastVerifiedAt contradicts checkedAt");
+    }
+    c.last_verified_at = at;
   }
   return c;
 }
@@ -333,6 +342,7 @@ OrderedJson EncodeCheck(const SourceCheck& c) {
   if (c.resolved_url) j["resolvedUrl"] = *c.resolved_url;
   if (c.detail) j["detail"] = *c.detail;
   if (c.outcome) j["outcome"] = Name(*c.outcome);
+  if (c.last_verified_at) j["lastVerifiedAt"] = *c.last_verified_at;
   return j;
 }
 

@@ -107,6 +107,11 @@ struct SourceCheck {
   std::optional<std::string> resolved_url;
   std::optional<std::string> detail;  // why, when not reachable
   std::optional<CheckOutcome> outcome;  // unset in state written before it existed
+  // When the excerpt was last found on the page: checked_at for a reachable
+  // check, carried over by a check that is not, so a page that changes
+  // after one unavailable check is still `drifted`, not `absent`. Unset when
+  // never verified (and in state written before it existed).
+  std::optional<int64_t> last_verified_at;
   bool operator==(const SourceCheck&) const = default;
 };
 

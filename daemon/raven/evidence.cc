@@ -100,6 +100,10 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
     if (std::find(ids.begin(), ids.end(), src.source_id) == ids.end()) continue;
     SourceCheck c;
     c.checked_at = ctx.now_ms;
+    // The last time the excerpt was found; a check before the field existed
+    // tells it by its own reachable status.
+    std::optional<int64_t> found_at = src.check.last_verified_at;
+    if (!found_at && src.check.status == CheckStatus::kReachable) found_at = src.check.checked_at;
     if (!violation.empty()) {
       c.status = CheckStatus::kUnavailable;
       c.detail = StrCat("source verifier protocol error: ", violation);
@@ -115,15 +119,18 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
       if (o.detail) c.detail = TrimText(o.detail->substr(0, Limits::kLimitationDetailChars));
       if (c.detail && c.detail->empty()) c.detail.reset();
       c.outcome = o.outcome;
-      // Found before, gone now: the page changed under the citation.
-      if (o.outcome == CheckOutcome::kAbsent && src.check.outcome == CheckOutcome::kVerified) {
+      // Found before (at any earlier check), gone now: the page changed
+      // under the citation.
+      if (o.outcome == CheckOutcome::kAbsent && found_at) {
         c.outcome = CheckOutcome::kDrifted;
-        c.detail = TrimText(StrCat("the excerpt was on the page when checked at ",
-                                   IsoTime(src.check.checked_at), " and is not any more: ",
-                                   c.detail.value_or(""))
-                                .substr(0, Limits::kLimitationDetailChars));
+        c.detail =
+            TrimText(StrCat("the excerpt was on the page when checked at ", IsoTime(*found_at),
+                            " and is not any more: ", c.detail.value_or(""))
+                         .substr(0, Limits::kLimitationDetailChars));
       }
     }
+    c.last_verified_at =
+        c.status == CheckStatus::kReachable ? std::optional(c.checked_at) : found_at;
     src.check = c;
     if (c.status == CheckStatus::kReachable) {
       ++reachable;

@@ -39,7 +39,17 @@ TaskState Generated(std::mt19937& rng) {
     src.role = static_cast<SourceRole>(rng() % 4);
     if (rng() % 2) src.family = "fam";
     src.inspected_at = 1200;
-    if (rng() % 2) src.check = {CheckStatus::kReachable, 1300, 200, src.url, std::nullopt, {}};
+    switch (rng() % 3) {
+      case 0:
+        src.check = {CheckStatus::kReachable, 1300, 200, src.url, std::nullopt, {}, 1300};
+        break;
+      case 1:  // unavailable after an earlier verification
+        src.check = {CheckStatus::kUnavailable,  1400, std::nullopt, std::nullopt, "timeout",
+                     CheckOutcome::kUnreachable, 1300};
+        break;
+      default:
+        break;
+    }
     s.sources.push_back(src);
   }
   for (int i = 0; i < sources; ++i) {
@@ -160,6 +170,19 @@ TEST(CodecTest, RefusesBrokenInvariants) {
   Json cred = j;
   cred["sources"][0]["url"] = "https://u:p@a.test/";
   ExpectRefused(cred, "url is not canonical");
+  Json checked = j;
+  checked["sources"][0]["check"] = {{"status", "reachable"},
+                                    {"checkedAt", 1300},
+                                    {"outcome", "verified"},
+                                    {"lastVerifiedAt", 1200}};
+  ExpectRefused(checked, "lastVerifiedAt contradicts checkedAt");
+  checked["sources"][0]["check"] = {{"status", "unavailable"},
+                                    {"checkedAt", 1300},
+                                    {"detail", "timeout"},
+                                    {"lastVerifiedAt", 1400}};
+  ExpectRefused(checked, "lastVerifiedAt contradicts checkedAt");
+  checked["sources"][0]["check"] = {{"status", "unchecked"}, {"lastVerifiedAt", 1}};
+  ExpectRefused(checked, "carries check fields");
 }
 
 TEST(CodecTest, ReplaySkipsBadRecordsAndKeepsTheHighestRevision) {

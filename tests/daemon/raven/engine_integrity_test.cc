@@ -113,5 +113,26 @@ TEST_F(EngineIntegrityTest, AnInterruptedDiscoverRecordsNoLimitation) {
   EXPECT_EQ(s.Replayed(id).revision, 1);
 }
 
+// A Source verified at one Checkpoint, unavailable at the next, and then
+// gone from its page is drifted (Raven found it before), never "absent from
+// the page entirely", the fabrication signal.
+TEST_F(EngineIntegrityTest, DriftSurvivesAnUnavailableCheckInBetween) {
+  std::string id = Start();
+  Grounded(id);
+  s.verifier.Unavailable("a", "timeout");
+  auto unavailable = Checkpoint(id, "X differs from Y, again [@a].");
+  ASSERT_TRUE(unavailable.ok()) << unavailable.status();
+  ASSERT_EQ(unavailable->state.FindSource("a")->check.status, CheckStatus::kUnavailable);
+  s.verifier.Set("a", {"a", CheckStatus::kFailed, 0, 200, std::nullopt,
+                       "absent from the page entirely", CheckOutcome::kAbsent});
+  auto gone = Checkpoint(id, "X differs from Y, once more [@a].", Json::array(),
+                         Json::array({ClaimArg("c1", {"a"})}));
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  const SourceCheck check = s.Replayed(id).FindSource("a")->check;
+  EXPECT_EQ(check.outcome, CheckOutcome::kDrifted);
+  EXPECT_THAT(check.detail, ::testing::Optional(HasSubstr("was on the page when checked at")));
+  EXPECT_EQ(check.last_verified_at, s.now_ms);
+}
+
 }  // namespace
 }  // namespace raw::raven
