@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <initializer_list>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -16,7 +17,53 @@ namespace {
 // How far into an HTML page a <meta charset> is looked for.
 constexpr size_t kMetaCharsetWindow = 2048;
 
+// WHATWG Encoding Standard labels whose encoding is not what iconv reads
+// under the same name (or that iconv does not know), with the encoding
+// browsers decode them as.
+struct LabelGroup {
+  const char* encoding;
+  std::initializer_list<const char*> labels;
+};
+const LabelGroup kLabelGroups[] = {
+    {"utf-8",
+     {"unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8"}},
+    {"windows-1252",
+     {"ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1",
+      "iso-ir-100", "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1",
+      "us-ascii", "windows-1252", "x-cp1252"}},
+    {"windows-1254",
+     {"cp1254", "csisolatin5", "iso-8859-9", "iso-ir-148", "iso8859-9", "iso88599", "iso_8859-9",
+      "iso_8859-9:1989", "l5", "latin5", "windows-1254", "x-cp1254"}},
+    {"windows-874",
+     {"dos-874", "iso-8859-11", "iso8859-11", "iso885911", "tis-620", "windows-874"}},
+    {"gb18030",
+     {"chinese", "csgb2312", "csiso58gb231280", "gb2312", "gb_2312", "gb_2312-80", "gbk",
+      "iso-ir-58", "x-gbk", "gb18030"}},
+    {"big5-hkscs", {"big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"}},
+    {"cp949",
+     {"cseuckr", "csksc56011987", "euc-kr", "iso-ir-149", "korean", "ks_c_5601-1987",
+      "ks_c_5601-1989", "ksc5601", "ksc_5601", "windows-949"}},
+    {"cp932",
+     {"csshiftjis", "ms932", "ms_kanji", "shift-jis", "shift_jis", "sjis", "windows-31j",
+      "x-sjis"}},
+    {"iso-8859-8", {"csiso88598i", "iso-8859-8-i", "logical"}},
+    {"utf-16le",
+     {"csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16", "utf-16le"}},
+    {"utf-16be", {"unicodefffe", "utf-16be"}},
+};
+
 }  // namespace
+
+std::string EncodingForLabel(std::string_view label_in) {
+  std::string label = absl::AsciiStrToLower(
+      absl::StripAsciiWhitespace(absl::string_view(label_in.data(), label_in.size())));
+  for (const LabelGroup& group : kLabelGroups) {
+    for (const char* l : group.labels) {
+      if (label == l) return group.encoding;
+    }
+  }
+  return label;
+}
 
 std::string HeaderParameter(std::string_view header_in, std::string_view name_in) {
   absl::string_view header(header_in.data(), header_in.size());
@@ -52,7 +99,9 @@ std::string MetaCharset(std::string_view body) {
                                head[end] == '-' || head[end] == '_' || head[end] == ':')) {
     ++end;
   }
-  return head.substr(pos, end - pos);
+  std::string label = head.substr(pos, end - pos);
+  if (absl::StartsWith(EncodingForLabel(label), "utf-16")) return "utf-8";
+  return label;
 }
 
 std::string BomCharset(std::string_view body) {
@@ -62,16 +111,16 @@ std::string BomCharset(std::string_view body) {
   return "";
 }
 
-absl::StatusOr<std::string> ToUtf8(std::string_view body, const std::string& charset) {
-  if (charset.empty() || charset == "utf-8" || charset == "utf8" || charset == "us-ascii" ||
-      charset == "ascii") {
+absl::StatusOr<std::string> ToUtf8(std::string_view body, const std::string& label) {
+  const std::string charset = EncodingForLabel(label);
+  if (charset.empty() || charset == "utf-8") {
     if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);
     return SanitizeUtf8(body);
   }
   iconv_t cd = iconv_open("UTF-8", charset.c_str());
   if (cd == reinterpret_cast<iconv_t>(-1)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("the response uses charset \"", charset, "\", which cannot be converted"));
+        absl::StrCat("the response uses charset \"", label, "\", which cannot be converted"));
   }
   std::string out;
   char buffer[16 * 1024];

@@ -56,12 +56,14 @@ absl::StatusOr<PageContent> DecodePage(std::string_view content_type, std::strin
         "the Source is ", out.media_type.empty() ? "binary data" : out.media_type,
         ", which has no text to match the excerpt against"));
   }
+  // A byte-order mark overrides any declaration and is not text; a
+  // declared UTF-16 without one has no prefix to drop.
   std::string charset = http::BomCharset(body);
-  if (charset.empty()) charset = http::HeaderParameter(content_type, "charset");
-  if (charset.empty() && html) charset = http::MetaCharset(body);
   if (charset == "utf-16le" || charset == "utf-16be") {
     body.remove_prefix(std::min<size_t>(2, body.size()));
   }
+  if (charset.empty()) charset = http::HeaderParameter(content_type, "charset");
+  if (charset.empty() && html) charset = http::MetaCharset(body);
   absl::StatusOr<std::string> utf8 = http::ToUtf8(body, charset);
   if (!utf8.ok()) return utf8.status();
   if (!html) {

@@ -18,6 +18,39 @@ TEST(RavenPageContentTest, HonoursTheHeaderCharsetThenTheBom) {
   EXPECT_EQ(bom->text.text, "na\u00EFve");
 }
 
+// Labels are decoded as browsers decode them: a page that says Latin-1 or
+// ASCII but uses windows-1252 quotes and dashes reads as its author wrote it.
+TEST(RavenPageContentTest, LatinAndAsciiLabelsAreDecodedAsWindows1252) {
+  for (const char* label : {"iso-8859-1", "us-ascii", "latin1", "ASCII"}) {
+    absl::StatusOr<PageContent> p = DecodePage(std::string("text/html; charset=") + label,
+                                               "<p>It\x92s \x93so\x94 \x96 yes</p>");
+    ASSERT_TRUE(p.ok()) << label << ": " << p.status();
+    EXPECT_EQ(p->text.text, "It\u2019s \u201Cso\u201D \u2013 yes") << label;
+  }
+  absl::StatusOr<PageContent> meta =
+      DecodePage("text/html", "<meta charset=\"iso-8859-1\"><p>It\x92s</p>");
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ(meta->text.text, "It\u2019s");
+}
+
+// A <meta> that says UTF-16 on a page whose markup was readable as ASCII is
+// wrong (HTML's prescan reads it as UTF-8); a header that says UTF-16 with
+// no byte-order mark loses no character.
+TEST(RavenPageContentTest, Utf16IsTrustedOnlyWhereItCanBeTrue) {
+  absl::StatusOr<PageContent> meta =
+      DecodePage("text/html", "<meta charset=\"utf-16\"><p>Hello world</p>");
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  EXPECT_EQ(meta->text.text, "Hello world");
+  absl::StatusOr<PageContent> le =
+      DecodePage("text/plain; charset=utf-16le", std::string("h\0i\0", 4));
+  ASSERT_TRUE(le.ok()) << le.status();
+  EXPECT_EQ(le->text.text, "hi");
+  absl::StatusOr<PageContent> bom =
+      DecodePage("text/plain; charset=utf-16be", std::string("\xFF\xFEh\0i\0", 6));
+  ASSERT_TRUE(bom.ok()) << bom.status();
+  EXPECT_EQ(bom->text.text, "hi") << "the byte-order mark overrides the header";
+}
+
 TEST(RavenPageContentTest, PlainTextIsUsedAsItIs) {
   absl::StatusOr<PageContent> p = DecodePage("text/plain", "line one\n<b>not markup</b>");
   ASSERT_TRUE(p.ok());
