@@ -278,10 +278,16 @@ absl::Status CheckInvariants(const TaskState& s, const ObjectReader& r) {
       Sha256Tagged(*s.latest_artifact) != s.checkpoints.back().artifact_sha256) {
     return r.Error("latestArtifact does not hash to the latest checkpoint");
   }
-  std::set<std::string> ids, urls;
+  std::set<std::string> ids;
   for (const Source& src : s.sources) {
     if (!ids.insert(src.source_id).second) return r.Error("repeats a sourceId");
-    if (!urls.insert(src.url).second) return r.Error("registers one URL twice");
+  }
+  // One Source per page: an earlier one for the same page is superseded,
+  // which only a failed Source can be.
+  for (const Source& src : s.sources) {
+    if (Successor(s.sources, src) != nullptr && src.check.status != CheckStatus::kFailed) {
+      return r.Error("registers one page twice");
+    }
   }
   std::set<std::string> claim_ids;
   for (const Claim& c : s.claims) {

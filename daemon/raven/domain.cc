@@ -303,6 +303,19 @@ absl::Status CanonicalUrl(std::string_view url, std::string& out) {
   return absl::OkStatus();
 }
 
+std::string_view PageUrl(std::string_view canonical_url) {
+  return canonical_url.substr(0, canonical_url.find('#'));
+}
+
+const Source* Successor(const std::vector<Source>& sources, const Source& source) {
+  bool later = false;
+  for (const Source& s : sources) {
+    if (later && PageUrl(s.url) == PageUrl(source.url)) return &s;
+    if (&s == &source || s.source_id == source.source_id) later = true;
+  }
+  return nullptr;
+}
+
 std::string UrlIdentity(std::string_view url) {
   size_t colon = url.find("://");
   if (colon == std::string_view::npos) return "";

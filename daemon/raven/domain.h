@@ -244,4 +244,13 @@ absl::Status CanonicalUrl(std::string_view url, std::string& out);
 // is another site. "" when `url` is not an absolute http(s) URL with a host.
 std::string UrlIdentity(std::string_view url);
 
+// The page a canonical URL names: the URL without its fragment, which the
+// fetch drops. Sources are one per page, so "…/x#r" is the page of "…/x".
+std::string_view PageUrl(std::string_view canonical_url);
+
+// The Source registered later for the page of `source`, or nullptr. Changed
+// evidence for a page whose Source failed is registered under a new id; the
+// failed one is then superseded: never reopened and no longer citable.
+const Source* Successor(const std::vector<Source>& sources, const Source& source);
+
 }  // namespace raw::raven

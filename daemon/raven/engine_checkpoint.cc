@@ -60,11 +60,14 @@ absl::Status Engine::MergeSources(const Fields& f, std::vector<Source>& merged,
       }
       continue;  // exact resubmission keeps the recorded check
     }
-    auto same_url = std::find_if(merged.begin(), merged.end(),
-                                 [&](const Source& o) { return o.url == s.url; });
-    if (same_url != merged.end()) {
+    // One Source per page (a fragment does not make another page). A page
+    // whose Sources all failed takes changed evidence under this new id.
+    auto same_page = std::find_if(merged.begin(), merged.end(), [&](const Source& o) {
+      return PageUrl(o.url) == PageUrl(s.url) && o.check.status != CheckStatus::kFailed;
+    });
+    if (same_page != merged.end()) {
       issues.push_back({where + ".url", StrCat("is already registered as Source ",
-                                               same_url->source_id, "; cite that id")});
+                                               same_page->source_id, "; cite that id")});
       continue;
     }
     if (merged.size() >= Limits::kSources) {
@@ -126,8 +129,14 @@ absl::Status Engine::MergeClaims(const Fields& f, const std::vector<Source>& sou
     std::string where = StrCat("claims[", i, "]");
     bool ok = true;
     for (const std::string& id : c.source_ids) {
-      if (find_source(id) == nullptr) {
+      const Source* src = find_source(id);
+      if (src == nullptr) {
         issues.push_back({where + ".sourceIds", StrCat("names unregistered Source ", id)});
+        ok = false;
+      } else if (const Source* successor = Successor(sources, *src)) {
+        issues.push_back({where + ".sourceIds",
+                          StrCat("names Source ", id, ", superseded by Source ",
+                                 successor->source_id, " for the same page; cite that id")});
         ok = false;
       }
     }
@@ -241,6 +250,15 @@ absl::StatusOr<ActionResult> Engine::CheckpointAction(const Fields& f) {
   if (issues.empty()) {
     std::vector<Issue> cites = ValidateCitations(artifact, next.sources, next.claims, "artifact");
     issues.insert(issues.end(), cites.begin(), cites.end());
+    for (const std::string& id : CitedIds(artifact)) {
+      const Source* src = next.FindSource(id);
+      const Source* successor = src == nullptr ? nullptr : Successor(next.sources, *src);
+      if (successor != nullptr) {
+        issues.push_back(
+            {"artifact", StrCat("cites Source ", id, ", superseded by Source ",
+                                successor->source_id, " for the same page; cite that id")});
+      }
+    }
   }
   if (!issues.empty()) {
     return NeedsRevision(std::move(issues), "Nothing was recorded; correct the fields named and "

@@ -191,7 +191,12 @@ std::vector<std::string> RelevantSources(const TaskState& s, std::string_view ar
       if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     }
   }
-  std::erase_if(ids, [&](const std::string& id) { return s.FindSource(id) == nullptr; });
+  // A superseded Source stays failed: reopening it could not support
+  // anything its successor does not.
+  std::erase_if(ids, [&](const std::string& id) {
+    const Source* src = s.FindSource(id);
+    return src == nullptr || Successor(s.sources, *src) != nullptr;
+  });
   return ids;
 }
 

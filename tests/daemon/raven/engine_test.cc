@@ -163,6 +163,37 @@ TEST_F(EngineTest, SourceResubmissionIsIdempotentAndChangedEvidenceNeedsNewId) {
   EXPECT_THAT(Messages(*rewrite), HasSubstr("sources[0]: Source a cannot be rewritten"));
   auto dup_url = Checkpoint(id, "T [@b].", Json::array({SourceArg("b", "https://A.test:443/x")}));
   EXPECT_THAT(Messages(*dup_url), HasSubstr("already registered as Source a"));
+  auto fragment =
+      Checkpoint(id, "T [@b].", Json::array({SourceArg("b", "https://a.test/x#r", "other")}));
+  EXPECT_THAT(Messages(*fragment), HasSubstr("already registered as Source a"))
+      << "one page, one Source";
+}
+
+// A page that changed after its Source failed takes the new text under a new
+// Source id; the failed Source is superseded (no longer citable, never
+// reopened), and the page still cannot be registered a third time.
+TEST_F(EngineTest, ADriftedSourcesPageCanBeCitedAgainWithItsNewText) {
+  std::string id = Start();
+  Grounded(id);
+  s.verifier.Failed("a", "absent");
+  ASSERT_EQ(Checkpoint(id, "X differs from Y [@a].")->status, "needs-revision");
+  Json fresh = SourceArg("a2", "https://a.test/x");
+  fresh["excerpt"] = "the updated passage of the page, copied verbatim";
+  s.verifier.Reachable("a2");
+  int checks = s.verifier.checked();
+  auto r = Checkpoint(id, "X differs from Y [@a2].", Json::array({fresh}),
+                      Json::array({ClaimArg("c1", {"a2"})}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, "active") << Messages(*r);
+  EXPECT_EQ(s.verifier.checked(), checks + 1) << "only a2 is reopened";
+  EXPECT_EQ(s.Replayed(id), r->state);
+  auto old = Checkpoint(id, "X differs from Y [@a].");
+  EXPECT_THAT(Messages(*old), HasSubstr("cites Source a, superseded by Source a2"));
+  auto claim =
+      Checkpoint(id, "X differs [@a2].", Json::array(), Json::array({ClaimArg("c2", {"a", "a2"})}));
+  EXPECT_THAT(Messages(*claim), HasSubstr("names Source a, superseded by Source a2"));
+  auto dup = Checkpoint(id, "T.", Json::array({SourceArg("b", "https://a.test/x#copy", "other")}));
+  EXPECT_THAT(Messages(*dup), HasSubstr("already registered as Source a2"));
 }
 
 // An excerpt short enough to be found on almost any page proves nothing: it
