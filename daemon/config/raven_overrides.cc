@@ -153,8 +153,11 @@ absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Js
     if (name == "search") {
       const RavenSearchSettings& search = config.raven.search;
       if (search.backend == SearchBackendKind::kNone) {
-        problems.push_back({path, "no search backend is configured (raven.search.backend in the "
-                                  "config file)"});
+        // Dormant, not refused: the card hides the section (it cannot
+        // reset it) while the file configures no backend, and a stale
+        // search override must not keep every other override out of force
+        // or every later save refused. It applies again with a backend.
+        section.erase(name);
         continue;
       }
       // What the reader requires of a search section comes from the file.

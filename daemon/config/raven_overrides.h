@@ -33,8 +33,9 @@ Json RavenOverridableValues(const RavenSettings& settings);
 
 // config.raven with `overrides` on top. INVALID_ARGUMENT naming every
 // problem at its path ("raven.verify.max_bytes: ...") for a value the config
-// file would refuse there, a field that cannot be overridden, or search
-// limits without a configured backend.
+// file would refuse there or a field that cannot be overridden. Search
+// limits while the file configures no backend are dormant: their field
+// names are checked, their values neither read nor applied.
 absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Json& overrides);
 
 }  // namespace raw::config

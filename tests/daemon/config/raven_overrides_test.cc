@@ -67,8 +67,25 @@ TEST(RavenOverridesTest, BadValuesAreNamedAtTheirPaths) {
   EXPECT_THAT(Error(config, R"({"verify": {"depth": 2}})"),
               HasSubstr("raven.verify.depth: not a setting of Raven's card"));
   EXPECT_THAT(Error(config, R"([1])"), HasSubstr("raven: expected an object"));
-  EXPECT_THAT(Error(Config{}, R"({"search": {"max_results": 2}})"),
-              HasSubstr("raven.search: no search backend is configured"));
+  EXPECT_THAT(Error(Config{}, R"({"search": {"url": "http://10.0.0.1"}})"),
+              HasSubstr("raven.search.url: set in the config file only"));
+}
+
+// A search override stored while a backend was configured outlives the
+// backend's removal from the file: it is dormant, and every other override
+// still applies (and a save that keeps it is accepted).
+TEST(RavenOverridesTest, ASearchOverrideWithoutABackendIsDormant) {
+  const Config config;  // no raven.search
+  absl::StatusOr<RavenSettings> applied = ApplyRavenOverrides(
+      config, Json::parse(R"({"search": {"max_results": 3}, "verify": {"max_bytes": 4096}})"));
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  EXPECT_EQ(applied->verify.max_bytes, 4096);
+  EXPECT_EQ(applied->search, config.raven.search);
+  const Config with = WithSearch();
+  absl::StatusOr<RavenSettings> again =
+      ApplyRavenOverrides(with, Json::parse(R"({"search": {"max_results": 3}})"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->search.max_results, 3);
 }
 
 // Every field of the schema is a field of the values, and the reader takes
