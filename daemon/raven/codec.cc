@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -279,14 +280,18 @@ absl::Status CheckInvariants(const TaskState& s, const ObjectReader& r) {
     return r.Error("latestArtifact does not hash to the latest checkpoint");
   }
   std::set<std::string> ids;
+  std::map<std::string, const Source*> by_url;  // the latest Source of each URL
   for (const Source& src : s.sources) {
     if (!ids.insert(src.source_id).second) return r.Error("repeats a sourceId");
-  }
-  // One Source per page: an earlier one for the same page is superseded,
-  // which only a failed Source can be.
-  for (const Source& src : s.sources) {
-    if (Successor(s.sources, src) != nullptr && src.check.status != CheckStatus::kFailed) {
-      return r.Error("registers one page twice");
+    // A URL registered again supersedes its earlier Source, which only a
+    // failed one can be. (Compared whole: state written while a fragment
+    // made another Source of one page still replays.)
+    auto [it, added] = by_url.emplace(src.url, &src);
+    if (!added) {
+      if (it->second->check.status != CheckStatus::kFailed) {
+        return r.Error("registers one URL twice");
+      }
+      it->second = &src;
     }
   }
   std::set<std::string> claim_ids;

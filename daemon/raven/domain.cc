@@ -308,6 +308,7 @@ std::string_view PageUrl(std::string_view canonical_url) {
 }
 
 const Source* Successor(const std::vector<Source>& sources, const Source& source) {
+  if (source.check.status != CheckStatus::kFailed) return nullptr;
   bool later = false;
   for (const Source& s : sources) {
     if (later && PageUrl(s.url) == PageUrl(source.url)) return &s;

@@ -248,9 +248,10 @@ std::string UrlIdentity(std::string_view url);
 // fetch drops. Sources are one per page, so "…/x#r" is the page of "…/x".
 std::string_view PageUrl(std::string_view canonical_url);
 
-// The Source registered later for the page of `source`, or nullptr. Changed
-// evidence for a page whose Source failed is registered under a new id; the
-// failed one is then superseded: never reopened and no longer citable.
+// The Source registered later for the page of a failed `source`, or nullptr
+// (also for a Source that did not fail). Changed evidence for a page whose
+// Source failed is registered under a new id; the failed one is then
+// superseded: never reopened and no longer citable.
 const Source* Successor(const std::vector<Source>& sources, const Source& source);
 
 }  // namespace raw::raven
