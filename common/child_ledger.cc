@@ -27,13 +27,21 @@ namespace {
 // daemon that runs for weeks keeps it small.
 constexpr off_t kRewriteBytes = 64 * 1024;
 
+struct Child {
+  long long start = -1;
+  unsigned long long nonce = 0;
+};
+
 struct Ledger {
   absl::Mutex mu;
   std::string path ABSL_GUARDED_BY(mu);
   std::string boot_id ABSL_GUARDED_BY(mu);
   std::string instance ABSL_GUARDED_BY(mu);
   int fd ABSL_GUARDED_BY(mu) = -1;
-  std::map<pid_t, long long> live ABSL_GUARDED_BY(mu);
+  std::map<pid_t, Child> live ABSL_GUARDED_BY(mu);
+  // Announced and neither recorded nor withdrawn yet.
+  std::set<unsigned long long> pending ABSL_GUARDED_BY(mu);
+  unsigned long long next_nonce ABSL_GUARDED_BY(mu) = 1;
 };
 
 // Never destroyed: children may be reaped while the process exits.
@@ -56,41 +64,57 @@ bool WriteAll(int fd, absl::string_view text) {
   return true;
 }
 
-// The children a ledger file recorded and did not forget; empty when it is
-// from another boot (pids mean nothing across boots) or unreadable.
-std::map<pid_t, long long> Unreaped(const std::string& text, const std::string& boot_id) {
-  std::map<pid_t, long long> live;
+// What a ledger file says of the daemon that wrote it.
+struct Previous {
+  std::string instance;                    // "" when it names none
+  bool clean = false;                      // it ended with "clean"
+  std::map<pid_t, long long> unreaped;     // recorded, not forgotten: pid -> start
+  std::set<unsigned long long> announced;  // "?N" lines
+  std::set<unsigned long long> recorded;   // the N of "+PID START N" lines
+};
+
+// Reads a ledger file; says nothing when it is from another boot (pids mean
+// nothing across boots) or unreadable. Lines it cannot parse are skipped.
+Previous ReadPrevious(const std::string& text, const std::string& boot_id) {
+  Previous p;
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
-  if (lines.empty() || boot_id.empty() || lines[0] != absl::StrCat("boot ", boot_id)) return live;
+  if (lines.empty() || boot_id.empty() || lines[0] != absl::StrCat("boot ", boot_id)) return p;
   for (size_t i = 1; i < lines.size(); ++i) {
     absl::string_view line = lines[i];
-    if (line.empty()) continue;
+    if (absl::ConsumePrefix(&line, "instance ")) {
+      if (i == 1) p.instance = std::string(line);
+      continue;
+    }
+    if (line == "clean") {
+      p.clean = true;
+      continue;
+    }
     const char op = line[0];
     std::vector<absl::string_view> fields = absl::StrSplit(line.substr(1), ' ');
+    unsigned long long nonce = 0;
+    if (op == '?') {
+      if (fields.size() == 1 && absl::SimpleAtoi(fields[0], &nonce)) p.announced.insert(nonce);
+      continue;
+    }
     int pid = 0;
     if (!absl::SimpleAtoi(fields[0], &pid) || pid <= 1) continue;
     long long start = -1;
-    if (op == '+' && fields.size() == 2 && absl::SimpleAtoi(fields[1], &start)) {
-      live[pid] = start;
+    if (op == '+' && fields.size() >= 2 && absl::SimpleAtoi(fields[1], &start)) {
+      p.unreaped[pid] = start;
+      if (fields.size() == 3 && absl::SimpleAtoi(fields[2], &nonce)) p.recorded.insert(nonce);
     } else if (op == '-') {
-      live.erase(pid);
+      p.unreaped.erase(pid);
     }
   }
-  return live;
-}
-
-// The instance a ledger file names in its second line ("instance ID"), or "".
-std::string InstanceOf(const std::string& text) {
-  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
-  if (lines.size() < 2 || !absl::StartsWith(lines[1], "instance ")) return "";
-  return std::string(lines[1].substr(9));
+  return p;
 }
 
 // The session leaders (pid == session id) other than this process whose
-// environment holds `mark` exactly: children the instance started and did not
-// reap, recorded or not.
-std::vector<pid_t> MarkedLeaders(const std::string& mark) {
-  std::vector<pid_t> out;
+// environment holds a mark "<prefix>.N", with that N: children the instance
+// started and did not reap, and the descendants of its children that
+// detached into sessions of their own.
+std::vector<std::pair<pid_t, unsigned long long>> MarkedLeaders(const std::string& prefix) {
+  std::vector<std::pair<pid_t, unsigned long long>> out;
   DIR* proc = opendir("/proc");
   if (proc == nullptr) return out;
   const pid_t self = getpid();
@@ -107,8 +131,10 @@ std::vector<pid_t> MarkedLeaders(const std::string& mark) {
     if (fields.size() < 4 || !absl::SimpleAtoi(fields[3], &session) || session != pid) continue;
     const std::string environ = ReadProcFile(absl::StrCat("/proc/", pid, "/environ"));
     for (absl::string_view entry : absl::StrSplit(environ, '\0')) {
-      if (entry == mark) {
-        out.push_back(pid);
+      unsigned long long nonce = 0;
+      if (absl::ConsumePrefix(&entry, prefix) && absl::ConsumePrefix(&entry, ".") &&
+          absl::SimpleAtoi(entry, &nonce)) {
+        out.emplace_back(pid, nonce);
         break;
       }
     }
@@ -137,15 +163,18 @@ bool EndGroup(pid_t pid, long long recorded_start) {
   return kill(-pid, SIGKILL) == 0;
 }
 
-// Writes the header and `live` to a new file and renames it over `path`;
+// Writes the header, `pending` and `live` to a new file and renames it over `path`;
 // returns its descriptor (O_APPEND), or -1.
 int Rewrite(const std::string& path, const std::string& boot_id, const std::string& instance,
-            const std::map<pid_t, long long>& live) {
+            const std::map<pid_t, Child>& live, const std::set<unsigned long long>& pending) {
   const std::string tmp = absl::StrCat(path, ".new");
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
   std::string text = absl::StrCat("boot ", boot_id, "\ninstance ", instance, "\n");
-  for (const auto& [pid, start] : live) absl::StrAppend(&text, "+", pid, " ", start, "\n");
+  for (unsigned long long nonce : pending) absl::StrAppend(&text, "?", nonce, "\n");
+  for (const auto& [pid, child] : live) {
+    absl::StrAppend(&text, "+", pid, " ", child.start, " ", child.nonce, "\n");
+  }
   if (!WriteAll(fd, text) || rename(tmp.c_str(), path.c_str()) != 0) {
     close(fd);
     unlink(tmp.c_str());
@@ -173,23 +202,26 @@ absl::StatusOr<int> Open(const std::string& path) {
   Ledger& l = TheLedger();
   absl::MutexLock lock(&l.mu);
   const std::string boot_id = BootId();
-  const std::string previous = ReadProcFile(path);
+  const Previous previous = ReadPrevious(ReadProcFile(path), boot_id);
   std::set<pid_t> ended;
-  for (const auto& [pid, start] : Unreaped(previous, boot_id)) {
-    if (EndGroup(pid, start)) ended.insert(pid);
+  if (!previous.clean) {
+    for (const auto& [pid, start] : previous.unreaped) {
+      if (EndGroup(pid, start)) ended.insert(pid);
+    }
   }
-  // Children started but not yet recorded when the previous daemon died.
-  // A session leader's pid names its group, which cannot be reused while it
-  // runs.
-  const std::string old_instance = InstanceOf(previous);
-  if (!old_instance.empty() && !boot_id.empty() &&
-      absl::StartsWith(previous, absl::StrCat("boot ", boot_id, "\n"))) {
-    for (pid_t pid : MarkedLeaders(absl::StrCat("RAW_DAEMON_CHILD=", old_instance))) {
+  // Children started but not yet recorded when the previous daemon died. A
+  // session leader's pid names its group, which cannot be reused while it
+  // runs. A leader whose N was recorded is a child's descendant that
+  // detached, or a recorded child handled above.
+  if (!previous.clean && !previous.instance.empty()) {
+    const std::string prefix = absl::StrCat("RAW_DAEMON_CHILD=", previous.instance);
+    for (const auto& [pid, nonce] : MarkedLeaders(prefix)) {
+      if (previous.announced.count(nonce) == 0 || previous.recorded.count(nonce) != 0) continue;
       if (ended.count(pid) == 0 && kill(-pid, SIGKILL) == 0) ended.insert(pid);
     }
   }
   const std::string instance = NewInstance();
-  const int fd = Rewrite(path, boot_id, instance, {});
+  const int fd = Rewrite(path, boot_id, instance, {}, {});
   if (fd < 0) {
     return absl::InternalError(
         absl::StrCat("cannot write the child ledger ", path, ": ", std::strerror(errno)));
@@ -200,7 +232,22 @@ absl::StatusOr<int> Open(const std::string& path) {
   l.instance = instance;
   l.fd = fd;
   l.live.clear();
+  l.pending.clear();
+  l.next_nonce = 1;
   return static_cast<int>(ended.size());
+}
+
+bool Close() {
+  Ledger& l = TheLedger();
+  absl::MutexLock lock(&l.mu);
+  if (l.fd < 0) return false;
+  const bool clean = l.live.empty() && l.pending.empty() && WriteAll(l.fd, "clean\n");
+  close(l.fd);
+  l.fd = -1;
+  l.instance.clear();
+  l.live.clear();
+  l.pending.clear();
+  return clean;
 }
 
 std::string ChildMark() {
@@ -209,14 +256,33 @@ std::string ChildMark() {
   return l.instance.empty() ? "" : absl::StrCat("RAW_DAEMON_CHILD=", l.instance);
 }
 
-void Record(pid_t pid) {
+Announced Announce() {
   Ledger& l = TheLedger();
   absl::MutexLock lock(&l.mu);
-  if (l.fd < 0) return;
+  if (l.fd < 0) return {};
+  const unsigned long long nonce = l.next_nonce++;
+  l.pending.insert(nonce);
+  // A failed write loses only the chance to end this child after a crash
+  // that comes before its record.
+  WriteAll(l.fd, absl::StrCat("?", nonce, "\n"));
+  return {absl::StrCat("RAW_DAEMON_CHILD=", l.instance, ".", nonce), nonce};
+}
+
+void Withdraw(unsigned long long nonce) {
+  Ledger& l = TheLedger();
+  absl::MutexLock lock(&l.mu);
+  // No process carries the mark: the "?N" line stays and ends nothing.
+  l.pending.erase(nonce);
+}
+
+void Record(pid_t pid, unsigned long long nonce) {
+  Ledger& l = TheLedger();
+  absl::MutexLock lock(&l.mu);
+  if (l.fd < 0 || l.pending.erase(nonce) == 0) return;
   const long long start = ProcessStartTime(pid);
-  l.live[pid] = start;
+  l.live[pid] = {start, nonce};
   // A failed write loses only the chance to end this group after a crash.
-  WriteAll(l.fd, absl::StrCat("+", pid, " ", start, "\n"));
+  WriteAll(l.fd, absl::StrCat("+", pid, " ", start, " ", nonce, "\n"));
 }
 
 void Forget(pid_t pid) {
@@ -225,7 +291,7 @@ void Forget(pid_t pid) {
   if (l.fd < 0 || l.live.erase(pid) == 0) return;
   WriteAll(l.fd, absl::StrCat("-", pid, "\n"));
   if (lseek(l.fd, 0, SEEK_END) > kRewriteBytes) {
-    if (int fd = Rewrite(l.path, l.boot_id, l.instance, l.live); fd >= 0) {
+    if (int fd = Rewrite(l.path, l.boot_id, l.instance, l.live, l.pending); fd >= 0) {
       close(l.fd);
       l.fd = fd;
     }

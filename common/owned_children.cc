@@ -80,13 +80,16 @@ std::vector<pid_t> ChildPids() {
 
 }  // namespace
 
-pid_t StartOwnedChild(absl::FunctionRef<pid_t()> spawn) {
+pid_t StartOwnedChild(absl::FunctionRef<pid_t(const std::string& mark)> spawn) {
   Registry& r = GetRegistry();
   absl::MutexLock lock(&r.mu);
-  pid_t pid = spawn();
+  const child_ledger::Announced announced = child_ledger::Announce();
+  pid_t pid = spawn(announced.mark);
   if (pid > 0) {
     r.owned.insert(pid);
-    child_ledger::Record(pid);
+    child_ledger::Record(pid, announced.nonce);
+  } else {
+    child_ledger::Withdraw(announced.nonce);
   }
   return pid;
 }

@@ -21,13 +21,17 @@
 
 #include <sys/types.h>
 
+#include <string>
+
 #include "absl/functional/function_ref.h"
 
 namespace raw {
 
 // Runs `spawn` (which starts one child and returns its pid, or -1 when it
-// started nothing) and records the child as owned. Returns spawn's result.
-pid_t StartOwnedChild(absl::FunctionRef<pid_t()> spawn);
+// started nothing) and records the child as owned and in the child ledger.
+// `spawn` gets the ledger's mark for the child (child_ledger::Announce; ""
+// when no ledger is open), to put in its environment. Returns spawn's result.
+pid_t StartOwnedChild(absl::FunctionRef<pid_t(const std::string& mark)> spawn);
 
 // Blocks until the owned child `pid` exits, reaps it (retrying on EINTR)
 // and forgets it. Returns its wait status (0 when waitpid failed).

@@ -82,30 +82,26 @@ absl::StatusOr<pid_t> SpawnInNewSession(const SpawnRequest& request) {
 
   std::vector<std::string> args = request.argv;
   std::vector<char*> argv = PointersTo(args);
-  // Every child carries the ledger's mark (child_ledger.h), in place of any
-  // it inherited, so that a daemon started after a crash finds it.
-  const std::string mark = child_ledger::ChildMark();
+  // Every child carries its mark from the ledger (child_ledger.h), in place
+  // of any it inherited, so that a daemon started after a crash finds it.
+  const std::string mark_name = "RAW_DAEMON_CHILD=";
   std::vector<std::string> env_copy;
-  std::vector<char*> envp;
-  if (request.env.has_value() || !mark.empty()) {
-    if (request.env.has_value()) {
-      env_copy = *request.env;
-    } else {
-      for (char** e = environ; *e != nullptr; ++e) env_copy.emplace_back(*e);
-    }
-    if (!mark.empty()) {
-      const std::string name = mark.substr(0, mark.find('=') + 1);
-      std::erase_if(env_copy, [&](const std::string& e) { return e.rfind(name, 0) == 0; });
-      env_copy.push_back(mark);
-    }
-    envp = PointersTo(env_copy);
+  if (request.env.has_value()) {
+    env_copy = *request.env;
+  } else {
+    for (char** e = environ; *e != nullptr; ++e) env_copy.emplace_back(*e);
   }
   pid_t pid = -1;
   int rc = 0;
   // Recorded as owned before any orphan reaper can see it exit.
-  StartOwnedChild([&] {
+  StartOwnedChild([&](const std::string& mark) {
+    if (!mark.empty()) {
+      std::erase_if(env_copy, [&](const std::string& e) { return e.rfind(mark_name, 0) == 0; });
+      env_copy.push_back(mark);
+    }
+    std::vector<char*> envp = PointersTo(env_copy);
     rc = posix_spawn(&pid, request.program.c_str(), settings.actions(), settings.attr(),
-                     argv.data(), envp.empty() ? environ : envp.data());
+                     argv.data(), envp.data());
     return rc == 0 ? pid : -1;
   });
   if (rc == 0) {

@@ -332,6 +332,11 @@ void Daemon::Stop() {
   store_.reset();
   if (stop_fd_ >= 0) close(stop_fd_);
   stop_fd_ = -1;
+  // Every child is waited for by now; a clean end tells the next daemon
+  // that it has nothing to end.
+  if (started && !child_ledger::Close()) {
+    RAW_LOG(Warning) << "some processes rawd started still run; the next start ends them";
+  }
   if (started) RAW_LOG(Info) << "rawd stopped (pid " << getpid() << ")";
   lock_.reset();
 }

@@ -98,7 +98,7 @@ TEST_F(ChildLedgerTest, AChildStartedButNotYetRecordedIsFoundByItsMark) {
     std::ifstream in(absl::StrCat("/proc/", child, "/environ"));
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }();
-  EXPECT_NE(environ.find(mark + '\0'), std::string::npos) << "the child does not carry the mark";
+  EXPECT_NE(environ.find(mark + '.'), std::string::npos) << "the child does not carry the mark";
   // As if the daemon died between the start and the record.
   std::string text = ReadLedger();
   text.erase(text.find(absl::StrCat("+", child, " ")));
@@ -111,6 +111,55 @@ TEST_F(ChildLedgerTest, AChildStartedButNotYetRecordedIsFoundByItsMark) {
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
   EXPECT_NE(child_ledger::ChildMark(), mark) << "each ledger has an instance of its own";
+}
+
+// As a bash call running `setsid server &`, or starting a tmux server: the
+// call ends and is reaped; what it detached is not Raw's to end.
+TEST_F(ChildLedgerTest, AProcessAChildDetachedIntoItsOwnSessionIsLeftAlone) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);  // so the test can reap it at the end
+  ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  int up[2];
+  ASSERT_EQ(pipe2(up, O_CLOEXEC), 0);
+  SpawnRequest request;
+  request.program = "/bin/sh";
+  request.argv = {"sh", "-c", "setsid sh -c 'echo $$; exec sleep 300' &"};
+  request.stdout_fd = up[1];
+  absl::StatusOr<pid_t> shell = SpawnInNewSession(request);
+  close(up[1]);
+  ASSERT_TRUE(shell.ok()) << shell.status();
+  char line[32] = {};
+  ASSERT_GT(read(up[0], line, sizeof line - 1), 0);  // printed after setsid: it leads a session
+  close(up[0]);
+  const pid_t detached = std::stoi(line);
+  WaitOwnedChild(*shell);
+  // The next daemon, after a crash of this one (no Close):
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  EXPECT_EQ(kill(detached, 0), 0) << "a process the child detached was killed";
+  kill(detached, SIGKILL);
+  waitpid(detached, nullptr, 0);
+}
+
+TEST_F(ChildLedgerTest, ACleanCloseLeavesNothingToEnd) {
+  ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  const pid_t done = Spawn("exit 0");
+  ASSERT_GT(done, 0);
+  WaitOwnedChild(done);
+  EXPECT_TRUE(child_ledger::Close());
+  EXPECT_NE(ReadLedger().find("\nclean\n"), std::string::npos) << ReadLedger();
+  EXPECT_EQ(child_ledger::ChildMark(), "") << "no mark once closed";
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+}
+
+TEST_F(ChildLedgerTest, ACloseWithAChildStillRunningLetsTheNextOpenEndIt) {
+  ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  const pid_t leader = Spawn("sleep 300");
+  ASSERT_GT(leader, 0);
+  EXPECT_FALSE(child_ledger::Close());
+  EXPECT_EQ(ReadLedger().find("clean"), std::string::npos) << ReadLedger();
+  EXPECT_EQ(child_ledger::Open(path_).value_or(-1), 1);
+  const int status = WaitOwnedChild(leader);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
 }
 
 TEST_F(ChildLedgerTest, AReapedChildIsForgotten) {

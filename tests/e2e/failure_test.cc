@@ -288,5 +288,35 @@ TEST_F(E2eTest, SigtermInterruptsRunningTurnsRecordsCancelledResultsAndExitsZero
   EXPECT_EQ(result.tool_result().status(), raw::v1::TOOL_RESULT_STATUS_CANCELLED);
 }
 
+// A process a tool's command put in a session of its own (a dev server
+// started with setsid, a tmux server) is the user's: a clean stop and start
+// of the daemon leaves it running.
+TEST_F(E2eTest, ACleanRestartLeavesAProcessAToolDetachedRunning) {
+  std::string session = daemon_->CreateSession();
+  std::string fifo = daemon_->workdir() + "/ready";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"c1", "bash",
+        R"({"command":"setsid sh -c 'echo $$ > ready; exec sleep 300' </dev/null >/dev/null 2>&1 &"})"}}));
+  fake_.Enqueue(chat::TextAnswer("started"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "start a server");
+  int fd = open(fifo.c_str(), O_RDONLY);  // blocks until the detached shell opens it
+  ASSERT_GE(fd, 0);
+  char buf[32] = {};
+  ASSERT_GT(read(fd, buf, sizeof buf - 1), 0);
+  close(fd);
+  const pid_t detached = static_cast<pid_t>(std::stol(buf));
+  ASSERT_GT(detached, 0);
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+
+  EXPECT_EQ(daemon_->Stop(SIGTERM), 0);
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  const bool alive = kill(detached, 0) == 0;
+  kill(detached, SIGKILL);
+  EXPECT_TRUE(alive) << "the restarted daemon ended a process the tool detached";
+  EXPECT_THAT(daemon_->ReadLog(), ::testing::Not(HasSubstr("left running by the previous")));
+}
+
 }  // namespace
 }  // namespace raw::e2e
