@@ -286,7 +286,8 @@ class SessionManager {
   // sessions.idle_unload_seconds; exposed for tests.
   size_t UnloadIdle(absl::Duration idle);
 
-  // Interrupts every running turn and waits until each has recorded its end.
+  // Interrupts every running turn and compaction, and refuses new writes,
+  // in every session at once; then waits until each has recorded its end.
   void Shutdown();
 
  private:

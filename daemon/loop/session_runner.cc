@@ -61,6 +61,12 @@ std::string SessionRunner::BusyMessage() const {
 }
 
 bool SessionRunner::ReadyOrDefer(std::function<void()> retry, const StatusReply& busy) {
+  // Checked again under mu_: BeginShutdown may have come after the command's
+  // first check, and nothing may start once it has.
+  if (shutting_down_) {
+    busy(absl::UnavailableError("the daemon is shutting down"));
+    return false;
+  }
   if (op_state_ == State::kIdle) return true;
   if (ending_) {
     // Clients may already have seen the compaction's end: this command
@@ -674,7 +680,7 @@ std::unique_ptr<Subscription> SessionRunner::Subscribe(uint64_t after_seq) {
   return log_->Subscribe(after_seq);
 }
 
-void SessionRunner::Shutdown() {
+void SessionRunner::BeginShutdown() {
   absl::MutexLock lock(&mu_);
   shutting_down_ = true;
   if (op_state_ == State::kPreparing) {
@@ -682,7 +688,16 @@ void SessionRunner::Shutdown() {
   } else if (cancel_) {
     cancel_->Cancel("the daemon is shutting down");
   }
+}
+
+void SessionRunner::AwaitShutdown() {
+  absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(this, &SessionRunner::QuiescentLocked));
+}
+
+void SessionRunner::Shutdown() {
+  BeginShutdown();
+  AwaitShutdown();
 }
 
 }  // namespace raw::loop

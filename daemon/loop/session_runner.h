@@ -229,9 +229,15 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // (false after `timeout`).
   bool AwaitWaitingForWarmUpForTesting(size_t count, absl::Duration timeout);
 
-  // Cancels the running operation (and one being prepared) and waits until
-  // the session is idle; later writes are refused with kUnavailable.
-  // Called from outside the pool (the daemon's shutdown).
+  // Cancels the running operation (and abandons one being prepared) and
+  // refuses every later write with kUnavailable; does not wait. The daemon's
+  // shutdown begins it on every session before it waits for any, so that
+  // all stop at once.
+  void BeginShutdown();
+  // Waits until the session is idle. REQUIRES: BeginShutdown was called.
+  // Called from outside the pool.
+  void AwaitShutdown();
+  // BeginShutdown, then AwaitShutdown.
   void Shutdown();
 
   // If the daemon stopped in the middle of a turn (a crash, kill -9), the

@@ -288,6 +288,40 @@ TEST_F(E2eTest, SigtermInterruptsRunningTurnsRecordsCancelledResultsAndExitsZero
   EXPECT_EQ(result.tool_result().status(), raw::v1::TOOL_RESULT_STATUS_CANCELLED);
 }
 
+// SIGTERM interrupts every session's turn at once, not one after another:
+// each command's trap waits (less than bash's grace) for the other
+// session's command to be told too.
+TEST_F(E2eTest, SigtermInterruptsTheTurnsOfAllSessionsAtOnce) {
+  const std::string a = daemon_->CreateSession();
+  const std::string b = daemon_->CreateSession();
+  // The script of session X: on SIGTERM, notes it and waits up to 1.5 s
+  // (less than bash's grace) for the other session's to be told too. It says
+  // through its fifo when its trap is in place.
+  for (const auto& [self, other] : {std::pair{"a", "b"}, std::pair{"b", "a"}}) {
+    std::ofstream(absl::StrCat(daemon_->workdir(), "/wait_", self, ".sh"))
+        << "trap 'touch term_" << self << "; for i in $(seq 150); do [ -e term_" << other
+        << " ] && { touch " << self << "_saw_" << other << "; exit 0; }; sleep 0.01; done' TERM\n"
+        << "echo > ready_" << self << "\nsleep 300 &\nwait\n";
+    ASSERT_EQ(mkfifo(absl::StrCat(daemon_->workdir(), "/ready_", self).c_str(), 0600), 0);
+  }
+  auto run = [&](const std::string& session, const std::string& self) {
+    fake_.Enqueue(chat::ToolCallsAnswer(
+        {{"c1", "bash", absl::StrCat(R"({"command":"bash wait_)", self, R"(.sh"})")}}));
+    StartTurn(stub(), session, self);
+    const int fd = open(absl::StrCat(daemon_->workdir(), "/ready_", self).c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    char buf[4];
+    ASSERT_GT(read(fd, buf, sizeof buf), 0);
+    close(fd);
+  };
+  run(a, "a");
+  run(b, "b");
+
+  EXPECT_EQ(daemon_->Stop(SIGTERM), 0);
+  EXPECT_TRUE(std::filesystem::exists(daemon_->workdir() + "/a_saw_b"));
+  EXPECT_TRUE(std::filesystem::exists(daemon_->workdir() + "/b_saw_a"));
+}
+
 // A process a tool's command put in a session of its own (a dev server
 // started with setsid, a tmux server) is the user's: a clean stop and start
 // of the daemon leaves it running.

@@ -1,0 +1,144 @@
+// The lifetime of loaded sessions: unloading idle ones, forgetting removed
+// ones, and the daemon's shutdown.
+#include <malloc.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "daemon/loop/session_manager.h"
+#include "daemon/loop/session_runner.h"
+
+namespace raw::loop {
+
+void SessionManager::ForgetRemovedSession(const std::string& session_id, const std::string& why,
+                                          bool on_queue) {
+  std::shared_ptr<SessionRunner> unloaded;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = runners_.find(session_id); it != runners_.end()) {
+      unloaded = std::move(it->second.runner);
+      runners_.erase(it);
+    }
+  }
+  // Off the queue: the runner's running operation (a step that waited that
+  // long for an approval or a tool) is cancelled and ends; from then on no
+  // write of the session runs and no lease is granted (AcquireLease is
+  // answered kUnavailable), so ending the lease here cannot race with one.
+  if (unloaded != nullptr && !on_queue) unloaded->Shutdown();
+  if (deps_.mcp != nullptr) deps_.mcp->DropSessionServers(session_id);
+  leases_.EndSession(session_id, absl::NotFoundError(why));
+}
+
+absl::StatusOr<size_t> SessionManager::PurgeExpired() {
+  // Whether or not sessions expire: a removal cut short (a crash between two
+  // batches, a failed batch) leaves hidden rows that only this finishes.
+  ASSIGN_OR_RETURN(std::vector<std::string> finished, deps_.store.FinishRemovals());
+  for (const auto& id : finished) {
+    ForgetRemovedSession(id, absl::StrCat("session ", id, " was deleted; its write lease ended"),
+                         /*on_queue=*/false);
+    RAW_LOG(Info) << "finished removing session " << id << ", which was cut short";
+  }
+  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
+  const int64_t days = cfg.sessions.expire_after_days;
+  if (days <= 0) return finished.size();
+  const int64_t cutoff = deps_.clock.NowUnixMs() - days * 24 * 60 * 60 * 1000;
+  ASSIGN_OR_RETURN(std::vector<std::string> removed, deps_.store.PurgeExpired(cutoff));
+  for (const auto& id : removed) {
+    // As DeleteSession: a client holding the session open (reading and
+    // watching do not renew it) is told, and the runner with its MCP
+    // servers goes.
+    ForgetRemovedSession(id,
+                         absl::StrCat("session ", id, " expired after ", days,
+                                      " days without conversation activity and was removed; "
+                                      "its write lease ended"),
+                         /*on_queue=*/false);
+    RAW_LOG(Info) << "session " << id << " expired after " << days
+                  << " days without conversation activity; removed";
+  }
+  return finished.size() + removed.size();
+}
+
+size_t SessionManager::loaded_sessions() {
+  absl::MutexLock lock(&mu_);
+  return runners_.size();
+}
+
+size_t SessionManager::UnloadIdle(absl::Duration idle) {
+  const int64_t cutoff = deps_.clock.NowUnixMs() - absl::ToInt64Milliseconds(idle);
+  std::vector<std::shared_ptr<SessionRunner>> unloaded;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = runners_.begin(); it != runners_.end();) {
+      Loaded& loaded = it->second;
+      // use_count 1: nobody but this table holds the runner, and nobody can
+      // take it while mu_ is held. A lease changes only by a command on the
+      // runner's queue, which Idle() counts until it has run, so the lease
+      // check cannot miss one that is on its way.
+      if (loaded.last_used_unix_ms <= cutoff && loaded.runner.use_count() == 1 &&
+          loaded.runner->Idle() && !leases_.InUse(it->first)) {
+        unloaded.push_back(std::move(loaded.runner));
+        it = runners_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (unloaded.empty()) return 0;
+  const size_t count = unloaded.size();
+  if (deps_.mcp != nullptr) {
+    for (const auto& runner : unloaded) deps_.mcp->DropSessionServers(runner->session_id());
+  }
+  unloaded.clear();  // outside the lock: destroying a context may take a while
+  // Give the freed contexts back to the system, not only to malloc.
+  malloc_trim(0);
+  RAW_LOG(Info) << "unloaded " << count << " idle session(s) from memory";
+  return count;
+}
+
+void SessionManager::SweepLoop() {
+  absl::MutexLock lock(&mu_);
+  while (!shutting_down_) {
+    int64_t idle_seconds = config::SessionSettings().idle_unload_seconds;
+    mu_.Unlock();
+    if (auto cfg = LoadConfig(); cfg.ok()) {
+      idle_seconds = cfg->sessions.idle_unload_seconds;
+      max_live_bytes_ = cfg->sessions.max_live_bytes;
+    }
+    mu_.Lock();
+    // Look a few times per interval, so a session leaves within about 1.25
+    // times it; never more often than every 250 ms.
+    absl::Duration period = std::max(absl::Milliseconds(250), absl::Seconds(idle_seconds) / 4);
+    period = std::min(period, absl::Seconds(60));
+    // A condition, not a wakeup: Shutdown may have begun while the lock was
+    // let go for the config above, and must not then wait out a period.
+    mu_.AwaitWithTimeout(absl::Condition(&shutting_down_), period);
+    if (shutting_down_) break;
+    mu_.Unlock();
+    UnloadIdle(absl::Seconds(idle_seconds));
+    mu_.Lock();
+  }
+}
+
+void SessionManager::Shutdown() {
+  std::vector<std::shared_ptr<SessionRunner>> runners;
+  {
+    absl::MutexLock lock(&mu_);
+    shutting_down_ = true;  // ends the sweeper's wait
+    for (auto& [id, loaded] : runners_) runners.push_back(loaded.runner);
+  }
+  shutdown_->Cancel("the daemon is shutting down");  // and the hooks of a cancelled turn
+  // Every session stops at once: all are cancelled and refuse new writes
+  // before any is waited for, so that none goes on acting while another
+  // winds down, and the stop takes as long as the slowest session, not the
+  // sum of them.
+  for (const auto& r : runners) r->BeginShutdown();
+  if (sweeper_.joinable()) sweeper_.join();
+  for (const auto& r : runners) r->AwaitShutdown();
+  // Every session is idle: what is left in the pool (replies, a plan being
+  // built) finishes now.
+  pool_.Shutdown();
+}
+
+}  // namespace raw::loop
