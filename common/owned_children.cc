@@ -125,4 +125,13 @@ int ReapOrphans() {
   return reaped;
 }
 
+bool HasOrphans() {
+  Registry& r = GetRegistry();
+  absl::MutexLock lock(&r.mu);
+  for (pid_t pid : ChildPids()) {
+    if (r.owned.count(pid) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace raw

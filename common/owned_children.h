@@ -41,4 +41,9 @@ int WaitOwnedChild(pid_t pid);
 // blocking. Returns how many it reaped.
 int ReapOrphans();
 
+// Whether this process has a child that is not owned, running or not yet
+// reaped: for rawd, the subreaper, a background job or a detached process
+// that a tool's command left behind.
+bool HasOrphans();
+
 }  // namespace raw

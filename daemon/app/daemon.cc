@@ -22,6 +22,7 @@
 #include "common/child_ledger.h"
 #include "common/file_trust.h"
 #include "common/logging.h"
+#include "common/owned_children.h"
 #include "common/time.h"
 #include "common/version.h"
 #include "daemon/api/raw_service.h"
@@ -256,7 +257,10 @@ void Daemon::WaitForStop() {
         next_purge = now + std::chrono::milliseconds(kExpiryCheckIntervalMs);
       }
       if (!idle_exit) continue;
-      if (sessions_->loaded_sessions() > 0 || service_->open_streams() > 0) {
+      // A background job a tool's command left is rawd's child (rawd is its
+      // subreaper): when rawd exits, systemd ends the unit's processes
+      // (KillMode=mixed), so rawd stays while one runs.
+      if (sessions_->loaded_sessions() > 0 || service_->open_streams() > 0 || HasOrphans()) {
         idle_since.reset();
         continue;
       }

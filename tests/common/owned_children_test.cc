@@ -3,6 +3,7 @@
 // exit statuses.
 #include "common/owned_children.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +46,33 @@ TEST(OwnedChildrenTest, OrphansAreReapedAndOwnedChildrenAreLeftToTheirStarter) {
   int status = WaitOwnedChild(*owned);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 7);
+}
+
+TEST(OwnedChildrenTest, HasOrphansCountsRunningChildrenItDidNotStart) {
+  ReapOrphans();  // what earlier tests left
+  SpawnRequest request;
+  request.program = "/bin/sh";
+  request.argv = {"sh", "-c", "sleep 300"};
+  absl::StatusOr<pid_t> owned = SpawnInNewSession(request);
+  ASSERT_TRUE(owned.ok()) << owned.status();
+  EXPECT_FALSE(HasOrphans()) << "an owned child is not an orphan";
+  int hold[2];
+  ASSERT_EQ(pipe2(hold, O_CLOEXEC), 0);
+  pid_t stray = fork();  // as a background job left by a command: runs on
+  if (stray == 0) {
+    char c;
+    close(hold[1]);
+    (void)!read(hold[0], &c, 1);
+    _exit(0);
+  }
+  ASSERT_GT(stray, 0);
+  EXPECT_TRUE(HasOrphans());
+  close(hold[0]);
+  close(hold[1]);  // the stray ends
+  ASSERT_EQ(waitpid(stray, nullptr, 0), stray);
+  EXPECT_FALSE(HasOrphans());
+  kill(-*owned, SIGKILL);
+  WaitOwnedChild(*owned);
 }
 
 }  // namespace

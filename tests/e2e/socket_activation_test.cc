@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/e2e/e2e_fixture.h"
 #include "tests/support/test_daemon.h"
 
 extern char** environ;
@@ -215,6 +216,55 @@ TEST_F(SocketActivationTest, AnIdleActivatedDaemonExitsAndTheNextOneServesTheSam
   EXPECT_EQ(again.pid(), second);
   kill(second, SIGTERM);
   EXPECT_EQ(WaitExit(second, std::chrono::seconds(30)), 0);
+  close(fd);
+}
+
+// A background job a tool's command left is rawd's child: systemd would end
+// it with the unit, so an idle daemon stays until the job has ended.
+TEST(SocketActivationIdleTest, AnIdleDaemonStaysWhileABackgroundJobItAdoptedRuns) {
+  testing::FakeProviderServer fake;
+  ASSERT_TRUE(fake.status().ok()) << fake.status();
+  std::string config = TestConfig(fake.base_url());
+  config.replace(config.find('{'), 1, R"({"sessions": {"idle_unload_seconds": 1},)");
+  TestDaemon daemon(config);
+  const int fd = ListenAt(daemon.socket_path(), 0600);
+  ASSERT_GE(fd, 0);
+  const std::string stderr_path = daemon.root() + "/rawd.stderr";
+  const pid_t rawd = SpawnActivated({BinaryPath("rawd"), "--foreground", "--idle-exit", "1"},
+                                    daemon.env(), fd, stderr_path);
+  ASSERT_GT(rawd, 0);
+  raw::v1::GetDaemonInfoResponse info;
+  ASSERT_TRUE(Info(daemon.socket_path(), &info).ok()) << ReadUnitText(stderr_path);
+  auto stub = raw::v1::Raw::NewStub(MakeChannel(daemon.socket_path()));
+  raw::v1::CreateSessionResponse created;
+  {
+    grpc::ClientContext ctx;
+    raw::v1::CreateSessionRequest req;
+    req.set_cwd(daemon.workdir());
+    ASSERT_TRUE(stub->CreateSession(&ctx, req, &created).ok());
+  }
+  const std::string session = created.session().id();
+  fake.Enqueue(testing::chat::ToolCallsAnswer(
+      {{"c1", "bash", R"({"command":"sleep 3 >/dev/null 2>&1 & echo $!"})"}}));
+  fake.Enqueue(testing::chat::TextAnswer("started"));
+  pid_t job = -1;
+  {
+    EventStream stream(*stub, session);
+    const std::string turn = StartTurn(*stub, session, "start a job");
+    ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+    for (const auto& e : stream.TurnEvents(turn)) {
+      if (e.has_tool_result()) job = static_cast<pid_t>(std::stol(e.tool_result().content()));
+    }
+  }
+  ASSERT_GT(job, 0);
+  const int job_fd = static_cast<int>(syscall(SYS_pidfd_open, job, 0));
+  ASSERT_GE(job_fd, 0);
+  ReleaseLease(*stub, session);
+
+  EXPECT_EQ(WaitExit(rawd, std::chrono::seconds(60)), 0) << ReadUnitText(stderr_path);
+  pollfd p{job_fd, POLLIN, 0};
+  EXPECT_EQ(poll(&p, 1, 0), 1) << "the daemon exited while the job ran";
+  close(job_fd);
   close(fd);
 }
 
