@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/star_glob.h"
 #include "daemon/config/base_url.h"
 #include "daemon/config/config_keys.h"
 #include "daemon/config/config_path.h"
@@ -165,46 +166,10 @@ bool IsMcpServerGlob(absl::string_view server) {
   });
 }
 
-namespace {
-
-// `name` matches glob `pattern` whose only wildcard is '*' (any run, '/'
-// included): the syntax of tools.use (tools::GlobMatch). Greedy with one
-// backtrack point, so linear in practice.
-bool StarGlobMatch(absl::string_view pattern, absl::string_view name) {
-  size_t p = 0;
-  size_t n = 0;
-  size_t star = absl::string_view::npos;
-  size_t resume = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = n;
-    } else if (p < pattern.size() && pattern[p] == name[n]) {
-      ++p;
-      ++n;
-    } else if (star != absl::string_view::npos) {
-      p = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
-}  // namespace
-
 bool McpEntryMayCoverServer(absl::string_view use, absl::string_view server) {
   if (!absl::StartsWith(use, "mcp/")) return false;
   const std::string prefix = absl::StrCat("mcp/", server, "/");
-  // Some prefix+X matches iff a leading part of the entry matches the
-  // prefix exactly (the rest can match some X), or a leading part ending
-  // in '*' does (the star spans the boundary; '*' also matches nothing).
-  for (size_t k = 0; k <= use.size(); ++k) {
-    if (StarGlobMatch(use.substr(0, k), prefix)) return true;
-  }
-  return false;
+  return StarGlobMayMatchPrefix(std::string_view(use.data(), use.size()), prefix);
 }
 
 std::optional<std::string> AmbiguousServerName(absl::string_view name) {

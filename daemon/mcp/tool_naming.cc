@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "daemon/tools/registry.h"
+#include "common/star_glob.h"
 
 namespace raw::mcp {
 namespace {
@@ -57,14 +57,7 @@ std::string ModelFacingToolName(const std::string& server, const std::string& to
 }
 
 bool PatternMayMatchPrefix(const std::string& pattern, const std::string& prefix) {
-  // Some string prefix+X matches the pattern iff a leading part of the
-  // pattern matches the prefix exactly (the rest can always match some X),
-  // or a leading part ending in '*' does (the star spans the boundary, which
-  // the same test covers since '*' also matches the empty string).
-  for (size_t k = 0; k <= pattern.size(); ++k) {
-    if (tools::GlobMatch(pattern.substr(0, k), prefix)) return true;
-  }
-  return false;
+  return StarGlobMayMatchPrefix(pattern, prefix);
 }
 
 }  // namespace raw::mcp

@@ -28,7 +28,7 @@ namespace raw::mcp {
 std::string QualifiedToolName(const std::string& server, const std::string& tool);
 std::string ModelFacingToolName(const std::string& server, const std::string& tool);
 
-// True when `pattern` (a glob, see tools::GlobMatch) matches some qualified
+// True when `pattern` (a glob, common/star_glob.h) matches some qualified
 // name that starts with `prefix`: whether a tools.use entry may select tools
 // of a server ("mcp/<server>/").
 bool PatternMayMatchPrefix(const std::string& pattern, const std::string& prefix);

@@ -5,6 +5,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/star_glob.h"
 #include "daemon/tools/schema_validator.h"
 
 namespace raw::tools {
@@ -107,28 +108,7 @@ absl::StatusOr<std::vector<const ToolSpec*>> ToolRegistry::Select(
 }
 
 bool GlobMatch(const std::string& pattern, const std::string& name) {
-  // Greedy matching with a single backtrack point (the last `*` seen): linear
-  // in practice and never exponential, unlike naive recursion.
-  size_t p = 0;
-  size_t n = 0;
-  size_t star = std::string::npos;
-  size_t resume = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = n;
-    } else if (p < pattern.size() && pattern[p] == name[n]) {
-      ++p;
-      ++n;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
+  return StarGlobMatch(pattern, name);
 }
 
 }  // namespace raw::tools
