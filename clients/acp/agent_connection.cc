@@ -235,14 +235,19 @@ void AgentConnection::ShutDownBridge(const std::string& session_id, std::functio
   closed_[session_id] = close;
   it->second->Shutdown([this, alive = alive_, session_id, close, then] {
     if (!*alive) return;
-    if (then) then();
-    // Not from within the bridge's own callback: after it has returned.
-    loop_.Post([this, alive, session_id, close] {
-      if (!*alive || closing_) return;
+    // Not from within the bridge's own callback: after it has returned. The
+    // bridge is dropped before `then` (the close's answer) runs, so a
+    // request the client sends once it has the answer finds the room the
+    // close made (the cap on open sessions).
+    loop_.Post([this, alive, session_id, close, then] {
+      if (!*alive) return;
       auto it = closed_.find(session_id);
-      if (it == closed_.end() || it->second != close) return;  // opened again since
-      closed_.erase(it);
-      sessions_.erase(session_id);
+      // (Not when opened again since, nor while the connection closes.)
+      if (!closing_ && it != closed_.end() && it->second == close) {
+        closed_.erase(it);
+        sessions_.erase(session_id);
+      }
+      if (then) then();
     });
   });
 }
