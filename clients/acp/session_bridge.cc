@@ -95,6 +95,14 @@ void SessionBridge::OnLeaseChange(SessionLease::Change change, SessionLease::Sta
       RAW_LOG(Info) << "session " << id_ << " handed over to "
                     << controller_->lease().requester().client_name();
       break;
+    case SessionLease::Change::kKept:
+      RAW_LOG(Info) << "session " << id_ << ": kept; declined the handover to "
+                    << controller_->lease().requester().client_name();
+      break;
+    case SessionLease::Change::kDeclined:
+      RAW_LOG(Info) << "session " << id_ << ": the handover was declined by "
+                    << controller_->lease().holder();
+      break;
     default:
       break;
   }

@@ -11,7 +11,7 @@
 //   prompt_during_countdown
 //           A creates it, B loads it and prompts (refused: it asks A for a
 //           handover, whose countdown starts at once, A being idle); A then
-//           prompts at once. The test holds A's answer past the countdown.
+//           prompts at once, which declines the handover: both bridges say so.
 // Environment: EVERYTHING (the MCP server's script), WORKDIR.
 import { acp, clientInfo, done, fail, initialize, startAgent } from "./harness.mjs";
 
@@ -66,7 +66,11 @@ scenarios.prompt_during_countdown = () => client()
       await agentB.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
       const prompt = (text) => ({ sessionId, prompt: [{ type: "text", text }] });
       const refused = await settle(agentB.request(acp.methods.agent.session.prompt, prompt("mine?")));
-      const response = await settle(agentA.request(acp.methods.agent.session.prompt, prompt("still mine")));
+      const answered = settle(agentA.request(acp.methods.agent.session.prompt, prompt("still mine")));
+      // The prompt keeps A's lease: A declines, and rawd tells B so.
+      await a.logs.waitFor(`session ${sessionId}: kept; declined the handover`);
+      await b.logs.waitFor(`session ${sessionId}: the handover was declined by`);
+      const response = await answered;
       return { sessionId, refused, response };
     });
   });
