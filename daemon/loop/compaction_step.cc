@@ -1,7 +1,10 @@
 #include "daemon/loop/compaction_step.h"
 
+#include <optional>
+
 #include "daemon/hooks/hook_fields.h"
 #include "daemon/loop/compactor.h"
+#include "daemon/loop/unanswered_calls.h"
 
 namespace raw::loop {
 
@@ -32,8 +35,14 @@ events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool l
   request.turn_id = plan.turn_id;
   request.last_turn_running = last_turn_running;
   request.before_end = std::move(before_end);
-  CompactionResult result =
-      RunCompaction(request, ctx.items, *plan.summarizer, log, cancel, plan.first_seq_of_turn);
+  // Calls that an earlier turn could not store a result for are answered
+  // here as a turn's start answers them: the summarizer reads that their
+  // effect is unknown, and an accepted compaction keeps no call without its
+  // result. The answers are stored only with an accepted compaction; else
+  // the next turn stores them.
+  std::optional<AnsweredContext> answered = AnswerEveryCall(ctx.items, kNotRecordedResult);
+  CompactionResult result = RunCompaction(request, answered ? answered->items : ctx.items,
+                                          *plan.summarizer, log, cancel, plan.first_seq_of_turn);
   if (result.context) ctx.Rewrite(std::move(*result.context));
   PublishEstimate(plan, ctx, log);
   return result.ended;

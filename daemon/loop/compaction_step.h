@@ -1,12 +1,13 @@
 // CompactSession: one compaction of a loaded session's model context, as
 // both triggers run it — manually (the Compact RPC, its own operation) and
 // automatically (a turn, before a request would exceed
-// compact.trigger_tokens). It fires the agent's pre_compact hooks, runs the
-// compactor (compactor.h: summary requests, progress events, acceptance;
-// an accepted result is stored with the new meter state; the summary
-// requests' usage is stored as each returns), and on acceptance rewrites
-// `ctx`; in every case
-// it publishes the resulting context estimate.
+// compact.trigger_tokens). It fires the agent's pre_compact hooks, answers
+// the calls the context holds without a result (unanswered_calls.h) in what
+// it compacts, runs the compactor (compactor.h: summary requests, progress
+// events, acceptance; an accepted result is stored with the new meter
+// state; the summary requests' usage is stored as each returns), and on
+// acceptance rewrites `ctx`; in every case it publishes the resulting
+// context estimate.
 // Thread-safety: runs on the operation's thread.
 #pragma once
 

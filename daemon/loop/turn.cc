@@ -29,13 +29,6 @@ std::string Title(const std::string& text) {
   return t;
 }
 
-// The result of a call whose own result could not be stored. The storage
-// error itself (which names local files) is the turn's end message, for the
-// user; the model only needs to know the call's effect is uncertain.
-constexpr char kNotRecorded[] =
-    "Not recorded: the session could not store this call's result, so it may or may not have "
-    "run; check its effects before repeating it.";
-
 std::string ProviderErrorMessage(const StepResult& result, const absl::Status& status) {
   if (result.error && !result.error->message.empty()) {
     std::string kind = providers::ErrorKindName(result.error->kind);
@@ -230,7 +223,7 @@ events::TurnEnded Turn::RunTurn() {
   // Calls an earlier turn left without a result (it could not store them)
   // are answered ahead of the prompt: the providers refuse a context that
   // holds a call without its result.
-  std::function<void()> answer_open = AnswerOpenCalls(kNotRecorded, extras);
+  std::function<void()> answer_open = AnswerOpenCalls(kNotRecordedResult, extras);
   absl::Status s = log_.Commit(plan_.turn_id,
                                {events::TurnStarted{plan_.user_text},
                                 events::UserMessage{plan_.user_text, std::move(plan_.images)}},
@@ -487,7 +480,7 @@ std::function<void()> Turn::AnswerOpenCalls(const std::string& why, CommitExtras
 
 void Turn::CloseFailedBatch() {
   CommitExtras extras;
-  std::function<void()> apply = AnswerOpenCalls(kNotRecorded, extras);
+  std::function<void()> apply = AnswerOpenCalls(kNotRecordedResult, extras);
   if (!apply) return;  // the calls never joined the context
   std::vector<events::EventPayload> results;
   for (const events::ContextItem& item : extras.context_appends) {
@@ -497,7 +490,7 @@ void Turn::CloseFailedBatch() {
     result.name = outcome.name;
     result.tool = ToolFor(outcome.name);
     result.status = events::ToolStatus::kError;
-    result.content = kNotRecorded;
+    result.content = kNotRecordedResult;
     results.push_back(std::move(result));
   }
   if (absl::Status s = log_.Commit(plan_.turn_id, std::move(results), std::move(extras)); !s.ok()) {

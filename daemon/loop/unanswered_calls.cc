@@ -5,6 +5,10 @@
 
 namespace raw::loop {
 
+const char kNotRecordedResult[] =
+    "Not recorded: the session could not store this call's result, so it may or may not have "
+    "run; check its effects before repeating it.";
+
 std::optional<AnsweredContext> AnswerEveryCall(const std::vector<events::ContextItem>& items,
                                                const std::string& why) {
   std::optional<AnsweredContext> out;

@@ -16,6 +16,11 @@
 
 namespace raw::loop {
 
+// The outcome that answers such a call. The storage error itself (which
+// names local files) is the turn's end message, for the user; the model
+// only needs to know the call's effect is uncertain.
+extern const char kNotRecordedResult[];
+
 struct AnsweredContext {
   // The context with an error outcome inserted for each unanswered call,
   // right after the outcomes that follow its assistant item, in the order

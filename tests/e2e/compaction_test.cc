@@ -2,6 +2,8 @@
 // Compact and ClearContext RPCs. Each test checks what the next model
 // request contains, since that is what compaction exists to change, and that
 // the display history stays whole.
+#include <sqlite3.h>
+
 #include <csignal>
 #include <sstream>
 #include <string>
@@ -165,6 +167,56 @@ TEST_F(CompactionTest, ManualCompactionSummarizesOlderTurnsAndKeepsTheDisplayHis
   EXPECT_EQ(messages[3], "user: third");
   EXPECT_THAT(messages[4], HasSubstr("detail-3-"));
   EXPECT_EQ(messages[5], "user: fourth");
+}
+
+// Runs `sql` on the database of a running daemon.
+void ExecSql(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  sqlite3_busy_timeout(db, 10000);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+// A batch whose results could not be stored (here every tool_result fails,
+// as on a full disk) leaves its call without a result until the next turn
+// answers it. A /compact before that turn answers it the same way: the
+// summarizer reads the call followed by an error saying its effect is
+// unknown, never a call left hanging.
+TEST_F(CompactionTest, AManualCompactionAnswersTheCallsAFailedBatchLeftOpen) {
+  StartDaemon(R"("approval_mode": "allow_all", "compact": {"keep_recent_turns": 0})");
+  std::string session = daemon_->CreateSession();
+  Turn(session, "task one", chat::TextAnswer(LongAnswer("1")));
+  const std::string db = daemon_->state_dir() + "/sessions-v1.sqlite3";
+  ExecSql(db,
+          "CREATE TRIGGER fail_results BEFORE INSERT ON events WHEN NEW.kind = 'tool_result' "
+          "BEGIN SELECT RAISE(ABORT, 'injected disk failure'); END");
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo hi"})"}}));
+  {
+    EventStream stream(stub(), session);
+    std::string turn = StartTurn(stub(), session, "run it");
+    auto end = stream.WaitForTurnEnd(turn);
+    ASSERT_TRUE(end.has_value());
+    ASSERT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
+    EXPECT_THAT(end->turn_ended().message(), HasSubstr("injected disk failure"));
+  }
+  ExecSql(db, "DROP TRIGGER fail_results");
+
+  fake_.Enqueue(chat::TextAnswer("SUMMARY: a task, then a command whose result was lost."));
+  raw::v1::CompactionEnded ended = CompactAndWait(session);
+  ASSERT_EQ(ended.outcome(), raw::v1::COMPACTION_OUTCOME_ACCEPTED) << ended.message();
+  ASSERT_EQ(fake_.requests().size(), 3u);
+  absl::StatusOr<Json> body = fake_.requests()[2].BodyJson();
+  ASSERT_TRUE(body.ok()) << body.status();
+  const Json& messages = (*body)["messages"];
+  ASSERT_EQ(messages.size(), 2u) << body->dump();
+  const std::string transcript = messages[1]["content"].get<std::string>();
+  const std::string call = "[tool call bash #c1] {\"command\":\"echo hi\"}";
+  size_t at = transcript.find(call);
+  ASSERT_NE(at, std::string::npos) << transcript;
+  const std::string answer = "\n\n[tool error bash #c1]\nNot recorded:";
+  EXPECT_EQ(transcript.substr(at + call.size(), answer.size()), answer) << transcript;
 }
 
 TEST_F(CompactionTest, TheOriginalTaskIsKeptOnceAcrossRepeatedCompactions) {
