@@ -98,8 +98,9 @@ void BM_Decode(benchmark::State& state, std::string_view api, MakeDecoder make_d
       benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 
-BENCHMARK_CAPTURE(BM_Decode, chat, "chat", [] { return openai_chat::StreamDecoder("openai"); })
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Decode, chat, "chat", [] {
+  return openai_chat::StreamDecoder();
+})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Decode, responses, "responses",
                   [] { return openai_responses::StreamDecoder(); })
     ->Unit(benchmark::kMillisecond);

@@ -93,7 +93,7 @@ void BM_SseAndChatDecoder(benchmark::State& state) {
   std::vector<ProviderEvent> out;
   for (auto _ : state) {
     http::SseDecoder sse;
-    openai_chat::StreamDecoder decoder("openai");
+    openai_chat::StreamDecoder decoder;
     for (const std::string& chunk : chunks) {
       sse.Feed(chunk, [&](const http::SseFrame& frame) { decoder.Decode(frame, &out); });
       events += static_cast<int64_t>(out.size());

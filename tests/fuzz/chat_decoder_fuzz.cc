@@ -9,6 +9,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   raw::providers::fuzz::FuzzStreamDecoder(
-      data, size, [] { return raw::providers::openai_chat::StreamDecoder("openai"); });
+      data, size, [] { return raw::providers::openai_chat::StreamDecoder(); });
   return 0;
 }

@@ -22,9 +22,7 @@ StreamingApi ChatApi(const config::ModelConfig& model, const std::optional<std::
                     prompt_cache_key = std::move(prompt_cache_key)](const ModelRequest& request) {
     return BuildRequest(request, model, prompt_cache_key);
   };
-  // Labels provider state kept for replay (reasoning_content).
-  std::string label = model.provider.empty() ? model.method : model.provider;
-  api.new_decoder = [label] { return std::make_unique<StreamDecoder>(label); };
+  api.new_decoder = [] { return std::make_unique<StreamDecoder>(); };
   return api;
 }
 

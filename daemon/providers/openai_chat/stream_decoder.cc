@@ -62,8 +62,6 @@ events::Usage NormalizeChatUsage(const Json& usage) {
   return out;
 }
 
-StreamDecoder::StreamDecoder(std::string provider) : provider_(std::move(provider)) {}
-
 void StreamDecoder::Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) {
   if (done()) return;
   absl::string_view stripped = absl::StripAsciiWhitespace(frame.data);
@@ -131,12 +129,8 @@ void StreamDecoder::DecodeChunk(const Json& chunk, std::vector<ProviderEvent>* o
 void StreamDecoder::DecodeDelta(const Json& delta, std::vector<ProviderEvent>* out) {
   if (!delta.is_object()) return;
   std::string_view reasoning = StringOf(FindField(delta, "reasoning_content"));
-  if (!reasoning.empty()) {
-    EmitReasoning(reasoning, /*passback=*/true, out);
-  } else {
-    reasoning = StringOf(FindField(delta, "reasoning"));
-    if (!reasoning.empty()) EmitReasoning(reasoning, /*passback=*/false, out);
-  }
+  if (reasoning.empty()) reasoning = StringOf(FindField(delta, "reasoning"));
+  if (!reasoning.empty()) EmitReasoning(reasoning, out);
   std::string content = ContentText(FindField(delta, "content"));
   if (!content.empty()) EmitText(content, out);
   std::string_view refusal = StringOf(FindField(delta, "refusal"));
@@ -161,16 +155,12 @@ void StreamDecoder::EmitText(std::string_view text, std::vector<ProviderEvent>* 
   out->push_back(TextDeltaEvent{part_index_, std::string(text)});
 }
 
-void StreamDecoder::EmitReasoning(std::string_view text, bool passback,
-                                  std::vector<ProviderEvent>* out) {
+void StreamDecoder::EmitReasoning(std::string_view text, std::vector<ProviderEvent>* out) {
   EnsureStarted(out);
   if (part_kind_ != PartKind::kReasoning) {
     ++part_index_;
     part_kind_ = PartKind::kReasoning;
-    reasoning_text_.clear();
-    reasoning_passback_ = passback;
   }
-  reasoning_text_.append(text);
   MarkOutput();
   out->push_back(ReasoningDeltaEvent{part_index_, std::string(text)});
 }
@@ -179,12 +169,8 @@ void StreamDecoder::EndReasoningPart(std::vector<ProviderEvent>* out) {
   if (part_kind_ != PartKind::kReasoning) return;
   ReasoningEndEvent end;
   end.part_index = part_index_;
-  if (reasoning_passback_) {
-    end.opaque = events::OpaqueBlob{provider_, "reasoning_content", "", reasoning_text_};
-  }
   out->push_back(std::move(end));
   part_kind_ = PartKind::kNone;
-  reasoning_text_.clear();
 }
 
 StreamDecoder::CallSlot& StreamDecoder::SlotFor(const Json& fragment) {

@@ -7,8 +7,9 @@
 // - Text from delta.content and delta.refusal; reasoning from
 //   delta.reasoning_content or delta.reasoning. Text and reasoning share one
 //   part ordinal that advances whenever the stream switches between them; a
-//   reasoning part ends with ReasoningEnd, carrying the full text as an
-//   OpaqueBlob of kind "reasoning_content" when it came in that field.
+//   reasoning part ends with ReasoningEnd, which carries no OpaqueBlob: the
+//   reasoning deltas are the only copy kept, and the request builder sends
+//   reasoning_content back from the message's reasoning text.
 // - Tool calls accumulated in slots keyed by tool_calls[].index, else by id,
 //   else the most recent slot; call ids missing from the wire are
 //   synthesised. Calls are closed at the end of the stream: ToolCallEnd,
@@ -50,9 +51,6 @@ namespace raw::providers::openai_chat {
 
 class StreamDecoder : public DecoderBase {
  public:
-  // `provider` labels the OpaqueBlobs this decoder produces ("deepseek").
-  explicit StreamDecoder(std::string provider);
-
   // VendorDecoder. Finish() completes the answer when a finish_reason was
   // seen, else it ends with kPrematureEof.
   void Decode(const http::SseFrame& frame, std::vector<ProviderEvent>* out) override;
@@ -76,7 +74,7 @@ class StreamDecoder : public DecoderBase {
   void DecodeDelta(const Json& delta, std::vector<ProviderEvent>* out);
   void DecodeToolCall(const Json& fragment, std::vector<ProviderEvent>* out);
   void EmitText(std::string_view text, std::vector<ProviderEvent>* out);
-  void EmitReasoning(std::string_view text, bool passback, std::vector<ProviderEvent>* out);
+  void EmitReasoning(std::string_view text, std::vector<ProviderEvent>* out);
   void EndReasoningPart(std::vector<ProviderEvent>* out);
   void StartCall(CallSlot& slot, std::vector<ProviderEvent>* out);
   void CompleteStream(std::vector<ProviderEvent>* out);
@@ -84,13 +82,9 @@ class StreamDecoder : public DecoderBase {
   // Chat Completions reports usage once, in the final chunk: whatever came is final.
   std::optional<events::Usage> FinalUsageSoFar() const override { return usage_; }
 
-  std::string provider_;
-
   enum class PartKind { kNone, kText, kReasoning };
   PartKind part_kind_ = PartKind::kNone;
   int part_index_ = -1;
-  std::string reasoning_text_;      // of the open reasoning part
-  bool reasoning_passback_ = false;  // it came in reasoning_content
   bool refusal_seen_ = false;
 
   std::vector<CallSlot> calls_;          // in order of first appearance

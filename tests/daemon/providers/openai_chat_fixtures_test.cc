@@ -25,7 +25,7 @@ std::string ReadFixture(const std::string& name) {
 // Decodes `chunks` as one response body that then ended (EOF).
 std::vector<ProviderEvent> DecodeChunks(const std::vector<std::string>& chunks,
                                         bool* sse_pending = nullptr) {
-  StreamDecoder decoder("deepseek");
+  StreamDecoder decoder;
   return testing::DecodeSse(decoder, chunks, sse_pending);
 }
 
@@ -77,7 +77,7 @@ TEST(OpenAiChatFixturesTest, DeepSeekReasoningAndUsageOnFinishChunk) {
                     "start 0f3a9c1e-5b7d-4e2a-9c61-1d2e3f4a5b6c deepseek-reasoner",
                     "reasoning 0 [Check the]",
                     "reasoning 0 [ file.]",
-                    "reasoning_end 0 opaque=deepseek/reasoning_content/ [Check the file.]",
+                    "reasoning_end 0",
                     "text 1 [Done.]",
                     "usage in=339 out=83 cache_read=320 cache_write=? reasoning=39",
                     "finish stop raw=stop",

@@ -212,6 +212,48 @@ TEST(OpenAiChatProviderTest, NamelessToolCallFragmentsCountAgainstTheByteCap) {
       chunks);
 }
 
+// The cap counts each byte a response leaves in memory once. DeepSeek's
+// reasoning (reasoning_content, sent back with reasoning_content: "send") is
+// kept as its deltas only, so a response of exactly max_response_bytes of
+// reasoning and text is whole, and one byte more is refused.
+TEST(OpenAiChatProviderTest, ReasoningCountsOnceAgainstTheByteCap) {
+  auto stream = [](size_t text_bytes, harness::RecordingSink& sink) {
+    config::ModelConfig model = Model();
+    model.max_response_bytes = 1024;
+    model.send_reasoning_content = true;
+    std::vector<std::string> chunks = {::raw::testing::chat::RoleChunk()};
+    for (int i = 0; i < 3; ++i) {
+      chunks.push_back(::raw::testing::chat::ReasoningChunk(std::string(200, 'r')));
+    }
+    chunks.push_back(::raw::testing::chat::TextChunk(std::string(text_bytes, 't')));
+    chunks.push_back(::raw::testing::chat::FinishChunk("stop"));
+    chunks.push_back(::raw::testing::chat::Done());
+    harness::FakeHttpClient http;
+    http.Enqueue(harness::Sse(chunks));
+    OpenAiChatProvider provider(model, http, "k");
+    CancelToken cancel;
+    return provider.Stream(Request(), sink, cancel);
+  };
+  harness::RecordingSink whole;
+  absl::Status at_cap = stream(1024 - 600, whole);
+  EXPECT_TRUE(at_cap.ok()) << at_cap;
+  EXPECT_EQ(whole.texts().back(), "finish stop raw=stop");
+  size_t reasoning = 0;
+  size_t text = 0;
+  for (const auto& event : whole.events) {
+    if (const auto* delta = std::get_if<ReasoningDeltaEvent>(&event)) {
+      reasoning += delta->text.size();
+    }
+    if (const auto* delta = std::get_if<TextDeltaEvent>(&event)) text += delta->text.size();
+  }
+  EXPECT_EQ(reasoning, 600u);
+  EXPECT_EQ(text, 424u);
+
+  harness::RecordingSink over;
+  absl::Status past_cap = stream(1024 - 600 + 1, over);
+  EXPECT_THAT(std::string(past_cap.message()), HasSubstr("exceeded 1024 bytes"));
+}
+
 // models.<name>.max_stream_seconds: the transfer's total timeout names the
 // setting and is not retried.
 TEST(OpenAiChatProviderTest, AStreamPastItsTimeLimitNamesTheSetting) {

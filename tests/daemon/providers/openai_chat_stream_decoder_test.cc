@@ -41,8 +41,8 @@ struct Decoded {
 };
 
 // Decodes `frames`, then EOF.
-Decoded Decode(const std::vector<std::string>& frames, const std::string& provider = "openai") {
-  StreamDecoder decoder(provider);
+Decoded Decode(const std::vector<std::string>& frames) {
+  StreamDecoder decoder;
   Decoded run;
   for (const std::string& data : frames) decoder.Decode(Frame(data), &run.events);
   decoder.Finish(&run.events);
@@ -215,14 +215,13 @@ TEST(OpenAiChatStreamDecoderTest, ReasoningFieldOfOllamaHasNoOpaqueState) {
 }
 
 TEST(OpenAiChatStreamDecoderTest, ReasoningEndsBeforeToolCalls) {
-  Decoded run = Decode({Chunk(R"({"reasoning_content":"plan"})"),
-                    Chunk(R"({"tool_calls":[{"index":0,"id":"c","function":{"name":"x","arguments":"{}"}}]})"),
-                    Chunk("{}", R"("tool_calls")")},
-                   "deepseek");
+  Decoded run = Decode(
+      {Chunk(R"({"reasoning_content":"plan"})"),
+       Chunk(R"({"tool_calls":[{"index":0,"id":"c","function":{"name":"x","arguments":"{}"}}]})"),
+       Chunk("{}", R"("tool_calls")")});
   EXPECT_THAT(run.texts,
-              ElementsAre("start c1 m", "reasoning 0 [plan]",
-                          "reasoning_end 0 opaque=deepseek/reasoning_content/ [plan]",
-                          "call_start 0 c x", "call_delta 0 [{}]", "call_end 0 c x [{}] complete",
+              ElementsAre("start c1 m", "reasoning 0 [plan]", "reasoning_end 0", "call_start 0 c x",
+                          "call_delta 0 [{}]", "call_end 0 c x [{}] complete",
                           "finish tool_calls raw=tool_calls"));
 }
 
@@ -253,7 +252,7 @@ TEST(OpenAiChatStreamDecoderTest, DoneWithoutFinishReasonEndsTheStream) {
 }
 
 TEST(OpenAiChatStreamDecoderTest, ErrorEventAndErrorChunkBeforeOutput) {
-  StreamDecoder decoder("openai");
+  StreamDecoder decoder;
   std::vector<ProviderEvent> events;
   decoder.Decode(Frame(R"({"error":{"message":"bad","type":"invalid_request_error"}})", "error"),
                  &events);
@@ -265,7 +264,7 @@ TEST(OpenAiChatStreamDecoderTest, ErrorEventAndErrorChunkBeforeOutput) {
   EXPECT_EQ(std::get<ErrorEvent>(events[0]).message, "bad");
 
   // An "error" event whose data is not JSON keeps the text as the message.
-  StreamDecoder plain("openai");
+  StreamDecoder plain;
   events.clear();
   plain.Decode(Frame("upstream went away", "error"), &events);
   ASSERT_EQ(events.size(), 1u);
@@ -289,7 +288,7 @@ TEST(OpenAiChatStreamDecoderTest, SkipsOtherChoicesAndEmptyPreambles) {
 }
 
 TEST(OpenAiChatStreamDecoderTest, FailAfterOutputMarksAfterOutput) {
-  StreamDecoder decoder("openai");
+  StreamDecoder decoder;
   std::vector<ProviderEvent> events;
   decoder.Decode(Frame(Chunk(R"({"content":"x"})")), &events);
   ErrorEvent cancelled;
@@ -307,25 +306,24 @@ TEST(OpenAiChatStreamDecoderTest, NonStreamedBodyGivesTheSameEvents) {
       "tool_calls":[{"id":"call_1","type":"function","function":{"name":"read","arguments":"{\"p\":1}"}}]},
     "finish_reason":"tool_calls"}],
     "usage":{"prompt_tokens":9,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":0}}})";
-  StreamDecoder decoder("deepseek");
+  StreamDecoder decoder;
   std::vector<ProviderEvent> events;
   decoder.DecodeNonStreamed(body, &events);
   ExpectStreamInvariants(events);
   EXPECT_THAT(EventTexts(events),
-              ElementsAre("start c1 m", "reasoning 0 [hmm]",
-                          "reasoning_end 0 opaque=deepseek/reasoning_content/ [hmm]",
-                          "text 1 [Reading.]", "call_start 0 call_1 read", "call_delta 0 [{\"p\":1}]",
+              ElementsAre("start c1 m", "reasoning 0 [hmm]", "reasoning_end 0", "text 1 [Reading.]",
+                          "call_start 0 call_1 read", "call_delta 0 [{\"p\":1}]",
                           "call_end 0 call_1 read [{\"p\":1}] complete",
                           "usage in=9 out=4 cache_read=0 cache_write=? reasoning=?",
                           "finish tool_calls raw=tool_calls"));
 
-  StreamDecoder bad("openai");
+  StreamDecoder bad;
   events.clear();
   bad.DecodeNonStreamed("<html>oops</html>", &events);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_THAT(std::get<ErrorEvent>(events[0]).message, HasSubstr("not valid JSON"));
 
-  StreamDecoder error_body("openai");
+  StreamDecoder error_body;
   events.clear();
   error_body.DecodeNonStreamed(R"({"error":{"message":"nope","type":"server_error"}})", &events);
   EXPECT_THAT(EventTexts(events), ElementsAre("error server retryable before_output http=0 "
