@@ -338,7 +338,6 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
   // The dashboard card's overrides, read at each use (stored_raven_settings.h).
   inputs.raven_settings = std::make_shared<StoredRavenSettings>(cfg, deps_.store);
   ASSIGN_OR_RETURN(TurnPlan plan, BuildTurnPlan(inputs));
-  plan.shutdown = shutdown_;
   if (purpose == PlanPurpose::kWarmup) {
     // Only to serialize the history: nothing secret is resolved for it.
     ASSIGN_OR_RETURN(plan.provider,

@@ -370,8 +370,6 @@ class SessionManager {
   absl::Mutex mu_;
   std::map<std::string, Loaded> runners_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
-  // Cancelled when Shutdown begins; every plan carries it (TurnPlan::shutdown).
-  std::shared_ptr<CancelToken> shutdown_ = std::make_shared<CancelToken>();
   // sessions.max_live_bytes as last read (at start, then by the sweeper),
   // for the runners loaded next.
   std::atomic<int64_t> max_live_bytes_{config::SessionSettings{}.max_live_bytes};

@@ -128,7 +128,6 @@ void SessionManager::Shutdown() {
     shutting_down_ = true;  // ends the sweeper's wait
     for (auto& [id, loaded] : runners_) runners.push_back(loaded.runner);
   }
-  shutdown_->Cancel("the daemon is shutting down");  // and the hooks of a cancelled turn
   // Every session stops at once: all are cancelled and refuse new writes
   // before any is waited for, so that none goes on acting while another
   // winds down, and the stop takes as long as the slowest session, not the

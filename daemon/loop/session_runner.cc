@@ -174,6 +174,7 @@ void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::st
     return reply(refused);
   }
   plan->session = state_;
+  plan->end_reports = end_reports_;
   plan->first_seq_of_turn = [self](const std::string& turn_id) -> uint64_t {
     absl::StatusOr<uint64_t> seq = self->deps_.store.FirstSeqOfTurn(self->session_id_, turn_id);
     return seq.ok() ? *seq : 0;
@@ -329,6 +330,7 @@ uint64_t SessionRunner::BeginPreparingLocked(StatusReply on_abandon, std::string
   SetStateLocked(State::kPreparing);
   current_op_.clear();
   cancel_ = std::make_shared<CancelToken>();
+  end_reports_ = std::make_shared<CancelToken>();
   prep_abandon_ = [on_abandon = std::move(on_abandon),
                    message = std::move(abandon_message)](const std::string& reason) {
     on_abandon(absl::CancelledError(absl::StrCat(message, " (", reason, ")")));
@@ -371,6 +373,7 @@ void SessionRunner::BecomeIdleLocked() {
   ending_ = false;
   current_op_.clear();
   cancel_.reset();
+  end_reports_.reset();
   Repost(*queue_, deferred_);
 }
 
@@ -527,7 +530,13 @@ void SessionRunner::Interrupt(std::string lease_id, Reply<bool> reply) {
           self->AbandonPreparationLocked("interrupted");
           return reply(true);
         }
-        self->cancel_->Cancel("interrupted");
+        if (self->cancel_->cancelled()) {
+          // Interrupted again while it winds down: its post_tool_use and
+          // turn_end hooks are killed rather than waited for.
+          self->end_reports_->Cancel("interrupted again");
+        } else {
+          self->cancel_->Cancel("interrupted");
+        }
         reply(true);
       },
       [reply](absl::Status s) { reply(s); });
@@ -687,6 +696,7 @@ void SessionRunner::BeginShutdown() {
     AbandonPreparationLocked("the daemon is shutting down");
   } else if (cancel_) {
     cancel_->Cancel("the daemon is shutting down");
+    end_reports_->Cancel("the daemon is shutting down");
   }
 }
 

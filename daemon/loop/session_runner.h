@@ -147,7 +147,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // usage and agent stay), records ContextCleared, replies with the
   // estimate after.
   void Clear(std::string lease_id, Reply<events::ContextEstimate> reply);
-  // Replies false when nothing was running.
+  // Replies false when nothing was running. An interrupt of a turn that is
+  // already cancelled ends the hooks that still report on it at once
+  // (TurnPlan::end_reports).
   void Interrupt(std::string lease_id, Reply<bool> reply);
   void RespondToApproval(std::string lease_id, std::string request_id,
                          std::vector<events::ApprovalAnswer> answers,
@@ -229,10 +231,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // (false after `timeout`).
   bool AwaitWaitingForWarmUpForTesting(size_t count, absl::Duration timeout);
 
-  // Cancels the running operation (and abandons one being prepared) and
-  // refuses every later write with kUnavailable; does not wait. The daemon's
-  // shutdown begins it on every session before it waits for any, so that
-  // all stop at once.
+  // Cancels the running operation and the hooks reporting on it (and
+  // abandons one being prepared) and refuses every later write with
+  // kUnavailable; does not wait. The daemon's shutdown begins it on every
+  // session before it waits for any, so that all stop at once.
   void BeginShutdown();
   // Waits until the session is idle. REQUIRES: BeginShutdown was called.
   // Called from outside the pool.
@@ -391,6 +393,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   std::string saved_meter_;  // the stored meter state, until the context is loaded
   std::string current_op_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<CancelToken> cancel_ ABSL_GUARDED_BY(mu_);
+  // The running turn's TurnPlan::end_reports: cancelled by an interrupt
+  // that finds cancel_ already cancelled, and by BeginShutdown. Set and
+  // reset with cancel_.
+  std::shared_ptr<CancelToken> end_reports_ ABSL_GUARDED_BY(mu_);
   // The current preparation's number and how to answer its caller if it is
   // abandoned (kPreparing only).
   uint64_t prep_id_ ABSL_GUARDED_BY(mu_) = 0;

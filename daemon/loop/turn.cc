@@ -46,7 +46,7 @@ Turn::Turn(TurnPlan plan, SessionLog& log, SessionContext& context, const Cancel
       context_(context.items),
       cancel_(cancel),
       hooks_(plan_.hooks, plan_.session_id, plan_.cwd, plan_.withheld_env, plan_.turn_id, log,
-             cancel, plan_.shutdown ? plan_.shutdown.get() : &never_cancelled_) {}
+             cancel, plan_.end_reports ? plan_.end_reports.get() : &never_cancelled_) {}
 
 events::TurnEnded Turn::End(events::TurnEndReason reason, std::string message) {
   events::TurnEnded end;

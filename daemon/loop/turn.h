@@ -123,11 +123,11 @@ struct TurnPlan {
   // serialize the history ahead of the first request (session_runner.h):
   // counted in the first step, whose work it did.
   int64_t start_waited_ns = 0;
-  // Cancelled only when the daemon shuts down (null: never). Hooks that
-  // report what already happened (post_tool_use, turn_end) still run once
-  // the turn's own token is cancelled; this token, and their timeout, are
-  // what bound them then.
-  std::shared_ptr<const CancelToken> shutdown;
+  // Hooks that report what already happened (post_tool_use, turn_end)
+  // still run once the turn's own token is cancelled; this token, and their
+  // timeout, are what bound them then. The session runner cancels it on a
+  // second interrupt and when the daemon shuts down (null: never).
+  std::shared_ptr<const CancelToken> end_reports;
 };
 
 class Turn {
@@ -189,7 +189,7 @@ class Turn {
   SessionContext& ctx_;
   std::vector<events::ContextItem>& context_;  // ctx_.items
   const CancelToken& cancel_;
-  CancelToken never_cancelled_;  // plan_.shutdown when the plan has none
+  CancelToken never_cancelled_;  // plan_.end_reports when the plan has none
   TurnHooks hooks_;
   int steps_ = 0;
   bool compacted_ = false;  // automatic compaction ran in this turn

@@ -1,9 +1,15 @@
 // Hooks end to end: a real rawd runs the agent's hook commands at each event
 // with the documented stdin document, and acts on their answers.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 #include <filesystem>
 
-#include "gmock/gmock.h"
 #include "common/json.h"
+#include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
 
 namespace raw::e2e {
@@ -110,6 +116,57 @@ TEST_F(ContractTest, AnInterruptedTurnReachesPostToolUseAndTurnEndHooks) {
   EXPECT_EQ(docs[0]["tool_result"]["status"], "cancelled");
   EXPECT_EQ(docs[1]["event"], "turn_end");
   EXPECT_EQ(docs[1]["reason"], "cancelled");
+}
+
+// Interrupts the session's running turn; the reply says whether one ran.
+bool Interrupt(raw::v1::Raw::Stub& stub, const std::string& session) {
+  raw::v1::InterruptTurnRequest req;
+  req.set_session_id(session);
+  req.set_lease_id(LeaseFor(stub, session));
+  raw::v1::InterruptTurnResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status s = stub.InterruptTurn(&ctx, req, &resp);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return resp.interrupted();
+}
+
+// An interrupted turn waits for its turn_end hook, up to the hook's
+// timeout; a second interrupt ends the hook at once: its whole process
+// group is killed and the turn ends without waiting out the timeout.
+TEST_F(ContractTest, ASecondInterruptEndsTheHooksAnInterruptedTurnWaitsFor) {
+  const std::string fifo = scratch_ + "/ready";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Reports its pid (its process group's id) through the fifo, starts a
+  // child in the group and waits for it.
+  std::string hang =
+      Script("hang.sh", absl::StrCat("cat > /dev/null; sleep 600 & echo $$ > ", fifo, "; wait"));
+  StartDaemon(R"("hooks": ["end"])",
+              absl::StrCat(R"("hooks": {"end": )",
+                           Hook("turn_end", hang, R"("timeout_seconds": 600)"), "}"));
+  std::string session = daemon_->CreateSession();
+  testing::ScriptedResponse answer = chat::TextAnswer("never finished");
+  answer.gate_before_chunk = 1;
+  fake_.Enqueue(answer);
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "wait");
+  ASSERT_TRUE(fake_.WaitForGate());
+  EXPECT_TRUE(Interrupt(stub(), session));
+
+  int fd = open(fifo.c_str(), O_RDONLY);  // blocks until the hook opens it
+  ASSERT_GE(fd, 0);
+  char buf[32] = {};
+  ASSERT_GT(read(fd, buf, sizeof buf - 1), 0);
+  close(fd);
+  const pid_t hook = static_cast<pid_t>(std::stol(buf));
+  ASSERT_GT(hook, 0);
+  EXPECT_TRUE(Interrupt(stub(), session));  // the turn still runs its hook
+
+  // Far sooner than the hook's 600 s.
+  auto end = stream.WaitForTurnEnd(turn, std::chrono::seconds(20));
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  EXPECT_EQ(kill(-hook, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
 }
 
 TEST_F(ContractTest, PreToolUseHookDeniesWithAReasonTheModelSees) {

@@ -262,7 +262,8 @@ std::vector<Json> HookInputs(const std::string& log) {
 
 // Hooks that report what happened still run once the turn is interrupted:
 // post_tool_use sees the call that was cancelled, turn_end sees the turn
-// end cancelled. A daemon that is shutting down runs neither.
+// end cancelled. Once their own token (TurnPlan::end_reports: a second
+// interrupt, the daemon's shutdown) is cancelled, neither runs.
 TEST_F(TurnTest, ACancelledTurnStillReportsToItsHooks) {
   echo_.handler = [this](const Json&, const tools::ToolContext& ctx) {
     cancel_.Cancel("interrupted");  // the user interrupts while the call runs
@@ -270,13 +271,13 @@ TEST_F(TurnTest, ACancelledTurnStillReportsToItsHooks) {
     return tools::ToolOutput::Cancelled("[cancelled]");
   };
   const std::string log = temp_.dir() + "/hooks.jsonl";
-  auto shutdown = std::make_shared<CancelToken>();
+  auto end_reports = std::make_shared<CancelToken>();
   auto plan_with_hooks = [&](const std::string& turn_id) {
     TurnPlan plan = Plan("go");
     plan.turn_id = turn_id;
     plan.hooks = {RecordingHook(config::HookEvent::kPostToolUse, log),
                   RecordingHook(config::HookEvent::kTurnEnd, log)};
-    plan.shutdown = shutdown;
+    plan.end_reports = end_reports;
     return plan;
   };
   Queue(ToolCalls({{"c1", "echo", R"({"text":"a"})"}}));
@@ -290,7 +291,7 @@ TEST_F(TurnTest, ACancelledTurnStillReportsToItsHooks) {
   EXPECT_EQ(inputs[1]["reason"], "cancelled");
 
   std::remove(log.c_str());
-  shutdown->Cancel("the daemon is shutting down");
+  end_reports->Cancel("the daemon is shutting down");
   CancelToken fresh;
   Queue(ToolCalls({{"c2", "echo", R"({"text":"b"})"}}));
   events::TurnEnded again = [&] {
