@@ -24,6 +24,21 @@ size_t SequenceLength(std::string_view s, size_t i) {
   return len;
 }
 
+// Characters that move the cursor, change the terminal or reorder text.
+bool UnsafeToShow(uint32_t cp) {
+  if (cp < 0x20) return cp != '\n' && cp != '\t';
+  if (cp >= 0x7f && cp < 0xa0) return true;
+  return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+uint32_t DecodeAt(std::string_view s, size_t i, size_t len) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  return cp;
+}
+
 }  // namespace
 
 size_t Utf8SequenceLength(std::string_view s, size_t i) { return SequenceLength(s, i); }
@@ -66,6 +81,32 @@ std::string SanitizeUtf8(std::string_view s) {
       i += len;
     }
   }
+  return out;
+}
+
+std::string SafeDisplayText(std::string_view s, size_t max_bytes) {
+  constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  constexpr std::string_view kCut = "...";
+  std::string out;
+  out.reserve(std::min(s.size(), max_bytes) + kReplacement.size());
+  // Past max_bytes the rest is cut anyway: stop there.
+  for (size_t i = 0; i < s.size() && out.size() <= max_bytes;) {
+    size_t len = SequenceLength(s, i);
+    if (len == 0) {
+      out += kReplacement;
+      len = 1;
+    } else if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') {
+      // Dropped: the newline follows.
+    } else if (UnsafeToShow(DecodeAt(s, i, len))) {
+      out += kReplacement;
+    } else {
+      out.append(s.data() + i, len);
+    }
+    i += len;
+  }
+  if (out.size() <= max_bytes) return out;
+  out.resize(Utf8Floor(out, max_bytes - std::min(max_bytes, kCut.size())));
+  out += kCut;
   return out;
 }
 

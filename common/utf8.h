@@ -31,6 +31,16 @@ void AppendUtf8(char32_t code_point, std::string& out);
 // `s` with every ill-formed byte replaced by U+FFFD.
 std::string SanitizeUtf8(std::string_view s);
 
+// Text from a source Raw does not control (a server's stderr or error
+// message), made safe for any front end to show: ill-formed bytes, control
+// characters (C0 except newline and tab, DEL, C1) and the bidirectional
+// formatting characters (U+061C, U+200E, U+200F, U+202A-U+202E,
+// U+2066-U+2069) become U+FFFD, so no escape sequence acts on a terminal
+// and no override reorders what is shown; a CR before a newline is dropped.
+// Longer than `max_bytes`: cut at a character boundary and ended with
+// "...", at most `max_bytes` in all (`max_bytes` >= 3).
+std::string SafeDisplayText(std::string_view s, size_t max_bytes);
+
 // True when the first `sniff_bytes` of `s` hold a NUL byte: the heuristic
 // git and grep use to call a file binary.
 bool LooksBinary(std::string_view s, size_t sniff_bytes = 8 * 1024);

@@ -436,8 +436,12 @@ McpServerStatus ManagedServer::Status() const {
     status.consecutive_failures = failures_;
     for (const McpTool& tool : tools_) status.tools.push_back(tool.name);
   }
-  // Cleaned when read, so secrets learnt since the failure are hidden too.
-  if (!status.last_error.empty()) status.last_error = Clean(status.last_error);
+  // Cleaned when read, so secrets learnt since the failure are hidden too;
+  // made safe to show and cut after the redaction, which must see whole
+  // values.
+  if (!status.last_error.empty()) {
+    status.last_error = SafeDisplayText(Clean(status.last_error), kMaxShownServerTextBytes);
+  }
   return status;
 }
 
@@ -448,7 +452,7 @@ std::optional<std::string> ManagedServer::TakeNotice() {
     notice = std::move(notice_);
     notice_.reset();
   }
-  if (notice) notice = Clean(*notice);
+  if (notice) notice = SafeDisplayText(Clean(*notice), kMaxShownServerTextBytes);
   return notice;
 }
 

@@ -18,6 +18,9 @@
 // only cleaned: last_error in Status(), notices, and the errors of
 // EnsureReady and Call are valid UTF-8 (ill-formed bytes become U+FFFD)
 // and pass through Options::redact, which hides known secret values.
+// last_error and notices, which every front end shows, are also safe to
+// show (control and bidirectional formatting characters become U+FFFD:
+// SafeDisplayText) and at most kMaxShownServerTextBytes.
 //
 // Ownership: owned through shared_ptr by McpManager (a call in progress
 // holds it too; the ToolSpec handlers hold it weakly). Shares the clock; the
@@ -48,6 +51,10 @@
 #include "daemon/tools/tool.h"
 
 namespace raw::mcp {
+
+// The most of a server's words that a status or a notice carries: its
+// stderr tail is short, but an error message it sends has no bound.
+inline constexpr size_t kMaxShownServerTextBytes = 4096;
 
 using ExpandFn = std::function<absl::StatusOr<std::string>(const std::string&)>;
 // Returns its argument with known secret values hidden (vars::Redact).

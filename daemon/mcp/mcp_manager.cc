@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "common/utf8.h"
 #include "daemon/mcp/tool_naming.h"
 #include "daemon/tools/registry.h"
 
@@ -207,9 +208,10 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
     }
     if (!results[i].ok() && !server.has_listed()) {
       unavailable.insert(server.name());
-      selection.notices.push_back(absl::StrCat("MCP server \"", server.name(),
-                                               "\" is unavailable: ", results[i].message(),
-                                               "; its tools are left out"));
+      selection.notices.push_back(
+          absl::StrCat("MCP server \"", server.name(), "\" is unavailable: ",
+                       SafeDisplayText(std::string(results[i].message()), kMaxShownServerTextBytes),
+                       "; its tools are left out"));
       continue;
     }
     for (tools::ToolSpec& spec : server.ToolSpecs()) {
