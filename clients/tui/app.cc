@@ -114,6 +114,8 @@ int TuiApp::NextTimeoutMs() const {
     if (!next || t < *next) next = t;
   };
   if (esc_deadline_) consider(*esc_deadline_);
+  // The frame that makes the approval's answers live.
+  if (std::optional<absl::Time> guard = approval_.guard_end()) consider(*guard);
   if (!status_.empty()) consider(status_until_);
   if (std::optional<absl::Time> session = controller_.NextDeadline()) consider(*session);
   // A handover countdown is shown in whole seconds.
@@ -222,10 +224,12 @@ void TuiApp::Draw() {
   footer.requests = session.requests();
   footer.cache_read_ratio = controller_.cache_read_ratio();
   StyledLine footer_line = RenderFooter(footer, cols, glyphs_);
+  const bool covered = picker_.open() || agent_picker_.open();
+  if (approval_.visible()) approval_.BeforeFrame(absl::Now(), !covered && !Following());
 
   Lines frame;
   std::optional<CursorPos> cursor;
-  if (picker_.open() || agent_picker_.open()) {
+  if (covered) {
     frame = picker_.open() ? picker_.Render(cols, rows - 1, glyphs_)
                            : agent_picker_.Render(cols, rows - 1, glyphs_);
     frame.resize(static_cast<size_t>(rows - 1));

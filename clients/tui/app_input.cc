@@ -83,9 +83,15 @@ void TuiApp::HandleInput(const InputEvent& e) {
   }
   if (approval_.visible() && !Following()) {
     bool handled = false;
-    std::optional<ApprovalPanel::Answer> answer = approval_.HandleKey(e, &handled);
+    std::optional<ApprovalPanel::Answer> answer = approval_.HandleKey(e, absl::Now(), &handled);
     if (answer) AnswerApproval(*answer);
     if (handled) return;
+    // Typed before the answers went live: text meant for the message box
+    // is kept there, behind the panel.
+    if (approval_.guarded() && (e.key == Key::kPaste || (e.key == Key::kChar && !e.alt))) {
+      editor_.Insert(e.text);
+      return;
+    }
   }
   if (e.key == Key::kEscape) {
     if (Busy()) Interrupt();

@@ -41,6 +41,26 @@ void ApprovalPanel::Show(const v1::ApprovalRequested& request) {
   message_.SetText("");
   viewing_all_ = false;
   scroll_ = 0;
+  shown_ = false;
+  live_ = false;
+}
+
+void ApprovalPanel::BeforeFrame(absl::Time now, bool with_answers) {
+  if (!request_ || !with_answers) {
+    shown_ = false;
+    live_ = false;
+    return;
+  }
+  if (!shown_) {
+    shown_ = true;
+    guard_until_ = now + kGuard;
+  }
+  if (now >= guard_until_) live_ = true;
+}
+
+std::optional<absl::Time> ApprovalPanel::guard_end() const {
+  if (!request_ || live_ || !shown_) return std::nullopt;
+  return guard_until_;
 }
 
 std::vector<ApprovalPanel::Option> ApprovalPanel::Options() const {
@@ -59,8 +79,17 @@ std::vector<ApprovalPanel::Option> ApprovalPanel::Options() const {
   return options;
 }
 
-std::optional<ApprovalPanel::Answer> ApprovalPanel::HandleKey(const InputEvent& e, bool* handled) {
+std::optional<ApprovalPanel::Answer> ApprovalPanel::HandleKey(const InputEvent& e, absl::Time now,
+                                                              bool* handled) {
   *handled = true;
+  if (!live_) {
+    // Typed before the answers went live: meant for something else.
+    if (shown_) guard_until_ = std::max(guard_until_, now + kGuard);
+    if (e.key == Key::kEscape || e.key == Key::kPaste || (e.key == Key::kChar && !e.alt)) {
+      *handled = false;
+    }
+    return std::nullopt;
+  }
   if (entering_message_) {
     switch (e.key) {
       case Key::kEnter:
@@ -184,6 +213,11 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
   StyledLine options;
   if (read_only) {
     options.Add("Waiting for the client that holds this session to answer.", dim);
+  } else if (!live_) {
+    options.Add(
+        "Read the request: the answers appear in a moment (what you type now stays in the "
+        "message box)",
+        dim);
   } else if (entering_message_) {
     StyledLine prompt("Message for the model: ", Style{Role::kAccent, kAttrBold});
     InputEditor::View edit = message_.Render(width, prompt, 1);

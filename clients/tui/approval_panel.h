@@ -14,6 +14,16 @@
 // all"); v shows all of it, scrolled with Up/Down, and v again folds it.
 // Answering never requires viewing.
 //
+// Keys answer only once the answers have been on screen for kGuard with no
+// key typed meanwhile: a key the user typed for the message box just as
+// the panel appeared (already buffered, or typed within the guard) never
+// answers a request they have not read. Until then the answers' row says
+// so; text and pastes typed meanwhile are left to the app (which keeps them
+// in the message box) and any other key is dropped. The guard starts again
+// whenever the answers are shown anew: a new request, or after a frame
+// without them (a follower's, a picker over the screen). Time is passed in,
+// so the guard is measured on the caller's clock.
+//
 // Single-threaded; no I/O: HandleKey returns the answer for the app to send.
 #pragma once
 
@@ -21,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "clients/tui/input_decoder.h"
 #include "clients/tui/input_editor.h"
 #include "clients/tui/screen.h"
@@ -37,15 +48,34 @@ class ApprovalPanel {
     int session_rule = 0;  // with ALLOW_SESSION: which session_rules option
   };
 
-  // Shows `request`; the selection resets when it is a new request.
+  // How long the answers are shown before keys answer, and how long after
+  // the last key typed meanwhile.
+  static constexpr absl::Duration kGuard = absl::Milliseconds(500);
+
+  // Shows `request`; the selection and the guard reset when it is a new
+  // request.
   void Show(const v1::ApprovalRequested& request);
   void Hide() { request_.reset(); }
   bool visible() const { return request_.has_value(); }
   const std::string& request_id() const;
   bool entering_message() const { return entering_message_; }
 
-  // Keys the panel does not use return nullopt with `handled` false.
-  std::optional<Answer> HandleKey(const InputEvent& event, bool* handled);
+  // Called before rendering each frame that shows the panel, at `now`;
+  // `with_answers` false when the frame does not show its answers (a
+  // follower's) or hides the panel. The first frame with answers starts the
+  // guard; the first at or after its end makes keys answer, so a key never
+  // answers while the screen still shows the guard's row.
+  void BeforeFrame(absl::Time now, bool with_answers);
+  // True until keys answer.
+  bool guarded() const { return !live_; }
+  // When a frame must be drawn for keys to answer; nullopt when they do, or
+  // when no frame has shown the answers yet.
+  std::optional<absl::Time> guard_end() const;
+
+  // Keys the panel does not use return nullopt with `handled` false; so do
+  // text and pastes while guarded (see above), which also restarts the
+  // guard from `now`, as does every other key it drops then.
+  std::optional<Answer> HandleKey(const InputEvent& event, absl::Time now, bool* handled);
 
   struct View {
     Lines lines;
@@ -69,6 +99,11 @@ class ApprovalPanel {
   InputEditor message_;
   bool viewing_all_ = false;  // v: the whole batch, scrolled
   int scroll_ = 0;            // first body line shown while viewing all
+  // The guard: a frame has shown the answers since `shown_` last reset;
+  // keys answer (`live_`) once a frame is drawn at or after `guard_until_`.
+  bool shown_ = false;
+  bool live_ = false;
+  absl::Time guard_until_;
 };
 
 }  // namespace raw::tui

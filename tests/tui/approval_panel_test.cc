@@ -38,9 +38,27 @@ InputEvent PanelKeyOf(Key k) {
   return e;
 }
 
+// The panel's clock: frames and keys at fixed times, no waiting.
+const absl::Time kT0 = absl::FromUnixMillis(1'000'000);
+const absl::Time kLive = kT0 + ApprovalPanel::kGuard;
+const absl::Time kLater = kLive + absl::Seconds(1);
+
+// Shows `request` and draws it long enough for its keys to answer.
+void ShowLive(ApprovalPanel& panel, const v1::ApprovalRequested& request) {
+  panel.Show(request);
+  panel.BeforeFrame(kT0, true);
+  panel.BeforeFrame(kLive, true);
+  ASSERT_FALSE(panel.guarded());
+}
+
+std::optional<ApprovalPanel::Answer> Press(ApprovalPanel& panel, const InputEvent& e,
+                                           bool* handled) {
+  return panel.HandleKey(e, kLater, handled);
+}
+
 TEST(ApprovalPanelTest, ShowsTheWholeBatchWithArguments) {
   ApprovalPanel panel;
-  panel.Show(Request());
+  ShowLive(panel, Request());
   std::string text = LinesText(panel.Render(80, 20, Glyphs::Unicode(), false).lines);
   EXPECT_NE(text.find("The agent wants to run 2 tool calls:"), std::string::npos) << text;
   EXPECT_NE(text.find("1. builtin/bash  needs approval: approval_mode default"), std::string::npos) << text;
@@ -52,32 +70,32 @@ TEST(ApprovalPanelTest, ShowsTheWholeBatchWithArguments) {
   EXPECT_EQ(follower.find("[y]"), std::string::npos);
 }
 
-TEST(ApprovalPanelTest, LettersAnswerAtOnce) {
+TEST(ApprovalPanelTest, LettersAnswerOnceLive) {
   ApprovalPanel panel;
-  panel.Show(Request());
+  ShowLive(panel, Request());
   bool handled = false;
-  auto answer = panel.HandleKey(Char("a"), &handled);
+  auto answer = Press(panel, Char("a"), &handled);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_ALLOW_SESSION);
-  answer = panel.HandleKey(Char("n"), &handled);
+  answer = Press(panel, Char("n"), &handled);
   EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_DENY);
   EXPECT_TRUE(answer->message.empty());
 }
 
 TEST(ApprovalPanelTest, ArrowsAndEnterChooseAndMTakesAMessage) {
   ApprovalPanel panel;
-  panel.Show(Request());
+  ShowLive(panel, Request());
   bool handled = false;
-  panel.HandleKey(PanelKeyOf(Key::kRight), &handled);
-  panel.HandleKey(PanelKeyOf(Key::kRight), &handled);
-  panel.HandleKey(PanelKeyOf(Key::kRight), &handled);
-  EXPECT_FALSE(panel.HandleKey(PanelKeyOf(Key::kEnter), &handled).has_value());
+  Press(panel, PanelKeyOf(Key::kRight), &handled);
+  Press(panel, PanelKeyOf(Key::kRight), &handled);
+  Press(panel, PanelKeyOf(Key::kRight), &handled);
+  EXPECT_FALSE(Press(panel, PanelKeyOf(Key::kEnter), &handled).has_value());
   EXPECT_TRUE(panel.entering_message());
   ApprovalPanel::View view = panel.Render(80, 20, Glyphs::Unicode(), false);
   ASSERT_TRUE(view.cursor.has_value());
   EXPECT_NE(LinesText(view.lines).find("Message for the model:"), std::string::npos);
-  for (const char* c : {"n", "o", "p", "e"}) panel.HandleKey(Char(c), &handled);
-  auto answer = panel.HandleKey(PanelKeyOf(Key::kEnter), &handled);
+  for (const char* c : {"n", "o", "p", "e"}) Press(panel, Char(c), &handled);
+  auto answer = Press(panel, PanelKeyOf(Key::kEnter), &handled);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_DENY);
   EXPECT_EQ(answer->message, "nope");
@@ -108,7 +126,7 @@ std::string Joined(const Lines& lines) {
 TEST(ApprovalPanelTest, ShowsEveryLineOfTheCommandAndWrapsLongOnesUncut) {
   ApprovalPanel panel;
   std::string long_word(150, 'x');
-  panel.Show(CommandRequest(R"({"command":"echo one\necho )" + long_word + R"(\nrm -rf ~"})"));
+  ShowLive(panel, CommandRequest(R"({"command":"echo one\necho )" + long_word + R"(\nrm -rf ~"})"));
   ApprovalPanel::View view = panel.Render(40, 40, Glyphs::Unicode(), false);
   std::string text = LinesText(view.lines);
   EXPECT_NE(text.find("command: echo one"), std::string::npos) << text;
@@ -122,7 +140,7 @@ TEST(ApprovalPanelTest, WhatDoesNotFitIsFoldedBehindAMarkerAndVShowsIt) {
   ApprovalPanel panel;
   std::string command;
   for (int i = 1; i <= 50; ++i) command += "echo line" + std::to_string(i) + "\n";
-  panel.Show(CommandRequest(R"({"command":")" + command + R"("})"));
+  ShowLive(panel, CommandRequest(R"({"command":")" + command + R"("})"));
   ApprovalPanel::View folded = panel.Render(80, 12, Glyphs::Unicode(), false);
   EXPECT_LE(folded.lines.size(), 12u);
   std::string text = LinesText(folded.lines);
@@ -135,15 +153,15 @@ TEST(ApprovalPanelTest, WhatDoesNotFitIsFoldedBehindAMarkerAndVShowsIt) {
             std::string::npos);
 
   bool handled = false;
-  EXPECT_FALSE(panel.HandleKey(Char("v"), &handled).has_value());
+  EXPECT_FALSE(Press(panel, Char("v"), &handled).has_value());
   EXPECT_TRUE(handled);
   std::string viewing = LinesText(panel.Render(80, 12, Glyphs::Unicode(), false).lines);
   EXPECT_NE(viewing.find("lines 1-"), std::string::npos) << viewing;
-  for (int i = 0; i < 100; ++i) panel.HandleKey(PanelKeyOf(Key::kDown), &handled);
+  for (int i = 0; i < 100; ++i) Press(panel, PanelKeyOf(Key::kDown), &handled);
   std::string end = LinesText(panel.Render(80, 12, Glyphs::Unicode(), false).lines);
   EXPECT_NE(end.find("echo line50"), std::string::npos) << end;
   // Approving does not need viewing.
-  auto answer = panel.HandleKey(Char("y"), &handled);
+  auto answer = Press(panel, Char("y"), &handled);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_ALLOW_ONCE);
 }
@@ -154,7 +172,7 @@ TEST(ApprovalPanelTest, SessionChoicesShowTheRulesTheyAdd) {
   v1::ApprovalCall* call = request.mutable_calls(0);
   call->add_session_rules()->add_rules("allow builtin/bash command \"git status -s\"");
   call->add_session_rules()->add_rules("allow builtin/bash command \"git status *\"");
-  panel.Show(request);
+  ShowLive(panel, request);
   std::string text = LinesText(panel.Render(100, 20, Glyphs::Unicode(), false).lines);
   EXPECT_NE(text.find("[a] for this session adds: allow builtin/bash command \"git status -s\""),
             std::string::npos) << text;
@@ -162,20 +180,103 @@ TEST(ApprovalPanelTest, SessionChoicesShowTheRulesTheyAdd) {
             std::string::npos) << text;
   EXPECT_NE(text.find("[p] Allow the programs for this session"), std::string::npos) << text;
   bool handled = false;
-  auto answer = panel.HandleKey(Char("p"), &handled);
+  auto answer = Press(panel, Char("p"), &handled);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_ALLOW_SESSION);
   EXPECT_EQ(answer->session_rule, 1);
-  answer = panel.HandleKey(Char("a"), &handled);
+  answer = Press(panel, Char("a"), &handled);
   EXPECT_EQ(answer->session_rule, 0);
 }
 
 TEST(ApprovalPanelTest, KeysItDoesNotUseAreLeftToTheApp) {
   ApprovalPanel panel;
+  ShowLive(panel, Request());
+  bool handled = true;
+  Press(panel, PanelKeyOf(Key::kEscape), &handled);
+  EXPECT_FALSE(handled);
+}
+
+// A key typed just as the panel appears, or before it has been on screen
+// for the guard, never answers: text is left for the message box, other
+// keys are dropped, and each restarts the guard.
+TEST(ApprovalPanelTest, KeysTypedAsThePanelAppearsDoNotAnswer) {
+  ApprovalPanel panel;
   panel.Show(Request());
   bool handled = true;
-  panel.HandleKey(PanelKeyOf(Key::kEscape), &handled);
+  // Before the first frame (a key already buffered).
+  EXPECT_FALSE(panel.HandleKey(Char("y"), kT0 - absl::Milliseconds(5), &handled).has_value());
   EXPECT_FALSE(handled);
+  EXPECT_FALSE(panel.guard_end().has_value());
+  panel.BeforeFrame(kT0, true);
+  EXPECT_TRUE(panel.guarded());
+  EXPECT_EQ(panel.guard_end(), kT0 + ApprovalPanel::kGuard);
+  std::string text = LinesText(panel.Render(80, 20, Glyphs::Unicode(), false).lines);
+  EXPECT_EQ(text.find("[y]"), std::string::npos) << text;
+  EXPECT_NE(text.find("the answers appear in a moment"), std::string::npos) << text;
+  EXPECT_NE(text.find("command: rm -rf build"), std::string::npos) << text;
+
+  // Within the guard: text goes back to the app, Enter and arrows are dropped.
+  EXPECT_FALSE(panel.HandleKey(Char("y"), kT0 + absl::Milliseconds(100), &handled).has_value());
+  EXPECT_FALSE(handled);
+  EXPECT_FALSE(panel.HandleKey(PanelKeyOf(Key::kEnter), kT0 + absl::Milliseconds(200), &handled)
+                   .has_value());
+  EXPECT_TRUE(handled);
+  EXPECT_FALSE(panel.HandleKey(PanelKeyOf(Key::kRight), kT0 + absl::Milliseconds(200), &handled)
+                   .has_value());
+  EXPECT_TRUE(handled);
+  InputEvent paste = PanelKeyOf(Key::kPaste);
+  paste.text = "yes";
+  EXPECT_FALSE(panel.HandleKey(paste, kT0 + absl::Milliseconds(300), &handled).has_value());
+  EXPECT_FALSE(handled);
+  // Escape is still the app's (it interrupts the turn).
+  panel.HandleKey(PanelKeyOf(Key::kEscape), kT0 + absl::Milliseconds(300), &handled);
+  EXPECT_FALSE(handled);
+
+  // The last key restarted the guard: a frame at its first end is still guarded.
+  panel.BeforeFrame(kT0 + ApprovalPanel::kGuard, true);
+  EXPECT_TRUE(panel.guarded());
+  const absl::Time end = kT0 + absl::Milliseconds(300) + ApprovalPanel::kGuard;
+  EXPECT_EQ(panel.guard_end(), end);
+  // Time alone does not make the keys answer: a frame showing the answers does.
+  EXPECT_FALSE(panel.HandleKey(Char("y"), end + absl::Milliseconds(1), &handled).has_value());
+  panel.BeforeFrame(end + absl::Milliseconds(2), true);
+  EXPECT_TRUE(panel.guarded());
+  panel.BeforeFrame(end + absl::Milliseconds(1) + ApprovalPanel::kGuard, true);
+  EXPECT_FALSE(panel.guarded());
+  EXPECT_FALSE(panel.guard_end().has_value());
+  text = LinesText(panel.Render(80, 20, Glyphs::Unicode(), false).lines);
+  EXPECT_NE(text.find("[y] Allow once"), std::string::npos) << text;
+  // The selection did not move while guarded: Enter allows once.
+  auto answer = panel.HandleKey(PanelKeyOf(Key::kEnter), kLater + absl::Seconds(1), &handled);
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_ALLOW_ONCE);
+}
+
+// The guard starts again whenever the answers are shown anew.
+TEST(ApprovalPanelTest, TheGuardStartsAgainWhenTheAnswersReappear) {
+  ApprovalPanel panel;
+  ShowLive(panel, Request());
+  // The same request again (a batch update) keeps the keys live.
+  panel.Show(Request());
+  EXPECT_FALSE(panel.guarded());
+  // A frame without the answers (a follower's, a picker over the screen).
+  panel.BeforeFrame(kLater, false);
+  EXPECT_TRUE(panel.guarded());
+  const absl::Time again = kLater + absl::Seconds(1);
+  panel.BeforeFrame(again, true);
+  bool handled = false;
+  const absl::Time key = again + absl::Milliseconds(100);
+  EXPECT_FALSE(panel.HandleKey(Char("y"), key, &handled).has_value());
+  panel.BeforeFrame(again + ApprovalPanel::kGuard, true);
+  EXPECT_TRUE(panel.guarded());  // the key restarted it
+  panel.BeforeFrame(key + ApprovalPanel::kGuard, true);
+  EXPECT_FALSE(panel.guarded());
+  // A new request.
+  v1::ApprovalRequested next = Request();
+  next.set_request_id("r9");
+  panel.Show(next);
+  EXPECT_TRUE(panel.guarded());
+  EXPECT_FALSE(panel.HandleKey(Char("n"), kLater + absl::Seconds(5), &handled).has_value());
 }
 
 }  // namespace

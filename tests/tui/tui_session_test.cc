@@ -120,6 +120,40 @@ TEST_F(TuiE2eTest, ApprovesABatchWithOneAnswer) {
   EXPECT_NE(fake_.requests()[3].body.find("use ls instead"), std::string::npos);
 }
 
+// Keys typed just as the approval appears (the user was typing the next
+// message) do not answer it: the panel must have been on screen for a
+// moment first. The text stays in the message box.
+TEST_F(TuiE2eTest, AKeyTypedAsTheApprovalAppearsDoesNotAnswerIt) {
+  StartDaemon("ask_all");
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo unread-call"})"}}));
+  fake_.Enqueue(chat::TextAnswer("Not run."));
+  StartRaw("a", {"--cwd", daemon_->workdir()});
+  Send("a", "run it");
+  // The panel is on screen, its answers not yet: "y" and Enter now.
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("Approval needed") != std::string::npos &&
+           s.find("command: echo unread-call") != std::string::npos;
+  });
+  ASSERT_NE(screen.find("the answers appear in a moment"), std::string::npos) << screen;
+  tmux_.SendText("a", "y");
+  tmux_.SendKeys("a", {"Enter"});
+  // The answers appear; the call still waits.
+  screen = tmux_.WaitFor(
+      "a", [](const std::string& s) { return s.find("[y] Allow once") != std::string::npos; });
+  ASSERT_NE(screen.find("[y] Allow once"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("waiting for approval"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("allowed once"), std::string::npos) << screen;
+  tmux_.SendText("a", "n");
+  screen = tmux_.WaitFor(
+      "a", [](const std::string& s) { return s.find("Not run.") != std::string::npos; });
+  EXPECT_NE(screen.find("⊘ bash  echo unread-call"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("allowed once"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("\n› y\n"), std::string::npos) << "the typed text is kept:\n" << screen;
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  EXPECT_EQ(fake_.requests()[1].body.find("unread-call\\n"), std::string::npos)
+      << "the command did not run";
+}
+
 TEST_F(TuiE2eTest, EscapeInterruptsAStreamingAnswer) {
   StartDaemon();
   raw::testing::ScriptedResponse parked =
