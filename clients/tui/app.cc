@@ -29,11 +29,12 @@ TuiApp::TuiApp(TuiOptions options, Terminal& terminal)
       palette_(terminal.depth()),
       canvas_(palette_),
       screen_(canvas_),
-      controller_({options_.connect,
-                   {options_.client_name, "raw", options_.client_pid},
-                   options_.handover},
-                  [this](std::function<void()> task) { ui_.Post(std::move(task)); }, *this),
-      view_(glyphs_) {}
+      controller_(
+          {options_.connect, {options_.client_name, "raw", options_.client_pid}, options_.handover},
+          [this](std::function<void()> task) { ui_.Post(std::move(task)); }, *this),
+      view_(glyphs_) {
+  approval_.set_guard(options_.approval_guard);
+}
 
 // The controller (declared after the queue) ends its streams and releases
 // the lease before the queue goes.

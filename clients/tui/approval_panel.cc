@@ -53,7 +53,7 @@ void ApprovalPanel::BeforeFrame(absl::Time now, bool with_answers) {
   }
   if (!shown_) {
     shown_ = true;
-    guard_until_ = now + kGuard;
+    guard_until_ = now + guard_;
   }
   if (now >= guard_until_) live_ = true;
 }
@@ -84,7 +84,7 @@ std::optional<ApprovalPanel::Answer> ApprovalPanel::HandleKey(const InputEvent& 
   *handled = true;
   if (!live_) {
     // Typed before the answers went live: meant for something else.
-    if (shown_) guard_until_ = std::max(guard_until_, now + kGuard);
+    if (shown_) guard_until_ = std::max(guard_until_, now + guard_);
     if (e.key == Key::kEscape || e.key == Key::kPaste || (e.key == Key::kChar && !e.alt)) {
       *handled = false;
     }

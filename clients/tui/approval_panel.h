@@ -49,8 +49,9 @@ class ApprovalPanel {
   };
 
   // How long the answers are shown before keys answer, and how long after
-  // the last key typed meanwhile.
+  // the last key typed meanwhile, unless set_guard() says otherwise.
   static constexpr absl::Duration kGuard = absl::Milliseconds(500);
+  void set_guard(absl::Duration guard) { guard_ = guard; }
 
   // Shows `request`; the selection and the guard reset when it is a new
   // request.
@@ -104,6 +105,7 @@ class ApprovalPanel {
   bool shown_ = false;
   bool live_ = false;
   absl::Time guard_until_;
+  absl::Duration guard_ = kGuard;
 };
 
 }  // namespace raw::tui

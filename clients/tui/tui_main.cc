@@ -36,6 +36,8 @@ TuiExit RunInteractive(TuiOptions options, std::ostream& out, std::ostream& err)
                                           options.handover.idle);
   options.handover.countdown = DurationFromEnv(
       options.connect.env, "RAW_TUI_HANDOVER_COUNTDOWN_MS", options.handover.countdown);
+  options.approval_guard =
+      DurationFromEnv(options.connect.env, "RAW_TUI_APPROVAL_GUARD_MS", options.approval_guard);
 
   auto terminal = Terminal::Open(options.plain, options.no_color);
   if (!terminal.ok()) {

@@ -25,6 +25,9 @@ struct TuiOptions {
   // (see client::HandoverGate); 10 s each unless RAW_TUI_HANDOVER_IDLE_MS
   // and RAW_TUI_HANDOVER_COUNTDOWN_MS say otherwise.
   client::HandoverGate::Timing handover;
+  // How long an approval's answers are on screen before keys answer them
+  // (ApprovalPanel::kGuard unless RAW_TUI_APPROVAL_GUARD_MS says otherwise).
+  absl::Duration approval_guard = absl::Milliseconds(500);
 };
 
 // How the terminal client ended.

@@ -127,7 +127,10 @@ TEST_F(TuiE2eTest, AKeyTypedAsTheApprovalAppearsDoesNotAnswerIt) {
   StartDaemon("ask_all");
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo unread-call"})"}}));
   fake_.Enqueue(chat::TextAnswer("Not run."));
-  StartRaw("a", {"--cwd", daemon_->workdir()});
+  // A guard long enough that the keys below land inside it on a loaded
+  // machine too (the default is 500 ms).
+  StartRaw("a", {"--cwd", daemon_->workdir()}, 100, 30, "· idle",
+           {{"RAW_TUI_APPROVAL_GUARD_MS", "3000"}});
   Send("a", "run it");
   // The panel is on screen, its answers not yet: "y" and Enter now.
   std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
