@@ -276,6 +276,17 @@ absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers
       status.last_error = error->second;
     }
   }
+  // Then those agents take from a package directly, found by the same
+  // definition their sessions start them from.
+  for (const packages::AgentMcpServer& taken : resolved.agent_servers) {
+    std::vector<mcp::McpServerStatus> of =
+        deps_.mcp == nullptr ? std::vector<mcp::McpServerStatus>{mcp::StoppedStatus(taken.server)}
+                             : deps_.mcp->StatusOf({{taken.server.name, taken.server}});
+    for (mcp::McpServerStatus& status : of) {
+      if (status.last_error.empty()) status.last_error = taken.error;
+      statuses.push_back(std::move(status));
+    }
+  }
   if (deps_.mcp == nullptr) return statuses;
   std::vector<std::shared_ptr<SessionRunner>> runners;
   {

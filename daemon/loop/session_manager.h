@@ -264,9 +264,10 @@ class SessionManager {
   // From the config file as it is now; an unusable file is an error.
   absl::StatusOr<AgentCatalog> ListAgents();
   // Every server under mcp_servers, as configured now, with the state of its
-  // connection (stopped when there is none), then the own servers of each
-  // loaded session (by session id, then name; McpServerStatus::session_id
-  // set). Never starts a server.
+  // connection (stopped when there is none), then the servers agents take
+  // from a package directly (packages::ResolvedMcpServers::agent_servers),
+  // then the own servers of each loaded session (by session id, then name;
+  // McpServerStatus::session_id set). Never starts a server.
   absl::StatusOr<std::vector<mcp::McpServerStatus>> ListMcpServers();
   // The model entries of the config file as it is now, by name.
   absl::StatusOr<std::vector<config::ModelConfig>> ListModels();

@@ -208,6 +208,19 @@ absl::Status ExpandFromServer(const std::string& name, config::McpServerConfig& 
   return absl::OkStatus();
 }
 
+// The server a tools.use entry pkg/<alias>/mcp/<server>/<tool> names, as
+// the agent gets it: mcp_servers.<server> with the package's definition and
+// "from" the export.
+absl::StatusOr<config::McpServerConfig> PackageServer(const PackageRef& ref, Loader& loader,
+                                                      const std::string& path) {
+  ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
+  ASSIGN_OR_RETURN(const config::McpServerConfig* server,
+                   FindExport(pkg->manifest.mcp, ref, *pkg, path));
+  config::McpServerConfig expanded = ExpandServer(*server, ref.name, pkg->dir);
+  expanded.from = ref.ExportId();
+  return expanded;
+}
+
 absl::Status ApplyTools(config::Config& config, config::AgentConfig& agent, Loader& loader,
                         const std::string& base) {
   const std::string use_path = JoinPath(JoinPath(base, "tools"), "use");
@@ -216,9 +229,7 @@ absl::Status ApplyTools(config::Config& config, config::AgentConfig& agent, Load
     const std::string path = IndexPath(use_path, i);
     if (config::IsPackageRef(use)) {
       ASSIGN_OR_RETURN(PackageRef ref, Parse(use, config::kExportMcp, path, /*with_tool=*/true));
-      ASSIGN_OR_RETURN(const StoredPackage* pkg, loader.Get(ref.alias, path));
-      ASSIGN_OR_RETURN(const config::McpServerConfig* server,
-                       FindExport(pkg->manifest.mcp, ref, *pkg, path));
+      ASSIGN_OR_RETURN(config::McpServerConfig expanded, PackageServer(ref, loader, path));
       auto existing = config.mcp_servers.find(ref.name);
       if (existing != config.mcp_servers.end() && existing->second.from != ref.ExportId()) {
         return Loader::Error(
@@ -228,8 +239,6 @@ absl::Status ApplyTools(config::Config& config, config::AgentConfig& agent, Load
                                ref.alias, "-", ref.name, "\": {\"from\": \"", ref.ExportId(),
                                "\"}} and use mcp/", ref.alias, "-", ref.name, "/", ref.tool));
       }
-      config::McpServerConfig expanded = ExpandServer(*server, ref.name, pkg->dir);
-      expanded.from = ref.ExportId();
       config.mcp_servers[ref.name] = std::move(expanded);
       use = absl::StrCat("mcp/", ref.name, "/", ref.tool);
       continue;
@@ -304,6 +313,43 @@ absl::Status ApplyPrompts(config::AgentConfig& agent, Loader& loader, const std:
   return absl::OkStatus();
 }
 
+// Adds to `out` the servers agents take from a package directly (their own
+// or their preset's pkg/<alias>/mcp/<server>/... entries), once per name
+// and export, by name; one that does not resolve with the reason.
+void AddAgentServers(const config::Config& config, Loader& loader, ResolvedMcpServers& out) {
+  std::map<std::pair<std::string, std::string>, AgentMcpServer> found;
+  for (const auto& [agent_name, configured] : config.agents) {
+    config::AgentConfig agent = configured;
+    const std::string base = JoinPath("agents", agent_name);
+    // A preset that does not resolve leaves no server known; a session of
+    // the agent reports why.
+    if (!agent.extends.empty() && !ApplyPreset(agent, loader, base).ok()) continue;
+    const std::string use_path = JoinPath(JoinPath(base, "tools"), "use");
+    for (size_t i = 0; i < agent.tools_use.size(); ++i) {
+      const std::string& use = agent.tools_use[i];
+      if (!config::IsPackageRef(use)) continue;
+      const std::string path = IndexPath(use_path, i);
+      absl::StatusOr<PackageRef> ref = Parse(use, config::kExportMcp, path, /*with_tool=*/true);
+      // A config server of that name is listed as configured: the same
+      // export with "from", or a clash a session of the agent reports.
+      if (!ref.ok() || config.mcp_servers.contains(ref->name)) continue;
+      auto key = std::make_pair(ref->name, ref->ExportId());
+      if (found.contains(key)) continue;
+      AgentMcpServer entry;
+      absl::StatusOr<config::McpServerConfig> server = PackageServer(*ref, loader, path);
+      if (server.ok()) {
+        entry.server = std::move(*server);
+      } else {
+        entry.server.name = ref->name;
+        entry.server.from = ref->ExportId();
+        entry.error = std::string(server.status().message());
+      }
+      found.emplace(std::move(key), std::move(entry));
+    }
+  }
+  for (auto& [key, entry] : found) out.agent_servers.push_back(std::move(entry));
+}
+
 const config::AgentConfig* SelectedAgent(const config::Config& config,
                                          const std::string& agent_name) {
   auto it = config.agents.find(agent_name.empty() ? config.default_agent : agent_name);
@@ -349,6 +395,7 @@ ResolvedMcpServers ResolveMcpServers(const config::Config& config, const Package
       out.errors[name] = std::string(s.message());
     }
   }
+  AddAgentServers(config, loader, out);
   return out;
 }
 
@@ -356,10 +403,17 @@ ResolvedMcpServers ResolveMcpServers(const config::Config& config, const EnvLook
                                      EntryCheck check) {
   const bool any_from = std::any_of(config.mcp_servers.begin(), config.mcp_servers.end(),
                                     [](const auto& entry) { return !entry.second.from.empty(); });
-  if (!any_from) return ResolvedMcpServers{config.mcp_servers, {}};
+  // Only an agent that extends a preset or names a package server directly
+  // can take a server from a package.
+  const bool any_agent = std::any_of(config.agents.begin(), config.agents.end(), [](const auto& a) {
+    return !a.second.extends.empty() ||
+           std::any_of(a.second.tools_use.begin(), a.second.tools_use.end(),
+                       [](const std::string& use) { return config::IsPackageRef(use); });
+  });
+  if (!any_from && !any_agent) return ResolvedMcpServers{config.mcp_servers, {}, {}};
   absl::StatusOr<PackageStore> store = PackageStore::ForUser(env);
   if (!store.ok()) {
-    ResolvedMcpServers out{config.mcp_servers, {}};
+    ResolvedMcpServers out{config.mcp_servers, {}, {}};
     for (const auto& [name, server] : config.mcp_servers) {
       if (!server.from.empty()) out.errors[name] = std::string(store.status().message());
     }

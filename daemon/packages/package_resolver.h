@@ -28,6 +28,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "daemon/config/config.h"
@@ -68,21 +69,35 @@ absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
                                                const std::string& agent_name, const EnvLookup& env,
                                                EntryCheck check = EntryCheck::kRehash);
 
+// A server an agent takes from a package directly: `server` has its name
+// and "from" (the export) set, and the package's definition when it
+// resolves; else `error` says why it does not.
+struct AgentMcpServer {
+  config::McpServerConfig server;
+  std::string error;
+};
+
 // The config's MCP servers with every server defined with "from" holding its
 // package's definition, as ResolvePackages gives it to an agent that uses
 // it (so it is the definition a running instance was started from): for
 // describing the servers (ListMcpServers). A "from" that does not resolve
 // (alias not installed, no such export, a refused entry) is left as
-// written, and `errors` holds the reason by server name. With kTrust (the
-// default) nothing is hashed, so it is cheap enough for an API thread.
+// written, and `errors` holds the reason by server name. `agent_servers`
+// holds the servers agents take from a package directly
+// (pkg/<alias>/mcp/<server>/<tool> in their tools.use or their preset's),
+// once per name and export, by name, as ResolvePackages defines them for
+// such an agent; a name under mcp_servers is not repeated there. With
+// kTrust (the default) nothing is hashed, so it is cheap enough for an API
+// thread.
 struct ResolvedMcpServers {
   std::map<std::string, config::McpServerConfig> servers;
   std::map<std::string, std::string> errors;
+  std::vector<AgentMcpServer> agent_servers;
 };
 ResolvedMcpServers ResolveMcpServers(const config::Config& config, const PackageStore& store,
                                      EntryCheck check = EntryCheck::kTrust);
 // The same with the user's store; it is located only when a server has
-// "from".
+// "from" or an agent extends a preset or names a package's server.
 ResolvedMcpServers ResolveMcpServers(const config::Config& config, const EnvLookup& env,
                                      EntryCheck check = EntryCheck::kTrust);
 

@@ -30,9 +30,10 @@ std::string ExampleKit() { return absl::StrCat(RAW_SOURCE_DIR, "/docs/examples/r
 // agents: "coder" (plain, the default), "reviewer" (the example's preset),
 // "kit" (the preset of the package written by WriteKit), "broken" (a
 // package alias that is never installed), "big" (a prompt section of a
-// package "bk" that also holds a large data file) and "globber" (every MCP
+// package "bk" that also holds a large data file), "globber" (every MCP
 // server, among them "review-notes", the example's server taken with
-// "from").
+// "from") and "direct" (the example's server "notes" named directly, as
+// pkg/rk/mcp/notes/*).
 std::string PackagesConfig(const std::string& base_url) {
   return absl::StrCat(R"({
     "default_agent": "coder",
@@ -49,7 +50,10 @@ std::string PackagesConfig(const std::string& base_url) {
       "big": {"model": "fake", "system_prompt": "You are a test agent.",
               "prompts": ["pkg/bk/prompt/style"]},
       "globber": {"model": "fake", "system_prompt": "You are a test agent.",
-                  "approval_mode": "allow_all", "tools": {"use": ["builtin/read_file", "mcp/*"]}}
+                  "approval_mode": "allow_all", "tools": {"use": ["builtin/read_file", "mcp/*"]}},
+      "direct": {"model": "fake", "system_prompt": "You are a test agent.",
+                 "approval_mode": "allow_all",
+                 "tools": {"use": ["builtin/read_file", "pkg/rk/mcp/notes/*"]}}
     },
     "mcp_servers": {"review-notes": {"from": "pkg/rk/mcp/notes"}}
   })");
@@ -289,6 +293,53 @@ TEST_F(PackagesE2eTest, AServerFromAPackageRunsForAGlobAndIsListedAsItRuns) {
   EXPECT_EQ(after.endpoint(), "python3");
   EXPECT_EQ(after.state(), raw::v1::MCP_SERVER_STATE_READY);
   EXPECT_THAT(after.tools(), ::testing::ElementsAre("note"));
+}
+
+// A server an agent names directly as pkg/<alias>/mcp/<server>/... is
+// listed by ListMcpServers and `raw mcp` as the package defines it: with the
+// reason it cannot start before the package is installed, once although a
+// preset ("reviewer") takes the same export, and running after a turn.
+TEST_F(PackagesE2eTest, AServerAnAgentTakesFromAPackageDirectlyIsListedAsItRuns) {
+  auto listed = [&]() -> std::vector<raw::v1::McpServerInfo> {
+    raw::v1::ListMcpServersResponse resp;
+    grpc::ClientContext ctx;
+    grpc::Status s = stub().ListMcpServers(&ctx, raw::v1::ListMcpServersRequest(), &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    std::vector<raw::v1::McpServerInfo> notes;
+    for (const auto& server : resp.servers()) {
+      if (server.name() == "notes") notes.push_back(server);
+    }
+    return notes;
+  };
+  std::vector<raw::v1::McpServerInfo> missing = listed();
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_THAT(missing[0].last_error(),
+              HasSubstr("agents.direct.tools.use[1]: no package is installed as \"rk\""));
+
+  CommandResult install = Package({"install", ExampleKit(), "--as", "rk"});
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  std::vector<raw::v1::McpServerInfo> before = listed();
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].transport(), "stdio");
+  EXPECT_EQ(before[0].endpoint(), "python3");
+  EXPECT_EQ(before[0].state(), raw::v1::MCP_SERVER_STATE_STOPPED);
+  EXPECT_EQ(before[0].last_error(), "");
+
+  std::string session = daemon_->CreateSession("direct");
+  auto events = Turn(session, "take a note", {{"c1", "mcp__notes__note", R"({"text":"hi"})"}});
+  EXPECT_THAT(Notices(events), ::testing::IsEmpty());
+  std::vector<raw::v1::ToolResult> results = Results(events);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].content(), "noted: hi");
+
+  std::vector<raw::v1::McpServerInfo> after = listed();
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].state(), raw::v1::MCP_SERVER_STATE_READY);
+  EXPECT_THAT(after[0].tools(), ::testing::ElementsAre("note"));
+  CommandResult mcp = daemon_->RunRaw({"mcp"});
+  ASSERT_EQ(mcp.exit_code, 0) << mcp.err;
+  EXPECT_THAT(mcp.out, HasSubstr("notes  ready  stdio python3"));
+  EXPECT_THAT(mcp.out, HasSubstr("    tools: note\n"));
 }
 
 TEST_F(PackagesE2eTest, InstallingAndInspectingATarballRunsNothingAndAPresetRunsItsServerAndHook) {

@@ -172,6 +172,47 @@ TEST_F(PackageResolverTest, ResolveMcpServersExpandsEveryServerFromAPackage) {
   EXPECT_EQ(packaged->config.mcp_servers.at("n2").env, resolved.servers.at("n2").env);
 }
 
+// For describing the servers: those agents take from a package directly,
+// by their own entries or their preset's, once per name and export, and
+// the reason for one that does not resolve; a name under mcp_servers is
+// listed there only.
+TEST_F(PackageResolverTest, ResolveMcpServersListsTheServersAgentsTakeFromAPackage) {
+  const std::string rk = InstallAs(kExample, "rk");
+  const std::string rk2 = InstallAs(kExample, "rk2");
+  config::Config cfg = Load(absl::StrCat("{", kModels, R"(,
+      "mcp_servers": {"clash": {"command": ["srv"]}},
+      "agents": {"a": {"model": "m", "tools": {"use": ["pkg/rk/mcp/notes/note"]}},
+                 "b": {"model": "m", "tools": {"use": ["pkg/rk/mcp/notes/*"]}},
+                 "p": {"model": "m", "extends": "pkg/rk2/agent/reviewer"},
+                 "c": {"model": "m", "tools": {"use": ["pkg/rk/mcp/clash/*"]}},
+                 "gone": {"model": "m", "tools": {"use": ["builtin/*", "pkg/nosuch/mcp/x/*"]}},
+                 "nopreset": {"model": "m", "extends": "pkg/nosuch/agent/reviewer"}}})"));
+  ResolvedMcpServers resolved = ResolveMcpServers(cfg, store_);
+  std::vector<std::string> listed;
+  for (const AgentMcpServer& taken : resolved.agent_servers) {
+    listed.push_back(absl::StrCat(taken.server.name, " ", taken.server.from));
+  }
+  EXPECT_THAT(listed, ElementsAre("notes pkg/rk/mcp/notes", "notes pkg/rk2/mcp/notes",
+                                  "x pkg/nosuch/mcp/x"));
+  EXPECT_THAT(resolved.agent_servers[0].server.command,
+              ElementsAre("python3", store_.EntryDir(rk) + "/bin/notes_server.py"));
+  EXPECT_EQ(resolved.agent_servers[0].error, "");
+  EXPECT_THAT(resolved.agent_servers[1].server.command,
+              ElementsAre("python3", store_.EntryDir(rk2) + "/bin/notes_server.py"));
+  EXPECT_TRUE(resolved.agent_servers[2].server.command.empty());
+  EXPECT_THAT(resolved.agent_servers[2].error,
+              HasSubstr("agents.gone.tools.use[1]: no package is installed as \"nosuch\""));
+  EXPECT_TRUE(resolved.errors.empty());
+  // The same definition the agent gets (what a running instance was
+  // started from).
+  auto packaged = ResolvePackages(cfg, "a", store_);
+  ASSERT_TRUE(packaged.ok()) << packaged.status();
+  const config::McpServerConfig& used = packaged->config.mcp_servers.at("notes");
+  EXPECT_EQ(used.command, resolved.agent_servers[0].server.command);
+  EXPECT_EQ(used.env, resolved.agent_servers[0].server.env);
+  EXPECT_EQ(used.from, resolved.agent_servers[0].server.from);
+}
+
 TEST_F(PackageResolverTest, PromptSectionsFollowTheSystemPromptInOrder) {
   InstallAs(kExample, "rk");
   WriteFile(tmp_.File("kit/prompts/tone.md"), "Tone from a file.");
