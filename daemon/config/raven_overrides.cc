@@ -99,6 +99,9 @@ Json BuildSchema() {
 
 double AsSeconds(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
 
+constexpr char kNoSearchBackend[] =
+    "no search backend is configured (raven.search.backend in the config file)";
+
 }  // namespace
 
 const Json& RavenOverrideSchema() {
@@ -153,10 +156,11 @@ absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Js
     if (name == "search") {
       const RavenSearchSettings& search = config.raven.search;
       if (search.backend == SearchBackendKind::kNone) {
-        // Dormant, not refused: the card hides the section (it cannot
-        // reset it) while the file configures no backend, and a stale
-        // search override must not keep every other override out of force
-        // or every later save refused. It applies again with a backend.
+        // Dormant, not refused: a search override saved while a backend
+        // was configured must not keep every other override out of force
+        // or every later save refused (the card shows it as not in effect,
+        // and CheckRavenOverridesSave refuses setting a new one). It
+        // applies again with a backend.
         section.erase(name);
         continue;
       }
@@ -181,6 +185,42 @@ absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Js
   }
   std::vector<std::string> lines;
   for (const ConfigProblem& p : problems) lines.push_back(absl::StrCat(p.path, ": ", p.message));
+  return absl::InvalidArgumentError(absl::StrJoin(lines, "; "));
+}
+
+Json RavenInactiveSections(const RavenSettings& settings) {
+  Json inactive = Json::object();
+  if (settings.search.backend == SearchBackendKind::kNone) inactive["search"] = kNoSearchBackend;
+  return inactive;
+}
+
+absl::Status CheckRavenOverridesSave(const Config& config, const Json& stored, const Json& next) {
+  std::vector<std::string> lines;
+  const Json inactive = RavenInactiveSections(config.raven);
+  if (next.is_object()) {
+    for (const auto& [name, why] : inactive.items()) {
+      if (!next.contains(name)) continue;
+      const Json& now = next[name];
+      const Json before =
+          stored.is_object() && stored.contains(name) ? stored[name] : Json::object();
+      const std::string refusal =
+          absl::StrCat("would not be in effect: ", why.get<std::string>(),
+                       "; a value saved before can only be kept or removed");
+      if (!now.is_object() || !before.is_object()) {
+        if (now != before) lines.push_back(absl::StrCat("raven.", name, ": ", refusal));
+        continue;
+      }
+      for (const auto& [field, value] : now.items()) {
+        if (!before.contains(field) || before[field] != value) {
+          lines.push_back(absl::StrCat("raven.", name, ".", field, ": ", refusal));
+        }
+      }
+    }
+  }
+  if (absl::StatusOr<RavenSettings> applied = ApplyRavenOverrides(config, next); !applied.ok()) {
+    lines.push_back(std::string(applied.status().message()));
+  }
+  if (lines.empty()) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrJoin(lines, "; "));
 }
 

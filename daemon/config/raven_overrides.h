@@ -35,7 +35,22 @@ Json RavenOverridableValues(const RavenSettings& settings);
 // problem at its path ("raven.verify.max_bytes: ...") for a value the config
 // file would refuse there or a field that cannot be overridden. Search
 // limits while the file configures no backend are dormant: their field
-// names are checked, their values neither read nor applied.
+// names are checked, their values neither read nor applied (a save may keep
+// them but not set new ones: CheckRavenOverridesSave).
 absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Json& overrides);
+
+// The sections whose overrides `settings` (the config file's) leaves out
+// of force, each with why, as an object: {"search": "no search backend is
+// configured (...)"} while the file configures no backend; else {}.
+Json RavenInactiveSections(const RavenSettings& settings);
+
+// Checks a save of the card: `next` replacing the overrides `stored` (the
+// object saved now; {} when none). ApplyRavenOverrides's problems, and, in
+// a section RavenInactiveSections names, a field set or changed: it could
+// not take effect, so it is refused rather than kept silently. Keeping a
+// stored value as it is or removing it is accepted, so a dormant override
+// never blocks saving the other rows. INVALID_ARGUMENT naming every
+// problem at its path.
+absl::Status CheckRavenOverridesSave(const Config& config, const Json& stored, const Json& next);
 
 }  // namespace raw::config

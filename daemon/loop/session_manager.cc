@@ -643,6 +643,10 @@ absl::StatusOr<PluginSettingsView> SessionManager::GetPluginSettings(const std::
     ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
     view.schema_json = config::RavenOverrideSchema().dump();
     view.config_values_json = config::RavenOverridableValues(cfg.raven).dump();
+    const Json inactive = config::RavenInactiveSections(cfg.raven);
+    for (const auto& [section, why] : inactive.items()) {
+      view.inactive_sections[section] = why.get<std::string>();
+    }
   }
   return view;
 }
@@ -663,8 +667,22 @@ void SessionManager::SetPluginSettings(std::string ns, std::string settings_json
             reply(parsed.status());
             return;
           }
-          if (auto applied = config::ApplyRavenOverrides(*cfg, *parsed); !applied.ok()) {
-            reply(applied.status());
+          // What the save replaces. Read at another revision, the write is
+          // refused as stale anyway: compare with nothing then.
+          absl::StatusOr<store::PluginSettings> current = deps_.store.GetPluginSettings(ns);
+          if (!current.ok()) {
+            reply(current.status());
+            return;
+          }
+          absl::StatusOr<Json> stored = current->revision == expected_revision
+                                            ? ParseJson(current->settings_json)
+                                            : absl::StatusOr<Json>(*parsed);
+          if (!stored.ok()) {
+            reply(stored.status());
+            return;
+          }
+          if (absl::Status s = config::CheckRavenOverridesSave(*cfg, *stored, *parsed); !s.ok()) {
+            reply(s);
             return;
           }
         }

@@ -469,6 +469,25 @@ const scenarios = {
     });
   },
 
+  // Settings › Plugins › Raven research with a Search override saved while
+  // a backend was configured, and none configured now: shown as not in
+  // effect with rawd's reason, read-only, and reset.
+  async raven_inactive() {
+    const { page, finish } = await open();
+    const group = '.plugin-card[data-namespace="raven-research"] fieldset[data-section="search"]';
+    const row = `${group} .raven-row[data-path="search.max_results"]`;
+    await page.evaluate(() => { location.hash = "#/settings"; });
+    await page.waitForSelector(`${group} .inactive-note`);
+    const note = await text(page, `${group} .inactive-note`);
+    const rows = await page.$$eval(`${group} .raven-row`, (rs) => rs.map((r) => r.dataset.path));
+    const badge = await text(page, `${row} .badge.inactive`);
+    const disabled = await page.$eval(`${row} input`, (el) => el.disabled);
+    await page.click(`${row} button.reset`);
+    await page.click("#raven-save");
+    await page.waitForSelector(group, { state: "detached" });
+    await finish({ note, rows, badge, disabled });
+  },
+
   // Images: refused in the page when too large or not an image, attached
   // with the keyboard (the file picker), removed, pasted, and sent with and
   // without text.

@@ -45,6 +45,9 @@ UnaryReactor* GetPluginSettings(grpc::CallbackServerContext* ctx, loop::SessionM
   if (converted.ok()) {
     converted = StructFromJson(view->config_values_json, response->mutable_config_values());
   }
+  for (const auto& [section, why] : view->inactive_sections) {
+    (*response->mutable_inactive_sections())[section] = why;
+  }
   return ReturnStatus(ctx, converted);
 }
 

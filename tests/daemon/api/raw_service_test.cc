@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/time.h"
 #include "daemon/config/config_loader.h"
@@ -704,6 +705,65 @@ TEST_F(RawServiceTest, RavenCardSettingsAreCheckedAgainstTheConfig) {
                              &stored, 0);
   ASSERT_TRUE(ok.ok()) << ok.error_message();
   EXPECT_EQ(stored.revision(), 1);
+}
+
+// A search override saved while the config file configured a backend is
+// dormant once the file configures none: reading the settings says why it
+// is not in effect, and a save may keep or remove it but not set or change
+// a search limit (which could not take effect), naming the field.
+TEST_F(RawServiceTest, SearchLimitsWithoutABackendAreShownInactiveAndOnlyKeptOrRemoved) {
+  const std::string with_backend = absl::StrCat(
+      std::string(kConfig).substr(0, std::string(kConfig).rfind('}')),
+      R"(, "raven": {"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"}}})");
+  auto write_config = [&](const std::string& text) {
+    std::ofstream(dir_.File("config.json"), std::ios::trunc) << text;
+  };
+  auto get = [&] {
+    raw::v1::GetPluginSettingsRequest request;
+    request.set_namespace_("raven-research");
+    raw::v1::PluginSettings got;
+    grpc::ClientContext ctx;
+    grpc::Status s = stub_->GetPluginSettings(&ctx, request, &got);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return got;
+  };
+  auto set_json = [&](const std::string& json, int64_t revision) {
+    raw::v1::SetPluginSettingsRequest set;
+    set.set_namespace_("raven-research");
+    set.set_revision(revision);
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, set.mutable_settings()).ok());
+    grpc::ClientContext ctx;
+    raw::v1::PluginSettings out;
+    return stub_->SetPluginSettings(&ctx, set, &out);
+  };
+  write_config(with_backend);
+  EXPECT_EQ(get().inactive_sections_size(), 0);
+  grpc::Status saved = set_json(R"({"search":{"max_results":3},"verify":{"max_bytes":4096}})", 0);
+  ASSERT_TRUE(saved.ok()) << saved.error_message();
+
+  write_config(kConfig);
+  raw::v1::PluginSettings got = get();
+  ASSERT_EQ(got.inactive_sections_size(), 1);
+  EXPECT_EQ(got.inactive_sections().at("search"),
+            "no search backend is configured (raven.search.backend in the config file)");
+  EXPECT_FALSE(got.config_values().fields().contains("search"));
+  EXPECT_TRUE(got.settings().fields().contains("search"));
+
+  grpc::Status changed = set_json(R"({"search":{"max_results":4,"timeout_seconds":2}})", 1);
+  EXPECT_EQ(changed.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(changed.error_message(),
+              HasSubstr("raven.search.max_results: would not be in effect: no search backend is "
+                        "configured (raven.search.backend in the config file)"));
+  EXPECT_THAT(changed.error_message(), HasSubstr("raven.search.timeout_seconds: would not be"));
+  EXPECT_EQ(get().revision(), 1);
+  grpc::Status kept = set_json(R"({"search":{"max_results":3},"verify":{"max_bytes":8192}})", 1);
+  ASSERT_TRUE(kept.ok()) << kept.error_message();
+  grpc::Status removed = set_json(R"({"verify":{"max_bytes":8192}})", 2);
+  ASSERT_TRUE(removed.ok()) << removed.error_message();
+  EXPECT_FALSE(get().settings().fields().contains("search"));
+  grpc::Status again = set_json(R"({"search":{"max_results":3}})", 3);
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(again.error_message(), HasSubstr("raven.search.max_results: would not be in effect"));
 }
 
 }  // namespace

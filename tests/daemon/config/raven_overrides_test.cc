@@ -88,6 +88,39 @@ TEST(RavenOverridesTest, ASearchOverrideWithoutABackendIsDormant) {
   EXPECT_EQ(again->search.max_results, 3);
 }
 
+// A save without a backend may keep a stored search limit or remove it,
+// but setting or changing one (which could not take effect) is refused at
+// its path, beside the reader's own problems; with a backend it is taken.
+TEST(RavenOverridesTest, ASaveSetsNoSearchLimitWithoutABackend) {
+  const Config config;  // no raven.search
+  EXPECT_EQ(RavenInactiveSections(config.raven),
+            Json({{"search",
+                   "no search backend is configured (raven.search.backend in the "
+                   "config file)"}}));
+  EXPECT_EQ(RavenInactiveSections(WithSearch().raven), Json::object());
+  const Json stored = Json::parse(R"({"search": {"max_results": 3, "timeout_seconds": 2}})");
+  auto check = [&](const Config& c, const Json& before, const char* next) {
+    return CheckRavenOverridesSave(c, before, Json::parse(next));
+  };
+  EXPECT_TRUE(check(config, stored, R"({"search": {"max_results": 3}, "verify": {}})").ok());
+  EXPECT_TRUE(check(config, stored, R"({"verify": {"max_bytes": 4096}})").ok());
+  absl::Status changed = check(config, stored,
+                               R"({"search": {"max_results": 4, "timeout_seconds": 2},
+                                   "verify": {"max_bytes": 0}})");
+  EXPECT_TRUE(absl::IsInvalidArgument(changed)) << changed;
+  EXPECT_THAT(changed.message(),
+              HasSubstr("raven.search.max_results: would not be in effect: no search backend is "
+                        "configured (raven.search.backend in the config file); a value saved "
+                        "before can only be kept or removed"));
+  EXPECT_THAT(changed.message(), ::testing::Not(HasSubstr("raven.search.timeout_seconds")));
+  EXPECT_THAT(changed.message(), HasSubstr("raven.verify.max_bytes"));
+  EXPECT_THAT(check(config, Json::object(), R"({"search": {"max_results": 3}})").message(),
+              HasSubstr("raven.search.max_results: would not be in effect"));
+  EXPECT_THAT(check(config, stored, R"({"search": 7})").message(),
+              HasSubstr("raven.search: would not be in effect"));
+  EXPECT_TRUE(check(WithSearch(), Json::object(), R"({"search": {"max_results": 4}})").ok());
+}
+
 // Every field of the schema is a field of the values, and the reader takes
 // each bound the schema states and refuses just beyond it.
 TEST(RavenOverridesTest, TheSchemaStatesTheReadersFieldsAndBounds) {

@@ -279,5 +279,26 @@ TEST_F(DashboardTest, PluginSettingsRoundTripAndAStaleRevisionIsRefused) {
   EXPECT_EQ(dashboard_.Send(put).status, 400);
 }
 
+// Raven's card through the gateway while the config file configures no
+// search backend: the reading says why Search is not in effect, and a save
+// setting a search limit is refused (400) naming the field, nothing stored.
+TEST_F(DashboardTest, RavenSearchLimitsWithoutABackendAreRefusedWithTheReason) {
+  auto read = dashboard_.Get("/api/plugins/raven-research");
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(BodyJson(read)["inactiveSections"]["search"],
+            "no search backend is configured (raven.search.backend in the config file)");
+
+  DashboardProcess::Call put;
+  put.method = "PUT";
+  put.target = "/api/plugins/raven-research";
+  put.body = R"({"settings":{"search":{"max_results":3}},"revision":"0"})";
+  auto refused = dashboard_.Send(put);
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_THAT(BodyJson(refused)["error"]["message"].get<std::string>(),
+              HasSubstr("raven.search.max_results: would not be in effect: no search backend is "
+                        "configured"));
+  EXPECT_EQ(BodyJson(dashboard_.Get("/api/plugins/raven-research"))["revision"], "0");
+}
+
 }  // namespace
 }  // namespace raw::e2e

@@ -3,8 +3,11 @@
 // raw-dashboard and a real rawd with the fake provider. Each test runs one
 // driver scenario and checks what the browser saw and what reached the
 // model. Screenshots go to docs/images/dashboard-*.png.
+#include <google/protobuf/util/json_util.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <thread>
 
 #include "absl/strings/escaping.h"
@@ -348,6 +351,50 @@ TEST_F(DashboardBrowserTest, RavenCardOverridesAndResetsASetting) {
   EXPECT_EQ(r.value("afterReset", ""), "15");
   EXPECT_EQ(stored().settings().fields_size(), 0);
   EXPECT_THAT(ReadText(daemon_->config_path()), Not(HasSubstr("fetch_timeout")));
+}
+
+// A Search override saved while the config file configured a backend, once
+// the file configures none: the card shows it as not in effect with rawd's
+// reason, read-only, and its Reset removes it while the other override
+// stays.
+TEST_F(DashboardBrowserTest, RavenCardShowsASearchOverrideWithoutABackendAsNotInEffect) {
+  StartAll();
+  if (IsSkipped()) return;
+  const std::string config = ReadText(daemon_->config_path());
+  const std::string with_backend = absl::StrCat(
+      config.substr(0, config.rfind('}')),
+      R"(, "raven": {"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"}}})");
+  std::ofstream(daemon_->config_path(), std::ios::trunc) << with_backend;
+  raw::v1::SetPluginSettingsRequest set;
+  set.set_namespace_("raven-research");
+  ASSERT_TRUE(
+      google::protobuf::util::JsonStringToMessage(
+          R"({"search":{"max_results":3},"verify":{"max_bytes":4096}})", set.mutable_settings())
+          .ok());
+  raw::v1::PluginSettings saved;
+  {
+    grpc::ClientContext ctx;
+    grpc::Status s = daemon_->stub().SetPluginSettings(&ctx, set, &saved);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  std::ofstream(daemon_->config_path(), std::ios::trunc) << config;
+
+  Json r = Drive("raven_inactive");
+  EXPECT_EQ(r.value("note", ""),
+            "Not in effect: no search backend is configured (raven.search.backend in the config "
+            "file). Reset removes a saved value; the others apply.");
+  EXPECT_EQ(r.value("rows", Json()), Json::parse(R"(["search.max_results"])"));
+  EXPECT_EQ(r.value("badge", ""), "Not in effect");
+  EXPECT_TRUE(r.value("disabled", false));
+  grpc::ClientContext ctx;
+  raw::v1::GetPluginSettingsRequest get;
+  get.set_namespace_("raven-research");
+  raw::v1::PluginSettings after;
+  ASSERT_TRUE(daemon_->stub().GetPluginSettings(&ctx, get, &after).ok());
+  EXPECT_FALSE(after.settings().fields().contains("search")) << after.DebugString();
+  EXPECT_EQ(
+      after.settings().fields().at("verify").struct_value().fields().at("max_bytes").number_value(),
+      4096);
 }
 
 TEST_F(DashboardBrowserTest, ModelHtmlShowsAsTextAndRunsNothing) {

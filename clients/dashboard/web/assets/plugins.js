@@ -12,9 +12,10 @@ export const PLUGIN_NAMESPACES = ["raven-research"];
 const cards = new Map();
 
 // Hook for a plugin's own card: `render(container, {settings, revision,
-// configValues, schema, save})` where save(settings) resolves to the stored
-// record or throws ApiError; configValues and schema are rawd's for a
-// namespace it knows (empty otherwise).
+// configValues, schema, inactiveSections, save})` where save(settings)
+// resolves to the stored record or throws ApiError; configValues, schema and
+// inactiveSections (section -> why its overrides are not in effect) are
+// rawd's for a namespace it knows (empty otherwise).
 // The Raven card registers itself here for "raven-research".
 export function registerPluginCard(namespace, render) {
   cards.set(namespace, render);
@@ -47,7 +48,8 @@ async function load(namespace, body) {
   const custom = cards.get(namespace);
   if (custom) {
     custom(body, { settings: state.settings, revision: state.revision, save,
-                   configValues: record.configValues ?? {}, schema: record.schema ?? {} });
+                   configValues: record.configValues ?? {}, schema: record.schema ?? {},
+                   inactiveSections: record.inactiveSections ?? {} });
   }
   else genericCard(body, namespace, state, save);
 }

@@ -5,9 +5,12 @@
 // "Overridden", with Reset to inherit the config file's value again), else
 // the config file's. Edits are staged ("Unsaved") until Save writes them
 // all, or none when rawd refuses them (the refusal names each field);
-// Discard drops them. The card states no bounds of its own: rawd checks
-// every value as the config file's reader would. Its one rule is the shape
-// of a draft route.
+// Discard drops them. A section rawd names as not in effect (Search while
+// the config file configures no backend) shows only its stored overrides,
+// marked "Not in effect" with rawd's reason, read-only but with Reset; with
+// none stored it is not shown. The card states no bounds of its own: rawd
+// checks every value as the config file's reader would. Its one rule is the
+// shape of a draft route.
 import { h, clear } from "./dom.js";
 import { registerPluginCard } from "./plugins.js";
 
@@ -41,19 +44,19 @@ function overridesAfter(stored, staged) {
   return next;
 }
 
-function control(id, rule, value, onChange) {
+function control(id, rule, value, onChange, disabled) {
   if (rule.type === "boolean") {
-    return h("input", { id, type: "checkbox", checked: value === true, onchange: (e) => onChange(e.target.checked) });
+    return h("input", { id, type: "checkbox", disabled, checked: value === true, onchange: (e) => onChange(e.target.checked) });
   }
   if (rule.type === "array") {
-    return h("textarea", { id, rows: 3, spellcheck: "false", value: (value ?? []).join("\n"),
+    return h("textarea", { id, rows: 3, disabled, spellcheck: "false", value: (value ?? []).join("\n"),
       oninput: (e) => onChange(e.target.value.split("\n").map((s) => s.trim()).filter(Boolean)) });
   }
-  return h("input", { id, type: "number", step: rule.type === "integer" ? 1 : "any", value: value ?? "",
+  return h("input", { id, type: "number", disabled, step: rule.type === "integer" ? 1 : "any", value: value ?? "",
     oninput: (e) => onChange(e.target.value === "" ? undefined : Number(e.target.value)) });
 }
 
-function renderRavenCard(body, { settings, configValues, schema, save }) {
+function renderRavenCard(body, { settings, configValues, schema, inactiveSections, save }) {
   const sections = schema?.properties ?? {};
   let stored = settings ?? {};
   const staged = new Map();
@@ -65,8 +68,13 @@ function renderRavenCard(body, { settings, configValues, schema, save }) {
   const render = () => {
     clear(form);
     for (const [section, sectionRule] of ordered(sections)) {
-      if (!configValues?.[section]) continue;  // e.g. search without a backend
-      const rows = ordered(sectionRule.properties ?? {}).map(([field, rule]) => {
+      // Not in effect (rawd's reason): only what is stored there, to reset.
+      const inactive = inactiveSections?.[section];
+      if (inactive === undefined && !configValues?.[section]) continue;
+      const fields = ordered(sectionRule.properties ?? {})
+        .filter(([field]) => inactive === undefined || get(stored, [section, field]) !== undefined);
+      if (fields.length === 0) continue;
+      const rows = fields.map(([field, rule]) => {
         const path = `${section}.${field}`;
         const id = `raven-${section}-${field}`;
         const overridden = staged.has(path) ? staged.get(path) !== RESET : get(stored, [section, field]) !== undefined;
@@ -79,15 +87,20 @@ function renderRavenCard(body, { settings, configValues, schema, save }) {
         };
         return h("div", { class: "raven-row", dataset: { path } },
           h("label", { for: id }, rule.title ?? field),
-          control(id, rule, value, onChange),
-          overridden ? h("span", { class: "badge overridden" }, "Overridden") : null,
+          control(id, rule, value, onChange, inactive !== undefined),
+          overridden ? h("span", { class: `badge ${inactive === undefined ? "overridden" : "inactive"}` },
+            inactive === undefined ? "Overridden" : "Not in effect") : null,
           overridden ? h("button", { type: "button", class: "reset", "aria-label": `Reset ${rule.title ?? field} to the config file's value`,
             onclick: () => { staged.set(path, RESET); render(); update(); } }, "Reset") : null,
           staged.has(path) ? h("span", { class: "badge unsaved" }, "Unsaved") : null,
           h("p", { class: "muted hint" }, rule.description ?? ""));
       });
       form.append(h("fieldset", { class: "raven-group", dataset: { section } },
-        h("legend", {}, sectionRule.title ?? section), rows));
+        h("legend", {}, sectionRule.title ?? section),
+        inactive === undefined ? null
+          : h("p", { class: "inactive-note" }, `Not in effect: ${inactive}. Reset removes a saved value; ` +
+            "the others apply."),
+        rows));
     }
   };
   const update = () => {
