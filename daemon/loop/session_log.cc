@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/logging.h"
+#include "common/status_macros.h"
 #include "common/utf8.h"
 #include "daemon/events/payload_strings.h"
 #include "daemon/loop/log_subscription.h"
@@ -71,39 +72,71 @@ absl::Status SessionLog::Commit(const std::string& turn_id,
   {
     absl::MutexLock lock(&mu_);
     const uint64_t first_seq = next_seq_;
-    store::CommitBatch batch;
-    for (auto& p : payloads) batch.events.push_back(Stamp(turn_id, std::move(p)));
-    batch.context_appends = std::move(extras.context_appends);
-    batch.usage = std::move(extras.usage);
-    batch.conversation_activity = extras.conversation_activity;
-    batch.title = std::move(extras.title);
-    batch.replace_context = std::move(extras.replace_context);
-    batch.context_meter = std::move(extras.context_meter);
-    batch.runtime_hash = std::move(extras.runtime_hash);
-    batch.compaction_accepted = extras.compaction_accepted;
-    // Keep at least half a reservation ahead of the live events to come.
-    if (next_seq_ + kSeqReservation / 2 > seq_reserved_) {
-      batch.reserve_seqs_through = next_seq_ - 1 + kSeqReservation;
-    }
-    RedactLocked(batch);
-    absl::Status status = store_.Commit(session_id_, batch);
+    std::vector<events::SessionEvent> stamped;
+    for (auto& p : payloads) stamped.push_back(Stamp(turn_id, std::move(p)));
+    absl::Status status = CommitStampedLocked(std::move(stamped), std::move(extras), to_wake);
     if (!status.ok()) {
       next_seq_ = first_seq;  // nothing was stored or published
       return status;
     }
-    seq_reserved_ = std::max(seq_reserved_, batch.reserve_seqs_through);
-    // A commit without events (only context or meter changes) ends no
-    // streamed step: the live events since the last durable one stay.
-    if (batch.events.empty()) return absl::OkStatus();
-    durable_head_ = next_seq_ - 1;
-    transient_.clear();
-    transient_bytes_ = 0;
-    transient_dropped_through_ = 0;
-    pending_text_.clear();
-    pending_reasoning_.clear();
-    to_wake = FanOutLocked(batch.events);
   }
   Wake(to_wake);
+  return absl::OkStatus();
+}
+
+absl::Status SessionLog::CommitPublished(uint64_t seq, const std::string& turn_id,
+                                         events::EventPayload payload, CommitExtras extras) {
+  std::vector<std::shared_ptr<SubscriberQueue>> to_wake;
+  {
+    absl::MutexLock lock(&mu_);
+    const uint64_t first_seq = next_seq_;
+    events::SessionEvent e = Stamp(turn_id, std::move(payload));
+    // Its own seq while it is still the latest: the event takes the place
+    // of what subscribers saw under it.
+    if (seq > durable_head_ && seq + 1 == first_seq) {
+      e.seq = seq;
+      next_seq_ = first_seq;
+    }
+    absl::Status status = CommitStampedLocked({std::move(e)}, std::move(extras), to_wake);
+    if (!status.ok()) {
+      next_seq_ = first_seq;
+      return status;
+    }
+  }
+  Wake(to_wake);
+  return absl::OkStatus();
+}
+
+absl::Status SessionLog::CommitStampedLocked(
+    std::vector<events::SessionEvent> stamped, CommitExtras extras,
+    std::vector<std::shared_ptr<SubscriberQueue>>& to_wake) {
+  store::CommitBatch batch;
+  batch.events = std::move(stamped);
+  batch.context_appends = std::move(extras.context_appends);
+  batch.usage = std::move(extras.usage);
+  batch.conversation_activity = extras.conversation_activity;
+  batch.title = std::move(extras.title);
+  batch.replace_context = std::move(extras.replace_context);
+  batch.context_meter = std::move(extras.context_meter);
+  batch.runtime_hash = std::move(extras.runtime_hash);
+  batch.compaction_accepted = extras.compaction_accepted;
+  // Keep at least half a reservation ahead of the live events to come.
+  if (next_seq_ + kSeqReservation / 2 > seq_reserved_) {
+    batch.reserve_seqs_through = next_seq_ - 1 + kSeqReservation;
+  }
+  RedactLocked(batch);
+  RETURN_IF_ERROR(store_.Commit(session_id_, batch));
+  seq_reserved_ = std::max(seq_reserved_, batch.reserve_seqs_through);
+  // A commit without events (only context or meter changes) ends no
+  // streamed step: the live events since the last durable one stay.
+  if (batch.events.empty()) return absl::OkStatus();
+  durable_head_ = next_seq_ - 1;
+  transient_.clear();
+  transient_bytes_ = 0;
+  transient_dropped_through_ = 0;
+  pending_text_.clear();
+  pending_reasoning_.clear();
+  to_wake = FanOutLocked(batch.events);
   return absl::OkStatus();
 }
 
@@ -135,12 +168,13 @@ void SessionLog::ReserveLiveSeqLocked() {
   seq_reserved_ = reservation.reserve_seqs_through;
 }
 
-void SessionLog::PublishLocked(const std::string& turn_id, events::EventPayload payload,
-                               std::vector<std::shared_ptr<SubscriberQueue>>& to_wake) {
+uint64_t SessionLog::PublishLocked(const std::string& turn_id, events::EventPayload payload,
+                                   std::vector<std::shared_ptr<SubscriberQueue>>& to_wake) {
   ReserveLiveSeqLocked();
   events::SessionEvent e = Stamp(turn_id, std::move(payload));
   RetainLocked(e);
   for (auto& q : FanOutLocked({e})) to_wake.push_back(std::move(q));
+  return e.seq;
 }
 
 void SessionLog::PublishLive(const std::string& turn_id, events::EventPayload payload) {
@@ -245,8 +279,16 @@ void SessionLog::RetainLocked(const events::SessionEvent& e) {
   transient_.erase(transient_.begin(), transient_.begin() + static_cast<std::ptrdiff_t>(drop));
 }
 
-void SessionLog::PublishUnstored(const std::string& turn_id, events::EventPayload payload) {
-  PublishLive(turn_id, std::move(payload));
+uint64_t SessionLog::PublishUnstored(const std::string& turn_id, events::EventPayload payload) {
+  RedactPayload(payload);
+  std::vector<std::shared_ptr<SubscriberQueue>> to_wake;
+  uint64_t seq = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    seq = PublishLocked(turn_id, std::move(payload), to_wake);
+  }
+  Wake(to_wake);
+  return seq;
 }
 
 std::vector<std::shared_ptr<SubscriberQueue>> SessionLog::FanOutLocked(

@@ -118,7 +118,19 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
 
   // Publishes a durable-kind event without storing it; only for the case
   // where storing failed and clients must still learn that a turn ended.
-  void PublishUnstored(const std::string& turn_id, events::EventPayload payload);
+  // Returns the seq it was published under (for CommitPublished). Like a
+  // live event, it is kept for late subscribers until the next durable
+  // commit.
+  uint64_t PublishUnstored(const std::string& turn_id, events::EventPayload payload);
+
+  // Stores `payload` (with `extras`, as Commit does) in place of the event
+  // PublishUnstored published under `seq`: under that same seq while no
+  // other event has taken a seq since, so that a subscriber that saw it
+  // live does not get it again and one that replays the store gets it once;
+  // otherwise under the next seq, as Commit would. On error nothing was
+  // stored or published.
+  absl::Status CommitPublished(uint64_t seq, const std::string& turn_id,
+                               events::EventPayload payload, CommitExtras extras = {});
 
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
 
@@ -166,8 +178,15 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
 
   // Keeps `e` for late subscribers within the bound (see the file comment).
   void RetainLocked(const events::SessionEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void PublishLocked(const std::string& turn_id, events::EventPayload payload,
-                     std::vector<std::shared_ptr<SubscriberQueue>>& to_wake)
+  // Returns the seq the event got.
+  uint64_t PublishLocked(const std::string& turn_id, events::EventPayload payload,
+                         std::vector<std::shared_ptr<SubscriberQueue>>& to_wake)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stores `stamped` (seqs assigned, consecutive) with `extras` and queues
+  // them for the subscribers to wake in `to_wake`. On error nothing was
+  // stored; the caller gives the seqs back.
+  absl::Status CommitStampedLocked(std::vector<events::SessionEvent> stamped, CommitExtras extras,
+                                   std::vector<std::shared_ptr<SubscriberQueue>>& to_wake)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Extends the stored reservation when the next seq is not covered by it

@@ -221,19 +221,37 @@ absl::Status SessionRunner::CheckContextImagesLocked(const std::vector<events::I
 }
 
 void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnded& end) {
-  absl::MutexLock lock(&mu_);
-  CommitExtras extras = EndExtras();
-  extras.conversation_activity = true;
-  extras.context_meter = ctx_.meter.Serialize();
-  // Not running from here on, for readers that do not take the lock: one
-  // that saw TurnEnded must not be told otherwise.
-  state_seen_.store(State::kIdle, std::memory_order_release);
-  absl::Status s = log_->Commit(turn_id, {end}, std::move(extras));
-  if (!s.ok()) {
-    RAW_LOG(Error) << "session " << session_id_ << ": could not store the end of turn " << turn_id
-                   << ": " << s.message();
-    log_->PublishUnstored(turn_id, end);
+  absl::Status stored;
+  CommitExtras kept;
+  {
+    absl::MutexLock lock(&mu_);
+    CommitExtras extras = EndExtras();
+    extras.conversation_activity = true;
+    extras.context_meter = ctx_.meter.Serialize();
+    // Not running from here on, for readers that do not take the lock: one
+    // that saw TurnEnded must not be told otherwise.
+    state_seen_.store(State::kIdle, std::memory_order_release);
+    kept = extras;
+    stored = log_->Commit(turn_id, {end}, std::move(extras));
+    if (stored.ok()) return BecomeIdleLocked();
   }
+  RAW_LOG(Error) << "session " << session_id_ << ": could not store the end of turn " << turn_id
+                 << ": " << stored.message() << "; the session takes no writes until it is stored";
+  // Nothing else of the session runs meanwhile: this is its queue. The locks
+  // are taken in their order (recovery_mu_ first).
+  absl::MutexLock recovery_lock(&recovery_mu_);
+  absl::MutexLock lock(&mu_);
+  // Subscribers learn at once that the turn ended, and why it is not in the
+  // history yet. The end as it happened is stored before anything else of
+  // the session is (RecoverOnceLocked), under the seq they saw it under.
+  events::TurnEnded shown = end;
+  shown.message = absl::StrCat(end.message, end.message.empty() ? "" : "; ",
+                               "the end of this turn could not be stored (", stored.message(),
+                               "); the session takes no writes until it is");
+  const uint64_t seq = log_->PublishUnstored(turn_id, shown);
+  unstored_end_ = UnstoredEnd{turn_id, end, std::move(kept), seq};
+  recovered_ = false;
+  recovery_error_ = absl::Status(stored.code(), UnstoredEndReason(turn_id, stored));
   BecomeIdleLocked();
 }
 

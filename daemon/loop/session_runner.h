@@ -258,12 +258,23 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // be transient, or the damaged row repaired) and returns the store's
   // error unchanged, for example kDataLoss "session S, event seq N: stored
   // payload does not decode: ...". A failed attempt stores nothing.
+  //
+  // A turn of this runner whose end the store refused (a full disk) makes
+  // it unrecovered again: its subscribers were shown the end at once,
+  // marked as not stored, and each call now tries to store that end (as it
+  // happened, under the seq they saw it under) before anything else of the
+  // session is written. So the turn is closed exactly once: by this runner,
+  // or, if the daemon stops first, by the next daemon's recovery, since no
+  // later turn can have been stored. The error is then "the end of its
+  // turn T could not be stored: <cause>", with the cause's code.
   absl::Status RecoverUnfinishedTurn();
   bool recovered() const;
   // OK when the session can be written: RecoverUnfinishedTurn succeeds (it
   // is retried when it has not yet). Otherwise the error every write
   // returns, with the code of its cause (kDataLoss for a damaged row):
-  // "session S cannot be written: its history could not be read: <cause>".
+  // "session S cannot be written: its history could not be read: <cause>",
+  // or "session S cannot be written: the end of its turn T could not be
+  // stored: <cause>".
   absl::Status CheckWritable();
 
  private:
@@ -346,9 +357,15 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   absl::Status LoadContextForWriteLocked(const TurnPlan& plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<events::ContextCleared> ClearLocked(const TurnPlan& plan)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // RecoverUnfinishedTurn with recovery_mu_ held.
+  absl::Status RecoverOnceLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(recovery_mu_);
   // One recovery attempt: walks the history back and closes an unfinished
   // turn.
   absl::Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(recovery_mu_);
+  // One attempt to store unstored_end_ (then reset).
+  absl::Status StoreUnstoredEndLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(recovery_mu_);
+  // "the end of its turn T could not be stored: <cause>".
+  static std::string UnstoredEndReason(const std::string& turn_id, const absl::Status& cause);
   // What a finished operation commits together with its end.
   CommitExtras EndExtras();
   std::string BusyMessage() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -365,6 +382,17 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // The last failed attempt's error (OK before any failure), so that the
   // log says once, not at every retry, why the session cannot be written.
   absl::Status recovery_error_ ABSL_GUARDED_BY(recovery_mu_);
+  // A turn's end the store refused (FinishTurn), with what was to be stored
+  // with it and the seq it was published under: recovery stores it before
+  // anything else of the session is written (recovered_ is false until
+  // then), so that its turn is closed exactly once, and in this daemon.
+  struct UnstoredEnd {
+    std::string turn_id;
+    events::TurnEnded end;
+    CommitExtras extras;
+    uint64_t seq = 0;
+  };
+  std::optional<UnstoredEnd> unstored_end_ ABSL_GUARDED_BY(recovery_mu_);
 
   mutable absl::Mutex mu_;
   State op_state_ ABSL_GUARDED_BY(mu_) = State::kIdle;

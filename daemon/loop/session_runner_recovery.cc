@@ -9,22 +9,47 @@
 
 namespace raw::loop {
 
+std::string SessionRunner::UnstoredEndReason(const std::string& turn_id,
+                                             const absl::Status& cause) {
+  return absl::StrCat("the end of its turn ", turn_id, " could not be stored: ", cause.message());
+}
+
 absl::Status SessionRunner::RecoverUnfinishedTurn() {
   absl::MutexLock lock(&recovery_mu_);
+  return RecoverOnceLocked();
+}
+
+absl::Status SessionRunner::RecoverOnceLocked() {
   if (recovered_) return absl::OkStatus();
-  absl::Status s = RecoverLocked();
+  const bool storing_end = unstored_end_.has_value();
+  absl::Status s = storing_end ? StoreUnstoredEndLocked() : RecoverLocked();
   if (s.ok()) {
     recovered_ = true;
     if (!recovery_error_.ok()) {
-      RAW_LOG(Info) << "session " << session_id_ << ": its history reads again; writes resume";
+      RAW_LOG(Info) << "session " << session_id_ << ": "
+                    << (storing_end ? "the end of its last turn is stored"
+                                    : "its history reads again")
+                    << "; writes resume";
     }
   } else if (s != recovery_error_) {
     RAW_LOG(Warning) << "session " << session_id_
-                     << " cannot be written until its history reads; it can still be read: "
+                     << (storing_end ? " cannot be written: "
+                                     : " cannot be written until its history reads; it can "
+                                       "still be read: ")
                      << s.message();
   }
   recovery_error_ = s;
   return s;
+}
+
+absl::Status SessionRunner::StoreUnstoredEndLocked() {
+  const UnstoredEnd& pending = *unstored_end_;
+  absl::MutexLock lock(&mu_);
+  absl::Status s = log_->CommitPublished(pending.seq, pending.turn_id, pending.end, pending.extras);
+  if (!s.ok()) return absl::Status(s.code(), UnstoredEndReason(pending.turn_id, s));
+  RAW_LOG(Info) << "session " << session_id_ << ": stored the end of turn " << pending.turn_id;
+  unstored_end_.reset();
+  return absl::OkStatus();
 }
 
 bool SessionRunner::recovered() const {
@@ -33,11 +58,13 @@ bool SessionRunner::recovered() const {
 }
 
 absl::Status SessionRunner::CheckWritable() {
-  absl::Status s = RecoverUnfinishedTurn();
+  absl::MutexLock lock(&recovery_mu_);
+  absl::Status s = RecoverOnceLocked();
   if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat("session ", session_id_,
-                                             " cannot be written: its history could not be read: ",
-                                             s.message()));
+  // A turn's end to store: its reason says so (UnstoredEndReason).
+  const char* cause = unstored_end_.has_value() ? "" : "its history could not be read: ";
+  return absl::Status(
+      s.code(), absl::StrCat("session ", session_id_, " cannot be written: ", cause, s.message()));
 }
 
 absl::Status SessionRunner::RecoverLocked() {
@@ -145,7 +172,9 @@ absl::Status SessionRunner::RecoverLocked() {
   }
   events::TurnEnded end;
   end.reason = events::TurnEndReason::kError;
-  end.message = "rawd stopped during this turn without finishing it (it was not shut down cleanly)";
+  end.message =
+      "rawd stopped during this turn without recording its end (it was not shut down cleanly, or "
+      "the store refused the end)";
   payloads.push_back(end);
   RAW_LOG(Warning) << "session " << session_id_ << ": turn " << turn_id
                    << " was left unfinished by a previous daemon; recording its end";

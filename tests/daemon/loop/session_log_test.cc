@@ -68,6 +68,27 @@ TEST_F(SessionLogTest, LiveEventsTakeSeqsButAreNeverStored) {
   EXPECT_EQ(log_->last_seq(), 5u);
 }
 
+// An event published unstored is stored later under the seq it was shown
+// under while it is still the latest, so nobody gets it twice; once another
+// event took a seq, it is stored under the next one.
+TEST_F(SessionLogTest, AnEventPublishedUnstoredIsStoredUnderItsSeqWhileItIsTheLatest) {
+  auto sub = log_->Subscribe(0);
+  ASSERT_TRUE(log_->Commit("t", {events::TurnStarted{"q"}}).ok());
+  const events::TurnEnded end{events::TurnEndReason::kCompleted, "", 1, {}};
+  const uint64_t seq = log_->PublishUnstored("t", end);
+  EXPECT_EQ(seq, 2u);
+  ASSERT_TRUE(log_->CommitPublished(seq, "t", end).ok());
+  EXPECT_THAT(SeqsOf(Drain(*sub)), ElementsAre(1, 2));
+  EXPECT_THAT(SeqsOf(temp_.Stored()), ElementsAre(1, 2));
+  EXPECT_EQ(log_->last_seq(), 2u);
+
+  const uint64_t later = log_->PublishUnstored("u", end);
+  log_->PublishLive("u", events::TextDelta{"x"});
+  ASSERT_TRUE(log_->CommitPublished(later, "u", end).ok());
+  EXPECT_THAT(SeqsOf(temp_.Stored()), ElementsAre(1, 2, 5));
+  EXPECT_EQ(log_->last_seq(), 5u);
+}
+
 // A commit the store refuses stores nothing, publishes nothing and gives
 // its seqs back: the next commit continues without a gap.
 TEST_F(SessionLogTest, FailedCommitUsesNoSeqAndPublishesNothing) {

@@ -1,0 +1,176 @@
+// A turn whose end the store refuses (a full disk): subscribers still learn
+// at once that it ended, the session does not stay busy, and the turn is
+// closed in the store exactly once: before the session's next write, or by
+// the recovery of the next daemon when this one stops first. A real SQLite
+// store, whose refusal is a trigger, and a scripted provider.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/ids.h"
+#include "daemon/loop/session_runner.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/loop/runner_harness.h"
+#include "tests/daemon/loop/scripted_provider.h"
+#include "tests/daemon/loop/stored_rows.h"
+#include "tests/daemon/loop/temp_store.h"
+
+namespace raw::loop {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+// The TurnEnded events of `turn_id` among `evs`.
+std::vector<events::SessionEvent> EndsOf(const std::vector<events::SessionEvent>& evs,
+                                         const std::string& turn_id) {
+  std::vector<events::SessionEvent> ends;
+  for (const auto& e : evs) {
+    if (e.turn_id == turn_id && std::holds_alternative<events::TurnEnded>(e.payload)) {
+      ends.push_back(e);
+    }
+  }
+  return ends;
+}
+
+bool AnyOfTurn(const std::vector<events::SessionEvent>& evs, const std::string& turn_id) {
+  return std::any_of(evs.begin(), evs.end(),
+                     [&](const events::SessionEvent& e) { return e.turn_id == turn_id; });
+}
+
+class UnstoredTurnEndTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    book_ = std::make_shared<testing::ScriptBook>();
+    Load();
+  }
+  void TearDown() override {
+    runner_.reset();
+    harness_.reset();
+  }
+
+  // A runner for the stored session, as a (re)started daemon makes it.
+  void Load() {
+    runner_.reset();
+    harness_.reset();
+    absl::StatusOr<store::SessionRecord> record = temp_.store().GetSession(temp_.session_id());
+    ASSERT_TRUE(record.ok()) << record.status();
+    harness_ = std::make_unique<testing::RunnerHarness>(temp_.store(), clock_);
+    runner_ = harness_->Make(*record);
+    ASSERT_TRUE(runner_->RecoverUnfinishedTurn().ok());
+  }
+
+  // The store refuses to store the end of turn `turn_id`, as a full disk
+  // would; "" lifts that.
+  void RefuseEndOf(const std::string& turn_id) {
+    const std::string db = temp_.dir() + "/sessions.sqlite3";
+    ASSERT_TRUE(testing::ExecSql(db, "DROP TRIGGER IF EXISTS refuse_end").ok());
+    if (turn_id.empty()) return;
+    ASSERT_TRUE(testing::ExecSql(
+                    db, absl::StrCat("CREATE TRIGGER refuse_end BEFORE INSERT ON events WHEN "
+                                     "NEW.kind = 'turn_ended' AND NEW.turn_id = '",
+                                     turn_id,
+                                     "' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); "
+                                     "END"))
+                    .ok());
+  }
+
+  TurnPlan Plan(const std::string& turn_id, const std::string& answer) {
+    book_->scripts.push_back(testing::TextAnswer(answer));
+    TurnPlan plan;
+    plan.turn_id = turn_id;
+    plan.user_text = "go";
+    plan.cwd = temp_.dir();
+    plan.agent.agent.name = "a";
+    plan.agent.agent.max_steps = 5;
+    plan.provider = std::make_unique<testing::ScriptedProvider>(book_);
+    return plan;
+  }
+
+  testing::TempStore temp_;
+  SystemClock clock_;
+  std::shared_ptr<testing::ScriptBook> book_;
+  std::unique_ptr<testing::RunnerHarness> harness_;
+  std::shared_ptr<SessionRunner> runner_;
+};
+
+TEST_F(UnstoredTurnEndTest, TheEndIsShownAtOnceAndStoredOnceBeforeTheNextWrite) {
+  RefuseEndOf("turn_1");
+  std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("turn_1", "first")).ok());
+  absl::StatusOr<std::vector<events::SessionEvent>> seen =
+      testing::ReadUntilTurnEnds(*sub, "turn_1");
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  const events::SessionEvent live = seen->back();
+  const auto& shown = std::get<events::TurnEnded>(live.payload);
+  EXPECT_EQ(shown.reason, events::TurnEndReason::kCompleted);
+  EXPECT_THAT(
+      shown.message,
+      HasSubstr("the end of this turn could not be stored (sqlite: database or disk is full"));
+  EXPECT_FALSE(runner_->running());
+  EXPECT_THAT(EndsOf(temp_.Stored(), "turn_1"), IsEmpty());
+
+  // The next write is refused, saying why, while the end cannot be stored;
+  // no second turn begins after the open one.
+  absl::Status refused = harness_->StartTurn(*runner_, Plan("turn_2", "second"));
+  // The code of the store's refusal (a trigger's: a failed constraint).
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(refused.message(),
+              HasSubstr(absl::StrCat("session ", temp_.session_id(),
+                                     " cannot be written: the end of its turn turn_1 could not "
+                                     "be stored: ")));
+  EXPECT_FALSE(AnyOfTurn(temp_.Stored(), "turn_2"));
+  book_->scripts.clear();  // the refused turn's answer
+
+  // Once the store takes it, the end is stored as it happened, under the seq
+  // it was shown under, before the next turn.
+  RefuseEndOf("");
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("turn_3", "third")).ok());
+  absl::StatusOr<std::vector<events::SessionEvent>> more =
+      testing::ReadUntilTurnEnds(*sub, "turn_3");
+  ASSERT_TRUE(more.ok()) << more.status();
+  EXPECT_THAT(EndsOf(*more, "turn_1"), IsEmpty()) << "a subscriber is shown the end once";
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  std::vector<events::SessionEvent> ends = EndsOf(stored, "turn_1");
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(ends[0].seq, live.seq);
+  const auto& end = std::get<events::TurnEnded>(ends[0].payload);
+  EXPECT_EQ(end.reason, events::TurnEndReason::kCompleted);
+  EXPECT_THAT(end.message, Not(HasSubstr("could not be stored")));
+  EXPECT_EQ(EndsOf(stored, "turn_3").size(), 1u);
+
+  // A subscriber that replays the history sees each end once too.
+  std::unique_ptr<Subscription> replay = runner_->Subscribe(0);
+  absl::StatusOr<std::vector<events::SessionEvent>> replayed = testing::ReadReady(*replay);
+  ASSERT_TRUE(replayed.ok()) << replayed.status();
+  EXPECT_EQ(EndsOf(*replayed, "turn_1").size(), 1u);
+}
+
+TEST_F(UnstoredTurnEndTest, ADaemonThatStopsFirstLeavesTheTurnToTheNextOneToCloseOnce) {
+  RefuseEndOf("turn_1");
+  std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("turn_1", "first")).ok());
+  ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, "turn_1").ok());
+  EXPECT_FALSE(harness_->StartTurn(*runner_, Plan("turn_2", "second")).ok());
+  sub.reset();
+
+  // The daemon stops with the end still unstored; the next one can store.
+  RefuseEndOf("");
+  Load();
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  std::vector<events::SessionEvent> ends = EndsOf(stored, "turn_1");
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(std::get<events::TurnEnded>(ends[0].payload).reason, events::TurnEndReason::kError);
+  EXPECT_FALSE(AnyOfTurn(stored, "turn_2"));
+
+  // And the one after that finds nothing left to close.
+  Load();
+  EXPECT_EQ(temp_.Stored().size(), stored.size());
+}
+
+}  // namespace
+}  // namespace raw::loop
