@@ -29,6 +29,7 @@
 #include "daemon/api/uds_listener.h"
 #include "daemon/app/dir_permissions.h"
 #include "daemon/app/state_lock.h"
+#include "daemon/app/stop_deadline.h"
 #include "daemon/http/curl_http_client.h"
 #include "daemon/loop/session_manager.h"
 #include "daemon/mcp/mcp_manager.h"
@@ -46,6 +47,14 @@ namespace {
 // would mostly wait for is idle client processes acknowledging the final
 // GOAWAY ping, which they may only notice seconds later.
 constexpr auto kServerShutdownGrace = std::chrono::milliseconds(500);
+
+// How long the whole stop may take before the process ends without
+// finishing it. The steps' own bounds add up to under 7 s: what a cancelled
+// turn or preparation waits on (a tool's command, a hook, a variable
+// command) gets 2 s after SIGTERM before SIGKILL, the gRPC server 500 ms,
+// the MCP servers, stopped all at once, 4 s (stdin closed, 2 s, SIGTERM,
+// 2 s, SIGKILL). Below `raw daemon stop`'s 30 s and systemd's default 90 s.
+constexpr absl::Duration kStopDeadline = absl::Seconds(15);
 // The largest request rawd reads: the images of a prompt (10 MiB) and room
 // for its text.
 constexpr int kMaxRequestBytes = 16 * 1024 * 1024;
@@ -311,12 +320,20 @@ void Daemon::PurgeExpiredSessions() {
 
 void Daemon::Stop() {
   bool started = lock_ != nullptr;
+  // Each step below bounds itself; this bounds the whole (stop_deadline.h).
+  StopDeadline deadline(kStopDeadline, [] { _exit(1); });
   // Stop accepting; connections already open stay until the server stops.
+  deadline.Step("closing the socket");
   if (listener_) listener_->Stop();
-  // Running turns end now and record a cancelled end.
+  // Running turns end now and record a cancelled end; what was being
+  // prepared is dropped, and the variable commands and server starts it
+  // waited on end.
+  deadline.Step("ending the sessions' turns");
   if (sessions_) sessions_->Shutdown();
   // Subscribe streams deliver those last events, then end.
+  deadline.Step("ending the Subscribe streams");
   if (service_) service_->DrainStreams();
+  deadline.Step("shutting down the gRPC server");
   if (server_) {
     server_->Shutdown(std::chrono::system_clock::now() + kServerShutdownGrace);
     server_->Wait();
@@ -325,7 +342,9 @@ void Daemon::Stop() {
   server_.reset();
   service_.reset();
   sessions_.reset();
-  // MCP servers stop before the HTTP client they may use goes away.
+  // MCP servers stop (all at once) before the HTTP client they may use
+  // goes away.
+  deadline.Step("stopping the MCP servers");
   if (mcp_) mcp_->Shutdown();
   mcp_.reset();
   SetLogFilter(nullptr);
@@ -333,6 +352,7 @@ void Daemon::Stop() {
   clock_.reset();
   tools_.reset();
   http_.reset();
+  deadline.Step("closing the store");
   store_.reset();
   if (stop_fd_ >= 0) close(stop_fd_);
   stop_fd_ = -1;

@@ -66,7 +66,9 @@ class Daemon {
 
   // Starts, serves until SIGTERM/SIGINT or a Shutdown call, stops. Returns
   // the process exit code: 0 after a clean stop, 1 when start-up failed
-  // (the reason is logged and printed to stderr).
+  // (the reason is logged and printed to stderr). A stop that passes its
+  // deadline (kStopDeadline in the .cc) ends the process with 1 instead of
+  // returning (stop_deadline.h).
   // REQUIRES: SIGTERM, SIGINT and SIGHUP are blocked in every thread.
   int Run();
 

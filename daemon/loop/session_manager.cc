@@ -346,6 +346,9 @@ absl::StatusOr<TurnPlan> SessionManager::PlanFor(const store::SessionRecord& rec
   // A turn does not wait for MCP servers to start before it records its
   // start; it attaches their tools on its own thread.
   inputs.defer_mcp = purpose == PlanPurpose::kTurn;
+  // A compaction's plan waits for them itself: the daemon's stop ends that
+  // wait (and Shutdown then waits for no plan).
+  inputs.cancel = shutdown_.get();
   // The dashboard card's overrides, read at each use (stored_raven_settings.h).
   inputs.raven_settings = std::make_shared<StoredRavenSettings>(cfg, deps_.store);
   ASSIGN_OR_RETURN(TurnPlan plan, BuildTurnPlan(inputs));

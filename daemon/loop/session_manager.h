@@ -291,7 +291,10 @@ class SessionManager {
   size_t UnloadIdle(absl::Duration idle);
 
   // Interrupts every running turn and compaction, and refuses new writes,
-  // in every session at once; then waits until each has recorded its end.
+  // in every session at once, and abandons the operations being prepared,
+  // ending what their preparation waits on (a variable command: it cancels
+  // the VariableStore's commands for good; the wait for MCP servers to
+  // start); then waits until each has recorded its end.
   void Shutdown();
 
  private:
@@ -374,6 +377,9 @@ class SessionManager {
   absl::Mutex mu_;
   std::map<std::string, Loaded> runners_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // Cancelled when Shutdown begins; a plan's waits (for MCP servers to
+  // start: TurnPlanInputs::cancel) end on it.
+  std::shared_ptr<CancelToken> shutdown_ = std::make_shared<CancelToken>();
   // sessions.max_live_bytes as last read (at start, then by the sweeper),
   // for the runners loaded next.
   std::atomic<int64_t> max_live_bytes_{config::SessionSettings{}.max_live_bytes};

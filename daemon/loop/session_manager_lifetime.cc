@@ -128,6 +128,12 @@ void SessionManager::Shutdown() {
     shutting_down_ = true;  // ends the sweeper's wait
     for (auto& [id, loaded] : runners_) runners.push_back(loaded.runner);
   }
+  // A plan's wait for MCP servers to start (PlanFor).
+  shutdown_->Cancel("the daemon is shutting down");
+  // A plan's variable command (a model key, an MCP server's env) ends too:
+  // the pool, which Shutdown waits for below, holds no preparation that
+  // waits on one.
+  if (deps_.variables != nullptr) deps_.variables->CancelCommands("the daemon is shutting down");
   // Every session stops at once: all are cancelled and refuse new writes
   // before any is waited for, so that none goes on acting while another
   // winds down, and the stop takes as long as the slowest session, not the

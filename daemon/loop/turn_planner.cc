@@ -218,8 +218,8 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   const bool defer_mcp = selects_mcp && in.defer_mcp && in.with_providers;
   if (selects_mcp && !defer_mcp) {
     // Without providers nothing runs: only servers already listed count.
-    RETURN_IF_ERROR(AddMcpTools(plan, *in.mcp, agent.tools_use, in.config,
-                                in.session_mcp_servers, in.variables, in.with_providers));
+    RETURN_IF_ERROR(AddMcpTools(plan, *in.mcp, agent.tools_use, in.config, in.session_mcp_servers,
+                                in.variables, in.with_providers, in.cancel));
   }
   ASSIGN_OR_RETURN(plan.rules, tools::policy::RuleSet::Compile(
                                    agent.rules, absl::StrCat("agents.", agent.name, ".rules")));
@@ -287,6 +287,7 @@ absl::StatusOr<TurnPlan> BuildTurnPlan(const TurnPlanInputs& in) {
                           .mcp = in.mcp,
                           .session_mcp_servers = in.session_mcp_servers,
                           .defer_mcp = in.defer_mcp,
+                          .cancel = in.cancel,
                           .raven_settings = in.raven_settings,
                           .package_check = in.package_check};
   ASSIGN_OR_RETURN(TurnPlan plan, BuildResolvedPlan(resolved));

@@ -51,6 +51,10 @@ struct TurnPlanInputs {
   // With providers: leave MCP tools to TurnPlan::attach_mcp instead of
   // selecting (and perhaps starting servers) here.
   bool defer_mcp = false;
+  // Ends the wait for MCP servers to start when MCP tools are selected here
+  // (not deferred): the daemon's stop (null: none). The plan is then
+  // kCancelled.
+  const CancelToken* cancel = nullptr;
   // Where builtin/raven_task and builtin/web_search read their settings;
   // null = config.raven as it is (config::FixedRavenSettings). An override
   // layer (a settings store) passes its own source here.

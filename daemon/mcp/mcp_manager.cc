@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -55,6 +57,23 @@ bool NamesAnyServer(const std::string& pattern) {
 // the JSON of the definition never contains).
 std::string ConnectionKey(const config::McpServerConfig& config, const std::string& root_dir) {
   return absl::StrCat(DefinitionKey(config), "\n", config.roots ? root_dir : "");
+}
+
+// Stops `servers` all at once and waits for them: each stop may wait out its
+// server's grace periods (ManagedServer::Shutdown), so stopping one after
+// another would take the sum of them.
+void StopInParallel(const std::vector<std::shared_ptr<ManagedServer>>& servers) {
+  if (servers.size() == 1) return servers.front()->Shutdown();
+  std::vector<std::thread> stops;
+  stops.reserve(servers.size());
+  for (const auto& server : servers) {
+    try {
+      stops.emplace_back([server] { server->Shutdown(); });
+    } catch (const std::system_error&) {
+      server->Shutdown();  // no thread to be had (a thread limit): on this one
+    }
+  }
+  for (std::thread& stop : stops) stop.join();
 }
 
 bool AnyMatches(const std::vector<std::string>& patterns, const std::string& name) {
@@ -344,7 +363,7 @@ void McpManager::DropSessionServers(const std::string& session_id,
     ++running_starts_->count;
   }
   std::thread([running = running_starts_, dropped = std::move(dropped)] {
-    for (const auto& server : dropped) server->Shutdown();
+    StopInParallel(dropped);
     absl::MutexLock lock(&running->mu);
     --running->count;
   }).detach();
@@ -398,7 +417,9 @@ void McpManager::Shutdown() {
     servers = servers_;
   }
   if (idle_thread_.joinable()) idle_thread_.join();
-  for (auto& [key, server] : servers) server->Shutdown();
+  std::vector<std::shared_ptr<ManagedServer>> stopping;
+  for (auto& [key, server] : servers) stopping.push_back(std::move(server));
+  StopInParallel(stopping);
   // A stopped server's start returns at once.
   absl::MutexLock lock(&running_starts_->mu);
   running_starts_->mu.Await(absl::Condition(

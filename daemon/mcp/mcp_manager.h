@@ -106,8 +106,8 @@ class McpManager {
   // values are used as given (no variable references are expanded).
   // This forgets every server of session `session_id` whose definition is
   // not one of `keep` (empty: all of them), so that a replaced or unloaded
-  // session leaves nothing running, and stops them on a thread of its own:
-  // it returns at once (Shutdown waits for the stops). A call in progress
+  // session leaves nothing running, and stops them (all at once) off the
+  // caller's thread: it returns at once (Shutdown waits for the stops). A call in progress
   // on a stopped server fails with an error result.
   void DropSessionServers(const std::string& session_id,
                           const std::map<std::string, config::McpServerConfig>& keep = {});
@@ -115,7 +115,11 @@ class McpManager {
   // Stops the servers idle for their idle_timeout_ms; returns how many.
   int StopIdleServers();
 
-  // Stops every server; later Selects return nothing. Idempotent.
+  // Stops every server, all at once, and waits for the stops and for the
+  // starts in progress (which end at once); later Selects return nothing.
+  // Takes as long as the slowest stop, not the sum of them: at most a
+  // stdio server's stdin_close_grace_ms plus term_grace_ms (then SIGKILL),
+  // or an HTTP server's delete_timeout_ms. Idempotent.
   void Shutdown();
 
   // The server currently defined under `name`, or null.

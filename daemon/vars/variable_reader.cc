@@ -75,7 +75,8 @@ absl::StatusOr<std::string> ReadFile(const config::VariableConfig& d) {
 }
 
 absl::StatusOr<std::string> ReadCommand(const config::VariableConfig& d,
-                                        const std::set<std::string>& withheld_env) {
+                                        const std::set<std::string>& withheld_env,
+                                        const CancelToken& cancel) {
   if (d.command.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(Prefix(d), "the command is empty"));
   }
@@ -85,11 +86,14 @@ absl::StatusOr<std::string> ReadCommand(const config::VariableConfig& d,
   options.withheld_env = withheld_env;
   options.timeout_ms = d.timeout_ms;
   options.max_output_bytes = static_cast<int64_t>(kMaxValueBytes) + 1;
-  CancelToken never_cancelled;
-  absl::StatusOr<SubprocessResult> run = RunSubprocess(options, never_cancelled);
+  absl::StatusOr<SubprocessResult> run = RunSubprocess(options, cancel);
   if (!run.ok()) {
     return absl::Status(run.status().code(), absl::StrCat(Prefix(d), "cannot run command ", program,
                                                           ": ", run.status().message()));
+  }
+  if (run->cancelled) {
+    return absl::CancelledError(
+        absl::StrCat(Prefix(d), "command ", program, " was not let finish: ", cancel.reason()));
   }
   if (run->timed_out) {
     return absl::DeadlineExceededError(absl::StrCat(
@@ -121,14 +125,16 @@ absl::StatusOr<std::string> ReadCommand(const config::VariableConfig& d,
 
 absl::StatusOr<std::string> ReadVariable(const config::VariableConfig& definition,
                                          const EnvLookup& env,
-                                         const std::set<std::string>& withheld_env) {
+                                         const std::set<std::string>& withheld_env,
+                                         const CancelToken* cancel) {
+  const CancelToken never_cancelled;
   switch (definition.source) {
     case config::VariableSource::kEnv:
       return ReadEnv(definition, env);
     case config::VariableSource::kFile:
       return ReadFile(definition);
     case config::VariableSource::kCommand:
-      return ReadCommand(definition, withheld_env);
+      return ReadCommand(definition, withheld_env, cancel != nullptr ? *cancel : never_cancelled);
   }
   return absl::InvalidArgumentError(absl::StrCat(Prefix(definition), "unknown source"));
 }

@@ -20,11 +20,11 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 
-#include <set>
-
 #include "absl/status/statusor.h"
+#include "common/cancel_token.h"
 #include "common/paths.h"
 #include "daemon/config/config.h"
 
@@ -34,9 +34,13 @@ namespace raw::vars {
 inline constexpr size_t kMaxValueBytes = 1 << 20;
 
 // A command variable's command runs without the `withheld_env` names in its
-// environment (config/withheld_env.h).
+// environment (config/withheld_env.h). A cancelled `cancel` (may be null)
+// ends the command at once (SIGTERM to its group, SIGKILL after the
+// subprocess grace), or keeps it from starting: kCancelled "variable
+// <NAME>: command <PROGRAM> was not let finish: <reason>".
 absl::StatusOr<std::string> ReadVariable(const config::VariableConfig& definition,
                                          const EnvLookup& env,
-                                         const std::set<std::string>& withheld_env = {});
+                                         const std::set<std::string>& withheld_env = {},
+                                         const CancelToken* cancel = nullptr);
 
 }  // namespace raw::vars

@@ -58,7 +58,8 @@ absl::StatusOr<std::string> VariableStore::Value(const config::VariableConfig& d
     entries_[key] = Entry{definition.secret, std::nullopt, read};
   }
   // Read without the lock: a command may take seconds.
-  absl::StatusOr<std::string> result = ReadVariable(definition, env_, withheld_env);
+  absl::StatusOr<std::string> result =
+      ReadVariable(definition, env_, withheld_env, &commands_cancel_);
   absl::MutexLock lock(&mu_);
   read->result = result;
   read->done = true;
@@ -71,6 +72,8 @@ absl::StatusOr<std::string> VariableStore::Value(const config::VariableConfig& d
   }
   return result;
 }
+
+void VariableStore::CancelCommands(const std::string& reason) { commands_cancel_.Cancel(reason); }
 
 void VariableStore::SetWithheldEnv(std::set<std::string> names) {
   absl::MutexLock lock(&mu_);

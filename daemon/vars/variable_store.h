@@ -23,6 +23,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/cancel_token.h"
 #include "common/paths.h"
 #include "daemon/config/config.h"
 
@@ -67,6 +68,13 @@ class VariableStore {
   // (config::WithheldEnvNames of the config last loaded); empty until set.
   void SetWithheldEnv(std::set<std::string> names);
 
+  // For the daemon's stop: ends the variable commands running now (SIGTERM
+  // to the group, SIGKILL after the subprocess grace), so that nothing
+  // waits for them, and runs none from then on. Their reads, and every
+  // later one that would run a command, fail with kCancelled naming the
+  // variable and `reason`. Values read before stay.
+  void CancelCommands(const std::string& reason);
+
  private:
   struct Read;   // one read in progress, shared with the callers waiting for it
   struct Entry;  // one definition: its value, or the read producing it
@@ -77,6 +85,8 @@ class VariableStore {
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> noted_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> withheld_env_ ABSL_GUARDED_BY(mu_);
+  // Cancelled by CancelCommands; every command read watches it.
+  CancelToken commands_cancel_;
 };
 
 }  // namespace raw::vars

@@ -187,5 +187,25 @@ TEST(FaultTest, ShutdownKillsAServerThatIgnoresEofAndItsProcessGroup) {
   close(grandchild_fd);
 }
 
+// Servers stop all at once: the stop takes one server's graces, not the sum.
+TEST(FaultTest, ShutdownStopsServersThatIgnoreEofAllAtOnce) {
+  ManagerHarness harness;
+  std::vector<config::McpServerConfig> servers;
+  for (const char* name : {"stubborn1", "stubborn2", "stubborn3", "stubborn4"}) {
+    servers.push_back(FakeServer(name, {"--ignore-eof"}));
+  }
+  McpSelection selected = harness.Select({"mcp/*/echo"}, servers);
+  ASSERT_EQ(selected.tools.size(), servers.size()) << absl::StrJoin(selected.notices, "\n");
+
+  auto start = std::chrono::steady_clock::now();
+  harness.manager().Shutdown();
+  // Each: EOF, then SIGTERM (ignored), then SIGKILL: 200 ms + 200 ms; one
+  // after another, the four would take 1600 ms.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1200));
+  for (const auto& status : harness.manager().Status()) {
+    EXPECT_EQ(status.state, ServerState::kStopped) << status.name;
+  }
+}
+
 }  // namespace
 }  // namespace raw::mcp

@@ -2,7 +2,13 @@
 // expanded into text and reported for redaction.
 #include "daemon/vars/variable_store.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -189,6 +195,42 @@ TEST(VariableStoreTest, SecretValuesAreTheSecretOnesReadSoFar) {
   EXPECT_THAT(store.SecretValues(), UnorderedElementsAre("secret-one"));
   ASSERT_TRUE(store.Value(EnvVar("S3", "P")).ok());
   EXPECT_THAT(store.SecretValues(), UnorderedElementsAre("secret-one", "public-value"));
+}
+
+// For the daemon's stop: a command being read ends at once, and none runs
+// after; values read before stay.
+TEST(VariableStoreTest, CancelCommandsEndsTheRunningCommandAndRunsNoMore) {
+  TempDir dir;
+  const std::string fifo = dir.path() + "/started";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int started = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(started, 0);
+  VariableStore store(FakeEnv({}));
+  ASSERT_EQ(*store.Value(ShellVar("EARLY", "echo early")), "early");
+
+  absl::StatusOr<std::string> slow = std::string("not read");
+  absl::Notification read;
+  std::thread reader([&] {
+    slow = store.Value(ShellVar("SLOW", "echo > " + fifo + "; sleep 600; echo late", 600000));
+    read.Notify();
+  });
+  // The command runs once it has written to the FIFO.
+  struct pollfd pfd = {started, POLLIN, 0};
+  EXPECT_EQ(poll(&pfd, 1, 30000), 1);
+  close(started);
+  store.CancelCommands("the daemon is shutting down");
+  EXPECT_TRUE(read.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  reader.join();
+  EXPECT_EQ(slow.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(slow.status().message(), HasSubstr("variable SLOW: command sh was not let finish: "
+                                                 "the daemon is shutting down"));
+
+  const std::string marker = dir.path() + "/ran";
+  absl::StatusOr<std::string> later =
+      store.Value(ShellVar("LATER", "touch " + marker + "; echo x"));
+  EXPECT_EQ(later.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  EXPECT_EQ(*store.Value(ShellVar("EARLY", "echo early")), "early");
 }
 
 }  // namespace
