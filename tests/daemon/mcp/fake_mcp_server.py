@@ -15,6 +15,9 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
                          newline to stderr at start
   --stderr-flood N       write N lines to stderr at start
   --ignore-eof           keep running after stdin closes, ignoring SIGTERM
+  --stop-log PATH NAME   append "eof NAME" to PATH when stdin closes and
+                         "term NAME" on SIGTERM (one write each, O_APPEND, so
+                         servers sharing PATH record the order of their stops)
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
 wait_cancel, cancelled_ids, ask_client, env, mixed, spawn_child, destroy,
@@ -41,7 +44,28 @@ parser.add_argument("--stderr-noise", action="store_true")
 parser.add_argument("--ignore-eof", action="store_true")
 parser.add_argument("--stderr-hex", default="")
 parser.add_argument("--stderr-flood", type=int, default=0)
+parser.add_argument("--stop-log", nargs=2, default=None)
 args = parser.parse_args()
+
+
+def log_stop(event):
+    if not args.stop_log:
+        return
+    path, name = args.stop_log
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    os.write(fd, f"{event} {name}\n".encode())
+    os.close(fd)
+
+
+def on_sigterm(signum, frame):  # logged, then ignored with --ignore-eof
+    log_stop("term")
+    if not args.ignore_eof:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+if args.stop_log:
+    signal.signal(signal.SIGTERM, on_sigterm)
 
 if args.start_log:
     with open(args.start_log, "a") as log:
@@ -85,6 +109,7 @@ def read_message():
     while True:
         line = sys.stdin.readline()
         if not line:
+            log_stop("eof")
             return None
         line = line.strip()
         if line:
@@ -277,7 +302,7 @@ def handle(request):
 
 
 def main():
-    if args.ignore_eof:
+    if args.ignore_eof and not args.stop_log:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     while True:
         m = read_message()

@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "daemon/mcp/tool_result.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -187,24 +188,41 @@ TEST(FaultTest, ShutdownKillsAServerThatIgnoresEofAndItsProcessGroup) {
   close(grandchild_fd);
 }
 
-// Servers stop all at once: the stop takes one server's graces, not the sum.
+// Servers stop all at once: each gets its EOF before any gets SIGTERM (one
+// after another, the second's EOF would come after the first's SIGTERM and
+// kill). The graces are long enough that a server always reads its EOF, and
+// handles its SIGTERM, before the next step of its stop.
 TEST(FaultTest, ShutdownStopsServersThatIgnoreEofAllAtOnce) {
-  ManagerHarness harness;
+  TempDir dir;
+  const std::string log = dir.Join("stops");
+  ManagerHarness harness(testing::TestEnv(), nullptr, nullptr, /*grace_ms=*/1000);
   std::vector<config::McpServerConfig> servers;
   for (const char* name : {"stubborn1", "stubborn2", "stubborn3", "stubborn4"}) {
-    servers.push_back(FakeServer(name, {"--ignore-eof"}));
+    servers.push_back(FakeServer(name, {"--ignore-eof", "--stop-log", log, name}));
   }
   McpSelection selected = harness.Select({"mcp/*/echo"}, servers);
-  ASSERT_EQ(selected.tools.size(), servers.size()) << absl::StrJoin(selected.notices, "\n");
+  ASSERT_EQ(selected.tools.size(), servers.size()) << Notices(selected);
 
-  auto start = std::chrono::steady_clock::now();
   harness.manager().Shutdown();
-  // Each: EOF, then SIGTERM (ignored), then SIGKILL: 200 ms + 200 ms; one
-  // after another, the four would take 1600 ms.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1200));
   for (const auto& status : harness.manager().Status()) {
     EXPECT_EQ(status.state, ServerState::kStopped) << status.name;
   }
+  // Each server appends "eof NAME" when its stdin closes and "term NAME" on
+  // SIGTERM.
+  const std::vector<std::string> events =
+      absl::StrSplit(testing::ReadFile(log), '\n', absl::SkipEmpty());
+  std::vector<std::string> eofs, terms;
+  for (const std::string& event : events) {
+    (absl::StartsWith(event, "eof ") ? eofs : terms).push_back(event);
+  }
+  EXPECT_THAT(eofs, ::testing::UnorderedElementsAre("eof stubborn1", "eof stubborn2",
+                                                    "eof stubborn3", "eof stubborn4"));
+  EXPECT_THAT(terms, ::testing::UnorderedElementsAre("term stubborn1", "term stubborn2",
+                                                     "term stubborn3", "term stubborn4"));
+  // Every EOF precedes every SIGTERM.
+  std::vector<std::string> all_eofs_first = eofs;
+  all_eofs_first.insert(all_eofs_first.end(), terms.begin(), terms.end());
+  EXPECT_EQ(events, all_eofs_first) << absl::StrJoin(events, "\n");
 }
 
 }  // namespace

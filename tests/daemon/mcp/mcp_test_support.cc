@@ -197,15 +197,16 @@ absl::StatusOr<std::string> ExpandVars(const std::map<std::string, std::string>&
   return out + value.substr(pos);
 }
 
-ManagerHarness::ManagerHarness(EnvLookup env, http::HttpClient* http, RedactFn redact) {
+ManagerHarness::ManagerHarness(EnvLookup env, http::HttpClient* http, RedactFn redact,
+                               int64_t grace_ms) {
   McpManagerOptions options;
   options.redact = std::move(redact);
   options.http = http;
   options.clock = &clock_;
   options.env = std::move(env);
   options.stop_idle_servers = false;
-  options.stdin_close_grace_ms = 200;
-  options.term_grace_ms = 200;
+  options.stdin_close_grace_ms = grace_ms;
+  options.term_grace_ms = grace_ms;
   options.on_status_change = [this] {
     absl::MutexLock lock(&changes_mu_);
     ++changes_;

@@ -93,12 +93,13 @@ class EverythingHttpServer {
   int stderr_fd_ = -1;
 };
 
-// A manager on a FakeClock (no idle thread, short shutdown graces) and a
-// way to select and call fake-server tools in one line.
+// A manager on a FakeClock (no idle thread, short shutdown graces:
+// `grace_ms` for both stdin_close_grace_ms and term_grace_ms) and a way to
+// select and call fake-server tools in one line.
 class ManagerHarness {
  public:
   explicit ManagerHarness(EnvLookup env = TestEnv(), http::HttpClient* http = nullptr,
-                          RedactFn redact = nullptr);
+                          RedactFn redact = nullptr, int64_t grace_ms = 200);
   ~ManagerHarness();
 
   McpManager& manager() { return *manager_; }
