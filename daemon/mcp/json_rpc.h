@@ -21,6 +21,7 @@ namespace raw::mcp {
 // Standard JSON-RPC error codes used by the client.
 inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
+inline constexpr int kInternalError = -32603;
 
 enum class MessageKind {
   kRequest,        // method + id

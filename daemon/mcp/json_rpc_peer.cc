@@ -177,6 +177,19 @@ void JsonRpcPeer::OnRequestFailed(const Json& id, const absl::Status& status) {
 }
 
 void JsonRpcPeer::OnMessage(const Json& value) {
+  // A backstop: the handlers read what the server sent type by type, but a
+  // value of an unexpected type that slipped through must not throw on a
+  // transport thread, which would end the daemon. A request is answered
+  // -32603 (in HandleMessage); anything else is logged and dropped.
+  try {
+    HandleMessage(value);
+  } catch (const nlohmann::json::exception& e) {
+    RAW_LOG(Warning) << "mcp server " << server_name_
+                     << ": a message could not be handled: " << e.what();
+  }
+}
+
+void JsonRpcPeer::HandleMessage(const Json& value) {
   absl::StatusOr<Message> message = ClassifyMessage(value);
   if (!message.ok()) {
     RAW_LOG(Warning) << "mcp server " << server_name_
@@ -193,16 +206,23 @@ void JsonRpcPeer::OnMessage(const Json& value) {
       }
       return;
     case MessageKind::kRequest: {
-      std::optional<Json> result;
-      if (message->method == "ping") {
-        result = Json::object();
-      } else if (on_request_) {
-        result = on_request_(message->method, message->params);
+      Json reply;
+      try {
+        std::optional<Json> result;
+        if (message->method == "ping") {
+          result = Json::object();
+        } else if (on_request_) {
+          result = on_request_(message->method, message->params);
+        }
+        reply = result.has_value() ? MakeResult(message->id, *std::move(result))
+                                   : MakeError(message->id, kMethodNotFound,
+                                               absl::StrCat("Method not found: ", message->method));
+      } catch (const nlohmann::json::exception& e) {
+        RAW_LOG(Warning) << "mcp server " << server_name_ << ": could not handle its "
+                         << message->method << " request: " << e.what();
+        reply = MakeError(message->id, kInternalError,
+                          absl::StrCat("the client could not handle this request: ", e.what()));
       }
-      Json reply = result.has_value()
-                       ? MakeResult(message->id, *std::move(result))
-                       : MakeError(message->id, kMethodNotFound,
-                                   absl::StrCat("Method not found: ", message->method));
       if (absl::Status sent = transport_.Send(reply); !sent.ok()) {
         RAW_LOG(Warning) << "mcp server " << server_name_ << ": could not answer "
                          << message->method << ": " << sent.message();

@@ -8,6 +8,9 @@
 // does not answer gets -32601 (Raw offers no sampling or elicitation).
 // Responses to unknown ids (late
 // replies to cancelled requests) and progress for unknown tokens are dropped.
+// A handler that throws nlohmann's JSON exception (a field of an unexpected
+// type) never lets it reach the transport's thread: a request is answered
+// -32603, a notification is logged and dropped.
 //
 // Ownership: does not own the transport; the owner wires Callbacks() into it
 // and keeps both alive together.
@@ -83,7 +86,9 @@ class JsonRpcPeer {
     std::deque<Json> progress;
   };
 
+  // Runs HandleMessage with a backstop for JSON type errors.
   void OnMessage(const Json& value);
+  void HandleMessage(const Json& value);
   void OnRequestFailed(const Json& id, const absl::Status& status);
   void Complete(int64_t id, absl::StatusOr<Json> result);
   void Abandon(int64_t id, const RequestOptions& options, const std::string& reason);

@@ -52,6 +52,35 @@ std::string Clip(const std::string& text, size_t max) {
   return text.size() <= max ? text : absl::StrCat(text.substr(0, max), "…");
 }
 
+// What a server sent is read type by type: nlohmann's value() throws on a
+// field of another type, and an exception on a transport thread would end
+// the daemon. `object[key]`, or null when `object` is no object or lacks it.
+const Json* ServerField(const Json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it != object.end() ? &*it : nullptr;
+}
+
+// The string `object[key]`, or "" when it is absent or of another type.
+std::string ServerString(const Json& object, const char* key) {
+  const Json* value = ServerField(object, key);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
+}
+
+// A backstop for what `read` does with a server's messages: every field is
+// read type by type, but a slip (a value of an unexpected type read with
+// one of nlohmann's throwing accessors) must fail this start or request,
+// never end the daemon. Returns read()'s result, or an error naming `what`.
+template <typename Read>
+auto Guarded(const char* what, Read read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const nlohmann::json::exception& e) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, " failed: the server sent a value of an unexpected type (", e.what(), ")"));
+  }
+}
+
 }  // namespace
 
 std::string FileUri(const std::string& path) {
@@ -118,11 +147,13 @@ absl::Status McpClient::Connect(const CancelToken* cancel) {
   absl::Status handshake;
   {
     absl::MutexLock lock(&session_mu_);
-    handshake = Initialize(cancel);
+    handshake = Guarded("initialize", [&] { return Initialize(cancel); });
     if (handshake.ok()) session_ = 1;
   }
   absl::StatusOr<std::vector<McpTool>> tools = std::vector<McpTool>();
-  if (handshake.ok() && server_info().has_tools) tools = ListTools(cancel);
+  if (handshake.ok() && server_info().has_tools) {
+    tools = Guarded("tools/list", [&] { return ListTools(cancel); });
+  }
   if (!handshake.ok() || !tools.ok()) {
     Close();
     return handshake.ok()
@@ -156,11 +187,14 @@ absl::Status McpClient::Initialize(const CancelToken* cancel) {
     if (result.ok() || attempt == 1) break;
     // A server may refuse the version with -32602 and list what it speaks.
     std::optional<Json> error = RpcErrorOf(result.status());
-    if (!error.has_value() || (*error)["code"] != kInvalidParams) break;
-    const Json& supported = error->value("data", Json::object()).value("supported", Json::array());
+    const Json* code = error.has_value() ? ServerField(*error, "code") : nullptr;
+    if (code == nullptr || *code != kInvalidParams) break;
+    const Json* data = ServerField(*error, "data");
+    const Json* supported = data != nullptr ? ServerField(*data, "supported") : nullptr;
+    if (supported == nullptr || !supported->is_array()) break;
     std::string choice;
     for (const char* ours : kSupportedProtocolVersions) {
-      for (const Json& theirs : supported) {
+      for (const Json& theirs : *supported) {
         if (choice.empty() && theirs == ours) choice = ours;
       }
     }
@@ -182,16 +216,13 @@ absl::Status McpClient::Initialize(const CancelToken* cancel) {
   }
   ServerInfo info;
   info.protocol_version = version;
-  const Json server = result->value("serverInfo", Json::object());
-  if (server.is_object()) {
-    info.name = server.value("name", "");
-    info.version = server.value("version", "");
+  if (const Json* server = ServerField(*result, "serverInfo")) {
+    info.name = ServerString(*server, "name");
+    info.version = ServerString(*server, "version");
   }
-  if (auto it = result->find("instructions"); it != result->end() && it->is_string()) {
-    info.instructions = it->get<std::string>();
-  }
-  const Json capabilities = result->value("capabilities", Json::object());
-  info.has_tools = capabilities.is_object() && capabilities.contains("tools");
+  info.instructions = ServerString(*result, "instructions");
+  const Json* capabilities = ServerField(*result, "capabilities");
+  info.has_tools = capabilities != nullptr && ServerField(*capabilities, "tools") != nullptr;
   {
     absl::MutexLock lock(&mu_);
     info_ = info;
@@ -250,13 +281,19 @@ void McpClient::OnNotification(const Message& notification) {
   }
   if (notification.method == "notifications/message" && notification.params.is_object()) {
     const Json& params = notification.params;
-    const Json data = params.value("data", Json());
     LogRateLimiter::Verdict verdict = message_log_limit_.Admit();
     if (!verdict.summary.empty()) RAW_LOG(Warning) << verdict.summary;
     if (!verdict.log) return;
-    RAW_LOG(Info) << "mcp server " << options_.server_name << " [" << params.value("level", "info")
-                  << "]: "
-                  << Clip(data.is_string() ? data.get<std::string>() : DumpJson(data), 2000);
+    const Json* level = ServerField(params, "level");
+    const Json* data = ServerField(params, "data");
+    std::string level_text = level == nullptr     ? "info"
+                             : level->is_string() ? level->get<std::string>()
+                                                  : DumpJson(*level);
+    std::string data_text = data == nullptr     ? ""
+                            : data->is_string() ? data->get<std::string>()
+                                                : DumpJson(*data);
+    RAW_LOG(Info) << "mcp server " << options_.server_name << " [" << Clip(level_text, 40)
+                  << "]: " << Clip(data_text, 2000);
   }
   // Other notifications (resources, prompts, cancelled) concern features
   // Raw does not use.
@@ -274,7 +311,8 @@ void McpClient::RefresherLoop() {
       if (stopping_) return;
       refresh_requested_ = false;
     }
-    absl::StatusOr<std::vector<McpTool>> tools = ListTools(nullptr);
+    absl::StatusOr<std::vector<McpTool>> tools =
+        Guarded("tools/list", [&] { return ListTools(nullptr); });
     if (!tools.ok()) {
       RAW_LOG(Warning) << "mcp server " << options_.server_name
                        << ": refreshing the tool list failed: " << tools.status().message();
@@ -305,6 +343,12 @@ absl::Status McpClient::Reinitialize(uint64_t seen_session) {
 
 absl::StatusOr<CallToolResult> McpClient::CallTool(const std::string& name, const Json& arguments,
                                                    const CallOptions& options) {
+  return Guarded("tools/call", [&] { return CallToolOnce(name, arguments, options); });
+}
+
+absl::StatusOr<CallToolResult> McpClient::CallToolOnce(const std::string& name,
+                                                       const Json& arguments,
+                                                       const CallOptions& options) {
   uint64_t seen_session;
   {
     absl::MutexLock lock(&session_mu_);

@@ -115,6 +115,9 @@ class McpClient {
 
  private:
   absl::Status Initialize(const CancelToken* cancel);
+  // CallTool without its backstop (see Guarded in the .cc).
+  absl::StatusOr<CallToolResult> CallToolOnce(const std::string& name, const Json& arguments,
+                                              const CallOptions& options);
   // `cancel` (may be null) ends the listing early.
   absl::StatusOr<std::vector<McpTool>> ListTools(const CancelToken* cancel);
   void OnNotification(const Message& notification);

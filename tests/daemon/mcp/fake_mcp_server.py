@@ -18,6 +18,10 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
   --stop-log PATH NAME   append "eof NAME" to PATH when stdin closes and
                          "term NAME" on SIGTERM (one write each, O_APPEND, so
                          servers sharing PATH record the order of their stops)
+  --error-data JSON      the "data" of the -32602 that --want-version sends
+  --server-info JSON     the "serverInfo" of the initialize answer
+  --log-level JSON       send notifications/message with this "level" before
+                         answering initialize
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
 wait_cancel, cancelled_ids, ask_client, env, mixed, spawn_child, destroy,
@@ -45,6 +49,9 @@ parser.add_argument("--ignore-eof", action="store_true")
 parser.add_argument("--stderr-hex", default="")
 parser.add_argument("--stderr-flood", type=int, default=0)
 parser.add_argument("--stop-log", nargs=2, default=None)
+parser.add_argument("--error-data", default="")
+parser.add_argument("--server-info", default="")
+parser.add_argument("--log-level", default="")
 args = parser.parse_args()
 
 
@@ -270,14 +277,23 @@ def handle(request):
     if method == "initialize":
         requested = request["params"]["protocolVersion"]
         if args.want_version and requested != args.want_version:
+            data = {"supported": [args.want_version], "requested": requested}
+            if args.error_data:
+                data = json.loads(args.error_data)
             send({"jsonrpc": "2.0", "id": rid,
                   "error": {"code": -32602, "message": "Unsupported protocol version",
-                            "data": {"supported": [args.want_version], "requested": requested}}})
+                            "data": data}})
             return
+        if args.log_level:
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": json.loads(args.log_level), "data": "hello from the fake"}})
+        server_info = {"name": "fake", "version": "1.0"}
+        if args.server_info:
+            server_info = json.loads(args.server_info)
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": args.answer_version or requested,
             "capabilities": {"tools": {"listChanged": True}},
-            "serverInfo": {"name": "fake", "version": "1.0"}}})
+            "serverInfo": server_info}})
         return
     if method == "ping":
         send({"jsonrpc": "2.0", "id": rid, "result": {}})

@@ -1,0 +1,131 @@
+// A server that sends fields of unexpected types (the fake server of
+// tests/daemon/mcp with flags that choose the bad shape): the daemon keeps
+// running, the server either works or is marked failed with a clear error,
+// and the JSON-RPC peer's backstop turns a slip in a handler into a logged
+// drop or an error answer instead of an exception on a transport thread.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "daemon/mcp/json_rpc.h"
+#include "daemon/mcp/json_rpc_peer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mcp_test_support.h"
+
+namespace raw::mcp {
+namespace {
+
+using testing::FakeServer;
+using ::testing::HasSubstr;
+using testing::ManagerHarness;
+
+std::string HostileNotices(const McpSelection& selection) {
+  return absl::StrJoin(selection.notices, "\n");
+}
+
+// A -32602 refusal whose "data" is not an object with a "supported" array:
+// the version cannot be negotiated, so the start fails with the server's
+// own error.
+TEST(HostileServerTest, ARefusalWithOddDataFailsTheStartClearly) {
+  for (const char* data :
+       {R"("2024-11-05")", R"([1, 2])", R"({"supported": "2025-06-18"})", R"({"supported": 7})"}) {
+    ManagerHarness harness;
+    auto server = FakeServer("odd", {"--want-version", "2024-11-05", "--error-data", data});
+    McpSelection selection = harness.Select({"mcp/odd/*"}, {server});
+    EXPECT_TRUE(selection.tools.empty()) << data;
+    EXPECT_THAT(HostileNotices(selection),
+                HasSubstr("failed to start: initialize failed: the server answered with error "
+                          "-32602: Unsupported protocol version"))
+        << data;
+    std::vector<McpServerStatus> status = harness.manager().Status();
+    ASSERT_EQ(status.size(), 1u);
+    EXPECT_EQ(status[0].state, ServerState::kFailed) << data;
+    EXPECT_THAT(status[0].last_error, HasSubstr("-32602")) << data;
+  }
+}
+
+TEST(HostileServerTest, ServerInfoOfOtherTypesIsIgnored) {
+  for (const char* info : {R"({"name": 1, "version": 2})", R"({"name": ["x"]})", R"("fake")"}) {
+    ManagerHarness harness;
+    auto server = FakeServer("info", {"--server-info", info});
+    tools::ToolOutput echoed = harness.Call(server, "echo", {{"text", "hi"}});
+    EXPECT_EQ(echoed.status, events::ToolStatus::kOk) << info << ": " << echoed.content;
+    EXPECT_EQ(echoed.content, "echo: hi") << info;
+    EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kReady) << info;
+  }
+}
+
+// The log message comes before the answer to initialize, on the same
+// stream: it has been handled by the time the start is over.
+TEST(HostileServerTest, ALogMessageWithALevelOfAnotherTypeIsLogged) {
+  for (const char* level : {"3", R"({"level": "info"})", "null"}) {
+    ManagerHarness harness;
+    auto server = FakeServer("log", {"--log-level", level});
+    tools::ToolOutput echoed = harness.Call(server, "echo", {{"text", "hi"}});
+    EXPECT_EQ(echoed.status, events::ToolStatus::kOk) << level << ": " << echoed.content;
+    EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kReady) << level;
+  }
+}
+
+// Records what the peer sends; the test plays the server through the
+// callbacks Start received.
+class InMemoryTransport : public McpTransport {
+ public:
+  absl::Status Start(TransportCallbacks callbacks) override {
+    callbacks_ = std::move(callbacks);
+    return absl::OkStatus();
+  }
+  absl::Status Send(const Json& message) override {
+    absl::MutexLock lock(&mu_);
+    sent_.push_back(message);
+    return absl::OkStatus();
+  }
+  void Close() override {}
+  std::string Describe() const override { return "memory"; }
+
+  void Receive(const Json& message) { callbacks_.on_message(message); }
+  std::vector<Json> sent() const {
+    absl::MutexLock lock(&mu_);
+    return sent_;
+  }
+
+ private:
+  TransportCallbacks callbacks_;
+  mutable absl::Mutex mu_;
+  std::vector<Json> sent_;
+};
+
+// A handler that reads a field as the wrong type throws; the peer drops the
+// notification and answers the request with -32603, and goes on working.
+TEST(HostileServerTest, APeerHandlerThatThrowsNeverEndsTheProcess) {
+  InMemoryTransport transport;
+  auto misread = [](const Json& params) { return params.value("level", std::string("info")); };
+  JsonRpcPeer peer(
+      "memory", transport, [&](const Message& message) { misread(message.params); },
+      [&](const std::string&, const Json& params) -> std::optional<Json> {
+        return Json(misread(params));
+      });
+  ASSERT_TRUE(transport.Start(peer.Callbacks(nullptr)).ok());
+
+  EXPECT_NO_THROW(transport.Receive(
+      {{"jsonrpc", "2.0"}, {"method", "notifications/message"}, {"params", {{"level", 3}}}}));
+  EXPECT_NO_THROW(transport.Receive(
+      {{"jsonrpc", "2.0"}, {"id", 5}, {"method", "roots/list"}, {"params", {{"level", 3}}}}));
+  std::vector<Json> sent = transport.sent();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0]["id"], 5);
+  EXPECT_EQ(sent[0]["error"]["code"], -32603);
+  EXPECT_THAT(sent[0]["error"]["message"].get<std::string>(),
+              HasSubstr("the client could not handle this request"));
+
+  // A ping is still answered.
+  transport.Receive({{"jsonrpc", "2.0"}, {"id", 6}, {"method", "ping"}});
+  sent = transport.sent();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[1], MakeResult(6, Json::object()));
+}
+
+}  // namespace
+}  // namespace raw::mcp
