@@ -270,7 +270,17 @@ void HttpTransport::Resume(const Json& id, std::string last_event_id, int64_t re
         options_.client->Send(MakeRequest("GET", "", last_event_id), reader, cancel);
     if (cancel.cancelled() || reader.got_awaited()) return;
     if (reader.status() != 0 && !reader.ok_status()) {
-      Fail(id, HttpFailure(reader.status(), reader.body()));
+      absl::Status failure = HttpFailure(reader.status(), reader.body());
+      if (IsSessionExpired(failure)) {
+        // The server accepted the request before its stream broke and may
+        // have carried it out: sending it again in a new session could run
+        // a tool twice. The request fails; the next one, refused in the old
+        // session, starts the new one.
+        failure = absl::AbortedError(
+            absl::StrCat("the server lost the session during the call; it may have run (",
+                         DescribeHttpError(reader.status(), reader.body()), ")"));
+      }
+      Fail(id, failure);
       return;
     }
     if (!reader.last_event_id().empty() && reader.last_event_id() != last_event_id) {

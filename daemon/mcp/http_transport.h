@@ -17,7 +17,11 @@
 //
 // After initialize, a GET stream listens for messages the server sends on
 // its own (list_changed, pings); a server answering 405 has none. A 404, or
-// a 400 whose body names the session, is reported as SessionExpiredError.
+// a 400 whose body names the session, in answer to a request's POST is
+// reported as SessionExpiredError (the server did not take the request, so
+// it may be sent again in a new session); in answer to the GET that resumes
+// a request's stream it is an Aborted error saying the request may have run
+// (the server had accepted it).
 // Close() stops every stream and ends the session with DELETE.
 //
 // Header values are never logged and error messages name the endpoint

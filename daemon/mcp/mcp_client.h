@@ -9,9 +9,10 @@
 // set. Tools whose execution requires tasks are left out
 // of the table (Raw does not implement tasks).
 //
-// When the transport reports that the server forgot the session (HTTP), the
-// client starts a new session (initialize again) and retries the request
-// once.
+// When the transport reports that the server forgot the session (HTTP) in
+// answer to a tools/call it did not take, the client starts a new session
+// (initialize again) and retries the call once. A call the server lost
+// after accepting it is not retried (see HttpTransport).
 //
 // Ownership: owns its transport. Threads: a refresher thread re-lists the
 // tools after list_changed (the transport threads only flag it).

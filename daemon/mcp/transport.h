@@ -72,8 +72,8 @@ class McpTransport {
 };
 
 // The status a transport reports when the server no longer knows the
-// session (HTTP 404, or 400 naming the session): the client starts a new
-// session and retries.
+// session (HTTP 404, or 400 naming the session) and did not take the
+// request: the client starts a new session and retries.
 absl::Status SessionExpiredError(std::string message);
 bool IsSessionExpired(const absl::Status& status);
 

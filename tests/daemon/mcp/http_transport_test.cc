@@ -270,6 +270,56 @@ TEST(HttpTransportTest, AnUnknownSessionStartsANewOne) {
   EXPECT_EQ(http::FindHeader(http.Find("tools/call").back().headers, "Mcp-Session-Id"), "s2");
 }
 
+// The server accepted the call (its answer stream began) and then lost the
+// session: the call may have run, so it is not sent again in a new session.
+// It fails, and the next call starts the new session (its POST is answered
+// 404) and goes through.
+TEST(HttpTransportTest, ASessionLostWhileResumingACallFailsItWithoutSendingItAgain) {
+  std::string session;
+  int calls = 0;
+  Json call;
+  ScriptedHttpClient http([&](const http::HttpRequest& request, const Json& body,
+                              http::HttpResponseHandler& handler, const CancelToken& cancel) {
+    const std::string sent_session = http::FindHeader(request.headers, "Mcp-Session-Id");
+    if (request.method == "POST" && body.value("method", "") == "tools/call") {
+      ++calls;
+      if (calls == 1) {
+        call = body;
+        // Accepted: a priming event, then the connection drops.
+        Reply(handler, 200, {{"Content-Type", "text/event-stream"}}, "id: e0\nretry: 1\ndata: \n\n")
+            .IgnoreError();
+        return absl::UnavailableError("connection reset");
+      }
+      if (sent_session == "s1") {
+        return Reply(handler, 404, {{"Content-Type", "application/json"}},
+                     R"({"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"}})");
+      }
+      return ReplyJson(handler, TextResult(body, "in " + sent_session));
+    }
+    if (request.method == "GET" && !http::FindHeader(request.headers, "Last-Event-ID").empty()) {
+      // Another instance, which never heard of the session.
+      return Reply(handler, 404, {{"Content-Type", "application/json"}},
+                   R"({"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"}})");
+    }
+    return Server(nullptr, &session)(request, body, handler, cancel);
+  });
+  std::unique_ptr<McpClient> client = Connect(http);
+  absl::StatusOr<CallToolResult> lost = client->CallTool("echo", Json::object(), CallOptions());
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.status().code(), absl::StatusCode::kAborted) << lost.status();
+  EXPECT_THAT(lost.status().message(),
+              HasSubstr("the server lost the session during the call; it may have run"));
+  EXPECT_THAT(lost.status().message(), HasSubstr("HTTP 404: Session not found"));
+  EXPECT_EQ(http.Find("tools/call").size(), 1u) << "the call is not sent again";
+  EXPECT_EQ(http.Find("initialize").size(), 1u);
+
+  absl::StatusOr<CallToolResult> next = client->CallTool("echo", Json::object(), CallOptions());
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->content[0]["text"], "in s2");
+  EXPECT_EQ(http.Find("tools/call").size(), 3u) << "refused with 404 in s1, then sent in s2";
+  EXPECT_EQ(http.Find("initialize").size(), 2u);
+}
+
 TEST(HttpTransportTest, RefusedCredentialsAreAClearError) {
   std::string session;
   ScriptedHttpClient http(Server(
