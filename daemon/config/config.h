@@ -45,7 +45,7 @@ struct ModelConfig {
   int64_t idle_timeout_ms = 300000;
   int64_t connect_timeout_ms = 15000;
   // Bounds on one response, against a broken or hostile endpoint: the bytes
-  // of text, reasoning and tool-call arguments it may stream, and how long
+  // of text, reasoning and tool calls it may stream, and how long
   // the whole stream may take. Past either the request fails (not retried).
   int64_t max_response_bytes = 16 * 1024 * 1024;
   int64_t max_stream_ms = 3600 * 1000;

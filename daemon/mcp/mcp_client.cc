@@ -20,6 +20,10 @@ namespace {
 // A server that keeps returning cursors is broken; stop well before memory
 // becomes a concern.
 constexpr int kMaxToolPages = 1000;
+// The tool definitions of one server, as the JSON it sent (the tools kept:
+// well-formed, not needing tasks, first of their name). Far more than any
+// model's context could take; a server past it fails to list.
+constexpr size_t kMaxToolListBytes = 8 * 1024 * 1024;
 
 bool IsSupportedVersion(const std::string& version) {
   for (const char* supported : kSupportedProtocolVersions) {
@@ -238,6 +242,7 @@ absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* can
   std::set<std::string> names;
   std::set<std::string> cursors;
   std::string cursor;
+  size_t list_bytes = 0;
   RequestOptions request;
   request.timeout_ms = options_.request_timeout_ms;
   request.cancel = cancel;
@@ -256,6 +261,11 @@ absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* can
         continue;
       }
       if (tool->task_required || !names.insert(tool->name).second) continue;
+      list_bytes += DumpJson(entry).size();
+      if (list_bytes > kMaxToolListBytes) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("the server's tools take more than ", kMaxToolListBytes, " bytes"));
+      }
       tools.push_back(*std::move(tool));
     }
     auto next = result.find("nextCursor");

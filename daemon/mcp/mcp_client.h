@@ -1,7 +1,8 @@
 // McpClient: one MCP connection: the initialize handshake with version
 // negotiation, the tool table (tools/list with pagination, refreshed on
 // notifications/tools/list_changed), tools/call with progress and
-// cancellation, and ping.
+// cancellation, and ping. A tool list of more than 8 MiB (the JSON of the
+// tools kept) fails the listing.
 //
 // Protocol revisions: asks for 2025-11-25 and accepts a server that answers
 // 2025-06-18 or 2025-03-26; any other answer fails Connect. Raw advertises

@@ -22,6 +22,18 @@ void DecoderBase::EnsureStarted(std::vector<ProviderEvent>* out) {
   out->push_back(start_);
 }
 
+bool DecoderBase::AdmitCall(std::vector<ProviderEvent>* out) {
+  if (done()) return false;
+  if (++calls_ <= kMaxToolCallsPerResponse) return true;
+  ErrorEvent error;
+  error.kind = ErrorKind::kUnknown;
+  error.retryable = false;
+  error.message = absl::StrCat("the response has more than ", kMaxToolCallsPerResponse,
+                               " tool calls, more than Raw runs from one response");
+  EndWithError(std::move(error), out);
+  return false;
+}
+
 void DecoderBase::EndWithError(ErrorEvent error, std::vector<ProviderEvent>* out) {
   if (done_) return;
   error.after_output = after_output_;

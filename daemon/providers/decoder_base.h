@@ -53,6 +53,11 @@ class DecoderBase : public VendorDecoder {
   // A Finish event has been emitted.
   void MarkDone() { done_ = true; }
 
+  // Counts a new tool call of the response. Past kMaxToolCallsPerResponse
+  // it ends the response with a non-retryable error and returns false: the
+  // caller drops the call and decodes nothing more.
+  bool AdmitCall(std::vector<ProviderEvent>* out);
+
   // Bytes kept back from the events (see held_bytes()) grew or were let
   // out (emitted or dropped).
   void Hold(size_t bytes) { held_bytes_ += bytes; }
@@ -73,6 +78,7 @@ class DecoderBase : public VendorDecoder {
   bool done_ = false;
   bool after_output_ = false;
   size_t held_bytes_ = 0;
+  int calls_ = 0;
 };
 
 }  // namespace raw::providers

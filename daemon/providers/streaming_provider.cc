@@ -226,6 +226,10 @@ class ResponseHandler : public http::HttpResponseHandler {
         bytes = end->opaque->data.size();
       }
       if (const auto* call = std::get_if<ToolCallDeltaEvent>(&event)) bytes = call->fragment.size();
+      // A call's name, id and bookkeeping count once, when it starts.
+      if (const auto* start = std::get_if<ToolCallStartEvent>(&event)) {
+        bytes = start->call_id.size() + start->name.size() + kToolCallOverheadBytes;
+      }
       if (const auto* end = std::get_if<ToolCallEndEvent>(&event)) {
         // Adapters that send arguments whole (no deltas) count here.
         if (!saw_argument_deltas_) bytes = end->arguments.size();
@@ -247,7 +251,7 @@ class ResponseHandler : public http::HttpResponseHandler {
     decoder_.Fail(
         MakeError(ErrorKind::kUnknown, false,
                   absl::StrCat("the response from ", url_, " exceeded ", model_.max_response_bytes,
-                               " bytes of text, reasoning and tool-call arguments "
+                               " bytes of text, reasoning and tool calls "
                                "(models.",
                                model_.name, ".max_response_bytes)")),
         &events_);

@@ -4,8 +4,9 @@
 //
 // Contract: the calls append to `out` in stream order, and the stream ends
 // with exactly one terminal event (Finish or Error), after which done() is
-// true and every further call is a no-op. A decoder is used for one
-// response. Pure (no I/O); thread-compatible.
+// true and every further call is a no-op. The first tool call past
+// kMaxToolCallsPerResponse ends the response with a non-retryable error.
+// A decoder is used for one response. Pure (no I/O); thread-compatible.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,14 @@
 #include "daemon/providers/provider_event.h"
 
 namespace raw::providers {
+
+// The most tool calls one response may carry. A response with more ends
+// with a non-retryable error (no model needs hundreds of calls at once; each
+// needs its own approval and stored result).
+inline constexpr int kMaxToolCallsPerResponse = 256;
+// What the response byte cap counts for each tool call besides its name, id
+// and arguments: the decoder's and the step's bookkeeping of it.
+inline constexpr size_t kToolCallOverheadBytes = 64;
 
 class VendorDecoder {
  public:
@@ -45,8 +54,9 @@ class VendorDecoder {
   // terminator completes the answer.
   virtual bool answer_complete() const { return false; }
 
-  // Bytes the decoder holds that no event carries yet (arguments of a call
-  // whose name has not arrived, thinking state of a block still open). The
+  // Bytes the decoder holds that no event carries yet (a call whose name has
+  // not arrived: its id, arguments and kToolCallOverheadBytes; thinking state
+  // of a block still open). The
   // response byte cap counts them, so that a stream which never lets them
   // out cannot grow memory past it.
   virtual size_t held_bytes() const { return 0; }

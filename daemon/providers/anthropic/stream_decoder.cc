@@ -118,6 +118,7 @@ void StreamDecoder::OnBlockStart(const Json& event, std::vector<ProviderEvent>* 
     block.part_index = next_part_++;  // ends with ReasoningEnd even without text
   }
   if (block.kind == BlockKind::kToolUse) {
+    if (!AdmitCall(out)) return;  // too many tool calls: the response ended
     Call call;
     call.id = StringOf(FindField(*content, "id"));
     call.name = StringOf(FindField(*content, "name"));
@@ -298,6 +299,7 @@ void StreamDecoder::DecodeNonStreamed(std::string_view body, std::vector<Provide
   }
   DecodeEvent(Json{{"message", message}}, "message_start", out);
   for (size_t i = 0; i < content->size(); ++i) {
+    if (done()) return;
     const Json& block = (*content)[i];
     DecodeEvent(Json{{"index", i}, {"content_block", block}}, "content_block_start", out);
     if (StringOf(FindField(block, "type")) == "tool_use") {

@@ -117,7 +117,10 @@ void StreamDecoder::DecodeChunk(const OrderedJson& chunk, std::vector<ProviderEv
     if (const OrderedJson* content = FindField(candidate, "content")) {
       const OrderedJson* parts = FindField(*content, "parts");
       if (parts != nullptr && parts->is_array()) {
-        for (const OrderedJson& part : *parts) DecodePart(part, out);
+        for (const OrderedJson& part : *parts) {
+          DecodePart(part, out);
+          if (done()) return;  // too many tool calls
+        }
       }
     }
     std::string reason(StringOf(FindField(candidate, "finishReason")));
@@ -147,6 +150,7 @@ void StreamDecoder::DecodePart(const OrderedJson& part, std::vector<ProviderEven
 
 void StreamDecoder::DecodeCall(const OrderedJson& function_call, const std::string& signature,
                                std::vector<ProviderEvent>* out) {
+  if (!AdmitCall(out)) return;  // too many tool calls: the response ended
   EndReasoningPart(out);
   Call call;
   call.call_index = static_cast<int>(calls_.size());

@@ -111,6 +111,7 @@ void StreamDecoder::DecodeChunk(const Json& chunk, std::vector<ProviderEvent>* o
     std::optional<int64_t> index = CountField(choice, "index");
     if (index.has_value() && *index != 0) continue;  // n is always 1
     if (const Json* delta = FindField(choice, "delta")) DecodeDelta(*delta, out);
+    if (done()) return;  // too many tool calls
     std::string_view reason = StringOf(FindField(choice, "finish_reason"));
     if (reason.empty()) continue;
     if (reason == "insufficient_system_resource") {
@@ -140,7 +141,10 @@ void StreamDecoder::DecodeDelta(const Json& delta, std::vector<ProviderEvent>* o
   }
   const Json* tool_calls = FindField(delta, "tool_calls");
   if (tool_calls != nullptr && tool_calls->is_array()) {
-    for (const Json& fragment : *tool_calls) DecodeToolCall(fragment, out);
+    for (const Json& fragment : *tool_calls) {
+      DecodeToolCall(fragment, out);
+      if (done()) return;
+    }
   }
 }
 
@@ -173,15 +177,18 @@ void StreamDecoder::EndReasoningPart(std::vector<ProviderEvent>* out) {
   part_kind_ = PartKind::kNone;
 }
 
-StreamDecoder::CallSlot& StreamDecoder::SlotFor(const Json& fragment) {
+StreamDecoder::CallSlot* StreamDecoder::SlotFor(const Json& fragment,
+                                                std::vector<ProviderEvent>* out) {
   std::optional<int64_t> index = CountField(fragment, "index");
   std::string_view id = StringOf(FindField(fragment, "id"));
-  auto make_slot = [this](std::optional<int64_t> wire_index) -> CallSlot& {
+  auto make_slot = [this, out](std::optional<int64_t> wire_index) -> CallSlot* {
+    if (!AdmitCall(out)) return nullptr;
     CallSlot slot;
     slot.call_index = static_cast<int>(calls_.size());
     calls_.push_back(std::move(slot));
     if (wire_index) by_index_[*wire_index] = calls_.size() - 1;
-    return calls_.back();
+    Hold(kToolCallOverheadBytes);  // until StartCall lets it out
+    return &calls_.back();
   };
   if (index.has_value()) {
     auto it = by_index_.find(*index);
@@ -190,25 +197,28 @@ StreamDecoder::CallSlot& StreamDecoder::SlotFor(const Json& fragment) {
     // Some servers number every call 0; a new id under a used index is a
     // new call.
     if (!id.empty() && !slot.id.empty() && slot.id != id) return make_slot(index);
-    return slot;
+    return &slot;
   }
   if (!id.empty()) {
     auto it = by_id_.find(std::string(id));
-    if (it != by_id_.end()) return calls_[it->second];
+    if (it != by_id_.end()) return &calls_[it->second];
     return make_slot(std::nullopt);
   }
-  if (!calls_.empty()) return calls_.back();
+  if (!calls_.empty()) return &calls_.back();
   return make_slot(std::nullopt);
 }
 
 void StreamDecoder::DecodeToolCall(const Json& fragment, std::vector<ProviderEvent>* out) {
   if (!fragment.is_object()) return;
   EndReasoningPart(out);
-  CallSlot& slot = SlotFor(fragment);
+  CallSlot* found = SlotFor(fragment, out);
+  if (found == nullptr) return;  // too many tool calls
+  CallSlot& slot = *found;
   std::string_view id = StringOf(FindField(fragment, "id"));
   if (slot.id.empty() && !id.empty()) {
     slot.id = std::string(id);
     by_id_[slot.id] = static_cast<size_t>(slot.call_index);
+    if (!slot.started) Hold(slot.id.size());
   }
   std::string piece;
   if (const Json* function = FindField(fragment, "function")) {
@@ -230,12 +240,13 @@ void StreamDecoder::DecodeToolCall(const Json& fragment, std::vector<ProviderEve
 
 void StreamDecoder::StartCall(CallSlot& slot, std::vector<ProviderEvent>* out) {
   EnsureStarted(out);
+  // The event carries what was held from here on.
+  Release(kToolCallOverheadBytes + slot.id.size() + slot.arguments.size());
   if (slot.id.empty()) {
     slot.id = response_id().empty() ? absl::StrCat("call_", slot.call_index)
                                     : absl::StrCat("call_", response_id(), "_", slot.call_index);
   }
   slot.started = true;
-  Release(slot.arguments.size());
   MarkOutput();
   out->push_back(ToolCallStartEvent{slot.call_index, slot.id, slot.name});
   if (!slot.arguments.empty()) {

@@ -78,7 +78,9 @@ class StreamDecoder : public DecoderBase {
   void EndReasoningPart(std::vector<ProviderEvent>* out);
   void StartCall(CallSlot& slot, std::vector<ProviderEvent>* out);
   void CompleteStream(std::vector<ProviderEvent>* out);
-  CallSlot& SlotFor(const Json& fragment);
+  // The slot `fragment` continues or opens; null when a new one would be
+  // one call too many (the response then ended with an error).
+  CallSlot* SlotFor(const Json& fragment, std::vector<ProviderEvent>* out);
   // Chat Completions reports usage once, in the final chunk: whatever came is final.
   std::optional<events::Usage> FinalUsageSoFar() const override { return usage_; }
 

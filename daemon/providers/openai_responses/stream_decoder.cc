@@ -97,10 +97,13 @@ void StreamDecoder::DecodeEvent(std::string_view type, const Json& event,
     }
   } else if (type == "response.function_call_arguments.delta") {
     std::string_view delta = StringOf(FindField(event, "delta"));
-    if (!delta.empty()) AppendArguments(CallFor(EventItemKey(event)), delta, out);
+    if (delta.empty()) return;
+    if (CallSlot* slot = CallFor(EventItemKey(event), out)) AppendArguments(*slot, delta, out);
   } else if (type == "response.function_call_arguments.done") {
-    if (const Json* arguments = FindField(event, "arguments"); arguments && arguments->is_string()) {
-      SetFinalArguments(CallFor(EventItemKey(event)), StringOf(arguments), out);
+    const Json* arguments = FindField(event, "arguments");
+    if (arguments == nullptr || !arguments->is_string()) return;
+    if (CallSlot* slot = CallFor(EventItemKey(event), out)) {
+      SetFinalArguments(*slot, StringOf(arguments), out);
     }
   } else if (type == "response.completed" || type == "response.done" ||
              type == "response.incomplete") {
@@ -118,8 +121,10 @@ void StreamDecoder::OnItemAdded(const std::string& key, const Json& item,
                                 std::vector<ProviderEvent>* out) {
   EnsureStarted(out);
   if (StringOf(FindField(item, "type")) != "function_call") return;
-  CallSlot& slot = CallFor(key);
-  if (slot.call_id.empty()) slot.call_id = std::string(StringOf(FindField(item, "call_id")));
+  CallSlot* found = CallFor(key, out);
+  if (found == nullptr) return;  // too many tool calls
+  CallSlot& slot = *found;
+  SetCallId(slot, StringOf(FindField(item, "call_id")));
   if (slot.name.empty()) slot.name = std::string(StringOf(FindField(item, "name")));
   if (!slot.started && !slot.name.empty()) StartCall(slot, out);
   std::string_view arguments = StringOf(FindField(item, "arguments"));
@@ -175,8 +180,10 @@ void StreamDecoder::OnItemDone(const std::string& key, const Json& item,
       if (!text.empty()) CompleteText(TextKey(key, static_cast<int64_t>(i)), text, out);
     }
   } else if (type == "function_call") {
-    CallSlot& slot = CallFor(key);
-    if (slot.call_id.empty()) slot.call_id = std::string(StringOf(FindField(item, "call_id")));
+    CallSlot* found = CallFor(key, out);
+    if (found == nullptr) return;  // too many tool calls
+    CallSlot& slot = *found;
+    SetCallId(slot, StringOf(FindField(item, "call_id")));
     if (slot.name.empty()) slot.name = std::string(StringOf(FindField(item, "name")));
     if (!slot.started && !slot.name.empty()) StartCall(slot, out);
     if (const Json* arguments = FindField(item, "arguments"); arguments && arguments->is_string()) {
@@ -201,6 +208,7 @@ void StreamDecoder::OnTerminal(std::string_view type, const Json& response,
       const Json& item = (*output)[i];
       if (!item.is_object()) continue;
       OnItemDone(ItemKey(StringOf(FindField(item, "id")), static_cast<int64_t>(i)), item, out);
+      if (done()) return;  // too many tool calls
     }
   }
   for (auto& [key, part] : reasoning_parts_) {
@@ -309,25 +317,36 @@ void StreamDecoder::EmitReasoning(const std::string& item_key, int64_t sub_index
   out->push_back(ReasoningDeltaEvent{part.part_index, std::string(text)});
 }
 
-StreamDecoder::CallSlot& StreamDecoder::CallFor(const std::string& item_key) {
+StreamDecoder::CallSlot* StreamDecoder::CallFor(const std::string& item_key,
+                                                std::vector<ProviderEvent>* out) {
   auto it = call_by_item_.find(item_key);
-  if (it != call_by_item_.end()) return calls_[it->second];
+  if (it != call_by_item_.end()) return &calls_[it->second];
+  if (!AdmitCall(out)) return nullptr;
   CallSlot slot;
   slot.call_index = static_cast<int>(calls_.size());
   calls_.push_back(std::move(slot));
   call_by_item_[item_key] = calls_.size() - 1;
-  return calls_.back();
+  // The key stays for the whole response; the overhead until StartCall.
+  Hold(item_key.size() + kToolCallOverheadBytes);
+  return &calls_.back();
+}
+
+void StreamDecoder::SetCallId(CallSlot& slot, std::string_view call_id) {
+  if (!slot.call_id.empty() || call_id.empty()) return;
+  slot.call_id = std::string(call_id);
+  if (!slot.started) Hold(slot.call_id.size());  // until StartCall lets it out
 }
 
 void StreamDecoder::StartCall(CallSlot& slot, std::vector<ProviderEvent>* out) {
   EnsureStarted(out);
+  // The event carries what was held from here on.
+  Release(kToolCallOverheadBytes + slot.call_id.size() + slot.arguments.size());
   if (slot.call_id.empty()) {
     slot.call_id = response_id().empty()
                        ? absl::StrCat("call_", slot.call_index)
                        : absl::StrCat("call_", response_id(), "_", slot.call_index);
   }
   slot.started = true;
-  Release(slot.arguments.size());
   MarkOutput();
   out->push_back(ToolCallStartEvent{slot.call_index, slot.call_id, slot.name});
   if (!slot.arguments.empty()) out->push_back(ToolCallDeltaEvent{slot.call_index, slot.arguments});

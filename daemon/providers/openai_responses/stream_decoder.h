@@ -102,7 +102,11 @@ class StreamDecoder : public DecoderBase {
   void EmitReasoning(const std::string& item_key, int64_t sub_index, std::string_view text,
                      std::vector<ProviderEvent>* out);
   ReasoningPart& ReasoningPartFor(const std::string& item_key);
-  CallSlot& CallFor(const std::string& item_key);
+  // The call of item `item_key`, opened when new; null when a new one would
+  // be one call too many (the response then ended with an error).
+  CallSlot* CallFor(const std::string& item_key, std::vector<ProviderEvent>* out);
+  // Sets the wire call id of a call that has none yet.
+  void SetCallId(CallSlot& slot, std::string_view call_id);
   void StartCall(CallSlot& slot, std::vector<ProviderEvent>* out);
   void AppendArguments(CallSlot& slot, std::string_view fragment, std::vector<ProviderEvent>* out);
   void SetFinalArguments(CallSlot& slot, std::string_view arguments,

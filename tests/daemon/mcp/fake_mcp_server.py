@@ -22,6 +22,7 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
   --server-info JSON     the "serverInfo" of the initialize answer
   --log-level JSON       send notifications/message with this "level" before
                          answering initialize
+  --description-bytes N  pad every tool's description to N bytes
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
 wait_cancel, cancelled_ids, ask_client, env, mixed, spawn_child, destroy,
@@ -52,6 +53,7 @@ parser.add_argument("--stop-log", nargs=2, default=None)
 parser.add_argument("--error-data", default="")
 parser.add_argument("--server-info", default="")
 parser.add_argument("--log-level", default="")
+parser.add_argument("--description-bytes", type=int, default=0)
 args = parser.parse_args()
 
 
@@ -160,6 +162,11 @@ TOOLS = [
      "execution": {"taskSupport": "required"}},
     {"name": "weird.name/with spaces", "description": "Needs sanitizing.", "inputSchema": schema()},
 ]
+
+
+if args.description_bytes:
+    for tool in TOOLS:
+        tool["description"] = tool["description"].ljust(args.description_bytes, "x")
 
 
 def text_result(text, is_error=False):

@@ -69,6 +69,23 @@ TEST(HostileServerTest, ALogMessageWithALevelOfAnotherTypeIsLogged) {
   }
 }
 
+// A tool list past 8 MiB in all (here 17 tools of 600 kB each, in 5 pages
+// of less than the 64 MiB a message may have) fails the start.
+TEST(HostileServerTest, AToolListPastItsBoundFailsTheStart) {
+  ManagerHarness harness;
+  auto server = FakeServer("wordy", {"--description-bytes", "600000", "--pages", "5"});
+  McpSelection selection = harness.Select({"mcp/wordy/*"}, {server});
+  EXPECT_TRUE(selection.tools.empty());
+  EXPECT_THAT(HostileNotices(selection),
+              HasSubstr("failed to start: tools/list failed: the server's tools take more than "
+                        "8388608 bytes"));
+  EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kFailed);
+
+  ManagerHarness within;
+  auto smaller = FakeServer("wordy", {"--description-bytes", "400000", "--pages", "5"});
+  EXPECT_EQ(within.Call(smaller, "echo", {{"text", "hi"}}).content, "echo: hi");
+}
+
 // Records what the peer sends; the test plays the server through the
 // callbacks Start received.
 class InMemoryTransport : public McpTransport {

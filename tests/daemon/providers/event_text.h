@@ -142,4 +142,22 @@ inline void ExpectStreamInvariants(const std::vector<ProviderEvent>& events) {
   }
 }
 
+// A response of more than 256 named tool calls: the first 256 started, and
+// then it ended with a non-retryable error that says why, before any call
+// ended or the response finished.
+inline void ExpectTooManyToolCalls(const std::vector<ProviderEvent>& events) {
+  ExpectStreamInvariants(events);
+  int started = 0;
+  for (const ProviderEvent& event : events) {
+    if (std::holds_alternative<ToolCallStartEvent>(event)) ++started;
+  }
+  EXPECT_EQ(started, 256);
+  ASSERT_FALSE(events.empty());
+  const auto* error = std::get_if<ErrorEvent>(&events.back());
+  ASSERT_NE(error, nullptr) << EventText(events.back());
+  EXPECT_EQ(error->kind, ErrorKind::kUnknown);
+  EXPECT_FALSE(error->retryable);
+  EXPECT_NE(error->message.find("more than 256 tool calls"), std::string::npos) << error->message;
+}
+
 }  // namespace raw::providers::testing

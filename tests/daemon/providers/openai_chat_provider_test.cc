@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "daemon/providers/openai_chat/request_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -296,6 +297,32 @@ TEST(OpenAiChatProviderTest, EndpointJoinsBaseUrl) {
   model.base_url = "http://localhost:11434/v1//";
   EXPECT_EQ(OpenAiChatProvider(model, http, std::nullopt).endpoint(),
             "http://localhost:11434/v1/chat/completions");
+}
+
+// A tool call's name and id, and each call itself, count against the cap:
+// a call named with 2000 bytes, and calls that only ever send their index
+// (held, never emitted), each end the stream at once.
+TEST(OpenAiChatProviderTest, ToolCallNamesIdsAndCallsCountAgainstTheByteCap) {
+  auto make = [](http::HttpClient& http) {
+    config::ModelConfig model = Model();
+    model.max_response_bytes = 1024;
+    return std::make_unique<OpenAiChatProvider>(model, http, "k");
+  };
+  auto chunk = [](const std::string& calls) {
+    return R"(data: {"choices":[{"index":0,"delta":{"tool_calls":[)" + calls + "]}}]}\n\n";
+  };
+  harness::ExpectHeldBytesCountAgainstTheCap(
+      make,
+      {::raw::testing::chat::RoleChunk(), chunk(R"({"index":0,"id":"c1","function":{"name":")" +
+                                                std::string(2000, 'n') + R"(","arguments":""}})")});
+  harness::ExpectHeldBytesCountAgainstTheCap(
+      make, {::raw::testing::chat::RoleChunk(),
+             chunk(R"({"index":0,"id":")" + std::string(2000, 'i') + R"("})")});
+  std::string nameless;
+  for (int i = 0; i < 40; ++i)
+    nameless += (i > 0 ? "," : "") + absl::StrCat(R"({"index":)", i, "}");
+  harness::ExpectHeldBytesCountAgainstTheCap(make,
+                                             {::raw::testing::chat::RoleChunk(), chunk(nameless)});
 }
 
 }  // namespace

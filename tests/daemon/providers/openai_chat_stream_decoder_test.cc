@@ -16,6 +16,7 @@ namespace {
 
 using ::raw::providers::testing::EventTexts;
 using ::raw::providers::testing::ExpectStreamInvariants;
+using ::raw::providers::testing::ExpectTooManyToolCalls;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -328,6 +329,34 @@ TEST(OpenAiChatStreamDecoderTest, NonStreamedBodyGivesTheSameEvents) {
   error_body.DecodeNonStreamed(R"({"error":{"message":"nope","type":"server_error"}})", &events);
   EXPECT_THAT(EventTexts(events), ElementsAre("error server retryable before_output http=0 "
                                               "type=server_error code= retry_after=?"));
+}
+
+// A response may carry at most 256 tool calls, streamed one a chunk, all in
+// one chunk or in a whole body.
+TEST(OpenAiChatStreamDecoderTest, MoreThan256ToolCallsEndTheResponse) {
+  auto call = [](int i) {
+    return absl::StrCat(R"({"index":)", i, R"(,"id":"c)", i,
+                        R"(","type":"function","function":{"name":"f","arguments":"{}"}})");
+  };
+  std::vector<std::string> frames;
+  std::string all;
+  for (int i = 0; i < 300; ++i) {
+    frames.push_back(Chunk(absl::StrCat(R"({"tool_calls":[)", call(i), "]}")));
+    absl::StrAppend(&all, i > 0 ? "," : "", call(i));
+  }
+  frames.push_back(Chunk("{}", "\"tool_calls\""));
+  frames.push_back("[DONE]");
+  ExpectTooManyToolCalls(Decode(frames).events);
+  ExpectTooManyToolCalls(
+      Decode({Chunk(absl::StrCat(R"({"tool_calls":[)", all, "]}"), "\"tool_calls\""), "[DONE]"})
+          .events);
+  StreamDecoder decoder("openai");
+  std::vector<ProviderEvent> events;
+  decoder.DecodeNonStreamed(
+      absl::StrCat(R"({"id":"c1","model":"m","choices":[{"index":0,"finish_reason":"tool_calls",)",
+                   R"("message":{"role":"assistant","tool_calls":[)", all, "]}}]}"),
+      &events);
+  ExpectTooManyToolCalls(events);
 }
 
 }  // namespace

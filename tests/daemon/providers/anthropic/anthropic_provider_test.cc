@@ -288,5 +288,24 @@ TEST(AnthropicProviderTest, EndpointJoinsBaseUrl) {
   EXPECT_EQ(AnthropicProvider(model, http, "").endpoint(), "http://localhost:8080/messages");
 }
 
+// A tool call's name and id count against the cap.
+TEST(AnthropicProviderTest, ToolCallNamesAndIdsCountAgainstTheByteCap) {
+  auto make = [](http::HttpClient& http) {
+    config::ModelConfig model = Model();
+    model.max_response_bytes = 1024;
+    return std::make_unique<AnthropicProvider>(model, http, "k");
+  };
+  auto start = [](const std::string& id, const std::string& name) {
+    return absl::StrCat(
+        "event: message_start\ndata: "
+        R"({"type":"message_start","message":{"id":"msg_T","model":"claude-t","usage":{}}})"
+        "\n\nevent: content_block_start\ndata: "
+        R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":")",
+        id, R"(","name":")", name, R"(","input":{}}})", "\n\n");
+  };
+  harness::ExpectHeldBytesCountAgainstTheCap(make, {start("toolu_1", std::string(2000, 'n'))});
+  harness::ExpectHeldBytesCountAgainstTheCap(make, {start(std::string(2000, 'i'), "f")});
+}
+
 }  // namespace
 }  // namespace raw::providers::anthropic

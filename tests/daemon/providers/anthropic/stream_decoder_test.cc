@@ -17,6 +17,7 @@ namespace {
 using ::raw::providers::anthropic::testing::DecodeBody;
 using ::raw::providers::testing::EventTexts;
 using ::raw::providers::testing::ExpectStreamInvariants;
+using ::raw::providers::testing::ExpectTooManyToolCalls;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -324,6 +325,28 @@ TEST(AnthropicStreamDecoderTest, NonStreamedErrorAndGarbage) {
     ASSERT_EQ(events.size(), 1u);
     EXPECT_THAT(std::get<ErrorEvent>(events[0]).message, HasSubstr("no \"content\""));
   }
+}
+
+// A response may carry at most 256 tool calls, streamed or in a whole body.
+TEST(AnthropicStreamDecoderTest, MoreThan256ToolCallsEndTheResponse) {
+  auto call = [](int i) {
+    return absl::StrCat(R"({"type":"tool_use","id":"t)", i, R"(","name":"f","input":{}})");
+  };
+  std::string body = MessageStart();
+  std::string content;
+  for (int i = 0; i < 300; ++i) {
+    body += BlockStart(i, call(i)) + BlockStop(i) + Text(1000 + i, "after");
+    absl::StrAppend(&content, i > 0 ? "," : "", call(i), R"(,{"type":"text","text":"after"})");
+  }
+  body += MessageDelta("tool_use") + MessageStop();
+  ExpectTooManyToolCalls(DecodeBody(body));
+  StreamDecoder decoder;
+  std::vector<ProviderEvent> events;
+  decoder.DecodeNonStreamed(
+      absl::StrCat(R"({"id":"msg_N","type":"message","role":"assistant","model":"c","content":[)",
+                   content, R"(],"stop_reason":"tool_use","usage":{"output_tokens":1}})"),
+      &events);
+  ExpectTooManyToolCalls(events);
 }
 
 }  // namespace

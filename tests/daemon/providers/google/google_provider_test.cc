@@ -160,5 +160,17 @@ TEST(GoogleProviderTest, HtmlErrorFromAProxy) {
   EXPECT_EQ(status.message(), "HTTP 502: Bad gateway");
 }
 
+// A tool call's name counts against the cap.
+TEST(GoogleProviderTest, ToolCallNamesCountAgainstTheByteCap) {
+  harness::ExpectHeldBytesCountAgainstTheCap(
+      [](http::HttpClient& http) {
+        config::ModelConfig model = Model();
+        model.max_response_bytes = 1024;
+        return std::make_unique<GoogleProvider>(model, http, "k");
+      },
+      {R"(data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":")" +
+       std::string(2000, 'n') + R"(","args":{}}}],"role":"model"}}],"responseId":"r"})" + "\n\n"});
+}
+
 }  // namespace
 }  // namespace raw::providers::google

@@ -1,11 +1,11 @@
 // The Gemini stream decoder on synthetic chunks: the cases the fixtures do
 // not cover (blocked prompts, finish families, provider call ids, signatures
 // on thought parts, malformed chunks, the non-SSE array body, usage rules).
-#include "daemon/providers/google/stream_decoder.h"
-
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "daemon/providers/google/stream_decoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/providers/event_text.h"
@@ -15,6 +15,7 @@ namespace {
 
 using ::raw::providers::testing::EventTexts;
 using ::raw::providers::testing::ExpectStreamInvariants;
+using ::raw::providers::testing::ExpectTooManyToolCalls;
 using ::testing::ElementsAre;
 
 // Decodes each string as one SSE frame's data, then EOF.
@@ -197,6 +198,21 @@ TEST(GoogleStreamDecoderTest, AbsurdUsageIsUnknownNotWrapped) {
   EXPECT_EQ(u.output_tokens, std::nullopt);
   EXPECT_EQ(u.reasoning_tokens, std::nullopt);
   EXPECT_EQ(u.cache_read_tokens, 0);
+}
+
+// A response may carry at most 256 tool calls, in one chunk or spread over
+// many.
+TEST(GoogleStreamDecoderTest, MoreThan256ToolCallsEndTheResponse) {
+  const std::string call = R"({"functionCall":{"name":"f","args":{}}},{"text":"after"})";
+  std::string parts;
+  std::vector<std::string> frames;
+  for (int i = 0; i < 300; ++i) {
+    absl::StrAppend(&parts, i > 0 ? "," : "", call);
+    frames.push_back(Chunk("[" + call + "]"));
+  }
+  ExpectTooManyToolCalls(DecodeFrames({Chunk("[" + parts + "]", R"(,"finishReason":"STOP")")}));
+  frames.push_back(Chunk(R"([{"text":"end"}])", R"(,"finishReason":"STOP")"));
+  ExpectTooManyToolCalls(DecodeFrames(frames));
 }
 
 }  // namespace

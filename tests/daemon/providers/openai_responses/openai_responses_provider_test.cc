@@ -247,5 +247,28 @@ TEST(OpenAiResponsesProviderTest, EndpointJoinsBaseUrl) {
             "http://localhost:11434/v1/responses");
 }
 
+// A tool call's name and id count against the cap, also the id of a call
+// whose name has not come yet (held, not emitted).
+TEST(OpenAiResponsesProviderTest, ToolCallNamesAndIdsCountAgainstTheByteCap) {
+  auto make = [](http::HttpClient& http) {
+    config::ModelConfig model = Model();
+    model.max_response_bytes = 1024;
+    return std::make_unique<OpenAiResponsesProvider>(model, http, "k");
+  };
+  auto added = [](const std::string& call_id, const std::string& name) {
+    return std::string(
+               R"(data: {"type":"response.created","response":{"id":"resp_H","model":"m"}})")
+        .append("\n\n")
+        .append(R"(data: {"type":"response.output_item.added","output_index":0,)")
+        .append(R"("item":{"id":"fc_1","type":"function_call","call_id":")")
+        .append(call_id)
+        .append(R"(","name":")")
+        .append(name)
+        .append("\"}}\n\n");
+  };
+  harness::ExpectHeldBytesCountAgainstTheCap(make, {added("call_1", std::string(2000, 'n'))});
+  harness::ExpectHeldBytesCountAgainstTheCap(make, {added(std::string(2000, 'i'), "")});
+}
+
 }  // namespace
 }  // namespace raw::providers::openai_responses

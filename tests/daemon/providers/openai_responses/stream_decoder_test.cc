@@ -20,6 +20,7 @@ using ::raw::providers::openai_responses::testing::DecodeChunks;
 using ::raw::providers::openai_responses::testing::SseEvent;
 using ::raw::providers::testing::EventTexts;
 using ::raw::providers::testing::ExpectStreamInvariants;
+using ::raw::providers::testing::ExpectTooManyToolCalls;
 using ::testing::ElementsAre;
 
 const char kCreated[] =
@@ -333,6 +334,23 @@ TEST(OpenAiResponsesStreamDecoderTest, UsageFieldsStayUnknownWhenAbsent) {
   EXPECT_EQ(usage.cache_write_tokens, std::nullopt);
   EXPECT_EQ(usage.reasoning_tokens, std::nullopt);
   EXPECT_EQ(NormalizeResponsesUsage(Json("x")), events::Usage{});
+}
+
+// A response may carry at most 256 tool calls, streamed or only in the final
+// response's output.
+TEST(OpenAiResponsesStreamDecoderTest, MoreThan256ToolCallsEndTheResponse) {
+  std::vector<std::string> chunks = {Created()};
+  std::string output;
+  for (int i = 0; i < 300; ++i) {
+    std::string id = std::to_string(i);
+    chunks.push_back(CallAdded("fc" + id, "call" + id, "f", "{}"));
+    output += (i > 0 ? "," : "") + std::string(R"({"id":"fc)") + id +
+              R"(","type":"function_call","status":"completed","arguments":"{}","call_id":"call)" +
+              id + R"(","name":"f"})";
+  }
+  chunks.push_back(Completed());
+  ExpectTooManyToolCalls(DecodeChunks(chunks));
+  ExpectTooManyToolCalls(DecodeChunks({Created(), Completed("[" + output + "]")}));
 }
 
 }  // namespace
