@@ -1,5 +1,6 @@
 #include "daemon/loop/compactor.h"
 
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -16,9 +17,14 @@ namespace {
 using events::CompactionOutcome;
 
 // Collects one summary response: its text and how it ended. Reasoning and
-// tool calls are ignored; a retry discards what the failed attempt sent.
+// tool calls are ignored; a retry discards what the failed attempt sent,
+// after passing its usage (nullopt when it reported none) to `on_retried`:
+// the attempt was a request of its own.
 class SummarySink : public providers::ProviderEventSink {
  public:
+  explicit SummarySink(std::function<void(const std::optional<events::Usage>&)> on_retried)
+      : on_retried_(std::move(on_retried)) {}
+
   void OnEvent(const providers::ProviderEvent& event) override {
     if (const auto* delta = std::get_if<providers::TextDeltaEvent>(&event)) {
       text_ += delta->text;
@@ -29,6 +35,7 @@ class SummarySink : public providers::ProviderEventSink {
     } else if (const auto* error = std::get_if<providers::ErrorEvent>(&event)) {
       error_ = *error;
     } else if (std::holds_alternative<providers::RetryEvent>(event)) {
+      on_retried_(usage_);
       text_.clear();
       finish_.reset();
       usage_.reset();
@@ -42,6 +49,7 @@ class SummarySink : public providers::ProviderEventSink {
   const std::optional<events::Usage>& usage() const { return usage_; }
 
  private:
+  std::function<void(const std::optional<events::Usage>&)> on_retried_;
   std::string text_;
   std::optional<providers::FinishReason> finish_;
   std::optional<providers::ErrorEvent> error_;
@@ -147,11 +155,14 @@ CompactionResult RunCompaction(
     const providers::ModelRequest summary_request =
         context::SummaryRequest(context::RenderTranscript(plan.chunks[static_cast<size_t>(i)]),
                                 i + 1, chunks);
-    SummarySink sink;
+    auto count = [&](const std::optional<events::Usage>& usage) {
+      result.usage.push_back(usage);
+      CommitUsage(log, turn_id, usage);
+    };
+    SummarySink sink(count);
     absl::Status status = summarizer.Stream(summary_request, sink, cancel);
     RAW_FAILPOINT("compaction.summarized");
-    result.usage.push_back(sink.usage());
-    CommitUsage(log, turn_id, sink.usage());
+    count(sink.usage());
     const bool cancelled = cancel.cancelled() || status.code() == absl::StatusCode::kCancelled ||
                            (sink.error() && sink.error()->kind == providers::ErrorKind::kCancelled);
     if (cancelled) return unchanged(CompactionOutcome::kCancelled, kCancelled);

@@ -56,8 +56,9 @@ struct CompactionResult {
   // committed; the caller replaces its context with it and resets its
   // ContextMeter (Reset(runtime_tokens, *context)).
   std::optional<std::vector<events::ContextItem>> context;
-  // One entry per summary request sent, in order, whatever the outcome:
-  // its usage, or nullopt when it reported none. Already committed to the
+  // One entry per summary request sent (each attempt of a retried one
+  // too), in order, whatever the outcome: its usage, or nullopt when it
+  // reported none. Already committed to the
   // session's totals (see RunCompaction).
   std::vector<std::optional<events::Usage>> usage;
 };

@@ -8,6 +8,12 @@
 
 namespace raw::loop {
 
+void AddRequestUsage(int step, const StepResult& result,
+                     std::vector<events::EventPayload>& payloads, CommitExtras& extras) {
+  extras.usage = result.usage.value_or(events::Usage{});
+  if (result.usage) payloads.push_back(events::UsageReport{*result.usage, step});
+}
+
 void StepCollector::OnEvent(const providers::ProviderEvent& event) {
   std::visit(
       [this](const auto& e) {
@@ -58,6 +64,11 @@ void StepCollector::OnRetry(const providers::RetryEvent& retry) {
   if (result_.any_output) {
     log_.PublishLive(turn_id_, events::StreamReset{"the model request is being retried"});
   }
+  // The failed attempt was a request (and its tokens may be billed): it
+  // counts in the totals, with whatever usage it reported before it failed.
+  std::vector<events::EventPayload> payloads;
+  CommitExtras extras;
+  AddRequestUsage(step_, result_, payloads, extras);
   result_ = StepResult{};
   std::string what = retry.error.message.empty() ? providers::ErrorKindName(retry.error.kind)
                                                  : retry.error.message;
@@ -65,8 +76,10 @@ void StepCollector::OnRetry(const providers::RetryEvent& retry) {
       "Model request failed (%s): %s. Retrying in %.1f s (attempt %d of %d).",
       providers::ErrorKindName(retry.error.kind), what,
       static_cast<double>(retry.delay_ms) / 1000.0, retry.attempt + 1, retry.max_attempts);
-  // A notice that cannot be stored is not worth failing the turn over.
-  (void)log_.Commit(turn_id_, {events::Notice{events::NoticeLevel::kWarning, std::move(text)}});
+  payloads.push_back(events::Notice{events::NoticeLevel::kWarning, std::move(text)});
+  // A notice and a count that cannot be stored are not worth failing the
+  // turn over.
+  (void)log_.Commit(turn_id_, std::move(payloads), std::move(extras));
 }
 
 }  // namespace raw::loop

@@ -1,7 +1,9 @@
 // StepCollector: consumes one inference request's ProviderEvents, streams
 // the deltas to the session's subscribers, and assembles what the step
-// produced (text, reasoning, tool calls, usage, finish or error). Runs on
-// the turn thread; not thread-safe.
+// produced (text, reasoning, tool calls, usage, finish or error). An attempt
+// that is retried is dropped, but counts in the session's usage totals as a
+// request of its own (committed with the retry's notice). Runs on the turn
+// thread; not thread-safe.
 #pragma once
 
 #include <optional>
@@ -32,9 +34,18 @@ struct StepResult {
   bool any_output = false;  // some delta was published
 };
 
+// Adds `result`'s usage to a commit as one request of step `step`: the
+// session's request total counts it whether or not it reported usage
+// ("N of M requests reported X" needs the true M), and a usage it reported
+// becomes a UsageReport event.
+void AddRequestUsage(int step, const StepResult& result,
+                     std::vector<events::EventPayload>& payloads, CommitExtras& extras);
+
 class StepCollector : public providers::ProviderEventSink {
  public:
-  StepCollector(SessionLog& log, std::string turn_id) : log_(log), turn_id_(std::move(turn_id)) {}
+  // `step`: the turn's step the request belongs to.
+  StepCollector(SessionLog& log, std::string turn_id, int step)
+      : log_(log), turn_id_(std::move(turn_id)), step_(step) {}
 
   void OnEvent(const providers::ProviderEvent& event) override;
 
@@ -45,6 +56,7 @@ class StepCollector : public providers::ProviderEventSink {
 
   SessionLog& log_;
   std::string turn_id_;
+  int step_;
   StepResult result_;
 };
 

@@ -289,7 +289,7 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   request.history = &ctx_.serialized;
   request.history_generation = ctx_.generation;
 
-  StepCollector collector(log_, plan_.turn_id);
+  StepCollector collector(log_, plan_.turn_id, step);
   timeline_.Record(StepTimeline::kRequest);
   absl::Status status = plan_.provider->Stream(request, collector, cancel_);
   context_ = std::move(request.messages);
@@ -392,7 +392,7 @@ LeadingCommit Turn::AssistantCommit(int step, const StepResult& result) {
   events::ContextItem stored = std::move(item);
   log_.RedactItem(stored);
   CommitExtras extras;
-  AddUsage(step, result, payloads, extras);
+  AddRequestUsage(step, result, payloads, extras);
   extras.context_appends.push_back(stored);
   extras.conversation_activity = true;
   // The meter as it will be once the item is in, with the request's
@@ -413,14 +413,6 @@ LeadingCommit Turn::AssistantCommit(int step, const StepResult& result) {
   return {std::move(payloads), std::move(extras), std::move(committed)};
 }
 
-void Turn::AddUsage(int step, const StepResult& result,
-                    std::vector<events::EventPayload>& payloads, CommitExtras& extras) {
-  // Every request counts in the session's request total, also one that
-  // reported no usage at all: "N of M requests reported X" needs the true M.
-  extras.usage = result.usage.value_or(events::Usage{});
-  if (result.usage) payloads.push_back(events::UsageReport{*result.usage, step});
-}
-
 absl::Status Turn::CommitInterrupted(int step, const StepResult& result) {
   std::vector<events::EventPayload> payloads;
   if (!result.text.empty() || !result.reasoning.empty()) {
@@ -429,7 +421,7 @@ absl::Status Turn::CommitInterrupted(int step, const StepResult& result) {
     payloads.push_back(std::move(message));
   }
   CommitExtras extras;
-  AddUsage(step, result, payloads, extras);
+  AddRequestUsage(step, result, payloads, extras);
   // The context and its meter stay as they were: nothing of this request
   // enters the model context.
   return log_.Commit(plan_.turn_id, std::move(payloads), std::move(extras));
@@ -438,7 +430,7 @@ absl::Status Turn::CommitInterrupted(int step, const StepResult& result) {
 void Turn::CountFailedRequest(const StepResult& result) {
   std::vector<events::EventPayload> payloads;
   CommitExtras extras;
-  AddUsage(steps_, result, payloads, extras);
+  AddRequestUsage(steps_, result, payloads, extras);
   if (absl::Status s = log_.Commit(plan_.turn_id, std::move(payloads), std::move(extras));
       !s.ok()) {
     RAW_LOG(Warning) << "session " << plan_.session_id

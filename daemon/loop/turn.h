@@ -166,8 +166,6 @@ class Turn {
   absl::Status CommitInterrupted(int step, const StepResult& result);
   // Counts a request that failed in the session's usage totals.
   void CountFailedRequest(const StepResult& result);
-  static void AddUsage(int step, const StepResult& result,
-                       std::vector<events::EventPayload>& payloads, CommitExtras& extras);
   // Runs (or, at the step limit, skips) the step's calls; the assistant's
   // message and the calls are stored with the batch's first commit.
   absl::Status RunCalls(int step, const StepResult& result, bool skip_all);

@@ -529,6 +529,29 @@ TEST_F(SessionsTest, StatsCountCoveragePerFieldAndNeverShowZeroForUnknown) {
   EXPECT_EQ(second.cache_ratio_requests(), 1);
 }
 
+// A request that streamed its usage and was then cut off (retryable) is
+// retried; both requests count in the totals, with the tokens each reported.
+TEST_F(SessionsTest, ARetriedRequestCountsInTheStats) {
+  StartDaemon("");
+  std::string session = daemon_->CreateSession();
+  testing::ScriptedResponse cut =
+      chat::Stream({chat::RoleChunk(), chat::TextChunk("par"), chat::UsageChunk(100, 5)});
+  cut.end = testing::ScriptedResponse::End::kCut;
+  fake_.Enqueue(cut);
+  Turn(session, "one", chat::TextAnswer("a", {200, 10, std::nullopt}));
+  ASSERT_EQ(fake_.requests().size(), 2u);
+
+  raw::v1::GetStatsRequest req;
+  req.set_session_id(session);
+  raw::v1::GetStatsResponse stats;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub().GetStats(&ctx, req, &stats).ok());
+  EXPECT_EQ(stats.requests(), 2);
+  EXPECT_EQ(stats.input_tokens().total(), 300);
+  EXPECT_EQ(stats.input_tokens().requests_reported(), 2);
+  EXPECT_EQ(stats.output_tokens().total(), 15);
+}
+
 TEST_F(SessionsTest, ChangedToolsChangeTheCacheKeyOnceAndTheConversationGoesOn) {
   StartDaemon("");
   std::string session = daemon_->CreateSession();

@@ -11,6 +11,7 @@
 #include "daemon/context/context_meter.h"
 #include "daemon/context/summary.h"
 #include "daemon/context/token_estimate.h"
+#include "daemon/providers/retrying_provider.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/loop/scripted_provider.h"
@@ -317,6 +318,42 @@ TEST_F(CompactorTest, ASummaryRequestThatReportsNoUsageStillCountsAsARequest) {
   ASSERT_TRUE(session.ok());
   EXPECT_EQ(session->usage_requests, 1);
   EXPECT_FALSE(session->usage.input_tokens.has_value());
+}
+
+// A summary request that reported usage and then failed, and was retried,
+// counts in the totals as a request of its own, with its usage.
+TEST_F(CompactorTest, ARetriedSummaryRequestIsCountedWithItsUsage) {
+  for (int n = 1; n <= 3; ++n) AddTurn(n);
+  Script failed;
+  failed.events.push_back(providers::StartEvent{"resp", "test-model"});
+  failed.events.push_back(providers::TextDeltaEvent{0, "- half of"});
+  events::Usage usage;
+  usage.input_tokens = 500;
+  failed.events.push_back(providers::UsageEvent{usage});
+  providers::ErrorEvent error;
+  error.kind = providers::ErrorKind::kServer;
+  error.retryable = true;
+  error.message = "the connection was reset";
+  failed.events.push_back(error);
+  book_->scripts.push_back(failed);
+  book_->scripts.push_back(Summary("- short"));
+  providers::RetryingProvider provider(
+      std::make_unique<ScriptedProvider>(book_), providers::RetryPolicy{},
+      [](int64_t, const CancelToken&) { return true; }, [] { return 0.0; });
+  CancelToken cancel;
+  auto result = Run(Request(), provider, cancel);
+  EXPECT_EQ(result.ended.outcome, CompactionOutcome::kAccepted) << result.ended.message;
+  EXPECT_THAT(result.ended.summary, HasSubstr("- short"));
+  EXPECT_THAT(result.ended.summary, Not(HasSubstr("half of"))) << "the failed attempt's text";
+  ASSERT_EQ(result.usage.size(), 2u);
+  ASSERT_TRUE(result.usage[0].has_value());
+  EXPECT_EQ(result.usage[0]->input_tokens, 500);
+  ASSERT_TRUE(result.usage[1].has_value());
+  EXPECT_EQ(result.usage[1]->input_tokens, 900);
+  auto session = store_->GetSession(record_.id);
+  ASSERT_TRUE(session.ok());
+  EXPECT_EQ(session->usage_requests, 2);
+  EXPECT_EQ(session->usage.input_tokens, 1400);
 }
 
 TEST_F(CompactorTest, EverySummaryRequestIsCountedBeforeTheCompactionEnds) {
