@@ -148,11 +148,11 @@ absl::Status McpClient::Connect(const CancelToken* cancel) {
     absl::MutexLock lock(&mu_);
     alive_ = true;
   }
-  absl::Status handshake;
-  {
+  // No one else uses the client before Connect returns.
+  absl::Status handshake = Guarded("initialize", [&] { return Initialize(cancel); });
+  if (handshake.ok()) {
     absl::MutexLock lock(&session_mu_);
-    handshake = Guarded("initialize", [&] { return Initialize(cancel); });
-    if (handshake.ok()) session_ = 1;
+    session_ = 1;
   }
   absl::StatusOr<std::vector<McpTool>> tools = std::vector<McpTool>();
   if (handshake.ok() && server_info().has_tools) {
@@ -338,17 +338,58 @@ void McpClient::RefresherLoop() {
   }
 }
 
-absl::Status McpClient::Reinitialize(uint64_t seen_session) {
-  absl::MutexLock lock(&session_mu_);
-  if (session_ != seen_session) return absl::OkStatus();  // another caller did it
+absl::Status McpClient::Reinitialize(uint64_t seen_session, const CancelToken* cancel) {
+  // A cancel only needs to wake the wait for another caller's start:
+  // absl::Mutex re-evaluates the condition whenever the mutex is released.
+  int wake =
+      cancel != nullptr ? cancel->OnCancel([this] { absl::MutexLock lock(&session_mu_); }) : 0;
+  absl::Status status = StartNewSession(seen_session, cancel);
+  if (cancel != nullptr) cancel->RemoveCallback(wake);
+  return status;
+}
+
+absl::Status McpClient::StartNewSession(uint64_t seen_session, const CancelToken* cancel) {
+  {
+    absl::MutexLock lock(&session_mu_);
+    auto settled = [this, cancel]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(session_mu_) {
+      return !starting_session_ || (cancel != nullptr && cancel->cancelled());
+    };
+    session_mu_.Await(absl::Condition(&settled));
+    if (cancel != nullptr && cancel->cancelled()) {
+      return absl::CancelledError(
+          absl::StrCat("cancelled while a new session was being started: ", cancel->reason()));
+    }
+    if (session_ != seen_session && !session_lost_) return absl::OkStatus();  // another did it
+    starting_session_ = true;
+  }
   RAW_LOG(Info) << "mcp server " << options_.server_name
                 << ": the server no longer knows the session; starting a new one";
   transport_->ResetSession();
-  RETURN_IF_ERROR(Initialize(nullptr));
-  ++session_;
+  absl::Status started = Initialize(cancel);
+  {
+    absl::MutexLock lock(&session_mu_);
+    starting_session_ = false;
+    session_lost_ = !started.ok();
+    if (started.ok()) ++session_;
+  }
+  RETURN_IF_ERROR(started);
   absl::MutexLock state_lock(&mu_);
   refresh_requested_ = true;
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> McpClient::UsableSession(const CancelToken* cancel) {
+  uint64_t session;
+  bool usable;
+  {
+    absl::MutexLock lock(&session_mu_);
+    session = session_;
+    usable = !starting_session_ && !session_lost_;
+  }
+  if (usable) return session;
+  RETURN_IF_ERROR(Reinitialize(session, cancel));
+  absl::MutexLock lock(&session_mu_);
+  return session_;
 }
 
 absl::StatusOr<CallToolResult> McpClient::CallTool(const std::string& name, const Json& arguments,
@@ -359,11 +400,7 @@ absl::StatusOr<CallToolResult> McpClient::CallTool(const std::string& name, cons
 absl::StatusOr<CallToolResult> McpClient::CallToolOnce(const std::string& name,
                                                        const Json& arguments,
                                                        const CallOptions& options) {
-  uint64_t seen_session;
-  {
-    absl::MutexLock lock(&session_mu_);
-    seen_session = session_;
-  }
+  ASSIGN_OR_RETURN(uint64_t seen_session, UsableSession(options.cancel));
   RequestOptions request;
   request.timeout_ms = options.timeout_ms;
   request.cancel = options.cancel;
@@ -376,7 +413,7 @@ absl::StatusOr<CallToolResult> McpClient::CallToolOnce(const std::string& name,
     Json params = {{"name", name}, {"arguments", arguments.is_null() ? Json::object() : arguments}};
     absl::StatusOr<Json> result = peer_.Call("tools/call", std::move(params), request);
     if (!result.ok() && IsSessionExpired(result.status()) && attempt == 0) {
-      RETURN_IF_ERROR(Reinitialize(seen_session));
+      RETURN_IF_ERROR(Reinitialize(seen_session, options.cancel));
       continue;
     }
     if (!result.ok()) return result.status();

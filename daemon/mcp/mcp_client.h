@@ -124,8 +124,14 @@ class McpClient {
   absl::StatusOr<std::vector<McpTool>> ListTools(const CancelToken* cancel);
   void OnNotification(const Message& notification);
   void RefresherLoop();
-  // Starts a new session unless one was started since `seen_session`.
-  absl::Status Reinitialize(uint64_t seen_session);
+  // Starts a new session unless one was started since `seen_session`; waits
+  // for one another caller is starting. `cancel` (may be null) ends the
+  // wait and the start at once; the next call then starts the session.
+  absl::Status Reinitialize(uint64_t seen_session, const CancelToken* cancel);
+  absl::Status StartNewSession(uint64_t seen_session, const CancelToken* cancel);
+  // The session a call may use: waits for a start under way, and starts one
+  // when the last start failed or was given up.
+  absl::StatusOr<uint64_t> UsableSession(const CancelToken* cancel);
 
   McpClientOptions options_;
   std::unique_ptr<McpTransport> transport_;
@@ -134,9 +140,14 @@ class McpClient {
   // Keeps the server's notifications/message from flooding the log.
   LogRateLimiter message_log_limit_;
 
-  // Serializes handshakes (Connect, Reinitialize).
+  // Serializes the starts of new sessions (Reinitialize). Never held across
+  // a request to the server: callers that only read the session, and a
+  // start that is given up, do not wait behind the server.
   absl::Mutex session_mu_;
   uint64_t session_ ABSL_GUARDED_BY(session_mu_) = 0;
+  bool starting_session_ ABSL_GUARDED_BY(session_mu_) = false;
+  // The last start of a new session failed or was given up: there is none.
+  bool session_lost_ ABSL_GUARDED_BY(session_mu_) = false;
 
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(session_mu_);
   ServerInfo info_ ABSL_GUARDED_BY(mu_);

@@ -6,6 +6,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -51,16 +52,17 @@ class ScriptedHttpClient : public http::HttpClient {
     };
     return mu_.AwaitWithTimeout(absl::Condition(&seen), absl::Seconds(10));
   }
-  // Waits until a POST whose JSON-RPC body has `key` equal to `value` was
-  // made.
-  bool WaitForRpc(const std::string& key, const Json& value) const {
+  // Waits until `count` POSTs whose JSON-RPC body has `key` equal to `value`
+  // were made.
+  bool WaitForRpc(const std::string& key, const Json& value, size_t count = 1) const {
     absl::MutexLock lock(&mu_);
     auto seen = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      size_t found = 0;
       for (const http::HttpRequest& request : requests_) {
         Json body = ParseJson(request.body).value_or(Json());
-        if (body.is_object() && body.value(key, Json()) == value) return true;
+        if (body.is_object() && body.value(key, Json()) == value) ++found;
       }
-      return false;
+      return found >= count;
     };
     return mu_.AwaitWithTimeout(absl::Condition(&seen), absl::Seconds(10));
   }
@@ -450,6 +452,74 @@ TEST(HttpTransportTest, AnInterruptedCallEndsAtOnceWhateverTheServerDoes) {
   start = std::chrono::steady_clock::now();
   client.Close();
   EXPECT_LT(MsSince(start), 1000);
+}
+
+// The server forgets the session, then stalls on the new session's
+// initialize. A call waiting for it ends at once when interrupted; so does
+// another caller's call that needs the session while a second start
+// stalls; and the next call, once the server answers again, starts the new
+// session and goes through.
+TEST(HttpTransportTest, AnInterruptEndsACallWaitingOnAStalledNewSession) {
+  std::string session;
+  std::atomic<int> initializes = 0;
+  ScriptedHttpClient http([&](const http::HttpRequest& request, const Json& body,
+                              http::HttpResponseHandler& handler, const CancelToken& cancel) {
+    std::string method = body.is_object() ? body.value("method", "") : "";
+    if (method == "initialize" && ++initializes >= 2 && initializes <= 3) {
+      return Stall(request, cancel, 5000);
+    }
+    if (method == "tools/call" && http::FindHeader(request.headers, "Mcp-Session-Id") == "s1") {
+      return Reply(handler, 404, {{"Content-Type", "application/json"}},
+                   R"({"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"}})");
+    }
+    return Server([](const Json& call,
+                     http::HttpResponseHandler& h) { return ReplyJson(h, TextResult(call, "ok")); },
+                  &session)(request, body, handler, cancel);
+  });
+  McpClientOptions client_options;
+  client_options.server_name = "stalling";
+  client_options.request_timeout_ms = 30000;
+  McpClient client(std::make_unique<HttpTransport>(StallTestOptions(http)), client_options);
+  ASSERT_TRUE(client.Connect().ok());
+
+  CancelToken interrupt;
+  std::thread interrupter([&] {
+    http.WaitForRpc("method", "initialize", 2);
+    interrupt.Cancel("user interrupt");
+  });
+  CallOptions call;
+  call.cancel = &interrupt;
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<CallToolResult> interrupted = client.CallTool("echo", Json::object(), call);
+  interrupter.join();
+  EXPECT_EQ(interrupted.status().code(), absl::StatusCode::kCancelled) << interrupted.status();
+  EXPECT_LT(MsSince(start), 1000);
+
+  // The next call starts the session again, and that start stalls too.
+  CancelToken first_cancel;
+  absl::StatusOr<CallToolResult> first;
+  std::thread first_caller([&] {
+    CallOptions options;
+    options.cancel = &first_cancel;
+    first = client.CallTool("echo", Json::object(), options);
+  });
+  EXPECT_TRUE(http.WaitForRpc("method", "initialize", 3));
+  CancelToken given_up;
+  given_up.Cancel("user interrupt");
+  CallOptions other;
+  other.cancel = &given_up;
+  start = std::chrono::steady_clock::now();
+  absl::StatusOr<CallToolResult> waiting = client.CallTool("echo", Json::object(), other);
+  EXPECT_EQ(waiting.status().code(), absl::StatusCode::kCancelled) << waiting.status();
+  EXPECT_LT(MsSince(start), 1000) << "not held behind the other caller's start";
+  first_cancel.Cancel("user interrupt");
+  first_caller.join();
+  EXPECT_EQ(first.status().code(), absl::StatusCode::kCancelled) << first.status();
+
+  absl::StatusOr<CallToolResult> after = client.CallTool("echo", Json::object(), CallOptions());
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->content[0]["text"], "ok");
+  EXPECT_EQ(initializes, 4);
 }
 
 // The server answers a notification with an event stream it keeps open,
