@@ -83,6 +83,9 @@ int Listen(const AcpArgs& args, const AgentOptions& options, EventLoop& loop, si
     std::cerr << "raw-acp: " << listener.status().message() << "\n";
     return 1;
   }
+  if (!(*listener)->notice().empty()) {
+    std::cerr << "raw-acp: " << (*listener)->notice() << "; connect to the address below\n";
+  }
   std::cerr << "raw-acp: listening on " << (*listener)->url() << "?token=" << (*listener)->token()
             << std::endl;
   std::atomic<bool> ended{false};

@@ -54,6 +54,7 @@ AcpWebSocketListener::~AcpWebSocketListener() { Stop(); }
 
 uint16_t AcpWebSocketListener::port() const { return server_->port(); }
 const std::string& AcpWebSocketListener::token() const { return server_->token(); }
+const std::string& AcpWebSocketListener::notice() const { return server_->notice(); }
 std::string AcpWebSocketListener::url() const {
   std::string origin = server_->origin();  // http://host:port
   return absl::StrCat("ws", origin.substr(4), kAcpPath);

@@ -50,6 +50,8 @@ class AcpWebSocketListener {
   const std::string& token() const;
   // ws://127.0.0.1:PORT/acp (the token is not in it).
   std::string url() const;
+  // Empty, or why `localhost:PORT` is not accepted (web::LocalServer::notice).
+  const std::string& notice() const;
   // Closes every connection (each peer gets OnClosed) and the listener.
   void Stop();
 

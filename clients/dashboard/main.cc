@@ -158,6 +158,9 @@ int main(int argc, char** argv) {
     std::cerr << "raw-dashboard: " << server.status().message() << "\n";
     return 1;
   }
+  if (!(*server)->notice().empty()) {
+    std::cerr << "raw-dashboard: " << (*server)->notice() << "; use the address below\n";
+  }
   const std::string url = absl::StrCat((*server)->origin(), "/#token=", *token);
   std::cout << "Raw dashboard: " << url << std::endl;
   if (args->open) {

@@ -15,9 +15,11 @@ bool IsStateChanging(std::string_view method) {
   return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
 }
 
-std::vector<std::string> OwnAuthorities(uint16_t port) {
-  return {absl::StrCat("127.0.0.1:", port), absl::StrCat("localhost:", port),
-          absl::StrCat("[::1]:", port)};
+std::vector<std::string> OwnAuthorities(const AdmissionPolicy& policy) {
+  std::vector<std::string> own;
+  for (const std::string& host : policy.own_hosts)
+    own.push_back(absl::StrCat(host, ":", policy.port));
+  return own;
 }
 
 }  // namespace
@@ -27,7 +29,7 @@ std::optional<Rejection> CheckHost(const Request& request, const AdmissionPolicy
     return Rejection{421, "exactly one Host field is required"};
   }
   std::string host = absl::AsciiStrToLower(std::string(*request.Header("host")));
-  for (const std::string& own : OwnAuthorities(policy.port)) {
+  for (const std::string& own : OwnAuthorities(policy)) {
     if (host == own) return std::nullopt;
   }
   return Rejection{421, "Host is not this local server"};
@@ -41,7 +43,7 @@ std::optional<Rejection> CheckOrigin(const Request& request, const AdmissionPoli
   if (count > 1) return Rejection{403, "more than one Origin field"};
   std::string origin(*request.Header("origin"));
   std::string lower = absl::AsciiStrToLower(origin);
-  for (const std::string& own : OwnAuthorities(policy.port)) {
+  for (const std::string& own : OwnAuthorities(policy)) {
     if (lower == absl::StrCat("http://", own)) return std::nullopt;
   }
   if (std::find(policy.allowed_origins.begin(), policy.allowed_origins.end(), origin) !=

@@ -15,6 +15,10 @@ namespace raw::web {
 
 struct AdmissionPolicy {
   uint16_t port = 0;
+  // The hosts that, with `port`, name this server: "127.0.0.1" and "[::1]"
+  // for the addresses it listens on, and "localhost" only when no one else
+  // can listen on either (loopback_listeners.h).
+  std::vector<std::string> own_hosts = {"127.0.0.1"};
   std::string token;
   // The session cookie's full name (SessionCookieName) and the secret it
   // must carry, which is never the token; an empty name: no cookie is read.
@@ -29,15 +33,15 @@ struct Rejection {
   std::string reason;  // the response body, one line
 };
 
-// Host must be exactly 127.0.0.1:PORT, localhost:PORT or [::1]:PORT, and
+// Host must be exactly HOST:PORT for one of own_hosts (in any case), and
 // sent once; otherwise 421 (a name that rebinds to loopback lands here).
 std::optional<Rejection> CheckHost(const Request& request, const AdmissionPolicy& policy);
 
 // Origin, when present on a WebSocket upgrade or a state-changing method
 // (POST, PUT, PATCH, DELETE), must be this server's own origin
-// (http://127.0.0.1:PORT, http://localhost:PORT, http://[::1]:PORT) or in
-// the allow-list; otherwise 403. Any other request may carry any Origin: a
-// browser does not let a foreign page read the answer (no CORS fields).
+// (http://HOST:PORT for one of own_hosts) or in the allow-list; otherwise
+// 403. Any other request may carry any Origin: a browser does not let a
+// foreign page read the answer (no CORS fields).
 std::optional<Rejection> CheckOrigin(const Request& request, const AdmissionPolicy& policy,
                                      bool websocket_upgrade);
 

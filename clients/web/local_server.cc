@@ -32,6 +32,7 @@
 #include "absl/synchronization/mutex.h"
 #include "clients/web/access_token.h"
 #include "clients/web/admission.h"
+#include "clients/web/loopback_listeners.h"
 #include "clients/web/peer_owner.h"
 #include "common/serial_queue.h"
 #include "common/worker_pool.h"
@@ -340,10 +341,15 @@ Response TextResponse(int status, std::string text) {
   return r;
 }
 
-// The hosts whose cookies a browser sends to a server bound to `address`:
-// the address itself and "localhost", which a user may have typed instead.
-std::string CookieHosts(const std::string& address) {
-  return address == "::1" ? "[::1] and localhost" : absl::StrCat(address, " and localhost");
+// The hosts whose cookies a browser sends to a server at `address`: the
+// address itself and, when it is one of the server's own hosts,
+// "localhost", which a user may have typed instead.
+std::string CookieHosts(const std::string& address, const std::vector<std::string>& own_hosts) {
+  std::string hosts = address == "::1" ? "[::1]" : address;
+  if (std::find(own_hosts.begin(), own_hosts.end(), "localhost") != own_hosts.end()) {
+    absl::StrAppend(&hosts, " and localhost");
+  }
+  return hosts;
 }
 
 // Counts a connection's requests in fixed windows.
@@ -374,6 +380,10 @@ struct LocalServer::Impl {
   AdmissionPolicy policy;
   asio::io_context io;
   tcp::acceptor acceptor{io};
+  // The other loopback address on the same port, when held
+  // (loopback_listeners.h); served exactly like `acceptor`.
+  tcp::acceptor other_acceptor{io};
+  std::string notice;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::shared_ptr<IoGate> gate = std::make_shared<IoGate>(io);
   WorkerPool pool{"raw-web"};
@@ -395,7 +405,7 @@ struct LocalServer::Impl {
   std::map<uint64_t, std::function<void()>> closers;  // each live connection's hard close
 
   http::response<http::string_body> ToBeast(const Response& r, unsigned version, bool keep_alive) const;
-  asio::awaitable<void> AcceptLoop();
+  asio::awaitable<void> AcceptLoop(tcp::acceptor& listener);
   asio::awaitable<void> Session(tcp::socket socket, uint64_t id);
   asio::awaitable<void> WebSocketSession(uint64_t id, beast::tcp_stream stream, Request upgrade,
                                          const WebSocketRoute* route, http::request<http::string_body> req);
@@ -417,11 +427,11 @@ http::response<http::string_body> LocalServer::Impl::ToBeast(const Response& r, 
   return res;
 }
 
-asio::awaitable<void> LocalServer::Impl::AcceptLoop() {
+asio::awaitable<void> LocalServer::Impl::AcceptLoop(tcp::acceptor& listener) {
   for (;;) {
     beast::error_code ec;
-    tcp::socket socket = co_await acceptor.async_accept(Await(ec));
-    if (stopping || !acceptor.is_open()) co_return;
+    tcp::socket socket = co_await listener.async_accept(Await(ec));
+    if (stopping || !listener.is_open()) co_return;
     if (ec) {
       // Out of descriptors and the like: back off instead of spinning.
       asio::steady_timer pause(io, std::chrono::milliseconds(100));
@@ -505,12 +515,13 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
     if (ec == http::error::header_limit) {
       // From a browser, this is almost always the cookies that other local
       // servers set on this host, which the browser sends to every port.
-      co_await reject(431,
-                      absl::StrCat("request header too large (over ", options.max_header_bytes,
-                                   " bytes). From a browser this is usually cookies that other "
-                                   "local servers set: clear the browser's cookies for ",
-                                   CookieHosts(options.address), ", then reload."),
-                      11);
+      co_await reject(
+          431,
+          absl::StrCat("request header too large (over ", options.max_header_bytes,
+                       " bytes). From a browser this is usually cookies that other "
+                       "local servers set: clear the browser's cookies for ",
+                       CookieHosts(options.address, policy.own_hosts), ", then reload."),
+          11);
       break;
     }
     if (ec == http::error::body_limit) {
@@ -685,6 +696,7 @@ LocalServer::~LocalServer() { Stop(); }
 uint16_t LocalServer::port() const { return impl_->port; }
 const std::string& LocalServer::token() const { return impl_->policy.token; }
 const std::string& LocalServer::session_cookie() const { return impl_->policy.session_cookie; }
+const std::string& LocalServer::notice() const { return impl_->notice; }
 std::string LocalServer::origin() const {
   return impl_->options.address == "::1" ? absl::StrCat("http://[::1]:", impl_->port)
                                          : absl::StrCat("http://127.0.0.1:", impl_->port);
@@ -739,28 +751,41 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
     }
   }
 
+  absl::StatusOr<LoopbackListeners> listeners =
+      BindLoopbackListeners(options.address, options.port, options.before_other_bind);
+  if (!listeners.ok()) return listeners.status();
+  // Whose connections are served: the lookup must work here, for each
+  // address, or no connection could be told from another user's.
+  std::optional<uint32_t> owner;
+  for (int fd : {listeners->primary.get(), listeners->other.get()}) {
+    if (fd < 0) continue;
+    absl::StatusOr<uint32_t> found = ListenerOwner(fd);
+    if (!found.ok() || (owner && *owner != *found)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("local server: cannot find out which user owns a connection (",
+                       found.ok() ? "the listeners' owners differ" : found.status().message(),
+                       "), so other users' connections could not be refused; not serving"));
+    }
+    owner = *found;
+  }
   auto impl = std::make_unique<Impl>();
   beast::error_code ec;
-  tcp::endpoint endpoint(asio::ip::make_address(options.address, ec), options.port);
-  if (!ec) impl->acceptor.open(endpoint.protocol(), ec);
-  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) impl->acceptor.bind(endpoint, ec);
-  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    return absl::UnavailableError(
-        absl::StrCat("local server: cannot listen on ", options.address, ":", options.port, ": ", ec.message()));
+  const bool v6 = options.address == "::1";
+  impl->acceptor.assign(v6 ? tcp::v6() : tcp::v4(), listeners->primary.get(), ec);
+  if (!ec) listeners->primary.Release();
+  if (!ec && listeners->other.get() >= 0) {
+    impl->other_acceptor.assign(v6 ? tcp::v4() : tcp::v6(), listeners->other.get(), ec);
+    if (!ec) listeners->other.Release();
   }
-  // Whose connections are served: the lookup must work here, or no
-  // connection could be told from another user's.
-  absl::StatusOr<uint32_t> owner = ListenerOwner(impl->acceptor.native_handle());
-  if (!owner.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "local server: cannot find out which user owns a connection (", owner.status().message(),
-        "), so other users' connections could not be refused; not serving"));
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("local server: cannot serve the listening socket: ", ec.message()));
   }
   impl->peer_uid = options.peer_uid.value_or(*owner);
-  impl->port = impl->acceptor.local_endpoint().port();
+  impl->port = listeners->port;
+  impl->notice = std::move(listeners->notice);
   impl->policy.port = impl->port;
+  impl->policy.own_hosts = std::move(listeners->own_hosts);
   impl->policy.token = std::move(token);
   if (!options.session_cookie.empty()) {
     impl->policy.session_cookie = SessionCookieName(options.session_cookie, impl->port);
@@ -770,7 +795,10 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
   impl->options = std::move(options);
   impl->routes = std::move(routes);
   impl->work.emplace(impl->io.get_executor());
-  asio::co_spawn(impl->io, impl->AcceptLoop(), asio::detached);
+  asio::co_spawn(impl->io, impl->AcceptLoop(impl->acceptor), asio::detached);
+  if (impl->other_acceptor.is_open()) {
+    asio::co_spawn(impl->io, impl->AcceptLoop(impl->other_acceptor), asio::detached);
+  }
   Impl* raw = impl.get();
   impl->io_thread = std::thread([raw] { raw->io.run(); });
   return std::unique_ptr<LocalServer>(new LocalServer(std::move(impl)));
@@ -787,6 +815,7 @@ void LocalServer::Stop() {
     impl->stopping = true;
     beast::error_code ignored;
     impl->acceptor.close(ignored);
+    impl->other_acceptor.close(ignored);
     // A closer may erase its own entry later, never during this loop.
     for (auto& [id, close] : impl->closers) close();
   });

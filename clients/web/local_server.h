@@ -2,7 +2,11 @@
 // (`raw-acp --listen`, the dashboard gateway). Hardened against the other
 // programs and web pages on the same machine:
 //
-// - It binds 127.0.0.1 or ::1 only; any other address is an error.
+// - It binds 127.0.0.1 or ::1 only; any other address is an error. It
+//   listens on the other of the two as well, on the same port, so that no
+//   other user can serve `localhost:PORT`; where another program holds
+//   that address already, only the address bound counts as the server's
+//   own (loopback_listeners.h, notice()).
 // - It serves only its own user: a connection whose far end is a socket of
 //   another user (peer_owner.h) is reset at once, before it takes a slot or
 //   reads a byte. When the kernel cannot say who owns the peer (it has
@@ -100,6 +104,9 @@ struct LocalServerOptions {
   // listening socket, this process's user. (Tests name another user to see
   // their own connections refused.)
   std::optional<uint32_t> peer_uid;
+  // Tests only: runs with the port just before the other loopback address
+  // is bound (BindLoopbackListeners).
+  std::function<void(uint16_t)> before_other_bind;
 };
 
 // Completes one request; call it exactly once, from any thread.
@@ -186,6 +193,9 @@ class LocalServer {
   const std::string& session_cookie() const;
   // "http://127.0.0.1:PORT" (or "http://[::1]:PORT").
   std::string origin() const;
+  // Empty, or one line for the user: why `localhost:PORT` is not accepted
+  // (another program holds the other loopback address at this port).
+  const std::string& notice() const;
 
   // Closes the listener and every connection, waits for running handlers and
   // for every WebSocket handler's OnClose, and joins the threads. Idempotent;

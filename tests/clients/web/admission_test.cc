@@ -1,5 +1,6 @@
 #include "clients/web/admission.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace raw::web {
@@ -11,6 +12,7 @@ constexpr char kSecret[] = "fedcba9876543210fedcba9876543210";
 AdmissionPolicy Policy() {
   AdmissionPolicy p;
   p.port = 8123;
+  p.own_hosts = {"127.0.0.1", "[::1]", "localhost"};
   p.token = kToken;
   p.session_cookie = "raw_token_8123";
   p.session_secret = kSecret;
@@ -39,6 +41,26 @@ TEST(Admission, HostMustBeThisServer) {
   }
   EXPECT_TRUE(CheckHost(Make("GET", {}), Policy()));
   EXPECT_TRUE(CheckHost(Make("GET", {{"host", "127.0.0.1:8123"}, {"host", "evil:8123"}}), Policy()));
+}
+
+// A server that does not hold [::1] at its port (another program does)
+// owns neither that address nor `localhost`, which may lead there.
+TEST(Admission, OnlyTheHostsTheServerHoldsAreItsOwn) {
+  AdmissionPolicy policy = Policy();
+  policy.own_hosts = {"127.0.0.1"};
+  EXPECT_FALSE(CheckHost(Make("GET", {{"host", "127.0.0.1:8123"}}), policy));
+  for (const char* foreign : {"localhost:8123", "[::1]:8123"}) {
+    auto r = CheckHost(Make("GET", {{"host", foreign}}), policy);
+    ASSERT_TRUE(r) << foreign;
+    EXPECT_EQ(r->status, 421);
+    auto o =
+        CheckOrigin(Make("POST", {{"origin", absl::StrCat("http://", foreign)}}), policy, false);
+    ASSERT_TRUE(o) << foreign;
+    EXPECT_EQ(o->status, 403);
+    EXPECT_TRUE(
+        CheckOrigin(Make("GET", {{"origin", absl::StrCat("http://", foreign)}}), policy, true));
+  }
+  EXPECT_FALSE(CheckOrigin(Make("POST", {{"origin", "http://127.0.0.1:8123"}}), policy, false));
 }
 
 TEST(Admission, OriginIsCheckedOnStateChangesAndUpgrades) {

@@ -14,13 +14,19 @@
 
 namespace raw::web::testing {
 
-RawHttpClient::RawHttpClient(uint16_t port) {
-  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+RawHttpClient::RawHttpClient(uint16_t port, bool v6) {
+  fd_ = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  sockaddr_in6 addr6{};
+  addr6.sin6_family = AF_INET6;
+  addr6.sin6_port = htons(port);
+  addr6.sin6_addr = in6addr_loopback;
+  const int rc = v6 ? connect(fd_, reinterpret_cast<sockaddr*>(&addr6), sizeof(addr6))
+                    : connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  if (rc != 0) {
     close(fd_);
     fd_ = -1;
   }
@@ -64,8 +70,10 @@ std::optional<RawResponse> RawHttpClient::ReadResponse() {
   for (size_t i = 1; i < lines.size(); ++i) {
     size_t colon = lines[i].find(':');
     if (colon == std::string::npos) continue;
-    response.headers[absl::AsciiStrToLower(lines[i].substr(0, colon))] =
-        std::string(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
+    std::string name = absl::AsciiStrToLower(lines[i].substr(0, colon));
+    std::string value(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
+    if (name == "set-cookie") response.set_cookies.push_back(value);
+    response.headers[name] = std::move(value);
   }
   size_t length = 0;
   if (auto it = response.headers.find("content-length"); it != response.headers.end()) {
@@ -92,8 +100,8 @@ bool RawHttpClient::WaitForClose() {
   }
 }
 
-std::optional<RawResponse> Exchange(uint16_t port, const std::string& request) {
-  RawHttpClient client(port);
+std::optional<RawResponse> Exchange(uint16_t port, const std::string& request, bool v6) {
+  RawHttpClient client(port, v6);
   if (!client.connected() || !client.Write(request)) return std::nullopt;
   return client.ReadResponse();
 }

@@ -1,4 +1,4 @@
-// Test support: a blocking TCP client on 127.0.0.1 that writes bytes exactly
+// Test support: a blocking TCP client on 127.0.0.1 (or ::1) that writes bytes exactly
 // as given (malformed and hostile requests included) and reads HTTP
 // responses. No timeouts of its own: every read waits for the server's
 // answer or its close (CTest's timeout bounds a hang).
@@ -8,18 +8,21 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace raw::web::testing {
 
 struct RawResponse {
   int status = 0;
-  std::map<std::string, std::string> headers;  // lower-case names
+  std::map<std::string, std::string> headers;  // lower-case names; the last of each
+  std::vector<std::string> set_cookies;        // every Set-Cookie value, in order
   std::string body;
 };
 
 class RawHttpClient {
  public:
-  explicit RawHttpClient(uint16_t port);
+  // `v6`: connects to [::1]:port instead of 127.0.0.1:port.
+  explicit RawHttpClient(uint16_t port, bool v6 = false);
   ~RawHttpClient();
   RawHttpClient(const RawHttpClient&) = delete;
   RawHttpClient& operator=(const RawHttpClient&) = delete;
@@ -40,6 +43,6 @@ class RawHttpClient {
 };
 
 // Writes `request` on a new connection and reads the response.
-std::optional<RawResponse> Exchange(uint16_t port, const std::string& request);
+std::optional<RawResponse> Exchange(uint16_t port, const std::string& request, bool v6 = false);
 
 }  // namespace raw::web::testing
