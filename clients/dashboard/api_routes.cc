@@ -12,6 +12,7 @@
 #include "clients/dashboard/live_session.h"
 #include "clients/dashboard/preferences_file.h"
 #include "clients/dashboard/proto_json.h"
+#include "clients/dashboard/stale_cookies.h"
 #include "clients/dashboard/static_files.h"
 #include "clients/lib/write_lease.h"
 #include "clients/web/access_token.h"
@@ -44,7 +45,8 @@ web::Response Answer(const absl::StatusOr<Message>& result) {
 web::Response NotFound() { return ErrorResponse(absl::NotFoundError("no such API route")); }
 
 // The Bearer token of POST /api/login (the scheme in any case), compared in
-// constant time; answered with the session cookie of this gateway's port.
+// constant time; answered with the session cookie of this gateway's port,
+// and with the deletion of the cookies of gateways gone (stale_cookies.h).
 // The --open page has served its purpose then, and is removed.
 web::Response Login(const Gateway& gateway, const web::Request& request) {
   std::optional<std::string_view> auth = request.Header("authorization");
@@ -61,6 +63,10 @@ web::Response Login(const Gateway& gateway, const web::Request& request) {
   response.headers.emplace_back(
       "Set-Cookie", web::SessionCookie(web::SessionCookieName(kSessionCookie, request.local_port),
                                        gateway.session_secret));
+  for (std::string& deletion :
+       StaleSessionCookieDeletions(request, kSessionCookie, request.local_port)) {
+    response.headers.emplace_back("Set-Cookie", std::move(deletion));
+  }
   return response;
 }
 

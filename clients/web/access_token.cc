@@ -68,4 +68,9 @@ std::string SessionCookie(std::string_view name, std::string_view secret) {
                       "; HttpOnly; SameSite=Strict; Path=/");
 }
 
+std::string ExpiredSessionCookie(std::string_view name) {
+  return absl::StrCat(absl::string_view(name.data(), name.size()),
+                      "=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/");
+}
+
 }  // namespace raw::web

@@ -32,4 +32,8 @@ std::string SessionCookieName(std::string_view prefix, uint16_t port);
 // HttpOnly, SameSite=Strict, Path=/.
 std::string SessionCookie(std::string_view name, std::string_view secret);
 
+// The Set-Cookie value that makes a browser drop its cookie `name` set by
+// SessionCookie (same name and path, Max-Age=0).
+std::string ExpiredSessionCookie(std::string_view name);
+
 }  // namespace raw::web

@@ -1,5 +1,7 @@
 #include "clients/web/http_message.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -61,6 +63,23 @@ std::vector<std::string> Request::Cookies(std::string_view name) const {
     }
   }
   return values;
+}
+
+std::vector<std::string> Request::CookieNames() const {
+  std::vector<std::string> names;
+  for (const auto& [key, value] : headers) {
+    if (key != "cookie") continue;
+    for (absl::string_view pair : absl::StrSplit(value, ';')) {
+      pair = absl::StripAsciiWhitespace(pair);
+      size_t eq = pair.find('=');
+      if (eq == absl::string_view::npos || eq == 0) continue;
+      std::string name(pair.substr(0, eq));
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(std::move(name));
+      }
+    }
+  }
+  return names;
 }
 
 void ParseTarget(std::string_view target, Request* request) {

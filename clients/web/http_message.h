@@ -33,6 +33,9 @@ struct Request {
   // come more than once (another server on the same host may set its own
   // with a longer path, which is sent first); a check must look at all.
   std::vector<std::string> Cookies(std::string_view name) const;
+  // The name of every cookie in the Cookie fields, in the order sent, each
+  // once.
+  std::vector<std::string> CookieNames() const;
 };
 
 struct Response {
