@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -163,12 +164,37 @@ bool EndGroup(pid_t pid, long long recorded_start) {
   return kill(-pid, SIGKILL) == 0;
 }
 
+// The previous ledger's text, when `path` is a regular file of this user's
+// (not a symlink); else "", which ends nothing: a ledger another user put
+// in a state directory they can write to must not choose what is killed.
+std::string ReadOwnLedger(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+    char buffer[16384];
+    ssize_t n;
+    while ((n = read(fd, buffer, sizeof buffer)) != 0) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      text.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return text;
+}
+
 // Writes the header, `pending` and `live` to a new file and renames it over `path`;
 // returns its descriptor (O_APPEND), or -1.
 int Rewrite(const std::string& path, const std::string& boot_id, const std::string& instance,
             const std::map<pid_t, Child>& live, const std::set<unsigned long long>& pending) {
+  // A fresh file, never one found there: a symlink (or a file another user
+  // put in a state directory they can write to) is removed, not written
+  // through; if one appears again before the open, the open fails.
   const std::string tmp = absl::StrCat(path, ".new");
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+  if (unlink(tmp.c_str()) != 0 && errno != ENOENT) return -1;
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
   std::string text = absl::StrCat("boot ", boot_id, "\ninstance ", instance, "\n");
   for (unsigned long long nonce : pending) absl::StrAppend(&text, "?", nonce, "\n");
@@ -202,7 +228,7 @@ absl::StatusOr<int> Open(const std::string& path) {
   Ledger& l = TheLedger();
   absl::MutexLock lock(&l.mu);
   const std::string boot_id = BootId();
-  const Previous previous = ReadPrevious(ReadProcFile(path), boot_id);
+  const Previous previous = ReadPrevious(ReadOwnLedger(path), boot_id);
   std::set<pid_t> ended;
   if (!previous.clean) {
     for (const auto& [pid, start] : previous.unreaped) {

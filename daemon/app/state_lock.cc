@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,10 +29,30 @@ long ReadPid(int fd) {
 
 absl::StatusOr<std::unique_ptr<StateLock>> StateLock::Acquire(const std::string& lock_path,
                                                               const std::string& state_dir) {
-  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  // Never through a symlink, nor into a file that is not this user's own
+  // alone (a hard link): the file is truncated and written below, and
+  // another user who can write the state directory could otherwise point
+  // it at any file of this user's.
+  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
   if (fd < 0) {
+    if (errno == ELOOP) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the lock file ", lock_path,
+                       " is a symbolic link; refusing to follow it. "
+                       "Remove it (and check who can write to ",
+                       state_dir, ")"));
+    }
     return absl::FailedPreconditionError(
         absl::StrCat("cannot open the lock file ", lock_path, ": ", std::strerror(errno)));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat("the lock file ", lock_path,
+                     " is not a regular file of yours with one name (another "
+                     "user may have prepared it); remove it (and check who can write to ",
+                     state_dir, ")"));
   }
   while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) continue;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -15,8 +16,11 @@ namespace raw::packages {
 
 absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
   RETURN_IF_ERROR(EnsureDir(Dirname(path)));
-  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // A new file of a name no one can guess (mkostemp: O_EXCL, mode 0600),
+  // never one found there, so a symlink planted beside `path` is not
+  // written through.
+  std::string tmp = absl::StrCat(path, ".tmp.XXXXXX");
+  int fd = mkostemp(tmp.data(), O_CLOEXEC);
   if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", tmp));
   absl::Status status;
   std::string_view rest = text;

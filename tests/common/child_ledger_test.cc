@@ -193,6 +193,23 @@ TEST_F(ChildLedgerTest, ALedgerOfAnotherBootOrAReusedPidEndsNothing) {
   WaitOwnedChild(bystander);
 }
 
+// Links planted in a state directory another user can write to: the
+// ledger's new file is made afresh, never written through a symlink, and
+// the file a link points at is left as it was.
+TEST_F(ChildLedgerTest, APlantedSymlinkIsNeverWrittenThrough) {
+  const std::string victim = dir_ + "/bashrc";
+  std::ofstream(victim) << "keep me\n";
+  ASSERT_EQ(symlink(victim.c_str(), (path_ + ".new").c_str()), 0);
+  ASSERT_EQ(symlink(victim.c_str(), path_.c_str()), 0);
+  ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  child_ledger::Close();
+  std::ifstream in(victim);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()),
+            "keep me\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(path_));
+  EXPECT_EQ(ReadLedger().rfind("boot ", 0), 0u);
+}
+
 TEST_F(ChildLedgerTest, GarbageInTheLedgerIsIgnored) {
   const std::string boot = [&] {
     std::ifstream in("/proc/sys/kernel/random/boot_id");

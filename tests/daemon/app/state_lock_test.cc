@@ -163,6 +163,27 @@ TEST(StateLockTest, AcquireWritesThePidIntoTheLockFile) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+// Another user who can write the state directory plants rawd.lock as a
+// link to a file of this user's: the lock refuses it, and the file is
+// neither truncated nor written.
+TEST(StateLockTest, APlantedSymlinkOrHardLinkIsRefusedAndItsTargetKept) {
+  TempStateDir dir;
+  const std::string victim = dir.path() + "/bashrc";
+  std::ofstream(victim) << "keep me\n";
+  ASSERT_EQ(symlink(victim.c_str(), dir.lock_path().c_str()), 0);
+  absl::StatusOr<std::unique_ptr<StateLock>> lock = StateLock::Acquire(dir.lock_path(), dir.path());
+  ASSERT_FALSE(lock.ok());
+  EXPECT_THAT(std::string(lock.status().message()), HasSubstr("is a symbolic link"));
+  EXPECT_EQ(ReadFile(victim), "keep me\n");
+
+  ASSERT_EQ(unlink(dir.lock_path().c_str()), 0);
+  ASSERT_EQ(link(victim.c_str(), dir.lock_path().c_str()), 0);
+  lock = StateLock::Acquire(dir.lock_path(), dir.path());
+  ASSERT_FALSE(lock.ok());
+  EXPECT_THAT(std::string(lock.status().message()), HasSubstr("one name"));
+  EXPECT_EQ(ReadFile(victim), "keep me\n");
+}
+
 TEST(StateLockTest, SecondLockFromAnotherProcessNamesTheHolderAndTheDirectory) {
   TempStateDir dir;
   LockHolder holder(dir.lock_path(), dir.path());

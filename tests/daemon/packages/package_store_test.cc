@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/packages/package_archive.h"
 #include "daemon/packages/package_fetch.h"
+#include "daemon/packages/package_files.h"
 #include "daemon/packages/package_index.h"
 #include "daemon/packages/package_ops.h"
 #include "daemon/packages/package_tree.h"
@@ -206,6 +207,23 @@ TEST(PackageArchiveTest, WritingThroughASymlinkPlantedEarlierIsRefused) {
                                     {"d/file", "x"}});
   absl::Status status = UnpackArchive(tmp.File("a.tar.gz"), tmp.File("out"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("not a directory"));
+}
+
+// A symlink planted where the temporary file used to go (its name was
+// PATH.tmp.PID) is not written through: the target stays as it was.
+TEST(PackageFilesTest, AnAtomicWriteNeverFollowsAPlantedSymlink) {
+  TempDir tmp;
+  const std::string victim = tmp.File("bashrc");
+  WriteFile(victim, "keep me\n");
+  const std::string path = tmp.File("indexes.json");
+  ASSERT_EQ(symlink(victim.c_str(), absl::StrCat(path, ".tmp.", getpid()).c_str()), 0);
+  ASSERT_TRUE(WriteFileAtomically(path, "{}\n").ok());
+  EXPECT_EQ(testing::ReadFile(victim), "keep me\n");
+  EXPECT_EQ(testing::ReadFile(path), "{}\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
+  struct stat st;
+  ASSERT_EQ(lstat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 class PackageOpsTest : public ::testing::Test {
