@@ -192,8 +192,12 @@ int Gc(const ParsedArgs& args, const PackageContext& pctx, bool json, CliContext
     j["dry_run"] = dry_run;
     j["removed"] = result->removed;
     j["kept"] = result->kept;
+    j["staging_removed"] = result->staging_removed;
     PrintJson(j, ctx);
     return kExitOk;
+  }
+  for (const auto& name : result->staging_removed) {
+    ctx.out << (dry_run ? "would remove staging/" : "removed staging/") << name << "\n";
   }
   for (const auto& hash : result->removed) {
     ctx.out << (dry_run ? "would remove " : "removed ") << hash << "\n";

@@ -81,6 +81,9 @@ absl::StatusOr<InstallResult> Install(const PackageContext& ctx, const std::stri
                      "'.' and '-', at most 64, starting with a letter or digit)"));
   }
   ASSIGN_OR_RETURN(PackageStore::StoreLock lock, ctx.store.Lock());
+  // What an interrupted install or inspect left goes first: a download
+  // killed halfway would otherwise keep its space forever.
+  RETURN_IF_ERROR(ctx.store.SweepStaging().status());
   ASSIGN_OR_RETURN(OpenedSource opened, OpenSource(ctx, source));
   PackageStore::AddOutcome outcome = PackageStore::AddOutcome::kPresent;
   absl::StatusOr<StoredPackage> stored = ctx.store.Add(opened.root, &outcome);
@@ -148,6 +151,7 @@ absl::StatusOr<GcResult> CollectGarbage(const PackageContext& ctx, bool dry_run)
     for (const auto& [alias, entry] : index.aliases) referenced.insert(entry.hash);
   }
   GcResult result;
+  ASSIGN_OR_RETURN(result.staging_removed, ctx.store.SweepStaging(dry_run));
   ASSIGN_OR_RETURN(std::vector<std::string> hashes, ctx.store.Hashes());
   for (const std::string& hash : hashes) {
     if (referenced.contains(hash)) {

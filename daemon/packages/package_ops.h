@@ -50,10 +50,14 @@ absl::StatusOr<IndexEntry> Remove(const PackageContext& ctx, const std::string& 
 struct GcResult {
   std::vector<std::string> removed;  // hashes (to be) removed
   std::vector<std::string> kept;     // hashes some index refers to
+  // Staging directories (to be) removed: left by an install or inspect
+  // that did not finish (PackageStore::SweepStaging).
+  std::vector<std::string> staging_removed;
 };
 // Removes store entries that no index of this machine refers to (every
-// index any install recorded). An index that cannot be read stops gc: an
-// entry is never removed on a guess.
+// index any install recorded), and what interrupted installs and inspects
+// left in staging/. An index that cannot be read stops gc: an entry is
+// never removed on a guess.
 absl::StatusOr<GcResult> CollectGarbage(const PackageContext& ctx, bool dry_run);
 
 struct VerifyResult {

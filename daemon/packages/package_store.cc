@@ -1,6 +1,7 @@
 #include "daemon/packages/package_store.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/child_ledger.h"
 #include "common/ids.h"
 #include "common/json.h"
 #include "common/status_macros.h"
@@ -51,6 +55,23 @@ absl::Status Exchange(const std::string& a, const std::string& b, const std::str
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot replace ", b));
   }
   return absl::OkStatus();
+}
+
+// True when staging directory `name` (stage_PID_START_ID) belongs to a
+// process that still runs: the pid exists and started at START (a reused
+// pid starts later). Any other name belongs to no process.
+bool StagingOwnerRuns(const std::string& name) {
+  std::vector<std::string> parts = absl::StrSplit(name, '_');
+  pid_t pid = 0;
+  long long start = 0;
+  if (parts.size() != 4 || parts[0] != "stage" || !absl::SimpleAtoi(parts[1], &pid) ||
+      !absl::SimpleAtoi(parts[2], &start) || pid <= 0 || start < -1) {
+    return false;
+  }
+  // -1: its process could not read its own start time (no /proc); the
+  // pid alone must then do.
+  if (start == -1) return kill(pid, 0) == 0 || errno == EPERM;
+  return child_ledger::ProcessStartTime(pid) == start;
 }
 
 }  // namespace
@@ -94,11 +115,32 @@ absl::StatusOr<PackageStore::StoreLock> PackageStore::Lock() const {
 absl::StatusOr<std::string> PackageStore::NewStagingDir() const {
   std::string staging = absl::StrCat(root_, "/staging");
   RETURN_IF_ERROR(EnsureDir(staging));
-  std::string dir = absl::StrCat(staging, "/", NewId("stage_"));
+  const pid_t pid = getpid();
+  std::string dir =
+      absl::StrCat(staging, "/stage_", pid, "_", child_ledger::ProcessStartTime(pid), "_", NewId());
   if (mkdir(dir.c_str(), 0700) != 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", dir));
   }
   return dir;
+}
+
+absl::StatusOr<std::vector<std::string>> PackageStore::SweepStaging(bool dry_run) const {
+  std::vector<std::string> removed;
+  const std::string staging = absl::StrCat(root_, "/staging");
+  std::error_code error;
+  if (!fs::exists(staging, error)) return removed;
+  std::vector<std::string> names;
+  for (const auto& child : fs::directory_iterator(staging, error)) {
+    names.push_back(child.path().filename().string());
+  }
+  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot list ", staging));
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (StagingOwnerRuns(name)) continue;
+    if (!dry_run) RETURN_IF_ERROR(RemoveTree(absl::StrCat(staging, "/", name)));
+    removed.push_back(name);
+  }
+  return removed;
 }
 
 absl::StatusOr<StoredPackage> PackageStore::Add(const std::string& source,

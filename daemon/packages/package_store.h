@@ -1,7 +1,10 @@
 // PackageStore: the content-addressed store of installed packages,
 // $XDG_DATA_HOME/raw/packages/ (docs/packages.md):
 //   sha256/<hash>/   one package's normalized tree, read-only
-//   staging/         half-written entries (a crash leaves them here only)
+//   staging/         half-written entries and unpacked sources, one
+//                    stage_PID_START_ID directory per use, named for the
+//                    process that made it (a crash leaves them here only,
+//                    until SweepStaging)
 //   indexes.json     every alias index ever written on this machine, so
 //                    that gc keeps what any config still refers to
 //   lock             flock(2)-ed by whoever changes the store
@@ -59,8 +62,16 @@ class PackageStore {
   };
   absl::StatusOr<StoreLock> Lock() const;
 
-  // A fresh empty directory under staging/, for unpacking or copying.
+  // A fresh empty directory under staging/, for unpacking or copying,
+  // named for this process (its pid and start time).
   absl::StatusOr<std::string> NewStagingDir() const;
+
+  // Removes every directory under staging/ whose process has ended (an
+  // install or inspect that was killed or crashed, read-only trees
+  // included), or whose name names no process; those of running processes
+  // stay. Returns the names removed (with `dry_run`: to remove, and nothing
+  // is), sorted. Call with Lock() held, so that two sweeps never meet.
+  absl::StatusOr<std::vector<std::string>> SweepStaging(bool dry_run = false) const;
 
   enum class AddOutcome {
     kAdded,     // the entry is new

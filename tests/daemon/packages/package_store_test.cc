@@ -1,6 +1,7 @@
 #include "daemon/packages/package_store.h"
 
 #include <grp.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/child_ledger.h"
 #include "daemon/packages/package_archive.h"
 #include "daemon/packages/package_fetch.h"
 #include "daemon/packages/package_files.h"
@@ -398,6 +400,65 @@ TEST_F(PackageOpsTest, GcKeepsWhatAnyIndexReferences) {
   EXPECT_TRUE(std::filesystem::exists(store_.EntryDir(b->hash)));
 }
 
+// No process has this pid (it is above any pid_max), so a staging
+// directory named for it was left by a process that has ended.
+constexpr char kEndedStage[] = "stage_2147483647_0_01JZZZZZZZZZZZZZZZZZZZZZZZ";
+
+// A staging directory as an install killed halfway leaves it: a download
+// and an unpacked tree already made read-only.
+void LeaveStaging(const std::string& dir) {
+  WriteFile(dir + "/download.tar.gz", std::string(4096, 'z'));
+  WriteMinimalPackage(dir + "/tree");
+  ASSERT_TRUE(MakeReadOnly(dir + "/tree").ok());
+}
+
+// What interrupted installs and inspects leave in staging/ (an ended
+// process's, and one of an older naming that names no process) is removed
+// by gc and by the next install; a running process's stays.
+TEST_F(PackageOpsTest, StagingLeftByEndedProcessesIsSweptByGcAndTheNextInstall) {
+  const std::string staging = store_.root() + "/staging";
+  LeaveStaging(staging + "/" + kEndedStage);
+  LeaveStaging(staging + "/stage_01JOLDNAMEOLDNAMEOLDNAMEOL");
+  absl::StatusOr<std::string> mine = store_.NewStagingDir();  // this process runs
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  const pid_t sleeper = fork();
+  ASSERT_GE(sleeper, 0);
+  if (sleeper == 0) {
+    pause();
+    _exit(0);
+  }
+  const std::string theirs =
+      absl::StrCat(staging, "/stage_", sleeper, "_", child_ledger::ProcessStartTime(sleeper),
+                   "_01JTHEIRSTHEIRSTHEIRSTHEIR");
+  LeaveStaging(theirs);
+
+  auto dry = CollectGarbage(Ctx(), /*dry_run=*/true);
+  ASSERT_TRUE(dry.ok()) << dry.status();
+  EXPECT_THAT(dry->staging_removed, ElementsAre("stage_01JOLDNAMEOLDNAMEOLDNAMEOL", kEndedStage));
+  EXPECT_TRUE(std::filesystem::exists(staging + "/" + kEndedStage));
+  auto gc = CollectGarbage(Ctx(), /*dry_run=*/false);
+  ASSERT_TRUE(gc.ok()) << gc.status();
+  EXPECT_THAT(gc->staging_removed, ElementsAre("stage_01JOLDNAMEOLDNAMEOLDNAMEOL", kEndedStage));
+  EXPECT_FALSE(std::filesystem::exists(staging + "/" + kEndedStage));
+  EXPECT_FALSE(std::filesystem::exists(staging + "/stage_01JOLDNAMEOLDNAMEOLDNAMEOL"));
+  EXPECT_TRUE(std::filesystem::exists(*mine));
+  EXPECT_TRUE(std::filesystem::exists(theirs + "/tree/raw-package.json"));
+
+  LeaveStaging(staging + "/" + kEndedStage);
+  WriteMinimalPackage(tmp_.File("src"));
+  ASSERT_TRUE(Install(Ctx(), tmp_.File("src"), std::nullopt).ok());
+  EXPECT_FALSE(std::filesystem::exists(staging + "/" + kEndedStage));
+  EXPECT_TRUE(std::filesystem::exists(theirs));
+
+  kill(sleeper, SIGKILL);
+  ASSERT_EQ(waitpid(sleeper, nullptr, 0), sleeper);
+  gc = CollectGarbage(Ctx(), /*dry_run=*/false);
+  ASSERT_TRUE(gc.ok()) << gc.status();
+  EXPECT_THAT(gc->staging_removed,
+              ::testing::Contains(::testing::StartsWith(absl::StrCat("stage_", sleeper, "_"))));
+  EXPECT_FALSE(std::filesystem::exists(theirs));
+}
+
 TEST_F(PackageOpsTest, VerifyReportsDrift) {
   WriteMinimalPackage(tmp_.File("src"));
   auto installed = Install(Ctx(), tmp_.File("src"), std::nullopt);
@@ -452,7 +513,8 @@ TEST_F(PackageOpsTest, InstallingAgainReplacesAnEntryThatChanged) {
 
 // Install, repair and gc as a user without root's right to write into
 // read-only directories: a store entry's top directory is read-only, and
-// moving a directory to another parent needs write permission on it. Run
+// moving a directory to another parent needs write permission on it; a
+// read-only tree a killed install left in staging/ is swept all the same. Run
 // as nobody in a child when the tests run as root.
 std::string StoreRoundTripAsThisUser() {
   char pattern[] = "/tmp/raw-pkg-user-XXXXXX";
@@ -463,7 +525,9 @@ std::string StoreRoundTripAsThisUser() {
     PackageStore store(root + "/data/raw/packages");
     PackageContext ctx{store, root + "/config/config.json", nullptr};
     WriteMinimalPackage(root + "/src");
+    LeaveStaging(store.root() + "/staging/" + kEndedStage);  // read-only, as a killed install's
     auto installed = Install(ctx, root + "/src", std::nullopt);
+    const bool swept = !std::filesystem::exists(store.root() + "/staging/" + kEndedStage);
     const std::string skill =
         store.EntryDir(installed.ok() ? installed->hash : "") + "/skills/review/SKILL.md";
     chmod(skill.c_str(), 0644);
@@ -471,6 +535,8 @@ std::string StoreRoundTripAsThisUser() {
     auto again = Install(ctx, root + "/src", std::nullopt);
     if (!installed.ok()) {
       problem = absl::StrCat("install: ", installed.status().message());
+    } else if (!swept) {
+      problem = "install left a read-only staging tree of an ended process";
     } else if (!again.ok()) {
       problem = absl::StrCat("reinstall: ", again.status().message());
     } else if (!store.Verify(installed->hash).ok()) {
