@@ -1,6 +1,7 @@
 #include "common/paths.h"
 
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,6 +24,8 @@ EnvLookup ProcessEnv() {
 
 namespace {
 
+constexpr char kSocketName[] = "rawd.sock";
+
 absl::StatusOr<std::string> XdgDir(const EnvLookup& env, const char* var, const char* home_rel) {
   if (auto v = env(var); v && !v->empty() && (*v)[0] == '/') return *v;
   auto home = env("HOME");
@@ -39,12 +42,22 @@ std::string ResolveRuntimeDir(const EnvLookup& env) {
   if (auto v = env("XDG_RUNTIME_DIR"); v && !v->empty() && (*v)[0] == '/') {
     return absl::StrCat(*v, "/raw");
   }
-  return absl::StrCat("/tmp/raw-", getuid());
+  // A directory of the user's own, which no other user can make first (as
+  // one can /tmp/raw-$UID), when the socket's path there fits a Unix
+  // socket address.
+  if (absl::StatusOr<std::string> state = XdgDir(env, "XDG_STATE_HOME", ".local/state");
+      state.ok() && !state->empty() && (*state)[0] == '/') {
+    std::string dir = absl::StrCat(*state, "/raw/run");
+    if (absl::StrCat(dir, "/", kSocketName).size() < sizeof(sockaddr_un{}.sun_path)) return dir;
+  }
+  return LastResortRuntimeDir();
 }
+
+std::string LastResortRuntimeDir() { return absl::StrCat("/tmp/raw-", getuid()); }
 
 std::string ResolveSocketPath(const EnvLookup& env) {
   if (auto v = env("RAW_SOCKET")) return *v;
-  return absl::StrCat(ResolveRuntimeDir(env), "/rawd.sock");
+  return absl::StrCat(ResolveRuntimeDir(env), "/", kSocketName);
 }
 
 absl::StatusOr<RawPaths> ResolvePaths(const EnvLookup& env) {

@@ -30,9 +30,19 @@ struct RawPaths {
 absl::StatusOr<RawPaths> ResolvePaths(const EnvLookup& env);
 
 // Raw's private runtime directory: $XDG_RUNTIME_DIR/raw (an absolute
-// XDG_RUNTIME_DIR only), else /tmp/raw-$UID. It holds the default daemon
-// socket and files of the login session such as raw-dashboard's --open page.
+// XDG_RUNTIME_DIR only); else $XDG_STATE_HOME/raw/run (or
+// $HOME/.local/state/raw/run), a directory under the user's own, when
+// that path is absolute and the socket's path in it fits a Unix socket
+// address (107 bytes); else, the last resort, LastResortRuntimeDir(). It
+// holds the default daemon socket and files of the login session such as
+// raw-dashboard's --open page. The daemon and every client resolve it here,
+// from the same variables, so they agree.
 std::string ResolveRuntimeDir(const EnvLookup& env);
+
+// /tmp/raw-$UID: a name any other user could make first (they would then
+// keep Raw from starting: its owner is checked), so used only when the
+// environment names no directory of the user's that fits.
+std::string LastResortRuntimeDir();
 
 // Socket path: RAW_SOCKET if set, else ResolveRuntimeDir(env)/rawd.sock.
 std::string ResolveSocketPath(const EnvLookup& env);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_split.h"
 #include "common/json.h"
+#include "common/paths.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/e2e_fixture.h"
 
@@ -192,6 +193,37 @@ TEST(CliAutostartTest, TwoClientsRacingStartOneDaemon) {
   auto list = daemon.RunRaw({"sessions", "list", "--json"});
   EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 2) << list.out;
   EXPECT_EQ(daemon.RunRaw({"daemon", "stop"}).exit_code, 0);
+}
+
+// Without XDG_RUNTIME_DIR and RAW_SOCKET (an ssh login without a session
+// manager, cron), the client that starts rawd, rawd itself and the next
+// client all find the socket under the user's state directory, not in /tmp.
+TEST(CliAutostartTest, WithoutXdgRuntimeDirTheSocketIsUnderTheStateDirectory) {
+  testing::FakeProviderServer fake;
+  ASSERT_TRUE(fake.status().ok());
+  TestDaemon daemon(TestConfig(fake.base_url()));  // config and dirs only; not started
+  std::map<std::string, std::string> env = daemon.env();
+  env.erase("XDG_RUNTIME_DIR");
+  env.erase("RAW_SOCKET");
+  const std::string socket = env["XDG_STATE_HOME"] + "/raw/run/rawd.sock";
+  // Checked first, so that a daemon is never started in (nor one stopped
+  // from) a shared place such as /tmp/raw-$UID.
+  ASSERT_EQ(ResolveSocketPath([&env](const std::string& name) -> std::optional<std::string> {
+              auto it = env.find(name);
+              if (it == env.end()) return std::nullopt;
+              return it->second;
+            }),
+            socket);
+  const std::string raw = BinaryPath("raw");
+  auto start = RunCommand({raw, "daemon", "start"}, env);
+  EXPECT_EQ(start.exit_code, 0) << start.err;
+  struct stat st;
+  EXPECT_EQ(lstat(socket.c_str(), &st), 0) << "no socket at " << socket;
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  auto status = RunCommand({raw, "daemon", "status"}, env);
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_THAT(status.out, HasSubstr(socket));
+  EXPECT_EQ(RunCommand({raw, "daemon", "stop"}, env).exit_code, 0);
 }
 
 }  // namespace

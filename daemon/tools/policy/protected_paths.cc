@@ -34,13 +34,20 @@ std::vector<ProtectedPath> ProtectedPaths(const config::Config& config, const En
     out.push_back({"raw-data", raw->data_dir, true});
   }
   // The runtime directory holds raw-dashboard's --open page (the tokened
-  // address) besides the socket: the one this environment names, and the
-  // fallback a gateway started without XDG_RUNTIME_DIR uses.
+  // address) besides the socket: the one this environment names, the one a
+  // gateway started without XDG_RUNTIME_DIR uses, and the last resort.
   const std::string runtime = ResolveRuntimeDir(env);
   out.push_back({"raw-runtime", runtime, true});
-  const std::string fallback = ResolveRuntimeDir(
-      [](const std::string&) -> std::optional<std::string> { return std::nullopt; });
+  const std::string fallback =
+      ResolveRuntimeDir([&env](const std::string& name) -> std::optional<std::string> {
+        if (name == "XDG_RUNTIME_DIR") return std::nullopt;
+        return env(name);
+      });
   if (fallback != runtime) out.push_back({"raw-runtime", fallback, true});
+  const std::string last_resort = LastResortRuntimeDir();
+  if (last_resort != runtime && last_resort != fallback) {
+    out.push_back({"raw-runtime", last_resort, true});
+  }
   if (!config.source_path.empty() && config.source_path[0] == '/') {
     out.push_back({"raw-config", config.source_path, false});
   }

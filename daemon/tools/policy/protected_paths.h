@@ -12,8 +12,9 @@
 //   raw-config     $XDG_CONFIG_HOME/raw (and the config file in use)
 //   raw-state      $XDG_STATE_HOME/raw (sessions database, log)
 //   raw-data       $XDG_DATA_HOME/raw
-//   raw-runtime    $XDG_RUNTIME_DIR/raw and /tmp/raw-$UID (the daemon
-//                  socket, raw-dashboard's --open page with its token)
+//   raw-runtime    $XDG_RUNTIME_DIR/raw, its fallback $XDG_STATE_HOME/raw/run
+//                  and /tmp/raw-$UID (the daemon socket, raw-dashboard's
+//                  --open page with its token)
 //   raw-variables  the file of every file-sourced variable
 // An agent lifts one by naming it in allow_protected_paths; its own rules
 // and approval mode then decide as for any other path.

@@ -117,8 +117,9 @@ TEST_F(ProtectedPathsTest, NamingOneInAllowProtectedPathsLiftsOnlyThatOne) {
 
 // The runtime directory holds the daemon socket and raw-dashboard's --open
 // page, whose address carries the dashboard's token: the one the daemon's
-// environment names and the fallback a gateway without XDG_RUNTIME_DIR uses.
-TEST_F(ProtectedPathsTest, TheRuntimeDirectoryAndItsFallbackAreDenied) {
+// environment names, the ones a gateway without XDG_RUNTIME_DIR uses (under
+// the state directory, and the last resort).
+TEST_F(ProtectedPathsTest, TheRuntimeDirectoryAndItsFallbacksAreDenied) {
   env_["XDG_RUNTIME_DIR"] = home_.Join("run");
   RuleSet rules = Rules();
   const std::string fallback = absl::StrCat("/tmp/raw-", getuid());
@@ -129,10 +130,24 @@ TEST_F(ProtectedPathsTest, TheRuntimeDirectoryAndItsFallbackAreDenied) {
     EXPECT_EQ(d.action, RuleAction::kDeny) << path << ": " << d.reason;
     EXPECT_THAT(d.reason, HasSubstr("protected path raw-runtime")) << path;
   }
+  // Inside the state directory, so raw-state protects it as well.
+  EXPECT_EQ(
+      Read(rules, home_.Join(".local/state/raw/run/dashboard-40123.html"), ApprovalMode::kAllowAll)
+          .action,
+      RuleAction::kDeny);
+  agent_.allow_protected_paths = {"raw-state"};
+  rules = Rules();
+  EXPECT_EQ(
+      Read(rules, home_.Join(".local/state/raw/run/dashboard-40123.html"), ApprovalMode::kAllowAll)
+          .action,
+      RuleAction::kDeny)
+      << "raw-runtime covers the fallback on its own";
   EXPECT_EQ(Read(rules, home_.Join("run/other")).action, RuleAction::kAllow);
-  agent_.allow_protected_paths = {"raw-runtime"};
+  agent_.allow_protected_paths = {"raw-runtime", "raw-state"};
   rules = Rules();
   EXPECT_EQ(Read(rules, home_.Join("run/raw/dashboard-40123.html")).action, RuleAction::kAllow);
+  EXPECT_EQ(Read(rules, home_.Join(".local/state/raw/run/dashboard-40123.html")).action,
+            RuleAction::kAllow);
   EXPECT_EQ(Read(rules, fallback + "/dashboard-40123.html").action, RuleAction::kAllow);
 }
 
