@@ -142,7 +142,10 @@ enum class HookFailurePolicy {
 struct HookConfig {
   std::string name;  // the key under "hooks"
   HookEvent event = HookEvent::kPreToolUse;
-  std::vector<std::string> command;  // argv; argv[0] found on PATH
+  // argv; argv[0] is a bare name found on PATH or an absolute path (the
+  // loader resolves a relative one against the config file's directory,
+  // the package resolver against the package's).
+  std::vector<std::string> command;
   // pre_tool_use / post_tool_use: qualified tool-name glob; empty = all.
   std::string matcher;
   int64_t timeout_ms = 30000;

@@ -210,7 +210,7 @@ Config ReadDocument(const Json& json, const ParseContext& context,
   ReadModels(doc, config, broken_models, problems);
   ReadAgents(doc, config, problems);
   ReadToolSettings(doc, config.tools, problems);
-  ReadHooksAndSkillDirs(doc, config, problems);
+  ReadHooksAndSkillDirs(doc, context, config, problems);
   std::set<std::string> broken_variables;
   ReadVariables(doc, context, config, broken_variables, problems);
   ReadMcpServers(doc, context, config, problems);

@@ -9,6 +9,7 @@
 #include "daemon/config/agent_entry.h"
 #include "daemon/config/approval_mode_names.h"
 #include "daemon/config/config_keys.h"
+#include "daemon/config/config_path.h"
 #include "daemon/config/package_ref.h"
 #include "daemon/config/variable_refs.h"
 
@@ -129,7 +130,7 @@ void ReadRules(FieldReader& r, AgentConfig& agent, std::vector<ConfigProblem>& p
 }  // namespace
 
 HookConfig ReadHook(const std::string& name, const Json& value, const std::string& path,
-                    std::vector<ConfigProblem>& problems) {
+                    const ParseContext* context, std::vector<ConfigProblem>& problems) {
   HookConfig hook;
   hook.name = name;
   FieldReader r(value, path, problems);
@@ -145,6 +146,15 @@ HookConfig ReadHook(const std::string& name, const Json& value, const std::strin
   if (auto argv = StringList(r, "command", "a non-empty string (one argv entry)", problems)) {
     if (argv->empty()) {
       r.Report("command", "expected at least the program to run");
+    } else if (context != nullptr && (*argv)[0].find('/') != std::string::npos) {
+      absl::StatusOr<std::string> program = ResolveConfigPath((*argv)[0], *context);
+      if (program.ok()) {
+        (*argv)[0] = *program;
+        hook.command = std::move(*argv);
+      } else {
+        problems.push_back(
+            {IndexPath(r.PathOf("command"), 0), std::string(program.status().message())});
+      }
     } else {
       hook.command = std::move(*argv);
     }
@@ -231,7 +241,7 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
   }
 }
 
-void ReadHooksAndSkillDirs(FieldReader& doc, Config& config,
+void ReadHooksAndSkillDirs(FieldReader& doc, const ParseContext& context, Config& config,
                            std::vector<ConfigProblem>& problems) {
   if (const Json* hooks = doc.Find("hooks")) {
     FieldReader section(*hooks, "hooks", problems);
@@ -242,7 +252,7 @@ void ReadHooksAndSkillDirs(FieldReader& doc, Config& config,
           problems.push_back({path, "invalid hook name (letters, digits, '_', '.' and '-')"});
           continue;
         }
-        config.hooks[name] = ReadHook(name, value, path, problems);
+        config.hooks[name] = ReadHook(name, value, path, &context, problems);
       }
     }
   }

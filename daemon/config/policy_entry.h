@@ -25,12 +25,19 @@ void ReadAgentPolicy(FieldReader& agent_reader, AgentConfig& agent,
                      std::vector<ConfigProblem>& problems);
 
 // Reads one hooks.<name> object (also a package's hook export) found at
-// `path`; the result is meaningful only when no problem was added.
+// `path`; the result is meaningful only when no problem was added. With a
+// `context`, a program path in command[0] (one with a '/'; a bare name is
+// looked up on PATH) is made absolute as the file's other paths are
+// (ConfigPath), never left to the session's working directory, which the
+// project (and so whoever wrote it) controls. Without one (a package's
+// export) it is left as written for the package resolver, which takes it
+// relative to the package's directory.
 HookConfig ReadHook(const std::string& name, const Json& value, const std::string& path,
-                    std::vector<ConfigProblem>& problems);
+                    const ParseContext* context, std::vector<ConfigProblem>& problems);
 
 // Reads the top-level "hooks" map and "skill_dirs" list.
-void ReadHooksAndSkillDirs(FieldReader& doc, Config& config, std::vector<ConfigProblem>& problems);
+void ReadHooksAndSkillDirs(FieldReader& doc, const ParseContext& context, Config& config,
+                           std::vector<ConfigProblem>& problems);
 
 // Every agents.<name>.hooks entry names a defined hook.
 void CheckAgentHooks(const Config& config, std::vector<ConfigProblem>& problems);

@@ -45,6 +45,15 @@ HookInvocation Failed(std::string failure) {
 
 HookInvocation InvokeHook(const config::HookConfig& hook, const std::string& input_json,
                           const HookContext& context, const CancelToken& cancel) {
+  // The config resolves a program path against its own directory; one
+  // still relative here would be taken from the session's working
+  // directory, which the project controls, so it is never run.
+  if (!hook.command.empty() && hook.command[0].find('/') != std::string::npos &&
+      hook.command[0][0] != '/') {
+    return Failed(absl::StrCat("could not start: program \"", hook.command[0],
+                               "\" is a relative path, which would be taken from the session's "
+                               "working directory"));
+  }
   SubprocessOptions options;
   options.argv = hook.command;
   options.cwd = context.cwd;

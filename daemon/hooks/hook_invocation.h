@@ -5,7 +5,9 @@
 // stdout; `failure` says which, specifically) or a cancellation.
 //
 // The command runs through RunSubprocess in the session's working directory
-// with the JSON document on stdin and RAW_HOOK_NAME, RAW_HOOK_EVENT and
+// (its program found on PATH or at its absolute path; a relative program
+// path is a failure, never looked up in that directory) with the JSON
+// document on stdin and RAW_HOOK_NAME, RAW_HOOK_EVENT and
 // RAW_SESSION_ID added to the daemon's environment, less the names in
 // HookContext::withheld_env.
 // Thread-safety: stateless; blocks the calling thread until the hook ends.

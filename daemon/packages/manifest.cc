@@ -177,7 +177,8 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                 });
   ForEachExport(e, "hooks", IsPlainName, "letters, digits, '_', '.' and '-'", problems,
                 [&](const std::string& name, const Json& value, const std::string& path) {
-                  m.hooks[name] = config::ReadHook(name, value, path, problems);
+                  m.hooks[name] =
+                      config::ReadHook(name, value, path, /*context=*/nullptr, problems);
                 });
   ForEachExport(e, "mcp", config::IsMcpServerName, "letters, digits, '_' and '-', at most 32",
                 problems, [&](const std::string& name, const Json& value, const std::string& path) {

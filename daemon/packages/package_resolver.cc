@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
+#include "common/paths.h"
 #include "common/status_macros.h"
 #include "daemon/config/builtin_defaults.h"
 #include "daemon/config/field_reader.h"
@@ -275,6 +276,11 @@ absl::Status ApplySkillsHooksModel(config::Config& config, config::AgentConfig& 
     config::HookConfig expanded = *hook;
     expanded.name = agent.hooks[i];
     for (std::string& arg : expanded.command) arg = Expand(arg, pkg->dir);
+    // A program path is the package's own file, never one of the session's
+    // working directory (which the project controls).
+    if (!expanded.command.empty() && expanded.command[0].find('/') != std::string::npos) {
+      expanded.command[0] = AbsolutePath(expanded.command[0], pkg->dir);
+    }
     config.hooks[agent.hooks[i]] = std::move(expanded);
   }
   if (config::IsPackageRef(agent.model)) {

@@ -56,11 +56,41 @@ TEST(PolicyEntryTest, ReadsRulesModesHooksAndSkills) {
   EXPECT_THAT(a.skills, ElementsAre("review", "dep*"));
   const HookConfig& h = config->hooks.at("lint");
   EXPECT_EQ(h.event, HookEvent::kPreToolUse);
-  EXPECT_THAT(h.command, ElementsAre("./lint.sh", "-q"));
+  EXPECT_THAT(h.command, ElementsAre(DefaultParseContext().config_dir + "/lint.sh", "-q"));
   EXPECT_EQ(h.matcher, "builtin/bash");
   EXPECT_EQ(h.timeout_ms, 5000);
   EXPECT_EQ(h.on_failure, HookFailurePolicy::kBlock);
   EXPECT_THAT(config->skill_dirs, ElementsAre("skills", "/opt/skills"));
+}
+
+// A hook's program path is the config's, like every other path in it: the
+// session's working directory is the project's, and whoever wrote the
+// project must not choose what runs at every prompt or tool call.
+TEST(PolicyEntryTest, AHookProgramPathIsRelativeToTheConfigFile) {
+  const ParseContext context{"/etc/raw-test", "/home/me"};
+  auto config = ParseConfig(PolicyDoc("", R"("hooks": {
+        "dot": {"event": "turn_end", "command": ["./.raw/hooks/log.sh", "./arg"]},
+        "sub": {"event": "turn_end", "command": ["hooks/log.sh"]},
+        "home": {"event": "turn_end", "command": ["~/bin/log.sh"]},
+        "abs": {"event": "turn_end", "command": ["/usr/bin/logger", "-t", "raw"]},
+        "bare": {"event": "turn_end", "command": ["logger"]}})"),
+                            context);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->hooks.at("dot").command,
+              ElementsAre("/etc/raw-test/.raw/hooks/log.sh", "./arg"));
+  EXPECT_THAT(config->hooks.at("sub").command, ElementsAre("/etc/raw-test/hooks/log.sh"));
+  EXPECT_THAT(config->hooks.at("home").command, ElementsAre("/home/me/bin/log.sh"));
+  EXPECT_THAT(config->hooks.at("abs").command, ElementsAre("/usr/bin/logger", "-t", "raw"));
+  EXPECT_THAT(config->hooks.at("bare").command, ElementsAre("logger"));
+
+  std::vector<ConfigProblem> problems;
+  EXPECT_FALSE(ParseConfig(PolicyDoc("", R"("hooks": {
+        "h": {"event": "turn_end", "command": ["~/x.sh"]}})"),
+                           ParseContext{"/etc/raw-test", ""}, &problems)
+                   .ok());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].path, "hooks.h.command[0]");
+  EXPECT_THAT(problems[0].message, HasSubstr("HOME is not set"));
 }
 
 TEST(PolicyEntryTest, Defaults) {

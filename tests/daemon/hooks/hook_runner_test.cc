@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "daemon/hooks/hook_fields.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -49,7 +50,7 @@ class HookRunnerTest : public ::testing::Test {
     HookConfig hook;
     hook.name = name;
     hook.event = event;
-    hook.command = {"./" + name + ".sh"};  // relative: runs in the session cwd
+    hook.command = {script};
     hook.on_failure = on_failure;
     hook.timeout_ms = 10000;
     return hook;
@@ -196,11 +197,26 @@ TEST_F(HookRunnerTest, WrongJsonTypesAreMalformedOutput) {
 
 TEST_F(HookRunnerTest, MissingProgramIsAFailure) {
   HookConfig hook = Hook("gone", HookEvent::kPreToolUse, "true");
-  hook.command = {"./not-there.sh"};
+  hook.command = {Path("not-there.sh")};
   HookOutcome out = Run({hook}, HookEvent::kPreToolUse);
   EXPECT_THAT(out.warnings,
-              ElementsAre(HasSubstr("hook \"gone\" could not start: program \"./not-there.sh\" "
-                                    "not found")));
+              ElementsAre(HasSubstr(absl::StrCat("hook \"gone\" could not start: program \"",
+                                                 Path("not-there.sh"), "\" not found"))));
+}
+
+// The session's working directory belongs to the project: a program path
+// relative to it (one the config did not resolve) is never run, even when
+// the project holds that very file, and with on_failure "block" the call
+// is refused rather than let through.
+TEST_F(HookRunnerTest, ARelativeProgramPathIsNeverRunFromTheSessionDirectory) {
+  HookConfig hook = Hook("guard", HookEvent::kPreToolUse,
+                         "touch ran.out; cat > /dev/null; echo '{\"decision\":\"allow\"}'",
+                         HookFailurePolicy::kBlock);
+  hook.command = {"./guard.sh"};
+  HookOutcome out = Run({hook}, HookEvent::kPreToolUse);
+  EXPECT_EQ(out.decision, HookDecision::kDeny);
+  EXPECT_THAT(out.reason, HasSubstr("program \"./guard.sh\" is a relative path"));
+  EXPECT_FALSE(std::filesystem::exists(Path("ran.out")));
 }
 
 TEST_F(HookRunnerTest, MatcherSelectsToolsForToolEventsOnly) {

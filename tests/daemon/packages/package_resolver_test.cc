@@ -74,6 +74,29 @@ TEST_F(PackageResolverTest, AppliesAPresetWithItsSkillsHooksAndServer) {
   EXPECT_EQ(packaged->packages.at("rk"), hash);
 }
 
+// A package hook's program path names the package's own file, never one in
+// the session's working directory (the project's).
+TEST_F(PackageResolverTest, AHookProgramPathIsThePackagesOwnFile) {
+  WriteFile(tmp_.File("kit/bin/check.sh"), "#!/bin/sh\n");
+  WriteFile(tmp_.File("kit/raw-package.json"),
+            R"({"name": "kit", "version": "1", "description": "d",
+                "exports": {"hooks": {
+                  "rel": {"event": "turn_end", "command": ["bin/check.sh", "./x"]},
+                  "dot": {"event": "turn_end", "command": ["./bin/check.sh"]},
+                  "bare": {"event": "turn_end", "command": ["logger"]}}}})");
+  const std::string hash = InstallAs(tmp_.File("kit"), "kit");
+  config::Config cfg = Load(absl::StrCat("{", kModels, R"(, "agents": {"a": {"model": "m",
+        "hooks": ["pkg/kit/hook/rel", "pkg/kit/hook/dot", "pkg/kit/hook/bare"]}}})"));
+  auto packaged = ResolvePackages(cfg, "a", store_);
+  ASSERT_TRUE(packaged.ok()) << packaged.status();
+  const std::string dir = store_.EntryDir(hash);
+  EXPECT_THAT(packaged->config.hooks.at("pkg/kit/hook/rel").command,
+              ElementsAre(dir + "/bin/check.sh", "./x"));
+  EXPECT_THAT(packaged->config.hooks.at("pkg/kit/hook/dot").command,
+              ElementsAre(dir + "/bin/check.sh"));
+  EXPECT_THAT(packaged->config.hooks.at("pkg/kit/hook/bare").command, ElementsAre("logger"));
+}
+
 // An extending agent's own tool list holds only what it set itself, so a
 // listing shows nothing the agent does not get; resolving fills the
 // preset's tools, or the default when neither sets any.
