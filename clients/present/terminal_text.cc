@@ -2,7 +2,54 @@
 
 #include <utf8proc.h>
 
+#include <cstdio>
+
 namespace raw::present {
+namespace {
+
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+constexpr utf8proc_int32_t kZeroWidthJoiner = 0x200D;
+
+bool IsPictographic(utf8proc_int32_t cp) {
+  return utf8proc_get_property(cp)->boundclass == UTF8PROC_BOUNDCLASS_EXTENDED_PICTOGRAPHIC;
+}
+
+bool IsEmojiModifier(utf8proc_int32_t cp) { return cp >= 0x1F3FB && cp <= 0x1F3FF; }
+
+// VS15 and VS16: text or emoji presentation of the character before.
+bool IsPresentationSelector(utf8proc_int32_t cp) { return cp == 0xFE0E || cp == 0xFE0F; }
+
+// Format characters (bidi embeddings, overrides, isolates and marks,
+// zero-width spaces and joiners, tags, ...), line and paragraph separators
+// and every other Default_Ignorable_Code_Point: they change or hide what a
+// reader sees without showing themselves.
+bool IsInvisible(utf8proc_int32_t cp) {
+  const utf8proc_property_t* p = utf8proc_get_property(cp);
+  return p->category == UTF8PROC_CATEGORY_CF || p->category == UTF8PROC_CATEGORY_ZL ||
+         p->category == UTF8PROC_CATEGORY_ZP || p->ignorable;
+}
+
+// "⟨U+202E⟩"; returns its length in code points.
+int AppendMarker(std::string& out, utf8proc_int32_t cp) {
+  char hex[16];
+  int digits = std::snprintf(hex, sizeof hex, "%04X", static_cast<unsigned>(cp));
+  out.append("\xE2\x9F\xA8U+");  // U+27E8
+  out.append(hex, static_cast<size_t>(digits));
+  out.append("\xE2\x9F\xA9");  // U+27E9
+  return digits + 4;
+}
+
+// What the code point before the current one was, for the invisible
+// characters that are kept because they only shape an emoji.
+enum class Before {
+  kStart,          // nothing: the text (or a streamed piece of it) starts here
+  kVisible,        // a visible character
+  kEmoji,          // an Extended_Pictographic character, or an emoji modifier after one
+  kEmojiSelected,  // an emoji followed by its presentation selector
+  kOther,          // a control, a marker, a newline or tab, a selector after a non-emoji
+};
+
+}  // namespace
 
 std::string SanitizeForTerminal(std::string_view text, Tabs tabs) {
   std::string out;
@@ -11,9 +58,11 @@ std::string SanitizeForTerminal(std::string_view text, Tabs tabs) {
   const auto size = static_cast<utf8proc_ssize_t>(text.size());
   utf8proc_ssize_t pos = 0;
   int column = 0;  // for tab stops, counted in code points since the last newline
+  Before before = Before::kStart;
   while (pos < size) {
     unsigned char c = bytes[pos];
     if (c < 0x80) {
+      before = Before::kOther;
       if (c == '\n') {
         out.push_back('\n');
         column = 0;
@@ -27,10 +76,11 @@ std::string SanitizeForTerminal(std::string_view text, Tabs tabs) {
       } else if (c == '\r') {
         // Dropped: a lone CR would move the cursor.
       } else if (c < 0x20 || c == 0x7f) {
-        out.append("\xEF\xBF\xBD");
+        out.append(kReplacement);
         ++column;
       } else {
         out.push_back(static_cast<char>(c));
+        before = Before::kVisible;
         ++column;
       }
       ++pos;
@@ -39,13 +89,41 @@ std::string SanitizeForTerminal(std::string_view text, Tabs tabs) {
     utf8proc_int32_t cp = -1;
     utf8proc_ssize_t n = utf8proc_iterate(bytes + pos, size - pos, &cp);
     if (n <= 0 || (cp >= 0x80 && cp < 0xa0)) {
-      out.append("\xEF\xBF\xBD");
+      out.append(kReplacement);
       pos += n <= 0 ? 1 : n;
-    } else {
-      out.append(text.substr(static_cast<size_t>(pos), static_cast<size_t>(n)));
-      pos += n;
+      ++column;
+      before = Before::kOther;
+      continue;
     }
-    ++column;
+    // Invisible characters are shown as markers, except the two that only
+    // shape an emoji: one presentation selector after a visible character
+    // ("⚠️"), and a joiner between two emoji ("👨‍👩‍👧"). A selector after
+    // another, or a joiner elsewhere, is shown: runs of them can carry text
+    // no reader sees.
+    bool keep = !IsInvisible(cp);
+    Before next = IsPictographic(cp) ? Before::kEmoji : Before::kVisible;
+    if (IsPresentationSelector(cp)) {
+      keep = before == Before::kStart || before == Before::kVisible || before == Before::kEmoji;
+      next = keep && before == Before::kEmoji ? Before::kEmojiSelected : Before::kOther;
+    } else if (cp == kZeroWidthJoiner) {
+      utf8proc_int32_t following = -1;
+      if (pos + n < size) utf8proc_iterate(bytes + pos + n, size - pos - n, &following);
+      keep = (before == Before::kEmoji || before == Before::kEmojiSelected) && following >= 0 &&
+             IsPictographic(following);
+      next = Before::kOther;
+    } else if (IsEmojiModifier(cp) && before == Before::kEmoji) {
+      next = Before::kEmoji;
+    } else if (!keep) {
+      next = Before::kOther;
+    }
+    if (keep) {
+      out.append(text.substr(static_cast<size_t>(pos), static_cast<size_t>(n)));
+      ++column;
+    } else {
+      column += AppendMarker(out, cp);
+    }
+    before = next;
+    pos += n;
   }
   return out;
 }
@@ -57,9 +135,36 @@ size_t IncompleteUtf8Tail(std::string_view text) {
     unsigned char c = static_cast<unsigned char>(text[n - back]);
     if ((c & 0xC0) == 0x80) continue;  // a continuation byte
     size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    return length > back ? back : 0;
+    if (length > back) n -= back;
+    break;
   }
-  return 0;
+  // Before that, a trailing emoji sequence (emoji joined by joiners, each
+  // with its selector or modifiers; at most kHeld code points), or a
+  // trailing joiner: how its joiners show depends on what comes next.
+  constexpr int kHeld = 16;
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  size_t start = n;
+  bool joined_only = false;  // after an emoji: only a joiner continues the sequence
+  for (int held = 0; held < kHeld && start > 0; ++held) {
+    size_t at = start - 1;
+    while (at > 0 && (bytes[at] & 0xC0) == 0x80 && start - at < 4) --at;
+    utf8proc_int32_t cp = -1;
+    if (utf8proc_iterate(bytes + at, static_cast<utf8proc_ssize_t>(start - at), &cp) !=
+        static_cast<utf8proc_ssize_t>(start - at)) {
+      break;
+    }
+    if (cp == kZeroWidthJoiner) {
+      joined_only = false;
+    } else if (joined_only) {
+      break;
+    } else if (IsPictographic(cp)) {
+      joined_only = true;
+    } else if (!IsPresentationSelector(cp) && !IsEmojiModifier(cp)) {
+      break;
+    }
+    start = at;
+  }
+  return text.size() - start;
 }
 
 }  // namespace raw::present

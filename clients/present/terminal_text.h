@@ -2,7 +2,9 @@
 // hooks, MCP servers, the daemon's messages): every surface that writes
 // such text to a terminal passes it through SanitizeForTerminal first, so
 // that no escape sequence or control character it holds can move the
-// cursor, erase lines, retitle the window or otherwise act on the terminal.
+// cursor, erase lines, retitle the window or otherwise act on the terminal,
+// and no invisible character can reorder or hide what is around it (in an
+// approval, the text a user decides on).
 // Pure functions; thread-safe.
 #pragma once
 
@@ -23,6 +25,14 @@ enum class Tabs {
 // invalid UTF-8) with U+FFFD, drops carriage returns (a lone CR would move
 // the cursor), and expands or keeps tabs. An ESC therefore never reaches
 // the terminal: "\e[1A" becomes "\uFFFD[1A".
+// Shows invisible characters as markers such as "⟨U+202E⟩", as the
+// dashboard does: format characters (bidi embeddings, overrides, isolates
+// and marks, zero-width spaces, joiners and no-break spaces, tags), line
+// and paragraph separators and every other Default_Ignorable_Code_Point.
+// Kept are only what shapes an emoji: one VS15/VS16 presentation selector
+// after a visible character (or at the start of the text), and a zero-width
+// joiner between two emoji (after the first's selector or skin-tone
+// modifier), so "⚠️" and "👩🏽‍💻" still show as emoji.
 std::string SanitizeForTerminal(std::string_view text, Tabs tabs = Tabs::kExpand);
 
 // SanitizeForTerminal keeping tabs: for text written to a terminal stream
@@ -32,10 +42,14 @@ inline std::string SanitizeForStream(absl::string_view text) {
   return SanitizeForTerminal(std::string_view(text.data(), text.size()), Tabs::kKeep);
 }
 
-// How many bytes at the end of `text` are the start of a UTF-8 sequence
-// whose remaining bytes have not arrived yet (0 to 3): a stream of pieces
-// holds them back until the next piece, so that a character split between
-// two pieces is not replaced.
+// How many bytes at the end of `text` a stream of pieces holds back until
+// the next piece: the start of a UTF-8 sequence whose remaining bytes have
+// not arrived yet (1 to 3), so that a character split between two pieces
+// is not replaced; and before that, a trailing emoji sequence (emoji
+// joined by joiners, each with its selector or modifiers; at most 16 code
+// points) or a trailing joiner, so that a selector or joiner at the start
+// of the next piece is judged next to what it follows, as
+// SanitizeForTerminal would judge the whole text. 0 when nothing waits.
 size_t IncompleteUtf8Tail(std::string_view text);
 
 }  // namespace raw::present

@@ -70,6 +70,27 @@ TEST(ApprovalPanelTest, ShowsTheWholeBatchWithArguments) {
   EXPECT_EQ(follower.find("[y]"), std::string::npos);
 }
 
+// A right-to-left override in an argument would make the terminal show
+// the text after it reversed; the panel shows the override instead, and
+// the text in the order it runs.
+TEST(ApprovalPanelTest, BidiAndZeroWidthCharactersAreShownNotApplied) {
+  v1::ApprovalRequested r = Request();
+  r.mutable_calls(0)->set_arguments(
+      R"({"command":"echo safe \u202e# hs|lve lruc\u202c; ls\u200b"})");
+  r.mutable_calls(0)->set_reason("\"echo\u2066x\u2069\": no rule matched");
+  ApprovalPanel panel;
+  panel.Show(r);
+  std::string text = LinesText(panel.Render(120, 20, Glyphs::Unicode(), false).lines);
+  EXPECT_NE(text.find("command: echo safe \u27E8U+202E\u27E9# hs|lve lruc\u27E8U+202C\u27E9; "
+                      "ls\u27E8U+200B\u27E9"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("echo\u27E8U+2066\u27E9x\u27E8U+2069\u27E9"), std::string::npos) << text;
+  for (const char* invisible : {"\u202E", "\u202C", "\u200B", "\u2066", "\u2069"}) {
+    EXPECT_EQ(text.find(invisible), std::string::npos) << text;
+  }
+}
+
 TEST(ApprovalPanelTest, LettersAnswerOnceLive) {
   ApprovalPanel panel;
   ShowLive(panel, Request());
