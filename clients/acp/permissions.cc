@@ -38,6 +38,20 @@ Json PermissionRequest(const std::string& session_id, const v1::ApprovalCall& ca
   Json shown = ToolCallUpdate(tool_call, cwd);
   shown.erase("sessionUpdate");
   shown.erase("status");
+  // The title is one line of at most 80 characters: what is decided on is
+  // the call in full (an edit's diff, else its arguments) and why it asks.
+  if (TitleIsShortened(call.arguments())) {
+    shown["title"] = absl::StrCat(shown["title"].get<std::string>(), kShortenedTitleNote);
+  }
+  Json content = shown.contains("content") ? shown["content"] : Json::array();
+  if (std::string full = FullCallText(call.tool(), call.arguments());
+      content.empty() && !full.empty()) {
+    content.push_back(TextContent(full));
+  }
+  if (!call.reason().empty()) {
+    content.push_back(TextContent(absl::StrCat("Needs approval: ", call.reason())));
+  }
+  shown["content"] = std::move(content);
 
   Json options = Json::array({Option("allow_once", "Allow once", "allow_once")});
   if (call.session_rules_size() > 0) {

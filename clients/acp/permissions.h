@@ -11,6 +11,11 @@
 //   reject_once:       reject_once    DENY
 //   reject_always:     reject_always  DENY, telling the model the user
 //                                     does not want the call retried
+// The request's toolCall carries the call in full, whatever its title
+// shows: an edit's diff, else a text block with the whole command (bash) or
+// every argument (FullCallText), then a text block with why Raw asks
+// ("Needs approval: <reason>"). A title that had to be shortened says so.
+//
 // The allow_session options are offered only when the call has session
 // rules (otherwise Raw would allow it once); each names the rules it adds.
 // Raw keeps no "deny for this session" rule, so reject_always is a denial

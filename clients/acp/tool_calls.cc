@@ -1,9 +1,11 @@
 #include "clients/acp/tool_calls.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "clients/present/tool_text.h"
 
 namespace raw::acp {
@@ -38,6 +40,33 @@ std::string ToolKind(const std::string& tool) {
 std::string ToolTitle(const std::string& name, const std::string& arguments_json) {
   std::string key = present::KeyArgument(arguments_json);
   return key.empty() ? name : absl::StrCat(name, " ", key);
+}
+
+bool TitleIsShortened(const std::string& arguments_json) {
+  return present::KeyArgument(arguments_json) != present::KeyArgumentText(arguments_json);
+}
+
+std::string FullCallText(const std::string& tool, const std::string& arguments_json) {
+  std::string text;
+  std::string language = "text";
+  Json args = RawInput(arguments_json);
+  if (tool == "builtin/bash" && args.is_object() && args.contains("command") &&
+      args["command"].is_string()) {
+    text = args["command"].get<std::string>();
+    language = "sh";
+  } else {
+    text = absl::StrJoin(present::ArgumentLines(arguments_json), "\n");
+  }
+  if (text.empty()) return "";
+  // A fence longer than any run of backticks in the text, so that the text
+  // cannot end the block early.
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  return absl::StrCat(fence, language, "\n", text, "\n", fence);
 }
 
 Json RawInput(const std::string& arguments_json) {

@@ -23,6 +23,17 @@ std::string ToolKind(const std::string& tool);
 // argument that identifies the call (clients/present's KeyArgument).
 std::string ToolTitle(const std::string& name, const std::string& arguments_json);
 
+// What a permission request's title gains when ToolTitle shortened the
+// key argument (cut it at 80 characters or put it on one line), and
+// whether it did.
+inline constexpr char kShortenedTitleNote[] = " (shortened; in full below)";
+bool TitleIsShortened(const std::string& arguments_json);
+
+// The call in full as Markdown, in a code block: a bash command as it runs,
+// other tools' arguments as "key: value" lines (the text itself when they
+// are not a JSON object); "" when there is nothing to show.
+std::string FullCallText(const std::string& tool, const std::string& arguments_json);
+
 // The call's arguments as JSON (the text as a string when it does not parse).
 Json RawInput(const std::string& arguments_json);
 

@@ -74,6 +74,10 @@ std::string NoticeLevelName(v1::NoticeLevel level) {
 }
 
 std::string KeyArgument(const std::string& arguments_json) {
+  return Truncate(OneLine(KeyArgumentText(arguments_json)), kMaxKeyArgumentChars);
+}
+
+std::string KeyArgumentText(const std::string& arguments_json) {
   auto parsed = ParseJson(arguments_json);
   if (!parsed.ok() || !parsed->is_object()) return "";
   static const char* const kKeys[] = {"path", "file_path", "command", "cmd",  "pattern",
@@ -94,8 +98,7 @@ std::string KeyArgument(const std::string& arguments_json) {
       }
     }
   }
-  if (chosen == nullptr) return "";
-  return Truncate(OneLine(chosen->get<std::string>()), kMaxKeyArgumentChars);
+  return chosen == nullptr ? "" : chosen->get<std::string>();
 }
 
 std::vector<std::string> ArgumentLines(const std::string& arguments_json) {

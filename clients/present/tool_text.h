@@ -17,6 +17,11 @@ namespace raw::present {
 // the arguments are not a JSON object with a string field.
 std::string KeyArgument(const std::string& arguments_json);
 
+// That argument's whole text, before KeyArgument puts it on one line and
+// cuts it at 80 characters ("" likewise). KeyArgument(a) !=
+// KeyArgumentText(a) tells a shortened summary.
+std::string KeyArgumentText(const std::string& arguments_json);
+
 // A call's JSON arguments as "key: value" lines (the text itself when it is
 // not a JSON object; nothing for "{}").
 std::vector<std::string> ArgumentLines(const std::string& arguments_json);

@@ -211,6 +211,28 @@ TEST_F(AcpTest, PermissionAllowedOnceRunsTheCall) {
   EXPECT_THAT(fake_.requests()[1].body, HasSubstr("permitted"));
 }
 
+// The editor's permission card gets the command in full and why Raw asks,
+// not only the title's first 80 characters: a harmless-looking start cannot
+// hide what follows it.
+TEST_F(AcpTest, PermissionRequestShowsTheWholeCommandAndWhyItAsks) {
+  const std::string command = "echo " + std::string(90, 'x') + "; touch ran";
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", Json({{"command", command}}).dump()}}));
+  fake_.Enqueue(chat::TextAnswer("ok, I will not"));
+  Json r = Drive(kStdioDriver, "permission", {{"DECISION", "reject_once"}}, {"--agent", "asker"});
+  ASSERT_EQ(r["permissions"].size(), 1u);
+  const Json& shown = r["permissions"][0]["toolCall"];
+  const std::string title = shown["title"];
+  EXPECT_EQ(title.find("touch"), std::string::npos) << title;
+  EXPECT_THAT(title, ::testing::EndsWith("(shortened; in full below)"));
+  ASSERT_EQ(shown["content"].size(), 2u) << shown.dump();
+  EXPECT_EQ(shown["content"][0]["content"]["text"], "```sh\n" + command + "\n```");
+  EXPECT_THAT(shown["content"][1]["content"]["text"].get<std::string>(),
+              ::testing::StartsWith("Needs approval: "));
+  EXPECT_THAT(shown["content"][1]["content"]["text"].get<std::string>(),
+              HasSubstr("no rule matched"));
+  EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/ran"));
+}
+
 TEST_F(AcpTest, PermissionAllowedForTheSessionAddsTheRule) {
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo once"})"}}));
   fake_.Enqueue(chat::TextAnswer("done"));
