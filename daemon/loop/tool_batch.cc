@@ -293,6 +293,7 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
                      events::ToolProgress{call.request.call_id, p.progress, p.total, p.message});
   };
   ctx.withheld = rules_.WalkFilterFor(spec, plan_.cwd, e.approved_by_user);
+  ctx.url_refused = rules_.UrlRefusalFor(spec);
   ctx.withheld_env = plan_.withheld_env;
   ctx.session_id = log_.session_id();
   ctx.prior_meta = [this, tool] { return PriorMeta(tool); };

@@ -91,6 +91,12 @@ struct ToolContext {
   // Draft Variants over the configured model routes (builtin/raven_task's
   // draft action); null = drafting is unavailable.
   raven::DraftGenerator* drafter = nullptr;
+  // For a tool that fetches URLs of its own (ToolSpec::fetched_urls_of):
+  // why the agent's rules deny fetching `url` (a deny url rule,
+  // policy::RuleSet::UrlRefusalFor), nullopt when none does. The tool asks
+  // before every request, redirects included, and sends none that is
+  // refused. Null = nothing is refused.
+  std::function<std::optional<std::string>(const std::string& url)> url_refused = nullptr;
 };
 
 struct ToolOutput {
@@ -141,6 +147,15 @@ struct ToolSpec {
   // `rule_argument`'s value, given the call's arguments (an object); nullopt
   // when they name none. Null = `rule_argument`'s value.
   std::function<std::optional<std::string>(const Json& arguments)> rule_subject_of;
+  // For a tool of rule subject kNone that fetches URLs beside its own work
+  // (builtin/raven_task's Source checks): the URLs a call names that it may
+  // send requests to. The url rules of this tool and of builtin/web_fetch
+  // (a fetch is a fetch) are put to each, first match deciding: a deny
+  // denies the call and an ask makes it ask, whatever the tool's own rules
+  // and the approval mode say of it; an allow leaves the call to them. Such
+  // a tool offers no "allow for this session": a rule for the whole tool
+  // would let every later call send any URL unasked. Null = none.
+  std::function<std::vector<std::string>(const Json& arguments)> fetched_urls_of;
   ToolHandler handler;
   // Text the system prompt gains when the tool is selected (after the
   // agent's prompt, in selection order, before the skills listing); ""

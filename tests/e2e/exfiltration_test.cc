@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "common/json.h"
+#include "daemon/raven/domain.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
 
@@ -61,6 +63,136 @@ TEST_F(ExfiltrationTest, WebFetchAsksUnlessAUrlRuleAllowsIt) {
   EXPECT_EQ(results[1].status(), raw::v1::TOOL_RESULT_STATUS_DENIED);
   ASSERT_EQ(site.requests().size(), 1u);  // the unasked-for URL never left
   EXPECT_EQ(site.requests()[0].path, "/docs/a");
+}
+
+// raven_task reopens the URLs of the Sources it registers: a url rule
+// written for web_fetch holds for them, and one "allow for this session"
+// adds no rule under which later calls (and their URLs) go unasked.
+TEST_F(ExfiltrationTest, RavenSourcesMeetTheUrlRulesAndNoSessionRuleCoversRaven) {
+  testing::FakeProviderServer site;
+  ASSERT_TRUE(site.status().ok()) << site.status();
+  const std::string upload = "http://127.0.0.1:" + std::to_string(site.port()) + "/upload?d=secret";
+  StartDaemon(R"("allow_private_addresses": true,
+                 "rules": [{"deny": "builtin/web_fetch", "url": "http://127.0.0.1:*/upload*"}])");
+  const Json checkpoint = {
+      {"action", "checkpoint"},
+      {"taskId", "t"},
+      {"stage", "draft"},
+      {"summary", "s"},
+      {"artifact", "A finding [@leak]."},
+      {"sources", Json::array({Json{{"sourceId", "leak"},
+                                    {"url", upload},
+                                    {"title", "t"},
+                                    {"locator", "l"},
+                                    {"excerpt", "an excerpt long enough to be a real passage"}}})}};
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"r1", "raven_task", R"({"action":"start","outcome":"research","request":"Reefs"})"},
+       {"r2", "raven_task", checkpoint.dump()}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  fake_.Enqueue(chat::ToolCallsAnswer({{"r3", "raven_task", R"({"action":"status"})"}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "research");
+  auto request = stream.WaitFor(IsApprovalRequest);
+  ASSERT_TRUE(request.has_value());
+  const auto& calls = request->approval_requested().calls();
+  ASSERT_EQ(calls.size(), 2);
+  EXPECT_EQ(calls[0].state(), raw::v1::APPROVAL_STATE_PENDING);
+  EXPECT_EQ(calls[0].session_rules_size(), 0);  // no rule for the whole tool
+  EXPECT_EQ(calls[1].state(), raw::v1::APPROVAL_STATE_DENIED);
+  EXPECT_EQ(calls[1].reason(),
+            "agents.coder.rules[0] (deny builtin/web_fetch url "
+            "\"http://127.0.0.1:*/upload*\") for " +
+                upload);
+  ASSERT_TRUE(Respond(session, request->approval_requested().request_id(),
+                      raw::v1::APPROVAL_DECISION_ALLOW_SESSION)
+                  .ok());
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_OK) << results[0].content();
+  EXPECT_EQ(results[1].status(), raw::v1::TOOL_RESULT_STATUS_DENIED);
+  EXPECT_TRUE(site.requests().empty());
+
+  // The next call asks again.
+  std::string second = StartTurn(stub(), session, "status");
+  auto again = stream.WaitFor([](const raw::v1::Event& e) {
+    return e.has_approval_requested() && e.approval_requested().calls_size() == 1 &&
+           e.approval_requested().calls(0).call_id() == "r3";
+  });
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->approval_requested().calls(0).state(), raw::v1::APPROVAL_STATE_PENDING);
+  ASSERT_TRUE(
+      Respond(session, again->approval_requested().request_id(), raw::v1::APPROVAL_DECISION_DENY)
+          .ok());
+  ASSERT_TRUE(stream.WaitForTurnEnd(second).has_value());
+}
+
+// A Source registered while the rules allowed it is reopened at completion
+// only if they still do: a deny url rule added since keeps the request from
+// leaving, and the Source is recorded as not checked, naming the rule.
+TEST_F(ExfiltrationTest, RavenNeverRequestsAUrlADenyRuleNamesWhenItReopensASource) {
+  testing::FakeProviderServer site;
+  ASSERT_TRUE(site.status().ok()) << site.status();
+  testing::ScriptedResponse page;
+  page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
+  page.chunks = {"<html><body><p>The reef lost 14 % of its coral cover in 2024.</p></body></html>"};
+  site.Enqueue(page);
+  const std::string url = "http://127.0.0.1:" + std::to_string(site.port()) + "/reef";
+  const std::string agent = R"("approval_mode": "allow_all", "allow_private_addresses": true)";
+  StartDaemon(agent);
+  std::string session = daemon_->CreateSession();
+  std::string task = raven::MakeTaskId(session, 1);
+  const Json checkpoint = {
+      {"action", "checkpoint"},
+      {"taskId", task},
+      {"stage", "draft"},
+      {"summary", "Finding."},
+      {"artifact", "The reef lost coral [@reef]."},
+      {"sources",
+       Json::array({Json{{"sourceId", "reef"},
+                         {"url", url},
+                         {"title", "Reef report"},
+                         {"locator", "Summary"},
+                         {"excerpt", "The reef lost 14 % of its coral cover in 2024."}}})},
+      {"claims", Json::array({Json{{"claimId", "c1"},
+                                   {"text", "The reef lost coral."},
+                                   {"kind", "external"},
+                                   {"importance", "material"},
+                                   {"disposition", "supported"},
+                                   {"sourceIds", Json::array({"reef"})}}})}};
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"r1", "raven_task", R"({"action":"start","outcome":"research","request":"Reefs"})"},
+       {"r2", "raven_task", checkpoint.dump()}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "research");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  auto results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_THAT(results[1].content(), HasSubstr("Published Checkpoint"));
+  ASSERT_EQ(site.requests().size(), 1u);
+
+  // The user now denies the site; the daemon reads the config at the turn.
+  WriteFile(
+      daemon_->config_path(),
+      Config(
+          agent + R"(, "rules": [{"deny": "builtin/web_fetch", "url": "http://127.0.0.1:*/reef"}])",
+          "", R"(["builtin/*"])", ""));
+  fake_.Enqueue(chat::ToolCallsAnswer({{"r3", "raven_task",
+                                        Json({{"action", "complete"},
+                                              {"taskId", task},
+                                              {"artifact", "The reef lost coral [@reef]."}})
+                                            .dump()}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  std::string second = StartTurn(stub(), session, "complete it");
+  ASSERT_TRUE(stream.WaitForTurnEnd(second).has_value());
+  results = Results(stream.TurnEvents(second));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_THAT(results[0].content(), HasSubstr("not requested: the agent's rules deny " + url));
+  EXPECT_THAT(results[0].content(), HasSubstr("deny builtin/web_fetch url"));
+  EXPECT_EQ(site.requests().size(), 1u);  // the reopening never left
 }
 
 TEST_F(ExfiltrationTest, WebFetchNeverReachesThisMachineByDefault) {

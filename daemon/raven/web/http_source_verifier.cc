@@ -103,7 +103,7 @@ std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Sour
       continue;
     }
     const int64_t page_ms = std::min(left, std::max<int64_t>(settings.fetch_timeout_ms, 1));
-    FetchedPage page = FetchPage(client_, s.url, settings, page_ms, cancel);
+    FetchedPage page = FetchPage(client_, s.url, settings, page_ms, cancel, refuse_);
     ParseBudget budget;
     budget.max_bytes = ParseMemoryFor(page.body.size());
     const int64_t parse_ms = std::min(std::max<int64_t>(settings.fetch_timeout_ms, 1),

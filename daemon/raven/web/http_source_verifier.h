@@ -12,7 +12,8 @@
 //   unreachable failed     HTTP 4xx/5xx, or a cross-host redirect;
 //               unavailable no response (connection failure, deadline);
 //   unchecked   unavailable a truncated body, an unsupported type (PDF), a
-//                          refused (non-public) address, a page whose parse
+//                          refused (non-public) address, a URL the agent's
+//                          rules deny (never requested), a page whose parse
 //                          ran past its budget (Judge), the total deadline
 //                          spent before this Source, or a cancellation.
 // The engine turns absent into drifted when the Source was verified before.
@@ -21,6 +22,7 @@
 // under settings.fetch_timeout_ms. Thread-safe if the client is.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "common/cancel_token.h"
@@ -34,8 +36,11 @@ namespace raw::raven::web {
 
 class HttpSourceVerifier : public SourceVerifier {
  public:
-  HttpSourceVerifier(http::HttpClient& client, const VerifierSettingsSource& settings)
-      : client_(client), settings_(settings) {}
+  // `refuse`: URLs the agent's rules deny, never requested (the Source is
+  // unavailable, unchecked, with the rule in the detail); null = none.
+  HttpSourceVerifier(http::HttpClient& client, const VerifierSettingsSource& settings,
+                     UrlRefusal refuse = nullptr)
+      : client_(client), settings_(settings), refuse_(std::move(refuse)) {}
 
   std::vector<SourceObservation> Verify(const std::vector<Source>& sources,
                                         const CancelToken& cancel) override;
@@ -51,6 +56,7 @@ class HttpSourceVerifier : public SourceVerifier {
  private:
   http::HttpClient& client_;
   const VerifierSettingsSource& settings_;
+  UrlRefusal refuse_;
 };
 
 }  // namespace raw::raven::web

@@ -62,7 +62,7 @@ int64_t NowMs() {
 
 FetchedPage FetchPage(http::HttpClient& client, const std::string& url,
                       const VerifierSettings& settings, int64_t deadline_ms,
-                      const CancelToken& cancel) {
+                      const CancelToken& cancel, const UrlRefusal& refuse) {
   FetchedPage page;
   const int64_t end = NowMs() + std::max<int64_t>(deadline_ms, 1);
   std::optional<Target> first = Resolve(url, "");
@@ -73,6 +73,13 @@ FetchedPage FetchPage(http::HttpClient& client, const std::string& url,
   }
   Target current = *first;
   for (int hop = 0;; ++hop) {
+    if (std::optional<std::string> why = refuse ? refuse(current.url) : std::nullopt) {
+      if (!CanonicalUrl(current.url, page.url).ok()) page.url = current.url;
+      page.result = FetchResult::kRefused;
+      page.detail =
+          absl::StrCat("not requested: the agent's rules deny ", page.url, " (", *why, ")");
+      return page;
+    }
     int64_t left = end - NowMs();
     if (left <= 0) {
       page.result = FetchResult::kUnreachable;

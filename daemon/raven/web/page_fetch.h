@@ -9,6 +9,8 @@
 //   same host and port as Source identity compares them (UrlIdentity: case,
 //   a trailing dot and an explicit default port do not matter; the scheme
 //   may change); a redirect to another host or port is refused;
+// - a URL `refuse` names a reason for (the agent's deny url rules) is never
+//   requested, the first one nor one a redirect leads to: kRefused;
 // - the whole fetch, redirects included, ends by `deadline_ms` from the
 //   start; cancelling `cancel` ends it promptly;
 // - a body longer than max_bytes is cut there and reported truncated, as is
@@ -18,6 +20,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "common/cancel_token.h"
@@ -44,8 +48,11 @@ struct FetchedPage {
   std::string detail;  // why, unless kOk
 };
 
+// Why `url` must not be requested; nullopt = it may be.
+using UrlRefusal = std::function<std::optional<std::string>(const std::string& url)>;
+
 FetchedPage FetchPage(http::HttpClient& client, const std::string& url,
                       const VerifierSettings& settings, int64_t deadline_ms,
-                      const CancelToken& cancel);
+                      const CancelToken& cancel, const UrlRefusal& refuse = nullptr);
 
 }  // namespace raw::raven::web

@@ -180,7 +180,7 @@ ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
   const bool agent_allows_private = ctx.settings.web_fetch.allow_private_addresses;
   RavenVerifierSettings settings_source(ctx.raven_settings, agent_allows_private);
   std::optional<rv::web::HttpSourceVerifier> http_verifier;
-  if (ctx.http != nullptr) http_verifier.emplace(*ctx.http, settings_source);
+  if (ctx.http != nullptr) http_verifier.emplace(*ctx.http, settings_source, ctx.url_refused);
   rv::SourceVerifier& verifier =
       http_verifier ? static_cast<rv::SourceVerifier&>(*http_verifier) : unavailable;
   config::FixedRavenSettings defaults{config::RavenSettings()};
@@ -232,8 +232,22 @@ ToolSpec MakeRavenTaskTool() {
   spec.input_schema = Schema();
   // It changes nothing outside its own Task record in the session history,
   // but checkpoint and complete reopen Source URLs: like web_fetch, a URL is
-  // data leaving the machine, so it asks unless the rules allow it.
+  // data leaving the machine, so it asks unless the rules allow it, and the
+  // url rules judge the Sources a call registers (every URL a later call
+  // reopens was registered so) and, at every request, refuse what a deny
+  // rule names (ToolContext::url_refused).
   spec.read_only = false;
+  spec.fetched_urls_of = [](const Json& args) {
+    std::vector<std::string> urls;
+    auto sources = args.find("sources");
+    if (sources == args.end() || !sources->is_array()) return urls;
+    for (const Json& source : *sources) {
+      if (!source.is_object()) continue;
+      auto url = source.find("url");
+      if (url != source.end() && url->is_string()) urls.push_back(url->get<std::string>());
+    }
+    return urls;
+  };
   spec.handler = RunRavenTask;
   spec.prompt_section = rv::PromptSection();
   // After /clear or a compaction that summarized the Task's results away,

@@ -87,6 +87,9 @@ int Severity(RuleAction action) {
   return action == RuleAction::kDeny ? 2 : action == RuleAction::kAsk ? 1 : 0;
 }
 
+// The tool whose url rules also judge the URLs other tools fetch.
+constexpr char kFetchTool[] = "builtin/web_fetch";
+
 }  // namespace
 
 std::string DescribeRule(const config::RuleConfig& rule) {
@@ -232,6 +235,29 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
     decision.reason = absl::StrCat(decision.reason, " for ", url);
     return decision;
   }
+  if (spec.rule_subject != RuleSubject::kCommand && spec.fetched_urls_of) {
+    // The call as a whole, then each URL it names: the most severe answer
+    // wins, and the reason names every part that got it.
+    Decision whole = decide(first_rule(nullptr, nullptr, nullptr, true));
+    std::vector<std::string> reasons[3];  // by Severity
+    reasons[Severity(whole.action)].push_back(whole.reason);
+    if (arguments.is_object()) {
+      for (const std::string& written : spec.fetched_urls_of(arguments)) {
+        const std::string url = RuleUrl(written);
+        const Compiled* rule = FirstUrlRule(spec.qualified_name, url);
+        if (rule == nullptr || rule->config.action == RuleAction::kAllow) continue;
+        std::string reason = absl::StrCat(describe(*rule), " for ", url);
+        std::vector<std::string>& list = reasons[Severity(rule->config.action)];
+        if (std::find(list.begin(), list.end(), reason) == list.end()) list.push_back(reason);
+      }
+    }
+    for (RuleAction action : {RuleAction::kDeny, RuleAction::kAsk, RuleAction::kAllow}) {
+      if (!reasons[Severity(action)].empty()) {
+        return {action, absl::StrJoin(reasons[Severity(action)], "; ")};
+      }
+    }
+    return whole;
+  }
   if (spec.rule_subject != RuleSubject::kCommand) {
     return decide(first_rule(nullptr, nullptr, nullptr, true));
   }
@@ -356,6 +382,9 @@ std::vector<std::vector<config::RuleConfig>> RuleSet::SessionRuleOptions(const T
   whole_tool.action = RuleAction::kAllow;
   whole_tool.tool = EscapeGlob(spec.qualified_name);
   std::optional<std::string> subject = SubjectOf(spec, arguments);
+  // A session rule for the whole tool would let every later call send any
+  // URL unasked; none narrower means anything for it.
+  if (spec.fetched_urls_of) return {};
   if (spec.rule_subject == RuleSubject::kNone) return {{whole_tool}};
   if (!subject) return {};
   if (spec.rule_subject == RuleSubject::kPath) {
@@ -403,6 +432,48 @@ std::optional<std::string> RuleSet::ResolvedPath(const ToolSpec& spec, const Jso
   std::optional<std::string> subject = SubjectOf(spec, arguments);
   if (!subject) return std::nullopt;
   return ResolveRulePath(cwd, *subject);
+}
+
+const RuleSet::Compiled* RuleSet::FirstUrlRule(const std::string& tool,
+                                               const std::string& url) const {
+  for (const Compiled& rule : rules_) {
+    if (!rule.config.url) continue;
+    if (!rule.tool.Matches(tool) && !rule.tool.Matches(kFetchTool)) continue;
+    if (rule.subject[0].Matches(url)) return &rule;
+  }
+  return nullptr;
+}
+
+std::function<std::optional<std::string>(const std::string&)> RuleSet::UrlRefusalFor(
+    const ToolSpec& spec) const {
+  if (!spec.fetched_urls_of) return nullptr;
+  // The url rules that apply to the tool, in order, each with how reasons
+  // name it; kept by value, as the callback may outlive this RuleSet.
+  struct UrlRule {
+    bool deny;
+    Pattern url;
+    std::string named;
+  };
+  std::vector<UrlRule> rules;
+  bool any_deny = false;
+  for (const Compiled& rule : rules_) {
+    if (!rule.config.url) continue;
+    if (!rule.tool.Matches(spec.qualified_name) && !rule.tool.Matches(kFetchTool)) continue;
+    const bool deny = rule.config.action == RuleAction::kDeny;
+    any_deny = any_deny || deny;
+    rules.push_back(
+        {deny, rule.subject[0], absl::StrCat(rule.label, " (", DescribeRule(rule.config), ")")});
+  }
+  if (!any_deny) return nullptr;
+  return [rules = std::move(rules)](const std::string& written) -> std::optional<std::string> {
+    const std::string url = RuleUrl(written);
+    for (const UrlRule& rule : rules) {
+      if (!rule.url.Matches(url)) continue;
+      if (!rule.deny) return std::nullopt;
+      return absl::StrCat(rule.named, " for ", url);
+    }
+    return std::nullopt;
+  };
 }
 
 std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& spec,

@@ -43,6 +43,13 @@
 // - kUrl tools (builtin/web_fetch): the subject is the URL normalized as it
 //   is fetched (rule_url.h); url patterns are kText globs, so
 //   "https://docs.python.org/*" matches every page below that origin.
+// - Tools that fetch URLs beside their work (spec.fetched_urls_of,
+//   builtin/raven_task): the call is judged as a kNone tool, then every URL
+//   it names (normalized as for kUrl) meets the url rules for this tool or
+//   for builtin/web_fetch, the first that matches deciding; a deny or ask
+//   there is the call's answer when it is more severe, and the reason names
+//   the URL. At run time UrlRefusalFor refuses every URL (reopened ones
+//   too) that such a deny rule matches.
 // - No rule matched: the approval mode decides (config::ApprovalMode);
 //   kDefault allows read-only tools and asks for the others.
 // Reasons name the rule as "agents.coder.rules[2] (deny builtin/bash
@@ -99,7 +106,7 @@ class RuleSet {
   // exact resolved path, for kUrl tools the exact URL, otherwise the whole
   // tool. Empty when nothing exact can be allowed (no subject argument, a
   // command that cannot be split or an opaque one, a redirection whose
-  // target only running tells).
+  // target only running tells, a tool with fetched_urls_of).
   static std::vector<config::RuleConfig> SessionRulesFor(const ToolSpec& spec,
                                                          const Json& arguments,
                                                          const std::string& cwd);
@@ -127,6 +134,16 @@ class RuleSet {
   static std::optional<std::string> ResolvedPath(const ToolSpec& spec, const Json& arguments,
                                                  const std::string& cwd);
 
+  // For a tool with fetched_urls_of: why the url rules (as Evaluate puts
+  // them to the URLs a call names) deny a request to `url`, e.g.
+  // "agents.coder.rules[1] (deny builtin/* url \"https://paste.example/*\")
+  // for https://paste.example/x"; nullopt when the first url rule that
+  // matches is no deny. A ToolContext::url_refused callback that keeps
+  // what it needs (it may outlive this RuleSet); null for other tools and
+  // when no deny url rule applies to the tool.
+  std::function<std::optional<std::string>(const std::string& url)> UrlRefusalFor(
+      const ToolSpec& spec) const;
+
   // For a kPath call that walks a tree below its path (grep, glob,
   // list_dir): the rules each entry of the walk meets (walk_filter.h), as a
   // ToolContext::withheld callback; null when no rule can withhold anything.
@@ -144,6 +161,9 @@ class RuleSet {
     std::vector<Pattern> subject;  // empty or one
     std::string label;             // "agents.coder.rules[2]" or "session rule"
   };
+  // The first rule with a url pattern matching `url` whose tool pattern
+  // matches `tool` or builtin/web_fetch; null when none does.
+  const Compiled* FirstUrlRule(const std::string& tool, const std::string& url) const;
   std::vector<Compiled> rules_;
 };
 

@@ -114,6 +114,42 @@ TEST_F(HttpSourceVerifierTest, SameHostRedirectsAreFollowedCrossHostOnesRefused)
   EXPECT_EQ(site_.requests().size(), 3u);  // the other host was never asked
 }
 
+// A URL the agent's rules deny is never requested, neither a Source's own
+// nor one a same-host redirect leads to: the Source is unavailable
+// (unchecked), and the detail names the rule.
+TEST_F(HttpSourceVerifierTest, AUrlTheRulesDenyIsNeverRequested) {
+  UrlRefusal refuse = [](const std::string& url) -> std::optional<std::string> {
+    if (url.find("/private") == std::string::npos) return std::nullopt;
+    return "agents.coder.rules[0] (deny builtin/web_fetch url \"*/private*\") for " + url;
+  };
+  FixedVerifierSettings fixed(settings_);
+  HttpSourceVerifier verifier(client_, fixed, refuse);
+  std::vector<SourceObservation> denied =
+      verifier.Verify({MakeSource("s1", "/private?d=secret")}, cancel_);
+  ASSERT_EQ(denied.size(), 1u);
+  EXPECT_EQ(denied[0].status, CheckStatus::kUnavailable);
+  EXPECT_EQ(denied[0].outcome, CheckOutcome::kUnchecked);
+  EXPECT_THAT(denied[0].detail,
+              Optional(HasSubstr("not requested: the agent's rules deny " +
+                                 Url("/private?d=secret") + " (agents.coder.rules[0]")));
+  EXPECT_TRUE(site_.requests().empty());
+
+  ::raw::testing::ScriptedResponse moved;
+  moved.status = 302;
+  moved.headers = {{"Location", "/private/next"}};
+  site_.Enqueue(moved);
+  std::vector<SourceObservation> redirected = verifier.Verify({MakeSource("s2", "/open")}, cancel_);
+  ASSERT_EQ(redirected.size(), 1u);
+  EXPECT_EQ(redirected[0].outcome, CheckOutcome::kUnchecked);
+  EXPECT_THAT(redirected[0].detail, Optional(HasSubstr(Url("/private/next"))));
+  EXPECT_EQ(site_.requests().size(), 1u);  // the redirect's target was never asked
+
+  site_.Enqueue(Html(kArticle));
+  std::vector<SourceObservation> allowed = verifier.Verify({MakeSource("s3", "/study")}, cancel_);
+  ASSERT_EQ(allowed.size(), 1u);
+  EXPECT_EQ(allowed[0].outcome, CheckOutcome::kVerified) << allowed[0].detail.value_or("");
+}
+
 // The site is compared the way Source identity is: a host in capitals is the
 // same host (and the answering URL is reported canonical), another port on
 // the same host is another site and is not asked.
