@@ -1,42 +1,64 @@
 #include "daemon/tools/policy/program_pattern.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/pattern.h"
 #include "daemon/tools/policy/command_splitter.h"
-#include "daemon/tools/policy/command_wrappers.h"
 #include "daemon/tools/policy/hidden_evaluation.h"
 #include "daemon/tools/policy/shell_words.h"
 
 namespace raw::tools::policy {
 namespace {
 
-// Interpreters, programs whose arguments are code, and builtins that
-// change how later text is read; command runners are found by
-// UnwrapCommand and HiddenEvaluation.
-constexpr std::string_view kNeverWidened[] = {
-    "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "perl",
-    "ruby", "irb", "php", "lua", "luajit", "tclsh", "wish", "Rscript", "R", "julia", "awk",
-    "gawk", "mawk", "nawk", "sed", "osascript", "java", "jshell", "groovy", "scala", "ghci",
-    "npx", "uvx", "pipx", "bunx", "vim", "vi", "nvim", "emacs", "gdb", "lldb", "source", ".",
-    "eval", "exec", "trap", "alias", "unalias", "set", "shopt", "enable", "hash", "bind",
-    "complete", "fc", "history", "builtin", "command", "function", "coproc", "time", "let",
-    "declare", "typeset", "local", "readonly", "export", "read", "unset", "mapfile",
-    "readarray", "getopts", "printf", "wait", "test", "[", "[[", "env", "xargs", "find",
-    "busybox", "nohup", "nice", "timeout", "stdbuf", "setsid", "sudo", "doas",
+// Programs widened to "<program> *": no argument makes them run a program
+// or code it gives, send data to a host it names, or write a file other
+// than what the program exists to change (mkdir, rmdir, touch). Left out on
+// purpose, among others: sort (--compress-program), tar (--to-command),
+// rsync (-e), rg (--pre), fd (--exec), ag (--pager), split (--filter),
+// tee, uniq, xxd, tree and file (write files), make (--eval), less and man
+// (run commands), date (sets the clock), cp, mv, ln and chmod (plant or
+// replace what later commands run), rm (removes anything).
+constexpr std::string_view kInertPrograms[] = {
+    "basename", "cat",      "cksum",   "cmp",   "column", "comm",    "cut",       "df",
+    "diff",     "dirname",  "du",      "echo",  "egrep",  "expand",  "false",     "fgrep",
+    "fmt",      "fold",     "grep",    "head",  "id",     "jq",      "join",      "ls",
+    "md5sum",   "mkdir",    "nl",      "nproc", "od",     "paste",   "printenv",  "pwd",
+    "readlink", "realpath", "rev",     "rmdir", "seq",    "sha1sum", "sha256sum", "sha512sum",
+    "sleep",    "stat",     "strings", "tac",   "tail",   "touch",   "tr",        "true",
+    "uname",    "unexpand", "wc",      "which", "whoami",
 };
 
-// Tools whose first argument names the action: widened to program and
-// subcommand, never to the program alone.
-constexpr std::string_view kSubcommandTools[] = {
-    "git",     "npm",     "pnpm",      "yarn",  "cargo",  "go",      "docker", "podman",
-    "kubectl", "helm",    "pip",       "pip3",  "uv",     "poetry",  "apt",    "apt-get",
-    "brew",    "gh",      "dotnet",    "rustup", "conda", "bundle",  "gem",    "composer",
-    "mvn",     "gradle",  "terraform", "systemctl", "nix", "swift",  "bazel",  "pnpx",
+struct Subcommand {
+  std::string_view program;
+  std::string_view subcommand;
+};
+
+// (program, subcommand) pairs widened to "<program> <subcommand> *", with
+// the same guarantee. Left out on purpose: git diff, log, show, blame,
+// stash, reflog, shortlog and rev-list (write any file through --output),
+// git grep (-O runs a command), fetch, pull, push, clone, ls-remote and
+// archive (--upload-pack, --exec), rebase (-x), difftool and mergetool (-x,
+// --tool), merge and cherry-pick (-s names a program), submodule (foreach),
+// bisect (run), config, init (--template installs hooks), send-email; npm
+// run, test, start, exec, install and ci (run package scripts); docker run,
+// exec and build; every subcommand of uv, poetry, pnpm, yarn, cargo, go,
+// kubectl, conda, nix, bundle and the other tools that run code.
+constexpr Subcommand kInertSubcommands[] = {
+    {"git", "add"},      {"git", "branch"},     {"git", "checkout"},   {"git", "commit"},
+    {"git", "describe"}, {"git", "ls-files"},   {"git", "ls-tree"},    {"git", "merge-base"},
+    {"git", "mv"},       {"git", "restore"},    {"git", "rev-parse"},  {"git", "rm"},
+    {"git", "show-ref"}, {"git", "status"},     {"git", "switch"},     {"git", "tag"},
+    {"git", "version"},  {"npm", "explain"},    {"npm", "list"},       {"npm", "ls"},
+    {"npm", "why"},      {"docker", "images"},  {"docker", "inspect"}, {"docker", "logs"},
+    {"docker", "ps"},    {"docker", "version"}, {"podman", "images"},  {"podman", "inspect"},
+    {"podman", "logs"},  {"podman", "ps"},      {"podman", "version"},
 };
 
 bool IsPlain(const ShellWord& word) {
   return word.literal && word.text == word.value && !word.text.empty() &&
-         word.text.find_first_of("\\*?/=") == std::string::npos;
+         word.text.find_first_of("\\*?/=") == std::string::npos &&
+         ClassifyRedirection(word.text) == Redirection::kNone;
 }
 
 }  // namespace
@@ -45,28 +67,20 @@ std::optional<std::string> ProgramPattern(std::string_view command) {
   auto line = ParseShellLine(command);
   if (!line.ok() || line->commands.size() != 1 || !line->hidden.empty()) return std::nullopt;
   const std::vector<ShellWord>& words = line->commands[0].words;
-  if (words.empty() || !IsPlain(words[0]) ||
-      ClassifyRedirection(words[0].text) != Redirection::kNone) {
+  if (words.empty() || !IsPlain(words[0]) || HiddenEvaluation(words) != nullptr) {
     return std::nullopt;
   }
   const std::string& name = words[0].value;
-  for (std::string_view never : kNeverWidened) {
-    if (name == never) return std::nullopt;
+  if (std::ranges::find(kInertPrograms, name) != std::end(kInertPrograms)) {
+    return absl::StrCat(name, " *");
   }
-  if (HiddenEvaluation(words) != nullptr) return std::nullopt;
-  if (UnwrapCommand({words[0]}).kind != Wrapped::Kind::kNone ||
-      UnwrapCommand(words).kind != Wrapped::Kind::kNone) {
-    return std::nullopt;  // a shell, prefix or other command runner
-  }
-  for (std::string_view tool : kSubcommandTools) {
-    if (name != tool) continue;
-    if (words.size() < 2 || !IsPlain(words[1]) || words[1].value.starts_with("-") ||
-        ClassifyRedirection(words[1].text) != Redirection::kNone) {
-      return std::nullopt;
+  if (words.size() < 2 || !IsPlain(words[1])) return std::nullopt;
+  for (const Subcommand& pair : kInertSubcommands) {
+    if (pair.program == name && pair.subcommand == words[1].value) {
+      return absl::StrCat(name, " ", EscapeGlob(words[1].value), " *");
     }
-    return absl::StrCat(name, " ", EscapeGlob(words[1].value), " *");
   }
-  return absl::StrCat(name, " *");
+  return std::nullopt;
 }
 
 }  // namespace raw::tools::policy

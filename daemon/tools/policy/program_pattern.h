@@ -1,16 +1,18 @@
 // ProgramPattern: the program-level command pattern "allow for this session"
-// may offer besides the exact command, where widening is safe: "echo *" for
-// "echo hi", "git status *" for "git status -s" (program and subcommand for
-// tools whose first argument names what they do: git, npm, cargo, docker, …).
+// may offer besides the exact command: "ls *" for "ls -la", "git status *"
+// for "git status -s".
 //
-// None (nullopt) when widening would allow more than the program: a command
-// that is not one plain simple command (leading assignments, a quoted or
-// expanded name or subcommand, a path as the name), a shell or other
-// interpreter (bash, python, node, perl, awk, sed, …), a prefix or other
-// program that runs commands (env, sudo, xargs, find, ssh, watch, …), a
-// builtin that evaluates text (eval, source, declare, read, printf, test,
-// …), or a subcommand tool without a plain subcommand ("git -c x status").
-// Pure; thread-safe.
+// Widening is offered only from a fixed allowlist of programs (and, for
+// git, npm, docker and podman, of subcommands) whose arguments cannot make
+// them run a program or code the arguments give, send data to a host they
+// name, or write a file other than what the program exists to change
+// (mkdir, touch, git commit, git checkout, …). Everything else -- `uv run`,
+// `npm run`, `make`, `git log` (which writes any file through `--output`),
+// `tar` (`--to-command`), `rg` (`--pre`), `sort` (`--compress-program`) --
+// is allowed exactly only. None (nullopt) also when the command is not one
+// plain simple command (assignments, a quoted or expanded name or
+// subcommand, a path as the name) or has a hidden evaluation. The list is
+// spelled out in docs/tools.md; change both together. Pure; thread-safe.
 #pragma once
 
 #include <optional>

@@ -375,15 +375,89 @@ TEST(RuleSetTest, SessionRuleOptionsOfferTheProgramPatternWhereSafe) {
               ::testing::ElementsAre(Command(RuleAction::kAllow, "echo *"),
                                      Command(RuleAction::kAllow, "xargs rm"),
                                      Command(RuleAction::kAllow, "rm \u2026")));
-  EXPECT_THAT(options("npm run build")[1],
-              ::testing::ElementsAre(Command(RuleAction::kAllow, "npm run *")));
-  EXPECT_THAT(options("make -j2")[1], ::testing::ElementsAre(Command(RuleAction::kAllow, "make *")));
+  EXPECT_THAT(options("npm ls --all")[1],
+              ::testing::ElementsAre(Command(RuleAction::kAllow, "npm ls *")));
+  EXPECT_THAT(options("mkdir -p out")[1],
+              ::testing::ElementsAre(Command(RuleAction::kAllow, "mkdir *")));
   // The widened rules allow the next such command, and no more.
   RuleSet rules;
   ASSERT_TRUE(rules.AddSessionRules(options("git status -s")[1]).ok());
   EXPECT_EQ(Bash(rules, "git status --short").action, RuleAction::kAllow);
   EXPECT_EQ(Bash(rules, "git push").action, RuleAction::kAsk);
   EXPECT_EQ(Bash(rules, "git status; rm x").action, RuleAction::kAsk);
+}
+
+// Only programs and subcommands on a fixed list of ones that cannot run
+// another command are widened: a runner subcommand or an option that runs
+// a command would turn one approved test run into a shell.
+TEST(RuleSetTest, SessionRuleOptionsNeverWidenWhatCanRunCommands) {
+  for (const char* command : {"uv run pytest -q",
+                              "poetry run pytest",
+                              "bundle exec rake",
+                              "pnpm exec tsc",
+                              "pnpm dlx cowsay",
+                              "yarn exec tsc",
+                              "yarn dlx cowsay",
+                              "npx tsc",
+                              "npm run build",
+                              "npm test",
+                              "npm exec tsc",
+                              "npm x tsc",
+                              "npm install",
+                              "conda run -n x ls",
+                              "nix run nixpkgs#hello",
+                              "docker run alpine",
+                              "docker exec c ls",
+                              "kubectl exec p ls",
+                              "kubectl get pods",
+                              "cargo test",
+                              "go test ./...",
+                              "git grep foo",
+                              "git fetch origin",
+                              "git pull",
+                              "git push",
+                              "git rebase main",
+                              "git difftool HEAD",
+                              "git submodule update",
+                              "git bisect start",
+                              "git config user.name",
+                              "git clone x",
+                              "git log -1",
+                              "git diff HEAD",
+                              "git show HEAD",
+                              "git blame f",
+                              "git stash list",
+                              "git merge x",
+                              "tar xf a.tar",
+                              "rsync -a a b",
+                              "rg foo",
+                              "fd foo",
+                              "sort f",
+                              "make -j2",
+                              "ninja",
+                              "cp a b",
+                              "ln -s a b",
+                              "rm -rf build",
+                              "less f",
+                              "man ls",
+                              "tree",
+                              "uniq a",
+                              "curl https://example.com",
+                              "wget https://example.com",
+                              "pytest -q",
+                              "cmake --build b",
+                              "some-unknown-tool x"}) {
+    std::vector<std::vector<config::RuleConfig>> options =
+        RuleSet::SessionRuleOptions(kBash, Json{{"command", command}}, "/");
+    EXPECT_EQ(options.size(), 1u) << command;
+  }
+  // What the rules of a widened pattern allow stays within the program.
+  auto widened = RuleSet::SessionRuleOptions(kBash, Json{{"command", "git status -s"}}, "/");
+  ASSERT_EQ(widened.size(), 2u);
+  RuleSet rules;
+  ASSERT_TRUE(rules.AddSessionRules(widened[1]).ok());
+  EXPECT_EQ(Bash(rules, "git status --porcelain").action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(rules, "git grep -O'sh -c x' y").action, RuleAction::kAsk);
 }
 
 TEST(RuleSetTest, MissingOrNonStringSubjectMatchesNoCommandPattern) {
