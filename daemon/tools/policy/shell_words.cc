@@ -62,7 +62,10 @@ std::string DecodeAnsiC(std::string_view body) {
         continue;
       case 'c':
         if (i + 1 < body.size()) {
-          out += static_cast<char>(body[++i] & 0x1F);
+          // As bash: \c? is DEL, \c\\ takes both backslashes.
+          const char c = body[++i];
+          if (c == '\\' && i + 1 < body.size() && body[i + 1] == '\\') ++i;
+          out += c == '?' ? '\x7f' : static_cast<char>(absl::ascii_toupper(c) & 0x1F);
           continue;
         }
         break;
@@ -97,6 +100,9 @@ std::string DecodeAnsiC(std::string_view body) {
     out += '\\';  // an unknown escape stays as written
     out += e;
   }
+  // Bash keeps a string in C strings: its value ends at the first NUL that
+  // an escape produced (\0, \x00, \c@, \u0000, …), so `r$'\0x'm` is `rm`.
+  if (size_t nul = out.find('\0'); nul != std::string::npos) out.resize(nul);
   return out;
 }
 

@@ -26,6 +26,7 @@ inline constexpr char kHiddenInPrompt[] =
 
 // The value of the body of $'…' (without the quotes): \n \t \\ \' \xHH
 // \NNN \uHHHH \cX and the other bash escapes decoded; unknown escapes kept.
+// Cut at the first NUL an escape produces, as bash cuts it.
 std::string DecodeAnsiC(std::string_view body);
 
 // True when `expression` can only be constant arithmetic: digits, blanks and

@@ -149,6 +149,11 @@ TEST(RuleSetTest, DenyRulesSeeTheCommandBashRuns) {
         "/bin/rm f", "rm>/dev/null f", "2>/dev/null rm f"}) {
     expect_denied(command);
   }
+  // Bash cuts a $'…' value at the first NUL an escape makes.
+  for (const char* command : {"r$'\\x00'm -rf x", "$'rm\\0' x", "r$'\\c@zz'm x", "$'r\\u0000'm x",
+                              "su$'\\x00'do rm x", "ev$'\\0'al 'rm x'"}) {
+    expect_denied(command);
+  }
   for (const char* command :
        {"command rm f9", "echo f3 | xargs rm", "builtin rm f", "exec rm f",
         "env -i -u HOME A=1 rm f", "nohup rm f", "nice -n 5 rm f", "time -p rm f",
@@ -253,13 +258,27 @@ TEST(RuleSetTest, AssignmentsAfterAPrefixAreNotAllowedByTheInnerCommand) {
 // read: deny rules could not see what such a line runs.
 TEST(RuleSetTest, AllowAllAsksForWhatCannotBeRead) {
   RuleSet rules = Rules({Command(RuleAction::kDeny, "rm *")});
-  for (const char* command :
-       {"x=rm; $x -rf ~", "bash <<EOF\nrm -rf ~\nEOF", "f() { rm -rf ~; }; f",
-        "flock /tmp/l rm -rf ~", "ionice -c3 rm -rf ~", "chroot / rm -rf ~", "su -c 'rm -rf ~'",
-        "script -qc 'rm -rf ~' /dev/null", "watch rm -rf ~", "ssh host rm -rf ~",
-        "parallel rm ::: ~", "fish -c 'rm -rf ~'", "zsh -c \"$x\"", "eval \"$x\"",
-        "sh -c \"$x\"", "echo rm -rf ~ | sh", "source <(echo rm -rf ~)",
-        "LD_PRELOAD=/tmp/x.so ls", "env GIT_CONFIG_COUNT=1 git status", "echo x > \"$f\""}) {
+  for (const char* command : {"x=rm; $x -rf ~",
+                              "bash <<EOF\nrm -rf ~\nEOF",
+                              "f() { rm -rf ~; }; f",
+                              "flock /tmp/l rm -rf ~",
+                              "ionice -c3 rm -rf ~",
+                              "chroot / rm -rf ~",
+                              "su -c 'rm -rf ~'",
+                              "script -qc 'rm -rf ~' /dev/null",
+                              "watch rm -rf ~",
+                              "ssh host rm -rf ~",
+                              "parallel rm ::: ~",
+                              "fish -c 'rm -rf ~'",
+                              "zsh -c \"$x\"",
+                              "eval \"$x\"",
+                              "sh -c \"$x\"",
+                              "echo rm -rf ~ | sh",
+                              "source <(echo rm -rf ~)",
+                              "LD_PRELOAD=/tmp/x.so ls",
+                              "env GIT_CONFIG_COUNT=1 git status",
+                              "echo x > \"$f\"",
+                              "ev$'\\x00'al \"$x\""}) {
     Decision decision = Bash(rules, command, ApprovalMode::kAllowAll);
     EXPECT_EQ(decision.action, RuleAction::kAsk) << command << ": " << decision.reason;
     EXPECT_THAT(decision.reason,
