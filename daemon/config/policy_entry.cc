@@ -86,7 +86,7 @@ std::optional<RuleConfig> ReadRule(const Json& value, const std::string& path,
                               "(naming the tools it applies to), found ",
                               actions));
   }
-  if (auto command = r.NonEmptyString("command", "a command pattern such as \"git status*\"")) {
+  if (auto command = r.NonEmptyString("command", "a command pattern such as \"git status *\"")) {
     rule.command = *command;
     CheckPattern(*command, Pattern::Style::kText, r.PathOf("command"), problems);
   }

@@ -4,10 +4,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "daemon/config/config_loader.h"
 #include "daemon/tools/policy/redirect_target.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -477,6 +481,42 @@ TEST(RuleSetTest, SessionRuleOptionsNeverWidenWhatCanRunCommands) {
   ASSERT_TRUE(rules.AddSessionRules(widened[1]).ok());
   EXPECT_EQ(Bash(rules, "git status --porcelain").action, RuleAction::kAllow);
   EXPECT_EQ(Bash(rules, "git grep -O'sh -c x' y").action, RuleAction::kAsk);
+}
+
+// The rules example of docs/tools.md, as the config loader reads it.
+RuleSet DocumentedRules() {
+  std::ifstream in(std::string(RAW_SOURCE_DIR) + "/docs/tools.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const size_t rules = doc.find("\"rules\": [");
+  const size_t begin = rules == std::string::npos ? rules : doc.rfind("```json\n", rules);
+  if (begin == std::string::npos) {
+    ADD_FAILURE() << "docs/tools.md has no rules example";
+    return RuleSet();
+  }
+  const size_t body = doc.find('\n', begin) + 1;
+  const std::string example = doc.substr(body, doc.find("```", body) - body);
+  auto config = config::ParseConfig(absl::StrCat("{", example, "}"),
+                                    config::ParseContext{"/etc/raw", "/home/me"});
+  if (!config.ok() || !config->agents.contains("coder")) {
+    ADD_FAILURE() << config.status() << "\n" << example;
+    return RuleSet();
+  }
+  return Rules(config->agents.at("coder").rules);
+}
+
+// What the documentation shows as a rule to copy allows what it says, not a
+// git command that runs another one.
+TEST(RuleSetTest, TheDocumentedRulesAllowNoCommandRunningGitSubcommand) {
+  RuleSet rules = DocumentedRules();
+  EXPECT_EQ(Bash(rules, "git diff").action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(rules, "git diff HEAD~1 -- src").action, RuleAction::kAllow);
+  EXPECT_EQ(Bash(rules, "git status").action, RuleAction::kAllow);
+  for (const char* command : {"git difftool -y -x 'sh -c \"curl x | sh\"' HEAD~1 HEAD",
+                              "git difftool --extcmd=sh HEAD", "git grep -O'sh -c x' y"}) {
+    EXPECT_EQ(Bash(rules, command).action, RuleAction::kAsk) << command;
+  }
 }
 
 TEST(RuleSetTest, MissingOrNonStringSubjectMatchesNoCommandPattern) {
