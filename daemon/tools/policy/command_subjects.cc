@@ -70,6 +70,10 @@ void Analyzer::Sets(std::string_view text) {
 }
 
 void Analyzer::Redirect(const ShellWord& redirection, const ShellWord* target) {
+  // {NAME}>file assigns NAME the descriptor it opens.
+  if (redirection.text.starts_with("{")) {
+    Sets(std::string_view(redirection.text).substr(1, redirection.text.find('}') - 1));
+  }
   std::string written = redirection.value;
   bool known = redirection.literal;
   if (target != nullptr) {
@@ -146,6 +150,7 @@ absl::Status Analyzer::Command(const std::vector<ShellWord>& words, const std::s
     return absl::OkStatus();
   }
   if (const char* why = HiddenEvaluation(run)) Opaque(why);
+  for (const std::string& assigned : AssignedNames(run)) Sets(assigned);
   Wrapped wrapped = UnwrapCommand(run);
   switch (wrapped.kind) {
     case Wrapped::Kind::kNone:

@@ -267,7 +267,13 @@ Wrapped UnwrapShell(const std::vector<ShellWord>& words) {
     for (char c : v.substr(1)) {
       command = command || c == 'c';
       input = input || c == 's';
-      if (c == 'o' || c == 'O') ++i;  // -o pipefail, -O extglob
+      if (c == 'k' && v[0] == '-') return Unknown(kKeywordMode);
+      if (c != 'o' && c != 'O') continue;
+      ++i;  // -o pipefail, -O extglob
+      if (c == 'o' && v[0] == '-' && i < words.size() &&
+          (!words[i].literal || words[i].value == "keyword")) {
+        return Unknown(kKeywordMode);
+      }
     }
   }
   if (command && i < words.size()) {

@@ -46,27 +46,63 @@ bool IsOption(const ShellWord& word) {
 
 // Options of a builtin, then the names it sets: `valued` options take a
 // value (attached or the next word), `naming` ones take a variable name.
-// Returns why a name may hide commands, or null.
+// Returns why a name may hide commands, or null; adds the plain names it
+// sets to `assigned` when given.
 const char* CheckNames(const std::vector<ShellWord>& words, std::string_view valued,
-                       std::string_view naming, bool operands_are_names) {
+                       std::string_view naming, bool operands_are_names,
+                       std::vector<std::string>* assigned = nullptr) {
+  auto assign = [&](std::string_view name) {
+    if (assigned != nullptr) assigned->emplace_back(name);
+  };
   size_t i = 1;
   for (; i < words.size() && IsOption(words[i]) && words[i].value != "--"; ++i) {
     std::string_view v = words[i].value;
     for (size_t j = 1; j < v.size(); ++j) {
       bool names = naming.find(v[j]) != std::string_view::npos;
       if (!names && valued.find(v[j]) == std::string_view::npos) continue;
-      if (j + 1 == v.size() && ++i < words.size() && names && !IsPlainName(words[i])) {
-        return kHiddenInName;
+      if (j + 1 == v.size() && ++i < words.size() && names) {
+        if (!IsPlainName(words[i])) return kHiddenInName;
+        assign(words[i].value);
       }
-      if (j + 1 < v.size() && names && !IsVariableName(v.substr(j + 1))) return kHiddenInName;
+      if (j + 1 < v.size() && names) {
+        if (!IsVariableName(v.substr(j + 1))) return kHiddenInName;
+        assign(v.substr(j + 1));
+      }
       break;
     }
   }
   if (i < words.size() && words[i].value == "--") ++i;
   for (; operands_are_names && i < words.size(); ++i) {
     if (!IsPlainName(words[i])) return kHiddenInName;
+    assign(words[i].value);
   }
   return nullptr;
+}
+
+// `set` and `shopt -o` turning on keyword mode (-k, -o keyword), or with an
+// option only known when the line runs.
+bool MayTurnOnKeywordMode(const std::vector<ShellWord>& words) {
+  std::string_view name = words[0].value;
+  if (name == "shopt") {
+    for (size_t i = 1; i < words.size(); ++i) {
+      if (!words[i].literal || words[i].value == "keyword") return true;
+    }
+    return false;
+  }
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (!words[i].literal) return true;
+    std::string_view v = words[i].value;
+    if (v == "--" || v == "-" || v.size() < 2 || (v[0] != '-' && v[0] != '+')) return false;
+    for (char c : v.substr(1)) {
+      if (c == 'k' && v[0] == '-') return true;
+      if (c != 'o') continue;
+      ++i;  // each -o takes the next word as an option name
+      if (v[0] == '-' && i < words.size() && (!words[i].literal || words[i].value == "keyword")) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 const char* CheckTest(const std::vector<ShellWord>& words, bool double_bracket) {
@@ -121,7 +157,29 @@ const char* HiddenEvaluation(const std::vector<ShellWord>& words) {
   }
   if (name == "test" || name == "[") return CheckTest(words, false);
   if (name == "[[") return CheckTest(words, true);
+  if ((name == "set" || name == "shopt") && MayTurnOnKeywordMode(words)) return kKeywordMode;
   return nullptr;
+}
+
+std::vector<std::string> AssignedNames(const std::vector<ShellWord>& words) {
+  std::vector<std::string> names;
+  if (words.empty() || !words[0].literal) return names;
+  std::string_view name = words[0].value;
+  if (name == "read") {
+    CheckNames(words, "dinNptu", "a", true, &names);
+  } else if (name == "printf") {
+    CheckNames(words, "", "v", false, &names);
+  } else if (name == "wait") {
+    CheckNames(words, "", "p", false, &names);
+  } else if (name == "mapfile" || name == "readarray") {
+    CheckNames(words, "dnOsuCc", "", true, &names);
+  } else if (name == "getopts" && words.size() > 2 && IsPlainName(words[2])) {
+    names.push_back(words[2].value);
+  } else if ((name == "for" || name == "select" || name == "coproc") && words.size() > 1 &&
+             IsPlainName(words[1])) {
+    names.push_back(words[1].value);
+  }
+  return names;
 }
 
 }  // namespace raw::tools::policy

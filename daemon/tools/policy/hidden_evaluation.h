@@ -5,10 +5,18 @@
 // value. Covered: let; declare, typeset, local, readonly and export with a
 // name that is not plain or with -i/-n; read, unset, mapfile/readarray,
 // getopts, printf -v, wait -p, test/[ -v and [[ -v with such a name;
-// mapfile -C; arithmetic comparisons in [[ … ]] on anything but integers.
+// mapfile -C; arithmetic comparisons in [[ … ]] on anything but integers;
+// `set -k` / `set -o keyword` / `shopt -o keyword` (keyword mode), after
+// which NAME=value words anywhere in a command set its environment.
+//
+// AssignedNames: the variables a builtin or loop sets by name (read,
+// printf -v, getopts, mapfile/readarray, wait -p, for, select, coproc);
+// under `set -a`, or for a variable already exported (PATH, HOME), they
+// reach the environment of later commands as NAME=value would.
 // Pure; thread-safe.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "daemon/tools/policy/command_splitter.h"
@@ -18,5 +26,9 @@ namespace raw::tools::policy {
 // `words` is a simple command from its name on (no leading assignments or
 // redirections). Returns why bash may run hidden commands, or null.
 const char* HiddenEvaluation(const std::vector<ShellWord>& words);
+
+// `words` as for HiddenEvaluation. The plain names it assigns (a name that
+// is not plain makes HiddenEvaluation report it instead).
+std::vector<std::string> AssignedNames(const std::vector<ShellWord>& words);
 
 }  // namespace raw::tools::policy

@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "common/utf8.h"
+#include "daemon/tools/policy/environment_names.h"
 
 namespace raw::tools::policy {
 namespace {
@@ -141,6 +142,10 @@ const char* HiddenInParameter(std::string_view text) {
     return kHiddenInArithmetic;
   }
   if (rest.starts_with("@P")) return kHiddenInPrompt;
+  // ${NAME=word} and ${NAME:=word} assign NAME (exported under `set -a`).
+  if ((rest.starts_with("=") || rest.starts_with(":=")) && ChangesWhatRuns(body.substr(0, name))) {
+    return kAssignedInExpansion;
+  }
   return nullptr;
 }
 
@@ -189,8 +194,17 @@ std::optional<std::string_view> WrittenFile(std::string_view redirection) {
 
 bool IsRedirectionPrefix(std::string_view text) {
   if (text.empty()) return false;
+  bool digits_allowed = true;
+  if (text.starts_with("{")) {  // {varname}>file
+    size_t close = text.find('}');
+    if (close == std::string_view::npos || !IsVariableName(text.substr(1, close - 1))) {
+      return false;
+    }
+    text.remove_prefix(close + 1);
+    digits_allowed = false;
+  }
   for (char c : text) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(c)) &&
+    if (!(digits_allowed && absl::ascii_isdigit(static_cast<unsigned char>(c))) &&
         std::string_view("<>&|").find(c) == std::string_view::npos) {
       return false;
     }

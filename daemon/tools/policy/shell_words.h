@@ -23,6 +23,12 @@ inline constexpr char kHiddenInName[] =
     "the command line uses text as a variable name, which can run commands hidden in it";
 inline constexpr char kHiddenInPrompt[] =
     "the command line expands text as a prompt, which runs the commands in it";
+inline constexpr char kKeywordMode[] =
+    "the command line may turn on keyword mode (set -k), where NAME=value after a command name "
+    "sets that command's environment";
+inline constexpr char kAssignedInExpansion[] =
+    "the command line assigns a variable that can change what commands run in an expansion "
+    "(${NAME:=value})";
 
 // The value of the body of $'…' (without the quotes): \n \t \\ \' \xHH
 // \NNN \uHHHH \cX and the other bash escapes decoded; unknown escapes kept.
@@ -54,7 +60,8 @@ Redirection ClassifyRedirection(std::string_view text);
 std::optional<std::string_view> WrittenFile(std::string_view redirection);
 
 // True when `text` (as written) could still grow into a redirection
-// operator: digits followed by < > & | only ("2", "2>", ">>").
+// operator: digits or {varname} followed by < > & | only ("2", "2>", ">>",
+// "{fd}").
 bool IsRedirectionPrefix(std::string_view text);
 
 // True for a name bash accepts as a variable: [A-Za-z_][A-Za-z0-9_]*.

@@ -169,6 +169,54 @@ TEST(CommandSubjectsTest, VariablesThatChangeWhatRunsAreListed) {
   }
 }
 
+// Builtins that assign a variable by name set it as surely as NAME=value:
+// into the environment under `set -a`, or when it is exported already
+// (PATH, HOME).
+TEST(CommandSubjectsTest, VariablesAssignedByNameAreListed) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"set -a; printf -v GIT_CONFIG_COUNT 1; git status", {"GIT_CONFIG_COUNT"}},
+      {"read -r GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 <<< '1 core.fsmonitor'",
+       {"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0"}},
+      {"read -ra LD_PRELOAD < f", {"LD_PRELOAD"}},
+      {"printf -vPATH %s /tmp", {"PATH"}},
+      {"getopts a: GIT_DIR -a1", {"GIT_DIR"}},
+      {"mapfile -t LD_AUDIT < f; readarray GIT_X < f", {"LD_AUDIT", "GIT_X"}},
+      {"wait -p GIT_PID -n", {"GIT_PID"}},
+      {"for PATH in /tmp; do ls; done", {"PATH"}},
+      {"select HOME in /tmp; do break; done", {"HOME"}},
+      {"builtin read -r EDITOR", {"EDITOR"}},
+      {"exec {GIT_CONFIG_COUNT}>/dev/null", {"GIT_CONFIG_COUNT"}},
+  };
+  for (const auto& [command, names] : cases) {
+    EXPECT_EQ(Analyze(command).environment, names) << command;
+  }
+  for (const char* command : {"read -r line < f", "printf -v out %s x", "for f in *.cc; do :; done",
+                              "getopts ab opt", "mapfile -t lines < f", "exec {fd}>/dev/null"}) {
+    EXPECT_THAT(Analyze(command).environment, IsEmpty()) << command;
+  }
+  // An expansion that assigns such a variable hides it from this list.
+  EXPECT_THAT(Analyze("set -a; : ${GIT_CONFIG_COUNT:=1}").opaque_reason, Not(IsEmpty()));
+  EXPECT_THAT(Analyze("echo \"${LD_PRELOAD=x.so}\"").opaque_reason, Not(IsEmpty()));
+  EXPECT_THAT(Analyze("echo ${out:=x} ${LD_PRELOAD:-x}").opaque_reason, IsEmpty());
+}
+
+// In keyword mode every NAME=value word of a command, not only the leading
+// ones, goes into its environment: the line is not read.
+TEST(CommandSubjectsTest, KeywordModeMakesTheLineOpaque) {
+  for (const char* command :
+       {"set -k; git status GIT_CONFIG_COUNT=1", "set -ek; x", "set -o keyword; x",
+        "set -eo keyword; x", "set -ok keyword; x", "set -oo errexit keyword", "set -o \"$m\"; x",
+        "set $flags; x", "shopt -os keyword; x", "shopt -o -s \"$o\"", "builtin set -k",
+        "bash -k -c 'x'", "bash -o keyword -c 'x'", "sh -ek -c 'x'", "bash -o \"$o\" -c 'x'",
+        "bash -c 'set -k; git status GIT_DIR=x'", "eval 'set -k'"}) {
+    EXPECT_THAT(Analyze(command).opaque_reason, HasSubstr("keyword")) << command;
+  }
+  for (const char* command : {"set -e; x", "set -euo pipefail; x", "set +k; x", "set -- -k",
+                              "set a -k", "shopt -s extglob", "bash -e -c 'x'", "set -x"}) {
+    EXPECT_THAT(Analyze(command).opaque_reason, IsEmpty()) << command;
+  }
+}
+
 TEST(CommandSubjectsTest, FilesWrittenByRedirectionsAreSubjects) {
   EXPECT_THAT(Subjects("echo x >> ~/.bashrc"),
               ElementsAre(C("echo x >> ~/.bashrc"), K("echo x"), R("~/.bashrc")));

@@ -1,15 +1,17 @@
 // The shell analyzer against bash itself: for command lines the analyzer
 // reads statically (not opaque), every external command bash actually tries
-// to run must be one the analyzer named. A command bash would run must never
-// be judged as something else (docs/reliability.md, "Fuzzing").
+// to run must be one the analyzer named, and every variable that changes
+// what runs (environment_names.h) bash passes in its environment must be one
+// the analyzer listed. A command bash would run must never be judged as
+// something else (docs/reliability.md, "Fuzzing").
 //
 // Bash runs each line in a sandbox of its own making: no command can be
 // found (PATH names an empty directory), so each external command it tries
-// goes to command_not_found_handle, which prints the name with a marker and
-// runs nothing; restricted mode (set -r) refuses names with a slash, output
-// redirection, `command -p`, `exec` and re-enabling builtins; `kill` is
-// disabled before that; the working directory is an empty temporary one,
-// stdin is empty and each run has a timeout.
+// goes to command_not_found_handle, which prints the name and the names of
+// its environment with a marker and runs nothing; restricted mode (set -r) refuses names with a
+// slash, output redirection, `command -p`, `exec` and re-enabling builtins; `kill` is disabled
+// before that; the working directory is an empty temporary one, stdin is empty and each run has a
+// timeout.
 #include <stdlib.h>
 
 #include <filesystem>
@@ -24,6 +26,7 @@
 #include "common/cancel_token.h"
 #include "common/subprocess.h"
 #include "daemon/tools/policy/command_subjects.h"
+#include "daemon/tools/policy/environment_names.h"
 #include "gtest/gtest.h"
 
 namespace raw::tools::policy {
@@ -32,6 +35,9 @@ namespace {
 // Around each name the handler prints; a name may reach the output inside
 // other text (a command substitution's output that echo prints).
 constexpr char kMarker[] = "\x1e" "raw-ran:";
+constexpr char kEnvMarker[] =
+    "\x1e"
+    "raw-env:";
 constexpr char kEnd = '\x1e';
 
 // Lines that exercise what decides which commands run: operators, nesting,
@@ -90,12 +96,35 @@ const char* const kLines[] = {
     "cat <<< \"$(herestring)\"",
     "exec rm x",
     "declare -f f >/dev/null; g",
+    // Variables set by name reach the environment under set -a.
+    "GIT_DIR=x e1; LD_AUDIT=y; export LD_AUDIT; e2",
+    "set -a; printf -v GIT_CONFIG_COUNT 1; e3",
+    "set -o allexport; read -r GIT_CONFIG_KEY_0 GIT_DIR <<< 'a b'; e4",
+    "set -a; getopts a: GIT_WORK_TREE -ax; e5",
+    "set -a; for LD_AUDIT in x; do e6; done",
+    "set -a; exec {GIT_FD}</dev/null; e7",
+    "set -a; e0 & wait -n -p GIT_PID; e8",
 };
 
 struct BashRun {
   std::vector<std::string> ran;  // the external commands bash tried, in order
-  std::string log;               // what else it printed
+  // The variables in their environments, except the sandbox's own PATH and HOME.
+  std::set<std::string> environment;
+  std::string log;  // what else it printed
 };
+
+// The texts between `marker` and kEnd in `out`.
+std::vector<std::string> Marked(const std::string& out, std::string_view marker) {
+  std::vector<std::string> found;
+  for (size_t at = out.find(marker); at != std::string::npos; at = out.find(marker, at)) {
+    at += marker.size();
+    const size_t end = out.find(kEnd, at);
+    if (end == std::string::npos) break;
+    found.push_back(out.substr(at, end - at));
+    at = end + 1;
+  }
+  return found;
+}
 
 class ShellBashDifferentialTest : public ::testing::Test {
  protected:
@@ -112,16 +141,25 @@ class ShellBashDifferentialTest : public ::testing::Test {
   }
 
   BashRun Run(const std::string& line) {
+    const std::string end(1, kEnd);
     const std::string script = absl::StrCat(
-        "command_not_found_handle() { printf '", kMarker, "%s", std::string(1, kEnd),
-        "\\n' \"$1\"; return 0; }\n",
-        "enable -n kill\n",
-        "set -r\n",
-        "eval \"$RAW_LINE\"\n");
+        "command_not_found_handle() { printf '", kMarker, "%s", end, "\\n' \"$1\";\n",
+        // An array, not a variable set -a would export.
+        "  local -a raw_names; mapfile -t raw_names <<< \"$(compgen -e)\"\n",
+        "  for n in \"${raw_names[@]}\"; do\n",
+        "    [[ $n == PATH || ( $n == HOME && $HOME == \"$RAW_HOME\" ) ]] && continue\n",
+        "    printf '", kEnvMarker, "%s", end, "\\n' \"$n\"\n", "  done\n", "  return 0; }\n",
+        "enable -n kill\n", "set -r\n", "eval \"$RAW_LINE\"\n");
     SubprocessOptions options;
     options.argv = {"/bin/bash", "--norc", "--noprofile", "-c", script};
     options.cwd = dir_;
-    options.env = {{"PATH", dir_ + "/empty"}, {"RAW_LINE", line}, {"HOME", dir_}};
+    options.env = {
+        {"PATH", dir_ + "/empty"}, {"RAW_LINE", line}, {"HOME", dir_}, {"RAW_HOME", dir_}};
+    // Nothing of this process's own environment reaches the sandbox.
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+      std::string_view name(*entry);
+      options.withheld_env.emplace(name.substr(0, name.find('=')));
+    }
     options.timeout_ms = 5000;
     CancelToken cancel;
     absl::StatusOr<SubprocessResult> result = RunSubprocess(options, cancel);
@@ -131,13 +169,9 @@ class ShellBashDifferentialTest : public ::testing::Test {
       return run;
     }
     EXPECT_FALSE(result->timed_out) << line;
-    const std::string& out = result->stdout_data;
-    for (size_t at = out.find(kMarker); at != std::string::npos; at = out.find(kMarker, at)) {
-      at += sizeof(kMarker) - 1;
-      const size_t end = out.find(kEnd, at);
-      if (end == std::string::npos) break;
-      run.ran.push_back(out.substr(at, end - at));
-      at = end + 1;
+    run.ran = Marked(result->stdout_data, kMarker);
+    for (std::string& name : Marked(result->stdout_data, kEnvMarker)) {
+      run.environment.insert(std::move(name));
     }
     run.log = result->stdout_data + result->stderr_data;
     return run;
@@ -168,6 +202,13 @@ class ShellBashDifferentialTest : public ::testing::Test {
           << "bash ran `" << ran << "` for the line\n  " << line
           << "\nbut the analyzer named only" << found << "\nbash printed:\n" << run.log;
     }
+    const std::set<std::string> listed(subjects->environment.begin(), subjects->environment.end());
+    for (const std::string& name : run.environment) {
+      EXPECT_TRUE(!ChangesWhatRuns(name) || listed.count(name) != 0)
+          << "bash passed " << name << " to a command for the line\n  " << line
+          << "\nbut the analyzer did not list it\nbash printed:\n"
+          << run.log;
+    }
     return true;
   }
 
@@ -187,6 +228,11 @@ TEST_F(ShellBashDifferentialTest, TheSandboxSeesWhatBashRuns) {
   EXPECT_EQ(run.ran, (std::vector<std::string>{"first", "second", "third"})) << run.log;
   run = Run("eval 'inner x'; \\rm y");
   EXPECT_EQ(run.ran, (std::vector<std::string>{"inner", "rm"})) << run.log;
+  // The environment of each command is seen, except the sandbox's own.
+  run = Run("GIT_DIR=x first; LD_AUDIT=y second");
+  EXPECT_EQ(run.environment,
+            (std::set<std::string>{"GIT_DIR", "LD_AUDIT", "RAW_HOME", "RAW_LINE", "PWD", "SHLVL"}))
+      << run.log;
   // Restricted mode refuses a name with a slash rather than running it.
   run = Run("/bin/touch made; touch2");
   EXPECT_EQ(run.ran, (std::vector<std::string>{"touch2"})) << run.log;
