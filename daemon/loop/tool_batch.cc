@@ -113,6 +113,8 @@ ToolBatch::Entry ToolBatch::Gate(const CollectedCall& call, bool id_repeated) {
   }
   const tools::ToolSpec& spec = *e.prepared.spec;
   e.judged_path = tools::policy::RuleSet::ResolvedPath(spec, e.prepared.arguments, plan_.cwd);
+  e.judged_redirects =
+      tools::policy::RuleSet::ResolvedRedirects(spec, e.prepared.arguments, plan_.cwd);
   hooks::HookOutcome hook = hooks_.Fire(config::HookEvent::kPreToolUse, spec.qualified_name, [&] {
     return hooks::PreToolUseFields(spec.qualified_name, e.prepared.arguments, call.request.call_id);
   });
@@ -272,6 +274,29 @@ std::optional<std::string> ToolBatch::PathChanged(const Entry& e,
                       again.reason);
 }
 
+std::optional<std::string> ToolBatch::RedirectChanged(const Entry& e) const {
+  if (e.judged_redirects.empty()) return std::nullopt;
+  const tools::ToolSpec& spec = *e.prepared.spec;
+  std::vector<tools::policy::RedirectTarget> now =
+      tools::policy::RuleSet::ResolvedRedirects(spec, e.prepared.arguments, plan_.cwd);
+  if (now == e.judged_redirects) return std::nullopt;
+  tools::policy::Decision again =
+      rules_.Evaluate(spec, e.prepared.arguments, plan_.cwd, plan_.agent.agent.approval_mode);
+  if (again.action == config::RuleAction::kAllow) return std::nullopt;
+  auto where = [](const std::optional<std::string>& resolved) {
+    return resolved ? *resolved : std::string("a place only running the line tells");
+  };
+  std::string moved = "the line's redirections changed";
+  for (size_t i = 0; i < e.judged_redirects.size() && i < now.size(); ++i) {
+    if (now[i] == e.judged_redirects[i]) continue;
+    moved = absl::StrCat("the redirect target ", now[i].written, " resolved to ",
+                         where(e.judged_redirects[i].resolved),
+                         " when the call was judged and now resolves to ", where(now[i].resolved));
+    break;
+  }
+  return absl::StrCat(moved, ", which the rules do not allow without asking: ", again.reason);
+}
+
 absl::Status ToolBatch::RunEntry(const Entry& e) {
   const CollectedCall& call = *e.call;
   if (e.prepared.error) return CommitResult(call, NotRun(e.prepared.spec, *e.prepared.error), 0);
@@ -283,8 +308,11 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   const tools::ToolSpec& spec = *e.prepared.spec;
   const std::string tool = spec.qualified_name;
   std::optional<std::string> run_path;
-  if (std::optional<std::string> reason = PathChanged(e, run_path)) {
-    return CommitResult(call, {events::ToolStatus::kDenied, DeniedContent(*reason, ""), {}, {}}, 0);
+  std::optional<std::string> changed = PathChanged(e, run_path);
+  if (!changed) changed = RedirectChanged(e);
+  if (changed) {
+    return CommitResult(call, {events::ToolStatus::kDenied, DeniedContent(*changed, ""), {}, {}},
+                        0);
   }
   RETURN_IF_ERROR(Commit({events::ToolStarted{call.request.call_id, call.request.name, tool}}));
   tools::ToolContext ctx{plan_.cwd, plan_.tool_settings, cancel_, plan_.http, &plan_.skills};

@@ -85,6 +85,10 @@ class ToolBatch {
     // an earlier call of the batch may have changed what it names (a new
     // symlink), and a call judged on one file must not run on another.
     std::optional<std::string> judged_path;
+    // For a command tool: the files its redirections write, as the rules
+    // judged them (RuleSet::ResolvedRedirects), resolved again right before
+    // the call runs for the same reason.
+    std::vector<tools::policy::RedirectTarget> judged_redirects;
     // A pending call: what "allow for this session" may add
     // (RuleSet::SessionRuleOptions), computed when it was judged.
     std::vector<std::vector<config::RuleConfig>> session_options;
@@ -107,6 +111,10 @@ class ToolBatch {
   // following any link that appears later: ToolContext::judged_path).
   std::optional<std::string> PathChanged(const Entry& entry,
                                          std::optional<std::string>& run_path) const;
+  // Why `entry` may no longer run: a file its redirections write resolves
+  // elsewhere now and the rules do not allow the line outright any more;
+  // nullopt = it may run.
+  std::optional<std::string> RedirectChanged(const Entry& entry) const;
   absl::Status CommitResult(const CollectedCall& call, const tools::ToolOutput& output,
                             int64_t duration_ms);
   std::string QualifiedName(const CollectedCall& call) const;

@@ -1,6 +1,7 @@
 // Path rules end to end: a real rawd judges the file a tool actually opens,
 // judges a call again when an earlier call of its batch changed what its
-// path names, and keeps denied paths out of grep, glob and list_dir walks.
+// path or a redirection's target names, and keeps denied paths out of grep, glob and list_dir
+// walks.
 #include <filesystem>
 
 #include "gmock/gmock.h"
@@ -62,6 +63,34 @@ TEST_F(PathRulesE2eTest, ALinkMadeEarlierInTheBatchIsJudgedAgainBeforeTheCallRun
               HasSubstr("now resolves to " + daemon_->workdir() + "/secret/key.txt"));
   EXPECT_THAT(results[1].content(), HasSubstr("secret/**"));
   EXPECT_THAT(LastRequest(), Not(HasSubstr("TOKEN-SECRET-42")));
+}
+
+TEST_F(PathRulesE2eTest, ARedirectTargetLinkedEarlierInTheBatchIsJudgedAgain) {
+  // Writing build logs is allowed, and so is making links (as a checkout of
+  // a tree holding one would): neither on its own writes outside build/.
+  StartDaemon(R"("rules": [
+       {"allow": "builtin/bash", "command": "ln *"},
+       {"allow": "builtin/bash", "command": "echo *"},
+       {"allow": "builtin/bash", "redirect": "build/*.log"}])");
+  const std::string outside = daemon_->workdir() + "/profile.sh";
+  WriteFile(outside, "# mine\n");
+  std::filesystem::create_directories(daemon_->workdir() + "/build");
+  // When the batch is judged, build/m.log is a plain new file; by the time
+  // the second call runs it is a link to profile.sh.
+  auto results = RunBatch({{"c1", "bash", R"({"command":"ln -s ../profile.sh build/m.log"})"},
+                           {"c2", "bash", R"({"command":"echo pwned > build/m.log"})"},
+                           {"c3", "bash", R"({"command":"echo fine > build/n.log"})"}});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_OK) << results[0].content();
+  ASSERT_TRUE(std::filesystem::is_symlink(daemon_->workdir() + "/build/m.log"));
+  EXPECT_EQ(results[1].status(), raw::v1::TOOL_RESULT_STATUS_DENIED);
+  EXPECT_THAT(results[1].content(),
+              HasSubstr("the redirect target build/m.log resolved to " + daemon_->workdir() +
+                        "/build/m.log when the call was judged and now resolves to " + outside));
+  EXPECT_EQ(ReadFile(outside), "# mine\n");
+  // A target that still leads where it did is written as judged.
+  EXPECT_EQ(results[2].status(), raw::v1::TOOL_RESULT_STATUS_OK) << results[2].content();
+  EXPECT_EQ(ReadFile(daemon_->workdir() + "/build/n.log"), "fine\n");
 }
 
 TEST_F(PathRulesE2eTest, WalksFromTheWorkingDirectoryLeaveDeniedPathsOut) {

@@ -476,6 +476,22 @@ std::function<std::optional<std::string>(const std::string&)> RuleSet::UrlRefusa
   };
 }
 
+std::vector<RedirectTarget> RuleSet::ResolvedRedirects(const ToolSpec& spec, const Json& arguments,
+                                                       const std::string& cwd) {
+  std::vector<RedirectTarget> targets;
+  if (spec.rule_subject != RuleSubject::kCommand) return targets;
+  std::optional<std::string> subject = SubjectOf(spec, arguments);
+  if (!subject) return targets;
+  absl::StatusOr<CommandSubjects> analysis = AnalyzeShellCommand(*subject);
+  if (!analysis.ok()) return targets;
+  for (const CommandSubject& part : analysis->subjects) {
+    if (part.kind != CommandSubject::Kind::kRedirect) continue;
+    targets.push_back(
+        {part.text, part.known ? ResolveRedirectTarget(cwd, part.text) : std::nullopt});
+  }
+  return targets;
+}
+
 std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& spec,
                                                                const std::string& cwd,
                                                                bool user_approved) const {

@@ -86,6 +86,16 @@ struct Decision {
 // "allow builtin/bash command \"git status *\"".
 std::string DescribeRule(const config::RuleConfig& rule);
 
+// A file a command line writes through a redirection, as written and where
+// it resolves (ResolveRedirectTarget); nullopt when only running the line
+// tells (an expansion, too many links).
+struct RedirectTarget {
+  std::string written;
+  std::optional<std::string> resolved;
+
+  bool operator==(const RedirectTarget&) const = default;
+};
+
 class RuleSet {
  public:
   RuleSet() = default;
@@ -133,6 +143,12 @@ class RuleSet {
   // judged on one path must not run on another: see loop/tool_batch.h.
   static std::optional<std::string> ResolvedPath(const ToolSpec& spec, const Json& arguments,
                                                  const std::string& cwd);
+  // The files a kCommand call's redirections write, in the line's order, as
+  // its redirect rules see them now; empty for other tools and for a line
+  // that cannot be split. A call judged on one target must not write
+  // through another: see loop/tool_batch.h.
+  static std::vector<RedirectTarget> ResolvedRedirects(const ToolSpec& spec, const Json& arguments,
+                                                       const std::string& cwd);
 
   // For a tool with fetched_urls_of: why the url rules (as Evaluate puts
   // them to the URLs a call names) deny a request to `url`, e.g.
