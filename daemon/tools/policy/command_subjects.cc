@@ -20,6 +20,9 @@ namespace {
 // Stands for the arguments xargs reads from its input.
 constexpr char kInputArguments[] = " \u2026";
 
+constexpr char kSetsCommandTable[] =
+    "the command line sets BASH_CMDS, which makes a command name run the program at another path";
+
 std::string JoinTexts(const std::vector<ShellWord>& words) {
   return absl::StrJoin(words, " ",
                        [](std::string* out, const ShellWord& w) { out->append(w.text); });
@@ -62,6 +65,9 @@ class Analyzer {
 
 void Analyzer::Sets(std::string_view text) {
   std::string_view name = text.substr(0, text.find_first_of("+=["));
+  // Each element of BASH_CMDS is a command name's entry in bash's table of
+  // program paths, as `hash -p` makes it.
+  if (name == "BASH_CMDS") Opaque(kSetsCommandTable);
   if (!IsVariableName(name) || !ChangesWhatRuns(name)) return;
   for (const std::string& known : out_.environment) {
     if (known == name) return;
@@ -124,8 +130,8 @@ absl::Status Analyzer::Command(const std::vector<ShellWord>& words, const std::s
     } else if (redirection == Redirection::kComplete) {
       Redirect(words[i], nullptr);
     } else if (run.empty() && IsAssignment(text)) {
-      if (const char* why = HiddenInAssignment(text)) Opaque(why);
       Sets(text);
+      if (const char* why = HiddenInAssignment(text)) Opaque(why);
     } else {
       run.push_back(words[i]);
     }

@@ -28,8 +28,9 @@
 // (command_splitter.h, hidden_evaluation.h), a command name that is only
 // known when the line runs ("$cmd x"), a command string that is (bash -c
 // "$x", eval "$x"), a prefix whose options are not understood, a shell
-// reading commands from its input ("… | bash"), or a command string that
-// cannot be split.
+// reading commands from its input ("… | bash"), a command string that
+// cannot be split, or a command name made to run something else (hash -p,
+// setting BASH_CMDS, enable -f, a function definition).
 // Fails like the splitter when the line itself cannot be split.
 // Names of variables set before a command, after env or sudo (which keep
 // them part of the command they run: "env GIT_PAGER=x git log" is the

@@ -9,6 +9,10 @@ namespace raw::tools::policy {
 namespace {
 
 constexpr char kCallback[] = "\"mapfile -C\" runs text as a command";
+constexpr char kHashedPath[] = "\"hash -p\" makes a command name run the program at another path";
+constexpr char kLoadedBuiltin[] = "\"enable -f\" loads a builtin from a file";
+constexpr char kFunction[] =
+    "the command line defines a function, which changes what a command name runs";
 
 // A variable name bash takes as is: written plainly, without quotes,
 // expansions or a subscript.
@@ -79,6 +83,18 @@ const char* CheckNames(const std::vector<ShellWord>& words, std::string_view val
   return nullptr;
 }
 
+// `hash` or `enable` with an option word holding `letter` ("-p", "-rp",
+// "-p/bin/sh"; later words may be option values or names, which only makes
+// this stricter) or a word only known when the line runs, which may be one.
+bool HasOption(const std::vector<ShellWord>& words, char letter) {
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (!words[i].literal) return true;
+    if (words[i].value == "--") return false;
+    if (IsOption(words[i]) && words[i].value.find(letter) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // `set` and `shopt -o` turning on keyword mode (-k, -o keyword), or with an
 // option only known when the line runs.
 bool MayTurnOnKeywordMode(const std::vector<ShellWord>& words) {
@@ -125,8 +141,13 @@ const char* CheckTest(const std::vector<ShellWord>& words, bool double_bracket) 
 
 const char* HiddenEvaluation(const std::vector<ShellWord>& words) {
   if (words.empty() || !words[0].literal) return nullptr;
+  // Only an unquoted `function` is the reserved word ("function ls" with
+  // its body on the next line; "f() {" cannot be split at all).
+  if (words[0].text == "function") return kFunction;
   std::string_view name = words[0].value;
   if (name == "let") return kHiddenInArithmetic;
+  if (name == "hash" && HasOption(words, 'p')) return kHashedPath;
+  if (name == "enable" && HasOption(words, 'f')) return kLoadedBuiltin;
   if (name == "declare" || name == "typeset" || name == "local" || name == "readonly" ||
       name == "export") {
     for (size_t i = 1; i < words.size(); ++i) {

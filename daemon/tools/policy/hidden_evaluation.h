@@ -7,7 +7,11 @@
 // getopts, printf -v, wait -p, test/[ -v and [[ -v with such a name;
 // mapfile -C; arithmetic comparisons in [[ … ]] on anything but integers;
 // `set -k` / `set -o keyword` / `shopt -o keyword` (keyword mode), after
-// which NAME=value words anywhere in a command set its environment.
+// which NAME=value words anywhere in a command set its environment; and
+// what makes a later command name run something else: `hash -p` (a path
+// for a name), `enable -f` (a builtin loaded from a file), each also with a
+// word only known when the line runs, and the reserved word `function` (a
+// definition whose body follows on the next line; "f() {" does not split).
 //
 // AssignedNames: the variables a builtin or loop sets by name (read,
 // printf -v, getopts, mapfile/readarray, wait -p, for, select, coproc);

@@ -364,6 +364,60 @@ TEST(CommandSubjectsTest, HiddenEvaluationMakesTheLineOpaque) {
   }
 }
 
+// `hash -p` and BASH_CMDS point a command name at another program, `enable
+// -f` loads a builtin from a file and a function definition gives a name a
+// body of its own: a later command's name no longer says what it runs.
+TEST(CommandSubjectsTest, CommandNamesMadeToRunSomethingElseMakeTheLineOpaque) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"hash -p /bin/bash ls; ls -c 'rm x'",
+       "\"hash -p\" makes a command name run the program at "
+       "another path"},
+      {"hash -rp/bin/bash ls", "\"hash -p\" makes a command name run the program at another path"},
+      {"builtin hash -p /bin/sh ls",
+       "\"hash -p\" makes a command name run the program at "
+       "another path"},
+      {"hash $opts ls", "\"hash -p\" makes a command name run the program at another path"},
+      {"bash -c 'hash -p /bin/sh ls; ls'",
+       "\"hash -p\" makes a command name run the program at "
+       "another path"},
+      {"enable -f ./x.so ls; ls", "\"enable -f\" loads a builtin from a file"},
+      {"command enable -nf x.so cat", "\"enable -f\" loads a builtin from a file"},
+      {"enable \"$o\" x", "\"enable -f\" loads a builtin from a file"},
+      {"BASH_CMDS[ls]=/bin/bash; ls -c 'rm x'",
+       "the command line sets BASH_CMDS, which makes a "
+       "command name run the program at another path"},
+      {"BASH_CMDS[0]=/bin/sh",
+       "the command line sets BASH_CMDS, which makes a command name run "
+       "the program at another path"},
+      {"printf -v BASH_CMDS /bin/sh",
+       "the command line sets BASH_CMDS, which makes a command "
+       "name run the program at another path"},
+      {"function ls\n{ rm -rf x; }\nls",
+       "the command line defines a function, which changes "
+       "what a command name runs"},
+      {"eval $'function ls\\n{ x; }'",
+       "the command line defines a function, which changes what "
+       "a command name runs"},
+  };
+  for (const auto& [command, reason] : cases) {
+    EXPECT_EQ(Analyze(command).opaque_reason, reason) << command;
+  }
+  // Deny rules still see the commands.
+  EXPECT_THAT(Analyze("hash -p /bin/bash ls; ls -c 'rm x'").subjects, Contains(K("ls -c rm x")));
+  // Hashing a name as PATH finds it, forgetting, disabling a builtin (the
+  // name then runs the program of that name) and listing are read as usual.
+  for (const char* command :
+       {"hash ls", "hash -r", "hash -d ls", "hash -lt ls", "enable", "enable -n echo; echo x",
+        "enable -ps", "'function' x", "echo function"}) {
+    EXPECT_EQ(Analyze(command).opaque_reason, "") << command;
+  }
+  // A function definition written on one line cannot be split at all.
+  for (const char* command : {"ls() { rm -rf x; }; ls", "function ls { rm x; }; ls",
+                              "command_not_found_handle() { rm x; }; y"}) {
+    EXPECT_FALSE(AnalyzeShellCommand(command).ok()) << command;
+  }
+}
+
 TEST(CommandSubjectsTest, NestingIsBounded) {
   std::string prefixes;
   for (int i = 0; i < 100; ++i) prefixes += "nice ";

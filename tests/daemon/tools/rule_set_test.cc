@@ -228,6 +228,33 @@ TEST(RuleSetTest, HiddenCommandsAreNeverAllowedByAPattern) {
             RuleAction::kAllow);
 }
 
+// After `hash -p /bin/bash ls`, "ls -c 'rm x'" runs bash: neither a rule
+// allowing ls nor one a user added for the session allows the line, and
+// allow_all asks.
+TEST(RuleSetTest, ALineThatMakesANameRunSomethingElseIsNeverAllowedByAPattern) {
+  RuleSet rules =
+      Rules({Command(RuleAction::kDeny, "rm *"), Command(RuleAction::kAllow, "hash *"),
+             Command(RuleAction::kAllow, "enable *"), Command(RuleAction::kAllow, "function *"),
+             Command(RuleAction::kAllow, "*=*")});
+  ASSERT_TRUE(rules.AddSessionRules({Command(RuleAction::kAllow, "ls *")}).ok());
+  for (const char* command :
+       {"hash -p /bin/bash ls; ls -c 'rm x'", "hash -p/bin/sh ls && ls -c 'rm x'",
+        "enable -f ./evil.so ls; ls -l", "BASH_CMDS[ls]=/bin/bash; ls -c 'rm x'",
+        "function ls\n{ ls -l; }\nls -l"}) {
+    for (ApprovalMode mode : {ApprovalMode::kDefault, ApprovalMode::kAllowAll}) {
+      Decision decision = Bash(rules, command, mode);
+      EXPECT_EQ(decision.action, RuleAction::kAsk) << command << ": " << decision.reason;
+      EXPECT_THAT(decision.reason, StartsWith("allow patterns do not apply (")) << command;
+    }
+    EXPECT_THAT(RuleSet::SessionRulesFor(kBash, Json{{"command", command}}, "/"), IsEmpty())
+        << command;
+  }
+  // The rules still allow what is read fully.
+  for (const char* command : {"hash -r; ls -l", "hash ls && ls -l", "enable -n echo; ls -l"}) {
+    EXPECT_EQ(Bash(rules, command).action, RuleAction::kAllow) << command;
+  }
+}
+
 // "env A=1 git status" runs git status with A set: allowing "git status"
 // does not allow it, and variables that change what runs are named.
 TEST(RuleSetTest, AssignmentsAfterAPrefixAreNotAllowedByTheInnerCommand) {

@@ -96,6 +96,10 @@ const char* const kLines[] = {
     "cat <<< \"$(herestring)\"",
     "exec rm x",
     "declare -f f >/dev/null; g",
+    // A disabled builtin's name runs the program of that name; hashing
+    // names as PATH finds them changes nothing.
+    "enable -n echo; echo x; enable -n test; test -f x && t3",
+    "hash -r; hash h0; h1",
     // Variables set by name reach the environment under set -a.
     "GIT_DIR=x e1; LD_AUDIT=y; export LD_AUDIT; e2",
     "set -a; printf -v GIT_CONFIG_COUNT 1; e3",
