@@ -350,7 +350,7 @@ TEST(OpenAiChatStreamDecoderTest, MoreThan256ToolCallsEndTheResponse) {
   ExpectTooManyToolCalls(
       Decode({Chunk(absl::StrCat(R"({"tool_calls":[)", all, "]}"), "\"tool_calls\""), "[DONE]"})
           .events);
-  StreamDecoder decoder("openai");
+  StreamDecoder decoder;
   std::vector<ProviderEvent> events;
   decoder.DecodeNonStreamed(
       absl::StrCat(R"({"id":"c1","model":"m","choices":[{"index":0,"finish_reason":"tool_calls",)",
