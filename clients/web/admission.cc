@@ -79,4 +79,12 @@ std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolic
   return Rejection{401, "a valid access token is required"};
 }
 
+std::string CookieHosts(const std::string& address, const std::vector<std::string>& own_hosts) {
+  std::string hosts = address == "::1" ? "[::1]" : address;
+  if (std::find(own_hosts.begin(), own_hosts.end(), "localhost") != own_hosts.end()) {
+    absl::StrAppend(&hosts, " and localhost");
+  }
+  return hosts;
+}
+
 }  // namespace raw::web

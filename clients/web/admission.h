@@ -51,4 +51,9 @@ std::optional<Rejection> CheckOrigin(const Request& request, const AdmissionPoli
 // cookie of the same name sent first does not hide the real one). None: 401.
 std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolicy& policy);
 
+// The hosts whose cookies a browser sends to a server at `address`, for a
+// message to the user: the address itself and, when it is one of
+// `own_hosts`, "localhost", which a user may have typed instead.
+std::string CookieHosts(const std::string& address, const std::vector<std::string>& own_hosts);
+
 }  // namespace raw::web

@@ -34,6 +34,7 @@
 #include "clients/web/admission.h"
 #include "clients/web/loopback_listeners.h"
 #include "clients/web/peer_owner.h"
+#include "clients/web/rate_limit.h"
 #include "common/serial_queue.h"
 #include "common/worker_pool.h"
 
@@ -340,37 +341,6 @@ Response TextResponse(int status, std::string text) {
   r.body = std::move(text) + "\n";
   return r;
 }
-
-// The hosts whose cookies a browser sends to a server at `address`: the
-// address itself and, when it is one of the server's own hosts,
-// "localhost", which a user may have typed instead.
-std::string CookieHosts(const std::string& address, const std::vector<std::string>& own_hosts) {
-  std::string hosts = address == "::1" ? "[::1]" : address;
-  if (std::find(own_hosts.begin(), own_hosts.end(), "localhost") != own_hosts.end()) {
-    absl::StrAppend(&hosts, " and localhost");
-  }
-  return hosts;
-}
-
-// Counts a connection's requests in fixed windows.
-class RateLimit {
- public:
-  RateLimit(size_t max, Clock::duration window) : max_(max), window_(window) {}
-  bool Allow() {
-    Clock::time_point now = Clock::now();
-    if (now - start_ >= window_) {
-      start_ = now;
-      count_ = 0;
-    }
-    return ++count_ <= max_;
-  }
-
- private:
-  const size_t max_;
-  const Clock::duration window_;
-  Clock::time_point start_ = Clock::now();
-  size_t count_ = 0;
-};
 
 }  // namespace
 

@@ -127,5 +127,13 @@ TEST(Admission, TokenFromAnyOfThreePlaces) {
       CheckToken(Make("GET", {{"cookie", std::string("raw_token_8123=") + kSecret}}), no_cookie));
 }
 
+// What the refusal of an oversized Cookie header tells the user to clear.
+TEST(Admission, CookieHostsNameLocalhostOnlyWhenItIsTheServers) {
+  EXPECT_EQ(CookieHosts("127.0.0.1", {"127.0.0.1"}), "127.0.0.1");
+  EXPECT_EQ(CookieHosts("127.0.0.1", {"127.0.0.1", "[::1]", "localhost"}),
+            "127.0.0.1 and localhost");
+  EXPECT_EQ(CookieHosts("::1", {"[::1]"}), "[::1]");
+}
+
 }  // namespace
 }  // namespace raw::web
