@@ -118,8 +118,11 @@ TEST_F(TuiE2eTest, SessionCommandsCreateListAndSwitchSessions) {
 
   // /help lists keys and commands.
   Send("a", "/help");
+  // The whole list: its last line is /quit's (typing "/help" alone shows
+  // commands in the completion list before Enter is read).
   screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("/agent [NAME]") != std::string::npos;
+    return s.find("/agent [NAME]") != std::string::npos &&
+           s.find("leave raw (the session stays)") != std::string::npos;
   });
   EXPECT_NE(screen.find("Ctrl-T"), std::string::npos) << screen;
   EXPECT_NE(screen.find("/agent [NAME]"), std::string::npos) << screen;
