@@ -11,30 +11,18 @@
 #include "daemon/tools/policy/rule_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/tools/rule_test_support.h"
 
 namespace raw::tools::policy {
 namespace {
 
 using config::ApprovalMode;
 using config::RuleAction;
-using config::RuleConfig;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-RuleConfig RavenUrlRule(RuleAction action, std::string tool, std::string url) {
-  RuleConfig rule;
-  rule.action = action;
-  rule.tool = std::move(tool);
-  rule.url = std::move(url);
-  return rule;
-}
-
-RuleConfig WholeTool(RuleAction action, std::string tool) {
-  RuleConfig rule;
-  rule.action = action;
-  rule.tool = std::move(tool);
-  return rule;
-}
+using tools::testing::Rules;
+using tools::testing::Url;
+using tools::testing::Whole;
 
 // A checkpoint registering a Source at each of `urls`.
 Json CheckpointCiting(const std::vector<std::string>& urls) {
@@ -51,11 +39,6 @@ Json CheckpointCiting(const std::vector<std::string>& urls) {
 
 class RavenUrlRulesTest : public ::testing::Test {
  protected:
-  RuleSet Rules(const std::vector<RuleConfig>& rules) {
-    auto set = RuleSet::Compile(rules, "agents.coder.rules");
-    EXPECT_TRUE(set.ok()) << set.status();
-    return set.ok() ? *std::move(set) : RuleSet();
-  }
   Decision Raven(const RuleSet& rules, const Json& args,
                  ApprovalMode mode = ApprovalMode::kDefault) {
     return rules.Evaluate(spec_, args, "/", mode);
@@ -65,10 +48,10 @@ class RavenUrlRulesTest : public ::testing::Test {
 
 TEST_F(RavenUrlRulesTest, TheSourcesOfACallMeetTheUrlRulesOfRavenAndWebFetch) {
   RuleSet rules = Rules({
-      RavenUrlRule(RuleAction::kAllow, "builtin/raven_task", "https://docs.python.org/*"),
-      RavenUrlRule(RuleAction::kDeny, "builtin/web_fetch", "https://paste.example/*"),
-      RavenUrlRule(RuleAction::kAsk, "builtin/*", "*"),
-      WholeTool(RuleAction::kAllow, "builtin/raven_task"),
+      Url(RuleAction::kAllow, "https://docs.python.org/*", "builtin/raven_task"),
+      Url(RuleAction::kDeny, "https://paste.example/*", "builtin/web_fetch"),
+      Url(RuleAction::kAsk, "*", "builtin/*"),
+      Whole(RuleAction::kAllow, "builtin/raven_task"),
   });
   // The tool's own rule allows the call, and its Sources' URLs are allowed.
   EXPECT_EQ(Raven(rules, CheckpointCiting({"https://docs.python.org/3/"})).action,
@@ -96,18 +79,18 @@ TEST_F(RavenUrlRulesTest, WithoutUrlRulesTheToolAndTheModeDecide) {
   EXPECT_EQ(
       Raven(RuleSet(), CheckpointCiting({"https://a.example/"}), ApprovalMode::kAllowAll).action,
       RuleAction::kAllow);
-  Decision denied = Raven(Rules({WholeTool(RuleAction::kDeny, "builtin/raven_task")}),
+  Decision denied = Raven(Rules({Whole(RuleAction::kDeny, "builtin/raven_task")}),
                           CheckpointCiting({"https://a.example/"}), ApprovalMode::kAllowAll);
   EXPECT_EQ(denied.action, RuleAction::kDeny);
   EXPECT_EQ(denied.reason, "agents.coder.rules[0] (deny builtin/raven_task)");
   // An allow url rule does not allow the call: only the tool's own rules and
   // the approval mode do.
-  EXPECT_EQ(Raven(Rules({RavenUrlRule(RuleAction::kAllow, "builtin/raven_task", "*")}),
+  EXPECT_EQ(Raven(Rules({Url(RuleAction::kAllow, "*", "builtin/raven_task")}),
                   CheckpointCiting({"https://a.example/"}))
                 .action,
             RuleAction::kAsk);
   // Url rules for other tools do not apply.
-  EXPECT_EQ(Raven(Rules({RavenUrlRule(RuleAction::kDeny, "mcp/*", "*")}),
+  EXPECT_EQ(Raven(Rules({Url(RuleAction::kDeny, "*", "mcp/*")}),
                   CheckpointCiting({"https://a.example/"}), ApprovalMode::kAllowAll)
                 .action,
             RuleAction::kAllow);
@@ -126,9 +109,9 @@ TEST_F(RavenUrlRulesTest, AllowForTheSessionAddsNoRule) {
 // first url rule that matches decides, as for the call.
 TEST_F(RavenUrlRulesTest, RequestsADenyRuleNamesAreRefused) {
   RuleSet rules = Rules({
-      RavenUrlRule(RuleAction::kAllow, "builtin/raven_task", "https://docs.example/ok/*"),
-      RavenUrlRule(RuleAction::kDeny, "builtin/web_fetch", "https://docs.example/*"),
-      RavenUrlRule(RuleAction::kAsk, "builtin/raven_task", "*"),
+      Url(RuleAction::kAllow, "https://docs.example/ok/*", "builtin/raven_task"),
+      Url(RuleAction::kDeny, "https://docs.example/*", "builtin/web_fetch"),
+      Url(RuleAction::kAsk, "*", "builtin/raven_task"),
   });
   auto refused = rules.UrlRefusalFor(spec_);
   ASSERT_NE(refused, nullptr);
@@ -141,15 +124,14 @@ TEST_F(RavenUrlRulesTest, RequestsADenyRuleNamesAreRefused) {
             "https://docs.example/x");
   // Nothing to refuse without a deny url rule, and only for a tool that
   // fetches URLs of its own.
-  EXPECT_EQ(Rules({RavenUrlRule(RuleAction::kAsk, "builtin/*", "*")}).UrlRefusalFor(spec_),
-            nullptr);
+  EXPECT_EQ(Rules({Url(RuleAction::kAsk, "*", "builtin/*")}).UrlRefusalFor(spec_), nullptr);
   EXPECT_EQ(rules.UrlRefusalFor(builtin::MakeWebFetchTool()), nullptr);
 }
 
 TEST_F(RavenUrlRulesTest, TheRefusalOutlivesItsRuleSet) {
   std::function<std::optional<std::string>(const std::string&)> refused;
   {
-    RuleSet rules = Rules({RavenUrlRule(RuleAction::kDeny, "builtin/raven_task", "*")});
+    RuleSet rules = Rules({Url(RuleAction::kDeny, "*", "builtin/raven_task")});
     refused = rules.UrlRefusalFor(spec_);
   }
   ASSERT_NE(refused, nullptr);

@@ -7,6 +7,7 @@
 #include "daemon/tools/policy/rule_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/tools/rule_test_support.h"
 
 namespace raw::tools::policy {
 namespace {
@@ -15,25 +16,14 @@ using config::ApprovalMode;
 using config::RuleAction;
 using config::RuleConfig;
 using ::testing::HasSubstr;
-
-RuleConfig Url(RuleAction action, std::string url) {
-  RuleConfig rule;
-  rule.action = action;
-  rule.tool = "builtin/web_fetch";
-  rule.url = std::move(url);
-  return rule;
-}
+using tools::testing::Rules;
+using tools::testing::Url;
 
 class RuleUrlTest : public ::testing::Test {
  protected:
   Decision Fetch(const RuleSet& rules, const std::string& url,
                  ApprovalMode mode = ApprovalMode::kDefault) {
     return rules.Evaluate(spec_, Json{{"url", url}}, "/", mode);
-  }
-  RuleSet Rules(const std::vector<RuleConfig>& rules) {
-    auto set = RuleSet::Compile(rules, "agents.coder.rules");
-    EXPECT_TRUE(set.ok()) << set.status();
-    return set.ok() ? *std::move(set) : RuleSet();
   }
   ToolSpec spec_ = builtin::MakeWebFetchTool();
 };
