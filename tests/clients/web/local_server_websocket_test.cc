@@ -1,0 +1,120 @@
+// LocalServer's WebSocket connections: frames arrive whole and in order,
+// extendable frames waiting behind a write leave joined, and a peer that
+// reads nothing is dropped past the queue limit.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "clients/web/local_server.h"
+#include "gtest/gtest.h"
+#include "tests/clients/web/local_server_fixture.h"
+#include "tests/clients/web/support/ws_test_client.h"
+
+namespace raw::web {
+namespace {
+
+using testing::kBurstFrames;
+using testing::LocalServerTest;
+
+TEST_F(LocalServerTest, WebSocketFactoryReturningNullClosesWith1011) {
+  StartServer();
+  testing::WsConnectOptions options;
+  options.port = port_;
+  options.target = "/ws";
+  options.headers = {{"Authorization", "Bearer " + server_->token()}};
+  auto client = testing::WsTestClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_FALSE((*client)->Read().ok());
+  EXPECT_EQ((*client)->close_code(), 1011);
+}
+
+// Frames queued while earlier ones are still being written go out
+// together; each still arrives whole, in order, before the close frame.
+TEST_F(LocalServerTest, ABurstOfFramesArrivesInOrderBeforeTheClose) {
+  StartServer();
+  testing::WsConnectOptions options;
+  options.port = port_;
+  options.target = "/burst";
+  options.headers = {{"Authorization", "Bearer " + server_->token()}};
+  auto client = testing::WsTestClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  for (int i = 0; i < kBurstFrames; ++i) {
+    absl::StatusOr<std::string> frame = (*client)->Read();
+    ASSERT_TRUE(frame.ok()) << i << ": " << frame.status();
+    ASSERT_EQ(*frame, absl::StrCat(i));
+  }
+  EXPECT_FALSE((*client)->Read().ok());
+  EXPECT_EQ((*client)->close_code(), 4000);
+}
+
+ExtendableFrame Piece(const std::string& kind, const std::string& piece, const std::string& tag) {
+  return ExtendableFrame{kind, piece, [kind, tag](std::string_view pieces) {
+                           return absl::StrCat(kind, tag, ":", std::string(pieces));
+                         }};
+}
+
+// Extendable frames that wait behind a frame being written join the last
+// waiting frame of their kind, rendered with the latest render; a plain
+// frame or another kind between them keeps them apart, and the order holds.
+// The first frame is larger than the loopback socket's buffers and the
+// client reads nothing until every frame was sent, so it is still being
+// written while the others queue, whatever the timing.
+TEST_F(LocalServerTest, ExtendableFramesQueuedBehindAWriteLeaveJoined) {
+  StartServer();
+  testing::WsConnectOptions options;
+  options.port = port_;
+  options.target = "/hand-over";
+  options.headers = {{"Authorization", "Bearer " + server_->token()}};
+  auto client = testing::WsTestClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  opened_.WaitForNotification();
+  const std::string big(48 * 1024 * 1024, 'x');
+  ASSERT_TRUE(handed_over_->Send(big));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("a", "1", "#1")));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("a", "2", "#2")));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("a", "3", "#3")));
+  ASSERT_TRUE(handed_over_->Send("plain"));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("a", "4", "#4")));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("b", "5", "#5")));
+  ASSERT_TRUE(handed_over_->SendExtendable(Piece("b", "6", "#6")));
+  handed_over_->Close(4000, "done");
+
+  absl::StatusOr<std::string> first = (*client)->Read();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), big.size());
+  std::vector<std::string> rest;
+  for (absl::StatusOr<std::string> f = (*client)->Read(); f.ok(); f = (*client)->Read())
+    rest.push_back(*f);
+  EXPECT_EQ(rest, (std::vector<std::string>{"a#3:123", "plain", "a#4:4", "b#6:56"}));
+  EXPECT_EQ((*client)->close_code(), 4000);
+}
+
+// A peer that reads nothing: once more than max_websocket_queued_bytes wait
+// to be written, the socket is dropped (the frames after that point never
+// arrive, nor does the close frame).
+TEST_F(LocalServerTest, OutputLeftUnreadPastTheLimitDropsTheSocket) {
+  LocalServerOptions server_options;
+  server_options.max_websocket_queued_bytes = 1024 * 1024;
+  StartServer(server_options);
+  testing::WsConnectOptions options;
+  options.port = port_;
+  options.target = "/hand-over";
+  options.headers = {{"Authorization", "Bearer " + server_->token()}};
+  auto client = testing::WsTestClient::Connect(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  opened_.WaitForNotification();
+  // 32 MiB: more than the loopback socket's buffers and the limit together.
+  constexpr int kFrames = 512;
+  const std::string frame(64 * 1024, 'x');
+  for (int i = 0; i < kFrames; ++i) handed_over_->Send(frame);
+  handed_over_->Close(4000, "done");
+  int read = 0;
+  while ((*client)->Read().ok()) ++read;
+  EXPECT_LT(read, kFrames);
+  EXPECT_EQ((*client)->close_code(), 0);
+}
+
+}  // namespace
+}  // namespace raw::web
