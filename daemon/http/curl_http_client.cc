@@ -61,6 +61,11 @@ struct Transfer {
   Headers headers;
   bool status_reported = false;
   bool handler_stopped = false;
+  // The handler is Done(): the rest of the body is dropped (trailing_bytes
+  // counts it) until the response ends or done_at + the grace passes.
+  bool handler_done = false;
+  int64_t trailing_bytes = 0;
+  SteadyClock::time_point done_at;
   bool connected = false;
   // public_addresses_only: the addresses refused, "127.0.0.1 (a loopback
   // address (127.0.0.0/8))", in the order they were tried.
@@ -125,11 +130,18 @@ size_t OnBodyBytes(char* data, size_t size, size_t count, void* user) {
   transfer->Touch();
   if (!transfer->status_reported) transfer->ReportStatus();
   transfer->body_bytes += static_cast<int64_t>(n);
-  if (!transfer->handler->OnBody(std::string_view(data, n))) {
-    transfer->handler_stopped = true;
-    return 0;  // makes libcurl fail the transfer with CURLE_WRITE_ERROR
+  if (transfer->handler_done) {
+    transfer->trailing_bytes += static_cast<int64_t>(n);
+    if (transfer->trailing_bytes <= HttpResponseHandler::kMaxTrailingBytes) return n;
+  } else if (transfer->handler->OnBody(std::string_view(data, n))) {
+    if (transfer->handler->Done()) {
+      transfer->handler_done = true;
+      transfer->done_at = SteadyClock::now();
+    }
+    return n;
   }
-  return n;
+  transfer->handler_stopped = true;
+  return 0;  // makes libcurl fail the transfer with CURLE_WRITE_ERROR
 }
 
 // Gives libcurl the next bytes of a body in pieces (HttpRequest::more_body),
@@ -284,9 +296,10 @@ absl::Status Configure(CURL* easy, const HttpRequest& request, const RequestTarg
   return set.status();
 }
 
-// Drives the transfer until libcurl is done with it, the token is cancelled
-// or the idle timeout fires; waits only in curl_multi_poll.
-absl::Status RunTransfer(CURLM* multi, const Transfer& transfer, const HttpRequest& request,
+// Drives the transfer until libcurl is done with it, the token is cancelled,
+// the idle timeout fires or the grace after the handler's Done() runs out
+// (then OK with handler_stopped set); waits only in curl_multi_poll.
+absl::Status RunTransfer(CURLM* multi, Transfer& transfer, const HttpRequest& request,
                          const RequestTarget& target, const CancelToken& cancel) {
   curl_waitfd cancel_wait{};
   cancel_wait.fd = cancel.fd();
@@ -301,6 +314,18 @@ absl::Status RunTransfer(CURLM* multi, const Transfer& transfer, const HttpReque
     if (running == 0) return absl::OkStatus();
     // libcurl wakes earlier on its own timers (connect and total timeouts).
     int wait_ms = INT_MAX;
+    if (transfer.handler_done) {
+      // The handler has what it needs; the response gets a short grace to
+      // end on its own (and keep its connection), then it is cut short.
+      const auto grace = std::chrono::milliseconds(HttpResponseHandler::kTrailingGraceMs);
+      const auto since = SteadyClock::now() - transfer.done_at;
+      if (since >= grace) {
+        transfer.handler_stopped = true;
+        return absl::OkStatus();
+      }
+      wait_ms = static_cast<int>(
+          std::chrono::ceil<std::chrono::milliseconds>(grace - since).count());
+    }
     if (request.idle_timeout_ms > 0 && transfer.connected) {
       auto idle = SteadyClock::now() - transfer.last_activity;
       if (idle >= idle_limit) {
@@ -309,7 +334,7 @@ absl::Status RunTransfer(CURLM* multi, const Transfer& transfer, const HttpReque
                                                         " ms (idle timeout)"));
       }
       auto left = std::chrono::ceil<std::chrono::milliseconds>(idle_limit - idle);
-      wait_ms = static_cast<int>(std::min<int64_t>(left.count(), INT_MAX));
+      wait_ms = static_cast<int>(std::min<int64_t>({left.count(), wait_ms, INT_MAX}));
     }
     cancel_wait.revents = 0;
     if (CURLMcode rc = curl_multi_poll(multi, &cancel_wait, 1, wait_ms, nullptr); rc != CURLM_OK) {

@@ -10,6 +10,12 @@
 //   the bytes as they arrive (never decoded, split anywhere).
 // - Returning false from OnBody aborts the transfer; Send then returns
 //   kAborted.
+// - Once Done() is true (checked after each OnBody), the handler gets no
+//   more bytes. The rest of the response is read and dropped, so that a
+//   response that ends on its own leaves its connection open for the next
+//   request; when it does not end within kTrailingGraceMs, or sends more
+//   than kMaxTrailingBytes, the transfer is aborted as if OnBody had
+//   returned false (its connection is closed).
 // - Cancelling `cancel` aborts the transfer promptly (no waiting for the
 //   next byte); Send returns kCancelled.
 // - When no byte arrives for `idle_timeout_ms` (0 = no limit), Send returns
@@ -89,9 +95,19 @@ struct HttpRequest {
 
 class HttpResponseHandler {
  public:
+  // How long a response may go on after its handler is Done(), and how
+  // many more bytes it may send, before the transfer is aborted. A server
+  // ends its body right after the last event (the same write, usually);
+  // the grace only bounds one that does not.
+  static constexpr int64_t kTrailingGraceMs = 50;
+  static constexpr int64_t kMaxTrailingBytes = 64 * 1024;
+
   virtual ~HttpResponseHandler() = default;
   virtual void OnStatus(int status, const Headers& headers) = 0;
   virtual bool OnBody(std::string_view bytes) = 0;
+  // True once the handler needs nothing more of the body (a stream's
+  // terminal event has arrived).
+  virtual bool Done() const { return false; }
 };
 
 class HttpClient {

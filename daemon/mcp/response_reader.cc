@@ -43,6 +43,7 @@ bool ResponseReader::OnBody(std::string_view bytes) {
     body_.append(bytes);
     return true;
   }
+  if (got_awaited_) return true;  // a client that still delivers: not read
   decoder_.Feed(bytes, [this](const http::SseFrame& frame) {
     if (!frame.id.empty()) last_event_id_ = frame.id;
     if (frame.retry.has_value()) retry_ms_ = frame.retry;
@@ -53,9 +54,9 @@ bool ResponseReader::OnBody(std::string_view bytes) {
     overflowed_ = true;
     return false;
   }
-  // Nothing this transfer carries matters after the awaited response; a
-  // resumed stream would otherwise stay open.
-  return !got_awaited_;
+  // Nothing this transfer carries matters after the awaited response
+  // (Done()); the client ends a stream that stays open after it.
+  return true;
 }
 
 bool ResponseReader::Finish() {

@@ -7,7 +7,8 @@
 // (the priming event of 2025-11-25 servers) are not dispatched. JSON: the
 // body is collected and dispatched by Finish(). Either way, a response
 // whose id equals `awaited_id` sets got_awaited(), and an SSE transfer is
-// then aborted (OnBody returns false): nothing after it matters.
+// then Done(): nothing after it matters, and the HTTP client drops the rest
+// (keeping the connection when the server ends the stream there).
 //
 // Ownership: the sink is borrowed for the reader's lifetime.
 // Thread-safety: one reader per transfer, used by the thread running it.
@@ -37,6 +38,7 @@ class ResponseReader : public http::HttpResponseHandler {
 
   void OnStatus(int status, const http::Headers& headers) override;
   bool OnBody(std::string_view bytes) override;
+  bool Done() const override { return sse_ && got_awaited_; }
 
   // Dispatches a JSON body (call once the transfer ended). Returns false
   // when the body is not JSON-RPC.

@@ -62,6 +62,9 @@ class ResponseHandler : public http::HttpResponseHandler {
     }
   }
 
+  // A stream is over at its terminal event; what follows is not read.
+  bool Done() const override { return mode_ == Mode::kSse && decoder_.done(); }
+
   bool OnBody(std::string_view bytes) override {
     if (!bytes.empty()) body_seen_ = true;
     switch (mode_) {
@@ -77,6 +80,7 @@ class ResponseHandler : public http::HttpResponseHandler {
         body_.append(bytes);
         return true;
       case Mode::kSse:
+        if (decoder_.done()) return true;  // a client that still delivers
         sse_.Feed(bytes, [this](const http::SseFrame& frame) { decoder_.Decode(frame, &events_); });
         if (sse_.overflowed()) {
           decoder_.Fail(MakeError(ErrorKind::kUnknown, false,
@@ -86,8 +90,10 @@ class ResponseHandler : public http::HttpResponseHandler {
         }
         EnforceResponseCap();
         Deliver();
-        // Nothing after the terminal event matters; stop reading.
-        return !decoder_.done();
+        // Nothing after the terminal event matters (Done()): the client
+        // drops the rest, which lets a response that ends keep its
+        // connection for the next request.
+        return true;
       case Mode::kNone:
         break;
     }

@@ -25,6 +25,24 @@ bool WaitForCancel(const CancelToken& cancel) {
   return true;
 }
 
+// The end of a transfer whose handler became Done() after `delivered`
+// chunks, as CurlHttpClient ends it: the rest is dropped; a response that
+// ends on its own ends with its status, one that holds past that point or
+// sends more than the trailing bytes' limit is aborted.
+absl::Status AfterDone(const FakeHttpResponse& response, size_t delivered) {
+  if (response.hold_after_chunks.has_value() && *response.hold_after_chunks >= delivered) {
+    return absl::AbortedError("the response went on after its handler was done");
+  }
+  int64_t trailing = 0;
+  for (size_t i = delivered; i < response.chunks.size(); ++i) {
+    trailing += static_cast<int64_t>(response.chunks[i].size());
+  }
+  if (trailing > http::HttpResponseHandler::kMaxTrailingBytes) {
+    return absl::AbortedError("the response sent too much after its handler was done");
+  }
+  return response.end_status;
+}
+
 }  // namespace
 
 std::vector<std::string> SplitEvery(std::string_view body, size_t size) {
@@ -77,6 +95,7 @@ absl::Status FakeHttpClient::Send(const http::HttpRequest& request,
     if (response.hold_after_chunks == i) return hold();
     if (cancel.cancelled()) return absl::CancelledError(cancel.reason());
     if (!handler.OnBody(response.chunks[i])) return absl::AbortedError("aborted by the handler");
+    if (handler.Done()) return AfterDone(response, i + 1);
   }
   if (response.hold_after_chunks == response.chunks.size()) return hold();
   if (cancel.cancelled()) return absl::CancelledError(cancel.reason());

@@ -3,7 +3,9 @@
 //
 // It keeps the HttpClient contract (http_client.h): OnStatus once, then the
 // scripted body chunks in order through OnBody; OnBody returning false ends
-// the transfer with kAborted; a cancelled token ends it with kCancelled (also
+// the transfer with kAborted; once the handler is Done() the rest is not
+// delivered (a hold or too many bytes after that point end it with
+// kAborted, as the real client's grace would); a cancelled token ends it with kCancelled (also
 // while a response is held, see FakeHttpResponse::hold_after_chunks: the
 // fake waits on the token's fd, no sleeping). A response with status 0
 // simulates a connection that never produced a status line.

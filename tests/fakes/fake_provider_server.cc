@@ -296,6 +296,11 @@ size_t FakeProviderServer::unscripted_requests() const {
   return unscripted_;
 }
 
+size_t FakeProviderServer::connections() const {
+  absl::MutexLock lock(&mu_);
+  return connections_;
+}
+
 bool FakeProviderServer::WaitForRequestCount(size_t count, absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
   auto enough = [this, count]()
@@ -404,6 +409,7 @@ void FakeProviderServer::AcceptLoop() {
       return;
     }
     open_fds_.push_back(fd);
+    ++connections_;
     connection_threads_.emplace_back(&FakeProviderServer::Serve, this, fd);
   }
 }

@@ -134,6 +134,9 @@ class FakeProviderServer {
   RecordedRequest single_request() const;
   // Requests answered with the "script ran out" error.
   size_t unscripted_requests() const;
+  // Connections accepted so far (a client that keeps its connection open
+  // sends many requests over one).
+  size_t connections() const;
   // True once at least `count` requests were recorded, false on timeout.
   bool WaitForRequestCount(size_t count, absl::Duration timeout = absl::Seconds(10));
 
@@ -174,6 +177,7 @@ class FakeProviderServer {
   std::shared_ptr<const Responder> responder_ ABSL_GUARDED_BY(mu_);
   std::vector<RecordedRequest> requests_ ABSL_GUARDED_BY(mu_);
   size_t unscripted_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t connections_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<int> open_fds_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> connection_threads_ ABSL_GUARDED_BY(mu_);
   // Gates: parked responses hold tickets [released_tickets_, next_ticket_).
