@@ -323,8 +323,8 @@ absl::Status RunTransfer(CURLM* multi, Transfer& transfer, const HttpRequest& re
         transfer.handler_stopped = true;
         return absl::OkStatus();
       }
-      wait_ms = static_cast<int>(
-          std::chrono::ceil<std::chrono::milliseconds>(grace - since).count());
+      wait_ms =
+          static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(grace - since).count());
     }
     if (request.idle_timeout_ms > 0 && transfer.connected) {
       auto idle = SteadyClock::now() - transfer.last_activity;
