@@ -5,6 +5,7 @@
 // that keeps them open and counts them (tests/fakes/keep_alive_server.h).
 
 #include <string>
+#include <string_view>
 
 #include "daemon/http/curl_http_client.h"
 #include "gmock/gmock.h"
@@ -83,6 +84,54 @@ TEST_F(CurlConnectionReuseTest, ATransferCutShortLeavesNoConnectionBehind) {
   ASSERT_TRUE(Post(/*public_only=*/false, &after).ok());
   EXPECT_EQ(after.body, "ok");
   EXPECT_EQ(server_.requests(), 3);
+  EXPECT_EQ(server_.connections(), 2);
+}
+
+// Done() after the first bytes of the body: the rest is read and dropped.
+class DoneAtFirstBody : public HttpResponseHandler {
+ public:
+  void OnStatus(int, const Headers&) override {}
+  bool OnBody(std::string_view bytes) override {
+    ++calls;
+    received += bytes.size();
+    return true;
+  }
+  bool Done() const override { return calls > 0; }
+
+  int calls = 0;
+  size_t received = 0;
+};
+
+// A handler that has what it needs before the response ends does not cost
+// the connection when the response then ends: the next request takes it.
+TEST_F(CurlConnectionReuseTest, AResponseThatEndsAfterItsHandlerIsDoneKeepsItsConnection) {
+  for (int i = 0; i < 2; ++i) {
+    HttpRequest request;
+    request.url = server_.url();
+    request.body = R"({"stream":true})";
+    request.total_timeout_ms = 30000;
+    DoneAtFirstBody done;
+    absl::Status sent = client_.Send(request, done, cancel_);
+    EXPECT_TRUE(sent.ok()) << sent;
+    EXPECT_EQ(done.calls, 1);
+  }
+  EXPECT_EQ(server_.requests(), 2);
+  EXPECT_EQ(server_.connections(), 1);
+}
+
+// More than the trailing bytes' limit after Done(): the transfer ends as if
+// the handler had stopped it, and its connection is not kept.
+TEST_F(CurlConnectionReuseTest, TooMuchAfterItsHandlerIsDoneCutsTheResponseShort) {
+  HttpRequest big;
+  big.method = "GET";
+  big.url = server_.url("/big");
+  big.total_timeout_ms = 30000;
+  DoneAtFirstBody done;
+  EXPECT_TRUE(absl::IsAborted(client_.Send(big, done, cancel_)));
+  EXPECT_EQ(done.calls, 1) << "nothing after Done() reaches the handler";
+  HttpResponse after;
+  ASSERT_TRUE(Post(/*public_only=*/false, &after).ok());
+  EXPECT_EQ(after.body, "ok");
   EXPECT_EQ(server_.connections(), 2);
 }
 
