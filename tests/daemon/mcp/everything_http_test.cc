@@ -1,7 +1,6 @@
 // The official reference server @modelcontextprotocol/server-everything in
 // its Streamable HTTP mode on a free loopback port, reached through the
 // daemon's libcurl client.
-#include <chrono>
 #include <memory>
 
 #include "absl/strings/str_join.h"
@@ -124,12 +123,12 @@ TEST_F(EverythingHttpTest, CancelsAnInFlightCall) {
   const tools::ToolSpec* spec = FindSpec(selection.tools, "mcp/web/trigger-long-running-operation");
   ASSERT_NE(spec, nullptr);
   TestContext context;
-  auto start = std::chrono::steady_clock::now();
+  // An hour-long operation, a step a second: the call returns at all only
+  // by its cancellation.
   tools::ToolOutput cancelled = spec->handler(
-      {{"duration", 30}, {"steps", 30}},
+      {{"duration", 3600}, {"steps", 3600}},
       context.Get([&](const tools::ToolProgress&) { context.cancel.Cancel("interrupted"); }));
   EXPECT_EQ(cancelled.status, events::ToolStatus::kCancelled);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   EXPECT_EQ(Call("echo", {{"message", "after"}}).content, "Echo: after");
 }
 

@@ -1,6 +1,5 @@
 // The official reference server @modelcontextprotocol/server-everything
 // over stdio, through McpManager: one server process for the whole suite.
-#include <chrono>
 #include <memory>
 
 #include "absl/strings/match.h"
@@ -151,12 +150,12 @@ TEST_F(EverythingStdioTest, CancelsAnInFlightCall) {
   const tools::ToolSpec& spec = Tool("trigger-long-running-operation");
   ASSERT_TRUE(spec.handler);
   TestContext context;
-  auto start = std::chrono::steady_clock::now();
+  // An hour-long operation, a step a second: the call returns at all only
+  // by its cancellation.
   tools::ToolOutput cancelled = spec.handler(
-      {{"duration", 30}, {"steps", 30}},
+      {{"duration", 3600}, {"steps", 3600}},
       context.Get([&](const tools::ToolProgress&) { context.cancel.Cancel("interrupted"); }));
   EXPECT_EQ(cancelled.status, events::ToolStatus::kCancelled);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   // The connection keeps working; late progress of the cancelled call is
   // dropped.
   EXPECT_EQ(Call("echo", {{"message", "still here"}}).content, "Echo: still here");

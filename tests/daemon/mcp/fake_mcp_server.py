@@ -4,6 +4,9 @@
 Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
 
   --slow-start MS        wait before reading anything
+  --start-gate PATH      when PATH exists (a FIFO), read a line from it before
+                         reading anything: the start waits until the test
+                         writes one (a test creates PATH to hold later starts)
   --exit-at-start CODE   exit at once (a server that cannot start)
   --start-log PATH       append one line per start (to count restarts)
   --pages N              split tools/list into N pages (nextCursor)
@@ -39,6 +42,7 @@ import time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--slow-start", type=int, default=0)
+parser.add_argument("--start-gate", default="")
 parser.add_argument("--exit-at-start", type=int, default=None)
 parser.add_argument("--start-log", default="")
 parser.add_argument("--pages", type=int, default=1)
@@ -94,6 +98,9 @@ if args.stderr_flood:
     sys.stderr.flush()
 if args.slow_start:
     time.sleep(args.slow_start / 1000.0)
+if args.start_gate and os.path.exists(args.start_gate):
+    with open(args.start_gate) as gate:
+        gate.readline()
 
 out = sys.stdout
 

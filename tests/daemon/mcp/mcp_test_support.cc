@@ -8,9 +8,12 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,6 +23,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/subprocess.h"
+#include "gtest/gtest.h"
 
 namespace raw::mcp::testing {
 namespace {
@@ -148,6 +152,22 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+}
+
+StartGate::StartGate(std::string path) : path_(std::move(path)) {
+  if (mkfifo(path_.c_str(), 0600) == 0) fd_ = open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) ADD_FAILURE() << "cannot make the FIFO " << path_ << ": " << strerror(errno);
+}
+
+StartGate::~StartGate() {
+  if (fd_ >= 0) close(fd_);
+  unlink(path_.c_str());
+}
+
+void StartGate::Release() {
+  if (fd_ < 0) return;
+  ssize_t ignored = write(fd_, "go\n", 3);
+  (void)ignored;
 }
 
 void WriteFile(const std::string& path, const std::string& content) {

@@ -60,6 +60,26 @@ class TempDir {
   std::string path_;
 };
 
+// A FIFO at `path` that holds the starts of fake servers given
+// `--start-gate path`: each reads a line from it before anything else.
+// Created when the test wants the next starts held. It is kept open for
+// reading and writing, so that a server's open never waits and a line
+// written before the server reads it stays; closing it on destruction lets
+// a waiting server through (it reads the end of the FIFO).
+class StartGate {
+ public:
+  explicit StartGate(std::string path);
+  ~StartGate();
+  StartGate(const StartGate&) = delete;
+  StartGate& operator=(const StartGate&) = delete;
+  // Lets one start through: the one waiting, or else the next.
+  void Release();
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 void WriteFile(const std::string& path, const std::string& content);
 std::string ReadFile(const std::string& path);
 int CountLines(const std::string& path);
