@@ -6,14 +6,10 @@
 // ten minutes exits cleanly, by itself, before its stop's deadline.
 #include <fcntl.h>
 #include <poll.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,7 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/fakes/fake_provider_server.h"
+#include "tests/e2e/contract_fixture.h"
 #include "tests/fakes/sse_builders.h"
 #include "tests/support/test_daemon.h"
 #include "tests/support/test_leases.h"
@@ -52,26 +48,14 @@ bool AwaitWrite(int fd) {
   return written;
 }
 
-class ShutdownBoundTest : public ::testing::Test {
+class ShutdownBoundTest : public ContractTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(fake_.status().ok()) << fake_.status();
-    char tmpl[] = "/tmp/raw-stop-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    scratch_ = tmpl;
-  }
-  void TearDown() override {
-    daemon_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(scratch_, ec);
-  }
-
   // The stubborn servers stop only on SIGKILL: stdin closed, 2 s, SIGTERM,
   // 2 s, SIGKILL; each appends "eof NAME" to `stop_log` when its stdin
   // closes and "term NAME" on SIGTERM. "late" takes ten minutes to start.
   // @NAME@ is substituted.
-  std::string Config(const std::string& key_command, const std::string& late_fifo,
-                     const std::string& stop_log) const {
+  std::string StopConfig(const std::string& key_command, const std::string& late_fifo,
+                         const std::string& stop_log) const {
     return absl::StrReplaceAll(
         R"({
       "default_agent": "coder",
@@ -109,12 +93,6 @@ class ShutdownBoundTest : public ::testing::Test {
          {"@STOP_LOG@", stop_log},
          {"@FAKE@", absl::StrCat(RAW_SOURCE_DIR, "/tests/daemon/mcp/fake_mcp_server.py")}});
   }
-
-  raw::v1::Raw::Stub& stub() { return daemon_->stub(); }
-
-  testing::FakeProviderServer fake_;
-  std::string scratch_;
-  std::unique_ptr<TestDaemon> daemon_;
 };
 
 TEST_F(ShutdownBoundTest, SigtermEndsPreparationsAndStopsMcpServersAllAtOnce) {
@@ -122,13 +100,11 @@ TEST_F(ShutdownBoundTest, SigtermEndsPreparationsAndStopsMcpServersAllAtOnce) {
   const std::string late_fifo = scratch_ + "/late_started";
   const std::string stop_log = scratch_ + "/stops";
   // The model key's command: says it runs, then takes ten minutes.
-  const std::string key_command = scratch_ + "/slow_key.sh";
-  std::ofstream(key_command) << "#!/bin/sh\necho started > " << key_fifo
-                             << "\nsleep 600\necho key\n";
-  ASSERT_EQ(chmod(key_command.c_str(), 0755), 0);
+  const std::string key_command =
+      Script("slow_key.sh", absl::StrCat("echo started > ", key_fifo, "\nsleep 600\necho key"));
   const int key_started = OpenFifo(key_fifo);
   const int late_started = OpenFifo(late_fifo);
-  daemon_ = std::make_unique<TestDaemon>(Config(key_command, late_fifo, stop_log));
+  daemon_ = std::make_unique<TestDaemon>(StopConfig(key_command, late_fifo, stop_log));
   ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
 
   // Three ready servers that stop only when killed.
@@ -176,9 +152,7 @@ TEST_F(ShutdownBoundTest, SigtermEndsPreparationsAndStopsMcpServersAllAtOnce) {
   EXPECT_EQ(exit_code, 0) << "the stop did not finish by itself:\n" << daemon_->ReadLog();
   // All at once: every server got its EOF before any got SIGTERM (one after
   // another, the second's EOF would come after the first's SIGTERM).
-  std::ifstream log_file(stop_log);
-  const std::string log((std::istreambuf_iterator<char>(log_file)),
-                        std::istreambuf_iterator<char>());
+  const std::string log = ReadFile(stop_log);
   const std::vector<std::string> events = absl::StrSplit(log, '\n', absl::SkipEmpty());
   std::vector<std::string> eofs, terms;
   for (const std::string& event : events) {
