@@ -13,6 +13,8 @@ constexpr char kHashedPath[] = "\"hash -p\" makes a command name run the program
 constexpr char kLoadedBuiltin[] = "\"enable -f\" loads a builtin from a file";
 constexpr char kFunction[] =
     "the command line defines a function, which changes what a command name runs";
+constexpr char kAlias[] =
+    "the command line defines an alias, which changes what a command name runs";
 
 // A variable name bash takes as is: written plainly, without quotes,
 // expansions or a subscript.
@@ -148,6 +150,15 @@ const char* HiddenEvaluation(const std::vector<ShellWord>& words) {
   if (name == "let") return kHiddenInArithmetic;
   if (name == "hash" && HasOption(words, 'p')) return kHashedPath;
   if (name == "enable" && HasOption(words, 'f')) return kLoadedBuiltin;
+  // Aliases are expanded once `shopt -s expand_aliases` or `set -o posix`
+  // ran; `alias ls=rm` then makes a later `ls x` run `rm x`. Listing one
+  // (`alias`, `alias ll`) is read as usual.
+  if (name == "alias") {
+    for (size_t i = 1; i < words.size(); ++i) {
+      if (!words[i].literal || words[i].value.find('=') != std::string::npos) return kAlias;
+    }
+    return nullptr;
+  }
   if (name == "declare" || name == "typeset" || name == "local" || name == "readonly" ||
       name == "export") {
     for (size_t i = 1; i < words.size(); ++i) {

@@ -398,6 +398,11 @@ TEST(CommandSubjectsTest, CommandNamesMadeToRunSomethingElseMakeTheLineOpaque) {
       {"eval $'function ls\\n{ x; }'",
        "the command line defines a function, which changes what "
        "a command name runs"},
+      {"shopt -s expand_aliases\nalias ls=rm\nls -rf x",
+       "the command line defines an alias, which changes what a command name runs"},
+      {"set -o posix; builtin alias 'ls=rm'; ls x",
+       "the command line defines an alias, which changes what a command name runs"},
+      {"alias \"$a\"", "the command line defines an alias, which changes what a command name runs"},
   };
   for (const auto& [command, reason] : cases) {
     EXPECT_EQ(Analyze(command).opaque_reason, reason) << command;
@@ -406,9 +411,9 @@ TEST(CommandSubjectsTest, CommandNamesMadeToRunSomethingElseMakeTheLineOpaque) {
   EXPECT_THAT(Analyze("hash -p /bin/bash ls; ls -c 'rm x'").subjects, Contains(K("ls -c rm x")));
   // Hashing a name as PATH finds it, forgetting, disabling a builtin (the
   // name then runs the program of that name) and listing are read as usual.
-  for (const char* command :
-       {"hash ls", "hash -r", "hash -d ls", "hash -lt ls", "enable", "enable -n echo; echo x",
-        "enable -ps", "'function' x", "echo function"}) {
+  for (const char* command : {"hash ls", "hash -r", "hash -d ls", "hash -lt ls", "enable",
+                              "enable -n echo; echo x", "enable -ps", "'function' x",
+                              "echo function", "alias", "alias ll", "alias -p", "echo alias x=y"}) {
     EXPECT_EQ(Analyze(command).opaque_reason, "") << command;
   }
   // A function definition written on one line cannot be split at all.
