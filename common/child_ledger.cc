@@ -276,6 +276,15 @@ bool Close() {
   return clean;
 }
 
+int EndLiveGroups() {
+  Ledger& l = TheLedger();
+  if (!l.mu.TryLock()) return 0;
+  int ended = 0;
+  for (const auto& [pid, child] : l.live) ended += EndGroup(pid, child.start) ? 1 : 0;
+  l.mu.Unlock();
+  return ended;
+}
+
 std::string ChildMark() {
   Ledger& l = TheLedger();
   absl::MutexLock lock(&l.mu);

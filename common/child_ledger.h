@@ -57,6 +57,14 @@ absl::StatusOr<int> Open(const std::string& path);
 // "clean". Afterwards Announce, Record and Forget do nothing.
 bool Close();
 
+// Sends SIGKILL to the group of every child recorded and not yet forgotten,
+// for a stop cut short by its deadline, which ends them itself rather than
+// leave them running until the next start. Changes nothing in the ledger, so
+// the next Open still ends what survived. Does nothing when the ledger's lock
+// is held (by a thread that may be the one stuck, on a hung disk say): the
+// next Open ends the groups then. Returns how many groups it signalled.
+int EndLiveGroups();
+
 // "RAW_DAEMON_CHILD=<instance>" while a ledger is open, "" before: the
 // prefix of every child's mark.
 std::string ChildMark();

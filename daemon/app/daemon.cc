@@ -321,7 +321,12 @@ void Daemon::PurgeExpiredSessions() {
 void Daemon::Stop() {
   bool started = lock_ != nullptr;
   // Each step below bounds itself; this bounds the whole (stop_deadline.h).
-  StopDeadline deadline(kStopDeadline, [] { _exit(1); });
+  // Past the deadline the processes rawd started are ended too, not left
+  // running until the next start ends them through the ledger.
+  StopDeadline deadline(kStopDeadline, [] {
+    child_ledger::EndLiveGroups();
+    _exit(1);
+  });
   // Stop accepting; connections already open stay until the server stops.
   deadline.Step("closing the socket");
   if (listener_) listener_->Stop();

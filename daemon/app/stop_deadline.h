@@ -4,9 +4,10 @@
 // when the whole stop has nevertheless not finished within the deadline (a
 // step whose cancellation is not answered: a disk that hangs, a tool that
 // ignores its cancel token), so that a stop asked for by a signal, by
-// `raw daemon stop` or by systemd always completes. A stop cut short leaves
-// the child ledger not marked clean, so the next start ends the processes it
-// left running, as after a crash.
+// `raw daemon stop` or by systemd always completes. rawd's `expire` ends
+// the process groups it started (child_ledger::EndLiveGroups) before it
+// exits; a stop cut short leaves the child ledger not marked clean, so the
+// next start ends whatever survived, as after a crash.
 //
 // Thread-safety: Step may be called from any thread.
 #pragma once

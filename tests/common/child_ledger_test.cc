@@ -162,6 +162,25 @@ TEST_F(ChildLedgerTest, ACloseWithAChildStillRunningLetsTheNextOpenEndIt) {
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
 }
 
+// A stop cut short by its deadline ends the groups still running itself;
+// the ledger still lists them for the next start.
+TEST_F(ChildLedgerTest, EndLiveGroupsKillsEveryRecordedGroupAndKeepsTheLedger) {
+  ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
+  const pid_t first = Spawn("sleep 300");
+  const pid_t second = Spawn("sleep 300");
+  ASSERT_GT(first, 0);
+  ASSERT_GT(second, 0);
+  EXPECT_EQ(child_ledger::EndLiveGroups(), 2);
+  // Until they are reaped, the ledger still lists them.
+  EXPECT_NE(ReadLedger().find(absl::StrCat("+", first, " ")), std::string::npos);
+  EXPECT_EQ(ReadLedger().find(absl::StrCat("-", first, "\n")), std::string::npos);
+  for (pid_t leader : {first, second}) {
+    const int status = WaitOwnedChild(leader);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  }
+}
+
 TEST_F(ChildLedgerTest, AReapedChildIsForgotten) {
   ASSERT_EQ(child_ledger::Open(path_).value_or(-1), 0);
   const pid_t done = Spawn("exit 0");
