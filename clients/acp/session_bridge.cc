@@ -15,6 +15,7 @@
 
 namespace raw::acp {
 
+using client::HandoverGate;
 using client::SessionLease;
 
 SessionBridge::SessionBridge(BridgeContext context, std::string session_id, Open how,
@@ -556,6 +557,14 @@ void SessionBridge::Tick(absl::Time now) {
                      absl::FormatDuration(kLeaseAnswerWait), "; send the prompt again")));
   }
   controller_->Tick(now);
+  const HandoverGate& gate = controller_->lease().gate();
+  const bool counting_down = gate.phase() == HandoverGate::Phase::kCountdown;
+  if (counting_down && !counting_down_) {
+    RAW_LOG(Info) << "session " << id_ << ": handing the session over to "
+                  << gate.requester().client_name() << " in " << gate.SecondsLeft(now)
+                  << " s unless the client prompts";
+  }
+  counting_down_ = counting_down;
 }
 
 std::optional<absl::Time> SessionBridge::NextDeadline() const {

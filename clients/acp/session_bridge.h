@@ -206,6 +206,9 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   bool session_open_ = false;
   bool history_done_ = false;
   bool lease_settled_ = false;
+  // The handover countdown was running at the last Tick (logged once when it
+  // starts: the client's next prompt keeps the session).
+  bool counting_down_ = false;
   bool answered_open_ = false;
   bool open_failed_ = false;
   std::string approval_mode_;

@@ -10,8 +10,9 @@
 //           prompt then runs (the lease is free), without naming A.
 //   prompt_during_countdown
 //           A creates it, B loads it and prompts (refused: it asks A for a
-//           handover, whose countdown starts at once, A being idle); A then
-//           prompts at once, which declines the handover: both bridges say so.
+//           handover, whose countdown starts at once, A being idle); A
+//           prompts once its log says the countdown runs, which declines the
+//           handover: both bridges say so.
 // Environment: EVERYTHING (the MCP server's script), WORKDIR.
 import { acp, clientInfo, done, fail, initialize, startAgent } from "./harness.mjs";
 
@@ -66,6 +67,9 @@ scenarios.prompt_during_countdown = () => client()
       await agentB.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
       const prompt = (text) => ({ sessionId, prompt: [{ type: "text", text }] });
       const refused = await settle(agentB.request(acp.methods.agent.session.prompt, prompt("mine?")));
+      // A prompts once its countdown runs (a prompt that came first would
+      // start a turn, and the handover would wait for its end instead).
+      await a.logs.waitFor(`session ${sessionId}: handing the session over to`);
       const answered = settle(agentA.request(acp.methods.agent.session.prompt, prompt("still mine")));
       // The prompt keeps A's lease: A declines, and rawd tells B so.
       await a.logs.waitFor(`session ${sessionId}: kept; declined the handover`);
