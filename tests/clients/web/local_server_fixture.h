@@ -14,6 +14,7 @@
 #include "clients/web/local_server.h"
 #include "gtest/gtest.h"
 #include "tests/clients/web/support/raw_http_client.h"
+#include "tests/clients/web/support/ws_test_client.h"
 
 namespace raw::web::testing {
 
@@ -54,6 +55,14 @@ class LocalServerTest : public ::testing::Test {
   std::string Post(const std::string& extra, const std::string& body) const {
     return absl::StrCat("POST /api/state HTTP/1.1\r\nHost: ", Host(), "\r\n", Bearer(), extra,
                         "Content-Length: ", body.size(), "\r\n\r\n", body);
+  }
+  // A WebSocket client connected to `target` with the token.
+  absl::StatusOr<std::unique_ptr<WsTestClient>> ConnectWithToken(const std::string& target) const {
+    WsConnectOptions options;
+    options.port = port_;
+    options.target = target;
+    options.headers = {{"Authorization", "Bearer " + server_->token()}};
+    return WsTestClient::Connect(options);
   }
   // The status of the answer to `request` on a fresh connection; -1 when
   // none came.

@@ -23,6 +23,18 @@ using testing::LocalServerTest;
 using testing::RawHttpClient;
 using testing::RawResponse;
 
+// Connection limits, with both request timeouts set to `timeout` (so that
+// only the limits close sockets while a test runs).
+LocalServerOptions ConnectionLimitOptions(int max_connections, int max_unadmitted,
+                                          std::chrono::milliseconds timeout) {
+  LocalServerOptions options;
+  options.max_connections = max_connections;
+  options.max_unadmitted_connections = max_unadmitted;
+  options.request_timeout = timeout;
+  options.unadmitted_request_timeout = timeout;
+  return options;
+}
+
 TEST_F(LocalServerTest, MalformedRequestIs400) {
   StartServer();
   EXPECT_EQ(StatusOf("GARBAGE\r\n\r\n"), 400);
@@ -125,12 +137,8 @@ TEST_F(LocalServerTest, ConnectionsBeyondTheLimitAreClosed) {
 // connection, so they cannot lock out a client with the token; and a
 // connection that has shown the token keeps its slot.
 TEST_F(LocalServerTest, IdleConnectionsWithoutTheTokenCannotLockOutOneWithIt) {
-  LocalServerOptions options;
-  options.max_connections = 6;
-  options.max_unadmitted_connections = 3;
   // No socket times out here: only the limit on unadmitted ones frees slots.
-  options.request_timeout = std::chrono::seconds(60);
-  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  LocalServerOptions options = ConnectionLimitOptions(6, 3, std::chrono::seconds(60));
   StartServer(options);
   RawHttpClient holder(port_);
   ASSERT_TRUE(holder.Write(Get("/api/echo", Bearer())));
@@ -163,11 +171,8 @@ std::vector<std::unique_ptr<RawHttpClient>> OpenIdle(uint16_t port, int count) {
 // token (raw-acp's 16 and 16 in small): a client with the token still gets
 // in, in the place of the oldest idle socket.
 TEST_F(LocalServerTest, AFullServerClosesTheOldestUnadmittedForOneWithTheToken) {
-  LocalServerOptions options;
-  options.max_connections = 4;
-  options.max_unadmitted_connections = 4;  // kept below max_connections
-  options.request_timeout = std::chrono::seconds(60);
-  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  // An unadmitted limit of 4 is kept below max_connections (one slot is left).
+  LocalServerOptions options = ConnectionLimitOptions(4, 4, std::chrono::seconds(60));
   StartServer(options);
   RawHttpClient holder(port_);
   ASSERT_TRUE(holder.Write(Get("/api/echo", Bearer())));
@@ -184,11 +189,7 @@ TEST_F(LocalServerTest, AFullServerClosesTheOldestUnadmittedForOneWithTheToken) 
 // The total limit reached before the one on unadmitted connections: the
 // oldest of those still makes room.
 TEST_F(LocalServerTest, TheTotalLimitAlsoClosesTheOldestUnadmitted) {
-  LocalServerOptions options;
-  options.max_connections = 4;
-  options.max_unadmitted_connections = 3;
-  options.request_timeout = std::chrono::seconds(60);
-  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  LocalServerOptions options = ConnectionLimitOptions(4, 3, std::chrono::seconds(60));
   StartServer(options);
   std::vector<std::unique_ptr<RawHttpClient>> holders;
   for (int i = 0; i < 2; ++i) {
@@ -204,12 +205,8 @@ TEST_F(LocalServerTest, TheTotalLimitAlsoClosesTheOldestUnadmitted) {
 // At most max_connections - 1 sockets without the token are kept, whatever
 // the option says.
 TEST_F(LocalServerTest, OneSlotIsAlwaysLeftToAdmittedConnections) {
-  LocalServerOptions options;
-  options.max_connections = 3;
-  options.max_unadmitted_connections = 16;
   // Only the limit can close the first socket while the test runs.
-  options.request_timeout = std::chrono::hours(1);
-  options.unadmitted_request_timeout = std::chrono::hours(1);
+  LocalServerOptions options = ConnectionLimitOptions(3, 16, std::chrono::hours(1));
   StartServer(options);
   std::vector<std::unique_ptr<RawHttpClient>> idle = OpenIdle(port_, 3);
   EXPECT_TRUE(idle.front()->WaitForClose());
@@ -219,11 +216,7 @@ TEST_F(LocalServerTest, OneSlotIsAlwaysLeftToAdmittedConnections) {
 // session cookie (or the token) admits its connection there too; one
 // without stays unadmitted, and a wrong cookie is still served the page.
 TEST_F(LocalServerTest, TheSessionCookieOnAPublicRouteAdmitsTheConnection) {
-  LocalServerOptions options;
-  options.max_connections = 6;
-  options.max_unadmitted_connections = 2;
-  options.request_timeout = std::chrono::seconds(60);
-  options.unadmitted_request_timeout = std::chrono::seconds(60);
+  LocalServerOptions options = ConnectionLimitOptions(6, 2, std::chrono::seconds(60));
   StartServer(options);
   const std::string cookie = absl::StrCat("Cookie: raw_token_", port_, "=", kSessionSecret, "\r\n");
   RawHttpClient page(port_);

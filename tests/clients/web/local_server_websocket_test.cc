@@ -20,11 +20,7 @@ using testing::LocalServerTest;
 
 TEST_F(LocalServerTest, WebSocketFactoryReturningNullClosesWith1011) {
   StartServer();
-  testing::WsConnectOptions options;
-  options.port = port_;
-  options.target = "/ws";
-  options.headers = {{"Authorization", "Bearer " + server_->token()}};
-  auto client = testing::WsTestClient::Connect(options);
+  auto client = ConnectWithToken("/ws");
   ASSERT_TRUE(client.ok()) << client.status();
   EXPECT_FALSE((*client)->Read().ok());
   EXPECT_EQ((*client)->close_code(), 1011);
@@ -34,11 +30,7 @@ TEST_F(LocalServerTest, WebSocketFactoryReturningNullClosesWith1011) {
 // together; each still arrives whole, in order, before the close frame.
 TEST_F(LocalServerTest, ABurstOfFramesArrivesInOrderBeforeTheClose) {
   StartServer();
-  testing::WsConnectOptions options;
-  options.port = port_;
-  options.target = "/burst";
-  options.headers = {{"Authorization", "Bearer " + server_->token()}};
-  auto client = testing::WsTestClient::Connect(options);
+  auto client = ConnectWithToken("/burst");
   ASSERT_TRUE(client.ok()) << client.status();
   for (int i = 0; i < kBurstFrames; ++i) {
     absl::StatusOr<std::string> frame = (*client)->Read();
@@ -63,11 +55,7 @@ ExtendableFrame Piece(const std::string& kind, const std::string& piece, const s
 // written while the others queue, whatever the timing.
 TEST_F(LocalServerTest, ExtendableFramesQueuedBehindAWriteLeaveJoined) {
   StartServer();
-  testing::WsConnectOptions options;
-  options.port = port_;
-  options.target = "/hand-over";
-  options.headers = {{"Authorization", "Bearer " + server_->token()}};
-  auto client = testing::WsTestClient::Connect(options);
+  auto client = ConnectWithToken("/hand-over");
   ASSERT_TRUE(client.ok()) << client.status();
   opened_.WaitForNotification();
   const std::string big(48 * 1024 * 1024, 'x');
@@ -98,11 +86,7 @@ TEST_F(LocalServerTest, OutputLeftUnreadPastTheLimitDropsTheSocket) {
   LocalServerOptions server_options;
   server_options.max_websocket_queued_bytes = 1024 * 1024;
   StartServer(server_options);
-  testing::WsConnectOptions options;
-  options.port = port_;
-  options.target = "/hand-over";
-  options.headers = {{"Authorization", "Bearer " + server_->token()}};
-  auto client = testing::WsTestClient::Connect(options);
+  auto client = ConnectWithToken("/hand-over");
   ASSERT_TRUE(client.ok()) << client.status();
   opened_.WaitForNotification();
   // 32 MiB: more than the loopback socket's buffers and the limit together.
