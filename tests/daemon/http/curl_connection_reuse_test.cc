@@ -17,16 +17,30 @@ namespace {
 
 using ::raw::testing::KeepAliveServer;
 
+// A small POST to `url`, as a model request is.
+HttpRequest PostTo(const std::string& url) {
+  HttpRequest request;
+  request.url = url;
+  request.headers = {{"Content-Type", "application/json"}};
+  request.body = R"({"stream":true})";
+  request.total_timeout_ms = 30000;
+  return request;
+}
+
 class CurlConnectionReuseTest : public ::testing::Test {
  protected:
   absl::Status Post(bool public_only, HttpResponse* response) {
-    HttpRequest request;
-    request.url = server_.url();
-    request.headers = {{"Content-Type", "application/json"}};
-    request.body = R"({"stream":true})";
-    request.total_timeout_ms = 30000;
+    HttpRequest request = PostTo(server_.url());
     request.public_addresses_only = public_only;
     return SendAndCollect(client_, request, cancel_, response);
+  }
+  // A GET of the server's 1 MiB answer.
+  HttpRequest GetBig() {
+    HttpRequest big;
+    big.method = "GET";
+    big.url = server_.url("/big");
+    big.total_timeout_ms = 30000;
+    return big;
   }
 
   KeepAliveServer server_;
@@ -74,12 +88,8 @@ class StopAtFirstBody : public HttpResponseHandler {
 TEST_F(CurlConnectionReuseTest, ATransferCutShortLeavesNoConnectionBehind) {
   HttpResponse first;
   ASSERT_TRUE(Post(/*public_only=*/false, &first).ok());
-  HttpRequest big;
-  big.method = "GET";
-  big.url = server_.url("/big");
-  big.total_timeout_ms = 30000;
   StopAtFirstBody stop;
-  EXPECT_TRUE(absl::IsAborted(client_.Send(big, stop, cancel_)));
+  EXPECT_TRUE(absl::IsAborted(client_.Send(GetBig(), stop, cancel_)));
   HttpResponse after;
   ASSERT_TRUE(Post(/*public_only=*/false, &after).ok());
   EXPECT_EQ(after.body, "ok");
@@ -106,12 +116,8 @@ class DoneAtFirstBody : public HttpResponseHandler {
 // the connection when the response then ends: the next request takes it.
 TEST_F(CurlConnectionReuseTest, AResponseThatEndsAfterItsHandlerIsDoneKeepsItsConnection) {
   for (int i = 0; i < 2; ++i) {
-    HttpRequest request;
-    request.url = server_.url();
-    request.body = R"({"stream":true})";
-    request.total_timeout_ms = 30000;
     DoneAtFirstBody done;
-    absl::Status sent = client_.Send(request, done, cancel_);
+    absl::Status sent = client_.Send(PostTo(server_.url()), done, cancel_);
     EXPECT_TRUE(sent.ok()) << sent;
     EXPECT_EQ(done.calls, 1);
   }
@@ -122,12 +128,8 @@ TEST_F(CurlConnectionReuseTest, AResponseThatEndsAfterItsHandlerIsDoneKeepsItsCo
 // More than the trailing bytes' limit after Done(): the transfer ends as if
 // the handler had stopped it, and its connection is not kept.
 TEST_F(CurlConnectionReuseTest, TooMuchAfterItsHandlerIsDoneCutsTheResponseShort) {
-  HttpRequest big;
-  big.method = "GET";
-  big.url = server_.url("/big");
-  big.total_timeout_ms = 30000;
   DoneAtFirstBody done;
-  EXPECT_TRUE(absl::IsAborted(client_.Send(big, done, cancel_)));
+  EXPECT_TRUE(absl::IsAborted(client_.Send(GetBig(), done, cancel_)));
   EXPECT_EQ(done.calls, 1) << "nothing after Done() reaches the handler";
   HttpResponse after;
   ASSERT_TRUE(Post(/*public_only=*/false, &after).ok());
@@ -142,12 +144,8 @@ TEST(CurlConnectionReuseClosedTest, AConnectionTheServerClosedIsReplaced) {
   CurlHttpClient client;
   CancelToken cancel;
   for (int i = 0; i < 2; ++i) {
-    HttpRequest request;
-    request.url = server.url();
-    request.body = R"({"stream":true})";
-    request.total_timeout_ms = 30000;
     HttpResponse response;
-    absl::Status sent = SendAndCollect(client, request, cancel, &response);
+    absl::Status sent = SendAndCollect(client, PostTo(server.url()), cancel, &response);
     ASSERT_TRUE(sent.ok()) << sent;
     EXPECT_EQ(response.body, "ok");
   }
