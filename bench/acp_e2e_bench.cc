@@ -3,14 +3,17 @@
 // - the latency the bridge adds per streamed chunk: for every text delta,
 //   the time its agent_message_chunk line is read from raw-acp's stdout
 //   minus the time the same delta arrives on a gRPC subscription of this
-//   process (both are clients of the same daemon stream), p50 and p99;
+//   process (both are clients of the same daemon stream), p50 and p99. The
+//   two threads that take these times run at real-time priority where the
+//   system permits (TimeAtRealtimePriority), so that their own wait for a
+//   processor does not count as the bridge's;
 // - the CPU time raw-acp spent on the turn (its threads' scheduler time,
 //   from the prompt to the answer), per streamed delta: unlike the
 //   latency, it holds when other programs load the machine;
 // - raw-acp's peak resident memory (VmHWM) after a 10-step turn.
 //
-// usage: acp_e2e_bench [CHUNKS_PER_STEP] [STEPS] [CHUNK_INTERVAL_US]   (defaults 100, 10, 0: bursts)
-// Figures and the command line are recorded in docs/performance.md.
+// usage: acp_e2e_bench [CHUNKS_PER_STEP] [STEPS] [CHUNK_INTERVAL_US]   (defaults 100, 10, 0:
+// bursts) Figures and the command line are recorded in docs/performance.md.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -165,6 +168,7 @@ int main(int argc, char** argv) {
   // when the message carrying it was read.
   auto reader = daemon.stub().SubscribeBatched(&ctx, sub);
   std::thread subscriber([&] {
+    raw::bench::TimeAtRealtimePriority();
     raw::v1::EventBatch batch;
     bool ended = false;
     while (!ended && reader->Read(&batch)) {
@@ -177,6 +181,7 @@ int main(int argc, char** argv) {
     }
   });
 
+  const bool realtime = raw::bench::TimeAtRealtimePriority();
   const double cpu_before_us = raw::bench::ThreadsCpuUs(bridge.pid);
   bridge.Send({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "session/prompt"},
                {"params", {{"sessionId", session}, {"prompt", {{{"type", "text"}, {"text", "go"}}}}}}});
@@ -228,6 +233,8 @@ int main(int argc, char** argv) {
               chunks * steps, acp_lines);
   std::printf("added per chunk (rawd event -> ACP line read): p50 %.1f us, p99 %.1f us\n",
               Percentile(added_us, 0.5), Percentile(added_us, 0.99));
+  std::printf("harness's timing threads at real-time priority: %s\n",
+              realtime ? "yes" : "no (not permitted: their own delays count as the program's)");
   std::printf("raw-acp CPU time for the turn: %.1f ms (%.1f us per delta)\n", cpu_us / 1000.0,
               cpu_us / (chunks * steps));
   std::printf("raw-acp RSS during the %d-step turn: peak (VmHWM) %ld kB\n", steps, hwm);

@@ -5,7 +5,11 @@
 //   the time its WebSocket frame is read by the prompting tab minus the
 //   time the same delta arrives on a gRPC subscription of this process
 //   (both are clients of the same daemon stream), p50 and p99; deltas that
-//   the gateway joined into one frame each count at that frame's arrival;
+//   the gateway joined into one frame each count at that frame's arrival.
+//   The two threads that take these times run at real-time priority where
+//   the system permits, and only timestamp what they read (decoding it
+//   after the turn), so that their own delays do not count as the
+//   gateway's;
 // - the CPU time raw-dashboard spent on the turn (from the prompt to the
 //   last tab's end of turn; its threads' scheduler time, which counts in
 //   nanoseconds where /proc/PID/stat counts 10 ms ticks), per streamed
@@ -23,15 +27,15 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "bench/process_stats.h"
-#include "absl/strings/str_replace.h"
 #include "common/json.h"
 #include "tests/clients/web/support/ws_test_client.h"
 #include "tests/fakes/fake_provider_server.h"
@@ -80,6 +84,24 @@ raw::Json ReadUntil(raw::web::testing::WsTestClient& ws, Pred pred) {
   }
 }
 
+// Reads frames until the end of the turn, without decoding them: a reader
+// that parses every frame as it arrives competes with the gateway for the
+// two cores and delays its own next read. Returns each frame with the time
+// it was read.
+std::vector<std::pair<Clock::time_point, std::string>> ReadTurn(
+    raw::web::testing::WsTestClient& ws) {
+  std::vector<std::pair<Clock::time_point, std::string>> frames;
+  frames.reserve(4096);
+  for (;;) {
+    auto text = ws.Read();
+    const Clock::time_point now = Clock::now();
+    if (!text.ok()) std::exit(1);
+    const bool end = text->find("\"turnEnded\"") != std::string::npos;
+    frames.emplace_back(now, *std::move(text));
+    if (end) return frames;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -112,8 +134,10 @@ int main(int argc, char** argv) {
   const std::string session = daemon.CreateSession();
 
   // The daemon-side clock: a gRPC subscription in this process.
-  std::mutex mu;
-  std::map<std::string, Clock::time_point> at_grpc;
+  // Batches are only timestamped while reading; their deltas are matched
+  // after the turn.
+  std::vector<std::pair<Clock::time_point, raw::v1::EventBatch>> grpc_batches;
+  grpc_batches.reserve(4096);
   grpc::ClientContext grpc_ctx;
   raw::v1::SubscribeRequest subscribe;
   subscribe.set_session_id(session);
@@ -121,15 +145,15 @@ int main(int argc, char** argv) {
   // when the message carrying it was read.
   auto reader = daemon.stub().SubscribeBatched(&grpc_ctx, subscribe);
   std::thread grpc_thread([&] {
+    raw::bench::TimeAtRealtimePriority();
     raw::v1::EventBatch batch;
-    bool ended = false;
-    while (!ended && reader->Read(&batch)) {
+    while (reader->Read(&batch)) {
       const Clock::time_point now = Clock::now();
-      std::lock_guard<std::mutex> lock(mu);
-      for (const raw::v1::Event& event : batch.events()) {
-        if (event.has_text_delta()) at_grpc[event.text_delta().text()] = now;
-        ended = ended || event.has_turn_ended();
-      }
+      const bool ended = std::any_of(batch.events().begin(), batch.events().end(),
+                                     [](const raw::v1::Event& e) { return e.has_turn_ended(); });
+      grpc_batches.emplace_back(now, std::move(batch));
+      batch.Clear();
+      if (ended) break;
     }
   });
 
@@ -138,45 +162,46 @@ int main(int argc, char** argv) {
   std::vector<std::thread> drains;
   for (int i = 0; i < 4; ++i) followers.push_back(Open(dashboard, session));
   for (auto& follower : followers) {
-    drains.emplace_back([&ws = *follower] {
-      ReadUntil(ws, [](const raw::Json& f) {
-        return f["type"] == "event" && f["event"].contains("turnEnded");
-      });
-    });
+    drains.emplace_back([&ws = *follower] { ReadTurn(ws); });
   }
   writer->SendText(R"({"id":1,"op":"acquire_lease"})").IgnoreError();
   ReadUntil(*writer, [](const raw::Json& f) { return f["type"] == "reply" && f["id"] == 1; });
   const double cpu_before_us = raw::bench::ThreadsCpuUs(dashboard.pid());
   writer->SendText(R"({"id":2,"op":"prompt","text":"stream"})").IgnoreError();
-  std::map<std::string, Clock::time_point> at_ws;
-  int delta_frames = 0;
-  ReadUntil(*writer, [&](const raw::Json& f) {
-    if (f["type"] == "event" && f["event"].contains("textDelta")) {
-      ++delta_frames;
-      // Deltas that queued up behind the socket arrive joined ("c7 c8 "):
-      // each piece is attributed to the frame that carried it.
-      const Clock::time_point now = Clock::now();
-      for (absl::string_view piece : absl::StrSplit(f["event"]["textDelta"]["text"].get<std::string>(),
-                                                   ' ', absl::SkipEmpty())) {
-        at_ws[absl::StrCat(piece, " ")] = now;
-      }
-    }
-    return f["type"] == "event" && f["event"].contains("turnEnded");
-  });
+  const bool realtime = raw::bench::TimeAtRealtimePriority();
+  const std::vector<std::pair<Clock::time_point, std::string>> frames = ReadTurn(*writer);
   grpc_thread.join();
   for (auto& t : drains) t.join();
   const double cpu_us = raw::bench::ThreadsCpuUs(dashboard.pid()) - cpu_before_us;
 
-  std::vector<double> added_us;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    for (const auto& [text, ws_time] : at_ws) {
-      auto it = at_grpc.find(text);
-      if (it == at_grpc.end()) continue;
-      added_us.push_back(std::chrono::duration<double, std::micro>(ws_time - it->second).count());
+  std::map<std::string, Clock::time_point> at_grpc;
+  for (const auto& [time, batch] : grpc_batches) {
+    for (const raw::v1::Event& event : batch.events()) {
+      if (event.has_text_delta()) at_grpc.emplace(event.text_delta().text(), time);
     }
   }
+  std::map<std::string, Clock::time_point> at_ws;
+  int delta_frames = 0;
+  for (const auto& [time, text] : frames) {
+    auto f = raw::ParseJson(text);
+    if (!f.ok() || (*f)["type"] != "event" || !(*f)["event"].contains("textDelta")) continue;
+    ++delta_frames;
+    // Deltas that queued up behind the socket arrive joined ("c7 c8 "):
+    // each piece is attributed to the frame that carried it.
+    for (absl::string_view piece : absl::StrSplit(
+             (*f)["event"]["textDelta"]["text"].get<std::string>(), ' ', absl::SkipEmpty())) {
+      at_ws.emplace(absl::StrCat(piece, " "), time);
+    }
+  }
+  std::vector<double> added_us;
+  for (const auto& [text, ws_time] : at_ws) {
+    auto it = at_grpc.find(text);
+    if (it == at_grpc.end()) continue;
+    added_us.push_back(std::chrono::duration<double, std::micro>(ws_time - it->second).count());
+  }
   const pid_t pid = dashboard.pid();
+  std::printf("harness's timing threads at real-time priority: %s\n",
+              realtime ? "yes" : "no (not permitted: their own delays count as the program's)");
   std::printf("deltas matched: %zu of %d, in %d frames\n", added_us.size(), chunks, delta_frames);
   std::printf("added latency per event: p50 %.0f us, p99 %.0f us\n", Percentile(added_us, 0.5),
               Percentile(added_us, 0.99));

@@ -1,7 +1,9 @@
 // Small helpers the end-to-end benches share: a process's memory figures
-// and CPU time from /proc, and percentiles of a sample.
+// and CPU time from /proc, percentiles of a sample, and the priority of
+// the harness's timing threads.
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <algorithm>
@@ -58,6 +60,18 @@ inline double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+// Puts the calling thread in the real-time class (SCHED_FIFO, priority 1,
+// not inherited by children), so that it runs as soon as what it waits for
+// is readable: a harness thread that timestamps arrivals would otherwise
+// wait for a processor behind the programs it measures, and its delay would
+// count as theirs. Returns false when the system refuses (no privilege);
+// the thread then stays as it was and the figures include that delay.
+inline bool TimeAtRealtimePriority() {
+  sched_param param{};
+  param.sched_priority = 1;
+  return sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) == 0;
 }
 
 }  // namespace raw::bench

@@ -7,11 +7,19 @@
 // timers) tick after every task and at the deadlines they name. Run()
 // returns after Quit().
 //
+// RunOrPost lends the loop to the calling thread: when the loop waits with
+// nothing queued, the task runs at once on the caller's thread (and the
+// tickers tick after it there), which spares a streamed event the wake-up
+// of the loop's thread. Tasks still run one at a time, in the order they
+// came, whatever thread runs them: the loop's thread takes no task while
+// one runs elsewhere, and nothing runs elsewhere while it is busy or tasks
+// are queued.
+//
 // A task that throws (a JSON type error that slipped through) is logged
 // and the loop goes on.
 //
-// Thread-safe: Post and Quit from any thread; Run, AddTicker and
-// RemoveTicker on the loop's thread (AddTicker also before Run).
+// Thread-safe: Post, RunOrPost and Quit from any thread; Run on one thread;
+// AddTicker and RemoveTicker from tasks (AddTicker also before Run).
 #pragma once
 
 #include <deque>
@@ -38,6 +46,11 @@ class EventLoop {
 
   // Queues `task` (dropped once the loop has quit).
   void Post(Task task);
+  // Runs `task` now on the calling thread when the loop is idle (waiting,
+  // nothing queued, no task running elsewhere); otherwise as Post. Returns
+  // after the task when it ran here. The caller must hold no lock that a
+  // task may take.
+  void RunOrPost(Task task);
   // Makes Run return once the task running now finishes.
   void Quit();
   // Runs tasks and ticks until Quit().
@@ -50,11 +63,22 @@ class EventLoop {
   std::optional<absl::Time> NextDeadline() const;
   // Runs `task`; an exception it throws is logged, never passed on.
   static void RunTask(const Task& task);
+  // Ticks every ticker (after each task).
+  void Tick();
 
   absl::Mutex mu_;
   std::deque<Task> tasks_ ABSL_GUARDED_BY(mu_);
   bool quit_ ABSL_GUARDED_BY(mu_) = false;
-  // Loop thread only.
+  // The loop's thread waits for work with nothing queued: RunOrPost may
+  // lend the loop out.
+  bool idle_ ABSL_GUARDED_BY(mu_) = false;
+  // A task runs on another thread (RunOrPost); the loop's thread waits.
+  bool lent_ ABSL_GUARDED_BY(mu_) = false;
+  // The deadline the idle loop waits for, and whether a task run elsewhere
+  // brought a ticker's deadline before it (the loop then computes it again).
+  std::optional<absl::Time> idle_deadline_ ABSL_GUARDED_BY(mu_);
+  bool deadline_moved_ ABSL_GUARDED_BY(mu_) = false;
+  // Touched only by whoever runs tasks (one at a time).
   std::vector<Ticker*> tickers_;
 };
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/json_writer.h"
 #include "common/logging.h"
 
 namespace raw::acp {
@@ -141,11 +142,20 @@ void JsonRpc::FlushTextChunk() {
   if (!chunk_) return;
   TextChunk chunk = std::move(*chunk_);
   chunk_.reset();
-  Json update = {{"sessionUpdate", chunk.kind},
-                 {"content", {{"type", "text"}, {"text", std::move(chunk.text)}}}};
-  transport_->Send(DumpJson(Json{{"jsonrpc", "2.0"},
-                                 {"method", "session/update"},
-                                 {"params", {{"sessionId", chunk.session_id}, {"update", std::move(update)}}}}));
+  // One line per streamed chunk: written directly, byte for byte what
+  // DumpJson gives for the same notification as a Json (whose keys are
+  // sorted; JsonRpcTest compares the two).
+  std::string line;
+  line.reserve(chunk.text.size() + chunk.session_id.size() + 160);
+  JsonWriter w(line);
+  w.BeginObject().Key("jsonrpc").String("2.0").Key("method").String("session/update");
+  w.Key("params").BeginObject().Key("sessionId").String(chunk.session_id);
+  w.Key("update").BeginObject();
+  w.Key("content").BeginObject().Key("text").String(chunk.text).Key("type").String("text");
+  w.EndObject();
+  w.Key("sessionUpdate").String(chunk.kind);
+  w.EndObject().EndObject().EndObject();
+  transport_->Send(std::move(line));
 }
 
 void JsonRpc::Receive(std::string_view text) {

@@ -31,6 +31,7 @@
 #include "clients/acp/stdio_transport.h"
 #include "clients/acp/ws_listener.h"
 #include "clients/lib/call_worker.h"
+#include "clients/lib/poll_engine.h"
 #include "common/mutex_mode.h"
 #include "common/version.h"
 
@@ -138,6 +139,7 @@ int ServeStdio(const AcpArgs& args, const AgentOptions& options, EventLoop& loop
 }  // namespace
 
 int main(int argc, char** argv) {
+  raw::client::UsePollEngine();
   raw::ConfigureMutexDeadlockDetection();
   // A client that went away is seen as a failed write, not a signal.
   signal(SIGPIPE, SIG_IGN);
@@ -157,6 +159,7 @@ int main(int argc, char** argv) {
   AgentOptions options;
   options.agent = args->agent;
   options.connect.socket_path = args->socket;
+  options.connect.lease_connection = true;  // see poll_engine.h
 
   // Before any thread starts, so that only the waiter takes them.
   const sigset_t signals = BlockStopSignals();

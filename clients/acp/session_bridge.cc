@@ -26,8 +26,11 @@ SessionBridge::SessionBridge(BridgeContext context, std::string session_id, Open
   options.identity = ctx_.identity;
   EventLoop* loop = ctx_.loop;
   client::SessionController::Listener& listener = *this;
+  // Live events run at once on the stream's thread when the loop is idle:
+  // a streamed chunk is written without waking the loop's thread.
   controller_ = std::make_unique<client::SessionController>(
-      options, [loop](std::function<void()> task) { loop->Post(std::move(task)); }, listener);
+      options, [loop](std::function<void()> task) { loop->Post(std::move(task)); }, listener,
+      [loop](std::function<void()> task) { loop->RunOrPost(std::move(task)); });
   ctx_.loop->AddTicker(this);
   controller_->Start();
 }
@@ -244,7 +247,11 @@ void SessionBridge::Handle(const v1::Event& event) {
   if (event.has_turn_ended() && !lost_turn_.empty() && event.turn_id() == lost_turn_) {
     LostTurnEnded();  // the restarted daemon recorded its end
   }
-  for (Json& update : mapper_->Live(event, /*foreign_turn=*/!own)) Update(std::move(update));
+  if (std::optional<UpdateMapper::Delta> delta = mapper_->LiveDelta(event)) {
+    ctx_.rpc->NotifyTextChunk(id_, delta->kind, *delta->text);
+  } else {
+    for (Json& update : mapper_->Live(event, /*foreign_turn=*/!own)) Update(std::move(update));
+  }
 
   if (event.has_context_estimate() && ctx_.newer_updates &&
       event.context_estimate().has_window_tokens()) {

@@ -27,6 +27,19 @@ void AppendUserChunks(const v1::UserMessage& message, std::vector<Json>& out) {
 
 }  // namespace
 
+std::optional<UpdateMapper::Delta> UpdateMapper::LiveDelta(const v1::Event& event) {
+  switch (event.payload_case()) {
+    case v1::Event::kTextDelta:
+      streamed_text_ = true;
+      return Delta{"agent_message_chunk", &event.text_delta().text()};
+    case v1::Event::kReasoningDelta:
+      streamed_reasoning_ = true;
+      return Delta{"agent_thought_chunk", &event.reasoning_delta().text()};
+    default:
+      return std::nullopt;
+  }
+}
+
 std::vector<Json> UpdateMapper::Live(const v1::Event& event, bool foreign_turn) {
   std::vector<Json> out;
   switch (event.payload_case()) {
@@ -34,13 +47,11 @@ std::vector<Json> UpdateMapper::Live(const v1::Event& event, bool foreign_turn) 
       if (foreign_turn) AppendUserChunks(event.user_message(), out);
       break;
     case v1::Event::kTextDelta:
-      streamed_text_ = true;
-      out.push_back(TextChunk("agent_message_chunk", event.text_delta().text()));
+    case v1::Event::kReasoningDelta: {
+      const Delta delta = *LiveDelta(event);
+      out.push_back(TextChunk(delta.kind, *delta.text));
       break;
-    case v1::Event::kReasoningDelta:
-      streamed_reasoning_ = true;
-      out.push_back(TextChunk("agent_thought_chunk", event.reasoning_delta().text()));
-      break;
+    }
     case v1::Event::kStreamReset:
       // The step starts over; what was streamed cannot be taken back.
       streamed_text_ = streamed_reasoning_ = false;

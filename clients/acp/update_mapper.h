@@ -19,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,15 @@ class UpdateMapper {
 
   // `foreign_turn`: the event belongs to a turn this bridge did not start.
   std::vector<Json> Live(const v1::Event& event, bool foreign_turn);
+  // A text or reasoning delta's one update, without building it as Json
+  // (the streamed path: one per delta): its kind (agent_message_chunk or
+  // agent_thought_chunk) and text (pointing into `event`), as Live would
+  // give it. Null for any other event, which goes to Live.
+  struct Delta {
+    const char* kind;
+    const std::string* text;
+  };
+  std::optional<Delta> LiveDelta(const v1::Event& event);
   std::vector<Json> Replay(const std::vector<v1::Event>& history) const;
 
  private:

@@ -29,6 +29,7 @@
 #include "clients/dashboard/preferences_file.h"
 #include "clients/dashboard/server_options.h"
 #include "clients/lib/assets.h"
+#include "clients/lib/poll_engine.h"
 #include "clients/web/access_token.h"
 #include "common/mutex_mode.h"
 #include "common/paths.h"
@@ -73,6 +74,7 @@ void OpenInBrowser(const std::string& url) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  raw::client::UsePollEngine();
   raw::ConfigureMutexDeadlockDetection();
   // A browser that went away is seen as a failed write, not a signal.
   signal(SIGPIPE, SIG_IGN);
@@ -109,6 +111,7 @@ int main(int argc, char** argv) {
   }
   raw::client::ConnectOptions connect;
   connect.socket_path = args->socket;
+  connect.lease_connection = true;  // see poll_engine.h
   absl::StatusOr<raw::client::RawClient> client = raw::client::Connect(connect);
   if (!client.ok()) {
     std::cerr << "raw-dashboard: " << client.status().message() << "\n";

@@ -8,7 +8,17 @@
 // joins the thread, and guarantees that no callback of it runs afterwards,
 // even one already posted.
 //
-// Create and destroy on the owner's thread; the callbacks run there.
+// `deliver`, when given, takes the events instead of `post`, and may run
+// them at once on the stream's thread while the owner's thread is idle
+// (acp::EventLoop::RunOrPost), one at a time with the owner's own tasks.
+// A callback run so may destroy the EventStream: the stream is cancelled
+// and its thread, which cannot join itself, is joined by the task that
+// ends it (or left to end by itself when `post` drops that task). `post`
+// and `deliver` are then called after the destructor, until the thread
+// ends: they must not depend on the EventStream's owner being alive.
+//
+// Create and destroy on the owner's thread (or in a callback); the
+// callbacks run there.
 #pragma once
 
 #include <atomic>
@@ -29,14 +39,21 @@ class EventStream {
   using OnEnd = std::function<void(const absl::Status&)>;
 
   EventStream(std::shared_ptr<RawClient> client, Executor post, std::string session_id,
-              uint64_t after_seq, OnEvent on_event, OnEnd on_end);
+              uint64_t after_seq, OnEvent on_event, OnEnd on_end, Executor deliver = nullptr);
   ~EventStream();
   EventStream(const EventStream&) = delete;
   EventStream& operator=(const EventStream&) = delete;
 
+  // What the stream's thread shares with the EventStream.
+  struct Shared {
+    std::atomic<bool> alive{true};
+    StreamCanceller canceller;
+    // Set by a destructor that ran on the stream's own thread.
+    std::thread self;
+  };
+
  private:
-  std::shared_ptr<std::atomic<bool>> alive_;
-  StreamCanceller canceller_;
+  std::shared_ptr<Shared> shared_;
   std::thread thread_;
 };
 

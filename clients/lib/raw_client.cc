@@ -23,6 +23,10 @@ struct RawClient::Impl {
   std::string socket_path;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::Raw::Stub> stub;
+  // AcquireLease's, on a connection of its own (ConnectOptions::
+  // lease_connection); otherwise `stub`'s.
+  std::shared_ptr<grpc::Channel> lease_channel;
+  std::unique_ptr<v1::Raw::Stub> lease_stub;
   v1::GetDaemonInfoResponse info;
   bool started_daemon = false;
   absl::Duration call_timeout;
@@ -154,6 +158,12 @@ absl::StatusOr<RawClient> Connect(const ConnectOptions& options) {
   impl->channel = grpc::CreateCustomChannel(absl::StrCat("unix:", socket),
                                             grpc::InsecureChannelCredentials(), args);
   impl->stub = v1::Raw::NewStub(impl->channel);
+  if (options.lease_connection) {
+    // A channel connects at its first call.
+    impl->lease_channel = grpc::CreateCustomChannel(absl::StrCat("unix:", socket),
+                                                    grpc::InsecureChannelCredentials(), args);
+    impl->lease_stub = v1::Raw::NewStub(impl->lease_channel);
+  }
   RawClient client(std::move(impl));
 
   // The version check is the first call: bounded more tightly than others,
@@ -288,8 +298,8 @@ absl::Status RawClient::AcquireLease(const v1::AcquireLeaseRequest& request,
                                      LeaseHandler& handler, StreamCanceller& canceller) {
   grpc::ClientContext context;
   if (!canceller.Attach(&context)) return absl::CancelledError("lease stream cancelled");
-  std::unique_ptr<grpc::ClientReader<v1::LeaseEvent>> reader =
-      impl_->stub->AcquireLease(&context, request);
+  v1::Raw::Stub& stub = impl_->lease_stub ? *impl_->lease_stub : *impl_->stub;
+  std::unique_ptr<grpc::ClientReader<v1::LeaseEvent>> reader = stub.AcquireLease(&context, request);
   v1::LeaseEvent event;
   while (reader->Read(&event)) handler.OnLeaseEvent(event);
   grpc::Status status = reader->Finish();

@@ -73,6 +73,10 @@ struct ConnectOptions {
   absl::Duration handshake_timeout = absl::Seconds(2);
   // Deadline of each unary call (and of the version check at connect).
   absl::Duration call_timeout = absl::Seconds(60);
+  // The write lease's stream (AcquireLease) on a connection of its own,
+  // opened at its first use, so that its thread does not wait on the
+  // connection that carries the events (see poll_engine.h).
+  bool lease_connection = false;
 };
 
 // Receives the events of a Subscribe stream, on the thread that called

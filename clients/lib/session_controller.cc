@@ -8,9 +8,11 @@
 
 namespace raw::client {
 
-SessionController::SessionController(Options options, Executor post, Listener& listener)
+SessionController::SessionController(Options options, Executor post, Listener& listener,
+                                     Executor deliver_events)
     : options_(std::move(options)),
       post_(std::move(post)),
+      deliver_events_(std::move(deliver_events)),
       listener_(listener),
       alive_(std::make_shared<bool>(true)),
       worker_(post_),
@@ -240,10 +242,21 @@ void SessionController::Follow(uint64_t after_seq) {
 }
 
 void SessionController::Subscribe(uint64_t after_seq) {
+  // The stream's thread may call these after the controller is gone (a
+  // delivered event that destroys it): they hold no `this`, and the tasks
+  // they pass on run only while the controller lives.
+  auto guarded = [alive = alive_](const Executor& executor) -> EventStream::Executor {
+    return [alive, executor](std::function<void()> task) {
+      executor([alive, task = std::move(task)] {
+        if (*alive) task();
+      });
+    };
+  };
   stream_ = std::make_unique<EventStream>(
-      client_, [this](std::function<void()> task) { Post(std::move(task)); }, session_.id(),
-      after_seq, [this](const v1::Event& e) { OnStreamEvent(e); },
-      [this](const absl::Status& s) { OnStreamEnd(s); });
+      client_, guarded(post_), session_.id(), after_seq,
+      [this](const v1::Event& e) { OnStreamEvent(e); },
+      [this](const absl::Status& s) { OnStreamEnd(s); },
+      deliver_events_ ? guarded(deliver_events_) : nullptr);
 }
 
 void SessionController::OnStreamEvent(const v1::Event& event) {

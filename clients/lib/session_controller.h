@@ -121,7 +121,12 @@ class SessionController : private SessionLease::Listener {
   template <typename T>
   using Reply = std::function<void(const absl::StatusOr<T>&)>;
 
-  SessionController(Options options, Executor post, Listener& listener);
+  // `post` runs a task later on the owner's thread. `deliver_events`, when
+  // given, takes the tasks that hand over live events instead, and may run
+  // them at once on the event stream's thread while the owner's thread is
+  // idle (EventStream); both must outlive the controller.
+  SessionController(Options options, Executor post, Listener& listener,
+                    Executor deliver_events = nullptr);
   ~SessionController() override;
   SessionController(const SessionController&) = delete;
   SessionController& operator=(const SessionController&) = delete;
@@ -232,6 +237,7 @@ class SessionController : private SessionLease::Listener {
 
   Options options_;
   Executor post_;
+  Executor deliver_events_;  // empty: post_
   Listener& listener_;
   // Shared with every posted task: false once the controller is gone.
   std::shared_ptr<bool> alive_;

@@ -395,6 +395,50 @@ TEST(EventStreamTest, HandsTheEventsOfOneMessageOverAsOneTask) {
   EXPECT_EQ(seen, (std::vector<std::string>{"one", "two", "three"}));
 }
 
+TEST(EventStreamTest, AnEventRunOnTheStreamsThreadMayDestroyTheStream) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  StoreThreeInOneMessage(daemon);
+  auto client = Connect(Options(daemon.socket_path()));
+  ASSERT_TRUE(client.ok());
+  auto shared = std::make_shared<RawClient>(std::move(*client));
+  absl::Mutex mu;
+  std::vector<std::function<void()>> posted;
+  std::vector<std::string> seen;
+  std::thread::id ran_on;
+  absl::Notification destroyed;
+  std::unique_ptr<EventStream> stream;
+  stream = std::make_unique<EventStream>(
+      shared,
+      [&](std::function<void()> task) {
+        absl::MutexLock lock(&mu);
+        posted.push_back(std::move(task));
+      },
+      "sess_new", 0,
+      [&](const v1::Event& event) {
+        seen.push_back(event.notice().text());
+        ran_on = std::this_thread::get_id();
+        // The stream's own thread ends its stream: it cannot join itself.
+        stream.reset();
+        destroyed.Notify();
+      },
+      [&](const absl::Status&) { seen.push_back("end"); },
+      // `deliver` runs the events at once, on the stream's thread.
+      [](std::function<void()> task) { task(); });
+  ASSERT_TRUE(destroyed.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+  // The rest of the message is not delivered once the stream is gone; the
+  // task that ends the stream joins its thread and reports nothing.
+  absl::MutexLock lock(&mu);
+  ASSERT_TRUE(mu.AwaitWithTimeout(
+      absl::Condition(
+          +[](std::vector<std::function<void()>>* t) { return !t->empty(); }, &posted),
+      absl::Seconds(30)));
+  for (auto& task : posted) task();
+  posted.clear();
+  EXPECT_EQ(seen, (std::vector<std::string>{"one"}));
+}
+
 TEST(SubscribeTest, StreamEndingCleanlyIsOk) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));

@@ -1,5 +1,6 @@
 #include "clients/lib/write_lease.h"
 
+#include <filesystem>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
@@ -75,6 +76,39 @@ TEST(WriteLeaseTest, AFreeLeaseIsGrantedAndReleasedWithTheObject) {
     EXPECT_EQ(*id, "lease_1");
   }
   daemon.service().WaitForLeaseFree("s1");
+}
+
+// The sockets this process has open (the fake daemon's included).
+int OpenSockets() {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::read_symlink(entry.path(), ec);
+    if (!ec && target.string().rfind("socket:", 0) == 0) ++n;
+  }
+  return n;
+}
+
+TEST(WriteLeaseTest, ALeaseConnectionOfItsOwnCarriesTheLeaseStream) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  for (bool own : {false, true}) {
+    ConnectOptions options;
+    options.socket_path = daemon.socket_path();
+    options.autostart = Autostart::kNever;
+    options.env = [](const std::string&) { return std::nullopt; };
+    options.lease_connection = own;
+    auto client = Connect(options);
+    ASSERT_TRUE(client.ok()) << client.status();
+    const int before = OpenSockets();
+    {
+      WriteLease lease(*client, Request("a", false));
+      ASSERT_TRUE(lease.WaitGranted().ok());
+      // Its own connection: one socket more at each end.
+      EXPECT_EQ(OpenSockets() - before, own ? 2 : 0) << "lease_connection " << own;
+    }
+    daemon.service().WaitForLeaseFree("s1");
+  }
 }
 
 TEST(WriteLeaseTest, AHeldLeaseIsRefusedAtOnceNamingTheHolder) {

@@ -17,10 +17,12 @@ class RecordingTransport : public Transport {
  public:
   bool Send(std::string message) override {
     sent.push_back(Json::parse(message));
+    lines.push_back(std::move(message));
     return true;
   }
   void Close() override {}
   std::vector<Json> sent;
+  std::vector<std::string> lines;
 };
 
 class RecordingHandler : public JsonRpc::Handler {
@@ -252,6 +254,28 @@ TEST_F(TextChunkTest, WithoutADeferralEachChunkIsSentAtOnce) {
   EXPECT_EQ(transport_->sent[0]["params"]["update"]["content"]["type"], "text");
   EXPECT_EQ(Text(transport_->sent[0]), "Hel");
   EXPECT_EQ(Text(transport_->sent[1]), "lo");
+}
+
+TEST_F(TextChunkTest, AChunkLineIsWhatTheNotificationDumpsTo) {
+  // The line is written directly, not built as Json: the same bytes, for
+  // text that needs escaping and text that is not valid UTF-8 alike.
+  const std::vector<std::string> texts = {"plain",
+                                          "quote \" back \\ slash",
+                                          "tab\tline\n\x01",
+                                          "caf\xc3\xa9 \xe2\x82\xac",
+                                          "broken \xc3 \xff end",
+                                          ""};
+  for (const std::string& text : texts) {
+    rpc_.NotifyTextChunk("s-1", "agent_thought_chunk", text);
+    const Json expected = {{"jsonrpc", "2.0"},
+                           {"method", "session/update"},
+                           {"params",
+                            {{"sessionId", "s-1"},
+                             {"update",
+                              {{"sessionUpdate", "agent_thought_chunk"},
+                               {"content", {{"type", "text"}, {"text", text}}}}}}}};
+    EXPECT_EQ(transport_->lines.back(), DumpJson(expected)) << text;
+  }
 }
 
 TEST_F(TextChunkTest, ChunksQueuedInOnePassLeaveAsOneLine) {

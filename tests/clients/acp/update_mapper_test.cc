@@ -57,6 +57,27 @@ TEST(UpdateMapperTest, DeltasStreamAndCommittedTextIsNotRepeated) {
   EXPECT_EQ(whole[0]["content"]["text"], "Hello");
 }
 
+TEST(UpdateMapperTest, ADeltaTakenAloneCountsAsStreamed) {
+  UpdateMapper m("/w");
+  const v1::Event text = Text("Hel");  // the delta points into its event
+  std::optional<UpdateMapper::Delta> delta = m.LiveDelta(text);
+  ASSERT_TRUE(delta.has_value());
+  EXPECT_STREQ(delta->kind, "agent_message_chunk");
+  EXPECT_EQ(*delta->text, "Hel");
+  v1::Event thought;
+  thought.mutable_reasoning_delta()->set_text("hmm");
+  delta = m.LiveDelta(thought);
+  ASSERT_TRUE(delta.has_value());
+  EXPECT_STREQ(delta->kind, "agent_thought_chunk");
+  EXPECT_EQ(*delta->text, "hmm");
+  EXPECT_FALSE(m.LiveDelta(Batch("c1", "bash", "{}")).has_value());
+  // What was streamed is not sent again with the committed message.
+  v1::Event committed;
+  committed.mutable_assistant_message()->set_text("Hello");
+  committed.mutable_assistant_message()->set_reasoning("hmm");
+  EXPECT_TRUE(m.Live(committed, false).empty());
+}
+
 TEST(UpdateMapperTest, ToolCallsCarryKindLocationsAndDiff) {
   UpdateMapper m("/w");
   auto opened = m.Live(Batch("c1", "edit_file", R"({"path":"src/a.cc","old_string":"a","new_string":"b"})"), false);
