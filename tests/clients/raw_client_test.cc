@@ -364,33 +364,56 @@ TEST(SubscribeTest, TheEventsOfOneMessageComeBeforeItsBatchEnd) {
             (std::vector<std::string>{"one", "two", "three", "end", "four", "end"}));
 }
 
+// An owner thread's queue for EventStream: what is posted waits until the
+// test runs it.
+class PostedTasks {
+ public:
+  EventStream::Executor Executor() {
+    return [this](std::function<void()> task) {
+      absl::MutexLock lock(&mu_);
+      tasks_.push_back(std::move(task));
+    };
+  }
+  // Waits until something was posted, then runs what was, in order.
+  void RunWhenPosted() {
+    std::vector<std::function<void()>> tasks;
+    {
+      absl::MutexLock lock(&mu_);
+      auto posted = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !tasks_.empty(); };
+      ASSERT_TRUE(mu_.AwaitWithTimeout(absl::Condition(&posted), absl::Seconds(30)));
+      tasks.swap(tasks_);
+    }
+    for (auto& task : tasks) task();
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
+};
+
+// A client of `daemon`, whose session then holds three events stored in
+// one message.
+std::shared_ptr<RawClient> ClientOfThreeInOneMessage(FakeDaemon& daemon) {
+  StoreThreeInOneMessage(daemon);
+  auto client = Connect(Options(daemon.socket_path()));
+  EXPECT_TRUE(client.ok()) << client.status();
+  return client.ok() ? std::make_shared<RawClient>(std::move(*client)) : nullptr;
+}
+
 TEST(EventStreamTest, HandsTheEventsOfOneMessageOverAsOneTask) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));
-  StoreThreeInOneMessage(daemon);
-  auto client = Connect(Options(daemon.socket_path()));
-  ASSERT_TRUE(client.ok());
-  auto shared = std::make_shared<RawClient>(std::move(*client));
-  absl::Mutex mu;
-  std::vector<std::function<void()>> tasks;
+  std::shared_ptr<RawClient> client = ClientOfThreeInOneMessage(daemon);
+  ASSERT_NE(client, nullptr);
+  PostedTasks owner;
   std::vector<std::string> seen;
   {
     EventStream stream(
-        shared,
-        [&](std::function<void()> task) {
-          absl::MutexLock lock(&mu);
-          tasks.push_back(std::move(task));
-        },
-        "sess_new", 0, [&](const v1::Event& event) { seen.push_back(event.notice().text()); },
+        client, owner.Executor(), "sess_new", 0,
+        [&](const v1::Event& event) { seen.push_back(event.notice().text()); },
         [](const absl::Status&) {});
-    absl::MutexLock lock(&mu);
-    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(
-                                        +[](std::vector<std::function<void()>>* t) {
-                                          return !t->empty();
-                                        },
-                                        &tasks),
-                                    absl::Seconds(10)));
-    tasks.front()();
+    // The three events come as one task.
+    owner.RunWhenPosted();
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"one", "two", "three"}));
 }
@@ -398,23 +421,15 @@ TEST(EventStreamTest, HandsTheEventsOfOneMessageOverAsOneTask) {
 TEST(EventStreamTest, AnEventRunOnTheStreamsThreadMayDestroyTheStream) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));
-  StoreThreeInOneMessage(daemon);
-  auto client = Connect(Options(daemon.socket_path()));
-  ASSERT_TRUE(client.ok());
-  auto shared = std::make_shared<RawClient>(std::move(*client));
-  absl::Mutex mu;
-  std::vector<std::function<void()>> posted;
+  std::shared_ptr<RawClient> client = ClientOfThreeInOneMessage(daemon);
+  ASSERT_NE(client, nullptr);
+  PostedTasks owner;
   std::vector<std::string> seen;
   std::thread::id ran_on;
   absl::Notification destroyed;
   std::unique_ptr<EventStream> stream;
   stream = std::make_unique<EventStream>(
-      shared,
-      [&](std::function<void()> task) {
-        absl::MutexLock lock(&mu);
-        posted.push_back(std::move(task));
-      },
-      "sess_new", 0,
+      client, owner.Executor(), "sess_new", 0,
       [&](const v1::Event& event) {
         seen.push_back(event.notice().text());
         ran_on = std::this_thread::get_id();
@@ -429,13 +444,7 @@ TEST(EventStreamTest, AnEventRunOnTheStreamsThreadMayDestroyTheStream) {
   EXPECT_NE(ran_on, std::this_thread::get_id());
   // The rest of the message is not delivered once the stream is gone; the
   // task that ends the stream joins its thread and reports nothing.
-  absl::MutexLock lock(&mu);
-  ASSERT_TRUE(mu.AwaitWithTimeout(
-      absl::Condition(
-          +[](std::vector<std::function<void()>>* t) { return !t->empty(); }, &posted),
-      absl::Seconds(30)));
-  for (auto& task : posted) task();
-  posted.clear();
+  owner.RunWhenPosted();
   EXPECT_EQ(seen, (std::vector<std::string>{"one"}));
 }
 
