@@ -9,6 +9,8 @@
 // an item.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -46,12 +48,28 @@ struct SessionContext {
     generation = providers::NewHistoryGeneration();
   }
 
+  // Where the next check for calls without their results may begin: every
+  // call of the items before it is answered (a turn's start checked them,
+  // and items are only appended). A new generation starts over at 0.
+  size_t CallsCheckedUpTo() const {
+    return calls_checked_generation_ == generation ? std::min(calls_checked_, items.size()) : 0;
+  }
+  // Every call of `items` is answered now.
+  void MarkCallsChecked() {
+    calls_checked_ = items.size();
+    calls_checked_generation_ = generation;
+  }
+
   int64_t runtime_tokens = 0;  // system prompt + tool definitions, estimated
   // Changes whenever `items` is replaced rather than appended to (Rewrite,
   // Load); the request builders' serialized history is valid for one
   // generation (providers/serialized_history.h).
   uint64_t generation = providers::NewHistoryGeneration();
   providers::SerializedHistory serialized;
+
+ private:
+  size_t calls_checked_ = 0;
+  uint64_t calls_checked_generation_ = 0;
 };
 
 }  // namespace raw::loop

@@ -230,6 +230,8 @@ events::TurnEnded Turn::RunTurn() {
                                extras);
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
   if (answer_open) answer_open();
+  // The next turn checks only what this one appends.
+  ctx_.MarkCallsChecked();
   if (plan_.attach_mcp) {
     // Servers may start here; clients already see the turn running.
     absl::Status attached;
@@ -453,7 +455,7 @@ absl::Status Turn::RunCalls(int step, const StepResult& result, bool skip_all) {
 }
 
 std::function<void()> Turn::AnswerOpenCalls(const std::string& why, CommitExtras& extras) {
-  std::optional<AnsweredContext> answered = AnswerEveryCall(context_, why);
+  std::optional<AnsweredContext> answered = AnswerEveryCall(context_, why, ctx_.CallsCheckedUpTo());
   if (!answered) return nullptr;
   if (answered->first_inserted == context_.size()) {
     std::vector<events::ContextItem> outcomes(

@@ -10,10 +10,10 @@ const char kNotRecordedResult[] =
     "run; check its effects before repeating it.";
 
 std::optional<AnsweredContext> AnswerEveryCall(const std::vector<events::ContextItem>& items,
-                                               const std::string& why) {
+                                               const std::string& why, size_t from) {
   std::optional<AnsweredContext> out;
   size_t copied = 0;  // items[0, copied) are in out->items
-  for (size_t i = 0; i < items.size(); ++i) {
+  for (size_t i = from; i < items.size(); ++i) {
     const auto* assistant = std::get_if<events::AssistantTurn>(&items[i]);
     if (assistant == nullptr || assistant->tool_calls.empty()) continue;
     size_t end = i + 1;  // past the outcomes that follow the assistant item

@@ -33,8 +33,11 @@ struct AnsweredContext {
 };
 
 // `items` with every call answered, each new outcome saying `why`; empty
-// (no value) when every call already has its outcome.
+// (no value) when every call already has its outcome. The calls of the
+// assistant items before `from` are taken as answered (a check that already
+// covered them: SessionContext::CallsCheckedUpTo), so that a turn's start
+// looks only at what was appended since.
 std::optional<AnsweredContext> AnswerEveryCall(const std::vector<events::ContextItem>& items,
-                                               const std::string& why);
+                                               const std::string& why, size_t from = 0);
 
 }  // namespace raw::loop

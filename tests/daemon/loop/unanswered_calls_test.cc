@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/loop/session_context.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -54,6 +55,35 @@ TEST(AnswerEveryCallTest, AnOpenBatchInTheMiddleIsAnsweredInPlace) {
   EXPECT_THAT(answered->items,
               ::testing::ElementsAre(items[0], items[1], Outcome("c1", "why"), items[2], items[3],
                                      items[4], items[5], Outcome("c3", "why")));
+}
+
+// A check that starts where the previous one ended looks only at the items
+// after it, and still gives back the whole context.
+TEST(AnswerEveryCallTest, ACheckFromAnIndexLooksOnlyAtTheItemsAfterIt) {
+  std::vector<events::ContextItem> items = {Prompt("a"),   Calls({"c1"}), Prompt("b"),
+                                            Calls({"c2"}), Outcome("c2"), Calls({"c3"})};
+  std::optional<AnsweredContext> answered = AnswerEveryCall(items, "why", 2);
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(answered->first_inserted, items.size());
+  EXPECT_THAT(answered->items, ::testing::ElementsAre(items[0], items[1], items[2], items[3],
+                                                      items[4], items[5], Outcome("c3", "why")));
+  EXPECT_FALSE(AnswerEveryCall(items, "why", 6));
+}
+
+TEST(SessionContextTest, TheCheckedPrefixLastsAsLongAsItsGeneration) {
+  SessionContext ctx;
+  ctx.Load({Prompt("a"), Calls({"c1"}), Outcome("c1")});
+  EXPECT_EQ(ctx.CallsCheckedUpTo(), 0u);
+  ctx.MarkCallsChecked();
+  ctx.items.push_back(Prompt("b"));
+  EXPECT_EQ(ctx.CallsCheckedUpTo(), 3u);
+  // Whatever replaces the items is checked from its first item again.
+  ctx.Rewrite({Prompt("summary"), Calls({"c9"})});
+  EXPECT_EQ(ctx.CallsCheckedUpTo(), 0u);
+  ctx.MarkCallsChecked();
+  EXPECT_EQ(ctx.CallsCheckedUpTo(), 2u);
+  ctx.Load({Prompt("reloaded")});
+  EXPECT_EQ(ctx.CallsCheckedUpTo(), 0u);
 }
 
 }  // namespace
