@@ -16,12 +16,16 @@ class Forwarder : public EventHandler {
   // The events of one message go to the executor as one task: during a
   // burst that is one hand-over (and one wakeup of its thread) for many
   // events rather than one for each.
+  // Once the EventStream is gone, nothing more is delivered: the thread
+  // may outlive its owner (destroyed by a callback on this thread).
   Next OnEvent(const v1::Event& event) override {
+    if (!shared_->alive) return Next::kStop;
     pending_.push_back(event);
     return Next::kContinue;
   }
 
   void OnBatchEnd() override {
+    if (!shared_->alive) pending_.clear();
     if (pending_.empty()) return;
     std::vector<v1::Event> events = std::move(pending_);
     pending_.clear();
@@ -41,21 +45,6 @@ class Forwarder : public EventHandler {
   EventStream::OnEvent on_event_;
 };
 
-// Joins a stream's thread that its EventStream, destroyed on that thread,
-// could not join; detaches it when destroyed on the thread itself (the
-// task that holds it was dropped there).
-struct Reaper {
-  std::thread thread;
-  ~Reaper() {
-    if (!thread.joinable()) return;
-    if (thread.get_id() == std::this_thread::get_id()) {
-      thread.detach();
-    } else {
-      thread.join();
-    }
-  }
-};
-
 }  // namespace
 
 EventStream::EventStream(std::shared_ptr<RawClient> client, Executor post, std::string session_id,
@@ -73,9 +62,10 @@ EventStream::EventStream(std::shared_ptr<RawClient> client, Executor post, std::
           Forwarder forwarder(deliver, shared, on_event);
           status = client->Subscribe(session_id, after_seq, forwarder, shared->canceller);
         }
-        auto reaper = std::make_shared<Reaper>();
-        reaper->thread = std::move(shared->self);
-        post([shared, on_end, status, reaper] {
+        // A stream destroyed by its own callback ends here, detached,
+        // without touching its owner's executors again.
+        if (!shared->alive) return;
+        post([shared, on_end, status] {
           if (shared->alive) on_end(status);
         });
       });
@@ -85,7 +75,10 @@ EventStream::~EventStream() {
   shared_->alive = false;
   shared_->canceller.Cancel();
   if (thread_.get_id() == std::this_thread::get_id()) {
-    shared_->self = std::move(thread_);
+    // A callback on the stream's own thread: it cannot join itself. It
+    // delivers and posts nothing more (see the thread's body) and ends
+    // once the cancelled stream returns.
+    thread_.detach();
   } else {
     thread_.join();
   }

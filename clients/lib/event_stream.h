@@ -12,10 +12,10 @@
 // them at once on the stream's thread while the owner's thread is idle
 // (acp::EventLoop::RunOrPost), one at a time with the owner's own tasks.
 // A callback run so may destroy the EventStream: the stream is cancelled
-// and its thread, which cannot join itself, is joined by the task that
-// ends it (or left to end by itself when `post` drops that task). `post`
-// and `deliver` are then called after the destructor, until the thread
-// ends: they must not depend on the EventStream's owner being alive.
+// and its thread, which cannot join itself, is detached; from then on it
+// calls neither `post` nor `deliver` (nor any callback) and ends once the
+// cancelled stream returns, touching only what it holds itself (the
+// client, shared).
 //
 // Create and destroy on the owner's thread (or in a callback); the
 // callbacks run there.
@@ -48,8 +48,6 @@ class EventStream {
   struct Shared {
     std::atomic<bool> alive{true};
     StreamCanceller canceller;
-    // Set by a destructor that ran on the stream's own thread.
-    std::thread self;
   };
 
  private:

@@ -385,6 +385,10 @@ class PostedTasks {
     }
     for (auto& task : tasks) task();
   }
+  size_t Count() {
+    absl::MutexLock lock(&mu_);
+    return tasks_.size();
+  }
 
  private:
   absl::Mutex mu_;
@@ -442,9 +446,12 @@ TEST(EventStreamTest, AnEventRunOnTheStreamsThreadMayDestroyTheStream) {
       [](std::function<void()> task) { task(); });
   ASSERT_TRUE(destroyed.WaitForNotificationWithTimeout(absl::Seconds(30)));
   EXPECT_NE(ran_on, std::this_thread::get_id());
-  // The rest of the message is not delivered once the stream is gone; the
-  // task that ends the stream joins its thread and reports nothing.
-  owner.RunWhenPosted();
+  // The detached thread ends on its own, holding the client until then; it
+  // delivers nothing more and posts nothing (its owner may be gone).
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (client.use_count() > 1 && absl::Now() < deadline) std::this_thread::yield();
+  EXPECT_EQ(client.use_count(), 1);
+  EXPECT_EQ(owner.Count(), 0u);
   EXPECT_EQ(seen, (std::vector<std::string>{"one"}));
 }
 

@@ -3,7 +3,6 @@
 // to the calling thread, one task at a time and in order.
 #include "clients/acp/event_loop.h"
 
-#include <atomic>
 #include <optional>
 #include <string>
 #include <thread>
@@ -55,14 +54,15 @@ class LentLoopTest : public ::testing::Test {
     };
   }
   // Runs `name` through RunOrPost until a call runs it on this thread (the
-  // loop goes idle once its start-up task is done); every other call
-  // queued it, and the loop's thread ran it.
+  // loop goes idle once its queue is empty); a call that found the loop
+  // busy queued it, and the next try waits until the loop's thread ran it.
   void RunHereOnce(const std::string& name) {
     while (true) {
       const size_t before = Count();
       loop_.RunOrPost(Record(name));
+      WaitForCount(before + 1);
       absl::MutexLock lock(&mu_);
-      if (ran_.size() > before && ran_.back().second == std::this_thread::get_id()) return;
+      if (ran_.back().second == std::this_thread::get_id()) return;
     }
   }
   size_t Count() {
@@ -113,19 +113,26 @@ TEST_F(LentLoopTest, TheLoopsThreadWaitsWhileATaskRunsElsewhere) {
   RunHereOnce("warm");
   absl::Notification lent_started, release;
   // Another thread borrows the loop (trying until the loop is idle) and
-  // holds the task there; attempts that found the loop busy ran on the
+  // holds the task there; an attempt that found the loop busy ran on the
   // loop's thread and did nothing.
   std::thread lender([&] {
     const std::thread::id me = std::this_thread::get_id();
-    std::atomic<bool> held{false};
-    while (!held) {
+    while (true) {
+      absl::Notification attempted;
+      bool held = false;
       loop_.RunOrPost([&, me] {
-        if (std::this_thread::get_id() != me) return;
-        held = true;
-        lent_started.Notify();
-        release.WaitForNotification();
-        Record("lent")();
+        if (std::this_thread::get_id() == me) {
+          held = true;
+          lent_started.Notify();
+          release.WaitForNotification();
+          Record("lent")();
+        }
+        attempted.Notify();
       });
+      // Ran here, or queued and run by the loop's thread: the next try
+      // finds the queue empty.
+      attempted.WaitForNotification();
+      if (held) return;
     }
   });
   ASSERT_TRUE(lent_started.WaitForNotificationWithTimeout(absl::Seconds(30)));
