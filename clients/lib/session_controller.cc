@@ -242,9 +242,8 @@ void SessionController::Follow(uint64_t after_seq) {
 }
 
 void SessionController::Subscribe(uint64_t after_seq) {
-  // The stream's thread may call these after the controller is gone (a
-  // delivered event that destroys it): they hold no `this`, and the tasks
-  // they pass on run only while the controller lives.
+  // The tasks the stream hands over run only while the controller lives:
+  // one may still be queued when it goes.
   auto guarded = [alive = alive_](const Executor& executor) -> EventStream::Executor {
     return [alive, executor](std::function<void()> task) {
       executor([alive, task = std::move(task)] {
