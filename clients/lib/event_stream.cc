@@ -15,9 +15,9 @@ class Forwarder : public EventHandler {
 
   // The events of one message go to the executor as one task: during a
   // burst that is one hand-over (and one wakeup of its thread) for many
-  // events rather than one for each.
-  // Once the EventStream is gone, nothing more is delivered: the thread
-  // may outlive its owner (destroyed by a callback on this thread).
+  // events rather than one for each. Once the EventStream is gone nothing
+  // more is delivered: the thread may outlive its owner (destroyed by a
+  // callback on this thread).
   Next OnEvent(const v1::Event& event) override {
     if (!shared_->alive) return Next::kStop;
     pending_.push_back(event);
