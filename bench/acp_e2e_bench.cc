@@ -11,6 +11,9 @@
 //   from the prompt to the answer), per streamed delta: unlike the
 //   latency, it holds when other programs load the machine;
 // - raw-acp's peak resident memory (VmHWM) after a 10-step turn.
+// RAW_BENCH_TIMES=FILE writes the reading thread and the times of every
+// read and delta into FILE, for bench/written_latency.py, which takes the
+// reader's own wake-up out of each latency with a scheduler trace.
 //
 // usage: acp_e2e_bench [CHUNKS_PER_STEP] [STEPS] [CHUNK_INTERVAL_US]   (defaults 100, 10, 0:
 // bursts) Figures and the command line are recorded in docs/performance.md.
@@ -182,6 +185,7 @@ int main(int argc, char** argv) {
   });
 
   const bool realtime = raw::bench::TimeAtRealtimePriority();
+  const pid_t reader_tid = gettid();  // the thread that reads raw-acp's lines
   const double cpu_before_us = raw::bench::ThreadsCpuUs(bridge.pid);
   bridge.Send({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "session/prompt"},
                {"params", {{"sessionId", session}, {"prompt", {{{"type", "text"}, {"text", "go"}}}}}}});
@@ -224,11 +228,16 @@ int main(int argc, char** argv) {
   waitpid(bridge.pid, &status, 0);
 
   std::vector<double> added_us;
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> matched;
   for (const auto& [text, at] : acp_at) {
     auto it = grpc_at.find(text);
     if (it == grpc_at.end()) continue;
     added_us.push_back(std::chrono::duration<double, std::micro>(at - it->second).count());
+    matched.emplace_back(it->second, at);
   }
+  std::vector<Clock::time_point> reads;
+  for (const auto& line : lines) reads.push_back(line.second);
+  raw::bench::WriteReaderTimes(std::getenv("RAW_BENCH_TIMES"), reader_tid, reads, matched);
   std::printf("chunks matched: %zu of %d, in %zu agent_message_chunk lines\n", added_us.size(),
               chunks * steps, acp_lines);
   std::printf("added per chunk (rawd event -> ACP line read): p50 %.1f us, p99 %.1f us\n",

@@ -18,6 +18,8 @@
 // - raw-dashboard's resident memory (VmRSS, its heap and stacks RssAnon
 //   and its mapped files RssFile, and its peak VmHWM) with the five sockets
 //   open after the turn.
+// RAW_BENCH_TIMES=FILE writes the prompting tab's reading thread and the
+// times of its reads and deltas into FILE, for bench/written_latency.py.
 //
 // usage: dashboard_e2e_bench [CHUNKS] [CHUNK_INTERVAL_US]   (defaults 2000 and 0: one burst)
 // Figures and the command line are recorded in docs/performance.md.
@@ -169,6 +171,7 @@ int main(int argc, char** argv) {
   const double cpu_before_us = raw::bench::ThreadsCpuUs(dashboard.pid());
   writer->SendText(R"({"id":2,"op":"prompt","text":"stream"})").IgnoreError();
   const bool realtime = raw::bench::TimeAtRealtimePriority();
+  const pid_t reader_tid = gettid();  // the thread that reads the prompting tab's frames
   const std::vector<std::pair<Clock::time_point, std::string>> frames = ReadTurn(*writer);
   grpc_thread.join();
   for (auto& t : drains) t.join();
@@ -194,11 +197,16 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<double> added_us;
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> matched;
   for (const auto& [text, ws_time] : at_ws) {
     auto it = at_grpc.find(text);
     if (it == at_grpc.end()) continue;
     added_us.push_back(std::chrono::duration<double, std::micro>(ws_time - it->second).count());
+    matched.emplace_back(it->second, ws_time);
   }
+  std::vector<Clock::time_point> reads;
+  for (const auto& frame : frames) reads.push_back(frame.first);
+  raw::bench::WriteReaderTimes(std::getenv("RAW_BENCH_TIMES"), reader_tid, reads, matched);
   const pid_t pid = dashboard.pid();
   std::printf("harness's timing threads at real-time priority: %s\n",
               realtime ? "yes" : "no (not permitted: their own delays count as the program's)");

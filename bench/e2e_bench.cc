@@ -29,7 +29,12 @@
 // rawd's /proc/PID/smaps into FILE after the runs, for a mapping-by-mapping
 // account of its memory. The fake provider keeps each connection open for
 // the next request, as a provider's API does; RAW_BENCH_CLOSE_CONNECTIONS=1
-// makes it close each one after its answer instead.
+// makes it close each one after its answer instead. RAW_BENCH_PACE_US=N
+// makes it pause N microseconds before each chunk of an answer after the
+// first, as a provider streams (about six chunks an answer), so that rawd's
+// threads and processors go idle between requests as they do against a
+// real API. RAW_BENCH_ITEM_BYTES=N makes each item of a HISTORY about N
+// bytes (300 by default).
 // Figures and the command line are recorded in docs/performance.md.
 #include <unistd.h>
 
@@ -119,6 +124,9 @@ raw::testing::ScriptedResponse KeptOpen(raw::testing::ScriptedResponse response)
   static const bool close_each = std::getenv("RAW_BENCH_CLOSE_CONNECTIONS") != nullptr &&
                                  std::string(std::getenv("RAW_BENCH_CLOSE_CONNECTIONS")) == "1";
   if (!close_each) response.end = raw::testing::ScriptedResponse::End::kKeepOpen;
+  if (const char* pace = std::getenv("RAW_BENCH_PACE_US")) {
+    response.chunk_interval = std::chrono::microseconds(std::atoi(pace));
+  }
   return response;
 }
 
@@ -136,7 +144,13 @@ int main(int argc, char** argv) {
   raw::e2e::TestDaemon daemon(absl::StrReplaceAll(kConfig, {{"${BASE_URL}", fake.base_url()}}));
   const std::string seeded = history > 0 ? "sess_benchhistory00001" : "";
   if (history > 0) {
-    if (absl::Status s = raw::e2e::SeedSession(daemon, seeded, "bench", history); !s.ok()) {
+    // RAW_BENCH_ITEM_BYTES: the items' size (about 300 bytes by default), to
+    // tell what grows with the number of items from what grows with the
+    // bytes each request carries.
+    const char* item_bytes = std::getenv("RAW_BENCH_ITEM_BYTES");
+    const size_t filler =
+        item_bytes == nullptr ? 280 : static_cast<size_t>(std::max(20, std::atoi(item_bytes)) - 20);
+    if (absl::Status s = raw::e2e::SeedSession(daemon, seeded, "bench", history, filler); !s.ok()) {
       std::fprintf(stderr, "seeding the session: %s\n", std::string(s.message()).c_str());
       return 1;
     }
@@ -239,8 +253,11 @@ int main(int argc, char** argv) {
     }
   }
   const long rss_end = raw::bench::StatusKb(daemon.pid(), "VmRSS:");
-  std::printf("runs=%d steps_per_turn=%d history=%d items (zero provider latency)\n", runs,
-              tool_steps + 1, history);
+  const char* pace = std::getenv("RAW_BENCH_PACE_US");
+  std::printf("runs=%d steps_per_turn=%d history=%d items (%s)\n", runs, tool_steps + 1, history,
+              pace == nullptr
+                  ? "zero provider latency"
+                  : absl::StrCat(pace, " us before each chunk after the first").c_str());
   std::printf("orchestration overhead per step (median): %.2f ms\n", Median(step_overhead_ms));
   std::printf("rawd's own time per step (timeline, %zu steps): p50 %.0f us, p99 %.0f us\n",
               timeline.total.size(), raw::bench::Percentile(timeline.total, 0.5),

@@ -7,9 +7,11 @@
 #include <sys/types.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -72,6 +74,27 @@ inline bool TimeAtRealtimePriority() {
   sched_param param{};
   param.sched_priority = 1;
   return sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) == 0;
+}
+
+// Writes, for bench/written_latency.py, the thread that read a program's
+// output (`reader`, its tid), when it read each line or frame (`reads`), and
+// each delta's two times: when this process's own subscription got it, and
+// when the output carrying it was read. Times are nanoseconds of the
+// monotonic clock, which `perf record -k CLOCK_MONOTONIC` stamps its events
+// with. Does nothing when `path` is null.
+using SteadyTime = std::chrono::steady_clock::time_point;
+inline void WriteReaderTimes(const char* path, pid_t reader, const std::vector<SteadyTime>& reads,
+                             const std::vector<std::pair<SteadyTime, SteadyTime>>& deltas) {
+  if (path == nullptr) return;
+  auto ns = [](SteadyTime t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  std::ofstream out(path);
+  out << "reader " << reader << "\n";
+  for (SteadyTime t : reads) out << "read " << ns(t) << "\n";
+  for (const auto& [subscribed, read] : deltas) {
+    out << "delta " << ns(subscribed) << " " << ns(read) << "\n";
+  }
 }
 
 }  // namespace raw::bench

@@ -12,8 +12,8 @@
 
 namespace raw::e2e {
 
-absl::Status SeedSession(const TestDaemon& daemon, const std::string& id,
-                         const std::string& agent, int items) {
+absl::Status SeedSession(const TestDaemon& daemon, const std::string& id, const std::string& agent,
+                         int items, size_t filler_bytes) {
   std::filesystem::create_directories(daemon.state_dir());
   ASSIGN_OR_RETURN(std::unique_ptr<store::SessionStore> store,
                    store::SessionStore::Open(
@@ -27,7 +27,7 @@ absl::Status SeedSession(const TestDaemon& daemon, const std::string& id,
   record.last_activity_unix_ms = now_ms;
   RETURN_IF_ERROR(store->CreateSession(record));
   store::CommitBatch batch;
-  const std::string filler(280, 'x');
+  const std::string filler(filler_bytes, 'x');
   uint64_t seq = 0;
   auto add = [&](const std::string& turn, events::EventPayload payload) {
     events::SessionEvent e;
