@@ -227,17 +227,11 @@ int main(int argc, char** argv) {
   int status = 0;
   waitpid(bridge.pid, &status, 0);
 
-  std::vector<double> added_us;
-  std::vector<std::pair<Clock::time_point, Clock::time_point>> matched;
-  for (const auto& [text, at] : acp_at) {
-    auto it = grpc_at.find(text);
-    if (it == grpc_at.end()) continue;
-    added_us.push_back(std::chrono::duration<double, std::micro>(at - it->second).count());
-    matched.emplace_back(it->second, at);
-  }
+  const raw::bench::MatchedDeltas matched = raw::bench::MatchDeltas(grpc_at, acp_at);
+  const std::vector<double>& added_us = matched.added_us;
   std::vector<Clock::time_point> reads;
   for (const auto& line : lines) reads.push_back(line.second);
-  raw::bench::WriteReaderTimes(std::getenv("RAW_BENCH_TIMES"), reader_tid, reads, matched);
+  raw::bench::WriteReaderTimes(std::getenv("RAW_BENCH_TIMES"), reader_tid, reads, matched.times);
   std::printf("chunks matched: %zu of %d, in %zu agent_message_chunk lines\n", added_us.size(),
               chunks * steps, acp_lines);
   std::printf("added per chunk (rawd event -> ACP line read): p50 %.1f us, p99 %.1f us\n",

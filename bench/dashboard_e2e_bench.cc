@@ -196,17 +196,11 @@ int main(int argc, char** argv) {
       at_ws.emplace(absl::StrCat(piece, " "), time);
     }
   }
-  std::vector<double> added_us;
-  std::vector<std::pair<Clock::time_point, Clock::time_point>> matched;
-  for (const auto& [text, ws_time] : at_ws) {
-    auto it = at_grpc.find(text);
-    if (it == at_grpc.end()) continue;
-    added_us.push_back(std::chrono::duration<double, std::micro>(ws_time - it->second).count());
-    matched.emplace_back(it->second, ws_time);
-  }
+  const raw::bench::MatchedDeltas matched = raw::bench::MatchDeltas(at_grpc, at_ws);
+  const std::vector<double>& added_us = matched.added_us;
   std::vector<Clock::time_point> reads;
   for (const auto& frame : frames) reads.push_back(frame.first);
-  raw::bench::WriteReaderTimes(std::getenv("RAW_BENCH_TIMES"), reader_tid, reads, matched);
+  raw::bench::WriteReaderTimes(std::getenv("RAW_BENCH_TIMES"), reader_tid, reads, matched.times);
   const pid_t pid = dashboard.pid();
   std::printf("harness's timing threads at real-time priority: %s\n",
               realtime ? "yes" : "no (not permitted: their own delays count as the program's)");

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,13 +77,34 @@ inline bool TimeAtRealtimePriority() {
   return sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) == 0;
 }
 
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// The deltas (by text) that both this process's own subscription and the
+// measured program's output carried: for each, the latency the program
+// added in microseconds (its output's time minus the subscription's), and
+// the two times.
+struct MatchedDeltas {
+  std::vector<double> added_us;
+  std::vector<std::pair<SteadyTime, SteadyTime>> times;  // {subscribed, output}
+};
+inline MatchedDeltas MatchDeltas(const std::map<std::string, SteadyTime>& subscribed,
+                                 const std::map<std::string, SteadyTime>& output) {
+  MatchedDeltas matched;
+  for (const auto& [text, at] : output) {
+    auto it = subscribed.find(text);
+    if (it == subscribed.end()) continue;
+    matched.added_us.push_back(std::chrono::duration<double, std::micro>(at - it->second).count());
+    matched.times.emplace_back(it->second, at);
+  }
+  return matched;
+}
+
 // Writes, for bench/written_latency.py, the thread that read a program's
 // output (`reader`, its tid), when it read each line or frame (`reads`), and
 // each delta's two times: when this process's own subscription got it, and
 // when the output carrying it was read. Times are nanoseconds of the
 // monotonic clock, which `perf record -k CLOCK_MONOTONIC` stamps its events
 // with. Does nothing when `path` is null.
-using SteadyTime = std::chrono::steady_clock::time_point;
 inline void WriteReaderTimes(const char* path, pid_t reader, const std::vector<SteadyTime>& reads,
                              const std::vector<std::pair<SteadyTime, SteadyTime>>& deltas) {
   if (path == nullptr) return;
