@@ -1,7 +1,13 @@
 // The official reference server @modelcontextprotocol/server-everything in
 // its Streamable HTTP mode on a free loopback port, reached through the
 // daemon's libcurl client.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <set>
+#include <string>
 
 #include "absl/strings/str_join.h"
 #include "daemon/http/curl_http_client.h"
@@ -18,6 +24,26 @@ using testing::FindSpec;
 using ::testing::HasSubstr;
 using testing::ManagerHarness;
 using testing::TestContext;
+
+// The local ports of this machine's TCP connections to port `port` of
+// 127.0.0.1 (IPv4, /proc/net/tcp), both open ones and those closed within
+// the last minute, which stay listed in TIME_WAIT: every connection made to
+// the port recently.
+std::set<int> ClientPortsTo(int port) {
+  std::set<int> ports;
+  std::ifstream table("/proc/net/tcp");
+  std::string line;
+  std::getline(table, line);  // the header
+  while (std::getline(table, line)) {
+    unsigned local_address = 0, local_port = 0, remote_address = 0, remote_port = 0;
+    if (std::sscanf(line.c_str(), " %*d: %8X:%4X %8X:%4X", &local_address, &local_port,
+                    &remote_address, &remote_port) == 4 &&
+        remote_port == static_cast<unsigned>(port)) {
+      ports.insert(static_cast<int>(local_port));
+    }
+  }
+  return ports;
+}
 
 class EverythingHttpTest : public ::testing::Test {
  protected:
@@ -148,6 +174,26 @@ TEST_F(EverythingHttpTest, AForgottenSessionIsReplacedByANewOne) {
   EXPECT_EQ(result->content[0]["text"], "Echo: new session");
   EXPECT_FALSE(transport->session_id().empty());
   EXPECT_NE(transport->session_id(), first);
+}
+
+TEST_F(EverythingHttpTest, SequentialCallsKeepTheirConnection) {
+  HttpTransport* transport = nullptr;
+  std::unique_ptr<McpClient> client = Connect(&transport);
+  const std::set<int> before = ClientPortsTo(server_->port());
+  constexpr int kCalls = 20;
+  for (int i = 0; i < kCalls; ++i) {
+    absl::StatusOr<CallToolResult> result =
+        client->CallTool("echo", {{"message", "again"}}, CallOptions());
+    ASSERT_TRUE(result.ok()) << result.status();
+  }
+  const std::set<int> after = ClientPortsTo(server_->port());
+  std::set<int> opened;
+  std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
+                      std::inserter(opened, opened.end()));
+  // A connection per call would be 20. An answer is handed over before its
+  // transfer ends, so the next call may start before the previous
+  // connection is back in the pool and take a second one: a few, not one.
+  EXPECT_LE(opened.size(), 3u) << "connections opened for " << kCalls << " calls";
 }
 
 TEST_F(EverythingHttpTest, CloseEndsTheSession) {
