@@ -186,7 +186,7 @@ void StreamDecoder::OnBlockStop(const Json& event, std::vector<ProviderEvent>* o
       end.part_index = block.part_index;
       if (!block.signature.empty()) {
         end.opaque = events::OpaqueBlob{kOpaqueProvider, kThinkingSignatureKind,
-                                        absl::StrCat(block.thinking.size()), block.signature};
+                                        absl::StrCat(block.thinking_bytes), block.signature};
       }
       out->push_back(std::move(end));
       break;
@@ -234,7 +234,7 @@ void StreamDecoder::EmitText(Block& block, std::string_view text, std::vector<Pr
 
 void StreamDecoder::EmitReasoning(Block& block, std::string_view text,
                                   std::vector<ProviderEvent>* out) {
-  block.thinking.append(text);
+  block.thinking_bytes += text.size();
   MarkOutput();
   out->push_back(ReasoningDeltaEvent{block.part_index, std::string(text)});
 }

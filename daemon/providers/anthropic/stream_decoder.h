@@ -75,16 +75,21 @@ class StreamDecoder : public DecoderBase {
   void DecodeNonStreamed(std::string_view body, std::vector<ProviderEvent>* out) override;
 
  private:
+  static constexpr size_t kOpenBlockOverheadBytes = 64;
   enum class BlockKind { kText, kThinking, kRedactedThinking, kToolUse, kOther };
   struct Block {
     BlockKind kind = BlockKind::kOther;
     int part_index = -1;  // text and thinking blocks, once opened
     int call = -1;        // tool_use: position in calls_
-    std::string thinking;
+    size_t thinking_bytes = 0;  // the thinking text's length, for its signature
     std::string signature;
     std::string redacted_data;
-    // Kept until the block stops (the decoder Holds them meanwhile).
-    size_t held() const { return signature.size() + redacted_data.size(); }
+    // Kept until the block stops (the decoder Holds them meanwhile), with a
+    // fixed cost for the open block itself, so that a stream which opens
+    // block after block and never stops them is held to the response cap.
+    size_t held() const {
+      return kOpenBlockOverheadBytes + signature.size() + redacted_data.size();
+    }
   };
   struct Call {
     std::string id;

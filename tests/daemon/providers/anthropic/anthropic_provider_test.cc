@@ -279,6 +279,27 @@ TEST(AnthropicProviderTest, RedactedThinkingCountsAgainstTheByteCap) {
   harness::ExpectHeldBytesCountAgainstTheCap(make, open);
 }
 
+// Blocks opened and never stopped carry no text, yet each is kept until its
+// stop: they count against the cap, so that a stream of empty blocks cannot
+// grow the decoder's memory without bound.
+TEST(AnthropicProviderTest, OpenEmptyBlocksCountAgainstTheByteCap) {
+  std::vector<std::string> chunks = {
+      "event: message_start\ndata: "
+      R"({"type":"message_start","message":{"id":"msg_E","model":"claude-e","usage":{}}})"
+      "\n\n"};
+  for (int i = 0; i < 100; ++i) {
+    chunks.push_back(absl::StrCat(
+        "event: content_block_start\ndata: ", R"({"type":"content_block_start","index":)", i,
+        R"(,"content_block":{"type":"text","text":""}})", "\n\n"));
+  }
+  auto make = [](http::HttpClient& http) {
+    config::ModelConfig model = Model();
+    model.max_response_bytes = 1024;
+    return std::make_unique<AnthropicProvider>(model, http, "k");
+  };
+  harness::ExpectHeldBytesCountAgainstTheCap(make, chunks);
+}
+
 TEST(AnthropicProviderTest, EndpointJoinsBaseUrl) {
   harness::FakeHttpClient http;
   config::ModelConfig model = Model();
