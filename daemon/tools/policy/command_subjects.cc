@@ -61,7 +61,25 @@ class Analyzer {
   void Redirect(const ShellWord& redirection, const ShellWord* target);
 
   CommandSubjects& out_;
+  // A command before may have changed the working directory (cd, pushd,
+  // popd, a sourced file, autocd, a wrapper's chdir option): from then on a
+  // relative redirect target names a file only running the line tells.
+  bool directory_may_change_ = false;
 };
+
+// Commands that change the shell's working directory, or may (a sourced
+// file runs anything; with autocd a directory's name is a cd).
+bool ChangesDirectory(const std::vector<ShellWord>& run) {
+  const std::string& name = run[0].value;
+  if (name == "cd" || name == "pushd" || name == "popd" || name == "source" || name == ".") {
+    return true;
+  }
+  if (name != "shopt") return false;
+  for (const ShellWord& word : run) {
+    if (!word.literal || word.value == "autocd") return true;
+  }
+  return false;
+}
 
 void Analyzer::Sets(std::string_view text) {
   std::string_view name = text.substr(0, text.find_first_of("+=["));
@@ -99,6 +117,9 @@ void Analyzer::Redirect(const ShellWord& redirection, const ShellWord* target) {
   }
   std::string path(*file);
   if (path.starts_with("~") && !as_written.starts_with("~")) path = "./" + path;  // quoted: a name
+  if (directory_may_change_ && !path.starts_with("/") && !as_written.starts_with("~")) {
+    known = false;  // relative to a directory only running the line tells
+  }
   out_.subjects.push_back({CommandSubject::Kind::kRedirect, std::move(path), known});
 }
 
@@ -137,6 +158,9 @@ absl::Status Analyzer::Command(const std::vector<ShellWord>& words, const std::s
     }
   }
   if (run.empty()) return absl::OkStatus();  // only assignments or redirections
+  // Its own redirections are opened before it runs, in the directory it
+  // starts in; the later commands' are not.
+  if (!run[0].literal || ChangesDirectory(run)) directory_may_change_ = true;
   const std::string& name = run[0].value;
   if (run[0].literal && (name == "export" || name == "declare" || name == "typeset" ||
                          name == "readonly" || name == "local")) {
@@ -165,6 +189,7 @@ absl::Status Analyzer::Command(const std::vector<ShellWord>& words, const std::s
       Opaque(wrapped.reason);
       return absl::OkStatus();
     case Wrapped::Kind::kCommand:
+      if (wrapped.changes_directory) directory_may_change_ = true;
       for (const std::vector<ShellWord>& command : wrapped.commands) {
         RETURN_IF_ERROR(Command(command, JoinTexts(command),
                                 wrapped.appends_input ? kInputArguments : suffix, depth + 1));

@@ -58,7 +58,9 @@ struct CommandSubject {
   // ("~/.bashrc", "$LOG").
   std::string text;
   // kRedirect: false when the target is only known when the line runs (an
-  // expansion, a glob, "~user"); no allow pattern can match it then.
+  // expansion, a glob, "~user", a relative path after a command that may
+  // change the working directory: cd, pushd, popd, source, env -C, …); no
+  // allow pattern can match it then.
   bool known = true;
 
   bool operator==(const CommandSubject&) const = default;

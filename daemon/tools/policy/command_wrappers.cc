@@ -152,6 +152,7 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
                                 "\" is not understood)"));
   };
   bool shell = false;                // sudo -s/-i, doas -s: without a command, a shell reads input
+  bool chdir = false;                // env -C, sudo -D, --chdir
   bool replaces = false;             // xargs -I/-i: no arguments are appended
   std::optional<std::string> split;  // env -S: a command line
   size_t i = 1;
@@ -183,6 +184,7 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
       if (kind == 0) return unknown_option(v);
       if (kind == '!') return {};
       replaces = replaces || option_name == "replace";
+      chdir = chdir || option_name == "chdir";
       std::string given = kind == '=' ? value(attached) : "";
       if (option_name == "split-string") split = given;
       continue;
@@ -192,6 +194,7 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
       if (spec.runs_nothing.find(c) != std::string_view::npos) return {};
       shell = shell || ((name == "sudo" || name == "doas") && (c == 's' || c == 'i'));
       replaces = replaces || (name == "xargs" && (c == 'I' || c == 'i'));
+      chdir = chdir || (name == "env" && c == 'C') || (name == "sudo" && c == 'D');
       if (spec.flags.find(c) != std::string_view::npos) continue;
       if (spec.optional.find(c) != std::string_view::npos) break;
       if (spec.valued.find(c) == std::string_view::npos) return unknown_option(v.substr(0, j + 1));
@@ -241,6 +244,7 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
                                 "from its input"));
   }
   w.appends_input = name == "xargs" && !replaces;
+  w.changes_directory = chdir;
   return w;
 }
 
@@ -314,6 +318,7 @@ Wrapped UnwrapFind(const std::vector<ShellWord>& words) {
   for (size_t i = 1; i < words.size(); ++i) {
     const std::string& v = words[i].value;
     if (v != "-exec" && v != "-execdir" && v != "-ok" && v != "-okdir") continue;
+    w.changes_directory = w.changes_directory || v == "-execdir" || v == "-okdir";
     std::vector<ShellWord> command;
     for (++i; i < words.size(); ++i) {
       if (words[i].value == ";") break;

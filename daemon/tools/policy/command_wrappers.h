@@ -26,6 +26,10 @@ struct Wrapped {
   // kCommand: each command and its arguments, in the order they appear.
   std::vector<std::vector<ShellWord>> commands;
   bool appends_input = false;  // kCommand: xargs adds arguments read from its input
+  // kCommand: the commands run in another directory (env -C, sudo -D,
+  // find -execdir and -okdir), so a relative path inside them names a file
+  // there.
+  bool changes_directory = false;
   // kLine: the command line, its words' values with expansions as written.
   std::string line;
   // kUnknown, and kLine when `line` is built from text only known when the

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -157,6 +158,13 @@ std::string ResolveRulePath(const std::string& cwd, const std::string& path, Lin
 std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern, LinkMemo* memo,
                               bool allow_rule) {
   if (pattern.rfind("re:", 0) == 0) return pattern;
+  // "~" and "~/…" are in the home directory, as the shell and the config's
+  // other paths read them: a deny rule written so must not fall to the
+  // working directory's "~" (and so never match).
+  const char* home = std::getenv("HOME");
+  if ((pattern == "~" || pattern.starts_with("~/")) && home != nullptr && home[0] == '/') {
+    return AnchorPathPattern(cwd, EscapeGlob(home) + pattern.substr(1), memo, allow_rule);
+  }
   const bool absolute = !pattern.empty() && pattern[0] == '/';
   // Only a relative pattern or an allow rule needs the working directory
   // (an absolute deny pattern, such as a protected path, does not).

@@ -70,7 +70,8 @@ std::string ResolveRulePath(const std::string& cwd, const std::string& path,
                             LinkMemo* memo = nullptr);
 
 // The kPath glob `pattern` anchored for matching resolved paths: a relative
-// pattern is put under `cwd` (resolved), and the leading components without
+// pattern is put under `cwd` (resolved), one that is "~" or starts with "~/"
+// under $HOME, and the leading components without
 // glob characters are resolved like ResolveRulePath. For an allow rule
 // (`allow_rule`), links inside the resolved `cwd` are not followed: a link
 // the project holds ("src -> ..") must not widen what an allow rule covers

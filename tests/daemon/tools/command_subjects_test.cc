@@ -241,6 +241,29 @@ TEST(CommandSubjectsTest, FilesWrittenByRedirectionsAreSubjects) {
   EXPECT_THAT(Subjects("echo $(cat x > f)"), Contains(R("f")));
 }
 
+TEST(CommandSubjectsTest, ARelativeTargetAfterAChangeOfDirectoryIsUnknown) {
+  // Each of these may move the shell elsewhere before the redirection opens
+  // its file, so "f" is not <cwd>/f.
+  for (const char* command :
+       {"cd ~ && echo x >> f", "cd ~; echo x > f", "pushd /tmp; echo x > f", "popd; echo x > f",
+        "source env.sh; echo x > f", ". env.sh; echo x > f", "(cd ~; echo x > f)",
+        "shopt -s autocd; echo x > f", "builtin cd /; echo x > f", "bash -c 'cd ~; echo x > f'",
+        "env -C /tmp sh -c 'echo x > f'", "env --chdir=/tmp sh -c 'echo x > f'",
+        "sudo -D /root sh -c 'echo x > f'", "find . -execdir sh -c 'echo x > f' ';'"}) {
+    EXPECT_THAT(Subjects(command), Contains(R("f", false))) << command;
+  }
+  // A command name only running tells may be cd too.
+  EXPECT_THAT(Analyze("$go /; echo x > f").subjects, Contains(R("f", false)));
+  // An absolute or home target is known wherever the shell is; a
+  // redirection of the cd itself, or before it, opens its file first.
+  EXPECT_THAT(Subjects("cd ~; echo x > /tmp/f"), Contains(R("/tmp/f")));
+  EXPECT_THAT(Subjects("cd /; echo x > ~/f"), Contains(R("~/f")));
+  EXPECT_THAT(Subjects("echo x > f; cd /"), Contains(R("f")));
+  EXPECT_THAT(Subjects("cd / 2> f"), Contains(R("f")));
+  EXPECT_THAT(Subjects("find . -exec sh -c 'echo x > f' ';'"), Contains(R("f")));
+  EXPECT_THAT(Subjects("shopt -s extglob; echo x > f"), Contains(R("f")));
+}
+
 TEST(CommandSubjectsTest, CommandStringsAreParsedInTurn) {
   EXPECT_THAT(Subjects("bash -c \"rm f\""),
               ElementsAre(C("bash -c \"rm f\""), K("bash -c rm f"), C("rm f")));

@@ -325,6 +325,22 @@ TEST(RuleSetTest, RedirectionsAreSubjects) {
             RuleAction::kAsk);
   EXPECT_EQ(Bash(Rules({Whole(RuleAction::kAllow, "builtin/bash")}), "echo x > /etc/f").action,
             RuleAction::kAllow);
+  // After a change of directory a relative target names a file elsewhere:
+  // a pattern for the working directory neither allows it nor lets a deny
+  // rule for the file it may be slip past, even under allow_all.
+  RuleSet project =
+      Rules({Command(RuleAction::kAllow, "cd *"), Command(RuleAction::kAllow, "echo *"),
+             Redirect(RuleAction::kAllow, "**"), Redirect(RuleAction::kDeny, "~/.ssh/**")});
+  auto in_project = [&](const std::string& command, ApprovalMode mode = ApprovalMode::kDefault) {
+    return project.Evaluate(kBash, Json{{"command", command}}, dir.path(), mode);
+  };
+  EXPECT_EQ(in_project("echo x >> .bashrc").action, RuleAction::kAllow);
+  EXPECT_EQ(in_project("cd ~ && echo x >> .bashrc").action, RuleAction::kAsk);
+  EXPECT_EQ(in_project("cd ~/.ssh && echo k >> authorized_keys", ApprovalMode::kAllowAll).action,
+            RuleAction::kAsk);
+  EXPECT_EQ(
+      in_project("cd ~/.ssh && echo k >> ~/.ssh/authorized_keys", ApprovalMode::kAllowAll).action,
+      RuleAction::kDeny);
   // A redirect pattern never applies to a file tool.
   EXPECT_EQ(Rules({Redirect(RuleAction::kDeny, "/**", "*")})
                 .Evaluate(kWrite, Json{{"path", "/tmp/x"}}, "/", ApprovalMode::kAllowAll)
