@@ -52,11 +52,30 @@ inline constexpr std::array<absl::string_view, 15> kAgentKeys = {
     "extends",       "prompts"};
 // agents.<name>.allow_protected_paths entries: the built-in protected paths
 // (daemon/tools/policy/protected_paths.h says what each covers).
-inline constexpr std::array<absl::string_view, 12> kProtectedPathNames = {
-    "~/.ssh",           "~/.aws",      "~/.gnupg",
-    "~/.config/gcloud", "~/.netrc",    "~/.docker/config.json",
-    "~/.kube/config",   "raw-config",  "raw-state",
-    "raw-data",         "raw-runtime", "raw-variables"};
+inline constexpr std::array<absl::string_view, 23> kProtectedPathNames = {
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.password-store",
+    "~/.config/gh",
+    "~/.netrc",
+    "~/.docker/config.json",
+    "~/.kube/config",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.pgpass",
+    "~/.vault-token",
+    "~/.cargo/credentials",
+    "~/.cargo/credentials.toml",
+    "process-environment",
+    "raw-config",
+    "raw-state",
+    "raw-data",
+    "raw-runtime",
+    "raw-variables"};
 // agents.<name>.rules[i]: exactly one action key, plus optional subjects.
 inline constexpr std::array<absl::string_view, 7> kRuleKeys = {
     "allow", "ask", "deny", "command", "path", "redirect", "url"};

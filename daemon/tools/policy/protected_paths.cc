@@ -14,8 +14,32 @@ struct HomeEntry {
 };
 
 constexpr HomeEntry kHomeEntries[] = {
-    {"~/.ssh", true},    {"~/.aws", true},   {"~/.gnupg", true}, {"~/.config/gcloud", true},
-    {"~/.netrc", false}, {"~/.docker/config.json", false},        {"~/.kube/config", false},
+    {"~/.ssh", true},
+    {"~/.aws", true},
+    {"~/.gnupg", true},
+    {"~/.config/gcloud", true},
+    {"~/.azure", true},
+    {"~/.password-store", true},
+    {"~/.config/gh", true},
+    {"~/.netrc", false},
+    {"~/.docker/config.json", false},
+    {"~/.kube/config", false},
+    {"~/.git-credentials", false},
+    {"~/.npmrc", false},
+    {"~/.pypirc", false},
+    {"~/.pgpass", false},
+    {"~/.vault-token", false},
+    {"~/.cargo/credentials", false},
+    {"~/.cargo/credentials.toml", false},
+};
+
+// What a process's files under /proc tell of it that may be secret: its
+// environment (the daemon's holds the API keys and every variable withheld
+// from bash), its command line and its memory; of every process and
+// thread, since /proc/self is a link to the daemon's own number.
+constexpr const char* kProcessPatterns[] = {
+    "/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/cmdline", "/proc/*/task/*/cmdline",
+    "/proc/*/mem",     "/proc/*/task/*/mem",
 };
 
 }  // namespace
@@ -27,6 +51,9 @@ std::vector<ProtectedPath> ProtectedPaths(const config::Config& config, const En
       out.push_back({entry.name, AbsolutePath(std::string(entry.name).substr(2), *home),
                      entry.directory});
     }
+  }
+  for (const char* pattern : kProcessPatterns) {
+    out.push_back({"process-environment", pattern, false, /*pattern=*/true});
   }
   if (absl::StatusOr<RawPaths> raw = ResolvePaths(env); raw.ok()) {
     out.push_back({"raw-config", Dirname(raw->config_file), true});
@@ -71,7 +98,7 @@ std::vector<std::pair<config::RuleConfig, std::string>> ProtectedPathRules(
     config::RuleConfig rule;
     rule.action = config::RuleAction::kDeny;
     rule.tool = "builtin/*";
-    rule.path = EscapeGlob(p.path);
+    rule.path = p.pattern ? p.path : EscapeGlob(p.path);
     rules.emplace_back(rule, label);
     if (p.directory) {
       rule.path = EscapeGlob(p.path) + "/**";

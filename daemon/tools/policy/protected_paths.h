@@ -7,8 +7,14 @@
 //
 // The protected paths, by the names agents.<name>.allow_protected_paths
 // takes (config::kProtectedPathNames):
-//   ~/.ssh ~/.aws ~/.gnupg ~/.config/gcloud   directories, with all below
-//   ~/.netrc ~/.docker/config.json ~/.kube/config   files
+//   ~/.ssh ~/.aws ~/.gnupg ~/.config/gcloud ~/.azure ~/.password-store
+//   ~/.config/gh                            directories, with all below
+//   ~/.netrc ~/.docker/config.json ~/.kube/config ~/.git-credentials
+//   ~/.npmrc ~/.pypirc ~/.pgpass ~/.vault-token ~/.cargo/credentials
+//   ~/.cargo/credentials.toml               files
+//   process-environment  /proc/*/environ, cmdline and mem, and those of
+//                  every thread (/proc/self/environ is the daemon's, with
+//                  its API keys)
 //   raw-config     $XDG_CONFIG_HOME/raw (and the config file in use)
 //   raw-state      $XDG_STATE_HOME/raw (sessions database, log)
 //   raw-data       $XDG_DATA_HOME/raw
@@ -34,6 +40,7 @@ struct ProtectedPath {
   std::string name;  // as in config::kProtectedPathNames
   std::string path;  // absolute
   bool directory = false;  // the path and everything below it
+  bool pattern = false;    // `path` is a glob (kPath style), not a path
 };
 
 // Every protected path for `config` under `env` (HOME and the XDG

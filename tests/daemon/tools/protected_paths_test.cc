@@ -64,13 +64,29 @@ class ProtectedPathsTest : public ::testing::Test {
 
 TEST_F(ProtectedPathsTest, EverySecretStoreIsDeniedToEveryFileTool) {
   RuleSet rules = Rules();
-  for (const std::string& path :
-       {home_.Join(".ssh"), home_.Join(".ssh/id_ed25519"), home_.Join(".aws/credentials"),
-        home_.Join(".gnupg/private-keys-v1.d/x.key"), home_.Join(".config/gcloud/credentials.db"),
-        home_.Join(".netrc"), home_.Join(".docker/config.json"), home_.Join(".kube/config"),
-        home_.Join(".config/raw/config.json"), home_.Join(".local/state/raw/sessions.sqlite3"),
-        home_.Join(".local/share/raw/x"), home_.Join("keys/openai"),
-        home_.Join("project/raw.json")}) {
+  for (const std::string& path : {home_.Join(".ssh"),
+                                  home_.Join(".ssh/id_ed25519"),
+                                  home_.Join(".aws/credentials"),
+                                  home_.Join(".gnupg/private-keys-v1.d/x.key"),
+                                  home_.Join(".config/gcloud/credentials.db"),
+                                  home_.Join(".netrc"),
+                                  home_.Join(".docker/config.json"),
+                                  home_.Join(".kube/config"),
+                                  home_.Join(".config/raw/config.json"),
+                                  home_.Join(".local/state/raw/sessions.sqlite3"),
+                                  home_.Join(".local/share/raw/x"),
+                                  home_.Join("keys/openai"),
+                                  home_.Join("project/raw.json"),
+                                  home_.Join(".azure/msal_token_cache.json"),
+                                  home_.Join(".password-store/x.gpg"),
+                                  home_.Join(".config/gh/hosts.yml"),
+                                  home_.Join(".git-credentials"),
+                                  home_.Join(".npmrc"),
+                                  home_.Join(".pypirc"),
+                                  home_.Join(".pgpass"),
+                                  home_.Join(".vault-token"),
+                                  home_.Join(".cargo/credentials"),
+                                  home_.Join(".cargo/credentials.toml")}) {
     Decision d = Read(rules, path, ApprovalMode::kAllowAll);
     EXPECT_EQ(d.action, RuleAction::kDeny) << path << ": " << d.reason;
   }
@@ -91,6 +107,28 @@ TEST_F(ProtectedPathsTest, EverySecretStoreIsDeniedToEveryFileTool) {
   EXPECT_EQ(Read(rules, home_.Join(".sshrc")).action, RuleAction::kAllow);
   EXPECT_EQ(Read(rules, home_.Join(".kube/cache/x")).action, RuleAction::kAllow);
   EXPECT_EQ(Read(rules, home_.Join("project/main.cc")).action, RuleAction::kAllow);
+}
+
+// The daemon's environment holds its API keys and every variable withheld
+// from bash: no file tool reads it, by any of its names, nor another
+// process's environment, command line or memory.
+TEST_F(ProtectedPathsTest, AProcessEnvironmentIsDenied) {
+  RuleSet rules = Rules();
+  const std::string self = absl::StrCat("/proc/", getpid());
+  for (const std::string& path :
+       {std::string("/proc/self/environ"), self + "/environ", std::string("/proc/1/environ"),
+        std::string("/proc/thread-self/environ"),
+        self + "/task/" + std::to_string(getpid()) + "/environ", std::string("/proc/self/cmdline"),
+        std::string("/proc/self/mem")}) {
+    Decision d = Read(rules, path, ApprovalMode::kAllowAll);
+    EXPECT_EQ(d.action, RuleAction::kDeny) << path << ": " << d.reason;
+    EXPECT_THAT(d.reason, HasSubstr("protected path process-environment")) << path;
+  }
+  // The rest of /proc is not a secret store.
+  EXPECT_EQ(Read(rules, "/proc/cpuinfo").action, RuleAction::kAllow);
+  EXPECT_EQ(Read(rules, "/proc/self/status").action, RuleAction::kAllow);
+  agent_.allow_protected_paths = {"process-environment"};
+  EXPECT_EQ(Read(Rules(), "/proc/self/environ").action, RuleAction::kAllow);
 }
 
 TEST_F(ProtectedPathsTest, TheAgentsOwnAllowRulesDoNotLiftThem) {
