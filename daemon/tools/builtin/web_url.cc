@@ -17,12 +17,45 @@ struct UrlDeleter {
 using UrlPtr = std::unique_ptr<CURLU, UrlDeleter>;
 
 // A part of `url`, or "" when absent.
-std::string Part(CURLU* url, CURLUPart part) {
+std::string Part(CURLU* url, CURLUPart part, unsigned int flags = 0) {
   char* value = nullptr;
-  if (curl_url_get(url, part, &value, 0) != CURLUE_OK || value == nullptr) return "";
+  if (curl_url_get(url, part, &value, flags) != CURLUE_OK || value == nullptr) return "";
   std::string result(value);
   curl_free(value);
   return result;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// RFC 3986 6.2.2.2: a percent-encoded unreserved character (letters,
+// digits, "-", ".", "_", "~") is that character; any other percent-encoding
+// keeps its meaning and gets upper-case hex digits.
+std::string NormalizePercentEncoding(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const int high = text[i] == '%' && i + 2 < text.size() ? HexValue(text[i + 1]) : -1;
+    const int low = high >= 0 ? HexValue(text[i + 2]) : -1;
+    if (low < 0) {
+      out += text[i];
+      continue;
+    }
+    const char c = static_cast<char>(high * 16 + low);
+    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+        c == '~') {
+      out += c;
+    } else {
+      absl::StrAppend(&out, "%", std::string(1, absl::ascii_toupper(text[i + 1])),
+                      std::string(1, absl::ascii_toupper(text[i + 2])));
+    }
+    i += 2;
+  }
+  return out;
 }
 
 }  // namespace
@@ -64,10 +97,26 @@ absl::StatusOr<std::string> CheckFetchUrl(std::string_view text) {
   }
   // The fragment is never sent; drop it from what is fetched and reported.
   curl_url_set(handle.get(), CURLUPART_FRAGMENT, nullptr, 0);
-  // Host names are case-insensitive: one spelling, so url rules see one.
+  // One spelling of each URL, so that url rules see one (RFC 3986 6.2.2):
+  // host names are case-insensitive and "example.com." is "example.com";
+  // the scheme's default port is no port; an unreserved character is the
+  // same percent-encoded or not.
   std::string host = absl::AsciiStrToLower(Part(handle.get(), CURLUPART_HOST));
+  while (host.size() > 1 && host.back() == '.') host.pop_back();
   curl_url_set(handle.get(), CURLUPART_HOST, host.c_str(), 0);
-  return Part(handle.get(), CURLUPART_URL);
+  for (CURLUPart part : {CURLUPART_PATH, CURLUPART_QUERY}) {
+    const std::string written = Part(handle.get(), part);
+    if (written.find('%') == std::string::npos) continue;
+    curl_url_set(handle.get(), part, NormalizePercentEncoding(written).c_str(), 0);
+  }
+  // Parsed again, so that dot segments a decoding revealed ("/%2e%2e/")
+  // are removed as when they are written plainly.
+  const std::string normalized = Part(handle.get(), CURLUPART_URL, CURLU_NO_DEFAULT_PORT);
+  rc = curl_url_set(handle.get(), CURLUPART_URL, normalized.c_str(), 0);
+  if (rc != CURLUE_OK) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid URL: ", curl_url_strerror(rc)));
+  }
+  return Part(handle.get(), CURLUPART_URL, CURLU_NO_DEFAULT_PORT);
 }
 
 ShownUrl WithoutCredentials(std::string_view url) {

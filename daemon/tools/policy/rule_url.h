@@ -1,6 +1,8 @@
 // Rule URLs: the URL a url rule sees is the URL builtin/web_fetch fetches
-// (web_url.h CheckFetchUrl: scheme and host in lower case, fragment
-// dropped), so a rule cannot be dodged by spelling ("HTTPS://Docs.Python.org").
+// (web_url.h CheckFetchUrl: scheme and host in lower case, the host
+// without a trailing dot, no default port, percent-encoded unreserved
+// characters decoded, fragment dropped), so a rule cannot be dodged by
+// spelling ("HTTPS://Docs.Python.org.:443/%7Ex").
 // Pure; thread-safe.
 #pragma once
 

@@ -56,6 +56,21 @@ TEST_F(RuleUrlTest, RulesSeeTheUrlAsFetched) {
   // Scheme and host case and the fragment do not hide the URL.
   EXPECT_EQ(Fetch(rules, "HTTPS://EVIL.example/x#frag").action, RuleAction::kDeny);
   EXPECT_EQ(Fetch(rules, "  https://evil.example/x").action, RuleAction::kDeny);
+  // Nor do a trailing dot, the default port, or unreserved characters
+  // percent-encoded.
+  RuleSet path = Rules({Url(RuleAction::kDeny, "https://evil.example/a/b")});
+  for (const char* url : {"https://evil.example./a/b", "https://evil.example..:443/a/b",
+                          "https://evil.example:443/a/b", "http://evil.example:80/a/b",
+                          "https://evil.example/%61/b", "https://evil.example/a/x/%2E%2E/b",
+                          "https://evil.example/a/x/%2e./b", "https://%65vil.example/a/b"}) {
+    Decision d = Fetch(
+        url[4] == ':' ? Rules({Url(RuleAction::kDeny, "http://evil.example/a/b")}) : path, url);
+    EXPECT_EQ(d.action, RuleAction::kDeny) << url << ": " << d.reason;
+  }
+  // What keeps its meaning stays: another port, an encoded slash.
+  EXPECT_EQ(Fetch(path, "https://evil.example/a%2fb").action, RuleAction::kAsk);
+  EXPECT_EQ(Fetch(path, "https://evil.example:8443/a/b").action, RuleAction::kAsk);
+  EXPECT_EQ(Fetch(path, "http://evil.example:443/a/b").action, RuleAction::kAsk);
 }
 
 TEST_F(RuleUrlTest, OtherSubjectsNeverMatchAFetchNorUrlPatternsOtherTools) {
