@@ -429,14 +429,18 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // abandoned (kPreparing only).
   uint64_t prep_id_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void(const std::string& reason)> prep_abandon_ ABSL_GUARDED_BY(mu_);
+  // Guards the settings below, which API handlers read (ListMcpServers,
+  // a context-only plan): never held across other work, where mu_ is held
+  // across the store's commits and context loads.
+  mutable absl::Mutex settings_mu_;
   // The session's own MCP servers (never stored).
-  McpServerMap mcp_servers_ ABSL_GUARDED_BY(mu_);
+  McpServerMap mcp_servers_ ABSL_GUARDED_BY(settings_mu_);
   // ChooseApprovalMode's choice and the lease that made it (never stored).
   struct ChosenApprovalMode {
     std::string lease_id;
     config::ApprovalMode mode;
   };
-  std::optional<ChosenApprovalMode> approval_mode_ ABSL_GUARDED_BY(mu_);
+  std::optional<ChosenApprovalMode> approval_mode_ ABSL_GUARDED_BY(settings_mu_);
   // Only the running operation touches it (or a holder of mu_ while the
   // state is idle), and a warm-up's pool task, which has its items while it
   // serializes them (readers then leave the items alone); loaded before the

@@ -14,7 +14,7 @@ void SessionRunner::SetMcpServers(std::string lease_id, McpServerMap servers,
         // read may still be given servers.
         if (absl::Status s = self->CheckWriteCommand(lease_id, false); !s.ok()) return reply(s);
         {
-          absl::MutexLock lock(&self->mu_);
+          absl::MutexLock lock(&self->settings_mu_);
           self->mcp_servers_ = servers;
         }
         reply(absl::OkStatus());
@@ -23,7 +23,7 @@ void SessionRunner::SetMcpServers(std::string lease_id, McpServerMap servers,
 }
 
 void SessionRunner::InitMcpServers(McpServerMap servers) {
-  absl::MutexLock lock(&mu_);
+  absl::MutexLock lock(&settings_mu_);
   mcp_servers_ = std::move(servers);
 }
 
@@ -35,7 +35,7 @@ void SessionRunner::ChooseApprovalMode(std::string lease_id,
       [self, lease_id = std::move(lease_id), mode, reply] {
         if (absl::Status s = self->CheckWriteCommand(lease_id, false); !s.ok()) return reply(s);
         {
-          absl::MutexLock lock(&self->mu_);
+          absl::MutexLock lock(&self->settings_mu_);
           if (mode) {
             self->approval_mode_ = ChosenApprovalMode{lease_id, *mode};
           } else {
@@ -50,13 +50,13 @@ void SessionRunner::ChooseApprovalMode(std::string lease_id,
 config::ApprovalMode SessionRunner::EffectiveApprovalMode(config::ApprovalMode configured,
                                                           const std::string& lease_id) const {
   if (configured == config::ApprovalMode::kDenyAll) return configured;
-  absl::MutexLock lock(&mu_);
+  absl::MutexLock lock(&settings_mu_);
   if (!approval_mode_ || approval_mode_->lease_id != lease_id) return configured;
   return approval_mode_->mode;
 }
 
 McpServerMap SessionRunner::mcp_servers() const {
-  absl::MutexLock lock(&mu_);
+  absl::MutexLock lock(&settings_mu_);
   return mcp_servers_;
 }
 

@@ -1,5 +1,6 @@
-// running() and compacting() are asked by API handlers (describing a
-// session for ListSessions and GetSession): they answer at once even while
+// running(), compacting(), mcp_servers() and EffectiveApprovalMode() are
+// asked by API handlers (describing a session for ListSessions, GetSession
+// and ListMcpServers, planning a context estimate): they answer at once even while
 // the runner's lock is held by slow work under it (here /clear's commit; a
 // context load or a warm-up's load holds it the same way).
 #include <atomic>
@@ -53,6 +54,10 @@ TEST(SessionRunnerStateReadTest, RunningAndCompactingAnswerWhileTheLockIsHeld) {
   committing.WaitForNotification();  // /clear commits under the runner's lock
   EXPECT_FALSE(runner->running());
   EXPECT_FALSE(runner->compacting());
+  // So do the session's own settings (ListMcpServers, a context-only plan).
+  EXPECT_TRUE(runner->mcp_servers().empty());
+  EXPECT_EQ(runner->EffectiveApprovalMode(config::ApprovalMode::kDefault, "lease"),
+            config::ApprovalMode::kDefault);
   release.Notify();
   clear.join();
   EXPECT_TRUE(cleared.ok()) << cleared.status();
