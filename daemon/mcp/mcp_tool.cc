@@ -45,6 +45,7 @@ absl::StatusOr<McpTool> ParseTool(const Json& value) {
     if (tool.title.empty()) tool.title = StringField(*annotations, "title");
     tool.read_only_hint = BoolField(*annotations, "readOnlyHint");
     tool.destructive_hint = BoolField(*annotations, "destructiveHint");
+    tool.open_world_hint = BoolField(*annotations, "openWorldHint");
   }
   if (auto execution = value.find("execution");
       execution != value.end() && execution->is_object()) {

@@ -20,13 +20,18 @@ struct McpTool {
   // Hints from annotations (untrusted; absent = not given).
   std::optional<bool> read_only_hint;
   std::optional<bool> destructive_hint;
+  std::optional<bool> open_world_hint;
   // execution.taskSupport == "required": callable only as a task, which Raw
   // does not implement.
   bool task_required = false;
 
-  // Allowed by default only when the server says it is read-only and does
-  // not say it is destructive.
-  bool read_only() const { return read_only_hint == true && destructive_hint != true; }
+  // Allowed by default only when the server says it is read-only, does not
+  // say it is destructive, and says it deals with no outside entity
+  // (openWorldHint false; absent means true, as the protocol has it): a
+  // read-only search of the web still carries its arguments out.
+  bool read_only() const {
+    return read_only_hint == true && destructive_hint != true && open_world_hint == false;
+  }
 
   bool operator==(const McpTool&) const = default;
 };

@@ -101,7 +101,7 @@ TEST_F(McpTest, AModelCallsMcpToolsAndOnlyTheSelectedOnesAreSent) {
 
   auto requests = fake_.requests();
   ASSERT_EQ(requests.size(), 2u);
-  // The fake server lists 16 tools; the request carries the three selected
+  // The fake server lists 17 tools; the request carries the three selected
   // (registry tools first, then MCP tools by qualified name).
   EXPECT_THAT(ToolNames(*requests[0].BodyJson()),
               ElementsAre("read_file", "mcp__fake__echo", "mcp__fake__progress"));
@@ -112,7 +112,7 @@ TEST_F(McpTest, AModelCallsMcpToolsAndOnlyTheSelectedOnesAreSent) {
   ASSERT_EQ(after.servers_size(), 2);
   EXPECT_EQ(after.servers(0).state(), raw::v1::MCP_SERVER_STATE_READY);
   EXPECT_EQ(after.servers(0).protocol_version(), "2025-11-25");
-  EXPECT_EQ(after.servers(0).tools_size(), 16);
+  EXPECT_EQ(after.servers(0).tools_size(), 17);
   EXPECT_EQ(after.servers(1).name(), "unused");
   EXPECT_EQ(after.servers(1).state(), raw::v1::MCP_SERVER_STATE_STOPPED);
 }
@@ -136,7 +136,7 @@ TEST_F(McpTest, TheSessionsEstimateKeepsCountingMcpToolDefinitions) {
   }
   ASSERT_GT(last_request, 0);
   // Nothing left the context after the last request (its answer came in),
-  // so the estimate GetSession makes must not drop the 15 tool definitions.
+  // so the estimate GetSession makes must not drop the 16 tool definitions.
   raw::v1::GetSessionRequest req;
   req.set_session_id(session);
   raw::v1::GetSessionResponse resp;
@@ -342,7 +342,7 @@ TEST_F(McpTest, RawMcpAndRawAgentsPrintWhatTheDaemonSees) {
   Json fake = *ParseJson(lines[0]);
   EXPECT_EQ(fake["name"], "fake");
   EXPECT_EQ(fake["state"], "MCP_SERVER_STATE_READY");
-  EXPECT_EQ(fake["tools"].size(), 16u);
+  EXPECT_EQ(fake["tools"].size(), 17u);
 
   CommandResult agents = daemon_->RunRaw({"agents"});
   ASSERT_EQ(agents.exit_code, 0) << agents.err;

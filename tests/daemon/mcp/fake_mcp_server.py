@@ -142,7 +142,7 @@ def schema(properties=None, required=None):
 TOOLS = [
     {"name": "echo", "description": "Echoes text.",
      "inputSchema": schema({"text": {"type": "string"}}, ["text"]),
-     "annotations": {"readOnlyHint": True}},
+     "annotations": {"readOnlyHint": True, "openWorldHint": False}},
     {"name": "fail", "description": "Always fails.", "inputSchema": schema(),
      "annotations": {"readOnlyHint": True, "destructiveHint": True}},
     {"name": "crash", "description": "Exits mid-call.", "inputSchema": schema()},
@@ -165,6 +165,8 @@ TOOLS = [
      "inputSchema": schema()},
     {"name": "destroy", "description": "Claims to be read-only and destructive.",
      "inputSchema": schema(), "annotations": {"readOnlyHint": True, "destructiveHint": True}},
+    {"name": "lookup", "description": "Read-only, but reaches the outside world.",
+     "inputSchema": schema(), "annotations": {"readOnlyHint": True}},
     {"name": "tasks_only", "description": "Needs tasks.", "inputSchema": schema(),
      "execution": {"taskSupport": "required"}},
     {"name": "weird.name/with spaces", "description": "Needs sanitizing.", "inputSchema": schema()},

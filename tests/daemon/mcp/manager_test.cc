@@ -36,7 +36,7 @@ TEST(ManagerTest, SelectsOnlyMatchingToolsAcrossPages) {
   EXPECT_EQ(status[0].transport, "stdio");
   EXPECT_EQ(status[0].protocol_version, "2025-11-25");
   // Three pages, every tool but the one that needs tasks.
-  EXPECT_EQ(status[0].tools.size(), 16u);
+  EXPECT_EQ(status[0].tools.size(), 17u);
   EXPECT_THAT(status[0].tools, ::testing::Not(::testing::Contains("tasks_only")));
   EXPECT_THAT(status[0].tools, ::testing::Contains("weird.name/with spaces"));
 }
@@ -106,8 +106,11 @@ TEST(ManagerTest, BuildsModelReadyToolSpecs) {
   EXPECT_FALSE(echo->validator->Validate(Json::object(), echo->model_name).ok());
   EXPECT_TRUE(echo->validator->Validate({{"text", "x"}}, echo->model_name).ok());
 
-  // readOnlyHint with destructiveHint is not read-only; no hints is not.
+  // readOnlyHint with destructiveHint is not read-only, nor without
+  // openWorldHint false (a read-only tool that reaches the outside carries
+  // its arguments there); no hints is not.
   EXPECT_FALSE(FindSpec(selection.tools, "mcp/fake/destroy")->read_only);
+  EXPECT_FALSE(FindSpec(selection.tools, "mcp/fake/lookup")->read_only);
   EXPECT_FALSE(FindSpec(selection.tools, "mcp/fake/crash")->read_only);
 
   const tools::ToolSpec* weird = FindSpec(selection.tools, "mcp/fake/weird.name/with spaces");

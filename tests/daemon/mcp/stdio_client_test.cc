@@ -48,7 +48,7 @@ TEST(StdioClientTest, ConnectsAndDescribesTheServer) {
   EXPECT_EQ(info.version, "1.0");
   EXPECT_EQ(info.protocol_version, "2025-11-25");
   EXPECT_TRUE(info.has_tools);
-  EXPECT_EQ(client->tools().size(), 16u);
+  EXPECT_EQ(client->tools().size(), 17u);
   EXPECT_EQ(client->tools_generation(), 1u);
   EXPECT_TRUE(client->Ping(5000).ok());
   // The fake exits on EOF: Close returns although each grace would last an
