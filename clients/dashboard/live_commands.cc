@@ -161,8 +161,9 @@ absl::StatusOr<Json> Run(const std::string& op, int64_t id, const Json& command,
     request.set_lease_id(target.lease_id());
     if (absl::Status s = AddImages(command, request); !s.ok()) return s;
     std::shared_ptr<client::RawClient> slow = target.gateway().SlowClient();
-    target.RunSlow(
+    absl::Status started = target.RunSlow(
         id, [slow, request = std::move(request)] { return AsJson(slow->StartTurn(request)); });
+    if (!started.ok()) return started;
     *later = true;
     return Json::object();
   }
@@ -178,8 +179,9 @@ absl::StatusOr<Json> Run(const std::string& op, int64_t id, const Json& command,
     request.set_session_id(session);
     request.set_lease_id(target.lease_id());
     std::shared_ptr<client::RawClient> slow = target.gateway().SlowClient();
-    target.RunSlow(id,
-                   [slow, request = std::move(request)] { return AsJson(slow->Compact(request)); });
+    absl::Status started = target.RunSlow(
+        id, [slow, request = std::move(request)] { return AsJson(slow->Compact(request)); });
+    if (!started.ok()) return started;
     *later = true;
     return Json::object();
   }

@@ -9,6 +9,8 @@
 // Replies may come out of order: `prompt` and `compact` are answered when
 // rawd has prepared the turn or compaction, which can take minutes, and
 // the commands after them (interrupt above all) are not held up meanwhile.
+// A tab has at most kMaxSlowCallsPerTab of those waiting (slow_calls.h);
+// one more is answered RESOURCE_EXHAUSTED at once.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +39,10 @@ class CommandTarget {
   virtual std::optional<Json> AcquireLease(int64_t reply_id, bool request_handover) = 0;
   virtual void ReleaseLease() = 0;
   // Runs `call` off the tab's command queue (SlowCalls) and sends its
-  // result as the reply to `reply_id` when it returns. `call` must own
-  // what it uses.
-  virtual void RunSlow(int64_t reply_id, std::function<absl::StatusOr<Json>()> call) = 0;
+  // result as the reply to `reply_id` when it returns; or, when the tab
+  // has kMaxSlowCallsPerTab such calls running, returns RESOURCE_EXHAUSTED
+  // and runs nothing. `call` must own what it uses.
+  virtual absl::Status RunSlow(int64_t reply_id, std::function<absl::StatusOr<Json>()> call) = 0;
   virtual void DropEndedLease() = 0;
 };
 

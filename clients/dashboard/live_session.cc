@@ -108,13 +108,18 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
   }
   void SendFrame(const Json& frame) override { Send(frame); }
 
-  void RunSlow(int64_t reply_id, std::function<absl::StatusOr<Json>()> call) override {
-    gateway_->slow_calls->Run([connection = connection_, reply_id, call = std::move(call)] {
-      absl::StatusOr<Json> result = call();
-      // After the tab closed, the connection drops the frame.
-      connection->Send(DumpJson(result.ok() ? OkReply(reply_id, *std::move(result))
-                                            : ErrorReply(reply_id, result.status())));
-    });
+  absl::Status RunSlow(int64_t reply_id, std::function<absl::StatusOr<Json>()> call) override {
+    absl::StatusOr<std::shared_ptr<SlowCallQuota::Slot>> slot = slow_quota_->Take();
+    if (!slot.ok()) return slot.status();
+    gateway_->slow_calls->Run(
+        [connection = connection_, reply_id, slot = *std::move(slot), call = std::move(call)] {
+          absl::StatusOr<Json> result = call();
+          slot->Release();  // before the reply: the tab may send the next one at once
+          // After the tab closed, the connection drops the frame.
+          connection->Send(DumpJson(result.ok() ? OkReply(reply_id, *std::move(result))
+                                                : ErrorReply(reply_id, result.status())));
+        });
+    return absl::OkStatus();
   }
 
   std::optional<Json> AcquireLease(int64_t reply_id, bool request_handover) override {
@@ -211,6 +216,8 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
   const std::string name_;  // the lease holder's name: "raw-dashboard (pid P) tab N"
   const uint64_t after_seq_;
   std::shared_ptr<web::WebSocketConnection> connection_;
+  // The tab's prompts and compactions waiting on rawd (SlowCalls).
+  const std::shared_ptr<SlowCallQuota> slow_quota_ = SlowCallQuota::Create(kMaxSlowCallsPerTab);
   // The tab's place in the session's feed (OnOpen to OnClose).
   std::unique_ptr<SessionFeed::Membership> membership_;
 

@@ -15,11 +15,11 @@ struct SessionFeed::Member {
   explicit Member(FeedTab t) : tab(std::move(t)) {}
 
   const FeedTab tab;
-  uint64_t delivered = 0;     // the last seq sent to the tab (at first its after_seq)
-  bool on_feed = false;       // false while it catches up
-  bool catching_up = false;   // its catch-up stream runs
-  bool left = false;          // out of the feed: nothing more is sent
-  bool told_broken = false;   // got "disconnected", not yet "reconnected"
+  uint64_t delivered = 0;    // the last seq sent to the tab (at first its after_seq)
+  bool on_feed = false;      // false while it catches up
+  bool catching_up = false;  // its catch-up stream runs
+  bool left = false;         // out of the feed: nothing more is sent
+  bool told_broken = false;  // got "disconnected", not yet "reconnected"
   std::unique_ptr<ResumingStream> catch_up;  // stopped (joined) by Leave
 
   // Held while writer_is runs; Leave sets `gone` under it.
@@ -67,7 +67,8 @@ std::unique_ptr<SessionFeed::Membership> SessionFeed::Join(uint64_t after_seq, F
       absl::MutexLock lock(&mu_);
       ++failed_attempts_;
     };
-    stream_ = std::make_unique<ResumingStream>(client_, session_id_, after_seq, std::move(callbacks));
+    stream_ =
+        std::make_unique<ResumingStream>(client_, session_id_, after_seq, std::move(callbacks));
   }
   if (after_seq >= position_) {
     JoinFeedLocked(*member);
@@ -305,9 +306,8 @@ void SessionFeed::CheckWriters() {
     std::vector<std::shared_ptr<Member>> members;
     {
       absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-        return stopping_ || !check_for_.empty();
-      };
+      auto ready = [this]()
+                       ABSL_NO_THREAD_SAFETY_ANALYSIS { return stopping_ || !check_for_.empty(); };
       mu_.Await(absl::Condition(&ready));
       if (stopping_) return;
       members.swap(check_for_);
@@ -316,6 +316,9 @@ void SessionFeed::CheckWriters() {
     // One daemon call for all the tabs owed a check, whatever their number.
     v1::GetSessionRequest get;
     get.set_session_id(session_id_);
+    // Only the writer is wanted: not the context estimate, which may make
+    // rawd read a long session's whole model context first.
+    get.set_without_context(true);
     absl::StatusOr<v1::GetSessionResponse> session = client_->GetSession(get);
     if (!session.ok()) continue;  // the stream reports a daemon that went away
     for (const auto& m : members) {

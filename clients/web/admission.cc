@@ -64,7 +64,7 @@ std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolic
       ok |= TokenEquals(v.substr(7), policy.token);
     }
   }
-  if (auto it = request.query.find("token"); it != request.query.end()) {
+  if (auto it = request.query.find("token"); policy.query_token && it != request.query.end()) {
     ok |= TokenEquals(it->second, policy.token);
   }
   if (!policy.session_cookie.empty() && !policy.session_secret.empty()) {

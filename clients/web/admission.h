@@ -20,6 +20,10 @@ struct AdmissionPolicy {
   // can listen on either (loopback_listeners.h).
   std::vector<std::string> own_hosts = {"127.0.0.1"};
   std::string token;
+  // Whether the `token` query parameter admits too (a token in an address
+  // lands in the browser's history and in logs; only a client that cannot
+  // set a header needs it).
+  bool query_token = true;
   // The session cookie's full name (SessionCookieName) and the secret it
   // must carry, which is never the token; an empty name: no cookie is read.
   std::string session_cookie;
@@ -45,8 +49,9 @@ std::optional<Rejection> CheckHost(const Request& request, const AdmissionPolicy
 std::optional<Rejection> CheckOrigin(const Request& request, const AdmissionPolicy& policy,
                                      bool websocket_upgrade);
 
-// The token from `Authorization: Bearer` or the `token` query parameter, or
-// the session secret from the session cookie; any one that matches admits
+// The token from `Authorization: Bearer` or (when policy.query_token) the
+// `token` query parameter, or the session secret from the session cookie;
+// any one that matches admits
 // (each field, parameter and cookie of the name is compared, so a junk
 // cookie of the same name sent first does not hide the real one). None: 401.
 std::optional<Rejection> CheckToken(const Request& request, const AdmissionPolicy& policy);

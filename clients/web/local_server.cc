@@ -162,11 +162,18 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
     if (!writing_) StartClose();
   }
 
-  // The session is over: drop the queue and the socket.
+  // The session is over: drop the queue and the socket. A frame being
+  // written stays until its write completes (with an error, the socket
+  // being closed): the write still refers to its bytes.
   void End() {
     ended_ = true;
-    out_.clear();
-    queued_bytes_ = 0;
+    if (writing_ && !out_.empty()) {
+      out_.erase(out_.begin() + 1, out_.end());
+      queued_bytes_ = written_bytes_;
+    } else {
+      out_.clear();
+      queued_bytes_ = 0;
+    }
     beast::error_code ec;
     beast::get_lowest_layer(ws).socket().close(ec);
   }
@@ -188,8 +195,9 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
       frame.render = nullptr;
     }
     ws.text(true);
-    ws.async_write(asio::buffer(frame.text),
-                   [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
+    ws.async_write(
+        asio::buffer(frame.text),
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
   }
   void OnWritten(beast::error_code ec) {
     writing_ = false;
@@ -239,10 +247,13 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
 // follows the frames sent before it.
 class WsHandle final : public WebSocketConnection, public std::enable_shared_from_this<WsHandle> {
  public:
-  WsHandle(std::shared_ptr<IoGate> gate, std::weak_ptr<WsIo> io) : gate_(std::move(gate)), io_(std::move(io)) {}
+  WsHandle(std::shared_ptr<IoGate> gate, std::weak_ptr<WsIo> io)
+      : gate_(std::move(gate)), io_(std::move(io)) {}
 
   bool Send(std::string text) override { return Queue(Outgoing{std::move(text), {}, nullptr}); }
-  bool SendExtendable(ExtendableFrame frame) override { return Queue(Outgoing::Of(std::move(frame))); }
+  bool SendExtendable(ExtendableFrame frame) override {
+    return Queue(Outgoing::Of(std::move(frame)));
+  }
   void Close(uint16_t code, std::string reason) override {
     absl::MutexLock lock(&mu_);
     if (closed_) return;
@@ -304,7 +315,8 @@ Request ToRequest(const http::request_header<>& header) {
   r.target = ToString(header.target());
   ParseTarget(r.target, &r);
   for (const auto& field : header) {
-    r.headers.emplace_back(absl::AsciiStrToLower(ToString(field.name_string())), ToString(field.value()));
+    r.headers.emplace_back(absl::AsciiStrToLower(ToString(field.name_string())),
+                           ToString(field.value()));
   }
   return r;
 }
@@ -374,11 +386,13 @@ struct LocalServer::Impl {
   std::set<uint64_t> unadmitted;
   std::map<uint64_t, std::function<void()>> closers;  // each live connection's hard close
 
-  http::response<http::string_body> ToBeast(const Response& r, unsigned version, bool keep_alive) const;
+  http::response<http::string_body> ToBeast(const Response& r, unsigned version,
+                                            bool keep_alive) const;
   asio::awaitable<void> AcceptLoop(tcp::acceptor& listener);
   asio::awaitable<void> Session(tcp::socket socket, uint64_t id);
   asio::awaitable<void> WebSocketSession(uint64_t id, beast::tcp_stream stream, Request upgrade,
-                                         const WebSocketRoute* route, http::request<http::string_body> req);
+                                         const WebSocketRoute* route,
+                                         http::request<http::string_body> req);
 };
 
 http::response<http::string_body> LocalServer::Impl::ToBeast(const Response& r, unsigned version,
@@ -498,8 +512,9 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
       co_await reject(413, "request body too large", 11);
       break;
     }
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
-        ec == asio::error::connection_reset || ec == asio::error::eof) {
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+        ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
+        ec == asio::error::eof) {
       break;
     }
     if (ec) {
@@ -509,8 +524,9 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
     const unsigned version = parser.get().version();
     if (!rate.Allow()) {
       Response r = TextResponse(429, "too many requests");
-      r.headers.emplace_back("Retry-After",
-                             absl::StrCat(std::chrono::ceil<std::chrono::seconds>(options.rate_window).count()));
+      r.headers.emplace_back(
+          "Retry-After",
+          absl::StrCat(std::chrono::ceil<std::chrono::seconds>(options.rate_window).count()));
       auto res = ToBeast(r, version, false);
       rejected = true;
       co_await http::async_write(stream, res, Await(ec));
@@ -523,7 +539,8 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
     if (!rejection) rejection = CheckOrigin(request, policy, upgrade);
     const HttpRoute* http_route = upgrade ? nullptr : FindHttpRoute(routes, request);
     const WebSocketRoute* ws_route = upgrade ? FindWebSocketRoute(routes, request) : nullptr;
-    bool is_public = (http_route && http_route->public_route) || (ws_route && ws_route->public_route);
+    bool is_public =
+        (http_route && http_route->public_route) || (ws_route && ws_route->public_route);
     if (!rejection) {
       // A valid token or cookie admits the connection on any route; only
       // the others need one to be served.
@@ -534,14 +551,17 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
         rejection = std::move(unauthenticated);
       }
     }
-    if (!rejection && http_route == nullptr && ws_route == nullptr) rejection = Rejection{404, "not found"};
-    if (!rejection && upgrade && !parser.is_done()) rejection = Rejection{400, "an upgrade request has no body"};
+    if (!rejection && http_route == nullptr && ws_route == nullptr)
+      rejection = Rejection{404, "not found"};
+    if (!rejection && upgrade && !parser.is_done())
+      rejection = Rejection{400, "an upgrade request has no body"};
     if (rejection) {
       co_await reject(rejection->status, rejection->reason, version);
       break;
     }
     if (ws_route != nullptr) {
-      co_await WebSocketSession(id, std::move(stream), std::move(request), ws_route, parser.release());
+      co_await WebSocketSession(id, std::move(stream), std::move(request), ws_route,
+                                parser.release());
       co_return;
     }
     if (!parser.is_done()) {
@@ -568,7 +588,8 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
       notify();
     };
     const HttpHandler& handler = http_route->handler;
-    if (!pool.Schedule([&handler, task_request, respond] { handler(*task_request, respond); })) break;
+    if (!pool.Schedule([&handler, task_request, respond] { handler(*task_request, respond); }))
+      break;
     bool answered = co_await wakeup->Wait(options.handler_timeout);
     Response response;
     {
@@ -576,7 +597,8 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
       if (answered && reply->response) {
         response = std::move(*reply->response);
       } else {
-        reply->response = TextResponse(504, "the handler did not answer in time");  // later answers are dropped
+        reply->response =
+            TextResponse(504, "the handler did not answer in time");  // later answers are dropped
         response = *reply->response;
       }
     }
@@ -603,7 +625,8 @@ asio::awaitable<void> LocalServer::Impl::Session(tcp::socket socket, uint64_t id
   stream.socket().close(ignored);
 }
 
-asio::awaitable<void> LocalServer::Impl::WebSocketSession(uint64_t id, beast::tcp_stream stream, Request upgrade,
+asio::awaitable<void> LocalServer::Impl::WebSocketSession(uint64_t id, beast::tcp_stream stream,
+                                                          Request upgrade,
                                                           const WebSocketRoute* route,
                                                           http::request<http::string_body> req) {
   auto wsio = std::make_shared<WsIo>(std::move(stream), options.max_websocket_queued_bytes);
@@ -636,20 +659,34 @@ asio::awaitable<void> LocalServer::Impl::WebSocketSession(uint64_t id, beast::tc
       handle->Close(static_cast<uint16_t>(websocket::close_code::internal_error), "no handler");
     }
   });
+  // The next frame is read while the handler takes the one before (a
+  // command may wait minutes on rawd): Beast's idle timer pings a quiet
+  // peer and drops it unless a frame is read in time, so a read must be
+  // outstanding for the peer's pong to count. At most one frame waits
+  // beyond the one being handled: a frame read while the handler is busy
+  // is held, and nothing more is read, until the handler returns. During
+  // that wait the idle timeout is suspended (the peer is not what is
+  // silent), and restored before the next read re-arms it.
+  websocket::stream_base::timeout paused = timeouts;
+  paused.idle_timeout = websocket::stream_base::none();
+  std::shared_ptr<Wakeup> running;  // the call of the last frame handed over, until it returns
   while (!stopping) {
     beast::flat_buffer buffer;
     co_await wsio->ws.async_read(buffer, Await(ec));
     if (ec) break;
     if (!wsio->ws.got_text()) continue;  // binary frames are ignored
-    auto wakeup = std::make_shared<Wakeup>(io);
+    if (running != nullptr) {
+      wsio->ws.set_option(paused);
+      co_await running->Wait(Clock::duration::max());
+      wsio->ws.set_option(timeouts);
+    }
+    running = std::make_shared<Wakeup>(io);
     bool posted = queue->Post([handler, text = beast::buffers_to_string(buffer.data()),
-                               notify = wakeup->Notifier(gate)]() mutable {
+                               notify = running->Notifier(gate)]() mutable {
       if (*handler) (*handler)->OnText(std::move(text));
       notify();
     });
     if (!posted) break;
-    // The next frame is read once the handler took this one.
-    co_await wakeup->Wait(Clock::duration::max());
   }
   handle->MarkClosed();
   wsio->End();
@@ -672,10 +709,12 @@ std::string LocalServer::origin() const {
                                          : absl::StrCat("http://127.0.0.1:", impl_->port);
 }
 
-absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptions options, Routes routes) {
+absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptions options,
+                                                                Routes routes) {
   if (options.address != "127.0.0.1" && options.address != "::1") {
-    return absl::InvalidArgumentError(absl::StrCat("local server: address \"", options.address,
-                                                   "\" is not loopback; only 127.0.0.1 and ::1 are allowed"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("local server: address \"", options.address,
+                     "\" is not loopback; only 127.0.0.1 and ::1 are allowed"));
   }
   if (options.max_connections < 2) {
     return absl::InvalidArgumentError(
@@ -700,8 +739,9 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
   }
   for (const WebSocketRoute& r : routes.websocket) {
     if (r.path.empty() || r.path[0] != '/' || !r.factory) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "local server: WebSocket route \"", r.path, "\" needs a path starting with '/' and a factory"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("local server: WebSocket route \"", r.path,
+                       "\" needs a path starting with '/' and a factory"));
     }
   }
   std::string token = options.token;
@@ -757,6 +797,7 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
   impl->policy.port = impl->port;
   impl->policy.own_hosts = std::move(listeners->own_hosts);
   impl->policy.token = std::move(token);
+  impl->policy.query_token = options.query_token;
   if (!options.session_cookie.empty()) {
     impl->policy.session_cookie = SessionCookieName(options.session_cookie, impl->port);
     impl->policy.session_secret = options.session_secret;

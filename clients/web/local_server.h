@@ -14,10 +14,11 @@
 //   Start fails when the lookup does not work at all here (it is tried on
 //   the listening socket), rather than serve without it.
 // - Every request carries the access token (access_token.h), fresh per
-//   process unless the caller gives one: `Authorization: Bearer TOKEN` or
-//   the query parameter `token=TOKEN`; or, when the server has a session
-//   cookie, that cookie with its session secret (a separate value, never
-//   the token: a browser sends the cookie to every port of the host).
+//   process unless the caller gives one: `Authorization: Bearer TOKEN` or,
+//   unless the options turn it off, the query parameter `token=TOKEN`; or,
+//   when the server has a session cookie, that cookie with its session
+//   secret (a separate value, never the token: a browser sends the cookie
+//   to every port of the host).
 //   Routes marked `public_route` skip this check (a static page, a token
 //   exchange).
 // - Host and Origin are checked (admission.h) before the token, and all
@@ -66,6 +67,11 @@ struct LocalServerOptions {
   std::string address = "127.0.0.1";  // "127.0.0.1" or "::1"
   uint16_t port = 0;                  // 0: a free port, see LocalServer::port()
   std::string token;                  // empty: a new random one
+  // Whether `?token=TOKEN` admits as well as `Authorization: Bearer`. On by
+  // default (raw-acp's WebSocket clients may not set headers); a server
+  // whose clients can send the header (the dashboard) turns it off, since
+  // an address with the token ends up in history and logs.
+  bool query_token = true;
   // The session cookie's name prefix ("raw_dashboard": the cookie is
   // raw_dashboard_PORT, SessionCookieName) and its value, a secret of its
   // own (ValidateAccessToken; it must differ from the token). An empty
@@ -98,7 +104,8 @@ struct LocalServerOptions {
   std::chrono::milliseconds request_timeout{10000};
   // A handler that has not responded by then gets the client a 504.
   std::chrono::milliseconds handler_timeout{120000};
-  // A WebSocket peer silent for this long is pinged, then dropped.
+  // A WebSocket peer silent for this long is pinged (at half of it), then
+  // dropped. Suspended while a frame read ahead waits for the handler.
   std::chrono::milliseconds websocket_idle_timeout{60000};
   // The user whose connections are served; unset: the owner of the
   // listening socket, this process's user. (Tests name another user to see
@@ -149,9 +156,11 @@ class WebSocketConnection {
 };
 
 // The per-connection logic of a WebSocket route. Its calls run on the
-// handler pool, one at a time, in order: OnOpen, OnText for each text frame
-// (the next frame is read only after OnText returns), OnClose once when the
-// socket is gone. Binary frames are ignored (the ACP WebSocket transport
+// handler pool, one at a time, in order: OnOpen, OnText for each text frame,
+// OnClose once when the socket is gone. While OnText runs the server reads
+// ahead by at most one frame, which it hands over once OnText returns (so
+// a peer that answers pings keeps its socket however long OnText takes;
+// local_server.cc). Binary frames are ignored (the ACP WebSocket transport
 // says so); pings are answered by the server.
 class WebSocketHandler {
  public:
@@ -182,7 +191,8 @@ class LocalServer {
   // Validates the options, binds and starts serving. Errors: a non-loopback
   // address, a bad token, a port in use, no way to tell who owns a
   // connection's peer.
-  static absl::StatusOr<std::unique_ptr<LocalServer>> Start(LocalServerOptions options, Routes routes);
+  static absl::StatusOr<std::unique_ptr<LocalServer>> Start(LocalServerOptions options,
+                                                            Routes routes);
   ~LocalServer();  // Stop()
   LocalServer(const LocalServer&) = delete;
   LocalServer& operator=(const LocalServer&) = delete;

@@ -245,6 +245,63 @@ const scenarios = {
     });
   },
 
+  // A bad #token= in the address of a browser signed in already (an
+  // earlier run's address, a mistyped one): the page goes on with its
+  // cookie and lists the sessions.
+  async relogin() {
+    const { page, finish } = await open();
+    await page.evaluate(() => { location.hash = "#token=bogus"; });
+    await page.reload();
+    await page.waitForFunction(() => {
+      if (document.querySelector(".fatal")) return true;
+      const s = document.getElementById("sessions-status");
+      return s && s.textContent !== "" && s.textContent !== "Loading…";
+    });
+    const fatal = await page.$(".fatal");
+    await finish({
+      fatal: fatal ? await fatal.textContent() : "",
+      listed: (await page.$$("#session-list .session")).length,
+      hash: await page.evaluate(() => location.hash),
+    });
+  },
+
+  // A link in an answer (to a site the route serves, not the network):
+  // after DOMPurify it still opens in a new tab, without an opener or a
+  // referrer, and the dashboard stays where it is, still holding its lease.
+  async links() {
+    const { page, finish } = await open();
+    const context = page.context();
+    await context.route("https://evil.example/**", (route) => route.fulfill({
+      status: 200, contentType: "text/html", body: "<!doctype html><title>elsewhere</title><p>elsewhere</p>",
+    }));
+    await createSession(page, "coder");
+    await send(page, "give me a link");
+    await turnEnds(page, 1);
+    const selector = "#transcript .item-assistant .markdown a";
+    await page.waitForSelector(selector);
+    const link = await page.$eval(selector, (a) => ({
+      href: a.getAttribute("href") ?? "", target: a.getAttribute("target") ?? "", rel: a.getAttribute("rel") ?? "",
+      text: a.textContent,
+    }));
+    const dashboardUrl = page.url();
+    // Clicked only when it would open a tab: otherwise the click would
+    // replace this page, which is what the test is there to catch.
+    let popup = null;
+    if (link.target === "_blank") {
+      [popup] = await Promise.all([context.waitForEvent("page"), page.click(selector)]);
+      await popup.waitForLoadState();
+    }
+    await finish({
+      link,
+      dashboardUrl,
+      urlAfterClick: page.url(),
+      leaseAfterClick: await page.$eval("#lease-state", (el) => el.dataset.state),
+      popupUrl: popup ? popup.url() : "",
+      popupOpener: popup ? await popup.evaluate(() => window.opener === null ? "none" : "set") : "",
+      popupReferrer: popup ? await popup.evaluate(() => document.referrer) : "",
+    });
+  },
+
   async interrupt() {
     const { page, finish } = await open();
     await createSession(page, "coder");

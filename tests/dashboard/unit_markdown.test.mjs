@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { markdownit, hljs } from "./load_vendor.mjs";
 import {
   AUTO_LANGUAGES, MAX_AUTO_HIGHLIGHT_CHARS, MAX_HIGHLIGHT_CHARS, MAX_MARKDOWN_CHARS, createMarkdown, isSafeUrl, renderMarkdown,
+  secureLink,
 } from "../../clients/dashboard/web/assets/markdown.js";
 
 const md = createMarkdown(markdownit, hljs);
@@ -34,6 +35,31 @@ test("links only to http(s), images never load", () => {
   assert.ok(!/<img/i.test(html));
   assert.ok(isSafeUrl("http://x"));
   assert.ok(!isSafeUrl("vbscript:x"));
+});
+
+// The page's DOMPurify hook, on stand-in elements (the real one runs in
+// the browser test LinksInAnswersOpenInANewTab).
+test("the link hook opens http(s) links in a new tab and drops other hrefs", () => {
+  const element = (nodeName, attrs) => ({
+    nodeName,
+    attrs: { ...attrs },
+    getAttribute(name) { return name in this.attrs ? this.attrs[name] : null; },
+    setAttribute(name, value) { this.attrs[name] = value; },
+    removeAttribute(name) { delete this.attrs[name]; },
+  });
+  const link = element("A", { href: "https://evil.example/raw" });
+  secureLink(link);
+  assert.deepEqual(link.attrs, { href: "https://evil.example/raw", target: "_blank", rel: "noopener noreferrer" });
+  const script = element("A", { href: "javascript:alert(1)", target: "_self" });
+  secureLink(script);
+  assert.deepEqual(script.attrs, {});
+  const anchor = element("A", { target: "_top" });
+  secureLink(anchor);
+  assert.deepEqual(anchor.attrs, {});
+  const other = element("SPAN", { href: "https://x.example" });
+  secureLink(other);
+  assert.deepEqual(other.attrs, { href: "https://x.example" });
+  secureLink(null);
 });
 
 test("a sanitizer, when given, sees the output", () => {

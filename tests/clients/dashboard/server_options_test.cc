@@ -20,6 +20,8 @@ TEST(DashboardServerOptions, BoundWhatATabLeavesUnread) {
   EXPECT_EQ(options.max_websocket_queued_bytes, 4 * kMaxWebSocketMessageBytes);
   EXPECT_EQ(options.session_cookie, kSessionCookie);
   EXPECT_EQ(options.content_security_policy, kContentSecurityPolicy);
+  // The token only as a header: never in an address (history, logs).
+  EXPECT_FALSE(options.query_token);
 }
 
 // Keeps its socket for the test, which sends on it from its own thread.

@@ -34,13 +34,15 @@ TEST(Admission, HostMustBeThisServer) {
   for (const char* ok : {"127.0.0.1:8123", "localhost:8123", "LOCALHOST:8123", "[::1]:8123"}) {
     EXPECT_FALSE(CheckHost(Make("GET", {{"host", ok}}), Policy())) << ok;
   }
-  for (const char* bad : {"127.0.0.1", "127.0.0.1:8124", "evil.example:8123", "localhost.evil:8123", ""}) {
+  for (const char* bad :
+       {"127.0.0.1", "127.0.0.1:8124", "evil.example:8123", "localhost.evil:8123", ""}) {
     auto r = CheckHost(Make("GET", {{"host", bad}}), Policy());
     ASSERT_TRUE(r) << bad;
     EXPECT_EQ(r->status, 421);
   }
   EXPECT_TRUE(CheckHost(Make("GET", {}), Policy()));
-  EXPECT_TRUE(CheckHost(Make("GET", {{"host", "127.0.0.1:8123"}, {"host", "evil:8123"}}), Policy()));
+  EXPECT_TRUE(
+      CheckHost(Make("GET", {{"host", "127.0.0.1:8123"}, {"host", "evil:8123"}}), Policy()));
 }
 
 // A server that does not hold [::1] at its port (another program does)
@@ -64,15 +66,17 @@ TEST(Admission, OnlyTheHostsTheServerHoldsAreItsOwn) {
 }
 
 TEST(Admission, OriginIsCheckedOnStateChangesAndUpgrades) {
-  const auto evil = std::vector<std::pair<std::string, std::string>>{{"origin", "https://evil.example"}};
+  const auto evil =
+      std::vector<std::pair<std::string, std::string>>{{"origin", "https://evil.example"}};
   for (const char* method : {"POST", "PUT", "PATCH", "DELETE"}) {
     auto r = CheckOrigin(Make(method, evil), Policy(), false);
     ASSERT_TRUE(r) << method;
     EXPECT_EQ(r->status, 403);
   }
   EXPECT_TRUE(CheckOrigin(Make("GET", evil), Policy(), true));
-  EXPECT_FALSE(CheckOrigin(Make("GET", evil), Policy(), false));  // a plain GET: the browser hides the answer
-  EXPECT_FALSE(CheckOrigin(Make("POST", {}), Policy(), false));   // no Origin: not a browser page
+  EXPECT_FALSE(CheckOrigin(Make("GET", evil), Policy(),
+                           false));  // a plain GET: the browser hides the answer
+  EXPECT_FALSE(CheckOrigin(Make("POST", {}), Policy(), false));  // no Origin: not a browser page
   EXPECT_FALSE(CheckOrigin(Make("POST", {{"origin", "http://127.0.0.1:8123"}}), Policy(), false));
   EXPECT_FALSE(CheckOrigin(Make("POST", {{"origin", "http://localhost:8123"}}), Policy(), false));
   EXPECT_FALSE(CheckOrigin(Make("POST", {{"origin", "https://client.example"}}), Policy(), false));
@@ -80,7 +84,8 @@ TEST(Admission, OriginIsCheckedOnStateChangesAndUpgrades) {
   EXPECT_TRUE(CheckOrigin(Make("POST", {{"origin", "https://127.0.0.1:8123"}}), Policy(), false));
   EXPECT_TRUE(CheckOrigin(Make("POST", {{"origin", "null"}}), Policy(), false));
   EXPECT_TRUE(CheckOrigin(
-      Make("POST", {{"origin", "http://127.0.0.1:8123"}, {"origin", "https://evil.example"}}), Policy(), false));
+      Make("POST", {{"origin", "http://127.0.0.1:8123"}, {"origin", "https://evil.example"}}),
+      Policy(), false));
 }
 
 TEST(Admission, TheSessionCookieAdmitsWithItsSecretNeverWithTheToken) {
@@ -111,8 +116,10 @@ TEST(Admission, AnyCookieOfTheNameThatMatchesAdmits) {
 }
 
 TEST(Admission, TokenFromAnyOfThreePlaces) {
-  EXPECT_FALSE(CheckToken(Make("GET", {{"authorization", std::string("Bearer ") + kToken}}), Policy()));
-  EXPECT_FALSE(CheckToken(Make("GET", {{"authorization", std::string("bearer ") + kToken}}), Policy()));
+  EXPECT_FALSE(
+      CheckToken(Make("GET", {{"authorization", std::string("Bearer ") + kToken}}), Policy()));
+  EXPECT_FALSE(
+      CheckToken(Make("GET", {{"authorization", std::string("bearer ") + kToken}}), Policy()));
   EXPECT_FALSE(CheckToken(Make("GET", {}, std::string("/x?token=") + kToken), Policy()));
   EXPECT_FALSE(
       CheckToken(Make("GET", {{"cookie", std::string("raw_token_8123=") + kSecret}}), Policy()));
@@ -120,11 +127,26 @@ TEST(Admission, TokenFromAnyOfThreePlaces) {
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 401);
   EXPECT_TRUE(CheckToken(Make("GET", {{"authorization", kToken}}), Policy()));  // no scheme
-  EXPECT_TRUE(CheckToken(Make("GET", {{"authorization", std::string("Basic ") + kToken}}), Policy()));
+  EXPECT_TRUE(
+      CheckToken(Make("GET", {{"authorization", std::string("Basic ") + kToken}}), Policy()));
   AdmissionPolicy no_cookie = Policy();
   no_cookie.session_cookie.clear();
   EXPECT_TRUE(
       CheckToken(Make("GET", {{"cookie", std::string("raw_token_8123=") + kSecret}}), no_cookie));
+}
+
+// A server that turns query tokens off (the dashboard) is not admitted by
+// `?token=`, even the right one; the header and the cookie still admit.
+TEST(Admission, AQueryTokenAdmitsOnlyWhereThePolicyAllowsIt) {
+  AdmissionPolicy headers_only = Policy();
+  headers_only.query_token = false;
+  auto refused = CheckToken(Make("GET", {}, std::string("/x?token=") + kToken), headers_only);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);
+  EXPECT_FALSE(
+      CheckToken(Make("GET", {{"authorization", std::string("Bearer ") + kToken}}), headers_only));
+  EXPECT_FALSE(CheckToken(Make("GET", {{"cookie", std::string("raw_token_8123=") + kSecret}}),
+                          headers_only));
 }
 
 // What the refusal of an oversized Cookie header tells the user to clear.

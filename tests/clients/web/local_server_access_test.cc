@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "tests/clients/web/local_server_fixture.h"
 #include "tests/clients/web/support/raw_http_client.h"
+#include "tests/clients/web/support/ws_test_client.h"
 
 namespace raw::web {
 namespace {
@@ -45,6 +46,22 @@ TEST_F(LocalServerTest, TokenFromHeaderOrQuerySessionSecretFromThePortsCookie) {
   EXPECT_EQ(StatusOf(Get("/api/echo", absl::StrCat("Cookie: raw_token_", port_ + 1, "=",
                                                    kSessionSecret, "\r\n"))),
             401);
+}
+
+// With query tokens off, `?token=` with the right token is refused, on
+// an API route and on a WebSocket upgrade; the header still admits.
+TEST_F(LocalServerTest, QueryTokenRefusedWhenTurnedOff) {
+  LocalServerOptions options;
+  options.query_token = false;
+  StartServer(options);
+  EXPECT_EQ(StatusOf(Get("/api/echo?token=" + server_->token())), 401);
+  EXPECT_EQ(StatusOf(Get("/api/echo", Bearer())), 200);
+  testing::WsConnectOptions ws;
+  ws.port = port_;
+  ws.target = "/hand-over?token=" + server_->token();
+  testing::WsTestClient::Refused refused;
+  EXPECT_FALSE(testing::WsTestClient::Connect(ws, &refused).ok());
+  EXPECT_EQ(refused.status, 401);
 }
 
 TEST_F(LocalServerTest, MissingOrWrongTokenIs401) {

@@ -47,6 +47,29 @@ class HandOverHandler : public WebSocketHandler {
   std::function<void(std::shared_ptr<WebSocketConnection>)> take_;
 };
 
+// /held: answers each text frame; "hold" waits for the test first.
+class HeldHandler : public WebSocketHandler {
+ public:
+  HeldHandler(absl::Notification* holding, absl::Notification* release)
+      : holding_(holding), release_(release) {}
+  void OnOpen(std::shared_ptr<WebSocketConnection> connection) override {
+    connection_ = std::move(connection);
+  }
+  void OnText(std::string text) override {
+    if (text == "hold") {
+      holding_->Notify();
+      release_->WaitForNotification();
+    }
+    connection_->Send("done:" + text);
+  }
+  void OnClose() override {}
+
+ private:
+  absl::Notification* holding_;
+  absl::Notification* release_;
+  std::shared_ptr<WebSocketConnection> connection_;
+};
+
 }  // namespace
 
 void LocalServerTest::StartServer(LocalServerOptions options) {
@@ -106,6 +129,9 @@ void LocalServerTest::StartServer(LocalServerOptions options) {
                                       handed_over_ = std::move(c);
                                       opened_.Notify();
                                     });
+                              }});
+  routes.websocket.push_back({.path = "/held", .factory = [this](const Request&) {
+                                return std::make_unique<HeldHandler>(&holding_, &release_held_);
                               }});
   auto server = LocalServer::Start(options, std::move(routes));
   ASSERT_TRUE(server.ok()) << server.status();

@@ -41,6 +41,9 @@ class LocalServerTest : public ::testing::Test {
   //                      its own as fast as it can, then closes with 4000;
   //   WebSocket /hand-over  hands its connection to handed_over_, then
   //                      notifies opened_.
+  //   WebSocket /held    answers each text frame T with "done:T"; for
+  //                      "hold" it first notifies holding_ and waits for
+  //                      release_held_ (a command waiting on rawd).
   // `options` gets the session cookie "raw_token" and kSessionSecret.
   void StartServer(LocalServerOptions options = {});
 
@@ -75,6 +78,8 @@ class LocalServerTest : public ::testing::Test {
   absl::Notification opened_;
   std::atomic<int> state_calls_{0};
   absl::Notification release_slow_;
+  absl::Notification holding_;
+  absl::Notification release_held_;
   absl::Notification never_called_;
   Respond kept_respond_;
   std::unique_ptr<LocalServer> server_;

@@ -1,10 +1,13 @@
 // LocalServer's WebSocket connections: frames arrive whole and in order,
-// extendable frames waiting behind a write leave joined, and a peer that
-// reads nothing is dropped past the queue limit.
+// extendable frames waiting behind a write leave joined, a peer that reads
+// nothing is dropped past the queue limit, and one that answers pings keeps
+// its socket while a handler takes longer than the idle timeout.
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "clients/web/local_server.h"
@@ -77,6 +80,58 @@ TEST_F(LocalServerTest, ExtendableFramesQueuedBehindAWriteLeaveJoined) {
     rest.push_back(*f);
   EXPECT_EQ(rest, (std::vector<std::string>{"a#3:123", "plain", "a#4:4", "b#6:56"}));
   EXPECT_EQ((*client)->close_code(), 4000);
+}
+
+// A handler that takes longer than the idle timeout (a dashboard command
+// waiting on a stalled rawd) does not cost a peer that answers pings its
+// socket: the server keeps reading while the handler runs, so the pongs
+// count, and the frame after is answered too.
+TEST_F(LocalServerTest, APeerAnsweringPingsKeepsItsSocketWhileAHandlerWaits) {
+  LocalServerOptions server_options;
+  server_options.websocket_idle_timeout = std::chrono::milliseconds(300);
+  StartServer(server_options);
+  auto client = ConnectWithToken("/held");
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::Cleanup release = [this] {
+    if (!release_held_.HasBeenNotified()) release_held_.Notify();
+  };
+  // The server pings every half timeout: four pings answered while the
+  // handler holds span more than the whole timeout.
+  int pings = 0;
+  (*client)->OnPing([&] {
+    if (holding_.HasBeenNotified() && ++pings == 4) release_held_.Notify();
+  });
+  ASSERT_TRUE((*client)->SendText("hold").ok());
+  absl::StatusOr<std::string> reply = (*client)->Read();
+  ASSERT_TRUE(reply.ok()) << reply.status() << " after " << pings << " pings answered";
+  EXPECT_EQ(*reply, "done:hold");
+  EXPECT_EQ(pings, 4);
+  ASSERT_TRUE((*client)->SendText("next").ok());
+  reply = (*client)->Read();
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  EXPECT_EQ(*reply, "done:next");
+}
+
+// Frames sent while the handler still runs are answered in order, each
+// after the one before returned.
+TEST_F(LocalServerTest, FramesSentWhileAHandlerWaitsAreHandledInOrder) {
+  StartServer();
+  auto client = ConnectWithToken("/held");
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::Cleanup release = [this] {
+    if (!release_held_.HasBeenNotified()) release_held_.Notify();
+  };
+  ASSERT_TRUE((*client)->SendText("hold").ok());
+  holding_.WaitForNotification();
+  for (const char* text : {"a", "b", "c"}) ASSERT_TRUE((*client)->SendText(text).ok());
+  release_held_.Notify();
+  std::vector<std::string> replies;
+  for (int i = 0; i < 4; ++i) {
+    absl::StatusOr<std::string> reply = (*client)->Read();
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    replies.push_back(*reply);
+  }
+  EXPECT_EQ(replies, (std::vector<std::string>{"done:hold", "done:a", "done:b", "done:c"}));
 }
 
 // A peer that reads nothing: once more than max_websocket_queued_bytes wait

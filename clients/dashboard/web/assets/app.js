@@ -164,13 +164,21 @@ async function start() {
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyPrefs);
   document.getElementById("help-button").addEventListener("click", showHelp);
   document.addEventListener("keydown", onKey);
+  // A token in the address that is refused (an old run's, a mistyped one)
+  // does not sign out a browser whose cookie is still good: the page goes
+  // on when the API takes the cookie, and says so only when it does not.
+  let refused = null;
   try {
     await login();
+  } catch (e) {
+    refused = e;
+  }
+  try {
     await api.info();
     await syncPrefs();
   } catch (e) {
     showFatal("Not signed in", e.status === 401
-      ? "Open the address that raw-dashboard printed (it carries this run's token)."
+      ? `${refused ? `${refused.message}. ` : ""}Open the address that raw-dashboard printed (it carries this run's token).`
       : e.message);
     return;
   }

@@ -4,7 +4,8 @@
 // without a referrer; images not rendered at all (they would load third-party
 // URLs); code blocks highlighted by highlight.js (libjs-highlight.js), whose
 // output escapes the code. The page additionally runs the result through
-// DOMPurify (node-dompurify) before it reaches the DOM.
+// DOMPurify (node-dompurify) before it reaches the DOM, with secureLink as a
+// hook that puts back the new-tab target DOMPurify removes.
 //
 // `markdownit` and `hljs` are passed in (globals of the page's Markdown
 // worker, markdown_worker.js; the same files loaded in Node by the tests).
@@ -66,6 +67,29 @@ export function createMarkdown(markdownit, hljs) {
   // highlight.js output carries class names only; mark blocks for styling.
   md.options.langPrefix = "hljs language-";
   return md;
+}
+
+// DOMPurify's afterSanitizeAttributes hook for the page (markdown_view.js):
+// DOMPurify drops `target`, which is not on its allow-list, so the link
+// rendering above sets it in vain; this sets it again after sanitizing, so
+// that a link in an answer opens in a new tab without an opener or a
+// referrer and never replaces the dashboard. A link whose href is not
+// http(s) (markdown-it made none, but the HTML is the worker's, untrusted)
+// loses its href.
+export function secureLink(node) {
+  if (node?.nodeName !== "A") return;
+  const href = node.getAttribute("href");
+  if (href === null) {
+    node.removeAttribute("target");
+    return;
+  }
+  if (!isSafeUrl(href)) {
+    node.removeAttribute("href");
+    node.removeAttribute("target");
+    return;
+  }
+  node.setAttribute("target", "_blank");
+  node.setAttribute("rel", "noopener noreferrer");
 }
 
 // The HTML for `text`, passed through `sanitize` when given (DOMPurify in the

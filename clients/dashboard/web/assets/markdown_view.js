@@ -15,7 +15,7 @@
 // one whose render once ran out of budget (the rest of its stream too), is
 // plain text.
 import { h, clear } from "./dom.js";
-import { MAX_MARKDOWN_CHARS } from "./markdown.js";
+import { MAX_MARKDOWN_CHARS, secureLink } from "./markdown.js";
 
 export const RENDER_BUDGET_MS = 250;
 // DOMPurify parses what the worker sends on the main thread: bound it too.
@@ -24,12 +24,21 @@ const CACHE_CHARS = 8_000_000;  // sanitized HTML kept per text
 const MAX_SLOTS = 64;           // items whose last render is kept
 const MAX_IN_FLIGHT = 16;       // renders sent to the worker at a time
 
+let linkHookAdded = false;
+
 function sanitize(html) {
   // DOMPurify strips anything but plain formatting; markdown-it already
-  // escaped raw HTML, so this is a second line of defence.
-  return window.DOMPurify
-    ? window.DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "img", "form", "input"], FORBID_ATTR: ["style"] })
-    : null;
+  // escaped raw HTML, so this is a second line of defence. Its hook
+  // (secureLink, added once: hooks are global to DOMPurify and would
+  // pile up) makes every http(s) link open in a new tab, since DOMPurify
+  // drops the `target` markdown-it set.
+  const purify = window.DOMPurify;
+  if (!purify) return null;
+  if (!linkHookAdded) {
+    purify.addHook("afterSanitizeAttributes", secureLink);
+    linkHookAdded = true;
+  }
+  return purify.sanitize(html, { FORBID_TAGS: ["style", "img", "form", "input"], FORBID_ATTR: ["style"] });
 }
 
 const TOO_LONG = `Shown as plain text: longer than ${MAX_MARKDOWN_CHARS / 1000} KB.`;

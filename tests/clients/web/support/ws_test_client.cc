@@ -1,13 +1,12 @@
 #include "tests/clients/web/support/ws_test_client.h"
 
-#include <utility>
-
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -48,8 +47,8 @@ absl::StatusOr<std::unique_ptr<WsTestClient>> WsTestClient::Connect(const WsConn
   state->io.restart();
   if (ec) {
     if (refused != nullptr) refused->status = static_cast<int>(response.result_int());
-    return absl::PermissionDeniedError(absl::StrCat("handshake: ", ec.message(), " (HTTP ",
-                                                    response.result_int(), ")"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("handshake: ", ec.message(), " (HTTP ", response.result_int(), ")"));
   }
   return std::unique_ptr<WsTestClient>(new WsTestClient(std::move(state)));
 }
@@ -76,6 +75,13 @@ absl::StatusOr<std::string> WsTestClient::Read() {
     if (ec) return absl::UnavailableError(ec.message());
     if (state_->ws.got_text()) return beast::buffers_to_string(buffer.data());
   }
+}
+
+void WsTestClient::OnPing(std::function<void()> on_ping) {
+  state_->ws.control_callback(
+      [on_ping = std::move(on_ping)](websocket::frame_type kind, beast::string_view) {
+        if (kind == websocket::frame_type::ping) on_ping();
+      });
 }
 
 int WsTestClient::close_code() const { return static_cast<int>(state_->ws.reason().code); }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -37,6 +38,9 @@ class WsTestClient {
   // close_code() tells the server's close code, 0 for none).
   absl::StatusOr<std::string> Read();
   int close_code() const;
+  // Runs `on_ping` (on the reading thread, inside Read) for each ping the
+  // server sends, which Read answers with a pong.
+  void OnPing(std::function<void()> on_ping);
   // A normal close handshake.
   absl::Status Close();
 
