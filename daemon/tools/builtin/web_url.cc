@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/hex_digit.h"
 #include "daemon/tools/builtin/string_view_bridge.h"
 
 namespace raw::tools::builtin {
@@ -25,13 +26,6 @@ std::string Part(CURLU* url, CURLUPart part, unsigned int flags = 0) {
   return result;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // RFC 3986 6.2.2.2: a percent-encoded unreserved character (letters,
 // digits, "-", ".", "_", "~") is that character; any other percent-encoding
 // keeps its meaning and gets upper-case hex digits.
@@ -39,8 +33,8 @@ std::string NormalizePercentEncoding(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
-    const int high = text[i] == '%' && i + 2 < text.size() ? HexValue(text[i + 1]) : -1;
-    const int low = high >= 0 ? HexValue(text[i + 2]) : -1;
+    const int high = text[i] == '%' && i + 2 < text.size() ? HexDigitValue(text[i + 1]) : -1;
+    const int low = high >= 0 ? HexDigitValue(text[i + 2]) : -1;
     if (low < 0) {
       out += text[i];
       continue;
