@@ -16,7 +16,8 @@ const char kAcpUsage[] =
     "  --agent NAME            the agent of new sessions (default: the configured default)\n"
     "  --socket PATH           rawd's socket (default: $RAW_SOCKET, then the usual place);\n"
     "                          rawd is started when nothing listens there\n"
-    "  --max-message-bytes N   refuse longer messages (default 33554432)\n"
+    "  --max-message-bytes N   refuse longer messages (default 16777216, what rawd\n"
+    "                          takes in one request)\n"
     "  --listen HOST:PORT      serve ACP over a WebSocket at ws://HOST:PORT/acp instead\n"
     "  --version, --help\n";
 
@@ -33,7 +34,8 @@ absl::StatusOr<AcpArgs> ParseAcpArgs(const std::vector<std::string>& args) {
     }
     auto take = [&]() -> absl::StatusOr<std::string> {
       if (inline_value) return value;
-      if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+      if (i + 1 >= args.size())
+        return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
       return args[++i];
     };
     if (name == "--help" || name == "-h") {
@@ -51,8 +53,8 @@ absl::StatusOr<AcpArgs> ParseAcpArgs(const std::vector<std::string>& args) {
       if (name == "--max-message-bytes") {
         uint64_t n = 0;
         if (!absl::SimpleAtoi(*v, &n) || n < 1024) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("--max-message-bytes must be a whole number of at least 1024, not '", *v, "'"));
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--max-message-bytes must be a whole number of at least 1024, not '", *v, "'"));
         }
         out.max_message_bytes = static_cast<size_t>(n);
       }

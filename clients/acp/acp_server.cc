@@ -9,7 +9,7 @@ struct AcpServer::State {
   EventLoop& loop;
   AgentOptions options;
   std::function<void()> on_closed;
-  bool alive = true;  // loop thread only
+  bool alive = true;                                       // loop thread only
   std::set<std::shared_ptr<AgentConnection>> connections;  // loop thread only
   // Shutdown() has begun: `drained` is called once the last connection
   // has finished (loop thread only).
@@ -37,9 +37,15 @@ class ForwardingPeer : public Peer {
   ForwardingPeer(std::shared_ptr<AcpServer::State> state, std::weak_ptr<AgentConnection> connection)
       : state_(std::move(state)), connection_(std::move(connection)) {}
 
-  void OnMessage(std::string message) override {
-    state_->loop.Post([connection = connection_, message = std::move(message)] {
+  void OnMessage(std::string message) override { OnMessageWithClaim(std::move(message), {}); }
+
+  // The claim stays with the task: the message's bytes hold the reader
+  // back until the connection has handled it (or the task is dropped).
+  void OnMessageWithClaim(std::string message, InputClaim claim) override {
+    state_->loop.Post([connection = connection_, message = std::move(message),
+                       claim = std::move(claim)]() mutable {
       if (auto c = connection.lock()) c->Receive(message);
+      claim.Release();
     });
   }
 
@@ -63,7 +69,8 @@ class ForwardingPeer : public Peer {
 }  // namespace
 
 AcpServer::AcpServer(EventLoop& loop, AgentOptions options, std::function<void()> on_closed)
-    : state_(std::make_shared<State>(State{loop, std::move(options), std::move(on_closed), true, {}})) {}
+    : state_(std::make_shared<State>(
+          State{loop, std::move(options), std::move(on_closed), true, {}, false, nullptr})) {}
 
 AcpServer::~AcpServer() {
   state_->alive = false;

@@ -2,7 +2,9 @@
 // or each accepted WebSocket) and keeps it until its client went away and
 // it let go of its sessions. The transport's peer only forwards: each
 // message and the end of the connection become tasks on the event loop,
-// where the connection lives.
+// where the connection lives. A message's task keeps its input claim
+// (input_budget.h) until it has run, so the transport's reader waits
+// while too much input is still to be handled.
 //
 // Threading: factory() may be called from any thread; everything else
 // runs on the loop's thread.

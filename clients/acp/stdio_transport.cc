@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <utility>
@@ -19,12 +20,12 @@
 namespace raw::acp {
 
 StdioTransport::StdioTransport(int in_fd, int out_fd, size_t max_message_bytes,
-                               size_t max_queued_bytes)
+                               OutputLimits output_limits)
     : in_fd_(in_fd),
       out_fd_(out_fd),
       max_message_bytes_(max_message_bytes),
-      max_queued_bytes_(max_queued_bytes > 0 ? max_queued_bytes
-                                             : OutputQueueLimit(max_message_bytes)) {
+      input_(InputBudget::Create(InputBudgetLimit(max_message_bytes))),
+      stall_(std::move(output_limits), max_message_bytes) {
   if (pipe2(wake_, O_CLOEXEC) != 0) wake_[0] = wake_[1] = -1;
   struct stat st {};
   out_is_pipe_ = fstat(out_fd_, &st) == 0 && S_ISFIFO(st.st_mode);
@@ -57,6 +58,9 @@ bool StdioTransport::Send(std::string message) {
   const size_t written = WriteNow(message);
   absl::MutexLock lock(&mu_);
   writing_ = false;
+  // Bytes written are progress; and output that begins to wait here, with
+  // nothing queued, starts the stall window (as in Enqueue).
+  if (written > 0 || (queue_.empty() && batch_unwritten_ == 0)) stall_.Progress();
   // What is left goes ahead of anything queued meanwhile, which was sent
   // after it (at most PIPE_BUF bytes: not held against the limit).
   if (written < message.size() && !overflowed_) {
@@ -67,17 +71,22 @@ bool StdioTransport::Send(std::string message) {
 }
 
 bool StdioTransport::Enqueue(std::string message) {
-  if (queued_bytes_ + message.size() <= max_queued_bytes_) {
+  // Output that begins to wait after none did starts the stall window:
+  // the writer cannot have made progress on what was not there.
+  if (queue_.empty() && batch_unwritten_ == 0) stall_.Progress();
+  const OutputStallRule::Verdict verdict =
+      stall_.Check(queued_bytes_ + batch_unwritten_ + message.size());
+  if (verdict == OutputStallRule::Verdict::kKeep) {
     queued_bytes_ += message.size();
     queue_.push_back(std::move(message));
     return true;
   }
-  RAW_LOG(Error) << "the client has left more than " << max_queued_bytes_
-                 << " bytes of raw-acp's output unread; closing the connection";
+  RAW_LOG(Error) << stall_.Describe(verdict);
   overflowed_ = true;
   closed_ = true;
   queue_.clear();
   queued_bytes_ = 0;
+  input_->Close();
   Wake();
   return false;
 }
@@ -115,6 +124,7 @@ void StdioTransport::Close() {
     if (closed_) return;
     closed_ = true;
   }
+  input_->Close();  // a reader waiting for the budget stops
   Wake();
 }
 
@@ -146,12 +156,15 @@ void StdioTransport::FinishPeer() {
 void StdioTransport::ReadLoop() {
   LineFramer framer(max_message_bytes_);
   auto deliver = [this](std::string line) {
+    // Waits while too much of what was handed on is still unhandled; not
+    // holding peer_mu_, which OnClosed needs.
+    InputClaim claim = input_->Acquire(line.size());
     {
       absl::MutexLock lock(&mu_);
       if (closed_) return false;
     }
     absl::MutexLock lock(&peer_mu_);
-    peer_->OnMessage(std::move(line));
+    peer_->OnMessageWithClaim(std::move(line), std::move(claim));
     return true;
   };
   auto refuse = [this](size_t bytes) {
@@ -177,22 +190,47 @@ void StdioTransport::ReadLoop() {
   FinishPeer();
 }
 
+bool StdioTransport::WaitWritable() {
+  for (;;) {
+    pollfd fd = {out_fd_, POLLOUT, 0};
+    int n = poll(&fd, 1, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    // POLLERR or POLLHUP: the next write says what happened.
+    return (fd.revents & POLLNVAL) == 0;
+  }
+}
+
 // Writes `batch` whole, in order, with as few writev calls as it takes.
 // False when the reader went away.
 bool StdioTransport::WriteBatch(std::deque<std::string>& batch) {
-  size_t first = 0;    // the message the next write starts in
-  size_t offset = 0;   // bytes of it already written
+  size_t first = 0;   // the message the next write starts in
+  size_t offset = 0;  // bytes of it already written
   while (first < batch.size()) {
     std::array<iovec, kMaxIov> iov;
     size_t count = 0;
-    for (size_t i = first; i < batch.size() && count < iov.size(); ++i, ++count) {
+    size_t bytes = 0;
+    for (size_t i = first; i < batch.size() && count < iov.size() && bytes < kMaxWriteBytes;
+         ++i, ++count) {
       const size_t skip = i == first ? offset : 0;
-      iov[count] = {batch[i].data() + skip, batch[i].size() - skip};
+      const size_t len = std::min(batch[i].size() - skip, kMaxWriteBytes - bytes);
+      iov[count] = {batch[i].data() + skip, len};
+      bytes += len;
     }
     ssize_t n = writev(out_fd_, iov.data(), static_cast<int>(count));
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // A non-blocking `out` that is full: the client has not gone away.
+      if (!WaitWritable()) return false;
+      continue;
+    }
     if (n <= 0) return false;
     size_t written = static_cast<size_t>(n);
+    {
+      absl::MutexLock lock(&mu_);
+      batch_unwritten_ -= std::min(batch_unwritten_, written);
+      stall_.Progress();
+    }
     while (written > 0) {
       const size_t left = batch[first].size() - offset;
       if (written < left) {
@@ -220,6 +258,7 @@ void StdioTransport::WriteLoop() {
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) break;  // closed, and everything written
       batch.swap(queue_);
+      batch_unwritten_ = queued_bytes_;
       queued_bytes_ = 0;
       writing_ = true;  // a Send must not write between these messages
     }
@@ -227,6 +266,7 @@ void StdioTransport::WriteLoop() {
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
+      batch_unwritten_ = 0;
     }
     if (!written) {
       Close();

@@ -11,22 +11,33 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+
+#include "clients/acp/input_budget.h"
+#include "clients/acp/output_stall.h"
 
 namespace raw::acp {
 
-// The default cap on one message, on stdio and on the WebSocket alike: the
-// TS SDK's own (DEFAULT_MAX_MESSAGE_BYTES).
-inline constexpr size_t kDefaultMaxMessageBytes = 32u << 20;
+// The default cap on one message, on stdio and on the WebSocket alike:
+// 16 MiB, the most rawd takes in one request (daemon/app/daemon.cc,
+// kMaxRequestBytes). A larger message could not become a request to rawd
+// anyway: a 20 MiB prompt would be read, parsed and sent, only for rawd to
+// refuse it with gRPC's "Received message larger than max". (The TS SDK's
+// own default is 32 MiB.)
+inline constexpr size_t kDefaultMaxMessageBytes = 16u << 20;
 
-// The most output a connection keeps queued for a client that does not read
-// it: 64 MiB, or twice the message cap when that is larger (so that the
-// largest message always fits). Past it the connection is closed, as when
-// the client goes away: without a bound, a stalled client would make
-// raw-acp keep every update of every turn in memory.
-inline constexpr size_t OutputQueueLimit(size_t max_message_bytes) {
-  constexpr size_t kMinimum = size_t{64} << 20;
-  return max_message_bytes > kMinimum / 2 ? 2 * max_message_bytes : kMinimum;
-}
+// The most input one connection keeps read but not yet handled (see
+// input_budget.h): twice the message cap, so that one message can be
+// handled while the next is read.
+inline constexpr size_t InputBudgetLimit(size_t max_message_bytes) { return 2 * max_message_bytes; }
+
+// The output a connection keeps queued for a client that reads it too
+// slowly is bounded by OutputStallRule (output_stall.h): past
+// OutputQueueLimit (64 MiB, or twice the message cap when that is larger)
+// with nothing written for 10 s, or past OutputHardLimit (16 times that)
+// at all, the connection is closed, as when the client goes away: without
+// a bound, a stalled client would make raw-acp keep every update of every
+// turn in memory.
 
 class Transport {
  public:
@@ -40,13 +51,22 @@ class Transport {
   virtual void Close() = 0;
 };
 
-// What reads a connection. The transport calls OnMessage once per received
-// message, in order, and OnClosed once when the other side goes away (EOF,
-// a closed socket) or after Close(); never concurrently.
+// What reads a connection. The transport calls OnMessageWithClaim once per
+// received message, in order, and OnClosed once when the other side goes
+// away (EOF, a closed socket) or after Close(); never concurrently.
 class Peer {
  public:
   virtual ~Peer() = default;
   virtual void OnMessage(std::string message) = 0;
+  // With the message's claim on the connection's input budget: its bytes
+  // count as unhandled (and hold the reader back) until the last copy of
+  // `claim` is gone. A peer that hands the message on to another thread
+  // keeps the claim with it until it is handled; by default the claim is
+  // given back when OnMessage returns.
+  virtual void OnMessageWithClaim(std::string message, InputClaim claim) {
+    OnMessage(std::move(message));
+    claim.Release();
+  }
   virtual void OnClosed() = 0;
 };
 

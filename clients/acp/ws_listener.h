@@ -4,6 +4,14 @@
 // Transport handed to the PeerFactory. The socket is served by
 // web::LocalServer, so it binds loopback only and checks Host, Origin and
 // the access token (`Authorization: Bearer TOKEN` or `?token=TOKEN`).
+//
+// Output: each connection keeps its own queue and hands the server a frame
+// at a time (up to a small window), as extendable frames whose render is
+// called when their write begins: so it knows the writer's progress and
+// applies OutputStallRule, as StdioTransport does. A stalled client's
+// queue is dropped and its peer gets OnClosed at once (its turns are
+// interrupted, its leases released); the socket itself goes when the
+// client does or its idle timeout drops it, holding at most the window.
 #pragma once
 
 #include <cstddef>
@@ -28,10 +36,14 @@ struct AcpListenOptions {
   // Origins allowed besides the server's own, e.g. a client's web page.
   std::vector<std::string> allowed_origins;
   // A longer message closes its socket with 1009 (its turns are
-  // interrupted, as when the client goes away). More than
-  // OutputQueueLimit(max_message_bytes) of output left unread drops the
-  // socket, with the same effect.
+  // interrupted, as when the client goes away). Output the client leaves
+  // unread by OutputStallRule (output_stall.h) ends the connection with
+  // the same effect; zero limits take the defaults for max_message_bytes.
+  // Each connection's input read but not yet handled is held to
+  // InputBudgetLimit(max_message_bytes): past it, the next frame is read
+  // only once the peer has handled enough.
   size_t max_message_bytes = kDefaultMaxMessageBytes;
+  OutputLimits output_limits;
   // At least 2. At most max_connections - 1 of them may be sockets that
   // have not shown the token; a new one closes the oldest of those
   // (web::LocalServer), so they cannot keep out a client with it.
@@ -43,7 +55,6 @@ inline constexpr char kAcpPath[] = "/acp";
 
 class AcpWebSocketListener {
  public:
-  explicit AcpWebSocketListener(std::unique_ptr<web::LocalServer> server);
   ~AcpWebSocketListener();  // Stop()
 
   uint16_t port() const;
@@ -55,12 +66,22 @@ class AcpWebSocketListener {
   // Closes every connection (each peer gets OnClosed) and the listener.
   void Stop();
 
+  // The input budgets of the connections (opaque outside ws_listener.cc).
+  struct Budgets;
+
  private:
+  AcpWebSocketListener(std::unique_ptr<web::LocalServer> server, std::shared_ptr<Budgets> budgets);
+  friend absl::StatusOr<std::unique_ptr<AcpWebSocketListener>> ServeAcpWebSocket(
+      const AcpListenOptions& options, PeerFactory factory);
+
   std::unique_ptr<web::LocalServer> server_;
+  // Closed by Stop() first: a connection's reader may wait for the event
+  // loop to handle its input, and the loop may have stopped.
+  std::shared_ptr<Budgets> budgets_;
 };
 
 // Starts serving; the listener runs until Stop() or its destruction.
-absl::StatusOr<std::unique_ptr<AcpWebSocketListener>> ServeAcpWebSocket(const AcpListenOptions& options,
-                                                                        PeerFactory factory);
+absl::StatusOr<std::unique_ptr<AcpWebSocketListener>> ServeAcpWebSocket(
+    const AcpListenOptions& options, PeerFactory factory);
 
 }  // namespace raw::acp

@@ -111,8 +111,8 @@ function frameAnswer(text) {
 async function sizesScenario() {
   const init = (pad) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
                                          params: { protocolVersion: 1, pad: "x".repeat(pad) } });
-  const under = await frameAnswer(init(20 << 20));
-  const over = await frameAnswer(init(33 << 20));
+  const under = await frameAnswer(init(12 << 20));
+  const over = await frameAnswer(init(17 << 20));
   child.kill("SIGTERM");
   return { under, over, exit: await exited };
 }

@@ -2,13 +2,16 @@
 #include "clients/acp/ws_listener.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/clients/web/support/ws_test_client.h"
 
@@ -31,7 +34,8 @@ struct PeerLog {
 // Echoes every message; "bye" makes it close the transport.
 class EchoPeer : public Peer {
  public:
-  EchoPeer(std::shared_ptr<Transport> transport, PeerLog* log) : transport_(std::move(transport)), log_(log) {}
+  EchoPeer(std::shared_ptr<Transport> transport, PeerLog* log)
+      : transport_(std::move(transport)), log_(log) {}
   void OnMessage(std::string message) override {
     {
       absl::MutexLock lock(&log_->mu);
@@ -97,6 +101,121 @@ TEST(AcpWebSocketListener, EchoesHundredMessagesInOrder) {
   EXPECT_EQ(log.closed.load(), 1);
 }
 
+// The transports' clock, moved by the test.
+class TestClock {
+ public:
+  absl::Time Now() {
+    absl::MutexLock lock(&mu_);
+    return now_;
+  }
+  void Advance(absl::Duration d) {
+    absl::MutexLock lock(&mu_);
+    now_ += d;
+  }
+  std::function<absl::Time()> Fn() {
+    return [this] { return Now(); };
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::Time now_ = absl::FromUnixSeconds(1000000);
+};
+
+// A replay burst into a client that reads slowly but steadily (1 s of the
+// transport's clock per 1 MiB message, 24 s in all, against a 10 s stall
+// window): the queue stays far past the soft limit, yet the writer keeps
+// making progress, so the connection stays and every message arrives.
+TEST(AcpWebSocketListener, ASlowButSteadyReaderGetsEverythingPastTheSoftLimit) {
+  PeerLog log;
+  TestClock clock;
+  AcpListenOptions listen;
+  listen.output_limits = {
+      .soft_bytes = 2u << 20, .stall_window = absl::Seconds(10), .clock = clock.Fn()};
+  auto listener = Listen(&log, listen);
+  ASSERT_TRUE(listener);
+  auto client = WsTestClient::Connect(WithBearer(*listener));
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->SendText("hello").ok());  // the peer is open once it is echoed
+  ASSERT_EQ((*client)->Read().value_or(""), "hello");
+  std::shared_ptr<Transport> transport;
+  {
+    absl::MutexLock lock(&log.mu);
+    transport = log.last_transport;
+  }
+  constexpr int kMessages = 24;
+  constexpr int kAhead = 8;  // messages sent ahead of the reader: 8 MiB queued
+  absl::Mutex mu;
+  int read = 0;
+  std::thread sender([&] {
+    for (int i = 0; i < kMessages; ++i) {
+      {
+        absl::MutexLock lock(&mu);
+        auto room = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return read >= i - kAhead; };
+        mu.Await(absl::Condition(&room));
+      }
+      if (!transport->Send(absl::StrCat(i, ":", std::string(1u << 20, 'a' + i % 26)))) {
+        ADD_FAILURE() << "the connection closed at message " << i;
+        return;
+      }
+    }
+  });
+  for (int i = 0; i < kMessages; ++i) {
+    clock.Advance(absl::Seconds(1));
+    auto message = (*client)->Read();
+    if (!message.ok()) {
+      ADD_FAILURE() << "message " << i << ": " << message.status();
+      break;
+    }
+    EXPECT_EQ(message->substr(0, message->find(':')), absl::StrCat(i));
+    EXPECT_EQ(message->size(), absl::StrCat(i).size() + 1 + (1u << 20));
+    absl::MutexLock lock(&mu);
+    ++read;
+  }
+  {
+    absl::MutexLock lock(&mu);
+    read = kMessages;  // frees a sender stopped early
+  }
+  sender.join();
+  EXPECT_EQ(log.closed.load(), 0);
+}
+
+// A client that stops reading: past the soft limit, once nothing was
+// written for the stall window, the next message ends its connection (the
+// peer's OnClosed), as if it had gone away.
+TEST(AcpWebSocketListener, AClientThatStopsReadingLosesItsConnection) {
+  PeerLog log;
+  TestClock clock;
+  AcpListenOptions listen;
+  listen.output_limits = {
+      .soft_bytes = 2u << 20, .stall_window = absl::Seconds(10), .clock = clock.Fn()};
+  auto listener = Listen(&log, listen);
+  ASSERT_TRUE(listener);
+  auto client = WsTestClient::Connect(WithBearer(*listener));
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->SendText("hello").ok());
+  ASSERT_EQ((*client)->Read().value_or(""), "hello");
+  std::shared_ptr<Transport> transport;
+  {
+    absl::MutexLock lock(&log.mu);
+    transport = log.last_transport;
+  }
+  // Past the soft limit at once: kept while the window runs.
+  const std::string message(1u << 20, 'x');
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(transport->Send(message)) << i;
+  EXPECT_EQ(log.closed.load(), 0);
+  // Each message now comes 11 s after the one before: once the kernel's
+  // buffers are full, the next one finds the writer stuck for longer than
+  // the window.
+  int sent = 0;
+  do {
+    clock.Advance(absl::Seconds(11));
+  } while (++sent < 200 && transport->Send(message));
+  EXPECT_LT(sent, 200) << "never closed";
+  log.first_closed.WaitForNotification();
+  EXPECT_EQ(log.closed.load(), 1);
+  EXPECT_FALSE(transport->Send("{}"));
+}
+
 TEST(AcpWebSocketListener, TokenInQueryIsAccepted) {
   PeerLog log;
   auto listener = Listen(&log);
@@ -115,7 +234,8 @@ TEST(AcpWebSocketListener, RefusesMissingOrWrongToken) {
   auto listener = Listen(&log);
   ASSERT_TRUE(listener);
   std::string wrong_same_length(listener->token().size(), 'a');
-  for (const std::string& header : {std::string(), "Bearer " + wrong_same_length, std::string("Bearer short")}) {
+  for (const std::string& header :
+       {std::string(), "Bearer " + wrong_same_length, std::string("Bearer short")}) {
     WsConnectOptions options;
     options.port = listener->port();
     if (!header.empty()) options.headers = {{"Authorization", header}};

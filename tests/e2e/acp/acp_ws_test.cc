@@ -49,8 +49,8 @@ TEST_F(AcpTest, WebSocketListenerStoppedBySignalInterruptsItsTurns) {
   EXPECT_EQ(GetSession(id).writer(), "");
 }
 
-// The WebSocket's message cap is the stdio one (32 MiB by default): a 20 MiB
-// frame is answered; a longer one closes the socket unanswered (with 1009,
+// The WebSocket's message cap is the stdio one (16 MiB by default, what
+// rawd takes in one request): a 12 MiB frame is answered; a longer one closes the socket unanswered (with 1009,
 // which the client may not get to read: the server stops reading the frame
 // and closes while the client still sends it, and the connection reset
 // then reads as 1006).
