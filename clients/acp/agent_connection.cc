@@ -56,6 +56,11 @@ AgentConnection::AgentConnection(std::shared_ptr<Transport> transport, EventLoop
   // with SIGKILL (the daemon sees the lease's connection end).
   bridge_context_.identity = {absl::StrCat("raw-acp (pid ", getpid(), ")"), "raw-acp", getpid(),
                               /*interrupt_on_release=*/true};
+  // A deleted session is no longer open here: its requests get -32002, and
+  // it no longer counts against the cap.
+  bridge_context_.session_gone = [this, alive = alive_](const std::string& session_id) {
+    if (*alive) ShutDownBridge(session_id, nullptr);
+  };
 }
 
 AgentConnection::~AgentConnection() { *alive_ = false; }
@@ -103,6 +108,13 @@ void AgentConnection::OnNotification(const std::string& method, const Json& para
 }
 
 bool AgentConnection::OnCancelled(const Json& id) {
+  if (initializing_ && *initializing_ == id) {
+    // Answered -32800 by JsonRpc; the connection is not initialized, and
+    // initialize may be sent again.
+    initializing_.reset();
+    initialized_ = false;
+    return false;
+  }
   // A prompt cancelled this way is interrupted like session/cancel and
   // answers `cancelled` after its turn's last update (a -32800 now would
   // come before them, and the session would still be busy after it);
@@ -130,7 +142,8 @@ bool AgentConnection::OnCancelled(const Json& id) {
 
 void AgentConnection::Initialize(const Json& id, const Json& params) {
   if (initialized_) {
-    rpc_.ReplyError(id, {rpc_code::kInvalidRequest, "the connection is already initialized", nullptr});
+    rpc_.ReplyError(id,
+                    {rpc_code::kInvalidRequest, "the connection is already initialized", nullptr});
     return;
   }
   auto version = params.find("protocolVersion");
@@ -138,14 +151,17 @@ void AgentConnection::Initialize(const Json& id, const Json& params) {
     rpc_.ReplyError(id, InvalidParams("\"protocolVersion\" must be an integer"));
     return;
   }
+  // Taken back when the request is cancelled before its answer.
   initialized_ = true;
+  initializing_ = id;
   // Clients that send clientInfo postdate the update kinds usage_update and
   // session_info_update (older SDKs reject those): see docs/acp.md.
   const Json info = params.value("clientInfo", Json());
   bridge_context_.newer_updates = info.is_object() && info.contains("name");
   std::string client_name = bridge_context_.newer_updates ? StringParam(info, "name") : "";
   if (!client_name.empty()) {
-    bridge_context_.identity.name = absl::StrCat("raw-acp for ", client_name, " (pid ", getpid(), ")");
+    bridge_context_.identity.name =
+        absl::StrCat("raw-acp for ", client_name, " (pid ", getpid(), ")");
   }
   // Whether images are offered depends on the agent's model: ask rawd
   // first (a daemon that cannot be reached offers none; session/new then
@@ -164,6 +180,8 @@ void AgentConnection::Initialize(const Json& id, const Json& params) {
 }
 
 void AgentConnection::ReplyInitialize(const Json& id, bool images) {
+  if (!initializing_ || *initializing_ != id) return;  // cancelled meanwhile
+  initializing_.reset();
   // Raw works with its own tools whatever fs/terminal the client offers.
   Json result = {
       {"protocolVersion", kAcpVersion},
@@ -392,8 +410,8 @@ void AgentConnection::StartBridge(uint64_t open, const std::string& session_id,
     auto it = sessions_.find(session_id);
     if (!status.ok() || it == sessions_.end()) {
       opens_.erase(pending);
-      RpcError error = ErrorFromStatus(status.ok() ? absl::CancelledError("the session was closed")
-                                                   : status);
+      RpcError error =
+          ErrorFromStatus(status.ok() ? absl::CancelledError("the session was closed") : status);
       if (absl::IsNotFound(status)) {
         error.code = rpc_code::kResourceNotFound;
         error.data = {{"sessionId", session_id}};
@@ -444,7 +462,9 @@ void AgentConnection::StartBridge(uint64_t open, const std::string& session_id,
     for (const v1::SessionMcpServer& s : servers) *request.add_servers() = s;
     calls_.Call<v1::SetSessionMcpServersResponse>(
         [request](client::RawClient& c) { return c.SetSessionMcpServers(request); },
-        [finish](const absl::StatusOr<v1::SetSessionMcpServersResponse>& r) { finish(r.status()); });
+        [finish](const absl::StatusOr<v1::SetSessionMcpServersResponse>& r) {
+          finish(r.status());
+        });
   };
   sessions_[session_id] =
       std::make_unique<SessionBridge>(bridge_context_, session_id, how, std::move(opened));
@@ -475,10 +495,10 @@ void AgentConnection::SendCommands(const std::string& session_id) {
        {"description", "List the agents, or choose one before the first prompt"},
        {"input", {{"hint", "agent name"}}}},
   });
-  rpc_.Notify("session/update",
-              Json{{"sessionId", session_id},
-                   {"update", {{"sessionUpdate", "available_commands_update"},
-                               {"availableCommands", std::move(commands)}}}});
+  rpc_.Notify("session/update", Json{{"sessionId", session_id},
+                                     {"update",
+                                      {{"sessionUpdate", "available_commands_update"},
+                                       {"availableCommands", std::move(commands)}}}});
 }
 
 void AgentConnection::ListSessions(const Json& id, const Json& params) {
@@ -505,8 +525,8 @@ void AgentConnection::ListPage(const Json& id, const std::string& cwd, const std
           if (!cwd.empty() && s.cwd() != cwd) continue;
           Json info = {{"sessionId", s.id()}, {"cwd", s.cwd()}};
           if (!s.title().empty()) info["title"] = s.title();
-          int64_t updated = s.last_activity_unix_ms() > 0 ? s.last_activity_unix_ms()
-                                                          : s.created_at_unix_ms();
+          int64_t updated =
+              s.last_activity_unix_ms() > 0 ? s.last_activity_unix_ms() : s.created_at_unix_ms();
           if (updated > 0) info["updatedAt"] = IsoTime(updated);
           sessions.push_back(std::move(info));
         }
@@ -568,8 +588,8 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
     request->set_lease_id(it->second->lease_id());
     if (request->has_approval_mode()) {
       ConfigureMode(id, session_id, *request, [this, id](const v1::ConfigureSessionResponse& r) {
-        rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r.session(), agents_, models_,
-                                                            r.approval_mode())}});
+        rpc_.Reply(id, Json{{"configOptions",
+                             ConfigOptions(r.session(), agents_, models_, r.approval_mode())}});
       });
       return;
     }
@@ -593,7 +613,8 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
             open->second->Refresh();
             told = open->second->told_mode();
           }
-          rpc_.Reply(id, Json{{"configOptions", ConfigOptions(r->session(), agents_, models_, mode)}});
+          rpc_.Reply(id,
+                     Json{{"configOptions", ConfigOptions(r->session(), agents_, models_, mode)}});
           // Another agent may bring another approval mode with it.
           if (mode != told) NotifyMode(session_id, mode);
         });
@@ -617,8 +638,9 @@ void AgentConnection::SetMode(const Json& id, const Json& params) {
   request.set_session_id(bridge->id());
   request.set_lease_id(bridge->lease_id());
   request.set_approval_mode(*mode);
-  ConfigureMode(id, bridge->id(), std::move(request),
-                [this, id](const v1::ConfigureSessionResponse&) { rpc_.Reply(id, Json::object()); });
+  ConfigureMode(
+      id, bridge->id(), std::move(request),
+      [this, id](const v1::ConfigureSessionResponse&) { rpc_.Reply(id, Json::object()); });
 }
 
 void AgentConnection::ConfigureMode(const Json& id, const std::string& session_id,
@@ -642,9 +664,10 @@ void AgentConnection::NotifyMode(const std::string& session_id, const std::strin
   if (auto open = sessions_.find(session_id); open != sessions_.end()) {
     open->second->set_told_mode(mode);
   }
-  rpc_.Notify("session/update", Json{{"sessionId", session_id},
-                                     {"update", {{"sessionUpdate", "current_mode_update"},
-                                                 {"currentModeId", mode}}}});
+  rpc_.Notify(
+      "session/update",
+      Json{{"sessionId", session_id},
+           {"update", {{"sessionUpdate", "current_mode_update"}, {"currentModeId", mode}}}});
 }
 
 std::string AgentConnection::CurrentMode(const SessionBridge& bridge) const {

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,10 @@ class AgentConnection : public JsonRpc::Handler {
   DaemonCalls calls_;
   BridgeContext bridge_context_;
   bool initialized_ = false;
+  // The initialize request waiting for its answer (rawd's agents and
+  // models); a $/cancel_request for it makes the connection uninitialized
+  // again.
+  std::optional<Json> initializing_;
   bool closing_ = false;
   std::map<std::string, std::unique_ptr<SessionBridge>> sessions_;
   std::map<uint64_t, PendingOpen> opens_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "clients/acp/permissions.h"
+#include "clients/acp/session_modes.h"
 #include "clients/acp/stop_reason.h"
 #include "clients/present/compaction_text.h"
 #include "clients/present/turn_end.h"
@@ -18,8 +19,7 @@ namespace raw::acp {
 using client::HandoverGate;
 using client::SessionLease;
 
-SessionBridge::SessionBridge(BridgeContext context, std::string session_id, Open how,
-                             Opened opened)
+SessionBridge::SessionBridge(BridgeContext context, std::string session_id, Open how, Opened opened)
     : ctx_(std::move(context)), id_(std::move(session_id)), how_(how), opened_(std::move(opened)) {
   client::SessionController::Options options;
   options.connect = ctx_.connect;
@@ -74,8 +74,8 @@ void SessionBridge::OnHistory(const absl::Status& status, const std::vector<v1::
                               bool) {
   if (how_ != Open::kLoad || history_done_) return;
   if (!status.ok()) {
-    FailOpen(absl::Status(status.code(), absl::StrCat("reading the session's history: ",
-                                                       status.message())));
+    FailOpen(absl::Status(status.code(),
+                          absl::StrCat("reading the session's history: ", status.message())));
     return;
   }
   // Pages come newest first, each oldest first.
@@ -146,20 +146,69 @@ void SessionBridge::OnLeaseChange(SessionLease::Change change, SessionLease::Sta
 }
 
 void SessionBridge::ChooseModeAgain() {
+  ++choosing_mode_;
+  const std::string lease_id = controller_->lease().lease_id();
   v1::ConfigureSessionRequest request;
   request.set_session_id(id_);
-  request.set_lease_id(controller_->lease().lease_id());
+  request.set_lease_id(lease_id);
   request.set_approval_mode(approval_mode_);
-  // On failure the turns of this lease run with the agent's own mode (rawd
-  // never applies a mode it refused); the log says so.
+  // On the connection's calls, whose order is not that of the controller's
+  // StartTurn: a prompt's turn waits for this answer (RunPrompt).
   ctx_.calls->Call<v1::ConfigureSessionResponse>(
       [request](client::RawClient& c) { return c.ConfigureSession(request); },
-      [id = id_](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
-        if (!r.ok()) {
-          RAW_LOG(Warning) << "session " << id
-                           << ": choosing the approval mode again: " << r.status();
+      [this, alive = alive_, lease_id](const absl::StatusOr<v1::ConfigureSessionResponse>& r) {
+        if (!*alive) return;
+        auto done = [this] {
+          --choosing_mode_;
+          RunAfterSetup();
+        };
+        if (r.ok()) {
+          done();
+          return;
         }
+        RAW_LOG(Warning) << "session " << id_
+                         << ": choosing the approval mode again: " << r.status();
+        if (!controller_->can_write() || controller_->lease().lease_id() != lease_id) {
+          done();  // the lease went meanwhile: chosen again at the next grant
+          return;
+        }
+        // rawd never applies a mode it refused: the turns of this lease run
+        // with the agent's own mode, which the client is told.
+        approval_mode_.clear();
+        TellAgentMode(done);
       });
+}
+
+void SessionBridge::TellAgentMode(std::function<void()> then) {
+  ctx_.calls->Call<v1::ListAgentsResponse>(
+      [](client::RawClient& c) { return c.ListAgents(v1::ListAgentsRequest()); },
+      [this, alive = alive_, then](const absl::StatusOr<v1::ListAgentsResponse>& agents) {
+        if (!*alive) return;
+        if (agents.ok()) {
+          const std::vector<v1::AgentInfo> list(agents->agents().begin(), agents->agents().end());
+          const std::string mode = AgentMode(list, session().agent());
+          if (mode != told_mode_) {
+            told_mode_ = mode;
+            ctx_.rpc->Notify(
+                "session/update",
+                Json{{"sessionId", id_},
+                     {"update",
+                      {{"sessionUpdate", "current_mode_update"}, {"currentModeId", mode}}}});
+          }
+        } else {
+          RAW_LOG(Warning) << "session " << id_ << ": listing the agents: " << agents.status();
+        }
+        then();
+      });
+}
+
+void SessionBridge::RunAfterSetup() {
+  if (choosing_mode_ > 0 || applying_servers_ || !after_setup_) return;
+  auto then = std::move(after_setup_);
+  after_setup_ = nullptr;
+  absl::Status status = std::move(setup_error_);
+  setup_error_ = absl::OkStatus();
+  then(status);
 }
 
 void SessionBridge::SetMcpServersWhenWriting(std::vector<v1::SessionMcpServer> servers) {
@@ -191,12 +240,10 @@ void SessionBridge::ApplyMcpServers() {
           // Tried again at the next grant when the lease went meanwhile;
           // otherwise rawd refused them for good.
           if (controller_->can_write()) servers_.reset();
+          // The prompt waiting for them fails with rawd's reason.
+          if (after_setup_) setup_error_ = status;
         }
-        if (after_servers_) {
-          auto then = std::move(after_servers_);
-          after_servers_ = nullptr;
-          then(status);
-        }
+        RunAfterSetup();
       });
 }
 
@@ -221,7 +268,32 @@ void SessionBridge::OnEvent(const v1::Event& event) {
     held_.push_back(event);
     return;
   }
+  // Whether the event is the operation a start in flight started is known
+  // with its answer (its events may come first).
+  if (starts_pending_ > 0) {
+    unplaced_.push_back(event);
+    return;
+  }
   Handle(event);
+}
+
+void SessionBridge::StartSent() {
+  turn_->start = ++starts_sent_;
+  turn_->starting = true;
+  ++starts_pending_;
+}
+
+void SessionBridge::StartAnswered(uint64_t start, const absl::Status& status,
+                                  const std::string& operation_id) {
+  --starts_pending_;
+  if (turn_ && turn_->start == start) {
+    turn_->starting = false;
+    if (status.ok()) turn_->turn_id = operation_id;
+  }
+  if (starts_pending_ > 0) return;
+  std::vector<v1::Event> events = std::move(unplaced_);
+  unplaced_.clear();
+  for (const v1::Event& event : events) Handle(event);
 }
 
 void SessionBridge::Update(Json update) {
@@ -239,10 +311,9 @@ void SessionBridge::Update(Json update) {
 }
 
 void SessionBridge::Handle(const v1::Event& event) {
-  if (turn_ && turn_->turn_id.empty() &&
-      (turn_->compaction ? event.has_compaction_started() : event.has_turn_started())) {
-    turn_->turn_id = event.turn_id();
-  }
+  // Only the operation rawd started for the prompt is the prompt's: not a
+  // turn of the holder this bridge is taking the lease from, nor one that
+  // follows an operation whose start event was never recorded.
   const bool own = turn_ && !turn_->turn_id.empty() && event.turn_id() == turn_->turn_id;
   if (event.has_turn_ended() && !lost_turn_.empty() && event.turn_id() == lost_turn_) {
     LostTurnEnded();  // the restarted daemon recorded its end
@@ -268,8 +339,8 @@ void SessionBridge::Handle(const v1::Event& event) {
       AskPermissions(event.approval_requested());
       break;
     case v1::Event::kApprovalResolved:
-      if (turn_->approval && turn_->approval->request.request_id() ==
-                                 event.approval_resolved().request_id()) {
+      if (turn_->approval &&
+          turn_->approval->request.request_id() == event.approval_resolved().request_id()) {
         // Resolved without (all of) this client's answers: a timeout or
         // another client. The client's open dialogs are withdrawn.
         DropPermissionRequests();
@@ -280,8 +351,8 @@ void SessionBridge::Handle(const v1::Event& event) {
       break;
     case v1::Event::kCompactionEnded:
       if (turn_->compaction) {
-        Update(TextChunk("agent_message_chunk",
-                         present::Capitalized(present::CompactionEndedText(event.compaction_ended()))));
+        Update(TextChunk("agent_message_chunk", present::Capitalized(present::CompactionEndedText(
+                                                    event.compaction_ended()))));
         EndTurn(turn_->cancel_requested ? "cancelled" : "end_turn");
       }
       break;
@@ -306,11 +377,12 @@ void SessionBridge::AskPermissions(const v1::ApprovalRequested& request) {
   // The calls' tool_call updates went out with their batch, before this.
   for (const v1::ApprovalCall& call : request.calls()) {
     if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
-    Json id = ctx_.rpc->Request(
-        "session/request_permission", PermissionRequest(id_, call, mapper_ ? session().cwd() : ""),
-        [this, request_id = request.request_id(), call](const RpcResponse& response) {
-          OnPermission(request_id, call, response);
-        });
+    Json id = ctx_.rpc->Request("session/request_permission",
+                                PermissionRequest(id_, call, mapper_ ? session().cwd() : ""),
+                                [this, alive = alive_, request_id = request.request_id(),
+                                 call](const RpcResponse& response) {
+                                  if (*alive) OnPermission(request_id, call, response);
+                                });
     turn_->approval->asked[call.call_id()] = id;
   }
 }
@@ -334,7 +406,8 @@ void SessionBridge::OnPermission(const std::string& request_id, const v1::Approv
   ctx_.calls->Call<v1::RespondToApprovalResponse>(
       [answer](client::RawClient& c) { return c.RespondToApproval(answer); },
       [id = id_](const absl::StatusOr<v1::RespondToApprovalResponse>& r) {
-        if (!r.ok()) RAW_LOG(Warning) << "session " << id << ": answering an approval: " << r.status();
+        if (!r.ok())
+          RAW_LOG(Warning) << "session " << id << ": answering an approval: " << r.status();
       });
 }
 
@@ -344,6 +417,11 @@ void SessionBridge::DropPermissionRequests() {
     ctx_.rpc->CancelRequest(request_id);
   }
   turn_->approval.reset();
+}
+
+void SessionBridge::ClearTurn() {
+  DropPermissionRequests();
+  turn_.reset();
 }
 
 // --- prompts ---
@@ -357,7 +435,8 @@ absl::Status SessionBridge::HeldElsewhere(const std::string& holder) const {
 
 absl::Status SessionBridge::CheckWrite() {
   if (!controller_->connected()) {
-    return absl::UnavailableError("raw-acp is not connected to rawd (it is reconnecting); try again");
+    return absl::UnavailableError(
+        "raw-acp is not connected to rawd (it is reconnecting); try again");
   }
   const SessionLease& lease = controller_->lease();
   if (controller_->can_write()) return absl::OkStatus();
@@ -408,7 +487,7 @@ void SessionBridge::PromptAfterLease(const Json& id, AcpPrompt prompt) {
   auto shared = std::make_shared<AcpPrompt>(std::move(prompt));
   after_lease_ = [this, id, shared](const absl::Status& refused) {
     if (!turn_ || turn_->prompt_id != id) return;
-    turn_.reset();
+    ClearTurn();
     if (!refused.ok()) {
       RefusePrompt(id, refused);
       return;
@@ -429,40 +508,40 @@ void SessionBridge::RunPrompt(const Json& id, AcpPrompt prompt) {
   // A prompt with images is never a command.
   if (prompt.images.empty() && RunCommand(prompt.text)) return;
   auto shared = std::make_shared<AcpPrompt>(std::move(prompt));
-  if (applying_servers_) {
-    // The turn's tools include the client's MCP servers: it starts once
-    // they are the session's own.
-    after_servers_ = [this, id, shared](const absl::Status& status) {
+  if (choosing_mode_ > 0 || applying_servers_) {
+    // rawd reads the approval mode and the tools when it plans the turn:
+    // it starts once the mode this client chose is chosen again and the
+    // client's MCP servers are the session's own.
+    after_setup_ = [this, id, shared](const absl::Status& status) {
       if (!turn_ || turn_->prompt_id != id) return;
       if (!status.ok()) {
         EndTurn(status);
         return;
       }
-      StartTurn(id, *shared);
+      StartTurn(*shared);
     };
     return;
   }
-  StartTurn(id, *shared);
+  StartTurn(*shared);
 }
 
-void SessionBridge::StartTurn(const Json& id, AcpPrompt& prompt) {
-  auto done = [this, id](const absl::Status& status) {
-    if (status.ok() || !turn_ || turn_->prompt_id != id) return;
+void SessionBridge::StartTurn(AcpPrompt& prompt) {
+  const uint64_t start = starts_sent_ + 1;
+  auto done = [this, start](const absl::Status& status, const std::string& turn_id) {
+    StartAnswered(start, status, turn_id);
+    if (status.ok() || !turn_ || turn_->start != start) return;
     // A cancel that reached the turn while rawd prepared it ends it before
     // it starts (CANCELLED): the prompt answers `cancelled`, never an error.
-    if (turn_->cancel_requested) {
-      EndTurn(std::string("cancelled"));
-      return;
-    }
-    turn_.reset();
-    ctx_.rpc->ReplyError(id, ErrorFromStatus(status));
+    EndTurn(turn_->cancel_requested ? absl::StatusOr<std::string>("cancelled")
+                                    : absl::StatusOr<std::string>(status));
   };
-  absl::Status started = controller_->StartTurn(prompt.text, done, std::move(prompt.images));
+  absl::Status started =
+      controller_->StartTurnWithId(prompt.text, std::move(done), std::move(prompt.images));
   if (!started.ok()) {
-    turn_.reset();
-    ctx_.rpc->ReplyError(id, ErrorFromStatus(started));
+    EndTurn(started);
     return;
   }
+  StartSent();
 }
 
 void SessionBridge::Cancel() {
@@ -471,8 +550,9 @@ void SessionBridge::Cancel() {
     EndTurn(std::string("cancelled"));
     return;
   }
-  if (after_servers_) {  // the turn has not started
-    after_servers_ = nullptr;
+  if (after_setup_) {  // the turn has not started
+    after_setup_ = nullptr;
+    setup_error_ = absl::OkStatus();
     EndTurn(std::string("cancelled"));
     return;
   }
@@ -489,19 +569,41 @@ void SessionBridge::Cancel() {
 void SessionBridge::Interrupt() {
   if (!turn_ || turn_->interrupted) return;
   turn_->interrupted = true;
-  absl::Status s = controller_->Interrupt([id = id_](const absl::Status& status) {
-    if (!status.ok()) RAW_LOG(Warning) << "session " << id << ": interrupting: " << status;
-  });
+  // (The controller runs no callback after it is gone, nor after this
+  // bridge, which owns it.)
+  absl::Status s = controller_->InterruptWithOutcome(
+      [this, prompt_id = turn_->prompt_id](const absl::Status& status, bool interrupted) {
+        if (!status.ok()) {
+          RAW_LOG(Warning) << "session " << id_ << ": interrupting: " << status;
+        } else if (!interrupted) {
+          NothingToInterrupt(prompt_id);
+        }
+      });
   if (!s.ok()) RAW_LOG(Warning) << "session " << id_ << ": cannot interrupt: " << s;
+}
+
+void SessionBridge::NothingToInterrupt(const Json& prompt_id) {
+  if (!turn_ || turn_->prompt_id != prompt_id) return;  // it ended meanwhile
+  // A start still on its way decides: it is answered CANCELLED, or the
+  // controller interrupts the operation it started (whose end answers).
+  if (turn_->starting) return;
+  // The session shows an operation running: its end is on its way.
+  if (controller_->activity().busy()) return;
+  // rawd runs nothing for this prompt, and no end of it is coming: a
+  // cancelled prompt answers `cancelled` rather than never (and a prompt
+  // left running would refuse every later one).
+  RAW_LOG(Info) << "session " << id_ << ": nothing left to interrupt; the prompt ends cancelled";
+  EndTurn(std::string("cancelled"));
 }
 
 void SessionBridge::EndTurn(const absl::StatusOr<std::string>& stop_reason) {
   if (!turn_) return;
   Json id = turn_->prompt_id;
-  DropPermissionRequests();
-  turn_.reset();
+  ClearTurn();
   after_lease_ = nullptr;
   lease_deadline_.reset();
+  after_setup_ = nullptr;
+  setup_error_ = absl::OkStatus();
   if (stop_reason.ok()) {
     ctx_.rpc->Reply(id, Json{{"stopReason", *stop_reason}});
   } else {
@@ -514,8 +616,9 @@ void SessionBridge::Shutdown(std::function<void()> done) {
     shutdown_done_.push_back(std::move(done));
     return;
   }
-  if (turn_ && after_servers_) {  // the turn has not started
-    after_servers_ = nullptr;
+  if (turn_ && after_setup_) {  // the turn has not started
+    after_setup_ = nullptr;
+    setup_error_ = absl::OkStatus();
     EndTurn(std::string("cancelled"));
   }
   if (turn_ && turn_->command) {
@@ -611,8 +714,19 @@ void SessionBridge::LostTurnEnded() {
 }
 
 void SessionBridge::OnSessionGone(const absl::Status& status) {
-  FailOpen(status);
-  if (turn_) EndTurn(absl::NotFoundError(absl::StrCat("session ", id_, " is gone: ", status.message())));
+  if (gone_) return;
+  gone_ = true;
+  // Tests wait for this line.
+  RAW_LOG(Info) << "session " << id_ << " is gone: " << status.message();
+  if (!answered_open_) {
+    FailOpen(status);  // the connection drops this bridge
+    return;
+  }
+  if (turn_) {
+    EndTurn(absl::NotFoundError(absl::StrCat("session ", id_, " is gone: ", status.message())));
+  }
+  // Last: the connection lets go of this bridge.
+  if (ctx_.session_gone) ctx_.session_gone(id_);
 }
 
 // --- slash commands ---
@@ -639,13 +753,21 @@ bool SessionBridge::RunCommand(const std::string& text) {
   const Json id = turn_->prompt_id;
   // The controller's callbacks below never run after the bridge (and its
   // controller) is gone.
-  auto done = [this, id](const absl::Status& s) {
-    if (!s.ok()) CommandDone(id, s);
-  };
   if (command == "/compact") {
+    // Its end (CompactionEnded under the id rawd returns) answers; there
+    // may be no other event (nothing to compact).
     turn_->compaction = true;
-    absl::Status s = controller_->Compact(done);
-    if (!s.ok()) CommandDone(id, s);
+    const uint64_t start = starts_sent_ + 1;
+    absl::Status s = controller_->CompactWithId(
+        [this, id, start](const absl::Status& status, const std::string& operation_id) {
+          StartAnswered(start, status, operation_id);
+          if (!status.ok()) CommandDone(id, status);
+        });
+    if (!s.ok()) {
+      CommandDone(id, s);
+      return true;
+    }
+    StartSent();
     return true;
   }
   if (command != "/clear" && command != "/stats" && command != "/agent") return false;
@@ -670,13 +792,15 @@ bool SessionBridge::RunCommand(const std::string& text) {
         return;
       }
       auto field = [](const v1::UsageFieldStats& f) {
-        return present::FormatCount(f.has_total() ? std::optional<int64_t>(f.total()) : std::nullopt);
+        return present::FormatCount(f.has_total() ? std::optional<int64_t>(f.total())
+                                                  : std::nullopt);
       };
-      std::string summary = absl::StrCat(
-          "Requests: ", stats->requests(), "\nInput tokens: ", field(stats->input_tokens()),
-          "\nOutput tokens: ", field(stats->output_tokens()), "\nCache reads: ",
-          field(stats->cache_read_tokens()), "\nContext: ", present::FormatContext(stats->context()),
-          "\nCompactions: ", stats->compactions());
+      std::string summary = absl::StrCat("Requests: ", stats->requests(),
+                                         "\nInput tokens: ", field(stats->input_tokens()),
+                                         "\nOutput tokens: ", field(stats->output_tokens()),
+                                         "\nCache reads: ", field(stats->cache_read_tokens()),
+                                         "\nContext: ", present::FormatContext(stats->context()),
+                                         "\nCompactions: ", stats->compactions());
       std::string overhead = present::FormatOverhead(*stats);
       if (!overhead.empty()) {
         absl::StrAppend(&summary, "\nRaw's own overhead per step: ", overhead);
@@ -695,7 +819,7 @@ bool SessionBridge::RunCommand(const std::string& text) {
         std::vector<std::string> names;
         for (const v1::AgentInfo& a : agents->agents()) {
           names.push_back(a.name() == controller_->session().agent() ? a.name() + " (this session)"
-                                                                    : a.name());
+                                                                     : a.name());
         }
         CommandDone(id, absl::StrCat("Agents: ", absl::StrJoin(names, ", "),
                                      ". Choose one with /agent NAME before the first prompt."));

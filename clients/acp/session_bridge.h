@@ -10,13 +10,23 @@
 // the whole display history and sends it as updates (UpdateMapper::Replay)
 // before answering. Live events that arrive meanwhile wait for the replay.
 //
+// A prompt's turn (or /compact) is the operation whose id rawd returned
+// for it (StartTurnResponse.turn_id, CompactResponse.operation_id): only
+// that operation's events are the prompt's (its approvals become
+// permission requests, its end answers the prompt). Events that arrive
+// while such a start waits for its answer wait with it, so that the
+// operation's first events, and even its end (a compaction with nothing
+// to compact records nothing else), are recognised.
+//
 // A prompt needs the lease. While following, the bridge does not know
 // whether the holder it last heard of still holds it (rawd tells followers
 // nothing when a holder lets go): it asks for a handover first and holds
 // the prompt until rawd answers. Granted (the lease was free), the turn
 // starts; otherwise the prompt is refused with an error naming the holder
-// rawd named, which has been asked to hand the session over. One prompt at
-// a time. Every update of a turn
+// rawd named, which has been asked to hand the session over. When the lease
+// is granted again, what this bridge chose under its last lease is chosen
+// again (the approval mode, the client's MCP servers) before a prompt's turn
+// starts. One prompt at a time. Every update of a turn
 // is sent before the prompt's answer (one transport, one thread).
 //
 // Slash commands (available_commands_update): /compact, /clear, /stats
@@ -59,6 +69,10 @@ struct BridgeContext {
   // The client accepts the newer update kinds (usage_update,
   // session_info_update).
   bool newer_updates = false;
+  // Called (on the loop's thread, from within the bridge's own callback)
+  // when rawd says the open session is gone (deleted): the connection lets
+  // go of the bridge, and later requests for the session get -32002.
+  std::function<void(const std::string& session_id)> session_gone;
 };
 
 // How long Shutdown waits for rawd to take a turn's interrupt.
@@ -135,7 +149,13 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   };
   struct Turn {
     Json prompt_id;
-    std::string turn_id;  // once its first event arrived
+    // The id rawd returned for this prompt's turn or compaction; empty
+    // until then.
+    std::string turn_id;
+    // Its start (numbered by the bridge; 0: none sent) and whether that
+    // still waits for rawd's answer.
+    uint64_t start = 0;
+    bool starting = false;
     bool compaction = false;
     // A slash command other than /compact: a daemon call, no turn. A cancel
     // waits for the call's answer (there is nothing to interrupt).
@@ -163,21 +183,39 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   void MaybeOpened();
   void FailOpen(const absl::Status& status);
   void Handle(const v1::Event& event);
+  // Counts a start of the prompt's operation as sent (StartTurn, Compact).
+  void StartSent();
+  // rawd answered the start `start`: the prompt's operation gets its id, and
+  // the events that waited for the answer are handled.
+  void StartAnswered(uint64_t start, const absl::Status& status, const std::string& operation_id);
   void Update(Json update);
-  // ConfigureSession with approval_mode_ under the lease just granted.
+  // ConfigureSession with approval_mode_ under the lease just granted;
+  // then runs after_setup_. On failure the client is told the mode in force.
   void ChooseModeAgain();
+  // Tells the client the agent's own mode (the one in force once choosing
+  // the mode again failed), then calls `then`.
+  void TellAgentMode(std::function<void()> then);
+  // Runs after_setup_ once the mode and the MCP servers are settled.
+  void RunAfterSetup();
+  // Resets turn_, withdrawing its open permission requests first.
+  void ClearTurn();
   // Logs that lost_turn_ has ended and forgets it.
   void LostTurnEnded();
   void AskPermissions(const v1::ApprovalRequested& request);
   void OnPermission(const std::string& request_id, const v1::ApprovalCall& call,
                     const RpcResponse& response);
+  // Withdraws the turn's open permission requests. Every reset of turn_
+  // goes through it (EndTurn, ClearTurn).
   void DropPermissionRequests();
   void Interrupt();
+  // The interrupt of the prompt `prompt_id` found nothing running.
+  void NothingToInterrupt(const Json& prompt_id);
   // SetSessionMcpServers with servers_ under the lease just granted; then
-  // runs after_servers_.
+  // runs after_setup_.
   void ApplyMcpServers();
   // Runs the prompt `id` under the lease just checked: a slash command or
-  // a turn (after the client's MCP servers, when they are being applied).
+  // a turn (after the approval mode and the client's MCP servers, when they
+  // are being chosen again and applied).
   void RunPrompt(const Json& id, AcpPrompt prompt);
   // While following: asks for a handover and holds the prompt `id` until
   // rawd answers (after_lease_).
@@ -185,9 +223,9 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // The refusal of a prompt while `holder` (may be empty) writes.
   absl::Status HeldElsewhere(const std::string& holder) const;
   void RefusePrompt(const Json& id, const absl::Status& status);
-  // Starts the turn of the prompt `id` (turn_ is set).
-  // Moves the prompt's images into the request.
-  void StartTurn(const Json& id, AcpPrompt& prompt);
+  // Starts the turn of the prompt in turn_ (its id comes with rawd's
+  // answer). Moves the prompt's images into the request.
+  void StartTurn(AcpPrompt& prompt);
   void EndTurn(const absl::StatusOr<std::string>& stop_reason);
   // Ends the prompt (cancelled) and runs the waiting Shutdown callbacks.
   void FinishShutdown();
@@ -216,14 +254,25 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // The turn whose prompt ended because rawd went away, until the daemon
   // (restarted) records its end or no longer runs it.
   std::string lost_turn_;
-  std::vector<v1::Event> history_;   // kLoad: read so far, oldest first
-  std::vector<v1::Event> held_;      // live events waiting for the replay
+  std::vector<v1::Event> history_;  // kLoad: read so far, oldest first
+  std::vector<v1::Event> held_;     // live events waiting for the replay
+  // Live events waiting for the answers to the starts in flight.
+  std::vector<v1::Event> unplaced_;
+  uint64_t starts_sent_ = 0;
+  int starts_pending_ = 0;
+  // The session is gone (deleted).
+  bool gone_ = false;
   std::optional<Turn> turn_;
   // The client's MCP servers waiting for the lease (SetMcpServersWhenWriting).
   std::optional<std::vector<v1::SessionMcpServer>> servers_;
   bool applying_servers_ = false;
-  // The prompt waiting for servers_ to be applied: called with the outcome.
-  std::function<void(const absl::Status&)> after_servers_;
+  // ConfigureSession calls choosing approval_mode_ again on their way: rawd
+  // reads the mode when it plans a turn, so no turn starts before them.
+  int choosing_mode_ = 0;
+  // The prompt waiting for choosing_mode_ and applying_servers_ to end:
+  // called with the outcome (an error when rawd refused the servers).
+  std::function<void(const absl::Status&)> after_setup_;
+  absl::Status setup_error_;
   // The prompt waiting for rawd's answer to its handover request: called
   // with OK once granted, else with the refusal; and its deadline.
   std::function<void(const absl::Status&)> after_lease_;

@@ -29,7 +29,11 @@
 // worker of its own at once. Should it reach the daemon before the
 // operation it was meant for (nothing to interrupt yet), it is sent again
 // (a few times) while the start is unanswered, and the operation is
-// interrupted again once its start is answered.
+// interrupted again once its start is answered. An interrupt cannot say
+// which operation it is meant for, so a start waits while an interrupt is
+// on its way (one sent again, or the one that follows a start's answer
+// would otherwise stop the next operation); an Interrupt that comes while
+// a start waits so ends it unsent (CANCELLED).
 //
 // Threading: owned by one thread (a front end's UI thread). Blocking calls
 // run on a worker thread, the streams on threads of their own; all their
@@ -118,6 +122,16 @@ class SessionController : private SessionLease::Listener {
 
   using Executor = std::function<void(std::function<void()>)>;
   using Done = std::function<void(const absl::Status&)>;
+  // A start's outcome and, when it is OK, the id rawd gave the operation it
+  // started: StartTurnResponse.turn_id, CompactResponse.operation_id (the
+  // turn_id of that operation's events). The only sure way to tell this
+  // client's operation from another's: its events may come before the
+  // answer, and an operation that records no start event (a compaction
+  // with nothing to compact) still ends under this id.
+  using Started = std::function<void(const absl::Status& status, const std::string& operation_id)>;
+  // An interrupt's outcome; `interrupted` is false when rawd ran nothing to
+  // interrupt (always false when `status` is not OK).
+  using Interrupted = std::function<void(const absl::Status& status, bool interrupted)>;
   template <typename T>
   using Reply = std::function<void(const absl::StatusOr<T>&)>;
 
@@ -171,9 +185,7 @@ class SessionController : private SessionLease::Listener {
 
   // --- the write lease ---
   const SessionLease& lease() const { return lease_; }
-  bool can_write() const {
-    return connected_ && lease_.state() == SessionLease::State::kHeld;
-  }
+  bool can_write() const { return connected_ && lease_.state() == SessionLease::State::kHeld; }
   bool following() const { return lease_.following(); }
   // While following: asks the holder to hand the session over.
   void RequestHandover();
@@ -184,9 +196,14 @@ class SessionController : private SessionLease::Listener {
   // --- writes (FAILED_PRECONDITION at once without the lease) ---
   // `images` go with the text (StartTurnRequest.images).
   absl::Status StartTurn(const std::string& text, Done done, std::vector<v1::Image> images = {});
+  // StartTurn, telling `started` the turn's id (see Started).
+  absl::Status StartTurnWithId(const std::string& text, Started started,
+                               std::vector<v1::Image> images = {});
   // Interrupts the turn or compaction, or its preparation (the daemon then
   // answers that operation's start CANCELLED); never waits behind a start.
   absl::Status Interrupt(Done done);
+  // Interrupt, telling `done` whether rawd had anything to interrupt.
+  absl::Status InterruptWithOutcome(Interrupted done);
   // How many times Interrupt is sent again when it finds nothing to
   // interrupt while a start is unanswered (see the top of this file).
   static constexpr int kInterruptResends = 3;
@@ -197,6 +214,8 @@ class SessionController : private SessionLease::Listener {
   absl::Status AnswerApproval(std::string request_id, v1::ApprovalDecision decision,
                               const std::string& message, Done done, int session_rule = 0);
   absl::Status Compact(Done done);
+  // Compact, telling `started` the compaction's id (see Started).
+  absl::Status CompactWithId(Started started);
   absl::Status ClearContext(Done done);
 
   // --- reads ---
@@ -214,12 +233,15 @@ class SessionController : private SessionLease::Listener {
   template <typename T>
   void Call(std::function<absl::StatusOr<T>(RawClient&)> call, Reply<T> reply);
   void Write(std::function<absl::Status(RawClient&)> call, Done done);
-  // A start (StartTurn, Compact) through Write: counted while it waits for
+  // A start (StartTurn, Compact) on the worker: counted while it waits for
   // its answer, and interrupted again when an Interrupt came meanwhile.
-  void WriteStart(std::function<absl::Status(RawClient&)> call, Done done);
+  // `call` returns the id of the operation it started.
+  void WriteStart(std::function<absl::StatusOr<std::string>(RawClient&)> call, Started started);
+  // Sends a start now (WriteStart, once no interrupt is on its way).
+  void SendStart(std::function<absl::StatusOr<std::string>(RawClient&)> call, Started started);
   // InterruptTurn; sent again (up to `resends` times) while it finds
   // nothing to interrupt and a start is still unanswered.
-  void SendInterrupt(Done done, int resends);
+  void SendInterrupt(Interrupted done, int resends);
   absl::Status CheckWrite() const;
 
   void Connect();
@@ -250,6 +272,14 @@ class SessionController : private SessionLease::Listener {
   // Starts sent and not answered yet; an Interrupt came while one was.
   int starts_pending_ = 0;
   bool interrupt_during_start_ = false;
+  // InterruptTurn calls sent and not answered yet, and the starts waiting
+  // for them (in order).
+  int interrupts_pending_ = 0;
+  struct HeldStart {
+    std::function<absl::StatusOr<std::string>(RawClient&)> call;
+    Started started;
+  };
+  std::vector<HeldStart> held_starts_;
   std::unique_ptr<EventStream> stream_;
   SessionLease lease_;
 
@@ -274,7 +304,8 @@ class SessionController : private SessionLease::Listener {
 };
 
 template <typename T>
-inline void SessionController::Call(std::function<absl::StatusOr<T>(RawClient&)> call, Reply<T> reply) {
+inline void SessionController::Call(std::function<absl::StatusOr<T>(RawClient&)> call,
+                                    Reply<T> reply) {
   if (!client_) {
     reply(absl::UnavailableError("not connected to the daemon"));
     return;

@@ -16,31 +16,48 @@ void SessionController::Write(std::function<absl::Status(RawClient&)> call, Done
       });
 }
 
-void SessionController::WriteStart(std::function<absl::Status(RawClient&)> call, Done done) {
+void SessionController::WriteStart(std::function<absl::StatusOr<std::string>(RawClient&)> call,
+                                   Started started) {
+  if (interrupts_pending_ > 0) {
+    held_starts_.push_back({std::move(call), std::move(started)});
+    return;
+  }
+  SendStart(std::move(call), std::move(started));
+}
+
+void SessionController::SendStart(std::function<absl::StatusOr<std::string>(RawClient&)> call,
+                                  Started started) {
   ++starts_pending_;
-  Write(std::move(call), [this, done = std::move(done)](const absl::Status& status) {
-    --starts_pending_;
-    // An interrupt sent while this start was on its way may have reached
-    // the daemon first, when there was nothing to interrupt: the operation
-    // that started is interrupted now. (One the interrupt reached during
-    // its preparation is answered CANCELLED instead.)
-    const bool again = interrupt_during_start_ && status.ok();
-    if (starts_pending_ == 0) interrupt_during_start_ = false;
-    if (again && CheckWrite().ok()) SendInterrupt(nullptr, 0);
-    if (done) done(status);
+  worker_.Run([this, post = worker_.poster(), client = client_, call = std::move(call),
+               started = std::move(started)] {
+    auto result = std::make_shared<absl::StatusOr<std::string>>(call(*client));
+    // (The poster runs nothing once the controller is gone.)
+    post([this, result, started] {
+      --starts_pending_;
+      // An interrupt sent while this start was on its way may have reached
+      // the daemon first, when there was nothing to interrupt: the
+      // operation that started is interrupted now. (One the interrupt
+      // reached during its preparation is answered CANCELLED instead.)
+      const bool again = interrupt_during_start_ && result->ok();
+      if (starts_pending_ == 0) interrupt_during_start_ = false;
+      if (again && CheckWrite().ok()) SendInterrupt(nullptr, 0);
+      if (started) started(result->status(), result->ok() ? **result : std::string());
+    });
   });
 }
 
-void SessionController::SendInterrupt(Done done, int resends) {
+void SessionController::SendInterrupt(Interrupted done, int resends) {
   v1::InterruptTurnRequest request;
   request.set_session_id(session_.id());
   request.set_lease_id(lease_.lease_id());
+  ++interrupts_pending_;
   interrupt_worker_.Run([this, post = interrupt_worker_.poster(), client = client_, request,
                          done = std::move(done), resends] {
     auto result =
         std::make_shared<absl::StatusOr<v1::InterruptTurnResponse>>(client->InterruptTurn(request));
     // (The poster runs nothing once the controller is gone.)
     post([this, result, done, resends] {
+      --interrupts_pending_;
       if (result->ok() && !(*result)->interrupted() && starts_pending_ > 0 && resends > 0 &&
           CheckWrite().ok()) {
         // Nothing ran yet: the start sent just before has not reached the
@@ -48,7 +65,12 @@ void SessionController::SendInterrupt(Done done, int resends) {
         SendInterrupt(done, resends - 1);
         return;
       }
-      if (done) done(result->status());
+      if (interrupts_pending_ == 0 && !held_starts_.empty()) {
+        std::vector<HeldStart> held = std::move(held_starts_);
+        held_starts_.clear();
+        for (HeldStart& h : held) SendStart(std::move(h.call), std::move(h.started));
+      }
+      if (done) done(result->status(), result->ok() && (*result)->interrupted());
     });
   });
 }
@@ -57,15 +79,15 @@ absl::Status SessionController::CheckWrite() const {
   if (!has_session()) return absl::FailedPreconditionError("no session is open");
   if (!connected_) return absl::UnavailableError("not connected to the daemon");
   if (lease_.state() != SessionLease::State::kHeld) {
-    return absl::FailedPreconditionError(
-        lease_.holder().empty() ? "this client does not hold the session's write lease"
-                                : "the session is held by " + lease_.holder());
+    return absl::FailedPreconditionError(lease_.holder().empty()
+                                             ? "this client does not hold the session's write lease"
+                                             : "the session is held by " + lease_.holder());
   }
   return absl::OkStatus();
 }
 
-absl::Status SessionController::StartTurn(const std::string& text, Done done,
-                                          std::vector<v1::Image> images) {
+absl::Status SessionController::StartTurnWithId(const std::string& text, Started started,
+                                                std::vector<v1::Image> images) {
   if (absl::Status s = CheckWrite(); !s.ok()) return s;
   if (activity_.busy()) return absl::FailedPreconditionError("the agent is still working");
   v1::StartTurnRequest request;
@@ -73,16 +95,45 @@ absl::Status SessionController::StartTurn(const std::string& text, Done done,
   request.set_text(text);
   request.set_lease_id(lease_.lease_id());
   for (v1::Image& image : images) *request.add_images() = std::move(image);
-  WriteStart([request = std::move(request)](RawClient& c) { return c.StartTurn(request).status(); },
-             std::move(done));
+  WriteStart(
+      [request = std::move(request)](RawClient& c) -> absl::StatusOr<std::string> {
+        absl::StatusOr<v1::StartTurnResponse> r = c.StartTurn(request);
+        if (!r.ok()) return r.status();
+        return r->turn_id();
+      },
+      std::move(started));
+  return absl::OkStatus();
+}
+
+absl::Status SessionController::StartTurn(const std::string& text, Done done,
+                                          std::vector<v1::Image> images) {
+  return StartTurnWithId(
+      text, Started([done = std::move(done)](const absl::Status& status, const std::string&) {
+        if (done) done(status);
+      }),
+      std::move(images));
+}
+
+absl::Status SessionController::InterruptWithOutcome(Interrupted done) {
+  if (absl::Status s = CheckWrite(); !s.ok()) return s;
+  // Starts still waiting for an earlier interrupt's answer are not sent:
+  // they end as the daemon would end them during their preparation.
+  for (HeldStart& h : held_starts_) {
+    Post([started = std::move(h.started)] {
+      if (started) started(absl::CancelledError("interrupted before it was sent"), "");
+    });
+  }
+  held_starts_.clear();
+  if (starts_pending_ > 0) interrupt_during_start_ = true;
+  SendInterrupt(std::move(done), kInterruptResends);
   return absl::OkStatus();
 }
 
 absl::Status SessionController::Interrupt(Done done) {
-  if (absl::Status s = CheckWrite(); !s.ok()) return s;
-  if (starts_pending_ > 0) interrupt_during_start_ = true;
-  SendInterrupt(std::move(done), kInterruptResends);
-  return absl::OkStatus();
+  return InterruptWithOutcome(
+      Interrupted([done = std::move(done)](const absl::Status& status, bool) {
+        if (done) done(status);
+      }));
 }
 
 absl::Status SessionController::AnswerApproval(std::string request_id,
@@ -116,14 +167,27 @@ absl::Status SessionController::AnswerApproval(std::string request_id,
   return absl::OkStatus();
 }
 
-absl::Status SessionController::Compact(Done done) {
+absl::Status SessionController::CompactWithId(Started started) {
   if (absl::Status s = CheckWrite(); !s.ok()) return s;
   if (activity_.busy()) return absl::FailedPreconditionError("the agent is still working");
   v1::CompactRequest request;
   request.set_session_id(session_.id());
   request.set_lease_id(lease_.lease_id());
-  WriteStart([request](RawClient& c) { return c.Compact(request).status(); }, std::move(done));
+  WriteStart(
+      [request](RawClient& c) -> absl::StatusOr<std::string> {
+        absl::StatusOr<v1::CompactResponse> r = c.Compact(request);
+        if (!r.ok()) return r.status();
+        return r->operation_id();
+      },
+      std::move(started));
   return absl::OkStatus();
+}
+
+absl::Status SessionController::Compact(Done done) {
+  return CompactWithId(
+      Started([done = std::move(done)](const absl::Status& status, const std::string&) {
+        if (done) done(status);
+      }));
 }
 
 absl::Status SessionController::ClearContext(Done done) {
@@ -133,8 +197,8 @@ absl::Status SessionController::ClearContext(Done done) {
   request.set_lease_id(lease_.lease_id());
   Call<v1::ClearContextResponse>(
       [request](RawClient& c) { return c.ClearContext(request); },
-      [this, id = session_.id(), done = std::move(done)](
-          const absl::StatusOr<v1::ClearContextResponse>& response) {
+      [this, id = session_.id(),
+       done = std::move(done)](const absl::StatusOr<v1::ClearContextResponse>& response) {
         if (response.ok() && response->has_context() && id == session_.id()) {
           *session_.mutable_context() = response->context();
           listener_.OnSessionUpdated();
