@@ -100,6 +100,7 @@ absl::StatusOr<std::optional<events::SessionEvent>> LogSubscription::TryNext() {
   bool overflowed = false;
   {
     absl::MutexLock lock(&queue_->mu);
+    if (!queue_->ended.ok()) return queue_->ended;
     overflowed = queue_->overflowed;
   }
   if (overflowed) {

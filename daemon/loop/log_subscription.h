@@ -27,6 +27,7 @@ struct SubscriberQueue {
   size_t max_bytes ABSL_GUARDED_BY(mu) = 8 * 1024 * 1024;
   bool overflowed ABSL_GUARDED_BY(mu) = false;
   bool closed ABSL_GUARDED_BY(mu) = false;
+  absl::Status ended ABSL_GUARDED_BY(mu);  // SessionLog::EndSubscriptions
   bool want_wakeup ABSL_GUARDED_BY(mu) = false;
   std::function<void()> wakeup ABSL_GUARDED_BY(mu);
 

@@ -314,6 +314,7 @@ SessionLog::Snapshot SessionLog::Attach(const std::shared_ptr<SubscriberQueue>& 
     queue->bytes = 0;
     queue->max_bytes = max_live_bytes_;
     queue->overflowed = false;
+    queue->ended = ended_;
   }
   if (std::find(subscribers_.begin(), subscribers_.end(), queue) == subscribers_.end()) {
     subscribers_.push_back(queue);
@@ -329,6 +330,23 @@ void SessionLog::Detach(const std::shared_ptr<SubscriberQueue>& queue) {
 
 std::unique_ptr<Subscription> SessionLog::Subscribe(uint64_t after_seq) {
   return std::make_unique<LogSubscription>(shared_from_this(), store_, after_seq);
+}
+
+void SessionLog::EndSubscriptions(absl::Status why) {
+  std::vector<std::shared_ptr<SubscriberQueue>> to_wake;  // those waiting for an event
+  {
+    absl::MutexLock lock(&mu_);
+    ended_ = why;
+    for (const auto& queue : subscribers_) {
+      absl::MutexLock qlock(&queue->mu);
+      queue->ended = why;
+      queue->events.clear();
+      queue->bytes = 0;
+      if (queue->want_wakeup) to_wake.push_back(queue);
+      queue->want_wakeup = false;
+    }
+  }
+  Wake(to_wake);
 }
 
 uint64_t SessionLog::last_seq() const {

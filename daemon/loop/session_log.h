@@ -133,6 +133,9 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
                                events::EventPayload payload, CommitExtras extras = {});
 
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
+  // Ends every subscription with `why` (the session was removed): the next
+  // TryNext of each returns it, and so does that of any made later.
+  void EndSubscriptions(absl::Status why);
 
   // Events a subscriber may have queued before it counts as lagging.
   static constexpr size_t kMaxQueuedEvents = 8192;
@@ -211,6 +214,7 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   uint64_t transient_dropped_through_ ABSL_GUARDED_BY(mu_) = 0;
   size_t max_live_bytes_ ABSL_GUARDED_BY(mu_) = 8 * 1024 * 1024;
   std::vector<std::shared_ptr<SubscriberQueue>> subscribers_ ABSL_GUARDED_BY(mu_);
+  absl::Status ended_ ABSL_GUARDED_BY(mu_);  // EndSubscriptions' reason
   // Streamed text and reasoning not yet shown (see PublishLive).
   std::string pending_text_ ABSL_GUARDED_BY(mu_);
   std::string pending_reasoning_ ABSL_GUARDED_BY(mu_);

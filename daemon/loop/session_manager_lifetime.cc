@@ -27,6 +27,9 @@ void SessionManager::ForgetRemovedSession(const std::string& session_id, const s
   // write of the session runs and no lease is granted (AcquireLease is
   // answered kUnavailable), so ending the lease here cannot race with one.
   if (unloaded != nullptr && !on_queue) unloaded->Shutdown();
+  // Its followers learn at once that the session is gone (NOT_FOUND),
+  // rather than waiting on a stream that will never carry another event.
+  if (unloaded != nullptr) unloaded->EndSubscriptions(absl::NotFoundError(why));
   if (deps_.mcp != nullptr) deps_.mcp->DropSessionServers(session_id);
   leases_.EndSession(session_id, absl::NotFoundError(why));
 }

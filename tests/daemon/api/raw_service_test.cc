@@ -606,6 +606,24 @@ TEST_F(RawServiceTest, DeletingASessionEndsItsLeaseAndTheHandoverWaitingForIt) {
   ASSERT_TRUE(event.has_waiting());
   ASSERT_TRUE(holder->Read(&event));
   ASSERT_TRUE(event.has_handover_requested());
+  // A follower's event stream, caught up with the (empty) history.
+  grpc::ClientContext follower_ctx;
+  follower_ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  raw::v1::SubscribeRequest subscribe;
+  subscribe.set_session_id(id);
+  auto follower = stub_->Subscribe(&follower_ctx, subscribe);
+  {
+    // An event it reads shows its subscription is in place.
+    grpc::ClientContext clear_ctx;
+    raw::v1::ClearContextRequest clear;
+    clear.set_session_id(id);
+    clear.set_lease_id(lease);
+    raw::v1::ClearContextResponse cleared;
+    grpc::Status s = stub_->ClearContext(&clear_ctx, clear, &cleared);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    raw::v1::Event first;
+    ASSERT_TRUE(follower->Read(&first));
+  }
 
   raw::v1::DeleteSessionRequest request;
   request.set_session_id(id);
@@ -622,6 +640,14 @@ TEST_F(RawServiceTest, DeletingASessionEndsItsLeaseAndTheHandoverWaitingForIt) {
     EXPECT_EQ(ended.error_code(), grpc::StatusCode::NOT_FOUND) << ended.error_message();
     EXPECT_THAT(ended.error_message(), HasSubstr("session " + id + " was deleted"));
   }
+  // So does the follower's event stream, rather than waiting for events
+  // that will never come.
+  raw::v1::Event followed;
+  while (follower->Read(&followed)) {
+  }
+  grpc::Status unfollowed = follower->Finish();
+  EXPECT_EQ(unfollowed.error_code(), grpc::StatusCode::NOT_FOUND) << unfollowed.error_message();
+  EXPECT_THAT(unfollowed.error_message(), HasSubstr("session " + id + " was deleted"));
   raw::v1::GetSessionRequest get;
   get.set_session_id(id);
   raw::v1::GetSessionResponse got;

@@ -272,16 +272,13 @@ TEST_F(AcpTest, TheClientIsToldTheModeInForceWhenRawdRefusesItsModeAfterAHandove
 }
 
 // The session is deleted while raw-acp has it open (following its
-// holder). rawd tells a follower nothing then; raw-acp learns it when it
-// subscribes again (here: after rawd restarted), and from then on requests
-// for the session get -32002, as for any session not open on the
-// connection, instead of a "try again" that never comes true.
+// holder). rawd ends the follower's event stream (NOT_FOUND), and from then
+// on requests for the session get -32002, as for any session not open on
+// the connection, instead of a "try again" that never comes true.
 TEST_F(AcpTest, RequestsForADeletedSessionAreResourceNotFound) {
   const std::string id = daemon_->CreateSession();
   const std::string lease = LeaseFor(stub(), id);
   ASSERT_FALSE(lease.empty());
-  // raw-acp starts the next rawd; it is stopped at the end.
-  absl::Cleanup stop_next = [&] { ShutdownDaemonAt(daemon_->socket_path()); };
   PipedAcp acp(daemon_->env());
   ASSERT_TRUE(acp.started());
   acp.Send({Initialize(1)});
@@ -299,7 +296,6 @@ TEST_F(AcpTest, RequestsForADeletedSessionAreResourceNotFound) {
   grpc::ClientContext ctx;
   grpc::Status deleted = stub().DeleteSession(&ctx, request, &response);
   ASSERT_TRUE(deleted.ok()) << deleted.error_message();
-  daemon_->Stop();
   ASSERT_TRUE(acp.WaitForLog(absl::StrCat("session ", id, " is gone"))) << acp.Logs();
 
   acp.Send({Prompt(3, id, "hi")});
