@@ -141,6 +141,7 @@ class WebSocketTransport final : public Transport,
 
   bool Send(std::string message) override {
     OutputStallRule::Verdict verdict;
+    std::string why;  // logged outside the lock
     {
       absl::MutexLock lock(&mu_);
       if (closing_) return false;
@@ -154,11 +155,12 @@ class WebSocketTransport final : public Transport,
       closing_ = true;
       waiting_.clear();
       waiting_bytes_ = 0;
+      why = stall_.Describe(verdict);
     }
     // The client stopped reading: its connection ends now, as if it had
     // gone away; the socket goes when the client does (or its idle
     // timeout), holding no more than the hand-over window.
-    RAW_LOG(Error) << stall_.Describe(verdict);
+    RAW_LOG(Error) << why;
     input_->Close();
     connection_->Close(kPolicyViolation, "output left unread");
     if (auto slot = slot_.lock()) slot->Finish();
