@@ -4,14 +4,25 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "common/json.h"
+#include "common/utf8.h"
 #include "daemon/config/field_reader.h"
 
 namespace raw::config {
 namespace {
 
-// SAX handler for nlohmann's parser: tracks the path of the value being read
-// and the keys seen in each open object.
+// Duplicate keys reported before the rest are summed up in one problem: a
+// file of a few hundred kilobytes can repeat a key tens of thousands of
+// times, and each problem names its path.
+constexpr size_t kMaxReported = 20;
+// A key longer than this is shortened in a problem's path.
+constexpr size_t kMaxKeyBytes = 64;
+
+// SAX handler for nlohmann's parser: tracks where the value being read is
+// (each open object's or array's current key or index; a path is built only
+// for a problem, so memory stays linear in the text however deep and long
+// its keys) and the keys seen in each open object.
 class DuplicateKeyFinder {
  public:
   explicit DuplicateKeyFinder(std::vector<ConfigProblem>& problems) : problems_(problems) {}
@@ -32,9 +43,11 @@ class DuplicateKeyFinder {
   bool key(Json::string_t& key) {
     Frame& top = stack_.back();
     if (!top.keys.insert(key).second) {
-      problems_.push_back({JoinPath(top.path, key),
-                           "duplicate key (each key may appear once per object; a later value "
-                           "would replace the earlier one)"});
+      if (++found_ <= kMaxReported) {
+        problems_.push_back({JoinPath(PathTo(stack_.size() - 1), Shortened(key)),
+                             "duplicate key (each key may appear once per object; a later value "
+                             "would replace the earlier one)"});
+      }
     }
     top.key = key;
     return true;
@@ -44,19 +57,35 @@ class DuplicateKeyFinder {
     return false;
   }
 
+  // Adds the problem that sums up those not reported one by one.
+  void Finish() {
+    if (found_ <= kMaxReported) return;
+    problems_.push_back({"", absl::StrCat(found_ - kMaxReported,
+                                          " more duplicate keys (each key may appear once per "
+                                          "object)")});
+  }
+
  private:
   struct Frame {
     bool object = false;
-    std::string path;
     std::set<std::string> keys;  // objects: keys seen so far
     std::string key;             // objects: key of the value being read
     size_t index = 0;            // arrays: index of the value being read
   };
 
-  std::string CurrentPath() const {
-    if (stack_.empty()) return "";
-    const Frame& top = stack_.back();
-    return top.object ? JoinPath(top.path, top.key) : IndexPath(top.path, top.index);
+  static std::string Shortened(const std::string& key) {
+    if (key.size() <= kMaxKeyBytes) return key;
+    return absl::StrCat(key.substr(0, Utf8Floor(key, kMaxKeyBytes)), "...");
+  }
+
+  // The path of the value being read in each of the first `frames` frames.
+  std::string PathTo(size_t frames) const {
+    std::string path;
+    for (size_t i = 0; i < frames; ++i) {
+      const Frame& f = stack_[i];
+      path = f.object ? JoinPath(path, Shortened(f.key)) : IndexPath(path, f.index);
+    }
+    return path;
   }
 
   bool Value() {
@@ -67,7 +96,6 @@ class DuplicateKeyFinder {
   bool Open(bool object) {
     Frame frame;
     frame.object = object;
-    frame.path = CurrentPath();
     stack_.push_back(std::move(frame));
     return true;
   }
@@ -79,6 +107,7 @@ class DuplicateKeyFinder {
 
   std::vector<ConfigProblem>& problems_;
   std::vector<Frame> stack_;
+  size_t found_ = 0;
 };
 
 }  // namespace
@@ -93,6 +122,7 @@ std::vector<ConfigProblem> FindDuplicateKeys(std::string_view text) {
     // The handler never throws and reports syntax errors by returning false;
     // anything else is left to the DOM parse, which reports it properly.
   }
+  finder.Finish();
   return problems;
 }
 

@@ -10,7 +10,9 @@
 
 namespace raw::config {
 
-// One problem per repeated key, at the key's path, in document order.
+// One problem per repeated key, at the key's path (keys longer than 64
+// bytes shortened), in document order; past 20 of them one more problem
+// counts the rest.
 // `text` is JSON with optional comments; syntax errors are left to the
 // parser (this returns what it found up to them).
 std::vector<ConfigProblem> FindDuplicateKeys(std::string_view text);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "daemon/config/duplicate_keys.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -91,6 +92,23 @@ TEST(DuplicateKeysTest, ReportsEachRepeatAtItsPath) {
   EXPECT_THAT(Duplicates(R"({"a": {"k": 1}, "b": {"k": 1}})"), IsEmpty());
   EXPECT_THAT(Duplicates("{\"a\": 1, // c\n \"a\": 2}"), ElementsAre("a"));
   EXPECT_THAT(Duplicates(R"({"a": 1, "a": )"), ElementsAre("a"));  // up to a syntax error
+}
+
+// A hostile file (a package's manifest) repeats one key thousands of times
+// under a long one: the problems stay few and short, whatever their number
+// and the keys' length.
+TEST(DuplicateKeysTest, ManyRepeatsUnderALongKeyAreSummedUp) {
+  const std::string long_key(4000, 'k');
+  std::string text = absl::StrCat(R"({"$schema": {")", long_key, R"(": {"x": 0)");
+  for (int i = 0; i < 500; ++i) text += R"(, "x": 0)";
+  text += "}}}";
+  std::vector<ConfigProblem> problems = FindDuplicateKeys(text);
+  ASSERT_EQ(problems.size(), 21u);
+  EXPECT_EQ(problems[0].path, absl::StrCat("$schema.", std::string(64, 'k'), "....x"));
+  EXPECT_THAT(problems[20].ToString(), ::testing::HasSubstr("480 more duplicate keys"));
+  size_t bytes = 0;
+  for (const ConfigProblem& p : problems) bytes += p.ToString().size();
+  EXPECT_LT(bytes, 8u * 1024);
 }
 
 }  // namespace
