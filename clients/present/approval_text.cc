@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "clients/present/terminal_text.h"
 #include "clients/present/tool_text.h"
 
 namespace raw::present {
@@ -42,13 +43,14 @@ std::string DescribeApprovalRequest(const v1::ApprovalRequested& request) {
       absl::StrAppend(&text, "      ", absl::StrReplaceAll(argument, {{"\n", "\n        "}}),
                       "\n");
     }
-    absl::StrAppend(&text, "    ", StateLabel(call.state()),
-                    call.reason().empty() ? "" : absl::StrCat(": ", call.reason()), "\n");
+    absl::StrAppend(
+        &text, "    ", StateLabel(call.state()),
+        call.reason().empty() ? "" : absl::StrCat(": ", ShowCarriageReturns(call.reason())), "\n");
     if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
     for (int i = 0; i < call.session_rules_size() && i < 2; ++i) {
       absl::StrAppend(&text, "    [", SessionOptionKey(i), "] allow for this session adds:\n");
       for (const std::string& rule : call.session_rules(i).rules()) {
-        absl::StrAppend(&text, "        ", rule, "\n");
+        absl::StrAppend(&text, "        ", ShowCarriageReturns(rule), "\n");
       }
     }
   }

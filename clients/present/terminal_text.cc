@@ -51,6 +51,19 @@ enum class Before {
 
 }  // namespace
 
+std::string ShowCarriageReturns(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\r') {
+      AppendMarker(out, '\r');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::string SanitizeForTerminal(std::string_view text, Tabs tabs) {
   std::string out;
   out.reserve(text.size());

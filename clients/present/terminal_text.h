@@ -35,6 +35,12 @@ enum class Tabs {
 // modifier), so "⚠️" and "👩🏽‍💻" still show as emoji.
 std::string SanitizeForTerminal(std::string_view text, Tabs tabs = Tabs::kExpand);
 
+// `text` with every carriage return shown as the marker "⟨U+000D⟩", for
+// what a user decides on (an approval's arguments, reason and rules), where
+// SanitizeForTerminal's dropping of it would hide part of a command: bash
+// runs "cd /x\r; rm -rf *" as a cd to "/x\r", which fails, and then the rm.
+std::string ShowCarriageReturns(std::string_view text);
+
 // SanitizeForTerminal keeping tabs: for text written to a terminal stream
 // (`raw run`), where the terminal expands tabs itself.
 // (absl::string_view: also takes absl::Status messages.)

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "clients/present/diff_text.h"
+#include "clients/present/terminal_text.h"
 #include "clients/present/text.h"
 #include "common/json.h"
 
@@ -105,13 +106,16 @@ std::vector<std::string> ArgumentLines(const std::string& arguments_json) {
   std::vector<std::string> lines;
   auto parsed = ParseJson(arguments_json);
   if (!parsed.ok() || !parsed->is_object()) {
-    if (!arguments_json.empty() && arguments_json != "{}") lines.push_back(arguments_json);
+    if (!arguments_json.empty() && arguments_json != "{}") {
+      lines.push_back(ShowCarriageReturns(arguments_json));
+    }
     return lines;
   }
   for (const auto& item : parsed->items()) {
     std::string value =
         item.value().is_string() ? item.value().get<std::string>() : item.value().dump();
-    lines.push_back(absl::StrCat(item.key(), ": ", value));
+    // A carriage return shown, not dropped: it is part of what runs.
+    lines.push_back(ShowCarriageReturns(absl::StrCat(item.key(), ": ", value)));
   }
   return lines;
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "clients/present/approval_text.h"
+#include "clients/present/terminal_text.h"
 #include "clients/present/tool_text.h"
 #include "clients/tui/text_width.h"
 #include "clients/tui/tool_card_renderer.h"
@@ -183,7 +184,9 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
                                                              : Role::kError;
     head.Add("  ");
     head.Add(StateWords(call.state()), Style{role});
-    if (!call.reason().empty()) head.Add(": " + SanitizeForTerminal(call.reason()), dim);
+    if (!call.reason().empty()) {
+      head.Add(": " + SanitizeForTerminal(present::ShowCarriageReturns(call.reason())), dim);
+    }
     for (auto& l : WrapSpans(head, width, StyledLine(), StyledLine("      "))) body.push_back(std::move(l));
     // Every argument in full: each line of a value on a row of its own, long
     // ones broken at the width (exact text: no spaces dropped).
@@ -204,7 +207,7 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
       for (const std::string& added : call.session_rules(i).rules()) {
         StyledLine line;
         line.Add(absl::StrCat("[", present::SessionOptionKey(i), "] for this session adds: "), dim);
-        line.Add(SanitizeForTerminal(added), dim);
+        line.Add(SanitizeForTerminal(present::ShowCarriageReturns(added)), dim);
         for (auto& l : WrapSpans(line, width, indent, StyledLine("          "))) body.push_back(std::move(l));
       }
     }

@@ -1,5 +1,7 @@
 #include "clients/present/approval_text.h"
 
+#include "clients/present/terminal_text.h"
+#include "clients/present/tool_text.h"
 #include "gtest/gtest.h"
 
 namespace raw::present {
@@ -56,6 +58,28 @@ TEST(ApprovalTextTest, RequestShowsEveryArgumentInFullAndTheSessionRules) {
             "        allow builtin/bash command \"git status *\"\n"
             "        allow builtin/bash command \"echo *\"\n");
   EXPECT_EQ(SessionOptionCount(request), 2);
+}
+
+// A carriage return is part of what runs: bash runs "cd /x\r; rm -rf *" as
+// a cd to "/x\r", which fails, and then the rm. It is shown, never dropped,
+// in the arguments, the reason and the rules, and survives the terminal's
+// sanitizing.
+TEST(ApprovalTextTest, ACarriageReturnIsShownWhereverTheCallIsDescribed) {
+  v1::ApprovalRequested request;
+  v1::ApprovalCall* call = request.add_calls();
+  call->set_tool("builtin/bash");
+  call->set_arguments(R"({"command":"cd /x\r; rm -rf *"})");
+  call->set_state(v1::APPROVAL_STATE_PENDING);
+  call->set_reason("\"cd /x\r\": no rule matched");
+  call->add_session_rules()->add_rules("allow builtin/bash command \"cd /x\r\"");
+  const std::string described = SanitizeForTerminal(DescribeApprovalRequest(request));
+  EXPECT_NE(described.find("command: cd /x\u27E8U+000D\u27E9; rm -rf *"), std::string::npos)
+      << described;
+  EXPECT_NE(described.find("needs approval: \"cd /x\u27E8U+000D\u27E9\""), std::string::npos)
+      << described;
+  EXPECT_NE(described.find("command \"cd /x\u27E8U+000D\u27E9\""), std::string::npos) << described;
+  EXPECT_EQ(ArgumentLines(R"({"command":"a\r\nb"})"),
+            std::vector<std::string>{"command: a\u27E8U+000D\u27E9\nb"});
 }
 
 }  // namespace
