@@ -19,6 +19,8 @@ struct CliContext {
   client::ConnectOptions connect;
   // Absolute; relative paths given on the command line resolve against it.
   std::string cwd;
+  // `out` is a terminal (not a pipe or a file a script reads).
+  bool out_is_terminal = false;
 };
 
 }  // namespace raw::cli

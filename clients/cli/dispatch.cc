@@ -62,7 +62,7 @@ const char kResumeUsage[] =
     "raw follows it read-only and offers to take it over (Ctrl-T).\n";
 
 int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-             const EnvLookup& env, const InteractiveLauncher& interactive) {
+             const EnvLookup& env, const InteractiveLauncher& interactive, bool out_is_terminal) {
   auto parsed = ParseArgs(args, GlobalOptionSpecs(), OptionOrder::kBeforePositionals);
   if (!parsed.ok()) {
     err << "raw: " << parsed.status().message() << "\n"
@@ -79,7 +79,8 @@ int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   std::error_code ec;
   auto cwd = std::filesystem::current_path(ec);
-  CliContext ctx{out, err, client::ConnectOptions(), ec ? std::string("/") : cwd.string()};
+  CliContext ctx{out, err, client::ConnectOptions(), ec ? std::string("/") : cwd.string(),
+                 out_is_terminal};
   ctx.connect.env = env;
   ctx.connect.socket_path = parsed->Value("--socket").value_or("");
   const bool plain = parsed->Has("--plain");

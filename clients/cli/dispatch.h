@@ -35,8 +35,10 @@ struct InteractiveRequest {
 using InteractiveLauncher = std::function<int(const InteractiveRequest&, CliContext&)>;
 
 // `args` excludes the program name. Returns the exit code. `interactive`
-// is null when there is no terminal to run the interactive client on.
+// is null when there is no terminal to run the interactive client on;
+// `out_is_terminal` says whether `out` is one.
 int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-             const EnvLookup& env, const InteractiveLauncher& interactive = nullptr);
+             const EnvLookup& env, const InteractiveLauncher& interactive = nullptr,
+             bool out_is_terminal = false);
 
 }  // namespace raw::cli

@@ -16,8 +16,9 @@ constexpr size_t kMaxErrorLineChars = 160;
 
 }  // namespace
 
-EventPrinter::EventPrinter(OutputFormat format, std::ostream& out, std::ostream& err)
-    : format_(format), out_(out), err_(err) {}
+EventPrinter::EventPrinter(OutputFormat format, std::ostream& out, std::ostream& err,
+                           bool stream_text)
+    : format_(format), stream_text_(stream_text), out_(out), err_(err) {}
 
 void EventPrinter::Print(const v1::Event& event) {
   if (format_ == OutputFormat::kJson) {
@@ -26,7 +27,7 @@ void EventPrinter::Print(const v1::Event& event) {
   }
   switch (event.payload_case()) {
     case v1::Event::kTextDelta:
-      if (!event.text_delta().text().empty()) {
+      if (stream_text_ && !event.text_delta().text().empty()) {
         WriteText(event.text_delta().text());
         step_streamed_ = true;
       }
@@ -52,7 +53,7 @@ void EventPrinter::Print(const v1::Event& event) {
       if (!event.stream_reset().reason().empty()) {
         err_ << " (" << present::SanitizeForStream(event.stream_reset().reason()) << ")";
       }
-      err_ << "; the partial text above is discarded]\n";
+      err_ << (step_streamed_ ? "; the partial text above is discarded]\n" : "]\n");
       err_.flush();
       step_streamed_ = false;
       break;

@@ -2,7 +2,10 @@
 //
 // Text format: the assistant's text goes to `out` as it streams (flushed
 // after every piece, and ended with a newline once each message is
-// committed); tool activity and notices go to `err`, one line each:
+// committed), or, without `stream_text` (`out` is not a terminal but a pipe
+// or a file a script reads), each message whole once it is committed, so
+// that text a restarted stream discarded never reaches `out`; tool activity
+// and notices go to `err`, one line each:
 //   -> read_file src/main.cc                  (a tool started, key argument)
 //   <- read_file ok (12 ms)                   (its result)
 //   <- bash error (1.2 s): command not found  (first line of a failure)
@@ -28,7 +31,7 @@ enum class OutputFormat { kText, kJson };
 
 class EventPrinter {
  public:
-  EventPrinter(OutputFormat format, std::ostream& out, std::ostream& err);
+  EventPrinter(OutputFormat format, std::ostream& out, std::ostream& err, bool stream_text = true);
 
   void Print(const v1::Event& event);
 
@@ -47,6 +50,7 @@ class EventPrinter {
   void PrintStatus(const std::string& text);
 
   OutputFormat format_;
+  bool stream_text_;
   std::ostream& out_;
   std::ostream& err_;
   // Arguments of announced tool calls, by call id, to name the key argument

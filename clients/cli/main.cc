@@ -37,5 +37,6 @@ int main(int argc, char** argv) {
   if (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
     interactive = RunTerminalClient;
   }
-  return raw::cli::Dispatch(args, std::cout, std::cerr, raw::ProcessEnv(), interactive);
+  return raw::cli::Dispatch(args, std::cout, std::cerr, raw::ProcessEnv(), interactive,
+                            isatty(STDOUT_FILENO) == 1);
 }

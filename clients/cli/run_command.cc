@@ -135,7 +135,9 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
     return ExitCodeFor(client.status());
   }
 
-  EventPrinter printer(options->format, ctx.out, ctx.err);
+  // A terminal shows the answer as it streams; a pipe or a file gets each
+  // message once it is committed, nothing a restarted stream discarded.
+  EventPrinter printer(options->format, ctx.out, ctx.err, ctx.out_is_terminal);
   // A prompt read from stdin ("-") leaves no terminal input to ask with.
   std::unique_ptr<ApprovalPrompter> approvals = MakeApprovalPrompter(
       options->yes, options->prompt_from_stdin ? -1 : STDIN_FILENO, ctx.err);

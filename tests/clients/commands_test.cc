@@ -99,9 +99,11 @@ TEST_F(CommandsTest, RunPrintsTheAnswer) {
   daemon_.service().OnStartTurn([](const std::string& turn) {
     v1::Event delta = MakeEvent(turn);
     delta.mutable_text_delta()->set_text("4");
+    v1::Event message = MakeEvent(turn);
+    message.mutable_assistant_message()->set_text("4");
     v1::Event ended = MakeEvent(turn);
     ended.mutable_turn_ended()->set_reason(v1::TURN_END_REASON_COMPLETED);
-    return std::vector<v1::Event>{delta, ended};
+    return std::vector<v1::Event>{delta, message, ended};
   });
   Result run = Raw({"run", "--cwd", "/tmp", "what", "is", "2+2"});
   EXPECT_EQ(run.code, kExitOk) << run.err;

@@ -143,6 +143,42 @@ TEST(EventPrinterTest, AfterAResyncTheCommittedMessageIsPrintedWhole) {
   EXPECT_NE(err.str().find("fell behind"), std::string::npos);
 }
 
+// Without streaming (stdout is a pipe or a file a script reads), `out` gets
+// each committed message once: neither text a restarted stream discarded
+// nor a message a resync made print twice.
+TEST(EventPrinterTest, WithoutStreamingOutHoldsOnlyTheCommittedMessages) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err, /*stream_text=*/false);
+  v1::Event e = Ev(1);
+  e.mutable_text_delta()->set_text("PARTIAL-DISCARDED ");
+  printer.Print(e);
+  e = Ev(2);
+  e.mutable_stream_reset()->set_reason("connection reset");
+  printer.Print(e);
+  e = Ev(3);
+  e.mutable_text_delta()->set_text("The ans");
+  printer.Print(e);
+  v1::Event resync;
+  resync.mutable_resync()->set_last_delivered_seq(3);
+  printer.Print(resync);
+  e = Ev(4);
+  e.mutable_assistant_message()->set_text("The answer.");
+  printer.Print(e);
+  e = Ev(5);
+  e.mutable_tool_started()->set_name("read_file");
+  printer.Print(e);
+  e = Ev(6);
+  e.mutable_text_delta()->set_text("Done");
+  printer.Print(e);
+  e = Ev(7);
+  e.mutable_assistant_message()->set_text("Done");
+  printer.Print(e);
+  EXPECT_EQ(out.str(), "The answer.\nDone\n");
+  EXPECT_NE(err.str().find("[the response restarted (connection reset)]\n"), std::string::npos)
+      << err.str();
+  EXPECT_EQ(err.str().find("partial text"), std::string::npos) << err.str();
+}
+
 TEST(EventPrinterTest, AnInterruptedMessageIsMarkedAsOutsideTheModelContext) {
   std::ostringstream out, err;
   EventPrinter printer(OutputFormat::kText, out, err);

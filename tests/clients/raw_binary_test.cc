@@ -71,9 +71,13 @@ TEST_F(RawBinaryTest, FirstCtrlCInterruptsAndTheCancelledTurnExits130) {
     return std::vector<v1::Event>{e};
   });
   daemon.service().OnInterrupt([](const std::string& turn) {
+    // As rawd does: what was shown is kept, marked interrupted.
+    v1::Event kept = MakeEvent(turn);
+    kept.mutable_assistant_message()->set_text("working");
+    kept.mutable_assistant_message()->set_interrupted(true);
     v1::Event e = MakeEvent(turn);
     e.mutable_turn_ended()->set_reason(v1::TURN_END_REASON_CANCELLED);
-    return std::vector<v1::Event>{e};
+    return std::vector<v1::Event>{kept, e};
   });
   pid_t pid = SpawnRaw(dir_, daemon.socket_path(), {"run", "do", "it"});
   daemon.service().WaitForCall("StartTurn:do it");
