@@ -74,7 +74,8 @@ std::optional<client::RawClient> Prepare(const std::vector<std::string>& args,
   if (auto socket = parsed->Value("--socket")) connect.socket_path = *socket;
   auto client = client::Connect(connect);
   if (!client.ok()) {
-    ctx.err << "raw " << name << ": " << client.status().message() << "\n";
+    ctx.err << "raw " << name << ": " << present::SanitizeForStream(client.status().message())
+            << "\n";
     *exit_code = ExitCodeFor(client.status());
     return std::nullopt;
   }
@@ -85,7 +86,8 @@ bool PrintJson(const google::protobuf::Message& message, const std::string& name
                CliContext& ctx) {
   auto line = ToJsonLine(message);
   if (!line.ok()) {
-    ctx.err << "raw " << name << ": " << line.status().message() << "\n";
+    ctx.err << "raw " << name << ": " << present::SanitizeForStream(line.status().message())
+            << "\n";
     return false;
   }
   ctx.out << *line << "\n";

@@ -14,6 +14,7 @@
 #include "clients/cli/timings_printer.h"
 #include "clients/cli/turn_runner.h"
 #include "clients/lib/image_file.h"
+#include "clients/present/terminal_text.h"
 
 namespace raw::cli {
 namespace {
@@ -131,7 +132,7 @@ int RunCommand(const std::vector<std::string>& args, CliContext& ctx) {
   if (!options->socket.empty()) connect.socket_path = options->socket;
   auto client = client::Connect(connect);
   if (!client.ok()) {
-    ctx.err << "raw run: " << client.status().message() << "\n";
+    ctx.err << "raw run: " << present::SanitizeForStream(client.status().message()) << "\n";
     return ExitCodeFor(client.status());
   }
 

@@ -45,7 +45,8 @@ int List(client::RawClient& client, bool json, CliContext& ctx) {
   for (;;) {
     auto page = client.ListSessions(request);
     if (!page.ok()) {
-      ctx.err << "raw sessions list: " << page.status().message() << "\n";
+      ctx.err << "raw sessions list: " << present::SanitizeForStream(page.status().message())
+              << "\n";
       return ExitCodeFor(page.status());
     }
     for (const auto& session : page->sessions()) {
@@ -68,13 +69,15 @@ int Show(client::RawClient& client, const std::string& id, bool json, bool full,
   get.set_session_id(id);
   auto session = client.GetSession(get);
   if (!session.ok()) {
-    ctx.err << "raw sessions show: " << session.status().message() << "\n";
+    ctx.err << "raw sessions show: " << present::SanitizeForStream(session.status().message())
+            << "\n";
     return ExitCodeFor(session.status());
   }
   HistoryPrinter printer(ctx.out, full);
   if (!json) {
-    ctx.out << "session " << session->session().id() << " (agent " << session->session().agent()
-            << ", " << session->session().cwd() << ")\n\n";
+    ctx.out << "session " << present::SanitizeForStream(session->session().id()) << " (agent "
+            << present::SanitizeForStream(session->session().agent()) << ", "
+            << present::SanitizeForStream(session->session().cwd()) << ")\n\n";
   }
   v1::GetHistoryRequest request;
   request.set_session_id(id);
@@ -83,7 +86,8 @@ int Show(client::RawClient& client, const std::string& id, bool json, bool full,
   for (;;) {
     auto page = client.GetHistory(request);
     if (!page.ok()) {
-      ctx.err << "raw sessions show: " << page.status().message() << "\n";
+      ctx.err << "raw sessions show: " << present::SanitizeForStream(page.status().message())
+              << "\n";
       return ExitCodeFor(page.status());
     }
     for (const auto& event : page->events()) {

@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "clients/lib/image_file.h"
+#include "clients/present/terminal_text.h"
 #include "clients/present/text.h"
 #include "clients/tui/app.h"
 #include "clients/tui/footer.h"
@@ -108,11 +109,17 @@ void TuiApp::ShowSessions() {
                        Style{Role::kAccent, kAttrBold});
     for (const v1::Session& s : response->sessions()) {
       StyledLine line;
-      line.Add(absl::StrFormat("  %s  %-12s  %-16s  ", s.id(), s.agent(),
+      // Ids, agents and titles can come from any client of the daemon: shown
+      // as the session picker shows them.
+      line.Add(absl::StrFormat("  %s  %-12s  %-16s  ", present::SanitizeForTerminal(s.id()),
+                               present::SanitizeForTerminal(s.agent()),
                                present::FormatLocalTime(s.last_activity_unix_ms())),
                s.id() == controller_.session().id() ? Style{Role::kAccent} : Style{});
-      line.Add(s.title().empty() ? "-" : present::Truncate(present::OneLine(s.title()), 60),
-               Style{Role::kDim});
+      line.Add(
+          s.title().empty()
+              ? "-"
+              : present::Truncate(present::OneLine(present::SanitizeForTerminal(s.title())), 60),
+          Style{Role::kDim});
       lines.push_back(std::move(line));
     }
     if (response->sessions().empty()) lines.emplace_back("  no sessions", Style{Role::kDim});

@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "clients/present/terminal_text.h"
 #include "clients/tui/app.h"
 #include "clients/tui/terminal.h"
 
@@ -54,7 +55,7 @@ TuiExit RunInteractive(TuiOptions options, std::ostream& out, std::ostream& err)
     message = app.exit_message();
   }
   (*terminal)->Close();
-  if (!message.empty()) err << "raw: " << message << "\n";
+  if (!message.empty()) err << "raw: " << present::SanitizeForStream(message) << "\n";
   if (!session_id.empty()) {
     out << "Session " << session_id << "; resume it with: raw resume " << session_id << "\n";
   }

@@ -95,6 +95,16 @@ TEST_F(CommandsTest, UsageErrorsExitWithTwo) {
   EXPECT_TRUE(daemon_.service().calls().empty());
 }
 
+// An error from the daemon may quote what it was given (here the id):
+// printed sanitized, no escape sequence reaches the terminal.
+TEST_F(CommandsTest, ADaemonsErrorIsPrintedSanitized) {
+  Result show = Raw({"sessions", "show", "\x1b]0;title\x07"});
+  EXPECT_NE(show.code, kExitOk);
+  EXPECT_NE(show.err.find("no session with id"), std::string::npos) << show.err;
+  EXPECT_EQ(show.err.find('\x1b'), std::string::npos) << show.err;
+  EXPECT_EQ(show.err.find('\x07'), std::string::npos) << show.err;
+}
+
 TEST_F(CommandsTest, RunPrintsTheAnswer) {
   daemon_.service().OnStartTurn([](const std::string& turn) {
     v1::Event delta = MakeEvent(turn);
