@@ -139,7 +139,7 @@ std::optional<ApprovalPanel::Answer> ApprovalPanel::HandleKey(const InputEvent& 
       return std::nullopt;
     case Key::kDown:
       if (!viewing_all_) break;
-      ++scroll_;  // Render stops at the end
+      scroll_ = std::min(scroll_ + 1, max_scroll_);
       return std::nullopt;
     case Key::kLeft: case Key::kBackTab:
       selected_ = (selected_ + count - 1) % count;
@@ -244,6 +244,7 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
   const int total = static_cast<int>(body.size());
   if (total > room) {
     int rows = std::max(0, room - 1);  // the marker takes one
+    max_scroll_ = std::max(0, total - rows);
     int first = viewing_all_ ? std::clamp(scroll_, 0, total - rows) : 0;
     size_t hidden_bytes = 0;
     for (int i = 0; i < total; ++i) {

@@ -100,6 +100,9 @@ class ApprovalPanel {
   InputEditor message_;
   bool viewing_all_ = false;  // v: the whole batch, scrolled
   int scroll_ = 0;            // first body line shown while viewing all
+  // The last first line Render could show (scrolling down stops there, so
+  // that scrolling up moves at once). Set by Render.
+  mutable int max_scroll_ = 0;
   // The guard: a frame has shown the answers since `shown_` last reset;
   // keys answer (`live_`) once a frame is drawn at or after `guard_until_`.
   bool shown_ = false;

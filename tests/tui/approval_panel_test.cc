@@ -181,6 +181,10 @@ TEST(ApprovalPanelTest, WhatDoesNotFitIsFoldedBehindAMarkerAndVShowsIt) {
   for (int i = 0; i < 100; ++i) Press(panel, PanelKeyOf(Key::kDown), &handled);
   std::string end = LinesText(panel.Render(80, 12, Glyphs::Unicode(), false).lines);
   EXPECT_NE(end.find("echo line50"), std::string::npos) << end;
+  // Scrolling down stopped at the end: one step up moves at once.
+  Press(panel, PanelKeyOf(Key::kUp), &handled);
+  std::string up = LinesText(panel.Render(80, 12, Glyphs::Unicode(), false).lines);
+  EXPECT_NE(up, end);
   // Approving does not need viewing.
   auto answer = Press(panel, Char("y"), &handled);
   ASSERT_TRUE(answer.has_value());
