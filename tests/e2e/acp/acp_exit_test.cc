@@ -24,20 +24,7 @@ class UnreadBridge {
   explicit UnreadBridge(const std::map<std::string, std::string>& env) {
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return;
-    std::vector<std::string> env_strings;
-    for (const auto& [k, v] : env) env_strings.push_back(absl::StrCat(k, "=", v));
-    std::vector<char*> envp;
-    for (std::string& e : env_strings) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::string bin = BinaryPath("raw-acp");
-    char* argv[] = {bin.data(), nullptr};
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(in[0], STDIN_FILENO);
-      dup2(out[1], STDOUT_FILENO);
-      execve(bin.c_str(), argv, envp.data());
-      _exit(127);
-    }
+    pid_ = SpawnRawAcp(env, in[0], out[1], -1);
     close(in[0]);
     close(out[1]);
     in_ = in[1];

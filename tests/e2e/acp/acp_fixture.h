@@ -42,6 +42,29 @@ inline constexpr char kAcpConfig[] = R"({
   "tools": {"bash": {"timeout_seconds": 30}}
 })";
 
+// Starts raw-acp with `env` as its whole environment, its stdin, stdout
+// and (unless -1) stderr the descriptors given; returns its pid (-1 when
+// fork failed). The child's ends stay open in the caller, which closes them.
+inline pid_t SpawnRawAcp(const std::map<std::string, std::string>& env, int stdin_fd, int stdout_fd,
+                         int stderr_fd) {
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : env) env_strings.push_back(absl::StrCat(k, "=", v));
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string bin = BinaryPath("raw-acp");
+  char* argv[] = {bin.data(), nullptr};
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(stdin_fd, STDIN_FILENO);
+    dup2(stdout_fd, STDOUT_FILENO);
+    if (stderr_fd >= 0) dup2(stderr_fd, STDERR_FILENO);
+    execve(bin.c_str(), argv, envp.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 struct DriverResult {
   int exit_code = -1;
   Json json;  // the driver's last stdout line
