@@ -92,4 +92,12 @@ void ParseTarget(std::string_view target, Request* request) {
   }
 }
 
+Response TextResponse(int status, std::string text) {
+  Response r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(text) + "\n";
+  return r;
+}
+
 }  // namespace raw::web

@@ -53,4 +53,7 @@ struct Response {
 // Splits `target` into path and percent-decoded query parameters.
 void ParseTarget(std::string_view target, Request* request);
 
+// A plain-text answer: `text` and a newline.
+Response TextResponse(int status, std::string text);
+
 }  // namespace raw::web

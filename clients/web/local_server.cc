@@ -35,6 +35,8 @@
 #include "clients/web/loopback_listeners.h"
 #include "clients/web/peer_owner.h"
 #include "clients/web/rate_limit.h"
+#include "clients/web/route_match.h"
+#include "clients/web/server_options_check.h"
 #include "common/serial_queue.h"
 #include "common/worker_pool.h"
 
@@ -318,39 +320,6 @@ Request ToRequest(const http::request_header<>& header) {
     r.headers.emplace_back(absl::AsciiStrToLower(ToString(field.name_string())),
                            ToString(field.value()));
   }
-  return r;
-}
-
-const HttpRoute* FindHttpRoute(const Routes& routes, const Request& r) {
-  const HttpRoute* best = nullptr;
-  for (const HttpRoute& route : routes.http) {
-    if (route.method != r.method) continue;
-    if (!route.prefix && route.path == r.path) return &route;
-    if (route.prefix && r.path.compare(0, route.path.size(), route.path) == 0 &&
-        (best == nullptr || route.path.size() > best->path.size())) {
-      best = &route;
-    }
-  }
-  return best;
-}
-
-const WebSocketRoute* FindWebSocketRoute(const Routes& routes, const Request& r) {
-  const WebSocketRoute* best = nullptr;
-  for (const WebSocketRoute& route : routes.websocket) {
-    if (!route.prefix && route.path == r.path) return &route;
-    if (route.prefix && r.path.compare(0, route.path.size(), route.path) == 0 &&
-        (best == nullptr || route.path.size() > best->path.size())) {
-      best = &route;
-    }
-  }
-  return best;
-}
-
-Response TextResponse(int status, std::string text) {
-  Response r;
-  r.status = status;
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = std::move(text) + "\n";
   return r;
 }
 
@@ -711,55 +680,8 @@ std::string LocalServer::origin() const {
 
 absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptions options,
                                                                 Routes routes) {
-  if (options.address != "127.0.0.1" && options.address != "::1") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("local server: address \"", options.address,
-                     "\" is not loopback; only 127.0.0.1 and ::1 are allowed"));
-  }
-  if (options.max_connections < 2) {
-    return absl::InvalidArgumentError(
-        "local server: max_connections must be at least 2 (one slot is kept for a connection "
-        "with the token)");
-  }
-  options.max_unadmitted_connections =
-      std::min(options.max_unadmitted_connections, options.max_connections - 1);
-  if (options.max_unadmitted_connections == 0 || options.unadmitted_request_timeout.count() <= 0 ||
-      options.max_requests_per_window == 0 || options.max_header_bytes == 0 ||
-      options.max_websocket_message_bytes == 0 || options.rate_window.count() <= 0 ||
-      options.request_timeout.count() <= 0 || options.handler_timeout.count() <= 0 ||
-      options.websocket_idle_timeout.count() <= 0) {
-    return absl::InvalidArgumentError("local server: limits and timeouts must be positive");
-  }
-  for (const HttpRoute& r : routes.http) {
-    if (r.path.empty() || r.path[0] != '/' || r.method.empty() || !r.handler) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("local server: HTTP route \"", r.method, " ", r.path,
-                       "\" needs a method, a path starting with '/' and a handler"));
-    }
-  }
-  for (const WebSocketRoute& r : routes.websocket) {
-    if (r.path.empty() || r.path[0] != '/' || !r.factory) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("local server: WebSocket route \"", r.path,
-                       "\" needs a path starting with '/' and a factory"));
-    }
-  }
-  std::string token = options.token;
-  if (token.empty()) {
-    absl::StatusOr<std::string> fresh = NewAccessToken();
-    if (!fresh.ok()) return fresh.status();
-    token = *std::move(fresh);
-  } else if (absl::Status s = ValidateAccessToken(token); !s.ok()) {
-    return s;
-  }
-  if (!options.session_cookie.empty()) {
-    if (absl::Status s = ValidateAccessToken(options.session_secret); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("session secret: ", s.message()));
-    }
-    if (TokenEquals(options.session_secret, token)) {
-      return absl::InvalidArgumentError("the session secret must differ from the access token");
-    }
-  }
+  absl::StatusOr<std::string> token = CheckServerOptions(options, routes);
+  if (!token.ok()) return token.status();
 
   absl::StatusOr<LoopbackListeners> listeners =
       BindLoopbackListeners(options.address, options.port, options.before_other_bind);
@@ -796,7 +718,7 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(LocalServerOptio
   impl->notice = std::move(listeners->notice);
   impl->policy.port = impl->port;
   impl->policy.own_hosts = std::move(listeners->own_hosts);
-  impl->policy.token = std::move(token);
+  impl->policy.token = *std::move(token);
   impl->policy.query_token = options.query_token;
   if (!options.session_cookie.empty()) {
     impl->policy.session_cookie = SessionCookieName(options.session_cookie, impl->port);
