@@ -235,7 +235,7 @@ absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id, bo
 void SessionManager::GetSession(std::string id, bool with_context, Reply<SessionInfo> reply) {
   PrepareHttp();
   // A session whose context is in memory answers from memory, on the spot.
-  if (std::shared_ptr<SessionRunner> runner = LoadedRunner(id);
+  if (std::shared_ptr<SessionRunner> runner = ReadyRunner(id);
       runner != nullptr && runner->context_loaded()) {
     reply(GetSession(id));
     return;
@@ -395,15 +395,28 @@ absl::StatusOr<std::vector<SessionInfo>> SessionManager::ListSessions(
   return out;
 }
 
+std::shared_ptr<SessionRunner> SessionManager::ReadyRunner(const std::string& session_id) {
+  std::shared_ptr<SessionRunner> runner = LoadedRunner(session_id);
+  if (runner == nullptr || !runner->recovered_now()) return nullptr;
+  return runner;
+}
+
 template <typename R>
 void SessionManager::WithRunner(const std::string& session_id, const R& reply,
-                                const std::function<void(SessionRunner&)>& fn) {
-  absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(session_id);
-  if (!runner.ok()) {
-    reply(runner.status());
+                                std::function<void(SessionRunner&)> fn) {
+  if (std::shared_ptr<SessionRunner> runner = ReadyRunner(session_id)) {
+    fn(*runner);
     return;
   }
-  fn(**runner);
+  bool scheduled = pool_.Schedule([this, session_id, reply, fn = std::move(fn)] {
+    absl::StatusOr<std::shared_ptr<SessionRunner>> runner = Runner(session_id);
+    if (!runner.ok()) {
+      reply(runner.status());
+      return;
+    }
+    fn(**runner);
+  });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
 void SessionManager::StartTurn(const std::string& session_id, std::string text,
@@ -413,36 +426,44 @@ void SessionManager::StartTurn(const std::string& session_id, std::string text,
     return reply(absl::InvalidArgumentError("the user message is empty"));
   }
   PrepareHttp();
-  WithRunner(session_id, reply, [&](SessionRunner& r) {
-    r.StartTurn(std::move(text), std::move(lease_id), reply, std::move(images));
-  });
+  WithRunner(session_id, reply,
+             [text = std::move(text), lease_id = std::move(lease_id), reply,
+              images = std::move(images)](SessionRunner& r) mutable {
+               r.StartTurn(std::move(text), std::move(lease_id), reply, std::move(images));
+             });
 }
 
 void SessionManager::InterruptTurn(const std::string& session_id, std::string lease_id,
                                    Reply<bool> reply) {
-  WithRunner(session_id, reply,
-             [&](SessionRunner& r) { r.Interrupt(std::move(lease_id), reply); });
+  WithRunner(session_id, reply, [lease_id = std::move(lease_id), reply](SessionRunner& r) mutable {
+    r.Interrupt(std::move(lease_id), reply);
+  });
 }
 
 void SessionManager::RespondToApproval(const std::string& session_id, std::string request_id,
                                        std::vector<events::ApprovalAnswer> answers,
                                        std::optional<events::ApprovalAnswer> all,
                                        std::string lease_id, StatusReply reply) {
-  WithRunner(session_id, reply, [&](SessionRunner& r) {
-    r.RespondToApproval(std::move(lease_id), std::move(request_id), std::move(answers),
-                        std::move(all), reply);
-  });
+  WithRunner(session_id, reply,
+             [lease_id = std::move(lease_id), request_id = std::move(request_id),
+              answers = std::move(answers), all = std::move(all), reply](SessionRunner& r) mutable {
+               r.RespondToApproval(std::move(lease_id), std::move(request_id), std::move(answers),
+                                   std::move(all), reply);
+             });
 }
 
 void SessionManager::Compact(const std::string& session_id, std::string lease_id,
                              Reply<std::string> reply) {
-  WithRunner(session_id, reply,
-             [&](SessionRunner& r) { r.StartCompaction(std::move(lease_id), reply); });
+  WithRunner(session_id, reply, [lease_id = std::move(lease_id), reply](SessionRunner& r) mutable {
+    r.StartCompaction(std::move(lease_id), reply);
+  });
 }
 
 void SessionManager::ClearContext(const std::string& session_id, std::string lease_id,
                                   Reply<events::ContextEstimate> reply) {
-  WithRunner(session_id, reply, [&](SessionRunner& r) { r.Clear(std::move(lease_id), reply); });
+  WithRunner(session_id, reply, [lease_id = std::move(lease_id), reply](SessionRunner& r) mutable {
+    r.Clear(std::move(lease_id), reply);
+  });
 }
 
 void SessionManager::SetSessionMcpServers(const std::string& session_id, std::string lease_id,
@@ -453,17 +474,19 @@ void SessionManager::SetSessionMcpServers(const std::string& session_id, std::st
   absl::StatusOr<McpServerMap> checked =
       config::CheckSessionMcpServers(servers, *cfg, "servers", session_id);
   if (!checked.ok()) return reply(checked.status());
-  WithRunner(session_id, reply, [&](SessionRunner& r) {
-    r.SetMcpServers(std::move(lease_id), *checked,
-                    [this, session_id, kept = *checked, reply](absl::Status s) {
-                      // On the session's queue, in order: what the last
-                      // call set is what keeps running.
-                      if (s.ok() && deps_.mcp != nullptr) {
-                        deps_.mcp->DropSessionServers(session_id, kept);
-                      }
-                      reply(s);
-                    });
-  });
+  WithRunner(session_id, reply,
+             [this, session_id, lease_id = std::move(lease_id), checked = *std::move(checked),
+              reply](SessionRunner& r) mutable {
+               r.SetMcpServers(std::move(lease_id), checked,
+                               [this, session_id, kept = checked, reply](absl::Status s) {
+                                 // On the session's queue, in order: what the last
+                                 // call set is what keeps running.
+                                 if (s.ok() && deps_.mcp != nullptr) {
+                                   deps_.mcp->DropSessionServers(session_id, kept);
+                                 }
+                                 reply(s);
+                               });
+             });
 }
 
 void SessionManager::ConfigureSession(const std::string& session_id, std::string lease_id,
@@ -476,15 +499,19 @@ void SessionManager::ConfigureSession(const std::string& session_id, std::string
   if (!agent.has_value() && !model.has_value() && approval_mode.has_value()) {
     return ChooseApprovalMode(session_id, std::move(lease_id), std::move(approval_mode), reply);
   }
-  WithRunner(session_id, reply, [&](SessionRunner& r) {
-    r.ChangeWhileIdle(
-        lease_id,
-        [this, session_id, agent, model] { return ApplyConfiguration(session_id, agent, model); },
-        [this, session_id, lease_id, approval_mode, reply](absl::Status s) {
-          if (!s.ok()) return reply(s);
-          ChooseApprovalMode(session_id, lease_id, approval_mode, reply);
-        });
-  });
+  WithRunner(session_id, reply,
+             [this, session_id, lease_id = std::move(lease_id), agent, model, approval_mode,
+              reply](SessionRunner& r) {
+               r.ChangeWhileIdle(
+                   lease_id,
+                   [this, session_id, agent, model] {
+                     return ApplyConfiguration(session_id, agent, model);
+                   },
+                   [this, session_id, lease_id, approval_mode, reply](absl::Status s) {
+                     if (!s.ok()) return reply(s);
+                     ChooseApprovalMode(session_id, lease_id, approval_mode, reply);
+                   });
+             });
 }
 
 absl::StatusOr<config::ApprovalMode> SessionManager::AgentApprovalMode(
@@ -521,19 +548,22 @@ void SessionManager::ChooseApprovalMode(const std::string& session_id, std::stri
     }
   }
   const config::ApprovalMode configured = *agent_mode;
-  WithRunner(session_id, reply, [&](SessionRunner& r) {
-    auto runner = r.shared_from_this();
-    auto answer = [this, session_id, lease_id, configured, runner, reply](absl::Status s) {
-      if (!s.ok()) return reply(s);
-      absl::StatusOr<SessionInfo> info = GetSession(session_id);
-      if (!info.ok()) return reply(info.status());
-      reply(ConfiguredSession{*std::move(info),
-                              std::string(config::ApprovalModeName(
-                                  runner->EffectiveApprovalMode(configured, lease_id)))});
-    };
-    if (!change) return answer(absl::OkStatus());
-    r.ChooseApprovalMode(lease_id, chosen, answer);
-  });
+  WithRunner(session_id, reply,
+             [this, session_id, lease_id = std::move(lease_id), configured, change, chosen,
+              reply](SessionRunner& r) {
+               auto runner = r.shared_from_this();
+               auto answer = [this, session_id, lease_id, configured, runner,
+                              reply](absl::Status s) {
+                 if (!s.ok()) return reply(s);
+                 absl::StatusOr<SessionInfo> info = GetSession(session_id);
+                 if (!info.ok()) return reply(info.status());
+                 reply(ConfiguredSession{
+                     *std::move(info), std::string(config::ApprovalModeName(
+                                           runner->EffectiveApprovalMode(configured, lease_id)))});
+               };
+               if (!change) return answer(absl::OkStatus());
+               r.ChooseApprovalMode(lease_id, chosen, answer);
+             });
 }
 
 absl::Status SessionManager::ApplyConfiguration(const std::string& session_id,
@@ -570,27 +600,36 @@ void SessionManager::AcquireLease(const std::string& session_id, LeaseClient cli
                                   WhenHeld when_held, LeaseCallbacks callbacks,
                                   SessionRunner::LeaseReply reply) {
   // Granted also while the session cannot be written (see the header).
-  WithRunner(session_id, reply, [&](SessionRunner& r) {
-    r.AcquireLease(std::move(client), when_held, std::move(callbacks), reply);
-  });
+  WithRunner(session_id, reply,
+             [client = std::move(client), when_held, callbacks = std::move(callbacks),
+              reply](SessionRunner& r) mutable {
+               r.AcquireLease(std::move(client), when_held, std::move(callbacks), reply);
+             });
 }
 
 void SessionManager::ReleaseLease(const std::string& session_id, std::string lease_id) {
   // A session with a lease is never unloaded, so this finds its runner;
   // a lookup error means there is nothing to release.
-  WithRunner(session_id, [](const absl::Status&) {},
-             [&](SessionRunner& r) { r.ReleaseLease(std::move(lease_id)); });
+  WithRunner(
+      session_id, [](const absl::Status&) {},
+      [lease_id = std::move(lease_id)](SessionRunner& r) mutable {
+        r.ReleaseLease(std::move(lease_id));
+      });
 }
 
 void SessionManager::CancelLeaseWait(const std::string& session_id, std::string wait_id) {
-  WithRunner(session_id, [](const absl::Status&) {},
-             [&](SessionRunner& r) { r.CancelLeaseWait(std::move(wait_id)); });
+  WithRunner(
+      session_id, [](const absl::Status&) {},
+      [wait_id = std::move(wait_id)](SessionRunner& r) mutable {
+        r.CancelLeaseWait(std::move(wait_id));
+      });
 }
 
 void SessionManager::DeclineHandover(const std::string& session_id, std::string lease_id,
                                      Reply<int> reply) {
-  WithRunner(session_id, reply,
-             [&](SessionRunner& r) { r.DeclineHandover(std::move(lease_id), reply); });
+  WithRunner(session_id, reply, [lease_id = std::move(lease_id), reply](SessionRunner& r) mutable {
+    r.DeclineHandover(std::move(lease_id), reply);
+  });
 }
 
 absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_id) {
@@ -602,7 +641,7 @@ absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_
 }
 
 void SessionManager::GetStats(std::string session_id, Reply<SessionInfo> reply) {
-  if (std::shared_ptr<SessionRunner> runner = LoadedRunner(session_id);
+  if (std::shared_ptr<SessionRunner> runner = ReadyRunner(session_id);
       runner != nullptr && runner->context_loaded()) {
     reply(GetStats(session_id));
     return;
@@ -615,28 +654,32 @@ void SessionManager::GetStats(std::string session_id, Reply<SessionInfo> reply) 
 void SessionManager::DeleteSession(const std::string& session_id, std::string lease_id,
                                    StatusReply reply) {
   auto hidden = std::make_shared<bool>(false);
-  WithRunner(session_id, reply, [&](SessionRunner& r) {
-    r.ChangeWhileIdle(
-        std::move(lease_id),
-        // On the session's queue while idle: no turn can start meanwhile.
-        [this, session_id, hidden] { return deps_.store.DeleteSession(session_id, hidden.get()); },
-        [this, session_id, hidden, reply](absl::Status s) {
-          // Once hidden the session is gone for every reader, also when a
-          // later batch failed (the rows left go at the next purge).
-          if (*hidden) {
-            // On the session's queue, like every lease change: the holder's
-            // stream and every client waiting for a handover end now,
-            // rather than when each gives up.
-            ForgetRemovedSession(
-                session_id,
-                absl::StrCat("session ", session_id, " was deleted; its write lease ended"),
-                /*on_queue=*/true);
-            RAW_LOG(Info) << "session " << session_id << " removed on request";
-          }
-          reply(s);
-        },
-        /*needs_history=*/false);
-  });
+  WithRunner(
+      session_id, reply,
+      [this, session_id, lease_id = std::move(lease_id), hidden, reply](SessionRunner& r) mutable {
+        r.ChangeWhileIdle(
+            std::move(lease_id),
+            // On the session's queue while idle: no turn can start meanwhile.
+            [this, session_id, hidden] {
+              return deps_.store.DeleteSession(session_id, hidden.get());
+            },
+            [this, session_id, hidden, reply](absl::Status s) {
+              // Once hidden the session is gone for every reader, also when a
+              // later batch failed (the rows left go at the next purge).
+              if (*hidden) {
+                // On the session's queue, like every lease change: the holder's
+                // stream and every client waiting for a handover end now,
+                // rather than when each gives up.
+                ForgetRemovedSession(
+                    session_id,
+                    absl::StrCat("session ", session_id, " was deleted; its write lease ended"),
+                    /*on_queue=*/true);
+                RAW_LOG(Info) << "session " << session_id << " removed on request";
+              }
+              reply(s);
+            },
+            /*needs_history=*/false);
+      });
 }
 
 absl::StatusOr<PluginSettingsView> SessionManager::GetPluginSettings(const std::string& ns) {
@@ -698,6 +741,33 @@ absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(
     const std::string& session_id, uint64_t after_seq) {
   ASSIGN_OR_RETURN(std::shared_ptr<SessionRunner> runner, Runner(session_id));
   return runner->Subscribe(after_seq);
+}
+
+void SessionManager::Subscribe(std::string session_id, uint64_t after_seq,
+                               Reply<std::unique_ptr<Subscription>> reply) {
+  if (std::shared_ptr<SessionRunner> runner = ReadyRunner(session_id)) {
+    reply(runner->Subscribe(after_seq));
+    return;
+  }
+  bool scheduled = pool_.Schedule([this, session_id = std::move(session_id), after_seq, reply] {
+    reply(Subscribe(session_id, after_seq));
+  });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
+}
+
+void SessionManager::GetHistory(std::string session_id, std::string cursor, int limit,
+                                store::HistoryDirection direction,
+                                Reply<store::HistoryPage> reply) {
+  // A page is one read of the store, as the API's other reads are; only the
+  // first use of the session (its load and recovery) goes to the pool.
+  if (ReadyRunner(session_id) != nullptr) {
+    reply(deps_.store.GetHistory(session_id, cursor, limit, direction));
+    return;
+  }
+  bool scheduled = pool_.Schedule(
+      [this, session_id = std::move(session_id), cursor = std::move(cursor), limit, direction,
+       reply] { reply(GetHistory(session_id, cursor, limit, direction)); });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
 absl::StatusOr<store::HistoryPage> SessionManager::GetHistory(const std::string& session_id,

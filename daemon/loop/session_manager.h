@@ -258,11 +258,21 @@ class SessionManager {
   // the worker pool (it may wait for a cancelled operation to end).
   absl::StatusOr<size_t> PurgeExpired();
 
+  // These two load the session and run its recovery on the calling thread
+  // when it is not loaded yet (Runner): for callers that may wait for the
+  // store. The API uses the overloads with a reply below.
   absl::StatusOr<std::unique_ptr<Subscription>> Subscribe(const std::string& session_id,
                                                           uint64_t after_seq);
   absl::StatusOr<store::HistoryPage> GetHistory(const std::string& session_id,
                                                 const std::string& cursor, int limit,
                                                 store::HistoryDirection direction);
+  // The same for an API thread: on the spot when the session is loaded and
+  // past its recovery, otherwise on the worker pool, which loads it first;
+  // the reply comes from there.
+  void Subscribe(std::string session_id, uint64_t after_seq,
+                 Reply<std::unique_ptr<Subscription>> reply);
+  void GetHistory(std::string session_id, std::string cursor, int limit,
+                  store::HistoryDirection direction, Reply<store::HistoryPage> reply);
 
   // From the config file as it is now; an unusable file is an error.
   absl::StatusOr<AgentCatalog> ListAgents();
@@ -354,10 +364,19 @@ class SessionManager {
   // calls for the same config resolved.
   SessionInfo Describe(const store::SessionRecord& record, const SessionRunner* runner,
                        const config::Config* cfg, ShownModels* shown = nullptr);
-  // Runs `fn` with the session's runner, or replies its lookup error.
+  // The loaded runner when it may be used on the spot: loaded and past its
+  // crash recovery (SessionRunner::recovered_now); nullptr otherwise. Never
+  // reads the store and never waits for a recovery under way.
+  std::shared_ptr<SessionRunner> ReadyRunner(const std::string& session_id);
+  // Runs `fn` with the session's runner, or replies its lookup error. On the
+  // caller's thread when the runner is ready (ReadyRunner); otherwise on the
+  // worker pool, which loads the runner and runs its recovery first (Runner):
+  // both read the store, and a recovery commits, which no API thread waits
+  // for. `fn` holds what it needs by value, as it may run after the caller
+  // returned.
   template <typename R>
   void WithRunner(const std::string& session_id, const R& reply,
-                  const std::function<void(SessionRunner&)>& fn);
+                  std::function<void(SessionRunner&)> fn);
   // Unloads idle sessions every so often until Shutdown.
   void SweepLoop();
   // The first time a client creates, opens or prompts a session, has the

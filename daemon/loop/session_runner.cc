@@ -251,6 +251,7 @@ void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnd
   const uint64_t seq = log_->PublishUnstored(turn_id, shown);
   unstored_end_ = UnstoredEnd{turn_id, end, std::move(kept), seq};
   recovered_ = false;
+  recovered_seen_.store(false, std::memory_order_release);
   recovery_error_ = absl::Status(stored.code(), UnstoredEndReason(turn_id, stored));
   BecomeIdleLocked();
 }

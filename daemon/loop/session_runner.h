@@ -271,6 +271,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // turn T could not be stored: <cause>", with the cause's code.
   absl::Status RecoverUnfinishedTurn();
   bool recovered() const;
+  // recovered() without waiting for an attempt under way (false meanwhile):
+  // for callers that must not wait for the store, such as an API thread
+  // deciding whether it may use the runner on the spot.
+  bool recovered_now() const { return recovered_seen_.load(std::memory_order_acquire); }
   // OK when the session can be written: RecoverUnfinishedTurn succeeds (it
   // is retried when it has not yet). Otherwise the error every write
   // returns, with the code of its cause (kDataLoss for a damaged row):
@@ -381,6 +385,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Serializes recovery attempts; taken before mu_, never after it.
   mutable absl::Mutex recovery_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   bool recovered_ ABSL_GUARDED_BY(recovery_mu_) = false;
+  // recovered_ for recovered_now(), changed with it.
+  std::atomic<bool> recovered_seen_{false};
   // The last failed attempt's error (OK before any failure), so that the
   // log says once, not at every retry, why the session cannot be written.
   absl::Status recovery_error_ ABSL_GUARDED_BY(recovery_mu_);

@@ -25,6 +25,7 @@ absl::Status SessionRunner::RecoverOnceLocked() {
   absl::Status s = storing_end ? StoreUnstoredEndLocked() : RecoverLocked();
   if (s.ok()) {
     recovered_ = true;
+    recovered_seen_.store(true, std::memory_order_release);
     if (!recovery_error_.ok()) {
       RAW_LOG(Info) << "session " << session_id_ << ": "
                     << (storing_end ? "the end of its last turn is stored"

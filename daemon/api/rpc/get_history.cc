@@ -39,14 +39,20 @@ UnaryReactor* GetHistory(grpc::CallbackServerContext* ctx, loop::SessionManager&
   absl::StatusOr<store::HistoryDirection> direction = ToDirection(request.direction());
   if (!direction.ok()) return ReturnStatus(ctx, direction.status());
 
-  absl::StatusOr<store::HistoryPage> page =
-      sessions.GetHistory(request.session_id(), request.cursor(), *limit, *direction);
-  if (!page.ok()) return ReturnStatus(ctx, page.status());
-  for (const events::SessionEvent& event : page->events) {
-    *response->add_events() = convert::ToProto(event);
-  }
-  response->set_next_cursor(page->next_cursor);
-  return ReturnStatus(ctx, absl::OkStatus());
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  // Replies on the spot for a loaded session, otherwise from the worker
+  // that loads it.
+  sessions.GetHistory(request.session_id(), request.cursor(), *limit, *direction,
+                      [reactor, response](absl::StatusOr<store::HistoryPage> page) {
+                        if (page.ok()) {
+                          for (const events::SessionEvent& event : page->events) {
+                            *response->add_events() = convert::ToProto(event);
+                          }
+                          response->set_next_cursor(page->next_cursor);
+                        }
+                        FinishWith(reactor, page.status());
+                      });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc

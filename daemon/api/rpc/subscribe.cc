@@ -105,9 +105,27 @@ template <typename Packer>
 class SubscribeReactor final : public grpc::ServerWriteReactor<typename Packer::Message>,
                                public DrainableStream {
  public:
-  SubscribeReactor(std::unique_ptr<loop::Subscription> subscription, ActiveStreams& streams)
-      : subscription_(std::move(subscription)), streams_(streams) {}
+  // The stream starts once its subscription is open (Open). Until then the
+  // opening owns the stream's progress (busy_ is set): a cancel only marks
+  // cancelled_, and gRPC cannot end the call (OnDone) before Open finishes
+  // it, so whoever opens the subscription may still call Open.
+  explicit SubscribeReactor(ActiveStreams& streams) : streams_(streams) {
+    absl::MutexLock lock(&mu_);
+    busy_ = true;
+  }
 
+  // Starts the stream over `subscription`, or ends the call with its error.
+  // Called once, on any thread.
+  void Open(absl::StatusOr<std::unique_ptr<loop::Subscription>> subscription) {
+    if (!subscription.ok()) {
+      BeginFinishAndFinish(subscription.status());
+      return;
+    }
+    subscription_ = *std::move(subscription);
+    Start();
+  }
+
+  // REQUIRES: the subscription is open; called by Open.
   void Start() {
     {
       // Held from here on by the first pull, so that a drain or a wakeup
@@ -159,7 +177,7 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<typename Packer::
       absl::MutexLock lock(&gate_->mu);
       gate_->target = nullptr;
     }
-    subscription_->Close();
+    if (subscription_ != nullptr) subscription_->Close();
     if (registered_) streams_.Remove(this);
     delete this;
   }
@@ -275,8 +293,8 @@ class FailedStreamReactor final : public grpc::ServerWriteReactor<Message> {
 template <typename Packer>
 grpc::ServerWriteReactor<typename Packer::Message>* Open(
     std::unique_ptr<loop::Subscription> subscription, ActiveStreams& streams) {
-  auto* reactor = new SubscribeReactor<Packer>(std::move(subscription), streams);
-  reactor->Start();
+  auto* reactor = new SubscribeReactor<Packer>(streams);
+  reactor->Open(std::move(subscription));
   return reactor;
 }
 
@@ -286,10 +304,14 @@ grpc::ServerWriteReactor<typename Packer::Message>* OpenFor(
     const raw::v1::SubscribeRequest& request) {
   using Failed = FailedStreamReactor<typename Packer::Message>;
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) return new Failed(s);
-  absl::StatusOr<std::unique_ptr<loop::Subscription>> subscription =
-      sessions.Subscribe(request.session_id(), request.after_seq());
-  if (!subscription.ok()) return new Failed(subscription.status());
-  return Open<Packer>(std::move(*subscription), streams);
+  // Opened on the spot for a loaded session, otherwise by the worker that
+  // loads it; the reactor outlives the wait (see SubscribeReactor).
+  auto* reactor = new SubscribeReactor<Packer>(streams);
+  sessions.Subscribe(request.session_id(), request.after_seq(),
+                     [reactor](absl::StatusOr<std::unique_ptr<loop::Subscription>> subscription) {
+                       reactor->Open(std::move(subscription));
+                     });
+  return reactor;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// GetSession and GetStats for the API run on the worker pool: the caller
-// (a gRPC handler) is never held while a session is loaded to estimate its
-// context.
+// The API's calls never hold their caller (a gRPC handler) while a session
+// is read: GetSession and GetStats run on the worker pool, and every call
+// that names a session not yet loaded (or not past its crash recovery)
+// loads it there.
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <optional>
@@ -57,17 +59,24 @@ class SessionManagerReadTest : public ::testing::Test {
 
   // Calls `start` with a reply and checks that it returned before the
   // session's data was read; returns what the reply got.
-  absl::StatusOr<SessionInfo> HeldRead(
-      const std::function<void(Reply<SessionInfo>)>& start) {
+  template <typename T>
+  absl::StatusOr<T> HeldCall(const std::function<void(Reply<T>)>& start) {
     hold_ = true;
-    auto promise = std::make_shared<std::promise<absl::StatusOr<SessionInfo>>>();
-    std::future<absl::StatusOr<SessionInfo>> replied = promise->get_future();
-    start([promise](absl::StatusOr<SessionInfo> info) { promise->set_value(std::move(info)); });
+    auto promise = std::make_shared<std::promise<absl::StatusOr<T>>>();
+    std::future<absl::StatusOr<T>> replied = promise->get_future();
+    start([promise](absl::StatusOr<T> result) { promise->set_value(std::move(result)); });
     release_.Notify();  // the caller is back: the read may go on
     reading_.WaitForNotification();
-    absl::StatusOr<SessionInfo> info = replied.get();
+    if (replied.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+      ADD_FAILURE() << "no reply within 30 s";
+      return absl::DeadlineExceededError("no reply");
+    }
+    absl::StatusOr<T> result = replied.get();
     EXPECT_FALSE(held_caller_) << "the caller waited for the session's data";
-    return info;
+    return result;
+  }
+  absl::StatusOr<SessionInfo> HeldRead(const std::function<void(Reply<SessionInfo>)>& start) {
+    return HeldCall<SessionInfo>(start);
   }
 
   testing::TempStore dir_;
@@ -93,6 +102,67 @@ TEST_F(SessionManagerReadTest, GetStatsRepliesFromThePoolWithoutHoldingTheCaller
       HeldRead([this](Reply<SessionInfo> reply) { manager_->GetStats("sess_read", reply); });
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->record.id, "sess_read");
+}
+
+TEST_F(SessionManagerReadTest, SubscribeLoadsTheSessionOnThePool) {
+  absl::StatusOr<std::unique_ptr<Subscription>> subscription =
+      HeldCall<std::unique_ptr<Subscription>>([this](Reply<std::unique_ptr<Subscription>> reply) {
+        manager_->Subscribe("sess_read", 0, reply);
+      });
+  ASSERT_TRUE(subscription.ok()) << subscription.status();
+  ASSERT_NE(*subscription, nullptr);
+  (*subscription)->Close();
+}
+
+TEST_F(SessionManagerReadTest, GetHistoryLoadsTheSessionOnThePool) {
+  absl::StatusOr<store::HistoryPage> page =
+      HeldCall<store::HistoryPage>([this](Reply<store::HistoryPage> reply) {
+        manager_->GetHistory("sess_read", "", 10, store::HistoryDirection::kBackward, reply);
+      });
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_TRUE(page->events.empty());
+}
+
+TEST_F(SessionManagerReadTest, AcquireLeaseLoadsTheSessionOnThePool) {
+  absl::StatusOr<WriteLeases::Acquired> acquired =
+      HeldCall<WriteLeases::Acquired>([this](Reply<WriteLeases::Acquired> reply) {
+        manager_->AcquireLease("sess_read", LeaseClient{"test", "test", 0}, WhenHeld::kRefuse, {},
+                               [reply](absl::StatusOr<WriteLeases::Acquired> acquired) {
+                                 reply(std::move(acquired));
+                                 return true;
+                               });
+      });
+  ASSERT_TRUE(acquired.ok()) << acquired.status();
+  manager_->ReleaseLease("sess_read", acquired->lease_id);
+}
+
+TEST_F(SessionManagerReadTest, AWriteLoadsTheSessionOnThePool) {
+  // Without the lease the write is refused, but only once the session is
+  // loaded, which the caller does not wait for.
+  absl::StatusOr<bool> interrupted = HeldCall<bool>(
+      [this](Reply<bool> reply) { manager_->InterruptTurn("sess_read", "no-lease", reply); });
+  EXPECT_EQ(interrupted.status().code(), absl::StatusCode::kFailedPrecondition)
+      << interrupted.status();
+  absl::StatusOr<std::string> started =
+      testing::Await<std::string>([this](Reply<std::string> reply) {
+        manager_->StartTurn("sess_read", "hello", "no-lease", reply);
+      });
+  EXPECT_EQ(started.status().code(), absl::StatusCode::kFailedPrecondition) << started.status();
+}
+
+TEST_F(SessionManagerReadTest, ALoadedSessionsHistoryIsReadOnTheSpot) {
+  ASSERT_TRUE(testing::Await<store::HistoryPage>([this](Reply<store::HistoryPage> reply) {
+                manager_->GetHistory("sess_read", "", 10, store::HistoryDirection::kBackward,
+                                     reply);
+              }).ok());
+  // Loaded and recovered now: the reply comes before the call returns.
+  bool replied = false;
+  manager_->GetHistory("sess_read", "", 10, store::HistoryDirection::kBackward,
+                       [&replied](absl::StatusOr<store::HistoryPage> page) {
+                         EXPECT_TRUE(page.ok()) << page.status();
+                         replied = true;
+                       });
+  EXPECT_TRUE(replied);
 }
 
 TEST_F(SessionManagerReadTest, AMissingSessionIsNotFoundThroughTheReply) {
