@@ -84,6 +84,47 @@ void BM_StreamDelta(benchmark::State& state) {
 }
 BENCHMARK(BM_StreamDelta)->Arg(50)->Arg(200)->Arg(1000);
 
+// A model streaming one huge fenced code block that has not closed yet:
+// `state.range(0)` bytes of code are in the message before the timed deltas,
+// each of which appends one more line of code in two pieces (the line's end
+// arrives with the next piece, as deltas cut lines anywhere). The per-delta
+// cost should not grow with the block.
+void BM_StreamOpenCodeBlock(benchmark::State& state) {
+  const size_t prefix = static_cast<size_t>(state.range(0));
+  const std::string code_line =
+      "  total += weights[i] * inputs[i];  // accumulate the dot product\n";
+  Transcript transcript;
+  TranscriptView view(Glyphs::Unicode());
+  NullCanvas canvas;
+  Screen screen(canvas);
+  screen.Resize(40, 100);
+  uint64_t seq = 0;
+  v1::Event start;
+  start.set_seq(++seq);
+  start.set_turn_id("t");
+  start.mutable_turn_started()->set_user_text("write the whole kernel");
+  transcript.Apply(start);
+  std::string text = "Here it is:\n\n```cpp\n";
+  while (text.size() < prefix) text += code_line;
+  transcript.Apply(Delta(++seq, text));
+  screen.Present(view.Compose(transcript, 100, 38, 0).rows, std::nullopt);
+  const size_t half = code_line.size() / 2;
+  const std::string pieces[2] = {code_line.substr(0, half), code_line.substr(half)};
+  int piece = 0;
+  for (auto _ : state) {
+    transcript.Apply(Delta(++seq, pieces[piece]));
+    piece ^= 1;
+    TranscriptView::Frame frame = view.Compose(transcript, 100, 38, 0);
+    screen.Present(frame.rows, std::nullopt);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_StreamOpenCodeBlock)
+    ->Arg(64 << 10)
+    ->Arg(1 << 20)
+    ->Arg(4 << 20)
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace raw::tui
 

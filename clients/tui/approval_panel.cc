@@ -208,7 +208,11 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
         StyledLine line;
         line.Add(absl::StrCat("[", present::SessionOptionKey(i), "] for this session adds: "), dim);
         line.Add(SanitizeForTerminal(present::ShowCarriageReturns(added)), dim);
-        for (auto& l : WrapSpans(line, width, indent, StyledLine("          "))) body.push_back(std::move(l));
+        // The rule is exact text: wrapped at its spaces, none of them dropped.
+        for (auto& l :
+             WrapSpans(line, width, indent, StyledLine("          "), SpacesAtBreaks::kKeep)) {
+          body.push_back(std::move(l));
+        }
       }
     }
   }

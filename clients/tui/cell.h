@@ -69,6 +69,10 @@ struct Cell {
   std::string turn_id;
   uint64_t seq = 0;      // the event that created it (0 for client cells)
   std::string text;      // message, reasoning or notice text
+  // An assistant cell's text changes by appending (streamed deltas) except
+  // where it is set whole, which bumps this: a renderer that keeps what it
+  // made of the text so far starts over then, and need not compare the text.
+  uint64_t text_resets = 0;
   bool streaming = false;
   bool expanded = false;  // reasoning and tool results
   Level level = Level::kInfo;

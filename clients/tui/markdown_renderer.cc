@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "clients/tui/markdown_table.h"
 #include "clients/tui/text_width.h"
@@ -209,8 +210,6 @@ class Renderer {
   }
 
   void CodeBlock(cmark_node* node, const StyledLine& first, const StyledLine& rest) {
-    std::string code = Literal(node);
-    if (!code.empty() && code.back() == '\n') code.pop_back();
     const char* info = cmark_node_get_fence_info(node);
     Style bar_style{Role::kBorder};
     StyledLine cfirst = first;
@@ -225,6 +224,22 @@ class Renderer {
     } else {
       cfirst.Add(glyphs_.code_bar + " ", bar_style);
     }
+    CodeLines(node, cfirst, crest);
+  }
+
+ public:
+  // The lines of code of a top-level code block, without its label: at the
+  // top level the first line has the same prefix as the others.
+  Lines TopLevelCodeLines(cmark_node* node) {
+    StyledLine bar(glyphs_.code_bar + " ", Style{Role::kBorder});
+    CodeLines(node, bar, bar);
+    return std::move(out_);
+  }
+
+ private:
+  void CodeLines(cmark_node* node, const StyledLine& cfirst, const StyledLine& crest) {
+    std::string code = Literal(node);
+    if (!code.empty() && code.back() == '\n') code.pop_back();
     size_t start = 0;
     bool first_line = true;
     for (;;) {
@@ -318,9 +333,9 @@ void RegisterExtensions() {
   (void)registered;
 }
 
-}  // namespace
+using Document = std::unique_ptr<cmark_node, NodeDeleter>;
 
-Lines RenderMarkdown(std::string_view markdown, int width, const Glyphs& glyphs) {
+Document Parse(std::string_view markdown) {
   RegisterExtensions();
   std::unique_ptr<cmark_parser, ParserDeleter> parser(cmark_parser_new(CMARK_OPT_DEFAULT));
   for (const char* name : {"table", "strikethrough", "autolink", "tasklist"}) {
@@ -329,10 +344,93 @@ Lines RenderMarkdown(std::string_view markdown, int width, const Glyphs& glyphs)
     }
   }
   cmark_parser_feed(parser.get(), markdown.data(), markdown.size());
-  std::unique_ptr<cmark_node, NodeDeleter> document(cmark_parser_finish(parser.get()));
-  Lines lines = Renderer(width, glyphs).Render(document.get());
+  return Document(cmark_parser_finish(parser.get()));
+}
+
+Lines RenderDocument(cmark_node* document, int width, const Glyphs& glyphs) {
+  Lines lines = Renderer(width, glyphs).Render(document);
   while (!lines.empty() && lines.back().Width() == 0) lines.pop_back();
   return lines;
+}
+
+// The end of the line starting at `pos` (its line ending excluded) and the
+// start of the next one. Line endings are CommonMark's: \n, \r or \r\n.
+std::pair<size_t, size_t> LineAt(std::string_view text, size_t pos) {
+  size_t end = text.find_first_of("\r\n", pos);
+  if (end == std::string_view::npos) return {text.size(), text.size()};
+  size_t next = end + 1;
+  if (text[end] == '\r' && next < text.size() && text[next] == '\n') ++next;
+  return {end, next};
+}
+
+std::optional<OpenCodeFence> FindOpenFence(cmark_node* document, std::string_view markdown) {
+  cmark_node* block = cmark_node_last_child(document);
+  if (block == nullptr || cmark_node_get_type(block) != CMARK_NODE_CODE_BLOCK) return std::nullopt;
+  int length = 0;
+  int offset = 0;
+  char fence_char = 0;
+  if (!cmark_node_get_fenced(block, &length, &offset, &fence_char)) return std::nullopt;
+  OpenCodeFence fence;
+  fence.fence_char = fence_char;
+  fence.fence_length = length;
+  // cmark numbers lines from 1, by the same line endings.
+  size_t pos = 0;
+  for (int line = 1; line < cmark_node_get_start_line(block) && pos < markdown.size(); ++line) {
+    pos = LineAt(markdown, pos).second;
+  }
+  fence.line_begin = pos;
+  fence.body_begin = LineAt(markdown, pos).second;
+  // Open only when no line of the body closes it (a closed block can be
+  // followed by blank lines).
+  for (size_t at = fence.body_begin; at < markdown.size();) {
+    auto [end, next] = LineAt(markdown, at);
+    if (ClosesCodeFence(fence, markdown.substr(at, end - at))) return std::nullopt;
+    at = next;
+  }
+  return fence;
+}
+
+}  // namespace
+
+Lines RenderMarkdown(std::string_view markdown, int width, const Glyphs& glyphs) {
+  Document document = Parse(markdown);
+  return RenderDocument(document.get(), width, glyphs);
+}
+
+MarkdownRendering RenderMarkdownFindingOpenFence(std::string_view markdown, int width,
+                                                 const Glyphs& glyphs) {
+  Document document = Parse(markdown);
+  MarkdownRendering out;
+  out.lines = RenderDocument(document.get(), width, glyphs);
+  out.open_fence = FindOpenFence(document.get(), markdown);
+  return out;
+}
+
+bool ClosesCodeFence(const OpenCodeFence& fence, std::string_view line) {
+  size_t i = 0;
+  int column = 0;  // tab stops every 4 columns, as CommonMark counts indentation
+  for (; i < line.size() && (line[i] == ' ' || line[i] == '\t'); ++i) {
+    column = line[i] == '\t' ? column + 4 - column % 4 : column + 1;
+  }
+  if (column >= 4) return false;
+  int run = 0;
+  for (; i < line.size() && line[i] == fence.fence_char; ++i) ++run;
+  if (run < std::max(3, fence.fence_length)) return false;
+  for (; i < line.size(); ++i) {
+    if (line[i] != ' ' && line[i] != '\t') return false;
+  }
+  return true;
+}
+
+Lines RenderCodeFenceLines(std::string_view fence_line, std::string_view code, int width,
+                           const Glyphs& glyphs) {
+  std::string text;
+  text.reserve(fence_line.size() + code.size());
+  text.append(fence_line).append(code);
+  Document document = Parse(text);
+  cmark_node* block = cmark_node_last_child(document.get());
+  if (block == nullptr || cmark_node_get_type(block) != CMARK_NODE_CODE_BLOCK) return {};
+  return Renderer(width, glyphs).TopLevelCodeLines(block);
 }
 
 }  // namespace raw::tui

@@ -11,9 +11,14 @@ namespace raw::tui {
 namespace {
 
 constexpr utf8proc_int32_t kVariationSelector16 = 0xFE0F;
-constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD, one column
+constexpr utf8proc_int32_t kZeroWidthJoiner = 0x200D;
 
-bool IsControl(utf8proc_int32_t cp) { return cp < 0x20 || (cp >= 0x7f && cp < 0xa0); }
+// Code points left out of what a terminal is sent (see TerminalForm).
+bool Dropped(utf8proc_int32_t cp) {
+  return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == kVariationSelector16 ||
+         cp == kZeroWidthJoiner;
+}
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD, one column
 
 // The C library's wcwidth under a UTF-8 locale, whatever the process's
 // locale: what ncursesw (and most terminals) advance for a code point. -1 for
@@ -33,10 +38,10 @@ int LibcWidth(utf8proc_int32_t cp) {
   return width;
 }
 
-// Columns a code point takes in its terminal form (TerminalForm): controls
-// and VS16 are dropped, unknown code points become U+FFFD.
+// Columns a code point takes in its terminal form (TerminalForm): controls,
+// VS16 and ZWJ are dropped, unknown code points become U+FFFD.
 int CodepointWidth(utf8proc_int32_t cp) {
-  if (IsControl(cp) || cp == kVariationSelector16) return 0;
+  if (Dropped(cp)) return 0;
   int width = LibcWidth(cp);
   return width < 0 ? 1 : width;
 }
@@ -106,7 +111,7 @@ std::string TerminalForm(std::string_view cluster) {
       ++pos;
       continue;
     }
-    if (!IsControl(cp) && cp != kVariationSelector16) {
+    if (!Dropped(cp)) {
       if (LibcWidth(cp) < 0) {
         out += kReplacement;
       } else {
@@ -241,8 +246,8 @@ class LineBuilder {
 
 }  // namespace
 
-Lines WrapSpans(const StyledLine& text, int width, const StyledLine& first,
-                const StyledLine& rest) {
+Lines WrapSpans(const StyledLine& text, int width, const StyledLine& first, const StyledLine& rest,
+                SpacesAtBreaks spaces_at_breaks) {
   std::vector<Glyph> glyphs = Explode(text);
   LineBuilder builder(std::max(width, 1), first, rest);
   size_t i = 0;
@@ -250,6 +255,14 @@ Lines WrapSpans(const StyledLine& text, int width, const StyledLine& first,
     const Glyph& g = glyphs[i];
     if (g.text == "\n") {
       builder.Break();
+      ++i;
+      continue;
+    }
+    if (g.text == " " && spaces_at_breaks == SpacesAtBreaks::kKeep) {
+      // Every space, breaking only when the line is full; the next word
+      // moves to the next line by itself when it does not fit.
+      if (g.width > builder.room() && !builder.at_start()) builder.Break();
+      builder.Add(g);
       ++i;
       continue;
     }

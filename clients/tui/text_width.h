@@ -7,11 +7,16 @@
 // measures is what appears: East Asian wide characters and emoji take two
 // columns, combining marks none, a spacing vowel sign such as U+093F one, an
 // emoji with a skin tone four and a ZWJ family the sum of its members. What
-// is written for a cluster is its TerminalForm, which has exactly that width
-// (VS16 is dropped, so no terminal widens a text-default symbol behind the
-// layout's back). Terminals that join a cluster's code points (a skin-toned
-// emoji in two columns) show it narrower, never wider, so no row's end is
-// pushed past the right margin.
+// is written for a cluster is its TerminalForm, which has exactly that width:
+// VS16 is dropped, so no terminal widens a text-default symbol behind the
+// layout's back, and so is ZWJ (U+200D), so no terminal narrows a joined
+// sequence: tmux 3.3 draws a character after a ZWJ in the cell before it
+// (a ZWJ family in two columns, while ncursesw advances six; Devanagari
+// with a ZWJ one column short too), other terminals join emoji sequences or
+// not, and without the joiner every one of them draws the members side by
+// side, as wide as ncursesw counts them. Terminals that join a cluster's
+// code points without a joiner (a skin-toned emoji in two columns) show it
+// narrower, never wider, so no row's end is pushed past the right margin.
 //
 // Text that reaches the terminal first goes through SanitizeForTerminal, so
 // that nothing a model or a tool printed can emit control sequences.
@@ -34,7 +39,7 @@ void ForEachGrapheme(std::string_view text,
                      const std::function<void(std::string_view cluster, int width)>& fn);
 
 // What a terminal is sent for `cluster` (one grapheme cluster): the cluster
-// without controls and U+FE0F, with code points the C library gives no width
+// without controls, U+FE0F and U+200D, with code points the C library gives no width
 // (unassigned ones) and invalid bytes as U+FFFD. Its width, summed over its
 // code points with wcwidth, is the width ForEachGrapheme reports.
 std::string TerminalForm(std::string_view cluster);
@@ -55,12 +60,22 @@ std::string TruncateToWidth(std::string_view text, int width, std::string_view e
 // `pad` style to exactly `width`.
 StyledLine FitToWidth(const StyledLine& line, int width, Style pad = {});
 
+// What word wrapping does with a run of spaces where it breaks a line.
+enum class SpacesAtBreaks {
+  kDrop,  // prose: the break stands for them
+  // Exact text (a rule, a command): every space is kept, at the end of the
+  // line while it fits and at the start of the next one after that, so the
+  // rows hold the text character for character.
+  kKeep,
+};
+
 // Word-wraps `text` (spans, which may contain '\n' as a forced break) into
 // lines of at most `width` columns. The first line starts with `first`,
 // later ones with `rest`. Words longer than a line are broken between
-// grapheme clusters. Runs of spaces at a break are dropped.
+// grapheme clusters. Runs of spaces at a break are dropped unless `spaces`
+// says to keep them.
 Lines WrapSpans(const StyledLine& text, int width, const StyledLine& first = {},
-                const StyledLine& rest = {});
+                const StyledLine& rest = {}, SpacesAtBreaks spaces = SpacesAtBreaks::kDrop);
 
 // Breaks `text` into lines of exactly `width` columns (the last may be
 // shorter), without looking for word boundaries: for code and diffs.

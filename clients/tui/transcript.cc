@@ -134,6 +134,7 @@ void Transcript::Apply(const v1::Event& event) {
       if (text == nullptr && !message.text().empty()) text = &Push(CellKind::kAssistant, event);
       if (text != nullptr) {
         text->text = message.text();
+        ++text->text_resets;
         text->streaming = false;
         text->Touch();
         if (text->text.empty()) {

@@ -20,10 +20,16 @@ const Lines& TranscriptView::LinesOf(const Cell& cell, int width, int64_t now_un
     if (cached.markdown && cached.width == width && cached.version == cell.version) {
       return cached.markdown->lines();
     }
+    // Text that was only appended to since the last rendering is not
+    // compared with what was rendered (the comparison costs as much as the
+    // text is long, at every delta).
+    bool appended = cached.markdown && cached.text_resets == cell.text_resets;
     if (!cached.markdown) cached.markdown = std::make_unique<MarkdownStream>();
     cached.width = width;
     cached.version = cell.version;
-    return cached.markdown->Render(cell.text, width, *glyphs_);
+    cached.text_resets = cell.text_resets;
+    return appended ? cached.markdown->RenderAppended(cell.text, width, *glyphs_)
+                    : cached.markdown->Render(cell.text, width, *glyphs_);
   }
   if (cached.width != width || cached.version != cell.version || cached.second != second) {
     RenderContext ctx;
@@ -130,10 +136,10 @@ TranscriptView::Frame TranscriptView::Compose(const Transcript& transcript, int 
         frame.cell_ids.push_back(0);
       }
     }
-    for (size_t i = 0; i < it->lines->size() && static_cast<int>(frame.rows.size()) < height;
+    // From the cell's first visible row: a cell can have many thousands.
+    size_t from = it->start < top ? static_cast<size_t>(top - it->start) : 0;
+    for (size_t i = from; i < it->lines->size() && static_cast<int>(frame.rows.size()) < height;
          ++i) {
-      int row = it->start + static_cast<int>(i);
-      if (row < top) continue;
       frame.rows.push_back((*it->lines)[i]);
       frame.cell_ids.push_back(it->id);
     }

@@ -59,6 +59,7 @@ class TranscriptView {
     Lines lines;
     // Assistant messages: rendered chunk by chunk as they grow.
     std::unique_ptr<MarkdownStream> markdown;
+    uint64_t text_resets = 0;  // the cell's when `markdown` last rendered it
   };
   const Lines& LinesOf(const Cell& cell, int width, int64_t now_unix_ms);
 

@@ -191,6 +191,33 @@ TEST(ApprovalPanelTest, WhatDoesNotFitIsFoldedBehindAMarkerAndVShowsIt) {
   EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_ALLOW_ONCE);
 }
 
+TEST(ApprovalPanelTest, AWrappedSessionRuleKeepsEverySpace) {
+  ApprovalPanel panel;
+  v1::ApprovalRequested request = CommandRequest(R"({"command":"git commit"})");
+  const std::string rule = "allow builtin/bash command \"git  commit -m 'fix   the  build'\"";
+  request.mutable_calls(0)->add_session_rules()->add_rules(rule);
+  ShowLive(panel, request);
+  const std::string label = "[a] for this session adds: ";
+  for (int width = 24; width <= 60; ++width) {
+    Lines lines = panel.Render(width, 40, Glyphs::Unicode(), false).lines;
+    // The rule's rows: the first after a 6-column indent, the others after 10.
+    std::string shown;
+    bool in_rule = false;
+    for (const StyledLine& l : lines) {
+      std::string text = l.PlainText();
+      if (!in_rule && text.rfind("      [a]", 0) == 0) {
+        in_rule = true;
+        shown = text.substr(6);
+      } else if (in_rule && text.rfind("          ", 0) == 0) {
+        shown += text.substr(10);
+      } else if (in_rule) {
+        break;
+      }
+    }
+    EXPECT_EQ(shown, label + rule) << "width " << width << "\n" << LinesText(lines);
+  }
+}
+
 TEST(ApprovalPanelTest, SessionChoicesShowTheRulesTheyAdd) {
   ApprovalPanel panel;
   v1::ApprovalRequested request = CommandRequest(R"({"command":"git status -s"})");

@@ -56,6 +56,16 @@ TEST(TextWidthTest, MeasuresWhatCursesDraws) {
                     [&drawn](std::string_view cluster, int) { drawn += TerminalForm(cluster); });
     EXPECT_EQ(DisplayWidth(text), CursesColumns(drawn)) << text;
   }
+  // A ZWJ sequence is sent without its joiners: tmux 3.3 draws a character
+  // after a ZWJ in the cell before it (a family in two columns where
+  // ncursesw advances six), and some terminals join emoji sequences, so
+  // only the members side by side are as wide everywhere as counted here.
+  EXPECT_EQ(TerminalForm("👩‍💻"), "👩💻");
+  EXPECT_EQ(TerminalForm("👨‍👩‍👧"), "👨👩👧");
+  EXPECT_EQ(DisplayWidth("👩‍💻x"), 5);
+  std::string joined = "क्\u200dष";  // Devanagari half form, joined
+  EXPECT_EQ(TerminalForm(joined), "क्ष");
+  EXPECT_EQ(DisplayWidth(joined), 2);
   // An unassigned code point (U+0378) is drawn as U+FFFD.
   EXPECT_EQ(TerminalForm("\xCD\xB8"), "\xEF\xBF\xBD");
   std::setlocale(LC_CTYPE, saved.c_str());
@@ -101,6 +111,25 @@ TEST(TextWidthTest, KeepsStylesAcrossWrappedWords) {
   EXPECT_EQ(lines[0].PlainText(), "plain bold");
   EXPECT_EQ(lines[0].spans.back().style.attrs, kAttrBold);
   EXPECT_EQ(lines[1].PlainText(), "words here");
+}
+
+TEST(TextWidthTest, KeepingSpacesAtBreaksLosesNoCharacter) {
+  const std::string text = "git  commit -m 'fix   the  build'    now";
+  for (int width = 4; width <= 16; ++width) {
+    Lines lines = WrapSpans(StyledLine(text), width, StyledLine("> "), StyledLine("  "),
+                            SpacesAtBreaks::kKeep);
+    std::string joined;
+    for (const auto& l : lines) {
+      EXPECT_LE(l.Width(), width) << l.PlainText();
+      joined += l.PlainText().substr(2);
+    }
+    EXPECT_EQ(joined, text) << "width " << width;
+  }
+  // Words still move whole to the next line; the spaces stay behind them.
+  EXPECT_EQ(Plain(WrapSpans(StyledLine("alpha beta  gamma"), 11, {}, {}, SpacesAtBreaks::kKeep)),
+            (std::vector<std::string>{"alpha beta ", " gamma"}));
+  EXPECT_EQ(Plain(WrapSpans(StyledLine("alpha beta  gamma"), 11)),
+            (std::vector<std::string>{"alpha beta", "gamma"}));
 }
 
 TEST(TextWidthTest, ForcedBreaksAndHardWrap) {
