@@ -17,6 +17,7 @@
 #include "daemon/config/model_entry.h"
 #include "daemon/config/package_ref.h"
 #include "daemon/config/policy_entry.h"
+#include "daemon/packages/package_commands.h"
 #include "daemon/packages/package_files.h"
 #include "daemon/packages/package_tree.h"
 #include "daemon/skills/skill_set.h"
@@ -37,9 +38,9 @@ constexpr std::array<absl::string_view, 1> kSkillKeys = {"path"};
 constexpr std::array<absl::string_view, 2> kPromptKeys = {"text", "path"};
 // What an agent preset may set: the parts of an agent that describe how it
 // works, not where it runs or what secrets it gets.
-constexpr std::array<absl::string_view, 9> kPresetKeys = {
-    "system_prompt", "tools",         "rules",   "skills", "hooks",
-    "max_steps",     "approval_mode", "compact", "prompts"};
+constexpr std::array<absl::string_view, 9> kPresetKeys = {"system_prompt", "tools",   "rules",
+                                                          "skills",        "hooks",   "max_steps",
+                                                          "approval_mode", "compact", "prompts"};
 constexpr std::array<absl::string_view, 1> kRefusedServerKeys = {"cwd"};
 
 bool IsSkillName(absl::string_view name) {
@@ -73,8 +74,9 @@ void CheckPackagePath(FieldReader& r, const std::string& path, const std::set<st
 
 // Calls `read(name, value, path)` for every entry of exports.<kind>.
 template <typename Read>
-void ForEachExport(FieldReader& exports, absl::string_view kind, bool (*valid_name)(absl::string_view),
-                   absl::string_view name_rule, std::vector<ConfigProblem>& problems, Read read) {
+void ForEachExport(FieldReader& exports, absl::string_view kind,
+                   bool (*valid_name)(absl::string_view), absl::string_view name_rule,
+                   std::vector<ConfigProblem>& problems, Read read) {
   const Json* section = exports.Find(kind);
   if (section == nullptr) return;
   FieldReader r(*section, exports.PathOf(kind), problems);
@@ -101,9 +103,10 @@ std::vector<std::string> PresetPrompts(const Json& list, const Manifest& m, cons
   }
   for (size_t i = 0; i < list.size(); ++i) {
     if (!list[i].is_string() || !m.prompts.contains(list[i].get<std::string>())) {
-      problems.push_back({IndexPath(path, i),
-                          absl::StrCat(list[i].dump(), " is not a prompt of this package (a "
-                                                       "preset names its package's own prompts)")});
+      problems.push_back(
+          {IndexPath(path, i), absl::StrCat(list[i].dump(),
+                                            " is not a prompt of this package (a "
+                                            "preset names its package's own prompts)")});
       continue;
     }
     out.push_back(list[i].get<std::string>());
@@ -179,14 +182,16 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                 [&](const std::string& name, const Json& value, const std::string& path) {
                   m.hooks[name] =
                       config::ReadHook(name, value, path, /*context=*/nullptr, problems);
+                  CheckHookCommand(m.name, name, m.hooks[name], path, problems);
                 });
   ForEachExport(e, "mcp", config::IsMcpServerName, "letters, digits, '_' and '-', at most 32",
                 problems, [&](const std::string& name, const Json& value, const std::string& path) {
                   FieldReader r(value, path, problems);
                   for (absl::string_view key : kRefusedServerKeys) {
                     if (r.Find(key) != nullptr) {
-                      r.Report(key, "a package's server starts in the daemon's directory; "
-                                    "refer to the package's files as ${package}/...");
+                      r.Report(key,
+                               "a package's server starts in the daemon's directory; "
+                               "refer to the package's files as ${package}/...");
                     }
                   }
                   if (r.Find("from") != nullptr) {
@@ -195,6 +200,7 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                   }
                   config::ParseContext context{"/", ""};
                   m.mcp[name] = config::ReadMcpServerEntry(name, value, path, context, problems);
+                  CheckServerCommand(m.name, name, m.mcp[name], path, problems);
                 });
   ForEachExport(e, "prompts", IsPlainName, "letters, digits, '_', '.' and '-'", problems,
                 [&](const std::string& name, const Json& value, const std::string& path) {
@@ -204,10 +210,12 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                   PromptExport prompt{name, "", ""};
                   bool has_text = r.Find("text") != nullptr;
                   if (has_text == (r.Find("path") != nullptr)) {
-                    r.Report("", "expected exactly one of \"text\" (the section) or \"path\" (a "
-                                 "file holding it)");
+                    r.Report("",
+                             "expected exactly one of \"text\" (the section) or \"path\" (a "
+                             "file holding it)");
                   }
-                  if (auto text = r.NonEmptyString("text", "the prompt section")) prompt.text = *text;
+                  if (auto text = r.NonEmptyString("text", "the prompt section"))
+                    prompt.text = *text;
                   if (auto p = r.NonEmptyString("path", "a relative file path")) {
                     CheckPackagePath(r, *p, files, nullptr);
                     prompt.path = *p;
@@ -236,7 +244,8 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                   }
                   if (problems.size() != before) return;
                   preset.explicit_keys.clear();
-                  for (const auto& [key, unused] : value.items()) preset.explicit_keys.push_back(key);
+                  for (const auto& [key, unused] : value.items())
+                    preset.explicit_keys.push_back(key);
                   CheckPresetRefs(preset, m, path, problems);
                   m.agents[name] = std::move(preset);
                 });
@@ -270,7 +279,8 @@ Manifest ReadDocument(const Json& json, const std::set<std::string>& files,
   if (auto version = doc.NonEmptyString("version", "a version such as \"1.0.0\"")) {
     m.version = *version;
   }
-  if (auto description = doc.NonEmptyString("description", "one line")) m.description = *description;
+  if (auto description = doc.NonEmptyString("description", "one line"))
+    m.description = *description;
   if (auto homepage = doc.NonEmptyString("homepage", "an https:// or http:// URL")) {
     if (!absl::StartsWith(*homepage, "https://") && !absl::StartsWith(*homepage, "http://")) {
       doc.Report("homepage", "expected an https:// or http:// URL");

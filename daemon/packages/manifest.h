@@ -7,7 +7,8 @@
 // models), so a definition means the same in a package and in config.json.
 // "${package}" in a hook's or MCP server's command and env stands for the
 // package's directory in the store; it is substituted when an agent using
-// the export is resolved. Pure; thread-safe.
+// the export is resolved. What those commands name of the package stays
+// inside it (package_commands.h). Pure; thread-safe.
 #pragma once
 
 #include <map>

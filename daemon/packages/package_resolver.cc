@@ -58,8 +58,9 @@ class Loader {
   absl::StatusOr<const StoredPackage*> Get(const std::string& alias, const std::string& path) {
     if (auto it = loaded_.find(alias); it != loaded_.end()) return &it->second;
     if (config_.source_path.empty()) {
-      return Error(path, absl::StrCat("package \"", alias,
-                                      "\" cannot be used by a config that is not read from a file"));
+      return Error(path,
+                   absl::StrCat("package \"", alias,
+                                "\" cannot be used by a config that is not read from a file"));
     }
     if (!index_) {
       absl::StatusOr<PackageIndex> index =
@@ -69,24 +70,27 @@ class Loader {
     }
     auto entry = index_->aliases.find(alias);
     if (entry == index_->aliases.end()) {
-      return Error(path, absl::StrCat("no package is installed as \"", alias, "\" for ",
-                                      config_.source_path, " (raw package install PATH --as ",
-                                      alias, ")"));
+      return Error(
+          path, absl::StrCat("no package is installed as \"", alias, "\" for ", config_.source_path,
+                             " (raw package install PATH --as ", alias, ")"));
     }
     const std::string& hash = entry->second.hash;
-    absl::Status verified = check_ == EntryCheck::kRehash ? store_.Verify(hash) : absl::OkStatus();
-    if (!verified.ok()) {
-      if (absl::IsNotFound(verified)) {
+    // kRehash: the manifest and prompt texts used are the bytes that were
+    // hashed (ReadVerified), never a second read of the files.
+    absl::StatusOr<StoredPackage> stored =
+        check_ == EntryCheck::kRehash ? store_.ReadVerified(hash) : store_.Read(hash);
+    if (!stored.ok()) {
+      const absl::Status& status = stored.status();
+      if (absl::IsNotFound(status)) {
         return Error(path, absl::StrCat("package \"", alias, "\" (", hash.substr(0, 12),
                                         ") is missing from the store; install it again"));
       }
-      return Error(path, absl::StrCat("package \"", alias, "\" is refused: ", verified.message(),
-                                      "; run `raw package verify ", alias,
-                                      "` and install the package again"));
-    }
-    absl::StatusOr<StoredPackage> stored = store_.Read(hash);
-    if (!stored.ok()) {
-      return Error(path, absl::StrCat("package \"", alias, "\": ", stored.status().message()));
+      if (absl::IsDataLoss(status) || absl::IsAborted(status)) {
+        return Error(path, absl::StrCat("package \"", alias, "\" is refused: ", status.message(),
+                                        "; run `raw package verify ", alias,
+                                        "` and install the package again"));
+      }
+      return Error(path, absl::StrCat("package \"", alias, "\": ", status.message()));
     }
     used_[alias] = hash;
     return &loaded_.emplace(alias, std::move(*stored)).first->second;
@@ -97,6 +101,7 @@ class Loader {
   }
 
   const std::map<std::string, std::string>& used() const { return used_; }
+  EntryCheck check() const { return check_; }
 
  private:
   const config::Config& config_;
@@ -117,12 +122,11 @@ absl::StatusOr<const typename Map::mapped_type*> FindExport(const Map& map, cons
   if (it != map.end()) return &it->second;
   std::vector<std::string> names;
   for (const auto& [name, unused] : map) names.push_back(name);
-  return Loader::Error(path, absl::StrCat("package \"", ref.alias, "\" (", pkg.manifest.name, " ",
-                                          pkg.manifest.version, ") has no ", ref.kind,
-                                          " export \"", ref.name, "\" (its ", ref.kind,
-                                          " exports: ",
-                                          names.empty() ? "none" : absl::StrJoin(names, ", "),
-                                          ")"));
+  return Loader::Error(
+      path,
+      absl::StrCat("package \"", ref.alias, "\" (", pkg.manifest.name, " ", pkg.manifest.version,
+                   ") has no ", ref.kind, " export \"", ref.name, "\" (its ", ref.kind,
+                   " exports: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
 }
 
 absl::StatusOr<PackageRef> Parse(const std::string& text, const char* kind, const std::string& path,
@@ -176,9 +180,8 @@ absl::Status ApplyPreset(config::AgentConfig& agent, Loader& loader, const std::
       agent.tools_use.clear();
       for (const std::string& use : preset->tools_use) {
         absl::string_view rest = use;
-        agent.tools_use.push_back(absl::ConsumePrefix(&rest, "mcp/")
-                                      ? absl::StrCat(prefix, "mcp/", rest)
-                                      : use);
+        agent.tools_use.push_back(
+            absl::ConsumePrefix(&rest, "mcp/") ? absl::StrCat(prefix, "mcp/", rest) : use);
       }
     }
   }
@@ -234,11 +237,11 @@ absl::Status ApplyTools(config::Config& config, config::AgentConfig& agent, Load
       auto existing = config.mcp_servers.find(ref.name);
       if (existing != config.mcp_servers.end() && existing->second.from != ref.ExportId()) {
         return Loader::Error(
-            path, absl::StrCat("the package's MCP server \"", ref.name,
-                               "\" has the name of mcp_servers.", ref.name,
-                               "; give the package's server another name: \"mcp_servers\": {\"",
-                               ref.alias, "-", ref.name, "\": {\"from\": \"", ref.ExportId(),
-                               "\"}} and use mcp/", ref.alias, "-", ref.name, "/", ref.tool));
+            path,
+            absl::StrCat("the package's MCP server \"", ref.name, "\" has the name of mcp_servers.",
+                         ref.name, "; give the package's server another name: \"mcp_servers\": {\"",
+                         ref.alias, "-", ref.name, "\": {\"from\": \"", ref.ExportId(),
+                         "\"}} and use mcp/", ref.alias, "-", ref.name, "/", ref.tool));
       }
       config.mcp_servers[ref.name] = std::move(expanded);
       use = absl::StrCat("mcp/", ref.name, "/", ref.tool);
@@ -306,11 +309,19 @@ absl::Status ApplyPrompts(config::AgentConfig& agent, Loader& loader, const std:
                      FindExport(pkg->manifest.prompts, ref, *pkg, path));
     std::string text = prompt->text;
     if (!prompt->path.empty()) {
+      // Checked: the bytes that were hashed. Trusted (nothing runs): the
+      // file as it is.
+      auto kept = pkg->prompt_texts.find(prompt->path);
       absl::StatusOr<std::string> read =
-          ReadSmallFile(absl::StrCat(pkg->dir, "/", prompt->path), kMaxManifestBytes);
+          loader.check() == EntryCheck::kRehash
+              ? (kept != pkg->prompt_texts.end()
+                     ? kept->second
+                     : absl::InternalError(absl::StrCat("the prompt file ", prompt->path,
+                                                        " was not kept with the entry's check")))
+              : ReadSmallFile(absl::StrCat(pkg->dir, "/", prompt->path), kMaxManifestBytes);
       if (!read.ok()) {
-        return Loader::Error(path, absl::StrCat("package \"", ref.alias, "\": ",
-                                                read.status().message()));
+        return Loader::Error(
+            path, absl::StrCat("package \"", ref.alias, "\": ", read.status().message()));
       }
       text = std::move(*read);
     }

@@ -40,9 +40,11 @@ namespace raw::packages {
 // every byte of an entry (up to TreeLimits: 256 MiB), so only what runs the
 // agent pays for it.
 enum class EntryCheck {
-  // Re-hash each entry used; a changed entry is refused. For what runs the
-  // agent or stores what it resolved: creating a session, planning a turn
-  // (or its warm-up), a compaction, /clear.
+  // Re-hash each entry used; a changed entry is refused. The manifest and
+  // prompt texts applied are the bytes that were hashed
+  // (PackageStore::ReadVerified), never a later read of the files. For what
+  // runs the agent or stores what it resolved: creating a session, planning
+  // a turn (or its warm-up), a compaction, /clear.
   kRehash,
   // Take each entry as it is (its tree is scanned and its manifest read and
   // checked, nothing is hashed). Only for what describes the agent and runs

@@ -74,6 +74,26 @@ bool StagingOwnerRuns(const std::string& name) {
   return child_ledger::ProcessStartTime(pid) == start;
 }
 
+// What Verify says of entry `hash` whose files hash to `now` (or could not
+// be hashed).
+absl::Status CheckEntryHash(const std::string& hash, const absl::StatusOr<std::string>& now,
+                            const std::string& dir) {
+  if (!now.ok()) {
+    if (absl::IsNotFound(now.status())) {
+      return absl::NotFoundError(absl::StrCat("package ", hash, " is not in the store"));
+    }
+    return absl::DataLossError(absl::StrCat(
+        "the store entry ", dir, " cannot be read as a package: ", now.status().message()));
+  }
+  if (*now != hash) {
+    return absl::DataLossError(absl::StrCat("the store entry ", dir,
+                                            " was changed after it was installed (its files now "
+                                            "hash to ",
+                                            *now, ")"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsPackageHash(absl::string_view hash) {
@@ -184,7 +204,7 @@ absl::StatusOr<StoredPackage> PackageStore::Add(const std::string& source,
       return absl::ErrnoToStatus(errno, absl::StrCat("cannot chmod ", entry));
     }
     if (outcome != nullptr) *outcome = done;
-    return StoredPackage{hash, entry, std::move(copied), std::move(manifest)};
+    return StoredPackage{hash, entry, std::move(copied), std::move(manifest), {}};
   }();
   RETURN_IF_ERROR(RemoveTree(staging));
   return result;
@@ -197,12 +217,12 @@ absl::StatusOr<StoredPackage> PackageStore::Read(const std::string& hash) const 
   std::string dir = EntryDir(hash);
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return absl::NotFoundError(absl::StrCat("package ", hash, " is not in the store (", dir,
-                                            "); install it again"));
+    return absl::NotFoundError(
+        absl::StrCat("package ", hash, " is not in the store (", dir, "); install it again"));
   }
   ASSIGN_OR_RETURN(std::vector<TreeEntry> files, ScanTree(dir, limits_));
   ASSIGN_OR_RETURN(Manifest manifest, ReadManifest(dir, PathsOf(files)));
-  return StoredPackage{hash, dir, std::move(files), std::move(manifest)};
+  return StoredPackage{hash, dir, std::move(files), std::move(manifest), {}};
 }
 
 absl::Status PackageStore::Verify(const std::string& hash) const {
@@ -210,21 +230,74 @@ absl::Status PackageStore::Verify(const std::string& hash) const {
     return absl::InvalidArgumentError(absl::StrCat("\"", hash, "\" is not a package hash"));
   }
   std::string dir = EntryDir(hash);
-  absl::StatusOr<std::string> now = HashDirectory(dir, limits_);
-  if (!now.ok()) {
-    if (absl::IsNotFound(now.status())) {
-      return absl::NotFoundError(absl::StrCat("package ", hash, " is not in the store"));
-    }
-    return absl::DataLossError(absl::StrCat("the store entry ", dir,
-                                            " cannot be read as a package: ",
-                                            now.status().message()));
-  }
-  if (*now != hash) {
-    return absl::DataLossError(absl::StrCat("the store entry ", dir,
-                                            " was changed after it was installed (its files now "
-                                            "hash to ", *now, ")"));
-  }
+  RETURN_IF_ERROR(CheckEntryHash(hash, HashDirectory(dir, limits_), dir));
+  if (verified_hook_) verified_hook_(dir);
   return absl::OkStatus();
+}
+
+absl::StatusOr<StoredPackage> PackageStore::ReadVerified(const std::string& hash) const {
+  if (!IsPackageHash(hash)) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", hash, "\" is not a package hash"));
+  }
+  const std::string dir = EntryDir(hash);
+  absl::StatusOr<std::vector<TreeEntry>> files = ScanTree(dir, limits_);
+  if (!files.ok()) return CheckEntryHash(hash, files.status(), dir);
+  const std::set<std::string> paths = PathsOf(*files);
+  // What to keep of the read that is hashed: the manifest, and the prompt
+  // files a first, unchecked read of it names. Nothing of that first read
+  // is used; should the checked manifest name other prompt files (it was
+  // changed and restored meanwhile), they are kept by a second pass.
+  std::set<std::string> keep = {kManifestFile};
+  if (absl::StatusOr<Manifest> first = ReadManifest(dir, paths); first.ok()) {
+    for (const auto& [name, prompt] : first->prompts) {
+      if (!prompt.path.empty()) keep.insert(prompt.path);
+    }
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    std::set<std::string> small;  // what can be kept (ReadSmallFile's limit)
+    for (const TreeEntry& entry : *files) {
+      if (keep.contains(entry.path) && entry.kind != TreeEntry::Kind::kSymlink &&
+          entry.size <= kMaxManifestBytes) {
+        small.insert(entry.path);
+      }
+    }
+    std::map<std::string, std::string> kept;
+    RETURN_IF_ERROR(CheckEntryHash(hash, HashTree(dir, *files, small, kept), dir));
+    if (verified_hook_) verified_hook_(dir);
+    const std::string manifest_path = absl::StrCat(dir, "/", kManifestFile);
+    if (!kept.contains(kManifestFile)) {
+      return absl::InvalidArgumentError(
+          paths.contains(kManifestFile)
+              ? absl::StrCat(manifest_path, " is not a regular file of at most ", kMaxManifestBytes,
+                             " bytes")
+              : absl::StrCat(dir, " is not a package: it has no ", kManifestFile, " at its top"));
+    }
+    absl::StatusOr<Manifest> manifest = ParseManifest(kept[kManifestFile], paths);
+    if (!manifest.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(manifest_path, " is invalid:\n", manifest.status().message()));
+    }
+    const size_t before = keep.size();
+    for (const auto& [name, prompt] : manifest->prompts) {
+      if (!prompt.path.empty()) keep.insert(prompt.path);
+    }
+    if (keep.size() != before) continue;  // the checked manifest names other files
+    StoredPackage stored{hash, dir, std::move(*files), std::move(*manifest), {}};
+    for (const auto& [name, prompt] : stored.manifest.prompts) {
+      if (prompt.path.empty()) continue;
+      const std::string full = absl::StrCat(dir, "/", prompt.path);
+      auto text = kept.find(prompt.path);
+      stored.prompt_texts.emplace(
+          prompt.path, text != kept.end()
+                           ? absl::StatusOr<std::string>(text->second)
+                           : absl::StatusOr<std::string>(absl::InvalidArgumentError(absl::StrCat(
+                                 full, " is not a regular file of at most ", kMaxManifestBytes,
+                                 " bytes; a prompt's path names a regular file of the package"))));
+    }
+    return stored;
+  }
+  return absl::AbortedError(
+      absl::StrCat("the store entry ", dir, " changed while it was read; try again"));
 }
 
 absl::StatusOr<std::vector<std::string>> PackageStore::Hashes() const {
@@ -267,7 +340,8 @@ absl::StatusOr<std::set<std::string>> PackageStore::KnownIndexes() const {
   absl::StatusOr<Json> json = ParseJson(*text);
   if (!json.ok() || !json->is_object() || !json->contains("indexes") ||
       !(*json)["indexes"].is_array()) {
-    return absl::DataLossError(absl::StrCat(path, " is damaged; it should list the alias index "
+    return absl::DataLossError(absl::StrCat(path,
+                                            " is damaged; it should list the alias index "
                                             "files of this machine"));
   }
   for (const Json& entry : (*json)["indexes"]) {

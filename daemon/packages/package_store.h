@@ -13,8 +13,11 @@
 // is; changes are serialized across processes by Lock().
 #pragma once
 
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -35,6 +38,10 @@ struct StoredPackage {
   std::string dir;  // absolute
   std::vector<TreeEntry> files;
   Manifest manifest;
+  // ReadVerified only: the text of every prompt export's file, by its path
+  // (PromptExport::path), as it was hashed; or why it could not be kept (a
+  // symlink, a file larger than kMaxManifestBytes).
+  std::map<std::string, absl::StatusOr<std::string>> prompt_texts;
 };
 
 class PackageStore {
@@ -94,6 +101,26 @@ class PackageStore {
   // kDataLoss saying what hash it has now.
   absl::Status Verify(const std::string& hash) const;
 
+  // Reads entry `hash` back and re-hashes it in one pass, for what the
+  // daemon loads itself: the manifest (hooks, servers, presets, models) and
+  // the prompt files are kept from the very read that is hashed, and are
+  // parsed and returned from those bytes, never read again; a file swapped
+  // after the hash is not used. Errors: kNotFound (no such entry),
+  // kDataLoss (the tree no longer hashes to `hash`, or cannot be read as a
+  // package), kAborted (it changed while it was read), kInvalidArgument (an
+  // intact entry whose manifest is refused, naming the file). The files the
+  // daemon hands to other programs (hook and server executables) are still
+  // opened by them later, by path: see docs/packages.md, "Integrity".
+  absl::StatusOr<StoredPackage> ReadVerified(const std::string& hash) const;
+
+  // Called by Verify and ReadVerified each time an entry's hash was found
+  // intact, with the entry's directory, before anything else of the entry
+  // is read or used: lets a test change the files in that window. Null by
+  // default.
+  void set_verified_hook_for_testing(std::function<void(const std::string& dir)> hook) {
+    verified_hook_ = std::move(hook);
+  }
+
   // Hashes of every entry, sorted.
   absl::StatusOr<std::vector<std::string>> Hashes() const;
 
@@ -106,6 +133,7 @@ class PackageStore {
  private:
   std::string root_;
   TreeLimits limits_;
+  std::function<void(const std::string& dir)> verified_hook_;
 };
 
 }  // namespace raw::packages

@@ -23,9 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-absl::Status Errno(const std::string& what) {
-  return absl::ErrnoToStatus(errno, what);
-}
+absl::Status Errno(const std::string& what) { return absl::ErrnoToStatus(errno, what); }
 
 char KindByte(TreeEntry::Kind kind) {
   switch (kind) {
@@ -198,7 +196,8 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const T
   std::vector<TreeEntry> entries;
   int64_t total = 0;
   fs::recursive_directory_iterator it(root, fs::directory_options::none, error);
-  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
+  if (error)
+    return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
   for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (error) {
       return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
@@ -222,9 +221,10 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const T
       RETURN_IF_ERROR(CheckLinkTarget(rel, entry.link_target));
       entry.size = static_cast<int64_t>(entry.link_target.size());
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "\"", rel, "\" is a device file, FIFO or socket; a package holds only files, "
-          "directories and symlinks"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("\"", rel,
+                       "\" is a device file, FIFO or socket; a package holds only files, "
+                       "directories and symlinks"));
     }
     total += entry.size;
     entries.push_back(std::move(entry));
@@ -245,6 +245,13 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const T
 
 absl::StatusOr<std::string> HashTree(const std::string& root,
                                      const std::vector<TreeEntry>& entries) {
+  std::map<std::string, std::string> none;
+  return HashTree(root, entries, {}, none);
+}
+
+absl::StatusOr<std::string> HashTree(const std::string& root, const std::vector<TreeEntry>& entries,
+                                     const std::set<std::string>& keep,
+                                     std::map<std::string, std::string>& kept) {
   Sha256 hash;
   hash.Update("raw-package-tree-v1\n");
   for (const TreeEntry& entry : entries) {
@@ -258,10 +265,20 @@ absl::StatusOr<std::string> HashTree(const std::string& root,
       continue;
     }
     std::string full = absl::StrCat(root, "/", entry.path);
-    ASSIGN_OR_RETURN(int64_t read, ReadChunks(full, [&](std::string_view bytes) {
-                       hash.Update(bytes);
-                       return absl::OkStatus();
-                     }));
+    std::string* copy = keep.contains(entry.path) ? &kept[entry.path] : nullptr;
+    if (copy != nullptr) copy->clear();
+    ASSIGN_OR_RETURN(
+        int64_t read, ReadChunks(full, [&](std::string_view bytes) {
+          hash.Update(bytes);
+          if (copy == nullptr) return absl::OkStatus();
+          // A file growing while it is read is not kept past
+          // its scanned size (it fails the size check anyway).
+          if (static_cast<int64_t>(copy->size() + bytes.size()) > entry.size) {
+            return absl::AbortedError(absl::StrCat(full, " changed while it was read"));
+          }
+          copy->append(bytes);
+          return absl::OkStatus();
+        }));
     if (read != entry.size) {
       return absl::AbortedError(absl::StrCat(full, " changed while it was read"));
     }
@@ -291,7 +308,8 @@ absl::Status CopyTree(const std::string& from, const std::vector<TreeEntry>& ent
       continue;
     }
     mode_t mode = entry.kind == TreeEntry::Kind::kExecutable ? 0755 : 0644;
-    FileDescriptor out(open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
+    FileDescriptor out(
+        open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
     if (out.get() < 0) return Errno(absl::StrCat("cannot create ", target.string()));
     if (fchmod(out.get(), mode) != 0) return Errno(absl::StrCat("cannot chmod ", target.string()));
     ASSIGN_OR_RETURN(int64_t copied,
@@ -299,7 +317,8 @@ absl::Status CopyTree(const std::string& from, const std::vector<TreeEntry>& ent
                        return WriteAll(out.get(), bytes, target.string());
                      }));
     if (copied != entry.size) {
-      return absl::AbortedError(absl::StrCat(from, "/", entry.path, " changed while it was copied"));
+      return absl::AbortedError(
+          absl::StrCat(from, "/", entry.path, " changed while it was copied"));
     }
   }
   return absl::OkStatus();
@@ -311,15 +330,18 @@ absl::Status MakeReadOnly(const std::string& root) {
   for (fs::recursive_directory_iterator it(root, error), end; !error && it != end;
        it.increment(error)) {
     struct stat st;
-    if (lstat(it->path().c_str(), &st) != 0) return Errno(absl::StrCat("cannot read ", it->path().string()));
+    if (lstat(it->path().c_str(), &st) != 0)
+      return Errno(absl::StrCat("cannot read ", it->path().string()));
     if (S_ISDIR(st.st_mode)) {
       dirs.push_back(it->path());
     } else if (S_ISREG(st.st_mode)) {
       mode_t mode = (st.st_mode & 0100) != 0 ? 0555 : 0444;
-      if (chmod(it->path().c_str(), mode) != 0) return Errno(absl::StrCat("cannot chmod ", it->path().string()));
+      if (chmod(it->path().c_str(), mode) != 0)
+        return Errno(absl::StrCat("cannot chmod ", it->path().string()));
     }
   }
-  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
+  if (error)
+    return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
   // Deepest first, so a directory is still writable while its children change.
   for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
     if (chmod(it->c_str(), 0555) != 0) return Errno(absl::StrCat("cannot chmod ", it->string()));
@@ -345,7 +367,8 @@ absl::Status RemoveTree(const std::string& path) {
     }
   }
   fs::remove_all(path, error);
-  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot remove ", path, ": ", error.message()));
+  if (error)
+    return absl::PermissionDeniedError(absl::StrCat("cannot remove ", path, ": ", error.message()));
   return absl::OkStatus();
 }
 

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,8 +42,8 @@ struct TreeEntry {
   enum class Kind { kFile, kExecutable, kSymlink };
   std::string path;  // relative, '/'-separated
   Kind kind = Kind::kFile;
-  int64_t size = 0;          // of the file, or of the symlink's target text
-  std::string link_target;   // kSymlink only
+  int64_t size = 0;         // of the file, or of the symlink's target text
+  std::string link_target;  // kSymlink only
 
   bool operator==(const TreeEntry&) const = default;
 };
@@ -80,6 +81,14 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root,
 // being read).
 absl::StatusOr<std::string> HashTree(const std::string& root,
                                      const std::vector<TreeEntry>& entries);
+
+// The same, keeping in `kept` (by path) the bytes of each regular file of
+// `entries` whose path `keep` names, from the very read that is hashed: a
+// caller that checks the hash and then uses those bytes uses what it
+// checked, whatever happens to the files afterwards. Symlinks are not kept.
+absl::StatusOr<std::string> HashTree(const std::string& root, const std::vector<TreeEntry>& entries,
+                                     const std::set<std::string>& keep,
+                                     std::map<std::string, std::string>& kept);
 
 // ScanTree + HashTree.
 absl::StatusOr<std::string> HashDirectory(const std::string& root, const TreeLimits& limits = {});

@@ -12,7 +12,8 @@
 //   unreachable failed     HTTP 4xx/5xx, or a cross-host redirect;
 //               unavailable no response (connection failure, deadline);
 //   unchecked   unavailable a truncated body, an unsupported type (PDF), a
-//                          refused (non-public) address, a URL the agent's
+//                          refused (non-public) address, a redirect from
+//                          https to http (not followed), a URL the agent's
 //                          rules deny (never requested), a page whose parse
 //                          ran past its budget (Judge), the total deadline
 //                          spent before this Source, or a cancellation.

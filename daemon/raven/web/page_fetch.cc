@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -59,6 +60,43 @@ int64_t NowMs() {
 }
 
 }  // namespace
+
+std::optional<RedirectRefusal> CheckRedirect(const std::string& start, const std::string& from,
+                                             const std::string& to) {
+  std::optional<Target> origin = Resolve(start, "");
+  std::optional<Target> source = Resolve(from, "");
+  std::optional<Target> next = Resolve(to, "");
+  if (!origin || !source || !next) {
+    return RedirectRefusal{FetchResult::kRefused,
+                           absl::StrCat("redirected from ", from, " to ", to,
+                                        ", which is not an http(s) URL without credentials")};
+  }
+  if (next->scheme != "http" && next->scheme != "https") {
+    return RedirectRefusal{FetchResult::kRefused,
+                           absl::StrCat("redirected to a ", next->scheme, " URL")};
+  }
+  // A downgrade: what comes over plain http, the page and so the citation
+  // checked against it, anyone on the path can change. Refused on any host,
+  // the Source's own included.
+  if (source->scheme == "https" && next->scheme == "http") {
+    return RedirectRefusal{
+        FetchResult::kRefused,
+        absl::StrCat("redirected from ", source->url, " to ", next->url,
+                     ": Raven does not follow a redirect from https to plain http (the page "
+                     "would come over an unencrypted connection that anyone on the path can "
+                     "change)")};
+  }
+  // The same site is the same host and port; the scheme may change from
+  // http to https (http://a/ to https://a/ keeps the default port).
+  if (next->site != origin->site) {
+    return RedirectRefusal{
+        FetchResult::kCrossHost,
+        absl::StrCat("redirected to another host or port (", next->site,
+                     "); Raven does not follow redirects off the Source's host and "
+                     "port: cite the page where it now lives")};
+  }
+  return std::nullopt;
+}
 
 FetchedPage FetchPage(http::HttpClient& client, const std::string& url,
                       const VerifierSettings& settings, int64_t deadline_ms,
@@ -147,18 +185,10 @@ FetchedPage FetchPage(http::HttpClient& client, const std::string& url,
       page.detail = absl::StrCat("HTTP ", page.status, " redirect without a usable Location");
       return page;
     }
-    if (next->scheme != "http" && next->scheme != "https") {
-      page.result = FetchResult::kRefused;
-      page.detail = absl::StrCat("redirected to a ", next->scheme, " URL");
-      return page;
-    }
-    // The same site is the same host and port; the scheme may change
-    // (http://a/ to https://a/ keeps the default port).
-    if (next->site != first->site) {
-      page.result = FetchResult::kCrossHost;
-      page.detail = absl::StrCat("redirected to another host or port (", next->site,
-                                 "); Raven does not follow redirects off the Source's host and "
-                                 "port: cite the page where it now lives");
+    if (std::optional<RedirectRefusal> refusal =
+            CheckRedirect(first->url, current.url, next->url)) {
+      page.result = refusal->result;
+      page.detail = std::move(refusal->detail);
       return page;
     }
     if (hop >= settings.max_redirects) {
