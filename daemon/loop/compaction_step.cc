@@ -14,10 +14,10 @@ void PublishEstimate(const TurnPlan& plan, const SessionContext& ctx, SessionLog
   log.PublishLive(plan.turn_id, estimate);
 }
 
-events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool last_turn_running,
-                                       const TurnPlan& plan, SessionContext& ctx, SessionLog& log,
-                                       TurnHooks& hooks, const CancelToken& cancel,
-                                       std::function<void()> before_end) {
+CompactionResult CompactSession(events::CompactionTrigger trigger, bool last_turn_running,
+                                const TurnPlan& plan, SessionContext& ctx, SessionLog& log,
+                                TurnHooks& hooks, const CancelToken& cancel,
+                                std::function<void()> before_end) {
   ctx.SyncMeter();
   hooks.Fire(config::HookEvent::kPreCompact, "", [&] {
     return hooks::PreCompactFields(trigger == events::CompactionTrigger::kManual
@@ -43,9 +43,15 @@ events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool l
   std::optional<AnsweredContext> answered = AnswerEveryCall(ctx.items, kNotRecordedResult);
   CompactionResult result = RunCompaction(request, answered ? answered->items : ctx.items,
                                           *plan.summarizer, log, cancel, plan.first_seq_of_turn);
-  if (result.context) ctx.Rewrite(std::move(*result.context));
-  PublishEstimate(plan, ctx, log);
-  return result.ended;
+  if (result.context) {
+    ctx.Rewrite(std::move(*result.context));
+    result.context.reset();
+  }
+  // An end the store refused is stored under the seq it was shown under
+  // only while no other event takes one (SessionLog::CommitPublished); its
+  // context is unchanged, and so is the estimate.
+  if (result.unstored_end_seq == 0) PublishEstimate(plan, ctx, log);
+  return result;
 }
 
 }  // namespace raw::loop

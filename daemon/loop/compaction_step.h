@@ -16,6 +16,7 @@
 
 #include "common/cancel_token.h"
 #include "daemon/events/session_event.h"
+#include "daemon/loop/compactor.h"
 #include "daemon/loop/session_context.h"
 #include "daemon/loop/session_log.h"
 #include "daemon/loop/turn.h"
@@ -24,10 +25,13 @@
 namespace raw::loop {
 
 // `before_end` is passed on to the compactor (see CompactionRequest).
-events::CompactionEnded CompactSession(events::CompactionTrigger trigger, bool last_turn_running,
-                                       const TurnPlan& plan, SessionContext& ctx, SessionLog& log,
-                                       TurnHooks& hooks, const CancelToken& cancel,
-                                       std::function<void()> before_end = nullptr);
+// Returns the compactor's result, its new context already moved into `ctx`
+// (CompactionResult::context is then empty); the caller owns storing an
+// end the store refused (CompactionResult::unstored_end_seq).
+CompactionResult CompactSession(events::CompactionTrigger trigger, bool last_turn_running,
+                                const TurnPlan& plan, SessionContext& ctx, SessionLog& log,
+                                TurnHooks& hooks, const CancelToken& cancel,
+                                std::function<void()> before_end = nullptr);
 
 // Publishes the meter's estimate as a live ContextEstimate event and
 // remembers it in the session state (for GetSession while a turn runs).

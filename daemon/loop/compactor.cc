@@ -69,19 +69,21 @@ std::string FailureReason(const absl::Status& status, const SummarySink& sink) {
 }
 
 // Commits `ended` (with `extras`); when the store refuses, publishes it
-// unstored as a failure so clients still learn the compaction ended.
-bool Record(SessionLog& log, const std::string& turn_id, events::CompactionEnded& ended,
-            CommitExtras extras = {}) {
+// unstored as a failure so clients still learn the compaction ended, and
+// returns the seq it was published under (0 when it was stored), with the
+// store's refusal in `refused`.
+uint64_t Record(SessionLog& log, const std::string& turn_id, events::CompactionEnded& ended,
+                absl::Status& refused, CommitExtras extras = {}) {
   absl::Status status = log.Commit(turn_id, {ended}, std::move(extras));
-  if (status.ok()) return true;
+  if (status.ok()) return 0;
+  refused = status;
   ended.outcome = CompactionOutcome::kFailed;
   ended.message = NotRecorded(status);
   ended.tokens_after = ended.tokens_before;
   ended.first_summarized_seq = 0;
   ended.last_summarized_seq = 0;
   ended.summary.clear();
-  log.PublishUnstored(turn_id, ended);
-  return false;
+  return log.PublishUnstored(turn_id, ended);
 }
 
 // Counts one summary request in the session's totals, as a turn's request
@@ -116,11 +118,18 @@ CompactionResult RunCompaction(
   ended.tokens_before = tokens_before;
   ended.tokens_after = tokens_before;
   const std::string& turn_id = request.turn_id;
+  bool started_stored = false;
   auto unchanged = [&](CompactionOutcome outcome, std::string message) {
     ended.outcome = outcome;
     ended.message = std::move(message);
     if (request.before_end) request.before_end();
-    Record(log, turn_id, ended);
+    absl::Status refused;
+    const uint64_t unstored = Record(log, turn_id, ended, refused);
+    // Before the start is stored there is nothing to close in the store.
+    if (started_stored && unstored != 0) {
+      result.unstored_end_seq = unstored;
+      result.unstored_end_cause = refused;
+    }
     return result;
   };
   // Before anything of this compaction is recorded: the display history the
@@ -146,6 +155,7 @@ CompactionResult RunCompaction(
     log.PublishUnstored(turn_id, ended);
     return result;
   }
+  started_stored = true;
 
   const std::string kCancelled = "Compaction was cancelled; the context is unchanged.";
   std::vector<std::string> summaries;
@@ -239,7 +249,9 @@ CompactionResult RunCompaction(
   extras.compaction_accepted = true;
   extras.conversation_activity = false;
   if (request.before_end) request.before_end();
-  if (Record(log, turn_id, ended, std::move(extras))) result.context = std::move(compacted);
+  result.unstored_end_seq =
+      Record(log, turn_id, ended, result.unstored_end_cause, std::move(extras));
+  if (result.unstored_end_seq == 0) result.context = std::move(compacted);
   return result;
 }
 

@@ -61,6 +61,15 @@ struct CompactionResult {
   // reported none. Already committed to the
   // session's totals (see RunCompaction).
   std::vector<std::optional<events::Usage>> usage;
+  // Non-zero when the store refused the end of a compaction whose start it
+  // had stored: `ended` (a failure, the context unchanged) was published
+  // unstored under this seq (SessionLog::PublishUnstored), and the caller
+  // must have it stored (SessionLog::CommitPublished) before anything else
+  // of the session, so that the stored history never holds a compaction
+  // that started and did not end.
+  uint64_t unstored_end_seq = 0;
+  // The store's refusal, with unstored_end_seq.
+  absl::Status unstored_end_cause;
 };
 
 // Runs one compaction of `context` (see the file comment). `summarizer` is

@@ -249,10 +249,10 @@ void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnd
                                "the end of this turn could not be stored (", stored.message(),
                                "); the session takes no writes until it is");
   const uint64_t seq = log_->PublishUnstored(turn_id, shown);
-  unstored_end_ = UnstoredEnd{turn_id, end, std::move(kept), seq};
+  unstored_end_ = UnstoredEnd{turn_id, "turn", end, std::move(kept), seq};
   recovered_ = false;
   recovered_seen_.store(false, std::memory_order_release);
-  recovery_error_ = absl::Status(stored.code(), UnstoredEndReason(turn_id, stored));
+  recovery_error_ = absl::Status(stored.code(), UnstoredEndReason("turn", turn_id, stored));
   BecomeIdleLocked();
 }
 
@@ -325,14 +325,19 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
   bool scheduled = deps_.pool.Schedule([self, shared_plan, cancel, op_id] {
     const TurnPlan& p = *shared_plan;
     TurnHooks hooks(p.hooks, p.session_id, p.cwd, p.withheld_env, op_id, *self->log_, *cancel);
-    CompactSession(events::CompactionTrigger::kManual, /*last_turn_running=*/false, p,
-                   self->ctx_, *self->log_, hooks, *cancel, [self] {
-                     absl::MutexLock self_lock(&self->mu_);
-                     self->ending_ = true;
-                     // As for a turn's end (FinishTurn).
-                     self->state_seen_.store(State::kIdle, std::memory_order_release);
-                   });
-    auto finish = [self] {
+    CompactionResult result =
+        CompactSession(events::CompactionTrigger::kManual, /*last_turn_running=*/false, p,
+                       self->ctx_, *self->log_, hooks, *cancel, [self] {
+                         absl::MutexLock self_lock(&self->mu_);
+                         self->ending_ = true;
+                         // As for a turn's end (FinishTurn).
+                         self->state_seen_.store(State::kIdle, std::memory_order_release);
+                       });
+    auto finish = [self, op_id, ended = std::move(result.ended), seq = result.unstored_end_seq,
+                   cause = result.unstored_end_cause] {
+      // On the queue, before the next command: an end the store refused is
+      // stored before anything else of the session.
+      if (seq != 0) self->RecordUnstoredCompactionEnd(op_id, ended, seq, cause);
       absl::MutexLock self_lock(&self->mu_);
       self->BecomeIdleLocked();
     };

@@ -268,7 +268,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // session is written. So the turn is closed exactly once: by this runner,
   // or, if the daemon stops first, by the next daemon's recovery, since no
   // later turn can have been stored. The error is then "the end of its
-  // turn T could not be stored: <cause>", with the cause's code.
+  // turn T could not be stored: <cause>", with the cause's code. A manual
+  // compaction whose end the store refused is handled the same way ("the end
+  // of its compaction T could not be stored: <cause>").
   absl::Status RecoverUnfinishedTurn();
   bool recovered() const;
   // recovered() without waiting for an attempt under way (false meanwhile):
@@ -370,8 +372,15 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   absl::Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(recovery_mu_);
   // One attempt to store unstored_end_ (then reset).
   absl::Status StoreUnstoredEndLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(recovery_mu_);
-  // "the end of its turn T could not be stored: <cause>".
-  static std::string UnstoredEndReason(const std::string& turn_id, const absl::Status& cause);
+  // "the end of its <operation> T could not be stored: <cause>".
+  static std::string UnstoredEndReason(const std::string& operation, const std::string& turn_id,
+                                       const absl::Status& cause);
+  // After a manual compaction whose end the store refused (published
+  // unstored under `seq`): keeps `ended` to store before anything else of
+  // the session, as FinishTurn does for a turn's end. On the queue.
+  void RecordUnstoredCompactionEnd(const std::string& op_id, const events::CompactionEnded& ended,
+                                   uint64_t seq, const absl::Status& cause)
+      ABSL_LOCKS_EXCLUDED(recovery_mu_, mu_);
   // What a finished operation commits together with its end.
   CommitExtras EndExtras();
   std::string BusyMessage() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -394,9 +403,13 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // with it and the seq it was published under: recovery stores it before
   // anything else of the session is written (recovered_ is false until
   // then), so that its turn is closed exactly once, and in this daemon.
+  // A manual compaction's end the store refused is kept the same way
+  // (RecordUnstoredCompactionEnd): the failed end clients were shown, the
+  // context unchanged.
   struct UnstoredEnd {
-    std::string turn_id;
-    events::TurnEnded end;
+    std::string turn_id;    // the operation's id
+    std::string operation;  // "turn" or "compaction", for messages
+    events::EventPayload end;
     CommitExtras extras;
     uint64_t seq = 0;
   };

@@ -9,9 +9,23 @@
 
 namespace raw::loop {
 
-std::string SessionRunner::UnstoredEndReason(const std::string& turn_id,
+std::string SessionRunner::UnstoredEndReason(const std::string& operation,
+                                             const std::string& turn_id,
                                              const absl::Status& cause) {
-  return absl::StrCat("the end of its turn ", turn_id, " could not be stored: ", cause.message());
+  return absl::StrCat("the end of its ", operation, " ", turn_id,
+                      " could not be stored: ", cause.message());
+}
+
+void SessionRunner::RecordUnstoredCompactionEnd(const std::string& op_id,
+                                                const events::CompactionEnded& ended, uint64_t seq,
+                                                const absl::Status& cause) {
+  absl::MutexLock recovery_lock(&recovery_mu_);
+  RAW_LOG(Error) << "session " << session_id_ << ": could not store the end of compaction " << op_id
+                 << "; the session takes no writes until it is stored";
+  unstored_end_ = UnstoredEnd{op_id, "compaction", ended, {}, seq};
+  recovered_ = false;
+  recovered_seen_.store(false, std::memory_order_release);
+  recovery_error_ = absl::Status(cause.code(), UnstoredEndReason("compaction", op_id, cause));
 }
 
 absl::Status SessionRunner::RecoverUnfinishedTurn() {
@@ -22,13 +36,14 @@ absl::Status SessionRunner::RecoverUnfinishedTurn() {
 absl::Status SessionRunner::RecoverOnceLocked() {
   if (recovered_) return absl::OkStatus();
   const bool storing_end = unstored_end_.has_value();
+  const std::string operation = storing_end ? unstored_end_->operation : "";
   absl::Status s = storing_end ? StoreUnstoredEndLocked() : RecoverLocked();
   if (s.ok()) {
     recovered_ = true;
     recovered_seen_.store(true, std::memory_order_release);
     if (!recovery_error_.ok()) {
       RAW_LOG(Info) << "session " << session_id_ << ": "
-                    << (storing_end ? "the end of its last turn is stored"
+                    << (storing_end ? absl::StrCat("the end of its last ", operation, " is stored")
                                     : "its history reads again")
                     << "; writes resume";
     }
@@ -47,8 +62,11 @@ absl::Status SessionRunner::StoreUnstoredEndLocked() {
   const UnstoredEnd& pending = *unstored_end_;
   absl::MutexLock lock(&mu_);
   absl::Status s = log_->CommitPublished(pending.seq, pending.turn_id, pending.end, pending.extras);
-  if (!s.ok()) return absl::Status(s.code(), UnstoredEndReason(pending.turn_id, s));
-  RAW_LOG(Info) << "session " << session_id_ << ": stored the end of turn " << pending.turn_id;
+  if (!s.ok()) {
+    return absl::Status(s.code(), UnstoredEndReason(pending.operation, pending.turn_id, s));
+  }
+  RAW_LOG(Info) << "session " << session_id_ << ": stored the end of " << pending.operation << " "
+                << pending.turn_id;
   unstored_end_.reset();
   return absl::OkStatus();
 }

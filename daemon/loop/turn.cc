@@ -178,12 +178,25 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
   std::string why = "automatic compaction already ran in this turn";
   if (!compacted_) {
     compacted_ = true;
-    events::CompactionEnded ended;
+    CompactionResult compaction;
     {
       // The summary request is the model's time.
       StepTimeline::Outside outside(&timeline_);
-      ended = CompactSession(events::CompactionTrigger::kAutomatic, /*last_turn_running=*/true,
-                             plan_, ctx_, log_, hooks_, cancel_);
+      compaction = CompactSession(events::CompactionTrigger::kAutomatic,
+                                  /*last_turn_running=*/true, plan_, ctx_, log_, hooks_, cancel_);
+    }
+    const events::CompactionEnded& ended = compaction.ended;
+    if (compaction.unstored_end_seq != 0) {
+      // Nothing more of the turn is stored after a compaction that has no
+      // end in the store: one more try, else the turn ends here (and a
+      // turn whose end cannot be stored either is closed by recovery, its
+      // compaction with it).
+      absl::Status stored = log_.CommitPublished(compaction.unstored_end_seq, plan_.turn_id, ended);
+      if (!stored.ok()) {
+        return End(events::TurnEndReason::kError,
+                   absl::StrCat("the end of its automatic compaction could not be stored (",
+                                stored.message(), ")"));
+      }
     }
     if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, "interrupted");
     if (ctx_.meter.tokens() <= *trigger) return std::nullopt;

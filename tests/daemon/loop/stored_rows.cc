@@ -92,6 +92,17 @@ absl::StatusOr<std::string> ReplaceContextPayload(const std::string& path,
 
 absl::StatusOr<std::vector<events::SessionEvent>> ReadUntilTurnEnds(Subscription& sub,
                                                                     const std::string& turn_id) {
+  return ReadUntil(
+      sub,
+      [&turn_id](const events::SessionEvent& e) {
+        return e.turn_id == turn_id && std::holds_alternative<events::TurnEnded>(e.payload);
+      },
+      absl::StrCat("turn ", turn_id, " did not end"));
+}
+
+absl::StatusOr<std::vector<events::SessionEvent>> ReadUntil(
+    Subscription& sub, const std::function<bool(const events::SessionEvent&)>& last,
+    const std::string& timeout_message) {
   auto wakeups = std::make_shared<Wakeups>();
   sub.SetWakeup([wakeups] {
     std::lock_guard<std::mutex> lock(wakeups->mu);
@@ -103,13 +114,13 @@ absl::StatusOr<std::vector<events::SessionEvent>> ReadUntilTurnEnds(Subscription
   while (!ended) {
     ASSIGN_OR_RETURN(std::optional<events::SessionEvent> next, sub.TryNext());
     if (next.has_value()) {
-      ended = next->turn_id == turn_id && std::holds_alternative<events::TurnEnded>(next->payload);
+      ended = last(*next);
       delivered.push_back(*std::move(next));
       continue;
     }
     std::unique_lock<std::mutex> lock(wakeups->mu);
     if (!wakeups->cv.wait_for(lock, std::chrono::seconds(20), [&] { return wakeups->ready; })) {
-      return absl::DeadlineExceededError(absl::StrCat("turn ", turn_id, " did not end"));
+      return absl::DeadlineExceededError(timeout_message);
     }
     wakeups->ready = false;
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ absl::Status ExecSql(const std::string& path, const std::string& sql);
 // error; kDeadlineExceeded after 20 s without it (a failing test).
 absl::StatusOr<std::vector<events::SessionEvent>> ReadUntilTurnEnds(Subscription& sub,
                                                                     const std::string& turn_id);
+
+// Pulls `sub` until it has delivered an event for which `last` is true;
+// returns every event delivered, or kDeadlineExceeded with
+// `timeout_message` after 20 s without one.
+absl::StatusOr<std::vector<events::SessionEvent>> ReadUntil(
+    Subscription& sub, const std::function<bool(const events::SessionEvent&)>& last,
+    const std::string& timeout_message);
 
 // Pulls `sub` until no event is ready; returns them, or the subscription's
 // error.

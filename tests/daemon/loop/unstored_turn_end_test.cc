@@ -1,7 +1,8 @@
 // A turn whose end the store refuses (a full disk): subscribers still learn
 // at once that it ended, the session does not stay busy, and the turn is
 // closed in the store exactly once: before the session's next write, or by
-// the recovery of the next daemon when this one stops first. A real SQLite
+// the recovery of the next daemon when this one stops first. The same for
+// a manual compaction whose start was stored. A real SQLite
 // store, whose refusal is a trigger, and a scripted provider.
 #include <algorithm>
 #include <memory>
@@ -64,16 +65,16 @@ class UnstoredTurnEndTest : public ::testing::Test {
     ASSERT_TRUE(runner_->RecoverUnfinishedTurn().ok());
   }
 
-  // The store refuses to store the end of turn `turn_id`, as a full disk
-  // would; "" lifts that.
-  void RefuseEndOf(const std::string& turn_id) {
+  // The store refuses to store the end (an event of `kind`) of turn or
+  // operation `turn_id` ("%": of any), as a full disk would; "" lifts that.
+  void RefuseEndOf(const std::string& turn_id, const std::string& kind = "turn_ended") {
     const std::string db = temp_.dir() + "/sessions.sqlite3";
     ASSERT_TRUE(testing::ExecSql(db, "DROP TRIGGER IF EXISTS refuse_end").ok());
     if (turn_id.empty()) return;
     ASSERT_TRUE(testing::ExecSql(
                     db, absl::StrCat("CREATE TRIGGER refuse_end BEFORE INSERT ON events WHEN "
-                                     "NEW.kind = 'turn_ended' AND NEW.turn_id = '",
-                                     turn_id,
+                                     "NEW.kind = '",
+                                     kind, "' AND NEW.turn_id LIKE '", turn_id,
                                      "' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); "
                                      "END"))
                     .ok());
@@ -170,6 +171,97 @@ TEST_F(UnstoredTurnEndTest, ADaemonThatStopsFirstLeavesTheTurnToTheNextOneToClos
   // And the one after that finds nothing left to close.
   Load();
   EXPECT_EQ(temp_.Stored().size(), stored.size());
+}
+
+TEST_F(UnstoredTurnEndTest, AManualCompactionsEndIsStoredOnceBeforeTheNextWrite) {
+  // Enough turns, with long answers, that the older ones compact.
+  for (int i = 1; i <= 5; ++i) {
+    const std::string turn_id = absl::StrCat("turn_", i);
+    std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
+    ASSERT_TRUE(harness_->StartTurn(*runner_, Plan(turn_id, std::string(4000, 'a' + i))).ok());
+    ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, turn_id).ok());
+  }
+  RefuseEndOf("%", "compaction_ended");
+  std::unique_ptr<Subscription> sub = runner_->Subscribe(temp_.Stored().back().seq);
+  book_->scripts.push_back(testing::TextAnswer("A short summary of the older turns."));
+  TurnPlan plan = Plan("", "");
+  book_->scripts.pop_back();  // Plan's own answer: the summary above is the one
+  plan.summarizer = std::make_unique<testing::ScriptedProvider>(book_);
+  ASSERT_TRUE(harness_->StartCompaction(*runner_, std::move(plan)).ok());
+  absl::StatusOr<std::vector<events::SessionEvent>> seen = testing::ReadUntil(
+      *sub,
+      [](const events::SessionEvent& e) {
+        return std::holds_alternative<events::CompactionEnded>(e.payload);
+      },
+      "the compaction did not end");
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  const events::SessionEvent live = seen->back();
+  const auto& shown = std::get<events::CompactionEnded>(live.payload);
+  EXPECT_EQ(shown.outcome, events::CompactionOutcome::kFailed) << shown.message;
+  EXPECT_THAT(shown.message, HasSubstr("could not be recorded"));
+  auto compaction_ends = [](const std::vector<events::SessionEvent>& evs) {
+    std::vector<events::SessionEvent> ends;
+    for (const auto& e : evs) {
+      if (std::holds_alternative<events::CompactionEnded>(e.payload)) ends.push_back(e);
+    }
+    return ends;
+  };
+  ASSERT_THAT(compaction_ends(temp_.Stored()), IsEmpty());
+
+  // No turn is stored after a compaction that has no end in the store.
+  absl::Status refused = harness_->StartTurn(*runner_, Plan("turn_6", "sixth"));
+  EXPECT_THAT(refused.message(), HasSubstr(absl::StrCat("cannot be written: the end of its "
+                                                        "compaction ",
+                                                        live.turn_id, " could not be stored: ")))
+      << refused;
+  EXPECT_FALSE(AnyOfTurn(temp_.Stored(), "turn_6"));
+  book_->scripts.clear();
+
+  // Once the store takes it, the end as shown is stored under its seq,
+  // before the next turn; subscribers see it once.
+  RefuseEndOf("");
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("turn_7", "seventh")).ok());
+  absl::StatusOr<std::vector<events::SessionEvent>> more =
+      testing::ReadUntilTurnEnds(*sub, "turn_7");
+  ASSERT_TRUE(more.ok()) << more.status();
+  EXPECT_THAT(compaction_ends(*more), IsEmpty()) << "a subscriber is shown the end once";
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  std::vector<events::SessionEvent> ends = compaction_ends(stored);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(ends[0].seq, live.seq);
+  EXPECT_EQ(ends[0].turn_id, live.turn_id);
+  EXPECT_EQ(std::get<events::CompactionEnded>(ends[0].payload).outcome,
+            events::CompactionOutcome::kFailed);
+  EXPECT_EQ(EndsOf(stored, "turn_7").size(), 1u);
+}
+
+TEST_F(UnstoredTurnEndTest, ATurnStopsAfterAnAutomaticCompactionWhoseEndIsNotStored) {
+  for (int i = 1; i <= 5; ++i) {
+    const std::string turn_id = absl::StrCat("turn_", i);
+    std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
+    ASSERT_TRUE(harness_->StartTurn(*runner_, Plan(turn_id, std::string(4000, 'a' + i))).ok());
+    ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, turn_id).ok());
+  }
+  RefuseEndOf("turn_6", "compaction_ended");
+  std::unique_ptr<Subscription> sub = runner_->Subscribe(temp_.Stored().back().seq);
+  TurnPlan plan = Plan("turn_6", "never asked for");
+  book_->scripts.clear();
+  book_->scripts.push_back(testing::TextAnswer("A short summary of the older turns."));
+  plan.summarizer = std::make_unique<testing::ScriptedProvider>(book_);
+  // The meter counts from the provider's last report (10 input and 5 output
+  // tokens in these scripts): over this with the next prompt.
+  plan.agent.agent.compact.trigger_tokens = 12;
+  ASSERT_TRUE(harness_->StartTurn(*runner_, std::move(plan)).ok());
+  absl::StatusOr<std::vector<events::SessionEvent>> seen =
+      testing::ReadUntilTurnEnds(*sub, "turn_6");
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  const auto& end = std::get<events::TurnEnded>(seen->back().payload);
+  EXPECT_EQ(end.reason, events::TurnEndReason::kError);
+  EXPECT_THAT(end.message, HasSubstr("the end of its automatic compaction could not be stored"));
+  // No model request was sent after the compaction.
+  for (const events::SessionEvent& e : *seen) {
+    EXPECT_FALSE(std::holds_alternative<events::AssistantMessage>(e.payload));
+  }
 }
 
 }  // namespace
