@@ -4,8 +4,7 @@
 // directory with the usual layout, put before an agent's own rules, as
 // loop/turn_planner.cc builds them.
 //
-//   build/bin/rule_eval_bench --benchmark_repetitions=5 \
-//     --benchmark_report_aggregates_only=true
+//   build/bin/rule_eval_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -41,17 +40,28 @@ class Home {
   }
   ~Home() {
     std::error_code ec;
+    fs::remove(link_, ec);
     fs::remove_all(root_, ec);
+  }
+  // A link to the home directory, as HOME names it on a system whose /home
+  // is a link: every protected path then leads through a link.
+  std::string Link() {
+    link_ = root_.string() + "-link";
+    fs::create_directory_symlink(root_, link_);
+    return link_.string();
   }
   std::string Join(const std::string& rel) const { return (root_ / rel).string(); }
   std::string path() const { return root_.string(); }
 
  private:
   fs::path root_;
+  fs::path link_;
 };
 
-RuleSet MakeRules(const Home& home, std::vector<config::RuleConfig> agent_rules) {
-  std::map<std::string, std::string> env = {{"HOME", home.path()}};
+RuleSet MakeRules(const Home& home, std::vector<config::RuleConfig> agent_rules,
+                  const std::string& home_variable = "") {
+  std::map<std::string, std::string> env = {
+      {"HOME", home_variable.empty() ? home.path() : home_variable}};
   EnvLookup lookup = [env](const std::string& name) -> std::optional<std::string> {
     auto it = env.find(name);
     if (it == env.end()) return std::nullopt;
@@ -103,6 +113,35 @@ void BM_ReadFileWithAgentRules(benchmark::State& state) {
                            PathRule(config::RuleAction::kAllow, "src/**")});
 }
 BENCHMARK(BM_ReadFileWithAgentRules);
+
+// HOME names the home directory through a link: no protected path resolves
+// as written.
+void BM_ReadFileHomeBehindALink(benchmark::State& state) {
+  Home home;
+  RuleSet rules = MakeRules(home, {}, home.Link());
+  ToolSpec read = builtin::MakeReadFileTool();
+  Json args = {{"path", "src/main.cc"}};
+  const std::string cwd = home.Join("project");
+  for (auto _ : state) {
+    Decision d = rules.Evaluate(read, args, cwd, config::ApprovalMode::kDefault);
+    benchmark::DoNotOptimize(d);
+  }
+}
+BENCHMARK(BM_ReadFileHomeBehindALink);
+
+// What a turn pays to compile the rules it judges its calls by: the
+// built-in ones and an agent's four.
+void BM_CompileRules(benchmark::State& state) {
+  Home home;
+  for (auto _ : state) {
+    RuleSet rules = MakeRules(home, {PathRule(config::RuleAction::kDeny, "**/.env"),
+                                     PathRule(config::RuleAction::kDeny, "secrets/**"),
+                                     PathRule(config::RuleAction::kAsk, "/etc/**"),
+                                     PathRule(config::RuleAction::kAllow, "src/**")});
+    benchmark::DoNotOptimize(rules);
+  }
+}
+BENCHMARK(BM_CompileRules);
 
 }  // namespace
 }  // namespace raw::tools::policy

@@ -34,6 +34,17 @@ struct RulePath {
   bool complete = true;
 };
 
+// What readlink said about a path.
+struct LinkAnswer {
+  enum Kind {
+    kNotLink,  // not a link, or it could not be read (EACCES, ...)
+    kLink,
+    kMissing,  // ENOENT or ENOTDIR: nothing is there, nor below it
+  };
+  Kind kind = kNotLink;
+  std::string target;  // kLink only
+};
+
 // What readlink said about each path asked during one rule evaluation, and
 // each whole resolution made in it, so that the rules of one call resolve
 // the directories they share (the working directory, the home directory)
@@ -45,11 +56,13 @@ class LinkMemo {
   // The target of the symlink at `path`; nullopt when `path` is not a
   // symlink or cannot be read.
   std::optional<std::string> Target(const std::string& path);
+  // The whole answer, kept (by reference) until the memo is destroyed.
+  const LinkAnswer& Ask(const std::string& path);
 
  private:
   friend RulePath ResolveRulePathWith(const std::string& cwd, const std::string& path,
                                       LinkMemo* memo, const RuleResolveOptions& options);
-  std::unordered_map<std::string, std::optional<std::string>> seen_;
+  std::unordered_map<std::string, LinkAnswer> seen_;
   // Whole answers of ResolveRulePathWith with default options, by the
   // absolute path asked.
   std::unordered_map<std::string, RulePath> resolved_;
@@ -80,6 +93,28 @@ std::string ResolveRulePath(const std::string& cwd, const std::string& path,
 // returned unchanged (they always see the absolute resolved path).
 std::string AnchorPathPattern(const std::string& cwd, const std::string& pattern,
                               LinkMemo* memo = nullptr, bool allow_rule = false);
+
+// AnchorPathPattern in parts, for a caller that anchors the same pattern at
+// every check and so splits it once (RuleSet's deny and ask rules):
+//
+// An absolute kPath glob split where AnchorPathPattern splits it: the
+// literal leading directories, which it resolves, and the rest, from the
+// first component holding a glob character or an escape.
+struct PathPatternSplit {
+  std::string literal;  // "/home/u/.ssh" of "/home/u/.ssh/**"
+  std::string rest;     // "**"; empty when every component is literal
+};
+// REQUIRES: `pattern` starts with '/'.
+PathPatternSplit SplitPathPattern(const std::string& pattern);
+// The anchored pattern of a split whose `literal` resolved to `resolved`.
+std::string JoinAnchored(const std::string& resolved, const std::string& rest);
+// `path` (absolute) with "." and ".." taken lexically: what ResolveRulePath
+// answers for it when no link is on its way. Pure.
+std::string LexicalNormal(const std::string& path);
+// A "~" or "~/…" pattern as the absolute pattern AnchorPathPattern reads it
+// as now ($HOME escaped, then the rest); nullopt for any other pattern and
+// when HOME is unset or relative.
+std::optional<std::string> HomePatternPath(const std::string& pattern);
 
 // Whether a path rule with `action` and the anchored `pattern` applies to
 // the resolved `path`. A "re:" pattern (RE2 in UTF-8 mode) cannot match a

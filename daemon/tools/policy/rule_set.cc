@@ -1,6 +1,7 @@
 #include "daemon/tools/policy/rule_set.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <utility>
@@ -104,6 +105,7 @@ std::string DescribeRule(const config::RuleConfig& rule) {
 absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& rules,
                                          const std::string& where) {
   RuleSet set;
+  set.rules_.reserve(rules.size());
   for (size_t i = 0; i < rules.size(); ++i) {
     const config::RuleConfig& rule = rules[i];
     std::string at = absl::StrCat(where, "[", i, "]");
@@ -118,9 +120,9 @@ absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& 
     auto tool = Pattern::CompileCached(rule.tool, Pattern::Style::kText);
     if (!tool.ok())
       return absl::InvalidArgumentError(absl::StrCat(at, ".tool: ", tool.status().message()));
-    Compiled compiled{rule, *std::move(tool), {}, at};
-    const std::optional<std::string>& pattern = rule.command ? rule.command
-                                                : rule.path    ? rule.path
+    Compiled compiled{rule, *std::move(tool), {}, at, std::nullopt};
+    const std::optional<std::string>& pattern = rule.command    ? rule.command
+                                                : rule.path     ? rule.path
                                                 : rule.redirect ? rule.redirect
                                                                 : rule.url;
     if (pattern) {
@@ -136,9 +138,48 @@ absl::StatusOr<RuleSet> RuleSet::Compile(const std::vector<config::RuleConfig>& 
       }
       compiled.subject.push_back(*std::move(subject));
     }
+    compiled.prepared = Prepare(compiled);
     set.rules_.push_back(std::move(compiled));
   }
   return set;
+}
+
+std::optional<RuleSet::PreparedAnchor> RuleSet::Prepare(const Compiled& rule) {
+  // Allow rules keep the links under the working directory, which each
+  // check names: they are anchored at the check. So are relative patterns.
+  if (rule.config.action == RuleAction::kAllow || rule.subject.empty() ||
+      !(rule.config.path || rule.config.redirect)) {
+    return std::nullopt;
+  }
+  const std::string& pattern = rule.subject[0].text();
+  if (pattern.starts_with("re:")) return std::nullopt;
+  const std::optional<std::string> in_home = HomePatternPath(pattern);
+  if (!in_home && (pattern.empty() || pattern[0] != '/')) return std::nullopt;
+  const std::string& absolute = in_home ? *in_home : pattern;
+  PreparedAnchor prepared;
+  if (in_home) prepared.home = std::getenv("HOME");
+  prepared.split = SplitPathPattern(absolute);
+  prepared.normal = LexicalNormal(prepared.split.literal);
+  // A normal literal part holds no character EscapeGlob changes (it would
+  // have ended the literal part): anchored as written, it is `absolute`.
+  std::string joined;
+  const std::string& text = prepared.normal == prepared.split.literal
+                                ? absolute
+                                : (joined = JoinAnchored(prepared.normal, prepared.split.rest));
+  // Usually the pattern itself (a protected path's is written normalized);
+  // otherwise cached, as Compile's own patterns: every turn compiles the
+  // rules again, and these are the texts the check would otherwise compile.
+  auto anchored = text == pattern ? absl::StatusOr<Pattern>(rule.subject[0])
+                                  : Pattern::CompileCached(text, Pattern::Style::kPath);
+  if (!anchored.ok()) return std::nullopt;  // anchored at each check, and failing there
+  if (!anchored->is_regex() && !text.ends_with("/**")) {
+    auto inside = Pattern::CompileCached(text == "/" ? std::string("/**") : text + "/**",
+                                         Pattern::Style::kPath);
+    if (!inside.ok()) return std::nullopt;
+    prepared.inside = *std::move(inside);
+  }
+  prepared.anchored = *std::move(anchored);
+  return prepared;
 }
 
 absl::Status RuleSet::AddSessionRules(const std::vector<config::RuleConfig>& rules) {
@@ -158,6 +199,7 @@ absl::Status RuleSet::PrependRules(
   auto compiled = Compile(configs, "built-in rules");
   if (!compiled.ok()) return compiled.status();
   for (size_t i = 0; i < rules.size(); ++i) compiled->rules_[i].label = rules[i].second;
+  compiled->rules_.reserve(compiled->rules_.size() + rules_.size());
   for (Compiled& rule : rules_) compiled->rules_.push_back(std::move(rule));
   rules_ = std::move(compiled->rules_);
   return absl::OkStatus();
@@ -172,10 +214,8 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
   // A deny or ask rule covers what its pattern names and everything inside
   // it ("secret" or "secret/" keeps secret/key too), and one whose anchored
   // pattern does not compile applies: no rule fails open.
-  auto path_matches = [&](const Compiled& rule, const std::string& path) {
-    const RuleAction action = rule.config.action;
-    const std::string anchored_text =
-        AnchorPathPattern(cwd, rule.subject[0].text(), &links, action == RuleAction::kAllow);
+  auto anchored_matches = [](RuleAction action, const std::string& anchored_text,
+                             const std::string& path) {
     auto anchored = Pattern::CompileCached(anchored_text, Pattern::Style::kPath);
     if (!anchored.ok()) return action != RuleAction::kAllow;
     if (PathRuleMatches(action, *anchored, path)) return true;
@@ -185,6 +225,25 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
     auto inside = Pattern::CompileCached(
         anchored_text == "/" ? std::string("/**") : anchored_text + "/**", Pattern::Style::kPath);
     return !inside.ok() || inside->Matches(path);
+  };
+  const char* home = std::getenv("HOME");
+  auto path_matches = [&](const Compiled& rule, const std::string& path) {
+    const RuleAction action = rule.config.action;
+    const std::optional<PreparedAnchor>& prepared = rule.prepared;
+    if (prepared && (prepared->home.empty() || (home != nullptr && prepared->home == home))) {
+      // What AnchorPathPattern does, with the split and, when the literal
+      // directories resolve as written, the compiled patterns made once.
+      const std::string resolved =
+          ResolveRulePathWith("/", prepared->split.literal, &links, {}).path;
+      if (resolved != prepared->normal) {
+        return anchored_matches(action, JoinAnchored(resolved, prepared->split.rest), path);
+      }
+      if (PathRuleMatches(action, *prepared->anchored, path)) return true;
+      return prepared->inside && prepared->inside->Matches(path);
+    }
+    return anchored_matches(
+        action,
+        AnchorPathPattern(cwd, rule.subject[0].text(), &links, action == RuleAction::kAllow), path);
   };
   // The first rule that applies to the call with `command`, `path` or
   // `redirect` (a redirection's resolved target) as its subject (none: the
@@ -284,7 +343,8 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
   std::vector<std::string> reasons[3];  // by Severity
   auto add = [&](RuleAction action, std::string reason) {
     std::vector<std::string>& list = reasons[Severity(action)];
-    if (std::find(list.begin(), list.end(), reason) == list.end()) list.push_back(std::move(reason));
+    if (std::find(list.begin(), list.end(), reason) == list.end())
+      list.push_back(std::move(reason));
   };
   for (const CommandSubject& part : analysis->subjects) {
     if (part.kind == CommandSubject::Kind::kRedirect) {

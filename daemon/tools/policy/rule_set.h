@@ -129,8 +129,9 @@ class RuleSet {
   // find -exec), absent when no command widens or the line sets variables
   // that change what runs. Empty when
   // SessionRulesFor is.
-  static std::vector<std::vector<config::RuleConfig>> SessionRuleOptions(
-      const ToolSpec& spec, const Json& arguments, const std::string& cwd);
+  static std::vector<std::vector<config::RuleConfig>> SessionRuleOptions(const ToolSpec& spec,
+                                                                         const Json& arguments,
+                                                                         const std::string& cwd);
   absl::Status AddSessionRules(const std::vector<config::RuleConfig>& rules);
 
   // Puts `rules` before all others, each named in reasons by its label
@@ -167,16 +168,31 @@ class RuleSet {
   // first entry, not here; the callback keeps what it needs and may outlive
   // this RuleSet.
   std::function<bool(const std::string&)> WalkFilterFor(const ToolSpec& spec,
-                                                         const std::string& cwd,
-                                                         bool user_approved) const;
+                                                        const std::string& cwd,
+                                                        bool user_approved) const;
 
  private:
+  // A deny or ask rule's absolute (or "~/…") path or redirect pattern, split
+  // once (rule_path.h) and anchored and compiled for the usual case, where
+  // no link lies on the way of its literal directories. Each check still
+  // resolves those directories afresh; only when they resolve to `normal`
+  // are the patterns below used, which are then exactly what anchoring the
+  // pattern would make.
+  struct PreparedAnchor {
+    std::string home;  // the $HOME a "~" pattern was read with; empty for others
+    PathPatternSplit split;
+    std::string normal;               // LexicalNormal(split.literal)
+    std::optional<Pattern> anchored;  // JoinAnchored(normal, split.rest); always set
+    std::optional<Pattern> inside;    // the anchored pattern + "/**", when it is tried
+  };
   struct Compiled {
     config::RuleConfig config;
     Pattern tool;
     std::vector<Pattern> subject;  // empty or one
     std::string label;             // "agents.coder.rules[2]" or "session rule"
+    std::optional<PreparedAnchor> prepared;
   };
+  static std::optional<PreparedAnchor> Prepare(const Compiled& rule);
   // The first rule with a url pattern matching `url` whose tool pattern
   // matches `tool` or builtin/web_fetch; null when none does.
   const Compiled* FirstUrlRule(const std::string& tool, const std::string& url) const;

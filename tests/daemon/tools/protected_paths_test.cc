@@ -90,9 +90,9 @@ TEST_F(ProtectedPathsTest, EverySecretStoreIsDeniedToEveryFileTool) {
     Decision d = Read(rules, path, ApprovalMode::kAllowAll);
     EXPECT_EQ(d.action, RuleAction::kDeny) << path << ": " << d.reason;
   }
-  for (ToolSpec spec : {builtin::MakeWriteFileTool(), builtin::MakeEditFileTool(),
-                        builtin::MakeListDirTool(), builtin::MakeGlobTool(),
-                        builtin::MakeGrepTool()}) {
+  for (ToolSpec spec :
+       {builtin::MakeWriteFileTool(), builtin::MakeEditFileTool(), builtin::MakeListDirTool(),
+        builtin::MakeGlobTool(), builtin::MakeGrepTool()}) {
     EXPECT_EQ(rules
                   .Evaluate(spec, Json{{"path", home_.Join(".ssh")}}, home_.path(),
                             ApprovalMode::kAllowAll)
@@ -143,6 +143,70 @@ TEST_F(ProtectedPathsTest, ALinkIntoAProtectedPathIsDeniedToo) {
   std::filesystem::create_directories(home_.Join(".ssh"));
   ASSERT_EQ(symlink(home_.Join(".ssh").c_str(), home_.Join("innocent").c_str()), 0);
   EXPECT_EQ(Read(Rules(), "innocent/id_rsa").action, RuleAction::kDeny);
+}
+
+// However a call spells a protected file, the rules see the file itself.
+TEST_F(ProtectedPathsTest, EverySpellingOfAProtectedPathIsDenied) {
+  std::filesystem::create_directories(home_.Join(".ssh"));
+  std::filesystem::create_directories(home_.Join("project/src"));
+  tools::testing::WriteText(home_.Join(".ssh/id_rsa"), "key");
+  tools::testing::WriteText(home_.Join(".git-credentials"), "token");
+  ASSERT_EQ(symlink(".ssh/id_rsa", home_.Join("key").c_str()), 0);
+  ASSERT_EQ(symlink("key", home_.Join("key2").c_str()), 0);  // a chain
+  ASSERT_EQ(symlink("..", home_.Join("project/up").c_str()), 0);
+  ASSERT_EQ(symlink(home_.Join(".git-credentials").c_str(), home_.Join("project/creds").c_str()),
+            0);
+  RuleSet rules = Rules();
+  const std::string cwd = home_.Join("project");
+  for (const std::string& path :
+       {home_.Join(".ssh/id_rsa"), home_.Join(".ssh/"), home_.Join(".ssh//id_rsa"),
+        home_.Join("./.ssh/./id_rsa"), home_.Join("project/../.ssh/id_rsa"),
+        home_.Join("project/src/../../.ssh/id_rsa"), std::string("../.ssh/id_rsa"),
+        std::string("up/.ssh/id_rsa"), std::string("up/.ssh"), home_.Join("key"),
+        home_.Join("key2"), std::string("../key2"), std::string("creds"),
+        home_.Join(".git-credentials/"), "/" + home_.path() + "/.pgpass"}) {
+    Decision d = rules.Evaluate(read_, Json{{"path", path}}, cwd, ApprovalMode::kAllowAll);
+    EXPECT_EQ(d.action, RuleAction::kDeny) << path << ": " << d.reason;
+  }
+}
+
+// Each check looks at the file system afresh, on the protected paths' side
+// too: a link a previous call made, or a directory it replaced by a link,
+// is followed at the next check by the same rules.
+TEST_F(ProtectedPathsTest, LinksMadeBetweenChecksAreSeenAtTheNext) {
+  std::filesystem::create_directories(home_.Join(".ssh"));
+  tools::testing::WriteText(home_.Join(".ssh/id_rsa"), "key");
+  std::filesystem::create_directories(home_.Join("stash/gh"));
+  RuleSet rules = Rules();
+  // A link in the home directory to a protected file.
+  EXPECT_EQ(Read(rules, "innocent").action, RuleAction::kAllow);
+  ASSERT_EQ(symlink(home_.Join(".ssh/id_rsa").c_str(), home_.Join("innocent").c_str()), 0);
+  EXPECT_EQ(Read(rules, "innocent").action, RuleAction::kDeny);
+  // A protected name that did not exist becomes a link to a directory the
+  // call then names directly: ~/.cargo -> ~/stash.
+  EXPECT_EQ(Read(rules, "stash/credentials").action, RuleAction::kAllow);
+  ASSERT_EQ(symlink(home_.Join("stash").c_str(), home_.Join(".cargo").c_str()), 0);
+  Decision d = Read(rules, "stash/credentials");
+  EXPECT_EQ(d.action, RuleAction::kDeny) << d.reason;
+  EXPECT_THAT(d.reason, HasSubstr("protected path ~/.cargo/credentials"));
+  // A directory above a protected one replaced by a link: ~/.config ->
+  // ~/stash makes ~/stash/gh the protected ~/.config/gh.
+  std::filesystem::create_directories(home_.Join(".config"));
+  EXPECT_EQ(Read(rules, "stash/gh/hosts.yml").action, RuleAction::kAllow);
+  std::filesystem::remove(home_.Join(".config"));
+  ASSERT_EQ(symlink("stash", home_.Join(".config").c_str()), 0);
+  d = Read(rules, "stash/gh/hosts.yml");
+  EXPECT_EQ(d.action, RuleAction::kDeny) << d.reason;
+  EXPECT_THAT(d.reason, HasSubstr("protected path ~/.config/gh"));
+  // And back: the link removed, the real directory is what is protected.
+  std::filesystem::remove(home_.Join(".config"));
+  std::filesystem::create_directories(home_.Join(".config/gh"));
+  EXPECT_EQ(Read(rules, "stash/gh/hosts.yml").action, RuleAction::kAllow);
+  EXPECT_EQ(Read(rules, ".config/gh/hosts.yml").action, RuleAction::kDeny);
+  // A protected directory replaced by a link elsewhere is protected there.
+  std::filesystem::rename(home_.Join(".ssh"), home_.Join("moved"));
+  ASSERT_EQ(symlink("moved", home_.Join(".ssh").c_str()), 0);
+  EXPECT_EQ(Read(rules, "moved/id_rsa").action, RuleAction::kDeny);
 }
 
 TEST_F(ProtectedPathsTest, NamingOneInAllowProtectedPathsLiftsOnlyThatOne) {

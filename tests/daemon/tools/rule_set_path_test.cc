@@ -151,6 +151,84 @@ TEST_F(PathRulesTest, AMemoResolvesAsTheFileSystemDoes) {
   EXPECT_EQ(ResolveRulePath(p, "src/relative/f", &later), outside_.Join("f"));
 }
 
+// An absolute deny pattern, whose parts are prepared once for every check,
+// follows its directories as they are at each check.
+TEST_F(PathRulesTest, AnAbsoluteDenyPatternFollowsItsDirectoriesAtEachCheck) {
+  std::filesystem::create_directories(project_.Join("secret"));
+  const std::string door = project_.Join("door");
+  for (const std::string& pattern :
+       {door + "/**", door + "/", door, door + "/./*.key", project_.path() + "/src/../door/**"}) {
+    RuleSet rules = Rules({Path(RuleAction::kDeny, pattern)});
+    EXPECT_EQ(Write(rules, "secret/a.key").action, RuleAction::kAsk) << pattern;
+    std::filesystem::create_symlink(project_.Join("secret"), door);
+    EXPECT_EQ(Write(rules, "secret/a.key").action, RuleAction::kDeny) << pattern;
+    EXPECT_EQ(Write(rules, "door/a.key").action, RuleAction::kDeny) << pattern;
+    std::filesystem::remove(door);
+    std::filesystem::create_directories(door);
+    EXPECT_EQ(Write(rules, "secret/a.key").action, RuleAction::kAsk) << pattern;
+    EXPECT_EQ(Write(rules, "door/a.key").action, RuleAction::kDeny) << pattern;
+    std::filesystem::remove(door);
+  }
+}
+
+// A pattern splits where AnchorPathPattern splits it, empty components
+// kept as written; the literal part normalizes as ResolveRulePath does.
+TEST(PathPatternSplitTest, SplitsBeforeTheFirstGlobComponent) {
+  auto split = [](const std::string& pattern) {
+    PathPatternSplit parts = SplitPathPattern(pattern);
+    return std::make_pair(parts.literal, parts.rest);
+  };
+  EXPECT_EQ(split("/"), std::make_pair(std::string("/"), std::string()));
+  EXPECT_EQ(split("/*"), std::make_pair(std::string("/"), std::string("*")));
+  EXPECT_EQ(split("/a/b/**"), std::make_pair(std::string("/a/b"), std::string("**")));
+  EXPECT_EQ(split("/a/b/"), std::make_pair(std::string("/a/b/"), std::string()));
+  EXPECT_EQ(split("/a//b*/c"), std::make_pair(std::string("/a/"), std::string("b*/c")));
+  EXPECT_EQ(split("/a/\\*b/c"), std::make_pair(std::string("/a"), std::string("\\*b/c")));
+  EXPECT_EQ(split("/a/x?"), std::make_pair(std::string("/a"), std::string("x?")));
+  for (const auto& [path, normal] :
+       std::vector<std::pair<std::string, std::string>>{{"/", "/"},
+                                                        {"/a/b", "/a/b"},
+                                                        {"/a/.b/..c", "/a/.b/..c"},
+                                                        {"/a/./b", "/a/b"},
+                                                        {"/a/b/..", "/a"},
+                                                        {"/a/b/.", "/a/b"},
+                                                        {"//a//", "/a"},
+                                                        {"/..", "/"},
+                                                        {"/.", "/"},
+                                                        {"/a/../../b", "/b"}}) {
+    EXPECT_EQ(LexicalNormal(path), normal) << path;
+  }
+  EXPECT_EQ(JoinAnchored("/", "**"), "/**");
+  EXPECT_EQ(JoinAnchored("/a*", ""), "/a\\*");
+  EXPECT_EQ(JoinAnchored("/a", "*.key"), "/a/*.key");
+}
+
+// Nothing exists below a missing component, so the resolver asks nothing
+// there; a ".." in a link's target that leads back out of it asks again.
+TEST_F(PathRulesTest, NothingBelowAMissingComponentHidesALinkAfterIt) {
+  const std::string& p = project_.path();
+  std::filesystem::create_symlink("sub", project_.Join("src/relative"));
+  std::filesystem::create_symlink("gone/../relative", project_.Join("src/back"));
+  std::filesystem::create_symlink("gone/deeper/../../link", project_.Join("src/back2"));
+  LinkMemo memo;
+  for (const char* path : {"src/back/f", "src/back2/f", "gone/x/y", "src/sub/gone/../link"}) {
+    EXPECT_EQ(ResolveRulePath(p, path, &memo), ResolveRulePath(p, path)) << path;
+  }
+  EXPECT_EQ(ResolveRulePath(p, "src/back/f"), p + "/src/sub/f");
+  EXPECT_EQ(ResolveRulePath(p, "src/back2/f"), outside_.Join("f"));
+  EXPECT_EQ(ResolveRulePath(p, "gone/x/y"), p + "/gone/x/y");
+  RuleResolveOptions physical;
+  physical.physical_dots = true;
+  EXPECT_EQ(ResolveRulePathWith(p, "gone/../src/link/f", nullptr, physical).path,
+            outside_.Join("f"));
+  EXPECT_EQ(ResolveRulePathWith(p, "src/sub/none/../../link/f", nullptr, physical).path,
+            outside_.Join("f"));
+  // A file is no directory: nothing is below it either.
+  tools::testing::WriteText(project_.Join("src/file"), "x");
+  EXPECT_EQ(ResolveRulePathWith(p, "src/file/x/../../link/f", nullptr, physical).path,
+            outside_.Join("f"));
+}
+
 // A link the project holds decides nothing for an allow rule: "vendor" ->
 // somewhere else does not make "vendor/**" allow writing there, by either
 // name. Deny rules still follow it.
