@@ -5,6 +5,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "clients/lib/image_file.h"
+#include "google/protobuf/io/coded_stream.h"
 
 namespace raw::acp {
 namespace {
@@ -31,9 +32,33 @@ std::string Fence(const std::string& text) {
   return std::string(std::max<size_t>(3, longest + 1), '`');
 }
 
+// The size of a length-delimited field of `length` bytes: its tag (one
+// byte for the field numbers used here) and its length as a varint.
+size_t FieldBytes(size_t length) {
+  return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(length) + length;
+}
+
 }  // namespace
 
-absl::StatusOr<AcpPrompt> PromptOf(const Json& blocks) {
+size_t PromptRequestBytes(const AcpPrompt& prompt) {
+  size_t bytes = prompt.text.empty() ? 0 : FieldBytes(prompt.text.size());
+  for (const v1::Image& image : prompt.images) bytes += FieldBytes(image.ByteSizeLong());
+  return bytes;
+}
+
+absl::Status CheckPromptFits(const AcpPrompt& prompt, size_t max_request_bytes) {
+  const size_t bytes = PromptRequestBytes(prompt);
+  if (bytes + kRequestIdsReserve <= max_request_bytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the prompt is ", bytes,
+      " bytes once assembled (its text with the contents of its embedded resources, and its "
+      "images), more than the ",
+      max_request_bytes > kRequestIdsReserve ? max_request_bytes - kRequestIdsReserve : 0,
+      " bytes a prompt may take of the ", max_request_bytes,
+      " rawd takes in one request; send less, or fewer or smaller resources"));
+}
+
+absl::StatusOr<AcpPrompt> PromptOf(const Json& blocks, size_t max_request_bytes) {
   if (!blocks.is_array()) return absl::InvalidArgumentError("\"prompt\" must be an array");
   AcpPrompt prompt;
   std::string& text = prompt.text;
@@ -49,7 +74,8 @@ absl::StatusOr<AcpPrompt> PromptOf(const Json& blocks) {
     } else if (type == "resource_link") {
       std::string uri = Field(block, "uri");
       if (uri.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("prompt[", i, "]: resource_link needs a uri"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("prompt[", i, "]: resource_link needs a uri"));
       }
       std::string name = Field(block, "name");
       absl::StrAppend(&text, "[", name.empty() ? LastSegment(uri) : name, "](", uri, ")");
@@ -95,6 +121,7 @@ absl::StatusOr<AcpPrompt> PromptOf(const Json& blocks) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos && prompt.images.empty()) {
     return absl::InvalidArgumentError("the prompt is empty");
   }
+  if (absl::Status fits = CheckPromptFits(prompt, max_request_bytes); !fits.ok()) return fits;
   return prompt;
 }
 

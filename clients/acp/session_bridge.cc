@@ -459,6 +459,8 @@ void SessionBridge::Prompt(const Json& id, const Json& params) {
                               nullptr});
     return;
   }
+  // Refuses, among others, a prompt larger than rawd takes in one request:
+  // it is never sent.
   absl::StatusOr<AcpPrompt> prompt = PromptOf(params.value("prompt", Json()));
   if (!prompt.ok()) {
     ctx_.rpc->ReplyError(id, ErrorFromStatus(prompt.status()));

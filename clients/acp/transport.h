@@ -15,16 +15,17 @@
 
 #include "clients/acp/input_budget.h"
 #include "clients/acp/output_stall.h"
+#include "clients/acp/request_limit.h"
 
 namespace raw::acp {
 
 // The default cap on one message, on stdio and on the WebSocket alike:
-// 16 MiB, the most rawd takes in one request (daemon/app/daemon.cc,
-// kMaxRequestBytes). A larger message could not become a request to rawd
-// anyway: a 20 MiB prompt would be read, parsed and sent, only for rawd to
-// refuse it with gRPC's "Received message larger than max". (The TS SDK's
-// own default is 32 MiB.)
-inline constexpr size_t kDefaultMaxMessageBytes = 16u << 20;
+// 16 MiB, the most rawd takes in one request (request_limit.h). A larger
+// message could not become a request to rawd anyway: a 20 MiB prompt would
+// be read and parsed only to be refused. (The TS SDK's own default is
+// 32 MiB.) A prompt under the cap can still assemble to more than rawd
+// takes; PromptOf refuses it (prompt_text.h).
+inline constexpr size_t kDefaultMaxMessageBytes = kRawdMaxRequestBytes;
 
 // The most input one connection keeps read but not yet handled (see
 // input_budget.h): twice the message cap, so that one message can be

@@ -2,82 +2,16 @@
 // lets go of its turns and leases, and then does not wait for good on the
 // output nobody reads. Spawns raw-acp itself (no driver), so that the test
 // decides exactly when stdout stops being read.
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <thread>
-
-#include "absl/synchronization/notification.h"
 #include "tests/e2e/acp/acp_fixture.h"
+#include "tests/e2e/acp/piped_bridge.h"
 
 namespace raw::e2e {
 namespace {
 
 namespace chat = testing::chat;
-
-// raw-acp on two pipes: the test writes its stdin and reads its stdout
-// only when it chooses to.
-class UnreadBridge {
- public:
-  explicit UnreadBridge(const std::map<std::string, std::string>& env) {
-    int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) return;
-    pid_ = SpawnRawAcp(env, in[0], out[1], -1);
-    close(in[0]);
-    close(out[1]);
-    in_ = in[1];
-    out_ = out[0];
-    waiter_ = std::thread([this] {
-      waitpid(pid_, &status_, 0);
-      exited_.Notify();
-    });
-  }
-  ~UnreadBridge() {
-    if (pid_ > 0 && !exited_.HasBeenNotified()) kill(pid_, SIGKILL);
-    if (waiter_.joinable()) waiter_.join();
-    for (int fd : {in_, out_}) {
-      if (fd >= 0) close(fd);
-    }
-  }
-
-  bool started() const { return pid_ > 0 && in_ >= 0; }
-  void Send(const Json& message) {
-    std::string line = DumpJson(message) + "\n";
-    ASSERT_EQ(write(in_, line.data(), line.size()), static_cast<ssize_t>(line.size()));
-  }
-  // Reads stdout until the answer to request `id`.
-  Json ResponseTo(int id) {
-    for (;;) {
-      size_t nl;
-      while ((nl = pending_.find('\n')) == std::string::npos) {
-        char buf[65536];
-        ssize_t n = read(out_, buf, sizeof buf);
-        if (n <= 0) return Json();
-        pending_.append(buf, static_cast<size_t>(n));
-      }
-      std::string line = pending_.substr(0, nl);
-      pending_.erase(0, nl + 1);
-      absl::StatusOr<Json> m = ParseJson(line);
-      if (m.ok() && m->contains("id") && (*m)["id"] == id && !m->contains("method")) return *m;
-    }
-  }
-  void Signal(int sig) { kill(pid_, sig); }
-  bool WaitForExit(absl::Duration timeout) {
-    return exited_.WaitForNotificationWithTimeout(timeout);
-  }
-  int status() const { return status_; }
-
- private:
-  pid_t pid_ = -1;
-  int in_ = -1;
-  int out_ = -1;
-  std::string pending_;
-  std::thread waiter_;
-  int status_ = 0;
-  absl::Notification exited_;
-};
 
 // A long streamed answer: far more than a pipe holds.
 testing::ScriptedResponse LongAnswer() {
@@ -95,20 +29,10 @@ testing::ScriptedResponse LongAnswer() {
 // waiting for good in a write nobody takes.
 TEST_F(AcpTest, StopSignalWithAnUnreadStdoutStillExits) {
   std::map<std::string, std::string> env = daemon_->env();
-  UnreadBridge bridge(env);
+  PipedBridge bridge(env);
   ASSERT_TRUE(bridge.started());
-  bridge.Send({{"jsonrpc", "2.0"},
-               {"id", 1},
-               {"method", "initialize"},
-               {"params", {{"protocolVersion", 1}, {"clientCapabilities", Json::object()}}}});
-  ASSERT_TRUE(bridge.ResponseTo(1).contains("result"));
-  bridge.Send({{"jsonrpc", "2.0"},
-               {"id", 2},
-               {"method", "session/new"},
-               {"params", {{"cwd", daemon_->workdir()}, {"mcpServers", Json::array()}}}});
-  Json created = bridge.ResponseTo(2);
-  ASSERT_TRUE(created["result"]["sessionId"].is_string()) << created.dump();
-  const std::string id = created["result"]["sessionId"];
+  const std::string id = bridge.OpenSession(daemon_->workdir());
+  ASSERT_FALSE(id.empty());
 
   fake_.Enqueue(LongAnswer());
   EventStream events(stub(), id);
