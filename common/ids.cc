@@ -44,4 +44,14 @@ std::string NewId() {
 
 std::string NewId(const std::string& prefix) { return prefix + NewId(); }
 
+bool IsIdOfForm(std::string_view id, std::string_view prefix) {
+  constexpr size_t kLength = 26;
+  if (id.size() != prefix.size() + kLength || id.substr(0, prefix.size()) != prefix) return false;
+  const std::string_view alphabet(kAlphabet, sizeof kAlphabet - 1);
+  for (char c : id.substr(prefix.size())) {
+    if (alphabet.find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
 }  // namespace raw

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace raw {
 
@@ -11,5 +12,9 @@ std::string NewId();
 
 // `prefix` + NewId(), for ids whose kind should be visible ("turn_...").
 std::string NewId(const std::string& prefix);
+
+// True when `id` has the form of NewId(prefix): `prefix` then 26 characters
+// of NewId's alphabet. (Its time and randomness are not checked.)
+bool IsIdOfForm(std::string_view id, std::string_view prefix);
 
 }  // namespace raw

@@ -26,14 +26,15 @@
 // prepared the operation (secret variables, probes, a warm-up), which can
 // take seconds; the daemon abandons a preparation that an interrupt
 // reaches. So Interrupt is never queued behind them: it goes out on a
-// worker of its own at once. Should it reach the daemon before the
-// operation it was meant for (nothing to interrupt yet), it is sent again
-// (a few times) while the start is unanswered, and the operation is
-// interrupted again once its start is answered. An interrupt cannot say
-// which operation it is meant for, so a start waits while an interrupt is
-// on its way (one sent again, or the one that follows a start's answer
-// would otherwise stop the next operation); an Interrupt that comes while
-// a start waits so ends it unsent (CANCELLED).
+// worker of its own at once. Each start names its operation with an id the
+// controller chooses (StartTurnRequest.turn_id, CompactRequest.
+// operation_id), and an Interrupt while a start is unanswered names that
+// id: the daemon interrupts the operation if the start reached it first,
+// and otherwise remembers the id and refuses the start when it arrives
+// (CANCELLED either way). An Interrupt with no start unanswered names
+// nothing (whatever runs), so a start waits while such an interrupt is on
+// its way (it would otherwise stop the next operation); an Interrupt that
+// comes while a start waits so ends it unsent (CANCELLED).
 //
 // Threading: owned by one thread (a front end's UI thread). Blocking calls
 // run on a worker thread, the streams on threads of their own; all their
@@ -204,9 +205,6 @@ class SessionController : private SessionLease::Listener {
   absl::Status Interrupt(Done done);
   // Interrupt, telling `done` whether rawd had anything to interrupt.
   absl::Status InterruptWithOutcome(Interrupted done);
-  // How many times Interrupt is sent again when it finds nothing to
-  // interrupt while a start is unanswered (see the top of this file).
-  static constexpr int kInterruptResends = 3;
   // Answers every call of the pending approval `request_id` alike; with
   // ALLOW_SESSION, `session_rule` picks which of each call's session_rules
   // options is added (0: the exact rules).
@@ -233,15 +231,16 @@ class SessionController : private SessionLease::Listener {
   template <typename T>
   void Call(std::function<absl::StatusOr<T>(RawClient&)> call, Reply<T> reply);
   void Write(std::function<absl::Status(RawClient&)> call, Done done);
-  // A start (StartTurn, Compact) on the worker: counted while it waits for
-  // its answer, and interrupted again when an Interrupt came meanwhile.
-  // `call` returns the id of the operation it started.
-  void WriteStart(std::function<absl::StatusOr<std::string>(RawClient&)> call, Started started);
+  // A start (StartTurn, Compact) of operation `op_id` on the worker:
+  // remembered while it waits for its answer (an Interrupt meanwhile names
+  // it). `call` returns the id of the operation it started.
+  void WriteStart(std::string op_id, std::function<absl::StatusOr<std::string>(RawClient&)> call,
+                  Started started);
   // Sends a start now (WriteStart, once no interrupt is on its way).
-  void SendStart(std::function<absl::StatusOr<std::string>(RawClient&)> call, Started started);
-  // InterruptTurn; sent again (up to `resends` times) while it finds
-  // nothing to interrupt and a start is still unanswered.
-  void SendInterrupt(Interrupted done, int resends);
+  void SendStart(std::string op_id, std::function<absl::StatusOr<std::string>(RawClient&)> call,
+                 Started started);
+  // InterruptTurn of `op_id` ("" for whatever runs).
+  void SendInterrupt(std::string op_id, Interrupted done);
   absl::Status CheckWrite() const;
 
   void Connect();
@@ -269,13 +268,13 @@ class SessionController : private SessionLease::Listener {
   CallWorker worker_;
   // Interrupts only, so that they never wait behind a start (above).
   CallWorker interrupt_worker_;
-  // Starts sent and not answered yet; an Interrupt came while one was.
-  int starts_pending_ = 0;
-  bool interrupt_during_start_ = false;
+  // The operation ids of the starts sent and not answered yet, in order.
+  std::vector<std::string> starts_pending_;
   // InterruptTurn calls sent and not answered yet, and the starts waiting
   // for them (in order).
   int interrupts_pending_ = 0;
   struct HeldStart {
+    std::string op_id;
     std::function<absl::StatusOr<std::string>(RawClient&)> call;
     Started started;
   };

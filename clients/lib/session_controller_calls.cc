@@ -1,8 +1,10 @@
 // SessionController: the writes (under the lease) and the reads that are
 // not about the open session's events.
+#include <algorithm>
 #include <utility>
 
 #include "clients/lib/session_controller.h"
+#include "common/ids.h"
 
 namespace raw::client {
 
@@ -16,59 +18,51 @@ void SessionController::Write(std::function<absl::Status(RawClient&)> call, Done
       });
 }
 
-void SessionController::WriteStart(std::function<absl::StatusOr<std::string>(RawClient&)> call,
+void SessionController::WriteStart(std::string op_id,
+                                   std::function<absl::StatusOr<std::string>(RawClient&)> call,
                                    Started started) {
   if (interrupts_pending_ > 0) {
-    held_starts_.push_back({std::move(call), std::move(started)});
+    held_starts_.push_back({std::move(op_id), std::move(call), std::move(started)});
     return;
   }
-  SendStart(std::move(call), std::move(started));
+  SendStart(std::move(op_id), std::move(call), std::move(started));
 }
 
-void SessionController::SendStart(std::function<absl::StatusOr<std::string>(RawClient&)> call,
+void SessionController::SendStart(std::string op_id,
+                                  std::function<absl::StatusOr<std::string>(RawClient&)> call,
                                   Started started) {
-  ++starts_pending_;
+  starts_pending_.push_back(op_id);
   worker_.Run([this, post = worker_.poster(), client = client_, call = std::move(call),
-               started = std::move(started)] {
+               started = std::move(started), op_id] {
     auto result = std::make_shared<absl::StatusOr<std::string>>(call(*client));
     // (The poster runs nothing once the controller is gone.)
-    post([this, result, started] {
-      --starts_pending_;
-      // An interrupt sent while this start was on its way may have reached
-      // the daemon first, when there was nothing to interrupt: the
-      // operation that started is interrupted now. (One the interrupt
-      // reached during its preparation is answered CANCELLED instead.)
-      const bool again = interrupt_during_start_ && result->ok();
-      if (starts_pending_ == 0) interrupt_during_start_ = false;
-      if (again && CheckWrite().ok()) SendInterrupt(nullptr, 0);
+    post([this, result, started, op_id] {
+      auto it = std::find(starts_pending_.begin(), starts_pending_.end(), op_id);
+      if (it != starts_pending_.end()) starts_pending_.erase(it);
       if (started) started(result->status(), result->ok() ? **result : std::string());
     });
   });
 }
 
-void SessionController::SendInterrupt(Interrupted done, int resends) {
+void SessionController::SendInterrupt(std::string op_id, Interrupted done) {
   v1::InterruptTurnRequest request;
   request.set_session_id(session_.id());
   request.set_lease_id(lease_.lease_id());
+  request.set_operation_id(std::move(op_id));
   ++interrupts_pending_;
   interrupt_worker_.Run([this, post = interrupt_worker_.poster(), client = client_, request,
-                         done = std::move(done), resends] {
+                         done = std::move(done)] {
     auto result =
         std::make_shared<absl::StatusOr<v1::InterruptTurnResponse>>(client->InterruptTurn(request));
     // (The poster runs nothing once the controller is gone.)
-    post([this, result, done, resends] {
+    post([this, result, done] {
       --interrupts_pending_;
-      if (result->ok() && !(*result)->interrupted() && starts_pending_ > 0 && resends > 0 &&
-          CheckWrite().ok()) {
-        // Nothing ran yet: the start sent just before has not reached the
-        // daemon. Sent again, it finds that start being prepared.
-        SendInterrupt(done, resends - 1);
-        return;
-      }
       if (interrupts_pending_ == 0 && !held_starts_.empty()) {
         std::vector<HeldStart> held = std::move(held_starts_);
         held_starts_.clear();
-        for (HeldStart& h : held) SendStart(std::move(h.call), std::move(h.started));
+        for (HeldStart& h : held) {
+          SendStart(std::move(h.op_id), std::move(h.call), std::move(h.started));
+        }
       }
       if (done) done(result->status(), result->ok() && (*result)->interrupted());
     });
@@ -94,8 +88,11 @@ absl::Status SessionController::StartTurnWithId(const std::string& text, Started
   request.set_session_id(session_.id());
   request.set_text(text);
   request.set_lease_id(lease_.lease_id());
+  request.set_turn_id(NewId("turn_"));
   for (v1::Image& image : images) *request.add_images() = std::move(image);
+  std::string turn_id = request.turn_id();  // before the request moves
   WriteStart(
+      std::move(turn_id),
       [request = std::move(request)](RawClient& c) -> absl::StatusOr<std::string> {
         absl::StatusOr<v1::StartTurnResponse> r = c.StartTurn(request);
         if (!r.ok()) return r.status();
@@ -124,8 +121,9 @@ absl::Status SessionController::InterruptWithOutcome(Interrupted done) {
     });
   }
   held_starts_.clear();
-  if (starts_pending_ > 0) interrupt_during_start_ = true;
-  SendInterrupt(std::move(done), kInterruptResends);
+  // The latest start unanswered is what the user sees coming: it is
+  // interrupted whether or not it reached the daemon before this.
+  SendInterrupt(starts_pending_.empty() ? std::string() : starts_pending_.back(), std::move(done));
   return absl::OkStatus();
 }
 
@@ -173,7 +171,9 @@ absl::Status SessionController::CompactWithId(Started started) {
   v1::CompactRequest request;
   request.set_session_id(session_.id());
   request.set_lease_id(lease_.lease_id());
+  request.set_operation_id(NewId("compact_"));
   WriteStart(
+      request.operation_id(),
       [request](RawClient& c) -> absl::StatusOr<std::string> {
         absl::StatusOr<v1::CompactResponse> r = c.Compact(request);
         if (!r.ok()) return r.status();

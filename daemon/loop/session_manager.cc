@@ -421,23 +421,26 @@ void SessionManager::WithRunner(const std::string& session_id, const R& reply,
 
 void SessionManager::StartTurn(const std::string& session_id, std::string text,
                                std::string lease_id, Reply<std::string> reply,
-                               std::vector<events::ImageUpload> images) {
+                               std::vector<events::ImageUpload> images, std::string turn_id) {
   if (text.empty() && images.empty()) {
     return reply(absl::InvalidArgumentError("the user message is empty"));
   }
   PrepareHttp();
   WithRunner(session_id, reply,
              [text = std::move(text), lease_id = std::move(lease_id), reply,
-              images = std::move(images)](SessionRunner& r) mutable {
-               r.StartTurn(std::move(text), std::move(lease_id), reply, std::move(images));
+              images = std::move(images), turn_id = std::move(turn_id)](SessionRunner& r) mutable {
+               r.StartTurn(std::move(text), std::move(lease_id), reply, std::move(images),
+                           std::move(turn_id));
              });
 }
 
 void SessionManager::InterruptTurn(const std::string& session_id, std::string lease_id,
-                                   Reply<bool> reply) {
-  WithRunner(session_id, reply, [lease_id = std::move(lease_id), reply](SessionRunner& r) mutable {
-    r.Interrupt(std::move(lease_id), reply);
-  });
+                                   Reply<bool> reply, std::string operation_id) {
+  WithRunner(session_id, reply,
+             [lease_id = std::move(lease_id), reply,
+              operation_id = std::move(operation_id)](SessionRunner& r) mutable {
+               r.Interrupt(std::move(lease_id), reply, std::move(operation_id));
+             });
 }
 
 void SessionManager::RespondToApproval(const std::string& session_id, std::string request_id,
@@ -453,10 +456,12 @@ void SessionManager::RespondToApproval(const std::string& session_id, std::strin
 }
 
 void SessionManager::Compact(const std::string& session_id, std::string lease_id,
-                             Reply<std::string> reply) {
-  WithRunner(session_id, reply, [lease_id = std::move(lease_id), reply](SessionRunner& r) mutable {
-    r.StartCompaction(std::move(lease_id), reply);
-  });
+                             Reply<std::string> reply, std::string operation_id) {
+  WithRunner(session_id, reply,
+             [lease_id = std::move(lease_id), reply,
+              operation_id = std::move(operation_id)](SessionRunner& r) mutable {
+               r.StartCompaction(std::move(lease_id), reply, std::move(operation_id));
+             });
 }
 
 void SessionManager::ClearContext(const std::string& session_id, std::string lease_id,

@@ -201,10 +201,14 @@ class SessionManager {
   // event is recorded.
   // `images` go with the text (SessionRunner::StartTurn checks them); the
   // text may be empty only when there are images.
+  // `turn_id`: the id the client chose (SessionRunner::StartTurn), or "".
   void StartTurn(const std::string& session_id, std::string text, std::string lease_id,
-                 Reply<std::string> reply, std::vector<events::ImageUpload> images = {});
+                 Reply<std::string> reply, std::vector<events::ImageUpload> images = {},
+                 std::string turn_id = "");
   // Interrupts the running turn or compaction; false when none was running.
-  void InterruptTurn(const std::string& session_id, std::string lease_id, Reply<bool> reply);
+  // With `operation_id`, only that one (SessionRunner::Interrupt).
+  void InterruptTurn(const std::string& session_id, std::string lease_id, Reply<bool> reply,
+                     std::string operation_id = "");
   // Answers the session's pending approval request (see ApprovalBroker).
   void RespondToApproval(const std::string& session_id, std::string request_id,
                          std::vector<events::ApprovalAnswer> answers,
@@ -212,7 +216,8 @@ class SessionManager {
                          StatusReply reply);
   // Starts a manual compaction in the background; replies with its
   // operation id.
-  void Compact(const std::string& session_id, std::string lease_id, Reply<std::string> reply);
+  void Compact(const std::string& session_id, std::string lease_id, Reply<std::string> reply,
+               std::string operation_id = "");
   // Clears the model context; replies with the estimate after.
   void ClearContext(const std::string& session_id, std::string lease_id,
                     Reply<events::ContextEstimate> reply);

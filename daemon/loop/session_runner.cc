@@ -79,13 +79,33 @@ bool SessionRunner::ReadyOrDefer(std::function<void()> retry, const StatusReply&
 }
 
 void SessionRunner::StartTurn(std::string text, std::string lease_id, Reply<std::string> reply,
-                              std::vector<events::ImageUpload> images) {
+                              std::vector<events::ImageUpload> images, std::string turn_id) {
   auto self = shared_from_this();
   // Shared, not copied, by the commands that carry it on.
   auto uploads = std::make_shared<const std::vector<events::ImageUpload>>(std::move(images));
   Post([self, text = std::move(text), lease_id = std::move(lease_id), uploads,
-        reply] { self->DoStartTurn(text, uploads, lease_id, reply); },
+        turn_id = std::move(turn_id),
+        reply] { self->DoStartTurn(text, uploads, lease_id, turn_id, reply); },
        [reply](absl::Status s) { reply(s); });
+}
+
+absl::Status SessionRunner::CheckRequestedIdLocked(const std::string& op_id, const char* what) {
+  if (op_id.empty()) return absl::OkStatus();
+  auto ahead = std::find(interrupted_ahead_.begin(), interrupted_ahead_.end(), op_id);
+  if (ahead != interrupted_ahead_.end()) {
+    interrupted_ahead_.erase(ahead);
+    return absl::CancelledError(
+        absl::StrCat("the ", what, " was interrupted before it started (interrupted)"));
+  }
+  // One indexed read: an id the session has used names that operation's
+  // events already.
+  absl::StatusOr<uint64_t> used = deps_.store.FirstSeqOfTurn(session_id_, op_id);
+  if (used.ok() || op_id == current_op_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("session ", session_id_, " already has an operation with id ", op_id));
+  }
+  if (!absl::IsNotFound(used.status())) return used.status();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<TurnPlan> SessionRunner::PlanTurn(const std::string& text,
@@ -107,20 +127,22 @@ absl::StatusOr<TurnPlan> SessionRunner::PlanTurn(const std::string& text,
 }
 
 void SessionRunner::DoStartTurn(const std::string& text, const ImageUploads& uploads,
-                                const std::string& lease_id, const Reply<std::string>& reply) {
+                                const std::string& lease_id, const std::string& turn_id,
+                                const Reply<std::string>& reply) {
   if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
   auto self = shared_from_this();
   const Reply<std::string> once = ReplyOnce(reply);
   uint64_t prep = 0;
   {
     absl::MutexLock lock(&mu_);
-    if (!ReadyOrDefer([self, text, uploads, lease_id,
-                       reply] { self->DoStartTurn(text, uploads, lease_id, reply); },
+    if (absl::Status s = CheckRequestedIdLocked(turn_id, "turn"); !s.ok()) return reply(s);
+    if (!ReadyOrDefer([self, text, uploads, lease_id, turn_id,
+                       reply] { self->DoStartTurn(text, uploads, lease_id, turn_id, reply); },
                       [&](absl::Status s) { reply(s); })) {
       return;
     }
     prep = BeginPreparingLocked([once](absl::Status s) { once(s); },
-                                "the turn was interrupted before it started");
+                                "the turn was interrupted before it started", turn_id);
   }
   // The plan may take seconds (MCP servers, secret variables, a probe):
   // built off the queue, so an interrupt is not held up behind it, and an
@@ -173,6 +195,7 @@ void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::st
     BecomeIdleLocked();
     return reply(refused);
   }
+  if (!preparing_op_.empty()) plan->turn_id = preparing_op_;
   plan->session = state_;
   plan->end_reports = end_reports_;
   plan->first_seq_of_turn = [self](const std::string& turn_id) -> uint64_t {
@@ -256,13 +279,15 @@ void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnd
   BecomeIdleLocked();
 }
 
-void SessionRunner::StartCompaction(std::string lease_id, Reply<std::string> reply) {
+void SessionRunner::StartCompaction(std::string lease_id, Reply<std::string> reply,
+                                    std::string operation_id) {
   auto self = shared_from_this();
-  Post([self, lease_id = std::move(lease_id), reply] { self->DoStartCompaction(lease_id, reply); },
+  Post([self, lease_id = std::move(lease_id), operation_id = std::move(operation_id),
+        reply] { self->DoStartCompaction(lease_id, operation_id, reply); },
        [reply](absl::Status s) { reply(s); });
 }
 
-void SessionRunner::DoStartCompaction(const std::string& lease_id,
+void SessionRunner::DoStartCompaction(const std::string& lease_id, const std::string& operation_id,
                                       const Reply<std::string>& reply) {
   if (absl::Status s = CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
   auto self = shared_from_this();
@@ -270,12 +295,16 @@ void SessionRunner::DoStartCompaction(const std::string& lease_id,
   uint64_t prep = 0;
   {
     absl::MutexLock lock(&mu_);
-    if (!ReadyOrDefer([self, lease_id, reply] { self->DoStartCompaction(lease_id, reply); },
+    if (absl::Status s = CheckRequestedIdLocked(operation_id, "compaction"); !s.ok()) {
+      return reply(s);
+    }
+    if (!ReadyOrDefer([self, lease_id, operation_id,
+                       reply] { self->DoStartCompaction(lease_id, operation_id, reply); },
                       [&](absl::Status s) { reply(s); })) {
       return;
     }
     prep = BeginPreparingLocked([once](absl::Status s) { once(s); },
-                                "the compaction was interrupted before it started");
+                                "the compaction was interrupted before it started", operation_id);
   }
   bool scheduled = deps_.pool.Schedule([self, once, prep] {
     auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(
@@ -311,7 +340,7 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
     BecomeIdleLocked();
     return reply(refused);
   }
-  plan->turn_id = NewId("compact_");
+  plan->turn_id = preparing_op_.empty() ? NewId("compact_") : preparing_op_;
   plan->session = state_;
   plan->first_seq_of_turn = [self](const std::string& turn_id) -> uint64_t {
     absl::StatusOr<uint64_t> seq = self->deps_.store.FirstSeqOfTurn(self->session_id_, turn_id);
@@ -350,9 +379,11 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
   reply(op_id);
 }
 
-uint64_t SessionRunner::BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message) {
+uint64_t SessionRunner::BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message,
+                                             std::string op_id) {
   SetStateLocked(State::kPreparing);
   current_op_.clear();
+  preparing_op_ = std::move(op_id);
   cancel_ = std::make_shared<CancelToken>();
   end_reports_ = std::make_shared<CancelToken>();
   prep_abandon_ = [on_abandon = std::move(on_abandon),
@@ -541,12 +572,27 @@ absl::StatusOr<events::ContextCleared> SessionRunner::ClearLocked(const TurnPlan
   return cleared;
 }
 
-void SessionRunner::Interrupt(std::string lease_id, Reply<bool> reply) {
+void SessionRunner::Interrupt(std::string lease_id, Reply<bool> reply, std::string operation_id) {
   auto self = shared_from_this();
   Post(
-      [self, lease_id = std::move(lease_id), reply] {
+      [self, lease_id = std::move(lease_id), operation_id = std::move(operation_id), reply] {
         if (absl::Status s = self->CheckWriteCommand(lease_id, false); !s.ok()) return reply(s);
         absl::MutexLock lock(&self->mu_);
+        if (!operation_id.empty()) {
+          const bool named =
+              self->op_state_ == State::kPreparing
+                  ? self->preparing_op_ == operation_id
+                  : self->op_state_ != State::kIdle && self->current_op_ == operation_id;
+          if (!named) {
+            // Not begun yet (its start may be on its way), or over.
+            std::deque<std::string>& ahead = self->interrupted_ahead_;
+            if (std::find(ahead.begin(), ahead.end(), operation_id) == ahead.end()) {
+              ahead.push_back(operation_id);
+              if (ahead.size() > kMaxInterruptedAhead) ahead.pop_front();
+            }
+            return reply(false);
+          }
+        }
         if (self->op_state_ == State::kIdle || !self->cancel_) return reply(false);
         if (self->op_state_ == State::kPreparing) {
           // Nothing has started: the operation ends now, not when its slow

@@ -47,6 +47,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -139,18 +140,29 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // `images` are checked (events::CheckPromptImages) and the agent's model
   // must take images; either problem is the reply, before anything is
   // recorded.
+  // `turn_id` (optional) is the id the client chose for the turn (checked
+  // by the caller: the form of NewId("turn_")); kInvalidArgument when the
+  // session already has a turn of that id, kCancelled when an interrupt
+  // named it before it arrived (Interrupt).
   void StartTurn(std::string text, std::string lease_id, Reply<std::string> reply,
-                 std::vector<events::ImageUpload> images = {});
-  // Replies with the compaction's operation id once it has started.
-  void StartCompaction(std::string lease_id, Reply<std::string> reply);
+                 std::vector<events::ImageUpload> images = {}, std::string turn_id = "");
+  // Replies with the compaction's operation id once it has started;
+  // `operation_id` as StartTurn's `turn_id` (the form of NewId("compact_")).
+  void StartCompaction(std::string lease_id, Reply<std::string> reply,
+                       std::string operation_id = "");
   // Removes the conversation from the model context (the display history,
   // usage and agent stay), records ContextCleared, replies with the
   // estimate after.
   void Clear(std::string lease_id, Reply<events::ContextEstimate> reply);
   // Replies false when nothing was running. An interrupt of a turn that is
   // already cancelled ends the hooks that still report on it at once
-  // (TurnPlan::end_reports).
-  void Interrupt(std::string lease_id, Reply<bool> reply);
+  // (TurnPlan::end_reports). With `operation_id`, only that turn or
+  // compaction, running or being prepared; an id that is neither is
+  // remembered (the last kMaxInterruptedAhead), so that a start naming it
+  // that arrives later is refused with kCancelled before it begins: an
+  // interrupt may overtake the start it is meant for (replies false then).
+  void Interrupt(std::string lease_id, Reply<bool> reply, std::string operation_id = "");
+  static constexpr size_t kMaxInterruptedAhead = 16;
   void RespondToApproval(std::string lease_id, std::string request_id,
                          std::vector<events::ApprovalAnswer> answers,
                          std::optional<events::ApprovalAnswer> all, StatusReply reply);
@@ -308,7 +320,13 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // The queue commands of the writes above.
   using ImageUploads = std::shared_ptr<const std::vector<events::ImageUpload>>;
   void DoStartTurn(const std::string& text, const ImageUploads& uploads,
-                   const std::string& lease_id, const Reply<std::string>& reply);
+                   const std::string& lease_id, const std::string& turn_id,
+                   const Reply<std::string>& reply);
+  // For a start naming `op_id` (empty: none): kCancelled when an interrupt
+  // named it first (and forgets it), kInvalidArgument when the session
+  // already has an operation of that id.
+  absl::Status CheckRequestedIdLocked(const std::string& op_id, const char* what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // FAILED_PRECONDITION when `images` would bring the images in the model
   // context past events::kMaxContextImageBytes.
   absl::Status CheckContextImagesLocked(const std::vector<events::ImagePart>& images)
@@ -317,7 +335,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // its model takes the images.
   absl::StatusOr<TurnPlan> PlanTurn(const std::string& text,
                                     const std::vector<events::ImageUpload>& uploads);
-  void DoStartCompaction(const std::string& lease_id, const Reply<std::string>& reply);
+  void DoStartCompaction(const std::string& lease_id, const std::string& operation_id,
+                         const Reply<std::string>& reply);
   void DoClear(const std::string& lease_id, const Reply<events::ContextEstimate>& reply);
   void DoChangeWhileIdle(const std::string& lease_id, bool needs_history,
                          const std::function<absl::Status()>& change,
@@ -333,8 +352,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Enters kPreparing with a fresh cancel token; returns the preparation's
   // number. `on_abandon` answers the caller if the preparation is abandoned
   // (with kCancelled: `abandon_message` and the reason).
-  uint64_t BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `op_id`: the id the client chose for the operation ("" for none).
+  uint64_t BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message,
+                                std::string op_id = "") ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // True when preparation `prep` is still the current one (then it ends).
   bool EndPreparingLocked(uint64_t prep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends the current preparation now: cancels it, answers its caller and
@@ -441,6 +461,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   std::atomic<bool> context_in_memory_{false};
   std::string saved_meter_;  // the stored meter state, until the context is loaded
   std::string current_op_ ABSL_GUARDED_BY(mu_);
+  // The id the client chose for the operation being prepared ("" for none).
+  std::string preparing_op_ ABSL_GUARDED_BY(mu_);
+  // Ids an interrupt named before their start arrived, oldest first.
+  std::deque<std::string> interrupted_ahead_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<CancelToken> cancel_ ABSL_GUARDED_BY(mu_);
   // The running turn's TurnPlan::end_reports: cancelled by an interrupt
   // that finds cancel_ already cancelled, and by BeginShutdown. Set and

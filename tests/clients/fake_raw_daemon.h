@@ -195,6 +195,16 @@ class FakeRawService final : public v1::Raw::Service {
     absl::MutexLock l(&mu_);
     return calls_;
   }
+  // The turn_id of each StartTurn request and the operation_id of each
+  // InterruptTurn request, in order.
+  std::vector<std::string> start_turn_ids() {
+    absl::MutexLock l(&mu_);
+    return start_turn_ids_;
+  }
+  std::vector<std::string> interrupt_operation_ids() {
+    absl::MutexLock l(&mu_);
+    return interrupt_operation_ids_;
+  }
   bool subscriber_attached_at_start() {
     absl::MutexLock l(&mu_);
     return subscriber_attached_at_start_;
@@ -269,6 +279,7 @@ class FakeRawService final : public v1::Raw::Service {
                          v1::StartTurnResponse* response) override {
     absl::MutexLock l(&mu_);
     calls_.push_back("StartTurn:" + request->text());
+    start_turn_ids_.push_back(request->turn_id());
     write_leases_.push_back("StartTurn=" + request->lease_id());
     if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
     if (!start_error_.ok()) return start_error_;
@@ -290,7 +301,9 @@ class FakeRawService final : public v1::Raw::Service {
     auto attached = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return subscribers_ > 0; };
     subscriber_attached_at_start_ =
         mu_.AwaitWithTimeout(absl::Condition(&attached), absl::Seconds(10));
-    std::string turn_id = "turn_" + std::to_string(++turns_);
+    ++turns_;
+    std::string turn_id =
+        request->turn_id().empty() ? "turn_" + std::to_string(turns_) : request->turn_id();
     current_turn_ = turn_id;
     response->set_turn_id(turn_id);
     if (start_script_) {
@@ -304,6 +317,7 @@ class FakeRawService final : public v1::Raw::Service {
                              v1::InterruptTurnResponse* response) override {
     absl::MutexLock l(&mu_);
     calls_.push_back("InterruptTurn");
+    interrupt_operation_ids_.push_back(request->operation_id());
     write_leases_.push_back("InterruptTurn=" + request->lease_id());
     if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
     if (starting_ && abandon_on_interrupt_) {
@@ -629,6 +643,8 @@ class FakeRawService final : public v1::Raw::Service {
   bool subscriber_attached_at_start_ ABSL_GUARDED_BY(mu_) = false;
   bool replay_in_one_message_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> start_turn_ids_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> interrupt_operation_ids_ ABSL_GUARDED_BY(mu_);
   std::vector<uint64_t> subscribe_after_ ABSL_GUARDED_BY(mu_);
   std::string last_check_path_ ABSL_GUARDED_BY(mu_);
   v1::CreateSessionRequest last_create_ ABSL_GUARDED_BY(mu_);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/ids.h"
 #include "gtest/gtest.h"
 #include "tests/clients/fake_raw_daemon.h"
 #include "tests/clients/owner_queue.h"
@@ -404,10 +405,11 @@ TEST(SessionControllerTest, AnInterruptIsNotQueuedBehindAStartTurnBeingPrepared)
   EXPECT_EQ(std::count(calls.begin(), calls.end(), "InterruptTurn"), 1);
 }
 
-// An interrupt that reaches the daemon before the turn it was meant for
-// (nothing to interrupt yet) is sent again once the turn's start is
-// answered.
-TEST(SessionControllerTest, AnInterruptThatOvertookTheStartIsSentAgainOnceTheTurnStarted) {
+// An interrupt while a start is unanswered names the operation that start
+// chose, so that the daemon stops it whether the interrupt reaches it
+// before or after the start (rawd remembers an id it has not seen start):
+// sent once, and never again after the start's answer.
+TEST(SessionControllerTest, AnInterruptDuringAStartNamesItsOperation) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));
   daemon.service().AddSession(Session("s1"));
@@ -415,24 +417,30 @@ TEST(SessionControllerTest, AnInterruptThatOvertookTheStartIsSentAgainOnceTheTur
   Frontend ui(daemon.socket_path(), "raw (pid 1)");
   ui.Open("s1");
   std::optional<absl::Status> started;
-  ASSERT_TRUE(ui.controller->StartTurn("hi", [&](const absl::Status& s) { started = s; }).ok());
+  std::string turn_id;
+  ASSERT_TRUE(ui.controller
+                  ->StartTurnWithId("hi",
+                                    [&](const absl::Status& s, const std::string& id) {
+                                      started = s;
+                                      turn_id = id;
+                                    })
+                  .ok());
   daemon.service().WaitForCall("StartTurn:hi");
   std::optional<absl::Status> interrupted;
   ASSERT_TRUE(ui.controller->Interrupt([&](const absl::Status& s) { interrupted = s; }).ok());
   ui.RunUntil([&] { return interrupted.has_value(); });
-  EXPECT_FALSE(started.has_value());
-  auto interrupts = [&] {
-    std::vector<std::string> calls = daemon.service().calls();
-    return std::count(calls.begin(), calls.end(), "InterruptTurn");
-  };
-  // Sent again a few times while the start was unanswered, then given up.
-  const auto before = interrupts();
-  EXPECT_EQ(before, 1 + SessionController::kInterruptResends);
+  std::vector<std::string> starts = daemon.service().start_turn_ids();
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_TRUE(IsIdOfForm(starts[0], "turn_")) << starts[0];
+  EXPECT_EQ(daemon.service().interrupt_operation_ids(), std::vector<std::string>{starts[0]});
   daemon.service().ReleaseStartTurns();
   ui.RunUntil([&] { return started.has_value(); });
-  EXPECT_TRUE(started->ok()) << *started;
-  // The turn that started is interrupted.
-  ui.RunUntil([&] { return interrupts() == before + 1; });
+  EXPECT_TRUE(started->ok()) << *started;  // this fake does not remember it
+  EXPECT_EQ(turn_id, starts[0]);
+  // With nothing unanswered, an interrupt names nothing.
+  ASSERT_TRUE(ui.controller->Interrupt(nullptr).ok());
+  ui.RunUntil([&] { return daemon.service().interrupt_operation_ids().size() == 2; });
+  EXPECT_EQ(daemon.service().interrupt_operation_ids()[1], "");
 }
 
 TEST(SessionControllerTest, TheFirstConnectionFailingIsReported) {

@@ -9,12 +9,17 @@ UnaryReactor* InterruptTurn(grpc::CallbackServerContext* ctx, loop::SessionManag
   if (absl::Status s = RequireSessionId(request.session_id()); !s.ok()) {
     return ReturnStatus(ctx, s);
   }
+  if (absl::Status s = CheckChosenId(request.operation_id(), "", "operation_id"); !s.ok()) {
+    return ReturnStatus(ctx, s);
+  }
   UnaryReactor* reactor = ctx->DefaultReactor();
-  sessions.InterruptTurn(request.session_id(), request.lease_id(),
-                         [reactor, response](absl::StatusOr<bool> interrupted) {
-                           if (interrupted.ok()) response->set_interrupted(*interrupted);
-                           FinishWith(reactor, interrupted.status());
-                         });
+  sessions.InterruptTurn(
+      request.session_id(), request.lease_id(),
+      [reactor, response](absl::StatusOr<bool> interrupted) {
+        if (interrupted.ok()) response->set_interrupted(*interrupted);
+        FinishWith(reactor, interrupted.status());
+      },
+      request.operation_id());
   return reactor;
 }
 

@@ -1,6 +1,8 @@
 #include "daemon/api/rpc/request_checks.h"
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/ids.h"
 
 namespace raw::api::rpc {
 
@@ -30,6 +32,17 @@ absl::Status RequireAbsolutePath(const std::string& path, const char* field) {
         "\"); the daemon does not share the client's working directory"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckChosenId(const std::string& id, const char* prefix, const char* field) {
+  if (id.empty()) return absl::OkStatus();
+  const bool ok = *prefix != '\0' ? IsIdOfForm(id, prefix)
+                                  : IsIdOfForm(id, "turn_") || IsIdOfForm(id, "compact_");
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, " \"", absl::CHexEscape(id.substr(0, 64)), "\" is not an id of the form ",
+                   *prefix != '\0' ? prefix : "turn_ or compact_",
+                   " followed by 26 characters of 0-9 and a-z without i, l, o and u"));
 }
 
 }  // namespace raw::api::rpc

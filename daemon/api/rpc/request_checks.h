@@ -21,4 +21,9 @@ absl::StatusOr<int> ResolvePageSize(int requested, int default_size, int max_siz
 // client sends must be absolute.
 absl::Status RequireAbsolutePath(const std::string& path, const char* field);
 
+// An operation id a client chose (StartTurnRequest.turn_id and the like):
+// empty, or of the form of NewId(prefix); INVALID_ARGUMENT naming `field`
+// otherwise. An empty `prefix` takes either kind ("turn_", "compact_").
+absl::Status CheckChosenId(const std::string& id, const char* prefix, const char* field);
+
 }  // namespace raw::api::rpc

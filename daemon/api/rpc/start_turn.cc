@@ -27,6 +27,9 @@ UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& 
                                  "a prompt takes at most ", events::kMaxImagesPerPrompt,
                                  " images; this one has ", request.images_size())));
   }
+  if (absl::Status s = CheckChosenId(request.turn_id(), "turn_", "turn_id"); !s.ok()) {
+    return ReturnStatus(ctx, s);
+  }
   std::vector<events::ImageUpload> images;
   images.reserve(request.images_size());
   for (const raw::v1::Image& image : request.images()) {
@@ -40,7 +43,7 @@ UnaryReactor* StartTurn(grpc::CallbackServerContext* ctx, loop::SessionManager& 
         if (turn_id.ok()) response->set_turn_id(*turn_id);
         FinishWith(reactor, turn_id.status());
       },
-      std::move(images));
+      std::move(images), request.turn_id());
   return reactor;
 }
 
