@@ -34,8 +34,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "clients/acp/request_limit.h"
 #include "common/json.h"
+#include "common/request_limit.h"
 #include "raw/v1/event.pb.h"
 
 namespace raw::acp {
@@ -60,8 +60,7 @@ absl::Status CheckPromptFits(const AcpPrompt& prompt, size_t max_request_bytes);
 
 // The prompt of `blocks`, checked against `max_request_bytes` (tests pass
 // a smaller limit).
-absl::StatusOr<AcpPrompt> PromptOf(const Json& blocks,
-                                   size_t max_request_bytes = kRawdMaxRequestBytes);
+absl::StatusOr<AcpPrompt> PromptOf(const Json& blocks, size_t max_request_bytes = kMaxRequestBytes);
 // PromptOf's text alone.
 absl::StatusOr<std::string> PromptText(const Json& blocks);
 

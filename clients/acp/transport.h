@@ -15,7 +15,7 @@
 
 #include "clients/acp/input_budget.h"
 #include "clients/acp/output_stall.h"
-#include "clients/acp/request_limit.h"
+#include "common/request_limit.h"
 
 namespace raw::acp {
 
@@ -25,7 +25,7 @@ namespace raw::acp {
 // be read and parsed only to be refused. (The TS SDK's own default is
 // 32 MiB.) A prompt under the cap can still assemble to more than rawd
 // takes; PromptOf refuses it (prompt_text.h).
-inline constexpr size_t kDefaultMaxMessageBytes = kRawdMaxRequestBytes;
+inline constexpr size_t kDefaultMaxMessageBytes = kMaxRequestBytes;
 
 // The most input one connection keeps read but not yet handled (see
 // input_budget.h): twice the message cap, so that one message can be

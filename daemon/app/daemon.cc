@@ -23,6 +23,7 @@
 #include "common/file_trust.h"
 #include "common/logging.h"
 #include "common/owned_children.h"
+#include "common/request_limit.h"
 #include "common/time.h"
 #include "common/version.h"
 #include "daemon/api/raw_service.h"
@@ -55,9 +56,6 @@ constexpr auto kServerShutdownGrace = std::chrono::milliseconds(500);
 // the MCP servers, stopped all at once, 4 s (stdin closed, 2 s, SIGTERM,
 // 2 s, SIGKILL). Below `raw daemon stop`'s 30 s and systemd's default 90 s.
 constexpr absl::Duration kStopDeadline = absl::Seconds(15);
-// The largest request rawd reads: the images of a prompt (10 MiB) and room
-// for its text.
-constexpr int kMaxRequestBytes = 16 * 1024 * 1024;
 
 // Tells whether an OpenAI-compatible server answers at `base_url`: a GET of
 // {base_url}/models that must return 200 within one second.
@@ -213,7 +211,7 @@ absl::Status Daemon::Start() {
   grpc::ServerBuilder builder;
   // A prompt may carry 10 MiB of images (events::kMaxPromptImageBytes) with
   // its text; gRPC's default limit is 4 MiB.
-  builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(kMaxRequestBytes));
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) return absl::InternalError("the gRPC server failed to start");

@@ -76,7 +76,7 @@ TEST(PromptSizeTest, ByDefaultTheLimitIsWhatRawdTakes) {
   const std::string backticks(6u << 20, '`');
   absl::StatusOr<AcpPrompt> refused = PromptOf(EmbeddedResourcePrompt(backticks));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(refused.status().message(), HasSubstr(absl::StrCat(kRawdMaxRequestBytes)));
+  EXPECT_THAT(refused.status().message(), HasSubstr(absl::StrCat(kMaxRequestBytes)));
   // 6 MiB of plain text is a prompt like any other.
   absl::StatusOr<AcpPrompt> plain = PromptOf(EmbeddedResourcePrompt(std::string(6u << 20, 'x')));
   ASSERT_TRUE(plain.ok()) << plain.status();
