@@ -92,6 +92,17 @@ class UnstoredTurnEndTest : public ::testing::Test {
     return plan;
   }
 
+  // Turns turn_1 to turn_5, each with an answer of 4,000 bytes: enough that
+  // the older ones compact.
+  void RunLongTurns() {
+    for (int i = 1; i <= 5; ++i) {
+      const std::string turn_id = absl::StrCat("turn_", i);
+      std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
+      ASSERT_TRUE(harness_->StartTurn(*runner_, Plan(turn_id, std::string(4000, 'a' + i))).ok());
+      ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, turn_id).ok());
+    }
+  }
+
   testing::TempStore temp_;
   SystemClock clock_;
   std::shared_ptr<testing::ScriptBook> book_;
@@ -174,13 +185,7 @@ TEST_F(UnstoredTurnEndTest, ADaemonThatStopsFirstLeavesTheTurnToTheNextOneToClos
 }
 
 TEST_F(UnstoredTurnEndTest, AManualCompactionsEndIsStoredOnceBeforeTheNextWrite) {
-  // Enough turns, with long answers, that the older ones compact.
-  for (int i = 1; i <= 5; ++i) {
-    const std::string turn_id = absl::StrCat("turn_", i);
-    std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
-    ASSERT_TRUE(harness_->StartTurn(*runner_, Plan(turn_id, std::string(4000, 'a' + i))).ok());
-    ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, turn_id).ok());
-  }
+  RunLongTurns();
   RefuseEndOf("%", "compaction_ended");
   std::unique_ptr<Subscription> sub = runner_->Subscribe(temp_.Stored().back().seq);
   book_->scripts.push_back(testing::TextAnswer("A short summary of the older turns."));
@@ -236,12 +241,7 @@ TEST_F(UnstoredTurnEndTest, AManualCompactionsEndIsStoredOnceBeforeTheNextWrite)
 }
 
 TEST_F(UnstoredTurnEndTest, ATurnStopsAfterAnAutomaticCompactionWhoseEndIsNotStored) {
-  for (int i = 1; i <= 5; ++i) {
-    const std::string turn_id = absl::StrCat("turn_", i);
-    std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
-    ASSERT_TRUE(harness_->StartTurn(*runner_, Plan(turn_id, std::string(4000, 'a' + i))).ok());
-    ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, turn_id).ok());
-  }
+  RunLongTurns();
   RefuseEndOf("turn_6", "compaction_ended");
   std::unique_ptr<Subscription> sub = runner_->Subscribe(temp_.Stored().back().seq);
   TurnPlan plan = Plan("turn_6", "never asked for");
