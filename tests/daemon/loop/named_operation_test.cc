@@ -112,37 +112,40 @@ TEST_F(NamedOperationTest, AnInterruptThatOvertakesItsStartCancelsTheStart) {
 }
 
 TEST_F(NamedOperationTest, ANamedInterruptStopsOnlyItsOperation) {
-  absl::Notification planning, go_on;
-  harness_->SetBeforePlan([&] {
-    planning.Notify();
-    go_on.WaitForNotification();
+  // Shared with the pool's threads, which may still be returning from a wait
+  // on them when the test ends.
+  auto planning = std::make_shared<absl::Notification>();
+  auto go_on = std::make_shared<absl::Notification>();
+  auto answered = std::make_shared<absl::Notification>();
+  harness_->SetBeforePlan([planning, go_on] {
+    planning->Notify();
+    go_on->WaitForNotification();
   });
   const std::string id = NewId("turn_");
   auto answer = std::make_shared<std::optional<absl::StatusOr<std::string>>>();
-  absl::Notification answered;
   harness_->QueuePlan(Plan("slow"));
   runner_->StartTurn(
       "go", harness_->lease(*runner_),
-      [answer, &answered](absl::StatusOr<std::string> r) {
+      [answer, answered](absl::StatusOr<std::string> r) {
         *answer = std::move(r);
-        answered.Notify();
+        answered->Notify();
       },
       {}, id);
-  planning.WaitForNotification();  // being prepared
+  planning->WaitForNotification();  // being prepared
 
   // Another id: not this turn's preparation.
   absl::StatusOr<bool> other = Interrupt(NewId("turn_"));
   ASSERT_TRUE(other.ok()) << other.status();
   EXPECT_FALSE(*other);
-  EXPECT_FALSE(answered.HasBeenNotified());
+  EXPECT_FALSE(answered->HasBeenNotified());
 
   // Its own id: the preparation is abandoned at once.
   absl::StatusOr<bool> own = Interrupt(id);
   ASSERT_TRUE(own.ok()) << own.status();
   EXPECT_TRUE(*own);
-  answered.WaitForNotification();
+  answered->WaitForNotification();
   EXPECT_TRUE(absl::IsCancelled(answer->value().status())) << answer->value().status();
-  go_on.Notify();
+  go_on->Notify();
   harness_->SetBeforePlan(nullptr);
   EXPECT_FALSE(AnyOf(id));
 }
