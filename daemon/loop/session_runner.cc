@@ -89,7 +89,15 @@ void SessionRunner::StartTurn(std::string text, std::string lease_id, Reply<std:
        [reply](absl::Status s) { reply(s); });
 }
 
-absl::Status SessionRunner::CheckRequestedIdLocked(const std::string& op_id, const char* what) {
+absl::StatusOr<uint64_t> SessionRunner::FirstSeqOfId(const std::string& op_id) {
+  if (op_id.empty()) return absl::NotFoundError("no id");
+  // One indexed read: an id the session has used names that operation's
+  // events already.
+  return deps_.store.FirstSeqOfTurn(session_id_, op_id);
+}
+
+absl::Status SessionRunner::CheckRequestedIdLocked(const std::string& op_id, const char* what,
+                                                   const absl::StatusOr<uint64_t>& used) {
   if (op_id.empty()) return absl::OkStatus();
   auto ahead = std::find(interrupted_ahead_.begin(), interrupted_ahead_.end(), op_id);
   if (ahead != interrupted_ahead_.end()) {
@@ -97,9 +105,6 @@ absl::Status SessionRunner::CheckRequestedIdLocked(const std::string& op_id, con
     return absl::CancelledError(
         absl::StrCat("the ", what, " was interrupted before it started (interrupted)"));
   }
-  // One indexed read: an id the session has used names that operation's
-  // events already.
-  absl::StatusOr<uint64_t> used = deps_.store.FirstSeqOfTurn(session_id_, op_id);
   if (used.ok() || op_id == current_op_) {
     return absl::InvalidArgumentError(
         absl::StrCat("session ", session_id_, " already has an operation with id ", op_id));
@@ -133,9 +138,10 @@ void SessionRunner::DoStartTurn(const std::string& text, const ImageUploads& upl
   auto self = shared_from_this();
   const Reply<std::string> once = ReplyOnce(reply);
   uint64_t prep = 0;
+  const absl::StatusOr<uint64_t> used = FirstSeqOfId(turn_id);  // read before the lock
   {
     absl::MutexLock lock(&mu_);
-    if (absl::Status s = CheckRequestedIdLocked(turn_id, "turn"); !s.ok()) return reply(s);
+    if (absl::Status s = CheckRequestedIdLocked(turn_id, "turn", used); !s.ok()) return reply(s);
     if (!ReadyOrDefer([self, text, uploads, lease_id, turn_id,
                        reply] { self->DoStartTurn(text, uploads, lease_id, turn_id, reply); },
                       [&](absl::Status s) { reply(s); })) {
@@ -293,9 +299,10 @@ void SessionRunner::DoStartCompaction(const std::string& lease_id, const std::st
   auto self = shared_from_this();
   const Reply<std::string> once = ReplyOnce(reply);
   uint64_t prep = 0;
+  const absl::StatusOr<uint64_t> used = FirstSeqOfId(operation_id);  // read before the lock
   {
     absl::MutexLock lock(&mu_);
-    if (absl::Status s = CheckRequestedIdLocked(operation_id, "compaction"); !s.ok()) {
+    if (absl::Status s = CheckRequestedIdLocked(operation_id, "compaction", used); !s.ok()) {
       return reply(s);
     }
     if (!ReadyOrDefer([self, lease_id, operation_id,

@@ -322,10 +322,14 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   void DoStartTurn(const std::string& text, const ImageUploads& uploads,
                    const std::string& lease_id, const std::string& turn_id,
                    const Reply<std::string>& reply);
+  // The first stored seq of operation `op_id` (kNotFound when it has none,
+  // or `op_id` is empty): read before mu_ is taken, for the check below.
+  absl::StatusOr<uint64_t> FirstSeqOfId(const std::string& op_id);
   // For a start naming `op_id` (empty: none): kCancelled when an interrupt
   // named it first (and forgets it), kInvalidArgument when the session
-  // already has an operation of that id.
-  absl::Status CheckRequestedIdLocked(const std::string& op_id, const char* what)
+  // already has an operation of that id (`used` is FirstSeqOfId's answer).
+  absl::Status CheckRequestedIdLocked(const std::string& op_id, const char* what,
+                                      const absl::StatusOr<uint64_t>& used)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // FAILED_PRECONDITION when `images` would bring the images in the model
   // context past events::kMaxContextImageBytes.
