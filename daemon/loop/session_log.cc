@@ -86,18 +86,28 @@ absl::Status SessionLog::Commit(const std::string& turn_id,
 
 absl::Status SessionLog::CommitPublished(uint64_t seq, const std::string& turn_id,
                                          events::EventPayload payload, CommitExtras extras) {
+  std::vector<OwedEvent> owed;
+  owed.push_back(OwedEvent{seq, std::move(payload)});
+  return CommitPublished(std::move(owed), turn_id, std::move(extras));
+}
+
+absl::Status SessionLog::CommitPublished(std::vector<OwedEvent> owed, const std::string& turn_id,
+                                         CommitExtras extras) {
   std::vector<std::shared_ptr<SubscriberQueue>> to_wake;
   {
     absl::MutexLock lock(&mu_);
     const uint64_t first_seq = next_seq_;
-    events::SessionEvent e = Stamp(turn_id, std::move(payload));
-    // Its own seq while it is still the latest: the event takes the place
-    // of what subscribers saw under it.
-    if (seq > durable_head_ && seq + 1 == first_seq) {
-      e.seq = seq;
-      next_seq_ = first_seq;
+    // Their own seqs while they are still the latest: the events take the
+    // place of what subscribers saw under them.
+    bool own_seqs =
+        !owed.empty() && owed.front().seq > durable_head_ && owed.back().seq + 1 == first_seq;
+    for (size_t i = 1; own_seqs && i < owed.size(); ++i) {
+      own_seqs = owed[i].seq == owed[i - 1].seq + 1;
     }
-    absl::Status status = CommitStampedLocked({std::move(e)}, std::move(extras), to_wake);
+    if (own_seqs) next_seq_ = owed.front().seq;
+    std::vector<events::SessionEvent> stamped;
+    for (OwedEvent& e : owed) stamped.push_back(Stamp(turn_id, std::move(e.payload)));
+    absl::Status status = CommitStampedLocked(std::move(stamped), std::move(extras), to_wake);
     if (!status.ok()) {
       next_seq_ = first_seq;
       return status;

@@ -56,6 +56,13 @@ struct CommitExtras {
   bool compaction_accepted = false;
 };
 
+// An event published without being stored (SessionLog::PublishUnstored)
+// that is still to be stored, under the seq clients saw it under.
+struct OwedEvent {
+  uint64_t seq = 0;
+  events::EventPayload payload;
+};
+
 class SessionLog : public std::enable_shared_from_this<SessionLog> {
  public:
   // Applied before anything is stored or published to every string of
@@ -131,6 +138,11 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   // stored or published.
   absl::Status CommitPublished(uint64_t seq, const std::string& turn_id,
                                events::EventPayload payload, CommitExtras extras = {});
+  // The same for several events, in one transaction and in their order:
+  // under their own seqs while they are the latest ones, consecutive and
+  // after every stored event; otherwise all under the next seqs.
+  absl::Status CommitPublished(std::vector<OwedEvent> owed, const std::string& turn_id,
+                               CommitExtras extras = {});
 
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
   // Ends every subscription with `why` (the session was removed): the next

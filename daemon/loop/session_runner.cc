@@ -215,15 +215,17 @@ void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::st
   auto shared_plan = std::make_shared<TurnPlan>(std::move(*plan));
   bool scheduled = deps_.pool.Schedule([self, shared_plan, cancel, turn_id] {
     events::TurnEnded end;
+    std::optional<OwedEvent> owed;
     {
       Turn turn(std::move(*shared_plan), *self->log_, self->ctx_, *cancel);
       end = turn.Run();
+      owed = turn.owed_compaction_end();
       // The meter as the turn leaves it (tool results included), stored
       // with the end so that a restarted daemon keeps the baseline.
       self->ctx_.SyncMeter();
     }
-    self->Post([self, turn_id, end] { self->FinishTurn(turn_id, end); },
-               [self, turn_id, end](absl::Status) { self->FinishTurn(turn_id, end); });
+    self->Post([self, turn_id, end, owed] { self->FinishTurn(turn_id, end, owed); },
+               [self, turn_id, end, owed](absl::Status) { self->FinishTurn(turn_id, end, owed); });
   });
   if (!scheduled) {
     BecomeIdleLocked();
@@ -249,7 +251,8 @@ absl::Status SessionRunner::CheckContextImagesLocked(const std::vector<events::I
       " (every request sends them again); use /compact or /clear first, or send fewer images"));
 }
 
-void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnded& end) {
+void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnded& end,
+                               std::optional<OwedEvent> owed) {
   absl::Status stored;
   CommitExtras kept;
   {
@@ -261,7 +264,13 @@ void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnd
     // that saw TurnEnded must not be told otherwise.
     state_seen_.store(State::kIdle, std::memory_order_release);
     kept = extras;
-    stored = log_->Commit(turn_id, {end}, std::move(extras));
+    // An automatic compaction's end the store refused comes first: no end
+    // of the turn is stored after a compaction without its own.
+    if (owed) {
+      stored = log_->CommitPublished(owed->seq, turn_id, owed->payload);
+      if (stored.ok()) owed.reset();
+    }
+    if (stored.ok()) stored = log_->Commit(turn_id, {end}, std::move(extras));
     if (stored.ok()) return BecomeIdleLocked();
   }
   RAW_LOG(Error) << "session " << session_id_ << ": could not store the end of turn " << turn_id
@@ -278,7 +287,10 @@ void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnd
                                "the end of this turn could not be stored (", stored.message(),
                                "); the session takes no writes until it is");
   const uint64_t seq = log_->PublishUnstored(turn_id, shown);
-  unstored_end_ = UnstoredEnd{turn_id, "turn", end, std::move(kept), seq};
+  std::vector<OwedEvent> to_store;
+  if (owed) to_store.push_back(std::move(*owed));
+  to_store.push_back(OwedEvent{seq, end});
+  unstored_end_ = UnstoredEnd{turn_id, "turn", std::move(to_store), std::move(kept)};
   recovered_ = false;
   recovered_seen_.store(false, std::memory_order_release);
   recovery_error_ = absl::Status(stored.code(), UnstoredEndReason("turn", turn_id, stored));

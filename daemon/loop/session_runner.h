@@ -364,7 +364,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Ends the current preparation now: cancels it, answers its caller and
   // goes idle; its plan is dropped when it arrives.
   void AbandonPreparationLocked(const std::string& reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FinishTurn(const std::string& turn_id, const events::TurnEnded& end);
+  // Stores the turn's end, after `owed` (Turn::owed_compaction_end) if set.
+  void FinishTurn(const std::string& turn_id, const events::TurnEnded& end,
+                  std::optional<OwedEvent> owed);
   // Back to idle: wakes Shutdown and reposts deferred commands.
   void BecomeIdleLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SetStateLocked(State state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -429,13 +431,13 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // then), so that its turn is closed exactly once, and in this daemon.
   // A manual compaction's end the store refused is kept the same way
   // (RecordUnstoredCompactionEnd): the failed end clients were shown, the
-  // context unchanged.
+  // context unchanged. A turn's end comes after the end of its automatic
+  // compaction when the store refused that too.
   struct UnstoredEnd {
     std::string turn_id;    // the operation's id
     std::string operation;  // "turn" or "compaction", for messages
-    events::EventPayload end;
+    std::vector<OwedEvent> events;  // the end last, stored in one commit
     CommitExtras extras;
-    uint64_t seq = 0;
   };
   std::optional<UnstoredEnd> unstored_end_ ABSL_GUARDED_BY(recovery_mu_);
 

@@ -22,7 +22,7 @@ void SessionRunner::RecordUnstoredCompactionEnd(const std::string& op_id,
   absl::MutexLock recovery_lock(&recovery_mu_);
   RAW_LOG(Error) << "session " << session_id_ << ": could not store the end of compaction " << op_id
                  << "; the session takes no writes until it is stored";
-  unstored_end_ = UnstoredEnd{op_id, "compaction", ended, {}, seq};
+  unstored_end_ = UnstoredEnd{op_id, "compaction", {OwedEvent{seq, ended}}, {}};
   recovered_ = false;
   recovered_seen_.store(false, std::memory_order_release);
   recovery_error_ = absl::Status(cause.code(), UnstoredEndReason("compaction", op_id, cause));
@@ -61,7 +61,7 @@ absl::Status SessionRunner::RecoverOnceLocked() {
 absl::Status SessionRunner::StoreUnstoredEndLocked() {
   const UnstoredEnd& pending = *unstored_end_;
   absl::MutexLock lock(&mu_);
-  absl::Status s = log_->CommitPublished(pending.seq, pending.turn_id, pending.end, pending.extras);
+  absl::Status s = log_->CommitPublished(pending.events, pending.turn_id, pending.extras);
   if (!s.ok()) {
     return absl::Status(s.code(), UnstoredEndReason(pending.operation, pending.turn_id, s));
   }

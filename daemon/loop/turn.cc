@@ -188,11 +188,11 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
     const events::CompactionEnded& ended = compaction.ended;
     if (compaction.unstored_end_seq != 0) {
       // Nothing more of the turn is stored after a compaction that has no
-      // end in the store: one more try, else the turn ends here (and a
-      // turn whose end cannot be stored either is closed by recovery, its
-      // compaction with it).
+      // end in the store: one more try, else the turn ends here and its
+      // compaction's end is stored first (owed_compaction_end()).
       absl::Status stored = log_.CommitPublished(compaction.unstored_end_seq, plan_.turn_id, ended);
       if (!stored.ok()) {
+        owed_compaction_end_ = OwedEvent{compaction.unstored_end_seq, ended};
         return End(events::TurnEndReason::kError,
                    absl::StrCat("the end of its automatic compaction could not be stored (",
                                 stored.message(), ")"));

@@ -137,6 +137,11 @@ class Turn {
   // Returns the TurnEnded to record. Never throws.
   events::TurnEnded Run();
 
+  // After Run: the end of the turn's automatic compaction when the store
+  // refused it (published to clients, not stored). It must be stored before
+  // the turn's end, which ended the turn there (SessionRunner::FinishTurn).
+  const std::optional<OwedEvent>& owed_compaction_end() const { return owed_compaction_end_; }
+
  private:
   events::TurnEnded RunTurn();
   // The user's context item: the prompt, plus hook context, notices
@@ -191,6 +196,7 @@ class Turn {
   TurnHooks hooks_;
   int steps_ = 0;
   bool compacted_ = false;  // automatic compaction ran in this turn
+  std::optional<OwedEvent> owed_compaction_end_;
   // The step being timed, and the phases of the steps that completed
   // (reserved for max_steps at the start: recording allocates nothing).
   StepTimeline timeline_;

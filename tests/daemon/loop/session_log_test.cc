@@ -89,6 +89,34 @@ TEST_F(SessionLogTest, AnEventPublishedUnstoredIsStoredUnderItsSeqWhileItIsTheLa
   EXPECT_EQ(log_->last_seq(), 5u);
 }
 
+// Several events published unstored are stored together in their order:
+// under their seqs while they are the latest and consecutive, otherwise
+// all under the next seqs.
+TEST_F(SessionLogTest, EventsPublishedUnstoredAreStoredTogetherInTheirOrder) {
+  auto sub = log_->Subscribe(0);
+  ASSERT_TRUE(log_->Commit("t", {events::TurnStarted{"q"}}).ok());
+  events::CompactionEnded compacted;
+  compacted.outcome = events::CompactionOutcome::kFailed;
+  const events::TurnEnded end{events::TurnEndReason::kError, "", 1, {}};
+  std::vector<OwedEvent> owed;
+  owed.push_back(OwedEvent{log_->PublishUnstored("t", compacted), compacted});
+  owed.push_back(OwedEvent{log_->PublishUnstored("t", end), end});
+  ASSERT_TRUE(log_->CommitPublished(owed, "t").ok());
+  EXPECT_THAT(SeqsOf(Drain(*sub)), ElementsAre(1, 2, 3));
+  std::vector<events::SessionEvent> stored = temp_.Stored();
+  ASSERT_THAT(SeqsOf(stored), ElementsAre(1, 2, 3));
+  EXPECT_TRUE(std::holds_alternative<events::CompactionEnded>(stored[1].payload));
+  EXPECT_TRUE(std::holds_alternative<events::TurnEnded>(stored[2].payload));
+
+  owed.clear();
+  owed.push_back(OwedEvent{log_->PublishUnstored("u", compacted), compacted});
+  log_->PublishLive("u", events::TextDelta{"x"});
+  owed.push_back(OwedEvent{log_->PublishUnstored("u", end), end});
+  ASSERT_TRUE(log_->CommitPublished(owed, "u").ok());
+  EXPECT_THAT(SeqsOf(temp_.Stored()), ElementsAre(1, 2, 3, 7, 8));
+  EXPECT_EQ(log_->last_seq(), 8u);
+}
+
 // A commit the store refuses stores nothing, publishes nothing and gives
 // its seqs back: the next commit continues without a gap.
 TEST_F(SessionLogTest, FailedCommitUsesNoSeqAndPublishesNothing) {

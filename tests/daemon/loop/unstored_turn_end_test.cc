@@ -262,6 +262,49 @@ TEST_F(UnstoredTurnEndTest, ATurnStopsAfterAnAutomaticCompactionWhoseEndIsNotSto
   for (const events::SessionEvent& e : *seen) {
     EXPECT_FALSE(std::holds_alternative<events::AssistantMessage>(e.payload));
   }
+  auto compaction_ends = [](const std::vector<events::SessionEvent>& evs) {
+    std::vector<events::SessionEvent> ends;
+    for (const auto& e : evs) {
+      if (std::holds_alternative<events::CompactionEnded>(e.payload)) ends.push_back(e);
+    }
+    return ends;
+  };
+  const std::vector<events::SessionEvent> shown_ends = compaction_ends(*seen);
+  ASSERT_EQ(shown_ends.size(), 1u);
+  const events::SessionEvent shown_compaction_end = shown_ends[0];
+  const events::SessionEvent shown_turn_end = seen->back();
+
+  // The turn's end is not stored after a compaction that has no end in the
+  // store: both wait, and so does the next turn.
+  EXPECT_THAT(compaction_ends(temp_.Stored()), IsEmpty());
+  EXPECT_THAT(EndsOf(temp_.Stored(), "turn_6"), IsEmpty());
+  absl::Status refused = harness_->StartTurn(*runner_, Plan("turn_7", "seventh"));
+  EXPECT_THAT(refused.message(), HasSubstr("cannot be written: the end of its turn turn_6"))
+      << refused;
+  EXPECT_FALSE(AnyOfTurn(temp_.Stored(), "turn_7"));
+  book_->scripts.clear();
+
+  // Once the store takes them, both are stored in their order under the seqs
+  // subscribers saw, before the next turn, and nobody is shown them again.
+  RefuseEndOf("");
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("turn_8", "eighth")).ok());
+  absl::StatusOr<std::vector<events::SessionEvent>> more =
+      testing::ReadUntilTurnEnds(*sub, "turn_8");
+  ASSERT_TRUE(more.ok()) << more.status();
+  EXPECT_THAT(compaction_ends(*more), IsEmpty());
+  EXPECT_THAT(EndsOf(*more, "turn_6"), IsEmpty());
+  const std::vector<events::SessionEvent> stored = temp_.Stored();
+  const std::vector<events::SessionEvent> stored_compaction_ends = compaction_ends(stored);
+  ASSERT_EQ(stored_compaction_ends.size(), 1u);
+  EXPECT_EQ(stored_compaction_ends[0].seq, shown_compaction_end.seq);
+  EXPECT_EQ(stored_compaction_ends[0].turn_id, "turn_6");
+  const std::vector<events::SessionEvent> turn_ends = EndsOf(stored, "turn_6");
+  ASSERT_EQ(turn_ends.size(), 1u);
+  EXPECT_EQ(turn_ends[0].seq, shown_turn_end.seq);
+  EXPECT_LT(shown_compaction_end.seq, shown_turn_end.seq);
+  EXPECT_EQ(std::get<events::TurnEnded>(turn_ends[0].payload).reason,
+            events::TurnEndReason::kError);
+  EXPECT_EQ(EndsOf(stored, "turn_8").size(), 1u);
 }
 
 }  // namespace
