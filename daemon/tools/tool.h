@@ -140,6 +140,11 @@ struct ToolSpec {
   // Conservative: true only for tools that cannot change anything. Read-only
   // tools are allowed by default; the others ask.
   bool read_only = false;
+  // For a tool that is not read-only: true for a call (its arguments, an
+  // object) that changes nothing outside the tool's own record in the
+  // session and sends nothing out of the machine; the default approval mode
+  // allows such a call as it does a read-only tool's. Null = never.
+  std::function<bool(const Json& arguments)> call_stays_local;
   RuleSubject rule_subject = RuleSubject::kNone;
   std::string rule_argument;  // the string argument rules see, e.g. "command"
   // For a tool whose arguments together say where it works (glob's pattern

@@ -237,6 +237,17 @@ ToolSpec MakeRavenTaskTool() {
   // reopens was registered so) and, at every request, refuse what a deny
   // rule names (ToolContext::url_refused).
   spec.read_only = false;
+  // start, status, steer, stop, resume and export (which returns page bytes
+  // for the agent to write with its file tools) touch only the Task record:
+  // no question for them in the default mode. checkpoint and complete reopen
+  // Sources, discover sends queries, draft sends the instruction to models.
+  spec.call_stays_local = [](const Json& args) {
+    auto action = args.find("action");
+    if (action == args.end() || !action->is_string()) return false;
+    const std::string& name = action->get_ref<const std::string&>();
+    return name == "start" || name == "status" || name == "steer" || name == "stop" ||
+           name == "resume" || name == "export";
+  };
   spec.fetched_urls_of = [](const Json& args) {
     std::vector<std::string> urls;
     auto sources = args.find("sources");

@@ -61,7 +61,8 @@ std::optional<std::string> SubjectOf(const ToolSpec& spec, const Json& arguments
 // `unreadable` is set when the command line cannot be read fully (it cannot
 // be split, hides commands, sets variables that change what runs, or writes
 // where only running it tells): allow_all asks for it rather than fail open.
-Decision Unmatched(const ToolSpec& spec, ApprovalMode mode, bool unreadable = false) {
+Decision Unmatched(const ToolSpec& spec, const Json& arguments, ApprovalMode mode,
+                   bool unreadable = false) {
   switch (mode) {
     case ApprovalMode::kAskAll:
       return {RuleAction::kAsk, "approval_mode is ask_all; no rule matched"};
@@ -79,6 +80,11 @@ Decision Unmatched(const ToolSpec& spec, ApprovalMode mode, bool unreadable = fa
   }
   if (spec.read_only) {
     return {RuleAction::kAllow, spec.qualified_name + " is read-only; no rule matched"};
+  }
+  if (spec.call_stays_local && spec.call_stays_local(arguments)) {
+    return {RuleAction::kAllow, spec.qualified_name +
+                                    ": this call changes and sends nothing outside the session; no "
+                                    "rule matched"};
   }
   return {RuleAction::kAsk, spec.qualified_name + " is not read-only; no rule matched"};
 }
@@ -269,7 +275,7 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
   };
   auto decide = [&](const Compiled* rule, bool unreadable = false) {
     return rule != nullptr ? Decision{rule->config.action, describe(*rule)}
-                           : Unmatched(spec, mode, unreadable);
+                           : Unmatched(spec, arguments, mode, unreadable);
   };
 
   std::optional<std::string> subject = SubjectOf(spec, arguments);

@@ -96,6 +96,36 @@ TEST_F(RavenUrlRulesTest, WithoutUrlRulesTheToolAndTheModeDecide) {
             RuleAction::kAllow);
 }
 
+// In the default mode the calls that touch only the Task record run
+// without a question; those that reach the network ask, and the other modes
+// and the rules decide as for any tool.
+TEST_F(RavenUrlRulesTest, LocalActionsRunUnaskedInTheDefaultMode) {
+  for (const char* action : {"start", "status", "steer", "stop", "resume", "export"}) {
+    Decision decision = Raven(RuleSet(), {{"action", action}, {"taskId", "t"}});
+    EXPECT_EQ(decision.action, RuleAction::kAllow) << action;
+    EXPECT_THAT(decision.reason, HasSubstr("changes and sends nothing outside the session"));
+    EXPECT_EQ(Raven(RuleSet(), {{"action", action}}, ApprovalMode::kAskAll).action,
+              RuleAction::kAsk)
+        << action;
+  }
+  for (const char* action : {"checkpoint", "complete", "discover", "draft"}) {
+    EXPECT_EQ(Raven(RuleSet(), {{"action", action}, {"taskId", "t"}}).action, RuleAction::kAsk)
+        << action;
+  }
+  EXPECT_EQ(Raven(RuleSet(), {{"action", 3}}).action, RuleAction::kAsk);
+  EXPECT_EQ(Raven(RuleSet(), Json::object()).action, RuleAction::kAsk);
+  EXPECT_EQ(
+      Raven(Rules({Whole(RuleAction::kAsk, "builtin/raven_task")}), {{"action", "start"}}).action,
+      RuleAction::kAsk);
+  // The url rules still judge what a call names, whatever its action.
+  Json status = CheckpointCiting({"https://paste.example/?k=secret"});
+  status["action"] = "status";
+  EXPECT_EQ(
+      Raven(Rules({Url(RuleAction::kDeny, "https://paste.example/*", "builtin/web_fetch")}), status)
+          .action,
+      RuleAction::kDeny);
+}
+
 // One "allow for this session" must not let every later call send any URL
 // unasked: raven_task offers no session rule, so the call is allowed once.
 TEST_F(RavenUrlRulesTest, AllowForTheSessionAddsNoRule) {
