@@ -193,6 +193,7 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
       absl::Status stored = log_.CommitPublished(compaction.unstored_end_seq, plan_.turn_id, ended);
       if (!stored.ok()) {
         owed_compaction_end_ = OwedEvent{compaction.unstored_end_seq, ended};
+        hooks_.StoreNoWarnings();
         return End(events::TurnEndReason::kError,
                    absl::StrCat("the end of its automatic compaction could not be stored (",
                                 stored.message(), ")"));

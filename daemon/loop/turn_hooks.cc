@@ -38,6 +38,10 @@ hooks::HookOutcome TurnHooks::Run(config::HookEvent event, const std::string& to
     outcome = hooks::RunHooks(hooks_, event, tool, context_, fields(), cancel);
   }
   for (const std::string& warning : outcome.warnings) {
+    if (!store_warnings_) {
+      RAW_LOG(Warning) << "turn " << turn_id_ << ": hook warning, not stored: " << warning;
+      continue;
+    }
     absl::Status s =
         log_.Commit(turn_id_, {events::Notice{events::NoticeLevel::kWarning, warning}});
     if (!s.ok()) RAW_LOG(Warning) << "could not store a hook warning: " << s.message();

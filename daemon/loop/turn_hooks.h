@@ -49,6 +49,9 @@ class TurnHooks {
   bool empty() const { return hooks_.empty(); }
   // The hooks' run time counts as outside Raw on `timeline` (may be null).
   void set_timeline(StepTimeline* timeline) { timeline_ = timeline; }
+  // From now on the hooks' warnings go to the log only: the turn must store
+  // nothing more before an event it still owes (Turn::owed_compaction_end).
+  void StoreNoWarnings() { store_warnings_ = false; }
 
  private:
   hooks::HookOutcome Run(config::HookEvent event, const std::string& tool,
@@ -61,6 +64,7 @@ class TurnHooks {
   const CancelToken& cancel_;
   const CancelToken& after_cancel_;
   StepTimeline* timeline_ = nullptr;
+  bool store_warnings_ = true;
 };
 
 }  // namespace raw::loop

@@ -251,6 +251,12 @@ TEST_F(UnstoredTurnEndTest, ATurnStopsAfterAnAutomaticCompactionWhoseEndIsNotSto
   // The meter counts from the provider's last report (10 input and 5 output
   // tokens in these scripts): over this with the next prompt.
   plan.agent.agent.compact.trigger_tokens = 12;
+  // A turn_end hook whose warning must not be stored ahead of the ends.
+  config::HookConfig hook;
+  hook.name = "warns";
+  hook.event = config::HookEvent::kTurnEnd;
+  hook.command = {"sh", "-c", "exit 2"};
+  plan.hooks.push_back(hook);
   ASSERT_TRUE(harness_->StartTurn(*runner_, std::move(plan)).ok());
   absl::StatusOr<std::vector<events::SessionEvent>> seen =
       testing::ReadUntilTurnEnds(*sub, "turn_6");
@@ -278,6 +284,10 @@ TEST_F(UnstoredTurnEndTest, ATurnStopsAfterAnAutomaticCompactionWhoseEndIsNotSto
   // store: both wait, and so does the next turn.
   EXPECT_THAT(compaction_ends(temp_.Stored()), IsEmpty());
   EXPECT_THAT(EndsOf(temp_.Stored(), "turn_6"), IsEmpty());
+  for (const events::SessionEvent& e : temp_.Stored()) {
+    EXPECT_FALSE(std::holds_alternative<events::Notice>(e.payload))
+        << std::get<events::Notice>(e.payload).text;
+  }
   absl::Status refused = harness_->StartTurn(*runner_, Plan("turn_7", "seventh"));
   EXPECT_THAT(refused.message(), HasSubstr("cannot be written: the end of its turn turn_6"))
       << refused;
