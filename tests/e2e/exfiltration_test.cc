@@ -67,66 +67,93 @@ TEST_F(ExfiltrationTest, WebFetchAsksUnlessAUrlRuleAllowsIt) {
 
 // raven_task reopens the URLs of the Sources it registers: a url rule
 // written for web_fetch holds for them, and one "allow for this session"
-// adds no rule under which later calls (and their URLs) go unasked.
+// adds no rule under which later calls (and their URLs) go unasked. Calls
+// that only keep the Task record (start) run unasked.
 TEST_F(ExfiltrationTest, RavenSourcesMeetTheUrlRulesAndNoSessionRuleCoversRaven) {
   testing::FakeProviderServer site;
   ASSERT_TRUE(site.status().ok()) << site.status();
-  const std::string upload = "http://127.0.0.1:" + std::to_string(site.port()) + "/upload?d=secret";
+  testing::ScriptedResponse page;
+  page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
+  page.chunks = {"<html><body><p>The reef lost 14 % of its coral cover in 2024.</p></body></html>"};
+  site.Enqueue(page);
+  const std::string base = "http://127.0.0.1:" + std::to_string(site.port());
+  const std::string upload = base + "/upload?d=secret";
   StartDaemon(R"("allow_private_addresses": true,
                  "rules": [{"deny": "builtin/web_fetch", "url": "http://127.0.0.1:*/upload*"}])");
-  const Json checkpoint = {
-      {"action", "checkpoint"},
-      {"taskId", "t"},
-      {"stage", "draft"},
-      {"summary", "s"},
-      {"artifact", "A finding [@leak]."},
-      {"sources", Json::array({Json{{"sourceId", "leak"},
-                                    {"url", upload},
-                                    {"title", "t"},
-                                    {"locator", "l"},
-                                    {"excerpt", "an excerpt long enough to be a real passage"}}})}};
+  auto checkpoint = [](const std::string& task, const std::string& url,
+                       const std::string& excerpt) {
+    return Json{{"action", "checkpoint"},
+                {"taskId", task},
+                {"stage", "draft"},
+                {"summary", "s"},
+                {"artifact", "A finding [@src]."},
+                {"sources", Json::array({Json{{"sourceId", "src"},
+                                              {"url", url},
+                                              {"title", "t"},
+                                              {"locator", "l"},
+                                              {"excerpt", excerpt}}})}}
+        .dump();
+  };
   std::string session = daemon_->CreateSession();
+  const std::string task = raven::MakeTaskId(session, 1);
   fake_.Enqueue(chat::ToolCallsAnswer(
       {{"r1", "raven_task", R"({"action":"start","outcome":"research","request":"Reefs"})"},
-       {"r2", "raven_task", checkpoint.dump()}}));
-  fake_.Enqueue(chat::TextAnswer("done"));
-  fake_.Enqueue(chat::ToolCallsAnswer({{"r3", "raven_task", R"({"action":"status"})"}}));
+       {"r2", "raven_task",
+        checkpoint(task, upload, "an excerpt long enough to be a real passage")}}));
   fake_.Enqueue(chat::TextAnswer("done"));
   EventStream stream(stub(), session);
   std::string turn = StartTurn(stub(), session, "research");
-  auto request = stream.WaitFor(IsApprovalRequest);
-  ASSERT_TRUE(request.has_value());
-  const auto& calls = request->approval_requested().calls();
-  ASSERT_EQ(calls.size(), 2);
-  EXPECT_EQ(calls[0].state(), raw::v1::APPROVAL_STATE_PENDING);
-  EXPECT_EQ(calls[0].session_rules_size(), 0);  // no rule for the whole tool
-  EXPECT_EQ(calls[1].state(), raw::v1::APPROVAL_STATE_DENIED);
-  EXPECT_EQ(calls[1].reason(),
-            "agents.coder.rules[0] (deny builtin/web_fetch url "
-            "\"http://127.0.0.1:*/upload*\") for " +
-                upload);
-  ASSERT_TRUE(Respond(session, request->approval_requested().request_id(),
-                      raw::v1::APPROVAL_DECISION_ALLOW_SESSION)
-                  .ok());
   ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
-  auto results = Results(stream.TurnEvents(turn));
+  std::vector<raw::v1::Event> events = stream.TurnEvents(turn);
+  EXPECT_FALSE(std::any_of(events.begin(), events.end(), IsApprovalRequest));
+  auto results = Results(events);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_OK) << results[0].content();
   EXPECT_EQ(results[1].status(), raw::v1::TOOL_RESULT_STATUS_DENIED);
+  EXPECT_THAT(results[1].content(), HasSubstr("agents.coder.rules[0] (deny builtin/web_fetch url "
+                                              "\"http://127.0.0.1:*/upload*\") for " +
+                                              upload));
   EXPECT_TRUE(site.requests().empty());
 
-  // The next call asks again.
-  std::string second = StartTurn(stub(), session, "status");
+  // A checkpoint citing a page asks, and offers no rule for the session.
+  const std::string reef = base + "/reef";
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"r3", "raven_task",
+        checkpoint(task, reef, "The reef lost 14 % of its coral cover in 2024.")}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  std::string second = StartTurn(stub(), session, "checkpoint");
+  auto request = stream.WaitFor(IsApprovalRequest);
+  ASSERT_TRUE(request.has_value());
+  ASSERT_EQ(request->approval_requested().calls_size(), 1);
+  EXPECT_EQ(request->approval_requested().calls(0).state(), raw::v1::APPROVAL_STATE_PENDING);
+  EXPECT_EQ(request->approval_requested().calls(0).session_rules_size(), 0);
+  ASSERT_TRUE(Respond(session, request->approval_requested().request_id(),
+                      raw::v1::APPROVAL_DECISION_ALLOW_SESSION)
+                  .ok());
+  ASSERT_TRUE(stream.WaitForTurnEnd(second).has_value());
+  results = Results(stream.TurnEvents(second));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_THAT(results[0].content(), HasSubstr("Published Checkpoint"));
+  EXPECT_EQ(site.requests().size(), 1u);
+
+  // The next call that reaches the network asks again.
+  fake_.Enqueue(chat::ToolCallsAnswer(
+      {{"r4", "raven_task",
+        Json({{"action", "complete"}, {"taskId", task}, {"artifact", "A finding [@src]."}})
+            .dump()}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  std::string third = StartTurn(stub(), session, "complete it");
   auto again = stream.WaitFor([](const raw::v1::Event& e) {
     return e.has_approval_requested() && e.approval_requested().calls_size() == 1 &&
-           e.approval_requested().calls(0).call_id() == "r3";
+           e.approval_requested().calls(0).call_id() == "r4";
   });
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->approval_requested().calls(0).state(), raw::v1::APPROVAL_STATE_PENDING);
   ASSERT_TRUE(
       Respond(session, again->approval_requested().request_id(), raw::v1::APPROVAL_DECISION_DENY)
           .ok());
-  ASSERT_TRUE(stream.WaitForTurnEnd(second).has_value());
+  ASSERT_TRUE(stream.WaitForTurnEnd(third).has_value());
+  EXPECT_EQ(site.requests().size(), 1u);
 }
 
 // A Source registered while the rules allowed it is reopened at completion
