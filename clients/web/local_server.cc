@@ -18,7 +18,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -32,11 +31,13 @@
 #include "absl/synchronization/mutex.h"
 #include "clients/web/access_token.h"
 #include "clients/web/admission.h"
+#include "clients/web/io_handoff.h"
 #include "clients/web/loopback_listeners.h"
 #include "clients/web/peer_owner.h"
 #include "clients/web/rate_limit.h"
 #include "clients/web/route_match.h"
 #include "clients/web/server_options_check.h"
+#include "clients/web/ws_outbox.h"
 #include "common/serial_queue.h"
 #include "common/worker_pool.h"
 
@@ -48,111 +49,32 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
-using Clock = std::chrono::steady_clock;
 
 // asio::as_tuple arrived in Boost 1.78; errors come back through this.
 auto Await(beast::error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
 
 std::string ToString(beast::string_view s) { return std::string(s.data(), s.size()); }
 
-// Lets other threads post to the I/O thread while the server runs, and
-// refuses once it stopped (so a late Respond or Send never touches a
-// destroyed io_context).
-class IoGate {
- public:
-  explicit IoGate(asio::io_context& io) : io_(&io) {}
-  bool Post(std::function<void()> fn) {
-    absl::MutexLock lock(&mu_);
-    if (io_ == nullptr) return false;
-    asio::post(*io_, std::move(fn));
-    return true;
-  }
-  void Shut() {
-    absl::MutexLock lock(&mu_);
-    io_ = nullptr;
-  }
-
- private:
-  absl::Mutex mu_;
-  asio::io_context* io_ ABSL_GUARDED_BY(mu_);
-};
-
-// Resumes a coroutine of the I/O thread when another thread calls the
-// notifier. There is one I/O thread, so the notifier's post runs only after
-// the coroutine is suspended in Wait().
-class Wakeup : public std::enable_shared_from_this<Wakeup> {
- public:
-  explicit Wakeup(asio::io_context& io) : timer_(io) {}
-
-  std::function<void()> Notifier(std::shared_ptr<IoGate> gate) {
-    return [gate = std::move(gate), weak = weak_from_this()] {
-      gate->Post([weak] {
-        if (auto self = weak.lock()) {
-          self->notified_ = true;
-          self->timer_.cancel();
-        }
-      });
-    };
-  }
-
-  // True when notified, false when `limit` passed first.
-  asio::awaitable<bool> Wait(Clock::duration limit) {
-    if (notified_) co_return true;
-    timer_.expires_after(limit);
-    beast::error_code ec;
-    co_await timer_.async_wait(Await(ec));
-    co_return notified_;
-  }
-
- private:
-  asio::steady_timer timer_;
-  bool notified_ = false;
-};
-
-// A frame waiting to be written: a finished text, or (with `render`) the
-// joined pieces of extendable frames of `kind`, rendered when its write
-// begins.
-struct Outgoing {
-  std::string text;
-  std::string kind;
-  std::function<std::string(std::string_view)> render;
-
-  // Takes `next` in when both are extendable frames of one kind.
-  bool Absorb(Outgoing& next) {
-    if (!render || !next.render || kind != next.kind) return false;
-    text += next.text;
-    render = std::move(next.render);
-    return true;
-  }
-  // The bytes it holds while it waits (a rendered frame may be longer).
-  size_t size() const { return text.size(); }
-  static Outgoing Of(ExtendableFrame frame) {
-    return Outgoing{std::move(frame.piece), std::move(frame.kind), std::move(frame.render)};
-  }
-};
-
 // The socket side of one WebSocket. I/O thread only; owned by its session
 // coroutine and its pending operations, so it never outlives the io_context.
+// Its frames wait in a WsOutbox (ws_outbox.h), one write at a time.
 class WsIo : public std::enable_shared_from_this<WsIo> {
  public:
   // `max_queued_bytes` 0: no limit.
   WsIo(beast::tcp_stream&& stream, size_t max_queued_bytes)
-      : ws(std::move(stream)), max_queued_bytes_(max_queued_bytes) {}
+      : ws(std::move(stream)), outbox_(max_queued_bytes) {}
 
   // Queues a frame. An extendable one extends the last queued frame
-  // unless that is the one being written (the front while writing_).
+  // unless that is the one being written.
   // Past max_queued_bytes the peer is taken to have stopped reading: the
   // socket is dropped (no close frame could reach it) and the session ends.
-  void Enqueue(Outgoing frame) {
+  void Enqueue(OutgoingFrame frame) {
     if (ended_ || close_requested_) return;
-    queued_bytes_ += frame.size();
-    if (max_queued_bytes_ > 0 && queued_bytes_ > max_queued_bytes_) {
+    if (!outbox_.Push(std::move(frame))) {
       End();
       return;
     }
-    if (out_.size() > (writing_ ? 1 : 0) && out_.back().Absorb(frame)) return;
-    out_.push_back(std::move(frame));
-    if (!writing_) WriteNext();
+    if (!outbox_.writing()) WriteNext();
   }
 
   // Sends what is queued, then the close frame.
@@ -161,21 +83,15 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
     close_requested_ = true;
     if (reason.size() > 123) reason.resize(123);  // a close frame's limit
     close_ = websocket::close_reason(static_cast<websocket::close_code>(code), reason);
-    if (!writing_) StartClose();
+    if (!outbox_.writing()) StartClose();
   }
 
   // The session is over: drop the queue and the socket. A frame being
   // written stays until its write completes (with an error, the socket
-  // being closed): the write still refers to its bytes.
+  // being closed): the write still refers to its bytes (WsOutbox::Drop).
   void End() {
     ended_ = true;
-    if (writing_ && !out_.empty()) {
-      out_.erase(out_.begin() + 1, out_.end());
-      queued_bytes_ = written_bytes_;
-    } else {
-      out_.clear();
-      queued_bytes_ = 0;
-    }
+    outbox_.Drop();
     beast::error_code ec;
     beast::get_lowest_layer(ws).socket().close(ec);
   }
@@ -184,34 +100,25 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
 
  private:
   void WriteNext() {
-    writing_ = true;
     // More frames wait behind this one (a burst): the kernel holds the
     // bytes back (TCP_CORK) until the queue is empty, so the burst leaves
     // in a few full segments instead of one segment, and one wakeup of the
     // reader, per frame. Each frame is still one write, in order.
-    if (out_.size() > 1) Cork(true);
-    Outgoing& frame = out_.front();
-    written_bytes_ = frame.size();
-    if (frame.render) {
-      frame.text = frame.render(frame.text);
-      frame.render = nullptr;
-    }
+    if (outbox_.frames() > 1) Cork(true);
+    const std::string* text = outbox_.BeginWrite();
+    if (text == nullptr) return;
     ws.text(true);
-    ws.async_write(
-        asio::buffer(frame.text),
-        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
+    ws.async_write(asio::buffer(*text), [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->OnWritten(ec);
+    });
   }
   void OnWritten(beast::error_code ec) {
-    writing_ = false;
-    if (!out_.empty()) {
-      out_.pop_front();
-      queued_bytes_ -= std::min(queued_bytes_, written_bytes_);
-    }
+    outbox_.WriteDone();
     if (ec || ended_) {
-      out_.clear();
+      outbox_.Drop();
       return;
     }
-    if (!out_.empty()) {
+    if (outbox_.frames() > 0) {
       WriteNext();
       return;
     }
@@ -229,11 +136,7 @@ class WsIo : public std::enable_shared_from_this<WsIo> {
     ws.async_close(close_, [self = shared_from_this()](beast::error_code) {});
   }
 
-  std::deque<Outgoing> out_;
-  const size_t max_queued_bytes_;
-  size_t queued_bytes_ = 0;   // in out_
-  size_t written_bytes_ = 0;  // of the front frame, counted when its write began
-  bool writing_ = false;
+  WsOutbox outbox_;
   bool corked_ = false;
   bool close_requested_ = false;
   bool ended_ = false;
@@ -252,9 +155,11 @@ class WsHandle final : public WebSocketConnection, public std::enable_shared_fro
   WsHandle(std::shared_ptr<IoGate> gate, std::weak_ptr<WsIo> io)
       : gate_(std::move(gate)), io_(std::move(io)) {}
 
-  bool Send(std::string text) override { return Queue(Outgoing{std::move(text), {}, nullptr}); }
+  bool Send(std::string text) override {
+    return Queue(OutgoingFrame{std::move(text), {}, nullptr});
+  }
   bool SendExtendable(ExtendableFrame frame) override {
-    return Queue(Outgoing::Of(std::move(frame)));
+    return Queue(OutgoingFrame::Of(std::move(frame)));
   }
   void Close(uint16_t code, std::string reason) override {
     absl::MutexLock lock(&mu_);
@@ -273,7 +178,7 @@ class WsHandle final : public WebSocketConnection, public std::enable_shared_fro
  private:
   // Frames wait here until the I/O thread takes them; an extendable one
   // extends the last waiting frame when it can.
-  bool Queue(Outgoing frame) {
+  bool Queue(OutgoingFrame frame) {
     absl::MutexLock lock(&mu_);
     if (closed_) return false;
     if (!pending_.empty() && pending_.back().Absorb(frame)) return true;
@@ -286,7 +191,7 @@ class WsHandle final : public WebSocketConnection, public std::enable_shared_fro
 
   // I/O thread: queues the pending frames on the socket, in order.
   void Flush() {
-    std::vector<Outgoing> frames;
+    std::vector<OutgoingFrame> frames;
     {
       absl::MutexLock lock(&mu_);
       frames.swap(pending_);
@@ -294,14 +199,14 @@ class WsHandle final : public WebSocketConnection, public std::enable_shared_fro
     }
     std::shared_ptr<WsIo> io = io_.lock();
     if (io == nullptr) return;
-    for (Outgoing& frame : frames) io->Enqueue(std::move(frame));
+    for (OutgoingFrame& frame : frames) io->Enqueue(std::move(frame));
   }
 
   const std::shared_ptr<IoGate> gate_;
   const std::weak_ptr<WsIo> io_;
   absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<Outgoing> pending_ ABSL_GUARDED_BY(mu_);
+  std::vector<OutgoingFrame> pending_ ABSL_GUARDED_BY(mu_);
   bool flush_posted_ ABSL_GUARDED_BY(mu_) = false;
 };
 
@@ -601,7 +506,7 @@ asio::awaitable<void> LocalServer::Impl::WebSocketSession(uint64_t id, beast::tc
   auto wsio = std::make_shared<WsIo>(std::move(stream), options.max_websocket_queued_bytes);
   closers[id] = [weak = std::weak_ptr<WsIo>(wsio)] {
     if (auto s = weak.lock()) s->End();
-  };
+  };  // replaced once the inbox below exists
   beast::get_lowest_layer(wsio->ws).expires_never();
   websocket::stream_base::timeout timeouts;
   timeouts.handshake_timeout = options.request_timeout;
@@ -628,37 +533,45 @@ asio::awaitable<void> LocalServer::Impl::WebSocketSession(uint64_t id, beast::tc
       handle->Close(static_cast<uint16_t>(websocket::close_code::internal_error), "no handler");
     }
   });
-  // The next frame is read while the handler takes the one before (a
-  // command may wait minutes on rawd): Beast's idle timer pings a quiet
-  // peer and drops it unless a frame is read in time, so a read must be
-  // outstanding for the peer's pong to count. At most one frame waits
-  // beyond the one being handled: a frame read while the handler is busy
-  // is held, and nothing more is read, until the handler returns. During
-  // that wait the idle timeout is suspended (the peer is not what is
-  // silent), and restored before the next read re-arms it.
+  auto inbox = std::make_shared<FrameInbox>(io, gate, queue, handler);
+  closers[id] = [weak = std::weak_ptr<WsIo>(wsio), weak_inbox = std::weak_ptr<FrameInbox>(inbox)] {
+    if (auto s = weak.lock()) s->End();
+    if (auto i = weak_inbox.lock()) i->Close();
+  };
+  // A connection always has a bound, and a slow handler (a command waiting
+  // minutes on rawd) alone never costs a live peer its socket (the limits of
+  // local_server.h). Each message is read in two steps: its first byte, a
+  // read that sits through any number of control frames (so pongs keep the
+  // idle timeout satisfied however long the handler takes), then the rest.
+  // At most one frame is read ahead of the handler's call; a peer that
+  // begins another while one waits is read no further until that frame goes
+  // to the handler, with the idle timer paused (the silence is the
+  // server's) and the wait bounded by handler_timeout instead.
   websocket::stream_base::timeout paused = timeouts;
   paused.idle_timeout = websocket::stream_base::none();
-  std::shared_ptr<Wakeup> running;  // the call of the last frame handed over, until it returns
   while (!stopping) {
-    beast::flat_buffer buffer;
-    co_await wsio->ws.async_read(buffer, Await(ec));
+    char first = 0;
+    size_t n = co_await wsio->ws.async_read_some(asio::buffer(&first, 1), Await(ec));
     if (ec) break;
-    if (!wsio->ws.got_text()) continue;  // binary frames are ignored
-    if (running != nullptr) {
+    const bool text = wsio->ws.got_text();  // binary frames are ignored
+    if (text && inbox->full()) {
       wsio->ws.set_option(paused);
-      co_await running->Wait(Clock::duration::max());
+      bool room = co_await inbox->WaitForRoom(options.handler_timeout);
       wsio->ws.set_option(timeouts);
+      if (!room) break;
     }
-    running = std::make_shared<Wakeup>(io);
-    bool posted = queue->Post([handler, text = beast::buffers_to_string(buffer.data()),
-                               notify = running->Notifier(gate)]() mutable {
-      if (*handler) (*handler)->OnText(std::move(text));
-      notify();
-    });
-    if (!posted) break;
+    std::string message(&first, n);
+    if (!wsio->ws.is_message_done()) {
+      beast::flat_buffer rest;
+      co_await wsio->ws.async_read(rest, Await(ec));
+      if (ec) break;
+      if (text) message += beast::buffers_to_string(rest.data());
+    }
+    if (text && !inbox->Deliver(std::move(message))) break;
   }
   handle->MarkClosed();
   wsio->End();
+  inbox->Close();
   queue->Post([handler] {
     if (*handler) (*handler)->OnClose();
     handler->reset();

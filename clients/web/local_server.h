@@ -27,7 +27,11 @@
 //   per window (429), connections (extra ones are closed at once), WebSocket
 //   message bytes (closed with 1009), optionally WebSocket output waiting
 //   to be written (the socket is dropped); a request must arrive within
-//   `request_timeout` (slow or idle clients are dropped). A connection that
+//   `request_timeout` (slow or idle clients are dropped), and a WebSocket
+//   peer must be heard within `websocket_idle_timeout` (its pongs count
+//   while a handler runs), or, while held back behind a slow handler, is
+//   let go within `handler_timeout`: no socket is ever without a bound
+//   (local_server.cc, WebSocketSession). A connection that
 //   has not yet sent a request with a valid token or session cookie (on any
 //   route, public ones included) is "unadmitted": it must send its next
 //   request header within `unadmitted_request_timeout`, and at most
@@ -102,10 +106,15 @@ struct LocalServerOptions {
   // A whole request (header and body), and the wait for the next request
   // on a kept-alive connection, must fit in this time.
   std::chrono::milliseconds request_timeout{10000};
-  // A handler that has not responded by then gets the client a 504.
+  // A handler that has not responded by then gets the client a 504. On a
+  // WebSocket, the longest the server holds back a peer that begins a
+  // frame while another, read ahead, still waits for the handler (the
+  // peer cannot be heard meanwhile): past it the socket is dropped.
   std::chrono::milliseconds handler_timeout{120000};
   // A WebSocket peer silent for this long is pinged (at half of it), then
-  // dropped. Suspended while a frame read ahead waits for the handler.
+  // dropped. Its pongs count however long the handler takes, while a frame
+  // read ahead waits too: only a peer held back (handler_timeout above) is
+  // not timed by this.
   std::chrono::milliseconds websocket_idle_timeout{60000};
   // The user whose connections are served; unset: the owner of the
   // listening socket, this process's user. (Tests name another user to see
@@ -158,10 +167,12 @@ class WebSocketConnection {
 // The per-connection logic of a WebSocket route. Its calls run on the
 // handler pool, one at a time, in order: OnOpen, OnText for each text frame,
 // OnClose once when the socket is gone. While OnText runs the server reads
-// ahead by at most one frame, which it hands over once OnText returns (so
-// a peer that answers pings keeps its socket however long OnText takes;
-// local_server.cc). Binary frames are ignored (the ACP WebSocket transport
-// says so); pings are answered by the server.
+// ahead by at most one frame, which it hands over once OnText returns, and
+// keeps listening for the peer's pongs (so a peer that answers pings keeps
+// its socket however long OnText takes; local_server.cc). A peer that
+// begins yet another frame meanwhile is read no further until then, for at
+// most handler_timeout. Binary frames are ignored (the ACP WebSocket
+// transport says so); pings are answered by the server.
 class WebSocketHandler {
  public:
   virtual ~WebSocketHandler() = default;

@@ -1,15 +1,22 @@
 // LocalServer's WebSocket connections: frames arrive whole and in order,
 // extendable frames waiting behind a write leave joined, a peer that reads
-// nothing is dropped past the queue limit, and one that answers pings keeps
-// its socket while a handler takes longer than the idle timeout.
+// nothing is dropped past the queue limit, one that answers pings keeps its
+// socket while a handler takes longer than the idle timeout (a frame of its
+// waiting or not), and one that does not, or that the server holds back
+// behind a slow handler, is dropped in bounded time.
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "clients/web/local_server.h"
 #include "gtest/gtest.h"
 #include "tests/clients/web/local_server_fixture.h"
@@ -110,6 +117,84 @@ TEST_F(LocalServerTest, APeerAnsweringPingsKeepsItsSocketWhileAHandlerWaits) {
   reply = (*client)->Read();
   ASSERT_TRUE(reply.ok()) << reply.status();
   EXPECT_EQ(*reply, "done:next");
+}
+
+// A frame read ahead while the handler waits does not stop the server
+// hearing the peer: its pongs still count, so a peer that answers pings
+// keeps its socket for longer than the idle timeout while a frame of its
+// waits, and both frames are answered.
+TEST_F(LocalServerTest, APeerAnsweringPingsKeepsItsSocketWhileAFrameWaitsForTheHandler) {
+  LocalServerOptions server_options;
+  server_options.websocket_idle_timeout = std::chrono::milliseconds(300);
+  StartServer(server_options);
+  auto client = ConnectWithToken("/held");
+  ASSERT_TRUE(client.ok()) << client.status();
+  std::once_flag released;
+  auto release = [&] { std::call_once(released, [&] { release_held_.Notify(); }); };
+  absl::Cleanup release_at_end = release;
+  // Pings counted once the second frame is on its way: four span more than
+  // the whole idle timeout.
+  std::atomic<bool> next_sent{false};
+  std::atomic<int> pings{0};
+  absl::Notification pinged;
+  (*client)->OnPing([&] {
+    if (next_sent && ++pings == 4) {
+      pinged.Notify();
+      release();
+    }
+  });
+  // Bounds a failure (no pings while the frame waits), not the test.
+  std::thread watchdog([&] {
+    if (!pinged.WaitForNotificationWithTimeout(absl::Seconds(20))) release();
+  });
+  absl::Cleanup join = [&] { watchdog.join(); };
+  ASSERT_TRUE((*client)->SendText("hold").ok());
+  holding_.WaitForNotification();
+  ASSERT_TRUE((*client)->SendText("next").ok());
+  next_sent = true;
+  absl::StatusOr<std::string> reply = (*client)->Read();
+  ASSERT_TRUE(reply.ok()) << reply.status() << " after " << pings << " pings answered";
+  EXPECT_EQ(*reply, "done:hold");
+  EXPECT_TRUE(pinged.HasBeenNotified()) << pings << " pings while the frame waited";
+  reply = (*client)->Read();
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  EXPECT_EQ(*reply, "done:next");
+}
+
+// A peer that goes silent (it answers no ping) while a frame of its waits
+// for a handler that never returns is dropped after the idle timeout: a
+// slow handler does not keep a dead peer's socket open.
+TEST_F(LocalServerTest, ASilentPeerIsDroppedWhileAFrameWaitsForTheHandler) {
+  LocalServerOptions server_options;
+  server_options.websocket_idle_timeout = std::chrono::milliseconds(300);
+  StartServer(server_options);
+  auto client = ConnectWithToken("/held");
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::Cleanup release = [this] { release_held_.Notify(); };
+  ASSERT_TRUE((*client)->SendText("hold").ok());
+  holding_.WaitForNotification();
+  ASSERT_TRUE((*client)->SendText("next").ok());
+  EXPECT_TRUE((*client)->WaitForDrop(std::chrono::seconds(20)))
+      << "the socket stayed open while the handler held";
+}
+
+// A peer that begins yet another frame while one waits for the handler is
+// read no further (it is held back, and cannot be heard), so the idle
+// timeout cannot judge it; it is let go once handler_timeout passes with
+// the handler still running.
+TEST_F(LocalServerTest, APeerHeldBackBehindAHandlerIsDroppedAfterTheHandlerTimeout) {
+  LocalServerOptions server_options;
+  server_options.handler_timeout = std::chrono::milliseconds(300);
+  StartServer(server_options);
+  auto client = ConnectWithToken("/held");
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::Cleanup release = [this] { release_held_.Notify(); };
+  ASSERT_TRUE((*client)->SendText("hold").ok());
+  holding_.WaitForNotification();
+  ASSERT_TRUE((*client)->SendText("a").ok());
+  ASSERT_TRUE((*client)->SendText("b").ok());
+  EXPECT_TRUE((*client)->WaitForDrop(std::chrono::seconds(20)))
+      << "the socket stayed open while the handler held";
 }
 
 // Frames sent while the handler still runs are answered in order, each

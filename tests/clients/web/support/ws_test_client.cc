@@ -1,5 +1,9 @@
 #include "tests/clients/web/support/ws_test_client.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -90,6 +94,23 @@ absl::Status WsTestClient::Close() {
   beast::error_code ec;
   state_->ws.close(websocket::close_code::normal, ec);
   return ec ? absl::UnavailableError(ec.message()) : absl::OkStatus();
+}
+
+bool WsTestClient::WaitForDrop(std::chrono::milliseconds limit) {
+  const int fd = state_->ws.next_layer().native_handle();
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  char sink[4096];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno != EINTR) return false;
+    if (ready <= 0) continue;
+    ssize_t n = ::recv(fd, sink, sizeof sink, 0);
+    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) return true;
+  }
 }
 
 }  // namespace raw::web::testing

@@ -2,6 +2,7 @@
 // ws_test_client.cc only) for driving a LocalServer from the tests.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,6 +44,11 @@ class WsTestClient {
   void OnPing(std::function<void()> on_ping);
   // A normal close handshake.
   absl::Status Close();
+  // Reads the socket below the WebSocket layer, answering nothing (pings
+  // included: a peer gone silent), until the server drops the connection
+  // (true) or `limit` passes with it still open (false; a bound for a
+  // failing test, never a wait for an event).
+  bool WaitForDrop(std::chrono::milliseconds limit);
 
   struct State;
 
