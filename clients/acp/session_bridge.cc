@@ -264,32 +264,25 @@ void SessionBridge::OnEvent(const v1::Event& event) {
     held_.push_back(event);
     return;
   }
-  // Whether the event is the operation a start in flight started is known
-  // with its answer (its events may come first).
-  if (starts_pending_ > 0) {
-    unplaced_.push_back(event);
-    return;
-  }
   Handle(event);
 }
 
-void SessionBridge::StartSent() {
+void SessionBridge::StartSent(const std::string& operation_id) {
   turn_->start = ++starts_sent_;
   turn_->starting = true;
-  ++starts_pending_;
+  // The operation's events may come before rawd answers the start: they
+  // are the prompt's from now on.
+  turn_->turn_id = operation_id;
 }
 
 void SessionBridge::StartAnswered(uint64_t start, const absl::Status& status,
                                   const std::string& operation_id) {
-  --starts_pending_;
-  if (turn_ && turn_->start == start) {
-    turn_->starting = false;
-    if (status.ok()) turn_->turn_id = operation_id;
-  }
-  if (starts_pending_ > 0) return;
-  std::vector<v1::Event> events = std::move(unplaced_);
-  unplaced_.clear();
-  for (const v1::Event& event : events) Handle(event);
+  // The turn may have ended already (its end came before the answer), and
+  // another prompt's start may have been sent since.
+  if (!turn_ || turn_->start != start) return;
+  turn_->starting = false;
+  // rawd gives the operation the id the start chose.
+  if (status.ok()) turn_->turn_id = operation_id;
 }
 
 void SessionBridge::Update(Json update) {
@@ -533,13 +526,13 @@ void SessionBridge::StartTurn(AcpPrompt& prompt) {
     EndTurn(turn_->cancel_requested ? absl::StatusOr<std::string>("cancelled")
                                     : absl::StatusOr<std::string>(status));
   };
-  absl::Status started =
+  absl::StatusOr<std::string> turn_id =
       controller_->StartTurnWithId(prompt.text, std::move(done), std::move(prompt.images));
-  if (!started.ok()) {
-    EndTurn(started);
+  if (!turn_id.ok()) {
+    EndTurn(turn_id.status());
     return;
   }
-  StartSent();
+  StartSent(*turn_id);
 }
 
 void SessionBridge::Cancel() {
@@ -688,8 +681,9 @@ void SessionBridge::OnDisconnected(const std::string& why) {
   RAW_LOG(Warning) << "session " << id_ << ": rawd went away (" << why << "); reconnecting";
   if (!turn_) return;
   // The turn's end cannot be known until rawd is back, and a daemon that
-  // stopped during a turn does not finish it: the prompt ends now.
-  lost_turn_ = turn_->turn_id;
+  // stopped during a turn does not finish it: the prompt ends now. A start
+  // still unanswered may never have reached rawd: no end of it is awaited.
+  lost_turn_ = turn_->starting ? std::string() : turn_->turn_id;
   if (turn_->cancel_requested) {
     EndTurn(std::string("cancelled"));
     return;

@@ -10,13 +10,16 @@
 // the whole display history and sends it as updates (UpdateMapper::Replay)
 // before answering. Live events that arrive meanwhile wait for the replay.
 //
-// A prompt's turn (or /compact) is the operation whose id rawd returned
-// for it (StartTurnResponse.turn_id, CompactResponse.operation_id): only
-// that operation's events are the prompt's (its approvals become
-// permission requests, its end answers the prompt). Events that arrive
-// while such a start waits for its answer wait with it, so that the
-// operation's first events, and even its end (a compaction with nothing
-// to compact records nothing else), are recognised.
+// A prompt's turn (or /compact) is the operation of the id its start
+// chose (StartTurnRequest.turn_id, CompactRequest.operation_id, which the
+// controller returns as it sends the start): only that operation's events
+// are the prompt's (its approvals become permission requests, its end
+// answers the prompt). They are recognised as they come, also before rawd
+// answers the start (it does once the operation is prepared and started,
+// and its first events may come first): the reply's first chunk never
+// waits for that answer, and an operation whose end comes first (a
+// compaction with nothing to compact records nothing else) still answers
+// its prompt. Nothing is held back for the answer.
 //
 // A prompt needs the lease. While following, the bridge does not know
 // whether the holder it last heard of still holds it (rawd tells followers
@@ -149,8 +152,8 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   };
   struct Turn {
     Json prompt_id;
-    // The id rawd returned for this prompt's turn or compaction; empty
-    // until then.
+    // The id of this prompt's turn or compaction, chosen as its start is
+    // sent; empty until then.
     std::string turn_id;
     // Its start (numbered by the bridge; 0: none sent) and whether that
     // still waits for rawd's answer.
@@ -183,10 +186,10 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   void MaybeOpened();
   void FailOpen(const absl::Status& status);
   void Handle(const v1::Event& event);
-  // Counts a start of the prompt's operation as sent (StartTurn, Compact).
-  void StartSent();
-  // rawd answered the start `start`: the prompt's operation gets its id, and
-  // the events that waited for the answer are handled.
+  // Counts a start of the prompt's operation `operation_id` as sent
+  // (StartTurn, Compact): from here on its events are the prompt's.
+  void StartSent(const std::string& operation_id);
+  // rawd answered the start `start` (OK: it started `operation_id`).
   void StartAnswered(uint64_t start, const absl::Status& status, const std::string& operation_id);
   void Update(Json update);
   // ConfigureSession with approval_mode_ under the lease just granted;
@@ -223,8 +226,8 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // The refusal of a prompt while `holder` (may be empty) writes.
   absl::Status HeldElsewhere(const std::string& holder) const;
   void RefusePrompt(const Json& id, const absl::Status& status);
-  // Starts the turn of the prompt in turn_ (its id comes with rawd's
-  // answer). Moves the prompt's images into the request.
+  // Starts the turn of the prompt in turn_. Moves the prompt's images into
+  // the request.
   void StartTurn(AcpPrompt& prompt);
   void EndTurn(const absl::StatusOr<std::string>& stop_reason);
   // Ends the prompt (cancelled) and runs the waiting Shutdown callbacks.
@@ -256,10 +259,8 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   std::string lost_turn_;
   std::vector<v1::Event> history_;  // kLoad: read so far, oldest first
   std::vector<v1::Event> held_;     // live events waiting for the replay
-  // Live events waiting for the answers to the starts in flight.
-  std::vector<v1::Event> unplaced_;
+  // Starts sent so far (they number Turn::start).
   uint64_t starts_sent_ = 0;
-  int starts_pending_ = 0;
   // The session is gone (deleted).
   bool gone_ = false;
   std::optional<Turn> turn_;

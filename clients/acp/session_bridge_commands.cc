@@ -34,20 +34,20 @@ bool SessionBridge::RunCommand(const std::string& text) {
   // The controller's callbacks below never run after the bridge (and its
   // controller) is gone.
   if (command == "/compact") {
-    // Its end (CompactionEnded under the id rawd returns) answers; there
-    // may be no other event (nothing to compact).
+    // Its end (CompactionEnded under the id its start chose) answers;
+    // there may be no other event (nothing to compact).
     turn_->compaction = true;
     const uint64_t start = starts_sent_ + 1;
-    absl::Status s = controller_->CompactWithId(
+    absl::StatusOr<std::string> chosen = controller_->CompactWithId(
         [this, id, start](const absl::Status& status, const std::string& operation_id) {
           StartAnswered(start, status, operation_id);
           if (!status.ok()) CommandDone(id, status);
         });
-    if (!s.ok()) {
-      CommandDone(id, s);
+    if (!chosen.ok()) {
+      CommandDone(id, chosen.status());
       return true;
     }
-    StartSent();
+    StartSent(*chosen);
     return true;
   }
   if (command != "/clear" && command != "/stats" && command != "/agent") return false;

@@ -28,13 +28,15 @@
 // reaches. So Interrupt is never queued behind them: it goes out on a
 // worker of its own at once. Each start names its operation with an id the
 // controller chooses (StartTurnRequest.turn_id, CompactRequest.
-// operation_id), and an Interrupt while a start is unanswered names that
-// id: the daemon interrupts the operation if the start reached it first,
-// and otherwise remembers the id and refuses the start when it arrives
-// (CANCELLED either way). An Interrupt with no start unanswered names
-// nothing (whatever runs), so a start waits while such an interrupt is on
-// its way (it would otherwise stop the next operation); an Interrupt that
-// comes while a start waits so ends it unsent (CANCELLED).
+// operation_id; StartTurnWithId and CompactWithId return it, so that a
+// front end knows the operation's events before the answer), and an
+// Interrupt while a start is unanswered names that id: the daemon
+// interrupts the operation if the start reached it first, and otherwise
+// remembers the id and refuses the start when it arrives (CANCELLED either
+// way). An Interrupt with no start unanswered names nothing (whatever
+// runs), so a start waits while such an interrupt is on its way (it would
+// otherwise stop the next operation); an Interrupt that comes while a
+// start waits so ends it unsent (CANCELLED).
 //
 // Threading: owned by one thread (a front end's UI thread). Blocking calls
 // run on a worker thread, the streams on threads of their own; all their
@@ -125,10 +127,8 @@ class SessionController : private SessionLease::Listener {
   using Done = std::function<void(const absl::Status&)>;
   // A start's outcome and, when it is OK, the id rawd gave the operation it
   // started: StartTurnResponse.turn_id, CompactResponse.operation_id (the
-  // turn_id of that operation's events). The only sure way to tell this
-  // client's operation from another's: its events may come before the
-  // answer, and an operation that records no start event (a compaction
-  // with nothing to compact) still ends under this id.
+  // turn_id of that operation's events). rawd gives it the id the start
+  // chose, which StartTurnWithId and CompactWithId return at once.
   using Started = std::function<void(const absl::Status& status, const std::string& operation_id)>;
   // An interrupt's outcome; `interrupted` is false when rawd ran nothing to
   // interrupt (always false when `status` is not OK).
@@ -197,9 +197,15 @@ class SessionController : private SessionLease::Listener {
   // --- writes (FAILED_PRECONDITION at once without the lease) ---
   // `images` go with the text (StartTurnRequest.images).
   absl::Status StartTurn(const std::string& text, Done done, std::vector<v1::Image> images = {});
-  // StartTurn, telling `started` the turn's id (see Started).
-  absl::Status StartTurnWithId(const std::string& text, Started started,
-                               std::vector<v1::Image> images = {});
+  // StartTurn, returning the id chosen for the turn (StartTurnRequest.
+  // turn_id) as soon as the start is on its way, and telling `started` how
+  // it ended. The id is the sure way to tell this client's operation from
+  // another's, and it is known before rawd answers: the operation's events
+  // may come first (rawd answers once it has prepared and started the
+  // operation), and one that records no start event (a compaction with
+  // nothing to compact) still ends under it.
+  absl::StatusOr<std::string> StartTurnWithId(const std::string& text, Started started,
+                                              std::vector<v1::Image> images = {});
   // Interrupts the turn or compaction, or its preparation (the daemon then
   // answers that operation's start CANCELLED); never waits behind a start.
   absl::Status Interrupt(Done done);
@@ -212,8 +218,9 @@ class SessionController : private SessionLease::Listener {
   absl::Status AnswerApproval(std::string request_id, v1::ApprovalDecision decision,
                               const std::string& message, Done done, int session_rule = 0);
   absl::Status Compact(Done done);
-  // Compact, telling `started` the compaction's id (see Started).
-  absl::Status CompactWithId(Started started);
+  // Compact, returning the id chosen for the compaction (CompactRequest.
+  // operation_id) as StartTurnWithId does.
+  absl::StatusOr<std::string> CompactWithId(Started started);
   absl::Status ClearContext(Done done);
 
   // --- reads ---

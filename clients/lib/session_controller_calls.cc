@@ -80,8 +80,9 @@ absl::Status SessionController::CheckWrite() const {
   return absl::OkStatus();
 }
 
-absl::Status SessionController::StartTurnWithId(const std::string& text, Started started,
-                                                std::vector<v1::Image> images) {
+absl::StatusOr<std::string> SessionController::StartTurnWithId(const std::string& text,
+                                                               Started started,
+                                                               std::vector<v1::Image> images) {
   if (absl::Status s = CheckWrite(); !s.ok()) return s;
   if (activity_.busy()) return absl::FailedPreconditionError("the agent is still working");
   v1::StartTurnRequest request;
@@ -92,23 +93,22 @@ absl::Status SessionController::StartTurnWithId(const std::string& text, Started
   for (v1::Image& image : images) *request.add_images() = std::move(image);
   std::string turn_id = request.turn_id();  // before the request moves
   WriteStart(
-      std::move(turn_id),
+      turn_id,
       [request = std::move(request)](RawClient& c) -> absl::StatusOr<std::string> {
         absl::StatusOr<v1::StartTurnResponse> r = c.StartTurn(request);
         if (!r.ok()) return r.status();
         return r->turn_id();
       },
       std::move(started));
-  return absl::OkStatus();
+  return turn_id;
 }
 
 absl::Status SessionController::StartTurn(const std::string& text, Done done,
                                           std::vector<v1::Image> images) {
-  return StartTurnWithId(
-      text, Started([done = std::move(done)](const absl::Status& status, const std::string&) {
-        if (done) done(status);
-      }),
-      std::move(images));
+  Started started = [done = std::move(done)](const absl::Status& status, const std::string&) {
+    if (done) done(status);
+  };
+  return StartTurnWithId(text, std::move(started), std::move(images)).status();
 }
 
 absl::Status SessionController::InterruptWithOutcome(Interrupted done) {
@@ -165,7 +165,7 @@ absl::Status SessionController::AnswerApproval(std::string request_id,
   return absl::OkStatus();
 }
 
-absl::Status SessionController::CompactWithId(Started started) {
+absl::StatusOr<std::string> SessionController::CompactWithId(Started started) {
   if (absl::Status s = CheckWrite(); !s.ok()) return s;
   if (activity_.busy()) return absl::FailedPreconditionError("the agent is still working");
   v1::CompactRequest request;
@@ -180,14 +180,14 @@ absl::Status SessionController::CompactWithId(Started started) {
         return r->operation_id();
       },
       std::move(started));
-  return absl::OkStatus();
+  return request.operation_id();
 }
 
 absl::Status SessionController::Compact(Done done) {
-  return CompactWithId(
-      Started([done = std::move(done)](const absl::Status& status, const std::string&) {
-        if (done) done(status);
-      }));
+  Started started = [done = std::move(done)](const absl::Status& status, const std::string&) {
+    if (done) done(status);
+  };
+  return CompactWithId(std::move(started)).status();
 }
 
 absl::Status SessionController::ClearContext(Done done) {

@@ -205,6 +205,18 @@ class FakeRawService final : public v1::Raw::Service {
     absl::MutexLock l(&mu_);
     return interrupt_operation_ids_;
   }
+  // StartTurn calls answered so far, whatever the answer.
+  int start_turns_answered() {
+    absl::MutexLock l(&mu_);
+    return start_turns_answered_;
+  }
+  // Blocks until `n` StartTurn calls have been answered.
+  void WaitForStartTurnsAnswered(int n) {
+    absl::MutexLock l(&mu_);
+    auto answered = [this, n]()
+                        ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return start_turns_answered_ >= n; };
+    mu_.Await(absl::Condition(&answered));
+  }
   bool subscriber_attached_at_start() {
     absl::MutexLock l(&mu_);
     return subscriber_attached_at_start_;
@@ -278,39 +290,9 @@ class FakeRawService final : public v1::Raw::Service {
   grpc::Status StartTurn(grpc::ServerContext*, const v1::StartTurnRequest* request,
                          v1::StartTurnResponse* response) override {
     absl::MutexLock l(&mu_);
-    calls_.push_back("StartTurn:" + request->text());
-    start_turn_ids_.push_back(request->turn_id());
-    write_leases_.push_back("StartTurn=" + request->lease_id());
-    if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
-    if (!start_error_.ok()) return start_error_;
-    if (hold_starts_) {
-      starting_ = true;
-      auto go = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !hold_starts_ || start_abandoned_;
-      };
-      mu_.AwaitWithTimeout(absl::Condition(&go), absl::Seconds(10));
-      starting_ = false;
-      if (start_abandoned_) {
-        start_abandoned_ = false;
-        return grpc::Status(grpc::StatusCode::CANCELLED,
-                            "the turn was interrupted before it started (interrupted)");
-      }
-    }
-    // The client subscribes before it starts the turn; its Subscribe call
-    // may still be on the way to a handler thread.
-    auto attached = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return subscribers_ > 0; };
-    subscriber_attached_at_start_ =
-        mu_.AwaitWithTimeout(absl::Condition(&attached), absl::Seconds(10));
-    ++turns_;
-    std::string turn_id =
-        request->turn_id().empty() ? "turn_" + std::to_string(turns_) : request->turn_id();
-    current_turn_ = turn_id;
-    response->set_turn_id(turn_id);
-    if (start_script_) {
-      for (auto& e : start_script_(turn_id)) AppendLocked(std::move(e));
-    }
-    if (close_after_start_) closed_ = true;
-    return grpc::Status::OK;
+    grpc::Status status = StartTurnLocked(request, response);
+    ++start_turns_answered_;
+    return status;
   }
 
   grpc::Status InterruptTurn(grpc::ServerContext*, const v1::InterruptTurnRequest* request,
@@ -383,9 +365,8 @@ class FakeRawService final : public v1::Raw::Service {
       if (!WriteUnlocked(write, e)) return Detach();
     }
     for (;;) {
-      auto ready = [this, next]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return closed_ || log_.size() > next;
-      };
+      auto ready = [this, next]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_ || log_.size() > next; };
       mu_.Await(absl::Condition(&ready));
       if (log_.size() > next) {
         v1::Event e = log_[next++];
@@ -514,9 +495,9 @@ class FakeRawService final : public v1::Raw::Service {
       }
       if (closed_) return grpc::Status::OK;
       if (slot.declines != declines) {
-        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                            absl::StrCat("\"", holder.client_name(), "\" keeps session ",
-                                         request->session_id()));
+        return grpc::Status(
+            grpc::StatusCode::FAILED_PRECONDITION,
+            absl::StrCat("\"", holder.client_name(), "\" keeps session ", request->session_id()));
       }
     }
     const std::string id = absl::StrCat("lease_", ++lease_count_);
@@ -558,6 +539,44 @@ class FakeRawService final : public v1::Raw::Service {
   }
 
  private:
+  // StartTurn's answer (it counts the answers).
+  grpc::Status StartTurnLocked(const v1::StartTurnRequest* request, v1::StartTurnResponse* response)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    calls_.push_back("StartTurn:" + request->text());
+    start_turn_ids_.push_back(request->turn_id());
+    write_leases_.push_back("StartTurn=" + request->lease_id());
+    if (grpc::Status s = CheckLease(request->session_id(), request->lease_id()); !s.ok()) return s;
+    if (!start_error_.ok()) return start_error_;
+    if (hold_starts_) {
+      starting_ = true;
+      auto go = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !hold_starts_ || start_abandoned_;
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&go), absl::Seconds(10));
+      starting_ = false;
+      if (start_abandoned_) {
+        start_abandoned_ = false;
+        return grpc::Status(grpc::StatusCode::CANCELLED,
+                            "the turn was interrupted before it started (interrupted)");
+      }
+    }
+    // The client subscribes before it starts the turn; its Subscribe call
+    // may still be on the way to a handler thread.
+    auto attached = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return subscribers_ > 0; };
+    subscriber_attached_at_start_ =
+        mu_.AwaitWithTimeout(absl::Condition(&attached), absl::Seconds(10));
+    ++turns_;
+    std::string turn_id =
+        request->turn_id().empty() ? "turn_" + std::to_string(turns_) : request->turn_id();
+    current_turn_ = turn_id;
+    response->set_turn_id(turn_id);
+    if (start_script_) {
+      for (auto& e : start_script_(turn_id)) AppendLocked(std::move(e));
+    }
+    if (close_after_start_) closed_ = true;
+    return grpc::Status::OK;
+  }
+
   struct LeaseSlot {
     std::string lease_id;  // empty: free
     v1::LeaseHolder holder;
@@ -579,7 +598,8 @@ class FakeRawService final : public v1::Raw::Service {
                           absl::StrCat("nobody holds the write lease of session ", session));
     }
     if (lease_id != slot.lease_id) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, HolderMessage(session, slot.holder));
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          HolderMessage(session, slot.holder));
     }
     return grpc::Status::OK;
   }
@@ -641,6 +661,7 @@ class FakeRawService final : public v1::Raw::Service {
   int turns_ ABSL_GUARDED_BY(mu_) = 0;
   std::string current_turn_ ABSL_GUARDED_BY(mu_);
   bool subscriber_attached_at_start_ ABSL_GUARDED_BY(mu_) = false;
+  int start_turns_answered_ ABSL_GUARDED_BY(mu_) = 0;
   bool replay_in_one_message_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> start_turn_ids_ ABSL_GUARDED_BY(mu_);

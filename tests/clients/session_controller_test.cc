@@ -50,7 +50,9 @@ class Recorder : public SessionController::Listener {
     std::optional<v1::ApprovalRequested> pending = controller->pending_approval();
     shown_request = pending ? pending->request_id() : "";
   }
-  void OnLeaseChange(Change change, SessionLease::State) override { lease_changes.push_back(change); }
+  void OnLeaseChange(Change change, SessionLease::State) override {
+    lease_changes.push_back(change);
+  }
   void OnSessionUpdated() override { ++session_updates; }
   void OnTurnAbandoned() override { ++abandoned; }
 
@@ -263,8 +265,8 @@ TEST(SessionControllerTest, AnApprovalIsPendingUntilAnsweredUnderTheLease) {
   ui.RunUntil([&] { return ui.controller->pending_approval().has_value(); });
   EXPECT_EQ(ui.controller->pending_approval()->request_id(), "req_1");
   EXPECT_EQ(ui.listener.shown_request, "req_1");
-  EXPECT_TRUE(absl::IsNotFound(ui.controller->AnswerApproval(
-      "req_0", v1::APPROVAL_DECISION_ALLOW_ONCE, "", nullptr)));
+  EXPECT_TRUE(absl::IsNotFound(
+      ui.controller->AnswerApproval("req_0", v1::APPROVAL_DECISION_ALLOW_ONCE, "", nullptr)));
 
   bool answered = false;
   ASSERT_TRUE(ui.controller
@@ -319,9 +321,8 @@ TEST(SessionControllerTest, ChangingTheAgentOpensANewSessionWithItInTheSameDirec
   EXPECT_EQ(daemon.service().last_create().cwd(), "/work/project");
   // The first session's lease is let go; the new one is held.
   daemon.service().WaitForLeaseFree("s1");
-  ui.RunUntil([&] {
-    return ui.controller->can_write() && ui.controller->lease().lease_id() != "lease_1";
-  });
+  ui.RunUntil(
+      [&] { return ui.controller->can_write() && ui.controller->lease().lease_id() != "lease_1"; });
 
   ui.controller->ChangeAgent("missing", "/elsewhere");
   ui.RunUntil([&] { return !ui.listener.open_error.ok(); });
@@ -418,13 +419,12 @@ TEST(SessionControllerTest, AnInterruptDuringAStartNamesItsOperation) {
   ui.Open("s1");
   std::optional<absl::Status> started;
   std::string turn_id;
-  ASSERT_TRUE(ui.controller
-                  ->StartTurnWithId("hi",
-                                    [&](const absl::Status& s, const std::string& id) {
-                                      started = s;
-                                      turn_id = id;
-                                    })
-                  .ok());
+  absl::StatusOr<std::string> chosen =
+      ui.controller->StartTurnWithId("hi", [&](const absl::Status& s, const std::string& id) {
+        started = s;
+        turn_id = id;
+      });
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
   daemon.service().WaitForCall("StartTurn:hi");
   std::optional<absl::Status> interrupted;
   ASSERT_TRUE(ui.controller->Interrupt([&](const absl::Status& s) { interrupted = s; }).ok());
@@ -432,6 +432,8 @@ TEST(SessionControllerTest, AnInterruptDuringAStartNamesItsOperation) {
   std::vector<std::string> starts = daemon.service().start_turn_ids();
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_TRUE(IsIdOfForm(starts[0], "turn_")) << starts[0];
+  // The caller knew the id before the start was answered.
+  EXPECT_EQ(*chosen, starts[0]);
   EXPECT_EQ(daemon.service().interrupt_operation_ids(), std::vector<std::string>{starts[0]});
   daemon.service().ReleaseStartTurns();
   ui.RunUntil([&] { return started.has_value(); });
