@@ -38,6 +38,15 @@ std::vector<events::SessionEvent> EndsOf(const std::vector<events::SessionEvent>
   return ends;
 }
 
+// The CompactionEnded events among `evs`.
+std::vector<events::SessionEvent> CompactionEndsOf(const std::vector<events::SessionEvent>& evs) {
+  std::vector<events::SessionEvent> ends;
+  for (const auto& e : evs) {
+    if (std::holds_alternative<events::CompactionEnded>(e.payload)) ends.push_back(e);
+  }
+  return ends;
+}
+
 bool AnyOfTurn(const std::vector<events::SessionEvent>& evs, const std::string& turn_id) {
   return std::any_of(evs.begin(), evs.end(),
                      [&](const events::SessionEvent& e) { return e.turn_id == turn_id; });
@@ -204,14 +213,7 @@ TEST_F(UnstoredTurnEndTest, AManualCompactionsEndIsStoredOnceBeforeTheNextWrite)
   const auto& shown = std::get<events::CompactionEnded>(live.payload);
   EXPECT_EQ(shown.outcome, events::CompactionOutcome::kFailed) << shown.message;
   EXPECT_THAT(shown.message, HasSubstr("could not be recorded"));
-  auto compaction_ends = [](const std::vector<events::SessionEvent>& evs) {
-    std::vector<events::SessionEvent> ends;
-    for (const auto& e : evs) {
-      if (std::holds_alternative<events::CompactionEnded>(e.payload)) ends.push_back(e);
-    }
-    return ends;
-  };
-  ASSERT_THAT(compaction_ends(temp_.Stored()), IsEmpty());
+  ASSERT_THAT(CompactionEndsOf(temp_.Stored()), IsEmpty());
 
   // No turn is stored after a compaction that has no end in the store.
   absl::Status refused = harness_->StartTurn(*runner_, Plan("turn_6", "sixth"));
@@ -229,9 +231,9 @@ TEST_F(UnstoredTurnEndTest, AManualCompactionsEndIsStoredOnceBeforeTheNextWrite)
   absl::StatusOr<std::vector<events::SessionEvent>> more =
       testing::ReadUntilTurnEnds(*sub, "turn_7");
   ASSERT_TRUE(more.ok()) << more.status();
-  EXPECT_THAT(compaction_ends(*more), IsEmpty()) << "a subscriber is shown the end once";
+  EXPECT_THAT(CompactionEndsOf(*more), IsEmpty()) << "a subscriber is shown the end once";
   std::vector<events::SessionEvent> stored = temp_.Stored();
-  std::vector<events::SessionEvent> ends = compaction_ends(stored);
+  std::vector<events::SessionEvent> ends = CompactionEndsOf(stored);
   ASSERT_EQ(ends.size(), 1u);
   EXPECT_EQ(ends[0].seq, live.seq);
   EXPECT_EQ(ends[0].turn_id, live.turn_id);
@@ -268,21 +270,14 @@ TEST_F(UnstoredTurnEndTest, ATurnStopsAfterAnAutomaticCompactionWhoseEndIsNotSto
   for (const events::SessionEvent& e : *seen) {
     EXPECT_FALSE(std::holds_alternative<events::AssistantMessage>(e.payload));
   }
-  auto compaction_ends = [](const std::vector<events::SessionEvent>& evs) {
-    std::vector<events::SessionEvent> ends;
-    for (const auto& e : evs) {
-      if (std::holds_alternative<events::CompactionEnded>(e.payload)) ends.push_back(e);
-    }
-    return ends;
-  };
-  const std::vector<events::SessionEvent> shown_ends = compaction_ends(*seen);
+  const std::vector<events::SessionEvent> shown_ends = CompactionEndsOf(*seen);
   ASSERT_EQ(shown_ends.size(), 1u);
   const events::SessionEvent shown_compaction_end = shown_ends[0];
   const events::SessionEvent shown_turn_end = seen->back();
 
   // The turn's end is not stored after a compaction that has no end in the
   // store: both wait, and so does the next turn.
-  EXPECT_THAT(compaction_ends(temp_.Stored()), IsEmpty());
+  EXPECT_THAT(CompactionEndsOf(temp_.Stored()), IsEmpty());
   EXPECT_THAT(EndsOf(temp_.Stored(), "turn_6"), IsEmpty());
   for (const events::SessionEvent& e : temp_.Stored()) {
     EXPECT_FALSE(std::holds_alternative<events::Notice>(e.payload))
@@ -301,10 +296,10 @@ TEST_F(UnstoredTurnEndTest, ATurnStopsAfterAnAutomaticCompactionWhoseEndIsNotSto
   absl::StatusOr<std::vector<events::SessionEvent>> more =
       testing::ReadUntilTurnEnds(*sub, "turn_8");
   ASSERT_TRUE(more.ok()) << more.status();
-  EXPECT_THAT(compaction_ends(*more), IsEmpty());
+  EXPECT_THAT(CompactionEndsOf(*more), IsEmpty());
   EXPECT_THAT(EndsOf(*more, "turn_6"), IsEmpty());
   const std::vector<events::SessionEvent> stored = temp_.Stored();
-  const std::vector<events::SessionEvent> stored_compaction_ends = compaction_ends(stored);
+  const std::vector<events::SessionEvent> stored_compaction_ends = CompactionEndsOf(stored);
   ASSERT_EQ(stored_compaction_ends.size(), 1u);
   EXPECT_EQ(stored_compaction_ends[0].seq, shown_compaction_end.seq);
   EXPECT_EQ(stored_compaction_ends[0].turn_id, "turn_6");
