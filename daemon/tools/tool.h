@@ -59,7 +59,10 @@ struct ToolContext {
   // For tools that walk a tree below their path (grep, glob, list_dir):
   // whether the agent's rules withhold the entry at this absolute path from
   // the call (policy/walk_filter.h); a withheld directory is not entered.
-  // Null = nothing is withheld.
+  // For a tool that names one file (read_file, edit_file, write_file):
+  // whether the file at the path is now another name (a hard link) of a
+  // protected file (policy/protected_links.h), asked about a file with
+  // several links after it is opened. Null = nothing is withheld.
   std::function<bool(const std::string& path)> withheld = nullptr;
   // For a path tool: the path its rules judged (policy::ResolveRulePath of
   // the path argument: absolute, free of symlinks). The file tools open

@@ -2,6 +2,8 @@
 // unless a url rule allows it, never reaches this machine or its private
 // networks unless the agent allows private addresses, and the file tools
 // are denied the user's secret stores (HOME is the test daemon's own).
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 
@@ -286,6 +288,37 @@ TEST_F(ExfiltrationTest, FileToolsAreDeniedSecretStoresEvenUnderAllowAll) {
   EXPECT_THAT(results[5].content(), Not(HasSubstr("id_ed25519")));
   EXPECT_THAT(results[6].content(), Not(HasSubstr("credentials")));
   EXPECT_THAT(results[6].content(), Not(HasSubstr("id_ed25519")));
+}
+
+// Rules compare paths, not files: another name (a hard link) of a secret is
+// denied like the secret, and left out of walks; so is one that a bash call
+// of the same batch makes after the batch was judged.
+TEST_F(ExfiltrationTest, HardLinksOfSecretStoresAreDeniedToo) {
+  StartDaemon(R"("approval_mode": "allow_all",
+                 "rules": [{"allow": "builtin/*"}])");
+  const std::string home = Home();
+  WriteFile(home + "/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+  WriteFile(home + "/project/plain.txt", "PRIVATE KEY talk\n");
+  ASSERT_EQ(link((home + "/.ssh/id_ed25519").c_str(), (home + "/project/notes.txt").c_str()), 0);
+  auto results = RunBatch({
+      {"r1", "read_file", R"({"path":")" + home + R"(/project/notes.txt"})"},
+      {"g1", "grep", R"({"pattern":"PRIVATE KEY","path":")" + home + R"(/project"})"},
+      {"b1", "bash",
+       R"({"command":"ln )" + home + "/.ssh/id_ed25519 " + home + R"(/project/later.txt"})"},
+      {"r2", "read_file", R"({"path":")" + home + R"(/project/later.txt"})"},
+  });
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_DENIED) << results[0].content();
+  EXPECT_THAT(results[0].content(),
+              AllOf(HasSubstr("protected path ~/.ssh; an agent lifts it with"),
+                    HasSubstr("a hard link of " + home + "/.ssh/id_ed25519")));
+  EXPECT_THAT(results[1].content(), HasSubstr("plain.txt"));
+  EXPECT_THAT(results[1].content(), Not(HasSubstr("notes.txt")));
+  EXPECT_EQ(results[2].status(), raw::v1::TOOL_RESULT_STATUS_OK) << results[2].content();
+  ASSERT_TRUE(std::filesystem::exists(home + "/project/later.txt"));
+  EXPECT_NE(results[3].status(), raw::v1::TOOL_RESULT_STATUS_OK) << results[3].content();
+  EXPECT_THAT(results[3].content(), HasSubstr("(a hard link) of a protected file"));
+  EXPECT_THAT(results[3].content(), Not(HasSubstr("OPENSSH")));
 }
 
 TEST_F(ExfiltrationTest, AnAgentLiftsAProtectedPathOnlyByNamingIt) {

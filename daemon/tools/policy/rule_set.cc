@@ -11,6 +11,7 @@
 #include "daemon/tools/policy/command_splitter.h"
 #include "daemon/tools/policy/command_subjects.h"
 #include "daemon/tools/policy/program_pattern.h"
+#include "daemon/tools/policy/protected_links.h"
 #include "daemon/tools/policy/redirect_target.h"
 #include "daemon/tools/policy/rule_url.h"
 #include "daemon/tools/policy/walk_filter.h"
@@ -205,6 +206,20 @@ absl::Status RuleSet::PrependRules(
   auto compiled = Compile(configs, "built-in rules");
   if (!compiled.ok()) return compiled.status();
   for (size_t i = 0; i < rules.size(); ++i) compiled->rules_[i].label = rules[i].second;
+  // Each deny rule naming one literal file or directory protects that
+  // file's other names too (protected_links.h).
+  std::vector<ProtectedLinks::Root> roots;
+  for (const auto& [rule, label] : rules) {
+    if (rule.action != RuleAction::kDeny || !rule.path) continue;
+    std::optional<std::string> path = ProtectedLinks::LiteralPathOf(*rule.path);
+    if (!path) continue;
+    auto same = [&](const ProtectedLinks::Root& root) { return root.path == *path; };
+    if (std::none_of(roots.begin(), roots.end(), same)) roots.push_back({*path, label});
+  }
+  if (links_ != nullptr) {
+    for (const ProtectedLinks::Root& root : links_->roots()) roots.push_back(root);
+  }
+  if (!roots.empty()) links_ = std::make_shared<const ProtectedLinks>(std::move(roots));
   compiled->rules_.reserve(compiled->rules_.size() + rules_.size());
   for (Compiled& rule : rules_) compiled->rules_.push_back(std::move(rule));
   rules_ = std::move(compiled->rules_);
@@ -289,7 +304,15 @@ Decision RuleSet::Evaluate(const ToolSpec& spec, const Json& arguments, const st
                                    "(40): no rule can tell which file it names")};
     }
     const std::string& resolved = judged.path;
-    Decision decision = decide(first_rule(nullptr, &resolved, nullptr, true));
+    const Compiled* rule = first_rule(nullptr, &resolved, nullptr, true);
+    // Another name of a protected file (protected_links.h): one stat, and a
+    // walk of the protected places only for a file with several links.
+    if (links_ != nullptr && (rule == nullptr || rule->config.action != RuleAction::kDeny)) {
+      if (std::optional<std::string> link = links_->CheckPath(resolved)) {
+        return {RuleAction::kDeny, absl::StrCat(*link, " for ", resolved)};
+      }
+    }
+    Decision decision = decide(rule);
     decision.reason = absl::StrCat(decision.reason, " for ", resolved);
     return decision;
   }
@@ -562,6 +585,15 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
                                                                const std::string& cwd,
                                                                bool user_approved) const {
   if (spec.rule_subject != RuleSubject::kPath) return nullptr;
+  // A tool that names one file (its path is required: read_file, edit_file,
+  // write_file) walks nothing; the rules judged its path, and the loop
+  // judges it again if it resolves elsewhere when the call runs. But a
+  // hard link made after the judgement (by a bash call of the same batch)
+  // resolves to the same path: the tool asks about the file it opened.
+  if (IsRequired(spec, spec.rule_argument) && !spec.rule_subject_of) {
+    if (links_ == nullptr) return nullptr;
+    return [links = links_](const std::string& path) { return links->CheckPath(path).has_value(); };
+  }
   struct PathRule {
     RuleAction action;
     std::optional<std::string> pattern;  // none: the rule matches every path
@@ -579,7 +611,7 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
     }
     applicable.push_back({rule.config.action, rule.subject[0].text()});
   }
-  if (!can_withhold) return nullptr;
+  if (!can_withhold && links_ == nullptr) return nullptr;
   // Anchoring the patterns reads the file system, so it waits for the walk's
   // first entry: a call that walks nothing (read_file, edit_file) never pays
   // for it. One walk, one thread (walk_filter.h): no lock.
@@ -587,11 +619,12 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
     std::vector<PathRule> rules;
     std::string cwd;
     bool user_approved;
+    std::shared_ptr<const ProtectedLinks> links;
     bool built = false;
     std::function<bool(const std::string&)> filter;
   };
-  auto lazy =
-      std::make_shared<Lazy>(Lazy{std::move(applicable), cwd, user_approved, false, nullptr});
+  auto lazy = std::make_shared<Lazy>(
+      Lazy{std::move(applicable), cwd, user_approved, links_, false, nullptr});
   return [lazy](const std::string& path) {
     if (!lazy->built) {
       LinkMemo links;
@@ -610,7 +643,8 @@ std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& s
           rules.push_back({rule.action, std::nullopt});  // applies to every entry: fails closed
         }
       }
-      lazy->filter = WalkFilter::Callback(std::move(rules), lazy->user_approved);
+      lazy->filter =
+          WalkFilter::Callback(std::move(rules), lazy->user_approved, std::move(lazy->links));
       lazy->built = true;
     }
     return lazy->filter != nullptr && lazy->filter(path);

@@ -50,6 +50,12 @@
 //   there is the call's answer when it is more severe, and the reason names
 //   the URL. At run time UrlRefusalFor refuses every URL (reopened ones
 //   too) that such a deny rule matches.
+// - Hard links of protected files: the built-in deny rules (PrependRules)
+//   that name one literal file or directory also deny, to every kPath tool,
+//   each file that is the same file (device and inode) as one there
+//   (protected_links.h), whatever rule would come after; the reason is the
+//   built-in rule's label and names the protected file: "protected path
+//   ~/.ssh; ... (a hard link of /home/u/.ssh/id_ed25519) for /p/notes.txt".
 // - No rule matched: the approval mode decides (config::ApprovalMode);
 //   kDefault allows read-only tools and asks for the others.
 // Reasons name the rule as "agents.coder.rules[2] (deny builtin/bash
@@ -59,6 +65,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -68,6 +75,7 @@
 #include "common/json.h"
 #include "common/pattern.h"
 #include "daemon/config/config.h"
+#include "daemon/tools/policy/protected_links.h"
 #include "daemon/tools/policy/rule_path.h"  // ResolveRulePath
 #include "daemon/tools/tool.h"
 
@@ -136,7 +144,8 @@ class RuleSet {
 
   // Puts `rules` before all others, each named in reasons by its label
   // (built-in rules such as protected_paths.h's, which the agent's own
-  // rules must not override).
+  // rules must not override). Those that deny a literal path (or one with
+  // "/**") deny its files' hard links too (protected_links.h).
   absl::Status PrependRules(const std::vector<std::pair<config::RuleConfig, std::string>>& rules);
 
   // The path a kPath call's rules see (ResolveRulePath of its subject);
@@ -164,6 +173,13 @@ class RuleSet {
   // For a kPath call that walks a tree below its path (grep, glob,
   // list_dir): the rules each entry of the walk meets (walk_filter.h), as a
   // ToolContext::withheld callback; null when no rule can withhold anything.
+  // Hard links of protected files are withheld too, from one snapshot of
+  // the protected places per walk (protected_links.h). For a kPath tool
+  // whose path is required (read_file, edit_file, write_file), which walks
+  // nothing: whether the file at the path is a hard link of a protected
+  // file now, for the tool to ask about the file it opened when it has
+  // several links (a link made after the call was judged); null when no
+  // built-in rule protects a file.
   // The patterns are anchored (which reads the file system) at the walk's
   // first entry, not here; the callback keeps what it needs and may outlive
   // this RuleSet.
@@ -197,6 +213,9 @@ class RuleSet {
   // matches `tool` or builtin/web_fetch; null when none does.
   const Compiled* FirstUrlRule(const std::string& tool, const std::string& url) const;
   std::vector<Compiled> rules_;
+  // The places the built-in rules protect, for their hard links; null when
+  // none. Shared with walk filters, which may outlive this RuleSet.
+  std::shared_ptr<const ProtectedLinks> links_;
 };
 
 }  // namespace raw::tools::policy
