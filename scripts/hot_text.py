@@ -44,7 +44,11 @@ def profile_costs(paths, program_name):
                     obj = line[3:].strip()
                 elif line.startswith("fn="):
                     name = re.sub(r"'\d+$", "", line[3:].strip())
-                    fn = name if obj and os.path.basename(obj) == program_name else None
+                    # Valgrind names no object ("???") for code outside the
+                    # program's .text, such as the hot section an earlier
+                    # script placed: the symbol table below decides.
+                    fn = name if obj and (os.path.basename(obj) == program_name
+                                          or obj == "???") else None
                     if fn:
                         costs[fn] += 0
                 elif line.startswith("calls="):
