@@ -16,7 +16,9 @@ namespace {
 // One root's walk into a snapshot.
 class RootWalk {
  public:
-  RootWalk(ProtectedLinks::Snapshot& snapshot, size_t root) : snapshot_(snapshot), root_(root) {}
+  // `may_doubt`: false for a root of another user (protected_links.h).
+  RootWalk(ProtectedLinks::Snapshot& snapshot, size_t root, bool may_doubt)
+      : snapshot_(snapshot), root_(root), may_doubt_(may_doubt) {}
 
   // The directory open at `fd` (owned), at `dir`, on `device`, `depth`
   // levels below the root (1: the root).
@@ -69,16 +71,20 @@ class RootWalk {
   }
 
  private:
-  void Doubt(dev_t device) { snapshot_.doubtful.try_emplace(device, root_); }
+  void Doubt(dev_t device) {
+    if (may_doubt_) snapshot_.doubtful.try_emplace(device, root_);
+  }
 
   ProtectedLinks::Snapshot& snapshot_;
   size_t root_;
+  bool may_doubt_;
   int entries_ = 0;
 };
 
 }  // namespace
 
-ProtectedLinks::ProtectedLinks(std::vector<Root> roots) : roots_(std::move(roots)) {}
+ProtectedLinks::ProtectedLinks(std::vector<Root> roots, uid_t owner)
+    : roots_(std::move(roots)), owner_(owner) {}
 
 std::optional<std::string> ProtectedLinks::LiteralPathOf(const std::string& pattern) {
   if (pattern.starts_with("re:")) return std::nullopt;
@@ -108,14 +114,14 @@ ProtectedLinks::Snapshot ProtectedLinks::Take() const {
     struct stat info;
     // Nothing there (or nothing Raw can look at): nothing to link to.
     if (stat(root.c_str(), &info) != 0) continue;
-    RootWalk walk(snapshot, i);
+    RootWalk walk(snapshot, i, /*may_doubt=*/info.st_uid == owner_);
     if (!S_ISDIR(info.st_mode)) {
       walk.File(root, info);
       continue;
     }
     const int fd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-      snapshot.doubtful.try_emplace(info.st_dev, i);
+      if (info.st_uid == owner_) snapshot.doubtful.try_emplace(info.st_dev, i);
       continue;
     }
     walk.Directory(fd, root, info.st_dev, 1);

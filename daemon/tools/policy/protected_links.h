@@ -20,13 +20,17 @@
 // link of one of its files, so a file with several links on the same file
 // system (device) as such a directory is denied too, the reason saying so.
 // Files on other file systems (a hard link cannot cross one) and files with
-// one link are not affected.
+// one link are not affected. A root that belongs to another user (another
+// local user can make /tmp/raw-$UID first, unreadable, or fill it) is
+// looked through as far as it can be, but makes no file system doubtful:
+// else that user could have every file with several links denied.
 //
 // Immutable after construction; thread-safe. A Snapshot belongs to its
 // caller.
 #pragma once
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <map>
 #include <optional>
@@ -61,7 +65,9 @@ class ProtectedLinks {
     std::map<dev_t, size_t> doubtful;
   };
 
-  explicit ProtectedLinks(std::vector<Root> roots);
+  // `owner`: the user whose roots count as this user's (for the doubt
+  // above); the effective user unless a test says otherwise.
+  explicit ProtectedLinks(std::vector<Root> roots, uid_t owner = geteuid());
 
   // The path a kPath glob names when it names one literal file or
   // directory: `pattern` unescaped (EscapeGlob's inverse), with a trailing
@@ -89,6 +95,7 @@ class ProtectedLinks {
 
  private:
   std::vector<Root> roots_;
+  uid_t owner_;
 };
 
 }  // namespace raw::tools::policy

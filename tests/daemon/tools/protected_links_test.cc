@@ -24,6 +24,7 @@ namespace {
 using config::ApprovalMode;
 using config::RuleAction;
 using ::testing::HasSubstr;
+using ::testing::Optional;
 using tools::testing::TempDir;
 using tools::testing::WriteText;
 
@@ -193,6 +194,26 @@ TEST_F(ProtectedLinksTest, AProtectedDirectoryTooDeepToWalkDeniesFilesWithSevera
   EXPECT_EQ(Judge(rules, read_, "single.cc").action, RuleAction::kAllow);
   agent_.allow_protected_paths = {"~/.gnupg"};
   EXPECT_EQ(Judge(Rules(), read_, "copy.cc").action, RuleAction::kAllow);
+}
+
+// A root of another user makes nothing doubtful: another local user who
+// makes /tmp/raw-$UID first, too large or unreadable, cannot have every file
+// with several names denied. What it holds that can be seen still counts.
+TEST_F(ProtectedLinksTest, ARootOfAnotherUserMakesNothingDoubtful) {
+  std::string deep = "runtime";
+  for (int i = 0; i <= ProtectedLinks::kMaxDepth; ++i) deep += "/d";
+  std::filesystem::create_directories(home_.Join(deep));
+  WriteText(home_.Join("runtime/token"), "t");
+  Link("runtime/token", "project/token.txt");
+  Link("project/main.cc", "project/copy.cc");
+  const std::vector<ProtectedLinks::Root> roots = {{home_.Join("runtime"), "protected path r"}};
+  const ProtectedLinks mine(roots);
+  EXPECT_THAT(mine.CheckPath(home_.Join("project/copy.cc")),
+              Optional(HasSubstr("Raw cannot tell that the file is not one of them")));
+  const ProtectedLinks foreign(roots, geteuid() + 1);
+  EXPECT_EQ(foreign.CheckPath(home_.Join("project/copy.cc")), std::nullopt);
+  EXPECT_THAT(foreign.CheckPath(home_.Join("project/token.txt")),
+              Optional(HasSubstr("(a hard link of " + home_.Join("runtime/token") + ")")));
 }
 
 TEST(ProtectedLinksLiteralTest, OnlyLiteralPathsAreRoots) {
