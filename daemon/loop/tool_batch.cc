@@ -321,6 +321,8 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
                      events::ToolProgress{call.request.call_id, p.progress, p.total, p.message});
   };
   ctx.withheld = rules_.WalkFilterFor(spec, plan_.cwd, e.approved_by_user);
+  if (spec.rule_subject == tools::RuleSubject::kPath)
+    ctx.protected_link = rules_.ProtectedLinkCheck();
   ctx.url_refused = rules_.UrlRefusalFor(spec);
   ctx.withheld_env = plan_.withheld_env;
   ctx.session_id = log_.session_id();

@@ -10,6 +10,8 @@
 // arguments it gets were already validated against `input_schema`.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,7 +21,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-
 #include "common/cancel_token.h"
 #include "common/json.h"
 #include "daemon/config/config.h"
@@ -59,11 +60,18 @@ struct ToolContext {
   // For tools that walk a tree below their path (grep, glob, list_dir):
   // whether the agent's rules withhold the entry at this absolute path from
   // the call (policy/walk_filter.h); a withheld directory is not entered.
-  // For a tool that names one file (read_file, edit_file, write_file):
-  // whether the file at the path is now another name (a hard link) of a
-  // protected file (policy/protected_links.h), asked about a file with
-  // several links after it is opened. Null = nothing is withheld.
+  // Null = nothing is withheld.
   std::function<bool(const std::string& path)> withheld = nullptr;
+  // For a tool that reads or edits a file it opened (read_file, edit_file,
+  // grep of one file): why that file, as fstat(2) of the opened descriptor
+  // finds it (`opened`; `path` only names it), is another name (a hard
+  // link) of a protected file (policy/protected_links.h), naming that file;
+  // nullopt when it is not. A link made after the call was judged (by a bash
+  // call of the same batch) is caught so, and the file judged is the file
+  // read: no lookup by name follows the open. Asked only when the file has
+  // several links. Null = no built-in rule protects a file.
+  std::function<std::optional<std::string>(const std::string& path, const struct stat& opened)>
+      protected_link = nullptr;
   // For a path tool: the path its rules judged (policy::ResolveRulePath of
   // the path argument: absolute, free of symlinks). The file tools open
   // exactly this path and refuse symlinks on the way (builtin/
@@ -101,6 +109,15 @@ struct ToolContext {
   // refused. Null = nothing is refused.
   std::function<std::optional<std::string>(const std::string& url)> url_refused = nullptr;
 };
+
+// ctx.protected_link asked about a file a tool opened (`opened`: fstat of
+// its descriptor), only when the file has several links: a file with one
+// link is no other file's second name.
+inline std::optional<std::string> ProtectedLink(const ToolContext& ctx, const std::string& path,
+                                                const struct stat& opened) {
+  if (opened.st_nlink <= 1 || !ctx.protected_link) return std::nullopt;
+  return ctx.protected_link(path, opened);
+}
 
 struct ToolOutput {
   events::ToolStatus status = events::ToolStatus::kOk;

@@ -127,11 +127,8 @@ ToolOutput EditFile(const Json& args, const ToolContext& ctx) {
     absl::StatusOr<OpenedFile> opened = OpenRegularFile(target, "edit_file edits regular files");
     if (!opened.ok()) return ToolOutput::Error(std::string(opened.status().message()));
     // As read_file: a link to a protected file made since the judgement.
-    if (opened->info.st_nlink > 1 && ctx.withheld && ctx.withheld(target)) {
-      return ToolOutput::Error(absl::StrCat(
-          shown,
-          " is another name (a hard link) of a protected file, which the agent's rules "
-          "deny; edit_file does not edit it"));
+    if (std::optional<std::string> link = ProtectedLink(ctx, target, opened->info)) {
+      return ToolOutput::Error(absl::StrCat(shown, " is denied when edit_file runs: ", *link));
     }
     char buffer[64 * 1024];
     for (;;) {

@@ -213,11 +213,8 @@ ToolOutput Grep(const Json& args, const ToolContext& ctx) {
     if (!file.ok()) return ToolOutput::Error(std::string(file.status().message()));
     // A file with several names may have become another name of a protected
     // file since the call was judged (policy/protected_links.h).
-    if (file->info.st_nlink > 1 && ctx.withheld && ctx.withheld(*judged)) {
-      return ToolOutput::Error(
-          absl::StrCat(shown_root,
-                       " is withheld by the agent's rules when grep runs (a file with several "
-                       "names, checked again: it may be a hard link of a protected file)"));
+    if (std::optional<std::string> link = ProtectedLink(ctx, *judged, file->info)) {
+      return ToolOutput::Error(absl::StrCat(shown_root, " is denied when grep runs: ", *link));
     }
     if (file->info.st_size > kMaxFileBytes) {
       return ToolOutput::Error(absl::StrCat(shown_root, " is too large to search (",

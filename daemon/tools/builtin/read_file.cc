@@ -77,12 +77,9 @@ ToolOutput ReadFile(const Json& args, const ToolContext& ctx) {
   if (!opened.ok()) return ToolOutput::Error(std::string(opened.status().message()));
   // A file with several names may have become another name of a protected
   // file since the call was judged (a bash call of the same batch made the
-  // link): ToolContext::withheld tells (policy/protected_links.h).
-  if (opened->info.st_nlink > 1 && ctx.withheld && ctx.withheld(path)) {
-    return ToolOutput::Error(
-        absl::StrCat(path,
-                     " is another name (a hard link) of a protected file, which the agent's rules "
-                     "deny; read_file does not read it"));
+  // link): ToolContext::protected_link tells (policy/protected_links.h).
+  if (std::optional<std::string> link = ProtectedLink(ctx, path, opened->info)) {
+    return ToolOutput::Error(absl::StrCat(path, " is denied when read_file runs: ", *link));
   }
   const int fd = opened->handle.get();
 

@@ -581,19 +581,26 @@ std::vector<RedirectTarget> RuleSet::ResolvedRedirects(const ToolSpec& spec, con
   return targets;
 }
 
+std::function<std::optional<std::string>(const std::string&, const struct stat&)>
+RuleSet::ProtectedLinkCheck() const {
+  if (links_ == nullptr) return nullptr;
+  return [links = links_](const std::string& path,
+                          const struct stat& opened) -> std::optional<std::string> {
+    std::optional<ProtectedLinks::Snapshot> snapshot;
+    return links->Check(path, opened, snapshot);
+  };
+}
+
 std::function<bool(const std::string&)> RuleSet::WalkFilterFor(const ToolSpec& spec,
                                                                const std::string& cwd,
                                                                bool user_approved) const {
   if (spec.rule_subject != RuleSubject::kPath) return nullptr;
   // A tool that names one file (its path is required: read_file, edit_file,
   // write_file) walks nothing; the rules judged its path, and the loop
-  // judges it again if it resolves elsewhere when the call runs. But a
-  // hard link made after the judgement (by a bash call of the same batch)
-  // resolves to the same path: the tool asks about the file it opened.
-  if (IsRequired(spec, spec.rule_argument) && !spec.rule_subject_of) {
-    if (links_ == nullptr) return nullptr;
-    return [links = links_](const std::string& path) { return links->CheckPath(path).has_value(); };
-  }
+  // judges it again if it resolves elsewhere when the call runs. A hard link
+  // made after the judgement (by a bash call of the same batch) resolves to
+  // the same path: ProtectedLinkCheck asks about the file it opened.
+  if (IsRequired(spec, spec.rule_argument) && !spec.rule_subject_of) return nullptr;
   struct PathRule {
     RuleAction action;
     std::optional<std::string> pattern;  // none: the rule matches every path

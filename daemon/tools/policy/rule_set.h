@@ -64,6 +64,8 @@
 // external synchronization against Evaluate.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -174,18 +176,22 @@ class RuleSet {
   // list_dir): the rules each entry of the walk meets (walk_filter.h), as a
   // ToolContext::withheld callback; null when no rule can withhold anything.
   // Hard links of protected files are withheld too, from one snapshot of
-  // the protected places per walk (protected_links.h). For a kPath tool
-  // whose path is required (read_file, edit_file, write_file), which walks
-  // nothing: whether the file at the path is a hard link of a protected
-  // file now, for the tool to ask about the file it opened when it has
-  // several links (a link made after the call was judged); null when no
-  // built-in rule protects a file.
+  // the protected places per walk (protected_links.h). Null for a kPath
+  // tool whose path is required (read_file, edit_file, write_file), which
+  // walks nothing (ProtectedLinkCheck asks about the file it opens).
   // The patterns are anchored (which reads the file system) at the walk's
   // first entry, not here; the callback keeps what it needs and may outlive
   // this RuleSet.
   std::function<bool(const std::string&)> WalkFilterFor(const ToolSpec& spec,
                                                         const std::string& cwd,
                                                         bool user_approved) const;
+
+  // A ToolContext::protected_link callback: why the file a tool opened is
+  // another name of a protected file (protected_links.h), from a snapshot of
+  // the protected places taken then; null when no built-in rule protects a
+  // file. It keeps what it needs and may outlive this RuleSet.
+  std::function<std::optional<std::string>(const std::string& path, const struct stat& opened)>
+  ProtectedLinkCheck() const;
 
  private:
   // A deny or ask rule's absolute (or "~/…") path or redirect pattern, split

@@ -142,13 +142,30 @@ TEST_F(ProtectedLinksTest, WalksAndRunningToolsLeaveHardLinksOut) {
   Link(".ssh/id_ed25519", "project/notes.txt");
   Link("project/main.cc", "project/copy.cc");
   RuleSet rules = Rules();
-  for (const ToolSpec& spec :
-       {grep_, builtin::MakeGlobTool(), builtin::MakeListDirTool(), read_, edit_, write_}) {
+  for (const ToolSpec& spec : {grep_, builtin::MakeGlobTool(), builtin::MakeListDirTool()}) {
     auto withheld = rules.WalkFilterFor(spec, home_.Join("project"), /*user_approved=*/true);
     ASSERT_NE(withheld, nullptr) << spec.qualified_name;
     EXPECT_TRUE(withheld(home_.Join("project/notes.txt"))) << spec.qualified_name;
     EXPECT_FALSE(withheld(home_.Join("project/copy.cc"))) << spec.qualified_name;
     EXPECT_FALSE(withheld(home_.Join("project/main.cc"))) << spec.qualified_name;
+  }
+
+  // A tool that names one file walks nothing; it asks about the file it
+  // opened, whose reason names the protected file.
+  auto check = rules.ProtectedLinkCheck();
+  ASSERT_NE(check, nullptr);
+  struct stat info;
+  ASSERT_EQ(stat(home_.Join("project/notes.txt").c_str(), &info), 0);
+  EXPECT_THAT(check(home_.Join("project/notes.txt"), info).value_or(""),
+              HasSubstr(home_.Join(".ssh/id_ed25519")));
+  // The file it is given is judged, not what the name holds now (the name
+  // could have been swapped after the open).
+  EXPECT_THAT(check(home_.Join("project/copy.cc"), info).value_or(""),
+              HasSubstr(home_.Join(".ssh/id_ed25519")));
+  ASSERT_EQ(stat(home_.Join("project/copy.cc").c_str(), &info), 0);
+  EXPECT_EQ(check(home_.Join("project/copy.cc"), info), std::nullopt);
+  for (const ToolSpec& spec : {read_, edit_, write_}) {
+    EXPECT_EQ(rules.WalkFilterFor(spec, home_.Join("project"), true), nullptr);
   }
 
   // read_file judged before the link existed, run after a bash call of the
@@ -159,22 +176,25 @@ TEST_F(ProtectedLinksTest, WalksAndRunningToolsLeaveHardLinksOut) {
   Link(".ssh/id_ed25519", "project/later.txt");
   config::ToolSettings settings;
   CancelToken cancel;
-  for (const ToolSpec& spec : {read_, edit_}) {
+  for (const ToolSpec& spec : {read_, edit_, grep_}) {
     ToolContext ctx{cwd, settings, cancel};
-    ctx.withheld = rules.WalkFilterFor(spec, cwd, /*user_approved=*/false);
+    ctx.protected_link = rules.ProtectedLinkCheck();
     ctx.judged_path = home_.Join("project/later.txt");
-    Json call = spec.qualified_name == read_.qualified_name
-                    ? args
-                    : Json{{"path", "later.txt"}, {"old_string", "KEY"}, {"new_string", "x"}};
+    Json call = spec.qualified_name == edit_.qualified_name
+                    ? Json{{"path", "later.txt"}, {"old_string", "KEY"}, {"new_string", "x"}}
+                : spec.qualified_name == grep_.qualified_name
+                    ? Json{{"path", "later.txt"}, {"pattern", "KEY"}}
+                    : args;
     ToolOutput out = spec.handler(call, ctx);
     EXPECT_EQ(out.status, events::ToolStatus::kError) << spec.qualified_name;
-    EXPECT_THAT(out.content, HasSubstr("hard link")) << spec.qualified_name;
+    EXPECT_THAT(out.content, HasSubstr("a hard link of " + home_.Join(".ssh/id_ed25519")))
+        << spec.qualified_name;
     EXPECT_THAT(out.content, ::testing::Not(HasSubstr("PRIVATE"))) << spec.qualified_name;
   }
   EXPECT_EQ(tools::testing::ReadText(home_.Join(".ssh/id_ed25519")), "PRIVATE KEY");
   // An ordinary file with two names still reads.
   ToolContext ctx{cwd, settings, cancel};
-  ctx.withheld = rules.WalkFilterFor(read_, cwd, false);
+  ctx.protected_link = rules.ProtectedLinkCheck();
   EXPECT_EQ(read_.handler(Json{{"path", "copy.cc"}}, ctx).status, events::ToolStatus::kOk);
 }
 
