@@ -244,6 +244,11 @@ events::TurnEnded Turn::RunTurn() {
                                extras);
   if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
   if (answer_open) answer_open();
+  // The context in memory holds what the store holds from here on, whatever
+  // ends the turn next (an interrupt while MCP servers start, one that
+  // cannot start): the next request sends the prompt, as a reloaded session
+  // would.
+  if (user_item) context_.push_back(std::move(prompt));
   // The next turn checks only what this one appends.
   ctx_.MarkCallsChecked();
   if (plan_.attach_mcp) {
@@ -271,7 +276,6 @@ events::TurnEnded Turn::RunTurn() {
     return End(events::TurnEndReason::kError,
                absl::StrCat("the prompt was blocked by a hook: ", blocked));
   }
-  context_.push_back(std::move(prompt));
 
   const int max_steps = plan_.agent.agent.max_steps;
   for (int step = 1; step <= max_steps; ++step) {

@@ -442,6 +442,48 @@ TEST_F(SessionRunnerTest, AnInterruptWhileTheTurnIsPreparedCancelsItBeforeItStar
   EXPECT_FALSE(runner_->running());
 }
 
+// A turn that ends while its MCP servers start (interrupted, or one that
+// cannot start) has stored its prompt: the next request holds it, as the
+// session's context reloaded from the store would.
+TEST_F(SessionRunnerTest, APromptStoredBeforeMcpServersFailedIsInTheNextRequest) {
+  Collector c(runner_->Subscribe(0));
+  TurnPlan interrupted = Plan("first");
+  interrupted.attach_mcp = [](TurnPlan&, const CancelToken&) {
+    return absl::CancelledError("interrupted while servers start");
+  };
+  ASSERT_TRUE(harness_->StartTurn(*runner_, std::move(interrupted)).ok());
+  c.WaitForTurnEnd(1);
+  TurnPlan failed = Plan("second");
+  failed.attach_mcp = [](TurnPlan&, const CancelToken&) {
+    return absl::UnavailableError("the server exited");
+  };
+  ASSERT_TRUE(harness_->StartTurn(*runner_, std::move(failed)).ok());
+  c.WaitForTurnEnd(2);
+  book_->scripts.push_back(TextAnswer("ok"));
+  ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("third")).ok());
+  auto evs = c.WaitForTurnEnd(3);
+  auto ends = Payloads<events::TurnEnded>(evs);
+  ASSERT_EQ(ends.size(), 3u);
+  EXPECT_EQ(ends[0].reason, events::TurnEndReason::kCancelled);
+  EXPECT_EQ(ends[1].reason, events::TurnEndReason::kError);
+  EXPECT_EQ(ends[2].reason, events::TurnEndReason::kCompleted);
+
+  auto texts = [](const std::vector<events::ContextItem>& items) {
+    std::vector<std::string> out;
+    for (const auto& item : items) {
+      if (const auto* u = std::get_if<events::UserText>(&item)) out.push_back(u->text);
+      if (const auto* a = std::get_if<events::AssistantTurn>(&item)) out.push_back(a->text);
+    }
+    return out;
+  };
+  ASSERT_EQ(book_->requests.size(), 1u);
+  EXPECT_THAT(texts(book_->requests[0].messages),
+              ::testing::ElementsAre("first", "second", "third"));
+  auto stored = store_->LoadContext(record_.id);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_THAT(texts(*stored), ::testing::ElementsAre("first", "second", "third", "ok"));
+}
+
 TEST_F(SessionRunnerTest, ASlowPreparationInOneSessionNeverDelaysAnother) {
   store::SessionRecord other = record_;
   other.id = NewId();
