@@ -13,8 +13,11 @@ std::optional<std::string> ResolveRedirectTarget(const std::string& cwd,
     const char* home = std::getenv("HOME");
     if (home != nullptr && home[0] == '/') path = std::string(home) + target.substr(1);
   }
+  if (IsHarmlessRedirectTarget(target)) return target;
   RulePath resolved = ResolveRulePathWith(cwd, path, nullptr, {.physical_dots = true});
-  if (!resolved.complete) return std::nullopt;
+  // Through /proc, rawd would resolve its own view (/proc/self/cwd is
+  // rawd's directory, not the shell's; /dev/fd/N rawd's descriptor N).
+  if (!resolved.complete || resolved.through_proc) return std::nullopt;
   return resolved.path;
 }
 

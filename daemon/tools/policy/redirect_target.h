@@ -14,7 +14,10 @@ namespace raw::tools::policy {
 // resolved like a path rule's subject, except that `..` is taken as the
 // kernel takes it ("link/.." is the parent of the link's target: bash does
 // not normalize a path before it opens it). nullopt when the target passes
-// through more links than the kernel follows: no rule can tell where it is.
+// through more links than the kernel follows, or through /proc (a process's
+// own view: /proc/self, /proc/<pid>, /dev/fd/N, /dev/stdin), which rawd
+// would resolve as its own, not as the shell's: no rule can tell where it
+// is. A harmless target (below) is returned as written.
 std::optional<std::string> ResolveRedirectTarget(const std::string& cwd, const std::string& target);
 
 // /dev/null, /dev/stdout and /dev/stderr as written: writing there changes

@@ -146,6 +146,7 @@ RulePath ResolveRulePathWith(const std::string& cwd, const std::string& path, Li
     starts.push_back(current.size());
     current += '/';
     current += component;
+    if (starts.size() == 2 && current.starts_with("/proc/")) result.through_proc = true;
     if (kept(current)) continue;
     if (missing_from != 0 && starts.size() > missing_from) continue;
     LinkAnswer unmemoized;

@@ -32,6 +32,11 @@ struct RulePath {
   // path (40): the rest was left as written, and no rule can tell which
   // file it names.
   bool complete = true;
+  // True when the path went through /proc/: a process's own view there
+  // (/proc/self, /proc/<pid>/cwd, /proc/<pid>/fd/N, and /dev/fd and
+  // /dev/stdin, which lead there) resolves to what the process asking sees,
+  // here rawd, not necessarily the process that opens the path.
+  bool through_proc = false;
 };
 
 // What readlink said about a path.

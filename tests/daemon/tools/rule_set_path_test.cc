@@ -284,6 +284,42 @@ TEST_F(PathRulesTest, RedirectTargetsTakeDotDotAfterTheLink) {
   EXPECT_THAT(decision.reason, HasSubstr(outside_.Join("key")));
 }
 
+// Through /proc a path names what the process opening it sees: rawd would
+// resolve /proc/self/cwd as its own directory, the shell as the session's.
+// Such a redirect target is only known when the line runs: no rule matches
+// it, so a deny rule cannot be passed by it and an allow rule does not
+// cover it.
+TEST_F(PathRulesTest, RedirectTargetsThroughProcAreOnlyKnownWhenTheLineRuns) {
+  std::filesystem::create_symlink("/proc/self/cwd", project_.Join("here"));
+  for (const std::string target :
+       {"/proc/self/cwd/.git/hooks/pre-commit", "/proc/thread-self/cwd/x", "/proc/12345/cwd/x",
+        "/dev/fd/3", "/dev/stdin", "here/.git/hooks/pre-commit", "/proc/self/cwd/../x"}) {
+    EXPECT_EQ(ResolveRedirectTarget(project_.path(), target), std::nullopt) << target;
+  }
+  EXPECT_EQ(ResolveRedirectTarget(project_.path(), "/dev/stderr"), "/dev/stderr");
+  EXPECT_EQ(ResolveRedirectTarget(project_.path(), "/procfs/x"), "/procfs/x");
+
+  RuleSet deny =
+      Rules({Command(RuleAction::kAllow, "echo *"), Redirect(RuleAction::kDeny, ".git/**")});
+  for (const std::string line : {"echo hook > /proc/self/cwd/.git/hooks/pre-commit",
+                                 "echo hook > here/.git/hooks/pre-commit"}) {
+    Decision d =
+        deny.Evaluate(kBash, Json{{"command", line}}, project_.path(), ApprovalMode::kAllowAll);
+    EXPECT_EQ(d.action, RuleAction::kAsk) << line << ": " << d.reason;
+    EXPECT_THAT(d.reason, HasSubstr("only known when the line runs")) << line;
+  }
+  RuleSet allow =
+      Rules({Command(RuleAction::kAllow, "echo *"), Redirect(RuleAction::kAllow, "/**")});
+  Decision d = allow.Evaluate(kBash, Json{{"command", "echo x > /proc/self/cwd/x"}},
+                              project_.path(), ApprovalMode::kDenyAll);
+  EXPECT_NE(d.action, RuleAction::kAllow) << d.reason;
+  EXPECT_EQ(allow
+                .Evaluate(kBash, Json{{"command", "echo x > /dev/stderr"}}, project_.path(),
+                          ApprovalMode::kDenyAll)
+                .action,
+            RuleAction::kAllow);
+}
+
 // A "re:" pattern cannot match a path that is not UTF-8: deny and ask rules
 // then apply, and allow rules do not.
 TEST_F(PathRulesTest, RegexRulesFailClosedOnPathsThatAreNotUtf8) {
