@@ -55,7 +55,8 @@ int64_t ChunkSafetyMarginTokens(int64_t window_tokens) {
 
 CompactionPlan PlanCompaction(const std::vector<events::ContextItem>& items,
                               const config::CompactSettings& settings,
-                              std::optional<int64_t> window_tokens, bool last_turn_running) {
+                              std::optional<int64_t> window_tokens, bool last_turn_running,
+                              bool running_steps_too) {
   CompactionPlan plan;
   std::vector<size_t> starts;  // index of each turn's prompt
   for (size_t i = 0; i < items.size(); ++i) {
@@ -65,11 +66,38 @@ CompactionPlan PlanCompaction(const std::vector<events::ContextItem>& items,
   const size_t keep =
       std::min(complete, static_cast<size_t>(std::max(0, settings.keep_recent_turns)));
   const size_t first_kept_turn = complete - keep;
-  const size_t kept_begin = first_kept_turn < starts.size() ? starts[first_kept_turn] : items.size();
+  size_t kept_begin = first_kept_turn < starts.size() ? starts[first_kept_turn] : items.size();
   const size_t task_index = starts.empty() ? items.size() : starts[0];
+  // The running turn's prompt, whose later steps are summarized (or none).
+  size_t running_prompt = items.size();
+  if (running_steps_too && last_turn_running && !starts.empty()) {
+    // Its last step: the last AssistantTurn after its prompt. A step before
+    // it, one AssistantTurn at least, must lie between them.
+    const size_t prompt = starts.back();
+    size_t last_step = items.size();
+    for (size_t i = items.size(); i > prompt + 1; --i) {
+      if (std::holds_alternative<events::AssistantTurn>(items[i - 1])) {
+        last_step = i - 1;
+        break;
+      }
+    }
+    const bool earlier_step =
+        last_step < items.size() &&
+        std::any_of(items.begin() + static_cast<std::ptrdiff_t>(prompt) + 1,
+                    items.begin() + static_cast<std::ptrdiff_t>(last_step),
+                    [](const events::ContextItem& item) {
+                      return std::holds_alternative<events::AssistantTurn>(item);
+                    });
+    if (earlier_step) {
+      running_prompt = prompt;
+      kept_begin = last_step;
+      plan.summarizes_running_steps = true;
+      if (prompt != task_index) plan.running_prompt = std::get<events::UserText>(items[prompt]);
+    }
+  }
 
   plan.kept.assign(items.begin() + static_cast<std::ptrdiff_t>(kept_begin), items.end());
-  if (kept_begin < items.size()) {
+  if (kept_begin < items.size() && IsPrompt(items[kept_begin])) {
     plan.first_kept_turn_id = std::get<events::UserText>(items[kept_begin]).turn_id;
   }
   if (task_index < kept_begin) plan.task = std::get<events::UserText>(items[task_index]);
@@ -81,6 +109,10 @@ CompactionPlan PlanCompaction(const std::vector<events::ContextItem>& items,
   for (size_t i = 0; i < kept_begin; ++i) {
     if (IsPrompt(items[i])) turn_id = std::get<events::UserText>(items[i]).turn_id;
     if (i == task_index) continue;
+    if (i == running_prompt) {
+      summarized.push_back(items[i]);  // context for the summarizer; kept
+      continue;
+    }
     if (!has_new && !IsSummary(items[i])) {
       has_new = true;
       plan.first_summarized_turn_id = turn_id;
@@ -128,8 +160,9 @@ CompactionPlan PlanCompaction(const std::vector<events::ContextItem>& items,
 std::vector<events::ContextItem> AssembleCompacted(const CompactionPlan& plan,
                                                    const std::string& summary) {
   std::vector<events::ContextItem> out;
-  out.reserve(plan.kept.size() + 2);
+  out.reserve(plan.kept.size() + 3);
   if (plan.task) out.push_back(*plan.task);
+  if (plan.running_prompt) out.push_back(*plan.running_prompt);
   out.push_back(events::UserText(summary, events::UserTextKind::kSummary));
   out.insert(out.end(), plan.kept.begin(), plan.kept.end());
   return out;

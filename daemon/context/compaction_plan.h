@@ -29,12 +29,18 @@ namespace raw::context {
 struct CompactionPlan {
   // The original task, when it is not already among `kept`.
   std::optional<events::UserText> task;
+  // The running turn's prompt when its earlier steps are summarized and it
+  // is not the task: kept word for word, ahead of the summary.
+  std::optional<events::UserText> running_prompt;
+  // True when the running turn's earlier steps are summarized too.
+  bool summarizes_running_steps = false;
   // Chronological chunks of the items to summarize, one summary request
   // each; empty when there is nothing to compact. Items are prepared for the
   // summarizer: data payloads described (WithoutDataPayloads) and an item
   // too large for one request shortened (ShortenItem).
   std::vector<std::vector<events::ContextItem>> chunks;
-  // The most recent complete turns (and the running turn), verbatim.
+  // The most recent complete turns (and the running turn), verbatim; with
+  // summarizes_running_steps, the running turn's last step only.
   std::vector<events::ContextItem> kept;
   // Turn ids (display history) of the first turn whose items are summarized
   // and of the first kept prompt; empty when unknown or when there is none.
@@ -51,13 +57,24 @@ struct CompactionPlan {
 // and summarizes everything older except the task. When only earlier
 // summaries would be summarized, there is nothing to compact.
 //
+// With `running_steps_too` (a running turn grown too large by itself: the
+// plan above would not bring the context under the trigger), the running
+// turn's steps but its last one are summarized as well, and so every
+// complete turn before them (the summary stays one chronological run):
+// kept are the task, the running turn's prompt, and its last step (its last
+// AssistantTurn and the items after it, the results of its calls, so that no
+// call is parted from its result). The running turn's prompt goes to the
+// summarizer for context, not counted in replaced_tokens. When the running
+// turn has no step before its last, this is the plan above.
+//
 // With `window_tokens`, the summarized items are split into chronological
 // chunks whose summary request (SummaryRequestOverheadTokens + the rendered
 // chunk) plus settings.max_output_tokens plus ChunkSafetyMarginTokens fits
 // the window; otherwise they form one chunk.
 CompactionPlan PlanCompaction(const std::vector<events::ContextItem>& items,
                               const config::CompactSettings& settings,
-                              std::optional<int64_t> window_tokens, bool last_turn_running);
+                              std::optional<int64_t> window_tokens, bool last_turn_running,
+                              bool running_steps_too = false);
 
 // Room left free in each summary request because the estimate is not a
 // tokenizer count: a tenth of the window, at least 64 tokens.
@@ -67,8 +84,9 @@ int64_t ChunkSafetyMarginTokens(int64_t window_tokens);
 // less (the request may then be refused by the provider).
 inline constexpr int64_t kMinChunkTokens = 256;
 
-// The compacted context: [task (if any), UserText{summary, kSummary},
-// kept...]. `summary` is the text JoinChunkSummaries made.
+// The compacted context: [task (if any), running prompt (if any),
+// UserText{summary, kSummary}, kept...]. `summary` is the text
+// JoinChunkSummaries made.
 std::vector<events::ContextItem> AssembleCompacted(const CompactionPlan& plan,
                                                    const std::string& summary);
 

@@ -1,5 +1,6 @@
 #include "daemon/loop/compactor.h"
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <utility>
@@ -102,6 +103,17 @@ void CommitUsage(SessionLog& log, const std::string& turn_id,
   }
 }
 
+// Whether compacting by `plan` can bring a context of `tokens_before` under
+// `fit_tokens`: what it replaces less the longest summaries it may get back
+// (a bound: the summaries are usually shorter).
+bool MayFit(const context::CompactionPlan& plan, int64_t tokens_before,
+            const config::CompactSettings& settings, int64_t fit_tokens) {
+  if (plan.chunks.empty()) return false;
+  const int64_t summaries =
+      static_cast<int64_t>(plan.chunks.size()) * std::max<int64_t>(0, settings.max_output_tokens);
+  return tokens_before - plan.replaced_tokens + summaries <= fit_tokens;
+}
+
 }  // namespace
 
 CompactionResult RunCompaction(
@@ -138,6 +150,15 @@ CompactionResult RunCompaction(
 
   context::CompactionPlan plan = context::PlanCompaction(
       context, request.settings, request.window_tokens, request.last_turn_running);
+  if (request.last_turn_running && request.fit_tokens &&
+      !MayFit(plan, tokens_before, request.settings, *request.fit_tokens)) {
+    // The running turn is what has grown: its earlier steps are summarized
+    // too, rather than ending the turn.
+    context::CompactionPlan deeper =
+        context::PlanCompaction(context, request.settings, request.window_tokens,
+                                /*last_turn_running=*/true, /*running_steps_too=*/true);
+    if (deeper.summarizes_running_steps) plan = std::move(deeper);
+  }
   if (plan.chunks.empty()) {
     return unchanged(CompactionOutcome::kNothingToCompact,
                      absl::StrCat("Nothing to compact: the context holds only the original "
@@ -228,7 +249,9 @@ CompactionResult RunCompaction(
   };
   const uint64_t first = seq_of(plan.first_summarized_turn_id);
   ended.first_summarized_seq = first > 0 ? first : 1;
-  if (plan.kept.empty()) {
+  if (plan.kept.empty() || plan.summarizes_running_steps) {
+    // (The running turn's last step is kept, but the display history has
+    // no boundary for it: the range ends with what was there before.)
     ended.last_summarized_seq = seq_before;
   } else {
     const uint64_t kept = seq_of(plan.first_kept_turn_id);
@@ -237,8 +260,11 @@ CompactionResult RunCompaction(
   ended.outcome = CompactionOutcome::kAccepted;
   ended.tokens_after = tokens_after;
   ended.summary = std::move(summary);
-  ended.message = absl::StrCat("Older turns were replaced by a summary: ~", ended.tokens_before,
-                               " tokens before, ~", ended.tokens_after, " after.");
+  ended.message = absl::StrCat(
+      plan.summarizes_running_steps ? "Older turns and the running turn's earlier steps were "
+                                      "replaced by a summary: ~"
+                                    : "Older turns were replaced by a summary: ~",
+      ended.tokens_before, " tokens before, ~", ended.tokens_after, " after.");
   // The new context's estimate state goes with it, so a restart finds the
   // two consistent.
   context::ContextMeter meter;

@@ -43,7 +43,11 @@ struct CompactionRequest {
   // not get it there is rejected. Unset for a manual compaction.
   std::optional<int64_t> fit_tokens;
   std::string turn_id;         // turn id the events carry
-  bool last_turn_running = false;  // automatic compaction inside a running turn
+  // Automatic compaction inside a running turn. With fit_tokens, when
+  // summarizing the older turns cannot get the context under it (or there
+  // are none), the running turn's earlier steps are summarized too
+  // (context::PlanCompaction's running_steps_too).
+  bool last_turn_running = false;
   // Called once, right before the final CompactionEnded is recorded or
   // published (whatever the outcome), on the compacting thread. The session
   // runner uses it to know that clients may see the end from now on.

@@ -505,6 +505,47 @@ TEST_F(CompactionTest, AutomaticCompactionRunsBeforeARequestWouldExceedTheTrigge
   EXPECT_TRUE(automatic);
 }
 
+// One long turn (what `raw run` makes) that crosses the trigger by itself:
+// its earlier steps are summarized and the turn goes on, keeping the task
+// and its last step.
+TEST_F(CompactionTest, ALongTurnOverTheTriggerSummarizesItsEarlierStepsAndGoesOn) {
+  StartDaemon(R"("compact": {"keep_recent_turns": 1, "trigger_tokens": 1000})", "", kSmallTools,
+              R"("context_window_tokens": 20000)");
+  std::string session = daemon_->CreateSession();
+  const std::string list = R"({"path":"."})";
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "list_dir", list}}, {300, 50, std::nullopt}));
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c2", "list_dir", list}}, {600, 50, std::nullopt}));
+  // Reported 1100 tokens: the fourth request would exceed the trigger.
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c3", "list_dir", list}}, {900, 200, std::nullopt}));
+  fake_.Enqueue(chat::TextAnswer("SUMMARY of steps one and two"));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "the task");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
+      << end->turn_ended().message();
+  std::vector<testing::RecordedRequest> requests = fake_.requests();
+  ASSERT_EQ(requests.size(), 5u);
+  EXPECT_FALSE(requests[3].BodyJson()->contains("tools"));  // the summary request
+  std::vector<std::string> messages = Messages(requests[4]);
+  ASSERT_EQ(messages.size(), 5u) << absl::StrJoin(messages, "\n");
+  EXPECT_EQ(messages[1], "user: the task");
+  EXPECT_THAT(messages[2], HasSubstr("SUMMARY of steps one and two"));
+  EXPECT_THAT(messages[3], ::testing::StartsWith("assistant:"));
+  EXPECT_THAT(messages[4], ::testing::StartsWith("tool:"));
+  const Json body = *requests[4].BodyJson();
+  EXPECT_EQ(body["messages"][3]["tool_calls"][0]["id"], "c3");
+  EXPECT_EQ(body["messages"][4]["tool_call_id"], "c3");
+  std::optional<raw::v1::CompactionEnded> ended;
+  for (const auto& e : stream.TurnEvents(turn)) {
+    if (e.has_compaction_ended()) ended = e.compaction_ended();
+  }
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->outcome(), raw::v1::COMPACTION_OUTCOME_ACCEPTED) << ended->message();
+  EXPECT_THAT(ended->message(), HasSubstr("the running turn's earlier steps"));
+}
+
 TEST_F(CompactionTest, StillTooLargeAfterCompactingEndsTheTurnWithoutSendingIt) {
   StartDaemon(R"("compact": {"keep_recent_turns": 0, "trigger_tokens": 1000})", "",
               kSmallTools, R"("context_window_tokens": 20000)");

@@ -87,6 +87,84 @@ TEST(CompactionPlanTest, ARunningTurnIsAlwaysKeptAndNotCounted) {
   EXPECT_EQ(plan.kept.size(), 4u);
 }
 
+// A running turn of `steps` steps (a call and its result each) after its
+// prompt.
+std::vector<events::ContextItem> RunningTurn(int n, int steps) {
+  std::vector<events::ContextItem> items = {
+      Prompt(absl::StrCat("prompt ", n), absl::StrCat("turn", n))};
+  for (int i = 1; i <= steps; ++i) {
+    events::AssistantTurn call;
+    call.tool_calls.push_back({absl::StrCat("r", i), "read_file", R"({"path":"f.txt"})"});
+    items.push_back(call);
+    items.push_back(events::ToolOutcome{absl::StrCat("r", i), "read_file",
+                                        absl::StrCat("step ", i, std::string(400, 'o')), false});
+  }
+  return items;
+}
+
+TEST(CompactionPlanTest, ARunningTurnsEarlierStepsAreSummarizedWhenAsked) {
+  auto items = Turns(1, 3);
+  auto running = RunningTurn(4, 3);
+  items.insert(items.end(), running.begin(), running.end());
+  const size_t prompt = 12;  // turn 4's prompt
+  CompactionPlan plan = PlanCompaction(items, Keep(2), std::nullopt, true, true);
+  EXPECT_TRUE(plan.summarizes_running_steps);
+  ASSERT_TRUE(plan.task.has_value());
+  EXPECT_EQ(plan.task->text, "prompt 1");
+  ASSERT_TRUE(plan.running_prompt.has_value());
+  EXPECT_EQ(plan.running_prompt->text, "prompt 4");
+  // Kept: the last step, its call and its result.
+  EXPECT_EQ(plan.kept, std::vector<events::ContextItem>(items.end() - 2, items.end()));
+  // Summarized: every complete turn but the task, then the running turn's
+  // prompt (for context, not replaced) and its first two steps.
+  std::vector<events::ContextItem> expected(items.begin() + 1, items.end() - 2);
+  EXPECT_EQ(Flatten(plan.chunks), expected);
+  std::vector<events::ContextItem> replaced(items.begin() + 1, items.begin() + prompt);
+  replaced.insert(replaced.end(), items.begin() + prompt + 1, items.end() - 2);
+  EXPECT_EQ(plan.replaced_tokens, EstimateItemsTokens(replaced));
+  EXPECT_EQ(plan.first_summarized_turn_id, "turn1");
+
+  auto compacted = AssembleCompacted(plan, "S");
+  ASSERT_EQ(compacted.size(), 5u);
+  EXPECT_EQ(compacted[0], items[0]);
+  EXPECT_EQ(compacted[1], items[prompt]);
+  EXPECT_EQ(compacted[2],
+            events::ContextItem(events::UserText("S", events::UserTextKind::kSummary)));
+  EXPECT_EQ(compacted[3], items[items.size() - 2]);
+
+  // Without being asked, or without a complete turn running, nothing of the
+  // running turn is summarized.
+  plan = PlanCompaction(items, Keep(2), std::nullopt, true);
+  EXPECT_FALSE(plan.summarizes_running_steps);
+  EXPECT_EQ(plan.kept, std::vector<events::ContextItem>(items.begin() + 4, items.end()));
+  plan = PlanCompaction(items, Keep(2), std::nullopt, false, true);
+  EXPECT_FALSE(plan.summarizes_running_steps);
+}
+
+// The common case of `raw run`: one long turn, whose prompt is the task.
+TEST(CompactionPlanTest, ASingleLongTurnKeepsItsTaskAndItsLastStep) {
+  auto items = RunningTurn(1, 4);
+  CompactionPlan plan = PlanCompaction(items, Keep(2), std::nullopt, true);
+  EXPECT_TRUE(plan.chunks.empty());  // nothing to compact without the running steps
+  plan = PlanCompaction(items, Keep(2), std::nullopt, true, true);
+  EXPECT_TRUE(plan.summarizes_running_steps);
+  EXPECT_FALSE(plan.running_prompt.has_value());
+  ASSERT_TRUE(plan.task.has_value());
+  EXPECT_EQ(plan.task->text, "prompt 1");
+  EXPECT_EQ(Flatten(plan.chunks),
+            std::vector<events::ContextItem>(items.begin() + 1, items.end() - 2));
+  auto compacted = AssembleCompacted(plan, "S");
+  ASSERT_EQ(compacted.size(), 4u);
+  EXPECT_EQ(compacted[0], items[0]);
+  EXPECT_EQ(compacted[2], items[items.size() - 2]);
+
+  // One step only: there is nothing before it to summarize.
+  items = RunningTurn(1, 1);
+  plan = PlanCompaction(items, Keep(2), std::nullopt, true, true);
+  EXPECT_FALSE(plan.summarizes_running_steps);
+  EXPECT_TRUE(plan.chunks.empty());
+}
+
 TEST(CompactionPlanTest, KeepingNoTurnSummarizesAllButTheTask) {
   auto items = Turns(1, 3);
   CompactionPlan plan = PlanCompaction(items, Keep(0), std::nullopt, false);

@@ -118,6 +118,30 @@ class CompactorTest : public ::testing::Test {
                     .ok());
   }
 
+  // Records the prompt of turn `n` and `steps` steps of it (a call and its
+  // result each), as a turn still running has them.
+  void AddRunningTurn(int n, int steps) {
+    const std::string turn_id = absl::StrCat("turn", n);
+    const std::string prompt = absl::StrCat("prompt ", n);
+    first_seq_[turn_id] = log_->last_seq() + 1;
+    CommitExtras extras;
+    extras.context_appends.push_back(
+        events::UserText(prompt, events::UserTextKind::kPrompt, turn_id));
+    ASSERT_TRUE(log_->Commit(turn_id, {events::TurnStarted{prompt}, events::UserMessage{prompt}},
+                             std::move(extras))
+                    .ok());
+    for (int i = 1; i <= steps; ++i) {
+      events::AssistantTurn call;
+      call.tool_calls.push_back({absl::StrCat("s", i), "read_file", R"({"path":"big.log"})"});
+      CommitExtras more;
+      more.context_appends = {call, events::ToolOutcome{absl::StrCat("s", i), "read_file",
+                                                        std::string(4000, 'l'), false}};
+      ASSERT_TRUE(log_->Commit(turn_id, {events::Notice{events::NoticeLevel::kInfo, "step"}},
+                               std::move(more))
+                      .ok());
+    }
+  }
+
   std::vector<events::ContextItem> Context() {
     auto ctx = store_->LoadContext(record_.id);
     EXPECT_TRUE(ctx.ok()) << ctx.status();
@@ -623,6 +647,7 @@ TEST_F(CompactorTest, AutomaticCompactionKeepsTheRunningTurn) {
   request.trigger = events::CompactionTrigger::kAutomatic;
   request.last_turn_running = true;
   request.turn_id = "turn4";
+  request.fit_tokens = 100000;  // the older turns alone suffice: turn 4 stays whole
   book_->scripts.push_back(Summary("- s"));
   auto result = Run(request);
   ASSERT_EQ(result.ended.outcome, CompactionOutcome::kAccepted);
@@ -631,6 +656,45 @@ TEST_F(CompactorTest, AutomaticCompactionKeepsTheRunningTurn) {
   EXPECT_EQ(std::vector<events::ContextItem>(result.context->begin() + 2, result.context->end()),
             std::vector<events::ContextItem>(before.begin() + 4, before.end()));
   EXPECT_EQ(result.ended.last_summarized_seq, first_seq_["turn2"] - 1);
+}
+
+// A running turn that has grown past the trigger by itself: its earlier
+// steps are summarized too (and the complete turns before them), keeping
+// the task, its prompt and its last step, rather than ending the turn.
+TEST_F(CompactorTest, AutomaticCompactionSummarizesARunningTurnTooLargeByItself) {
+  for (int n = 1; n <= 2; ++n) AddTurn(n);
+  AddRunningTurn(3, 4);
+  const auto before = Context();
+  const uint64_t seq_before = log_->last_seq();
+  CompactionRequest request = Request();
+  request.trigger = events::CompactionTrigger::kAutomatic;
+  request.last_turn_running = true;
+  request.turn_id = "turn3";
+  // Over what turn 3's four results need (about 4,000 tokens), under what
+  // its last one does.
+  request.fit_tokens = 2500;
+  book_->scripts.push_back(Summary("- read big.log three times\n- the log is all l"));
+  auto result = Run(request);
+  ASSERT_EQ(result.ended.outcome, CompactionOutcome::kAccepted) << result.ended.message;
+  EXPECT_THAT(result.ended.message, HasSubstr("the running turn's earlier steps"));
+  ASSERT_TRUE(result.context.has_value());
+  ASSERT_EQ(result.context->size(), 5u);
+  EXPECT_EQ((*result.context)[0], before[0]);  // the task
+  EXPECT_EQ((*result.context)[1], before[8]);  // turn 3's prompt
+  EXPECT_TRUE(std::holds_alternative<events::UserText>((*result.context)[2]));
+  EXPECT_EQ((*result.context)[3], before[before.size() - 2]);  // its last call
+  EXPECT_EQ((*result.context)[4], before.back());              // and its result
+  EXPECT_EQ(Context(), *result.context);
+  EXPECT_LE(result.ended.tokens_after, 2500);
+  EXPECT_EQ(result.ended.first_summarized_seq, first_seq_["turn1"]);
+  EXPECT_EQ(result.ended.last_summarized_seq, seq_before);
+  // The summarizer saw turn 3's prompt and its first three steps.
+  ASSERT_EQ(book_->requests.size(), 1u);
+  const std::string transcript =
+      std::get<events::UserText>(book_->requests[0].messages.back()).text;
+  EXPECT_THAT(transcript, HasSubstr("prompt 3"));
+  EXPECT_THAT(transcript, HasSubstr("s3"));
+  EXPECT_THAT(transcript, Not(HasSubstr("s4")));
 }
 
 TEST_F(CompactorTest, KeepingNoTurnSummarizesUpToTheLastEvent) {
