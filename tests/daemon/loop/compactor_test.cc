@@ -670,8 +670,9 @@ TEST_F(CompactorTest, AutomaticCompactionSummarizesARunningTurnTooLargeByItself)
   request.trigger = events::CompactionTrigger::kAutomatic;
   request.last_turn_running = true;
   request.turn_id = "turn3";
-  // Over what turn 3's four results need (about 4,000 tokens), under what
-  // its last one does.
+  // Summarizing turn 1 (turn 2 is kept) would leave turn 3's four results
+  // (about 4,000 tokens); its last one alone fits.
+  request.settings.keep_recent_turns = 1;
   request.fit_tokens = 2500;
   book_->scripts.push_back(Summary("- read big.log three times\n- the log is all l"));
   auto result = Run(request);
