@@ -29,7 +29,7 @@ v1::ApprovalAnswer Deny(const v1::ApprovalCall& call, const std::string& message
 }  // namespace
 
 Json PermissionRequest(const std::string& session_id, const v1::ApprovalCall& call,
-                       const std::string& cwd) {
+                       const std::string& cwd, const std::string& tool_call_id) {
   v1::ToolCall tool_call;
   tool_call.set_call_id(call.call_id());
   tool_call.set_name(call.name());
@@ -38,6 +38,7 @@ Json PermissionRequest(const std::string& session_id, const v1::ApprovalCall& ca
   Json shown = ToolCallUpdate(tool_call, cwd);
   shown.erase("sessionUpdate");
   shown.erase("status");
+  if (!tool_call_id.empty()) shown["toolCallId"] = tool_call_id;
   // The title is one line of at most 80 characters: what is decided on is
   // the call in full (an edit's diff, else its arguments) and why it asks.
   if (TitleIsShortened(call.arguments())) {

@@ -34,9 +34,11 @@
 
 namespace raw::acp {
 
-// The params of session/request_permission for one pending call.
+// The params of session/request_permission for one pending call, shown as
+// the tool call `tool_call_id` (UpdateMapper::ToolCallId; the call's own id
+// when empty).
 Json PermissionRequest(const std::string& session_id, const v1::ApprovalCall& call,
-                       const std::string& cwd);
+                       const std::string& cwd, const std::string& tool_call_id = "");
 
 // The answer for `call` from the client's response to its request.
 v1::ApprovalAnswer PermissionAnswer(const v1::ApprovalCall& call, const RpcResponse& response);

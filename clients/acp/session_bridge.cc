@@ -366,12 +366,14 @@ void SessionBridge::AskPermissions(const v1::ApprovalRequested& request) {
   // The calls' tool_call updates went out with their batch, before this.
   for (const v1::ApprovalCall& call : request.calls()) {
     if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
-    Json id = ctx_.rpc->Request("session/request_permission",
-                                PermissionRequest(id_, call, mapper_ ? session().cwd() : ""),
-                                [this, alive = alive_, request_id = request.request_id(),
-                                 call](const RpcResponse& response) {
-                                  if (*alive) OnPermission(request_id, call, response);
-                                });
+    Json id =
+        ctx_.rpc->Request("session/request_permission",
+                          PermissionRequest(id_, call, mapper_ ? session().cwd() : "",
+                                            mapper_ ? mapper_->ToolCallId(call.call_id()) : ""),
+                          [this, alive = alive_, request_id = request.request_id(),
+                           call](const RpcResponse& response) {
+                            if (*alive) OnPermission(request_id, call, response);
+                          });
     turn_->approval->asked[call.call_id()] = id;
   }
 }

@@ -1,6 +1,7 @@
 #include "clients/acp/update_mapper.h"
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "clients/acp/tool_calls.h"
 
 namespace raw::acp {
@@ -69,21 +70,23 @@ std::vector<Json> UpdateMapper::Live(const v1::Event& event, bool foreign_turn) 
     }
     case v1::Event::kToolCallBatch:
       for (const v1::ToolCall& call : event.tool_call_batch().calls()) {
-        calls_[call.call_id()] = call;
-        out.push_back(ToolCallUpdate(call, cwd_));
+        Json update = ToolCallUpdate(call, cwd_);
+        update["toolCallId"] = NextToolCallId(call.call_id());
+        calls_[call.call_id()] = {call, update["toolCallId"].get<std::string>()};
+        out.push_back(std::move(update));
       }
       break;
     case v1::Event::kToolStarted:
       out.push_back({{"sessionUpdate", "tool_call_update"},
-                     {"toolCallId", event.tool_started().call_id()},
+                     {"toolCallId", ToolCallId(event.tool_started().call_id())},
                      {"status", "in_progress"}});
       break;
     case v1::Event::kToolResult: {
       const v1::ToolResult& r = event.tool_result();
       auto call = calls_.find(r.call_id());
-      std::string arguments = call != calls_.end() ? call->second.arguments() : "";
+      std::string arguments = call != calls_.end() ? call->second.call.arguments() : "";
       out.push_back({{"sessionUpdate", "tool_call_update"},
-                     {"toolCallId", r.call_id()},
+                     {"toolCallId", ToolCallId(r.call_id())},
                      {"status", ResultStatus(r.status())},
                      {"content", ResultContent(r, arguments, cwd_)}});
       if (call != calls_.end()) calls_.erase(call);
@@ -95,13 +98,37 @@ std::vector<Json> UpdateMapper::Live(const v1::Event& event, bool foreign_turn) 
   return out;
 }
 
-std::vector<Json> UpdateMapper::Replay(const std::vector<v1::Event>& history) const {
-  std::map<std::string, const v1::ToolResult*> results;
-  for (const v1::Event& e : history) {
-    if (e.has_tool_result()) results[e.tool_result().call_id()] = &e.tool_result();
+std::string UpdateMapper::NextToolCallId(const std::string& call_id) {
+  const int n = ++batches_of_[call_id];
+  return n == 1 ? call_id : absl::StrCat(call_id, "~", n);
+}
+
+std::string UpdateMapper::ToolCallId(const std::string& call_id) const {
+  auto call = calls_.find(call_id);
+  return call != calls_.end() ? call->second.tool_call_id : call_id;
+}
+
+std::vector<Json> UpdateMapper::Replay(const std::vector<v1::Event>& history) {
+  // Each result belongs to the latest batch before it that held its call id
+  // (by the batch's index in `history` and the call's in the batch).
+  std::map<std::pair<size_t, int>, const v1::ToolResult*> results;
+  std::map<std::string, std::pair<size_t, int>> open;
+  for (size_t i = 0; i < history.size(); ++i) {
+    const v1::Event& e = history[i];
+    if (e.has_tool_call_batch()) {
+      for (int k = 0; k < e.tool_call_batch().calls_size(); ++k) {
+        open[e.tool_call_batch().calls(k).call_id()] = {i, k};
+      }
+    } else if (e.has_tool_result()) {
+      auto batch = open.find(e.tool_result().call_id());
+      if (batch == open.end()) continue;
+      results[batch->second] = &e.tool_result();
+      open.erase(batch);
+    }
   }
   std::vector<Json> out;
-  for (const v1::Event& e : history) {
+  for (size_t i = 0; i < history.size(); ++i) {
+    const v1::Event& e = history[i];
     switch (e.payload_case()) {
       case v1::Event::kUserMessage:
         AppendUserChunks(e.user_message(), out);
@@ -115,9 +142,11 @@ std::vector<Json> UpdateMapper::Replay(const std::vector<v1::Event>& history) co
         }
         break;
       case v1::Event::kToolCallBatch:
-        for (const v1::ToolCall& call : e.tool_call_batch().calls()) {
+        for (int k = 0; k < e.tool_call_batch().calls_size(); ++k) {
+          const v1::ToolCall& call = e.tool_call_batch().calls(k);
           Json update = ToolCallUpdate(call, cwd_);
-          auto result = results.find(call.call_id());
+          update["toolCallId"] = NextToolCallId(call.call_id());
+          auto result = results.find({i, k});
           if (result != results.end()) {
             update["status"] = ResultStatus(result->second->status());
             update["content"] = ResultContent(*result->second, call.arguments(), cwd_);

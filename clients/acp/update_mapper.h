@@ -13,7 +13,12 @@
 // Replay (session/load): the whole display history as the client would
 // have seen it: user_message_chunk, agent_thought_chunk,
 // agent_message_chunk, and each tool call once, as a tool_call carrying
-// its final status and content.
+// its final status and content (the result that followed its own batch:
+// a provider may use the same call id again in a later step).
+//
+// toolCallId: a call's own id the first time this mapper meets it (in a
+// replay or live), then "<id>~<n>" for its n-th batch, so that a client
+// never takes a later call for an earlier one whose id a provider reused.
 //
 // Not thread-safe: one owner (a session bridge).
 #pragma once
@@ -44,12 +49,24 @@ class UpdateMapper {
     const std::string* text;
   };
   std::optional<Delta> LiveDelta(const v1::Event& event);
-  std::vector<Json> Replay(const std::vector<v1::Event>& history) const;
+  std::vector<Json> Replay(const std::vector<v1::Event>& history);
+  // The toolCallId of the live call `call_id` (of the latest batch that
+  // held it; the id itself when none did), for its permission request.
+  std::string ToolCallId(const std::string& call_id) const;
 
  private:
+  struct LiveCall {
+    v1::ToolCall call;
+    std::string tool_call_id;
+  };
+  // The toolCallId of the next batch's call `call_id`.
+  std::string NextToolCallId(const std::string& call_id);
+
   std::string cwd_;
   // Live calls by id: their results need their arguments (an edit's diff).
-  std::map<std::string, v1::ToolCall> calls_;
+  std::map<std::string, LiveCall> calls_;
+  // How many batches held each call id so far.
+  std::map<std::string, int> batches_of_;
   // Whether the current step streamed text or reasoning.
   bool streamed_text_ = false;
   bool streamed_reasoning_ = false;

@@ -128,6 +128,45 @@ TEST(UpdateMapperTest, ReplayShowsEachCallOnceWithItsFinalStatus) {
   EXPECT_EQ(u[3]["sessionUpdate"], "agent_message_chunk");
 }
 
+// A provider may give a later step's call an id an earlier one had: each
+// call is replayed with the result that followed its own batch, and gets a
+// toolCallId of its own, replayed and live alike.
+TEST(UpdateMapperTest, ACallIdUsedAgainKeepsEachCallsOwnResultAndId) {
+  UpdateMapper m("/w");
+  auto u = m.Replay({Batch("call_1", "bash", R"({"command":"ls"})"),
+                     Result("call_1", "bash", v1::TOOL_RESULT_STATUS_OK, "listed"),
+                     Batch("call_1", "bash", R"({"command":"rm x"})"),
+                     Result("call_1", "bash", v1::TOOL_RESULT_STATUS_DENIED, "denied")});
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_EQ(u[0]["toolCallId"], "call_1");
+  EXPECT_EQ(u[0]["status"], "completed");
+  EXPECT_EQ(u[0]["content"][0]["content"]["text"], "listed");
+  EXPECT_EQ(u[1]["toolCallId"], "call_1~2");
+  EXPECT_EQ(u[1]["status"], "failed");
+  EXPECT_EQ(u[1]["content"][0]["content"]["text"], "denied: denied");
+
+  // Live after the replay, the third batch with that id.
+  auto batch = m.Live(Batch("call_1", "bash", R"({"command":"pwd"})"), false);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0]["toolCallId"], "call_1~3");
+  EXPECT_EQ(m.ToolCallId("call_1"), "call_1~3");
+  v1::ApprovalCall call;
+  call.set_call_id("call_1");
+  call.set_name("bash");
+  call.set_tool("builtin/bash");
+  call.set_arguments(R"({"command":"pwd"})");
+  EXPECT_EQ(PermissionRequest("s", call, "/w", m.ToolCallId("call_1"))["toolCall"]["toolCallId"],
+            "call_1~3");
+  v1::Event started;
+  started.mutable_tool_started()->set_call_id("call_1");
+  EXPECT_EQ(m.Live(started, false)[0]["toolCallId"], "call_1~3");
+  auto result = m.Live(Result("call_1", "bash", v1::TOOL_RESULT_STATUS_OK, "/w"), false);
+  EXPECT_EQ(result[0]["toolCallId"], "call_1~3");
+  EXPECT_EQ(result[0]["status"], "completed");
+  // A call whose id no batch held stays as it is.
+  EXPECT_EQ(m.ToolCallId("other"), "other");
+}
+
 TEST(PermissionsTest, OptionsMapBackOntoDecisions) {
   v1::ApprovalCall call;
   call.set_call_id("c1");
