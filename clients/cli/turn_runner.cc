@@ -10,6 +10,7 @@
 #include "clients/cli/exit_codes.h"
 #include "clients/present/terminal_text.h"
 #include "clients/present/turn_end.h"
+#include "common/ids.h"
 
 namespace raw::cli {
 
@@ -138,32 +139,37 @@ bool TurnRunner::HolderHasExited() {
 }
 
 client::EventHandler::Next TurnRunner::OnOpen() {
+  if (start_sent_) return Next::kContinue;  // re-subscribed after a resync
+  v1::StartTurnRequest start;
   {
     absl::MutexLock lock(&mu_);
-    if (!turn_id_.empty()) return Next::kContinue;  // re-subscribed after a resync
     if (interrupt_requested_) {
       cancelled_before_start_ = true;
       return Next::kStop;
     }
+    // The turn's id is chosen here, so that an interrupt can name it while
+    // StartTurn waits for the turn to be prepared (MCP servers starting, a
+    // secret read by a command): rawd then abandons the preparation.
+    turn_id_ = NewId("turn_");
+    start.set_turn_id(turn_id_);
   }
-  v1::StartTurnRequest start;
+  start_sent_ = true;
   start.set_session_id(session_id_);
   start.set_text(prompt_);
   for (const v1::Image& image : images_) *start.add_images() = image;
   start.set_lease_id(lease_id_);
   auto response = client_.StartTurn(start);
   if (!response.ok()) {
-    start_error_ = response.status();
+    absl::MutexLock lock(&mu_);
+    if (response.status().code() == absl::StatusCode::kCancelled && interrupt_requested_) {
+      cancelled_before_start_ = true;
+    } else {
+      start_error_ = response.status();
+    }
     return Next::kStop;
   }
-  bool interrupt_now;
-  {
-    absl::MutexLock lock(&mu_);
-    turn_id_ = response->turn_id();
-    // An interrupt that came while StartTurn was in flight is sent now.
-    interrupt_now = interrupt_requested_;
-  }
-  if (interrupt_now) SendInterrupt();
+  absl::MutexLock lock(&mu_);
+  turn_id_ = response->turn_id();
   return Next::kContinue;
 }
 
@@ -263,6 +269,11 @@ void TurnRunner::SendInterrupt() {
   v1::InterruptTurnRequest request;
   request.set_session_id(session_id_);
   request.set_lease_id(lease_id_);
+  {
+    // This turn only, even while StartTurn is on its way.
+    absl::MutexLock lock(&mu_);
+    request.set_operation_id(turn_id_);
+  }
   auto response = client_.InterruptTurn(request);
   absl::MutexLock lock(&mu_);
   if (!response.ok()) interrupt_error_ = response.status();

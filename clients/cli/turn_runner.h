@@ -19,8 +19,10 @@
 // ApprovalPrompter::Decide and the answer to the daemon on a question thread
 // (one at a time, joined before Run returns).
 // Interrupt() may be called from any other thread (the Ctrl-C watcher); it
-// asks the daemon to interrupt the turn, or, when the turn has not started
-// yet, makes Run() return kExitCancelled without starting it.
+// asks the daemon to interrupt the turn (by the id the runner chose for it,
+// so also while rawd still prepares it and StartTurn has not answered), or,
+// when the turn has not been asked for yet, makes Run() return
+// kExitCancelled without starting it.
 #pragma once
 
 #include <cstdint>
@@ -114,6 +116,7 @@ class TurnRunner : public client::EventHandler {
   std::optional<uint64_t> resync_after_;
   absl::Status start_error_;
   bool cancelled_before_start_ = false;
+  bool start_sent_ = false;
 
   absl::Mutex mu_;
   std::string turn_id_ ABSL_GUARDED_BY(mu_);

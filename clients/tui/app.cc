@@ -167,14 +167,22 @@ StyledLine TuiApp::StatusLine(int width) const {
     role = Role::kError;
   } else if (!controller_.connected()) {
     text = "Connecting to the daemon" + glyphs_.ellipsis;
+  } else if (interrupting_ &&
+             (controller_.activity().compacting() || controller_.activity().turn_running())) {
+    // Until the turn or compaction ends, however long that takes.
+    text = "Interrupting" + glyphs_.ellipsis;
+    role = Role::kWarning;
   } else if (controller_.activity().compacting()) {
-    text = "Compacting the context" + glyphs_.ellipsis + "  Esc to interrupt";
+    // Only the writer can interrupt; a follower is told whose it is below.
+    text = absl::StrCat("Compacting the context", glyphs_.ellipsis,
+                        controller_.can_write() ? "  Esc to interrupt" : "  (read-only)");
     role = Role::kRunning;
   } else if (controller_.activity().turn_running()) {
     int64_t elapsed = turn_started_ms_ > 0 ? std::max<int64_t>(0, NowMs() - turn_started_ms_) : 0;
-    text = absl::StrCat(approval_.visible() ? "Waiting for approval" : "Working",
-                        elapsed >= 1000 ? " " + present::FormatDurationMs(elapsed / 1000 * 1000) : "",
-                        "  Esc to interrupt");
+    text =
+        absl::StrCat(approval_.visible() ? "Waiting for approval" : "Working",
+                     elapsed >= 1000 ? " " + present::FormatDurationMs(elapsed / 1000 * 1000) : "",
+                     controller_.can_write() ? "  Esc to interrupt" : "  (read-only)");
     role = approval_.visible() ? Role::kWaiting : Role::kRunning;
   } else if (Following()) {
     text = absl::StrCat("Read-only: ", HolderName(),

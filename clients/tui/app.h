@@ -165,6 +165,8 @@ class TuiApp : private client::SessionController::Listener {
   std::string status_;
   absl::Time status_until_;
   int64_t turn_started_ms_ = 0;
+  // An interrupt was sent and the turn or compaction has not ended yet.
+  bool interrupting_ = false;
   // /image: sent with the next message, kept until the daemon accepts it.
   static constexpr size_t kMaxAttachedImages = 10;
   std::vector<v1::Image> attached_images_;

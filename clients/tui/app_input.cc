@@ -229,8 +229,9 @@ void TuiApp::Interrupt() {
     SetStatus("Read-only: only the client holding the session can interrupt");
     return;
   }
-  SetStatus("Interrupting" + glyphs_.ellipsis, absl::Seconds(2));
+  interrupting_ = true;  // shown until the turn or compaction ends (StatusLine)
   if (absl::Status s = controller_.Interrupt(ReportError("Cannot interrupt")); !s.ok()) {
+    interrupting_ = false;
     AddError("Cannot interrupt", s);
   }
 }

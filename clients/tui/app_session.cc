@@ -116,6 +116,9 @@ void TuiApp::OnEvent(const v1::Event& event) {
   bool was_running = transcript_.turn_running();
   transcript_.Apply(event);
   if (!was_running && transcript_.turn_running()) turn_started_ms_ = event.time_unix_ms();
+  if (event.has_turn_started() || event.has_turn_ended() || event.has_compaction_ended()) {
+    interrupting_ = false;
+  }
   if (event.has_turn_started()) {
     editor_.AddHistory(event.turn_started().user_text());
     view_.ScrollToBottom();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <sstream>
+#include <thread>
 
 #include "clients/cli/exit_codes.h"
 #include "gtest/gtest.h"
@@ -253,22 +254,25 @@ TEST_F(TurnRunnerTest, InterruptKeepsStreamingUntilTheTurnEnds) {
   EXPECT_EQ(std::count(calls.begin(), calls.end(), "InterruptTurn"), 1);
 }
 
-TEST_F(TurnRunnerTest, InterruptWhileStartingIsSentOnceTheTurnExists) {
-  std::unique_ptr<client::RawClient> client;
-  std::unique_ptr<TurnRunner> runner;
-  daemon_.service().OnStartTurn([&runner](const std::string& turn) {
-    runner->Interrupt();  // arrives while StartTurn is in flight
-    return std::vector<v1::Event>{Delta(turn, "x")};
-  });
-  daemon_.service().OnInterrupt([](const std::string& turn) {
-    return std::vector<v1::Event>{Ended(turn, v1::TURN_END_REASON_CANCELLED)};
-  });
-  client = std::make_unique<client::RawClient>(Client());
+// A turn rawd is still preparing (a slow MCP server, a secret read by a
+// command) is interrupted at once: the interrupt names the turn's id, which
+// the runner chose, while StartTurn waits.
+TEST_F(TurnRunnerTest, InterruptWhilePreparingAbandonsTheTurnAtOnce) {
+  daemon_.service().HoldStartTurns(/*abandon_on_interrupt=*/true);
+  auto client = Client();
   EventPrinter printer(OutputFormat::kText, out_, err_);
-  runner = std::make_unique<TurnRunner>(*client, printer, *approvals_, err_);
-  EXPECT_EQ(runner->Run(NewSession("p")), kExitCancelled);
-  auto calls = daemon_.service().calls();
-  EXPECT_EQ(std::count(calls.begin(), calls.end(), "InterruptTurn"), 1);
+  TurnRunner runner(client, printer, *approvals_, err_);
+  std::thread interrupter([&] {
+    daemon_.service().WaitForCall("StartTurn:p");
+    runner.Interrupt();
+  });
+  EXPECT_EQ(runner.Run(NewSession("p")), kExitCancelled);
+  interrupter.join();
+  EXPECT_NE(err_.str().find("raw run: interrupted before the turn started"), std::string::npos)
+      << err_.str();
+  ASSERT_EQ(daemon_.service().start_turn_ids().size(), 1u);
+  EXPECT_EQ(daemon_.service().start_turn_ids()[0].rfind("turn_", 0), 0u);
+  EXPECT_EQ(daemon_.service().interrupt_operation_ids(), daemon_.service().start_turn_ids());
 }
 
 TEST_F(TurnRunnerTest, InterruptBeforeTheTurnStartsNeverStartsIt) {

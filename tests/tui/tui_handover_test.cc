@@ -61,6 +61,10 @@ TEST_F(TuiHandoverTest, ARequestDuringATurnWaitsForTheTurnToEnd) {
   fake_.Enqueue(parked);
   Send("a", "long task");
   ASSERT_TRUE(tmux_.WaitForText("b", "Working on it")) << tmux_.Capture("b");
+  // Only the writer is offered the interrupt.
+  EXPECT_TRUE(tmux_.WaitForText("b", "(read-only)")) << tmux_.Capture("b");
+  EXPECT_EQ(tmux_.Capture("b").find("Esc to interrupt"), std::string::npos) << tmux_.Capture("b");
+  EXPECT_TRUE(tmux_.WaitForText("a", "Esc to interrupt")) << tmux_.Capture("a");
   tmux_.SendKeys("b", {"C-t"});
   ASSERT_TRUE(tmux_.WaitForText("a", "handed over after this turn")) << tmux_.Capture("a");
   ASSERT_TRUE(tmux_.WaitForText("b", "to hand this session over")) << tmux_.Capture("b");

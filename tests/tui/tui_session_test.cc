@@ -174,6 +174,8 @@ TEST_F(TuiE2eTest, EscapeInterruptsAStreamingAnswer) {
   });
   EXPECT_NE(screen.find("Turn cancelled"), std::string::npos) << screen;
   EXPECT_NE(screen.find("· idle"), std::string::npos) << screen;
+  // The status line says so as soon as the turn has ended.
+  EXPECT_EQ(screen.find("Interrupting"), std::string::npos) << screen;
   fake_.ReleaseGate();
 
   // Ctrl-C interrupts as well, and does not quit while a turn runs.
