@@ -54,6 +54,9 @@ class TerminalPrompt : public ApprovalPrompter {
         if (!message) return {v1::APPROVAL_DECISION_DENY, "interrupted by the user"};
         return {v1::APPROVAL_DECISION_DENY, std::string(absl::StripAsciiWhitespace(*message))};
       }
+      // Anything else is asked again, saying why.
+      err_ << "Not an answer; type " << (wider ? "y, a, p, n or m" : "y, a, n or m")
+           << " and press Enter.\n";
     }
   }
 

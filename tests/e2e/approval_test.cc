@@ -253,10 +253,12 @@ TEST_F(ContractTest, RawRunOnATerminalAsksAndSendsTheUsersAnswer) {
   fake_.Enqueue(chat::TextAnswer("understood"));
   std::string command = absl::StrCat(BinaryPath("raw"), " run --cwd ", daemon_->workdir(),
                                      " 'write it'");
+  // An answer that is none of the keys is asked again, saying so.
   CommandResult result = RunCommand({"/usr/bin/script", "-qec", command, "/dev/null"}, daemon_->env(),
-                                    "m\nplease use a temp dir\n");
+                                    "mno thanks\nm\nplease use a temp dir\n");
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_THAT(result.out, HasSubstr("Allow? [y] once"));
+  EXPECT_THAT(result.out, HasSubstr("Not an answer; type y, a, n or m and press Enter."));
   EXPECT_THAT(result.out, HasSubstr("Message for the model"));
   EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/t.txt"));
   auto body = fake_.requests().back().BodyJson();
