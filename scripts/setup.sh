@@ -30,7 +30,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libncurses-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-  libboost-dev libre2-dev libgumbo-dev libarchive-dev
+  libboost-dev libre2-dev libpcre2-dev libgumbo-dev libarchive-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libutf8proc-dev
   scdoc dpkg-dev
   nodejs

@@ -4,9 +4,12 @@
 #define VALIJSON_USE_EXCEPTIONS 1
 
 #include <cmath>
+#include <map>
 #include <new>
+#include <regex>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -18,48 +21,25 @@
 #include "valijson/adapters/nlohmann_json_adapter.hpp"
 #include "valijson/constraint_builder.hpp"
 #include "valijson/constraints/concrete_constraints.hpp"
+#include "valijson/schema.hpp"
 #include "valijson/schema_parser.hpp"
+#include "valijson/subschema.hpp"
 #include "valijson/validation_results.hpp"
+#include "valijson/validation_visitor.hpp"
 
 namespace raw::tools::schema_keywords {
 
-std::optional<SchemaRegex> SchemaRegex::Compile(const std::string& source, std::string* error) {
-  SchemaRegex regex;
-  regex.source_ = source;
-  RE2::Options options;
-  options.set_log_errors(false);
-  auto re2 = std::make_shared<const RE2>(source, options);
-  if (re2->ok()) {
-    regex.re2_ = std::move(re2);
-    return regex;
-  }
-  try {
-    regex.fallback_ = std::make_shared<const std::regex>(source, std::regex::ECMAScript);
-    return regex;
-  } catch (const std::exception&) {
-    *error = absl::StrCat("invalid regular expression \"", source, "\": ", re2->error());
-    return std::nullopt;
-  }
-}
-
-bool SchemaRegex::Search(const std::string& subject, std::string* error) const {
-  if (re2_ != nullptr) return RE2::PartialMatch(subject, *re2_);
-  if (subject.size() > kMaxStdRegexSubject) {
-    *error = absl::StrCat("a string of ", subject.size(), " bytes is too long to check against \"",
-                          source_, "\"");
-    return false;
-  }
-  try {
-    return std::regex_search(subject, *fallback_);
-  } catch (const std::exception& e) {
-    *error = absl::StrCat("could not be checked against \"", source_, "\": ", e.what());
-    return false;
-  }
-}
+class PatternSubschemas {
+ public:
+  // Holder id -> "0", "1", … (the patterns in order), "additional".
+  std::map<int, std::map<std::string, const valijson::Subschema*>> by_holder;
+};
 
 namespace {
 
+using valijson::Subschema;
 using valijson::adapters::Adapter;
+using valijson::adapters::NlohmannJsonAdapter;
 using valijson::constraints::Constraint;
 
 Json AdapterToJson(const Adapter& value) {
@@ -248,11 +228,14 @@ class ClosedConstraint : public RawConstraint<ClosedConstraint> {
     bool ok = true;
     target.applyToObject([&](const std::string& name, const Adapter&) {
       if (names_->count(name) != 0) return true;
+      std::string error;
       for (const SchemaRegex& pattern : *patterns_) {
-        std::string error;
         if (pattern.Search(name, &error)) return true;
+        if (!error.empty()) break;  // neither allowed nor refused: refuse
       }
-      ok = Fail(context, results, absl::StrCat("property \"", name, "\" is not allowed", allowed_));
+      ok = Fail(context, results,
+                error.empty() ? absl::StrCat("property \"", name, "\" is not allowed", allowed_)
+                              : absl::StrCat("property name ", Brief(name), " ", error));
       return results != nullptr;  // without results the first failure decides
     });
     return ok;
@@ -262,6 +245,210 @@ class ClosedConstraint : public RawConstraint<ClosedConstraint> {
   std::shared_ptr<const std::set<std::string>> names_;
   std::shared_ptr<const std::vector<SchemaRegex>> patterns_;
   std::string allowed_;
+};
+
+// Marks a patternProperties holder (see schema_constraints.h); always valid.
+class HolderConstraint : public RawConstraint<HolderConstraint> {
+ public:
+  explicit HolderConstraint(int id) : id_(id) {}
+  bool validate(const Adapter&, const std::vector<std::string>&,
+                valijson::ValidationResults*) const override {
+    return true;
+  }
+  int id() const { return id_; }
+
+ private:
+  int id_;
+};
+
+// patternProperties, and the additionalProperties schema beside them, as
+// valijson applies them (a value is checked against the subschema of every
+// pattern its name matches; one that no pattern and no "properties" name
+// claims, against additionalProperties), with the messages valijson gives.
+class PatternPropertiesConstraint : public RawConstraint<PatternPropertiesConstraint> {
+ public:
+  PatternPropertiesConstraint(int id, std::set<std::string> names,
+                              std::vector<SchemaRegex> patterns, bool has_additional,
+                              const PatternSubschemas* subschemas)
+      : id_(id),
+        names_(std::make_shared<const std::set<std::string>>(std::move(names))),
+        patterns_(std::make_shared<const std::vector<SchemaRegex>>(std::move(patterns))),
+        has_additional_(has_additional),
+        subschemas_(subschemas) {}
+
+  bool validate(const Adapter& target, const std::vector<std::string>& context,
+                valijson::ValidationResults* results) const override {
+    if (!target.isObject()) return true;
+    auto linked = subschemas_->by_holder.find(id_);
+    if (linked == subschemas_->by_holder.end()) {
+      throw std::runtime_error("the patternProperties of the schema were not linked");
+    }
+    bool ok = true;
+    target.applyToObject([&](const std::string& name, const Adapter& value) {
+      std::vector<std::string> here = context;
+      here.push_back("[" + name + "]");
+      bool claimed = names_->count(name) != 0;
+      for (size_t i = 0; i < patterns_->size(); ++i) {
+        const SchemaRegex& pattern = (*patterns_)[i];
+        std::string error;
+        bool matches = pattern.Search(name, &error);
+        if (!error.empty()) {
+          // Neither matched nor not: the value is refused, not let through.
+          ok = Fail(here, results, absl::StrCat("property name ", error));
+          claimed = true;
+          continue;
+        }
+        if (!matches) continue;
+        claimed = true;
+        if (!Check(linked->second, std::to_string(i), value, here, results)) {
+          ok = Fail(context, results,
+                    absl::StrCat("Failed to validate against schema associated with pattern '",
+                                 pattern.source(), "'."));
+        }
+      }
+      if (!claimed && has_additional_ &&
+          !Check(linked->second, "additional", value, here, results)) {
+        ok = Fail(context, results, "Failed to validate against additional properties schema");
+      }
+      return ok || results != nullptr;  // without results the first failure decides
+    });
+    return ok;
+  }
+
+ private:
+  // Validates `value` against the holder's subschema `key` as valijson's
+  // own visitor does (strong types, as SchemaValidator validates).
+  static bool Check(const std::map<std::string, const Subschema*>& holder, const std::string& key,
+                    const Adapter& value, const std::vector<std::string>& context,
+                    valijson::ValidationResults* results) {
+    auto subschema = holder.find(key);
+    const auto* json = dynamic_cast<const NlohmannJsonAdapter*>(&value);
+    if (subschema == holder.end() || subschema->second == nullptr || json == nullptr) {
+      throw std::runtime_error("a patternProperties subschema is missing");
+    }
+    std::unordered_map<std::string, std::regex> unused;  // valijson's "pattern" cache
+    valijson::ValidationVisitor<NlohmannJsonAdapter> visitor(*json, context, true, results, unused);
+    return visitor.validateSchema(*subschema->second);
+  }
+
+  int id_;
+  std::shared_ptr<const std::set<std::string>> names_;
+  std::shared_ptr<const std::vector<SchemaRegex>> patterns_;
+  bool has_additional_;
+  const PatternSubschemas* subschemas_;
+};
+
+// Walks every subschema valijson parsed, recording the holders' subschemas.
+class HolderFinder : public valijson::constraints::ConstraintVisitor {
+ public:
+  explicit HolderFinder(PatternSubschemas& out) : out_(out) {}
+
+  void Walk(const Subschema* subschema) {
+    if (subschema == nullptr || !seen_.insert(subschema).second) return;
+    int holder = -1;
+    const valijson::constraints::PropertiesConstraint* properties = nullptr;
+    Subschema::ApplyFunction each = [&](const Constraint& constraint) {
+      if (const auto* mark = dynamic_cast<const HolderConstraint*>(&constraint)) {
+        holder = mark->id();
+      }
+      if (const auto* p =
+              dynamic_cast<const valijson::constraints::PropertiesConstraint*>(&constraint)) {
+        properties = p;
+      }
+      constraint.accept(*this);
+      return true;
+    };
+    subschema->apply(each);
+    if (holder >= 0 && properties != nullptr) {
+      properties->applyToProperties([&](const auto& name, const Subschema* s) {
+        out_.by_holder[holder][std::string(name.c_str())] = s;
+        return true;
+      });
+    }
+  }
+
+ private:
+  using C = valijson::constraints::ConstraintVisitor;
+  template <typename T>
+  bool All(const T& c) {
+    c.applyToSubschemas([&](unsigned, const Subschema* s) {
+      Walk(s);
+      return true;
+    });
+    return true;
+  }
+  bool visit(const valijson::constraints::AllOfConstraint& c) override { return All(c); }
+  bool visit(const valijson::constraints::AnyOfConstraint& c) override { return All(c); }
+  bool visit(const valijson::constraints::OneOfConstraint& c) override { return All(c); }
+  bool visit(const valijson::constraints::ConditionalConstraint& c) override {
+    Walk(c.getIfSubschema());
+    Walk(c.getThenSubschema());
+    Walk(c.getElseSubschema());
+    return true;
+  }
+  bool visit(const valijson::constraints::ContainsConstraint& c) override {
+    Walk(c.getSubschema());
+    return true;
+  }
+  bool visit(const valijson::constraints::NotConstraint& c) override {
+    Walk(c.getSubschema());
+    return true;
+  }
+  bool visit(const valijson::constraints::PropertyNamesConstraint& c) override {
+    Walk(c.getSubschema());
+    return true;
+  }
+  bool visit(const valijson::constraints::SingularItemsConstraint& c) override {
+    Walk(c.getItemsSubschema());
+    return true;
+  }
+  bool visit(const valijson::constraints::LinearItemsConstraint& c) override {
+    c.applyToItemSubschemas([&](unsigned, const Subschema* s) {
+      Walk(s);
+      return true;
+    });
+    Walk(c.getAdditionalItemsSubschema());
+    return true;
+  }
+  bool visit(const valijson::constraints::DependenciesConstraint& c) override {
+    c.applyToSchemaDependencies([&](const auto&, const Subschema* s) {
+      Walk(s);
+      return true;
+    });
+    return true;
+  }
+  bool visit(const valijson::constraints::PropertiesConstraint& c) override {
+    auto walk = [&](const auto&, const Subschema* s) {
+      Walk(s);
+      return true;
+    };
+    c.applyToProperties(walk);
+    c.applyToPatternProperties(walk);
+    Walk(c.getAdditionalPropertiesSubschema());
+    return true;
+  }
+  // Constraints without subschemas.
+  bool visit(const valijson::constraints::ConstConstraint&) override { return true; }
+  bool visit(const valijson::constraints::EnumConstraint&) override { return true; }
+  bool visit(const valijson::constraints::FormatConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MaximumConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MaxItemsConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MaxLengthConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MaxPropertiesConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MinimumConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MinItemsConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MinLengthConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MinPropertiesConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MultipleOfDoubleConstraint&) override { return true; }
+  bool visit(const valijson::constraints::MultipleOfIntConstraint&) override { return true; }
+  bool visit(const valijson::constraints::PatternConstraint&) override { return true; }
+  bool visit(const valijson::constraints::PolyConstraint&) override { return true; }
+  bool visit(const valijson::constraints::RequiredConstraint&) override { return true; }
+  bool visit(const valijson::constraints::TypeConstraint&) override { return true; }
+  bool visit(const valijson::constraints::UniqueItemsConstraint&) override { return true; }
+
+  PatternSubschemas& out_;
+  std::set<const Subschema*> seen_;
 };
 
 // Builds a constraint from the value of a private keyword (already checked
@@ -290,7 +477,8 @@ SchemaRegex CompileOrThrow(const std::string& source) {
 
 }  // namespace
 
-void AddConstraintBuilders(valijson::SchemaParser& parser) {
+std::shared_ptr<PatternSubschemas> AddConstraintBuilders(valijson::SchemaParser& parser) {
+  auto subschemas = std::make_shared<PatternSubschemas>();
   auto key = [](const char* name) { return std::string(kPrivatePrefix) + name; };
   parser.addConstraintBuilder(key("type"), NewBuilder([](const Json& value) -> Constraint* {
                                 std::vector<std::string> types;
@@ -324,6 +512,27 @@ void AddConstraintBuilders(valijson::SchemaParser& parser) {
                                 }
                                 return new ClosedConstraint(std::move(names), std::move(patterns));
                               }));
+  parser.addConstraintBuilder(kPatternHolderKey, NewBuilder([](const Json& value) -> Constraint* {
+                                return new HolderConstraint(value.get<int>());
+                              }));
+  const PatternSubschemas* linked = subschemas.get();
+  parser.addConstraintBuilder(
+      kPatternPropertiesKey, NewBuilder([linked](const Json& value) -> Constraint* {
+        std::set<std::string> names;
+        std::vector<SchemaRegex> patterns;
+        for (const Json& name : value.at("names")) names.insert(name.get<std::string>());
+        for (const Json& source : value.at("patterns")) {
+          patterns.push_back(CompileOrThrow(source.get<std::string>()));
+        }
+        return new PatternPropertiesConstraint(value.at("id").get<int>(), std::move(names),
+                                               std::move(patterns),
+                                               value.at("additional").get<bool>(), linked);
+      }));
+  return subschemas;
+}
+
+void LinkPatternProperties(const valijson::Schema& schema, PatternSubschemas& subschemas) {
+  HolderFinder(subschemas).Walk(schema.root());
 }
 
 }  // namespace raw::tools::schema_keywords

@@ -53,6 +53,7 @@ class Checker {
   RewriteResult result;
   std::vector<std::pair<std::string, std::string>> refs;  // (location, "$ref" value)
   bool nested_ids = false;  // some subschema below the root sets "$id"
+  int holders = 0;          // patternProperties holders made so far
 
   void Schema(Json& node, const std::string& at, bool strict) {
     if (node.is_boolean()) return;
@@ -83,9 +84,45 @@ class Checker {
       node.erase(closed);
       node[kClosedKey] = std::move(spec);
     }
+    TakePatternProperties(node);
   }
 
  private:
+  // Moves patternProperties (and an additionalProperties schema beside
+  // them) into a holder for kPatternPropertiesKey (schema_constraints.h).
+  // A pattern no engine compiles makes the builder throw if valijson ever
+  // parses this node: valijson never sees patternProperties.
+  void TakePatternProperties(Json& node) {
+    auto patterns = node.find("patternProperties");
+    if (patterns == node.end() || !patterns->is_object()) return;
+    auto all_of = node.find("allOf");
+    if (all_of != node.end() && !all_of->is_array()) return;
+    int id = holders++;
+    Json spec = {
+        {"id", id}, {"names", Json::array()}, {"patterns", Json::array()}, {"additional", false}};
+    Json held = Json::object();
+    auto properties = node.find("properties");
+    if (properties != node.end() && properties->is_object()) {
+      for (auto& item : properties->items()) spec["names"].push_back(item.key());
+    }
+    for (auto& item : patterns->items()) {
+      held[std::to_string(spec["patterns"].size())] = std::move(item.value());
+      spec["patterns"].push_back(item.key());
+    }
+    auto additional = node.find("additionalProperties");
+    if (additional != node.end() && additional->is_object()) {
+      held["additional"] = std::move(*additional);
+      spec["additional"] = true;
+      node.erase(additional);
+    }
+    node.erase("patternProperties");
+    node[kPatternPropertiesKey] = std::move(spec);
+    Json holder = {{kPatternHolderKey, id}, {"properties", std::move(held)}};
+    // Parsed by valijson (so "$ref" inside resolves as anywhere else), never
+    // applied: "if" always holds.
+    node["allOf"].push_back({{"if", true}, {"else", std::move(holder)}});
+  }
+
   void Error(bool strict, const std::string& at, const std::string& message) {
     if (strict) result.errors.push_back(absl::StrCat(at.empty() ? "/" : at, ": ", message));
   }
@@ -117,7 +154,6 @@ class Checker {
       for (size_t i = 0; i < value.size(); ++i) Schema(value[i], absl::StrCat(at, "/", i), strict);
     } else if (IsOneOf(key, kSchemaMaps) || key == "dependencies") {
       if (!Expect(value.is_object(), strict, at, "an object", value)) return false;
-      if (key == "patternProperties") result.has_pattern_properties = true;
       for (auto& item : value.items()) {
         std::string here = at + "/" + EscapePointer(item.key());
         if (key == "patternProperties") Regex(item.key(), strict, here);
@@ -145,11 +181,10 @@ class Checker {
     } else if (IsOneOf(key, kCounts)) {
       // A schema built in C++ holds a literal such as 1 as a signed
       // integer; one parsed from text holds it as unsigned.
-      bool ok =
-          value.is_number_unsigned() ||
-          (value.is_number_integer() && value.get<int64_t>() >= 0) ||
-          (value.is_number_float() && value.get<double>() >= 0 &&
-           std::floor(value.get<double>()) == value.get<double>());
+      bool ok = value.is_number_unsigned() ||
+                (value.is_number_integer() && value.get<int64_t>() >= 0) ||
+                (value.is_number_float() && value.get<double>() >= 0 &&
+                 std::floor(value.get<double>()) == value.get<double>());
       return Expect(ok, strict, at, "a non-negative integer", value);
     } else if (IsOneOf(key, kBooleans)) {
       return Expect(value.is_boolean(), strict, at, "a boolean", value);
@@ -232,25 +267,6 @@ const Json* PointerTarget(const Json& document, const std::string& pointer) {
   }
 }
 
-// Sets `found` to "<pointer>: <message>" for the first overlong key.
-void OverlongKeyAt(const Json& value, const std::string& at, std::string& found) {
-  if (value.is_array()) {
-    for (size_t i = 0; i < value.size() && found.empty(); ++i) {
-      OverlongKeyAt(value[i], absl::StrCat(at, "/", i), found);
-    }
-  } else if (value.is_object()) {
-    for (const auto& item : value.items()) {
-      if (!found.empty()) return;
-      if (item.key().size() > kMaxStdRegexSubject) {
-        found = absl::StrCat(at.empty() ? "/" : at, ": a property name of ", item.key().size(),
-                             " bytes is too long to check against \"patternProperties\"");
-        return;
-      }
-      OverlongKeyAt(item.value(), at + "/" + EscapePointer(item.key()), found);
-    }
-  }
-}
-
 }  // namespace
 
 RewriteResult CheckAndRewrite(Json& schema) {
@@ -267,12 +283,6 @@ RewriteResult CheckAndRewrite(Json& schema) {
     }
   }
   return std::move(checker.result);
-}
-
-std::string FindOverlongKey(const Json& instance) {
-  std::string found;
-  OverlongKeyAt(instance, "", found);
-  return found;
 }
 
 std::string EscapePointer(const std::string& segment) {

@@ -4,10 +4,11 @@
 // CheckAndRewrite walks a schema like the Draft 7 meta-schema does, naming
 // each malformed keyword by its JSON Pointer (and each "$ref" within the
 // document that points at nothing), and renames `type`, `enum`, `const`,
-// `pattern`, `format` and `additionalProperties: false` to private keywords
-// whose constraints (schema_constraints.h) say what was expected and what
-// was given, and match patterns with RE2: valijson's std::regex recursion
-// overflows the stack on long strings.
+// `pattern`, `format`, `patternProperties` and `additionalProperties:
+// false` to private keywords whose constraints (schema_constraints.h) say
+// what was expected and what was given, and match patterns with
+// SchemaRegex (RE2, else PCRE2 within limits; schema_regex.h): valijson's
+// std::regex backtracks without bound and recurses once per character.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -22,16 +23,10 @@ namespace raw::tools::schema_keywords {
 struct RewriteResult {
   // "<pointer>: <what is wrong>" per malformed keyword; empty when valid.
   std::vector<std::string> errors;
-  // Set when some schema uses patternProperties (see FindOverlongKey).
-  bool has_pattern_properties = false;
 };
 
 // Checks `schema` and rewrites it in place for AddConstraintBuilders.
 RewriteResult CheckAndRewrite(Json& schema);
-
-// An error line for the first object key in `instance` too long to match
-// against patternProperties with std::regex, or "" when there is none.
-std::string FindOverlongKey(const Json& instance);
 
 // JSON Pointer escaping of one reference token ("~" -> "~0", "/" -> "~1").
 std::string EscapePointer(const std::string& segment);

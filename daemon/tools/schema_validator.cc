@@ -320,8 +320,9 @@ const Json* FindEmbedded(const std::map<std::string, const Json*>& embedded,
 }  // namespace
 
 struct SchemaValidator::Impl {
+  // Declared first: the schema's patternProperties constraints point at it.
+  std::shared_ptr<schema_keywords::PatternSubschemas> pattern_subschemas;
   valijson::Schema schema;
-  bool has_pattern_properties = false;
 };
 
 SchemaValidator::SchemaValidator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -340,10 +341,9 @@ absl::StatusOr<std::shared_ptr<const SchemaValidator>> SchemaValidator::Compile(
     return absl::InvalidArgumentError(absl::StrCat(kInvalid, ":\n", absl::StrJoin(lines, "\n")));
   }
   auto impl = std::make_unique<Impl>();
-  impl->has_pattern_properties = checked.has_pattern_properties;
   try {
     valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-    schema_keywords::AddConstraintBuilders(parser);
+    impl->pattern_subschemas = schema_keywords::AddConstraintBuilders(parser);
     valijson::adapters::NlohmannJsonAdapter adapter(rewritten);
     std::map<std::string, const Json*> embedded;
     CollectEmbedded(rewritten, "", embedded);
@@ -357,6 +357,7 @@ absl::StatusOr<std::shared_ptr<const SchemaValidator>> SchemaValidator::Compile(
     };
     auto free = [](const Json* document) { delete document; };
     parser.populateSchema(adapter, impl->schema, fetch, free);
+    schema_keywords::LinkPatternProperties(impl->schema, *impl->pattern_subschemas);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(kInvalid, ": ", e.what()));
   }
@@ -364,15 +365,6 @@ absl::StatusOr<std::shared_ptr<const SchemaValidator>> SchemaValidator::Compile(
 }
 
 absl::Status SchemaValidator::Validate(const Json& instance, const std::string& tool_name) const {
-  if (impl_->has_pattern_properties) {
-    // valijson matches patternProperties with std::regex, whose recursion
-    // grows with the subject: refuse names long enough to exhaust the stack.
-    std::string too_long = schema_keywords::FindOverlongKey(instance);
-    if (!too_long.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("arguments do not match the schema of ", tool_name, ":\n- ", too_long));
-    }
-  }
   valijson::Validator validator(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter adapter(instance);

@@ -12,8 +12,8 @@
 // line. At most 20 lines, then "… and N more".
 // "$ref" resolves within the schema (JSON Pointers, and subschemas that
 // declare an absolute "$id"); nothing is ever fetched, so a reference to
-// another document is a compile error. Patterns use RE2 (see
-// schema_keywords.h).
+// another document is a compile error. Patterns use RE2, else PCRE2 within
+// matching limits (schema_regex.h); a value they cannot check is refused.
 // Thread-safety: immutable after Compile; Validate may run on any thread.
 #pragma once
 
