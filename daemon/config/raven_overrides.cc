@@ -188,6 +188,57 @@ absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Js
   return absl::InvalidArgumentError(absl::StrJoin(lines, "; "));
 }
 
+AppliedRavenOverrides ApplyRavenOverridesByField(const Config& config, const Json& overrides) {
+  AppliedRavenOverrides out{config.raven, {}};
+  absl::StatusOr<RavenSettings> all = ApplyRavenOverrides(config, overrides);
+  if (all.ok()) {
+    out.settings = *all;
+    return out;
+  }
+  if (!overrides.is_object()) {
+    out.broken["raven"] = std::string(all.status().message());
+    return out;
+  }
+  // The units: each field of an object section, else the section.
+  std::vector<std::pair<std::string, std::string>> pending;  // section, field ("" = whole)
+  for (const auto& [name, value] : overrides.items()) {
+    if (!value.is_object()) {
+      pending.push_back({name, ""});
+      continue;
+    }
+    for (const auto& [field, unused] : value.items()) pending.push_back({name, field});
+  }
+  // Each unit is tried with the ones accepted so far, again while any is
+  // accepted, so one that needs another (a page timeout within a raised
+  // check timeout) is not left out for the order alone.
+  Json accepted = Json::object();
+  for (bool progress = true; progress && !pending.empty();) {
+    progress = false;
+    for (auto it = pending.begin(); it != pending.end();) {
+      const auto& [name, field] = *it;
+      Json candidate = accepted;
+      if (field.empty()) {
+        candidate[name] = overrides[name];
+      } else {
+        candidate[name][field] = overrides[name][field];
+      }
+      absl::StatusOr<RavenSettings> applied = ApplyRavenOverrides(config, candidate);
+      const std::string path = field.empty() ? name : absl::StrCat(name, ".", field);
+      if (applied.ok()) {
+        accepted = std::move(candidate);
+        out.settings = *applied;
+        out.broken.erase(path);
+        it = pending.erase(it);
+        progress = true;
+      } else {
+        out.broken[path] = std::string(applied.status().message());
+        ++it;
+      }
+    }
+  }
+  return out;
+}
+
 Json RavenInactiveSections(const RavenSettings& settings) {
   Json inactive = Json::object();
   if (settings.search.backend == SearchBackendKind::kNone) inactive["search"] = kNoSearchBackend;
@@ -217,8 +268,24 @@ absl::Status CheckRavenOverridesSave(const Config& config, const Json& stored, c
       }
     }
   }
-  if (absl::StatusOr<RavenSettings> applied = ApplyRavenOverrides(config, next); !applied.ok()) {
-    lines.push_back(std::string(applied.status().message()));
+  // A value that broke since it was saved (its route's model was removed
+  // from the file) may be kept as it is; a new or changed one must apply.
+  const AppliedRavenOverrides applied = ApplyRavenOverridesByField(config, next);
+  for (const auto& [path, why] : applied.broken) {
+    const size_t dot = path.find('.');
+    const std::string section = path.substr(0, dot);
+    const std::string field = dot == std::string::npos ? "" : path.substr(dot + 1);
+    const auto value_at = [&](const Json& j) -> const Json* {
+      if (!j.is_object() || !j.contains(section)) return nullptr;
+      const Json& s = j[section];
+      if (field.empty()) return &s;
+      return s.is_object() && s.contains(field) ? &s[field] : nullptr;
+    };
+    const Json* before = value_at(stored);
+    const Json* now = value_at(next);
+    if (path == "raven" || before == nullptr || now == nullptr || *before != *now) {
+      lines.push_back(why);
+    }
   }
   if (lines.empty()) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrJoin(lines, "; "));

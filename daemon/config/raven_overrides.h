@@ -14,6 +14,9 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "common/json.h"
 #include "daemon/config/config.h"
@@ -39,6 +42,18 @@ Json RavenOverridableValues(const RavenSettings& settings);
 // them but not set new ones: CheckRavenOverridesSave).
 absl::StatusOr<RavenSettings> ApplyRavenOverrides(const Config& config, const Json& overrides);
 
+// config.raven with every override of `overrides` that applies, field by
+// field: one the reader refuses now (a draft route naming a model entry
+// removed from the file since it was saved) is left out alone, and the
+// others stay in force. `broken` maps the path of each one left out
+// ("draft.routes"; a section, or "raven" for a non-object, when that is
+// the unit) to why. Empty `broken` = ApplyRavenOverrides.
+struct AppliedRavenOverrides {
+  RavenSettings settings;
+  std::map<std::string, std::string> broken;
+};
+AppliedRavenOverrides ApplyRavenOverridesByField(const Config& config, const Json& overrides);
+
 // The sections whose overrides `settings` (the config file's) leaves out
 // of force, each with why, as an object: {"search": "no search backend is
 // configured (...)"} while the file configures no backend; else {}.
@@ -48,9 +63,10 @@ Json RavenInactiveSections(const RavenSettings& settings);
 // object saved now; {} when none). ApplyRavenOverrides's problems, and, in
 // a section RavenInactiveSections names, a field set or changed: it could
 // not take effect, so it is refused rather than kept silently. Keeping a
-// stored value as it is or removing it is accepted, so a dormant override
-// never blocks saving the other rows. INVALID_ARGUMENT naming every
-// problem at its path.
+// stored value as it is or removing it is accepted, so a dormant override,
+// or one that broke since it was saved (ApplyRavenOverridesByField), never
+// blocks saving the other rows. INVALID_ARGUMENT naming every problem at
+// its path.
 absl::Status CheckRavenOverridesSave(const Config& config, const Json& stored, const Json& next);
 
 }  // namespace raw::config

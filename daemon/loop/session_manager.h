@@ -93,8 +93,9 @@ struct PluginSettingsView {
   // JSON texts; "" for a namespace the daemon does not know.
   std::string schema_json;
   std::string config_values_json;
-  // Section -> why its overrides are not in effect now
-  // (config::RavenInactiveSections); empty for other namespaces.
+  // Section, or "section.field", -> why its overrides are not in effect now
+  // (config::RavenInactiveSections, and the fields ApplyRavenOverridesByField
+  // dropped); empty for other namespaces.
   std::map<std::string, std::string> inactive_sections;
 };
 

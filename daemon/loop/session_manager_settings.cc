@@ -23,6 +23,13 @@ absl::StatusOr<PluginSettingsView> SessionManager::GetPluginSettings(const std::
     for (const auto& [section, why] : inactive.items()) {
       view.inactive_sections[section] = why.get<std::string>();
     }
+    // A stored override the config refuses now is not in effect either
+    // (keyed "section.field"); the other overrides are.
+    if (absl::StatusOr<Json> stored = ParseJson(view.stored.settings_json); stored.ok()) {
+      for (const auto& [path, why] : config::ApplyRavenOverridesByField(cfg, *stored).broken) {
+        view.inactive_sections.emplace(path, why);
+      }
+    }
   }
   return view;
 }

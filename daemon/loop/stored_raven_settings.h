@@ -4,12 +4,15 @@
 // the store at every Current() call, so a saved change takes effect at the
 // next Source check, discovery batch or draft round without a restart.
 //
-// Overrides that no longer fit the config (a draft route whose model entry
-// was removed from the file since) or cannot be read leave the config's
-// values in force; the first such failure is logged. Thread-safe.
+// The overrides apply field by field (config::ApplyRavenOverridesByField):
+// one that no longer fits the config (a draft route whose model entry was
+// removed from the file since) leaves only its own field at the config's
+// value; stored settings that cannot be read leave every field so. Each
+// distinct problem is logged once per process (not once per turn: an
+// instance lives for one turn's plan), and again only after it changed or
+// was gone. Thread-safe.
 #pragma once
 
-#include <atomic>
 #include <utility>
 
 #include "daemon/config/config.h"
@@ -29,7 +32,6 @@ class StoredRavenSettings : public config::RavenSettingsSource {
  private:
   const config::Config config_;
   store::SessionStore& store_;
-  mutable std::atomic<bool> warned_{false};
 };
 
 }  // namespace raw::loop

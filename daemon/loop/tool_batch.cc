@@ -327,6 +327,7 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   ctx.withheld_env = plan_.withheld_env;
   ctx.session_id = log_.session_id();
   ctx.prior_meta = [this, tool] { return PriorMeta(tool); };
+  ctx.redact = [this](const std::string& text) { return log_.Redact(text); };
   ctx.judged_path = std::move(run_path);
   ctx.raven_settings = plan_.raven_settings.get();
   ctx.resolve_variable = plan_.resolve_variable;

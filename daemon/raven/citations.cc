@@ -30,7 +30,43 @@ std::string SourceLink(const Source& s) {
   return absl::StrCat("[", EscapeInline(s.title), " — ", Name(s.check.status), "]");
 }
 
+// A Source's URL as a link to it canonicalizes: a record written before
+// dot segments were resolved keeps them (domain.h IsStoredCanonicalUrl).
+std::string StoredUrlForm(const Source& s) {
+  std::string canonical;
+  return CanonicalUrl(s.url, canonical).ok() ? canonical : s.url;
+}
+
+// The canonical forms of a linked URL (`other` is set for a scheme-relative
+// or a "www." URL, which a GFM renderer links as "http://www.…": it is
+// registered when it is in either scheme). False when it is not a valid URL.
+bool ResolveLinkedUrl(const std::string& url, std::string& canonical, std::string& other) {
+  if (url.starts_with("//") || absl::AsciiStrToLower(url.substr(0, 4)) == "www.") {
+    const char* separator = url.starts_with("//") ? ":" : "://";
+    return CanonicalUrl(absl::StrCat("https", separator, url), canonical).ok() &&
+           CanonicalUrl(absl::StrCat("http", separator, url), other).ok();
+  }
+  return CanonicalUrl(url, canonical).ok();
+}
+
 }  // namespace
+
+std::vector<std::string> LinkedSourceIds(std::string_view artifact,
+                                         const std::vector<Source>& sources) {
+  std::vector<std::string> ids;
+  for (const std::string& url : LinkedUrls(artifact)) {
+    std::string canonical, other;
+    if (!ResolveLinkedUrl(url, canonical, other)) continue;
+    for (const Source& s : sources) {
+      const std::string url = StoredUrlForm(s);
+      if ((url == canonical || (!other.empty() && url == other)) &&
+          std::find(ids.begin(), ids.end(), s.source_id) == ids.end()) {
+        ids.push_back(s.source_id);
+      }
+    }
+  }
+  return ids;
+}
 
 std::vector<std::string> CitedIds(std::string_view artifact) {
   std::vector<std::string> ids;
@@ -49,7 +85,7 @@ std::vector<Issue> ValidateCitations(std::string_view artifact, const std::vecto
   std::set<std::string> ids, urls;
   for (const Source& s : sources) {
     ids.insert(s.source_id);
-    urls.insert(s.url);
+    urls.insert(StoredUrlForm(s));
   }
   std::vector<std::string> cited = CitedIds(artifact);
   for (const std::string& id : cited) {
@@ -59,18 +95,8 @@ std::vector<Issue> ValidateCitations(std::string_view artifact, const std::vecto
     }
   }
   for (const std::string& url : LinkedUrls(artifact)) {
-    // A scheme-relative URL, or a "www." one a GFM renderer links as
-    // "http://www.…", is registered when it is in either scheme.
     std::string canonical, other;
-    bool valid;
-    if (url.starts_with("//") || absl::AsciiStrToLower(url.substr(0, 4)) == "www.") {
-      const char* separator = url.starts_with("//") ? ":" : "://";
-      valid = CanonicalUrl(absl::StrCat("https", separator, url), canonical).ok() &&
-              CanonicalUrl(absl::StrCat("http", separator, url), other).ok();
-    } else {
-      valid = CanonicalUrl(url, canonical).ok();
-    }
-    if (!valid) {
+    if (!ResolveLinkedUrl(url, canonical, other)) {
       issues.push_back({field, absl::StrCat("contains invalid external URL ", url)});
     } else if (!urls.count(canonical) && !urls.count(other)) {
       issues.push_back({field, absl::StrCat("contains unregistered external URL ", url,

@@ -32,6 +32,12 @@ struct Issue {
 // The ids of the `[@id]` tokens of `artifact`, in order of first use.
 std::vector<std::string> CitedIds(std::string_view artifact);
 
+// The ids of the registered Sources whose URL `artifact` links as a plain
+// URL or link (LinkedUrls, matched as ValidateCitations matches them), in
+// order of first link. Such a Source is held to the rules of a cited one.
+std::vector<std::string> LinkedSourceIds(std::string_view artifact,
+                                         const std::vector<Source>& sources);
+
 // Unknown token ids, external URLs a reader could open (LinkedUrls) that
 // are not registered Source URLs (or not valid URLs), and material
 // supported/qualified external Claims none of whose Sources is cited by a

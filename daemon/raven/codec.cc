@@ -141,8 +141,7 @@ absl::StatusOr<Source> DecodeSource(const Json& j, const std::string& where) {
   Source s;
   ASSIGN_OR_RETURN(s.source_id, r.Id("sourceId"));
   ASSIGN_OR_RETURN(std::string url, r.Text("url", Limits::kUrlChars));
-  std::string canonical;
-  if (!CanonicalUrl(url, canonical).ok() || canonical != url) return r.Error("url is not canonical");
+  if (!IsStoredCanonicalUrl(url)) return r.Error("url is not canonical");
   s.url = url;
   ASSIGN_OR_RETURN(s.title, r.Text("title", Limits::kSourceTitleChars));
   ASSIGN_OR_RETURN(s.locator, r.Text("locator", Limits::kSourceLocatorChars));
@@ -174,7 +173,7 @@ absl::StatusOr<Claim> DecodeClaim(const Json& j, const std::string& where) {
 
 absl::StatusOr<Limitation> DecodeLimitation(const Json& j, const std::string& where) {
   ObjectReader r(j, where);
-  RETURN_IF_ERROR(r.Keys({"limitationId", "kind", "detail", "sourceId"}));
+  RETURN_IF_ERROR(r.Keys({"limitationId", "kind", "detail", "sourceId", "checkedAt"}));
   Limitation l;
   ASSIGN_OR_RETURN(l.limitation_id, r.Id("limitationId"));
   ASSIGN_OR_RETURN(l.kind, r.Enum<LimitationKind>("kind"));
@@ -182,6 +181,13 @@ absl::StatusOr<Limitation> DecodeLimitation(const Json& j, const std::string& wh
   if (r.Has("sourceId")) {
     ASSIGN_OR_RETURN(std::string id, r.Id("sourceId"));
     l.source_id = id;
+  }
+  if (r.Has("checkedAt")) {
+    if (l.kind != LimitationKind::kSource || !l.source_id) {
+      return r.Error("checkedAt belongs to an automatic Source Limitation");
+    }
+    ASSIGN_OR_RETURN(int64_t at, r.Int("checkedAt", 0));
+    l.checked_at = at;
   }
   return l;
 }
@@ -422,6 +428,7 @@ OrderedJson EncodeState(const TaskState& s) {
     lj["kind"] = Name(l.kind);
     lj["detail"] = l.detail;
     if (l.source_id) lj["sourceId"] = *l.source_id;
+    if (l.checked_at) lj["checkedAt"] = *l.checked_at;
     j["limitations"].push_back(std::move(lj));
   }
   j["latestArtifact"] = s.latest_artifact ? OrderedJson(*s.latest_artifact) : OrderedJson();

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <ctime>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -141,6 +142,15 @@ size_t CodePoints(std::string_view s) {
   return n;
 }
 
+std::string_view PrefixCodePoints(std::string_view s, size_t n) {
+  size_t cut = 0;
+  for (size_t chars = 0; cut < s.size() && chars < n; ++chars) {
+    ++cut;
+    while (cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) ++cut;
+  }
+  return s.substr(0, cut);
+}
+
 namespace {
 
 // The length of the Unicode white space character at s[i], 0 if none.
@@ -241,7 +251,69 @@ std::string IsoDate(int64_t unix_ms) {
   return absl::StrFormat("%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
 }
 
+namespace {
+
+// "." or "..", any dot possibly written "%2e" (in either case).
+bool DotsSegment(std::string_view s, size_t dots) {
+  for (size_t i = 0; i < dots; ++i) {
+    if (s.starts_with(".")) {
+      s.remove_prefix(1);
+    } else if (s.size() >= 3 && s[0] == '%' && s[1] == '2' && (s[2] == 'e' || s[2] == 'E')) {
+      s.remove_prefix(3);
+    } else {
+      return false;
+    }
+  }
+  return s.empty();
+}
+
+// `path` (starting with '/') with its "." and ".." segments resolved (RFC
+// 3986 §5.2.4), "%2e" read as "." as a browser reads it: "/a/./b/../c" is
+// "/a/c", "/a/.." is "/". The result has no such segment left.
+std::string WithoutDotSegments(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t at = 1;
+  while (true) {
+    const size_t slash = path.find('/', at);
+    const bool last = slash == std::string_view::npos;
+    const std::string_view segment = path.substr(at, last ? std::string_view::npos : slash - at);
+    if (DotsSegment(segment, 1) || DotsSegment(segment, 2)) {
+      if (DotsSegment(segment, 2) && !out.empty()) out.pop_back();
+      if (last) out.emplace_back();  // "/a/." and "/a/b/.." name a directory
+    } else {
+      out.push_back(segment);
+    }
+    if (last) break;
+    at = slash + 1;
+  }
+  std::string joined;
+  for (std::string_view segment : out) {
+    joined.push_back('/');
+    joined.append(segment);
+  }
+  return joined.empty() ? "/" : joined;
+}
+
+// CanonicalUrl; `resolve_dots` false gives the form written before dot
+// segments were resolved.
+absl::Status Canonical(std::string_view url, std::string& out, bool resolve_dots);
+
+}  // namespace
+
 absl::Status CanonicalUrl(std::string_view url, std::string& out) {
+  return Canonical(url, out, true);
+}
+
+bool IsStoredCanonicalUrl(std::string_view url) {
+  std::string canonical;
+  if (!Canonical(url, canonical, true).ok()) return false;
+  if (canonical == url) return true;
+  return Canonical(url, canonical, false).ok() && canonical == url;
+}
+
+namespace {
+
+absl::Status Canonical(std::string_view url, std::string& out, bool resolve_dots) {
   if (CodePoints(url) > Limits::kUrlChars) {
     return absl::InvalidArgumentError(
         absl::StrCat("URL longer than ", Limits::kUrlChars, " characters"));
@@ -293,6 +365,12 @@ absl::Status CanonicalUrl(std::string_view url, std::string& out) {
   if (host.empty()) return absl::InvalidArgumentError("invalid external URL: no host");
   std::string path(tail);
   if (path.empty() || path[0] != '/') path.insert(0, "/");
+  if (resolve_dots) {
+    // One page, one form: "/a/../b" is "/b" (the query and fragment stay).
+    const size_t end = path.find_first_of("?#");
+    path = WithoutDotSegments(std::string_view(path).substr(0, end)) +
+           (end == std::string::npos ? "" : path.substr(end));
+  }
   std::string canonical = absl::StrCat(scheme, "://", host, port.empty() ? "" : ":", port, path);
   // The ceiling applies to what is stored: the inserted "/" can lengthen it.
   if (CodePoints(canonical) > Limits::kUrlChars) {
@@ -302,6 +380,8 @@ absl::Status CanonicalUrl(std::string_view url, std::string& out) {
   out = std::move(canonical);
   return absl::OkStatus();
 }
+
+}  // namespace
 
 std::string_view PageUrl(std::string_view canonical_url) {
   return canonical_url.substr(0, canonical_url.find('#'));

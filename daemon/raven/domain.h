@@ -150,6 +150,11 @@ struct Limitation {
   LimitationKind kind = LimitationKind::kCoverage;
   std::string detail;
   std::optional<std::string> source_id;
+  // Set on an automatic Source Limitation (Propagate): the checkedAt of the
+  // Source check it reports. It stands for that Source's current failed or
+  // unavailable check only: replaced when the check changes, cleared when
+  // the Source verifies. Unset on one the agent wrote, which stays.
+  std::optional<int64_t> checked_at;
   bool operator==(const Limitation&) const = default;
 };
 
@@ -210,6 +215,9 @@ struct TaskState {
 
 // Text helpers shared by the engine and the codec.
 size_t CodePoints(std::string_view s);
+// The first `n` code points of `s` (all of it when shorter): never cut
+// inside a UTF-8 sequence.
+std::string_view PrefixCodePoints(std::string_view s, size_t n);
 // `s` without leading and trailing Unicode white space (ASCII space and
 // controls \t\n\v\f\r, NBSP, U+1680, U+2000..U+200A, U+2028, U+2029,
 // U+202F, U+205F, U+3000, U+FEFF).
@@ -230,12 +238,17 @@ std::string IsoDate(int64_t unix_ms);
 // The canonical form of a Source URL: http or https only, no user
 // information, no white space or control characters, at most kUrlChars;
 // scheme and host lower-cased, a default port dropped, trailing dots of the
-// host dropped, an empty path made "/", the fragment kept. It is idempotent:
+// host dropped, an empty path made "/", "." and ".." path segments resolved
+// ("%2e" counting as "."), the query and fragment kept. It is idempotent:
 // the codec accepts a stored URL only when it is its own canonical form, so
 // an input whose canonical form would canonicalize differently (a second
 // ":port", a form longer than kUrlChars) is refused rather than stored. An
 // error names the defect ("credential-bearing URL", ...).
 absl::Status CanonicalUrl(std::string_view url, std::string& out);
+// What the codec accepts as a stored Source URL: its own canonical form, or
+// the canonical form of a record written before dot segments were resolved
+// (so that record still replays; compare such a URL through CanonicalUrl).
+bool IsStoredCanonicalUrl(std::string_view url);
 
 // The site a URL names, as Source identity compares it: the host
 // (percent-decoded, lower-cased, without a trailing dot) and the port, the

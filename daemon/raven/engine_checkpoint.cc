@@ -299,6 +299,7 @@ absl::StatusOr<ActionResult> Engine::CheckpointAction(const Fields& f) {
     }
     return Finish("needs-revision", message);
   }
+  Propagate(next);  // every relevant Source is reachable: clears their automatic Limitations
   Checkpoint c;
   c.ordinal = static_cast<int>(next.checkpoints.size()) + 1;
   c.checkpoint_id = MakeCheckpointId(next.task_id, c.ordinal);

@@ -58,8 +58,10 @@ absl::StatusOr<ActionResult> Engine::Complete(const Fields& f) {
   std::vector<std::pair<std::string, std::string>> bad =
       Verify(next, RelevantSources(next, artifact), ctx_, &receipt);
   next.verification = receipt;
+  // Also on success: a Source reachable again clears its automatic
+  // Limitation, so a stale one does not mark the Completion limited.
+  Propagate(next);
   if (!bad.empty()) {
-    Propagate(next);
     for (const auto& [id, detail] : bad) {
       issues.push_back(
           {StrCat("sources[", id, "]"),

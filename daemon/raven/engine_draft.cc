@@ -46,8 +46,8 @@ absl::StatusOr<ActionResult> Engine::Draft(const Fields& f) {
       failed = true;
       continue;
     }
-    std::string body = v.text;
-    if (CodePoints(body) > Limits::kDraftVariantChars) body = body.substr(0, Limits::kDraftVariantChars);
+    // Cut at kDraftVariantChars characters, on a character boundary.
+    std::string body(PrefixCodePoints(v.text, Limits::kDraftVariantChars));
     absl::StrAppend(&text, "\n### ", v.route, v.detail.empty() ? "" : StrCat(" (", v.detail, ")"),
                     "\n\n", LayoutProse(body), "\n");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/raven/citations.h"
 
@@ -12,21 +13,63 @@ using absl::StrCat;
 
 bool Completed(Phase p) { return p == Phase::kCompleted || p == Phase::kCompletedWithLimits; }
 
-void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
-                   std::optional<std::string> source_id) {
+namespace {
+
+std::string BoundedDetail(std::string detail) {
   detail = TrimText(detail);
   if (CodePoints(detail) > Limits::kLimitationDetailChars) {
-    detail = detail.substr(0, Limits::kLimitationDetailChars);
-    detail = TrimText(detail.substr(0, detail.size()));
+    detail = TrimText(PrefixCodePoints(detail, Limits::kLimitationDetailChars));
   }
-  int same_kind = 0;
+  return detail;
+}
+
+bool Failing(CheckStatus status) {
+  return status == CheckStatus::kFailed || status == CheckStatus::kUnavailable;
+}
+
+// The automatic Limitation's text for a failed or unavailable Source.
+std::string SourceLimitationDetail(const Source& src) {
+  // "failed" accuses the evidence; "could not be checked" does not.
+  std::string outcome = src.check.outcome ? std::string(Name(*src.check.outcome)) : "";
+  std::string what =
+      src.check.status == CheckStatus::kFailed
+          ? StrCat(" failed verification", outcome.empty() ? "" : StrCat(" (", outcome, ")"))
+          : StrCat(" could not be checked (unavailable",
+                   outcome.empty() ? "" : StrCat(", ", outcome), ")");
+  return StrCat("Source ", src.source_id, what, ": ",
+                src.check.detail.value_or(std::string(Name(src.check.status))));
+}
+
+// A Source Limitation of a record written before automatic ones carried
+// their check, told by the text Propagate wrote.
+bool LegacyAutomatic(const Limitation& l) {
+  if (l.checked_at || !l.source_id || l.kind != LimitationKind::kSource) return false;
+  const std::string head = StrCat("Source ", *l.source_id);
+  return l.detail.starts_with(StrCat(head, " failed verification")) ||
+         l.detail.starts_with(StrCat(head, " could not be checked (unavailable"));
+}
+
+}  // namespace
+
+void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
+                   std::optional<std::string> source_id, std::optional<int64_t> checked_at) {
+  detail = BoundedDetail(std::move(detail));
+  int highest = 0;
+  const std::string prefix = StrCat(Name(kind), "-");
   for (const Limitation& l : s.limitations) {
-    if (l.kind == kind && l.detail == detail && l.source_id == source_id) return;
-    if (l.kind == kind) ++same_kind;
+    if (l.kind == kind && l.detail == detail && l.source_id == source_id &&
+        l.checked_at.has_value() == checked_at.has_value()) {
+      return;
+    }
+    int n = 0;
+    if (l.limitation_id.starts_with(prefix) &&
+        absl::SimpleAtoi(absl::string_view(l.limitation_id).substr(prefix.size()), &n)) {
+      highest = std::max(highest, n);
+    }
   }
   if (s.limitations.size() >= Limits::kLimitations) return;
   s.limitations.push_back(
-      {StrCat(Name(kind), "-", same_kind + 1), kind, std::move(detail), std::move(source_id)});
+      {StrCat(prefix, highest + 1), kind, std::move(detail), std::move(source_id), checked_at});
 }
 
 namespace {
@@ -160,31 +203,52 @@ void Propagate(TaskState& s) {
     });
     if (!usable) c.disposition = Disposition::kDeferred;
   }
-  for (const Source& src : s.sources) {
-    if (src.check.status != CheckStatus::kFailed && src.check.status != CheckStatus::kUnavailable) {
-      continue;
+  // A Task no automatic Limitation of which carries its check was recorded
+  // before they did: its automatic ones are adopted (else they would stay
+  // stale, and be repeated beside the new ones).
+  if (std::none_of(s.limitations.begin(), s.limitations.end(),
+                   [](const Limitation& l) { return l.checked_at.has_value(); })) {
+    for (Limitation& l : s.limitations) {
+      if (!LegacyAutomatic(l)) continue;
+      const Source* src = s.FindSource(*l.source_id);
+      l.checked_at = src != nullptr ? src->check.checked_at : 0;
     }
-    bool recorded = std::any_of(s.limitations.begin(), s.limitations.end(), [&](const Limitation& l) {
-      return l.kind == LimitationKind::kSource && l.source_id == src.source_id;
-    });
-    if (!recorded) {
-      // "failed" accuses the evidence; "could not be checked" does not.
-      std::string outcome = src.check.outcome ? std::string(Name(*src.check.outcome)) : "";
-      std::string what =
-          src.check.status == CheckStatus::kFailed
-              ? StrCat(" failed verification", outcome.empty() ? "" : StrCat(" (", outcome, ")"))
-              : StrCat(" could not be checked (unavailable",
-                       outcome.empty() ? "" : StrCat(", ", outcome), ")");
-      AddLimitation(s, LimitationKind::kSource,
-                    StrCat("Source ", src.source_id, what, ": ",
-                           src.check.detail.value_or(std::string(Name(src.check.status)))),
-                    src.source_id);
+  }
+  // An automatic Source Limitation reports its Source's current check: one
+  // whose Source is reachable again (or no longer failing) goes.
+  std::erase_if(s.limitations, [&](const Limitation& l) {
+    if (!l.checked_at || !l.source_id) return false;
+    const Source* src = s.FindSource(*l.source_id);
+    return src == nullptr || !Failing(src->check.status);
+  });
+  for (const Source& src : s.sources) {
+    if (!Failing(src.check.status)) continue;
+    auto automatic = std::find_if(
+        s.limitations.begin(), s.limitations.end(),
+        [&](const Limitation& l) { return l.checked_at && l.source_id == src.source_id; });
+    if (automatic == s.limitations.end()) {
+      AddLimitation(s, LimitationKind::kSource, SourceLimitationDetail(src), src.source_id,
+                    src.check.checked_at);
+    } else if (*automatic->checked_at != src.check.checked_at) {
+      automatic->detail = BoundedDetail(SourceLimitationDetail(src));
+      automatic->checked_at = src.check.checked_at;
     }
   }
 }
 
 std::vector<std::string> RelevantSources(const TaskState& s, std::string_view artifact) {
   std::vector<std::string> ids = CitedIds(artifact);
+  // A Source the Artifact links by its URL is shown as support as much as a
+  // cited one. A link to the URL of a superseded Source opens the page its
+  // successor now stands for: that one is reopened.
+  for (std::string id : LinkedSourceIds(artifact, s.sources)) {
+    for (size_t hops = 0; hops < s.sources.size(); ++hops) {
+      const Source* successor = Successor(s.sources, *s.FindSource(id));
+      if (successor == nullptr) break;
+      id = successor->source_id;
+    }
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
   for (const Claim& c : s.claims) {
     if (!c.NeedsSupport()) continue;
     for (const std::string& id : c.source_ids) {

@@ -18,10 +18,13 @@ namespace raw::raven {
 
 bool Completed(Phase p);
 
-// Appends a Limitation numbered within its kind; an identical one is not
-// repeated, and nothing is added past Limits::kLimitations.
+// Appends a Limitation numbered within its kind (one past the highest
+// number of that kind); an identical one is not repeated, and nothing is
+// added past Limits::kLimitations. `checked_at` marks an automatic Source
+// Limitation (domain.h).
 void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
-                   std::optional<std::string> source_id);
+                   std::optional<std::string> source_id,
+                   std::optional<int64_t> checked_at = std::nullopt);
 
 // Asks the verifier about `ids` of `s` and writes the checks into `s`.
 // Returns the ids that are not reachable, with their details (prefixed
@@ -37,11 +40,16 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
                                                         VerificationReceipt* receipt);
 
 // Defers every supported/qualified external Claim left without a reachable
-// Source and records a Limitation for each failed or unavailable Source.
+// Source, and keeps one automatic Source Limitation for each failed or
+// unavailable Source, describing its current check: added, rewritten when
+// the check changed, removed once the Source is reachable. A Limitation the
+// agent wrote for a Source neither stands in for the automatic one nor is
+// touched.
 void Propagate(TaskState& s);
 
-// The Sources a Checkpoint or Completion must reopen: the cited ones and
-// those of supported/qualified external Claims.
+// The Sources a Checkpoint or Completion must reopen: the cited ones, the
+// ones whose URL the Artifact links (LinkedSourceIds; for a superseded one,
+// its successor) and those of supported/qualified external Claims.
 std::vector<std::string> RelevantSources(const TaskState& s, std::string_view artifact);
 
 // A material supported/qualified external Claim has a reachable Source.

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -103,29 +102,18 @@ std::string DefaultTitle(const TaskState& s) {
   return first.substr(0, cut);
 }
 
-// The raw page of every Source, in order: "raw/articles/<slug of id and
-// title>.md", with "-2", "-3", ... after the slug of one that another
-// Source's slug took first (ids that differ only in case or in `.` and `_`).
-std::vector<std::string> RawPaths(const std::vector<Source>& sources) {
-  std::vector<std::string> paths;
-  std::set<std::string> taken;
-  for (const Source& s : sources) {
-    const std::string slug = Slug(StrCat(s.source_id, " ", s.title));
-    std::string path = StrCat("raw/articles/", slug, ".md");
-    for (int n = 2; !taken.insert(path).second; ++n) {
-      path = StrCat("raw/articles/", slug, "-", n, ".md");
-    }
-    paths.push_back(std::move(path));
-  }
-  return paths;
-}
-
 // A page: frontmatter lines, then the body.
 std::string Page(const std::vector<std::string>& frontmatter, const std::string& body) {
   return StrCat("---\n", absl::StrJoin(frontmatter, "\n"), "\n---\n", body);
 }
 
-WikiPage RawPage(const TaskState& task, const Source& s, const std::string& path) {
+// The immutable raw page of a Source: only what the agent recorded (an
+// exact resubmission keeps it; changed evidence is another Source id), never
+// a check, which changes. Its path ends in the first 12 hex digits of its
+// body's sha256, and the body names the Task and the Source, so a page is
+// the same bytes at the same path on every export and two Tasks (or
+// Sessions) never write one path.
+WikiPage RawPage(const TaskState& task, const Source& s) {
   std::string body = StrCat("# ", EscapeInline(s.title), "\n\n");
   size_t pos = 0;
   while (pos <= s.excerpt.size()) {
@@ -139,35 +127,46 @@ WikiPage RawPage(const TaskState& task, const Source& s, const std::string& path
   StrAppend(&body, "\n- Locator: ", EscapeInline(s.locator), "\n- Role: ", Name(s.role),
             "\n- Inspected: ", IsoTime(s.inspected_at), "\n");
   if (s.as_of) StrAppend(&body, "- As of: ", EscapeInline(*s.as_of), "\n");
-  if (s.check.status == CheckStatus::kUnchecked) {
-    StrAppend(&body, "- Verification: unverified\n");
-  } else {
-    StrAppend(&body, "- Verification: ", Name(s.check.status), " at ", IsoTime(s.check.checked_at),
-              "\n");
-    if (s.check.resolved_url) StrAppend(&body, "- Resolved URL: <", EscapeUrl(*s.check.resolved_url), ">\n");
-    if (s.check.detail) StrAppend(&body, "- Detail: ", EscapeInline(*s.check.detail), "\n");
-  }
-  StrAppend(&body, "\nRecorded by Raven Task ", task.task_id,
+  StrAppend(&body, "\nRecorded as Source `", s.source_id, "` by Raven Task ", task.task_id,
             ". Only the excerpt above was stored and matched against the retrieved body; this "
-            "page is not a full-page capture.\n");
+            "page is not a full-page capture. Its verification is on the Task's query page.\n");
+  const std::string sha = Sha256Hex(body);
   std::vector<std::string> fm = {
       StrCat("source_url: ", YamlQuoted(s.url)),
       StrCat("ingested: ", IsoDate(s.inspected_at)),
-      StrCat("sha256: ", Sha256Hex(body)),
+      StrCat("sha256: ", sha),
       "capture: excerpt-only",
       StrCat("locator: ", YamlQuoted(s.locator)),
       StrCat("source_role: ", Name(s.role)),
   };
   if (s.family) fm.push_back(StrCat("source_family: ", YamlQuoted(*s.family)));
   if (s.as_of) fm.push_back(StrCat("as_of: ", YamlQuoted(*s.as_of)));
-  fm.push_back(StrCat("verification: ", s.check.status == CheckStatus::kUnchecked
-                                            ? "unverified"
-                                            : std::string(Name(s.check.status))));
-  if (s.check.status != CheckStatus::kUnchecked) {
-    fm.push_back(StrCat("verified_at: ", IsoTime(s.check.checked_at)));
-  }
   fm.push_back(StrCat("raven_task: ", task.task_id));
-  return {StrCat("wiki/", path), Page(fm, body), false};
+  return {StrCat("wiki/raw/articles/", Slug(StrCat(s.source_id, " ", s.title)), "-",
+                 sha.substr(0, 12), ".md"),
+          Page(fm, body), false};
+}
+
+// The current check of every Source, for the Task's query page (the raw
+// pages are immutable).
+std::string SourceChecks(const TaskState& task, const std::vector<WikiPage>& raw) {
+  std::string out;
+  for (size_t i = 0; i < task.sources.size(); ++i) {
+    const Source& s = task.sources[i];
+    StrAppend(&out, "- `", s.source_id, "` (", raw[i].path.substr(5), "): ");
+    if (s.check.status == CheckStatus::kUnchecked) {
+      StrAppend(&out, "unverified\n");
+      continue;
+    }
+    StrAppend(&out, Name(s.check.status));
+    if (s.check.outcome) StrAppend(&out, " (", Name(*s.check.outcome), ")");
+    StrAppend(&out, " at ", IsoTime(s.check.checked_at));
+    if (s.check.resolved_url)
+      StrAppend(&out, "; resolved URL <", EscapeUrl(*s.check.resolved_url), ">");
+    if (s.check.detail) StrAppend(&out, "; ", EscapeInline(*s.check.detail));
+    StrAppend(&out, "\n");
+  }
+  return out;
 }
 
 constexpr char kSchema[] =
@@ -224,6 +223,11 @@ std::string Slug(std::string_view text) {
 std::string Confidence(const TaskState& s) {
   if (s.phase == Phase::kActive || s.phase == Phase::kStopped) return "low";
   if (s.phase == Phase::kCompletedWithLimits) return "medium";
+  // Only a Completion that reopened Sources and found one holding its
+  // excerpt is verified; a structural-only receipt is not.
+  if (!s.verification || s.verification->mode != "remote" || s.verification->reachable == 0) {
+    return "medium";
+  }
   bool deferred = std::any_of(s.claims.begin(), s.claims.end(),
                               [](const Claim& c) { return c.disposition == Disposition::kDeferred; });
   return !s.limitations.empty() || deferred ? "medium" : "high";
@@ -252,7 +256,12 @@ std::vector<WikiPage> ExportWiki(const TaskState& s, const ExportRequest& req) {
   std::string query_path = StrCat("queries/query-", date, "-", title_slug, ".md");
   bool contested = std::any_of(s.claims.begin(), s.claims.end(),
                                [](const Claim& c) { return !c.contradicts.empty(); });
-  const std::vector<std::string> sources = RawPaths(s.sources);
+  std::vector<WikiPage> raw;
+  std::vector<std::string> sources;
+  for (const Source& src : s.sources) {
+    raw.push_back(RawPage(s, src));
+    sources.push_back(raw.back().path.substr(5));  // without "wiki/"
+  }
   std::vector<std::string> fm = {
       StrCat("title: ", YamlQuoted(title)),       StrCat("created: ", IsoDate(s.started_at)),
       StrCat("updated: ", IsoDate(s.updated_at)), "type: query",
@@ -272,11 +281,10 @@ std::vector<WikiPage> ExportWiki(const TaskState& s, const ExportRequest& req) {
     pages.push_back({"wiki/index.md", kIndex, false});
     pages.push_back({"wiki/log.md", kLog, false});
   }
-  pages.push_back({StrCat("wiki/", query_path),
-                   Page(fm, StrCat("# ", EscapeInline(title), "\n\n", rendered, "\n")), false});
-  for (size_t i = 0; i < s.sources.size(); ++i) {
-    pages.push_back(RawPage(s, s.sources[i], sources[i]));
-  }
+  std::string body = StrCat("# ", EscapeInline(title), "\n\n", rendered, "\n");
+  if (!s.sources.empty()) StrAppend(&body, "\n## Source checks\n\n", SourceChecks(s, raw));
+  pages.push_back({StrCat("wiki/", query_path), Page(fm, body), false});
+  pages.insert(pages.end(), raw.begin(), raw.end());
   int verified = 0, material = 0, supported = 0, qualified = 0, deferred = 0;
   for (const Source& src : s.sources) verified += src.check.status == CheckStatus::kReachable;
   for (const Claim& c : s.claims) {

@@ -3,16 +3,21 @@
 // file tools, under the usual approvals.
 //
 // Pages: one `wiki/queries/query-<date>-<slug>.md` page with the rendered
-// Artifact (the slug of the Task id when nothing of the title is left); one
-// `wiki/raw/articles/<slug(id title)>.md` page per Source (`-2`, `-3`, ...
-// after a slug an earlier Source took) with `capture: excerpt-only` and a
-// `sha256` of exactly its body (the bytes after the closing frontmatter
-// line); a `wiki/log.md` entry to append; with `init`, `wiki/SCHEMA.md`,
-// `wiki/index.md` and `wiki/log.md` seed pages. Frontmatter strings are
-// YAML double-quoted scalars, list items too. Frontmatter is derived from
-// evidence: `confidence` is low while the Task is unfinished, at most medium
-// with any Limitation or deferred Claim, high only for a clean completion;
-// `contested: true` comes from contradiction links.
+// Artifact (the slug of the Task id when nothing of the title is left) and
+// the current check of every Source; one immutable
+// `wiki/raw/articles/<slug(id title)>-<sha12>.md` page per Source with
+// `capture: excerpt-only` and a `sha256` of exactly its body (the bytes
+// after the closing frontmatter line), `<sha12>` its first 12 hex digits:
+// the body holds only what the agent recorded plus the Task and Source ids,
+// never a check, so it is rewritten by no later export and no other Task
+// shares its path; a `wiki/log.md` entry to append; with `init`,
+// `wiki/SCHEMA.md`, `wiki/index.md` and `wiki/log.md` seed pages.
+// Frontmatter strings are YAML double-quoted scalars, list items too.
+// Frontmatter is derived from evidence: `confidence` is low while the Task
+// is unfinished, at most medium with any Limitation or deferred Claim or
+// without a remote verification receipt that found a Source reachable, high
+// only for such a clean, verified completion; `contested: true` comes from
+// contradiction links.
 #pragma once
 
 #include <optional>

@@ -108,6 +108,10 @@ struct ToolContext {
   // before every request, redirects included, and sends none that is
   // refused. Null = nothing is refused.
   std::function<std::optional<std::string>(const std::string& url)> url_refused = nullptr;
+  // What the session's store keeps of `text`: known secret values replaced
+  // (SessionLog::Redact). For a tool whose ToolOutput::meta must read back
+  // as it was written (raven_task's Task record). Null = nothing replaced.
+  std::function<std::string(const std::string& text)> redact = nullptr;
 };
 
 // ctx.protected_link asked about a file a tool opened (`opened`: fstat of

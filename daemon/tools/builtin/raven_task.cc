@@ -148,19 +148,29 @@ OrderedJson Schema() {
 }
 
 // What the model needs to recover from a refused or cancelled call without
-// starting a replacement Task; "" when the session has no Task. The handler
-// adds it to its own errors; the dispatcher, through not_run_note, to the
-// results of calls that never reached the handler (arguments the schema
-// refused, a turn cancelled first).
-std::string Recovery(const rv::TaskBook& book) {
+// starting a replacement Task: the Task the call addressed (`args`' taskId,
+// when the session has it), else the current one; "" when there is none.
+// The handler adds it to its own errors; the dispatcher, through
+// not_run_note, to the results of calls that never reached the handler
+// (arguments the schema refused, a turn cancelled first), which name the
+// current Task.
+std::string Recovery(const rv::TaskBook& book, const Json& args = Json::object()) {
   const rv::TaskState* t = book.Current();
+  if (auto id = args.find("taskId"); args.is_object() && id != args.end() && id->is_string()) {
+    if (auto addressed = book.tasks.find(id->get<std::string>()); addressed != book.tasks.end()) {
+      t = &addressed->second;
+    }
+  }
   if (t == nullptr) return "";
+  const bool current = t->task_id == book.current_task_id;
   return absl::StrCat(
-      "<raven_task_recovery>\nThe current Task is ", t->task_id, " (phase ", rv::Name(t->phase),
-      ", revision ", t->revision, ", ", t->checkpoints.size(), " Checkpoints, ", t->sources.size(),
-      " Sources, ", t->claims.size(),
-      " Claims). Continue this Task rather than starting a new one: correct this call "
-      "if it was refused",
+      "<raven_task_recovery>\nThe ", current ? "current" : "addressed", " Task is ", t->task_id,
+      " (phase ", rv::Name(t->phase), ", revision ", t->revision, ", ", t->checkpoints.size(),
+      " Checkpoints, ", t->sources.size(), " Sources, ", t->claims.size(), " Claims)",
+      current || book.current_task_id.empty()
+          ? ""
+          : absl::StrCat("; the current Task is ", book.current_task_id),
+      ". Continue this Task rather than starting a new one: correct this call if it was refused",
       t->phase == rv::Phase::kStopped ? "; call resume first if the user wants to continue" : "",
       ".\n</raven_task_recovery>");
 }
@@ -194,7 +204,7 @@ ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
                            ctx.cancel};
   absl::StatusOr<rv::ActionResult> result = rv::RunAction(book, args, engine);
   if (!result.ok()) {
-    const std::string recovery = Recovery(book);
+    const std::string recovery = Recovery(book, args);
     return ToolOutput::Error(
         absl::StrCat(result.status().message(), recovery.empty() ? "" : "\n", recovery));
   }
@@ -204,11 +214,22 @@ ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
   std::string meta = rv::EncodeRecord(result->state, result->current_task_id);
   absl::StatusOr<rv::Record> replayed = rv::DecodeRecord(meta);
   if (!replayed.ok() || replayed->state != result->state) {
-    const std::string recovery = Recovery(book);
+    const std::string recovery = Recovery(book, args);
     return ToolOutput::Error(
         absl::StrCat("nothing was recorded: the resulting Task state would not replay (",
                      replayed.ok() ? "it reads back differently" : replayed.status().message(), ")",
                      recovery.empty() ? "" : "\n", recovery));
+  }
+  // The store keeps the record with known secret values replaced, which no
+  // longer matches its hashes: the Checkpoint would be lost on replay. So a
+  // state holding such a value is not recorded.
+  if (ctx.redact && ctx.redact(meta) != meta) {
+    const std::string recovery = Recovery(book, args);
+    return ToolOutput::Error(absl::StrCat(
+        "nothing was recorded: the resulting Task state holds a value this session keeps secret "
+        "(an API key or a variable marked secret), which the session's store replaces with "
+        "[redacted]; write the Artifact, Sources and Claims without it",
+        recovery.empty() ? "" : "\n", recovery));
   }
   ToolOutput out = ToolOutput::Ok(rv::RenderResult(*result));
   out.meta = std::move(meta);

@@ -71,6 +71,36 @@ TEST(RavenOverridesTest, BadValuesAreNamedAtTheirPaths) {
               HasSubstr("raven.search.url: set in the config file only"));
 }
 
+// A stale override (a draft route whose model entry left the file) is left
+// out alone: the other overrides stay in force, the broken one is named at
+// its path, and a save may keep it as it is but not set a broken value.
+TEST(RavenOverridesTest, OneBrokenOverrideLeavesTheOthersInForce) {
+  const Config config = WithSearch();
+  const Json stored = Json::parse(R"({
+    "verify": {"fetch_timeout_seconds": 2.5},
+    "draft": {"routes": ["openai/none"], "timeout_seconds": 7}
+  })");
+  AppliedRavenOverrides applied = ApplyRavenOverridesByField(config, stored);
+  EXPECT_EQ(applied.settings.verify.fetch_timeout_ms, 2500);
+  EXPECT_EQ(applied.settings.draft.timeout_ms, 7000);
+  EXPECT_EQ(applied.settings.draft.routes, config.raven.draft.routes);
+  ASSERT_EQ(applied.broken.size(), 1u);
+  EXPECT_THAT(applied.broken["draft.routes"], HasSubstr("\"openai/none\" names no defined model"));
+
+  Json next = stored;
+  next["verify"]["max_bytes"] = 4096;
+  EXPECT_TRUE(CheckRavenOverridesSave(config, stored, next).ok());
+  next["draft"]["routes"] = {"openai/other"};
+  EXPECT_THAT(CheckRavenOverridesSave(config, stored, next).message(),
+              HasSubstr("raven.draft.routes[0]"));
+
+  AppliedRavenOverrides clean =
+      ApplyRavenOverridesByField(config, Json::parse(R"({"discovery": {"enabled": false}})"));
+  EXPECT_TRUE(clean.broken.empty());
+  EXPECT_FALSE(clean.settings.discovery_enabled);
+  EXPECT_EQ(ApplyRavenOverridesByField(config, Json::parse("[1]")).broken.count("raven"), 1u);
+}
+
 // A search override stored while a backend was configured outlives the
 // backend's removal from the file: it is dormant, and every other override
 // still applies (and a save that keeps it is accepted).

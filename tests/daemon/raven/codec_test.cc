@@ -231,6 +231,31 @@ TEST(CodecTest, CanonicalUrl) {
   EXPECT_FALSE(CanonicalUrl("http://[::1]:80:80/", out).ok());
 }
 
+// "." and ".." path segments are resolved, so one page has one Source URL;
+// a record written before (its URL keeps them) still replays.
+TEST(CodecTest, CanonicalUrlResolvesDotSegments) {
+  std::string out;
+  ASSERT_TRUE(CanonicalUrl("https://a.test/x/./y/../z?p=../q#../f", out).ok());
+  EXPECT_EQ(out, "https://a.test/x/z?p=../q#../f");
+  ASSERT_TRUE(CanonicalUrl("https://a.test/x/%2E%2e/y/%2e", out).ok());
+  EXPECT_EQ(out, "https://a.test/y/");
+  ASSERT_TRUE(CanonicalUrl("https://a.test/../..", out).ok());
+  EXPECT_EQ(out, "https://a.test/");
+  ASSERT_TRUE(CanonicalUrl("https://a.test/x/..y/.z", out).ok());
+  EXPECT_EQ(out, "https://a.test/x/..y/.z") << "not a dot segment";
+  ASSERT_TRUE(CanonicalUrl("https://a.test//x/./", out).ok());
+  EXPECT_EQ(out, "https://a.test//x/");
+
+  TaskState s = Base();
+  ASSERT_FALSE(s.sources.empty());
+  s.sources[0].url = "https://a.test/x/../y";
+  absl::StatusOr<Record> legacy = DecodeRecord(EncodeRecord(s, s.task_id));
+  ASSERT_TRUE(legacy.ok()) << legacy.status();
+  EXPECT_EQ(legacy->state.sources[0].url, "https://a.test/x/../y");
+  s.sources[0].url = "https://A.test/x/../y";
+  EXPECT_FALSE(DecodeRecord(EncodeRecord(s, s.task_id)).ok());
+}
+
 // The codec accepts a stored URL only when it is its own canonical form, so
 // whatever CanonicalUrl returns must canonicalize to itself and fit the
 // ceiling; what cannot is refused at registration instead.
@@ -241,6 +266,7 @@ TEST(CodecTest, CanonicalUrlIsIdempotent) {
         std::string("https://a.com:443:/x"), std::string("HTTPS://A.com.:443?q#f"),
         std::string("https://a.com:/x"), std::string("http://[::1]/"),
         std::string("https://[::1/x"), std::string("https://a]:80/x"),
+        std::string("https://a.test/x/%2e%2E/./y/.."), std::string("https://a.test/.%2e?a/../b"),
         std::string("https://...:8080/"), "https://" + at_limit_host + "?q"}) {
     std::string once;
     if (!CanonicalUrl(input, once).ok()) continue;

@@ -111,6 +111,7 @@ TEST(WikiTest, RawPageShaCoversExactlyItsBody) {
 TEST(WikiTest, ConfidenceIsCappedByLimits) {
   TaskState s;
   s.phase = Phase::kCompleted;
+  s.verification = VerificationReceipt{0, "remote", 1, 1, 0, 0, "sha256:0"};
   EXPECT_EQ(Confidence(s), "high");
   s.limitations.push_back({"tool-1", LimitationKind::kTool, "x", std::nullopt});
   EXPECT_EQ(Confidence(s), "medium");
@@ -119,6 +120,73 @@ TEST(WikiTest, ConfidenceIsCappedByLimits) {
   EXPECT_EQ(Confidence(s), "medium");
   s.phase = Phase::kStopped;
   EXPECT_EQ(Confidence(s), "low");
+}
+
+// A Completion that verified nothing remotely (structural-only, or no
+// Source found holding its excerpt) is not wiki fact.
+TEST(WikiTest, ConfidenceNeedsAVerifiedCompletion) {
+  RavenSession s;
+  auto t = s.Call({{"action", "start"}, {"outcome", "learning"}, {"request", "Explain Z"}});
+  std::string id = t->state.task_id;
+  ASSERT_EQ(s.Call({{"action", "checkpoint"},
+                    {"taskId", id},
+                    {"stage", "draft"},
+                    {"summary", "Outline."},
+                    {"artifact", "Z is simple."}})
+                ->status,
+            "active");
+  auto done = s.Call({{"action", "complete"}, {"taskId", id}, {"artifact", "Z is simple."}});
+  ASSERT_EQ(done->status, "completed");
+  ASSERT_EQ(done->state.verification->mode, "structural-only");
+  EXPECT_EQ(Confidence(done->state), "medium");
+
+  TaskState verified_none = done->state;
+  verified_none.verification->mode = "remote";
+  verified_none.verification->checked = 1;
+  verified_none.verification->failed = 1;
+  EXPECT_EQ(Confidence(verified_none), "medium");
+  verified_none.verification->reachable = 1;
+  verified_none.verification->failed = 0;
+  EXPECT_EQ(Confidence(verified_none), "high");
+}
+
+// A raw page is immutable: a later check of its Source changes neither its
+// path nor its bytes (the check is on the query page), and the same Source
+// id and title in another Task gets another page.
+TEST(WikiTest, RawPagesAreImmutableAndNeverShared) {
+  auto exported = [](RavenSession& s) {
+    auto t = s.Call({{"action", "start"}, {"outcome", "learning"}, {"request", "Tides"}});
+    s.verifier.Reachable("a");
+    auto cp = s.Call({{"action", "checkpoint"},
+                      {"taskId", t->state.task_id},
+                      {"stage", "draft"},
+                      {"summary", "Outline."},
+                      {"artifact", "Tides rise [@a]."},
+                      {"sources", Json::array({SourceArg("a", "https://a.test/")})}});
+    EXPECT_EQ(cp->status, "active");
+    return cp->state;
+  };
+  RavenSession one("session-1"), two("session-2");
+  TaskState first = exported(one), other = exported(two);
+  ExportRequest req;
+  req.now_ms = one.now_ms;
+  std::vector<WikiPage> before = ExportWiki(first, req);
+  ASSERT_GE(before.size(), 2u);
+  EXPECT_THAT(before[0].content,
+              ::testing::HasSubstr("reachable (verified) at 2026-12-02T04:00:00.000Z"));
+
+  TaskState later = first;
+  later.sources[0].check = {
+      CheckStatus::kFailed,  one.now_ms + 86400000,  200,       "https://a.test/",
+      "the excerpt is gone", CheckOutcome::kDrifted, one.now_ms};
+  std::vector<WikiPage> after = ExportWiki(later, req);
+  EXPECT_EQ(after[1], before[1]) << "a check rewrote the immutable raw page";
+  EXPECT_THAT(after[0].content,
+              ::testing::HasSubstr("failed (drifted) at 2026-12-03T04:00:00.000Z"));
+
+  std::vector<WikiPage> elsewhere = ExportWiki(other, req);
+  EXPECT_NE(elsewhere[1].path, before[1].path);
+  EXPECT_THAT(before[1].path, ::testing::StartsWith("wiki/raw/articles/a-title-of-a-"));
 }
 
 TEST(WikiTest, Slug) {
@@ -281,8 +349,9 @@ TEST(WikiTest, FrontmatterListsAndTitlesSurvivePunctuation) {
   EXPECT_THAT(fm.unreadable, ::testing::IsEmpty());
   EXPECT_EQ(fm.scalars["title"], *req.title);
   EXPECT_EQ(fm.lists["tags"], req.tags) << "tags stay strings, never a number or a boolean";
-  const std::vector<std::string> expected = {"raw/articles/a-tides-explained-part-1.md",
-                                             "raw/articles/b-the-moon-a-primer-draft.md"};
+  const std::vector<std::string> expected = {pages[1].path.substr(5), pages[2].path.substr(5)};
+  EXPECT_THAT(expected[0], ::testing::StartsWith("raw/articles/a-tides-explained-part-1-"));
+  EXPECT_THAT(expected[1], ::testing::StartsWith("raw/articles/b-the-moon-a-primer-draft-"));
   ASSERT_EQ(fm.lists["sources"], expected);
   for (const std::string& path : fm.lists["sources"]) {
     EXPECT_TRUE(std::any_of(pages.begin(), pages.end(),
@@ -318,13 +387,16 @@ TEST(WikiTest, PagePathsAreDistinctAndNeverEmpty) {
   req.now_ms = s.now_ms;
   std::vector<WikiPage> pages = ExportWiki(cp->state, req);
   EXPECT_EQ(pages[0].path, "wiki/queries/query-2026-12-02-" + t->state.task_id + ".md");
-  EXPECT_EQ(pages[1].path, "wiki/raw/articles/a-b-title-of-a-b.md");
-  EXPECT_EQ(pages[2].path, "wiki/raw/articles/a-b-title-of-a-b-2.md");
-  EXPECT_EQ(pages[3].path, "wiki/raw/articles/a-b-title-of-a-b-3.md");
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_THAT(pages[i].path, ::testing::StartsWith("wiki/raw/articles/a-b-title-of-a-b-"));
+  }
+  EXPECT_NE(pages[1].path, pages[2].path);
+  EXPECT_NE(pages[1].path, pages[3].path);
+  EXPECT_NE(pages[2].path, pages[3].path);
   ExportedFrontmatter fm = ReadExportedFrontmatter(pages[0].content);
-  EXPECT_EQ(fm.lists["sources"], (std::vector<std::string>{"raw/articles/a-b-title-of-a-b.md",
-                                                           "raw/articles/a-b-title-of-a-b-2.md",
-                                                           "raw/articles/a-b-title-of-a-b-3.md"}));
+  EXPECT_EQ(fm.lists["sources"],
+            (std::vector<std::string>{pages[1].path.substr(5), pages[2].path.substr(5),
+                                      pages[3].path.substr(5)}));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "daemon/raven/codec.h"
 #include "daemon/raven/domain.h"
 #include "daemon/tools/builtin/builtin_tools.h"
@@ -23,6 +25,7 @@ class RavenTaskToolTest : public ::testing::Test {
     ToolContext ctx{"/", settings_, cancel_};
     ctx.session_id = "sess-A";
     ctx.prior_meta = [this]() -> absl::StatusOr<std::vector<std::string>> { return metas_; };
+    ctx.redact = redact_;
     ToolOutput out = spec_.handler(args, ctx);
     if (!out.meta.empty()) metas_.push_back(out.meta);
     return out;
@@ -31,7 +34,39 @@ class RavenTaskToolTest : public ::testing::Test {
   config::ToolSettings settings_;
   CancelToken cancel_;
   std::vector<std::string> metas_;
+  std::function<std::string(const std::string&)> redact_ = nullptr;
 };
+
+// The store keeps a record with known secret values replaced, so a state
+// holding one would not replay as published: such a call records nothing.
+TEST_F(RavenTaskToolTest, AStateHoldingAKnownSecretIsNotRecorded) {
+  redact_ = [](const std::string& text) {
+    std::string out = text;
+    for (size_t at; (at = out.find("sk-live-123")) != std::string::npos;) {
+      out.replace(at, 11, "[redacted]");
+    }
+    return out;
+  };
+  ToolOutput start = Call({{"action", "start"}, {"outcome", "learning"}, {"request", "Explain"}});
+  ASSERT_EQ(start.status, events::ToolStatus::kOk) << start.content;
+  std::string task = raven::MakeTaskId("sess-A", 1);
+  ToolOutput leaked = Call({{"action", "checkpoint"},
+                            {"taskId", task},
+                            {"stage", "draft"},
+                            {"summary", "s"},
+                            {"artifact", "The key is sk-live-123."}});
+  EXPECT_EQ(leaked.status, events::ToolStatus::kError);
+  EXPECT_THAT(leaked.content, HasSubstr("nothing was recorded"));
+  EXPECT_THAT(leaked.content, HasSubstr("[redacted]"));
+  EXPECT_TRUE(leaked.meta.empty());
+  ToolOutput clean = Call({{"action", "checkpoint"},
+                           {"taskId", task},
+                           {"stage", "draft"},
+                           {"summary", "s"},
+                           {"artifact", "The key is not shown."}});
+  EXPECT_EQ(clean.status, events::ToolStatus::kOk) << clean.content;
+  EXPECT_THAT(clean.content, HasSubstr("revision 2"));
+}
 
 TEST_F(RavenTaskToolTest, SchemaIsFlatClosedAndListsEachActionsFields) {
   const OrderedJson& schema = spec_.input_schema;
@@ -100,6 +135,24 @@ TEST_F(RavenTaskToolTest, ResultsCarryStateAsMetadataNotContent) {
                           {"excerpt", "a passage of the page at a.test, copied verbatim"}}})}});
   EXPECT_THAT(cited.content, HasSubstr("status needs-revision"));
   EXPECT_THAT(cited.content, HasSubstr("no HTTP client is available to this tool call"));
+}
+
+// A refused call names the Task it addressed, not only the current one.
+TEST_F(RavenTaskToolTest, RecoveryNamesTheAddressedTask) {
+  ToolOutput first = Call({{"action", "start"}, {"outcome", "learning"}, {"request", "One"}});
+  ASSERT_EQ(first.status, events::ToolStatus::kOk) << first.content;
+  const std::string older = raven::MakeTaskId("sess-A", 1);
+  ASSERT_EQ(Call({{"action", "stop"}, {"taskId", older}}).status, events::ToolStatus::kOk);
+  ToolOutput second = Call({{"action", "start"}, {"outcome", "learning"}, {"request", "Two"}});
+  ASSERT_EQ(second.status, events::ToolStatus::kOk) << second.content;
+  const std::string current = raven::MakeTaskId("sess-A", 2);
+  ToolOutput bad =
+      Call({{"action", "steer"}, {"taskId", older}, {"correction", "x"}, {"stage", "draft"}});
+  EXPECT_EQ(bad.status, events::ToolStatus::kError);
+  EXPECT_THAT(bad.content, HasSubstr("<raven_task_recovery>\nThe addressed Task is " + older +
+                                     " (phase stopped"));
+  EXPECT_THAT(bad.content, HasSubstr("the current Task is " + current));
+  EXPECT_THAT(bad.content, HasSubstr("call resume first"));
 }
 
 }  // namespace

@@ -77,6 +77,9 @@ function renderRavenCard(body, { settings, configValues, schema, inactiveSection
       const rows = fields.map(([field, rule]) => {
         const path = `${section}.${field}`;
         const id = `raven-${section}-${field}`;
+        // A saved value rawd cannot apply now (a route whose model left the config).
+        const broken = inactiveSections?.[path];
+        const off = inactive !== undefined || broken !== undefined;
         const overridden = staged.has(path) ? staged.get(path) !== RESET : get(stored, [section, field]) !== undefined;
         const value = staged.has(path) && staged.get(path) !== RESET ? staged.get(path)
           : overridden ? get(stored, [section, field]) : get(configValues, [section, field]);
@@ -88,12 +91,13 @@ function renderRavenCard(body, { settings, configValues, schema, inactiveSection
         return h("div", { class: "raven-row", dataset: { path } },
           h("label", { for: id }, rule.title ?? field),
           control(id, rule, value, onChange, inactive !== undefined),
-          overridden ? h("span", { class: `badge ${inactive === undefined ? "overridden" : "inactive"}` },
-            inactive === undefined ? "Overridden" : "Not in effect") : null,
+          overridden ? h("span", { class: `badge ${off ? "inactive" : "overridden"}` },
+            off ? "Not in effect" : "Overridden") : null,
           overridden ? h("button", { type: "button", class: "reset", "aria-label": `Reset ${rule.title ?? field} to the config file's value`,
             onclick: () => { staged.set(path, RESET); render(); update(); } }, "Reset") : null,
           staged.has(path) ? h("span", { class: "badge unsaved" }, "Unsaved") : null,
-          h("p", { class: "muted hint" }, rule.description ?? ""));
+          h("p", { class: "muted hint" }, rule.description ?? ""),
+          overridden && broken !== undefined ? h("p", { class: "inactive-note" }, `Not in effect: ${broken}`) : null);
       });
       form.append(h("fieldset", { class: "raven-group", dataset: { section } },
         h("legend", {}, sectionRule.title ?? section),
