@@ -8,6 +8,7 @@
 #include "clients/cli/args.h"
 #include "clients/cli/exit_codes.h"
 #include "clients/cli/package_command.h"
+#include "clients/present/terminal_text.h"
 #include "common/json.h"
 #include "common/paths.h"
 #include "daemon/config/package_ref.h"
@@ -20,9 +21,29 @@ namespace {
 
 using packages::PackageContext;
 
-std::string Short(const std::string& hash) { return hash.substr(0, 12); }
+// Everything printed that a package, an archive or an index holds (its
+// fields, paths, symlink targets, errors quoting them) goes through Shown:
+// a package stored before the manifest's fields were checked, or an
+// edited index, still cannot drive the terminal. (Each piece separately:
+// a sanitized piece cannot join its neighbour into an escape sequence.)
+std::string Shown(absl::string_view text) { return present::SanitizeForStream(text); }
 
-void PrintJson(const OrderedJson& json, CliContext& ctx) { ctx.out << DumpJson(json) << "\n"; }
+std::string Short(const std::string& hash) { return Shown(hash.substr(0, 12)); }
+
+std::string ShownList(const std::vector<std::string>& items) {
+  std::vector<std::string> shown;
+  shown.reserve(items.size());
+  for (const std::string& item : items) shown.push_back(Shown(item));
+  return absl::StrJoin(shown, ", ");
+}
+
+// One JSON document a line, with every character outside ASCII escaped as
+// \uXXXX (control characters always are): the same values for a program,
+// and nothing a terminal would act on or reorder when shown there.
+void PrintJson(const OrderedJson& json, CliContext& ctx) {
+  ctx.out << json.dump(-1, ' ', /*ensure_ascii=*/true, OrderedJson::error_handler_t::replace)
+          << "\n";
+}
 
 OrderedJson ManifestJson(const packages::Manifest& m) {
   OrderedJson j;
@@ -48,7 +69,7 @@ const char* KindName(packages::TreeEntry::Kind kind) {
 }
 
 int Fail(const std::string& action, const absl::Status& status, CliContext& ctx) {
-  ctx.err << "raw package " << action << ": " << status.message() << "\n";
+  ctx.err << "raw package " << Shown(action) << ": " << Shown(status.message()) << "\n";
   return ExitCodeFor(status);
 }
 
@@ -78,8 +99,8 @@ int Install(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCo
     PrintJson(j, ctx);
     return kExitOk;
   }
-  ctx.out << "installed " << result->manifest.name << " " << result->manifest.version << " as "
-          << result->alias << " (sha256 " << Short(result->hash) << ")";
+  ctx.out << "installed " << Shown(result->manifest.name) << " " << Shown(result->manifest.version)
+          << " as " << Shown(result->alias) << " (sha256 " << Short(result->hash) << ")";
   if (!result->previous_hash.empty() && result->previous_hash != result->hash) {
     ctx.out << ", replacing " << Short(result->previous_hash);
   }
@@ -121,16 +142,16 @@ int Inspect(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCo
     return kExitOk;
   }
   const auto& m = result->manifest;
-  ctx.out << m.name << " " << m.version << "  sha256 " << result->hash << "\n"
-          << "  " << m.description << "\n";
-  if (!m.homepage.empty()) ctx.out << "  homepage: " << m.homepage << "\n";
-  if (!m.license.empty()) ctx.out << "  license: " << m.license << "\n";
-  if (!result->dir.empty()) ctx.out << "  stored in: " << result->dir << "\n";
-  ctx.out << "  exports: " << absl::StrJoin(m.ExportNames(), ", ") << "\n  files:\n";
+  ctx.out << Shown(m.name) << " " << Shown(m.version) << "  sha256 " << Shown(result->hash) << "\n"
+          << "  " << Shown(m.description) << "\n";
+  if (!m.homepage.empty()) ctx.out << "  homepage: " << Shown(m.homepage) << "\n";
+  if (!m.license.empty()) ctx.out << "  license: " << Shown(m.license) << "\n";
+  if (!result->dir.empty()) ctx.out << "  stored in: " << Shown(result->dir) << "\n";
+  ctx.out << "  exports: " << ShownList(m.ExportNames()) << "\n  files:\n";
   for (const auto& f : result->files) {
-    ctx.out << "    " << f.path;
+    ctx.out << "    " << Shown(f.path);
     if (f.kind == packages::TreeEntry::Kind::kExecutable) ctx.out << "  (executable)";
-    if (f.kind == packages::TreeEntry::Kind::kSymlink) ctx.out << " -> " << f.link_target;
+    if (f.kind == packages::TreeEntry::Kind::kSymlink) ctx.out << " -> " << Shown(f.link_target);
     ctx.out << "\n";
   }
   return kExitOk;
@@ -140,7 +161,7 @@ int List(const PackageContext& pctx, bool json, CliContext& ctx) {
   auto listed = packages::List(pctx);
   if (!listed.ok()) return Fail("list", listed.status(), ctx);
   if (!json && listed->empty()) {
-    ctx.out << "no packages installed for " << pctx.config_path << "\n";
+    ctx.out << "no packages installed for " << Shown(pctx.config_path) << "\n";
     return kExitOk;
   }
   for (const auto& p : *listed) {
@@ -156,10 +177,10 @@ int List(const PackageContext& pctx, bool json, CliContext& ctx) {
       PrintJson(j, ctx);
       continue;
     }
-    ctx.out << p.alias << "  " << p.entry.name << " " << p.entry.version << "  sha256 "
-            << Short(p.entry.hash) << "\n";
-    if (!p.exports.empty()) ctx.out << "    exports: " << absl::StrJoin(p.exports, ", ") << "\n";
-    if (!p.problem.empty()) ctx.out << "    problem: " << p.problem << "\n";
+    ctx.out << Shown(p.alias) << "  " << Shown(p.entry.name) << " " << Shown(p.entry.version)
+            << "  sha256 " << Short(p.entry.hash) << "\n";
+    if (!p.exports.empty()) ctx.out << "    exports: " << ShownList(p.exports) << "\n";
+    if (!p.problem.empty()) ctx.out << "    problem: " << Shown(p.problem) << "\n";
   }
   return kExitOk;
 }
@@ -177,7 +198,7 @@ int Remove(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCon
     j["hash"] = removed->hash;
     PrintJson(j, ctx);
   } else {
-    ctx.out << "removed " << args.positionals[1] << " (sha256 " << Short(removed->hash)
+    ctx.out << "removed " << Shown(args.positionals[1]) << " (sha256 " << Short(removed->hash)
             << "); raw package gc frees its files when no config uses them\n";
   }
   return kExitOk;
@@ -197,10 +218,10 @@ int Gc(const ParsedArgs& args, const PackageContext& pctx, bool json, CliContext
     return kExitOk;
   }
   for (const auto& name : result->staging_removed) {
-    ctx.out << (dry_run ? "would remove staging/" : "removed staging/") << name << "\n";
+    ctx.out << (dry_run ? "would remove staging/" : "removed staging/") << Shown(name) << "\n";
   }
   for (const auto& hash : result->removed) {
-    ctx.out << (dry_run ? "would remove " : "removed ") << hash << "\n";
+    ctx.out << (dry_run ? "would remove " : "removed ") << Shown(hash) << "\n";
   }
   ctx.out << result->removed.size() << (dry_run ? " to remove, " : " removed, ")
           << result->kept.size() << " kept\n";
@@ -228,8 +249,8 @@ int Verify(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCon
       PrintJson(j, ctx);
       continue;
     }
-    ctx.out << r.alias << "  " << Short(r.hash) << "  "
-            << (r.status.ok() ? std::string("ok") : std::string(r.status.message())) << "\n";
+    ctx.out << Shown(r.alias) << "  " << Short(r.hash) << "  "
+            << (r.status.ok() ? std::string("ok") : Shown(r.status.message())) << "\n";
   }
   if (!all_ok) {
     ctx.err << "raw package verify: drift found; install the package again (raw package install "
@@ -244,7 +265,7 @@ int Verify(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCon
 int RunPackage(const std::vector<std::string>& args, CliContext& ctx) {
   auto parsed = ParseArgs(args, PackageOptionSpecs(), OptionOrder::kAnywhere);
   if (!parsed.ok()) {
-    ctx.err << "raw package: " << parsed.status().message() << "\n"
+    ctx.err << "raw package: " << Shown(parsed.status().message()) << "\n"
             << "Run 'raw package --help' for usage.\n";
     return kExitUsage;
   }
@@ -258,7 +279,7 @@ int RunPackage(const std::vector<std::string>& args, CliContext& ctx) {
   if (std::find(kActions.begin(), kActions.end(), action) == kActions.end()) {
     ctx.err << (action.empty()
                     ? std::string("raw package: which action? ")
-                    : absl::StrCat("raw package: unknown action '", action, "' (expected "))
+                    : absl::StrCat("raw package: unknown action '", Shown(action), "' (expected "))
             << absl::StrJoin(kActions, ", ") << (action.empty() ? "" : ")") << "\n";
     return kExitUsage;
   }

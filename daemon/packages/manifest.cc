@@ -2,14 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "common/json.h"
+#include "common/utf8.h"
 #include "daemon/config/agent_entry.h"
 #include "daemon/config/duplicate_keys.h"
 #include "daemon/config/field_reader.h"
@@ -43,6 +46,50 @@ constexpr std::array<absl::string_view, 9> kPresetKeys = {"system_prompt", "tool
                                                           "approval_mode", "compact", "prompts"};
 constexpr std::array<absl::string_view, 1> kRefusedServerKeys = {"cwd"};
 
+// True for what a displayed text field may not hold: control characters
+// (C0, DEL, C1), which a terminal acts on, and the invisible formatting
+// characters that reorder, hide or break the text around them: the bidi
+// marks, embeddings, overrides and isolates (U+061C, U+200E-U+200F,
+// U+202A-U+202E, U+2066-U+2069), line and paragraph separators
+// (U+2028-U+2029), the zero-width space, word joiner and invisible
+// operators (U+200B, U+2060-U+2064), the deprecated format controls
+// (U+206A-U+206F), U+FEFF, the interlinear annotations (U+FFF9-U+FFFB)
+// and tags (U+E0000-U+E007F). The joiners U+200C and U+200D stay: scripts
+// and emoji need them, and they move nothing.
+bool IsUnsafeInText(char32_t c) {
+  return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x61c || c == 0x200b || c == 0x200e ||
+         c == 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
+         (c >= 0x2066 && c <= 0x206f) || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb) ||
+         (c >= 0xe0000 && c <= 0xe007f);
+}
+
+// The first character of `text` that IsUnsafeInText refuses (text the
+// JSON parser accepted, so valid UTF-8; an ill-formed byte is refused too).
+std::optional<char32_t> FirstUnsafeCharacter(absl::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8SequenceLength(std::string_view(text.data(), text.size()), i);
+    if (n == 0) return static_cast<unsigned char>(text[i]);
+    char32_t c = n == 1 ? static_cast<unsigned char>(text[i])
+                        : static_cast<unsigned char>(text[i]) & (0x7f >> n);
+    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
+    if (IsUnsafeInText(c)) return c;
+    i += n;
+  }
+  return std::nullopt;
+}
+
+// Reports `key` when `text` (a field `raw package` shows) holds a character
+// that could act on a terminal or disguise what is shown; false then.
+bool CheckDisplayedText(FieldReader& r, absl::string_view key, absl::string_view text) {
+  std::optional<char32_t> bad = FirstUnsafeCharacter(text);
+  if (!bad) return true;
+  r.Report(key, absl::StrFormat("holds U+%04X, a control or invisible formatting character; "
+                                "text that is shown may hold neither (a terminal would act on "
+                                "it, or it would hide or reorder the text around it)",
+                                static_cast<uint32_t>(*bad)));
+  return false;
+}
+
 bool IsSkillName(absl::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   if (!absl::ascii_isdigit(static_cast<unsigned char>(name[0])) &&
@@ -68,7 +115,7 @@ void CheckPackagePath(FieldReader& r, const std::string& path, const std::set<st
   }
   std::string want = inside == nullptr ? path : absl::StrCat(path, "/", inside);
   if (!files.contains(want)) {
-    r.Report("path", absl::StrCat("the package has no file \"", want, "\""));
+    r.Report("path", absl::StrCat("the package has no file ", QuoteEntryName(want)));
   }
 }
 
@@ -266,7 +313,7 @@ Manifest ReadDocument(const Json& json, const std::set<std::string>& files,
   doc.Require("version", "the package's version, such as \"1.0.0\"");
   doc.Require("description", "one line saying what the package holds");
   doc.Require("exports", "an object of skills, hooks, mcp, agents, prompts and models");
-  if (auto name = doc.String("name")) {
+  if (auto name = doc.String("name"); name && CheckDisplayedText(doc, "name", *name)) {
     if (config::IsPackageAlias(*name)) {
       m.name = *name;
     } else {
@@ -276,18 +323,23 @@ Manifest ReadDocument(const Json& json, const std::set<std::string>& files,
                                       "digit)"));
     }
   }
-  if (auto version = doc.NonEmptyString("version", "a version such as \"1.0.0\"")) {
+  if (auto version = doc.NonEmptyString("version", "a version such as \"1.0.0\"");
+      version && CheckDisplayedText(doc, "version", *version)) {
     m.version = *version;
   }
-  if (auto description = doc.NonEmptyString("description", "one line"))
+  if (auto description = doc.NonEmptyString("description", "one line");
+      description && CheckDisplayedText(doc, "description", *description)) {
     m.description = *description;
-  if (auto homepage = doc.NonEmptyString("homepage", "an https:// or http:// URL")) {
+  }
+  if (auto homepage = doc.NonEmptyString("homepage", "an https:// or http:// URL");
+      homepage && CheckDisplayedText(doc, "homepage", *homepage)) {
     if (!absl::StartsWith(*homepage, "https://") && !absl::StartsWith(*homepage, "http://")) {
       doc.Report("homepage", "expected an https:// or http:// URL");
     }
     m.homepage = *homepage;
   }
-  if (auto license = doc.NonEmptyString("license", "an SPDX expression such as \"MIT\"")) {
+  if (auto license = doc.NonEmptyString("license", "an SPDX expression such as \"MIT\"");
+      license && CheckDisplayedText(doc, "license", *license)) {
     m.license = *license;
   }
   ReadExports(doc, files, m, problems);
@@ -358,12 +410,18 @@ absl::Status CheckExportFiles(const std::string& root, const std::vector<TreeEnt
     const std::string& prompt_path = prompt.path;
     auto entry = std::find_if(entries.begin(), entries.end(),
                               [&](const TreeEntry& e) { return e.path == prompt_path; });
+    const std::string path = JoinPath(JoinPath(JoinPath("exports", "prompts"), name), "path");
     if (entry != entries.end() && entry->kind == TreeEntry::Kind::kSymlink) {
-      problems.push_back({JoinPath(JoinPath(JoinPath("exports", "prompts"), name), "path"),
-                          absl::StrCat("\"", prompt.path,
-                                       "\" is a symbolic link; a prompt's path must name a "
-                                       "regular file of the package (the file is read without "
-                                       "following links)")});
+      problems.push_back({path, absl::StrCat(QuoteEntryName(prompt.path),
+                                             " is a symbolic link; a prompt's path must name a "
+                                             "regular file of the package (the file is read "
+                                             "without following links)")});
+    } else if (entry != entries.end() && entry->size > kMaxPromptFileBytes) {
+      // A session reads at most that much; such an export could never be used.
+      problems.push_back(
+          {path, absl::StrCat(QuoteEntryName(prompt.path), " holds ", entry->size,
+                              " bytes; a prompt file holds at most ", kMaxPromptFileBytes,
+                              " bytes (a session reads no more)")});
     }
   }
   for (const auto& [name, skill] : manifest.skills) {

@@ -26,6 +26,9 @@ namespace raw::packages {
 
 inline constexpr char kPackageDirVariable[] = "${package}";
 inline constexpr int64_t kMaxManifestBytes = 1 << 20;
+// The largest prompt file (a prompt export's "path") a session reads;
+// install and inspect refuse a larger one (CheckExportFiles).
+inline constexpr int64_t kMaxPromptFileBytes = 1 << 20;
 
 struct SkillExport {
   std::string name;
@@ -71,8 +74,9 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& root, const std::set<st
 
 // What the manifest alone cannot tell, checked against the files under
 // `root` (whose tree is `entries`) when a package is installed or
-// inspected: a prompt's path must not be a symbolic link (the resolver
-// reads it without following links), and each skill export's SKILL.md must
+// inspected: a prompt's path must name a regular file (the resolver reads
+// it without following links) of at most kMaxPromptFileBytes (a session
+// reads no more), and each skill export's SKILL.md must
 // have a valid front matter that names the skill as the export is named
 // (the skill is selected by that name). kInvalidArgument naming the file
 // and, one per line, the JSON path of each unusable export. Reads a few

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -39,8 +40,8 @@ absl::Status MakeParents(const std::string& dest, const std::string& rel, bool i
     if (lstat(path.c_str(), &st) == 0) {
       if (!S_ISDIR(st.st_mode)) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "archive entry \"", rel, "\" goes through \"", path.substr(dest.size() + 1),
-            "\", which is not a directory"));
+            "archive entry ", QuoteEntryName(rel), " goes through ",
+            QuoteEntryName(path.substr(dest.size() + 1)), ", which is not a directory"));
       }
       continue;
     }
@@ -59,8 +60,8 @@ std::string EntryPath(archive_entry* entry) {
   return path;
 }
 
-absl::Status WriteEntryData(archive* a, const std::string& target, mode_t mode,
-                            int64_t& total, const TreeLimits& limits, const std::string& rel) {
+absl::Status WriteEntryData(archive* a, const std::string& target, mode_t mode, int64_t& total,
+                            const TreeLimits& limits, const std::string& rel) {
   int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
   if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", target));
   absl::Status status;
@@ -68,8 +69,8 @@ absl::Status WriteEntryData(archive* a, const std::string& target, mode_t mode,
   for (;;) {
     la_ssize_t n = archive_read_data(a, buffer, sizeof buffer);
     if (n < 0) {
-      status = absl::InvalidArgumentError(
-          absl::StrCat("cannot read archive entry \"", rel, "\": ", archive_error_string(a)));
+      status = absl::InvalidArgumentError(absl::StrCat(
+          "cannot read archive entry ", QuoteEntryName(rel), ": ", archive_error_string(a)));
       break;
     }
     if (n == 0) break;
@@ -113,11 +114,15 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
   archive_read_support_filter_gzip(a.get());
   archive_read_support_filter_zstd(a.get());
   if (archive_read_open_filename(a.get(), archive_path.c_str(), 65536) != ARCHIVE_OK) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot open archive ", archive_path, ": ",
-                                                   archive_error_string(a.get())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot open archive ", archive_path, ": ", archive_error_string(a.get())));
   }
   int64_t files = 0;
   int64_t total = 0;
+  // Every entry's path so far, and whether it was a directory: a path
+  // twice would leave the package to whichever entry came last (a
+  // directory listed twice means one directory, and is no ambiguity).
+  std::map<std::string, bool> seen;
   // The archive's symlinks, checked together once all are known: where one
   // leads can depend on another that comes later.
   std::vector<TreeEntry> links;
@@ -126,13 +131,13 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
     int r = archive_read_next_header(a.get(), &entry);
     if (r == ARCHIVE_EOF) break;
     if (r != ARCHIVE_OK) {
-      return absl::InvalidArgumentError(absl::StrCat("cannot read archive ", archive_path, ": ",
-                                                     archive_error_string(a.get())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot read archive ", archive_path, ": ", archive_error_string(a.get())));
     }
     const char* raw_name = archive_entry_pathname(entry);
     if (raw_name != nullptr && raw_name[0] == '/') {
       return absl::InvalidArgumentError(
-          absl::StrCat("archive entry \"", raw_name, "\" has an absolute path"));
+          absl::StrCat("archive entry ", QuoteEntryName(raw_name), " has an absolute path"));
     }
     std::string rel = EntryPath(entry);
     if (rel.empty()) continue;  // "./" itself
@@ -142,8 +147,15 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
     }
     if (archive_entry_hardlink(entry) != nullptr) {
       return absl::InvalidArgumentError(
-          absl::StrCat("archive entry \"", rel, "\" is a hard link; a package holds only files, "
-                       "directories and symlinks"));
+          absl::StrCat("archive entry ", QuoteEntryName(rel),
+                       " is a hard link; a package holds only files, directories and symlinks"));
+    }
+    const bool is_dir = archive_entry_filetype(entry) == AE_IFDIR;
+    if (auto [it, added] = seen.emplace(rel, is_dir); !added) {
+      if (!is_dir || !it->second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the archive has the entry ", QuoteEntryName(rel), " twice"));
+      }
     }
     if (++files > limits.max_files) {
       return absl::ResourceExhaustedError(
@@ -160,8 +172,8 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
         if (archive_entry_size_is_set(entry) != 0 &&
             archive_entry_size(entry) > limits.max_total_bytes - total) {
           return absl::ResourceExhaustedError(absl::StrCat(
-              "the package is larger than ", limits.max_total_bytes, " bytes unpacked (entry \"",
-              rel, "\" alone holds ", archive_entry_size(entry), ")"));
+              "the package is larger than ", limits.max_total_bytes, " bytes unpacked (entry ",
+              QuoteEntryName(rel), " alone holds ", archive_entry_size(entry), ")"));
         }
         mode_t mode = (archive_entry_perm(entry) & 0111) != 0 ? 0755 : 0644;
         RETURN_IF_ERROR(WriteEntryData(a.get(), target, mode, total, limits, rel));
@@ -183,9 +195,10 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
         break;
       }
       default:
-        return absl::InvalidArgumentError(absl::StrCat(
-            "archive entry \"", rel, "\" is a device file, FIFO or socket; a package holds only "
-            "files, directories and symlinks"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("archive entry ", QuoteEntryName(rel),
+                         " is a device file, FIFO or socket; a package holds only files, "
+                         "directories and symlinks"));
     }
   }
   return CheckLinksStayInside(links);

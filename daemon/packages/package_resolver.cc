@@ -318,7 +318,7 @@ absl::Status ApplyPrompts(config::AgentConfig& agent, Loader& loader, const std:
                      ? kept->second
                      : absl::InternalError(absl::StrCat("the prompt file ", prompt->path,
                                                         " was not kept with the entry's check")))
-              : ReadSmallFile(absl::StrCat(pkg->dir, "/", prompt->path), kMaxManifestBytes);
+              : ReadSmallFile(absl::StrCat(pkg->dir, "/", prompt->path), kMaxPromptFileBytes);
       if (!read.ok()) {
         return Loader::Error(
             path, absl::StrCat("package \"", ref.alias, "\": ", read.status().message()));

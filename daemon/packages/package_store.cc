@@ -254,10 +254,12 @@ absl::StatusOr<StoredPackage> PackageStore::ReadVerified(const std::string& hash
     }
   }
   for (int pass = 0; pass < 2; ++pass) {
-    std::set<std::string> small;  // what can be kept (ReadSmallFile's limit)
+    std::set<std::string> small;  // what can be kept (the limits of what is read)
     for (const TreeEntry& entry : *files) {
+      const int64_t max_bytes =
+          entry.path == kManifestFile ? kMaxManifestBytes : kMaxPromptFileBytes;
       if (keep.contains(entry.path) && entry.kind != TreeEntry::Kind::kSymlink &&
-          entry.size <= kMaxManifestBytes) {
+          entry.size <= max_bytes) {
         small.insert(entry.path);
       }
     }
@@ -291,7 +293,7 @@ absl::StatusOr<StoredPackage> PackageStore::ReadVerified(const std::string& hash
           prompt.path, text != kept.end()
                            ? absl::StatusOr<std::string>(text->second)
                            : absl::StatusOr<std::string>(absl::InvalidArgumentError(absl::StrCat(
-                                 full, " is not a regular file of at most ", kMaxManifestBytes,
+                                 full, " is not a regular file of at most ", kMaxPromptFileBytes,
                                  " bytes; a prompt's path names a regular file of the package"))));
     }
     return stored;

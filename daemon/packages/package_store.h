@@ -40,7 +40,7 @@ struct StoredPackage {
   Manifest manifest;
   // ReadVerified only: the text of every prompt export's file, by its path
   // (PromptExport::path), as it was hashed; or why it could not be kept (a
-  // symlink, a file larger than kMaxManifestBytes).
+  // symlink, a file larger than kMaxPromptFileBytes).
   std::map<std::string, absl::StatusOr<std::string>> prompt_texts;
 };
 

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -82,9 +83,13 @@ absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
 
 }  // namespace
 
+std::string QuoteEntryName(absl::string_view name) {
+  return absl::StrCat("\"", absl::CHexEscape(name), "\"");
+}
+
 absl::Status CheckRelativePath(const std::string& path, const TreeLimits& limits) {
   auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat("path \"", path, "\" ", why));
+    return absl::InvalidArgumentError(absl::StrCat("path ", QuoteEntryName(path), " ", why));
   };
   if (path.empty()) return bad("is empty");
   if (static_cast<int64_t>(path.size()) > limits.max_path_bytes) {
@@ -104,15 +109,15 @@ absl::Status CheckRelativePath(const std::string& path, const TreeLimits& limits
 absl::Status CheckLinkTarget(const std::string& path, const std::string& target) {
   if (target.empty() || target[0] == '/') {
     return absl::InvalidArgumentError(
-        absl::StrCat("symlink \"", path, "\" points at \"", target,
-                     "\", outside the package (symlinks must be relative and stay inside)"));
+        absl::StrCat("symlink ", QuoteEntryName(path), " points at ", QuoteEntryName(target),
+                     ", outside the package (symlinks must be relative and stay inside)"));
   }
   fs::path resolved = (fs::path(path).parent_path() / target).lexically_normal();
   std::string text = resolved.generic_string();
   if (text == ".." || text.rfind("../", 0) == 0 || text == "." || text.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("symlink \"", path, "\" points at \"", target,
-                     "\", outside the package (symlinks must be relative and stay inside)"));
+        absl::StrCat("symlink ", QuoteEntryName(path), " points at ", QuoteEntryName(target),
+                     ", outside the package (symlinks must be relative and stay inside)"));
   }
   return absl::OkStatus();
 }
@@ -127,8 +132,8 @@ using LinkMap = std::map<std::string, std::string, std::less<>>;
 
 absl::Status LeadsOutside(const std::string& path, const std::string& target,
                           absl::string_view how) {
-  return absl::InvalidArgumentError(absl::StrCat("symlink \"", path, "\" points at \"", target,
-                                                 "\", ", how,
+  return absl::InvalidArgumentError(absl::StrCat("symlink ", QuoteEntryName(path), " points at ",
+                                                 QuoteEntryName(target), ", ", how,
                                                  " (symlinks must be relative and stay inside)"));
 }
 
@@ -222,8 +227,8 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const T
       entry.size = static_cast<int64_t>(entry.link_target.size());
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("\"", rel,
-                       "\" is a device file, FIFO or socket; a package holds only files, "
+          absl::StrCat(QuoteEntryName(rel),
+                       " is a device file, FIFO or socket; a package holds only files, "
                        "directories and symlinks"));
     }
     total += entry.size;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace raw::packages {
 
@@ -50,6 +51,14 @@ struct TreeEntry {
 
 // The manifest every package holds at its root.
 inline constexpr char kManifestFile[] = "raw-package.json";
+
+// `name` (an entry's path or a symlink's target, as a package or an archive
+// holds it) in double quotes for an error message, escaped C-style
+// (absl::CHexEscape): control characters, quotes, backslashes and every
+// byte outside ASCII appear as escapes ("bad\x1b[2J", "two\nlines",
+// "\xe2\x80\xae"), so the message can neither act on a terminal nor
+// break its line, and shows exactly which bytes the name holds.
+std::string QuoteEntryName(absl::string_view name);
 
 // Checks one relative path as found in a package or an archive: not empty,
 // not absolute, no "." or ".." component, no empty component, no control

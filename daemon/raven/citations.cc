@@ -58,8 +58,8 @@ std::vector<std::string> LinkedSourceIds(std::string_view artifact,
     std::string canonical, other;
     if (!ResolveLinkedUrl(url, canonical, other)) continue;
     for (const Source& s : sources) {
-      const std::string url = StoredUrlForm(s);
-      if ((url == canonical || (!other.empty() && url == other)) &&
+      const std::string stored = StoredUrlForm(s);
+      if ((stored == canonical || (!other.empty() && stored == other)) &&
           std::find(ids.begin(), ids.end(), s.source_id) == ids.end()) {
         ids.push_back(s.source_id);
       }
