@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "daemon/mcp/json_rpc.h"
+#include "daemon/mcp/log_text.h"
 
 namespace raw::mcp {
 namespace {
@@ -308,7 +309,7 @@ void HttpTransport::RunListenStream(const CancelToken& cancel) {
     if (reader.status() == 405) return;  // the server offers no such stream
     if (reader.status() != 0 && (!reader.ok_status() || !reader.is_sse())) {
       RAW_LOG(Info) << "mcp server " << options_.server_name << ": the listening stream got "
-                    << DescribeHttpError(reader.status(), reader.body());
+                    << LogText(DescribeHttpError(reader.status(), reader.body()));
       return;
     }
     if (!reader.last_event_id().empty()) last_event_id = reader.last_event_id();

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/logging.h"
+#include "daemon/mcp/log_text.h"
 
 namespace raw::mcp {
 namespace {
@@ -192,13 +193,15 @@ void JsonRpcPeer::OnMessage(const Json& value) {
 void JsonRpcPeer::HandleMessage(const Json& value) {
   absl::StatusOr<Message> message = ClassifyMessage(value);
   if (!message.ok()) {
-    RAW_LOG(Warning) << "mcp server " << server_name_
-                     << ": ignoring an invalid JSON-RPC message: " << message.status().message();
+    RAW_LOG(Warning) << "mcp server " << server_name_ << ": ignoring an invalid JSON-RPC message: "
+                     << LogText(std::string(message.status().message()));
     return;
   }
   switch (message->kind) {
     case MessageKind::kResponse:
-      if (message->id.is_number_integer()) Complete(message->id.get<int64_t>(), message->result);
+      if (message->id.is_number_integer()) {
+        Complete(message->id.get<int64_t>(), std::move(message->result));
+      }
       return;
     case MessageKind::kErrorResponse:
       if (message->id.is_number_integer()) {
@@ -219,13 +222,14 @@ void JsonRpcPeer::HandleMessage(const Json& value) {
                                                absl::StrCat("Method not found: ", message->method));
       } catch (const nlohmann::json::exception& e) {
         RAW_LOG(Warning) << "mcp server " << server_name_ << ": could not handle its "
-                         << message->method << " request: " << e.what();
+                         << LogText(message->method, 200) << " request: " << e.what();
         reply = MakeError(message->id, kInternalError,
                           absl::StrCat("the client could not handle this request: ", e.what()));
       }
       if (absl::Status sent = transport_.Send(reply); !sent.ok()) {
         RAW_LOG(Warning) << "mcp server " << server_name_ << ": could not answer "
-                         << message->method << ": " << sent.message();
+                         << LogText(message->method, 200) << ": "
+                         << LogText(std::string(sent.message()));
       }
       return;
     }

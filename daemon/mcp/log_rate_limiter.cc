@@ -7,8 +7,13 @@
 
 namespace raw::mcp {
 
-LogRateLimiter::LogRateLimiter(std::string what, double burst, double per_second)
-    : what_(std::move(what)), burst_(burst), per_second_(per_second), tokens_(burst) {}
+LogRateLimiter::LogRateLimiter(std::string what, double burst, double per_second,
+                               Clock::duration summary_interval)
+    : what_(std::move(what)),
+      burst_(burst),
+      per_second_(per_second),
+      summary_interval_(summary_interval),
+      tokens_(burst) {}
 
 LogRateLimiter::Verdict LogRateLimiter::Admit(Clock::time_point now) {
   absl::MutexLock lock(&mu_);
@@ -22,8 +27,22 @@ LogRateLimiter::Verdict LogRateLimiter::Admit(Clock::time_point now) {
     ++dropped_;
     return {};
   }
+  Verdict verdict;
+  if (dropped_ > 0 && (!summarized_ || now - last_summary_ >= summary_interval_)) {
+    // The summary is a line of the log too: it spends this token, and the
+    // line gets one only if another is left.
+    tokens_ -= 1;
+    summarized_ = true;
+    last_summary_ = now;
+    verdict.summary = SummaryLocked();
+    if (tokens_ < 1) {
+      ++dropped_;
+      return verdict;
+    }
+  }
   tokens_ -= 1;
-  return {true, SummaryLocked()};
+  verdict.log = true;
+  return verdict;
 }
 
 std::string LogRateLimiter::TakeSummary() {

@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "common/utf8.h"
 #include "daemon/mcp/http_transport.h"
+#include "daemon/mcp/log_text.h"
 #include "daemon/mcp/mcp_tool_spec.h"
 #include "daemon/mcp/stdio_transport.h"
 
@@ -145,11 +146,16 @@ absl::Status ManagedServer::AwaitReady(const CancelToken* cancel) {
   std::optional<std::string> backing_off;  // the error while waiting to retry
   {
     absl::MutexLock lock(&mu_);
+    // A start, or the check of a server that let a call time out, is
+    // waited for.
     auto settled = [this, &given_up]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return state_ != ServerState::kStarting || given_up();
+      return (state_ != ServerState::kStarting && !CheckingLocked()) || given_up();
     };
     mu_.Await(absl::Condition(&settled));
     if (shut_down_) return absl::CancelledError("the daemon is shutting down");
+    if (given_up() && CheckingLocked()) {
+      return absl::CancelledError("cancelled while the server was being checked");
+    }
     if (state_ == ServerState::kReady) return absl::OkStatus();
     if (given_up()) return absl::CancelledError("cancelled while the server was starting");
     if (!prepared_) return absl::FailedPreconditionError("the server's settings were not resolved");
@@ -253,7 +259,8 @@ absl::Status ManagedServer::Start(uint64_t epoch) {
   if (status.ok() && !kept) client->Close();
   Changed();
   if (!status.ok()) {
-    RAW_LOG(Warning) << "mcp server " << config_.name << " failed to start: " << status.message();
+    RAW_LOG(Warning) << "mcp server " << config_.name
+                     << " failed to start: " << LogText(std::string(status.message()));
     return absl::UnavailableError(Clean(absl::StrCat("failed to start: ", status.message())));
   }
   if (!kept) return absl::CancelledError("the daemon is shutting down");
@@ -313,20 +320,46 @@ absl::StatusOr<CallToolResult> ManagedServer::Call(
   return result;
 }
 
+bool ManagedServer::CheckingLocked() const {
+  return hang_check_epoch_ != 0 && hang_check_epoch_ == epoch_ && state_ == ServerState::kReady;
+}
+
 void ManagedServer::HandleCallFailure(const std::shared_ptr<McpClient>& client, uint64_t epoch,
                                       const absl::Status& status) {
-  std::string failure;
   if (absl::IsDeadlineExceeded(status)) {
     // A slow tool is not a dead server: only one that ignores a ping too.
-    int64_t ping_ms = std::clamp<int64_t>(config_.call_timeout_ms, 100, kHangPingTimeoutMs);
-    if (client->Ping(ping_ms).ok()) return;
-    failure = absl::StrCat("stopped responding (no answer to a call within ",
-                           config_.call_timeout_ms, " ms, nor to a ping) and was stopped");
+    // The ping runs on a thread of its own, so the call returns at its
+    // timeout; uses of the server wait for the verdict meanwhile.
+    {
+      absl::MutexLock lock(&mu_);
+      if (shut_down_ || epoch != epoch_ || state_ != ServerState::kReady ||
+          hang_check_epoch_ == epoch) {
+        return;
+      }
+      hang_check_epoch_ = epoch;
+      ++hang_checks_;
+    }
+    std::thread([self = shared_from_this(), client, epoch] {
+      self->CheckHung(client, epoch);
+      absl::MutexLock lock(&self->mu_);
+      if (self->hang_check_epoch_ == epoch) self->hang_check_epoch_ = 0;
+      --self->hang_checks_;
+    }).detach();
   } else if (absl::IsUnavailable(status) && !IsSessionExpired(status)) {
-    failure = absl::StrCat("stopped unexpectedly: ", status.message());
-  } else {
-    return;
+    StopFailed(epoch, absl::StrCat("stopped unexpectedly: ", status.message()));
   }
+}
+
+void ManagedServer::CheckHung(const std::shared_ptr<McpClient>& client, uint64_t epoch) {
+  int64_t ping_ms = options_.hang_ping_timeout_ms > 0
+                        ? options_.hang_ping_timeout_ms
+                        : std::clamp<int64_t>(config_.call_timeout_ms, 100, kHangPingTimeoutMs);
+  if (client->Ping(ping_ms).ok()) return;
+  StopFailed(epoch, absl::StrCat("stopped responding (no answer to a call within ",
+                                 config_.call_timeout_ms, " ms, nor to a ping) and was stopped"));
+}
+
+void ManagedServer::StopFailed(uint64_t epoch, const std::string& failure) {
   std::shared_ptr<McpClient> stale;
   {
     absl::MutexLock lock(&mu_);
@@ -336,7 +369,7 @@ void ManagedServer::HandleCallFailure(const std::shared_ptr<McpClient>& client, 
         absl::StrCat("MCP server \"", config_.name, "\" ", failure, "; it restarts when next used");
     stale = std::move(client_);
   }
-  RAW_LOG(Warning) << "mcp server " << config_.name << " " << failure;
+  RAW_LOG(Warning) << "mcp server " << config_.name << " " << LogText(failure);
   Changed();
   if (stale != nullptr) stale->Close();
 }
@@ -410,10 +443,14 @@ void ManagedServer::Shutdown() {
   if (stale != nullptr) stale->Close();
   // A start on a thread of its own uses the daemon's HTTP client and calls
   // on_change: it must be over before the daemon goes on stopping. Its
-  // Connect ends at once, being cancelled above.
+  // Connect ends at once, being cancelled above; so does the ping of a hang
+  // check, its connection being closed (a check of an older connection
+  // found it closed already).
   absl::MutexLock lock(&mu_);
-  mu_.Await(absl::Condition(
-      +[](int* threads) { return *threads == 0; }, &start_threads_));
+  auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return start_threads_ == 0 && hang_checks_ == 0;
+  };
+  mu_.Await(absl::Condition(&done));
 }
 
 McpServerStatus StoppedStatus(const config::McpServerConfig& config) {
@@ -445,13 +482,19 @@ McpServerStatus ManagedServer::Status() const {
   return status;
 }
 
-std::optional<std::string> ManagedServer::TakeNotice() {
+std::optional<std::string> ManagedServer::TakeNotice(const CancelToken* cancel) {
+  int wake = cancel != nullptr ? cancel->OnCancel([this] { absl::MutexLock lock(&mu_); }) : 0;
   std::optional<std::string> notice;
   {
     absl::MutexLock lock(&mu_);
+    auto known = [this, cancel]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !CheckingLocked() || (cancel != nullptr && cancel->cancelled());
+    };
+    mu_.Await(absl::Condition(&known));
     notice = std::move(notice_);
     notice_.reset();
   }
+  if (cancel != nullptr) cancel->RemoveCallback(wake);
   if (notice) notice = SafeDisplayText(Clean(*notice), kMaxShownServerTextBytes);
   return notice;
 }

@@ -7,8 +7,11 @@
 // server starts it again: at once after the first failure, then with
 // exponential backoff (initial_backoff_ms, doubling up to max_backoff_ms)
 // between consecutive failed attempts; a call that succeeds resets the
-// count. A call that gets no answer within call_timeout_ms is cancelled; if
-// the server then does not answer a ping either, it is stopped as hung.
+// count. A call that gets no answer within call_timeout_ms is cancelled and
+// returns at once; a ping then checks the server on a thread of its own
+// (for at most the call timeout, within 100 ms to 5 s), and a server that
+// does not answer it either is stopped as hung. Until that verdict, later
+// uses of the server (calls, and the notices a selection takes) wait for it.
 //
 // The tool list survives stops and failures, so a selection stays the same
 // bytes while the server restarts; calls made meanwhile get errors.
@@ -22,13 +25,14 @@
 // show (control and bidirectional formatting characters become U+FFFD:
 // SafeDisplayText) and at most kMaxShownServerTextBytes.
 //
-// Ownership: owned through shared_ptr by McpManager (a call in progress
-// holds it too; the ToolSpec handlers hold it weakly). Shares the clock; the
+// Ownership: owned through shared_ptr by McpManager (a call in progress and a
+// hang check hold it too; the ToolSpec handlers hold it weakly). Shares the clock; the
 // HTTP client in Options must outlive every call.
 // Thread-safety: thread-safe. Callbacks from the client run on its threads
-// and only update state; clients are closed on callers' threads. Threads: a
-// start begun by a call (EnsureReady with a cancel token) runs on a thread
-// of its own, which holds the server and which Shutdown() waits for.
+// and only update state; clients are closed on callers' threads (or a hang
+// check's). Threads: a start begun by a call (EnsureReady with a cancel
+// token) and the hang check after a timed-out call each run on a thread of
+// their own, which holds the server and which Shutdown() waits for.
 #pragma once
 
 #include <cstdint>
@@ -101,6 +105,9 @@ struct ManagedServerOptions {
   // Applied to every text that may quote the server; null = none (the text
   // is still made valid UTF-8).
   RedactFn redact;
+  // How long the ping after a timed-out call waits; 0 = the call timeout,
+  // within [100 ms, 5 s]. For tests.
+  int64_t hang_ping_timeout_ms = 0;
 };
 
 class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
@@ -151,7 +158,9 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
 
   McpServerStatus Status() const;
   // A notice about a crash or hang not reported yet; cleared by the call.
-  std::optional<std::string> TakeNotice();
+  // Waits first for the verdict of a hang check in progress (see above),
+  // unless `cancel` fires.
+  std::optional<std::string> TakeNotice(const CancelToken* cancel = nullptr);
   // The pid of a running stdio server (0 otherwise); for tests.
   int pid() const;
 
@@ -165,8 +174,16 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   void OnClosed(uint64_t epoch, const absl::Status& reason);
   // REQUIRES: mu_ held. Records a failure and when to try again.
   void RecordFailure(std::string error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a failed call: a crash stops the server; a timeout starts a hang
+  // check (CheckHung on a thread of its own).
   void HandleCallFailure(const std::shared_ptr<McpClient>& client, uint64_t epoch,
                          const absl::Status& status);
+  // Pings `client`; stops connection `epoch` as hung when it gets no answer.
+  void CheckHung(const std::shared_ptr<McpClient>& client, uint64_t epoch);
+  // Stops connection `epoch` (if still the ready one) as failed, with a notice.
+  void StopFailed(uint64_t epoch, const std::string& failure);
+  // True while a hang check of the current, ready connection runs.
+  bool CheckingLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Changed() const;
   // `text` as valid UTF-8 with known secrets hidden. REQUIRES: mu_ not held.
   std::string Clean(const std::string& text) const;
@@ -183,6 +200,10 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   std::shared_ptr<CancelToken> start_cancel_ ABSL_GUARDED_BY(mu_);
   // Starts running on threads of their own (see EnsureReady).
   int start_threads_ ABSL_GUARDED_BY(mu_) = 0;
+  // Hang checks running (each on a thread of its own, which Shutdown waits
+  // for), and the connection the newest one checks (0 = none).
+  int hang_checks_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t hang_check_epoch_ ABSL_GUARDED_BY(mu_) = 0;
   bool prepared_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, std::string> env_ ABSL_GUARDED_BY(mu_);
   http::Headers headers_ ABSL_GUARDED_BY(mu_);

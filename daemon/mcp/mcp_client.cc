@@ -13,6 +13,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "common/version.h"
+#include "daemon/mcp/log_text.h"
 
 namespace raw::mcp {
 namespace {
@@ -50,10 +51,6 @@ ProgressUpdate ParseProgress(const Json& params) {
     update.message = it->get<std::string>();
   }
   return update;
-}
-
-std::string Clip(const std::string& text, size_t max) {
-  return text.size() <= max ? text : absl::StrCat(text.substr(0, max), "…");
 }
 
 // What a server sent is read type by type: nlohmann's value() throws on a
@@ -257,7 +254,7 @@ absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* can
       absl::StatusOr<McpTool> tool = ParseTool(entry);
       if (!tool.ok()) {
         RAW_LOG(Warning) << "mcp server " << options_.server_name
-                         << ": ignoring a tool: " << tool.status().message();
+                         << ": ignoring a tool: " << LogText(std::string(tool.status().message()));
         continue;
       }
       if (tool->task_required || !names.insert(tool->name).second) continue;
@@ -302,8 +299,8 @@ void McpClient::OnNotification(const Message& notification) {
     std::string data_text = data == nullptr     ? ""
                             : data->is_string() ? data->get<std::string>()
                                                 : DumpJson(*data);
-    RAW_LOG(Info) << "mcp server " << options_.server_name << " [" << Clip(level_text, 40)
-                  << "]: " << Clip(data_text, 2000);
+    RAW_LOG(Info) << "mcp server " << options_.server_name << " [" << LogText(level_text, 40)
+                  << "]: " << LogText(data_text);
   }
   // Other notifications (resources, prompts, cancelled) concern features
   // Raw does not use.
@@ -325,7 +322,8 @@ void McpClient::RefresherLoop() {
         Guarded("tools/list", [&] { return ListTools(nullptr); });
     if (!tools.ok()) {
       RAW_LOG(Warning) << "mcp server " << options_.server_name
-                       << ": refreshing the tool list failed: " << tools.status().message();
+                       << ": refreshing the tool list failed: "
+                       << LogText(std::string(tools.status().message()));
       continue;
     }
     {

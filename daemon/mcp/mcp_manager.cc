@@ -113,6 +113,7 @@ std::shared_ptr<ManagedServer> McpManager::GetOrCreate(const config::McpServerCo
   server_options.term_grace_ms = options_.term_grace_ms;
   server_options.on_change = [this] { OnServerChanged(); };
   server_options.redact = options_.redact;
+  server_options.hang_ping_timeout_ms = options_.hang_ping_timeout_ms;
   if (config.roots) server_options.root_dir = root_dir;
   auto server = std::make_shared<ManagedServer>(config, std::move(server_options));
   servers_.emplace(std::move(key), server);
@@ -222,7 +223,7 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
       }
       continue;
     }
-    if (std::optional<std::string> notice = server.TakeNotice()) {
+    if (std::optional<std::string> notice = server.TakeNotice(cancel)) {
       selection.notices.push_back(*std::move(notice));
     }
     if (!results[i].ok() && !server.has_listed()) {

@@ -69,6 +69,8 @@ struct McpManagerOptions {
   // Hides known secret values in what servers' errors and notices quote
   // (see ManagedServerOptions::redact); null = nothing is hidden.
   RedactFn redact;
+  // See ManagedServerOptions::hang_ping_timeout_ms; for tests.
+  int64_t hang_ping_timeout_ms = 0;
 };
 
 class McpManager {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/logging.h"
+#include "daemon/mcp/log_text.h"
 
 namespace raw::mcp {
 namespace {
@@ -23,7 +24,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 constexpr size_t kChunkBytes = 64 * 1024;
 constexpr int kReadsPerWake = 16;
-constexpr size_t kMaxLoggedLine = 2000;
+constexpr size_t kMaxLoggedLine = kMaxLoggedServerTextBytes;
 constexpr size_t kStderrTailLines = 3;
 constexpr size_t kStderrTailLineBytes = 300;
 // Lines that are not JSON are logged up to this many times per server.
@@ -141,10 +142,13 @@ bool StdioTransport::DispatchLines(std::string_view chunk) {
     if (!parsed.ok() || !(parsed->is_object() || parsed->is_array())) {
       if (++skipped_lines_ <= kMaxLoggedSkips) {
         RAW_LOG(Warning) << "mcp server " << options_.server_name
-                         << ": skipping a stdout line that is not JSON-RPC: " << Clip(line, 200);
+                         << ": skipping a stdout line that is not JSON-RPC: " << LogText(line, 200);
       }
       return true;
     }
+    // The text is parsed: free it before the message is handled, which
+    // copies the result (a large result is otherwise held three times).
+    std::string().swap(line);
     if (parsed->is_array()) {
       for (const Json& element : *parsed) callbacks_.on_message(element);
     } else {
@@ -166,8 +170,11 @@ void StdioTransport::LogStderrLines(bool flush) {
     LogRateLimiter::Verdict verdict = stderr_log_limit_.Admit();
     if (!verdict.summary.empty()) RAW_LOG(Warning) << verdict.summary;
     if (verdict.log) {
-      RAW_LOG(Info) << "mcp server " << options_.server_name << ": " << Clip(line, kMaxLoggedLine);
+      RAW_LOG(Info) << "mcp server " << options_.server_name << ": "
+                    << LogText(line, kMaxLoggedLine);
     }
+    // Kept as sent: errors that quote it are cleaned where they are shown,
+    // and escaped where they are logged.
     stderr_tail_.push_back(Clip(line, kStderrTailLineBytes));
     if (stderr_tail_.size() > kStderrTailLines) stderr_tail_.pop_front();
   };
@@ -297,7 +304,7 @@ void StdioTransport::ReaderLoop() {
     RAW_LOG(Info) << "mcp server " << options_.server_name << " (pid " << pid_ << ") " << how;
     return;
   }
-  RAW_LOG(Warning) << "mcp server " << options_.server_name << ": " << message;
+  RAW_LOG(Warning) << "mcp server " << options_.server_name << ": " << LogText(message);
   if (callbacks_.on_closed) callbacks_.on_closed(absl::UnavailableError(message));
 }
 

@@ -6,7 +6,8 @@
 // line that is not JSON-RPC is logged and skipped; a line longer than
 // max_message_bytes ends the connection); stderr lines go to the daemon log,
 // prefixed with the server's name, and the last few are kept for the error
-// that reports a crash.
+// that reports a crash. Whatever of the server's text is logged is escaped
+// first (LogText in log_text.h).
 //
 // Shutdown (Close) follows the MCP specification: close the child's stdin,
 // wait up to stdin_close_grace_ms for it to exit, SIGTERM its process group,

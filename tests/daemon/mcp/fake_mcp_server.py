@@ -25,6 +25,9 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
   --server-info JSON     the "serverInfo" of the initialize answer
   --log-level JSON       send notifications/message with this "level" before
                          answering initialize
+  --log-data JSON        the "data" of that notifications/message
+  --stdout-hex HEX       write the bytes HEX and a newline to stdout at start
+                         (a line that is not JSON-RPC)
   --description-bytes N  pad every tool's description to N bytes
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
@@ -57,6 +60,8 @@ parser.add_argument("--stop-log", nargs=2, default=None)
 parser.add_argument("--error-data", default="")
 parser.add_argument("--server-info", default="")
 parser.add_argument("--log-level", default="")
+parser.add_argument("--log-data", default='"hello from the fake"')
+parser.add_argument("--stdout-hex", default="")
 parser.add_argument("--description-bytes", type=int, default=0)
 args = parser.parse_args()
 
@@ -110,6 +115,10 @@ def send(message):
     out.flush()
 
 
+if args.stdout_hex:
+    sys.stdout.flush()
+    sys.stdout.buffer.write(bytes.fromhex(args.stdout_hex) + b"\n")
+    sys.stdout.buffer.flush()
 if args.garbage_at_start:
     out.write("this is not JSON\n{\"half\": \n[1, 2, 3]\n\n")
     out.flush()
@@ -302,7 +311,8 @@ def handle(request):
             return
         if args.log_level:
             send({"jsonrpc": "2.0", "method": "notifications/message",
-                  "params": {"level": json.loads(args.log_level), "data": "hello from the fake"}})
+                  "params": {"level": json.loads(args.log_level),
+                             "data": json.loads(args.log_data)}})
         server_info = {"name": "fake", "version": "1.0"}
         if args.server_info:
             server_info = json.loads(args.server_info)

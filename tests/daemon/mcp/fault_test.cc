@@ -62,6 +62,8 @@ TEST(FaultTest, HangPastTheTimeoutIsCancelledAndTheServerReplaced) {
   EXPECT_EQ(hung.status, events::ToolStatus::kError);
   EXPECT_THAT(hung.content, HasSubstr("no answer within 300 ms; the call was cancelled"));
 
+  // The ping that finds it hung runs after the call returned.
+  ASSERT_TRUE(harness.WaitForState("fake", ServerState::kFailed));
   std::vector<McpServerStatus> status = harness.manager().Status();
   ASSERT_EQ(status.size(), 1u);
   EXPECT_EQ(status[0].state, ServerState::kFailed);
@@ -71,6 +73,33 @@ TEST(FaultTest, HangPastTheTimeoutIsCancelledAndTheServerReplaced) {
   tools::ToolOutput echoed = harness.Call(server, "echo", {{"text", "x"}});
   EXPECT_EQ(echoed.status, events::ToolStatus::kOk) << echoed.content;
   EXPECT_EQ(CountLines(dir.Join("starts")), 2);
+}
+
+// The call returns at its timeout, not after the ping that checks the
+// server: the ping here would wait 20 s (the server sleeps and never answers
+// it), and the server is still ready, being checked, when the call is back.
+// A selection meanwhile waits for the verdict and reports it.
+TEST(FaultTest, AHungCallReturnsAtItsTimeoutBeforeTheServerIsChecked) {
+  TempDir dir;
+  ManagerHarness harness(testing::TestEnv(), nullptr, nullptr, /*grace_ms=*/200,
+                         /*hang_ping_timeout_ms=*/20000);
+  auto server = FakeServer("fake", {"--start-log", dir.Join("starts")});
+  server.call_timeout_ms = 300;
+
+  tools::ToolOutput hung = harness.Call(server, "hang", Json::object());
+  EXPECT_EQ(hung.status, events::ToolStatus::kError);
+  EXPECT_THAT(hung.content, HasSubstr("no answer within 300 ms; the call was cancelled"));
+  EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kReady)
+      << "the call waited for the ping";
+  // Interrupted, a selection stops waiting for the verdict.
+  testing::TestContext context;
+  context.cancel.Cancel("user interrupt");
+  harness.manager().Select({"mcp/fake/*"}, {{"fake", server}}, ExpandFn(), "", true,
+                           &context.cancel);
+  EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kReady);
+  // Shutdown ends the check at once (its ping fails with the connection).
+  harness.manager().Shutdown();
+  EXPECT_EQ(CountLines(dir.Join("starts")), 1);
 }
 
 TEST(FaultTest, GarbageOnStdoutIsSkipped) {

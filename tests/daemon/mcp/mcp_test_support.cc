@@ -218,7 +218,7 @@ absl::StatusOr<std::string> ExpandVars(const std::map<std::string, std::string>&
 }
 
 ManagerHarness::ManagerHarness(EnvLookup env, http::HttpClient* http, RedactFn redact,
-                               int64_t grace_ms) {
+                               int64_t grace_ms, int64_t hang_ping_timeout_ms) {
   McpManagerOptions options;
   options.redact = std::move(redact);
   options.http = http;
@@ -227,6 +227,7 @@ ManagerHarness::ManagerHarness(EnvLookup env, http::HttpClient* http, RedactFn r
   options.stop_idle_servers = false;
   options.stdin_close_grace_ms = grace_ms;
   options.term_grace_ms = grace_ms;
+  options.hang_ping_timeout_ms = hang_ping_timeout_ms;
   options.on_status_change = [this] {
     absl::MutexLock lock(&changes_mu_);
     ++changes_;

@@ -114,12 +114,14 @@ class EverythingHttpServer {
 };
 
 // A manager on a FakeClock (no idle thread, short shutdown graces:
-// `grace_ms` for both stdin_close_grace_ms and term_grace_ms) and a way to
-// select and call fake-server tools in one line.
+// `grace_ms` for both stdin_close_grace_ms and term_grace_ms;
+// `hang_ping_timeout_ms` as McpManagerOptions has it) and a way to select
+// and call fake-server tools in one line.
 class ManagerHarness {
  public:
   explicit ManagerHarness(EnvLookup env = TestEnv(), http::HttpClient* http = nullptr,
-                          RedactFn redact = nullptr, int64_t grace_ms = 200);
+                          RedactFn redact = nullptr, int64_t grace_ms = 200,
+                          int64_t hang_ping_timeout_ms = 0);
   ~ManagerHarness();
 
   McpManager& manager() { return *manager_; }

@@ -7,7 +7,11 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "common/logging.h"
+#include "common/utf8.h"
 #include "daemon/mcp/mcp_client.h"
 #include "daemon/mcp/stdio_transport.h"
 #include "gmock/gmock.h"
@@ -18,6 +22,7 @@ namespace raw::mcp {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // `grace_ms` is both of the transport's shutdown graces.
 std::unique_ptr<McpClient> MakeClient(std::vector<std::string> flags, size_t max_message_bytes,
@@ -98,6 +103,49 @@ TEST(StdioClientTest, AFloodOfStderrLinesIsRateLimitedInTheLog) {
   EXPECT_LT(logged, 20000);
   EXPECT_THAT(summary, HasSubstr("stderr lines of mcp server fake suppressed (more than 20 a "
                                  "second)"));
+}
+
+// What the server writes reaches the log escaped: a stdout line that is not
+// JSON-RPC, a stderr line and the text of a notifications/message, each with
+// terminal escapes, a bell, a bidi override, a newline that would forge a log
+// line, and bytes that are not UTF-8. The known secret is still hidden.
+TEST(StdioClientTest, ServerTextIsEscapedInTheLog) {
+  char log_template[] = "/tmp/raw-mcp-log-XXXXXX";
+  int fd = mkstemp(log_template);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  const std::string log_path = log_template;
+  ASSERT_TRUE(SetLogFile(log_path, /*also_stderr=*/false));
+  SetLogFilter([](const std::string& text) {
+    return absl::StrReplaceAll(text, {{"s3cr3t-value", "[redacted]"}});
+  });
+  const std::string noisy = "\x1b[31mred\x1b[0m\x07 \xe2\x80\xae rtl s3cr3t-value \xff\xfe\rforged";
+  std::unique_ptr<McpClient> client =
+      MakeClient({"--stdout-hex", absl::BytesToHexString("out " + noisy), "--stderr-hex",
+                  absl::BytesToHexString("err " + noisy), "--log-level", "\"info\"", "--log-data",
+                  R"("msg \u001b[31mred\u001b[0m\u0007 \u202e rtl s3cr3t-value\nforged")"},
+                 1 << 20);
+  ASSERT_TRUE(client->Connect().ok());
+  client->Close();
+  client.reset();
+  SetLogFilter(nullptr);
+  SetLogFile("/nonexistent-dir/raw.log", true);  // back to stderr
+  const std::string log = testing::ReadFile(log_path);
+  unlink(log_path.c_str());
+
+  for (const std::string& line : std::vector<std::string>(absl::StrSplit(log, '\n'))) {
+    EXPECT_EQ(ValidUtf8Prefix(line), line.size()) << line;
+    for (char c : line) EXPECT_GE(static_cast<unsigned char>(c), 0x20) << line;
+    EXPECT_THAT(line, Not(HasSubstr("\xe2\x80\xae")));
+    EXPECT_FALSE(line.starts_with("forged")) << line;
+  }
+  EXPECT_THAT(log, HasSubstr("not JSON-RPC: out \\x1B[31mred\\x1B[0m\\x07 \\u202E rtl "
+                             "[redacted] \\xFF\\xFE\\rforged"));
+  EXPECT_THAT(log, HasSubstr("mcp server fake: err \\x1B[31mred\\x1B[0m\\x07 \\u202E rtl "
+                             "[redacted] \\xFF\\xFE\\rforged"));
+  EXPECT_THAT(log, HasSubstr("mcp server fake [info]: msg \\x1B[31mred\\x1B[0m\\x07 \\u202E "
+                             "rtl [redacted]\\nforged"));
+  EXPECT_THAT(log, Not(HasSubstr("s3cr3t-value")));
 }
 
 TEST(StdioClientTest, AProgramThatDoesNotExistFailsClearly) {

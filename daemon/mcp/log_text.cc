@@ -1,0 +1,58 @@
+#include "daemon/mcp/log_text.h"
+
+#include <cstdint>
+
+#include "absl/strings/str_format.h"
+#include "common/utf8.h"
+
+namespace raw::mcp {
+namespace {
+
+uint32_t Decode(std::string_view s, size_t i, size_t len) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  return cp;
+}
+
+bool IsBidiFormatting(uint32_t cp) {
+  return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+}  // namespace
+
+std::string LogText(std::string_view text, size_t max_bytes) {
+  const bool cut = text.size() > max_bytes;
+  if (cut) text = text.substr(0, Utf8Floor(text, max_bytes));
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (size_t i = 0; i < text.size();) {
+    const size_t len = Utf8SequenceLength(text, i);
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (len == 0) {
+      out += absl::StrFormat("\\x%02X", byte);
+      ++i;
+      continue;
+    }
+    const uint32_t cp = Decode(text, i, len);
+    if (cp == '\n') {
+      out += "\\n";
+    } else if (cp == '\r') {
+      out += "\\r";
+    } else if (cp == '\t') {
+      out += "\\t";
+    } else if (cp < 0x20 || cp == 0x7f) {
+      out += absl::StrFormat("\\x%02X", cp);
+    } else if ((cp >= 0x80 && cp < 0xa0) || IsBidiFormatting(cp)) {
+      out += absl::StrFormat("\\u%04X", cp);
+    } else {
+      out.append(text.data() + i, len);
+    }
+    i += len;
+  }
+  if (cut) out += "…";
+  return out;
+}
+
+}  // namespace raw::mcp
