@@ -127,8 +127,8 @@ TEST_F(SessionManagerReadTest, AcquireLeaseLoadsTheSessionOnThePool) {
   absl::StatusOr<WriteLeases::Acquired> acquired =
       HeldCall<WriteLeases::Acquired>([this](Reply<WriteLeases::Acquired> reply) {
         manager_->AcquireLease("sess_read", LeaseClient{"test", "test", 0}, WhenHeld::kRefuse, {},
-                               [reply](absl::StatusOr<WriteLeases::Acquired> acquired) {
-                                 reply(std::move(acquired));
+                               [reply](absl::StatusOr<WriteLeases::Acquired> result) {
+                                 reply(std::move(result));
                                  return true;
                                });
       });

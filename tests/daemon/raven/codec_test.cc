@@ -58,7 +58,7 @@ TaskState Generated(std::mt19937& rng) {
     if (i > 0 && rng() % 2) c.contradicts = {"c0"};
     s.claims.push_back(c);
   }
-  if (rng() % 2) s.limitations.push_back({"coverage-1", LimitationKind::kCoverage, "gap", std::nullopt});
+  if (rng() % 2) s.limitations.push_back({"coverage-1", LimitationKind::kCoverage, "gap", std::nullopt, std::nullopt});
   int checkpoints = static_cast<int>(rng() % 3);
   std::string artifact = "Artifact.";
   for (int i = 1; i <= checkpoints; ++i) {

@@ -113,7 +113,7 @@ TEST(WikiTest, ConfidenceIsCappedByLimits) {
   s.phase = Phase::kCompleted;
   s.verification = VerificationReceipt{0, "remote", 1, 1, 0, 0, "sha256:0"};
   EXPECT_EQ(Confidence(s), "high");
-  s.limitations.push_back({"tool-1", LimitationKind::kTool, "x", std::nullopt});
+  s.limitations.push_back({"tool-1", LimitationKind::kTool, "x", std::nullopt, std::nullopt});
   EXPECT_EQ(Confidence(s), "medium");
   s.limitations.clear();
   s.claims.push_back({"c", "t", ClaimKind::kExternal, Importance::kContext, Disposition::kDeferred, {}, {}});
