@@ -107,11 +107,11 @@ std::string Page(const std::vector<std::string>& frontmatter, const std::string&
   return StrCat("---\n", absl::StrJoin(frontmatter, "\n"), "\n---\n", body);
 }
 
-// The immutable raw page of a Source: only what the agent recorded (an
-// exact resubmission keeps it; changed evidence is another Source id), never
-// a check, which changes. Its path ends in the first 12 hex digits of its
-// body's sha256, and the body names the Task and the Source, so a page is
-// the same bytes at the same path on every export and two Tasks (or
+// The immutable raw page of a Source: the verified excerpt plus its
+// verification receipt (seed 004). Its path ends in the first 12 hex digits
+// of its body's sha256, and the body names the Task and the Source, so a
+// page at a path is always the same bytes: a later check of the Source is a
+// new page at a new path, never a rewrite of the old one, and two Tasks (or
 // Sessions) never write one path.
 WikiPage RawPage(const TaskState& task, const Source& s) {
   std::string body = StrCat("# ", EscapeInline(s.title), "\n\n");
@@ -127,9 +127,19 @@ WikiPage RawPage(const TaskState& task, const Source& s) {
   StrAppend(&body, "\n- Locator: ", EscapeInline(s.locator), "\n- Role: ", Name(s.role),
             "\n- Inspected: ", IsoTime(s.inspected_at), "\n");
   if (s.as_of) StrAppend(&body, "- As of: ", EscapeInline(*s.as_of), "\n");
+  if (s.check.status == CheckStatus::kUnchecked) {
+    StrAppend(&body, "- Verification: unverified\n");
+  } else {
+    StrAppend(&body, "- Verification: ", Name(s.check.status), " at ", IsoTime(s.check.checked_at),
+              "\n");
+    if (s.check.resolved_url) {
+      StrAppend(&body, "- Resolved URL: <", EscapeUrl(*s.check.resolved_url), ">\n");
+    }
+    if (s.check.detail) StrAppend(&body, "- Detail: ", EscapeInline(*s.check.detail), "\n");
+  }
   StrAppend(&body, "\nRecorded as Source `", s.source_id, "` by Raven Task ", task.task_id,
             ". Only the excerpt above was stored and matched against the retrieved body; this "
-            "page is not a full-page capture. Its verification is on the Task's query page.\n");
+            "page is not a full-page capture.\n");
   const std::string sha = Sha256Hex(body);
   std::vector<std::string> fm = {
       StrCat("source_url: ", YamlQuoted(s.url)),
@@ -141,14 +151,20 @@ WikiPage RawPage(const TaskState& task, const Source& s) {
   };
   if (s.family) fm.push_back(StrCat("source_family: ", YamlQuoted(*s.family)));
   if (s.as_of) fm.push_back(StrCat("as_of: ", YamlQuoted(*s.as_of)));
+  fm.push_back(StrCat("verification: ", s.check.status == CheckStatus::kUnchecked
+                                            ? "unverified"
+                                            : std::string(Name(s.check.status))));
+  if (s.check.status != CheckStatus::kUnchecked) {
+    fm.push_back(StrCat("verified_at: ", IsoTime(s.check.checked_at)));
+  }
   fm.push_back(StrCat("raven_task: ", task.task_id));
   return {StrCat("wiki/raw/articles/", Slug(StrCat(s.source_id, " ", s.title)), "-",
                  sha.substr(0, 12), ".md"),
           Page(fm, body), false};
 }
 
-// The current check of every Source, for the Task's query page (the raw
-// pages are immutable).
+// The current check of every Source and its raw page, for the Task's query
+// page.
 std::string SourceChecks(const TaskState& task, const std::vector<WikiPage>& raw) {
   std::string out;
   for (size_t i = 0; i < task.sources.size(); ++i) {

@@ -180,7 +180,12 @@ TEST(WikiTest, RawPagesAreImmutableAndNeverShared) {
       CheckStatus::kFailed,  one.now_ms + 86400000,  200,       "https://a.test/",
       "the excerpt is gone", CheckOutcome::kDrifted, one.now_ms};
   std::vector<WikiPage> after = ExportWiki(later, req);
-  EXPECT_EQ(after[1], before[1]) << "a check rewrote the immutable raw page";
+  // The raw page carries its receipt: a later check is a new page at a new
+  // path, never other bytes at the old one.
+  EXPECT_THAT(before[1].content, ::testing::HasSubstr("- Verification: reachable at"));
+  EXPECT_THAT(after[1].content, ::testing::HasSubstr("- Verification: failed at"));
+  EXPECT_NE(after[1].path, before[1].path) << "a check rewrote the immutable raw page";
+  EXPECT_EQ(ExportWiki(first, req)[1], before[1]);
   EXPECT_THAT(after[0].content,
               ::testing::HasSubstr("failed (drifted) at 2026-12-03T04:00:00.000Z"));
 
