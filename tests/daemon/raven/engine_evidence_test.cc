@@ -12,14 +12,9 @@ namespace {
 
 using testing::ClaimArg;
 using ::testing::HasSubstr;
+using testing::IssueLines;
 using testing::RavenSession;
 using testing::SourceArg;
-
-std::string EvidenceIssues(const ActionResult& r) {
-  std::string out;
-  for (const Issue& i : r.issues) out += i.field + ": " + i.message + "\n";
-  return out;
-}
 
 class EvidenceTest : public ::testing::Test {
  protected:
@@ -61,7 +56,7 @@ TEST_F(EvidenceTest, ASourceLinkedByItsUrlIsReopenedAtCheckpoint) {
       Json::array({ClaimArg("c1", {"a"})}));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, "needs-revision");
-  EXPECT_THAT(EvidenceIssues(*r), HasSubstr("source b failed evidence verification"));
+  EXPECT_THAT(IssueLines(*r), HasSubstr("source b failed evidence verification"));
   EXPECT_TRUE(r->state.checkpoints.empty());
 }
 
@@ -76,7 +71,7 @@ TEST_F(EvidenceTest, ADriftedSourceLinkedByItsUrlBlocksCompletion) {
       id, artifact,
       Json::array({SourceArg("a", "https://a.test/"), SourceArg("b", "https://b.test/study")}),
       Json::array({ClaimArg("c1", {"a"})}));
-  ASSERT_EQ(cp->status, "active") << EvidenceIssues(*cp);
+  ASSERT_EQ(cp->status, "active") << IssueLines(*cp);
   EXPECT_EQ(cp->state.FindSource("b")->check.status, CheckStatus::kReachable);
   s.verifier.Set("b", {"b", CheckStatus::kFailed, 0, 200, std::nullopt, "the page changed",
                        CheckOutcome::kAbsent});
@@ -95,7 +90,7 @@ TEST_F(EvidenceTest, ASourceThatVerifiesLaterClearsItsAutomaticLimitation) {
   const std::string artifact = "X differs from Y [@a].";
   auto cp = Checkpoint(id, artifact, Json::array({SourceArg("a", "https://a.test/")}),
                        Json::array({ClaimArg("c1", {"a"})}));
-  ASSERT_EQ(cp->status, "active") << EvidenceIssues(*cp);
+  ASSERT_EQ(cp->status, "active") << IssueLines(*cp);
   s.verifier.Unavailable("a", "the per-fetch deadline ran out");
   auto timed_out = Complete(id, artifact);
   EXPECT_EQ(timed_out->status, "needs-revision");
@@ -104,10 +99,10 @@ TEST_F(EvidenceTest, ASourceThatVerifiesLaterClearsItsAutomaticLimitation) {
 
   s.verifier.Reachable("a");
   auto again = Checkpoint(id, artifact, Json::array(), Json::array({ClaimArg("c1", {"a"})}));
-  ASSERT_EQ(again->status, "active") << EvidenceIssues(*again);
+  ASSERT_EQ(again->status, "active") << IssueLines(*again);
   EXPECT_TRUE(again->state.limitations.empty());
   auto done = Complete(id, artifact);
-  EXPECT_EQ(done->status, "completed") << EvidenceIssues(*done);
+  EXPECT_EQ(done->status, "completed") << IssueLines(*done);
   EXPECT_EQ(s.Replayed(id).phase, Phase::kCompleted);
 }
 
@@ -121,7 +116,7 @@ TEST_F(EvidenceTest, AnAutomaticLimitationIsReplacedWhenTheCheckChanges) {
       id, "X [@a]. Y [@b].",
       Json::array({SourceArg("a", "https://a.test/"), SourceArg("b", "https://b.test/")}),
       Json::array({ClaimArg("c1", {"a"}), ClaimArg("c2", {"b"})}));
-  ASSERT_EQ(cp->status, "active") << EvidenceIssues(*cp);
+  ASSERT_EQ(cp->status, "active") << IssueLines(*cp);
   s.verifier.Unavailable("b", "HTTP 429: too many requests");
   auto first = Complete(id, "X [@a]. Y [@b].");
   ASSERT_EQ(first->state.limitations.size(), 1u);
@@ -144,7 +139,7 @@ TEST_F(EvidenceTest, AnOlderRecordsAutomaticLimitationIsAdopted) {
   s.verifier.Reachable("a");
   auto cp = Checkpoint(id, "X [@a].", Json::array({SourceArg("a", "https://a.test/")}),
                        Json::array({ClaimArg("c1", {"a"})}));
-  ASSERT_EQ(cp->status, "active") << EvidenceIssues(*cp);
+  ASSERT_EQ(cp->status, "active") << IssueLines(*cp);
   s.verifier.Unavailable("a", "HTTP 429: too many requests");
   auto limited = Complete(id, "X [@a].");
   ASSERT_EQ(limited->state.limitations.size(), 1u);
@@ -154,7 +149,7 @@ TEST_F(EvidenceTest, AnOlderRecordsAutomaticLimitationIsAdopted) {
   s.records.push_back(EncodeRecord(older, id));
   s.verifier.Reachable("a");
   auto again = Checkpoint(id, "X [@a].", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
-  ASSERT_EQ(again->status, "active") << EvidenceIssues(*again);
+  ASSERT_EQ(again->status, "active") << IssueLines(*again);
   EXPECT_TRUE(again->state.limitations.empty());
 }
 
@@ -170,7 +165,7 @@ TEST_F(EvidenceTest, AnAgentLimitationDoesNotSuppressTheAutomaticOne) {
       id, "X [@a]. Y [@b].",
       Json::array({SourceArg("a", "https://a.test/"), SourceArg("b", "https://b.test/")}),
       Json::array({ClaimArg("c1", {"a"}), ClaimArg("c2", {"b"})}), note);
-  ASSERT_EQ(cp->status, "active") << EvidenceIssues(*cp);
+  ASSERT_EQ(cp->status, "active") << IssueLines(*cp);
   s.verifier.Failed("b", "HTTP 404");
   auto failed = Complete(id, "X [@a]. Y [@b].");
   EXPECT_EQ(failed->status, "needs-revision");
@@ -191,12 +186,12 @@ TEST_F(EvidenceTest, DotSegmentsDoNotMakeAnotherPage) {
   auto cp = Checkpoint(id, "X [@a]. See <https://a.test/docs/./../report>.",
                        Json::array({SourceArg("a", "https://a.test/docs/../report")}),
                        Json::array({ClaimArg("c1", {"a"})}));
-  ASSERT_EQ(cp->status, "active") << EvidenceIssues(*cp);
+  ASSERT_EQ(cp->status, "active") << IssueLines(*cp);
   EXPECT_EQ(cp->state.FindSource("a")->url, "https://a.test/report");
   auto again =
       Checkpoint(id, "X [@a] [@b].", Json::array({SourceArg("b", "https://a.test/report")}));
   EXPECT_EQ(again->status, "needs-revision");
-  EXPECT_THAT(EvidenceIssues(*again), HasSubstr("is already registered as Source a"));
+  EXPECT_THAT(IssueLines(*again), HasSubstr("is already registered as Source a"));
 }
 
 // A drafter whose one route writes `text`.

@@ -11,14 +11,9 @@ namespace {
 
 using testing::ClaimArg;
 using ::testing::HasSubstr;
+using testing::IssueLines;
 using testing::RavenSession;
 using testing::SourceArg;
-
-std::string IssueText(const ActionResult& r) {
-  std::string out;
-  for (const Issue& i : r.issues) out += i.field + ": " + i.message + "\n";
-  return out;
-}
 
 class EngineIntegrityTest : public ::testing::Test {
  protected:
@@ -46,7 +41,7 @@ class EngineIntegrityTest : public ::testing::Test {
     auto r = Checkpoint(id, kArtifact, Json::array({SourceArg("a", "https://a.test/x")}),
                         Json::array({ClaimArg("c1", {"a"})}));
     ASSERT_TRUE(r.ok()) << r.status();
-    ASSERT_EQ(r->status, "active") << IssueText(*r);
+    ASSERT_EQ(r->status, "active") << IssueLines(*r);
   }
   static constexpr char kArtifact[] = "X differs from Y [@a].";
   RavenSession s;
@@ -62,10 +57,10 @@ TEST_F(EngineIntegrityTest, EveryPublishedStateReplays) {
       Checkpoint(id, "Notes.", Json::array({SourceArg("b", "https://b.test:443:443/y")}));
   ASSERT_TRUE(refused.ok()) << refused.status();
   EXPECT_EQ(refused->status, "needs-revision");
-  EXPECT_THAT(IssueText(*refused), HasSubstr("sources[0].url: invalid external URL"));
+  EXPECT_THAT(IssueLines(*refused), HasSubstr("sources[0].url: invalid external URL"));
   auto r = Checkpoint(id, "Notes.", Json::array({SourceArg("c", "https://C.test../z")}));
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->status, "active") << IssueText(*r);
+  ASSERT_EQ(r->status, "active") << IssueLines(*r);
   ASSERT_EQ(r->state.sources.size(), 1u);
   EXPECT_EQ(r->state.sources[0].url, "https://c.test/z");
   EXPECT_EQ(s.Replayed(id), r->state);

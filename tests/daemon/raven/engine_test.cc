@@ -11,15 +11,10 @@ namespace {
 
 using testing::ClaimArg;
 using ::testing::HasSubstr;
+using testing::IssueLines;
 using ::testing::Not;
 using testing::RavenSession;
 using testing::SourceArg;
-
-std::string Messages(const ActionResult& r) {
-  std::string out;
-  for (const Issue& i : r.issues) out += i.field + ": " + i.message + "\n";
-  return out;
-}
 
 class EngineTest : public ::testing::Test {
  protected:
@@ -45,7 +40,7 @@ class EngineTest : public ::testing::Test {
     auto r = Checkpoint(id, "X differs from Y [@a].", Json::array({SourceArg("a", "https://a.test/x")}),
                         Json::array({ClaimArg("c1", {"a"})}));
     ASSERT_TRUE(r.ok()) << r.status();
-    ASSERT_EQ(r->status, "active") << Messages(*r);
+    ASSERT_EQ(r->status, "active") << IssueLines(*r);
   }
   RavenSession s;
 };
@@ -160,12 +155,12 @@ TEST_F(EngineTest, SourceResubmissionIsIdempotentAndChangedEvidenceNeedsNewId) {
   ASSERT_TRUE(rewrite.ok());
   EXPECT_EQ(rewrite->status, "needs-revision");
   EXPECT_FALSE(rewrite->mutated);
-  EXPECT_THAT(Messages(*rewrite), HasSubstr("sources[0]: Source a cannot be rewritten"));
+  EXPECT_THAT(IssueLines(*rewrite), HasSubstr("sources[0]: Source a cannot be rewritten"));
   auto dup_url = Checkpoint(id, "T [@b].", Json::array({SourceArg("b", "https://A.test:443/x")}));
-  EXPECT_THAT(Messages(*dup_url), HasSubstr("already registered as Source a"));
+  EXPECT_THAT(IssueLines(*dup_url), HasSubstr("already registered as Source a"));
   auto fragment =
       Checkpoint(id, "T [@b].", Json::array({SourceArg("b", "https://a.test/x#r", "other")}));
-  EXPECT_THAT(Messages(*fragment), HasSubstr("already registered as Source a"))
+  EXPECT_THAT(IssueLines(*fragment), HasSubstr("already registered as Source a"))
       << "one page, one Source";
 }
 
@@ -184,16 +179,16 @@ TEST_F(EngineTest, ADriftedSourcesPageCanBeCitedAgainWithItsNewText) {
   auto r = Checkpoint(id, "X differs from Y [@a2].", Json::array({fresh}),
                       Json::array({ClaimArg("c1", {"a2"})}));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->status, "active") << Messages(*r);
+  EXPECT_EQ(r->status, "active") << IssueLines(*r);
   EXPECT_EQ(s.verifier.checked(), checks + 1) << "only a2 is reopened";
   EXPECT_EQ(s.Replayed(id), r->state);
   auto old = Checkpoint(id, "X differs from Y [@a].");
-  EXPECT_THAT(Messages(*old), HasSubstr("cites Source a, superseded by Source a2"));
+  EXPECT_THAT(IssueLines(*old), HasSubstr("cites Source a, superseded by Source a2"));
   auto claim =
       Checkpoint(id, "X differs [@a2].", Json::array(), Json::array({ClaimArg("c2", {"a", "a2"})}));
-  EXPECT_THAT(Messages(*claim), HasSubstr("names Source a, superseded by Source a2"));
+  EXPECT_THAT(IssueLines(*claim), HasSubstr("names Source a, superseded by Source a2"));
   auto dup = Checkpoint(id, "T.", Json::array({SourceArg("b", "https://a.test/x#copy", "other")}));
-  EXPECT_THAT(Messages(*dup), HasSubstr("already registered as Source a2"));
+  EXPECT_THAT(IssueLines(*dup), HasSubstr("already registered as Source a2"));
 }
 
 // An excerpt short enough to be found on almost any page proves nothing: it
@@ -212,8 +207,8 @@ TEST_F(EngineTest, ATrivialExcerptIsRefused) {
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->status, "needs-revision") << excerpt;
     EXPECT_FALSE(r->mutated);
-    EXPECT_THAT(Messages(*r), HasSubstr("sources[0].excerpt: Source a: the excerpt is "));
-    EXPECT_THAT(Messages(*r), HasSubstr("at least 40 are needed"));
+    EXPECT_THAT(IssueLines(*r), HasSubstr("sources[0].excerpt: Source a: the excerpt is "));
+    EXPECT_THAT(IssueLines(*r), HasSubstr("at least 40 are needed"));
   }
   EXPECT_EQ(s.verifier.checked(), 0) << "a refused Checkpoint reopens nothing";
   // 40 once the soft hyphen is dropped.
@@ -222,7 +217,7 @@ TEST_F(EngineTest, ATrivialExcerptIsRefused) {
   auto r = Checkpoint(id, "X differs from Y [@a].", Json::array({enough}),
                       Json::array({ClaimArg("c1", {"a"})}));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->status, "active") << Messages(*r);
+  EXPECT_EQ(r->status, "active") << IssueLines(*r);
 }
 
 TEST_F(EngineTest, CredentialAndNonHttpUrlsAreRefused) {
@@ -230,9 +225,9 @@ TEST_F(EngineTest, CredentialAndNonHttpUrlsAreRefused) {
   auto cred = Checkpoint(id, "T.", Json::array({SourceArg("a", "https://user:pw@a.test/x")}));
   ASSERT_TRUE(cred.ok());
   EXPECT_EQ(cred->status, "needs-revision");
-  EXPECT_THAT(Messages(*cred), HasSubstr("sources[0].url: credential-bearing URL refused"));
+  EXPECT_THAT(IssueLines(*cred), HasSubstr("sources[0].url: credential-bearing URL refused"));
   auto js = Checkpoint(id, "T.", Json::array({SourceArg("a", "javascript:alert(1)")}));
-  EXPECT_THAT(Messages(*js), HasSubstr("sources[0].url: invalid external URL"));
+  EXPECT_THAT(IssueLines(*js), HasSubstr("sources[0].url: invalid external URL"));
 }
 
 TEST_F(EngineTest, ClaimRules) {
@@ -241,14 +236,15 @@ TEST_F(EngineTest, ClaimRules) {
   Json reused = ClaimArg("c1", {"a"});
   reused["text"] = "Different text";
   auto r = Checkpoint(id, "T [@a].", Json::array(), Json::array({reused}));
-  EXPECT_THAT(Messages(*r), HasSubstr("claims[0].text: Claim c1 already has different text"));
+  EXPECT_THAT(IssueLines(*r), HasSubstr("claims[0].text: Claim c1 already has different text"));
   auto empty = Checkpoint(id, "T [@a].", Json::array(), Json::array({ClaimArg("c2", {})}));
-  EXPECT_THAT(Messages(*empty), HasSubstr("claims[0].sourceIds: a supported external Claim needs"));
+  EXPECT_THAT(IssueLines(*empty),
+              HasSubstr("claims[0].sourceIds: a supported external Claim needs"));
   auto unknown = Checkpoint(id, "T [@a].", Json::array(), Json::array({ClaimArg("c2", {"zz"})}));
-  EXPECT_THAT(Messages(*unknown), HasSubstr("names unregistered Source zz"));
+  EXPECT_THAT(IssueLines(*unknown), HasSubstr("names unregistered Source zz"));
   // A deferred external Claim needs no Source.
   auto deferred = Checkpoint(id, "T [@a].", Json::array(), Json::array({ClaimArg("c3", {}, "deferred")}));
-  EXPECT_EQ(deferred->status, "active") << Messages(*deferred);
+  EXPECT_EQ(deferred->status, "active") << IssueLines(*deferred);
 }
 
 TEST_F(EngineTest, ContradictionLinksAreValidatedAfterTheBatch) {
@@ -261,7 +257,7 @@ TEST_F(EngineTest, ContradictionLinksAreValidatedAfterTheBatch) {
   auto pair = Checkpoint(id, "One [@a]. Other [@b].",
                          Json::array({SourceArg("a", "https://a.test/"), SourceArg("b", "https://b.test/")}),
                          Json::array({c1, c2}));
-  ASSERT_EQ(pair->status, "active") << Messages(*pair);
+  ASSERT_EQ(pair->status, "active") << IssueLines(*pair);
   std::string rendered = RenderArtifact(pair->state, *pair->state.latest_artifact);
   EXPECT_THAT(rendered, HasSubstr("`c1` (external, supported)"));
   EXPECT_THAT(rendered, HasSubstr("contested with `c2`"));
@@ -269,11 +265,11 @@ TEST_F(EngineTest, ContradictionLinksAreValidatedAfterTheBatch) {
   Json self = ClaimArg("c3", {"a"});
   self["contradicts"] = {"c3"};
   auto bad = Checkpoint(id, "One [@a]. Other [@b].", Json::array(), Json::array({self}));
-  EXPECT_THAT(Messages(*bad), HasSubstr("cannot contradict itself"));
+  EXPECT_THAT(IssueLines(*bad), HasSubstr("cannot contradict itself"));
   Json dangling = ClaimArg("c4", {"a"});
   dangling["contradicts"] = {"nope"};
   auto bad2 = Checkpoint(id, "One [@a]. Other [@b].", Json::array(), Json::array({dangling}));
-  EXPECT_THAT(Messages(*bad2), HasSubstr("names unknown Claim nope"));
+  EXPECT_THAT(IssueLines(*bad2), HasSubstr("names unknown Claim nope"));
 }
 
 // An analysis Claim: it needs no Source.
@@ -293,7 +289,7 @@ TEST_F(EngineTest, ABatchPastTheClaimCeilingIsRefusedWhole) {
   }
   auto filled = Checkpoint(id, "Text.", Json::array(), full);
   ASSERT_TRUE(filled.ok()) << filled.status();
-  ASSERT_EQ(filled->status, "active") << Messages(*filled);
+  ASSERT_EQ(filled->status, "active") << IssueLines(*filled);
   ASSERT_EQ(filled->state.claims.size(), Limits::kClaims);
   const int revision = filled->state.revision;
 
@@ -304,9 +300,9 @@ TEST_F(EngineTest, ABatchPastTheClaimCeilingIsRefusedWhole) {
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->status, "needs-revision");
     EXPECT_FALSE(r->mutated);
-    EXPECT_THAT(Messages(*r), HasSubstr("claims: this Checkpoint adds 1 new Claim to the Task's "
-                                        "512; a Task holds at most 512 Claims, so none of the "
-                                        "batch was recorded"));
+    EXPECT_THAT(IssueLines(*r), HasSubstr("claims: this Checkpoint adds 1 new Claim to the Task's "
+                                          "512; a Task holds at most 512 Claims, so none of the "
+                                          "batch was recorded"));
     EXPECT_EQ(s.Replayed(id).claims.size(), Limits::kClaims);
     EXPECT_EQ(s.Replayed(id).revision, revision);
   }
@@ -315,7 +311,7 @@ TEST_F(EngineTest, ABatchPastTheClaimCeilingIsRefusedWhole) {
   update["disposition"] = "qualified";
   auto updated = Checkpoint(id, "Text.", Json::array(), Json::array({update}));
   ASSERT_TRUE(updated.ok()) << updated.status();
-  EXPECT_EQ(updated->status, "active") << Messages(*updated);
+  EXPECT_EQ(updated->status, "active") << IssueLines(*updated);
   EXPECT_EQ(updated->state.claims.size(), Limits::kClaims);
 }
 
@@ -331,7 +327,7 @@ TEST_F(EngineTest, ABatchThatOnlyPartlyFitsUnderTheClaimCeilingRecordsNothing) {
   auto r = Checkpoint(id, "Text.", Json::array(), Json::array({AnalysisClaimArg("x"), second}));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, "needs-revision");
-  EXPECT_THAT(Messages(*r), HasSubstr("adds 2 new Claims to the Task's 511"));
+  EXPECT_THAT(IssueLines(*r), HasSubstr("adds 2 new Claims to the Task's 511"));
   TaskState kept = s.Replayed(id);
   EXPECT_EQ(kept.claims.size(), Limits::kClaims - 1);
   EXPECT_EQ(kept.FindClaim("x"), nullptr);
@@ -341,19 +337,20 @@ TEST_F(EngineTest, CitationsAreValidatedAtCheckpoint) {
   std::string id = Start();
   s.verifier.Reachable("a");
   auto unknown = Checkpoint(id, "See [@ghost].", Json::array({SourceArg("a", "https://a.test/")}));
-  EXPECT_THAT(Messages(*unknown), HasSubstr("artifact: cites unknown Source [@ghost]"));
+  EXPECT_THAT(IssueLines(*unknown), HasSubstr("artifact: cites unknown Source [@ghost]"));
   auto raw = Checkpoint(id, "See https://evil.test/page.", Json::array({SourceArg("a", "https://a.test/")}));
-  EXPECT_THAT(Messages(*raw), HasSubstr("unregistered external URL https://evil.test/page"));
+  EXPECT_THAT(IssueLines(*raw), HasSubstr("unregistered external URL https://evil.test/page"));
   auto upper = Checkpoint(id, "See [NOAA](HTTPS://evil.test/phish) [@a].",
                           Json::array({SourceArg("a", "https://a.test/")}));
-  EXPECT_THAT(Messages(*upper), HasSubstr("unregistered external URL HTTPS://evil.test/phish"));
+  EXPECT_THAT(IssueLines(*upper), HasSubstr("unregistered external URL HTTPS://evil.test/phish"));
   auto fake_fence = Checkpoint(id, "See [@a].\n    ```\nSee [@ghost].\n    ```",
                                Json::array({SourceArg("a", "https://a.test/")}));
-  EXPECT_THAT(Messages(*fake_fence), HasSubstr("artifact: cites unknown Source [@ghost]"));
+  EXPECT_THAT(IssueLines(*fake_fence), HasSubstr("artifact: cites unknown Source [@ghost]"));
   auto registered = Checkpoint(id, "See https://a.test/ or [@a].", Json::array({SourceArg("a", "https://a.test/")}));
-  EXPECT_EQ(registered->status, "active") << Messages(*registered);
+  EXPECT_EQ(registered->status, "active") << IssueLines(*registered);
   auto uncited = Checkpoint(id, "No citation here.", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
-  EXPECT_THAT(Messages(*uncited), HasSubstr("does not cite any Source of material supported Claim c1"));
+  EXPECT_THAT(IssueLines(*uncited),
+              HasSubstr("does not cite any Source of material supported Claim c1"));
   auto code = Checkpoint(id, "Example: `https://example.test/x` and [@a].");
   EXPECT_EQ(code->status, "active") << "a URL in code is an example, not a citation";
 }
@@ -366,7 +363,7 @@ TEST_F(EngineTest, FailedVerificationDiscardsTheContributionAndDefersKnownClaims
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->status, "needs-revision");
   EXPECT_FALSE(r->mutated) << "only new evidence failed";
-  EXPECT_THAT(Messages(*r), HasSubstr("source b failed evidence verification"));
+  EXPECT_THAT(IssueLines(*r), HasSubstr("source b failed evidence verification"));
   EXPECT_EQ(r->state.sources.size(), 1u);
   // Now the already registered Source fails: its Claim is deferred.
   s.verifier.Failed("a", "HTTP 404");
@@ -385,10 +382,10 @@ TEST_F(EngineTest, VerifierProtocolViolationsMakeSourcesUnavailable) {
       {{"a", CheckStatus::kReachable, 0, 200, "https://other.test/", std::nullopt, std::nullopt}});
   auto cross = Checkpoint(id, "X [@a].", Json::array({SourceArg("a", "https://a.test/")}));
   EXPECT_EQ(cross->status, "needs-revision");
-  EXPECT_THAT(Messages(*cross), HasSubstr("source verifier protocol error"));
+  EXPECT_THAT(IssueLines(*cross), HasSubstr("source verifier protocol error"));
   s.verifier.ReplyVerbatim({});
   auto missing = Checkpoint(id, "X [@a].", Json::array({SourceArg("a", "https://a.test/")}));
-  EXPECT_THAT(Messages(*missing), HasSubstr("a requested Source is missing"));
+  EXPECT_THAT(IssueLines(*missing), HasSubstr("a requested Source is missing"));
 }
 
 // A redirect within the same site (another case, an explicit default port)
@@ -404,14 +401,14 @@ TEST_F(EngineTest, AMalformedObservationMakesEveryRequestedSourceUnavailable) {
   auto second = Checkpoint(id, "X differs [@a].\nY agrees [@b].",
                            Json::array({SourceArg("b", "https://b.test/")}),
                            Json::array({ClaimArg("c2", {"b"})}));
-  ASSERT_EQ(second->status, "active") << Messages(*second);
+  ASSERT_EQ(second->status, "active") << IssueLines(*second);
   EXPECT_EQ(second->state.FindSource("b")->check.resolved_url, "https://b.test/moved");
 
   moved.resolved_url = "https://b.test:8443/moved";  // another port: another site
   s.verifier.Set("b", moved);
   auto done = Complete(id, "X differs [@a].\nY agrees [@b].");
   EXPECT_EQ(done->status, "needs-revision");
-  EXPECT_THAT(Messages(*done), HasSubstr("another host or port (b.test:8443, not b.test)"));
+  EXPECT_THAT(IssueLines(*done), HasSubstr("another host or port (b.test:8443, not b.test)"));
   EXPECT_EQ(done->state.FindSource("a")->check.status, CheckStatus::kUnavailable);
   EXPECT_EQ(done->state.FindSource("b")->check.status, CheckStatus::kUnavailable);
   EXPECT_THAT(done->state.FindSource("a")->check.detail,
@@ -430,9 +427,9 @@ TEST_F(EngineTest, AnUnavailableSourceMaySupportItsClaimAgainAFailedOneMayNot) {
   s.verifier.Unavailable("a", "HTTP 429: too many requests");
   auto limited = Complete(id, "X differs from Y [@a].");
   EXPECT_EQ(limited->status, "needs-revision");
-  EXPECT_THAT(Messages(*limited), HasSubstr("source a could not be checked at Completion "
-                                            "(unavailable): HTTP 429"));
-  EXPECT_THAT(Messages(*limited), Not(HasSubstr("failed")));
+  EXPECT_THAT(IssueLines(*limited), HasSubstr("source a could not be checked at Completion "
+                                              "(unavailable): HTTP 429"));
+  EXPECT_THAT(IssueLines(*limited), Not(HasSubstr("failed")));
   EXPECT_EQ(limited->state.claims[0].disposition, Disposition::kDeferred);
   ASSERT_EQ(limited->state.limitations.size(), 1u);
   EXPECT_EQ(limited->state.limitations[0].detail,
@@ -442,23 +439,23 @@ TEST_F(EngineTest, AnUnavailableSourceMaySupportItsClaimAgainAFailedOneMayNot) {
   auto still =
       Checkpoint(id, "X differs from Y [@a].", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
   EXPECT_EQ(still->status, "needs-revision");
-  EXPECT_THAT(Messages(*still), HasSubstr("source a could not be checked (unavailable; it is "
-                                          "reopened when a Checkpoint cites it again)"));
+  EXPECT_THAT(IssueLines(*still), HasSubstr("source a could not be checked (unavailable; it is "
+                                            "reopened when a Checkpoint cites it again)"));
   s.verifier.Reachable("a");
   auto again =
       Checkpoint(id, "X differs from Y [@a].", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
-  ASSERT_EQ(again->status, "active") << Messages(*again);
+  ASSERT_EQ(again->status, "active") << IssueLines(*again);
   EXPECT_EQ(again->state.claims[0].disposition, Disposition::kSupported);
   EXPECT_EQ(again->state.FindSource("a")->check.status, CheckStatus::kReachable);
 
   s.verifier.Failed("a", "HTTP 404");
   auto failed = Checkpoint(id, "X differs from Y [@a].");
-  EXPECT_THAT(Messages(*failed), HasSubstr("source a failed evidence verification: HTTP 404"));
+  EXPECT_THAT(IssueLines(*failed), HasSubstr("source a failed evidence verification: HTTP 404"));
   EXPECT_EQ(failed->state.claims[0].disposition, Disposition::kDeferred);
   s.verifier.Reachable("a");
   auto refused =
       Checkpoint(id, "X differs from Y [@a].", Json::array(), Json::array({ClaimArg("c1", {"a"})}));
-  EXPECT_THAT(Messages(*refused), HasSubstr("every Source of this Claim failed verification"));
+  EXPECT_THAT(IssueLines(*refused), HasSubstr("every Source of this Claim failed verification"));
 }
 
 TEST_F(EngineTest, ProgressiveCheckpointsThenCompletion) {
@@ -467,12 +464,12 @@ TEST_F(EngineTest, ProgressiveCheckpointsThenCompletion) {
   s.verifier.Reachable("b");
   auto second = Checkpoint(id, "X differs [@a].\nY agrees [@b].", Json::array({SourceArg("b", "https://b.test/", "fam")}),
                            Json::array({ClaimArg("c2", {"b"})}));
-  ASSERT_EQ(second->status, "active") << Messages(*second);
+  ASSERT_EQ(second->status, "active") << IssueLines(*second);
   ASSERT_EQ(second->state.checkpoints.size(), 2u);
   EXPECT_EQ(second->state.checkpoints[1].checkpoint_id, id + "-cp-2");
   auto done = Complete(id, "X differs [@a]. Y agrees [@b].");  // re-laid to the same bytes
   ASSERT_TRUE(done.ok());
-  EXPECT_EQ(done->status, "completed") << Messages(*done);
+  EXPECT_EQ(done->status, "completed") << IssueLines(*done);
   EXPECT_EQ(done->state.phase, Phase::kCompleted);
   EXPECT_EQ(done->state.checkpoints.back().stage, Stage::kVerify);
   EXPECT_EQ(done->state.final_artifact_sha256, done->state.checkpoints[1].artifact_sha256);
@@ -500,11 +497,11 @@ TEST_F(EngineTest, TheBytesRavenReturnedCompleteTheCheckpointTheyShow) {
   auto changed = Complete(id, shown + "\nOne more line.");
   ASSERT_TRUE(changed.ok());
   EXPECT_EQ(changed->status, "needs-revision");
-  EXPECT_THAT(Messages(*changed), HasSubstr("differs from Checkpoint"));
+  EXPECT_THAT(IssueLines(*changed), HasSubstr("differs from Checkpoint"));
 
   auto done = Complete(id, shown);
   ASSERT_TRUE(done.ok()) << done.status();
-  EXPECT_EQ(done->status, "completed") << Messages(*done);
+  EXPECT_EQ(done->status, "completed") << IssueLines(*done);
   EXPECT_EQ(done->state.final_artifact_sha256, done->state.checkpoints[0].artifact_sha256);
 }
 
@@ -512,34 +509,35 @@ TEST_F(EngineTest, CompletionRefusals) {
   std::string id = Start();
   auto none = Complete(id, "Anything.");
   EXPECT_EQ(none->status, "needs-revision");
-  EXPECT_THAT(Messages(*none), HasSubstr("no Checkpoint exists"));
-  EXPECT_THAT(Messages(*none), HasSubstr("grounding-required Completion needs"));
+  EXPECT_THAT(IssueLines(*none), HasSubstr("no Checkpoint exists"));
+  EXPECT_THAT(IssueLines(*none), HasSubstr("grounding-required Completion needs"));
   EXPECT_FALSE(none->mutated);
   // Ungrounded Checkpoint: the evidence floor refuses.
   ASSERT_EQ(Checkpoint(id, "Prose without evidence.")->status, "active");
   auto floor = Complete(id, "Prose without evidence.");
-  EXPECT_THAT(Messages(*floor), HasSubstr("grounding-required Completion needs"));
+  EXPECT_THAT(IssueLines(*floor), HasSubstr("grounding-required Completion needs"));
   Grounded(id);
   // Different bytes.
   auto edited = Complete(id, "X differs from Y [@a]. Edited.");
-  EXPECT_THAT(Messages(*edited), HasSubstr("the exact latest Checkpoint Artifact must be completed"));
+  EXPECT_THAT(IssueLines(*edited),
+              HasSubstr("the exact latest Checkpoint Artifact must be completed"));
   // Unknown citation and unregistered URL in the final Artifact.
   auto cites = Complete(id, "X [@ghost] https://evil.test/");
-  EXPECT_THAT(Messages(*cites), HasSubstr("cites unknown Source [@ghost]"));
-  EXPECT_THAT(Messages(*cites), HasSubstr("unregistered external URL"));
+  EXPECT_THAT(IssueLines(*cites), HasSubstr("cites unknown Source [@ghost]"));
+  EXPECT_THAT(IssueLines(*cites), HasSubstr("unregistered external URL"));
   // Material Claim without a citation in the final Artifact.
   ASSERT_EQ(Checkpoint(id, "No cite.")->status, "needs-revision");
   // Steering without a later Checkpoint.
   ASSERT_TRUE(s.Call({{"action", "steer"}, {"taskId", id}, {"correction", "Shorter."}}).ok());
   auto steer = Complete(id, "X differs from Y [@a].");
-  EXPECT_THAT(Messages(*steer), HasSubstr("Steering Revision 1 has no later Checkpoint"));
+  EXPECT_THAT(IssueLines(*steer), HasSubstr("Steering Revision 1 has no later Checkpoint"));
   EXPECT_EQ(s.Replayed(id).phase, Phase::kActive);
   // A cited Source broken at Completion: Claims deferred, Limitation kept.
   ASSERT_EQ(Checkpoint(id, "X differs from Y [@a].")->status, "active");
   s.verifier.Failed("a", "HTTP 410");
   auto broken = Complete(id, "X differs from Y [@a].");
   EXPECT_EQ(broken->status, "needs-revision");
-  EXPECT_THAT(Messages(*broken), HasSubstr("source a failed remote verification: HTTP 410"));
+  EXPECT_THAT(IssueLines(*broken), HasSubstr("source a failed remote verification: HTTP 410"));
   EXPECT_EQ(broken->state.claims[0].disposition, Disposition::kDeferred);
   EXPECT_EQ(broken->state.phase, Phase::kActive);
 }
@@ -570,12 +568,12 @@ TEST_F(EngineTest, CompletedWithLimits) {
                     {"artifact", "X [@a]."}, {"sources", Json::array({SourceArg("a", "https://a.test/")})},
                     {"claims", {ClaimArg("c1", {"a"}), ClaimArg("c2", {}, "deferred")}},
                     {"failures", failures}});
-  ASSERT_EQ(cp->status, "active") << Messages(*cp);
+  ASSERT_EQ(cp->status, "active") << IssueLines(*cp);
   EXPECT_EQ(cp->state.limitations[0].limitation_id, "coverage-1");
   auto done = Complete(id, "X [@a].");
   EXPECT_EQ(done->status, "completed-with-limits");
-  EXPECT_THAT(Messages(*done), HasSubstr("No data after 2024."));
-  EXPECT_THAT(Messages(*done), HasSubstr("one or more Claims remain deferred"));
+  EXPECT_THAT(IssueLines(*done), HasSubstr("No data after 2024."));
+  EXPECT_THAT(IssueLines(*done), HasSubstr("one or more Claims remain deferred"));
   EXPECT_EQ(done->state.checkpoints.back().summary, "Final Artifact with verification limits.");
 }
 
@@ -602,9 +600,9 @@ TEST_F(EngineTest, FourOutcomesThroughOneTaskIdentity) {
     std::string src = "s" + std::to_string(ordinal);
     auto cp = Checkpoint(id, "Finding [@" + src + "].", Json::array({SourceArg(src, "https://x.test/" + src)}),
                          Json::array({ClaimArg("c", {src})}));
-    ASSERT_EQ(cp->status, "active") << Messages(*cp);
+    ASSERT_EQ(cp->status, "active") << IssueLines(*cp);
     auto done = Complete(id, "Finding [@" + src + "].");
-    EXPECT_EQ(done->status, "completed") << outcome << Messages(*done);
+    EXPECT_EQ(done->status, "completed") << outcome << IssueLines(*done);
     EXPECT_EQ(done->state.task_id, id);
     EXPECT_EQ(done->state.outcome, *Parse<Outcome>(outcome));
   }

@@ -65,4 +65,12 @@ inline Json ClaimArg(const std::string& id, const std::vector<std::string>& sour
           {"importance", importance}, {"disposition", disposition}, {"sourceIds", sources}};
 }
 
+// Each issue of `r` as "field: message", one a line (for failure messages
+// and matchers).
+inline std::string IssueLines(const ActionResult& r) {
+  std::string out;
+  for (const Issue& i : r.issues) out += i.field + ": " + i.message + "\n";
+  return out;
+}
+
 }  // namespace raw::raven::testing
