@@ -99,8 +99,13 @@ std::vector<Json> UpdateMapper::Live(const v1::Event& event, bool foreign_turn) 
 }
 
 std::string UpdateMapper::NextToolCallId(const std::string& call_id) {
-  const int n = ++batches_of_[call_id];
-  return n == 1 ? call_id : absl::StrCat(call_id, "~", n);
+  int& n = batches_of_[call_id];
+  std::string id = ++n == 1 ? call_id : absl::StrCat(call_id, "~", n);
+  // A provider may name a call "x~2" itself: an id given once is never
+  // given again.
+  while (issued_.contains(id)) id = absl::StrCat(call_id, "~", ++n);
+  issued_.insert(id);
+  return id;
 }
 
 std::string UpdateMapper::ToolCallId(const std::string& call_id) const {

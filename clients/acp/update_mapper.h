@@ -25,6 +25,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,8 @@ class UpdateMapper {
   std::map<std::string, LiveCall> calls_;
   // How many batches held each call id so far.
   std::map<std::string, int> batches_of_;
+  // Every toolCallId given so far.
+  std::set<std::string> issued_;
   // Whether the current step streamed text or reasoning.
   bool streamed_text_ = false;
   bool streamed_reasoning_ = false;

@@ -165,6 +165,11 @@ TEST(UpdateMapperTest, ACallIdUsedAgainKeepsEachCallsOwnResultAndId) {
   EXPECT_EQ(result[0]["status"], "completed");
   // A call whose id no batch held stays as it is.
   EXPECT_EQ(m.ToolCallId("other"), "other");
+  // A provider's own id that looks like a given one gets one of its own.
+  auto lookalike = m.Live(Batch("call_1~2", "bash", R"({"command":"ls"})"), false);
+  EXPECT_EQ(lookalike[0]["toolCallId"], "call_1~2~2");
+  EXPECT_EQ(m.Live(Batch("call_1", "bash", R"({"command":"ls"})"), false)[0]["toolCallId"],
+            "call_1~4");
 }
 
 TEST(PermissionsTest, OptionsMapBackOntoDecisions) {
