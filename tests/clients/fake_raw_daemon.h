@@ -357,8 +357,9 @@ class FakeRawService final : public v1::Raw::Service {
     subscribe_after_.push_back(request->after_seq());
     ++subscribers_;
     size_t next = 0;
-    // Replay: stored events only.
-    for (; next < log_.size(); ++next) {
+    // Replay: stored events only, of those there when the subscription
+    // began; what is appended meanwhile (while a write is unlocked) is live.
+    for (const size_t replayed = log_.size(); next < replayed; ++next) {
       v1::Event e = log_[next];  // a copy: the log may grow while unlocked
       // Deltas and resyncs are live only.
       if (e.seq() <= request->after_seq() || e.has_text_delta() || e.has_resync()) continue;

@@ -203,6 +203,8 @@ TEST_F(SessionBridgeTest, TheTurnsEventsReachTheClientBeforeRawdAnswersItsStart)
   const std::string turn_id = ChosenTurnId(1);
   ASSERT_FALSE(turn_id.empty());
 
+  // A delta is live only: the bridge's subscription must be there first.
+  daemon_.service().WaitForCall("Subscribe");
   daemon_.service().Append(Delta(turn_id, "first"));
   ASSERT_TRUE(client_->WaitFor(Chunk("first")));
   EXPECT_EQ(daemon_.service().start_turns_answered(), 0);
