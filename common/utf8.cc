@@ -25,18 +25,10 @@ size_t SequenceLength(std::string_view s, size_t i) {
 }
 
 // Characters that move the cursor, change the terminal or reorder text.
-bool UnsafeToShow(uint32_t cp) {
+bool UnsafeToShow(char32_t cp) {
   if (cp < 0x20) return cp != '\n' && cp != '\t';
   if (cp >= 0x7f && cp < 0xa0) return true;
-  return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-         (cp >= 0x2066 && cp <= 0x2069);
-}
-
-uint32_t DecodeAt(std::string_view s, size_t i, size_t len) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
-  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-  return cp;
+  return IsBidiFormatting(cp);
 }
 
 }  // namespace
@@ -97,7 +89,7 @@ std::string SafeDisplayText(std::string_view s, size_t max_bytes) {
       len = 1;
     } else if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') {
       // Dropped: the newline follows.
-    } else if (UnsafeToShow(DecodeAt(s, i, len))) {
+    } else if (UnsafeToShow(DecodeUtf8At(s, i, len))) {
       out += kReplacement;
     } else {
       out.append(s.data() + i, len);
@@ -131,6 +123,18 @@ void AppendUtf8(char32_t code_point, std::string& out) {
     out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
     out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
   }
+}
+
+char32_t DecodeUtf8At(std::string_view s, size_t i, size_t len) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  char32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  return cp;
+}
+
+bool IsBidiFormatting(char32_t cp) {
+  return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
 }
 
 }  // namespace raw

@@ -23,6 +23,14 @@ size_t Utf8SequenceLength(std::string_view s, size_t i);
 // `n` or less, so that s[0, result) does not end inside a UTF-8 sequence.
 size_t Utf8Floor(std::string_view s, size_t n);
 
+// The code point of the well-formed sequence of `len` bytes at `s[i]`
+// (`len` from Utf8SequenceLength, not 0).
+char32_t DecodeUtf8At(std::string_view s, size_t i, size_t len);
+
+// The bidirectional formatting characters: U+061C, U+200E, U+200F,
+// U+202A-U+202E, U+2066-U+2069 (they reorder the text around them).
+bool IsBidiFormatting(char32_t code_point);
+
 // Appends the UTF-8 encoding of `code_point`, which must be at most
 // U+10FFFF (a surrogate is encoded as it is: callers replace what they must
 // not write).

@@ -1,26 +1,9 @@
 #include "daemon/mcp/log_text.h"
 
-#include <cstdint>
-
 #include "absl/strings/str_format.h"
 #include "common/utf8.h"
 
 namespace raw::mcp {
-namespace {
-
-uint32_t Decode(std::string_view s, size_t i, size_t len) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
-  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-  return cp;
-}
-
-bool IsBidiFormatting(uint32_t cp) {
-  return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-         (cp >= 0x2066 && cp <= 0x2069);
-}
-
-}  // namespace
 
 std::string LogText(std::string_view text, size_t max_bytes) {
   const bool cut = text.size() > max_bytes;
@@ -35,7 +18,7 @@ std::string LogText(std::string_view text, size_t max_bytes) {
       ++i;
       continue;
     }
-    const uint32_t cp = Decode(text, i, len);
+    const char32_t cp = DecodeUtf8At(text, i, len);
     if (cp == '\n') {
       out += "\\n";
     } else if (cp == '\r') {

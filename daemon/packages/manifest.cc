@@ -57,9 +57,9 @@ constexpr std::array<absl::string_view, 1> kRefusedServerKeys = {"cwd"};
 // and tags (U+E0000-U+E007F). The joiners U+200C and U+200D stay: scripts
 // and emoji need them, and they move nothing.
 bool IsUnsafeInText(char32_t c) {
-  return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x61c || c == 0x200b || c == 0x200e ||
-         c == 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
-         (c >= 0x2066 && c <= 0x206f) || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb) ||
+  return c < 0x20 || (c >= 0x7f && c <= 0x9f) || IsBidiFormatting(c) || c == 0x200b ||
+         c == 0x2028 || c == 0x2029 || (c >= 0x2060 && c <= 0x2064) ||
+         (c >= 0x206a && c <= 0x206f) || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb) ||
          (c >= 0xe0000 && c <= 0xe007f);
 }
 
@@ -69,9 +69,7 @@ std::optional<char32_t> FirstUnsafeCharacter(absl::string_view text) {
   for (size_t i = 0; i < text.size();) {
     const size_t n = Utf8SequenceLength(std::string_view(text.data(), text.size()), i);
     if (n == 0) return static_cast<unsigned char>(text[i]);
-    char32_t c = n == 1 ? static_cast<unsigned char>(text[i])
-                        : static_cast<unsigned char>(text[i]) & (0x7f >> n);
-    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
+    const char32_t c = DecodeUtf8At(std::string_view(text.data(), text.size()), i, n);
     if (IsUnsafeInText(c)) return c;
     i += n;
   }
