@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -107,6 +108,13 @@ class FakeRawService final : public v1::Raw::Service {
     absl::MutexLock l(&mu_);
     hold_starts_ = true;
     abandon_on_interrupt_ = abandon_on_interrupt;
+  }
+  // As rawd does: an InterruptTurn naming a turn id that has not started
+  // is remembered, and a StartTurn of that id is refused with CANCELLED.
+  // Off by default: the interrupt then finds nothing to interrupt.
+  void RememberEarlyInterrupts() {
+    absl::MutexLock l(&mu_);
+    remember_early_interrupts_ = true;
   }
   void ReleaseStartTurns() {
     absl::MutexLock l(&mu_);
@@ -305,6 +313,14 @@ class FakeRawService final : public v1::Raw::Service {
     if (starting_ && abandon_on_interrupt_) {
       start_abandoned_ = true;
       response->set_interrupted(true);
+      return grpc::Status::OK;
+    }
+    // With RememberEarlyInterrupts: an id that has not started yet is
+    // remembered, as rawd does (InterruptTurnRequest).
+    if (remember_early_interrupts_ && !request->operation_id().empty() &&
+        request->operation_id() != current_turn_) {
+      interrupted_early_.insert(request->operation_id());
+      response->set_interrupted(false);
       return grpc::Status::OK;
     }
     if (hold_interrupts_) {
@@ -566,6 +582,12 @@ class FakeRawService final : public v1::Raw::Service {
     auto attached = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return subscribers_ > 0; };
     subscriber_attached_at_start_ =
         mu_.AwaitWithTimeout(absl::Condition(&attached), absl::Seconds(10));
+    // As rawd does: an interrupt that named this turn before it started
+    // refuses it.
+    if (!request->turn_id().empty() && interrupted_early_.count(request->turn_id()) > 0) {
+      return grpc::Status(grpc::StatusCode::CANCELLED,
+                          "the turn was interrupted before it started (interrupted)");
+    }
     ++turns_;
     std::string turn_id =
         request->turn_id().empty() ? "turn_" + std::to_string(turns_) : request->turn_id();
@@ -659,6 +681,9 @@ class FakeRawService final : public v1::Raw::Service {
   bool starting_ ABSL_GUARDED_BY(mu_) = false;         // a StartTurn is held
   bool start_abandoned_ ABSL_GUARDED_BY(mu_) = false;  // an interrupt ended it
   int subscribers_ ABSL_GUARDED_BY(mu_) = 0;
+  // Turn ids an InterruptTurn named before they started.
+  bool remember_early_interrupts_ ABSL_GUARDED_BY(mu_) = false;
+  std::set<std::string> interrupted_early_ ABSL_GUARDED_BY(mu_);
   int turns_ ABSL_GUARDED_BY(mu_) = 0;
   std::string current_turn_ ABSL_GUARDED_BY(mu_);
   bool subscriber_attached_at_start_ ABSL_GUARDED_BY(mu_) = false;

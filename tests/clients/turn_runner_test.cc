@@ -275,6 +275,27 @@ TEST_F(TurnRunnerTest, InterruptWhilePreparingAbandonsTheTurnAtOnce) {
   EXPECT_EQ(daemon_.service().interrupt_operation_ids(), daemon_.service().start_turn_ids());
 }
 
+// An interrupt that reaches rawd before the StartTurn it names is
+// remembered there, and the start is refused: the run ends cancelled.
+TEST_F(TurnRunnerTest, AnInterruptAheadOfItsStartRefusesTheTurn) {
+  daemon_.service().HoldStartTurns(/*abandon_on_interrupt=*/false);
+  daemon_.service().RememberEarlyInterrupts();
+  auto client = Client();
+  EventPrinter printer(OutputFormat::kText, out_, err_);
+  TurnRunner runner(client, printer, *approvals_, err_);
+  std::thread interrupter([&] {
+    daemon_.service().WaitForCall("StartTurn:p");
+    runner.Interrupt();
+    daemon_.service().WaitForCall("InterruptTurn");
+    daemon_.service().ReleaseStartTurns();
+  });
+  EXPECT_EQ(runner.Run(NewSession("p")), kExitCancelled);
+  interrupter.join();
+  EXPECT_NE(err_.str().find("raw run: interrupted before the turn started"), std::string::npos)
+      << err_.str();
+  EXPECT_EQ(daemon_.service().interrupt_operation_ids(), daemon_.service().start_turn_ids());
+}
+
 TEST_F(TurnRunnerTest, InterruptBeforeTheTurnStartsNeverStartsIt) {
   auto client = Client();
   EventPrinter printer(OutputFormat::kText, out_, err_);
