@@ -56,7 +56,7 @@ int64_t ChunkSafetyMarginTokens(int64_t window_tokens) {
 CompactionPlan PlanCompaction(const std::vector<events::ContextItem>& items,
                               const config::CompactSettings& settings,
                               std::optional<int64_t> window_tokens, bool last_turn_running,
-                              bool running_steps_too) {
+                              bool running_steps_too, const providers::ReasoningRule& reasoning) {
   CompactionPlan plan;
   std::vector<size_t> starts;  // index of each turn's prompt
   for (size_t i = 0; i < items.size(); ++i) {
@@ -118,7 +118,7 @@ CompactionPlan PlanCompaction(const std::vector<events::ContextItem>& items,
       plan.first_summarized_turn_id = turn_id;
     }
     summarized.push_back(items[i]);
-    plan.replaced_tokens += EstimateItemTokens(items[i]);
+    plan.replaced_tokens += EstimateItemTokens(items[i], reasoning);
   }
   if (!has_new) {
     plan.first_summarized_turn_id.clear();

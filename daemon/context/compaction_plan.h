@@ -23,6 +23,7 @@
 #include "daemon/context/summary.h"
 #include "daemon/context/transcript.h"
 #include "daemon/events/conversation.h"
+#include "daemon/providers/reasoning_rule.h"
 
 namespace raw::context {
 
@@ -46,7 +47,8 @@ struct CompactionPlan {
   // and of the first kept prompt; empty when unknown or when there is none.
   std::string first_summarized_turn_id;
   std::string first_kept_turn_id;
-  // EstimateItemTokens over every summarized item: what the summary replaces.
+  // EstimateItemTokens over every summarized item (under the plan's
+  // reasoning rule): what the summary replaces.
   int64_t replaced_tokens = 0;
 };
 
@@ -74,7 +76,8 @@ struct CompactionPlan {
 CompactionPlan PlanCompaction(const std::vector<events::ContextItem>& items,
                               const config::CompactSettings& settings,
                               std::optional<int64_t> window_tokens, bool last_turn_running,
-                              bool running_steps_too = false);
+                              bool running_steps_too = false,
+                              const providers::ReasoningRule& reasoning = {});
 
 // Room left free in each summary request because the estimate is not a
 // tokenizer count: a tenth of the window, at least 64 tokens.

@@ -27,15 +27,27 @@ std::optional<int64_t> IntField(const Json& j, const char* key) {
 void ContextMeter::Reset(int64_t runtime_tokens, const std::vector<events::ContextItem>& items) {
   runtime_tokens_ = runtime_tokens;
   items_ = items.size();
-  items_tokens_ = EstimateItemsTokens(items);
-  last_item_tokens_ = items.empty() ? 0 : EstimateItemTokens(items.back());
+  items_tokens_ = EstimateItemsTokens(items, reasoning_);
+  last_item_tokens_ = items.empty() ? 0 : EstimateItemTokens(items.back(), reasoning_);
+  last_reasoning_withheld_ = false;
+  last_reasoning_text_ = false;
   DropBaseline();
+}
+
+void ContextMeter::SetReasoningRule(const providers::ReasoningRule& rule,
+                                    const std::vector<events::ContextItem>& items) {
+  if (rule == reasoning_) return;
+  reasoning_ = rule;
+  Reset(runtime_tokens_, items);
 }
 
 void ContextMeter::SetRuntime(int64_t runtime_tokens) { runtime_tokens_ = runtime_tokens; }
 
 void ContextMeter::Append(const events::ContextItem& item) {
-  const int64_t t = EstimateItemTokens(item);
+  const int64_t t = EstimateItemTokens(item, reasoning_);
+  const auto* turn = std::get_if<events::AssistantTurn>(&item);
+  last_reasoning_withheld_ = turn != nullptr && !reasoning_.Sends(*turn);
+  last_reasoning_text_ = turn != nullptr && !turn->reasoning.empty();
   ++items_;
   items_tokens_ += t;
   last_item_tokens_ = t;
@@ -61,8 +73,22 @@ void ContextMeter::RecordReported(const events::Usage& usage) {
     DropBaseline();
     return;
   }
+  // The response's own share: its output count, less the reasoning the
+  // next request leaves behind (counted in the output); the estimate of
+  // what it sends when that share is not known.
+  int64_t response = last_item_tokens_;
+  if (const std::optional<int64_t> output = plausible(usage.output_tokens)) {
+    response = *output;
+    if (last_reasoning_withheld_) {
+      if (const std::optional<int64_t> reasoning = plausible(usage.reasoning_tokens)) {
+        response = std::max<int64_t>(*output - *reasoning, 0);
+      } else if (last_reasoning_text_) {
+        response = last_item_tokens_;
+      }
+    }
+  }
   Baseline b;
-  b.tokens = *input + plausible(usage.output_tokens).value_or(last_item_tokens_);
+  b.tokens = *input + response;
   b.runtime_tokens = runtime_tokens_;
   b.items = items_;
   baseline_ = b;
@@ -120,7 +146,7 @@ void ContextMeter::Restore(const std::string& saved, int64_t runtime_tokens,
       DropBaseline();
       return;
     }
-    since_baseline_tokens_ += EstimateItemTokens(items[i]);
+    since_baseline_tokens_ += EstimateItemTokens(items[i], reasoning_);
   }
 }
 

@@ -32,6 +32,7 @@
 #include "daemon/events/conversation.h"
 #include "daemon/events/session_event.h"
 #include "daemon/events/usage.h"
+#include "daemon/providers/reasoning_rule.h"
 
 namespace raw::context {
 
@@ -45,6 +46,14 @@ class ContextMeter {
   // The system prompt or the tools changed. O(1).
   void SetRuntime(int64_t runtime_tokens);
 
+  // Which reasoning the model's requests send back (the session's model;
+  // none until set). A different rule re-estimates `items`, the context,
+  // at once, and drops any baseline: a count the model reported under
+  // another rule (or tokenizer) no longer stands.
+  void SetReasoningRule(const providers::ReasoningRule& rule,
+                        const std::vector<events::ContextItem>& items);
+  const providers::ReasoningRule& reasoning_rule() const { return reasoning_; }
+
   // One item was added to the context. O(size of item). An assistant item
   // is a new response, so it drops any baseline: until RecordReported
   // gives that response's own count, the whole context is estimated.
@@ -52,7 +61,10 @@ class ContextMeter {
 
   // The usage of the request that produced the item just Append()ed. With
   // input_tokens known, the baseline becomes input_tokens + output_tokens
-  // (or, when output is unknown, the estimate of that last item). Unknown
+  // (or, when output is unknown, the estimate of that last item); when the
+  // rule leaves that item's reasoning behind, less reasoning_tokens (or,
+  // when those are unknown and the item holds reasoning text, input_tokens
+  // + the estimate of what the item sends). Unknown
   // input drops any baseline: the whole context is estimated. A negative
   // count or one above 2^50 counts as unknown.
   void RecordReported(const events::Usage& usage);
@@ -91,6 +103,11 @@ class ContextMeter {
   size_t items_ = 0;
   int64_t items_tokens_ = 0;      // estimate of every item
   int64_t last_item_tokens_ = 0;  // estimate of the last appended item
+  // The last appended item is an assistant turn whose reasoning the next
+  // request leaves behind, and whether it holds reasoning text.
+  bool last_reasoning_withheld_ = false;
+  bool last_reasoning_text_ = false;
+  providers::ReasoningRule reasoning_;
   std::optional<Baseline> baseline_;
   int64_t since_baseline_tokens_ = 0;  // estimate of items appended since
 };

@@ -23,16 +23,18 @@ int64_t EstimateImageTokens(const events::ImagePart& image) {
   return std::clamp<int64_t>(static_cast<int64_t>(tokens), 1, kImageTokensUnknownSize);
 }
 
-int64_t EstimateItemTokens(const events::ContextItem& item) {
+int64_t EstimateItemTokens(const events::ContextItem& item,
+                           const providers::ReasoningRule& reasoning) {
   return std::visit(
-      [](const auto& v) -> int64_t {
+      [&reasoning](const auto& v) -> int64_t {
         using T = std::decay_t<decltype(v)>;
         int64_t tokens = kMessageOverheadTokens;
         if constexpr (std::is_same_v<T, events::UserText>) {
           tokens += EstimateTextTokens(v.text);
           for (const events::ImagePart& image : v.images) tokens += EstimateImageTokens(image);
         } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
-          tokens += EstimateTextTokens(v.text) + EstimateTextTokens(v.reasoning);
+          tokens += EstimateTextTokens(v.text);
+          if (reasoning.Sends(v)) tokens += EstimateTextTokens(v.reasoning);
           for (const auto& call : v.tool_calls) {
             tokens += kToolCallOverheadTokens + EstimateTextTokens(call.name) +
                       EstimateTextTokens(call.arguments);
@@ -46,9 +48,10 @@ int64_t EstimateItemTokens(const events::ContextItem& item) {
       item);
 }
 
-int64_t EstimateItemsTokens(const std::vector<events::ContextItem>& items) {
+int64_t EstimateItemsTokens(const std::vector<events::ContextItem>& items,
+                            const providers::ReasoningRule& reasoning) {
   int64_t tokens = 0;
-  for (const auto& item : items) tokens += EstimateItemTokens(item);
+  for (const auto& item : items) tokens += EstimateItemTokens(item, reasoning);
   return tokens;
 }
 

@@ -18,6 +18,7 @@
 
 #include "daemon/events/conversation.h"
 #include "daemon/providers/provider.h"
+#include "daemon/providers/reasoning_rule.h"
 
 namespace raw::context {
 
@@ -39,14 +40,19 @@ int64_t EstimateTextTokens(std::string_view text);
 inline constexpr int64_t kImageTokensUnknownSize = 1600;
 int64_t EstimateImageTokens(const events::ImagePart& image);
 
-// One message of the model context: its text, images, reasoning, tool call
-// names and arguments or tool output, plus kMessageOverheadTokens. Provider state that
-// is replayed verbatim (OpaqueBlob) is not counted: it is mostly encrypted or
-// signed copies of the reasoning already counted.
-int64_t EstimateItemTokens(const events::ContextItem& item);
+// One message of the model context as a request carries it: its text,
+// images, tool call names and arguments or tool output, and an assistant
+// item's reasoning only where `reasoning` says the request sends it back
+// (a model's reasoning that stays behind is not part of what it receives),
+// plus kMessageOverheadTokens. Provider state that is replayed verbatim
+// (OpaqueBlob) is not counted: it is mostly encrypted or signed copies of
+// the reasoning. The default rule sends no reasoning.
+int64_t EstimateItemTokens(const events::ContextItem& item,
+                           const providers::ReasoningRule& reasoning = {});
 
 // Sum of EstimateItemTokens over `items`.
-int64_t EstimateItemsTokens(const std::vector<events::ContextItem>& items);
+int64_t EstimateItemsTokens(const std::vector<events::ContextItem>& items,
+                            const providers::ReasoningRule& reasoning = {});
 
 // The system prompt (with its message overhead, when non-empty) plus each
 // tool definition: name, description and serialized parameter schema.

@@ -29,6 +29,7 @@ CompactionResult CompactSession(events::CompactionTrigger trigger, bool last_tur
   request.settings = plan.agent.agent.compact;
   request.window_tokens = plan.agent.model.context_window_tokens;
   request.runtime_tokens = ctx.runtime_tokens;
+  request.reasoning = ctx.meter.reasoning_rule();
   if (trigger == events::CompactionTrigger::kAutomatic) {
     request.fit_tokens = plan.agent.agent.compact.trigger_tokens;
   }

@@ -126,7 +126,8 @@ CompactionResult RunCompaction(
   // Before and after are both whole estimates of the same kind, so that
   // they compare: a provider's count (the meter's baseline) is on another
   // scale than the estimate of the new context.
-  const int64_t tokens_before = request.runtime_tokens + context::EstimateItemsTokens(context);
+  const int64_t tokens_before =
+      request.runtime_tokens + context::EstimateItemsTokens(context, request.reasoning);
   ended.tokens_before = tokens_before;
   ended.tokens_after = tokens_before;
   const std::string& turn_id = request.turn_id;
@@ -149,14 +150,15 @@ CompactionResult RunCompaction(
   const uint64_t seq_before = log.last_seq();
 
   context::CompactionPlan plan = context::PlanCompaction(
-      context, request.settings, request.window_tokens, request.last_turn_running);
+      context, request.settings, request.window_tokens, request.last_turn_running,
+      /*running_steps_too=*/false, request.reasoning);
   if (request.last_turn_running && request.fit_tokens &&
       !MayFit(plan, tokens_before, request.settings, *request.fit_tokens)) {
     // The running turn is what has grown: its earlier steps are summarized
     // too, rather than ending the turn.
-    context::CompactionPlan deeper =
-        context::PlanCompaction(context, request.settings, request.window_tokens,
-                                /*last_turn_running=*/true, /*running_steps_too=*/true);
+    context::CompactionPlan deeper = context::PlanCompaction(
+        context, request.settings, request.window_tokens,
+        /*last_turn_running=*/true, /*running_steps_too=*/true, request.reasoning);
     if (deeper.summarizes_running_steps) plan = std::move(deeper);
   }
   if (plan.chunks.empty()) {
@@ -228,7 +230,8 @@ CompactionResult RunCompaction(
   // The context keeps the items as they are stored (SessionLog::RedactItem):
   // the summary may repeat a secret the model saw.
   for (events::ContextItem& item : compacted) log.RedactItem(item);
-  const int64_t tokens_after = request.runtime_tokens + context::EstimateItemsTokens(compacted);
+  const int64_t tokens_after =
+      request.runtime_tokens + context::EstimateItemsTokens(compacted, request.reasoning);
   if (tokens_after >= tokens_before) {
     return unchanged(CompactionOutcome::kRejected,
                      absl::StrCat("The summary was rejected: the compacted context (~",
@@ -268,6 +271,7 @@ CompactionResult RunCompaction(
   // The new context's estimate state goes with it, so a restart finds the
   // two consistent.
   context::ContextMeter meter;
+  meter.SetReasoningRule(request.reasoning, {});
   meter.Reset(request.runtime_tokens, compacted);
   CommitExtras extras;
   extras.replace_context = compacted;

@@ -30,6 +30,7 @@
 #include "daemon/events/session_event.h"
 #include "daemon/loop/session_log.h"
 #include "daemon/providers/provider.h"
+#include "daemon/providers/reasoning_rule.h"
 
 namespace raw::loop {
 
@@ -38,6 +39,9 @@ struct CompactionRequest {
   config::CompactSettings settings;
   std::optional<int64_t> window_tokens;
   int64_t runtime_tokens = 0;  // EstimateRuntimeTokens of the agent's prompt + tools
+  // Which reasoning the model's requests send back: what the estimates
+  // before and after count (context/token_estimate.h).
+  providers::ReasoningRule reasoning;
   // Automatic compaction: the most the compacted context may come to
   // (compact.trigger_tokens, on the estimate's scale); a summary that does
   // not get it there is rejected. Unset for a manual compaction.

@@ -15,9 +15,11 @@
 #include <optional>
 #include <vector>
 
+#include "daemon/config/config.h"
 #include "daemon/context/context_meter.h"
 #include "daemon/events/conversation.h"
 #include "daemon/events/session_event.h"
+#include "daemon/providers/reasoning_rule.h"
 #include "daemon/providers/serialized_history.h"
 
 namespace raw::loop {
@@ -36,6 +38,11 @@ struct SessionContext {
   void SetRuntime(int64_t tokens) {
     runtime_tokens = tokens;
     meter.SetRuntime(tokens);
+  }
+  // The model the next request goes to: which reasoning it is sent back
+  // (a change re-estimates the context once).
+  void SetModel(const config::ModelConfig& model) {
+    meter.SetReasoningRule(providers::ReasoningRuleFor(model), items);
   }
   void Rewrite(std::vector<events::ContextItem> new_items) {
     items = std::move(new_items);

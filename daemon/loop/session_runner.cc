@@ -499,6 +499,7 @@ absl::StatusOr<events::ContextCleared> SessionRunner::ClearLocked(const TurnPlan
   cleared.tokens_before = ctx_.meter.tokens();
   SessionContext after;
   after.runtime_tokens = ctx_.runtime_tokens;
+  after.SetModel(plan.agent.model);
   after.Rewrite({});
   cleared.tokens_after = after.meter.tokens();
   // The model no longer has any skill text it loaded.
@@ -641,12 +642,14 @@ absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
     ASSIGN_OR_RETURN(std::vector<events::ContextItem> items, deps_.store.LoadContext(session_id_));
     ctx_.Load(std::move(items));
     ctx_.runtime_tokens = plan.runtime_tokens;
+    ctx_.meter.SetReasoningRule(providers::ReasoningRuleFor(plan.agent.model), {});
     ctx_.meter.Restore(saved_meter_, plan.runtime_tokens, ctx_.items);
     saved_meter_.clear();
     context_loaded_ = true;
     context_in_memory_.store(true, std::memory_order_release);
   }
   ctx_.SetRuntime(plan.runtime_tokens);
+  ctx_.SetModel(plan.agent.model);
   return absl::OkStatus();
 }
 
@@ -689,6 +692,16 @@ bool SessionRunner::compacting() const {
 }
 
 bool SessionRunner::Idle() const {
+  {
+    // An end the store refused is held only here until it is stored:
+    // unloading the runner would leave the turn to recovery, which records
+    // that rawd stopped instead of how it ended. A recovery under way (it
+    // reads the store) is not waited for: the runner is busy then.
+    if (!recovery_mu_.TryLock()) return false;
+    const bool owes_end = unstored_end_.has_value();
+    recovery_mu_.Unlock();
+    if (owes_end) return false;
+  }
   {
     absl::MutexLock lock(&mu_);
     if (op_state_ != State::kIdle || !deferred_.empty() || warming_ || !after_warm_.empty()) {

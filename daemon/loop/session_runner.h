@@ -231,8 +231,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Never waits: an API handler asks it to decide where to answer.
   bool context_loaded() const;
   // True when the session may be unloaded: nothing runs or is queued (a
-  // lease command included) and nobody subscribes. (The manager checks the
-  // lease table itself, and that no caller holds the runner.)
+  // lease command included), nobody subscribes, and no end the store
+  // refused waits to be stored. (The manager checks the lease table itself,
+  // and that no caller holds the runner.) Never waits.
   bool Idle() const;
   // The context estimate for `plan`'s runtime: the running operation's
   // latest one, or computed from the stored context (loaded once).

@@ -1,6 +1,7 @@
 // SessionRunner: closing a turn that a previous daemon left unfinished
 // (see RecoverUnfinishedTurn in session_runner.h).
-#include <set>
+#include <algorithm>
+#include <list>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
@@ -150,14 +151,20 @@ absl::Status SessionRunner::RecoverLocked() {
     payloads.clear();
   }
 
-  std::set<std::string> answered;
-  std::vector<events::ToolCallInfo> calls;
+  // The calls still without a result, oldest first. A result answers the
+  // oldest open call of its id: a provider that sends no call ids gets ids
+  // Raw makes up per step ("call_0"), which a later step of the same turn
+  // uses again.
+  std::list<events::ToolCallInfo> calls;
   std::optional<events::ApprovalRequested> open_request;
   for (auto it = newer.rbegin(); it != newer.rend(); ++it) {
     if (const auto* batch = std::get_if<events::ToolCallBatch>(&it->payload)) {
       calls.insert(calls.end(), batch->calls.begin(), batch->calls.end());
     } else if (const auto* result = std::get_if<events::ToolResult>(&it->payload)) {
-      answered.insert(result->call_id);
+      auto open = std::find_if(calls.begin(), calls.end(), [&](const events::ToolCallInfo& c) {
+        return c.call_id == result->call_id;
+      });
+      if (open != calls.end()) calls.erase(open);
     } else if (const auto* request = std::get_if<events::ApprovalRequested>(&it->payload)) {
       open_request = *request;
     } else if (std::holds_alternative<events::ApprovalResolved>(it->payload)) {
@@ -178,7 +185,6 @@ absl::Status SessionRunner::RecoverLocked() {
     payloads.push_back(std::move(resolved));
   }
   for (const auto& call : calls) {
-    if (answered.count(call.call_id) > 0) continue;
     // The daemon may have stopped before the call started, while it ran, or
     // after it took effect but before its result was stored: the model is
     // told so, so that it checks before repeating an action.

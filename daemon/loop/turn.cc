@@ -216,33 +216,50 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
 }
 
 events::TurnEnded Turn::RunTurn() {
-  if (plan_.session && plan_.session->MarkSessionStarted()) {
-    hooks_.Fire(config::HookEvent::kSessionStart, "", [] { return hooks::SessionStartFields(); });
-  }
-  std::string blocked;
-  std::optional<std::string> user_item = UserContextText(&blocked);
-  CommitExtras extras;
+  const bool session_starts = plan_.session && plan_.session->MarkSessionStarted();
+  // A hook is a program of the user's that may take its time (up to an
+  // hour): when one runs before the prompt reaches the context, the prompt
+  // is stored first, so that a daemon killed meanwhile leaves a turn for
+  // its recovery to close (the prompt kept in the display history) rather
+  // than none, and watchers see the prompt at once. Without such hooks, one
+  // commit stores both.
+  const bool hooks_first = (session_starts && hooks_.Has(config::HookEvent::kSessionStart)) ||
+                           hooks_.Has(config::HookEvent::kUserPromptSubmit);
   // The images (up to 13 MiB of base64) are copied into the context item
   // and the store's append, and moved into the display event.
-  events::ContextItem prompt =
-      events::UserText{user_item.value_or(""), events::UserTextKind::kPrompt, plan_.turn_id};
-  std::get<events::UserText>(prompt).images = plan_.images;
-  // Kept as stored, without known secrets (SessionLog::RedactItem).
-  log_.RedactItem(prompt);
-  if (user_item) extras.context_appends.push_back(prompt);
+  std::vector<events::ImagePart> context_images = plan_.images;
+  CommitExtras extras;
   extras.conversation_activity = true;
   extras.title = absl::StripAsciiWhitespace(plan_.user_text).empty() && !plan_.images.empty()
                      ? "(image)"
                      : Title(plan_.user_text);
+  std::vector<events::EventPayload> started = {
+      events::TurnStarted{plan_.user_text},
+      events::UserMessage{plan_.user_text, std::move(plan_.images)}};
+  if (hooks_first) {
+    absl::Status s = log_.Commit(plan_.turn_id, std::move(started), std::exchange(extras, {}));
+    if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
+    started.clear();
+  }
+  if (session_starts) {
+    hooks_.Fire(config::HookEvent::kSessionStart, "", [] { return hooks::SessionStartFields(); });
+  }
+  std::string blocked;
+  std::optional<std::string> user_item = UserContextText(&blocked);
+  events::ContextItem prompt =
+      events::UserText{user_item.value_or(""), events::UserTextKind::kPrompt, plan_.turn_id};
+  std::get<events::UserText>(prompt).images = std::move(context_images);
+  // Kept as stored, without known secrets (SessionLog::RedactItem).
+  log_.RedactItem(prompt);
+  if (user_item) extras.context_appends.push_back(prompt);
   // Calls an earlier turn left without a result (it could not store them)
   // are answered ahead of the prompt: the providers refuse a context that
   // holds a call without its result.
   std::function<void()> answer_open = AnswerOpenCalls(kNotRecordedResult, extras);
-  absl::Status s = log_.Commit(plan_.turn_id,
-                               {events::TurnStarted{plan_.user_text},
-                                events::UserMessage{plan_.user_text, std::move(plan_.images)}},
-                               extras);
-  if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
+  if (!started.empty() || !extras.context_appends.empty() || extras.replace_context.has_value()) {
+    absl::Status s = log_.Commit(plan_.turn_id, std::move(started), std::move(extras));
+    if (!s.ok()) return End(events::TurnEndReason::kError, absl::StrCat("storage: ", s.message()));
+  }
   if (answer_open) answer_open();
   // The context in memory holds what the store holds from here on, whatever
   // ends the turn next (an interrupt while MCP servers start, one that

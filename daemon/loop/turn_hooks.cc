@@ -1,5 +1,6 @@
 #include "daemon/loop/turn_hooks.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/logging.h"
@@ -27,11 +28,14 @@ hooks::HookOutcome TurnHooks::Report(config::HookEvent event, const std::string&
   return Run(event, tool, fields, cancel_.cancelled() ? after_cancel_ : cancel_);
 }
 
+bool TurnHooks::Has(config::HookEvent event) const {
+  return std::any_of(hooks_.begin(), hooks_.end(),
+                     [event](const config::HookConfig& h) { return h.event == event; });
+}
+
 hooks::HookOutcome TurnHooks::Run(config::HookEvent event, const std::string& tool,
                                   absl::FunctionRef<Json()> fields, const CancelToken& cancel) {
-  bool any = false;
-  for (const config::HookConfig& h : hooks_) any = any || h.event == event;
-  if (!any) return {};
+  if (!Has(event)) return {};
   hooks::HookOutcome outcome;
   {
     StepTimeline::Outside outside(timeline_);

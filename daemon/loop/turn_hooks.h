@@ -47,6 +47,8 @@ class TurnHooks {
                             absl::FunctionRef<Json()> fields);
 
   bool empty() const { return hooks_.empty(); }
+  // Whether any selected hook runs at `event`.
+  bool Has(config::HookEvent event) const;
   // The hooks' run time counts as outside Raw on `timeline` (may be null).
   void set_timeline(StepTimeline* timeline) { timeline_ = timeline; }
   // From now on the hooks' warnings go to the log only: the turn must store

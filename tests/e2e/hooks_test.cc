@@ -251,6 +251,51 @@ esac)");
   EXPECT_THAT(msgs[1]["content"].get<std::string>(), HasSubstr("make -j2"));
 }
 
+// A prompt hook may take up to an hour: the prompt is stored before it runs,
+// so watchers see it at once, and a daemon killed meanwhile leaves a turn
+// that the next one closes, not a prompt lost after StartTurn answered.
+TEST_F(ContractTest, APromptIsStoredBeforeItsHookRunsAndSurvivesAKillDuringIt) {
+  std::string fifo = scratch_ + "/hook-running";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string slow =
+      Script("slow.sh", absl::StrCat("cat > /dev/null; echo $$ > ", fifo, "; exec sleep 300"));
+  StartDaemon(R"("hooks": ["slow"])",
+              absl::StrCat(R"("hooks": {"slow": )",
+                           Hook("user_prompt_submit", slow, R"("timeout_seconds": 600)"), "}"));
+  std::string session = daemon_->CreateSession();
+  std::string turn;
+  {
+    EventStream stream(stub(), session);
+    turn = StartTurn(stub(), session, "keep this prompt");
+    int fd = open(fifo.c_str(), O_RDONLY);  // the hook runs once this opens
+    ASSERT_GE(fd, 0);
+    char buf[32] = {};
+    ASSERT_GT(read(fd, buf, sizeof buf - 1), 0);
+    close(fd);
+    const pid_t hook = static_cast<pid_t>(std::stol(buf));
+    // Shown while the hook still runs.
+    auto shown = stream.WaitFor([](const raw::v1::Event& e) { return e.has_user_message(); });
+    ASSERT_TRUE(shown.has_value()) << "the prompt is not shown while its hook runs";
+    EXPECT_EQ(shown->user_message().text(), "keep this prompt");
+    EXPECT_EQ(daemon_->Stop(SIGKILL), 128 + SIGKILL);
+    kill(hook, SIGKILL);  // a killed daemon cannot end its hook
+  }
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  auto history = History(stub(), session);
+  std::vector<std::string> kinds;
+  for (const auto& e : history.events()) {
+    EXPECT_EQ(e.turn_id(), turn);
+    kinds.push_back(e.has_turn_started()   ? "turn_started"
+                    : e.has_user_message() ? "user_message"
+                    : e.has_turn_ended()   ? "turn_ended"
+                                           : "other");
+  }
+  EXPECT_THAT(kinds, ::testing::ElementsAre("turn_started", "user_message", "turn_ended"));
+  ASSERT_EQ(history.events_size(), 3);
+  EXPECT_EQ(history.events(1).user_message().text(), "keep this prompt");
+  EXPECT_EQ(history.events(2).turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
+}
+
 TEST_F(ContractTest, HangingCrashingAndGarbageHooksBecomeNoticesAndFollowTheirPolicy) {
   std::string hang = Script("hang.sh", "exec sleep 60");
   std::string crash = Script("crash.sh", "kill -SEGV $$");

@@ -26,17 +26,6 @@ namespace {
 using ::testing::HasSubstr;
 namespace chat = testing::chat;
 
-raw::v1::GetHistoryResponse History(raw::v1::Raw::Stub& stub, const std::string& session) {
-  grpc::ClientContext ctx;
-  raw::v1::GetHistoryRequest req;
-  req.set_session_id(session);
-  req.set_limit(1000);
-  raw::v1::GetHistoryResponse resp;
-  grpc::Status s = stub.GetHistory(&ctx, req, &resp);
-  EXPECT_TRUE(s.ok()) << s.error_message();
-  return resp;
-}
-
 // Sets the soft limit `resource` of process `pid` (the hard one stays, so
 // the test can lift it again).
 void SetSoftLimit(pid_t pid, int resource, rlim_t value) {

@@ -359,4 +359,15 @@ std::string StartTurn(raw::v1::Raw::Stub& stub, const std::string& session_id,
   return resp.turn_id();
 }
 
+raw::v1::GetHistoryResponse History(raw::v1::Raw::Stub& stub, const std::string& session) {
+  grpc::ClientContext ctx;
+  raw::v1::GetHistoryRequest req;
+  req.set_session_id(session);
+  req.set_limit(1000);
+  raw::v1::GetHistoryResponse resp;
+  grpc::Status s = stub.GetHistory(&ctx, req, &resp);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return resp;
+}
+
 }  // namespace raw::e2e

@@ -135,4 +135,8 @@ class EventStream {
 std::string StartTurn(raw::v1::Raw::Stub& stub, const std::string& session_id,
                       const std::string& text, grpc::Status* status = nullptr);
 
+// The session's display history, its first 1,000 events (fails the test on
+// error).
+raw::v1::GetHistoryResponse History(raw::v1::Raw::Stub& stub, const std::string& session);
+
 }  // namespace raw::e2e

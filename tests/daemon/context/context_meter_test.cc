@@ -94,6 +94,58 @@ TEST(ContextMeterTest, UnknownOutputUsesTheEstimateOfTheLastItem) {
   EXPECT_TRUE(meter.reported_baseline());
 }
 
+// Reasoning the next request leaves behind is not part of what the model
+// receives: not estimated, and taken out of the reported output it is part
+// of. What the rule sends back stays in both.
+TEST(ContextMeterTest, ReasoningCountsOnlyWhereTheRequestSendsItBack) {
+  events::AssistantTurn thought;
+  thought.text = "ok";
+  thought.reasoning = std::string(40000, 'r');  // 10,000 tokens
+  config::ModelConfig chat;
+  chat.method = config::kMethodOpenAiChat;
+
+  ContextMeter meter;
+  meter.SetReasoningRule(providers::ReasoningRuleFor(chat), {});
+  meter.Reset(100, {events::UserText("q")});
+  meter.Append(thought);
+  EXPECT_EQ(meter.tokens(),
+            100 + EstimateItemTokens(events::UserText("q")) + kMessageOverheadTokens + 1);
+  events::Usage usage = Reported(50, 10010);
+  usage.reasoning_tokens = 10000;
+  meter.RecordReported(usage);
+  EXPECT_EQ(meter.tokens(), 60) << "the output less the reasoning left behind";
+  // Reasoning not reported: the estimate of what the answer sends.
+  meter.Append(thought);
+  meter.RecordReported(Reported(70, 10010));
+  EXPECT_EQ(meter.tokens(), 70 + kMessageOverheadTokens + 1);
+  // Hidden reasoning (no text), reported: taken out too.
+  events::AssistantTurn hidden;
+  hidden.text = std::string(40, 'a');
+  meter.Append(hidden);
+  usage = Reported(80, 500);
+  usage.reasoning_tokens = 490;
+  meter.RecordReported(usage);
+  EXPECT_EQ(meter.tokens(), 90);
+
+  // A model whose requests send the reasoning back counts it, and the
+  // switch re-estimates the whole context at once.
+  std::vector<events::ContextItem> items = {events::UserText("q"), thought};
+  config::ModelConfig sends = chat;
+  sends.send_reasoning_content = true;
+  thought.tool_calls.push_back({"c1", "read_file", "{}"});
+  items[1] = thought;
+  meter.Reset(100, items);
+  const int64_t left_behind = meter.tokens();
+  meter.SetReasoningRule(providers::ReasoningRuleFor(sends), items);
+  EXPECT_EQ(meter.tokens(), left_behind + 10000);
+  EXPECT_FALSE(meter.reported_baseline());
+  meter.Append(thought);
+  usage = Reported(20000, 10010);
+  usage.reasoning_tokens = 10000;
+  meter.RecordReported(usage);
+  EXPECT_EQ(meter.tokens(), 30010) << "reasoning sent back stays in the baseline";
+}
+
 TEST(ContextMeterTest, UnknownInputEstimatesTheWholeContext) {
   ContextMeter meter;
   auto items = SomeItems();

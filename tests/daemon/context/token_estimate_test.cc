@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "daemon/config/config.h"
+#include "daemon/providers/reasoning_rule.h"
 #include "gtest/gtest.h"
 
 namespace raw::context {
@@ -42,17 +44,30 @@ TEST(TokenEstimateTest, AnImageCountsItsPixelsNotItsBytes) {
   EXPECT_EQ(EstimateItemTokens(text), kMessageOverheadTokens + 1 + 54 + kImageTokensUnknownSize);
 }
 
-TEST(TokenEstimateTest, AssistantTurnCountsTextReasoningAndEveryToolCall) {
+TEST(TokenEstimateTest, AssistantTurnCountsTextEveryToolCallAndTheReasoningSentBack) {
   events::AssistantTurn turn;
   turn.text = std::string(8, 't');        // 2
-  turn.reasoning = std::string(12, 'r');  // 3
+  turn.reasoning = std::string(12, 'r');  // 3, when sent back
   turn.tool_calls.push_back({"c1", "read_file", R"({"path":"a.txt"})"});  // 3 + 4
   turn.tool_calls.push_back({"c2", "bash", std::string(40, 'x')});        // 1 + 10
   // Replayed provider state is not counted.
-  turn.opaque.push_back({"anthropic", "thinking", "", std::string(4000, 'o')});
-  EXPECT_EQ(EstimateItemTokens(turn),
-            kMessageOverheadTokens + 2 + 3 + (kToolCallOverheadTokens + 3 + 4) +
-                (kToolCallOverheadTokens + 1 + 10));
+  turn.opaque.push_back({"anthropic", "thinking_signature", "12", std::string(4000, 'o')});
+  const int64_t without = kMessageOverheadTokens + 2 + (kToolCallOverheadTokens + 3 + 4) +
+                          (kToolCallOverheadTokens + 1 + 10);
+  // Reasoning that no request sends back is not part of what the model
+  // receives.
+  EXPECT_EQ(EstimateItemTokens(turn), without);
+  config::ModelConfig model;
+  model.method = config::kMethodOpenAiResponses;
+  EXPECT_EQ(EstimateItemTokens(turn, providers::ReasoningRuleFor(model)), without);
+  model.method = config::kMethodOpenAiChat;
+  EXPECT_EQ(EstimateItemTokens(turn, providers::ReasoningRuleFor(model)), without);
+  model.send_reasoning_content = true;  // sent on messages that made calls
+  EXPECT_EQ(EstimateItemTokens(turn, providers::ReasoningRuleFor(model)), without + 3);
+  model.method = config::kMethodAnthropicMessages;  // with its signature
+  EXPECT_EQ(EstimateItemTokens(turn, providers::ReasoningRuleFor(model)), without + 3);
+  model.method = config::kMethodGoogleGenerateContent;  // no thought signature
+  EXPECT_EQ(EstimateItemTokens(turn, providers::ReasoningRuleFor(model)), without);
 }
 
 TEST(TokenEstimateTest, ToolOutcomeCountsNameAndOutput) {

@@ -90,7 +90,7 @@ class CompactorTest : public ::testing::Test {
 
   // Records turn `n` the way a turn does: display events plus its context
   // items (prompt, a tool call, its output, an answer).
-  void AddTurn(int n, const std::string& output = "") {
+  void AddTurn(int n, const std::string& output = "", const std::string& reasoning = "") {
     const std::string turn_id = absl::StrCat("turn", n);
     const std::string prompt = absl::StrCat("prompt ", n, n == 1 ? " (the task)" : "");
     first_seq_[turn_id] = log_->last_seq() + 1;
@@ -105,6 +105,7 @@ class CompactorTest : public ::testing::Test {
     call.tool_calls.push_back({absl::StrCat("c", n), "read_file", R"({"path":"notes.png"})"});
     events::AssistantTurn answer;
     answer.text = absl::StrCat("answer ", n, ": ", std::string(400, 'a'));
+    call.reasoning = reasoning;
     CommitExtras more;
     more.context_appends = {call,
                             events::ToolOutcome{absl::StrCat("c", n), "read_file",
@@ -408,6 +409,34 @@ TEST_F(CompactorTest, BeforeAndAfterAreEstimatedAlike) {
   ASSERT_TRUE(result.context.has_value());
   EXPECT_EQ(result.ended.tokens_after, 50 + context::EstimateItemsTokens(*result.context));
   EXPECT_LT(result.ended.tokens_after, result.ended.tokens_before);
+}
+
+// Reasoning the model's requests never send back is not part of what it
+// receives, so it is not something a summary replaces: a summary longer
+// than what the older turns send is rejected, however much reasoning they
+// hold. Where the requests send it back (reasoning_content "send", on the
+// messages that made calls), the same summary is accepted.
+TEST_F(CompactorTest, ReasoningNotSentBackIsNotCountedAsReplaced) {
+  for (int n = 1; n <= 4; ++n) AddTurn(n, "", std::string(40000, 'r'));
+  const auto before = Context();
+  const uint64_t seq_before = log_->last_seq();
+  const std::string summary(6000, 's');  // longer than the turns send, not their reasoning
+  book_->scripts.push_back(Summary(summary));
+  CompactionRequest request = Request();  // the default rule sends no reasoning back
+  auto result = Run(request);
+  ExpectUnchanged(result, before, seq_before, CompactionOutcome::kRejected);
+  EXPECT_EQ(result.ended.tokens_before, 50 + context::EstimateItemsTokens(before));
+  EXPECT_THAT(result.ended.message, HasSubstr("not shorter"));
+
+  config::ModelConfig sends;
+  sends.method = config::kMethodOpenAiChat;
+  sends.send_reasoning_content = true;
+  request.reasoning = providers::ReasoningRuleFor(sends);
+  book_->scripts.push_back(Summary(summary));
+  result = Run(request);
+  EXPECT_EQ(result.ended.outcome, CompactionOutcome::kAccepted) << result.ended.message;
+  EXPECT_EQ(result.ended.tokens_before,
+            50 + context::EstimateItemsTokens(before, request.reasoning));
 }
 
 // A summary just shorter than the text it replaces still adds a message of

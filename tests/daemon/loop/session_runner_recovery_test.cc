@@ -175,5 +175,48 @@ TEST_F(RecoveryTest, AnUnfinishedCallIsReportedAsMaybeDoneNotAsNotDone) {
   EXPECT_EQ(outcome->content, result->content);
 }
 
+// A provider that sends no call ids gets ids Raw makes up per step
+// ("call_0"), so a later step of the turn can use one again: the call left
+// running by the crash still gets its result, though an earlier call of the
+// same id had one.
+TEST_F(RecoveryTest, ACallWhoseIdAnEarlierStepUsedStillGetsItsResult) {
+  CommitExtras extras;
+  extras.context_appends = {events::UserText("go", events::UserTextKind::kPrompt, "turn_1")};
+  Stored("turn_1", {events::TurnStarted{"go"}, events::UserMessage{"go"}}, std::move(extras));
+  const events::ToolCallInfo first{"call_0", "bash", "builtin/bash", R"({"command":"echo"})"};
+  const events::ToolCallInfo second{"call_0", "bash", "builtin/bash", R"({"command":"sleep 30"})"};
+  for (const events::ToolCallInfo* call_ptr : {&first, &second}) {
+    const events::ToolCallInfo& call = *call_ptr;
+    events::AssistantTurn turn;
+    turn.tool_calls.push_back({call.call_id, call.name, call.arguments});
+    CommitExtras more;
+    more.context_appends = {turn};
+    Stored("turn_1", {events::ToolCallBatch{{call}}}, std::move(more));
+    if (call_ptr == &first) {
+      CommitExtras done;
+      done.context_appends = {events::ToolOutcome{"call_0", "bash", "ok", false}};
+      Stored("turn_1",
+             {events::ToolResult{
+                 "call_0", "bash", "builtin/bash", events::ToolStatus::kOk, "ok", 1, {}, {}}},
+             std::move(done));
+    }
+  }
+  Recover();
+  std::vector<const events::ToolResult*> results;
+  std::vector<events::SessionEvent> evs = Events();
+  for (const auto& e : evs) {
+    if (const auto* r = std::get_if<events::ToolResult>(&e.payload)) results.push_back(r);
+  }
+  ASSERT_EQ(results.size(), 2u) << "the second call_0 got no result";
+  EXPECT_EQ(results[1]->status, events::ToolStatus::kCancelled);
+  EXPECT_THAT(results[1]->content, HasSubstr("may or may not have taken effect"));
+  std::vector<events::ContextItem> context = Context();
+  ASSERT_FALSE(context.empty());
+  const auto* outcome = std::get_if<events::ToolOutcome>(&context.back());
+  ASSERT_NE(outcome, nullptr) << "the model's context ends on a call without its result";
+  EXPECT_EQ(outcome->call_id, "call_0");
+  EXPECT_EQ(outcome->content, results[1]->content);
+}
+
 }  // namespace
 }  // namespace raw::loop

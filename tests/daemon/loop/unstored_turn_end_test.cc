@@ -112,6 +112,17 @@ class UnstoredTurnEndTest : public ::testing::Test {
     }
   }
 
+  // Whether the runner is idle once the commands queued so far have run: a
+  // command answers before it returns, so each round trip through the
+  // queue (an interrupt of nothing) gives the previous one time to end.
+  bool IdleAfterItsQueue() {
+    for (int round = 0; round < 100; ++round) {
+      EXPECT_FALSE(harness_->Interrupt(*runner_));
+      if (runner_->Idle()) return true;
+    }
+    return false;
+  }
+
   testing::TempStore temp_;
   SystemClock clock_;
   std::shared_ptr<testing::ScriptBook> book_;
@@ -191,6 +202,28 @@ TEST_F(UnstoredTurnEndTest, ADaemonThatStopsFirstLeavesTheTurnToTheNextOneToClos
   // And the one after that finds nothing left to close.
   Load();
   EXPECT_EQ(temp_.Stored().size(), stored.size());
+}
+
+// The end lives only in the runner until it is stored: a runner owing one
+// is never idle, so the daemon does not unload it (and leave the turn to a
+// recovery that would record "rawd stopped") while nobody watches.
+TEST_F(UnstoredTurnEndTest, ARunnerOwingAnEndIsNotIdleUntilTheEndIsStored) {
+  RefuseEndOf("turn_1");
+  {
+    std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
+    ASSERT_TRUE(harness_->StartTurn(*runner_, Plan("turn_1", "first")).ok());
+    ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, "turn_1").ok());
+  }
+  EXPECT_FALSE(runner_->running());
+  EXPECT_FALSE(IdleAfterItsQueue());
+  EXPECT_THAT(EndsOf(temp_.Stored(), "turn_1"), IsEmpty());
+
+  RefuseEndOf("");
+  ASSERT_TRUE(runner_->RecoverUnfinishedTurn().ok());
+  std::vector<events::SessionEvent> ends = EndsOf(temp_.Stored(), "turn_1");
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(std::get<events::TurnEnded>(ends[0].payload).reason, events::TurnEndReason::kCompleted);
+  EXPECT_TRUE(IdleAfterItsQueue());
 }
 
 TEST_F(UnstoredTurnEndTest, AManualCompactionsEndIsStoredOnceBeforeTheNextWrite) {

@@ -1,0 +1,38 @@
+// ReasoningRule: which of an assistant item's reasoning text a model's
+// requests carry back, by the request builders' rules. The reasoning a
+// request leaves behind is not part of what the model receives, so the
+// context estimate (context/token_estimate.h) counts only what this rule
+// says is sent.
+//
+// Value type; thread-safe.
+#pragma once
+
+#include <string>
+
+#include "daemon/config/config.h"
+#include "daemon/events/conversation.h"
+
+namespace raw::providers {
+
+struct ReasoningRule {
+  enum class When {
+    kNever,          // Responses (only the encrypted item goes back), other methods
+    kWithToolCalls,  // Chat Completions, reasoning_content "send": on messages with calls
+    kWithBlob,       // Messages, Generate Content: with the signature that carries it
+  };
+  When when = When::kNever;
+  // kWithBlob: the OpaqueBlob whose presence sends the reasoning text: its
+  // provider label, kind and (when not empty) id.
+  std::string blob_provider;
+  std::string blob_kind;
+  std::string blob_id;
+
+  // Whether a request carries `turn.reasoning` back (never when it is empty).
+  bool Sends(const events::AssistantTurn& turn) const;
+  bool operator==(const ReasoningRule&) const = default;
+};
+
+// The rule of `model`'s method and settings.
+ReasoningRule ReasoningRuleFor(const config::ModelConfig& model);
+
+}  // namespace raw::providers
