@@ -66,6 +66,11 @@ struct ModelConfig {
   // sends reasoning {effort, summary: "auto"} so reasoning models stream
   // summaries; unset = no reasoning settings are sent.
   std::optional<std::string> reasoning_effort;
+  // google-generate-content only (thought_summaries: "include", the
+  // default): ask for summaries of the model's thinking
+  // (generationConfig.thinkingConfig.includeThoughts); "omit" sends no
+  // thinking settings, for models without thinking, which refuse them.
+  bool include_thoughts = true;
   // api_key: the key itself, normally a variable reference ("${OPENAI_KEY}",
   // see Config::variables); used instead of api_key_env, and never both.
   std::string api_key{};

@@ -18,7 +18,7 @@ inline constexpr std::array<absl::string_view, 11> kTopLevelKeys = {
     "skill_dirs", "variables",  "mcp_servers", "sessions",  "raven"};
 
 // models.<name>
-inline constexpr std::array<absl::string_view, 20> kModelKeys = {"provider",
+inline constexpr std::array<absl::string_view, 21> kModelKeys = {"provider",
                                                                  "method",
                                                                  "model_id",
                                                                  "base_url",
@@ -35,6 +35,7 @@ inline constexpr std::array<absl::string_view, 20> kModelKeys = {"provider",
                                                                  "max_retries",
                                                                  "reasoning_content",
                                                                  "reasoning_effort",
+                                                                 "thought_summaries",
                                                                  "max_response_bytes",
                                                                  "max_stream_seconds",
                                                                  "images"};
@@ -159,6 +160,8 @@ inline constexpr std::array<absl::string_view, 2> kMaxTokensFields = {"max_token
 inline constexpr std::array<absl::string_view, 2> kCacheRetentions = {"5m", "1h"};
 // models.<name>.reasoning_content; "omit" is the default.
 inline constexpr std::array<absl::string_view, 2> kReasoningContentModes = {"omit", "send"};
+// models.<name>.thought_summaries; "include" is the default.
+inline constexpr std::array<absl::string_view, 2> kThoughtSummaryModes = {"include", "omit"};
 
 // Namespaces of qualified tool names accepted in agents.<name>.tools.use.
 inline constexpr std::array<absl::string_view, 2> kToolNamespaces = {"builtin", "mcp"};

@@ -214,6 +214,11 @@ void ReadReasoningOptions(FieldReader& r, ModelConfig& m) {
   m.reasoning_effort =
       MethodOption(r, m, "reasoning_effort", kReasoningEfforts, kMethodOpenAiResponses,
                    "sent as reasoning.effort, with reasoning summaries");
+  if (auto mode = MethodOption(
+          r, m, "thought_summaries", kThoughtSummaryModes, kMethodGoogleGenerateContent,
+          "whether thinkingConfig asks for summaries of the model's thinking")) {
+    m.include_thoughts = *mode == "include";
+  }
 }
 
 }  // namespace

@@ -11,21 +11,17 @@
 #include "common/paths.h"
 
 namespace raw::config {
-namespace {
 
-// Where a turn looks for relative skill folders (turn_planner.cc).
-std::string BaseDir(const Config& config) {
+std::string SkillBaseDir(const Config& config) {
   if (!config.source_path.empty()) return Dirname(config.source_path);
   std::error_code ec;
   std::filesystem::path cwd = std::filesystem::current_path(ec);
   return ec ? std::string("/") : cwd.string();
 }
 
-}  // namespace
-
 std::vector<ConfigProblem> CheckNamedPaths(const Config& config) {
   std::vector<ConfigProblem> problems;
-  const std::string base = BaseDir(config);
+  const std::string base = SkillBaseDir(config);
   for (size_t i = 0; i < config.skill_dirs.size(); ++i) {
     const std::string& entry = config.skill_dirs[i];
     const std::string path = AbsolutePath(entry, base);

@@ -18,4 +18,8 @@ namespace raw::config {
 // as turns take it (the current directory when there is no source path).
 std::vector<ConfigProblem> CheckNamedPaths(const Config& config);
 
+// The directory relative `skill_dirs` entries are taken against: that of
+// `config.source_path`, or the current directory when there is none.
+std::string SkillBaseDir(const Config& config);
+
 }  // namespace raw::config

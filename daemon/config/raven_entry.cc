@@ -59,10 +59,11 @@ void ReadSearch(FieldReader& raven, const Config& config,
   if (r.Find("api_key_variable") != nullptr) {
     if (std::optional<std::string> name = r.String("api_key_variable")) {
       if (!IsVariableName(*name)) {
+        // Not echoed: a key pasted here instead of its variable's name
+        // would otherwise reach the terminal and the logs.
         r.Report("api_key_variable",
-                 absl::StrCat("expected a variable name (letters, digits and '_', not starting "
-                              "with a digit), got ",
-                              DescribeValue(Json(*name))));
+                 "expected the name of a variable holding the key (letters, digits and '_', not "
+                 "starting with a digit); the value is not shown, since it may be the key itself");
       } else if (!config.variables.contains(*name)) {
         if (!broken_variables.contains(*name)) {
           std::vector<std::string> defined;

@@ -9,6 +9,7 @@
 #include "daemon/config/raven_overrides.h"
 #include "daemon/loop/session_manager.h"
 #include "daemon/loop/turn_planner.h"
+#include "daemon/skills/skill_set.h"
 
 namespace raw::loop {
 
@@ -75,6 +76,30 @@ void SessionManager::SetPluginSettings(std::string ns, std::string settings_json
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
+namespace {
+
+// Each agent's skill selection as its turns would read it, and every skill
+// folder the loading sets aside (a turn only fails for one it may mean).
+void CheckSkills(const config::Config& cfg, std::vector<std::string>& errors) {
+  const std::string base = config::SkillBaseDir(cfg);
+  for (const auto& [name, agent] : cfg.agents) {
+    if (agent.skills.empty()) continue;
+    absl::StatusOr<skills::SkillSet> set =
+        skills::SkillSet::Load(cfg.skill_dirs, base, agent.skills);
+    if (!set.ok())
+      errors.push_back(absl::StrCat("agents.", name, ".skills: ", set.status().message()));
+  }
+  absl::StatusOr<std::vector<skills::BrokenSkill>> unreadable =
+      skills::SkillSet::Unreadable(cfg.skill_dirs, base);
+  if (!unreadable.ok()) return;  // a folder that vanished since CheckNamedPaths
+  for (const skills::BrokenSkill& b : *unreadable) {
+    errors.push_back(absl::StrCat("skill_dirs: ", b.error.message(),
+                                  " (the folder is set aside: no agent can use it)"));
+  }
+}
+
+}  // namespace
+
 ConfigCheck SessionManager::CheckConfig(const std::string& path) {
   ConfigCheck check;
   check.path = path.empty() ? deps_.config_path : path;
@@ -98,7 +123,9 @@ ConfigCheck SessionManager::CheckConfig(const std::string& path) {
       check.errors.push_back(absl::StrCat("agents.", name, ".", selected.status().message()));
     }
   }
-  for (const auto& p : config::CheckNamedPaths(*cfg)) check.errors.push_back(p.ToString());
+  std::vector<config::ConfigProblem> missing = config::CheckNamedPaths(*cfg);
+  for (const auto& p : missing) check.errors.push_back(p.ToString());
+  if (missing.empty()) CheckSkills(*cfg, check.errors);
   return check;
 }
 

@@ -7,29 +7,24 @@
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
 #include "common/status_macros.h"
+#include "daemon/config/named_paths.h"
+#include "daemon/config/raven_entry.h"
 #include "daemon/config/withheld_env.h"
 #include "daemon/context/cache_key.h"
 #include "daemon/context/token_estimate.h"
 #include "daemon/loop/runtime_record.h"
 #include "daemon/packages/package_resolver.h"
-#include "daemon/vars/resolve_secrets.h"
 #include "daemon/providers/provider_factory.h"
 #include "daemon/providers/retrying_provider.h"
 #include "daemon/raven/draft/provider_draft_generator.h"
-#include "daemon/config/raven_entry.h"
 #include "daemon/tools/policy/protected_paths.h"
+#include "daemon/vars/resolve_secrets.h"
 
 namespace raw::loop {
 namespace {
 
 constexpr char kLoadSkillTool[] = "builtin/load_skill";
 constexpr char kWebSearchTool[] = "builtin/web_search";
-
-// Skill directories are relative to the config file's directory.
-std::string ConfigDir(const config::Config& cfg) {
-  if (cfg.source_path.empty()) return std::filesystem::current_path().string();
-  return std::filesystem::path(cfg.source_path).parent_path().string();
-}
 
 absl::StatusOr<std::vector<config::HookConfig>> SelectedHooks(const config::Config& cfg,
                                                               const config::AgentConfig& agent) {
@@ -230,7 +225,7 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   plan.withheld_env = config::WithheldEnvFor(in.config, agent);
   if (!agent.skills.empty()) {
     absl::StatusOr<skills::SkillSet> skills =
-        skills::SkillSet::Load(in.config.skill_dirs, ConfigDir(in.config), agent.skills);
+        skills::SkillSet::Load(in.config.skill_dirs, config::SkillBaseDir(in.config), agent.skills);
     if (!skills.ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("agents.", agent.name, ".skills: ", skills.status().message()));

@@ -156,6 +156,25 @@ std::string Truncate(std::string text, size_t max) {
   return text;
 }
 
+// What a redirect asks for: Raw follows none (the API key would go with the
+// request to wherever the server points), so the user is told where it
+// pointed and what to change. `location` comes from the server: only its
+// printable ASCII is shown, cut short.
+std::string RedirectDetail(std::string_view location, const std::string& body_detail) {
+  std::string shown;
+  for (char c : location) {
+    if (c > ' ' && c < 0x7f) shown.push_back(c);
+  }
+  shown = Truncate(std::move(shown), 200);
+  std::string detail = shown.empty() ? "the server redirected the request"
+                                     : absl::StrCat("the server redirected the request to ", shown);
+  absl::StrAppend(&detail,
+                  "; Raw follows no redirect from a model provider (the API key would go with it), "
+                  "so set the model's base_url to the address the provider documents");
+  if (!body_detail.empty()) absl::StrAppend(&detail, " (", body_detail, ")");
+  return detail;
+}
+
 // Readable text of a non-JSON body: an HTML page's <title>, else its text
 // with tags removed; whitespace collapsed.
 std::string BodyText(std::string_view body) {
@@ -251,6 +270,9 @@ ErrorEvent ClassifyHttpError(int status, const http::Headers& headers, std::stri
     detail = fields.message;
   } else if (!trimmed.empty() && !structured) {
     detail = BodyText(trimmed);
+  }
+  if (status >= 300 && status < 400) {
+    detail = RedirectDetail(http::FindHeader(headers, "location"), detail);
   }
   if (detail.empty()) detail = ReasonPhrase(status);
   event.message = absl::StrCat("HTTP ", status, ": ", detail);

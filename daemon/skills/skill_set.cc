@@ -87,8 +87,18 @@ absl::StatusOr<std::string> ReadSmallFile(const std::string& path) {
 
 // The skills in one configured directory: the directory itself when it holds
 // a SKILL.md, otherwise each immediate subdirectory that holds one.
+// Reads the skill in `dir` into `out`, or sets the folder aside in `broken`.
+void ReadInto(const std::string& dir, std::vector<Skill>& out, std::vector<BrokenSkill>& broken) {
+  absl::StatusOr<Skill> skill = ReadSkill(dir);
+  if (skill.ok()) {
+    out.push_back(*std::move(skill));
+  } else {
+    broken.push_back({dir, skill.status()});
+  }
+}
+
 absl::Status ScanDirectory(const std::string& entry, const std::string& base_dir,
-                           std::vector<Skill>& out) {
+                           std::vector<Skill>& out, std::vector<BrokenSkill>& broken) {
   std::string path = entry;
   if (!path.empty() && path[0] != '/' && !base_dir.empty()) path = absl::StrCat(base_dir, "/", path);
   std::optional<std::string> real = RealPath(path);
@@ -102,8 +112,7 @@ absl::Status ScanDirectory(const std::string& entry, const std::string& base_dir
         absl::StrCat("skill directory \"", entry, "\" (", *real, ") is not a directory"));
   }
   if (FileExists(absl::StrCat(*real, "/", kSkillFile))) {
-    ASSIGN_OR_RETURN(Skill skill, ReadSkill(*real));
-    out.push_back(std::move(skill));
+    ReadInto(*real, out, broken);
     return absl::OkStatus();
   }
   std::error_code ec;
@@ -124,8 +133,7 @@ absl::Status ScanDirectory(const std::string& entry, const std::string& base_dir
   for (const std::string& sub : subdirs) {
     std::optional<std::string> sub_real = RealPath(sub);
     if (!sub_real.has_value()) continue;
-    ASSIGN_OR_RETURN(Skill skill, ReadSkill(*sub_real));
-    out.push_back(std::move(skill));
+    ReadInto(*sub_real, out, broken);
   }
   return absl::OkStatus();
 }
@@ -200,7 +208,8 @@ absl::StatusOr<SkillSet> SkillSet::Load(const std::vector<std::string>& dirs,
   SkillSet set;
   if (selection.empty()) return set;
   std::vector<Skill> found;
-  for (const std::string& dir : dirs) RETURN_IF_ERROR(ScanDirectory(dir, base_dir, found));
+  std::vector<BrokenSkill> broken;
+  for (const std::string& dir : dirs) RETURN_IF_ERROR(ScanDirectory(dir, base_dir, found, broken));
 
   std::map<std::string, const Skill*> by_name;
   std::vector<Skill> unique;
@@ -221,20 +230,42 @@ absl::StatusOr<SkillSet> SkillSet::Load(const std::vector<std::string>& dirs,
       return absl::InvalidArgumentError(
           absl::StrCat("skill selection \"", entry, "\": ", pattern.status().message()));
     }
+    // A folder set aside that the entry may mean (by its folder's name):
+    // its error is the answer, not a skill list without it.
+    for (const BrokenSkill& b : broken) {
+      if (pattern->Matches(std::filesystem::path(b.dir).filename().string())) {
+        return absl::Status(b.error.code(),
+                            absl::StrCat("skill selection \"", entry, "\": ", b.error.message()));
+      }
+    }
     bool any = false;
     for (size_t i = 0; i < unique.size(); ++i) {
       if (pattern->Matches(unique[i].name)) selected[i] = any = true;
     }
     if (!any) {
-      return absl::NotFoundError(absl::StrCat(
-          "skill selection \"", entry, "\" matches no skill (found in ",
-          dirs.empty() ? "no skill_dirs" : absl::StrJoin(dirs, ", "), ": ", Names(unique), ")"));
+      std::string unread;
+      for (const BrokenSkill& b : broken) {
+        absl::StrAppend(&unread, unread.empty() ? "; set aside: " : "; ", b.error.message());
+      }
+      return absl::NotFoundError(
+          absl::StrCat("skill selection \"", entry, "\" matches no skill (found in ",
+                       dirs.empty() ? "no skill_dirs" : absl::StrJoin(dirs, ", "), ": ",
+                       Names(unique), unread, ")"));
     }
   }
+  set.broken_ = std::move(broken);
   for (size_t i = 0; i < unique.size(); ++i) {
     if (selected[i]) set.skills_.push_back(std::move(unique[i]));
   }
   return set;
+}
+
+absl::StatusOr<std::vector<BrokenSkill>> SkillSet::Unreadable(const std::vector<std::string>& dirs,
+                                                              const std::string& base_dir) {
+  std::vector<Skill> found;
+  std::vector<BrokenSkill> broken;
+  for (const std::string& dir : dirs) RETURN_IF_ERROR(ScanDirectory(dir, base_dir, found, broken));
+  return broken;
 }
 
 const Skill* SkillSet::Find(const std::string& name) const {

@@ -5,10 +5,13 @@
 //
 // Load scans each configured directory: a directory with SKILL.md is one
 // skill; otherwise each immediate subdirectory with a SKILL.md is one.
-// Errors are specific and name the file: a missing directory, a SKILL.md
-// without front matter, name or description, a name outside
-// [a-z0-9][a-z0-9_-]{0,63}, two skills with one name, a selection pattern
-// matching no skill.
+// Errors are specific and name the file: a missing directory, two skills
+// with one name, a selection pattern matching no skill. A skill folder
+// whose SKILL.md cannot be read or checked (no front matter, name or
+// description, a name outside [a-z0-9][a-z0-9_-]{0,63}, too large) is set
+// aside (broken()): it fails the load only when the selection could mean
+// it (a pattern matches its folder's name) or matches nothing else, so one
+// broken folder no agent selects does not stop every agent's skills.
 // Thread-safety: immutable after Load, so any thread may read it; Reload
 // reads the disk and changes nothing.
 #pragma once
@@ -37,6 +40,12 @@ std::string SkillTextHash(std::string_view text);
 // Skill::dir is `dir` as given (Load passes it absolute, symlinks resolved).
 absl::StatusOr<Skill> ReadSkill(const std::string& dir);
 
+// A skill folder Load set aside, and why.
+struct BrokenSkill {
+  std::string dir;     // absolute, symlinks resolved
+  absl::Status error;  // names the file
+};
+
 class SkillSet {
  public:
   SkillSet() = default;
@@ -46,8 +55,14 @@ class SkillSet {
   static absl::StatusOr<SkillSet> Load(const std::vector<std::string>& dirs,
                                        const std::string& base_dir,
                                        const std::vector<std::string>& selection);
+  // Every skill folder of `dirs` that Load would set aside (for
+  // `raw config check`); an error for a missing or unlistable directory.
+  static absl::StatusOr<std::vector<BrokenSkill>> Unreadable(const std::vector<std::string>& dirs,
+                                                             const std::string& base_dir);
 
   const std::vector<Skill>& skills() const { return skills_; }  // by name
+  // The folders set aside that the selection did not need, in scan order.
+  const std::vector<BrokenSkill>& broken() const { return broken_; }
   const Skill* Find(const std::string& name) const;
 
   // The system-prompt section listing each skill's name and description and
@@ -60,6 +75,7 @@ class SkillSet {
 
  private:
   std::vector<Skill> skills_;
+  std::vector<BrokenSkill> broken_;
 };
 
 }  // namespace raw::skills

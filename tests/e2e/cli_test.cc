@@ -3,9 +3,11 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/json.h"
 #include "common/paths.h"
@@ -144,6 +146,28 @@ TEST_F(E2eTest, ConfigCheckAndDaemonStatusAndStop) {
   EXPECT_EQ(skills_check.exit_code, 2);
   EXPECT_THAT(skills_check.out + skills_check.err,
               HasSubstr("skill_dirs[0]: \"/nonexistent/dir\" (/nonexistent/dir) does not exist"));
+
+  // A skill folder that cannot be read is set aside (turns go on without
+  // it), and the check names it, as it does a selection turns would fail.
+  const std::string skills = daemon_->root() + "/skills";
+  std::filesystem::create_directories(skills + "/good");
+  std::filesystem::create_directories(skills + "/bad");
+  { std::ofstream(skills + "/good/SKILL.md") << "---\nname: good\ndescription: d\n---\nx\n"; }
+  { std::ofstream(skills + "/bad/SKILL.md") << "no front matter\n"; }
+  std::string broken = daemon_->root() + "/broken-skill.json";
+  {
+    std::ofstream(broken) << absl::StrCat(R"({"skill_dirs": [")", skills,
+                                          R"("], "agents": {"a": {"skills": ["good"]}, )",
+                                          R"("b": {"skills": ["nothing-like-it"]}}})");
+  }
+  auto broken_check = daemon_->RunRaw({"config", "check", "--config", broken});
+  EXPECT_EQ(broken_check.exit_code, 2);
+  const std::string said = broken_check.out + broken_check.err;
+  EXPECT_THAT(said,
+              HasSubstr(absl::StrCat("skill_dirs: ", skills, "/bad/SKILL.md: no front matter")));
+  EXPECT_THAT(said, HasSubstr("agents.b.skills: skill selection \"nothing-like-it\" matches no "
+                              "skill"));
+  EXPECT_THAT(said, ::testing::Not(HasSubstr("agents.a.skills")));
 
   auto status = daemon_->RunRaw({"daemon", "status"});
   EXPECT_EQ(status.exit_code, 0) << status.err;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -66,15 +67,23 @@ void WriteThinkingBlocks(JsonWriter& w, const events::AssistantTurn& turn) {
   }
 }
 
+// The API refuses a text block of only whitespace ("text content blocks
+// must contain non-whitespace text") as it does an empty one; a model may
+// answer "\n\n" before its tool calls, and the history keeps that text as it
+// came, so it is left out of every request alike.
+bool Blank(std::string_view text) {
+  return absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())).empty();
+}
+
 // Writes nothing when the turn has nothing to send.
 void WriteAssistantMessage(JsonWriter& w, const events::AssistantTurn& turn) {
-  if (turn.text.empty() && turn.tool_calls.empty() &&
+  if (Blank(turn.text) && turn.tool_calls.empty() &&
       std::none_of(turn.opaque.begin(), turn.opaque.end(), IsThinkingBlob)) {
     return;
   }
   w.BeginObject().Key("role").String("assistant").Key("content").BeginArray();
   WriteThinkingBlocks(w, turn);
-  if (!turn.text.empty()) {
+  if (!Blank(turn.text)) {
     w.BeginObject().Key("type").String("text").Key("text").String(turn.text).EndObject();
   }
   for (const events::ToolCallRequest& call : turn.tool_calls) {
@@ -88,11 +97,11 @@ void WriteAssistantMessage(JsonWriter& w, const events::AssistantTurn& turn) {
 
 // One user message from a run of consecutive user-side items: the tool
 // results first, then the texts, each followed by its images. Writes nothing when the run has
-// nothing to send (the API rejects empty text).
+// nothing to send (the API rejects empty and blank text).
 void WriteUserMessage(JsonWriter& w, const std::vector<const events::ContextItem*>& run) {
   auto sends = [](const events::ContextItem* item) {
     const auto* user = std::get_if<events::UserText>(item);
-    return user == nullptr || !user->text.empty() || !user->images.empty();
+    return user == nullptr || !Blank(user->text) || !user->images.empty();
   };
   if (std::none_of(run.begin(), run.end(), sends)) return;
   w.BeginObject().Key("role").String("user").Key("content").BeginArray();
@@ -108,7 +117,7 @@ void WriteUserMessage(JsonWriter& w, const std::vector<const events::ContextItem
   for (const events::ContextItem* item : run) {
     const auto* user = std::get_if<events::UserText>(item);
     if (user == nullptr) continue;
-    if (!user->text.empty()) {
+    if (!Blank(user->text)) {
       w.BeginObject().Key("type").String("text").Key("text").String(user->text).EndObject();
     }
     for (const events::ImagePart& image : user->images) {

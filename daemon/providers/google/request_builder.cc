@@ -221,14 +221,15 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   }
   OrderedJson generation = OrderedJson::object();
   if (model.max_output_tokens.has_value()) generation["maxOutputTokens"] = *model.max_output_tokens;
-  generation["thinkingConfig"] = OrderedJson{{"includeThoughts", true}};
-  body["generationConfig"] = std::move(generation);
+  // Models without thinking refuse any thinkingConfig.
+  if (model.include_thoughts) generation["thinkingConfig"] = OrderedJson{{"includeThoughts", true}};
+  if (!generation.empty()) body["generationConfig"] = std::move(generation);
   // "contents" is the last key: the body is the rest, then the contents,
   // whose closed part the session keeps between requests
   // (providers/serialized_history.h).
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
-  text += R"(,"contents":[)";
+  text += body.empty() ? R"("contents":[)" : R"(,"contents":[)";
   return MergedHistoryBody(std::move(text), request.history, "google-generate-content",
                            request.history_generation, request.messages,
                            ClosedPoint(request.messages), AppendContents, "]}");

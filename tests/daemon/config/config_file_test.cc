@@ -87,15 +87,16 @@ TEST_F(ConfigFileTest, InvalidFileNamesTheFileAndEveryProblem) {
   absl::StatusOr<Config> config = LoadConfigFile(path, &problems);
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(config.status().message(),
-            "config file " + path +
-                " is invalid:\n"
-                "models.flash.modle: unknown key (expected one of: provider, method, model_id, "
-                "base_url, api_key_env, api_key, headers, context_window_tokens, "
-                "max_output_tokens, system_role, max_tokens_field, idle_timeout_seconds, "
-                "connect_timeout_seconds, cache, max_retries, reasoning_content, "
-                "reasoning_effort, max_response_bytes, max_stream_seconds, images)\n"
-                "agents.coder.max_steps: expected a positive integer, got 0");
+  EXPECT_EQ(
+      config.status().message(),
+      "config file " + path +
+          " is invalid:\n"
+          "models.flash.modle: unknown key (expected one of: provider, method, model_id, "
+          "base_url, api_key_env, api_key, headers, context_window_tokens, "
+          "max_output_tokens, system_role, max_tokens_field, idle_timeout_seconds, "
+          "connect_timeout_seconds, cache, max_retries, reasoning_content, "
+          "reasoning_effort, thought_summaries, max_response_bytes, max_stream_seconds, images)\n"
+          "agents.coder.max_steps: expected a positive integer, got 0");
   ASSERT_THAT(problems, SizeIs(2));
   EXPECT_EQ(problems[0].path, "models.flash.modle");  // paths stay relative to the document
 }

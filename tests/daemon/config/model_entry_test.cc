@@ -110,8 +110,8 @@ TEST(ModelEntryTest, UnknownKeyNamesPathAndKnownKeys) {
                   "model_id, base_url, api_key_env, api_key, headers, "
                   "context_window_tokens, max_output_tokens, system_role, "
                   "max_tokens_field, idle_timeout_seconds, connect_timeout_seconds, "
-                  "cache, max_retries, reasoning_content, reasoning_effort, max_response_bytes, "
-                  "max_stream_seconds, images)"));
+                  "cache, max_retries, reasoning_content, reasoning_effort, thought_summaries, "
+                  "max_response_bytes, max_stream_seconds, images)"));
 }
 
 TEST(ModelEntryTest, RequiredFieldsAreReportedEachWithItsPath) {

@@ -109,8 +109,10 @@ TEST(RavenEntryTest, SearchProblems) {
                   "BRAVE_KEY)"));
   EXPECT_THAT(ProblemLines(WithRaven(
                   R"({"search": {"backend": "brave", "api_key_variable": "BSA-123 secret"}})")),
-              ElementsAre("raven.search.api_key_variable: expected a variable name (letters, "
-                          "digits and '_', not starting with a digit), got \"BSA-123 secret\""));
+              // A token pasted in place of its variable's name is not echoed.
+              ElementsAre("raven.search.api_key_variable: expected the name of a variable "
+                          "holding the key (letters, digits and '_', not starting with a digit); "
+                          "the value is not shown, since it may be the key itself"));
   EXPECT_THAT(ProblemLines(WithRaven(
                   R"({"search": {"backend": "searxng", "url": "http://s", "max_results": 21}})")),
               ElementsAre("raven.search.max_results: expected an integer from 1 to 20, got 21"));

@@ -97,6 +97,30 @@ TEST(ReasoningEffortTest, SchemaListsTheLoadersLevels) {
   EXPECT_FALSE(effort.contains("default")) << "unset sends no reasoning settings";
 }
 
+// models.<name>.thought_summaries: Gemini's thinkingConfig, on by default,
+// off for a model without thinking (which refuses any thinkingConfig).
+TEST(ThoughtSummariesTest, IncludedByDefaultOmittedOnRequestOnlyForGoogle) {
+  absl::StatusOr<Config> config =
+      ParseConfig(EffortDoc(kMethodGoogleGenerateContent, Json::object()));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->models.at("m").include_thoughts);
+  config = ParseConfig(EffortDoc(kMethodGoogleGenerateContent, {{"thought_summaries", "omit"}}));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->models.at("m").include_thoughts);
+  EXPECT_THAT(Problems(kMethodGoogleGenerateContent, {{"thought_summaries", false}}),
+              ElementsAre(R"(models.m.thought_summaries: expected one of "include", "omit", )"
+                          R"(got false)"));
+  EXPECT_THAT(Problems(kMethodAnthropicMessages, {{"thought_summaries", "omit"}}),
+              ElementsAre(HasSubstr("models.m.thought_summaries: only method "
+                                    "\"google-generate-content\" takes it")));
+  absl::StatusOr<Json> schema = ParseJson(ReadDoc("config.schema.json"));
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  EXPECT_EQ(
+      schema->at("definitions").at("model").at("properties").at("thought_summaries").at("enum"),
+      Json::array({"include", "omit"}));
+  EXPECT_THAT(ReadDoc("config.md"), HasSubstr("| `thought_summaries` |"));
+}
+
 TEST(ReasoningEffortTest, DocumentedInTheModelTable) {
   std::string doc = ReadDoc("config.md");
   EXPECT_THAT(doc, HasSubstr("| `reasoning_effort` |"));

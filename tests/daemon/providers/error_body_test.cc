@@ -160,6 +160,23 @@ TEST(OpenAiChatErrorClassifierTest, MessageIsTheProvidersOwnWithTheStatus) {
   EXPECT_LT(Classify(500, {}, long_body).message.size(), 320u);
 }
 
+// Raw follows no redirect from a provider (the key would go with it): the
+// message says where the server pointed and what to change, with only the
+// printable ASCII of the server's Location.
+TEST(OpenAiChatErrorClassifierTest, ARedirectSaysWhereItPointedAndWhatToChange) {
+  ErrorEvent e = Classify(308, {{"Location", "https://api.example.com/v1/chat/completions"}}, "");
+  EXPECT_EQ(e.kind, ErrorKind::kUnknown);
+  EXPECT_FALSE(e.retryable);
+  EXPECT_THAT(e.message, HasSubstr("HTTP 308: the server redirected the request to "
+                                   "https://api.example.com/v1/chat/completions"));
+  EXPECT_THAT(e.message, HasSubstr("set the model's base_url"));
+  ErrorEvent hostile = Classify(302, {{"location", "https://x.example/\x1b[31mred\r\nFake: 1"}},
+                                "<html><title>Found</title></html>");
+  EXPECT_THAT(hostile.message, HasSubstr("https://x.example/[31mredFake:1"));
+  EXPECT_THAT(hostile.message, HasSubstr("(Found)"));
+  EXPECT_THAT(hostile.message, ::testing::Not(HasSubstr("\x1b")));
+}
+
 TEST(OpenAiChatErrorClassifierTest, RetryHints) {
   EXPECT_EQ(RetryAfterMs({{"retry-after-ms", "1500.4"}, {"retry-after", "9"}}, Now()), 1500);
   EXPECT_EQ(RetryAfterMs({{"Retry-After", "0.5"}}, Now()), 500);

@@ -113,6 +113,36 @@ TEST(SkillSetTest, FrontMatterErrorsNameTheFile) {
   }
 }
 
+// One broken folder that the selection cannot mean does not stop the skills
+// it does mean; it is set aside, named, and its error is the answer when
+// the selection could mean it or meets nothing else.
+TEST(SkillSetTest, ABrokenFolderTheSelectionDoesNotMeanIsSetAside) {
+  TempDir tmp;
+  WriteSkill(tmp.Join("skills/good"), "good", "Good", "g");
+  WriteText(tmp.Join("skills/bad/SKILL.md"), "# no front matter\n");
+  absl::StatusOr<SkillSet> set = SkillSet::Load({tmp.Join("skills")}, "", {"good"});
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(Names(*set), ElementsAre("good"));
+  ASSERT_EQ(set->broken().size(), 1u);
+  EXPECT_EQ(set->broken()[0].dir, tmp.Join("skills/bad"));
+  EXPECT_THAT(set->broken()[0].error.message(), HasSubstr("no front matter"));
+
+  // The selection may mean it: its folder's name matches.
+  std::string error = ErrorOf(SkillSet::Load({tmp.Join("skills")}, "", {"good", "ba*"}));
+  EXPECT_THAT(error, HasSubstr("skill selection \"ba*\": " + tmp.Join("skills/bad/SKILL.md")));
+  EXPECT_THAT(error, HasSubstr("no front matter"));
+  // A selection that meets nothing names what was set aside.
+  error = ErrorOf(SkillSet::Load({tmp.Join("skills")}, "", {"review"}));
+  EXPECT_THAT(error, HasSubstr("matches no skill"));
+  EXPECT_THAT(error, HasSubstr("set aside: " + tmp.Join("skills/bad/SKILL.md")));
+
+  absl::StatusOr<std::vector<BrokenSkill>> unreadable =
+      SkillSet::Unreadable({tmp.Join("skills")}, "");
+  ASSERT_TRUE(unreadable.ok()) << unreadable.status();
+  ASSERT_EQ(unreadable->size(), 1u);
+  EXPECT_EQ((*unreadable)[0].dir, tmp.Join("skills/bad"));
+}
+
 TEST(SkillSetTest, NameOfSixtyFiveCharactersIsRefused) {
   TempDir tmp;
   std::string long_name(65, 'a');

@@ -195,6 +195,29 @@ TEST(AnthropicRequestBuilderTest, EmptyItemsAreLeftOut) {
             R"([{"role":"user","content":[{"type":"text","text":"hi"}]}])");
 }
 
+// The API refuses text blocks of only whitespace ("text content blocks must
+// contain non-whitespace text"), so a model's "\n\n" before its calls is
+// left out of the request; the call and a message with nothing else to send
+// are kept or left out as for empty text.
+TEST(AnthropicRequestBuilderTest, BlankTextIsLeftOutAsEmptyTextIs) {
+  events::AssistantTurn calls;
+  calls.text = "\n\n";
+  calls.tool_calls = {{"toolu_01A", "read_file", R"({"path":"a.txt"})"}};
+  std::vector<events::ContextItem> items = {
+      events::UserText{"read a.txt"},
+      calls,
+      events::ToolOutcome{"toolu_01A", "read_file", "alpha", false},
+      events::AssistantTurn{" \t\n", "", {}, {}},
+      events::UserText{"  "},
+  };
+  EXPECT_EQ(DumpJson(BuildMessages(items)),
+            R"([{"role":"user","content":[{"type":"text","text":"read a.txt"}]},)"
+            R"({"role":"assistant","content":[{"type":"tool_use","id":"toolu_01A",)"
+            R"("name":"read_file","input":{"path":"a.txt"}}]},)"
+            R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01A",)"
+            R"("content":"alpha"}]}])");
+}
+
 TEST(AnthropicRequestBuilderTest, ToolWithoutSchemaGetsAnEmptyObjectSchema) {
   ModelRequest request;
   ToolDefinition tool;

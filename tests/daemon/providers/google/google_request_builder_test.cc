@@ -109,6 +109,21 @@ TEST(GoogleRequestBuilderTest, MinimalBodyHasNoOptionalFields) {
             R"("contents":[{"role":"user","parts":[{"text":"hi"}]}]})");
 }
 
+// thought_summaries "omit": a model without thinking refuses any
+// thinkingConfig, so none is sent (nor an empty generationConfig).
+TEST(GoogleRequestBuilderTest, ThoughtSummariesOmittedSendsNoThinkingConfig) {
+  ModelRequest request;
+  request.messages = {events::UserText{"hi"}};
+  config::ModelConfig model = GeminiModel();
+  model.include_thoughts = false;
+  EXPECT_EQ(BuildRequestBody(request, model),
+            R"({"contents":[{"role":"user","parts":[{"text":"hi"}]}]})");
+  model.max_output_tokens = 100;
+  EXPECT_EQ(BuildRequestBody(request, model),
+            R"({"generationConfig":{"maxOutputTokens":100},)"
+            R"("contents":[{"role":"user","parts":[{"text":"hi"}]}]})");
+}
+
 TEST(GoogleRequestBuilderTest, ProviderChosenCallIdsAreEchoed) {
   events::AssistantTurn turn;
   turn.tool_calls = {{"fc-7", "run", ""}};
