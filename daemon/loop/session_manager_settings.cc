@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/json.h"
 #include "common/status_macros.h"
 #include "daemon/config/named_paths.h"
@@ -117,10 +118,15 @@ ConfigCheck SessionManager::CheckConfig(const std::string& path) {
   }
   // Tool selections are checked against the registry as well.
   for (const auto& [name, agent] : cfg->agents) {
-    // mcp/ entries are checked by the loader against mcp_servers.
-    auto selected = deps_.tools.Select(NonMcpPatterns(agent.tools_use));
-    if (!selected.ok()) {
-      check.errors.push_back(absl::StrCat("agents.", name, ".", selected.status().message()));
+    // mcp/ and pkg/ entries are checked by the loader. Each entry on its
+    // own, so that every one matching no tool is named with its index.
+    for (size_t i = 0; i < agent.tools_use.size(); ++i) {
+      if (NonMcpPatterns({agent.tools_use[i]}).empty()) continue;
+      auto selected = deps_.tools.Select({agent.tools_use[i]});
+      if (selected.ok()) continue;
+      absl::string_view message = selected.status().message();
+      absl::ConsumePrefix(&message, "tools.use: ");
+      check.errors.push_back(absl::StrCat("agents.", name, ".tools.use[", i, "]: ", message));
     }
   }
   std::vector<config::ConfigProblem> missing = config::CheckNamedPaths(*cfg);

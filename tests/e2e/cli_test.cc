@@ -156,9 +156,10 @@ TEST_F(E2eTest, ConfigCheckAndDaemonStatusAndStop) {
   { std::ofstream(skills + "/bad/SKILL.md") << "no front matter\n"; }
   std::string broken = daemon_->root() + "/broken-skill.json";
   {
-    std::ofstream(broken) << absl::StrCat(R"({"skill_dirs": [")", skills,
-                                          R"("], "agents": {"a": {"skills": ["good"]}, )",
-                                          R"("b": {"skills": ["nothing-like-it"]}}})");
+    std::ofstream(broken) << absl::StrCat(
+        R"({"skill_dirs": [")", skills, R"("], "agents": {"a": {"skills": ["good"]}, )",
+        R"("b": {"skills": ["nothing-like-it"]}, )",
+        R"("c": {"tools": {"use": ["builtin/read_file", "builtin/nope", "builtin/nor*"]}}}})");
   }
   auto broken_check = daemon_->RunRaw({"config", "check", "--config", broken});
   EXPECT_EQ(broken_check.exit_code, 2);
@@ -168,6 +169,9 @@ TEST_F(E2eTest, ConfigCheckAndDaemonStatusAndStop) {
   EXPECT_THAT(said, HasSubstr("agents.b.skills: skill selection \"nothing-like-it\" matches no "
                               "skill"));
   EXPECT_THAT(said, ::testing::Not(HasSubstr("agents.a.skills")));
+  // Every tools.use entry matching no tool, each with its index.
+  EXPECT_THAT(said, HasSubstr("agents.c.tools.use[1]: \"builtin/nope\" matches no tool"));
+  EXPECT_THAT(said, HasSubstr("agents.c.tools.use[2]: \"builtin/nor*\" matches no tool"));
 
   auto status = daemon_->RunRaw({"daemon", "status"});
   EXPECT_EQ(status.exit_code, 0) << status.err;
