@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
+import { layoutScenarios } from "./browser_layout_scenarios.mjs";
 
 const env = process.env;
 const TIMEOUT = 60000;  // bounds a failing wait only
@@ -27,9 +28,10 @@ async function step(name) {
   if (done) fail(`stdin closed at step ${name}`);
 }
 
-async function open() {
+// `options`: the browser context's, over the defaults (a 1280x860 window).
+async function open(options = {}) {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light", ...options });
   const errors = [];
   const foreign = [];
   // Loopback only: anything else is refused and reported.
@@ -736,6 +738,8 @@ const scenarios = {
     });
   },
 };
+
+Object.assign(scenarios, layoutScenarios({ env, step, open, createSession, openSession, send, turnEnds, text }));
 
 const scenario = scenarios[process.argv[2]];
 if (!scenario) fail(`unknown scenario ${process.argv[2]} (one of ${Object.keys(scenarios).join(", ")})`);

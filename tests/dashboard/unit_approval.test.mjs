@@ -1,7 +1,7 @@
 // What the approval prompt offers for each call of a batch.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { approvalTitle, isPending, sessionOptions, stateWords } from "../../clients/dashboard/web/assets/approval_view.js";
+import { approvalTitle, isPending, REASON_CHARS, reasonText, sessionOptions, stateWords } from "../../clients/dashboard/web/assets/approval_view.js";
 
 const call = (state, extra = {}) => ({ callId: state, name: "bash", arguments: "{}", state, ...extra });
 
@@ -24,4 +24,24 @@ test("the session options are the rules rawd offers, shown visibly", () => {
   assert.deepEqual(sessionOptions(c), [['allow builtin/bash command "touch x"'], ['allow builtin/bash command "touch ⟨U+202E⟩*"']]);
   assert.deepEqual(sessionOptions(call("APPROVAL_STATE_PENDING", { sessionRules: [] })), []);
   assert.deepEqual(sessionOptions(call("APPROVAL_STATE_PENDING")), []);
+});
+
+test("calls answered one by one leave the title counting the rest", () => {
+  const calls = [call("APPROVAL_STATE_PENDING", { callId: "c1" }), call("APPROVAL_STATE_PENDING", { callId: "c2" })];
+  assert.equal(approvalTitle(calls), "Approval needed for 2 calls");
+  assert.equal(approvalTitle(calls, new Map([["c1", "allow"]])), "1 of 2 calls needs approval");
+  assert.equal(approvalTitle(calls, new Map([["c1", "allow"], ["c2", "deny"]])), "0 of 2 calls need approval");
+  const mixed = [call("APPROVAL_STATE_ALLOWED", { callId: "c0" }), ...calls];
+  assert.equal(approvalTitle(mixed, new Map([["c2", "deny"]])), "1 of 3 calls needs approval");
+});
+
+test("a long reason is shortened for its line; a short one is shown whole", () => {
+  assert.equal(reasonText("bash asks"), "bash asks");
+  const long = `ask builtin/bash for echo ${"q".repeat(3000)}`;
+  const shown = reasonText(long);
+  assert.equal([...shown].length, REASON_CHARS);
+  assert.ok(shown.endsWith("…"));
+  assert.ok(long.startsWith(shown.slice(0, -1)));
+  // Hidden characters still show, and are not cut in half.
+  assert.match(reasonText("touch \u202Ex"), /⟨U\+202E⟩/);
 });

@@ -2,7 +2,7 @@
 // the gateway's copy on start.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DEFAULTS, hasStoredPrefs, normalize, reconcile, samePrefs } from "../../clients/dashboard/web/assets/prefs.js";
+import { DEFAULTS, fontSizeChoice, hasStoredPrefs, normalize, reconcile, samePrefs } from "../../clients/dashboard/web/assets/prefs.js";
 
 test("only the known panels are kept as collapsed, with boolean states", () => {
   assert.deepEqual(normalize({ collapsed: { details: false, sidebar: true } }).collapsed, { details: false });
@@ -34,4 +34,17 @@ test("whether the storage holds preferences", () => {
   assert.equal(hasStoredPrefs({ getItem: () => null }), false);
   assert.equal(hasStoredPrefs({ getItem: () => "{}" }), true);
   assert.equal(hasStoredPrefs({ getItem: () => { throw new Error("disabled"); } }), false);
+});
+
+test("a font size out of range is brought into it, and the note says so", () => {
+  assert.deepEqual(fontSizeChoice("19", 15), { fontSize: 19, note: "" });
+  const big = fontSizeChoice("40", 15);
+  assert.equal(big.fontSize, 28);
+  assert.match(big.note, /10 to 28 px; 40 became 28 px/);
+  assert.equal(fontSizeChoice("3", 15).fontSize, 10);
+  assert.equal(fontSizeChoice("16.6", 15).fontSize, 17);
+  assert.match(fontSizeChoice("16.6", 15).note, /became 17 px/);
+  const empty = fontSizeChoice("", 18);
+  assert.equal(empty.fontSize, 18);
+  assert.match(empty.note, /kept 18 px/);
 });

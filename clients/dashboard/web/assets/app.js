@@ -10,8 +10,16 @@ import { SLASH_COMMANDS } from "./commands.js";
 import { SessionsView } from "./sessions_view.js";
 import { ConversationView } from "./conversation_view.js";
 import { SettingsView } from "./settings_view.js";
+import { TypeAhead } from "./typeahead.js";
 
 const state = { prefs: loadPrefs(localStorage), view: null, pendingKey: "", lastFieldKeyAt: -Infinity };
+// What is typed while a view is opening a session (view.opening), for the
+// conversation's message box.
+const typeAhead = new TypeAhead();
+
+export function takeTypedAhead() {
+  return typeAhead.take();
+}
 
 export function prefs() {
   return state.prefs;
@@ -143,6 +151,12 @@ export function sinceTypingMs() {
 }
 
 function onKey(e) {
+  // A session is opening: the keys are text for its message box, never
+  // shortcuts, wherever the focus is meanwhile.
+  if (state.view?.opening) {
+    if (typeAhead.key(e)) e.preventDefault();
+    return;
+  }
   if (inField(e.target)) {
     state.lastFieldKeyAt = performance.now();
     return;

@@ -36,11 +36,32 @@ export function stateWords(call) {
   return STATE_WORDS[call.state ?? "APPROVAL_STATE_PENDING"] ?? "decided without asking";
 }
 
-// The heading: how many of the batch's calls wait for an answer.
-export function approvalTitle(calls) {
-  const pending = calls.filter(isPending).length;
+// The heading: how many of the batch's calls still wait for an answer;
+// `answered` (call id -> decision) holds the calls this page answered one
+// by one while the rest of the batch waits.
+export function approvalTitle(calls, answered = new Map()) {
+  const pending = calls.filter((c) => isPending(c) && !answered.has(c.callId)).length;
   if (pending === calls.length) return `Approval needed for ${pending} ${pending === 1 ? "call" : "calls"}`;
   return `${pending} of ${calls.length} calls ${pending === 1 ? "needs" : "need"} approval`;
+}
+
+// What a call answered from this page shows instead of its buttons.
+export const ANSWER_WORDS = {
+  allow: "allowed",
+  allow_session: "allowed for this session",
+  deny: "denied",
+};
+
+// The reason line shows at most this much of rawd's reason: a reason may
+// quote the whole command, which the arguments below show in full anyway.
+export const REASON_CHARS = 160;
+
+// The reason as the prompt shows it (characters that hide or reorder text
+// made visible), shortened past REASON_CHARS with "…".
+export function reasonText(reason) {
+  const text = visibleText(reason ?? "");
+  const chars = [...text];
+  return chars.length <= REASON_CHARS ? text : `${chars.slice(0, REASON_CHARS - 1).join("").trimEnd()}…`;
 }
 
 // The rule lists "allow for this session" offers for `call`: option 0
@@ -55,22 +76,43 @@ export class ApprovalView {
   constructor(send) {
     this.send = send;
     this.item = null;
+    this.answered = new Map();  // call id -> decision, for the item shown
     this.el = h("section", { class: "approval", id: "approval", hidden: true, "aria-labelledby": "approval-title", role: "region" });
   }
 
   // Shows `item` (a pending approval from the transcript) or hides the panel.
   show(item, canWrite) {
     if (!item || !item.pending) {
+      const hadFocus = this.el.contains(document.activeElement);
       this.item = null;
       this.el.hidden = true;
       clear(this.el);
+      if (hadFocus) this.onFocusLost?.();
       return;
     }
     if (this.item === item && this.canWrite === canWrite) return;
     const fresh = this.item !== item;
-    if (fresh) this.shownAt = performance.now();
+    if (fresh) {
+      this.shownAt = performance.now();
+      this.answered = new Map();
+    }
     this.item = item;
     this.canWrite = canWrite;
+    const title = this.render();
+    if (fresh && canWrite) {
+      if (inField(document.activeElement)) {
+        announce(`${title.textContent}: the prompt is below the conversation; your typing stays where it is`);
+      } else {
+        announce(title.textContent);
+        title.focus();
+      }
+    }
+  }
+
+  // Draws the prompt of this.item; returns its heading.
+  render() {
+    const item = this.item;
+    const canWrite = this.canWrite;
     clear(this.el);
     const message = h("textarea", { id: "deny-message", rows: 2, "aria-label": "Message to the model with a denial (optional)",
                                      placeholder: "Why (sent to the model with a denial)" });
@@ -78,8 +120,8 @@ export class ApprovalView {
     const button = (label, name, decision, callIds, cls, sessionRule) =>
       h("button", { type: "button", class: cls, disabled, "aria-label": name,
                     onclick: () => this.answer(decision, decision === "deny" ? message.value : "", callIds, sessionRule) }, label);
-    const pending = item.calls.filter(isPending);
-    const title = h("h2", { id: "approval-title", tabindex: -1 }, approvalTitle(item.calls));
+    const pending = item.calls.filter((c) => isPending(c) && !this.answered.has(c.callId));
+    const title = h("h2", { id: "approval-title", tabindex: -1 }, approvalTitle(item.calls, this.answered));
     const rulesList = (rules) => h("ul", { class: "session-rules" }, rules.map((r) => h("li", {}, h("code", {}, r))));
     append(this.el, [
       title,
@@ -88,11 +130,17 @@ export class ApprovalView {
         // Calls of one batch may share a tool name; the number tells them apart.
         const shownName = visibleText(c.name);
         const name = item.calls.length > 1 ? `${shownName} (call ${i + 1} of ${item.calls.length})` : shownName;
-        const waits = isPending(c);
+        const answer = this.answered.get(c.callId);
+        const waits = isPending(c) && !answer;
         const options = waits ? sessionOptions(c) : [];
-        return h("li", { dataset: { callId: c.callId, state: waits ? "pending" : "decided" }, class: `approval-call${waits ? "" : " decided"}` },
+        const state = answer ? "answered" : waits ? "pending" : "decided";
+        const reason = c.reason ? reasonText(c.reason) : "";
+        return h("li", { dataset: { callId: c.callId, state }, class: `approval-call${waits ? "" : " decided"}` },
           h("h3", {}, h("code", {}, shownName), c.tool && c.tool !== c.name ? ` (${visibleText(c.tool)})` : ""),
-          h("p", { class: "state" }, h("strong", {}, stateWords(c)), c.reason ? h("span", { class: "reason" }, ` — ${visibleText(c.reason)}`) : null),
+          h("p", { class: "state" },
+            answer ? h("strong", { class: `answered ${answer}` }, `${ANSWER_WORDS[answer] ?? "answered"}: waiting for the rest of the batch`)
+              : h("strong", {}, stateWords(c)),
+            reason ? h("span", { class: "reason", title: reason === visibleText(c.reason) ? null : visibleText(c.reason) }, ` — ${reason}`) : null),
           h("pre", { class: "args", tabindex: 0, "aria-label": `Arguments of ${name}` }, formatArguments(c.arguments)),
           waits && options.length > 0 ? h("div", { class: "session-choice" }, "Allow for this session adds:", rulesList(options[0])) : null,
           waits && options.length > 1 ? h("div", { class: "session-choice" }, "Allow program for this session adds:", rulesList(options[1])) : null,
@@ -113,14 +161,7 @@ export class ApprovalView {
         button(pending.length === item.calls.length ? "Deny all" : `Deny the ${pending.length} waiting`, "Deny the whole batch", "deny", undefined, "danger")),
       this.error = h("p", { class: "error", role: "alert" })]);
     this.el.hidden = false;
-    if (fresh && canWrite) {
-      if (inField(document.activeElement)) {
-        announce(`${title.textContent}: the prompt is below the conversation; your typing stays where it is`);
-      } else {
-        announce(title.textContent);
-        title.focus();
-      }
-    }
+    return title;
   }
 
   async answer(decision, message, callIds, sessionRule) {
@@ -128,9 +169,14 @@ export class ApprovalView {
     if (!item) return;
     try {
       await this.send(item.requestId, decision, message, callIds, sessionRule);
-      for (const id of callIds ?? item.calls.filter(isPending).map((c) => c.callId)) {
-        for (const b of this.el.querySelectorAll(`li[data-call-id="${CSS.escape(id)}"] button`)) b.disabled = true;
-      }
+      if (this.item !== item) return;  // the batch was settled meanwhile
+      for (const id of callIds ?? item.calls.filter(isPending).map((c) => c.callId)) this.answered.set(id, decision);
+      // The calls answered say so, the heading counts the rest, and the
+      // focus, whose button is gone, goes to the heading (never to a
+      // button: the next key would answer another call).
+      const title = this.render();
+      announce(`${title.textContent}`);
+      title.focus();
     } catch (e) {
       this.error.textContent = `Could not answer: ${e.message}`;
     }

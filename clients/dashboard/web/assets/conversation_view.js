@@ -4,15 +4,16 @@
 // Writing needs the session's writer lease: while another client holds it
 // the view is a follower (read-only) with a "Request to write" action.
 import {api} from './api.js';
-import {prefs, showHelp, sinceTypingMs, updatePrefs} from './app.js';
+import {prefs, showHelp, sinceTypingMs, takeTypedAhead, updatePrefs} from './app.js';
 import {ApprovalView} from './approval_view.js';
 import {completions, InputHistory, parseInput, recalledPrompts} from './commands.js';
 import {DetailsView} from './details_view.js';
 import {announce, clear, h, inField} from './dom.js';
-import {formatContext, formatCount, int64} from './format.js';
+import {formatContext, formatCount, int64, turnEndText} from './format.js';
 import {formatBytes, IMAGE_TYPES, imageName, refusal, sniffImageType, toBase64} from './images.js';
 import {LiveSession} from './live.js';
 import {renderItem} from './render_items.js';
+import {OpenSections} from './sections.js';
 import {batchCallIds, LaterEvents, pageItems, Transcript} from './transcript.js';
 
 const PAGE = 200;
@@ -24,6 +25,7 @@ export class ConversationView {
     this.sessionId = sessionId;
     this.transcript = new Transcript();
     this.elements = new Map();  // item key -> element
+    this.sections = new OpenSections();  // the <details> the reader opened or closed
     this.dirty = new Set();
     this.lease = { state: "none", holder: "" };
     this.history = new InputHistory();
@@ -50,12 +52,17 @@ export class ConversationView {
                                        "aria-keyshortcuts": "d", onclick: () => this.toggleDetails() }, "Details");
     this.banner = h("p", { class: "banner", id: "banner", role: "status", hidden: true });
     this.sentinel = h("li", { class: "sentinel", id: "history-top", "aria-hidden": "true" });
-    this.list = h("ol", { class: "transcript", id: "transcript", "aria-label": "Conversation", "aria-live": "polite" }, this.sentinel);
+    // Not a live region: a streamed answer is drawn again at each frame and
+    // would be read out again each time. Turn ends and approvals are
+    // announced instead (#announcer).
+    this.list = h("ol", { class: "transcript", id: "transcript", "aria-label": "Conversation" }, this.sentinel);
     this.scroller = h("div", { class: "scroller", id: "scroller", tabindex: 0, "aria-label": "Conversation history" }, this.list);
     this.approval = new ApprovalView((requestId, decision, message, callIds, sessionRule) => this.live.send("approve", {
       approval_id: requestId, decision, ...(message ? { message } : {}), ...(callIds ? { call_ids: callIds } : {}),
       ...(sessionRule ? { session_rule: sessionRule } : {}),
     }));
+    // An answered prompt goes away: the focus goes back to the message box.
+    this.approval.onFocusLost = () => this.input.focus();
     this.input = h("textarea", { id: "compose", rows: 3, "aria-label": "Message (Enter sends, Shift+Enter adds a line, / for commands)",
                                  placeholder: "Message, or / for commands", "aria-describedby": "compose-hint",
                                  onkeydown: (e) => this.onComposeKey(e), oninput: () => this.showCompletions(),
@@ -75,7 +82,7 @@ export class ConversationView {
     this.compose = h("form", { class: "compose", "aria-label": "Compose", onsubmit: (e) => { e.preventDefault(); this.submit(); } },
       this.attachmentList, this.input, h("div", { class: "row" }, this.hint, this.fileInput, this.attachButton, this.sendButton));
     this.footer = h("footer", { class: "status-footer", id: "status-footer", "aria-label": "Session status" });
-    this.details = new DetailsView(sessionId);
+    this.details = new DetailsView(sessionId, { context: () => this.transcript.context, onClose: () => this.toggleDetails() });
     if (prefs().collapsed.details === false) this.details.el.hidden = false;
 
     const conversation = h("section", { class: "conversation", "aria-labelledby": "conversation-title" },
@@ -83,6 +90,11 @@ export class ConversationView {
       this.banner, this.scroller, this.approval.el, this.compose, this.footer);
     root.append(h("div", { class: "conversation-layout" }, conversation, this.details.el));
     this.syncDetailsButton();
+    // The message box takes keys at once, with what was typed while the
+    // session was being created; it is disabled only once another client
+    // turns out to write (onLease), and sending waits for the lease.
+    this.input.value = takeTypedAhead();
+    this.input.focus();
     this.start();
   }
 
@@ -118,7 +130,6 @@ export class ConversationView {
       this.observeTop();
       this.renderFooter();
       this.details.refresh();
-      this.input.focus();
       this.refreshContext();
     } catch (e) {
       this.showBanner(`Could not open the session: ${e.message}`);
@@ -167,10 +178,11 @@ export class ConversationView {
     if (event.assistantMessage || event.userMessage) {
       if (!this.title.textContent || this.title.textContent === "New session") this.refreshTitle();
     }
+    if (event.turnEnded) announce(turnEndText(event.turnEnded.reason, event.turnEnded.message));
     if (event.turnEnded || event.compactionEnded || event.contextCleared) {
-      this.details.refresh();
       this.refreshTitle().then(() => this.renderFooter());
     }
+    this.details.onEvent(event);
     cancelAnimationFrame(this.frame);
     this.frame = requestAnimationFrame(() => this.flush(atBottom));
   }
@@ -190,7 +202,7 @@ export class ConversationView {
   place(item) {
     if (item.merged) return;
     this.noteOrphans(item, item.key);
-    const el = renderItem(item);
+    const el = renderItem(item, this.sections);
     const old = this.elements.get(item.key);
     if (old) old.replaceWith(el);
     else this.list.append(el);
@@ -246,7 +258,7 @@ export class ConversationView {
       this.history.prepend(recalledPrompts(items));
       for (const item of items) {
         this.noteOrphans(item, `older-${item.key}`);
-        const el = renderItem(item);
+        const el = renderItem(item, this.sections);
         this.elements.set(`older-${item.key}`, el);
         fragment.append(el);
       }
@@ -297,7 +309,9 @@ export class ConversationView {
     }[frame.state] ?? frame.state;
     this.leaseBadge.dataset.state = frame.state;
     this.requestButton.hidden = writing || frame.state === "waiting" || frame.state === "unknown";
-    this.input.disabled = !writing;
+    // While nobody writes the tab is about to take the lease: the box keeps
+    // taking keys (and its focus) meanwhile.
+    this.input.disabled = !writing && frame.state !== "none";
     this.sendButton.disabled = !writing;
     this.attachButton.disabled = !writing;
     this.input.placeholder = writing ? "Message, or / for commands"
@@ -358,6 +372,10 @@ export class ConversationView {
       this.hint.textContent = parsed.message;
       return;
     }
+    if (parsed.name !== "help" && (this.lease.state !== "holding" || !this.live)) {
+      this.hint.textContent = "Not sent yet: this tab is not writing (the session is still opening, or another client writes).";
+      return;
+    }
     if ((prompt || parsed.name === "compact") && this.preparing > 0) {
       this.hint.textContent = "The last prompt is still being prepared; wait for it to start, or Interrupt it.";
       return;
@@ -390,7 +408,8 @@ export class ConversationView {
       }
     } catch (e) {
       this.hint.textContent = e.message ?? String(e);
-      if (prompt && !this.input.value) this.input.value = raw;
+      // What failed is back in the box, a command (/agent nosuch) as a prompt.
+      if (!this.input.value) this.input.value = raw;
       if (prompt && this.attached.length === 0) this.setAttached(images);
     }
   }
@@ -524,11 +543,15 @@ export class ConversationView {
   }
 
   toggleDetails() {
-    this.details.el.hidden = !this.details.el.hidden;
+    const closing = !this.details.el.hidden;
+    const hadFocus = this.details.el.contains(document.activeElement);
+    this.details.el.hidden = closing;
     updatePrefs({ collapsed: { ...prefs().collapsed, details: this.details.el.hidden } });
     this.syncDetailsButton();
     this.details.refresh();
     if (!this.details.el.hidden) this.details.el.querySelector("h2")?.setAttribute("tabindex", "-1");
+    // Hidden from inside (its Hide button): the focus goes back to Details.
+    if (closing && hadFocus) this.detailsButton.focus();
   }
 
   syncDetailsButton() {

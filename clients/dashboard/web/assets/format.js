@@ -132,11 +132,39 @@ export function compactionEndedText(ended) {
   return `compaction ${outcome}`;
 }
 
-// "2 minutes ago"-style relative time is locale noise; sessions show a date.
+// "2 minutes ago"-style relative time is locale noise; sessions show a
+// date and time, in the browser's time zone ("2025-03-07 09:05").
 export function formatTime(unixMs) {
   const ms = int64(unixMs);
   if (ms === undefined || ms === 0) return "";
-  return new Date(ms).toISOString().replace("T", " ").slice(0, 16);
+  const d = new Date(ms);
+  const two = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+// "1 model request", "12 model requests".
+export function requestsText(requests) {
+  const n = int64(requests) ?? 0;
+  return `${groupDigits(n)} model ${n === 1 ? "request" : "requests"}`;
+}
+
+// The session list's status line: how many sessions it shows.
+export function sessionsShownText(count, query) {
+  if (count === 0) return query ? "No session matches." : "No sessions yet.";
+  return `${count} shown`;
+}
+
+const TURN_END_REASONS = {
+  TURN_END_REASON_COMPLETED: "Turn completed",
+  TURN_END_REASON_MAX_STEPS: "Turn stopped at the agent's step limit",
+  TURN_END_REASON_CANCELLED: "Turn interrupted",
+  TURN_END_REASON_ERROR: "Turn failed",
+};
+
+// The line that ends a turn in the conversation, and what is announced to
+// screen readers then: "Turn failed: the provider refused".
+export function turnEndText(reason, message) {
+  return `${TURN_END_REASONS[reason] ?? "Turn ended"}${message ? `: ${message}` : ""}`;
 }
 
 // A tool status enum as a short word.

@@ -17,9 +17,28 @@ export function normalize(value) {
   const fontSize = Number(v.fontSize);
   return {
     theme: THEMES.includes(v.theme) ? v.theme : DEFAULTS.theme,
-    fontSize: Number.isFinite(fontSize) && fontSize >= 10 && fontSize <= 28 ? Math.round(fontSize) : DEFAULTS.fontSize,
+    fontSize: Number.isFinite(fontSize) && fontSize >= FONT_SIZE_MIN && fontSize <= FONT_SIZE_MAX ? Math.round(fontSize) : DEFAULTS.fontSize,
     collapsed: typeof v.collapsed?.details === "boolean" ? { details: v.collapsed.details } : {},
   };
+}
+
+export const FONT_SIZE_MIN = 10;
+export const FONT_SIZE_MAX = 28;
+
+// The font size Settings applies for what was typed in its field, and the
+// note that says why when it is not that: a size out of range is brought
+// to the nearest one allowed, something not a number keeps `current`.
+export function fontSizeChoice(typed, current) {
+  const n = Number(String(typed).trim());
+  const range = `${FONT_SIZE_MIN} to ${FONT_SIZE_MAX} px`;
+  if (String(typed).trim() === "" || !Number.isFinite(n)) {
+    return { fontSize: current, note: `The font size is a number from ${range}; kept ${current} px.` };
+  }
+  const fontSize = Math.min(FONT_SIZE_MAX, Math.max(FONT_SIZE_MIN, Math.round(n)));
+  if (fontSize !== n) {
+    return { fontSize, note: `The font size is a whole number from ${range}; ${String(typed).trim()} became ${fontSize} px.` };
+  }
+  return { fontSize, note: "" };
 }
 
 export function samePrefs(a, b) {

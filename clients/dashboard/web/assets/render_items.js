@@ -4,29 +4,30 @@
 // otherwise.
 import { h, append } from "./dom.js";
 import { diffLines, formatArguments, isUnifiedDiff, visibleText } from "./transcript.js";
-import { toolStatusWord } from "./format.js";
+import { toolStatusWord, turnEndText } from "./format.js";
 import { promptImageView } from "./images.js";
 import { markdownInto } from "./markdown_view.js";
+import { OpenSections } from "./sections.js";
 
-const REASONS = {
-  TURN_END_REASON_COMPLETED: "Turn completed",
-  TURN_END_REASON_MAX_STEPS: "Turn stopped at the agent's step limit",
-  TURN_END_REASON_CANCELLED: "Turn interrupted",
-  TURN_END_REASON_ERROR: "Turn failed",
-};
-
-function collapsible(summary, body, open = false) {
-  return h("details", { open }, h("summary", {}, summary), body);
+// A <details> section of `item`, open as the reader left it (sections.js),
+// else as `byDefault`; the reader's toggles are noted for the next render.
+function collapsible(sections, itemKey, section, summary, body, byDefault = false) {
+  const el = h("details", { open: sections.isOpen(itemKey, section, byDefault), dataset: { section } }, h("summary", {}, summary), body);
+  el.addEventListener("toggle", () => {
+    // A replaced element's own first toggle event may come after it left.
+    if (el.isConnected) sections.note(itemKey, section, el.open, byDefault);
+  });
+  return el;
 }
 
-function toolCall(call) {
+function toolCall(call, section) {
   const status = call.state === "done" ? toolStatusWord(call.status) : call.state;
   const card = h("article", { class: `tool-card status-${status}`, dataset: { callId: call.callId }, "aria-label": `Tool ${call.name}: ${status}` },
     h("header", {}, h("span", { class: "tool-name" }, visibleText(call.name || call.tool)),
       call.tool && call.tool !== call.name ? h("span", { class: "muted" }, ` (${call.tool})`) : null,
       h("span", { class: "tool-status" }, status),
       call.durationMs !== undefined ? h("span", { class: "muted" }, ` ${call.durationMs} ms`) : null));
-  if (call.arguments) card.append(collapsible("Arguments", h("pre", { class: "args" }, formatArguments(call.arguments)), call.state !== "done"));
+  if (call.arguments) card.append(section(`arguments:${call.callId}`, "Arguments", h("pre", { class: "args" }, formatArguments(call.arguments)), call.state !== "done"));
   if (call.progress) {
     const p = call.progress;
     card.append(h("p", { class: "progress" }, p.total ? `${p.progress} of ${p.total}` : String(p.progress), p.message ? ` — ${p.message}` : ""));
@@ -34,10 +35,10 @@ function toolCall(call) {
   if (call.state === "done") {
     const text = call.display || call.content;
     if (isUnifiedDiff(text)) {
-      card.append(collapsible("Changes", h("pre", { class: "diff" },
+      card.append(section(`changes:${call.callId}`, "Changes", h("pre", { class: "diff" },
         diffLines(text).map(({ role, line }) => h("span", { class: `diff-${role}` }, line, "\n"))), true));
     } else if (text) {
-      card.append(collapsible("Result", h("pre", { class: "result" }, text), call.status !== "TOOL_RESULT_STATUS_OK"));
+      card.append(section(`result:${call.callId}`, "Result", h("pre", { class: "result" }, text), call.status !== "TOOL_RESULT_STATUS_OK"));
     }
   }
   return card;
@@ -63,16 +64,18 @@ function promptImage(image) {
   return h("img", { class: "prompt-image", src: view.src, alt: view.alt, title: view.alt });
 }
 
-// A fresh element for `item`.
-export function renderItem(item) {
+// A fresh element for `item`; its sections open as `sections` (sections.js)
+// says the reader left them.
+export function renderItem(item, sections = new OpenSections()) {
   const el = h("li", { class: `item item-${item.kind}`, dataset: { key: item.key, seq: item.seq } });
+  const section = (name, summary, body, byDefault) => collapsible(sections, item.key, name, summary, body, byDefault);
   switch (item.kind) {
     case "user":
       append(el, [h("h3", { class: "visually-hidden" }, "You"), item.text ? h("div", { class: "bubble user-text" }, item.text) : null]);
       for (const image of item.images ?? []) el.append(promptImage(image));
       break;
     case "assistant": {
-      if (item.reasoning) el.append(collapsible("Reasoning", h("div", { class: "reasoning" }, item.reasoning)));
+      if (item.reasoning) el.append(section("reasoning", "Reasoning", h("div", { class: "reasoning" }, item.reasoning)));
       const body = markdownInto(h("div", { class: "markdown" }), item.text, item.key);
       if (item.streaming) {
         el.classList.add("streaming");
@@ -83,7 +86,7 @@ export function renderItem(item) {
       break;
     }
     case "tools":
-      el.append(...item.calls.map(toolCall));
+      el.append(...item.calls.map((call) => toolCall(call, section)));
       break;
     case "approval":
       el.append(approvalSummary(item));
@@ -93,7 +96,7 @@ export function renderItem(item) {
       el.append(h("p", {}, item.text));
       break;
     case "turn_end":
-      el.append(h("p", { class: "turn-end" }, REASONS[item.reason] ?? "Turn ended", item.message ? `: ${item.message}` : ""));
+      el.append(h("p", { class: "turn-end" }, turnEndText(item.reason, item.message)));
       break;
     case "compaction":
       el.classList.add(`compaction-${item.phase}`);

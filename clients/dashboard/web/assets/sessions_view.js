@@ -3,8 +3,8 @@
 // agent and a directory, and delete with a confirmation.
 import { api } from "./api.js";
 import { h, clear, announce } from "./dom.js";
-import { formatTime, shortSessionId } from "./format.js";
-import { confirmDialog } from "./app.js";
+import { formatTime, sessionsShownText, shortSessionId } from "./format.js";
+import { confirmDialog, takeTypedAhead } from "./app.js";
 
 const PAGE = 50;
 
@@ -22,11 +22,12 @@ export class SessionsView {
     this.dirInput = h("input", { id: "new-directory", type: "text", required: true, placeholder: "/absolute/path",
                                   "aria-label": "Working directory (absolute path)" });
     this.createError = h("p", { class: "error", role: "alert" });
+    this.submitButton = h("button", { type: "submit", id: "new-session-submit" }, "Start session");
     const form = h("form", { class: "new-session", "aria-label": "New session", onsubmit: (e) => this.create(e) },
       h("h2", {}, "New session"),
       h("label", { for: "new-agent" }, "Agent"), this.agentSelect,
       h("label", { for: "new-directory" }, "Directory"), this.dirInput,
-      h("button", { type: "submit", id: "new-session-submit" }, "Start session"),
+      this.submitButton,
       this.createError);
     root.append(h("section", { class: "sessions" },
       h("h1", {}, "Sessions"),
@@ -68,14 +69,22 @@ export class SessionsView {
       const r = await api.sessions({ page_size: PAGE, page_token: this.nextToken, query: this.query });
       if (generation !== this.generation) return;  // a newer search won
       if (reset) clear(this.list);
-      for (const s of r.sessions ?? []) this.list.append(this.row(s));
+      const rows = (r.sessions ?? []).map((s) => this.row(s));
+      this.list.append(...rows);
       this.nextToken = r.nextPageToken ?? "";
+      const moreHadFocus = document.activeElement === this.more;
       this.more.hidden = !this.nextToken;
-      const count = this.list.children.length;
-      this.status.textContent = count === 0 ? (this.query ? "No session matches." : "No sessions yet.") : `${count} shown`;
+      this.showCount();
+      // "More sessions" read: the focus goes on to the first session it
+      // added (the button may be gone), not to the page.
+      if (!reset && moreHadFocus) (rows[0]?.querySelector("a") ?? this.search).focus();
     } catch (e) {
       this.status.textContent = `Could not list sessions: ${e.message}`;
     }
+  }
+
+  showCount() {
+    this.status.textContent = sessionsShownText(this.list.children.length, this.query);
   }
 
   row(s) {
@@ -95,7 +104,13 @@ export class SessionsView {
     if (!ok) return;
     try {
       await api.deleteSession(s.id);
-      this.list.querySelector(`li[data-id="${CSS.escape(s.id)}"]`)?.remove();
+      const row = this.list.querySelector(`li[data-id="${CSS.escape(s.id)}"]`);
+      // The focus goes to the next session's Delete (else the one before,
+      // else the search box), where it was, not to the page.
+      const next = row?.nextElementSibling ?? row?.previousElementSibling;
+      row?.remove();
+      this.showCount();
+      (next?.querySelector("button") ?? this.search).focus();
       announce("Session deleted");
     } catch (e) {
       this.status.textContent = `Could not delete: ${e.message}`;
@@ -111,10 +126,17 @@ export class SessionsView {
       this.dirInput.focus();
       return;
     }
+    // Until the conversation shows, what is typed is kept for its message
+    // box (app.js), and no shortcut runs.
+    this.opening = true;
+    this.submitButton.disabled = true;
     try {
       const r = await api.createSession({ agent: this.agentSelect.value, cwd: directory });
       location.hash = `#/s/${encodeURIComponent(r.session.id)}`;
     } catch (err) {
+      this.opening = false;
+      this.submitButton.disabled = false;
+      takeTypedAhead();  // not for another session
       this.createError.textContent = `Could not start the session: ${err.message}`;
     }
   }

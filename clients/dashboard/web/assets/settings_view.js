@@ -5,6 +5,7 @@
 import { api } from "./api.js";
 import { h } from "./dom.js";
 import { prefs, updatePrefs } from "./app.js";
+import { FONT_SIZE_MAX, FONT_SIZE_MIN, fontSizeChoice } from "./prefs.js";
 import { PLUGIN_NAMESPACES, renderPluginCard } from "./plugins.js";
 import "./raven_card.js";
 
@@ -13,8 +14,17 @@ export class SettingsView {
     const p = prefs();
     const theme = h("select", { id: "pref-theme", onchange: (e) => updatePrefs({ theme: e.target.value }) },
       ["system", "light", "dark"].map((t) => h("option", { value: t, selected: p.theme === t }, t === "system" ? "Follow the system" : t)));
-    const font = h("input", { id: "pref-font", type: "number", min: 10, max: 28, value: p.fontSize,
-                              onchange: (e) => updatePrefs({ fontSize: Number(e.target.value) }) });
+    // A size out of range is brought into it where the reader sees it, with
+    // the note saying so, never dropped without a word.
+    const fontNote = h("p", { id: "pref-font-note", class: "muted", role: "status" });
+    const font = h("input", { id: "pref-font", type: "number", min: FONT_SIZE_MIN, max: FONT_SIZE_MAX, value: p.fontSize,
+                              "aria-describedby": "pref-font-note",
+                              onchange: (e) => {
+                                const { fontSize, note } = fontSizeChoice(e.target.value, prefs().fontSize);
+                                e.target.value = String(fontSize);
+                                fontNote.textContent = note;
+                                updatePrefs({ fontSize });
+                              } });
     this.config = h("div", { id: "config-check" }, h("p", { class: "muted" }, "Checking…"));
     this.packages = h("div", { id: "package-list" }, h("p", { class: "muted" }, "Reading…"));
     root.append(h("section", { class: "settings", "aria-labelledby": "settings-title" },
@@ -23,7 +33,7 @@ export class SettingsView {
         h("h2", { id: "prefs-title" }, "This browser"),
         h("p", { class: "muted" }, "Kept in this browser and by raw-dashboard for its next runs, never in Raw's config file."),
         h("label", { for: "pref-theme" }, "Theme"), theme,
-        h("label", { for: "pref-font" }, "Font size (px)"), font),
+        h("label", { for: "pref-font" }, `Font size (${FONT_SIZE_MIN}–${FONT_SIZE_MAX} px)`), font, fontNote),
       h("section", { class: "card", "aria-labelledby": "config-title" }, h("h2", { id: "config-title" }, "Configuration"), this.config),
       h("section", { class: "card", "aria-labelledby": "packages-title" }, h("h2", { id: "packages-title" }, "Packages"), this.packages),
       h("section", { class: "plugins", id: "plugins", "aria-labelledby": "plugins-title" },
