@@ -19,7 +19,7 @@
 #include "daemon/context/context_meter.h"
 #include "daemon/events/conversation.h"
 #include "daemon/events/session_event.h"
-#include "daemon/providers/reasoning_rule.h"
+#include "daemon/providers/provider_factory.h"
 #include "daemon/providers/serialized_history.h"
 
 namespace raw::loop {

@@ -9,6 +9,7 @@
 #include "common/status_macros.h"
 #include "daemon/loop/compaction_step.h"
 #include "daemon/loop/runtime_record.h"
+#include "daemon/providers/provider_factory.h"
 
 namespace raw::loop {
 

@@ -4,8 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/providers/anthropic/anthropic_provider.h"
+#include "daemon/providers/anthropic/stream_decoder.h"
 #include "daemon/providers/extra_headers.h"
 #include "daemon/providers/google/google_provider.h"
+#include "daemon/providers/google/thought_signature.h"
 #include "daemon/providers/openai_chat/openai_chat_provider.h"
 #include "daemon/providers/openai_responses/openai_responses_provider.h"
 
@@ -100,6 +102,27 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeSerializingProvider(const config::
   ProviderOptions options;
   options.api_key = "";
   return MakeProvider(keyless, http, EnvLookup(), options);
+}
+
+ReasoningRule ReasoningRuleFor(const config::ModelConfig& model) {
+  ReasoningRule rule;
+  if (model.method == config::kMethodOpenAiChat) {
+    // openai_chat/request_builder.cc: reasoning_content on messages with calls.
+    if (model.send_reasoning_content) rule.when = ReasoningRule::When::kWithToolCalls;
+  } else if (model.method == config::kMethodAnthropicMessages) {
+    // anthropic/request_builder.cc: thinking blocks, each with its signature
+    // (a redacted block carries no text of the reasoning).
+    rule.when = ReasoningRule::When::kWithBlob;
+    rule.blob_provider = anthropic::kOpaqueProvider;
+    rule.blob_kind = anthropic::kThinkingSignatureKind;
+  } else if (model.method == config::kMethodGoogleGenerateContent) {
+    // google/request_builder.cc: the thought part, with its signature.
+    rule.when = ReasoningRule::When::kWithBlob;
+    rule.blob_provider = google::kOpaqueProvider;
+    rule.blob_kind = google::kThoughtSignatureKind;
+    rule.blob_id = google::kThoughtAnchor;
+  }
+  return rule;
 }
 
 }  // namespace raw::providers

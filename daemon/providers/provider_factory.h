@@ -22,8 +22,13 @@
 #include "daemon/http/http_client.h"
 #include "daemon/providers/provider.h"
 #include "daemon/providers/provider_options.h"
+#include "daemon/providers/reasoning_rule.h"
 
 namespace raw::providers {
+
+// Which reasoning requests to `model` send back, by its method's request
+// builder and its settings (reasoning_rule.h).
+ReasoningRule ReasoningRuleFor(const config::ModelConfig& model);
 
 // The returned provider borrows `http`, which must outlive it.
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(const config::ModelConfig& model,

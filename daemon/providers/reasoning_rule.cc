@@ -2,9 +2,6 @@
 
 #include <algorithm>
 
-#include "daemon/providers/anthropic/stream_decoder.h"
-#include "daemon/providers/google/thought_signature.h"
-
 namespace raw::providers {
 
 bool ReasoningRule::Sends(const events::AssistantTurn& turn) const {
@@ -21,27 +18,6 @@ bool ReasoningRule::Sends(const events::AssistantTurn& turn) const {
       });
   }
   return false;
-}
-
-ReasoningRule ReasoningRuleFor(const config::ModelConfig& model) {
-  ReasoningRule rule;
-  if (model.method == config::kMethodOpenAiChat) {
-    // openai_chat/request_builder.cc: reasoning_content on messages with calls.
-    if (model.send_reasoning_content) rule.when = ReasoningRule::When::kWithToolCalls;
-  } else if (model.method == config::kMethodAnthropicMessages) {
-    // anthropic/request_builder.cc: thinking blocks, each with its signature
-    // (a redacted block carries no text of the reasoning).
-    rule.when = ReasoningRule::When::kWithBlob;
-    rule.blob_provider = anthropic::kOpaqueProvider;
-    rule.blob_kind = anthropic::kThinkingSignatureKind;
-  } else if (model.method == config::kMethodGoogleGenerateContent) {
-    // google/request_builder.cc: the thought part, with its signature.
-    rule.when = ReasoningRule::When::kWithBlob;
-    rule.blob_provider = google::kOpaqueProvider;
-    rule.blob_kind = google::kThoughtSignatureKind;
-    rule.blob_id = google::kThoughtAnchor;
-  }
-  return rule;
 }
 
 }  // namespace raw::providers

@@ -1,5 +1,6 @@
 // ReasoningRule: which of an assistant item's reasoning text a model's
-// requests carry back, by the request builders' rules. The reasoning a
+// requests carry back, by the request builders' rules (ReasoningRuleFor in
+// provider_factory.h makes it from a model entry). The reasoning a
 // request leaves behind is not part of what the model receives, so the
 // context estimate (context/token_estimate.h) counts only what this rule
 // says is sent.
@@ -9,7 +10,6 @@
 
 #include <string>
 
-#include "daemon/config/config.h"
 #include "daemon/events/conversation.h"
 
 namespace raw::providers {
@@ -31,8 +31,5 @@ struct ReasoningRule {
   bool Sends(const events::AssistantTurn& turn) const;
   bool operator==(const ReasoningRule&) const = default;
 };
-
-// The rule of `model`'s method and settings.
-ReasoningRule ReasoningRuleFor(const config::ModelConfig& model);
 
 }  // namespace raw::providers

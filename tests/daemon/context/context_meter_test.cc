@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "daemon/context/token_estimate.h"
+#include "daemon/providers/provider_factory.h"
 #include "gtest/gtest.h"
 
 namespace raw::context {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "daemon/config/config.h"
-#include "daemon/providers/reasoning_rule.h"
+#include "daemon/providers/provider_factory.h"
 #include "gtest/gtest.h"
 
 namespace raw::context {

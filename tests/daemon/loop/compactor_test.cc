@@ -11,6 +11,7 @@
 #include "daemon/context/context_meter.h"
 #include "daemon/context/summary.h"
 #include "daemon/context/token_estimate.h"
+#include "daemon/providers/provider_factory.h"
 #include "daemon/providers/retrying_provider.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

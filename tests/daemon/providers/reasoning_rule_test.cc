@@ -2,8 +2,6 @@
 // setting, a request carries an assistant item's reasoning back exactly
 // when the rule says it does, so that the context estimate counts what the
 // model receives (context/token_estimate.h).
-#include "daemon/providers/reasoning_rule.h"
-
 #include <string>
 #include <vector>
 
@@ -13,6 +11,7 @@
 #include "daemon/providers/google/thought_signature.h"
 #include "daemon/providers/openai_chat/request_builder.h"
 #include "daemon/providers/openai_responses/request_builder.h"
+#include "daemon/providers/provider_factory.h"
 #include "gtest/gtest.h"
 
 namespace raw::providers {
