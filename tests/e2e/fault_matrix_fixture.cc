@@ -74,17 +74,6 @@ std::vector<ApiCase> MakeCases() {
   return cases;
 }
 
-raw::v1::GetHistoryResponse CommittedHistory(raw::v1::Raw::Stub& stub, const std::string& session) {
-  grpc::ClientContext context;
-  raw::v1::GetHistoryRequest request;
-  request.set_session_id(session);
-  request.set_limit(1000);
-  raw::v1::GetHistoryResponse response;
-  grpc::Status status = stub.GetHistory(&context, request, &response);
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  return response;
-}
-
 }  // namespace
 
 const std::vector<ApiCase>& AllApiCases() {
@@ -163,7 +152,7 @@ testing::ScriptedResponse FaultMatrixTest::ErrorResponse(int status, std::string
 
 void FaultMatrixTest::ExpectTheNextTurnCarriesNothingBroken(
     const std::vector<std::string>& broken) {
-  const raw::v1::GetHistoryResponse history = CommittedHistory(stub(), session_);
+  const raw::v1::GetHistoryResponse history = History(stub(), session_);
   for (const raw::v1::Event& e : history.events()) {
     EXPECT_FALSE(e.has_tool_call_batch()) << e.DebugString();
     if (!e.has_assistant_message()) continue;

@@ -14,6 +14,7 @@
 #include "daemon/store/session_store.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/dashboard_browser/browser_fixture.h"
+#include "tests/e2e/dashboard_browser/seeded_turns.h"
 
 namespace raw::e2e {
 namespace {
@@ -45,26 +46,12 @@ std::vector<std::string> SeedSessions(const TestDaemon& daemon, int sessions, in
     EXPECT_TRUE((*opened)->CreateSession(record).ok());
     store::CommitBatch batch;
     batch.title = absl::StrCat("Session ", s);
-    uint64_t seq = 0;
-    for (int k = 1; k <= turns; ++k) {
-      const std::string question = absl::StrCat("question number ", k);
-      const std::string answer =
-          absl::StrCat("answer number ", k, "\n\nA second paragraph.\n\nA third one.");
-      for (events::EventPayload payload :
-           {events::EventPayload(events::TurnStarted{question}),
-            events::EventPayload(events::UserMessage{question}),
-            events::EventPayload(events::AssistantMessage{answer, "", 1}),
-            events::EventPayload(
-                events::TurnEnded{events::TurnEndReason::kCompleted, "", 1, std::nullopt})}) {
-        events::SessionEvent e;
-        e.session_id = id;
-        e.seq = ++seq;
-        e.turn_id = absl::StrCat("turn_", k);
-        e.time_unix_ms = at_ms;
-        e.payload = std::move(payload);
-        batch.events.push_back(std::move(e));
-      }
-    }
+    AppendSeededTurns(
+        id, turns, at_ms,
+        [](int k) {
+          return absl::StrCat("answer number ", k, "\n\nA second paragraph.\n\nA third one.");
+        },
+        batch);
     absl::Status status = (*opened)->Commit(id, batch);
     EXPECT_TRUE(status.ok()) << status;
     ids.push_back(id);

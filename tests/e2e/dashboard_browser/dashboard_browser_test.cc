@@ -20,6 +20,7 @@
 #include "daemon/store/session_store.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/dashboard_browser/browser_fixture.h"
+#include "tests/e2e/dashboard_browser/seeded_turns.h"
 
 namespace raw::e2e {
 namespace {
@@ -56,24 +57,8 @@ std::string SeedHistory(const TestDaemon& daemon, int turns) {
   EXPECT_TRUE((*opened)->CreateSession(record).ok());
   store::CommitBatch batch;
   batch.title = "Seeded history";
-  uint64_t seq = 0;
-  for (int k = 1; k <= turns; ++k) {
-    const std::string question = absl::StrCat("question number ", k);
-    for (events::EventPayload payload :
-         {events::EventPayload(events::TurnStarted{question}),
-          events::EventPayload(events::UserMessage{question}),
-          events::EventPayload(events::AssistantMessage{absl::StrCat("answer number ", k), "", 1}),
-          events::EventPayload(
-              events::TurnEnded{events::TurnEndReason::kCompleted, "", 1, std::nullopt})}) {
-      events::SessionEvent e;
-      e.session_id = id;
-      e.seq = ++seq;
-      e.turn_id = absl::StrCat("turn_", k);
-      e.time_unix_ms = now_ms;
-      e.payload = std::move(payload);
-      batch.events.push_back(std::move(e));
-    }
-  }
+  AppendSeededTurns(
+      id, turns, now_ms, [](int k) { return absl::StrCat("answer number ", k); }, batch);
   absl::Status s = (*opened)->Commit(id, batch);
   EXPECT_TRUE(s.ok()) << s;
   return id;
