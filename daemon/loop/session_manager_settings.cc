@@ -87,8 +87,9 @@ void CheckSkills(const config::Config& cfg, std::vector<std::string>& errors) {
     if (agent.skills.empty()) continue;
     absl::StatusOr<skills::SkillSet> set =
         skills::SkillSet::Load(cfg.skill_dirs, base, agent.skills);
-    if (!set.ok())
+    if (!set.ok()) {
       errors.push_back(absl::StrCat("agents.", name, ".skills: ", set.status().message()));
+    }
   }
   absl::StatusOr<std::vector<skills::BrokenSkill>> unreadable =
       skills::SkillSet::Unreadable(cfg.skill_dirs, base);

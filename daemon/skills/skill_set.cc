@@ -85,8 +85,6 @@ absl::StatusOr<std::string> ReadSmallFile(const std::string& path) {
   return data;
 }
 
-// The skills in one configured directory: the directory itself when it holds
-// a SKILL.md, otherwise each immediate subdirectory that holds one.
 // Reads the skill in `dir` into `out`, or sets the folder aside in `broken`.
 void ReadInto(const std::string& dir, std::vector<Skill>& out, std::vector<BrokenSkill>& broken) {
   absl::StatusOr<Skill> skill = ReadSkill(dir);
@@ -97,6 +95,9 @@ void ReadInto(const std::string& dir, std::vector<Skill>& out, std::vector<Broke
   }
 }
 
+// The skills in one configured directory: the directory itself when it holds
+// a SKILL.md, otherwise each immediate subdirectory that holds one; a
+// folder whose SKILL.md cannot be used goes to `broken`.
 absl::Status ScanDirectory(const std::string& entry, const std::string& base_dir,
                            std::vector<Skill>& out, std::vector<BrokenSkill>& broken) {
   std::string path = entry;
