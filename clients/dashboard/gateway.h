@@ -51,8 +51,10 @@ struct Gateway {
 
   // An AcquireLease request for `session_id` as this gateway, named
   // `client_name` (a tab adds its own number to the gateway's name).
+  // `wait_for_release`: a follower's quiet wait (AcquireLeaseRequest).
   v1::AcquireLeaseRequest LeaseRequest(const std::string& session_id, const std::string& name,
-                                       bool request_handover = false) const;
+                                       bool request_handover = false,
+                                       bool wait_for_release = false) const;
 };
 
 }  // namespace raw::dashboard

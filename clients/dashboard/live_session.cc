@@ -3,6 +3,7 @@
 #include <atomic>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -55,16 +56,21 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
     }
     membership_.reset();  // no feed callback runs after this
     std::unique_ptr<client::WriteLease> lease;
+    std::vector<std::unique_ptr<client::WriteLease>> replaced;
     {
       absl::MutexLock lock(&mu_);
       lease = std::move(lease_);
+      replaced.swap(replaced_);
     }
     lease.reset();  // releases the lease (joins its thread)
+    replaced.clear();
   }
 
  private:
   // Who writes, as GetSession says, when this tab does not.
-  void RefreshFollowerState() {
+  // `may_wait`: whether a follower may start its quiet wait (not after one
+  // just ended, so that a wait the daemon ends at once cannot loop).
+  void RefreshFollowerState(bool may_wait = true) {
     {
       absl::MutexLock lock(&mu_);
       if (HoldsOrWaitsLocked()) return;
@@ -73,18 +79,24 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
     get.set_session_id(session_id_);
     get.set_without_context(true);  // only the writer is wanted
     absl::StatusOr<v1::GetSessionResponse> session = gateway_->client->GetSession(get);
-    if (session.ok()) NoteWriter(session->session().writer());
+    if (session.ok()) NoteWriter(session->session().writer(), may_wait);
   }
 
   bool HoldsOrWaitsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return lease_state_ == "holding" || lease_state_ == "waiting";
   }
 
-  void NoteWriter(const std::string& writer) {
+  void NoteWriter(const std::string& writer, bool may_wait = true) {
     absl::MutexLock lock(&mu_);
-    if (HoldsOrWaitsLocked()) return;
+    if (closed_ || HoldsOrWaitsLocked()) return;
     // This tab's own name is a lease it has just let go of.
     const std::string state = writer.empty() || writer == name_ ? "none" : "follower";
+    // A follower waits quietly for the writer to let go: rawd then grants
+    // this tab the lease (AcquireLeaseRequest.wait_for_release), however
+    // the writer leaves, without asking it anything.
+    if (state == "follower" && may_wait && !switching_ && (lease_ == nullptr || ended_lease_)) {
+      StartLeaseLocked(/*request_handover=*/false);
+    }
     if (state == lease_state_ && writer == holder_ && announced_) return;
     announced_ = true;
     lease_state_ = state;
@@ -123,34 +135,80 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
   }
 
   std::optional<Json> AcquireLease(int64_t reply_id, bool request_handover) override {
+    std::unique_ptr<client::WriteLease> quiet;
+    {
+      absl::MutexLock lock(&mu_);
+      if (lease_ != nullptr && !ended_lease_) {
+        // Already holding or waiting: said at once (the first request's
+        // reply still comes when the wait ends). A follower's quiet wait
+        // gives way to its request to write.
+        if (!(quiet_ && request_handover)) return Json{{"state", lease_state_}};
+        AnswerPendingLocked(absl::CancelledError("the tab asked to write instead"));
+        quiet = std::move(lease_);
+        ++lease_generation_;  // its callbacks do nothing from now on
+        switching_ = true;    // and NoteWriter starts no other meanwhile
+      }
+    }
+    // The quiet wait is withdrawn from rawd's queue before the request is
+    // made: left open, it would be granted a release the tab never sees.
+    quiet.reset();
     absl::MutexLock lock(&mu_);
-    // Already holding or waiting: said at once (the first request's reply
-    // still comes when the wait ends).
-    if (lease_ != nullptr) return Json{{"state", lease_state_}};
+    switching_ = false;
     pending_reply_ = reply_id;
+    StartLeaseLocked(request_handover);
+    return std::nullopt;  // answered by a callback
+  }
+
+  // Starts the tab's lease stream: a handover request, or (with
+  // `request_handover` false) a wait for the lease that never asks the
+  // writer. Only a stream that has ended may be in lease_ (none is left
+  // waiting in rawd's queue); it is destroyed later, off this lock, since
+  // the caller may run on its thread. Late callbacks of older streams are
+  // ignored.
+  void StartLeaseLocked(bool request_handover) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (lease_ != nullptr) replaced_.push_back(std::move(lease_));
+    ended_lease_ = false;
+    quiet_ = !request_handover;
+    const uint64_t generation = ++lease_generation_;
     client::WriteLease::Callbacks callbacks;
-    callbacks.granted = [this](const std::string& id) {
+    callbacks.granted = [this, generation](const std::string& id) {
       absl::MutexLock held(&mu_);
+      if (generation != lease_generation_) return;
+      quiet_ = false;
       lease_id_ = id;
       lease_state_ = "holding";
       holder_ = name_;
       SendLocked(LeaseFrameLocked());
       AnswerPendingLocked(absl::OkStatus());
     };
-    callbacks.waiting = [this](const v1::LeaseHolder& holder) {
+    callbacks.waiting = [this, generation](const v1::LeaseHolder& holder) {
       absl::MutexLock held(&mu_);
-      lease_state_ = "waiting";
+      if (generation != lease_generation_) return;
+      // A quiet wait is following: the tab says so, and offers to ask.
+      lease_state_ = quiet_ ? "follower" : "waiting";
       holder_ = holder.client_name();
+      announced_ = true;
       SendLocked(LeaseFrameLocked());
     };
-    callbacks.handover_requested = [this](const v1::LeaseHolder& requester) {
+    callbacks.handover_requested = [this, generation](const v1::LeaseHolder& requester) {
+      {
+        absl::MutexLock held(&mu_);
+        if (generation != lease_generation_) return;
+      }
       Send(Json{{"type", "handover_requested"}, {"by", requester.client_name()}});
     };
-    callbacks.ended = [this](const absl::Status& status) { OnLeaseEnded(status); };
+    callbacks.ended = [this, generation](const absl::Status& status) {
+      {
+        absl::MutexLock held(&mu_);
+        if (generation != lease_generation_) return;
+      }
+      OnLeaseEnded(status);
+    };
     lease_ = std::make_unique<client::WriteLease>(
-        *gateway_->client, gateway_->LeaseRequest(session_id_, name_, request_handover),
+        *gateway_->client,
+        gateway_->LeaseRequest(session_id_, name_, request_handover,
+                               /*wait_for_release=*/!request_handover),
         std::move(callbacks));
-    return std::nullopt;  // answered by a callback
   }
 
   // On the lease thread: refused, declined, released or lost. A tab that
@@ -158,8 +216,10 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
   // "unknown" until GetSession names the writer, which fails while rawd is
   // away (then the feed's check after its reconnection names it).
   void OnLeaseEnded(const absl::Status& status) {
+    bool was_quiet;
     {
       absl::MutexLock lock(&mu_);
+      was_quiet = quiet_;
       lease_id_.clear();
       if (HoldsOrWaitsLocked()) {
         lease_state_ = "unknown";
@@ -173,7 +233,9 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
       AnswerPendingLocked(status.ok() ? absl::FailedPreconditionError("the lease stream ended")
                                       : status);
     }
-    RefreshFollowerState();
+    // A quiet wait that ended (the daemon went away) is not started again
+    // from here; the feed's next writer check does that.
+    RefreshFollowerState(/*may_wait=*/!was_quiet);
   }
 
   void AnswerPendingLocked(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -185,25 +247,33 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
 
   void ReleaseLease() override {
     std::unique_ptr<client::WriteLease> lease;
+    std::vector<std::unique_ptr<client::WriteLease>> replaced;
     {
       absl::MutexLock lock(&mu_);
       lease = std::move(lease_);
+      replaced.swap(replaced_);
       lease_id_.clear();
       pending_reply_.reset();
     }
     lease.reset();  // ends the stream; OnLeaseEnded sends the new state
+    replaced.clear();
   }
 
-  // A finished lease stream's WriteLease is dropped before the next acquire.
+  // A finished lease stream's WriteLease, and those replaced, are dropped
+  // before the next command runs (never on their own threads).
   void DropEndedLease() override {
     std::unique_ptr<client::WriteLease> lease;
+    std::vector<std::unique_ptr<client::WriteLease>> replaced;
     {
       absl::MutexLock lock(&mu_);
-      if (!ended_lease_) return;
-      ended_lease_ = false;
-      lease = std::move(lease_);
+      replaced.swap(replaced_);
+      if (ended_lease_) {
+        ended_lease_ = false;
+        lease = std::move(lease_);
+      }
     }
     lease.reset();
+    replaced.clear();
   }
 
   static int64_t NextTabNumber() {
@@ -225,6 +295,15 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::unique_ptr<client::WriteLease> lease_ ABSL_GUARDED_BY(mu_);
   bool ended_lease_ ABSL_GUARDED_BY(mu_) = false;
+  // lease_ is a follower's quiet wait (StartLeaseLocked).
+  bool quiet_ ABSL_GUARDED_BY(mu_) = false;
+  // AcquireLease is replacing a quiet wait with a request to write.
+  bool switching_ ABSL_GUARDED_BY(mu_) = false;
+  // Counts lease streams; a callback of an older one does nothing.
+  uint64_t lease_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  // Ended streams replaced while their own thread may be the caller:
+  // destroyed by the next command, ReleaseLease or OnClose.
+  std::vector<std::unique_ptr<client::WriteLease>> replaced_ ABSL_GUARDED_BY(mu_);
   std::string lease_id_ ABSL_GUARDED_BY(mu_);
   std::string lease_state_ ABSL_GUARDED_BY(mu_) = "none";
   std::string holder_ ABSL_GUARDED_BY(mu_);

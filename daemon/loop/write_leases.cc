@@ -1,5 +1,6 @@
 #include "daemon/loop/write_leases.h"
 
+#include <algorithm>
 #include <ctime>
 #include <utility>
 #include <vector>
@@ -59,8 +60,9 @@ absl::StatusOr<WriteLeases::Acquired> WriteLeases::Acquire(const std::string& se
     }
     acquired.wait_id = NewId("wait_");
     acquired.holder = it->second.holder;
-    it->second.waiters.push_back(Waiter{acquired.wait_id, asking, std::move(callbacks)});
-    tell_holder = it->second.callbacks.handover_requested;
+    const bool asks = when_held == WhenHeld::kRequestHandover;
+    it->second.waiters.push_back(Waiter{acquired.wait_id, asking, std::move(callbacks), asks});
+    if (asks) tell_holder = it->second.callbacks.handover_requested;
   }
   if (tell_holder) tell_holder(asking);
   return acquired;
@@ -80,8 +82,12 @@ void WriteLeases::Release(const std::string& session_id, const std::string& leas
       leases_.erase(it);
       return;
     }
-    Waiter next = std::move(lease.waiters.front());
-    lease.waiters.pop_front();
+    // A handover request first: the holder released it to that client.
+    auto chosen = std::find_if(lease.waiters.begin(), lease.waiters.end(),
+                               [](const Waiter& w) { return w.asks; });
+    if (chosen == lease.waiters.end()) chosen = lease.waiters.begin();
+    Waiter next = std::move(*chosen);
+    lease.waiters.erase(chosen);
     granted_id = NewId("lease_");
     lease.id = granted_id;
     lease.holder = next.info;
@@ -90,7 +96,9 @@ void WriteLeases::Release(const std::string& session_id, const std::string& leas
     grant = lease.callbacks.granted;
     // The new holder hears of the requests still waiting, after its grant.
     tell_new_holder = lease.callbacks.handover_requested;
-    for (const Waiter& w : lease.waiters) still_waiting.push_back(w.info);
+    for (const Waiter& w : lease.waiters) {
+      if (w.asks) still_waiting.push_back(w.info);
+    }
   }
   if (grant) grant(granted_id);
   if (tell_new_holder) {
@@ -123,7 +131,15 @@ absl::StatusOr<int> WriteLeases::Decline(const std::string& session_id,
           "the write lease ", lease_id.empty() ? "(none)" : lease_id, " does not hold session ",
           session_id, "; only the holder can decline a handover"));
     }
-    declined.swap(it->second.waiters);
+    std::deque<Waiter>& waiters = it->second.waiters;
+    for (auto w = waiters.begin(); w != waiters.end();) {
+      if (w->asks) {
+        declined.push_back(std::move(*w));
+        w = waiters.erase(w);
+      } else {
+        ++w;
+      }
+    }
     holder = it->second.holder;
   }
   const absl::Status why = absl::FailedPreconditionError(

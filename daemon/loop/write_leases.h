@@ -13,8 +13,11 @@
 // client may instead request a handover. The holder is told who asks
 // (`handover_requested`) and either releases, which grants the lease to the
 // oldest waiting requester (`granted`), or declines, which ends every
-// waiting request (`declined`). Removing the session ends its lease and
-// every waiting request (EndSession).
+// waiting request (`declined`). A client may also wait without asking
+// (kWaitForRelease: a follower that takes the session when its writer lets
+// go): the holder is not told, a decline leaves it waiting, and a release
+// grants it only when no handover request waits. Removing the session ends
+// its lease and every waiting request (EndSession).
 //
 // Leases live in memory only: a daemon restart ends every client's stream,
 // so no lease can outlive it.
@@ -72,6 +75,7 @@ struct LeaseCallbacks {
 enum class WhenHeld {
   kRefuse,           // fail at once, naming the holder
   kRequestHandover,  // ask the holder and wait
+  kWaitForRelease,   // wait without asking, until the holder lets go
 };
 
 class WriteLeases {
@@ -87,17 +91,21 @@ class WriteLeases {
   // Grants the lease of `session_id` when nobody holds it. When another
   // client holds it: kFailedPrecondition naming the holder (kRefuse), or a
   // waiting request (kRequestHandover): the holder's handover_requested
-  // runs, and later this request's granted or declined.
+  // runs, and later this request's granted or declined; or a quiet wait
+  // (kWaitForRelease): later its granted, or declined only when the session
+  // is removed.
   absl::StatusOr<Acquired> Acquire(const std::string& session_id, const LeaseClient& client,
                                    WhenHeld when_held, LeaseCallbacks callbacks);
 
-  // Ends the lease if `lease_id` still holds it; the oldest waiting request,
-  // if any, is granted it. Otherwise does nothing.
+  // Ends the lease if `lease_id` still holds it; the oldest waiting handover
+  // request, else the oldest quiet wait, if any, is granted it. Otherwise
+  // does nothing.
   void Release(const std::string& session_id, const std::string& lease_id);
   // Withdraws a waiting request (its client went away). No callback runs.
   void CancelWait(const std::string& session_id, const std::string& wait_id);
-  // The holder keeps its lease: every waiting request is declined. Returns
-  // how many; kFailedPrecondition when `lease_id` does not hold the lease.
+  // The holder keeps its lease: every waiting handover request is declined
+  // (quiet waits go on). Returns how many; kFailedPrecondition when
+  // `lease_id` does not hold the lease.
   absl::StatusOr<int> Decline(const std::string& session_id, const std::string& lease_id);
 
   // For a session that no longer exists: its lease and every waiting
@@ -121,6 +129,7 @@ class WriteLeases {
     std::string id;
     LeaseHolderInfo info;
     LeaseCallbacks callbacks;
+    bool asks = true;  // a handover request, not a quiet wait
   };
   struct Lease {
     std::string id;

@@ -669,7 +669,12 @@ const scenarios = {
     // Then a deliberate click on Keep writing answers it.
     await page.click("#decline-handover");
     await other.waitForSelector('#lease-state[data-state="follower"]');
-    await finish({ focusedOnRequest, ...seen, otherAfterDecline: await other.$eval("#lease-state", (el) => el.dataset.state) });
+    const otherAfterDecline = await other.$eval("#lease-state", (el) => el.dataset.state);
+    // The writer's tab closes: the follower writes, without a reload or a click.
+    await page.close();
+    await other.waitForSelector('#lease-state[data-state="holding"]');
+    await other.waitForSelector("#compose:not([disabled])");
+    await finish({ focusedOnRequest, ...seen, otherAfterDecline, otherAfterWriterLeft: "holding" });
   },
 
   async xss() {

@@ -105,7 +105,9 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
     };
     sessions_.AcquireLease(
         session_id_, std::move(client),
-        request.request_handover() ? loop::WhenHeld::kRequestHandover : loop::WhenHeld::kRefuse,
+        request.request_handover()   ? loop::WhenHeld::kRequestHandover
+        : request.wait_for_release() ? loop::WhenHeld::kWaitForRelease
+                                     : loop::WhenHeld::kRefuse,
         std::move(callbacks), [weak](absl::StatusOr<loop::WriteLeases::Acquired> acquired) {
           bool kept = false;
           WithTarget(weak, [&](LeaseReactor& r) { kept = r.OnAcquired(acquired); });

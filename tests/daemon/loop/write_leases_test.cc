@@ -106,6 +106,46 @@ TEST_F(WriteLeasesTest, DecliningEndsEveryWaitingRequestAndKeepsTheLease) {
   EXPECT_FALSE(leases_.InUse("s1"));
 }
 
+// A follower waits without asking: the holder is not told, a decline of
+// handover requests leaves it waiting, a handover request waiting at the
+// release goes first, and the quiet wait is granted at the next release.
+TEST_F(WriteLeasesTest, AQuietWaitIsGrantedWhenTheHolderLetsGoWithoutAskingIt) {
+  Seen holder, follower, asker;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());
+  ASSERT_TRUE(held.ok());
+  auto quiet = leases_.Acquire("s1", browser_, WhenHeld::kWaitForRelease, follower.Callbacks());
+  ASSERT_TRUE(quiet.ok());
+  EXPECT_TRUE(quiet->lease_id.empty());
+  EXPECT_FALSE(quiet->wait_id.empty());
+  EXPECT_EQ(quiet->holder.client.name, "raw (pid 7)");
+  EXPECT_TRUE(holder.asked_by.empty()) << "the holder is not asked";
+
+  const LeaseClient editor{"acp", "raw-acp", 11};
+  ASSERT_TRUE(leases_.Acquire("s1", editor, WhenHeld::kRequestHandover, asker.Callbacks()).ok());
+  EXPECT_THAT(holder.asked_by, ::testing::ElementsAre("acp"));
+  auto declined = leases_.Decline("s1", held->lease_id);
+  ASSERT_TRUE(declined.ok());
+  EXPECT_EQ(*declined, 1);
+  EXPECT_EQ(asker.declined.size(), 1u);
+  EXPECT_TRUE(follower.declined.empty()) << "a decline leaves a quiet wait in place";
+
+  // A new request asks again; the holder releases to it, not to the
+  // follower that waited longer.
+  Seen second_asker;
+  ASSERT_TRUE(
+      leases_.Acquire("s1", editor, WhenHeld::kRequestHandover, second_asker.Callbacks()).ok());
+  leases_.Release("s1", held->lease_id);
+  ASSERT_EQ(second_asker.granted.size(), 1u);
+  EXPECT_TRUE(follower.granted.empty());
+  EXPECT_TRUE(second_asker.asked_by.empty()) << "the new holder hears only of requests";
+
+  // The editor leaves: the follower takes the session.
+  leases_.Release("s1", second_asker.granted[0]);
+  ASSERT_EQ(follower.granted.size(), 1u);
+  EXPECT_TRUE(leases_.CheckWrite("s1", follower.granted[0]).ok());
+  EXPECT_EQ(leases_.Holder("s1")->client.name, "dashboard");
+}
+
 TEST_F(WriteLeasesTest, EndingARemovedSessionEndsItsLeaseAndEveryWaitingRequest) {
   Seen holder, first, second;
   auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());

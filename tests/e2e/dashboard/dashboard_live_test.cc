@@ -149,9 +149,10 @@ TEST_F(DashboardTest, ATabFollowsAnotherWriterAndCanAskForTheLease) {
   Json follower = ReadUntil(*ws, [](const Json& f) { return f["type"] == "lease"; });
   EXPECT_EQ(follower["state"], "follower");
   EXPECT_FALSE(follower["holder"].get<std::string>().empty());
-  Json refused = Command(*ws, "acquire_lease");
-  EXPECT_EQ(refused["ok"], false);
-  EXPECT_EQ(refused["error"]["code"], "FAILED_PRECONDITION");
+  // The tab already waits, without asking, for the writer to let go.
+  Json quiet = Command(*ws, "acquire_lease");
+  EXPECT_EQ(quiet["ok"], true) << quiet.dump();
+  EXPECT_EQ(quiet["result"]["state"], "follower") << quiet.dump();
   // Asking for a handover waits until the holder lets go.
   ASSERT_TRUE(ws->SendText(R"({"id":99,"op":"acquire_lease","request_handover":true})").ok());
   ReadUntil(*ws, [](const Json& f) { return LeaseIs(f, "waiting"); });
@@ -204,6 +205,11 @@ TEST_F(DashboardTest, ATabFollowsATurnThatRawRunDrives) {
   EXPECT_EQ(message["event"]["assistantMessage"]["text"], "answer to raw run");
   run.join();
   EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  // raw run let go after its turn: the following tab writes now, without
+  // asking (it stayed read-only until reloaded before).
+  Json holding = ReadUntil(*ws, [](const Json& f) { return LeaseIs(f, "holding"); });
+  EXPECT_EQ(holding["holder"].get<std::string>().find("raw run"), std::string::npos)
+      << holding.dump();
 }
 
 TEST_F(DashboardTest, ClosingTheTabReleasesItsLease) {

@@ -61,6 +61,7 @@ TEST_F(DashboardBrowserTest, ApprovalPromptOffersAnswersOnlyForWaitingCalls) {
 
 // Another tab asks to write while the writer types in the message box: the
 // focus stays there, the typed keys land in the box, nothing hands over.
+// When the writer's tab then closes, the follower writes.
 TEST_F(DashboardBrowserTest, AHandoverRequestLeavesTheTypingInTheMessageBox) {
   StartAll();
   if (IsSkipped()) return;
@@ -71,6 +72,8 @@ TEST_F(DashboardBrowserTest, AHandoverRequestLeavesTheTypingInTheMessageBox) {
   EXPECT_EQ(r.value("lease", ""), "holding");
   EXPECT_EQ(r.value("releases", -1), 0);
   EXPECT_EQ(r.value("otherAfterDecline", ""), "follower");
+  // The writer's tab closed: the follower took the session by itself.
+  EXPECT_EQ(r.value("otherAfterWriterLeft", ""), "holding");
 }
 
 // The model needs a variable whose command blocks: StartTurn waits while
