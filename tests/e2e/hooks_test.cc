@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 
 #include "common/json.h"
@@ -25,6 +26,17 @@ std::string Hook(const std::string& event, const std::string& script,
                  const std::string& extra = "") {
   return absl::StrCat(R"({"event": ")", event, R"(", "command": [")", script, R"("])",
                       extra.empty() ? "" : ", ", extra, "}");
+}
+
+// The pid a hook script writes to `fifo` ("echo $$ > fifo"); blocks until
+// the hook opens it, so the hook runs when this returns. 0 on failure.
+pid_t HookPid(const std::string& fifo) {
+  int fd = open(fifo.c_str(), O_RDONLY);
+  if (fd < 0) return 0;
+  char buf[32] = {};
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  return n > 0 ? static_cast<pid_t>(std::atol(buf)) : 0;
 }
 
 TEST_F(ContractTest, EveryEventReachesItsHooksWithTheDocumentedInput) {
@@ -152,12 +164,7 @@ TEST_F(ContractTest, ASecondInterruptEndsTheHooksAnInterruptedTurnWaitsFor) {
   ASSERT_TRUE(fake_.WaitForGate());
   EXPECT_TRUE(Interrupt(stub(), session));
 
-  int fd = open(fifo.c_str(), O_RDONLY);  // blocks until the hook opens it
-  ASSERT_GE(fd, 0);
-  char buf[32] = {};
-  ASSERT_GT(read(fd, buf, sizeof buf - 1), 0);
-  close(fd);
-  const pid_t hook = static_cast<pid_t>(std::stol(buf));
+  const pid_t hook = HookPid(fifo);
   ASSERT_GT(hook, 0);
   EXPECT_TRUE(Interrupt(stub(), session));  // the turn still runs its hook
 
@@ -267,12 +274,8 @@ TEST_F(ContractTest, APromptIsStoredBeforeItsHookRunsAndSurvivesAKillDuringIt) {
   {
     EventStream stream(stub(), session);
     turn = StartTurn(stub(), session, "keep this prompt");
-    int fd = open(fifo.c_str(), O_RDONLY);  // the hook runs once this opens
-    ASSERT_GE(fd, 0);
-    char buf[32] = {};
-    ASSERT_GT(read(fd, buf, sizeof buf - 1), 0);
-    close(fd);
-    const pid_t hook = static_cast<pid_t>(std::stol(buf));
+    const pid_t hook = HookPid(fifo);
+    ASSERT_GT(hook, 0);
     // Shown while the hook still runs.
     auto shown = stream.WaitFor([](const raw::v1::Event& e) { return e.has_user_message(); });
     ASSERT_TRUE(shown.has_value()) << "the prompt is not shown while its hook runs";
