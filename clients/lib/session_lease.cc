@@ -58,7 +58,12 @@ void SessionLease::Start(bool request_handover) {
   request.set_client_pid(identity_.pid);
   request.set_interrupt_on_release(identity_.interrupt_on_release);
   request.set_request_handover(request_handover);
-  if (!request_handover) state_ = State::kAcquiring;
+  // Without asking for a handover the client waits for the lease without
+  // asking the writer (wait_for_release): rawd grants it once the writer
+  // lets go, however it leaves, and a client that follows takes the session.
+  request.set_wait_for_release(!request_handover);
+  quiet_ = !request_handover;
+  if (!request_handover && state_ != State::kFollowing) state_ = State::kAcquiring;
   alive_ = std::make_shared<std::atomic<bool>>(true);
   // Each message becomes a task on the owner's thread, dropped once this
   // stream is no longer the current one.
@@ -97,7 +102,17 @@ void SessionLease::OnGranted(const std::string& lease_id) {
 
 void SessionLease::OnWaiting(const v1::LeaseHolder& holder) {
   if (!holder.client_name().empty()) holder_ = holder.client_name();
+  if (quiet_) {
+    // Another client writes: this one follows, said once as the session
+    // opens (a wait started again while following says nothing new).
+    if (state_ == State::kAcquiring) Apply(Change::kFollowing, State::kFollowing);
+    return;
+  }
   Apply(Change::kWaiting, State::kRequesting);
+}
+
+void SessionLease::WaitQuietly() {
+  if (state_ == State::kFollowing && client_) Start(/*request_handover=*/false);
 }
 
 void SessionLease::OnHandoverRequested(const v1::LeaseHolder& requester) {
@@ -114,10 +129,14 @@ void SessionLease::OnEnded(const absl::Status& status) {
   if (absl::IsFailedPrecondition(status)) {
     if (state_ == State::kRequesting) {
       Apply(Change::kDeclined, State::kFollowing);
+      WaitQuietly();
       return;
     }
     std::string named = HolderFromRefusal(std::string(status.message()));
     if (!named.empty()) holder_ = named;
+    // A daemon that refuses a wait started again while following (one
+    // without wait_for_release) changes nothing to say.
+    if (state_ == State::kFollowing) return;
     Apply(Change::kFollowing, State::kFollowing);
     return;
   }
@@ -150,6 +169,7 @@ void SessionLease::Tick(bool turn_running, absl::Time now) {
   lease_id_.clear();
   holder_ = requester_.client_name();
   Apply(Change::kHandedOver, State::kFollowing);
+  WaitQuietly();
 }
 
 }  // namespace raw::client

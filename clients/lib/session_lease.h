@@ -2,9 +2,14 @@
 // the lease part of what a session controller does for every front end.
 //
 // Acquire() asks for the lease when a session opens: granted, the client
-// writes (lease_id() goes on every write); refused, it follows read-only
-// and holder() names the writer. RequestHandover() asks that writer to hand
-// the session over (the daemon never takes a lease away). While this
+// writes (lease_id() goes on every write); held by another client, it
+// follows read-only, holder() names the writer, and it waits for the lease
+// without asking the writer (AcquireLeaseRequest.wait_for_release), so
+// that it is granted (kGranted) once the writer lets go, whether it quits,
+// dies or hands the session to this client. RequestHandover() asks that
+// writer to hand the session over (the daemon never takes a lease away);
+// after a decline, or after this client handed the session over, it
+// follows and waits again. While this
 // client holds the lease, a request from another client is handed over by
 // the HandoverGate rule, driven by KeyPressed() and Tick(); a key during
 // the countdown keeps the lease (DeclineHandover is sent).
@@ -112,6 +117,8 @@ class SessionLease {
   void OnHandoverRequested(const v1::LeaseHolder& requester);
   void OnEnded(const absl::Status& status);
   void Apply(Change change, State next);
+  // While following: waits for the lease again, without asking the writer.
+  void WaitQuietly();
 
   Identity identity_;
   Executor post_;
@@ -126,6 +133,8 @@ class SessionLease {
   v1::LeaseHolder requester_;
   absl::Status status_;
   bool turn_running_ = false;
+  // The current stream waits without asking the writer (wait_for_release).
+  bool quiet_ = false;
   // Shared with the tasks posted by the current stream: false once that
   // stream is ended, so that its late messages are dropped.
   std::shared_ptr<std::atomic<bool>> alive_;

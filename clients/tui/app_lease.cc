@@ -32,10 +32,11 @@ void TuiApp::OnLeaseChange(Change change, State before) {
       return;
     case Change::kFollowing:
       transcript_.AddInfoText(
-          lease.holder().empty()
-              ? absl::StrCat(lease.status().message(), ". Following it read-only; Ctrl-T asks for it.")
-              : absl::StrCat("This session is open for writing in ", lease.holder(),
-                             ". Following it read-only; Ctrl-T asks for it."),
+          lease.holder().empty() && !lease.status().ok()
+              ? absl::StrCat(lease.status().message(),
+                             ". Following it read-only until it lets go; Ctrl-T asks for it.")
+              : absl::StrCat("This session is open for writing in ", HolderName(),
+                             ". Following it read-only until it lets go; Ctrl-T asks for it."),
           Level::kWarning);
       return;
     case Change::kWaiting:
@@ -44,9 +45,10 @@ void TuiApp::OnLeaseChange(Change change, State before) {
                                            glyphs_.ellipsis));
       return;
     case Change::kDeclined:
-      transcript_.AddInfoText(
-          absl::StrCat(HolderName(), " keeps this session; following it read-only (Ctrl-T asks again)."),
-          Level::kWarning);
+      transcript_.AddInfoText(absl::StrCat(HolderName(),
+                                           " keeps this session; following it read-only until it "
+                                           "lets go (Ctrl-T asks again)."),
+                              Level::kWarning);
       return;
     case Change::kHandoverRequested: {
       bool running = Busy();

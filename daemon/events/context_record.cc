@@ -15,7 +15,15 @@ namespace raw::events {
 namespace {
 
 constexpr unsigned char kFormat = 0x01;
-enum Kind : unsigned char { kUserText = 1, kAssistantTurn = 2, kToolOutcome = 3 };
+// kAssistantTurnOfModel: an assistant turn followed by its model, written
+// when the model is known; records written before it existed decode with
+// no model.
+enum Kind : unsigned char {
+  kUserText = 1,
+  kAssistantTurn = 2,
+  kToolOutcome = 3,
+  kAssistantTurnOfModel = 4,
+};
 constexpr unsigned char kHasImages = 0x02;
 // With kHasImages: each image's name follows its size. Records of images
 // without names (and those written before names existed) leave it out.
@@ -144,7 +152,7 @@ struct Encoder {
     }
   }
   void operator()(const AssistantTurn& p) const {
-    w.Byte(kAssistantTurn);
+    w.Byte(p.model.empty() ? kAssistantTurn : kAssistantTurnOfModel);
     w.String(p.text);
     w.String(p.reasoning);
     w.Varint(p.tool_calls.size());
@@ -160,6 +168,7 @@ struct Encoder {
       w.String(blob.id);
       w.String(blob.data);
     }
+    if (!p.model.empty()) w.String(p.model);
   }
   void operator()(const ToolOutcome& p) const {
     w.Byte(kToolOutcome);
@@ -195,7 +204,7 @@ absl::Status ReadUserText(RecordReader& r, ContextItem& out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadAssistantTurn(RecordReader& r, ContextItem& out) {
+absl::Status ReadAssistantTurn(RecordReader& r, bool with_model, ContextItem& out) {
   AssistantTurn& p = out.emplace<AssistantTurn>();
   RETURN_IF_ERROR(r.String("text", p.text));
   RETURN_IF_ERROR(r.String("reasoning", p.reasoning));
@@ -214,6 +223,7 @@ absl::Status ReadAssistantTurn(RecordReader& r, ContextItem& out) {
     RETURN_IF_ERROR(r.String("opaque.id", blob.id));
     RETURN_IF_ERROR(r.String("opaque.data", blob.data));
   }
+  if (with_model) RETURN_IF_ERROR(r.String("model", p.model));
   return absl::OkStatus();
 }
 
@@ -261,7 +271,8 @@ absl::Status DecodeContextRecord(std::string_view bytes, ContextItem& out) {
       RETURN_IF_ERROR(ReadUserText(reader, out));
       break;
     case kAssistantTurn:
-      RETURN_IF_ERROR(ReadAssistantTurn(reader, out));
+    case kAssistantTurnOfModel:
+      RETURN_IF_ERROR(ReadAssistantTurn(reader, kind == kAssistantTurnOfModel, out));
       break;
     case kToolOutcome:
       RETURN_IF_ERROR(ReadToolOutcome(reader, out));

@@ -40,7 +40,7 @@ struct ToolCallRequest {
 };
 
 // Provider state that must be replayed verbatim to the same provider (for
-// example DeepSeek reasoning_content or an Anthropic thinking signature).
+// example an Anthropic thinking signature or a Gemini thought signature).
 struct OpaqueBlob {
   std::string provider;
   std::string kind;
@@ -54,6 +54,12 @@ struct AssistantTurn {
   std::string reasoning;
   std::vector<ToolCallRequest> tool_calls;
   std::vector<OpaqueBlob> opaque;
+  // With opaque state: the model_id of the model that gave the answer. The
+  // state goes back only to that model (providers::ReplaysOpaqueState): a
+  // signature another model made can fail validation. Empty without opaque
+  // state, and in items stored before Raw recorded it (their state goes
+  // back to any model of its provider).
+  std::string model = {};
   bool operator==(const AssistantTurn&) const = default;
 };
 

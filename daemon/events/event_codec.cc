@@ -442,6 +442,7 @@ void Write(OrderedJson& j, const AssistantTurn& p) {
     opaque.push_back(std::move(blob));
   }
   j["opaque"] = std::move(opaque);
+  if (!p.model.empty()) j["model"] = p.model;
 }
 void Read(JsonFields& r, AssistantTurn& p) {
   p.text = r.String("text");
@@ -461,6 +462,7 @@ void Read(JsonFields& r, AssistantTurn& p) {
     blob.data = b.String("data");
     p.opaque.push_back(std::move(blob));
   });
+  p.model = r.OptionalString("model");
 }
 
 void Write(OrderedJson& j, const ToolOutcome& p) {

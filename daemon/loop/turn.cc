@@ -412,6 +412,8 @@ LeadingCommit Turn::AssistantCommit(int step, const StepResult& result) {
   item.text = result.text;
   item.reasoning = result.reasoning;
   item.opaque = result.opaque;
+  // The model whose state this is (opaque_state.h).
+  if (!item.opaque.empty()) item.model = plan_.agent.model.model_id;
   if (!result.text.empty() || !result.reasoning.empty() || result.calls.empty()) {
     payloads.push_back(events::AssistantMessage{result.text, result.reasoning, step});
   }

@@ -122,6 +122,7 @@ ReasoningRule ReasoningRuleFor(const config::ModelConfig& model) {
     rule.blob_kind = google::kThoughtSignatureKind;
     rule.blob_id = google::kThoughtAnchor;
   }
+  if (rule.when == ReasoningRule::When::kWithBlob) rule.model_id = model.model_id;
   return rule;
 }
 

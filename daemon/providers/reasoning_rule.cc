@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "daemon/providers/opaque_state.h"
+
 namespace raw::providers {
 
 bool ReasoningRule::Sends(const events::AssistantTurn& turn) const {
@@ -12,10 +14,11 @@ bool ReasoningRule::Sends(const events::AssistantTurn& turn) const {
     case When::kWithToolCalls:
       return !turn.tool_calls.empty();
     case When::kWithBlob:
-      return std::any_of(turn.opaque.begin(), turn.opaque.end(), [&](const events::OpaqueBlob& b) {
-        return b.provider == blob_provider && b.kind == blob_kind &&
-               (blob_id.empty() || b.id == blob_id);
-      });
+      return ReplaysOpaqueState(turn, model_id) &&
+             std::any_of(turn.opaque.begin(), turn.opaque.end(), [&](const events::OpaqueBlob& b) {
+               return b.provider == blob_provider && b.kind == blob_kind &&
+                      (blob_id.empty() || b.id == blob_id);
+             });
   }
   return false;
 }

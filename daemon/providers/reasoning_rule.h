@@ -26,6 +26,9 @@ struct ReasoningRule {
   std::string blob_provider;
   std::string blob_kind;
   std::string blob_id;
+  // kWithBlob: the model the requests go to; the blob of an item another
+  // model answered stays behind (opaque_state.h).
+  std::string model_id;
 
   // Whether a request carries `turn.reasoning` back (never when it is empty).
   bool Sends(const events::AssistantTurn& turn) const;

@@ -6,8 +6,8 @@
 //           server becomes the session's own, and B's next prompt runs with
 //           its tools.
 //   holder_left
-//           A creates it, B loads it (following A), A goes away; B's first
-//           prompt then runs (the lease is free), without naming A.
+//           A creates it, B loads it (following A), A goes away; B is
+//           granted the lease unasked, and its first prompt runs.
 //   prompt_during_countdown
 //           A creates it, B loads it and prompts (refused: it asks A for a
 //           handover, whose countdown starts at once, A being idle); A
@@ -48,9 +48,11 @@ scenarios.holder_left = async () => {
     .connectWith(b.stream, async (agentB) => {
       await initialize(agentB);
       await agentB.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-      // The holder quits: nobody holds the session, and B is not told.
+      // The holder quits: rawd grants the lease to B, which waited for it
+      // without asking, before B prompts.
       a.child.stdin.end();
       const holderExit = await a.exited;
+      await b.logs.waitFor(`session ${sessionId}: this bridge writes again`);
       const prompt = { sessionId, prompt: [{ type: "text", text: "hello" }] };
       const response = await settle(agentB.request(acp.methods.agent.session.prompt, prompt));
       return { sessionId, holderPid: a.child.pid, holderExit, response };

@@ -11,7 +11,9 @@
 // proto/raw/v1/raw_service.proto): AcquireLease grants a free lease, refuses
 // a held one with FAILED_PRECONDITION naming the holder, or, with
 // request_handover, says it waits, tells the holder, and grants once the
-// holder's stream ends (or fails when the holder declines). StartTurn and
+// holder's stream ends (or fails when the holder declines); with
+// wait_for_release it says it waits and grants once the holder's stream
+// ends and no handover request waits, without telling the holder. StartTurn and
 // InterruptTurn are refused without the holder's lease id.
 //
 // Thread-safety: the service is called on gRPC's threads; tests configure
@@ -66,6 +68,11 @@ class FakeRawService final : public v1::Raw::Service {
   void AddSession(const v1::Session& s) {
     absl::MutexLock l(&mu_);
     sessions_.push_back(s);
+  }
+  // Refuses wait_for_release as a held lease (as a daemon without it did).
+  void RefuseQuietWaits() {
+    absl::MutexLock l(&mu_);
+    quiet_waits_ = false;
   }
   void SetListPageSize(int n) {
     absl::MutexLock l(&mu_);
@@ -493,7 +500,20 @@ class FakeRawService final : public v1::Raw::Service {
     me.set_client_name(request->client_name());
     me.set_client_kind(request->client_kind());
     me.set_client_pid(request->client_pid());
-    if (!slot.lease_id.empty()) {
+    if (!slot.lease_id.empty() && request->wait_for_release() && !request->request_handover() &&
+        quiet_waits_) {
+      // Waits unasked for the holder to let go; handover requests go first.
+      v1::LeaseEvent waiting;
+      *waiting.mutable_waiting()->mutable_holder() = slot.holder;
+      if (!WriteUnlocked(writer, waiting)) return grpc::Status::CANCELLED;
+      auto free = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return (slot.lease_id.empty() && slot.asking == 0) || closed_;
+      };
+      while (!mu_.AwaitWithTimeout(absl::Condition(&free), absl::Milliseconds(10))) {
+        if (ctx->IsCancelled()) return grpc::Status::CANCELLED;
+      }
+      if (closed_) return grpc::Status::OK;
+    } else if (!slot.lease_id.empty()) {
       if (!request->request_handover()) {
         return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                             HolderMessage(request->session_id(), slot.holder));
@@ -503,13 +523,21 @@ class FakeRawService final : public v1::Raw::Service {
       v1::LeaseHolder holder = slot.holder;
       slot.requests.push_back(me);
       int declines = slot.declines;
-      if (!WriteUnlocked(writer, waiting)) return grpc::Status::CANCELLED;
+      ++slot.asking;
+      if (!WriteUnlocked(writer, waiting)) {
+        --slot.asking;
+        return grpc::Status::CANCELLED;
+      }
       auto decided = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         return slot.lease_id.empty() || slot.declines != declines || closed_;
       };
       while (!mu_.AwaitWithTimeout(absl::Condition(&decided), absl::Milliseconds(10))) {
-        if (ctx->IsCancelled()) return grpc::Status::CANCELLED;
+        if (ctx->IsCancelled()) {
+          --slot.asking;
+          return grpc::Status::CANCELLED;
+        }
       }
+      --slot.asking;
       if (closed_) return grpc::Status::OK;
       if (slot.declines != declines) {
         return grpc::Status(
@@ -605,6 +633,7 @@ class FakeRawService final : public v1::Raw::Service {
     v1::LeaseHolder holder;
     std::vector<v1::LeaseHolder> requests;  // every handover request, in order
     int declines = 0;
+    int asking = 0;  // handover requests waiting now
   };
 
   static std::string HolderMessage(const std::string& session, const v1::LeaseHolder& holder) {
@@ -661,6 +690,7 @@ class FakeRawService final : public v1::Raw::Service {
   v1::GetDaemonInfoResponse info_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::Session> sessions_ ABSL_GUARDED_BY(mu_);
   int list_page_size_ ABSL_GUARDED_BY(mu_) = 100;
+  bool quiet_waits_ ABSL_GUARDED_BY(mu_) = true;
   Script start_script_ ABSL_GUARDED_BY(mu_);
   Script interrupt_script_ ABSL_GUARDED_BY(mu_);
   grpc::Status start_error_ ABSL_GUARDED_BY(mu_);

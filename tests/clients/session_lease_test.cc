@@ -1,9 +1,11 @@
 #include "clients/lib/session_lease.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "tests/clients/fake_raw_daemon.h"
@@ -118,6 +120,84 @@ TEST(SessionLeaseTest, ARunningTurnDelaysTheHandoverAndAKeyKeepsTheLease) {
   b.RunUntil(Change::kDeclined);
   EXPECT_EQ(b.lease.state(), State::kFollowing);
   EXPECT_FALSE(a.lease.KeyPressed(kT0 + absl::Minutes(7)));  // nothing pending any more
+}
+
+TEST(SessionLeaseTest, AFollowerWritesOnceTheWriterLetsGoWithoutAskingIt) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  auto rpc = ConnectTo(daemon);
+  Client b("raw (pid 2)", kTiming);
+  {
+    Client a("raw (pid 1)", kTiming);
+    a.lease.Acquire(rpc, "s1");
+    a.RunUntil(Change::kGranted);
+    b.lease.Acquire(rpc, "s1");
+    b.RunUntil(Change::kFollowing);
+    EXPECT_EQ(b.lease.holder(), "raw (pid 1)");
+    // The writer was not asked anything.
+    EXPECT_FALSE(a.listener.Saw(Change::kHandoverRequested));
+  }  // the writer quits: its lease ends
+  b.RunUntil(Change::kGranted);
+  EXPECT_EQ(b.lease.state(), State::kHeld);
+  EXPECT_EQ(b.lease.lease_id(), "lease_2");
+  EXPECT_EQ(b.listener.changes, (std::vector<Change>{Change::kFollowing, Change::kGranted}));
+}
+
+TEST(SessionLeaseTest, AfterADeclineOrAHandoverTheFollowerWaitsAgain) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  auto rpc = ConnectTo(daemon);
+  Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
+  a.lease.Acquire(rpc, "s1");
+  a.RunUntil(Change::kGranted);
+  b.lease.Acquire(rpc, "s1");
+  b.RunUntil(Change::kFollowing);
+  // b asks; a keeps the session with a key during the countdown.
+  b.lease.RequestHandover();
+  a.RunUntil(Change::kHandoverRequested);
+  a.lease.Tick(false, kT0);
+  EXPECT_TRUE(a.lease.KeyPressed(kT0 + absl::Seconds(1)));
+  b.RunUntil(Change::kDeclined);
+  EXPECT_EQ(b.lease.state(), State::kFollowing);
+  // b waits again, unasked: a's next countdown sees no request from it.
+  b.lease.RequestHandover();
+  a.queue.RunUntil([&a] {
+    return std::count(a.listener.changes.begin(), a.listener.changes.end(),
+                      Change::kHandoverRequested) == 2;
+  });
+  // This time a hands over, and waits itself.
+  a.lease.Tick(false, kT0 + absl::Minutes(1));
+  a.lease.Tick(false, kT0 + absl::Minutes(1) + absl::Seconds(10));
+  EXPECT_EQ(a.listener.changes.back(), Change::kHandedOver);
+  b.queue.RunUntil([&b] { return b.lease.state() == State::kHeld; });
+  // b quits: a, following, writes again without having asked.
+  b.lease.Release();
+  a.queue.RunUntil([&a] { return a.lease.state() == State::kHeld; });
+  EXPECT_EQ(std::count(a.listener.changes.begin(), a.listener.changes.end(), Change::kGranted), 2);
+}
+
+TEST(SessionLeaseTest, ADaemonWithoutQuietWaitsLeavesTheFollowerAsBefore) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  daemon.service().RefuseQuietWaits();
+  auto rpc = ConnectTo(daemon);
+  Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
+  a.lease.Acquire(rpc, "s1");
+  a.RunUntil(Change::kGranted);
+  b.lease.Acquire(rpc, "s1");
+  b.RunUntil(Change::kFollowing);
+  EXPECT_EQ(b.lease.holder(), "raw (pid 1)");
+  b.lease.RequestHandover();
+  a.RunUntil(Change::kHandoverRequested);
+  a.lease.Tick(false, kT0);
+  EXPECT_TRUE(a.lease.KeyPressed(kT0 + absl::Seconds(1)));
+  b.RunUntil(Change::kDeclined);
+  // The wait started again is refused: nothing new is said.
+  b.queue.RunUntil(
+      [&b] { return absl::StrContains(b.lease.status().message(), "is open for writing in"); });
+  EXPECT_EQ(b.listener.changes,
+            (std::vector<Change>{Change::kFollowing, Change::kWaiting, Change::kDeclined}));
+  EXPECT_EQ(b.lease.state(), State::kFollowing);
 }
 
 TEST(SessionLeaseTest, HolderFromRefusal) {

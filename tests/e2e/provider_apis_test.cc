@@ -7,14 +7,16 @@
 #include <ostream>
 #include <sstream>
 
-#include "gmock/gmock.h"
 #include "daemon/raven/prompt.h"
+#include "gmock/gmock.h"
 #include "tests/e2e/e2e_fixture.h"
+#include "tests/support/test_leases.h"
 
 namespace raw::e2e {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Fixture(const std::string& name) {
   std::ifstream in(std::string(RAW_SOURCE_DIR) + "/tests/fixtures/sse/" + name, std::ios::binary);
@@ -47,6 +49,9 @@ struct ApiCase {
   // Checks the second request: the tool results' shape and the cache fields.
   std::function<void(const Json& body)> check_second;
   std::string max_tokens_fixture;  // an answer cut at the output limit
+  // A signature (or encrypted reasoning) in 02-parallel-tools.sse; empty
+  // for an API without signed state.
+  std::string signature;
 };
 // Test names and failure messages show the method, not the struct's bytes.
 void PrintTo(const ApiCase& c, std::ostream* os) { *os << c.method; }
@@ -108,14 +113,21 @@ void CheckGoogle(const Json& body) {
 
 class ProviderApiTest : public ::testing::TestWithParam<ApiCase> {
  protected:
-  // The fake provider and a started daemon configured for the case's API.
+  // The fake provider and a started daemon configured for the case's API,
+  // with a second model "other" (model_id "other-model") of the same API.
   void StartDaemon() {
     const ApiCase& api = GetParam();
     ASSERT_TRUE(fake_.status().ok());
-    std::string config = absl::StrReplaceAll(TestConfig(fake_.base_url()),
-                                             {{"openai-chat-completions", api.method},
-                                              {R"("provider": "openai")",
-                                               absl::StrCat(R"("provider": ")", api.provider, "\"")}});
+    std::string config = absl::StrReplaceAll(
+        TestConfig(fake_.base_url()),
+        {{R"("models": {)",
+          absl::StrCat(R"("models": {
+    "other": { "provider": "openai", "method": "openai-chat-completions",
+               "model_id": "other-model", "base_url": ")",
+                       fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY" },)")}});
+    config = absl::StrReplaceAll(config, {{"openai-chat-completions", api.method},
+                                          {R"("provider": "openai")",
+                                           absl::StrCat(R"("provider": ")", api.provider, "\"")}});
     daemon_ = std::make_unique<TestDaemon>(config);
     ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
   }
@@ -195,17 +207,71 @@ TEST_P(ProviderApiTest, AnswerCutAtTheOutputLimitStopsWithMaxTokens) {
   EXPECT_EQ(end->turn_ended().stop_reason(), raw::v1::STOP_REASON_MAX_TOKENS);
 }
 
+// A model's signed state (thinking signatures, thought signatures,
+// encrypted reasoning) goes back to it in later turns, also after rawd
+// restarts, and stays behind once the session switches to another model,
+// which a signature it did not make can make refuse the request; the
+// answer and its tool results still go to the new model.
+TEST_P(ProviderApiTest, SignedStateGoesBackOnlyToTheModelThatMadeIt) {
+  const ApiCase& api = GetParam();
+  if (api.signature.empty()) GTEST_SKIP() << api.method << " carries no signed state";
+  ASSERT_NO_FATAL_FAILURE(StartDaemon());
+  { std::ofstream(daemon_->workdir() + "/a.txt") << "alpha\n"; }
+  { std::ofstream(daemon_->workdir() + "/b.txt") << "beta\n"; }
+  fake_.Enqueue(Replay(api.fixture_dir + "/02-parallel-tools.sse"));
+  fake_.Enqueue(Replay(api.fixture_dir + "/01-text.sse"));
+  const std::string session = daemon_->CreateSession();
+  auto run_turn = [&](const std::string& prompt) {
+    EventStream stream(daemon_->stub(), session);
+    const std::string turn = StartTurn(daemon_->stub(), session, prompt);
+    auto end = stream.WaitForTurnEnd(turn);
+    ASSERT_TRUE(end.has_value());
+    EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
+        << end->turn_ended().message();
+  };
+  ASSERT_NO_FATAL_FAILURE(run_turn("Compare a.txt and b.txt"));
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  EXPECT_THAT(fake_.requests().back().body, HasSubstr(api.signature));
+
+  // A new daemon reads the item and its model back from the store.
+  daemon_->Stop();
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  fake_.Enqueue(Replay(api.fixture_dir + "/01-text.sse"));
+  ASSERT_NO_FATAL_FAILURE(run_turn("Again"));
+  ASSERT_EQ(fake_.requests().size(), 3u);
+  EXPECT_THAT(fake_.requests().back().body, HasSubstr(api.signature));
+
+  raw::v1::ConfigureSessionRequest configure;
+  configure.set_session_id(session);
+  configure.set_lease_id(LeaseFor(daemon_->stub(), session));
+  configure.set_model("other");
+  raw::v1::ConfigureSessionResponse configured;
+  grpc::ClientContext ctx;
+  grpc::Status s = daemon_->stub().ConfigureSession(&ctx, configure, &configured);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  fake_.Enqueue(Replay(api.fixture_dir + "/01-text.sse"));
+  ASSERT_NO_FATAL_FAILURE(run_turn("And with another model"));
+  ASSERT_EQ(fake_.requests().size(), 4u);
+  const testing::RecordedRequest last = fake_.requests().back();
+  const std::string& body = last.body;
+  // Gemini names the model in the path, the others in the body.
+  EXPECT_THAT(last.path + body, HasSubstr("other-model"));
+  EXPECT_THAT(body, Not(HasSubstr(api.signature)));
+  EXPECT_THAT(body, HasSubstr("alpha"));
+  EXPECT_THAT(body, HasSubstr("beta"));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllApis, ProviderApiTest,
     ::testing::Values(
         ApiCase{"openai-chat-completions", "chat", "messages", "authorization",
-                "Bearer sk-test-key", "openai", CheckChat, "04-length.sse"},
+                "Bearer sk-test-key", "openai", CheckChat, "04-length.sse", ""},
         ApiCase{"openai-responses", "responses", "input", "authorization", "Bearer sk-test-key",
-                "openai", CheckResponses, "04-incomplete-max-tokens.sse"},
+                "openai", CheckResponses, "04-incomplete-max-tokens.sse", "gAAAAB-enc-final"},
         ApiCase{"anthropic-messages", "anthropic", "messages", "x-api-key", "sk-test-key",
-                "anthropic", CheckAnthropic, "07-max-tokens-text.sse"},
-        ApiCase{"google-generate-content", "gemini", "contents", "x-goog-api-key",
-                "sk-test-key", "google", CheckGoogle, "04-max-tokens.sse"}),
+                "anthropic", CheckAnthropic, "07-max-tokens-text.sse", "EqQBCkYIARgCsig"},
+        ApiCase{"google-generate-content", "gemini", "contents", "x-goog-api-key", "sk-test-key",
+                "google", CheckGoogle, "04-max-tokens.sse", "CiQBsig0"}),
     [](const ::testing::TestParamInfo<ApiCase>& param) {
       std::string name = param.param.fixture_dir;
       return name;

@@ -1,6 +1,7 @@
-// Two terminal clients on one session: the second follows read-only and
-// asks for the session (Ctrl-T); the first hands it over by the handover
-// rule (after its turn, once idle, after a countdown a key can stop).
+// Two terminal clients on one session: the second follows read-only, asks
+// for the session (Ctrl-T) and takes it when the first quits; the first
+// hands it over by the handover rule (after its turn, once idle, after a
+// countdown a key can stop).
 // Short waits are set through RAW_TUI_HANDOVER_*_MS so that the tests run
 // fast; every wait is for something on a screen.
 #include <string>
@@ -95,6 +96,25 @@ TEST_F(TuiHandoverTest, AKeyDuringTheCountdownKeepsTheSession) {
   fake_.Enqueue(chat::TextAnswer("Still mine."));
   Send("a", "go on");
   EXPECT_TRUE(tmux_.WaitForText("b", "Still mine.")) << tmux_.Capture("b");
+  // The declined follower still takes the session once the writer leaves.
+  Send("a", "/quit");
+  EXPECT_EQ(tmux_.WaitForExit("a"), 0);
+  ASSERT_TRUE(tmux_.WaitForText("b", "You hold this session now")) << tmux_.Capture("b");
+}
+
+// A follower takes the session when its writer quits, without asking or
+// being reloaded, and its next message goes to the agent.
+TEST_F(TuiHandoverTest, AFollowerWritesOnceTheWriterQuits) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  OpenTwo(session, "600000");
+  Send("a", "/quit");
+  EXPECT_EQ(tmux_.WaitForExit("a"), 0);
+  ASSERT_TRUE(tmux_.WaitForText("b", "You hold this session now")) << tmux_.Capture("b");
+  EXPECT_EQ(tmux_.Capture("b").find("Waiting for"), std::string::npos) << tmux_.Capture("b");
+  fake_.Enqueue(chat::TextAnswer("Now yours."));
+  Send("b", "hello");
+  EXPECT_TRUE(tmux_.WaitForText("b", "Now yours.")) << tmux_.Capture("b");
 }
 
 }  // namespace

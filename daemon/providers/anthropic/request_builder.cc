@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/json_writer.h"
 #include "daemon/providers/anthropic/stream_decoder.h"
+#include "daemon/providers/opaque_state.h"
 
 namespace raw::providers::anthropic {
 namespace {
@@ -45,7 +46,8 @@ bool IsThinkingBlob(const events::OpaqueBlob& blob) {
          (blob.kind == kRedactedThinkingKind || blob.kind == kThinkingSignatureKind);
 }
 
-// Thinking and redacted-thinking blocks to replay, in stored order.
+// Thinking and redacted-thinking blocks to replay, in stored order (called
+// only for the model that made them).
 void WriteThinkingBlocks(JsonWriter& w, const events::AssistantTurn& turn) {
   size_t offset = 0;
   for (const events::OpaqueBlob& blob : turn.opaque) {
@@ -75,14 +77,15 @@ bool Blank(std::string_view text) {
   return absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())).empty();
 }
 
-// Writes nothing when the turn has nothing to send.
-void WriteAssistantMessage(JsonWriter& w, const events::AssistantTurn& turn) {
-  if (Blank(turn.text) && turn.tool_calls.empty() &&
-      std::none_of(turn.opaque.begin(), turn.opaque.end(), IsThinkingBlob)) {
-    return;
-  }
+// Writes nothing when the turn has nothing to send. Thinking blocks go back
+// only to the model that signed them (opaque_state.h).
+void WriteAssistantMessage(JsonWriter& w, const events::AssistantTurn& turn,
+                           std::string_view model_id) {
+  const bool thinking = ReplaysOpaqueState(turn, model_id) &&
+                        std::any_of(turn.opaque.begin(), turn.opaque.end(), IsThinkingBlob);
+  if (Blank(turn.text) && turn.tool_calls.empty() && !thinking) return;
   w.BeginObject().Key("role").String("assistant").Key("content").BeginArray();
-  WriteThinkingBlocks(w, turn);
+  if (thinking) WriteThinkingBlocks(w, turn);
   if (!Blank(turn.text)) {
     w.BeginObject().Key("type").String("text").Key("text").String(turn.text).EndObject();
   }
@@ -142,15 +145,15 @@ namespace {
 
 // Appends the messages of items [from, to), comma-separated, where `from` is
 // 0 or just after an assistant turn (where a run of user-side items starts).
-void AppendMessages(const std::vector<events::ContextItem>& items, size_t from, size_t to,
-                    std::string* out) {
+void AppendMessages(std::string_view model_id, const std::vector<events::ContextItem>& items,
+                    size_t from, size_t to, std::string* out) {
   JsonWriter w(*out);
   std::vector<const events::ContextItem*> user_run;
   for (size_t i = from; i < to; ++i) {
     if (const auto* turn = std::get_if<events::AssistantTurn>(&items[i])) {
       WriteUserMessage(w, user_run);
       user_run.clear();
-      WriteAssistantMessage(w, *turn);
+      WriteAssistantMessage(w, *turn, model_id);
     } else {
       user_run.push_back(&items[i]);
     }
@@ -170,9 +173,10 @@ size_t ClosedPoint(const std::vector<events::ContextItem>& items) {
 
 }  // namespace
 
-OrderedJson BuildMessages(const std::vector<events::ContextItem>& items) {
+OrderedJson BuildMessages(const std::vector<events::ContextItem>& items,
+                          std::string_view model_id) {
   std::string text = "[";
-  AppendMessages(items, 0, items.size(), &text);
+  AppendMessages(model_id, items, 0, items.size(), &text);
   text.push_back(']');
   // The writer's own output: it parses. No depth limit here, since tool
   // arguments may already nest as deep as ParseOrderedJson allows.
@@ -201,9 +205,14 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
   text += R"(,"messages":[)";
-  return MergedHistoryBody(std::move(text), request.history, "anthropic-messages",
-                           request.history_generation, request.messages,
-                           ClosedPoint(request.messages), AppendMessages, "]}");
+  // The model is part of the format: another model's thinking stays behind.
+  const std::string_view model_id = model.model_id;
+  return MergedHistoryBody(
+      std::move(text), request.history, absl::StrCat("anthropic-messages ", model_id),
+      request.history_generation, request.messages, ClosedPoint(request.messages),
+      [model_id](const std::vector<events::ContextItem>& items, size_t from, size_t to,
+                 std::string* out) { AppendMessages(model_id, items, from, to, out); },
+      "]}");
 }
 
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,

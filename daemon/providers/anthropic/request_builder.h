@@ -29,7 +29,8 @@
 //   from the turn's reasoning by the byte length stored in the blob's id
 //   (the rest of the reasoning when that length is missing); a
 //   "redacted_thinking" blob becomes {"type":"redacted_thinking","data"}.
-//   Blobs of other providers or kinds are not sent.
+//   Blobs of other providers or kinds are not sent, nor thinking another
+//   model signed (opaque_state.h).
 // - Consecutive tool outcomes and user texts become one "user" message:
 //   every tool_result first ({"tool_use_id","content","is_error":true for
 //   failures}), then the text blocks, as the API requires.
@@ -67,7 +68,9 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model,
                              CacheRetention cache_retention);
 
-// The "messages" array for a history. Exposed for tests.
-OrderedJson BuildMessages(const std::vector<events::ContextItem>& items);
+// The "messages" array for a history, in a request to `model_id`. Exposed
+// for tests.
+OrderedJson BuildMessages(const std::vector<events::ContextItem>& items,
+                          std::string_view model_id = {});
 
 }  // namespace raw::providers::anthropic

@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "common/json_writer.h"
 #include "daemon/providers/google/call_id.h"
 #include "daemon/providers/google/schema_converter.h"
 #include "daemon/providers/google/thought_signature.h"
+#include "daemon/providers/opaque_state.h"
 
 namespace raw::providers::google {
 namespace {
@@ -39,20 +41,25 @@ void WriteTextPart(JsonWriter& w, std::string_view text, bool thought,
   w.EndObject();
 }
 
-void WriteModelContent(JsonWriter& w, const events::AssistantTurn& turn) {
+// Signatures go back only to the model that made them (opaque_state.h);
+// without its signature the thought part is left out.
+void WriteModelContent(JsonWriter& w, const events::AssistantTurn& turn,
+                       std::string_view model_id) {
   std::vector<const std::string*> thought_signatures;
   std::vector<const std::string*> text_signatures;
   std::map<std::string_view, const std::string*> call_signatures;
-  for (const events::OpaqueBlob& blob : turn.opaque) {
-    if (blob.provider != kOpaqueProvider || blob.kind != kThoughtSignatureKind) continue;
-    if (blob.id == kThoughtAnchor) {
-      thought_signatures.push_back(&blob.data);
-    } else if (blob.id == kTextAnchor) {
-      text_signatures.push_back(&blob.data);
-    } else if (absl::StartsWith(blob.id, kCallAnchorPrefix)) {
-      std::string_view call_id(blob.id);
-      call_id.remove_prefix(sizeof(kCallAnchorPrefix) - 1);
-      call_signatures.emplace(call_id, &blob.data);  // the first one wins
+  if (ReplaysOpaqueState(turn, model_id)) {
+    for (const events::OpaqueBlob& blob : turn.opaque) {
+      if (blob.provider != kOpaqueProvider || blob.kind != kThoughtSignatureKind) continue;
+      if (blob.id == kThoughtAnchor) {
+        thought_signatures.push_back(&blob.data);
+      } else if (blob.id == kTextAnchor) {
+        text_signatures.push_back(&blob.data);
+      } else if (absl::StartsWith(blob.id, kCallAnchorPrefix)) {
+        std::string_view call_id(blob.id);
+        call_id.remove_prefix(sizeof(kCallAnchorPrefix) - 1);
+        call_signatures.emplace(call_id, &blob.data);  // the first one wins
+      }
     }
   }
   w.BeginObject().Key("role").String("model").Key("parts").BeginArray();
@@ -146,8 +153,8 @@ namespace {
 // is 0 or just after an item that is not a tool outcome (where a run of them
 // starts). A run's order comes from the last assistant turn before it,
 // which may lie before `from`.
-void AppendContents(const std::vector<events::ContextItem>& items, size_t from, size_t to,
-                    std::string* out) {
+void AppendContents(std::string_view model_id, const std::vector<events::ContextItem>& items,
+                    size_t from, size_t to, std::string* out) {
   JsonWriter w(*out);
   const events::AssistantTurn* last_turn = nullptr;
   if (from < to && std::holds_alternative<events::ToolOutcome>(items[from])) {
@@ -180,7 +187,7 @@ void AppendContents(const std::vector<events::ContextItem>& items, size_t from, 
       }
       w.EndArray().EndObject();
     } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
-      WriteModelContent(w, *turn);
+      WriteModelContent(w, *turn, model_id);
       last_turn = turn;
     }
   }
@@ -199,9 +206,10 @@ size_t ClosedPoint(const std::vector<events::ContextItem>& items) {
 
 }  // namespace
 
-OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages) {
+OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages,
+                              std::string_view model_id) {
   std::string text = "[";
-  AppendContents(messages, 0, messages.size(), &text);
+  AppendContents(model_id, messages, 0, messages.size(), &text);
   text.push_back(']');
   // The writer's own output: it parses. No depth limit here, since tool
   // arguments may already nest as deep as ParseOrderedJson allows.
@@ -230,9 +238,14 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   std::string text = DumpJson(body);
   text.pop_back();  // the closing brace
   text += body.empty() ? R"("contents":[)" : R"(,"contents":[)";
-  return MergedHistoryBody(std::move(text), request.history, "google-generate-content",
-                           request.history_generation, request.messages,
-                           ClosedPoint(request.messages), AppendContents, "]}");
+  // The model is part of the format: another model's signatures stay behind.
+  const std::string_view model_id = model.model_id;
+  return MergedHistoryBody(
+      std::move(text), request.history, absl::StrCat("google-generate-content ", model_id),
+      request.history_generation, request.messages, ClosedPoint(request.messages),
+      [model_id](const std::vector<events::ContextItem>& items, size_t from, size_t to,
+                 std::string* out) { AppendContents(model_id, items, from, to, out); },
+      "]}");
 }
 
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model) {

@@ -21,7 +21,8 @@
 //   arguments ({} when they are empty or not a JSON object). Thought
 //   signatures (thought_signature.h) go back on the part they came on; a
 //   text signature without answer text becomes a trailing {"text":""} part.
-//   Only blobs with provider "google" and kind "thought_signature" are sent.
+//   Only blobs with provider "google" and kind "thought_signature" are sent,
+//   and only to the model that made them (opaque_state.h).
 // - consecutive tool outcomes -> ONE "user" content of functionResponse
 //   parts, ordered as the calls of the preceding assistant turn, each
 //   {"name", "response":{"output":...}} or {"response":{"error":...}} for a
@@ -48,8 +49,10 @@ namespace raw::providers::google {
 http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelConfig& model);
 std::string BuildRequestBody(const ModelRequest& request, const config::ModelConfig& model);
 
-// The "contents" array for a history. Exposed for prefix-stability tests.
-OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages);
+// The "contents" array for a history, in a request to `model_id`. Exposed
+// for prefix-stability tests.
+OrderedJson HistoryToContents(const std::vector<events::ContextItem>& messages,
+                              std::string_view model_id = {});
 
 // One function declaration. Exposed for tests.
 OrderedJson ToolToDeclaration(const ToolDefinition& tool);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/json_writer.h"
+#include "daemon/providers/opaque_state.h"
 
 namespace raw::providers::openai_responses {
 namespace {
@@ -51,10 +52,14 @@ bool IsReplayableReasoning(const events::OpaqueBlob& blob) {
   return blob.provider == kOpaqueProvider && blob.kind == kReasoningItemKind && !blob.data.empty();
 }
 
-void WriteAssistantItems(JsonWriter& w, const events::AssistantTurn& turn) {
+// Encrypted reasoning goes back only to the model that made it
+// (opaque_state.h).
+void WriteAssistantItems(JsonWriter& w, const events::AssistantTurn& turn,
+                         std::string_view model_id) {
   if (turn.text.empty() && turn.tool_calls.empty()) return;
+  const bool replay = ReplaysOpaqueState(turn, model_id);
   for (const events::OpaqueBlob& blob : turn.opaque) {
-    if (!IsReplayableReasoning(blob)) continue;
+    if (!replay || !IsReplayableReasoning(blob)) continue;
     // No "id": with store:false the server keeps no items, and an echoed
     // item id can be taken for a reference to a stored item. The encrypted
     // content is the state; the summary was display text.
@@ -71,12 +76,13 @@ void WriteAssistantItems(JsonWriter& w, const events::AssistantTurn& turn) {
 
 }  // namespace
 
-void AppendInputItems(const events::ContextItem& item, std::string* out) {
+void AppendInputItems(std::string_view model_id, const events::ContextItem& item,
+                      std::string* out) {
   JsonWriter w(*out);
   if (const auto* user = std::get_if<events::UserText>(&item)) {
     WriteUserMessage(w, *user);
   } else if (const auto* turn = std::get_if<events::AssistantTurn>(&item)) {
-    WriteAssistantItems(w, *turn);
+    WriteAssistantItems(w, *turn, model_id);
   } else {
     const auto& outcome = std::get<events::ToolOutcome>(item);
     w.BeginObject().Key("type").String("function_call_output").Key("call_id").String(outcome.call_id);
@@ -118,9 +124,13 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   text += R"(,"input":[)";
   SerializedHistory uncached;
   SerializedHistory& history = request.history != nullptr ? *request.history : uncached;
-  std::shared_ptr<const std::string> items = history.Join(
-      "openai-responses", request.history_generation, request.messages,
-      [](const events::ContextItem& item, std::string* out) { AppendInputItems(item, out); });
+  // The model is part of the format: another model's reasoning stays behind.
+  const std::string_view model_id = model.model_id;
+  std::shared_ptr<const std::string> items =
+      history.Join(absl::StrCat("openai-responses ", model_id), request.history_generation,
+                   request.messages, [model_id](const events::ContextItem& item, std::string* out) {
+                     AppendInputItems(model_id, item, out);
+                   });
   return KeptHistoryBody(std::move(text), std::move(items), "]}");
 }
 

@@ -27,7 +27,8 @@
 // output_text part, then one "function_call" item per call (call_id, never
 // the item id, and the model's exact arguments string); each tool outcome ->
 // "function_call_output" with the same call_id, failures marked in the text
-// (the API has no error flag). Blobs of other providers are not sent. A
+// (the API has no error flag). Blobs of other providers are not sent, nor
+// reasoning items of another model (opaque_state.h). A
 // reasoning item is only valid with the item that followed it, so a turn
 // with neither text nor calls sends nothing.
 //

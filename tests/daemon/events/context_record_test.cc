@@ -40,6 +40,11 @@ std::vector<ContextItem> EveryShape() {
                     {{"anthropic", "thinking_signature", "sig_1", "c2lnbmF0dXJl"}}},
       AssistantTurn{},
       AssistantTurn{"", "", {{"c", "n", "{}"}}, {}},
+      AssistantTurn{"",
+                    "thought",
+                    {},
+                    {{"google", "thought_signature", "thought", "c2ln"}},
+                    "gemini-2.5-pro"},
       ToolOutcome{"call_1", "ls", "a\nb", false},
       ToolOutcome{"call_2", "x", "unknown tool", true},
       // Text of every width, a NUL byte, and a string long enough that its
@@ -104,9 +109,26 @@ TEST(ContextRecordTest, ARecordWithoutImagesIsAsBeforeImagesExisted) {
   EXPECT_THAT(DecodeContextRecord(unknown_role).status().message(), HasSubstr("unknown role"));
 }
 
+TEST(ContextRecordTest, TheModelOfAnItemsStateIsKeptAndOlderRecordsHaveNone) {
+  AssistantTurn turn{"hello", "why", {}, {{"p", "k", "i", "d"}}};
+  const std::string old_form = EncodeContextRecord(turn);
+  EXPECT_EQ(old_form[1], '\x02');  // as written before the model was kept
+  absl::StatusOr<ContextItem> decoded = DecodeContextRecord(old_form);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(std::get<AssistantTurn>(*decoded).model, "");
+  turn.model = "claude-sonnet-4-5";
+  const std::string record = EncodeContextRecord(turn);
+  EXPECT_EQ(record[1], '\x04');
+  decoded = DecodeContextRecord(record);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(std::get<AssistantTurn>(*decoded), turn);
+  EXPECT_THAT(DecodeContextRecord(record.substr(0, record.size() - 1)).status().message(),
+              HasSubstr("field \"model\""));
+}
+
 TEST(ContextRecordTest, EveryCutOfARecordIsAnErrorNamingWhereItEnds) {
   const std::string record = EncodeContextRecord(
-      AssistantTurn{"hello", "why", {{"call_1", "ls", "{}"}}, {{"p", "k", "i", "d"}}});
+      AssistantTurn{"hello", "why", {{"call_1", "ls", "{}"}}, {{"p", "k", "i", "d"}}, "model-a"});
   for (size_t size = 0; size < record.size(); ++size) {
     absl::StatusOr<ContextItem> decoded = DecodeContextRecord(record.substr(0, size));
     ASSERT_FALSE(decoded.ok()) << "cut at " << size;

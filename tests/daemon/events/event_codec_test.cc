@@ -166,8 +166,12 @@ TEST(EventCodecTest, UnknownUsageFieldsStayAbsent) {
 TEST(EventCodecTest, EveryContextItemAlternativeRoundTrips) {
   std::vector<ContextItem> items = {
       UserText{"please\tlist files"},
-      AssistantTurn{"text", "reasoning", {{"call_1", "ls", R"({"dir":"."})"}, {"call_2", "x", ""}},
+      AssistantTurn{"text",
+                    "reasoning",
+                    {{"call_1", "ls", R"({"dir":"."})"}, {"call_2", "x", ""}},
                     {{"anthropic", "thinking_signature", "sig_1", "c2lnbmF0dXJl"}}},
+      AssistantTurn{
+          "", "r", {}, {{"google", "thought_signature", "thought", "c2ln"}}, "gemini-2.5-pro"},
       AssistantTurn{},
       ToolOutcome{"call_1", "ls", "a\nb", false},
       ToolOutcome{"call_2", "x", "unknown tool", true},

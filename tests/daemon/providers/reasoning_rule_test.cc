@@ -69,6 +69,13 @@ TEST(ReasoningRuleTest, SendsWhatEveryRequestBuilderSends) {
         {google::kOpaqueProvider, google::kThoughtSignatureKind, google::CallAnchor("c1"), "sig"}};
     turns.push_back(turn);
   }
+  // The same items answered by the model the requests go to, and by another.
+  for (size_t i = 2, n = turns.size(); i < n; ++i) {
+    for (const char* model_id : {"m", "other"}) {
+      turns.push_back(turns[i]);
+      turns.back().model = model_id;
+    }
+  }
   int sent = 0;
   for (const config::ModelConfig& model : models) {
     const ReasoningRule rule = ReasoningRuleFor(model);

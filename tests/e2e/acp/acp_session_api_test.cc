@@ -133,10 +133,10 @@ TEST_F(AcpTest, LoadWithMcpServersWhileAnotherClientWritesOpensAndAppliesThemLat
               HasSubstr("hi after the handover"));
 }
 
-// The lease holder goes away while this bridge follows the session: rawd
-// tells followers nothing, so the bridge's first prompt asks rawd for the
-// lease before it answers, and runs (the lease is free) instead of failing
-// with the name of a client that is gone.
+// The lease holder goes away while this bridge follows the session: the
+// bridge, waiting for the lease without asking, is granted it (the driver
+// waits for its log saying so), and its prompt runs instead of failing with
+// the name of a client that is gone.
 TEST_F(AcpTest, APromptAfterTheHolderLeftRunsInsteadOfNamingIt) {
   fake_.Enqueue(chat::TextAnswer("yours now"));
   Json r = Drive("two_clients.mjs", "holder_left");
