@@ -61,6 +61,10 @@ AgentConnection::AgentConnection(std::shared_ptr<Transport> transport, EventLoop
   bridge_context_.session_gone = [this, alive = alive_](const std::string& session_id) {
     if (*alive) ShutDownBridge(session_id, nullptr);
   };
+  bridge_context_.tell_setup = [this, alive = alive_](const v1::Session& session,
+                                                      std::function<void()> done) {
+    if (*alive) TellSetup(session, std::move(done));
+  };
 }
 
 AgentConnection::~AgentConnection() { *alive_ = false; }
@@ -483,6 +487,26 @@ void AgentConnection::WithConfigOptions(const v1::Session& session,
               then(ConfigOptions(session, agents_, models_, AgentMode(agents_, session.agent())));
             });
       });
+}
+
+void AgentConnection::TellSetup(const v1::Session& session, std::function<void()> done) {
+  WithConfigOptions(session, [this, session, done](Json) {
+    auto open = sessions_.find(session.id());
+    if (open != sessions_.end()) {
+      const std::string mode = open->second->approval_mode().empty()
+                                   ? AgentMode(agents_, session.agent())
+                                   : open->second->approval_mode();
+      if (bridge_context_.newer_updates) {
+        rpc_.Notify("session/update",
+                    Json{{"sessionId", session.id()},
+                         {"update",
+                          {{"sessionUpdate", "config_option_update"},
+                           {"configOptions", ConfigOptions(session, agents_, models_, mode)}}}});
+      }
+      if (mode != open->second->told_mode()) NotifyMode(session.id(), mode);
+    }
+    done();
+  });
 }
 
 void AgentConnection::SendCommands(const std::string& session_id) {

@@ -120,6 +120,9 @@ class AgentConnection : public JsonRpc::Handler {
                    std::function<Json(SessionBridge&)> answer);
   // Reads the agents and models, then calls `then` with the options.
   void WithConfigOptions(const v1::Session& session, std::function<void(Json)> then);
+  // Tells the client the session's agent, model and mode as rawd describes
+  // them now (BridgeContext::tell_setup), then calls `done`.
+  void TellSetup(const v1::Session& session, std::function<void()> done);
   void SendCommands(const std::string& session_id);
 
   EventLoop& loop_;

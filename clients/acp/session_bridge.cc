@@ -109,6 +109,7 @@ void SessionBridge::OnLeaseChange(SessionLease::Change change, SessionLease::Sta
   if (change == SessionLease::Change::kGranted && answered_open_) {
     RAW_LOG(Info) << "session " << id_ << ": this bridge writes again";
     if (!approval_mode_.empty()) ChooseModeAgain();
+    TellSetupAgain();
     if (servers_ && !applying_servers_) ApplyMcpServers();
   }
   MaybeOpened();
@@ -172,6 +173,31 @@ void SessionBridge::ChooseModeAgain() {
         // with the agent's own mode, which the client is told.
         approval_mode_.clear();
         TellAgentMode(done);
+      });
+}
+
+void SessionBridge::TellSetupAgain() {
+  if (!ctx_.tell_setup) return;
+  controller_->RefreshSession();  // this bridge's own copy of the session
+  ++choosing_mode_;
+  v1::GetSessionRequest request;
+  request.set_session_id(id_);
+  request.set_without_context(true);
+  ctx_.calls->Call<v1::GetSessionResponse>(
+      [request](client::RawClient& c) { return c.GetSession(request); },
+      [this, alive = alive_](const absl::StatusOr<v1::GetSessionResponse>& r) {
+        if (!*alive) return;
+        auto done = [this, alive = alive_] {
+          if (!*alive) return;
+          --choosing_mode_;
+          RunAfterSetup();
+        };
+        if (!r.ok()) {
+          RAW_LOG(Warning) << "session " << id_ << ": reading the session: " << r.status();
+          done();
+          return;
+        }
+        ctx_.tell_setup(r->session(), done);
       });
 }
 

@@ -76,6 +76,11 @@ struct BridgeContext {
   // when rawd says the open session is gone (deleted): the connection lets
   // go of the bridge, and later requests for the session get -32002.
   std::function<void(const std::string& session_id)> session_gone;
+  // Called on the loop's thread with the session as rawd describes it now:
+  // the connection tells the client its agent, model and mode (a
+  // config_option_update, and a current_mode_update when the mode is not
+  // the one it was last told), then calls `done`.
+  std::function<void(const v1::Session& session, std::function<void()> done)> tell_setup;
 };
 
 // How long Shutdown waits for rawd to take a turn's interrupt.
@@ -195,6 +200,11 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   // ConfigureSession with approval_mode_ under the lease just granted;
   // then runs after_setup_. On failure the client is told the mode in force.
   void ChooseModeAgain();
+  // Granted the lease: another client may have changed the session's
+  // agent (and with it the approval mode its turns run under, unless this
+  // bridge chose one) or model meanwhile, which no event says; the client
+  // is told the session as it is before a prompt of this lease starts.
+  void TellSetupAgain();
   // Tells the client the agent's own mode (the one in force once choosing
   // the mode again failed), then calls `then`.
   void TellAgentMode(std::function<void()> then);

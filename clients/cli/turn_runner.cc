@@ -50,6 +50,7 @@ int TurnRunner::Run(const TurnRequest& request) {
       return ExitCodeFor(response.status());
     }
     session = response->session();
+    created_seq_ = session.last_seq();
   }
   session_id_ = session.id();
   prompt_ = request.prompt;
@@ -70,11 +71,13 @@ int TurnRunner::Run(const TurnRequest& request) {
     if (ended_) return Finish(*ended_);
     if (cancelled_before_start_) {
       err_ << "raw run: interrupted before the turn started\n";
+      DropEmptySession();
       return kExitCancelled;
     }
     if (!start_error_.ok()) {
       err_ << "raw run: cannot start the turn: "
            << present::SanitizeForStream(start_error_.message()) << "\n";
+      DropEmptySession();
       return ExitCodeFor(start_error_);
     }
     if (resync_after_) {
@@ -93,6 +96,20 @@ int TurnRunner::Run(const TurnRequest& request) {
     }
     return kExitError;
   }
+}
+
+void TurnRunner::DropEmptySession() {
+  if (!created_seq_.has_value() || lease_id_.empty()) return;
+  v1::GetSessionRequest get;
+  get.set_session_id(session_id_);
+  get.set_without_context(true);
+  auto now = client_.GetSession(get);
+  // Anything recorded since (another client may have written): it stays.
+  if (!now.ok() || now->session().last_seq() != *created_seq_) return;
+  v1::DeleteSessionRequest remove;
+  remove.set_session_id(session_id_);
+  remove.set_lease_id(lease_id_);
+  (void)client_.DeleteSession(remove);
 }
 
 int TurnRunner::TakeLease(const TurnRequest& request) {

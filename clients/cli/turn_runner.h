@@ -76,6 +76,10 @@ class TurnRunner : public client::EventHandler {
  private:
   // Returns kExitOk once the lease is held, else the exit code.
   int TakeLease(const TurnRequest& request);
+  // After a turn that never started: removes the session this run created
+  // for it when nothing has been recorded in it since, so that a refused
+  // prompt leaves no empty session behind.
+  void DropEmptySession();
   // Whether the client holding the session's lease names a process that no
   // longer exists (it exited and rawd has not yet seen its connection close).
   bool HolderHasExited();
@@ -109,6 +113,8 @@ class TurnRunner : public client::EventHandler {
   uint64_t after_seq_ = 0;
   std::unique_ptr<client::WriteLease> lease_;
   std::string lease_id_;
+  // The session's last seq when this run created it; unset for --session.
+  std::optional<uint64_t> created_seq_;
 
   // Stream-thread state.
   std::unique_ptr<Question> question_;

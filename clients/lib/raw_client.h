@@ -53,9 +53,10 @@ enum class VersionCheck {
 };
 
 struct ConnectOptions {
-  // Explicit socket path (the --socket option); empty uses $RAW_SOCKET, then
-  // $XDG_RUNTIME_DIR/raw/rawd.sock, then /tmp/raw-$UID/rawd.sock. A relative
-  // path is taken against the current directory.
+  // Explicit socket path (the --socket option); empty uses the default
+  // (ResolveSocketPath, common/paths.h: $RAW_SOCKET, then the runtime
+  // directory's rawd.sock). A relative path is taken against the current
+  // directory.
   std::string socket_path;
   Autostart autostart = Autostart::kIfAllowed;
   VersionCheck version_check = VersionCheck::kRequireMatch;

@@ -220,7 +220,8 @@ void TuiApp::Draw() {
   footer.session_id = session.id();
   footer.connected = controller_.connected() || !controller_.reconnecting();
   client::SessionLease::State lease = controller_.lease().state();
-  footer.turn_state = controller_.activity().compacting()     ? "compacting"
+  footer.turn_state = session_gone_                           ? "deleted"
+                      : controller_.activity().compacting()   ? "compacting"
                       : controller_.activity().turn_running() ? "working"
                       : session.id().empty()                  ? ""
                       : (lease == client::SessionLease::State::kNone ||

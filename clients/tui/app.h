@@ -158,6 +158,8 @@ class TuiApp : private client::SessionController::Listener {
   Lines header_;
 
   bool quit_ = false;
+  // The open session was deleted (by another client): nothing opens it again.
+  bool session_gone_ = false;
   TuiExit exit_;
   std::string exit_message_;
   std::optional<absl::Time> esc_deadline_;

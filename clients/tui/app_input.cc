@@ -186,6 +186,10 @@ void TuiApp::Submit() {
     return;
   }
   if (text.rfind("//", 0) == 0) text = text.substr(1);
+  if (session_gone_) {
+    SetStatus("This session no longer exists: /new starts a session; the message is kept");
+    return;
+  }
   if (!controller_.has_session() || !controller_.connected()) {
     SetStatus("Not connected to the daemon yet; the message is kept");
     return;

@@ -71,6 +71,7 @@ void TuiApp::OnSessionOpenFailed(const absl::Status& status, bool creating) {
 }
 
 void TuiApp::OnSessionOpened(const v1::Session& session, bool created) {
+  session_gone_ = false;
   picker_.Close();
   agent_picker_.Close();
   approval_.Hide();
@@ -140,6 +141,11 @@ void TuiApp::OnTurnAbandoned() {
 
 void TuiApp::OnSessionGone(const absl::Status& status) {
   AddError("The event stream ended", status);
+  // Deleted elsewhere: nothing will open it again; say what can be done.
+  session_gone_ = true;
+  transcript_.AddInfoText(
+      "This session no longer exists: /new starts a session, /sessions opens another.",
+      Level::kWarning);
 }
 
 }  // namespace raw::tui

@@ -157,8 +157,9 @@ std::optional<std::string> CheckCompactFits(const AgentConfig& agent, const Mode
   int64_t margin = CompactSafetyMargin(window);
   if (trigger + reserve + margin <= window) return std::nullopt;
   std::string reserve_source =
-      model.max_output_tokens
-          ? "the model's max_output_tokens"
+      model.max_output_tokens ? "the model's max_output_tokens"
+      : model.method == kMethodAnthropicMessages
+          ? "the max_tokens anthropic-messages requests send when max_output_tokens is unset"
           : absl::StrCat(kDefaultOutputReserve, " when max_output_tokens is unset");
   int64_t room = std::max<int64_t>(0, window - reserve - margin);
   return absl::StrCat(trigger, " plus the output reserve (", reserve, ", ", reserve_source,
@@ -168,7 +169,9 @@ std::optional<std::string> CheckCompactFits(const AgentConfig& agent, const Mode
 }
 
 int64_t CompactOutputReserve(const ModelConfig& model) {
-  return model.max_output_tokens.value_or(kDefaultOutputReserve);
+  if (model.max_output_tokens) return *model.max_output_tokens;
+  return model.method == kMethodAnthropicMessages ? kAnthropicDefaultMaxTokens
+                                                  : kDefaultOutputReserve;
 }
 
 int64_t CompactSafetyMargin(int64_t window) {

@@ -31,10 +31,16 @@ AgentConfig ParseAgentEntry(const std::string& name, const Json& value, const st
 // Returns what is wrong, or nullopt.
 std::optional<std::string> CheckToolPattern(absl::string_view pattern);
 
+// The output cap an anthropic-messages request sends when the model sets
+// no max_output_tokens (the API requires one).
+inline constexpr int64_t kAnthropicDefaultMaxTokens = 8192;
+
 // Room compact.trigger_tokens must leave in the window: the output reserve
-// (the model's max_output_tokens, else kDefaultOutputReserve) and a safety
-// margin of kCompactMarginPercent of the window, rounded up, since the
-// estimate is not a tokenizer count.
+// (the model's max_output_tokens, else what its requests send without one:
+// kAnthropicDefaultMaxTokens for anthropic-messages, kDefaultOutputReserve
+// for the others, which send no cap) and a safety margin of
+// kCompactMarginPercent of the window, rounded up, since the estimate is
+// not a tokenizer count.
 inline constexpr int64_t kDefaultOutputReserve = 4096;
 inline constexpr int64_t kCompactMarginPercent = 5;
 int64_t CompactOutputReserve(const ModelConfig& model);

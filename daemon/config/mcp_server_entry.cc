@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "common/star_glob.h"
 #include "daemon/config/base_url.h"
+#include "daemon/config/command_entry.h"
 #include "daemon/config/config_keys.h"
 #include "daemon/config/config_path.h"
 #include "daemon/config/model_entry.h"
@@ -35,28 +36,12 @@ std::optional<std::string> RefuseMcpHeader(absl::string_view name) {
 }
 
 void ReadCommand(FieldReader& r, McpServerConfig& s, std::vector<ConfigProblem>& problems) {
-  const Json* command = r.Find("command");
-  if (command == nullptr) return;
-  if (!command->is_array() || command->empty()) {
-    r.Report("command",
-             absl::StrCat("expected the server's command as an array such as "
-                          "[\"npx\", \"-y\", \"@modelcontextprotocol/server-everything\"]"
-                          ", got ",
-                          DescribeValue(*command)));
-    return;
+  if (auto argv = ReadCommandArgv(r, "command",
+                                  "the server's command as an array such as "
+                                  "[\"npx\", \"-y\", \"@modelcontextprotocol/server-everything\"]",
+                                  /*context=*/nullptr, problems)) {
+    s.command = *std::move(argv);
   }
-  std::vector<std::string> argv;
-  for (size_t i = 0; i < command->size(); ++i) {
-    const Json& arg = (*command)[i];
-    if (!arg.is_string() || (i == 0 && arg.get_ref<const std::string&>().empty())) {
-      problems.push_back({IndexPath(r.PathOf("command"), i),
-                          absl::StrCat("expected ", i == 0 ? "a program name or path" : "a string",
-                                       ", got ", DescribeValue(arg))});
-      return;
-    }
-    argv.push_back(arg.get<std::string>());
-  }
-  s.command = std::move(argv);
 }
 
 void ReadUrl(FieldReader& r, McpServerConfig& s) {

@@ -8,6 +8,7 @@
 #include "common/pattern.h"
 #include "daemon/config/agent_entry.h"
 #include "daemon/config/approval_mode_names.h"
+#include "daemon/config/command_entry.h"
 #include "daemon/config/config_keys.h"
 #include "daemon/config/config_path.h"
 #include "daemon/config/package_ref.h"
@@ -143,21 +144,10 @@ HookConfig ReadHook(const std::string& name, const Json& value, const std::strin
       if (kHookEvents[i] == *event) hook.event = static_cast<HookEvent>(i);
     }
   }
-  if (auto argv = StringList(r, "command", "a non-empty string (one argv entry)", problems)) {
-    if (argv->empty()) {
-      r.Report("command", "expected at least the program to run");
-    } else if (context != nullptr && (*argv)[0].find('/') != std::string::npos) {
-      absl::StatusOr<std::string> program = ResolveConfigPath((*argv)[0], *context);
-      if (program.ok()) {
-        (*argv)[0] = *program;
-        hook.command = std::move(*argv);
-      } else {
-        problems.push_back(
-            {IndexPath(r.PathOf("command"), 0), std::string(program.status().message())});
-      }
-    } else {
-      hook.command = std::move(*argv);
-    }
+  if (auto argv = ReadCommandArgv(
+          r, "command", "the command to run, as an array such as [\"./check.sh\", \"--fast\"]",
+          context, problems)) {
+    hook.command = *std::move(argv);
   }
   if (auto matcher = r.NonEmptyString("matcher", "a tool name or glob such as \"builtin/bash\"")) {
     hook.matcher = *matcher;

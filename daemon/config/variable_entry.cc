@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/config/command_entry.h"
 #include "daemon/config/config_keys.h"
 #include "daemon/config/config_path.h"
 #include "daemon/config/variable_refs.h"
@@ -41,36 +42,11 @@ void ReadFileSource(FieldReader& r, const ParseContext& context, VariableConfig&
 
 void ReadCommandSource(FieldReader& r, const ParseContext& context, VariableConfig& v,
                        std::vector<ConfigProblem>& problems) {
-  const Json* command = r.Find("command");
-  if (command == nullptr) return;
-  constexpr char kWhat[] = "the command to run, as an array such as [\"pass\", \"show\", \"api\"]";
-  if (!command->is_array() || command->empty()) {
-    r.Report("command", absl::StrCat("expected ", kWhat, ", got ", DescribeValue(*command)));
-    return;
+  if (auto argv = ReadCommandArgv(
+          r, "command", "the command to run, as an array such as [\"pass\", \"show\", \"api\"]",
+          &context, problems)) {
+    v.command = *std::move(argv);
   }
-  std::vector<std::string> argv;
-  for (size_t i = 0; i < command->size(); ++i) {
-    const Json& arg = (*command)[i];
-    if (!arg.is_string() || (i == 0 && arg.get_ref<const std::string&>().empty())) {
-      problems.push_back({IndexPath(r.PathOf("command"), i),
-                          absl::StrCat("expected ", i == 0 ? "a program name or path" : "a string",
-                                       ", got ", DescribeValue(arg))});
-      return;
-    }
-    argv.push_back(arg.get<std::string>());
-  }
-  // A program path (not a bare name, which is looked up on PATH) is
-  // relative to the config file, as other paths in it are.
-  if (argv[0].find('/') != std::string::npos) {
-    absl::StatusOr<std::string> program = ResolveConfigPath(argv[0], context);
-    if (!program.ok()) {
-      problems.push_back(
-          {IndexPath(r.PathOf("command"), 0), std::string(program.status().message())});
-      return;
-    }
-    argv[0] = *program;
-  }
-  v.command = std::move(argv);
 }
 
 VariableConfig ReadVariable(const std::string& name, const Json& value, const std::string& path,

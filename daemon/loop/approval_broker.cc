@@ -22,6 +22,7 @@ absl::Status ApprovalBroker::Open(const std::string& request_id,
   }
   absl::MutexLock lock(&mu_);
   request_id_ = request_id;
+  answered_under_.clear();
   session_options_ = session_options;
   order_ = pending_call_ids;
   answers_.clear();
@@ -79,7 +80,8 @@ ApprovalOutcome ApprovalBroker::Wait(absl::Duration timeout, const CancelToken& 
 
 absl::Status ApprovalBroker::Respond(const std::string& request_id,
                                      const std::vector<events::ApprovalAnswer>& answers,
-                                     const std::optional<events::ApprovalAnswer>& all) {
+                                     const std::optional<events::ApprovalAnswer>& all,
+                                     const std::string& lease_id) {
   absl::MutexLock lock(&mu_);
   if (request_id_.empty() || request_id != request_id_) {
     return absl::NotFoundError(
@@ -87,6 +89,11 @@ absl::Status ApprovalBroker::Respond(const std::string& request_id,
             ? absl::StrCat("approval request ", request_id, " is not pending (nothing is)")
             : absl::StrCat("approval request ", request_id, " is not pending (", request_id_,
                            " is)"));
+  }
+  if (lease_id != answered_under_) {
+    // Another writer's answers: this one was shown every call waiting.
+    for (auto& [id, answer] : answers_) answer.reset();
+    answered_under_ = lease_id;
   }
   std::set<std::string> seen;
   for (const events::ApprovalAnswer& a : answers) {

@@ -48,10 +48,15 @@ class ApprovalBroker {
   // response, or an allow-for-session answer choosing an option its call
   // does not offer. `all` answers every pending call not listed in
   // `answers`; a call offering fewer options than its session_rule gets
-  // option 0.
+  // option 0. `lease_id` is the writer's: answers given under another lease
+  // are dropped first, so that every call waits for the new writer. No
+  // event shows answers before the whole batch is answered, so a client
+  // that took the session over (or reloaded) shows every call as waiting;
+  // its "deny all" must not leave an earlier "allow" standing.
   absl::Status Respond(const std::string& request_id,
                        const std::vector<events::ApprovalAnswer>& answers,
-                       const std::optional<events::ApprovalAnswer>& all);
+                       const std::optional<events::ApprovalAnswer>& all,
+                       const std::string& lease_id = "");
 
   // The open request's id, or "" when none.
   std::string open_request() const;
@@ -64,6 +69,8 @@ class ApprovalBroker {
   std::vector<std::string> order_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::optional<events::ApprovalAnswer>> answers_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> session_options_ ABSL_GUARDED_BY(mu_);
+  // The lease the answers so far came under.
+  std::string answered_under_ ABSL_GUARDED_BY(mu_);
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -10,6 +10,7 @@
 #include "daemon/config/raven_overrides.h"
 #include "daemon/loop/session_manager.h"
 #include "daemon/loop/turn_planner.h"
+#include "daemon/packages/package_resolver.h"
 #include "daemon/skills/skill_set.h"
 
 namespace raw::loop {
@@ -79,18 +80,28 @@ void SessionManager::SetPluginSettings(std::string ns, std::string settings_json
 
 namespace {
 
-// Each agent's skill selection as its turns would read it, and every skill
-// folder the loading sets aside (a turn only fails for one it may mean).
-void CheckSkills(const config::Config& cfg, std::vector<std::string>& errors) {
-  const std::string base = config::SkillBaseDir(cfg);
+// Each agent's package exports and skill selection as its turns would
+// resolve and read them (a skill a package exports is found only once the
+// package is resolved), and every skill folder the loading sets aside (a
+// turn only fails for one it may mean).
+void CheckAgents(const config::Config& cfg, const EnvLookup& env,
+                 std::vector<std::string>& errors) {
   for (const auto& [name, agent] : cfg.agents) {
-    if (agent.skills.empty()) continue;
-    absl::StatusOr<skills::SkillSet> set =
-        skills::SkillSet::Load(cfg.skill_dirs, base, agent.skills);
+    absl::StatusOr<packages::PackagedConfig> packaged = packages::ResolvePackages(cfg, name, env);
+    if (!packaged.ok()) {
+      errors.push_back(std::string(packaged.status().message()));
+      continue;
+    }
+    const config::Config& resolved = packaged->config;
+    auto it = resolved.agents.find(name);
+    if (it == resolved.agents.end() || it->second.skills.empty()) continue;
+    absl::StatusOr<skills::SkillSet> set = skills::SkillSet::Load(
+        resolved.skill_dirs, config::SkillBaseDir(resolved), it->second.skills);
     if (!set.ok()) {
       errors.push_back(absl::StrCat("agents.", name, ".skills: ", set.status().message()));
     }
   }
+  const std::string base = config::SkillBaseDir(cfg);
   absl::StatusOr<std::vector<skills::BrokenSkill>> unreadable =
       skills::SkillSet::Unreadable(cfg.skill_dirs, base);
   if (!unreadable.ok()) return;  // a folder that vanished since CheckNamedPaths
@@ -132,7 +143,7 @@ ConfigCheck SessionManager::CheckConfig(const std::string& path) {
   }
   std::vector<config::ConfigProblem> missing = config::CheckNamedPaths(*cfg);
   for (const auto& p : missing) check.errors.push_back(p.ToString());
-  if (missing.empty()) CheckSkills(*cfg, check.errors);
+  if (missing.empty()) CheckAgents(*cfg, deps_.env, check.errors);
   return check;
 }
 

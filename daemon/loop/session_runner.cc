@@ -568,7 +568,7 @@ void SessionRunner::RespondToApproval(std::string lease_id, std::string request_
       [self, lease_id = std::move(lease_id), request_id = std::move(request_id),
        answers = std::move(answers), all = std::move(all), reply] {
         if (absl::Status s = self->CheckWriteCommand(lease_id, true); !s.ok()) return reply(s);
-        reply(self->state_->approvals().Respond(request_id, answers, all));
+        reply(self->state_->approvals().Respond(request_id, answers, all, lease_id));
       },
       reply);
 }

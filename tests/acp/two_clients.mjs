@@ -8,6 +8,11 @@
 //   holder_left
 //           A creates it, B loads it (following A), A goes away; B is
 //           granted the lease unasked, and its first prompt runs.
+//   setup_changed_elsewhere
+//           A creates it (agent "coder", mode allow_all), B loads it
+//           (following A); A switches the session to the agent "asker"
+//           (mode default) and closes it; B, granted the lease, tells its
+//           client the session's agent and mode as they are now.
 //   prompt_during_countdown
 //           A creates it, B loads it and prompts (refused: it asks A for a
 //           handover, whose countdown starts at once, A being idle); A
@@ -58,6 +63,29 @@ scenarios.holder_left = async () => {
       return { sessionId, holderPid: a.child.pid, holderExit, response };
     });
 };
+
+scenarios.setup_changed_elsewhere = () => client().connectWith(a.stream, async (agentA) => {
+  await initialize(agentA);
+  const { sessionId } = await agentA.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+  return client()
+    .onNotification(acp.methods.client.session.update, () => {})
+    .connectWith(b.stream, async (agentB) => {
+      await initialize(agentB);
+      const load = await agentB.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      await agentA.request(acp.methods.agent.session.setConfigOption,
+        { sessionId, configId: "agent", value: "asker" });
+      const before = b.wire.length;
+      await agentA.request(acp.methods.agent.session.close, { sessionId });
+      await b.logs.waitFor(`session ${sessionId}: this bridge writes again`);
+      const told = () => b.wire.slice(before).some((m) => m.method === "session/update" &&
+        m.params.update.sessionUpdate === "config_option_update");
+      while (!told()) await new Promise((r) => b.child.stdout.once("data", r));
+      const updates = b.wire.slice(before)
+        .filter((m) => m.method === "session/update" && m.params.sessionId === sessionId)
+        .map((m) => m.params.update);
+      return { sessionId, loadModes: load.modes, loadOptions: load.configOptions, updates };
+    });
+});
 
 scenarios.prompt_during_countdown = () => client()
   .onNotification(acp.methods.client.session.update, () => {})

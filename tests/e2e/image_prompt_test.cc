@@ -227,6 +227,33 @@ TEST_F(ImagePromptTest, AModelNotConfiguredForImagesRefusesThem) {
   ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
 }
 
+// A model without images refuses the prompt: the session `raw run` made for
+// it is removed again, while a session it was given stays as it was.
+TEST_F(ImagePromptTest, ARefusedImagePromptLeavesNoSessionBehind) {
+  Start(/*images=*/false);
+  const std::string shot = daemon_->workdir() + "/shot.png";
+  {
+    std::ofstream out(shot, std::ios::binary);
+    out << PngBytes(8, 8);
+  }
+  auto count_sessions = [&] {
+    raw::v1::ListSessionsResponse sessions;
+    grpc::ClientContext ctx;
+    EXPECT_TRUE(daemon_->stub().ListSessions(&ctx, raw::v1::ListSessionsRequest(), &sessions).ok());
+    return sessions.sessions_size();
+  };
+  CommandResult run = daemon_->RunRaw({"run", "--image", shot, "what is this?"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("cannot start the turn"));
+  EXPECT_EQ(count_sessions(), 0);
+
+  const std::string session = daemon_->CreateSession();
+  CommandResult again = daemon_->RunRaw({"run", "--session", session, "--image", shot, "and?"});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_EQ(count_sessions(), 1);
+  EXPECT_TRUE(fake_.requests().empty());
+}
+
 TEST_F(ImagePromptTest, RawRunSendsImageFiles) {
   Start(/*images=*/true);
   const std::string png = PngBytes(32, 32);

@@ -244,6 +244,46 @@ TEST_F(PackagesE2eTest, TheExamplePackageFromItsFolderRunsAPresetsTurn) {
   EXPECT_THAT(json.out, HasSubstr(R"("extends":"pkg/rk/agent/reviewer")"));
 }
 
+// `raw config check` resolves each agent's packages as its turns would: a
+// skill a package exports is found once its package is, and a missing export
+// is named for the agent that asks for it only.
+TEST_F(PackagesE2eTest, ConfigCheckFindsTheSkillsPackagesExport) {
+  const std::string config = scratch_ + "/check.json";
+  WriteFile(config, absl::StrCat(R"({
+    "default_agent": "skilled",
+    "models": {"fake": {"provider": "openai", "method": "openai-chat-completions",
+                        "model_id": "gpt-test", "base_url": ")",
+                                 fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY"}},
+    "agents": {
+      "skilled": {"model": "fake", "skills": ["pkg/rk/skill/review"],
+                  "tools": {"use": ["builtin/load_skill"]}}
+    }
+  })"));
+  // Aliases belong to a config file's index.
+  CommandResult install =
+      daemon_->RunRaw({"package", "install", ExampleKit(), "--as", "rk", "--config", config});
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  CommandResult ok = daemon_->RunRaw({"config", "check", "--config", config});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+
+  WriteFile(config, absl::StrCat(R"({
+    "default_agent": "skilled",
+    "models": {"fake": {"provider": "openai", "method": "openai-chat-completions",
+                        "model_id": "gpt-test", "base_url": ")",
+                                 fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY"}},
+    "agents": {
+      "skilled": {"model": "fake", "skills": ["pkg/rk/skill/review"]},
+      "missing": {"model": "fake", "skills": ["pkg/rk/skill/nosuch"]}
+    }
+  })"));
+  CommandResult bad = daemon_->RunRaw({"config", "check", "--config", config});
+  EXPECT_NE(bad.exit_code, 0);
+  const std::string said = bad.out + bad.err;
+  EXPECT_THAT(said, HasSubstr("agents.missing.skills[0]"));
+  EXPECT_THAT(said, HasSubstr("has no skill export \"nosuch\""));
+  EXPECT_THAT(said, ::testing::Not(HasSubstr("agents.skilled")));
+}
+
 // A server taken with "from" is resolved when an agent selects it through a
 // glob over server names, and ListMcpServers describes it as the package
 // defines it, running.

@@ -6,6 +6,7 @@
 // fast; every wait is for something on a screen.
 #include <string>
 
+#include "tests/support/test_leases.h"
 #include "tests/tui/tui_e2e_fixture.h"
 
 namespace raw::tui::testing {
@@ -115,6 +116,26 @@ TEST_F(TuiHandoverTest, AFollowerWritesOnceTheWriterQuits) {
   fake_.Enqueue(chat::TextAnswer("Now yours."));
   Send("b", "hello");
   EXPECT_TRUE(tmux_.WaitForText("b", "Now yours.")) << tmux_.Capture("b");
+}
+
+// A session deleted by the client writing to it: the follower says it is
+// gone and what to do, instead of waiting to open it again.
+TEST_F(TuiHandoverTest, AFollowerSaysWhenTheSessionIsDeleted) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  const std::string lease = raw::e2e::LeaseFor(daemon_->stub(), session);
+  StartRaw("b", {"resume", session}, 100, 30, "read-only");
+  raw::v1::DeleteSessionRequest remove;
+  remove.set_session_id(session);
+  remove.set_lease_id(lease);
+  raw::v1::DeleteSessionResponse removed;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(daemon_->stub().DeleteSession(&ctx, remove, &removed).ok());
+  ASSERT_TRUE(tmux_.WaitForText("b", "This session no longer exists")) << tmux_.Capture("b");
+  EXPECT_TRUE(tmux_.WaitForText("b", "deleted")) << tmux_.Capture("b");
+  Send("b", "hello");
+  EXPECT_TRUE(tmux_.WaitForText("b", "/new starts a session; the message is kept"))
+      << tmux_.Capture("b");
 }
 
 }  // namespace

@@ -208,7 +208,7 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   // The model is part of the format: another model's thinking stays behind.
   const std::string_view model_id = model.model_id;
   return MergedHistoryBody(
-      std::move(text), request.history, absl::StrCat("anthropic-messages ", model_id),
+      std::move(text), request.history, absl::StrCat("anthropic-messages ", model.model_id),
       request.history_generation, request.messages, ClosedPoint(request.messages),
       [model_id](const std::vector<events::ContextItem>& items, size_t from, size_t to,
                  std::string* out) { AppendMessages(model_id, items, from, to, out); },

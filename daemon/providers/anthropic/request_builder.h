@@ -45,6 +45,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/json.h"
+#include "daemon/config/agent_entry.h"
 #include "daemon/config/config.h"
 #include "daemon/events/conversation.h"
 #include "daemon/http/http_client.h"
@@ -53,7 +54,7 @@
 namespace raw::providers::anthropic {
 
 // The output cap sent when the model config sets none.
-inline constexpr int64_t kDefaultMaxTokens = 8192;
+inline constexpr int64_t kDefaultMaxTokens = config::kAnthropicDefaultMaxTokens;
 
 // How long the provider keeps the prompt cache entry it writes.
 enum class CacheRetention { k5m, k1h };

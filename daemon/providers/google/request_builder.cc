@@ -241,7 +241,7 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   // The model is part of the format: another model's signatures stay behind.
   const std::string_view model_id = model.model_id;
   return MergedHistoryBody(
-      std::move(text), request.history, absl::StrCat("google-generate-content ", model_id),
+      std::move(text), request.history, absl::StrCat("google-generate-content ", model.model_id),
       request.history_generation, request.messages, ClosedPoint(request.messages),
       [model_id](const std::vector<events::ContextItem>& items, size_t from, size_t to,
                  std::string* out) { AppendContents(model_id, items, from, to, out); },

@@ -76,8 +76,8 @@ void WriteAssistantItems(JsonWriter& w, const events::AssistantTurn& turn,
 
 }  // namespace
 
-void AppendInputItems(std::string_view model_id, const events::ContextItem& item,
-                      std::string* out) {
+void AppendInputItems(const events::ContextItem& item, std::string* out,
+                      std::string_view model_id) {
   JsonWriter w(*out);
   if (const auto* user = std::get_if<events::UserText>(&item)) {
     WriteUserMessage(w, *user);
@@ -127,9 +127,9 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   // The model is part of the format: another model's reasoning stays behind.
   const std::string_view model_id = model.model_id;
   std::shared_ptr<const std::string> items =
-      history.Join(absl::StrCat("openai-responses ", model_id), request.history_generation,
+      history.Join(absl::StrCat("openai-responses ", model.model_id), request.history_generation,
                    request.messages, [model_id](const events::ContextItem& item, std::string* out) {
-                     AppendInputItems(model_id, item, out);
+                     AppendInputItems(item, out, model_id);
                    });
   return KeptHistoryBody(std::move(text), std::move(items), "]}");
 }

@@ -37,6 +37,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/json.h"
 #include "daemon/config/config.h"
@@ -61,7 +62,9 @@ std::string BuildRequestBody(const ModelRequest& request, const config::ModelCon
 
 // Appends one history item as its input items, joined by "," (an assistant
 // turn may give several, or none), written directly rather than built as a
-// document. Exposed for prefix-stability tests.
-void AppendInputItems(const events::ContextItem& item, std::string* out);
+// document, for a request to `model_id` (opaque_state.h). Exposed for
+// prefix-stability tests.
+void AppendInputItems(const events::ContextItem& item, std::string* out,
+                      std::string_view model_id = {});
 
 }  // namespace raw::providers::openai_responses

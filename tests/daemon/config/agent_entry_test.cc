@@ -224,6 +224,9 @@ TEST(AgentEntryTest, CompactTriggerMustLeaveRoomForOutputAndAMargin) {
 TEST(AgentEntryTest, CompactRoomHelpers) {
   ModelConfig model;
   EXPECT_EQ(CompactOutputReserve(model), 4096);
+  // What an anthropic-messages request sends without a cap of its own.
+  model.method = kMethodAnthropicMessages;
+  EXPECT_EQ(CompactOutputReserve(model), 8192);
   model.max_output_tokens = 100;
   EXPECT_EQ(CompactOutputReserve(model), 100);
   EXPECT_EQ(CompactSafetyMargin(128000), 6400);

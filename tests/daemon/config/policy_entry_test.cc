@@ -160,6 +160,16 @@ TEST(PolicyEntryTest, BadRulesNameTheirPath) {
               ElementsAre(HasSubstr("agents.coder.approval_mode")));
 }
 
+// A hook's command is an argv: its arguments may repeat or be empty, as on
+// a command line.
+TEST(PolicyEntryTest, AHooksArgumentsMayRepeatOrBeEmpty) {
+  auto config = ParseConfig(PolicyDoc("", R"("hooks": {"h": {"event": "turn_end",
+      "command": ["curl", "-H", "a: 1", "-H", "b: 2", "-d", "", "http://127.0.0.1:1/"]}})"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->hooks.at("h").command,
+              ElementsAre("curl", "-H", "a: 1", "-H", "b: 2", "-d", "", "http://127.0.0.1:1/"));
+}
+
 TEST(PolicyEntryTest, BadHooksNameTheirPath) {
   EXPECT_THAT(ProblemLines(PolicyDoc(R"("hooks": ["missing"])")),
               ElementsAre(HasSubstr("agents.coder.hooks[0]: \"missing\" is not a defined hook")));
@@ -170,7 +180,10 @@ TEST(PolicyEntryTest, BadHooksNameTheirPath) {
               ElementsAre(HasSubstr("hooks.h.command: required key is missing")));
   EXPECT_THAT(
       ProblemLines(PolicyDoc("", R"("hooks": {"h": {"event": "turn_end", "command": []}})")),
-      ElementsAre(HasSubstr("hooks.h.command: expected at least the program")));
+      ElementsAre(HasSubstr("hooks.h.command: expected the command to run, as an array")));
+  EXPECT_THAT(
+      ProblemLines(PolicyDoc("", R"("hooks": {"h": {"event": "turn_end", "command": ["", "x"]}})")),
+      ElementsAre(HasSubstr("hooks.h.command[0]: expected a program name or path")));
   EXPECT_THAT(ProblemLines(PolicyDoc("", R"("hooks": {"h": {"event": "turn_end", "command": ["x"],
                                                 "matcher": "builtin/*"}})")),
               ElementsAre(HasSubstr("hooks.h.matcher: only pre_tool_use and post_tool_use")));

@@ -34,6 +34,53 @@ TEST(ApprovalBrokerTest, PerCallAnswersInSeveralResponsesCompleteTheRequest) {
   EXPECT_EQ(broker.open_request(), "");
 }
 
+// A writer's "deny all" covers every call its client showed waiting: after
+// the lease changed hands (a handover, a reloaded page), an "allow" the
+// earlier writer gave to one call, which no event showed, is dropped.
+TEST(ApprovalBrokerTest, ANewWritersAnswersReplaceTheEarlierWritersPartialOnes) {
+  ApprovalBroker broker;
+  ASSERT_TRUE(broker.Open("apr_1", {"a", "b"}).ok());
+  ASSERT_TRUE(
+      broker.Respond("apr_1", {{"a", ApprovalDecision::kAllowOnce, ""}}, std::nullopt, "lease_1")
+          .ok());
+  ASSERT_TRUE(
+      broker.Respond("apr_1", {}, ApprovalAnswer{"", ApprovalDecision::kDeny, "no"}, "lease_2")
+          .ok());
+  CancelToken cancel;
+  ApprovalOutcome out = broker.Wait(absl::Seconds(30), cancel);
+  ASSERT_EQ(out.answers.size(), 2u);
+  EXPECT_EQ(out.answers[0].call_id, "a");
+  EXPECT_EQ(out.answers[0].decision, ApprovalDecision::kDeny);
+  EXPECT_EQ(out.answers[1].decision, ApprovalDecision::kDeny);
+
+  // The same writer's "all" covers only what it left open.
+  ASSERT_TRUE(broker.Open("apr_2", {"a", "b"}).ok());
+  ASSERT_TRUE(
+      broker.Respond("apr_2", {{"a", ApprovalDecision::kAllowOnce, ""}}, std::nullopt, "lease_2")
+          .ok());
+  ASSERT_TRUE(
+      broker.Respond("apr_2", {}, ApprovalAnswer{"", ApprovalDecision::kDeny, "no"}, "lease_2")
+          .ok());
+  out = broker.Wait(absl::Seconds(30), cancel);
+  ASSERT_EQ(out.answers.size(), 2u);
+  EXPECT_EQ(out.answers[0].decision, ApprovalDecision::kAllowOnce);
+  EXPECT_EQ(out.answers[1].decision, ApprovalDecision::kDeny);
+
+  // A new writer may answer a call the earlier one answered.
+  ASSERT_TRUE(broker.Open("apr_3", {"a", "b"}).ok());
+  ASSERT_TRUE(
+      broker.Respond("apr_3", {{"a", ApprovalDecision::kAllowOnce, ""}}, std::nullopt, "lease_2")
+          .ok());
+  ASSERT_TRUE(broker
+                  .Respond("apr_3",
+                           {{"a", ApprovalDecision::kDeny, ""}, {"b", ApprovalDecision::kDeny, ""}},
+                           std::nullopt, "lease_3")
+                  .ok());
+  out = broker.Wait(absl::Seconds(30), cancel);
+  ASSERT_EQ(out.answers.size(), 2u);
+  EXPECT_EQ(out.answers[0].decision, ApprovalDecision::kDeny);
+}
+
 TEST(ApprovalBrokerTest, AnIdPendingTwiceOpensNothing) {
   ApprovalBroker broker;
   absl::Status opened = broker.Open("apr_1", {"a", "b", "a"});

@@ -156,6 +156,28 @@ TEST_F(AcpTest, APromptAfterTheHolderLeftRunsInsteadOfNamingIt) {
   EXPECT_EQ(ended, 1);
 }
 
+// Another client changes the session's agent (and with it the approval mode
+// its turns run under) while this bridge follows; no event says so. Granted
+// the lease, the bridge tells its client the agent and mode as they are,
+// so that an editor never shows "allow_all" for a session that asks, or
+// the other way round.
+TEST_F(AcpTest, ABridgeGrantedTheLeaseTellsItsClientTheSessionAsItIsNow) {
+  Json r = Drive("two_clients.mjs", "setup_changed_elsewhere");
+  EXPECT_EQ(r["loadModes"]["currentModeId"], "allow_all") << r.dump();
+  std::string mode;
+  const Json* agent_option = nullptr;
+  for (const Json& u : r["updates"]) {
+    if (u["sessionUpdate"] == "current_mode_update") mode = u["currentModeId"];
+    if (u["sessionUpdate"] != "config_option_update") continue;
+    for (const Json& option : u["configOptions"]) {
+      if (option["id"] == "agent") agent_option = &option;
+    }
+  }
+  EXPECT_EQ(mode, "default") << r["updates"].dump();
+  ASSERT_NE(agent_option, nullptr) << r["updates"].dump();
+  EXPECT_EQ((*agent_option)["currentValue"], "asker") << agent_option->dump();
+}
+
 // Another client asks the holder for the session, and the idle holder's
 // 10 s countdown starts; the holder's editor prompts at once. The prompt
 // is the user's activity: the lease is kept (the handover is declined,
