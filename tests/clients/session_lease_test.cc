@@ -53,6 +53,14 @@ struct Client {
   SessionLease lease;
 };
 
+// `a` writes to session "s1", `b` follows it.
+void WriterAndFollower(const std::shared_ptr<RawClient>& rpc, Client& a, Client& b) {
+  a.lease.Acquire(rpc, "s1");
+  a.RunUntil(Change::kGranted);
+  b.lease.Acquire(rpc, "s1");
+  b.RunUntil(Change::kFollowing);
+}
+
 const absl::Time kT0 = absl::FromUnixSeconds(1000);
 const HandoverGate::Timing kTiming{absl::Seconds(10), absl::Seconds(10)};
 
@@ -77,10 +85,7 @@ TEST(SessionLeaseTest, AnIdleHolderHandsOverAtTheEndOfTheCountdown) {
   FakeDaemon daemon(dir.File("rawd.sock"));
   auto rpc = ConnectTo(daemon);
   Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
-  a.lease.Acquire(rpc, "s1");
-  a.RunUntil(Change::kGranted);
-  b.lease.Acquire(rpc, "s1");
-  b.RunUntil(Change::kFollowing);
+  WriterAndFollower(rpc, a, b);
   b.lease.RequestHandover();
   b.RunUntil(Change::kWaiting);
   EXPECT_EQ(b.lease.state(), State::kRequesting);
@@ -148,10 +153,7 @@ TEST(SessionLeaseTest, AfterADeclineOrAHandoverTheFollowerWaitsAgain) {
   FakeDaemon daemon(dir.File("rawd.sock"));
   auto rpc = ConnectTo(daemon);
   Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
-  a.lease.Acquire(rpc, "s1");
-  a.RunUntil(Change::kGranted);
-  b.lease.Acquire(rpc, "s1");
-  b.RunUntil(Change::kFollowing);
+  WriterAndFollower(rpc, a, b);
   // b asks; a keeps the session with a key during the countdown.
   b.lease.RequestHandover();
   a.RunUntil(Change::kHandoverRequested);
@@ -182,10 +184,7 @@ TEST(SessionLeaseTest, ADaemonWithoutQuietWaitsLeavesTheFollowerAsBefore) {
   daemon.service().RefuseQuietWaits();
   auto rpc = ConnectTo(daemon);
   Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
-  a.lease.Acquire(rpc, "s1");
-  a.RunUntil(Change::kGranted);
-  b.lease.Acquire(rpc, "s1");
-  b.RunUntil(Change::kFollowing);
+  WriterAndFollower(rpc, a, b);
   EXPECT_EQ(b.lease.holder(), "raw (pid 1)");
   b.lease.RequestHandover();
   a.RunUntil(Change::kHandoverRequested);

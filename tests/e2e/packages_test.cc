@@ -249,16 +249,18 @@ TEST_F(PackagesE2eTest, TheExamplePackageFromItsFolderRunsAPresetsTurn) {
 // is named for the agent that asks for it only.
 TEST_F(PackagesE2eTest, ConfigCheckFindsTheSkillsPackagesExport) {
   const std::string config = scratch_ + "/check.json";
-  WriteFile(config, absl::StrCat(R"({
-    "default_agent": "skilled",
-    "models": {"fake": {"provider": "openai", "method": "openai-chat-completions",
-                        "model_id": "gpt-test", "base_url": ")",
-                                 fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY"}},
-    "agents": {
-      "skilled": {"model": "fake", "skills": ["pkg/rk/skill/review"],
-                  "tools": {"use": ["builtin/load_skill"]}}
-    }
-  })"));
+  // A config with the model "fake" and `agents`; the default agent "skilled".
+  auto write_config = [&](const std::string& agents) {
+    WriteFile(config, absl::StrCat(R"({
+      "default_agent": "skilled",
+      "models": {"fake": {"provider": "openai", "method": "openai-chat-completions",
+                          "model_id": "gpt-test", "base_url": ")",
+                                   fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY"}},
+      "agents": {)",
+                                   agents, "}}"));
+  };
+  write_config(R"("skilled": {"model": "fake", "skills": ["pkg/rk/skill/review"],
+                              "tools": {"use": ["builtin/load_skill"]}})");
   // Aliases belong to a config file's index.
   CommandResult install =
       daemon_->RunRaw({"package", "install", ExampleKit(), "--as", "rk", "--config", config});
@@ -266,16 +268,8 @@ TEST_F(PackagesE2eTest, ConfigCheckFindsTheSkillsPackagesExport) {
   CommandResult ok = daemon_->RunRaw({"config", "check", "--config", config});
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
 
-  WriteFile(config, absl::StrCat(R"({
-    "default_agent": "skilled",
-    "models": {"fake": {"provider": "openai", "method": "openai-chat-completions",
-                        "model_id": "gpt-test", "base_url": ")",
-                                 fake_.base_url(), R"(", "api_key_env": "RAW_TEST_KEY"}},
-    "agents": {
-      "skilled": {"model": "fake", "skills": ["pkg/rk/skill/review"]},
-      "missing": {"model": "fake", "skills": ["pkg/rk/skill/nosuch"]}
-    }
-  })"));
+  write_config(R"("skilled": {"model": "fake", "skills": ["pkg/rk/skill/review"]},
+                  "missing": {"model": "fake", "skills": ["pkg/rk/skill/nosuch"]})");
   CommandResult bad = daemon_->RunRaw({"config", "check", "--config", config});
   EXPECT_NE(bad.exit_code, 0);
   const std::string said = bad.out + bad.err;
