@@ -58,11 +58,10 @@ void SessionLease::Start(bool request_handover) {
   request.set_client_pid(identity_.pid);
   request.set_interrupt_on_release(identity_.interrupt_on_release);
   request.set_request_handover(request_handover);
-  // Without asking for a handover the client waits for the lease without
-  // asking the writer (wait_for_release): rawd grants it once the writer
-  // lets go, however it leaves, and a client that follows takes the session.
-  request.set_wait_for_release(!request_handover);
-  quiet_ = !request_handover;
+  // Without asking for a handover, a client that waits quietly is granted
+  // the lease once the writer lets go, however it leaves (wait_for_release).
+  quiet_ = identity_.wait_for_release && !request_handover;
+  request.set_wait_for_release(quiet_);
   if (!request_handover && state_ != State::kFollowing) state_ = State::kAcquiring;
   alive_ = std::make_shared<std::atomic<bool>>(true);
   // Each message becomes a task on the owner's thread, dropped once this
@@ -112,7 +111,9 @@ void SessionLease::OnWaiting(const v1::LeaseHolder& holder) {
 }
 
 void SessionLease::WaitQuietly() {
-  if (state_ == State::kFollowing && client_) Start(/*request_handover=*/false);
+  if (identity_.wait_for_release && state_ == State::kFollowing && client_) {
+    Start(/*request_handover=*/false);
+  }
 }
 
 void SessionLease::OnHandoverRequested(const v1::LeaseHolder& requester) {

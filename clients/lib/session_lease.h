@@ -3,13 +3,13 @@
 //
 // Acquire() asks for the lease when a session opens: granted, the client
 // writes (lease_id() goes on every write); held by another client, it
-// follows read-only, holder() names the writer, and it waits for the lease
-// without asking the writer (AcquireLeaseRequest.wait_for_release), so
-// that it is granted (kGranted) once the writer lets go, whether it quits,
-// dies or hands the session to this client. RequestHandover() asks that
-// writer to hand the session over (the daemon never takes a lease away);
-// after a decline, or after this client handed the session over, it
-// follows and waits again. While this
+// follows read-only and holder() names the writer. With
+// Identity::wait_for_release it also waits for the lease without asking the
+// writer, so that it is granted (kGranted) once the writer lets go, whether
+// it quits, dies or hands the session to this client, and it waits again
+// after a decline or after handing the session over itself.
+// RequestHandover() asks the writer to hand the session over (the daemon
+// never takes a lease away). While this
 // client holds the lease, a request from another client is handed over by
 // the HandoverGate rule, driven by KeyPressed() and Tick(); a key during
 // the countdown keeps the lease (DeclineHandover is sent).
@@ -74,6 +74,11 @@ class SessionLease {
     // session's running turn when this client's lease ends, even when the
     // client is killed.
     bool interrupt_on_release = false;
+    // While following, wait for the lease without asking the writer
+    // (AcquireLeaseRequest.wait_for_release), and so take the session when
+    // the writer lets go. raw-acp leaves it off: it answers no approval of
+    // a turn it did not start, so it takes a session only for a prompt.
+    bool wait_for_release = false;
   };
 
   using Executor = std::function<void(std::function<void()>)>;

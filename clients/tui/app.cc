@@ -30,7 +30,10 @@ TuiApp::TuiApp(TuiOptions options, Terminal& terminal)
       canvas_(palette_),
       screen_(canvas_),
       controller_(
-          {options_.connect, {options_.client_name, "raw", options_.client_pid}, options_.handover},
+          {options_.connect,
+           {options_.client_name, "raw", options_.client_pid, /*interrupt_on_release=*/false,
+            /*wait_for_release=*/true},
+           options_.handover},
           [this](std::function<void()> task) { ui_.Post(std::move(task)); }, *this),
       view_(glyphs_) {
   approval_.set_guard(options_.approval_guard);

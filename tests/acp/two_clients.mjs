@@ -6,13 +6,14 @@
 //           server becomes the session's own, and B's next prompt runs with
 //           its tools.
 //   holder_left
-//           A creates it, B loads it (following A), A goes away; B is
-//           granted the lease unasked, and its first prompt runs.
+//           A creates it, B loads it (following A), A goes away; B's first
+//           prompt then runs (the lease is free), without naming A.
 //   setup_changed_elsewhere
 //           A creates it (agent "coder", mode allow_all), B loads it
 //           (following A); A switches the session to the agent "asker"
-//           (mode default) and closes it; B, granted the lease, tells its
-//           client the session's agent and mode as they are now.
+//           (mode default) and closes it; B prompts and, granted the lease,
+//           tells its client the session's agent and mode as they are now
+//           before the prompt's turn.
 //   prompt_during_countdown
 //           A creates it, B loads it and prompts (refused: it asks A for a
 //           handover, whose countdown starts at once, A being idle); A
@@ -53,11 +54,9 @@ scenarios.holder_left = async () => {
     .connectWith(b.stream, async (agentB) => {
       await initialize(agentB);
       await agentB.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-      // The holder quits: rawd grants the lease to B, which waited for it
-      // without asking, before B prompts.
+      // The holder quits: nobody holds the session, and B is not told.
       a.child.stdin.end();
       const holderExit = await a.exited;
-      await b.logs.waitFor(`session ${sessionId}: this bridge writes again`);
       const prompt = { sessionId, prompt: [{ type: "text", text: "hello" }] };
       const response = await settle(agentB.request(acp.methods.agent.session.prompt, prompt));
       return { sessionId, holderPid: a.child.pid, holderExit, response };
@@ -74,16 +73,21 @@ scenarios.setup_changed_elsewhere = () => client().connectWith(a.stream, async (
       const load = await agentB.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
       await agentA.request(acp.methods.agent.session.setConfigOption,
         { sessionId, configId: "agent", value: "asker" });
-      const before = b.wire.length;
       await agentA.request(acp.methods.agent.session.close, { sessionId });
-      await b.logs.waitFor(`session ${sessionId}: this bridge writes again`);
-      const told = () => b.wire.slice(before).some((m) => m.method === "session/update" &&
-        m.params.update.sessionUpdate === "config_option_update");
-      while (!told()) await new Promise((r) => b.child.stdout.once("data", r));
+      const before = b.wire.length;
+      const prompt = () => settle(agentB.request(acp.methods.agent.session.prompt,
+        { sessionId, prompt: [{ type: "text", text: "hello" }] }));
+      let response = await prompt();
+      if (response.error) {
+        // rawd had not yet seen A let go: B's request for the session waits
+        // for that, and B prompts again once it is granted, as told.
+        await b.logs.waitFor(`session ${sessionId}: this bridge writes again`);
+        response = await prompt();
+      }
       const updates = b.wire.slice(before)
         .filter((m) => m.method === "session/update" && m.params.sessionId === sessionId)
         .map((m) => m.params.update);
-      return { sessionId, loadModes: load.modes, loadOptions: load.configOptions, updates };
+      return { sessionId, loadModes: load.modes, stopReason: response.stopReason, updates };
     });
 });
 

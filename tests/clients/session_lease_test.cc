@@ -40,11 +40,14 @@ std::shared_ptr<RawClient> ConnectTo(FakeDaemon& daemon) {
 }
 
 // One client: its queue, listener and lease.
+// With `quiet`, it waits for the lease while following (as `raw` does).
 struct Client {
-  Client(const std::string& name, HandoverGate::Timing timing)
-      : lease({name, "raw", 1}, timing, [this](std::function<void()> t) { queue.Post(std::move(t)); },
-              // DeclineHandover runs at once: the fake answers without waiting.
-              [](std::function<void()> t) { t(); }, listener) {}
+  Client(const std::string& name, HandoverGate::Timing timing, bool quiet = true)
+      : lease(
+            {name, "raw", 1, /*interrupt_on_release=*/false, quiet}, timing,
+            [this](std::function<void()> t) { queue.Post(std::move(t)); },
+            // DeclineHandover runs at once: the fake answers without waiting.
+            [](std::function<void()> t) { t(); }, listener) {}
   void RunUntil(Change change) {
     queue.RunUntil([this, change] { return listener.Saw(change); });
   }
@@ -146,6 +149,25 @@ TEST(SessionLeaseTest, AFollowerWritesOnceTheWriterLetsGoWithoutAskingIt) {
   EXPECT_EQ(b.lease.state(), State::kHeld);
   EXPECT_EQ(b.lease.lease_id(), "lease_2");
   EXPECT_EQ(b.listener.changes, (std::vector<Change>{Change::kFollowing, Change::kGranted}));
+}
+
+// raw-acp's kind: it follows without waiting; the lease stays free when
+// the writer goes, for the next client that asks.
+TEST(SessionLeaseTest, AFollowerThatDoesNotWaitIsNotGrantedWhenTheWriterLeaves) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  auto rpc = ConnectTo(daemon);
+  Client b("raw-acp (pid 2)", kTiming, /*quiet=*/false);
+  {
+    Client a("raw (pid 1)", kTiming);
+    WriterAndFollower(rpc, a, b);
+  }
+  // A third client finds the lease free: nobody took it.
+  Client c("raw (pid 3)", kTiming);
+  c.lease.Acquire(rpc, "s1");
+  c.RunUntil(Change::kGranted);
+  EXPECT_EQ(b.lease.state(), State::kFollowing);
+  EXPECT_FALSE(b.listener.Saw(Change::kGranted));
 }
 
 TEST(SessionLeaseTest, AfterADeclineOrAHandoverTheFollowerWaitsAgain) {

@@ -133,10 +133,10 @@ TEST_F(AcpTest, LoadWithMcpServersWhileAnotherClientWritesOpensAndAppliesThemLat
               HasSubstr("hi after the handover"));
 }
 
-// The lease holder goes away while this bridge follows the session: the
-// bridge, waiting for the lease without asking, is granted it (the driver
-// waits for its log saying so), and its prompt runs instead of failing with
-// the name of a client that is gone.
+// The lease holder goes away while this bridge follows the session: rawd
+// tells followers nothing, so the bridge's first prompt asks rawd for the
+// lease before it answers, and runs (the lease is free) instead of failing
+// with the name of a client that is gone.
 TEST_F(AcpTest, APromptAfterTheHolderLeftRunsInsteadOfNamingIt) {
   fake_.Enqueue(chat::TextAnswer("yours now"));
   Json r = Drive("two_clients.mjs", "holder_left");
@@ -158,17 +158,23 @@ TEST_F(AcpTest, APromptAfterTheHolderLeftRunsInsteadOfNamingIt) {
 
 // Another client changes the session's agent (and with it the approval mode
 // its turns run under) while this bridge follows; no event says so. Granted
-// the lease, the bridge tells its client the agent and mode as they are,
-// so that an editor never shows "allow_all" for a session that asks, or
-// the other way round.
+// the lease for a prompt, the bridge tells its client the agent and mode as
+// they are before the prompt's turn, so that an editor never shows
+// "allow_all" for a session that asks, or the other way round.
 TEST_F(AcpTest, ABridgeGrantedTheLeaseTellsItsClientTheSessionAsItIsNow) {
+  fake_.Enqueue(chat::TextAnswer("as it is"));
   Json r = Drive("two_clients.mjs", "setup_changed_elsewhere");
   EXPECT_EQ(r["loadModes"]["currentModeId"], "allow_all") << r.dump();
+  EXPECT_EQ(r["stopReason"], "end_turn") << r.dump();
   std::string mode;
   const Json* agent_option = nullptr;
-  for (const Json& u : r["updates"]) {
+  size_t told_at = 0, answer_at = 0;
+  for (size_t i = 0; i < r["updates"].size(); ++i) {
+    const Json& u = r["updates"][i];
+    if (u["sessionUpdate"] == "agent_message_chunk" && answer_at == 0) answer_at = i;
     if (u["sessionUpdate"] == "current_mode_update") mode = u["currentModeId"];
     if (u["sessionUpdate"] != "config_option_update") continue;
+    told_at = i + 1;
     for (const Json& option : u["configOptions"]) {
       if (option["id"] == "agent") agent_option = &option;
     }
@@ -176,6 +182,7 @@ TEST_F(AcpTest, ABridgeGrantedTheLeaseTellsItsClientTheSessionAsItIsNow) {
   EXPECT_EQ(mode, "default") << r["updates"].dump();
   ASSERT_NE(agent_option, nullptr) << r["updates"].dump();
   EXPECT_EQ((*agent_option)["currentValue"], "asker") << agent_option->dump();
+  EXPECT_LT(told_at, answer_at + 1) << r["updates"].dump();
 }
 
 // Another client asks the holder for the session, and the idle holder's

@@ -223,10 +223,10 @@ TEST_F(AcpTest, CancelRightAfterCompactAnswersCancelledAndTheSessionGoesOn) {
 }
 
 // The agent runs everything (allow_all); the client chose ask_all. The
-// session goes to another client and back (granted to raw-acp, which waits
-// for it, when the other client closes it): the mode is chosen again
-// before the next prompt's turn is planned, even while the connection's
-// other calls to rawd are busy, so the bash call asks first.
+// session goes to another client and back (the client's prompt asks for
+// it): the mode is chosen again before the prompt's turn is planned, even
+// while the connection's other calls to rawd are busy, so the bash call
+// asks first.
 TEST_F(AcpTest, TheClientsModeHoldsWhenTheSessionComesBackAfterAHandover) {
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo asked first"})"}}));
   fake_.Enqueue(chat::TextAnswer("done"));

@@ -3,14 +3,13 @@
 // approval mode across a handover. node session_ops_driver.mjs SCENARIO:
 //   compact_nothing  /compact in a new session (nothing to compact)
 //   mode_handover    A creates a session and chooses ask_all; B takes the
-//                    session over (A's handover countdown) and closes it,
-//                    and A, waiting for the lease, is granted it again;
+//                    session over (A's handover countdown) and closes it;
 //                    A prompts again while a burst of session/list keeps
 //                    its other calls to rawd busy, and answers the
 //                    permission requests allow_once. With DENY_CONFIG (the
 //                    config file's path), the session's agent is made
-//                    deny_all (in that file) before B closes the session,
-//                    so that rawd refuses A's mode
+//                    deny_all (in that file) before A prompts again, so
+//                    that rawd refuses A's mode
 // Environment: RAW_ACP_BIN (with rawd's environment), WORKDIR. Prints one
 // JSON line with what it saw.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -88,6 +87,7 @@ const scenarios = {
             const refused = await settle(agentB.request(acp.methods.agent.session.prompt, prompt("mine?")));
             await b.logs.waitFor(`session ${sessionId}: this bridge writes again`);
             await a.logs.waitFor(`session ${sessionId} handed over to`);
+            await agentB.request(acp.methods.agent.session.close, { sessionId });
             if (process.env.DENY_CONFIG) {
               const config = readFileSync(process.env.DENY_CONFIG, "utf8");
               // The first agent, the session's, allows all.
@@ -95,10 +95,9 @@ const scenarios = {
                 config.replace('"approval_mode": "allow_all"', '"approval_mode": "deny_all"'));
             }
             kinds.length = 0;
-            // A, which waited for the lease, takes the session back as B
-            // closes it, and chooses its mode again. The lists, sent before
-            // A's prompt, occupy A's other channel to rawd.
-            await agentB.request(acp.methods.agent.session.close, { sessionId });
+            // A takes the session back with its prompt. The lists, sent
+            // first, occupy A's other channel to rawd, on which the mode is
+            // chosen again.
             const lists = [];
             for (let i = 0; i < 300; i++) lists.push(agentA.request(acp.methods.agent.session.list, {}));
             const response = await settle(agentA.request(acp.methods.agent.session.prompt, prompt("run it")));
