@@ -90,11 +90,9 @@ absl::Status ApprovalBroker::Respond(const std::string& request_id,
             : absl::StrCat("approval request ", request_id, " is not pending (", request_id_,
                            " is)"));
   }
-  if (lease_id != answered_under_) {
-    // Another writer's answers: this one was shown every call waiting.
-    for (auto& [id, answer] : answers_) answer.reset();
-    answered_under_ = lease_id;
-  }
+  // Another writer's answers are dropped (this one was shown every call
+  // waiting), once the response is known to be valid.
+  const bool new_writer = lease_id != answered_under_;
   std::set<std::string> seen;
   for (const events::ApprovalAnswer& a : answers) {
     auto it = answers_.find(a.call_id);
@@ -102,7 +100,7 @@ absl::Status ApprovalBroker::Respond(const std::string& request_id,
       return absl::InvalidArgumentError(absl::StrCat(
           "call ", a.call_id, " is not part of approval request ", request_id));
     }
-    if (it->second || !seen.insert(a.call_id).second) {
+    if ((it->second && !new_writer) || !seen.insert(a.call_id).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("call ", a.call_id, " has already been answered"));
     }
@@ -113,6 +111,10 @@ absl::Status ApprovalBroker::Respond(const std::string& request_id,
           "call ", a.call_id, " offers ", offered, " session rule option",
           offered == 1 ? "" : "s", "; session_rule ", a.session_rule, " is not one of them"));
     }
+  }
+  if (new_writer) {
+    for (auto& [id, answer] : answers_) answer.reset();
+    answered_under_ = lease_id;
   }
   for (const events::ApprovalAnswer& a : answers) answers_[a.call_id] = a;
   if (all) {

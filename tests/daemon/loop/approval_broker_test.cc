@@ -66,6 +66,19 @@ TEST(ApprovalBrokerTest, ANewWritersAnswersReplaceTheEarlierWritersPartialOnes) 
   EXPECT_EQ(out.answers[0].decision, ApprovalDecision::kAllowOnce);
   EXPECT_EQ(out.answers[1].decision, ApprovalDecision::kDeny);
 
+  // A new writer's response that is refused drops nothing.
+  ASSERT_TRUE(broker.Open("apr_4", {"a", "b"}).ok());
+  ASSERT_TRUE(
+      broker.Respond("apr_4", {{"a", ApprovalDecision::kAllowOnce, ""}}, std::nullopt, "lease_2")
+          .ok());
+  EXPECT_EQ(
+      broker.Respond("apr_4", {{"x", ApprovalDecision::kDeny, ""}}, std::nullopt, "lease_3").code(),
+      absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(
+      broker.Respond("apr_4", {{"b", ApprovalDecision::kDeny, ""}}, std::nullopt, "lease_2").ok());
+  out = broker.Wait(absl::Seconds(30), cancel);
+  EXPECT_EQ(out.answers[0].decision, ApprovalDecision::kAllowOnce);
+
   // A new writer may answer a call the earlier one answered.
   ASSERT_TRUE(broker.Open("apr_3", {"a", "b"}).ok());
   ASSERT_TRUE(
