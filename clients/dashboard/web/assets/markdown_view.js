@@ -1,7 +1,7 @@
 // Markdown into the page without ever blocking it. markdown-it and
 // highlight.js run in a worker (markdown_worker.js), which renders the texts
-// it is sent in order; each render has RENDER_BUDGET_MS, counted from the
-// answer to the one before. When the budget is spent the worker is
+// it is sent in order; each render has its budget (budgetFor), counted from
+// the answer to the one before. When the budget is spent the worker is
 // terminated, the item shows as plain text with a note saying why, and a
 // fresh worker takes the renders still waiting. The worker's HTML is
 // untrusted: it goes through DOMPurify here, on the page, before it reaches
@@ -18,6 +18,15 @@ import { h, clear } from "./dom.js";
 import { MAX_MARKDOWN_CHARS, secureLink } from "./markdown.js";
 
 export const RENDER_BUDGET_MS = 250;
+// A text of at most SHORT_TEXT_CHARS has SHORT_BUDGET_MS: no input that
+// short keeps markdown-it or highlight.js busy for long (the slow cases are
+// quadratic in the length), so running out of 250 ms means a starved
+// machine, not a slow text, and it still renders.
+export const SHORT_TEXT_CHARS = 4096;
+export const SHORT_BUDGET_MS = 2000;
+export function budgetFor(text) {
+  return text.length <= SHORT_TEXT_CHARS ? SHORT_BUDGET_MS : RENDER_BUDGET_MS;
+}
 // DOMPurify parses what the worker sends on the main thread: bound it too.
 const MAX_HTML_CHARS = 4_000_000;
 const CACHE_CHARS = 8_000_000;  // sanitized HTML kept per text
@@ -42,7 +51,7 @@ function sanitize(html) {
 }
 
 const TOO_LONG = `Shown as plain text: longer than ${MAX_MARKDOWN_CHARS / 1000} KB.`;
-const TOO_SLOW = `Shown as plain text: formatting took longer than ${RENDER_BUDGET_MS} ms.`;
+const tooSlow = (text) => `Shown as plain text: formatting took longer than ${budgetFor(text)} ms.`;
 const FAILED = "Shown as plain text: it could not be formatted.";
 
 // Plain text, with a note when it is not waiting for a render.
@@ -166,7 +175,7 @@ class MarkdownRenderer {
   startClock() {
     const job = this.inFlight[0];
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.overBudget(job), RENDER_BUDGET_MS);
+    this.timer = setTimeout(() => this.overBudget(job), budgetFor(job.text));
   }
 
   onMessage(msg) {
@@ -193,7 +202,7 @@ class MarkdownRenderer {
     const rest = this.inFlight.slice(1).map((j) => j.key);
     this.inFlight = [];
     this.queue = new Set([...rest, ...this.queue]);
-    this.finish(job, { note: TOO_SLOW });
+    this.finish(job, { note: tooSlow(job.text) });
     this.pump();
   }
 
