@@ -38,7 +38,8 @@ TEST_F(TuiE2eTest, AgentCommandListsTheAgentsAndStartsASessionWithThePickedOne) 
   Send("a", "/agent");
   screen = tmux_.WaitFor("a", [](const std::string& s) {
     return s.find("Start a new session with an agent") != std::string::npos &&
-           s.find("reviewer") != std::string::npos;
+           LineWith(s, "coder ").find("tools builtin/*") != std::string::npos &&
+           LineWith(s, "reviewer ").find("tools builtin/read_file") != std::string::npos;
   });
   std::string coder = LineWith(screen, "coder ");
   std::string reviewer = LineWith(screen, "reviewer ");
@@ -68,9 +69,13 @@ TEST_F(TuiE2eTest, AgentCommandListsTheAgentsAndStartsASessionWithThePickedOne) 
   EXPECT_NE(fake_.requests()[0].body.find("You are the reviewer."), std::string::npos);
 
   // The list now marks the reviewer as current; Esc leaves it unchanged.
+  // The whole list, not the first capture with its title: tmux may show a
+  // frame it has only partly read.
   Send("a", "/agent");
   screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("Start a new session with an agent") != std::string::npos;
+    return s.find("Start a new session with an agent") != std::string::npos &&
+           LineWith(s, "› reviewer").find("current") != std::string::npos &&
+           LineWith(s, "coder ").find("default") != std::string::npos;
   });
   EXPECT_NE(LineWith(screen, "› reviewer").find("current"), std::string::npos) << screen;
   EXPECT_EQ(LineWith(screen, "coder ").find("current"), std::string::npos) << screen;
