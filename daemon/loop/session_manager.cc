@@ -441,6 +441,13 @@ void SessionManager::InterruptTurn(const std::string& session_id, std::string le
              });
 }
 
+void SessionManager::InterruptOwnOperation(const std::string& session_id, std::string lease_id,
+                                           Reply<bool> reply) {
+  WithRunner(session_id, reply, [lease_id = std::move(lease_id), reply](SessionRunner& r) mutable {
+    r.Interrupt(std::move(lease_id), reply, "", /*only_own=*/true);
+  });
+}
+
 void SessionManager::RespondToApproval(const std::string& session_id, std::string request_id,
                                        std::vector<events::ApprovalAnswer> answers,
                                        std::optional<events::ApprovalAnswer> all,

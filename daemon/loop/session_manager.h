@@ -210,6 +210,11 @@ class SessionManager {
   // With `operation_id`, only that one (SessionRunner::Interrupt).
   void InterruptTurn(const std::string& session_id, std::string lease_id, Reply<bool> reply,
                      std::string operation_id = "");
+  // Interrupts the running turn or compaction only if it was started under
+  // `lease_id` (SessionRunner::Interrupt with only_own): for a lease that
+  // ends with AcquireLeaseRequest.interrupt_on_release.
+  void InterruptOwnOperation(const std::string& session_id, std::string lease_id,
+                             Reply<bool> reply);
   // Answers the session's pending approval request (see ApprovalBroker).
   void RespondToApproval(const std::string& session_id, std::string request_id,
                          std::vector<events::ApprovalAnswer> answers,

@@ -149,7 +149,7 @@ void SessionRunner::DoStartTurn(const std::string& text, const ImageUploads& upl
       return;
     }
     prep = BeginPreparingLocked([once](absl::Status s) { once(s); },
-                                "the turn was interrupted before it started", turn_id);
+                                "the turn was interrupted before it started", turn_id, lease_id);
   }
   // The plan may take seconds (MCP servers, secret variables, a probe):
   // built off the queue, so an interrupt is not held up behind it, and an
@@ -324,7 +324,8 @@ void SessionRunner::DoStartCompaction(const std::string& lease_id, const std::st
       return;
     }
     prep = BeginPreparingLocked([once](absl::Status s) { once(s); },
-                                "the compaction was interrupted before it started", operation_id);
+                                "the compaction was interrupted before it started", operation_id,
+                                lease_id);
   }
   bool scheduled = deps_.pool.Schedule([self, once, prep] {
     auto plan = std::make_shared<absl::StatusOr<TurnPlan>>(
@@ -400,10 +401,11 @@ void SessionRunner::BeginCompaction(absl::StatusOr<TurnPlan> plan,
 }
 
 uint64_t SessionRunner::BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message,
-                                             std::string op_id) {
+                                             std::string op_id, std::string lease_id) {
   SetStateLocked(State::kPreparing);
   current_op_.clear();
   preparing_op_ = std::move(op_id);
+  op_lease_ = std::move(lease_id);
   cancel_ = std::make_shared<CancelToken>();
   end_reports_ = std::make_shared<CancelToken>();
   prep_abandon_ = [on_abandon = std::move(on_abandon),
@@ -447,6 +449,7 @@ void SessionRunner::BecomeIdleLocked() {
   SetStateLocked(State::kIdle);
   ending_ = false;
   current_op_.clear();
+  op_lease_.clear();
   cancel_.reset();
   end_reports_.reset();
   Repost(*queue_, deferred_);
@@ -519,12 +522,17 @@ absl::StatusOr<events::ContextCleared> SessionRunner::ClearLocked(const TurnPlan
   return cleared;
 }
 
-void SessionRunner::Interrupt(std::string lease_id, Reply<bool> reply, std::string operation_id) {
+void SessionRunner::Interrupt(std::string lease_id, Reply<bool> reply, std::string operation_id,
+                              bool only_own) {
   auto self = shared_from_this();
   Post(
-      [self, lease_id = std::move(lease_id), operation_id = std::move(operation_id), reply] {
+      [self, lease_id = std::move(lease_id), operation_id = std::move(operation_id), reply,
+       only_own] {
         if (absl::Status s = self->CheckWriteCommand(lease_id, false); !s.ok()) return reply(s);
         absl::MutexLock lock(&self->mu_);
+        if (only_own && (self->op_state_ == State::kIdle || self->op_lease_ != lease_id)) {
+          return reply(false);
+        }
         if (!operation_id.empty()) {
           const bool named =
               self->op_state_ == State::kPreparing

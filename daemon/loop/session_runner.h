@@ -161,7 +161,11 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // remembered (the last kMaxInterruptedAhead), so that a start naming it
   // that arrives later is refused with kCancelled before it begins: an
   // interrupt may overtake the start it is meant for (replies false then).
-  void Interrupt(std::string lease_id, Reply<bool> reply, std::string operation_id = "");
+  // With `only_own`, only an operation started under `lease_id` (false
+  // otherwise): a client's lease that ends interrupts its own turn, not one
+  // another client started before handing the session over.
+  void Interrupt(std::string lease_id, Reply<bool> reply, std::string operation_id = "",
+                 bool only_own = false);
   static constexpr size_t kMaxInterruptedAhead = 16;
   void RespondToApproval(std::string lease_id, std::string request_id,
                          std::vector<events::ApprovalAnswer> answers,
@@ -357,9 +361,11 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Enters kPreparing with a fresh cancel token; returns the preparation's
   // number. `on_abandon` answers the caller if the preparation is abandoned
   // (with kCancelled: `abandon_message` and the reason).
-  // `op_id`: the id the client chose for the operation ("" for none).
+  // `op_id`: the id the client chose for the operation ("" for none);
+  // `lease_id`: the lease it was started under.
   uint64_t BeginPreparingLocked(StatusReply on_abandon, std::string abandon_message,
-                                std::string op_id = "") ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                                std::string op_id, std::string lease_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // True when preparation `prep` is still the current one (then it ends).
   bool EndPreparingLocked(uint64_t prep) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends the current preparation now: cancels it, answers its caller and
@@ -470,6 +476,10 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   std::string current_op_ ABSL_GUARDED_BY(mu_);
   // The id the client chose for the operation being prepared ("" for none).
   std::string preparing_op_ ABSL_GUARDED_BY(mu_);
+  // The write lease the running (or preparing) operation was started under,
+  // until the session is idle again: an interrupt with `only_own` stops
+  // only an operation of its own lease.
+  std::string op_lease_ ABSL_GUARDED_BY(mu_);
   // Ids an interrupt named before their start arrived, oldest first.
   std::deque<std::string> interrupted_ahead_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<CancelToken> cancel_ ABSL_GUARDED_BY(mu_);

@@ -4,8 +4,8 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <fstream>
@@ -15,9 +15,10 @@
 #include <vector>
 
 #include "absl/strings/str_replace.h"
-#include "gmock/gmock.h"
 #include "common/json.h"
+#include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
+#include "tests/e2e/lease_holder.h"
 
 namespace raw::e2e {
 namespace {
@@ -74,59 +75,6 @@ class SessionsTest : public ContractTest {
   }
 
   std::string DatabasePath() const { return daemon_->state_dir() + "/sessions-v1.sqlite3"; }
-};
-
-// A client asking for a session's write lease: the first LeaseEvent has been
-// read (`granted`, or `waiting` when it asked for a handover); later ones
-// are read by Next().
-class LeaseHolder {
- public:
-  LeaseHolder(raw::v1::Raw::Stub& stub, const std::string& session, const std::string& name,
-              bool request_handover = false) {
-    raw::v1::AcquireLeaseRequest req;
-    req.set_session_id(session);
-    req.set_client_name(name);
-    req.set_client_kind("test client");
-    req.set_client_pid(4242);
-    req.set_request_handover(request_handover);
-    reader_ = stub.AcquireLease(&ctx_, req);
-    if (reader_->Read(&first_)) {
-      if (first_.has_granted()) lease_id_ = first_.granted().lease_id();
-    } else {
-      ended_ = true;  // refused: the stream is over
-    }
-  }
-  const raw::v1::LeaseEvent& first() const { return first_; }
-  ~LeaseHolder() { Close(); }
-
-  const std::string& lease_id() const { return lease_id_; }
-  // The next event; false when the stream ended.
-  bool Next(raw::v1::LeaseEvent* event) {
-    if (ended_) return false;
-    ended_ = !reader_->Read(event);
-    return !ended_;
-  }
-  // Lets go of the lease (cancels the stream) unless the server already
-  // ended it; returns the stream's status.
-  grpc::Status Close() {
-    if (closed_) return status_;
-    closed_ = true;
-    if (!ended_) ctx_.TryCancel();
-    raw::v1::LeaseEvent ignored;
-    while (reader_->Read(&ignored)) {
-    }
-    status_ = reader_->Finish();
-    return status_;
-  }
-
- private:
-  grpc::ClientContext ctx_;
-  std::unique_ptr<grpc::ClientReader<raw::v1::LeaseEvent>> reader_;
-  raw::v1::LeaseEvent first_;
-  std::string lease_id_;
-  bool ended_ = false;
-  bool closed_ = false;
-  grpc::Status status_;
 };
 
 TEST_F(SessionsTest, OneWriterPerSessionOthersReadAndWatch) {

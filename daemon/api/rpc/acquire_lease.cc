@@ -7,7 +7,8 @@
 // lease ends when the client closes the stream or its connection ends
 // (OnCancel: exit, crash, kill -9), or when the daemon drains its streams at
 // shutdown; a lease asked for with `interrupt_on_release` interrupts the
-// session's running turn or compaction as it ends. A handover request that
+// session's running turn or compaction as it ends, if that operation was
+// started under this lease. A handover request that
 // the holder declines ends the stream
 // with FAILED_PRECONDITION. Deleting the session ends the holder's stream
 // and every waiting one with NOT_FOUND.
@@ -269,7 +270,7 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
       // Posted before the release, to the same queue: the interrupt runs
       // while this lease still holds the session.
       if (interrupt_on_release_) {
-        sessions_.InterruptTurn(session_id_, lease_id, [](const absl::StatusOr<bool>&) {});
+        sessions_.InterruptOwnOperation(session_id_, lease_id, [](const absl::StatusOr<bool>&) {});
       }
       sessions_.ReleaseLease(session_id_, lease_id);
     }
