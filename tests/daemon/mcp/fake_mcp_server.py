@@ -225,7 +225,15 @@ def call_tool(request):
         sys.stderr.flush()
         os._exit(3)
     if name == "hang":
-        time.sleep(3600)
+        # Never answers, and reads nothing meanwhile; but ends once the
+        # process that started it is gone (a test that SIGKILLs rawd
+        # mid-call leaves no hung server behind).
+        parent = os.getppid()
+        deadline = time.monotonic() + 3600
+        while os.getppid() == parent and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if os.getppid() != parent:
+            os._exit(0)
     if name == "huge":
         return text_result("x" * int(arguments.get("bytes", 0)))
     if name == "garbage":
