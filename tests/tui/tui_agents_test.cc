@@ -20,13 +20,17 @@ std::string LineWith(const std::string& screen, const std::string& text) {
 TEST_F(TuiE2eTest, AgentCommandListsTheAgentsAndStartsASessionWithThePickedOne) {
   StartDaemon();
   StartRaw("a", {"--cwd", daemon_->workdir()});
-  std::string screen = tmux_.Capture("a");
+  std::string screen = tmux_.WaitFor(
+      "a", [](const std::string& s) { return s.find("coder · gpt-test") != std::string::npos; });
   EXPECT_NE(screen.find("coder · gpt-test"), std::string::npos) << screen;
 
   // Completion: the popup lists the matching agents, Tab completes the name.
   tmux_.SendText("a", "/agent r");
+  // The popup for the whole text typed, not one for "/agent " alone (which
+  // lists coder too).
   screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("reviewer  model fake") != std::string::npos;
+    return s.find("reviewer  model fake") != std::string::npos &&
+           s.find("› /agent r\n") != std::string::npos;
   });
   EXPECT_NE(screen.find("reviewer  model fake"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("coder  model fake"), std::string::npos) << "coder does not match r";
@@ -100,13 +104,23 @@ TEST_F(TuiE2eTest, AgentCommandListsTheAgentsAndStartsASessionWithThePickedOne) 
 TEST_F(TuiE2eTest, NoArgumentsOpensTheDefaultAgentAndAgentOptionAnother) {
   StartDaemon();
   StartRaw("a", {"--agent", "reviewer", "--cwd", daemon_->workdir()});
-  std::string screen = tmux_.Capture("a");
+  // The whole first screen, not the first capture with the footer's state:
+  // tmux may show a frame it has only partly read.
+  std::string screen = tmux_.WaitFor("a", [this](const std::string& s) {
+    return s.find("agent reviewer, model fake") != std::string::npos &&
+           s.find("reviewer · gpt-test") != std::string::npos &&
+           s.find(daemon_->workdir()) != std::string::npos;
+  });
   EXPECT_NE(screen.find("agent reviewer, model fake"), std::string::npos) << screen;
   EXPECT_NE(screen.find("reviewer · gpt-test"), std::string::npos) << screen;
   EXPECT_NE(screen.find(daemon_->workdir()), std::string::npos) << "--cwd: " << screen;
   // Without arguments: a new session with the default agent.
   StartRaw("b", {});
-  screen = tmux_.Capture("b");
+  screen = tmux_.WaitFor("b", [](const std::string& s) {
+    return s.find("new session") != std::string::npos &&
+           s.find("agent coder, model fake") != std::string::npos &&
+           s.find("coder · gpt-test") != std::string::npos;
+  });
   EXPECT_NE(screen.find("new session"), std::string::npos) << screen;
   EXPECT_NE(screen.find("agent coder, model fake"), std::string::npos) << screen;
   EXPECT_NE(screen.find("coder · gpt-test"), std::string::npos) << screen;

@@ -27,8 +27,12 @@ TEST_F(TuiE2eTest, ImageCommandAttachesAnImageToTheNextMessage) {
   Send("a", "/image " + daemon_->workdir() + "/shot.png");
   ASSERT_TRUE(tmux_.WaitForText("a", "Attached [image: PNG, 64x48")) << tmux_.Capture("a");
   Send("a", "what is this?");
-  ASSERT_TRUE(tmux_.WaitForText("a", "A tiny picture.")) << tmux_.Capture("a");
-  EXPECT_NE(tmux_.Capture("a").find("[image: PNG, 64x48, "), std::string::npos);
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("A tiny picture.") != std::string::npos &&
+           s.find("[image: PNG, 64x48, ") != std::string::npos;
+  });
+  ASSERT_NE(screen.find("A tiny picture."), std::string::npos) << screen;
+  EXPECT_NE(screen.find("[image: PNG, 64x48, "), std::string::npos) << screen;
   ASSERT_EQ(fake_.requests().size(), 1u);
   absl::StatusOr<Json> body = fake_.requests()[0].BodyJson();
   ASSERT_TRUE(body.ok());
@@ -58,7 +62,7 @@ TEST_F(TuiE2eTest, SessionCommandsCreateListAndSwitchSessions) {
   std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
     return s.find("new session") != std::string::npos &&
            s.find("Hello from the first session.") == std::string::npos &&
-           s.find("· idle") != std::string::npos;
+           s.find("agent coder") != std::string::npos && s.find("· idle") != std::string::npos;
   });
   EXPECT_EQ(screen.find("Hello from the first session."), std::string::npos) << screen;
   EXPECT_NE(screen.find("agent coder"), std::string::npos) << screen;
@@ -84,12 +88,20 @@ TEST_F(TuiE2eTest, SessionCommandsCreateListAndSwitchSessions) {
   ASSERT_EQ(ids.size(), 2u);
   ASSERT_FALSE(first.empty());
   ASSERT_FALSE(second.empty());
+  // Its whole id: tmux may show a frame it has only partly read.
+  screen = tmux_.WaitFor(
+      "a", [&second](const std::string& s) { return s.find(second) != std::string::npos; });
   EXPECT_NE(screen.find(second), std::string::npos) << screen;
 
   // /sessions lists both.
   Send("a", "/sessions");
-  screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("Sessions, most recently active first") != std::string::npos;
+  // The whole list, not the first capture with its title: tmux may show a
+  // frame it has only partly read.
+  screen = tmux_.WaitFor("a", [&first, &second](const std::string& s) {
+    return s.find("Sessions, most recently active first") != std::string::npos &&
+           s.find("  " + first + "  coder") != std::string::npos &&
+           s.find("  " + second + "  coder") != std::string::npos &&
+           s.find("first session message") != std::string::npos;
   });
   EXPECT_NE(screen.find("  " + first + "  coder"), std::string::npos) << screen;
   EXPECT_NE(screen.find("  " + second + "  coder"), std::string::npos) << screen;
@@ -101,9 +113,10 @@ TEST_F(TuiE2eTest, SessionCommandsCreateListAndSwitchSessions) {
   for (int i = 0; i < first_index; ++i) tmux_.SendKeys("a", {"Down"});
   ASSERT_TRUE(tmux_.WaitForText("a", "› " + present::ShortSessionId(first))) << tmux_.Capture("a");
   tmux_.SendKeys("a", {"Enter"});
-  screen = tmux_.WaitFor("a", [](const std::string& s) {
+  screen = tmux_.WaitFor("a", [&first](const std::string& s) {
     return s.find("Hello from the first session.") != std::string::npos &&
-           s.find("· idle") != std::string::npos;
+           s.find("› first session message") != std::string::npos &&
+           s.find("session " + first) != std::string::npos && s.find("· idle") != std::string::npos;
   });
   EXPECT_NE(screen.find("› first session message"), std::string::npos) << screen;
   EXPECT_NE(screen.find("session " + first), std::string::npos) << screen;
@@ -121,7 +134,8 @@ TEST_F(TuiE2eTest, SessionCommandsCreateListAndSwitchSessions) {
   // The whole list: its last line is /quit's (typing "/help" alone shows
   // commands in the completion list before Enter is read).
   screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("/agent [NAME]") != std::string::npos &&
+    return s.find("Ctrl-T") != std::string::npos && s.find("/agent [NAME]") != std::string::npos &&
+           s.find("/quit") != std::string::npos &&
            s.find("leave raw (the session stays)") != std::string::npos;
   });
   EXPECT_NE(screen.find("Ctrl-T"), std::string::npos) << screen;

@@ -33,6 +33,7 @@ TEST_F(TuiE2eTest, CompactShowsItsProgressAndOutcomeAndClearEmptiesTheContext) {
   Send("a", "/compact");
   std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
     return s.find("── Compacting the context (~") != std::string::npos &&
+           s.find("Compacting the context…  Esc to interrupt") != std::string::npos &&
            s.find("· compacting") != std::string::npos;
   });
   EXPECT_NE(screen.find("── Compacting the context (~"), std::string::npos) << screen;
@@ -41,7 +42,7 @@ TEST_F(TuiE2eTest, CompactShowsItsProgressAndOutcomeAndClearEmptiesTheContext) {
   fake_.ReleaseGate();
   screen = tmux_.WaitFor("a", [](const std::string& s) {
     return s.find("Context compacted: ~") != std::string::npos &&
-           s.find("· idle") != std::string::npos;
+           s.find("detail-3-59") != std::string::npos && s.find("· idle") != std::string::npos;
   });
   EXPECT_NE(screen.find("Context compacted: ~"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("── Compacting the context"), std::string::npos) << screen;

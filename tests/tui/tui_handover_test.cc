@@ -25,7 +25,11 @@ class TuiHandoverTest : public TuiE2eTest {
   void OpenTwo(const std::string& session, const std::string& countdown_ms) {
     StartRaw("a", {"resume", session}, 100, 30, "· idle", Handover("0", countdown_ms));
     StartRaw("b", {"resume", session}, 100, 30, "read-only");
-    std::string b = tmux_.Capture("b");
+    // The status line, not only the first capture with "read-only": tmux may
+    // show a frame it has only partly read.
+    std::string b = tmux_.WaitFor("b", [](const std::string& s) {
+      return s.find("Read-only: raw (pid") != std::string::npos;
+    });
     EXPECT_NE(b.find("Read-only: raw (pid"), std::string::npos) << b;
   }
 };
@@ -75,7 +79,8 @@ TEST_F(TuiHandoverTest, ARequestDuringATurnWaitsForTheTurnToEnd) {
   fake_.ReleaseGate();
   ASSERT_TRUE(tmux_.WaitForText("a", "Handed this session over")) << tmux_.Capture("a");
   std::string b = tmux_.WaitFor("b", [](const std::string& s) {
-    return s.find("You hold this session now") != std::string::npos;
+    return s.find("You hold this session now") != std::string::npos &&
+           s.find("Working on it to the end") != std::string::npos;
   });
   size_t answer = b.find("Working on it to the end");
   size_t granted = b.find("You hold this session now");
@@ -111,8 +116,14 @@ TEST_F(TuiHandoverTest, AFollowerWritesOnceTheWriterQuits) {
   OpenTwo(session, "600000");
   Send("a", "/quit");
   EXPECT_EQ(tmux_.WaitForExit("a"), 0);
-  ASSERT_TRUE(tmux_.WaitForText("b", "You hold this session now")) << tmux_.Capture("b");
-  EXPECT_EQ(tmux_.Capture("b").find("Waiting for"), std::string::npos) << tmux_.Capture("b");
+  // The frame whose status line was drawn again (it said "Read-only: ..."),
+  // not one tmux has only partly read.
+  std::string b = tmux_.WaitFor("b", [](const std::string& s) {
+    return s.find("You hold this session now") != std::string::npos &&
+           s.find("Read-only: ") == std::string::npos;
+  });
+  ASSERT_NE(b.find("You hold this session now"), std::string::npos) << b;
+  EXPECT_EQ(b.find("Waiting for"), std::string::npos) << b;
   fake_.Enqueue(chat::TextAnswer("Now yours."));
   Send("b", "hello");
   EXPECT_TRUE(tmux_.WaitForText("b", "Now yours.")) << tmux_.Capture("b");

@@ -15,6 +15,22 @@ namespace {
 
 namespace chat = raw::testing::chat;
 
+// The rows of `screen` from the first that contains `start`, stripped and
+// joined with spaces until they make `size` characters ("" when none).
+std::string RowsJoinedFrom(const std::string& screen, const std::string& start, size_t size) {
+  std::vector<std::string> lines = absl::StrSplit(screen, '\n');
+  std::string joined;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find(start) == std::string::npos) continue;
+    for (size_t j = i; j < lines.size() && joined.size() < size; ++j) {
+      std::string part(absl::StripAsciiWhitespace(lines[j]));
+      joined += joined.empty() ? part : " " + part;
+    }
+    break;
+  }
+  return joined;
+}
+
 TEST_F(TuiE2eTest, ResumePicksASessionAndShowsItsHistory) {
   StartDaemon();
   std::string session = daemon_->CreateSession();
@@ -24,7 +40,9 @@ TEST_F(TuiE2eTest, ResumePicksASessionAndShowsItsHistory) {
   ASSERT_TRUE(tmux_.WaitForText("a", "what is the answer")) << tmux_.Capture("a");
   tmux_.SendKeys("a", {"Enter"});
   std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("The answer is 42.") != std::string::npos && s.find("· idle") != std::string::npos;
+    return s.find("› what is the answer") != std::string::npos &&
+           s.find("The answer is 42.") != std::string::npos &&
+           s.find("· idle") != std::string::npos;
   });
   EXPECT_NE(screen.find("› what is the answer"), std::string::npos) << screen;
   EXPECT_NE(screen.find("The answer is 42."), std::string::npos) << screen;
@@ -63,8 +81,12 @@ TEST_F(TuiE2eTest, ScrollsBackThroughPagedHistoryAndReflowsOnResize) {
   // Resizing reflows, and Ctrl-End follows the end again.
   tmux_.Resize("a", 40, 16);
   tmux_.SendKeys("a", {"C-End"});
-  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("answer number 44") != std::string::npos && s.find("more lines below") == std::string::npos;
+  // The whole answer wrapped again, not the first capture with its first
+  // row: tmux may show a frame it has only partly read.
+  std::string screen = tmux_.WaitFor("a", [&last](const std::string& s) {
+    return s.find("answer number 44") != std::string::npos &&
+           s.find("more lines below") == std::string::npos &&
+           RowsJoinedFrom(s, "answer number 44:", last.size()) == last;
   });
   EXPECT_NE(screen.find("answer number 44"), std::string::npos) << screen;
   // The answer was wrapped again for 40 columns, at spaces, losing nothing.
@@ -92,7 +114,9 @@ TEST_F(TuiE2eTest, ReconnectsAndResubscribesAfterTheDaemonDies) {
   daemon_->Stop(SIGKILL);
   // raw says so, starts a new daemon (autostart) and resubscribes.
   std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
-    return s.find("Reconnected to the daemon") != std::string::npos && s.find("· idle") != std::string::npos;
+    return s.find("Lost the connection to the daemon") != std::string::npos &&
+           s.find("Reconnected to the daemon") != std::string::npos &&
+           s.find("· idle") != std::string::npos;
   });
   EXPECT_NE(screen.find("Lost the connection to the daemon"), std::string::npos) << screen;
   EXPECT_NE(screen.find("Reconnected to the daemon"), std::string::npos) << screen;

@@ -57,8 +57,10 @@ TEST_F(TuiE2eTest, DISABLED_CaptureScreenshot) {
   Send("a", "The nested list test fails. Can you fix it?");
   ASSERT_TRUE(tmux_.WaitForText("a", "keep the indent")) << tmux_.Capture("a");
   ASSERT_TRUE(tmux_.WaitForText("a", "cache")) << tmux_.Capture("a");
-  // Expand the edit card to show its diff.
-  std::string screen = tmux_.Capture("a");
+  // Expand the edit card to show its diff (a screen with the card on it:
+  // tmux may show a frame it has only partly read).
+  std::string screen = tmux_.WaitFor(
+      "a", [](const std::string& s) { return s.find("edit_file") != std::string::npos; });
   int row = 0;
   std::vector<std::string> lines = absl::StrSplit(screen, '\n');
   for (const std::string& line : lines) {
