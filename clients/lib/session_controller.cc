@@ -112,6 +112,8 @@ void SessionController::OnDisconnected(const std::string& why) {
   connected_ = false;
   reconnecting_ = true;
   stream_.reset();
+  // The lease stream may have seen the daemon go first.
+  rejoin_following_ = lease_.following() || lease_.lost_following();
   lease_.Release();
   listener_.OnDisconnected(why);
   Connect();
@@ -162,6 +164,7 @@ void SessionController::Opened(const v1::Session& session, bool created) {
   stream_.reset();
   lease_.Release();
   lease_.set_holder("");
+  rejoin_following_ = false;
   session_ = session;
   activity_.Clear();
   cache_ratio_.reset();
@@ -237,7 +240,9 @@ void SessionController::Follow(uint64_t after_seq) {
   activity_.SeenUpTo(after_seq);
   // Events first, so that none is missed once this client writes.
   Subscribe(after_seq);
-  lease_.Acquire(client_, session_.id());
+  // Back after the daemon went away: a follower follows again, and leaves
+  // the lease to the client that wrote before (SessionLease::Acquire).
+  lease_.Acquire(client_, session_.id(), std::exchange(rejoin_following_, false));
   RefreshSession();
 }
 

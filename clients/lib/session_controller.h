@@ -302,6 +302,9 @@ class SessionController : private SessionLease::Listener {
   bool started_ = false;
   bool connected_ = false;
   bool reconnecting_ = false;
+  // This client followed the session when its connection was lost: it
+  // follows again once reconnected (SessionLease::Acquire).
+  bool rejoin_following_ = false;
   int reconnect_attempts_ = 0;
   // After opening a session or reconnecting: is the turn or compaction seen
   // running still running?

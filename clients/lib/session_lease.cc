@@ -24,11 +24,17 @@ SessionLease::SessionLease(Identity identity, HandoverGate::Timing timing, Execu
 
 SessionLease::~SessionLease() { Release(); }
 
-void SessionLease::Acquire(std::shared_ptr<RawClient> client, const std::string& session_id) {
+void SessionLease::Acquire(std::shared_ptr<RawClient> client, const std::string& session_id,
+                           bool rejoin_following) {
   Release();
+  lost_following_ = false;
   client_ = std::move(client);
   session_id_ = session_id;
-  Start(/*request_handover=*/false);
+  if (rejoin_following && !identity_.wait_for_release) {
+    Apply(Change::kFollowing, State::kFollowing);
+    return;
+  }
+  Start(/*request_handover=*/false, rejoin_following);
 }
 
 void SessionLease::RequestHandover() {
@@ -45,7 +51,7 @@ void SessionLease::Release() {
   state_ = State::kNone;
 }
 
-void SessionLease::Start(bool request_handover) {
+void SessionLease::Start(bool request_handover, bool rejoin_following) {
   if (alive_) *alive_ = false;
   lease_.reset();
   gate_.Reset();
@@ -62,6 +68,7 @@ void SessionLease::Start(bool request_handover) {
   // the lease once the writer lets go, however it leaves (wait_for_release).
   quiet_ = identity_.wait_for_release && !request_handover;
   request.set_wait_for_release(quiet_);
+  request.set_rejoin_following(quiet_ && rejoin_following);
   if (!request_handover && state_ != State::kFollowing) state_ = State::kAcquiring;
   alive_ = std::make_shared<std::atomic<bool>>(true);
   // Each message becomes a task on the owner's thread, dropped once this
@@ -141,6 +148,7 @@ void SessionLease::OnEnded(const absl::Status& status) {
     Apply(Change::kFollowing, State::kFollowing);
     return;
   }
+  lost_following_ = following();
   if (state_ == State::kRequesting) {
     Apply(Change::kLost, State::kFollowing);
     return;

@@ -90,7 +90,15 @@ class SessionLease {
   SessionLease& operator=(const SessionLease&) = delete;
 
   // Asks for the lease of `session_id` (ending any earlier stream).
-  void Acquire(std::shared_ptr<RawClient> client, const std::string& session_id);
+  // `rejoin_following`: this client followed the session before it lost its
+  // connection to the daemon; it follows again rather than take the lease
+  // that the daemon's restart left free, so that the client that wrote
+  // before gets it back: with wait_for_release it waits quietly
+  // (AcquireLeaseRequest.rejoin_following: granted if that writer does not
+  // come back), without it it asks for nothing (kFollowing at once; holder()
+  // still names the writer of before).
+  void Acquire(std::shared_ptr<RawClient> client, const std::string& session_id,
+               bool rejoin_following = false);
   // While following: asks the holder for a handover.
   void RequestHandover();
   // Ends the stream (the lease, if held, is released) and forgets the
@@ -105,6 +113,9 @@ class SessionLease {
 
   State state() const { return state_; }
   bool following() const { return state_ == State::kFollowing || state_ == State::kRequesting; }
+  // The lease stream broke (kLost) while this client followed; until the
+  // next Acquire.
+  bool lost_following() const { return lost_following_; }
   const std::string& lease_id() const { return lease_id_; }
   // The other writer's name (following, requesting); may be empty.
   const std::string& holder() const { return holder_; }
@@ -116,7 +127,7 @@ class SessionLease {
   const absl::Status& status() const { return status_; }
 
  private:
-  void Start(bool request_handover);
+  void Start(bool request_handover, bool rejoin_following = false);
   void OnGranted(const std::string& lease_id);
   void OnWaiting(const v1::LeaseHolder& holder);
   void OnHandoverRequested(const v1::LeaseHolder& requester);
@@ -140,6 +151,7 @@ class SessionLease {
   bool turn_running_ = false;
   // The current stream waits without asking the writer (wait_for_release).
   bool quiet_ = false;
+  bool lost_following_ = false;
   // Shared with the tasks posted by the current stream: false once that
   // stream is ended, so that its late messages are dropped.
   std::shared_ptr<std::atomic<bool>> alive_;

@@ -31,6 +31,16 @@ void TuiApp::OnLeaseChange(Change change, State before) {
       }
       return;
     case Change::kFollowing:
+      if (lease.holder().empty() && lease.status().ok()) {
+        // Back after the daemon restarted, following as before: nobody
+        // writes yet, and the client that did gets the session back first.
+        transcript_.AddInfoText(
+            "Following this session read-only, as before the daemon restarted: the client that "
+            "was writing gets it back first, else this one writes in a few seconds. Ctrl-T asks "
+            "for it.",
+            Level::kWarning);
+        return;
+      }
       transcript_.AddInfoText(
           lease.holder().empty() && !lease.status().ok()
               ? absl::StrCat(lease.status().message(),

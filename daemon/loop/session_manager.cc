@@ -41,6 +41,11 @@ absl::Status CheckModelChoice(const config::Config& cfg, const std::string& mode
 
 SessionManager::SessionManager(SessionManagerDeps deps) : deps_(std::move(deps)) {
   if (auto cfg = LoadConfig(); cfg.ok()) max_live_bytes_ = cfg->sessions.max_live_bytes;
+  {
+    absl::MutexLock lock(&mu_);
+    grace_end_ = absl::Now() + deps_.restart_grace;
+  }
+  leases_.SetRestartGrace(deps_.clock.NowUnixMs() + absl::ToInt64Milliseconds(deps_.restart_grace));
   sweeper_ = std::thread(&SessionManager::SweepLoop, this);
 }
 
@@ -615,6 +620,16 @@ void SessionManager::AcquireLease(const std::string& session_id, LeaseClient cli
               reply](SessionRunner& r) mutable {
                r.AcquireLease(std::move(client), when_held, std::move(callbacks), reply);
              });
+}
+
+void SessionManager::EndRestartGrace() {
+  leases_.SetRestartGrace(0);
+  for (const std::string& session_id : leases_.ReservedSessions()) {
+    // A session with a lease entry is never unloaded, so this finds its
+    // runner; the change runs on its queue, as every lease change does.
+    WithRunner(
+        session_id, [](const absl::Status&) {}, [](SessionRunner& r) { r.EndLeaseReservation(); });
+  }
 }
 
 void SessionManager::ReleaseLease(const std::string& session_id, std::string lease_id) {

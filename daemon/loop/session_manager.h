@@ -118,6 +118,11 @@ struct SessionManagerDeps {
   vars::VariableStore* variables = nullptr;
   // The daemon's MCP connections; null = agents get no MCP tools.
   mcp::McpManager* mcp = nullptr;
+  // How long after the start a follower that lost its connection waits for
+  // the client that wrote before to take its session back
+  // (WhenHeld::kRejoinFollowing): clients retry their connection at most
+  // 5 s apart.
+  absl::Duration restart_grace = absl::Seconds(10);
 };
 
 class SessionManager {
@@ -390,6 +395,9 @@ class SessionManager {
                   std::function<void(SessionRunner&)> fn);
   // Unloads idle sessions every so often until Shutdown.
   void SweepLoop();
+  // The restart grace is over: each session whose free lease a rejoining
+  // follower waits for is granted to it (WriteLeases::EndReservation).
+  void EndRestartGrace();
   // The first time a client creates, opens or prompts a session, has the
   // HTTP client prepared on the worker pool (http::HttpClient::Prepare), in
   // parallel with what comes before the session's first request: rawd loads
@@ -407,6 +415,9 @@ class SessionManager {
   absl::Mutex mu_;
   std::map<std::string, Loaded> runners_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // When the restart grace ends (SweepLoop ends it once).
+  absl::Time grace_end_ ABSL_GUARDED_BY(mu_);
+  bool grace_over_ ABSL_GUARDED_BY(mu_) = false;
   // Cancelled when Shutdown begins; a plan's waits (for MCP servers to
   // start: TurnPlanInputs::cancel) end on it.
   std::shared_ptr<CancelToken> shutdown_ = std::make_shared<CancelToken>();

@@ -631,6 +631,12 @@ void SessionRunner::CancelLeaseWait(std::string wait_id, StatusReply done) {
   }, std::move(done));
 }
 
+void SessionRunner::EndLeaseReservation() {
+  PostLeaseChange(
+      [self = shared_from_this()] { self->deps_.leases.EndReservation(self->session_id_); },
+      nullptr);
+}
+
 void SessionRunner::DeclineHandover(std::string lease_id, Reply<int> reply) {
   auto self = shared_from_this();
   Post(

@@ -194,6 +194,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // or kUnavailable when it could not be posted.
   void ReleaseLease(std::string lease_id, StatusReply done = nullptr);
   void CancelLeaseWait(std::string wait_id, StatusReply done = nullptr);
+  // WriteLeases::EndReservation as a command.
+  void EndLeaseReservation();
   // WriteLeases::Decline: replies with how many requests were declined.
   void DeclineHandover(std::string lease_id, Reply<int> reply);
 

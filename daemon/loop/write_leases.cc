@@ -50,9 +50,19 @@ absl::StatusOr<WriteLeases::Acquired> WriteLeases::Acquire(const std::string& se
   {
     absl::MutexLock lock(&mu_);
     auto it = leases_.find(session_id);
-    if (it == leases_.end()) {
+    const bool rejoining =
+        when_held == WhenHeld::kRejoinFollowing && clock_.NowUnixMs() < grace_until_unix_ms_;
+    if (rejoining && it == leases_.end()) {
+      it = leases_.emplace(session_id, Lease{}).first;  // free, kept for the waiters
+    }
+    if (it == leases_.end() || (it->second.id.empty() && !rejoining)) {
       acquired.lease_id = NewId("lease_");
-      leases_[session_id] = Lease{acquired.lease_id, asking, std::move(callbacks), {}};
+      Lease& lease = leases_[session_id];
+      lease.id = acquired.lease_id;
+      lease.holder = asking;
+      lease.callbacks = std::move(callbacks);
+      // Requests waiting on a free lease in the restart grace go on waiting
+      // on this holder; none asked it for a handover.
       return acquired;
     }
     if (when_held == WhenHeld::kRefuse) {
@@ -62,13 +72,20 @@ absl::StatusOr<WriteLeases::Acquired> WriteLeases::Acquire(const std::string& se
     acquired.holder = it->second.holder;
     const bool asks = when_held == WhenHeld::kRequestHandover;
     it->second.waiters.push_back(Waiter{acquired.wait_id, asking, std::move(callbacks), asks});
-    if (asks) tell_holder = it->second.callbacks.handover_requested;
+    if (asks && !it->second.id.empty()) tell_holder = it->second.callbacks.handover_requested;
   }
   if (tell_holder) tell_holder(asking);
   return acquired;
 }
 
 void WriteLeases::Release(const std::string& session_id, const std::string& lease_id) {
+  if (lease_id.empty()) return;  // an empty id is a free lease's
+  PassOn(session_id, lease_id);
+}
+
+void WriteLeases::EndReservation(const std::string& session_id) { PassOn(session_id, ""); }
+
+void WriteLeases::PassOn(const std::string& session_id, const std::string& lease_id) {
   std::function<void(const std::string&)> grant;
   std::string granted_id;
   std::function<void(const LeaseHolderInfo&)> tell_new_holder;
@@ -114,9 +131,25 @@ void WriteLeases::CancelWait(const std::string& session_id, const std::string& w
   for (auto w = waiters.begin(); w != waiters.end(); ++w) {
     if (w->id == wait_id) {
       waiters.erase(w);
-      return;
+      break;
     }
   }
+  // A free lease is kept only for its waiters.
+  if (it->second.id.empty() && waiters.empty()) leases_.erase(it);
+}
+
+void WriteLeases::SetRestartGrace(int64_t until_unix_ms) {
+  absl::MutexLock lock(&mu_);
+  grace_until_unix_ms_ = until_unix_ms;
+}
+
+std::vector<std::string> WriteLeases::ReservedSessions() const {
+  std::vector<std::string> reserved;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [session_id, lease] : leases_) {
+    if (lease.id.empty()) reserved.push_back(session_id);
+  }
+  return reserved;
 }
 
 absl::StatusOr<int> WriteLeases::Decline(const std::string& session_id,
@@ -126,7 +159,7 @@ absl::StatusOr<int> WriteLeases::Decline(const std::string& session_id,
   {
     absl::MutexLock lock(&mu_);
     auto it = leases_.find(session_id);
-    if (it == leases_.end() || it->second.id != lease_id) {
+    if (it == leases_.end() || lease_id.empty() || it->second.id != lease_id) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the write lease ", lease_id.empty() ? "(none)" : lease_id, " does not hold session ",
           session_id, "; only the holder can decline a handover"));
@@ -169,7 +202,7 @@ absl::Status WriteLeases::CheckWrite(const std::string& session_id,
                                      const std::string& lease_id) const {
   absl::MutexLock lock(&mu_);
   auto it = leases_.find(session_id);
-  if (it != leases_.end()) {
+  if (it != leases_.end() && !it->second.id.empty()) {
     if (!lease_id.empty() && it->second.id == lease_id) return absl::OkStatus();
     return absl::FailedPreconditionError(DescribeHolder(session_id, it->second.holder));
   }
@@ -187,7 +220,7 @@ absl::Status WriteLeases::CheckWrite(const std::string& session_id,
 std::optional<LeaseHolderInfo> WriteLeases::Holder(const std::string& session_id) const {
   absl::MutexLock lock(&mu_);
   auto it = leases_.find(session_id);
-  if (it == leases_.end()) return std::nullopt;
+  if (it == leases_.end() || it->second.id.empty()) return std::nullopt;
   return it->second.holder;
 }
 

@@ -39,6 +39,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -76,6 +77,12 @@ enum class WhenHeld {
   kRefuse,           // fail at once, naming the holder
   kRequestHandover,  // ask the holder and wait
   kWaitForRelease,   // wait without asking, until the holder lets go
+  // As kWaitForRelease, for a follower that lost its connection (the daemon
+  // restarted): during the restart grace (SetRestartGrace) a free lease is
+  // not granted to it at once, so that the client that wrote before comes
+  // back first; it waits, and is granted when the grace ends with nobody
+  // holding the session (EndReservation), or when a holder lets go.
+  kRejoinFollowing,
 };
 
 class WriteLeases {
@@ -87,6 +94,15 @@ class WriteLeases {
   };
 
   explicit WriteLeases(const Clock& clock) : clock_(clock) {}
+
+  // Until `until_unix_ms`, kRejoinFollowing waits on a free lease.
+  void SetRestartGrace(int64_t until_unix_ms);
+  // The sessions where a kRejoinFollowing request waits while nobody holds
+  // the lease.
+  std::vector<std::string> ReservedSessions() const;
+  // Once the restart grace is over: the oldest request waiting on the free
+  // lease of `session_id` is granted it. Nothing when a client holds it.
+  void EndReservation(const std::string& session_id);
 
   // Grants the lease of `session_id` when nobody holds it. When another
   // client holds it: kFailedPrecondition naming the holder (kRefuse), or a
@@ -131,6 +147,9 @@ class WriteLeases {
     LeaseCallbacks callbacks;
     bool asks = true;  // a handover request, not a quiet wait
   };
+  // A lease whose id is empty is free: kept only for the requests waiting
+  // in the restart grace (kRejoinFollowing); the next other request takes
+  // it at once.
   struct Lease {
     std::string id;
     LeaseHolderInfo holder;
@@ -138,9 +157,14 @@ class WriteLeases {
     std::deque<Waiter> waiters;
   };
 
+  // Ends the lease `lease_id` ("" for a free one) and grants it to the
+  // oldest waiting handover request, else the oldest quiet wait.
+  void PassOn(const std::string& session_id, const std::string& lease_id);
+
   const Clock& clock_;
   mutable absl::Mutex mu_;
   std::map<std::string, Lease> leases_ ABSL_GUARDED_BY(mu_);  // by session id
+  int64_t grace_until_unix_ms_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace raw::loop

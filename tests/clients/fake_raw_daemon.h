@@ -494,7 +494,8 @@ class FakeRawService final : public v1::Raw::Service {
                             grpc::ServerWriter<v1::LeaseEvent>* writer) override {
     absl::MutexLock l(&mu_);
     calls_.push_back(absl::StrCat("AcquireLease:", request->client_kind(),
-                                  request->request_handover() ? ":handover" : ""));
+                                  request->request_handover() ? ":handover" : "",
+                                  request->rejoin_following() ? ":rejoin" : ""));
     LeaseSlot& slot = leases_[request->session_id()];
     v1::LeaseHolder me;
     me.set_client_name(request->client_name());

@@ -83,12 +83,12 @@ class Recorder : public SessionController::Listener {
 
 // One front end: its thread's queue, its listener and its controller.
 struct Frontend {
-  Frontend(const std::string& socket, const std::string& name) {
+  Frontend(const std::string& socket, const std::string& name, bool wait_for_release = false) {
     SessionController::Options options;
     options.connect.socket_path = socket;
     options.connect.autostart = Autostart::kNever;
     options.connect.env = [](const std::string&) { return std::nullopt; };
-    options.identity = {name, "raw", 1};
+    options.identity = {name, "raw", 1, /*interrupt_on_release=*/false, wait_for_release};
     options.handover = {absl::Seconds(10), absl::Seconds(10)};
     options.history_page = 2;
     controller = std::make_unique<SessionController>(
@@ -159,6 +159,51 @@ TEST(SessionControllerTest, ReconnectsAfterTheDaemonRestartsWithoutLosingOrRepea
   EXPECT_EQ(ui.listener.events, std::vector<uint64_t>({1, 2, 3, 4, 5}));
   // The lease is asked for again.
   ui.RunUntil([&] { return ui.controller->can_write(); });
+}
+
+// A follower back after the daemon restarted follows again: it does not
+// take the lease the restart left free, which the client that wrote before
+// gets back. One that waits for the lease asks to rejoin as a follower; one
+// that does not (raw-acp) asks for nothing.
+TEST(SessionControllerTest, AFollowerBackAfterARestartLeavesTheLeaseToTheWriterOfBefore) {
+  for (bool waits : {false, true}) {
+    SCOPED_TRACE(waits ? "waits for the lease" : "asks only to prompt");
+    TempDir dir;
+    const std::string socket = dir.File("rawd.sock");
+    auto daemon = std::make_unique<FakeDaemon>(socket);
+    daemon->service().AddSession(Session("s1"));
+    daemon->service().HoldLease("s1", "raw (pid 9)", "raw", 9);
+    Frontend ui(socket, "raw (pid 1)", waits);
+    ui.Open("s1", Change::kFollowing);
+    ASSERT_TRUE(ui.controller->following());
+
+    daemon.reset();
+    ui.RunUntil([&] { return ui.listener.disconnects == 1; });
+    daemon = std::make_unique<FakeDaemon>(socket);
+    daemon->service().AddSession(Session("s1"));  // nobody holds it yet
+    const size_t changes = ui.listener.lease_changes.size();
+    ui.RunUntil([&] {
+      if (ui.listener.reconnected_after.empty() && ui.controller->reconnect_at()) {
+        ui.controller->Tick(*ui.controller->reconnect_at());
+      }
+      return ui.listener.lease_changes.size() > changes &&
+             ui.listener.lease_changes.back() != Change::kLost;
+    });
+    std::vector<std::string> acquires;
+    for (const std::string& call : daemon->service().calls()) {
+      if (call.rfind("AcquireLease", 0) == 0) acquires.push_back(call);
+    }
+    if (waits) {
+      // The fake grants a free lease at once; rawd waits for the writer of
+      // before first (AcquireLeaseRequest.rejoin_following).
+      EXPECT_EQ(acquires, std::vector<std::string>({"AcquireLease:raw:rejoin"}));
+    } else {
+      EXPECT_TRUE(acquires.empty());
+      EXPECT_EQ(ui.listener.lease_changes.back(), Change::kFollowing);
+      EXPECT_TRUE(ui.controller->following());
+      EXPECT_FALSE(ui.controller->can_write());
+    }
+  }
 }
 
 v1::Event CompactionStarted(const std::string& turn_id) {

@@ -14,17 +14,32 @@ namespace raw::e2e {
 // A client asking for a session's write lease: the first LeaseEvent has been
 // read (`granted`, or `waiting` when it asked for a handover); later ones
 // are read by Next().
+// The AcquireLeaseRequest's options.
+struct LeaseOptions {
+  bool request_handover = false;
+  bool interrupt_on_release = false;
+  bool wait_for_release = false;
+  bool rejoin_following = false;
+};
+
 class LeaseHolder {
  public:
   LeaseHolder(raw::v1::Raw::Stub& stub, const std::string& session, const std::string& name,
-              bool request_handover = false, bool interrupt_on_release = false) {
+              bool request_handover = false, bool interrupt_on_release = false)
+      : LeaseHolder(stub, session, name,
+                    LeaseOptions{.request_handover = request_handover,
+                                 .interrupt_on_release = interrupt_on_release}) {}
+  LeaseHolder(raw::v1::Raw::Stub& stub, const std::string& session, const std::string& name,
+              const LeaseOptions& options) {
     raw::v1::AcquireLeaseRequest req;
     req.set_session_id(session);
     req.set_client_name(name);
     req.set_client_kind("test client");
     req.set_client_pid(4242);
-    req.set_request_handover(request_handover);
-    req.set_interrupt_on_release(interrupt_on_release);
+    req.set_request_handover(options.request_handover);
+    req.set_interrupt_on_release(options.interrupt_on_release);
+    req.set_wait_for_release(options.wait_for_release);
+    req.set_rejoin_following(options.rejoin_following);
     reader_ = stub.AcquireLease(&ctx_, req);
     if (reader_->Read(&first_)) {
       if (first_.has_granted()) lease_id_ = first_.granted().lease_id();

@@ -106,9 +106,10 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
     };
     sessions_.AcquireLease(
         session_id_, std::move(client),
-        request.request_handover()   ? loop::WhenHeld::kRequestHandover
-        : request.wait_for_release() ? loop::WhenHeld::kWaitForRelease
-                                     : loop::WhenHeld::kRefuse,
+        request.request_handover()    ? loop::WhenHeld::kRequestHandover
+        : !request.wait_for_release() ? loop::WhenHeld::kRefuse
+        : request.rejoin_following()  ? loop::WhenHeld::kRejoinFollowing
+                                      : loop::WhenHeld::kWaitForRelease,
         std::move(callbacks), [weak](absl::StatusOr<loop::WriteLeases::Acquired> acquired) {
           bool kept = false;
           WithTarget(weak, [&](LeaseReactor& r) { kept = r.OnAcquired(acquired); });

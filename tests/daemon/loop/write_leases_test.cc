@@ -195,5 +195,78 @@ TEST_F(WriteLeasesTest, TheNewHolderHearsOfTheRequestsStillWaiting) {
   EXPECT_THAT(first.asked_by, ::testing::ElementsAre("acp"));
 }
 
+// After a restart, a follower that comes back first waits on the free lease
+// for the writer of before, which takes it at once; the follower gets it
+// when that writer lets go.
+TEST_F(WriteLeasesTest, ARejoiningFollowerLeavesTheFreeLeaseToTheWriterThatComesBack) {
+  leases_.SetRestartGrace(clock_.NowUnixMs() + 10'000);
+  Seen follower, writer;
+  auto waiting = leases_.Acquire("s1", browser_, WhenHeld::kRejoinFollowing, follower.Callbacks());
+  ASSERT_TRUE(waiting.ok());
+  EXPECT_TRUE(waiting->lease_id.empty());
+  EXPECT_FALSE(waiting->wait_id.empty());
+  EXPECT_TRUE(waiting->holder.client.name.empty()) << "nobody holds it";
+  EXPECT_FALSE(leases_.Holder("s1").has_value());
+  EXPECT_THAT(leases_.CheckWrite("s1", "").message(), HasSubstr("is not open for writing"));
+  EXPECT_EQ(leases_.ReservedSessions(), std::vector<std::string>{"s1"});
+
+  auto back = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, writer.Callbacks());
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_FALSE(back->lease_id.empty());
+  EXPECT_EQ(leases_.Holder("s1")->client.name, "raw (pid 7)");
+  EXPECT_TRUE(writer.asked_by.empty()) << "a quiet wait asks nothing";
+  EXPECT_TRUE(leases_.ReservedSessions().empty());
+  leases_.EndReservation("s1");  // the grace's end changes nothing now
+  EXPECT_TRUE(follower.granted.empty());
+
+  leases_.Release("s1", back->lease_id);
+  ASSERT_EQ(follower.granted.size(), 1u);
+  EXPECT_TRUE(leases_.CheckWrite("s1", follower.granted[0]).ok());
+}
+
+TEST_F(WriteLeasesTest, AtTheGracesEndTheRejoiningFollowerGetsTheLeaseNobodyTookBack) {
+  leases_.SetRestartGrace(clock_.NowUnixMs() + 10'000);
+  Seen first, second, gone;
+  auto a = leases_.Acquire("s1", browser_, WhenHeld::kRejoinFollowing, first.Callbacks());
+  auto b =
+      leases_.Acquire("s1", {"other", "raw", 8}, WhenHeld::kRejoinFollowing, second.Callbacks());
+  auto c = leases_.Acquire("s2", terminal_, WhenHeld::kRejoinFollowing, gone.Callbacks());
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  // A waiter that goes away leaves nothing behind.
+  leases_.CancelWait("s2", c->wait_id);
+  EXPECT_FALSE(leases_.InUse("s2"));
+  EXPECT_EQ(leases_.ReservedSessions(), std::vector<std::string>{"s1"});
+  // Only the end of the grace (or a holder) grants it; a release or a
+  // decline naming no lease does nothing.
+  leases_.Release("s1", "");
+  EXPECT_EQ(leases_.Decline("s1", "").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(first.granted.empty());
+
+  leases_.SetRestartGrace(0);
+  leases_.EndReservation("s1");
+  ASSERT_EQ(first.granted.size(), 1u) << "the oldest waiter";
+  EXPECT_TRUE(second.granted.empty());
+  EXPECT_EQ(leases_.Holder("s1")->client.name, "dashboard");
+  // After the grace a rejoining follower is a quiet wait like any other.
+  Seen late;
+  auto free_now = leases_.Acquire("s3", browser_, WhenHeld::kRejoinFollowing, late.Callbacks());
+  ASSERT_TRUE(free_now.ok());
+  EXPECT_FALSE(free_now->lease_id.empty());
+}
+
+TEST_F(WriteLeasesTest, AHandoverRequestInTheGraceTakesTheFreeLeaseAtOnce) {
+  leases_.SetRestartGrace(clock_.NowUnixMs() + 10'000);
+  Seen follower, asker;
+  ASSERT_TRUE(
+      leases_.Acquire("s1", browser_, WhenHeld::kRejoinFollowing, follower.Callbacks()).ok());
+  auto asked = leases_.Acquire("s1", terminal_, WhenHeld::kRequestHandover, asker.Callbacks());
+  ASSERT_TRUE(asked.ok());
+  EXPECT_FALSE(asked->lease_id.empty()) << "nobody held it";
+  // Removing the session ends the follower's wait.
+  leases_.EndSession("s1", absl::NotFoundError("gone"));
+  EXPECT_EQ(follower.declined.size(), 1u);
+  EXPECT_EQ(asker.ended.size(), 1u);
+}
+
 }  // namespace
 }  // namespace raw::loop
