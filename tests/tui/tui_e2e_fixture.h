@@ -4,6 +4,11 @@
 // agents: "coder" (the default, every builtin tool) and "reviewer".
 #pragma once
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,6 +100,29 @@ class TuiE2eTest : public ::testing::Test {
     std::string turn = e2e::StartTurn(daemon_->stub(), session, text);
     ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
     e2e::ReleaseLease(daemon_->stub(), session);
+  }
+
+  // Stops the daemon that `raw` started after the test's own was killed
+  // (autostart), and waits until it is gone.
+  void StopAutostartedDaemon() {
+    auto channel = raw::e2e::MakeChannel(daemon_->socket_path());
+    auto stub = raw::v1::Raw::NewStub(channel);
+    raw::v1::GetDaemonInfoResponse info;
+    {
+      grpc::ClientContext ctx;
+      ASSERT_TRUE(stub->GetDaemonInfo(&ctx, raw::v1::GetDaemonInfoRequest(), &info).ok());
+    }
+    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(info.pid()), 0));
+    ASSERT_GE(pidfd, 0);
+    grpc::ClientContext ctx;
+    raw::v1::ShutdownResponse response;
+    EXPECT_TRUE(stub->Shutdown(&ctx, raw::v1::ShutdownRequest(), &response).ok());
+    pollfd exited = {pidfd, POLLIN, 0};
+    if (poll(&exited, 1, 30000) != 1) {
+      ADD_FAILURE() << "the restarted daemon did not exit";
+      kill(static_cast<pid_t>(info.pid()), SIGKILL);
+    }
+    close(pidfd);
   }
 
   uint64_t LastSeq(const std::string& session) {

@@ -4,8 +4,11 @@
 // countdown a key can stop).
 // Short waits are set through RAW_TUI_HANDOVER_*_MS so that the tests run
 // fast; every wait is for something on a screen.
+#include <signal.h>
+
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "tests/support/test_leases.h"
 #include "tests/tui/tui_e2e_fixture.h"
 
@@ -147,6 +150,51 @@ TEST_F(TuiHandoverTest, AFollowerSaysWhenTheSessionIsDeleted) {
   Send("b", "hello");
   EXPECT_TRUE(tmux_.WaitForText("b", "/new starts a session; the message is kept"))
       << tmux_.Capture("b");
+}
+
+// rawd killed under a writer and a follower: both reconnect, in no set
+// order (one of them starts rawd again), and the writer gets its session
+// back while the follower follows again, also when the follower is back
+// first.
+TEST_F(TuiHandoverTest, AfterTheDaemonRestartsTheWriterGetsItsSessionBack) {
+  StartDaemon();
+  const std::string session = daemon_->CreateSession();
+  OpenTwo(session, "1000");
+  const std::string writer = absl::StrCat("raw (pid ", tmux_.PanePid("a"), ")");
+  daemon_->Stop(SIGKILL);
+
+  auto stub = raw::v1::Raw::NewStub(raw::e2e::MakeChannel(daemon_->socket_path()));
+  auto holder = [&]() {
+    grpc::ClientContext ctx;
+    raw::v1::GetSessionRequest request;
+    request.set_session_id(session);
+    request.set_without_context(true);
+    raw::v1::GetSessionResponse response;
+    return stub->GetSession(&ctx, request, &response).ok() ? response.session().writer() : "";
+  };
+  // Re-read at least every half second (TmuxHarness::WaitFor) until the
+  // writer of before holds the session again.
+  std::string a = tmux_.WaitFor("a", [&](const std::string& s) {
+    return s.find("Reconnected to the daemon") != std::string::npos && holder() == writer;
+  });
+  ASSERT_EQ(holder(), writer) << a;
+  std::string b = tmux_.WaitFor("b", [](const std::string& s) {
+    return s.find("Reconnected to the daemon") != std::string::npos &&
+           s.find("Read-only: ") != std::string::npos;
+  });
+  EXPECT_NE(b.find("Read-only: "), std::string::npos) << b;
+  EXPECT_EQ(b.find("You hold this session now"), std::string::npos) << b;
+
+  // The writer goes on; the follower watches.
+  fake_.Enqueue(chat::TextAnswer("Still yours."));
+  Send("a", "after the restart");
+  EXPECT_TRUE(tmux_.WaitForText("a", "Still yours.")) << tmux_.Capture("a");
+  EXPECT_TRUE(tmux_.WaitForText("b", "Still yours.")) << tmux_.Capture("b");
+  for (const char* name : {"b", "a"}) {
+    tmux_.SendKeys(name, {"C-d"});
+    EXPECT_EQ(tmux_.WaitForExit(name), 0) << tmux_.Capture(name);
+  }
+  StopAutostartedDaemon();
 }
 
 }  // namespace

@@ -126,25 +126,7 @@ TEST_F(TuiE2eTest, ReconnectsAndResubscribesAfterTheDaemonDies) {
   // Leave, then stop the daemon raw started.
   tmux_.SendKeys("a", {"C-d"});
   EXPECT_EQ(tmux_.WaitForExit("a"), 0) << tmux_.Capture("a");
-  // Stop the daemon raw started, and wait until it is gone.
-  auto channel = raw::e2e::MakeChannel(daemon_->socket_path());
-  auto stub = raw::v1::Raw::NewStub(channel);
-  raw::v1::GetDaemonInfoResponse info;
-  {
-    grpc::ClientContext ctx;
-    ASSERT_TRUE(stub->GetDaemonInfo(&ctx, raw::v1::GetDaemonInfoRequest(), &info).ok());
-  }
-  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(info.pid()), 0));
-  ASSERT_GE(pidfd, 0);
-  grpc::ClientContext ctx;
-  raw::v1::ShutdownResponse response;
-  EXPECT_TRUE(stub->Shutdown(&ctx, raw::v1::ShutdownRequest(), &response).ok());
-  pollfd exited = {pidfd, POLLIN, 0};
-  if (poll(&exited, 1, 30000) != 1) {
-    ADD_FAILURE() << "the restarted daemon did not exit";
-    kill(static_cast<pid_t>(info.pid()), SIGKILL);
-  }
-  close(pidfd);
+  StopAutostartedDaemon();
 }
 
 }  // namespace
