@@ -68,7 +68,8 @@ void SessionLease::Start(bool request_handover, bool rejoin_following) {
   // the lease once the writer lets go, however it leaves (wait_for_release).
   quiet_ = identity_.wait_for_release && !request_handover;
   request.set_wait_for_release(quiet_);
-  request.set_rejoin_following(quiet_ && rejoin_following);
+  rejoining_ = quiet_ && rejoin_following;
+  request.set_rejoin_following(rejoining_);
   if (!request_handover && state_ != State::kFollowing) state_ = State::kAcquiring;
   alive_ = std::make_shared<std::atomic<bool>>(true);
   // Each message becomes a task on the owner's thread, dropped once this

@@ -116,6 +116,9 @@ class SessionLease {
   // The lease stream broke (kLost) while this client followed; until the
   // next Acquire.
   bool lost_following() const { return lost_following_; }
+  // The current wait is a follower's rejoining after the daemon restarted
+  // (Acquire with rejoin_following).
+  bool rejoining() const { return rejoining_; }
   const std::string& lease_id() const { return lease_id_; }
   // The other writer's name (following, requesting); may be empty.
   const std::string& holder() const { return holder_; }
@@ -152,6 +155,7 @@ class SessionLease {
   // The current stream waits without asking the writer (wait_for_release).
   bool quiet_ = false;
   bool lost_following_ = false;
+  bool rejoining_ = false;
   // Shared with the tasks posted by the current stream: false once that
   // stream is ended, so that its late messages are dropped.
   std::shared_ptr<std::atomic<bool>> alive_;

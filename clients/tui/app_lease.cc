@@ -31,13 +31,14 @@ void TuiApp::OnLeaseChange(Change change, State before) {
       }
       return;
     case Change::kFollowing:
-      if (lease.holder().empty() && lease.status().ok()) {
-        // Back after the daemon restarted, following as before: nobody
-        // writes yet, and the client that did gets the session back first.
+      if (lease.rejoining()) {
+        // Back after the daemon restarted, following as before: the client
+        // that wrote gets the session back first.
         transcript_.AddInfoText(
-            "Following this session read-only, as before the daemon restarted: the client that "
-            "was writing gets it back first, else this one writes in a few seconds. Ctrl-T asks "
-            "for it.",
+            absl::StrCat("Following this session read-only, as before the daemon restarted: ",
+                         lease.holder().empty() ? "the client that was writing" : lease.holder(),
+                         " gets it back first, else this one writes in a few seconds. Ctrl-T "
+                         "asks for it."),
             Level::kWarning);
         return;
       }

@@ -114,8 +114,9 @@ void SessionManager::SweepLoop() {
     // times it; never more often than every 250 ms.
     absl::Duration period = std::max(absl::Milliseconds(250), absl::Seconds(idle_seconds) / 4);
     period = std::min(period, absl::Seconds(60));
-    if (!grace_over_)
+    if (!grace_over_) {
       period = std::max(absl::ZeroDuration(), std::min(period, grace_end_ - absl::Now()));
+    }
     // A condition, not a wakeup: Shutdown may have begun while the lock was
     // let go for the config above, and must not then wait out a period.
     mu_.AwaitWithTimeout(absl::Condition(&shutting_down_), period);

@@ -180,8 +180,12 @@ TEST_F(TuiHandoverTest, AfterTheDaemonRestartsTheWriterGetsItsSessionBack) {
   ASSERT_EQ(holder(), writer) << a;
   std::string b = tmux_.WaitFor("b", [](const std::string& s) {
     return s.find("Reconnected to the daemon") != std::string::npos &&
+           s.find("as before the daemon restarted") != std::string::npos &&
            s.find("Read-only: ") != std::string::npos;
   });
+  EXPECT_NE(b.find("Following this session read-only, as before the daemon restarted"),
+            std::string::npos)
+      << b;
   EXPECT_NE(b.find("Read-only: "), std::string::npos) << b;
   EXPECT_EQ(b.find("You hold this session now"), std::string::npos) << b;
 
