@@ -511,6 +511,7 @@ void SessionBridge::PromptAfterLease(const Json& id, AcpPrompt prompt) {
       RefusePrompt(id, refused);
       return;
     }
+    lease_for_prompt_ = true;
     RunPrompt(id, std::move(*shared));
   };
   lease_deadline_ = absl::Now() + kLeaseAnswerWait;
@@ -618,6 +619,11 @@ void SessionBridge::NothingToInterrupt(const Json& prompt_id) {
 void SessionBridge::EndTurn(const absl::StatusOr<std::string>& stop_reason) {
   if (!turn_) return;
   Json id = turn_->prompt_id;
+  // A lease taken for this prompt alone, whose turn did not run (another
+  // client's turn still runs, say): given back, so that the client whose
+  // turn it is can take its session again to answer its approvals.
+  const bool let_go = lease_for_prompt_ && !stop_reason.ok();
+  lease_for_prompt_ = false;
   ClearTurn();
   after_lease_ = nullptr;
   lease_deadline_.reset();
@@ -627,6 +633,10 @@ void SessionBridge::EndTurn(const absl::StatusOr<std::string>& stop_reason) {
     ctx_.rpc->Reply(id, Json{{"stopReason", *stop_reason}});
   } else {
     ctx_.rpc->ReplyError(id, ErrorFromStatus(stop_reason.status()));
+  }
+  if (let_go) {
+    RAW_LOG(Info) << "session " << id_ << ": the prompt's turn did not start; gave the lease back";
+    controller_->LetGoOfLease();
   }
 }
 

@@ -26,7 +26,9 @@
 // nothing when a holder lets go): it asks for a handover first and holds
 // the prompt until rawd answers. Granted (the lease was free), the turn
 // starts; otherwise the prompt is refused with an error naming the holder
-// rawd named, which has been asked to hand the session over. When the lease
+// rawd named, which has been asked to hand the session over. Granted, but
+// the prompt's turn does not start (another client's turn still runs), the
+// bridge gives the lease back and follows again. When the lease
 // is granted again, what this bridge chose under its last lease is chosen
 // again (the approval mode, the client's MCP servers) before a prompt's turn
 // starts. One prompt at a time. Every update of a turn
@@ -263,6 +265,9 @@ class SessionBridge : private client::SessionController::Listener, public Ticker
   bool answered_open_ = false;
   bool open_failed_ = false;
   std::string approval_mode_;
+  // The lease was granted for the prompt being run (it followed before):
+  // given back if that prompt's turn does not run (EndTurn).
+  bool lease_for_prompt_ = false;
   std::string told_mode_;
   // The turn whose prompt ended because rawd went away, until the daemon
   // (restarted) records its end or no longer runs it.

@@ -190,6 +190,8 @@ class SessionController : private SessionLease::Listener {
   bool following() const { return lease_.following(); }
   // While following: asks the holder to hand the session over.
   void RequestHandover();
+  // SessionLease::LetGo: releases the lease and follows the session.
+  void LetGoOfLease() { lease_.LetGo(); }
   // Every key the user presses: true when it kept the lease during a
   // handover countdown (the front end does nothing else with it).
   bool KeyPressed(absl::Time now) { return lease_.KeyPressed(now); }

@@ -157,6 +157,22 @@ void SessionLease::OnEnded(const absl::Status& status) {
   Apply(Change::kLost, State::kNone);
 }
 
+void SessionLease::EndStream() {
+  if (alive_) *alive_ = false;
+  lease_.reset();
+  alive_.reset();
+  lease_id_.clear();
+}
+
+void SessionLease::LetGo() {
+  if (state_ != State::kHeld) return;
+  EndStream();
+  gate_.Reset();
+  holder_.clear();
+  Apply(Change::kFollowing, State::kFollowing);
+  WaitQuietly();
+}
+
 bool SessionLease::KeyPressed(absl::Time now) {
   if (!gate_.KeyPressed(now)) return false;
   // The gate was counting down: the key keeps the lease.
@@ -173,10 +189,7 @@ void SessionLease::Tick(bool turn_running, absl::Time now) {
   if (state_ != State::kHeld) return;
   if (!gate_.Tick(turn_running, now)) return;
   // Handed over: the stream ends, the requester is granted.
-  *alive_ = false;
-  lease_.reset();
-  alive_.reset();
-  lease_id_.clear();
+  EndStream();
   holder_ = requester_.client_name();
   Apply(Change::kHandedOver, State::kFollowing);
   WaitQuietly();

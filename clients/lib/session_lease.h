@@ -104,6 +104,10 @@ class SessionLease {
   // Ends the stream (the lease, if held, is released) and forgets the
   // session. The state goes to kNone without a Listener call.
   void Release();
+  // While holding: releases the lease and follows the session (kFollowing,
+  // no holder named; with wait_for_release it waits again). For a client
+  // that took the lease for something that did not happen.
+  void LetGo();
 
   // Every key the user presses. True when the key kept the lease (it came
   // during a handover countdown): the front end does nothing else with it.
@@ -131,6 +135,8 @@ class SessionLease {
 
  private:
   void Start(bool request_handover, bool rejoin_following = false);
+  // Ends the current stream: its late messages are dropped.
+  void EndStream();
   void OnGranted(const std::string& lease_id);
   void OnWaiting(const v1::LeaseHolder& holder);
   void OnHandoverRequested(const v1::LeaseHolder& requester);

@@ -69,6 +69,13 @@ class FakeRawService final : public v1::Raw::Service {
     absl::MutexLock l(&mu_);
     sessions_.push_back(s);
   }
+  // What GetSession says of the running turn of `session`.
+  void SetTurnState(const std::string& session, v1::TurnState state) {
+    absl::MutexLock l(&mu_);
+    for (v1::Session& s : sessions_) {
+      if (s.id() == session) s.set_turn_state(state);
+    }
+  }
   // Refuses wait_for_release as a held lease (as a daemon without it did).
   void RefuseQuietWaits() {
     absl::MutexLock l(&mu_);
@@ -177,10 +184,30 @@ class FakeRawService final : public v1::Raw::Service {
     slot.holder.set_client_kind(client_kind);
     slot.holder.set_client_pid(pid);
   }
+  // The client of HoldLease goes away: the lease is free (nobody waiting
+  // is told, as with a holder whose stream was never open here).
+  void DropHeldLease(const std::string& session) {
+    absl::MutexLock l(&mu_);
+    leases_[session].lease_id.clear();
+  }
+  // The holder of `session`'s lease ("" when it is free).
+  std::string lease_holder(const std::string& session) {
+    absl::MutexLock l(&mu_);
+    const LeaseSlot& slot = leases_[session];
+    return slot.lease_id.empty() ? "" : slot.holder.client_name();
+  }
   // The lease id that each write carried: "StartTurn=lease_1", ...
   std::vector<std::string> write_leases() {
     absl::MutexLock l(&mu_);
     return write_leases_;
+  }
+  // True once `session`'s lease is free, false after `timeout`.
+  bool WaitForLeaseFreeFor(const std::string& session, absl::Duration timeout) {
+    absl::MutexLock l(&mu_);
+    auto free = [this, &session]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return leases_[session].lease_id.empty();
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&free), timeout);
   }
   // Blocks until `session`'s lease is free (its holder released it).
   void WaitForLeaseFree(const std::string& session) {

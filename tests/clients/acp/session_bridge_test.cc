@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
@@ -267,6 +268,27 @@ TEST_F(SessionBridgeTest, ARefusedStartEndsThePromptWithItsError) {
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0]["error"]["code"], rpc_code::kInternalError) << answers[0].dump();
   EXPECT_EQ(answers[0]["error"]["message"], "the agent is still working");
+  // It held the session before its prompt: it keeps it.
+  EXPECT_EQ(daemon_.service().lease_holder("s1"), "raw-acp for test (pid 1)");
+}
+
+// The bridge follows; the writer goes away while its turn still runs. A
+// prompt then gets the free lease, but rawd refuses its turn (another turn
+// runs): the bridge gives the lease back, so that the client whose turn it
+// is can take its session again (to answer its approvals), and follows.
+TEST_F(SessionBridgeTest, ALeaseTakenForAPromptWhoseTurnCannotStartIsGivenBack) {
+  daemon_.service().HoldLease("s1", "raw (pid 9)", "raw", 9);
+  daemon_.service().FailStartTurn(
+      grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "the agent is still working"));
+  Open();  // following
+  daemon_.service().DropHeldLease("s1");
+  Prompt(1, "hi");
+  ASSERT_TRUE(client_->WaitFor(Answer(1))) << absl::StrJoin(daemon_.service().calls(), "\n");
+  std::vector<Json> answers = Answers(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0]["error"]["message"], "the agent is still working") << answers[0].dump();
+  EXPECT_TRUE(daemon_.service().WaitForLeaseFreeFor("s1", absl::Seconds(30)))
+      << "still held by " << daemon_.service().lease_holder("s1");
 }
 
 }  // namespace
