@@ -108,11 +108,17 @@ void SessionLease::OnGranted(const std::string& lease_id) {
 }
 
 void SessionLease::OnWaiting(const v1::LeaseHolder& holder) {
+  const bool named_anew = !holder.client_name().empty() && holder.client_name() != holder_;
   if (!holder.client_name().empty()) holder_ = holder.client_name();
   if (quiet_) {
     // Another client writes: this one follows, said once as the session
-    // opens (a wait started again while following says nothing new).
-    if (state_ == State::kAcquiring) Apply(Change::kFollowing, State::kFollowing);
+    // opens (a wait started again while following says nothing new, unless
+    // the daemon names another writer: the lease passed to it meanwhile).
+    if (state_ == State::kAcquiring) {
+      Apply(Change::kFollowing, State::kFollowing);
+    } else if (state_ == State::kFollowing && named_anew) {
+      Apply(Change::kWriterChanged, State::kFollowing);
+    }
     return;
   }
   Apply(Change::kWaiting, State::kRequesting);

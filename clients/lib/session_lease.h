@@ -49,14 +49,15 @@ class SessionLease {
 
   // What changed, for the front end to say so.
   enum class Change {
-    kGranted,             // this client writes (after following or asking too)
-    kFollowing,           // refused: holder() writes; status() has the daemon's words
-    kWaiting,             // the handover request reached holder(); waiting
-    kDeclined,            // holder() keeps the session
-    kHandoverRequested,   // requester() asks for this client's lease
-    kHandedOver,          // released to requester(); following it now
-    kKept,                // a key kept the lease; requester() was declined
-    kLost,                // the stream broke (status()); the daemon went away
+    kGranted,            // this client writes (after following or asking too)
+    kFollowing,          // refused: holder() writes; status() has the daemon's words
+    kWriterChanged,      // following still: another client, holder(), writes now
+    kWaiting,            // the handover request reached holder(); waiting
+    kDeclined,           // holder() keeps the session
+    kHandoverRequested,  // requester() asks for this client's lease
+    kHandedOver,         // released to requester(); following it now
+    kKept,               // a key kept the lease; requester() was declined
+    kLost,               // the stream broke (status()); the daemon went away
   };
 
   class Listener {

@@ -50,6 +50,11 @@ void TuiApp::OnLeaseChange(Change change, State before) {
                              ". Following it read-only until it lets go; Ctrl-T asks for it."),
           Level::kWarning);
       return;
+    case Change::kWriterChanged:
+      transcript_.AddInfoText(absl::StrCat(HolderName(),
+                                           " writes to this session now; following it read-only "
+                                           "until it lets go (Ctrl-T asks for it)."));
+      return;
     case Change::kWaiting:
       transcript_.AddInfoText(absl::StrCat("Asked ", HolderName(),
                                            " for this session; waiting for it to hand it over",

@@ -46,6 +46,7 @@ absl::StatusOr<WriteLeases::Acquired> WriteLeases::Acquire(const std::string& se
                                                            LeaseCallbacks callbacks) {
   Acquired acquired;
   std::function<void(const LeaseHolderInfo&)> tell_holder;
+  HolderNews news;
   LeaseHolderInfo asking{Named(client), clock_.NowUnixMs()};
   {
     absl::MutexLock lock(&mu_);
@@ -62,20 +63,31 @@ absl::StatusOr<WriteLeases::Acquired> WriteLeases::Acquire(const std::string& se
       lease.holder = asking;
       lease.callbacks = std::move(callbacks);
       // Requests waiting on a free lease in the restart grace go on waiting
-      // on this holder; none asked it for a handover.
-      return acquired;
-    }
-    if (when_held == WhenHeld::kRefuse) {
+      // on this holder (none asked it for a handover); they hear who it is.
+      news = NewsOfHolder(lease);
+    } else if (when_held == WhenHeld::kRefuse) {
       return absl::FailedPreconditionError(DescribeHolder(session_id, it->second.holder));
+    } else {
+      acquired.wait_id = NewId("wait_");
+      acquired.holder = it->second.holder;
+      const bool asks = when_held == WhenHeld::kRequestHandover;
+      it->second.waiters.push_back(Waiter{acquired.wait_id, asking, std::move(callbacks), asks});
+      if (asks && !it->second.id.empty()) tell_holder = it->second.callbacks.handover_requested;
     }
-    acquired.wait_id = NewId("wait_");
-    acquired.holder = it->second.holder;
-    const bool asks = when_held == WhenHeld::kRequestHandover;
-    it->second.waiters.push_back(Waiter{acquired.wait_id, asking, std::move(callbacks), asks});
-    if (asks && !it->second.id.empty()) tell_holder = it->second.callbacks.handover_requested;
   }
   if (tell_holder) tell_holder(asking);
+  for (const auto& tell : news) tell();
   return acquired;
+}
+
+WriteLeases::HolderNews WriteLeases::NewsOfHolder(const Lease& lease) {
+  HolderNews news;
+  for (const Waiter& w : lease.waiters) {
+    if (w.callbacks.holder_changed) {
+      news.push_back([tell = w.callbacks.holder_changed, holder = lease.holder] { tell(holder); });
+    }
+  }
+  return news;
 }
 
 void WriteLeases::Release(const std::string& session_id, const std::string& lease_id) {
@@ -90,6 +102,7 @@ void WriteLeases::PassOn(const std::string& session_id, const std::string& lease
   std::string granted_id;
   std::function<void(const LeaseHolderInfo&)> tell_new_holder;
   std::vector<LeaseHolderInfo> still_waiting;
+  HolderNews news;
   {
     absl::MutexLock lock(&mu_);
     auto it = leases_.find(session_id);
@@ -116,11 +129,14 @@ void WriteLeases::PassOn(const std::string& session_id, const std::string& lease
     for (const Waiter& w : lease.waiters) {
       if (w.asks) still_waiting.push_back(w.info);
     }
+    // The requests still waiting hear who holds the session now.
+    news = NewsOfHolder(lease);
   }
   if (grant) grant(granted_id);
   if (tell_new_holder) {
     for (const LeaseHolderInfo& w : still_waiting) tell_new_holder(w);
   }
+  for (const auto& tell : news) tell();
 }
 
 void WriteLeases::CancelWait(const std::string& session_id, const std::string& wait_id) {

@@ -16,7 +16,9 @@
 // waiting request (`declined`). A client may also wait without asking
 // (kWaitForRelease: a follower that takes the session when its writer lets
 // go): the holder is not told, a decline leaves it waiting, and a release
-// grants it only when no handover request waits. Removing the session ends
+// grants it only when no handover request waits. Every request still
+// waiting when the lease passes to another client is told who holds it now
+// (`holder_changed`), so that followers name the right writer. Removing the session ends
 // its lease and every waiting request (EndSession).
 //
 // Leases live in memory only: a daemon restart ends every client's stream,
@@ -71,6 +73,10 @@ struct LeaseCallbacks {
   // To the holder: the lease ended without a release (the session was
   // removed, see EndSession).
   std::function<void(const absl::Status& why)> ended;
+  // To a waiting request: another client holds the lease now (the holder
+  // handed it to an older request, or a client took a free lease kept in
+  // the restart grace). The request goes on waiting, now on `holder`.
+  std::function<void(const LeaseHolderInfo& holder)> holder_changed;
 };
 
 enum class WhenHeld {
@@ -160,6 +166,9 @@ class WriteLeases {
   // Ends the lease `lease_id` ("" for a free one) and grants it to the
   // oldest waiting handover request, else the oldest quiet wait.
   void PassOn(const std::string& session_id, const std::string& lease_id);
+  // The holder_changed callbacks of `lease`'s waiters, with its holder.
+  using HolderNews = std::vector<std::function<void()>>;
+  static HolderNews NewsOfHolder(const Lease& lease);
 
   const Clock& clock_;
   mutable absl::Mutex mu_;

@@ -531,14 +531,24 @@ class FakeRawService final : public v1::Raw::Service {
     if (!slot.lease_id.empty() && request->wait_for_release() && !request->request_handover() &&
         quiet_waits_) {
       // Waits unasked for the holder to let go; handover requests go first.
-      v1::LeaseEvent waiting;
-      *waiting.mutable_waiting()->mutable_holder() = slot.holder;
-      if (!WriteUnlocked(writer, waiting)) return grpc::Status::CANCELLED;
-      auto free = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return (slot.lease_id.empty() && slot.asking == 0) || closed_;
+      // Told again when another client takes the lease meanwhile.
+      std::string seen;
+      auto changed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return closed_ || (slot.lease_id.empty() && slot.asking == 0) ||
+               (!slot.lease_id.empty() && slot.lease_id != seen);
       };
-      while (!mu_.AwaitWithTimeout(absl::Condition(&free), absl::Milliseconds(10))) {
-        if (ctx->IsCancelled()) return grpc::Status::CANCELLED;
+      while (!closed_ && !(slot.lease_id.empty() && slot.asking == 0)) {
+        if (!slot.lease_id.empty() && slot.lease_id != seen) {
+          seen = slot.lease_id;
+          v1::LeaseEvent waiting;
+          *waiting.mutable_waiting()->mutable_holder() = slot.holder;
+          if (!WriteUnlocked(writer, waiting)) return grpc::Status::CANCELLED;
+          continue;
+        }
+        if (!mu_.AwaitWithTimeout(absl::Condition(&changed), absl::Milliseconds(10)) &&
+            ctx->IsCancelled()) {
+          return grpc::Status::CANCELLED;
+        }
       }
       if (closed_) return grpc::Status::OK;
     } else if (!slot.lease_id.empty()) {

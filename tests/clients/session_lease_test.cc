@@ -130,6 +130,32 @@ TEST(SessionLeaseTest, ARunningTurnDelaysTheHandoverAndAKeyKeepsTheLease) {
   EXPECT_FALSE(a.lease.KeyPressed(kT0 + absl::Minutes(7)));  // nothing pending any more
 }
 
+// A follower names the writer it follows, also after the lease passed from
+// one other client to another while it followed.
+TEST(SessionLeaseTest, AFollowerNamesTheNewWriterAfterAHandoverBetweenOthers) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  auto rpc = ConnectTo(daemon);
+  Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming), c("raw (pid 3)", kTiming);
+  WriterAndFollower(rpc, a, c);
+  b.lease.Acquire(rpc, "s1");
+  b.RunUntil(Change::kFollowing);
+  b.lease.RequestHandover();
+  a.RunUntil(Change::kHandoverRequested);
+  a.lease.Tick(/*turn_running=*/false, kT0);
+  a.lease.Tick(false, kT0 + absl::Seconds(10));
+  EXPECT_EQ(a.listener.changes.back(), Change::kHandedOver);
+  b.queue.RunUntil([&b] { return b.lease.state() == State::kHeld; });
+
+  c.RunUntil(Change::kWriterChanged);
+  EXPECT_EQ(c.lease.holder(), "raw (pid 2)");
+  EXPECT_EQ(c.lease.state(), State::kFollowing);
+  EXPECT_EQ(c.listener.changes, (std::vector<Change>{Change::kFollowing, Change::kWriterChanged}));
+  // When the new writer lets go, the follower writes.
+  b.lease.Release();
+  c.queue.RunUntil([&c] { return c.lease.state() == State::kHeld; });
+}
+
 TEST(SessionLeaseTest, AFollowerWritesOnceTheWriterLetsGoWithoutAskingIt) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));

@@ -3,6 +3,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,6 +41,8 @@ class LeaseHolder {
     req.set_interrupt_on_release(options.interrupt_on_release);
     req.set_wait_for_release(options.wait_for_release);
     req.set_rejoin_following(options.rejoin_following);
+    // An event that never comes fails the test instead of hanging it.
+    ctx_.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
     reader_ = stub.AcquireLease(&ctx_, req);
     if (reader_->Read(&first_)) {
       if (first_.has_granted()) lease_id_ = first_.granted().lease_id();

@@ -37,11 +37,17 @@ TEST_F(LeaseRejoinTest, AFollowerBackFirstLeavesTheSessionToItsWriterOfBefore) {
   writer = std::make_unique<LeaseHolder>(stub(), session, "raw (pid 7)");
   ASSERT_FALSE(writer->lease_id().empty()) << writer->Close().error_message();
 
+  // The follower hears who writes now.
+  raw::v1::LeaseEvent news;
+  ASSERT_TRUE(follower.Next(&news));
+  ASSERT_TRUE(news.has_waiting()) << news.DebugString();
+  EXPECT_EQ(news.waiting().holder().client_name(), "raw (pid 7)");
+
   // When it lets go, the follower that waited writes.
   writer->Close();
   raw::v1::LeaseEvent granted;
   ASSERT_TRUE(follower.Next(&granted));
-  EXPECT_TRUE(granted.has_granted());
+  EXPECT_TRUE(granted.has_granted()) << granted.DebugString();
 
   // A plain quiet wait (not after a restart) is granted a free lease at once.
   const std::string other = daemon_->CreateSession();

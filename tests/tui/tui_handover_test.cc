@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "tests/e2e/lease_holder.h"
 #include "tests/support/test_leases.h"
 #include "tests/tui/tui_e2e_fixture.h"
 
@@ -113,6 +114,28 @@ TEST_F(TuiHandoverTest, AKeyDuringTheCountdownKeepsTheSession) {
 
 // A follower takes the session when its writer quits, without asking or
 // being reloaded, and its next message goes to the agent.
+// The writer hands the session over to a third client: the follower names
+// the new writer, in the transcript and on its status line.
+TEST_F(TuiHandoverTest, AFollowerNamesTheNewWriterAfterAHandoverBetweenOthers) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  OpenTwo(session, "1000");
+  raw::e2e::LeaseHolder editor(daemon_->stub(), session, "raw-acp (pid 99)",
+                               raw::e2e::LeaseOptions{.request_handover = true});
+  ASSERT_TRUE(editor.first().has_waiting()) << editor.first().DebugString();
+  ASSERT_TRUE(tmux_.WaitForText("a", "Handed this session over to raw-acp (pid 99)"))
+      << tmux_.Capture("a");
+  raw::v1::LeaseEvent granted;
+  ASSERT_TRUE(editor.Next(&granted));
+  ASSERT_TRUE(granted.has_granted()) << granted.DebugString();
+  std::string b = tmux_.WaitFor("b", [](const std::string& s) {
+    return s.find("raw-acp (pid 99) writes to this session now") != std::string::npos &&
+           s.find("Read-only: raw-acp (pid 99)") != std::string::npos;
+  });
+  EXPECT_NE(b.find("raw-acp (pid 99) writes to this session now"), std::string::npos) << b;
+  EXPECT_NE(b.find("Read-only: raw-acp (pid 99)"), std::string::npos) << b;
+}
+
 TEST_F(TuiHandoverTest, AFollowerWritesOnceTheWriterQuits) {
   StartDaemon();
   std::string session = daemon_->CreateSession();

@@ -2,7 +2,8 @@
 // long as it stays open (see loop/write_leases.h).
 //
 // Messages, in order: `granted` (at once when the lease is free; after
-// `waiting` when this client asked for a handover and the holder released),
+// `waiting` when this client waits for the holder to let go), `waiting`
+// again whenever the lease passes to another client while this one waits,
 // and, to the holder, one `handover_requested` per client that asks. The
 // lease ends when the client closes the stream or its connection ends
 // (OnCancel: exit, crash, kill -9), or when the daemon drains its streams at
@@ -85,6 +86,9 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
         ToProto(requester, event.mutable_handover_requested()->mutable_requester());
         r.Queue(std::move(event));
       });
+    };
+    callbacks.holder_changed = [weak](const loop::LeaseHolderInfo& holder) {
+      WithTarget(weak, [&](LeaseReactor& r) { r.QueueWaiting(holder); });
     };
     callbacks.declined = [weak](const absl::Status& why) {
       WithTarget(weak, [&](LeaseReactor& r) {
@@ -220,6 +224,19 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
       absl::MutexLock lock(&mu_);
       if (!end_.ok() || finished_) return;
       pending_.push_back(std::move(event));
+    }
+    Pump();
+  }
+
+  // While this stream waits, another client took the lease: `waiting`
+  // again, naming it. A `waiting` still queued is replaced rather than
+  // followed, so a client that does not read keeps one, not one per change.
+  void QueueWaiting(const loop::LeaseHolderInfo& holder) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!end_.ok() || finished_ || wait_id_.empty()) return;
+      if (pending_.empty() || !pending_.back().has_waiting()) pending_.emplace_back();
+      ToProto(holder, pending_.back().mutable_waiting()->mutable_holder());
     }
     Pump();
   }

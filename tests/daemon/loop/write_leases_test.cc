@@ -22,11 +22,13 @@ struct Seen {
   std::vector<std::string> asked_by;
   std::vector<absl::Status> declined;
   std::vector<absl::Status> ended;
+  std::vector<std::string> new_holders;  // holder_changed
   LeaseCallbacks Callbacks() {
     return {[this](const std::string& id) { granted.push_back(id); },
             [this](const LeaseHolderInfo& who) { asked_by.push_back(who.client.name); },
             [this](const absl::Status& why) { declined.push_back(why); },
-            [this](const absl::Status& why) { ended.push_back(why); }};
+            [this](const absl::Status& why) { ended.push_back(why); },
+            [this](const LeaseHolderInfo& who) { new_holders.push_back(who.client.name); }};
   }
 };
 
@@ -138,6 +140,8 @@ TEST_F(WriteLeasesTest, AQuietWaitIsGrantedWhenTheHolderLetsGoWithoutAskingIt) {
   ASSERT_EQ(second_asker.granted.size(), 1u);
   EXPECT_TRUE(follower.granted.empty());
   EXPECT_TRUE(second_asker.asked_by.empty()) << "the new holder hears only of requests";
+  EXPECT_THAT(follower.new_holders, ::testing::ElementsAre("acp"))
+      << "the follower hears who writes now";
 
   // The editor leaves: the follower takes the session.
   leases_.Release("s1", second_asker.granted[0]);
@@ -193,6 +197,42 @@ TEST_F(WriteLeasesTest, TheNewHolderHearsOfTheRequestsStillWaiting) {
   leases_.Release("s1", held->lease_id);
   ASSERT_EQ(first.granted.size(), 1u);
   EXPECT_THAT(first.asked_by, ::testing::ElementsAre("acp"));
+  EXPECT_THAT(second.new_holders, ::testing::ElementsAre("dashboard"))
+      << "the request still waiting hears whom it waits for now";
+  EXPECT_TRUE(first.new_holders.empty()) << "the new holder is granted, not told";
+  EXPECT_TRUE(holder.new_holders.empty());
+}
+
+// Whoever waits hears of every new holder while it waits, and nothing once
+// it holds the lease or has withdrawn.
+TEST_F(WriteLeasesTest, AWaitingRequestHearsOfEveryNewHolderUntilItsWaitEnds) {
+  Seen a, b, c, follower, gone;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, a.Callbacks());
+  auto quiet = leases_.Acquire("s1", browser_, WhenHeld::kWaitForRelease, follower.Callbacks());
+  auto withdrawn =
+      leases_.Acquire("s1", {"gone", "raw", 3}, WhenHeld::kWaitForRelease, gone.Callbacks());
+  ASSERT_TRUE(held.ok() && quiet.ok() && withdrawn.ok());
+  leases_.CancelWait("s1", withdrawn->wait_id);
+  ASSERT_TRUE(
+      leases_.Acquire("s1", {"acp", "raw-acp", 11}, WhenHeld::kRequestHandover, b.Callbacks())
+          .ok());
+  ASSERT_TRUE(
+      leases_.Acquire("s1", {"raw run", "raw run", 12}, WhenHeld::kRequestHandover, c.Callbacks())
+          .ok());
+  EXPECT_TRUE(follower.new_holders.empty()) << "requests alone change no holder";
+
+  leases_.Release("s1", held->lease_id);  // to acp, the older request
+  ASSERT_EQ(b.granted.size(), 1u);
+  leases_.Release("s1", b.granted[0]);  // to raw run
+  ASSERT_EQ(c.granted.size(), 1u);
+  EXPECT_THAT(follower.new_holders, ::testing::ElementsAre("acp", "raw run"));
+  EXPECT_THAT(c.new_holders, ::testing::ElementsAre("acp"));
+  EXPECT_TRUE(b.new_holders.empty());
+  EXPECT_TRUE(gone.new_holders.empty()) << "a withdrawn wait hears nothing";
+
+  leases_.Release("s1", c.granted[0]);  // to the follower
+  ASSERT_EQ(follower.granted.size(), 1u);
+  EXPECT_THAT(follower.new_holders, ::testing::ElementsAre("acp", "raw run"));
 }
 
 // After a restart, a follower that comes back first waits on the free lease
@@ -215,6 +255,8 @@ TEST_F(WriteLeasesTest, ARejoiningFollowerLeavesTheFreeLeaseToTheWriterThatComes
   ASSERT_FALSE(back->lease_id.empty());
   EXPECT_EQ(leases_.Holder("s1")->client.name, "raw (pid 7)");
   EXPECT_TRUE(writer.asked_by.empty()) << "a quiet wait asks nothing";
+  EXPECT_THAT(follower.new_holders, ::testing::ElementsAre("raw (pid 7)"))
+      << "the follower hears that the writer of before is back";
   EXPECT_TRUE(leases_.ReservedSessions().empty());
   leases_.EndReservation("s1");  // the grace's end changes nothing now
   EXPECT_TRUE(follower.granted.empty());

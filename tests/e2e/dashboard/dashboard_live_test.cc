@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "tests/e2e/dashboard/dashboard_fixture.h"
+#include "tests/e2e/lease_holder.h"
 
 namespace raw::e2e {
 namespace {
@@ -161,6 +162,32 @@ TEST_F(DashboardTest, ATabFollowsAnotherWriterAndCanAskForTheLease) {
   ReadUntil(*ws, [](const Json& f) { return LeaseIs(f, "holding"); });
   Json granted = ReadUntil(*ws, [](const Json& f) { return f["type"] == "reply" && f["id"] == 99; });
   EXPECT_EQ(granted["ok"], true) << granted.dump();
+}
+
+// A following tab names the writer it follows, also after the lease passed
+// from one other client to another.
+TEST_F(DashboardTest, AFollowingTabNamesTheNewWriterAfterAHandoverBetweenOthers) {
+  const std::string id = CreateSessionOverHttp();
+  auto terminal = std::make_unique<LeaseHolder>(stub(), id, "raw (pid 7)");
+  ASSERT_FALSE(terminal->lease_id().empty());
+  auto ws = OpenLive(id);
+  ASSERT_NE(ws, nullptr);
+  // Said twice: when the tab reads the session's writer, and when rawd
+  // answers the tab's quiet wait (so the wait is in rawd's queue).
+  for (int i = 0; i < 2; ++i) {
+    Json follower = ReadUntil(*ws, [](const Json& f) { return LeaseIs(f, "follower"); });
+    EXPECT_EQ(follower["holder"], "raw (pid 7)");
+  }
+  auto editor = std::make_unique<LeaseHolder>(stub(), id, "raw-acp (pid 9)",
+                                              LeaseOptions{.request_handover = true});
+  ASSERT_TRUE(editor->first().has_waiting()) << editor->first().DebugString();
+  terminal.reset();
+  raw::v1::LeaseEvent granted;
+  ASSERT_TRUE(editor->Next(&granted));
+  ASSERT_TRUE(granted.has_granted()) << granted.DebugString();
+  Json news = ReadUntil(*ws, [](const Json& f) { return f["type"] == "lease"; });
+  EXPECT_EQ(news["state"], "follower") << news.dump();
+  EXPECT_EQ(news["holder"], "raw-acp (pid 9)") << news.dump();
 }
 
 // rawd restarts under a tab that holds the lease: the tab is told at once
