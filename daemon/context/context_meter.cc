@@ -22,6 +22,19 @@ std::optional<int64_t> IntField(const Json& j, const char* key) {
   return value;
 }
 
+// A Serialize()d state of this format, or nothing.
+std::optional<Json> ParseSaved(const std::string& saved) {
+  if (saved.empty()) return std::nullopt;
+  auto parsed = ParseJson(saved);
+  if (!parsed.ok() || !parsed->is_object()) return std::nullopt;
+  auto version = parsed->find("v");
+  if (version == parsed->end() || !version->is_number_integer() ||
+      version->get<int64_t>() != kFormatVersion) {
+    return std::nullopt;
+  }
+  return *std::move(parsed);
+}
+
 }  // namespace
 
 void ContextMeter::Reset(int64_t runtime_tokens, const std::vector<events::ContextItem>& items) {
@@ -106,6 +119,7 @@ std::string ContextMeter::Serialize() const {
   Json j = Json::object();
   j["v"] = kFormatVersion;
   j["items"] = static_cast<int64_t>(items_);
+  j["runtime"] = runtime_tokens_;
   if (baseline_) {
     j["baseline"] = baseline_->tokens;
     j["baseline_runtime"] = baseline_->runtime_tokens;
@@ -117,15 +131,9 @@ std::string ContextMeter::Serialize() const {
 void ContextMeter::Restore(const std::string& saved, int64_t runtime_tokens,
                            const std::vector<events::ContextItem>& items) {
   Reset(runtime_tokens, items);
-  if (saved.empty()) return;
-  auto parsed = ParseJson(saved);
-  if (!parsed.ok() || !parsed->is_object()) return;
+  std::optional<Json> parsed = ParseSaved(saved);
+  if (!parsed) return;
   const Json& j = *parsed;
-  auto version = j.find("v");
-  if (version == j.end() || !version->is_number_integer() ||
-      version->get<int64_t>() != kFormatVersion) {
-    return;
-  }
   auto count = IntField(j, "items");
   if (!count || static_cast<size_t>(*count) != items.size()) return;
   if (!j.contains("baseline")) return;  // a whole estimate: Reset did it
@@ -151,16 +159,18 @@ void ContextMeter::Restore(const std::string& saved, int64_t runtime_tokens,
 }
 
 size_t ContextMeter::SavedItems(const std::string& saved) {
-  if (saved.empty()) return 0;
-  auto parsed = ParseJson(saved);
-  if (!parsed.ok() || !parsed->is_object()) return 0;
-  auto version = parsed->find("v");
-  if (version == parsed->end() || !version->is_number_integer() ||
-      version->get<int64_t>() != kFormatVersion) {
-    return 0;
-  }
+  std::optional<Json> parsed = ParseSaved(saved);
+  if (!parsed) return 0;
   auto count = IntField(*parsed, "items");
   return count && *count > 0 ? static_cast<size_t>(*count) : 0;
+}
+
+std::optional<int64_t> ContextMeter::SavedRuntime(const std::string& saved) {
+  std::optional<Json> parsed = ParseSaved(saved);
+  if (!parsed) return std::nullopt;
+  auto runtime = IntField(*parsed, "runtime");
+  if (!runtime || *runtime < 0) return std::nullopt;
+  return *runtime;
 }
 
 events::ContextEstimate ContextMeter::Estimate(std::optional<int64_t> window_tokens) const {

@@ -86,6 +86,12 @@ class ContextMeter {
   // How many items a Serialize()d state was taken for (0 when `saved` is
   // empty or does not parse): the context's length without loading it.
   static size_t SavedItems(const std::string& saved);
+  // The runtime estimate a Serialize()d state was taken under (nothing when
+  // `saved` is empty, does not parse, or predates the field): what the
+  // system prompt and tools weighed at the session's last change, for a
+  // daemon that cannot know every tool yet (an MCP server not started
+  // since it started).
+  static std::optional<int64_t> SavedRuntime(const std::string& saved);
 
   // tokens() with the model's window (when it sets context_window_tokens).
   events::ContextEstimate Estimate(std::optional<int64_t> window_tokens) const;

@@ -653,17 +653,27 @@ CommitExtras SessionRunner::EndExtras() {
 }
 
 absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
+  // A plan that lacks some MCP tools (none of their servers has run since
+  // the daemon started) would make the context look smaller than the next
+  // request: the runtime known from the session's last change stands then,
+  // unless the plan's own is larger (the agent's prompt or tools grew).
+  int64_t runtime = plan.runtime_tokens;
   if (!context_loaded_) {
     ASSIGN_OR_RETURN(std::vector<events::ContextItem> items, deps_.store.LoadContext(session_id_));
     ctx_.Load(std::move(items));
-    ctx_.runtime_tokens = plan.runtime_tokens;
+    if (plan.runtime_partial) {
+      runtime = std::max(runtime, context::ContextMeter::SavedRuntime(saved_meter_).value_or(0));
+    }
+    ctx_.runtime_tokens = runtime;
     ctx_.meter.SetReasoningRule(providers::ReasoningRuleFor(plan.agent.model), {});
-    ctx_.meter.Restore(saved_meter_, plan.runtime_tokens, ctx_.items);
+    ctx_.meter.Restore(saved_meter_, runtime, ctx_.items);
     saved_meter_.clear();
     context_loaded_ = true;
     context_in_memory_.store(true, std::memory_order_release);
+  } else if (plan.runtime_partial) {
+    runtime = std::max(runtime, ctx_.runtime_tokens);
   }
-  ctx_.SetRuntime(plan.runtime_tokens);
+  ctx_.SetRuntime(runtime);
   ctx_.SetModel(plan.agent.model);
   return absl::OkStatus();
 }

@@ -97,6 +97,10 @@ struct TurnPlan {
   std::unique_ptr<providers::Provider> summarizer;
   // Estimate of the system prompt and tool definitions (token_estimate.h).
   int64_t runtime_tokens = 0;
+  // A plan that starts nothing (an estimate's, a warm-up's) lacks the tools
+  // of selected MCP servers not started since the daemon started:
+  // runtime_tokens is then less than a turn's would be.
+  bool runtime_partial = false;
   // ToolsHash of tool_definitions and their names, sorted.
   std::string tools_hash;
   std::vector<std::string> tool_names;

@@ -164,6 +164,7 @@ absl::Status AddMcpTools(TurnPlan& plan, mcp::McpManager& manager,
     AddTool(plan, plan.owned_tools.back().get());
   }
   for (std::string& notice : mcp.notices) plan.notices.push_back(std::move(notice));
+  if (mcp.unknown_tools) plan.runtime_partial = true;
   return absl::OkStatus();
 }
 

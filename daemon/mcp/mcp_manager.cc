@@ -138,7 +138,11 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
       // Only what is already known: no connection is made, no notice taken.
       absl::MutexLock lock(&mu_);
       auto it = servers_.find(ConnectionKey(named, root_dir));
-      if (it != servers_.end() && it->second->has_listed()) needed.push_back(it->second);
+      if (it != servers_.end() && it->second->has_listed()) {
+        needed.push_back(it->second);
+      } else {
+        selection.unknown_tools = true;
+      }
       continue;
     }
     std::shared_ptr<ManagedServer> server = GetOrCreate(named, root_dir);

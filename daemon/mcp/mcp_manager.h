@@ -51,6 +51,9 @@ struct McpSelection {
   // The wait for servers to start was cut short by the cancel token; the
   // servers go on starting (for later calls), and `tools` is empty.
   bool cancelled = false;
+  // Without `start`: a server the patterns cover has not listed its tools
+  // since the daemon started, so `tools` lacks whatever it offers.
+  bool unknown_tools = false;
 };
 
 struct McpManagerOptions {

@@ -4,6 +4,8 @@
 // interrupting a turn cancels the server's call, a crash becomes an error
 // result and a notice, rules and approvals apply, and ListMcpServers reports
 // each configured server without starting any.
+#include <signal.h>
+
 #include <filesystem>
 #include <set>
 #include <string>
@@ -144,6 +146,23 @@ TEST_F(McpTest, TheSessionsEstimateKeepsCountingMcpToolDefinitions) {
   ASSERT_TRUE(stub().GetSession(&ctx, req, &resp).ok());
   EXPECT_GE(resp.session().context().tokens(), last_request)
       << resp.session().context().DebugString();
+
+  // A restarted daemon has started no MCP server yet: its estimate must not
+  // drop their tool definitions either, whether it stopped or was killed.
+  for (int signal : {SIGTERM, SIGKILL}) {
+    daemon_->Stop(signal);
+    ASSERT_TRUE(daemon_->Start().ok());
+    raw::v1::GetSessionResponse again;
+    grpc::ClientContext ctx_again;
+    ASSERT_TRUE(stub().GetSession(&ctx_again, req, &again).ok());
+    EXPECT_EQ(again.session().context().tokens(), resp.session().context().tokens())
+        << "after signal " << signal << ": " << again.session().context().DebugString();
+    const raw::v1::ListMcpServersResponse servers = Servers();
+    for (const auto& server : servers.servers()) {
+      EXPECT_EQ(server.state(), raw::v1::MCP_SERVER_STATE_STOPPED)
+          << server.name() << ": the estimate starts no server";
+    }
+  }
 }
 
 TEST_F(McpTest, ProgressArrivesAsLiveToolProgressEvents) {

@@ -234,6 +234,25 @@ TEST(ContextMeterTest, SerializeAndRestoreKeepTheBaselineAcrossRestarts) {
   EXPECT_EQ(restored.tokens(), meter.tokens() + 30 + EstimateItemTokens(events::UserText("next")));
 }
 
+// The runtime a state was saved under, for a daemon that cannot weigh every
+// tool yet; nothing for a state without one.
+TEST(ContextMeterTest, TheSavedStateKeepsTheRuntimeItWasTakenUnder) {
+  auto items = SomeItems();
+  ContextMeter meter;
+  meter.Reset(100, items);
+  EXPECT_EQ(ContextMeter::SavedRuntime(meter.Serialize()), 100);
+  meter.SetRuntime(4200);
+  meter.RecordReported(Reported(5000, 60));
+  EXPECT_EQ(ContextMeter::SavedRuntime(meter.Serialize()), 4200);
+  for (const std::string& saved :
+       {std::string(), std::string("not json"), std::string(R"({"v":1,"items":3})"),
+        std::string(R"({"v":1,"items":3,"runtime":-1})"),
+        std::string(R"({"v":2,"items":3,"runtime":100})"),
+        std::string(R"({"v":1,"items":3,"runtime":"100"})")}) {
+    EXPECT_EQ(ContextMeter::SavedRuntime(saved), std::nullopt) << saved;
+  }
+}
+
 TEST(ContextMeterTest, RestoreOfAWholeEstimateEstimatesAgain) {
   auto items = SomeItems();
   ContextMeter meter;

@@ -62,6 +62,7 @@ TEST(ManagerTest, ASelectionWithoutStartingUsesOnlyServersThatListedTheirTools) 
                                                  /*start=*/false);
   EXPECT_TRUE(before.tools.empty());
   EXPECT_TRUE(before.notices.empty());
+  EXPECT_TRUE(before.unknown_tools) << "the tools it lacks are said to be unknown";
   EXPECT_EQ(CountLines(dir.Join("starts")), 0);
   EXPECT_EQ(harness.manager().StatusOf(servers)[0].state, ServerState::kStopped);
 
@@ -70,6 +71,7 @@ TEST(ManagerTest, ASelectionWithoutStartingUsesOnlyServersThatListedTheirTools) 
                                                 /*start=*/false);
   ASSERT_EQ(after.tools.size(), 1u);
   EXPECT_EQ(after.tools[0].qualified_name, "mcp/fake/echo");
+  EXPECT_FALSE(after.unknown_tools);
   EXPECT_EQ(CountLines(dir.Join("starts")), 1);
 }
 
