@@ -139,7 +139,11 @@ absl::StatusOr<Pattern> Pattern::Compile(std::string_view text, Style style) {
   }
   RE2::Options options;
   options.set_log_errors(false);
-  // Regexes keep RE2's defaults (UTF-8; "(?s)" lets `.` match a newline).
+  // Regexes work on UTF-8. In both kinds `.` (and so `*`) matches a newline:
+  // a subject with one in it (a quoted argument, a file or tool name) must
+  // not slip past a deny rule whose `.*` would match it without. "(?-s)"
+  // in the expression restores RE2's default.
+  options.set_dot_nl(true);
   if (!state->is_regex) options.set_encoding(RE2::Options::EncodingLatin1);
   auto compiled = std::make_unique<const RE2>(regex, options);
   if (!compiled->ok()) {

@@ -103,6 +103,13 @@ TEST(PatternTest, RegexMustMatchTheWholeSubject) {
   EXPECT_TRUE(Text("re:rm.*").Matches("rm -rf x"));
   // Regexes are the same in both styles: `.` crosses '/'.
   EXPECT_TRUE(Path("re:/tmp/.*\\.log").Matches("/tmp/a/b.log"));
+  // And newlines, as `*` does in a glob: a value with a newline in it is
+  // still matched by `.*`.
+  EXPECT_TRUE(Text("re:rm .*").Matches("rm -f victim '\n'"));
+  EXPECT_TRUE(Text("re:mcp/.*").Matches("mcp/evil/delete\nall"));
+  EXPECT_TRUE(Path("re:/etc/.*").Matches("/etc/a\nb"));
+  EXPECT_TRUE(Text("rm *").Matches("rm -f victim '\n'"));
+  EXPECT_FALSE(Text("re:(?-s)rm .*").Matches("rm -f victim '\n'"));
   EXPECT_FALSE(Text("git *").is_regex());
 }
 

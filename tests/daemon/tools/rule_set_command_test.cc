@@ -63,6 +63,15 @@ TEST(RuleSetTest, ADeniedPartDeniesTheWholeCommand) {
             "agents.coder.rules[0] (allow builtin/bash command \"git *\")");
 }
 
+// A newline inside a quoted argument is part of the command a deny rule's
+// `.*` covers: the rule still matches.
+TEST(RuleSetTest, ARegexDenyRuleMatchesACommandWithANewlineInAnArgument) {
+  RuleSet rules = Rules({Command(RuleAction::kDeny, "re:rm .*")});
+  for (const char* command : {"rm -f victim", "rm -f victim '\n'", "rm -f victim \"a\nb\""}) {
+    EXPECT_EQ(Bash(rules, command, ApprovalMode::kAllowAll).action, RuleAction::kDeny) << command;
+  }
+}
+
 TEST(RuleSetTest, ACommandThatCannotBeSplitIsNeverAllowedByACommandPattern) {
   RuleSet rules = Rules({Command(RuleAction::kAllow, "*"), Command(RuleAction::kDeny, "rm *")});
   Decision unterminated = Bash(rules, "echo 'oops");
