@@ -40,7 +40,14 @@ JsonRpcPeer::JsonRpcPeer(std::string server_name, McpTransport& transport,
     : server_name_(std::move(server_name)),
       transport_(transport),
       on_notification_(std::move(on_notification)),
-      on_request_(std::move(on_request)) {}
+      on_request_(std::move(on_request)),
+      answer_log_limit_(absl::StrCat("failed answers to mcp server ", server_name_)) {}
+
+JsonRpcPeer::~JsonRpcPeer() {
+  if (std::string summary = answer_log_limit_.TakeSummary(); !summary.empty()) {
+    RAW_LOG(Warning) << summary;
+  }
+}
 
 TransportCallbacks JsonRpcPeer::Callbacks(std::function<void(const absl::Status&)> on_closed) {
   TransportCallbacks callbacks;
@@ -227,9 +234,13 @@ void JsonRpcPeer::HandleMessage(const Json& value) {
                           absl::StrCat("the client could not handle this request: ", e.what()));
       }
       if (absl::Status sent = transport_.Send(reply); !sent.ok()) {
-        RAW_LOG(Warning) << "mcp server " << server_name_ << ": could not answer "
-                         << LogText(message->method, 200) << ": "
-                         << LogText(std::string(sent.message()));
+        LogRateLimiter::Verdict verdict = answer_log_limit_.Admit();
+        if (!verdict.summary.empty()) RAW_LOG(Warning) << verdict.summary;
+        if (verdict.log) {
+          RAW_LOG(Warning) << "mcp server " << server_name_ << ": could not answer "
+                           << LogText(message->method, 200) << ": "
+                           << LogText(std::string(sent.message()));
+        }
       }
       return;
     }

@@ -12,6 +12,9 @@
 // type) never lets it reach the transport's thread: a request is answered
 // -32603, a notification is logged and dropped.
 //
+// An answer the transport cannot send (a server that floods the client with
+// requests and reads none of the answers) is logged rate-limited.
+//
 // Ownership: does not own the transport; the owner wires Callbacks() into it
 // and keeps both alive together.
 // Thread-safety: Call and Notify may run on any number of threads at once.
@@ -33,6 +36,7 @@
 #include "common/cancel_token.h"
 #include "common/json.h"
 #include "daemon/mcp/json_rpc.h"
+#include "daemon/mcp/log_rate_limiter.h"
 #include "daemon/mcp/transport.h"
 
 namespace raw::mcp {
@@ -57,6 +61,8 @@ class JsonRpcPeer {
 
   JsonRpcPeer(std::string server_name, McpTransport& transport,
               NotificationHandler on_notification, RequestHandler on_request = nullptr);
+  // Logs how many failed answers went unlogged, if any.
+  ~JsonRpcPeer();
   JsonRpcPeer(const JsonRpcPeer&) = delete;
   JsonRpcPeer& operator=(const JsonRpcPeer&) = delete;
 
@@ -97,6 +103,7 @@ class JsonRpcPeer {
   McpTransport& transport_;
   NotificationHandler on_notification_;
   RequestHandler on_request_;
+  LogRateLimiter answer_log_limit_;
 
   mutable absl::Mutex mu_;
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
