@@ -1,7 +1,6 @@
 #include "daemon/mcp/child_process.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -9,10 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
-#include <climits>
 
 #include "absl/strings/str_cat.h"
 #include "common/owned_children.h"
@@ -22,8 +18,6 @@
 
 namespace raw::mcp {
 namespace {
-
-using SteadyClock = std::chrono::steady_clock;
 
 constexpr char kDefaultPath[] = "/bin:/usr/bin";
 
@@ -123,30 +117,16 @@ ChildProcess::~ChildProcess() {
   CloseFd(pidfd_);
 }
 
-absl::Status ChildProcess::WriteStdin(std::string_view data, int64_t timeout_ms) {
+absl::StatusOr<size_t> ChildProcess::WriteStdinSome(std::string_view data) {
   if (stdin_fd_ < 0) return absl::FailedPreconditionError("the connection is closed");
-  const auto deadline = SteadyClock::now() + std::chrono::milliseconds(timeout_ms);
-  size_t written = 0;
-  while (written < data.size()) {
-    ssize_t n = WriteWithoutSigpipe(stdin_fd_, data.data() + written, data.size() - written);
-    if (n > 0) {
-      written += static_cast<size_t>(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EAGAIN) {
-      return absl::UnavailableError(
-          absl::StrCat("the server closed its input (", strerror(errno), ")"));
-    }
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
-    if (left <= 0) {
-      return absl::UnavailableError(
-          absl::StrCat("the server did not read its input for ", timeout_ms, " ms"));
-    }
-    pollfd fd{stdin_fd_, POLLOUT, 0};
-    poll(&fd, 1, static_cast<int>(std::min<int64_t>(left, INT_MAX)));
+  while (true) {
+    ssize_t n = WriteWithoutSigpipe(stdin_fd_, data.data(), data.size());
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) return 0;
+    return absl::UnavailableError(
+        absl::StrCat("the server closed its input (", strerror(errno), ")"));
   }
-  return absl::OkStatus();
 }
 
 void ChildProcess::CloseStdin() { CloseFd(stdin_fd_); }

@@ -10,8 +10,8 @@
 // Ownership: owns the pipe ends and the pidfd. The destructor of a child
 // that was not reaped kills its group and reaps it.
 // Thread-safety: thread-compatible; StdioTransport uses one instance from
-// its reader thread, except CloseStdin/WriteStdin which it serializes with
-// its own mutex.
+// its reader thread, except stdin_fd/WriteStdinSome (its writer thread) and
+// CloseStdin, which it serializes with a mutex of its own.
 #pragma once
 
 #include <sys/types.h>
@@ -53,10 +53,13 @@ class ChildProcess {
   // Readable once the child exited; -1 when the kernel has no pidfds.
   int pidfd() const { return pidfd_; }
 
-  // Writes all of `data`, waiting at most `timeout_ms` for the child to
-  // drain its stdin. Unavailable when it closed its stdin or did not read in
-  // time; FailedPrecondition after CloseStdin.
-  absl::Status WriteStdin(std::string_view data, int64_t timeout_ms);
+  // The non-blocking write end of the child's stdin; -1 once closed.
+  int stdin_fd() const { return stdin_fd_; }
+  // Writes what the pipe takes of `data` now, never waiting: the number of
+  // bytes written, 0 when the pipe is full (poll stdin_fd for POLLOUT).
+  // Unavailable when the child closed its stdin; FailedPrecondition after
+  // CloseStdin.
+  absl::StatusOr<size_t> WriteStdinSome(std::string_view data);
   void CloseStdin();
   void CloseStdout();
   void CloseStderr();

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/logging.h"
+#include "daemon/mcp/json_rpc.h"
 #include "daemon/mcp/log_text.h"
 
 namespace raw::mcp {
@@ -29,7 +30,8 @@ constexpr size_t kStderrTailLines = 3;
 constexpr size_t kStderrTailLineBytes = 300;
 // Lines that are not JSON are logged up to this many times per server.
 constexpr int64_t kMaxLoggedSkips = 20;
-// How long Send waits for the exit of a child that closed its stdin.
+// How long the writer waits for the exit of a child that closed its stdin
+// before it fails the queued requests (the exit says more).
 constexpr int64_t kExitWaitMs = 2000;
 
 enum class Phase { kRunning, kWaitExit, kTerminated, kKilled };
@@ -72,41 +74,50 @@ StdioTransport::StdioTransport(StdioTransportOptions options)
 
 StdioTransport::~StdioTransport() {
   Close();
-  for (int& fd : wake_) {
-    if (fd >= 0) close(fd);
-    fd = -1;
+  for (int* pipe : {wake_, writer_wake_}) {
+    for (int i = 0; i < 2; ++i) {
+      if (pipe[i] >= 0) close(pipe[i]);
+      pipe[i] = -1;
+    }
   }
 }
 
 absl::Status StdioTransport::Start(TransportCallbacks callbacks) {
   callbacks_ = std::move(callbacks);
-  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
-    return absl::InternalError("cannot create a pipe for the MCP reader thread");
+  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0 ||
+      pipe2(writer_wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    return absl::InternalError("cannot create a pipe for the MCP reader and writer threads");
   }
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Spawn(options_.process);
   if (!child.ok()) return child.status();
   child_ = *std::move(child);
   pid_ = child_->pid();
   reader_ = std::thread([this] { ReaderLoop(); });
+  writer_ = std::thread([this] { WriterLoop(); });
   return absl::OkStatus();
 }
 
 absl::Status StdioTransport::Send(const Json& message) {
-  std::string line = DumpJson(message);
-  line.push_back('\n');
-  absl::Status written;
-  {
-    absl::MutexLock lock(&write_mu_);
-    if (child_ == nullptr) return absl::FailedPreconditionError("the server was not started");
-    written = child_->WriteStdin(line, options_.write_timeout_ms);
-  }
-  if (written.ok() || !absl::IsUnavailable(written)) return written;
-  if (std::this_thread::get_id() == reader_.get_id()) return written;  // it reports the exit
-  // A closed stdin usually means the child is exiting: report how it ended,
-  // which says more than the broken pipe.
+  if (child_ == nullptr) return absl::FailedPreconditionError("the server was not started");
+  Outgoing outgoing;
+  outgoing.line = DumpJson(message);
+  outgoing.line.push_back('\n');
+  outgoing.bytes = outgoing.line.size();
+  if (IsRequest(message)) outgoing.request_id = MessageId(message);
   absl::MutexLock lock(&mu_);
-  mu_.AwaitWithTimeout(absl::Condition(&exit_message_set_), absl::Milliseconds(kExitWaitMs));
-  return exit_message_set_ ? absl::UnavailableError(exit_message_) : written;
+  if (closing_) return absl::FailedPreconditionError("the connection is closed");
+  if (!input_failure_.empty()) return absl::UnavailableError(input_failure_);
+  if (queue_.size() >= options_.max_queued_messages || queued_bytes_ >= options_.max_queued_bytes) {
+    ++dropped_;
+    std::string what = message.contains("method") ? message.value("method", "a message")
+                                                  : std::string("a response");
+    return absl::UnavailableError(
+        absl::StrCat("the server does not read its input: ", queue_.size(), " messages (",
+                     queued_bytes_, " bytes) wait for it; ", what, " was not sent"));
+  }
+  queued_bytes_ += outgoing.bytes;
+  queue_.push_back(std::move(outgoing));
+  return absl::OkStatus();
 }
 
 void StdioTransport::Close() {
@@ -117,11 +128,22 @@ void StdioTransport::Close() {
     closing_ = true;
   }
   if (child_ != nullptr) {
-    absl::MutexLock lock(&write_mu_);
+    absl::MutexLock lock(&stdin_mu_);
     child_->CloseStdin();
   }
+  WakeWriter();
   Wake();
+  if (writer_.joinable()) writer_.join();
   if (reader_.joinable()) reader_.join();
+  int64_t dropped;
+  {
+    absl::MutexLock lock(&mu_);
+    dropped = dropped_;
+  }
+  if (dropped > 0) {
+    RAW_LOG(Warning) << "mcp server " << options_.server_name << ": " << dropped
+                     << " messages for it were dropped: it did not read its input";
+  }
 }
 
 std::string StdioTransport::Describe() const { return absl::StrCat("pid ", pid_); }
@@ -133,6 +155,104 @@ void StdioTransport::Wake() {
     char byte = 1;
     ssize_t ignored = write(wake_[1], &byte, 1);
     (void)ignored;
+  }
+}
+
+void StdioTransport::WakeWriter() {
+  if (writer_wake_[1] >= 0) {
+    char byte = 1;
+    ssize_t ignored = write(writer_wake_[1], &byte, 1);
+    (void)ignored;
+  }
+}
+
+void StdioTransport::WriterLoop() {
+  while (true) {
+    std::string line;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closing_ || !queue_.empty(); };
+      mu_.Await(absl::Condition(&ready));
+      if (closing_) return;
+      // The message stays queued (and counted) until it is written whole.
+      line = std::move(queue_.front().line);
+    }
+    absl::Status written = WriteLine(line);
+    if (!written.ok()) {
+      if (!absl::IsCancelled(written)) FailInput(written);
+      return;
+    }
+    absl::MutexLock lock(&mu_);
+    queued_bytes_ -= queue_.front().bytes;
+    queue_.pop_front();
+  }
+}
+
+absl::Status StdioTransport::WriteLine(std::string_view line) {
+  size_t written = 0;
+  while (true) {
+    int fd;
+    {
+      // Never held while waiting: the write does not block.
+      absl::MutexLock lock(&stdin_mu_);
+      absl::StatusOr<size_t> n = child_->WriteStdinSome(line.substr(written));
+      if (absl::IsFailedPrecondition(n.status())) {
+        return absl::CancelledError("the connection is closed");
+      }
+      if (!n.ok()) return n.status();
+      written += *n;
+      if (written == line.size()) return absl::OkStatus();
+      if (*n > 0) continue;
+      fd = child_->stdin_fd();
+    }
+    // Close closes the pipe and then wakes this poll; a descriptor closed
+    // (or even reused) meanwhile only makes the next write see the close.
+    pollfd fds[2] = {{fd, POLLOUT, 0}, {writer_wake_[0], POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0 && errno != EINTR) {
+      return absl::UnavailableError("the server's input could not be watched (poll failed)");
+    }
+    if (fds[1].revents != 0) {
+      char drain[64];
+      while (read(writer_wake_[0], drain, sizeof drain) > 0) {
+      }
+      absl::MutexLock lock(&mu_);
+      if (closing_) return absl::CancelledError("the connection is closed");
+    }
+  }
+}
+
+void StdioTransport::FailInput(const absl::Status& error) {
+  {
+    absl::MutexLock lock(&mu_);
+    input_failed_ = true;
+  }
+  {
+    absl::MutexLock lock(&stdin_mu_);
+    child_->CloseStdin();
+  }
+  Wake();  // the reader stops the child
+  // A closed stdin usually means the child is exiting: how it ended says
+  // more than the broken pipe.
+  std::deque<Outgoing> unsent;
+  std::string reason;
+  bool closing;
+  {
+    absl::MutexLock lock(&mu_);
+    auto ended = [this]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return exit_message_set_ || closing_; };
+    mu_.AwaitWithTimeout(absl::Condition(&ended), absl::Milliseconds(kExitWaitMs));
+    reason = exit_message_set_ ? exit_message_ : std::string(error.message());
+    input_failure_ = reason;
+    unsent.swap(queue_);
+    queued_bytes_ = 0;
+    closing = closing_;
+  }
+  if (closing || !callbacks_.on_request_failed) return;
+  for (const Outgoing& outgoing : unsent) {
+    if (!outgoing.request_id.is_null()) {
+      callbacks_.on_request_failed(outgoing.request_id, absl::UnavailableError(reason));
+    }
   }
 }
 
@@ -208,6 +328,7 @@ void StdioTransport::ReaderLoop() {
   bool exited = false;
   std::string failure;  // why the transport ended the child itself
   bool closed_stdout = false;
+  bool closed_stdin = false;  // a write failed: the child closed its stdin
   auto enter = [&](Phase next, int signal, int64_t wait_ms) {
     if (signal != 0) child_->SignalGroup(signal);
     phase = next;
@@ -215,11 +336,15 @@ void StdioTransport::ReaderLoop() {
   };
   while (!exited) {
     bool closing;
+    bool input_failed;
     {
       absl::MutexLock lock(&mu_);
       closing = closing_;
+      input_failed = input_failed_;
     }
-    if (closing && phase == Phase::kRunning) {
+    if ((closing || input_failed) && phase == Phase::kRunning) {
+      // A child that closed its stdin gets the same grace as on Close.
+      closed_stdin = !closing;
       enter(Phase::kWaitExit, 0, options_.stdin_close_grace_ms);
     }
     int timeout = -1;
@@ -230,6 +355,7 @@ void StdioTransport::ReaderLoop() {
           if (closed_stdout && failure.empty()) {
             failure = "closed its standard output and was stopped";
           }
+          if (closed_stdin && failure.empty()) failure = "closed its input and was stopped";
           enter(Phase::kTerminated, SIGTERM, options_.term_grace_ms);
         } else {
           enter(Phase::kKilled, SIGKILL, 0);

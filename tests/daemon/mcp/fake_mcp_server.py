@@ -29,6 +29,14 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
   --stdout-hex HEX       write the bytes HEX and a newline to stdout at start
                          (a line that is not JSON-RPC)
   --description-bytes N  pad every tool's description to N bytes
+  --flood-pings N        the hang tool first sends N ping requests, then (to a
+                         call that asked for progress) a progress notification
+                         "flooded"; it reads nothing meanwhile nor after
+  --stall-gate PATH      after answering its first tools/call, read nothing
+                         until a line arrives on the FIFO at PATH; then read
+                         on, or, when the line is "close", close stdin and
+                         wait for the parent to go away (as the hang tool does)
+  --input-log PATH       append every line read from stdin to PATH
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
 wait_cancel, cancelled_ids, ask_client, env, mixed, spawn_child, destroy,
@@ -63,6 +71,9 @@ parser.add_argument("--log-level", default="")
 parser.add_argument("--log-data", default='"hello from the fake"')
 parser.add_argument("--stdout-hex", default="")
 parser.add_argument("--description-bytes", type=int, default=0)
+parser.add_argument("--flood-pings", type=int, default=0)
+parser.add_argument("--stall-gate", default="")
+parser.add_argument("--input-log", default="")
 args = parser.parse_args()
 
 
@@ -126,6 +137,7 @@ if args.garbage_at_start:
 inbox = []  # messages read while a tool waited for something else
 cancelled = []
 next_id = [1000]
+stalled = []  # not empty once the stall gate was passed
 
 
 def read_message():
@@ -136,6 +148,9 @@ def read_message():
         if not line:
             log_stop("eof")
             return None
+        if args.input_log:
+            with open(args.input_log, "a") as log:
+                log.write(line if line.endswith("\n") else line + "\n")
         line = line.strip()
         if line:
             return json.loads(line)
@@ -187,6 +202,25 @@ if args.description_bytes:
         tool["description"] = tool["description"].ljust(args.description_bytes, "x")
 
 
+def wait_for_parent_to_go():
+    """Sleeps (up to an hour) until the process that started this one is gone."""
+    parent = os.getppid()
+    deadline = time.monotonic() + 3600
+    while os.getppid() == parent and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+def stall():
+    """Reads nothing until the test writes a line to the stall gate."""
+    with open(args.stall_gate) as gate:
+        line = gate.readline().strip()
+    if line == "close":
+        os.close(0)
+        wait_for_parent_to_go()
+
+
 def text_result(text, is_error=False):
     result = {"content": [{"type": "text", "text": text}]}
     if is_error:
@@ -228,12 +262,17 @@ def call_tool(request):
         # Never answers, and reads nothing meanwhile; but ends once the
         # process that started it is gone (a test that SIGKILLs rawd
         # mid-call leaves no hung server behind).
-        parent = os.getppid()
-        deadline = time.monotonic() + 3600
-        while os.getppid() == parent and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if os.getppid() != parent:
-            os._exit(0)
+        if args.flood_pings:
+            out.write("".join(
+                json.dumps({"jsonrpc": "2.0", "id": f"flood-{i}", "method": "ping"}) + "\n"
+                for i in range(args.flood_pings)))
+            token = meta.get("progressToken")
+            if token is not None:
+                out.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                                      "params": {"progressToken": token, "progress": 1,
+                                                 "message": "flooded"}}) + "\n")
+            out.flush()
+        wait_for_parent_to_go()
     if name == "huge":
         return text_result("x" * int(arguments.get("bytes", 0)))
     if name == "garbage":
@@ -346,6 +385,9 @@ def handle(request):
         result = call_tool(request)
         if result is not None:
             send({"jsonrpc": "2.0", "id": rid, "result": result})
+        if args.stall_gate and not stalled:
+            stalled.append(True)
+            stall()
         return
     send({"jsonrpc": "2.0", "id": rid,
           "error": {"code": -32601, "message": f"Method not found: {method}"}})

@@ -164,9 +164,10 @@ StartGate::~StartGate() {
   unlink(path_.c_str());
 }
 
-void StartGate::Release() {
+void StartGate::Release(const std::string& line) {
   if (fd_ < 0) return;
-  ssize_t ignored = write(fd_, "go\n", 3);
+  const std::string text = line + "\n";
+  ssize_t ignored = write(fd_, text.data(), text.size());
   (void)ignored;
 }
 

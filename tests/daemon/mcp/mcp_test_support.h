@@ -61,7 +61,8 @@ class TempDir {
 };
 
 // A FIFO at `path` that holds the starts of fake servers given
-// `--start-gate path`: each reads a line from it before anything else.
+// `--start-gate path`: each reads a line from it before anything else (and
+// a server given `--stall-gate path` reads one after its first call).
 // Created when the test wants the next starts held. It is kept open for
 // reading and writing, so that a server's open never waits and a line
 // written before the server reads it stays; closing it on destruction lets
@@ -72,8 +73,9 @@ class StartGate {
   ~StartGate();
   StartGate(const StartGate&) = delete;
   StartGate& operator=(const StartGate&) = delete;
-  // Lets one start through: the one waiting, or else the next.
-  void Release();
+  // Lets one start through: the one waiting, or else the next. A stalled
+  // server reads `line` to choose what it does next.
+  void Release(const std::string& line = "go");
 
  private:
   std::string path_;
