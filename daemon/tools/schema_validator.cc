@@ -5,6 +5,7 @@
 // valijson, so the setting is the same wherever its inline functions exist.
 #define VALIJSON_USE_EXCEPTIONS 1
 
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "daemon/tools/schema_constraints.h"
 #include "daemon/tools/schema_keywords.h"
+#include "daemon/tools/schema_refs.h"
 #include "valijson/adapters/nlohmann_json_adapter.hpp"
 #include "valijson/schema.hpp"
 #include "valijson/schema_parser.hpp"
@@ -26,6 +28,53 @@
 
 namespace raw::tools {
 namespace {
+
+// valijson's validation recurses once per subschema it applies, with no
+// bound of its own. CheckReferences (schema_refs.h) rejects the schemas
+// whose loops or parse it can see would run away; as a second line, every
+// step of the validation makes a new adapter (a nested validation holds its
+// value by copy), so GuardedAdapter's constructors measure the stack used
+// since Validate began, and past kMaxStackBytes throw: the check fails
+// instead of the process. A step takes 1-2 KB; arguments nested as deep as
+// a JSON document may be (512), under a recursive schema, need far less.
+constexpr uintptr_t kMaxStackBytes = uintptr_t{1} << 20;
+
+// Where the stack stood when the outermost StackBudget of this thread
+// began (Validate makes one); 0 outside one.
+thread_local uintptr_t stack_start = 0;
+
+uintptr_t StackHere() { return reinterpret_cast<uintptr_t>(__builtin_frame_address(0)); }
+
+class StackBudget {
+ public:
+  StackBudget() : outer_(stack_start) {
+    if (outer_ == 0) stack_start = StackHere();
+  }
+  ~StackBudget() { stack_start = outer_; }
+  StackBudget(const StackBudget&) = delete;
+  StackBudget& operator=(const StackBudget&) = delete;
+
+ private:
+  const uintptr_t outer_;
+};
+
+void CheckStack() {
+  uintptr_t here = StackHere();
+  if (stack_start != 0 && here < stack_start && stack_start - here > kMaxStackBytes) {
+    throw std::runtime_error("the schema and the arguments nest too deeply to be checked");
+  }
+}
+
+class GuardedAdapter : public valijson::adapters::NlohmannJsonAdapter {
+ public:
+  explicit GuardedAdapter(const Json& value) : NlohmannJsonAdapter(value) { CheckStack(); }
+  // Implicit: valijson hands over the values it iterates as the base type.
+  GuardedAdapter(const NlohmannJsonAdapter& other)  // NOLINT(google-explicit-constructor)
+      : NlohmannJsonAdapter(other) {
+    CheckStack();
+  }
+  GuardedAdapter(const GuardedAdapter& other) : NlohmannJsonAdapter(other) { CheckStack(); }
+};
 
 constexpr size_t kMaxErrorLines = 20;
 
@@ -332,11 +381,17 @@ absl::StatusOr<std::shared_ptr<const SchemaValidator>> SchemaValidator::Compile(
     const Json& schema) {
   const std::string kInvalid = "not a valid JSON Schema (Draft 7)";
   Json rewritten = schema;
-  schema_keywords::RewriteResult checked = schema_keywords::CheckAndRewrite(rewritten);
-  if (!checked.errors.empty()) {
+  std::vector<std::string> errors = schema_keywords::CheckAndRewrite(rewritten).errors;
+  if (errors.empty()) {
+    std::map<std::string, const Json*> given;
+    CollectEmbedded(schema, "", given);
+    errors = schema_refs::CheckReferences(
+        schema, [&given](const std::string& uri) { return FindEmbedded(given, uri); });
+  }
+  if (!errors.empty()) {
     std::vector<std::string> lines;
-    for (size_t i = 0; i < checked.errors.size() && i < kMaxErrorLines; ++i) {
-      lines.push_back("- " + checked.errors[i]);
+    for (size_t i = 0; i < errors.size() && i < kMaxErrorLines; ++i) {
+      lines.push_back("- " + errors[i]);
     }
     return absl::InvalidArgumentError(absl::StrCat(kInvalid, ":\n", absl::StrJoin(lines, "\n")));
   }
@@ -367,10 +422,10 @@ absl::StatusOr<std::shared_ptr<const SchemaValidator>> SchemaValidator::Compile(
 absl::Status SchemaValidator::Validate(const Json& instance, const std::string& tool_name) const {
   valijson::Validator validator(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter adapter(instance);
   bool valid = false;
+  StackBudget budget;
   try {
-    valid = validator.validate(impl_->schema, adapter, &results);
+    valid = validator.validate(impl_->schema, GuardedAdapter(instance), &results);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(
         "arguments could not be checked against the schema of ", tool_name, ": ", e.what()));

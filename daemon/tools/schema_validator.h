@@ -12,8 +12,11 @@
 // line. At most 20 lines, then "… and N more".
 // "$ref" resolves within the schema (JSON Pointers, and subschemas that
 // declare an absolute "$id"); nothing is ever fetched, so a reference to
-// another document is a compile error. Patterns use RE2, else PCRE2 within
-// matching limits (schema_regex.h); a value they cannot check is refused.
+// another document is a compile error, and so are references that loop
+// without moving into the value or nest too deep (schema_refs.h); a check
+// that would still nest past 1 MiB of stack fails (InvalidArgument) instead
+// of overflowing it. Patterns use RE2, else PCRE2 within matching limits
+// (schema_regex.h); a value they cannot check is refused.
 // Thread-safety: immutable after Compile; Validate may run on any thread.
 #pragma once
 

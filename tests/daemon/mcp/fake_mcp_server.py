@@ -37,6 +37,9 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
                          on, or, when the line is "close", close stdin and
                          wait for the parent to go away (as the hang tool does)
   --input-log PATH       append every line read from stdin to PATH
+  --extra-tools JSON     also list these tools (a JSON array of tool entries);
+                         a call to one answers with its arguments as JSON text
+  --page-delay MS        wait MS before answering each tools/list page
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
 wait_cancel, cancelled_ids, ask_client, env, mixed, spawn_child, destroy,
@@ -74,6 +77,8 @@ parser.add_argument("--description-bytes", type=int, default=0)
 parser.add_argument("--flood-pings", type=int, default=0)
 parser.add_argument("--stall-gate", default="")
 parser.add_argument("--input-log", default="")
+parser.add_argument("--extra-tools", default="[]")
+parser.add_argument("--page-delay", type=int, default=0)
 args = parser.parse_args()
 
 
@@ -197,6 +202,9 @@ TOOLS = [
 ]
 
 
+EXTRA_TOOLS = json.loads(args.extra_tools)
+TOOLS.extend(EXTRA_TOOLS)
+
 if args.description_bytes:
     for tool in TOOLS:
         tool["description"] = tool["description"].ljust(args.description_bytes, "x")
@@ -252,6 +260,8 @@ def call_tool(request):
     meta = params.get("_meta", {})
     if name == "echo":
         return text_result("echo: " + arguments.get("text", ""))
+    if any(tool.get("name") == name for tool in EXTRA_TOOLS):
+        return text_result(json.dumps(arguments, sort_keys=True))
     if name == "fail":
         return text_result("it failed on purpose", is_error=True)
     if name == "crash":
@@ -372,6 +382,8 @@ def handle(request):
         send({"jsonrpc": "2.0", "id": rid, "result": {}})
         return
     if method == "tools/list":
+        if args.page_delay:
+            time.sleep(args.page_delay / 1000.0)
         cursor = request.get("params", {}).get("cursor")
         page = int(cursor.split("-")[1]) if cursor else 0
         per_page = (len(TOOLS) + args.pages - 1) // args.pages

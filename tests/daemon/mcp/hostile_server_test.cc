@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "daemon/mcp/json_rpc.h"
 #include "daemon/mcp/json_rpc_peer.h"
+#include "daemon/tools/schema_validator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mcp_test_support.h"
@@ -84,6 +85,43 @@ TEST(HostileServerTest, AToolListPastItsBoundFailsTheStart) {
   ManagerHarness within;
   auto smaller = FakeServer("wordy", {"--description-bytes", "400000", "--pages", "5"});
   EXPECT_EQ(within.Call(smaller, "echo", {{"text", "hi"}}).content, "echo: hi");
+}
+
+// Input schemas whose "$ref"s loop without moving into the arguments, on
+// which valijson would recurse until the stack overflowed: when the tools
+// are listed (a chain of references) or when a call's arguments are checked
+// (anyOf). The tools are kept, their arguments checked only as an object,
+// and the server checks them itself.
+TEST(HostileServerTest, ToolSchemasWithReferenceLoopsAreCheckedOnlyAsObjects) {
+  Json extra = Json::array({
+      {{"name", "self"}, {"inputSchema", {{"type", "object"}, {"$ref", "#"}}}},
+      {{"name", "pair"},
+       {"inputSchema",
+        {{"definitions",
+          {{"a", {{"$ref", "#/definitions/b"}}}, {"b", {{"$ref", "#/definitions/a"}}}}},
+         {"$ref", "#/definitions/a"}}}},
+      {{"name", "any"},
+       {"inputSchema",
+        {{"type", "object"},
+         {"definitions",
+          {{"a", {{"anyOf", Json::array({{{"$ref", "#/definitions/a"}}, {{"type", "string"}}})}}}}},
+         {"properties", {{"x", {{"$ref", "#/definitions/a"}}}}}}}},
+  });
+  ManagerHarness harness;
+  auto server = FakeServer("loops", {"--extra-tools", DumpJson(extra)});
+  McpSelection selection = harness.Select({"mcp/loops/*"}, {server});
+  for (const char* name : {"self", "pair", "any"}) {
+    const tools::ToolSpec* spec =
+        testing::FindSpec(selection.tools, std::string("mcp/loops/") + name);
+    ASSERT_NE(spec, nullptr) << name;
+    ASSERT_NE(spec->validator, nullptr) << name;
+    EXPECT_TRUE(spec->validator->Validate(Json{{"x", 1}}, spec->model_name).ok()) << name;
+    EXPECT_FALSE(spec->validator->Validate(Json::array(), spec->model_name).ok()) << name;
+  }
+  tools::ToolOutput called = harness.Call(server, "any", {{"x", 1}});
+  EXPECT_EQ(called.status, events::ToolStatus::kOk) << called.content;
+  EXPECT_EQ(called.content, R"({"x": 1})");
+  EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kReady);
 }
 
 // Records what the peer sends; the test plays the server through the

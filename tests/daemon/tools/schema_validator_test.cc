@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -220,6 +221,117 @@ TEST(SchemaValidatorTest, BooleanAndRefSchemas) {
   ASSERT_NE(ref, nullptr);
   EXPECT_EQ(Check(*ref, R"({"x": 3})"), "");
   EXPECT_THAT(Check(*ref, R"({"x": -1})"), HasSubstr("- /x: expected a number >= 0, got -1"));
+}
+
+// valijson follows "$ref" with no bound: a loop that never moves into a
+// part of the value would recurse until the stack overflowed, when parsing
+// (a chain of references) or when validating (allOf, anyOf, ...).
+TEST(SchemaValidatorTest, ReferenceLoopsThatStayOnOneValueAreRejected) {
+  EXPECT_THAT(CompileError(R"({"type": "object", "$ref": "#"})"),
+              HasSubstr("- /$ref: \"#\" leads back to / without moving into a part of the value"));
+  EXPECT_THAT(CompileError(R"({"definitions": {"a": {"$ref": "#/definitions/b"},
+                                               "b": {"$ref": "#/definitions/a"}},
+                               "properties": {"x": {"$ref": "#/definitions/a"}}})"),
+              HasSubstr("/$ref: \"#/definitions/"));
+  EXPECT_THAT(CompileError(R"({"definitions": {"a": {"anyOf": [{"$ref": "#/definitions/a"},
+                                                        {"type": "string"}]}},
+                       "properties": {"x": {"$ref": "#/definitions/a"}}})"),
+              HasSubstr("- /definitions/a/anyOf/0/$ref: \"#/definitions/a\" leads back to "
+                        "/definitions/a"));
+  for (const char* loop : {
+           R"({"allOf": [{"$ref": "#"}]})",
+           R"({"oneOf": [{"type": "string"}, {"$ref": "#"}]})",
+           R"({"not": {"$ref": "#"}})",
+           R"({"if": {"$ref": "#"}})",
+           R"({"if": true, "then": {"$ref": "#"}})",
+           R"({"if": true, "else": {"$ref": "#"}})",
+           R"({"dependencies": {"a": {"$ref": "#"}}})",
+           R"({"properties": {"a": {"allOf": [{"$ref": "#/properties/a"}]}}})",
+       }) {
+    EXPECT_THAT(CompileError(loop), HasSubstr("without moving into a part of the value")) << loop;
+  }
+}
+
+// A loop through a keyword that moves into a part of the value ends where
+// the value ends: a recursive schema.
+TEST(SchemaValidatorTest, RecursiveSchemasAreChecked) {
+  auto tree = Compile(R"({"type": "object", "required": ["name"],
+                          "properties": {"name": {"type": "string"},
+                                         "children": {"type": "array", "items": {"$ref": "#"}}}})");
+  ASSERT_NE(tree, nullptr);
+  EXPECT_EQ(Check(*tree, R"({"name": "a", "children": [{"name": "b", "children": []}]})"), "");
+  EXPECT_THAT(Check(*tree, R"({"name": "a", "children": [{"name": "b", "children": [{}]}]})"),
+              HasSubstr("- /children/0/children/0: missing required property \"name\""));
+  for (const char* recursive : {
+           R"({"additionalProperties": {"$ref": "#"}})",
+           R"({"patternProperties": {"^a": {"$ref": "#"}}})",
+           R"({"items": [{"$ref": "#"}], "additionalItems": {"$ref": "#"}})",
+           R"({"contains": {"$ref": "#"}})",
+           R"({"propertyNames": {"$ref": "#"}})",
+           R"({"definitions": {"a": {"anyOf": [{"type": "null"},
+                                               {"properties": {"next": {"$ref": "#/definitions/a"}}}]}},
+               "$ref": "#/definitions/a"})",
+       }) {
+    EXPECT_NE(Compile(recursive), nullptr) << recursive;
+  }
+  // A loop nobody refers to is never parsed, so it does no harm.
+  EXPECT_NE(Compile(R"({"definitions": {"a": {"$ref": "#/definitions/a"}}})"), nullptr);
+}
+
+// References that do not loop may still chain deeper than the stack allows.
+TEST(SchemaValidatorTest, ReferenceChainsTooDeepToParseAreRejected) {
+  Json definitions = Json::object();
+  const int kLinks = 5000;
+  for (int i = 0; i < kLinks; ++i) {
+    definitions[absl::StrCat("d", i)] = {
+        {"allOf", Json::array({{{"$ref", absl::StrCat("#/definitions/d", i + 1)}}})}};
+  }
+  definitions[absl::StrCat("d", kLinks)] = {{"type", "integer"}};
+  Json schema = {{"definitions", definitions},
+                 {"properties", {{"x", {{"$ref", "#/definitions/d0"}}}}}};
+  auto deep = SchemaValidator::Compile(schema);
+  ASSERT_FALSE(deep.ok());
+  EXPECT_THAT(deep.status().message(), HasSubstr("/: subschemas nest more than 1000 deep"));
+  // valijson parses a subschema again for each spelling of a reference to
+  // it: 100 spellings at the bottom of 100 levels would nest 10000 deep.
+  Json bottom = Json::object();
+  for (int mask = 0; mask < 100; ++mask) {
+    std::string name;
+    for (int i = 0; i < 7; ++i) {
+      char c = static_cast<char>('a' + i);
+      name += (mask >> i) & 1 ? absl::StrCat("%", absl::Hex(c)) : std::string(1, c);
+    }
+    bottom[absl::StrCat("p", mask)] = {{"$ref", "#/definitions/" + name}};
+  }
+  Json nested = {{"properties", bottom}};
+  for (int i = 0; i < 100; ++i) nested = {{"properties", {{"n", std::move(nested)}}}};
+  auto respelled = SchemaValidator::Compile(
+      {{"definitions", {{"abcdefg", std::move(nested)}}}, {"$ref", "#/definitions/abcdefg"}});
+  ASSERT_FALSE(respelled.ok());
+  EXPECT_THAT(respelled.status().message(), HasSubstr("nest more than 1000 deep"));
+}
+
+// valijson matches a reference's URI against a std::regex, which recurses
+// once per character.
+TEST(SchemaValidatorTest, OverlongReferencesAreRejected) {
+  Json schema = {{"properties", {{"x", {{"$ref", "urn:ab:" + std::string(200000, 'a') + "#"}}}}}};
+  auto validator = SchemaValidator::Compile(schema);
+  ASSERT_FALSE(validator.ok());
+  EXPECT_THAT(validator.status().message(),
+              HasSubstr("/properties/x/$ref: longer than 1024 bytes"));
+}
+
+// Arguments nested deeper than any parsed JSON (built in memory) under a
+// recursive schema: the check fails instead of the stack.
+TEST(SchemaValidatorTest, ValidationStopsBeforeTheStackRunsOut) {
+  auto list = Compile(R"({"type": "object", "properties": {"next": {"$ref": "#"}}})");
+  ASSERT_NE(list, nullptr);
+  Json deep = Json::object();
+  for (int i = 0; i < 100; ++i) deep = Json{{"next", std::move(deep)}};
+  EXPECT_TRUE(list->Validate(deep, "t").ok());
+  for (int i = 0; i < 20000; ++i) deep = Json{{"next", std::move(deep)}};
+  absl::Status status = list->Validate(deep, "t");
+  EXPECT_THAT(status.message(), HasSubstr("nest too deeply to be checked"));
 }
 
 TEST(SchemaValidatorTest, ValidatesConcurrently) {
