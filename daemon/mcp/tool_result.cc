@@ -1,5 +1,6 @@
 #include "daemon/mcp/tool_result.h"
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -155,14 +156,29 @@ bool Contains(std::string_view text, std::string_view needle) {
   return false;
 }
 
-// True when the text blocks already carry `structured`.
-bool TextSaysTheSame(const std::vector<std::string>& texts, const Json& structured) {
-  for (const std::string& text : texts) {
+bool IsTextBlock(const Json& block) { return block.is_object() && Field(block, "type") == "text"; }
+
+// A text block's text, without copying it.
+std::string_view TextOf(const Json& block) {
+  auto it = block.find("text");
+  return it != block.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                              : std::string_view();
+}
+
+// True when the text blocks of `content` already carry `structured`.
+bool TextSaysTheSame(const Json& content, const Json& structured) {
+  std::string joined;
+  bool any = false;
+  for (const Json& block : content) {
+    if (!IsTextBlock(block)) continue;
+    std::string_view text = TextOf(block);
     absl::StatusOr<Json> parsed = ParseJson(text);
     if (parsed.ok() && *parsed == structured) return true;
+    if (any) joined += '\n';
+    joined += text;
+    any = true;
   }
-  if (texts.empty()) return false;
-  std::string joined = absl::StrJoin(texts, "\n");
+  if (!any) return false;
   std::vector<std::string> scalars;
   size_t budget = kMaxScanBytes;
   if (!CollectScalars(structured, joined.size(), budget, scalars)) return false;
@@ -172,6 +188,50 @@ bool TextSaysTheSame(const std::vector<std::string>& texts, const Json& structur
   }
   return true;
 }
+
+// The parts of a result joined with newlines, kept in one buffer that
+// stops growing one byte past `max_bytes` (where the cut looks); the rest
+// is only counted, for the truncation note. A server may send millions of
+// blocks: none of them is kept once the buffer is full.
+class Joined {
+ public:
+  Joined(size_t max_bytes, RenderStats* stats)
+      : max_bytes_(max_bytes),
+        keep_(max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1),
+        stats_(stats) {}
+
+  void Add(std::string_view part) {
+    if (parts_++ > 0) Append("\n");
+    Append(part);
+  }
+
+  // As TruncateForModel would make of the whole text.
+  std::string Finish() && {
+    if (total_ == 0) return TruncateForModel("(the tool returned no content)", max_bytes_);
+    if (stats_ != nullptr) stats_->buffer_bytes = text_.size();
+    if (total_ <= max_bytes_) return std::move(text_);
+    size_t cut = max_bytes_;
+    // Never split a UTF-8 sequence: back up over continuation bytes.
+    while (cut > 0 && (static_cast<unsigned char>(text_[cut]) & 0xc0) == 0x80) --cut;
+    text_.resize(cut);
+    absl::StrAppend(&text_, "\n\n[output truncated: ", total_ - cut, " of ", total_,
+                    " bytes left out]");
+    return std::move(text_);
+  }
+
+ private:
+  void Append(std::string_view piece) {
+    total_ += piece.size();
+    if (text_.size() < keep_) text_.append(piece.substr(0, keep_ - text_.size()));
+  }
+
+  const size_t max_bytes_;
+  const size_t keep_;
+  RenderStats* const stats_;
+  std::string text_;
+  size_t total_ = 0;
+  size_t parts_ = 0;
+};
 
 }  // namespace
 
@@ -186,21 +246,20 @@ std::string TruncateForModel(std::string text, size_t max_bytes) {
   return text;
 }
 
-std::string RenderToolResult(const CallToolResult& result, size_t max_bytes) {
-  std::vector<std::string> parts;
-  std::vector<std::string> texts;
+std::string RenderToolResult(const CallToolResult& result, size_t max_bytes, RenderStats* stats) {
+  Joined joined(max_bytes, stats);
   for (const Json& block : result.content) {
-    std::string part = RenderBlock(block);
-    if (block.is_object() && Field(block, "type") == "text") texts.push_back(part);
-    parts.push_back(std::move(part));
+    if (IsTextBlock(block)) {
+      joined.Add(TextOf(block));
+    } else {
+      joined.Add(RenderBlock(block));
+    }
   }
   const Json& structured = result.structured_content;
-  if (!structured.is_null() && !TextSaysTheSame(texts, structured)) {
-    parts.push_back(DumpJson(structured));
+  if (!structured.is_null() && !TextSaysTheSame(result.content, structured)) {
+    joined.Add(DumpJson(structured));
   }
-  std::string text = absl::StrJoin(parts, "\n");
-  if (text.empty()) text = "(the tool returned no content)";
-  return TruncateForModel(std::move(text), max_bytes);
+  return std::move(joined).Finish();
 }
 
 }  // namespace raw::mcp

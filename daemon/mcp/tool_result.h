@@ -13,7 +13,8 @@
 //   up, and the JSON is shown, when the values times the text's length pass
 //   64 MiB, so rendering stays fast whatever the server sends);
 // - a result past `max_bytes` is cut at a character boundary, ending with a
-//   line saying how many bytes were left out.
+//   line saying how many bytes were left out. Blocks past the cut are
+//   measured for that line, one at a time, never kept.
 //
 // isError is not part of the text: the caller maps it to the tool status.
 #pragma once
@@ -27,7 +28,15 @@ namespace raw::mcp {
 
 inline constexpr size_t kMaxToolResultBytes = 100 * 1024;
 
-std::string RenderToolResult(const CallToolResult& result, size_t max_bytes = kMaxToolResultBytes);
+// What a rendering kept in memory, for tests: a result of any size is
+// rendered into one buffer of at most max_bytes + 1 bytes, and what lies
+// past it is only measured (for the truncation line), never kept.
+struct RenderStats {
+  size_t buffer_bytes = 0;  // the rendered text held, before the cut
+};
+
+std::string RenderToolResult(const CallToolResult& result, size_t max_bytes = kMaxToolResultBytes,
+                             RenderStats* stats = nullptr);
 
 // `text` cut to at most `max_bytes` (at a UTF-8 character boundary) plus a
 // line saying how much was left out; unchanged when it fits.

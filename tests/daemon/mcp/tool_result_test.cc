@@ -1,11 +1,16 @@
 #include "daemon/mcp/tool_result.h"
 
+#include <cstdint>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace raw::mcp {
 namespace {
+
+using ::testing::EndsWith;
 
 CallToolResult Parse(const char* json) {
   absl::StatusOr<Json> value = ParseJson(json);
@@ -91,6 +96,45 @@ TEST(ToolResultTest, NeverCutsInsideACharacter) {
   EXPECT_EQ(cut.substr(0, 4), "ab\xc3\xa9");
   EXPECT_EQ(cut[4], '\n');
   EXPECT_EQ(TruncateForModel("short", 10), "short");
+}
+
+// A server may send millions of small blocks (63 MiB of them once drove the
+// daemon to gigabytes, each block's text kept before the join): the result
+// is the same text as cutting the whole, and no more than max_bytes + 1
+// bytes of it are ever kept.
+TEST(ToolResultTest, ManyBlocksAreCutWithoutKeepingTheWhole) {
+  CallToolResult result;
+  std::string whole;
+  for (int i = 0; i < 100000; ++i) {
+    std::string text = absl::StrCat("block ", i);
+    bool odd = i % 3 == 2;
+    result.content.push_back(odd ? Json(1) : Json{{"type", "text"}, {"text", text}});
+    absl::StrAppend(&whole, i > 0 ? "\n" : "",
+                    odd ? "[a content block that is not an object]" : text);
+  }
+  RenderStats stats;
+  std::string text = RenderToolResult(result, 1000, &stats);
+  EXPECT_EQ(text, TruncateForModel(whole, 1000));
+  EXPECT_THAT(text, EndsWith(absl::StrCat(" of ", whole.size(), " bytes left out]")));
+  EXPECT_LE(stats.buffer_bytes, 1001u);
+}
+
+// Cut at every length, the result is the whole cut as TruncateForModel
+// cuts it (never inside a character, the note counting every byte).
+TEST(ToolResultTest, EveryCutMatchesCuttingTheWhole) {
+  CallToolResult result = Parse(R"({"content":[{"type":"text","text":"ab\u00e9\u00e9"},
+      {"type":"image","data":"iVBORw0KGgoA","mimeType":"image/png"},
+      {"type":"text","text":""},{"type":"text","text":"z"}],
+      "structuredContent":{"answer":42}})");
+  std::string whole = RenderToolResult(result, SIZE_MAX);
+  for (size_t max = 0; max <= whole.size() + 1; ++max) {
+    EXPECT_EQ(RenderToolResult(result, max), TruncateForModel(whole, max)) << max;
+  }
+  CallToolResult empty = Parse(R"({"content":[{"type":"text","text":""}]})");
+  EXPECT_EQ(RenderToolResult(empty, 10), TruncateForModel("(the tool returned no content)", 10));
+  CallToolResult two_empty =
+      Parse(R"({"content":[{"type":"text","text":""},{"type":"text","text":""}]})");
+  EXPECT_EQ(RenderToolResult(two_empty), "\n");
 }
 
 // The server picks the text and the values; comparing them must stay cheap
