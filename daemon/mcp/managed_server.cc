@@ -210,7 +210,10 @@ absl::Status ManagedServer::AwaitReady(const CancelToken* cancel) {
 absl::Status ManagedServer::Start(uint64_t epoch) {
   McpClientOptions client_options;
   client_options.server_name = config_.name;
+  // startup_timeout_ms bounds the whole start (the handshake and every page
+  // of the tool list), and each request of a later new session or refresh.
   client_options.request_timeout_ms = config_.startup_timeout_ms;
+  client_options.connect_timeout_ms = config_.startup_timeout_ms;
   client_options.root_dir = options_.root_dir;
   client_options.on_tools_changed = [this, epoch] {
     {

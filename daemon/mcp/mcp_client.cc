@@ -145,15 +145,18 @@ absl::Status McpClient::Connect(const CancelToken* cancel) {
     absl::MutexLock lock(&mu_);
     alive_ = true;
   }
+  const absl::Time deadline = options_.connect_timeout_ms > 0
+                                  ? absl::Now() + absl::Milliseconds(options_.connect_timeout_ms)
+                                  : absl::InfiniteFuture();
   // No one else uses the client before Connect returns.
-  absl::Status handshake = Guarded("initialize", [&] { return Initialize(cancel); });
+  absl::Status handshake = Guarded("initialize", [&] { return Initialize(cancel, deadline); });
   if (handshake.ok()) {
     absl::MutexLock lock(&session_mu_);
     session_ = 1;
   }
   absl::StatusOr<std::vector<McpTool>> tools = std::vector<McpTool>();
   if (handshake.ok() && server_info().has_tools) {
-    tools = Guarded("tools/list", [&] { return ListTools(cancel); });
+    tools = Guarded("tools/list", [&] { return ListTools(cancel, deadline); });
   }
   if (!handshake.ok() || !tools.ok()) {
     Close();
@@ -171,7 +174,24 @@ absl::Status McpClient::Connect(const CancelToken* cancel) {
   return absl::OkStatus();
 }
 
-absl::Status McpClient::Initialize(const CancelToken* cancel) {
+absl::StatusOr<Json> McpClient::CallBefore(absl::Time deadline, const std::string& method,
+                                           Json params, RequestOptions request) {
+  if (deadline == absl::InfiniteFuture()) return peer_.Call(method, std::move(params), request);
+  auto past = [&] {
+    return absl::DeadlineExceededError(
+        absl::StrCat("no answer to ", method, " within ", options_.connect_timeout_ms,
+                     " ms of the start (the limit for the handshake and the whole tool list)"));
+  };
+  const int64_t left = absl::ToInt64Milliseconds(deadline - absl::Now());
+  if (left <= 0) return past();
+  const bool cut = request.timeout_ms <= 0 || left < request.timeout_ms;
+  if (cut) request.timeout_ms = left;
+  absl::StatusOr<Json> result = peer_.Call(method, std::move(params), request);
+  if (cut && absl::IsDeadlineExceeded(result.status())) return past();
+  return result;
+}
+
+absl::Status McpClient::Initialize(const CancelToken* cancel, absl::Time deadline) {
   RequestOptions request;
   request.timeout_ms = options_.request_timeout_ms;
   request.cancel = cancel;
@@ -184,7 +204,7 @@ absl::Status McpClient::Initialize(const CancelToken* cancel) {
         {"capabilities",
          options_.root_dir.empty() ? Json::object() : Json{{"roots", Json::object()}}},
         {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
-    result = peer_.Call("initialize", std::move(params), request);
+    result = CallBefore(deadline, "initialize", std::move(params), request);
     if (result.ok() || attempt == 1) break;
     // A server may refuse the version with -32602 and list what it speaks.
     std::optional<Json> error = RpcErrorOf(result.status());
@@ -234,7 +254,8 @@ absl::Status McpClient::Initialize(const CancelToken* cancel) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* cancel) {
+absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* cancel,
+                                                          absl::Time deadline) {
   std::vector<McpTool> tools;
   std::set<std::string> names;
   std::set<std::string> cursors;
@@ -246,7 +267,7 @@ absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* can
   for (int page = 0; page < kMaxToolPages; ++page) {
     Json params = Json::object();
     if (!cursor.empty()) params["cursor"] = cursor;
-    ASSIGN_OR_RETURN(Json result, peer_.Call("tools/list", std::move(params), request));
+    ASSIGN_OR_RETURN(Json result, CallBefore(deadline, "tools/list", std::move(params), request));
     if (!result.is_object() || !result["tools"].is_array()) {
       return absl::FailedPreconditionError("the tools/list answer has no tools array");
     }
@@ -319,7 +340,7 @@ void McpClient::RefresherLoop() {
       refresh_requested_ = false;
     }
     absl::StatusOr<std::vector<McpTool>> tools =
-        Guarded("tools/list", [&] { return ListTools(nullptr); });
+        Guarded("tools/list", [&] { return ListTools(nullptr, absl::InfiniteFuture()); });
     if (!tools.ok()) {
       RAW_LOG(Warning) << "mcp server " << options_.server_name
                        << ": refreshing the tool list failed: "
@@ -363,7 +384,7 @@ absl::Status McpClient::StartNewSession(uint64_t seen_session, const CancelToken
   RAW_LOG(Info) << "mcp server " << options_.server_name
                 << ": the server no longer knows the session; starting a new one";
   transport_->ResetSession();
-  absl::Status started = Initialize(cancel);
+  absl::Status started = Initialize(cancel, absl::InfiniteFuture());
   {
     absl::MutexLock lock(&session_mu_);
     starting_session_ = false;

@@ -31,6 +31,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/cancel_token.h"
 #include "common/json.h"
 #include "daemon/mcp/json_rpc_peer.h"
@@ -48,8 +49,12 @@ struct McpClientOptions {
   std::string server_name;  // for logs and errors
   std::string client_name = "raw";
   std::string client_version;  // default: Raw's version
-  // Limit for initialize, each tools/list page and ping.
+  // Limit for each request of the handshake and of the tool listing.
   int64_t request_timeout_ms = 30000;
+  // Limit for all of Connect together: the handshake and every page of the
+  // tool list (each request gets what is left, at most request_timeout_ms).
+  // 0 = none beyond request_timeout_ms per request.
+  int64_t connect_timeout_ms = 0;
   // Runs on the refresher thread after the tool table changed.
   std::function<void()> on_tools_changed;
   // Runs on a transport thread when the connection ends without Close().
@@ -116,12 +121,18 @@ class McpClient {
   void Close();
 
  private:
-  absl::Status Initialize(const CancelToken* cancel);
+  // Requests made before `deadline` (Connect's limit; InfiniteFuture for
+  // none) time out by it at the latest.
+  absl::Status Initialize(const CancelToken* cancel, absl::Time deadline);
+  // peer_.Call within both `request.timeout_ms` and `deadline`; past the
+  // deadline, the error names Connect's limit.
+  absl::StatusOr<Json> CallBefore(absl::Time deadline, const std::string& method, Json params,
+                                  RequestOptions request);
   // CallTool without its backstop (see Guarded in the .cc).
   absl::StatusOr<CallToolResult> CallToolOnce(const std::string& name, const Json& arguments,
                                               const CallOptions& options);
   // `cancel` (may be null) ends the listing early.
-  absl::StatusOr<std::vector<McpTool>> ListTools(const CancelToken* cancel);
+  absl::StatusOr<std::vector<McpTool>> ListTools(const CancelToken* cancel, absl::Time deadline);
   void OnNotification(const Message& notification);
   void RefresherLoop();
   // Starts a new session unless one was started since `seen_session`; waits

@@ -134,6 +134,25 @@ TEST(FaultTest, SlowStartPastTheStartupTimeoutIsANotice) {
   EXPECT_THAT(Notices(selection), HasSubstr("within 300 ms"));
 }
 
+// The startup timeout bounds the whole start, not each request: a server
+// that answers each page of its tool list well in time (400 ms), but takes
+// longer than the limit over all six, fails to start.
+TEST(FaultTest, AToolListSlowerThanTheStartupTimeoutIsANotice) {
+  ManagerHarness harness;
+  auto server = FakeServer("paging", {"--pages", "6", "--page-delay", "400"});
+  server.startup_timeout_ms = 1500;
+  McpSelection selection = harness.Select({"mcp/paging/*"}, {server});
+  EXPECT_TRUE(selection.tools.empty());
+  EXPECT_THAT(Notices(selection),
+              HasSubstr("MCP server \"paging\" is unavailable: failed to start: tools/list "
+                        "failed: no answer to tools/list within 1500 ms of the start"));
+
+  ManagerHarness quicker;
+  auto two_pages = FakeServer("paging", {"--pages", "2", "--page-delay", "100"});
+  two_pages.startup_timeout_ms = 1500;
+  EXPECT_EQ(quicker.Call(two_pages, "echo", {{"text", "in time"}}).content, "echo: in time");
+}
+
 TEST(FaultTest, SlowStartWithinTheStartupTimeoutWorks) {
   ManagerHarness harness;
   auto server = FakeServer("slow", {"--slow-start", "300"});
