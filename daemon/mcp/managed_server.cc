@@ -222,6 +222,7 @@ absl::Status ManagedServer::Start(uint64_t epoch) {
       // and generation after this refresh, so nothing is lost.
       if (epoch != epoch_ || client_ == nullptr) return;
       tools_ = client_->tools();
+      left_out_ = client_->left_out_tools();
       ++tools_generation_;
     }
     Changed();
@@ -254,6 +255,7 @@ absl::Status ManagedServer::Start(uint64_t epoch) {
       // since: a list_changed answered before this point (whose callback
       // found no client_ yet) still moves the generation on.
       tools_ = client->tools();
+      left_out_ = client->left_out_tools();
       tools_generation_ += client->tools_generation();
       listed_ = true;
       last_used_ms_ = options_.clock->NowUnixMs();
@@ -386,6 +388,11 @@ std::vector<tools::ToolSpec> ManagedServer::ToolSpecs() {
     specs_generation_ = tools_generation_;
   }
   return specs_;
+}
+
+std::vector<std::string> ManagedServer::LeftOutTools() const {
+  absl::MutexLock lock(&mu_);
+  return left_out_;
 }
 
 bool ManagedServer::has_listed() const {

@@ -141,6 +141,9 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   // The model-ready tools as last listed, built once per listing; empty
   // before the first successful start (see has_listed).
   std::vector<tools::ToolSpec> ToolSpecs();
+  // The names of the tools the last listing left out for being unusable
+  // (McpClient::left_out_tools), as the server sent them.
+  std::vector<std::string> LeftOutTools() const;
   bool has_listed() const;
   // Moves on with every listing (first start, restarts, list_changed
   // refreshes, including one answered while the server was starting).
@@ -219,6 +222,7 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   std::optional<std::string> notice_ ABSL_GUARDED_BY(mu_);
   bool listed_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<McpTool> tools_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> left_out_ ABSL_GUARDED_BY(mu_);
   uint64_t tools_generation_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<tools::ToolSpec> specs_ ABSL_GUARDED_BY(mu_);
   uint64_t specs_generation_ ABSL_GUARDED_BY(mu_) = 0;

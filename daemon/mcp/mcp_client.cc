@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "common/version.h"
 #include "daemon/mcp/log_text.h"
+#include "daemon/mcp/tool_naming.h"
 
 namespace raw::mcp {
 namespace {
@@ -154,7 +155,7 @@ absl::Status McpClient::Connect(const CancelToken* cancel) {
     absl::MutexLock lock(&session_mu_);
     session_ = 1;
   }
-  absl::StatusOr<std::vector<McpTool>> tools = std::vector<McpTool>();
+  absl::StatusOr<ToolList> tools = ToolList();
   if (handshake.ok() && server_info().has_tools) {
     tools = Guarded("tools/list", [&] { return ListTools(cancel, deadline); });
   }
@@ -167,7 +168,8 @@ absl::Status McpClient::Connect(const CancelToken* cancel) {
   }
   {
     absl::MutexLock lock(&mu_);
-    tools_ = *std::move(tools);
+    tools_ = std::move(tools->tools);
+    left_out_ = std::move(tools->left_out);
     tools_generation_ = 1;
   }
   refresher_ = std::thread([this] { RefresherLoop(); });
@@ -254,9 +256,10 @@ absl::Status McpClient::Initialize(const CancelToken* cancel, absl::Time deadlin
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* cancel,
-                                                          absl::Time deadline) {
-  std::vector<McpTool> tools;
+absl::StatusOr<McpClient::ToolList> McpClient::ListTools(const CancelToken* cancel,
+                                                         absl::Time deadline) {
+  ToolList list;
+  std::vector<McpTool>& tools = list.tools;
   std::set<std::string> names;
   std::set<std::string> cursors;
   std::string cursor;
@@ -278,7 +281,16 @@ absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* can
                          << ": ignoring a tool: " << LogText(std::string(tool.status().message()));
         continue;
       }
-      if (tool->task_required || !names.insert(tool->name).second) continue;
+      if (tool->task_required) continue;
+      if (std::string problem = ToolNameProblem(tool->name); !problem.empty()) {
+        // Its qualified name is what rules match; one they cannot name
+        // exactly would slip past them.
+        RAW_LOG(Warning) << "mcp server " << options_.server_name << ": leaving out tool \""
+                         << EscapedToolName(tool->name) << "\": its name has " << problem;
+        if (list.left_out.size() < kMaxLeftOutNames) list.left_out.push_back(tool->name);
+        continue;
+      }
+      if (!names.insert(tool->name).second) continue;
       list_bytes += DumpJson(entry).size();
       if (list_bytes > kMaxToolListBytes) {
         return absl::ResourceExhaustedError(
@@ -290,7 +302,7 @@ absl::StatusOr<std::vector<McpTool>> McpClient::ListTools(const CancelToken* can
     if (next == result.end() || !next->is_string() || next->get<std::string>().empty()) {
       std::sort(tools.begin(), tools.end(),
                 [](const McpTool& a, const McpTool& b) { return a.name < b.name; });
-      return tools;
+      return list;
     }
     cursor = next->get<std::string>();
     if (!cursors.insert(cursor).second) {
@@ -339,7 +351,7 @@ void McpClient::RefresherLoop() {
       if (stopping_) return;
       refresh_requested_ = false;
     }
-    absl::StatusOr<std::vector<McpTool>> tools =
+    absl::StatusOr<ToolList> tools =
         Guarded("tools/list", [&] { return ListTools(nullptr, absl::InfiniteFuture()); });
     if (!tools.ok()) {
       RAW_LOG(Warning) << "mcp server " << options_.server_name
@@ -350,7 +362,8 @@ void McpClient::RefresherLoop() {
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
-      tools_ = *std::move(tools);
+      tools_ = std::move(tools->tools);
+      left_out_ = std::move(tools->left_out);
       ++tools_generation_;
     }
     if (options_.on_tools_changed) options_.on_tools_changed();
@@ -449,6 +462,11 @@ absl::Status McpClient::Ping(int64_t timeout_ms) {
 std::vector<McpTool> McpClient::tools() const {
   absl::MutexLock lock(&mu_);
   return tools_;
+}
+
+std::vector<std::string> McpClient::left_out_tools() const {
+  absl::MutexLock lock(&mu_);
+  return left_out_;
 }
 
 uint64_t McpClient::tools_generation() const {

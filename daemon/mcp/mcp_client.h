@@ -8,7 +8,8 @@
 // 2025-06-18 or 2025-03-26; any other answer fails Connect. Raw advertises
 // no client capabilities except `roots` when McpClientOptions::root_dir is
 // set. Tools whose execution requires tasks are left out
-// of the table (Raw does not implement tasks).
+// of the table (Raw does not implement tasks), and so are tools whose names
+// rules could not match exactly (ToolNameProblem, tool_naming.h).
 //
 // When the transport reports that the server forgot the session (HTTP) in
 // answer to a tools/call it did not take, the client starts a new session
@@ -40,6 +41,9 @@
 #include "daemon/mcp/transport.h"
 
 namespace raw::mcp {
+
+// The most names of unusable tools one listing keeps for notices.
+inline constexpr size_t kMaxLeftOutNames = 20;
 
 // Newest first.
 inline constexpr const char* kSupportedProtocolVersions[] = {"2025-11-25", "2025-06-18",
@@ -108,6 +112,9 @@ class McpClient {
   absl::Status Ping(int64_t timeout_ms);
 
   std::vector<McpTool> tools() const;
+  // The names of the tools left out of the last listing for being unusable
+  // (tool_naming.h), as the server sent them; at most kMaxLeftOutNames.
+  std::vector<std::string> left_out_tools() const;
   // 1 after Connect, +1 for every refresh of the table.
   uint64_t tools_generation() const;
   // Waits until tools_generation() >= `generation`; false on timeout.
@@ -131,8 +138,12 @@ class McpClient {
   // CallTool without its backstop (see Guarded in the .cc).
   absl::StatusOr<CallToolResult> CallToolOnce(const std::string& name, const Json& arguments,
                                               const CallOptions& options);
+  struct ToolList {
+    std::vector<McpTool> tools;
+    std::vector<std::string> left_out;  // names, see left_out_tools()
+  };
   // `cancel` (may be null) ends the listing early.
-  absl::StatusOr<std::vector<McpTool>> ListTools(const CancelToken* cancel, absl::Time deadline);
+  absl::StatusOr<ToolList> ListTools(const CancelToken* cancel, absl::Time deadline);
   void OnNotification(const Message& notification);
   void RefresherLoop();
   // Starts a new session unless one was started since `seen_session`; waits
@@ -163,6 +174,7 @@ class McpClient {
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(session_mu_);
   ServerInfo info_ ABSL_GUARDED_BY(mu_);
   std::vector<McpTool> tools_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> left_out_ ABSL_GUARDED_BY(mu_);
   uint64_t tools_generation_ ABSL_GUARDED_BY(mu_) = 0;
   bool refresh_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool started_ ABSL_GUARDED_BY(mu_) = false;

@@ -248,6 +248,13 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
       }
       selection.tools.push_back(std::move(spec));
     }
+    for (const std::string& name : server.LeftOutTools()) {
+      if (!AnyMatches(tools_use, QualifiedToolName(server.name(), name))) continue;
+      selection.notices.push_back(
+          absl::StrCat("MCP tool \"", EscapedToolName(name), "\" of server \"", server.name(),
+                       "\" is left out: its name has ", ToolNameProblem(name),
+                       ", so rules could not name it exactly"));
+    }
   }
   std::sort(selection.tools.begin(), selection.tools.end(),
             [](const tools::ToolSpec& a, const tools::ToolSpec& b) {

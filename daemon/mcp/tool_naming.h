@@ -18,6 +18,13 @@
 // hashes that agree; McpManager leaves the second such tool out with a
 // notice.
 //
+// Usable names: the qualified name is what rules and tools.use patterns
+// match, so a tool name a pattern could not name exactly, or that reads
+// differently from what it is, is left out (ToolNameProblem): control
+// characters (a newline slips past a "re:" rule whose `.` stops at it),
+// whitespace, the glob characters '*', '?' and '\\', bidirectional
+// formatting and zero-width characters, and ill-formed UTF-8.
+//
 // Thread-safety: pure functions.
 #pragma once
 
@@ -26,6 +33,14 @@
 namespace raw::mcp {
 
 std::string QualifiedToolName(const std::string& server, const std::string& tool);
+
+// What makes `tool` unusable as a tool name ("a control character",
+// "whitespace", "'*'", ...), or "" when it is usable.
+std::string ToolNameProblem(const std::string& tool);
+// `tool` with every character ToolNameProblem objects to written as an
+// escape ("\n", "\x1B", "\u202E"; a backslash as "\\"), at most
+// about 200 bytes: safe to show in a notice.
+std::string EscapedToolName(const std::string& tool);
 std::string ModelFacingToolName(const std::string& server, const std::string& tool);
 
 // True when `pattern` (a glob, common/star_glob.h) matches some qualified

@@ -43,7 +43,7 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
 wait_cancel, cancelled_ids, ask_client, env, mixed, spawn_child, destroy,
-tasks_only, weird.name/with spaces.
+tasks_only, weird.name/with:colons.
 """
 
 import argparse
@@ -198,7 +198,7 @@ TOOLS = [
      "inputSchema": schema(), "annotations": {"readOnlyHint": True}},
     {"name": "tasks_only", "description": "Needs tasks.", "inputSchema": schema(),
      "execution": {"taskSupport": "required"}},
-    {"name": "weird.name/with spaces", "description": "Needs sanitizing.", "inputSchema": schema()},
+    {"name": "weird.name/with:colons", "description": "Needs sanitizing.", "inputSchema": schema()},
 ]
 
 

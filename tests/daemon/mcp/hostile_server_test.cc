@@ -124,6 +124,49 @@ TEST(HostileServerTest, ToolSchemasWithReferenceLoopsAreCheckedOnlyAsObjects) {
   EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kReady);
 }
 
+// Tool names are what rules match: a name a rule could not name exactly
+// (here one with a newline, which a "re:" rule's `.` stops at) would slip
+// past it. Such tools are left out, each with a notice naming the server
+// and the escaped name; the others are offered as usual.
+TEST(HostileServerTest, ToolsWhoseNamesRulesCannotMatchAreLeftOut) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"delete\nall", "\"delete\\nall\" of server \"names\" is left out: its name has whitespace"},
+      {"rm *", "\"rm *\" of server \"names\" is left out: its name has whitespace"},
+      {"rm*", "\"rm*\" of server \"names\" is left out: its name has '*'"},
+      {"what?", "\"what?\" of server \"names\" is left out: its name has '?'"},
+      {"back\\slash", "\"back\\\\slash\" of server \"names\" is left out: its name has '\\'"},
+      {"esc\x1b]0;evil\x07",
+       "\"esc\\x1B]0;evil\\x07\" of server \"names\" is left out: its "
+       "name has a control character"},
+      {"rev\u202Eesrever",
+       "\"rev\\u202Eesrever\" of server \"names\" is left out: its name "
+       "has a bidirectional formatting character"},
+      {"zero\u200Bwidth",
+       "\"zero\\u200Bwidth\" of server \"names\" is left out: its name has "
+       "whitespace or an invisible character"},
+  };
+  Json extra = Json::array({{{"name", "fine.name-1/ü"}, {"inputSchema", {{"type", "object"}}}}});
+  for (const auto& [name, notice] : bad) {
+    extra.push_back({{"name", name}, {"inputSchema", {{"type", "object"}}}});
+  }
+  ManagerHarness harness;
+  auto server = FakeServer("names", {"--extra-tools", DumpJson(extra)});
+  McpSelection selection = harness.Select({"mcp/names/*"}, {server});
+  std::vector<std::string> names = testing::QualifiedNames(selection.tools);
+  EXPECT_THAT(names, ::testing::Contains("mcp/names/fine.name-1/ü"));
+  EXPECT_THAT(names, ::testing::Contains("mcp/names/echo"));
+  for (const auto& [name, notice] : bad) {
+    EXPECT_THAT(names, ::testing::Not(::testing::Contains("mcp/names/" + name)));
+    EXPECT_THAT(HostileNotices(selection), HasSubstr("MCP tool " + notice)) << name;
+  }
+  std::vector<McpServerStatus> status = harness.manager().Status();
+  ASSERT_EQ(status.size(), 1u);
+  EXPECT_EQ(status[0].tools.size(), 18u);  // the fake's 17 and the fine one
+  // Patterns that cover none of them: no notice.
+  McpSelection echo_only = harness.Select({"mcp/names/echo"}, {server});
+  EXPECT_TRUE(echo_only.notices.empty()) << HostileNotices(echo_only);
+}
+
 // Records what the peer sends; the test plays the server through the
 // callbacks Start received.
 class InMemoryTransport : public McpTransport {

@@ -38,7 +38,7 @@ TEST(ManagerTest, SelectsOnlyMatchingToolsAcrossPages) {
   // Three pages, every tool but the one that needs tasks.
   EXPECT_EQ(status[0].tools.size(), 17u);
   EXPECT_THAT(status[0].tools, ::testing::Not(::testing::Contains("tasks_only")));
-  EXPECT_THAT(status[0].tools, ::testing::Contains("weird.name/with spaces"));
+  EXPECT_THAT(status[0].tools, ::testing::Contains("weird.name/with:colons"));
 }
 
 TEST(ManagerTest, ServersNoPatternCoversAreNeverStarted) {
@@ -115,10 +115,10 @@ TEST(ManagerTest, BuildsModelReadyToolSpecs) {
   EXPECT_FALSE(FindSpec(selection.tools, "mcp/fake/lookup")->read_only);
   EXPECT_FALSE(FindSpec(selection.tools, "mcp/fake/crash")->read_only);
 
-  const tools::ToolSpec* weird = FindSpec(selection.tools, "mcp/fake/weird.name/with spaces");
+  const tools::ToolSpec* weird = FindSpec(selection.tools, "mcp/fake/weird.name/with:colons");
   ASSERT_NE(weird, nullptr);
   EXPECT_THAT(weird->model_name,
-              ::testing::MatchesRegex("mcp__fake__weird_name_with_spaces_[0-9a-f]{8}"));
+              ::testing::MatchesRegex("mcp__fake__weird_name_with_colons_[0-9a-f]{8}"));
   EXPECT_EQ(FindSpec(selection.tools, "mcp/fake/tasks_only"), nullptr);
   // Ordered by qualified name.
   std::vector<std::string> names = QualifiedNames(selection.tools);

@@ -35,6 +35,37 @@ TEST(ToolNamingTest, SanitizesWithAStableHash) {
   EXPECT_EQ(dotted, "mcp__gh__issues_list_152d6992") << "the hash must never change";
 }
 
+// Names rules and tools.use patterns could not name exactly are unusable.
+TEST(ToolNamingTest, NamesRulesCannotMatchExactlyAreUnusable) {
+  for (const char* usable : {"read_file", "issues.list", "a/b:c-d", "caf\u00e9", "\u65e5\u672c"}) {
+    EXPECT_EQ(ToolNameProblem(usable), "") << usable;
+  }
+  EXPECT_EQ(ToolNameProblem("delete\nall"), "whitespace");
+  EXPECT_EQ(ToolNameProblem("a b"), "whitespace");
+  EXPECT_EQ(ToolNameProblem(std::string("nul\0x", 5)), "a control character");
+  EXPECT_EQ(ToolNameProblem("del\x7f"), "a control character");
+  EXPECT_EQ(ToolNameProblem("c1\u0085"), "a control character");
+  EXPECT_EQ(ToolNameProblem("nb\u00a0sp"), "whitespace or an invisible character");
+  EXPECT_EQ(ToolNameProblem("line\u2028sep"), "whitespace or an invisible character");
+  EXPECT_EQ(ToolNameProblem("bom\ufeff"), "whitespace or an invisible character");
+  EXPECT_EQ(ToolNameProblem("rlo\u202e"), "a bidirectional formatting character");
+  EXPECT_EQ(ToolNameProblem("all*"), "'*'");
+  EXPECT_EQ(ToolNameProblem("a?"), "'?'");
+  EXPECT_EQ(ToolNameProblem("a\\b"), "'\\'");
+  EXPECT_EQ(ToolNameProblem("bad\xff"), "ill-formed UTF-8");
+}
+
+TEST(ToolNamingTest, EscapedNamesAreSafeToShow) {
+  EXPECT_EQ(EscapedToolName("delete\nall"), "delete\\nall");
+  EXPECT_EQ(EscapedToolName("esc\x1b]0;x\x07"), "esc\\x1B]0;x\\x07");
+  EXPECT_EQ(EscapedToolName("a\\b"), "a\\\\b");
+  EXPECT_EQ(EscapedToolName("rlo\u202e caf\u00e9"), "rlo\\u202E caf\u00e9");
+  EXPECT_EQ(EscapedToolName("bad\xff"), "bad\\xFF");
+  std::string long_name = EscapedToolName(std::string(1000, 'a'));
+  EXPECT_LE(long_name.size(), 210u);
+  EXPECT_EQ(long_name.substr(long_name.size() - 3), "…");
+}
+
 TEST(ToolNamingTest, ShortensLongNames) {
   std::string tool(100, 'a');
   std::string name = ModelFacingToolName("server", tool);
