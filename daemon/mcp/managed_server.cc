@@ -58,6 +58,12 @@ absl::Status ManagedServer::Clean(const absl::Status& status) const {
   return absl::Status(status.code(), Clean(std::string(status.message())));
 }
 
+absl::Status ManagedServer::Shown(const absl::Status& status) const {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), SafeDisplayText(Clean(std::string(status.message())),
+                                                     kMaxShownServerTextBytes));
+}
+
 absl::Status ManagedServer::Prepare(const ExpandFn& expand) {
   {
     absl::MutexLock lock(&mu_);
@@ -295,7 +301,7 @@ absl::StatusOr<CallToolResult> ManagedServer::Call(
   uint64_t epoch = 0;
   // A second round covers an idle stop racing the start of the call.
   for (int attempt = 0; attempt < 2 && client == nullptr; ++attempt) {
-    RETURN_IF_ERROR(EnsureReady(&cancel));
+    if (absl::Status ready = EnsureReady(&cancel); !ready.ok()) return Shown(ready);
     absl::MutexLock lock(&mu_);
     if (state_ == ServerState::kReady && client_ != nullptr) {
       client = client_;
@@ -321,7 +327,7 @@ absl::StatusOr<CallToolResult> ManagedServer::Call(
     return absl::DeadlineExceededError(
         absl::StrCat("no answer within ", config_.call_timeout_ms, " ms; the call was cancelled"));
   }
-  if (!result.ok()) return Clean(result.status());
+  if (!result.ok()) return Shown(result.status());
   return result;
 }
 

@@ -21,8 +21,9 @@
 // only cleaned: last_error in Status(), notices, and the errors of
 // EnsureReady and Call are valid UTF-8 (ill-formed bytes become U+FFFD)
 // and pass through Options::redact, which hides known secret values.
-// last_error and notices, which every front end shows, are also safe to
-// show (control and bidirectional formatting characters become U+FFFD:
+// last_error, notices and the errors of Call (which become a tool result
+// the model reads and every front end shows) are also safe to show
+// (control and bidirectional formatting characters become U+FFFD:
 // SafeDisplayText) and at most kMaxShownServerTextBytes.
 //
 // Ownership: owned through shared_ptr by McpManager (a call in progress and a
@@ -191,6 +192,8 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   // `text` as valid UTF-8 with known secrets hidden. REQUIRES: mu_ not held.
   std::string Clean(const std::string& text) const;
   absl::Status Clean(const absl::Status& status) const;
+  // Clean, then safe to show (SafeDisplayText).
+  absl::Status Shown(const absl::Status& status) const;
 
   const config::McpServerConfig config_;
   const ManagedServerOptions options_;

@@ -83,6 +83,23 @@ TEST(ErrorTextTest, ACrashReportsCleanTextInTheResultTheNoticeAndTheStatus) {
   ExpectClean(harness.manager().Status()[0].last_error);
 }
 
+// A crashed server's last stderr lines reach the tool result the model
+// reads and every front end shows: no escape sequence (here one that would
+// set a terminal's title) or bell survives in it.
+TEST(ErrorTextTest, ACrashedServersStderrInTheResultIsSafeToShow) {
+  ManagerHarness harness;
+  auto server = FakeServer("fake", {"--stderr-hex", absl::BytesToHexString("title:\x1b]0;evil\x07 "
+                                                                           "rlo:\u202e end")});
+  tools::ToolOutput crashed = harness.Call(server, "crash", Json::object());
+  EXPECT_EQ(crashed.status, events::ToolStatus::kError);
+  EXPECT_THAT(crashed.content, HasSubstr("crashing on purpose"));
+  const std::string kReplacement = "\xef\xbf\xbd";
+  EXPECT_THAT(crashed.content, HasSubstr("title:" + kReplacement + "]0;evil" + kReplacement +
+                                         " rlo:" + kReplacement + " end"));
+  EXPECT_THAT(crashed.content, Not(HasSubstr("\x1b")));
+  EXPECT_THAT(crashed.content, Not(HasSubstr("\x07")));
+}
+
 TEST(ErrorTextTest, WithoutARedactorTextIsStillValidUtf8) {
   ManagerHarness harness;
   auto server = FakeServer("bad", {"--stderr-hex", absl::BytesToHexString(kNoisyLine),
