@@ -19,6 +19,9 @@ namespace {
 
 constexpr int kMaxListenFailures = 5;
 constexpr int64_t kMaxListenBackoffMs = 30000;
+// The most a server's `retry` makes the transport wait (it also keeps the
+// listening stream's doubling from overflowing).
+constexpr int64_t kMaxRetryMs = 30000;
 
 // Waits `ms` unless `cancel` fires first; false when it fired.
 bool WaitUnlessCancelled(const CancelToken& cancel, int64_t ms) {
@@ -260,11 +263,15 @@ void HttpTransport::RunRequest(const Json& id, const std::string& body, const Ca
   Resume(id, reader.last_event_id(), reader.retry_ms().value_or(options_.default_retry_ms), cancel);
 }
 
+int64_t HttpTransport::RetryDelay(int64_t retry_ms) const {
+  return std::clamp(retry_ms, std::min(options_.min_retry_ms, kMaxRetryMs), kMaxRetryMs);
+}
+
 void HttpTransport::Resume(const Json& id, std::string last_event_id, int64_t retry_ms,
                            const CancelToken& cancel) {
   int attempts = 0;
   while (attempts < options_.max_resume_attempts) {
-    if (!WaitUnlessCancelled(cancel, retry_ms)) return;
+    if (!WaitUnlessCancelled(cancel, RetryDelay(retry_ms))) return;
     RAW_LOG(Info) << "mcp server " << options_.server_name << ": resuming a broken response stream";
     ResponseReader reader = MakeReader(id);
     absl::Status sent =
@@ -320,7 +327,11 @@ void HttpTransport::RunListenStream(const CancelToken& cancel) {
                        << ": giving up the listening stream: " << sent.message();
       return;
     }
-    int64_t wait = std::min<int64_t>(retry_ms << std::min(failures, 10), kMaxListenBackoffMs);
+    // A server that answers `retry: 0` and ends each stream at once (with an
+    // event, so the failures never mount) is still reconnected at most every
+    // min_retry_ms.
+    int64_t wait =
+        std::min<int64_t>(RetryDelay(retry_ms) << std::min(failures, 10), kMaxListenBackoffMs);
     if (!WaitUnlessCancelled(cancel, wait)) return;
   }
 }

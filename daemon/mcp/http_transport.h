@@ -8,9 +8,10 @@
 // be answered with a JSON body or an SSE stream carrying progress, server
 // requests and finally the response; when such a stream breaks before the
 // response, the transport resumes it with a GET carrying Last-Event-ID
-// (after the server's `retry` delay). Notifications and responses are posted
-// synchronously (the server answers 202, and an event stream in answer is
-// not read): each POST is bounded by post_timeout_ms and ends at once when
+// (after the server's `retry` delay, within [min_retry_ms, 30 s]).
+// Notifications and responses are posted synchronously (the server answers
+// 202, and an event stream in answer is not read): each POST is bounded by
+// post_timeout_ms and ends at once when
 // the caller's cancel token fires or Close() begins, so a server that
 // never answers one cannot hold the caller. SendDetached posts on a worker
 // thread instead.
@@ -54,6 +55,10 @@ struct HttpTransportOptions {
   bool listen_stream = true;  // open the GET stream after initialize
   int64_t connect_timeout_ms = 10000;
   int64_t default_retry_ms = 1000;  // before resuming when the server gave no `retry`
+  // The least wait before reconnecting, whatever `retry` the server gave: a
+  // server that says 0 and ends each stream at once is not reconnected in a
+  // tight loop. (A `retry` past 30 s counts as 30 s.)
+  int64_t min_retry_ms = 250;
   int max_resume_attempts = 3;
   size_t max_message_bytes = 64 * 1024 * 1024;
   int64_t delete_timeout_ms = 2000;
@@ -98,6 +103,9 @@ class HttpTransport : public McpTransport {
   void Resume(const Json& id, std::string last_event_id, int64_t retry_ms,
               const CancelToken& cancel);
   void RunListenStream(const CancelToken& cancel);
+  // The wait before reconnecting for a server's `retry`: within
+  // [min_retry_ms, kMaxRetryMs].
+  int64_t RetryDelay(int64_t retry_ms) const;
   // POSTs a notification or response; gives up when `cancel` fires or the
   // transport closes.
   absl::Status PostSync(const std::string& body, const CancelToken* cancel);

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "daemon/mcp/mcp_client.h"
@@ -165,13 +166,14 @@ ScriptedHttpClient::Script Server(
   };
 }
 
-std::unique_ptr<McpClient> Connect(ScriptedHttpClient& http) {
+std::unique_ptr<McpClient> Connect(ScriptedHttpClient& http, int64_t min_retry_ms = 1) {
   HttpTransportOptions options;
   options.server_name = "scripted";
   options.url = "http://127.0.0.1:9/mcp?token=never-shown";
   options.headers = {{"X-Api-Key", "secret-value"}};
   options.client = &http;
   options.default_retry_ms = 1;
+  options.min_retry_ms = min_retry_ms;
   McpClientOptions client_options;
   client_options.server_name = "scripted";
   client_options.request_timeout_ms = 5000;
@@ -254,6 +256,43 @@ TEST(HttpTransportTest, ResumesABrokenStreamWithLastEventId) {
     if (http::FindHeader(get.headers, "Last-Event-ID") == "e1") resumed = true;
   }
   EXPECT_TRUE(resumed);
+}
+
+// A listening stream that ends at once each time, after an event (so its
+// failures never mount) and with `retry: 0`, is reconnected no more often
+// than min_retry_ms. The gaps between the GETs are checked from below only:
+// a loaded machine makes them longer, never shorter.
+TEST(HttpTransportTest, AListeningStreamThatSaysRetryZeroIsNotReconnectedInATightLoop) {
+  std::string session;
+  absl::Mutex mu;
+  std::vector<absl::Time> gets;
+  ScriptedHttpClient http([&](const http::HttpRequest& request, const Json& body,
+                              http::HttpResponseHandler& handler, const CancelToken& cancel) {
+    if (request.method == "GET") {
+      size_t n;
+      {
+        absl::MutexLock lock(&mu);
+        gets.push_back(absl::Now());
+        n = gets.size();
+      }
+      Json unused = {{"jsonrpc", "2.0"}, {"method", "notifications/resources/list_changed"}};
+      return Reply(handler, 200, {{"Content-Type", "text/event-stream"}},
+                   "retry: 0\n" + Event(absl::StrCat("e", n), unused));
+    }
+    return Server(nullptr, &session)(request, body, handler, cancel);
+  });
+  constexpr int64_t kMinRetryMs = 200;
+  std::unique_ptr<McpClient> client = Connect(http, kMinRetryMs);
+  {
+    absl::MutexLock lock(&mu);
+    auto four = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return gets.size() >= 4; };
+    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&four), absl::Seconds(10)));
+  }
+  client->Close();
+  absl::MutexLock lock(&mu);
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_GE(gets[i] - gets[i - 1], absl::Milliseconds(kMinRetryMs)) << i;
+  }
 }
 
 TEST(HttpTransportTest, AStreamThatEndsWithoutAnEventIdFailsTheCall) {
