@@ -25,7 +25,7 @@ namespace {
 constexpr size_t kStoredItems = 8;
 
 // What the provider saw of the kept history when a request went out.
-struct Seen {
+struct SeenRequest {
   uint64_t kept_generation = 0;
   uint64_t request_generation = 0;
   size_t kept_items = 0;
@@ -40,7 +40,7 @@ struct WarmBook {
   bool hold = false;       // Prepare waits while set
   bool preparing = false;  // a Prepare has begun
   int prepares_done = 0;
-  std::vector<Seen> requests;
+  std::vector<SeenRequest> requests;
 
   // Waits until `done` holds (false after 20 s, which only bounds a
   // failing test).
@@ -80,9 +80,9 @@ class WarmingProvider : public providers::Provider {
                       const CancelToken& cancel) override {
     {
       std::lock_guard<std::mutex> lock(warm_->mu);
-      warm_->requests.push_back(Seen{request.history->generation(), request.history_generation,
-                                     request.history->items(), request.messages.size(),
-                                     warm_->prepares_done});
+      warm_->requests.push_back(SeenRequest{request.history->generation(),
+                                            request.history_generation, request.history->items(),
+                                            request.messages.size(), warm_->prepares_done});
       warm_->cv.notify_all();
     }
     Keep(request);
@@ -145,12 +145,12 @@ class SessionRunnerWarmUpTest : public ::testing::Test {
   }
 
   // Starts a turn and waits for its request.
-  Seen FirstRequest() {
+  SeenRequest FirstRequest() {
     book_->scripts.push_back(testing::TextAnswer("ok"));
     EXPECT_TRUE(harness_.StartTurn(*runner_, Plan("next")).ok());
     EXPECT_TRUE(warm_->WaitUntil([&] { return !warm_->requests.empty(); }));
     std::lock_guard<std::mutex> lock(warm_->mu);
-    return warm_->requests.empty() ? Seen{} : warm_->requests.front();
+    return warm_->requests.empty() ? SeenRequest{} : warm_->requests.front();
   }
 
   testing::TempStore store_;
@@ -166,7 +166,7 @@ class SessionRunnerWarmUpTest : public ::testing::Test {
 TEST_F(SessionRunnerWarmUpTest, ALeaseOnALongHistoryServesTheFirstRequestSerialized) {
   Make(kStoredItems);
   ASSERT_TRUE(warm_->WaitUntil([&] { return warm_->prepares_done == 1; }));
-  Seen seen = FirstRequest();
+  SeenRequest seen = FirstRequest();
   // Only the turn's own prompt was left to serialize.
   EXPECT_EQ(seen.kept_generation, seen.request_generation);
   EXPECT_EQ(seen.kept_items, kStoredItems);
@@ -176,7 +176,7 @@ TEST_F(SessionRunnerWarmUpTest, ALeaseOnALongHistoryServesTheFirstRequestSeriali
 
 TEST_F(SessionRunnerWarmUpTest, AShorterHistoryIsLeftToTheFirstRequest) {
   Make(kStoredItems + 1);
-  Seen seen = FirstRequest();
+  SeenRequest seen = FirstRequest();
   EXPECT_EQ(seen.kept_generation, 0u);
   EXPECT_EQ(seen.kept_items, 0u);
   EXPECT_EQ(seen.messages, kStoredItems + 1);
@@ -243,7 +243,7 @@ TEST_F(SessionRunnerWarmUpTest, AClearDuringTheWarmUpWaitsAndLeavesNothingBehind
 TEST_F(SessionRunnerWarmUpTest, AWarmUpThatCannotPlanLeavesTheTurnToSerialize) {
   warm_plan_error_ = absl::FailedPreconditionError("no such agent");
   Make(kStoredItems);
-  Seen seen = FirstRequest();
+  SeenRequest seen = FirstRequest();
   EXPECT_EQ(seen.kept_items, 0u);
   EXPECT_EQ(seen.messages, kStoredItems + 1);
   EXPECT_EQ(warm_->prepares_done, 0);
