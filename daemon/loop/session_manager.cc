@@ -256,7 +256,12 @@ absl::StatusOr<AgentCatalog> SessionManager::ListAgents() {
   return catalog;
 }
 
-absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServers() {
+void SessionManager::ListMcpServers(Reply<std::vector<mcp::McpServerStatus>> reply) {
+  bool scheduled = pool_.Schedule([this, reply] { reply(ListMcpServersNow()); });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
+}
+
+absl::StatusOr<std::vector<mcp::McpServerStatus>> SessionManager::ListMcpServersNow() {
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
   // A server defined with "from" as its package defines it: what it runs,
   // and the definition a running instance is found by.

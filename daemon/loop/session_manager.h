@@ -296,8 +296,10 @@ class SessionManager {
   // connection (stopped when there is none), then the servers agents take
   // from a package directly (packages::ResolvedMcpServers::agent_servers),
   // then the own servers of each loaded session (by session id, then name;
-  // McpServerStatus::session_id set). Never starts a server.
-  absl::StatusOr<std::vector<mcp::McpServerStatus>> ListMcpServers();
+  // McpServerStatus::session_id set). Never starts a server. Read on the
+  // worker pool (a server defined with "from", and an agent's preset, lead
+  // to package store entries, whose files are scanned); replies from there.
+  void ListMcpServers(Reply<std::vector<mcp::McpServerStatus>> reply);
   // The model entries of the config file as it is now, by name.
   absl::StatusOr<std::vector<config::ModelConfig>> ListModels();
 
@@ -305,7 +307,11 @@ class SessionManager {
   // worker pool (it scans each store entry's files); replies from there.
   void ListPackages(Reply<PackageListing> reply);
 
-  ConfigCheck CheckConfig(const std::string& path);
+  // Checks the config file at `path` ("" = the daemon's): its own
+  // problems, then each agent's (loop::CheckAgents). On the worker pool (the
+  // check reads the package store entries and skill folders the agents
+  // use); replies from there.
+  void CheckConfig(std::string path, Reply<ConfigCheck> reply);
   const std::string& config_path() const { return deps_.config_path; }
 
   // Sessions loaded in memory now.
@@ -328,6 +334,10 @@ class SessionManager {
     std::shared_ptr<SessionRunner> runner;
     int64_t last_used_unix_ms = 0;
   };
+
+  // What ListMcpServers and CheckConfig reply, on the calling thread.
+  absl::StatusOr<std::vector<mcp::McpServerStatus>> ListMcpServersNow();
+  ConfigCheck CheckConfigNow(const std::string& path);
 
   // The session's runner, loaded on first use; kNotFound when the session
   // does not exist. Each call first lets the runner close a turn left

@@ -8,10 +8,9 @@
 #include "common/status_macros.h"
 #include "daemon/config/named_paths.h"
 #include "daemon/config/raven_overrides.h"
+#include "daemon/loop/agent_check.h"
 #include "daemon/loop/session_manager.h"
 #include "daemon/loop/turn_planner.h"
-#include "daemon/packages/package_resolver.h"
-#include "daemon/skills/skill_set.h"
 
 namespace raw::loop {
 
@@ -78,45 +77,13 @@ void SessionManager::SetPluginSettings(std::string ns, std::string settings_json
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
-namespace {
-
-// Each agent's package exports and skill selection as its turns would
-// resolve and read them (a skill a package exports is found only once the
-// package is resolved), and every skill folder the loading sets aside (a
-// turn only fails for one it may mean).
-void CheckAgents(const config::Config& cfg, const EnvLookup& env,
-                 std::vector<std::string>& errors) {
-  for (const auto& [name, agent] : cfg.agents) {
-    // The stored files are not hashed again here (a turn does that, and
-    // `raw package verify`): the check reads only what the config needs.
-    absl::StatusOr<packages::PackagedConfig> packaged =
-        packages::ResolvePackages(cfg, name, env, packages::EntryCheck::kTrust);
-    if (!packaged.ok()) {
-      errors.push_back(std::string(packaged.status().message()));
-      continue;
-    }
-    const config::Config& resolved = packaged->config;
-    auto it = resolved.agents.find(name);
-    if (it == resolved.agents.end() || it->second.skills.empty()) continue;
-    absl::StatusOr<skills::SkillSet> set = skills::SkillSet::Load(
-        resolved.skill_dirs, config::SkillBaseDir(resolved), it->second.skills);
-    if (!set.ok()) {
-      errors.push_back(absl::StrCat("agents.", name, ".skills: ", set.status().message()));
-    }
-  }
-  const std::string base = config::SkillBaseDir(cfg);
-  absl::StatusOr<std::vector<skills::BrokenSkill>> unreadable =
-      skills::SkillSet::Unreadable(cfg.skill_dirs, base);
-  if (!unreadable.ok()) return;  // a folder that vanished since CheckNamedPaths
-  for (const skills::BrokenSkill& b : *unreadable) {
-    errors.push_back(absl::StrCat("skill_dirs: ", b.error.message(),
-                                  " (the folder is set aside: no agent can use it)"));
-  }
+void SessionManager::CheckConfig(std::string path, Reply<ConfigCheck> reply) {
+  bool scheduled =
+      pool_.Schedule([this, path = std::move(path), reply] { reply(CheckConfigNow(path)); });
+  if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
 }
 
-}  // namespace
-
-ConfigCheck SessionManager::CheckConfig(const std::string& path) {
+ConfigCheck SessionManager::CheckConfigNow(const std::string& path) {
   ConfigCheck check;
   check.path = path.empty() ? deps_.config_path : path;
   struct stat st;
@@ -146,7 +113,9 @@ ConfigCheck SessionManager::CheckConfig(const std::string& path) {
   }
   std::vector<config::ConfigProblem> missing = config::CheckNamedPaths(*cfg);
   for (const auto& p : missing) check.errors.push_back(p.ToString());
-  if (missing.empty()) CheckAgents(*cfg, deps_.env, check.errors);
+  if (missing.empty()) {
+    CheckAgents(*cfg, packages::PackageStore::ForUser(deps_.env), check.errors);
+  }
   return check;
 }
 

@@ -16,7 +16,6 @@
 #include "daemon/config/mcp_server_entry.h"
 #include "daemon/config/package_ref.h"
 #include "daemon/packages/package_files.h"
-#include "daemon/packages/package_index.h"
 
 namespace raw::packages {
 namespace {
@@ -48,67 +47,29 @@ std::string Expand(const std::string& text, const std::string& dir) {
   return absl::StrReplaceAll(text, {{kPackageDirVariable, dir}});
 }
 
-// Reads the packages one resolution needs, each once.
+// One resolution's reads through a PackageLoader (which reads each entry
+// once, for this resolution and any other through it), and the packages
+// this resolution used.
 class Loader {
  public:
-  Loader(const config::Config& config, const PackageStore& store, EntryCheck check)
-      : config_(config), store_(store), check_(check) {}
+  explicit Loader(PackageLoader& packages) : packages_(packages) {}
 
   // The stored package of `alias`; errors name `path`.
   absl::StatusOr<const StoredPackage*> Get(const std::string& alias, const std::string& path) {
-    if (auto it = loaded_.find(alias); it != loaded_.end()) return &it->second;
-    if (config_.source_path.empty()) {
-      return Error(path,
-                   absl::StrCat("package \"", alias,
-                                "\" cannot be used by a config that is not read from a file"));
-    }
-    if (!index_) {
-      absl::StatusOr<PackageIndex> index =
-          PackageIndex::Load(PackageIndex::PathForConfig(config_.source_path));
-      if (!index.ok()) return Error(path, std::string(index.status().message()));
-      index_ = std::move(*index);
-    }
-    auto entry = index_->aliases.find(alias);
-    if (entry == index_->aliases.end()) {
-      return Error(
-          path, absl::StrCat("no package is installed as \"", alias, "\" for ", config_.source_path,
-                             " (raw package install PATH --as ", alias, ")"));
-    }
-    const std::string& hash = entry->second.hash;
-    // kRehash: the manifest and prompt texts used are the bytes that were
-    // hashed (ReadVerified), never a second read of the files.
-    absl::StatusOr<StoredPackage> stored =
-        check_ == EntryCheck::kRehash ? store_.ReadVerified(hash) : store_.Read(hash);
-    if (!stored.ok()) {
-      const absl::Status& status = stored.status();
-      if (absl::IsNotFound(status)) {
-        return Error(path, absl::StrCat("package \"", alias, "\" (", hash.substr(0, 12),
-                                        ") is missing from the store; install it again"));
-      }
-      if (absl::IsDataLoss(status) || absl::IsAborted(status)) {
-        return Error(path, absl::StrCat("package \"", alias, "\" is refused: ", status.message(),
-                                        "; run `raw package verify ", alias,
-                                        "` and install the package again"));
-      }
-      return Error(path, absl::StrCat("package \"", alias, "\": ", status.message()));
-    }
-    used_[alias] = hash;
-    return &loaded_.emplace(alias, std::move(*stored)).first->second;
+    ASSIGN_OR_RETURN(const StoredPackage* stored, packages_.Get(alias, path));
+    used_[alias] = stored->hash;
+    return stored;
   }
 
   static absl::Status Error(const std::string& path, const std::string& message) {
-    return absl::FailedPreconditionError(absl::StrCat(path, ": ", message));
+    return PackageLoader::Error(path, message);
   }
 
   const std::map<std::string, std::string>& used() const { return used_; }
-  EntryCheck check() const { return check_; }
+  EntryCheck check() const { return packages_.check(); }
 
  private:
-  const config::Config& config_;
-  const PackageStore& store_;
-  const EntryCheck check_;
-  std::optional<PackageIndex> index_;
-  std::map<std::string, StoredPackage> loaded_;
+  PackageLoader& packages_;
   std::map<std::string, std::string> used_;
 };
 
@@ -387,13 +348,20 @@ absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
 absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
                                                const std::string& agent_name,
                                                const PackageStore& store, EntryCheck check) {
+  PackageLoader packages(config.source_path, store, check);
+  return ResolvePackages(config, agent_name, packages);
+}
+
+absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
+                                               const std::string& agent_name,
+                                               PackageLoader& packages) {
   PackagedConfig out{config, {}};
   const std::string name = agent_name.empty() ? config.default_agent : agent_name;
   auto it = out.config.agents.find(name);
   if (it == out.config.agents.end() || !UsesPackages(config, it->second)) return out;
   config::AgentConfig& agent = it->second;
   const std::string base = JoinPath("agents", name);
-  Loader loader(config, store, check);
+  Loader loader(packages);
   if (!agent.extends.empty()) RETURN_IF_ERROR(ApplyPreset(agent, loader, base));
   RETURN_IF_ERROR(ApplyTools(out.config, agent, loader, base));
   RETURN_IF_ERROR(ApplySkillsHooksModel(out.config, agent, loader, base));
@@ -406,7 +374,8 @@ ResolvedMcpServers ResolveMcpServers(const config::Config& config, const Package
                                      EntryCheck check) {
   ResolvedMcpServers out;
   out.servers = config.mcp_servers;
-  Loader loader(config, store, check);
+  PackageLoader packages(config.source_path, store, check);
+  Loader loader(packages);
   for (auto& [name, server] : out.servers) {
     if (absl::Status s = ExpandFromServer(name, server, loader); !s.ok()) {
       out.errors[name] = std::string(s.message());

@@ -32,25 +32,10 @@
 
 #include "absl/status/statusor.h"
 #include "daemon/config/config.h"
+#include "daemon/packages/package_loader.h"
 #include "daemon/packages/package_store.h"
 
 namespace raw::packages {
-
-// Whether resolving re-hashes the store entries it uses. Re-hashing reads
-// every byte of an entry (up to TreeLimits: 256 MiB), so only what runs the
-// agent pays for it.
-enum class EntryCheck {
-  // Re-hash each entry used; a changed entry is refused. The manifest and
-  // prompt texts applied are the bytes that were hashed
-  // (PackageStore::ReadVerified), never a later read of the files. For what
-  // runs the agent or stores what it resolved: creating a session, planning
-  // a turn (or its warm-up), a compaction, /clear.
-  kRehash,
-  // Take each entry as it is (its tree is scanned and its manifest read and
-  // checked, nothing is hashed). Only for what describes the agent and runs
-  // nothing: the model a session listing shows, a context estimate.
-  kTrust,
-};
 
 struct PackagedConfig {
   config::Config config;
@@ -70,6 +55,13 @@ absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
 absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
                                                const std::string& agent_name, const EnvLookup& env,
                                                EntryCheck check = EntryCheck::kRehash);
+
+// The same through `loader`, which must read the index of `config`'s file
+// (config.source_path): resolving several agents of one config through one
+// loader reads each store entry once (package_loader.h).
+absl::StatusOr<PackagedConfig> ResolvePackages(const config::Config& config,
+                                               const std::string& agent_name,
+                                               PackageLoader& loader);
 
 // A server an agent takes from a package directly: `server` has its name
 // and "from" (the export) set, and the package's definition when it

@@ -220,6 +220,7 @@ absl::StatusOr<StoredPackage> PackageStore::Read(const std::string& hash) const 
     return absl::NotFoundError(
         absl::StrCat("package ", hash, " is not in the store (", dir, "); install it again"));
   }
+  if (read_hook_) read_hook_(dir);
   ASSIGN_OR_RETURN(std::vector<TreeEntry> files, ScanTree(dir, limits_));
   ASSIGN_OR_RETURN(Manifest manifest, ReadManifest(dir, PathsOf(files)));
   return StoredPackage{hash, dir, std::move(files), std::move(manifest), {}};

@@ -120,6 +120,11 @@ class PackageStore {
   void set_verified_hook_for_testing(std::function<void(const std::string& dir)> hook) {
     verified_hook_ = std::move(hook);
   }
+  // Called by Read each time it reads an entry, with the entry's directory:
+  // lets a test count how often an entry is read. Null by default.
+  void set_read_hook_for_testing(std::function<void(const std::string& dir)> hook) {
+    read_hook_ = std::move(hook);
+  }
 
   // Hashes of every entry, sorted.
   absl::StatusOr<std::vector<std::string>> Hashes() const;
@@ -134,6 +139,7 @@ class PackageStore {
   std::string root_;
   TreeLimits limits_;
   std::function<void(const std::string& dir)> verified_hook_;
+  std::function<void(const std::string& dir)> read_hook_;
 };
 
 }  // namespace raw::packages

@@ -9,11 +9,12 @@
 // Threading: handlers run on gRPC's callback threads and never wait on slow
 // work. Reads (ListSessions, GetHistory, ...) are short store reads;
 // GetSession and GetStats (which may load a session to estimate its
-// context), every write and CreateSession are posted to the daemon's worker
-// pool
-// or the session's serial queue, and the call finishes from there when the
-// command has run (FinishWith), so no handler waits on a provider, an MCP
-// server, a subprocess, a variable command, a probe or another session.
+// context), CheckConfig, ListMcpServers and ListPackages (which read package
+// store entries: up to 10,000 files each), every write and CreateSession are
+// posted to the daemon's worker pool or the session's serial queue, and the
+// call finishes from there when the command has run (FinishWith), so no
+// handler waits on a provider, an MCP server, a subprocess, a variable
+// command, a probe, a disk scan or another session.
 #pragma once
 
 #include <grpcpp/support/server_callback.h>

@@ -1,3 +1,6 @@
+// ListMcpServers: the daemon's worker pool describes the servers
+// (SessionManager::ListMcpServers reads the package store entries their
+// definitions come from); the call finishes from there.
 #include "daemon/api/rpc/handlers.h"
 
 namespace raw::api::rpc {
@@ -22,22 +25,29 @@ raw::v1::McpServerState ToProto(mcp::ServerState state) {
 UnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx, loop::SessionManager& sessions,
                              const raw::v1::ListMcpServersRequest& /*request*/,
                              raw::v1::ListMcpServersResponse* response) {
-  absl::StatusOr<std::vector<mcp::McpServerStatus>> servers = sessions.ListMcpServers();
-  if (!servers.ok()) return ReturnStatus(ctx, servers.status());
-  for (const mcp::McpServerStatus& status : *servers) {
-    raw::v1::McpServerInfo* info = response->add_servers();
-    info->set_name(status.name);
-    info->set_transport(status.transport);
-    info->set_endpoint(status.endpoint);
-    info->set_state(ToProto(status.state));
-    info->set_last_error(status.last_error);
-    info->set_protocol_version(status.protocol_version);
-    for (const std::string& tool : status.tools) info->add_tools(tool);
-    info->set_consecutive_failures(status.consecutive_failures);
-    info->set_root(status.root_dir);
-    info->set_session_id(status.session_id);
-  }
-  return ReturnStatus(ctx, absl::OkStatus());
+  UnaryReactor* reactor = ctx->DefaultReactor();
+  sessions.ListMcpServers(
+      [reactor, response](absl::StatusOr<std::vector<mcp::McpServerStatus>> servers) {
+        if (!servers.ok()) {
+          FinishWith(reactor, servers.status());
+          return;
+        }
+        for (const mcp::McpServerStatus& status : *servers) {
+          raw::v1::McpServerInfo* info = response->add_servers();
+          info->set_name(status.name);
+          info->set_transport(status.transport);
+          info->set_endpoint(status.endpoint);
+          info->set_state(ToProto(status.state));
+          info->set_last_error(status.last_error);
+          info->set_protocol_version(status.protocol_version);
+          for (const std::string& tool : status.tools) info->add_tools(tool);
+          info->set_consecutive_failures(status.consecutive_failures);
+          info->set_root(status.root_dir);
+          info->set_session_id(status.session_id);
+        }
+        FinishWith(reactor, absl::OkStatus());
+      });
+  return reactor;
 }
 
 }  // namespace raw::api::rpc
