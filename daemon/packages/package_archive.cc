@@ -52,12 +52,41 @@ absl::Status MakeParents(const std::string& dest, const std::string& rel, bool i
   return absl::OkStatus();
 }
 
+// One of an entry's names (its path, its symlink's target) as the archive
+// holds it: the UTF-8 form when libarchive has one, else the header's bytes
+// as they are. A pax header's names are UTF-8, and libarchive keeps their
+// bytes when it cannot convert them to the locale's character set (which,
+// in a program that never sets a locale, is ASCII), so a name is never
+// re-encoded by the locale a process happens to run in. "" when absent.
+std::string EntryName(const char* utf8, const char* raw) {
+  const char* name = utf8 != nullptr ? utf8 : raw;
+  return name == nullptr ? "" : name;
+}
+
+std::string RawPath(archive_entry* entry) {
+  return EntryName(archive_entry_pathname_utf8(entry), archive_entry_pathname(entry));
+}
+
 std::string EntryPath(archive_entry* entry) {
-  const char* name = archive_entry_pathname(entry);
-  std::string path = name == nullptr ? "" : name;
+  std::string path = RawPath(entry);
   while (absl::StartsWith(path, "./")) path.erase(0, 2);
   while (!path.empty() && path.back() == '/') path.pop_back();
   return path;
+}
+
+// True when the warning archive_read_next_header gave only says that a name
+// of the entry (its path, link target, owner or group) could not be
+// converted to the locale's character set: the entry is whole, and its names
+// hold the archive's own bytes (EntryName). Every other warning (a damaged
+// header, a malformed pax attribute, which may have dropped the entry's real
+// name, a sparse map not understood) means the entry may not be what the
+// archive holds, and is an error.
+bool OnlyANameWasNotConverted(archive* a) {
+  const char* message = archive_error_string(a);
+  // libarchive reports it with ARCHIVE_ERRNO_FILE_FORMAT, which it does not
+  // export: EILSEQ where there is no EFTYPE (Linux).
+  return archive_errno(a) == EILSEQ && message != nullptr &&
+         absl::StrContains(message, "can't be converted from");
 }
 
 absl::Status WriteEntryData(archive* a, const std::string& target, mode_t mode, int64_t& total,
@@ -130,12 +159,11 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
     archive_entry* entry = nullptr;
     int r = archive_read_next_header(a.get(), &entry);
     if (r == ARCHIVE_EOF) break;
-    if (r != ARCHIVE_OK) {
+    if (r != ARCHIVE_OK && !(r == ARCHIVE_WARN && OnlyANameWasNotConverted(a.get()))) {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot read archive ", archive_path, ": ", archive_error_string(a.get())));
     }
-    const char* raw_name = archive_entry_pathname(entry);
-    if (raw_name != nullptr && raw_name[0] == '/') {
+    if (const std::string raw_name = RawPath(entry); absl::StartsWith(raw_name, "/")) {
       return absl::InvalidArgumentError(
           absl::StrCat("archive entry ", QuoteEntryName(raw_name), " has an absolute path"));
     }
@@ -145,7 +173,7 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
     if (!path_ok.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("archive entry: ", path_ok.message()));
     }
-    if (archive_entry_hardlink(entry) != nullptr) {
+    if (archive_entry_hardlink(entry) != nullptr || archive_entry_hardlink_utf8(entry) != nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("archive entry ", QuoteEntryName(rel),
                        " is a hard link; a package holds only files, directories and symlinks"));
@@ -180,8 +208,7 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
         break;
       }
       case AE_IFLNK: {
-        const char* link = archive_entry_symlink(entry);
-        std::string to = link == nullptr ? "" : link;
+        std::string to = EntryName(archive_entry_symlink_utf8(entry), archive_entry_symlink(entry));
         RETURN_IF_ERROR(CheckLinkTarget(rel, to));
         RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false));
         if (symlink(to.c_str(), target.c_str()) != 0) {

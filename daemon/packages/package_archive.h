@@ -6,7 +6,10 @@
 // bytes. Once every entry is unpacked the symlinks are checked together
 // (CheckLinksStayInside), as one may lead outside through another. Files
 // are written 0644 or 0755 (executable bits only), never through a
-// symlink. Thread-safe (no shared state).
+// symlink. Names are the archive's own bytes, whatever the process's locale
+// (a pax archive's UTF-8 names included); of libarchive's warnings about a
+// header only a name it could not convert to the locale is accepted, any
+// other refuses the archive. Thread-safe (no shared state).
 #pragma once
 
 #include <string>
