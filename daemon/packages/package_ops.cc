@@ -80,32 +80,42 @@ absl::StatusOr<InstallResult> Install(const PackageContext& ctx, const std::stri
         absl::StrCat("\"", *alias, "\" is not a valid alias (lowercase letters, digits, '_', "
                      "'.' and '-', at most 64, starting with a letter or digit)"));
   }
-  ASSIGN_OR_RETURN(PackageStore::StoreLock lock, ctx.store.Lock());
-  // What an interrupted install or inspect left goes first: a download
-  // killed halfway would otherwise keep its space forever.
-  RETURN_IF_ERROR(ctx.store.SweepStaging().status());
+  // Fetched, unpacked and checked in this process's own staging directory,
+  // without the store's lock: a slow download holds up no other `raw
+  // package` command. Another process's sweep spares the directory while
+  // this process runs (PackageStore::SweepStaging).
   ASSIGN_OR_RETURN(OpenedSource opened, OpenSource(ctx, source));
-  PackageStore::AddOutcome outcome = PackageStore::AddOutcome::kPresent;
-  absl::StatusOr<StoredPackage> stored = ctx.store.Add(opened.root, &outcome);
+  absl::StatusOr<InstallResult> result = [&]() -> absl::StatusOr<InstallResult> {
+    ASSIGN_OR_RETURN(std::vector<TreeEntry> files, ScanTree(opened.root, ctx.store.limits()));
+    ASSIGN_OR_RETURN(Manifest manifest, ReadManifest(opened.root, PathsOf(files)));
+    RETURN_IF_ERROR(CheckExportFiles(opened.root, files, manifest));
+    // Locked only to change the store and the index.
+    ASSIGN_OR_RETURN(PackageStore::StoreLock lock, ctx.store.Lock());
+    // What an interrupted install or inspect left goes first: a download
+    // killed halfway would otherwise keep its space forever.
+    RETURN_IF_ERROR(ctx.store.SweepStaging().status());
+    PackageStore::AddOutcome outcome = PackageStore::AddOutcome::kPresent;
+    ASSIGN_OR_RETURN(StoredPackage stored, ctx.store.Add(opened.root, &outcome));
+    InstallResult installed;
+    installed.alias = alias.value_or(stored.manifest.name);
+    installed.hash = stored.hash;
+    installed.stored = outcome != PackageStore::AddOutcome::kPresent;
+    installed.repaired = outcome == PackageStore::AddOutcome::kRepaired;
+    installed.manifest = stored.manifest;
+    ASSIGN_OR_RETURN(PackageIndex index,
+                     PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
+    installed.index_path = index.path;
+    if (auto it = index.aliases.find(installed.alias); it != index.aliases.end()) {
+      installed.previous_hash = it->second.hash;
+    }
+    index.aliases[installed.alias] =
+        IndexEntry{installed.hash, source, stored.manifest.name, stored.manifest.version};
+    // Recorded before the index is written, so gc never misses an index.
+    RETURN_IF_ERROR(ctx.store.RememberIndex(index.path));
+    RETURN_IF_ERROR(index.Save());
+    return installed;
+  }();
   if (!opened.staging.empty()) RETURN_IF_ERROR(RemoveTree(opened.staging));
-  RETURN_IF_ERROR(stored.status());
-  InstallResult result;
-  result.alias = alias.value_or(stored->manifest.name);
-  result.hash = stored->hash;
-  result.stored = outcome != PackageStore::AddOutcome::kPresent;
-  result.repaired = outcome == PackageStore::AddOutcome::kRepaired;
-  result.manifest = stored->manifest;
-  ASSIGN_OR_RETURN(PackageIndex index,
-                   PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
-  result.index_path = index.path;
-  if (auto it = index.aliases.find(result.alias); it != index.aliases.end()) {
-    result.previous_hash = it->second.hash;
-  }
-  index.aliases[result.alias] =
-      IndexEntry{result.hash, source, stored->manifest.name, stored->manifest.version};
-  // Recorded before the index is written, so gc never misses an index.
-  RETURN_IF_ERROR(ctx.store.RememberIndex(index.path));
-  RETURN_IF_ERROR(index.Save());
   return result;
 }
 

@@ -28,7 +28,10 @@ struct InstallResult {
 };
 
 // Installs `source` (a folder, a .tar.gz/.tgz/.tar.zst file, or an https
-// URL of one) under `alias` (nullopt = the manifest's name).
+// URL of one) under `alias` (nullopt = the manifest's name). The source is
+// fetched, unpacked and checked in this process's staging directory before
+// the store's lock is taken; the lock is held only to add the entry and
+// write the index, so a slow download holds up no other command.
 absl::StatusOr<InstallResult> Install(const PackageContext& ctx, const std::string& source,
                                       const std::optional<std::string>& alias);
 
