@@ -125,9 +125,21 @@ absl::StatusOr<Inspection> Inspect(const PackageContext& ctx, const std::string&
     ASSIGN_OR_RETURN(PackageIndex index,
                      PackageIndex::Load(PackageIndex::PathForConfig(ctx.config_path)));
     ASSIGN_OR_RETURN(IndexEntry entry, FindAlias(index, what));
-    ASSIGN_OR_RETURN(StoredPackage stored, ctx.store.Read(entry.hash));
-    return Inspection{stored.hash, std::move(stored.manifest), std::move(stored.files), what,
-                      stored.dir};
+    // Re-hashed, as an agent that used it would: an entry changed since it
+    // was installed is never shown under the hash it no longer has.
+    absl::StatusOr<StoredPackage> stored = ctx.store.ReadVerified(entry.hash);
+    if (absl::IsDataLoss(stored.status()) || absl::IsAborted(stored.status())) {
+      return absl::Status(
+          stored.status().code(),
+          absl::StrCat("package \"", what, "\" is refused: ", stored.status().message(),
+                       "; run `raw package verify ", what, "` and install the package again"));
+    }
+    RETURN_IF_ERROR(stored.status());
+    // An entry stored before its exports were checked is refused as its
+    // source would be.
+    RETURN_IF_ERROR(CheckExportFiles(stored->dir, stored->files, stored->manifest));
+    return Inspection{stored->hash, std::move(stored->manifest), std::move(stored->files), what,
+                      stored->dir};
   }
   ASSIGN_OR_RETURN(OpenedSource opened, OpenSource(ctx, what));
   absl::StatusOr<Inspection> result = [&]() -> absl::StatusOr<Inspection> {

@@ -44,7 +44,10 @@ struct Inspection {
 };
 
 // Reads `what`: an alias of the config's index, or a source as for Install.
-// Writes nothing to the store or the index.
+// An alias's entry is re-hashed (PackageStore::ReadVerified: one that
+// changed since it was installed is kDataLoss, naming `raw package verify`)
+// and its exports checked as a source's are (CheckExportFiles). Writes
+// nothing to the store or the index.
 absl::StatusOr<Inspection> Inspect(const PackageContext& ctx, const std::string& what);
 
 // Removes `alias` from the config's index (the store entry stays for gc).

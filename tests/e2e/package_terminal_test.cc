@@ -137,22 +137,38 @@ TEST_F(PackageTerminalE2eTest, PathsAndSymlinkTargetsAreShownSanitized) {
 }
 
 // An index and a store entry written before the manifest's fields were
-// checked: what `list` shows of them cannot drive the terminal either.
+// checked: what `list` and `inspect` show of them cannot drive the terminal
+// either.
 TEST_F(PackageTerminalE2eTest, WhatAnOlderIndexAndEntryHoldIsShownSanitized) {
+  auto write_index = [this](const std::string& hash) {
+    Put(Path("config/raw/packages.json"),
+        absl::StrCat(R"({"packages": {"old": {"hash": ")", hash,
+                     R"(", "name": "old", "version": "1\u001b]0;TITLE\u0007\u202e",
+                     "source": "/x"}}})"));
+  };
   const std::string hash(64, 'a');
-  Put(Path(absl::StrCat("data/raw/packages/sha256/", hash, "/raw-package.json")),
+  const std::string store = Path("data/raw/packages/sha256/");
+  Put(store + hash + "/raw-package.json",
       R"({"name": "old", "version": "1\u001b]0;TITLE\u0007",
           "description": "d\u001b[2J\u202eevil", "exports": {}})");
-  Put(Path("config/raw/packages.json"),
-      absl::StrCat(R"({"packages": {"old": {"hash": ")", hash,
-                   R"(", "name": "old", "version": "1\u001b]0;TITLE\u0007\u202e",
-                   "source": "/x"}}})"));
+  write_index(hash);
   CommandResult list = Package({"list"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_FALSE(DrivesTheTerminal(list.out)) << list.out;
   EXPECT_THAT(list.out, HasSubstr(absl::StrCat("old  old 1", kReplacement, "]0;TITLE")));
   EXPECT_THAT(list.out, HasSubstr("version: holds U+001B"));
+  // Inspect re-hashes the entry: it is not at its hash, and is refused.
   CommandResult inspect = Package({"inspect", "old"});
+  EXPECT_NE(inspect.exit_code, 0);
+  EXPECT_FALSE(DrivesTheTerminal(inspect.err)) << inspect.err;
+  const std::string now_marker = "(its files now hash to ";
+  const size_t at = inspect.err.find(now_marker);
+  ASSERT_NE(at, std::string::npos) << inspect.err;
+  // At the hash its files have, the entry is intact: its manifest is refused.
+  const std::string real = inspect.err.substr(at + now_marker.size(), 64);
+  std::filesystem::rename(store + hash, store + real);
+  write_index(real);
+  inspect = Package({"inspect", "old"});
   EXPECT_NE(inspect.exit_code, 0);
   EXPECT_FALSE(DrivesTheTerminal(inspect.err)) << inspect.err;
   EXPECT_THAT(inspect.err, HasSubstr("description: holds U+001B"));

@@ -375,6 +375,47 @@ TEST_F(PackageOpsTest, InstallAndInspectNeverRunPackageCode) {
   EXPECT_TRUE(std::filesystem::is_empty(traces));
 }
 
+// Inspecting an alias re-hashes its entry: one changed after it was
+// installed is refused, never shown under the hash it no longer has.
+TEST_F(PackageOpsTest, InspectingAnAliasRefusesAnEntryChangedSinceItWasInstalled) {
+  WriteMinimalPackage(tmp_.File("src"));
+  auto installed = Install(Ctx(), tmp_.File("src"), "kit");
+  ASSERT_TRUE(installed.ok()) << installed.status();
+  ASSERT_TRUE(Inspect(Ctx(), "kit").ok());
+  // Same size, other bytes: only a re-hash tells.
+  const std::string skill = store_.EntryDir(installed->hash) + "/skills/review/SKILL.md";
+  const std::string text = testing::ReadFile(skill);
+  ASSERT_EQ(chmod(skill.c_str(), 0644), 0);
+  WriteFile(skill, std::string(text.size(), 'x'));
+  auto inspected = Inspect(Ctx(), "kit");
+  ASSERT_FALSE(inspected.ok());
+  EXPECT_TRUE(absl::IsDataLoss(inspected.status())) << inspected.status();
+  EXPECT_THAT(inspected.status().message(), HasSubstr("package \"kit\" is refused"));
+  EXPECT_THAT(inspected.status().message(), HasSubstr("was changed after it was installed"));
+  EXPECT_THAT(inspected.status().message(), HasSubstr("run `raw package verify kit`"));
+}
+
+// An intact entry whose exports could never be used (stored before they were
+// checked) is refused by inspect as its source would be.
+TEST_F(PackageOpsTest, InspectingAnAliasRefusesUnusableExportsOfAnIntactEntry) {
+  const std::string tree = tmp_.File("tree");
+  WriteMinimalPackage(tree);
+  WriteFile(tree + "/skills/review/SKILL.md", "---\nname: other\ndescription: d\n---\n");
+  const std::string hash = Hash(tree);
+  std::filesystem::create_directories(store_.root() + "/sha256");
+  std::filesystem::rename(tree, store_.EntryDir(hash));
+  auto index = PackageIndex::Load(PackageIndex::PathForConfig(Ctx().config_path));
+  ASSERT_TRUE(index.ok()) << index.status();
+  index->aliases["kit"] = IndexEntry{hash, "old", "kit", "1.0.0"};
+  ASSERT_TRUE(index->Save().ok());
+  auto inspected = Inspect(Ctx(), "kit");
+  ASSERT_FALSE(inspected.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(inspected.status())) << inspected.status();
+  EXPECT_THAT(inspected.status().message(),
+              HasSubstr("exports.skills.review.path: skills/review/SKILL.md names the skill "
+                        "\"other\""));
+}
+
 TEST_F(PackageOpsTest, GcKeepsWhatAnyIndexReferences) {
   WriteMinimalPackage(tmp_.File("v1"), "kit", "one");
   WriteMinimalPackage(tmp_.File("v2"), "kit", "two");
