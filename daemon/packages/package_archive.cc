@@ -29,8 +29,11 @@ struct ArchiveCloser {
 
 // Creates the directories of `rel` below `dest` one by one, refusing any
 // component that exists as something other than a directory (a symlink
-// planted by an earlier entry is never followed).
-absl::Status MakeParents(const std::string& dest, const std::string& rel, bool include_last) {
+// planted by an earlier entry is never followed). `dirs` counts the
+// directories created so far, listed in the archive or implied by a path;
+// past `limits.max_dirs` the archive is refused.
+absl::Status MakeParents(const std::string& dest, const std::string& rel, bool include_last,
+                         int64_t& dirs, const TreeLimits& limits) {
   std::vector<absl::string_view> parts = absl::StrSplit(rel, '/');
   if (!include_last) parts.pop_back();
   std::string path = dest;
@@ -44,6 +47,10 @@ absl::Status MakeParents(const std::string& dest, const std::string& rel, bool i
             QuoteEntryName(path.substr(dest.size() + 1)), ", which is not a directory"));
       }
       continue;
+    }
+    if (++dirs > limits.max_dirs) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the archive has more than ", limits.max_dirs, " directories"));
     }
     if (mkdir(path.c_str(), 0755) != 0) {
       return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", path));
@@ -146,7 +153,10 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
     return absl::InvalidArgumentError(
         absl::StrCat("cannot open archive ", archive_path, ": ", archive_error_string(a.get())));
   }
+  // Files and symlinks count toward max_files, as a folder's do
+  // (ScanTree); directories have a bound of their own (MakeParents).
   int64_t files = 0;
+  int64_t dirs = 0;
   int64_t total = 0;
   // Every entry's path so far, and whether it was a directory: a path
   // twice would leave the package to whichever entry came last (a
@@ -185,17 +195,17 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
             absl::StrCat("the archive has the entry ", QuoteEntryName(rel), " twice"));
       }
     }
-    if (++files > limits.max_files) {
+    if (!is_dir && ++files > limits.max_files) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("the archive has more than ", limits.max_files, " entries"));
+          absl::StrCat("the archive has more than ", limits.max_files, " files"));
     }
     std::string target = absl::StrCat(dest, "/", rel);
     switch (archive_entry_filetype(entry)) {
       case AE_IFDIR:
-        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/true));
+        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/true, dirs, limits));
         break;
       case AE_IFREG: {
-        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false));
+        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false, dirs, limits));
         // The size a header declares is checked before any byte is written.
         if (archive_entry_size_is_set(entry) != 0 &&
             archive_entry_size(entry) > limits.max_total_bytes - total) {
@@ -210,7 +220,7 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
       case AE_IFLNK: {
         std::string to = EntryName(archive_entry_symlink_utf8(entry), archive_entry_symlink(entry));
         RETURN_IF_ERROR(CheckLinkTarget(rel, to));
-        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false));
+        RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false, dirs, limits));
         if (symlink(to.c_str(), target.c_str()) != 0) {
           return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", target));
         }

@@ -2,14 +2,13 @@
 // libarchive, never a shell. Every entry is checked before anything is
 // written: absolute paths, "." or ".." components, hard links, device
 // files, FIFOs and symlinks whose target leads outside as text are refused,
-// and the limits of TreeLimits hold for the file count and the unpacked
-// bytes. Once every entry is unpacked the symlinks are checked together
-// (CheckLinksStayInside), as one may lead outside through another. Files
-// are written 0644 or 0755 (executable bits only), never through a
-// symlink. Names are the archive's own bytes, whatever the process's locale
-// (a pax archive's UTF-8 names included); of libarchive's warnings about a
-// header only a name it could not convert to the locale is accepted, any
-// other refuses the archive. Thread-safe (no shared state).
+// and the limits of TreeLimits hold for the files (and symlinks), the
+// directories and the unpacked bytes. Once every entry is unpacked the symlinks are checked
+// together (CheckLinksStayInside), as one may lead outside through another. Files are written 0644
+// or 0755 (executable bits only), never through a symlink. Names are the archive's own bytes,
+// whatever the process's locale (a pax archive's UTF-8 names included); of libarchive's warnings
+// about a header only a name it could not convert to the locale is accepted, any other refuses the
+// archive. Thread-safe (no shared state).
 #pragma once
 
 #include <string>

@@ -34,9 +34,13 @@
 namespace raw::packages {
 
 struct TreeLimits {
+  // Files and symlinks (directories are implied by the paths).
   int64_t max_files = 10000;
   int64_t max_total_bytes = int64_t{256} << 20;
   int64_t max_path_bytes = 1024;
+  // Directories an archive may unpack (listed or implied by a path), so
+  // that empty ones, which a package drops, cannot fill a disk's inodes.
+  int64_t max_dirs = 10000;
 };
 
 struct TreeEntry {

@@ -454,7 +454,7 @@ with tarfile.open(out, "w:gz", format=tarfile.GNU_FORMAT) as t:
                                          {"dotdot", "\"..\""},
                                          {"absolute", "absolute path"},
                                          {"device", "device file"},
-                                         {"many", "more than 10000 entries"},
+                                         {"many", "more than 10000 files"},
                                          {"big", "larger than 268435456 bytes"}}) {
     const std::string archive = absl::StrCat(scratch_, "/", c.kind, ".tar.gz");
     CommandResult made = RunCommand({"/usr/bin/python3", maker, c.kind, archive}, daemon_->env());

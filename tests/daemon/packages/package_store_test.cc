@@ -158,6 +158,46 @@ TEST(PackageTreeTest, FileCountAndSizeLimits) {
   EXPECT_TRUE(absl::IsResourceExhausted(ScanTree(dir, small).status()));
 }
 
+// An archive's file limit counts files and symlinks, as a folder's does;
+// its directories, listed or implied by a path, have a bound of their own.
+TEST(PackageArchiveTest, TheFileLimitCountsFilesAndSymlinksAndDirectoriesHaveTheirOwn) {
+  TempDir tmp;
+  TreeLimits limits;
+  limits.max_files = 3;
+  limits.max_dirs = 3;
+  const ArchiveEntry manifest = {"raw-package.json", "{}"};
+  auto unpack = [&](const std::string& name, const std::vector<ArchiveEntry>& entries) {
+    WriteTarGz(tmp.File(name + ".tar.gz"), entries);
+    std::filesystem::create_directories(tmp.File(name));
+    return UnpackArchive(tmp.File(name + ".tar.gz"), tmp.File(name), limits);
+  };
+  // Three files and symlinks in three directories: seven entries, within
+  // both limits.
+  absl::Status fits = unpack("fits", {{"a/", "", 0755, AE_IFDIR},
+                                      {"a/b/", "", 0755, AE_IFDIR},
+                                      manifest,
+                                      {"a/b/x", "x"},
+                                      {"a/b/c/l", "", 0777, AE_IFLNK, "../x"}});
+  EXPECT_TRUE(fits.ok()) << fits;
+
+  absl::Status files =
+      unpack("files", {manifest, {"x", "x"}, {"l", "", 0777, AE_IFLNK, "x"}, {"y", "y"}});
+  EXPECT_TRUE(absl::IsResourceExhausted(files)) << files;
+  EXPECT_EQ(files.message(), "the archive has more than 3 files");
+
+  for (const std::vector<ArchiveEntry>& entries :
+       std::vector<std::vector<ArchiveEntry>>{{manifest,
+                                               {"d1/", "", 0755, AE_IFDIR},
+                                               {"d2/", "", 0755, AE_IFDIR},
+                                               {"d3/", "", 0755, AE_IFDIR},
+                                               {"d4/", "", 0755, AE_IFDIR}},
+                                              {manifest, {"d1/d2/d3/d4/x", "x"}}}) {
+    absl::Status dirs = unpack(absl::StrCat("dirs", entries.size()), entries);
+    EXPECT_TRUE(absl::IsResourceExhausted(dirs)) << dirs;
+    EXPECT_EQ(dirs.message(), "the archive has more than 3 directories");
+  }
+}
+
 TEST(PackageArchiveTest, TraversalAbsolutePathsHardLinksDevicesAndEscapingLinksAreRefused) {
   TempDir tmp;
   struct Case {
