@@ -53,7 +53,9 @@ absl::Status MakeParents(const std::string& dest, const std::string& rel, bool i
           absl::StrCat("the archive has more than ", limits.max_dirs, " directories"));
     }
     if (mkdir(path.c_str(), 0755) != 0) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", path));
+      return absl::ErrnoToStatus(errno, absl::StrCat("cannot create directory ",
+                                                     QuoteEntryName(path.substr(dest.size() + 1)),
+                                                     " of archive entry ", QuoteEntryName(rel)));
     }
   }
   return absl::OkStatus();
@@ -99,7 +101,10 @@ bool OnlyANameWasNotConverted(archive* a) {
 absl::Status WriteEntryData(archive* a, const std::string& target, mode_t mode, int64_t& total,
                             const TreeLimits& limits, const std::string& rel) {
   int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", target));
+  if (fd < 0) {
+    return absl::ErrnoToStatus(errno,
+                               absl::StrCat("cannot create archive entry ", QuoteEntryName(rel)));
+  }
   absl::Status status;
   char buffer[65536];
   for (;;) {
@@ -121,7 +126,10 @@ absl::Status WriteEntryData(archive* a, const std::string& target, mode_t mode, 
     while (left > 0 && status.ok()) {
       ssize_t w = write(fd, p, left);
       if (w < 0 && errno == EINTR) continue;
-      if (w < 0) status = absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", target));
+      if (w < 0) {
+        status = absl::ErrnoToStatus(
+            errno, absl::StrCat("cannot write archive entry ", QuoteEntryName(rel)));
+      }
       if (w > 0) {
         p += w;
         left -= static_cast<size_t>(w);
@@ -130,7 +138,8 @@ absl::Status WriteEntryData(archive* a, const std::string& target, mode_t mode, 
     if (!status.ok()) break;
   }
   if (status.ok() && fchmod(fd, mode) != 0) {
-    status = absl::ErrnoToStatus(errno, absl::StrCat("cannot chmod ", target));
+    status = absl::ErrnoToStatus(errno,
+                                 absl::StrCat("cannot chmod archive entry ", QuoteEntryName(rel)));
   }
   close(fd);
   return status;
@@ -222,7 +231,8 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
         RETURN_IF_ERROR(CheckLinkTarget(rel, to));
         RETURN_IF_ERROR(MakeParents(dest, rel, /*include_last=*/false, dirs, limits));
         if (symlink(to.c_str(), target.c_str()) != 0) {
-          return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", target));
+          return absl::ErrnoToStatus(
+              errno, absl::StrCat("cannot create archive entry ", QuoteEntryName(rel)));
         }
         TreeEntry link_entry;
         link_entry.path = rel;

@@ -203,15 +203,25 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const T
   fs::recursive_directory_iterator it(root, fs::directory_options::none, error);
   if (error)
     return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
+  // The entry reached last: where listing failed, when it fails (most often
+  // the directory it was about to descend into). A failed step may also end
+  // the iteration, so the error is checked once it ends too: a folder that
+  // cannot be listed is never taken as empty.
+  std::string last;
+  auto list_error = [&] {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot list ", root, " (at ", QuoteEntryName(last), "): ", error.message()));
+  };
   for (; it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (error) {
-      return absl::PermissionDeniedError(absl::StrCat("cannot list ", root, ": ", error.message()));
-    }
+    if (error) return list_error();
     const fs::path& full = it->path();
     std::string rel = full.lexically_relative(root).generic_string();
+    last = rel;
     RETURN_IF_ERROR(CheckRelativePath(rel, limits));
     struct stat st;
-    if (lstat(full.c_str(), &st) != 0) return Errno(absl::StrCat("cannot read ", full.string()));
+    if (lstat(full.c_str(), &st) != 0) {
+      return Errno(absl::StrCat("cannot read ", QuoteEntryName(rel), " in ", root));
+    }
     TreeEntry entry;
     entry.path = rel;
     if (S_ISDIR(st.st_mode)) {
@@ -222,7 +232,10 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const T
     } else if (S_ISLNK(st.st_mode)) {
       entry.kind = TreeEntry::Kind::kSymlink;
       entry.link_target = fs::read_symlink(full, error).string();
-      if (error) return absl::PermissionDeniedError(absl::StrCat("cannot read ", full.string()));
+      if (error) {
+        return absl::PermissionDeniedError(absl::StrCat("cannot read symlink ", QuoteEntryName(rel),
+                                                        " in ", root, ": ", error.message()));
+      }
       RETURN_IF_ERROR(CheckLinkTarget(rel, entry.link_target));
       entry.size = static_cast<int64_t>(entry.link_target.size());
     } else {
@@ -242,6 +255,7 @@ absl::StatusOr<std::vector<TreeEntry>> ScanTree(const std::string& root, const T
           absl::StrCat("the package is larger than ", limits.max_total_bytes, " bytes"));
     }
   }
+  if (error) return list_error();
   std::sort(entries.begin(), entries.end(),
             [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
   RETURN_IF_ERROR(CheckLinksStayInside(entries));

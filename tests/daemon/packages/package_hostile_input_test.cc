@@ -3,11 +3,18 @@
 // never act on a terminal; exports that could never be used (a prompt file
 // too large to read) and ambiguous archives (one entry twice) are refused
 // at install and inspect with errors that say so.
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/json.h"
 #include "daemon/packages/manifest.h"
 #include "daemon/packages/package_archive.h"
@@ -136,6 +143,95 @@ TEST(PackageArchiveTextTest, AFolderEntryNameIsQuotedEscaped) {
   const std::string message(status.message());
   EXPECT_THAT(message, HasSubstr(R"("bad\x1b[2J\n.txt" holds a control character)"));
   EXPECT_FALSE(HoldsRawControlOrHighBytes(message)) << Json(message).dump();
+}
+
+// An entry the file system refuses to create (a name longer than a
+// directory entry may be) is named escaped too, whether a file, a folder
+// listed or implied, or a symlink.
+TEST(PackageArchiveTextTest, EntriesThatCannotBeCreatedAreQuotedEscaped) {
+  TempDir tmp;
+  const std::string longer = "\xe2\x80\xae" + std::string(300, 'z');  // U+202E, then 300 bytes
+  const std::string shown = absl::StrCat(R"(\xe2\x80\xae)", std::string(300, 'z'));
+  struct Case {
+    ArchiveEntry entry;
+    std::string says;
+  };
+  int n = 0;
+  for (const Case& c : std::vector<Case>{
+           {{"f" + longer, "x"}, absl::StrCat("cannot create archive entry \"f", shown, "\"")},
+           {{"d" + longer + "/", "", 0755, AE_IFDIR},
+            absl::StrCat("cannot create directory \"d", shown, "\"")},
+           {{"i" + longer + "/x", "x"}, absl::StrCat("cannot create directory \"i", shown, "\"")},
+           {{"l" + longer, "", 0777, AE_IFLNK, "raw-package.json"},
+            absl::StrCat("cannot create archive entry \"l", shown, "\"")}}) {
+    const std::string archive = tmp.File(absl::StrCat("long", n, ".tar.gz"));
+    WriteTarGz(archive, {{"raw-package.json", kValidManifest}, c.entry});
+    const std::string dest = tmp.File(absl::StrCat("out", n++));
+    std::filesystem::create_directories(dest);
+    absl::Status status = UnpackArchive(archive, dest, TreeLimits{});
+    ASSERT_FALSE(status.ok()) << c.says;
+    const std::string message(status.message());
+    EXPECT_THAT(message, HasSubstr(c.says));
+    EXPECT_FALSE(HoldsRawControlOrHighBytes(message)) << Json(message).dump();
+  }
+}
+
+// What ScanTree says of a folder it cannot list or read: as this user, or
+// as nobody when this is root (whom permissions do not stop). Returns the
+// two messages, or why they could not be had.
+std::vector<std::string> UnreadableFolderMessagesAsThisUser() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "raw-pkg-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) return {"cannot make a folder"};
+  const std::string root = pattern;
+  std::vector<std::string> messages;
+  // A folder that cannot be listed, and one whose entries cannot be read
+  // (listable, not searchable).
+  for (const std::string& name :
+       {std::string("closed\xe2\x80\xae"), std::string("blind\xc3\xa9")}) {
+    const std::string pkg = absl::StrCat(root, "/", messages.size());
+    WriteMinimalPackage(pkg);
+    WriteFile(absl::StrCat(pkg, "/", name, "/f\xc3\xa9.txt"), "x");
+    chmod(absl::StrCat(pkg, "/", name).c_str(), messages.empty() ? 0000 : 0600);
+    messages.push_back(std::string(ScanTree(pkg, TreeLimits{}).status().message()));
+  }
+  (void)RemoveTree(root);
+  return messages;
+}
+
+TEST(PackageArchiveTextTest, AFolderThatCannotBeReadIsNamedEscaped) {
+  std::vector<std::string> messages;
+  if (geteuid() != 0) {
+    messages = UnreadableFolderMessagesAsThisUser();
+  } else {
+    int pipe_fds[2];
+    ASSERT_EQ(pipe(pipe_fds), 0);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(pipe_fds[0]);
+      std::string out = "cannot become nobody";
+      if (setgroups(0, nullptr) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+          setresuid(65534, 65534, 65534) == 0) {
+        out = absl::StrJoin(UnreadableFolderMessagesAsThisUser(), std::string(1, '\0'));
+      }
+      (void)!write(pipe_fds[1], out.data(), out.size());
+      _exit(0);
+    }
+    close(pipe_fds[1]);
+    std::string out;
+    char buffer[512];
+    for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, n);
+    close(pipe_fds[0]);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    messages = absl::StrSplit(out, '\0');
+  }
+  ASSERT_EQ(messages.size(), 2u) << messages[0];
+  EXPECT_THAT(messages[0], HasSubstr(R"((at "closed\xe2\x80\xae"))"));
+  EXPECT_THAT(messages[1], HasSubstr(R"(cannot read "blind\xc3\xa9/f\xc3\xa9.txt")"));
+  for (const std::string& message : messages) {
+    EXPECT_FALSE(HoldsRawControlOrHighBytes(message)) << Json(message).dump();
+  }
 }
 
 TEST(PackageArchiveTextTest, AnEntryTwiceIsRefusedSayingSo) {
