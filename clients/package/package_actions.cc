@@ -1,6 +1,7 @@
 #include "clients/package/package_actions.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -260,6 +261,26 @@ int Verify(const ParsedArgs& args, const PackageContext& pctx, bool json, CliCon
   return kExitOk;
 }
 
+// Refuses an option that `action` does not take: an option meant for
+// another action (`remove --dry-run`, `verify --as`) would otherwise be
+// ignored, and the command would do what it was not asked to (remove for
+// real) or something else than asked.
+absl::Status CheckOptionsOf(const std::string& action, const ParsedArgs& args) {
+  // The options of one action only; --config, --json and --help go with any.
+  static const std::map<std::string, std::string> kOwner = {{"--as", "install"},
+                                                            {"--dry-run", "gc"}};
+  std::vector<std::string> given(args.flags.begin(), args.flags.end());
+  for (const auto& [name, value] : args.values) given.push_back(name);
+  for (const std::string& option : given) {
+    auto owner = kOwner.find(option);
+    if (owner == kOwner.end() || owner->second == action) continue;
+    return absl::InvalidArgumentError(absl::StrCat(option, " does not apply to ", action,
+                                                   " (it is an option of raw package ",
+                                                   owner->second, ")"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int RunPackage(const std::vector<std::string>& args, CliContext& ctx) {
@@ -281,6 +302,11 @@ int RunPackage(const std::vector<std::string>& args, CliContext& ctx) {
                     ? std::string("raw package: which action? ")
                     : absl::StrCat("raw package: unknown action '", Shown(action), "' (expected "))
             << absl::StrJoin(kActions, ", ") << (action.empty() ? "" : ")") << "\n";
+    return kExitUsage;
+  }
+  if (absl::Status options = CheckOptionsOf(action, *parsed); !options.ok()) {
+    ctx.err << "raw package " << action << ": " << Shown(options.message()) << "\n"
+            << "Run 'raw package --help' for usage.\n";
     return kExitUsage;
   }
   auto store = packages::PackageStore::ForUser(ctx.connect.env);
