@@ -136,7 +136,10 @@ TEST(SessionLeaseTest, AFollowerNamesTheNewWriterAfterAHandoverBetweenOthers) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));
   auto rpc = ConnectTo(daemon);
-  Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming), c("raw (pid 3)", kTiming);
+  // `a` does not wait for the session once it handed it over, so that `c`
+  // is the only follower waiting when `b` lets go.
+  Client a("raw (pid 1)", kTiming, /*quiet=*/false), b("raw (pid 2)", kTiming),
+      c("raw (pid 3)", kTiming);
   WriterAndFollower(rpc, a, c);
   b.lease.Acquire(rpc, "s1");
   b.RunUntil(Change::kFollowing);
