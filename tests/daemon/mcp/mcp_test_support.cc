@@ -22,6 +22,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/logging.h"
 #include "common/subprocess.h"
 #include "gtest/gtest.h"
 
@@ -186,6 +188,43 @@ std::string ReadFile(const std::string& path) {
 int CountLines(const std::string& path) {
   std::string text = ReadFile(path);
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+CapturedLog::CapturedLog() {
+  char path[] = "/tmp/raw-mcp-log-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return;
+  close(fd);
+  if (SetLogFile(path, /*also_stderr=*/false)) {
+    path_ = path;
+  } else {
+    unlink(path);
+  }
+}
+
+std::string CapturedLog::Stop() {
+  if (path_.empty()) return "";
+  SetLogFile("/nonexistent-dir/raw.log", true);  // back to stderr
+  std::string text = ReadFile(path_);
+  unlink(path_.c_str());
+  path_.clear();
+  return text;
+}
+
+int CountLinesWith(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StrContains(line, needle)) ++count;
+  }
+  return count;
+}
+
+std::string LastLineWith(const std::string& text, const std::string& needle) {
+  std::string last;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StrContains(line, needle)) last = std::string(line);
+  }
+  return last;
 }
 
 int64_t FakeClock::NowUnixMs() const {

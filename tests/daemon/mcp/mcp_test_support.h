@@ -86,6 +86,23 @@ void WriteFile(const std::string& path, const std::string& content);
 std::string ReadFile(const std::string& path);
 int CountLines(const std::string& path);
 
+// The daemon's log goes to a file of its own while this lives (ok() says
+// whether it could be made); Stop() sends it back to stderr and returns what
+// was logged, removing the file.
+class CapturedLog {
+ public:
+  CapturedLog();
+  ~CapturedLog() { (void)Stop(); }
+  bool ok() const { return !path_.empty(); }
+  std::string Stop();
+
+ private:
+  std::string path_;
+};
+// How many lines of `text` hold `needle`; and the last that does ("" if none).
+int CountLinesWith(const std::string& text, const std::string& needle);
+std::string LastLineWith(const std::string& text, const std::string& needle);
+
 class FakeClock : public Clock {
  public:
   int64_t NowUnixMs() const override;

@@ -77,26 +77,15 @@ TEST(StdioClientTest, AMessageOverTheLimitEndsTheConnection) {
 }
 
 TEST(StdioClientTest, AFloodOfStderrLinesIsRateLimitedInTheLog) {
-  char log_template[] = "/tmp/raw-mcp-log-XXXXXX";
-  int fd = mkstemp(log_template);
-  ASSERT_GE(fd, 0);
-  close(fd);
-  const std::string log_path = log_template;
-  ASSERT_TRUE(SetLogFile(log_path, /*also_stderr=*/false));
+  testing::CapturedLog captured;
+  ASSERT_TRUE(captured.ok());
   std::unique_ptr<McpClient> client = MakeClient({"--stderr-flood", "20000"}, 1 << 20);
   ASSERT_TRUE(client->Connect().ok());
   client->Close();  // the transport reads stderr to the end and reports what it dropped
   client.reset();
-  SetLogFile("/nonexistent-dir/raw.log", true);  // back to stderr
-  std::ifstream in(log_path);
-  std::string line;
-  int logged = 0;
-  std::string summary;
-  while (std::getline(in, line)) {
-    if (line.find("fake server: flood line") != std::string::npos) ++logged;
-    if (line.find("suppressed") != std::string::npos) summary = line;
-  }
-  unlink(log_path.c_str());
+  const std::string log = captured.Stop();
+  const int logged = testing::CountLinesWith(log, "fake server: flood line");
+  const std::string summary = testing::LastLineWith(log, "suppressed");
   // The burst (200) and 20 a second for however long the test ran; never
   // the whole flood.
   EXPECT_GE(logged, 200);
@@ -110,12 +99,8 @@ TEST(StdioClientTest, AFloodOfStderrLinesIsRateLimitedInTheLog) {
 // terminal escapes, a bell, a bidi override, a newline that would forge a log
 // line, and bytes that are not UTF-8. The known secret is still hidden.
 TEST(StdioClientTest, ServerTextIsEscapedInTheLog) {
-  char log_template[] = "/tmp/raw-mcp-log-XXXXXX";
-  int fd = mkstemp(log_template);
-  ASSERT_GE(fd, 0);
-  close(fd);
-  const std::string log_path = log_template;
-  ASSERT_TRUE(SetLogFile(log_path, /*also_stderr=*/false));
+  testing::CapturedLog captured;
+  ASSERT_TRUE(captured.ok());
   SetLogFilter([](const std::string& text) {
     return absl::StrReplaceAll(text, {{"s3cr3t-value", "[redacted]"}});
   });
@@ -129,9 +114,7 @@ TEST(StdioClientTest, ServerTextIsEscapedInTheLog) {
   client->Close();
   client.reset();
   SetLogFilter(nullptr);
-  SetLogFile("/nonexistent-dir/raw.log", true);  // back to stderr
-  const std::string log = testing::ReadFile(log_path);
-  unlink(log_path.c_str());
+  const std::string log = captured.Stop();
 
   for (const std::string& line : std::vector<std::string>(absl::StrSplit(log, '\n'))) {
     EXPECT_EQ(ValidUtf8Prefix(line), line.size()) << line;
