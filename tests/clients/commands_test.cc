@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-
 #include <map>
 #include <sstream>
 
@@ -15,7 +14,7 @@
 #include "clients/cli/exit_codes.h"
 #include "common/version.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/fake_daemon.h"
 
 namespace raw::cli {
 namespace {

@@ -1,5 +1,5 @@
 // Test support for the client tests: an in-process fake of the daemon's
-// gRPC service on a Unix socket.
+// gRPC service (FakeDaemon in fake_daemon.h serves it on a Unix socket).
 //
 // FakeRawService answers every RPC from scripted state and records the
 // calls. Its event log behaves like the daemon's: Subscribe replays stored
@@ -28,7 +28,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -766,43 +765,6 @@ class FakeRawService final : public v1::Raw::Service {
   std::map<std::string, LeaseSlot> leases_ ABSL_GUARDED_BY(mu_);
   int lease_count_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::string> write_leases_ ABSL_GUARDED_BY(mu_);
-};
-
-// FakeRawService served on `socket_path` until destroyed (or Stop()).
-class FakeDaemon {
- public:
-  explicit FakeDaemon(const std::string& socket_path) : socket_path_(socket_path) {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("unix:" + socket_path, grpc::InsecureServerCredentials());
-    builder.RegisterService(&service_);
-    server_ = builder.BuildAndStart();
-    EXPECT_NE(server_, nullptr) << "cannot serve on " << socket_path;
-  }
-  ~FakeDaemon() {
-    if (stopper_.joinable()) stopper_.join();
-    Stop();
-    // The server's threads must all have returned before it is destroyed
-    // (gRPC aborts otherwise).
-    if (server_) server_->Wait();
-  }
-  FakeRawService& service() { return service_; }
-  const std::string& socket_path() const { return socket_path_; }
-
-  // Ends the streams and shuts the server down (it unlinks the socket).
-  void Stop() {
-    service_.Close();
-    if (server_) server_->Shutdown(std::chrono::system_clock::now());
-  }
-  // Stop() from another thread, for calls made inside a handler.
-  void StopSoon() {
-    stopper_ = std::thread([this] { Stop(); });
-  }
-
- private:
-  std::string socket_path_;
-  FakeRawService service_;
-  std::unique_ptr<grpc::Server> server_;
-  std::thread stopper_;
 };
 
 }  // namespace raw::testing

@@ -12,7 +12,7 @@
 
 #include "clients/cli/exit_codes.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/fake_daemon.h"
 
 extern char** environ;
 

@@ -1,6 +1,4 @@
 #include "clients/lib/raw_client.h"
-#include "clients/lib/event_stream.h"
-#include "clients/lib/write_lease.h"
 
 #include <sys/stat.h>
 
@@ -9,9 +7,11 @@
 #include <thread>
 
 #include "absl/synchronization/notification.h"
+#include "clients/lib/event_stream.h"
+#include "clients/lib/write_lease.h"
 #include "common/version.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/fake_daemon.h"
 
 namespace raw::client {
 namespace {

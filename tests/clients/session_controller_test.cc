@@ -8,7 +8,7 @@
 
 #include "common/ids.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/fake_daemon.h"
 #include "tests/clients/owner_queue.h"
 
 namespace raw::client {

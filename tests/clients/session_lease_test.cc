@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/fake_daemon.h"
 #include "tests/clients/owner_queue.h"
 
 namespace raw::client {

@@ -6,7 +6,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/fake_daemon.h"
 
 namespace raw::client {
 namespace {

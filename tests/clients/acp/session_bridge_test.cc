@@ -15,7 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/fake_daemon.h"
 #include "tests/clients/temp_dir.h"
 
 namespace raw::acp {

@@ -13,7 +13,7 @@
 #include "clients/dashboard/session_feeds.h"
 #include "clients/lib/raw_client.h"
 #include "gtest/gtest.h"
-#include "tests/clients/fake_raw_daemon.h"
+#include "tests/clients/fake_daemon.h"
 #include "tests/clients/temp_dir.h"
 #include "tests/e2e/dashboard/recording_connection.h"
 
