@@ -28,6 +28,7 @@ namespace raw::packages {
 namespace {
 
 using testing::ArchiveEntry;
+using testing::AsNobody;
 using ::testing::HasSubstr;
 using testing::TempDir;
 using testing::WriteFile;
@@ -199,33 +200,9 @@ std::vector<std::string> UnreadableFolderMessagesAsThisUser() {
 }
 
 TEST(PackageArchiveTextTest, AFolderThatCannotBeReadIsNamedEscaped) {
-  std::vector<std::string> messages;
-  if (geteuid() != 0) {
-    messages = UnreadableFolderMessagesAsThisUser();
-  } else {
-    int pipe_fds[2];
-    ASSERT_EQ(pipe(pipe_fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(pipe_fds[0]);
-      std::string out = "cannot become nobody";
-      if (setgroups(0, nullptr) == 0 && setresgid(65534, 65534, 65534) == 0 &&
-          setresuid(65534, 65534, 65534) == 0) {
-        out = absl::StrJoin(UnreadableFolderMessagesAsThisUser(), std::string(1, '\0'));
-      }
-      (void)!write(pipe_fds[1], out.data(), out.size());
-      _exit(0);
-    }
-    close(pipe_fds[1]);
-    std::string out;
-    char buffer[512];
-    for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, n);
-    close(pipe_fds[0]);
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    messages = absl::StrSplit(out, '\0');
-  }
+  const std::string out = AsNobody(
+      [] { return absl::StrJoin(UnreadableFolderMessagesAsThisUser(), std::string(1, '\0')); });
+  std::vector<std::string> messages = absl::StrSplit(out, '\0');
   ASSERT_EQ(messages.size(), 2u) << messages[0];
   EXPECT_THAT(messages[0], HasSubstr(R"((at "closed\xe2\x80\xae"))"));
   EXPECT_THAT(messages[1], HasSubstr(R"(cannot read "blind\xc3\xa9/f\xc3\xa9.txt")"));

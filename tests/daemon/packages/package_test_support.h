@@ -6,11 +6,15 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -36,6 +40,37 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// `run` as a user without root's powers: at once when the tests do not run
+// as root, else in a child that becomes nobody (permission checks do not
+// bind root). Returns what `run` returned, or why the child could not run it.
+inline std::string AsNobody(const std::function<std::string()>& run) {
+  if (geteuid() != 0) return run();
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return "cannot make a pipe";
+  pid_t pid = fork();
+  if (pid < 0) return "cannot fork";
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    std::string out = "cannot become nobody";
+    if (setgroups(0, nullptr) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+        setresuid(65534, 65534, 65534) == 0) {
+      out = run();
+    }
+    (void)!write(pipe_fds[1], out.data(), out.size());
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string out;
+  char buffer[512];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return "the child that became nobody did not end normally";
+  }
+  return out;
+}
 
 inline void WriteFile(const std::string& path, const std::string& text, mode_t mode = 0644) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
