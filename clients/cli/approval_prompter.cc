@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "clients/present/approval_text.h"
+#include "clients/present/terminal_text.h"
 
 namespace raw::cli {
 namespace {
@@ -24,7 +25,8 @@ class NoTerminal : public ApprovalPrompter {
  public:
   ApprovalChoice Decide(const v1::ApprovalRequested&, const CancelToken&) override {
     return {v1::APPROVAL_DECISION_DENY,
-            "raw run had no terminal to ask the user and was not given --yes"};
+            "raw run had no terminal to ask the user and was not given --yes", 0,
+            /*unattended=*/true};
   }
 };
 
@@ -35,6 +37,7 @@ class TerminalPrompt : public ApprovalPrompter {
   ApprovalChoice Decide(const v1::ApprovalRequested& request, const CancelToken& cancel) override {
     // The EventPrinter has shown the batch and the session rules.
     bool wider = present::SessionOptionCount(request) > 1;
+    err_ << present::SanitizeForStream(present::ApprovalRecap(request)) << "\n";
     for (;;) {
       err_ << "Allow? [y] once  [a] for this session"
            << (wider ? " (exact)  [p] for this session (program patterns)" : "")

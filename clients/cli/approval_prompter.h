@@ -30,6 +30,8 @@ struct ApprovalChoice {
   v1::ApprovalDecision decision = v1::APPROVAL_DECISION_DENY;
   std::string message;
   int session_rule = 0;  // with ALLOW_SESSION: which session_rules option
+  // A denial because no one could be asked; `message` says why.
+  bool unattended = false;
 };
 
 class ApprovalPrompter {

@@ -156,7 +156,7 @@ void EventPrinter::WriteText(const std::string& text) {
 
 void EventPrinter::PrintToolStarted(const v1::ToolStarted& started) {
   EndText();
-  err_ << "-> " << present::SanitizeForStream(started.name());
+  err_ << "-> " << present::SanitizeForStream(present::ShowLineBreaks(started.name()));
   auto it = call_arguments_.find(started.call_id());
   if (it != call_arguments_.end()) {
     std::string key = present::KeyArgument(it->second);
@@ -168,7 +168,7 @@ void EventPrinter::PrintToolStarted(const v1::ToolStarted& started) {
 
 void EventPrinter::PrintToolResult(const v1::ToolResult& result) {
   EndText();
-  err_ << "<- " << present::SanitizeForStream(result.name()) << " "
+  err_ << "<- " << present::SanitizeForStream(present::ShowLineBreaks(result.name())) << " "
        << present::ToolStatusName(result.status()) << " ("
        << present::FormatDurationMs(result.duration_ms()) << ")";
   if (result.status() != v1::TOOL_RESULT_STATUS_OK) {

@@ -29,7 +29,7 @@ void HistoryPrinter::PrintIndented(const std::string& text, const char* indent) 
 }
 
 void HistoryPrinter::PrintToolResult(const v1::ToolResult& result) {
-  out_ << "  <- " << present::SanitizeForStream(result.name()) << " "
+  out_ << "  <- " << present::SanitizeForStream(present::ShowLineBreaks(result.name())) << " "
        << present::ToolStatusName(result.status()) << " ("
        << present::FormatDurationMs(result.duration_ms()) << ")\n";
   const std::string& display = result.display();
@@ -81,7 +81,7 @@ void HistoryPrinter::Print(const v1::Event& event) {
     }
     case v1::Event::kToolCallBatch:
       for (const auto& call : event.tool_call_batch().calls()) {
-        out_ << "  -> " << present::SanitizeForStream(call.name()) << " "
+        out_ << "  -> " << present::SanitizeForStream(present::ShowLineBreaks(call.name())) << " "
              << present::SanitizeForStream(
                     present::Truncate(present::OneLine(call.arguments()), kMaxArgumentChars))
              << "\n";

@@ -261,6 +261,7 @@ void TurnRunner::Respond(const v1::ApprovalRequested& request, const ApprovalCho
   respond.set_all(choice.decision);
   respond.set_all_message(choice.message);
   respond.set_all_session_rule(choice.session_rule);
+  respond.set_all_unattended(choice.unattended);
   respond.set_lease_id(lease_id_);
   auto response = client_.RespondToApproval(respond);
   // NotFound: the request was already resolved (another client answered,

@@ -43,18 +43,30 @@ std::string DescribeApprovalRequest(const v1::ApprovalRequested& request) {
       absl::StrAppend(&text, "      ", absl::StrReplaceAll(argument, {{"\n", "\n        "}}),
                       "\n");
     }
-    absl::StrAppend(
-        &text, "    ", StateLabel(call.state()),
-        call.reason().empty() ? "" : absl::StrCat(": ", ShowCarriageReturns(call.reason())), "\n");
+    absl::StrAppend(&text, "    ", StateLabel(call.state()),
+                    call.reason().empty() ? "" : absl::StrCat(": ", ShowLineBreaks(call.reason())),
+                    "\n");
     if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
     for (int i = 0; i < call.session_rules_size() && i < 2; ++i) {
       absl::StrAppend(&text, "    [", SessionOptionKey(i), "] allow for this session adds:\n");
       for (const std::string& rule : call.session_rules(i).rules()) {
-        absl::StrAppend(&text, "        ", ShowCarriageReturns(rule), "\n");
+        absl::StrAppend(&text, "        ", ShowLineBreaks(rule), "\n");
       }
     }
   }
   return text;
+}
+
+std::string ApprovalRecap(const v1::ApprovalRequested& request) {
+  int pending = 0;
+  std::string tools;
+  for (const v1::ApprovalCall& call : request.calls()) {
+    if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
+    absl::StrAppend(&tools, pending++ == 0 ? "" : ", ",
+                    call.tool().empty() ? call.name() : call.tool());
+  }
+  return absl::StrCat("Waiting for your answer: ", pending, pending == 1 ? " call" : " calls",
+                      " of ", request.calls_size(), " (", tools, ")");
 }
 
 std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved) {
@@ -65,9 +77,11 @@ std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved) {
     default: text = "answered"; break;
   }
   for (const v1::ApprovalAnswer& a : resolved.answers()) {
-    const char* decision = a.decision() == v1::APPROVAL_DECISION_ALLOW_ONCE      ? "allowed once"
-                           : a.decision() == v1::APPROVAL_DECISION_ALLOW_SESSION ? "allowed for the session"
-                                                                                 : "denied";
+    const char* decision = a.decision() == v1::APPROVAL_DECISION_ALLOW_ONCE ? "allowed once"
+                           : a.decision() == v1::APPROVAL_DECISION_ALLOW_SESSION
+                               ? "allowed for the session"
+                           : a.unattended() ? "denied, no one to ask"
+                                            : "denied";
     absl::StrAppend(&text, "; ", a.call_id(), ": ", decision,
                     a.message().empty() ? "" : absl::StrCat(" (", a.message(), ")"));
   }
@@ -81,7 +95,8 @@ std::string DecisionNote(const v1::ApprovalAnswer& answer, v1::ApprovalResolutio
     case v1::APPROVAL_DECISION_ALLOW_ONCE: note = "allowed once"; break;
     case v1::APPROVAL_DECISION_ALLOW_SESSION: note = "allowed for this session"; break;
     default:
-      note = answer.message().empty() ? "denied" : absl::StrCat("denied: ", answer.message());
+      note = answer.unattended() ? "denied, no one to ask" : "denied";
+      if (!answer.message().empty()) absl::StrAppend(&note, ": ", answer.message());
       break;
   }
   if (resolution == v1::APPROVAL_RESOLUTION_TIMED_OUT) note = "timed out: " + note;

@@ -25,6 +25,11 @@ std::string SessionOptionKey(int index);
 // offers (0 to 2).
 int SessionOptionCount(const v1::ApprovalRequested& request);
 
+// One line naming the pending calls' tools, "Waiting for your answer: 1
+// call of 2 (builtin/bash)": printed last before a question, after all the
+// text a model chose, so that what is asked about is never off screen.
+std::string ApprovalRecap(const v1::ApprovalRequested& request);
+
 // One line for a resolution: "answered; c1: allowed once", "timed out; ...".
 std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved);
 

@@ -64,6 +64,19 @@ std::string ShowCarriageReturns(std::string_view text) {
   return out;
 }
 
+std::string ShowLineBreaks(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\r' || c == '\n') {
+      AppendMarker(out, c);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::string SanitizeForTerminal(std::string_view text, Tabs tabs) {
   std::string out;
   out.reserve(text.size());

@@ -41,6 +41,12 @@ std::string SanitizeForTerminal(std::string_view text, Tabs tabs = Tabs::kExpand
 // runs "cd /x\r; rm -rf *" as a cd to "/x\r", which fails, and then the rm.
 std::string ShowCarriageReturns(std::string_view text);
 
+// ShowCarriageReturns that also shows each line feed as "⟨U+000A⟩": for a
+// one-line item of an approval (its reason, a session rule) that quotes a
+// command, so that the command's own lines cannot start lines of their own
+// that read like the approval's.
+std::string ShowLineBreaks(std::string_view text);
+
 // SanitizeForTerminal keeping tabs: for text written to a terminal stream
 // (`raw run`), where the terminal expands tabs itself.
 // (absl::string_view: also takes absl::Status messages.)

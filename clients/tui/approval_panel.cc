@@ -185,7 +185,7 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
     head.Add("  ");
     head.Add(StateWords(call.state()), Style{role});
     if (!call.reason().empty()) {
-      head.Add(": " + SanitizeForTerminal(present::ShowCarriageReturns(call.reason())), dim);
+      head.Add(": " + SanitizeForTerminal(present::ShowLineBreaks(call.reason())), dim);
     }
     for (auto& l : WrapSpans(head, width, StyledLine(), StyledLine("      "))) body.push_back(std::move(l));
     // Every argument in full: each line of a value on a row of its own, long
@@ -207,7 +207,7 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
       for (const std::string& added : call.session_rules(i).rules()) {
         StyledLine line;
         line.Add(absl::StrCat("[", present::SessionOptionKey(i), "] for this session adds: "), dim);
-        line.Add(SanitizeForTerminal(present::ShowCarriageReturns(added)), dim);
+        line.Add(SanitizeForTerminal(present::ShowLineBreaks(added)), dim);
         // The rule is exact text: wrapped at its spaces, none of them dropped.
         for (auto& l :
              WrapSpans(line, width, indent, StyledLine("          "), SpacesAtBreaks::kKeep)) {

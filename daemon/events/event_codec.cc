@@ -256,6 +256,7 @@ void Write(OrderedJson& j, const ApprovalResolved& p) {
     answer["decision"] = NameOf(a.decision, kApprovalDecisionNames);
     answer["message"] = a.message;
     if (a.session_rule != 0) answer["session_rule"] = a.session_rule;
+    if (a.unattended) answer["unattended"] = true;
     answers.push_back(std::move(answer));
   }
   j["answers"] = std::move(answers);
@@ -269,6 +270,7 @@ void Read(JsonFields& r, ApprovalResolved& p) {
     answer.decision = a.Enum("decision", kApprovalDecisionNames);
     answer.message = a.String("message");
     answer.session_rule = static_cast<int>(a.OptionalCount("session_rule").value_or(0));
+    answer.unattended = a.OptionalBool("unattended");
     p.answers.push_back(std::move(answer));
   });
   p.resolution = r.Enum("resolution", kApprovalResolutionNames);

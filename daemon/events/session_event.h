@@ -132,6 +132,9 @@ struct ApprovalAnswer {
   std::string message;
   // kAllowSession: which of the call's session_rules (0, the exact rules).
   int session_rule = 0;
+  // kDeny only: no one could be asked (the client had no terminal); the
+  // message says why, and the model is not told that the user denied it.
+  bool unattended = false;
   bool operator==(const ApprovalAnswer&) const = default;
 };
 

@@ -98,6 +98,26 @@ TEST(EventPrinterTest, TextSeparatesTheAnswerFromToolActivity) {
             "[warning] context is 90% full\n");
 }
 
+// A tool name is the provider's text: its line breaks show as markers, so
+// that it cannot start a line that reads like one of the printer's own.
+TEST(EventPrinterTest, AToolNamesLineBreaksCannotStartLinesOfTheirOwn) {
+  std::ostringstream out, err;
+  EventPrinter printer(OutputFormat::kText, out, err);
+  v1::Event e = Ev(1);
+  e.mutable_tool_started()->set_call_id("c1");
+  e.mutable_tool_started()->set_name("bash\n<- bash ok (1 ms)");
+  printer.Print(e);
+  e = Ev(2);
+  e.mutable_tool_result()->set_call_id("c1");
+  e.mutable_tool_result()->set_name("bash\n<- bash ok (1 ms)");
+  e.mutable_tool_result()->set_status(v1::TOOL_RESULT_STATUS_ERROR);
+  e.mutable_tool_result()->set_content("unknown tool");
+  printer.Print(e);
+  EXPECT_EQ(err.str().find("\n<- bash ok"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("-> bash\u27E8U+000A\u27E9<- bash ok (1 ms)\n"), std::string::npos)
+      << err.str();
+}
+
 TEST(EventPrinterTest, CommittedMessageIsPrintedWhenNothingStreamed) {
   std::ostringstream out, err;
   EventPrinter printer(OutputFormat::kText, out, err);

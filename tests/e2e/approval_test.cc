@@ -14,6 +14,7 @@ namespace {
 
 namespace chat = testing::chat;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST_F(ContractTest, AllowRuleForOneCommandDoesNotAllowACompoundCommand) {
   StartDaemon(R"("rules": [{"allow": "builtin/bash", "command": "echo *"}])");
@@ -133,6 +134,15 @@ TEST_F(ContractTest, PerCallAnswersAndBadAnswersAreRefusedClearly) {
   EXPECT_EQ(Respond(session, id, raw::v1::APPROVAL_DECISION_UNSPECIFIED, "", {unknown})
                 .error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
+  // "No one to ask" is a reason for a denial, never for an allowance.
+  raw::v1::ApprovalAnswer unattended_allow;
+  unattended_allow.set_call_id("c1");
+  unattended_allow.set_decision(raw::v1::APPROVAL_DECISION_ALLOW_ONCE);
+  unattended_allow.set_unattended(true);
+  grpc::Status refused =
+      Respond(session, id, raw::v1::APPROVAL_DECISION_UNSPECIFIED, "", {unattended_allow});
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(), HasSubstr("answers[0].unattended is only for a denial"));
 
   raw::v1::ApprovalAnswer allow;
   allow.set_call_id("c1");
@@ -203,7 +213,16 @@ TEST_F(ContractTest, RawRunDeniesWithoutTerminalAndYesApprovesButDenyRulesStillD
   CommandResult denied = daemon_->RunRaw({"run", "--cwd", daemon_->workdir(), "write it"});
   EXPECT_EQ(denied.exit_code, 0) << denied.err;
   EXPECT_THAT(denied.err, HasSubstr("no terminal"));
+  EXPECT_THAT(denied.err, HasSubstr("denied, no one to ask"));
   EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/n.txt"));
+  // The model reads that no one could be asked, not that the user said no.
+  {
+    auto body = fake_.requests().back().BodyJson();
+    ASSERT_TRUE(body.ok());
+    EXPECT_THAT(body->dump(), HasSubstr("no one was there to approve it: raw run had no terminal"));
+    EXPECT_THAT(body->dump(), Not(HasSubstr("denied by the user")));
+    EXPECT_THAT(body->dump(), Not(HasSubstr("Message from the user")));
+  }
 
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "write_file", R"({"path":"n.txt","content":"1"})"},
                                        {"c2", "bash", R"({"command":"rm -f n.txt"})"}}));
@@ -257,7 +276,8 @@ TEST_F(ContractTest, RawRunOnATerminalAsksAndSendsTheUsersAnswer) {
   CommandResult result = RunCommand({"/usr/bin/script", "-qec", command, "/dev/null"}, daemon_->env(),
                                     "mno thanks\nm\nplease use a temp dir\n");
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
-  EXPECT_THAT(result.out, HasSubstr("Allow? [y] once"));
+  EXPECT_THAT(result.out, HasSubstr("Waiting for your answer: 1 call of 1 (builtin/write_file)\r\n"
+                                    "Allow? [y] once"));
   EXPECT_THAT(result.out, HasSubstr("Not an answer; type y, a, n or m and press Enter."));
   EXPECT_THAT(result.out, HasSubstr("Message for the model"));
   EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/t.txt"));

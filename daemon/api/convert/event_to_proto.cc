@@ -178,6 +178,7 @@ void Fill(const events::ApprovalResolved& p, raw::v1::Event& out) {
     answer->set_decision(ToProto(a.decision));
     answer->set_message(a.message);
     answer->set_session_rule(a.session_rule);
+    answer->set_unattended(a.unattended);
   }
 }
 void Fill(const events::UsageReport& p, raw::v1::Event& out) {

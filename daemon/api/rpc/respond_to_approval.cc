@@ -33,7 +33,11 @@ UnaryReactor* RespondToApproval(grpc::CallbackServerContext* ctx, loop::SessionM
       return ReturnStatus(ctx, absl::InvalidArgumentError(absl::StrCat(
                                    "answers[", i, "].session_rule must not be negative")));
     }
-    answers.push_back({a.call_id(), *decision, a.message(), a.session_rule()});
+    if (a.unattended() && *decision != events::ApprovalDecision::kDeny) {
+      return ReturnStatus(ctx, absl::InvalidArgumentError(absl::StrCat(
+                                   "answers[", i, "].unattended is only for a denial")));
+    }
+    answers.push_back({a.call_id(), *decision, a.message(), a.session_rule(), a.unattended()});
   }
   std::optional<events::ApprovalAnswer> all;
   if (request.all() != raw::v1::APPROVAL_DECISION_UNSPECIFIED) {
@@ -46,7 +50,13 @@ UnaryReactor* RespondToApproval(grpc::CallbackServerContext* ctx, loop::SessionM
       return ReturnStatus(ctx,
                           absl::InvalidArgumentError("all_session_rule must not be negative"));
     }
-    all = events::ApprovalAnswer{"", *decision, request.all_message(), request.all_session_rule()};
+    if (request.all_unattended() && *decision != events::ApprovalDecision::kDeny) {
+      return ReturnStatus(ctx, absl::InvalidArgumentError("all_unattended is only for a denial"));
+    }
+    all = events::ApprovalAnswer{"", *decision, request.all_message(), request.all_session_rule(),
+                                 request.all_unattended()};
+  } else if (request.all_unattended()) {
+    return ReturnStatus(ctx, absl::InvalidArgumentError("all_unattended needs `all`"));
   }
   if (answers.empty() && !all) {
     return ReturnStatus(ctx, absl::InvalidArgumentError(

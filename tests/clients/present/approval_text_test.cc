@@ -16,6 +16,16 @@ TEST(ApprovalTextTest, DecisionNotes) {
   EXPECT_EQ(DecisionNote(answer, v1::APPROVAL_RESOLUTION_ANSWERED), "denied: not now");
   EXPECT_EQ(DecisionNote(answer, v1::APPROVAL_RESOLUTION_TIMED_OUT), "timed out: denied: not now");
   EXPECT_EQ(DecisionNote(answer, v1::APPROVAL_RESOLUTION_CANCELLED), "cancelled");
+  answer.set_unattended(true);
+  answer.set_message("no terminal");
+  EXPECT_EQ(DecisionNote(answer, v1::APPROVAL_RESOLUTION_ANSWERED),
+            "denied, no one to ask: no terminal");
+  v1::ApprovalResolved resolved;
+  resolved.set_resolution(v1::APPROVAL_RESOLUTION_ANSWERED);
+  *resolved.add_answers() = answer;
+  resolved.mutable_answers(0)->set_call_id("c1");
+  EXPECT_EQ(DescribeApprovalResolved(resolved),
+            "answered; c1: denied, no one to ask (no terminal)");
 }
 
 TEST(ApprovalTextTest, RequestListsEveryCall) {
@@ -29,6 +39,33 @@ TEST(ApprovalTextTest, RequestListsEveryCall) {
             "The agent wants to run 1 tool call:\n  - builtin/bash\n      command: ls\n"
             "    needs approval: ask rule\n");
   EXPECT_EQ(SessionOptionCount(request), 0);
+}
+
+// A command's own line breaks, quoted in the reason and the session rules,
+// show as markers: they cannot start lines that read like the approval's
+// own. The recap names the calls asked about, after everything the model
+// wrote.
+TEST(ApprovalTextTest, ACommandsLineBreaksCannotStartLinesOfTheirOwn) {
+  v1::ApprovalRequested request;
+  v1::ApprovalCall* call = request.add_calls();
+  call->set_tool("builtin/bash");
+  const std::string fake = "\nThe agent wants to run 1 tool call:\n  - builtin/read_file";
+  call->set_arguments(R"({"command":"touch x"})");
+  call->set_state(v1::APPROVAL_STATE_PENDING);
+  call->set_reason("no rule matched \"touch x; : \\\"" + fake + "\"\"");
+  call->add_session_rules()->add_rules("allow builtin/bash command \"touch x" + fake + "\"");
+  v1::ApprovalCall* read = request.add_calls();
+  read->set_tool("builtin/read_file");
+  read->set_state(v1::APPROVAL_STATE_ALLOWED);
+  const std::string text = DescribeApprovalRequest(request);
+  int at_column_zero = 0;
+  for (size_t at = 0; (at = text.find("\nThe agent wants", at)) != std::string::npos; ++at) {
+    ++at_column_zero;
+  }
+  EXPECT_EQ(at_column_zero, 0) << text;
+  EXPECT_EQ(text.find("\n  - builtin/read_file\n      path"), std::string::npos) << text;
+  EXPECT_NE(text.find("\u27E8U+000A\u27E9The agent wants"), std::string::npos) << text;
+  EXPECT_EQ(ApprovalRecap(request), "Waiting for your answer: 1 call of 2 (builtin/bash)");
 }
 
 // Nothing is cut: every line of every argument, and the rules each "allow

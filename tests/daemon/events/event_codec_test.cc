@@ -65,6 +65,7 @@ std::vector<EventPayload> SamplePayloads() {
       ApprovalResolved{"apr_1",
                        {{"c2", ApprovalDecision::kAllowSession, "", 1},
                         {"c3", ApprovalDecision::kDeny, "no"},
+                        {"c5", ApprovalDecision::kDeny, "no terminal", 0, true},
                         {"c4", ApprovalDecision::kAllowOnce, ""}},
                        ApprovalResolution::kTimedOut},
       ApprovalResolved{"apr_2", {}, ApprovalResolution::kCancelled},

@@ -52,7 +52,13 @@ function approvalSummary(item) {
       const a = decisions.get(c.callId);
       const decided = { APPROVAL_STATE_ALLOWED: "allowed without asking", APPROVAL_STATE_DENIED: "denied without asking",
                         APPROVAL_STATE_NOT_APPLICABLE: "not subject to approval" }[c.state] ?? "";
-      const word = a ? { APPROVAL_DECISION_ALLOW_ONCE: "allowed", APPROVAL_DECISION_ALLOW_SESSION: "allowed for this session", APPROVAL_DECISION_DENY: "denied" }[a.decision] ?? "answered" : decided;
+      const word = a ? {
+        APPROVAL_DECISION_ALLOW_ONCE: 'allowed',
+        APPROVAL_DECISION_ALLOW_SESSION: 'allowed for this session',
+        APPROVAL_DECISION_DENY: a.unattended ? 'denied, no one to ask' : 'denied'
+      }[a.decision] ??
+              'answered' :
+                       decided;
       return h("li", {}, h("code", {}, visibleText(c.name)), word ? ` — ${word}` : "", a?.message ? `: ${a.message}` : "");
     })));
 }
