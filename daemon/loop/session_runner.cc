@@ -224,6 +224,10 @@ void SessionRunner::BeginTurn(absl::StatusOr<TurnPlan> plan, const Reply<std::st
       // The meter as the turn leaves it (tool results included), stored
       // with the end so that a restarted daemon keeps the baseline.
       self->ctx_.SyncMeter();
+      // The end is stored before the turn_end hooks run (up to their
+      // timeout): a daemon stopped meanwhile keeps a turn that ended.
+      const bool stored = self->StoreTurnEnd(turn_id, end, owed);
+      turn.ReportEnd(end, stored);
     }
     self->Post([self, turn_id, end, owed] { self->FinishTurn(turn_id, end, owed); },
                [self, turn_id, end, owed](absl::Status) { self->FinishTurn(turn_id, end, owed); });
@@ -252,12 +256,38 @@ absl::Status SessionRunner::CheckContextImagesLocked(const std::vector<events::I
       " (every request sends them again); use /compact or /clear first, or send fewer images"));
 }
 
+bool SessionRunner::StoreTurnEnd(const std::string& turn_id, const events::TurnEnded& end,
+                                 std::optional<OwedEvent>& owed) {
+  absl::MutexLock lock(&mu_);
+  CommitExtras extras = EndExtras();
+  extras.conversation_activity = true;
+  extras.context_meter = ctx_.meter.Serialize();
+  // Not running from here on, for readers that do not take the lock: one
+  // that saw TurnEnded must not be told otherwise (as in FinishTurn).
+  state_seen_.store(State::kIdle, std::memory_order_release);
+  absl::Status stored;
+  if (owed) {
+    stored = log_->CommitPublished(owed->seq, turn_id, owed->payload);
+    if (stored.ok()) owed.reset();
+  }
+  if (stored.ok()) stored = log_->Commit(turn_id, {end}, std::move(extras));
+  if (!stored.ok()) return false;  // FinishTurn tries again, on the queue
+  end_stored_ = true;
+  // Commands wait for FinishTurn rather than fail: clients have seen the end.
+  ending_ = true;
+  return true;
+}
+
 void SessionRunner::FinishTurn(const std::string& turn_id, const events::TurnEnded& end,
                                std::optional<OwedEvent> owed) {
   absl::Status stored;
   CommitExtras kept;
   {
     absl::MutexLock lock(&mu_);
+    if (end_stored_) {
+      end_stored_ = false;
+      return BecomeIdleLocked();
+    }
     CommitExtras extras = EndExtras();
     extras.conversation_activity = true;
     extras.context_meter = ctx_.meter.Serialize();
@@ -674,7 +704,9 @@ absl::Status SessionRunner::LoadContextLocked(const TurnPlan& plan) {
     runtime = std::max(runtime, ctx_.runtime_tokens);
   }
   ctx_.SetRuntime(runtime);
-  ctx_.SetModel(plan.agent.model);
+  // A warm-up has the items out on another thread (session_runner_warmup.cc):
+  // a change of reasoning rule, which walks them, waits for the next load.
+  if (!warming_) ctx_.SetModel(plan.agent.model);
   return absl::OkStatus();
 }
 

@@ -251,6 +251,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // For tests: waits until `count` commands wait for the warm-up to end
   // (false after `timeout`).
   bool AwaitWaitingForWarmUpForTesting(size_t count, absl::Duration timeout);
+  // True once `count` commands wait for the running operation to go idle
+  // (its end is stored; ReadyOrDefer), false after `timeout`.
+  bool AwaitDeferredForTesting(size_t count, absl::Duration timeout);
 
   // Cancels the running operation and the hooks reporting on it (and
   // abandons one being prepared) and refuses every later write with
@@ -373,7 +376,13 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // Ends the current preparation now: cancels it, answers its caller and
   // goes idle; its plan is dropped when it arrives.
   void AbandonPreparationLocked(const std::string& reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Stores the turn's end, after `owed` (Turn::owed_compaction_end) if set.
+  // On the turn's thread, before its turn_end hooks: stores the turn's end
+  // (after `owed`, which is reset once stored) and lets commands wait for
+  // FinishTurn. False when the store refused either; FinishTurn tries again.
+  bool StoreTurnEnd(const std::string& turn_id, const events::TurnEnded& end,
+                    std::optional<OwedEvent>& owed) ABSL_LOCKS_EXCLUDED(mu_);
+  // Stores the turn's end, after `owed` (Turn::owed_compaction_end) if set,
+  // unless StoreTurnEnd did; then goes idle.
   void FinishTurn(const std::string& turn_id, const events::TurnEnded& end,
                   std::optional<OwedEvent> owed);
   // Back to idle: wakes Shutdown and reposts deferred commands.
@@ -457,8 +466,11 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // idle just before the operation records its end, so that a client that
   // saw the end event reads it idle.
   std::atomic<State> state_seen_{State::kIdle};
-  // The running compaction is recording (or has recorded) its end.
+  // The running compaction or turn is recording (or has recorded) its end:
+  // commands wait for it to go idle instead of being refused as busy.
   bool ending_ ABSL_GUARDED_BY(mu_) = false;
+  // StoreTurnEnd stored the running turn's end (FinishTurn resets it).
+  bool end_stored_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   // Commands that arrived while a compaction recorded its end.
   std::vector<std::function<void()>> deferred_ ABSL_GUARDED_BY(mu_);

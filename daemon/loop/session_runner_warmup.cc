@@ -83,4 +83,15 @@ bool SessionRunner::AwaitWaitingForWarmUpForTesting(size_t count, absl::Duration
                               timeout);
 }
 
+bool SessionRunner::AwaitDeferredForTesting(size_t count, absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  struct Args {
+    const std::vector<std::function<void()>>* waiting;
+    size_t count;
+  } args{&deferred_, count};
+  return mu_.AwaitWithTimeout(absl::Condition(
+                                  +[](Args* a) { return a->waiting->size() >= a->count; }, &args),
+                              timeout);
+}
+
 }  // namespace raw::loop

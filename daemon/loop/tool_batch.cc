@@ -208,6 +208,12 @@ absl::Status ToolBatch::AskForApproval(std::vector<Entry>& entries) {
         e.state = events::ApprovalState::kDenied;
         if (outcome.unanswered.contains(a.call_id)) {
           e.reason = a.message;  // why nobody answered: the timeout or cancellation
+        } else if (a.unattended) {
+          // The client had no one to ask: the model must not read that the
+          // user said no, and the client's reason is not a user's message.
+          e.reason = a.message.empty()
+                         ? "no one was there to approve it"
+                         : absl::StrCat("no one was there to approve it: ", a.message);
         } else {
           e.reason = "denied by the user";
           e.deny_message = a.message;
@@ -347,10 +353,14 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   output.content = log_.Redact(output.content);
   output.display = log_.Redact(output.display);
 
+  // The result is stored before the hook runs: a hook takes up to its
+  // timeout, and a daemon stopped meanwhile must not report a call that
+  // finished as one that may not have run. The hook only observes.
+  absl::Status committed = CommitResult(call, output, duration);
   hooks_.Report(config::HookEvent::kPostToolUse, tool, [&] {
     return hooks::PostToolUseFields(tool, e.prepared.arguments, output.status, output.content);
   });
-  return CommitResult(call, output, duration);
+  return committed;
 }
 
 absl::StatusOr<std::vector<std::string>> ToolBatch::PriorMeta(const std::string& tool) const {

@@ -82,9 +82,14 @@ events::TurnEnded Turn::Run() {
   events::TurnEnded end = RunTurn();
   if (plan_.session && !timings_.empty()) plan_.session->RecordTurnTimings(std::move(timings_));
   hooks_.set_timeline(nullptr);
+  return end;
+}
+
+void Turn::ReportEnd(const events::TurnEnded& end, bool end_stored) {
+  // A warning stored after an end the store refused would come before it.
+  if (!end_stored) hooks_.StoreNoWarnings();
   hooks_.Report(config::HookEvent::kTurnEnd, "",
                 [&] { return hooks::TurnEndFields(end.reason, end.message); });
-  return end;
 }
 
 std::string Turn::SkillChangeNotices() {

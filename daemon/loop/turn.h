@@ -28,7 +28,9 @@
 //   and if it still exceeds it the turn ends with an error instead of
 //   sending it.
 // Run() does not record TurnEnded itself: it returns it, and the runner
-// commits it (see SessionRunner), so that a turn ends exactly once.
+// commits it (see SessionRunner), so that a turn ends exactly once; the
+// runner then calls ReportEnd, which runs the turn_end hooks, so that a
+// daemon stopped during one finds the turn's end stored.
 // Each step whose response completed is timed (step_timeline.h); at the
 // end the turn hands its steps' phases to the session
 // (SessionState::RecordTurnTimings).
@@ -140,6 +142,9 @@ class Turn {
 
   // Returns the TurnEnded to record. Never throws.
   events::TurnEnded Run();
+  // After Run, once the runner tried to store `end`: runs the turn_end
+  // hooks. Their warnings are stored only when `end_stored`.
+  void ReportEnd(const events::TurnEnded& end, bool end_stored);
 
   // After Run: the end of the turn's automatic compaction when the store
   // refused it (published to clients, not stored). It must be stored before

@@ -226,6 +226,29 @@ TEST_F(SessionRunnerWarmUpTest, AnEstimateDuringTheWarmUpAnswersAtOnceFromTheMet
   EXPECT_EQ(during->tokens, after->tokens);
 }
 
+// An estimate for a model with another reasoning rule (which re-estimates
+// the items) while the warm-up has the items out on its own thread: the
+// items are left alone, and the new rule applies once they are back.
+TEST_F(SessionRunnerWarmUpTest, AnEstimateForAnotherModelDuringTheWarmUpLeavesTheItemsAlone) {
+  warm_->hold = true;
+  Make(kStoredItems);
+  ASSERT_TRUE(warm_->WaitUntil([&] { return warm_->preparing; }));
+  auto other_model = [this] {
+    TurnPlan plan = Plan("");
+    plan.agent.model.method = config::kMethodAnthropicMessages;
+    plan.agent.model.model_id = "claude-test";
+    return plan;
+  };
+  absl::StatusOr<events::ContextEstimate> during = runner_->Estimate(other_model());
+  warm_->Release();
+  ASSERT_TRUE(warm_->WaitUntil([&] { return warm_->prepares_done == 1; }));
+  absl::StatusOr<events::ContextEstimate> after = runner_->Estimate(other_model());
+  ASSERT_TRUE(during.ok()) << during.status();
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_GT(during->tokens, 400);  // 8 items of about 100 tokens, none of them reasoning
+  EXPECT_EQ(after->tokens, during->tokens);
+}
+
 TEST_F(SessionRunnerWarmUpTest, AClearDuringTheWarmUpWaitsAndLeavesNothingBehind) {
   warm_->hold = true;
   Make(kStoredItems);

@@ -63,9 +63,13 @@ class TurnTest : public ::testing::Test {
     return plan;
   }
   void Queue(Script script) { book_->scripts.push_back(std::move(script)); }
+  // Runs the turn and then its end's report, as the runner does once the
+  // end is stored (here it is not: these tests read what Run returns).
   events::TurnEnded RunTurn(TurnPlan plan) {
     Turn turn(std::move(plan), *log_, ctx_, cancel_);
-    return turn.Run();
+    events::TurnEnded end = turn.Run();
+    turn.ReportEnd(end, /*end_stored=*/true);
+    return end;
   }
 
   TempStore temp_;
@@ -300,7 +304,9 @@ TEST_F(TurnTest, ACancelledTurnStillReportsToItsHooks) {
       fresh.Cancel("the daemon is shutting down");
       return tools::ToolOutput::Cancelled("[cancelled]");
     };
-    return turn.Run();
+    events::TurnEnded end = turn.Run();
+    turn.ReportEnd(end, /*end_stored=*/true);
+    return end;
   }();
   EXPECT_EQ(again.reason, events::TurnEndReason::kCancelled);
   EXPECT_THAT(HookInputs(log), IsEmpty());
