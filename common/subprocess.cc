@@ -289,7 +289,11 @@ absl::StatusOr<std::string> FindProgram(const std::string& program, const std::s
   }
   std::string not_executable;
   for (absl::string_view dir : absl::StrSplit(path_env, ':')) {
-    std::string path = in_cwd(absl::StrCat(dir.empty() ? "." : dir, "/", program));
+    // An empty or relative entry names a directory under wherever the child
+    // runs, often a project a repository fills: skipped, so that a cloned
+    // repository cannot put its own `jq` or `logger` in front of a hook's.
+    if (dir.empty() || dir[0] != '/') continue;
+    std::string path = absl::StrCat(dir, "/", program);
     if (stat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
     if (access(path.c_str(), X_OK) == 0) return path;
     if (not_executable.empty()) not_executable = path;

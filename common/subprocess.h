@@ -66,8 +66,10 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options,
 
 // The file RunSubprocess would execute for `program`: a name containing '/'
 // is taken as a path (relative to `cwd` when `cwd` is set), any other name is
-// looked up in `path_env` (a PATH value; empty entries and relative entries
-// are relative to `cwd`, as for the child). NotFound names the program and
+// looked up in the absolute entries of `path_env` (a PATH value; empty and
+// relative entries are skipped, unlike a shell's lookup: they would name
+// directories under `cwd`, which may be a project that ships programs of its
+// own). NotFound names the program and
 // where it was looked for; PermissionDenied when it exists but is not
 // executable.
 absl::StatusOr<std::string> FindProgram(const std::string& program, const std::string& path_env,

@@ -263,6 +263,22 @@ TEST_F(SubprocessTest, LooksProgramsUpOnTheOverriddenPath) {
   EXPECT_EQ(r.stdout_data, "from-tool\n");
 }
 
+// A PATH entry that is empty or relative would find a program under the
+// directory the child runs in: a project a repository fills.
+TEST_F(SubprocessTest, EmptyAndRelativePathEntriesAreNotSearched) {
+  std::filesystem::create_directories(dir_.Join("work"));
+  Script("work/bin/raw-test-tool", "echo shipped-by-the-project");
+  Script("work/raw-test-tool", "echo shipped-by-the-project");
+  Script("safe/raw-test-tool", "echo from-the-absolute-entry");
+  SubprocessOptions options = Command({"raw-test-tool"});
+  options.cwd = dir_.Join("work");
+  options.env = {{"PATH", "bin::.:" + dir_.Join("safe")}};
+  SubprocessResult r = Run(options);
+  EXPECT_EQ(r.stdout_data, "from-the-absolute-entry\n");
+  EXPECT_EQ(FindProgram("raw-test-tool", "bin::.", dir_.Join("work")).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
 TEST_F(SubprocessTest, RunsInTheGivenDirectory) {
   std::filesystem::create_directories(dir_.Join("work"));
   Script("work/here.sh", "pwd");
