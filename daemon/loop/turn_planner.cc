@@ -242,6 +242,9 @@ absl::StatusOr<TurnPlan> BuildResolvedPlan(const TurnPlanInputs& in) {
   if (in.variables != nullptr) {
     // Any model's key, not only this agent's, is kept out of what is stored.
     vars::NoteModelKeys(in.config, *in.variables, in.env);
+    // A secret passed to commands (pass_secret_env) is redacted from what
+    // they print, also when no reference reads it.
+    vars::NoteSecretEnvVariables(in.config, *in.variables, in.env);
     ASSIGN_OR_RETURN(vars::ResolvedSecrets secrets,
                      vars::ResolveModelSecrets(plan.agent.model, in.config, *in.variables, in.env));
     options.api_key = std::move(secrets.api_key);

@@ -77,6 +77,17 @@ void NoteModelKeys(const config::Config& config, VariableStore& store, const Env
   }
 }
 
+void NoteSecretEnvVariables(const config::Config& config, VariableStore& store,
+                            const EnvLookup& env) {
+  if (!env) return;
+  for (const auto& [name, variable] : config.variables) {
+    if (variable.source != config::VariableSource::kEnv || !variable.secret) continue;
+    if (std::optional<std::string> value = env(variable.env); value.has_value()) {
+      store.NoteSecret(*value);
+    }
+  }
+}
+
 absl::StatusOr<ResolvedMcpSecrets> ResolveMcpServerSecrets(const config::McpServerConfig& server,
                                                            const config::Config& config,
                                                            VariableStore& store) {

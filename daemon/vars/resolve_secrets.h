@@ -44,6 +44,13 @@ absl::StatusOr<ResolvedSecrets> ResolveModelSecrets(const config::ModelConfig& m
 // config file) never gets it stored. Reads no variable.
 void NoteModelKeys(const config::Config& config, VariableStore& store, const EnvLookup& env);
 
+// Records the value of every secret variable that comes from the
+// environment ("env"), whether or not a reference reads it: an agent's
+// pass_secret_env hands it to commands, which may print it. Reads no
+// variable command or file.
+void NoteSecretEnvVariables(const config::Config& config, VariableStore& store,
+                            const EnvLookup& env);
+
 struct ResolvedMcpSecrets {
   std::map<std::string, std::string> env;                    // mcp_servers.<n>.env expanded
   std::vector<std::pair<std::string, std::string>> headers;  // mcp_servers.<n>.headers expanded

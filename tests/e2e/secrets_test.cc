@@ -211,5 +211,33 @@ TEST_F(ContractTest, AnAgentCanPassAWithheldVariableBackToItsCommands) {
             absl::StrCat(std::string(kEnvKey).size() + 1, "\n[exit code 0]"));
 }
 
+// A secret "env" variable that only pass_secret_env uses (no reference reads
+// it) is still redacted from what the commands it is passed to print.
+TEST_F(ContractTest, AVariablePassedBackToCommandsIsRedactedFromWhatTheyPrint) {
+  constexpr char kToken[] = "ghp_passed-back-token-0123456789";
+  config_ =
+      Config(R"("approval_mode": "allow_all", "pass_secret_env": ["RAW_TEST_GH_TOKEN"])",
+             R"("variables": {"GH": {"env": "RAW_TEST_GH_TOKEN"}})", R"(["builtin/bash"])", "");
+  daemon_ = std::make_unique<TestDaemon>(config_);
+  daemon_->SetEnv("RAW_TEST_KEY", kEnvKey);
+  daemon_->SetEnv("RAW_TEST_GH_TOKEN", kToken);
+  ASSERT_TRUE(daemon_->Start().ok());
+  std::string session = daemon_->CreateSession();
+  fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"env | grep GH_TOKEN"})"}}));
+  fake_.Enqueue(chat::TextAnswer("done"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "show the token");
+  ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  std::vector<raw::v1::ToolResult> results = Results(stream.TurnEvents(turn));
+  ASSERT_EQ(results.size(), 1u);
+  // bash had it, and printed it; nobody else sees it.
+  EXPECT_THAT(results[0].content(), HasSubstr("RAW_TEST_GH_TOKEN=[redacted]"));
+  const std::string next = fake_.requests().back().body;
+  EXPECT_EQ(next.find(kToken), std::string::npos) << next;
+  EXPECT_THAT(next, HasSubstr("RAW_TEST_GH_TOKEN=[redacted]"));
+  ASSERT_EQ(daemon_->Stop(), 0);
+  ExpectNoTrace(daemon_->state_dir(), kToken, "after stopping");
+}
+
 }  // namespace
 }  // namespace raw::e2e

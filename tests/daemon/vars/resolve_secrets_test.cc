@@ -153,6 +153,20 @@ TEST(NoteModelKeysTest, EveryModelsKeyFromTheEnvironmentOrTheConfigIsASecret) {
               ::testing::UnorderedElementsAre("sk-from-env", "sk-written-in-config"));
 }
 
+TEST(NoteSecretEnvVariablesTest, EverySecretEnvironmentVariablesValueIsASecret) {
+  config::Config config;
+  config.variables["GH"] = EnvVar("GH", "GH_TOKEN");
+  config.variables["ORG"] = EnvVar("ORG", "ORG_ENV", /*secret=*/false);
+  config.variables["UNSET"] = EnvVar("UNSET", "UNSET_ENV");
+  config.variables["SH"] = ShellVar("SH", "echo never-run");
+  EnvLookup env = FakeEnv({{"GH_TOKEN", "ghp-passed-to-commands"}, {"ORG_ENV", "public-org"}});
+  VariableStore store(env);
+  NoteSecretEnvVariables(config, store, env);
+  // A command variable is not run for this; a variable that is not secret
+  // is not kept.
+  EXPECT_THAT(store.SecretValues(), ElementsAre("ghp-passed-to-commands"));
+}
+
 TEST(ResolveMcpServerSecretsTest, EnvAndHeadersAreExpanded) {
   config::Config config = WithVariables();
   config.variables["GH"] = ShellVar("GH", "echo gh-token");
