@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "daemon/config/config_loader.h"
 
@@ -24,10 +25,21 @@ std::optional<Config> ConfigFileCache::LastLoaded(const std::string& path) {
 
 absl::StatusOr<Config> ConfigFileCache::ReadOrReuse(const std::string& path) {
   ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigText(path));
-  if (!text) return LoadConfigFile(path);  // the built-in defaults, no parse
+  if (!text) {
+    absl::MutexLock lock(&mu_);
+    if (seen_paths_.contains(path)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "config file ", path,
+          " was read before and is gone now; rawd does not put its built-in defaults in the "
+          "place of a config it has used, since they would drop its rules, hooks and approval "
+          "modes: put the file back, or restart rawd to start from the built-in defaults"));
+    }
+    return LoadConfigFile(path);  // the built-in defaults, no parse
+  }
   const ParseContext context = FileParseContext(path);
   {
     absl::MutexLock lock(&mu_);
+    seen_paths_.insert(path);
     if (last_ && last_->path == path && last_->text == *text &&
         last_->config_dir == context.config_dir && last_->home_dir == context.home_dir) {
       return last_->config;

@@ -6,10 +6,16 @@
 // successful parse. Parsing is a function of exactly those (ParseConfig does
 // no I/O), so a cached result is the one a parse would give.
 //
+// A path with no file gives the built-in defaults, until a file has been
+// read there: from then on its absence is an error (kFailedPrecondition),
+// never the defaults, which would drop the file's rules, hooks and approval
+// modes while the daemon runs.
+//
 // Thread-safe.
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -44,6 +50,8 @@ class ConfigFileCache {
   };
 
   absl::Mutex mu_;
+  // Paths a file was read from (parsed or not).
+  std::set<std::string> seen_paths_ ABSL_GUARDED_BY(mu_);
   std::optional<Entry> last_ ABSL_GUARDED_BY(mu_);
   std::optional<std::pair<std::string, Config>> last_loaded_ ABSL_GUARDED_BY(mu_);
 };

@@ -76,11 +76,31 @@ TEST_F(ConfigFileCacheTest, AnInvalidFileIsAnErrorAndAFixedOneLoadsAgain) {
   EXPECT_THAT(broken.status().message(), HasSubstr("is invalid"));
   Write(Agent("ask_all"));
   EXPECT_TRUE(cache.Load(path_).ok());
+}
+
+// With no file a daemon runs on the built-in defaults; once it has read a
+// file, that file's going away is an error until it is back: the defaults
+// would drop its rules, hooks and approval modes in the middle of a session.
+TEST_F(ConfigFileCacheTest, AFileThatWasReadAndIsGoneIsAnErrorNotTheDefaults) {
+  ConfigFileCache cache;
+  absl::StatusOr<Config> never_written = cache.Load(path_);
+  ASSERT_TRUE(never_written.ok()) << never_written.status();
+  EXPECT_TRUE(never_written->builtin_defaults);
+  EXPECT_EQ(never_written->source_path, path_);
+
+  Write(Agent("deny_all"));
+  ASSERT_TRUE(cache.Load(path_).ok());
   std::filesystem::remove(path_);
-  absl::StatusOr<Config> missing = cache.Load(path_);
-  ASSERT_TRUE(missing.ok()) << missing.status();
-  EXPECT_EQ(missing->source_path, path_);
-  EXPECT_TRUE(missing->agents.count("default"));
+  absl::StatusOr<Config> gone = cache.Load(path_);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(gone.status().message(), HasSubstr("was read before and is gone now"));
+  EXPECT_EQ(cache.LastLoaded(path_)->agents.at("default").approval_mode, ApprovalMode::kDenyAll);
+
+  Write(Agent("ask_all"));
+  absl::StatusOr<Config> back = cache.Load(path_);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->agents.at("default").approval_mode, ApprovalMode::kAskAll);
 }
 
 // "~/" is read against $HOME at parse time: another home is another parse.
@@ -99,10 +119,11 @@ TEST_F(ConfigFileCacheTest, TheLastLoadedConfigOutlivesABrokenEdit) {
   ASSERT_TRUE(last.has_value());
   EXPECT_EQ(last->sessions.expire_after_days, 7);
   EXPECT_FALSE(cache.LastLoaded(dir_ + "/other.json").has_value());
-  // A missing file loads (the built-in defaults), and so becomes the last.
-  std::filesystem::remove(path_);
-  ASSERT_TRUE(cache.Load(path_).ok());
-  EXPECT_TRUE(cache.LastLoaded(path_)->builtin_defaults);
+  // A path with no file, never read, loads (the built-in defaults), and so
+  // becomes the last.
+  const std::string other = dir_ + "/other.json";
+  ASSERT_TRUE(cache.Load(other).ok());
+  EXPECT_TRUE(cache.LastLoaded(other)->builtin_defaults);
 }
 
 TEST_F(ConfigFileCacheTest, AnotherHomeDirectoryParsesAgain) {
