@@ -244,14 +244,12 @@ std::string ConfigTemplate() {
        /*commented_out=*/true},
       {"Raven research Tasks and the web search backend (docs/raven.md). With\n"
        "raven.search, web_search is offered and raven_task's discover searches.",
-       "raven",
-       R"({"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"}, )"
-       R"("network": {"allow_private_addresses": true}})",
+       "raven", R"({"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"}})",
        /*commented_out=*/true},
       {"Days without conversation activity after which a session is removed\n"
        "(0 = never).",
-       "sessions", absl::StrCat(R"({"expire_after_days": )", defaults.sessions.expire_after_days,
-                                "}")},
+       "sessions",
+       absl::StrCat(R"({"expire_after_days": )", defaults.sessions.expire_after_days, "}")},
       {"Limits of the built-in tools.", "tools", RenderTools(defaults.tools)}};
 
   return absl::StrCat(

@@ -1,5 +1,8 @@
 #include "daemon/search/web_search_client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -9,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "common/json.h"
 #include "daemon/http/bounded_collector.h"
+#include "daemon/http/ip_address.h"
 
 namespace raw::search {
 namespace {
@@ -159,6 +163,36 @@ std::string EncodeQueryValue(std::string_view value) {
   return out;
 }
 
+bool UrlNamesANonPublicAddress(std::string_view url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return false;
+  std::string_view rest = url.substr(scheme + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (rest.find('@') != std::string_view::npos) return false;  // userinfo: not a plain address
+  std::string host;
+  if (!rest.empty() && rest.front() == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos) return false;
+    host = std::string(rest.substr(1, close - 1));
+  } else {
+    host = std::string(rest.substr(0, rest.find(':')));
+  }
+  if (absl::AsciiStrToLower(host) == "localhost") return true;
+  sockaddr_in v4{};
+  v4.sin_family = AF_INET;
+  if (inet_pton(AF_INET, host.c_str(), &v4.sin_addr) == 1) {
+    return http::NonPublicAddressReason(reinterpret_cast<const sockaddr*>(&v4), sizeof v4)
+        .has_value();
+  }
+  sockaddr_in6 v6{};
+  v6.sin6_family = AF_INET6;
+  if (inet_pton(AF_INET6, host.c_str(), &v6.sin6_addr) == 1) {
+    return http::NonPublicAddressReason(reinterpret_cast<const sockaddr*>(&v6), sizeof v6)
+        .has_value();
+  }
+  return false;
+}
+
 WebSearchClient::WebSearchClient(http::HttpClient& http, config::RavenSearchSettings settings,
                                  std::string api_key, bool allow_private_addresses)
     : http_(http),
@@ -195,7 +229,12 @@ absl::StatusOr<std::vector<SearchResult>> WebSearchClient::Search(const std::str
   request.connect_timeout_ms = std::min(timeout, kMaxConnectTimeoutMs);
   request.idle_timeout_ms = timeout;
   request.total_timeout_ms = timeout;
-  request.public_addresses_only = !allow_private_addresses_;
+  // The backend's address is the user's (raven.search.url), never a model's:
+  // one written as a loopback or private address is reached as written. A
+  // host name must resolve to a public address unless private ones are
+  // allowed, so that no name can lead the request into this machine.
+  request.public_addresses_only =
+      !allow_private_addresses_ && !UrlNamesANonPublicAddress(settings_.url);
   http::BoundedCollector response(kMaxAnswerBytes);
   absl::Status sent = http_.Send(request, response, cancel);
   if (cancel.cancelled() || absl::IsCancelled(sent)) {
@@ -206,8 +245,9 @@ absl::StatusOr<std::vector<SearchResult>> WebSearchClient::Search(const std::str
     if (absl::IsPermissionDenied(sent)) {
       return absl::PermissionDeniedError(absl::StrCat(
           "the ", backend, " search backend was not contacted: ", why,
-          " (set raven.network.allow_private_addresses to reach a backend on this machine or a "
-          "private network)"));
+          " (a backend on this machine or a private network is reached when raven.search.url "
+          "names its address, such as http://127.0.0.1:8888; for a host name that resolves to "
+          "one, set raven.network.allow_private_addresses)"));
     }
     if (absl::IsDeadlineExceeded(sent)) {
       return absl::DeadlineExceededError(absl::StrCat("the ", backend,

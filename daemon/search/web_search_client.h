@@ -59,6 +59,11 @@ std::string ErrorBodyMessage(std::string_view body);
 // RFC 3986 percent-encoding of a query parameter value.
 std::string EncodeQueryValue(std::string_view value);
 
+// True when `url`'s host is written as an address that is not public
+// (http://127.0.0.1:8888, http://[::1]/, http://10.0.0.5) or is
+// "localhost"; false for any other host name and for what does not parse.
+bool UrlNamesANonPublicAddress(std::string_view url);
+
 class WebSearchClient {
  public:
   // `api_key`: the brave subscription token (resolved from

@@ -177,6 +177,34 @@ TEST(WebSearchClientTest, MalformedAnswersAndUnreachableBackends) {
   EXPECT_THAT(late.message(), HasSubstr("did not answer within 2500 ms"));
 }
 
+// A backend's address written in raven.search.url is the user's choice and
+// is reached as written; a host name must resolve to a public address unless
+// private ones are allowed.
+TEST(WebSearchClientTest, ABackendWrittenAsALocalAddressIsReachedWithoutTheNetworkSwitch) {
+  for (const char* url : {"http://127.0.0.1:8888", "http://localhost:8888/", "http://[::1]:8888",
+                          "http://10.1.2.3", "http://192.168.1.9:80/searx"}) {
+    FakeHttpClient http;
+    http.Enqueue(Answer(200, kSearxng));
+    config::RavenSearchSettings settings = Searxng();
+    settings.url = url;
+    WebSearchClient client(http, settings, "", /*allow_private_addresses=*/false);
+    CancelToken cancel;
+    ASSERT_TRUE(client.Search("tides", 2, cancel).ok()) << url;
+    EXPECT_FALSE(http.single_request().public_addresses_only) << url;
+  }
+  for (const char* url : {"http://searx.example", "http://127.0.0.1.nip.io:8888",
+                          "http://user@127.0.0.1:8888", "http://8.8.8.8", "not a url"}) {
+    FakeHttpClient http;
+    http.Enqueue(Answer(200, kSearxng));
+    config::RavenSearchSettings settings = Searxng();
+    settings.url = url;
+    WebSearchClient client(http, settings, "", /*allow_private_addresses=*/false);
+    CancelToken cancel;
+    (void)client.Search("tides", 2, cancel);
+    EXPECT_TRUE(http.single_request().public_addresses_only) << url;
+  }
+}
+
 TEST(WebSearchClientTest, NoBackendIsAFailedPrecondition) {
   FakeHttpClient http;
   WebSearchClient client(http, config::RavenSearchSettings(), "", false);
