@@ -272,7 +272,8 @@ struct LocalServer::Impl {
 http::response<http::string_body> LocalServer::Impl::ToBeast(const Response& r, unsigned version,
                                                              bool keep_alive) const {
   http::response<http::string_body> res{static_cast<http::status>(r.status), version};
-  res.set(http::field::content_type, r.content_type);
+  // An answer without a body (204) names no type rather than an empty one.
+  if (!r.content_type.empty()) res.set(http::field::content_type, r.content_type);
   res.set("Content-Security-Policy", options.content_security_policy);
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Referrer-Policy", "no-referrer");

@@ -229,13 +229,25 @@ void SessionLog::set_max_live_bytes(int64_t bytes) {
 }
 
 namespace {
-// What an event counts for beyond its text (its ids, seq, time, kind).
-constexpr size_t kFields = 64;
+// glibc's header and rounding for one heap block.
+constexpr size_t kHeapBlock = 16;
+
+// The heap bytes of a string beyond the object itself: none while it fits
+// in the object (libstdc++ keeps up to 15 characters there). By size, not
+// capacity, so that an event and its copies count the same.
+size_t HeapBytes(const std::string& s) { return s.size() > 15 ? s.size() + 1 + kHeapBlock : 0; }
+
+// What an event costs before its payload's strings: the event object (its
+// payload a variant as large as its largest kind) and its ids' heap copies.
+// A queue of one-byte deltas is bounded by this, not by its text.
+size_t FixedBytes(const events::SessionEvent& event) {
+  return sizeof(events::SessionEvent) + HeapBytes(event.session_id) + HeapBytes(event.turn_id);
+}
 }  // namespace
 
 size_t SessionLog::QueuedBytes(const events::SessionEvent& event) {
   if (!events::IsDurable(event.payload)) return LiveBytes(event);
-  size_t bytes = kFields;
+  size_t bytes = FixedBytes(event);
   // ForEachString visits for rewriting; here it only reads, so the event
   // is not changed.
   events::ForEachString(const_cast<events::EventPayload&>(event.payload),
@@ -248,19 +260,20 @@ size_t SessionLog::QueuedBytes(const events::SessionEvent& event) {
 }
 
 size_t SessionLog::LiveBytes(const events::SessionEvent& event) {
+  const size_t fixed = FixedBytes(event);
   if (const auto* text = std::get_if<events::TextDelta>(&event.payload)) {
-    return kFields + text->text.size();
+    return fixed + HeapBytes(text->text);
   }
   if (const auto* reasoning = std::get_if<events::ReasoningDelta>(&event.payload)) {
-    return kFields + reasoning->text.size();
+    return fixed + HeapBytes(reasoning->text);
   }
   if (const auto* progress = std::get_if<events::ToolProgress>(&event.payload)) {
-    return kFields + progress->call_id.size() + progress->message.size();
+    return fixed + HeapBytes(progress->call_id) + HeapBytes(progress->message);
   }
   if (const auto* reset = std::get_if<events::StreamReset>(&event.payload)) {
-    return kFields + reset->reason.size();
+    return fixed + HeapBytes(reset->reason);
   }
-  return kFields;
+  return fixed;
 }
 
 void SessionLog::RetainLocked(const events::SessionEvent& e) {

@@ -157,12 +157,14 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   // lagging (sessions.max_live_bytes). A lagging subscriber's queue is
   // emptied; it catches up from the store (SubscriberQueue::Push).
   void set_max_live_bytes(int64_t bytes);
-  // The bytes a live event counts for against that bound: its text, plus a
-  // fixed amount for its fields.
+  // The bytes a live event counts for against that bound: what it holds in
+  // memory, the event object (sizeof, whatever its kind) and the heap copies
+  // of its ids and text, so that a stream of one-byte deltas is bounded by
+  // what it really costs.
   static size_t LiveBytes(const events::SessionEvent& event);
   // The bytes any event counts for in a subscriber's queue: LiveBytes for a
   // live event; for a committed one (a tool's output, a whole message),
-  // every string it holds, plus the same fixed amount.
+  // every string it holds, plus the same event object and ids.
   static size_t QueuedBytes(const events::SessionEvent& event);
 
   uint64_t last_seq() const;

@@ -1,5 +1,6 @@
 #include "daemon/providers/error_body.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -226,18 +227,20 @@ std::optional<int64_t> ParseHttpDateDelay(std::string_view value, absl::Time now
 
 }  // namespace
 
+int64_t DelayMs(double ms) { return static_cast<int64_t>(std::llround(std::min(ms, 1e15))); }
+
 std::optional<int64_t> RetryAfterMs(const http::Headers& headers, absl::Time now) {
   std::string ms_text = http::FindHeader(headers, "retry-after-ms");
   double value = 0;
   if (!ms_text.empty() && absl::SimpleAtod(absl::StripAsciiWhitespace(ms_text), &value) &&
       std::isfinite(value) && value >= 0) {
-    return static_cast<int64_t>(std::llround(value));
+    return DelayMs(value);
   }
   std::string after = http::FindHeader(headers, "retry-after");
   if (after.empty()) return std::nullopt;
   if (absl::SimpleAtod(absl::StripAsciiWhitespace(after), &value)) {
     if (!std::isfinite(value) || value < 0) return std::nullopt;
-    return static_cast<int64_t>(std::llround(value * 1000));
+    return DelayMs(value * 1000);
   }
   return ParseHttpDateDelay(after, now);
 }

@@ -45,4 +45,10 @@ ErrorEvent ClassifyStreamError(const Json& error);
 // ignored; long ones are kept (the retry policy decides what to do).
 std::optional<int64_t> RetryAfterMs(const http::Headers& headers, absl::Time now);
 
+// A provider's delay in milliseconds (finite, not negative) as an integer,
+// held at 10^15 ms (about 31,700 years): a larger value does not fit in
+// int64_t once rounded, and llround's answer for it is unspecified (the
+// most negative number on x86-64, which would read as no delay at all).
+int64_t DelayMs(double ms);
+
 }  // namespace raw::providers::error_body

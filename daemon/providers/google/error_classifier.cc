@@ -142,7 +142,7 @@ std::optional<int64_t> ParseDurationMs(std::string_view duration) {
   if (!absl::SimpleAtod(text, &seconds) || !std::isfinite(seconds) || seconds < 0) {
     return std::nullopt;
   }
-  return static_cast<int64_t>(std::llround(seconds * 1000));
+  return error_body::DelayMs(seconds * 1000);
 }
 
 ErrorEvent ClassifyHttpError(int status, const http::Headers& headers, std::string_view body,

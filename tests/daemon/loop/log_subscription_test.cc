@@ -238,6 +238,20 @@ TEST_F(LogSubscriptionTest, CommittedEventsCountForTheirBytesAndCatchUpFromTheSt
   EXPECT_EQ(std::get<events::ToolResult>(got[0].payload).call_id, "big");
 }
 
+// A delta counts for what it holds, not for its text: a provider that
+// streams one byte at a time cannot keep more events than the bound pays for.
+TEST_F(LogSubscriptionTest, OneByteDeltasCountForTheEventsThatHoldThem) {
+  log_->set_max_live_bytes(64 * 1024);
+  ASSERT_TRUE(log_->Commit("t", {events::TurnStarted{"q"}}).ok());
+  for (int i = 0; i < 20000; ++i) log_->PublishLive("t", events::TextDelta{"a"});
+  LogSubscription late(log_, temp_.store(), 1);
+  std::vector<events::SessionEvent> got = Drain(late);
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_TRUE(std::holds_alternative<events::Resync>(got[0].payload));
+  EXPECT_LE((got.size() - 1) * sizeof(events::SessionEvent), 64u * 1024);
+  EXPECT_EQ(got.back().seq, log_->last_seq());
+}
+
 // The live events kept for late subscribers stay within the bound: only the
 // latest progress of a call is kept, and past the bound the oldest deltas
 // are dropped; a late subscriber is told (Resync) and gets the rest.

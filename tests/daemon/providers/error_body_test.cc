@@ -188,6 +188,10 @@ TEST(OpenAiChatErrorClassifierTest, RetryHints) {
   EXPECT_EQ(RetryAfterMs({{"retry-after", "soon"}}, Now()), std::nullopt);
   EXPECT_EQ(RetryAfterMs({{"retry-after-ms", "x"}, {"retry-after", "1"}}, Now()), 1000);
   EXPECT_EQ(RetryAfterMs({}, Now()), std::nullopt);
+  // Past int64_t once in milliseconds: held at 10^15 ms, still a wait far
+  // too long to make, never a negative number read as none.
+  EXPECT_EQ(RetryAfterMs({{"retry-after", "1e17"}}, Now()), 1'000'000'000'000'000);
+  EXPECT_EQ(RetryAfterMs({{"retry-after-ms", "1e300"}}, Now()), 1'000'000'000'000'000);
 }
 
 TEST(OpenAiChatErrorClassifierTest, StreamErrors) {

@@ -28,6 +28,7 @@ TEST_F(DashboardTest, LoginTradesTheTokenForAStrictCookieThatIsNotTheToken) {
   login.target = "/api/login";
   auto answer = dashboard_.Send(login);
   ASSERT_EQ(answer.status, 204) << answer.body;
+  EXPECT_EQ(answer.headers.count("content-type"), 0u) << "no body, no type";
   const std::string cookie = answer.headers["set-cookie"];
   const std::string name = absl::StrCat("raw_dashboard_", dashboard_.port());
   ASSERT_THAT(cookie, ::testing::StartsWith(name + "="));

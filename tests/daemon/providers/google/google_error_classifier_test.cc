@@ -158,6 +158,7 @@ TEST(GoogleErrorClassifierTest, Durations) {
   EXPECT_EQ(ParseDurationMs("34.4s"), 34400);
   EXPECT_EQ(ParseDurationMs("2s"), 2000);
   EXPECT_EQ(ParseDurationMs("0.001s"), 1);
+  EXPECT_EQ(ParseDurationMs("1e17s"), 1'000'000'000'000'000);
   EXPECT_EQ(ParseDurationMs("34.4"), std::nullopt);
   EXPECT_EQ(ParseDurationMs("-1s"), std::nullopt);
   EXPECT_EQ(ParseDurationMs("xs"), std::nullopt);
