@@ -59,6 +59,7 @@ class ResponseHandler : public http::HttpResponseHandler {
       page_type_ = type.substr(0, type.find(';'));
     } else {
       mode_ = Mode::kSse;
+      declared_type_ = type.substr(0, type.find(';'));
     }
   }
 
@@ -80,6 +81,21 @@ class ResponseHandler : public http::HttpResponseHandler {
         body_.append(bytes);
         return true;
       case Mode::kSse:
+        if (!sniffed_) {
+          // No event stream starts with '<' (its lines are fields, comments
+          // or blank): a page served under another type (text/plain, none)
+          // is reported as a page, not as a stream that ended too early.
+          const size_t first = bytes.find_first_not_of(" \t\r\n");
+          if (first != std::string_view::npos) {
+            sniffed_ = true;
+            if (bytes[first] == '<') {
+              mode_ = Mode::kPage;
+              page_type_ = declared_type_.empty() ? "markup (no content type)"
+                                                  : absl::StrCat("markup (", declared_type_, ")");
+              return OnBody(bytes);
+            }
+          }
+        }
         if (decoder_.done()) return true;  // a client that still delivers
         sse_.Feed(bytes, [this](const http::SseFrame& frame) { decoder_.Decode(frame, &events_); });
         if (sse_.overflowed()) {
@@ -294,6 +310,10 @@ class ResponseHandler : public http::HttpResponseHandler {
   std::string request_id_;
   std::string body_;  // kHttpError, kPage and kJson only
   std::string page_type_;  // kPage: the media type
+  // kSse: the declared media type, and whether the body's first byte that is
+  // not white space was seen (OnBody).
+  std::string declared_type_;
+  bool sniffed_ = false;
   bool body_seen_ = false;
   bool json_too_large_ = false;
 };

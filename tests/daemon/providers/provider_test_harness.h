@@ -215,6 +215,9 @@ inline std::vector<TransportCase> CommonTransportCases(const std::string& cutoff
   FakeHttpResponse page = Sse({"<!DOCTYPE html><html><head><title>Sign in</title></head>",
                                "<body><form></form></body></html>"});
   page.headers = {{"Content-Type", "text/html; charset=utf-8"}};
+  FakeHttpResponse plain_page =
+      Sse({"\n  <html><head><title>Sign in</title></head>", "<body><form></form></body></html>"});
+  plain_page.headers = {{"Content-Type", "text/plain"}};
   return {
       {"connection refused",
        Sse({}, absl::UnavailableError("cannot connect to 127.0.0.1:9: Connection refused"),
@@ -229,8 +232,7 @@ inline std::vector<TransportCase> CommonTransportCases(const std::string& cutoff
        "error network final before_output http=0 type= code= retry_after=?",
        absl::StatusCode::kUnavailable, "the TLS certificate of 127.0.0.1:9 was refused"},
       {"connect timeout",
-       Sse({},
-           absl::DeadlineExceededError("connecting to 127.0.0.1:9 timed out after 567 ms: x"),
+       Sse({}, absl::DeadlineExceededError("connecting to 127.0.0.1:9 timed out after 567 ms: x"),
            /*status=*/0),
        "error timeout retryable before_output http=0 type= code= retry_after=?",
        absl::StatusCode::kDeadlineExceeded, "failed: connecting to 127.0.0.1:9 timed out"},
@@ -243,8 +245,14 @@ inline std::vector<TransportCase> CommonTransportCases(const std::string& cutoff
        absl::StatusCode::kUnavailable, "(HTTP 200) had an empty body"},
       {"an HTML page with status 200", page,
        "error unknown final before_output http=200 type= code= retry_after=?",
-       absl::StatusCode::kUnknown, "answered with a text/html page instead of a model response "
-                                   "(HTTP 200: Sign in)"},
+       absl::StatusCode::kUnknown,
+       "answered with a text/html page instead of a model response "
+       "(HTTP 200: Sign in)"},
+      {"an HTML page labelled text/plain", plain_page,
+       "error unknown final before_output http=200 type= code= retry_after=?",
+       absl::StatusCode::kUnknown,
+       "answered with a markup (text/plain) page instead of a model "
+       "response (HTTP 200: Sign in)"},
       {"cut off mid-body", Sse({cutoff}, absl::UnavailableError("reset")), eof,
        absl::StatusCode::kUnavailable},
       {eof_case, Sse({cutoff}), eof, absl::StatusCode::kUnavailable},
