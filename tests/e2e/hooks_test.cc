@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "common/json.h"
 #include "gmock/gmock.h"
@@ -21,6 +22,20 @@ using ::testing::HasSubstr;
 
 // A hook that appends its stdin document (one line) to `log`.
 std::string Recorder(const std::string& log) { return absl::StrCat("tr -d '\\n' >> ", log, "; echo >> ", log); }
+
+// Recorder that then says so through `fifo`, blocking until the test reads
+// it (WaitForRecorded): a turn_end hook runs after the turn's end is
+// stored, so the end's event does not say that the hook is done.
+std::string SignallingRecorder(const std::string& log, const std::string& fifo) {
+  return absl::StrCat(Recorder(log), "; echo recorded > ", fifo);
+}
+
+// Blocks until a SignallingRecorder hook has recorded its document.
+void WaitForRecorded(const std::string& fifo) {
+  std::ifstream in(fifo);
+  std::string line;
+  std::getline(in, line);
+}
 
 std::string Hook(const std::string& event, const std::string& script,
                  const std::string& extra = "") {
@@ -41,21 +56,24 @@ pid_t HookPid(const std::string& fifo) {
 
 TEST_F(ContractTest, EveryEventReachesItsHooksWithTheDocumentedInput) {
   std::string log = scratch_ + "/events.log";
+  const std::string ended = scratch_ + "/ended";
+  ASSERT_EQ(mkfifo(ended.c_str(), 0600), 0);
   std::string rec = Script("record.sh", Recorder(log));
-  StartDaemon(R"("approval_mode": "allow_all",
+  std::string end_rec = Script("record_end.sh", SignallingRecorder(log, ended));
+  StartDaemon(
+      R"("approval_mode": "allow_all",
                  "hooks": ["start", "prompt", "pre", "post", "end", "note"])",
-              absl::StrCat(R"("hooks": {)", R"("start": )", Hook("session_start", rec),
-                           R"(, "prompt": )", Hook("user_prompt_submit", rec),
-                           R"(, "pre": )", Hook("pre_tool_use", rec),
-                           R"(, "post": )", Hook("post_tool_use", rec),
-                           R"(, "end": )", Hook("turn_end", rec),
-                           R"(, "note": )", Hook("notification", rec), "}"));
+      absl::StrCat(R"("hooks": {)", R"("start": )", Hook("session_start", rec), R"(, "prompt": )",
+                   Hook("user_prompt_submit", rec), R"(, "pre": )", Hook("pre_tool_use", rec),
+                   R"(, "post": )", Hook("post_tool_use", rec), R"(, "end": )",
+                   Hook("turn_end", end_rec), R"(, "note": )", Hook("notification", rec), "}"));
   std::string session = daemon_->CreateSession();
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"echo hi"})"}}));
   fake_.Enqueue(chat::TextAnswer("done"));
   EventStream stream(stub(), session);
   std::string turn = StartTurn(stub(), session, "say hi");
   ASSERT_TRUE(stream.WaitForTurnEnd(turn).has_value());
+  WaitForRecorded(ended);
 
   std::vector<Json> docs;
   std::istringstream lines(ReadFile(log));
@@ -83,6 +101,7 @@ TEST_F(ContractTest, EveryEventReachesItsHooksWithTheDocumentedInput) {
   fake_.Enqueue(chat::TextAnswer("again"));
   std::string turn2 = StartTurn(stub(), session, "again");
   ASSERT_TRUE(stream.WaitForTurnEnd(turn2).has_value());
+  WaitForRecorded(ended);
   EXPECT_THAT(ReadFile(log), ::testing::Not(HasSubstr("session_start\"}\n{\"event\":\"session_start")));
   size_t starts = 0;
   for (size_t p = 0; (p = ReadFile(log).find("\"session_start\"", p)) != std::string::npos; ++p) {
@@ -96,10 +115,13 @@ TEST_F(ContractTest, EveryEventReachesItsHooksWithTheDocumentedInput) {
 // sees the turn end cancelled.
 TEST_F(ContractTest, AnInterruptedTurnReachesPostToolUseAndTurnEndHooks) {
   std::string log = scratch_ + "/events.log";
+  const std::string ended = scratch_ + "/ended";
+  ASSERT_EQ(mkfifo(ended.c_str(), 0600), 0);
   std::string rec = Script("record.sh", Recorder(log));
+  std::string end_rec = Script("record_end.sh", SignallingRecorder(log, ended));
   StartDaemon(R"("approval_mode": "allow_all", "hooks": ["post", "end"])",
               absl::StrCat(R"("hooks": {)", R"("post": )", Hook("post_tool_use", rec),
-                           R"(, "end": )", Hook("turn_end", rec), "}"));
+                           R"(, "end": )", Hook("turn_end", end_rec), "}"));
   std::string session = daemon_->CreateSession();
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", R"({"command":"sleep 30"})"}}));
   EventStream stream(stub(), session);
@@ -115,6 +137,7 @@ TEST_F(ContractTest, AnInterruptedTurnReachesPostToolUseAndTurnEndHooks) {
   auto end = stream.WaitForTurnEnd(turn);
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  WaitForRecorded(ended);
 
   std::vector<Json> docs;
   std::istringstream lines(ReadFile(log));
@@ -168,10 +191,14 @@ TEST_F(ContractTest, ASecondInterruptEndsTheHooksAnInterruptedTurnWaitsFor) {
   ASSERT_GT(hook, 0);
   EXPECT_TRUE(Interrupt(stub(), session));  // the turn still runs its hook
 
-  // Far sooner than the hook's 600 s.
   auto end = stream.WaitForTurnEnd(turn, std::chrono::seconds(20));
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  // The end is stored before the hook runs; the next prompt waits for the
+  // hook (600 s unless the second interrupt ended it).
+  fake_.Enqueue(chat::TextAnswer("next"));
+  std::string next = StartTurn(stub(), session, "next");
+  ASSERT_TRUE(stream.WaitForTurnEnd(next).has_value());
   EXPECT_EQ(kill(-hook, 0), -1);
   EXPECT_EQ(errno, ESRCH);
 }

@@ -31,9 +31,11 @@ class WebSearchTest : public ContractTest {
     ContractTest::SetUp();
     ASSERT_TRUE(searx_.status().ok()) << searx_.status();
   }
-  std::string RavenConfig(bool allow_private) const {
-    return absl::StrCat(R"("raven": {"search": {"backend": "searxng", "url": "http://127.0.0.1:)",
-                        searx_.port(), R"(", "max_results": 5}, "network": {"allow_private_addresses": )",
+  // `host`: how the backend's URL names this machine.
+  std::string RavenConfig(bool allow_private, const std::string& host = "127.0.0.1") const {
+    return absl::StrCat(R"("raven": {"search": {"backend": "searxng", "url": "http://)", host, ":",
+                        searx_.port(),
+                        R"(", "max_results": 5}, "network": {"allow_private_addresses": )",
                         allow_private ? "true" : "false", "}}");
   }
 
@@ -69,8 +71,22 @@ TEST_F(WebSearchTest, TheModelSearchesAndGetsResults) {
   EXPECT_THAT(body->dump(), HasSubstr("\"web_search\""));
 }
 
-TEST_F(WebSearchTest, APrivateBackendIsRefusedUnlessTheConfigAllowsIt) {
+// A backend URL written as a loopback address is the user's choice and is
+// reached without the switch (which would also open Source checks); one
+// named otherwise (here 0x7f000001, which libcurl resolves to 127.0.0.1)
+// must lead to a public address unless the config allows private ones.
+TEST_F(WebSearchTest, ABackendWrittenAsALocalAddressIsReachedWithoutTheSwitch) {
   StartDaemon(R"("approval_mode": "allow_all")", RavenConfig(false));
+  searx_.EnqueueFor("q=tides&", JsonAnswer(200, R"({"query": "tides", "results": [
+      {"title": "Tides", "url": "https://ocean.test/tides", "content": "Long waves."}]})"));
+  auto results = RunBatch({{"s1", "web_search", R"({"query": "tides"})"}});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_OK) << results[0].content();
+  EXPECT_EQ(searx_.requests().size(), 1u);
+}
+
+TEST_F(WebSearchTest, ABackendNamedOtherwiseIsRefusedAtAPrivateAddressUnlessTheConfigAllowsIt) {
+  StartDaemon(R"("approval_mode": "allow_all")", RavenConfig(false, "0x7f000001"));
   auto results = RunBatch({{"s1", "web_search", R"({"query": "tides"})"}});
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_ERROR);

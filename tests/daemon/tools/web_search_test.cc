@@ -74,13 +74,14 @@ TEST_F(WebSearchToolTest, ReturnsTitleUrlDateAndSnippet) {
             "2 result(s) for \"tides\" (searxng)\n\n"
             "1. Tides\n   https://ocean.test/tides\n   date: 2024-05-01\n   Long waves.\n\n"
             "2. Moon\n   https://moon.test/\n   Pulls.");
-  EXPECT_TRUE(http_.single_request().public_addresses_only)
-      << "private addresses only when the config allows them";
+  // The backend's URL is written as a loopback address: reached as written.
+  EXPECT_FALSE(http_.single_request().public_addresses_only);
 }
 
 TEST_F(WebSearchToolTest, MaxResultsOverridesTheDefaultWithinBounds) {
   http_.Enqueue(Answer(200, R"({"results": [{"title": "A", "url": "https://a.test/"},
       {"title": "B", "url": "https://b.test/"}, {"title": "C", "url": "https://c.test/"}]})"));
+  raven_.search.url = "http://searx.lan:8888";  // a host name: the switch decides
   raven_.allow_private_addresses = true;
   ToolOutput out = Search({{"query", "x"}, {"max_results", 3}});
   EXPECT_THAT(out.content, HasSubstr("3 result(s)"));
