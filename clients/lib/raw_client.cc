@@ -144,47 +144,58 @@ absl::StatusOr<RawClient> Connect(const ConnectOptions& options) {
     }
     ASSIGN_OR_RETURN(started, StartDaemonIfAbsent(options, socket));
   }
+  // A channel to the daemon at `socket`, checked by its first call.
+  auto connect_to = [&options, &socket](bool started_it) -> absl::StatusOr<RawClient> {
+    auto impl = std::make_unique<RawClient::Impl>();
+    impl->socket_path = socket;
+    impl->started_daemon = started_it;
+    impl->call_timeout = options.call_timeout;
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+    // A connection of this channel's own: the process-wide subchannel pool
+    // could hand a reconnecting client the broken connection to a daemon that
+    // has just been restarted, failing its first call with "Broken pipe".
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    impl->channel = grpc::CreateCustomChannel(absl::StrCat("unix:", socket),
+                                              grpc::InsecureChannelCredentials(), args);
+    impl->stub = v1::Raw::NewStub(impl->channel);
+    if (options.lease_connection) {
+      // A channel connects at its first call.
+      impl->lease_channel = grpc::CreateCustomChannel(absl::StrCat("unix:", socket),
+                                                      grpc::InsecureChannelCredentials(), args);
+      impl->lease_stub = v1::Raw::NewStub(impl->lease_channel);
+    }
+    RawClient client(std::move(impl));
 
-  auto impl = std::make_unique<RawClient::Impl>();
-  impl->socket_path = socket;
-  impl->started_daemon = started;
-  impl->call_timeout = options.call_timeout;
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  // A connection of this channel's own: the process-wide subchannel pool
-  // could hand a reconnecting client the broken connection to a daemon that
-  // has just been restarted, failing its first call with "Broken pipe".
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  impl->channel = grpc::CreateCustomChannel(absl::StrCat("unix:", socket),
-                                            grpc::InsecureChannelCredentials(), args);
-  impl->stub = v1::Raw::NewStub(impl->channel);
-  if (options.lease_connection) {
-    // A channel connects at its first call.
-    impl->lease_channel = grpc::CreateCustomChannel(absl::StrCat("unix:", socket),
-                                                    grpc::InsecureChannelCredentials(), args);
-    impl->lease_stub = v1::Raw::NewStub(impl->lease_channel);
+    // The version check is the first call: bounded more tightly than others,
+    // so that a gRPC server that is not rawd cannot hold the client for long.
+    client.impl_->call_timeout = std::min(options.call_timeout, kVersionCheckTimeout);
+    auto info = client.GetDaemonInfo(v1::GetDaemonInfoRequest());
+    client.impl_->call_timeout = options.call_timeout;
+    if (!info.ok()) {
+      return absl::Status(
+          info.status().code(),
+          absl::StrCat("the daemon at ", socket, " did not answer: ", info.status().message()));
+    }
+    if (options.version_check == VersionCheck::kRequireMatch &&
+        info->protocol_version() != kProtocolVersion) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "the daemon at %s speaks protocol version %d (rawd %s), but this client speaks "
+          "version %d (%s); stop that daemon (raw daemon stop) so that a matching one starts",
+          socket, info->protocol_version(), info->version(), kProtocolVersion, kVersion));
+    }
+    client.impl_->info = *std::move(info);
+    return client;
+  };
+  absl::StatusOr<RawClient> client = connect_to(started);
+  if (client.ok() || !absl::IsUnavailable(client.status()) || started ||
+      !AutostartEnabled(options)) {
+    return client;
   }
-  RawClient client(std::move(impl));
-
-  // The version check is the first call: bounded more tightly than others,
-  // so that a gRPC server that is not rawd cannot hold the client for long.
-  client.impl_->call_timeout = std::min(options.call_timeout, kVersionCheckTimeout);
-  auto info = client.GetDaemonInfo(v1::GetDaemonInfoRequest());
-  client.impl_->call_timeout = options.call_timeout;
-  if (!info.ok()) {
-    return absl::Status(info.status().code(),
-                        absl::StrCat("the daemon at ", socket,
-                                     " did not answer: ", info.status().message()));
-  }
-  if (options.version_check == VersionCheck::kRequireMatch &&
-      info->protocol_version() != kProtocolVersion) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "the daemon at %s speaks protocol version %d (rawd %s), but this client speaks "
-        "version %d (%s); stop that daemon (raw daemon stop) so that a matching one starts",
-        socket, info->protocol_version(), info->version(), kProtocolVersion, kVersion));
-  }
-  client.impl_->info = *std::move(info);
-  return client;
+  // The daemon that answered the probe went away before the first call (it
+  // was stopping): start one, once.
+  ASSIGN_OR_RETURN(started, StartDaemonIfAbsent(options, socket));
+  return connect_to(started);
 }
 
 RawClient::RawClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

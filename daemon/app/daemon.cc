@@ -26,6 +26,7 @@
 #include "common/request_limit.h"
 #include "common/time.h"
 #include "common/version.h"
+#include "daemon/api/call_counter.h"
 #include "daemon/api/raw_service.h"
 #include "daemon/api/uds_listener.h"
 #include "daemon/app/dir_permissions.h"
@@ -56,6 +57,9 @@ constexpr auto kServerShutdownGrace = std::chrono::milliseconds(500);
 // the MCP servers, stopped all at once, 4 s (stdin closed, 2 s, SIGTERM,
 // 2 s, SIGKILL). Below `raw daemon stop`'s 30 s and systemd's default 90 s.
 constexpr absl::Duration kStopDeadline = absl::Seconds(15);
+// How long a start waits for a daemon that is stopping to release the state
+// lock: past its own stop deadline, so that only a stuck one is an error.
+const absl::Duration kStoppingDaemonWait = absl::Seconds(20);  // kStopDeadline + 5 s
 
 // Tells whether an OpenAI-compatible server answers at `base_url`: a GET of
 // {base_url}/models that must return 200 within one second.
@@ -115,7 +119,9 @@ absl::Status Daemon::Start() {
 
   if (absl::Status s = EnsureDir(paths_.state_dir); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<StateLock>> lock =
-      StateLock::Acquire(paths_.lock_path, paths_.state_dir);
+      StateLock::Acquire(paths_.lock_path, paths_.state_dir, kStoppingDaemonWait, [](long pid) {
+        RAW_LOG(Info) << "waiting for the rawd that is stopping (pid " << pid << ") to exit";
+      });
   if (!lock.ok()) return lock.status();
   lock_ = std::move(*lock);
 
@@ -213,6 +219,10 @@ absl::Status Daemon::Start() {
   // its text; gRPC's default limit is 4 MiB.
   builder.SetMaxReceiveMessageSize(static_cast<int>(kMaxRequestBytes));
   builder.RegisterService(service_.get());
+  calls_ = std::make_unique<api::CallCounter>();
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> counting;
+  counting.push_back(calls_->InterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(counting));
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) return absl::InternalError("the gRPC server failed to start");
 
@@ -249,6 +259,7 @@ void Daemon::WaitForStop() {
   const bool idle_exit = options_.idle_exit_seconds > 0 && options_.listen_fd >= 0;
   auto next_purge = std::chrono::steady_clock::now() + std::chrono::milliseconds(kExpiryCheckIntervalMs);
   std::optional<std::chrono::steady_clock::time_point> idle_since;
+  uint64_t calls_seen = 0;
   for (;;) {
     const int timeout_ms = idle_exit ? kIdleCheckIntervalMs : kExpiryCheckIntervalMs;
     int ready = poll(fds, signal_fd < 0 ? 1 : 2, timeout_ms);
@@ -267,7 +278,14 @@ void Daemon::WaitForStop() {
       // A background job a tool's command left is rawd's child (rawd is its
       // subreaper): when rawd exits, systemd ends the unit's processes
       // (KillMode=mixed), so rawd stays while one runs.
-      if (sessions_->loaded_sessions() > 0 || service_->open_streams() > 0 || HasOrphans()) {
+      // A call in progress, or one that started since the last check, is
+      // activity: a slow unary call is not cut off, and short calls keep
+      // the daemon as streams do.
+      const uint64_t calls_started = calls_->started();
+      const bool called = calls_started != calls_seen || calls_->in_progress() > 0;
+      calls_seen = calls_started;
+      if (called || sessions_->loaded_sessions() > 0 || service_->open_streams() > 0 ||
+          HasOrphans()) {
         idle_since.reset();
         continue;
       }
@@ -326,7 +344,10 @@ void Daemon::Stop() {
     _exit(1);
   });
   // Stop accepting; connections already open stay until the server stops.
+  // A client that finds no socket now starts a new daemon, which waits for
+  // this one's lock instead of failing (StateLock::MarkStopping).
   deadline.Step("closing the socket");
+  if (lock_) lock_->MarkStopping();
   if (listener_) listener_->Stop();
   // Running turns end now and record a cancelled end; what was being
   // prepared is dropped, and the variable commands and server starts it
@@ -343,6 +364,7 @@ void Daemon::Stop() {
   }
   listener_.reset();
   server_.reset();
+  calls_.reset();
   service_.reset();
   sessions_.reset();
   // MCP servers stop (all at once) before the HTTP client they may use

@@ -47,6 +47,7 @@ namespace mcp {
 class McpManager;
 }
 namespace api {
+class CallCounter;
 class RawService;
 class UdsListener;
 }  // namespace api
@@ -110,6 +111,8 @@ class Daemon {
   std::unique_ptr<mcp::McpManager> mcp_;
   std::unique_ptr<loop::SessionManager> sessions_;
   std::unique_ptr<api::RawService> service_;
+  // The calls the server serves (for the idle exit); outlives server_.
+  std::unique_ptr<api::CallCounter> calls_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<api::UdsListener> listener_;
 };

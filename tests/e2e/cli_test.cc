@@ -223,6 +223,44 @@ TEST(CliAutostartTest, TwoClientsRacingStartOneDaemon) {
   EXPECT_EQ(daemon.RunRaw({"daemon", "stop"}).exit_code, 0);
 }
 
+// A client that arrives while rawd stops (its socket closed, its turns
+// ending) gets the next daemon, which waits for the stopping one's state
+// lock, instead of an error. The stop takes over 2 s here: the tool's
+// command ignores SIGTERM and is killed only after its grace.
+TEST(CliAutostartTest, AClientArrivingDuringAStopGetsTheNextDaemon) {
+  testing::FakeProviderServer fake;
+  ASSERT_TRUE(fake.status().ok());
+  TestDaemon daemon(TestConfig(fake.base_url()));  // config and dirs only; not started
+  const std::string started = daemon.workdir() + "/started";
+  ASSERT_EQ(mkfifo(started.c_str(), 0600), 0);
+  fake.Enqueue(chat::ToolCallsAnswer(
+      {{"c1", "bash", R"({"command":"trap '' TERM; echo > started; sleep 30"})"}}));
+  CommandResult turn;
+  std::thread running([&] {
+    turn = daemon.RunRaw({"run", "--yes", "--cwd", daemon.workdir(), "go"});
+  });
+  {
+    std::ifstream command_runs(started);  // opens once the command opened it
+    std::string line;
+    std::getline(command_runs, line);
+  }
+  auto status = daemon.RunRaw({"daemon", "status", "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  absl::StatusOr<Json> info = ParseJson(status.out);
+  ASSERT_TRUE(info.ok()) << status.out;
+  const pid_t old_pid = static_cast<pid_t>(std::stol((*info)["pid"].get<std::string>()));
+  ASSERT_EQ(kill(old_pid, SIGTERM), 0);
+  auto list = daemon.RunRaw({"sessions", "list", "--json"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  running.join();
+  auto after = daemon.RunRaw({"daemon", "status", "--json"});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  absl::StatusOr<Json> next = ParseJson(after.out);
+  ASSERT_TRUE(next.ok()) << after.out;
+  EXPECT_NE((*next)["pid"].get<std::string>(), std::to_string(old_pid));
+  EXPECT_EQ(daemon.RunRaw({"daemon", "stop"}).exit_code, 0);
+}
+
 // Without XDG_RUNTIME_DIR and RAW_SOCKET (an ssh login without a session
 // manager, cron), the client that starts rawd, rawd itself and the next
 // client all find the socket under the user's state directory, not in /tmp.

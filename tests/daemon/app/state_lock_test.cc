@@ -15,8 +15,11 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -209,6 +212,40 @@ TEST(StateLockTest, AnotherProcessIsRefusedWhileThisOneHoldsTheLock) {
   LockHolder other(dir.lock_path(), dir.path());
   EXPECT_EQ(other.report(), absl::StrCat("failed: another rawd (pid ", getpid(),
                                          ") is already running for state directory ", dir.path()));
+}
+
+// A daemon that is stopping keeps the lock until it has closed everything:
+// a new start waits for it instead of failing, and fails only when it does
+// not let go within the wait.
+TEST(StateLockTest, AStartWaitsForADaemonThatIsStopping) {
+  TempStateDir dir;
+  absl::StatusOr<std::unique_ptr<StateLock>> stopping =
+      StateLock::Acquire(dir.lock_path(), dir.path());
+  ASSERT_TRUE(stopping.ok()) << stopping.status();
+  (*stopping)->MarkStopping();
+  EXPECT_EQ(ReadFile(dir.lock_path()), absl::StrCat(getpid(), " stopping\n"));
+
+  absl::StatusOr<std::unique_ptr<StateLock>> impatient =
+      StateLock::Acquire(dir.lock_path(), dir.path(), absl::ZeroDuration());
+  ASSERT_FALSE(impatient.ok());
+  EXPECT_THAT(impatient.status().message(),
+              HasSubstr(absl::StrCat("another rawd (pid ", getpid(), ") is still stopping")));
+
+  absl::Notification waiting;
+  long waited_for = 0;
+  absl::StatusOr<std::unique_ptr<StateLock>> next = absl::UnknownError("not tried");
+  std::thread start([&] {
+    next = StateLock::Acquire(dir.lock_path(), dir.path(), absl::Seconds(20), [&](long pid) {
+      waited_for = pid;
+      waiting.Notify();
+    });
+  });
+  ASSERT_TRUE(waiting.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  stopping->reset();  // the stopping daemon exits
+  start.join();
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(waited_for, getpid());
+  EXPECT_EQ(ReadFile(dir.lock_path()), absl::StrCat(getpid(), "\n"));
 }
 
 TEST(StateLockTest, LockIsFreeOnceTheHolderExits) {
