@@ -95,6 +95,9 @@ int Status(const client::ConnectOptions& connect, bool json, CliContext& ctx) {
   ctx.out << "  version    " << info.version() << " (protocol " << info.protocol_version();
   if (info.protocol_version() != kProtocolVersion) {
     ctx.out << "; this raw speaks protocol " << kProtocolVersion << ": stop and restart it";
+  } else if (info.version() != kVersion) {
+    // An upgrade that kept the protocol leaves the old daemon running.
+    ctx.out << "; this raw is " << kVersion << ": raw daemon stop starts a matching one";
   }
   ctx.out << ")\n";
   ctx.out << "  started    " << present::FormatLocalTime(info.started_at_unix_ms()) << "\n";

@@ -92,6 +92,12 @@ void Turn::ReportEnd(const events::TurnEnded& end, bool end_stored) {
                 [&] { return hooks::TurnEndFields(end.reason, end.message); });
 }
 
+std::string Turn::CancelledWhy() const {
+  // The interrupt's own words ("interrupted"), or the daemon's shutdown.
+  std::string why = cancel_.reason();
+  return why.empty() ? "interrupted" : why;
+}
+
 std::string Turn::SkillChangeNotices() {
   if (!plan_.session) return "";
   std::string notices;
@@ -204,7 +210,7 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
                                 stored.message(), ")"));
       }
     }
-    if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, "interrupted");
+    if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, CancelledWhy());
     if (ctx_.meter.tokens() <= *trigger) return std::nullopt;
     why = ended.outcome == events::CompactionOutcome::kAccepted
               ? "even after compacting"
@@ -282,7 +288,7 @@ events::TurnEnded Turn::RunTurn() {
       attached = plan_.attach_mcp(plan_, cancel_);
     }
     if (absl::IsCancelled(attached) || cancel_.cancelled()) {
-      return End(events::TurnEndReason::kCancelled, "interrupted");
+      return End(events::TurnEndReason::kCancelled, CancelledWhy());
     }
     if (!attached.ok()) {
       return End(events::TurnEndReason::kError,
@@ -301,7 +307,7 @@ events::TurnEnded Turn::RunTurn() {
 
   const int max_steps = plan_.agent.agent.max_steps;
   for (int step = 1; step <= max_steps; ++step) {
-    if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, "interrupted");
+    if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, CancelledWhy());
     events::TurnEnded end;
     if (RunStep(step, &end) == StepOutcome::kDone) return end;
   }
@@ -350,7 +356,7 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
         *end = End(events::TurnEndReason::kError, absl::StrCat("storage: ", c.message()));
         return StepOutcome::kDone;
       }
-      *end = End(events::TurnEndReason::kCancelled, "interrupted");
+      *end = End(events::TurnEndReason::kCancelled, CancelledWhy());
       return StepOutcome::kDone;
     }
     if (result.any_output) {
@@ -391,7 +397,7 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
   timeline_.Record(StepTimeline::kResultsCommitted);
   timings_.push_back(timeline_.Result());
   if (cancel_.cancelled()) {
-    *end = End(events::TurnEndReason::kCancelled, "interrupted");
+    *end = End(events::TurnEndReason::kCancelled, CancelledWhy());
     return StepOutcome::kDone;
   }
   if (last_step) {

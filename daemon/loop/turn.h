@@ -158,6 +158,8 @@ class Turn {
   // a user_prompt_submit hook blocked it (`*blocked` then holds the reason).
   std::optional<std::string> UserContextText(std::string* blocked);
   std::string SkillChangeNotices();
+  // The message of a turn ended by its cancel token: the token's reason.
+  std::string CancelledWhy() const;
   // ToolSpec::turn_context of each selected tool whose results the model
   // context does not hold (for builtin/raven_task: the current Task's
   // summary after /clear or a compaction), each after a blank line.

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "clients/cli/config_command.h"
 #include "clients/cli/dispatch.h"
 #include "clients/cli/exit_codes.h"
@@ -202,7 +203,7 @@ TEST_F(CommandsTest, SessionsShowPrintsTheWholeHistory) {
 
 TEST_F(CommandsTest, DaemonStatusPrintsWhatTheDaemonReports) {
   v1::GetDaemonInfoResponse info;
-  info.set_version("0.1.0");
+  info.set_version("0.0.9");
   info.set_protocol_version(kProtocolVersion);
   info.set_pid(4242);
   info.set_config_path("/c/config.json");
@@ -215,6 +216,12 @@ TEST_F(CommandsTest, DaemonStatusPrintsWhatTheDaemonReports) {
   EXPECT_NE(status.out.find("socket     " + daemon_.socket_path()), std::string::npos);
   EXPECT_NE(status.out.find("config     /c/config.json"), std::string::npos);
   EXPECT_NE(status.out.find("state dir  /s/raw"), std::string::npos);
+  // Another release of the same protocol (an upgrade left it running).
+  EXPECT_NE(status.out.find(absl::StrCat("version    0.0.9 (protocol ", kProtocolVersion,
+                                         "; this raw is ", kVersion,
+                                         ": raw daemon stop starts a matching one)")),
+            std::string::npos)
+      << status.out;
   Result json = Raw({"daemon", "status", "--json"});
   EXPECT_NE(json.out.find(R"("pid":"4242")"), std::string::npos) << json.out;
 }

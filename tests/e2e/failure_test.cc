@@ -275,6 +275,8 @@ TEST_F(E2eTest, SigtermInterruptsRunningTurnsRecordsCancelledResultsAndExitsZero
   const auto& last = history.events(history.events_size() - 1);
   ASSERT_TRUE(last.has_turn_ended());
   EXPECT_EQ(last.turn_ended().reason(), raw::v1::TURN_END_REASON_CANCELLED);
+  // Not a user's interrupt: the end says why.
+  EXPECT_EQ(last.turn_ended().message(), "the daemon is shutting down");
   const auto& result = history.events(history.events_size() - 2);
   ASSERT_TRUE(result.has_tool_result());
   EXPECT_EQ(result.tool_result().status(), raw::v1::TOOL_RESULT_STATUS_CANCELLED);
