@@ -431,6 +431,9 @@ TEST(EventStreamTest, AnEventRunOnTheStreamsThreadMayDestroyTheStream) {
   std::vector<std::string> seen;
   std::thread::id ran_on;
   absl::Notification destroyed;
+  // The thread may read the message before make_unique's result is in
+  // `stream`: the events wait for it, or the callback would reset nothing.
+  absl::Notification assigned;
   std::unique_ptr<EventStream> stream;
   stream = std::make_unique<EventStream>(
       client, owner.Executor(), "sess_new", 0,
@@ -443,7 +446,11 @@ TEST(EventStreamTest, AnEventRunOnTheStreamsThreadMayDestroyTheStream) {
       },
       [&](const absl::Status&) { seen.push_back("end"); },
       // `deliver` runs the events at once, on the stream's thread.
-      [](std::function<void()> task) { task(); });
+      [&assigned](std::function<void()> task) {
+        assigned.WaitForNotification();
+        task();
+      });
+  assigned.Notify();
   ASSERT_TRUE(destroyed.WaitForNotificationWithTimeout(absl::Seconds(30)));
   EXPECT_NE(ran_on, std::this_thread::get_id());
   // The detached thread ends on its own, holding the client until then; it
