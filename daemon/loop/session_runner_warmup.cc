@@ -72,26 +72,31 @@ bool SessionRunner::AfterWarmUpLocked(std::function<void()> retry) {
 
 bool SessionRunner::QuiescentLocked() const { return op_state_ == State::kIdle && !warming_; }
 
-bool SessionRunner::AwaitWaitingForWarmUpForTesting(size_t count, absl::Duration timeout) {
-  absl::MutexLock lock(&mu_);
+namespace {
+
+// Waits (with `mu` held) until `waiting`, guarded by `mu`, holds `count`
+// commands or more; false after `timeout`.
+bool AwaitWaiting(absl::Mutex& mu, const std::vector<std::function<void()>>& waiting, size_t count,
+                  absl::Duration timeout) {
   struct Args {
     const std::vector<std::function<void()>>* waiting;
     size_t count;
-  } args{&after_warm_, count};
-  return mu_.AwaitWithTimeout(absl::Condition(
-                                  +[](Args* a) { return a->waiting->size() >= a->count; }, &args),
-                              timeout);
+  } args{&waiting, count};
+  return mu.AwaitWithTimeout(absl::Condition(
+                                 +[](Args* a) { return a->waiting->size() >= a->count; }, &args),
+                             timeout);
+}
+
+}  // namespace
+
+bool SessionRunner::AwaitWaitingForWarmUpForTesting(size_t count, absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  return AwaitWaiting(mu_, after_warm_, count, timeout);
 }
 
 bool SessionRunner::AwaitDeferredForTesting(size_t count, absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
-  struct Args {
-    const std::vector<std::function<void()>>* waiting;
-    size_t count;
-  } args{&deferred_, count};
-  return mu_.AwaitWithTimeout(absl::Condition(
-                                  +[](Args* a) { return a->waiting->size() >= a->count; }, &args),
-                              timeout);
+  return AwaitWaiting(mu_, deferred_, count, timeout);
 }
 
 }  // namespace raw::loop
