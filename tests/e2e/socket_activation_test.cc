@@ -16,6 +16,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -216,6 +217,39 @@ TEST_F(SocketActivationTest, AnIdleActivatedDaemonExitsAndTheNextOneServesTheSam
   EXPECT_EQ(again.pid(), second);
   kill(second, SIGTERM);
   EXPECT_EQ(WaitExit(second, std::chrono::seconds(30)), 0);
+  close(fd);
+}
+
+// A client that makes only short calls, none of them in progress when the
+// daemon looks for idleness, keeps it running: every call that started
+// since the last look counts as activity. The pauses pace the client (the
+// behaviour under test), they wait for nothing; each is a tenth of the idle
+// time, so the daemon cannot have been idle that long between two calls.
+TEST_F(SocketActivationTest, ShortCallsKeepAnActivatedDaemonRunning) {
+  int fd = ListenAt(daemon_.socket_path(), 0600);
+  ASSERT_GE(fd, 0);
+  pid_t pid = Activate(fd, {"--idle-exit", "2"});
+  ASSERT_GT(pid, 0);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int calls = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    auto stub = raw::v1::Raw::NewStub(MakeChannel(daemon_.socket_path()));
+    grpc::ClientContext ctx;
+    ctx.set_wait_for_ready(true);
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    raw::v1::GetDaemonInfoResponse info;
+    grpc::Status status = stub->GetDaemonInfo(&ctx, raw::v1::GetDaemonInfoRequest(), &info);
+    ASSERT_TRUE(status.ok()) << "call " << calls << ": " << status.error_message() << "\n"
+                             << ReadUnitText(StderrPath());
+    ASSERT_EQ(info.pid(), pid) << "call " << calls;
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_GE(calls, 10);
+  EXPECT_EQ(ReadUnitText(StderrPath()).find("stopping: idle"), std::string::npos);
+  // Once the calls stop, the daemon goes as before.
+  EXPECT_EQ(WaitExit(pid, std::chrono::seconds(60)), 0) << ReadUnitText(StderrPath());
+  EXPECT_NE(ReadUnitText(StderrPath()).find("stopping: idle for 2 s"), std::string::npos);
   close(fd);
 }
 
