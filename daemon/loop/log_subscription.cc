@@ -123,11 +123,15 @@ absl::StatusOr<std::optional<events::SessionEvent>> LogSubscription::TryNext() {
   if (phase_ == Phase::kTransient) {
     if (transient_dropped_through_ > last_delivered_) {
       // Live events this subscriber never saw were dropped (the session's
-      // live bound): say so, as after a lagging queue, then go on.
+      // live bound): say so, as after a lagging queue, then go on. The
+      // resync names the drop point, not the last event delivered: what
+      // lies between is gone for good, and a client that subscribes again
+      // after the last delivered seq would meet the same drop and the same
+      // resync again, for as long as the step streams.
+      last_delivered_ = transient_dropped_through_;
       events::SessionEvent resync;
       resync.session_id = log_->session_id();
       resync.payload = events::Resync{last_delivered_};
-      last_delivered_ = transient_dropped_through_;
       return resync;
     }
     while (!transient_.empty()) {
