@@ -112,7 +112,7 @@ void AgentConnection::OnNotification(const std::string& method, const Json& para
 }
 
 bool AgentConnection::OnCancelled(const Json& id) {
-  if (initializing_ && *initializing_ == id) {
+  if (initializing_ && SameId(*initializing_, id)) {
     // Answered -32800 by JsonRpc; the connection is not initialized, and
     // initialize may be sent again.
     initializing_.reset();
@@ -132,7 +132,7 @@ bool AgentConnection::OnCancelled(const Json& id) {
   // An open stops: its bridge, once made, is dropped (it would otherwise
   // hold the session's lease and stream its updates unasked).
   for (auto it = opens_.begin(); it != opens_.end(); ++it) {
-    if (it->second.id != id) continue;
+    if (!SameId(it->second.id, id)) continue;
     PendingOpen open = std::move(it->second);
     opens_.erase(it);
     rpc_.ReplyError(
@@ -184,7 +184,7 @@ void AgentConnection::Initialize(const Json& id, const Json& params) {
 }
 
 void AgentConnection::ReplyInitialize(const Json& id, bool images) {
-  if (!initializing_ || *initializing_ != id) return;  // cancelled meanwhile
+  if (!initializing_ || !SameId(*initializing_, id)) return;  // cancelled meanwhile
   initializing_.reset();
   // Raw works with its own tools whatever fs/terminal the client offers.
   Json result = {

@@ -11,8 +11,6 @@
 namespace raw::acp {
 namespace {
 
-std::string Key(const Json& id) { return DumpJson(id); }
-
 // JSON-RPC ids are strings, numbers or null.
 bool ValidId(const Json& id) { return id.is_string() || id.is_number() || id.is_null(); }
 
@@ -92,6 +90,10 @@ RpcError ErrorFromStatus(const absl::Status& status) {
   if (error.message.empty()) error.message = status.ToString();
   return error;
 }
+
+std::string IdKey(const Json& id) { return DumpJson(id); }
+
+bool SameId(const Json& a, const Json& b) { return IdKey(a) == IdKey(b); }
 
 std::string ErrorResponse(const Json& id, const RpcError& error) {
   Json body = {{"code", error.code}, {"message", error.message}};
@@ -251,7 +253,7 @@ void JsonRpc::Dispatch(std::string_view text, Json& request_id) {
         ErrorResponse(id, {rpc_code::kInvalidParams, "\"params\" must be an object", nullptr}));
     return;
   }
-  if (!incoming_.insert(Key(id)).second) {
+  if (!incoming_.insert(IdKey(id)).second) {
     Write(ErrorResponse(
         id, {rpc_code::kInvalidRequest, "a request with this id is still pending", nullptr}));
     return;
@@ -261,7 +263,7 @@ void JsonRpc::Dispatch(std::string_view text, Json& request_id) {
 }
 
 void JsonRpc::OnResponse(const Json& message) {
-  auto it = outgoing_.find(Key(message["id"]));
+  auto it = outgoing_.find(IdKey(message["id"]));
   if (it == outgoing_.end()) {
     RAW_LOG(Info) << "dropping a response to an unknown or forgotten request "
                   << DumpJson(message["id"]);
@@ -297,28 +299,28 @@ void JsonRpc::OnResponse(const Json& message) {
 }
 
 void JsonRpc::Reply(const Json& id, Json result) {
-  if (incoming_.erase(Key(id)) == 0) return;
+  if (incoming_.erase(IdKey(id)) == 0) return;
   Send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
 }
 
 void JsonRpc::ReplyError(const Json& id, const RpcError& error) {
-  if (incoming_.erase(Key(id)) == 0) return;
+  if (incoming_.erase(IdKey(id)) == 0) return;
   Write(ErrorResponse(id, error));
 }
 
-bool JsonRpc::Pending(const Json& id) const { return incoming_.count(Key(id)) > 0; }
+bool JsonRpc::Pending(const Json& id) const { return incoming_.count(IdKey(id)) > 0; }
 
 Json JsonRpc::Request(const std::string& method, Json params, ResponseCallback callback) {
   Json id = next_id_++;
-  outgoing_[Key(id)] = std::move(callback);
+  outgoing_[IdKey(id)] = std::move(callback);
   Send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
   return id;
 }
 
-void JsonRpc::Forget(const Json& id) { outgoing_.erase(Key(id)); }
+void JsonRpc::Forget(const Json& id) { outgoing_.erase(IdKey(id)); }
 
 void JsonRpc::CancelRequest(const Json& id) {
-  if (outgoing_.erase(Key(id)) == 0) return;
+  if (outgoing_.erase(IdKey(id)) == 0) return;
   Notify("$/cancel_request", Json{{"requestId", id}});
 }
 

@@ -61,6 +61,14 @@ RpcError ErrorFromStatus(const absl::Status& status);
 // One serialized error response (no line end).
 std::string ErrorResponse(const Json& id, const RpcError& error);
 
+// The key of a request id: its serialized form, as the client wrote it
+// (`1` and `1.0` are two ids, and `"1"` a third). JsonRpc keys its
+// pending requests by it, so every comparison of ids goes through it too:
+// Json's own == takes 1 and 1.0 for the same id.
+std::string IdKey(const Json& id);
+// True when `a` and `b` are the same request id (IdKey).
+bool SameId(const Json& a, const Json& b);
+
 // The answer to one of this side's requests: a result or an error.
 struct RpcResponse {
   bool ok = false;
@@ -138,7 +146,7 @@ class JsonRpc {
   std::shared_ptr<Transport> transport_;
   Handler& handler_;
   int64_t next_id_ = 0;
-  // Keyed by the serialized id.
+  // Keyed by IdKey.
   std::map<std::string, ResponseCallback> outgoing_;
   std::set<std::string> incoming_;
   std::function<void(std::function<void()>)> defer_;

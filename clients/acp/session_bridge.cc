@@ -470,7 +470,9 @@ void SessionBridge::RefusePrompt(const Json& id, const absl::Status& status) {
   ctx_.rpc->ReplyError(id, error);
 }
 
-bool SessionBridge::HasPrompt(const Json& id) const { return turn_ && turn_->prompt_id == id; }
+bool SessionBridge::HasPrompt(const Json& id) const {
+  return turn_ && SameId(turn_->prompt_id, id);
+}
 
 void SessionBridge::Prompt(const Json& id, const Json& params) {
   if (turn_) {
@@ -505,7 +507,7 @@ void SessionBridge::PromptAfterLease(const Json& id, AcpPrompt prompt) {
   turn_ = Turn{.prompt_id = id, .turn_id = {}, .approval = {}};
   auto shared = std::make_shared<AcpPrompt>(std::move(prompt));
   after_lease_ = [this, id, shared](const absl::Status& refused) {
-    if (!turn_ || turn_->prompt_id != id) return;
+    if (!turn_ || !SameId(turn_->prompt_id, id)) return;
     ClearTurn();
     if (!refused.ok()) {
       RefusePrompt(id, refused);
@@ -533,7 +535,7 @@ void SessionBridge::RunPrompt(const Json& id, AcpPrompt prompt) {
     // it starts once the mode this client chose is chosen again and the
     // client's MCP servers are the session's own.
     after_setup_ = [this, id, shared](const absl::Status& status) {
-      if (!turn_ || turn_->prompt_id != id) return;
+      if (!turn_ || !SameId(turn_->prompt_id, id)) return;
       if (!status.ok()) {
         EndTurn(status);
         return;
@@ -603,7 +605,7 @@ void SessionBridge::Interrupt() {
 }
 
 void SessionBridge::NothingToInterrupt(const Json& prompt_id) {
-  if (!turn_ || turn_->prompt_id != prompt_id) return;  // it ended meanwhile
+  if (!turn_ || !SameId(turn_->prompt_id, prompt_id)) return;  // it ended meanwhile
   // A start still on its way decides: it is answered CANCELLED, or the
   // controller interrupts the operation it started (whose end answers).
   if (turn_->starting) return;

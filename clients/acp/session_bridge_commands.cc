@@ -12,7 +12,7 @@
 namespace raw::acp {
 
 void SessionBridge::CommandDone(const Json& prompt_id, const absl::StatusOr<std::string>& text) {
-  if (!turn_ || turn_->prompt_id != prompt_id) return;
+  if (!turn_ || !SameId(turn_->prompt_id, prompt_id)) return;
   // A cancelled prompt answers cancelled, never an error; what the command
   // did all the same is still told.
   if (text.ok()) Update(TextChunk("agent_message_chunk", *text));
