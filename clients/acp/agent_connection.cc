@@ -65,6 +65,10 @@ AgentConnection::AgentConnection(std::shared_ptr<Transport> transport, EventLoop
                                                       std::function<void()> done) {
     if (*alive) TellSetup(session, std::move(done));
   };
+  bridge_context_.configured = [this, alive = alive_](const std::string& session_id,
+                                                      const v1::ConfigureSessionResponse& r) {
+    if (*alive) TellConfigured(session_id, r, /*update_options=*/true);
+  };
 }
 
 AgentConnection::~AgentConnection() { *alive_ = false; }
@@ -624,23 +628,13 @@ void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
             rpc_.ReplyError(id, ErrorFromStatus(r.status()));
             return;
           }
-          auto open = sessions_.find(session_id);
-          // The answer's mode (that of the turns this lease starts), not the
-          // bridge's copy, which is refreshed later: an agent change also
-          // changes the agent's own mode.
-          std::string mode = r->approval_mode();
-          if (mode.empty()) mode = AgentMode(agents_, r->session().agent());
-          // What the client was told before this answer (the bridge's copy
-          // of the session may not show an earlier change yet).
-          std::string told;
-          if (open != sessions_.end()) {
+          if (auto open = sessions_.find(session_id); open != sessions_.end()) {
             open->second->Refresh();
-            told = open->second->told_mode();
           }
-          rpc_.Reply(id,
-                     Json{{"configOptions", ConfigOptions(r->session(), agents_, models_, mode)}});
+          rpc_.Reply(id, Json{{"configOptions",
+                               ConfigOptions(r->session(), agents_, models_, ConfiguredMode(*r))}});
           // Another agent may bring another approval mode with it.
-          if (mode != told) NotifyMode(session_id, mode);
+          TellConfigured(session_id, *r, /*update_options=*/false);
         });
   });
 }
@@ -682,6 +676,29 @@ void AgentConnection::ConfigureMode(const Json& id, const std::string& session_i
         then(*r);
         NotifyMode(session_id, r->approval_mode());
       });
+}
+
+std::string AgentConnection::ConfiguredMode(const v1::ConfigureSessionResponse& r) const {
+  // The answer's mode, not the bridge's copy of the session, which is
+  // refreshed later: an agent change also changes the agent's own mode.
+  return r.approval_mode().empty() ? AgentMode(agents_, r.session().agent()) : r.approval_mode();
+}
+
+void AgentConnection::TellConfigured(const std::string& session_id,
+                                     const v1::ConfigureSessionResponse& r, bool update_options) {
+  auto open = sessions_.find(session_id);
+  if (open == sessions_.end()) return;
+  const std::string mode = ConfiguredMode(r);
+  if (update_options && bridge_context_.newer_updates) {
+    rpc_.Notify("session/update",
+                Json{{"sessionId", session_id},
+                     {"update",
+                      {{"sessionUpdate", "config_option_update"},
+                       {"configOptions", ConfigOptions(r.session(), agents_, models_, mode)}}}});
+  }
+  // Compared with what the client was told, not with the bridge's copy of
+  // the session, which may not show an earlier change yet.
+  if (mode != open->second->told_mode()) NotifyMode(session_id, mode);
 }
 
 void AgentConnection::NotifyMode(const std::string& session_id, const std::string& mode) {

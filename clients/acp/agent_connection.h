@@ -99,10 +99,20 @@ class AgentConnection : public JsonRpc::Handler {
   void ConfigureMode(const Json& id, const std::string& session_id,
                      v1::ConfigureSessionRequest request,
                      std::function<void(const v1::ConfigureSessionResponse&)> then);
-  // The session's approval mode as the client sees it: the one this
-  // connection chose, else the agent's configured one.
+  // The approval mode in force after ConfigureSession answered `r`: the
+  // answer's (that of the turns this lease starts), else the agent's own.
+  std::string ConfiguredMode(const v1::ConfigureSessionResponse& r) const;
+  // After ConfigureSession answered `r` for the open session `session_id`
+  // (an agent or model change): tells the client the session's options
+  // (config_option_update) when `update_options` and the client takes that
+  // update, and the mode in force (current_mode_update) when it is not the
+  // one the client was last told.
+  void TellConfigured(const std::string& session_id, const v1::ConfigureSessionResponse& r,
+                      bool update_options);
   // Sends current_mode_update for the session.
   void NotifyMode(const std::string& session_id, const std::string& mode);
+  // The session's approval mode as the client sees it: the one this
+  // connection chose, else the agent's configured one.
   std::string CurrentMode(const SessionBridge& bridge) const;
   // The bridge of params.sessionId; answers -32002 (or -32602) and returns
   // null when there is none.

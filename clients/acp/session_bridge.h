@@ -83,6 +83,13 @@ struct BridgeContext {
   // config_option_update, and a current_mode_update when the mode is not
   // the one it was last told), then calls `done`.
   std::function<void(const v1::Session& session, std::function<void()> done)> tell_setup;
+  // Called on the loop's thread with rawd's answer when a slash command
+  // (/agent NAME) configured the session: the connection tells the client
+  // what changed as it does for session/set_config_option (a
+  // config_option_update, and a current_mode_update when the mode in force
+  // is not the one it was last told), before the command's answer.
+  std::function<void(const std::string& session_id, const v1::ConfigureSessionResponse& response)>
+      configured;
 };
 
 // How long Shutdown waits for rawd to take a turn's interrupt.

@@ -122,6 +122,9 @@ bool SessionBridge::RunCommand(const std::string& text) {
             return;
           }
           controller_->RefreshSession();
+          // Another agent may bring another approval mode: the editor
+          // must not keep showing the old one.
+          if (ctx_.configured) ctx_.configured(id_, *r);
           CommandDone(id, absl::StrCat("This session now uses the agent ", name, "."));
         });
     return true;

@@ -3,7 +3,8 @@
 // nothing to compact records nothing but its end), a cancel that finds
 // nothing to interrupt still answers, the approval mode the client chose
 // holds once the session comes back after a handover, a deleted session
-// is no longer open, and a cancelled initialize can be sent again.
+// is no longer open, a cancelled initialize can be sent again, and /agent
+// tells the client the mode the new agent brings.
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -94,6 +95,17 @@ class PipedAcp {
     return found;
   }
 
+  // Every message raw-acp wrote so far, in order.
+  std::vector<Json> Messages() {
+    absl::MutexLock lock(&mu_);
+    std::vector<Json> messages;
+    for (const std::string& line : out_lines_) {
+      absl::StatusOr<Json> m = ParseJson(line);
+      if (m.ok()) messages.push_back(*std::move(m));
+    }
+    return messages;
+  }
+
   // What raw-acp logged so far (for failure messages).
   std::string Logs() {
     absl::MutexLock lock(&mu_);
@@ -153,6 +165,26 @@ Json Prompt(int id, const std::string& session_id, const std::string& text) {
 Json Initialize(int id) {
   return Request(id, "initialize",
                  {{"protocolVersion", 1}, {"clientCapabilities", Json::object()}});
+}
+
+// The `session/update`s of kind `kind` in `messages` that come after the
+// answer to request `after` and before the answer to request `before`.
+std::vector<Json> UpdatesBetween(const std::vector<Json>& messages, const std::string& kind,
+                                 int after, int before) {
+  auto answers = [](const Json& m, int id) {
+    return !m.contains("method") && m.contains("id") && m["id"] == id;
+  };
+  std::vector<Json> updates;
+  bool started = false;
+  for (const Json& m : messages) {
+    if (answers(m, before)) break;
+    if (answers(m, after)) started = true;
+    if (started && m.value("method", "") == "session/update" &&
+        m["params"]["update"].value("sessionUpdate", "") == kind) {
+      updates.push_back(m["params"]["update"]);
+    }
+  }
+  return updates;
 }
 
 // Stops `pid` with SIGSTOP and returns once every one of its threads is
@@ -314,6 +346,55 @@ TEST_F(AcpTest, ACancelledInitializeCanBeSentAgain) {
       {Request(3, "session/new", {{"cwd", daemon_->workdir()}, {"mcpServers", Json::array()}})});
   Json created = acp.ResponseTo(3);
   EXPECT_TRUE(created["result"]["sessionId"].is_string()) << created.dump();
+}
+
+// `/agent NAME` changes the session's agent and with it the approval mode
+// its turns run under (coder allows all, asker asks): the client is told as
+// after session/set_config_option, the options and the mode before the
+// command's answer, so that an editor never shows a mode the session no
+// longer runs under.
+TEST_F(AcpTest, AgentCommandTellsTheClientTheNewAgentsMode) {
+  PipedAcp acp(daemon_->env());
+  ASSERT_TRUE(acp.started());
+  acp.Send({Request(1, "initialize",
+                    {{"protocolVersion", 1},
+                     {"clientCapabilities", Json::object()},
+                     {"clientInfo", {{"name", "test"}, {"version", "1"}}}})});
+  ASSERT_TRUE(acp.ResponseTo(1).contains("result"));
+  acp.Send(
+      {Request(2, "session/new", {{"cwd", daemon_->workdir()}, {"mcpServers", Json::array()}})});
+  Json created = acp.ResponseTo(2);
+  ASSERT_TRUE(created["result"]["sessionId"].is_string()) << created.dump();
+  EXPECT_EQ(created["result"]["modes"]["currentModeId"], "allow_all") << created.dump();
+  const std::string id = created["result"]["sessionId"];
+
+  acp.Send({Prompt(3, id, "/agent asker")});
+  Json asker = acp.ResponseTo(3);
+  EXPECT_EQ(asker["result"]["stopReason"], "end_turn") << asker.dump();
+  acp.Send({Prompt(4, id, "/agent coder")});
+  Json coder = acp.ResponseTo(4);
+  EXPECT_EQ(coder["result"]["stopReason"], "end_turn") << coder.dump();
+
+  const std::vector<Json> messages = acp.Messages();
+  std::vector<Json> modes = UpdatesBetween(messages, "current_mode_update", 2, 3);
+  ASSERT_EQ(modes.size(), 1u) << Json(messages).dump();
+  EXPECT_EQ(modes[0]["currentModeId"], "default");
+  std::vector<Json> options = UpdatesBetween(messages, "config_option_update", 2, 3);
+  ASSERT_EQ(options.size(), 1u) << Json(messages).dump();
+  for (const Json& option : options[0]["configOptions"]) {
+    if (option["id"] == "agent") EXPECT_EQ(option["currentValue"], "asker");
+    if (option["id"] == "mode") EXPECT_EQ(option["currentValue"], "default");
+  }
+  modes = UpdatesBetween(messages, "current_mode_update", 3, 4);
+  ASSERT_EQ(modes.size(), 1u) << Json(messages).dump();
+  EXPECT_EQ(modes[0]["currentModeId"], "allow_all");
+  options = UpdatesBetween(messages, "config_option_update", 3, 4);
+  ASSERT_EQ(options.size(), 1u) << Json(messages).dump();
+  for (const Json& option : options[0]["configOptions"]) {
+    if (option["id"] == "agent") EXPECT_EQ(option["currentValue"], "coder");
+    if (option["id"] == "mode") EXPECT_EQ(option["currentValue"], "allow_all");
+  }
+  EXPECT_TRUE(fake_.requests().empty());
 }
 
 }  // namespace
