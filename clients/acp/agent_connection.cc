@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 #include <utility>
 
@@ -11,6 +10,7 @@
 #include "absl/time/time.h"
 #include "clients/acp/config_options.h"
 #include "clients/acp/mcp_servers.h"
+#include "clients/acp/request_params.h"
 #include "clients/acp/session_modes.h"
 #include "common/logging.h"
 #include "common/version.h"
@@ -26,11 +26,6 @@ constexpr int kListMaxDaemonPages = 10;
 
 RpcError InvalidParams(const std::string& message) {
   return {rpc_code::kInvalidParams, message, nullptr};
-}
-
-std::string StringParam(const Json& params, const char* key) {
-  auto it = params.find(key);
-  return it != params.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 std::string IsoTime(int64_t unix_ms) {
@@ -279,9 +274,9 @@ void AgentConnection::ShutDownBridge(const std::string& session_id, std::functio
 }
 
 void AgentConnection::NewSession(const Json& id, const Json& params) {
-  std::string cwd = StringParam(params, "cwd");
-  if (cwd.empty() || !std::filesystem::path(cwd).is_absolute()) {
-    rpc_.ReplyError(id, InvalidParams("\"cwd\" must be an absolute path"));
+  absl::StatusOr<std::string> cwd = CwdParam(params, /*required=*/true);
+  if (!cwd.ok()) {
+    rpc_.ReplyError(id, ErrorFromStatus(cwd.status()));
     return;
   }
   auto servers = SessionMcpServers(params.value("mcpServers", Json::array()));
@@ -291,7 +286,8 @@ void AgentConnection::NewSession(const Json& id, const Json& params) {
   }
   if (RefuseOverCap(id)) return;
   const uint64_t open = BeginOpen(id, "");
-  WithServerNames(std::move(*servers), [this, open, cwd](std::vector<v1::SessionMcpServer> named) {
+  WithServerNames(std::move(*servers), [this, open, cwd = *std::move(cwd)](
+                                           std::vector<v1::SessionMcpServer> named) {
     if (opens_.count(open) == 0) return;  // cancelled
     v1::CreateSessionRequest request;
     request.set_agent(options_.agent);
@@ -318,14 +314,19 @@ void AgentConnection::NewSession(const Json& id, const Json& params) {
 }
 
 void AgentConnection::OpenSession(const Json& id, const Json& params, SessionBridge::Open how) {
-  std::string session_id = StringParam(params, "sessionId");
+  absl::StatusOr<std::string> bounded_id = BoundedStringParam(params, "sessionId", kMaxTokenBytes);
+  if (!bounded_id.ok()) {
+    rpc_.ReplyError(id, ErrorFromStatus(bounded_id.status()));
+    return;
+  }
+  std::string session_id = *std::move(bounded_id);
   if (session_id.empty()) {
     rpc_.ReplyError(id, InvalidParams("\"sessionId\" must be a non-empty string"));
     return;
   }
-  std::string cwd = StringParam(params, "cwd");
-  if (cwd.empty() || !std::filesystem::path(cwd).is_absolute()) {
-    rpc_.ReplyError(id, InvalidParams("\"cwd\" must be an absolute path"));
+  // Checked, though rawd keeps the session's own directory.
+  if (absl::StatusOr<std::string> cwd = CwdParam(params, /*required=*/true); !cwd.ok()) {
+    rpc_.ReplyError(id, ErrorFromStatus(cwd.status()));
     return;
   }
   auto servers = SessionMcpServers(params.value("mcpServers", Json::array()));
@@ -530,7 +531,16 @@ void AgentConnection::SendCommands(const std::string& session_id) {
 }
 
 void AgentConnection::ListSessions(const Json& id, const Json& params) {
-  ListPage(id, StringParam(params, "cwd"), StringParam(params, "cursor"), Json::array(), 0);
+  // Both go to rawd and wait in the calls on their way there.
+  absl::StatusOr<std::string> cwd = CwdParam(params, /*required=*/false);
+  absl::StatusOr<std::string> cursor = BoundedStringParam(params, "cursor", kMaxTokenBytes);
+  for (const absl::StatusOr<std::string>* param : {&cwd, &cursor}) {
+    if (!param->ok()) {
+      rpc_.ReplyError(id, ErrorFromStatus(param->status()));
+      return;
+    }
+  }
+  ListPage(id, *cwd, *cursor, Json::array(), 0);
 }
 
 void AgentConnection::ListPage(const Json& id, const std::string& cwd, const std::string& token,
@@ -596,14 +606,21 @@ void AgentConnection::CloseSession(const Json& id, const Json& params) {
 void AgentConnection::SetConfigOption(const Json& id, const Json& params) {
   SessionBridge* bridge = FindSession(id, params);
   if (!bridge) return;
+  // Only what the option needs waits for the agents and models: never the
+  // whole params, which may carry anything the client chose to add.
+  absl::StatusOr<Json> choice = ConfigChoice(params);
+  if (!choice.ok()) {
+    rpc_.ReplyError(id, ErrorFromStatus(choice.status()));
+    return;
+  }
   std::string session_id = bridge->id();
-  WithConfigOptions(bridge->session(), [this, id, params, session_id](Json) {
+  WithConfigOptions(bridge->session(), [this, id, choice = *std::move(choice), session_id](Json) {
     auto it = sessions_.find(session_id);
     if (it == sessions_.end()) {
       rpc_.ReplyError(id, ErrorFromStatus(absl::CancelledError("the session was closed")));
       return;
     }
-    auto request = ConfigureRequest(params, agents_, models_);
+    auto request = ConfigureRequest(choice, agents_, models_);
     if (!request.ok()) {
       rpc_.ReplyError(id, ErrorFromStatus(request.status()));
       return;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "clients/acp/request_params.h"
 #include "clients/acp/session_modes.h"
 
 namespace raw::acp {
@@ -37,6 +38,19 @@ Json ConfigOptions(const v1::Session& session, const std::vector<v1::AgentInfo>&
                      {"options", std::move(model_values)}});
   options.push_back(ModeConfigOption(mode));
   return options;
+}
+
+absl::StatusOr<Json> ConfigChoice(const Json& params) {
+  if (!params.contains("value") || !params["value"].is_string()) {
+    return absl::InvalidArgumentError("\"value\" must be a string (a select option's value)");
+  }
+  absl::StatusOr<std::string> id = BoundedStringParam(params, "configId", kMaxTokenBytes);
+  if (!id.ok()) return id.status();
+  absl::StatusOr<std::string> value = BoundedStringParam(params, "value", kMaxTokenBytes);
+  if (!value.ok()) return value.status();
+  Json choice = {{"value", *std::move(value)}};
+  if (params.contains("configId") && params["configId"].is_string()) choice["configId"] = *id;
+  return choice;
 }
 
 absl::StatusOr<v1::ConfigureSessionRequest> ConfigureRequest(

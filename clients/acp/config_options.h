@@ -23,6 +23,14 @@ namespace raw::acp {
 Json ConfigOptions(const v1::Session& session, const std::vector<v1::AgentInfo>& agents,
                    const std::vector<v1::ModelInfo>& models, const std::string& mode);
 
+// What ConfigureRequest reads of session/set_config_option's params:
+// {configId, value} when they are strings (a configId of another type is
+// left out: no option has it). Taken out before the connection waits on
+// rawd, so that nothing else the client sent is kept meanwhile.
+// INVALID_ARGUMENT when `value` is not a string, or either is longer than
+// kMaxTokenBytes (request_params.h), longer than any option's id or value.
+absl::StatusOr<Json> ConfigChoice(const Json& params);
+
 // The ConfigureSession request for session/set_config_option's params
 // (configId and value); INVALID_ARGUMENT for an unknown option or a value
 // it does not offer.

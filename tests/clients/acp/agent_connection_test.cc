@@ -1,6 +1,9 @@
 // AgentConnection against a fake rawd: how requests are told apart by
-// their ids.
+// their ids, and what the connection keeps of a request while it waits on
+// rawd.
 #include "clients/acp/agent_connection.h"
+
+#include <malloc.h>
 
 #include <algorithm>
 #include <functional>
@@ -11,12 +14,32 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "clients/acp/request_params.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/clients/fake_daemon.h"
 #include "tests/clients/temp_dir.h"
 
+// The allocator of a sanitizer run, which glibc's mallinfo2 does not see.
+extern "C" size_t __sanitizer_get_current_allocated_bytes() __attribute__((weak));
+
 namespace raw::acp {
 namespace {
+
+// Bytes the program has allocated and not freed, whoever allocated them.
+size_t AllocatedBytes() {
+  if (__sanitizer_get_current_allocated_bytes != nullptr) {
+    return __sanitizer_get_current_allocated_bytes();
+  }
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+
+std::string Line(const Json& message) { return DumpJson(message); }
+
+Json Request(int id, const std::string& method, Json params) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
 
 class AgentConnectionTest : public ::testing::Test {
  protected:
@@ -96,6 +119,16 @@ class AgentConnectionTest : public ::testing::Test {
     });
   }
 
+  // Initializes the connection and opens a new session; returns its id.
+  std::string NewSession() {
+    Receive({Line(Request(1, "initialize", {{"protocolVersion", 1}}))});
+    EXPECT_TRUE(AnswerTo("1").contains("result"));
+    Receive({Line(Request(2, "session/new", {{"cwd", "/work"}, {"mcpServers", Json::array()}}))});
+    Json created = AnswerTo("2");
+    EXPECT_TRUE(created["result"]["sessionId"].is_string()) << created.dump();
+    return created["result"].value("sessionId", "");
+  }
+
   raw::testing::TempDir dir_;
   raw::testing::FakeDaemon daemon_{dir_.File("rawd.sock")};
   std::shared_ptr<ClientEnd> client_ = std::make_shared<ClientEnd>();
@@ -116,6 +149,55 @@ TEST_F(AgentConnectionTest, ACancelOfId1Point0LeavesTheRequestWithId1Alone) {
   Json initialized = AnswerTo("1");
   ASSERT_TRUE(initialized.contains("result")) << initialized.dump();
   EXPECT_EQ(initialized["result"]["protocolVersion"], 1);
+}
+
+// session/set_config_option waits for rawd's agents and models before it
+// configures anything. What waits is the option's id and value, not the
+// request: a client that pads its requests with fields raw-acp does not
+// read makes it keep nothing of them, however many wait. (rawd answers
+// only after the loop's task that received them has ended.)
+TEST_F(AgentConnectionTest, AWaitingConfigOptionKeepsNothingOfItsPadding) {
+  const std::string session_id = NewSession();
+  ASSERT_FALSE(session_id.empty());
+  constexpr int kRequests = 4;
+  constexpr size_t kPadding = 1 << 20;
+  std::vector<std::string> lines;
+  for (int i = 0; i < kRequests; ++i) {
+    lines.push_back(Line(Request(10 + i, "session/set_config_option",
+                                 {{"sessionId", session_id},
+                                  {"configId", "model"},
+                                  {"value", "fake"},
+                                  {"padding", std::string(kPadding, 'x')}})));
+  }
+  size_t before = 0;
+  size_t after = 0;
+  OnLoop([&] {
+    before = AllocatedBytes();
+    for (const std::string& line : lines) connection_->Receive(line);
+    after = AllocatedBytes();
+  });
+  // Well below a single request's padding (it was every request's).
+  EXPECT_LT(after, before + kPadding / 2)
+      << "kept " << (after - before) << " bytes for " << kRequests << " waiting requests";
+  for (int i = 0; i < kRequests; ++i) AnswerTo(std::to_string(10 + i));
+}
+
+// A cwd longer than any path is refused before it reaches rawd (whose
+// session/list query it would be), as is a cursor longer than any rawd
+// gives.
+TEST_F(AgentConnectionTest, ListRefusesACwdOrCursorLongerThanAnyPath) {
+  Receive({Line(Request(1, "initialize", {{"protocolVersion", 1}}))});
+  ASSERT_TRUE(AnswerTo("1").contains("result"));
+  Receive({Line(Request(2, "session/list", {{"cwd", "/" + std::string(kMaxCwdBytes, 'd')}})),
+           Line(Request(3, "session/list", {{"cursor", std::string(kMaxTokenBytes + 1, '1')}})),
+           Line(Request(4, "session/list", {{"cwd", "/" + std::string(kMaxCwdBytes - 1, 'd')}}))});
+  Json cwd = AnswerTo("2");
+  EXPECT_EQ(cwd["error"]["code"], -32602) << cwd.dump();
+  EXPECT_THAT(cwd.dump(), ::testing::HasSubstr(R"(\"cwd\" is longer than 4096 bytes)"));
+  Json cursor = AnswerTo("3");
+  EXPECT_EQ(cursor["error"]["code"], -32602) << cursor.dump();
+  Json longest = AnswerTo("4");
+  EXPECT_TRUE(longest["result"]["sessions"].is_array()) << longest.dump();
 }
 
 }  // namespace
