@@ -1,5 +1,6 @@
 #include "clients/acp/request_params.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/status/status.h"
@@ -27,6 +28,12 @@ absl::StatusOr<std::string> BoundedStringParam(const Json& params, const char* k
 absl::StatusOr<std::string> CwdParam(const Json& params, bool required) {
   absl::StatusOr<std::string> cwd = BoundedStringParam(params, "cwd", kMaxCwdBytes);
   if (!cwd.ok()) return cwd.status();
+  if (std::any_of(cwd->begin(), cwd->end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+    return absl::InvalidArgumentError(
+        "\"cwd\" holds a control character (such as NUL or a line break), which raw-acp does "
+        "not take in a directory name");
+  }
   if (required && (cwd->empty() || !std::filesystem::path(*cwd).is_absolute())) {
     return absl::InvalidArgumentError("\"cwd\" must be an absolute path");
   }

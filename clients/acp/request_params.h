@@ -32,7 +32,9 @@ absl::StatusOr<std::string> BoundedStringParam(const Json& params, const char* k
 
 // params.cwd: for session/new, load and resume (`required`) an absolute
 // path; for the session/list filter "" when absent. INVALID_ARGUMENT when
-// it is longer than kMaxCwdBytes.
+// it is longer than kMaxCwdBytes or holds a C0 control character (NUL,
+// newline, ...), which no directory a session is made in can be named
+// with: rawd would store and compare it as it came.
 absl::StatusOr<std::string> CwdParam(const Json& params, bool required);
 
 }  // namespace raw::acp

@@ -200,5 +200,27 @@ TEST_F(AgentConnectionTest, ListRefusesACwdOrCursorLongerThanAnyPath) {
   EXPECT_TRUE(longest["result"]["sessions"].is_array()) << longest.dump();
 }
 
+// A cwd holding a control character (NUL, a line break, ...) names no
+// directory a session is made in: refused with -32602 before rawd stores
+// it, by every request that takes a cwd.
+TEST_F(AgentConnectionTest, ACwdWithAControlCharacterIsRefused) {
+  Receive({Line(Request(1, "initialize", {{"protocolVersion", 1}}))});
+  ASSERT_TRUE(AnswerTo("1").contains("result"));
+  const std::string nul("/work/a\0b", 9);
+  Receive(
+      {Line(Request(2, "session/new", {{"cwd", nul}, {"mcpServers", Json::array()}})),
+       Line(Request(3, "session/load",
+                    {{"sessionId", "s1"}, {"cwd", "/work/a\nb"}, {"mcpServers", Json::array()}})),
+       Line(Request(4, "session/resume",
+                    {{"sessionId", "s1"}, {"cwd", "/work/\x1b"}, {"mcpServers", Json::array()}})),
+       Line(Request(5, "session/list", {{"cwd", nul}}))});
+  for (const char* id : {"2", "3", "4", "5"}) {
+    Json refused = AnswerTo(id);
+    EXPECT_EQ(refused["error"]["code"], -32602) << refused.dump();
+    EXPECT_THAT(refused.dump(), ::testing::HasSubstr("control character")) << refused.dump();
+  }
+  EXPECT_EQ(daemon_.service().last_create().cwd(), "") << "rawd was asked to create a session";
+}
+
 }  // namespace
 }  // namespace raw::acp
