@@ -519,19 +519,58 @@ void SessionManager::ConfigureSession(const std::string& session_id, std::string
   if (!agent.has_value() && !model.has_value() && approval_mode.has_value()) {
     return ChooseApprovalMode(session_id, std::move(lease_id), std::move(approval_mode), reply);
   }
-  WithRunner(session_id, reply,
-             [this, session_id, lease_id = std::move(lease_id), agent, model, approval_mode,
-              reply](SessionRunner& r) {
-               r.ChangeWhileIdle(
-                   lease_id,
-                   [this, session_id, agent, model] {
-                     return ApplyConfiguration(session_id, agent, model);
-                   },
-                   [this, session_id, lease_id, approval_mode, reply](absl::Status s) {
-                     if (!s.ok()) return reply(s);
-                     ChooseApprovalMode(session_id, lease_id, approval_mode, reply);
-                   });
-             });
+  // The agent, the model and the mode change in one command, under one
+  // check of the lease: all of them, or (on any error) none.
+  WithRunner(
+      session_id, reply,
+      [this, session_id, lease_id = std::move(lease_id), agent, model, approval_mode,
+       reply](SessionRunner& r) {
+        auto runner = r.shared_from_this();
+        // The configured mode of the agent the session runs after the change.
+        auto configured = std::make_shared<config::ApprovalMode>();
+        r.ChangeWhileIdle(
+            lease_id,
+            [this, session_id, lease_id, agent, model, approval_mode, runner,
+             configured]() -> absl::Status {
+              std::optional<config::ApprovalMode> chosen;
+              auto check = [&](config::ApprovalMode agent_mode) -> absl::Status {
+                *configured = agent_mode;
+                if (!approval_mode.has_value()) return absl::OkStatus();
+                ASSIGN_OR_RETURN(chosen, CheckModeChoice(session_id, agent_mode, *approval_mode));
+                return absl::OkStatus();
+              };
+              RETURN_IF_ERROR(ApplyConfiguration(session_id, agent, model, check));
+              if (approval_mode.has_value()) runner->SetApprovalModeNow(lease_id, chosen);
+              return absl::OkStatus();
+            },
+            [this, session_id, lease_id, runner, configured, reply](absl::Status s) {
+              if (!s.ok()) return reply(s);
+              absl::StatusOr<SessionInfo> info = GetSession(session_id);
+              if (!info.ok()) return reply(info.status());
+              reply(ConfiguredSession{*std::move(info),
+                                      std::string(config::ApprovalModeName(
+                                          runner->EffectiveApprovalMode(*configured, lease_id)))});
+            });
+      });
+}
+
+absl::StatusOr<std::optional<config::ApprovalMode>> SessionManager::CheckModeChoice(
+    const std::string& session_id, config::ApprovalMode agent_mode, const std::string& name) {
+  if (name.empty()) return std::optional<config::ApprovalMode>();
+  std::optional<config::ApprovalMode> chosen = config::ApprovalModeNamed(name);
+  if (!chosen) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown approval mode \"", name,
+                     "\" (modes: ", absl::StrJoin(config::kApprovalModes, ", "), ")"));
+  }
+  // deny_all is for unattended agents: no client may loosen it.
+  if (agent_mode == config::ApprovalMode::kDenyAll && *chosen != agent_mode) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("session ", session_id,
+                     "'s agent is configured with approval_mode deny_all, which a session "
+                     "cannot leave"));
+  }
+  return chosen;
 }
 
 absl::StatusOr<config::ApprovalMode> SessionManager::AgentApprovalMode(
@@ -553,19 +592,11 @@ void SessionManager::ChooseApprovalMode(const std::string& session_id, std::stri
   if (!agent_mode.ok()) return reply(agent_mode.status());
   std::optional<config::ApprovalMode> chosen;
   const bool change = approval_mode.has_value();
-  if (change && !approval_mode->empty()) {
-    chosen = config::ApprovalModeNamed(*approval_mode);
-    if (!chosen) {
-      return reply(absl::InvalidArgumentError(
-          absl::StrCat("unknown approval mode \"", *approval_mode, "\" (modes: ",
-                       absl::StrJoin(config::kApprovalModes, ", "), ")")));
-    }
-    // deny_all is for unattended agents: no client may loosen it.
-    if (*agent_mode == config::ApprovalMode::kDenyAll && *chosen != *agent_mode) {
-      return reply(absl::FailedPreconditionError(absl::StrCat(
-          "session ", session_id, "'s agent is configured with approval_mode deny_all, which a "
-          "session cannot leave")));
-    }
+  if (change) {
+    absl::StatusOr<std::optional<config::ApprovalMode>> checked =
+        CheckModeChoice(session_id, *agent_mode, *approval_mode);
+    if (!checked.ok()) return reply(checked.status());
+    chosen = *checked;
   }
   const config::ApprovalMode configured = *agent_mode;
   WithRunner(session_id, reply,
@@ -586,9 +617,10 @@ void SessionManager::ChooseApprovalMode(const std::string& session_id, std::stri
              });
 }
 
-absl::Status SessionManager::ApplyConfiguration(const std::string& session_id,
-                                                const std::optional<std::string>& agent,
-                                                const std::optional<std::string>& model) {
+absl::Status SessionManager::ApplyConfiguration(
+    const std::string& session_id, const std::optional<std::string>& agent,
+    const std::optional<std::string>& model,
+    const std::function<absl::Status(config::ApprovalMode)>& check_mode) {
   ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
   ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
   std::string new_agent = record.agent;
@@ -609,6 +641,12 @@ absl::Status SessionManager::ApplyConfiguration(const std::string& session_id,
   }
   const std::string new_model = model.value_or(record.model);
   RETURN_IF_ERROR(CheckModelChoice(cfg, new_model));
+  auto new_entry = cfg.agents.find(new_agent);
+  if (new_entry == cfg.agents.end()) {
+    return absl::FailedPreconditionError(absl::StrCat("the agent of session ", session_id, " (\"",
+                                                      new_agent, "\") is no longer defined"));
+  }
+  RETURN_IF_ERROR(check_mode(new_entry->second.approval_mode));
   if (new_agent == record.agent && new_model == record.model) return absl::OkStatus();
   RETURN_IF_ERROR(deps_.store.SetAgentAndModel(session_id, new_agent, new_model));
   RAW_LOG(Info) << "session " << session_id << " configured: agent " << new_agent << ", model "

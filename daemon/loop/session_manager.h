@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -369,14 +370,22 @@ class SessionManager {
       const std::vector<config::SessionMcpServerSpec>& mcp_servers);
   // The approval_mode of the session's agent as configured now.
   absl::StatusOr<config::ApprovalMode> AgentApprovalMode(const std::string& session_id);
-  // ConfigureSession's approval_mode step, after any agent/model change.
+  // ConfigureSession with an approval_mode alone.
   void ChooseApprovalMode(const std::string& session_id, std::string lease_id,
                           std::optional<std::string> approval_mode,
                           Reply<ConfiguredSession> reply);
+  // The mode named `name` ("" = the agent's own: nullopt) for a session
+  // whose agent is configured with `agent_mode`: kInvalidArgument for an
+  // unknown name, kFailedPrecondition for leaving deny_all.
+  static absl::StatusOr<std::optional<config::ApprovalMode>> CheckModeChoice(
+      const std::string& session_id, config::ApprovalMode agent_mode, const std::string& name);
   // Applies a ConfigureSession change (on the session's queue, idle).
-  absl::Status ApplyConfiguration(const std::string& session_id,
-                                  const std::optional<std::string>& agent,
-                                  const std::optional<std::string>& model);
+  // `check_mode` gets the configured mode of the agent the session runs
+  // after the change, before anything is stored; its error stores nothing.
+  absl::Status ApplyConfiguration(
+      const std::string& session_id, const std::optional<std::string>& agent,
+      const std::optional<std::string>& model,
+      const std::function<absl::Status(config::ApprovalMode)>& check_mode);
   // The model a session shows: {entry name, provider model id}, both
   // empty when the agent does not resolve without a probe.
   using ShownModel = std::pair<std::string, std::string>;

@@ -216,6 +216,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // new connection, a restarted daemon) get the agent's own mode again.
   void ChooseApprovalMode(std::string lease_id, std::optional<config::ApprovalMode> mode,
                           StatusReply reply);
+  // ChooseApprovalMode's change, made by a command already on the queue
+  // that checked `lease_id` (ConfigureSession's, with the agent's change).
+  void SetApprovalModeNow(const std::string& lease_id, std::optional<config::ApprovalMode> mode);
   // The mode of a turn started under `lease_id` when the agent is configured
   // with `configured`: the chosen mode when that lease chose one, except
   // that nothing leaves deny_all.

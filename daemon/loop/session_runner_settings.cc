@@ -34,17 +34,20 @@ void SessionRunner::ChooseApprovalMode(std::string lease_id,
   Post(
       [self, lease_id = std::move(lease_id), mode, reply] {
         if (absl::Status s = self->CheckWriteCommand(lease_id, false); !s.ok()) return reply(s);
-        {
-          absl::MutexLock lock(&self->settings_mu_);
-          if (mode) {
-            self->approval_mode_ = ChosenApprovalMode{lease_id, *mode};
-          } else {
-            self->approval_mode_.reset();
-          }
-        }
+        self->SetApprovalModeNow(lease_id, mode);
         reply(absl::OkStatus());
       },
       reply);
+}
+
+void SessionRunner::SetApprovalModeNow(const std::string& lease_id,
+                                       std::optional<config::ApprovalMode> mode) {
+  absl::MutexLock lock(&settings_mu_);
+  if (mode) {
+    approval_mode_ = ChosenApprovalMode{lease_id, *mode};
+  } else {
+    approval_mode_.reset();
+  }
 }
 
 config::ApprovalMode SessionRunner::EffectiveApprovalMode(config::ApprovalMode configured,

@@ -114,5 +114,46 @@ TEST_F(ApprovalModeTest, ADenyAllAgentCannotBeLoosenedAndUnknownModesAreRefused)
   EXPECT_EQ(results[0].status(), raw::v1::TOOL_RESULT_STATUS_DENIED);
 }
 
+// A configure that changes the agent and chooses a mode is one change: a
+// mode the new agent refuses, or one unknown, leaves the agent as it was
+// (it used to be stored before the mode was checked).
+TEST_F(ApprovalModeTest, AnAgentChangeWithARefusedModeChangesNothing) {
+  // agents.coder, then a second agent configured deny_all.
+  StartDaemon(R"("approval_mode": "default" },
+                 "locked": { "model": "fake", "system_prompt": "Locked.",
+                             "approval_mode": "deny_all")");
+  std::string session = daemon_->CreateSession();
+  const std::string lease = LeaseFor(stub(), session);
+  for (const char* mode : {"allow_all", "yolo"}) {
+    raw::v1::ConfigureSessionRequest request;
+    request.set_session_id(session);
+    request.set_lease_id(lease);
+    request.set_agent("locked");
+    request.set_approval_mode(mode);
+    raw::v1::ConfigureSessionResponse response;
+    grpc::ClientContext ctx;
+    grpc::Status s = stub().ConfigureSession(&ctx, request, &response);
+    EXPECT_FALSE(s.ok()) << mode;
+    raw::v1::GetSessionRequest get;
+    get.set_session_id(session);
+    raw::v1::GetSessionResponse got;
+    grpc::ClientContext get_ctx;
+    ASSERT_TRUE(stub().GetSession(&get_ctx, get, &got).ok());
+    EXPECT_EQ(got.session().agent(), "coder") << mode;
+  }
+  // The same change with the agent's own mode goes through.
+  raw::v1::ConfigureSessionRequest request;
+  request.set_session_id(session);
+  request.set_lease_id(lease);
+  request.set_agent("locked");
+  request.set_approval_mode("deny_all");
+  raw::v1::ConfigureSessionResponse response;
+  grpc::ClientContext ctx;
+  grpc::Status s = stub().ConfigureSession(&ctx, request, &response);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(response.session().agent(), "locked");
+  EXPECT_EQ(response.approval_mode(), "deny_all");
+}
+
 }  // namespace
 }  // namespace raw::e2e
