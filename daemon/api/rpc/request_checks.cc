@@ -26,6 +26,20 @@ absl::StatusOr<int> ResolvePageSize(int requested, int default_size, int max_siz
 
 absl::Status RequireAbsolutePath(const std::string& path, const char* field) {
   if (path.empty()) return absl::InvalidArgumentError(absl::StrCat(field, " is required"));
+  // A NUL would cut the path short for the system calls and not for the
+  // rest (the stored path, the rules that match it): two places for one
+  // path. Other control characters have no place in a directory a client
+  // names either, and would be shown to users as they are.
+  for (char c : path) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, " must not contain control characters (a NUL, a line break)"));
+    }
+  }
+  if (path.size() > kMaxPathBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " is longer than ", kMaxPathBytes, " bytes (", path.size(), ")"));
+  }
   if (path[0] != '/') {
     return absl::InvalidArgumentError(absl::StrCat(
         field, " must be an absolute path (got \"", path,

@@ -18,7 +18,9 @@ absl::StatusOr<int> ResolvePageSize(int requested, int default_size, int max_siz
                                     const char* field);
 
 // The daemon does not share the client's working directory, so every path a
-// client sends must be absolute.
+// client sends must be absolute; it must also be free of control characters
+// and at most kMaxPathBytes long (PATH_MAX).
+inline constexpr size_t kMaxPathBytes = 4096;
 absl::Status RequireAbsolutePath(const std::string& path, const char* field);
 
 // An operation id a client chose (StartTurnRequest.turn_id and the like):

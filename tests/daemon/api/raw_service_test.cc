@@ -177,6 +177,27 @@ TEST_F(RawServiceTest, CreateSessionNeedsAnAbsoluteCwd) {
   }
 }
 
+// A NUL would cut the directory short for chdir and not for the stored
+// path and the rules: refused, as are other control characters and paths
+// longer than PATH_MAX; nothing is created.
+TEST_F(RawServiceTest, CreateSessionRefusesACwdWithControlCharactersOrTooLong) {
+  const std::string dir = dir_.path();
+  for (const std::string& cwd : {dir + std::string("\0/../etc", 9), dir + "\n/x", dir + "/\x1b[2J",
+                                 "/" + std::string(4096, 'a')}) {
+    grpc::ClientContext ctx;
+    raw::v1::CreateSessionRequest request;
+    request.set_cwd(cwd);
+    raw::v1::CreateSessionResponse response;
+    grpc::Status s = stub_->CreateSession(&ctx, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << cwd;
+    EXPECT_THAT(s.error_message(), HasSubstr("cwd")) << cwd;
+  }
+  grpc::ClientContext ctx;
+  raw::v1::ListSessionsResponse listed;
+  ASSERT_TRUE(stub_->ListSessions(&ctx, raw::v1::ListSessionsRequest(), &listed).ok());
+  EXPECT_EQ(listed.sessions_size(), 0);
+}
+
 TEST_F(RawServiceTest, CreatedSessionsCanBeFetchedAndListed) {
   raw::v1::Session created = CreateSession();
   EXPECT_FALSE(created.id().empty());
