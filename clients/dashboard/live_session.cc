@@ -197,6 +197,13 @@ class LiveSession : public web::WebSocketHandler, private CommandTarget {
       }
       Send(Json{{"type", "handover_requested"}, {"by", requester.client_name()}});
     };
+    callbacks.handover_withdrawn = [this, generation] {
+      {
+        absl::MutexLock held(&mu_);
+        if (generation != lease_generation_) return;
+      }
+      Send(Json{{"type", "handover_withdrawn"}});
+    };
     callbacks.ended = [this, generation](const absl::Status& status) {
       {
         absl::MutexLock held(&mu_);

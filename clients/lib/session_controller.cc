@@ -85,7 +85,13 @@ void SessionController::Tick(absl::Time now) {
     reconnect_at_.reset();
     Connect();
   }
-  lease_.Tick(activity_.busy(), now);
+  // A start or compaction sent and not answered yet counts as running: the
+  // daemon answers it once the turn has started, and until then prepares
+  // it (MCP servers starting, up to their start timeout) without an event
+  // to say so. A handover then waits for its end, as for a running turn,
+  // so the user's own prompt is never handed to another client unstarted.
+  const bool working = activity_.busy() || !starts_pending_.empty() || !held_starts_.empty();
+  lease_.Tick(working, now);
 }
 
 std::optional<absl::Time> SessionController::NextDeadline() const {

@@ -89,6 +89,7 @@ void SessionLease::Start(bool request_handover, bool rejoin_following) {
   callbacks.handover_requested = [this, on_owner](const v1::LeaseHolder& requester) {
     on_owner([this, requester] { OnHandoverRequested(requester); });
   };
+  callbacks.handover_withdrawn = [this, on_owner] { on_owner([this] { OnHandoverWithdrawn(); }); };
   callbacks.ended = [this, on_owner](const absl::Status& status) {
     on_owner([this, status] { OnEnded(status); });
   };
@@ -132,9 +133,25 @@ void SessionLease::WaitQuietly() {
 
 void SessionLease::OnHandoverRequested(const v1::LeaseHolder& requester) {
   if (state_ != State::kHeld) return;
+  // The daemon names the oldest request, the one a release grants: the
+  // countdown names it too (a later requester only waits behind it).
+  if (gate_.phase() != HandoverGate::Phase::kNone &&
+      requester.client_name() == requester_.client_name() &&
+      requester.client_pid() == requester_.client_pid()) {
+    return;  // the same request said again: nothing new to show
+  }
   requester_ = requester;
   gate_.Requested(requester, turn_running_);
   Apply(Change::kHandoverRequested, State::kHeld);
+}
+
+void SessionLease::OnHandoverWithdrawn() {
+  if (state_ != State::kHeld) return;
+  // Whoever asked is gone (or was declined): a countdown running now would
+  // hand the session to a client that no longer asks, or to nobody.
+  const bool active = gate_.phase() != HandoverGate::Phase::kNone;
+  gate_.Reset();
+  if (active) Apply(Change::kHandoverWithdrawn, State::kHeld);
 }
 
 void SessionLease::OnEnded(const absl::Status& status) {

@@ -54,7 +54,9 @@ class SessionLease {
     kWriterChanged,      // following still: another client, holder(), writes now
     kWaiting,            // the handover request reached holder(); waiting
     kDeclined,           // holder() keeps the session
-    kHandoverRequested,  // requester() asks for this client's lease
+    kHandoverRequested,  // requester() asks for this client's lease (or asks now, in
+                         // place of one that withdrew)
+    kHandoverWithdrawn,  // nobody asks any more; the handover is off
     kHandedOver,         // released to requester(); following it now
     kKept,               // a key kept the lease; requester() was declined
     kLost,               // the stream broke (status()); the daemon went away
@@ -141,6 +143,7 @@ class SessionLease {
   void OnGranted(const std::string& lease_id);
   void OnWaiting(const v1::LeaseHolder& holder);
   void OnHandoverRequested(const v1::LeaseHolder& requester);
+  void OnHandoverWithdrawn();
   void OnEnded(const absl::Status& status);
   void Apply(Change change, State next);
   // While following: waits for the lease again, without asking the writer.

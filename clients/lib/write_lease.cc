@@ -25,6 +25,9 @@ class WriteLease::Handler : public LeaseHandler {
           callbacks.handover_requested(event.handover_requested().requester());
         }
         break;
+      case v1::LeaseEvent::kHandoverWithdrawn:
+        if (callbacks.handover_withdrawn) callbacks.handover_withdrawn();
+        break;
       default:
         break;  // a message of a newer protocol: nothing to do with it
     }

@@ -9,8 +9,9 @@
 // (request_handover) and waits until the holder releases or declines.
 //
 // The stream's messages reach the Callbacks on the lease thread, in order:
-// `granted` (possibly after `waiting`), `handover_requested` while
-// holding, and last `ended` with the stream's status (see
+// `granted` (possibly after `waiting`), `handover_requested` and
+// `handover_withdrawn` while holding, and last `ended` with the stream's
+// status (see
 // RawClient::AcquireLease). WaitGranted() serves callers that simply block
 // until the outcome is known (raw run).
 //
@@ -36,7 +37,10 @@ class WriteLease {
   struct Callbacks {
     std::function<void(const std::string& lease_id)> granted;
     std::function<void(const v1::LeaseHolder& holder)> waiting;
+    // While holding: the oldest client asking for the lease (again when
+    // that changes), and that nobody asks any more.
     std::function<void(const v1::LeaseHolder& requester)> handover_requested;
+    std::function<void()> handover_withdrawn;
     std::function<void(const absl::Status& status)> ended;
   };
 

@@ -80,6 +80,10 @@ void TuiApp::OnLeaseChange(Change change, State before) {
       transcript_.AddInfoText(absl::StrCat("Handed this session over to ", HolderName(),
                                            "; following it read-only (Ctrl-T asks for it back)."));
       return;
+    case Change::kHandoverWithdrawn:
+      transcript_.AddInfoText(absl::StrCat(NameOf(lease.requester()),
+                                           " no longer asks for this session; you keep it."));
+      return;
     case Change::kKept:
       transcript_.AddInfoText(
           absl::StrCat("You keep this session; ", NameOf(lease.requester()), " was told so."));

@@ -46,6 +46,7 @@ absl::StatusOr<WriteLeases::Acquired> WriteLeases::Acquire(const std::string& se
                                                            LeaseCallbacks callbacks) {
   Acquired acquired;
   std::function<void(const LeaseHolderInfo&)> tell_holder;
+  LeaseHolderInfo oldest;
   HolderNews news;
   LeaseHolderInfo asking{Named(client), clock_.NowUnixMs()};
   {
@@ -72,12 +73,22 @@ absl::StatusOr<WriteLeases::Acquired> WriteLeases::Acquire(const std::string& se
       acquired.holder = it->second.holder;
       const bool asks = when_held == WhenHeld::kRequestHandover;
       it->second.waiters.push_back(Waiter{acquired.wait_id, asking, std::move(callbacks), asks});
-      if (asks && !it->second.id.empty()) tell_holder = it->second.callbacks.handover_requested;
+      if (asks && !it->second.id.empty()) {
+        tell_holder = it->second.callbacks.handover_requested;
+        oldest = OldestAsking(it->second)->info;
+      }
     }
   }
-  if (tell_holder) tell_holder(asking);
+  if (tell_holder) tell_holder(oldest);
   for (const auto& tell : news) tell();
   return acquired;
+}
+
+const WriteLeases::Waiter* WriteLeases::OldestAsking(const Lease& lease) {
+  for (const Waiter& w : lease.waiters) {
+    if (w.asks) return &w;
+  }
+  return nullptr;
 }
 
 WriteLeases::HolderNews WriteLeases::NewsOfHolder(const Lease& lease) {
@@ -101,7 +112,7 @@ void WriteLeases::PassOn(const std::string& session_id, const std::string& lease
   std::function<void(const std::string&)> grant;
   std::string granted_id;
   std::function<void(const LeaseHolderInfo&)> tell_new_holder;
-  std::vector<LeaseHolderInfo> still_waiting;
+  std::optional<LeaseHolderInfo> still_asking;
   HolderNews news;
   {
     absl::MutexLock lock(&mu_);
@@ -124,34 +135,51 @@ void WriteLeases::PassOn(const std::string& session_id, const std::string& lease
     lease.holder.since_unix_ms = clock_.NowUnixMs();
     lease.callbacks = std::move(next.callbacks);
     grant = lease.callbacks.granted;
-    // The new holder hears of the requests still waiting, after its grant.
+    // The new holder hears of the requests still waiting (the oldest, the
+    // one its release would grant), after its grant.
     tell_new_holder = lease.callbacks.handover_requested;
-    for (const Waiter& w : lease.waiters) {
-      if (w.asks) still_waiting.push_back(w.info);
-    }
+    if (const Waiter* w = OldestAsking(lease)) still_asking = w->info;
     // The requests still waiting hear who holds the session now.
     news = NewsOfHolder(lease);
   }
   if (grant) grant(granted_id);
-  if (tell_new_holder) {
-    for (const LeaseHolderInfo& w : still_waiting) tell_new_holder(w);
-  }
+  if (tell_new_holder && still_asking) tell_new_holder(*still_asking);
   for (const auto& tell : news) tell();
 }
 
 void WriteLeases::CancelWait(const std::string& session_id, const std::string& wait_id) {
-  absl::MutexLock lock(&mu_);
-  auto it = leases_.find(session_id);
-  if (it == leases_.end()) return;
-  auto& waiters = it->second.waiters;
-  for (auto w = waiters.begin(); w != waiters.end(); ++w) {
-    if (w->id == wait_id) {
-      waiters.erase(w);
-      break;
+  std::function<void(const LeaseHolderInfo&)> tell_requested;
+  std::function<void()> tell_withdrawn;
+  LeaseHolderInfo next;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = leases_.find(session_id);
+    if (it == leases_.end()) return;
+    Lease& lease = it->second;
+    const Waiter* oldest_before = OldestAsking(lease);
+    bool was_oldest = false;
+    for (auto w = lease.waiters.begin(); w != lease.waiters.end(); ++w) {
+      if (w->id == wait_id) {
+        was_oldest = &*w == oldest_before;
+        lease.waiters.erase(w);
+        break;
+      }
     }
+    // The holder hears when the request its release would grant changes:
+    // the next one asks now, or nobody does.
+    if (was_oldest && !lease.id.empty()) {
+      if (const Waiter* w = OldestAsking(lease)) {
+        tell_requested = lease.callbacks.handover_requested;
+        next = w->info;
+      } else {
+        tell_withdrawn = lease.callbacks.handover_withdrawn;
+      }
+    }
+    // A free lease is kept only for its waiters.
+    if (lease.id.empty() && lease.waiters.empty()) leases_.erase(it);
   }
-  // A free lease is kept only for its waiters.
-  if (it->second.id.empty() && waiters.empty()) leases_.erase(it);
+  if (tell_requested) tell_requested(next);
+  if (tell_withdrawn) tell_withdrawn();
 }
 
 void WriteLeases::SetRestartGrace(int64_t until_unix_ms) {
@@ -172,6 +200,7 @@ absl::StatusOr<int> WriteLeases::Decline(const std::string& session_id,
                                          const std::string& lease_id) {
   std::deque<Waiter> declined;
   LeaseHolderInfo holder;
+  std::function<void()> tell_withdrawn;
   {
     absl::MutexLock lock(&mu_);
     auto it = leases_.find(session_id);
@@ -190,12 +219,14 @@ absl::StatusOr<int> WriteLeases::Decline(const std::string& session_id,
       }
     }
     holder = it->second.holder;
+    if (!declined.empty()) tell_withdrawn = it->second.callbacks.handover_withdrawn;
   }
   const absl::Status why = absl::FailedPreconditionError(
       absl::StrCat(DescribeHolder(session_id, holder), "; it kept the lease"));
   for (Waiter& w : declined) {
     if (w.callbacks.declined) w.callbacks.declined(why);
   }
+  if (tell_withdrawn) tell_withdrawn();
   return static_cast<int>(declined.size());
 }
 

@@ -11,9 +11,12 @@
 // open stream, so a client's exit, crash or kill -9 releases it as soon as
 // the daemon sees the stream end). Nobody takes a live holder's lease: a
 // client may instead request a handover. The holder is told who asks
-// (`handover_requested`) and either releases, which grants the lease to the
-// oldest waiting requester (`granted`), or declines, which ends every
-// waiting request (`declined`). A client may also wait without asking
+// (`handover_requested`, naming the oldest request) and either releases,
+// which grants the lease to the oldest waiting requester (`granted`), or
+// declines, which ends every waiting request (`declined`). When the last
+// request goes (withdrawn, or declined) the holder is told so
+// (`handover_withdrawn`), so that it does not hand the session to a client
+// that no longer asks. A client may also wait without asking
 // (kWaitForRelease: a follower that takes the session when its writer lets
 // go): the holder is not told, a decline leaves it waiting, and a release
 // grants it only when no handover request waits. Every request still
@@ -65,7 +68,9 @@ struct LeaseHolderInfo {
 struct LeaseCallbacks {
   // A waiting request was granted: the lease id its writes carry.
   std::function<void(const std::string& lease_id)> granted;
-  // To the holder: `requester` asks for the lease.
+  // To the holder: a client asks for the lease. `requester` is the oldest
+  // request still waiting, the one a release grants; it runs again, naming
+  // the next one, whenever that request is withdrawn while others ask.
   std::function<void(const LeaseHolderInfo& requester)> handover_requested;
   // A waiting request ends without the lease (the holder declined, or the
   // session was removed).
@@ -77,6 +82,9 @@ struct LeaseCallbacks {
   // handed it to an older request, or a client took a free lease kept in
   // the restart grace). The request goes on waiting, now on `holder`.
   std::function<void(const LeaseHolderInfo& holder)> holder_changed;
+  // To the holder: no handover request waits any more (each was withdrawn
+  // or declined). A release now would grant a quiet wait, or nobody.
+  std::function<void()> handover_withdrawn;
 };
 
 enum class WhenHeld {
@@ -123,11 +131,15 @@ class WriteLeases {
   // request, else the oldest quiet wait, if any, is granted it. Otherwise
   // does nothing.
   void Release(const std::string& session_id, const std::string& lease_id);
-  // Withdraws a waiting request (its client went away). No callback runs.
+  // Withdraws a waiting request (its client went away). When it was a
+  // handover request, the holder hears who asks now (handover_requested)
+  // or that nobody does (handover_withdrawn).
   void CancelWait(const std::string& session_id, const std::string& wait_id);
   // The holder keeps its lease: every waiting handover request is declined
-  // (quiet waits go on). Returns how many; kFailedPrecondition when
-  // `lease_id` does not hold the lease.
+  // (quiet waits go on), and when there was one the holder's
+  // handover_withdrawn runs (a request it heard of after it chose to keep
+  // the lease was declined too). Returns how many; kFailedPrecondition
+  // when `lease_id` does not hold the lease.
   absl::StatusOr<int> Decline(const std::string& session_id, const std::string& lease_id);
 
   // For a session that no longer exists: its lease and every waiting
@@ -169,6 +181,8 @@ class WriteLeases {
   // The holder_changed callbacks of `lease`'s waiters, with its holder.
   using HolderNews = std::vector<std::function<void()>>;
   static HolderNews NewsOfHolder(const Lease& lease);
+  // The oldest handover request waiting on `lease`, if any.
+  static const Waiter* OldestAsking(const Lease& lease);
 
   const Clock& clock_;
   mutable absl::Mutex mu_;

@@ -570,7 +570,7 @@ class FakeRawService final : public v1::Raw::Service {
       };
       while (!mu_.AwaitWithTimeout(absl::Condition(&decided), absl::Milliseconds(10))) {
         if (ctx->IsCancelled()) {
-          --slot.asking;
+          if (--slot.asking == 0) ++slot.withdrawals;
           return grpc::Status::CANCELLED;
         }
       }
@@ -586,21 +586,27 @@ class FakeRawService final : public v1::Raw::Service {
     slot.lease_id = id;
     slot.holder = me;
     size_t delivered = slot.requests.size();
+    int withdrawals_told = slot.withdrawals;
     v1::LeaseEvent granted;
     granted.mutable_granted()->set_lease_id(id);
     bool open = WriteUnlocked(writer, granted);
     while (open) {
       auto news = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return closed_ || slot.requests.size() > delivered;
+        return closed_ || slot.requests.size() > delivered || slot.withdrawals > withdrawals_told;
       };
       if (!mu_.AwaitWithTimeout(absl::Condition(&news), absl::Milliseconds(10))) {
         open = !ctx->IsCancelled();
         continue;
       }
       if (closed_) break;
-      v1::LeaseEvent asked;
-      *asked.mutable_handover_requested()->mutable_requester() = slot.requests[delivered++];
-      open = WriteUnlocked(writer, asked);
+      v1::LeaseEvent told;
+      if (slot.requests.size() > delivered) {
+        *told.mutable_handover_requested()->mutable_requester() = slot.requests[delivered++];
+      } else {
+        withdrawals_told = slot.withdrawals;
+        told.mutable_handover_withdrawn();
+      }
+      open = WriteUnlocked(writer, told);
     }
     // The stream ended: the lease is released.
     if (slot.lease_id == id) slot.lease_id.clear();
@@ -671,6 +677,9 @@ class FakeRawService final : public v1::Raw::Service {
     std::vector<v1::LeaseHolder> requests;  // every handover request, in order
     int declines = 0;
     int asking = 0;  // handover requests waiting now
+    // Times the last waiting handover request went (its client gave up),
+    // for the holder's handover_withdrawn.
+    int withdrawals = 0;
   };
 
   static std::string HolderMessage(const std::string& session, const v1::LeaseHolder& holder) {

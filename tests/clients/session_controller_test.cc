@@ -429,6 +429,37 @@ TEST(SessionControllerTest, ATurnStartedDuringTheHandoverCountdownKeepsTheLeaseU
   EXPECT_EQ(holder.controller->NextDeadline(), std::nullopt);
 }
 
+// A prompt sent and not yet answered (the daemon prepares its turn, say
+// while MCP servers start) holds a handover as a running turn does: the
+// holder's own prompt is not handed to the requester before it starts.
+TEST(SessionControllerTest, AStartBeingPreparedHoldsAHandoverUntilItsTurnEnds) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  daemon.service().AddSession(Session("s1"));
+  daemon.service().HoldStartTurns(/*abandon_on_interrupt=*/false);
+  Frontend holder(daemon.socket_path(), "raw (pid 1)");
+  holder.Open("s1");
+  std::optional<absl::Status> started;
+  ASSERT_TRUE(
+      holder.controller->StartTurn("slow", [&](const absl::Status& s) { started = s; }).ok());
+  daemon.service().WaitForCall("StartTurn:slow");
+  Frontend other(daemon.socket_path(), "raw (pid 2)");
+  other.Open("s1", Change::kFollowing);
+  other.controller->RequestHandover();
+  holder.RunUntil([&] { return holder.listener.Saw(Change::kHandoverRequested); });
+  // Long past the idle time and the countdown: still held, no countdown.
+  const absl::Time t0 = absl::Now();
+  holder.controller->Tick(t0);
+  holder.controller->Tick(t0 + absl::Minutes(1));
+  holder.controller->Tick(t0 + absl::Minutes(2));
+  EXPECT_FALSE(holder.listener.Saw(Change::kHandedOver));
+  EXPECT_TRUE(holder.controller->can_write());
+  EXPECT_EQ(holder.controller->lease().gate().phase(), HandoverGate::Phase::kAfterTurn);
+  daemon.service().ReleaseStartTurns();
+  holder.RunUntil([&] { return started.has_value(); });
+  EXPECT_TRUE(started->ok()) << *started;
+}
+
 // An interrupt during a turn's slow preparation goes out at once, not
 // after the StartTurn call that waits for the preparation: the daemon
 // abandons the turn, and StartTurn answers CANCELLED.

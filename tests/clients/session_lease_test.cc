@@ -106,6 +106,29 @@ TEST(SessionLeaseTest, AnIdleHolderHandsOverAtTheEndOfTheCountdown) {
   EXPECT_EQ(b.lease.lease_id(), "lease_2");
 }
 
+// The client that asked quits during the countdown: the daemon says nobody
+// asks any more, and the holder keeps the session instead of handing it to
+// whoever else waits (or to nobody) when the countdown would have ended.
+TEST(SessionLeaseTest, AWithdrawnRequestEndsTheCountdownAndTheHolderKeepsTheLease) {
+  TempDir dir;
+  FakeDaemon daemon(dir.File("rawd.sock"));
+  auto rpc = ConnectTo(daemon);
+  Client a("raw (pid 1)", kTiming), b("raw (pid 2)", kTiming);
+  WriterAndFollower(rpc, a, b);
+  b.lease.RequestHandover();
+  b.RunUntil(Change::kWaiting);
+  a.RunUntil(Change::kHandoverRequested);
+  a.lease.Tick(/*turn_running=*/false, kT0);
+  ASSERT_EQ(a.lease.gate().phase(), HandoverGate::Phase::kCountdown);
+  b.lease.Release();  // the asking client quits
+  a.RunUntil(Change::kHandoverWithdrawn);
+  EXPECT_EQ(a.lease.gate().phase(), HandoverGate::Phase::kNone);
+  a.lease.Tick(false, kT0 + absl::Seconds(10));
+  a.lease.Tick(false, kT0 + absl::Minutes(5));
+  EXPECT_FALSE(a.listener.Saw(Change::kHandedOver));
+  EXPECT_EQ(a.lease.state(), State::kHeld);
+}
+
 TEST(SessionLeaseTest, ARunningTurnDelaysTheHandoverAndAKeyKeepsTheLease) {
   TempDir dir;
   FakeDaemon daemon(dir.File("rawd.sock"));

@@ -112,6 +112,34 @@ TEST_F(TuiHandoverTest, AKeyDuringTheCountdownKeepsTheSession) {
   ASSERT_TRUE(tmux_.WaitForText("b", "You hold this session now")) << tmux_.Capture("b");
 }
 
+// The client that asked quits during the countdown: the writer hears that
+// nobody asks any more and keeps the session, rather than hand it at the
+// countdown's end to the follower that only waits (or to nobody).
+TEST_F(TuiHandoverTest, ARequestWithdrawnDuringTheCountdownLeavesTheSessionWithItsWriter) {
+  StartDaemon();
+  std::string session = daemon_->CreateSession();
+  OpenTwo(session, "600000");
+  {
+    raw::e2e::LeaseHolder editor(daemon_->stub(), session, "raw-acp (pid 99)",
+                                 raw::e2e::LeaseOptions{.request_handover = true});
+    ASSERT_TRUE(editor.first().has_waiting()) << editor.first().DebugString();
+    ASSERT_TRUE(tmux_.WaitForText("a", "press any key to keep it")) << tmux_.Capture("a");
+  }
+  ASSERT_TRUE(tmux_.WaitForText("a", "raw-acp (pid 99) no longer asks for this session"))
+      << tmux_.Capture("a");
+  // The countdown is off the status line.
+  const std::string a = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("press any key to keep it") == std::string::npos;
+  });
+  EXPECT_EQ(a.find("press any key to keep it"), std::string::npos) << a;
+  // The writer still writes, and the follower still follows.
+  fake_.Enqueue(chat::TextAnswer("Still the writer's."));
+  Send("a", "go on");
+  EXPECT_TRUE(tmux_.WaitForText("b", "Still the writer's.")) << tmux_.Capture("b");
+  EXPECT_NE(tmux_.Capture("b").find("Read-only: raw (pid"), std::string::npos)
+      << tmux_.Capture("b");
+}
+
 // A follower takes the session when its writer quits, without asking or
 // being reloaded, and its next message goes to the agent.
 // The writer hands the session over to a third client: the follower names

@@ -4,7 +4,11 @@
 // Messages, in order: `granted` (at once when the lease is free; after
 // `waiting` when this client waits for the holder to let go), `waiting`
 // again whenever the lease passes to another client while this one waits,
-// and, to the holder, one `handover_requested` per client that asks. The
+// and, to the holder, `handover_requested` naming the oldest client that
+// asks whenever that changes, and `handover_withdrawn` when nobody asks any
+// more. Those two say how things stand, so one not yet written is replaced
+// by the next (as a queued `waiting` is): a holder that does not read its
+// stream keeps one, whatever other clients do. The
 // lease ends when the client closes the stream or its connection ends
 // (OnCancel: exit, crash, kill -9), or when the daemon drains its streams at
 // shutdown; a lease asked for with `interrupt_on_release` interrupts the
@@ -34,12 +38,17 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "common/utf8.h"
 #include "daemon/api/convert/status_to_grpc.h"
 #include "daemon/api/rpc/handlers.h"
+#include "daemon/api/rpc/lease_news.h"
 #include "daemon/api/rpc/request_checks.h"
 
 namespace raw::api::rpc {
 namespace {
+
+constexpr size_t kMaxClientNameBytes = 256;
+constexpr size_t kMaxClientKindBytes = 64;
 
 void ToProto(const loop::LeaseHolderInfo& info, raw::v1::LeaseHolder* out) {
   out->set_client_name(info.client.name);
@@ -66,7 +75,11 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
       return;
     }
     registered_ = true;
-    loop::LeaseClient client{request.client_name(), request.client_kind(), request.client_pid()};
+    // Names are shown to other clients (and copied into every refusal and
+    // handover message): kept short and free of control characters.
+    loop::LeaseClient client{SafeDisplayText(request.client_name(), kMaxClientNameBytes),
+                             SafeDisplayText(request.client_kind(), kMaxClientKindBytes),
+                             request.client_pid()};
     std::weak_ptr<Gate> weak = gate_;
     loop::LeaseCallbacks callbacks;
     callbacks.granted = [weak, &sessions = sessions_,
@@ -84,7 +97,14 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
       WithTarget(weak, [&](LeaseReactor& r) {
         raw::v1::LeaseEvent event;
         ToProto(requester, event.mutable_handover_requested()->mutable_requester());
-        r.Queue(std::move(event));
+        r.QueueHandoverNews(std::move(event));
+      });
+    };
+    callbacks.handover_withdrawn = [weak] {
+      WithTarget(weak, [&](LeaseReactor& r) {
+        raw::v1::LeaseEvent event;
+        event.mutable_handover_withdrawn();
+        r.QueueHandoverNews(std::move(event));
       });
     };
     callbacks.holder_changed = [weak](const loop::LeaseHolderInfo& holder) {
@@ -219,11 +239,13 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
     Pump();
   }
 
-  void Queue(raw::v1::LeaseEvent event) {
+  // A handover_requested or handover_withdrawn for the holder: replaces one
+  // still queued, since only the latest says how things stand.
+  void QueueHandoverNews(raw::v1::LeaseEvent event) {
     {
       absl::MutexLock lock(&mu_);
       if (!end_.ok() || finished_) return;
-      pending_.push_back(std::move(event));
+      QueueLeaseEvent(pending_, std::move(event));
     }
     Pump();
   }

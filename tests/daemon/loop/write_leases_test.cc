@@ -23,12 +23,14 @@ struct Seen {
   std::vector<absl::Status> declined;
   std::vector<absl::Status> ended;
   std::vector<std::string> new_holders;  // holder_changed
+  int withdrawn = 0;                     // handover_withdrawn
   LeaseCallbacks Callbacks() {
     return {[this](const std::string& id) { granted.push_back(id); },
             [this](const LeaseHolderInfo& who) { asked_by.push_back(who.client.name); },
             [this](const absl::Status& why) { declined.push_back(why); },
             [this](const absl::Status& why) { ended.push_back(why); },
-            [this](const LeaseHolderInfo& who) { new_holders.push_back(who.client.name); }};
+            [this](const LeaseHolderInfo& who) { new_holders.push_back(who.client.name); },
+            [this] { ++withdrawn; }};
   }
 };
 
@@ -185,6 +187,51 @@ TEST_F(WriteLeasesTest, AWithdrawnRequestIsNeverGrantedAndTheNextWaiterIs) {
   EXPECT_TRUE(gone.granted.empty());
   ASSERT_EQ(next.granted.size(), 1u);
   EXPECT_EQ(leases_.Holder("s1")->client.name, "acp");
+}
+
+// The holder is told of the oldest request, the one its release grants,
+// and hears when that changes: the next one asks, or nobody does. Without
+// that, a holder counting down for a client that quit would hand the
+// session to a quiet follower nobody asked it for.
+TEST_F(WriteLeasesTest, TheHolderHearsWhoAsksUntilTheLastRequestIsWithdrawn) {
+  Seen holder, quiet, r1, r2;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());
+  ASSERT_TRUE(leases_.Acquire("s1", browser_, WhenHeld::kWaitForRelease, quiet.Callbacks()).ok());
+  EXPECT_TRUE(holder.asked_by.empty());
+  auto w1 = leases_.Acquire("s1", {"R1", "raw", 11}, WhenHeld::kRequestHandover, r1.Callbacks());
+  auto w2 = leases_.Acquire("s1", {"R2", "raw", 12}, WhenHeld::kRequestHandover, r2.Callbacks());
+  ASSERT_TRUE(w1.ok() && w2.ok());
+  // A second request names the oldest again: R1 is the one a release grants.
+  EXPECT_THAT(holder.asked_by, ::testing::ElementsAre("R1", "R1"));
+  // The newer request withdraws: the oldest is unchanged, nothing is said.
+  leases_.CancelWait("s1", w2->wait_id);
+  EXPECT_THAT(holder.asked_by, ::testing::ElementsAre("R1", "R1"));
+  EXPECT_EQ(holder.withdrawn, 0);
+  auto w3 = leases_.Acquire("s1", {"R3", "raw", 13}, WhenHeld::kRequestHandover, r2.Callbacks());
+  ASSERT_TRUE(w3.ok());
+  // The oldest withdraws: the holder hears of the next.
+  leases_.CancelWait("s1", w1->wait_id);
+  EXPECT_THAT(holder.asked_by, ::testing::ElementsAre("R1", "R1", "R1", "R3"));
+  EXPECT_EQ(holder.withdrawn, 0);
+  // The last one withdraws: nobody asks.
+  leases_.CancelWait("s1", w3->wait_id);
+  EXPECT_EQ(holder.withdrawn, 1);
+  // Withdrawing a quiet wait says nothing to the holder.
+  EXPECT_TRUE(leases_.CheckWrite("s1", held->lease_id).ok());
+}
+
+// A decline ends every request, including one the holder heard of only
+// after it chose to keep the lease: the holder is told nobody asks, so its
+// client does not count down for that request.
+TEST_F(WriteLeasesTest, ADeclineTellsTheHolderThatNobodyAsksAnyMore) {
+  Seen holder, asker;
+  auto held = leases_.Acquire("s1", terminal_, WhenHeld::kRefuse, holder.Callbacks());
+  ASSERT_EQ(*leases_.Decline("s1", held->lease_id), 0);
+  EXPECT_EQ(holder.withdrawn, 0) << "nothing was declined, nothing to say";
+  ASSERT_TRUE(leases_.Acquire("s1", browser_, WhenHeld::kRequestHandover, asker.Callbacks()).ok());
+  ASSERT_EQ(*leases_.Decline("s1", held->lease_id), 1);
+  EXPECT_EQ(asker.declined.size(), 1u);
+  EXPECT_EQ(holder.withdrawn, 1);
 }
 
 TEST_F(WriteLeasesTest, TheNewHolderHearsOfTheRequestsStillWaiting) {

@@ -154,9 +154,11 @@ export class ConversationView {
       event: (f) => this.onEvent(f.event),
       lease: (f) => this.onLease(f),
       handover_requested: (f) => this.onHandoverRequested(f),
+      handover_withdrawn: () => this.onHandoverWithdrawn(),
       disconnected: (f) => this.showBanner(`The daemon went away (${f.why}); reconnecting…`),
-      reconnected: () => this.showBanner(""),
-      closed: () => this.showBanner("The live connection to the dashboard server closed; reload the page to reconnect."),
+      reconnected: () => this.showBanner(''),
+      closed: () => this.showBanner(
+          'The live connection to the dashboard server closed; reload the page to reconnect.'),
     });
     // The lease frame sent on open says whether anyone writes; onLease takes
     // the lease when nobody does.
@@ -351,6 +353,14 @@ export class ConversationView {
       announce(asks);
       words.focus();
     }
+  }
+
+  // Nobody asks any more: the question goes (a Hand over now would give
+  // the session to a tab that only waits, or to nobody).
+  onHandoverWithdrawn() {
+    if (!this.banner.querySelector('#hand-over')) return;
+    this.showBanner('');
+    announce('The request to write was withdrawn; this tab keeps writing.');
   }
 
   showBanner(text) {
