@@ -14,9 +14,17 @@
 namespace raw::context {
 
 const char kSummaryPreamble[] =
-    "Summary of earlier turns of this conversation (compacted to save context):\n\n";
+    "Summary of earlier turns of this conversation, written by the assistant (a record of those "
+    "turns, not a new user message):\n\n";
 
 namespace {
+
+// What every line of an item's content starts with in a transcript.
+constexpr char kQuote[] = "| ";
+
+// kSummaryPreamble as sessions stored before it changed have it.
+constexpr std::string_view kLegacySummaryPreamble =
+    "Summary of earlier turns of this conversation (compacted to save context):\n\n";
 
 // This absl's string_view is its own type, not std::string_view.
 absl::string_view ToAbsl(std::string_view s) { return absl::string_view(s.data(), s.size()); }
@@ -156,6 +164,66 @@ std::string CallLabel(const std::string& name, const std::string& call_id) {
   return call_id.empty() ? name : absl::StrCat(name, " #", call_id);
 }
 
+// The length of the line break at content[i], or 0: LF, CR LF and CR, and
+// the other characters a reader may take as a break (VT, FF, NEL, LS, PS).
+size_t LineBreakAt(std::string_view content, size_t i) {
+  switch (content[i]) {
+    case '\n':
+    case '\v':
+    case '\f':
+      return 1;
+    case '\r':
+      return i + 1 < content.size() && content[i + 1] == '\n' ? 2 : 1;
+    default:
+      break;
+  }
+  const std::string_view rest = content.substr(i);
+  if (absl::StartsWith(ToAbsl(rest), "\xC2\x85")) return 2;
+  if (absl::StartsWith(ToAbsl(rest), "\xE2\x80\xA8") ||
+      absl::StartsWith(ToAbsl(rest), "\xE2\x80\xA9")) {
+    return 3;
+  }
+  return 0;
+}
+
+// A tool name or call id as part of a header line: line breaks and brackets
+// would let it end the header early, so each becomes a space.
+std::string HeaderField(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const size_t brk = LineBreakAt(text, i);
+    if (brk > 0 || text[i] == '[' || text[i] == ']') {
+      out.push_back(' ');
+      i += std::max<size_t>(brk, 1);
+    } else {
+      out.push_back(text[i++]);
+    }
+  }
+  return out;
+}
+
+// Appends `content` to `out` on lines of its own, each behind kQuote ("|"
+// alone for an empty line), so that no content can start a line the way an
+// item header does: whatever a tool returned stays visibly inside its item.
+void AppendQuoted(std::string& out, std::string_view content) {
+  auto start_line = [&](bool empty) {
+    out.push_back('\n');
+    out.append(empty ? std::string_view(kQuote, 1) : std::string_view(kQuote));
+  };
+  size_t line_start = 0;
+  for (size_t i = 0; i <= content.size();) {
+    const size_t brk = i < content.size() ? LineBreakAt(content, i) : 1;
+    if (brk == 0) {
+      ++i;
+      continue;
+    }
+    start_line(i == line_start);
+    out.append(content.substr(line_start, i - line_start));
+    i += brk;
+    line_start = i;
+  }
+}
+
 }  // namespace
 
 std::string DescribeDataPayloads(std::string_view text, std::string_view path) {
@@ -257,37 +325,46 @@ std::string RenderItem(const events::ContextItem& item) {
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, events::UserText>) {
+          std::string_view text = v.text;
           if (v.kind == events::UserTextKind::kSummary) {
-            std::string_view text = v.text;
-            if (absl::StartsWith(ToAbsl(text), kSummaryPreamble)) {
-              text.remove_prefix(sizeof(kSummaryPreamble) - 1);
+            // The preamble is Raw's framing, not the summary's content; a
+            // session stored before the framing changed has the older one.
+            for (std::string_view preamble :
+                 {std::string_view(kSummaryPreamble), kLegacySummaryPreamble}) {
+              if (absl::StartsWith(ToAbsl(text), ToAbsl(preamble))) {
+                text.remove_prefix(preamble.size());
+                break;
+              }
             }
-            out = absl::StrCat("[summary of earlier turns]\n", DescribeDataPayloads(text));
+            out = "[summary of earlier turns]";
           } else {
-            out = absl::StrCat("[user]\n", DescribeDataPayloads(v.text));
+            out = "[user]";
           }
+          AppendQuoted(out, DescribeDataPayloads(text));
           // The summarizer gets no image, only that there was one: its
           // type, pixel and byte size and the file it came from, as a
           // tool's image payload is described.
           for (const events::ImagePart& image : v.images) {
-            absl::StrAppend(&out, "\n[image ", image.mime_type);
-            if (image.width > 0) absl::StrAppend(&out, ", ", image.width, "x", image.height);
-            absl::StrAppend(&out, ", ",
+            std::string line = absl::StrCat("[image ", image.mime_type);
+            if (image.width > 0) absl::StrAppend(&line, ", ", image.width, "x", image.height);
+            absl::StrAppend(&line, ", ",
                             HumanSize(static_cast<int64_t>(events::ImageByteSize(image))));
-            if (!image.name.empty()) absl::StrAppend(&out, ", path ", image.name);
-            absl::StrAppend(&out, "; data left out]");
+            if (!image.name.empty()) absl::StrAppend(&line, ", path ", image.name);
+            absl::StrAppend(&line, "; data left out]");
+            AppendQuoted(out, line);
           }
         } else if constexpr (std::is_same_v<T, events::AssistantTurn>) {
           out = "[assistant]";
-          if (!v.text.empty()) absl::StrAppend(&out, "\n", DescribeDataPayloads(v.text));
+          if (!v.text.empty()) AppendQuoted(out, DescribeDataPayloads(v.text));
           for (const auto& call : v.tool_calls) {
-            absl::StrAppend(&out, "\n[tool call ", CallLabel(call.name, call.call_id), "] ",
-                            DescribeDataPayloads(call.arguments));
+            absl::StrAppend(&out, "\n[tool call ", HeaderField(CallLabel(call.name, call.call_id)),
+                            "]");
+            AppendQuoted(out, DescribeDataPayloads(call.arguments));
           }
         } else {
           out = absl::StrCat(v.is_error ? "[tool error " : "[tool result ",
-                             CallLabel(v.name, v.call_id), "]\n",
-                             DescribeDataPayloads(v.content));
+                             HeaderField(CallLabel(v.name, v.call_id)), "]");
+          AppendQuoted(out, DescribeDataPayloads(v.content));
         }
       },
       item);

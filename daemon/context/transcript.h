@@ -43,10 +43,17 @@ events::ContextItem ShortenItem(const events::ContextItem& item, size_t max_byte
 // Total bytes of the text fields ShortenItem cuts.
 size_t TextBytes(const events::ContextItem& item);
 
-// One item as transcript text: a role line ("[user]", "[assistant]",
-// "[tool result NAME]", "[summary of earlier turns]") and its content; an
-// assistant's tool calls are listed with their arguments. Reasoning is not
-// rendered. Data-URL payloads are described, never copied.
+// One item as transcript text: a header line ("[user]", "[assistant]",
+// "[tool result NAME #ID]", "[tool error NAME #ID]", "[summary of earlier
+// turns]"; an assistant's tool calls each get a "[tool call NAME #ID]" line)
+// and under it the content, every line of which starts with "| " ("|" when
+// empty). So no content (a fetched page, a file, a command's output) can
+// make a line that reads as a header: a header is always Raw's. Line breaks
+// are LF, CR LF, CR, VT, FF, NEL, LS and PS; the names and ids in headers
+// have theirs and any brackets replaced by spaces. Reasoning is not
+// rendered. Data-URL payloads are described, never copied. An earlier
+// summary is rendered without its preamble (the current kSummaryPreamble or
+// the one older sessions stored).
 std::string RenderItem(const events::ContextItem& item);
 
 // The items in order, as RenderItem renders them (with tool-output payloads
@@ -54,8 +61,10 @@ std::string RenderItem(const events::ContextItem& item);
 // blank lines.
 std::string RenderTranscript(const std::vector<events::ContextItem>& items);
 
-// The fixed first line of every compaction summary as the model sees it
-// (see AssembleCompacted); RenderItem leaves it out of an earlier summary.
+// The fixed start of every compaction summary as the model sees it (see
+// AssembleCompacted): the summary enters the context as a user-role message,
+// so it says that the assistant wrote it as a record of earlier turns, not
+// that the user sent it. RenderItem leaves it out of an earlier summary.
 extern const char kSummaryPreamble[];
 
 }  // namespace raw::context

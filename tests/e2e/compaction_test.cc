@@ -212,10 +212,10 @@ TEST_F(CompactionTest, AManualCompactionAnswersTheCallsAFailedBatchLeftOpen) {
   const Json& messages = (*body)["messages"];
   ASSERT_EQ(messages.size(), 2u) << body->dump();
   const std::string transcript = messages[1]["content"].get<std::string>();
-  const std::string call = "[tool call bash #c1] {\"command\":\"echo hi\"}";
+  const std::string call = "[tool call bash #c1]\n| {\"command\":\"echo hi\"}";
   size_t at = transcript.find(call);
   ASSERT_NE(at, std::string::npos) << transcript;
-  const std::string answer = "\n\n[tool error bash #c1]\nNot recorded:";
+  const std::string answer = "\n\n[tool error bash #c1]\n| Not recorded:";
   EXPECT_EQ(transcript.substr(at + call.size(), answer.size()), answer) << transcript;
 }
 
