@@ -46,10 +46,12 @@ class ContextMeter {
   // The system prompt or the tools changed. O(1).
   void SetRuntime(int64_t runtime_tokens);
 
-  // Which reasoning the model's requests send back (the session's model;
-  // none until set). A different rule re-estimates `items`, the context,
-  // at once, and drops any baseline: a count the model reported under
-  // another rule (or tokenizer) no longer stands.
+  // Which reasoning the model's requests send back, and to which model (the
+  // session's model; none until set). A different rule, also one only for
+  // another model (ReasoningRule::model: another API or model id, so
+  // another tokenizer), re-estimates `items`, the context, at once, and
+  // drops any baseline: a count reported under another rule or by another
+  // model no longer stands.
   void SetReasoningRule(const providers::ReasoningRule& rule,
                         const std::vector<events::ContextItem>& items);
   const providers::ReasoningRule& reasoning_rule() const { return reasoning_; }

@@ -123,6 +123,7 @@ ReasoningRule ReasoningRuleFor(const config::ModelConfig& model) {
     rule.blob_id = google::kThoughtAnchor;
   }
   if (rule.when == ReasoningRule::When::kWithBlob) rule.model_id = model.model_id;
+  rule.model = absl::StrCat(model.method, " ", model.model_id);
   return rule;
 }
 

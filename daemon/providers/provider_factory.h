@@ -27,7 +27,7 @@
 namespace raw::providers {
 
 // Which reasoning requests to `model` send back, by its method's request
-// builder and its settings (reasoning_rule.h).
+// builder and its settings, and the model they go to (reasoning_rule.h).
 ReasoningRule ReasoningRuleFor(const config::ModelConfig& model);
 
 // The returned provider borrows `http`, which must outlive it.

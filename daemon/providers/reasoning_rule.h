@@ -29,6 +29,10 @@ struct ReasoningRule {
   // kWithBlob: the model the requests go to; the blob of an item another
   // model answered stays behind (opaque_state.h).
   std::string model_id;
+  // The API and model the requests go to ("<method> <model_id>"), whatever
+  // `when`: two models' tokenizers differ, so a count one reported is no
+  // baseline for the other (ContextMeter::SetReasoningRule).
+  std::string model;
 
   // Whether a request carries `turn.reasoning` back (never when it is empty).
   bool Sends(const events::AssistantTurn& turn) const;

@@ -147,6 +147,34 @@ TEST(ContextMeterTest, ReasoningCountsOnlyWhereTheRequestSendsItBack) {
   EXPECT_EQ(meter.tokens(), 30010) << "reasoning sent back stays in the baseline";
 }
 
+// Another model counts with another tokenizer: after a switch, also one to
+// a model of the same API and reasoning rule, the previous model's count is
+// no baseline and the whole context is estimated.
+TEST(ContextMeterTest, AnotherModelDropsTheReportedBaseline) {
+  config::ModelConfig first;
+  first.method = config::kMethodOpenAiChat;
+  first.model_id = "first-model";
+  config::ModelConfig second = first;
+  second.model_id = "second-model";
+  auto items = SomeItems();
+
+  ContextMeter meter;
+  meter.SetReasoningRule(providers::ReasoningRuleFor(first), {});
+  meter.Reset(100, {items[0]});
+  meter.Append(items[1]);
+  meter.RecordReported(Reported(5000, 40));
+  ASSERT_TRUE(meter.reported_baseline());
+  std::vector<events::ContextItem> context = {items[0], items[1]};
+  // The same model again changes nothing.
+  meter.SetReasoningRule(providers::ReasoningRuleFor(first), context);
+  EXPECT_TRUE(meter.reported_baseline());
+  EXPECT_EQ(meter.tokens(), 5040);
+
+  meter.SetReasoningRule(providers::ReasoningRuleFor(second), context);
+  EXPECT_FALSE(meter.reported_baseline());
+  EXPECT_EQ(meter.tokens(), 100 + EstimateItemTokens(items[0]) + EstimateItemTokens(items[1]));
+}
+
 TEST(ContextMeterTest, UnknownInputEstimatesTheWholeContext) {
   ContextMeter meter;
   auto items = SomeItems();
