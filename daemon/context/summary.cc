@@ -44,6 +44,7 @@ providers::ModelRequest SummaryRequest(const std::string& rendered_chunk, int ch
                     "part.");
   }
   request.messages.push_back(events::UserText(absl::StrCat(kTranscriptIntro, rendered_chunk)));
+  request.summary = true;
   return request;
 }
 
@@ -77,6 +78,22 @@ SummaryVerdict CheckSummary(const std::string& text, providers::FinishReason rea
     v.reason = absl::StrCat("the summary (~", tokens,
                             " tokens) is not shorter than what it would replace (~",
                             replaced_tokens, " tokens)");
+  } else {
+    v.accepted = true;
+  }
+  return v;
+}
+
+SummaryVerdict CheckSummaryLength(const std::string& text,
+                                  const std::optional<events::Usage>& usage, int64_t max_tokens) {
+  const bool reported = usage && usage->output_tokens && usage->reasoning_tokens;
+  const int64_t tokens =
+      reported ? *usage->output_tokens - *usage->reasoning_tokens : EstimateTextTokens(text);
+  SummaryVerdict v;
+  if (tokens > max_tokens) {
+    v.reason = absl::StrCat("the summary (", reported ? "" : "~", tokens,
+                            " tokens) is longer than compact.max_output_tokens (", max_tokens,
+                            "); raise it or keep fewer turns");
   } else {
     v.accepted = true;
   }

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "daemon/context/summary_model.h"
 #include "daemon/hooks/hook_fields.h"
 #include "daemon/loop/compactor.h"
 #include "daemon/loop/unanswered_calls.h"
@@ -27,6 +28,8 @@ CompactionResult CompactSession(events::CompactionTrigger trigger, bool last_tur
   CompactionRequest request;
   request.trigger = trigger;
   request.settings = plan.agent.agent.compact;
+  request.summary_output_cap =
+      context::SummaryOutputCap(plan.agent.model, plan.agent.agent.compact.max_output_tokens);
   request.window_tokens = plan.agent.model.context_window_tokens;
   request.runtime_tokens = ctx.runtime_tokens;
   request.reasoning = ctx.meter.reasoning_rule();

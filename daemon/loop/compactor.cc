@@ -149,15 +149,19 @@ CompactionResult RunCompaction(
   // summary covers when nothing is kept.
   const uint64_t seq_before = log.last_seq();
 
-  context::CompactionPlan plan = context::PlanCompaction(
-      context, request.settings, request.window_tokens, request.last_turn_running,
-      /*running_steps_too=*/false, request.reasoning);
+  // Chunks leave room in the window for the whole cap each request carries.
+  config::CompactSettings chunking = request.settings;
+  chunking.max_output_tokens =
+      std::max(request.settings.max_output_tokens, request.summary_output_cap);
+  context::CompactionPlan plan =
+      context::PlanCompaction(context, chunking, request.window_tokens, request.last_turn_running,
+                              /*running_steps_too=*/false, request.reasoning);
   if (request.last_turn_running && request.fit_tokens &&
       !MayFit(plan, tokens_before, request.settings, *request.fit_tokens)) {
     // The running turn is what has grown: its earlier steps are summarized
     // too, rather than ending the turn.
     context::CompactionPlan deeper = context::PlanCompaction(
-        context, request.settings, request.window_tokens,
+        context, chunking, request.window_tokens,
         /*last_turn_running=*/true, /*running_steps_too=*/true, request.reasoning);
     if (deeper.summarizes_running_steps) plan = std::move(deeper);
   }
@@ -207,6 +211,12 @@ CompactionResult RunCompaction(
     // Whether the context shrinks is judged on the whole summary below.
     context::SummaryVerdict verdict = context::CheckSummary(
         sink.text(), *sink.finish(), std::numeric_limits<int64_t>::max());
+    if (verdict.accepted && request.summary_output_cap > request.settings.max_output_tokens) {
+      // The provider's cap had room for reasoning, so it no longer bounds
+      // the summary itself.
+      verdict = context::CheckSummaryLength(sink.text(), sink.usage(),
+                                            request.settings.max_output_tokens);
+    }
     if (!verdict.accepted) {
       std::string part = chunks > 1 ? absl::StrCat(" (part ", i + 1, " of ", chunks, ")") : "";
       return unchanged(CompactionOutcome::kRejected,

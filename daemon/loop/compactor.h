@@ -37,6 +37,12 @@ namespace raw::loop {
 struct CompactionRequest {
   events::CompactionTrigger trigger = events::CompactionTrigger::kManual;
   config::CompactSettings settings;
+  // The output cap the summarizer's requests carry
+  // (context::SummaryOutputCap): settings.max_output_tokens, or more on a
+  // model whose reasoning counts against it. Chunks leave room for it in
+  // the window; when it is larger, the visible summary is still held to
+  // settings.max_output_tokens. 0: settings.max_output_tokens.
+  int64_t summary_output_cap = 0;
   std::optional<int64_t> window_tokens;
   int64_t runtime_tokens = 0;  // EstimateRuntimeTokens of the agent's prompt + tools
   // Which reasoning the model's requests send back: what the estimates
@@ -81,8 +87,8 @@ struct CompactionResult {
 };
 
 // Runs one compaction of `context` (see the file comment). `summarizer` is
-// the agent's model, already configured with settings.max_output_tokens as
-// its output cap; it receives SummaryRequest()s only (no tools). `cancel`
+// the agent's model, already configured with request.summary_output_cap as
+// its output cap (context::SummaryModel); it receives SummaryRequest()s only (no tools). `cancel`
 // is checked between chunks and passed to each request.
 // `first_seq_of_turn` maps a display-history turn id to the seq of its first
 // stored event (0 when unknown); it fills the summarized seq range of an
@@ -100,7 +106,10 @@ struct CompactionResult {
 // returns, before the compaction's end.
 //
 // Outcomes: kNothingToCompact (only CompactionEnded is committed),
-// kAccepted, kRejected (empty, cut at the output cap, not shorter than
+// kAccepted, kRejected (empty, cut at the output cap, longer than
+// settings.max_output_tokens when the cap had room for reasoning (the
+// visible output: the reported output less the reported reasoning, else the
+// estimate of the text), not shorter than
 // what it replaces, a new context not smaller than the old one, or one
 // above request.fit_tokens),
 // kFailed (a summary request failed; or the store refused a commit, in which

@@ -11,6 +11,7 @@
 #include "daemon/config/raven_entry.h"
 #include "daemon/config/withheld_env.h"
 #include "daemon/context/cache_key.h"
+#include "daemon/context/summary_model.h"
 #include "daemon/context/token_estimate.h"
 #include "daemon/loop/runtime_record.h"
 #include "daemon/packages/package_resolver.h"
@@ -121,9 +122,10 @@ absl::Status MakeProviders(TurnPlan& plan, const TurnPlanInputs& in,
   options.prompt_cache_key = context::PromptCacheKeyFor(
       plan.agent.model, plan.session_id, plan.agent.agent.system_prompt, plan.tool_definitions);
   ASSIGN_OR_RETURN(plan.provider, MakeRetrying(plan.agent.model, in, options));
-  // Summaries get their own output cap; the request has no tools.
-  config::ModelConfig summary_model = plan.agent.model;
-  summary_model.max_output_tokens = plan.agent.agent.compact.max_output_tokens;
+  // Summaries get their own output cap (with room for reasoning on a model
+  // that reasons) and the lowest reasoning effort; the request has no tools.
+  config::ModelConfig summary_model =
+      context::SummaryModel(plan.agent.model, plan.agent.agent.compact.max_output_tokens);
   ASSIGN_OR_RETURN(plan.summarizer, MakeRetrying(summary_model, in, options));
   return absl::OkStatus();
 }

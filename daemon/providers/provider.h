@@ -57,6 +57,11 @@ struct ModelRequest {
   // the items appended since its last request. Null/0: serialize all.
   SerializedHistory* history = nullptr;
   uint64_t history_generation = 0;
+  // A compaction summary request (context/summary.h): its prefix is never
+  // sent again, so Anthropic Messages adds no cache_control (a cache write
+  // no later request reads); Google Generate Content bounds the model's
+  // thinking (google/request_builder.h).
+  bool summary = false;
 };
 
 class ProviderEventSink {

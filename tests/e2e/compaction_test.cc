@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
@@ -47,6 +48,29 @@ std::vector<std::string> Messages(const testing::RecordedRequest& request) {
     out.push_back(absl::StrCat(m["role"].get<std::string>(), ": ", content));
   }
   return out;
+}
+
+// One OpenAI Responses answer: `reasoning_tokens` of reasoning (reported,
+// as a reasoning model's hidden reasoning is), then `text`.
+testing::ScriptedResponse ResponsesAnswer(const std::string& text, int64_t reasoning_tokens = 0) {
+  auto event = [](const Json& data) {
+    return absl::StrCat("event: ", data["type"].get<std::string>(), "\ndata: ", data.dump(),
+                        "\n\n");
+  };
+  Json delta = {{"type", "response.output_text.delta"},
+                {"item_id", "msg_1"},
+                {"output_index", 0},
+                {"content_index", 0},
+                {"delta", text}};
+  const int64_t text_tokens = static_cast<int64_t>(text.size() / 4 + 1);
+  Json usage = {{"input_tokens", 100},
+                {"output_tokens", reasoning_tokens + text_tokens},
+                {"output_tokens_details", {{"reasoning_tokens", reasoning_tokens}}}};
+  Json completed = {{"type", "response.completed"},
+                    {"response", {{"id", "resp_1"}, {"status", "completed"}, {"usage", usage}}}};
+  testing::ScriptedResponse r;
+  r.chunks = {event(delta), event(completed)};
+  return r;
 }
 
 class CompactionTest : public ContractTest {
@@ -167,6 +191,34 @@ TEST_F(CompactionTest, ManualCompactionSummarizesOlderTurnsAndKeepsTheDisplayHis
   EXPECT_EQ(messages[3], "user: third");
   EXPECT_THAT(messages[4], HasSubstr("detail-3-"));
   EXPECT_EQ(messages[5], "user: fourth");
+}
+
+// On a reasoning model the output cap counts reasoning too: the summary
+// request has room for it on top of compact.max_output_tokens, reasons at
+// the lowest effort, and a summary that came after 600 tokens of reasoning
+// is accepted, its visible text being short.
+TEST_F(CompactionTest, AReasoningModelsSummaryHasRoomForItsReasoning) {
+  std::string config =
+      absl::StrReplaceAll(Config(kKeepOne, "", R"(["builtin/*"])", R"("reasoning_effort": "high")"),
+                          {{"openai-chat-completions", "openai-responses"}});
+  daemon_ = std::make_unique<TestDaemon>(config);
+  ASSERT_TRUE(daemon_->Start().ok()) << daemon_->ReadStderr();
+  std::string session = daemon_->CreateSession();
+  Turn(session, "task one", ResponsesAnswer(LongAnswer("1")));
+  Turn(session, "second", ResponsesAnswer(LongAnswer("2")));
+  Turn(session, "third", ResponsesAnswer(LongAnswer("3")));
+
+  fake_.Enqueue(ResponsesAnswer("SUMMARY: the user set a task and asked a second thing.", 600));
+  raw::v1::CompactionEnded ended = CompactAndWait(session);
+  EXPECT_EQ(ended.outcome(), raw::v1::COMPACTION_OUTCOME_ACCEPTED) << ended.message();
+
+  ASSERT_EQ(fake_.requests().size(), 4u);
+  Json turn_body = *fake_.requests()[2].BodyJson();
+  EXPECT_EQ(turn_body["reasoning"]["effort"], "high");
+  Json body = *fake_.requests()[3].BodyJson();
+  EXPECT_FALSE(body.contains("tools"));
+  EXPECT_EQ(body.value("max_output_tokens", 0), 512 + 8192) << body.dump();
+  EXPECT_EQ(body["reasoning"]["effort"], "low") << body.dump();
 }
 
 // Runs `sql` on the database of a running daemon.

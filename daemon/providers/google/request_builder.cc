@@ -230,7 +230,11 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   OrderedJson generation = OrderedJson::object();
   if (model.max_output_tokens.has_value()) generation["maxOutputTokens"] = *model.max_output_tokens;
   // Models without thinking refuse any thinkingConfig.
-  if (model.include_thoughts) generation["thinkingConfig"] = OrderedJson{{"includeThoughts", true}};
+  if (model.include_thoughts) {
+    generation["thinkingConfig"] = request.summary
+                                       ? OrderedJson{{"thinkingBudget", kSummaryThinkingBudget}}
+                                       : OrderedJson{{"includeThoughts", true}};
+  }
   if (!generation.empty()) body["generationConfig"] = std::move(generation);
   // "contents" is the last key: the body is the rest, then the contents,
   // whose closed part the session keeps between requests

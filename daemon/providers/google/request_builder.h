@@ -13,7 +13,12 @@
 // - tools -> one {"functionDeclarations":[...]} entry, each schema converted
 //   by ToGeminiParameters (schema_converter.h);
 // - "generationConfig": "maxOutputTokens" when the model sets one, and
-//   "thinkingConfig":{"includeThoughts":true} so thought summaries stream;
+//   "thinkingConfig":{"includeThoughts":true} so thought summaries stream
+//   (both only with thought summaries included: models without thinking
+//   refuse a thinkingConfig). A summary request (ModelRequest::summary)
+//   asks for no thought summaries, which the summarizer ignores, and bounds
+//   the thinking that counts against its cap instead:
+//   "thinkingConfig":{"thinkingBudget":kSummaryThinkingBudget};
 // - user text -> a "user" content;
 // - an assistant turn -> one "model" content: a thought part when a
 //   signature came on one (with the turn's reasoning text), the answer text,
@@ -35,6 +40,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/json.h"
@@ -43,6 +49,11 @@
 #include "daemon/providers/provider.h"
 
 namespace raw::providers::google {
+
+// The thinking budget of a summary request: the smallest that every Gemini
+// 2.5 thinking model accepts (Pro takes 128 and up, Flash-Lite 512 and up
+// while thinking); later models take a budget for compatibility.
+inline constexpr int64_t kSummaryThinkingBudget = 512;
 
 // The JSON body, its history shared with request.history
 // (providers/serialized_history.h), and the same body as one string.

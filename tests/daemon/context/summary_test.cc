@@ -29,6 +29,7 @@ TEST(SummaryTest, RequestHasASummarizerPromptNoToolsAndTheChunkAsOneUserMessage)
   EXPECT_THAT(message.text, HasSubstr("[user]\nFix it"));
 
   EXPECT_THAT(SummaryRequest("x", 2, 3).system_prompt, HasSubstr("part 2 of 3"));
+  EXPECT_TRUE(r.summary) << "adapters leave out cache writes for it";
 }
 
 // What a tool returned is data for the summarizer: instructions in it are
@@ -76,6 +77,32 @@ TEST(SummaryTest, VerdictAcceptsOnlyNonEmptyCompleteAndShorter) {
   EXPECT_FALSE(longer.accepted);
   EXPECT_THAT(longer.reason, HasSubstr("not shorter"));
   EXPECT_TRUE(CheckSummary(text, FinishReason::kStop, 101).accepted);
+}
+
+// With room for reasoning in the provider's cap, the visible summary is
+// still held to compact.max_output_tokens: the output reported less the
+// reasoning reported, else the estimate of the text.
+TEST(SummaryTest, LengthCheckCountsTheVisibleOutputOnly) {
+  events::Usage reasoned;
+  reasoned.output_tokens = 650;
+  reasoned.reasoning_tokens = 600;
+  EXPECT_TRUE(CheckSummaryLength("- fixed a.cc", reasoned, 512).accepted);
+
+  events::Usage long_text;
+  long_text.output_tokens = 700;
+  long_text.reasoning_tokens = 100;
+  SummaryVerdict longer = CheckSummaryLength("- fixed a.cc", long_text, 512);
+  EXPECT_FALSE(longer.accepted);
+  EXPECT_THAT(longer.reason, HasSubstr("600 tokens"));
+  EXPECT_THAT(longer.reason, HasSubstr("compact.max_output_tokens (512)"));
+
+  // Unreported: the estimate (4 bytes per token).
+  const std::string text(2052, 's');  // ~513 tokens
+  EXPECT_FALSE(CheckSummaryLength(text, std::nullopt, 512).accepted);
+  EXPECT_TRUE(CheckSummaryLength(text.substr(0, 2048), std::nullopt, 512).accepted);
+  events::Usage output_only;
+  output_only.output_tokens = 10;
+  EXPECT_FALSE(CheckSummaryLength(text, output_only, 512).accepted);
 }
 
 TEST(SummaryTest, JoinKeepsChunkOrderUnderHeadings) {

@@ -124,6 +124,25 @@ TEST(GoogleRequestBuilderTest, ThoughtSummariesOmittedSendsNoThinkingConfig) {
             R"("contents":[{"role":"user","parts":[{"text":"hi"}]}]})");
 }
 
+// A summary's thinking counts against its maxOutputTokens: a summary
+// request bounds it instead of asking for thought summaries, and still
+// sends no thinkingConfig to a model without thinking.
+TEST(GoogleRequestBuilderTest, SummaryRequestBoundsThinkingInsteadOfAskingForSummaries) {
+  ModelRequest request;
+  request.messages = {events::UserText{"hi"}};
+  request.summary = true;
+  config::ModelConfig model = GeminiModel();
+  model.max_output_tokens = 8704;
+  EXPECT_EQ(
+      BuildRequestBody(request, model),
+      R"({"generationConfig":{"maxOutputTokens":8704,"thinkingConfig":{"thinkingBudget":512}},)"
+      R"("contents":[{"role":"user","parts":[{"text":"hi"}]}]})");
+  model.include_thoughts = false;
+  EXPECT_EQ(BuildRequestBody(request, model),
+            R"({"generationConfig":{"maxOutputTokens":8704},)"
+            R"("contents":[{"role":"user","parts":[{"text":"hi"}]}]})");
+}
+
 TEST(GoogleRequestBuilderTest, ProviderChosenCallIdsAreEchoed) {
   events::AssistantTurn turn;
   turn.tool_calls = {{"fc-7", "run", ""}};
