@@ -189,10 +189,12 @@ http::PiecedBody BuildRequest(const ModelRequest& request, const config::ModelCo
   body["model"] = model.model_id;
   body["max_tokens"] = model.max_output_tokens.value_or(kDefaultMaxTokens);
   body["stream"] = true;
-  OrderedJson cache_control = OrderedJson::object();
-  cache_control["type"] = "ephemeral";
-  if (cache_retention == CacheRetention::k1h) cache_control["ttl"] = "1h";
-  body["cache_control"] = std::move(cache_control);
+  if (!request.summary) {
+    OrderedJson cache_control = OrderedJson::object();
+    cache_control["type"] = "ephemeral";
+    if (cache_retention == CacheRetention::k1h) cache_control["ttl"] = "1h";
+    body["cache_control"] = std::move(cache_control);
+  }
   if (!request.system_prompt.empty()) body["system"] = request.system_prompt;
   if (!request.tools.empty()) {
     OrderedJson tools = OrderedJson::array();

@@ -18,7 +18,9 @@
 //   it forward as the conversation grows, using one of the four breakpoint
 //   slots. A marker on the last block of the last message would do the same
 //   but would move inside the history bytes on every request; the
-//   top-level form keeps the history byte-stable.
+//   top-level form keeps the history byte-stable. A summary request
+//   (ModelRequest::summary) has no "cache_control": nothing sends its
+//   prefix again, so a cache write would be paid for and never read.
 // - An assistant turn becomes one "assistant" message: first its replayed
 //   thinking blocks (OpaqueBlobs of provider "anthropic", in their stored
 //   order, which is their position in the original answer: the API streams

@@ -90,6 +90,20 @@ TEST(AnthropicRequestBuilderTest, OneHourRetentionAndDefaultMaxTokens) {
             R"("messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]})");
 }
 
+// Nothing sends a summary request's prefix again: a cache write would be
+// paid for and never read.
+TEST(AnthropicRequestBuilderTest, SummaryRequestHasNoCacheControl) {
+  ModelRequest request;
+  request.system_prompt = "Summarize.";
+  request.messages = {events::UserText{"Transcript"}};
+  request.summary = true;
+  for (CacheRetention retention : {CacheRetention::k5m, CacheRetention::k1h}) {
+    EXPECT_EQ(BuildRequestBody(request, BuilderModel(), retention),
+              R"({"model":"claude-test","max_tokens":8192,"stream":true,"system":"Summarize.",)"
+              R"("messages":[{"role":"user","content":[{"type":"text","text":"Transcript"}]}]})");
+  }
+}
+
 TEST(AnthropicRequestBuilderTest, ParseCacheRetention) {
   EXPECT_EQ(*ParseCacheRetention("5m"), CacheRetention::k5m);
   EXPECT_EQ(*ParseCacheRetention("1h"), CacheRetention::k1h);
