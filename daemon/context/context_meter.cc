@@ -50,8 +50,26 @@ void ContextMeter::Reset(int64_t runtime_tokens, const std::vector<events::Conte
 void ContextMeter::SetReasoningRule(const providers::ReasoningRule& rule,
                                     const std::vector<events::ContextItem>& items) {
   if (rule == reasoning_) return;
+  // Another model counts with another tokenizer: its own responses give
+  // the ratio again.
+  if (rule.model != reasoning_.model) scale_permille_ = 1000;
   reasoning_ = rule;
   Reset(runtime_tokens_, items);
+}
+
+int64_t ScaleEstimate(int64_t estimate, int64_t permille) {
+  if (permille == 1000 || estimate <= 0) return estimate;
+  // Estimates stay far below 2^50 and ratios at most 8000, so the product
+  // fits.
+  return (estimate * permille + 999) / 1000;
+}
+
+int64_t ContextMeter::Scaled(int64_t estimate) const {
+  return ScaleEstimate(estimate, scale_permille_);
+}
+
+void ContextMeter::set_scale_permille(int64_t permille) {
+  scale_permille_ = std::clamp<int64_t>(permille, 1000, kMaxScalePermille);
 }
 
 void ContextMeter::SetRuntime(int64_t runtime_tokens) { runtime_tokens_ = runtime_tokens; }
@@ -100,6 +118,11 @@ void ContextMeter::RecordReported(const events::Usage& usage) {
       }
     }
   }
+  // The input covered the runtime and every item before this response's.
+  const int64_t estimated_input = runtime_tokens_ + items_tokens_ - last_item_tokens_;
+  if (estimated_input >= kMinCalibrationTokens) {
+    set_scale_permille(*input * 1000 / estimated_input);
+  }
   Baseline b;
   b.tokens = *input + response;
   b.runtime_tokens = runtime_tokens_;
@@ -109,9 +132,9 @@ void ContextMeter::RecordReported(const events::Usage& usage) {
 }
 
 int64_t ContextMeter::tokens() const {
-  if (!baseline_) return runtime_tokens_ + items_tokens_;
-  const int64_t t = baseline_->tokens + since_baseline_tokens_ +
-                    (runtime_tokens_ - baseline_->runtime_tokens);
+  if (!baseline_) return Scaled(runtime_tokens_ + items_tokens_);
+  const int64_t change = since_baseline_tokens_ + (runtime_tokens_ - baseline_->runtime_tokens);
+  const int64_t t = baseline_->tokens + (change < 0 ? change : Scaled(change));
   return std::max<int64_t>(t, 0);
 }
 
@@ -120,6 +143,7 @@ std::string ContextMeter::Serialize() const {
   j["v"] = kFormatVersion;
   j["items"] = static_cast<int64_t>(items_);
   j["runtime"] = runtime_tokens_;
+  if (scale_permille_ != 1000) j["scale"] = scale_permille_;
   if (baseline_) {
     j["baseline"] = baseline_->tokens;
     j["baseline_runtime"] = baseline_->runtime_tokens;
@@ -136,6 +160,7 @@ void ContextMeter::Restore(const std::string& saved, int64_t runtime_tokens,
   const Json& j = *parsed;
   auto count = IntField(j, "items");
   if (!count || static_cast<size_t>(*count) != items.size()) return;
+  if (auto scale = IntField(j, "scale")) set_scale_permille(*scale);
   if (!j.contains("baseline")) return;  // a whole estimate: Reset did it
   auto tokens = IntField(j, "baseline");
   auto runtime = IntField(j, "baseline_runtime");

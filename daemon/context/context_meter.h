@@ -11,6 +11,15 @@
 //   Only the last response's count is a baseline: a response whose usage
 //   has no input count (or that reported no usage) leaves the meter in the
 //   estimated mode until a later response reports one.
+// Calibration: every response that reports its input count also gives the
+// ratio of that count to Raw's estimate of the same input (system prompt,
+// tools and items), at least 1 and at most kMaxScalePermille / 1000. What
+// is estimated (the whole context, or the change since a baseline) is
+// scaled by the last such ratio, so that a model whose tokenizer counts
+// more than the estimate (dense code, CJK text) is not shown, and not
+// compacted, as if it counted less; the ratio outlives Reset (a compaction,
+// /clear) and is dropped with a change of model. Contexts under
+// kMinCalibrationTokens give no ratio (fixed overheads dominate them).
 // Every step's update is O(size of the change), never O(history): Append
 // and RecordReported touch only the new item, tokens() is O(1). Reset and
 // Restore walk all items once (on load, and after compaction or /clear
@@ -35,6 +44,10 @@
 #include "daemon/providers/reasoning_rule.h"
 
 namespace raw::context {
+
+// `estimate` times `permille` / 1000, rounded up (a calibration ratio, see
+// ContextMeter); `estimate` itself when it is not positive.
+int64_t ScaleEstimate(int64_t estimate, int64_t permille);
 
 class ContextMeter {
  public:
@@ -73,6 +86,16 @@ class ContextMeter {
 
   int64_t tokens() const;
   bool reported_baseline() const { return baseline_.has_value(); }
+  // The calibration ratio in thousandths (1000: none).
+  int64_t scale_permille() const { return scale_permille_; }
+  // An estimate of Raw's (EstimateItemsTokens, say) on the provider's
+  // scale, by the calibration ratio.
+  int64_t Scaled(int64_t estimate) const;
+  // For a meter made anew for a context whose session had a ratio
+  // (compaction); values outside [1000, kMaxScalePermille] are clamped.
+  void set_scale_permille(int64_t permille);
+  static constexpr int64_t kMaxScalePermille = 8000;
+  static constexpr int64_t kMinCalibrationTokens = 1000;
   size_t items() const { return items_; }
 
   // A compact text form of the state (JSON), for the session row.
@@ -118,6 +141,7 @@ class ContextMeter {
   providers::ReasoningRule reasoning_;
   std::optional<Baseline> baseline_;
   int64_t since_baseline_tokens_ = 0;  // estimate of items appended since
+  int64_t scale_permille_ = 1000;      // see "Calibration" above
 };
 
 }  // namespace raw::context

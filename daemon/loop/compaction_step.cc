@@ -33,6 +33,7 @@ CompactionResult CompactSession(events::CompactionTrigger trigger, bool last_tur
   request.window_tokens = plan.agent.model.context_window_tokens;
   request.runtime_tokens = ctx.runtime_tokens;
   request.reasoning = ctx.meter.reasoning_rule();
+  request.scale_permille = ctx.meter.scale_permille();
   if (trigger == events::CompactionTrigger::kAutomatic) {
     request.fit_tokens = plan.agent.agent.compact.trigger_tokens;
   }

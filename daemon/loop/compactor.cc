@@ -107,11 +107,12 @@ void CommitUsage(SessionLog& log, const std::string& turn_id,
 // `fit_tokens`: what it replaces less the longest summaries it may get back
 // (a bound: the summaries are usually shorter).
 bool MayFit(const context::CompactionPlan& plan, int64_t tokens_before,
-            const config::CompactSettings& settings, int64_t fit_tokens) {
+            const config::CompactSettings& settings, int64_t fit_tokens, int64_t scale_permille) {
   if (plan.chunks.empty()) return false;
   const int64_t summaries =
       static_cast<int64_t>(plan.chunks.size()) * std::max<int64_t>(0, settings.max_output_tokens);
-  return tokens_before - plan.replaced_tokens + summaries <= fit_tokens;
+  return tokens_before - context::ScaleEstimate(plan.replaced_tokens, scale_permille) + summaries <=
+         fit_tokens;
 }
 
 }  // namespace
@@ -124,10 +125,11 @@ CompactionResult RunCompaction(
   events::CompactionEnded& ended = result.ended;
   ended.trigger = request.trigger;
   // Before and after are both whole estimates of the same kind, so that
-  // they compare: a provider's count (the meter's baseline) is on another
-  // scale than the estimate of the new context.
-  const int64_t tokens_before =
-      request.runtime_tokens + context::EstimateItemsTokens(context, request.reasoning);
+  // they compare (a provider's count, the meter's baseline, is not one),
+  // both brought to the provider's scale by the meter's calibration ratio.
+  const int64_t tokens_before = context::ScaleEstimate(
+      request.runtime_tokens + context::EstimateItemsTokens(context, request.reasoning),
+      request.scale_permille);
   ended.tokens_before = tokens_before;
   ended.tokens_after = tokens_before;
   const std::string& turn_id = request.turn_id;
@@ -153,15 +155,21 @@ CompactionResult RunCompaction(
   config::CompactSettings chunking = request.settings;
   chunking.max_output_tokens =
       std::max(request.settings.max_output_tokens, request.summary_output_cap);
+  // Chunks are cut by the estimate: on its scale, a window the model
+  // counts in more tokens than Raw estimates is that much smaller.
+  std::optional<int64_t> window = request.window_tokens;
+  if (window && request.scale_permille > 1000) {
+    *window = *window * 1000 / request.scale_permille;
+  }
   context::CompactionPlan plan =
-      context::PlanCompaction(context, chunking, request.window_tokens, request.last_turn_running,
+      context::PlanCompaction(context, chunking, window, request.last_turn_running,
                               /*running_steps_too=*/false, request.reasoning);
   if (request.last_turn_running && request.fit_tokens &&
-      !MayFit(plan, tokens_before, request.settings, *request.fit_tokens)) {
+      !MayFit(plan, tokens_before, request.settings, *request.fit_tokens, request.scale_permille)) {
     // The running turn is what has grown: its earlier steps are summarized
     // too, rather than ending the turn.
     context::CompactionPlan deeper = context::PlanCompaction(
-        context, chunking, request.window_tokens,
+        context, chunking, window,
         /*last_turn_running=*/true, /*running_steps_too=*/true, request.reasoning);
     if (deeper.summarizes_running_steps) plan = std::move(deeper);
   }
@@ -240,8 +248,9 @@ CompactionResult RunCompaction(
   // The context keeps the items as they are stored (SessionLog::RedactItem):
   // the summary may repeat a secret the model saw.
   for (events::ContextItem& item : compacted) log.RedactItem(item);
-  const int64_t tokens_after =
-      request.runtime_tokens + context::EstimateItemsTokens(compacted, request.reasoning);
+  const int64_t tokens_after = context::ScaleEstimate(
+      request.runtime_tokens + context::EstimateItemsTokens(compacted, request.reasoning),
+      request.scale_permille);
   if (tokens_after >= tokens_before) {
     return unchanged(CompactionOutcome::kRejected,
                      absl::StrCat("The summary was rejected: the compacted context (~",
@@ -282,6 +291,7 @@ CompactionResult RunCompaction(
   // two consistent.
   context::ContextMeter meter;
   meter.SetReasoningRule(request.reasoning, {});
+  meter.set_scale_permille(request.scale_permille);
   meter.Reset(request.runtime_tokens, compacted);
   CommitExtras extras;
   extras.replace_context = compacted;

@@ -52,6 +52,11 @@ struct CompactionRequest {
   // (compact.trigger_tokens, on the estimate's scale); a summary that does
   // not get it there is rejected. Unset for a manual compaction.
   std::optional<int64_t> fit_tokens;
+  // The meter's calibration ratio in thousandths
+  // (ContextMeter::scale_permille): the estimates before and after, and
+  // what they are compared with, are scaled by it, so that a model that
+  // counts more than Raw's estimate is compacted enough for its own count.
+  int64_t scale_permille = 1000;
   std::string turn_id;         // turn id the events carry
   // Automatic compaction inside a running turn. With fit_tokens, when
   // summarizing the older turns cannot get the context under it (or there

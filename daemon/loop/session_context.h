@@ -48,6 +48,7 @@ struct SessionContext {
     items = std::move(new_items);
     generation = providers::NewHistoryGeneration();
     meter.Reset(runtime_tokens, items);
+    refused_as_too_large = false;
   }
   // Loading puts in items that were never serialized here.
   void Load(std::vector<events::ContextItem> loaded) {
@@ -68,6 +69,15 @@ struct SessionContext {
   }
 
   int64_t runtime_tokens = 0;  // system prompt + tool definitions, estimated
+  // The provider refused the last request as larger than the model's
+  // context (ErrorKind::kContextOverflow), whatever the meter says: the
+  // estimate ran under what the model counts (dense text, another
+  // tokenizer). The next request is then taken as over the automatic
+  // compaction's trigger, so the session compacts instead of sending the
+  // same refused request again and again. Cleared once the context is
+  // rewritten (a compaction, /clear) or a response comes back. In memory
+  // only.
+  bool refused_as_too_large = false;
   // Changes whenever `items` is replaced rather than appended to (Rewrite,
   // Load); the request builders' serialized history is valid for one
   // generation (providers/serialized_history.h).

@@ -182,7 +182,9 @@ void Turn::NoticeToolChanges() {
 std::optional<events::TurnEnded> Turn::BeforeRequest() {
   ctx_.SyncMeter();
   const std::optional<int64_t> trigger = plan_.agent.agent.compact.trigger_tokens;
-  if (!trigger || ctx_.meter.tokens() <= *trigger) {
+  // Over the trigger by the meter, or by the provider's last refusal.
+  auto over_trigger = [&] { return ctx_.meter.tokens() > *trigger || ctx_.refused_as_too_large; };
+  if (!trigger || !over_trigger()) {
     PublishEstimate(plan_, ctx_, log_);
     return std::nullopt;
   }
@@ -211,7 +213,19 @@ std::optional<events::TurnEnded> Turn::BeforeRequest() {
       }
     }
     if (cancel_.cancelled()) return End(events::TurnEndReason::kCancelled, CancelledWhy());
-    if (ctx_.meter.tokens() <= *trigger) return std::nullopt;
+    if (!over_trigger()) return std::nullopt;
+    if (ended.outcome != events::CompactionOutcome::kAccepted && ctx_.refused_as_too_large &&
+        ctx_.meter.tokens() <= *trigger) {
+      // The next turn sends again: a refusal taken for the context's size
+      // that was something else must not keep the session from the model.
+      ctx_.refused_as_too_large = false;
+      return End(events::TurnEndReason::kError,
+                 absl::StrCat("the model refused the last request as larger than its context, "
+                              "and compaction could not make it smaller (",
+                              ended.message,
+                              "), so the next request was not sent; use /clear or start a new "
+                              "session"));
+    }
     why = ended.outcome == events::CompactionOutcome::kAccepted
               ? "even after compacting"
               : absl::StrCat("and compaction could not bring it under the trigger (", ended.message,
@@ -363,10 +377,14 @@ Turn::StepOutcome Turn::RunStep(int step, events::TurnEnded* end) {
       log_.PublishLive(plan_.turn_id, events::StreamReset{"the model request failed"});
     }
     CountFailedRequest(result);
+    if (result.error && result.error->kind == providers::ErrorKind::kContextOverflow) {
+      ctx_.refused_as_too_large = true;
+    }
     *end = End(events::TurnEndReason::kError, ProviderErrorMessage(result, status));
     return StepOutcome::kDone;
   }
 
+  ctx_.refused_as_too_large = false;  // it took this one
   const auto reason = result.finish->reason;
   if (result.calls.empty()) {
     if (auto c = CommitAssistant(step, result); !c.ok()) {

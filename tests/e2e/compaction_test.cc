@@ -557,6 +557,55 @@ TEST_F(CompactionTest, AutomaticCompactionRunsBeforeARequestWouldExceedTheTrigge
   EXPECT_TRUE(automatic);
 }
 
+// The provider refuses a request as larger than the model's context while
+// the estimate is under the trigger (its tokenizer counts more than Raw's
+// estimate): the next turn compacts before its request instead of sending
+// the refused context again, turn after turn.
+TEST_F(CompactionTest, AContextTheProviderRefusedAsTooLargeIsCompactedBeforeTheNextRequest) {
+  StartDaemon(R"("compact": {"keep_recent_turns": 1, "trigger_tokens": 1000})", "", kSmallTools,
+              R"("context_window_tokens": 20000)");
+  std::string session = daemon_->CreateSession();
+  Turn(session, "task one", chat::TextAnswer(LongAnswer("1"), {300, 200, std::nullopt}));
+  Turn(session, "second", chat::TextAnswer(LongAnswer("2"), {300, 200, std::nullopt}));
+  testing::ScriptedResponse refused;
+  refused.status = 400;
+  refused.headers = {{"Content-Type", "application/json"}};
+  refused.chunks = {
+      R"({"error":{"message":"This model's maximum context length is 8192 tokens.",)"
+      R"("type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})"};
+  fake_.Enqueue(refused);
+  {
+    EventStream stream(stub(), session);
+    std::string turn = StartTurn(stub(), session, "third");
+    auto end = stream.WaitForTurnEnd(turn);
+    ASSERT_TRUE(end.has_value());
+    EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_ERROR);
+    EXPECT_THAT(end->turn_ended().message(), HasSubstr("context_overflow"));
+  }
+  fake_.Enqueue(chat::TextAnswer("SUMMARY"));
+  fake_.Enqueue(chat::TextAnswer("ok"));
+  EventStream stream(stub(), session);
+  std::string turn = StartTurn(stub(), session, "fourth");
+  auto end = stream.WaitForTurnEnd(turn);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
+      << end->turn_ended().message();
+  // The summary request came first (no tools), then the turn's request.
+  std::vector<testing::RecordedRequest> requests = fake_.requests();
+  ASSERT_EQ(requests.size(), 5u);
+  EXPECT_FALSE(requests[3].BodyJson()->contains("tools"));
+  std::vector<std::string> messages = Messages(requests[4]);
+  EXPECT_THAT(messages[2], HasSubstr("SUMMARY"));
+  EXPECT_EQ(messages.back(), "user: fourth");
+  bool automatic = false;
+  for (const auto& e : stream.TurnEvents(turn)) {
+    if (e.has_compaction_started()) {
+      automatic = e.compaction_started().trigger() == raw::v1::COMPACTION_TRIGGER_AUTOMATIC;
+    }
+  }
+  EXPECT_TRUE(automatic);
+}
+
 // One long turn (what `raw run` makes) that crosses the trigger by itself:
 // its earlier steps are summarized and the turn goes on, keeping the task
 // and its last step.

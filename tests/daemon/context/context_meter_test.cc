@@ -175,6 +175,68 @@ TEST(ContextMeterTest, AnotherModelDropsTheReportedBaseline) {
   EXPECT_EQ(meter.tokens(), 100 + EstimateItemTokens(items[0]) + EstimateItemTokens(items[1]));
 }
 
+// A model that counts twice what Raw estimates: what is estimated from then
+// on (the change since the baseline, the whole context after a compaction
+// or a restart) is doubled, so the meter and the trigger see the model's
+// count; another model starts again from 1.
+TEST(ContextMeterTest, AReportedCountCalibratesWhatIsEstimated) {
+  config::ModelConfig first;
+  first.method = config::kMethodOpenAiChat;
+  first.model_id = "dense-model";
+  config::ModelConfig second = first;
+  second.model_id = "other-model";
+  auto items = SomeItems();
+  const int64_t runtime = 2000;
+  const int64_t input_estimate = runtime + EstimateItemTokens(items[0]);
+
+  ContextMeter meter;
+  meter.SetReasoningRule(providers::ReasoningRuleFor(first), {});
+  meter.Reset(runtime, {items[0]});
+  meter.Append(items[1]);
+  meter.RecordReported(Reported(2 * input_estimate, 40));
+  EXPECT_EQ(meter.scale_permille(), 2000);
+  EXPECT_EQ(meter.tokens(), 2 * input_estimate + 40);
+  meter.Append(items[2]);
+  EXPECT_EQ(meter.tokens(), 2 * input_estimate + 40 + 2 * EstimateItemTokens(items[2]));
+
+  // A compaction's Reset keeps the ratio; so do Serialize and Restore.
+  meter.Reset(runtime, items);
+  const int64_t whole = runtime + EstimateItemsTokens(items);
+  EXPECT_FALSE(meter.reported_baseline());
+  EXPECT_EQ(meter.tokens(), 2 * whole);
+  ContextMeter restored;
+  restored.SetReasoningRule(providers::ReasoningRuleFor(first), {});
+  restored.Restore(meter.Serialize(), runtime, items);
+  EXPECT_EQ(restored.tokens(), 2 * whole);
+
+  // Another model: its own count, not this one's ratio.
+  meter.SetReasoningRule(providers::ReasoningRuleFor(second), items);
+  EXPECT_EQ(meter.scale_permille(), 1000);
+  EXPECT_EQ(meter.tokens(), whole);
+}
+
+// The ratio only ever raises the estimate (a model that counts less is
+// left estimated high, the safe side), is bounded, and small contexts,
+// where fixed overheads dominate, give none.
+TEST(ContextMeterTest, TheCalibrationRatioIsAtLeastOneBoundedAndNeedsAContext) {
+  auto items = SomeItems();
+  const int64_t input_estimate = 2000 + EstimateItemTokens(items[0]);
+  ContextMeter meter;
+  meter.Reset(2000, {items[0]});
+  meter.Append(items[1]);
+  meter.RecordReported(Reported(input_estimate / 2, 40));
+  EXPECT_EQ(meter.scale_permille(), 1000);
+  meter.Append(items[2]);
+  meter.RecordReported(Reported(100 * input_estimate, 40));
+  EXPECT_EQ(meter.scale_permille(), ContextMeter::kMaxScalePermille);
+
+  ContextMeter small;
+  small.Reset(100, {items[0]});
+  small.Append(items[1]);
+  small.RecordReported(Reported(5000, 40));
+  EXPECT_EQ(small.scale_permille(), 1000);
+}
+
 TEST(ContextMeterTest, UnknownInputEstimatesTheWholeContext) {
   ContextMeter meter;
   auto items = SomeItems();

@@ -471,6 +471,40 @@ TEST_F(CompactorTest, AnAutomaticCompactionThatWouldStillBeTooLargeIsNotCommitte
   EXPECT_THAT(result.ended.message, HasSubstr("would still exceed compact.trigger_tokens (100)"));
 }
 
+// With the meter's calibration ratio (a model that counts twice Raw's
+// estimate), the sizes before and after are on the model's scale; then a
+// trigger the compacted context meets only by the estimate rejects it.
+TEST_F(CompactorTest, SizesAndTheTriggerCheckAreOnTheModelsScale) {
+  for (int n = 1; n <= 4; ++n) AddTurn(n);
+  const auto before = Context();
+  book_->scripts.push_back(Summary("- read notes.png twice\n- answered"));
+  CompactionRequest request = Request();
+  request.trigger = events::CompactionTrigger::kAutomatic;
+  request.scale_permille = 2000;
+  request.fit_tokens = 1'000'000;
+  auto result = Run(request);
+  ASSERT_EQ(result.ended.outcome, CompactionOutcome::kAccepted) << result.ended.message;
+  ASSERT_TRUE(result.context.has_value());
+  const int64_t after_estimate =
+      request.runtime_tokens + context::EstimateItemsTokens(*result.context, request.reasoning);
+  EXPECT_EQ(result.ended.tokens_before,
+            2 * (request.runtime_tokens + context::EstimateItemsTokens(before, request.reasoning)));
+  EXPECT_EQ(result.ended.tokens_after, 2 * after_estimate);
+
+  // A fresh session's copy of the same context, under a trigger between the
+  // two sizes: rejected, the context unchanged.
+  CompactorTest::TearDown();
+  CompactorTest::SetUp();
+  for (int n = 1; n <= 4; ++n) AddTurn(n);
+  const auto again = Context();
+  const uint64_t seq_before = log_->last_seq();
+  book_->scripts.push_back(Summary("- read notes.png twice\n- answered"));
+  request.fit_tokens = 2 * after_estimate - 1;
+  auto rejected = Run(request);
+  ExpectUnchanged(rejected, again, seq_before, CompactionOutcome::kRejected);
+  EXPECT_THAT(rejected.ended.message, HasSubstr("would still exceed compact.trigger_tokens"));
+}
+
 TEST_F(CompactorTest, SummaryCutByTheOutputCapIsRejected) {
   for (int n = 1; n <= 3; ++n) AddTurn(n);
   const auto before = Context();
