@@ -127,6 +127,31 @@ class CompactionTest : public ContractTest {
     return {resp.events().begin(), resp.events().end()};
   }
 
+  // `turn` (with `prompt`) ended completed after an automatic compaction:
+  // of the `requests` recorded, the summary request (no tools) came just
+  // before the last, the turn's request, which carries the summary.
+  void ExpectCompactedAutomaticallyFirst(EventStream& stream, const std::string& turn,
+                                         size_t requests, const std::string& prompt) {
+    auto end = stream.WaitForTurnEnd(turn);
+    ASSERT_TRUE(end.has_value());
+    EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
+        << end->turn_ended().message();
+    std::vector<testing::RecordedRequest> recorded = fake_.requests();
+    ASSERT_EQ(recorded.size(), requests);
+    EXPECT_FALSE(recorded[requests - 2].BodyJson()->contains("tools"));
+    std::vector<std::string> messages = Messages(recorded[requests - 1]);
+    ASSERT_GE(messages.size(), 3u);
+    EXPECT_THAT(messages[2], HasSubstr("SUMMARY"));
+    EXPECT_EQ(messages.back(), "user: " + prompt);
+    bool automatic = false;
+    for (const auto& e : stream.TurnEvents(turn)) {
+      if (e.has_compaction_started()) {
+        automatic = e.compaction_started().trigger() == raw::v1::COMPACTION_TRIGGER_AUTOMATIC;
+      }
+    }
+    EXPECT_TRUE(automatic);
+  }
+
   raw::v1::Session GetSession(const std::string& session) {
     raw::v1::GetSessionRequest req;
     req.set_session_id(session);
@@ -536,25 +561,9 @@ TEST_F(CompactionTest, AutomaticCompactionRunsBeforeARequestWouldExceedTheTrigge
   EventStream stream(stub(), session);
   fake_.Enqueue(chat::TextAnswer("ok"));
   std::string turn = StartTurn(stub(), session, "third");
-  auto end = stream.WaitForTurnEnd(turn);
-  ASSERT_TRUE(end.has_value());
-  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
-      << end->turn_ended().message();
-  // The summary request came first, then the turn's request with the summary.
-  std::vector<testing::RecordedRequest> requests = fake_.requests();
-  ASSERT_EQ(requests.size(), 4u);
-  EXPECT_FALSE(requests[2].BodyJson()->contains("tools"));
-  std::vector<std::string> messages = Messages(requests[3]);
-  EXPECT_EQ(messages[1], "user: task one");
-  EXPECT_THAT(messages[2], HasSubstr("SUMMARY"));
-  EXPECT_EQ(messages.back(), "user: third");
-  bool automatic = false;
-  for (const auto& e : stream.TurnEvents(turn)) {
-    if (e.has_compaction_started()) {
-      automatic = e.compaction_started().trigger() == raw::v1::COMPACTION_TRIGGER_AUTOMATIC;
-    }
-  }
-  EXPECT_TRUE(automatic);
+  ExpectCompactedAutomaticallyFirst(stream, turn, 4, "third");
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(Messages(fake_.requests()[3])[1], "user: task one");
 }
 
 // The provider refuses a request as larger than the model's context while
@@ -586,24 +595,7 @@ TEST_F(CompactionTest, AContextTheProviderRefusedAsTooLargeIsCompactedBeforeTheN
   fake_.Enqueue(chat::TextAnswer("ok"));
   EventStream stream(stub(), session);
   std::string turn = StartTurn(stub(), session, "fourth");
-  auto end = stream.WaitForTurnEnd(turn);
-  ASSERT_TRUE(end.has_value());
-  EXPECT_EQ(end->turn_ended().reason(), raw::v1::TURN_END_REASON_COMPLETED)
-      << end->turn_ended().message();
-  // The summary request came first (no tools), then the turn's request.
-  std::vector<testing::RecordedRequest> requests = fake_.requests();
-  ASSERT_EQ(requests.size(), 5u);
-  EXPECT_FALSE(requests[3].BodyJson()->contains("tools"));
-  std::vector<std::string> messages = Messages(requests[4]);
-  EXPECT_THAT(messages[2], HasSubstr("SUMMARY"));
-  EXPECT_EQ(messages.back(), "user: fourth");
-  bool automatic = false;
-  for (const auto& e : stream.TurnEvents(turn)) {
-    if (e.has_compaction_started()) {
-      automatic = e.compaction_started().trigger() == raw::v1::COMPACTION_TRIGGER_AUTOMATIC;
-    }
-  }
-  EXPECT_TRUE(automatic);
+  ExpectCompactedAutomaticallyFirst(stream, turn, 5, "fourth");
 }
 
 // One long turn (what `raw run` makes) that crosses the trigger by itself:
