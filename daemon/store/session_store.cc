@@ -300,8 +300,8 @@ absl::StatusOr<std::vector<events::SessionEvent>> SessionStore::ReadEvents(
   StoredEventRows rows;
   absl::Status read = Read(session_id, [&](Database& db) -> absl::Status {
     RETURN_IF_ERROR(CheckSession(db, session_id));
-    ASSIGN_OR_RETURN(rows,
-                     QueryEventRows(db, session_id, kEventsAfterSql, after_seq, ClampLimit(limit)));
+    ASSIGN_OR_RETURN(rows, QueryEventRows(db, session_id, kEventsAfterSql, after_seq,
+                                          ClampLimit(limit), kMaxHistoryPageBytes));
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(read);
@@ -319,23 +319,15 @@ absl::StatusOr<HistoryPage> SessionStore::GetHistory(const std::string& session_
   StoredEventRows rows;
   absl::Status read = Read(session_id, [&](Database& db) -> absl::Status {
     RETURN_IF_ERROR(CheckSession(db, session_id));
+    // At least one event, then no more than kMaxHistoryPageBytes of them: a
+    // page of prompts with images must fit a client's message limit, and
+    // the daemon must not hold `limit` such prompts to build it.
     ASSIGN_OR_RETURN(
         rows, QueryEventRows(db, session_id, forward ? kEventsAfterSql : kEventsBeforeSql, position,
-                             ClampLimit(limit)));
+                             ClampLimit(limit), kMaxHistoryPageBytes));
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(read);
-  // At least one event, then no more than kMaxHistoryPageBytes of them: a
-  // page of prompts with images must fit a client's message limit.
-  size_t bytes = 0;
-  for (size_t i = 0; i < rows.rows.size(); ++i) {
-    bytes += rows.rows[i].payload.size();
-    if (i > 0 && bytes > kMaxHistoryPageBytes) {
-      rows.rows.resize(i);
-      rows.more = true;
-      break;
-    }
-  }
   HistoryPage page;
   ASSIGN_OR_RETURN(page.events, DecodeEventRows(session_id, std::move(rows.rows)));
   if (rows.more) page.next_cursor = EncodeHistoryCursor(session_id, page.events.back().seq);

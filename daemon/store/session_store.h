@@ -83,8 +83,12 @@ inline constexpr size_t kMaxPluginSettingsBytes = 64 * 1024;
 
 enum class HistoryDirection { kForward, kBackward };
 
-// GetHistory ends a page early, after at least one event, once the stored
-// payloads of its events pass this many bytes.
+// GetHistory and ReadEvents end a page early, after at least one event,
+// once the stored payloads of its events would pass this many bytes. The
+// bound holds while the rows are read, not only for what is returned: a row
+// that would pass it is measured in SQLite's buffer and left for the next
+// call, so a read holds at most this much (or one event, when that alone is
+// larger) whatever the limit asked for.
 inline constexpr size_t kMaxHistoryPageBytes = 16 * 1024 * 1024;
 
 struct HistoryPage {
@@ -201,8 +205,11 @@ class SessionStore {
   // when no event carries one), and never back.
   absl::Status Commit(const std::string& session_id, const CommitBatch& batch);
 
-  // Stored events with seq > after_seq, oldest first, at most `limit`.
-  // A stored row that does not decode is kDataLoss naming session and seq.
+  // Stored events with seq > after_seq, oldest first, at most `limit`, and
+  // fewer once their payloads pass kMaxHistoryPageBytes (never none while
+  // any follow after_seq): callers read on from the last seq returned until
+  // an empty result. A stored row that does not decode is kDataLoss naming
+  // session and seq.
   absl::StatusOr<std::vector<events::SessionEvent>> ReadEvents(const std::string& session_id,
                                                                uint64_t after_seq, int limit);
 

@@ -18,12 +18,14 @@ int64_t SeqToSql(uint64_t seq) {
 }
 
 absl::StatusOr<StoredEventRows> QueryEventRows(Database& db, const std::string& session_id,
-                                               const char* sql, uint64_t seq, int limit) {
+                                               const char* sql, uint64_t seq, int limit,
+                                               size_t max_bytes) {
   ASSIGN_OR_RETURN(Statement select, db.Prepare(sql));
   select.BindString(0, session_id);
   select.BindInt64(1, SeqToSql(seq));
   select.BindInt(2, limit + 1);  // one row more says whether more follow
   StoredEventRows result;
+  size_t bytes = 0;
   while (true) {
     ASSIGN_OR_RETURN(bool has_row, select.Step());
     if (!has_row) break;
@@ -31,8 +33,16 @@ absl::StatusOr<StoredEventRows> QueryEventRows(Database& db, const std::string& 
       result.more = true;  // not read: a corrupt row there belongs to the next page
       break;
     }
+    // Measured before it is copied: SQLite holds one row at a time, so a
+    // page of large rows costs the budget, not `limit` times the row size.
+    const std::string_view payload = select.ColumnBytes(3);
+    bytes += payload.size();
+    if (!result.rows.empty() && bytes > max_bytes) {
+      result.more = true;
+      break;
+    }
     result.rows.push_back({static_cast<uint64_t>(select.ColumnInt64(0)), select.ColumnString(1),
-                           select.ColumnString(2), select.ColumnString(3), select.ColumnInt64(4)});
+                           select.ColumnString(2), std::string(payload), select.ColumnInt64(4)});
   }
   return result;
 }

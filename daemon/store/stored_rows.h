@@ -30,13 +30,18 @@ struct StoredEventRow {
 
 struct StoredEventRows {
   std::vector<StoredEventRow> rows;
-  bool more = false;  // rows beyond `limit` exist
+  bool more = false;  // rows beyond those returned exist
 };
 
 // The rows of `sql` (one of event_queries.h: ?1 session, ?2 seq, ?3 limit),
-// at most `limit`.
+// at most `limit`, and no more than `max_bytes` of payloads after the first
+// row: a row that would take the payloads past `max_bytes` is measured in
+// SQLite's buffer and not copied, and `more` says it exists. So a call
+// always makes progress (one row at least) and never holds more than one
+// oversized row beyond the budget, whatever `limit` is.
 absl::StatusOr<StoredEventRows> QueryEventRows(Database& db, const std::string& session_id,
-                                               const char* sql, uint64_t seq, int limit);
+                                               const char* sql, uint64_t seq, int limit,
+                                               size_t max_bytes);
 
 // A row that does not decode is kDataLoss naming session and seq.
 absl::StatusOr<std::vector<events::SessionEvent>> DecodeEventRows(const std::string& session_id,
