@@ -3,10 +3,12 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/logging.h"
-#include "common/status_macros.h"
 #include "daemon/loop/session_manager.h"
 #include "daemon/loop/session_runner.h"
 
@@ -35,32 +37,63 @@ void SessionManager::ForgetRemovedSession(const std::string& session_id, const s
 }
 
 absl::StatusOr<size_t> SessionManager::PurgeExpired() {
+  // A session the store cannot remove (a damaged page in its rows) is
+  // reported and tried again next time; it stops neither the other
+  // removals nor expiry, so each step goes on past a failure and the
+  // failures come back together at the end.
+  std::vector<absl::Status> failures;
+  size_t gone = 0;
   // Whether or not sessions expire: a removal cut short (a crash between two
   // batches, a failed batch) leaves hidden rows that only this finishes.
-  ASSIGN_OR_RETURN(std::vector<std::string> finished, deps_.store.FinishRemovals());
-  for (const auto& id : finished) {
-    ForgetRemovedSession(id, absl::StrCat("session ", id, " was deleted; its write lease ended"),
-                         /*on_queue=*/false);
-    RAW_LOG(Info) << "finished removing session " << id << ", which was cut short";
+  absl::StatusOr<store::RemovalReport> finished = deps_.store.FinishRemovals();
+  if (finished.ok()) {
+    for (const auto& id : finished->removed) {
+      ForgetRemovedSession(id, absl::StrCat("session ", id, " was deleted; its write lease ended"),
+                           /*on_queue=*/false);
+      RAW_LOG(Info) << "finished removing session " << id << ", which was cut short";
+    }
+    gone += finished->removed.size();
+    if (!finished->status.ok()) failures.push_back(finished->status);
+  } else {
+    failures.push_back(finished.status());
   }
-  ASSIGN_OR_RETURN(config::Config cfg, LoadConfig());
-  const int64_t days = cfg.sessions.expire_after_days;
-  if (days <= 0) return finished.size();
-  const int64_t cutoff = deps_.clock.NowUnixMs() - days * 24 * 60 * 60 * 1000;
-  ASSIGN_OR_RETURN(std::vector<std::string> removed, deps_.store.PurgeExpired(cutoff));
-  for (const auto& id : removed) {
-    // As DeleteSession: a client holding the session open (reading and
-    // watching do not renew it) is told, and the runner with its MCP
-    // servers goes.
-    ForgetRemovedSession(id,
-                         absl::StrCat("session ", id, " expired after ", days,
-                                      " days without conversation activity and was removed; "
-                                      "its write lease ended"),
-                         /*on_queue=*/false);
-    RAW_LOG(Info) << "session " << id << " expired after " << days
-                  << " days without conversation activity; removed";
+  absl::StatusOr<config::Config> cfg = LoadConfig();
+  const int64_t days = cfg.ok() ? cfg->sessions.expire_after_days : 0;
+  if (!cfg.ok()) failures.push_back(cfg.status());
+  if (days > 0) {
+    const int64_t cutoff = deps_.clock.NowUnixMs() - days * 24 * 60 * 60 * 1000;
+    absl::StatusOr<store::RemovalReport> expired = deps_.store.PurgeExpired(cutoff);
+    if (expired.ok()) {
+      // A session left unfinished is hidden all the same: it goes from
+      // memory now, and its rows at a later purge.
+      for (const auto* ids : {&expired->removed, &expired->unfinished}) {
+        for (const auto& id : *ids) {
+          // As DeleteSession: a client holding the session open (reading
+          // and watching do not renew it) is told, and the runner with its
+          // MCP servers goes.
+          ForgetRemovedSession(id,
+                               absl::StrCat("session ", id, " expired after ", days,
+                                            " days without conversation activity and was "
+                                            "removed; its write lease ended"),
+                               /*on_queue=*/false);
+          if (ids == &expired->removed) {
+            RAW_LOG(Info) << "session " << id << " expired after " << days
+                          << " days without conversation activity; removed";
+          }
+        }
+      }
+      gone += expired->removed.size();
+      if (!expired->status.ok()) failures.push_back(expired->status);
+    } else {
+      failures.push_back(expired.status());
+    }
   }
-  return finished.size() + removed.size();
+  if (failures.empty()) return gone;
+  std::vector<std::string> messages;
+  for (const absl::Status& failure : failures) messages.emplace_back(failure.message());
+  return absl::Status(
+      failures.front().code(),
+      absl::StrCat(absl::StrJoin(messages, "; "), " (", gone, " session(s) removed meanwhile)"));
 }
 
 size_t SessionManager::loaded_sessions() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "daemon/store/session_store.h"
 #include "daemon/store/sqlite/db.h"
@@ -59,14 +60,14 @@ absl::Status SessionStore::DeleteSession(const std::string& id, bool* hidden) {
                    "checks for expired sessions"));
 }
 
-absl::StatusOr<std::vector<std::string>> SessionStore::FinishRemovals() {
+absl::StatusOr<RemovalReport> SessionStore::FinishRemovals() {
   // No session was active before the earliest time: this marks nothing and
   // finishes what is marked already.
   return PurgeExpired(std::numeric_limits<int64_t>::min());
 }
 
-absl::StatusOr<std::vector<std::string>> SessionStore::PurgeExpired(int64_t cutoff_unix_ms) {
-  std::vector<std::string> removed;
+absl::StatusOr<RemovalReport> SessionStore::PurgeExpired(int64_t cutoff_unix_ms) {
+  std::vector<std::string> marked;
   // One transaction decides: a commit that renews a session either comes
   // before it (and the session stays) or finds the session gone.
   absl::Status written = Write(StoreStep::kRemovalWriting, "", [&](Database& db) -> absl::Status {
@@ -79,15 +80,39 @@ absl::StatusOr<std::vector<std::string>> SessionStore::PurgeExpired(int64_t cuto
     while (true) {
       ASSIGN_OR_RETURN(bool has_row, select.Step());
       if (!has_row) break;
-      removed.push_back(select.ColumnString(0));
+      marked.push_back(select.ColumnString(0));
     }
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(written);
-  if (removed.empty()) return removed;
-  for (const std::string& id : removed) RETURN_IF_ERROR(RemoveMarked(id));
-  RETURN_IF_ERROR(ReclaimSpaceInSteps());
-  return removed;
+  RemovalReport report;
+  if (marked.empty()) return report;
+  // A session that cannot be removed (a damaged page in its rows) stays
+  // marked and is tried again next time; it must not keep the others, nor
+  // their space, in the file.
+  std::vector<std::string> failures;
+  absl::StatusCode code = absl::StatusCode::kOk;
+  for (const std::string& id : marked) {
+    absl::Status removed = RemoveMarked(id);
+    if (removed.ok()) {
+      report.removed.push_back(id);
+      continue;
+    }
+    report.unfinished.push_back(id);
+    failures.push_back(
+        absl::StrCat("session ", id, " stays hidden with rows left (", removed.message(), ")"));
+    if (code == absl::StatusCode::kOk) code = removed.code();
+  }
+  if (absl::Status reclaimed = ReclaimSpaceInSteps(); !reclaimed.ok()) {
+    failures.push_back(absl::StrCat("giving free pages back failed (", reclaimed.message(), ")"));
+    if (code == absl::StatusCode::kOk) code = reclaimed.code();
+  }
+  if (!failures.empty()) {
+    report.status = absl::Status(
+        code, absl::StrCat("removing sessions: ", absl::StrJoin(failures, "; "),
+                           report.unfinished.empty() ? "" : "; the next purge tries again"));
+  }
+  return report;
 }
 
 absl::Status SessionStore::RemoveMarked(const std::string& session_id) {

@@ -81,6 +81,21 @@ struct PluginSettings {
 };
 inline constexpr size_t kMaxPluginSettingsBytes = 64 * 1024;
 
+// What PurgeExpired and FinishRemovals did once the sessions to remove were
+// marked (hidden from every read and write).
+struct RemovalReport {
+  // Sessions whose rows are all gone, least recently active first.
+  std::vector<std::string> removed;
+  // Sessions hidden whose rows could not all be deleted (a damaged page, a
+  // full disk), in the same order: they stay hidden, and the next
+  // PurgeExpired or FinishRemovals tries them again. One such session stops
+  // neither the others' removal nor the space coming back.
+  std::vector<std::string> unfinished;
+  // OK, or every failure after the marking, each unfinished session named
+  // with its error, and a failure to give the space back.
+  absl::Status status;
+};
+
 enum class HistoryDirection { kForward, kBackward };
 
 // GetHistory and ReadEvents end a page early, after at least one event,
@@ -236,21 +251,24 @@ class SessionStore {
 
   // Removes every session whose last activity is before `cutoff_unix_ms`,
   // with its history and context, and gives the space back to the file
-  // system. Returns the removed ids, least recently active first (with any
-  // removal a crash cut short, which is finished here). The expired
+  // system. Reports the removed ids, least recently active first (with any
+  // removal a crash or a failure cut short, which is finished here), and
+  // the sessions it could not finish (RemovalReport); the error status is
+  // only for a failure to mark the expired sessions, which changes
+  // nothing. The expired
   // sessions disappear together in one short transaction; then their rows
   // go in batches and the free pages in steps (PRAGMA incremental_vacuum),
   // each its own short transaction, so reads never wait for the purge and
   // other sessions' commits wait at most for one batch or step. A last WAL
   // checkpoint shrinks the files unless a reader is active, in which case a
   // later checkpoint does.
-  absl::StatusOr<std::vector<std::string>> PurgeExpired(int64_t cutoff_unix_ms);
+  absl::StatusOr<RemovalReport> PurgeExpired(int64_t cutoff_unix_ms);
   // Finishes every removal that was cut short (the process died between two
   // batches, or a batch failed) and gives the space back, like
   // PurgeExpired but marking nothing new: the owner calls it whether or not
   // sessions expire, so a deleted session's rows never stay in the file.
-  // Returns the ids it finished.
-  absl::StatusOr<std::vector<std::string>> FinishRemovals();
+  // Reports the ids it finished and those it still could not.
+  absl::StatusOr<RemovalReport> FinishRemovals();
 
   // Plugin settings (plugin_settings.cc): one JSON object per namespace,
   // with a revision that counts its writes (0: never written; then "{}").

@@ -1,6 +1,7 @@
 // SessionManager routes the lease changes to the session's queue, never
 // unloads a session while a lease command is queued or its lease is held,
 // and ends the lease of a session it removes (deleted or expired).
+#include <chrono>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -158,6 +159,34 @@ TEST_F(SessionManagerLeaseTest, ARemovalCutShortIsFinishedAlsoWhenSessionsNeverE
   EXPECT_EQ(*removed, 1u);
   EXPECT_EQ(RowsLeft("context_items"), 0);
   EXPECT_EQ(RowsLeft("sessions"), 0);
+}
+
+// A removal that keeps failing (a damaged page in another session's rows)
+// does not stop expiry: the expired session still goes, and the error names
+// the session that could not be removed.
+TEST_F(SessionManagerLeaseTest, ASessionThatCannotBeRemovedDoesNotStopExpiry) {
+  Exec(
+      "INSERT INTO sessions (id, agent, cwd, created_at, last_activity_at, removing) "
+      "VALUES ('stuck', 'coder', '/', 0, 0, 1)");
+  Exec(
+      "INSERT INTO context_items (session_id, position, payload) "
+      "VALUES ('stuck', 0, '{\"kind\":\"user_text\",\"text\":\"hi\"}')");
+  Exec(
+      "CREATE TRIGGER refuse BEFORE DELETE ON context_items WHEN old.session_id = 'stuck' "
+      "BEGIN SELECT RAISE(ABORT, 'database disk image is malformed'); END");
+  std::promise<absl::Status> ended;
+  ASSERT_FALSE(Hold(ended).empty());
+
+  auto removed = manager_.PurgeExpired();
+  EXPECT_FALSE(removed.ok());
+  EXPECT_NE(removed.status().message().find("session stuck "), std::string::npos)
+      << removed.status();
+  EXPECT_EQ(RowsLeft("sessions"), 0);
+  EXPECT_EQ(manager_.loaded_sessions(), 0u);
+  // The purge ends the lease before it returns: nothing to wait for.
+  std::future<absl::Status> why = ended.get_future();
+  ASSERT_EQ(why.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_EQ(why.get().code(), absl::StatusCode::kNotFound);
 }
 
 // A delete whose row batches fail after the session was hidden still ends

@@ -2,6 +2,7 @@
 // space given back on disk, and reads that never renew a session.
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daemon/store/migrator.h"
@@ -17,6 +18,7 @@ namespace {
 
 using events::SessionEvent;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::RowsOf;
 using testing::Session;
@@ -73,7 +75,8 @@ void PurgeLargeSessionAndCheck(SessionStore& store, const std::string& path) {
 
   auto removed = store.PurgeExpired(3000);
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_THAT(*removed, ElementsAre("old_small", "old_big"));  // least recently active first
+  EXPECT_THAT(removed->removed,
+              ElementsAre("old_small", "old_big"));  // least recently active first
 
   EXPECT_LT(DatabaseFileSize(path), full / 4);
   EXPECT_EQ(DatabaseFileSize(path + "-wal"), 0);
@@ -127,11 +130,61 @@ TEST(SessionPurgeTest, NothingExpiredRemovesNothing) {
   TempDir dir;
   auto store = OpenStore(dir.File(DatabaseFileName()));
   ASSERT_NE(store, nullptr);
-  EXPECT_THAT(*store->PurgeExpired(1'000'000), IsEmpty());
+  EXPECT_THAT(store->PurgeExpired(1'000'000)->removed, IsEmpty());
   ASSERT_TRUE(store->CreateSession(Session("s1", 2000)).ok());
-  EXPECT_THAT(*store->PurgeExpired(2000), IsEmpty());
+  EXPECT_THAT(store->PurgeExpired(2000)->removed, IsEmpty());
   EXPECT_TRUE(store->GetSession("s1").ok());
-  EXPECT_THAT(*store->PurgeExpired(2001), ElementsAre("s1"));
+  EXPECT_THAT(store->PurgeExpired(2001)->removed, ElementsAre("s1"));
+}
+
+// A session whose rows cannot be deleted (here a trigger refuses; a damaged
+// page in the field) stays hidden and is named in the report; the other
+// expired sessions go all the same, later purges go on expiring, and the
+// session goes once its rows can be deleted.
+TEST(SessionPurgeTest, ASessionThatCannotBeRemovedStopsNoOther) {
+  TempDir dir;
+  const std::string path = dir.File(DatabaseFileName());
+  auto store = OpenStore(path);
+  ASSERT_NE(store, nullptr);
+  for (auto [id, activity] : {std::pair{"stuck", 100}, {"old", 200}, {"later", 5000}}) {
+    ASSERT_TRUE(store->CreateSession(Session(id, activity)).ok());
+    Fill(*store, id, 20, 100);
+  }
+  {
+    auto db = *Database::Open(path);
+    ASSERT_TRUE(db->Exec("CREATE TRIGGER refuse BEFORE DELETE ON events "
+                         "WHEN old.session_id = 'stuck' "
+                         "BEGIN SELECT RAISE(ABORT, 'database disk image is malformed'); END")
+                    .ok());
+  }
+  auto first = store->PurgeExpired(1000);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(first->removed, ElementsAre("old"));
+  EXPECT_THAT(first->unfinished, ElementsAre("stuck"));
+  EXPECT_FALSE(first->status.ok());
+  EXPECT_THAT(first->status.message(), HasSubstr("session stuck "));
+  EXPECT_THAT(first->status.message(), HasSubstr("database disk image is malformed"));
+  EXPECT_EQ(RowsOf(path, "events", "old"), 0);
+  EXPECT_EQ(store->GetSession("stuck").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(store->GetSession("later").ok());
+
+  auto second = store->PurgeExpired(6000);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_THAT(second->removed, ElementsAre("later"));
+  EXPECT_THAT(second->unfinished, ElementsAre("stuck"));
+  EXPECT_THAT(second->status.message(), HasSubstr("session stuck "));
+  EXPECT_EQ(RowsOf(path, "events", "later"), 0);
+
+  {
+    auto db = *Database::Open(path);
+    ASSERT_TRUE(db->Exec("DROP TRIGGER refuse").ok());
+  }
+  auto finished = store->FinishRemovals();
+  ASSERT_TRUE(finished.ok()) << finished.status();
+  EXPECT_THAT(finished->removed, ElementsAre("stuck"));
+  EXPECT_THAT(finished->unfinished, IsEmpty());
+  EXPECT_TRUE(finished->status.ok()) << finished->status;
+  EXPECT_EQ(RowsOf(path, "events", "stuck"), 0);
 }
 
 // Reading a session in every way leaves its last activity where it was, so
@@ -167,7 +220,7 @@ TEST(SessionPurgeTest, ReadingNeverRenewsASession) {
 
   EXPECT_EQ(store->GetSession("s1")->last_activity_unix_ms, 4000);
   EXPECT_EQ(store->ListSessions(10, "")->sessions[0].last_activity_unix_ms, 4000);
-  EXPECT_THAT(*store->PurgeExpired(4001), ElementsAre("s1"));
+  EXPECT_THAT(store->PurgeExpired(4001)->removed, ElementsAre("s1"));
 }
 
 }  // namespace

@@ -197,7 +197,7 @@ TEST_F(SessionStoreConcurrencyTest, PurgeDeletesInBatchesAndOthersCommitBetween)
   });
   auto removed = store_->PurgeExpired(1000);
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_THAT(*removed, ElementsAre("old"));
+  EXPECT_THAT(removed->removed, ElementsAre("old"));
   EXPECT_EQ(batches, 4);  // 10 + 10 + 10 + 5 rows
   EXPECT_EQ(RowsOf(path_, "events", "old"), 0);
   EXPECT_EQ(RowsOf(path_, "context_items", "old"), 0);
@@ -245,7 +245,7 @@ TEST_F(SessionStoreConcurrencyTest, PurgeFinishesARemovalCutShort) {
 
   auto removed = store_->PurgeExpired(1000);  // nothing is that old
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_THAT(*removed, ElementsAre("half"));
+  EXPECT_THAT(removed->removed, ElementsAre("half"));
   EXPECT_EQ(RowsOf(path_, "events", "half"), 0);
   EXPECT_EQ(RowsOf(path_, "context_items", "half"), 0);
   EXPECT_TRUE(store_->GetSession("kept").ok());
@@ -281,11 +281,11 @@ TEST_F(SessionStoreConcurrencyTest, ARemovalWhoseBatchFailedIsFinishedLater) {
   }
   auto finished = store_->FinishRemovals();
   ASSERT_TRUE(finished.ok()) << finished.status();
-  EXPECT_THAT(*finished, ElementsAre("gone"));
+  EXPECT_THAT(finished->removed, ElementsAre("gone"));
   EXPECT_EQ(RowsOf(path_, "events", "gone"), 0);
   EXPECT_EQ(RowsOf(path_, "context_items", "gone"), 0);
   EXPECT_TRUE(store_->GetSession("old_but_kept").ok());
-  EXPECT_THAT(*store_->FinishRemovals(), ::testing::IsEmpty());
+  EXPECT_THAT(store_->FinishRemovals()->removed, ::testing::IsEmpty());
 }
 
 // After a purge the free pages go back a step at a time, each step its own
@@ -304,7 +304,7 @@ TEST_F(SessionStoreConcurrencyTest, SpaceComesBackInSteps) {
   hook_.Set([&](StoreStep step, const std::string& id) {
     if (step == StoreStep::kRemovalWriting && id.empty()) ++removal_writes;
   });
-  ASSERT_THAT(*store_->PurgeExpired(1000), ElementsAre("old"));
+  ASSERT_THAT(store_->PurgeExpired(1000)->removed, ElementsAre("old"));
   // The marking transaction, then about 100 pages in steps of 8.
   EXPECT_GT(removal_writes, 10);
   auto db = *Database::Open(path_);
