@@ -20,10 +20,14 @@ inline constexpr char kFirstSeqOfTurnSql[] =
     "SELECT seq FROM events WHERE session_id = ?1 AND turn_id = ?2 ORDER BY seq ASC LIMIT 1";
 
 // ?1 session id, ?2 tool: the metadata of the tool's results that carry
-// any, oldest first (partial index events_tool_meta).
+// any, oldest first (partial index events_tool_meta). The query repeats the
+// index's condition term for term, json_valid(payload) included, which is
+// what lets SQLite use a partial index; a row that is not valid JSON is
+// never read here (reading the history reports it).
 inline constexpr char kToolMetaSql[] =
     "SELECT json_extract(payload, '$.meta') FROM events "
-    "WHERE session_id = ?1 AND kind = 'tool_result' AND json_extract(payload, '$.tool') = ?2 "
+    "WHERE session_id = ?1 AND kind = 'tool_result' AND json_valid(payload) "
+    "AND json_extract(payload, '$.tool') = ?2 "
     "AND json_extract(payload, '$.meta') IS NOT NULL ORDER BY seq ASC";
 
 inline constexpr char kInsertEventSql[] =
