@@ -15,6 +15,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "daemon/store/sqlite/file_checks.h"
 
 namespace raw::store {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 // from it, private from the start. Failures are left to sqlite3_open_v2,
 // which reports them with its own message.
 void CreatePrivateFile(const std::string& path) {
-  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) return;
+  if (!IsDatabaseFilePath(path)) return;
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0) close(fd);
 }
@@ -74,18 +75,35 @@ WriteFailure DiagnoseWriteFailure(const std::string& path) {
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path,
                                                          const DatabaseOptions& options) {
   const bool read_only = options.mode == OpenMode::kReadOnly;
-  if (!read_only) CreatePrivateFile(path);
+  const bool file = IsDatabaseFilePath(path);
+  // Never through a symbolic link (file_checks.h); NOFOLLOW closes the gap
+  // between the check and the open.
+  std::string open_path = path;
+  if (file) {
+    ASSIGN_OR_RETURN(open_path, PathToOpen(path));
+  }
+  if (!read_only) CreatePrivateFile(open_path);
   sqlite3* handle = nullptr;
-  const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-                    SQLITE_OPEN_NOMUTEX;
-  int code = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
+  const int flags =
+      (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+      SQLITE_OPEN_NOMUTEX | (file ? SQLITE_OPEN_NOFOLLOW : 0);
+  int code = sqlite3_open_v2(open_path.c_str(), &handle, flags, nullptr);
   if (handle == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat("sqlite: cannot allocate a connection for ",
                                                      path));
   }
   std::unique_ptr<Database> db(new Database(handle, path));
+  if (code != SQLITE_OK && sqlite3_extended_errcode(handle) == SQLITE_CANTOPEN_SYMLINK) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the session database file ", path,
+        " became a symbolic link while it was opened; rawd does not follow one. Move it aside "
+        "(and check who can write to its directory), then start rawd again"));
+  }
   if (code != SQLITE_OK) return db->Error(code, absl::StrCat("opening ", path));
   sqlite3_extended_result_codes(handle, 1);
+  if (file) {
+    RETURN_IF_ERROR(CheckDatabaseFiles(open_path));
+  }
   // SQLite opens a file it may not write read-only, without an error; every
   // later write would fail instead.
   if (!read_only && sqlite3_db_readonly(handle, "main") == 1) {

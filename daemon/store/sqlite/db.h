@@ -7,7 +7,9 @@
 // foreign_keys=ON and a busy timeout. A file Open() creates is private: mode
 // 0600 (SQLite gives its -wal and -shm files the mode of the database file),
 // and, while still empty, it gets incremental auto-vacuum so that
-// ReclaimSpace() can shrink it cheaply.
+// ReclaimSpace() can shrink it cheaply. A file is never opened through a
+// symbolic link, and must be a regular file of the effective user with one
+// name; one open to other users is made private (store/sqlite/file_checks.h).
 //
 // Prepare() hands out Statements whose compiled form is cached per
 // connection (SQLITE_PREPARE_PERSISTENT), keyed by the SQL text.
@@ -66,7 +68,9 @@ struct DatabaseOptions {
 class Database {
  public:
   // Opens or creates the database at `path` (":memory:" for a private
-  // in-memory database).
+  // in-memory database). A file that is a symbolic link, is not a regular
+  // file, belongs to another user or has more than one name is
+  // kFailedPrecondition naming it, and left untouched.
   static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path,
                                                         const DatabaseOptions& options = {});
   ~Database();

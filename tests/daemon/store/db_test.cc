@@ -185,16 +185,72 @@ TEST(DatabaseTest, NewFileAndItsWalAndShmArePrivate) {
   EXPECT_EQ(PermissionBits(path + "-shm"), 0600u);
 }
 
-TEST(DatabaseTest, ExistingFileKeepsItsMode) {
+// A file others may read (a copy made with umask 022, an earlier build)
+// loses the others' permission bits when opened, and so do the -wal and
+// -shm files SQLite then makes from its mode; the owner's bits stay.
+TEST(DatabaseTest, AnExistingFileOpenToOthersIsMadePrivate) {
   TempDir dir;
   const std::string path = dir.File("a.db");
   int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0600);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(fchmod(fd, 0640), 0);
+  ASSERT_EQ(fchmod(fd, 0644), 0);
   close(fd);
-  auto db = *Database::Open(path);
-  ASSERT_TRUE(db->Exec("CREATE TABLE t (a INTEGER)").ok());
-  EXPECT_EQ(PermissionBits(path), 0640u);
+  auto db = Database::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1)").ok());
+  EXPECT_EQ(PermissionBits(path), 0600u);
+  EXPECT_EQ(PermissionBits(path + "-wal"), 0600u);
+  EXPECT_EQ(PermissionBits(path + "-shm"), 0600u);
+}
+
+// A database file that is a symbolic link (another user who can write the
+// state directory could plant one to a file of theirs) is refused, naming
+// it, and the file it points to is neither used nor changed.
+TEST(DatabaseTest, ASymlinkedFileIsRefused) {
+  TempDir dir;
+  const std::string elsewhere = dir.File("stolen.db");
+  {
+    auto db = *Database::Open(elsewhere);
+    ASSERT_TRUE(db->Exec("PRAGMA journal_mode=DELETE; CREATE TABLE t (a INTEGER)").ok());
+  }
+  ASSERT_EQ(chmod(elsewhere.c_str(), 0666), 0);
+  const std::string before = ReadFileBytes(elsewhere);
+  const std::string path = dir.File("sessions.sqlite3");
+  ASSERT_EQ(symlink(elsewhere.c_str(), path.c_str()), 0);
+  for (OpenMode mode : {OpenMode::kReadWrite, OpenMode::kReadOnly}) {
+    auto db = Database::Open(path, {.mode = mode});
+    ASSERT_FALSE(db.ok());
+    EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(std::string(db.status().message()), HasSubstr(path + " is a symbolic link"));
+  }
+  EXPECT_EQ(ReadFileBytes(elsewhere), before);
+  EXPECT_EQ(PermissionBits(elsewhere), 0666u);
+  EXPECT_FALSE(std::filesystem::exists(elsewhere + "-wal"));
+}
+
+// A file with a second name (a hard link another user made to it, or to
+// one of theirs) is refused too.
+TEST(DatabaseTest, AFileWithTwoNamesIsRefused) {
+  TempDir dir;
+  const std::string path = dir.File("a.db");
+  { ASSERT_TRUE(Database::Open(path).ok()); }
+  ASSERT_EQ(link(path.c_str(), dir.File("b.db").c_str()), 0);
+  auto db = Database::Open(path);
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr(path + " has 2 names"));
+}
+
+// A state directory reached through a symbolic link is fine: only the file
+// itself must not be one.
+TEST(DatabaseTest, ADirectoryReachedThroughALinkIsFine) {
+  TempDir dir;
+  ASSERT_EQ(mkdir(dir.File("real").c_str(), 0700), 0);
+  ASSERT_EQ(symlink(dir.File("real").c_str(), dir.File("link").c_str()), 0);
+  auto db = Database::Open(dir.File("link") + "/a.db");
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE t (a INTEGER)").ok());
+  EXPECT_TRUE(std::filesystem::exists(dir.File("real") + "/a.db"));
 }
 
 TEST(DatabaseTest, NewFileGetsIncrementalAutoVacuumExistingOneKeepsItsMode) {
