@@ -167,13 +167,18 @@ std::string TakeShowable(std::string& pending, bool flush,
 }  // namespace
 
 void SessionLog::ReserveLiveSeqLocked() {
-  if (next_seq_ <= seq_reserved_) return;
+  if (next_seq_ <= std::max(seq_reserved_, reservation_tried_through_)) return;
   store::CommitBatch reservation;
   reservation.reserve_seqs_through = next_seq_ - 1 + kSeqReservation;
+  // Tried once per reservation's worth of seqs, whether or not it is
+  // stored: a failing store is not asked again for every delta.
+  reservation_tried_through_ = reservation.reserve_seqs_through;
   if (absl::Status s = store_.Commit(session_id_, reservation); !s.ok()) {
-    // Publishing goes on: only a restart before the next commit could then
-    // number an event with a seq a client has seen.
+    // Publishing goes on, and seq_reserved_ stays what the store holds, so
+    // the next durable commit carries the reservation: only a restart
+    // before it could number an event with a seq a client has seen.
     RAW_LOG(Warning) << "session " << session_id_ << ": reserving event seqs: " << s;
+    return;
   }
   seq_reserved_ = reservation.reserve_seqs_through;
 }

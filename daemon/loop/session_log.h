@@ -221,8 +221,12 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   mutable absl::Mutex mu_;
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_);
   uint64_t durable_head_ ABSL_GUARDED_BY(mu_);
-  // Seqs up to here are reserved in the store.
+  // Seqs up to here are reserved in the store: raised only by a commit
+  // that stored the reservation.
   uint64_t seq_reserved_ ABSL_GUARDED_BY(mu_);
+  // The end of the last reservation ReserveLiveSeqLocked asked for, stored
+  // or not: it asks again only past it.
+  uint64_t reservation_tried_through_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<events::SessionEvent> transient_ ABSL_GUARDED_BY(mu_);
   size_t transient_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t transient_dropped_through_ ABSL_GUARDED_BY(mu_) = 0;

@@ -3,10 +3,12 @@
 // published, and a failed commit uses no seq. Real SQLite in a temp dir.
 #include "daemon/loop/session_log.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "daemon/store/sqlite/db.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/loop/temp_store.h"
@@ -32,6 +34,13 @@ events::Notice Note(const std::string& text) {
 
 class SessionLogTest : public ::testing::Test {
  protected:
+  // Runs `sql` on the store's file through a connection of its own.
+  void Exec(const std::string& sql) {
+    auto db = store::Database::Open(temp_.dir() + "/sessions.sqlite3");
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->Exec(sql).ok()) << sql;
+  }
+
   TempStore temp_;
   FixedClock clock_;
   std::shared_ptr<SessionLog> log_ =
@@ -173,6 +182,28 @@ TEST_F(SessionLogTest, ALongLiveStreamKeepsItsSeqsReserved) {
                       record.seq_reserved);
   ASSERT_TRUE(reloaded.Commit("t", {Note("b")}).ok());
   EXPECT_GT(SeqsOf(temp_.Stored()).back(), published);
+}
+
+// A reservation the store refused (a full disk) is not counted as made: the
+// next durable commit carries one, so every seq published, then and after,
+// stays reserved for a daemon that loads the session again.
+TEST_F(SessionLogTest, ARefusedReservationIsMadeByTheNextCommit) {
+  ASSERT_TRUE(log_->Commit("t", {Note("a")}).ok());
+  const uint64_t reserved = temp_.store().GetSession(temp_.session_id())->seq_reserved;
+  Exec(
+      "CREATE TRIGGER refuse BEFORE UPDATE OF seq_reserved ON sessions "
+      "BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
+  // Past the reservation: the log asks for another, which fails.
+  while (log_->last_seq() <= reserved) log_->PublishLive("t", events::TextDelta{"x"});
+  ASSERT_EQ(temp_.store().GetSession(temp_.session_id())->seq_reserved, reserved);
+  Exec("DROP TRIGGER refuse");
+
+  ASSERT_TRUE(log_->Commit("t", {Note("b")}).ok());
+  for (uint64_t i = 0; i < SessionLog::kSeqReservation / 2; ++i) {
+    log_->PublishLive("t", events::TextDelta{"y"});
+  }
+  store::SessionRecord record = *temp_.store().GetSession(temp_.session_id());
+  EXPECT_GE(std::max(record.last_seq, record.seq_reserved), log_->last_seq());
 }
 
 // A subscriber that joins in the middle of a streamed step still gets the
