@@ -1,5 +1,6 @@
 #include "daemon/store/page_token.h"
 
+#include <limits>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -64,6 +65,12 @@ absl::StatusOr<uint64_t> DecodeHistoryCursor(const std::string& session_id,
     return absl::InvalidArgumentError(
         absl::StrCat("history cursor ", Quote(cursor),
                      " belongs to another session than ", session_id));
+  }
+  // Stored seqs are SQLite integers: no cursor of the store's goes past
+  // them, and one that did could only be clamped, to a page that repeats.
+  if (seq > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return absl::InvalidArgumentError(absl::StrCat("history cursor ", Quote(cursor), " names seq ",
+                                                   seq, ", beyond any stored seq"));
   }
   return seq;
 }

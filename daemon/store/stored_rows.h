@@ -38,7 +38,8 @@ struct StoredEventRows {
 // row: a row that would take the payloads past `max_bytes` is measured in
 // SQLite's buffer and not copied, and `more` says it exists. So a call
 // always makes progress (one row at least) and never holds more than one
-// oversized row beyond the budget, whatever `limit` is.
+// oversized row beyond the budget, whatever `limit` is. A row with a seq
+// below 1 is kDataLoss naming session and seq.
 absl::StatusOr<StoredEventRows> QueryEventRows(Database& db, const std::string& session_id,
                                                const char* sql, uint64_t seq, int limit,
                                                size_t max_bytes);

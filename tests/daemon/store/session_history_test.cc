@@ -4,9 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "daemon/store/page_token.h"
 #include "daemon/store/session_store.h"
 #include "daemon/store/sqlite/db.h"
 #include "gmock/gmock.h"
@@ -135,6 +137,40 @@ TEST_F(SessionHistoryTest, APageOfLargeEventsEndsEarlyAndTheCursorGoesOn) {
   ASSERT_EQ(last.events.size(), 1u);
   EXPECT_EQ(last.events[0].seq, 6u);
   EXPECT_FALSE(last.next_cursor.empty());
+}
+
+// The schema cannot keep a seq below 1 out; such a row (damaged, or
+// written by hand) is reported naming it, rather than read as a seq near
+// 2^64 whose cursor would send backward paging round for ever.
+TEST_F(SessionHistoryTest, AStoredSeqBelowOneIsDataLossNamingTheRow) {
+  Append("s1", 1, 3);
+  {
+    auto db = *Database::Open(path_);
+    ASSERT_TRUE(db->Exec("INSERT INTO events (session_id, seq, turn_id, kind, payload, "
+                         "created_at) VALUES ('s1', -5, 't', 'notice', '{}', 1)")
+                    .ok());
+  }
+  HistoryPage newest = Page("", 2, HistoryDirection::kBackward);
+  EXPECT_EQ(Seqs(newest.events), Range(3, 2));
+  auto older = store_->GetHistory("s1", newest.next_cursor, 10, HistoryDirection::kBackward);
+  EXPECT_EQ(older.status().code(), absl::StatusCode::kDataLoss) << older.status();
+  EXPECT_THAT(std::string(older.status().message()),
+              HasSubstr("session s1: a stored event has seq -5"));
+}
+
+// A cursor past the largest seq SQLite can hold is malformed, not clamped
+// to a position whose page would come back again and again.
+TEST_F(SessionHistoryTest, ACursorBeyondAnyStoredSeqIsInvalidArgument) {
+  Append("s1", 1, 3);
+  for (uint64_t seq : {uint64_t{1} << 63, ~uint64_t{0}}) {
+    auto page =
+        store_->GetHistory("s1", EncodeHistoryCursor("s1", seq), 10, HistoryDirection::kBackward);
+    EXPECT_EQ(page.status().code(), absl::StatusCode::kInvalidArgument) << seq;
+    EXPECT_THAT(std::string(page.status().message()), HasSubstr("beyond any stored seq"));
+  }
+  const uint64_t largest = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(Seqs(Page(EncodeHistoryCursor("s1", largest), 10, HistoryDirection::kBackward).events),
+            Range(3, 1));
 }
 
 TEST_F(SessionHistoryTest, ReadEventsAfterSeq) {
