@@ -289,6 +289,14 @@ absl::Status Database::Error(int code, absl::string_view context) const {
       absl::StrAppend(&message, ": ", path_, ": ", std::strerror(os_error));
     }
   }
+  // SQLite's "file is not a database" names neither the file nor a way on.
+  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+    absl::StrAppend(
+        &message, ": ", path_,
+        " is damaged or is not a Raw session database. With rawd stopped, move it aside "
+        "with its -wal and -shm files (keep them: the sessions they hold may still be "
+        "recoverable with sqlite3's .recover); rawd then starts with an empty one");
+  }
   switch (primary) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:

@@ -123,9 +123,9 @@ class Database {
   // An error status for SQLite result code `code` on this connection,
   // carrying sqlite3_errmsg() and `context`. The status code follows the
   // kind of failure: busy/locked -> kUnavailable, corrupt or not a database
-  // -> kDataLoss, constraint -> kAlreadyExists for unique keys and
-  // kFailedPrecondition otherwise, disk full -> kResourceExhausted, cannot
-  // open -> kFailedPrecondition, anything else -> kInternal.
+  // -> kDataLoss (naming the file and saying to move it aside), constraint -> kAlreadyExists for
+  // unique keys and kFailedPrecondition otherwise, disk full -> kResourceExhausted, cannot open ->
+  // kFailedPrecondition, anything else -> kInternal.
   absl::Status Error(int code, absl::string_view context) const;
 
  private:

@@ -140,6 +140,28 @@ TEST(DatabaseTest, NestedUseOfTheSameSqlGetsASeparateStatement) {
   EXPECT_EQ(db->CachedStatementCount(), cached_before + 1);
 }
 
+// A file that is not a database (or lost its header) is named in the
+// error, with what to do, not only SQLite's "file is not a database".
+TEST(DatabaseTest, AFileThatIsNotADatabaseIsNamedWithWhatToDo) {
+  TempDir dir;
+  const std::string path = dir.File("sessions.sqlite3");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string(8192, 'x');
+  }
+  ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+  DatabaseOptions options;
+  options.cache_kib = 1024;
+  auto db = Database::Open(path, options);
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr("file is not a database"));
+  EXPECT_THAT(std::string(db.status().message()),
+              HasSubstr(path + " is damaged or is not a Raw session database"));
+  EXPECT_THAT(std::string(db.status().message()), HasSubstr("move it aside"));
+  EXPECT_EQ(ReadFileBytes(path), std::string(8192, 'x'));
+}
+
 TEST(DatabaseTest, NewerUserVersionIsRefusedBeforeAnythingIsWritten) {
   TempDir dir;
   const std::string path = dir.File("future.db");
