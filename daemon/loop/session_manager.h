@@ -271,8 +271,11 @@ class SessionManager {
   // sessions.expire_after_days (when it is positive); returns how many
   // sessions went. A removed session is forgotten as DeleteSession does:
   // its running operation is cancelled, its runner and MCP servers go, and
-  // its lease holder and waiters are told kNotFound. Called from outside
-  // the worker pool (it may wait for a cancelled operation to end).
+  // its lease holder and waiters are told kNotFound. A session whose rows
+  // cannot be deleted stops no other: after doing all it could, the call
+  // returns an error naming each session it could not remove (they stay
+  // hidden and are tried again next time). Called from outside the worker
+  // pool (it may wait for a cancelled operation to end).
   absl::StatusOr<size_t> PurgeExpired();
 
   // These two load the session and run its recovery on the calling thread
