@@ -17,6 +17,7 @@
 #include "clients/acp/request_params.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/clients/acp/client_end.h"
 #include "tests/clients/fake_daemon.h"
 #include "tests/clients/temp_dir.h"
 
@@ -43,35 +44,7 @@ Json Request(int id, const std::string& method, Json params) {
 
 class AgentConnectionTest : public ::testing::Test {
  protected:
-  // The ACP client's end of the connection: every line the connection sends.
-  class ClientEnd : public Transport {
-   public:
-    bool Send(std::string message) override {
-      absl::MutexLock l(&mu_);
-      sent_.push_back(Json::parse(message));
-      return true;
-    }
-    void Close() override {}
-
-    // Waits for a message `match` accepts and returns it; null when none
-    // came within 30 s.
-    Json WaitFor(const std::function<bool(const Json&)>& match) {
-      absl::MutexLock l(&mu_);
-      auto seen = [this, &match]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return std::any_of(sent_.begin(), sent_.end(), match);
-      };
-      if (!mu_.AwaitWithTimeout(absl::Condition(&seen), absl::Seconds(30))) return nullptr;
-      return *std::find_if(sent_.begin(), sent_.end(), match);
-    }
-    std::vector<Json> sent() {
-      absl::MutexLock l(&mu_);
-      return sent_;
-    }
-
-   private:
-    absl::Mutex mu_;
-    std::vector<Json> sent_ ABSL_GUARDED_BY(mu_);
-  };
+  using ClientEnd = ::raw::acp::testing::ClientEnd;
 
   void SetUp() override {
     loop_thread_ = std::thread([this] { loop_.Run(); });

@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "tests/clients/acp/client_end.h"
 #include "tests/clients/fake_daemon.h"
 #include "tests/clients/temp_dir.h"
 
@@ -23,33 +24,7 @@ namespace {
 
 class SessionBridgeTest : public ::testing::Test {
  protected:
-  // The ACP client's end of the connection: every message the bridge sends.
-  class ClientEnd : public Transport {
-   public:
-    bool Send(std::string message) override {
-      absl::MutexLock l(&mu_);
-      sent_.push_back(Json::parse(message));
-      return true;
-    }
-    void Close() override {}
-
-    // Waits for a message `match` accepts; false when none came within 30 s.
-    bool WaitFor(const std::function<bool(const Json&)>& match) {
-      absl::MutexLock l(&mu_);
-      auto seen = [this, &match]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return std::any_of(sent_.begin(), sent_.end(), match);
-      };
-      return mu_.AwaitWithTimeout(absl::Condition(&seen), absl::Seconds(30));
-    }
-    std::vector<Json> sent() {
-      absl::MutexLock l(&mu_);
-      return sent_;
-    }
-
-   private:
-    absl::Mutex mu_;
-    std::vector<Json> sent_ ABSL_GUARDED_BY(mu_);
-  };
+  using ClientEnd = ::raw::acp::testing::ClientEnd;
 
   // The connection's side: session/prompt goes to the bridge.
   class Agent : public JsonRpc::Handler {
@@ -207,18 +182,18 @@ TEST_F(SessionBridgeTest, TheTurnsEventsReachTheClientBeforeRawdAnswersItsStart)
   // A delta is live only: the bridge's subscription must be there first.
   daemon_.service().WaitForCall("Subscribe");
   daemon_.service().Append(Delta(turn_id, "first"));
-  ASSERT_TRUE(client_->WaitFor(Chunk("first")));
+  ASSERT_TRUE(client_->Saw(Chunk("first")));
   EXPECT_EQ(daemon_.service().start_turns_answered(), 0);
 
   // Another operation's end does not answer the prompt (the events come in
   // order: once "second" is out, that end was handled).
   daemon_.service().Append(Ended("turn_another"));
   daemon_.service().Append(Delta(turn_id, "second"));
-  ASSERT_TRUE(client_->WaitFor(Chunk("second")));
+  ASSERT_TRUE(client_->Saw(Chunk("second")));
   EXPECT_TRUE(Answers(1).empty());
 
   daemon_.service().Append(Ended(turn_id));
-  ASSERT_TRUE(client_->WaitFor(Answer(1)));
+  ASSERT_TRUE(client_->Saw(Answer(1)));
   EXPECT_EQ(daemon_.service().start_turns_answered(), 0);
   std::vector<Json> answers = Answers(1);
   ASSERT_EQ(answers.size(), 1u);
@@ -234,7 +209,7 @@ TEST_F(SessionBridgeTest, TheTurnsEventsReachTheClientBeforeRawdAnswersItsStart)
   ASSERT_FALSE(second.empty());
   EXPECT_NE(second, turn_id);
   daemon_.service().Append(Ended(second));
-  ASSERT_TRUE(client_->WaitFor(Answer(2)));
+  ASSERT_TRUE(client_->Saw(Answer(2)));
   answers = Answers(2);
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0]["result"]["stopReason"], "end_turn") << answers[0].dump();
@@ -250,7 +225,7 @@ TEST_F(SessionBridgeTest, ACancelWhileRawdPreparesTheTurnAnswersCancelled) {
   const std::string turn_id = ChosenTurnId(1);
   ASSERT_FALSE(turn_id.empty());
   OnLoop([this] { bridge_->Cancel(); });
-  ASSERT_TRUE(client_->WaitFor(Answer(1)));
+  ASSERT_TRUE(client_->Saw(Answer(1)));
   std::vector<Json> answers = Answers(1);
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0]["result"]["stopReason"], "cancelled") << answers[0].dump();
@@ -263,7 +238,7 @@ TEST_F(SessionBridgeTest, ARefusedStartEndsThePromptWithItsError) {
       grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "the agent is still working"));
   Open();
   Prompt(1, "hi");
-  ASSERT_TRUE(client_->WaitFor(Answer(1)));
+  ASSERT_TRUE(client_->Saw(Answer(1)));
   std::vector<Json> answers = Answers(1);
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0]["error"]["code"], rpc_code::kInternalError) << answers[0].dump();
@@ -283,7 +258,7 @@ TEST_F(SessionBridgeTest, ALeaseTakenForAPromptWhoseTurnCannotStartIsGivenBack) 
   Open();  // following
   daemon_.service().DropHeldLease("s1");
   Prompt(1, "hi");
-  ASSERT_TRUE(client_->WaitFor(Answer(1))) << absl::StrJoin(daemon_.service().calls(), "\n");
+  ASSERT_TRUE(client_->Saw(Answer(1))) << absl::StrJoin(daemon_.service().calls(), "\n");
   std::vector<Json> answers = Answers(1);
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0]["error"]["message"], "the agent is still working") << answers[0].dump();
