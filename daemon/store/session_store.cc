@@ -301,7 +301,7 @@ absl::StatusOr<std::vector<events::SessionEvent>> SessionStore::ReadEvents(
   absl::Status read = Read(session_id, [&](Database& db) -> absl::Status {
     RETURN_IF_ERROR(CheckSession(db, session_id));
     ASSIGN_OR_RETURN(rows, QueryEventRows(db, session_id, kEventsAfterSql, after_seq,
-                                          ClampLimit(limit), kMaxHistoryPageBytes));
+                                          ClampLimit(limit), options_.history_read_bytes));
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(read);
@@ -319,12 +319,13 @@ absl::StatusOr<HistoryPage> SessionStore::GetHistory(const std::string& session_
   StoredEventRows rows;
   absl::Status read = Read(session_id, [&](Database& db) -> absl::Status {
     RETURN_IF_ERROR(CheckSession(db, session_id));
-    // At least one event, then no more than kMaxHistoryPageBytes of them: a
-    // page of prompts with images must fit a client's message limit, and
-    // the daemon must not hold `limit` such prompts to build it.
+    // At least one event, then no more than history_read_bytes of them (by
+    // default kMaxHistoryPageBytes): a page of prompts with images must fit
+    // a client's message limit, and the daemon must not hold `limit` such
+    // prompts to build it.
     ASSIGN_OR_RETURN(
         rows, QueryEventRows(db, session_id, forward ? kEventsAfterSql : kEventsBeforeSql, position,
-                             ClampLimit(limit), kMaxHistoryPageBytes));
+                             ClampLimit(limit), options_.history_read_bytes));
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(read);

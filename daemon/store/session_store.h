@@ -167,6 +167,9 @@ struct StoreOptions {
   int removal_batch_rows = 1000;
   // Free pages given back to the file system per transaction after a purge.
   int vacuum_step_pages = 256;
+  // Payload bytes a history read (GetHistory, ReadEvents) copies at most
+  // after its first row; tests lower it to page through small rows.
+  size_t history_read_bytes = kMaxHistoryPageBytes;
   // For tests: called at each StoreStep with the session concerned ("" when
   // none), on the calling thread, so a test can hold the store at that point.
   std::function<void(StoreStep, const std::string& session_id)> test_hook;
