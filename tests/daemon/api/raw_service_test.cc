@@ -2,153 +2,19 @@
 // in a temp dir, scripted HTTP), over real gRPC on a Unix socket.
 #include "daemon/api/raw_service.h"
 
-#include <google/protobuf/util/json_util.h>
-
 #include <chrono>
-#include <fstream>
 #include <future>
-#include <map>
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
-#include "common/time.h"
-#include "daemon/config/config_loader.h"
-#include "daemon/loop/session_manager.h"
-#include "daemon/store/session_store.h"
-#include "daemon/tools/registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/daemon/api/api_test_support.h"
-#include "tests/fakes/fake_http_client.h"
-#include "tests/fakes/sse_builders.h"
+#include "tests/daemon/api/raw_service_fixture.h"
 
 namespace raw::api {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TestDir;
-using testing::TestServer;
-
-constexpr char kConfig[] = R"({
-  "default_agent": "coder",
-  "models": {
-    "fake": {
-      "provider": "openai",
-      "method": "openai-chat-completions",
-      "model_id": "gpt-test",
-      "base_url": "http://127.0.0.1:9/v1",
-      "api_key_env": "RAW_TEST_KEY"
-    }
-  },
-  "agents": {
-    "coder": { "model": "fake", "max_steps": 4, "tools": { "use": ["builtin/*"] },
-                "approval_mode": "allow_all" }
-  }
-})";
-
-std::chrono::system_clock::time_point Deadline() {
-  return std::chrono::system_clock::now() + std::chrono::seconds(30);
-}
-
-class RawServiceTest : public ::testing::Test {
- protected:
-  RawServiceTest() {
-    std::ofstream(dir_.File("config.json")) << kConfig;
-    store_ = *store::SessionStore::Open(dir_.File("sessions.sqlite3"));
-    EXPECT_TRUE(tools::RegisterBuiltinTools(tools_).ok());
-    sessions_ = std::make_unique<loop::SessionManager>(loop::SessionManagerDeps{
-        .store = *store_,
-        .http = http_,
-        .tools = tools_,
-        .clock = clock_,
-        .env = [](const std::string& name) -> std::optional<std::string> {
-          if (name == "RAW_TEST_KEY") return "sk-test";
-          return std::nullopt;
-        },
-        .config_path = dir_.File("config.json"),
-        .probe = [](const std::string&) { return false; },
-    });
-    info_.version = "9.9.9";
-    info_.protocol_version = 7;
-    info_.pid = 31337;
-    info_.config_path = dir_.File("config.json");
-    info_.state_dir = dir_.path();
-    info_.socket_path = dir_.File("rawd.sock");
-    info_.database_path = dir_.File("sessions.sqlite3");
-    info_.log_path = dir_.File("rawd.log");
-    info_.started_at_unix_ms = 1234;
-    service_ = std::make_unique<RawService>(*sessions_, info_, [this] {
-      absl::MutexLock lock(&mu_);
-      shutdown_requests_++;
-    });
-    server_ = std::make_unique<TestServer>(service_.get(), info_.socket_path, getuid());
-    EXPECT_TRUE(server_->status().ok()) << server_->status();
-    stub_ = server_->NewStub();
-  }
-
-  ~RawServiceTest() override {
-    leases_.clear();
-    sessions_->Shutdown();
-    service_->DrainStreams();
-    server_.reset();
-  }
-
-  // Opens an AcquireLease stream that holds the session's write lease until
-  // the test ends; returns the lease id ("" when refused).
-  std::string HoldLease(const std::string& session_id) {
-    auto held = std::make_unique<HeldLease>();
-    raw::v1::AcquireLeaseRequest request;
-    request.set_session_id(session_id);
-    request.set_client_name("test");
-    held->reader = stub_->AcquireLease(&held->ctx, request);
-    raw::v1::LeaseEvent first;
-    if (!held->reader->Read(&first) || !first.has_granted()) return "";
-    std::string id = first.granted().lease_id();
-    leases_.push_back(std::move(held));
-    return id;
-  }
-
-  raw::v1::Session CreateSession() {
-    grpc::ClientContext ctx;
-    raw::v1::CreateSessionRequest request;
-    request.set_cwd(dir_.path());
-    raw::v1::CreateSessionResponse response;
-    grpc::Status s = stub_->CreateSession(&ctx, request, &response);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return response.session();
-  }
-
-  struct HeldLease {
-    grpc::ClientContext ctx;
-    std::unique_ptr<grpc::ClientReader<raw::v1::LeaseEvent>> reader;
-    ~HeldLease() {
-      ctx.TryCancel();
-      raw::v1::LeaseEvent ignored;
-      while (reader->Read(&ignored)) {
-      }
-      reader->Finish().IgnoreError();
-    }
-  };
-
-  TestDir dir_;
-  raw::testing::FakeHttpClient http_;
-  tools::ToolRegistry tools_;
-  SystemClock clock_;
-  std::unique_ptr<store::SessionStore> store_;
-  std::unique_ptr<loop::SessionManager> sessions_;
-  DaemonInfo info_;
-  absl::Mutex mu_;
-  int shutdown_requests_ ABSL_GUARDED_BY(mu_) = 0;
-  std::unique_ptr<RawService> service_;
-  std::unique_ptr<TestServer> server_;
-  std::unique_ptr<raw::v1::Raw::Stub> stub_;
-  std::vector<std::unique_ptr<HeldLease>> leases_;
-};
 
 TEST_F(RawServiceTest, GetDaemonInfoReportsTheDaemon) {
   grpc::ClientContext ctx;
@@ -165,25 +31,14 @@ TEST_F(RawServiceTest, GetDaemonInfoReportsTheDaemon) {
   EXPECT_EQ(r.started_at_unix_ms(), 1234);
 }
 
-TEST_F(RawServiceTest, CreateSessionNeedsAnAbsoluteCwd) {
-  for (const char* cwd : {"", "relative/dir"}) {
-    grpc::ClientContext ctx;
-    raw::v1::CreateSessionRequest request;
-    request.set_cwd(cwd);
-    raw::v1::CreateSessionResponse response;
-    grpc::Status s = stub_->CreateSession(&ctx, request, &response);
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << cwd;
-    EXPECT_THAT(s.error_message(), HasSubstr("cwd")) << cwd;
-  }
-}
-
-// A NUL would cut the directory short for chdir and not for the stored
-// path and the rules: refused, as are other control characters and paths
-// longer than PATH_MAX; nothing is created.
-TEST_F(RawServiceTest, CreateSessionRefusesACwdWithControlCharactersOrTooLong) {
+// The cwd must be absolute. A NUL would cut it short for chdir and not for
+// the stored path and the rules, so control characters are refused too, as
+// are paths longer than PATH_MAX; nothing is created.
+TEST_F(RawServiceTest, CreateSessionNeedsAnAbsoluteCwdWithoutControlCharacters) {
   const std::string dir = dir_.path();
-  for (const std::string& cwd : {dir + std::string("\0/../etc", 9), dir + "\n/x", dir + "/\x1b[2J",
-                                 "/" + std::string(4096, 'a')}) {
+  for (const std::string& cwd :
+       {std::string(), std::string("relative/dir"), dir + std::string("\0/../etc", 9), dir + "\n/x",
+        dir + "/\x1b[2J", "/" + std::string(4096, 'a')}) {
     grpc::ClientContext ctx;
     raw::v1::CreateSessionRequest request;
     request.set_cwd(cwd);
@@ -298,7 +153,7 @@ TEST_F(RawServiceTest, EveryRpcOnASessionNeedsItsId) {
   }
   {
     grpc::ClientContext ctx;
-    ctx.set_deadline(Deadline());
+    ctx.set_deadline(RawServiceTestDeadline());
     auto reader = stub_->Subscribe(&ctx, {});
     raw::v1::Event e;
     EXPECT_FALSE(reader->Read(&e));
@@ -318,7 +173,7 @@ TEST_F(RawServiceTest, UnknownSessionIsNotFound) {
   EXPECT_EQ(stub_->GetSession(&ctx, get, &got).error_code(), grpc::StatusCode::NOT_FOUND);
 
   grpc::ClientContext sctx;
-  sctx.set_deadline(Deadline());
+  sctx.set_deadline(RawServiceTestDeadline());
   raw::v1::SubscribeRequest sub;
   sub.set_session_id("no-such-session");
   auto reader = stub_->Subscribe(&sctx, sub);
@@ -421,7 +276,7 @@ TEST_F(RawServiceTest, ATurnStreamsToASubscriberAndLandsInHistory) {
   std::string session_id = CreateSession().id();
 
   grpc::ClientContext sctx;
-  sctx.set_deadline(Deadline());
+  sctx.set_deadline(RawServiceTestDeadline());
   raw::v1::SubscribeRequest sub;
   sub.set_session_id(session_id);
   auto reader = stub_->Subscribe(&sctx, sub);
@@ -674,143 +529,6 @@ TEST_F(RawServiceTest, DeletingASessionEndsItsLeaseAndTheHandoverWaitingForIt) {
   raw::v1::GetSessionResponse got;
   grpc::ClientContext get_ctx;
   EXPECT_EQ(stub_->GetSession(&get_ctx, get, &got).error_code(), grpc::StatusCode::NOT_FOUND);
-}
-
-TEST_F(RawServiceTest, PluginSettingsRoundTripWithARevisionCheck) {
-  raw::v1::GetPluginSettingsRequest get;
-  get.set_namespace_("example-plugin");
-  raw::v1::PluginSettings got;
-  {
-    grpc::ClientContext ctx;
-    ASSERT_TRUE(stub_->GetPluginSettings(&ctx, get, &got).ok());
-    EXPECT_EQ(got.revision(), 0);
-    EXPECT_EQ(got.settings().fields_size(), 0);
-  }
-  raw::v1::SetPluginSettingsRequest set;
-  set.set_namespace_("example-plugin");
-  (*set.mutable_settings()->mutable_fields())["depth"].set_number_value(3);
-  (*set.mutable_settings()->mutable_fields())["mode"].set_string_value("deep");
-  raw::v1::PluginSettings stored;
-  {
-    grpc::ClientContext ctx;
-    grpc::Status s = stub_->SetPluginSettings(&ctx, set, &stored);
-    ASSERT_TRUE(s.ok()) << s.error_message();
-    EXPECT_EQ(stored.revision(), 1);
-    EXPECT_EQ(stored.namespace_(), "example-plugin");
-  }
-  {
-    grpc::ClientContext ctx;
-    ASSERT_TRUE(stub_->GetPluginSettings(&ctx, get, &got).ok());
-    EXPECT_EQ(got.revision(), 1);
-    EXPECT_EQ(got.settings().fields().at("mode").string_value(), "deep");
-    EXPECT_EQ(got.settings().fields().at("depth").number_value(), 3);
-  }
-  {
-    grpc::ClientContext ctx;  // still based on revision 0: stale
-    grpc::Status s = stub_->SetPluginSettings(&ctx, set, &stored);
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  }
-  {
-    grpc::ClientContext ctx;
-    get.set_namespace_("Bad/Name");
-    EXPECT_EQ(stub_->GetPluginSettings(&ctx, get, &got).error_code(),
-              grpc::StatusCode::INVALID_ARGUMENT);
-  }
-}
-
-// Raven's card: its settings override the config's `raven` section, so
-// they are checked like the config before they are stored, and reading them
-// gives the schema the card renders and the config's own values.
-TEST_F(RawServiceTest, RavenCardSettingsAreCheckedAgainstTheConfig) {
-  raw::v1::GetPluginSettingsRequest get;
-  get.set_namespace_("raven-research");
-  raw::v1::PluginSettings got;
-  {
-    grpc::ClientContext ctx;
-    ASSERT_TRUE(stub_->GetPluginSettings(&ctx, get, &got).ok());
-    EXPECT_TRUE(got.schema().fields().at("properties").struct_value().fields().contains("verify"));
-    const auto& verify = got.config_values().fields().at("verify").struct_value().fields();
-    EXPECT_EQ(verify.at("fetch_timeout_seconds").number_value(), 15);
-  }
-  auto set_json = [&](const std::string& json, raw::v1::PluginSettings* out, int64_t revision) {
-    raw::v1::SetPluginSettingsRequest set;
-    set.set_namespace_("raven-research");
-    set.set_revision(revision);
-    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, set.mutable_settings()).ok());
-    grpc::ClientContext ctx;
-    return stub_->SetPluginSettings(&ctx, set, out);
-  };
-  raw::v1::PluginSettings stored;
-  grpc::Status bad = set_json(R"({"verify":{"max_bytes":0,"fetch_timeout_seconds":"soon"}})", &stored, 0);
-  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(bad.error_message(), ::testing::HasSubstr("raven.verify.max_bytes"));
-  EXPECT_THAT(bad.error_message(), ::testing::HasSubstr("raven.verify.fetch_timeout_seconds"));
-  grpc::Status network = set_json(R"({"network":{"allow_private_addresses":true}})", &stored, 0);
-  EXPECT_EQ(network.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(network.error_message(), ::testing::HasSubstr("config file only"));
-  grpc::Status ok = set_json(R"({"verify":{"fetch_timeout_seconds":5},"discovery":{"enabled":false}})",
-                             &stored, 0);
-  ASSERT_TRUE(ok.ok()) << ok.error_message();
-  EXPECT_EQ(stored.revision(), 1);
-}
-
-// A search override saved while the config file configured a backend is
-// dormant once the file configures none: reading the settings says why it
-// is not in effect, and a save may keep or remove it but not set or change
-// a search limit (which could not take effect), naming the field.
-TEST_F(RawServiceTest, SearchLimitsWithoutABackendAreShownInactiveAndOnlyKeptOrRemoved) {
-  const std::string with_backend = absl::StrCat(
-      std::string(kConfig).substr(0, std::string(kConfig).rfind('}')),
-      R"(, "raven": {"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"}}})");
-  auto write_config = [&](const std::string& text) {
-    std::ofstream(dir_.File("config.json"), std::ios::trunc) << text;
-  };
-  auto get = [&] {
-    raw::v1::GetPluginSettingsRequest request;
-    request.set_namespace_("raven-research");
-    raw::v1::PluginSettings got;
-    grpc::ClientContext ctx;
-    grpc::Status s = stub_->GetPluginSettings(&ctx, request, &got);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return got;
-  };
-  auto set_json = [&](const std::string& json, int64_t revision) {
-    raw::v1::SetPluginSettingsRequest set;
-    set.set_namespace_("raven-research");
-    set.set_revision(revision);
-    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, set.mutable_settings()).ok());
-    grpc::ClientContext ctx;
-    raw::v1::PluginSettings out;
-    return stub_->SetPluginSettings(&ctx, set, &out);
-  };
-  write_config(with_backend);
-  EXPECT_EQ(get().inactive_sections_size(), 0);
-  grpc::Status saved = set_json(R"({"search":{"max_results":3},"verify":{"max_bytes":4096}})", 0);
-  ASSERT_TRUE(saved.ok()) << saved.error_message();
-
-  write_config(kConfig);
-  raw::v1::PluginSettings got = get();
-  ASSERT_EQ(got.inactive_sections_size(), 1);
-  EXPECT_EQ(got.inactive_sections().at("search"),
-            "no search backend is configured (raven.search.backend in the config file)");
-  EXPECT_FALSE(got.config_values().fields().contains("search"));
-  EXPECT_TRUE(got.settings().fields().contains("search"));
-
-  grpc::Status changed = set_json(R"({"search":{"max_results":4,"timeout_seconds":2}})", 1);
-  EXPECT_EQ(changed.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(changed.error_message(),
-              HasSubstr("raven.search.max_results: would not be in effect: no search backend is "
-                        "configured (raven.search.backend in the config file)"));
-  EXPECT_THAT(changed.error_message(), HasSubstr("raven.search.timeout_seconds: would not be"));
-  EXPECT_EQ(get().revision(), 1);
-  grpc::Status kept = set_json(R"({"search":{"max_results":3},"verify":{"max_bytes":8192}})", 1);
-  ASSERT_TRUE(kept.ok()) << kept.error_message();
-  grpc::Status removed = set_json(R"({"verify":{"max_bytes":8192}})", 2);
-  ASSERT_TRUE(removed.ok()) << removed.error_message();
-  EXPECT_FALSE(get().settings().fields().contains("search"));
-  grpc::Status again = set_json(R"({"search":{"max_results":3}})", 3);
-  EXPECT_EQ(again.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(again.error_message(), HasSubstr("raven.search.max_results: would not be in effect"));
 }
 
 }  // namespace
