@@ -639,14 +639,30 @@ void SessionRunner::AcquireLease(LeaseClient client, WhenHeld when_held, LeaseCa
 }
 
 void SessionRunner::PostLeaseChange(std::function<void()> change, StatusReply done) {
-  Post(
-      [change = std::move(change), done] {
-        change();
-        if (done) done(absl::OkStatus());
-      },
-      [done](absl::Status s) {
-        if (done) done(s);
+  Post([self = shared_from_this(), change = std::move(change),
+        done] { self->RunLeaseChange(change, done); },
+       [done](absl::Status s) {
+         if (done) done(s);
+       });
+}
+
+void SessionRunner::RunLeaseChange(std::function<void()> change, StatusReply done) {
+  {
+    absl::MutexLock lock(&mu_);
+    // Commands that wait run again in the order they came, each when what
+    // it waits for ends: this change takes its place behind them, so that a
+    // release does not run before the turn its holder started.
+    std::vector<std::function<void()>>* waiting =
+        !deferred_.empty() ? &deferred_ : (!after_warm_.empty() ? &after_warm_ : nullptr);
+    if (waiting != nullptr) {
+      waiting->push_back([self = shared_from_this(), change = std::move(change), done] {
+        self->RunLeaseChange(change, done);
       });
+      return;
+    }
+  }
+  change();
+  if (done) done(absl::OkStatus());
 }
 
 void SessionRunner::ReleaseLease(std::string lease_id, StatusReply done) {

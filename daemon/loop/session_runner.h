@@ -320,7 +320,13 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   void Post(std::function<void()> command, const StatusReply& on_refused);
   bool ShuttingDown() const;
   // Posts `change` (a lease change that answers nobody) and tells `done`.
+  // It runs after the write commands already waiting for the session to go
+  // idle or for the warm-up to end (a client that starts a turn and then
+  // lets go has its turn started first).
   void PostLeaseChange(std::function<void()> change, StatusReply done);
+  // PostLeaseChange's command, on the queue: runs `change`, or waits behind
+  // the commands that wait.
+  void RunLeaseChange(std::function<void()> change, StatusReply done);
   // The checks every write command makes first, on the queue: the lease,
   // shutdown and (when `needs_history`) a readable history.
   absl::Status CheckWriteCommand(const std::string& lease_id, bool needs_history);

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "common/ids.h"
 #include "daemon/loop/session_runner.h"
 #include "gmock/gmock.h"
@@ -135,6 +136,35 @@ TEST_F(ReportingHooksTest, ATurnsEndIsStoredBeforeItsTurnEndHookRunsAndAPromptMe
   ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, next_id).ok());
   // Each end is stored once.
   EXPECT_EQ(Stored<events::TurnEnded>(temp_).size(), 2u);
+}
+
+TEST_F(ReportingHooksTest, AReleaseAfterAWaitingPromptLetsThePromptStartFirst) {
+  book_->scripts.push_back(testing::TextAnswer("the answer"));
+  std::unique_ptr<Subscription> sub = runner_->Subscribe(0);
+  ASSERT_TRUE(harness_.StartTurn(*runner_, Plan(config::HookEvent::kTurnEnd)).ok());
+  WaitForTheHook();
+  book_->scripts.push_back(testing::TextAnswer("again"));
+  TurnPlan next = Plan(config::HookEvent::kTurnEnd);
+  next.hooks.clear();
+  const std::string next_id = next.turn_id;
+  absl::Status next_started;
+  std::thread prompt([&] { next_started = harness_.StartTurn(*runner_, std::move(next)); });
+  const bool prompt_waits = runner_->AwaitDeferredForTesting(1, absl::Seconds(20));
+  // The client that sent the prompt lets go of the session before the
+  // prompt could start: the release waits behind it.
+  absl::Notification released;
+  runner_->ReleaseLease(harness_.lease(*runner_), [&](absl::Status) { released.Notify(); });
+  const bool release_waits = runner_->AwaitDeferredForTesting(2, absl::Seconds(20));
+  const bool released_early = released.HasBeenNotified();
+  ReleaseTheHook();
+  prompt.join();
+  released.WaitForNotification();
+  EXPECT_TRUE(prompt_waits);
+  EXPECT_TRUE(release_waits);
+  EXPECT_FALSE(released_early);
+  ASSERT_TRUE(next_started.ok()) << next_started;
+  ASSERT_TRUE(testing::ReadUntilTurnEnds(*sub, next_id).ok());
+  EXPECT_FALSE(harness_.leases().Holder(runner_->session_id()).has_value());
 }
 
 }  // namespace
