@@ -210,6 +210,11 @@ void JsonRpc::Dispatch(std::string_view text, Json& request_id) {
     invalid("\"id\" must be a string, a number or null");
     return;
   }
+  if (id.is_string() && IdKey(id).size() > kMaxIdBytes) {
+    id = nullptr;
+    invalid(absl::StrCat("\"id\" is longer than ", kMaxIdBytes, " bytes"));
+    return;
+  }
   if (id.is_number_float() && IdIsAnIntegerBeyond64Bits(text)) {
     // The id cannot be echoed as it was sent: the answer's id is null.
     id = nullptr;
@@ -251,6 +256,14 @@ void JsonRpc::Dispatch(std::string_view text, Json& request_id) {
   if (!params.is_object()) {
     Write(
         ErrorResponse(id, {rpc_code::kInvalidParams, "\"params\" must be an object", nullptr}));
+    return;
+  }
+  if (incoming_.size() >= kMaxPendingRequests) {
+    Write(ErrorResponse(
+        id, {rpc_code::kInvalidRequest,
+             absl::StrCat(kMaxPendingRequests,
+                          " requests already wait for their answers; send more as they come"),
+             nullptr}));
     return;
   }
   if (!incoming_.insert(IdKey(id)).second) {

@@ -12,6 +12,8 @@
 // request tells the handler (OnCancelled), which either answers it itself
 // when the work behind it has stopped, or leaves it to JsonRpc: answered
 // -32800 at once, its later answer dropped.
+// A request whose id is longer than kMaxIdBytes, or that would make more
+// than kMaxPendingRequests wait, is refused -32600 before its handler runs.
 // Notifications never get an answer, not even an error. A JSON type error
 // thrown while a message is handled (a field of an unexpected type) never
 // leaves Receive: a request is answered -32603, anything else is logged.
@@ -46,6 +48,14 @@ inline constexpr int kRequestCancelled = -32800;
 // ACP: an unknown session id (data.sessionId names it).
 inline constexpr int kResourceNotFound = -32002;
 }  // namespace rpc_code
+
+// The most requests of the client's that wait for their answers at once:
+// each keeps its id and the work behind it (a call to rawd). Requests
+// beyond it are refused (-32600) until answers come.
+inline constexpr size_t kMaxPendingRequests = 1024;
+// The longest request id taken (its serialized form): ids are kept while
+// their request waits. Longer ones are refused (-32600) with id null.
+inline constexpr size_t kMaxIdBytes = 1024;
 
 struct RpcError {
   int code = rpc_code::kInternalError;

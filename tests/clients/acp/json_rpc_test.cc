@@ -94,6 +94,34 @@ TEST_F(JsonRpcTest, ADuplicatePendingIdIsRefused) {
   EXPECT_EQ(LastErrorCode(), -32600);
 }
 
+TEST_F(JsonRpcTest, RequestsBeyondThePendingCapAreRefusedUntilAnswersCome) {
+  for (size_t i = 0; i < kMaxPendingRequests; ++i) {
+    rpc_.Receive(absl::StrCat(R"({"jsonrpc":"2.0","id":)", i, R"(,"method":"m"})"));
+  }
+  EXPECT_TRUE(transport_->sent.empty());
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":"one more","method":"m"})");
+  EXPECT_EQ(handler_.requests.size(), kMaxPendingRequests);
+  EXPECT_EQ(LastErrorCode(), -32600);
+  EXPECT_EQ(transport_->sent.back()["id"], "one more");
+  EXPECT_FALSE(rpc_.Pending("one more"));
+  // An answer makes room for one.
+  rpc_.Reply(0, Json::object());
+  rpc_.Receive(R"({"jsonrpc":"2.0","id":"one more","method":"m"})");
+  EXPECT_EQ(handler_.requests.size(), kMaxPendingRequests + 1);
+  EXPECT_TRUE(rpc_.Pending("one more"));
+}
+
+TEST_F(JsonRpcTest, AnIdLongerThanTheCapIsRefusedAndNotKept) {
+  const std::string longest(kMaxIdBytes - 2, 'i');  // with its quotes: the cap
+  rpc_.Receive(absl::StrCat(R"({"jsonrpc":"2.0","id":")", longest, R"(","method":"m"})"));
+  ASSERT_EQ(handler_.requests.size(), 1u);
+  rpc_.Receive(absl::StrCat(R"({"jsonrpc":"2.0","id":")", longest, R"(x","method":"m"})"));
+  EXPECT_EQ(handler_.requests.size(), 1u);
+  EXPECT_EQ(LastErrorCode(), -32600);
+  EXPECT_TRUE(transport_->sent.back()["id"].is_null());
+  EXPECT_FALSE(rpc_.Pending(longest + "x"));
+}
+
 // An integer id beyond 64 bits would come back as a float (another id):
 // refused with id null. Ids written as floats are echoed as sent.
 TEST_F(JsonRpcTest, AnIntegerIdBeyond64BitsIsAnInvalidRequest) {
