@@ -116,6 +116,15 @@ class Graph {
       Error("", absl::StrCat("subschemas nest more than ", kMaxSchemaNesting,
                              " deep (counting each way a \"$ref\" leads back into them)"));
     }
+    if (errors_.empty()) {
+      size_t at = 0;
+      if (MostApplications(at) > kMaxApplicationsPerValue) {
+        Error(nodes_[at].where,
+              absl::StrCat("applies more than ", kMaxApplicationsPerValue,
+                           " subschemas to one value (counting each time a \"$ref\" is reached "
+                           "again): references that branch this often take too long to check"));
+      }
+    }
     return errors_;
   }
 
@@ -263,6 +272,49 @@ class Graph {
         }
       }
     }
+  }
+
+  // The most subschemas validation applies to one value from one node,
+  // without moving into a part of the value (allOf, anyOf, oneOf, not,
+  // if/then/else, dependencies, "$ref"): each node counts once per way it
+  // is reached, so references that branch without looping count what they
+  // cost (two references to the level below, forty deep: 2^40). `at` gets
+  // the node with the most. REQUIRES: no loops (FindLoops found none), so
+  // these edges form a DAG. Saturates above kMaxApplicationsPerValue.
+  uint64_t MostApplications(size_t& at) const {
+    const size_t n = nodes_.size();
+    constexpr uint64_t kSaturated = kMaxApplicationsPerValue + 1;
+    std::vector<uint64_t> applied(n, 0);           // 0: not counted yet
+    std::vector<std::pair<size_t, size_t>> calls;  // (node, next edge)
+    uint64_t most = 0;
+    for (size_t root = 0; root < n; ++root) {
+      if (applied[root] != 0) continue;
+      calls.push_back({root, 0});
+      while (!calls.empty()) {
+        const size_t v = calls.back().first;
+        const std::vector<Edge>& edges = nodes_[v].edges;
+        size_t next = calls.back().second;
+        while (next < edges.size() && (edges[next].descends || applied[edges[next].to] != 0)) {
+          ++next;
+        }
+        calls.back().second = next;
+        if (next < edges.size()) {
+          calls.push_back({edges[next].to, 0});
+          continue;
+        }
+        uint64_t total = 1;
+        for (const Edge& edge : edges) {
+          if (!edge.descends) total = std::min(kSaturated, total + applied[edge.to]);
+        }
+        applied[v] = total;
+        if (total > most) {
+          most = total;
+          at = v;
+        }
+        calls.pop_back();
+      }
+    }
+    return most;
   }
 
   // A bound on how deep valijson's parse of the schema recurses, in

@@ -16,7 +16,8 @@
 // It reports, as "<pointer>: <what is wrong>": each loop of the first kind;
 // each "$ref" or "id" longer than kMaxReferenceBytes (valijson matches them
 // against a std::regex, which recurses once per character); and a schema
-// whose parse could nest deeper than kMaxSchemaNesting. A
+// whose parse could nest deeper than kMaxSchemaNesting; and one that
+// applies more than kMaxApplicationsPerValue subschemas to one value. A
 // reference it cannot follow is left to valijson, which rejects it or
 // follows it; SchemaValidator also bounds valijson's stack use, so a loop
 // this check does not foresee fails the schema instead of the process.
@@ -24,6 +25,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,6 +39,10 @@ inline constexpr size_t kMaxReferenceBytes = 1024;
 // stack each). A schema nested as deep as a JSON document may be (512
 // levels, two per subschema) stays well below it.
 inline constexpr size_t kMaxSchemaNesting = 1000;
+// The most subschemas a schema may apply to one value of the arguments
+// (references that branch without looping multiply them; ordinary schemas
+// apply tens).
+inline constexpr uint64_t kMaxApplicationsPerValue = 10000;
 
 // The document a "$ref" to another URI names (the URI as valijson passes
 // it to its fetch function: the part before '#'), or null when none.

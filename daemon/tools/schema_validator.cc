@@ -5,6 +5,7 @@
 // valijson, so the setting is the same wherever its inline functions exist.
 #define VALIJSON_USE_EXCEPTIONS 1
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <map>
@@ -39,16 +40,39 @@ namespace {
 // a JSON document may be (512), under a recursive schema, need far less.
 constexpr uintptr_t kMaxStackBytes = uintptr_t{1} << 20;
 
+// References that branch without looping (each definition an allOf of two
+// references to the one below, forty deep) make valijson apply 2^40
+// subschemas: no loop for CheckReferences to refuse, no depth for the stack
+// guard, only time, on a turn's thread that an interrupt cannot reach
+// meanwhile. CheckReferences refuses the schemas that branch this often
+// on one value; branching on the way down the value (each level of the
+// arguments doubling the work) is bounded only by the arguments. So the
+// steps are counted too, and timed (a step copies the value it stands on,
+// so its cost grows with the value): past kMaxSteps or kMaxCheckTime the
+// check fails instead of running on. Arguments of megabytes under ordinary
+// schemas take a small part of either.
+constexpr uint64_t kMaxSteps = 4'000'000;
+constexpr std::chrono::milliseconds kMaxCheckTime{2000};
+// The clock is read once every this many steps.
+constexpr uint64_t kStepsPerClockRead = 256;
+
 // Where the stack stood when the outermost StackBudget of this thread
 // began (Validate makes one); 0 outside one.
 thread_local uintptr_t stack_start = 0;
+// The steps taken since then, and when the check must end.
+thread_local uint64_t steps = 0;
+thread_local std::chrono::steady_clock::time_point check_deadline;
 
 uintptr_t StackHere() { return reinterpret_cast<uintptr_t>(__builtin_frame_address(0)); }
 
 class StackBudget {
  public:
   StackBudget() : outer_(stack_start) {
-    if (outer_ == 0) stack_start = StackHere();
+    if (outer_ == 0) {
+      stack_start = StackHere();
+      steps = 0;
+      check_deadline = std::chrono::steady_clock::now() + kMaxCheckTime;
+    }
   }
   ~StackBudget() { stack_start = outer_; }
   StackBudget(const StackBudget&) = delete;
@@ -59,6 +83,13 @@ class StackBudget {
 };
 
 void CheckStack() {
+  if (stack_start != 0 &&
+      (++steps > kMaxSteps ||
+       (steps % kStepsPerClockRead == 0 && std::chrono::steady_clock::now() > check_deadline))) {
+    throw std::runtime_error(
+        "checking these arguments against the schema takes too long (its references branch "
+        "at every level of the arguments)");
+  }
   uintptr_t here = StackHere();
   if (stack_start != 0 && here < stack_start && stack_start - here > kMaxStackBytes) {
     throw std::runtime_error("the schema and the arguments nest too deeply to be checked");

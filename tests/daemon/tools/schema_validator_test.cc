@@ -334,6 +334,45 @@ TEST(SchemaValidatorTest, ValidationStopsBeforeTheStackRunsOut) {
   EXPECT_THAT(status.message(), HasSubstr("nest too deeply to be checked"));
 }
 
+// References that branch without looping: d0 a string, each d(i) both of
+// two references to d(i-1). 2^40 subschemas for one value: the check stops
+// and says why instead of running for hours.
+TEST(SchemaValidatorTest, ReferencesThatBranchTooOftenStopTheCheck) {
+  Json defs = Json::object();
+  defs["d0"] = Json{{"type", "string"}};
+  for (int i = 1; i <= 40; ++i) {
+    const std::string below = absl::StrCat("#/definitions/d", i - 1);
+    defs[absl::StrCat("d", i)] =
+        Json{{"allOf", Json::array({Json{{"$ref", below}}, Json{{"$ref", below}}})}};
+  }
+  Json schema = {{"type", "object"},
+                 {"definitions", defs},
+                 {"properties", {{"x", {{"$ref", "#/definitions/d40"}}}}}};
+  auto branching = SchemaValidator::Compile(schema);
+  ASSERT_FALSE(branching.ok());
+  EXPECT_THAT(std::string(branching.status().message()),
+              HasSubstr("/definitions/d12: applies more than 10000 subschemas to one value"));
+  // Branching on the way down the value: each level of the arguments
+  // doubles the work, which only the arguments' depth bounds. The check
+  // counts its steps and stops.
+  auto doubling = Compile(
+      R"({"type": "object",
+          "properties": {"next": {"allOf": [{"$ref": "#"}, {"$ref": "#"}]}}})");
+  ASSERT_NE(doubling, nullptr);
+  Json nested = Json::object();
+  for (int i = 0; i < 10; ++i) nested = Json{{"next", std::move(nested)}};
+  EXPECT_TRUE(doubling->Validate(nested, "t").ok());
+  for (int i = 0; i < 30; ++i) nested = Json{{"next", std::move(nested)}};
+  EXPECT_THAT(doubling->Validate(nested, "t").message(), HasSubstr("takes too long"));
+  // Large arguments under an ordinary schema stay well within the steps.
+  auto strings = Compile(
+      R"({"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "string"}}}})");
+  ASSERT_NE(strings, nullptr);
+  Json many = Json::array();
+  for (int i = 0; i < 100000; ++i) many.push_back("s");
+  EXPECT_TRUE(strings->Validate(Json{{"xs", many}}, "t").ok());
+}
+
 TEST(SchemaValidatorTest, ValidatesConcurrently) {
   auto validator = Compile(kReadFile);
   ASSERT_NE(validator, nullptr);
