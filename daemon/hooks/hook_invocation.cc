@@ -67,6 +67,10 @@ HookInvocation InvokeHook(const config::HookConfig& hook, const std::string& inp
   absl::StatusOr<SubprocessResult> run = RunSubprocess(options, cancel);
   if (!run.ok()) return Failed(absl::StrCat("could not start: ", run.status().message()));
 
+  // Known secrets are hidden before anything is cut from what the hook
+  // printed: the store hides them only in what is kept, and a cut through
+  // one would keep its first bytes.
+  if (context.redact) run->stderr_data = context.redact(run->stderr_data);
   HookInvocation inv;
   if (run->cancelled) {
     inv.ending = HookInvocation::Ending::kCancelled;
@@ -100,7 +104,16 @@ HookInvocation InvokeHook(const config::HookConfig& hook, const std::string& inp
                                kMaxStdoutBytes, " bytes"));
   }
   absl::StatusOr<HookReply> reply = ParseHookReply(run->stdout_data);
-  if (!reply.ok()) return Failed(absl::StrCat("printed malformed output: ", reply.status().message()));
+  if (!reply.ok()) {
+    // The error quotes what the hook printed: quoted from the text with the
+    // secrets hidden (the reply itself is read as printed).
+    absl::Status why = reply.status();
+    if (context.redact) {
+      absl::StatusOr<HookReply> shown = ParseHookReply(context.redact(run->stdout_data));
+      why = shown.ok() ? absl::InvalidArgumentError("stdout is not a valid reply") : shown.status();
+    }
+    return Failed(absl::StrCat("printed malformed output: ", why.message()));
+  }
   inv.reply = std::move(*reply);
   return inv;
 }

@@ -334,6 +334,7 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   ctx.session_id = log_.session_id();
   ctx.prior_meta = [this, tool] { return PriorMeta(tool); };
   ctx.redact = [this](const std::string& text) { return log_.Redact(text); };
+  ctx.secret_values = [this] { return log_.SecretValues(); };
   ctx.judged_path = std::move(run_path);
   ctx.raven_settings = plan_.raven_settings.get();
   ctx.resolve_variable = plan_.resolve_variable;

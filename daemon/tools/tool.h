@@ -112,6 +112,10 @@ struct ToolContext {
   // (SessionLog::Redact). For a tool whose ToolOutput::meta must read back
   // as it was written (raven_task's Task record). Null = nothing replaced.
   std::function<std::string(const std::string& text)> redact = nullptr;
+  // The known secret values of the moment (SessionLog::SecretValues), for
+  // a tool that cuts its output: a cut must not split one, or the store,
+  // which hides them after, would keep the part before the cut. Null = none.
+  std::function<std::vector<std::string>()> secret_values = nullptr;
 };
 
 // ctx.protected_link asked about a file a tool opened (`opened`: fstat of

@@ -33,4 +33,17 @@ void SanitizeAndRedact(std::string& text, const std::vector<std::string>& secret
 // a secret, and Redact of a longer text agrees with it up to c.
 size_t SafeRedactionCut(std::string_view text, const std::vector<std::string>& secrets);
 
+// The other end of SafeRedactionCut, for text cut off at its front (the
+// tail of a long output): the smallest s >= start such that no secret
+// occurs across position s, counting an occurrence that began before
+// `text` (a suffix of a secret at the front of `text`). Showing text[s, end)
+// then shows no part of a secret that Redact of the whole would hide.
+size_t SafeRedactionStart(std::string_view text, size_t start,
+                          const std::vector<std::string>& secrets);
+
+// `secret` as it reads inside a JSON string: `"` and `\` escaped, control
+// characters as \b \f \n \r \t or \u00XX, the rest as it is (a tool
+// call's arguments are JSON text, so a secret there is written so).
+std::string JsonEscapedForm(std::string_view secret);
+
 }  // namespace raw::vars

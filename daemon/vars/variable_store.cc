@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/config/variable_refs.h"
+#include "daemon/vars/redact.h"
 #include "daemon/vars/variable_reader.h"
 
 namespace raw::vars {
@@ -114,6 +115,15 @@ std::vector<std::string> VariableStore::SecretValues() const {
   }
   for (const std::string& value : noted_) {
     if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  // A tool call's arguments are JSON text: a secret holding `"`, `\` or a
+  // control character is written there escaped.
+  const size_t plain = values.size();
+  for (size_t i = 0; i < plain; ++i) {
+    std::string escaped = JsonEscapedForm(values[i]);
+    if (escaped != values[i] && std::find(values.begin(), values.end(), escaped) == values.end()) {
+      values.push_back(std::move(escaped));
+    }
   }
   return values;
 }

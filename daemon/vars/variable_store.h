@@ -54,8 +54,9 @@ class VariableStore {
                                      const std::map<std::string, config::VariableConfig>& defs);
 
   // Every value read so far of a variable marked secret, and every value
-  // given to NoteSecret, at least kMinRedactedSecretBytes long, each once.
-  // For Redact().
+  // given to NoteSecret, at least kMinRedactedSecretBytes long, each once;
+  // and of those that a JSON string writes otherwise, their JSON-escaped
+  // form (JsonEscapedForm) too. For Redact().
   std::vector<std::string> SecretValues() const;
 
   // Records a secret that did not come from a variable (an API key read

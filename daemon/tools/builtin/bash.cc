@@ -213,8 +213,10 @@ std::string DescribeExit(int status) {
   return absl::StrCat("ended with wait status ", status);
 }
 
-ToolOutput Finish(events::ToolStatus status, const BashOutput& output, const std::string& note) {
-  std::string text = output.Render();
+ToolOutput Finish(events::ToolStatus status, const BashOutput& output, const std::string& note,
+                  const ToolContext& ctx) {
+  std::string text =
+      output.Render(ctx.secret_values ? ctx.secret_values() : std::vector<std::string>{});
   if (text.empty()) text = "(no output)";
   if (text.back() != '\n') text += '\n';
   absl::StrAppend(&text, "[", note, "]");
@@ -269,22 +271,24 @@ ToolOutput RunBash(const Json& args, const ToolContext& ctx) {
     int status = Reap(child.pid, /*all_of_group=*/false);
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     return Finish(ok ? events::ToolStatus::kOk : events::ToolStatus::kError, output,
-                  DescribeExit(status));
+                  DescribeExit(status), ctx);
   }
   KillGroup(child, output);
   Reap(child.pid, /*all_of_group=*/true);
   if (ending == Ending::kWaitFailed) {
     return Finish(events::ToolStatus::kError, output,
                   absl::StrCat("could not wait for the command (poll: ", strerror(wait_errno),
-                               "); the command and its process group were killed"));
+                               "); the command and its process group were killed"),
+                  ctx);
   }
   if (ending == Ending::kTimedOut) {
     return Finish(events::ToolStatus::kError, output,
                   absl::StrCat("timed out after ", Seconds(timeout_ms),
-                               "; the command and its process group were killed"));
+                               "; the command and its process group were killed"),
+                  ctx);
   }
   return Finish(events::ToolStatus::kCancelled, output,
-                "cancelled; the command and its process group were killed");
+                "cancelled; the command and its process group were killed", ctx);
 }
 
 }  // namespace

@@ -5,12 +5,15 @@
 // When more than the cap arrives, Render() shows the first half and the last
 // half with a marker in between that says how many bytes were left out and
 // which setting sets the cap, so the model knows the output is incomplete.
-// Cuts never split a UTF-8 sequence. Not thread-safe: owned by one call.
+// Cuts never split a UTF-8 sequence, nor a known secret value: the store
+// hides secrets after the cut (SessionLog), so a cut through one would keep
+// the part on this side of it. Not thread-safe: owned by one call.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace raw::tools::builtin {
 
@@ -20,8 +23,10 @@ class BashOutput {
 
   void Append(const char* data, size_t size);
 
-  // The output, or its head and tail around an omission marker.
-  std::string Render() const;
+  // The output, or its head and tail around an omission marker; the head
+  // ends before, and the tail starts after, any part of one of `secrets`
+  // that the cut would split (vars::SafeRedactionCut, SafeRedactionStart).
+  std::string Render(const std::vector<std::string>& secrets = {}) const;
 
   uint64_t total_bytes() const { return total_; }
   bool truncated() const { return total_ > cap_; }

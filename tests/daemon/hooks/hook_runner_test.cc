@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "daemon/hooks/hook_fields.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,6 +25,7 @@ using config::HookFailurePolicy;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 class HookRunnerTest : public ::testing::Test {
  protected:
@@ -177,6 +179,42 @@ TEST_F(HookRunnerTest, GarbageStdoutIsMalformedOutput) {
   EXPECT_THAT(out.warnings,
               ElementsAre("hook \"noisy\" printed malformed output: stdout is not JSON: "
                           "\"checking...\\nall good\" (on_failure: ignore)"));
+}
+
+// What a hook printed is cut (a stderr line to 200 bytes, a deny reason to
+// 4,000, a malformed stdout to a snippet) after known secrets are hidden:
+// a cut through one would keep its first bytes, which nothing hides later.
+TEST_F(HookRunnerTest, SecretsAreHiddenBeforeWhatAHookPrintedIsCut) {
+  const std::string secret = "SECRETVALUE-0123456789";
+  HookContext context{"session-1", dir_};
+  context.redact = [&secret](const std::string& text) {
+    return absl::StrReplaceAll(text, {{secret, "[redacted]"}});
+  };
+  auto run = [&](const std::string& body) {
+    CancelToken cancel;
+    return RunHooks({Hook("leaky", HookEvent::kPreToolUse, body)}, HookEvent::kPreToolUse,
+                    "builtin/bash", context, {}, cancel);
+  };
+  auto expect_hidden = [&secret](const std::string& text) {
+    for (size_t n = 4; n <= secret.size(); ++n) {
+      EXPECT_THAT(text, Not(HasSubstr(secret.substr(0, n)))) << text;
+    }
+  };
+  // The stderr line's cut at 200 bytes falls inside the secret.
+  HookOutcome out =
+      run(absl::StrCat("cat > /dev/null; printf '%0190d' 0 >&2; echo ", secret, " >&2; exit 1"));
+  ASSERT_EQ(out.warnings.size(), 1u);
+  EXPECT_THAT(out.warnings[0], HasSubstr("[redacted]"));
+  expect_hidden(out.warnings[0]);
+  // The deny reason's at 4,000.
+  out = run(absl::StrCat("cat > /dev/null; printf '%03990d' 0 >&2; echo ", secret, " >&2; exit 2"));
+  EXPECT_EQ(out.decision, HookDecision::kDeny);
+  expect_hidden(out.reason);
+  // A malformed stdout's snippet.
+  out = run(absl::StrCat("cat > /dev/null; printf '%070d' 0; echo ", secret));
+  ASSERT_EQ(out.warnings.size(), 1u);
+  EXPECT_THAT(out.warnings[0], HasSubstr("malformed output"));
+  expect_hidden(out.warnings[0]);
 }
 
 TEST_F(HookRunnerTest, WrongJsonTypesAreMalformedOutput) {

@@ -1,6 +1,7 @@
 #include "daemon/tools/builtin/bash_output.h"
 
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -10,6 +11,7 @@ namespace {
 
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 void Add(BashOutput& out, const std::string& text) { out.Append(text.data(), text.size()); }
@@ -31,6 +33,26 @@ TEST(BashOutputTest, KeepsHeadAndTailAcrossManySmallWrites) {
             "abcde\n[... 16 bytes omitted: the output was 26 bytes, over the 10-byte limit "
             "(tools.bash.max_output_bytes); showing the first 5 and the last 5 bytes ...]\n"
             "vwxyz");
+}
+
+// The store hides secrets after the cut: a cut through one would keep its
+// first or last bytes. The cuts move to either side of it.
+TEST(BashOutputTest, CutsNeverSplitAKnownSecret) {
+  const std::vector<std::string> secrets = {"SECRETVALUE-0123456789"};
+  BashOutput out(1000);
+  // The head's cut (500 bytes) falls 10 bytes into the first occurrence,
+  // the tail's 6 bytes before the end of the second.
+  Add(out, std::string(490, '0') + secrets[0] + std::string(5000, '1') + secrets[0] +
+               std::string(494, '2'));
+  const std::string text = out.Render(secrets);
+  EXPECT_THAT(text, StartsWith(std::string(490, '0') + "\n[... "));
+  EXPECT_THAT(text, EndsWith("bytes ...]\n" + std::string(494, '2')));
+  for (size_t n = 4; n <= secrets[0].size(); ++n) {
+    EXPECT_THAT(text, Not(HasSubstr(secrets[0].substr(0, n))));
+    EXPECT_THAT(text, Not(HasSubstr(secrets[0].substr(secrets[0].size() - n))));
+  }
+  // Without secrets the cuts stay at the halves.
+  EXPECT_THAT(out.Render(), HasSubstr("SECRETVALU\n[... "));
 }
 
 TEST(BashOutputTest, OneLargeWrite) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "common/utf8.h"
 #include "gtest/gtest.h"
 
@@ -97,6 +98,56 @@ TEST(RedactTest, PiecesShownAtTheirSafeCutsNeverShowASecret) {
   }
   shown += Redact(whole, secrets).substr(published.size());
   EXPECT_EQ(shown, Redact(whole, secrets));
+}
+
+TEST(RedactTest, SafeStartSkipsWhatMayBeTheEndOfASecret) {
+  const std::vector<std::string> secrets = {"sk-12345"};
+  // From `start` on, nothing of a secret: kept.
+  EXPECT_EQ(SafeRedactionStart("plain text", 3, secrets), 3u);
+  // A whole secret after the start does not span it.
+  EXPECT_EQ(SafeRedactionStart("ab sk-12345", 3, secrets), 3u);
+  // An occurrence across the start: the start moves past it.
+  EXPECT_EQ(SafeRedactionStart("key sk-12345 end", 6, secrets), 12u);
+  // The end of a secret that began before the text (cut off in front).
+  EXPECT_EQ(SafeRedactionStart("2345 end", 0, secrets), 4u);
+  // Bytes before the start that are no part of the secret: no occurrence.
+  EXPECT_EQ(SafeRedactionStart("xx345 end", 2, secrets), 2u);
+  // Moving past one secret's end must not stop inside another.
+  EXPECT_EQ(SafeRedactionStart("defgh tail", 0, {"abcdef", "fgh tai"}), 9u);
+  // All of it may be a secret's end: nothing is shown.
+  EXPECT_EQ(SafeRedactionStart("12345", 0, secrets), 5u);
+  EXPECT_EQ(SafeRedactionStart("", 0, secrets), 0u);
+  EXPECT_EQ(SafeRedactionStart("2345", 0, {}), 0u);
+}
+
+// Text cut off in front (the tail of a long output), shown from its safe
+// start and redacted, shows what the redaction of the whole output shows
+// there: nothing of a secret that the whole output's redaction hides.
+TEST(RedactTest, EverySuffixShownFromItsSafeStartIsTheEndOfTheWholeRedacted) {
+  const std::vector<std::string> secrets = {"sk-12345", "45-tail"};
+  const std::string whole = "a sk-12345 b sk-1234 c sk-12345-tail d 45-tail";
+  const std::string redacted = Redact(whole, secrets);
+  for (size_t front = 0; front <= whole.size(); ++front) {
+    const std::string text = whole.substr(front);
+    for (size_t start = 0; start <= text.size(); ++start) {
+      const std::string shown =
+          Redact(text.substr(SafeRedactionStart(text, start, secrets)), secrets);
+      ASSERT_LE(shown.size(), redacted.size());
+      EXPECT_EQ(redacted.substr(redacted.size() - shown.size()), shown)
+          << "front " << front << " start " << start;
+    }
+  }
+}
+
+TEST(RedactTest, JsonEscapedFormIsWhatAJsonStringHolds) {
+  const std::string secret =
+      "PW\"Q\\Z\n\x01"
+      "end";
+  EXPECT_EQ(JsonEscapedForm(secret), "PW\\\"Q\\\\Z\\n\\u0001end");
+  // It is what a JSON writer puts between the quotes.
+  const std::string dumped = Json(secret).dump();
+  EXPECT_EQ(dumped.substr(1, dumped.size() - 2), JsonEscapedForm(secret));
+  EXPECT_EQ(JsonEscapedForm("plain-key-1"), "plain-key-1");
 }
 
 }  // namespace

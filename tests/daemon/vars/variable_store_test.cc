@@ -18,6 +18,8 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "common/json.h"
+#include "daemon/vars/redact.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/vars/vars_test_util.h"
@@ -195,6 +197,19 @@ TEST(VariableStoreTest, SecretValuesAreTheSecretOnesReadSoFar) {
   EXPECT_THAT(store.SecretValues(), UnorderedElementsAre("secret-one"));
   ASSERT_TRUE(store.Value(EnvVar("S3", "P")).ok());
   EXPECT_THAT(store.SecretValues(), UnorderedElementsAre("secret-one", "public-value"));
+}
+
+// A tool call's arguments are JSON text: a secret with a quote, a
+// backslash or a control character reads there escaped, and is hidden so too.
+TEST(VariableStoreTest, SecretValuesHoldTheJsonEscapedFormOfSecretsAJsonStringWritesOtherwise) {
+  VariableStore store(FakeEnv({{"S", "PW\"Q\\Z12345"}}));
+  ASSERT_TRUE(store.Value(EnvVar("S", "S")).ok());
+  store.NoteSecret("key\twith-tab");
+  EXPECT_THAT(store.SecretValues(), UnorderedElementsAre("PW\"Q\\Z12345", "PW\\\"Q\\\\Z12345",
+                                                         "key\twith-tab", "key\\twith-tab"));
+  const std::string arguments = Json{{"command", "curl -u me:PW\"Q\\Z12345 x"}}.dump();
+  const std::string stored = Redact(arguments, store.SecretValues());
+  EXPECT_EQ(stored, R"({"command":"curl -u me:[redacted] x"})");
 }
 
 // For the daemon's stop: a command being read ends at once, and none runs
