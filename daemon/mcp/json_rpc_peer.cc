@@ -41,12 +41,22 @@ JsonRpcPeer::JsonRpcPeer(std::string server_name, McpTransport& transport,
       transport_(transport),
       on_notification_(std::move(on_notification)),
       on_request_(std::move(on_request)),
-      answer_log_limit_(absl::StrCat("failed answers to mcp server ", server_name_)) {}
+      answer_log_limit_(absl::StrCat("failed answers to mcp server ", server_name_)),
+      invalid_log_limit_(
+          absl::StrCat("messages mcp server ", server_name_, " sent that could not be handled")) {}
 
 JsonRpcPeer::~JsonRpcPeer() {
-  if (std::string summary = answer_log_limit_.TakeSummary(); !summary.empty()) {
-    RAW_LOG(Warning) << summary;
+  for (LogRateLimiter* limit : {&answer_log_limit_, &invalid_log_limit_}) {
+    if (std::string summary = limit->TakeSummary(); !summary.empty()) {
+      RAW_LOG(Warning) << summary;
+    }
   }
+}
+
+bool JsonRpcPeer::AdmitInvalidLog() {
+  LogRateLimiter::Verdict verdict = invalid_log_limit_.Admit();
+  if (!verdict.summary.empty()) RAW_LOG(Warning) << verdict.summary;
+  return verdict.log;
 }
 
 TransportCallbacks JsonRpcPeer::Callbacks(std::function<void(const absl::Status&)> on_closed) {
@@ -192,16 +202,21 @@ void JsonRpcPeer::OnMessage(const Json& value) {
   try {
     HandleMessage(value);
   } catch (const nlohmann::json::exception& e) {
-    RAW_LOG(Warning) << "mcp server " << server_name_
-                     << ": a message could not be handled: " << e.what();
+    if (AdmitInvalidLog()) {
+      RAW_LOG(Warning) << "mcp server " << server_name_
+                       << ": a message could not be handled: " << e.what();
+    }
   }
 }
 
 void JsonRpcPeer::HandleMessage(const Json& value) {
   absl::StatusOr<Message> message = ClassifyMessage(value);
   if (!message.ok()) {
-    RAW_LOG(Warning) << "mcp server " << server_name_ << ": ignoring an invalid JSON-RPC message: "
-                     << LogText(std::string(message.status().message()));
+    if (AdmitInvalidLog()) {
+      RAW_LOG(Warning) << "mcp server " << server_name_
+                       << ": ignoring an invalid JSON-RPC message: "
+                       << LogText(std::string(message.status().message()));
+    }
     return;
   }
   switch (message->kind) {
@@ -228,8 +243,10 @@ void JsonRpcPeer::HandleMessage(const Json& value) {
                                    : MakeError(message->id, kMethodNotFound,
                                                absl::StrCat("Method not found: ", message->method));
       } catch (const nlohmann::json::exception& e) {
-        RAW_LOG(Warning) << "mcp server " << server_name_ << ": could not handle its "
-                         << LogText(message->method, 200) << " request: " << e.what();
+        if (AdmitInvalidLog()) {
+          RAW_LOG(Warning) << "mcp server " << server_name_ << ": could not handle its "
+                           << LogText(message->method, 200) << " request: " << e.what();
+        }
         reply = MakeError(message->id, kInternalError,
                           absl::StrCat("the client could not handle this request: ", e.what()));
       }

@@ -95,6 +95,9 @@ class JsonRpcPeer {
   // Runs HandleMessage with a backstop for JSON type errors.
   void OnMessage(const Json& value);
   void HandleMessage(const Json& value);
+  // Whether to log one more message that could not be handled (and logs
+  // the summary of those dropped before it).
+  bool AdmitInvalidLog();
   void OnRequestFailed(const Json& id, const absl::Status& status);
   void Complete(int64_t id, absl::StatusOr<Json> result);
   void Abandon(int64_t id, const RequestOptions& options, const std::string& reason);
@@ -104,6 +107,9 @@ class JsonRpcPeer {
   NotificationHandler on_notification_;
   RequestHandler on_request_;
   LogRateLimiter answer_log_limit_;
+  // Messages it could not take (invalid, or a handler's slip): a server
+  // may send millions, one batch line of `[{},{},...]` a million of them.
+  LogRateLimiter invalid_log_limit_;
 
   mutable absl::Mutex mu_;
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;

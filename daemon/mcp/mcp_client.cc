@@ -22,6 +22,9 @@ namespace {
 // A server that keeps returning cursors is broken; stop well before memory
 // becomes a concern.
 constexpr int kMaxToolPages = 1000;
+// The tools of one list left out for a problem in their entry that are
+// named in the log; the rest are counted.
+constexpr int kMaxLoggedIgnoredTools = 20;
 // The tool definitions of one server, as the JSON it sent (the tools kept:
 // well-formed, not needing tasks, first of their name). Far more than any
 // model's context could take; a server past it fails to list.
@@ -264,6 +267,7 @@ absl::StatusOr<McpClient::ToolList> McpClient::ListTools(const CancelToken* canc
   std::set<std::string> cursors;
   std::string cursor;
   size_t list_bytes = 0;
+  int ignored = 0;
   RequestOptions request;
   request.timeout_ms = options_.request_timeout_ms;
   request.cancel = cancel;
@@ -277,8 +281,11 @@ absl::StatusOr<McpClient::ToolList> McpClient::ListTools(const CancelToken* canc
     for (const Json& entry : result["tools"]) {
       absl::StatusOr<McpTool> tool = ParseTool(entry);
       if (!tool.ok()) {
-        RAW_LOG(Warning) << "mcp server " << options_.server_name
-                         << ": ignoring a tool: " << LogText(std::string(tool.status().message()));
+        // A list may hold a great many: the first few are named.
+        if (++ignored <= kMaxLoggedIgnoredTools) {
+          RAW_LOG(Warning) << "mcp server " << options_.server_name << ": ignoring a tool: "
+                           << LogText(std::string(tool.status().message()));
+        }
         continue;
       }
       if (tool->task_required) continue;
@@ -302,6 +309,10 @@ absl::StatusOr<McpClient::ToolList> McpClient::ListTools(const CancelToken* canc
     if (next == result.end() || !next->is_string() || next->get<std::string>().empty()) {
       std::sort(tools.begin(), tools.end(),
                 [](const McpTool& a, const McpTool& b) { return a.name < b.name; });
+      if (ignored > kMaxLoggedIgnoredTools) {
+        RAW_LOG(Warning) << "mcp server " << options_.server_name << ": ignored "
+                         << ignored - kMaxLoggedIgnoredTools << " more tools";
+      }
       return list;
     }
     cursor = next->get<std::string>();
@@ -500,7 +511,9 @@ void McpClient::Close() {
     stopping_ = true;
     alive_ = false;
   }
-  peer_.Shutdown(absl::CancelledError("the connection was closed"));
+  // Unavailable, not Cancelled: a call of another session still waiting
+  // was not cancelled by anyone, and its model is told what happened.
+  peer_.Shutdown(absl::UnavailableError("the server was stopped and its connection closed"));
   if (refresher_.joinable()) refresher_.join();
   transport_->Close();
 }

@@ -8,6 +8,10 @@
 #include "common/logging.h"
 
 namespace raw::mcp {
+
+namespace {
+constexpr int64_t kMaxLoggedSkips = 20;
+}  // namespace
 namespace {
 
 constexpr size_t kErrorExcerptBytes = 300;
@@ -68,8 +72,13 @@ bool ResponseReader::Finish() {
 bool ResponseReader::Dispatch(std::string_view text) {
   absl::StatusOr<Json> parsed = ParseJson(text);
   if (!parsed.ok() || !(parsed->is_object() || parsed->is_array())) {
-    RAW_LOG(Warning) << "mcp: skipping a response part that is not JSON-RPC (" << text.size()
-                     << " bytes)";
+    if (++skipped_ <= kMaxLoggedSkips) {
+      RAW_LOG(Warning) << "mcp: skipping a response part that is not JSON-RPC (" << text.size()
+                       << " bytes)"
+                       << (skipped_ == kMaxLoggedSkips ? "; more such parts of this response "
+                                                         "are skipped without a word"
+                                                       : "");
+    }
     return false;
   }
   const Json messages = parsed->is_array() ? *std::move(parsed) : Json::array({*parsed});

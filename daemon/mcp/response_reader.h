@@ -68,6 +68,9 @@ class ResponseReader : public http::HttpResponseHandler {
   bool got_awaited_ = false;
   bool overflowed_ = false;
   int64_t events_ = 0;
+  // Parts that were not JSON-RPC: the first few are logged, not a stream
+  // of them (a listening GET stream may send them for as long as it runs).
+  int64_t skipped_ = 0;
   std::string last_event_id_;
   std::optional<int64_t> retry_ms_;
   std::string body_;

@@ -225,5 +225,26 @@ TEST(HostileServerTest, APeerHandlerThatThrowsNeverEndsTheProcess) {
   EXPECT_EQ(sent[1], MakeResult(6, Json::object()));
 }
 
+// A server sending a flood of messages that cannot be handled (here
+// 100,000; a batch line of `[{},{},...]` holds a million) does not write a
+// log line for each: the burst, then a summary of what was dropped.
+TEST(HostileServerTest, AFloodOfInvalidMessagesIsRateLimitedInTheLog) {
+  testing::CapturedLog captured;
+  ASSERT_TRUE(captured.ok());
+  {
+    InMemoryTransport transport;
+    JsonRpcPeer peer(
+        "flood", transport, [](const Message&) {}, nullptr);
+    ASSERT_TRUE(transport.Start(peer.Callbacks(nullptr)).ok());
+    for (int i = 0; i < 100000; ++i) transport.Receive(Json::object());
+  }
+  const std::string log = captured.Stop();
+  const int logged = testing::CountLinesWith(log, "ignoring an invalid JSON-RPC message");
+  EXPECT_GE(logged, 1);
+  EXPECT_LE(logged, 1000);
+  EXPECT_THAT(testing::LastLineWith(log, "suppressed"),
+              HasSubstr("messages mcp server flood sent that could not be handled"));
+}
+
 }  // namespace
 }  // namespace raw::mcp

@@ -6,10 +6,12 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/notification.h"
 #include "common/logging.h"
 #include "common/utf8.h"
 #include "daemon/mcp/mcp_client.h"
@@ -154,6 +156,26 @@ TEST(StdioClientTest, ACallTimesOutAndIsCancelled) {
       client->CallTool("cancelled_ids", Json::object(), CallOptions());
   ASSERT_TRUE(ids.ok()) << ids.status();
   EXPECT_NE(ids->content[0]["text"], "[]");
+}
+
+// The server stopped under a call (another session's call timed out and
+// its ping failed, or the server went idle): nobody cancelled this call, so
+// it does not read as cancelled.
+TEST(StdioClientTest, ACallPendingWhenTheServerIsStoppedFailsAsUnavailable) {
+  std::unique_ptr<McpClient> client = MakeClient({"--flood-pings", "1"}, 1 << 20);
+  ASSERT_TRUE(client->Connect().ok());
+  absl::Notification reached;  // the server has the call: it sent progress
+  CallOptions options;
+  options.on_progress = [&reached](const ProgressUpdate&) {
+    if (!reached.HasBeenNotified()) reached.Notify();
+  };
+  absl::StatusOr<CallToolResult> hung;
+  std::thread call([&] { hung = client->CallTool("hang", Json::object(), options); });
+  reached.WaitForNotification();
+  client->Close();
+  call.join();
+  EXPECT_TRUE(absl::IsUnavailable(hung.status())) << hung.status();
+  EXPECT_THAT(hung.status().message(), HasSubstr("the server was stopped"));
 }
 
 }  // namespace
