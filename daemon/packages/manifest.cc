@@ -20,6 +20,7 @@
 #include "daemon/config/model_entry.h"
 #include "daemon/config/package_ref.h"
 #include "daemon/config/policy_entry.h"
+#include "daemon/config/variable_refs.h"
 #include "daemon/packages/package_commands.h"
 #include "daemon/packages/package_files.h"
 #include "daemon/packages/package_tree.h"
@@ -138,6 +139,38 @@ void ForEachExport(FieldReader& exports, absl::string_view kind,
 
 bool IsPlainName(absl::string_view name) { return config::IsValidName(name); }
 
+// A package never reads the installing user's variables: a server's env or
+// headers, or a model's api_key or headers, naming "${NAME}" would send
+// that secret wherever the package says (its server's URL, its model's
+// base_url) as soon as an agent selects the export. "${package}" (the
+// package's directory) is the package's own. `key` holds a string or an
+// object of strings.
+void RefuseVariables(FieldReader& r, absl::string_view key, std::vector<ConfigProblem>& problems) {
+  const Json* value = r.Find(key);
+  if (value == nullptr) return;
+  auto check = [](const Json& text) -> std::optional<std::string> {
+    if (!text.is_string()) return std::nullopt;
+    absl::StatusOr<std::vector<std::string>> names =
+        config::ReferencedVariables(text.get_ref<const std::string&>());
+    if (!names.ok()) return std::nullopt;  // the entry's own check reports it
+    for (const std::string& name : *names) {
+      if (name == "package") continue;
+      return absl::StrCat("uses the variable ${", name,
+                          "}; a package cannot read your variables (a server or model that "
+                          "needs a key is defined in your own config)");
+    }
+    return std::nullopt;
+  };
+  if (value->is_object()) {
+    FieldReader items(*value, r.PathOf(key), problems);
+    for (const auto& item : value->items()) {
+      if (std::optional<std::string> why = check(item.value())) items.Report(item.key(), *why);
+    }
+  } else if (std::optional<std::string> why = check(*value)) {
+    r.Report(key, *why);
+  }
+}
+
 // agents.<preset>.prompts: names of the package's own prompt exports.
 std::vector<std::string> PresetPrompts(const Json& list, const Manifest& m, const std::string& path,
                                        std::vector<ConfigProblem>& problems) {
@@ -243,6 +276,12 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
                     r.Report("from", "a package defines its servers itself");
                     return;
                   }
+                  if (std::optional<std::string> why = config::AmbiguousServerName(name)) {
+                    problems.push_back({path, *why});
+                    return;
+                  }
+                  RefuseVariables(r, "env", problems);
+                  RefuseVariables(r, "headers", problems);
                   config::ParseContext context{"/", ""};
                   m.mcp[name] = config::ReadMcpServerEntry(name, value, path, context, problems);
                   CheckServerCommand(m.name, name, m.mcp[name], path, problems);
@@ -270,6 +309,9 @@ void ReadExports(FieldReader& doc, const std::set<std::string>& files, Manifest&
   ForEachExport(e, "models", IsPlainName, "letters, digits, '_', '.' and '-'", problems,
                 [&](const std::string& name, const Json& value, const std::string& path) {
                   m.models[name] = config::ParseModelEntry(name, value, path, problems);
+                  FieldReader r(value, path, problems);
+                  RefuseVariables(r, "api_key", problems);
+                  RefuseVariables(r, "headers", problems);
                 });
   // Presets last: they refer to the exports above.
   ForEachExport(e, "agents", IsPlainName, "letters, digits, '_', '.' and '-'", problems,

@@ -167,6 +167,11 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
   int64_t files = 0;
   int64_t dirs = 0;
   int64_t total = 0;
+  // Every header read, whatever it is: a directory listed again counts
+  // toward neither bound above, and millions of such headers fit in a small
+  // archive that would take minutes to read.
+  int64_t entries = 0;
+  const int64_t max_entries = limits.max_files + limits.max_dirs;
   // Every entry's path so far, and whether it was a directory: a path
   // twice would leave the package to whichever entry came last (a
   // directory listed twice means one directory, and is no ambiguity).
@@ -181,6 +186,11 @@ absl::Status UnpackArchive(const std::string& archive_path, const std::string& d
     if (r != ARCHIVE_OK && !(r == ARCHIVE_WARN && OnlyANameWasNotConverted(a.get()))) {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot read archive ", archive_path, ": ", archive_error_string(a.get())));
+    }
+    if (++entries > max_entries) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the archive has more than ", max_entries, " entries (", limits.max_files,
+                       " files and ", limits.max_dirs, " directories at most)"));
     }
     if (const std::string raw_name = RawPath(entry); absl::StartsWith(raw_name, "/")) {
       return absl::InvalidArgumentError(

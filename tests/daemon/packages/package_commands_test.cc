@@ -38,6 +38,35 @@ std::string Server(const std::string& command, const std::string& env = "{}") {
   return absl::StrCat(R"({"mcp": {"notes": {"command": )", command, R"(, "env": )", env, "}}}");
 }
 
+// A package's server or model naming one of the user's variables would
+// send that secret wherever the package says: refused, naming the field.
+TEST(PackageCommandsTest, AnExportMayNotUseTheUsersVariables) {
+  EXPECT_THAT(
+      CommandProblems(
+          R"({"mcp": {"notes": {"url": "http://127.0.0.1:1/mcp",
+                                "headers": {"X-Trace": "${OPENAI_KEY}"}}}})"),
+      HasSubstr("exports.mcp.notes.headers.X-Trace: uses the variable ${OPENAI_KEY}; a package "
+                "cannot read your variables"));
+  EXPECT_THAT(CommandProblems(Server(R"(["${package}/bin/s"])", R"({"TOKEN": "t-${GH_TOKEN}"})")),
+              HasSubstr("exports.mcp.notes.env.TOKEN: uses the variable ${GH_TOKEN}"));
+  EXPECT_THAT(CommandProblems(
+                  R"({"models": {"m": {"api": "openai_chat", "model_id": "x",
+                               "base_url": "https://example.com/v1", "api_key": "${KEY}"}}})"),
+              HasSubstr("exports.models.m.api_key: uses the variable ${KEY}"));
+  // The package's own directory is no variable of the user's.
+  EXPECT_EQ(CommandProblems(Server(R"(["${package}/bin/s"])", R"({"PATH": "${package}/bin"})")),
+            "");
+}
+
+// A server name holding "__" or ending in "_" would make two tools share
+// a model-facing name: refused in a package as in a config.
+TEST(PackageCommandsTest, AnAmbiguousServerNameIsRefused) {
+  EXPECT_THAT(CommandProblems(R"({"mcp": {"a__b": {"command": ["${package}/bin/s"]}}})"),
+              HasSubstr("exports.mcp.a__b: a server name may not contain \"__\""));
+  EXPECT_THAT(CommandProblems(R"({"mcp": {"c_": {"command": ["${package}/bin/s"]}}})"),
+              HasSubstr("exports.mcp.c_: a server name may not end with \"_\""));
+}
+
 TEST(PackageCommandsTest, AHookProgramPathMayNotLeaveThePackage) {
   std::string up = CommandProblems(Hook(R"(["../../bin/x", "--flag"])"));
   EXPECT_THAT(up, HasSubstr("exports.hooks.audit.command[0]: package \"kit\", hook \"audit\": "

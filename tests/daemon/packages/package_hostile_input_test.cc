@@ -243,6 +243,29 @@ TEST(PackageArchiveTextTest, AnEntryTwiceIsRefusedSayingSo) {
   EXPECT_TRUE(UnpackArchive(archive, tmp.File("dirs"), TreeLimits{}).ok());
 }
 
+// A directory listed again counts toward neither the files' nor the
+// directories' bound; every header counts toward the entries'.
+TEST(PackageArchiveTextTest, AnArchiveOfMoreEntriesThanFilesAndDirectoriesIsRefused) {
+  TempDir tmp;
+  TreeLimits limits;
+  limits.max_files = 10;
+  limits.max_dirs = 10;
+  std::vector<ArchiveEntry> entries = {{"raw-package.json", kValidManifest}};
+  for (int i = 0; i < 30; ++i) entries.push_back({"d/", "", 0755, AE_IFDIR});
+  const std::string archive = tmp.File("dirs.tar.gz");
+  WriteTarGz(archive, entries);
+  std::filesystem::create_directories(tmp.File("out"));
+  absl::Status status = UnpackArchive(archive, tmp.File("out"), limits);
+  EXPECT_TRUE(absl::IsResourceExhausted(status)) << status;
+  EXPECT_EQ(status.message(),
+            "the archive has more than 20 entries (10 files and 10 directories at most)");
+  // Up to the bound, the same listing unpacks.
+  entries.resize(20);
+  WriteTarGz(archive, entries);
+  std::filesystem::create_directories(tmp.File("out2"));
+  EXPECT_TRUE(UnpackArchive(archive, tmp.File("out2"), limits).ok());
+}
+
 class PackagePromptLimitTest : public ::testing::Test {
  protected:
   PackagePromptLimitTest() : store_(tmp_.File("data/raw/packages")) {}
