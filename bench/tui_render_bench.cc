@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "clients/tui/markdown_renderer.h"
 #include "clients/tui/screen.h"
 #include "clients/tui/transcript.h"
 #include "clients/tui/transcript_view.h"
@@ -124,6 +125,64 @@ BENCHMARK(BM_StreamOpenCodeBlock)
     ->Arg(1 << 20)
     ->Arg(4 << 20)
     ->Unit(benchmark::kMicrosecond);
+
+// A model streaming Markdown that cmark-gfm parses in time quadratic in its
+// length ("a <?" repeated, with no blank line to cut it into chunks):
+// `state.range(0)` bytes before the timed deltas of 24 bytes each. Under
+// the parse budget the growing chunk is parsed at every delta; over it, it
+// is rendered as plain text piece by piece, so the cost stops growing.
+void BM_StreamUnparsableChunk(benchmark::State& state) {
+  const size_t prefix = static_cast<size_t>(state.range(0));
+  const std::string unit = "a <? b ";
+  Transcript transcript;
+  TranscriptView view(Glyphs::Unicode());
+  NullCanvas canvas;
+  Screen screen(canvas);
+  screen.Resize(40, 100);
+  uint64_t seq = 0;
+  v1::Event start;
+  start.set_seq(++seq);
+  start.set_turn_id("t");
+  start.mutable_turn_started()->set_user_text("say it");
+  transcript.Apply(start);
+  std::string text;
+  while (text.size() < prefix) text += unit;
+  transcript.Apply(Delta(++seq, text));
+  screen.Present(view.Compose(transcript, 100, 38, 0).rows, std::nullopt);
+  const std::string piece = unit + unit + unit + "xyz";
+  for (auto _ : state) {
+    transcript.Apply(Delta(++seq, piece));
+    TranscriptView::Frame frame = view.Compose(transcript, 100, 38, 0);
+    screen.Present(frame.rows, std::nullopt);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_StreamUnparsableChunk)
+    ->Arg(4 << 10)
+    ->Arg(16 << 10)
+    ->Arg(28 << 10)
+    ->Arg(1 << 20)
+    ->Unit(benchmark::kMicrosecond);
+
+// A table of `state.range(0)` columns of 100-column cells, fitted to 100
+// columns: the column widths come from one pass over the columns.
+void BM_WideTable(benchmark::State& state) {
+  const int columns = static_cast<int>(state.range(0));
+  std::string header = "|";
+  std::string rule = "|";
+  std::string row = "|";
+  for (int c = 0; c < columns; ++c) {
+    header += " h |";
+    rule += "---|";
+    row += " " + std::string(100, 'x') + " |";
+  }
+  const std::string table = header + "\n" + rule + "\n" + row + "\n";
+  for (auto _ : state) {
+    Lines lines = RenderMarkdown(table, 100, Glyphs::Unicode());
+    benchmark::DoNotOptimize(lines);
+  }
+}
+BENCHMARK(BM_WideTable)->Arg(20)->Arg(200)->Arg(2000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace raw::tui

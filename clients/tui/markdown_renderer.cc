@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "clients/tui/markdown_plain.h"
 #include "clients/tui/markdown_table.h"
 #include "clients/tui/text_width.h"
 
@@ -338,7 +339,8 @@ using Document = std::unique_ptr<cmark_node, NodeDeleter>;
 Document Parse(std::string_view markdown) {
   RegisterExtensions();
   std::unique_ptr<cmark_parser, ParserDeleter> parser(cmark_parser_new(CMARK_OPT_DEFAULT));
-  for (const char* name : {"table", "strikethrough", "autolink", "tasklist"}) {
+  // Not "autolink": see the header.
+  for (const char* name : {"table", "strikethrough", "tasklist"}) {
     if (cmark_syntax_extension* ext = cmark_find_syntax_extension(name)) {
       cmark_parser_attach_syntax_extension(parser.get(), ext);
     }
@@ -393,14 +395,19 @@ std::optional<OpenCodeFence> FindOpenFence(cmark_node* document, std::string_vie
 }  // namespace
 
 Lines RenderMarkdown(std::string_view markdown, int width, const Glyphs& glyphs) {
+  if (markdown.size() > kMarkdownBudgetBytes) return RenderPlainMarkdown(markdown, width, glyphs);
   Document document = Parse(markdown);
   return RenderDocument(document.get(), width, glyphs);
 }
 
 MarkdownRendering RenderMarkdownFindingOpenFence(std::string_view markdown, int width,
                                                  const Glyphs& glyphs) {
-  Document document = Parse(markdown);
   MarkdownRendering out;
+  if (markdown.size() > kMarkdownBudgetBytes) {
+    out.lines = RenderPlainMarkdown(markdown, width, glyphs);
+    return out;
+  }
+  Document document = Parse(markdown);
   out.lines = RenderDocument(document.get(), width, glyphs);
   out.open_fence = FindOpenFence(document.get(), markdown);
   return out;

@@ -1,8 +1,14 @@
 // RenderMarkdown: GitHub-flavoured Markdown (parsed by cmark-gfm with its
-// table, strikethrough, autolink and task-list extensions) rendered into
-// styled lines for a terminal width: headings, paragraphs, nested lists,
-// block quotes, fenced code in the code style, tables with borders, links
-// with their target, rules. Raw HTML is shown as dim text.
+// table, strikethrough and task-list extensions) rendered into styled lines
+// for a terminal width: headings, paragraphs, nested lists, block quotes,
+// fenced code in the code style, tables with borders, links with their
+// target, rules. Raw HTML is shown as dim text. A bare URL ("www.x.org",
+// "https://x.org/a") stays text: cmark-gfm 0.29's autolink extension, which
+// would make it a link, takes time quadratic in some inputs ("_www."
+// repeated), and the URL reads the same either way.
+//
+// A text longer than kMarkdownBudgetBytes is not parsed: it is rendered as
+// RenderPlainMarkdown renders it (markdown_plain.h).
 //
 // Assistant text streams in pieces, so the input is often cut in the middle
 // of a construct (an open code fence, half a table); cmark-gfm renders such
@@ -37,8 +43,9 @@ struct MarkdownRendering {
 };
 
 // RenderMarkdown, and whether the text ends inside an open top-level fenced
-// code block. REQUIRES: `markdown` ends with a line ending (or is empty),
-// so that the last line is complete.
+// code block (never said of a text over kMarkdownBudgetBytes). REQUIRES:
+// `markdown` ends with a line ending (or is empty), so that the last line
+// is complete.
 MarkdownRendering RenderMarkdownFindingOpenFence(std::string_view markdown, int width,
                                                  const Glyphs& glyphs);
 

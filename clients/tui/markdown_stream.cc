@@ -47,6 +47,7 @@ void MarkdownStream::Reset(int width, const Glyphs& glyphs) {
   fence_opened_at_ = 0;
   not_open_at_.reset();
   open_.reset();
+  plain_.reset();
 }
 
 Lines MarkdownStream::Markdown(std::string_view markdown) {
@@ -68,6 +69,7 @@ void MarkdownStream::FinishChunk(size_t end, size_t end_rows, Lines rows) {
   done_rows_ = stable_rows_ = out_.size();
   done_size_ = end;
   open_.reset();
+  plain_.reset();
 }
 
 void MarkdownStream::Scan(std::string_view text) {
@@ -91,6 +93,7 @@ void MarkdownStream::Scan(std::string_view text) {
 
 void MarkdownStream::RenderWhole(std::string_view chunk) {
   open_.reset();
+  plain_.reset();
   out_.resize(done_rows_);
   stable_rows_ = done_rows_;
   Lines tail = Markdown(chunk);
@@ -98,9 +101,39 @@ void MarkdownStream::RenderWhole(std::string_view chunk) {
   Append(out_, std::move(tail));
 }
 
+void MarkdownStream::RenderPlain(std::string_view text) {
+  if (!plain_) {
+    out_.resize(done_rows_);
+    stable_rows_ = done_rows_;
+    plain_.emplace(width_, *glyphs_, /*after_rows=*/!out_.empty());
+    plain_to_ = done_size_;
+  }
+  out_.resize(stable_rows_);
+  // The pieces completed since the last call: their rows are kept.
+  size_t pos = plain_to_;
+  while (pos < text.size()) {
+    PlainPiece piece = PlainPieceEnd(text, pos);
+    if (!piece.complete) break;
+    rendered_bytes_ += piece.next - pos;
+    plain_->AddPiece(text.substr(pos, piece.end - pos), out_);
+    pos = piece.next;
+  }
+  plain_to_ = pos;
+  stable_rows_ = out_.size();
+  // The piece still growing, and the end of the text, rendered again at
+  // every call.
+  PlainMarkdown rest = *plain_;
+  if (pos < text.size()) {
+    rendered_bytes_ += text.size() - pos;
+    rest.AddPiece(text.substr(pos), out_);
+  }
+  rest.Finish(out_);
+}
+
 bool MarkdownStream::RenderGrowing(std::string_view text) {
   const size_t complete = scan_pos_;  // the end of the complete lines
-  if (!open_ && in_fence_ && not_open_at_ != fence_opened_at_ && complete > done_size_) {
+  if (!open_ && in_fence_ && not_open_at_ != fence_opened_at_ && complete > done_size_ &&
+      complete - done_size_ <= kMarkdownBudgetBytes) {
     // The chunk may end in an open top-level code block: ask the parser.
     std::string_view chunk = text.substr(done_size_, complete - done_size_);
     rendered_bytes_ += chunk.size();
@@ -122,10 +155,15 @@ bool MarkdownStream::RenderGrowing(std::string_view text) {
           text.substr(block.fence.line_begin, block.fence.body_begin - block.fence.line_begin));
       block.rendered_to = complete;
       open_ = std::move(block);
+      plain_.reset();
     }
   }
   if (!open_) {
-    RenderWhole(text.substr(done_size_));
+    if (text.size() - done_size_ > kMarkdownBudgetBytes) {
+      RenderPlain(text);
+    } else {
+      RenderWhole(text.substr(done_size_));
+    }
     return true;
   }
   out_.resize(stable_rows_);

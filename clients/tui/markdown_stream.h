@@ -20,6 +20,13 @@
 // to the text); RenderAppended is for a caller that knows the text was only
 // appended to.
 //
+// A growing chunk over kMarkdownBudgetBytes (a long answer without blank
+// lines) is not parsed but rendered as plain text (markdown_plain.h), piece
+// by piece like such a code block: each call renders the pieces completed
+// since the last one and the one still growing (at most kPlainPieceBytes).
+// So no call parses more than kMarkdownBudgetBytes, and none renders much
+// more than that and what was appended.
+//
 // A call whose text does not extend the previous one (a committed message
 // that differs, a new width) starts over. Single-threaded.
 #pragma once
@@ -29,6 +36,7 @@
 #include <string>
 #include <string_view>
 
+#include "clients/tui/markdown_plain.h"
 #include "clients/tui/markdown_renderer.h"
 #include "clients/tui/styled_line.h"
 
@@ -44,8 +52,9 @@ class MarkdownStream {
   // What the last Render returned.
   const Lines& lines() const { return out_; }
 
-  // Bytes of Markdown handed to the renderer since construction: what tests
-  // check to see that a growing block is not rendered again whole.
+  // Bytes of text handed to the renderer (parsed, or rendered as plain
+  // text) since construction: what tests check to see that a growing block
+  // or chunk is not rendered again whole.
   size_t rendered_bytes() const { return rendered_bytes_; }
 
  private:
@@ -68,6 +77,8 @@ class MarkdownStream {
   // the open block closed and finished the chunk there: scan again.
   bool RenderGrowing(std::string_view text);
   void RenderWhole(std::string_view chunk);
+  // Renders the growing chunk, over the budget, as plain text.
+  void RenderPlain(std::string_view text);
   Lines Markdown(std::string_view markdown);
   Lines CodeLines(std::string_view code);
 
@@ -91,6 +102,10 @@ class MarkdownStream {
   // block, so that it is not looked for again.
   std::optional<size_t> not_open_at_;
   std::optional<OpenBlock> open_;
+  // The growing chunk rendered as plain text: the state after the final
+  // pieces up to plain_to_, whose rows are kept in out_.
+  std::optional<PlainMarkdown> plain_;
+  size_t plain_to_ = 0;
   size_t rendered_bytes_ = 0;
 };
 

@@ -28,6 +28,49 @@ StyledLine Pad(const StyledLine& line, int width, char align) {
 
 }  // namespace
 
+std::vector<int> FitColumnWidths(const std::vector<int>& natural, int room, int* steps) {
+  constexpr int kMinWidth = 3;
+  if (steps != nullptr) *steps = 0;
+  std::vector<int> widths = natural;
+  long total = std::accumulate(natural.begin(), natural.end(), 0L);
+  if (total <= room) return widths;
+  // Widest first: capping the k widest at `limit` leaves `rest` (the sum
+  // of the others) plus k * limit.
+  std::vector<int> sorted = natural;
+  std::sort(sorted.begin(), sorted.end(), std::greater<int>());
+  long rest = total;
+  int limit = kMinWidth;
+  size_t capped = 0;
+  for (size_t k = 1; k <= sorted.size(); ++k) {
+    if (steps != nullptr) ++*steps;
+    rest -= sorted[k - 1];
+    // The k widest at one limit, no wider than the k-th, no narrower than
+    // the next.
+    long fit = (room - rest) / static_cast<long>(k);
+    int next = k < sorted.size() ? sorted[k] : 0;
+    if (fit >= next) {
+      limit = static_cast<int>(std::min<long>(fit, sorted[k - 1]));
+      capped = k;
+      break;
+    }
+  }
+  if (capped == 0 || limit < kMinWidth) {
+    // Even at the minimum the table is too wide: it stays wider than the room.
+    for (int& w : widths) w = std::min(w, kMinWidth);
+    return widths;
+  }
+  // The columns over the limit take it; the columns left over go, one
+  // each, to the last of them (as shrinking the first widest column one
+  // column at a time would leave them).
+  long spare = room - rest - static_cast<long>(capped) * limit;
+  for (size_t c = widths.size(); c-- > 0;) {
+    if (widths[c] <= limit) continue;
+    widths[c] = limit + (spare > 0 ? 1 : 0);
+    if (spare > 0) --spare;
+  }
+  return widths;
+}
+
 Lines RenderTable(cmark_node* table, int width, const Glyphs& glyphs, const StyledLine& first,
                   const StyledLine& rest, const CellRenderer& render_cell) {
   const size_t columns = std::max<size_t>(1, cmark_gfm_extensions_get_table_columns(table));
@@ -51,21 +94,15 @@ Lines RenderTable(cmark_node* table, int width, const Glyphs& glyphs, const Styl
     rows.push_back(std::move(r));
   }
 
-  // Natural widths, then shrink the widest column until the table fits:
+  // Natural widths, then the widest shrink until the table fits:
   // "│ a │ b │" takes 3 columns per cell plus one.
-  std::vector<int> widths(columns, 1);
+  std::vector<int> natural(columns, 1);
   for (const Row& r : rows) {
-    for (size_t c = 0; c < columns; ++c) widths[c] = std::max(widths[c], r.cells[c].Width());
+    for (size_t c = 0; c < columns; ++c) natural[c] = std::max(natural[c], r.cells[c].Width());
   }
   const int available = std::max(static_cast<int>(columns) * 4 + 1, width - first.Width());
-  auto total = [&] {
-    return std::accumulate(widths.begin(), widths.end(), 0) + 3 * static_cast<int>(columns) + 1;
-  };
-  while (total() > available) {
-    auto widest = std::max_element(widths.begin(), widths.end());
-    if (*widest <= 3) break;
-    --*widest;
-  }
+  const std::vector<int> widths =
+      FitColumnWidths(natural, available - 3 * static_cast<int>(columns) - 1);
 
   Style border{Role::kBorder};
   auto rule = [&](const StyledLine& prefix) {

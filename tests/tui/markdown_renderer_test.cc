@@ -1,5 +1,9 @@
 #include "clients/tui/markdown_renderer.h"
 
+#include <numeric>
+
+#include "clients/tui/markdown_plain.h"
+#include "clients/tui/markdown_table.h"
 #include "gtest/gtest.h"
 #include "tests/tui/lines_text.h"
 
@@ -105,6 +109,65 @@ TEST(MarkdownRendererTest, LinksShowTheirTarget) {
   EXPECT_EQ(StyleOf(lines, "the docs")->role, Role::kLink);
   Lines autolink = RenderMarkdown("<https://example.com>", 60, G());
   EXPECT_EQ(LinesText(autolink), "https://example.com\n");
+}
+
+// FitColumnWidths shrinks the widest columns to one limit as shrinking the
+// widest by one column at a time would, in one pass: a table of 2000
+// columns of 100-column cells costs 2000 steps, not 2000 * 97.
+TEST(MarkdownRendererTest, ColumnWidthsAreFittedInOnePass) {
+  EXPECT_EQ(FitColumnWidths({10, 5}, 40), (std::vector<int>{10, 5}));
+  EXPECT_EQ(FitColumnWidths({50, 30, 5}, 40), (std::vector<int>{17, 18, 5}));
+  EXPECT_EQ(FitColumnWidths({30, 50, 5}, 40), (std::vector<int>{17, 18, 5}));
+  EXPECT_EQ(FitColumnWidths({20, 20, 20, 2}, 32), (std::vector<int>{10, 10, 10, 2}));
+  EXPECT_EQ(FitColumnWidths({9, 9, 1}, 5), (std::vector<int>{3, 3, 1}));  // never below 3
+  int steps = 0;
+  std::vector<int> wide = FitColumnWidths(std::vector<int>(2000, 100), 6500, &steps);
+  EXPECT_EQ(wide.front(), 3);
+  EXPECT_EQ(wide.back(), 4);
+  EXPECT_EQ(std::accumulate(wide.begin(), wide.end(), 0), 6500);
+  EXPECT_LE(steps, 2000);
+  // Through the renderer: every row fits, every cell is shown.
+  std::string table = "| a | b | c |\n|---|---|---|\n| " + std::string(300, 'x') + " | " +
+                      std::string(200, 'y') + " | z |\n";
+  Lines lines = RenderMarkdown(table, 60, G());
+  for (const auto& l : lines) EXPECT_LE(l.Width(), 60) << l.PlainText();
+  EXPECT_NE(LinesText(lines).find("z"), std::string::npos);
+}
+
+// A bare URL is text, as the autolink extension is not used (it takes time
+// quadratic in "_www." repeated); the URL is shown all the same.
+TEST(MarkdownRendererTest, BareUrlsStayText) {
+  Lines lines = RenderMarkdown("See www.example.com and https://example.com/a_b.", 80, G());
+  EXPECT_EQ(LinesText(lines), "See www.example.com and https://example.com/a_b.\n");
+  EXPECT_EQ(StyleOf(lines, "www.example.com")->role, Role::kDefault);
+  EXPECT_EQ(StyleOf(lines, "https://example.com")->role, Role::kDefault);
+  std::string hostile = Repeat("_www.", 6000);
+  ASSERT_LE(hostile.size(), kMarkdownBudgetBytes);
+  EXPECT_EQ(LinesText(RenderMarkdown(hostile, 100000, G())), hostile + "\n");
+}
+
+// Over the budget, a text is not parsed: its lines are shown as they are,
+// wrapped and sanitized, and its fenced code blocks in the code style.
+TEST(MarkdownRendererTest, TextOverTheBudgetIsShownAsPlainLines) {
+  std::string paragraph = "Some **bold** words\n";
+  std::string under = "# Title\n\n" + paragraph;
+  EXPECT_EQ(LinesText(RenderMarkdown(under, 40, G())), "Title\n\nSome bold words\n");
+  std::string over = "# Title\n\n```py\nprint(1)\n```\n\x1b[2J " +
+                     Repeat(paragraph, static_cast<int>(kMarkdownBudgetBytes / paragraph.size()));
+  ASSERT_GT(over.size(), kMarkdownBudgetBytes);
+  Lines lines = RenderMarkdown(over, 40, G());
+  std::string text = LinesText(lines);
+  EXPECT_EQ(text.rfind("# Title\n\n\u258e py\n\u258e print(1)\n\n\uFFFD[2J Some **bold** words\n"
+                       "Some **bold** words\n",
+                       0),
+            0u)
+      << text.substr(0, 200);
+  EXPECT_EQ(StyleOf(lines, "print(1)")->role, Role::kCode);
+  EXPECT_EQ(StyleOf(lines, "# Title")->role, Role::kDefault);
+  for (const auto& l : lines) EXPECT_LE(l.Width(), 40);
+  // A line longer than a piece is shown in pieces.
+  Lines long_line = RenderMarkdown(std::string(kMarkdownBudgetBytes + 10, 'x'), 100000, G());
+  EXPECT_EQ(long_line.size(), kMarkdownBudgetBytes / kPlainPieceBytes + 1);
 }
 
 TEST(MarkdownRendererTest, QuotesRulesAndStrikethrough) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/tui/markdown_plain.h"
 #include "clients/tui/markdown_renderer.h"
 #include "gtest/gtest.h"
 #include "tests/tui/lines_text.h"
@@ -87,6 +88,51 @@ TEST(MarkdownStreamTest, AnOpenCodeBlockStreamedInPiecesRendersLikeTheWholeText)
     big += "  x[" + std::to_string(i) + "] = y * " + std::string(i % 50, 'z') + ";\n";
   big += "```\nand after it.\n";
   for (size_t step : {7, 37, 101}) ExpectStreamedEqualsWhole(big, step, 40, Glyphs::Unicode());
+}
+
+std::string Repeated(std::string_view piece, size_t bytes) {
+  std::string out;
+  while (out.size() < bytes) out.append(piece);
+  return out;
+}
+
+// A chunk over the budget (no blank line for a long way) streamed in
+// pieces renders as the whole text does: as plain text, its code blocks as
+// code. (The texts are made so that the chunks under the budget read the
+// same parsed as plain, so that the whole text over the budget compares.)
+TEST(MarkdownStreamTest, AChunkOverTheBudgetStreamsAsPlainText) {
+  const size_t over = kMarkdownBudgetBytes + 3 * kPlainPieceBytes;
+  std::string code =
+      "Intro x\n\n```py\n" + Repeated("  print('\xC3\xA9t\xC3\xA9')\n", 2000) + "```\n\nafter\n\n";
+  for (const std::string& text :
+       {Repeated("word *em* `c` \xC3\xA9\n", over), Repeated("_www.", over),
+        Repeated("\xC3\xA9", over) + "\nnext line\n", Repeated(code, over)}) {
+    for (size_t step : {2003, 4099}) ExpectStreamedEqualsWhole(text, step, 50, Glyphs::Unicode());
+  }
+}
+
+// However long a chunk grows, no call renders much more than the budget:
+// the growing chunk is parsed while it is under it, and then its pieces
+// are rendered once each, the last one again while it grows.
+TEST(MarkdownStreamTest, AGrowingChunkIsNotRenderedWholeEachTime) {
+  for (const std::string& unit : {std::string("_www."), std::string("_www.\n")}) {
+    MarkdownStream stream;
+    std::string text;
+    const std::string piece = Repeated(unit, 1000);
+    for (int i = 0; i < 100; ++i) {
+      text += piece;
+      size_t before = stream.rendered_bytes();
+      stream.RenderAppended(text, 80, Glyphs::Unicode());
+      ASSERT_LE(stream.rendered_bytes() - before,
+                kMarkdownBudgetBytes + piece.size() + 2 * kPlainPieceBytes)
+          << "at " << text.size() << " bytes";
+      if (text.size() > 2 * kMarkdownBudgetBytes) {
+        ASSERT_LE(stream.rendered_bytes() - before, piece.size() + 2 * kPlainPieceBytes)
+            << "at " << text.size() << " bytes";
+      }
+    }
+    EXPECT_TRUE(stream.lines() == RenderMarkdown(text, 80, Glyphs::Unicode()));
+  }
 }
 
 TEST(MarkdownStreamTest, AGrowingCodeBlockRendersOnlyWhatWasAppended) {
