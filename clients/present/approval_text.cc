@@ -39,18 +39,22 @@ std::string DescribeApprovalRequest(const v1::ApprovalRequested& request) {
                                   request.calls_size() == 1 ? " tool call:\n" : " tool calls:\n");
   for (const v1::ApprovalCall& call : request.calls()) {
     absl::StrAppend(&text, "  - ", call.tool().empty() ? call.name() : call.tool(), "\n");
+    // Long runs of blanks shown: the terminal wraps a long line, and a run
+    // padded to its edge would start the rest on a row of its own.
     for (const std::string& argument : ArgumentLines(call.arguments())) {
-      absl::StrAppend(&text, "      ", absl::StrReplaceAll(argument, {{"\n", "\n        "}}),
-                      "\n");
+      absl::StrAppend(&text, "      ",
+                      absl::StrReplaceAll(ShowBlankRuns(argument), {{"\n", "\n        "}}), "\n");
     }
     absl::StrAppend(&text, "    ", StateLabel(call.state()),
-                    call.reason().empty() ? "" : absl::StrCat(": ", ShowLineBreaks(call.reason())),
+                    call.reason().empty()
+                        ? ""
+                        : absl::StrCat(": ", ShowBlankRuns(ShowLineBreaks(call.reason()))),
                     "\n");
     if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
     for (int i = 0; i < call.session_rules_size() && i < 2; ++i) {
       absl::StrAppend(&text, "    [", SessionOptionKey(i), "] allow for this session adds:\n");
       for (const std::string& rule : call.session_rules(i).rules()) {
-        absl::StrAppend(&text, "        ", ShowLineBreaks(rule), "\n");
+        absl::StrAppend(&text, "        ", ShowBlankRuns(ShowLineBreaks(rule)), "\n");
       }
     }
   }

@@ -13,7 +13,8 @@ namespace raw::present {
 // in full (one "name: value" line each, every line of a multi-line value
 // indented under it; nothing is cut), its state and why it asks, and for a
 // pending call the rules each "allow for this session" choice adds
-// (SessionOptionKey names the keys).
+// (SessionOptionKey names the keys). Long runs of blanks in the arguments,
+// the reason and the rules are shown as markers (ShowBlankRuns).
 std::string DescribeApprovalRequest(const v1::ApprovalRequested& request);
 
 // The key that picks a call's "allow for this session" option `index` on

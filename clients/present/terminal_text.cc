@@ -3,6 +3,7 @@
 #include <utf8proc.h>
 
 #include <cstdio>
+#include <string>
 
 namespace raw::present {
 namespace {
@@ -73,6 +74,102 @@ std::string ShowLineBreaks(std::string_view text) {
     } else {
       out.push_back(c);
     }
+  }
+  return out;
+}
+
+namespace {
+
+// A space or tab, or another Unicode space separator.
+bool IsBlank(utf8proc_int32_t cp) {
+  return cp == ' ' || cp == '\t' ||
+         (cp >= 0x80 && utf8proc_get_property(cp)->category == UTF8PROC_CATEGORY_ZS);
+}
+
+// "⟨37 spaces⟩", "⟨1 tab⟩", "⟨U+00A0⟩", "⟨3 × U+3000⟩".
+void AppendBlankMarker(std::string& out, utf8proc_int32_t cp, int count) {
+  if (cp == ' ' || cp == '\t') {
+    const char* name =
+        cp == ' ' ? (count == 1 ? " space" : " spaces") : (count == 1 ? " tab" : " tabs");
+    out.append("\xE2\x9F\xA8").append(std::to_string(count)).append(name).append("\xE2\x9F\xA9");
+    return;
+  }
+  if (count == 1) {
+    AppendMarker(out, cp);
+    return;
+  }
+  std::string marker;
+  AppendMarker(marker, cp);
+  // After the opening bracket (3 bytes): "3 × ".
+  marker.insert(3, std::to_string(count) + " \xC3\x97 ");
+  out.append(marker);
+}
+
+}  // namespace
+
+std::string ShowBlankRuns(std::string_view text) {
+  constexpr int kMaxIndentColumns = 16;
+  constexpr int kMinShownRun = 4;
+  std::string out;
+  out.reserve(text.size());
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  const auto size = static_cast<utf8proc_ssize_t>(text.size());
+  // One code point at `at`: its value (-1 for an invalid byte) and length.
+  auto decode = [&](utf8proc_ssize_t at, utf8proc_int32_t* cp) {
+    utf8proc_ssize_t n = utf8proc_iterate(bytes + at, size - at, cp);
+    if (n <= 0) {
+      *cp = -1;
+      n = 1;
+    }
+    return n;
+  };
+  bool line_start = true;
+  utf8proc_ssize_t pos = 0;
+  while (pos < size) {
+    utf8proc_int32_t cp = -1;
+    utf8proc_ssize_t n = decode(pos, &cp);
+    if (!IsBlank(cp)) {
+      out.append(text.substr(static_cast<size_t>(pos), static_cast<size_t>(n)));
+      line_start = cp == '\n';
+      pos += n;
+      continue;
+    }
+    // The run: how long, how wide as indentation, and of what.
+    utf8proc_ssize_t end = pos;
+    int count = 0;
+    int columns = 0;
+    bool spaces_only = true;
+    bool indentation = true;  // spaces and tabs only
+    for (utf8proc_int32_t c = cp; end < size && IsBlank(c);) {
+      end += decode(end, &c);
+      ++count;
+      columns += c == '\t' ? 8 : 1;
+      spaces_only = spaces_only && c == ' ';
+      indentation = indentation && (c == ' ' || c == '\t');
+      if (end < size) decode(end, &c);
+    }
+    bool trailing = end == size || text[static_cast<size_t>(end)] == '\n';
+    bool keep = !trailing && ((line_start && indentation && columns <= kMaxIndentColumns) ||
+                              (!line_start && spaces_only && count < kMinShownRun));
+    if (keep) {
+      out.append(text.substr(static_cast<size_t>(pos), static_cast<size_t>(end - pos)));
+    } else {
+      // Each stretch of one kind of blank as one marker.
+      while (pos < end) {
+        utf8proc_int32_t first = -1;
+        utf8proc_ssize_t step = decode(pos, &first);
+        int same = 0;
+        utf8proc_int32_t c = first;
+        while (pos < end && c == first) {
+          pos += step;
+          ++same;
+          if (pos < end) step = decode(pos, &c);
+        }
+        AppendBlankMarker(out, first, same);
+      }
+    }
+    pos = end;
+    line_start = false;
   }
   return out;
 }

@@ -47,6 +47,18 @@ std::string ShowCarriageReturns(std::string_view text);
 // that read like the approval's.
 std::string ShowLineBreaks(std::string_view text);
 
+// `text` with the runs of blanks (spaces, tabs, other Unicode spaces such
+// as U+00A0) that could push what follows to the start of a row shown as
+// markers: "ls⟨37 spaces⟩description: ..." For what a user decides on (an
+// approval), where a run padded to the terminal's edge would make the rest
+// of a value wrap to a row that reads like an argument of its own. Shown
+// are runs of 4 or more spaces, runs at the end of a line or of the text,
+// and every run with a tab or another space in it ("⟨2 tabs⟩",
+// "⟨U+00A0⟩"); kept are shorter runs of spaces between words and a line's
+// indentation of spaces and tabs up to 16 columns (tabs counted as 8), so
+// code still reads as code.
+std::string ShowBlankRuns(std::string_view text);
+
 // SanitizeForTerminal keeping tabs: for text written to a terminal stream
 // (`raw run`), where the terminal expands tabs itself.
 // (absl::string_view: also takes absl::Status messages.)

@@ -175,6 +175,15 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
   body.emplace_back(absl::StrCat("The agent wants to run ", n, n == 1 ? " tool call:" : " tool calls:"));
   int index = 1;
   const StyledLine indent("      ");
+  // A row that continues a wrapped one carries the continuation glyph in
+  // column 4, where every row of its own (an argument, a line of a value)
+  // has a space: a value cannot wrap into what reads as a new argument.
+  auto continued = [&](int text_column) {
+    StyledLine line("    ");
+    line.Add(g.continuation, dim);
+    line.Add(std::string(static_cast<size_t>(std::max(1, text_column - line.Width())), ' '));
+    return line;
+  };
   for (const v1::ApprovalCall& call : request_->calls()) {
     StyledLine head;
     head.Add(absl::StrCat(" ", index++, ". "));
@@ -185,18 +194,21 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
     head.Add("  ");
     head.Add(StateWords(call.state()), Style{role});
     if (!call.reason().empty()) {
-      head.Add(": " + SanitizeForTerminal(present::ShowLineBreaks(call.reason())), dim);
+      head.Add(": " + SanitizeForTerminal(
+                          present::ShowBlankRuns(present::ShowLineBreaks(call.reason()))),
+               dim);
     }
-    for (auto& l : WrapSpans(head, width, StyledLine(), StyledLine("      "))) body.push_back(std::move(l));
+    for (auto& l : WrapSpans(head, width, StyledLine(), continued(6))) body.push_back(std::move(l));
     // Every argument in full: each line of a value on a row of its own, long
-    // ones broken at the width (exact text: no spaces dropped).
+    // ones broken at the width (exact text: no spaces dropped), long runs of
+    // blanks shown (present::ShowBlankRuns).
     for (const std::string& arg : present::ArgumentLines(call.arguments())) {
-      std::string text = SanitizeForTerminal(arg);
+      std::string text = SanitizeForTerminal(present::ShowBlankRuns(arg));
       bool first = true;
       for (absl::string_view line : absl::StrSplit(text, '\n')) {
         StyledLine styled(std::string(line), Style{Role::kCode});
         for (auto& l : HardWrap(styled, width, first ? indent : StyledLine("        "),
-                                first ? indent : StyledLine("        "))) {
+                                continued(first ? 6 : 8))) {
           body.push_back(std::move(l));
         }
         first = false;
@@ -207,10 +219,9 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
       for (const std::string& added : call.session_rules(i).rules()) {
         StyledLine line;
         line.Add(absl::StrCat("[", present::SessionOptionKey(i), "] for this session adds: "), dim);
-        line.Add(SanitizeForTerminal(present::ShowLineBreaks(added)), dim);
+        line.Add(SanitizeForTerminal(present::ShowBlankRuns(present::ShowLineBreaks(added))), dim);
         // The rule is exact text: wrapped at its spaces, none of them dropped.
-        for (auto& l :
-             WrapSpans(line, width, indent, StyledLine("          "), SpacesAtBreaks::kKeep)) {
+        for (auto& l : WrapSpans(line, width, indent, continued(10), SpacesAtBreaks::kKeep)) {
           body.push_back(std::move(l));
         }
       }

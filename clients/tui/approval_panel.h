@@ -3,7 +3,10 @@
 // Shows the whole batch: each call's tool, state and the reason it asks or
 // was decided, every argument in full (every line, long lines wrapped,
 // never cut) and, for pending calls, the rules each "allow for this
-// session" choice adds. The answers for the pending calls: allow once (y),
+// session" choice adds. A row that continues a wrapped one starts with the
+// continuation glyph (↪), which no row of its own has, and long runs of
+// blanks show as markers ("⟨37 spaces⟩"): padding cannot make the rest of
+// a value read as an argument of its own. The answers for the pending calls: allow once (y),
 // allow for this session with the exact rules (a), with the program
 // patterns (p, when a call offers them), deny (n), deny with a message (m,
 // which opens a one-line editor for the message). One answer covers the

@@ -36,22 +36,52 @@ std::string StyledLine::PlainText() const {
 }
 
 const Glyphs& Glyphs::Unicode() {
-  static const Glyphs glyphs = {
-      .bullet = "•", .bullet2 = "◦", .quote_bar = "│", .code_bar = "▎", .rule = "─",
-      .ellipsis = "…", .table_v = "│", .table_h = "─", .table_cross = "┼", .table_left = "├", .table_right = "┤",
-      .prompt = "›", .tool_running = "●", .tool_ok = "✓", .tool_error = "✗",
-      .tool_waiting = "?", .tool_denied = "⊘", .collapsed = "▸", .expanded = "▾",
-      .branch = "└"};
+  static const Glyphs glyphs = {.bullet = "•",
+                                .bullet2 = "◦",
+                                .quote_bar = "│",
+                                .code_bar = "▎",
+                                .rule = "─",
+                                .ellipsis = "…",
+                                .table_v = "│",
+                                .table_h = "─",
+                                .table_cross = "┼",
+                                .table_left = "├",
+                                .table_right = "┤",
+                                .prompt = "›",
+                                .tool_running = "●",
+                                .tool_ok = "✓",
+                                .tool_error = "✗",
+                                .tool_waiting = "?",
+                                .tool_denied = "⊘",
+                                .collapsed = "▸",
+                                .expanded = "▾",
+                                .branch = "└",
+                                .continuation = "↪"};
   return glyphs;
 }
 
 const Glyphs& Glyphs::Ascii() {
-  static const Glyphs glyphs = {
-      .bullet = "*", .bullet2 = "-", .quote_bar = "|", .code_bar = "|", .rule = "-",
-      .ellipsis = "...", .table_v = "|", .table_h = "-", .table_cross = "+", .table_left = "+", .table_right = "+",
-      .prompt = ">", .tool_running = "*", .tool_ok = "+", .tool_error = "x",
-      .tool_waiting = "?", .tool_denied = "!", .collapsed = ">", .expanded = "v",
-      .branch = "`"};
+  static const Glyphs glyphs = {.bullet = "*",
+                                .bullet2 = "-",
+                                .quote_bar = "|",
+                                .code_bar = "|",
+                                .rule = "-",
+                                .ellipsis = "...",
+                                .table_v = "|",
+                                .table_h = "-",
+                                .table_cross = "+",
+                                .table_left = "+",
+                                .table_right = "+",
+                                .prompt = ">",
+                                .tool_running = "*",
+                                .tool_ok = "+",
+                                .tool_error = "x",
+                                .tool_waiting = "?",
+                                .tool_denied = "!",
+                                .collapsed = ">",
+                                .expanded = "v",
+                                .branch = "`",
+                                .continuation = ">"};
   return glyphs;
 }
 

@@ -87,6 +87,8 @@ struct Glyphs {
   std::string table_v, table_h, table_cross, table_left, table_right;
   std::string prompt, tool_running, tool_ok, tool_error, tool_waiting, tool_denied;
   std::string collapsed, expanded, branch;
+  // Marks a row that continues the one above (a long value wrapped).
+  std::string continuation;
 
   static const Glyphs& Unicode();
   static const Glyphs& Ascii();

@@ -83,6 +83,24 @@ TEST(TerminalTextTest, InvisibleCharactersAreShownAsMarkers) {
   EXPECT_EQ(SanitizeForTerminal("\u200B\tx"), "\u27E8U+200B\u27E9    x");
 }
 
+TEST(TerminalTextTest, LongRunsOfBlanksAreShownAsMarkers) {
+  EXPECT_EQ(ShowBlankRuns("a b  c   d"), "a b  c   d");
+  EXPECT_EQ(ShowBlankRuns("a    b"), "a\u27E84 spaces\u27E9b");
+  EXPECT_EQ(ShowBlankRuns("x \ny  "), "x\u27E81 space\u27E9\ny\u27E82 spaces\u27E9");
+  EXPECT_EQ(ShowBlankRuns("   \nz"), "\u27E83 spaces\u27E9\nz");  // a blank line
+  // Indentation up to 16 columns is code; more is padding.
+  EXPECT_EQ(ShowBlankRuns("if x:\n    y\n\t\tz"), "if x:\n    y\n\t\tz");
+  EXPECT_EQ(ShowBlankRuns(std::string(17, ' ') + "z"), "\u27E817 spaces\u27E9z");
+  EXPECT_EQ(ShowBlankRuns("\t\t\tz"), "\u27E83 tabs\u27E9z");
+  // Tabs and other spaces between words: a tab stretches to the edge, a
+  // no-break space looks like a space and is not one.
+  EXPECT_EQ(ShowBlankRuns("a\tb"), "a\u27E81 tab\u27E9b");
+  EXPECT_EQ(ShowBlankRuns("a \t b"), "a\u27E81 space\u27E9\u27E81 tab\u27E9\u27E81 space\u27E9b");
+  EXPECT_EQ(ShowBlankRuns("rm a\u00A0b"), "rm a\u27E8U+00A0\u27E9b");
+  EXPECT_EQ(ShowBlankRuns("a\u3000\u3000b"), "a\u27E82 \u00D7 U+3000\u27E9b");
+  EXPECT_EQ(ShowBlankRuns("bad \xFF  byte"), "bad \xFF  byte");
+}
+
 TEST(TerminalTextTest, EmojiKeepTheirSelectorsModifiersAndJoiners) {
   for (const char* emoji : {
            "\u26A0\uFE0F",                                // ⚠️
