@@ -83,6 +83,13 @@ std::vector<ApprovalPanel::Option> ApprovalPanel::Options() const {
 std::optional<ApprovalPanel::Answer> ApprovalPanel::HandleKey(const InputEvent& e, absl::Time now,
                                                               bool* handled) {
   *handled = true;
+  if (e.key == Key::kPaste && live_ && !entering_message_) {
+    // A paste is text meant for the message box, often followed by an
+    // Enter: it hides the answers until a frame at the guard's end, so that
+    // nothing in the same read (or typed on within the guard) answers.
+    live_ = false;
+    guard_until_ = now + guard_;
+  }
   if (!live_) {
     // Typed before the answers went live: meant for something else.
     if (shown_) guard_until_ = std::max(guard_until_, now + guard_);

@@ -24,8 +24,12 @@
 // so; text and pastes typed meanwhile are left to the app (which keeps them
 // in the message box) and any other key is dropped. The guard starts again
 // whenever the answers are shown anew: a new request, or after a frame
-// without them (a follower's, a picker over the screen). Time is passed in,
-// so the guard is measured on the caller's clock.
+// without them (a follower's, a picker over the screen), and at every
+// paste, even once the answers are live (unless a message for the model is
+// being typed, which a paste belongs to): answers go live only on a frame
+// drawn after the guard, so an Enter that came in the same read as a paste
+// never answers. Time is passed in, so the guard is measured on the
+// caller's clock.
 //
 // Single-threaded; no I/O: HandleKey returns the answer for the app to send.
 #pragma once
@@ -78,7 +82,8 @@ class ApprovalPanel {
 
   // Keys the panel does not use return nullopt with `handled` false; so do
   // text and pastes while guarded (see above), which also restarts the
-  // guard from `now`, as does every other key it drops then.
+  // guard from `now`, as does every other key it drops then, and a paste
+  // on live answers (guarded from then on).
   std::optional<Answer> HandleKey(const InputEvent& event, absl::Time now, bool* handled);
 
   struct View {

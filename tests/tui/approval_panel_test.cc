@@ -356,6 +356,61 @@ TEST(ApprovalPanelTest, KeysTypedAsThePanelAppearsDoNotAnswer) {
   EXPECT_EQ(answer->decision, v1::APPROVAL_DECISION_ALLOW_ONCE);
 }
 
+// The decoded events of `bytes`, handed to the panel at `now` as the app
+// does with one read; the answers they gave.
+std::vector<ApprovalPanel::Answer> FeedPanel(ApprovalPanel& panel, std::string_view bytes,
+                                             absl::Time now, std::string* kept) {
+  InputDecoder decoder;
+  std::vector<ApprovalPanel::Answer> answers;
+  for (const InputEvent& e : decoder.Feed(bytes)) {
+    bool handled = true;
+    if (auto answer = panel.HandleKey(e, now, &handled)) answers.push_back(*answer);
+    if (!handled && e.key == Key::kPaste) *kept += e.text;
+  }
+  return answers;
+}
+
+// A paste on live answers hides them again: the Enter that follows it in
+// the same read (a paste that ends in a line ending, or a terminal that
+// sends one after it) does not pick the default "Allow once".
+TEST(ApprovalPanelTest, APasteNeverAnswersNorLetsTheEnterAfterItAnswer) {
+  for (absl::Duration guard : {ApprovalPanel::kGuard, absl::ZeroDuration()}) {
+    ApprovalPanel panel;
+    panel.set_guard(guard);
+    ShowLive(panel, Request());
+    std::string kept;
+    EXPECT_TRUE(FeedPanel(panel, "\x1b[200~harmless \x1b[201~\r", kLater, &kept).empty());
+    EXPECT_EQ(kept, "harmless ");  // left to the app, for the message box
+    EXPECT_TRUE(panel.guarded());
+    EXPECT_EQ(panel.guard_end(), kLater + guard);
+    // Another read before a frame at the guard's end: still no answer.
+    EXPECT_TRUE(FeedPanel(panel, "\r", kLater, &kept).empty());
+    if (guard > absl::ZeroDuration()) {
+      panel.BeforeFrame(kLater + guard - absl::Milliseconds(1), true);
+      EXPECT_TRUE(panel.guarded());
+    }
+    // Once the answers have been shown for the guard, Enter answers.
+    const absl::Time shown = kLater + guard;
+    panel.BeforeFrame(shown, true);
+    EXPECT_FALSE(panel.guarded());
+    std::vector<ApprovalPanel::Answer> answers = FeedPanel(panel, "\r", shown, &kept);
+    ASSERT_EQ(answers.size(), 1u);
+    EXPECT_EQ(answers[0].decision, v1::APPROVAL_DECISION_ALLOW_ONCE);
+  }
+  // A paste into the message for the model stays there.
+  ApprovalPanel panel;
+  ShowLive(panel, Request());
+  std::string kept;
+  EXPECT_TRUE(FeedPanel(panel, "m", kLater, &kept).empty());
+  ASSERT_TRUE(panel.entering_message());
+  std::vector<ApprovalPanel::Answer> answers =
+      FeedPanel(panel, "\x1b[200~not now\x1b[201~\r", kLater, &kept);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].decision, v1::APPROVAL_DECISION_DENY);
+  EXPECT_EQ(answers[0].message, "not now");
+  EXPECT_TRUE(kept.empty());
+}
+
 // The guard starts again whenever the answers are shown anew.
 TEST(ApprovalPanelTest, TheGuardStartsAgainWhenTheAnswersReappear) {
   ApprovalPanel panel;
