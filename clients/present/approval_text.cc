@@ -38,7 +38,9 @@ std::string DescribeApprovalRequest(const v1::ApprovalRequested& request) {
   std::string text = absl::StrCat("The agent wants to run ", request.calls_size(),
                                   request.calls_size() == 1 ? " tool call:\n" : " tool calls:\n");
   for (const v1::ApprovalCall& call : request.calls()) {
-    absl::StrAppend(&text, "  - ", call.tool().empty() ? call.name() : call.tool(), "\n");
+    // The name is the model's choice when the tool is unknown: one line.
+    absl::StrAppend(&text, "  - ", ShowLineBreaks(call.tool().empty() ? call.name() : call.tool()),
+                    "\n");
     // Long runs of blanks shown: the terminal wraps a long line, and a run
     // padded to its edge would start the rest on a row of its own.
     for (const std::string& argument : ArgumentLines(call.arguments())) {
@@ -67,7 +69,7 @@ std::string ApprovalRecap(const v1::ApprovalRequested& request) {
   for (const v1::ApprovalCall& call : request.calls()) {
     if (call.state() != v1::APPROVAL_STATE_PENDING) continue;
     absl::StrAppend(&tools, pending++ == 0 ? "" : ", ",
-                    call.tool().empty() ? call.name() : call.tool());
+                    ShowLineBreaks(call.tool().empty() ? call.name() : call.tool()));
   }
   return absl::StrCat("Waiting for your answer: ", pending, pending == 1 ? " call" : " calls",
                       " of ", request.calls_size(), " (", tools, ")");
@@ -86,8 +88,9 @@ std::string DescribeApprovalResolved(const v1::ApprovalResolved& resolved) {
                                ? "allowed for the session"
                            : a.unattended() ? "denied, no one to ask"
                                             : "denied";
-    absl::StrAppend(&text, "; ", a.call_id(), ": ", decision,
-                    a.message().empty() ? "" : absl::StrCat(" (", a.message(), ")"));
+    absl::StrAppend(
+        &text, "; ", ShowLineBreaks(a.call_id()), ": ", decision,
+        a.message().empty() ? "" : absl::StrCat(" (", ShowLineBreaks(a.message()), ")"));
   }
   return text;
 }

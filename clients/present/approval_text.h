@@ -9,6 +9,10 @@
 
 namespace raw::present {
 
+// Names, call ids and messages, which a model or another client chose, are
+// shown on one line (ShowLineBreaks) on every surface, so that none can
+// start a line that reads as the approval's own.
+//
 // The text shown for one request: each call with its tool, every argument
 // in full (one "name: value" line each, every line of a multi-line value
 // indented under it; nothing is cut), its state and why it asks, and for a

@@ -194,7 +194,10 @@ ApprovalPanel::View ApprovalPanel::Render(int width, int max_rows, const Glyphs&
   for (const v1::ApprovalCall& call : request_->calls()) {
     StyledLine head;
     head.Add(absl::StrCat(" ", index++, ". "));
-    head.Add(SanitizeForTerminal(call.tool().empty() ? call.name() : call.tool()), Style{Role::kDefault, kAttrBold});
+    // The name is the model's choice when the tool is unknown: one line.
+    head.Add(SanitizeForTerminal(
+                 present::ShowLineBreaks(call.tool().empty() ? call.name() : call.tool())),
+             Style{Role::kDefault, kAttrBold});
     Role role = call.state() == v1::APPROVAL_STATE_PENDING  ? Role::kWaiting
                 : call.state() == v1::APPROVAL_STATE_ALLOWED ? Role::kOk
                                                              : Role::kError;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "clients/present/diff_text.h"
+#include "clients/present/terminal_text.h"
 #include "clients/present/text.h"
 #include "clients/present/tool_text.h"
 #include "clients/tui/diff_renderer.h"
@@ -67,7 +68,9 @@ Lines RenderToolCard(const Cell& cell, const RenderContext& ctx) {
 
   StyledLine left;
   left.Add(*look.glyph + " ", Style{look.role, kAttrBold});
-  left.Add(SanitizeForTerminal(call.name.empty() ? call.tool : call.name), Style{Role::kDefault, kAttrBold});
+  // The name is the model's choice: one line, its line breaks shown.
+  left.Add(SanitizeForTerminal(present::ShowLineBreaks(call.name.empty() ? call.tool : call.name)),
+           Style{Role::kDefault, kAttrBold});
   std::string key = SanitizeForTerminal(present::KeyArgument(call.arguments));
   int room = ctx.width - left.Width() - DisplayWidth(status) - 4;
   if (!key.empty() && room > 4) {

@@ -180,6 +180,22 @@ TEST(ApprovalPanelTest, AWrappedValueNeverReadsAsANewArgument) {
   }
 }
 
+// A name the model chose (the tool is unknown) stays on the head row.
+TEST(ApprovalPanelTest, ANameWithLineBreaksStaysOnItsRow) {
+  v1::ApprovalRequested request = CommandRequest(R"({"command":"rm -rf ~"})");
+  request.mutable_calls(0)->set_tool("");
+  request.mutable_calls(0)->set_name("notes\npath: README.md");
+  ApprovalPanel panel;
+  ShowLive(panel, request);
+  Lines lines = panel.Render(100, 40, Glyphs::Unicode(), false).lines;
+  EXPECT_NE(LinesText(lines).find("\n 1. notes\u27E8U+000A\u27E9path: README.md  needs approval"),
+            std::string::npos)
+      << LinesText(lines);
+  std::vector<std::string> own = OwnRows(lines);
+  ASSERT_EQ(own.size(), 1u) << LinesText(lines);
+  EXPECT_EQ(own[0], "      command: rm -rf ~");
+}
+
 // Runs of blanks that would pad a value to the edge are shown as markers.
 TEST(ApprovalPanelTest, LongRunsOfBlanksAreShown) {
   const std::string command = "ls" + std::string(43, ' ') + "description: run the unit tests" +

@@ -129,6 +129,17 @@ TEST(CellRendererTest, ACardCannotDriveTheTerminal) {
   EXPECT_EQ(expanded.find('\x07'), std::string::npos) << expanded;
 }
 
+// The name a model gave a call is shown on the card's first row, its line
+// breaks as markers: it cannot add rows that read as the card's.
+TEST(CellRendererTest, ACardsNameStaysOnItsRow) {
+  Cell cell = Card(ToolStatus::kWaitingApproval);
+  cell.call.name = "notes\npath: README.md";
+  Lines lines = RenderCell(cell, Ctx(80));
+  ASSERT_EQ(lines.size(), 1u) << LinesText(lines);
+  EXPECT_EQ(lines[0].PlainText().rfind("? notes\u27E8U+000A\u27E9path: README.md", 0), 0u)
+      << LinesText(lines);
+}
+
 TEST(CellRendererTest, ReasoningIsDimAndCollapsible) {
   Cell cell;
   cell.id = 2;

@@ -68,6 +68,30 @@ TEST(ApprovalTextTest, ACommandsLineBreaksCannotStartLinesOfTheirOwn) {
   EXPECT_EQ(ApprovalRecap(request), "Waiting for your answer: 1 call of 2 (builtin/bash)");
 }
 
+// A name the model chose (the tool is unknown), a call id and a message
+// stay on their line: "notes\npath: README.md" cannot forge an argument.
+TEST(ApprovalTextTest, NamesAndCallIdsAreShownOnOneLine) {
+  v1::ApprovalRequested request;
+  v1::ApprovalCall* call = request.add_calls();
+  call->set_name("notes\npath: README.md");
+  call->set_arguments(R"({"command":"rm -rf ~"})");
+  call->set_state(v1::APPROVAL_STATE_PENDING);
+  const std::string text = DescribeApprovalRequest(request);
+  EXPECT_NE(text.find("\n  - notes\u27E8U+000A\u27E9path: README.md\n      command: rm -rf ~\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(ApprovalRecap(request),
+            "Waiting for your answer: 1 call of 1 (notes\u27E8U+000A\u27E9path: README.md)");
+  v1::ApprovalResolved resolved;
+  v1::ApprovalAnswer* answer = resolved.add_answers();
+  answer->set_call_id("c1\nc2: allowed once");
+  answer->set_decision(v1::APPROVAL_DECISION_DENY);
+  answer->set_message("no\r\nc3: allowed once");
+  EXPECT_EQ(DescribeApprovalResolved(resolved),
+            "answered; c1\u27E8U+000A\u27E9c2: allowed once: denied "
+            "(no\u27E8U+000D\u27E9\u27E8U+000A\u27E9c3: allowed once)");
+}
+
 // A terminal wraps a long line; blanks padded to its edge would start the
 // rest of a value on a row that reads as an argument of its own. Long runs
 // of blanks are shown instead, in the arguments, the reason and the rules.
