@@ -1,6 +1,7 @@
 #include "clients/cli/approval_prompter.h"
 
 #include <poll.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,6 +36,12 @@ class TerminalPrompt : public ApprovalPrompter {
   TerminalPrompt(int fd, std::ostream& err) : fd_(fd), err_(err) {}
 
   ApprovalChoice Decide(const v1::ApprovalRequested& request, const CancelToken& cancel) override {
+    // Only what is typed once this question is asked answers it: lines
+    // typed ahead (for the prompt, or one more than an earlier question
+    // took) are dropped, whether read already or still in the terminal's
+    // input queue.
+    pending_.clear();
+    if (isatty(fd_) == 1) tcflush(fd_, TCIFLUSH);
     // The EventPrinter has shown the batch and the session rules.
     bool wider = present::SessionOptionCount(request) > 1;
     err_ << present::SanitizeForStream(present::ApprovalRecap(request)) << "\n";
@@ -93,10 +100,14 @@ class TerminalPrompt : public ApprovalPrompter {
 
 }  // namespace
 
+std::unique_ptr<ApprovalPrompter> MakeTerminalApprovalPrompter(int input_fd, std::ostream& err) {
+  return std::make_unique<TerminalPrompt>(input_fd, err);
+}
+
 std::unique_ptr<ApprovalPrompter> MakeApprovalPrompter(bool yes, int input_fd, std::ostream& err) {
   if (yes) return std::make_unique<AutoApprove>();
   if (isatty(input_fd) == 1 && isatty(STDERR_FILENO) == 1) {
-    return std::make_unique<TerminalPrompt>(input_fd, err);
+    return MakeTerminalApprovalPrompter(input_fd, err);
   }
   return std::make_unique<NoTerminal>();
 }

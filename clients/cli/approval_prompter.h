@@ -8,7 +8,8 @@
 //   stdin covers the whole batch: y (allow once), a (allow for this session:
 //   the exact rules), p (allow for this session: the program patterns; only
 //   offered when a call has them), n (deny), m (deny with a message, read
-//   next).
+//   next). Only what is typed after a question is asked answers it: what
+//   was typed ahead is dropped when it is asked.
 // - Otherwise: every pending call is denied with a message saying that
 //   there was no terminal to ask and that --yes approves.
 // Threading: Decide runs on a thread of its own (TurnRunner's question
@@ -43,5 +44,8 @@ class ApprovalPrompter {
 
 // `input_fd` is read on a terminal; `err` receives the prompt.
 std::unique_ptr<ApprovalPrompter> MakeApprovalPrompter(bool yes, int input_fd, std::ostream& err);
+
+// What MakeApprovalPrompter returns on a terminal, whatever `input_fd` is.
+std::unique_ptr<ApprovalPrompter> MakeTerminalApprovalPrompter(int input_fd, std::ostream& err);
 
 }  // namespace raw::cli
