@@ -125,11 +125,16 @@ void PrintSessionTable(const std::vector<v1::Session>& sessions, int64_t now_uni
     out << "no sessions\n";
     return;
   }
+  // Ids and agents come from any client of the daemon: sanitized like the
+  // titles, each on its line.
+  auto shown = [](const std::string& text) {
+    return present::SanitizeForStream(present::ShowLineBreaks(text));
+  };
   size_t id_width = 2;
   size_t agent_width = 5;
   for (const auto& s : sessions) {
-    id_width = std::max(id_width, s.id().size());
-    agent_width = std::max(agent_width, s.agent().size());
+    id_width = std::max(id_width, shown(s.id()).size());
+    agent_width = std::max(agent_width, shown(s.agent()).size());
   }
   auto pad = [](const std::string& text, size_t width) {
     return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
@@ -140,9 +145,10 @@ void PrintSessionTable(const std::vector<v1::Session>& sessions, int64_t now_uni
     std::string title = s.title().empty() ? "-"
                                            : present::SanitizeForStream(present::Truncate(
                                                  present::OneLine(s.title()), kTitleChars));
-    out << pad(s.id(), id_width) << "  " << pad(s.agent(), agent_width) << "  "
+    out << pad(shown(s.id()), id_width) << "  " << pad(shown(s.agent()), agent_width) << "  "
         << pad(present::FormatLocalTime(s.last_activity_unix_ms()), 16) << "  "
-        << pad(present::FormatExpiry(s.expires_at_unix_ms(), now_unix_ms), 11) << "  " << title << "\n";
+        << pad(present::FormatExpiry(s.expires_at_unix_ms(), now_unix_ms), 11) << "  " << title
+        << "\n";
   }
 }
 

@@ -52,6 +52,14 @@ enum class Before {
 
 }  // namespace
 
+bool IsInvisibleCodePoint(int32_t cp) { return cp >= 0 && IsInvisible(cp); }
+
+std::string CodePointMarker(int32_t cp) {
+  std::string out;
+  AppendMarker(out, cp);
+  return out;
+}
+
 std::string ShowCarriageReturns(std::string_view text) {
   std::string out;
   out.reserve(text.size());

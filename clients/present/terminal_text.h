@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,15 @@ enum class Tabs {
 // joiner between two emoji (after the first's selector or skin-tone
 // modifier), so "⚠️" and "👩🏽‍💻" still show as emoji.
 std::string SanitizeForTerminal(std::string_view text, Tabs tabs = Tabs::kExpand);
+
+// Whether `cp` is invisible: a format character (bidi controls, zero-width
+// spaces and joiners, tags, ...), a line or paragraph separator, or another
+// Default_Ignorable_Code_Point. SanitizeForTerminal shows such a code point
+// as its CodePointMarker unless it shapes an emoji.
+bool IsInvisibleCodePoint(int32_t cp);
+
+// "⟨U+202E⟩": as many columns as code points (digits + 4).
+std::string CodePointMarker(int32_t cp);
 
 // `text` with every carriage return shown as the marker "⟨U+000D⟩", for
 // what a user decides on (an approval's arguments, reason and rules), where

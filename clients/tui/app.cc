@@ -202,7 +202,9 @@ StyledLine TuiApp::StatusLine(int width) const {
   line.Add(glyphs_.rule + glyphs_.rule, Style{Role::kBorder});
   if (!text.empty()) {
     line.Add(" ");
-    line.Add(TruncateToWidth(text, std::max(4, width - 6), glyphs_.ellipsis), Style{role});
+    // One row, whatever a daemon's message or a client's name holds.
+    line.Add(TruncateToWidth(SanitizeLine(text), std::max(4, width - 6), glyphs_.ellipsis),
+             Style{role});
     line.Add(" ");
   }
   int rest = width - line.Width();
@@ -218,9 +220,9 @@ void TuiApp::Draw() {
   if (rows <= 0 || cols <= 0) return;
   const v1::Session& session = controller_.session();
   FooterState footer;
-  footer.agent = session.agent();
-  footer.model = session.model_id().empty() ? session.model() : session.model_id();
-  footer.session_id = session.id();
+  footer.agent = SanitizeLine(session.agent());
+  footer.model = SanitizeLine(session.model_id().empty() ? session.model() : session.model_id());
+  footer.session_id = SanitizeLine(session.id());
   footer.connected = controller_.connected() || !controller_.reconnecting();
   client::SessionLease::State lease = controller_.lease().state();
   footer.turn_state = session_gone_                           ? "deleted"

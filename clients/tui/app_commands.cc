@@ -6,6 +6,7 @@
 #include "clients/present/text.h"
 #include "clients/tui/app.h"
 #include "clients/tui/footer.h"
+#include "clients/tui/text_width.h"
 #include "common/paths.h"
 #include "common/time.h"
 
@@ -111,10 +112,10 @@ void TuiApp::ShowSessions() {
       StyledLine line;
       // Ids, agents and titles can come from any client of the daemon: shown
       // as the session picker shows them.
-      line.Add(absl::StrFormat("  %s  %-12s  %-16s  ", present::SanitizeForTerminal(s.id()),
-                               present::SanitizeForTerminal(s.agent()),
-                               present::FormatLocalTime(s.last_activity_unix_ms())),
-               s.id() == controller_.session().id() ? Style{Role::kAccent} : Style{});
+      line.Add(
+          absl::StrFormat("  %s  %-12s  %-16s  ", SanitizeLine(s.id()), SanitizeLine(s.agent()),
+                          present::FormatLocalTime(s.last_activity_unix_ms())),
+          s.id() == controller_.session().id() ? Style{Role::kAccent} : Style{});
       line.Add(
           s.title().empty()
               ? "-"

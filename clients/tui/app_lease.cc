@@ -4,6 +4,7 @@
 // and the status line.
 #include "absl/strings/str_cat.h"
 #include "clients/tui/app.h"
+#include "clients/tui/text_width.h"
 
 namespace raw::tui {
 namespace {
@@ -11,15 +12,16 @@ namespace {
 using Change = client::SessionLease::Change;
 using State = client::SessionLease::State;
 
+// Names other clients chose: on one line, sanitized.
 std::string NameOf(const v1::LeaseHolder& holder) {
-  return holder.client_name().empty() ? "another client" : holder.client_name();
+  return holder.client_name().empty() ? "another client" : SanitizeLine(holder.client_name());
 }
 
 }  // namespace
 
 std::string TuiApp::HolderName() const {
   const client::SessionLease& lease = controller_.lease();
-  return lease.holder().empty() ? "another client" : lease.holder();
+  return lease.holder().empty() ? "another client" : SanitizeLine(lease.holder());
 }
 
 void TuiApp::OnLeaseChange(Change change, State before) {
@@ -36,7 +38,7 @@ void TuiApp::OnLeaseChange(Change change, State before) {
         // that wrote gets the session back first.
         transcript_.AddInfoText(
             absl::StrCat("Following this session read-only, as before the daemon restarted: ",
-                         lease.holder().empty() ? "the client that was writing" : lease.holder(),
+                         lease.holder().empty() ? "the client that was writing" : HolderName(),
                          " gets it back first, else this one writes in a few seconds. Ctrl-T "
                          "asks for it."),
             Level::kWarning);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "clients/tui/app.h"
+#include "clients/tui/text_width.h"
 #include "common/version.h"
 
 namespace raw::tui {
@@ -85,12 +86,17 @@ void TuiApp::OnSessionOpened(const v1::Session& session, bool created) {
   StyledLine title;
   title.Add("raw ", Style{Role::kAccent, kAttrBold});
   title.Add(kVersion, dim);
-  title.Add(absl::StrCat(created ? "  new session " : "  session ", session.id()), dim);
+  // What the daemon reports, from the client that created the session (a
+  // directory can be named anything): each on its line, sanitized.
+  title.Add(absl::StrCat(created ? "  new session " : "  session ", SanitizeLine(session.id())),
+            dim);
   header_.push_back(std::move(title));
-  header_.emplace_back(absl::StrCat("agent ", session.agent(), ", model ", session.model(),
-                                    session.model_id().empty() ? "" : " (" + session.model_id() + ")",
-                                    ", in ", session.cwd()),
-                       dim);
+  header_.emplace_back(
+      absl::StrCat("agent ", SanitizeLine(session.agent()), ", model ",
+                   SanitizeLine(session.model()),
+                   session.model_id().empty() ? "" : " (" + SanitizeLine(session.model_id()) + ")",
+                   ", in ", SanitizeLine(session.cwd())),
+      dim);
   if (created) {
     header_.emplace_back(
         "Enter sends, Ctrl-J adds a line, Esc interrupts, /help lists keys and commands.", dim);

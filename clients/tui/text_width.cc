@@ -10,6 +10,7 @@
 namespace raw::tui {
 namespace {
 
+constexpr utf8proc_int32_t kVariationSelector15 = 0xFE0E;
 constexpr utf8proc_int32_t kVariationSelector16 = 0xFE0F;
 constexpr utf8proc_int32_t kZeroWidthJoiner = 0x200D;
 
@@ -18,6 +19,17 @@ bool Dropped(utf8proc_int32_t cp) {
   return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == kVariationSelector16 ||
          cp == kZeroWidthJoiner;
 }
+
+// Invisible code points a terminal is sent as their marker (see
+// TerminalForm): all but the presentation selectors and the joiner, which
+// SanitizeForTerminal keeps where they shape an emoji.
+bool ShownAsMarker(utf8proc_int32_t cp) {
+  return !Dropped(cp) && cp != kVariationSelector15 && present::IsInvisibleCodePoint(cp);
+}
+
+// The columns of present::CodePointMarker(cp): its hex digits (at least 4)
+// and 4.
+int MarkerWidth(utf8proc_int32_t cp) { return cp > 0xFFFFF ? 10 : cp > 0xFFFF ? 9 : 8; }
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD, one column
 
 // The C library's wcwidth under a UTF-8 locale, whatever the process's
@@ -42,6 +54,7 @@ int LibcWidth(utf8proc_int32_t cp) {
 // VS16 and ZWJ are dropped, unknown code points become U+FFFD.
 int CodepointWidth(utf8proc_int32_t cp) {
   if (Dropped(cp)) return 0;
+  if (ShownAsMarker(cp)) return MarkerWidth(cp);
   int width = LibcWidth(cp);
   return width < 0 ? 1 : width;
 }
@@ -82,7 +95,10 @@ void ForEachGrapheme(std::string_view text,
       state = 0;
       continue;
     }
-    bool breaks = previous < 0 || utf8proc_grapheme_break_stateful(previous, cp, &state);
+    // A marker is a cluster of its own, so that wrapping can put it on the
+    // next row like any other wide character.
+    bool breaks = previous < 0 || utf8proc_grapheme_break_stateful(previous, cp, &state) ||
+                  ShownAsMarker(cp) || ShownAsMarker(previous);
     if (breaks) {
       flush();
       cluster.open = true;
@@ -112,7 +128,9 @@ std::string TerminalForm(std::string_view cluster) {
       continue;
     }
     if (!Dropped(cp)) {
-      if (LibcWidth(cp) < 0) {
+      if (ShownAsMarker(cp)) {
+        out += present::CodePointMarker(cp);
+      } else if (LibcWidth(cp) < 0) {
         out += kReplacement;
       } else {
         out.append(cluster.substr(static_cast<size_t>(pos), static_cast<size_t>(n)));
@@ -121,6 +139,10 @@ std::string TerminalForm(std::string_view cluster) {
     pos += n;
   }
   return out;
+}
+
+std::string SanitizeLine(std::string_view text) {
+  return SanitizeForTerminal(present::ShowLineBreaks(text));
 }
 
 int DisplayWidth(std::string_view text) {

@@ -19,7 +19,14 @@
 // narrower, never wider, so no row's end is pushed past the right margin.
 //
 // Text that reaches the terminal first goes through SanitizeForTerminal, so
-// that nothing a model or a tool printed can emit control sequences.
+// that nothing a model or a tool printed can emit control sequences. The
+// terminal form is the last filter for text that did not: besides dropping
+// controls, it shows every invisible code point (a bidi override, a
+// zero-width space, a tag character; present::IsInvisibleCodePoint) as its
+// marker ("⟨U+202E⟩", laid out as that many columns, a cluster of its own),
+// except those SanitizeForTerminal keeps to shape an emoji (VS15, and VS16
+// and ZWJ, which are dropped as said above). So no surface that forgets to
+// sanitize can let such a character reorder or hide what is around it.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -39,9 +46,10 @@ void ForEachGrapheme(std::string_view text,
                      const std::function<void(std::string_view cluster, int width)>& fn);
 
 // What a terminal is sent for `cluster` (one grapheme cluster): the cluster
-// without controls, U+FE0F and U+200D, with code points the C library gives no width
-// (unassigned ones) and invalid bytes as U+FFFD. Its width, summed over its
-// code points with wcwidth, is the width ForEachGrapheme reports.
+// without controls, U+FE0F and U+200D, with other invisible code points as
+// their markers, and code points the C library gives no width (unassigned
+// ones) and invalid bytes as U+FFFD. Its width, summed over its code points
+// with wcwidth, is the width ForEachGrapheme reports.
 std::string TerminalForm(std::string_view cluster);
 
 // Columns `text` takes on a terminal.
@@ -51,6 +59,11 @@ int DisplayWidth(std::string_view text);
 // UTF-8) with U+FFFD or, for tabs, spaces to the next multiple of 4
 // (present/terminal_text.h, shared with `raw run`).
 using present::SanitizeForTerminal;
+
+// SanitizeForTerminal for text that must stay on one row or line (a name,
+// a path, a status): its line breaks shown as markers too
+// (present::ShowLineBreaks).
+std::string SanitizeLine(std::string_view text);
 
 // The longest prefix of `text` that fits in `width` columns, with
 // `ellipsis` replacing the rest when it does not all fit.

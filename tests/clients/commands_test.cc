@@ -168,6 +168,23 @@ TEST_F(CommandsTest, SessionsListPagesThroughEverySession) {
   EXPECT_EQ(json.out.rfind(R"({"id":"s0","agent":"coder")", 0), 0u) << json.out;
 }
 
+// Ids and agents come from any client of the daemon: sanitized like the
+// titles, each on its row.
+TEST_F(CommandsTest, SessionsListShowsIdsAndAgentsSanitized) {
+  v1::Session s = Session("s1\x1b]0;x\x07", "title");
+  s.set_agent("coder\u202E\nforged row");
+  daemon_.service().AddSession(s);
+  Result list = Raw({"sessions", "list"});
+  EXPECT_EQ(list.code, kExitOk) << list.err;
+  EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 2) << list.out;
+  EXPECT_NE(
+      list.out.find("\ns1\uFFFD]0;x\uFFFD  coder\u27E8U+202E\u27E9\u27E8U+000A\u27E9forged row  "),
+      std::string::npos)
+      << list.out;
+  EXPECT_EQ(list.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(list.out.find("\u202E"), std::string::npos);
+}
+
 TEST_F(CommandsTest, SessionsListWithNoSessions) {
   EXPECT_EQ(Raw({"sessions", "list"}).out, "no sessions\n");
 }

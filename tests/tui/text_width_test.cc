@@ -50,7 +50,8 @@ TEST(TextWidthTest, MeasuresWhatCursesDraws) {
   std::string saved = previous == nullptr ? "C" : previous;
   ASSERT_NE(std::setlocale(LC_CTYPE, "C.UTF-8"), nullptr);
   for (std::string text : {"कि", "हिंदी भाषा", "👍🏽", "👨‍👩‍👧", "䷀", "㉈",
-                           "e\xCC\x81", "日本語", "\xE2\x9D\xA4\xEF\xB8\x8F", "🇫🇷", "a\xCD\xB8b"}) {
+                           "e\xCC\x81", "日本語", "\xE2\x9D\xA4\xEF\xB8\x8F", "🇫🇷", "a\xCD\xB8b",
+                           "/tmp/\u202Ex", "a\U000E0041\U000E0042b", "x\u200B\u2066y\u00AD"}) {
     std::string drawn;
     ForEachGrapheme(text,
                     [&drawn](std::string_view cluster, int) { drawn += TerminalForm(cluster); });
@@ -69,6 +70,31 @@ TEST(TextWidthTest, MeasuresWhatCursesDraws) {
   // An unassigned code point (U+0378) is drawn as U+FFFD.
   EXPECT_EQ(TerminalForm("\xCD\xB8"), "\xEF\xBF\xBD");
   std::setlocale(LC_CTYPE, saved.c_str());
+}
+
+// The last filter before the terminal: an invisible character in text no
+// surface sanitized (a session's cwd in the header, a status) is drawn as
+// its marker, laid out as wide as the marker, never applied.
+TEST(TextWidthTest, InvisibleCharactersAreDrawnAsMarkers) {
+  auto drawn = [](std::string_view text) {
+    std::string out;
+    ForEachGrapheme(text, [&out](std::string_view cluster, int) { out += TerminalForm(cluster); });
+    return out;
+  };
+  EXPECT_EQ(drawn("/tmp/\u202Ex"), "/tmp/\u27E8U+202E\u27E9x");
+  EXPECT_EQ(DisplayWidth("/tmp/\u202Ex"), 5 + 8 + 1);
+  EXPECT_EQ(drawn("a\U000E0041b"), "a\u27E8U+E0041\u27E9b");  // a tag, joined to the "a"
+  EXPECT_EQ(DisplayWidth("a\U000E0041b"), 1 + 9 + 1);
+  EXPECT_EQ(drawn("x\u200By\u2066z"), "x\u27E8U+200B\u27E9y\u27E8U+2066\u27E9z");
+  // Each marker is a cluster of its own.
+  std::vector<std::string> clusters;
+  ForEachGrapheme("a\U000E0041b", [&](std::string_view c, int) { clusters.emplace_back(c); });
+  EXPECT_EQ(clusters.size(), 3u);
+  // What SanitizeForTerminal keeps to shape an emoji is drawn as before.
+  EXPECT_EQ(drawn("\u263A\uFE0E"), "\u263A\uFE0E");
+  EXPECT_EQ(drawn("\U0001F469\u200D\U0001F4BB"), "\U0001F469\U0001F4BB");
+  // One row for text that must stay on one.
+  EXPECT_EQ(SanitizeLine("/tmp/a\nb\x1b[2J"), "/tmp/a\u27E8U+000A\u27E9b\uFFFD[2J");
 }
 
 TEST(TextWidthTest, SanitizeRemovesControlSequences) {

@@ -2,6 +2,7 @@
 // 256 and 8 colours), suspending with Ctrl-Z and coming back with `fg`, the
 // terminal restored after a crash, and large pastes.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -189,6 +190,21 @@ TEST_F(TuiE2eTest, ADeeplyNestedAnswerDoesNotCrash) {
   });
   EXPECT_NE(screen.find("the-end"), std::string::npos) << screen;
   EXPECT_EQ(tmux_.PaneFormat("a", "#{pane_dead}"), "0");
+}
+
+// A directory can be named anything: the header shows the session's cwd
+// with a bidi override in its name as a marker, not applied.
+TEST_F(TuiE2eTest, TheHeaderShowsAnInvisibleCharacterInTheCwdAsAMarker) {
+  StartDaemon();
+  const std::string cwd = daemon_->workdir() + "/\u202Ex";
+  ASSERT_EQ(mkdir(cwd.c_str(), 0700), 0);
+  StartRaw("a", {"--cwd", cwd}, 200);
+  std::string screen = tmux_.WaitFor("a", [](const std::string& s) {
+    return s.find("/\u27E8U+202E\u27E9x") != std::string::npos;
+  });
+  EXPECT_NE(screen.find(", in " + daemon_->workdir() + "/\u27E8U+202E\u27E9x"), std::string::npos)
+      << screen;
+  EXPECT_EQ(screen.find("\u202E"), std::string::npos) << screen;
 }
 
 // Ctrl-L repaints what something else wrote over the screen, although the
