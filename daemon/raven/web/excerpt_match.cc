@@ -1,5 +1,7 @@
 #include "daemon/raven/web/excerpt_match.h"
 
+#include <utf8proc.h>
+
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 #include "daemon/raven/domain.h"
 
 namespace raw::raven::web {
@@ -134,6 +137,71 @@ std::string Quoted(std::string_view s) {
   return out;
 }
 
+// A key code point that belongs to a word: a letter, a digit or a
+// combining mark (the key is decomposed: "é" is "e" and U+0301).
+bool IsWordChar(char32_t c) {
+  if (c < 0x80) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(c))) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A letter of a script written without spaces between words, where a word
+// edge cannot be told from the characters.
+bool Unspaced(char32_t c) {
+  return (c >= 0x0E00 && c <= 0x0FFF) ||  // Thai, Lao, Tibetan
+         (c >= 0x1000 && c <= 0x109F) ||  // Myanmar
+         (c >= 0x1100 && c <= 0x11FF) ||  // Hangul Jamo
+         (c >= 0x1780 && c <= 0x17FF) ||  // Khmer
+         (c >= 0x2E80 && c <= 0xA4CF) ||  // CJK radicals through Yi
+         (c >= 0xAC00 && c <= 0xD7FF) ||  // Hangul syllables
+         (c >= 0xF900 && c <= 0xFAFF) ||  // CJK compatibility ideographs
+         (c >= 0xFF00 && c <= 0xFFEF) ||  // half- and full-width forms
+         (c >= 0x20000 && c <= 0x3FFFF);  // supplementary ideographs
+}
+
+// The code point of the valid UTF-8 `key` that starts at `at`, or that ends
+// at `end`.
+char32_t CodePointAt(std::string_view key, size_t at) {
+  const size_t len = Utf8SequenceLength(key, at);
+  return len == 0 ? U'\uFFFD' : DecodeUtf8At(key, at, len);
+}
+char32_t CodePointBefore(std::string_view key, size_t end) {
+  size_t at = end - 1;
+  while (at > 0 && (static_cast<unsigned char>(key[at]) & 0xC0) == 0x80) --at;
+  return CodePointAt(key, at);
+}
+
+// Whether `edge` (an end of the excerpt) and `neighbour` (the page's code
+// point beside it) would be one word or number cut apart.
+bool JoinsWord(char32_t edge, char32_t neighbour) {
+  return IsWordChar(edge) && IsWordChar(neighbour) && !Unspaced(edge) && !Unspaced(neighbour);
+}
+
+// Whether the excerpt key `ex`, found in the page key at `at`, keeps to
+// word edges there (excerpt_match.h).
+bool OnWordEdges(std::string_view key, size_t at, std::string_view ex) {
+  const size_t end = at + ex.size();
+  if (at > 0 && JoinsWord(CodePointAt(ex, 0), CodePointBefore(key, at))) return false;
+  if (end < key.size() && JoinsWord(CodePointBefore(ex, ex.size()), CodePointAt(key, end))) {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
@@ -143,10 +211,25 @@ ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
   if (ex.key.empty()) return m;
   auto [prefix, prefix_at] = LongestPrefix(page_key.key, ex.key);
   if (prefix == ex.key.size()) {
-    m.kind = MatchKind::kFound;
-    auto [first, last] = page_key.InputRange(page, prefix_at, prefix_at + ex.key.size());
-    m.text_begin = first;
-    m.text_end = last;
+    // The first place that keeps to word edges.
+    for (size_t at = prefix_at; at != std::string_view::npos;
+         at = std::string_view(page_key.key).find(ex.key, at + 1)) {
+      if (!OnWordEdges(page_key.key, at, ex.key)) continue;
+      m.kind = MatchKind::kFound;
+      auto [first, last] = page_key.InputRange(page, at, at + ex.key.size());
+      m.text_begin = first;
+      m.text_end = last;
+      return m;
+    }
+    // Only inside longer words: shown where it first is, with the words
+    // around it.
+    m.kind = MatchKind::kPartial;
+    m.cuts_word = true;
+    m.matched_prefix = std::string(excerpt);
+    const size_t begin = prefix_at > kPassageSlack ? prefix_at - kPassageSlack : 0;
+    const size_t end = std::min(page_key.key.size(), prefix_at + ex.key.size() + kPassageSlack);
+    auto [first, last] = page_key.InputRange(page, begin, end);
+    m.nearest_passage = Quoted(page.substr(first, last - first));
     return m;
   }
   auto [suffix, suffix_at] = LongestSuffix(page_key.key, ex.key);
@@ -178,6 +261,12 @@ ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
 
 std::string DescribeMismatch(const ExcerptMatch& m) {
   if (m.kind == MatchKind::kFound) return "the excerpt is on the page";
+  if (m.cuts_word) {
+    return absl::StrCat(
+        "partial divergence: the excerpt occurs on the page only where it starts or ends inside "
+        "a longer word or number, as in \"",
+        m.nearest_passage, "\"; quote from the start of a word to the end of one");
+  }
   if (m.kind == MatchKind::kAbsent) {
     return absl::StrCat("the excerpt is absent from the page entirely (not even its first or last ",
                         kMinPartialChars,

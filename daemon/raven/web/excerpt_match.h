@@ -1,6 +1,13 @@
 // Finding a Source's excerpt in the text of its page, on the normalizer's
 // key (normalizer.h): an exact substring match, never a fuzzy ratio, so a
 // doctored excerpt that differs from the page by one word does not pass.
+// The match also keeps to word edges: an excerpt whose key starts (ends)
+// with a letter, digit or combining mark is found only where the page key
+// has none of those just before (after) it, so "1,000 residents" is not
+// found in "21,000 residents" nor "effective against" in "ineffective
+// against". Scripts written without spaces (Han, kana, Hangul, Thai, Lao,
+// Khmer, Myanmar, Tibetan) have no such edge: a quote there may start and
+// end anywhere.
 //
 // On a mismatch the result tells the two failures apart:
 // - kPartial: the page holds the start or the end of the excerpt (its
@@ -33,6 +40,10 @@ struct ExcerptMatch {
   // where the match broke off, in the page's words.
   std::string matched_prefix;
   std::string nearest_passage;
+  // kPartial only: the whole excerpt is on the page, but only where it
+  // starts or ends inside a longer word or number; nearest_passage is the
+  // first such place with the words around it.
+  bool cuts_word = false;
 };
 
 // `page` is the page text and `page_key` Normalize(page); `excerpt` the

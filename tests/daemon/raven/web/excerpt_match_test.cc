@@ -168,6 +168,59 @@ TEST(RavenExcerptMatchTest, TheLongestStretchIsFoundAmongManyThatStartAlike) {
   EXPECT_THAT(s.nearest_passage, HasSubstr("but the rule applies only to sales"));
 }
 
+// A quote that starts or ends inside a word or number says something the
+// page does not: "1,000" is not "21,000", "effective" is not "ineffective".
+TEST(RavenExcerptMatchTest, AnExcerptCuttingAWordOrNumberIsNotFound) {
+  const std::string evacuated =
+      "<p>Officials said 21,000 residents were evacuated from the coastal towns before the "
+      "storm.</p>";
+  ExcerptMatch number = Match(evacuated, "1,000 residents were evacuated from the coastal towns");
+  EXPECT_EQ(number.kind, MatchKind::kPartial);
+  EXPECT_TRUE(number.cuts_word);
+  EXPECT_THAT(number.nearest_passage, HasSubstr("21,000 residents"));
+  EXPECT_THAT(DescribeMismatch(number), HasSubstr("inside a longer word or number"));
+  EXPECT_EQ(Match(evacuated, "21,000 residents were evacuated from the coastal towns").kind,
+            MatchKind::kFound);
+
+  const std::string antibiotics =
+      "<p>Antibiotics are ineffective against viral infections of the upper respiratory tract "
+      "in adults.</p>";
+  EXPECT_EQ(
+      Match(antibiotics, "effective against viral infections of the upper respiratory tract").kind,
+      MatchKind::kPartial);
+  EXPECT_EQ(
+      Match(antibiotics, "are ineffective against viral infections of the upper respiratory").kind,
+      MatchKind::kFound);
+  // The end too: "adult" is not "adults".
+  EXPECT_EQ(
+      Match(antibiotics, "against viral infections of the upper respiratory tract in adult").kind,
+      MatchKind::kPartial);
+  // Nor a base letter without its accent.
+  EXPECT_EQ(Match("<p>They met at the old caf\u00E9 near the station every morning.</p>",
+                  "They met at the old cafe")
+                .kind,
+            MatchKind::kPartial);
+}
+
+TEST(RavenExcerptMatchTest, ALaterWholeWordOccurrenceIsFound) {
+  ExcerptMatch m = Match(
+      "<p>In May 21,000 residents were evacuated from the coastal towns; in June 1,000 residents "
+      "were evacuated from the coastal towns.</p>",
+      "1,000 residents were evacuated from the coastal towns");
+  ASSERT_EQ(m.kind, MatchKind::kFound);
+  EXPECT_EQ(m.text_begin,
+            std::string("In May 21,000 residents were evacuated from the coastal towns; in June ")
+                .size());
+}
+
+TEST(RavenExcerptMatchTest, ScriptsWithoutSpacesMatchAnywhere) {
+  EXPECT_EQ(Match("<p>\u4ECA\u5E74\u7684\u7814\u7A76\u8868\u660E\u6C14\u5019\u53D8\u5316"
+                  "\u52A0\u5FEB\u4E86\u3002</p>",
+                  "\u7684\u7814\u7A76\u8868\u660E\u6C14\u5019")
+                .kind,
+            MatchKind::kFound);
+}
+
 TEST(RavenExcerptMatchTest, AnEmptyExcerptIsAbsent) {
   EXPECT_EQ(Match("<p>text</p>", " \u200B ").kind, MatchKind::kAbsent);
 }
