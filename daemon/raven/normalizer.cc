@@ -109,6 +109,20 @@ void Emit(KeyBuilder& key, utf8proc_int32_t c, size_t at) {
   }
 }
 
+// A character whose compatibility decomposition is <super>, <sub> or
+// <fraction> (step 3 of the header): its decomposition reads as other
+// digits and letters ("10⁶" as "106", "2½" as "21⁄2"), so it is kept.
+bool KeptAsIs(utf8proc_int32_t c) {
+  switch (utf8proc_get_property(c)->decomp_type) {
+    case UTF8PROC_DECOMP_TYPE_SUPER:
+    case UTF8PROC_DECOMP_TYPE_SUB:
+    case UTF8PROC_DECOMP_TYPE_FRACTION:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 std::pair<size_t, size_t> NormalizedText::InputRange(std::string_view input, size_t begin,
@@ -156,7 +170,7 @@ NormalizedText Normalize(std::string_view text) {
       n = 1;
     }
     i += static_cast<size_t>(n);
-    if (IsSpace(cp) || Typographic(cp) != nullptr) {
+    if (IsSpace(cp) || Typographic(cp) != nullptr || KeptAsIs(cp)) {
       Emit(key, cp, at);
       continue;
     }

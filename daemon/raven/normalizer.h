@@ -3,7 +3,7 @@
 // copied passage and the page it came from do not read as a mismatch, while
 // any difference in words, digits or punctuation still does.
 //
-// Version kNormalizerVersion ("raven-norm/1"), per code point of the UTF-8
+// Version kNormalizerVersion ("raven-norm/2"), per code point of the UTF-8
 // input (invalid bytes read as U+FFFD):
 //   1. default-ignorable characters are dropped: soft hyphen, zero-width
 //      space/joiners, word joiner, BOM, invisible operators, variation
@@ -14,7 +14,12 @@
 //      ellipsis … to ...;
 //   3. Unicode compatibility decomposition and full case folding (utf8proc
 //      COMPAT | CASEFOLD; the key is NFKD-cased-folded, which for substring
-//      matching is equivalent to NFKC_Casefold applied to both sides);
+//      matching is equivalent to NFKC_Casefold applied to both sides),
+//      except that a character whose own compatibility decomposition is
+//      <super>, <sub> or <fraction> (² ₂ ⁿ ½ ™) is kept as it is: its
+//      decomposition would read as ordinary digits and letters ("10⁶" as
+//      "106", "2½" as "21⁄2"). A character of another type decomposes
+//      fully, such a part included ("㎡" is "m2");
 //   4. white space: every Unicode space (NBSP, thin and other spaces, tabs,
 //      line and paragraph breaks) collapses, in runs, to one ' '; none at
 //      the start or the end.
@@ -34,7 +39,7 @@
 
 namespace raw::raven {
 
-inline constexpr char kNormalizerVersion[] = "raven-norm/1";
+inline constexpr char kNormalizerVersion[] = "raven-norm/2";
 
 // An allocator whose new elements are left uninitialized (a vector's resize
 // would otherwise zero them): the key builder sizes its buffers ahead and

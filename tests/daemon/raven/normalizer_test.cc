@@ -50,7 +50,20 @@ TEST(RavenNormalizerTest, InvalidUtf8ReadsAsReplacementCharacters) {
   EXPECT_EQ(n.key.size(), n.offsets.size());
 }
 
-TEST(RavenNormalizerTest, VersionIsNamed) { EXPECT_STREQ(kNormalizerVersion, "raven-norm/1"); }
+// Superscripts, subscripts and fractions would fold into ordinary digits
+// and letters that say something else.
+TEST(RavenNormalizerTest, KeepsSuperscriptsSubscriptsAndFractions) {
+  EXPECT_NE(Normalize("10\u2076").key, Normalize("106").key);
+  EXPECT_NE(Normalize("2\u00BD").key, Normalize("21\u20442").key);
+  EXPECT_NE(Normalize("H\u2082O").key, Normalize("H2O").key);
+  EXPECT_NE(Normalize("x\u00B2").key, Normalize("x2").key);
+  EXPECT_EQ(Normalize("10\u2076 and 2\u00BD").key, "10\u2076 and 2\u00BD");
+  // The rest of the compatibility folding stays: ligatures, full-width
+  // letters, circled digits.
+  EXPECT_EQ(Normalize("\uFB01le \uFF26\uFF29\uFF2C\uFF25 \u2460").key, "file file 1");
+}
+
+TEST(RavenNormalizerTest, VersionIsNamed) { EXPECT_STREQ(kNormalizerVersion, "raven-norm/2"); }
 
 }  // namespace
 }  // namespace raw::raven
