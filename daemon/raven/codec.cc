@@ -510,6 +510,49 @@ int TaskBook::MaxOrdinal() const {
   return max;
 }
 
+namespace {
+
+// The name of element `i` of a list: its record id when it has one.
+std::string ElementName(const OrderedJson& element, size_t i) {
+  if (element.is_object()) {
+    for (const char* key : {"sourceId", "claimId", "limitationId", "checkpointId"}) {
+      auto it = element.find(key);
+      if (it != element.end() && it->is_string()) return it->get<std::string>();
+    }
+  }
+  return absl::StrCat(i);
+}
+
+// The first path below `path` where `a` and `b` differ ("" = none).
+std::string JsonDifference(const OrderedJson& a, const OrderedJson& b, const std::string& path) {
+  if (a == b) return "";
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      const std::string at = path.empty() ? key : absl::StrCat(path, ".", key);
+      auto other = b.find(key);
+      if (other == b.end()) return at;
+      std::string below = JsonDifference(value, *other, at);
+      if (!below.empty()) return below;
+    }
+    for (const auto& [key, value] : b.items()) {
+      if (!a.contains(key)) return path.empty() ? key : absl::StrCat(path, ".", key);
+    }
+  } else if (a.is_array() && b.is_array() && a.size() == b.size()) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      std::string below =
+          JsonDifference(a[i], b[i], absl::StrCat(path, "[", ElementName(a[i], i), "]"));
+      if (!below.empty()) return below;
+    }
+  }
+  return path.empty() ? "the state" : path;
+}
+
+}  // namespace
+
+std::string StateDifference(const TaskState& a, const TaskState& b) {
+  return JsonDifference(EncodeState(a), EncodeState(b), "");
+}
+
 std::string EncodeRecord(const TaskState& state, const std::string& current_task_id) {
   OrderedJson j;
   j["kind"] = kRecordKind;

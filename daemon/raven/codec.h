@@ -46,6 +46,12 @@ struct Record {
 };
 absl::StatusOr<Record> DecodeRecord(std::string_view text);
 
+// Where the encodings of `a` and `b` first differ, as a path into the
+// state ("sources[s1].check.detail"; an element of a list of records is
+// named by its id), or "" when they do not. For a message that says what
+// would not read back.
+std::string StateDifference(const TaskState& a, const TaskState& b);
+
 // Folds records oldest first: a record that does not decode is skipped; per
 // Task the highest revision wins (a later record of equal revision replaces
 // an earlier one); the current Task is the last declared current id that is

@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 #include "daemon/raven/citations.h"
 
 namespace raw::raven {
@@ -106,6 +107,17 @@ std::string ObservationFault(const SourceObservation& o, const Source& source) {
   return "";
 }
 
+// A check's detail, from text a verifier returns: servers' bytes reach it
+// (a Content-Type, a Location, a page's words), so it is made valid UTF-8
+// and cut on a character boundary; otherwise the state would encode to
+// JSON that decodes to something else, and could not be recorded.
+std::optional<std::string> CheckDetail(std::string_view detail) {
+  std::string text = TrimText(SanitizeUtf8(detail));
+  text = TrimText(PrefixCodePoints(text, Limits::kLimitationDetailChars));
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
@@ -118,6 +130,12 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
   }
   std::vector<SourceObservation> reply;
   if (!asked.empty()) reply = ctx.verifier.Verify(asked, ctx.cancel);
+  // A resolved URL is the server's too (a same-host redirect's Location):
+  // made valid UTF-8 before it is judged and stored. A detail is made valid
+  // where it is stored (CheckDetail).
+  for (SourceObservation& o : reply) {
+    if (o.resolved_url) o.resolved_url = SanitizeUtf8(*o.resolved_url);
+  }
   // Validate the protocol before believing anything. A reply that cannot be
   // matched to the request (an unrequested, repeated or missing id), or with
   // any malformed observation (ObservationFault), is not believed at all:
@@ -159,19 +177,17 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
         CanonicalUrl(*o.resolved_url, canonical).IgnoreError();
         c.resolved_url = std::move(canonical);
       }
-      if (o.detail) c.detail = TrimText(o.detail->substr(0, Limits::kLimitationDetailChars));
-      if (c.detail && c.detail->empty()) c.detail.reset();
+      c.detail = o.detail;
       c.outcome = o.outcome;
       // Found before (at any earlier check), gone now: the page changed
       // under the citation.
       if (o.outcome == CheckOutcome::kAbsent && found_at) {
         c.outcome = CheckOutcome::kDrifted;
-        c.detail =
-            TrimText(StrCat("the excerpt was on the page when checked at ", IsoTime(*found_at),
-                            " and is not any more: ", c.detail.value_or(""))
-                         .substr(0, Limits::kLimitationDetailChars));
+        c.detail = StrCat("the excerpt was on the page when checked at ", IsoTime(*found_at),
+                          " and is not any more: ", c.detail.value_or(""));
       }
     }
+    if (c.detail) c.detail = CheckDetail(*c.detail);
     c.last_verified_at =
         c.status == CheckStatus::kReachable ? std::optional(c.checked_at) : found_at;
     src.check = c;

@@ -215,9 +215,12 @@ ToolOutput RunRavenTask(const Json& args, const ToolContext& ctx) {
   absl::StatusOr<rv::Record> replayed = rv::DecodeRecord(meta);
   if (!replayed.ok() || replayed->state != result->state) {
     const std::string recovery = Recovery(book, args);
+    const std::string why = replayed.ok()
+                                ? absl::StrCat("it reads back differently at ",
+                                               rv::StateDifference(result->state, replayed->state))
+                                : std::string(replayed.status().message());
     return ToolOutput::Error(
-        absl::StrCat("nothing was recorded: the resulting Task state would not replay (",
-                     replayed.ok() ? "it reads back differently" : replayed.status().message(), ")",
+        absl::StrCat("nothing was recorded: the resulting Task state would not replay (", why, ")",
                      recovery.empty() ? "" : "\n", recovery));
   }
   // The store keeps the record with known secret values replaced, which no
