@@ -160,11 +160,14 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
   for (Source& src : s.sources) {
     if (std::find(ids.begin(), ids.end(), src.source_id) == ids.end()) continue;
     SourceCheck c;
-    c.checked_at = ctx.now_ms;
     // The last time the excerpt was found; a check before the field existed
     // tells it by its own reachable status.
     std::optional<int64_t> found_at = src.check.last_verified_at;
     if (!found_at && src.check.status == CheckStatus::kReachable) found_at = src.check.checked_at;
+    // A wall clock stepped back since then: the check is dated no earlier
+    // than the verification it carries over (the codec refuses a
+    // lastVerifiedAt after checkedAt).
+    c.checked_at = found_at ? std::max(ctx.now_ms, *found_at) : ctx.now_ms;
     if (!violation.empty()) {
       c.status = CheckStatus::kUnavailable;
       c.detail = StrCat("source verifier protocol error: ", violation);

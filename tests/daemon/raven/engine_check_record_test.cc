@@ -84,6 +84,25 @@ TEST_F(CheckRecordTest, ServerBytesInACheckReadBackEqual) {
   EXPECT_EQ(b.resolved_url, "https://b.test/caf\uFFFD");
 }
 
+// The wall clock steps back after a Source verified: the failed check is
+// dated no earlier than the verification it carries over, so the state
+// still reads back.
+TEST_F(CheckRecordTest, AFailedCheckAfterTheClockSteppedBackReadsBack) {
+  const std::string id = TaskCitingTwoSources();
+  const int64_t verified_at = s.now_ms;
+  s.now_ms -= 60'000;
+  s.verifier.Failed("a", "HTTP 404");
+  auto done = Complete(id);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->status, "needs-revision") << IssueLines(*done);
+  const SourceCheck& a = done->state.FindSource("a")->check;
+  EXPECT_EQ(a.status, CheckStatus::kFailed);
+  EXPECT_EQ(a.last_verified_at, verified_at);
+  EXPECT_EQ(a.checked_at, verified_at);
+  EXPECT_EQ(StateDifference(done->state, ReadBack(*done)), "");
+  EXPECT_TRUE(s.Replayed(id) == done->state);
+}
+
 // What would not read back is named down to its field.
 TEST_F(CheckRecordTest, TheDifferenceThatWouldNotReadBackIsNamed) {
   const std::string id = TaskCitingTwoSources();
