@@ -2,6 +2,7 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -83,28 +84,48 @@ bool CanOpenSentence(char32_t c) {
   }
 }
 
+constexpr std::string_view kAbbreviations[] = {
+    "al",   "approx", "apr", "aug", "ca",   "cf",  "chap", "col", "dec", "dept", "dr",
+    "e.g",  "ed",     "eds", "eq",  "esp",  "est", "et",   "etc", "feb", "fig",  "figs",
+    "i.e",  "inc",    "jan", "jr",  "jul",  "jun", "ltd",  "mar", "mr",  "mrs",  "ms",
+    "no",   "nos",    "nov", "oct", "p",    "pp",  "prof", "pt",  "rev", "sec",  "sep",
+    "sept", "sr",     "st",  "tbl", "univ", "vol", "vols", "vs",  "v"};
+
+constexpr size_t kLongestAbbreviation = [] {
+  size_t n = 0;
+  for (std::string_view a : kAbbreviations) n = std::max(n, a.size());
+  return n;
+}();
+
 bool IsAbbreviation(std::string_view token) {
-  static constexpr std::string_view kList[] = {
-      "al", "approx", "apr", "aug", "ca", "cf", "chap", "col", "dec", "dept", "dr", "e.g",
-      "ed", "eds", "eq", "esp", "est", "et", "etc", "feb", "fig", "figs", "i.e", "inc",
-      "jan", "jr", "jul", "jun", "ltd", "mar", "mr", "mrs", "ms", "no", "nos", "nov",
-      "oct", "p", "pp", "prof", "pt", "rev", "sec", "sep", "sept", "sr", "st", "tbl",
-      "univ", "vol", "vols", "vs", "v"};
-  for (std::string_view a : kList) {
+  for (std::string_view a : kAbbreviations) {
     if (a == token) return true;
   }
   return false;
 }
 
+bool IsTokenChar(char c) {
+  const char l = absl::ascii_tolower(c);
+  return (l >= 'a' && l <= 'z') || l == '.';
+}
+
 // Whether the '.' at s[dot] ends an abbreviation or an initial. The token
-// starts after white space or at the start of the sentence.
-bool DotIsNotTerminator(std::string_view s, size_t dot, size_t sentence_start) {
-  size_t start = dot;
-  while (start > sentence_start && !IsSpace(static_cast<unsigned char>(s[start - 1]))) --start;
+// starts after white space or at the start of the sentence; its letters
+// and dots are compared. One with more of them than the longest
+// abbreviation is neither, so the walk back stops there: a byte is read
+// back for at most that many later dots, and a long run without white
+// space ("a.a.a...") costs linear time, not quadratic. `steps` counts the
+// bytes read back.
+bool DotIsNotTerminator(std::string_view s, size_t dot, size_t sentence_start, size_t& steps) {
+  size_t start = dot, kept = 0;
+  while (start > sentence_start && !IsSpace(static_cast<unsigned char>(s[start - 1]))) {
+    --start;
+    ++steps;
+    if (IsTokenChar(s[start]) && ++kept > kLongestAbbreviation) return false;
+  }
   std::string token;
   for (char c : s.substr(start, dot - start)) {
-    char l = absl::ascii_tolower(c);
-    if ((l >= 'a' && l <= 'z') || l == '.') token.push_back(l);
+    if (IsTokenChar(c)) token.push_back(absl::ascii_tolower(c));
   }
   if (IsAbbreviation(token)) return true;
   // An initial: one letter at the start of the text or after white space.
@@ -154,6 +175,11 @@ std::string_view TrimView(std::string_view s) {
 }  // namespace
 
 std::vector<std::string> SplitSentences(std::string_view s) {
+  size_t steps = 0;
+  return SplitSentences(s, steps);
+}
+
+std::vector<std::string> SplitSentences(std::string_view s, size_t& steps) {
   std::vector<std::string> out;
   size_t start = 0, i = 0;
   size_t code_run = 0;  // the backtick run length of an open code span
@@ -187,7 +213,7 @@ std::vector<std::string> SplitSentences(std::string_view s) {
     bool wide = IsWideTerminator(c);
     bool narrow = IsNarrowTerminator(c);
     if ((!wide && !narrow) || square > 0 || round > 0 ||
-        (c == '.' && DotIsNotTerminator(s, i, start))) {
+        (c == '.' && DotIsNotTerminator(s, i, start, steps))) {
       i += len;
       continue;
     }

@@ -25,6 +25,7 @@
 //     marker stay with their sentence).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,5 +36,8 @@ std::string LayoutProse(std::string_view text);
 
 // The sentences of one paragraph of prose (exposed for tests).
 std::vector<std::string> SplitSentences(std::string_view text);
+// The same, adding to `steps` the bytes read back from each '.' to find the
+// word it ends (linear in the text; tests bound it).
+std::vector<std::string> SplitSentences(std::string_view text, size_t& steps);
 
 }  // namespace raw::raven

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+#include <vector>
 
 namespace raw::raven {
 namespace {
@@ -22,6 +24,27 @@ TEST(ProseLayoutTest, KeepsAbbreviationsInitialsAndNumbers) {
             "Smith et al. reported 3.14 in Fig. 2 vs. the control.");
   EXPECT_EQ(LayoutProse("J. R. R. Tolkien wrote it."), "J. R. R. Tolkien wrote it.");
   EXPECT_EQ(LayoutProse("It ended. then it went on."), "It ended. then it went on.");
+}
+
+// A '.' is read back only as far as its word could still be an
+// abbreviation: a long run without white space costs linear work.
+TEST(ProseLayoutTest, DotsInALongWordAreReadBackLinearly) {
+  std::string dotted;
+  while (dotted.size() < 20000) dotted += "a.";
+  dotted += " Next one.";
+  size_t steps = 0;
+  std::vector<std::string> sentences = SplitSentences(dotted, steps);
+  ASSERT_EQ(sentences.size(), 2u);
+  EXPECT_EQ(sentences[1], "Next one.");
+  EXPECT_LE(steps, 8 * dotted.size());
+  // Digits between the dots are no part of a word's letters, yet are read.
+  std::string numbered = "Version ";
+  for (int i = 0; i < 5000; ++i) numbered += "1234.";
+  steps = 0;
+  EXPECT_EQ(SplitSentences(numbered, steps).size(), 1u);
+  EXPECT_LE(steps, 8 * numbered.size());
+  // The cut keeps what a word is: its letters after digits still count.
+  EXPECT_EQ(LayoutProse("Use 12e.g. Then go."), "Use 12e.g. Then go.");
 }
 
 TEST(ProseLayoutTest, ClosingQuoteAndMarkerStayWithTheSentence) {
