@@ -3,6 +3,7 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,103 +25,86 @@ constexpr size_t kMinPartialChars = 16;
 constexpr size_t kPassageSlack = 40;
 constexpr size_t kMaxQuoted = 300;
 
-// The length of the longest prefix of `needle` found in `hay` and where it
-// is, by binary search over [0, hi] (a found prefix implies every shorter
-// one is found): one search of the page per step.
-std::pair<size_t, size_t> SearchPrefix(std::string_view hay, std::string_view needle, size_t hi) {
-  size_t lo = 0, at = std::string_view::npos;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo + 1) / 2;
-    size_t pos = hay.find(needle.substr(0, mid));
-    if (pos != std::string_view::npos) {
-      lo = mid;
-      at = pos;
-    } else {
-      hi = mid - 1;
+// The searches below are Knuth-Morris-Pratt scans of the page key: linear
+// in the page and the excerpt whatever they hold. (A search that restarts
+// at every place the excerpt's start occurs, as string_view::find does, is
+// quadratic on a page like "abab..." against an excerpt "abab...abc".)
+// `steps` counts their byte comparisons.
+
+// The borders of `p`: border[q] is the length of the longest proper prefix
+// of p[0, q) that is also a suffix of it (q >= 1).
+std::vector<uint32_t> Borders(std::string_view p, size_t& steps) {
+  std::vector<uint32_t> border(p.size() + 1, 0);
+  size_t k = 0;
+  for (size_t q = 1; q < p.size(); ++q) {
+    while (k > 0 && p[q] != p[k]) {
+      k = border[k];
+      ++steps;
     }
+    if (p[q] == p[k]) ++k;
+    ++steps;
+    border[q + 1] = static_cast<uint32_t>(k);
   }
-  if (lo > 0 && at == std::string_view::npos) at = hay.find(needle.substr(0, lo));
-  return {lo, at};
+  return border;
 }
 
-std::pair<size_t, size_t> SearchSuffix(std::string_view hay, std::string_view needle, size_t hi) {
-  size_t lo = 0, at = std::string_view::npos;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo + 1) / 2;
-    size_t pos = hay.find(needle.substr(needle.size() - mid));
-    if (pos != std::string_view::npos) {
-      lo = mid;
-      at = pos;
-    } else {
-      hi = mid - 1;
-    }
+// How much of `p` is matched after reading `c`, with `q` of it matched
+// before.
+size_t Advance(std::string_view p, const std::vector<uint32_t>& border, size_t q, char c,
+               size_t& steps) {
+  if (q == p.size()) q = border[q];
+  while (q > 0 && p[q] != c) {
+    q = border[q];
+    ++steps;
   }
-  if (lo > 0 && at == std::string_view::npos) at = hay.find(needle.substr(needle.size() - lo));
-  return {lo, at};
+  if (p[q] == c) ++q;
+  ++steps;
+  return q;
 }
 
-// Where the needle's first (or last) kSeed bytes occur in the page; more
-// than kMaxSeeds places and the binary search is used instead.
-constexpr size_t kSeed = 8;
-constexpr size_t kMaxSeeds = size_t{1} << 14;
+// A stretch of the excerpt key on the page: its length and where it starts
+// (npos when empty).
+struct Stretch {
+  size_t length = 0;
+  size_t at = std::string_view::npos;
+};
 
-bool Seeds(std::string_view hay, std::string_view seed, std::vector<size_t>& out) {
-  for (size_t pos = hay.find(seed); pos != std::string_view::npos; pos = hay.find(seed, pos + 1)) {
-    if (out.size() == kMaxSeeds) return false;
-    out.push_back(pos);
+// The longest prefix of `needle` on `hay`, at its first place. A whole
+// needle counts only where `keep` accepts its place: the scan goes on past
+// the others, and when `keep` accepts none the first of them is returned
+// with `kept` false.
+template <typename Keep>
+Stretch LongestPrefix(std::string_view hay, std::string_view needle, const Keep& keep, bool& kept,
+                      size_t& steps) {
+  const std::vector<uint32_t> border = Borders(needle, steps);
+  Stretch best;
+  kept = false;
+  size_t q = 0;
+  for (size_t i = 0; i < hay.size(); ++i) {
+    q = Advance(needle, border, q, hay[i], steps);
+    if (q <= best.length && q < needle.size()) continue;
+    const size_t at = i + 1 - q;
+    if (q == needle.size() && keep(at)) {
+      kept = true;
+      return {q, at};
+    }
+    if (q > best.length) best = {q, at};
   }
-  return true;
+  return best;
 }
 
-// The same results as SearchPrefix over the whole needle, from one pass
-// over the page: every occurrence of the prefix of kSeed bytes is extended
-// as far as it goes, and the first of the longest wins.
-// A needle that is there is its own longest prefix, at its first place: so
-// this is also the search for the whole excerpt.
-std::pair<size_t, size_t> LongestPrefix(std::string_view hay, std::string_view needle) {
-  if (needle.size() <= kSeed) return SearchPrefix(hay, needle, needle.size());
-  std::vector<size_t> seeds;
-  if (!Seeds(hay, needle.substr(0, kSeed), seeds)) {
-    const size_t pos = hay.find(needle);
-    if (pos != std::string_view::npos) return {needle.size(), pos};
-    return SearchPrefix(hay, needle, needle.size());
+// The longest suffix of `needle` on `hay`, at its first place (the
+// smallest start): the same scan from the end, of the reversed needle.
+Stretch LongestSuffix(std::string_view hay, std::string_view needle, size_t& steps) {
+  const std::string reversed(needle.rbegin(), needle.rend());
+  const std::vector<uint32_t> border = Borders(reversed, steps);
+  Stretch best;
+  size_t q = 0;
+  for (size_t i = hay.size(); i-- > 0;) {
+    q = Advance(reversed, border, q, hay[i], steps);
+    if (q > 0 && q >= best.length) best = {q, i};
   }
-  if (seeds.empty()) return SearchPrefix(hay, needle, kSeed - 1);
-  size_t best = 0, at = std::string_view::npos;
-  for (size_t pos : seeds) {
-    size_t n = kSeed;
-    while (n < needle.size() && pos + n < hay.size() && hay[pos + n] == needle[n]) ++n;
-    if (n > best) {
-      best = n;
-      at = pos;
-    }
-  }
-  return {best, at};
-}
-
-// The same for suffixes: `second` is where the matched suffix starts.
-std::pair<size_t, size_t> LongestSuffix(std::string_view hay, std::string_view needle) {
-  if (needle.size() <= kSeed) return SearchSuffix(hay, needle, needle.size());
-  std::vector<size_t> seeds;
-  if (!Seeds(hay, needle.substr(needle.size() - kSeed), seeds)) {
-    return SearchSuffix(hay, needle, needle.size());
-  }
-  if (seeds.empty()) return SearchSuffix(hay, needle, kSeed - 1);
-  size_t best = 0, at = std::string_view::npos;
-  for (size_t pos : seeds) {
-    size_t n = kSeed;
-    while (n < needle.size() && n <= pos + kSeed - 1 &&
-           hay[pos + kSeed - 1 - n] == needle[needle.size() - 1 - n]) {
-      ++n;
-    }
-    const size_t start = pos + kSeed - n;
-    // The first occurrence of the longest suffix: the smallest start.
-    if (n > best || (n == best && start < at)) {
-      best = n;
-      at = start;
-    }
-  }
-  return {best, at};
+  return best;
 }
 
 // Backs `n` off to the start of a UTF-8 code point of `s`.
@@ -209,30 +193,31 @@ ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
   ExcerptMatch m;
   NormalizedText ex = Normalize(excerpt);
   if (ex.key.empty()) return m;
-  auto [prefix, prefix_at] = LongestPrefix(page_key.key, ex.key);
+  const std::string_view page_keys = page_key.key;
+  bool kept = false;
+  const auto [prefix, prefix_at] = LongestPrefix(
+      page_keys, ex.key, [&](size_t at) { return OnWordEdges(page_keys, at, ex.key); }, kept,
+      m.steps);
+  if (kept) {
+    m.kind = MatchKind::kFound;
+    auto [first, last] = page_key.InputRange(page, prefix_at, prefix_at + ex.key.size());
+    m.text_begin = first;
+    m.text_end = last;
+    return m;
+  }
   if (prefix == ex.key.size()) {
-    // The first place that keeps to word edges.
-    for (size_t at = prefix_at; at != std::string_view::npos;
-         at = std::string_view(page_key.key).find(ex.key, at + 1)) {
-      if (!OnWordEdges(page_key.key, at, ex.key)) continue;
-      m.kind = MatchKind::kFound;
-      auto [first, last] = page_key.InputRange(page, at, at + ex.key.size());
-      m.text_begin = first;
-      m.text_end = last;
-      return m;
-    }
     // Only inside longer words: shown where it first is, with the words
     // around it.
     m.kind = MatchKind::kPartial;
     m.cuts_word = true;
     m.matched_prefix = std::string(excerpt);
     const size_t begin = prefix_at > kPassageSlack ? prefix_at - kPassageSlack : 0;
-    const size_t end = std::min(page_key.key.size(), prefix_at + ex.key.size() + kPassageSlack);
+    const size_t end = std::min(page_keys.size(), prefix_at + ex.key.size() + kPassageSlack);
     auto [first, last] = page_key.InputRange(page, begin, end);
     m.nearest_passage = Quoted(page.substr(first, last - first));
     return m;
   }
-  auto [suffix, suffix_at] = LongestSuffix(page_key.key, ex.key);
+  const auto [suffix, suffix_at] = LongestSuffix(page_keys, ex.key, m.steps);
   size_t best = std::max(prefix, suffix);
   const std::string_view key = ex.key;
   const size_t best_chars =

@@ -44,6 +44,9 @@ struct ExcerptMatch {
   // starts or ends inside a longer word or number; nearest_passage is the
   // first such place with the words around it.
   bool cuts_word = false;
+  // The byte comparisons the search made: linear in the lengths of the
+  // page key and the excerpt key, whatever they hold (tests bound it).
+  size_t steps = 0;
 };
 
 // `page` is the page text and `page_key` Normalize(page); `excerpt` the

@@ -221,6 +221,37 @@ TEST(RavenExcerptMatchTest, ScriptsWithoutSpacesMatchAnywhere) {
             MatchKind::kFound);
 }
 
+// Pages and excerpts that repeat themselves cost the search linear work:
+// a search restarting at each place the excerpt's start occurs makes
+// (page x excerpt) comparisons on them.
+TEST(RavenExcerptMatchTest, TheSearchIsLinearOnRepetitivePages) {
+  std::string page;
+  while (page.size() < (1u << 18)) page += "ab";
+  std::string excerpt;
+  while (excerpt.size() < 20000) excerpt += "ab";
+  excerpt += "c";
+  const NormalizedText key = Normalize(page);
+  ExcerptMatch m = MatchExcerpt(page, key, excerpt);
+  EXPECT_EQ(m.kind, MatchKind::kPartial);
+  EXPECT_EQ(m.matched_prefix, excerpt.substr(0, 20000));
+  EXPECT_LE(m.steps, 6 * (page.size() + excerpt.size()));
+
+  // Every place holds the whole excerpt, each inside a longer word.
+  const std::string letters(1u << 20, 'a');
+  const std::string run(20000, 'a');
+  ExcerptMatch inside = MatchExcerpt(letters, Normalize(letters), run);
+  EXPECT_EQ(inside.kind, MatchKind::kPartial);
+  EXPECT_TRUE(inside.cuts_word);
+  EXPECT_LE(inside.steps, 6 * (letters.size() + run.size()));
+
+  // The same run as a word of its own, at the end of the page.
+  const std::string ended = letters + " " + run;
+  ExcerptMatch found = MatchExcerpt(ended, Normalize(ended), run);
+  ASSERT_EQ(found.kind, MatchKind::kFound);
+  EXPECT_EQ(found.text_begin, letters.size() + 1);
+  EXPECT_LE(found.steps, 6 * (ended.size() + run.size()));
+}
+
 TEST(RavenExcerptMatchTest, AnEmptyExcerptIsAbsent) {
   EXPECT_EQ(Match("<p>text</p>", " \u200B ").kind, MatchKind::kAbsent);
 }
