@@ -226,7 +226,7 @@ absl::StatusOr<Checkpoint> DecodeCheckpoint(const Json& j, const std::string& wh
 absl::StatusOr<VerificationReceipt> DecodeReceipt(const Json& j, const std::string& where) {
   ObjectReader r(j, where);
   RETURN_IF_ERROR(r.Keys({"verifiedAt", "mode", "checked", "reachable", "failed", "unavailable",
-                          "artifactSha256"}));
+                          "notRechecked", "artifactSha256"}));
   VerificationReceipt v;
   ASSIGN_OR_RETURN(v.verified_at, r.Int("verifiedAt", 0));
   ASSIGN_OR_RETURN(v.mode, r.Text("mode", 32));
@@ -242,6 +242,10 @@ absl::StatusOr<VerificationReceipt> DecodeReceipt(const Json& j, const std::stri
   v.reachable = static_cast<int>(reachable);
   v.failed = static_cast<int>(failed);
   v.unavailable = static_cast<int>(unavailable);
+  if (r.Has("notRechecked")) {
+    ASSIGN_OR_RETURN(int64_t not_rechecked, r.Int("notRechecked", 1));
+    v.not_rechecked = static_cast<int>(not_rechecked);
+  }
   ASSIGN_OR_RETURN(v.artifact_sha256, r.Text("artifactSha256", 71));
   return v;
 }
@@ -436,8 +440,11 @@ OrderedJson EncodeState(const TaskState& s) {
     const VerificationReceipt& v = *s.verification;
     j["verification"] = {{"verifiedAt", v.verified_at}, {"mode", v.mode},
                          {"checked", v.checked},        {"reachable", v.reachable},
-                         {"failed", v.failed},          {"unavailable", v.unavailable},
-                         {"artifactSha256", v.artifact_sha256}};
+                         {"failed", v.failed},          {"unavailable", v.unavailable}};
+    // Written only when some Source was not reached, so a receipt of a check
+    // that reached them all reads as before the field existed.
+    if (v.not_rechecked > 0) j["verification"]["notRechecked"] = v.not_rechecked;
+    j["verification"]["artifactSha256"] = v.artifact_sha256;
   } else {
     j["verification"] = nullptr;
   }

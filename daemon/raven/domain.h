@@ -185,6 +185,9 @@ struct VerificationReceipt {
   int failed = 0;
   int unavailable = 0;
   std::string artifact_sha256;
+  // Sources the check did not reach (SourceObservation::not_reached): not
+  // counted in `checked`; each kept its previous check.
+  int not_rechecked = 0;
   bool operator==(const VerificationReceipt&) const = default;
 };
 

@@ -265,7 +265,9 @@ absl::StatusOr<ActionResult> Engine::CheckpointAction(const Fields& f) {
                                             "send the Checkpoint again.");
   }
   std::vector<std::string> relevant = RelevantSources(next, artifact);
-  std::vector<std::pair<std::string, std::string>> bad = Verify(next, relevant, ctx_, nullptr);
+  std::vector<std::string> not_rechecked;
+  std::vector<std::pair<std::string, std::string>> bad =
+      Verify(next, relevant, ctx_, nullptr, &not_rechecked);
   if (!bad.empty()) {
     for (const auto& [id, detail] : bad) {
       issues.push_back({StrCat("sources[", id, "]"),
@@ -283,7 +285,7 @@ absl::StatusOr<ActionResult> Engine::CheckpointAction(const Fields& f) {
     for (Source& src : kept.sources) {
       const Source* seen = next.FindSource(src.source_id);
       if (std::find(relevant.begin(), relevant.end(), src.source_id) != relevant.end() &&
-          seen->check.status != CheckStatus::kReachable) {
+          seen->check.status != CheckStatus::kReachable && seen->check != src.check) {
         src.check = seen->check;
         known_changed = true;
       }
@@ -313,7 +315,9 @@ absl::StatusOr<ActionResult> Engine::CheckpointAction(const Fields& f) {
   next.latest_artifact = artifact;
   next.verification.reset();
   next.final_artifact_sha256.reset();
-  return Commit(std::move(next), "active", StrCat("Published Checkpoint ", c.checkpoint_id, "."));
+  return Commit(
+      std::move(next), "active",
+      StrCat("Published Checkpoint ", c.checkpoint_id, ".", NotRecheckedNote(not_rechecked)));
 }
 
 }  // namespace raw::raven

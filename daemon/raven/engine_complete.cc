@@ -55,8 +55,9 @@ absl::StatusOr<ActionResult> Engine::Complete(const Fields& f) {
   TaskState next = s;
   VerificationReceipt receipt;
   receipt.artifact_sha256 = Sha256Tagged(artifact);
+  std::vector<std::string> not_rechecked;
   std::vector<std::pair<std::string, std::string>> bad =
-      Verify(next, RelevantSources(next, artifact), ctx_, &receipt);
+      Verify(next, RelevantSources(next, artifact), ctx_, &receipt, &not_rechecked);
   next.verification = receipt;
   // Also on success: a Source reachable again clears its automatic
   // Limitation, so a stale one does not mark the Completion limited.
@@ -103,8 +104,10 @@ absl::StatusOr<ActionResult> Engine::Complete(const Fields& f) {
     if (deferred) result_.issues.push_back({"claims", "one or more Claims remain deferred"});
   }
   std::string status(Name(next.phase));
-  return Commit(std::move(next), status,
-                limited ? "Completed with the Limitations listed." : "Completed and verified.");
+  return Commit(
+      std::move(next), status,
+      StrCat(limited ? "Completed with the Limitations listed." : "Completed and verified.",
+             NotRecheckedNote(not_rechecked)));
 }
 
 }  // namespace raw::raven

@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/utf8.h"
 #include "daemon/raven/citations.h"
 
@@ -80,6 +81,9 @@ std::string ObservationFault(const SourceObservation& o, const Source& source) {
   const std::string& id = o.source_id;
   std::string canonical;
   if (o.status == CheckStatus::kUnchecked) return StrCat("no status for ", id);
+  if (o.not_reached && o.status != CheckStatus::kUnavailable) {
+    return StrCat("not reached but ", Name(o.status), " for ", id);
+  }
   if (o.status_code && (*o.status_code < 100 || *o.status_code > 599)) {
     return StrCat("HTTP status out of range for ", id);
   }
@@ -123,7 +127,8 @@ std::optional<std::string> CheckDetail(std::string_view detail) {
 std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
                                                         const std::vector<std::string>& ids,
                                                         const EngineContext& ctx,
-                                                        VerificationReceipt* receipt) {
+                                                        VerificationReceipt* receipt,
+                                                        std::vector<std::string>* not_rechecked) {
   std::vector<Source> asked;
   for (const std::string& id : ids) {
     if (const Source* src = s.FindSource(id)) asked.push_back(*src);
@@ -156,9 +161,22 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
     violation = ObservationFault(*it->second, *s.FindSource(it->first));
   }
   std::vector<std::pair<std::string, std::string>> bad;
-  int reachable = 0, failed = 0, unavailable = 0;
+  int reachable = 0, failed = 0, unavailable = 0, unreached = 0;
   for (Source& src : s.sources) {
     if (std::find(ids.begin(), ids.end(), src.source_id) == ids.end()) continue;
+    if (violation.empty() && by_id.at(src.source_id)->not_reached) {
+      // Nothing was observed: the previous check stands.
+      ++unreached;
+      if (not_rechecked != nullptr) not_rechecked->push_back(src.source_id);
+      if (src.check.status != CheckStatus::kReachable) {
+        bad.push_back(
+            {src.source_id, StrCat("not re-checked: ",
+                                   CheckDetail(by_id.at(src.source_id)->detail.value_or(""))
+                                       .value_or("the check did not reach it"),
+                                   "; its last check stands (", Name(src.check.status), ")")});
+      }
+      continue;
+    }
     SourceCheck c;
     // The last time the excerpt was found; a check before the field existed
     // tells it by its own reachable status.
@@ -208,9 +226,17 @@ std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
     receipt->reachable = reachable;
     receipt->failed = failed;
     receipt->unavailable = unavailable;
+    receipt->not_rechecked = unreached;
     receipt->mode = receipt->checked > 0 && (reachable + failed) > 0 ? "remote" : "structural-only";
   }
   return bad;
+}
+
+std::string NotRecheckedNote(const std::vector<std::string>& ids) {
+  if (ids.empty()) return "";
+  return StrCat(" Not re-checked this time (the time for the check ran out before ",
+                ids.size() == 1 ? "it was" : "they were",
+                " reopened; the last check of each stands): ", absl::StrJoin(ids, ", "), ".");
 }
 
 void Propagate(TaskState& s) {

@@ -34,10 +34,20 @@ void AddLimitation(TaskState& s, LimitationKind kind, std::string detail,
 // cannot be matched to the request (an unrequested, repeated or missing id)
 // makes every requested Source unavailable. `receipt`, when given, receives
 // the counts.
-std::vector<std::pair<std::string, std::string>> Verify(TaskState& s,
-                                                        const std::vector<std::string>& ids,
-                                                        const EngineContext& ctx,
-                                                        VerificationReceipt* receipt);
+//
+// A Source the check did not reach (SourceObservation::not_reached: the
+// time for the whole check ran out before its fetch began) keeps its
+// previous check, since nothing was observed of it: a verified one is
+// neither downgraded nor are its Claims deferred. It is listed in
+// `*not_rechecked`, and also returned as not reachable when its previous
+// check is not `reachable` (a new Source is still unverified).
+std::vector<std::pair<std::string, std::string>> Verify(
+    TaskState& s, const std::vector<std::string>& ids, const EngineContext& ctx,
+    VerificationReceipt* receipt, std::vector<std::string>* not_rechecked = nullptr);
+
+// The sentence that tells a result's reader which Sources were not
+// re-checked ("" when none).
+std::string NotRecheckedNote(const std::vector<std::string>& ids);
 
 // Defers every supported/qualified external Claim left without a reachable
 // Source, and keeps one automatic Source Limitation for each failed or

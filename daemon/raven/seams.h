@@ -29,6 +29,11 @@ struct SourceObservation {
   // The finer outcome (domain.h); must fit `status`. An adapter never
   // reports kDrifted: the engine derives it from the Source's earlier check.
   std::optional<CheckOutcome> outcome;
+  // The check never reached this Source (the time for the whole check ran
+  // out before its fetch began): nothing was observed of it. Only with
+  // status unavailable, and a detail saying why. The engine keeps the
+  // Source's previous check (evidence.h).
+  bool not_reached = false;
 };
 
 class SourceVerifier {

@@ -86,10 +86,11 @@ SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedP
 std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Source>& sources,
                                                           const CancelToken& cancel) {
   const VerifierSettings settings = settings_.Current();
-  const int64_t end = SteadyMs() + std::max<int64_t>(settings.total_timeout_ms, 1);
+  auto now = [&] { return steady_ms_ ? steady_ms_() : SteadyMs(); };
+  const int64_t end = now() + std::max<int64_t>(settings.total_timeout_ms, 1);
   std::vector<SourceObservation> out;
   for (const Source& s : sources) {
-    int64_t left = end - SteadyMs();
+    int64_t left = end - now();
     if (cancel.cancelled()) {
       out.push_back(Observed(s, CheckStatus::kUnavailable, CheckOutcome::kUnchecked,
                              "the check was cancelled before this Source was reopened"));
@@ -100,6 +101,7 @@ std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Sour
                              absl::StrCat("the verification deadline of ",
                                           settings.total_timeout_ms,
                                           " ms ran out before this Source was reopened")));
+      out.back().not_reached = true;
       continue;
     }
     const int64_t page_ms = std::min(left, std::max<int64_t>(settings.fetch_timeout_ms, 1));
@@ -107,7 +109,7 @@ std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Sour
     ParseBudget budget;
     budget.max_bytes = ParseMemoryFor(page.body.size());
     const int64_t parse_ms = std::min(std::max<int64_t>(settings.fetch_timeout_ms, 1),
-                                      std::max<int64_t>(end - SteadyMs(), 1));
+                                      std::max<int64_t>(end - now(), 1));
     budget.deadline_ns = SteadyNowNs() + parse_ms * 1'000'000;
     budget.cancel = &cancel;
     out.push_back(Judge(s, page, budget));

@@ -16,13 +16,17 @@
 //                          https to http (not followed), a URL the agent's
 //                          rules deny (never requested), a page whose parse
 //                          ran past its budget (Judge), the total deadline
-//                          spent before this Source, or a cancellation.
+//                          spent before this Source (then not_reached: the
+//                          engine keeps the Source's previous check), or a
+//                          cancellation.
 // The engine turns absent into drifted when the Source was verified before.
 // Settings are read from the source at every Verify call. Sources are
 // checked one after another under settings.total_timeout_ms, each fetch
 // under settings.fetch_timeout_ms. Thread-safe if the client is.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -39,9 +43,14 @@ class HttpSourceVerifier : public SourceVerifier {
  public:
   // `refuse`: URLs the agent's rules deny, never requested (the Source is
   // unavailable, unchecked, with the rule in the detail); null = none.
+  // `steady_ms`: the clock the total deadline is counted on, in
+  // milliseconds (tests step it); null = the steady clock.
   HttpSourceVerifier(http::HttpClient& client, const VerifierSettingsSource& settings,
-                     UrlRefusal refuse = nullptr)
-      : client_(client), settings_(settings), refuse_(std::move(refuse)) {}
+                     UrlRefusal refuse = nullptr, std::function<int64_t()> steady_ms = nullptr)
+      : client_(client),
+        settings_(settings),
+        refuse_(std::move(refuse)),
+        steady_ms_(std::move(steady_ms)) {}
 
   std::vector<SourceObservation> Verify(const std::vector<Source>& sources,
                                         const CancelToken& cancel) override;
@@ -58,6 +67,7 @@ class HttpSourceVerifier : public SourceVerifier {
   http::HttpClient& client_;
   const VerifierSettingsSource& settings_;
   UrlRefusal refuse_;
+  std::function<int64_t()> steady_ms_;
 };
 
 }  // namespace raw::raven::web

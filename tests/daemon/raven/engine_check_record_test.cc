@@ -103,6 +103,74 @@ TEST_F(CheckRecordTest, AFailedCheckAfterTheClockSteppedBackReadsBack) {
   EXPECT_TRUE(s.Replayed(id) == done->state);
 }
 
+// The time for the whole check ran out before the verifier reached "b":
+// nothing was observed of it, so its verification at the Checkpoint stands
+// (its Claim is not deferred, the Completion is not refused), and the
+// result and the receipt say it was not re-checked.
+SourceObservation NotReached(const std::string& id) {
+  SourceObservation o{id,
+                      CheckStatus::kUnavailable,
+                      0,
+                      std::nullopt,
+                      std::nullopt,
+                      "the verification deadline of 60000 ms ran out before this "
+                      "Source was reopened",
+                      CheckOutcome::kUnchecked};
+  o.not_reached = true;
+  return o;
+}
+
+TEST_F(CheckRecordTest, ASourceTheCheckDidNotReachKeepsItsVerification) {
+  const std::string id = TaskCitingTwoSources();
+  const SourceCheck verified = s.Replayed(id).FindSource("b")->check;
+  s.now_ms += 60'000;
+  s.verifier.Set("b", NotReached("b"));
+  auto done = Complete(id);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->status, "completed") << IssueLines(*done) << done->message;
+  EXPECT_TRUE(done->state.FindSource("b")->check == verified);
+  EXPECT_EQ(done->state.FindSource("a")->check.checked_at, s.now_ms);
+  for (const Claim& c : done->state.claims) EXPECT_EQ(c.disposition, Disposition::kSupported);
+  EXPECT_TRUE(done->state.limitations.empty());
+  EXPECT_THAT(done->message, HasSubstr("Not re-checked this time"));
+  EXPECT_THAT(done->message, HasSubstr(": b."));
+  ASSERT_TRUE(done->state.verification.has_value());
+  EXPECT_EQ(done->state.verification->checked, 1);
+  EXPECT_EQ(done->state.verification->not_rechecked, 1);
+  EXPECT_TRUE(s.Replayed(id) == done->state);
+}
+
+// A Source never verified and not reached is not published as verified.
+TEST_F(CheckRecordTest, ANewSourceTheCheckDidNotReachIsNotPublished) {
+  const std::string id = TaskCitingTwoSources();
+  s.verifier.Set("n", NotReached("n"));
+  auto cp = s.Call({{"action", "checkpoint"},
+                    {"taskId", id},
+                    {"stage", "draft"},
+                    {"summary", "More."},
+                    {"artifact", std::string(kArtifact) + " Z too [@n]."},
+                    {"sources", Json::array({SourceArg("n", "https://n.test/")})},
+                    {"claims", Json::array({ClaimArg("c3", {"n"})})}});
+  ASSERT_TRUE(cp.ok()) << cp.status();
+  EXPECT_EQ(cp->status, "needs-revision");
+  EXPECT_THAT(IssueLines(*cp), HasSubstr("not re-checked"));
+  EXPECT_EQ(cp->state.checkpoints.size(), 1u);
+  EXPECT_EQ(cp->state.FindSource("a")->check.status, CheckStatus::kReachable);
+}
+
+// A verifier may not claim to have not reached a Source it judged.
+TEST_F(CheckRecordTest, NotReachedWithAnotherStatusBreaksTheProtocol) {
+  const std::string id = TaskCitingTwoSources();
+  SourceObservation o = NotReached("b");
+  o.status = CheckStatus::kFailed;
+  s.verifier.Set("b", o);
+  auto done = Complete(id);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->status, "needs-revision");
+  EXPECT_THAT(done->state.FindSource("b")->check.detail,
+              ::testing::Optional(HasSubstr("source verifier protocol error: not reached")));
+}
+
 // What would not read back is named down to its field.
 TEST_F(CheckRecordTest, TheDifferenceThatWouldNotReadBackIsNamed) {
   const std::string id = TaskCitingTwoSources();

@@ -12,6 +12,7 @@
 #include "daemon/raven/engine.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/fakes/fake_http_client.h"
 #include "tests/fakes/fake_provider_server.h"
 
 namespace raw::raven::web {
@@ -238,6 +239,46 @@ TEST_F(HttpSourceVerifierTest, ASlowPagePastTheDeadlineIsUnreachable) {
   EXPECT_EQ(o.outcome, CheckOutcome::kUnreachable);
   EXPECT_THAT(o.detail, Optional(HasSubstr("within 300 ms")));
   site_.ReleaseGate();
+}
+
+// A client each of whose fetches takes a second of the test's clock.
+class SecondPerFetchClient : public http::HttpClient {
+ public:
+  SecondPerFetchClient(http::HttpClient& inner, int64_t& clock) : inner_(inner), clock_(clock) {}
+  absl::Status Send(const http::HttpRequest& request, http::HttpResponseHandler& handler,
+                    const CancelToken& cancel) override {
+    clock_ += 1000;
+    return inner_.Send(request, handler, cancel);
+  }
+
+ private:
+  http::HttpClient& inner_;
+  int64_t& clock_;
+};
+
+// Sources the total time ran out before are reported not reached (nothing
+// was observed of them); the ones fetched before are judged.
+TEST_F(HttpSourceVerifierTest, SourcesPastTheTotalDeadlineAreNotReached) {
+  ::raw::testing::FakeHttpClient pages;
+  for (int i = 0; i < 2; ++i) {
+    pages.Enqueue({200, {{"Content-Type", "text/html"}}, {kArticle}, std::nullopt, {}});
+  }
+  int64_t clock = 0;
+  SecondPerFetchClient client(pages, clock);
+  settings_.total_timeout_ms = 1500;
+  FixedVerifierSettings fixed(settings_);
+  HttpSourceVerifier verifier(client, fixed, nullptr, [&] { return clock; });
+  std::vector<SourceObservation> out = verifier.Verify(
+      {MakeSource("a", "/a"), MakeSource("b", "/b"), MakeSource("c", "/c")}, cancel_);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].status, CheckStatus::kReachable);
+  EXPECT_FALSE(out[0].not_reached);
+  EXPECT_EQ(out[1].status, CheckStatus::kReachable);
+  EXPECT_FALSE(out[1].not_reached);
+  EXPECT_EQ(out[2].status, CheckStatus::kUnavailable);
+  EXPECT_TRUE(out[2].not_reached);
+  EXPECT_THAT(out[2].detail, Optional(HasSubstr("ran out before this Source was reopened")));
+  EXPECT_EQ(pages.requests().size(), 2u);
 }
 
 TEST_F(HttpSourceVerifierTest, ACancelledCheckReportsEverySourceUnchecked) {
