@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 extern char** environ;
 
@@ -29,6 +30,16 @@ absl::StatusOr<std::vector<std::string>> ChildEnvironment(
   }
   for (const auto& [key, value] : overrides) env.push_back(absl::StrCat(key, "=", value));
   return env;
+}
+
+std::string AbsolutePathEntries(std::string_view path) {
+  std::string kept;
+  for (absl::string_view dir : absl::StrSplit(absl::string_view(path.data(), path.size()), ':')) {
+    if (dir.empty() || dir[0] != '/') continue;
+    if (!kept.empty()) kept += ':';
+    kept.append(dir.data(), dir.size());
+  }
+  return kept.empty() ? "/bin:/usr/bin" : kept;
 }
 
 }  // namespace raw

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,5 +23,12 @@ namespace raw {
 // or holds '=' or NUL, or whose value holds NUL.
 absl::StatusOr<std::vector<std::string>> ChildEnvironment(
     const std::set<std::string>& withheld, const std::map<std::string, std::string>& overrides);
+
+// `path` (a PATH value) with its empty and relative entries left out: they
+// name folders under wherever the child runs, often a project a cloned
+// repository fills, which would put its own `jq` in front of the system's
+// for every program the child runs in turn. "/bin:/usr/bin" when no entry
+// is left.
+std::string AbsolutePathEntries(std::string_view path);
 
 }  // namespace raw

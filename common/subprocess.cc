@@ -334,10 +334,14 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options,
           absl::StrCat("working directory ", options.cwd, " is not a directory"));
     }
   }
-  ASSIGN_OR_RETURN(std::vector<std::string> env,
-                   ChildEnvironment(options.withheld_env, options.env));
-  ASSIGN_OR_RETURN(std::string program,
-                   FindProgram(options.argv[0], PathValue(options), options.cwd));
+  // The child's PATH keeps only absolute entries, as FindProgram looks the
+  // program up: a script the child runs finds its `jq` where the program
+  // was found, never in the directory it runs in.
+  const std::string path = AbsolutePathEntries(PathValue(options));
+  std::map<std::string, std::string> overrides = options.env;
+  overrides["PATH"] = path;
+  ASSIGN_OR_RETURN(std::vector<std::string> env, ChildEnvironment(options.withheld_env, overrides));
+  ASSIGN_OR_RETURN(std::string program, FindProgram(options.argv[0], path, options.cwd));
 
   const size_t cap = static_cast<size_t>(std::max<int64_t>(options.max_output_bytes, 0));
   Child child;

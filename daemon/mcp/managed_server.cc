@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/child_env.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
@@ -107,6 +108,11 @@ std::unique_ptr<McpTransport> ManagedServer::MakeTransport() const {
     if (options_.env) {
       for (const char* name : kInheritedEnv) {
         if (std::optional<std::string> value = options_.env(name)) stdio.process.env[name] = *value;
+      }
+      // The daemon's PATH without the entries relative to where the server
+      // runs (a `PATH` in the server's own env is the config's choice).
+      if (auto path = stdio.process.env.find("PATH"); path != stdio.process.env.end()) {
+        path->second = AbsolutePathEntries(path->second);
       }
     }
     for (const auto& [key, value] : env_) stdio.process.env[key] = value;

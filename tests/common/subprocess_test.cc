@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "common/child_env.h"
 #include "gtest/gtest.h"
 
 namespace raw {
@@ -277,6 +278,21 @@ TEST_F(SubprocessTest, EmptyAndRelativePathEntriesAreNotSearched) {
   EXPECT_EQ(r.stdout_data, "from-the-absolute-entry\n");
   EXPECT_EQ(FindProgram("raw-test-tool", "bin::.", dir_.Join("work")).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// Nor does a program the child runs in turn (a hook script calling `jq`):
+// the child's PATH keeps only the absolute entries.
+TEST_F(SubprocessTest, TheChildsPathHoldsNoEmptyOrRelativeEntries) {
+  std::filesystem::create_directories(dir_.Join("work"));
+  Script("work/bin/raw-test-tool", "echo shipped-by-the-project");
+  Script("safe/raw-test-tool", "echo from-the-absolute-entry");
+  SubprocessOptions options = Command({"/bin/sh", "-c", "echo \"$PATH\"; raw-test-tool"});
+  options.cwd = dir_.Join("work");
+  options.env = {{"PATH", "bin::.:" + dir_.Join("safe") + ":/usr/bin:/bin"}};
+  SubprocessResult r = Run(options);
+  EXPECT_EQ(r.stdout_data, dir_.Join("safe") + ":/usr/bin:/bin\nfrom-the-absolute-entry\n");
+  // Nothing absolute at all: the default search path.
+  EXPECT_EQ(AbsolutePathEntries("bin:.:"), "/bin:/usr/bin");
 }
 
 TEST_F(SubprocessTest, RunsInTheGivenDirectory) {
