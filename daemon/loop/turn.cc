@@ -88,8 +88,10 @@ events::TurnEnded Turn::Run() {
 void Turn::ReportEnd(const events::TurnEnded& end, bool end_stored) {
   // A warning stored after an end the store refused would come before it.
   if (!end_stored) hooks_.StoreNoWarnings();
-  hooks_.Report(config::HookEvent::kTurnEnd, "",
-                [&] { return hooks::TurnEndFields(end.reason, end.message); });
+  const bool answered = end.reason == events::TurnEndReason::kCompleted && !final_text_.empty();
+  hooks_.Report(config::HookEvent::kTurnEnd, "", [&] {
+    return hooks::TurnEndFields(end.reason, answered ? final_text_ : end.message);
+  });
 }
 
 std::string Turn::CancelledWhy() const {
@@ -432,6 +434,7 @@ absl::Status Turn::CommitAssistant(int step, const StepResult& result) {
   LeadingCommit commit = AssistantCommit(step, result);
   RETURN_IF_ERROR(log_.Commit(plan_.turn_id, std::move(commit.payloads), std::move(commit.extras)));
   commit.committed();
+  final_text_ = result.text;
   return absl::OkStatus();
 }
 

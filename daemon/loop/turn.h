@@ -143,7 +143,8 @@ class Turn {
   // Returns the TurnEnded to record. Never throws.
   events::TurnEnded Run();
   // After Run, once the runner tried to store `end`: runs the turn_end
-  // hooks. Their warnings are stored only when `end_stored`.
+  // hooks, whose `message` is the final answer of a completed turn, else
+  // the end's message. Their warnings are stored only when `end_stored`.
   void ReportEnd(const events::TurnEnded& end, bool end_stored);
 
   // After Run: the end of the turn's automatic compaction when the store
@@ -208,6 +209,8 @@ class Turn {
   int steps_ = 0;
   bool compacted_ = false;  // automatic compaction ran in this turn
   std::optional<OwedEvent> owed_compaction_end_;
+  // The text of the last committed step without calls (the final answer).
+  std::string final_text_;
   // The step being timed, and the phases of the steps that completed
   // (reserved for max_steps at the start: recording allocates nothing).
   StepTimeline timeline_;

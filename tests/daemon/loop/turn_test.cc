@@ -264,6 +264,22 @@ std::vector<Json> HookInputs(const std::string& log) {
   return inputs;
 }
 
+// A completed turn's turn_end hook reads the final answer as its message
+// (after a step with calls, the answer of the last step).
+TEST_F(TurnTest, ACompletedTurnsEndHookReadsTheFinalAnswer) {
+  const std::string log = temp_.dir() + "/answers.jsonl";
+  TurnPlan plan = Plan("go");
+  plan.hooks = {RecordingHook(config::HookEvent::kTurnEnd, log)};
+  Queue(ToolCalls({{"c1", "echo", R"({"text":"a"})"}}));
+  Queue(TextAnswer("The test passes now."));
+  events::TurnEnded end = RunTurn(std::move(plan));
+  EXPECT_EQ(end.reason, events::TurnEndReason::kCompleted);
+  std::vector<Json> inputs = HookInputs(log);
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(inputs[0]["reason"], "completed");
+  EXPECT_EQ(inputs[0]["message"], "The test passes now.");
+}
+
 // Hooks that report what happened still run once the turn is interrupted:
 // post_tool_use sees the call that was cancelled, turn_end sees the turn
 // end cancelled. Once their own token (TurnPlan::end_reports: a second
