@@ -40,6 +40,7 @@ void ReadToolsUse(FieldReader& agent, AgentConfig& a, std::vector<ConfigProblem>
   a.tools_use.clear();
   std::set<std::string> seen;
   for (size_t i = 0; i < use->size(); ++i) {
+    if (ProblemsFull(problems)) break;
     const Json& entry = (*use)[i];
     std::string path = IndexPath(r.PathOf("use"), i);
     if (!entry.is_string()) {

@@ -23,6 +23,11 @@ std::optional<Config> ConfigFileCache::LastLoaded(const std::string& path) {
   return last_loaded_->second;
 }
 
+int64_t ConfigFileCache::parses() {
+  absl::MutexLock lock(&mu_);
+  return parses_;
+}
+
 absl::StatusOr<Config> ConfigFileCache::ReadOrReuse(const std::string& path) {
   ASSIGN_OR_RETURN(std::optional<std::string> text, ReadConfigText(path));
   if (!text) {
@@ -46,9 +51,11 @@ absl::StatusOr<Config> ConfigFileCache::ReadOrReuse(const std::string& path) {
     }
   }
   absl::StatusOr<Config> parsed = ParseConfigFile(path, *text, context);
-  if (!parsed.ok()) return parsed;
   absl::MutexLock lock(&mu_);
-  last_ = Entry{path, *std::move(text), context.config_dir, context.home_dir, *parsed};
+  ++parses_;
+  // A failed parse is kept as well: an invalid file is loaded as often as a
+  // valid one (every turn, every listing), and is as costly to parse again.
+  last_ = Entry{path, *std::move(text), context.config_dir, context.home_dir, parsed};
   return parsed;
 }
 

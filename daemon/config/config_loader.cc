@@ -16,9 +16,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/json.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 #include "daemon/config/agent_entry.h"
 #include "daemon/config/builtin_defaults.h"
 #include "daemon/config/config_keys.h"
@@ -41,6 +41,14 @@ constexpr off_t kMaxConfigFileBytes = 4 << 20;
 constexpr int64_t kMaxIdleUnloadSeconds = 86400;
 // Largest sessions.expire_after_days (about a hundred years).
 constexpr int64_t kMaxExpireAfterDays = 36500;
+
+// Bounds of the status message of an invalid config (JoinProblems).
+constexpr size_t kMaxErrorLines = 20;
+constexpr size_t kMaxErrorLineBytes = 512;
+constexpr size_t kMaxErrorBytes = 4096;
+// Longest path and message of a problem in the list (BoundProblems).
+constexpr size_t kMaxProblemPathBytes = 256;
+constexpr size_t kMaxProblemMessageBytes = 1024;
 
 constexpr char kNameRule[] = "use letters, digits, '_', '.' and '-'";
 
@@ -68,6 +76,7 @@ void ReadModels(FieldReader& doc, Config& config, std::set<std::string>& broken,
                    "ones)");
   }
   for (const auto& [name, value] : models->items()) {
+    if (ProblemsFull(problems)) break;
     std::string path = JoinPath("models", name);
     size_t before = problems.size();
     if (!IsValidName(name)) {
@@ -93,6 +102,7 @@ void ReadAgents(FieldReader& doc, Config& config, std::vector<ConfigProblem>& pr
                    "\"default\" agent)");
   }
   for (const auto& [name, value] : agents->items()) {
+    if (ProblemsFull(problems)) break;
     std::string path = JoinPath("agents", name);
     if (!IsValidName(name)) {
       problems.push_back({path, absl::StrCat("invalid agent name (", kNameRule, ")")});
@@ -156,6 +166,7 @@ void ReadSessions(FieldReader& doc, SessionSettings& sessions,
 void CheckAgentModels(const Config& config, const std::set<std::string>& broken_models,
                       std::vector<ConfigProblem>& problems) {
   for (const auto& [name, agent] : config.agents) {
+    if (ProblemsFull(problems)) break;
     // A package's model preset is looked up when the agent is resolved.
     if (agent.model.empty() || IsPackageRef(agent.model)) continue;
     std::string path = JoinPath(JoinPath("agents", name), "model");
@@ -225,10 +236,49 @@ Config ReadDocument(const Json& json, const ParseContext& context,
   return config;
 }
 
+// `text` cut to at most `max` bytes on a character boundary, marked "...".
+void Shorten(std::string& text, size_t max) {
+  if (text.size() > max) text = absl::StrCat(text.substr(0, Utf8Floor(text, max)), "...");
+}
+
+// The status message: the first problems, one per line, then how many
+// more there are. Bounded (kMaxErrorLines lines of at most kMaxErrorLineBytes,
+// kMaxErrorBytes in all) because it travels as an RPC's error, which must fit
+// the 8 KiB of gRPC's metadata; `raw config check` lists the rest.
 std::string JoinProblems(const std::vector<ConfigProblem>& problems) {
-  std::vector<std::string> lines;
-  for (const ConfigProblem& p : problems) lines.push_back(p.ToString());
-  return absl::StrJoin(lines, "\n");
+  std::string out;
+  size_t shown = 0;
+  for (const ConfigProblem& p : problems) {
+    std::string line = p.ToString();
+    Shorten(line, kMaxErrorLineBytes);
+    if (shown == kMaxErrorLines || (shown > 0 && out.size() + 1 + line.size() > kMaxErrorBytes)) {
+      break;
+    }
+    if (shown > 0) out += '\n';
+    out += line;
+    ++shown;
+  }
+  if (shown < problems.size()) {
+    absl::StrAppend(&out, "\nand ", problems.size() - shown,
+                    " more; run `raw config check` to list them");
+  }
+  return out;
+}
+
+// Keeps the first kMaxConfigProblems, says that the check stopped there,
+// and cuts overlong paths and messages (a key may be a megabyte long), so
+// that the list `raw config check` receives stays well inside an RPC's
+// message.
+void BoundProblems(std::vector<ConfigProblem>& problems) {
+  if (ProblemsFull(problems)) {
+    problems.resize(kMaxConfigProblems);
+    problems.push_back({"", absl::StrCat("the check stops after ", kMaxConfigProblems,
+                                         " problems; fix these and check again for any others")});
+  }
+  for (ConfigProblem& p : problems) {
+    Shorten(p.path, kMaxProblemPathBytes);
+    Shorten(p.message, kMaxProblemMessageBytes);
+  }
 }
 
 }  // namespace
@@ -264,6 +314,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view text, const ParseContext& co
     found = FindDuplicateKeys(text);
     config = ReadDocument(*json, context, found);
   }
+  BoundProblems(found);
   if (problems != nullptr) *problems = found;
   if (!found.empty()) return absl::InvalidArgumentError(JoinProblems(found));
   return config;

@@ -1,7 +1,7 @@
 // Loading, validating and resolving config.
 //
-// Validation collects every problem, each naming its JSON path and what was
-// expected, for example:
+// Validation collects every problem (up to kMaxConfigProblems), each naming
+// its JSON path and what was expected, for example:
 //   agents.coder.model: "flsh" is not a defined model (defined: flash)
 // Unknown keys are errors. `//` and `/* */` comments are accepted.
 // docs/config.md documents the format; docs/config.schema.json describes it
@@ -12,6 +12,7 @@
 // ResolveAgent calls only the lookups it is given.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,13 +42,28 @@ struct ParseContext {
   std::string home_dir;    // "" = "~/" is an error
 };
 
+// At most this many problems are collected by one parse: past it the
+// loader stops reading entries and ends the list with one line saying so.
+// A file of a few megabytes could otherwise yield hundreds of thousands of
+// problems (one per unknown key), and as many lines of text.
+inline constexpr size_t kMaxConfigProblems = 200;
+
+// True once `problems` holds kMaxConfigProblems: loops over the entries of
+// the document stop there.
+inline bool ProblemsFull(const std::vector<ConfigProblem>& problems) {
+  return problems.size() >= kMaxConfigProblems;
+}
+
 // The context of text that is not read from a file: the current directory
 // and $HOME.
 ParseContext DefaultParseContext();
 
 // Parses and validates `text`. On failure returns kInvalidArgument whose
-// message lists the problems one per line, and fills `problems` if given.
-// The first form uses DefaultParseContext().
+// message lists the first problems one per line (at most 20 lines and about
+// 4 KiB, so that it fits the metadata of an RPC's error) and then says how
+// many more there are; `problems` (if given) gets all of them, at most
+// kMaxConfigProblems and a line saying the check stopped there. The first
+// form uses DefaultParseContext().
 absl::StatusOr<Config> ParseConfig(std::string_view text,
                                    std::vector<ConfigProblem>* problems = nullptr);
 absl::StatusOr<Config> ParseConfig(std::string_view text, const ParseContext& context,

@@ -7,12 +7,18 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/utf8.h"
 
 namespace raw::config {
 namespace {
 
 // Longest string shown verbatim after "got".
 constexpr size_t kMaxShownChars = 40;
+// JoinNames of defined names: a problem names at most this many, each cut
+// to this length (a file may define thousands, and one problem per entry
+// naming all of them would grow with the square of the file).
+constexpr size_t kMaxListedNames = 20;
+constexpr size_t kMaxListedNameBytes = 64;
 
 // What a non-integer or a too-small value was expected to be.
 std::string IntegerKind(int64_t min) {
@@ -69,7 +75,21 @@ std::string JoinNames(std::span<const absl::string_view> names) {
 }
 
 std::string JoinNames(const std::vector<std::string>& names) {
-  return names.empty() ? "none" : absl::StrJoin(names, ", ");
+  if (names.empty()) return "none";
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < kMaxListedNames; ++i) {
+    if (i > 0) out += ", ";
+    const std::string& name = names[i];
+    if (name.size() <= kMaxListedNameBytes) {
+      out += name;
+    } else {
+      absl::StrAppend(&out, name.substr(0, Utf8Floor(name, kMaxListedNameBytes)), "...");
+    }
+  }
+  if (names.size() > kMaxListedNames) {
+    absl::StrAppend(&out, " and ", names.size() - kMaxListedNames, " more");
+  }
+  return out;
 }
 
 FieldReader::FieldReader(const Json& value, std::string path, std::vector<ConfigProblem>& problems)
@@ -82,12 +102,14 @@ FieldReader::FieldReader(const Json& value, std::string path, std::vector<Config
 }
 
 void FieldReader::Report(absl::string_view key, std::string message) {
+  if (ProblemsFull(problems_)) return;
   problems_.push_back({key.empty() ? path_ : PathOf(key), std::move(message)});
 }
 
 void FieldReader::RejectUnknownKeys(std::span<const absl::string_view> known) {
   if (object_ == nullptr) return;
   for (const auto& [key, value] : object_->items()) {
+    if (ProblemsFull(problems_)) break;
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     Report(key, absl::StrCat("unknown key (expected one of: ", JoinNames(known), ")"));
   }

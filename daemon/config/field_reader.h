@@ -37,6 +37,8 @@ bool IsValidName(absl::string_view name);
 bool IsNameChar(char c);
 
 // "a, b, c"; used for "(expected one of: ...)" and "(defined: ...)" lists.
+// The second form ("none" when empty) names at most the first 20, each cut
+// to 64 bytes, then says how many more there are ("... and 12 more").
 std::string JoinNames(std::span<const absl::string_view> names);
 std::string JoinNames(const std::vector<std::string>& names);
 
@@ -50,7 +52,8 @@ class FieldReader {
   const std::string& path() const { return path_; }
   std::string PathOf(absl::string_view key) const { return JoinPath(path_, key); }
 
-  // Records a problem at PathOf(key), or at path() when `key` is empty.
+  // Records a problem at PathOf(key), or at path() when `key` is empty;
+  // nothing once the list is full (ProblemsFull).
   void Report(absl::string_view key, std::string message);
 
   // Records "unknown key (expected one of: ...)" for every other key.

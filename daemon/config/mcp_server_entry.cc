@@ -187,6 +187,7 @@ void ReadMcpServers(FieldReader& doc, const ParseContext& context, Config& confi
   FieldReader section(*servers, "mcp_servers", problems);
   if (!section.is_object()) return;
   for (const auto& [name, value] : servers->items()) {
+    if (ProblemsFull(problems)) break;
     std::string path = JoinPath("mcp_servers", name);
     if (!IsMcpServerName(name)) {
       problems.push_back({path, "invalid server name (1 to 32 letters, digits, '_' and '-')"});
@@ -204,8 +205,10 @@ void CheckAgentMcpTools(const Config& config, std::vector<ConfigProblem>& proble
   std::vector<std::string> defined;
   for (const auto& [name, server] : config.mcp_servers) defined.push_back(name);
   for (const auto& [agent_name, agent] : config.agents) {
+    if (ProblemsFull(problems)) break;
     std::string use_path = JoinPath(JoinPath(JoinPath("agents", agent_name), "tools"), "use");
     for (size_t i = 0; i < agent.tools_use.size(); ++i) {
+      if (ProblemsFull(problems)) break;
       absl::string_view entry = agent.tools_use[i];
       if (!absl::ConsumePrefix(&entry, "mcp/")) continue;
       std::string quoted = DescribeValue(Json(agent.tools_use[i]));

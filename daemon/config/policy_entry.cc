@@ -49,6 +49,7 @@ std::optional<std::vector<std::string>> StringList(FieldReader& r, absl::string_
   std::set<std::string> seen;
   bool ok = true;
   for (size_t i = 0; i < list->size(); ++i) {
+    if (ProblemsFull(problems)) break;
     const Json& entry = (*list)[i];
     std::string path = IndexPath(r.PathOf(key), i);
     if (!entry.is_string() || entry.get_ref<const std::string&>().empty()) {
@@ -122,6 +123,7 @@ void ReadRules(FieldReader& r, AgentConfig& agent, std::vector<ConfigProblem>& p
     return;
   }
   for (size_t i = 0; i < rules->size(); ++i) {
+    if (ProblemsFull(problems)) break;
     if (auto rule = ReadRule((*rules)[i], IndexPath(r.PathOf("rules"), i), problems)) {
       agent.rules.push_back(std::move(*rule));
     }
@@ -175,6 +177,7 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
   }
   if (auto hooks = StringList(r, "hooks", "the name of a hook defined under \"hooks\"", problems)) {
     for (size_t i = 0; i < hooks->size(); ++i) {
+      if (ProblemsFull(problems)) break;
       CheckPackageRefShape((*hooks)[i], kExportHook, IndexPath(r.PathOf("hooks"), i), problems);
     }
     agent.hooks = std::move(*hooks);
@@ -182,6 +185,7 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
   if (auto skills = StringList(r, "skills", "a skill name or glob such as \"review\" or \"*\"",
                                problems)) {
     for (size_t i = 0; i < skills->size(); ++i) {
+      if (ProblemsFull(problems)) break;
       const std::string path = IndexPath(r.PathOf("skills"), i);
       if (IsPackageRef((*skills)[i])) {
         CheckPackageRefShape((*skills)[i], kExportSkill, path, problems);
@@ -194,6 +198,7 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
   if (auto prompts = StringList(r, "prompts", "a prompt section \"pkg/<alias>/prompt/<name>\"",
                                 problems)) {
     for (size_t i = 0; i < prompts->size(); ++i) {
+      if (ProblemsFull(problems)) break;
       absl::StatusOr<PackageRef> ref = ParsePackageRef((*prompts)[i], kExportPrompt);
       if (!ref.ok()) {
         problems.push_back({IndexPath(r.PathOf("prompts"), i), std::string(ref.status().message())});
@@ -205,6 +210,7 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
                                "the name of an environment variable such as \"GH_TOKEN\"",
                                problems)) {
     for (size_t i = 0; i < passed->size(); ++i) {
+      if (ProblemsFull(problems)) break;
       if (!IsVariableName((*passed)[i])) {
         problems.push_back({IndexPath(r.PathOf("pass_secret_env"), i),
                             "expected the name of an environment variable (letters, digits and "
@@ -219,6 +225,7 @@ void ReadAgentPolicy(FieldReader& r, AgentConfig& agent, std::vector<ConfigProbl
                                            JoinNames(kProtectedPathNames), ")"),
                               problems)) {
     for (size_t i = 0; i < names->size(); ++i) {
+      if (ProblemsFull(problems)) break;
       if (std::find(kProtectedPathNames.begin(), kProtectedPathNames.end(), (*names)[i]) ==
           kProtectedPathNames.end()) {
         problems.push_back({IndexPath(r.PathOf("allow_protected_paths"), i),
@@ -237,6 +244,7 @@ void ReadHooksAndSkillDirs(FieldReader& doc, const ParseContext& context, Config
     FieldReader section(*hooks, "hooks", problems);
     if (section.is_object()) {
       for (const auto& [name, value] : hooks->items()) {
+        if (ProblemsFull(problems)) break;
         std::string path = JoinPath("hooks", name);
         if (!IsValidName(name)) {
           problems.push_back({path, "invalid hook name (letters, digits, '_', '.' and '-')"});
@@ -253,7 +261,9 @@ void ReadHooksAndSkillDirs(FieldReader& doc, const ParseContext& context, Config
 
 void CheckAgentHooks(const Config& config, std::vector<ConfigProblem>& problems) {
   for (const auto& [name, agent] : config.agents) {
+    if (ProblemsFull(problems)) break;
     for (size_t i = 0; i < agent.hooks.size(); ++i) {
+      if (ProblemsFull(problems)) break;
       // Package hooks are looked up when the agent is resolved.
       if (config.hooks.contains(agent.hooks[i]) || IsPackageRef(agent.hooks[i])) continue;
       std::vector<std::string> defined;

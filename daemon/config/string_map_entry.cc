@@ -38,6 +38,7 @@ std::map<std::string, std::string> ReadHeaders(FieldReader& r, absl::string_view
   if (object == nullptr) return headers;
   std::map<std::string, std::string> seen;  // lowercased -> as written
   for (const auto& [name, value] : object->items()) {
+    if (ProblemsFull(problems)) break;
     std::string path = JoinPath(r.PathOf(key), name);
     if (!IsHttpToken(name)) {
       problems.push_back(
@@ -74,6 +75,7 @@ std::map<std::string, std::string> ReadEnvironment(FieldReader& r, absl::string_
   const Json* object = FindObject(r, key, "environment variable names to values");
   if (object == nullptr) return env;
   for (const auto& [name, value] : object->items()) {
+    if (ProblemsFull(problems)) break;
     std::string path = JoinPath(r.PathOf(key), name);
     if (!IsVariableName(name)) {
       problems.push_back(

@@ -91,6 +91,7 @@ void CheckValue(const std::string& value, const std::string& path, const Config&
     return;
   }
   for (const std::string& name : *names) {
+    if (ProblemsFull(problems)) break;
     if (config.variables.contains(name) || broken.contains(name)) continue;
     std::vector<std::string> defined;
     for (const auto& [n, v] : config.variables) defined.push_back(n);
@@ -105,6 +106,7 @@ void CheckMap(const std::map<std::string, std::string>& values, const std::strin
               const Config& config, const std::set<std::string>& broken,
               std::vector<ConfigProblem>& problems) {
   for (const auto& [key, value] : values) {
+    if (ProblemsFull(problems)) break;
     CheckValue(value, JoinPath(parent, key), config, broken, problems);
   }
 }
@@ -118,6 +120,7 @@ void ReadVariables(FieldReader& doc, const ParseContext& context, Config& config
   FieldReader section(*variables, "variables", problems);
   if (!section.is_object()) return;
   for (const auto& [name, value] : variables->items()) {
+    if (ProblemsFull(problems)) break;
     std::string path = JoinPath("variables", name);
     if (!IsVariableName(name)) {
       problems.push_back(
@@ -137,6 +140,7 @@ void ReadVariables(FieldReader& doc, const ParseContext& context, Config& config
 void CheckVariableReferences(const Config& config, const std::set<std::string>& broken,
                              std::vector<ConfigProblem>& problems) {
   for (const auto& [name, model] : config.models) {
+    if (ProblemsFull(problems)) break;
     std::string path = JoinPath("models", name);
     if (!model.api_key.empty()) {
       CheckValue(model.api_key, JoinPath(path, "api_key"), config, broken, problems);
@@ -144,6 +148,7 @@ void CheckVariableReferences(const Config& config, const std::set<std::string>& 
     CheckMap(model.headers, JoinPath(path, "headers"), config, broken, problems);
   }
   for (const auto& [name, server] : config.mcp_servers) {
+    if (ProblemsFull(problems)) break;
     std::string path = JoinPath("mcp_servers", name);
     CheckMap(server.env, JoinPath(path, "env"), config, broken, problems);
     CheckMap(server.headers, JoinPath(path, "headers"), config, broken, problems);

@@ -27,7 +27,9 @@ std::set<std::string> WithheldEnvFor(const Config& config, const AgentConfig& ag
 void CheckPassSecretEnv(const Config& config, std::vector<ConfigProblem>& problems) {
   const std::set<std::string> withheld = WithheldEnvNames(config);
   for (const auto& [name, agent] : config.agents) {
+    if (ProblemsFull(problems)) break;
     for (size_t i = 0; i < agent.pass_secret_env.size(); ++i) {
+      if (ProblemsFull(problems)) break;
       if (withheld.contains(agent.pass_secret_env[i])) continue;
       problems.push_back(
           {IndexPath(JoinPath(JoinPath("agents", name), "pass_secret_env"), i),
