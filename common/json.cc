@@ -2,7 +2,10 @@
 
 #include <string.h>
 
+#include <array>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/utf8.h"
 
 namespace raw {
@@ -55,6 +58,44 @@ size_t TooDeepAt(std::string_view text, bool allow_comments) {
   return std::string_view::npos;
 }
 
+// The names nlohmann's messages give the tokens it expected.
+constexpr std::array<absl::string_view, 16> kTokenNames = {"<uninitialized>",
+                                                           "true literal",
+                                                           "false literal",
+                                                           "null literal",
+                                                           "string literal",
+                                                           "number literal",
+                                                           "'['",
+                                                           "'{'",
+                                                           "']'",
+                                                           "'}'",
+                                                           "':'",
+                                                           "','",
+                                                           "<parse error>",
+                                                           "end of input",
+                                                           "'[', '{', or a literal",
+                                                           "unknown token"};
+
+// nlohmann's message for a token it could not read quotes the token ("...;
+// last read: '<bytes>'; expected <token>"), and the token may be anything
+// of the text: from the opening quote of an unterminated string on, a key
+// pasted into a config, a model's tool arguments. The quote is dropped;
+// where the error is and what was expected stay, and both are nlohmann's
+// fixed text.
+std::string WithoutQuotedText(const std::string& what) {
+  constexpr std::string_view kQuote = "; last read: '";
+  size_t at = what.find(kQuote);
+  if (at == std::string::npos) return what;
+  for (absl::string_view name : kTokenNames) {
+    std::string tail = absl::StrCat("'; expected ", name);
+    if (what.size() >= at + kQuote.size() + tail.size() &&
+        what.compare(what.size() - tail.size(), tail.size(), tail) == 0) {
+      return absl::StrCat(what.substr(0, at), "; expected ", name);
+    }
+  }
+  return what.substr(0, at);
+}
+
 template <typename J>
 absl::StatusOr<J> ParseAs(std::string_view text, bool allow_comments) {
   if (size_t at = TooDeepAt(text, allow_comments); at != std::string_view::npos) {
@@ -71,11 +112,17 @@ absl::StatusOr<J> ParseAs(std::string_view text, bool allow_comments) {
     std::string what = e.what();
     auto pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
-    // The message quotes the bytes last read, which need not be UTF-8; it
-    // goes where only UTF-8 may (the API's string fields, JSON).
-    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", SanitizeUtf8(what)));
+    // The message goes where only UTF-8 may (the API's string fields, JSON).
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid JSON: ", SanitizeUtf8(WithoutQuotedText(what))));
+  } catch (const nlohmann::json::out_of_range&) {
+    // "number overflow parsing '<the number>'": the only one a parse throws.
+    return absl::InvalidArgumentError("invalid JSON: a number is out of range");
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", SanitizeUtf8(e.what())));
+    // Up to the first quote, which would start text of the input.
+    std::string what = e.what();
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid JSON: ", SanitizeUtf8(what.substr(0, what.find('\'')))));
   }
 }
 

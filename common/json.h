@@ -22,8 +22,10 @@ using OrderedJson = nlohmann::ordered_json;
 inline constexpr int kMaxJsonDepth = 512;
 
 // Parses `text`. Comments (// and /* */) are accepted only when
-// `allow_comments` is set. The error message names line and column, or says
-// that the document nests deeper than kMaxJsonDepth.
+// `allow_comments` is set. The error message names line and column (and the
+// token expected there), or says that the document nests deeper than
+// kMaxJsonDepth; it never quotes the text, which may hold secrets (a key
+// pasted into a config) or what a model wrote.
 absl::StatusOr<Json> ParseJson(std::string_view text, bool allow_comments = false);
 absl::StatusOr<OrderedJson> ParseOrderedJson(std::string_view text);
 

@@ -96,6 +96,24 @@ absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url, const UrlHints&
   return parts;
 }
 
+std::string UrlForMessages(absl::string_view url) {
+  size_t start = url.find("://");
+  start = start == absl::string_view::npos ? 0 : start + 3;
+  std::string out(url.substr(0, start));
+  absl::string_view rest = url.substr(start);
+  const size_t authority_end = std::min(rest.find_first_of("/?#"), rest.size());
+  if (size_t at = rest.substr(0, authority_end).rfind('@'); at != absl::string_view::npos) {
+    out += "...@";
+    rest.remove_prefix(at + 1);
+  }
+  if (size_t cut = rest.find_first_of("?#"); cut != absl::string_view::npos) {
+    absl::StrAppend(&out, rest.substr(0, cut + 1), "...");
+  } else {
+    absl::StrAppend(&out, rest);
+  }
+  return out;
+}
+
 std::string TrimBaseUrl(absl::string_view url) {
   while (!url.empty() && url.back() == '/') url.remove_suffix(1);
   return std::string(url);

@@ -31,6 +31,12 @@ struct UrlHints {
 // credentials, a query or a fragment.
 absl::StatusOr<BaseUrlParts> ParseBaseUrl(absl::string_view url, const UrlHints& hints = {});
 
+// `url` as an error may quote it: its credentials (userinfo) replaced with
+// "...@" and its query or fragment with "?..." or "#...", since either may
+// carry a key ("https://u:pw@h/v1", "https://h/v1?key=..."). Any text is
+// accepted, URL or not.
+std::string UrlForMessages(absl::string_view url);
+
 // `url` with trailing '/' removed ("http://h:1/v1/" -> "http://h:1/v1").
 std::string TrimBaseUrl(absl::string_view url);
 

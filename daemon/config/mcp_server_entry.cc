@@ -52,7 +52,9 @@ void ReadUrl(FieldReader& r, McpServerConfig& s) {
   hints.credentials = "send them in \"headers\", with a variable reference";
   absl::StatusOr<BaseUrlParts> parts = ParseBaseUrl(*url, hints);
   if (!parts.ok()) {
-    std::string shown = url->find('@') == std::string::npos ? DescribeValue(Json(*url)) : "the URL";
+    // Neither credentials nor a query is quoted: either may carry a key.
+    std::string shown =
+        url->find('@') == std::string::npos ? DescribeValue(Json(UrlForMessages(*url))) : "the URL";
     r.Report("url", absl::StrCat(shown, " ", parts.status().message()));
     return;
   }

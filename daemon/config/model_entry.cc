@@ -61,8 +61,9 @@ void ReadBaseUrl(FieldReader& r, ModelConfig& m) {
   if (!url) return;
   auto parts = ParseBaseUrl(*url);
   if (!parts.ok()) {
-    // A URL with '@' may carry a password, so it is not echoed.
-    std::string shown = url->find('@') == std::string::npos ? DescribeValue(Json(*url)) : "the URL";
+    // Neither credentials nor a query is quoted: either may carry a key.
+    std::string shown =
+        url->find('@') == std::string::npos ? DescribeValue(Json(UrlForMessages(*url))) : "the URL";
     r.Report("base_url", absl::StrCat(shown, " ", parts.status().message()));
     return;
   }

@@ -13,6 +13,7 @@ namespace raw {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Nested(int depth, char open = '[', char close = ']') {
   return std::string(depth, open) + std::string(depth, close);
@@ -59,6 +60,23 @@ TEST(ParseJsonTest, InvalidJsonNamesWhere) {
   auto bad = ParseJson("{\n  \"a\": }");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("line 2"));
+}
+
+// The parser's message for a token it cannot read quotes the token: an
+// unterminated string from its opening quote on, a secret pasted there.
+TEST(ParseJsonTest, AnErrorNeverQuotesTheText) {
+  for (const char* text :
+       {"{\"k\": \"sk-SECRETVALUE\n\"}", "{\"k\": \"sk-SECRETVALUE", "{sk-SECRETVALUE: 1}",
+        "[1e99999999999SECRETVALUE]", "[1, tSECRETVALUE]"}) {
+    absl::StatusOr<Json> parsed = ParseJson(text);
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_THAT(parsed.status().message(), Not(HasSubstr("SECRET"))) << parsed.status();
+    EXPECT_THAT(parsed.status().message(), Not(HasSubstr("last read"))) << parsed.status();
+  }
+  EXPECT_THAT(ParseJson("{sk-SECRETVALUE: 1}").status().message(),
+              HasSubstr("line 1, column 2: syntax error while parsing object key - invalid "
+                        "literal; expected string literal"));
+  EXPECT_THAT(ParseJson("[1e99999]").status().message(), HasSubstr("out of range"));
 }
 
 // Found by config_fuzz: the parser's message quotes the bytes it last read,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/config/base_url.h"
 #include "daemon/config/config_file_cache.h"
 #include "daemon/config/config_loader.h"
 #include "gmock/gmock.h"
@@ -19,6 +20,7 @@ using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::Le;
 using ::testing::Lt;
+using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
@@ -114,6 +116,54 @@ TEST_F(ConfigErrorsTest, AnInvalidFileIsParsedOnceUntilItChanges) {
   Write(UnknownKeys(4));
   EXPECT_FALSE(cache.Load(path_).ok());
   EXPECT_EQ(cache.parses(), 2);
+}
+
+// Every run of 4 bytes of `secret` that `text` holds.
+std::vector<std::string> PiecesOf(const std::string& secret, const std::string& text) {
+  std::vector<std::string> found;
+  for (size_t i = 0; i + 4 <= secret.size(); ++i) {
+    if (text.find(secret.substr(i, 4)) != std::string::npos) found.push_back(secret.substr(i, 4));
+  }
+  return found;
+}
+
+// A value cut short by a line break is a syntax error whose message would
+// quote the value (nlohmann's "last read: '...'"), a key pasted there.
+TEST_F(ConfigErrorsTest, ASyntaxErrorGivesLineAndColumnAndNoTextOfTheFile) {
+  const std::string key = "sk-live-PASTEDKEY123";
+  Write("{\"models\": {\"m\": {\"api_key\": \"" + key + "\n\"}}}");
+  std::vector<ConfigProblem> problems;
+  absl::StatusOr<Config> config = LoadConfigFile(path_, &problems);
+  ASSERT_FALSE(config.ok());
+  const std::string message(config.status().message());
+  EXPECT_THAT(message, HasSubstr("invalid JSON: parse error at line 2, column 0: "));
+  EXPECT_THAT(message, HasSubstr("control character U+000A (LF) must be escaped"));
+  EXPECT_THAT(PiecesOf(key, message), ::testing::IsEmpty()) << message;
+  ASSERT_THAT(problems, SizeIs(1));
+  EXPECT_THAT(PiecesOf(key, problems[0].ToString()), ::testing::IsEmpty());
+  // What was expected is still said.
+  Write("{\"agents\": {sk-live-PASTEDKEY123: {}}}");
+  config = LoadConfigFile(path_);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(), HasSubstr("; expected string literal"));
+  EXPECT_THAT(PiecesOf(key, std::string(config.status().message())), ::testing::IsEmpty());
+}
+
+TEST_F(ConfigErrorsTest, AnInvalidUrlIsQuotedWithoutItsQueryOrCredentials) {
+  Write(R"({"models": {"m": {"method": "google-generate-content", "model_id": "g",
+            "base_url": "https://g.io/v1?key=AIzaSyPASTEDKEY"}},
+            "mcp_servers": {"s": {"url": "https://mcp.io/x#token=PASTEDTOKEN"}}})");
+  std::vector<ConfigProblem> problems;
+  absl::StatusOr<Config> config = LoadConfigFile(path_, &problems);
+  ASSERT_FALSE(config.ok());
+  const std::string message(config.status().message());
+  EXPECT_THAT(message, HasSubstr("models.m.base_url: \"https://g.io/v1?...\" must not contain a "
+                                 "query"));
+  EXPECT_THAT(message, HasSubstr("mcp_servers.s.url: \"https://mcp.io/x#...\" must not contain"));
+  EXPECT_THAT(message, Not(HasSubstr("PASTED")));
+  EXPECT_EQ(UrlForMessages("https://u:pw@h.io:8/v1?k=s#f"), "https://...@h.io:8/v1?...");
+  EXPECT_EQ(UrlForMessages("u:pw@h.io/a@b?k=s"), "...@h.io/a@b?...");
+  EXPECT_EQ(UrlForMessages("http://h.io/v1"), "http://h.io/v1");
 }
 
 }  // namespace
