@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include <algorithm>
 #include <array>
 
 #include "absl/strings/str_cat.h"
@@ -58,6 +59,15 @@ size_t TooDeepAt(std::string_view text, bool allow_comments) {
   return std::string_view::npos;
 }
 
+// "line L, column C" of byte `at` (both counted from 1, columns in bytes).
+std::string LineAndColumn(std::string_view text, size_t at) {
+  std::string_view before = text.substr(0, at);
+  size_t line_start = before.rfind('\n');
+  line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+  return absl::StrCat("line ", std::count(before.begin(), before.end(), '\n') + 1, ", column ",
+                      at - line_start + 1);
+}
+
 // The names nlohmann's messages give the tokens it expected.
 constexpr std::array<absl::string_view, 16> kTokenNames = {"<uninitialized>",
                                                            "true literal",
@@ -98,6 +108,14 @@ std::string WithoutQuotedText(const std::string& what) {
 
 template <typename J>
 absl::StatusOr<J> ParseAs(std::string_view text, bool allow_comments) {
+  // nlohmann takes a NUL for the end of the input and ignores what follows
+  // it; JSON text holds none (one in a string is written \u0000).
+  if (const void* nul = memchr(text.data(), '\0', text.size()); nul != nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid JSON: a NUL byte at ",
+                     LineAndColumn(text, static_cast<const char*>(nul) - text.data()),
+                     " (JSON text holds none; in a string it is written \\u0000)"));
+  }
   if (size_t at = TooDeepAt(text, allow_comments); at != std::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat("invalid JSON: nested more than ",
                                                    kMaxJsonDepth, " levels deep (at byte ", at,

@@ -25,7 +25,8 @@ inline constexpr int kMaxJsonDepth = 512;
 // `allow_comments` is set. The error message names line and column (and the
 // token expected there), or says that the document nests deeper than
 // kMaxJsonDepth; it never quotes the text, which may hold secrets (a key
-// pasted into a config) or what a model wrote.
+// pasted into a config) or what a model wrote. A NUL byte anywhere is an
+// error (nlohmann's parser would stop there and accept what came before).
 absl::StatusOr<Json> ParseJson(std::string_view text, bool allow_comments = false);
 absl::StatusOr<OrderedJson> ParseOrderedJson(std::string_view text);
 

@@ -206,6 +206,32 @@ void ReadDefaultAgent(FieldReader& doc, Config& config) {
   config.default_agent = *name;
 }
 
+// Every string (key or value) holding U+0000 (written \u0000) is a problem:
+// the paths, programs and values of the file go to the system as C strings,
+// which would end there ("/x/plain.txt\u0000.nope" would read /x/plain.txt).
+void FindNulStrings(const Json& value, const std::string& path,
+                    std::vector<ConfigProblem>& problems) {
+  constexpr char kNul[] = "contains U+0000 (a NUL character), which no name, path or value may";
+  if (value.is_string()) {
+    if (value.get_ref<const std::string&>().find('\0') != std::string::npos) {
+      problems.push_back({path, kNul});
+    }
+  } else if (value.is_object()) {
+    for (const auto& [key, member] : value.items()) {
+      if (ProblemsFull(problems)) break;
+      std::string member_path = JoinPath(path, key);
+      if (key.find('\0') != std::string::npos) {
+        problems.push_back({member_path, absl::StrCat("the key ", kNul)});
+      }
+      FindNulStrings(member, member_path, problems);
+    }
+  } else if (value.is_array()) {
+    for (size_t i = 0; i < value.size() && !ProblemsFull(problems); ++i) {
+      FindNulStrings(value[i], IndexPath(path, i), problems);
+    }
+  }
+}
+
 Config ReadDocument(const Json& json, const ParseContext& context,
                     std::vector<ConfigProblem>& problems) {
   Config config;
@@ -312,6 +338,7 @@ absl::StatusOr<Config> ParseConfig(std::string_view text, const ParseContext& co
     found.push_back({"", std::string(json.status().message())});
   } else {
     found = FindDuplicateKeys(text);
+    FindNulStrings(*json, "", found);
     config = ReadDocument(*json, context, found);
   }
   BoundProblems(found);

@@ -79,6 +79,16 @@ TEST(ParseJsonTest, AnErrorNeverQuotesTheText) {
   EXPECT_THAT(ParseJson("[1e99999]").status().message(), HasSubstr("out of range"));
 }
 
+TEST(ParseJsonTest, ANulByteIsAnErrorWhereverItIs) {
+  using std::string_literals::operator""s;
+  EXPECT_EQ(ParseJson("{}\n \0{not json"s).status().message(),
+            "invalid JSON: a NUL byte at line 2, column 2 (JSON text holds none; in a string it "
+            "is written \\u0000)");
+  EXPECT_FALSE(ParseJson("[\"a\0b\"]"s).ok());
+  EXPECT_FALSE(ParseOrderedJson("{}\0"s).ok());
+  EXPECT_EQ(ParseJson("[\"a\\u0000b\"]").value()[0].get<std::string>(), "a\0b"s);
+}
+
 // Found by config_fuzz: the parser's message quotes the bytes it last read,
 // which were not UTF-8, and the message went to the API's string fields.
 TEST(ParseJsonTest, AnErrorQuotingBytesThatAreNotUtf8IsStillUtf8) {

@@ -23,6 +23,7 @@ using ::testing::Lt;
 using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
+using std::string_literals::operator""s;
 
 // gRPC refuses an error whose metadata passes 8 KiB; the load error
 // travels there.
@@ -164,6 +165,31 @@ TEST_F(ConfigErrorsTest, AnInvalidUrlIsQuotedWithoutItsQueryOrCredentials) {
   EXPECT_EQ(UrlForMessages("https://u:pw@h.io:8/v1?k=s#f"), "https://...@h.io:8/v1?...");
   EXPECT_EQ(UrlForMessages("u:pw@h.io/a@b?k=s"), "...@h.io/a@b?...");
   EXPECT_EQ(UrlForMessages("http://h.io/v1"), "http://h.io/v1");
+}
+
+// nlohmann stops at a NUL byte and accepts what came before; strings with
+// U+0000 would be cut where the system reads them as C strings.
+TEST_F(ConfigErrorsTest, ANulByteIsRefusedWithItsLineAndColumn) {
+  Write("{\"agents\": {\"a\": {}}}\n\0{not json"s);
+  absl::StatusOr<Config> config = LoadConfigFile(path_);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(), HasSubstr("invalid JSON: a NUL byte at line 2, column 1"));
+}
+
+TEST_F(ConfigErrorsTest, StringsHoldingANulCharacterAreRefused) {
+  Write(R"({"variables": {"K": {"file": "/x/plain.txt\u0000.nope"}},
+            "skill_dirs": ["/tmp\u0000/nonexistent"], "agents": {"a\u0000b": {}}})");
+  std::vector<ConfigProblem> problems;
+  absl::StatusOr<Config> config = LoadConfigFile(path_, &problems);
+  ASSERT_FALSE(config.ok());
+  std::vector<std::string> lines;
+  for (const ConfigProblem& p : problems) lines.push_back(p.ToString());
+  const std::string nul = "contains U+0000 (a NUL character), which no name, path or value may";
+  EXPECT_THAT(lines, ::testing::IsSupersetOf({
+                         "agents[\"a\\u0000b\"]: the key " + nul,
+                         "skill_dirs[0]: " + nul,
+                         "variables.K.file: " + nul,
+                     }));
 }
 
 }  // namespace
