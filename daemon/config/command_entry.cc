@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/config/config_path.h"
+#include "daemon/config/script_args.h"
 
 namespace raw::config {
 
@@ -28,13 +29,19 @@ std::optional<std::vector<std::string>> ReadCommandArgv(FieldReader& r, absl::st
     }
     argv.push_back(arg.get<std::string>());
   }
-  if (context != nullptr && argv[0].find('/') != std::string::npos) {
-    absl::StatusOr<std::string> program = ResolveConfigPath(argv[0], *context);
-    if (!program.ok()) {
-      problems.push_back({IndexPath(r.PathOf(key), 0), std::string(program.status().message())});
+  if (context == nullptr) return argv;
+  // The program when it is a path, and the script an interpreter or `env`
+  // runs (whether a path or a bare name, which an interpreter takes from its
+  // current directory).
+  std::vector<size_t> paths = ScriptArguments(argv);
+  if (argv[0].find('/') != std::string::npos) paths.insert(paths.begin(), 0);
+  for (size_t i : paths) {
+    absl::StatusOr<std::string> path = ResolveConfigPath(argv[i], *context);
+    if (!path.ok()) {
+      problems.push_back({IndexPath(r.PathOf(key), i), std::string(path.status().message())});
       return std::nullopt;
     }
-    argv[0] = *std::move(program);
+    argv[i] = *std::move(path);
   }
   return argv;
 }

@@ -5,7 +5,10 @@
 // not empty. The arguments are as on a command line: they may repeat
 // (`["curl", "-H", "a: 1", "-H", "b: 2"]`) or be empty. With a context, a
 // program given as a path (not a bare name, which is looked up on PATH) is
-// made absolute relative to the config file, as other paths in it are.
+// made absolute relative to the config file, as other paths in it are, and
+// so is the script an interpreter runs (ScriptArguments, script_args.h),
+// bare name or not: `["sh", "hooks/guard.sh"]` runs the config's
+// hooks/guard.sh, never one of the directory the command runs in.
 //
 // Pure function of its arguments; thread-compatible.
 #pragma once

@@ -34,7 +34,8 @@ struct ConfigProblem {
 
 // How the file's paths are resolved: variables.<n>.file, a program path
 // (one with a '/') in variables.<n>.command[0] and hooks.<n>.command[0],
-// and mcp_servers.<n>.cwd. A
+// the script an interpreter runs in those commands (script_args.h), and
+// mcp_servers.<n>.cwd. A
 // leading "~/" is the home directory; another relative path is relative to
 // the config file's directory. The Config holds them absolute.
 struct ParseContext {

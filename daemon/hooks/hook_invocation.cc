@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/subprocess.h"
+#include "daemon/config/script_args.h"
 
 namespace raw::hooks {
 namespace {
@@ -53,6 +54,15 @@ HookInvocation InvokeHook(const config::HookConfig& hook, const std::string& inp
     return Failed(absl::StrCat("could not start: program \"", hook.command[0],
                                "\" is a relative path, which would be taken from the session's "
                                "working directory"));
+  }
+  // So is the script an interpreter runs (`["sh", "guard.sh"]`), which the
+  // config resolves the same way.
+  for (size_t i : config::ScriptArguments(hook.command)) {
+    if (hook.command[i][0] != '/') {
+      return Failed(absl::StrCat("could not start: script \"", hook.command[i],
+                                 "\" is a relative path, which would be taken from the session's "
+                                 "working directory"));
+    }
   }
   SubprocessOptions options;
   options.argv = hook.command;

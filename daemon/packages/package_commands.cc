@@ -1,9 +1,12 @@
 #include "daemon/packages/package_commands.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "daemon/config/field_reader.h"
+#include "daemon/config/script_args.h"
 #include "daemon/packages/manifest.h"
 
 namespace raw::packages {
@@ -46,28 +49,33 @@ void CheckHookCommand(const std::string& package, const std::string& name,
                       std::vector<ConfigProblem>& problems) {
   const std::string owner = Owner(package, "hook", name);
   const std::string command = JoinPath(path, "command");
+  const std::vector<size_t> scripts = config::ScriptArguments(hook.command);
   for (size_t i = 0; i < hook.command.size(); ++i) {
     const std::string& arg = hook.command[i];
-    const bool program_path =
-        i == 0 && arg.find('/') != std::string::npos && !absl::StartsWith(arg, kPackageDirVariable);
-    if (!program_path) {
+    const bool script = std::find(scripts.begin(), scripts.end(), i) != scripts.end();
+    const bool file_path = (script || (i == 0 && arg.find('/') != std::string::npos)) &&
+                           !absl::StartsWith(arg, kPackageDirVariable);
+    if (!file_path) {
       CheckPackageString(arg, owner, IndexPath(command, i), problems);
       continue;
     }
-    // The program path is resolved against the package's directory.
+    // The program path, and an interpreter's script, are resolved against
+    // the package's directory.
+    const char* what = i == 0 ? "program path" : "script";
     if (arg[0] == '/') {
       problems.push_back(
-          {IndexPath(command, 0),
-           absl::StrCat(owner, ": \"", arg,
-                        "\" is an absolute path; a hook's program path names a file of the "
-                        "package, relative to the package's directory (such as \"bin/audit.sh\" "
-                        "or \"${package}/bin/audit.sh\"), or a program on PATH by its bare name "
-                        "(such as \"sh\")")});
+          {IndexPath(command, i),
+           absl::StrCat(owner, ": \"", arg, "\" is an absolute path; a hook's ", what,
+                        " names a file of the package, relative to the package's directory "
+                        "(such as \"bin/audit.sh\" or \"${package}/bin/audit.sh\")",
+                        i == 0 ? ", or a program on PATH by its bare name (such as \"sh\")" : "")});
     } else if (HasParentComponent(arg)) {
-      problems.push_back({IndexPath(command, 0),
+      problems.push_back({IndexPath(command, i),
                           absl::StrCat(owner, ": \"", arg,
                                        "\" has a \"..\" component, which leads outside the "
-                                       "package; a hook's program path names a file of the "
+                                       "package; a hook's ",
+                                       what,
+                                       " names a file of the "
                                        "package, relative to its directory, without \"..\"")});
     }
   }

@@ -2,10 +2,12 @@
 // they name stay inside the package (docs/packages.md, "Format").
 //
 // A package names its own files in a command in two ways: a hook's program
-// path (a command[0] with a '/') is relative to the package's directory,
-// and "${package}/..." in any command or env string is the package's
-// directory. Neither may leave it: a ".." component is refused in both, and
-// a hook's program path may not be absolute. A bare program name (no '/',
+// path (a command[0] with a '/') and the script its interpreter runs
+// (config/script_args.h, `["sh", "bin/audit.sh"]`) are relative to the
+// package's directory, and "${package}/..." in any command or env string is
+// the package's directory. Neither may leave it: a ".." component is
+// refused in both, and a hook's program path or script may not be
+// absolute. A bare program name (no '/',
 // such as "sh" or "python3") is found on PATH and stays allowed, as is an
 // MCP server's absolute program path (a program of the system, not a file
 // of the package). An MCP server's relative program path is refused: a

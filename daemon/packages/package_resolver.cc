@@ -15,6 +15,7 @@
 #include "daemon/config/field_reader.h"
 #include "daemon/config/mcp_server_entry.h"
 #include "daemon/config/package_ref.h"
+#include "daemon/config/script_args.h"
 #include "daemon/packages/package_files.h"
 
 namespace raw::packages {
@@ -240,8 +241,12 @@ absl::Status ApplySkillsHooksModel(config::Config& config, config::AgentConfig& 
     config::HookConfig expanded = *hook;
     expanded.name = agent.hooks[i];
     for (std::string& arg : expanded.command) arg = Expand(arg, pkg->dir);
-    // A program path is the package's own file, never one of the session's
-    // working directory (which the project controls).
+    // A program path, and the script an interpreter runs, is the package's
+    // own file, never one of the session's working directory (which the
+    // project controls).
+    for (size_t script : config::ScriptArguments(expanded.command)) {
+      expanded.command[script] = AbsolutePath(expanded.command[script], pkg->dir);
+    }
     if (!expanded.command.empty() && expanded.command[0].find('/') != std::string::npos) {
       expanded.command[0] = AbsolutePath(expanded.command[0], pkg->dir);
     }

@@ -257,6 +257,23 @@ TEST_F(HookRunnerTest, ARelativeProgramPathIsNeverRunFromTheSessionDirectory) {
   EXPECT_FALSE(std::filesystem::exists(Path("ran.out")));
 }
 
+// So is an interpreter's relative script: `sh guard.sh` would read the
+// project's guard.sh.
+TEST_F(HookRunnerTest, ARelativeScriptOfAnInterpreterIsNeverRunFromTheSessionDirectory) {
+  HookConfig hook = Hook("guard", HookEvent::kPreToolUse,
+                         "touch ran.out; cat > /dev/null; echo '{\"decision\":\"allow\"}'",
+                         HookFailurePolicy::kBlock);
+  hook.command = {"sh", "guard.sh"};
+  HookOutcome out = Run({hook}, HookEvent::kPreToolUse);
+  EXPECT_EQ(out.decision, HookDecision::kDeny);
+  EXPECT_THAT(out.reason, HasSubstr("script \"guard.sh\" is a relative path"));
+  EXPECT_FALSE(std::filesystem::exists(Path("ran.out")));
+  // The same script by its absolute path runs.
+  hook.command = {"sh", Path("guard.sh")};
+  out = Run({hook}, HookEvent::kPreToolUse);
+  EXPECT_EQ(out.decision, HookDecision::kAllow);
+}
+
 TEST_F(HookRunnerTest, MatcherSelectsToolsForToolEventsOnly) {
   HookConfig bash_only = Hook("bash-only", HookEvent::kPreToolUse, "exit 2");
   bash_only.matcher = "builtin/ba*";

@@ -87,6 +87,18 @@ TEST(PackageCommandsTest, AHookProgramPathMayNotLeaveThePackage) {
                                   "\"audit\": \"${package}/../../secrets.py\""));
 }
 
+// An interpreter's script is a file of the package, as a program path is.
+TEST(PackageCommandsTest, AHookScriptMayNotLeaveThePackage) {
+  EXPECT_THAT(CommandProblems(Hook(R"(["sh", "/etc/x.sh"])")),
+              HasSubstr("exports.hooks.audit.command[1]: package \"kit\", hook \"audit\": "
+                        "\"/etc/x.sh\" is an absolute path; a hook's script names a file of the "
+                        "package"));
+  EXPECT_THAT(CommandProblems(Hook(R"(["python3", "-u", "../x.py"])")),
+              HasSubstr("exports.hooks.audit.command[2]: package \"kit\", hook \"audit\": "
+                        "\"../x.py\" has a \"..\" component"));
+  EXPECT_EQ(CommandProblems(Hook(R"(["sh", "bin/audit.sh", "/etc/passwd"])")), "");
+}
+
 TEST(PackageCommandsTest, PackageFilesAndProgramsOnPathAreAllowed) {
   for (const char* command :
        {R"(["bin/audit.sh", "../not-a-path-of-the-package"])", R"(["./bin/audit.sh"])",

@@ -83,10 +83,12 @@ TEST_F(PackageResolverTest, AHookProgramPathIsThePackagesOwnFile) {
                 "exports": {"hooks": {
                   "rel": {"event": "turn_end", "command": ["bin/check.sh", "./x"]},
                   "dot": {"event": "turn_end", "command": ["./bin/check.sh"]},
+                  "sh": {"event": "turn_end", "command": ["sh", "bin/check.sh", "x"]},
                   "bare": {"event": "turn_end", "command": ["logger"]}}}})");
   const std::string hash = InstallAs(tmp_.File("kit"), "kit");
   config::Config cfg = Load(absl::StrCat("{", kModels, R"(, "agents": {"a": {"model": "m",
-        "hooks": ["pkg/kit/hook/rel", "pkg/kit/hook/dot", "pkg/kit/hook/bare"]}}})"));
+        "hooks": ["pkg/kit/hook/rel", "pkg/kit/hook/dot", "pkg/kit/hook/sh",
+                  "pkg/kit/hook/bare"]}}})"));
   auto packaged = ResolvePackages(cfg, "a", store_);
   ASSERT_TRUE(packaged.ok()) << packaged.status();
   const std::string dir = store_.EntryDir(hash);
@@ -94,6 +96,8 @@ TEST_F(PackageResolverTest, AHookProgramPathIsThePackagesOwnFile) {
               ElementsAre(dir + "/bin/check.sh", "./x"));
   EXPECT_THAT(packaged->config.hooks.at("pkg/kit/hook/dot").command,
               ElementsAre(dir + "/bin/check.sh"));
+  EXPECT_THAT(packaged->config.hooks.at("pkg/kit/hook/sh").command,
+              ElementsAre("sh", dir + "/bin/check.sh", "x"));
   EXPECT_THAT(packaged->config.hooks.at("pkg/kit/hook/bare").command, ElementsAre("logger"));
 }
 
