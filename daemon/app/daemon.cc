@@ -134,8 +134,11 @@ absl::Status Daemon::Start() {
   RAW_LOG(Info) << "rawd " << kVersion << " starting: pid " << getpid() << ", socket "
                 << paths_.socket_path << ", config " << paths_.config_path << ", state "
                 << paths_.state_dir;
-  dir_warnings_ = DirPermissionWarnings(
-      {{"state directory", paths_.state_dir}, {"config directory", Dirname(paths_.config_path)}});
+  const std::string config_dir = Dirname(paths_.config_path);
+  dir_warnings_ = DirPermissionWarnings({{"state directory", paths_.state_dir},
+                                         {"config directory", config_dir},
+                                         {"hooks directory", config_dir + "/hooks"}},
+                                        getuid());
   for (std::string& warning : FileTrustWarnings("the config file", paths_.config_path, getuid())) {
     dir_warnings_.push_back(std::move(warning));
   }

@@ -53,10 +53,23 @@ TEST_F(FileTrustTest, AFileOthersCanWriteIsNamedWithItsModeAndTheFix) {
 
 TEST_F(FileTrustTest, AFileOfAnotherUserIsNamedWithItsOwner) {
   ASSERT_EQ(chmod(path_.c_str(), 0600), 0);
-  const uid_t someone_else = getuid() + 1;
-  EXPECT_THAT(
-      FileTrustWarnings("the config file", path_, someone_else),
-      ElementsAre(HasSubstr(" belongs to another user (uid " + std::to_string(getuid()) + ")")));
+  struct stat info;
+  ASSERT_EQ(stat(path_.c_str(), &info), 0);
+  info.st_uid = 1001;
+  EXPECT_THAT(FileTrustWarningsFor("the config file", path_, info, 1000),
+              ElementsAre("the config file " + path_ +
+                          " belongs to another user (uid 1001), who decides which commands rawd "
+                          "runs as you"));
+  EXPECT_THAT(FileTrustWarningsFor("the config file", path_, info, 1001), IsEmpty());
+  // Root can change any file anyway: a file of root's is no warning.
+  info.st_uid = 0;
+  EXPECT_THAT(FileTrustWarningsFor("the config file", path_, info, 1000), IsEmpty());
+  // Through the file system: the file is the test's own.
+  if (getuid() != 0) {
+    EXPECT_THAT(
+        FileTrustWarnings("the config file", path_, getuid() + 1),
+        ElementsAre(HasSubstr(" belongs to another user (uid " + std::to_string(getuid()) + ")")));
+  }
 }
 
 }  // namespace
