@@ -15,18 +15,6 @@ std::string ListToolNames(const ToolTable& table) {
   return absl::StrJoin(names, ", ");
 }
 
-namespace {
-
-// A JSON parse error without the input it quotes (the parser's "; last
-// read: '…'" repeats everything from the start of the bad token, e.g. a
-// whole unterminated string): only where and what went wrong reaches the
-// model, never its own arguments again.
-std::string WithoutQuotedInput(absl::string_view message) {
-  return std::string(message.substr(0, message.find("; last read:")));
-}
-
-}  // namespace
-
 PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table) {
   PreparedCall prepared;
   const auto& call = input.call;
@@ -57,7 +45,9 @@ PreparedCall PrepareToolCall(const DispatchInput& input, const ToolTable& table)
   auto args = ParseJson(text);
   if (!args.ok()) {
     prepared.error = tools::ToolOutput::Error(absl::StrCat(
-        "the arguments are not valid JSON (", WithoutQuotedInput(args.status().message()),
+        // ParseJson's message gives where and what went wrong, never the
+        // text: the model does not get its own arguments back.
+        "the arguments are not valid JSON (", args.status().message(),
         "). Send one JSON object that matches the tool's parameter schema."));
     return prepared;
   }
