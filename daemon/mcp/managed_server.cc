@@ -66,11 +66,9 @@ absl::Status ManagedServer::Shown(const absl::Status& status) const {
 }
 
 absl::Status ManagedServer::Prepare(const ExpandFn& expand) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (prepared_) return absl::OkStatus();
-  }
-  // Expansion may run a command; it happens without the lock.
+  // Expansion may run a command; it happens without the lock. It runs on
+  // every call: the variable store reads a variable again only when its
+  // definition changed, and then the next start must send the new value.
   std::map<std::string, std::string> env;
   http::Headers headers;
   auto resolve = [&](const std::string& field, const std::string& key,

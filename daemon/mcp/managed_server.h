@@ -121,8 +121,10 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   const std::string& name() const { return config_.name; }
   const config::McpServerConfig& config() const { return config_; }
 
-  // Resolves the variable references of env and headers once; the error
-  // names the field. Later calls return at once.
+  // Resolves the variable references of env and headers; the error names
+  // the field. Each call resolves them again (cheap: the variable store
+  // keeps values until a definition changes): a server already running
+  // keeps what it started with, the next start takes the latest.
   absl::Status Prepare(const ExpandFn& expand);
 
   // Returns once the server is ready: starts it, or waits for a start in

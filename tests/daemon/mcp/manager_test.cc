@@ -284,6 +284,19 @@ TEST(ManagerTest, PassesConfiguredEnvironmentButNotTheDaemons) {
   EXPECT_EQ(harness.Call(server, "env", {{"name", "RAW_TEST_SECRET"}}).content, "<unset>");
 }
 
+// A variable whose definition changed (a fixed token) is read again: the
+// server's next start gets the new value.
+TEST(ManagerTest, ARestartTakesTheVariablesLatestValue) {
+  ManagerHarness harness;
+  harness.vars["WORD"] = "hello";
+  auto server = FakeServer("fake");
+  server.env = {{"GREETING", "${WORD} there"}};
+  EXPECT_EQ(harness.Call(server, "env", {{"name", "GREETING"}}).content, "hello there");
+  EXPECT_EQ(harness.Call(server, "crash", Json::object()).status, events::ToolStatus::kError);
+  harness.vars["WORD"] = "bonjour";
+  EXPECT_EQ(harness.Call(server, "env", {{"name", "GREETING"}}).content, "bonjour there");
+}
+
 TEST(ManagerTest, AnUnresolvableVariableIsANotice) {
   ManagerHarness harness;
   auto server = FakeServer("fake");
