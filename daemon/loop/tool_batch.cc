@@ -12,6 +12,7 @@
 #include "daemon/hooks/hook_fields.h"
 #include "daemon/loop/turn.h"
 #include "daemon/skills/skill_set.h"
+#include "daemon/vars/redact.h"
 
 namespace raw::loop {
 namespace {
@@ -334,7 +335,12 @@ absl::Status ToolBatch::RunEntry(const Entry& e) {
   ctx.session_id = log_.session_id();
   ctx.prior_meta = [this, tool] { return PriorMeta(tool); };
   ctx.redact = [this](const std::string& text) { return log_.Redact(text); };
-  ctx.secret_values = [this] { return log_.SecretValues(); };
+  ctx.safe_end = [this](std::string_view text) {
+    return vars::SafeRedactionCut(text, log_.SecretValues());
+  };
+  ctx.safe_start = [this](std::string_view text, size_t start) {
+    return vars::SafeRedactionStart(text, start, log_.SecretValues());
+  };
   ctx.judged_path = std::move(run_path);
   ctx.raven_settings = plan_.raven_settings.get();
   ctx.resolve_variable = plan_.resolve_variable;

@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -112,10 +113,15 @@ struct ToolContext {
   // (SessionLog::Redact). For a tool whose ToolOutput::meta must read back
   // as it was written (raven_task's Task record). Null = nothing replaced.
   std::function<std::string(const std::string& text)> redact = nullptr;
-  // The known secret values of the moment (SessionLog::SecretValues), for
-  // a tool that cuts its output: a cut must not split one, or the store,
-  // which hides them after, would keep the part before the cut. Null = none.
-  std::function<std::vector<std::string>()> secret_values = nullptr;
+  // For a tool that cuts its output: where its cuts must move so that they
+  // split no known secret value (the store hides secrets after the cut, so
+  // a cut through one would keep part of it). `safe_end(text)`: the most of
+  // `text`'s front that may be kept (vars::SafeRedactionCut);
+  // `safe_start(text, start)`: the first position at or after `start` that
+  // `text`'s end may be kept from (vars::SafeRedactionStart). Null = no
+  // secret is known.
+  std::function<size_t(std::string_view text)> safe_end = nullptr;
+  std::function<size_t(std::string_view text, size_t start)> safe_start = nullptr;
 };
 
 // ctx.protected_link asked about a file a tool opened (`opened`: fstat of

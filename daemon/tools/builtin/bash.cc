@@ -215,8 +215,7 @@ std::string DescribeExit(int status) {
 
 ToolOutput Finish(events::ToolStatus status, const BashOutput& output, const std::string& note,
                   const ToolContext& ctx) {
-  std::string text =
-      output.Render(ctx.secret_values ? ctx.secret_values() : std::vector<std::string>{});
+  std::string text = output.Render({ctx.safe_end, ctx.safe_start});
   if (text.empty()) text = "(no output)";
   if (text.back() != '\n') text += '\n';
   absl::StrAppend(&text, "[", note, "]");

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/vars/redact.h"
 
 namespace raw::tools::builtin {
 namespace {
@@ -25,9 +24,9 @@ void BashOutput::Append(const char* data, size_t size) {
   if (tail_.size() > 2 * tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
 }
 
-std::string BashOutput::Render(const std::vector<std::string>& secrets) const {
+std::string BashOutput::Render(const SafeCuts& cuts) const {
   if (total_ <= cap_) return head_ + tail_;
-  std::string head = head_.substr(0, vars::SafeRedactionCut(head_, secrets));
+  std::string head = head_.substr(0, cuts.end ? cuts.end(head_) : head_.size());
   {
     // A sequence cut by the head limit: its lead byte is the last byte that
     // is not a continuation byte; drop it and what follows when incomplete.
@@ -43,8 +42,8 @@ std::string BashOutput::Render(const std::vector<std::string>& secrets) const {
       if (need > k + 1) head.resize(i - 1);
     }
   }
-  size_t tail_start =
-      vars::SafeRedactionStart(tail_, tail_.size() - std::min(tail_.size(), tail_cap_), secrets);
+  size_t tail_start = tail_.size() - std::min(tail_.size(), tail_cap_);
+  if (cuts.start) tail_start = cuts.start(tail_, tail_start);
   size_t skip = 0;
   while (tail_start + skip < tail_.size() && skip < 3 && IsContinuationByte(tail_[tail_start + skip])) {
     ++skip;

@@ -12,8 +12,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
-#include <vector>
+#include <string_view>
 
 namespace raw::tools::builtin {
 
@@ -23,10 +24,16 @@ class BashOutput {
 
   void Append(const char* data, size_t size);
 
+  // Where the cuts must move so that they split no known secret (see
+  // ToolContext::safe_end, safe_start); null: the cuts stay where the cap
+  // puts them.
+  struct SafeCuts {
+    std::function<size_t(std::string_view text)> end;
+    std::function<size_t(std::string_view text, size_t start)> start;
+  };
   // The output, or its head and tail around an omission marker; the head
-  // ends before, and the tail starts after, any part of one of `secrets`
-  // that the cut would split (vars::SafeRedactionCut, SafeRedactionStart).
-  std::string Render(const std::vector<std::string>& secrets = {}) const;
+  // ends at `cuts.end` of it, the tail starts at `cuts.start`.
+  std::string Render(const SafeCuts& cuts = {}) const;
 
   uint64_t total_bytes() const { return total_; }
   bool truncated() const { return total_ > cap_; }

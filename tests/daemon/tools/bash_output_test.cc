@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/vars/redact.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -44,7 +45,11 @@ TEST(BashOutputTest, CutsNeverSplitAKnownSecret) {
   // the tail's 6 bytes before the end of the second.
   Add(out, std::string(490, '0') + secrets[0] + std::string(5000, '1') + secrets[0] +
                std::string(494, '2'));
-  const std::string text = out.Render(secrets);
+  const std::string text =
+      out.Render({[&](std::string_view t) { return vars::SafeRedactionCut(t, secrets); },
+                  [&](std::string_view t, size_t start) {
+                    return vars::SafeRedactionStart(t, start, secrets);
+                  }});
   EXPECT_THAT(text, StartsWith(std::string(490, '0') + "\n[... "));
   EXPECT_THAT(text, EndsWith("bytes ...]\n" + std::string(494, '2')));
   for (size_t n = 4; n <= secrets[0].size(); ++n) {
