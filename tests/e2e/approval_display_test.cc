@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
+#include "tests/support/terminal_run.h"
 
 namespace raw::e2e {
 namespace {
@@ -84,7 +85,7 @@ TEST_F(ContractTest, AllowForSessionOffersTheProgramPatternAndAddsTheChosenRules
   EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/three.txt"));
 }
 
-// raw run on a real pseudo-terminal (script(1)): the whole command is shown,
+// raw run on a real pseudo-terminal: the whole command is shown,
 // every line and a long line uncut, with the session rules it would add;
 // the escape sequences in the command (so in the reason), in the tool's
 // output and in the model's text reach the terminal as harmless text.
@@ -95,9 +96,9 @@ TEST_F(ContractTest, RawRunShowsTheWholeCommandAndWritesNoEscapeSequence) {
                                      "\\nprintf '\\u001b[1A\\u001b[2Kboom\\\\n'\\nexit 3");
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "bash", "{\"command\":\"" + command + "\"}"}}));
   fake_.Enqueue(chat::TextAnswer("done \x1b[1A\x1b[2Kthere"));
-  std::string run = absl::StrCat(BinaryPath("raw"), " run --cwd ", daemon_->workdir(), " 'go'");
   CommandResult result =
-      RunCommand({"/usr/bin/script", "-qec", run, "/dev/null"}, daemon_->env(), "y\n");
+      RunOnTerminal({BinaryPath("raw"), "run", "--cwd", daemon_->workdir(), "go"}, daemon_->env(),
+                    {{"Allow?", "y\n"}});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   const std::string& terminal = result.out;
   EXPECT_THAT(terminal, HasSubstr("echo " + long_word));

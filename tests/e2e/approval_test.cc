@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "tests/e2e/contract_fixture.h"
+#include "tests/support/terminal_run.h"
 
 namespace raw::e2e {
 namespace {
@@ -264,17 +265,19 @@ TEST_F(ContractTest, ApprovalLeftOpenByKill9IsClosedAfterRestart) {
   EXPECT_FALSE(std::filesystem::exists(daemon_->workdir() + "/k.txt"));
 }
 
-// On a terminal, raw run puts the batch to the user: here a real pseudo-
-// terminal from script(1), answering "m" (deny with a message) and the message.
+// On a terminal, raw run puts the batch to the user: here a pseudo-terminal
+// on which the test types each answer once its question shows, answering
+// "m" (deny with a message) and the message.
 TEST_F(ContractTest, RawRunOnATerminalAsksAndSendsTheUsersAnswer) {
   StartDaemon("");
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "write_file", R"({"path":"t.txt","content":"1"})"}}));
   fake_.Enqueue(chat::TextAnswer("understood"));
-  std::string command = absl::StrCat(BinaryPath("raw"), " run --cwd ", daemon_->workdir(),
-                                     " 'write it'");
   // An answer that is none of the keys is asked again, saying so.
-  CommandResult result = RunCommand({"/usr/bin/script", "-qec", command, "/dev/null"}, daemon_->env(),
-                                    "mno thanks\nm\nplease use a temp dir\n");
+  CommandResult result = RunOnTerminal(
+      {BinaryPath("raw"), "run", "--cwd", daemon_->workdir(), "write it"}, daemon_->env(),
+      {{"Allow?", "mno thanks\n"},
+       {"Not an answer", "m\n"},
+       {"Message for the model", "please use a temp dir\n"}});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_THAT(result.out, HasSubstr("Waiting for your answer: 1 call of 1 (builtin/write_file)\r\n"
                                     "Allow? [y] once"));
