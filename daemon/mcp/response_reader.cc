@@ -10,7 +10,7 @@
 namespace raw::mcp {
 
 namespace {
-constexpr int64_t kMaxLoggedSkips = 20;
+constexpr int64_t kMaxLoggedResponseSkips = 20;
 }  // namespace
 namespace {
 
@@ -72,12 +72,13 @@ bool ResponseReader::Finish() {
 bool ResponseReader::Dispatch(std::string_view text) {
   absl::StatusOr<Json> parsed = ParseJson(text);
   if (!parsed.ok() || !(parsed->is_object() || parsed->is_array())) {
-    if (++skipped_ <= kMaxLoggedSkips) {
+    if (++skipped_ <= kMaxLoggedResponseSkips) {
       RAW_LOG(Warning) << "mcp: skipping a response part that is not JSON-RPC (" << text.size()
                        << " bytes)"
-                       << (skipped_ == kMaxLoggedSkips ? "; more such parts of this response "
-                                                         "are skipped without a word"
-                                                       : "");
+                       << (skipped_ == kMaxLoggedResponseSkips
+                               ? "; more such parts of this response "
+                                 "are skipped without a word"
+                               : "");
     }
     return false;
   }

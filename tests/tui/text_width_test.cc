@@ -50,7 +50,9 @@ TEST(TextWidthTest, MeasuresWhatCursesDraws) {
   std::string saved = previous == nullptr ? "C" : previous;
   ASSERT_NE(std::setlocale(LC_CTYPE, "C.UTF-8"), nullptr);
   for (std::string text : {"कि", "हिंदी भाषा", "👍🏽", "👨‍👩‍👧", "䷀", "㉈",
-                           "e\xCC\x81", "日本語", "\xE2\x9D\xA4\xEF\xB8\x8F", "🇫🇷", "a\xCD\xB8b",
+                           "e\xCC\x81", "日本語", "\xE2\x9D\xA4\xEF\xB8\x8F", "🇫🇷",
+                           "a\xCD\xB8"
+                           "b",
                            "/tmp/\u202Ex", "a\U000E0041\U000E0042b", "x\u200B\u2066y\u00AD"}) {
     std::string drawn;
     ForEachGrapheme(text,
