@@ -369,7 +369,7 @@ TEST(SchemaValidatorTest, ReferencesThatBranchTooOftenStopTheCheck) {
       R"({"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "string"}}}})");
   ASSERT_NE(strings, nullptr);
   Json many = Json::array();
-  for (int i = 0; i < 100000; ++i) many.push_back("s");
+  for (int i = 0; i < 20000; ++i) many.push_back("s");
   EXPECT_TRUE(strings->Validate(Json{{"xs", many}}, "t").ok());
 }
 
