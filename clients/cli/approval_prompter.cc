@@ -44,12 +44,13 @@ class TerminalPrompt : public ApprovalPrompter {
     if (isatty(fd_) == 1) tcflush(fd_, TCIFLUSH);
     // The EventPrinter has shown the batch and the session rules.
     bool wider = present::SessionOptionCount(request) > 1;
-    err_ << present::SanitizeForStream(present::ApprovalRecap(request)) << "\n";
+    Say(absl::StrCat(present::SanitizeForStream(present::ApprovalRecap(request)), "\n"));
     for (;;) {
-      err_ << "Allow? [y] once  [a] for this session"
-           << (wider ? " (exact)  [p] for this session (program patterns)" : "")
-           << "  [n] deny  [m] deny with a message: ";
-      err_.flush();
+      // Each message is one write (std::cerr writes every << at once), so
+      // nothing typed meanwhile is echoed into the middle of it.
+      Say(absl::StrCat("Allow? [y] once  [a] for this session",
+                       wider ? " (exact)  [p] for this session (program patterns)" : "",
+                       "  [n] deny  [m] deny with a message: "));
       std::optional<std::string> line = ReadLine(cancel);
       if (!line) return {v1::APPROVAL_DECISION_DENY, "interrupted by the user"};
       std::string answer = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*line));
@@ -58,19 +59,23 @@ class TerminalPrompt : public ApprovalPrompter {
       if (answer == "p" && wider) return {v1::APPROVAL_DECISION_ALLOW_SESSION, "", 1};
       if (answer == "n" || answer == "no") return {v1::APPROVAL_DECISION_DENY, ""};
       if (answer == "m") {
-        err_ << "Message for the model: ";
-        err_.flush();
+        Say("Message for the model: ");
         std::optional<std::string> message = ReadLine(cancel);
         if (!message) return {v1::APPROVAL_DECISION_DENY, "interrupted by the user"};
         return {v1::APPROVAL_DECISION_DENY, std::string(absl::StripAsciiWhitespace(*message))};
       }
       // Anything else is asked again, saying why.
-      err_ << "Not an answer; type " << (wider ? "y, a, p, n or m" : "y, a, n or m")
-           << " and press Enter.\n";
+      Say(absl::StrCat("Not an answer; type ", wider ? "y, a, p, n or m" : "y, a, n or m",
+                       " and press Enter.\n"));
     }
   }
 
  private:
+  void Say(const std::string& text) {
+    err_ << text;
+    err_.flush();
+  }
+
   // One line from fd_, or nullopt on end of input or cancellation.
   std::optional<std::string> ReadLine(const CancelToken& cancel) {
     std::string line;

@@ -35,9 +35,9 @@ absl::StatusOr<StoredEventRows> QueryEventRows(Database& db, const std::string& 
     }
     // Seqs start at 1; the schema cannot say so, and a damaged or forged
     // row below would become a seq near 2^64 and a cursor that never ends.
-    if (const int64_t seq = select.ColumnInt64(0); seq < 1) {
+    if (const int64_t row_seq = select.ColumnInt64(0); row_seq < 1) {
       return absl::DataLossError(absl::StrCat("session ", session_id, ": a stored event has seq ",
-                                              seq, ", below 1: the row is damaged"));
+                                              row_seq, ", below 1: the row is damaged"));
     }
     // Measured before it is copied: SQLite holds one row at a time, so a
     // page of large rows costs the budget, not `limit` times the row size.

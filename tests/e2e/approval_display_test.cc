@@ -98,7 +98,7 @@ TEST_F(ContractTest, RawRunShowsTheWholeCommandAndWritesNoEscapeSequence) {
   fake_.Enqueue(chat::TextAnswer("done \x1b[1A\x1b[2Kthere"));
   CommandResult result =
       RunOnTerminal({BinaryPath("raw"), "run", "--cwd", daemon_->workdir(), "go"}, daemon_->env(),
-                    {{"Allow?", "y\n"}});
+                    {{"[m] deny with a message: ", "y\n"}});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   const std::string& terminal = result.out;
   EXPECT_THAT(terminal, HasSubstr("echo " + long_word));

@@ -272,12 +272,15 @@ TEST_F(ContractTest, RawRunOnATerminalAsksAndSendsTheUsersAnswer) {
   StartDaemon("");
   fake_.Enqueue(chat::ToolCallsAnswer({{"c1", "write_file", R"({"path":"t.txt","content":"1"})"}}));
   fake_.Enqueue(chat::TextAnswer("understood"));
-  // An answer that is none of the keys is asked again, saying so.
+  // An answer that is none of the keys is asked again, saying so. Each
+  // answer waits for the whole question, so its echo never lands inside it.
+  const std::string kPrompt =
+      "Allow? [y] once  [a] for this session  [n] deny  [m] deny with a message: ";
   CommandResult result = RunOnTerminal(
       {BinaryPath("raw"), "run", "--cwd", daemon_->workdir(), "write it"}, daemon_->env(),
-      {{"Allow?", "mno thanks\n"},
-       {"Not an answer", "m\n"},
-       {"Message for the model", "please use a temp dir\n"}});
+      {{kPrompt, "mno thanks\n"},
+       {"Not an answer; type y, a, n or m and press Enter.\r\n" + kPrompt, "m\n"},
+       {"Message for the model: ", "please use a temp dir\n"}});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_THAT(result.out, HasSubstr("Waiting for your answer: 1 call of 1 (builtin/write_file)\r\n"
                                     "Allow? [y] once"));

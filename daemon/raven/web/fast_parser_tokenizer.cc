@@ -123,7 +123,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
   token.tag = TagNamed(token.name, key);
 
   HidingAttributes hiding;
-  enum { kNone, kAria, kStyle, kOther, kDropped } current = kNone;
+  enum { kNone, kAria, kStyle, kOther, kDroppedName } current = kNone;
   // Attribute names are lower-cased; a repeated name is dropped with its
   // value. As gumbo does, a repeated name without a value stays in its
   // buffer and prefixes the next name. Names are kept in one buffer.
@@ -143,7 +143,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
       if (std::string_view(attribute_buffer_.data() + at, length) == name) {
         carrying = true;
         carry_begin = begin;
-        current = kDropped;
+        current = kDroppedName;
         return true;
       }
     }
@@ -177,7 +177,7 @@ bool FastParser::ParseTag(size_t& i, TagToken& token) {
     return true;
   };
   auto set_value = [&](std::string_view v) {
-    if (current == kDropped && carrying) {  // gumbo empties its buffer with the value
+    if (current == kDroppedName && carrying) {  // gumbo empties its buffer with the value
       carrying = false;
       attribute_buffer_.resize(carry_begin);
     }
