@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
 #include "daemon/raven/domain.h"
+#include "daemon/raven/web/fetch_marks.h"
 
 namespace raw::raven::web {
 namespace {
@@ -186,9 +187,8 @@ bool OnWordEdges(std::string_view key, size_t at, std::string_view ex) {
   return true;
 }
 
-}  // namespace
-
-ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
+// MatchExcerpt without the second look for a web_fetch quote.
+ExcerptMatch MatchExactly(std::string_view page, const NormalizedText& page_key,
                           std::string_view excerpt) {
   ExcerptMatch m;
   NormalizedText ex = Normalize(excerpt);
@@ -241,6 +241,28 @@ ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
     auto [first, last] = page_key.InputRange(page, anchor_begin, anchor_end);
     m.nearest_passage = Quoted(page.substr(first, last - first));
   }
+  return m;
+}
+
+}  // namespace
+
+ExcerptMatch MatchExcerpt(std::string_view page, const NormalizedText& page_key,
+                          std::string_view excerpt) {
+  ExcerptMatch m = MatchExactly(page, page_key, excerpt);
+  if (m.kind == MatchKind::kFound) return m;
+  // Quoted from builtin/web_fetch's view of the page, marks and all: the
+  // rest must be on the page, and still as long as an excerpt must be. A
+  // mismatch is told on the unmarked excerpt unless that matched less (its
+  // marks are not what diverges).
+  const std::string unmarked = WithoutFetchMarks(excerpt);
+  if (unmarked == excerpt || CodePoints(Normalize(unmarked).key) < Limits::kSourceExcerptMinChars) {
+    return m;
+  }
+  ExcerptMatch second = MatchExactly(page, page_key, unmarked);
+  second.steps += m.steps;
+  // kFound < kPartial < kAbsent: the better kind, the unmarked on a tie.
+  if (second.kind <= m.kind) return second;
+  m.steps = second.steps;
   return m;
 }
 

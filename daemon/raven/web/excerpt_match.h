@@ -9,6 +9,12 @@
 // Khmer, Myanmar, Tibetan) have no such edge: a quote there may start and
 // end anywhere.
 //
+// An excerpt quoted from builtin/web_fetch's view of the page, with the
+// marks that view adds (a link's " (URL)", a list item's "- ", a heading's
+// "# ", a table's " | "; fetch_marks.h), is looked for a second time
+// without them, provided what is left is still as long as an excerpt must
+// be (Limits::kSourceExcerptMinChars); the rest must match exactly.
+//
 // On a mismatch the result tells the two failures apart:
 // - kPartial: the page holds the start or the end of the excerpt (its
 //   longest matching prefix or suffix is at least 16 code points of the
@@ -28,6 +34,7 @@
 
 namespace raw::raven::web {
 
+// Ordered from the best match to the worst (MatchExcerpt relies on it).
 enum class MatchKind { kFound, kPartial, kAbsent };
 
 struct ExcerptMatch {

@@ -2,8 +2,13 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "common/cancel_token.h"
 #include "common/time.h"
+#include "daemon/raven/normalizer.h"
+#include "daemon/raven/web/excerpt_match.h"
+#include "daemon/raven/web/page_text.h"
 #include "gtest/gtest.h"
 
 namespace raw::tools::builtin {
@@ -138,6 +143,46 @@ TEST(HtmlTextTest, APageWhoseParseRunsPastItsBudgetIsStripped) {
   // Within its budget the same kind of page is parsed as before.
   options.budget = {};
   EXPECT_EQ(HtmlToText("<p>one <a>two<div>three</a></div></p>", options), "one two\n\nthree");
+}
+
+// Raven checks a Source's excerpt against its page's own text: a line the
+// model copies from web_fetch's view of the page, marks and all, is found
+// there (daemon/raven/web/excerpt_match.h).
+TEST(HtmlTextTest, EveryLineWebFetchShowsIsFoundByTheExcerptCheck) {
+  const std::string page =
+      "<html><head><title>Review</title></head><body><h2>Findings of the annual review</h2>"
+      "<p>The <a href='/committee'>review committee</a> found that <em>responsible</em> "
+      "disclosure reduced incidents by forty percent.</p><ul><li>Incidents fell in every region "
+      "that adopted the <a href='https://example.org/policy'>disclosure policy</a>.</li>"
+      "<li>Reporting times halved within the <b>first</b> two years of the programme.</li></ul>"
+      "<table><tr><th>Region of the study</th><th>Incidents before and after</th></tr>"
+      "<tr><td>Northern coastal districts</td><td>1,200 before and 700 after</td></tr></table>"
+      "</body></html>";
+  HtmlTextOptions options;
+  options.link_target = [](std::string_view href) {
+    return href.starts_with("/") ? "https://example.org" + std::string(href) : std::string(href);
+  };
+  const std::string shown = HtmlToText(page, options);
+  absl::StatusOr<raven::web::PageText> text = raven::web::ExtractPageText(page);
+  ASSERT_TRUE(text.ok()) << text.status();
+  const raven::NormalizedText key = raven::Normalize(text->text);
+  int checked = 0;
+  for (absl::string_view line : absl::StrSplit(shown, '\n')) {
+    if (line.size() < 40 || absl::StartsWith(line, "Title: ")) continue;
+    ++checked;
+    EXPECT_EQ(raven::web::MatchExcerpt(text->text, key, std::string(line)).kind,
+              raven::web::MatchKind::kFound)
+        << line;
+  }
+  EXPECT_EQ(checked, 5) << shown;
+  // Two lines at once too.
+  size_t list = shown.find("- Incidents");
+  ASSERT_NE(list, std::string::npos) << shown;
+  size_t end = shown.find("programme.", list);
+  ASSERT_NE(end, std::string::npos) << shown;
+  const std::string both = shown.substr(list, end + 10 - list);
+  EXPECT_EQ(raven::web::MatchExcerpt(text->text, key, both).kind, raven::web::MatchKind::kFound)
+      << both;
 }
 
 }  // namespace
