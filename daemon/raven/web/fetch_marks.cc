@@ -46,6 +46,8 @@ std::string_view WithoutLineMarker(std::string_view line) {
 }
 
 void AppendLine(std::string_view line, std::string& out) {
+  // Once no ']' follows, none follows later either: the line is read once.
+  bool closed_later = true;
   for (size_t i = 0; i < line.size();) {
     if (line.substr(i).starts_with(" (")) {
       if (size_t n = LinkTargetLength(line, i); n > 0) {
@@ -53,11 +55,12 @@ void AppendLine(std::string_view line, std::string& out) {
         continue;
       }
     }
-    if (line.substr(i).starts_with("[image: ")) {
+    if (closed_later && line.substr(i).starts_with("[image: ")) {
       if (size_t close = line.find(']', i); close != std::string_view::npos) {
         i = close + 1;
         continue;
       }
+      closed_later = false;
     }
     if (line.substr(i).starts_with(" | ")) {
       out += ' ';
