@@ -57,11 +57,7 @@ bool WorkerPool::StartWorkerLocked() {
   }
 }
 
-size_t WorkerPool::LiveWorkersLocked() const {
-  size_t alive = 0;
-  for (const Worker& w : workers_) alive += w.exited ? 0 : 1;
-  return alive;
-}
+size_t WorkerPool::LiveWorkersLocked() const { return workers_.size() - exited_; }
 
 void WorkerPool::Run(std::list<Worker>::iterator self) {
   pthread_setname_np(pthread_self(), name_.c_str());  // fails only for a name over 15 bytes
@@ -78,10 +74,13 @@ void WorkerPool::Run(std::list<Worker>::iterator self) {
         // Idle too long: leave; Schedule or Shutdown joins the thread.
         --idle_;
         self->exited = true;
+        ++exited_;
         return;
       }
     }
     if (tasks_.empty()) {  // stopping, nothing left to do
+      // Shutdown took every worker out of workers_ (it joins them), so this
+      // one is not counted in exited_.
       --idle_;
       self->exited = true;
       return;
@@ -98,9 +97,14 @@ void WorkerPool::Run(std::list<Worker>::iterator self) {
 }
 
 void WorkerPool::ReapLocked(std::list<Worker>* reaped) {
+  // Most calls find none: the list is walked only when one has exited.
+  if (exited_ == 0) return;
   for (auto it = workers_.begin(); it != workers_.end();) {
     auto next = std::next(it);
-    if (it->exited) reaped->splice(reaped->end(), workers_, it);
+    if (it->exited) {
+      reaped->splice(reaped->end(), workers_, it);
+      --exited_;
+    }
     it = next;
   }
 }
@@ -113,6 +117,7 @@ void WorkerPool::Shutdown() {
     wake_.SignalAll();
     // Workers finish the queued tasks, then see stopping_ and exit.
     all.splice(all.end(), workers_);
+    exited_ = 0;
   }
   for (Worker& w : all) {
     if (w.thread.joinable()) w.thread.join();

@@ -75,6 +75,8 @@ class WorkerPool {
   std::list<Task> tasks_ ABSL_GUARDED_BY(mu_);
   std::list<Worker> workers_ ABSL_GUARDED_BY(mu_);
   size_t idle_ ABSL_GUARDED_BY(mu_) = 0;
+  // Workers in workers_ that have exited and wait to be joined.
+  size_t exited_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool spawn_failing_ ABSL_GUARDED_BY(mu_) = false;  // warned once per run of failures
 };

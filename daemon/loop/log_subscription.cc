@@ -4,7 +4,12 @@
 
 namespace raw::loop {
 namespace {
+// A replay reads the store a page at a time: at most this many events and
+// (after the first) payload bytes, so that each subscriber that has not
+// caught up holds about that much of the daemon's memory, however large
+// the session's events.
 constexpr int kStorePageSize = 256;
+constexpr size_t kStorePageBytes = size_t{1} << 20;
 }  // namespace
 
 bool SubscriberQueue::Push(const events::SessionEvent& event) {
@@ -45,10 +50,14 @@ LogSubscription::LogSubscription(std::shared_ptr<SessionLog> log, store::Session
       store_(store),
       queue_(std::make_shared<SubscriberQueue>()),
       last_delivered_(after_seq) {
+  log_->subscriptions_.fetch_add(1, std::memory_order_acq_rel);
   Restart();
 }
 
-LogSubscription::~LogSubscription() { Close(); }
+LogSubscription::~LogSubscription() {
+  Close();
+  log_->subscriptions_.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 void LogSubscription::Restart() {
   SessionLog::Snapshot snap = log_->Attach(queue_);
@@ -88,7 +97,8 @@ absl::StatusOr<std::optional<events::SessionEvent>> LogSubscription::NextFromSto
       return e;
     }
     if (last_delivered_ >= replay_head_) return std::nullopt;
-    auto rows = store_.ReadEvents(log_->session_id(), last_delivered_, kStorePageSize);
+    auto rows =
+        store_.ReadEvents(log_->session_id(), last_delivered_, kStorePageSize, kStorePageBytes);
     if (!rows.ok()) return rows.status();
     if (rows->empty()) return std::nullopt;
     page_.assign(std::make_move_iterator(rows->begin()), std::make_move_iterator(rows->end()));

@@ -22,6 +22,7 @@
 // the log's lock is released, so a wakeup may call back into the log.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -145,6 +146,12 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
                                CommitExtras extras = {});
 
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
+  // The most subscriptions the API opens on one session (SessionManager::
+  // Subscribe): each costs every event a copy and a wakeup on the thread
+  // that publishes it, so their number bounds what watchers add to a turn.
+  static constexpr size_t kMaxSubscriptions = 64;
+  // Subscriptions of this log open now (made and not yet destroyed).
+  size_t subscriptions() const { return subscriptions_.load(std::memory_order_acquire); }
   // Ends every subscription with `why` (the session was removed): the next
   // TryNext of each returns it, and so does that of any made later.
   void EndSubscriptions(absl::Status why);
@@ -232,6 +239,8 @@ class SessionLog : public std::enable_shared_from_this<SessionLog> {
   uint64_t transient_dropped_through_ ABSL_GUARDED_BY(mu_) = 0;
   size_t max_live_bytes_ ABSL_GUARDED_BY(mu_) = 8 * 1024 * 1024;
   std::vector<std::shared_ptr<SubscriberQueue>> subscribers_ ABSL_GUARDED_BY(mu_);
+  // Counted by LogSubscription's constructor and destructor.
+  std::atomic<size_t> subscriptions_{0};
   absl::Status ended_ ABSL_GUARDED_BY(mu_);  // EndSubscriptions' reason
   // Streamed text and reasoning not yet shown (see PublishLive).
   std::string pending_text_ ABSL_GUARDED_BY(mu_);

@@ -237,12 +237,10 @@ absl::StatusOr<SessionInfo> SessionManager::GetSession(const std::string& id, bo
 
 void SessionManager::GetSession(std::string id, bool with_context, Reply<SessionInfo> reply) {
   PrepareHttp();
-  // A session whose context is in memory answers from memory, on the spot.
-  if (std::shared_ptr<SessionRunner> runner = ReadyRunner(id);
-      runner != nullptr && runner->context_loaded()) {
-    reply(GetSession(id));
-    return;
-  }
+  // Always on the pool, even for a session whose context is in memory: its
+  // estimate takes the runner's lock, which a commit of the turn's end holds
+  // while it waits for the store's writer (shared by every session), and
+  // its plan reads the config, packages and skill folders.
   bool scheduled = pool_.Schedule(
       [this, id = std::move(id), with_context, reply] { reply(GetSession(id, with_context)); });
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
@@ -709,11 +707,7 @@ absl::StatusOr<SessionInfo> SessionManager::GetStats(const std::string& session_
 }
 
 void SessionManager::GetStats(std::string session_id, Reply<SessionInfo> reply) {
-  if (std::shared_ptr<SessionRunner> runner = ReadyRunner(session_id);
-      runner != nullptr && runner->context_loaded()) {
-    reply(GetStats(session_id));
-    return;
-  }
+  // On the pool, as GetSession above.
   bool scheduled = pool_.Schedule(
       [this, session_id = std::move(session_id), reply] { reply(GetStats(session_id)); });
   if (!scheduled) reply(absl::UnavailableError("the daemon is shutting down"));
@@ -753,13 +747,13 @@ void SessionManager::DeleteSession(const std::string& session_id, std::string le
 absl::StatusOr<std::unique_ptr<Subscription>> SessionManager::Subscribe(
     const std::string& session_id, uint64_t after_seq) {
   ASSIGN_OR_RETURN(std::shared_ptr<SessionRunner> runner, Runner(session_id));
-  return runner->Subscribe(after_seq);
+  return runner->SubscribeWithinBound(after_seq);
 }
 
 void SessionManager::Subscribe(std::string session_id, uint64_t after_seq,
                                Reply<std::unique_ptr<Subscription>> reply) {
   if (std::shared_ptr<SessionRunner> runner = ReadyRunner(session_id)) {
-    reply(runner->Subscribe(after_seq));
+    reply(runner->SubscribeWithinBound(after_seq));
     return;
   }
   bool scheduled = pool_.Schedule([this, session_id = std::move(session_id), after_seq, reply] {

@@ -148,8 +148,9 @@ class SessionManager {
   // session's model context is in memory already, and nothing is loaded.
   absl::StatusOr<SessionInfo> GetSession(const std::string& id, bool with_context = true);
   // GetSession for the API, whose handlers never wait on slow work: on the
-  // worker pool unless the session's model context is in memory already. A
-  // session not loaded yet is loaded to estimate its context (unless
+  // worker pool (an estimate waits for the runner's lock, which a commit
+  // holds while the store's writer serves other sessions). A session not
+  // loaded yet is loaded to estimate its context (unless
   // `with_context` is false), which reads its whole model context (tens of
   // milliseconds at 100,000 items) and closes a turn a crash left open.
   void GetSession(std::string id, bool with_context, Reply<SessionInfo> reply);

@@ -709,6 +709,21 @@ std::unique_ptr<Subscription> SessionRunner::Subscribe(uint64_t after_seq) {
   return log_->Subscribe(after_seq);
 }
 
+absl::StatusOr<std::unique_ptr<Subscription>> SessionRunner::SubscribeWithinBound(
+    uint64_t after_seq) {
+  auto refused = [&] {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "session ", session_id_, " has ", SessionLog::kMaxSubscriptions,
+        " event streams open, the most one session keeps; close one (a client or a dashboard "
+        "tab) and try again"));
+  };
+  if (log_->subscriptions() >= SessionLog::kMaxSubscriptions) return refused();
+  // Counted once made: of several made at once, none is kept past the bound.
+  std::unique_ptr<Subscription> subscription = log_->Subscribe(after_seq);
+  if (log_->subscriptions() > SessionLog::kMaxSubscriptions) return refused();
+  return subscription;
+}
+
 void SessionRunner::BeginShutdown() {
   absl::MutexLock lock(&mu_);
   shutting_down_ = true;

@@ -248,6 +248,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // latest one, or computed from the stored context (loaded once).
   absl::StatusOr<events::ContextEstimate> Estimate(const TurnPlan& plan);
   std::unique_ptr<Subscription> Subscribe(uint64_t after_seq);
+  // Subscribe within SessionLog::kMaxSubscriptions open at once: beyond it,
+  // ResourceExhausted naming the session.
+  absl::StatusOr<std::unique_ptr<Subscription>> SubscribeWithinBound(uint64_t after_seq);
   // Ends the session's subscriptions with `why` (SessionLog::EndSubscriptions).
   void EndSubscriptions(absl::Status why) { log_->EndSubscriptions(std::move(why)); }
 

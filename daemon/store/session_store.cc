@@ -296,12 +296,14 @@ absl::Status SessionStore::Commit(const std::string& session_id, const CommitBat
 }
 
 absl::StatusOr<std::vector<events::SessionEvent>> SessionStore::ReadEvents(
-    const std::string& session_id, uint64_t after_seq, int limit) {
+    const std::string& session_id, uint64_t after_seq, int limit, size_t max_bytes) {
+  const size_t bytes = max_bytes == 0 ? options_.history_read_bytes
+                                      : std::min(max_bytes, options_.history_read_bytes);
   StoredEventRows rows;
   absl::Status read = Read(session_id, [&](Database& db) -> absl::Status {
     RETURN_IF_ERROR(CheckSession(db, session_id));
-    ASSIGN_OR_RETURN(rows, QueryEventRows(db, session_id, kEventsAfterSql, after_seq,
-                                          ClampLimit(limit), options_.history_read_bytes));
+    ASSIGN_OR_RETURN(
+        rows, QueryEventRows(db, session_id, kEventsAfterSql, after_seq, ClampLimit(limit), bytes));
     return absl::OkStatus();
   });
   RETURN_IF_ERROR(read);

@@ -224,12 +224,13 @@ class SessionStore {
   absl::Status Commit(const std::string& session_id, const CommitBatch& batch);
 
   // Stored events with seq > after_seq, oldest first, at most `limit`, and
-  // fewer once their payloads pass kMaxHistoryPageBytes (never none while
-  // any follow after_seq): callers read on from the last seq returned until
-  // an empty result. A stored row that does not decode is kDataLoss naming
-  // session and seq.
+  // fewer once their payloads pass `max_bytes` (0: kMaxHistoryPageBytes;
+  // never none while any follow after_seq): callers read on from the last
+  // seq returned until an empty result. A stored row that does not decode
+  // is kDataLoss naming session and seq.
   absl::StatusOr<std::vector<events::SessionEvent>> ReadEvents(const std::string& session_id,
-                                                               uint64_t after_seq, int limit);
+                                                               uint64_t after_seq, int limit,
+                                                               size_t max_bytes = 0);
 
   // One page of display history; cursors are opaque and stay valid while
   // new events are appended. A malformed cursor is kInvalidArgument.

@@ -70,8 +70,8 @@ class LeaseReactor final : public LeaseStream, public DrainableStream {
   }
 
   void Start(const raw::v1::AcquireLeaseRequest& request) {
-    if (!streams_.Add(this)) {
-      End(absl::UnavailableError("rawd is shutting down"));
+    if (absl::Status added = streams_.Add(this); !added.ok()) {
+      End(added);
       return;
     }
     registered_ = true;

@@ -2,13 +2,21 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace raw::api::rpc {
 
-bool ActiveStreams::Add(DrainableStream* stream) {
+absl::Status ActiveStreams::Add(DrainableStream* stream) {
   absl::MutexLock lock(&mu_);
-  if (draining_) return false;
+  if (draining_) return absl::UnavailableError("rawd is shutting down");
+  if (streams_.size() >= kMaxStreams) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("rawd has ", kMaxStreams,
+                     " event and lease streams open, the most it keeps; close a client's "
+                     "streams and try again"));
+  }
   streams_.insert(stream);
-  return true;
+  return absl::OkStatus();
 }
 
 void ActiveStreams::Remove(DrainableStream* stream) {

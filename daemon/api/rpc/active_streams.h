@@ -3,6 +3,9 @@
 // for the server's deadline.
 //
 // A stream registers itself when it starts and removes itself in OnDone.
+// At most kMaxStreams are open at once: each holds a reactor, a queue and
+// a share of the stream pool's work, and one client must not be able to
+// open them without end.
 // DrainAll() asks every stream to deliver what is already queued and then
 // finish with UNAVAILABLE; streams that start afterwards finish at once.
 //
@@ -11,9 +14,11 @@
 // therefore be quick and must not call back into the registry.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <set>
 
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "common/worker_pool.h"
 
@@ -27,9 +32,12 @@ class DrainableStream {
 
 class ActiveStreams {
  public:
-  // Returns false when draining already began; the caller must then finish
-  // its stream immediately (and not call Remove).
-  bool Add(DrainableStream* stream);
+  static constexpr size_t kMaxStreams = 1024;
+
+  // Unavailable when draining already began, ResourceExhausted when
+  // kMaxStreams are open; the caller must then finish its stream at once
+  // with that status (and not call Remove).
+  absl::Status Add(DrainableStream* stream);
   void Remove(DrainableStream* stream);
   void DrainAll();
   int size();

@@ -133,8 +133,8 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<typename Packer::
       absl::MutexLock lock(&mu_);
       busy_ = true;
     }
-    if (!streams_.Add(this)) {
-      BeginFinishAndFinish(absl::UnavailableError("rawd is shutting down"));
+    if (absl::Status added = streams_.Add(this); !added.ok()) {
+      BeginFinishAndFinish(added);
       return;
     }
     registered_ = true;

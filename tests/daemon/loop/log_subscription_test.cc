@@ -4,6 +4,7 @@
 // the store, losing only live-only events. Real SQLite in a temp dir.
 #include "daemon/loop/log_subscription.h"
 
+#include <atomic>
 #include <memory>
 #include <set>
 #include <string>
@@ -46,6 +47,31 @@ class LogSubscriptionTest : public ::testing::Test {
   std::shared_ptr<SessionLog> log_ =
       std::make_shared<SessionLog>(temp_.session_id(), 0, temp_.store(), clock_);
 };
+
+// A replay holds about a megabyte of stored events at a time, whatever the
+// store's page bound: a subscriber that has not caught up costs the daemon
+// that much, however large the session's events. Four events of 600 kB
+// take a read each.
+TEST(LogSubscriptionReplayTest, AReplayReadsTheStoreAMegabyteAtATime) {
+  std::atomic<int> reads{0};
+  store::StoreOptions options;
+  options.test_hook = [&](store::StoreStep step, const std::string& id) {
+    if (step == store::StoreStep::kReading && id == "sess_big") ++reads;
+  };
+  TempStore temp("sess_big", options);
+  SystemClock clock;
+  auto log = std::make_shared<SessionLog>(temp.session_id(), 0, temp.store(), clock);
+  for (int i = 0; i < 4; ++i) {
+    events::Notice big{events::NoticeLevel::kInfo,
+                       std::string(600'000, static_cast<char>('a' + i))};
+    ASSERT_TRUE(log->Commit("t", {big}).ok());
+  }
+  LogSubscription sub(log, temp.store(), 0);
+  reads = 0;
+  std::vector<events::SessionEvent> got = Drain(sub);
+  EXPECT_THAT(SeqsOf(got), ElementsAre(1, 2, 3, 4));
+  EXPECT_GE(reads.load(), 4);
+}
 
 std::vector<uint64_t> Range(uint64_t first, uint64_t last) {
   std::vector<uint64_t> seqs;

@@ -4,14 +4,19 @@
 // loads it there.
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "daemon/loop/session_log.h"
 #include "daemon/loop/session_manager.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/loop/runner_harness.h"
 #include "tests/daemon/loop/temp_store.h"
@@ -169,6 +174,51 @@ TEST_F(SessionManagerReadTest, AMissingSessionIsNotFoundThroughTheReply) {
   absl::StatusOr<SessionInfo> info = testing::Await<SessionInfo>(
       [this](Reply<SessionInfo> reply) { manager_->GetSession("sess_none", true, reply); });
   EXPECT_EQ(info.status().code(), absl::StatusCode::kNotFound);
+}
+
+// A session whose context is in memory is described on the pool too: its
+// estimate takes the runner's lock, which a commit holds while the store's
+// writer (shared by every session) serves others.
+TEST_F(SessionManagerReadTest, ALoadedSessionIsDescribedOnThePoolNotByTheCaller) {
+  std::ofstream(dir_.dir() + "/config.json")
+      << R"({"models": {"m": {"method": "openai-chat-completions", "model_id": "x",
+                              "base_url": "http://127.0.0.1:1/v1"}},
+             "agents": {"default": {"model": "m", "tools": {"use": []}}}})";
+  absl::StatusOr<SessionInfo> loaded = manager_->GetSession("sess_read");  // loads the context
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_TRUE(loaded->context.has_value()) << "no estimate: the context was not loaded";
+  for (bool stats : {false, true}) {
+    auto replied_on = std::make_shared<std::promise<std::thread::id>>();
+    std::future<std::thread::id> thread = replied_on->get_future();
+    Reply<SessionInfo> reply = [replied_on](absl::StatusOr<SessionInfo> info) {
+      EXPECT_TRUE(info.ok()) << info.status();
+      EXPECT_TRUE(info.ok() && info->context.has_value());
+      replied_on->set_value(std::this_thread::get_id());
+    };
+    if (stats) {
+      manager_->GetStats("sess_read", reply);
+    } else {
+      manager_->GetSession("sess_read", true, reply);
+    }
+    ASSERT_EQ(thread.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    EXPECT_NE(thread.get(), std::this_thread::get_id()) << (stats ? "GetStats" : "GetSession");
+  }
+}
+
+// Each subscription costs every event of the session a copy and a wakeup
+// on the publishing thread: one session keeps at most kMaxSubscriptions.
+TEST_F(SessionManagerReadTest, ASessionKeepsABoundedNumberOfSubscriptions) {
+  std::vector<std::unique_ptr<Subscription>> open;
+  for (size_t i = 0; i < SessionLog::kMaxSubscriptions; ++i) {
+    absl::StatusOr<std::unique_ptr<Subscription>> sub = manager_->Subscribe("sess_read", 0);
+    ASSERT_TRUE(sub.ok()) << i << ": " << sub.status();
+    open.push_back(*std::move(sub));
+  }
+  absl::StatusOr<std::unique_ptr<Subscription>> more = manager_->Subscribe("sess_read", 0);
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(more.status().message()), ::testing::HasSubstr("sess_read"));
+  open.pop_back();  // one closes: another may open
+  EXPECT_TRUE(manager_->Subscribe("sess_read", 0).ok());
 }
 
 }  // namespace

@@ -20,11 +20,12 @@ namespace raw::loop::testing {
 
 class TempStore {
  public:
-  explicit TempStore(const std::string& session_id = "sess_1") {
+  explicit TempStore(const std::string& session_id = "sess_1",
+                     const store::StoreOptions& options = {}) {
     std::string pattern = (std::filesystem::temp_directory_path() / "raw-loop-XXXXXX").string();
     EXPECT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    auto opened = store::SessionStore::Open(dir_ + "/sessions.sqlite3");
+    auto opened = store::SessionStore::Open(dir_ + "/sessions.sqlite3", options);
     EXPECT_TRUE(opened.ok()) << opened.status();
     if (opened.ok()) store_ = std::move(*opened);
     record_.id = session_id;
