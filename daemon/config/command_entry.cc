@@ -30,8 +30,21 @@ std::optional<std::vector<std::string>> ReadCommandArgv(FieldReader& r, absl::st
     argv.push_back(arg.get<std::string>());
   }
   if (context == nullptr) return argv;
-  // The program when it is a path, and the script an interpreter or `env`
-  // runs (whether a path or a bare name, which an interpreter takes from its
+  // An argument that may name a file the command runs but cannot be
+  // resolved (behind env -C, in env -S's string, after xargs) would be
+  // taken from the directory the command runs in: the command is refused.
+  const std::vector<UnresolvedArgument> unresolved = UnresolvedArguments(argv);
+  if (!unresolved.empty()) {
+    const UnresolvedArgument& u = unresolved.front();
+    problems.push_back(
+        {IndexPath(r.PathOf(key), u.index),
+         absl::StrCat("\"", argv[u.index], "\" is a relative path ", u.reason,
+                      ", so it is not resolved against the config's directory and would name a "
+                      "file of the directory the command runs in; write it as an absolute path")});
+    return std::nullopt;
+  }
+  // The program when it is a path, and the script an interpreter runs,
+  // also behind a wrapper (whether a path or a bare name, which an interpreter takes from its
   // current directory).
   std::vector<size_t> paths = ScriptArguments(argv);
   if (argv[0].find('/') != std::string::npos) paths.insert(paths.begin(), 0);

@@ -8,7 +8,10 @@
 // made absolute relative to the config file, as other paths in it are, and
 // so is the script an interpreter runs (ScriptArguments, script_args.h),
 // bare name or not: `["sh", "hooks/guard.sh"]` runs the config's
-// hooks/guard.sh, never one of the directory the command runs in.
+// hooks/guard.sh, never one of the directory the command runs in. A
+// command with an argument that cannot be resolved so (UnresolvedArguments:
+// behind env -C, in env -S's string, after xargs) is refused at that
+// argument, the message saying to write an absolute path.
 //
 // Pure function of its arguments; thread-compatible.
 #pragma once

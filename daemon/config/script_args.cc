@@ -1,248 +1,256 @@
 #include "daemon/config/script_args.h"
 
-#include <array>
+#include <algorithm>
 #include <optional>
+#include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "daemon/config/interpreter_script.h"
+#include "daemon/config/wrapper_args.h"
 
 namespace raw::config {
 namespace {
 
-// How an interpreter reads the arguments before its script. Word lists are
-// separated by spaces.
-struct Interpreter {
-  absl::string_view names;  // base names, without version digits
-  // Short options (letters of a cluster such as "-ec"): after one of
-  // `stop`, the command runs no script file; one of `value` takes the rest
-  // of the cluster or, when it ends the cluster, the next argument; one of
-  // `attached` takes the rest of the cluster only; one of `script` is
-  // followed by the script.
-  absl::string_view stop;
-  absl::string_view value;
-  absl::string_view attached = "";
-  absl::string_view script = "";
-  // Whole arguments (long options, written alone or as "--name=value"):
-  // after one of `stop_words` no script; one of `value_words` written
-  // alone takes the next argument.
-  absl::string_view stop_words = "";
-  absl::string_view value_words = "";
-  // A first positional argument that is a subcommand: one of `run_words` is
-  // followed by the script, one of `other_words` runs none.
-  absl::string_view run_words = "";
-  absl::string_view other_words = "";
-  bool plus_options = false;  // "+o name" reads as "-o name" (the shells)
+// A command being read: its words, and for each the argument of argv it
+// comes from. A word of env -S's string is not an argument of its own.
+struct Origin {
+  size_t index;
+  bool in_string = false;
+};
+struct Command {
+  std::vector<std::string> words;
+  std::vector<Origin> origins;
 };
 
-constexpr std::array<Interpreter, 11> kInterpreters = {{
-    {.names = "sh bash dash zsh ksh mksh ash yash rbash",
-     .stop = "cs",
-     .value = "oO",
-     .value_words = "--rcfile --init-file --emulate",
-     .plus_options = true},
-    {.names = "fish",
-     .stop = "c",
-     .value = "Cdofp",
-     .stop_words = "--command",
-     .value_words = "--init-command --debug --debug-output --features --profile "
-                    "--profile-startup"},
-    {.names = "python pypy",
-     .stop = "cm",
-     .value = "WXQ",
-     .value_words = "--check-hash-based-pycs"},
-    {.names = "node nodejs",
-     .stop = "ep",
-     .value = "rC",
-     .stop_words = "--eval --print --run --test",
-     .value_words = "--require --import --loader --experimental-loader --conditions "
-                    "--input-type --env-file --title --inspect-port --redirect-warnings"},
-    {.names = "deno",
-     .stop = "",
-     .value = "cL",
-     .value_words = "--config --import-map --cert --location --seed --log-level --ext",
-     .run_words = "run serve",
-     .other_words = "eval repl task test bench fmt lint check compile install"},
-    {.names = "bun",
-     .stop = "ep",
-     .value = "r",
-     .stop_words = "--eval --print",
-     .value_words = "--preload --config --env-file --tsconfig-override --conditions",
-     .run_words = "run",
-     .other_words = "x exec test install add remove update link unlink pm build init create "
-                    "upgrade repl"},
-    {.names = "perl", .stop = "eE", .value = "I", .attached = "CdDiMmxV"},
-    {.names = "ruby",
-     .stop = "e",
-     .value = "ICEr",
-     .attached = "FKTWx0",
-     .value_words = "--encoding --external-encoding --internal-encoding"},
-    {.names = "php", .stop = "rRBEa", .value = "cdztS", .script = "fF"},
-    {.names = "lua luajit", .stop = "eb", .value = "lj", .attached = "O"},
-    {.names = "tclsh wish", .stop = "", .value = "", .value_words = "-encoding"},
-}};
+// Whether what is found now is resolved, and why not.
+struct Where {
+  bool resolvable = true;
+  std::string reason;
+};
 
-bool HasWord(absl::string_view words, absl::string_view word) {
-  for (absl::string_view w : absl::StrSplit(words, ' ', absl::SkipEmpty())) {
-    if (w == word) return true;
+struct Findings {
+  std::vector<size_t> scripts;
+  std::vector<UnresolvedArgument> unresolved;
+};
+
+bool Relative(absl::string_view arg) { return !arg.empty() && arg[0] != '/'; }
+
+void Report(const Command& cmd, size_t i, const Where& where, Findings& out) {
+  const Origin& origin = cmd.origins[i];
+  if (cmd.words[i].empty()) return;
+  if (where.resolvable && !origin.in_string) {
+    out.scripts.push_back(origin.index);
+  } else if (Relative(cmd.words[i])) {
+    out.unresolved.push_back(
+        {origin.index, origin.in_string && where.resolvable
+                           ? "in the string of env -S, which the config does not rewrite"
+                           : where.reason});
   }
-  return false;
 }
 
-bool HasLetter(absl::string_view letters, char c) {
-  return letters.find(c) != absl::string_view::npos;
-}
-
-// The base name of a program path, its version digits dropped:
-// "/usr/bin/python3.12" -> "python".
-absl::string_view ProgramName(absl::string_view program) {
-  size_t slash = program.rfind('/');
-  if (slash != absl::string_view::npos) program.remove_prefix(slash + 1);
-  while (!program.empty() && (absl::ascii_isdigit(static_cast<unsigned char>(program.back())) ||
-                              program.back() == '.')) {
-    program.remove_suffix(1);
+// env -S's string as env splits it; `exact` is false when the string holds
+// quotes, escapes, variables or a comment, which are then only dropped.
+std::vector<std::string> SplitString(absl::string_view s, bool& exact) {
+  exact = s.find_first_of("'\"\\$#") == absl::string_view::npos;
+  std::string text(s);
+  if (!exact) {
+    text = absl::StrReplaceAll(text, {{"\\_", " "}, {"\\t", " "}, {"\\n", " "}});
+    text.erase(std::remove_if(text.begin(), text.end(),
+                              [](char c) { return c == '\'' || c == '"' || c == '\\'; }),
+               text.end());
   }
-  return program;
+  return absl::StrSplit(text, absl::ByAnyChar(" \t\n\v\f\r"), absl::SkipEmpty());
 }
 
-const Interpreter* FindInterpreter(absl::string_view name) {
-  for (const Interpreter& in : kInterpreters) {
-    if (HasWord(in.names, name)) return &in;
+void Walk(const Command& cmd, size_t start, Where where, Findings& out, std::vector<bool>* walked);
+
+// Every argument from `from` on that holds a '/' or is found reading the
+// command from there is unresolved: `cmd` cannot be taken apart past it.
+void Scan(const Command& cmd, size_t from, const std::string& reason, Findings& out) {
+  const Where where{false, reason};
+  std::vector<bool> walked(cmd.words.size(), false);
+  for (size_t j = from; j < cmd.words.size(); ++j) {
+    if (cmd.words[j].find('/') != std::string::npos) Report(cmd, j, where, out);
+    Walk(cmd, j, where, out, &walked);
   }
-  return nullptr;
 }
 
-// The index of the script `in` runs, reading argv from `start`.
-std::optional<size_t> Script(const Interpreter& in, const std::vector<std::string>& argv,
-                             size_t start) {
-  bool subcommand_seen = false;
-  for (size_t i = start; i < argv.size(); ++i) {
+// Reads env's arguments (cmd.words[program] names it): the program it
+// starts, or `resplit`, the command env reads anew when -S splits a string
+// (its program at 0). -C makes `where` unresolvable.
+WrapperNext ReadEnv(const Command& cmd, size_t program, Where& where, Findings& out,
+                    std::optional<Command>& resplit) {
+  const std::vector<std::string>& argv = cmd.words;
+  size_t i = program + 1;
+  for (; i < argv.size(); ++i) {
     absl::string_view a = argv[i];
-    if (a == "--") return i + 1 < argv.size() ? std::optional<size_t>(i + 1) : std::nullopt;
-    if (a == "-") return std::nullopt;  // the script is standard input
-    const bool option = a.size() > 1 && (a[0] == '-' || (in.plus_options && a[0] == '+'));
-    if (!option) {
-      if (!subcommand_seen && HasWord(in.run_words, a)) {
-        subcommand_seen = true;
-        continue;
-      }
-      if (!subcommand_seen && HasWord(in.other_words, a)) return std::nullopt;
-      return i;
-    }
-    absl::string_view word = a.substr(0, a.find('='));
-    if (HasWord(in.stop_words, word)) return std::nullopt;
-    if (HasWord(in.value_words, word)) {
-      if (word.size() == a.size()) ++i;
-      continue;
-    }
-    if (absl::StartsWith(a, "--")) continue;  // a long option without a value
-    for (size_t j = 1; j < a.size(); ++j) {
-      const char c = a[j];
-      const bool ends_cluster = j + 1 == a.size();
-      if (HasLetter(in.stop, c)) return std::nullopt;
-      if (HasLetter(in.script, c)) {
-        // "-f FILE"; a file written in the cluster ("-fFILE") is not found.
-        if (!ends_cluster || i + 1 >= argv.size()) return std::nullopt;
-        return i + 1;
-      }
-      if (HasLetter(in.value, c)) {
-        if (ends_cluster) ++i;
-        break;
-      }
-      if (HasLetter(in.attached, c)) break;
-    }
-  }
-  return std::nullopt;
-}
-
-// True when `option` (lowercased, without its '-') is one of `names` or a
-// prefix of at least `min` characters of one of `long_names`. PowerShell
-// takes any unambiguous prefix of a parameter's name.
-bool PwshOption(absl::string_view option, absl::string_view names, absl::string_view long_names,
-                size_t min) {
-  if (HasWord(names, option)) return true;
-  if (option.size() < min) return false;
-  for (absl::string_view n : absl::StrSplit(long_names, ' ', absl::SkipEmpty())) {
-    if (absl::StartsWith(n, option)) return true;
-  }
-  return false;
-}
-
-// pwsh: parameters are words with one '-', in any case; the first argument
-// that is not a parameter is the script (as after -File).
-std::optional<size_t> PwshScript(const std::vector<std::string>& argv, size_t start) {
-  for (size_t i = start; i < argv.size(); ++i) {
-    const std::string a = absl::AsciiStrToLower(argv[i]);
-    if (a.size() < 2 || a[0] != '-') return a == "-" ? std::nullopt : std::optional<size_t>(i);
-    absl::string_view option = absl::string_view(a).substr(1);
-    option = option.substr(0, option.find(':'));
-    if (PwshOption(option, "f", "file", 2)) {
-      return i + 1 < argv.size() ? std::optional<size_t>(i + 1) : std::nullopt;
-    }
-    if (PwshOption(option, "c e ec cwa", "command commandwithargs encodedcommand", 3)) {
-      return std::nullopt;
-    }
-    if (PwshOption(option, "ep ex wd of if o w",
-                   "executionpolicy workingdirectory configurationname configurationfile "
-                   "outputformat inputformat settingsfile windowstyle custompipename",
-                   3)) {
+    if (a == "--") {
       ++i;
+      break;
     }
-  }
-  return std::nullopt;
-}
-
-// The arguments found when argv[start] is the program (see the header).
-void Find(const std::vector<std::string>& argv, size_t start, std::vector<size_t>& found) {
-  const absl::string_view name = ProgramName(argv[start]);
-  if (name == "env") {
-    size_t i = start + 1;
-    for (; i < argv.size(); ++i) {
-      absl::string_view a = argv[i];
-      if (a == "--") {
-        ++i;
-        break;
+    if (a == "-") continue;          // as -i
+    std::optional<size_t> value_at;  // of -C or -S: where it starts in argv[value_index]
+    size_t value_index = i;
+    char option = 0;
+    if (a.size() > 1 && absl::StartsWith(a, "--")) {
+      absl::string_view word = a.substr(0, a.find('='));
+      absl::string_view name = WrapperLongOption(EnvWrapper(), word);
+      if (name.empty()) {
+        return UnknownOption(i, a, "env");
       }
-      if (a == "-") continue;  // as -i
-      if (a.size() > 1 && absl::StartsWith(a, "--")) {
-        absl::string_view word = a.substr(0, a.find('='));
-        if (word == "--chdir" || word == "--split-string") return;
-        if (word == "--unset" && word.size() == a.size()) ++i;
-        continue;
+      if (name == "--help" || name == "--version") return {};
+      if (!InWordList(EnvWrapper().long_values, name)) continue;
+      if (word.size() == a.size()) {
+        value_index = ++i;
+        value_at = 0;
+      } else {
+        value_at = word.size() + 1;
       }
-      if (a.size() > 1 && a[0] == '-') {
-        for (size_t j = 1; j < a.size(); ++j) {
-          if (a[j] == 'C' || a[j] == 'S') return;
-          if (a[j] == 'u') {
-            if (j + 1 == a.size()) ++i;
-            break;
+      option = name == "--chdir" ? 'C' : name == "--split-string" ? 'S' : 'u';
+    } else if (a.size() > 1 && a[0] == '-') {
+      for (size_t j = 1; j < a.size(); ++j) {
+        if (EnvWrapper().value.find(a[j]) != absl::string_view::npos) {
+          option = a[j];
+          if (j + 1 == a.size()) {
+            value_index = ++i;
+            value_at = 0;
+          } else {
+            value_at = j + 1;
+          }
+          break;
+        }
+        if (EnvWrapper().flags.find(a[j]) == absl::string_view::npos) {
+          return UnknownOption(i, a, "env");
+        }
+      }
+    } else if (a.find('=') == absl::string_view::npos) {
+      break;  // not NAME=value: the program
+    }
+    if (value_index >= argv.size()) return {};
+    if (option == 'C') {
+      where = {false, "after env -C, which runs the command in another directory"};
+    } else if (option == 'S') {
+      bool exact = true;
+      const Origin origin{cmd.origins[value_index].index, true};
+      std::vector<std::string> words =
+          SplitString(absl::string_view(argv[value_index]).substr(*value_at), exact);
+      if (!exact) {
+        where = {false,
+                 "in the string of env -S, which holds quotes, escapes, variables or a comment "
+                 "and is split only roughly"};
+        for (const std::string& w : words) {
+          if (w.find('/') != std::string::npos && Relative(w)) {
+            out.unresolved.push_back({origin.index, where.reason});
           }
         }
+      }
+      // env reads the words in the string's place, then what follows it.
+      Command next;
+      next.words = {argv[program]};
+      next.origins = {cmd.origins[program]};
+      for (std::string& w : words) {
+        next.words.push_back(std::move(w));
+        next.origins.push_back(origin);
+      }
+      for (size_t k = value_index + 1; k < argv.size(); ++k) {
+        next.words.push_back(argv[k]);
+        next.origins.push_back(cmd.origins[k]);
+      }
+      resplit = std::move(next);
+      return {};
+    }
+  }
+  if (i >= argv.size()) return {};
+  return {WrapperNext::Kind::kProgram, i, ""};
+}
+
+// Reads `cmd` from its program at `start` (see the header). Within a Scan,
+// `walked` marks the programs read already, and a command that cannot be
+// taken apart ends the walk: the Scan reads all that follows it anyway.
+// Iterative, so that a long chain of wrappers needs no deep stack.
+void Walk(const Command& cmd, size_t start, Where where, Findings& out, std::vector<bool>* walked) {
+  const Command* current = &cmd;
+  std::optional<Command> owned;  // the command env -S made
+  size_t program = start;
+  while (program < current->words.size()) {
+    if (walked != nullptr) {
+      if ((*walked)[program]) return;
+      (*walked)[program] = true;
+    }
+    const absl::string_view name = ProgramName(current->words[program]);
+    WrapperNext next;
+    if (name == "env") {
+      std::optional<Command> resplit;
+      next = ReadEnv(*current, program, where, out, resplit);
+      if (resplit) {
+        // The walk goes on in the new command: a Scan's marks do not apply.
+        owned = *std::move(resplit);
+        current = &*owned;
+        walked = nullptr;
+        program = 0;
         continue;
       }
-      if (a.find('=') == absl::string_view::npos) break;  // not NAME=value: the program
+    } else if (name == "xargs") {
+      next = {WrapperNext::Kind::kOpaque, program + 1,
+              "after xargs, which adds what it reads to its command's arguments"};
+    } else {
+      const Wrapper* wrapper = FindWrapper(name);
+      if (wrapper == nullptr) {
+        std::optional<size_t> script = InterpreterScript(current->words, program);
+        if (script) Report(*current, *script, where, out);
+        return;
+      }
+      next = ReadWrapper(*wrapper, current->words, program);
     }
-    if (i >= argv.size()) return;
-    if (argv[i].find('/') != std::string::npos) found.push_back(i);
-    Find(argv, i, found);
-    return;
+    switch (next.kind) {
+      case WrapperNext::Kind::kNothing:
+        return;
+      case WrapperNext::Kind::kOpaque:
+        if (walked == nullptr) Scan(*current, next.index, next.reason, out);
+        return;
+      case WrapperNext::Kind::kProgram:
+        program = next.index;
+        if (current->words[program].find('/') != std::string::npos) {
+          Report(*current, program, where, out);
+        }
+        break;
+    }
   }
-  std::optional<size_t> script;
-  if (name == "pwsh" || name == "powershell") {
-    script = PwshScript(argv, start + 1);
-  } else if (const Interpreter* in = FindInterpreter(name)) {
-    script = Script(*in, argv, start + 1);
-  }
-  if (script && !argv[*script].empty()) found.push_back(*script);
+}
+
+Findings FindAll(const std::vector<std::string>& argv) {
+  Findings out;
+  if (argv.empty()) return out;
+  Command cmd;
+  cmd.words = argv;
+  for (size_t i = 0; i < argv.size(); ++i) cmd.origins.push_back({i});
+  Walk(cmd, 0, Where{}, out, nullptr);
+  std::stable_sort(out.unresolved.begin(), out.unresolved.end(),
+                   [](const auto& a, const auto& b) { return a.index < b.index; });
+  out.unresolved.erase(std::unique(out.unresolved.begin(), out.unresolved.end(),
+                                   [](const auto& a, const auto& b) { return a.index == b.index; }),
+                       out.unresolved.end());
+  std::sort(out.scripts.begin(), out.scripts.end());
+  out.scripts.erase(std::unique(out.scripts.begin(), out.scripts.end()), out.scripts.end());
+  std::erase_if(out.scripts, [&](size_t i) {
+    return std::any_of(out.unresolved.begin(), out.unresolved.end(),
+                       [i](const UnresolvedArgument& u) { return u.index == i; });
+  });
+  return out;
 }
 
 }  // namespace
 
 std::vector<size_t> ScriptArguments(const std::vector<std::string>& argv) {
-  std::vector<size_t> found;
-  if (!argv.empty()) Find(argv, 0, found);
-  return found;
+  return FindAll(argv).scripts;
+}
+
+std::vector<UnresolvedArgument> UnresolvedArguments(const std::vector<std::string>& argv) {
+  return FindAll(argv).unresolved;
 }
 
 }  // namespace raw::config

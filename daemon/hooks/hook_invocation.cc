@@ -64,6 +64,15 @@ HookInvocation InvokeHook(const config::HookConfig& hook, const std::string& inp
                                  "working directory"));
     }
   }
+  // And an argument that may name a file the command runs but is not
+  // resolved (behind env -C, in env -S's string, after xargs).
+  const std::vector<config::UnresolvedArgument> unresolved =
+      config::UnresolvedArguments(hook.command);
+  if (!unresolved.empty()) {
+    return Failed(absl::StrCat("could not start: \"", hook.command[unresolved.front().index],
+                               "\" is a relative path ", unresolved.front().reason,
+                               ", which would be taken from the session's working directory"));
+  }
   SubprocessOptions options;
   options.argv = hook.command;
   options.cwd = context.cwd;

@@ -6,8 +6,9 @@
 //
 // The command runs through RunSubprocess in the session's working directory
 // (its program found on PATH or at its absolute path; a relative program
-// path, or a relative script of an interpreter (config/script_args.h), is
-// a failure, never looked up in that directory) with the JSON
+// path, a relative script of an interpreter, or a relative argument the
+// config could not resolve (config/script_args.h), is a failure, never
+// looked up in that directory) with the JSON
 // document on stdin and RAW_HOOK_NAME, RAW_HOOK_EVENT and
 // RAW_SESSION_ID added to the daemon's environment, less the names in
 // HookContext::withheld_env.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "daemon/config/field_reader.h"
 #include "daemon/config/script_args.h"
@@ -50,6 +51,19 @@ void CheckHookCommand(const std::string& package, const std::string& name,
   const std::string owner = Owner(package, "hook", name);
   const std::string command = JoinPath(path, "command");
   const std::vector<size_t> scripts = config::ScriptArguments(hook.command);
+  // Judged with ${package} as the absolute path it becomes.
+  std::vector<std::string> expanded = hook.command;
+  for (std::string& arg : expanded) arg = absl::StrReplaceAll(arg, {{kPackageDirVariable, "/"}});
+  const std::vector<config::UnresolvedArgument> unresolved = config::UnresolvedArguments(expanded);
+  if (!unresolved.empty()) {
+    const config::UnresolvedArgument& u = unresolved.front();
+    problems.push_back(
+        {IndexPath(command, u.index),
+         absl::StrCat(owner, ": \"", hook.command[u.index], "\" is a relative path ", u.reason,
+                      ", so it is not resolved against the package's directory and would name a "
+                      "file of the session's working directory; write it as ",
+                      kPackageDirVariable, "/<its path in the package>")});
+  }
   for (size_t i = 0; i < hook.command.size(); ++i) {
     const std::string& arg = hook.command[i];
     const bool script = std::find(scripts.begin(), scripts.end(), i) != scripts.end();

@@ -7,7 +7,9 @@
 // package's directory, and "${package}/..." in any command or env string is
 // the package's directory. Neither may leave it: a ".." component is
 // refused in both, and a hook's program path or script may not be
-// absolute. A bare program name (no '/',
+// absolute. A hook's relative argument that cannot be resolved against the
+// package's directory (config::UnresolvedArguments: behind env -C, in env
+// -S's string, after xargs) is refused; "${package}/..." is not. A bare program name (no '/',
 // such as "sh" or "python3") is found on PATH and stays allowed, as is an
 // MCP server's absolute program path (a program of the system, not a file
 // of the package). An MCP server's relative program path is refused: a

@@ -274,6 +274,34 @@ TEST_F(HookRunnerTest, ARelativeScriptOfAnInterpreterIsNeverRunFromTheSessionDir
   EXPECT_EQ(out.decision, HookDecision::kAllow);
 }
 
+// A relative script the config could not resolve (behind xargs, env -C,
+// in env -S's string) is never run from the session's directory either.
+TEST_F(HookRunnerTest, AnUnresolvedRelativeScriptIsNeverRunFromTheSessionDirectory) {
+  HookConfig hook = Hook("guard", HookEvent::kPreToolUse,
+                         "touch ran.out; cat > /dev/null; echo '{\"decision\":\"allow\"}'",
+                         HookFailurePolicy::kBlock);
+  for (const std::vector<std::string>& command : std::vector<std::vector<std::string>>{
+           {"xargs", "-0", "sh", "guard.sh"},
+           {"env", "-C", ".", "sh", "guard.sh"},
+           {"env", "-S", "sh guard.sh"},
+           {"timeout", "--nonexistent-option", "5", "sh", "guard.sh"},
+       }) {
+    hook.command = command;
+    HookOutcome out = Run({hook}, HookEvent::kPreToolUse);
+    EXPECT_EQ(out.decision, HookDecision::kDeny) << command[0];
+    EXPECT_THAT(out.reason, HasSubstr("is a relative path")) << command[0];
+    EXPECT_FALSE(std::filesystem::exists(Path("ran.out"))) << command[0];
+  }
+  // Behind a wrapper taken apart, a relative script is refused as without one.
+  hook.command = {"timeout", "5", "sh", "guard.sh"};
+  HookOutcome out = Run({hook}, HookEvent::kPreToolUse);
+  EXPECT_THAT(out.reason, HasSubstr("script \"guard.sh\" is a relative path"));
+  EXPECT_FALSE(std::filesystem::exists(Path("ran.out")));
+  hook.command = {"timeout", "5", "sh", Path("guard.sh")};
+  out = Run({hook}, HookEvent::kPreToolUse);
+  EXPECT_EQ(out.decision, HookDecision::kAllow);
+}
+
 TEST_F(HookRunnerTest, MatcherSelectsToolsForToolEventsOnly) {
   HookConfig bash_only = Hook("bash-only", HookEvent::kPreToolUse, "exit 2");
   bash_only.matcher = "builtin/ba*";

@@ -99,6 +99,23 @@ TEST(PackageCommandsTest, AHookScriptMayNotLeaveThePackage) {
   EXPECT_EQ(CommandProblems(Hook(R"(["sh", "bin/audit.sh", "/etc/passwd"])")), "");
 }
 
+// Behind a wrapper the script is found as without one; where the command
+// cannot be taken apart, a relative script is refused, ${package}/... not.
+TEST(PackageCommandsTest, AHookScriptBehindAWrapperIsAFileOfThePackage) {
+  EXPECT_THAT(CommandProblems(Hook(R"(["timeout", "5", "sh", "/etc/x.sh"])")),
+              HasSubstr("exports.hooks.audit.command[3]: package \"kit\", hook \"audit\": "
+                        "\"/etc/x.sh\" is an absolute path"));
+  EXPECT_EQ(CommandProblems(Hook(R"(["nice", "-n", "5", "sh", "bin/audit.sh"])")), "");
+  EXPECT_THAT(CommandProblems(Hook(R"(["xargs", "sh", "bin/audit.sh"])")),
+              HasSubstr("exports.hooks.audit.command[2]: package \"kit\", hook \"audit\": "
+                        "\"bin/audit.sh\" is a relative path after xargs"));
+  EXPECT_THAT(CommandProblems(Hook(R"(["env", "-S", "sh bin/audit.sh"])")),
+              HasSubstr("exports.hooks.audit.command[2]: package \"kit\", hook \"audit\": "
+                        "\"sh bin/audit.sh\" is a relative path in the string of env -S"));
+  EXPECT_EQ(CommandProblems(Hook(R"(["xargs", "sh", "${package}/bin/audit.sh"])")), "");
+  EXPECT_EQ(CommandProblems(Hook(R"(["env", "-S", "sh ${package}/bin/audit.sh"])")), "");
+}
+
 TEST(PackageCommandsTest, PackageFilesAndProgramsOnPathAreAllowed) {
   for (const char* command :
        {R"(["bin/audit.sh", "../not-a-path-of-the-package"])", R"(["./bin/audit.sh"])",
