@@ -131,8 +131,8 @@ inline constexpr std::array<absl::string_view, 3> kSessionsKeys = {
 // raven and its sections (raven_entry.h).
 inline constexpr std::array<absl::string_view, 5> kRavenKeys = {"verify", "discovery", "search",
                                                                 "draft", "network"};
-inline constexpr std::array<absl::string_view, 3> kRavenVerifyKeys = {
-    "fetch_timeout_seconds", "total_timeout_seconds", "max_bytes"};
+inline constexpr std::array<absl::string_view, 4> kRavenVerifyKeys = {
+    "fetch_timeout_seconds", "total_timeout_seconds", "max_bytes", "max_parallel_fetches"};
 inline constexpr std::array<absl::string_view, 1> kRavenDiscoveryKeys = {"enabled"};
 inline constexpr std::array<absl::string_view, 5> kRavenSearchKeys = {
     "backend", "url", "api_key_variable", "timeout_seconds", "max_results"};
@@ -146,6 +146,9 @@ inline constexpr std::array<absl::string_view, 1> kRavenNetworkKeys = {"allow_pr
 inline constexpr int64_t kMaxSearchResults = 20;
 inline constexpr int64_t kMaxDraftRoutes = 4;
 inline constexpr int64_t kMaxRavenTimeoutSeconds = 3600;
+// Upper bound of raven.verify.max_parallel_fetches (Source pages fetched at
+// once, each on a thread of its own).
+inline constexpr int64_t kMaxRavenParallelFetches = 16;
 
 // Methods this build implements (the kMethod* constants of config.h).
 inline constexpr std::array<absl::string_view, 4> kSupportedMethods = {

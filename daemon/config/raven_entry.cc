@@ -27,6 +27,9 @@ void ReadVerify(FieldReader& raven, RavenVerifySettings& verify,
     verify.total_timeout_ms = *ms;
   }
   if (auto n = r.Integer("max_bytes", 1, kMaxRavenBytes)) verify.max_bytes = *n;
+  if (auto n = r.Integer("max_parallel_fetches", 1, kMaxRavenParallelFetches)) {
+    verify.max_parallel_fetches = *n;
+  }
 }
 
 void ReadSearch(FieldReader& raven, const Config& config,

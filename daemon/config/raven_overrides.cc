@@ -19,7 +19,8 @@ namespace {
 // Section -> the fields the card may override.
 const std::map<std::string, std::set<std::string>>& Overridable() {
   static const auto* fields = new std::map<std::string, std::set<std::string>>{
-      {"verify", {"fetch_timeout_seconds", "total_timeout_seconds", "max_bytes"}},
+      {"verify",
+       {"fetch_timeout_seconds", "total_timeout_seconds", "max_bytes", "max_parallel_fetches"}},
       {"discovery", {"enabled"}},
       {"search", {"timeout_seconds", "max_results"}},
       {"draft", {"routes", "timeout_seconds", "max_output_tokens"}},
@@ -53,15 +54,24 @@ Json Section(int order, const char* title, const char* description,
 }
 
 Json BuildSchema() {
-  Json verify = Section(
-      0, "Source checks", "How Sources are reopened when a Task checkpoints and completes.",
-      {{"fetch_timeout_seconds", Seconds("Page timeout (s)", "One Source page, redirects included.")},
-       {"total_timeout_seconds", Seconds("Check timeout (s)", "Every Source of one check together.")},
-       {"max_bytes", {{"type", "integer"},
-                      {"minimum", 1},
-                      {"maximum", int64_t{1} << 30},
-                      {"title", "Page size limit (bytes)"},
-                      {"description", "A longer page counts as unavailable, never as failed."}}}});
+  Json verify =
+      Section(0, "Source checks", "How Sources are reopened when a Task checkpoints and completes.",
+              {{"fetch_timeout_seconds",
+                Seconds("Page timeout (s)", "One Source page, redirects included.")},
+               {"total_timeout_seconds",
+                Seconds("Check timeout (s)", "Every Source of one check together.")},
+               {"max_bytes",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"maximum", int64_t{1} << 30},
+                 {"title", "Page size limit (bytes)"},
+                 {"description", "A longer page counts as unavailable, never as failed."}}},
+               {"max_parallel_fetches",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"maximum", kMaxRavenParallelFetches},
+                 {"title", "Pages at once"},
+                 {"description", "Source pages fetched at the same time during one check."}}}});
   Json discovery = Section(
       1, "Discovery", "Finding Leads with the configured search backend.",
       {{"enabled", {{"type", "boolean"},
@@ -111,13 +121,16 @@ const Json& RavenOverrideSchema() {
 
 Json RavenOverridableValues(const RavenSettings& s) {
   Json values = {
-      {"verify", {{"fetch_timeout_seconds", AsSeconds(s.verify.fetch_timeout_ms)},
-                  {"total_timeout_seconds", AsSeconds(s.verify.total_timeout_ms)},
-                  {"max_bytes", s.verify.max_bytes}}},
+      {"verify",
+       {{"fetch_timeout_seconds", AsSeconds(s.verify.fetch_timeout_ms)},
+        {"total_timeout_seconds", AsSeconds(s.verify.total_timeout_ms)},
+        {"max_bytes", s.verify.max_bytes},
+        {"max_parallel_fetches", s.verify.max_parallel_fetches}}},
       {"discovery", {{"enabled", s.discovery_enabled}}},
-      {"draft", {{"routes", s.draft.routes},
-                 {"timeout_seconds", AsSeconds(s.draft.timeout_ms)},
-                 {"max_output_tokens", s.draft.max_output_tokens}}},
+      {"draft",
+       {{"routes", s.draft.routes},
+        {"timeout_seconds", AsSeconds(s.draft.timeout_ms)},
+        {"max_output_tokens", s.draft.max_output_tokens}}},
   };
   if (s.search.backend != SearchBackendKind::kNone) {
     values["search"] = {{"timeout_seconds", AsSeconds(s.search.timeout_ms)},

@@ -47,6 +47,7 @@ struct RavenVerifySettings {
   int64_t fetch_timeout_ms = 15000;      // one Source page, redirects included
   int64_t total_timeout_ms = 60000;      // every Source of one check
   int64_t max_bytes = 5 * 1024 * 1024;  // of one page; beyond it: truncated
+  int64_t max_parallel_fetches = 4;     // distinct Source URLs fetched at once
 
   bool operator==(const RavenVerifySettings&) const = default;
 };

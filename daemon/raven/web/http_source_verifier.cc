@@ -1,9 +1,17 @@
 #include "daemon/raven/web/http_source_verifier.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <map>
+#include <string_view>
+#include <system_error>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/time.h"
 #include "daemon/raven/normalizer.h"
 #include "daemon/raven/web/excerpt_match.h"
@@ -86,34 +94,84 @@ SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedP
 std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Source>& sources,
                                                           const CancelToken& cancel) {
   const VerifierSettings settings = settings_.Current();
-  auto now = [&] { return steady_ms_ ? steady_ms_() : SteadyMs(); };
+  auto now = [this] { return steady_ms_ ? steady_ms_() : SteadyMs(); };
   const int64_t end = now() + std::max<int64_t>(settings.total_timeout_ms, 1);
-  std::vector<SourceObservation> out;
-  for (const Source& s : sources) {
-    int64_t left = end - now();
+
+  // Each distinct URL is fetched once, in the order of its first Source;
+  // every Source citing it is judged against that page.
+  std::vector<std::vector<size_t>> pages;  // Source indexes, per URL
+  std::map<std::string_view, size_t> page_of;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    auto [it, added] = page_of.try_emplace(sources[i].url, pages.size());
+    if (added) pages.emplace_back();
+    pages[it->second].push_back(i);
+  }
+
+  // Shared by the fetching threads: `next` hands out the pages in order;
+  // each slot of `out` is written by the one thread that took its page and
+  // read after every thread is joined; `parse_mu` lets one page be parsed
+  // at a time, so the parse memory stays one page's budget (ParseMemoryFor)
+  // however many pages are fetched at once.
+  std::vector<SourceObservation> out(sources.size());
+  std::atomic<size_t> next{0};
+  absl::Mutex parse_mu;
+
+  auto reopen = [&](const std::vector<size_t>& cited_by) {
+    const std::string& url = sources[cited_by.front()].url;
     if (cancel.cancelled()) {
-      out.push_back(Observed(s, CheckStatus::kUnavailable, CheckOutcome::kUnchecked,
-                             "the check was cancelled before this Source was reopened"));
-      continue;
+      for (size_t i : cited_by) {
+        out[i] = Observed(sources[i], CheckStatus::kUnavailable, CheckOutcome::kUnchecked,
+                          "the check was cancelled before this Source was reopened");
+      }
+      return;
     }
+    const int64_t left = end - now();
     if (left <= 0) {
-      out.push_back(Observed(s, CheckStatus::kUnavailable, CheckOutcome::kUnchecked,
-                             absl::StrCat("the verification deadline of ",
-                                          settings.total_timeout_ms,
-                                          " ms ran out before this Source was reopened")));
-      out.back().not_reached = true;
-      continue;
+      for (size_t i : cited_by) {
+        out[i] = Observed(sources[i], CheckStatus::kUnavailable, CheckOutcome::kUnchecked,
+                          absl::StrCat("the verification deadline of ", settings.total_timeout_ms,
+                                       " ms ran out before this Source was reopened"));
+        out[i].not_reached = true;
+      }
+      return;
     }
     const int64_t page_ms = std::min(left, std::max<int64_t>(settings.fetch_timeout_ms, 1));
-    FetchedPage page = FetchPage(client_, s.url, settings, page_ms, cancel, refuse_);
-    ParseBudget budget;
-    budget.max_bytes = ParseMemoryFor(page.body.size());
-    const int64_t parse_ms = std::min(std::max<int64_t>(settings.fetch_timeout_ms, 1),
-                                      std::max<int64_t>(end - now(), 1));
-    budget.deadline_ns = SteadyNowNs() + parse_ms * 1'000'000;
-    budget.cancel = &cancel;
-    out.push_back(Judge(s, page, budget));
-  }
+    const FetchedPage page = FetchPage(client_, url, settings, page_ms, cancel, refuse_);
+    for (size_t i : cited_by) {
+      absl::MutexLock lock(&parse_mu);
+      ParseBudget budget;
+      budget.max_bytes = ParseMemoryFor(page.body.size());
+      const int64_t parse_ms = std::min(std::max<int64_t>(settings.fetch_timeout_ms, 1),
+                                        std::max<int64_t>(end - now(), 1));
+      budget.deadline_ns = SteadyNowNs() + parse_ms * 1'000'000;
+      budget.cancel = &cancel;
+      out[i] = Judge(sources[i], page, budget);
+    }
+  };
+  auto work = [&] {
+    for (size_t p = next.fetch_add(1); p < pages.size(); p = next.fetch_add(1)) reopen(pages[p]);
+  };
+
+  const size_t fetchers = std::min<size_t>(
+      pages.size(),
+      static_cast<size_t>(std::clamp(settings.max_parallel_fetches, 1, kMaxParallelFetches)));
+  {
+    // The calling thread is one of the fetchers. When no more threads can
+    // be started (a process or thread limit), fewer pages are fetched at
+    // once; the check still runs on the calling thread.
+    std::vector<std::jthread> helpers;
+    for (size_t t = 1; t < fetchers; ++t) {
+      try {
+        helpers.emplace_back([&work] {
+          pthread_setname_np(pthread_self(), "raven-fetch");
+          work();
+        });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    work();
+  }  // joins every helper
   return out;
 }
 

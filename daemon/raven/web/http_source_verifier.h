@@ -20,9 +20,25 @@
 //                          engine keeps the Source's previous check), or a
 //                          cancellation.
 // The engine turns absent into drifted when the Source was verified before.
-// Settings are read from the source at every Verify call. Sources are
-// checked one after another under settings.total_timeout_ms, each fetch
-// under settings.fetch_timeout_ms. Thread-safe if the client is.
+// Settings are read from the source at every Verify call.
+//
+// Each distinct URL is fetched once, and every Source citing it is judged
+// against that page. Up to settings.max_parallel_fetches URLs are fetched at
+// once, on threads Verify starts and joins before it returns (the calling
+// thread is one of them), taken in the order of their first Source, under
+// settings.total_timeout_ms for the whole check and fetch_timeout_ms for each
+// fetch. A URL whose fetch has not started when the total time runs out
+// leaves its Sources not_reached; once `cancel` is cancelled no fetch
+// starts, and the ones under way end as cancelled. Observations come back in
+// the order of `sources`. Pages are parsed one at a time, so the parse memory
+// is one page's budget (ParseMemoryFor) however many are fetched at once; the
+// bodies held are at most max_parallel_fetches x max_bytes.
+//
+// Thread-safety: Verify may run on several threads at once if the client
+// may, and it calls the client, `refuse` and `steady_ms` from several
+// threads at once, so they must be thread-safe (http::CurlHttpClient is: each
+// Send has its own easy and multi handles, and the handles it shares are
+// locked or taken one Send at a time; see curl_http_client.h).
 #pragma once
 
 #include <cstdint>
@@ -44,7 +60,8 @@ class HttpSourceVerifier : public SourceVerifier {
   // `refuse`: URLs the agent's rules deny, never requested (the Source is
   // unavailable, unchecked, with the rule in the detail); null = none.
   // `steady_ms`: the clock the total deadline is counted on, in
-  // milliseconds (tests step it); null = the steady clock.
+  // milliseconds (tests step it); null = the steady clock. Both are called
+  // from the fetching threads.
   HttpSourceVerifier(http::HttpClient& client, const VerifierSettingsSource& settings,
                      UrlRefusal refuse = nullptr, std::function<int64_t()> steady_ms = nullptr)
       : client_(client),

@@ -9,11 +9,20 @@
 
 namespace raw::raven::web {
 
+// The most Source pages one check fetches at once; max_parallel_fetches is
+// clamped to 1..kMaxParallelFetches (the config's raven.verify bound is the
+// same).
+inline constexpr int kMaxParallelFetches = 16;
+
 struct VerifierSettings {
   int64_t fetch_timeout_ms = 15000;   // one page, redirects included
   int64_t total_timeout_ms = 60000;   // every Source of one check
   int64_t max_bytes = 5 * 1024 * 1024;  // of one body; beyond it: truncated
   int max_redirects = 5;              // same-host redirects followed
+  // Distinct Source URLs fetched at once, each on its own thread (the
+  // calling thread among them); clamped to 1..kMaxParallelFetches. Each
+  // page in flight holds up to max_bytes of body.
+  int max_parallel_fetches = 4;
   // Connect to loopback, private, link-local and other non-public
   // addresses. Off by default, so a URL planted in the agent's context
   // cannot make rawd probe internal services; tests turn it on to reach

@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/time.h"
+#include "daemon/config/config_keys.h"
 #include "daemon/raven/codec.h"
 #include "daemon/raven/engine.h"
 #include "daemon/raven/prompt.h"
@@ -45,6 +46,9 @@ constexpr char kNoVerifier[] =
     "against the page; cite this Source only once it can be verified, or record the gap as a "
     "Limitation";
 
+static_assert(config::kMaxRavenParallelFetches == rv::web::kMaxParallelFetches,
+              "raven.verify.max_parallel_fetches is bounded as the verifier clamps it");
+
 // The verifier's settings read from the Raven settings at every Verify
 // call (the verifier asks for Current() each time).
 class RavenVerifierSettings : public rv::web::VerifierSettingsSource {
@@ -57,6 +61,7 @@ class RavenVerifierSettings : public rv::web::VerifierSettingsSource {
     v.fetch_timeout_ms = raven.verify.fetch_timeout_ms;
     v.total_timeout_ms = raven.verify.total_timeout_ms;
     v.max_bytes = raven.verify.max_bytes;
+    v.max_parallel_fetches = static_cast<int>(raven.verify.max_parallel_fetches);
     v.allow_private_addresses = raven.allow_private_addresses || agent_allows_private_;
     return v;
   }

@@ -303,6 +303,8 @@ TEST_F(ConfigSchemaTest, RavenMatchesTheLoader) {
             defaults.verify.total_timeout_ms / 1000);
   EXPECT_EQ(verify.at("fetch_timeout_seconds").at("maximum"), kMaxRavenTimeoutSeconds);
   EXPECT_EQ(verify.at("max_bytes").at("default"), defaults.verify.max_bytes);
+  EXPECT_EQ(verify.at("max_parallel_fetches").at("default"), defaults.verify.max_parallel_fetches);
+  EXPECT_EQ(verify.at("max_parallel_fetches").at("maximum"), kMaxRavenParallelFetches);
   EXPECT_EQ(raven.at("discovery").at("properties").at("enabled").at("default"),
             defaults.discovery_enabled);
   const Json& search = raven.at("search").at("properties");

@@ -34,7 +34,8 @@ TEST(RavenEntryTest, DefaultsWhenAbsent) {
 
 TEST(RavenEntryTest, ReadsEveryField) {
   absl::StatusOr<Config> config = ParseConfig(WithRaven(R"({
-    "verify": {"fetch_timeout_seconds": 2.5, "total_timeout_seconds": 20, "max_bytes": 1000},
+    "verify": {"fetch_timeout_seconds": 2.5, "total_timeout_seconds": 20, "max_bytes": 1000,
+               "max_parallel_fetches": 7},
     "discovery": {"enabled": false},
     "search": {"backend": "searxng", "url": "http://127.0.0.1:8888/", "timeout_seconds": 4,
                "max_results": 5},
@@ -45,6 +46,7 @@ TEST(RavenEntryTest, ReadsEveryField) {
   EXPECT_EQ(r.verify.fetch_timeout_ms, 2500);
   EXPECT_EQ(r.verify.total_timeout_ms, 20000);
   EXPECT_EQ(r.verify.max_bytes, 1000);
+  EXPECT_EQ(r.verify.max_parallel_fetches, 7);
   EXPECT_FALSE(r.discovery_enabled);
   EXPECT_EQ(r.search.backend, SearchBackendKind::kSearxng);
   EXPECT_EQ(r.search.url, "http://127.0.0.1:8888");
@@ -76,6 +78,11 @@ TEST(RavenEntryTest, ProblemsNameTheirPaths) {
       ProblemLines(WithRaven(R"({"verify": {"fetch_timeout_seconds": 0, "max_bytes": -1}})")),
       ElementsAre("raven.verify.fetch_timeout_seconds: expected a positive number of seconds, got 0",
                   "raven.verify.max_bytes: expected a positive integer, got -1"));
+  EXPECT_THAT(ProblemLines(WithRaven(R"({"verify": {"max_parallel_fetches": 0}})")),
+              ElementsAre("raven.verify.max_parallel_fetches: expected a positive integer, got 0"));
+  EXPECT_THAT(
+      ProblemLines(WithRaven(R"({"verify": {"max_parallel_fetches": 17}})")),
+      ElementsAre("raven.verify.max_parallel_fetches: expected an integer from 1 to 16, got 17"));
   EXPECT_THAT(ProblemLines(WithRaven(R"({"discovery": {"enabled": "yes"}})")),
               ElementsAre("raven.discovery.enabled: expected true or false, got \"yes\""));
   EXPECT_THAT(ProblemLines(WithRaven(R"({"network": {"allow_private_addresses": 1}})")),

@@ -36,13 +36,14 @@ std::string Error(const Config& config, const std::string& overrides) {
 TEST(RavenOverridesTest, OverridesApplyOverTheFilesValues) {
   const Config config = WithSearch();
   absl::StatusOr<RavenSettings> applied = ApplyRavenOverrides(config, Json::parse(R"({
-    "verify": {"fetch_timeout_seconds": 2.5},
+    "verify": {"fetch_timeout_seconds": 2.5, "max_parallel_fetches": 2},
     "discovery": {"enabled": false},
     "search": {"max_results": 3},
     "draft": {"routes": []}
   })"));
   ASSERT_TRUE(applied.ok()) << applied.status();
   EXPECT_EQ(applied->verify.fetch_timeout_ms, 2500);
+  EXPECT_EQ(applied->verify.max_parallel_fetches, 2);
   EXPECT_EQ(applied->verify.total_timeout_ms, config.raven.verify.total_timeout_ms);
   EXPECT_FALSE(applied->discovery_enabled);
   EXPECT_EQ(applied->search.max_results, 3);

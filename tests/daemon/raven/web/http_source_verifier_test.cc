@@ -3,6 +3,7 @@
 // into the Task engine through its verifier seam.
 #include "daemon/raven/web/http_source_verifier.h"
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -244,7 +245,8 @@ TEST_F(HttpSourceVerifierTest, ASlowPagePastTheDeadlineIsUnreachable) {
 // A client each of whose fetches takes a second of the test's clock.
 class SecondPerFetchClient : public http::HttpClient {
  public:
-  SecondPerFetchClient(http::HttpClient& inner, int64_t& clock) : inner_(inner), clock_(clock) {}
+  SecondPerFetchClient(http::HttpClient& inner, std::atomic<int64_t>& clock)
+      : inner_(inner), clock_(clock) {}
   absl::Status Send(const http::HttpRequest& request, http::HttpResponseHandler& handler,
                     const CancelToken& cancel) override {
     clock_ += 1000;
@@ -253,21 +255,24 @@ class SecondPerFetchClient : public http::HttpClient {
 
  private:
   http::HttpClient& inner_;
-  int64_t& clock_;
+  std::atomic<int64_t>& clock_;
 };
 
 // Sources the total time ran out before are reported not reached (nothing
-// was observed of them); the ones fetched before are judged.
+// was observed of them); the ones fetched before are judged. One page at a
+// time, so each fetch's second has passed before the next one starts
+// (http_source_verifier_parallel_test.cc has the deadline with several).
 TEST_F(HttpSourceVerifierTest, SourcesPastTheTotalDeadlineAreNotReached) {
   ::raw::testing::FakeHttpClient pages;
   for (int i = 0; i < 2; ++i) {
     pages.Enqueue({200, {{"Content-Type", "text/html"}}, {kArticle}, std::nullopt, {}});
   }
-  int64_t clock = 0;
+  std::atomic<int64_t> clock{0};
   SecondPerFetchClient client(pages, clock);
   settings_.total_timeout_ms = 1500;
+  settings_.max_parallel_fetches = 1;
   FixedVerifierSettings fixed(settings_);
-  HttpSourceVerifier verifier(client, fixed, nullptr, [&] { return clock; });
+  HttpSourceVerifier verifier(client, fixed, nullptr, [&] { return clock.load(); });
   std::vector<SourceObservation> out = verifier.Verify(
       {MakeSource("a", "/a"), MakeSource("b", "/b"), MakeSource("c", "/c")}, cancel_);
   ASSERT_EQ(out.size(), 3u);
