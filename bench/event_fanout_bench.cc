@@ -61,7 +61,7 @@ void BM_PublishDeltaToSubscribers(benchmark::State& state) {
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
 }
-BENCHMARK(BM_PublishDeltaToSubscribers)->Arg(1)->Arg(3)->Arg(16);
+BENCHMARK(BM_PublishDeltaToSubscribers)->Arg(1)->Arg(3)->Arg(16)->Arg(64);
 
 }  // namespace
 }  // namespace raw::loop
