@@ -9,12 +9,14 @@
 
 namespace raw {
 
-WorkerPool::WorkerPool(std::string name, absl::Duration idle_exit, ThreadStarter start_thread)
+WorkerPool::WorkerPool(std::string name, absl::Duration idle_exit, ThreadStarter start_thread,
+                       size_t max_threads)
     : name_(name.substr(0, 15)),
       idle_exit_(idle_exit),
-      start_thread_(start_thread ? std::move(start_thread) : [](std::function<void()> body) {
-        return std::thread(std::move(body));
-      }) {
+      start_thread_(start_thread
+                        ? std::move(start_thread)
+                        : [](std::function<void()> body) { return std::thread(std::move(body)); }),
+      max_threads_(max_threads) {
   absl::MutexLock lock(&mu_);
   StartWorkerLocked();  // when it fails, the first Schedule tries again
 }
@@ -29,8 +31,11 @@ bool WorkerPool::Schedule(Task task) {
     ReapLocked(&reaped);
     tasks_.push_back(std::move(task));
     wake_.Signal();
-    // Every queued task has an idle worker to take it, or gets a new one.
-    if (tasks_.size() > idle_) StartWorkerLocked();
+    // Every queued task has an idle worker to take it, or gets a new one
+    // (below the ceiling; past it, the next worker free takes it).
+    if (tasks_.size() > idle_ && (max_threads_ == 0 || LiveWorkersLocked() < max_threads_)) {
+      StartWorkerLocked();
+    }
   }
   for (Worker& w : reaped) w.thread.join();
   return true;

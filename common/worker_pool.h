@@ -1,7 +1,8 @@
 // WorkerPool: runs tasks on threads of its own, so that whoever schedules a
 // task never waits for it. Elastic: a task starts at once on an idle worker,
 // or on a new one when every worker is busy (so a slow task never delays an
-// unrelated one); a worker idle for `idle_exit` exits, except the last one.
+// unrelated one), up to an optional ceiling of threads; a worker idle for
+// `idle_exit` exits, except the last one.
 // The pool starts that one worker when it is made. Used for the daemon's
 // slow work: turns, compactions, turn preparation (MCP start, secret
 // variables, probes) and the per-session serial queues (serial_queue.h).
@@ -40,8 +41,11 @@ class WorkerPool {
   // be started (std::thread's contract). Replaceable for tests.
   using ThreadStarter = std::function<std::thread(std::function<void()> body)>;
 
+  // `max_threads` (0 = no bound): past that many workers a task waits in
+  // the queue for a running worker, as when no thread can be started. Only
+  // for tasks that never wait on one another.
   explicit WorkerPool(std::string name = "raw-worker", absl::Duration idle_exit = absl::Seconds(30),
-                      ThreadStarter start_thread = nullptr);
+                      ThreadStarter start_thread = nullptr, size_t max_threads = 0);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -70,6 +74,7 @@ class WorkerPool {
   const std::string name_;
   const absl::Duration idle_exit_;
   const ThreadStarter start_thread_;
+  const size_t max_threads_;
   mutable absl::Mutex mu_;
   absl::CondVar wake_;
   std::list<Task> tasks_ ABSL_GUARDED_BY(mu_);

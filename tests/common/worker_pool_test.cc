@@ -7,6 +7,7 @@
 #include <system_error>
 #include <thread>
 
+#include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
@@ -105,6 +106,28 @@ class CountingStarter {
   absl::Mutex mu_;
   int exited_ ABSL_GUARDED_BY(mu_) = 0;
 };
+
+// With a ceiling, a task scheduled while every worker is busy waits for
+// one of them rather than getting a thread of its own.
+TEST(WorkerPoolTest, PastItsCeilingATaskWaitsForARunningWorker) {
+  WorkerPool pool("test-pool", absl::Seconds(30), nullptr, /*max_threads=*/2);
+  absl::Notification release;
+  absl::BlockingCounter busy(2);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(pool.Schedule([&] {
+      busy.DecrementCount();
+      release.WaitForNotification();
+    }));
+  }
+  busy.Wait();  // both workers hold a task
+  absl::Notification third_ran;
+  ASSERT_TRUE(pool.Schedule([&] { third_ran.Notify(); }));
+  EXPECT_EQ(pool.threads(), 2u);
+  EXPECT_FALSE(third_ran.HasBeenNotified());  // no worker is free to take it
+  release.Notify();
+  EXPECT_TRUE(third_ran.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_EQ(pool.threads(), 2u);
+}
 
 // The pool has a worker from the start, so a task scheduled under a process
 // limit before any other runs is not stranded.

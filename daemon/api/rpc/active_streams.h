@@ -55,7 +55,11 @@ class ActiveStreams {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   std::set<DrainableStream*> streams_ ABSL_GUARDED_BY(mu_);
   // Last: destroyed first, so its tasks end before the registry does.
-  WorkerPool pool_{"rawd-streams"};
+  // A pull never waits on another, so a few threads serve every stream:
+  // a burst of events that wakes many subscriptions at once queues their
+  // pulls instead of starting a thread for each.
+  static constexpr size_t kPullThreads = 8;
+  WorkerPool pool_{"rawd-streams", absl::Seconds(30), nullptr, kPullThreads};
 };
 
 }  // namespace raw::api::rpc
