@@ -77,9 +77,16 @@ size_t InputEditor::LineEnd(size_t pos) const {
   return nl == std::string::npos ? text_.size() : nl;
 }
 
+int InputEditor::ClusterColumns(std::string_view cluster) {
+  return DisplayWidth(SanitizeForTerminal(cluster));
+}
+
 int InputEditor::ColumnOf(size_t pos) const {
   size_t start = LineStart(pos);
-  return DisplayWidth(SanitizeForTerminal(std::string_view(text_).substr(start, pos - start)));
+  int column = 0;
+  ForEachGrapheme(std::string_view(text_).substr(start, pos - start),
+                  [&column](std::string_view cluster, int) { column += ClusterColumns(cluster); });
+  return column;
 }
 
 size_t InputEditor::AtColumn(size_t start, int column) const {
@@ -88,8 +95,9 @@ size_t InputEditor::AtColumn(size_t start, int column) const {
   int used = 0;
   bool done = false;
   ForEachGrapheme(std::string_view(text_).substr(start, end - start),
-                  [&](std::string_view cluster, int w) {
+                  [&](std::string_view cluster, int) {
                     if (done) return;
+                    const int w = ClusterColumns(cluster);
                     if (used + w > column) {
                       done = true;
                       return;
@@ -207,9 +215,9 @@ InputEditor::View InputEditor::Render(int width, const StyledLine& prompt, int m
         view.cursor_col = indent + col;
       }
     };
-    ForEachGrapheme(line, [&](std::string_view cluster, int w) {
+    ForEachGrapheme(line, [&](std::string_view cluster, int) {
       std::string shown = SanitizeForTerminal(cluster);
-      int sw = DisplayWidth(shown);
+      int sw = ClusterColumns(cluster);
       if (col + sw > room) {
         view.lines.push_back(std::move(row));
         row = pad;
@@ -219,7 +227,6 @@ InputEditor::View InputEditor::Render(int width, const StyledLine& prompt, int m
       row.Add(shown);
       col += sw;
       offset += cluster.size();
-      (void)w;
     });
     if (col >= room && cursor_here && cursor_ == end) {
       view.lines.push_back(std::move(row));

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clients/tui/styled_line.h"
@@ -61,7 +62,11 @@ class InputEditor {
   size_t LineEnd(size_t pos) const;
   size_t PrevBoundary(size_t pos) const;
   size_t NextBoundary(size_t pos) const;
-  // Display column of `pos` within its line.
+  // The columns Render gives one grapheme cluster: a tab shows as four
+  // spaces wherever it stands (each cluster is sanitized on its own), so
+  // Up and Down, which move by column, count it the same way.
+  static int ClusterColumns(std::string_view cluster);
+  // Display column of `pos` within its line, as Render lays it out.
   int ColumnOf(size_t pos) const;
   // The position in the line starting at `start` closest to `column`.
   size_t AtColumn(size_t start, int column) const;

@@ -168,6 +168,16 @@ WrapperNext ReadEnv(const Command& cmd, size_t program, Where& where, Findings& 
   return {WrapperNext::Kind::kProgram, i, ""};
 }
 
+// Programs that start a program given among their arguments, with options
+// too many or too varied to read reliably (see the header).
+bool IsOpaqueLauncher(absl::string_view name) {
+  static constexpr absl::string_view kLaunchers[] = {
+      "sudo",     "doas",  "runuser", "setpriv", "strace",   "ltrace",  "valgrind",
+      "time",     "watch", "nsenter", "unshare", "chroot",   "prlimit", "systemd-run",
+      "firejail", "bwrap", "capsh",   "script",  "faketime", "proot"};
+  return std::find(std::begin(kLaunchers), std::end(kLaunchers), name) != std::end(kLaunchers);
+}
+
 // Reads `cmd` from its program at `start` (see the header). Within a Scan,
 // `walked` marks the programs read already, and a command that cannot be
 // taken apart ends the walk: the Scan reads all that follows it anyway.
@@ -197,6 +207,9 @@ void Walk(const Command& cmd, size_t start, Where where, Findings& out, std::vec
     } else if (name == "xargs") {
       next = {WrapperNext::Kind::kOpaque, program + 1,
               "after xargs, which adds what it reads to its command's arguments"};
+    } else if (IsOpaqueLauncher(name)) {
+      next = {WrapperNext::Kind::kOpaque, program + 1,
+              absl::StrCat("after ", name, ", whose options Raw does not read")};
     } else {
       const Wrapper* wrapper = FindWrapper(name);
       if (wrapper == nullptr) {

@@ -56,12 +56,16 @@
 //    backslashes, '$' or '#' is split roughly (quotes and backslashes
 //    dropped) and, besides what is found in it, each of its words holding
 //    a '/' is unresolved, as is everything found behind it.
-//  - after `xargs` (it adds what it reads to its command's arguments) and
-//    after an option of a wrapper that is not known: every argument holding
-//    a '/', and everything found when reading the command from any later
-//    argument (`xargs -n1 sh x.sh`: x.sh).
-// Other programs are not taken apart (`sudo`, `strace`, `watch`): their
-// arguments are neither found nor unresolved.
+//  - after `xargs` (it adds what it reads to its command's arguments),
+//    after a program that starts another but whose many options are not
+//    read here (sudo, doas, runuser, setpriv, strace, ltrace, valgrind,
+//    time, watch, nsenter, unshare, chroot, prlimit, systemd-run, firejail,
+//    bwrap, capsh, script, faketime, proot) and after an option of a
+//    wrapper that is not known: every argument holding a '/', and
+//    everything found when reading the command from any later argument
+//    (`xargs -n1 sh x.sh`, `sudo -u ci sh x.sh`: x.sh).
+// Other programs are not taken apart: their arguments are neither found
+// nor unresolved.
 //
 // Pure functions of their argument; thread-safe.
 #pragma once

@@ -62,6 +62,24 @@ TEST(InputEditorTest, RendersSoftWrappedWithTheCursor) {
   EXPECT_EQ(small.cursor_row, 1);
 }
 
+TEST(InputEditorTest, UpAndDownKeepTheColumnAsShownAcrossTabs) {
+  // A tab shows as four columns; moving between lines lands under the
+  // column the cursor was shown at.
+  InputEditor e;
+  e.Insert("\tabcdef\n0123456789");
+  e.Home();
+  for (int i = 0; i < 6; ++i) e.Right();  // after "012345", column 6
+  e.Up();
+  e.Insert("|");
+  EXPECT_EQ(e.text(), "\tab|cdef\n0123456789");
+  InputEditor::View view = e.Render(40, StyledLine("> "), 10);
+  EXPECT_EQ(view.cursor_row, 0);
+  EXPECT_EQ(view.cursor_col, 2 + 7);  // the prompt, the tab, "ab|"
+  e.Down();                           // from column 7 to column 7 of the second line
+  e.Insert("^");
+  EXPECT_EQ(e.text(), "\tab|cdef\n0123456^789");
+}
+
 TEST(InputEditorTest, KillCommands) {
   InputEditor e;
   e.Insert("one two three");

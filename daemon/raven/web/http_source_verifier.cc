@@ -39,8 +39,25 @@ SourceObservation Observed(const Source& s, CheckStatus status, CheckOutcome out
 
 }  // namespace
 
+HttpSourceVerifier::PageReading HttpSourceVerifier::Read(const FetchedPage& page,
+                                                         const ParseBudget& budget) {
+  PageReading reading;
+  // Only a complete response of 200 and up has text to judge by (a block
+  // page's text is read too, to tell a challenge from a missing excerpt).
+  if (page.result != FetchResult::kOk || page.status < 200) return reading;
+  reading.content = DecodePage(page.content_type, page.body, budget);
+  if (reading.content.ok() && page.status < 400)
+    reading.key = Normalize(reading.content->text.text);
+  return reading;
+}
+
 SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedPage& page,
                                             const ParseBudget& budget) {
+  return Judge(source, page, Read(page, budget));
+}
+
+SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedPage& page,
+                                            const PageReading& reading) {
   switch (page.result) {
     case FetchResult::kCancelled:
     case FetchResult::kRefused:
@@ -59,7 +76,7 @@ SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedP
       break;
   }
   SourceObservation o;
-  absl::StatusOr<PageContent> content = DecodePage(page.content_type, page.body, budget);
+  const absl::StatusOr<PageContent>& content = reading.content;
   const std::string no_text;
   const std::string& text = content.ok() ? content->text.text : no_text;
   if (page.status >= 400) {
@@ -74,8 +91,7 @@ SourceObservation HttpSourceVerifier::Judge(const Source& source, const FetchedP
     o = Observed(source, CheckStatus::kUnavailable, CheckOutcome::kUnchecked,
                  std::string(content.status().message()));
   } else {
-    NormalizedText key = Normalize(text);
-    ExcerptMatch match = MatchExcerpt(text, key, source.excerpt);
+    ExcerptMatch match = MatchExcerpt(text, reading.key, source.excerpt);
     if (match.kind == MatchKind::kFound) {
       o = Observed(source, CheckStatus::kReachable, CheckOutcome::kVerified, "");
     } else if (std::optional<std::string> blocked = BlockReason(page.status, page.body, text)) {
@@ -97,12 +113,15 @@ std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Sour
   auto now = [this] { return steady_ms_ ? steady_ms_() : SteadyMs(); };
   const int64_t end = now() + std::max<int64_t>(settings.total_timeout_ms, 1);
 
-  // Each distinct URL is fetched once, in the order of its first Source;
-  // every Source citing it is judged against that page.
-  std::vector<std::vector<size_t>> pages;  // Source indexes, per URL
+  // Each distinct page is fetched once, in the order of its first Source,
+  // and read once; every Source citing it is judged against that reading.
+  // Source URLs are canonical (CanonicalUrl), so they name the same page
+  // when they are the same up to a fragment, which is never requested.
+  std::vector<std::vector<size_t>> pages;  // Source indexes, per page
   std::map<std::string_view, size_t> page_of;
   for (size_t i = 0; i < sources.size(); ++i) {
-    auto [it, added] = page_of.try_emplace(sources[i].url, pages.size());
+    const std::string_view url = sources[i].url;
+    auto [it, added] = page_of.try_emplace(url.substr(0, url.find('#')), pages.size());
     if (added) pages.emplace_back();
     pages[it->second].push_back(i);
   }
@@ -137,7 +156,8 @@ std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Sour
     }
     const int64_t page_ms = std::min(left, std::max<int64_t>(settings.fetch_timeout_ms, 1));
     const FetchedPage page = FetchPage(client_, url, settings, page_ms, cancel, refuse_);
-    for (size_t i : cited_by) {
+    PageReading reading;
+    {
       absl::MutexLock lock(&parse_mu);
       ParseBudget budget;
       budget.max_bytes = ParseMemoryFor(page.body.size());
@@ -145,8 +165,9 @@ std::vector<SourceObservation> HttpSourceVerifier::Verify(const std::vector<Sour
                                         std::max<int64_t>(end - now(), 1));
       budget.deadline_ns = SteadyNowNs() + parse_ms * 1'000'000;
       budget.cancel = &cancel;
-      out[i] = Judge(sources[i], page, budget);
+      reading = Read(page, budget);
     }
+    for (size_t i : cited_by) out[i] = Judge(sources[i], page, reading);
   };
   auto work = [&] {
     for (size_t p = next.fetch_add(1); p < pages.size(); p = next.fetch_add(1)) reopen(pages[p]);

@@ -46,10 +46,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "common/cancel_token.h"
 #include "daemon/http/http_client.h"
+#include "daemon/raven/normalizer.h"
 #include "daemon/raven/seams.h"
 #include "daemon/raven/web/html_document.h"
+#include "daemon/raven/web/page_content.h"
 #include "daemon/raven/web/page_fetch.h"
 #include "daemon/raven/web/verifier_settings.h"
 
@@ -81,6 +84,16 @@ class HttpSourceVerifier : public SourceVerifier {
                                  const ParseBudget& budget = {});
 
  private:
+  // A page's text, decoded once within its budget, and the text's
+  // normalized form, for every Source that cites the page.
+  struct PageReading {
+    absl::StatusOr<PageContent> content = absl::FailedPreconditionError("not read");
+    NormalizedText key;
+  };
+  static PageReading Read(const FetchedPage& page, const ParseBudget& budget);
+  static SourceObservation Judge(const Source& source, const FetchedPage& page,
+                                 const PageReading& reading);
+
   http::HttpClient& client_;
   const VerifierSettingsSource& settings_;
   UrlRefusal refuse_;

@@ -192,6 +192,23 @@ TEST(ScriptWrappersTest, AfterXargsOrAnUnknownOptionRelativePathsAreUnresolved) 
   EXPECT_THAT(u[0].reason, HasSubstr("\"-Z\", an option of timeout"));
 }
 
+// sudo, strace, watch and the like start a program given among their
+// arguments, behind options too varied to read: what could be a relative
+// script there is refused, as after xargs; absolute paths and bare names
+// stay allowed.
+TEST(ScriptWrappersTest, AfterSudoStraceOrWatchRelativeScriptsAreUnresolved) {
+  ExpectUnresolved({"sudo", "-u", "ci", "sh", "x.sh"}, {4});
+  ExpectUnresolved({"sudo", "hooks/guard"}, {1});
+  ExpectUnresolved({"/usr/bin/strace", "-f", "-o", "/tmp/t", "python3", "x.py"}, {5});
+  ExpectUnresolved({"watch", "-n", "5", "bin/check"}, {3});
+  ExpectUnresolved({"timeout", "5", "doas", "bash", "x.sh"}, {4});
+  ExpectFound({"sudo", "-u", "ci", "/opt/hooks/guard.sh"}, {});
+  ExpectFound({"strace", "-c", "true"}, {});
+  const std::vector<UnresolvedArgument> u = UnresolvedArguments({"sudo", "sh", "x.sh"});
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_THAT(u[0].reason, HasSubstr("after sudo, whose options Raw does not read"));
+}
+
 ParseContext ConfigContext() { return ParseContext{"/home/u/.config/raw", "/home/u"}; }
 
 // The config resolves a script behind a wrapper, and refuses a command

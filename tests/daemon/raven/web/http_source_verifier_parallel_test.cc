@@ -284,6 +284,26 @@ TEST_F(ParallelVerifierTest, AUrlCitedTwiceIsFetchedOnce) {
   EXPECT_EQ(out[2].resolved_url, PageUrl("/shared"));
 }
 
+// A fragment is never requested, so Sources citing two places of one page
+// are judged against one fetch of it.
+TEST_F(ParallelVerifierTest, SourcesCitingOnePageByItsFragmentsFetchItOnce) {
+  const std::vector<Source> sources = {Cite("intro", "/shared#intro"), Cite("other", "/other"),
+                                       Cite("results", "/shared#results"),
+                                       Cite("whole", "/shared")};
+  GatedPageClient client(2, 2);
+  client.Set(PageUrl("/shared"), 200, kParallelPage);
+  client.Set(PageUrl("/other"), 200, kParallelPage);
+  std::vector<SourceObservation> out = Check(client, sources);
+  EXPECT_FALSE(client.gate_timed_out());
+  EXPECT_THAT(client.urls(), UnorderedElementsAre(PageUrl("/shared"), PageUrl("/other")));
+  ASSERT_EQ(out.size(), 4u);
+  for (const SourceObservation& o : out) {
+    EXPECT_EQ(o.outcome, CheckOutcome::kVerified) << o.source_id;
+  }
+  EXPECT_EQ(out[2].source_id, "results");
+  EXPECT_EQ(out[2].resolved_url, PageUrl("/shared"));
+}
+
 // Two pages start together; the check's time runs out while they are
 // fetched (the clock jumps once both have arrived), so the two Sources not
 // started by then are not reached and never requested.
