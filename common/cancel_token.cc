@@ -17,19 +17,32 @@ CancelToken::~CancelToken() {
 }
 
 void CancelToken::Cancel(std::string reason) {
-  std::vector<std::pair<int, std::function<void()>>> callbacks;
   {
     absl::MutexLock lock(&mu_);
     if (cancelled_.load(std::memory_order_relaxed)) return;
     reason_ = std::move(reason);
     cancelled_.store(true, std::memory_order_release);
-    callbacks.swap(callbacks_);
+    canceller_ = std::this_thread::get_id();
   }
   if (pipe_[1] >= 0) {
     char c = 'x';
     [[maybe_unused]] ssize_t n = write(pipe_[1], &c, 1);
   }
-  for (auto& [id, fn] : callbacks) fn();
+  // One at a time, taken out just before it runs, so that a RemoveCallback
+  // meanwhile either takes a callback out before it runs or waits for it.
+  for (;;) {
+    std::function<void()> fn;
+    {
+      absl::MutexLock lock(&mu_);
+      running_ = 0;
+      if (callbacks_.empty()) return;
+      running_ = callbacks_.front().first;
+      fn = std::move(callbacks_.front().second);
+      callbacks_.erase(callbacks_.begin());
+    }
+    fn();
+    fn = nullptr;  // what it captured goes before a remover may go on
+  }
 }
 
 std::string CancelToken::reason() const {
@@ -58,6 +71,9 @@ void CancelToken::RemoveCallback(int id) const {
       return;
     }
   }
+  if (id == 0 || canceller_ == std::this_thread::get_id()) return;
+  auto finished = [this, id]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ != id; };
+  mu_.Await(absl::Condition(&finished));
 }
 
 }  // namespace raw

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
-#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <memory>
+#include <string>
 
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -19,6 +21,9 @@ namespace {
 struct Sink {
   absl::Mutex mu;
   FILE* file = nullptr;
+  std::string path;        // of `file`
+  int64_t file_bytes = 0;  // its size: at open, then counted
+  int64_t max_bytes = kDefaultMaxLogBytes;
   bool also_stderr = true;
   bool priority_prefixes = false;
   LogLevel min_level = LogLevel::kInfo;
@@ -59,7 +64,8 @@ namespace {
 // allows: never more), never through a symlink, and only when it is a
 // regular file owned by this user (a FIFO planted there must not block the
 // daemon, nor another user's file receive its log).
-FILE* OpenLogFile(const std::string& path) {
+// `size` is set to the file's size.
+FILE* OpenLogFile(const std::string& path, int64_t& size) {
   int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
                 0600);
   if (fd < 0) return nullptr;
@@ -70,14 +76,30 @@ FILE* OpenLogFile(const std::string& path) {
   }
   FILE* f = fdopen(fd, "a");
   if (f == nullptr) close(fd);
+  size = static_cast<int64_t>(info.st_size);
   return f;
+}
+
+// Moves the full log file aside to `path`.1 and opens a new one. When it
+// cannot be moved, the file is kept and tried again after another
+// max_bytes; when none can be opened, stderr takes the messages.
+void RotateLocked(Sink& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+  const std::string old = s.path + ".1";
+  if (std::rename(s.path.c_str(), old.c_str()) != 0) {
+    s.file_bytes = 0;
+    return;
+  }
+  std::fclose(s.file);
+  s.file = OpenLogFile(s.path, s.file_bytes);
+  if (s.file == nullptr) s.also_stderr = true;
 }
 
 }  // namespace
 
-bool SetLogFile(const std::string& path, bool also_stderr) {
+bool SetLogFile(const std::string& path, bool also_stderr, int64_t max_bytes) {
   Sink& s = GetSink();
-  FILE* f = OpenLogFile(path);
+  int64_t size = 0;
+  FILE* f = OpenLogFile(path, size);
   absl::MutexLock lock(&s.mu);
   if (f == nullptr) {
     s.also_stderr = true;
@@ -85,6 +107,9 @@ bool SetLogFile(const std::string& path, bool also_stderr) {
   }
   if (s.file != nullptr) std::fclose(s.file);
   s.file = f;
+  s.path = path;
+  s.file_bytes = size;
+  s.max_bytes = std::max<int64_t>(max_bytes, 1);
   s.also_stderr = also_stderr;
   return true;
 }
@@ -140,9 +165,12 @@ void LogMessage(LogLevel level, const char* file, int line, const std::string& t
                                     tm_buf.tm_hour, tm_buf.tm_min, tm_buf.tm_sec, static_cast<int>(ms),
                                     LevelName(level), getpid(), base, line,
                                     s.filter ? filtered : text);
+  const auto size = static_cast<int64_t>(msg.size());
+  if (s.file != nullptr && s.file_bytes > 0 && s.file_bytes + size > s.max_bytes) RotateLocked(s);
   if (s.file != nullptr) {
     std::fputs(msg.c_str(), s.file);
     std::fflush(s.file);
+    s.file_bytes += size;
   }
   if (s.file == nullptr || s.also_stderr) {
     if (s.priority_prefixes) std::fputs(PriorityPrefix(level), stderr);

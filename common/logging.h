@@ -5,6 +5,7 @@
 // constructor would buy nothing. Thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -13,11 +14,18 @@ namespace raw {
 
 enum class LogLevel { kDebug, kInfo, kWarning, kError };
 
+// The size at which the log file is rotated (SetLogFile).
+inline constexpr int64_t kDefaultMaxLogBytes = 8 * 1024 * 1024;
+
 // Opens `path` for appending (and mirrors to stderr when `also_stderr`).
 // Appends to the file at `path`, creating it with mode 0600; never opens it
 // through a symlink, nor anything but a regular file owned by this user.
 // Returns false, and keeps logging to stderr, when the file cannot be opened.
-bool SetLogFile(const std::string& path, bool also_stderr);
+// A message that would take the file past `max_bytes` first renames it to
+// `path`.1 (replacing the one before) and starts a new one, so the log
+// keeps at most about twice `max_bytes` on disk however long the process
+// runs. When the new file cannot be opened, logging goes on to stderr.
+bool SetLogFile(const std::string& path, bool also_stderr, int64_t max_bytes = kDefaultMaxLogBytes);
 void SetMinLogLevel(LogLevel level);
 // True when stderr is connected to the systemd journal: $JOURNAL_STREAM
 // ("DEVICE:INODE") names the file stderr is (systemd.exec(5)).

@@ -341,23 +341,24 @@ absl::Status HttpTransport::PostSync(const std::string& body, const CancelToken*
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::FailedPreconditionError("the connection is closed");
   }
-  // One token for the transfer, fired by the caller's or by Close(). Shared:
-  // a callback may still run after RemoveCallback returned.
-  auto post = std::make_shared<CancelToken>();
-  auto forward = [post](const CancelToken& from) {
-    return from.OnCancel([post, &from] { post->Cancel(from.reason()); });
+  // One token for the transfer, fired by the caller's or by Close(). Once
+  // RemoveCallback returns, neither forward runs any more, so it may live
+  // on this stack.
+  CancelToken post;
+  auto forward = [&post](const CancelToken& from) {
+    return from.OnCancel([&post, &from] { post.Cancel(from.reason()); });
   };
   int closing_callback = forward(closing_);
   int caller_callback = cancel != nullptr ? forward(*cancel) : 0;
   ResponseReader reader = MakeReader(nullptr);
-  PostAnswer answer(reader, *post);
+  PostAnswer answer(reader, post);
   http::HttpRequest request = MakeRequest("POST", body, "");
   request.total_timeout_ms = options_.post_timeout_ms;
-  absl::Status sent = options_.client->Send(request, answer, *post);
+  absl::Status sent = options_.client->Send(request, answer, post);
   closing_.RemoveCallback(closing_callback);
   if (cancel != nullptr) cancel->RemoveCallback(caller_callback);
   if (answer.left_stream()) return absl::OkStatus();
-  if (post->cancelled()) return absl::CancelledError(post->reason());
+  if (post.cancelled()) return absl::CancelledError(post.reason());
   if (reader.status() == 0) {
     return absl::UnavailableError(absl::StrCat("cannot reach ", Describe(), ": ", sent.message()));
   }

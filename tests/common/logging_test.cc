@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -40,6 +41,48 @@ TEST(LoggingTest, AFilterSeesEveryMessageBeforeItIsWrittenUntilItIsRemoved) {
   // Back to stderr for the rest of the test binary.
   ASSERT_FALSE(SetLogFile("/nonexistent-dir/raw.log", true));
   unlink(path.c_str());
+}
+
+// A long-running daemon's log stays bounded: past its size the file moves
+// to ".1" (replacing the one before) and a new one starts; no message is
+// lost from the newest two files.
+TEST(LoggingTest, AFullLogMovesAsideAndANewOneStarts) {
+  char tmpl[] = "/tmp/raw-logging-rotate-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string path = dir + "/rawd.log";
+  const std::string old = path + ".1";
+  ASSERT_TRUE(SetLogFile(path, /*also_stderr=*/false, /*max_bytes=*/2000));
+  for (int i = 0; i < 60; ++i) RAW_LOG(Info) << "message " << i << " " << std::string(40, 'x');
+  ASSERT_FALSE(SetLogFile("/nonexistent-dir/raw.log", true));
+
+  struct stat current;
+  struct stat moved;
+  ASSERT_EQ(stat(path.c_str(), &current), 0);
+  ASSERT_EQ(stat(old.c_str(), &moved), 0);
+  EXPECT_LE(current.st_size, 2000);
+  EXPECT_LE(moved.st_size, 2000);
+  EXPECT_EQ(current.st_mode & 0777, 0600u);
+  // The newest message is in the current file, the ones just before it in
+  // the moved one; the oldest went with an earlier rotation.
+  const std::string text = ReadAll(path);
+  const std::string before = ReadAll(old);
+  EXPECT_NE(text.find("message 59 "), std::string::npos) << text;
+  EXPECT_EQ(before.find("message 0 "), std::string::npos) << before;
+  const std::string both = before + text;
+  size_t first = 60;
+  for (int i = 0; i < 60; ++i) {
+    if (both.find("message " + std::to_string(i) + " ") != std::string::npos) {
+      first = std::min<size_t>(first, static_cast<size_t>(i));
+    }
+  }
+  ASSERT_LT(first, 59u);
+  for (int i = static_cast<int>(first); i < 60; ++i) {
+    EXPECT_NE(both.find("message " + std::to_string(i) + " "), std::string::npos) << i;
+  }
+  unlink(path.c_str());
+  unlink(old.c_str());
+  rmdir(dir.c_str());
 }
 
 TEST(LoggingTest, TheLogIsCreatedPrivateAndNeverThroughASymlinkOrIntoAFifo) {
