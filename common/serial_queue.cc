@@ -5,17 +5,22 @@
 namespace raw {
 
 bool SerialQueue::Post(Command command) {
-  {
-    absl::MutexLock lock(&mu_);
-    commands_.push_back(std::move(command));
-    if (draining_) return true;
+  // Kept past the lock: a refused drain task is destroyed inside Schedule,
+  // with mu_ held, and must not hold the queue's last reference.
+  std::shared_ptr<SerialQueue> self = shared_from_this();
+  absl::MutexLock lock(&mu_);
+  if (!draining_) {
+    // Scheduled with mu_ held, so no other Post sees draining_ before the
+    // pool has taken the drain: when it refuses, nothing was accepted
+    // meanwhile, and this command, never queued, is the only one refused.
+    // The drain cannot start before mu_ is let go, and finds the command
+    // then. Lock order: mu_, then the pool's lock (Schedule never runs a
+    // task inline, and a worker runs tasks without its lock).
+    if (!pool_.Schedule([self] { self->Drain(); })) return false;
     draining_ = true;
   }
-  if (pool_.Schedule([self = shared_from_this()] { self->Drain(); })) return true;
-  absl::MutexLock lock(&mu_);
-  commands_.clear();
-  draining_ = false;
-  return false;
+  commands_.push_back(std::move(command));
+  return true;
 }
 
 void SerialQueue::Drain() {

@@ -4,7 +4,8 @@
 // daemon has one (see loop::SessionRunner), so every change to a session is
 // ordered without any caller waiting for it.
 //
-// Thread-safe. Post() never blocks and never runs the command inline. A
+// Thread-safe. Post() never waits for a command and never runs one inline
+// (it may wait for another Post handing the queue's drain to the pool). A
 // command must not wait for a later command of the same queue. The queue
 // must outlive its scheduled drain: owners hold it by shared_ptr, and the
 // drain keeps it alive while it runs.
@@ -28,7 +29,13 @@ class SerialQueue : public std::enable_shared_from_this<SerialQueue> {
     return std::shared_ptr<SerialQueue>(new SerialQueue(pool));
   }
 
-  // Returns false (the command is dropped) when the pool is shutting down.
+  // Returns true when the command will run, false (the command is dropped,
+  // and the caller answers for it) when the pool refused to run the queue's
+  // drain because it is shutting down. Exact both ways, also for posts that
+  // race the pool's shutdown: a command for which Post returned true always
+  // runs, one for which it returned false never does. A post while the
+  // queue's drain is scheduled or running is accepted (that drain runs it),
+  // also after the pool began to shut down.
   bool Post(Command command);
 
   // Commands posted and not yet finished (including the running one).

@@ -51,7 +51,8 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   // Runs `task` on a worker. Returns false (and drops the task) after
-  // Shutdown() began.
+  // Shutdown() began. Never runs `task` inline and waits for no task: a
+  // SerialQueue calls it with its own lock held.
   bool Schedule(Task task);
   void Shutdown();
 

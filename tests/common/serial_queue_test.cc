@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -73,6 +74,40 @@ TEST(SerialQueueTest, PostAfterThePoolStoppedIsRefused) {
   pool.Shutdown();
   EXPECT_FALSE(queue->Post([] { ADD_FAILURE() << "ran after shutdown"; }));
   EXPECT_EQ(queue->pending(), 0u);
+}
+
+// Posts from several threads race the pool's shutdown: a Post that
+// returned true has its command run, and one that returned false does not
+// (a caller told true answers its request only through the command, and a
+// caller told false answers it itself).
+TEST(SerialQueueTest, EveryAcceptedPostRunsWhenPostsRaceThePoolsShutdown) {
+  constexpr int kRounds = 200;
+  constexpr int kThreads = 4;
+  constexpr int kPostsPerThread = 2000;
+  for (int round = 0; round < kRounds; ++round) {
+    WorkerPool pool;
+    auto queue = SerialQueue::Create(pool);
+    std::atomic<int> posted{0};
+    std::atomic<int> accepted{0};
+    std::atomic<int> ran{0};
+    std::vector<std::thread> posters;
+    for (int t = 0; t < kThreads; ++t) {
+      posters.emplace_back([&] {
+        for (int i = 0; i < kPostsPerThread; ++i) {
+          if (queue->Post([&] { ++ran; })) ++accepted;
+          ++posted;
+        }
+      });
+    }
+    // The pool stops while every poster goes on: most posts come after.
+    while (posted.load() < kThreads * 50) std::this_thread::yield();
+    pool.Shutdown();  // runs the drain already scheduled to its end
+    for (std::thread& poster : posters) poster.join();
+    ASSERT_EQ(ran.load(), accepted.load())
+        << "round " << round << ": " << accepted.load() - ran.load()
+        << " accepted command(s) never ran";
+    EXPECT_EQ(queue->pending(), 0u);
+  }
 }
 
 }  // namespace
