@@ -351,10 +351,11 @@ class SessionManager {
   absl::StatusOr<std::shared_ptr<SessionRunner>> Runner(const std::string& session_id);
   // The loaded runner, if any (never loads).
   std::shared_ptr<SessionRunner> LoadedRunner(const std::string& session_id);
-  // After the store removed the session: unloads its runner, stops its MCP
-  // servers and ends its lease and every waiting request with kNotFound
-  // `why`. `on_queue`: called by a command on the session's queue (the
-  // runner is idle there); otherwise the runner is shut down first, which
+  // After the store removed the session: unloads its runner (which refuses
+  // every later lease command and write with kNotFound `why`,
+  // SessionRunner::MarkRemoved), stops its MCP servers and ends its lease
+  // and every waiting request with kNotFound `why`. `on_queue`: called by a command on the
+  // session's queue (the runner is idle there); otherwise the runner is shut down first, which
   // cancels a running operation and waits for it to end.
   void ForgetRemovedSession(const std::string& session_id, const std::string& why, bool on_queue);
   // The plan of the session's agent as configured now.

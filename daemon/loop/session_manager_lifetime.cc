@@ -24,10 +24,14 @@ void SessionManager::ForgetRemovedSession(const std::string& session_id, const s
       runners_.erase(it);
     }
   }
+  // A caller that found the runner before it left the table may still post
+  // to it (an AcquireLease queued behind the delete that runs this, or one
+  // running beside an expiry): from here on its lease commands and writes
+  // are refused with NOT_FOUND, and a lease granted before the mark is
+  // ended below.
+  if (unloaded != nullptr) unloaded->MarkRemoved(absl::NotFoundError(why));
   // Off the queue: the runner's running operation (a step that waited that
-  // long for an approval or a tool) is cancelled and ends; from then on no
-  // write of the session runs and no lease is granted (AcquireLease is
-  // answered kUnavailable), so ending the lease here cannot race with one.
+  // long for an approval or a tool) is cancelled and ends.
   if (unloaded != nullptr && !on_queue) unloaded->Shutdown();
   // Its followers learn at once that the session is gone (NOT_FOUND),
   // rather than waiting on a stream that will never carry another event.

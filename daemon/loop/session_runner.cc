@@ -44,7 +44,20 @@ bool SessionRunner::ShuttingDown() const {
   return shutting_down_;
 }
 
+absl::Status SessionRunner::Removed() const {
+  absl::MutexLock lock(&mu_);
+  return removed_;
+}
+
+void SessionRunner::MarkRemoved(absl::Status why) {
+  absl::MutexLock gate(&removal_mu_);
+  absl::MutexLock lock(&mu_);
+  if (removed_.ok()) removed_ = std::move(why);
+}
+
 absl::Status SessionRunner::CheckWriteCommand(const std::string& lease_id, bool needs_history) {
+  // Before the lease: the removal ended it, and "not found" is the reason.
+  RETURN_IF_ERROR(Removed());
   RETURN_IF_ERROR(deps_.leases.CheckWrite(session_id_, lease_id));
   if (ShuttingDown()) return absl::UnavailableError("the daemon is shutting down");
   if (needs_history) RETURN_IF_ERROR(CheckWritable());
@@ -63,7 +76,12 @@ std::string SessionRunner::BusyMessage() const {
 
 bool SessionRunner::ReadyOrDefer(std::function<void()> retry, const StatusReply& busy) {
   // Checked again under mu_: BeginShutdown may have come after the command's
-  // first check, and nothing may start once it has.
+  // first check, and nothing may start once it has; nor once the session
+  // was removed (MarkRemoved, before an off-queue removal's shutdown).
+  if (!removed_.ok()) {
+    busy(removed_);
+    return false;
+  }
   if (shutting_down_) {
     busy(absl::UnavailableError("the daemon is shutting down"));
     return false;

@@ -185,7 +185,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // began). The answer returns false when the requester went away before
   // it: the runner then gives up what was acquired within the same command
   // (releases the lease, withdraws the wait), so no lease is left to a gone
-  // client.
+  // client. Once the session was removed (MarkRemoved) the refusal is the
+  // removal's kNotFound, also for an acquire posted before the removal but
+  // run after it.
   using LeaseReply = std::function<bool(absl::StatusOr<WriteLeases::Acquired>)>;
   void AcquireLease(LeaseClient client, WhenHeld when_held, LeaseCallbacks callbacks,
                     LeaseReply reply);
@@ -253,6 +255,18 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   absl::StatusOr<std::unique_ptr<Subscription>> SubscribeWithinBound(uint64_t after_seq);
   // Ends the session's subscriptions with `why` (SessionLog::EndSubscriptions).
   void EndSubscriptions(absl::Status why) { log_->EndSubscriptions(std::move(why)); }
+
+  // The store no longer has the session: from now on every lease
+  // acquisition, handover decline and write command is refused with `why`
+  // (a kNotFound naming the session), however early it was posted; the
+  // first call's `why` stays. Commands already queued may have been posted
+  // by a caller that found the runner before it was unloaded, so only this
+  // mark, not the unloading, keeps them from granting a lease nobody would
+  // end. An acquire either sees the mark or was granted before this
+  // returned: the caller ends the session's leases (WriteLeases::EndSession)
+  // after this call, so no lease of a removed session survives. Called on or
+  // off the queue; never waits for the queue.
+  void MarkRemoved(absl::Status why);
 
   // For tests: waits until `count` commands wait for the warm-up to end
   // (false after `timeout`).
@@ -322,6 +336,8 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // stops taking work.
   void Post(std::function<void()> command, const StatusReply& on_refused);
   bool ShuttingDown() const;
+  // MarkRemoved's `why`; OK while the session exists.
+  absl::Status Removed() const;
   // Posts `change` (a lease change that answers nobody) and tells `done`.
   // It runs after the write commands already waiting for the session to go
   // idle or for the warm-up to end (a client that starts a turn and then
@@ -330,8 +346,9 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   // PostLeaseChange's command, on the queue: runs `change`, or waits behind
   // the commands that wait.
   void RunLeaseChange(std::function<void()> change, StatusReply done);
-  // The checks every write command makes first, on the queue: the lease,
-  // shutdown and (when `needs_history`) a readable history.
+  // The checks every write command makes first, on the queue: the session
+  // still exists, the lease, shutdown and (when `needs_history`) a readable
+  // history.
   absl::Status CheckWriteCommand(const std::string& lease_id, bool needs_history);
   // For a command that must wait for the idle state: true when it may run
   // now; otherwise it was deferred (a compaction is recording its end) or
@@ -471,7 +488,18 @@ class SessionRunner : public std::enable_shared_from_this<SessionRunner> {
   };
   std::optional<UnstoredEnd> unstored_end_ ABSL_GUARDED_BY(recovery_mu_);
 
+  // Held by AcquireLease's command from its check of removed_ to the
+  // grant, and by MarkRemoved while it sets removed_: an acquire is either
+  // refused or granted before the mark (and so ended with the session).
+  // Taken before mu_, never after it. The callbacks Acquire runs
+  // (handover_requested, holder_changed) run with it held; they only queue
+  // messages for streams and never reach MarkRemoved.
+  absl::Mutex removal_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+
   mutable absl::Mutex mu_;
+  // Set once, by MarkRemoved (under removal_mu_ too); OK while the session
+  // exists.
+  absl::Status removed_ ABSL_GUARDED_BY(mu_);
   State op_state_ ABSL_GUARDED_BY(mu_) = State::kIdle;
   // op_state_ for readers that must not wait for mu_ (running(),
   // compacting()), changed with it (SetStateLocked), except that it turns

@@ -13,10 +13,19 @@ void SessionRunner::AcquireLease(LeaseClient client, WhenHeld when_held, LeaseCa
   auto self = shared_from_this();
   Post(
       [self, client = std::move(client), when_held, callbacks = std::move(callbacks), reply] {
-        absl::StatusOr<WriteLeases::Acquired> acquired =
-            absl::UnavailableError("the daemon is shutting down");
-        if (!self->ShuttingDown()) {
-          acquired = self->deps_.leases.Acquire(self->session_id_, client, when_held, callbacks);
+        absl::StatusOr<WriteLeases::Acquired> acquired;
+        {
+          // Checked and granted under removal_mu_ (see MarkRemoved): a
+          // removal marked off the queue either comes first and refuses
+          // this, or comes after and ends the lease granted here.
+          absl::MutexLock gate(&self->removal_mu_);
+          if (absl::Status removed = self->Removed(); !removed.ok()) {
+            acquired = removed;
+          } else if (self->ShuttingDown()) {
+            acquired = absl::UnavailableError("the daemon is shutting down");
+          } else {
+            acquired = self->deps_.leases.Acquire(self->session_id_, client, when_held, callbacks);
+          }
         }
         if (reply(acquired)) {
           // A lease is taken to prompt: get the history ready for it.
@@ -86,9 +95,12 @@ void SessionRunner::EndLeaseReservation() {
 
 void SessionRunner::DeclineHandover(std::string lease_id, Reply<int> reply) {
   auto self = shared_from_this();
-  Post([self, lease_id = std::move(lease_id),
-        reply] { reply(self->deps_.leases.Decline(self->session_id_, lease_id)); },
-       [reply](absl::Status s) { reply(s); });
+  Post(
+      [self, lease_id = std::move(lease_id), reply] {
+        if (absl::Status removed = self->Removed(); !removed.ok()) return reply(removed);
+        reply(self->deps_.leases.Decline(self->session_id_, lease_id));
+      },
+      [reply](absl::Status s) { reply(s); });
 }
 
 }  // namespace raw::loop

@@ -3,6 +3,7 @@
 // and ends the lease of a session it removes (deleted or expired).
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -64,7 +65,17 @@ class SessionManagerLeaseTest : public ::testing::Test {
     ASSERT_TRUE(db->Exec(sql).ok()) << sql;
   }
 
-  testing::TempStore store_;
+  // Runs (when set) after each batch of a session's removal, on the thread
+  // that removes it: for a delete, on the session's queue, after the store
+  // hid the session and before the manager unloads its runner.
+  std::function<void(const std::string& session_id)> on_removal_batch_;
+  testing::TempStore store_{
+      "sess_1",
+      store::StoreOptions{.test_hook = [this](store::StoreStep step, const std::string& id) {
+        if (step == store::StoreStep::kRemovalBatchDone && on_removal_batch_) {
+          on_removal_batch_(id);
+        }
+      }}};
   raw::testing::FakeHttpClient http_;
   tools::ToolRegistry tools_;
   SystemClock clock_;
@@ -216,6 +227,87 @@ TEST_F(SessionManagerLeaseTest, ADeleteCutShortStillEndsTheLease) {
   ASSERT_TRUE(manager_.PurgeExpired().ok());
   EXPECT_EQ(RowsLeft("context_items"), 0);
   EXPECT_EQ(RowsLeft("sessions"), 0);
+}
+
+// A client that found the session's runner while the delete ran on its
+// queue (the store had removed the session, the manager had not unloaded
+// it yet) posts behind the delete: its acquire and its write run after the
+// lease ended, and are refused with NOT_FOUND rather than granted a lease on
+// a session that no longer exists, which nothing would ever end.
+TEST_F(SessionManagerLeaseTest, AnAcquireOrWritePostedDuringTheDeleteIsRefusedWithNotFound) {
+  std::promise<absl::Status> ended;
+  const std::string lease = Hold(ended);
+  std::promise<Acquired> late_acquire;
+  std::promise<absl::StatusOr<bool>> late_write;
+  bool posted = false;  // only on the session's queue
+  on_removal_batch_ = [&](const std::string& id) {
+    if (posted) return;
+    posted = true;
+    ASSERT_EQ(manager_.loaded_sessions(), 1u);  // the runner the callers find
+    manager_.AcquireLease(id, LeaseClient{"late", "test", 0}, WhenHeld::kRefuse, {},
+                          [&](Acquired acquired) {
+                            late_acquire.set_value(std::move(acquired));
+                            return true;
+                          });
+    manager_.InterruptTurn(id, lease, [&](absl::StatusOr<bool> interrupted) {
+      late_write.set_value(std::move(interrupted));
+    });
+  };
+  std::promise<absl::Status> deleted;
+  manager_.DeleteSession(store_.session_id(), lease,
+                         [&](absl::Status s) { deleted.set_value(std::move(s)); });
+  ASSERT_TRUE(deleted.get_future().get().ok());
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(ended.get_future().get().code(), absl::StatusCode::kNotFound);
+
+  std::future<Acquired> acquire = late_acquire.get_future();
+  ASSERT_EQ(acquire.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  Acquired acquired = acquire.get();
+  EXPECT_EQ(acquired.status().code(), absl::StatusCode::kNotFound)
+      << (acquired.ok() ? "granted " + acquired->lease_id : acquired.status().ToString());
+  EXPECT_NE(acquired.status().message().find("was deleted"), std::string::npos)
+      << acquired.status();
+  std::future<absl::StatusOr<bool>> write = late_write.get_future();
+  ASSERT_EQ(write.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_EQ(write.get().status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_.loaded_sessions(), 0u);
+}
+
+// The same for an expiry, which removes the session off its queue: an
+// acquire posted to the runner before the purge unloaded it, and run after
+// (here held behind a slow command), is refused with NOT_FOUND, not told
+// that the daemon is shutting down.
+TEST_F(SessionManagerLeaseTest, AnAcquirePostedDuringAnExpiryIsRefusedWithNotFound) {
+  const std::string session = store_.session_id();
+  absl::Notification running, release;
+  manager_.DeclineHandover(session, "lease_none", [&](absl::StatusOr<int>) {
+    running.Notify();
+    release.WaitForNotification();
+  });
+  running.WaitForNotification();
+  std::promise<Acquired> late_acquire;
+  bool posted = false;  // only on this thread, which purges
+  on_removal_batch_ = [&](const std::string& id) {
+    if (posted) return;
+    posted = true;
+    manager_.AcquireLease(id, LeaseClient{"late", "test", 0}, WhenHeld::kRefuse, {},
+                          [&](Acquired acquired) {
+                            late_acquire.set_value(std::move(acquired));
+                            return true;
+                          });
+  };
+  auto removed = manager_.PurgeExpired();
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  ASSERT_EQ(*removed, 1u);
+  ASSERT_TRUE(posted);
+  release.Notify();
+
+  std::future<Acquired> acquire = late_acquire.get_future();
+  ASSERT_EQ(acquire.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  Acquired acquired = acquire.get();
+  EXPECT_EQ(acquired.status().code(), absl::StatusCode::kNotFound)
+      << (acquired.ok() ? "granted " + acquired->lease_id : acquired.status().ToString());
+  EXPECT_NE(acquired.status().message().find("expired"), std::string::npos) << acquired.status();
 }
 
 }  // namespace
