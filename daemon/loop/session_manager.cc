@@ -183,11 +183,19 @@ std::shared_ptr<SessionRunner> SessionManager::LoadedRunner(const std::string& s
 absl::StatusOr<std::shared_ptr<SessionRunner>> SessionManager::Runner(
     const std::string& session_id) {
   std::shared_ptr<SessionRunner> runner = LoadedRunner(session_id);
-  if (runner == nullptr) {
+  while (runner == nullptr) {
+    uint64_t removals_seen = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      removals_seen = removals_;
+    }
     ASSIGN_OR_RETURN(store::SessionRecord record, deps_.store.GetSession(session_id));
     absl::MutexLock lock(&mu_);
     if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
     auto it = runners_.find(session_id);
+    // A removal since the read may have removed this session, before its
+    // runner was here to be told (ForgetRemovedSession): read it again.
+    if (it == runners_.end() && removals_ != removals_seen) continue;
     if (it == runners_.end()) {
       SessionRunnerDeps runner_deps{deps_.store, deps_.clock, pool_, leases_,
                                     [this, session_id](PlanPurpose purpose,

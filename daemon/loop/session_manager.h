@@ -438,6 +438,9 @@ class SessionManager {
   std::atomic<bool> http_prepared_{false};
   absl::Mutex mu_;
   std::map<std::string, Loaded> runners_ ABSL_GUARDED_BY(mu_);
+  // Counts ForgetRemovedSession calls: a first load that read its record
+  // before a removal and would add its runner after it reads again.
+  uint64_t removals_ ABSL_GUARDED_BY(mu_) = 0;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   // When the restart grace ends (SweepLoop ends it once).
   absl::Time grace_end_ ABSL_GUARDED_BY(mu_);

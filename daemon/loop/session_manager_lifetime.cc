@@ -19,6 +19,7 @@ void SessionManager::ForgetRemovedSession(const std::string& session_id, const s
   std::shared_ptr<SessionRunner> unloaded;
   {
     absl::MutexLock lock(&mu_);
+    ++removals_;
     if (auto it = runners_.find(session_id); it != runners_.end()) {
       unloaded = std::move(it->second.runner);
       runners_.erase(it);

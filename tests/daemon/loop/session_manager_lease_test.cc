@@ -1,6 +1,7 @@
 // SessionManager routes the lease changes to the session's queue, never
 // unloads a session while a lease command is queued or its lease is held,
 // and ends the lease of a session it removes (deleted or expired).
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -69,12 +71,16 @@ class SessionManagerLeaseTest : public ::testing::Test {
   // that removes it: for a delete, on the session's queue, after the store
   // hid the session and before the manager unloads its runner.
   std::function<void(const std::string& session_id)> on_removal_batch_;
+  // Runs (when set) at the end of each read of the store, its snapshot
+  // still held, on the reading thread.
+  std::function<void(const std::string& session_id)> on_read_;
   testing::TempStore store_{
       "sess_1",
       store::StoreOptions{.test_hook = [this](store::StoreStep step, const std::string& id) {
         if (step == store::StoreStep::kRemovalBatchDone && on_removal_batch_) {
           on_removal_batch_(id);
         }
+        if (step == store::StoreStep::kReading && on_read_) on_read_(id);
       }}};
   raw::testing::FakeHttpClient http_;
   tools::ToolRegistry tools_;
@@ -308,6 +314,30 @@ TEST_F(SessionManagerLeaseTest, AnAcquirePostedDuringAnExpiryIsRefusedWithNotFou
   EXPECT_EQ(acquired.status().code(), absl::StatusCode::kNotFound)
       << (acquired.ok() ? "granted " + acquired->lease_id : acquired.status().ToString());
   EXPECT_NE(acquired.status().message().find("expired"), std::string::npos) << acquired.status();
+}
+
+// The first load of a session reads its record, then adds its runner. An
+// expiry in between found no runner to mark removed, so the load reads the
+// record again and finds the session gone, rather than loading a runner of
+// a removed session and granting its lease.
+TEST_F(SessionManagerLeaseTest, AFirstLoadThatReadTheSessionBeforeItExpiredDoesNotLoadIt) {
+  const std::string session = store_.session_id();
+  ASSERT_EQ(manager_.loaded_sessions(), 0u);
+  std::atomic<bool> armed{true};
+  absl::StatusOr<size_t> purged = absl::UnknownError("not run");
+  on_read_ = [&](const std::string& id) {
+    if (id != session || !armed.exchange(false)) return;
+    // The load has read the record; the session expires before it goes on.
+    std::thread expiry([&] { purged = manager_.PurgeExpired(); });
+    expiry.join();
+  };
+  Acquired acquired = Acquire(session, WhenHeld::kRefuse);
+  ASSERT_FALSE(armed.load());
+  ASSERT_TRUE(purged.ok()) << purged.status();
+  ASSERT_EQ(*purged, 1u);
+  EXPECT_EQ(acquired.status().code(), absl::StatusCode::kNotFound)
+      << (acquired.ok() ? "granted " + acquired->lease_id : acquired.status().ToString());
+  EXPECT_EQ(manager_.loaded_sessions(), 0u);
 }
 
 }  // namespace
