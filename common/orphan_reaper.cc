@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/owned_children.h"
+#include "common/thread_start.h"
 
 namespace raw {
 
@@ -28,16 +29,20 @@ absl::StatusOr<std::unique_ptr<OrphanReaper>> OrphanReaper::Start() {
     close(signal_fd);
     return absl::InternalError(absl::StrCat("eventfd: ", std::strerror(errno)));
   }
-  return std::unique_ptr<OrphanReaper>(new OrphanReaper(signal_fd, stop_fd));
+  auto reaper = std::unique_ptr<OrphanReaper>(new OrphanReaper(signal_fd, stop_fd));
+  absl::StatusOr<std::thread> thread =
+      StartThread("reaping orphaned processes", [r = reaper.get()] { r->Loop(); });
+  if (!thread.ok()) return thread.status();  // the destructor closes the descriptors
+  reaper->thread_ = *std::move(thread);
+  return reaper;
 }
 
-OrphanReaper::OrphanReaper(int signal_fd, int stop_fd)
-    : signal_fd_(signal_fd), stop_fd_(stop_fd), thread_([this] { Loop(); }) {}
+OrphanReaper::OrphanReaper(int signal_fd, int stop_fd) : signal_fd_(signal_fd), stop_fd_(stop_fd) {}
 
 OrphanReaper::~OrphanReaper() {
   uint64_t one = 1;
   (void)!write(stop_fd_, &one, sizeof one);
-  thread_.join();
+  if (thread_.joinable()) thread_.join();  // not when Start could not start it
   close(signal_fd_);
   close(stop_fd_);
 }

@@ -16,8 +16,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/paths.h"
 #include "common/logging.h"
+#include "common/paths.h"
+#include "common/status_macros.h"
+#include "common/thread_start.h"
 
 namespace raw::api {
 namespace {
@@ -181,8 +183,10 @@ absl::Status UdsListener::Adopt(int fd) {
   return PrepareAccept();
 }
 
-void UdsListener::Start(grpc::Server& server) {
-  thread_ = std::thread([this, s = &server] { AcceptLoop(s); });
+absl::Status UdsListener::Start(grpc::Server& server) {
+  ASSIGN_OR_RETURN(thread_, StartThread("accepting connections on the daemon's socket",
+                                        [this, s = &server] { AcceptLoop(s); }));
+  return absl::OkStatus();
 }
 
 void UdsListener::Stop() {

@@ -54,8 +54,9 @@ class UdsListener {
   // to whoever bound it: Stop() does not remove it.
   absl::Status Adopt(int fd);
 
-  // Starts the accept thread. REQUIRES: Listen() succeeded.
-  void Start(grpc::Server& server);
+  // Starts the accept thread; ResourceExhausted when no thread can be
+  // started. REQUIRES: Listen() succeeded.
+  absl::Status Start(grpc::Server& server);
 
   // Stops accepting (connections already handed to the server stay open),
   // joins the accept thread, closes the listening socket and removes the

@@ -24,6 +24,7 @@
 #include "common/logging.h"
 #include "common/owned_children.h"
 #include "common/request_limit.h"
+#include "common/status_macros.h"
 #include "common/time.h"
 #include "common/version.h"
 #include "daemon/api/call_counter.h"
@@ -235,7 +236,7 @@ absl::Status Daemon::Start() {
       !s.ok()) {
     return s;
   }
-  listener_->Start(*server_);
+  RETURN_IF_ERROR(listener_->Start(*server_));
   if (options_.idle_exit_seconds > 0 && !activated) {
     RAW_LOG(Warning) << "--idle-exit is ignored: rawd was not started by socket activation, "
                         "so nothing would start it again";

@@ -3,18 +3,28 @@
 #include <utility>
 
 #include "common/logging.h"
+#include "common/thread_start.h"
 
 namespace raw::app {
 
-StopDeadline::StopDeadline(absl::Duration deadline, std::function<void()> expire)
-    : watcher_([this, deadline, expire = std::move(expire)] { Watch(deadline, expire); }) {}
+StopDeadline::StopDeadline(absl::Duration deadline, std::function<void()> expire) {
+  absl::StatusOr<std::thread> watcher =
+      StartThread("the deadline of the stop",
+                  [this, deadline, expire = std::move(expire)] { Watch(deadline, expire); });
+  if (!watcher.ok()) {
+    // The stop goes on without its bound: each step still bounds itself.
+    RAW_LOG(Warning) << watcher.status().message() << "; the stop is not bounded";
+    return;
+  }
+  watcher_ = *std::move(watcher);
+}
 
 StopDeadline::~StopDeadline() {
   {
     absl::MutexLock lock(&mu_);
     finished_ = true;
   }
-  watcher_.join();
+  if (watcher_.joinable()) watcher_.join();
 }
 
 void StopDeadline::Step(std::string name) {

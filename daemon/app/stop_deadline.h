@@ -27,6 +27,8 @@ class StopDeadline {
   // Watches from now on: after `deadline` without the object being
   // destroyed, logs an error naming the step last begun and the deadline,
   // then calls `expire` (rawd's exits the process) on the watching thread.
+  // When no thread can be started to watch, logs a warning and watches
+  // nothing.
   StopDeadline(absl::Duration deadline, std::function<void()> expire);
   // Ends the watch (the stop finished in time); `expire` is not called.
   ~StopDeadline();

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/thread_start.h"
 #include "daemon/mcp/json_rpc.h"
 #include "daemon/mcp/log_text.h"
 
@@ -102,9 +103,8 @@ absl::Status HttpTransport::Send(const Json& message) {
   std::string body = DumpJson(message);
   if (!IsRequest(message)) return PostSync(body, nullptr);
   Json id = MessageId(message);
-  bool launched = Launch(
-      id, false, [this, id, body](const CancelToken& cancel) { RunRequest(id, body, cancel); });
-  return launched ? absl::OkStatus() : absl::FailedPreconditionError("the connection is closed");
+  return Launch("a request", id, false,
+                [this, id, body](const CancelToken& cancel) { RunRequest(id, body, cancel); });
 }
 
 absl::Status HttpTransport::SendUnlessCancelled(const Json& message, const CancelToken& cancel) {
@@ -119,32 +119,45 @@ void HttpTransport::SendDetached(const Json& message) {
   }
   std::string body = DumpJson(message);
   std::string method = message.value("method", "");
-  Launch(nullptr, false, [this, body, method](const CancelToken& cancel) {
-    absl::Status sent = PostSync(body, &cancel);
-    if (!sent.ok() && !cancel.cancelled()) {
-      RAW_LOG(Warning) << "mcp server " << options_.server_name << ": could not send " << method
-                       << ": " << sent.message();
-    }
-  });
+  absl::Status launched =
+      Launch(method, nullptr, false, [this, body, method](const CancelToken& cancel) {
+        absl::Status sent = PostSync(body, &cancel);
+        if (!sent.ok() && !cancel.cancelled()) {
+          RAW_LOG(Warning) << "mcp server " << options_.server_name << ": could not send " << method
+                           << ": " << sent.message();
+        }
+      });
+  // Nothing waits for a detached message: one not sent is only logged.
+  if (absl::IsResourceExhausted(launched)) {
+    RAW_LOG(Warning) << "mcp server " << options_.server_name << ": " << method
+                     << " was not sent: " << launched.message();
+  }
 }
 
-bool HttpTransport::Launch(Json request_id, bool listening,
-                           std::function<void(const CancelToken&)> body) {
+absl::Status HttpTransport::Launch(std::string_view what, Json request_id, bool listening,
+                                   std::function<void(const CancelToken&)> body) {
   JoinFinishedWorkers();
   absl::MutexLock lock(&mu_);
-  if (closed_) return false;
+  if (closed_) return absl::FailedPreconditionError("the connection is closed");
   Worker& worker = workers_.emplace_back();
   worker.cancel = std::make_shared<CancelToken>();
   worker.request_id = std::move(request_id);
   worker.listening = listening;
   // The new thread blocks on mu_ (held here) before marking itself done, so
   // worker.thread is assigned by then. std::list keeps `worker` in place.
-  worker.thread = std::thread([this, &worker, cancel = worker.cancel, body = std::move(body)] {
-    body(*cancel);
-    absl::MutexLock done_lock(&mu_);
-    worker.done = true;
-  });
-  return true;
+  absl::StatusOr<std::thread> thread =
+      StartThread(absl::StrCat(std::string(what), " to MCP server \"", options_.server_name, "\""),
+                  [this, &worker, cancel = worker.cancel, body = std::move(body)] {
+                    body(*cancel);
+                    absl::MutexLock done_lock(&mu_);
+                    worker.done = true;
+                  });
+  if (!thread.ok()) {
+    workers_.pop_back();  // `worker`, which no thread uses
+    return thread.status();
+  }
+  worker.thread = *std::move(thread);
+  return absl::OkStatus();
 }
 
 void HttpTransport::JoinFinishedWorkers() {
@@ -378,7 +391,15 @@ void HttpTransport::OnInitialized() {
     if (!options_.listen_stream || listening_ || closed_) return;
     listening_ = true;
   }
-  Launch(nullptr, true, [this](const CancelToken& cancel) { RunListenStream(cancel); });
+  absl::Status launched = Launch("the listening stream", nullptr, true,
+                                 [this](const CancelToken& cancel) { RunListenStream(cancel); });
+  if (absl::IsResourceExhausted(launched)) {
+    // Requests still work; what the server would send on its own (a
+    // list_changed) is missed until the session starts again.
+    RAW_LOG(Warning) << "mcp server " << options_.server_name << ": " << launched.message();
+    absl::MutexLock lock(&mu_);
+    listening_ = false;
+  }
 }
 
 void HttpTransport::ResetSession() {

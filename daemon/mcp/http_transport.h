@@ -36,6 +36,7 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -95,8 +96,11 @@ class HttpTransport : public McpTransport {
     bool done = false;
   };
 
-  // Launches `body` on a worker thread; false when closing.
-  bool Launch(Json request_id, bool listening, std::function<void(const CancelToken&)> body);
+  // Launches `body` (`what`: "a request", ...) on a worker thread.
+  // FailedPrecondition when closing; ResourceExhausted when no thread can
+  // be started (`body` then never runs).
+  absl::Status Launch(std::string_view what, Json request_id, bool listening,
+                      std::function<void(const CancelToken&)> body);
   void JoinFinishedWorkers();
   void RunRequest(const Json& id, const std::string& body, const CancelToken& cancel);
   // GETs with Last-Event-ID until the response to `id` arrived.

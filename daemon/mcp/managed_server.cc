@@ -9,6 +9,7 @@
 #include "common/child_env.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/thread_start.h"
 #include "common/utf8.h"
 #include "daemon/mcp/http_transport.h"
 #include "daemon/mcp/log_text.h"
@@ -190,12 +191,29 @@ absl::Status ManagedServer::AwaitReady(const CancelToken* cancel) {
   // the server on a thread of its own and waits for it: giving up returns
   // at once, and the start carries on for the next use. Shutdown waits for
   // the thread.
-  std::thread([self = shared_from_this(), epoch, stale = std::move(stale)]() mutable {
-    stale.reset();
-    self->Start(epoch).IgnoreError();  // the waiters read the outcome from the state
-    absl::MutexLock lock(&self->mu_);
-    --self->start_threads_;
-  }).detach();
+  absl::Status started = StartDetachedThread(
+      absl::StrCat("starting MCP server \"", config_.name, "\""),
+      [self = shared_from_this(), epoch, stale = std::move(stale)]() mutable {
+        stale.reset();
+        self->Start(epoch).IgnoreError();  // the waiters read the outcome from the state
+        absl::MutexLock lock(&self->mu_);
+        --self->start_threads_;
+      });
+  if (!started.ok()) {
+    // No thread to be had: the start fails as one that could not connect
+    // would (a later use tries again), and no thread runs to uncount itself.
+    {
+      absl::MutexLock lock(&mu_);
+      --start_threads_;
+      if (epoch_ == epoch && state_ == ServerState::kStarting) {
+        RecordFailure(absl::StrCat("failed to start: ", started.message()));
+      }
+    }
+    RAW_LOG(Warning) << "mcp server " << config_.name << ": " << started.message();
+    Changed();
+    return absl::Status(started.code(),
+                        Clean(absl::StrCat("failed to start: ", started.message())));
+  }
   std::string failure;
   {
     absl::MutexLock lock(&mu_);
@@ -354,12 +372,18 @@ void ManagedServer::HandleCallFailure(const std::shared_ptr<McpClient>& client, 
       hang_check_epoch_ = epoch;
       ++hang_checks_;
     }
-    std::thread([self = shared_from_this(), client, epoch] {
+    auto check = [self = shared_from_this(), client, epoch] {
       self->CheckHung(client, epoch);
       absl::MutexLock lock(&self->mu_);
       if (self->hang_check_epoch_ == epoch) self->hang_check_epoch_ = 0;
       --self->hang_checks_;
-    }).detach();
+    };
+    absl::Status started = StartDetachedThread(
+        absl::StrCat("checking whether MCP server \"", config_.name, "\" hangs"), check);
+    // No thread to be had: this call waits for the ping (at most its
+    // timeout) instead, and the check ends and uncounts itself as on its
+    // own thread.
+    if (!started.ok()) check();
   } else if (absl::IsUnavailable(status) && !IsSessionExpired(status)) {
     StopFailed(epoch, absl::StrCat("stopped unexpectedly: ", status.message()));
   }

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/thread_start.h"
 #include "common/version.h"
 #include "daemon/mcp/log_text.h"
 #include "daemon/mcp/tool_naming.h"
@@ -175,7 +176,16 @@ absl::Status McpClient::Connect(const CancelToken* cancel) {
     left_out_ = std::move(tools->left_out);
     tools_generation_ = 1;
   }
-  refresher_ = std::thread([this] { RefresherLoop(); });
+  absl::StatusOr<std::thread> refresher = StartThread(
+      absl::StrCat("the tool list refresher of MCP server \"", options_.server_name, "\""),
+      [this] { RefresherLoop(); });
+  if (!refresher.ok()) {
+    // Without it a list_changed would never be acted on: the connection
+    // fails as a whole, and the next use starts it again.
+    Close();
+    return refresher.status();
+  }
+  refresher_ = *std::move(refresher);
   return absl::OkStatus();
 }
 

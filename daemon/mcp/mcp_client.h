@@ -17,7 +17,9 @@
 // after accepting it is not retried (see HttpTransport).
 //
 // Ownership: owns its transport. Threads: a refresher thread re-lists the
-// tools after list_changed (the transport threads only flag it).
+// tools after list_changed (the transport threads only flag it). When it,
+// or a thread of the transport, cannot be started, Connect fails with
+// ResourceExhausted and the connection is closed.
 // Thread-safety: every method may be called from any thread after Connect;
 // Close (also run by the destructor) must not be called from a callback.
 #pragma once

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <set>
-#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -11,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "common/logging.h"
+#include "common/thread_start.h"
 #include "common/utf8.h"
 #include "daemon/mcp/tool_naming.h"
 #include "daemon/tools/registry.h"
@@ -67,9 +68,12 @@ void StopInParallel(const std::vector<std::shared_ptr<ManagedServer>>& servers) 
   std::vector<std::thread> stops;
   stops.reserve(servers.size());
   for (const auto& server : servers) {
-    try {
-      stops.emplace_back([server] { server->Shutdown(); });
-    } catch (const std::system_error&) {
+    absl::StatusOr<std::thread> stop =
+        StartThread(absl::StrCat("stopping MCP server \"", server->name(), "\""),
+                    [server] { server->Shutdown(); });
+    if (stop.ok()) {
+      stops.push_back(*std::move(stop));
+    } else {
       server->Shutdown();  // no thread to be had (a thread limit): on this one
     }
   }
@@ -90,7 +94,16 @@ McpManager::McpManager(McpManagerOptions options) : options_(std::move(options))
     clock_ = std::shared_ptr<const Clock>(options_.clock, [](const Clock*) {});  // not owned
   }
   if (!options_.env) options_.env = ProcessEnv();
-  if (options_.stop_idle_servers) idle_thread_ = std::thread([this] { IdleLoop(); });
+  if (options_.stop_idle_servers) {
+    absl::StatusOr<std::thread> idle =
+        StartThread("stopping idle MCP servers", [this] { IdleLoop(); });
+    if (idle.ok()) {
+      idle_thread_ = *std::move(idle);
+    } else {
+      RAW_LOG(Warning) << idle.status().message()
+                       << "; idle MCP servers run until they are dropped";
+    }
+  }
 }
 
 McpManager::~McpManager() { Shutdown(); }
@@ -178,7 +191,7 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
       absl::MutexLock lock(&running_starts_->mu);
       ++running_starts_->count;
     }
-    std::thread([starts, running = running_starts_, server = needed[i], i] {
+    auto start_server = [starts, running = running_starts_, server = needed[i], i] {
       absl::Status ready = server->EnsureReady();
       {
         absl::MutexLock lock(&starts->mu);
@@ -187,7 +200,20 @@ McpSelection McpManager::Select(const std::vector<std::string>& tools_use,
       }
       absl::MutexLock lock(&running->mu);
       --running->count;
-    }).detach();
+    };
+    absl::Status started = StartDetachedThread(
+        absl::StrCat("starting MCP server \"", needed[i]->name(), "\""), start_server);
+    if (!started.ok()) {
+      // No thread to be had: this server is unavailable for this call (a
+      // later call tries again), and no start runs to uncount itself.
+      results[i] = std::move(started);
+      {
+        absl::MutexLock lock(&starts->mu);
+        --starts->pending;
+      }
+      absl::MutexLock lock(&running_starts_->mu);
+      --running_starts_->count;
+    }
   }
   int callback = 0;
   if (cancel != nullptr) {
@@ -374,11 +400,21 @@ void McpManager::DropSessionServers(const std::string& session_id,
     absl::MutexLock lock(&running_starts_->mu);
     ++running_starts_->count;
   }
-  std::thread([running = running_starts_, dropped = std::move(dropped)] {
+  auto stop_servers = [running = running_starts_, dropped] {
     StopInParallel(dropped);
     absl::MutexLock lock(&running->mu);
     --running->count;
-  }).detach();
+  };
+  absl::Status started = StartDetachedThread(
+      absl::StrCat("stopping the MCP servers of session ", session_id), stop_servers);
+  if (!started.ok()) {
+    // No thread to be had: the caller waits for the stops instead, so that
+    // no dropped server is left running.
+    RAW_LOG(Warning) << started.message() << "; stopping them on this thread";
+    StopInParallel(dropped);
+    absl::MutexLock lock(&running_starts_->mu);
+    --running_starts_->count;
+  }
 }
 
 void McpManager::OnServerChanged() {

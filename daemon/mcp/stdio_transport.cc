@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "common/logging.h"
+#include "common/thread_start.h"
 #include "daemon/mcp/json_rpc.h"
 #include "daemon/mcp/log_text.h"
 
@@ -92,8 +93,33 @@ absl::Status StdioTransport::Start(TransportCallbacks callbacks) {
   if (!child.ok()) return child.status();
   child_ = *std::move(child);
   pid_ = child_->pid();
-  reader_ = std::thread([this] { ReaderLoop(); });
-  writer_ = std::thread([this] { WriterLoop(); });
+  // When a thread cannot be started, the start fails and leaves nothing
+  // behind: no thread, and no child (ChildProcess's destructor kills its
+  // group and reaps it). The writer goes first: until Start returns nothing
+  // is queued, so it only waits, and a refused reader ends it at once.
+  absl::StatusOr<std::thread> writer =
+      StartThread(absl::StrCat("the writer of MCP server \"", options_.server_name, "\""),
+                  [this] { WriterLoop(); });
+  if (!writer.ok()) {
+    child_.reset();
+    pid_ = 0;
+    return writer.status();
+  }
+  absl::StatusOr<std::thread> reader =
+      StartThread(absl::StrCat("the reader of MCP server \"", options_.server_name, "\""),
+                  [this] { ReaderLoop(); });
+  if (!reader.ok()) {
+    {
+      absl::MutexLock lock(&mu_);
+      closing_ = true;
+    }
+    writer->join();
+    child_.reset();
+    pid_ = 0;
+    return reader.status();
+  }
+  writer_ = *std::move(writer);
+  reader_ = *std::move(reader);
   return absl::OkStatus();
 }
 

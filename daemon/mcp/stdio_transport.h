@@ -27,6 +27,9 @@
 // term_grace_ms, SIGKILL the group. Whatever the server left in its process
 // group is killed once it exits. The child is always reaped.
 //
+// When the reader or the writer thread cannot be started, Start fails with
+// ResourceExhausted; the child is killed and reaped first.
+//
 // Thread-safety: Send may be called from any thread; Close must not be
 // called from a callback.
 #pragma once

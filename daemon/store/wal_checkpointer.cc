@@ -4,6 +4,7 @@
 
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/thread_start.h"
 
 namespace raw::store {
 
@@ -12,18 +13,21 @@ absl::StatusOr<std::unique_ptr<WalCheckpointer>> WalCheckpointer::Start(const st
   DatabaseOptions options;
   options.busy_timeout_ms = busy_timeout_ms;
   ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path, options));
-  return std::unique_ptr<WalCheckpointer>(new WalCheckpointer(std::move(db)));
+  auto checkpointer = std::unique_ptr<WalCheckpointer>(new WalCheckpointer(std::move(db)));
+  ASSIGN_OR_RETURN(checkpointer->thread_,
+                   StartThread("checkpointing the database's write-ahead log",
+                               [cp = checkpointer.get()] { cp->Run(); }));
+  return checkpointer;
 }
 
-WalCheckpointer::WalCheckpointer(std::unique_ptr<Database> db)
-    : db_(std::move(db)), thread_([this] { Run(); }) {}
+WalCheckpointer::WalCheckpointer(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 
 WalCheckpointer::~WalCheckpointer() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  thread_.join();
+  if (thread_.joinable()) thread_.join();  // not when Start could not start it
 }
 
 void WalCheckpointer::Committed(int wal_pages) {

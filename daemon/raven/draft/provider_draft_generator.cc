@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/thread_start.h"
 #include "daemon/raven/domain.h"
 
 namespace raw::raven::draft {
@@ -103,15 +104,22 @@ DraftVariant ProviderDraftGenerator::RunRoute(const std::string& route,
   CancelToken route_cancel;
   const int forward = cancel.OnCancel([&route_cancel] { route_cancel.Cancel("cancelled"); });
   absl::Notification done;
-  std::thread deadline([&] {
-    if (!done.WaitForNotificationWithTimeout(absl::Milliseconds(timeout_ms))) {
-      route_cancel.Cancel("deadline");
-    }
-  });
+  absl::StatusOr<std::thread> deadline =
+      StartThread(absl::StrCat("the deadline of draft route ", route), [&] {
+        if (!done.WaitForNotificationWithTimeout(absl::Milliseconds(timeout_ms))) {
+          route_cancel.Cancel("deadline");
+        }
+      });
+  if (!deadline.ok()) {
+    // Unbounded, the route could hold the draft for as long as it streams.
+    cancel.RemoveCallback(forward);
+    return DraftVariant{route, false, "",
+                        absl::StrCat("the route could not run: ", deadline.status().message())};
+  }
   DraftSink sink;
   absl::Status status = (*provider)->Stream(request, sink, route_cancel);
   done.Notify();
-  deadline.join();
+  deadline->join();
   cancel.RemoveCallback(forward);
   if (route_cancel.cancelled()) {
     return DraftVariant{route, false, "",
@@ -137,9 +145,17 @@ std::vector<DraftVariant> ProviderDraftGenerator::Generate(const std::vector<std
   std::vector<std::thread> threads;
   threads.reserve(routes.size());
   for (size_t i = 0; i < routes.size(); ++i) {
-    threads.emplace_back([&, i] {
-      variants[i] = RunRoute(routes[i], request, timeout_ms, max_tokens, cancel);
-    });
+    absl::StatusOr<std::thread> thread = StartThread(
+        absl::StrCat("draft route ", routes[i]),
+        [&, i] { variants[i] = RunRoute(routes[i], request, timeout_ms, max_tokens, cancel); });
+    if (thread.ok()) {
+      threads.push_back(*std::move(thread));
+    } else {
+      // No thread to be had: this route fails; the others run.
+      variants[i] =
+          DraftVariant{routes[i], false, "",
+                       absl::StrCat("the route could not run: ", thread.status().message())};
+    }
   }
   for (std::thread& t : threads) t.join();
   return variants;

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/thread_start.h"
 #include "daemon/search/web_search_client.h"
 
 namespace raw::raven::web {
@@ -68,7 +69,7 @@ std::vector<SearchAnswer> WebSourceSearcher::Search(const std::vector<std::strin
   std::vector<std::thread> threads;
   threads.reserve(answers.size());
   for (SearchAnswer& answer : answers) {
-    threads.emplace_back([&client, &answer, per_query, &cancel] {
+    auto search = [&client, &answer, per_query, &cancel] {
       absl::StatusOr<std::vector<search::SearchResult>> results =
           client.Search(answer.query, per_query, cancel);
       if (!results.ok()) {
@@ -83,7 +84,15 @@ std::vector<SearchAnswer> WebSourceSearcher::Search(const std::vector<std::strin
         lead.published = std::move(r.date);
         answer.leads.push_back(std::move(lead));
       }
-    });
+    };
+    absl::StatusOr<std::thread> thread =
+        StartThread(absl::StrCat("the web search for \"", answer.query, "\""), search);
+    if (thread.ok()) {
+      threads.push_back(*std::move(thread));
+    } else {
+      // No thread to be had: this query fails; the others are searched.
+      answer.error = std::string(thread.status().message());
+    }
   }
   for (std::thread& t : threads) t.join();
   return answers;

@@ -32,7 +32,7 @@ TestServer::TestServer(grpc::Service* service, const std::string& socket_path, u
     return;
   }
   status_ = listener_->Listen();
-  if (status_.ok()) listener_->Start(*server_);
+  if (status_.ok()) status_ = listener_->Start(*server_);
 }
 
 TestServer::~TestServer() {

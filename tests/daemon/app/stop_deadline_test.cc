@@ -6,6 +6,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "common/thread_start.h"
 #include "gtest/gtest.h"
 
 namespace raw::app {
@@ -27,6 +28,20 @@ TEST(StopDeadlineTest, AStopThatFinishesInTimeIsLeftAlone) {
     StopDeadline deadline(absl::Hours(1), [&] { expired = true; });
     deadline.Step("closing the store");
   }  // returns at once, without waiting out the hour
+  EXPECT_FALSE(expired);
+}
+
+// Without a thread to watch, the stop goes on unbounded instead of ending
+// the daemon.
+TEST(StopDeadlineTest, WithoutAThreadNothingIsWatched) {
+  bool expired = false;
+  {
+    RefuseThreadStartsForTesting refuse("the deadline of the stop");
+    StopDeadline deadline(absl::Milliseconds(1), [&] { expired = true; });
+    EXPECT_EQ(refuse.refused(), 1);
+    deadline.Step("closing the store");
+    absl::SleepFor(absl::Milliseconds(20));
+  }
   EXPECT_FALSE(expired);
 }
 

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/thread_start.h"
 #include "daemon/mcp/mcp_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -617,6 +618,49 @@ TEST(HttpTransportTest, StreamsAndAnswersToTheServerCannotHoldTheConnection) {
   client.Close();
   EXPECT_EQ(http.EndOfRpc("id", "p1"), absl::StatusCode::kCancelled)
       << "Close waited for the post of the answer to the ping";
+}
+
+// Without a thread for a request's POST, the call fails at once with a
+// clear error; the connection stays usable.
+TEST(HttpTransportTest, ARequestWithoutAThreadFailsAndTheNextOneWorks) {
+  std::string session;
+  ScriptedHttpClient http(Server(
+      [](const Json& body, http::HttpResponseHandler& handler) {
+        return ReplyJson(handler, TextResult(body, "answered"));
+      },
+      &session));
+  std::unique_ptr<McpClient> client = Connect(http);
+  {
+    RefuseThreadStartsForTesting refuse("a request to MCP server \"scripted\"");
+    absl::StatusOr<CallToolResult> refused =
+        client->CallTool("echo", Json::object(), CallOptions());
+    EXPECT_EQ(refuse.refused(), 1);
+    EXPECT_TRUE(absl::IsResourceExhausted(refused.status())) << refused.status();
+    EXPECT_THAT(refused.status().message(),
+                HasSubstr("could not start a thread for a request to MCP server \"scripted\""));
+  }
+  absl::StatusOr<CallToolResult> result = client->CallTool("echo", Json::object(), CallOptions());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->content[0]["text"], "answered");
+  client->Close();
+}
+
+// Without a thread for the listening stream, the connection works without
+// it.
+TEST(HttpTransportTest, AListeningStreamWithoutAThreadIsLeftOut) {
+  std::string session;
+  ScriptedHttpClient http(Server(
+      [](const Json& body, http::HttpResponseHandler& handler) {
+        return ReplyJson(handler, TextResult(body, "answered"));
+      },
+      &session));
+  RefuseThreadStartsForTesting refuse("the listening stream to MCP server \"scripted\"");
+  std::unique_ptr<McpClient> client = Connect(http);
+  EXPECT_EQ(refuse.refused(), 1);
+  absl::StatusOr<CallToolResult> result = client->CallTool("echo", Json::object(), CallOptions());
+  ASSERT_TRUE(result.ok()) << result.status();
+  client->Close();
+  EXPECT_TRUE(http.Find("GET").empty());
 }
 
 TEST(HttpTransportTest, PublicEndpointDropsCredentialsAndQuery) {

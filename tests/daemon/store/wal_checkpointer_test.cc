@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "common/thread_start.h"
 #include "daemon/store/session_store.h"
 #include "daemon/store/sqlite/db.h"
 #include "gtest/gtest.h"
@@ -75,6 +76,17 @@ TEST(WalCheckpointerTest, TheStoreWritesTheWalsFirstFrameAtOpen) {
   absl::StatusOr<std::unique_ptr<SessionStore>> store = SessionStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_GT(WalFileSize(path + "-wal"), 0u) << "no frame was written at open";
+}
+
+// Without a thread to checkpoint on, opening the store fails and says why.
+TEST(WalCheckpointerTest, WithoutAThreadTheStoreDoesNotOpen) {
+  TempDir dir;
+  RefuseThreadStartsForTesting refuse("checkpointing the database's write-ahead log");
+  absl::StatusOr<std::unique_ptr<SessionStore>> store = SessionStore::Open(dir.File("s.db"));
+  EXPECT_EQ(refuse.refused(), 1);
+  EXPECT_TRUE(absl::IsResourceExhausted(store.status())) << store.status();
+  EXPECT_EQ(store.status().message().find("could not start a thread for checkpointing"), 0u)
+      << store.status();
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "common/thread_start.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -157,6 +158,45 @@ TEST(ProviderDraftGeneratorTest, CallerCancellationEndsEveryRoute) {
   std::vector<DraftVariant> v = generator.Generate({"slow/a", "slow/b"}, "ctx", "x", cancel);
   ASSERT_EQ(v.size(), 2u);
   for (const DraftVariant& d : v) EXPECT_EQ(d.detail, "the draft was cancelled");
+}
+
+// Without a thread for a route, or for its deadline, that route fails with
+// a clear detail and the others are drafted.
+TEST(ProviderDraftGeneratorTest, ARouteWithoutAThreadFailsAndTheOthersRun) {
+  MutableSettings settings;
+  settings.settings.draft.timeout_ms = 10000;
+  ProviderDraftGenerator generator(
+      settings,
+      [](const std::string&, int64_t) -> absl::StatusOr<std::unique_ptr<providers::Provider>> {
+        return std::make_unique<ScriptedProvider>(
+            std::vector<providers::ProviderEvent>{providers::TextDeltaEvent{0, "Tides rise."},
+                                                  Finish(providers::FinishReason::kStop)},
+            false, nullptr);
+      });
+  CancelToken cancel;
+  {
+    RefuseThreadStartsForTesting refuse("draft route b/no-thread");
+    std::vector<DraftVariant> v =
+        generator.Generate({"a/ok", "b/no-thread", "c/ok"}, "ctx", "x", cancel);
+    EXPECT_EQ(refuse.refused(), 1);
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_TRUE(v[0].drafted) << v[0].detail;
+    EXPECT_EQ(v[1].route, "b/no-thread");
+    EXPECT_FALSE(v[1].drafted);
+    EXPECT_THAT(v[1].detail, ::testing::StartsWith("the route could not run: could not start a "
+                                                   "thread for draft route b/no-thread: "));
+    EXPECT_TRUE(v[2].drafted) << v[2].detail;
+  }
+  {
+    RefuseThreadStartsForTesting refuse("the deadline of draft route b/no-thread");
+    std::vector<DraftVariant> v = generator.Generate({"a/ok", "b/no-thread"}, "ctx", "x", cancel);
+    EXPECT_EQ(refuse.refused(), 1);
+    ASSERT_EQ(v.size(), 2u);
+    EXPECT_TRUE(v[0].drafted) << v[0].detail;
+    EXPECT_FALSE(v[1].drafted);
+    EXPECT_THAT(v[1].detail, HasSubstr("could not start a thread for the deadline of draft route "
+                                       "b/no-thread: "));
+  }
 }
 
 TEST(ProviderDraftGeneratorTest, RoutesAreReadFromTheSettingsEachTime) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
+#include "common/thread_start.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -97,6 +98,27 @@ TEST_F(WebSourceSearcherTest, EachQueryAnswersOnItsOwnAndAFailureStaysWithItsQue
   EXPECT_EQ(*answers[1].error, "the searxng search backend answered HTTP 500: engine crashed");
   EXPECT_EQ(answers[2].leads.size(), 1u);
   EXPECT_EQ(http_.requests().size(), 3u);
+}
+
+// Without a thread for a query, that query fails with a clear error and
+// the others are searched.
+TEST_F(WebSourceSearcherTest, AQueryWithoutAThreadFailsAndTheOthersAreSearched) {
+  http_.Route("q=alpha", {200, Results("a", 1)});
+  http_.Route("q=gamma", {200, Results("g", 1)});
+  WebSourceSearcher searcher(&http_, settings_, nullptr);
+  CancelToken cancel;
+  RefuseThreadStartsForTesting refuse("the web search for \"beta\"");
+  std::vector<SearchAnswer> answers = searcher.Search({"alpha", "beta", "gamma"}, 2, cancel);
+  EXPECT_EQ(refuse.refused(), 1);
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_EQ(answers[0].leads.size(), 1u);
+  EXPECT_FALSE(answers[0].error);
+  ASSERT_TRUE(answers[1].error);
+  EXPECT_THAT(*answers[1].error,
+              ::testing::StartsWith("could not start a thread for the web search for \"beta\": "));
+  EXPECT_TRUE(answers[1].leads.empty());
+  EXPECT_EQ(answers[2].leads.size(), 1u);
+  EXPECT_EQ(http_.requests().size(), 2u);
 }
 
 TEST_F(WebSourceSearcherTest, TheConfiguredResultCountBoundsEachQuery) {
