@@ -466,8 +466,23 @@ bool ManagedServer::StopIfIdle() {
   return true;
 }
 
+bool ManagedServer::ReleaseDeadConnection() {
+  std::shared_ptr<McpClient> dead;
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != ServerState::kFailed || client_ == nullptr || inflight_ > 0) return false;
+    dead = std::move(client_);
+  }
+  RAW_LOG(Info) << "mcp server " << config_.name << ": closed the connection of the stopped server";
+  dead->Close();  // on this thread, never the connection's own reader
+  return true;
+}
+
 std::optional<int64_t> ManagedServer::NextIdleCheckMs() const {
   absl::MutexLock lock(&mu_);
+  if (state_ == ServerState::kFailed && client_ != nullptr && inflight_ == 0) {
+    return options_.clock->NowUnixMs();
+  }
   if (state_ != ServerState::kReady || config_.idle_timeout_ms <= 0) return std::nullopt;
   if (inflight_ > 0) return options_.clock->NowUnixMs() + config_.idle_timeout_ms;
   return last_used_ms_ + config_.idle_timeout_ms;

@@ -157,7 +157,13 @@ class ManagedServer : public std::enable_shared_from_this<ManagedServer> {
   // Stops a ready server with no call in flight that was unused for
   // idle_timeout_ms; true when it did.
   bool StopIfIdle();
-  // When StopIfIdle should next look (clock ms), or nullopt when not ready.
+  // Closes the connection of a server that stopped unexpectedly while no
+  // call was in flight (its pipes, pidfd and writer thread), which would
+  // otherwise wait for the server's next use; true when it did. The server
+  // stays failed and restarts when next used, as before.
+  bool ReleaseDeadConnection();
+  // When StopIfIdle or ReleaseDeadConnection should next look (clock ms),
+  // or nullopt when neither has anything to do.
   std::optional<int64_t> NextIdleCheckMs() const;
   // Stops the server for good (daemon shutdown): later uses fail.
   void Shutdown();

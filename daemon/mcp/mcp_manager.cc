@@ -354,7 +354,10 @@ int McpManager::StopIdleServers() {
     for (const auto& [key, server] : servers_) servers.push_back(server);
   }
   int stopped = 0;
-  for (const auto& server : servers) stopped += server->StopIfIdle() ? 1 : 0;
+  for (const auto& server : servers) {
+    stopped += server->StopIfIdle() ? 1 : 0;
+    server->ReleaseDeadConnection();
+  }
   // Definitions replaced by newer ones go once they no longer run.
   absl::MutexLock lock(&mu_);
   for (auto it = servers_.begin(); it != servers_.end();) {

@@ -118,6 +118,8 @@ class McpManager {
                           const std::map<std::string, config::McpServerConfig>& keep = {});
 
   // Stops the servers idle for their idle_timeout_ms; returns how many.
+  // Also closes the connections of servers that stopped unexpectedly
+  // between calls (ManagedServer::ReleaseDeadConnection).
   int StopIdleServers();
 
   // Stops every server, all at once, and waits for the stops and for the

@@ -40,6 +40,8 @@ Speaks newline-delimited JSON-RPC on stdin/stdout. Flags choose faults:
   --extra-tools JSON     also list these tools (a JSON array of tool entries);
                          a call to one answers with its arguments as JSON text
   --page-delay MS        wait MS before answering each tools/list page
+  --exit-after-calls N   exit (code 0) right after answering the Nth tools/call,
+                         so that it is gone between calls
 
 Tools: echo, fail, crash, hang, huge, garbage, add_tool, progress,
 wait_cancel, cancelled_ids, ask_client, env, mixed, spawn_child, destroy,
@@ -79,6 +81,7 @@ parser.add_argument("--stall-gate", default="")
 parser.add_argument("--input-log", default="")
 parser.add_argument("--extra-tools", default="[]")
 parser.add_argument("--page-delay", type=int, default=0)
+parser.add_argument("--exit-after-calls", type=int, default=0)
 args = parser.parse_args()
 
 
@@ -253,6 +256,9 @@ def ask_client():
     return json.dumps(answers, sort_keys=True)
 
 
+answered_calls = []
+
+
 def call_tool(request):
     params = request.get("params", {})
     name = params.get("name")
@@ -397,6 +403,10 @@ def handle(request):
         result = call_tool(request)
         if result is not None:
             send({"jsonrpc": "2.0", "id": rid, "result": result})
+        answered_calls.append(rid)
+        if args.exit_after_calls and len(answered_calls) == args.exit_after_calls:
+            sys.stdout.flush()
+            os._exit(0)
         if args.stall_gate and not stalled:
             stalled.append(True)
             stall()

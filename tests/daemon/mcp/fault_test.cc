@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -49,6 +50,35 @@ TEST(FaultTest, CrashMidCallIsAnErrorAndTheNextUseRestarts) {
   EXPECT_EQ(CountLines(dir.Join("starts")), 2);
   // The notice is given once.
   EXPECT_TRUE(harness.Select({"mcp/fake/echo"}, {server}).notices.empty());
+}
+
+int OpenFds() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    ++n;
+  }
+  return n;
+}
+
+// A server that exits between calls leaves a dead connection (its pipes,
+// pidfd and writer thread); the idle check closes it rather than keeping
+// it until the server's next use, which may never come.
+TEST(FaultTest, AServerThatExitsBetweenCallsHasItsConnectionClosedByTheIdleCheck) {
+  ManagerHarness harness;
+  auto server = FakeServer("fake", {"--exit-after-calls", "1"});
+  const int before = OpenFds();
+  tools::ToolOutput echoed = harness.Call(server, "echo", {{"text", "last"}});
+  EXPECT_EQ(echoed.status, events::ToolStatus::kOk) << echoed.content;
+  ASSERT_TRUE(harness.WaitForState("fake", ServerState::kFailed));
+  EXPECT_GT(OpenFds(), before) << "the dead connection is still open";
+
+  harness.manager().StopIdleServers();
+  EXPECT_EQ(OpenFds(), before);
+  EXPECT_EQ(harness.manager().Status()[0].state, ServerState::kFailed);
+  // The next use starts it again, as after any unexpected stop.
+  tools::ToolOutput again = harness.Call(server, "echo", {{"text", "again"}});
+  EXPECT_EQ(again.status, events::ToolStatus::kOk) << again.content;
+  EXPECT_EQ(again.content, "echo: again");
 }
 
 TEST(FaultTest, HangPastTheTimeoutIsCancelledAndTheServerReplaced) {
