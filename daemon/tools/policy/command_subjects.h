@@ -13,7 +13,8 @@
 //   -S), parsed in turn, to the same nesting limit as the splitter.
 // Every file a redirection writes to (">f", ">>f", "&>f", "2>f", "<>f",
 // ">|f"; not "2>&1", not input) is a kRedirect subject: `allow "echo *"`
-// covers the command, not `echo x >> ~/.bashrc`.
+// covers the command, not `echo x >> ~/.bashrc`. The operator is read as
+// written, the target after quote removal: >'&'1 writes the file "&1".
 // A command form is decided like any command: every rule applies and an
 // allowed call needs it allowed. A canonical form only restricts: a deny or
 // ask rule matching it counts, an allow rule or no rule does not. So
@@ -59,8 +60,10 @@ struct CommandSubject {
   std::string text;
   // kRedirect: false when the target is only known when the line runs (an
   // expansion, a glob, "~user", a relative path after a command that may
-  // change the working directory: cd, pushd, popd, source, env -C, …); no
-  // allow pattern can match it then.
+  // change the working directory: cd, pushd, popd, source, env -C, …, or
+  // anywhere in a line that may run it again: a loop, a trap, find, xargs;
+  // any path after a command that may make a link or directory, see
+  // docs/tools.md); no allow pattern can match it then.
   bool known = true;
 
   bool operator==(const CommandSubject&) const = default;

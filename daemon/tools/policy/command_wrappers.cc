@@ -144,6 +144,16 @@ std::string AsAssignment(std::string_view value) {
   return text;
 }
 
+// xargs -I and find's actions put what they read or find in place of
+// `replaced` ("{}") in the words they run: such a word is only known then
+// (bash -c {} runs a file's name as a command line).
+void MarkReplaced(std::vector<ShellWord>& command, std::string_view replaced) {
+  if (replaced.empty()) return;
+  for (ShellWord& word : command) {
+    if (word.value.find(replaced) != std::string::npos) word.literal = false;
+  }
+}
+
 Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words) {
   const std::string& name = words[0].value;
   auto unknown_option = [&](std::string_view option) {
@@ -154,6 +164,7 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
   bool shell = false;                // sudo -s/-i, doas -s: without a command, a shell reads input
   bool chdir = false;                // env -C, sudo -D, --chdir
   bool replaces = false;             // xargs -I/-i: no arguments are appended
+  std::string replace_string;        // what xargs -I/-i replaces with what it reads
   std::optional<std::string> split;  // env -S: a command line
   size_t i = 1;
   // An option's value: `attached` ("-n5", "--signal=KILL") or the next word.
@@ -184,6 +195,7 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
       if (kind == 0) return unknown_option(v);
       if (kind == '!') return {};
       replaces = replaces || option_name == "replace";
+      if (option_name == "replace") replace_string = attached ? std::string(*attached) : "{}";
       chdir = chdir || option_name == "chdir";
       std::string given = kind == '=' ? value(attached) : "";
       if (option_name == "split-string") split = given;
@@ -194,6 +206,9 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
       if (spec.runs_nothing.find(c) != std::string_view::npos) return {};
       shell = shell || ((name == "sudo" || name == "doas") && (c == 's' || c == 'i'));
       replaces = replaces || (name == "xargs" && (c == 'I' || c == 'i'));
+      if (name == "xargs" && c == 'i') {
+        replace_string = j + 1 < v.size() ? std::string(v.substr(j + 1)) : "{}";
+      }
       chdir = chdir || (name == "env" && c == 'C') || (name == "sudo" && c == 'D');
       if (spec.flags.find(c) != std::string_view::npos) continue;
       if (spec.optional.find(c) != std::string_view::npos) break;
@@ -202,6 +217,7 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
       if (j + 1 < v.size()) attached = v.substr(j + 1);
       std::string given = value(attached);
       if (name == "env" && c == 'S') split = given;
+      if (name == "xargs" && c == 'I') replace_string = given;
       break;
     }
   }
@@ -231,6 +247,7 @@ Wrapped UnwrapPrefix(const PrefixSpec& spec, const std::vector<ShellWord>& words
     }
     ++command_name;
   }
+  MarkReplaced(command, replace_string);
   Wrapped w;
   if (command_name < command.size()) {
     w.kind = Wrapped::Kind::kCommand;
@@ -284,7 +301,13 @@ Wrapped UnwrapShell(const std::vector<ShellWord>& words) {
     std::vector<ShellWord> string{words[i]};
     return Line(absl::StrCat(name, " -c"), string, 0);
   }
-  if (command) return {};  // bash reports the missing string
+  // -c without its string: run alone, bash refuses it; run by a command
+  // that appends arguments (xargs, find's -exec … {} +), the first of them
+  // is the string, so what it runs is only known then.
+  if (command) {
+    return Unknown(absl::StrCat("cannot tell what \"", name,
+                                " -c\" runs (its command string is not in the line)"));
+  }
   if (input || i >= words.size() || ReadsGeneratedScript(words[i])) {
     return Unknown(absl::StrCat("\"", name, "\" reads the commands it runs from its input"));
   }
@@ -325,6 +348,7 @@ Wrapped UnwrapFind(const std::vector<ShellWord>& words) {
       if (words[i].value == "+" && !command.empty() && command.back().value == "{}") break;
       command.push_back(words[i]);
     }
+    MarkReplaced(command, "{}");
     if (!command.empty()) w.commands.push_back(std::move(command));
   }
   if (!w.commands.empty()) w.kind = Wrapped::Kind::kCommand;

@@ -3,8 +3,10 @@
 // env, nohup, nice, time, timeout, xargs, sudo, stdbuf, setsid, doas,
 // coproc and busybox (with their options), the commands of find's -exec,
 // -execdir, -ok and -okdir, the shells bash, sh, dash, zsh, ksh, mksh, ash
-// and rbash given a command string (-c, options before it), eval, trap and
-// env -S.
+// and rbash given a command string (-c, options before it; -c without one is
+// kUnknown, as what appends arguments supplies it), eval, trap and env -S.
+// A word of what find's actions or xargs -I run that holds "{}" (or -I's
+// string) is not literal: it is replaced when they run.
 // Pure; thread-safe.
 #pragma once
 

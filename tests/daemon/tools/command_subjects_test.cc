@@ -236,7 +236,10 @@ TEST(CommandSubjectsTest, FilesWrittenByRedirectionsAreSubjects) {
   EXPECT_THAT(Subjects("echo x > ~root/f"), Contains(R("~root/f", false)));
   EXPECT_THAT(Subjects("echo x > '~/f'"), Contains(R("./~/f")));
   // Redirections after a group, inside command strings and substitutions.
-  EXPECT_THAT(Subjects("{ a; b; } > f"), Contains(R("f")));
+  EXPECT_THAT(Subjects("{ echo a; ls; } > f"), Contains(R("f")));
+  // Read as "a; b; > f" (opened after a and b ran), which may have made a
+  // link the target goes through (command_subjects_fail_closed_test.cc).
+  EXPECT_THAT(Subjects("{ a; b; } > f"), Contains(R("f", false)));
   EXPECT_THAT(Subjects("bash -c 'echo x > f'"), Contains(R("f")));
   EXPECT_THAT(Subjects("echo $(cat x > f)"), Contains(R("f")));
 }

@@ -33,15 +33,18 @@ TEST(RuleSetTest, SessionRuleOptionsOfferTheProgramPatternWhereSafe) {
   auto options = [](const std::string& command) {
     return RuleSet::SessionRuleOptions(kBash, Json{{"command", command}}, "/");
   };
-  auto o = options("git status -s && echo hi > /tmp/o.txt");
+  // (The redirection comes first: after a command that may make links,
+  // such as git, a target is only known when the line runs.)
+  auto o = options("echo hi > /tmp/o.txt && git status -s");
   ASSERT_EQ(o.size(), 2u);
-  EXPECT_THAT(o[0], ::testing::ElementsAre(Command(RuleAction::kAllow, "git status -s"),
-                                           Command(RuleAction::kAllow, "echo hi > /tmp/o.txt"),
-                                           Redirect(RuleAction::kAllow, "/tmp/o.txt")));
-  EXPECT_THAT(o[1], ::testing::ElementsAre(Command(RuleAction::kAllow, "git status *"),
-                                           Command(RuleAction::kAllow, "echo *"),
-                                           Redirect(RuleAction::kAllow, "/tmp/o.txt")));
-  EXPECT_EQ(DescribeRule(o[1][0]), "allow builtin/bash command \"git status *\"");
+  EXPECT_THAT(o[0], ::testing::ElementsAre(Command(RuleAction::kAllow, "echo hi > /tmp/o.txt"),
+                                           Redirect(RuleAction::kAllow, "/tmp/o.txt"),
+                                           Command(RuleAction::kAllow, "git status -s")));
+  EXPECT_THAT(o[1], ::testing::ElementsAre(Command(RuleAction::kAllow, "echo *"),
+                                           Redirect(RuleAction::kAllow, "/tmp/o.txt"),
+                                           Command(RuleAction::kAllow, "git status *")));
+  EXPECT_EQ(DescribeRule(o[1][2]), "allow builtin/bash command \"git status *\"");
+  EXPECT_THAT(options("git status -s && echo hi > /tmp/o.txt"), IsEmpty());
   // A command the pattern does not match itself keeps its exact rule.
   EXPECT_THAT(options("ls")[1], ::testing::ElementsAre(Command(RuleAction::kAllow, "ls"),
                                                        Command(RuleAction::kAllow, "ls *")));
