@@ -1,6 +1,7 @@
 #include "daemon/tools/policy/shell_scanner.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -13,6 +14,26 @@ namespace raw::tools::policy {
 namespace {
 
 bool IsShellBlank(char c) { return c == ' ' || c == '\t'; }
+
+// The operator `text` (a word as written) is still being written, after its
+// file descriptor ("2>" -> ">", "{fd}<&" -> "<&", "2" -> ""); nullopt when
+// `text` cannot grow into a redirection operator: it is quoted or escaped
+// ("\\>"), or its operator already has a target ("2>&1").
+std::optional<std::string_view> OperatorInProgress(std::string_view text) {
+  if (!IsRedirectionPrefix(text)) return std::nullopt;
+  size_t i = 0;
+  if (text.starts_with("{")) {
+    i = text.find('}') + 1;
+  } else {
+    while (i < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  }
+  std::string_view op = text.substr(i);
+  if (std::any_of(op.begin(), op.end(),
+                  [](char c) { return absl::ascii_isdigit(static_cast<unsigned char>(c)); })) {
+    return std::nullopt;
+  }
+  return op;
+}
 
 }  // namespace
 
@@ -60,20 +81,25 @@ absl::Status ShellScanner::ScanWord(WordBuilder& w, int depth) {
   while (pos_ < in_.size()) {
     RETURN_IF_ERROR(Spend(1));
     char c = in_[pos_];
-    if (c == '|' && !text.empty() && text.back() == '>') {  // ">|" (clobber) redirects
+    // Only an operator as bash reads it grows: an escaped or quoted '>' is
+    // text, so in "\\>|" and "\\>&" the '|' and '&' separate commands.
+    const std::optional<std::string_view> op = OperatorInProgress(text);
+    if (c == '|' && op == ">") {  // ">|" (clobber) redirects
       text += c;
       Literal(w, c);
       ++pos_;
       continue;
     }
     if (IsShellBlank(c) || c == '\n' || c == ';' || c == '|' || c == '(' || c == ')') break;
-    // A redirection operator starts a word of its own ("a>b" is "a" ">b"),
-    // unless what precedes it is the file descriptor ("2>&1").
+    // A redirection operator starts a word of its own ("a>b" is "a" ">b",
+    // "2>&1>f" is "2>&1" ">f"), unless what precedes it is the file
+    // descriptor ("2>&1") or the operator so far (">>").
     bool redirects = ((c == '<' || c == '>') && !At(1, '(')) || (c == '&' && At(1, '>'));
-    if (redirects && !text.empty() && !IsRedirectionPrefix(text)) break;
+    if (redirects && !text.empty() && !op) break;
     if (c == '&') {
-      // "&>file" and ">&2" are redirections, not the background operator.
-      bool redirect = At(1, '>') || (!text.empty() && (text.back() == '>' || text.back() == '<'));
+      // ">&2" and "<&0" are redirections, not the background operator; so
+      // is "&>file", which takes no descriptor: "2&>f" is "2" then "&>f".
+      bool redirect = op == ">" || op == "<" || (text.empty() && At(1, '>'));
       if (!redirect) break;
       text += c;
       Literal(w, c);

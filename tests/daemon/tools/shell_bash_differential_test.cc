@@ -108,6 +108,12 @@ const char* const kLines[] = {
     "set -a; for LD_AUDIT in x; do e6; done",
     "set -a; exec {GIT_FD}</dev/null; e7",
     "set -a; e0 & wait -n -p GIT_PID; e8",
+    // An escaped '>' or '<' is a word: the '&' or '|' after it separates.
+    "git status \\>& touch x",
+    "git status \\>| touch x",
+    "echo hi \\<& touch x",
+    // "&>" takes no descriptor: "2&>f" is the word 2 and "&>f".
+    "c7 x 2&>/dev/null && c8 {v}&>/dev/null",
 };
 
 struct BashRun {

@@ -1,0 +1,76 @@
+// The scanner never reads a line as harmless where bash reads it otherwise:
+// an escaped '>' or '<' is no operator for a following '&' or '|' to join,
+// and "&>" takes no descriptor ("2&>f" is the word "2" and the redirection
+// "&>f"). Each line is either read as bash reads it or not judged, and a
+// rule that allows only its first command does not allow it.
+#include <string>
+#include <vector>
+
+#include "daemon/tools/policy/command_splitter.h"
+#include "daemon/tools/policy/command_subjects.h"
+#include "daemon/tools/policy/rule_set.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/tools/rule_test_support.h"
+
+namespace raw::tools::policy {
+namespace {
+
+using config::ApprovalMode;
+using config::RuleAction;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<std::string> FailClosedSplit(const std::string& command) {
+  auto parts = SplitShellCommand(command);
+  EXPECT_TRUE(parts.ok()) << command << ": " << parts.status();
+  return parts.ok() ? *parts : std::vector<std::string>{"<error>"};
+}
+
+// Allowed without asking under a rule allowing only `pattern`.
+bool FailClosedAllowed(const std::string& pattern, const std::string& command) {
+  RuleSet rules = tools::testing::Rules({tools::testing::Command(RuleAction::kAllow, pattern)});
+  return tools::testing::Bash(rules, command, ApprovalMode::kAskAll).action == RuleAction::kAllow;
+}
+
+TEST(ShellScannerFailClosedTest, AnEscapedRedirectionCharacterDoesNotJoinASeparator) {
+  EXPECT_THAT(FailClosedSplit("git status \\>& touch /tmp/x"),
+              ElementsAre("git status \\>", "touch /tmp/x"));
+  EXPECT_THAT(FailClosedSplit("git status \\>| touch /tmp/x"),
+              ElementsAre("git status \\>", "touch /tmp/x"));
+  EXPECT_THAT(FailClosedSplit("echo hi \\<& touch /tmp/x"),
+              ElementsAre("echo hi \\<", "touch /tmp/x"));
+  EXPECT_THAT(FailClosedSplit("echo '>'& touch /tmp/x"), ElementsAre("echo '>'", "touch /tmp/x"));
+  // The operators themselves still join.
+  EXPECT_THAT(FailClosedSplit("make >& log 2>&1 >| out <&0 {fd}>&- && ls"),
+              ElementsAre("make >& log 2>&1 >| out <&0 {fd}>&-", "ls"));
+  // A redirection with its target written does not grow: "2>&1>f" writes f.
+  EXPECT_THAT(FailClosedSplit("echo x 2>&1>f"), ElementsAre("echo x 2>&1 >f"));
+}
+
+TEST(ShellScannerFailClosedTest, AnEscapedRedirectionCharacterHidesNoCommandFromARule) {
+  EXPECT_TRUE(FailClosedAllowed("git status *", "git status \\>"));
+  EXPECT_FALSE(FailClosedAllowed("git status *", "git status \\>& touch /tmp/x"));
+  EXPECT_FALSE(FailClosedAllowed("git status *", "git status \\>| touch /tmp/x"));
+  EXPECT_FALSE(FailClosedAllowed("echo *", "echo hi \\<& touch /tmp/x"));
+}
+
+TEST(ShellScannerFailClosedTest, AnAmpersandRedirectionTakesNoDescriptor) {
+  EXPECT_THAT(FailClosedSplit("echo 'payload' 2&>>~/.bashrc"),
+              ElementsAre("echo 'payload' 2 &>>~/.bashrc"));
+  EXPECT_THAT(FailClosedSplit("echo x {fd}&>f"), ElementsAre("echo x {fd} &>f"));
+  auto subjects = AnalyzeShellCommand("echo 'payload' 2&>>~/.bashrc");
+  ASSERT_TRUE(subjects.ok()) << subjects.status();
+  EXPECT_THAT(subjects->subjects,
+              Contains(CommandSubject{CommandSubject::Kind::kRedirect, "~/.bashrc", true}));
+}
+
+TEST(ShellScannerFailClosedTest, AnAmpersandRedirectionAfterADigitIsSeenByARule) {
+  EXPECT_TRUE(FailClosedAllowed("echo *", "echo 'payload' 2"));
+  EXPECT_FALSE(FailClosedAllowed("echo *", "echo 'payload' 2&>>~/.bashrc"));
+  EXPECT_FALSE(FailClosedAllowed("echo *", "echo 'payload' {v}&>~/.bashrc"));
+}
+
+}  // namespace
+}  // namespace raw::tools::policy
