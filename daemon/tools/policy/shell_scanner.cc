@@ -285,7 +285,9 @@ absl::Status ShellScanner::ScanArithmetic(WordBuilder& w, int depth) {
 
 absl::Status ShellScanner::ScanParameter(WordBuilder& w, int depth, bool in_dquote) {
   // "${name…}": the operand after :- and the like may hold quotes and
-  // substitutions that run. Inside double quotes a single quote is literal.
+  // substitutions that run. Even inside double quotes, bash reads '…' and
+  // $'…' here as quotes while it looks for the closing '}': in
+  // "${x#'"'}" the '"' does not end the double quotes.
   RETURN_IF_ERROR(CheckDepth(depth));
   size_t start = pos_;
   pos_ += 2;
@@ -303,8 +305,12 @@ absl::Status ShellScanner::ScanParameter(WordBuilder& w, int depth, bool in_dquo
     if (c == '\\') {
       if (pos_ + 1 < in_.size()) Literal(operand, in_[pos_ + 1]);
       pos_ += 2;
-    } else if (c == '\'' && !in_dquote) {
+    } else if (c == '\'' && in_dquote) {
+      status = ScanQuotedInParameter(operand, depth);
+    } else if (c == '\'') {
       status = ScanSingleQuoted(operand);
+    } else if (c == '$' && At(1, '\'')) {
+      status = ScanAnsiC(operand);
     } else if (c == '"') {
       status = ScanDoubleQuoted(operand, depth + 1);
     } else if (c == '$') {
@@ -318,6 +324,39 @@ absl::Status ShellScanner::ScanParameter(WordBuilder& w, int depth, bool in_dquo
     RETURN_IF_ERROR(status);
   }
   return Unterminated("parameter expansion \"${\"", start);
+}
+
+absl::Status ShellScanner::ScanQuotedInParameter(WordBuilder& w, int depth) {
+  // Inside "${…}" bash finds the end of '…' as it would outside double
+  // quotes (no escapes), but then expands what it holds as in double
+  // quotes: "${x:-'$(cmd)'}" runs cmd. A substitution that does not end
+  // before the closing quote, or a backslash, is not judged.
+  const size_t open_at = pos_;
+  const size_t end = in_.find('\'', pos_ + 1);
+  if (end == std::string_view::npos) return Unterminated("single quote", pos_);
+  ++pos_;
+  while (pos_ < end) {
+    RETURN_IF_ERROR(Spend(1));
+    const char c = in_[pos_];
+    if (c == '\\') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a backslash in single quotes inside \"${\" is not supported (at offset ", pos_, ")"));
+    }
+    if (c == '$') {
+      RETURN_IF_ERROR(ScanDollar(w, depth + 1, true));
+    } else if (c == '`') {
+      RETURN_IF_ERROR(ScanBackticks(w, depth + 1, true));
+    } else {
+      Literal(w, c);
+      ++pos_;
+    }
+  }
+  if (pos_ != end) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an expansion crosses the single quote opened at offset ", open_at, " inside \"${\""));
+  }
+  ++pos_;
+  return absl::OkStatus();
 }
 
 absl::Status ShellScanner::ScanBackticks(WordBuilder& w, int depth, bool in_dquote) {

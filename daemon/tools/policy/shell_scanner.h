@@ -100,6 +100,8 @@ class ShellScanner {
   absl::Status ScanArithmetic(WordBuilder& w, int depth);
   absl::Status ScanParameter(WordBuilder& w, int depth, bool in_dquote);
   absl::Status ScanBackticks(WordBuilder& w, int depth, bool in_dquote);
+  // '…' inside "${…}": read to its closing quote, expanding what it holds.
+  absl::Status ScanQuotedInParameter(WordBuilder& w, int depth);
 
   // Offsets of each "$((" found not to close as arithmetic. Whether it
   // closes depends on the text alone; read again as a substitution, what it

@@ -112,6 +112,10 @@ const char* const kLines[] = {
     "git status \\>& touch x",
     "git status \\>| touch x",
     "echo hi \\<& touch x",
+    // Single quotes inside "${…}" quote a '"'; what they hold is expanded.
+    "git status \"${x#'\"'}\"\ntouch x\n#}\"",
+    "git status \"${x:-$'\"'}\"\ntouch x\n#}\"",
+    "echo \"${x:-'$(c6)'}\"",
     // "&>" takes no descriptor: "2&>f" is the word 2 and "&>f".
     "c7 x 2&>/dev/null && c8 {v}&>/dev/null",
 };

@@ -1,8 +1,9 @@
 // The scanner never reads a line as harmless where bash reads it otherwise:
 // an escaped '>' or '<' is no operator for a following '&' or '|' to join,
-// and "&>" takes no descriptor ("2&>f" is the word "2" and the redirection
-// "&>f"). Each line is either read as bash reads it or not judged, and a
-// rule that allows only its first command does not allow it.
+// single quotes inside "${…}" quote a '"', and "&>" takes no descriptor
+// ("2&>f" is the word "2" and the redirection "&>f"). Each line is either
+// read as bash reads it or not judged, and a rule that allows only its
+// first command does not allow it.
 #include <string>
 #include <vector>
 
@@ -54,6 +55,27 @@ TEST(ShellScannerFailClosedTest, AnEscapedRedirectionCharacterHidesNoCommandFrom
   EXPECT_FALSE(FailClosedAllowed("git status *", "git status \\>& touch /tmp/x"));
   EXPECT_FALSE(FailClosedAllowed("git status *", "git status \\>| touch /tmp/x"));
   EXPECT_FALSE(FailClosedAllowed("echo *", "echo hi \\<& touch /tmp/x"));
+}
+
+TEST(ShellScannerFailClosedTest, SingleQuotesInsideAQuotedParameterQuoteADoubleQuote) {
+  for (const char* op : {"#", "##", "%", "%%", "/", "//", "^", ",", ":-", "-", ":=", ":+", "+"}) {
+    const std::string line = std::string("git status \"${x") + op + "'\"'}\"\ntouch /tmp/x\n#}\"";
+    EXPECT_THAT(FailClosedSplit(line), Contains("touch /tmp/x")) << line;
+  }
+  EXPECT_THAT(FailClosedSplit("git status \"${x#$'\"'}\"\ntouch /tmp/x\n#}\""),
+              Contains("touch /tmp/x"));
+  EXPECT_THAT(FailClosedSplit("echo \"${x#$'\\'\"'}\"\ntouch /tmp/x\n#}\""),
+              Contains("touch /tmp/x"));
+  // What the quotes hold is still expanded: "${x:-'$(cmd)'}" runs cmd.
+  EXPECT_THAT(FailClosedSplit("echo \"${x:-'$(rm y)'}\""),
+              ElementsAre("rm y", "echo \"${x:-'$(rm y)'}\""));
+  // An expansion that would run past the closing quote is not judged.
+  EXPECT_FALSE(SplitShellCommand("echo \"${x:-'$(echo ')'}\"").ok());
+}
+
+TEST(ShellScannerFailClosedTest, SingleQuotesInsideAQuotedParameterHideNoCommandFromARule) {
+  EXPECT_FALSE(FailClosedAllowed("git status *", "git status \"${x#'\"'}\"\ntouch /tmp/x\n#}\""));
+  EXPECT_FALSE(FailClosedAllowed("git status *", "git status \"${x:-$'\"'}\"\ntouch /tmp/x\n#}\""));
 }
 
 TEST(ShellScannerFailClosedTest, AnAmpersandRedirectionTakesNoDescriptor) {
