@@ -1,7 +1,10 @@
 #include "daemon/tools/policy/command_splitter.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -34,6 +37,9 @@ class Splitter : public ShellScanner {
 
   absl::Status ParseList(char close, int depth, const std::string& opener, size_t open_at) override;
 
+  const std::set<size_t>& continuations() const { return continuations_; }
+  const std::vector<std::pair<size_t, size_t>>& kept_spans() const { return kept_spans_; }
+
  private:
   absl::Status ParseText(std::string_view text, int depth, ShellLine& into) override {
     Splitter nested(text, into, work_);
@@ -48,6 +54,7 @@ void Splitter::SkipBlanks() {
     if (IsBlank(in_[pos_])) {
       ++pos_;
     } else if (in_[pos_] == '\\' && At(1, '\n')) {
+      continuations_.insert(pos_);
       pos_ += 2;  // line continuation
     } else {
       break;
@@ -120,6 +127,7 @@ absl::Status Splitter::ParseList(char close, int depth, const std::string& opene
     if (c == '#') {  // a comment runs to the end of the line
       size_t end = std::min(in_.find('\n', pos_), in_.size());
       RETURN_IF_ERROR(Spend(end - pos_));
+      kept_spans_.emplace_back(pos_, end);
       pos_ = end;
       continue;
     }
@@ -153,7 +161,36 @@ absl::StatusOr<ShellLine> ParseShellLine(std::string_view command, int depth) {
   ScanWork work(command.size());
   Splitter splitter(command, line, work);
   RETURN_IF_ERROR(splitter.ParseList(0, depth, "", 0));
-  return line;
+  if (splitter.continuations().empty()) return line;
+  // Bash removes each line continuation before it reads the text around
+  // it, so one can join an operator ("<\⏎<" is the here-document "<<",
+  // "$\⏎(" a substitution) or a word. Read the line again without them.
+  std::string joined;
+  std::vector<size_t> joins;  // where each was removed, as offsets in `joined`
+  size_t from = 0;
+  for (size_t at : splitter.continuations()) {
+    joined.append(command.substr(from, at - from));
+    joins.push_back(joined.size());
+    from = at + 2;
+  }
+  joined.append(command.substr(from));
+  ShellLine again;
+  ScanWork again_work(joined.size());
+  Splitter rejoined(joined, again, again_work);
+  RETURN_IF_ERROR(rejoined.ParseList(0, depth, "", 0));
+  // The second reading must agree on where the continuations were: none
+  // left to remove, and none of those removed inside quotes or a comment,
+  // where bash keeps them. Otherwise the line is not judged.
+  bool agrees = rejoined.continuations().empty();
+  for (const auto& [open, close] : rejoined.kept_spans()) {
+    auto join = std::upper_bound(joins.begin(), joins.end(), open);
+    if (join != joins.end() && *join <= close) agrees = false;
+  }
+  if (!agrees) {
+    return absl::InvalidArgumentError(
+        "line continuations (backslash-newline) whose place bash reads differently");
+  }
+  return again;
 }
 
 absl::StatusOr<std::vector<std::string>> SplitShellCommand(std::string_view command) {

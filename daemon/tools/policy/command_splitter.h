@@ -24,9 +24,14 @@
 // parentheses or braces, a here-document (`<<`: its body is not commands,
 // but telling it apart would take the following lines), a '(' inside a
 // command (function definitions, case patterns, array assignments) or
-// nesting deeper than kMaxShellNesting levels, or a line whose reading would
-// take more steps than a budget linear in its length (shell_scanner.h);
+// nesting deeper than kMaxShellNesting levels, a line whose reading would
+// take more steps than a budget linear in its length (shell_scanner.h), or
+// a line continuation the line reads differently once it is removed;
 // callers then treat the command as unmatched by allow rules.
+// Line continuations (backslash-newline) are removed where bash removes
+// them (not in single quotes, $'…' or comments; in backquotes, everywhere)
+// and the line read again without them, since they may join an operator
+// ("<\⏎<" is "<<"): words as written are then without them.
 //
 // ParseShellLine gives the same commands as words, each also after quote
 // removal, and lists the constructs through which bash may run commands no

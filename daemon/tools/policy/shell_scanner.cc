@@ -106,6 +106,7 @@ absl::Status ShellScanner::ScanWord(WordBuilder& w, int depth) {
       ++pos_;
     } else if (c == '\\') {
       if (At(1, '\n')) {
+        continuations_.insert(pos_);
         pos_ += 2;
       } else {
         text += in_.substr(pos_, pos_ + 1 < in_.size() ? 2 : 1);
@@ -151,6 +152,7 @@ absl::Status ShellScanner::ScanSingleQuoted(WordBuilder& w) {
   size_t end = in_.find('\'', pos_ + 1);
   if (end == std::string_view::npos) return Unterminated("single quote", pos_);
   RETURN_IF_ERROR(Spend(end - pos_));
+  kept_spans_.emplace_back(pos_, end);
   w.word.text += in_.substr(pos_, end + 1 - pos_);
   for (char c : in_.substr(pos_ + 1, end - pos_ - 1)) Literal(w, c);
   pos_ = end + 1;
@@ -163,6 +165,7 @@ absl::Status ShellScanner::ScanAnsiC(WordBuilder& w) {
   while (i < in_.size() && in_[i] != '\'') i += in_[i] == '\\' ? 2 : 1;
   if (i >= in_.size()) return Unterminated("quote \"$'\"", open_at);
   RETURN_IF_ERROR(Spend(i - pos_));
+  kept_spans_.emplace_back(pos_ + 1, i);
   w.word.text += in_.substr(pos_, i + 1 - pos_);
   for (char c : DecodeAnsiC(in_.substr(pos_ + 2, i - pos_ - 2))) Literal(w, c);
   pos_ = i + 1;
@@ -184,6 +187,7 @@ absl::Status ShellScanner::ScanDoubleQuoted(WordBuilder& w, int depth) {
     }
     if (c == '\\' && pos_ + 1 < in_.size()) {
       char next = in_[pos_ + 1];
+      if (next == '\n') continuations_.insert(pos_);
       w.word.text += in_.substr(pos_, 2);
       if (next != '$' && next != '`' && next != '"' && next != '\\' && next != '\n') Literal(w, c);
       if (next != '\n') Literal(w, next);
@@ -303,7 +307,11 @@ absl::Status ShellScanner::ScanParameter(WordBuilder& w, int depth, bool in_dquo
     }
     absl::Status status = absl::OkStatus();
     if (c == '\\') {
-      if (pos_ + 1 < in_.size()) Literal(operand, in_[pos_ + 1]);
+      if (At(1, '\n')) {
+        continuations_.insert(pos_);
+      } else if (pos_ + 1 < in_.size()) {
+        Literal(operand, in_[pos_ + 1]);
+      }
       pos_ += 2;
     } else if (c == '\'' && in_dquote) {
       status = ScanQuotedInParameter(operand, depth);
@@ -369,7 +377,11 @@ absl::Status ShellScanner::ScanBackticks(WordBuilder& w, int depth, bool in_dquo
     while (i < in_.size() && in_[i] != '`') {
       if (in_[i] == '\\' && i + 1 < in_.size()) {
         char next = in_[i + 1];
-        if (next == '`' || next == '\\' || next == '$' || (in_dquote && next == '"')) {
+        // Bash removes a continuation in backquotes before anything else,
+        // even inside the quotes of the command: `echo 'a\⏎b'` prints ab.
+        if (next == '\n') {
+          continuations_.insert(i);
+        } else if (next == '`' || next == '\\' || next == '$' || (in_dquote && next == '"')) {
           inner += next;
         } else {
           inner += in_.substr(i, 2);

@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "daemon/tools/policy/command_splitter.h"
@@ -86,6 +87,15 @@ class ShellScanner {
   size_t pos_ = 0;
   ShellLine& line_;
   ScanWork& work_;
+  // Where this scanner read a line continuation (backslash-newline) that
+  // bash removes before it reads the text (outside single quotes, $'…' and
+  // comments), and the spans [open, close] where it kept them as written
+  // (single quotes, $'…', comments). Bash removes a continuation even
+  // inside an operator ("<\⏎<" is "<<"), which the scanner cannot see from
+  // the text as written: the splitter reads such a line again with them
+  // removed.
+  std::set<size_t> continuations_;
+  std::vector<std::pair<size_t, size_t>> kept_spans_;
 
  private:
   // `c` is part of the word's value as is.

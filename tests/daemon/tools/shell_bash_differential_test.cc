@@ -112,6 +112,12 @@ const char* const kLines[] = {
     "git status \\>& touch x",
     "git status \\>| touch x",
     "echo hi \\<& touch x",
+    // Bash removes line continuations before it reads operators.
+    // "<\⏎<" is a here-document whose body runs touch; echo prints its
+    // name.
+    "read -r v <\\\n<X\nv '$\\\n(touch x)\nX\necho \"$v\" #'",
+    "c1 &\\\n& c2 >\\\n| c3",
+    "echo \"$\\\n(c4)\" `c5 'a\\\nb'`",
     // Single quotes inside "${…}" quote a '"'; what they hold is expanded.
     "git status \"${x#'\"'}\"\ntouch x\n#}\"",
     "git status \"${x:-$'\"'}\"\ntouch x\n#}\"",

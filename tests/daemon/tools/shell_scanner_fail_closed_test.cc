@@ -1,5 +1,6 @@
 // The scanner never reads a line as harmless where bash reads it otherwise:
 // an escaped '>' or '<' is no operator for a following '&' or '|' to join,
+// a line continuation joins what surrounds it before bash reads operators,
 // single quotes inside "${…}" quote a '"', and "&>" takes no descriptor
 // ("2&>f" is the word "2" and the redirection "&>f"). Each line is either
 // read as bash reads it or not judged, and a rule that allows only its
@@ -55,6 +56,45 @@ TEST(ShellScannerFailClosedTest, AnEscapedRedirectionCharacterHidesNoCommandFrom
   EXPECT_FALSE(FailClosedAllowed("git status *", "git status \\>& touch /tmp/x"));
   EXPECT_FALSE(FailClosedAllowed("git status *", "git status \\>| touch /tmp/x"));
   EXPECT_FALSE(FailClosedAllowed("echo *", "echo hi \\<& touch /tmp/x"));
+}
+
+TEST(ShellScannerFailClosedTest, ALineContinuationJoinsAnOperatorAsBashJoinsIt) {
+  // "<\⏎<" is the here-document "<<", refused like any.
+  const std::string heredoc = "git status <\\\n<X\ngit status '$\\\n(touch /tmp/x)\nX\n'";
+  auto parts = SplitShellCommand(heredoc);
+  ASSERT_FALSE(parts.ok()) << parts->size() << " parts";
+  EXPECT_THAT(parts.status().message(), HasSubstr("here-documents"));
+  // "$\⏎(" is a command substitution: seen, or the line is refused.
+  EXPECT_THAT(FailClosedSplit("echo \"$\\\n(rm x)\""), ElementsAre("rm x", "echo \"$(rm x)\""));
+  EXPECT_FALSE(SplitShellCommand("echo $\\\n(rm x)").ok());
+  // "2\⏎>" redirects descriptor 2, ">\⏎>" appends.
+  EXPECT_THAT(FailClosedSplit("echo a 2\\\n>f >\\\n>g"), ElementsAre("echo a 2>f >>g"));
+  // Between operators and words, as before.
+  EXPECT_THAT(FailClosedSplit("a &\\\n& b >\\\n| c"), ElementsAre("a", "b >| c"));
+  EXPECT_THAT(FailClosedSplit("make \\\n  -j2 && ls"), ElementsAre("make -j2", "ls"));
+  // In single quotes and comments bash keeps them.
+  EXPECT_THAT(FailClosedSplit("echo 'a\\\n<b' # c\\\nls"), ElementsAre("echo 'a\\\n<b'", "ls"));
+  // "${x\⏎@P}" is prompt expansion.
+  auto prompt = AnalyzeShellCommand("echo ${x\\\n@P}");
+  ASSERT_TRUE(prompt.ok()) << prompt.status();
+  EXPECT_NE(prompt->opaque_reason, "");
+  // "$\⏎'" opens $'…', which keeps the next continuation: read again, the
+  // line no longer agrees on where they are, and is refused.
+  auto moved = SplitShellCommand("echo $\\\n'\\'\\\n #'");
+  ASSERT_FALSE(moved.ok()) << moved->size() << " parts";
+  EXPECT_THAT(moved.status().message(), HasSubstr("line continuations"));
+  EXPECT_THAT(FailClosedSplit("echo $\\\n'a\\\nb'"), ElementsAre("echo $'a\\\nb'"));
+  // In backquotes bash removes them even inside quotes.
+  EXPECT_THAT(FailClosedSplit("echo `echo 'a\\\nb'`"),
+              ElementsAre("echo 'ab'", "echo `echo 'ab'`"));
+}
+
+TEST(ShellScannerFailClosedTest, ALineContinuationHidesNoCommandFromARule) {
+  EXPECT_FALSE(FailClosedAllowed("git status *",
+                                 "git status <\\\n<X\ngit status '$\\\n(touch /tmp/x)\nX\n'"));
+  EXPECT_FALSE(FailClosedAllowed("echo *", "echo $\\\n(touch /tmp/x)"));
+  EXPECT_FALSE(FailClosedAllowed("echo *", "echo a 2\\\n>~/.bashrc"));
+  EXPECT_TRUE(FailClosedAllowed("make *", "make \\\n  -j2"));
 }
 
 TEST(ShellScannerFailClosedTest, SingleQuotesInsideAQuotedParameterQuoteADoubleQuote) {
