@@ -1,5 +1,6 @@
-// The rules' judgement of one file tool call: what the turn pays in its
-// commit phase for each call (tool_batch.cc Gate) before the call runs.
+// The rules' judgement of one file tool call or bash call: what the turn
+// pays in its commit phase for each call (tool_batch.cc Gate) before the
+// call runs.
 // The rules are the built-in protected paths (protected_paths.h) for a home
 // directory with the usual layout, put before an agent's own rules, as
 // loop/turn_planner.cc builds them.
@@ -128,6 +129,53 @@ void BM_ReadFileHomeBehindALink(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ReadFileHomeBehindALink);
+
+config::RuleConfig CommandRule(config::RuleAction action, const std::string& command) {
+  config::RuleConfig rule;
+  rule.action = action;
+  rule.tool = "builtin/bash";
+  rule.command = command;
+  return rule;
+}
+
+// Judges a bash call of `command` in the project, with the built-in rules
+// and an agent's command and redirect rules: the line is split into its
+// commands and redirections and each is decided.
+void EvaluateBash(benchmark::State& state, const std::string& command) {
+  Home home;
+  config::RuleConfig logs;
+  logs.action = config::RuleAction::kAllow;
+  logs.tool = "builtin/bash";
+  logs.redirect = "**/*.log";
+  RuleSet rules = MakeRules(home, {CommandRule(config::RuleAction::kDeny, "rm *"),
+                                   CommandRule(config::RuleAction::kAllow, "git status*"),
+                                   CommandRule(config::RuleAction::kAllow, "grep *"),
+                                   CommandRule(config::RuleAction::kAllow, "echo *"), logs});
+  ToolSpec bash = builtin::MakeBashTool();
+  Json args = {{"command", command}};
+  const std::string cwd = home.Join("project");
+  for (auto _ : state) {
+    Decision d = rules.Evaluate(bash, args, cwd, config::ApprovalMode::kDefault);
+    benchmark::DoNotOptimize(d);
+  }
+}
+
+void BM_BashSimpleCommand(benchmark::State& state) { EvaluateBash(state, "git status -s"); }
+BENCHMARK(BM_BashSimpleCommand);
+
+// Three commands, a pipe and a redirection the rules must resolve.
+void BM_BashCompoundLine(benchmark::State& state) {
+  EvaluateBash(state, "git status -s | grep -v '^??' && echo \"checked $(date)\" >> build/run.log");
+}
+BENCHMARK(BM_BashCompoundLine);
+
+// A long line broken with continuations, as a model writes a long command.
+void BM_BashContinuedLine(benchmark::State& state) {
+  EvaluateBash(state,
+               "git status --porcelain=v2 \\\n  --branch \\\n  --untracked-files=no \\\n"
+               "  | grep -e '^# branch' \\\n  | grep -v ahead");
+}
+BENCHMARK(BM_BashContinuedLine);
 
 // What a turn pays to compile the rules it judges its calls by: the
 // built-in ones and an agent's four.

@@ -246,7 +246,8 @@ void Analyzer::Redirect(const ShellWord& redirection, const ShellWord* target) {
   if (op.ends_with(">&")) {
     // ">&word": a descriptor to duplicate when word is a number or "-"
     // after expansion, else the file word names.
-    std::optional<std::string_view> written = WrittenFile(op + value);
+    const std::string joined = op + value;  // outlives the view WrittenFile returns
+    std::optional<std::string_view> written = WrittenFile(joined);
     if (!written) return;
     file = std::string(*written);
   } else {
